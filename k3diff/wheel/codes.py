@@ -70,6 +70,7 @@ class Code(Enum):
     W616 = "pip cannot install this wheel"
     W617 = "directory entry carrying data (pip installs nothing from it)"
     W618 = "RECORD lists a path more than once"
+    W619 = "entry Windows cannot write as named (device name, colon, trailing dot or space)"
     W620 = "installed exec bit changed (pip installs the file executable on one side only)"
     W621 = "entry's file type changed (regular file, symbolic link)"
     W622 = "exec bits changed where pip installs both sides alike"
@@ -173,6 +174,7 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W616,
     Code.W617,
     Code.W618,
+    Code.W619,
     Code.W620,
     Code.W621,
     Code.W623,
@@ -264,6 +266,7 @@ UNWAIVABLE = frozenset(
         Code.W614,  # control character in a name
         Code.W615,  # entries that install to one file
         Code.W616,  # pip cannot install this wheel
+        Code.W619,  # entry Windows cannot write as named
     }
 )
 """Archive-soundness codes a waiver is refused for: each says the archive is not what pip reads

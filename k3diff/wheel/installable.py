@@ -3,7 +3,8 @@
 `install_check` is the one place `wheels` and `audit` learn what pip would do with a wheel:
 the installed view (`k3diff.wheel.installed`) and every reason pip would refuse the wheel or
 abort half-way (W616), every group of entries that end as one file (W615), every directory
-entry carrying data pip silently drops (W617) and every path RECORD lists twice (W618). The
+entry carrying data pip silently drops (W617), every path RECORD lists twice (W618) and every
+file Windows cannot write as named (W619: `k3diff.wheel.windowsnames`). The
 refusals follow pip 26's `parse_wheel` (exactly one `.dist-info`, named for the project, a WHEEL
 with `Wheel-Version` major 1) and CPython's `zipfile`, which pip reads archives with (a name
 decoding differently in the local header, because the UTF-8 flag differs, is "File name in
@@ -32,6 +33,7 @@ from k3diff.wheel.record import Record, parse_record
 from k3diff.wheel.refusals import dist_info_refusals, filename_refusals, script_file
 from k3diff.wheel.tags import expand_all
 from k3diff.wheel.targets import ANY, TargetPythons, target_pythons
+from k3diff.wheel.windowsnames import may_hold_windows_names, windows_refusals
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import LOCAL_HEADER, ZipEntry
 
@@ -63,7 +65,7 @@ class WheelInstall:
     entry_points_text: str | None
     """The raw `entry_points.txt`, None when absent."""
     checks: tuple[Finding, ...]
-    """W615-W618 for this wheel."""
+    """W615-W619 for this wheel."""
     targets: TargetPythons = ANY
     """The Pythons and platforms its tags admit."""
 
@@ -126,7 +128,7 @@ def install_check(
     record: Record | None = None,
     screens: NameScreens | None = None,
 ) -> WheelInstall:
-    """The installed view of `archive` and the W615-W618 findings (`side`: base, patch, audited;
+    """The installed view of `archive` and the W615-W619 findings (`side`: base, patch, audited;
     `record_rows` False skips W618, for `audit`, whose strict RECORD reader says A112).
     `record`: the wheel's RECORD as the caller already parsed it, so that it is not read and
     parsed again here (used when it is the RECORD of the `.dist-info` pip would use).
@@ -183,6 +185,11 @@ def install_check(
         Finding(Code.W615, collision.path, f"in the {side} wheel: {collision.describe()}")
         for collision in view.collisions
     ]
+    maybe = may_hold_windows_names(_joined(archive)) if screens is None else screens.windows_names
+    checks += [
+        Finding(Code.W619, path, f"in the {side} wheel, installed as {installed}: {why}")
+        for path, installed, why in windows_refusals(view.files, names_clear=not maybe)
+    ]
     checks += [
         Finding(Code.W627, path, f"in the {side} wheel: {reason}") for path, reason in view.partial
     ]
@@ -201,11 +208,16 @@ def install_check(
     return WheelInstall(view, dist_info, entry_points, ep_text, tuple(checks), targets)
 
 
+def _joined(archive: ZipArchive) -> str:
+    """The archive's names joined by NULs (no name holds one: zipfile cuts names there)."""
+    return "\0".join(map(_NAME, archive.entries))
+
+
 def _directories(archive: ZipArchive, has_directory: bool | None = None) -> list[ZipEntry]:
     """The directory entries (names ending in a slash), told by one test of every name first
     (`has_directory`, when told)."""
     if has_directory is None:
-        names = "\0".join(map(_NAME, archive.entries))  # no name holds a NUL
+        names = _joined(archive)
         has_directory = "/\0" in names or names.endswith("/")
     if not has_directory:
         return []

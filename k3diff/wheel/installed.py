@@ -75,9 +75,8 @@ class InstalledFile(NamedTuple):
 
 
 class NameScreens(NamedTuple):
-    """What tests of every entry name of one wheel said (`wheel.namescreens`, where a pair of
-    wheels tests the names they share once): each flag says whether some name has a property
-    of one name alone, `tops` is every name's first component."""
+    """What tests of every entry name of one wheel said (`wheel.namescreens`: a pair tests its
+    shared names once): each flag, whether some name has a property of one name alone."""
 
     needs_norm: bool
     """`_may_need_norm` of the names."""
@@ -87,6 +86,8 @@ class NameScreens(NamedTuple):
     """Some name ends with a slash."""
     may_be_unsafe: bool
     """`soundness.names_may_be_unsafe` of the names."""
+    windows_names: bool
+    """`windowsnames.may_hold_windows_names` of the names (W619)."""
     tops: frozenset[str]
     """Each name's text before its first slash (the whole name when it has none)."""
 
@@ -367,8 +368,7 @@ def _collisions(files: tuple[InstalledFile, ...], paths: list[str]) -> tuple[Col
 def _file_directory_conflicts(
     files: tuple[InstalledFile, ...], paths: list[str]
 ) -> Iterable[tuple[str, str]]:
-    """A file installed where another entry needs a directory: pip's write fails. `paths`:
-    each file's installed path."""
+    """A file where another entry needs a directory: pip's write fails (`paths`: installed)."""
     needed: set[str] = set()  # every directory some path needs, a level at a time, in C
     level: Iterable[str] = paths
     while True:

@@ -2,11 +2,11 @@
 
 The installability and soundness checks first test all of a wheel's names at once (substring
 searches of the names joined by NULs, ≈ 0.7 ms each on twelve thousand names): whether one may
-need `normpath`, lies in a `.data` directory, is a directory, may be unsafe; and they take each
-name's first component. Each screen is "some name has a property of one name alone" (no name
-holds a NUL, so no search matches across two names), so a screen the base's names fail is
-failed by every patch name equal to one of them: for the patch only its other names are
-tested. Its first components are the base's and its other names' when every base name is a
+need `normpath`, lies in a `.data` directory, is a directory, may be unsafe, may have a component
+Windows cannot write (W619); and they take each name's first component. Each screen is "some
+name has a property of one name alone" (no name holds a NUL, so no search matches across two
+names), so a screen the base's names fail is failed by every patch name equal to one of them:
+for the patch only its other names are tested. Its first components are the base's and its other names' when every base name is a
 patch name. When some base name passes a screen, or is not a patch name, the patch's names are
 screened on their own, as before.
 """
@@ -18,6 +18,7 @@ from itertools import filterfalse, repeat
 
 from k3diff.wheel.installed import NameScreens, _has_data_directory, _may_need_norm
 from k3diff.wheel.soundness import names_may_be_unsafe
+from k3diff.wheel.windowsnames import may_hold_windows_names
 from k3diff.zip.directory import ZipEntry
 
 _NAME = operator.itemgetter(0)
@@ -33,6 +34,7 @@ def screen_names(names: list[str]) -> NameScreens:
         has_data=_has_data_directory(names, joined),
         has_directory="/\0" in joined or joined.endswith("/"),
         may_be_unsafe=names_may_be_unsafe(joined),
+        windows_names=may_hold_windows_names(joined),
         tops=tops,
     )
 
@@ -45,7 +47,7 @@ def screen_pair(
     base_names = list(map(_NAME, base))
     patch_names = list(map(_NAME, patch))
     base_screens = screen_names(base_names)
-    flags = base_screens[:4]  # every screen but `tops`
+    flags = base_screens[:5]  # every screen but `tops`
     known = set(base_names)
     if any(flags) or not known.issubset(patch_names):  # a base name gone: its top may go too
         return base_screens, screen_names(patch_names)

@@ -183,7 +183,8 @@ def test_traversal_absolute_drive_and_backslash_names(tmp_path: Path) -> None:
         "C:/Windows/evil.dll",
     }
     assert entries_with(report, "W607") == {"demo\\win.py"}
-    assert set(codes(report)) == {"W601", "W607"}
+    assert entries_with(report, "W619") == {"C:/Windows/evil.dll"}  # a colon Windows reads
+    assert set(codes(report)) == {"W601", "W607", "W619"}
 
 
 def test_duplicate_names(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 screens are exactly those of its names screened alone, on near-identical name lists, hostile
 ones included (a few names added, removed, renamed or given twice, names differing only in
 case, another `.dist-info`, `.data` directories, directories, names that need `normpath` or
-climb out); and the checks that take them (`install_check`, `soundness_findings`) reach the
+climb out, names Windows cannot write); and the checks that take them (`install_check`, `soundness_findings`) reach the
 verdict they reach screening on their own."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from wheelkit import make_wheel
 
-from k3diff.wheel import installed, soundness
+from k3diff.wheel import installed, soundness, windowsnames
 from k3diff.wheel.installable import install_check
 from k3diff.wheel.namescreens import screen_names, screen_pair
 from k3diff.zip.archive import ZipArchive
@@ -34,6 +34,11 @@ HOSTILE = [
     "\\back.py",
     "demo\\win.py",
     "demo-1.0.data/scripts/run",
+    "demo/nul.py",  # a Windows device name
+    "demo/Con /x.py",
+    "demo/x.py.",  # a name Windows writes as another
+    "demo/x.py:s",
+    "demo-1.0.data/data/share/AUX",
     "demo-1.0.data/purelib/demo/d.py",
     "Demo-1.0.dist-info/METADATA",  # a second `.dist-info`
     "other-2.0.dist-info/RECORD",
@@ -85,7 +90,7 @@ def _entries(names: list[str]) -> tuple[ZipEntry, ...]:
     )
 
 
-def _one_by_one(names: list[str]) -> tuple[bool, bool, bool, bool]:
+def _one_by_one(names: list[str]) -> tuple[bool, bool, bool, bool, bool]:
     """The screens as "some name has it", each name tested alone: what sharing relies on."""
     joined = ["\0".join([name]) for name in names]
     return (
@@ -93,6 +98,7 @@ def _one_by_one(names: list[str]) -> tuple[bool, bool, bool, bool]:
         any(installed._has_data_directory([name], name) for name in names),
         any(name.endswith("/") for name in names),
         any(map(soundness.names_may_be_unsafe, joined)),
+        any(map(windowsnames.may_hold_windows_names, joined)),
     )
 
 
@@ -113,7 +119,7 @@ def test_the_patchs_screens_are_its_own(
     shared = screen_pair(_entries(base), _entries(patch))
     assert shared == (screen_names(base), screen_names(patch))
     for names, screens in zip((base, patch), shared, strict=True):
-        assert screens[:4] == _one_by_one(names)
+        assert screens[:5] == _one_by_one(names)
         assert screens.tops == {name.partition("/")[0] for name in names}
 
 

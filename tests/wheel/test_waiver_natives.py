@@ -146,7 +146,8 @@ def test_a_star_or_question_mark_needs_literal(tmp_path: Path, member: str) -> N
     assert "is waived by one exact path, not the glob" in refused.stderr
     assert "literal = true" in refused.stderr
     literal = _waivers(tmp_path, ("W101", member), extra="literal = true")
-    result = run_k3diff("wheels", base, patch, "--waivers", literal)
+    # Such a name is also W619 (Windows refuses `*` and `?`), which no waiver covers.
+    result = run_k3diff("wheels", base, patch, "--waivers", literal, "--ignore", "W619")
     assert result.exit_code == 0, result.stdout
     other = "pkg/lib1.so"  # the literal path is no glob: a sibling is not covered
     files_other = {"pkg/__init__.py": b"x = 1\n", other: SO}
