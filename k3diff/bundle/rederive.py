@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from k3diff.bundle import runagain
 from k3diff.bundle.housealpha import HOUSE_ALPHA
 from k3diff.docbody import Kind
 from k3diff.documents import triage as triage_document
@@ -97,12 +98,36 @@ def derived_comparisons(documents: Sequence[Document]) -> dict[str, str]:
                 break
             differences.append(f"from {comparison.name}: {difference}")
         else:
-            raise InputError(
-                f"{doc.name}: does not follow from the evidence given with it (triage run again "
-                f"on {', '.join(d.name for d in logs)}: {'; '.join(differences)}); give the "
-                f"comparison and logs it was made from{_drawn_hint(differences)}"
+            command = runagain.triage_args(
+                doc.typed(TriageDocument),
+                _made_from(stated, comparisons).name,
+                [log.name for log in logs],
+            )
+            raise runagain.refusal(
+                doc.name,
+                "evidence",
+                f"triage run again on {', '.join(d.name for d in logs)}",
+                "; ".join(differences),
+                f"give the comparison and logs it was made from, or "
+                f"{runagain.again(command, doc.name, 'triage')}{_drawn_hint(differences)}",
             )
     return linked
+
+
+def _made_from(stated: Mapping[str, Any], comparisons: Sequence[Document]) -> Document:
+    """The comparison given that the triage document names (as given, the same file, or the
+    same file name), else the first given."""
+    named = stated.get("comparison")
+    if isinstance(named, str):
+        for same in (
+            lambda d: d.name == named,
+            lambda d: Path(d.name).resolve() == Path(named).resolve(),
+            lambda d: Path(d.name).name == Path(named).name,
+        ):
+            found = [d for d in comparisons if same(d)]
+            if found:
+                return found[0]
+    return comparisons[0]
 
 
 _DRAWN_P = re.compile(r"\.distribution\.(\S+\.)?(pooled_)?p(_adjusted)?: ")
@@ -116,8 +141,8 @@ def _drawn_hint(differences: Sequence[str]) -> str:
     if not any(_DRAWN_P.search(d) for d in differences):
         return ""
     return (
-        ", or, if it was written before stats64b (its sampled records' permutations drawn from "
-        "one stream per mode, each record's own since), run triage again on them"
+        " (a triage written before stats64b drew its sampled records' permutations from one "
+        "stream per mode, each record's own since: run triage again on them)"
     )
 
 
