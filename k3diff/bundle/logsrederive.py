@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from k3diff.bundle import runagain
+from k3diff.bundle.difference import first_difference
+from k3diff.bundle.givenfiles import Copies, pick_copies
 from k3diff.bundle.logsdirs import SideTie, side_ties
-from k3diff.bundle.rederive import Copies, first_difference, pick_copies
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError

@@ -23,7 +23,8 @@ from typing import Any
 
 from k3diff import bounded, jsontext
 from k3diff.bundle import runagain
-from k3diff.bundle.rederive import Copies, first_difference, pick_copies
+from k3diff.bundle.difference import first_difference
+from k3diff.bundle.givenfiles import Copies, pick_copies
 from k3diff.docbody import Kind, parse_body, read_bytes
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError

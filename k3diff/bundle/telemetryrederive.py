@@ -11,7 +11,7 @@ with the run's `samples.jsonl` given beside it. The document names its logs (`lo
 to `telemetry`); where every one of them is among the samples logs `report` was given (the
 same file, resolved from where `report` runs), `telemetry` runs again on them and the two
 documents are compared whole, all but `logs`: a field the run again writes and the document
-lacks is a difference (review62; `k3diff.bundle.rederive.first_difference`), so a document
+lacks is a difference (review62; `k3diff.bundle.difference.first_difference`), so a document
 written before `acceptance_units` given with its logs is refused (re-run telemetry, or give it
 without its logs). A telemetry document given without its logs is read alone, as
 before."""
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff.bundle import runagain
-from k3diff.bundle.rederive import first_difference
+from k3diff.bundle.difference import first_difference
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import K3diffError

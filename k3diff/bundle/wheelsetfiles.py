@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff.bundle import runagain
-from k3diff.bundle.rederive import first_difference
+from k3diff.bundle.difference import first_difference
 from k3diff.bundle.wheelsetrederive import items_of, set_listing, stated_listing
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from k3diff.bundle import runagain
-from k3diff.bundle.rederive import first_difference
+from k3diff.bundle.difference import first_difference
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError

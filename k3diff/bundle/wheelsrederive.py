@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from k3diff.bundle import runagain, wheelsource
-from k3diff.bundle.rederive import first_difference, inputs_read
+from k3diff.bundle.difference import first_difference
+from k3diff.bundle.givenfiles import inputs_read
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError

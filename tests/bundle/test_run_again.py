@@ -223,7 +223,7 @@ def test_the_defaults_left_unsaid_are_each_commands_own() -> None:
     for name, defaults in DEFAULTS.items():
         module, attribute = COMMANDS[name]
         command = getattr(__import__(module, fromlist=[attribute]), attribute)
-        options = {
+        options: dict[str, object] = {
             opt: param.default
             for param in command.params
             if isinstance(param, click.Option)
@@ -238,5 +238,5 @@ def test_the_defaults_left_unsaid_are_each_commands_own() -> None:
                 )
             elif option == "--score-tolerance":  # its POINTS, when none is given
                 said = DEFAULT_TOLERANCE_POINTS
-            said = int(said) if option == "--max-inflated-bytes" else said
+            said = int(str(said)) if option == "--max-inflated-bytes" else said
             assert said == default, (name, option, said, default)
