@@ -259,13 +259,16 @@ def wheels_args(
     return None if options is None else ["wheels", str(base), str(patch), *options]
 
 
-def wheelset_args(body: Mapping[str, Any], sides: Sequence[Sequence[str]]) -> list[str] | None:
+def wheelset_args(
+    body: Mapping[str, Any], sides: Sequence[Sequence[str]], repository: Path | None = None
+) -> list[str] | None:
     """`wheels` on a release set's sides (`sides`: each side's directory, or its wheels given
-    one by one) with the settings its pairs record (the same for every pair of one run)."""
+    one by one) with the settings its pairs record (the same for every pair of one run; its
+    source check in `repository`)."""
     pairs = body.get("pairs")
     first = pairs[0] if isinstance(pairs, list) and pairs else None
     wheels = first.get("wheels") if isinstance(first, Mapping) else None
-    options = wheels_options(wheels, None) if isinstance(wheels, Mapping) else []
+    options = wheels_options(wheels, repository) if isinstance(wheels, Mapping) else []
     if options is None:
         return None
     base, patch = sides

@@ -195,12 +195,13 @@ def _check_one(
     body: dict[str, Any],
     given: dict[str, tuple[Path, int]],
     repos: Sequence[Path],
-    whole: tuple[str, list[str] | None] | None = None,
+    whole: tuple[str, dict[str, Any]] | None = None,
 ) -> tuple[Checked, set[Path]] | None:
     """`wheels` run again on the two wheels a wheels document (`body`: one given, or a pair of
     a release set) names, when both are `given`: what it was run on, and the files it tied;
     InputError where it does not reproduce the document, naming the command that writes it
-    again (a pair's: `whole`, its set's name and command). None: its wheels are not given."""
+    again (a pair's: `whole`, its release set's name and body). None: its wheels are not
+    given."""
     digests = _digests(body, given)
     if digests is None:
         return None
@@ -221,7 +222,11 @@ def _check_one(
     )
     if difference is not None:
         used = f" and the repository {again.repository}" if again.repository else ""
-        written, command = whole or (name, runagain.wheels_args(body, *paths, again.repository))
+        if whole is None:
+            written, command = name, runagain.wheels_args(body, *paths, again.repository)
+        else:  # a pair is written by its release set's command
+            written, sides = whole[0], runagain.recorded_sides(whole[1])
+            command = runagain.wheelset_args(whole[1], sides, again.repository)
         raise runagain.refusal(
             name,
             "wheels",
@@ -249,7 +254,7 @@ def _check_set(
     SHA-256) is tied to it. None: none of its pairs' wheels given; InputError for some only."""
     pairs = body.get("pairs")
     pairs = pairs if isinstance(pairs, list) else []
-    whole = (name, runagain.wheelset_args(body, runagain.recorded_sides(body)))
+    whole = (name, body)
     done = [
         _check_one(f"{name} pairs[{i}] ({pair.get('patch')})", pair["wheels"], given, repos, whole)
         for i, pair in enumerate(pairs)
