@@ -1,8 +1,8 @@
 """What `report` says when a document does not follow from the inputs given with it: the first
 field that differs, and the command that brings the document up to date (report65).
 
-A triage written before `sample --grow` or `--resume` took more samples no longer follows from
-the samples log it names: the log grew. `report` refused it, naming the field, but not the fix,
+A triage written before `sample --resume` (the demo's `--grow`) took more samples no longer
+follows from the samples log it names: the log grew. `report` refused it, naming the field, but not the fix,
 which is to run the command that wrote the document again on the same inputs. Each refusal now
 ends with that command, shell-quoted (`shlex.join`, started by the program the user ran:
 `k3diff.program`): its inputs as given to `report` (the files `report` ran it again on, so the
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff.bounded import DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_RECORD_BYTES
+from k3diff.documents.triage import TriageDocument
 from k3diff.errors import InputError
 from k3diff.program import program
 
@@ -90,7 +91,7 @@ def _each(option: str, values: Iterable[object]) -> list[str]:
     return [part for value in values for part in (option, _value(value))]
 
 
-def triage_args(settings: Any, comparison: str, logs: Sequence[str]) -> list[str]:
+def triage_args(settings: TriageDocument, comparison: str, logs: Sequence[str]) -> list[str]:
     """`triage` on `comparison` and `logs` with a triage document's settings (its typed view)."""
     valued = {
         "--alpha": settings.alpha,
