@@ -69,6 +69,13 @@ def again(args: Sequence[str] | None, name: str, command: str) -> str:
     return f"run `{program()} {line}` again to bring it up to date"
 
 
+def _path(path: object) -> str:
+    """A path as a command's argument: one that starts with `-` (a file given so, or a name a
+    document records) as `./-…`, the same file, never read as an option when pasted."""
+    text = str(path)
+    return f"./{text}" if text.startswith("-") else text
+
+
 def _value(value: object) -> str:
     """An option's value as the CLI reads it back exactly (a float by its repr)."""
     return repr(value) if isinstance(value, float) else str(value)
@@ -109,8 +116,8 @@ def triage_args(settings: TriageDocument, comparison: str, logs: Sequence[str]) 
     }
     return [
         "triage",
-        comparison,
-        *logs,
+        _path(comparison),
+        *map(_path, logs),
         *(part for option, value in valued.items() for part in _valued("triage", option, value)),
         *(option for option, on in flags.items() if on is True),
     ]
@@ -124,7 +131,7 @@ def telemetry_args(body: Mapping[str, Any], logs: Sequence[str]) -> list[str]:
     ]
     return [
         "telemetry",
-        *logs,
+        *map(_path, logs),
         *_each("--expect", expected),
         *_each("--fail-on", body.get("fail_on", [])),
         *_valued("telemetry", "--alpha", body.get("alpha")),
@@ -134,7 +141,7 @@ def telemetry_args(body: Mapping[str, Any], logs: Sequence[str]) -> list[str]:
 def audit_args(wheels: Sequence[Path]) -> list[str]:
     """`audit` on the wheels given (a document made with a manifest or waivers is refused
     before it is run again: `auditrederive`)."""
-    return ["audit", *map(str, wheels)]
+    return ["audit", *map(_path, wheels)]
 
 
 def responses_args(body: Mapping[str, Any], base: Path, patch: Path) -> list[str] | None:
@@ -172,8 +179,8 @@ def responses_args(body: Mapping[str, Any], base: Path, patch: Path) -> list[str
     }
     return [
         "responses",
-        str(base),
-        str(patch),
+        _path(base),
+        _path(patch),
         *_flags(rerun, flags),
         *_each("--normalize", rerun.get("normalize", [])),
         *_each("--ignore-field", rerun.get("ignore_fields", [])),
@@ -186,7 +193,7 @@ def logs_args(body: Mapping[str, Any], found: Mapping[str, Sequence[Path]]) -> l
     """`logs` on the paths found for each side (positional where each side is one path, else
     `--base`/`--patch` per file) with the settings the document records (`rerun`)."""
     rerun = body["rerun"]
-    base, patch = ([str(p) for p in found[side]] for side in ("base", "patch"))
+    base, patch = ([_path(p) for p in found[side]] for side in ("base", "patch"))
     sides = (
         [*base, *patch]
         if len(base) == len(patch) == 1
@@ -257,7 +264,7 @@ def wheels_args(
 ) -> list[str] | None:
     """`wheels` on the two wheels with the settings the document records."""
     options = wheels_options(body, repository)
-    return None if options is None else ["wheels", str(base), str(patch), *options]
+    return None if options is None else ["wheels", _path(base), _path(patch), *options]
 
 
 def wheelset_args(
@@ -272,7 +279,7 @@ def wheelset_args(
     options = wheels_options(wheels, repository) if isinstance(wheels, Mapping) else []
     if options is None:
         return None
-    base, patch = sides
+    base, patch = ([_path(p) for p in side] for side in sides)
     if not base or not patch:
         return None
     given = (

@@ -240,3 +240,27 @@ def test_the_defaults_left_unsaid_are_each_commands_own() -> None:
                 said = DEFAULT_TOLERANCE_POINTS
             said = int(str(said)) if option == "--max-inflated-bytes" else said
             assert said == default, (name, option, said, default)
+
+
+def test_a_file_named_like_an_option_is_named_as_a_path(tmp_path: Path) -> None:
+    """A comparison given as `-cmp.json` (after `--`): pasted as it stood, the command would
+    read it as options; it names `./-cmp.json`, the same file."""
+    compare_texts(tmp_path, {"k1": ("a", "b")})
+    (tmp_path / "cmp.json").rename(tmp_path / "-cmp.json")
+    write_samples(
+        tmp_path / "run" / "samples.jsonl",
+        side("k1", "base", ["a", "b", "a"]) + side("k1", "patch", ["b"] * 3),
+    )
+    inputs = ("--", "-cmp.json", "run/samples.jsonl", "t.json")
+    made = run_k3diff("triage", "--format", "json", "-o", "t.json", *inputs[:3], cwd=tmp_path)
+    assert made.exit_code in (0, 1), made.stderr
+    _edited(tmp_path / "t.json", "")
+    result = run_k3diff("report", "--out", "refused", *inputs, cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    found = COMMAND.search(result.stderr.strip())
+    assert found is not None, result.stderr
+    command = shlex.split(found.group(1))
+    assert command[:3] == ["triage", "./-cmp.json", "run/samples.jsonl"], command
+    assert run_k3diff(*command, cwd=tmp_path).exit_code in (0, 1)
+    result = run_k3diff("report", "--out", "bundle", *inputs, cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.stderr
