@@ -28,7 +28,7 @@ class DocumentId(StrEnum):
     """`k3diff triage`: a verdict per differing record."""
     AUDIT = "k3diff.audit/2"
     """`k3diff audit`: artifacts, manifest and findings."""
-    REPORT = "k3diff.report/1"
+    REPORT = "k3diff.report/2"
     """`summary.json` of the bundle `k3diff report` writes."""
     LOGS = "k3diff.logs/1"
     """`k3diff logs`: findings in the servers' runtime logs."""

@@ -150,8 +150,12 @@ step stop
 "${K3DIFF[@]}" logs base.log patch.log --format json -o logs.json || true
 "${K3DIFF[@]}" telemetry run/samples.jsonl > telemetry.txt || true
 "${K3DIFF[@]}" telemetry run/samples.jsonl --format json -o telemetry.json || true
-"${K3DIFF[@]}" report cmp.json run/samples.jsonl triage.json logs.json telemetry.json \
-    --out bundle || true
+# Each document with what it was made from (report65): the two captures cmp.json compared and
+# the two servers' logs logs.json scanned, so `report` runs responses and logs again on them
+# (tied by the SHA-256 each document records) instead of judging those two documents alone;
+# triage and telemetry are run again from run/samples.jsonl beside them.
+"${K3DIFF[@]}" report cmp.json base.jsonl patch.jsonl run/samples.jsonl triage.json \
+    logs.json base.log patch.log telemetry.json --out bundle || true
 # The curve per side, recounted from the log (not from triage): per mode and level, the
 # samples, the distinct texts and how many differ from that side's serial text of the record.
 REPEATS="$REPEATS" "$K3DIFF_PYTHON" - <<'PY' > sweep.txt

@@ -1,8 +1,11 @@
 """`k3diff report`: the evidence bundle a reviewer hands on.
 
 inputs.py    reads the documents the other commands wrote, recognised by their `schema`
+*rederive.py each kind's command run again on the inputs given with its document (rederive.py:
+             triage), found among the files given (givenfiles.py: by SHA-256), compared by
+             difference.py, and refused by runagain.py with the command that brings it up to date
 facts.py     the bottom line, evidence matrix and qualifications, derived from the verdicts
-summary.py   `summary.json` (`k3diff.report/1`): every number the Markdown and HTML show
+summary.py   `summary.json` (`k3diff.report/2`): every number the Markdown and HTML show
 plots.py     matplotlib figures as inline SVG
 markdown.py  REPORT.md
 html.py      report.html: one self-contained, printable file

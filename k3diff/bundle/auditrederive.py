@@ -21,7 +21,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from k3diff.bundle.rederive import first_difference, inputs_read
+from k3diff.bundle import runagain
+from k3diff.bundle.difference import first_difference
+from k3diff.bundle.givenfiles import inputs_read
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -109,10 +111,13 @@ def check_audit_again(
             else first_difference(_placeless(body), _placeless(again))
         )
         if difference is not None:
-            raise InputError(
-                f"{doc.name}: does not follow from the wheels given with it (audit run again on "
-                f"{', '.join(map(str, paths))}: {difference}); give the document the wheels it "
-                "audited, or re-run k3diff audit"
+            raise runagain.refusal(
+                doc.name,
+                "wheels",
+                f"audit run again on {', '.join(map(str, paths))}",
+                difference,
+                "give the document the wheels it audited, or "
+                + runagain.again(runagain.audit_args(paths), doc.name, "audit"),
             )
         checked[doc.name] = inputs_read(given, digests)
     return checked

@@ -15,9 +15,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from k3diff.bundle.auditrederive import check_audit_again
+from k3diff.bundle.givenfiles import given_digests
 from k3diff.bundle.logsdirs import logs_directories
 from k3diff.bundle.logsrederive import check_logs_again, older_refusal
-from k3diff.bundle.rederive import derived_comparisons, given_digests, triaged_at_house
+from k3diff.bundle.rederive import derived_comparisons, triaged_at_house
 from k3diff.bundle.responsesrederive import check_responses_again, own_document
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
 from k3diff.bundle.wheelsetfiles import check_set_files, files_sets

@@ -26,8 +26,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from k3diff.bundle import runagain
+from k3diff.bundle.difference import first_difference
+from k3diff.bundle.givenfiles import Copies, pick_copies
 from k3diff.bundle.logsdirs import SideTie, side_ties
-from k3diff.bundle.rederive import Copies, first_difference, pick_copies
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -200,10 +202,13 @@ def check_logs_again(
         if difference is None:
             difference = first_difference(body, again)
         if difference is not None:
-            raise InputError(
-                f"{doc.name}: does not follow from the logs given with it (logs run again on "
-                f"{shown}: {difference}); give the document the logs it was "
-                "made from, or re-run k3diff logs"
+            raise runagain.refusal(
+                doc.name,
+                "logs",
+                f"logs run again on {shown}",
+                difference,
+                "give the document the logs it was made from, or "
+                + runagain.again(runagain.logs_args(body, paths), doc.name, "logs"),
             )
         checked[doc.name] = _inputs(ties, paths)
     return checked, frozenset(tied), tuple(older)

@@ -25,13 +25,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from k3diff.bundle import runagain
+from k3diff.bundle.difference import first_difference as first_difference  # as before
+from k3diff.bundle.difference import older_lacks as older_lacks  # importable from here
 from k3diff.bundle.housealpha import HOUSE_ALPHA
 from k3diff.docbody import Kind
 from k3diff.documents import triage as triage_document
 from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument
 from k3diff.errors import InputError, K3diffError
-from k3diff.filehash import file_sha256
 from k3diff.triage.model import Correction, Settings
 from k3diff.triage.run import triage
 
@@ -51,30 +53,6 @@ ADDED = (
 (tests/bundle/data/triage_3e8bbca), in the order they were added, each written on every
 document (every mode) since. Any other field triage writes today and the document lacks is a
 difference (review62)."""
-
-
-def older_lacks(document: Mapping[str, Any], added: Sequence[str]) -> frozenset[str]:
-    """The fields of `added` (in the order they were added within the version) `document` may
-    lack: none, unless it says it is older by lacking one of them everywhere, and every one
-    added after it too (a document holding a later field is not older: it lacks none)."""
-    lacked = [not _has(document, path.split(".")) for path in added]
-    for index in range(len(added)):
-        if all(lacked[index:]):
-            return frozenset(added[index:])
-    return frozenset()
-
-
-def _has(value: object, steps: list[str]) -> bool:
-    """Some instance of the path (`a[].b`: field `b` of any item of list `a`) is present."""
-    if not steps:
-        return True
-    key, each = steps[0].removesuffix("[]"), steps[0].endswith("[]")
-    if not isinstance(value, Mapping) or key not in value:
-        return False
-    if not each:
-        return _has(value[key], steps[1:])
-    items = value[key]
-    return isinstance(items, list) and any(_has(item, steps[1:]) for item in items)
 
 
 def derived_comparisons(documents: Sequence[Document]) -> dict[str, str]:
@@ -97,12 +75,36 @@ def derived_comparisons(documents: Sequence[Document]) -> dict[str, str]:
                 break
             differences.append(f"from {comparison.name}: {difference}")
         else:
-            raise InputError(
-                f"{doc.name}: does not follow from the evidence given with it (triage run again "
-                f"on {', '.join(d.name for d in logs)}: {'; '.join(differences)}); give the "
-                f"comparison and logs it was made from{_drawn_hint(differences)}"
+            command = runagain.triage_args(
+                doc.typed(TriageDocument),
+                _made_from(stated, comparisons).name,
+                [log.name for log in logs],
+            )
+            raise runagain.refusal(
+                doc.name,
+                "evidence",
+                f"triage run again on {', '.join(d.name for d in logs)}",
+                "; ".join(differences),
+                f"give the comparison and logs it was made from, or "
+                f"{runagain.again(command, doc.name, 'triage')}{_drawn_hint(differences)}",
             )
     return linked
+
+
+def _made_from(stated: Mapping[str, Any], comparisons: Sequence[Document]) -> Document:
+    """The comparison given that the triage document names (as given, the same file, or the
+    same file name), else the first given."""
+    named = stated.get("comparison")
+    if isinstance(named, str):
+        for same in (
+            lambda d: d.name == named,
+            lambda d: Path(d.name).resolve() == Path(named).resolve(),
+            lambda d: Path(d.name).name == Path(named).name,
+        ):
+            found = [d for d in comparisons if same(d)]
+            if found:
+                return found[0]
+    return comparisons[0]
 
 
 _DRAWN_P = re.compile(r"\.distribution\.(\S+\.)?(pooled_)?p(_adjusted)?: ")
@@ -116,8 +118,8 @@ def _drawn_hint(differences: Sequence[str]) -> str:
     if not any(_DRAWN_P.search(d) for d in differences):
         return ""
     return (
-        ", or, if it was written before stats64b (its sampled records' permutations drawn from "
-        "one stream per mode, each record's own since), run triage again on them"
+        " (a triage written before stats64b drew its sampled records' permutations from one "
+        "stream per mode, each record's own since: run triage again on them)"
     )
 
 
@@ -209,95 +211,3 @@ def _placeless(document: Mapping[str, Any]) -> dict[str, Any]:
             for run in kept["runs"]
         ]
     return kept
-
-
-Copies = Mapping[str, tuple[Path, ...]]
-"""Every file given with the same bytes, by their SHA-256, in the order given."""
-
-
-def given_digests(
-    unread: Sequence[tuple[Path, InputError]],
-) -> tuple[dict[str, tuple[Path, int]], dict[str, tuple[Path, ...]]]:
-    """Each file `report` could not read as a document, by its SHA-256, with its size: what a
-    responses or logs document ties its inputs by (a file that cannot be hashed raises what its
-    reader said: missing, unreadable); and every file of those bytes (newuser64: two inputs of
-    the same bytes, a patch answering as the base did, were one, and the other refused as
-    given for nothing)."""
-    given: dict[str, tuple[Path, int]] = {}
-    copies: dict[str, tuple[Path, ...]] = {}
-    for path, error in unread:
-        try:
-            digest, size = file_sha256(path)
-        except InputError:
-            raise error from None
-        given.setdefault(digest, (path, size))
-        copies[digest] = (*copies.get(digest, ()), path)
-    return given, copies
-
-
-def pick_copies(copies: Copies, wanted: Sequence[tuple[str, str]]) -> tuple[Path | None, ...]:
-    """For each (recorded name, SHA-256) of `wanted`, a distinct file given with those bytes:
-    the one given under the recorded name where there is one, else the first not taken (None
-    where none is left)."""
-    taken: set[Path] = set()
-    picked: list[Path | None] = [None] * len(wanted)
-    for exact in (True, False):
-        for i, (name, digest) in enumerate(wanted):
-            if picked[i] is not None:
-                continue
-            free = [p for p in copies.get(digest, ()) if p not in taken]
-            fits = [p for p in free if str(p) == name] if exact else free
-            if fits:
-                picked[i] = fits[0]
-                taken.add(fits[0])
-    return tuple(picked)
-
-
-def inputs_read(
-    given: Mapping[str, tuple[Path, int]], digests: Sequence[str]
-) -> tuple[tuple[str, str, int], ...]:
-    """The files a document was run again on, each once: (its name as given, SHA-256, size),
-    as the bundle lists them among its inputs."""
-    return tuple((str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests))
-
-
-def first_difference(
-    left: object, right: object, where: str = "", may_lack: frozenset[str] = frozenset()
-) -> str | None:
-    """The first difference of `left` (the document) from `right` (run again). A field the run
-    again writes and the document lacks is a difference (review62: a field deleted was skipped,
-    so `records[i].base` or `summary.lm_eval` could go unnoticed), unless its path, list
-    indices written `[]` (`records[].modes[].requests`), is in `may_lack`: fields an older
-    k3diff did not write, which the caller allows only for a document that says it is older."""
-    if isinstance(left, dict) and isinstance(right, dict):
-        for key in sorted(left.keys() | right.keys()):
-            field = f"{where}{'.' if where else ''}{key}"
-            if key not in left:
-                if _INDEX.sub("[]", field) in may_lack:
-                    continue  # added within the version after the document was written
-                return f"{field}: absent from the document, run again {_short(right[key])}"
-            if key not in right:
-                return f"{field}: only in the document"
-            found = first_difference(left[key], right[key], field, may_lack)
-            if found is not None:
-                return found
-        return None
-    if isinstance(left, list) and isinstance(right, list):
-        if len(left) != len(right):
-            return f"{where}: {len(left)} items, run again {len(right)}"
-        for index, (a, b) in enumerate(zip(left, right, strict=True)):
-            found = first_difference(a, b, f"{where}[{index}]", may_lack)
-            if found is not None:
-                return found
-        return None
-    if left != right or type(left) is not type(right):
-        return f"{where}: {_short(left)}, run again {_short(right)}"
-    return None
-
-
-_INDEX = re.compile(r"\[\d+\]")
-
-
-def _short(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=True)
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import bounded, jsontext
-from k3diff.bundle.rederive import Copies, first_difference, pick_copies
+from k3diff.bundle import runagain
+from k3diff.bundle.difference import first_difference
+from k3diff.bundle.givenfiles import Copies, pick_copies
 from k3diff.docbody import Kind, parse_body, read_bytes
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -131,10 +133,14 @@ def check_responses_again(
         again = _again(body, *paths, doc.name)
         difference = again if isinstance(again, str) else first_difference(body, again)
         if difference is not None:
-            raise InputError(
-                f"{doc.name}: does not follow from the inputs given with it (responses run "
-                f"again on {paths[0]} and {paths[1]}: {difference}); give the document the "
-                "inputs it was made from, or re-run k3diff responses"
+            command = runagain.responses_args(body, *paths)
+            raise runagain.refusal(
+                doc.name,
+                "inputs",
+                f"responses run again on {paths[0]} and {paths[1]}",
+                difference,
+                "give the document the inputs it was made from, or "
+                + runagain.again(command, doc.name, "responses"),
             )
         checked[doc.name] = tuple(
             (str(path), digest, digests_given[digest][1])

@@ -1,4 +1,4 @@
-"""`summary.json` (`k3diff.report/1`): everything REPORT.md and report.html show, numbers
+"""`summary.json` (`k3diff.report/2`): everything REPORT.md and report.html show, numbers
 included, built from the input documents. The renderers read only this."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ ROWS_KEPT = 1000
 def build_summary(
     documents: Sequence[Document], title: str, required: Sequence[Evidence] = ()
 ) -> dict[str, Any]:
-    """The `k3diff.report/1` document for `documents`."""
+    """The `k3diff.report/2` document for `documents`."""
     stages, artifacts = stages_of(documents)
     present = {s.evidence for s in stages}
     missing = [e for e in Evidence if e not in present]

@@ -11,7 +11,7 @@ with the run's `samples.jsonl` given beside it. The document names its logs (`lo
 to `telemetry`); where every one of them is among the samples logs `report` was given (the
 same file, resolved from where `report` runs), `telemetry` runs again on them and the two
 documents are compared whole, all but `logs`: a field the run again writes and the document
-lacks is a difference (review62; `k3diff.bundle.rederive.first_difference`), so a document
+lacks is a difference (review62; `k3diff.bundle.difference.first_difference`), so a document
 written before `acceptance_units` given with its logs is refused (re-run telemetry, or give it
 without its logs). A telemetry document given without its logs is read alone, as
 before."""
@@ -23,10 +23,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from k3diff.bundle.rederive import first_difference
+from k3diff.bundle import runagain
+from k3diff.bundle.difference import first_difference
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
-from k3diff.errors import InputError, K3diffError
+from k3diff.errors import K3diffError
 
 
 def _named_logs(body: dict[str, Any], given: dict[Path, Document]) -> list[Document] | None:
@@ -101,10 +102,15 @@ def check_telemetry_logs(documents: Sequence[Document]) -> frozenset[str]:
         again = _again(body, logs)
         difference = again if isinstance(again, str) else _difference(body, again)
         if difference is not None:
-            raise InputError(
-                f"{doc.name}: does not follow from the samples logs it names, given with it "
-                f"(telemetry run again on {', '.join(d.name for d in logs)}: {difference}); "
-                "give the document the logs it was made from, or re-run k3diff telemetry"
+            names = [d.name for d in logs]
+            command = runagain.telemetry_args(body, names)
+            raise runagain.refusal(
+                doc.name,
+                "samples logs it names,",
+                f"telemetry run again on {', '.join(names)}",
+                difference,
+                "give the document the logs it was made from, or "
+                + runagain.again(command, doc.name, "telemetry"),
             )
         checked.add(doc.name)
     return frozenset(checked)

@@ -1,5 +1,11 @@
 """The bundle's triage table (`summary.json` `tables.records`): one row per record and mode the
-triage reported, the deciding mode first, with each side's numbers."""
+triage reported, the deciding mode first, with each side's numbers.
+
+The deciding mode is the one whose verdict is the record's (the most severe: `triage.rollup`),
+not one that settled anything: an inconclusive record's deciding mode is inconclusive, with the
+samples that would make it decisive. Its row says so as `record category from` `this mode`
+(report65: the column read `decides` `yes`, beside "N more samples would make it decisive");
+the record's numbers (p adjusted, novelty p adjusted, more samples) are that mode's."""
 
 from __future__ import annotations
 
@@ -8,6 +14,9 @@ from collections.abc import Sequence
 from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument, TriageRecord
 from k3diff.documents.triagemodes import TriageMode, TriageSide
+
+CATEGORY_FROM = "this mode"
+"""The `record category from` cell of the mode whose verdict is the record's."""
 
 
 def _triage_rows(record: TriageRecord) -> list[list[object]]:
@@ -19,9 +28,9 @@ def _triage_rows(record: TriageRecord) -> list[list[object]]:
     )
     rows: list[list[object]] = []
     for index, mode in enumerate(ordered):
-        decides = record.deciding_mode is not None and mode is deciding
+        sets_category = record.deciding_mode is not None and mode is deciding
         # The record-level numbers are the deciding mode's.
-        own: TriageRecord | TriageMode = record if decides or mode is None else mode
+        own: TriageRecord | TriageMode = record if sets_category or mode is None else mode
         flags = record.flags if index == 0 or mode is None else mode.flags
         base, patch = (None, None) if mode is None else (mode.base, mode.patch)
         rows.append(
@@ -32,7 +41,7 @@ def _triage_rows(record: TriageRecord) -> list[list[object]]:
                 record.category,
                 None if mode is None else mode.mode,
                 None if mode is None else mode.category,
-                "yes" if decides else "",
+                CATEGORY_FROM if sets_category else "",
                 *_side_cells(base),
                 *_side_cells(patch),
                 own.p_adjusted,
@@ -62,7 +71,7 @@ def triage_rows(documents: Sequence[Document]) -> tuple[list[str], list[list[obj
         "category",
         "mode",
         "mode category",
-        "decides",
+        "record category from",
         "base n",
         "base distinct",
         "base bound",

@@ -20,7 +20,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from k3diff.bundle.rederive import first_difference
+from k3diff.bundle import runagain
+from k3diff.bundle.difference import first_difference
 from k3diff.bundle.wheelsetrederive import items_of, set_listing, stated_listing
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
@@ -107,10 +108,14 @@ def check_set_files(
             ) from None
         difference = first_difference(stated_listing(body), listed)
         if difference is not None:
-            raise InputError(
-                f"{doc.name}: does not follow from the wheels given with it (paired again from "
-                f"the wheels it records it was given: {difference}); give the release set "
-                "every wheel it was made from, or re-run k3diff wheels"
+            command = runagain.wheelset_args(body, runagain.recorded_sides(body))
+            raise runagain.refusal(
+                doc.name,
+                "wheels",
+                "paired again from the wheels it records it was given",
+                difference,
+                "give the release set every wheel it was made from, or "
+                + runagain.again(command, doc.name, "wheels"),
             )
         paired.add(doc.name)
     return frozenset(paired)

@@ -20,7 +20,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from k3diff.bundle.rederive import first_difference
+from k3diff.bundle import runagain
+from k3diff.bundle.difference import first_difference
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -219,10 +220,14 @@ def check_set_listings(documents: Sequence[Document], sets: dict[str, SetSides])
             raise InputError(f"{doc.name}: its directories cannot be listed again: {exc}") from None
         difference = first_difference(stated_listing(body), listed)
         if difference is not None:
-            raise InputError(
-                f"{doc.name}: does not follow from the directories given with it (listed again "
-                f"from {sides.base} and {sides.patch}: {difference}); give the release set the "
-                "directories it was made from, or re-run k3diff wheels"
+            command = runagain.wheelset_args(body, [[str(sides.base)], [str(sides.patch)]])
+            raise runagain.refusal(
+                doc.name,
+                "directories",
+                f"listed again from {sides.base} and {sides.patch}",
+                difference,
+                "give the release set the directories it was made from, or "
+                + runagain.again(command, doc.name, "wheels"),
             )
 
 

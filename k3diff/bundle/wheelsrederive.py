@@ -28,8 +28,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from k3diff.bundle import wheelsource
-from k3diff.bundle.rederive import first_difference, inputs_read
+from k3diff.bundle import runagain, wheelsource
+from k3diff.bundle.difference import first_difference
+from k3diff.bundle.givenfiles import inputs_read
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -190,11 +191,17 @@ class Checked(NamedTuple):
 
 
 def _check_one(
-    name: str, body: dict[str, Any], given: dict[str, tuple[Path, int]], repos: Sequence[Path]
+    name: str,
+    body: dict[str, Any],
+    given: dict[str, tuple[Path, int]],
+    repos: Sequence[Path],
+    whole: tuple[str, dict[str, Any]] | None = None,
 ) -> tuple[Checked, set[Path]] | None:
     """`wheels` run again on the two wheels a wheels document (`body`: one given, or a pair of
     a release set) names, when both are `given`: what it was run on, and the files it tied;
-    InputError where it does not reproduce the document. None: its wheels are not given."""
+    InputError where it does not reproduce the document, naming the command that writes it
+    again (a pair's: `whole`, its release set's name and body). None: its wheels are not
+    given."""
     digests = _digests(body, given)
     if digests is None:
         return None
@@ -215,10 +222,18 @@ def _check_one(
     )
     if difference is not None:
         used = f" and the repository {again.repository}" if again.repository else ""
-        raise InputError(
-            f"{name}: does not follow from the wheels given with it (wheels run again "
-            f"on {paths[0]} and {paths[1]}{used}: {difference}); give the document the "
-            "wheels it was made from, or re-run k3diff wheels"
+        if whole is None:
+            written, command = name, runagain.wheels_args(body, *paths, again.repository)
+        else:  # a pair is written by its release set's command
+            written, sides = whole[0], runagain.recorded_sides(whole[1])
+            command = runagain.wheelset_args(whole[1], sides, again.repository)
+        raise runagain.refusal(
+            name,
+            "wheels",
+            f"wheels run again on {paths[0]} and {paths[1]}{used}",
+            difference,
+            "give the document the wheels it was made from, or "
+            + runagain.again(command, written, "wheels"),
         )
     read = inputs_read(given, digests)
     repository = None if again.repository is None else str(again.repository)
@@ -239,8 +254,9 @@ def _check_set(
     SHA-256) is tied to it. None: none of its pairs' wheels given; InputError for some only."""
     pairs = body.get("pairs")
     pairs = pairs if isinstance(pairs, list) else []
+    whole = (name, body)
     done = [
-        _check_one(f"{name} pairs[{i}] ({pair.get('patch')})", pair["wheels"], given, repos)
+        _check_one(f"{name} pairs[{i}] ({pair.get('patch')})", pair["wheels"], given, repos, whole)
         for i, pair in enumerate(pairs)
         if isinstance(pair, dict) and isinstance(pair.get("wheels"), dict)
     ]

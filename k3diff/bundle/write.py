@@ -31,7 +31,7 @@ class Bundle:
     out: Path
     """The bundle directory."""
     summary: Mapping[str, Any]
-    """The `k3diff.report/1` document."""
+    """The `k3diff.report/2` document."""
     exit_code: int
     """1 when a stage fails its policy or required evidence is missing, else 0."""
 

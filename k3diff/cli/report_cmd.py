@@ -68,7 +68,7 @@ def report_command(
     given with its two inputs is run again through k3diff responses, a logs document given
     with its two log files (or log directories) through k3diff logs, and an audit given with the
     .whl files it audited through k3diff audit; each must read the same. Writes
-    OUT/summary.json (k3diff.report/1), OUT/REPORT.md and OUT/report.html (self-contained) as a
+    OUT/summary.json (k3diff.report/2), OUT/REPORT.md and OUT/report.html (self-contained) as a
     set. Exit 1 when any document's verdict fails (or --require'd evidence is missing), 0
     otherwise, 2 on an unreadable, unknown or self-contradictory document, one that does not
     follow from the inputs given with it, or on sample logs of different runs without

@@ -1,4 +1,4 @@
-"""The `k3diff.report/1` document (`summary.json` of a bundle), its writer and its typed reader.
+"""The `k3diff.report/2` document (`summary.json` of a bundle), its writer and its typed reader.
 
 The bundle derives the document from the documents it read (`k3diff.bundle.summary`); this module
 owns its schema id, its text (indented, non-ASCII kept as written, one newline at the end) and
@@ -39,7 +39,7 @@ class MatrixRow:
 
 @dataclass(frozen=True)
 class ReportDocument:
-    """A `k3diff.report/1` document, typed: the bundle's verdict, bottom line and matrix."""
+    """A `k3diff.report/2` document, typed: the bundle's verdict, bottom line and matrix."""
 
     title: str
     """The bundle's title."""
@@ -65,7 +65,7 @@ def _row(fields: Fields) -> MatrixRow:
 
 
 def read(body: object, name: str) -> ReportDocument:
-    """The typed view of a `k3diff.report/1` document; InputError naming the file and the field
+    """The typed view of a `k3diff.report/2` document; InputError naming the file and the field
     when one is missing or of another type."""
     fields = Fields(body, name)
     verdict = fields.object("verdict")

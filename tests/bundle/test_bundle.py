@@ -65,7 +65,7 @@ def test_golden_seed_scenario_with_a_wheel_pair(tmp_path: Path, golden: Golden) 
         in report
     )
     summary = _summary(tmp_path)
-    assert summary["schema"] == "k3diff.report/1"
+    assert summary["schema"] == "k3diff.report/2"
     assert summary["verdict"] == {"ok": True, "exit_code": 0}
     rows = {row["evidence"]: row["status"] for row in summary["matrix"]}
     assert rows["record-level comparison"] == "explained"

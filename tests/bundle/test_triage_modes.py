@@ -55,7 +55,9 @@ def test_every_mode_triage_reported_is_a_row(tmp_path: Path) -> None:
     shown = sorted((row["key"], row["mode"]) for row in rows)
     assert shown == [("k1", "concurrent"), ("k1", "serial"), ("k2", "concurrent"), ("k2", "serial")]
     for record in triage["records"]:
-        deciding = [row for row in rows if row["key"] == record["key"] and row["decides"]]
+        deciding = [
+            row for row in rows if row["key"] == record["key"] and row["record category from"]
+        ]
         assert [row["mode"] for row in deciding] == [record["deciding_mode"]]
         for mode in record["modes"]:
             (row,) = [r for r in rows if r["key"] == record["key"] and r["mode"] == mode["mode"]]

@@ -1,0 +1,60 @@
+"""The files given to `report` that are no k3diff document, by their bytes: what a responses or
+logs document ties its inputs by (their SHA-256, recorded in the document), every copy of the
+same bytes kept apart, and how the bundle lists the files a document was run again on."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from k3diff.errors import InputError
+from k3diff.filehash import file_sha256
+
+Copies = Mapping[str, tuple[Path, ...]]
+"""Every file given with the same bytes, by their SHA-256, in the order given."""
+
+
+def given_digests(
+    unread: Sequence[tuple[Path, InputError]],
+) -> tuple[dict[str, tuple[Path, int]], dict[str, tuple[Path, ...]]]:
+    """Each file `report` could not read as a document, by its SHA-256, with its size: what a
+    responses or logs document ties its inputs by (a file that cannot be hashed raises what its
+    reader said: missing, unreadable); and every file of those bytes (newuser64: two inputs of
+    the same bytes, a patch answering as the base did, were one, and the other refused as
+    given for nothing)."""
+    given: dict[str, tuple[Path, int]] = {}
+    copies: dict[str, tuple[Path, ...]] = {}
+    for path, error in unread:
+        try:
+            digest, size = file_sha256(path)
+        except InputError:
+            raise error from None
+        given.setdefault(digest, (path, size))
+        copies[digest] = (*copies.get(digest, ()), path)
+    return given, copies
+
+
+def pick_copies(copies: Copies, wanted: Sequence[tuple[str, str]]) -> tuple[Path | None, ...]:
+    """For each (recorded name, SHA-256) of `wanted`, a distinct file given with those bytes:
+    the one given under the recorded name where there is one, else the first not taken (None
+    where none is left)."""
+    taken: set[Path] = set()
+    picked: list[Path | None] = [None] * len(wanted)
+    for exact in (True, False):
+        for i, (name, digest) in enumerate(wanted):
+            if picked[i] is not None:
+                continue
+            free = [p for p in copies.get(digest, ()) if p not in taken]
+            fits = [p for p in free if str(p) == name] if exact else free
+            if fits:
+                picked[i] = fits[0]
+                taken.add(fits[0])
+    return tuple(picked)
+
+
+def inputs_read(
+    given: Mapping[str, tuple[Path, int]], digests: Sequence[str]
+) -> tuple[tuple[str, str, int], ...]:
+    """The files a document was run again on, each once: (its name as given, SHA-256, size),
+    as the bundle lists them among its inputs."""
+    return tuple((str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests))

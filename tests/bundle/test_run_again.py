@@ -1,0 +1,266 @@
+"""A document that no longer follows from the inputs given with it is refused (exit 2, one line)
+naming the command that brings it up to date (report65): a triage written before `sample
+--resume` grew its run, or any document edited since. The command is shell-quoted, names the
+inputs as given to `report` and the settings the document records, and writes the document
+anew: run as printed, `report` takes the document it wrote."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+import pytest
+import wheelkit
+from cli_support import run_k3diff
+from triage.helpers import compare_texts, side, write_samples
+
+from bundle.helpers import BASE_FILES, wheels_json
+from k3diff.bounded import DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_RECORD_BYTES
+from k3diff.responses.scoregate import DEFAULT_TOLERANCE_POINTS
+
+COMMAND = re.compile(r"run `k3diff (.+)` again to bring it up to date$")
+
+
+def _refused(cwd: Path, *inputs: str) -> tuple[str, list[str]]:
+    """`report` on `inputs` refused with one line: the line and the command it names (without
+    the program)."""
+    result = run_k3diff("report", *inputs, "--out", "refused", cwd=cwd)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    (line,) = result.stderr.splitlines()
+    found = COMMAND.search(line)
+    assert found is not None, line
+    return line, shlex.split(found.group(1))
+
+
+def _follows_once_run_again(cwd: Path, command: list[str], *inputs: str) -> None:
+    """The command as printed writes the document anew, and `report` then takes it."""
+    made = run_k3diff(*command, cwd=cwd)
+    assert made.exit_code in (0, 1), made.stderr
+    result = run_k3diff("report", *inputs, "--out", "bundle", cwd=cwd)
+    assert result.exit_code in (0, 1), result.stderr
+
+
+def _sample(engines: dict[str, str], cwd: Path, repeats: int, *resume: str) -> None:
+    args = (
+        "--base",
+        engines["base"],
+        "--patch",
+        engines["patch"],
+        "--prompts",
+        "responses/base.jsonl",
+    )
+    made = run_k3diff("sample", *args, "--repeats", str(repeats), "--out", "run", *resume, cwd=cwd)
+    assert made.exit_code == 0, made.stderr
+
+
+def test_a_triage_of_a_run_grown_since_names_the_triage_to_run_again(
+    tmp_path: Path, engines: dict[str, str]
+) -> None:
+    import scripted_server
+
+    scripted_server.capture(engines, tmp_path / "responses")
+    made = run_k3diff(
+        "responses", "responses/base.jsonl", "responses/patch.jsonl", "--format", "json",
+        "-o", "cmp.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 1, made.stderr
+    _sample(engines, tmp_path, 3)
+    made = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--bound", "0.2", "--near-tie", "0.05",
+        "--format", "json", "-o", "triage.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 0, made.stderr
+    _sample(engines, tmp_path, 5, "--resume")  # the run grown: triage.json is the 3-repeat run's
+
+    inputs = ("cmp.json", "run/samples.jsonl", "triage.json")
+    line, command = _refused(tmp_path, *inputs)
+    assert line.startswith(
+        "k3diff: error: triage.json: does not follow from the evidence given with it (triage "
+        "run again on run/samples.jsonl: from cmp.json: records["
+    ), line
+    assert "give the comparison and logs it was made from, or run `k3diff triage" in line, line
+    # Its settings kept (the defaults left unsaid), written over the stale document.
+    assert command == [
+        "triage", "cmp.json", "run/samples.jsonl", "--bound", "0.2", "--near-tie", "0.05",
+        "--format", "json", "-o", "triage.json",
+    ]  # fmt: skip
+    _follows_once_run_again(tmp_path, command, *inputs)
+    assert json.loads((tmp_path / "triage.json").read_text())["bound"] == 0.2
+
+
+def _edited(path: Path, where: str) -> None:
+    """A field the command never writes added to the document (`where`: the object, dotted,
+    list items by index): it follows from nothing."""
+    document = json.loads(path.read_text())
+    edited = document
+    for step in filter(None, where.split(".")):
+        edited = edited[int(step) if step.isdigit() else step]
+    edited["edited"] = True
+    path.write_text(json.dumps(document))
+
+
+def _logs(cwd: Path) -> tuple[list[str], tuple[str, ...]]:
+    (cwd / "base.log").write_text("INFO engine started\n")
+    (cwd / "patch.log").write_text("INFO engine started\nBOOM at 3\nWARN slow\n")
+    options = ["--rule", "boom=BOOM at", "--warn-rule", "slow=WARN slow", "--ignore-rule"]
+    options += ["nan-inf", "--strict", "--max-seconds", "60"]
+    made = run_k3diff(
+        "logs", "base.log", "patch.log", *options, "--format", "json", "-o", "d.json", cwd=cwd
+    )
+    assert made.exit_code == 1, made.stderr
+    return ["logs", "base.log", "patch.log", *options[:-1], "60.0"], (
+        "d.json",
+        "base.log",
+        "patch.log",
+    )
+
+
+def _responses(cwd: Path) -> tuple[list[str], tuple[str, ...]]:
+    compare_texts(cwd, {"k1": ("a b", "a b  "), "k2": ("same", "same")})
+    options = [
+        "--normalize",
+        "trailing-whitespace",
+        "--near-tie",
+        "0.2",
+        "--max-record-bytes",
+        "1048576",
+    ]
+    made = run_k3diff(
+        "responses",
+        "base.jsonl",
+        "patch.jsonl",
+        *options,
+        "--format",
+        "json",
+        "-o",
+        "d.json",
+        cwd=cwd,
+    )
+    assert made.exit_code in (0, 1), made.stderr
+    return ["responses", "base.jsonl", "patch.jsonl", *options], (
+        "d.json",
+        "base.jsonl",
+        "patch.jsonl",
+    )
+
+
+def _telemetry(cwd: Path) -> tuple[list[str], tuple[str, ...]]:
+    write_samples(
+        cwd / "run" / "samples.jsonl",
+        side("k1", "base", ["a"] * 3) + side("k1", "patch", ["a"] * 3),
+    )
+    options = ["--alpha", "0.1"]
+    made = run_k3diff(
+        "telemetry", "run/samples.jsonl", *options, "--format", "json", "-o", "d.json", cwd=cwd
+    )
+    assert made.exit_code == 0, made.stderr
+    return ["telemetry", "run/samples.jsonl", *options], ("d.json", "run/samples.jsonl")
+
+
+def _audit(cwd: Path) -> tuple[list[str], tuple[str, ...]]:
+    wheels_json(cwd)
+    wheels = ["base/pkg-1.0-py3-none-any.whl", "patch/pkg-1.0-py3-none-any.whl"]
+    made = run_k3diff("audit", *wheels, "--format", "json", "-o", "d.json", cwd=cwd)
+    assert made.exit_code in (0, 1), made.stderr
+    return ["audit", *wheels], ("d.json", *wheels)
+
+
+def _wheels(cwd: Path) -> tuple[list[str], tuple[str, ...]]:
+    wheels_json(cwd, native_changed=True)
+    wheels = ["base/pkg-1.0-py3-none-any.whl", "patch/pkg-1.0-py3-none-any.whl"]
+    options = ["--allow-native-changes", "--explain", "--ignore", "W201,W405"]
+    made = run_k3diff("wheels", *wheels, *options, "--format", "json", "-o", "d.json", cwd=cwd)
+    assert made.exit_code in (0, 1), made.stderr
+    return ["wheels", *wheels, *options], ("d.json", *wheels)
+
+
+def _wheelset(cwd: Path) -> tuple[list[str], tuple[str, ...]]:
+    for side_name in ("base", "patch"):
+        wheelkit.make_wheel(cwd / side_name, "pkg", "1.0", BASE_FILES)
+    wheelkit.make_wheel(cwd / "patch", "extra", "1.0", {"extra/__init__.py": b""})
+    made = run_k3diff(
+        "wheels", "base", "patch", "--allow-unpaired", "--format", "json", "-o", "d.json", cwd=cwd
+    )
+    assert made.exit_code == 0, made.stderr
+    return ["wheels", "base", "patch", "--allow-unpaired"], ("d.json", "base", "patch")
+
+
+Made = Callable[[Path], tuple[list[str], tuple[str, ...]]]
+MADE: dict[str, tuple[Made, str]] = {
+    "logs": (_logs, ""),
+    "responses": (_responses, ""),
+    "telemetry": (_telemetry, ""),
+    "audit": (_audit, ""),
+    "wheels": (_wheels, ""),
+    "wheelset pair": (_wheelset, "pairs.0.wheels"),
+    "wheelset listing": (_wheelset, "only_patch.0"),
+}
+"""Per kind: a document made with settings other than the defaults, the command that made it
+(the options as `report` spells them) and the inputs `report` runs it again on; and the object
+edited (a release set: one pair's document, or a row of its listing)."""
+
+
+@pytest.mark.parametrize("kind", sorted(MADE))
+def test_an_edited_document_names_the_command_that_made_it(tmp_path: Path, kind: str) -> None:
+    make, where = MADE[kind]
+    made_by, inputs = make(tmp_path)
+    _edited(tmp_path / "d.json", where)
+    line, command = _refused(tmp_path, *inputs)
+    assert line.startswith("k3diff: error: d.json"), line
+    assert "does not follow from the " in line and "edited: only in the document" in line, line
+    assert command == [*made_by, "--format", "json", "-o", "d.json"], line
+    _follows_once_run_again(tmp_path, command, *inputs)
+
+
+def test_the_defaults_left_unsaid_are_each_commands_own() -> None:
+    from k3diff.bundle.runagain import DEFAULTS  # report65's
+    from k3diff.cli import COMMANDS
+
+    for name, defaults in DEFAULTS.items():
+        module, attribute = COMMANDS[name]
+        command = getattr(__import__(module, fromlist=[attribute]), attribute)
+        options: dict[str, object] = {
+            opt: param.default
+            for param in command.params
+            if isinstance(param, click.Option)
+            for opt in param.opts
+        }
+        for option, default in defaults.items():
+            assert option in options, (name, option)
+            said = options[option]
+            if option.startswith("--max-") and said is None:  # the input caps: `bounded`
+                said = {"--max-record-bytes": DEFAULT_MAX_RECORD_BYTES}.get(
+                    option, DEFAULT_MAX_DOCUMENT_BYTES
+                )
+            elif option == "--score-tolerance":  # its POINTS, when none is given
+                said = DEFAULT_TOLERANCE_POINTS
+            said = int(str(said)) if option == "--max-inflated-bytes" else said
+            assert said == default, (name, option, said, default)
+
+
+def test_a_file_named_like_an_option_is_named_as_a_path(tmp_path: Path) -> None:
+    """A comparison given as `-cmp.json` (after `--`): pasted as it stood, the command would
+    read it as options; it names `./-cmp.json`, the same file."""
+    compare_texts(tmp_path, {"k1": ("a", "b")})
+    (tmp_path / "cmp.json").rename(tmp_path / "-cmp.json")
+    write_samples(
+        tmp_path / "run" / "samples.jsonl",
+        side("k1", "base", ["a", "b", "a"]) + side("k1", "patch", ["b"] * 3),
+    )
+    inputs = ("--", "-cmp.json", "run/samples.jsonl", "t.json")
+    made = run_k3diff("triage", "--format", "json", "-o", "t.json", *inputs[:3], cwd=tmp_path)
+    assert made.exit_code in (0, 1), made.stderr
+    _edited(tmp_path / "t.json", "")
+    result = run_k3diff("report", "--out", "refused", *inputs, cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    found = COMMAND.search(result.stderr.strip())
+    assert found is not None, result.stderr
+    command = shlex.split(found.group(1))
+    assert command[:3] == ["triage", "./-cmp.json", "run/samples.jsonl"], command
+    assert run_k3diff(*command, cwd=tmp_path).exit_code in (0, 1)
+    result = run_k3diff("report", "--out", "bundle", *inputs, cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.stderr

@@ -1,0 +1,75 @@
+"""The bundle's triage table names the mode a record's category comes from as `record category
+from` `this mode` (report65: the column read `decides` `yes`, beside "N more samples would make
+it decisive" on an inconclusive record); `summary.json`'s columns changed, so its schema id is
+`k3diff.report/2`, and a bundle's own summary of either version is no input to `report`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from cli_support import run_k3diff
+from triage.helpers import S, compare_texts, write_samples
+
+
+def _held(tmp_path: Path) -> dict[str, Any]:
+    """A sampled record with no power at n = 3 (inconclusive, more samples named): its
+    summary.json, after checking REPORT.md and report.html show the same column and cell."""
+    answers = {"base": ["The answer is 3.", "It is 5.", "Five."], "patch": ["8", "Eight.", "8!"]}
+    samples = [S(side, "q", text) for side, texts in answers.items() for text in texts]
+    compare_texts(tmp_path, {"q": ("The answer is 1.", "9")})
+    write_samples(tmp_path / "run" / "samples.jsonl", samples, params={"temperature": 1})
+    made = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "t.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 1, made.stderr
+    result = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "bundle", cwd=tmp_path
+    )
+    assert result.exit_code == 1, result.stderr
+    summary: dict[str, Any] = json.loads((tmp_path / "bundle/summary.json").read_text())
+    return summary
+
+
+def test_the_mode_a_held_record_takes_its_category_from_is_named_so(tmp_path: Path) -> None:
+    summary = _held(tmp_path)
+    table = summary["tables"]["records"]
+    assert "decides" not in table["columns"]
+    (row,) = [dict(zip(table["columns"], r, strict=True)) for r in table["rows"]]
+    assert (row["category"], row["mode category"]) == ("inconclusive", "inconclusive")
+    assert row["record category from"] == "this mode"
+    assert row["more samples"] > 0
+    markdown = (tmp_path / "bundle/REPORT.md").read_text(encoding="utf-8")
+    section = markdown.split("## Records (triage)", 1)[1].split("\n## ", 1)[0]
+    header, _, first = section.strip().splitlines()[:3]
+    cells = [c.strip() for c in header.strip("|").split("|")]
+    shown = [c.strip() for c in first.strip("|").split("|")]
+    assert shown[cells.index("record category from")] == "this mode"
+    assert "decides" not in cells
+    html = (tmp_path / "bundle/report.html").read_text(encoding="utf-8")
+    assert "<th>record category from</th>" in html and "<th>decides</th>" not in html
+
+
+def test_the_summary_is_a_report_2_document_its_schema_describes(tmp_path: Path) -> None:
+    summary = _held(tmp_path)
+    assert summary["schema"] == "k3diff.report/2"
+    printed = run_k3diff("schema", "report")
+    assert printed.exit_code == 0, printed.stderr
+    schema = json.loads(printed.stdout)
+    assert schema["title"] == "k3diff.report/2"
+    jsonschema.validate(summary, schema)
+
+
+@pytest.mark.parametrize("version", ["k3diff.report/1", "k3diff.report/2"])
+def test_a_bundles_own_summary_of_either_version_is_no_input(tmp_path: Path, version: str) -> None:
+    (tmp_path / "summary.json").write_text(json.dumps({"schema": version, "title": "t"}))
+    result = run_k3diff("report", "summary.json", "--out", "bundle", cwd=tmp_path)
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"k3diff: error: summary.json: schema {version} is not read back: it is a bundle's own "
+        "summary; give the documents it was made from\n",
+    )
