@@ -199,7 +199,7 @@ def more_samples_step(step: MoreSamples, k3diff: str, out: str, logged: bool) ->
     if step.stopped is not None:
         return (
             f"the {more} the inconclusive records ask for cannot be taken by resuming this "
-            f"run: {step.stopped}; sample in a new --out, then run this triage again with its "
+            f"run: {step.stopped}, in a new --out, then run this triage again with its "
             "samples.jsonl"
         )
     if step.refused is not None:

@@ -7,7 +7,11 @@ stops the run as Ctrl-C does instead of killing it without a word). Whatever sto
 and `--resume` takes only the missing ones; so every such stop is one line that says what
 stopped the run and how many samples the log keeps (`RunStopped`: '...; stopped, 37 samples kept
 in out/samples.jsonl (--resume continues)'), counted from the log itself (`SampleLog.samples`:
-the lines of a resumed log and every line appended since), not from the requests sent. A
+the lines of a resumed log and every line appended since), not from the requests sent; where
+the server answers the same requests the same way (one that does not stream, a 404:
+`StopReason.resumable`), `--resume` is not offered. The log then ends with the stop's line
+(`k3diff.sample.stopline`), after the samples it kept; not where the log could not be written
+(an OutputError, a full disk: nothing more is attempted). A
 problem found before the log is opened (a server that cannot be reached, a log that cannot be
 resumed) touched no log and goes on as it is; Ctrl-C or SIGTERM then says that no sample was
 written.
