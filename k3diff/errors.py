@@ -14,6 +14,7 @@ stderr. Anything else escaping to the CLI is a bug.
     │       └── NestedRepositoryError  a directory inside a work tree, not its top level
     ├── ServerError              a server that cannot be reached at all or answers no completion
     │                            at all (or no stream to a stream request), a flush URL that fails
+    │                            (those that stop a run: `sample.stopline.ServerStop`, with why)
     ├── OutputError              the report could not be written
     └── RunStopped               a `sample` run stopped part-way (any of the above, Ctrl-C or
                                  SIGTERM), with what it kept

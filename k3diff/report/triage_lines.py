@@ -196,6 +196,12 @@ def more_samples_step(step: MoreSamples, k3diff: str, out: str, logged: bool) ->
     own command where its log records it and `logged` (shell-quoted, runnable as printed), else
     a placeholder for its options (the bundle's, which names no machine's path)."""
     more = f"{step.more:,} more sample{'s' if step.more != 1 else ''} a side"
+    if step.stopped is not None:
+        return (
+            f"the {more} the inconclusive records ask for cannot be taken by resuming this "
+            f"run: {step.stopped}, in a new --out, then run this triage again with its "
+            "samples.jsonl"
+        )
     if step.refused is not None:
         return (
             f"the {more} the inconclusive records ask for cannot be taken as this run took "

@@ -5,7 +5,7 @@ is retried on its own (`k3diff.sample.client`) and what still fails is a failed 
 a stop, every remaining sample of a long run was retried and failed in turn (a 400-sample run
 against a killed server went on for half an hour, printing nothing). So the requests to each
 URL that take a sample are counted in the order they end: DEAD_AFTER in a row that got no
-answer, each after its own retries, stop the run (`ServerError`, exit 2, one line
+answer, each after its own retries, stop the run (`ServerStop`, exit 2, one line
 naming the URL; `k3diff.sample.stop` adds how many samples the log keeps, and `--resume`
 continues). No answer: the connection refused, reset or closed before an answer, a timeout, or
 a 502 or 504 (a gateway saying the server behind it gave none). Any other answer, a 500 or 503
@@ -18,8 +18,8 @@ shows the server is alive.
 
 from __future__ import annotations
 
-from k3diff.errors import ServerError
 from k3diff.sample.model import Outcome
+from k3diff.sample.stopline import ServerStop, StopReason
 
 DEAD_AFTER = 5
 """Requests to one URL in a row, each after its retries, that got no answer: the run stops."""
@@ -36,7 +36,7 @@ class Liveness:
         self._silent: dict[str, int] = {}
 
     def count(self, url: str, outcome: Outcome) -> None:
-        """Count one request's outcome; ServerError on the DEAD_AFTER-th unanswered in a row."""
+        """Count one request's outcome; ServerStop on the DEAD_AFTER-th unanswered in a row."""
         answered = outcome.status is not None and outcome.status not in GATEWAY_NO_ANSWER
         if outcome.error is None or answered:
             self._silent[url] = 0
@@ -44,7 +44,9 @@ class Liveness:
         silent = self._silent.get(url, 0) + 1
         self._silent[url] = silent
         if silent >= DEAD_AFTER:
-            raise ServerError(
+            raise ServerStop(
                 f"{url}: {silent} requests in a row got no answer (the last: {outcome.error}), "
-                f"each after --retries {self._retries}: the server is down or unreachable"
+                f"each after --retries {self._retries}: the server is down or unreachable",
+                url,
+                StopReason.NO_ANSWER,
             )

@@ -49,6 +49,7 @@ from k3diff.sample.retry import (
     describe,
 )
 from k3diff.sample.routing import Routing, proxy_transport, tls_context
+from k3diff.sample.stopline import ServerStop, StopReason
 from k3diff.sample.transport import answered_unsent, transport
 from k3diff.sample.unstreamed import Sniff, media_type, not_json
 
@@ -249,7 +250,7 @@ class SamplerClient:
         return None
 
     async def flush(self, url: str) -> None:
-        """POST the cache-flush URL (with the `--flush-header` values only); ServerError when
+        """POST the cache-flush URL (with the `--flush-header` values only); ServerStop when
         it keeps failing."""
         message = ""
         for attempt in range(1, self._retries + 2):
@@ -263,7 +264,7 @@ class SamplerClient:
                 message = f"HTTP {status}"
             if attempt <= self._retries:
                 await asyncio.sleep(self.delay(attempt, None))
-        raise ServerError(f"{url}: the cache flush failed: {message}")
+        raise ServerStop(f"{url}: the cache flush failed: {message}", url, StopReason.FLUSH_FAILED)
 
     async def get_json(self, url: str) -> tuple[int, Any]:
         """One GET of a server's URL (no retries): its status and JSON body (None when absent

@@ -5,7 +5,8 @@ finishing together share one write and one fsync (group commit), so durability c
 per batch rather than per request. A run killed mid-write leaves at most a torn last line;
 `--resume` drops it (and says so), checks that the header asks for the same run, and appends;
 a larger `--repeats` grows the run (recorded in the resume marker), nothing else may differ.
-Lines already written are never rewritten. The line types, their encoding and the reader are
+Lines already written are never rewritten; a run that stops part-way appends its stop line
+(`k3diff.sample.stopline`) after the samples it wrote. The line types, their encoding and the reader are
 `k3diff.sample.header`'s, `k3diff.sample.lines`'s and `k3diff.sample.reader`'s.
 """
 
@@ -15,7 +16,7 @@ import asyncio
 import contextlib
 import fcntl
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from k3diff.errors import OutputError, UsageError
 from k3diff.sample.header import header_line, json_line, resumed_line
 from k3diff.sample.lines import SampleLine, encode_line
 from k3diff.sample.reader import SamplesLog, read_samples_log
+from k3diff.sample.stopline import StopLine, stop_line
 
 LOG_NAME = "samples.jsonl"
 COMPARED_RUN_FIELDS = (
@@ -110,6 +112,8 @@ class SampleLog:
         except OSError as exc:
             os.close(fd)
             raise UsageError(f"{path}: another k3diff sample is writing this log") from exc
+        self.failed = False
+        """A write of this log failed (a full disk): a stop writes no line after it."""
         self.samples = 0
         """Sample lines the log holds on disk: a resumed log's, then each one written since
         (what a stopped run says it kept, `k3diff.sample.stop`)."""
@@ -144,11 +148,20 @@ class SampleLog:
         return cls(path, fd)
 
     @classmethod
-    def resume(cls, out: Path, run: dict[str, Any], resumed: str) -> tuple[SampleLog, SamplesLog]:
-        """Reopen the log in `out` for appending after checking it asks for the same run."""
+    def resume(
+        cls,
+        out: Path,
+        run: dict[str, Any],
+        resumed: str,
+        check: Callable[[SamplesLog], None] | None = None,
+    ) -> tuple[SampleLog, SamplesLog]:
+        """Reopen the log in `out` for appending after checking it asks for the same run, and
+        with `check` that its lines are of the requests this run sends (`k3diff.sample.resumed`)."""
         path = out / LOG_NAME
         contents = read_log(path)
         grown = more_repeats(path, contents.header.fields, run)
+        if check is not None:
+            check(contents)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND)
         except OSError as exc:
@@ -194,18 +207,41 @@ class SampleLog:
             self._flusher = None
 
     def _write(self, data: bytes) -> None:
-        _write_all(self._fd, data, self.path)
+        try:
+            _write_all(self._fd, data, self.path)
+        except OutputError:
+            self.failed = True
+            raise
+
+    def record_stop(self, stop: StopLine) -> bool:
+        """Append the stop line of a run that stopped part-way, unless a write of this log
+        failed (a full disk: nothing more is attempted); False where it was not written."""
+        if self.failed or self._fd < 0:
+            return False
+        try:
+            self._write(stop_line(stop))
+        except OutputError:
+            return False
+        return True
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            os.close(self._fd)
+        """Close the log (once: a second close does nothing)."""
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    async def settle(self) -> None:
+        """Return once the lines handed to `append` are written (a run stopped early keeps the
+        answers it took, and its stop line comes after them)."""
+        if self._flusher is not None:
+            await asyncio.wait({self._flusher})
 
     async def aclose(self) -> None:
-        """Close once the lines handed to `append` are written (a run stopped early keeps the
-        answers it took, and no write meets a closed descriptor)."""
+        """Close once the lines handed to `append` are written (no write meets a closed
+        descriptor)."""
         try:
-            if self._flusher is not None:
-                await asyncio.wait({self._flusher})
+            await self.settle()
         finally:
             self.close()
 

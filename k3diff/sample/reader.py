@@ -1,7 +1,9 @@
 """The one reader of `samples.jsonl` (`k3diff.samples/1`).
 
 A log is a header line `{"schema": "k3diff.samples/1", "run": {...}}`, then one `SampleLine` a
-line; `sample --resume` adds a marker `{"schema": ..., "resumed": TIME}` where it continued.
+line; `sample --resume` adds a marker `{"schema": ..., "resumed": TIME}` where it continued, and
+a run that stopped part-way a last line `{"schema": ..., "stopped": TIME, "reason": ...}`
+(`k3diff.sample.stopline`; older logs have none).
 `k3diff sample` writes it, and `sample --resume`, `triage`, `telemetry` and `report` read it
 here, with one error dialect (`FILE:LINE: problem`, exit 2) and one set of rules:
 
@@ -31,6 +33,7 @@ from k3diff.ids import SAMPLES as SCHEMA
 from k3diff.sample.finish import finishing, problem
 from k3diff.sample.header import RunHeader, extended, read_header, read_marker
 from k3diff.sample.lines import SampleLine, read_line
+from k3diff.sample.stopline import StopLine, is_stop, read_stop
 
 MAX_LOG_BYTES = 4 << 30
 """Largest log read (4 GiB): a bigger file is refused rather than read into memory."""
@@ -57,6 +60,9 @@ class SamplesLog:
     not_counted: tuple[int, ...] = ()
     """The lines of samples logged as successes whose finish_reason says their text is not
     whole (`judged`): read as failed samples."""
+    stop: StopLine | None = None
+    """How the run stopped part-way, where a stop line is the log's last line (a stop followed
+    by a resume marker or a sample was taken up again: history, not the log's state)."""
 
 
 def read_samples_log(path: Path, *, drop_torn: bool = False) -> SamplesLog:
@@ -89,11 +95,16 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
     resumed: list[str] = []
     not_counted: list[int] = []
     seen: dict[tuple[str, str, str, int], int] = {}
+    stop: StopLine | None = None
     for number, raw in enumerate(lines[1:], start=2):
         if not raw.strip():
             continue
         value = _parse(raw, path, number)
         where = f"{path}:{number}"
+        if "schema" in value and is_stop(value):
+            stop = read_stop(value, where)
+            continue
+        stop = None  # a later line (a resume, a sample) supersedes an earlier stop
         if "schema" in value:
             grown = read_marker(value, where, header)
             header = header if grown is None else extended(header, grown)
@@ -122,6 +133,7 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
         torn,
         end,
         tuple(not_counted),
+        stop,
     )
 
 

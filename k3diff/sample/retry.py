@@ -19,9 +19,9 @@ from typing import Any
 
 import httpx
 
-from k3diff.errors import ServerError
 from k3diff.sample.bodyread import one_line
 from k3diff.sample.response import Answer
+from k3diff.sample.stopline import ServerStop, StopReason
 
 MAX_RETRY_AFTER = 300.0
 """Longest Retry-After honoured (seconds); a larger one is clipped to this."""
@@ -103,11 +103,11 @@ REFUSES_EVERY_REQUEST = {
     405: "not a POST route",
 }
 """Statuses that say the URL, its route, its model or the credentials are wrong: every request of
-the run would get the same, so the run stops (ServerError, exit 2) at the first."""
+the run would get the same, so the run stops (ServerStop, exit 2) at the first."""
 
 
 def check_status(response: httpx.Response, content: bytes, url: str) -> None:
-    """Nothing for a 200; else Retryable (429, 5xx), ServerError (REFUSES_EVERY_REQUEST: the
+    """Nothing for a 200; else Retryable (429, 5xx), ServerStop (REFUSES_EVERY_REQUEST: the
     run stops) or Final (other statuses: that request fails), with the body's first line."""
     status = response.status_code
     if status == 200:
@@ -115,9 +115,11 @@ def check_status(response: httpx.Response, content: bytes, url: str) -> None:
     detail = one_line(content.decode("utf-8", "replace"))
     message = f"HTTP {status}" + (f": {detail}" if detail else "")
     if status in REFUSES_EVERY_REQUEST:
-        raise ServerError(
+        raise ServerStop(
             f"{url}: answered {message} ({REFUSES_EVERY_REQUEST[status]}): every request of "
-            "this run would be refused (check the URL, --endpoint, the model and credentials)"
+            "this run would be refused (check the URL, --endpoint, the model and credentials)",
+            url,
+            StopReason.REFUSED,
         )
     if status == 429 or status >= 500:
         raise Retryable(message, status, retry_after_seconds(response.headers.get("retry-after")))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -34,9 +33,11 @@ from k3diff.sample.names import Mode
 from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
 from k3diff.sample.proof import batch_overlap
 from k3diff.sample.reader import SamplesLog
+from k3diff.sample.resumed import Sent
 from k3diff.sample.routing import Routing, resolve_routing
 from k3diff.sample.sampler import Counts, SampleId, Sampler
 from k3diff.sample.stop import Kept
+from k3diff.sample.stopline import now
 from k3diff.sampling_params import has_seed, samples_sampled
 
 EXTRA_CONNECTIONS = 4
@@ -67,9 +68,11 @@ def run_sampling(
     return dataclasses.replace(result, ignored_proxy_variables=routing.ignored_variables)
 
 
-def _open_log(options: SampleOptions, run: dict[str, Any]) -> tuple[SampleLog, SamplesLog | None]:
+def _open_log(
+    options: SampleOptions, run: dict[str, Any], sent: Sent
+) -> tuple[SampleLog, SamplesLog | None]:
     if options.resume and (options.out / "samples.jsonl").exists():
-        return SampleLog.resume(options.out, run, _now())
+        return SampleLog.resume(options.out, run, now(), sent.check)
     return SampleLog.create(options.out, run), None
 
 
@@ -104,7 +107,7 @@ def _run_fields(options: SampleOptions, endpoint: Endpoint, routing: Routing) ->
         "repeats": options.repeats,
         "concurrency": options.concurrency,
         "k3diff_version": __version__,
-        "started": _now(),
+        "started": now(),
         "prompts": str(options.prompts),
         "prompts_sha256": file_sha256(options.prompts)[0],
         "header_names": sorted(name.lower() for name in options.headers),
@@ -130,10 +133,6 @@ def _with_side_params(run: dict[str, Any], options: SampleOptions) -> dict[str, 
         return run
     sides = {side: options.side_params.get(side, {}) for side in _sides(options)}
     return {**run, "side_params": sides}
-
-
-def _now() -> str:
-    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _sides(options: SampleOptions) -> dict[str, str]:
@@ -170,9 +169,10 @@ async def _sample(
         found = await _probe_metrics(options, client, urls)
         if found:
             run = {**run, "metrics": {side: m.header() for side, m in found.items()}}
-        log, resumed = _open_log(options, run)
-        kept.log = log
         bodies = request_bodies(options, records, models)
+        log, resumed = _open_log(options, run, Sent(bodies, options.control))
+        kept.log = log
+        kept.name_sides({side: url + endpoint.path for side, url in urls.items()})
         done, tally = _from_log(resumed)
         total = len(records) * len(urls) * len(options.modes) * options.repeats
         total += len(urls) * options.control_repeats if options.control is not None else 0
@@ -208,7 +208,7 @@ async def _sample(
             for mode in options.modes:
                 skipped += await SCHEDULERS[mode](sampler, plan)
         finally:
-            await log.aclose()
+            await log.settle()  # `kept` writes its stop line after these, and closes the log
         perf = sampler.perf.count if sampler.perf is not None else 0
         return skipped, sampler.taken_now, perf, resumed
     finally:

@@ -7,7 +7,11 @@ stops the run as Ctrl-C does instead of killing it without a word). Whatever sto
 and `--resume` takes only the missing ones; so every such stop is one line that says what
 stopped the run and how many samples the log keeps (`RunStopped`: '...; stopped, 37 samples kept
 in out/samples.jsonl (--resume continues)'), counted from the log itself (`SampleLog.samples`:
-the lines of a resumed log and every line appended since), not from the requests sent. A
+the lines of a resumed log and every line appended since), not from the requests sent; where
+the server answers the same requests the same way (one that does not stream, a 404:
+`StopReason.resumable`), `--resume` is not offered. The log then ends with the stop's line
+(`k3diff.sample.stopline`), after the samples it kept; not where the log could not be written
+(an OutputError, a full disk: nothing more is attempted). A
 problem found before the log is opened (a server that cannot be reached, a log that cannot be
 resumed) touched no log and goes on as it is; Ctrl-C or SIGTERM then says that no sample was
 written.
@@ -26,13 +30,15 @@ import asyncio
 import contextlib
 import signal
 import threading
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from types import FrameType
 from typing import Any, TypeVar
 
-from k3diff.errors import K3diffError, RunStopped
+import httpx
+
+from k3diff.errors import K3diffError, OutputError, RunStopped
 from k3diff.sample.log import SampleLog
-from k3diff.sample.unstreamed import NotStreamed
+from k3diff.sample.stopline import ServerStop, StopLine, StopReason, now
 
 T = TypeVar("T")
 Handler = Callable[[int, FrameType | None], None]
@@ -78,6 +84,17 @@ class Kept:
         """The task `run` runs, while it runs."""
         self._terminated = False
         """SIGTERM cancelled `_main`."""
+        self.sides: dict[str, str] = {}
+        """The URL each side's samples are sent to -> the side (its stop line's `side`), where
+        the sides' URLs differ."""
+
+    def name_sides(self, routes: Mapping[str, str]) -> None:
+        """Know each side by the URL its samples go to (`routes`: side -> URL), where the
+        sides' URLs differ (one server for both: its stop names no side)."""
+        urls = {side: str(httpx.URL(route)) for side, route in routes.items()}
+        self.sides = {
+            url: side for side, url in urls.items() if list(urls.values()).count(url) == 1
+        }
 
     def _on_sigterm(self, signum: int, frame: FrameType | None) -> None:
         """Cancel the running main task, once (as asyncio.run does on Ctrl-C); elsewhere, or
@@ -112,34 +129,63 @@ class Kept:
             raise Terminated
         return result
 
-    def note(self, cause: BaseException | None = None) -> str:
-        """'stopped, 37 samples kept in OUT/samples.jsonl (--resume continues)'; where `cause`
-        is the server refusing the request's own condition (`NotStreamed`: it does not stream),
-        --resume would send the same requests and stop the same way, so it is not offered."""
+    def note(self, reason: StopReason) -> str:
+        """'stopped, 37 samples kept in OUT/samples.jsonl (--resume continues)'; where the
+        server refuses the run's requests as such (`StopReason.resumable` False: one that does
+        not stream, answers 404, is no completion server), --resume would send the same
+        requests and stop the same way, so it is not offered."""
         assert self.log is not None
         count = self.log.samples
+        requests = "stream requests" if reason is StopReason.NOT_STREAMED else "requests"
         then = (
-            "(--resume sends the same stream requests and stops the same way)"
-            if isinstance(cause, NotStreamed)
-            else "(--resume continues)"
+            "(--resume continues)"
+            if reason.resumable
+            else f"(--resume sends the same {requests} and stops the same way)"
         )
         return f"stopped, {count} sample{'s' if count != 1 else ''} kept in {self.log.path} {then}"
+
+    def _stopped(self, cause: BaseException, message: str) -> str:
+        """Append the stop line of `cause` to the log (none for an OutputError: the log or the
+        disk failed, nothing more is attempted); the `note` that ends the stderr line."""
+        assert self.log is not None
+        reason = stop_reason(cause)
+        if not isinstance(cause, OutputError):
+            url = cause.url if isinstance(cause, ServerStop) else None
+            side = self.sides.get(url) if url is not None else None
+            self.log.record_stop(StopLine(now(), reason.value, reason.resumable, message, side))
+        return self.note(reason)
 
     @contextlib.contextmanager
     def stops(self) -> Iterator[None]:
         """Re-raise a K3diffError, Ctrl-C or SIGTERM raised once the log is open as
-        `RunStopped`, its cause followed by `note`; before that, a K3diffError as it is, and
-        Ctrl-C or SIGTERM as a RunStopped saying no sample was written."""
+        `RunStopped`, its cause followed by `note`, after the log's stop line; before that, a
+        K3diffError as it is, and Ctrl-C or SIGTERM as a RunStopped saying no sample was
+        written. The log is closed on the way out."""
         try:
             with sigterm_stops(self._on_sigterm):
                 yield
         except K3diffError as exc:
             if self.log is None:
                 raise
-            raise RunStopped(f"{exc}; {self.note(exc)}") from exc
+            raise RunStopped(f"{exc}; {self._stopped(exc, str(exc))}") from exc
         except KeyboardInterrupt as exc:
             if self.log is None:
                 raise RunStopped(
                     f"{_how(exc)} before the log was opened: no sample written"
                 ) from exc
-            raise RunStopped(f"{_how(exc)}; {self.note()}") from exc
+            raise RunStopped(f"{_how(exc)}; {self._stopped(exc, _how(exc))}") from exc
+        finally:
+            if self.log is not None:
+                self.log.close()
+
+
+def stop_reason(cause: BaseException) -> StopReason:
+    """What stopped a run, by its cause: Ctrl-C, SIGTERM, a server's stop (`ServerStop`:
+    its own reason), anything else an error."""
+    if isinstance(cause, Terminated):
+        return StopReason.TERMINATED
+    if isinstance(cause, KeyboardInterrupt):
+        return StopReason.INTERRUPTED
+    if isinstance(cause, ServerStop):
+        return cause.reason
+    return StopReason.ERROR

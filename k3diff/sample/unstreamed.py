@@ -21,9 +21,9 @@ the same way.
 
 from __future__ import annotations
 
-from k3diff.errors import ServerError
 from k3diff.sample.bodyread import TooLarge, one_line
 from k3diff.sample.response import read_body
+from k3diff.sample.stopline import ServerStop, StopReason
 
 SSE_FIELDS = ("data:", "event:", "id:", "retry:", ":")
 """How an event-stream line that is not blank begins (a comment begins with the colon)."""
@@ -37,7 +37,7 @@ def media_type(content_type: str) -> str:
     return content_type.split(";", 1)[0].strip().lower()
 
 
-class NotStreamed(ServerError):
+class NotStreamed(ServerStop):
     """A stream was asked for and the server answered one whole JSON completion: it ignores
     `stream: true`, every answer will be so, and the run stops (exit 2)."""
 
@@ -45,17 +45,21 @@ class NotStreamed(ServerError):
         super().__init__(
             f"{url}: answered a stream request (stream: true) with one whole JSON completion "
             f"{_labelled(media)}, not an event stream: the server does not stream (sample it "
-            "without --stream, in another --out)"
+            "without --stream, in another --out)",
+            url,
+            StopReason.NOT_STREAMED,
         )
 
 
-def not_an_endpoint(url: str, request: str, media: str, first: str, what: str) -> ServerError:
+def not_an_endpoint(url: str, request: str, media: str, first: str, what: str) -> ServerStop:
     """The run-stopping error for an answer whose body is `what` (an HTML page, a proxy's
     notice): the URL leads to no completion server, no sample can be taken there."""
     begins = one_line(first, PREVIEW_CHARS)
-    return ServerError(
+    return ServerStop(
         f"{url}: answered {request} {_labelled(media)} with a body that is {what} (it begins "
-        f"{begins!r}): not an OpenAI-compatible endpoint"
+        f"{begins!r}): not an OpenAI-compatible endpoint",
+        url,
+        StopReason.NOT_AN_ENDPOINT,
     )
 
 

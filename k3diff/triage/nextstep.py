@@ -1,7 +1,8 @@
 """The next step after a triage that more samples would decide: how to take them. The run
 that was triaged grows in place (`k3diff sample --resume` with a larger `--repeats`), unless it
 is a sweep over several levels, whose repeats cannot grow: then a new run, pooled with
-`triage --pool-runs`."""
+`triage --pool-runs`; or, where the run's log ends in a stop `--resume` cannot get past (a server
+that does not stream), what to change instead."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 from k3diff import escape
 from k3diff.program import program
 from k3diff.sample.reader import SamplesLog
+from k3diff.sample.stopline import StopLine, StopReason
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,11 @@ class MoreSamples:
     command: tuple[str, ...] | None = None
     """The run's `k3diff sample` command line as its header records it (`--header` values
     already hidden), None where the header does not record one."""
+    stopped: str | None = None
+    """Why the run cannot grow where its log's last line says it stopped for what its server
+    cannot serve (a stop line not `resumable`: a server that does not stream, or answers
+    404): `--resume` stops the same way, so the next step says what stopped it
+    and what to change instead of a command that repeats it."""
     refused: str | None = None
     """What failed where a side of the run has no successful sample and every request it
     logged was refused for the request's own condition (an HTTP 4xx other than 429, which
@@ -54,7 +61,43 @@ def more_samples(wanted: Sequence[int], logs: Sequence[SamplesLog]) -> MoreSampl
     repeats = log.header.repeats
     growable = not sweep and repeats is not None
     command = _command(log.header.fields)
-    return MoreSamples(log.path, max(wanted), repeats, growable, command, _refused(log))
+    return MoreSamples(
+        log.path, max(wanted), repeats, growable, command, _stopped(log.stop), _refused(log)
+    )
+
+
+STOP_SHOWN = 400
+"""Characters of a stop line's message the next step shows."""
+_STOPS = {
+    StopReason.NOT_STREAMED.value: (
+        "does not stream",
+        "sample without --stream, or point {flag} at a server that streams",
+    ),
+    StopReason.REFUSED.value: (
+        "refused a request as it refuses every one",
+        "correct the URL, --endpoint or the model (or the credentials, --header)",
+    ),
+}
+"""Per stop reason `--resume` cannot get past (`StopReason.resumable`): what the server did,
+what to change."""
+
+
+def _stopped(stop: StopLine | None) -> str | None:
+    """'the patch server does not stream (MESSAGE), so --resume stops the same way: sample
+    without --stream, or point --patch at a server that streams', where the log ends in a stop
+    that is not resumable; None otherwise."""
+    if stop is None or stop.resumable:
+        return None
+    server = f"the {stop.side} server" if stop.side is not None else "a server"
+    did, change = _STOPS.get(stop.reason, ("stopped the run", "change what stopped it"))
+    flag = f"--{stop.side}" if stop.side is not None else "--base or --patch"
+    message = escape.text(stop.message)
+    if len(message) > STOP_SHOWN:
+        message = message[: STOP_SHOWN - 1] + "…"
+    return (
+        f"{server} {did} ({message}), so --resume sends the same requests and stops the same "
+        f"way: {change.format(flag=flag)}"
+    )
 
 
 REFUSED_SHOWN = 200

@@ -61,7 +61,8 @@ def test_a_server_killed_mid_run_stops_the_run_with_the_samples_kept(
     finally:
         stop_server(own.pid)
     assert proc.returncode == 2, stderr
-    lines = [json.loads(line) for line in log.read_text().splitlines()][1:]
+    *lines, stop = [json.loads(line) for line in log.read_text().splitlines()][1:]
+    assert (stop["reason"], stop["resumable"]) == ("no-answer", True)  # the log's stop line
     [said] = stderr.splitlines()
     assert said.startswith(f"k3diff: error: {own.base_url}/v1/completions: {DEAD_AFTER} requests")
     assert "in a row got no answer" in said

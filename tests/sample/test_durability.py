@@ -183,7 +183,9 @@ def test_ctrl_c_keeps_the_samples_taken_and_a_second_writer_is_refused(
     assert proc.returncode == 2
     data = log.read_bytes()
     assert data.endswith(b"\n")
-    kept = data.count(b"\n") - 1
+    *_, last = data.splitlines()
+    assert json.loads(last)["reason"] == "interrupted"  # the log says how the run stopped
+    kept = data.count(b"\n") - 2
     assert stderr.strip() == (  # the count read from the log, lines written after the stop too
         f"k3diff: error: aborted (Ctrl-C); stopped, {kept} samples kept in {log} "
         "(--resume continues)"

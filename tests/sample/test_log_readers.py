@@ -53,6 +53,15 @@ def _cut(lines: Lines) -> Lines:
     return lines
 
 
+_STOP = {
+    "schema": "k3diff.samples/1",
+    "stopped": "2026-12-06T00:00:00Z",
+    "reason": "interrupted",
+    "resumable": True,
+    "message": "aborted (Ctrl-C)",
+}
+"""The stop line of a run stopped by Ctrl-C."""
+
 EDITS: dict[str, tuple[Callable[[Lines], Lines], str]] = {
     "field removed": (_drop(1, "request_sha256"), f"{LOG}:2: 'request_sha256' is missing"),
     "repeat of another type": (_edit(1, repeat="0"), f"{LOG}:2: 'repeat'"),
@@ -71,6 +80,10 @@ EDITS: dict[str, tuple[Callable[[Lines], Lines], str]] = {
         f"{LOG}:1: not a k3diff.samples/1 log (the first line has no schema field)",
     ),
     "a line cut short": (_cut, f"{LOG}:2: not JSON"),
+    "a stop line that does not say whether it resumes": (
+        lambda lines: [*lines, {**_STOP, "resumable": "no"}],
+        f"{LOG}:10: stop line 'resumable' is \"no\", not true or false",
+    ),
 }
 
 
@@ -104,6 +117,22 @@ def test_every_reader_takes_the_log_as_written(
     assert {name: r.exit_code for name, r in results.items()} == dict.fromkeys(commands, 0), {
         name: r.stderr for name, r in results.items()
     }
+
+
+def test_every_reader_takes_a_log_that_ends_in_a_stop_line(
+    run_folder: tuple[Path, dict[str, tuple[str, ...]]],
+) -> None:
+    """A run stopped by Ctrl-C ends its log with a stop line: every reader takes the log, and
+    --resume continues after it (the stop line kept as history)."""
+    folder, commands = run_folder
+    log = folder / LOG
+    _write(log, [*(json.loads(line) for line in log.read_text().splitlines()), _STOP])
+    results = _runs(folder, commands)
+    assert {name: r.exit_code for name, r in results.items()} == dict.fromkeys(commands, 0), {
+        name: r.stderr for name, r in results.items()
+    }
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert lines[-2:] == [_STOP, {"schema": "k3diff.samples/1", "resumed": lines[-1]["resumed"]}]
 
 
 @pytest.mark.parametrize("edit", sorted(EDITS))

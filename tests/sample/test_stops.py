@@ -31,6 +31,12 @@ def _prompts(tmp_path: Path) -> Path:
     )
 
 
+def _stop(out: Path) -> dict[str, Any] | None:
+    """The log's last line where it is a stop line."""
+    last = json.loads((out / "samples.jsonl").read_text().splitlines()[-1])
+    return last if "stopped" in last else None
+
+
 def _closed_port() -> str:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -60,6 +66,7 @@ def test_a_disk_that_fills_mid_run_stops_it_with_the_samples_kept(
         f"2 samples kept in {out}/samples.jsonl (--resume continues)"
     ]
     assert len(read_samples(out)[1]) == 2
+    assert _stop(out) is None  # the log could not be written: nothing more was tried
     monkeypatch.undo()
     resumed = sample(*args, "--resume", "--format", "json")
     assert resumed.exit_code == 0, resumed.stderr
@@ -79,6 +86,12 @@ def test_a_flush_that_keeps_failing_stops_the_run_with_the_samples_kept(
     [line] = result.stderr.splitlines()
     assert "/flush: the cache flush failed: " in line
     assert line.endswith(f"; stopped, 0 samples kept in {out}/samples.jsonl (--resume continues)")
+    stop = _stop(out)
+    assert stop is not None and (stop["reason"], stop["resumable"]) == ("flush-failed", True)
+    assert (
+        line
+        == f"k3diff: error: {stop['message']}; stopped, 0 samples kept in {out}/samples.jsonl (--resume continues)"
+    )
 
 
 def test_a_problem_before_the_log_is_opened_says_nothing_of_one(tmp_path: Path) -> None:
@@ -128,10 +141,14 @@ def test_a_server_that_refuses_every_request_stops_the_run(
     assert "every request of this run would be refused" in line
     kept = len(read_samples(out)[1])
     assert line.endswith(
-        f"; stopped, {kept} samples kept in {out}/samples.jsonl (--resume continues)"
+        f"; stopped, {kept} samples kept in {out}/samples.jsonl (--resume sends the same "
+        "requests and stops the same way)"
     )
     refused = [r for r in server.requests() if r["status"] == status]
     assert len(refused) == 1  # not retried, not sent again
+    stop = _stop(out)
+    assert stop is not None and (stop["reason"], stop["resumable"]) == ("refused", False)
+    assert stop["side"] == "base" and line.startswith(f"k3diff: error: {stop['message']}; ")
 
 
 def test_a_request_the_server_finds_bad_fails_alone(fault_server: Any, tmp_path: Path) -> None:
@@ -186,7 +203,9 @@ def test_sigterm_stops_the_run_as_ctrl_c_does(fault_server: Any, tmp_path: Path)
     assert proc.returncode == 2, stderr
     data = log.read_bytes()
     assert data.endswith(b"\n")
-    kept = data.count(b"\n") - 1
+    kept = len(read_samples(out)[1])
+    stop = _stop(out)
+    assert stop is not None and stop["reason"] == "terminated" and stop["resumable"] is True
     assert 0 < kept < 100
     assert stderr.strip() == (
         f"k3diff: error: terminated (SIGTERM); stopped, {kept} samples kept in {log} "
@@ -251,8 +270,10 @@ def test_sigterm_at_any_point_says_one_line_and_the_log_count(
         capture_output=True, text=True, timeout=120, start_new_session=True,
     )  # fmt: skip
     log = out / "samples.jsonl"
-    kept = log.read_bytes().count(b"\n") - 1
+    kept = len(read_samples(out)[1])
     assert proc.returncode == 2, proc.stderr
+    stop = _stop(out)
+    assert stop is not None and stop["message"] == "terminated (SIGTERM)"
     assert proc.stderr.splitlines() == [
         f"k3diff: error: terminated (SIGTERM); stopped, {kept} samples kept in {log} "
         "(--resume continues)"

@@ -31,7 +31,8 @@ def test_a_json_answer_to_a_stream_request_stops_the_run(tmp_path: Path) -> None
         f"kept in {out}/samples.jsonl (--resume sends the same stream requests and stops the same "
         "way)"
     ]
-    assert (out / "samples.jsonl").read_text().count("\n") == 1  # the header alone
+    _, stop = (out / "samples.jsonl").read_text().splitlines()  # the header and the stop
+    assert '"reason":"not-streamed","resumable":false' in stop
 
 
 def test_help_says_only_the_gauge_proves_a_batch() -> None:
