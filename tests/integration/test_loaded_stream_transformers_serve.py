@@ -48,7 +48,8 @@ def _sample(
     )  # fmt: skip
     log = out / "samples.jsonl"
     lines = [json.loads(x) for x in log.read_text().splitlines()[1:]] if log.exists() else []
-    return result, [x for x in lines if "side" in x]
+    # Samples only: the header, resume markers and a stop line carry `schema`.
+    return result, [x for x in lines if "side" in x and "schema" not in x]
 
 
 def test_the_background_load_is_counted_against_a_real_server(
@@ -172,5 +173,7 @@ def test_a_real_whole_completion_for_a_stream_stops_the_run(
         "the same way)"
     ]
     assert [(s["side"], s["error"]) for s in samples] == [("base", None)]
+    stop = json.loads((out / "samples.jsonl").read_text().splitlines()[-1])
+    assert (stop["reason"], stop["resumable"], stop.get("side")) == ("not-streamed", False, "patch")
     again, _ = _sample(inference_server.base_url, tmp_path, PROMPTS[:1], *args, "--resume")
     assert again.exit_code == 2 and "stopped, 1 sample kept" in again.stderr
