@@ -74,7 +74,7 @@ class ZipArchive(RecordMap):
         if budget is None:
             with self._budget_made:
                 if self._budget is None:
-                    self._budget = InflateBudget.for_ends(self.entries, self.record_ends())
+                    self._budget = InflateBudget.deferred(self.entries, self.record_ends)
                 budget = self._budget
         if not budget.spend(produced):
             raise self._corrupt(entry, f"not read to its end: {budget.describe()}")
