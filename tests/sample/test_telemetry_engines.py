@@ -305,3 +305,31 @@ def test_a_side_without_draft_counts_is_said_not_reported(
     assert line.endswith("/metrics: HTTP 404)"), line
     markdown = run_k3diff("telemetry", out / "samples.jsonl", "--format", "markdown").stdout
     assert "speculation, patch: not reported (no engine sent draft counts; " in markdown
+
+
+def test_a_vllm_window_accepting_more_tokens_than_it_drafted_is_not_a_count_pair(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    # review65: the patch's counters rose by more accepted tokens than draft tokens in every
+    # window (a hostile server, or counters read while a step was half counted). Before, scipy
+    # was handed k > n: "internal error (a bug in k3diff ...)", exit 2. Such a window's tokens
+    # are "not reported", as TensorRT-LLM's and SGLang's pairs are; `--expect speculation`
+    # then names the side.
+    patch = {
+        "vllm_spec": {"drafts": 10, "draft_tokens": 20, "accepted_tokens": 30, "per_pos": [9, 8]}
+    }
+    out = _run(fault_server, tmp_path, (_vllm(BASE_POS), patch), "--metrics", "vllm-spec")
+    _, lines = read_samples(out)
+    assert {
+        line["server_spec"]["accepted_tokens"] for line in lines if line["side"] == "patch"
+    } == {30}
+    code, doc, text = _telemetry(out / "samples.jsonl", "--expect", "speculation")
+    assert code == 1, text
+    assert [n["side"] for n in doc["not_exercised"]] == ["patch"]
+    spec = {s["side"]: s for s in doc["speculation"]}
+    assert spec["base"]["drafted"] == 50 * REPEATS
+    assert spec["patch"]["drafted"] == 0 and spec["patch"]["accepted"] == 0
+    assert (
+        run_k3diff("telemetry", out / "samples.jsonl", "--fail-on", "acceptance-drop").exit_code
+        == 1
+    )
