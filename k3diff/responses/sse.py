@@ -53,7 +53,11 @@ class _Choice:
         self._add_logprobs(choice.get("logprobs"))
         for name, value in choice.items():
             if name not in ("index", "delta", "text", "finish_reason", "token_ids", "logprobs"):
-                self.rest.setdefault(name, value)
+                # The first value that is not null: vLLM sends `"stop_reason": null` in every
+                # chunk but the last, which names the stop string or token (review65: keeping
+                # the first chunk's null hid a stop_reason that differed, exit 0).
+                if self.rest.get(name) is None:
+                    self.rest[name] = value
 
     def _add_logprobs(self, logprobs: Any) -> None:
         if isinstance(logprobs, dict) and "tokens" in logprobs:
