@@ -70,6 +70,7 @@ def run_sampling(
 def _open_log(options: SampleOptions, run: dict[str, Any]) -> tuple[SampleLog, SamplesLog | None]:
     if options.resume and (options.out / "samples.jsonl").exists():
         return SampleLog.resume(options.out, run, _now())
+    PerfLog.refuse_stale(options.out)
     return SampleLog.create(options.out, run), None
 
 
