@@ -21,6 +21,9 @@ from k3diff import bounded
 from k3diff.errors import ResponseFormatError
 from k3diff.responses.parts import without
 
+_FOLDED = frozenset({"index", "delta", "text", "finish_reason", "token_ids", "logprobs"})
+"""A streamed choice's fields folded on their own; its others are kept as they come."""
+
 
 class _Choice:
     """The pieces of one choice of a stream."""
@@ -52,12 +55,11 @@ class _Choice:
             self.token_ids.extend(choice["token_ids"])
         self._add_logprobs(choice.get("logprobs"))
         for name, value in choice.items():
-            if name not in ("index", "delta", "text", "finish_reason", "token_ids", "logprobs"):
-                # The first value that is not null: vLLM sends `"stop_reason": null` in every
-                # chunk but the last, which names the stop string or token (review65: keeping
-                # the first chunk's null hid a stop_reason that differed, exit 0).
-                if self.rest.get(name) is None:
-                    self.rest[name] = value
+            # The first value that is not null: vLLM sends `"stop_reason": null` in every chunk
+            # but the last, which names the stop string or token (review65: keeping the first
+            # chunk's null hid a stop_reason that differed, exit 0).
+            if name not in _FOLDED and self.rest.get(name) is None:
+                self.rest[name] = value
 
     def _add_logprobs(self, logprobs: Any) -> None:
         if isinstance(logprobs, dict) and "tokens" in logprobs:

@@ -232,4 +232,5 @@ def test_a_new_run_refuses_a_folder_holding_an_earlier_runs_perf_metrics(
     resumed = sample(*args, "--repeats", "2", "--resume")
     assert resumed.exit_code == 0, resumed.stderr
     code, doc, _ = run_telemetry(out / "samples.jsonl")
+    assert code == 0
     assert {s["side"]: s["requests"] for s in doc["speculation"]} == {"base": 2, "patch": 2}
