@@ -361,3 +361,8 @@ def test_sglang_positions_no_verify_step_reached_are_gated_as_zero(
     assert third["p_adjusted"] == pytest.approx(4 / comb(2 * repeats, repeats))
     assert [(f["name"], f["position"]) for f in gate["findings"]] == [("acceptance-drop", 3)]
     assert code == 1, text
+    # `--expect draft-lengths=1-3` says what happened there: never accepted, not unreported.
+    _, doc, _ = _telemetry(out / "samples.jsonl", "--expect", "draft-lengths=1-3")
+    assert [(n["side"], n["detail"]) for n in doc["not_exercised"]] == [
+        ("patch", f"draft length 3 never accepted in {10 * repeats} drafts")
+    ]
