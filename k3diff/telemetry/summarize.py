@@ -168,7 +168,10 @@ def summarize(
         problems.update(_metrics_problems(read_log.header.fields))
     if not samples:
         raise InputError(f"{', '.join(map(str, logs))}: no sample in the log")
-    sides = sorted({s.side for s in samples})
+    # Every side a run sampled, also one with no line in its log (a run stopped before its
+    # first patch sample): review65, `--expect speculation` said "every side exercised" of a
+    # run whose patch was never sampled.
+    sides = sorted({s.side for s in samples}.union(*(log.header.sides or () for log in read_logs)))
     accounts = account(logs, samples)
     modes = _with_spec(_modes(samples), accounts)
     speculation = _speculation(accounts, sides, options.alpha, ", ".join(map(str, logs)))

@@ -1,12 +1,16 @@
-"""Each sample counts once: a samples log given twice, or a copy of it, is refused, and logs of
-different runs are pooled only with `--pool-runs` (review65).
+"""What `telemetry` reads of its logs (review65): each sample once, and every side the run sampled.
 
-Before, `telemetry` added up every log it was given: the same log given four times made four
-times the vLLM windows, and a gate that could not decide on two windows a side
-(`acceptance-undecided`, exit 1) passed (exit 0) on the same two windows counted four times."""
+A samples log given twice, or a copy of it, is refused, and logs of different runs are pooled
+only with `--pool-runs`. Before, `telemetry` added up every log it was given: the same log given
+four times made four times the vLLM windows, and a gate that could not decide on two windows a
+side (`acceptance-undecided`, exit 1) passed (exit 0) on the same two windows counted four
+times. And a side the run's header says it sampled is held to `--expect` also when its log holds
+none of its samples (a run stopped before its first patch sample): before, only the sides with
+lines were, and `--expect speculation` said "every side exercised speculation", exit 0."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -47,3 +51,25 @@ def test_logs_of_two_runs_are_pooled_only_when_asked(tmp_path: Path) -> None:
     assert code == 0
     # Each run's two windows a side, once each.
     assert {s["side"]: s["requests"] for s in doc["speculation"]} == {"base": 4, "patch": 4}
+
+
+def test_a_side_the_run_sampled_is_held_to_expect_without_a_line_in_the_log(
+    tmp_path: Path,
+) -> None:
+    log = _sample(tmp_path, (RATES, "1"), (BETTER, "2"), repeats=1)
+    header, *lines = log.read_text().splitlines()
+    assert set(json.loads(header)["run"]["servers"]) == {"base", "patch"}
+    base_only = tmp_path / "stopped" / "samples.jsonl"
+    base_only.parent.mkdir()
+    base_only.write_text(
+        "\n".join([header, *(x for x in lines if json.loads(x)["side"] == "base")]) + "\n"
+    )
+    code, doc, text = run_telemetry(base_only, "--expect", "speculation")
+    assert code == 1, text
+    assert [(n["side"], n["expectation"]) for n in doc["not_exercised"]] == [
+        ("patch", "speculation")
+    ]
+    assert text.splitlines()[-1] == (
+        "Verdict: FAIL (exit 1): not exercised (coverage debt): speculation on the patch side"
+    )
+    assert run_telemetry(log, "--expect", "speculation")[0] == 0  # the whole log: both sides
