@@ -219,6 +219,13 @@ class StreamAssembler:
             self._chat = self._chat or chat
             self._choices.setdefault(index, _Choice()).add(choice, chat, where)
 
+    @property
+    def answered(self) -> bool:
+        """Some chunk held a choice, or an error: the stream is a completion or chat stream
+        (or a failed one), not another server's stream (SGLang's `/generate` and TGI's send
+        their text outside `choices`)."""
+        return bool(self._choices) or self._error is not None
+
     def finish(self) -> dict[str, Any]:
         """The stream as one non-streamed completion or chat-completion object."""
         choices = [self._choices[i].finish(i, self._chat) for i in sorted(self._choices)]
