@@ -10,10 +10,12 @@ from spec_counters import SpecCounters
 
 KINDS = (
     "vllm", "vllm-spec", "sglang", "tgi", "trtllm", "garbage", "huge", "bulky", "slow", "flaky",
+    "wide",
 )  # fmt: skip
 """What `--metrics` takes (`slow` and `flaky` are the handler's: a stall, then `vllm` once and
 `garbage` after; `bulky` is `vllm` with 1.5 MiB of histogram buckets beside it, a large
-data-parallel server's body, under the cap)."""
+data-parallel server's body, under the cap; `wide` is `vllm` after a 100 KiB comment line, a
+line prometheus_client's parser takes quadratic time over)."""
 
 
 def trtllm_stats(running: int) -> list[dict[str, Any]]:
@@ -34,6 +36,9 @@ def metrics_text(kind: str, running: int, hits: int, spec: SpecCounters) -> tupl
         kind, spec_lines = "vllm", _buckets(3 << 19)
     if kind == "vllm-spec":
         kind, spec_lines = "vllm", spec.series()
+    if kind == "wide":
+        body, content_type = metrics_text("vllm", running, hits, spec)
+        return b"# " + b" " * (100 << 10) + b"x\n" + body, content_type
     series = {
         "vllm": [
             "# HELP vllm:num_requests_running Number of requests in model execution batches.",

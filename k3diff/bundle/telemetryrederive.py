@@ -57,6 +57,7 @@ def _again(body: dict[str, Any], logs: Sequence[Document]) -> dict[str, Any] | s
             alpha=float(body["alpha"]),
             draft_lengths=body.get("draft_lengths"),
             fail_on=tuple(Gate(g) for g in body.get("fail_on", [])),
+            pool_runs=True,  # report refused logs of different runs unless --pool-runs
         )
         read = tuple(log.log for log in logs if log.log is not None)
         paths = tuple(Path(log.name) for log in logs)

@@ -70,6 +70,11 @@ def parse_expectations(values: tuple[str, ...]) -> tuple[tuple[Expectation, ...]
     show_default=True,
     help="1 - confidence of the acceptance-rate intervals; the level of --fail-on's tests.",
 )
+@click.option(
+    "--pool-runs",
+    is_flag=True,
+    help="Pool sample logs of different runs (a log given twice is refused either way).",
+)
 @input_cap_options
 @output_options
 def telemetry_command(
@@ -77,6 +82,7 @@ def telemetry_command(
     expect: tuple[str, ...],
     fail_on: tuple[str, ...],
     alpha: float,
+    pool_runs: bool,
     output_format: str,
     output: Path | None,
 ) -> int:
@@ -105,6 +111,7 @@ def telemetry_command(
             alpha=alpha,
             draft_lengths=longest,
             fail_on=tuple(dict.fromkeys(Gate(g) for g in fail_on)),
+            pool_runs=pool_runs,
         ),
     )
     fmt = OutputFormat(output_format)

@@ -21,6 +21,9 @@ from k3diff import bounded
 from k3diff.errors import ResponseFormatError
 from k3diff.responses.parts import without
 
+_FOLDED = frozenset({"index", "delta", "text", "finish_reason", "token_ids", "logprobs"})
+"""A streamed choice's fields folded on their own; its others are kept as they come."""
+
 
 class _Choice:
     """The pieces of one choice of a stream."""
@@ -52,8 +55,11 @@ class _Choice:
             self.token_ids.extend(choice["token_ids"])
         self._add_logprobs(choice.get("logprobs"))
         for name, value in choice.items():
-            if name not in ("index", "delta", "text", "finish_reason", "token_ids", "logprobs"):
-                self.rest.setdefault(name, value)
+            # The first value that is not null: vLLM sends `"stop_reason": null` in every chunk
+            # but the last, which names the stop string or token (review65: keeping the first
+            # chunk's null hid a stop_reason that differed, exit 0).
+            if name not in _FOLDED and self.rest.get(name) is None:
+                self.rest[name] = value
 
     def _add_logprobs(self, logprobs: Any) -> None:
         if isinstance(logprobs, dict) and "tokens" in logprobs:
@@ -212,6 +218,13 @@ class StreamAssembler:
             chat = isinstance(choice.get("delta"), dict)
             self._chat = self._chat or chat
             self._choices.setdefault(index, _Choice()).add(choice, chat, where)
+
+    @property
+    def answered(self) -> bool:
+        """Some chunk held a choice, or an error: the stream is a completion or chat stream
+        (or a failed one), not another server's stream (SGLang's `/generate` and TGI's send
+        their text outside `choices`)."""
+        return bool(self._choices) or self._error is not None
 
     def finish(self) -> dict[str, Any]:
         """The stream as one non-streamed completion or chat-completion object."""

@@ -121,6 +121,13 @@ def _sse_records(
     stream: StreamAssembler, display: str, options: LoadOptions, cut: bool = False
 ) -> list[ResponseRecord]:
     where = f"{display}:{stream.first_line}"
+    if not stream.answered:
+        # Read on, its text would be "" on both sides: a match whatever they said (review65).
+        raise ResponseFormatError(
+            f"{where}: a stream none of whose {stream.chunks} chunks holds a choice (k3diff "
+            "reads OpenAI completion and chat streams; SGLang's /generate and TGI stream their "
+            "text outside choices): nothing to compare"
+        )
     obj = stream.finish()
     if cut and not _finished(obj):
         obj["error"] = f"stream ended without [DONE] after {stream.chunks} chunks"

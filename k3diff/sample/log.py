@@ -290,6 +290,23 @@ class PerfLog:
         self.path = out / self.NAME
         self.count = 0
 
+    @classmethod
+    def refuse_stale(cls, out: Path) -> None:
+        """UsageError when the folder of a new run (no samples log, or an empty one) already
+        holds drained `/perf_metrics`: an earlier run's, whose samples.jsonl was removed. This
+        run would append to it and `telemetry` read it as this run's, before the run's own
+        speculation source (review65)."""
+        perf = out / cls.NAME
+        try:
+            stale = perf.stat().st_size > 0 and _size(out / LOG_NAME) == 0
+        except OSError:
+            return  # none there (or unreadable: appending to it says so)
+        if stale:
+            raise UsageError(
+                f"{perf}: holds /perf_metrics drained by an earlier run, which `k3diff "
+                "telemetry` would count as this run's; remove it or give another --out"
+            )
+
     def append(self, entry: dict[str, Any]) -> None:
         """Append (flushed and fsynced) one drained document."""
         try:
@@ -300,3 +317,11 @@ class PerfLog:
         except OSError as exc:
             raise OutputError(f"{self.path}: cannot append: {exc.strerror or exc}") from exc
         self.count += 1
+
+
+def _size(path: Path) -> int:
+    """The file's size, 0 when there is none."""
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0

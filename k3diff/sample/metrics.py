@@ -50,6 +50,14 @@ METRICS_MAX_BYTES = 2 << 20
 """Largest `/metrics` body read. vLLM's, histograms and all, is tens to a few hundred KB a
 model (one engine), so 2 MiB leaves room for a data-parallel server's per-engine series; a
 hostile body at the cap is about 0.7 s of parsing (8 MiB was 2.7 s), off the event loop."""
+METRICS_MAX_LINE = 16 << 10
+"""Longest `/metrics` line parsed. A server writes lines of a few hundred bytes (a histogram
+bucket, a HELP text, an info gauge's labels); prometheus_client's parser is quadratic in the
+length of one line (a label, or a comment's run of blanks, copies the rest of the line), so
+one 2 MiB line of 200,000 labels took it 15 s and a comment of 800,000 blanks 3.4 s (review65),
+each poll, holding the GIL while requests were timed. With lines capped, a body at the byte
+cap made of such lines parsed in 0.9-1.3 s on the 2-core dev box, no more than 500,000 short
+lines do (1.9 s there)."""
 METRICS_TIMEOUT = 2.0
 """Seconds one `/metrics` read may take."""
 POLL_INTERVAL = 0.1
@@ -83,6 +91,10 @@ def prometheus_samples(data: bytes) -> list[Sample]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise MetricsProblem("not UTF-8") from exc
+    if max(map(len, text.split("\n"))) > METRICS_MAX_LINE:
+        raise MetricsProblem(
+            f"not Prometheus text (a line longer than {size_text(METRICS_MAX_LINE)})"
+        )
     try:
         return [
             sample for family in text_string_to_metric_families(text) for sample in family.samples

@@ -73,6 +73,7 @@ def _open_log(
 ) -> tuple[SampleLog, SamplesLog | None]:
     if options.resume and (options.out / "samples.jsonl").exists():
         return SampleLog.resume(options.out, run, now(), sent.check)
+    PerfLog.refuse_stale(options.out)
     return SampleLog.create(options.out, run), None
 
 

@@ -1,6 +1,6 @@
 """Sampling runs: which run a samples log belongs to, and the rule that logs of different runs
 are pooled only when asked (`--pool-runs`), for every reader that pools logs (`triage`,
-`report`)."""
+`telemetry`, `report`)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,14 @@ def read_samples_logs(paths: Sequence[Path], *, pool_runs: bool = False) -> tupl
     """Read several logs that are to be pooled: they must be of one run unless `pool_runs`,
     and no sample of a run may appear twice across them."""
     logs = tuple(read_samples_log(path) for path in paths)
+    check_pooled(logs, pool_runs)
+    return logs
+
+
+def check_pooled(logs: Sequence[SamplesLog], pool_runs: bool) -> None:
+    """Raise as `read_samples_logs` does for logs already read: of different runs without
+    `pool_runs` (UsageError), or a sample of a run in two of them (InputError: a log given
+    twice, or a copy of it, would count every sample twice)."""
     check_one_run(logs, pool_runs)
     first: dict[tuple[str, tuple[str, str, str, int]], str] = {}
     for log in logs:
@@ -28,7 +36,6 @@ def read_samples_logs(paths: Sequence[Path], *, pool_runs: bool = False) -> tupl
                     f"{first[slot]}"
                 )
             first[slot] = f"{log.path}:{number}"
-    return logs
 
 
 @dataclass(frozen=True)

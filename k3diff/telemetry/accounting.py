@@ -188,8 +188,12 @@ def account(logs: tuple[Path, ...], samples: list[SampleLine]) -> Accounts:
     """What the engines reported across the runs of `logs` (their samples and the
     `perf_metrics.jsonl` beside each)."""
     accounts = Accounts()
+    # Two logs in one directory share its perf log: read once, not once per log.
+    perf_logs: dict[Path, Path] = {}
     for log in logs:
-        for entry in _perf_entries(log.parent / PerfLog.NAME):
+        perf_logs.setdefault((log.parent / PerfLog.NAME).resolve(), log.parent / PerfLog.NAME)
+    for perf in perf_logs.values():
+        for entry in _perf_entries(perf):
             side, mode = str(entry.get("side")), str(entry.get("mode"))
             for request in trtllm_requests(entry.get("metrics")):
                 accounts.add_request(side, mode, request)

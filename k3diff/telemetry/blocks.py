@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from math import ceil
 
-from k3diff.telemetry.gate import gate_work
+from k3diff.telemetry.gate import compared_positions, gate_work
 from k3diff.telemetry.model import GATE_MAX_UNITS, GATE_MAX_WORK, SideUnits
 
 Lengths = Mapping[str, tuple[int, int]]
@@ -38,7 +38,7 @@ def longest(units: Mapping[str, SideUnits]) -> int:
     """Draft positions both sides report (what `gate._rows` compares), as blocks keep it."""
     if set(units) != {"base", "patch"}:
         return 0
-    return min(max((len(a) for _, a in u.position_units), default=0) for u in units.values())
+    return compared_positions(units["base"], units["patch"])
 
 
 def work_bound(lengths: Lengths, positions: int, block: int) -> int:

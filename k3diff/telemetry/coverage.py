@@ -25,7 +25,8 @@ class Coverage:
     draft_lengths: int | None
     """K of `draft-lengths=1-K`."""
     sides: list[str]
-    """Every side of the logs (also one whose every request failed)."""
+    """Every side of the logs (also one whose every request failed, or that its run header
+    names without a line in the log)."""
     modes: tuple[ModeTelemetry, ...]
     speculation: tuple[Speculation, ...]
     kv_reuse: tuple[KvReuse, ...]

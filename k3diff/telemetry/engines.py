@@ -170,10 +170,14 @@ def vllm_counts(spec: Mapping[str, Any]) -> DraftCounts:
     drafts = server_count(spec.get("drafts"))
     if not _positions_sound(at_least, drafts):
         at_least = ()  # impossible counts are not reported: never a pass, never a traceback
+    accepted = server_count(spec.get("accepted_tokens"))
+    drafted = server_count(spec.get("draft_tokens"))
+    if accepted is not None and drafted is not None and accepted > drafted:
+        accepted = drafted = None  # not a count pair, as TensorRT-LLM's and SGLang's (review65)
     return DraftCounts(
         SOURCE_VLLM,
-        server_count(spec.get("accepted_tokens")),
-        server_count(spec.get("draft_tokens")),
+        accepted,
+        drafted,
         drafts,
         at_least,
         max(1, server_count(spec.get("samples")) or 1),

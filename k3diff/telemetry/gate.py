@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from k3diff.sample.lines import UNREAD
+from k3diff.telemetry.engines import SOURCE_SGLANG
 from k3diff.telemetry.model import (
     ACCEPTANCE_UNDECIDED,
     GATE_EXACT_SPLITS,
@@ -98,14 +99,24 @@ def _no_comparison(sides: Mapping[str, SideUnits]) -> str:
     return "nothing to compare (" + "; ".join(missing) + "), so no drop could have been detected"
 
 
+def compared_positions(base: SideUnits, patch: SideUnits) -> int:
+    """How many draft positions both sides report. vLLM's per-position counter has one series
+    a position the server drafts at; SGLang's histogram grows only to the most tokens a verify
+    step accepted (`update_spec_acceptance_histogram`), so a position past it is one no step
+    reached (0 of the drafts), not one unreported. Comparing only the positions both lists
+    reach left out exactly those a patch breaks (review65: base at position 3 in 4 of 10
+    drafts, patch never there, and the gate passed on positions 1-2)."""
+    reach = [max((len(a) for _, a in c.position_units), default=0) for c in (base, patch)]
+    closed = [n for n, c in zip(reach, (base, patch), strict=True) if c.source != SOURCE_SGLANG]
+    return min(closed) if closed else max(reach)
+
+
 def _rows(sides: Mapping[str, SideUnits]) -> list[tuple[int | None, Units, Units]]:
     """The comparisons the gate makes: (position, None for pooled; base units; patch units)."""
     base, patch = sides.get("base"), sides.get("patch")
     rows: list[tuple[int | None, Units, Units]] = []
     if base is not None and patch is not None:
-        longest = min(
-            max((len(a) for _, a in counts.position_units), default=0) for counts in (base, patch)
-        )
+        longest = compared_positions(base, patch)
         for position in (None, *range(1, longest + 1)):
             pair = (_units(base, position), _units(patch, position))
             if len(pair[0]) >= MIN_UNITS and len(pair[1]) >= MIN_UNITS:

@@ -10,6 +10,7 @@ screen, as the pooled one.
 from __future__ import annotations
 
 from k3diff.telemetry.accounting import Accounts
+from k3diff.telemetry.engines import SOURCE_SGLANG
 from k3diff.telemetry.model import PositionRate, PositionTest
 
 
@@ -67,7 +68,11 @@ def missing_lengths(accounts: Accounts, side: str, longest: int) -> str | None:
         return f"draft lengths 1-{longest} not reported: no per-position acceptance{source}"
     counts = found[1]
     reported = len(counts.at_least)
-    unseen = [n for n in range(1, min(longest, reported) + 1) if counts.at_least[n - 1] == 0]
+    if found[0] == SOURCE_SGLANG:
+        # Its histogram ends at the most tokens a step accepted: past it, none reached.
+        reported = longest
+    at_least = [*counts.at_least, *[0] * (reported - len(counts.at_least))]
+    unseen = [n for n in range(1, min(longest, reported) + 1) if at_least[n - 1] == 0]
     unreported = list(range(reported + 1, longest + 1))
     parts = []
     if unseen:

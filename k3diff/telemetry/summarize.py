@@ -11,6 +11,7 @@ from k3diff.counts import FISHER_MAX_TOTAL, checked_total
 from k3diff.errors import InputError
 from k3diff.sample.lines import SampleLine
 from k3diff.sample.reader import SamplesLog, read_samples_log
+from k3diff.sample.runs import check_pooled
 from k3diff.telemetry.accounting import Accounts, account
 from k3diff.telemetry.blocks import within_caps
 from k3diff.telemetry.coverage import Coverage, not_exercised
@@ -37,6 +38,9 @@ class TelemetryOptions:
     """K of `--expect draft-lengths=1-K` (with Expectation.DRAFT_LENGTHS in `expect`)."""
     fail_on: tuple[Gate, ...] = ()
     """`--fail-on` gates."""
+    pool_runs: bool = False
+    """`--pool-runs`: logs of different runs may be pooled (a sample of a run given twice
+    never is)."""
 
 
 def cached_tokens(usage: Mapping[str, Any] | None) -> int | None:
@@ -155,13 +159,19 @@ def summarize(
     them a second time: telemetry63)."""
     samples: list[SampleLine] = []
     problems: dict[str, str] = {}
-    for index, log in enumerate(logs):
-        read_log = read[index] if read else read_samples_log(log)
+    read_logs = tuple(read) if read else tuple(read_samples_log(log) for log in logs)
+    # A log given twice (or a copy of it) would count each window twice: twice the units
+    # turned a gate that could not decide into a pass (review65).
+    check_pooled(read_logs, options.pool_runs)
+    for read_log in read_logs:
         samples.extend(read_log.samples)
         problems.update(_metrics_problems(read_log.header.fields))
     if not samples:
         raise InputError(f"{', '.join(map(str, logs))}: no sample in the log")
-    sides = sorted({s.side for s in samples})
+    # Every side a run sampled, also one with no line in its log (a run stopped before its
+    # first patch sample): review65, `--expect speculation` said "every side exercised" of a
+    # run whose patch was never sampled.
+    sides = sorted({s.side for s in samples}.union(*(log.header.sides or () for log in read_logs)))
     accounts = account(logs, samples)
     modes = _with_spec(_modes(samples), accounts)
     speculation = _speculation(accounts, sides, options.alpha, ", ".join(map(str, logs)))

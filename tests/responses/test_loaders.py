@@ -251,3 +251,28 @@ def test_k3diffs_own_documents_are_named_not_read_as_captures(tmp_path: Path) ->
         load(samples)
     assert str(caught.value).startswith("samples.jsonl: a k3diff.samples/1 document")
     assert "k3diff triage" in str(caught.value)
+
+
+def test_a_document_with_both_a_responses_and_a_records_list_is_refused(tmp_path: Path) -> None:
+    # review65: the document loader read the "responses" list and left "records" unread, so
+    # two captures differing only there compared equal (exit 0).
+    from cli_support import run_k3diff
+
+    def capture(name: str, text: str) -> Path:
+        return write_json(
+            tmp_path / name,
+            {
+                "responses": [{"id": "a", "text": "same"}],
+                "records": [{"id": "b", "text": text}],
+            },
+        )
+
+    result = run_k3diff("responses", capture("base.json", "yes"), capture("patch.json", "no"))
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr == (
+        f"k3diff: error: {tmp_path / 'base.json'}: holds both a 'responses' and a 'records' "
+        "list; one file holds its records in one of them\n"
+    )
+    # Either one alone is read as ever.
+    alone = write_json(tmp_path / "alone.json", {"records": [{"id": "b", "text": "no"}]})
+    assert run_k3diff("responses", alone, alone).exit_code == 0

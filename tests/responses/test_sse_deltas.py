@@ -89,3 +89,54 @@ def test_streamed_reasoning_that_differs_is_a_difference(tmp_path: Path) -> None
     (record,) = json.loads(result.stdout)["records"]
     assert [c["path"] for c in record["field_changes"]] == ["choice.message.reasoning_content"]
     assert run_k3diff("responses", base, same, "--by-order", cwd=tmp_path).exit_code == 0
+
+
+def _completion_stream(rid: str, stop_reason: Any) -> list[dict[str, Any]]:
+    """vLLM's completions stream: every choice carries `stop_reason`, null until the last."""
+
+    def chunk(text: str, finish: str | None, stop: Any) -> dict[str, Any]:
+        choice = {"index": 0, "text": text, "logprobs": None, "finish_reason": finish}
+        return {"id": rid, "object": "text_completion", "model": "m", "choices": [
+            {**choice, "stop_reason": stop}
+        ]}  # fmt: skip
+
+    return [chunk("Hello", None, None), chunk(" world", "stop", stop_reason)]
+
+
+def test_a_streamed_stop_reason_is_the_last_chunks_as_in_the_whole_answer(tmp_path: Path) -> None:
+    # review65: the first chunk's `"stop_reason": null` was kept, so two streams that stopped
+    # on different stop strings (a stop_reason difference, exit 1 between whole answers) matched.
+    base = _write(tmp_path, "base.sse", _completion_stream("a", "\n\n"))
+    patch = _write(tmp_path, "patch.sse", _completion_stream("b", 128009))
+    result = run_k3diff("responses", base, patch, "--by-order", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    assert 'choice.stop_reason: "\\n\\n" → 128009' in result.stdout, result.stdout
+    same = _write(tmp_path, "same.sse", _completion_stream("c", "\n\n"))
+    assert run_k3diff("responses", base, same, "--by-order", cwd=tmp_path).exit_code == 0
+
+
+def test_a_stream_whose_chunks_hold_no_choice_is_refused_not_read_as_empty(
+    tmp_path: Path,
+) -> None:
+    # review65: SGLang's native /generate streams its (cumulative) text outside `choices`; both
+    # sides were read as "" and matched (exit 0) whatever they said.
+    def native(text: str) -> list[dict[str, Any]]:
+        meta = {"id": "r1", "prompt_tokens": 3, "completion_tokens": 2}
+        done = {**meta, "finish_reason": {"type": "stop", "matched": 2}}
+        return [
+            {"text": text.split()[0], "meta_info": {**meta, "finish_reason": None}},
+            {"text": text, "meta_info": done},
+        ]
+
+    base = _write(tmp_path, "base.sse", native("Hello world"))
+    patch = _write(tmp_path, "patch.sse", native("Goodbye moon"))
+    result = run_k3diff("responses", base, patch, "--by-order", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr == (
+        "k3diff: error: base.sse:1: a stream none of whose 2 chunks holds a choice (k3diff "
+        "reads OpenAI completion and chat streams; SGLang's /generate and TGI stream their "
+        "text outside choices): nothing to compare\n"
+    )
+    # A stream that failed before any choice is still a failed request (exit 1), as before.
+    failed = _write(tmp_path, "failed.sse", [{"id": "e", "error": {"message": "overloaded"}}])
+    assert run_k3diff("responses", failed, failed, "--by-order", cwd=tmp_path).exit_code == 1

@@ -55,7 +55,8 @@ client sees tokens arrive together, and only the server's gauge can say it queue
 `sglang`, `tgi` (Prometheus text: the engine's running-requests gauge, the requests being
 generated now, plus vLLM's and SGLang's prefix-cache hit counters), `trtllm` (TensorRT-LLM's
 JSON iteration stats), or hostile: `garbage` (not Prometheus text), `huge` (32 MiB), `slow` (no
-answer for 60 s), `flaky` (vLLM's the first time, garbage after). A request whose fault has
+answer for 60 s), `flaky` (vLLM's the first time, garbage after), `wide` (vLLM's after a 100 KiB
+line). A request whose fault has
 `cache: "counter"` reports no cached tokens in its usage, but a warm one raises the
 hit counter by 3 (`"counter_zero"`: it never rises).
 

@@ -167,6 +167,8 @@ def test_the_summary_text_states_the_gauge_next_to_the_client_figure(
         ("garbage", "not Prometheus text"),
         ("huge", "larger than 2 MiB"),
         ("slow", "unreadable (ReadTimeout)"),
+        # review65: one line is quadratic time to prometheus_client (15 s for a 2 MiB one).
+        ("wide", "not Prometheus text (a line longer than 16 KiB)"),
     ],
 )
 def test_a_hostile_metrics_endpoint_is_capped_and_never_fails_the_run(

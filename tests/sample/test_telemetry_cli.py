@@ -199,3 +199,38 @@ def test_counts_in_range_but_too_many_for_fishers_test_are_said_not_tested(
     result = run_k3diff("telemetry", out / "samples.jsonl")
     assert result.exit_code == 2 and "drafted tokens of the base side: total" in result.stderr
     assert "samples.jsonl" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_new_run_refuses_a_folder_holding_an_earlier_runs_perf_metrics(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    # review65: `rm run/samples.jsonl` and a new run into `run` appended to the earlier run's
+    # perf_metrics.jsonl, and telemetry counted that run's TensorRT-LLM requests as this one's
+    # (read before the run's own vLLM or SGLang counts, the earlier run's alone).
+    base = fault_server("--perf-metrics", "--spec", "30,40")
+    patch = fault_server("--perf-metrics", "--spec", "30,40")
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "a", "prompt": "a"}])
+    out = tmp_path / "out"
+    args = ("--base", base.url, "--patch", patch.url, "--prompts", prompts, "--out", out)
+    assert sample(*args, "--repeats", "1").exit_code == 0
+    perf = (out / "perf_metrics.jsonl").read_bytes()
+    (out / "samples.jsonl").unlink()
+    again = sample(*args, "--repeats", "1")
+    assert again.exit_code == 2, again.stdout
+    assert again.stderr == (
+        f"k3diff: error: {out / 'perf_metrics.jsonl'}: holds /perf_metrics drained by an "
+        "earlier run, which `k3diff telemetry` would count as this run's; remove it or give "
+        "another --out\n"
+    )
+    assert (out / "perf_metrics.jsonl").read_bytes() == perf and not (
+        out / "samples.jsonl"
+    ).exists()
+    # A run that is there is resumed with its perf log, as before.
+    assert sample(*args, "--repeats", "1").exit_code == 2  # the perf log alone: still refused
+    (out / "perf_metrics.jsonl").unlink()
+    assert sample(*args, "--repeats", "1").exit_code == 0
+    resumed = sample(*args, "--repeats", "2", "--resume")
+    assert resumed.exit_code == 0, resumed.stderr
+    code, doc, _ = run_telemetry(out / "samples.jsonl")
+    assert code == 0
+    assert {s["side"]: s["requests"] for s in doc["speculation"]} == {"base": 2, "patch": 2}

@@ -13,12 +13,14 @@ function the tool calls.
 from __future__ import annotations
 
 import json
+from math import comb
 from pathlib import Path
 from typing import Any
 
 import engine_schemas
 import jsonschema
 import numpy
+import pytest
 from cli_support import run_k3diff, run_telemetry
 from scipy.stats import beta, hypergeom
 from telemetry.gate_support import holm
@@ -305,3 +307,62 @@ def test_a_side_without_draft_counts_is_said_not_reported(
     assert line.endswith("/metrics: HTTP 404)"), line
     markdown = run_k3diff("telemetry", out / "samples.jsonl", "--format", "markdown").stdout
     assert "speculation, patch: not reported (no engine sent draft counts; " in markdown
+
+
+def test_a_vllm_window_accepting_more_tokens_than_it_drafted_is_not_a_count_pair(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    # review65: the patch's counters rose by more accepted tokens than draft tokens in every
+    # window (a hostile server, or counters read while a step was half counted). Before, scipy
+    # was handed k > n: "internal error (a bug in k3diff ...)", exit 2. Such a window's tokens
+    # are "not reported", as TensorRT-LLM's and SGLang's pairs are; `--expect speculation`
+    # then names the side.
+    patch = {
+        "vllm_spec": {"drafts": 10, "draft_tokens": 20, "accepted_tokens": 30, "per_pos": [9, 8]}
+    }
+    out = _run(fault_server, tmp_path, (_vllm(BASE_POS), patch), "--metrics", "vllm-spec")
+    _, lines = read_samples(out)
+    assert {
+        line["server_spec"]["accepted_tokens"] for line in lines if line["side"] == "patch"
+    } == {30}
+    code, doc, text = _telemetry(out / "samples.jsonl", "--expect", "speculation")
+    assert code == 1, text
+    assert [n["side"] for n in doc["not_exercised"]] == ["patch"]
+    spec = {s["side"]: s for s in doc["speculation"]}
+    assert spec["base"]["drafted"] == 50 * REPEATS
+    assert spec["patch"]["drafted"] == 0 and spec["patch"]["accepted"] == 0
+    assert (
+        run_k3diff("telemetry", out / "samples.jsonl", "--fail-on", "acceptance-drop").exit_code
+        == 1
+    )
+
+
+def test_sglang_positions_no_verify_step_reached_are_gated_as_zero(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    # review65: SGLang's histogram grows only to the most tokens one verify step accepted, so
+    # a patch whose drafter never gets a 3rd token accepted sends histograms of length 3. The
+    # gate compared only the positions both lists reach (pooled, 1, 2), where this patch is no
+    # worse, and passed (exit 0) while the base reached position 3 in 4 of 10 drafts a request.
+    base_meta = engine_schemas.sglang_meta_info([1, 2, 3, 4], draft_per_step=3)
+    patch_meta = engine_schemas.sglang_meta_info([0, 0, 10], draft_per_step=3)
+    assert base_meta["spec_accept_token_num"] == patch_meta["spec_accept_token_num"] == 20
+    repeats = 6
+    out = sample_fault_pair(
+        fault_server, tmp_path, ({"meta_info": base_meta}, {"meta_info": patch_meta}), repeats
+    )
+    code, doc, text = _telemetry(out / "samples.jsonl", "--fail-on", "acceptance-drop")
+    gate = doc["acceptance_gate"]
+    assert [t["position"] for t in gate["tests"]] == [None, 1, 2, 3]
+    third = gate["tests"][3]
+    assert (third["base"], third["patch"]) == ([4 * repeats, 10 * repeats], [0, 10 * repeats])
+    # Every split of 6 + 6 identical units: only the observed one is as extreme.
+    assert third["p"] == pytest.approx(1 / comb(2 * repeats, repeats))
+    assert third["p_adjusted"] == pytest.approx(4 / comb(2 * repeats, repeats))
+    assert [(f["name"], f["position"]) for f in gate["findings"]] == [("acceptance-drop", 3)]
+    assert code == 1, text
+    # `--expect draft-lengths=1-3` says what happened there: never accepted, not unreported.
+    _, doc, _ = _telemetry(out / "samples.jsonl", "--expect", "draft-lengths=1-3")
+    assert [(n["side"], n["detail"]) for n in doc["not_exercised"]] == [
+        ("patch", f"draft length 3 never accepted in {10 * repeats} drafts")
+    ]
