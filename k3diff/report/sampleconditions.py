@@ -55,16 +55,14 @@ def models_text(result: SampleResult) -> str:
         if found.answered or found.torn
     )
     text = f"; models: {answered}"
-    refused = [side for side, found in models.sides.items() if found.mixed]
-    for side in refused:
-        found = models.sides[side]
+    for side, found in models.sides.items():
+        if not found.mixed:
+            continue
         count = len(found.mixed)
-        streams = f"{found.torn} stream{'s' if found.torn != 1 else ''}"
-        torn = f" ({streams} whose chunks named several)" if found.torn else ""
         text += (
             f"; {side} answered {count} record{'s' if count != 1 else ''} as more than one "
-            f"model{torn}: triage refuses such samples (a server restarted on another "
-            "checkpoint, or replicas serving different ones)"
+            "model: triage refuses such samples (a server restarted on another checkpoint, or "
+            "replicas serving different ones)"
         )
     if models.across:
         count = len(models.across)
@@ -78,11 +76,12 @@ def models_text(result: SampleResult) -> str:
 
 def _answered(found: SideModels) -> str:
     """'answered as "a" (3), "b" (1), requested "m"' for one side (the requested models only
-    where one answered is none of them)."""
+    where one answered is none of them); its streams whose chunks named several models too."""
     names = [f"{_name(model)} ({count})" for model, count in found.answered.items()]
+    text = f"answered as {', '.join(names)}" if names else "answered"
     if found.torn:
-        names.append(f"{found.torn} stream{'s' if found.torn != 1 else ''} naming several")
-    text = f"answered as {', '.join(names)}"
+        streams = f"{found.torn} stream{'s' if found.torn != 1 else ''}"
+        text += f"{',' if names else ''} in {streams} whose chunks named several models"
     if found.renamed:
         text += f", requested {_listed(found.requested)}"
     return text

@@ -18,17 +18,27 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 from cli_support import run_k3diff
 from triage.helpers import compare_texts
+
+from k3diff.documents.catalog import load_schema
 
 from .support import flat, headline, read_samples, sample, write_prompts
 
 
 def _json_run(*args: str | Path) -> tuple[int, dict[str, Any], str]:
-    """`k3diff sample ARGS --format json`: exit code, document, stderr."""
+    """`k3diff sample ARGS --format json`: exit code, document (valid against its schema, each
+    log line against the log's), stderr."""
     result = sample(*args, "--format", "json")
     assert result.exit_code in (0, 1), result.stderr
-    return result.exit_code, json.loads(result.stdout), result.stderr
+    document = json.loads(result.stdout)
+    validator = jsonschema.Draft202012Validator
+    jsonschema.validate(document, load_schema("sample"), cls=validator)
+    lines = (Path(document["out"]) / "samples.jsonl").read_text().splitlines()
+    for line in lines:
+        jsonschema.validate(json.loads(line), load_schema("samples"), cls=validator)
+    return result.exit_code, document, result.stderr
 
 
 def test_answers_out_of_step_are_counted_per_side(
