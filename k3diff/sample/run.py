@@ -50,8 +50,9 @@ def run_sampling(
         records = read_prompts(options.prompts)
         endpoint = options.endpoint or infer_endpoint(records)
         check_endpoint(records, endpoint)
-        if differing is not None and side_fields(options, records):
-            differing(side_fields(options, records))
+        found = side_fields(options, records)
+        if differing is not None and found:
+            differing(found)
         routing = resolve_routing(
             side_urls(options),
             proxy=options.proxy,
