@@ -275,8 +275,9 @@ def sample(
 
     Every sample is appended to OUT/samples.jsonl and fsynced before it counts; --resume
     continues a killed run without losing or repeating one. Exit 0 when every planned sample
-    was taken, 1 when any request failed after its retries (it is in the log), 2 when a server
-    cannot be reached or the input is unusable.
+    was taken, 1 when any request failed after its retries (it is in the log), the control was
+    vacuous or a side answered one record as several models (triage refuses those), 2 when a
+    server cannot be reached or the input is unusable.
 
     \b
     Examples:
@@ -335,6 +336,7 @@ def sample(
     )
     # Imported here: `--help` does not load the HTTP client and the renderers.
     from k3diff.report.sample import render
+    from k3diff.report.sampleconditions import side_fields_note
     from k3diff.sample.routing import redacted_url
     from k3diff.sample.run import run_sampling
 
@@ -345,7 +347,7 @@ def sample(
         )
     progress = ProgressLine()
     try:
-        result = run_sampling(options, progress)
+        result = run_sampling(options, progress, lambda found: say(side_fields_note(found)))
     finally:
         progress.close()
     if result.proxy is not None:

@@ -13,6 +13,7 @@ from k3diff.exitcodes import ExitCode
 from k3diff.fields import Fields
 from k3diff.ids import SAMPLE as SCHEMA
 from k3diff.sample.model import RecordStats, SampleResult
+from k3diff.sample.sidefields import UNSET, FieldDifference
 
 
 def document(result: SampleResult) -> dict[str, Any]:
@@ -31,6 +32,10 @@ def document(result: SampleResult) -> dict[str, Any]:
         "metrics": result.metrics,
         "sampled": list(result.sampled),
         "load": None if result.load is None else dataclasses.asdict(result.load),
+        "out_of_step": dict(result.out_of_step),
+        "models": _models(result),
+        "models_differ": [] if result.models is None else list(result.models.across),
+        "side_fields": [_side_field(found) for found in result.side_fields],
         "summary": _summary(result),
         "verdict": {"ok": code is ExitCode.OK, "exit_code": int(code)},
     }
@@ -57,6 +62,28 @@ def _record(stats: RecordStats) -> dict[str, Any]:
         "batches_load_failed": stats.load_failed,
         "batches_load_idle": stats.load_idle,
     }
+
+
+def _models(result: SampleResult) -> dict[str, Any] | None:
+    if result.models is None:
+        return None
+    return {
+        side: {
+            "answered": dict(found.answered),
+            "unnamed": found.unnamed,
+            "torn_streams": found.torn,
+            "requested": list(found.requested),
+            "mixed": list(found.mixed),
+        }
+        for side, found in result.models.sides.items()
+    }
+
+
+def _side_field(found: FieldDifference) -> dict[str, Any]:
+    """One differing field: its values as sent (a side's value absent: not sent)."""
+    values = {"base": found.base, "patch": found.patch}
+    sent = {side: value for side, value in values.items() if value is not UNSET}
+    return {"field": found.field, **sent, "records": found.records}
 
 
 def _summary(result: SampleResult) -> dict[str, Any]:

@@ -14,6 +14,12 @@ from k3diff.output import OutputFormat
 from k3diff.program import program
 from k3diff.report.clauses import statement_lines
 from k3diff.report.markdown import cell, escape_inline
+from k3diff.report.sampleconditions import (
+    control_text,
+    models_text,
+    out_of_step_text,
+    side_fields_text,
+)
 from k3diff.report.sampledlevel import level_clause
 from k3diff.sample.model import RecordStats, SampleResult
 from k3diff.sample.names import Mode
@@ -63,10 +69,10 @@ def _headline_parts(result: SampleResult) -> list[tuple[str, bool]]:
     with whether it is one clause in text (the gauge's sides read together)."""
     if result.exit_code is ExitCode.OK:
         verdict = _unproven_ok(result) or "OK"
-    elif result.failed == 0 and result.taken >= result.planned:
-        verdict = "VACUOUS"  # every sample taken; only the control fails the run
-    else:
+    elif result.failed or result.taken < result.planned:
         verdict = "FAILED"
+    else:  # every sample taken: triage refuses them, or the control could show nothing
+        verdict = "MIXED MODELS" if result.mixed_models else "VACUOUS"
     first = (
         f"{verdict}: {result.taken} of {result.planned} planned samples taken "
         f"({result.out}/samples.jsonl, {result.taken_now} taken now), "
@@ -78,7 +84,10 @@ def _headline_parts(result: SampleResult) -> list[tuple[str, bool]]:
         (_overlap_text(result), False),
         (_load_text(result), False),
         (_gauge_text(result), True),
-        (_control_text(result), False),
+        (control_text(result), False),
+        (out_of_step_text(result), False),
+        (models_text(result), False),
+        (side_fields_text(result), False),
         (_sampled_text(result), False),
     ]
 
@@ -253,22 +262,6 @@ def _seeded_draws(result: SampleResult) -> set[tuple[str, str]]:
 
 PLAN_SHIFT, PLAN_ALPHA, PLAN_POWER = 0.35, 0.05, 0.8
 """The sampled-run figure of the summary: `triage`'s default shift, α and power."""
-
-
-def _control_text(result: SampleResult) -> str:
-    """'; vacuous: ...' when a side's control came back identical, else its numbers."""
-    if result.control is None:
-        return ""
-    if result.vacuous:
-        found = result.control
-        sides = ", ".join(f"{side} 1 output in {found[side][0]}" for side in result.vacuous)
-        return (
-            f"; vacuous: the control (one prompt at temperature 1, distinct seeds) came back "
-            f"identical ({sides}): sampling parameters ignored, or a cache or proxy answering; "
-            "this run could not have shown a difference"
-        )
-    parts = [f"{side} {d} distinct in {n}" for side, (n, d) in result.control.items()]
-    return f"; control: {', '.join(parts)}"
 
 
 def _overlap_text(result: SampleResult) -> str:

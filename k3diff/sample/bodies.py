@@ -18,7 +18,7 @@ def request_bodies(
     for side, listing in models.items():
         default_model = first_model(listing)
         for record in records:
-            body = {**record.body, **options.params, **options.side_params.get(side, {})}
+            body = sent_fields(options, record, side)
             if "model" not in body and default_model is not None:
                 body["model"] = default_model
             if options.stream:
@@ -26,6 +26,13 @@ def request_bodies(
                 body["stream_options"] = {"include_usage": True}
             bodies[(side, record.key)] = body
     return bodies
+
+
+def sent_fields(options: SampleOptions, record: PromptRecord, side: str) -> dict[str, Any]:
+    """The request's fields as sent to `side`: its own (a prompts file or capture carrying its
+    temperature) under `--param` and the side's own (`--base-param`, `--patch-param`), as
+    triage reads each line's (the server's default model and the stream fields aside)."""
+    return {**record.body, **options.params, **options.side_params.get(side, {})}
 
 
 def request_template(

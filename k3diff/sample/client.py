@@ -43,6 +43,7 @@ from k3diff.sample.response import (
 from k3diff.sample.retry import (
     Deadline,
     Final,
+    OutOfStep,
     Retryable,
     backoff_delay,
     check_status,
@@ -138,6 +139,7 @@ class SamplerClient:
         deadline = Deadline(self._timeout)
         connected = False
         attempt = 0
+        out_of_step = 0  # attempts answered before they were sent (`OutOfStep`)
         while True:
             attempt += 1
             begin = time.perf_counter()
@@ -145,19 +147,21 @@ class SamplerClient:
                 answer = await deadline.run(self._attempt(request, stream, timing))
             except Retryable as exc:
                 connected = connected or exc.status is not None
+                out_of_step += isinstance(exc, OutOfStep)
                 failure = (exc.status, str(exc), exc.retry_after)
             except Final as exc:
                 reached = connected or exc.status is not None
-                return failed(exc.status, str(exc), attempt, begin, started, reached)
+                return failed(exc.status, str(exc), attempt, begin, started, reached, out_of_step)
             else:
-                return succeeded(answer, attempt, begin, started)
+                return succeeded(answer, attempt, begin, started, out_of_step)
             status, message, retry_after = failure
             if attempt > self._retries:
-                return failed(status, message, attempt, begin, started, connected)
+                return failed(status, message, attempt, begin, started, connected, out_of_step)
             wait = self.delay(attempt, retry_after)
             late = deadline.too_late(wait, retry_after)
             if late is not None:
-                return failed(status, f"{message}; {late}", attempt, begin, started, connected)
+                message = f"{message}; {late}"
+                return failed(status, message, attempt, begin, started, connected, out_of_step)
             await asyncio.sleep(wait)
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
@@ -333,13 +337,15 @@ class SamplerClient:
 
 
 def _check_in_step(response: httpx.Response) -> None:
-    """BadAnswer (retried, on another connection) for an answer read before its request went
-    out: bytes a server sent after an earlier answer on the connection, which would otherwise
-    count for this request, and its own answer for the next one."""
+    """OutOfStep (retried, on another connection, and counted) for an answer read before its
+    request went out: bytes a server sent after an earlier answer on the connection, which
+    would otherwise count for this request, and its own answer for the next one."""
     if answered_unsent(response):
-        raise BadAnswer(
+        raise OutOfStep(
             "an answer arrived before the request was sent (the server sent more than one "
-            "answer to an earlier request on the connection); the connection was closed"
+            "answer to an earlier request on the connection); the connection was closed",
+            200,
+            None,
         )
 
 

@@ -56,6 +56,10 @@ class SampleLine:
     """None on success, else one line saying what went wrong."""
     attempts: int
     """Attempts made (1 + retries used)."""
+    out_of_step: int | None = None
+    """Of `attempts`, those whose answer arrived before the request was sent (the server or a
+    proxy answered an earlier request more than once): refused, and the request sent again on
+    a new connection; absent when none was."""
     model: str | None = None
     """The model the server said it answered as (the answer's `model`; a stream's, all its
     chunks naming one agreeing); None when it named none, the request failed, or older logs."""
@@ -223,6 +227,7 @@ def read_line(value: Mapping[str, Any], where: str, header: RunHeader) -> Sample
         stream_models=linevalues.strings(value, "stream_models", where),
         error=error,
         attempts=_attempts(value, where),
+        out_of_step=linevalues.optional_count(value, "out_of_step", where),
         started=value.get("started")
         if isinstance(value.get("started"), int | float | str)
         else None,
@@ -347,6 +352,7 @@ def line_dict(sample: SampleLine) -> dict[str, Any]:
 
 
 _OPTIONAL_FIELDS = (
+    "out_of_step",
     "model",
     "stream_models",
     "trace",

@@ -11,6 +11,8 @@ from typing import Any
 
 from k3diff.exitcodes import ExitCode
 from k3diff.sample.names import Mode
+from k3diff.sample.served import ServedModels
+from k3diff.sample.sidefields import FieldDifference
 
 
 class Endpoint(StrEnum):
@@ -147,6 +149,9 @@ class Outcome:
     """The model the server said it answered as (`k3diff.sample.response.Answer.model`)."""
     stream_models: tuple[str, ...] | None = None
     """The models a stream's chunks named, where they disagree (`Answer.stream_models`)."""
+    out_of_step: int = 0
+    """Attempts answered before they were sent (`k3diff.sample.retry.OutOfStep`): refused, and
+    the request sent again on a new connection."""
 
 
 @dataclass(frozen=True)
@@ -261,6 +266,14 @@ class SampleResult:
     (`k3diff.triage.shift.seeded_draws`)."""
     load: LoadSummary | None = None
     """The background load of loaded mode, read from the log; None without loaded mode."""
+    out_of_step: dict[str, int] = field(default_factory=dict)
+    """Per side, the answers that arrived before their request was sent (the server or a proxy
+    answered a request more than once): each refused, its request sent again on a new
+    connection (the log's `out_of_step`, summed)."""
+    models: ServedModels | None = None
+    """What the answers named as their model, per side (`k3diff.sample.served`)."""
+    side_fields: tuple[FieldDifference, ...] = ()
+    """Request fields the base was sent otherwise than the patch (`k3diff.sample.sidefields`)."""
 
     @property
     def unstable(self) -> int:
@@ -268,14 +281,22 @@ class SampleResult:
         return sum(1 for r in self.records if r.distinct > 1)
 
     @property
+    def mixed_models(self) -> bool:
+        """A side answered one record as several models: triage will refuse the log."""
+        return self.models is not None and self.models.refused
+
+    @property
     def ok(self) -> bool:
-        """Every planned sample was taken, none failed, and no side's control was vacuous."""
-        return self.failed == 0 and self.taken >= self.planned and not self.vacuous
+        """Every planned sample was taken, none failed, no side's control was vacuous, and no
+        side answered one record as several models."""
+        complete = self.failed == 0 and self.taken >= self.planned
+        return complete and not self.vacuous and not self.mixed_models
 
     @property
     def exit_code(self) -> ExitCode:
         """0 when the run is `ok`, else 1 (failed samples are in the log; a vacuous control
-        means the run could not have shown a difference)."""
+        means the run could not have shown a difference; samples answered as several models
+        are samples triage refuses)."""
         return ExitCode.OK if self.ok else ExitCode.FINDINGS
 
 

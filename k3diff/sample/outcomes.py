@@ -9,9 +9,12 @@ from k3diff.sample.model import Outcome
 from k3diff.sample.response import Answer
 
 
-def succeeded(answer: Answer, attempt: int, begin: float, started: float) -> Outcome:
-    """A sample's outcome from the answer it took: `attempt` requests, sent at `started`
-    (the run's clock), `begin` its perf_counter."""
+def succeeded(
+    answer: Answer, attempt: int, begin: float, started: float, out_of_step: int = 0
+) -> Outcome:
+    """A sample's outcome from the answer it took: `attempt` requests (`out_of_step` of them
+    answered before they were sent), sent at `started` (the run's clock), `begin` its
+    perf_counter."""
     return Outcome(
         status=200,
         text=answer.text,
@@ -29,11 +32,18 @@ def succeeded(answer: Answer, attempt: int, begin: float, started: float) -> Out
         spec_meta=answer.spec_meta,
         model=answer.model,
         stream_models=answer.stream_models,
+        out_of_step=out_of_step,
     )
 
 
 def failed(
-    status: int | None, message: str, attempt: int, begin: float, started: float, connected: bool
+    status: int | None,
+    message: str,
+    attempt: int,
+    begin: float,
+    started: float,
+    connected: bool,
+    out_of_step: int = 0,
 ) -> Outcome:
     """A failed sample's outcome: its last `status` (None: no answer) and error `message`."""
     return Outcome(
@@ -49,4 +59,5 @@ def failed(
         latency_s=time.perf_counter() - begin,
         started=started,
         connected=connected,
+        out_of_step=out_of_step,
     )

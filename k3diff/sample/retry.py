@@ -46,6 +46,12 @@ class Retryable(Exception):
         self.retry_after = retry_after
 
 
+class OutOfStep(Retryable):
+    """An answer read before its request was sent (`k3diff.sample.transport.answered_unsent`):
+    the server, or a proxy, answered an earlier request more than once. Retried on a new
+    connection, and counted (`Outcome.out_of_step`): the summary says how often a side did it."""
+
+
 class Deadline:
     """The end of one request's `--timeout`: every attempt and every wait must finish by it."""
 

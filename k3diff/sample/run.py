@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,47 +13,48 @@ from k3diff.filehash import file_sha256
 from k3diff.sample.adaptive import Tally
 from k3diff.sample.bodies import request_bodies, request_template
 from k3diff.sample.client import SamplerClient
-from k3diff.sample.control import control_outcome, vacuous_sides
 from k3diff.sample.finish import FINISHED
-from k3diff.sample.lines import SampleLine
-from k3diff.sample.load import load_summary
-from k3diff.sample.log import PerfLog, SampleLog, read_log
+from k3diff.sample.log import PerfLog, SampleLog
 from k3diff.sample.metrics import METRICS_MAX_BYTES, METRICS_TIMEOUT, Fetch, SideMetrics, probe
 from k3diff.sample.model import (
     Endpoint,
     PromptRecord,
-    RecordStats,
     SampleOptions,
     SampleResult,
-    most_common_error,
 )
 from k3diff.sample.modes import SCHEDULERS, Plan, run_control
 from k3diff.sample.names import Mode
 from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
-from k3diff.sample.proof import batch_overlap
 from k3diff.sample.reader import SamplesLog
 from k3diff.sample.resumed import Sent
 from k3diff.sample.routing import Routing, resolve_routing
 from k3diff.sample.sampler import Counts, SampleId, Sampler
+from k3diff.sample.sidefields import FieldDifference
 from k3diff.sample.stop import Kept
 from k3diff.sample.stopline import now
-from k3diff.sampling_params import has_seed, samples_sampled
+from k3diff.sample.summary import side_fields, side_urls, summarise, sweep_extra
 
 EXTRA_CONNECTIONS = 4
 
 
 def run_sampling(
-    options: SampleOptions, progress: Callable[[Counts], None] | None = None
+    options: SampleOptions,
+    progress: Callable[[Counts], None] | None = None,
+    differing: Callable[[tuple[FieldDifference, ...]], None] | None = None,
 ) -> SampleResult:
     """Take every planned sample the log in `options.out` lacks; the run read back from the log.
-    A stop (an error, Ctrl-C, SIGTERM) says what the log keeps (`Kept.stops`)."""
+    A stop (an error, Ctrl-C, SIGTERM) says what the log keeps (`Kept.stops`). `differing`
+    hears, before any request, the fields the two sides will be sent differently (if any)."""
     kept = Kept()
     with kept.stops():
         records = read_prompts(options.prompts)
         endpoint = options.endpoint or infer_endpoint(records)
         check_endpoint(records, endpoint)
+        found = side_fields(options, records)
+        if differing is not None and found:
+            differing(found)
         routing = resolve_routing(
-            _sides(options),
+            side_urls(options),
             proxy=options.proxy,
             trust_env=options.trust_env,
             server_headers=options.headers,
@@ -132,15 +132,8 @@ def _with_side_params(run: dict[str, Any], options: SampleOptions) -> dict[str, 
         run = {**run, "finish_reasons": list(options.finish_reasons)}
     if not any(options.side_params.values()):
         return run
-    sides = {side: options.side_params.get(side, {}) for side in _sides(options)}
+    sides = {side: options.side_params.get(side, {}) for side in side_urls(options)}
     return {**run, "side_params": sides}
-
-
-def _sides(options: SampleOptions) -> dict[str, str]:
-    urls = {"base": options.base.rstrip("/")}
-    if options.patch is not None:
-        urls["patch"] = options.patch.rstrip("/")
-    return urls
 
 
 async def _sample(
@@ -152,7 +145,7 @@ async def _sample(
     progress: Callable[[Counts], None] | None,
     kept: Kept,
 ) -> tuple[int, int, int, SamplesLog | None]:
-    urls = _sides(options)
+    urls = side_urls(options)
     widest = max(options.concurrency, *options.levels) if Mode.SWEEP in options.modes else 0
     connections = 2 * max(options.concurrency, widest) * len(urls) + EXTRA_CONNECTIONS
     client = SamplerClient(
@@ -177,7 +170,7 @@ async def _sample(
         done, tally = _from_log(resumed)
         total = len(records) * len(urls) * len(options.modes) * options.repeats
         total += len(urls) * options.control_repeats if options.control is not None else 0
-        total += _sweep_extra(options, len(records), len(urls))
+        total += sweep_extra(options, len(records), len(urls))
         sampler = Sampler(
             client,
             log,
@@ -255,128 +248,3 @@ def _from_log(resumed: SamplesLog | None) -> tuple[set[SampleId], Tally]:
         done.add(sample.ident)
         tally.add(sample.side, sample.key, sample.mode, sample.text_xxh3)
     return done, tally
-
-
-def summarise(
-    options: SampleOptions,
-    records: list[PromptRecord],
-    skipped: int,
-    taken_now: int,
-    resumed: SamplesLog | None,
-    perf_count: int,
-) -> SampleResult:
-    """Per record, side and mode, read back from the log as it stands on disk."""
-    contents = read_log(options.out / "samples.jsonl")
-    groups: dict[tuple[str, str, str], list[SampleLine]] = {}
-    for sample in contents.samples:
-        groups.setdefault((sample.key, sample.side, sample.mode), []).append(sample)
-    keys = {record.key for record in records}
-    stats = []
-    for record in records:
-        for side in _sides(options):
-            for mode in options.modes:
-                stats.append(
-                    dataclasses.replace(
-                        _stats(
-                            record.key,
-                            side,
-                            mode.value,
-                            groups.get((record.key, side, mode.value), []),
-                        ),
-                        label=record.label,
-                    )
-                )
-    planned = len(records) * len(_sides(options)) * len(options.modes) * options.repeats - skipped
-    if options.control is not None:
-        planned += len(_sides(options)) * options.control_repeats
-    planned += _sweep_extra(options, len(records), len(_sides(options)))
-    return SampleResult(
-        out=options.out,
-        records=tuple(stats),
-        planned=planned,
-        taken=sum(1 for s in contents.samples if _in_plan(s, options, keys)),
-        failed=sum(1 for s in contents.samples if s.error is not None),
-        common_error=most_common_error(s.error for s in contents.samples),
-        taken_now=taken_now,
-        torn_line_dropped=resumed is not None and resumed.torn,
-        perf_metrics=perf_count,
-        proxy=contents.header.fields.get("proxy"),
-        run_id=contents.header.run_id,
-        control=control_outcome(contents.samples) if options.control is not None else None,
-        vacuous=vacuous_sides(contents.samples),
-        metrics=_header_metrics(contents.header.fields.get("metrics")),
-        sampled=tuple(
-            side
-            for side in _sides(options)
-            if any(samples_sampled(_sent(options, r, side)) for r in records)
-        ),
-        sampled_keys=tuple(
-            r.key
-            for r in records
-            if all(samples_sampled(_sent(options, r, s)) for s in _sides(options))
-        ),
-        seeded=tuple(
-            r.key for r in records if all(has_seed(_sent(options, r, s)) for s in _sides(options))
-        ),
-        load=load_summary(contents.samples) if Mode.LOADED in options.modes else None,
-    )
-
-
-def _sent(options: SampleOptions, record: PromptRecord, side: str) -> dict[str, Any]:
-    """The request's fields as sent: its own (a prompts file or capture carrying its
-    temperature) under --param and the side's, as triage reads each line's."""
-    return {**record.body, **options.params, **options.side_params.get(side, {})}
-
-
-def _header_metrics(value: Any) -> dict[str, dict[str, Any]] | None:
-    if not isinstance(value, dict):
-        return None
-    return {side: entry for side, entry in value.items() if isinstance(entry, dict)}
-
-
-def _sweep_extra(options: SampleOptions, records: int, sides: int) -> int:
-    """Samples a sweep takes beyond one level's repeats (each level takes `repeats`)."""
-    if Mode.SWEEP not in options.modes:
-        return 0
-    return records * sides * options.repeats * (len(options.levels) - 1)
-
-
-def _in_plan(sample: SampleLine, options: SampleOptions, keys: set[str]) -> bool:
-    """A sample of this run's plan (only those count towards `taken`)."""
-    if sample.mode == Mode.CONTROL.value:
-        return options.control is not None and 0 <= sample.repeat < options.control_repeats
-    return (
-        sample.key in keys
-        and sample.side in _sides(options)
-        and sample.mode in {m.value for m in options.modes}
-        and 0 <= sample.repeat < options.repeats * _levels(sample.mode, options)
-    )
-
-
-def _levels(mode: str, options: SampleOptions) -> int:
-    return len(options.levels) if mode == Mode.SWEEP.value else 1
-
-
-def _stats(key: str, side: str, mode: str, samples: list[SampleLine]) -> RecordStats:
-    counts = Counter(s.text_xxh3 for s in samples if s.error is None)
-    n = counts.total()
-    overlap = batch_overlap(samples)
-    return RecordStats(
-        key=key,
-        side=side,
-        mode=mode,
-        n=n,
-        errors=len(samples) - n,
-        distinct=len(counts),
-        modal_share=None if n == 0 else counts.most_common(1)[0][1] / n,
-        in_flight=overlap.largest,
-        one_at_a_time=overlap.one_at_a_time,
-        server_running=overlap.server_largest,
-        server_one_at_a_time=overlap.server_one_at_a_time,
-        batches=overlap.batches,
-        unproven=overlap.unproven,
-        by_gauge=overlap.by_gauge,
-        by_token_windows=overlap.by_token_windows,
-        load_failed=overlap.load_failed,
-        load_idle=overlap.load_idle,
-    )

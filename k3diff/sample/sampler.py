@@ -332,6 +332,7 @@ def sample_line(
         stream_models=None if outcome.stream_models is None else list(outcome.stream_models),
         error=outcome.error,
         attempts=outcome.attempts,
+        out_of_step=outcome.out_of_step or None,
         started=round(outcome.started, 6),
         usage_invalid=usage_invalid,
         trace=outcome.trace,

@@ -19,9 +19,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from k3diff.requestvalues import same_value
 from k3diff.triage.flags import Flag
 from k3diff.triage.model import Category, RecordVerdict
-from k3diff.triage.requestvalues import same_value
 from k3diff.triage.samples import Sample, SampleLogs
 from k3diff.triage.servedmodel import side_models
 

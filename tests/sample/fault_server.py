@@ -35,6 +35,8 @@ object choosing the behaviour for its prompt:
     model    the model the answer names (default: the request's, in a whole answer and in
              every stream chunk); a list: a stream's chunks name each in turn (a whole
              answer, the first)
+    model_cycle  a list: the Nth request for this prompt names its ((N - 1) mod length)th model
+             throughout (replicas behind one URL serving different checkpoints, in turn)
     output "cached": "echo:" + prompt the first time a (prompt, cache_salt) is seen, with
              " (warm)" after (a prefix cache whose hit changes the output); "batch" with
              `threshold` T: "solo" while fewer than T requests are in flight, else
@@ -61,7 +63,8 @@ line). A request whose fault has
 hit counter by 3 (`"counter_zero"`: it never rises).
 
 `--model NAME` names NAME as the model of every answer (and every stream chunk), whatever the
-request named (a server restarted on another checkpoint); `--finish-reason R` answers every
+request named (a server restarted on another checkpoint); `--model-cycle A,B` names them in
+turn, as `model_cycle` does, for every prompt; `--finish-reason R` answers every
 non-streamed request with finish_reason R; `--tls-cert PEM`
 (certificate chain and key in one file) serves HTTPS.
 
@@ -217,6 +220,9 @@ class Handler(JsonHandler):
             cycle = times if isinstance(times, list) else [int(times) < 0 or nth <= int(times)]
             return bool(cycle[(nth - 1) % len(cycle)])
 
+        cycle = fault.get("model_cycle") or self.server.model_cycle  # type: ignore[attr-defined]
+        if cycle:
+            fault = {**fault, "model": cycle[(nth - 1) % len(cycle)]}
         if hit("reset"):
             self._log(start, prompt, body, None)
             self._reset()
@@ -384,6 +390,12 @@ def main() -> None:
     parser.add_argument("--seed-salt", default=None)
     parser.add_argument("--finish-reason", default=None)
     parser.add_argument("--model", default=None, help="the model every answer names")
+    parser.add_argument(
+        "--model-cycle",
+        type=lambda v: v.split(","),
+        default=None,
+        help="A,B,...: the Nth request for a prompt names the ((N - 1) mod k)th (model_cycle)",
+    )
     parser.add_argument("--serialise", action="store_true")
     parser.add_argument("--queue", action="store_true")
     parser.add_argument("--queue-first-token", action="store_true")
@@ -405,6 +417,7 @@ def main() -> None:
     server.seed_salt = args.seed_salt  # type: ignore[attr-defined]
     server.finish_reason = args.finish_reason  # type: ignore[attr-defined]
     server.model = args.model  # type: ignore[attr-defined]
+    server.model_cycle = args.model_cycle  # type: ignore[attr-defined]
     server.serialise = args.serialise  # type: ignore[attr-defined]
     server.queue = (  # type: ignore[attr-defined]
         "first-token" if args.queue_first_token else "empty" if args.queue else None

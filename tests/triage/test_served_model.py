@@ -49,16 +49,17 @@ def _sample(
     models: tuple[str, str],
     *args: str,
     prompts: Path | None = None,
+    code: int = 0,
 ) -> Path:
     """Sample the capture's own requests (serially, 3 a side) from two servers that answer as
-    `models` (base, patch)."""
+    `models` (base, patch); `sample` exits `code`."""
     base, patch = (fault_server("--model", model) for model in models)
     out = tmp_path / f"out{len(list(tmp_path.glob('out*')))}"
     result = sample(
         "--base", base.url, "--patch", patch.url, "--prompts", prompts or tmp_path / "base.jsonl",
         "--repeats", "3", "--mode", "serial", "--control", "off", "--out", out, *args,
     )  # fmt: skip
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == code, result.stderr
     return out / "samples.jsonl"
 
 
@@ -140,7 +141,8 @@ def test_a_stream_whose_chunks_name_two_models_is_recorded_and_never_counts(
         {**GREEDY, "stream": True, "fault": {"model": ["m-a", "m-b"]}},
         {"base": "m-a", "patch": "m-a"},
     )
-    log = _sample(fault_server, tmp_path, ("m-a", "m-a"), "--stream")
+    # `sample` fails the run (exit 1, MIXED MODELS) as triage refuses its log (exit 2).
+    log = _sample(fault_server, tmp_path, ("m-a", "m-a"), "--stream", code=1)
     for line in _lines(log):
         assert line["stream_models"] == ["m-a", "m-b"] and "model" not in line, line
     refused = _triage(tmp_path, log)

@@ -1,6 +1,8 @@
 """When two request values are the same request: the one rule triage's condition checks
 (`k3diff.triage.conditions`, the captured request against the samples') and its side check
-(`k3diff.triage.sidefields`, the base's samples against the patch's) compare fields by."""
+(`k3diff.triage.sidefields`, the base's samples against the patch's) compare fields by, and
+`k3diff sample`'s note on fields its sides are sent differently (`k3diff.sample.sidefields`):
+below both packages."""
 
 from __future__ import annotations
 

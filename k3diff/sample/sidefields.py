@@ -1,0 +1,83 @@
+"""The request fields a run sends one side and not the other.
+
+`--base-param` / `--patch-param`, or prompts whose fields one side's options override, give the
+two sides different requests: another temperature, seed, top_k or max_tokens. Triage lets no
+record whose sides were sent different fields clear (`k3diff.triage.sidefields`: the base's
+spread excuses nothing of a patch sampled otherwise), and compares every request field but the
+prompt, the model, the stream settings and `cache_salt` (`k3diff.responses.parts.request_params`)
+by one rule (`k3diff.requestvalues.same_value`); so does this. Deliberate in an A/B run,
+a slip otherwise: `sample` says so before it starts and in its summary, and the run's verdict
+does not change (triage's does not either: it holds those records, it refuses nothing).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from k3diff.requestvalues import same_value
+from k3diff.responses.parts import request_params
+
+IGNORED = frozenset({"cache_salt"})
+"""Fields that are no condition (`cache_salt` only keys the server's prefix cache)."""
+_UNSET = object()
+
+
+@dataclass(frozen=True)
+class FieldDifference:
+    """One request field sent differently to the two sides, and on how many records."""
+
+    field: str
+    """The request field (temperature, seed, top_k, ...)."""
+    base: Any
+    """What the base was sent (`UNSET`: not sent)."""
+    patch: Any
+    """What the patch was sent (`UNSET`: not sent)."""
+    records: int
+    """Records whose two sides were sent these two values."""
+    of: int
+    """Records the run samples."""
+
+    def text(self) -> str:
+        """'temperature: base 0, patch 1' (with 'on 2 of 5 records' where not every one)."""
+        where = "" if self.records == self.of else f" on {self.records} of {self.of} records"
+        return f"{self.field}: base {shown(self.base)}, patch {shown(self.patch)}{where}"
+
+
+UNSET: Any = _UNSET
+"""The value of a field a side was not sent."""
+
+
+def shown(value: Any) -> str:
+    """A sent value as JSON (cut at 40 characters), 'unset' for `UNSET`."""
+    if value is _UNSET:
+        return "unset"
+    text = json.dumps(value, ensure_ascii=True, sort_keys=True, default=str)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _canonical(value: Any) -> str:
+    return "" if value is _UNSET else json.dumps(value, sort_keys=True, default=str)
+
+
+def side_differences(
+    bodies: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]],
+) -> tuple[FieldDifference, ...]:
+    """The fields each record's (base, patch) request bodies differ in, grouped by field and
+    values, in order of first sight."""
+    found: dict[tuple[str, str, str], list[Any]] = {}
+    total = 0
+    for base_body, patch_body in bodies:
+        total += 1
+        base, patch = request_params(dict(base_body)), request_params(dict(patch_body))
+        for name in sorted((set(base) | set(patch)) - IGNORED):
+            one, two = base.get(name, _UNSET), patch.get(name, _UNSET)
+            if one is not _UNSET and two is not _UNSET and same_value(one, two):
+                continue
+            slot = (name, _canonical(one), _canonical(two))
+            found.setdefault(slot, [name, one, two, 0])[3] += 1
+    return tuple(
+        FieldDifference(n, one, two, count, total) for n, one, two, count in found.values()
+    )
