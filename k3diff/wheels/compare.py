@@ -219,8 +219,9 @@ def compare_wheels(
 
 @contextmanager
 def _open_both(base_path: Path, patch_path: Path) -> Iterator[tuple[ZipArchive, ZipArchive]]:
-    """Phase open: both archives, read in place."""
-    with ZipArchive.open(base_path) as base, ZipArchive.open(patch_path) as patch:
+    """Phase open: both archives, read in place (the patch's names, where its directory
+    spells them as the base's, the base's objects)."""
+    with ZipArchive.open(base_path) as base, ZipArchive.open(patch_path, base.entries) as patch:
         yield base, patch
 
 
