@@ -127,12 +127,14 @@ def install_check(
     record_rows: bool = True,
     record: Record | None = None,
     screens: NameScreens | None = None,
+    beside: WheelInstall | None = None,
 ) -> WheelInstall:
     """The installed view of `archive` and the W615-W619 findings (`side`: base, patch, audited;
     `record_rows` False skips W618, for `audit`, whose strict RECORD reader says A112).
     `record`: the wheel's RECORD as the caller already parsed it, so that it is not read and
     parsed again here (used when it is the RECORD of the `.dist-info` pip would use).
-    `screens`: the archive's names screened already (`wheel.namescreens`)."""
+    `screens`: the archive's names screened already (`wheel.namescreens`); `beside`: another
+    wheel's, whose installed view the view may share (`wheel.installedbeside`)."""
     problems: list[tuple[str, str]] = []
     dist_info = _dist_info(archive, problems, None if screens is None else screens.tops)
     wheel_text = _member_text(archive, f"{dist_info}/WHEEL") if dist_info else None
@@ -167,6 +169,7 @@ def install_check(
         generated_from=f"{dist_info}/entry_points.txt",
         targets=targets,
         screens=screens,
+        beside=None if beside is None else beside.view,
     )
     problems.extend(view.problems)
     problems.extend(_header_problems(archive))
