@@ -7,19 +7,24 @@ is told by set operations in C, one level of directories at a time.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import repeat
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # `installed` imports this module
-    from k3diff.wheel.installed import InstalledFile
+from typing import Protocol
 
 _HEAD = operator.itemgetter(0)
 
 
-def file_directory_conflicts(
-    files: tuple[InstalledFile, ...], paths: list[str]
-) -> Iterable[tuple[str, str]]:
+class _File(Protocol):
+    """An installed file (`installed.InstalledFile`, which imports this module)."""
+
+    @property
+    def entry(self) -> str: ...
+
+    @property
+    def path(self) -> str: ...
+
+
+def file_directory_conflicts(files: Sequence[_File], paths: list[str]) -> Iterable[tuple[str, str]]:
     """A file where another entry needs a directory: pip's write fails (`paths`: installed)."""
     needed: set[str] = set()  # every directory some path needs, a level at a time, in C
     level: Iterable[str] = paths

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from email.parser import HeaderParser
+from functools import partial
 from itertools import repeat
 from operator import and_
 from typing import TYPE_CHECKING
@@ -28,6 +29,7 @@ from k3diff.errors import ArchiveError, CapError
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
 from k3diff.wheel.installed import InstalledView, NameScreens, installed_view
+from k3diff.wheel.installedbeside import installed_view_beside
 from k3diff.wheel.metadata import METADATA_LIMIT
 from k3diff.wheel.record import Record, parse_record
 from k3diff.wheel.refusals import dist_info_refusals, filename_refusals, script_file
@@ -160,7 +162,9 @@ def install_check(
         if ep.group == "gui_scripts"
     ]
     name = dist_info.split("-", 1)[0] if dist_info else None
-    view = installed_view(
+    view = (
+        installed_view if beside is None else partial(installed_view_beside, beside=beside.view)
+    )(
         archive.entries,
         root_is_purelib=root_is_purelib,
         dist_name=name,
@@ -169,7 +173,6 @@ def install_check(
         generated_from=f"{dist_info}/entry_points.txt",
         targets=targets,
         screens=screens,
-        beside=None if beside is None else beside.view,
     )
     problems.extend(view.problems)
     problems.extend(_header_problems(archive))

@@ -137,7 +137,6 @@ def installed_view(
     generated_from: str = "entry_points.txt",
     targets: TargetPythons = ANY,
     screens: NameScreens | None = None,
-    beside: InstalledView | None = None,
 ) -> InstalledView:
     """Map `entries` (central-directory order) to pip's installed files and find collisions.
 
@@ -150,8 +149,7 @@ def installed_view(
     pip decides a `.data` file's phase from the path as written (`X.data/scripts/...` is a
     script, written last; `X.data/./scripts/...` is written with the other schemes) and its
     destination from the normalised path, so both spellings install to `bin/` but at different
-    times. `screens`: `entries`' names screened already (`wheel.namescreens`); `beside`: the
-    view of a wheel whose names these mostly are (`installedbeside`)."""
+    times. `screens`: `entries`' names screened already (`wheel.namescreens`)."""
     root_scheme = "purelib" if root_is_purelib else "platlib"
     names = list(map(_NAME, entries))
     joined = "\0".join(names) if screens is None else ""  # no name holds a NUL (zipfile's cut)
@@ -161,12 +159,6 @@ def installed_view(
         if ("/\0" in joined or joined.endswith("/")) if screens is None else screens.has_directory:
             names = [name for name in names if name[-1:] != "/"]  # directories install nothing
         needs_norm = _may_need_norm(joined) if screens is None else screens.needs_norm
-        if beside is not None:
-            from k3diff.wheel.installedbeside import view_beside  # a patch beside its base
-
-            view = view_beside(names, needs_norm, root_scheme, beside, generated, generated_from)
-            if view is not None:
-                return view
         normed = list(map(_norm, names)) if needs_norm else names
         paths = list(map(add, repeat("site-packages/"), normed))
         return _view(names, [root_scheme] * len(names), paths, generated, generated_from, ())

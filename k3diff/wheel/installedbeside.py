@@ -18,12 +18,51 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from itertools import repeat
+from typing import Any
 
-from k3diff.wheel.installed import InstalledFile, InstalledView, _norm, _view
+from k3diff.wheel.installed import (
+    InstalledFile,
+    InstalledView,
+    NameScreens,
+    _norm,
+    _view,
+    installed_view,
+)
+from k3diff.zip.directory import ZipEntry
 
 _FEW_OTHERS = 32
 """Most files past the shared ones tested against them by substring searches."""
 _ENTRY, _SCHEME, _PATH = operator.itemgetter(0), operator.itemgetter(1), operator.itemgetter(2)
+
+
+def installed_view_beside(
+    entries: Sequence[ZipEntry],
+    beside: InstalledView,
+    *,
+    root_is_purelib: bool,
+    generated: Sequence[str | tuple[str, str]] = (),
+    generated_from: str = "entry_points.txt",
+    screens: NameScreens | None = None,
+    **options: Any,
+) -> InstalledView:
+    """`installed.installed_view` of `entries` (the same arguments), its files shared with
+    `beside`'s where it can: a wheel without a `.data` directory, its names screened."""
+    if screens is not None and not screens.has_data and beside.plain_keys:
+        names = list(map(_ENTRY, entries))
+        if screens.has_directory:
+            names = [name for name in names if name[-1:] != "/"]
+        scheme = "purelib" if root_is_purelib else "platlib"
+        view = view_beside(names, screens.needs_norm, scheme, beside, generated, generated_from)
+        if view is not None:
+            return view
+    return installed_view(
+        entries,
+        root_is_purelib=root_is_purelib,
+        generated=generated,
+        generated_from=generated_from,
+        screens=screens,
+        **options,
+    )
 
 
 def view_beside(

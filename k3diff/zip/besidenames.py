@@ -21,10 +21,7 @@ from collections.abc import Iterable, Sequence
 from itertools import compress, repeat
 from itertools import count as count_from
 from operator import add, and_, eq
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # `directory` imports this module
-    from k3diff.zip.directory import ZipEntry
+from typing import Any
 
 _NAME = operator.itemgetter(0)
 _NAME_BYTES = operator.itemgetter(10)
@@ -33,7 +30,7 @@ _MOSTLY_NEW = 8
 
 
 def record_names(
-    pieces: list[bytes], fixed: int, name_len: list[int], beside: Sequence[ZipEntry]
+    pieces: list[bytes], fixed: int, name_len: list[int], beside: Sequence[tuple[Any, ...]]
 ) -> tuple[list[bytes], Iterable[str]]:
     """Each record's name bytes and name (`names_beside` where it shares them, else sliced
     from the records; then the names are decoded as they are read, after the caller's test
@@ -47,10 +44,11 @@ def record_names(
 
 
 def names_beside(
-    pieces: list[bytes], fixed: int, name_len: list[int], base: Sequence[ZipEntry]
+    pieces: list[bytes], fixed: int, name_len: list[int], base: Sequence[tuple[Any, ...]]
 ) -> tuple[list[bytes], list[str]] | None:
     """Each record's name bytes and name (`pieces`: the records after their signatures, whose
-    names start at `fixed`; `name_len`: their lengths), the base's objects where a record's
+    names start at `fixed`; `name_len`: their lengths; `base`: the base's `ZipEntry`s, whose
+    module imports this one), the base's objects where a record's
     name bytes are the base entry's: at the same position up to the first that is not, from
     there at the same distance from the end (an entry added or removed there), and a record
     that is neither at the same position. None when more than one in `_MOSTLY_NEW` is none of

@@ -5,10 +5,14 @@ a directory where a shared file is, names Windows reads as others)."""
 
 from __future__ import annotations
 
+import functools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from k3diff.wheel.installed import installed_view
+from k3diff.wheel.installed import InstalledView, installed_view
+from k3diff.wheel.installedbeside import installed_view_beside
+from k3diff.wheel.namescreens import screen_names
 from k3diff.zip.directory import ZipEntry
 
 _PARTS = ["pkg", "a", "b.py", "x", "d", "\u00e9"]
@@ -44,8 +48,9 @@ def _pair(draw: st.DrawFn) -> tuple[list[str], list[str]]:
         )
         at = draw(st.integers(0, len(patch)) | st.just(len(patch)))
         patch.insert(at, new)
-    if patch and draw(st.booleans()):
-        del patch[draw(st.integers(0, len(patch) - 1))]
+    dropped: int = draw(st.integers(-1, len(patch) - 1))
+    if dropped >= 0:
+        del patch[dropped]
     return base, patch
 
 
@@ -61,33 +66,50 @@ def test_the_view_beside_the_base_s_is_the_view_alone(
     other: bool,
 ) -> None:
     base_names, patch_names = pair
-    options = {"root_is_purelib": purelib, "dist_name": "pkg", "generated": generated}
-    base_root = purelib != other  # the base's root may be the other scheme
-    base = installed_view(  # type: ignore[call-overload]
-        _entries(base_names), root_is_purelib=base_root, dist_name="pkg", generated=generated
+    view = functools.partial(installed_view, dist_name="pkg", generated=generated)
+    base = view(_entries(base_names), root_is_purelib=purelib != other)  # the other root, or not
+    alone = view(_entries(patch_names), root_is_purelib=purelib)
+    beside = installed_view_beside(
+        _entries(patch_names),
+        base,
+        root_is_purelib=purelib,
+        dist_name="pkg",
+        generated=generated,
+        screens=screen_names(patch_names),
     )
-    alone = installed_view(_entries(patch_names), **options)  # type: ignore[arg-type]
-    beside = installed_view(_entries(patch_names), beside=base, **options)  # type: ignore[arg-type]
     assert beside == alone
     assert beside.plain_keys == alone.plain_keys
     assert [file.order for file in beside.files] == list(range(len(beside.files)))
 
 
+def _beside(names: list[str], base: InstalledView) -> InstalledView:
+    return installed_view_beside(
+        _entries(names), base, root_is_purelib=True, dist_name="pkg", screens=screen_names(names)
+    )
+
+
 def test_shared_files_are_the_base_s_objects() -> None:
     names = [f"pkg/m{index}.py" for index in range(40)]
     base = installed_view(_entries(names), root_is_purelib=True, dist_name="pkg")
-    beside = installed_view(
-        _entries([*names, "pkg/new.py"]), root_is_purelib=True, dist_name="pkg", beside=base
-    )
+    beside = _beside([*names, "pkg/new.py"], base)
     assert base.plain_keys and beside.plain_keys
     assert all(map(lambda a, b: a is b, beside.files[:40], base.files))
     assert beside.files[40].path == "site-packages/pkg/new.py"
+
+
+def test_a_new_name_windows_reads_as_another_is_keyed_as_windows_keys_it() -> None:
+    names = [f"pkg/m{index}.py" for index in range(40)]
+    base = installed_view(_entries(names), root_is_purelib=True, dist_name="pkg")
+    patch = [*names, "pkg/m1.py."]  # Windows drops the trailing dot: pkg/m1.py
+    alone = installed_view(_entries(patch), root_is_purelib=True, dist_name="pkg")
+    assert alone.collisions and not alone.plain_keys
+    assert _beside(patch, base) == alone
 
 
 def test_a_base_with_a_collision_shares_nothing() -> None:
     names = [*(f"pkg/m{index}.py" for index in range(40)), "pkg/M0.py"]
     base = installed_view(_entries(names), root_is_purelib=True, dist_name="pkg")
     assert base.collisions and not base.plain_keys
-    beside = installed_view(_entries(names), root_is_purelib=True, dist_name="pkg", beside=base)
+    beside = _beside(names, base)
     assert beside == base
     assert not any(map(lambda a, b: a is b, beside.files, base.files))

@@ -72,8 +72,9 @@ def _findings(report: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _entry(report: dict[str, Any], path: str) -> dict[str, Any]:
-    (entry,) = (e for e in report["entries"] if e["path"] == path)
-    return entry
+    entries: list[dict[str, Any]] = [e for e in report["entries"] if e["path"] == path]
+    assert len(entries) == 1, path
+    return entries[0]
 
 
 def test_the_pair_shares_records_apart_from_offsets(tmp_path: Path) -> None:
