@@ -77,7 +77,10 @@ def view_beside(
     in `scheme`, then the generated scripts, from `beside`'s files where it can (module
     docstring); None where it cannot."""
     base = beside.files
-    if not beside.plain_keys:
+    least = max(len(names) - _FEW_OTHERS, 1)  # the shared files must reach this far
+    if not beside.plain_keys or not names or least > len(base):
+        return None
+    if names[least - 1] is not base[least - 1][0]:
         return None
     same = list(map(operator.is_, names, map(_ENTRY, base)))
     shared = same.index(False) if False in same else len(same)

@@ -27,6 +27,8 @@ _NAME = operator.itemgetter(0)
 _NAME_BYTES = operator.itemgetter(10)
 _MOSTLY_NEW = 8
 """More than one name in this many not the base's: the patch's names are sliced on their own."""
+_PROBES = 32
+"""Records tested first, one at a time, before every record is."""
 
 
 def record_names(
@@ -54,6 +56,8 @@ def names_beside(
     that is neither at the same position. None when more than one in `_MOSTLY_NEW` is none of
     these (the caller slices and decodes every name)."""
     count, total = len(pieces), len(base)
+    if not _likely(pieces, fixed, name_len, base):
+        return None  # a reordered or another wheel: not worth the passes below
     base_bytes, base_names = list(map(_NAME_BYTES, base)), list(map(_NAME, base))
     same = _same(pieces, fixed, name_len, base_bytes[:count])
     first = same.index(False) if False in same else count
@@ -74,6 +78,27 @@ def names_beside(
         else:
             name_bytes[index], names[index] = own, own.decode("ascii", "replace")
     return name_bytes, names
+
+
+def _likely(
+    pieces: list[bytes], fixed: int, name_len: list[int], base: Sequence[tuple[Any, ...]]
+) -> bool:
+    """Whether at least three in four of `_PROBES` records spread over the directory hold
+    the base's name at the same position or the same distance from the end."""
+    count, total = len(pieces), len(base)
+    probes = range(0, count, max(count // _PROBES, 1))
+    hits = 0
+    for index in probes:
+        for twin in (index, index + total - count):
+            name = base[twin][10] if 0 <= twin < total else None
+            if (
+                name is not None
+                and len(name) == name_len[index]
+                and (pieces[index].startswith(name, fixed))
+            ):
+                hits += 1
+                break
+    return hits * 4 >= len(probes) * 3
 
 
 def _same(pieces: list[bytes], fixed: int, name_len: list[int], names: list[bytes]) -> list[bool]:

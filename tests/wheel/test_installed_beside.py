@@ -113,3 +113,12 @@ def test_a_base_with_a_collision_shares_nothing() -> None:
     beside = _beside(names, base)
     assert beside == base
     assert not any(map(lambda a, b: a is b, beside.files, base.files))
+
+
+def test_a_base_of_the_other_root_scheme_shares_nothing() -> None:
+    names = [f"pkg/m{index}.py" for index in range(40)]
+    base = installed_view(_entries(names), root_is_purelib=False, dist_name="pkg")
+    patch = [*names, "pkg/new.py"]
+    alone = installed_view(_entries(patch), root_is_purelib=True, dist_name="pkg")
+    assert _beside(patch, base) == alone
+    assert {file.scheme for file in alone.files} == {"purelib"}
