@@ -50,11 +50,11 @@ def names_beside(
 ) -> tuple[list[bytes], list[str]] | None:
     """Each record's name bytes and name (`pieces`: the records after their signatures, whose
     names start at `fixed`; `name_len`: their lengths; `base`: the base's `ZipEntry`s, whose
-    module imports this one), the base's objects where a record's
-    name bytes are the base entry's: at the same position up to the first that is not, from
-    there at the same distance from the end (an entry added or removed there), and a record
-    that is neither at the same position. None when more than one in `_MOSTLY_NEW` is none of
-    these (the caller slices and decodes every name)."""
+    module imports this one), the base's objects where a record's name bytes are the base
+    entry's: at the same position up to the first that is not, from there at the same
+    distance from the end (an entry added or removed there), and a record that is neither at
+    the same position. None when more than one in `_MOSTLY_NEW` is none of these, or the probes
+    say so first (the caller then slices and decodes every name)."""
     count, total = len(pieces), len(base)
     if not _likely(pieces, fixed, name_len, base):
         return None  # a reordered or another wheel: not worth the passes below
@@ -90,12 +90,8 @@ def _likely(
     hits = 0
     for index in probes:
         for twin in (index, index + total - count):
-            name = base[twin][10] if 0 <= twin < total else None
-            if (
-                name is not None
-                and len(name) == name_len[index]
-                and (pieces[index].startswith(name, fixed))
-            ):
+            name = base[twin][10] if 0 <= twin < total else b""
+            if name and len(name) == name_len[index] and pieces[index].startswith(name, fixed):
                 hits += 1
                 break
     return hits * 4 >= len(probes) * 3
