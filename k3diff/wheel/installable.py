@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from email.parser import HeaderParser
+from functools import partial
 from itertools import repeat
 from operator import and_
 from typing import TYPE_CHECKING
@@ -28,6 +29,7 @@ from k3diff.errors import ArchiveError, CapError
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
 from k3diff.wheel.installed import InstalledView, NameScreens, installed_view
+from k3diff.wheel.installedbeside import installed_view_beside
 from k3diff.wheel.metadata import METADATA_LIMIT
 from k3diff.wheel.record import Record, parse_record
 from k3diff.wheel.refusals import dist_info_refusals, filename_refusals, script_file
@@ -127,12 +129,14 @@ def install_check(
     record_rows: bool = True,
     record: Record | None = None,
     screens: NameScreens | None = None,
+    beside: WheelInstall | None = None,
 ) -> WheelInstall:
     """The installed view of `archive` and the W615-W619 findings (`side`: base, patch, audited;
     `record_rows` False skips W618, for `audit`, whose strict RECORD reader says A112).
     `record`: the wheel's RECORD as the caller already parsed it, so that it is not read and
     parsed again here (used when it is the RECORD of the `.dist-info` pip would use).
-    `screens`: the archive's names screened already (`wheel.namescreens`)."""
+    `screens`: the archive's names screened already (`wheel.namescreens`); `beside`: another
+    wheel's, whose installed view the view may share (`wheel.installedbeside`)."""
     problems: list[tuple[str, str]] = []
     dist_info = _dist_info(archive, problems, None if screens is None else screens.tops)
     wheel_text = _member_text(archive, f"{dist_info}/WHEEL") if dist_info else None
@@ -158,7 +162,9 @@ def install_check(
         if ep.group == "gui_scripts"
     ]
     name = dist_info.split("-", 1)[0] if dist_info else None
-    view = installed_view(
+    view = (
+        installed_view if beside is None else partial(installed_view_beside, beside=beside.view)
+    )(
         archive.entries,
         root_is_purelib=root_is_purelib,
         dist_name=name,

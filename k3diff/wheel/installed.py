@@ -32,6 +32,7 @@ from operator import add
 from typing import TYPE_CHECKING, NamedTuple
 
 from k3diff.lazyre import lazy
+from k3diff.wheel.fileconflicts import file_directory_conflicts
 from k3diff.wheel.targets import ANY, TargetPythons, version_number
 from k3diff.zip.directory import ZipEntry
 
@@ -107,6 +108,9 @@ class InstalledView:
     partial: tuple[tuple[str, str], ...] = ()
     """(archive path, reason) for `.data/data/` files that are site-packages files on some of
     the wheel's Pythons or platforms only, or on none (W627)."""
+    plain_keys: bool = False
+    """No two paths are one file anywhere, each keyed by its fold alone (no name Windows may
+    read as another's), and no file is where a directory is needed (`installedbeside`)."""
 
     def overwritten(self) -> frozenset[str]:
         """Entries whose file a later write of the same path replaces on every system."""
@@ -237,10 +241,10 @@ def _view(
             zip(names, schemes, paths, count(), made, strict=False),  # count() is endless
         )
     )
-    conflicts = tuple(_file_directory_conflicts(files, paths))
-    return InstalledView(
-        files, _collisions(files, paths), (*problems, *conflicts), skipped, partial
-    )
+    conflicts = tuple(file_directory_conflicts(files, paths))
+    collisions = _collisions(files, paths)
+    plain = collisions is None and not conflicts
+    return InstalledView(files, collisions or (), (*problems, *conflicts), skipped, partial, plain)
 
 
 def _has_data_directory(names: list[str], joined: str) -> bool:
@@ -329,8 +333,8 @@ def fold(path: str) -> str:
     return unicodedata.normalize("NFC", path).casefold()
 
 
-def _collisions(files: tuple[InstalledFile, ...], paths: list[str]) -> tuple[Collision, ...]:
-    """`paths`: each file's installed path."""
+def _collisions(files: tuple[InstalledFile, ...], paths: list[str]) -> tuple[Collision, ...] | None:
+    """`paths`: each file's installed path. None: no two alike, each keyed by its fold alone."""
     joined = "\0".join(paths)
     if joined.isascii() and joined.count("\0") == len(paths) - 1:
         folded = joined.lower().split("\0") if paths else []  # `fold` of each, in one call
@@ -341,8 +345,8 @@ def _collisions(files: tuple[InstalledFile, ...], paths: list[str]) -> tuple[Col
         from k3diff.wheel.collision import windows_keys  # names Windows reads as another
 
         folded = windows_keys(folded)
-    if len(set(folded)) == len(folded):
-        return ()  # the common case: no two paths are one file anywhere
+    if len(set(folded)) == len(folded):  # the common case: no two paths are one file anywhere
+        return None if folded is plain else ()
     by_path: dict[str, list[InstalledFile]] = defaultdict(list)
     by_fold: dict[str, list[tuple[InstalledFile, str]]] = defaultdict(list)
     for file, key, own in zip(files, folded, plain, strict=True):
@@ -363,38 +367,3 @@ def _collisions(files: tuple[InstalledFile, ...], paths: list[str]) -> tuple[Col
         kind = kind_of(paths_of, {own for _, own in pairs})
         found.append(Collision(group[-1].path, kind, tuple(f.entry for f in group)))
     return tuple(sorted(found, key=lambda collision: collision.path))
-
-
-def _file_directory_conflicts(
-    files: tuple[InstalledFile, ...], paths: list[str]
-) -> Iterable[tuple[str, str]]:
-    """A file where another entry needs a directory: pip's write fails (`paths`: installed)."""
-    needed: set[str] = set()  # every directory some path needs, a level at a time, in C
-    level: Iterable[str] = paths
-    while True:
-        heads = set(map(_HEAD, map(str.rpartition, level, repeat("/"))))
-        heads.discard("")  # no slash (or only a leading one): no directory needed
-        heads -= needed
-        if not heads:
-            break
-        needed |= heads
-        level = heads
-    if needed.isdisjoint(paths):
-        return  # the common case: no file where a directory must be; the loop says who needs it
-    directories: dict[str, str] = {}
-    for file in files:
-        path = file.path
-        cut = path.rfind("/")
-        while cut > 0:
-            head = path[:cut]
-            if head in directories:
-                break
-            directories[head] = file.entry
-            cut = path.rfind("/", 0, cut)
-    for file in files:
-        other = directories.get(file.path)
-        if other is not None:
-            yield (
-                file.entry,
-                f"installs the file {file.path}, where {other!r} needs a directory",
-            )

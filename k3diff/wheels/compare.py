@@ -132,9 +132,10 @@ def compare_wheels(
         # RECORD is parsed once per wheel; the installability check reads the same parse.
         # Every name test once for the names both wheels share (equal by value).
         screens = screen_pair(base.entries, patch.entries)
-        installs = (
-            install_check(base, "base", record=facts.parsed[0], screens=screens[0]),
-            install_check(patch, "patch", record=facts.parsed[1], screens=screens[1]),
+        first = install_check(base, "base", record=facts.parsed[0], screens=screens[0])
+        installs = (  # the patch's view beside the base's, where it writes the same files
+            first,
+            install_check(patch, "patch", record=facts.parsed[1], screens=screens[1], beside=first),
         )
         pairs = pair_installed(
             installed_entries(base), installed_entries(patch), installs[0].view, installs[1].view
@@ -219,8 +220,8 @@ def compare_wheels(
 
 @contextmanager
 def _open_both(base_path: Path, patch_path: Path) -> Iterator[tuple[ZipArchive, ZipArchive]]:
-    """Phase open: both archives, read in place."""
-    with ZipArchive.open(base_path) as base, ZipArchive.open(patch_path) as patch:
+    """Phase open: both archives, read in place (the patch's names beside the base's)."""
+    with ZipArchive.open(base_path) as base, ZipArchive.open(patch_path, base.entries) as patch:
         yield base, patch
 
 

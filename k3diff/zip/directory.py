@@ -14,12 +14,14 @@ import os
 import stat
 import struct
 import zlib
+from collections.abc import Sequence
 from itertools import compress, repeat
 from operator import add
 from pathlib import Path
 from typing import NamedTuple
 
 from k3diff.errors import ArchiveError, CapError
+from k3diff.zip.besidenames import record_names
 from k3diff.zip.columns import fixed_columns
 from k3diff.zip.endrecord import SIG_LOCAL as SIG_LOCAL
 from k3diff.zip.endrecord import read_end_records
@@ -138,8 +140,11 @@ class CentralDirectory(NamedTuple):
     """The records' parts after their signatures up to the name, joined (when plain), or None."""
 
 
-def read_central_directory(path: Path, fd: int, file_size: int) -> CentralDirectory:
-    """The entries, in directory order, read as `zipfile` reads them."""
+def read_central_directory(
+    path: Path, fd: int, file_size: int, beside: Sequence[ZipEntry] = ()
+) -> CentralDirectory:
+    """The entries, in directory order, read as `zipfile` reads them; `beside`: another
+    archive's entries, whose names a plain directory shares where alike (`besidenames`)."""
     end = read_end_records(path, fd, file_size)
     size = end.directory_size
     if size > MAX_DIRECTORY_BYTES:
@@ -153,7 +158,7 @@ def read_central_directory(path: Path, fd: int, file_size: int) -> CentralDirect
     if size // _CENTRAL.size > MAX_ENTRIES:
         _check_record_count(path, directory)
     disagreements = list(end.disagreements)
-    plain = _plain_directory(directory, end.shift, file_size)
+    plain = _plain_directory(directory, end.shift, file_size, beside)
     entries, fixed = plain or (None, None)
     if entries is None:
         entries = _parse_central_directory(path, directory, end.shift, file_size, disagreements)
@@ -185,7 +190,7 @@ def _check_record_count(path: Path, directory: bytes) -> None:
 
 
 def _plain_directory(
-    directory: bytes, shift: int, file_size: int
+    directory: bytes, shift: int, file_size: int, beside: Sequence[ZipEntry] = ()
 ) -> tuple[tuple[ZipEntry, ...], bytes] | None:
     """`_parse_central_directory`'s entries (and the records' fixed parts, joined), column by
     column in C, for a plain directory:
@@ -219,26 +224,13 @@ def _plain_directory(
         offset = list(map(add, offset, repeat(shift)))
     if min(offset) < 0 or max(offset) >= file_size:
         return None
-    name_bytes = list(map(bytes.__getitem__, pieces, map(slice, repeat(fixed), ends)))
+    name_bytes, names = record_names(pieces, fixed, name_len, beside)
     joined = b"".join(name_bytes)
     if not joined.isascii() or b"\0" in joined:
         return None
-    names = map(bytes.decode, name_bytes)
     positions = range(len(pieces))
-    fields = zip(
-        names,
-        positions,
-        method,
-        flags,
-        crc,
-        csize,
-        size,
-        offset,
-        mode,
-        system,
-        name_bytes,
-        strict=True,
-    )
+    fields = zip(names, positions, method, flags, crc, csize, size, offset, mode, system,
+                 name_bytes, strict=True)  # fmt: skip
     return tuple(map(tuple.__new__, repeat(ZipEntry), fields)), heads
 
 

@@ -10,7 +10,7 @@ of an entry goes through: data offsets read from the local headers once (or all 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Self
 
@@ -50,12 +50,14 @@ class RecordMap(Closeable):
         self._header_scan: HeaderScan | None = None
 
     @classmethod
-    def open(cls, path: Path) -> Self:
-        """Open `path` and read its central directory; raise InputError/ArchiveError if unusable."""
+    def open(cls, path: Path, beside: Sequence[ZipEntry] = ()) -> Self:
+        """Open `path` and read its central directory; raise InputError/ArchiveError if unusable.
+        `beside`: another archive's entries, whose names it shares where they are alike
+        (`besidenames`)."""
         fd = open_regular(path, str(path), "wheel/zip file")
         try:
             file_size = os.fstat(fd).st_size
-            directory = read_central_directory(path, fd, file_size)
+            directory = read_central_directory(path, fd, file_size, beside)
         except BaseException:
             os.close(fd)
             raise

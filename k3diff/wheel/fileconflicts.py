@@ -1,0 +1,57 @@
+"""Files where another entry needs a directory: pip's write of one of them fails (W616).
+
+`installed._view` asks it of every view; the common case (no path is a directory another needs)
+is told by set operations in C, one level of directories at a time.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterable, Sequence
+from itertools import repeat
+from typing import Protocol
+
+_HEAD = operator.itemgetter(0)
+
+
+class _File(Protocol):
+    """An installed file (`installed.InstalledFile`, which imports this module)."""
+
+    @property
+    def entry(self) -> str: ...
+
+    @property
+    def path(self) -> str: ...
+
+
+def file_directory_conflicts(files: Sequence[_File], paths: list[str]) -> Iterable[tuple[str, str]]:
+    """A file where another entry needs a directory: pip's write fails (`paths`: installed)."""
+    needed: set[str] = set()  # every directory some path needs, a level at a time, in C
+    level: Iterable[str] = paths
+    while True:
+        heads = set(map(_HEAD, map(str.rpartition, level, repeat("/"))))
+        heads.discard("")  # no slash (or only a leading one): no directory needed
+        heads -= needed
+        if not heads:
+            break
+        needed |= heads
+        level = heads
+    if needed.isdisjoint(paths):
+        return  # the common case: no file where a directory must be; the loop says who needs it
+    directories: dict[str, str] = {}
+    for file in files:
+        path = file.path
+        cut = path.rfind("/")
+        while cut > 0:
+            head = path[:cut]
+            if head in directories:
+                break
+            directories[head] = file.entry
+            cut = path.rfind("/", 0, cut)
+    for file in files:
+        other = directories.get(file.path)
+        if other is not None:
+            yield (
+                file.entry,
+                f"installs the file {file.path}, where {other!r} needs a directory",
+            )
