@@ -74,8 +74,8 @@ class SpilledSide(Closeable):
         self._pending = bytearray()
         self._writing = True
         self._position = -1
-        self._block = b""
-        """Records read ahead, from file offset `_block_start` on."""
+        self._block = memoryview(b"")
+        """Records read ahead, from file offset `_block_start` on (sliced without a copy)."""
         self._block_start = 0
 
     def add(self, record: ResponseRecord) -> None:
@@ -153,9 +153,9 @@ class SpilledSide(Closeable):
                 packed: Packed = marshal.loads(self._file.read(end - start))
                 return packed
             # In file order (the common case) the next records come in one read.
-            self._block = self._file.read(max(_READ_AHEAD, end - start))
+            self._block = memoryview(self._file.read(max(_READ_AHEAD, end - start)))
             self._block_start, at = start, 0
-        packed = marshal.loads(memoryview(self._block)[at : at + end - start])
+        packed = marshal.loads(self._block[at : at + end - start])
         return packed
 
     def prompt_of(self, position: int) -> str | None:
