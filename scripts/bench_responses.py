@@ -16,12 +16,16 @@ each format in the same rounds, for a before/after measured under one load. With
 the baseline and each format run in turn N times (one of each per round, so a
 shared machine's load moves them alike) and the medians of wall and CPU seconds are compared;
 the budget (DESIGN.md: within 3x of `json.loads` of both files, under 500 MB) is printed with
-PASS or FAIL, and the exit status is 1 when one fails.
+PASS or FAIL, and the exit status is 1 when one fails. Both k3diffs are byte-compiled first, as
+an install is (`precompile.py`): where PYTHONDONTWRITEBYTECODE is set, a checkout without bytecode
+compiled every module it imports in every timed run (≈ 50 ms CPU for `responses`), which a
+checkout that happened to hold `__pycache__` did not, so two trees compared unevenly.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import contextlib
 import json
 import os
@@ -36,6 +40,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from peakrss import run_with_peak_rss
+from precompile import compile_k3diff
 
 WORDS = [
     "the",
@@ -191,6 +196,9 @@ def main() -> int:
             print(f"generating {path} ...", file=sys.stderr)
             generate(path, args.records, patched)
     formats = args.formats or ["text", "json"]
+    print(compile_k3diff(), file=sys.stderr)
+    if args.against is not None and not compileall.compile_dir(args.against / "k3diff", quiet=1):
+        raise SystemExit(f"byte-compiling {args.against / 'k3diff'} failed")
     floors: list[tuple[float, float]] = []
     work_floors: list[tuple[float, float]] = []
     runs: dict[str, list[tuple[float, float, int, str, float]]] = {fmt: [] for fmt in formats}

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring_ascii
+from operator import itemgetter
 
-from k3diff.responses.matchpair import MatchRow
+from k3diff.responses.matchpair import MatchRow, ids_digest
+from k3diff.responses.model import text_digest
 from k3diff.responses.packed import (
     CONDITION,
     FINGERPRINT,
@@ -77,6 +79,8 @@ def _tail(
 
 
 _TAILS: dict[tuple[str | None, ...], str] = {}
+_TAIL_FIELDS = itemgetter(FINISH, FINGERPRINT, PROMPT, CONDITION, MODEL)
+"""A packed side's fields `_tail` is made of, in its order (its cache key)."""
 _DISPLAYS: dict[str, str] = {}
 
 
@@ -97,19 +101,21 @@ def match_line(row: MatchRow) -> str | None:
     """The row's `records` item as the spool writes it; None when only the general writer can
     write it (see `_request`)."""
     base, patch = row.base, row.patch
-    base_tail = _tail(base[FINISH], base[FINGERPRINT], base[PROMPT], base[CONDITION], base[MODEL])
-    patch_tail = _tail(
-        patch[FINISH], patch[FINGERPRINT], patch[PROMPT], patch[CONDITION], patch[MODEL]
-    )
+    # Each side's tail from the cache when its fields repeat (one C call for the cache key).
+    base_tail = _TAILS.get(_TAIL_FIELDS(base)) or _tail(*_TAIL_FIELDS(base))
+    patch_tail = _TAILS.get(_TAIL_FIELDS(patch)) or _tail(*_TAIL_FIELDS(patch))
     if base_tail is None or patch_tail is None:
         return None
-    text_xxh3, ids = row.digests()
+    text = base[TEXT]
+    ids = base[TOKEN_IDS]
     # Both sides' texts and token ids are equal: one middle serves both. The digests are hex.
-    ids_text = "null" if ids is None else f'"{ids}"'
-    tokens = "null" if ids is None else str(len(base[TOKEN_IDS]) // 8)
+    if ids is None:
+        ids_text = tokens = "null"
+    else:
+        ids_text, tokens = f'"{ids_digest(ids)}"', str(len(ids) // 8)
     middle = (
-        f'"text_xxh3": "{text_xxh3}", "token_ids_xxh3": {ids_text}, '
-        f'"chars": {len(base[TEXT])}, "tokens": {tokens}, '
+        f'"text_xxh3": "{text_digest(text)}", "token_ids_xxh3": {ids_text}, '
+        f'"chars": {len(text)}, "tokens": {tokens}, '
     )
     unnamed = base[LABEL] is None and patch[LABEL] is None
     if unnamed and base[PREVIEW] is None and patch[PREVIEW] is None:

@@ -20,7 +20,7 @@ from k3diff.responses.ignore import parse_ignore_fields
 from k3diff.responses.matchpair import MatchRow, identical
 from k3diff.responses.model import ItemScore, LoadOptions, Normalization, score_number
 from k3diff.responses.overview import ResponsesOverview
-from k3diff.responses.packed import SCORES, unpack
+from k3diff.responses.packed import SCORES, TOKEN_IDS, unpack
 from k3diff.responses.pairing import (
     OrderPairing,
     Pairing,
@@ -245,12 +245,13 @@ def compare_streaming(
         displays = (base.display, patch.display)
         volatile = options.include_volatile
         epochs = pairing.field == EPOCH_KEY_FIELD
+        base_packed_at, patch_packed_at, add_match = base.packed, patch.packed, counter.add_match
         for key, base_at, patch_at in pairing.pairs():
             if base_at is not None and patch_at is not None:
-                base_packed, patch_packed = base.packed(base_at), patch.packed(patch_at)
+                base_packed, patch_packed = base_packed_at(base_at), patch_packed_at(patch_at)
                 if identical(base_packed, patch_packed, volatile):
                     row = MatchRow(key, base_packed, patch_packed, displays)
-                    counter.add_match(row.token_match)
+                    add_match(base_packed[TOKEN_IDS] is not None or None)  # row.token_match
                     if on_match is not None:
                         on_match(row)
                     else:

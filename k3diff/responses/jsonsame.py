@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+_FLAT = frozenset({int, str, type(None)})
+"""Scalar types no value of which equals a value of another (unlike bool, 1 == True, and float,
+1 == 1.0): between objects holding only these, `==` is `same`."""
+
 
 def same(base: Any, patch: Any) -> bool:
     """True when `base` and `patch` are the same JSON value: equal, and of the same type at
@@ -21,6 +25,11 @@ def same(base: Any, patch: Any) -> bool:
     if isinstance(base, dict):
         if base.keys() != patch.keys():
             return False
+        # A flat object of integers, strings and nulls (a usage block): one C comparison.
+        if _FLAT.issuperset(map(type, base.values())) and _FLAT.issuperset(
+            map(type, patch.values())
+        ):
+            return bool(base == patch)
         return all(same(value, patch[name]) for name, value in base.items())
     if isinstance(base, list | tuple):
         return len(base) == len(patch) and all(map(same, base, patch))

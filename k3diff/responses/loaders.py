@@ -86,7 +86,10 @@ class JsonLinesLoader:
         for lineno, raw in bounded.file_lines(head.path, display, "responses file"):
             if raw.isspace():
                 continue
-            text = decode_line(raw, display, lineno).lstrip("\ufeff")
+            try:  # `decode_line` words the error: a call less per line
+                text = raw.decode("utf-8").lstrip("\ufeff")
+            except UnicodeDecodeError:
+                text = decode_line(raw, display, lineno)
             obj = loads_line(text)  # None: `loads_object` decodes it again and words any error
             if obj is None:
                 obj = loads_object(text, f"{display}:{lineno}")

@@ -11,6 +11,7 @@ writer encodes its line from the row's fields, `k3diff.documents.responses_match
 from __future__ import annotations
 
 import sys
+from operator import itemgetter
 from typing import Any
 
 import xxhash
@@ -44,31 +45,37 @@ _MATCH_RANK = Status.MATCH.rank
 _TOKEN_BYTES = 8
 
 
+_ABSENT = itemgetter(ERROR, LM_EVAL, LOGPROBS)
+"""Fields an identical pair holds on neither side (with its scores)."""
+_NOTHING = (None, None, None)
+_EQUAL = itemgetter(TEXT, TOKEN_IDS, OTHER, FINISH)
+"""Fields compared by `==`: the text, the token ids' bytes, the compared rest's canonical JSON
+and the finish reason are strings, bytes or None (`assemble` refuses another finish reason),
+where `==` is `jsonsame.same` (and one tuple comparison checks all four)."""
+
+
 def identical(base: Packed, patch: Packed, include_volatile: bool) -> bool:
     """True when `diff.diff_pair` of the two records can only say match with nothing to add:
     no error, lm-eval parts, logprobs or scores on either side, the texts and token ids equal
     (or absent on both sides), and the compared fields and run state equal as JSON values
     (`jsonsame.same`: type-exact, as deepdiff compares them, so 1, 1.0 and true differ)."""
-    return (
-        base[ERROR] is None
-        and patch[ERROR] is None
-        and base[LM_EVAL] is None
-        and patch[LM_EVAL] is None
-        and base[LOGPROBS] is None
-        and patch[LOGPROBS] is None
-        and not base[SCORES]
-        and not patch[SCORES]
-        and base[TEXT] == patch[TEXT]
-        and base[TOKEN_IDS] == patch[TOKEN_IDS]
-        and base[OTHER] == patch[OTHER]
-        and same(base[FINISH], patch[FINISH])
-        and same(base[USAGE], patch[USAGE])
-        and (not include_volatile or base[FINGERPRINT] == patch[FINGERPRINT])
-        and same(base[RUN_STATE] or {}, patch[RUN_STATE] or {})
-    )
+    if (
+        _ABSENT(base) != _NOTHING
+        or _ABSENT(patch) != _NOTHING
+        or base[SCORES]
+        or patch[SCORES]
+        or _EQUAL(base) != _EQUAL(patch)
+        or (include_volatile and base[FINGERPRINT] != patch[FINGERPRINT])
+    ):
+        return False
+    usage, patch_usage = base[USAGE], patch[USAGE]
+    if not (usage is None is patch_usage or same(usage, patch_usage)):
+        return False
+    state, patch_state = base[RUN_STATE], patch[RUN_STATE]
+    return (not state and not patch_state) or same(state or {}, patch_state or {})
 
 
-def _ids_digest(data: bytes) -> str:
+def ids_digest(data: bytes) -> str:
     """`model.token_ids_digest` of the ids packed as `data` (native int64 bytes)."""
     if sys.byteorder == "big":
         from array import array
@@ -98,7 +105,7 @@ class MatchRow:
         """xxh3-128 of the text and of the token ids (None without), equal on both sides:
         made when a report writes the row, not for every row a table leaves out."""
         ids = self.base[TOKEN_IDS]
-        return text_digest(self.base[TEXT]), None if ids is None else _ids_digest(ids)
+        return text_digest(self.base[TEXT]), None if ids is None else ids_digest(ids)
 
     @property
     def token_match(self) -> bool | None:

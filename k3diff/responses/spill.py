@@ -43,8 +43,10 @@ _KEYS = itemgetter(LINE, INDEX, MEMBER, CHOICE, REQUEST, PROMPT, KEY, ID, CLIENT
 _READ_AHEAD = 1 << 20
 """Records are read back in file order in blocks of about this size."""
 _BUFFER_BYTES = 1 << 20
-"""Records are written to the temporary file in blocks of about this size (one write call
-each, not one a record)."""
+"""Records are written to the temporary file through a buffer of this size (one write call
+a megabyte, not one a record). The file's own buffer, allocated once: a bytearray emptied after
+each block (`clear`) gave its memory back, and refilling it touched a fresh megabyte each time
+(25,000 page faults a side of the benchmark, ≈ 0.05-0.1 s of system time)."""
 
 
 class SpilledSide(Closeable):
@@ -70,12 +72,14 @@ class SpilledSide(Closeable):
         self._offsets = array("q", [0])
         self._end = 0
         # Closed by close() / __exit__: the file lives as long as this object.
-        self._file = tempfile.TemporaryFile(prefix="k3diff-responses-")  # noqa: SIM115
-        self._pending = bytearray()
+        self._file = tempfile.TemporaryFile(  # noqa: SIM115
+            prefix="k3diff-responses-", buffering=_BUFFER_BYTES
+        )
+        self._write = self._file.write
         self._writing = True
         self._position = -1
-        self._block = b""
-        """Records read ahead, from file offset `_block_start` on."""
+        self._block = memoryview(b"")
+        """Records read ahead, from file offset `_block_start` on (sliced without a copy)."""
         self._block_start = 0
 
     def add(self, record: ResponseRecord) -> None:
@@ -85,11 +89,7 @@ class SpilledSide(Closeable):
     def add_packed(self, packed: Packed) -> None:
         """Park one record, given as `pack` makes it (the fast reader builds it directly)."""
         data = marshal.dumps(packed)
-        pending = self._pending
-        pending += data
-        if len(pending) >= _BUFFER_BYTES:
-            self._file.write(pending)
-            pending.clear()
+        self._write(data)
         self._end += len(data)
         self._offsets.append(self._end)
         line, index, member, choice, request, prompt, key, rid, client, field = _KEYS(packed)
@@ -139,9 +139,7 @@ class SpilledSide(Closeable):
     def packed(self, position: int) -> Packed:
         """The record at `position` as `pack` made it (no `ResponseRecord` built)."""
         if self._writing:
-            self._file.write(self._pending)
             self._file.flush()
-            self._pending = bytearray()
             self._writing = False
         start, end = self._offsets[position], self._offsets[position + 1]
         sequential = self._position == position
@@ -153,9 +151,9 @@ class SpilledSide(Closeable):
                 packed: Packed = marshal.loads(self._file.read(end - start))
                 return packed
             # In file order (the common case) the next records come in one read.
-            self._block = self._file.read(max(_READ_AHEAD, end - start))
+            self._block = memoryview(self._file.read(max(_READ_AHEAD, end - start)))
             self._block_start, at = start, 0
-        packed = marshal.loads(memoryview(self._block)[at : at + end - start])
+        packed = marshal.loads(self._block[at : at + end - start])
         return packed
 
     def prompt_of(self, position: int) -> str | None:

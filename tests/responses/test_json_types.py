@@ -75,6 +75,43 @@ def test_numbers_of_another_json_type_are_other_values() -> None:
     assert same({"a": 1, "b": [1.0, None]}, {"b": [1.0, None], "a": 1})
 
 
+FLAT = st.dictionaries(
+    st.sampled_from(["a", "b", "c"]),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-2, 2),
+        st.sampled_from([0.0, -0.0, 1.0, float("nan")]),
+        st.sampled_from(["", "1"]),
+    ),
+    max_size=3,
+)
+
+
+def _walked(base: Any, patch: Any) -> bool:
+    """`same` by its definition: the same type at every level, equal scalars (NaN never)."""
+    if type(base) is not type(patch):
+        return False
+    if isinstance(base, dict):
+        return base.keys() == patch.keys() and all(_walked(v, patch[k]) for k, v in base.items())
+    if isinstance(base, list):
+        return len(base) == len(patch) and all(map(_walked, base, patch))
+    return bool(base == patch)
+
+
+@LOADS
+@given(FLAT, FLAT, st.booleans())
+def test_a_flat_object_is_the_same_exactly_when_its_walk_says_so(
+    base: dict[str, Any], patch: dict[str, Any], copied: bool
+) -> None:
+    # `same` decides a flat object of integers, strings and nulls with one `==`, which takes 1
+    # for true and 1.0, and a NaN for equal to itself (a copy shares it): the walk does not
+    if copied:
+        patch = dict(base)
+    assert same(base, patch) == _walked(base, patch)
+    assert same({"usage": base}, {"usage": patch}) == _walked(base, patch)
+
+
 def _loaded(top: dict[str, Any]) -> ResponseRecord:
     obj = completion("r", "same text") | top
     return records_from_raw(obj, "cap.jsonl:1", 1, LoadOptions())[0]
