@@ -2,23 +2,25 @@
 field that differs, and the command that brings the document up to date (report65).
 
 A triage written before `sample --resume` (the demo's `--grow`) took more samples no longer
-follows from the samples log it names: the log grew. `report` refused it, naming the field, but not the fix,
-which is to run the command that wrote the document again on the same inputs. Each refusal now
-ends with that command, shell-quoted (`shlex.join`, started by the program the user ran:
-`k3diff.program`): its inputs as given to `report` (the files `report` ran it again on, so the
-command runs from where `report` ran), the settings the document records (each option the CLI
-would otherwise default, spelt only where it differs: `DEFAULTS`), and `--format json -o` the
-document as given, so the document is written anew in place. Where the document does not record
-its settings (written before it did), the line names the command without one.
+follows from the samples log it names: the log grew. `report` refused it, naming the field, but
+not the fix, which is to run the command that wrote the document again on the same inputs. Each
+refusal now ends with that command, shell-quoted (`shellwords.join`: as `shlex.join`, but a word
+the one-line error would change on its way out, two spaces or a tab in a rule, is written in
+`$'…'`), started by the program the user ran (`k3diff.program`): its inputs as given to `report`
+(the files `report` ran it again on, so the command runs from where `report` ran), the settings
+the document records (each option the CLI would otherwise default, spelt only where it differs:
+`DEFAULTS`), and `--format json -o` the document as given, so the document is written anew in
+place. Where the document does not record its settings (written before it did), the line names
+the command without one.
 """
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from k3diff import shellwords
 from k3diff.bounded import DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_RECORD_BYTES
 from k3diff.documents.triage import TriageDocument
 from k3diff.errors import InputError
@@ -65,7 +67,7 @@ def again(args: Sequence[str] | None, name: str, command: str) -> str:
     document `name`; the bare command where the document does not record its settings (None)."""
     if args is None:
         return f"run k3diff {command} again on its inputs to bring it up to date"
-    line = shlex.join([*args, "--format", "json", "-o", name])
+    line = shellwords.join([*args, "--format", "json", "-o", name])
     return f"run `{program()} {line}` again to bring it up to date"
 
 
