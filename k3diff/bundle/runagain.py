@@ -270,11 +270,15 @@ def wheels_args(
 
 
 def wheelset_args(
-    body: Mapping[str, Any], sides: Sequence[Sequence[str]], repository: Path | None = None
+    body: Mapping[str, Any],
+    sides: Sequence[Sequence[str]] | None,
+    repository: Path | None = None,
 ) -> list[str] | None:
     """`wheels` on a release set's sides (`sides`: each side's directory, or its wheels given
-    one by one) with the settings its pairs record (the same for every pair of one run; its
-    source check in `repository`)."""
+    one by one: `given_sides`; None where they are not known) with the settings its pairs
+    record (the same for every pair of one run; its source check in `repository`)."""
+    if sides is None:
+        return None
     pairs = body.get("pairs")
     first = pairs[0] if isinstance(pairs, list) and pairs else None
     wheels = first.get("wheels") if isinstance(first, Mapping) else None
@@ -298,10 +302,23 @@ def wheelset_args(
     return ["wheels", *given, *allow, *options]
 
 
-def recorded_sides(body: Mapping[str, Any]) -> list[list[str]]:
-    """A release set's sides as `wheels` was given them (`base.inputs`, `patch.inputs`)."""
-    sides = [body.get(side) for side in ("base", "patch")]
-    return [
-        [str(p) for p in side.get("inputs", [])] if isinstance(side, Mapping) else []
-        for side in sides
-    ]
+def given_sides(
+    body: Mapping[str, Any], given: Mapping[str, tuple[Path, int]]
+) -> list[list[str]] | None:
+    """A release set's sides as the wheels given to `report` name them: on each side, the wheel
+    given for each SHA-256 the set records there (its pairs', its wheels on that side only).
+    Never the paths the document records it was given (`base.inputs`), which name files on the
+    machine that ran it, or any its writer chose (review65b: `--base /elsewhere/old.whl` was
+    printed for a set whose wheels were given from `base/`). None where a wheel it records is
+    not given, one file would stand on both sides (the same bytes), or it records no SHA-256
+    (`--no-file-hash`). A set made from two directories given is named by them (the callers)."""
+    pairs = [p.get("wheels") for p in body.get("pairs") or [] if isinstance(p, Mapping)]
+    sides: list[list[str]] = []
+    for side in ("base", "patch"):
+        rows = [w.get(side) for w in pairs if isinstance(w, Mapping)]
+        rows += list(body.get(f"only_{side}") or [])
+        digests = [row.get("sha256") if isinstance(row, Mapping) else None for row in rows]
+        if not digests or not all(isinstance(d, str) and d in given for d in digests):
+            return None
+        sides.append([str(given[str(d)][0]) for d in dict.fromkeys(digests)])
+    return None if set(sides[0]) & set(sides[1]) else sides

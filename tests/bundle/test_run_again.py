@@ -301,3 +301,30 @@ def test_a_rule_the_one_line_error_would_fold_is_pasted_as_given(tmp_path: Path)
     assert again.exit_code == 1, again.stderr  # the rule still matches: still failing
     result = run_k3diff("report", *inputs, "--out", "bundle", cwd=tmp_path)
     assert result.exit_code == 1, result.stderr
+
+
+@pytest.mark.parametrize("where", ["pairs.0.wheels", "only_patch.0"])
+def test_a_release_set_of_files_names_the_wheels_given_not_those_it_records(
+    tmp_path: Path, where: str
+) -> None:
+    """A release set records the files `wheels` was given (`base.inputs`): paths on the machine
+    that ran it, or whatever its writer put there. The command named them (review65b: an edited
+    set printed `--base /elsewhere/old/pkg…whl`, a wheel never given, which the pasted command
+    compared instead); it names the wheels given to `report`, by the SHA-256 the set records."""
+    wheelkit.make_wheel(tmp_path / "base", "pkg", "1.0", BASE_FILES)
+    changed = dict(BASE_FILES, **{"pkg/sampler.py": b"def sample(x):\n    return x + 0\n"})
+    wheelkit.make_wheel(tmp_path / "patch", "pkg", "1.0", changed)
+    wheelkit.make_wheel(tmp_path / "patch", "extra", "1.0", {"extra/__init__.py": b""})
+    wheels = ["base/pkg-1.0-py3-none-any.whl", "patch/pkg-1.0-py3-none-any.whl"]
+    extra = "patch/extra-1.0-py3-none-any.whl"
+    sides = ["--base", wheels[0], "--patch", wheels[1], "--patch", extra, "--allow-unpaired"]
+    made = run_k3diff("wheels", *sides, "--format", "json", "-o", "d.json", cwd=tmp_path)
+    assert made.exit_code == 0, made.stderr
+    document = json.loads((tmp_path / "d.json").read_text())
+    document["base"]["inputs"] = ["/elsewhere/old/pkg-1.0-py3-none-any.whl"]
+    document["patch"]["inputs"] = ["/elsewhere/new/pkg-1.0-py3-none-any.whl", extra]
+    (tmp_path / "d.json").write_text(json.dumps(document))
+    _edited(tmp_path / "d.json", where)
+    _, command = _refused(tmp_path, "d.json", *wheels, extra)
+    assert command == ["wheels", *sides, "--format", "json", "-o", "d.json"], command
+    _follows_once_run_again(tmp_path, command, "d.json", *wheels, extra)
