@@ -29,6 +29,7 @@ Windows names do: a `manylinux` wheel is installed onto Windows file systems too
 
 from __future__ import annotations
 
+import ntpath
 from collections.abc import Iterable
 
 from k3diff.lazyre import lazy
@@ -106,11 +107,22 @@ def path_problem(path: str) -> str | None:
     return None
 
 
+def windows_script(path: str) -> str:
+    """The path pip writes a generated script `path` to on Windows: distlib's launcher,
+    `NAME.exe`, a `.py…` extension of the name dropped first (`ScriptMaker._write_script`:
+    `tool.` is `tool..exe`, which Windows writes as named; `nul.py` is `nul.exe`, a device)."""
+    head, _, name = path.rpartition("/")
+    stem, ext = ntpath.splitext(name)
+    exe = f"{stem if ext.startswith('.py') else name}.exe"
+    return f"{head}/{exe}" if head else exe
+
+
 def windows_refusals(
     files: Iterable[InstalledFile], names_clear: bool
 ) -> list[tuple[str, str, str]]:
     """(finding path, installed path, why) for every file of `files` Windows cannot write as
-    named: the archive path of an entry, the installed path of a script pip generates.
+    named: the archive path of an entry, the installed path of a script pip generates (judged
+    by the name pip gives it on Windows: `windows_script`).
     `names_clear`: `may_hold_windows_names` of the archive's names was false, so only the
     components the installed view adds to an entry's name are tested: the headers directory
     named for the project, a generated script's name."""
@@ -118,7 +130,7 @@ def windows_refusals(
     for file in files:
         if names_clear and not (file.generated or file.scheme == "headers"):
             continue
-        problem = path_problem(file.path)
+        problem = path_problem(windows_script(file.path) if file.generated else file.path)
         if problem is not None:
             found.append((file.path if file.generated else file.entry, file.path, problem))
     return found

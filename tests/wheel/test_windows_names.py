@@ -157,6 +157,33 @@ def test_a_generated_script_and_a_projects_headers_directory(tmp_path: Path) -> 
     assert paths == {"bin/nul", "aux-2.0.data/headers/aux.h"}, report["findings"]
 
 
+@pytest.mark.parametrize(
+    ("script", "windows"), [("tool.", None), ("nul.py", "nul.exe"), ("con.pyw", "con.exe")]
+)
+def test_a_generated_script_is_judged_by_the_name_pip_writes_on_windows(
+    tmp_path: Path, script: str, windows: str | None
+) -> None:
+    """pip writes a console or GUI script on Windows as distlib's launcher, `NAME.exe`, a
+    `.py…` extension dropped first: `tool.` is `Scripts\\tool..exe`, which Windows writes as
+    named (W619 said Windows drops the dot, and an unwaivable finding failed the wheel:
+    review65b); `nul.py` and `con.pyw` are `nul.exe` and `con.exe`, devices."""
+    group = "gui_scripts" if script.endswith(".pyw") else "console_scripts"
+    files = {
+        "demo/__init__.py": b"def main():\n    pass\n",
+        "demo-2.0.dist-info/entry_points.txt": f"[{group}]\n{script} = demo:main\n".encode(),
+    }
+    base = wheelkit.make_wheel(tmp_path / "b", "demo", "1.0", {"demo/__init__.py": b""})
+    patch = wheelkit.make_wheel(tmp_path / "p", "demo", "2.0", files)
+    exit_code, report = wheels_json(base, patch)
+    found = _w619(report)
+    if windows is None:
+        assert (exit_code, found) == (0, []), found
+        return
+    assert exit_code == 1
+    assert [f["path"] for f in found] == [f"bin/{script}"]
+    assert f"{windows!r} is the DOS device name" in found[0]["detail"], found
+
+
 def test_waivers_cannot_cover_it(tmp_path: Path) -> None:
     base = build(tmp_path / "b", "1.0", BASE_FILES)
     patch = build(tmp_path / "p", "2.0", {**BASE_FILES, "demo/nul.py": EVIL})
