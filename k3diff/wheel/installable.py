@@ -33,7 +33,12 @@ from k3diff.wheel.record import Record, parse_record
 from k3diff.wheel.refusals import dist_info_refusals, filename_refusals, script_file
 from k3diff.wheel.tags import expand_all
 from k3diff.wheel.targets import ANY, TargetPythons, target_pythons
-from k3diff.wheel.windowsnames import may_hold_windows_names, windows_refusals
+from k3diff.wheel.windowsnames import (
+    apart_on_windows,
+    may_hold_windows_names,
+    script_collisions,
+    windows_refusals,
+)
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import LOCAL_HEADER, ZipEntry
 
@@ -183,7 +188,8 @@ def install_check(
     ]
     checks += [
         Finding(Code.W615, collision.path, f"in the {side} wheel: {collision.describe()}")
-        for collision in view.collisions
+        for collision in (*view.collisions, *script_collisions(view.files))
+        if not apart_on_windows(collision, view.files)
     ]
     maybe = may_hold_windows_names(_joined(archive)) if screens is None else screens.windows_names
     checks += [

@@ -31,9 +31,13 @@ from __future__ import annotations
 
 import ntpath
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from k3diff.lazyre import lazy
 from k3diff.wheel.installed import _DOT_END, InstalledFile
+
+if TYPE_CHECKING:  # built only where two scripts are one file on Windows
+    from k3diff.wheel.collision import Collision
 
 DEVICE_NAMES = frozenset(
     {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
@@ -115,6 +119,45 @@ def windows_script(path: str) -> str:
     stem, ext = ntpath.splitext(name)
     exe = f"{stem if ext.startswith('.py') else name}.exe"
     return f"{head}/{exe}" if head else exe
+
+
+def script_collisions(files: Iterable[InstalledFile]) -> list[Collision]:
+    """Scripts Windows holds as one file whose installed paths differ by more than case: a
+    generated script under its Windows name (`windows_script`), beside another or beside a
+    `.data/scripts/` file of that name. `tool = m:main` and `tool.py = m:evil` are `bin/tool`
+    and `bin/tool.py` on Linux, both `Scripts\\tool.exe` on Windows, where `tool` runs the one
+    pip writes last (W615; paths equal but for case are `installed`'s)."""
+    from k3diff.wheel.collision import Collision, CollisionKind
+
+    groups: dict[str, list[InstalledFile]] = {}
+    for file in files:
+        if file.generated or file.scheme == "scripts":
+            key = windows_script(file.path) if file.generated else file.path
+            groups.setdefault(key.lower(), []).append(file)
+    found = []
+    for group in groups.values():
+        if len({file.path.lower() for file in group}) > 1:
+            group.sort(key=lambda file: file.order)
+            last = group[-1]
+            path = windows_script(last.path) if last.generated else last.path
+            entries = tuple(file.entry for file in group)
+            found.append(Collision(path, CollisionKind.WINDOWS_SCRIPT, entries))
+    return found
+
+
+def apart_on_windows(collision: Collision, files: Iterable[InstalledFile]) -> bool:
+    """Whether `collision`, a group of generated scripts alone that `installed` folds as
+    Windows reads names (`tool` and `tool.`, which drops the dot), is in fact two files there:
+    pip writes them as `tool.exe` and `tool..exe` (`windows_script`)."""
+    from k3diff.wheel.collision import CollisionKind, windows_keys
+
+    if collision.kind is not CollisionKind.WINDOWS:
+        return False
+    generated = {file.entry: file.path for file in files if file.generated}
+    if not all(entry in generated for entry in collision.entries):
+        return False
+    keys = windows_keys([windows_script(generated[e]).lower() for e in collision.entries])
+    return len(set(keys)) == len(keys)
 
 
 def windows_refusals(
