@@ -30,7 +30,7 @@ Windows names do: a `manylinux` wheel is installed onto Windows file systems too
 from __future__ import annotations
 
 import ntpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from k3diff.lazyre import lazy
@@ -121,12 +121,14 @@ def windows_script(path: str) -> str:
     return f"{head}/{exe}" if head else exe
 
 
-def script_collisions(files: Iterable[InstalledFile]) -> list[Collision]:
+def script_collisions(files: Sequence[InstalledFile]) -> list[Collision]:
     """Scripts Windows holds as one file whose installed paths differ by more than case: a
     generated script under its Windows name (`windows_script`), beside another or beside a
     `.data/scripts/` file of that name. `tool = m:main` and `tool.py = m:evil` are `bin/tool`
     and `bin/tool.py` on Linux, both `Scripts\\tool.exe` on Windows, where `tool` runs the one
     pip writes last (W615; paths equal but for case are `installed`'s)."""
+    if not files or not files[-1].generated:  # pip generates its scripts after every file
+        return []
     from k3diff.wheel.collision import Collision, CollisionKind
 
     groups: dict[str, list[InstalledFile]] = {}
