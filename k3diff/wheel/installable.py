@@ -200,6 +200,10 @@ def install_check(
         Finding(Code.W627, path, f"in the {side} wheel: {reason}") for path, reason in view.partial
     ]
     checks += [
+        Finding(Code.W629, path, f"in the {side} wheel: {reason}")
+        for path, reason in _version_bound(archive, view, targets)
+    ]
+    checks += [
         Finding(
             Code.W617,
             entry.name,
@@ -212,6 +216,22 @@ def install_check(
     if dist_info is not None and record_rows:
         checks += _duplicate_record_rows(archive, f"{dist_info}/RECORD", side, record)
     return WheelInstall(view, dist_info, entry_points, ep_text, tuple(checks), targets)
+
+
+def _version_bound(
+    archive: ZipArchive, view: InstalledView, targets: TargetPythons
+) -> list[tuple[str, str]]:
+    """W629's extensions (`wheel.versionbound`), looked for only where a name holds a version's
+    suffix and the wheel is not abi3 (whose such names are A123/W625's)."""
+    joined = _joined(archive)
+    if ".cpython-3" not in joined and ".cp3" not in joined:
+        return []  # nearly every wheel but the native ones
+    filename = parse_wheel_filename(str(archive.path))
+    if filename is not None and any("-abi3-" in tag for tag in filename.tags):
+        return []
+    from k3diff.wheel.versionbound import unimportable
+
+    return unimportable(view.files, targets)
 
 
 def _joined(archive: ZipArchive) -> str:
