@@ -129,8 +129,6 @@ def script_collisions(files: Sequence[InstalledFile]) -> list[Collision]:
     pip writes last (W615; paths equal but for case are `installed`'s)."""
     if not files or not files[-1].generated:  # pip generates its scripts after every file
         return []
-    from k3diff.wheel.collision import Collision, CollisionKind
-
     groups: dict[str, list[InstalledFile]] = {}
     for file in files:
         if file.generated or file.scheme == "scripts":
@@ -139,6 +137,8 @@ def script_collisions(files: Sequence[InstalledFile]) -> list[Collision]:
     found = []
     for group in groups.values():
         if len({file.path.lower() for file in group}) > 1:
+            from k3diff.wheel.collision import Collision, CollisionKind  # only when one file
+
             group.sort(key=lambda file: file.order)
             last = group[-1]
             path = windows_script(last.path) if last.generated else last.path
