@@ -2,23 +2,25 @@
 field that differs, and the command that brings the document up to date (report65).
 
 A triage written before `sample --resume` (the demo's `--grow`) took more samples no longer
-follows from the samples log it names: the log grew. `report` refused it, naming the field, but not the fix,
-which is to run the command that wrote the document again on the same inputs. Each refusal now
-ends with that command, shell-quoted (`shlex.join`, started by the program the user ran:
-`k3diff.program`): its inputs as given to `report` (the files `report` ran it again on, so the
-command runs from where `report` ran), the settings the document records (each option the CLI
-would otherwise default, spelt only where it differs: `DEFAULTS`), and `--format json -o` the
-document as given, so the document is written anew in place. Where the document does not record
-its settings (written before it did), the line names the command without one.
+follows from the samples log it names: the log grew. `report` refused it, naming the field, but
+not the fix, which is to run the command that wrote the document again on the same inputs. Each
+refusal now ends with that command, shell-quoted (`shellwords.join`: as `shlex.join`, but a word
+the one-line error would change on its way out, two spaces or a tab in a rule, is written in
+`$'…'`), started by the program the user ran (`k3diff.program`): its inputs as given to `report`
+(the files `report` ran it again on, so the command runs from where `report` ran), the settings
+the document records (each option the CLI would otherwise default, spelt only where it differs:
+`DEFAULTS`), and `--format json -o` the document as given, so the document is written anew in
+place. Where the document does not record its settings (written before it did), the line names
+the command without one.
 """
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from k3diff import shellwords
 from k3diff.bounded import DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_RECORD_BYTES
 from k3diff.documents.triage import TriageDocument
 from k3diff.errors import InputError
@@ -65,7 +67,7 @@ def again(args: Sequence[str] | None, name: str, command: str) -> str:
     document `name`; the bare command where the document does not record its settings (None)."""
     if args is None:
         return f"run k3diff {command} again on its inputs to bring it up to date"
-    line = shlex.join([*args, "--format", "json", "-o", name])
+    line = shellwords.join([*args, "--format", "json", "-o", name])
     return f"run `{program()} {line}` again to bring it up to date"
 
 
@@ -268,11 +270,15 @@ def wheels_args(
 
 
 def wheelset_args(
-    body: Mapping[str, Any], sides: Sequence[Sequence[str]], repository: Path | None = None
+    body: Mapping[str, Any],
+    sides: Sequence[Sequence[str]] | None,
+    repository: Path | None = None,
 ) -> list[str] | None:
     """`wheels` on a release set's sides (`sides`: each side's directory, or its wheels given
-    one by one) with the settings its pairs record (the same for every pair of one run; its
-    source check in `repository`)."""
+    one by one: `given_sides`; None where they are not known) with the settings its pairs
+    record (the same for every pair of one run; its source check in `repository`)."""
+    if sides is None:
+        return None
     pairs = body.get("pairs")
     first = pairs[0] if isinstance(pairs, list) and pairs else None
     wheels = first.get("wheels") if isinstance(first, Mapping) else None
@@ -296,10 +302,23 @@ def wheelset_args(
     return ["wheels", *given, *allow, *options]
 
 
-def recorded_sides(body: Mapping[str, Any]) -> list[list[str]]:
-    """A release set's sides as `wheels` was given them (`base.inputs`, `patch.inputs`)."""
-    sides = [body.get(side) for side in ("base", "patch")]
-    return [
-        [str(p) for p in side.get("inputs", [])] if isinstance(side, Mapping) else []
-        for side in sides
-    ]
+def given_sides(
+    body: Mapping[str, Any], given: Mapping[str, tuple[Path, int]]
+) -> list[list[str]] | None:
+    """A release set's sides as the wheels given to `report` name them: on each side, the wheel
+    given for each SHA-256 the set records there (its pairs', its wheels on that side only).
+    Never the paths the document records it was given (`base.inputs`), which name files on the
+    machine that ran it, or any its writer chose (review65b: `--base /elsewhere/old.whl` was
+    printed for a set whose wheels were given from `base/`). None where a wheel it records is
+    not given, one file would stand on both sides (the same bytes), or it records no SHA-256
+    (`--no-file-hash`). A set made from two directories given is named by them (the callers)."""
+    pairs = [p.get("wheels") for p in body.get("pairs") or [] if isinstance(p, Mapping)]
+    sides: list[list[str]] = []
+    for side in ("base", "patch"):
+        rows = [w.get(side) for w in pairs if isinstance(w, Mapping)]
+        rows += list(body.get(f"only_{side}") or [])
+        digests = [row.get("sha256") if isinstance(row, Mapping) else None for row in rows]
+        if not digests or not all(isinstance(d, str) and d in given for d in digests):
+            return None
+        sides.append([str(given[str(d)][0]) for d in dict.fromkeys(digests)])
+    return None if set(sides[0]) & set(sides[1]) else sides

@@ -108,7 +108,7 @@ def check_set_files(
             ) from None
         difference = first_difference(stated_listing(body), listed)
         if difference is not None:
-            command = runagain.wheelset_args(body, runagain.recorded_sides(body))
+            command = runagain.wheelset_args(body, runagain.given_sides(body, given))
             raise runagain.refusal(
                 doc.name,
                 "wheels",

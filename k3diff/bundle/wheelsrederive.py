@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -195,13 +195,13 @@ def _check_one(
     body: dict[str, Any],
     given: dict[str, tuple[Path, int]],
     repos: Sequence[Path],
-    whole: tuple[str, dict[str, Any]] | None = None,
+    whole: tuple[str, dict[str, Any], list[list[str]] | None] | None = None,
 ) -> tuple[Checked, set[Path]] | None:
     """`wheels` run again on the two wheels a wheels document (`body`: one given, or a pair of
     a release set) names, when both are `given`: what it was run on, and the files it tied;
     InputError where it does not reproduce the document, naming the command that writes it
-    again (a pair's: `whole`, its release set's name and body). None: its wheels are not
-    given."""
+    again (a pair's: `whole`, its release set's name, body and sides as given to `report`:
+    `runagain.given_sides`). None: its wheels are not given."""
     digests = _digests(body, given)
     if digests is None:
         return None
@@ -225,8 +225,8 @@ def _check_one(
         if whole is None:
             written, command = name, runagain.wheels_args(body, *paths, again.repository)
         else:  # a pair is written by its release set's command
-            written, sides = whole[0], runagain.recorded_sides(whole[1])
-            command = runagain.wheelset_args(whole[1], sides, again.repository)
+            written, body_of_set, sides = whole
+            command = runagain.wheelset_args(body_of_set, sides, again.repository)
         raise runagain.refusal(
             name,
             "wheels",
@@ -247,14 +247,24 @@ def _check_one(
 
 
 def _check_set(
-    name: str, body: dict[str, Any], given: dict[str, tuple[Path, int]], repos: Sequence[Path]
+    name: str,
+    body: dict[str, Any],
+    given: dict[str, tuple[Path, int]],
+    repos: Sequence[Path],
+    directories: tuple[Path, Path] | None = None,
 ) -> tuple[Checked, set[Path]] | None:
     """Every pair of a release set run again as a single pair is (rerun62), named
     `set.json pairs[1] (patch/x.whl)`; a wheel given that the set lists on one side only (by
-    SHA-256) is tied to it. None: none of its pairs' wheels given; InputError for some only."""
+    SHA-256) is tied to it. None: none of its pairs' wheels given; InputError for some only.
+    `directories`: the set's two directories among `report`'s inputs, which its command names."""
     pairs = body.get("pairs")
     pairs = pairs if isinstance(pairs, list) else []
-    whole = (name, body)
+    sides = (
+        runagain.given_sides(body, given)
+        if directories is None
+        else [[str(directories[0])], [str(directories[1])]]
+    )
+    whole = (name, body, sides)
     done = [
         _check_one(f"{name} pairs[{i}] ({pair.get('patch')})", pair["wheels"], given, repos, whole)
         for i, pair in enumerate(pairs)
@@ -286,13 +296,14 @@ def check_wheels_again(
     given: dict[str, tuple[Path, int]],
     audited: frozenset[Path] = frozenset(),
     repos: Sequence[Path] = (),
+    directories: Mapping[str, tuple[Path, Path]] | None = None,
 ) -> dict[str, Checked]:
     """Raise InputError for a wheels document, or a release set's pair (rerun62), that
     `wheels`, run again on its two wheels (both `given`: `wheel_digests` of the wheels given;
     its source check in a directory of `repos` holding its commit), does not reproduce, for a
     wheel no wheels document compares and no audit run again on it audited (`audited`), and for
     a directory no document was checked again in; return the documents so re-derived by
-    name."""
+    name. `directories`: per release set made from two directories given, those two."""
     checked: dict[str, Checked] = {}
     tied: set[Path] = set()
     for doc in documents:
@@ -301,7 +312,8 @@ def check_wheels_again(
         if doc.kind is Kind.WHEELS:
             one = _check_one(doc.name, doc.body_again("wheels document"), given, repos)
         else:
-            one = _check_set(doc.name, doc.body_again("release-set document"), given, repos)
+            body = doc.body_again("release-set document")
+            one = _check_set(doc.name, body, given, repos, (directories or {}).get(doc.name))
         if one is not None:
             checked[doc.name], paths = one
             tied.update(paths)

@@ -12,6 +12,9 @@ stable-ABI table of `abi3info` (the data abi3audit uses, generated from CPython'
   fail to import on another CPython version;
 * a symbol added after the tag's version (`PyUnicode_AsUTF8AndSize`, stable from 3.10, under
   `cp36-abi3`) makes the wheel fail to import on the older versions its tag names;
+* a shared library the wheel ships beside its extensions (`libshiboken6.abi3.so.6.11`,
+  `pkg.libs/libhelper-1a2b3c4d.so.1`) is judged as an extension is: the loader resolves its
+  `Py*` imports against the interpreter when an extension that needs it is imported;
 * an extension named for one CPython version (`_C.cpython-312-x86_64-linux-gnu.so`) is only
   ever found by that version's import system, whatever its symbols: a `cp38-abi3` wheel
   shipping one imports on 3.12 alone (vLLM issue #41487).
@@ -39,7 +42,11 @@ if TYPE_CHECKING:  # built only for an abi3 wheel's extensions
 
 _ABI3_TAG = re.compile(r"cp3(\d+)-abi3-")
 _VERSION_BOUND = lazy(r"\.(?:cpython-3\d+[a-z]*-[^/]+\.so|cp3\d+-win[^/]*\.pyd)$")
-_EXTENSION = lazy(r"\.(?:so|pyd)$")
+_EXTENSION = lazy(r"\.(?:so(?:\.[0-9][^/]*)?|pyd)$")
+"""An extension (`*.so`, `*.pyd`) or a shared library beside one, versioned as auditwheel and
+CMake name them (`libshiboken6.abi3.so.6.11`, `libhelper-1a2b3c4d.so.1.0`): the dynamic loader
+resolves a library's `Py*` imports against the interpreter as it does an extension's when the
+extension that needs it is imported, so a private symbol there breaks the tag's promise alike."""
 
 
 def abi3_baseline(tags: Iterable[str]) -> Version | None:
@@ -80,7 +87,7 @@ def stable_abi_use(entry: str, imports: Iterable[str], baseline: Version) -> Sta
 
 
 def scan_abi3(archive: ZipArchive, baseline: Version) -> tuple[StableAbiUse, ...]:
-    """Every extension of the archive (`*.so`, `*.pyd`) judged; ELF ones are inflated one at a
+    """Every extension of the archive (`*.so`, `*.pyd`) and shared library (`*.so.N`) judged; ELF ones are inflated one at a
     time to a temporary file, which is removed on every path."""
     # Imported here: it brings pyelftools, which only an abi3 wheel's extensions need.
     from k3diff.native.pysymbols import UnreadableSymbols

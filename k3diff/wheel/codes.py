@@ -80,6 +80,7 @@ class Code(Enum):
     W626 = "extension needs a newer stable ABI than in the base (--explain)"
     W627 = "data file that is site-packages on some of the wheel's Pythons or platforms only"
     W628 = "module shadowed or unshadowed: a file no longer runs, or one that never ran now does"
+    W629 = "extension named for CPython versions other than some its tags install it on"
     W701 = "executable .pth line added or changed (runs at every interpreter start)"
     W702 = "sitecustomize/usercustomize module added or changed (runs at every start)"
     W703 = "script added or changed whose name shadows a common command"
@@ -181,6 +182,7 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W625,
     Code.W627,
     Code.W628,
+    Code.W629,
     Code.W701,
     Code.W702,
     Code.W703,

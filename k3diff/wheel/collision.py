@@ -24,6 +24,9 @@ class CollisionKind(StrEnum):
     directory's `::$INDEX_ALLOCATION`, or an 8.3 short name for a long one (besides case): one
     file on Windows, whose Win32 calls drop the first three and resolve the last (review63,
     review64)."""
+    WINDOWS_SCRIPT = "windows-script"
+    """Scripts whose names differ by a `.py…` extension (besides case): one file on Windows,
+    where pip writes a script it generates as NAME.exe, that extension dropped (review65b)."""
 
 
 def windows_keys(folded: list[str]) -> list[str]:
@@ -134,6 +137,10 @@ class Collision:
                 " on Windows (which drops a name's trailing dots and spaces, reads "
                 "NAME::$DATA and a directory's NAME::$INDEX_ALLOCATION as NAME, and an 8.3 "
                 "short name such as LONGMO~1.PY as the long name it abbreviates)"
+            ),
+            CollisionKind.WINDOWS_SCRIPT: (
+                " on Windows (where pip writes a script it generates as NAME.exe, a .py… "
+                "extension of the name dropped)"
             ),
         }[self.kind]
         return (

@@ -35,7 +35,12 @@ from k3diff.wheel.record import Record, parse_record
 from k3diff.wheel.refusals import dist_info_refusals, filename_refusals, script_file
 from k3diff.wheel.tags import expand_all
 from k3diff.wheel.targets import ANY, TargetPythons, target_pythons
-from k3diff.wheel.windowsnames import may_hold_windows_names, windows_refusals
+from k3diff.wheel.windowsnames import (
+    apart_on_windows,
+    may_hold_windows_names,
+    script_collisions,
+    windows_refusals,
+)
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import LOCAL_HEADER, ZipEntry
 
@@ -189,7 +194,8 @@ def install_check(
     ]
     checks += [
         Finding(Code.W615, collision.path, f"in the {side} wheel: {collision.describe()}")
-        for collision in view.collisions
+        for collision in (*view.collisions, *script_collisions(view.files))
+        if not apart_on_windows(collision, view.files)
     ]
     maybe = may_hold_windows_names(_joined(archive)) if screens is None else screens.windows_names
     checks += [
@@ -198,6 +204,10 @@ def install_check(
     ]
     checks += [
         Finding(Code.W627, path, f"in the {side} wheel: {reason}") for path, reason in view.partial
+    ]
+    checks += [
+        Finding(Code.W629, path, f"in the {side} wheel: {reason}")
+        for path, reason in _version_bound(archive, view, targets)
     ]
     checks += [
         Finding(
@@ -212,6 +222,22 @@ def install_check(
     if dist_info is not None and record_rows:
         checks += _duplicate_record_rows(archive, f"{dist_info}/RECORD", side, record)
     return WheelInstall(view, dist_info, entry_points, ep_text, tuple(checks), targets)
+
+
+def _version_bound(
+    archive: ZipArchive, view: InstalledView, targets: TargetPythons
+) -> list[tuple[str, str]]:
+    """W629's extensions (`wheel.versionbound`), looked for only where a name holds a version's
+    suffix and the wheel is not abi3 (whose such names are A123/W625's)."""
+    joined = _joined(archive)
+    if ".cpython-3" not in joined and ".cp3" not in joined:
+        return []  # nearly every wheel but the native ones
+    filename = parse_wheel_filename(str(archive.path))
+    if filename is not None and any("-abi3-" in tag for tag in filename.tags):
+        return []
+    from k3diff.wheel.versionbound import unimportable
+
+    return unimportable(view.files, targets)
 
 
 def _joined(archive: ZipArchive) -> str:

@@ -29,10 +29,15 @@ Windows names do: a `manylinux` wheel is installed onto Windows file systems too
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import ntpath
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from k3diff.lazyre import lazy
 from k3diff.wheel.installed import _DOT_END, InstalledFile
+
+if TYPE_CHECKING:  # built only where two scripts are one file on Windows
+    from k3diff.wheel.collision import Collision
 
 DEVICE_NAMES = frozenset(
     {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
@@ -106,11 +111,63 @@ def path_problem(path: str) -> str | None:
     return None
 
 
+def windows_script(path: str) -> str:
+    """The path pip writes a generated script `path` to on Windows: distlib's launcher,
+    `NAME.exe`, a `.py…` extension of the name dropped first (`ScriptMaker._write_script`:
+    `tool.` is `tool..exe`, which Windows writes as named; `nul.py` is `nul.exe`, a device)."""
+    head, _, name = path.rpartition("/")
+    stem, ext = ntpath.splitext(name)
+    exe = f"{stem if ext.startswith('.py') else name}.exe"
+    return f"{head}/{exe}" if head else exe
+
+
+def script_collisions(files: Sequence[InstalledFile]) -> list[Collision]:
+    """Scripts Windows holds as one file whose installed paths differ by more than case: a
+    generated script under its Windows name (`windows_script`), beside another or beside a
+    `.data/scripts/` file of that name. `tool = m:main` and `tool.py = m:evil` are `bin/tool`
+    and `bin/tool.py` on Linux, both `Scripts\\tool.exe` on Windows, where `tool` runs the one
+    pip writes last (W615; paths equal but for case are `installed`'s)."""
+    if not files or not files[-1].generated:  # pip generates its scripts after every file
+        return []
+    groups: dict[str, list[InstalledFile]] = {}
+    for file in files:
+        if file.generated or file.scheme == "scripts":
+            key = windows_script(file.path) if file.generated else file.path
+            groups.setdefault(key.lower(), []).append(file)
+    found = []
+    for group in groups.values():
+        if len({file.path.lower() for file in group}) > 1:
+            from k3diff.wheel.collision import Collision, CollisionKind  # only when one file
+
+            group.sort(key=lambda file: file.order)
+            last = group[-1]
+            path = windows_script(last.path) if last.generated else last.path
+            entries = tuple(file.entry for file in group)
+            found.append(Collision(path, CollisionKind.WINDOWS_SCRIPT, entries))
+    return found
+
+
+def apart_on_windows(collision: Collision, files: Iterable[InstalledFile]) -> bool:
+    """Whether `collision`, a group of generated scripts alone that `installed` folds as
+    Windows reads names (`tool` and `tool.`, which drops the dot), is in fact two files there:
+    pip writes them as `tool.exe` and `tool..exe` (`windows_script`)."""
+    from k3diff.wheel.collision import CollisionKind, windows_keys
+
+    if collision.kind is not CollisionKind.WINDOWS:
+        return False
+    generated = {file.entry: file.path for file in files if file.generated}
+    if not all(entry in generated for entry in collision.entries):
+        return False
+    keys = windows_keys([windows_script(generated[e]).lower() for e in collision.entries])
+    return len(set(keys)) == len(keys)
+
+
 def windows_refusals(
     files: Iterable[InstalledFile], names_clear: bool
 ) -> list[tuple[str, str, str]]:
     """(finding path, installed path, why) for every file of `files` Windows cannot write as
-    named: the archive path of an entry, the installed path of a script pip generates.
+    named: the archive path of an entry, the installed path of a script pip generates (judged
+    by the name pip gives it on Windows: `windows_script`).
     `names_clear`: `may_hold_windows_names` of the archive's names was false, so only the
     components the installed view adds to an entry's name are tested: the headers directory
     named for the project, a generated script's name."""
@@ -118,7 +175,7 @@ def windows_refusals(
     for file in files:
         if names_clear and not (file.generated or file.scheme == "headers"):
             continue
-        problem = path_problem(file.path)
+        problem = path_problem(windows_script(file.path) if file.generated else file.path)
         if problem is not None:
             found.append((file.path if file.generated else file.entry, file.path, problem))
     return found

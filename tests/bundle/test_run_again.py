@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -264,3 +266,65 @@ def test_a_file_named_like_an_option_is_named_as_a_path(tmp_path: Path) -> None:
     assert run_k3diff(*command, cwd=tmp_path).exit_code in (0, 1)
     result = run_k3diff("report", "--out", "bundle", *inputs, cwd=tmp_path)
     assert result.exit_code in (0, 1), result.stderr
+
+
+def _pasted(line: str) -> list[str]:
+    """The words bash reads from the command `line` names, pasted as printed."""
+    found = re.search(r"run `(.+)` again to bring it up to date$", line)
+    assert found is not None, line
+    done = subprocess.run(
+        ["bash", "-c", f"printf '%s\\0' {found.group(1)}"], capture_output=True, check=True
+    )
+    return done.stdout.decode("utf-8", "surrogateescape").split("\0")[1:-1]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the command is pasted into bash")
+def test_a_rule_the_one_line_error_would_fold_is_pasted_as_given(tmp_path: Path) -> None:
+    """A rule of two spaces and a tab, a log under a name of two spaces: the refusal's line
+    folds whitespace runs, so the command printed `'boom=BOOM at'`, a rule that no longer
+    matched, and as pasted wrote a passing document over the failing one (review65b). Pasted
+    into bash as printed, the command is the one that made the document, and it still fails."""
+    (tmp_path / "base.log").write_text("INFO engine started\n")
+    (tmp_path / "patch  run.log").write_text("INFO engine started\nBOOM  at\t3\n")
+    rule = "boom=BOOM  at\t3"
+    made_by = ["logs", "base.log", "patch  run.log", "--rule", rule]
+    made = run_k3diff(*made_by, "--format", "json", "-o", "d.json", cwd=tmp_path)
+    assert made.exit_code == 1, made.stderr
+    _edited(tmp_path / "d.json", "")
+    inputs = ("d.json", "base.log", "patch  run.log")
+    result = run_k3diff("report", *inputs, "--out", "refused", cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    (line,) = result.stderr.splitlines()
+    command = _pasted(line)
+    assert command == [*made_by, "--format", "json", "-o", "d.json"], line
+    again = run_k3diff(*command, cwd=tmp_path)
+    assert again.exit_code == 1, again.stderr  # the rule still matches: still failing
+    result = run_k3diff("report", *inputs, "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+
+
+@pytest.mark.parametrize("where", ["pairs.0.wheels", "only_patch.0"])
+def test_a_release_set_of_files_names_the_wheels_given_not_those_it_records(
+    tmp_path: Path, where: str
+) -> None:
+    """A release set records the files `wheels` was given (`base.inputs`): paths on the machine
+    that ran it, or whatever its writer put there. The command named them (review65b: an edited
+    set printed `--base /elsewhere/old/pkg…whl`, a wheel never given, which the pasted command
+    compared instead); it names the wheels given to `report`, by the SHA-256 the set records."""
+    wheelkit.make_wheel(tmp_path / "base", "pkg", "1.0", BASE_FILES)
+    changed = dict(BASE_FILES, **{"pkg/sampler.py": b"def sample(x):\n    return x + 0\n"})
+    wheelkit.make_wheel(tmp_path / "patch", "pkg", "1.0", changed)
+    wheelkit.make_wheel(tmp_path / "patch", "extra", "1.0", {"extra/__init__.py": b""})
+    wheels = ["base/pkg-1.0-py3-none-any.whl", "patch/pkg-1.0-py3-none-any.whl"]
+    extra = "patch/extra-1.0-py3-none-any.whl"
+    sides = ["--base", wheels[0], "--patch", wheels[1], "--patch", extra, "--allow-unpaired"]
+    made = run_k3diff("wheels", *sides, "--format", "json", "-o", "d.json", cwd=tmp_path)
+    assert made.exit_code == 0, made.stderr
+    document = json.loads((tmp_path / "d.json").read_text())
+    document["base"]["inputs"] = ["/elsewhere/old/pkg-1.0-py3-none-any.whl"]
+    document["patch"]["inputs"] = ["/elsewhere/new/pkg-1.0-py3-none-any.whl", extra]
+    (tmp_path / "d.json").write_text(json.dumps(document))
+    _edited(tmp_path / "d.json", where)
+    _, command = _refused(tmp_path, "d.json", *wheels, extra)
+    assert command == ["wheels", *sides, "--format", "json", "-o", "d.json"], command
+    _follows_once_run_again(tmp_path, command, "d.json", *wheels, extra)

@@ -157,3 +157,32 @@ def test_an_extension_whose_symbols_cannot_be_read_is_unchecked_not_passed(
     ]
     assert len(details) == 1 and "could not be read" in details[0] and "unchecked" in details[0]
     assert audit_code(wheel) == (1, {"A123"})
+
+
+@pytest.mark.parametrize("library", ["demo/libhelper.so.1", "demo.libs/libcore.abi3.so.6.11"])
+def test_a_versioned_library_beside_the_extensions_is_held_to_the_tag(
+    tmp_path: Path, library: str
+) -> None:
+    """A shared library named as auditwheel and CMake version them (`libshiboken6.abi3.so.6.11`,
+    `libfoo-1a2b.so.1`) whose `Py*` imports the loader binds to the interpreter when the
+    extension needing it is imported: a private one breaks the tag as the extension's own would
+    (it passed before, unread)."""
+    clean = extension(tmp_path / "c0", *STABLE_OLD)
+    helper = extension(tmp_path / "c1", *STABLE_OLD, PRIVATE)
+    files = {"demo/__init__.py": b"", "demo/_ext.abi3.so": clean, library: helper}
+    tag = "cp39-abi3-manylinux_2_17_x86_64"
+    wheel = write_wheel(tmp_path / "p", "demo", "2.0", files, tag=tag)
+    report = json.loads(run_k3diff("audit", wheel, "--format", "json").stdout)
+    found = [
+        (f["code"], f["path"], f["detail"]) for a in report["artifacts"] for f in a["findings"]
+    ]
+    assert [(code, path) for code, path, _ in found] == [("A123", library)], found
+    assert PRIVATE in found[0][2]
+    assert audit_code(wheel) == (1, {"A123"})
+    base = abi3_wheel(tmp_path / "b", "1.0", tag, "_ext.abi3.so", clean)
+    exit_code, wheels = wheels_json(base, wheel, "--allow-native-changes")
+    assert exit_code == 1 and "W625" in codes(wheels)
+    # The same library importing only stable names passes.
+    files[library] = clean
+    fine = write_wheel(tmp_path / "q", "demo", "2.0", files, tag=tag)
+    assert audit_code(fine) == (0, set())

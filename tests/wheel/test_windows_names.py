@@ -157,6 +157,64 @@ def test_a_generated_script_and_a_projects_headers_directory(tmp_path: Path) -> 
     assert paths == {"bin/nul", "aux-2.0.data/headers/aux.h"}, report["findings"]
 
 
+@pytest.mark.parametrize(
+    ("script", "windows"), [("tool.", None), ("nul.py", "nul.exe"), ("con.pyw", "con.exe")]
+)
+def test_a_generated_script_is_judged_by_the_name_pip_writes_on_windows(
+    tmp_path: Path, script: str, windows: str | None
+) -> None:
+    """pip writes a console or GUI script on Windows as distlib's launcher, `NAME.exe`, a
+    `.py…` extension dropped first: `tool.` is `Scripts\\tool..exe`, which Windows writes as
+    named (W619 said Windows drops the dot, and an unwaivable finding failed the wheel:
+    review65b); `nul.py` and `con.pyw` are `nul.exe` and `con.exe`, devices."""
+    group = "gui_scripts" if script.endswith(".pyw") else "console_scripts"
+    files = {
+        "demo/__init__.py": b"def main():\n    pass\n",
+        "demo-2.0.dist-info/entry_points.txt": f"[{group}]\n{script} = demo:main\n".encode(),
+    }
+    base = wheelkit.make_wheel(tmp_path / "b", "demo", "1.0", {"demo/__init__.py": b""})
+    patch = wheelkit.make_wheel(tmp_path / "p", "demo", "2.0", files)
+    exit_code, report = wheels_json(base, patch)
+    found = _w619(report)
+    if windows is None:
+        assert (exit_code, found) == (0, []), found
+        return
+    assert exit_code == 1
+    assert [f["path"] for f in found] == [f"bin/{script}"]
+    assert f"{windows!r} is the DOS device name" in found[0]["detail"], found
+
+
+@pytest.mark.parametrize(
+    ("second", "windows"),
+    [("tool.py", "bin/tool.exe"), ("TOOL.pyw", "bin/TOOL.exe"), ("tool.", None)],
+)
+def test_two_scripts_are_one_file_on_windows_by_the_name_pip_writes(
+    tmp_path: Path, second: str, windows: str | None
+) -> None:
+    """`tool = demo:main` and `tool.py = demo:evil` are `bin/tool` and `bin/tool.py` on Linux
+    and one file on Windows, `Scripts\\tool.exe`, which the later one writes: `tool` runs
+    `demo:evil` there (exit 0 before: W707 alone, informational). `tool` and `tool.` are
+    `tool.exe` and `tool..exe`, two files, though a name's trailing dot is dropped elsewhere
+    (W615 said they were one: review65b)."""
+    group = "gui_scripts" if second.endswith(".pyw") else "console_scripts"
+    lines = f"[console_scripts]\ntool = demo:main\n[{group}]\n{second} = demo:evil\n"
+    files = {
+        "demo/__init__.py": b"def main():\n    pass\ndef evil():\n    pass\n",
+        "demo-2.0.dist-info/entry_points.txt": lines.encode(),
+    }
+    base = wheelkit.make_wheel(tmp_path / "b", "demo", "1.0", {"demo/__init__.py": b""})
+    patch = wheelkit.make_wheel(tmp_path / "p", "demo", "2.0", files)
+    exit_code, report = wheels_json(base, patch)
+    found = [f for f in report["findings"] if f["code"] in ("W615", "W619")]
+    if windows is None:
+        assert (exit_code, found) == (0, []), found
+        return
+    assert exit_code == 1
+    assert [(f["code"], f["path"]) for f in found] == [("W615", windows)], found
+    assert f"script {second!r}" in found[0]["detail"] and "on Windows" in found[0]["detail"]
+    assert audit_code(patch)[0] == 1
+
+
 def test_waivers_cannot_cover_it(tmp_path: Path) -> None:
     base = build(tmp_path / "b", "1.0", BASE_FILES)
     patch = build(tmp_path / "p", "2.0", {**BASE_FILES, "demo/nul.py": EVIL})

@@ -1,0 +1,98 @@
+"""Extensions no Python the wheel installs on imports (W629, both commands): a module whose
+files are all named for CPython versions (`_C.cpython-312-x86_64-linux-gnu.so`) is found by
+those versions' import systems alone, while pip installs the wheel on every version its tags
+admit. A `cp311-cp311` wheel built by a 3.12 interpreter, or a `cp311.cp312` one with the 3.11
+file alone, passed both commands (exit 0) though `import demo._ext` fails where pip installs it
+(review65b). Tags open-ended in version (`py3`) are not judged yet (`k3diff.wheel.versionbound`). A file of no version beside it (`.abi3.so`, `.so`) is found on every
+version; an abi3 wheel's version-bound names are A123/W625's."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from cli_support import run_k3diff
+
+from wheel.rawwheel import write_wheel
+from wheel.test_abi3 import STABLE_OLD, extension
+from wheel.test_installed_view import audit_code, codes, wheels_json
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc builds the extensions")
+
+PLATFORM = "manylinux_2_17_x86_64"
+
+
+def _named(version: str) -> str:
+    return f"demo/_ext.cpython-{version}-x86_64-linux-gnu.so"
+
+
+def _wheel(tmp_path: Path, tag: str, *names: str) -> Path:
+    so = extension(tmp_path / "c", *STABLE_OLD)
+    files = {"demo/__init__.py": b"", **{name: so for name in names}}
+    return write_wheel(tmp_path / tag, "demo", "1.0", files, tag=tag)
+
+
+def _w629(wheel: Path) -> list[tuple[str, str]]:
+    report = json.loads(run_k3diff("audit", wheel, "--format", "json").stdout)
+    return [
+        (f["path"], f["detail"])
+        for a in report["artifacts"]
+        for f in a["findings"]
+        if f["code"] == "W629"
+    ]
+
+
+def test_the_running_pythons_suffix_is_the_one_the_rule_reads() -> None:
+    """The rule's premise, held to this CPython: a version-bound suffix first, then the
+    version-free ones (`.abi3.so`, `.so`)."""
+    suffixes = importlib.machinery.EXTENSION_SUFFIXES
+    version = f"{sys.version_info[0]}{sys.version_info[1]}"
+    if sys.platform.startswith("linux"):
+        assert suffixes[0].startswith(f".cpython-{version}") and suffixes[-1] == ".so"
+        assert ".abi3.so" in suffixes
+
+
+@pytest.mark.parametrize(
+    ("tag", "names", "missing"),
+    [
+        (f"cp311-cp311-{PLATFORM}", [_named("312")], "on 3.11 'import demo._ext'"),
+        (f"cp311.cp312-cp311.cp312-{PLATFORM}", [_named("311")], "on 3.12 'import demo._ext'"),
+    ],
+)
+def test_a_module_no_admitted_python_finds_fails(
+    tmp_path: Path, tag: str, names: list[str], missing: str
+) -> None:
+    wheel = _wheel(tmp_path, tag, *names)
+    found = _w629(wheel)
+    assert [path for path, _ in found] == names, found
+    assert missing in found[0][1], found
+    assert audit_code(wheel) == (1, {"W629"})
+    base = _wheel(tmp_path / "b", tag, "demo/_ext.so")
+    exit_code, report = wheels_json(base, wheel, "--allow-native-changes")
+    assert exit_code == 1 and "W629" in codes(report)
+
+
+@pytest.mark.parametrize(
+    ("tag", "names"),
+    [
+        (f"cp311-cp311-{PLATFORM}", [_named("311")]),
+        (f"cp311.cp312-cp311.cp312-{PLATFORM}", [_named("311"), _named("312")]),
+        (f"py3-none-{PLATFORM}", [_named("311"), "demo/_ext.abi3.so"]),
+        (f"cp313-cp313t-{PLATFORM}", [_named("313t")]),
+    ],
+)
+def test_a_module_every_admitted_python_finds_passes(
+    tmp_path: Path, tag: str, names: list[str]
+) -> None:
+    wheel = _wheel(tmp_path, tag, *names)
+    assert _w629(wheel) == []
+    assert audit_code(wheel) == (0, set())
+
+
+def test_an_abi3_wheel_says_it_once_as_a123(tmp_path: Path) -> None:
+    wheel = _wheel(tmp_path, f"cp38-abi3-{PLATFORM}", _named("312"))
+    assert audit_code(wheel) == (1, {"A123"})
