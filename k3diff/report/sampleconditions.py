@@ -4,12 +4,11 @@ sides were sent differently (also said before the run starts: `side_fields_note`
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
 from k3diff import escape
 from k3diff.sample.model import SampleResult
-from k3diff.sample.served import SideModels
+from k3diff.sample.served import SideModels, listed_models, shown_model
 from k3diff.sample.sidefields import FieldDifference
 
 
@@ -112,11 +111,8 @@ def _differ(found: Iterable[FieldDifference], verb: str) -> str:
 
 
 def _name(model: str) -> str:
-    text = json.dumps(model, ensure_ascii=True)
-    return text if len(text) <= 60 else text[:59] + "…"
+    return shown_model(model, 60)
 
 
 def _listed(models: Iterable[str]) -> str:
-    names = list(models)
-    shown = ", ".join(_name(name) for name in names[:4])
-    return shown if len(names) <= 4 else f"{shown} and {len(names) - 4} more"
+    return listed_models(models, 60)

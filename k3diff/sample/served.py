@@ -16,6 +16,7 @@ clearing, `k3diff.triage.sidefields`).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -115,3 +116,16 @@ def served_models(
         and ("patch", key) not in torn_keys
     )
     return ServedModels(sides, across)
+
+
+def shown_model(model: str, width: int) -> str:
+    """A model's name as JSON writes it (quoted, ASCII), cut to `width` characters."""
+    text = json.dumps(model, ensure_ascii=True)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def listed_models(models: Iterable[str], width: int) -> str:
+    """'"a", "b"' (the first four, each `shown_model`, then how many more)."""
+    names = list(models)
+    shown = ", ".join(shown_model(name, width) for name in names[:4])
+    return shown if len(names) <= 4 else f"{shown} and {len(names) - 4} more"

@@ -21,12 +21,12 @@ two conditions: `k3diff.triage.sidefields` holds them, as it holds sides sent wi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from k3diff.errors import UsageError
 from k3diff.responses.document import ResponsesDocument
+from k3diff.sample.served import listed_models, shown_model
 from k3diff.triage.conditions import ConditionCheck, Mismatch
 from k3diff.triage.model import RecordVerdict
 from k3diff.triage.samples import SampleLogs
@@ -169,15 +169,11 @@ def _refusal(comparison: ResponsesDocument, mismatched: Mapping[str, list[Mismat
 
 
 def _shown(model: str) -> str:
-    text = json.dumps(model, ensure_ascii=True)
-    return text if len(text) <= 80 else text[:79] + "…"
+    return shown_model(model, 80)
 
 
 def _listed(models: Iterable[str]) -> str:
-    """'"a", "b"' (the first four, then how many more)."""
-    names = list(models)
-    shown = ", ".join(_shown(name) for name in names[:4])
-    return shown if len(names) <= 4 else f"{shown} and {len(names) - 4} more"
+    return listed_models(models, 80)
 
 
 def _records(keys: frozenset[str]) -> str:
