@@ -117,9 +117,9 @@ def test_refusal_logprobs_that_differ_in_a_later_chunk_differ(tmp_path: Path) ->
     result = run_k3diff("responses", base, patch, "--by-order", "--format", "json", cwd=tmp_path)
     assert result.exit_code == 1, result.stdout
     (record,) = json.loads(result.stdout)["records"]
-    assert [c["path"] for c in record["field_changes"]] == [
-        "choice.logprobs.refusal[1].logprob"
-    ], record
+    assert [c["path"] for c in record["field_changes"]] == ["choice.logprobs.refusal[1].logprob"], (
+        record
+    )
     cut = [[("No", -0.1), (".", -0.2)]]  # the same tokens in one chunk: the same answer
     same = _write(tmp_path, "same.sse", _refusal_stream("c", cut))
     assert run_k3diff("responses", base, same, "--by-order", cwd=tmp_path).exit_code == 0
