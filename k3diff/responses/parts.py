@@ -137,3 +137,19 @@ def require_list(value: Any, name: str, where: str) -> list[Any]:
     if not isinstance(value, list):
         raise ResponseFormatError(f"{where}: {name} is not a list")
     return value
+
+
+def choice_fields(choice: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI choice's compared fields beside its text, token ids, finish reason and trace:
+    its message's other fields (tool calls, a refusal, ...) and, of a chat `logprobs`, what is
+    not `content` (read as the trace): a refusal's token logprobs (review65: never compared)."""
+    rest = without(choice, "text", "message", "logprobs", "token_ids", "finish_reason", "index")
+    message = choice.get("message")
+    if isinstance(message, dict):
+        rest["message"] = without(message, "content")
+    logprobs = choice.get("logprobs")
+    if isinstance(logprobs, dict) and "tokens" not in logprobs:
+        beside = {name: v for name, v in without(logprobs, "content").items() if v is not None}
+        if beside:
+            rest["logprobs"] = beside
+    return rest

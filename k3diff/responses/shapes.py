@@ -47,6 +47,7 @@ from k3diff.responses.parts import (
     PROMPT_KEYS,
     Parts,
     canonical,
+    choice_fields,
     flat_params,
     request_params,
     without,
@@ -100,11 +101,7 @@ def _openai_parts(
     if isinstance(other.get("prompt_token_ids"), list):
         # Prompt token ids can be long; their digest is enough to notice a tokenizer change.
         other["prompt_token_ids"] = text_digest(json.dumps(other["prompt_token_ids"]))
-    rest = without(choice, "text", "message", "logprobs", "token_ids", "finish_reason", "index")
-    message = choice.get("message")
-    if isinstance(message, dict):
-        rest["message"] = without(message, "content")
-    other["choice"] = rest
+    other["choice"] = choice_fields(choice)
     return Parts(
         text=text,
         id=obj.get("id"),

@@ -21,8 +21,13 @@ from k3diff import bounded
 from k3diff.errors import ResponseFormatError
 from k3diff.responses.parts import without
 
-_FOLDED = frozenset({"index", "delta", "text", "finish_reason", "token_ids", "logprobs"})
+_FOLDED = frozenset(
+    {"index", "delta", "message", "text", "finish_reason", "token_ids", "logprobs", "meta_info"}
+)
 """A streamed choice's fields folded on their own; its others are kept as they come."""
+
+_CHAT_LOGPROBS = ("content", "refusal")
+"""The token lists of a chat choice's `logprobs`, each continued chunk by chunk."""
 
 
 class _Choice:
@@ -32,13 +37,48 @@ class _Choice:
         self.pieces: list[str] = []
         self.token_ids: list[int] | None = None
         self.completion_logprobs: dict[str, list[Any]] | None = None
-        self.chat_logprobs: list[Any] | None = None
+        self.chat_logprobs: dict[str, list[Any]] | None = None
         self.rest: dict[str, Any] = {}
         self.message: dict[str, Any] = {}
         """A chat delta's other fields, folded (`merge_delta`): tool calls, reasoning, ..."""
+        self.whole: dict[str, Any] | None = None
+        """The one whole `message` a chunk carried instead of a delta (`_take_whole`)."""
+        self.deltas = False
+        self.meta_info: dict[str, Any] | None = None
         self.finish_reason: Any = None
 
+    def _take_whole(self, choice: dict[str, Any], where: str) -> None:
+        """A choice that carries a whole `message` instead of a `delta` (a server's own stream
+        shape). Sent once, it is the answer. Sent again, nothing says whether each is the text so
+        far (cumulative) or the next piece: read either way the other would compare streams
+        that differ after their first chunk as equal (review65: only the first was read, exit
+        0), so the stream is refused; so is one that mixes messages with deltas."""
+        message = choice["message"]
+        if not isinstance(message, dict):
+            raise ResponseFormatError(f"{where}: a streamed choice's message is not an object")
+        if self.whole is not None or self.deltas:
+            raise ResponseFormatError(
+                f"{where}: a streamed choice carries a whole 'message' after an earlier "
+                f"{'message' if self.whole is not None else 'delta'}: k3diff cannot tell whether "
+                "each is the answer so far or the next piece of it"
+            )
+        self.whole = copy.deepcopy(message)
+
     def add(self, choice: dict[str, Any], chat: bool, where: str) -> None:
+        if choice.get("message") is not None and not chat:
+            self._take_whole(choice, where)
+        if chat:
+            if self.whole is not None:
+                raise ResponseFormatError(
+                    f"{where}: a streamed choice carries a delta after a whole 'message': "
+                    "k3diff cannot tell whether the delta continues it"
+                )
+            self.deltas = True
+        meta = choice.get("meta_info")
+        if isinstance(meta, dict):
+            # SGLang's counts (tokens, speculation) are the request's so far: a later chunk's
+            # stand, fields it leaves out kept from before (review65: the first chunk's stood).
+            self.meta_info = {**(self.meta_info or {}), **meta}
         piece = choice["delta"].get("content") if chat else choice.get("text")
         if piece is not None and not isinstance(piece, str):
             raise ResponseFormatError(f"{where}: streamed text is not a string")
@@ -67,17 +107,25 @@ class _Choice:
             for name in ("tokens", "token_logprobs", "top_logprobs", "text_offset"):
                 merged.setdefault(name, []).extend(logprobs.get(name) or [])
             self.completion_logprobs = merged
-        elif isinstance(logprobs, dict) and isinstance(logprobs.get("content"), list):
-            if self.chat_logprobs is None:
-                self.chat_logprobs = []
-            self.chat_logprobs.extend(logprobs["content"])
+        elif isinstance(logprobs, dict) and any(
+            isinstance(logprobs.get(name), list) for name in _CHAT_LOGPROBS
+        ):
+            # A refusal's tokens come in `logprobs.refusal`, chunk by chunk as `content`'s do
+            # (review65: they were dropped, a refusal's logprobs never compared).
+            merged = self.chat_logprobs or {}
+            for name in _CHAT_LOGPROBS:
+                if isinstance(logprobs.get(name), list):
+                    merged.setdefault(name, []).extend(logprobs[name])
+            self.chat_logprobs = merged
 
     def finish(self, index: int, chat: bool) -> dict[str, Any]:
         text = "".join(self.pieces)
         choice: dict[str, Any] = dict(self.rest)
         choice["index"] = index
         choice["finish_reason"] = self.finish_reason
-        if chat:
+        if self.whole is not None:
+            choice["message"] = self.whole
+        elif chat:
             choice["message"] = {"role": "assistant", **_unindexed(self.message), "content": text}
         else:
             choice["text"] = text
@@ -86,7 +134,9 @@ class _Choice:
         if self.completion_logprobs is not None:
             choice["logprobs"] = self.completion_logprobs
         elif self.chat_logprobs is not None:
-            choice["logprobs"] = {"content": self.chat_logprobs}
+            choice["logprobs"] = {"content": None, **self.chat_logprobs}
+        if self.meta_info is not None:
+            choice["meta_info"] = self.meta_info
         return choice
 
 
@@ -216,7 +266,7 @@ class StreamAssembler:
             if not isinstance(index, int) or isinstance(index, bool) or index < 0:
                 raise ResponseFormatError(f"{where}: choice index is not a whole number")
             chat = isinstance(choice.get("delta"), dict)
-            self._chat = self._chat or chat
+            self._chat = self._chat or chat or choice.get("message") is not None
             self._choices.setdefault(index, _Choice()).add(choice, chat, where)
 
     @property

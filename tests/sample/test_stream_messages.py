@@ -1,0 +1,50 @@
+"""A sampled stream whose chunks each carry a whole `message` (instead of a delta) is a failed
+sample: nothing says whether each is the answer so far or its next piece (review65: the first
+chunk's was read, so answers that differed after it were counted as the same answer)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .support import read_samples, sample, write_prompts
+
+
+def _body(contents: list[str]) -> str:
+    chunks = [
+        {
+            "id": "a",
+            "object": "chat.completion.chunk",
+            "model": "m",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop" if i == len(contents) - 1 else None,
+                }
+            ],
+        }
+        for i, text in enumerate(contents)
+    ]
+    return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+
+
+def test_a_stream_of_whole_messages_is_a_failed_sample(hostile_server: str, tmp_path: Path) -> None:
+    def record(key: str, contents: list[str]) -> dict[str, Any]:
+        body = _body(contents)
+        return {"key": key, "prompt": key, "hostile": "raw", "body": body,
+                "ctype": "text/event-stream"}  # fmt: skip
+
+    records = [record("several", ["The", "The answer is 4"]), record("one", ["The answer is 4"])]
+    prompts = write_prompts(tmp_path / "p.jsonl", records)
+    out = tmp_path / "out"
+    result = sample("--base", hostile_server, "--prompts", prompts, "--repeats", "1", "--out", out,
+                    "--stream")  # fmt: skip
+    assert result.exit_code == 1, result.stderr
+    _, lines = read_samples(out)
+    by_key = {line["key"]: line for line in lines}
+    assert by_key["one"]["error"] is None and by_key["one"]["text"] == "The answer is 4"
+    several = by_key["several"]
+    assert several["text"] is None, several
+    assert "carries a whole 'message' after an earlier message" in several["error"], several
