@@ -104,6 +104,19 @@ def test_the_next_step_pastes_as_the_logged_command_whatever_its_values(tmp_path
     assert pasted(found.group(1)) == [*logged[:-4], "--out", "run", "--resume", "--repeats", "11"]
 
 
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the command is pasted into bash")
+def test_a_run_without_a_logged_command_is_named_as_given(tmp_path: Path) -> None:
+    """A log that records no command gets `<its options, as before>`, then the run's directory
+    as `--out`: printed as it was, between spaces, so a directory holding a space or a tab
+    named another (shell65). Pasted into bash, `--out` is the directory triaged."""
+    _logged(tmp_path, None)
+    (tmp_path / "run").rename(tmp_path / HOSTILE)
+    text = run_k3diff("triage", "cmp.json", f"{HOSTILE}/samples.jsonl", cwd=tmp_path).stdout
+    found = re.search(r"<its options, as before> --out (.+) --resume --repeats 11 \(", text)
+    assert found is not None, text
+    assert pasted(found.group(1)) == [HOSTILE]
+
+
 def test_a_sweep_names_a_new_run_from_its_logged_command(tmp_path: Path) -> None:
     """A sweep's repeats cannot grow: the logged command with `--out NEW_DIR` and the samples
     asked for, no `--resume`."""
