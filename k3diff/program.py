@@ -1,7 +1,7 @@
 """How the user ran k3diff, for the commands k3diff prints for them to run next (triage's
 `next:` line, `sample`'s sizing hint): bare `k3diff` where that name on PATH is the program
 running now, else the program as it was run (`.venv/bin/k3diff`, `python -m k3diff`),
-shell-quoted, so a pasted line runs the same k3diff rather than exit 127 or another install.
+shell-quoted (`k3diff.shellwords`: a path the printed line would fold or escape in `$'…'`), so a pasted line runs the same k3diff rather than exit 127 or another install.
 A bundle's commands stay bare `k3diff` (`k3diff.bundle.model.MAKES` says why)."""
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ def resolve(argv0: str, on_path: str | None, executable: str) -> str:
     """The program for `argv0` (as the process was started), `on_path` (what `k3diff`
     resolves to on PATH, None where nothing does) and `executable` (the interpreter)."""
     import os
-    import shlex
     from pathlib import Path
+
+    from k3diff import shellwords
 
     def same(a: str, b: str) -> bool:
         try:
@@ -48,7 +49,7 @@ def resolve(argv0: str, on_path: str | None, executable: str) -> str:
         script = Path(executable).parent / NAME
         if on_path is not None and same(on_path, str(script)):
             return NAME
-        return shlex.join([executable, "-m", NAME])
+        return shellwords.join([executable, "-m", NAME])
     if not argv0 or (on_path is not None and same(on_path, argv0)):
         return NAME
-    return shlex.quote(argv0)
+    return shellwords.quote(argv0)

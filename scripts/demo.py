@@ -32,7 +32,6 @@ import argparse
 import json
 import os
 import re
-import shlex
 import signal
 import subprocess
 import sys
@@ -42,6 +41,8 @@ from pathlib import Path
 
 import make_example_wheels
 import scripted_server
+
+from k3diff import shellwords
 
 WHEEL = "engine-1.0-cp311-cp311-linux_x86_64.whl"
 MEANING = {
@@ -89,7 +90,7 @@ class Demo:
 
     def run_k3diff(self, args: tuple[str, ...], expect: int = 0) -> tuple[int, str]:
         """`k3diff`, returning its exit code and what it printed."""
-        print(f"\n$ k3diff {shlex.join(args)}", flush=True)
+        print(f"\n$ k3diff {shellwords.join(args)}", flush=True)
         with subprocess.Popen(
             [sys.executable, "-m", "k3diff", *args],
             cwd=self.directory,
@@ -212,7 +213,7 @@ def grow_step(directory: Path, triaged: str) -> str:
         bound, alpha = document["bound"], document["alpha"]
         why = f"enough to bound a stable side by {bound:g} at α = {alpha:g}"
     ports = ", ".join(f"{role} {port}" for role, port in logged_ports(directory).items())
-    command = shlex.join(
+    command = shellwords.join(
         [_shown(sys.executable), _shown(__file__), "--grow", str(repeats), str(directory)]
     )
     return (

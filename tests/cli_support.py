@@ -127,3 +127,18 @@ class Golden:
             assert path.exists(), f"missing golden file {path}; run `make golden`"
             expected = path.read_text(encoding="utf-8")
             assert text == expected, f"{path} differs from the output; run `make golden` and review"
+
+
+HOSTILE = "two  spaces\ta tab\na newline\x1ban escape\udcffa byte not UTF-8"
+"""A recorded value a printed command must carry as it is: what a one-line output folds (a
+run of spaces, a tab, a newline), escapes (ESC) or cannot print (a file name's byte that is not
+UTF-8, which Python holds as a lone surrogate)."""
+
+
+def pasted(command: str) -> list[str]:
+    """The words bash reads from `command` pasted as printed (a name's bytes that are not UTF-8
+    as Python's surrogates, as `sys.argv` holds them)."""
+    done = subprocess.run(
+        ["bash", "-c", f"printf '%s\\0' {command}"], capture_output=True, check=True
+    )
+    return done.stdout.decode("utf-8", "surrogateescape").split("\0")[:-1]

@@ -23,9 +23,9 @@ them (the paths as given, as the artifact table shows them), a run's directory a
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterator, Sequence
 
+from k3diff import shellwords
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.bundle.wheelrows import failing_in
 from k3diff.docbody import Kind
@@ -105,8 +105,9 @@ def _wheels_steps(wheels: WheelsDocument, label: str) -> Iterator[str]:
         still = [f for f in failing if not is_native_named(f)]
         changed = wheels.summary[EntryKind.NATIVE.value].changed
         # Shell-quoted, as triage's command is (review64b: a wheel's path holding a space or
-        # `$(…)` made a step that ran something else when pasted into a shell).
-        command = shlex.join([PROGRAM, "wheels", wheels.base.path, wheels.patch.path])
+        # `$(…)` made a step that ran something else when pasted into a shell; shell65: one
+        # holding two spaces or a tab was folded on the way out, `shellwords`).
+        command = shellwords.join([PROGRAM, "wheels", wheels.base.path, wheels.patch.path])
         *options, waiver = native_steps(changed, wheels.explain, native, still)
         for option in options:
             yield f"{label}{command} {option}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from k3diff import shellwords
 from k3diff.numbers import named
 from k3diff.program import program
 from k3diff.report.clauses import clause_lines, split_clauses
@@ -193,8 +194,9 @@ def next_step_line(result: TriageResult) -> str | None:
 
 def more_samples_step(step: MoreSamples, k3diff: str, out: str, logged: bool) -> str:
     """`next_step_line`'s step: `k3diff` the program named, `out` the run's directory; the run's
-    own command where its log records it and `logged` (shell-quoted, runnable as printed), else
-    a placeholder for its options (the bundle's, which names no machine's path)."""
+    own command where its log records it and `logged` (shell-quoted by `k3diff.shellwords`,
+    runnable as printed), else a placeholder for its options (the bundle's, which names no
+    machine's path)."""
     more = f"{step.more:,} more sample{'s' if step.more != 1 else ''} a side"
     if step.stopped is not None:
         return (
@@ -220,7 +222,9 @@ def more_samples_step(step: MoreSamples, k3diff: str, out: str, logged: bool) ->
         total = None if step.repeats is None else step.repeats + step.more
         logged_command = command_line(step, out, total, resume=True) if logged and total else None
         repeats = f"{total:,}" if total is not None else f"<its repeats + {step.more:,}>"
-        command = logged_command or f"{placeholder} --out {out} --resume --repeats {repeats}"
+        command = logged_command or (
+            f"{placeholder} --out {shellwords.quote(out)} --resume --repeats {repeats}"
+        )
         return (
             f"to take the {more} the inconclusive records ask for, grow the run: "
             f"{command}{hidden} (only --repeats may grow; the samples logged are "

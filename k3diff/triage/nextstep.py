@@ -6,13 +6,12 @@ that does not stream), what to change instead."""
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from k3diff import escape
+from k3diff import escape, shellwords
 from k3diff.program import program
 from k3diff.sample.reader import SamplesLog
 from k3diff.sample.stopline import StopLine, StopReason
@@ -150,7 +149,7 @@ def _command(run: Any) -> tuple[str, ...] | None:
 
 def command_line(step: MoreSamples, out: str, repeats: int, resume: bool) -> str | None:
     """The logged command with `--out OUT [--resume] --repeats N` in place of its own,
-    shell-quoted (`shlex.join`), started by the program the user ran (`k3diff.program`); None
+    shell-quoted (`shellwords.join`), started by the program the user ran (`k3diff.program`); None
     where the log records no command."""
     if step.command is None:
         return None
@@ -164,7 +163,7 @@ def command_line(step: MoreSamples, out: str, repeats: int, resume: bool) -> str
         elif arg != "--resume" and arg.partition("=")[0] not in REPLACED:
             kept.append(arg)
     tail = ["--out", out, *(["--resume"] if resume else []), "--repeats", str(repeats)]
-    return f"{program()} {shlex.join([*kept[1:], *tail])}"  # the k3diff the user ran
+    return f"{program()} {shellwords.join([*kept[1:], *tail])}"  # the k3diff the user ran
 
 
 def hides_headers(step: MoreSamples) -> bool:

@@ -8,10 +8,15 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
+
+import demo
+import pytest
+from cli_support import HOSTILE, pasted
 
 from .test_bundle import SEED_LINE
 
@@ -213,3 +218,22 @@ def test_the_demo_deletes_no_directory_but_its_own(tmp_path: Path) -> None:
         "would be deleted; give a new directory\n"
     )
     assert (tmp_path / "notes.txt").read_text() == "kept"
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the command is pasted into bash")
+def test_the_grow_command_pastes_as_the_demo_directory_given(tmp_path: Path) -> None:
+    """shell65: the `--grow` command printed after triage names the demo's directory; one
+    holding a tab, a newline or an ESC was printed raw inside quotes (driving the terminal) and
+    one holding a byte not UTF-8 could not be printed at all. Pasted into bash as printed, the
+    command grows the directory the demo was given."""
+    directory = tmp_path / HOSTILE
+    (directory / "run").mkdir(parents=True)
+    servers = {"base": "http://127.0.0.1:8001", "patch": "http://127.0.0.1:8002"}
+    (directory / demo.SAMPLES).write_text(json.dumps({"run": {"servers": servers}}) + "\n")
+    said = "next: to take ... grow the run: k3diff sample --out run --resume --repeats 11 (...)\n"
+    step = demo.grow_step(directory, said)
+    (command,) = [line[2:] for line in step.splitlines() if line.startswith("  ")]
+    assert command.isprintable(), command  # one line, nothing a terminal acts on, encodable
+    words = pasted(command)
+    assert words[2:] == ["--grow", "11", str(directory)], command
+    assert Path(words[0]).samefile(sys.executable) and Path(words[1]).samefile(demo.__file__)

@@ -6,13 +6,17 @@ a new error — in that report's words, with bare `k3diff`; none when everything
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shlex
+import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 import wheelkit
-from cli_support import run_k3diff
+from cli_support import HOSTILE, pasted, run_k3diff
 from triage.helpers import S, compare_texts, write_samples
 from wheels.wheelset_support import SOLO, release_sets
 
@@ -224,4 +228,40 @@ def test_a_wheels_step_is_runnable_as_printed_whatever_the_paths(tmp_path: Path)
     assert commands
     for command in commands:
         words = shlex.split(command.split(": ", 1)[0])
+        assert words[:4] == ["k3diff", "wheels", f"base/{WHEEL}", patch], command
+
+
+def _rendered_markdown(line: str) -> str:
+    """A Markdown line as a reader sees it: CommonMark's backslash escapes of ASCII punctuation
+    and its entities undone."""
+    return html.unescape(re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", line))
+
+
+def _rendered_html(item: str) -> str:
+    """An HTML list item's text as a browser shows it: tags dropped, entities undone, each run
+    of whitespace one space."""
+    return " ".join(html.unescape(re.sub(r"<[^>]*>", "", item)).split())
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the command is pasted into bash")
+def test_a_wheels_step_pastes_as_the_paths_given_from_the_rendered_report(tmp_path: Path) -> None:
+    """shell65: a wheel kept where a path holds two spaces, a tab, a newline or an ESC was named
+    quoted, then REPORT.md showed the tab as `\\t` and a browser folded the spaces, so the
+    pasted step compared other files. Pasted from either report as a reader sees it, the step's
+    command names the wheels given."""
+    wheels_json(tmp_path, native_changed=True)
+    odd = tmp_path / HOSTILE
+    (tmp_path / "patch").rename(odd)
+    patch = f"{odd.name}/{WHEEL}"
+    made = run_k3diff(
+        "wheels", f"base/{WHEEL}", patch, "--format", "json", "-o", "odd.json", cwd=tmp_path
+    )
+    assert made.exit_code == 1, made.stderr
+    _, report, page = _report(tmp_path, "odd.json", code=1)
+    shown = [_rendered_markdown(line) for line in _under_bottom_line(report)]
+    shown += [_rendered_html(item) for item in re.findall(r"<li>(.*?)</li>", page, re.S)]
+    commands = [line.split("): ", 1)[1] for line in shown if "): k3diff wheels " in line]
+    assert len(commands) == 4, shown  # --explain and --allow-native-changes, in each report
+    for command in commands:
+        words = pasted(command.split(": ", 1)[0])
         assert words[:4] == ["k3diff", "wheels", f"base/{WHEEL}", patch], command

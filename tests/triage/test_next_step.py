@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from cli_support import run_k3diff
+import pytest
+from cli_support import HOSTILE, pasted, run_k3diff
 
 from .helpers import S, compare_texts, side, write_samples
 
@@ -85,6 +88,35 @@ def test_the_next_step_is_the_logged_command_runnable_as_printed(tmp_path: Path)
     assert "<its options" in _logged(tmp_path, None)
 
 
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the command is pasted into bash")
+def test_the_next_step_pastes_as_the_logged_command_whatever_its_values(tmp_path: Path) -> None:
+    """shell65: the line is one line of text, which shows a tab or a newline as an escape and
+    an ESC as `\\x1b`, so a `--param` or a prompts file whose name held one was printed quoted,
+    then changed on its way out, and the pasted command sent other values. Pasted into bash as
+    printed, it is the logged command, each value as it was."""
+    logged = [
+        "k3diff", "sample", "--base", "http://h:1", "--prompts", f"{HOSTILE}.jsonl",
+        "--param", f"stop={HOSTILE}", "--out", "run", "--repeats", "3",
+    ]  # fmt: skip
+    line = _logged(tmp_path, logged)
+    found = re.search(r"grow the run: (.+) \(only --repeats may grow", line)
+    assert found is not None, line
+    assert pasted(found.group(1)) == [*logged[:-4], "--out", "run", "--resume", "--repeats", "11"]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the command is pasted into bash")
+def test_a_run_without_a_logged_command_is_named_as_given(tmp_path: Path) -> None:
+    """A log that records no command gets `<its options, as before>`, then the run's directory
+    as `--out`: printed as it was, between spaces, so a directory holding a space or a tab
+    named another (shell65). Pasted into bash, `--out` is the directory triaged."""
+    _logged(tmp_path, None)
+    (tmp_path / "run").rename(tmp_path / HOSTILE)
+    text = run_k3diff("triage", "cmp.json", f"{HOSTILE}/samples.jsonl", cwd=tmp_path).stdout
+    found = re.search(r"<its options, as before> --out (.+) --resume --repeats 11 \(", text)
+    assert found is not None, text
+    assert pasted(found.group(1)) == [HOSTILE]
+
+
 def test_a_sweep_names_a_new_run_from_its_logged_command(tmp_path: Path) -> None:
     """A sweep's repeats cannot grow: the logged command with `--out NEW_DIR` and the samples
     asked for, no `--resume`."""
@@ -115,9 +147,9 @@ def _launched(tmp_path: Path, launcher: list[str], path: str) -> str:
     return line
 
 
-def _console_script(tmp_path: Path) -> Path:
-    """A console script like pip's `.venv/bin/k3diff`, under `tmp_path/my venv/bin`."""
-    script = tmp_path / "my venv" / "bin" / "k3diff"
+def _console_script(tmp_path: Path, venv: str = "my venv") -> Path:
+    """A console script like pip's `.venv/bin/k3diff`, under `tmp_path/VENV/bin`."""
+    script = tmp_path / venv / "bin" / "k3diff"
     script.parent.mkdir(parents=True)
     script.write_text(
         f"#!{sys.executable}\nimport sys\nfrom k3diff.cli import main\nsys.exit(main())\n"
@@ -191,3 +223,20 @@ def test_a_side_whose_every_answer_was_unusable_gets_no_command_that_repeats_the
     # One usable answer among them: more requests can succeed, and the run grows.
     write_samples(log, side("k", "base", ["a"] * 3) + failed[:2] + side("k", "patch", ["b"]))
     assert "grow the run:" in run_k3diff("triage", cmp, log).stdout
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the command is pasted into bash")
+def test_the_k3diff_the_user_ran_pastes_as_run_whatever_its_path(tmp_path: Path) -> None:
+    """shell65: a venv whose path held two spaces, a tab or an ESC was named quoted, then
+    changed on its way out (`\\t`, `\\x1b`), and the pasted line ran no k3diff (exit 127).
+    Pasted into bash as printed, the line starts with the program as it was run."""
+    venv = HOSTILE
+    script = _console_script(tmp_path, venv)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    line = _launched(tmp_path, [f"{venv}/bin/k3diff"], str(empty))
+    found = re.search(r"grow the run: (.+) \(only --repeats may grow", line)
+    assert found is not None, line
+    words = pasted(found.group(1))
+    assert words[:3] == [f"{venv}/bin/k3diff", "sample", "--base"], line
+    assert Path(tmp_path, words[0]).samefile(script)
