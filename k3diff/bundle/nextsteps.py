@@ -126,7 +126,9 @@ def _more_samples(doc: Document, documents: Sequence[Document]) -> MoreSamples |
     is, the run's repeats are unknown and the step says so."""
     triage = doc.typed(TriageDocument)
     wanted = [
-        r.more_samples for r in triage.records if r.category == "inconclusive" and r.more_samples
+        (r.key, r.more_samples)
+        for r in triage.records
+        if r.category == "inconclusive" and r.more_samples
     ]
     if not wanted:
         return None
@@ -139,7 +141,9 @@ def _more_samples(doc: Document, documents: Sequence[Document]) -> MoreSamples |
     found = more_samples(wanted, logs)
     if found is not None:
         return found
-    return MoreSamples(f"{RUN_DIR}/samples.jsonl", max(wanted), None, growable=True)
+    return MoreSamples(
+        f"{RUN_DIR}/samples.jsonl", max(more for _, more in wanted), None, growable=True
+    )
 
 
 def _logs_step(logs: LogsDocument) -> str | None:
