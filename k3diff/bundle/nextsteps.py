@@ -39,6 +39,7 @@ from k3diff.report.triage_lines import more_samples_step
 from k3diff.report.wheelfailing import (
     is_native_named,
     native_steps,
+    unwaivable_step,
     waiver_step,
     waivers_inline,
 )
@@ -99,6 +100,9 @@ def _wheels_steps(wheels: WheelsDocument, label: str) -> Iterator[str]:
     failing = [(f.code, f.path, f.native) for f in failing_in(wheels, Evidence.IDENTITY)]
     native = [f for f in failing if is_native_named(f)]
     waivable = [f for f in failing if Code[f[0]] not in UNWAIVABLE]
+    rebuild = unwaivable_step(failing)
+    if rebuild is not None:
+        yield f"{label}{rebuild}"
     if not waivable:  # native findings are all waivable
         return
     if native:
