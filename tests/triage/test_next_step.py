@@ -241,6 +241,24 @@ def test_a_run_stopped_part_way_is_finished_not_grown_past_what_is_asked(tmp_pat
     assert "finish the run" in step and "--out RUN_DIR --resume --repeats 40 (" in step
 
 
+def test_the_bundle_says_a_run_stopped_part_way(tmp_path: Path) -> None:
+    """newuser65: the bundle's sampling row read `6 samples of 1 record ...` for a run stopped
+    by Ctrl-C after its first repeats, as if it were taken whole; it now says the run stopped,
+    and a qualification says why and when (the stop line's reason and message)."""
+    _stopped_part_way(tmp_path, planned=40)
+    bundle = run_k3diff("report", "cmp.json", "run/samples.jsonl", "--out", "b", cwd=tmp_path)
+    assert bundle.exit_code in (0, 1), bundle.stderr
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    (row,) = [row for row in summary["matrix"] if row["evidence"] == "sampling"]
+    assert "; 0 failed; the run stopped part-way (interrupted); samples given" in row["finding"]
+    assert (
+        "run/samples.jsonl: the run stopped part-way at 2025-01-01T00:01:00Z (interrupted: "
+        "aborted (Ctrl-C)): it holds the samples taken before, not every sample it planned"
+    ) in summary["qualifications"]
+    html = (tmp_path / "b" / "report.html").read_text()
+    assert "the run stopped part-way (interrupted)" in html
+
+
 def test_a_run_stopped_short_of_what_is_asked_grows_from_what_it_logged(tmp_path: Path) -> None:
     """Planned fewer repeats than a record needs: grown to its repeats logged plus the samples
     it asks for, not the plan's repeats plus them."""
