@@ -22,8 +22,8 @@ code (`sample`), the demo's. Exit 0 when every command exited as the example exp
 The engines are gone when the demo ends, so a `k3diff sample --resume` naming their URLs (what
 triage's `next:` line prints) cannot run as it stands: after triage the demo says so and names
 `--grow N`, which starts both engines again at the ports the run logged (`sample --resume`
-needs the same servers), grows the run to N repeats, stops them by pid and triages again
-(polish63: a new user's pasted `next:` line failed on the stopped engines).
+needs the same servers), grows the run to N repeats, stops them by pid, triages again and
+writes triage.json, telemetry.json and bundle/ anew from the grown run (polish63: a new user's pasted `next:` line failed on the stopped engines).
 """
 
 from __future__ import annotations
@@ -264,10 +264,15 @@ def grow(directory: Path, repeats: int) -> int:
         print(f"demo: {exc}: a port the run logged ({ports}) is taken? run the demo again")
         return 1
     demo.k3diff("triage", "cmp.json", SAMPLES)
+    # The documents made from the run, written anew from it: the demo's own `k3diff report`
+    # refuses the 3-repeat run's (newuser65: it named one stale document at a time, and the
+    # demo's note named the commands as `k3diff triage ... -o triage.json`, not pasteable).
+    demo.k3diff("triage", "cmp.json", SAMPLES, "--format", "json", "-o", "triage.json")
+    demo.k3diff("telemetry", SAMPLES, "--format", "json", "-o", "telemetry.json")
+    demo.k3diff("report", *REPORT_INPUTS, "--out", "bundle", "--title", TITLE)
     print(
         f"\n{SAMPLES} now holds {repeats} repeats a side; triage.json, telemetry.json and bundle/ "
-        "are still the 3-repeat run's (k3diff triage ... -o triage.json, k3diff telemetry ... -o "
-        "telemetry.json and k3diff report write them anew)"
+        f"are written anew from it: open {directory}/bundle/report.html"
     )
     for surprise in demo.surprises:
         print(f"demo: {surprise}", file=sys.stderr)

@@ -39,6 +39,7 @@ from k3diff.report.triage_lines import more_samples_step
 from k3diff.report.wheelfailing import (
     is_native_named,
     native_steps,
+    unwaivable_step,
     waiver_step,
     waivers_inline,
 )
@@ -99,6 +100,9 @@ def _wheels_steps(wheels: WheelsDocument, label: str) -> Iterator[str]:
     failing = [(f.code, f.path, f.native) for f in failing_in(wheels, Evidence.IDENTITY)]
     native = [f for f in failing if is_native_named(f)]
     waivable = [f for f in failing if Code[f[0]] not in UNWAIVABLE]
+    rebuild = unwaivable_step(failing)
+    if rebuild is not None:
+        yield f"{label}{rebuild}"
     if not waivable:  # native findings are all waivable
         return
     if native:
@@ -127,7 +131,9 @@ def _more_samples(doc: Document, documents: Sequence[Document]) -> MoreSamples |
     is, the run's repeats are unknown and the step says so."""
     triage = doc.typed(TriageDocument)
     wanted = [
-        r.more_samples for r in triage.records if r.category == "inconclusive" and r.more_samples
+        (r.key, r.more_samples)
+        for r in triage.records
+        if r.category == "inconclusive" and r.more_samples
     ]
     if not wanted:
         return None
@@ -140,7 +146,9 @@ def _more_samples(doc: Document, documents: Sequence[Document]) -> MoreSamples |
     found = more_samples(wanted, logs)
     if found is not None:
         return found
-    return MoreSamples(f"{RUN_DIR}/samples.jsonl", max(wanted), None, growable=True)
+    return MoreSamples(
+        f"{RUN_DIR}/samples.jsonl", max(more for _, more in wanted), None, growable=True
+    )
 
 
 def _logs_step(logs: LogsDocument) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+from k3diff import escape
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
@@ -18,6 +19,7 @@ from k3diff.output import plural
 from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.lines import SampleLine
 from k3diff.sample.names import SIDES, Mode
+from k3diff.triage.nextstep import STOP_SHOWN
 from k3diff.triage.stats import Deviations, nonmodal_upper_bound
 
 ALPHA = 0.05
@@ -72,6 +74,17 @@ def samples_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     )
     if failed:
         quals.append(f"{failed:,} failed samples reduce the sample counts the bounds rest on")
+    stop = doc.log.stop
+    if stop is not None:  # newuser65: a run stopped by Ctrl-C or a 404 read as one taken whole
+        headline += f"; the run stopped part-way ({escape.text(stop.reason)})"
+        message = escape.text(stop.message)
+        if len(message) > STOP_SHOWN:
+            message = message[: STOP_SHOWN - 1] + "…"
+        quals.append(
+            f"{doc.name}: the run stopped part-way at {escape.text(stop.stopped)} "
+            f"({escape.text(stop.reason)}: {message}): it holds the samples taken before, not "
+            "every sample it planned"
+        )
     # Said of the log as taken: samples left uncounted (stray keys) are named above.
     if not any(s.side == "patch" for s in doc.log.samples):
         quals.append("only the base was sampled: the patch's own stability is not measured")

@@ -219,14 +219,24 @@ def more_samples_step(step: MoreSamples, k3diff: str, out: str, logged: bool) ->
         else ""
     )
     if step.growable:
-        total = None if step.repeats is None else step.repeats + step.more
+        total = step.grown_to
+        if total is None and step.repeats is not None:
+            total = step.repeats + step.more
         logged_command = command_line(step, out, total, resume=True) if logged and total else None
-        repeats = f"{total:,}" if total is not None else f"<its repeats + {step.more:,}>"
+        repeats = f"{total}" if total is not None else f"<its repeats + {step.more:,}>"
         command = logged_command or (
             f"{placeholder} --out {shellwords.quote(out)} --resume --repeats {repeats}"
         )
+        if total is not None and total == step.repeats:
+            # A run stopped part-way: its own repeats, taken to the end, hold them.
+            how = (
+                f"finish the run (it stopped part-way; its {total:,} repeats, taken to the "
+                "end, hold them)"
+            )
+        else:
+            how = "grow the run"
         return (
-            f"to take the {more} the inconclusive records ask for, grow the run: "
+            f"to take the {more} the inconclusive records ask for, {how}: "
             f"{command}{hidden} (only --repeats may grow; the samples logged are "
             "kept), then run this triage again"
         )

@@ -98,10 +98,15 @@ def next_steps(report: WheelReport, failing: Sequence[Finding], fmt: OutputForma
     the next steps, and alone got none)."""
     native = [f for f in failing if _native(f)]
     waivable = [f for f in failing if f.code not in UNWAIVABLE]
-    if not waivable:  # native findings are all waivable
-        return ""
     markdown = fmt is OutputFormat.MARKDOWN
     code = inline_code if markdown else str
+    rebuild = unwaivable_step(named(failing))
+    if not waivable:  # native findings are all waivable
+        if rebuild is None:
+            return ""
+        if markdown:
+            return f"### Next steps\n\n- {rebuild}"
+        return f"Next steps\n  {escape.text(rebuild)}"
     if native:
         allowed = replace(report.policy, allow_native_changes=True)
         still = [f for f in failing if allowed.severity_of(f, report.artifacts) == "error"]
@@ -114,6 +119,8 @@ def next_steps(report: WheelReport, failing: Sequence[Finding], fmt: OutputForma
         )
     else:
         steps = [waiver_step(code, alone=True)]
+    if rebuild is not None:
+        steps.insert(0, rebuild)
     stanzas = waiver_stanzas(waivable)
     waiver = "\n".join(stanzas[:WAIVERS_SHOWN])
     if len(stanzas) > WAIVERS_SHOWN:
@@ -130,6 +137,22 @@ def next_steps(report: WheelReport, failing: Sequence[Finding], fmt: OutputForma
     lines = [f"  {escape.text(step)}" for step in steps]
     lines += [f"    {escape.text(line)}" for line in waiver.splitlines()]
     return "\n".join([title, *lines])
+
+
+def unwaivable_step(failing: Sequence[Named]) -> str | None:
+    """The step for failing findings no waiver accepts (`UNWAIVABLE`), None where none fails:
+    the wheel itself must change (newuser65: a wheel failing W619 alone, `pkg/aux.py`, got no
+    next step at all, and neither `--explain` nor its detail said what to do)."""
+    kept = [f for f in failing if Code[f[0]] in UNWAIVABLE]
+    if not kept:
+        return None
+    them = "it" if len(kept) == 1 else "them"
+    return (
+        f"{counted(kept, thousands=False)}: no waiver accepts {them} (pip would not install the "
+        f"wheel as it lists its entries, or not at all): rebuild it without {them}, renaming or "
+        "dropping each entry named (its detail says what pip or Windows does with it), then "
+        "compare the rebuilt wheel"
+    )
 
 
 def waiver_step(code: Callable[[str], str] = str, alone: bool = False) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -77,10 +78,14 @@ def more_repeats(path: Path, logged: Mapping[str, Any], wanted: Mapping[str, Any
         "samples.jsonl after the comparison, with --pool-runs"
     )
     if differ and differ != ["repeats"]:
+        # Repeats that grow are no difference (newuser65: 'differs ... in params, repeats,
+        # request_template' read as if --repeats were refused too); each other one is named
+        # with both values, so the option that changed is found without reading the header.
+        named = [name for name in differ if name != "repeats" or not _grows(logged, wanted)]
         raise UsageError(
             f"{path}: cannot resume: this run differs from the logged one in "
-            f"{', '.join(differ)}; resume with the logged run's options (only --repeats may "
-            f"grow), or {elsewhere}"
+            f"{'; '.join(_both(name, logged, wanted) for name in named)}; resume with the "
+            f"logged run's options (only --repeats may grow), or {elsewhere}"
         )
     if not differ:
         return None
@@ -99,6 +104,49 @@ def more_repeats(path: Path, logged: Mapping[str, Any], wanted: Mapping[str, Any
             f"level, so its --repeats {was} cannot grow; {elsewhere}"
         )
     return now
+
+
+SHOWN = 80
+"""Characters of each value a refused resume shows (JSON, ASCII: no control character)."""
+
+
+def _grows(logged: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
+    was, now = logged.get("repeats"), wanted.get("repeats")
+    return isinstance(was, int) and isinstance(now, int) and now > was
+
+
+def _both(name: str, logged: Mapping[str, Any], wanted: Mapping[str, Any]) -> str:
+    """'params.temperature (logged 0, now 0.5)': each value that differs, an object's
+    down to the keys that differ ('absent' where one side lacks the key)."""
+    return "; ".join(
+        f"{where} (logged {_shown(was)}, now {_shown(now)})"
+        for where, was, now in _differences(
+            name, logged.get(name, ABSENT), wanted.get(name, ABSENT)
+        )
+    )
+
+
+ABSENT = object()
+"""A key one side's object lacks."""
+
+
+def _differences(where: str, was: Any, now: Any) -> list[tuple[str, Any, Any]]:
+    if isinstance(was, Mapping) and isinstance(now, Mapping):
+        keys = sorted({*was, *now}, key=str)
+        return [
+            found
+            for key in keys
+            if was.get(key, ABSENT) != now.get(key, ABSENT)
+            for found in _differences(f"{where}.{key}", was.get(key, ABSENT), now.get(key, ABSENT))
+        ]
+    return [(where, was, now)]
+
+
+def _shown(value: Any) -> str:
+    if value is ABSENT:
+        return "absent"
+    text = json.dumps(value, sort_keys=True, default=str)  # ASCII: no control character
+    return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
 
 
 class SampleLog:

@@ -4,6 +4,7 @@ are pooled only when asked (`--pool-runs`), for every reader that pools logs (`t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,17 +26,30 @@ def check_pooled(logs: Sequence[SamplesLog], pool_runs: bool) -> None:
     `pool_runs` (UsageError), or a sample of a run in two of them (InputError: a log given
     twice, or a copy of it, would count every sample twice)."""
     check_one_run(logs, pool_runs)
-    first: dict[tuple[str, tuple[str, str, str, int]], str] = {}
+    first: dict[tuple[str, tuple[str, str, str, int]], tuple[str, int]] = {}
     for log in logs:
         for sample, number in zip(log.samples, log.lines, strict=True):
             slot = (log.header.identity, sample.ident)
             if slot in first:
+                path, line = first[slot]
+                if _same_file(path, log.path):
+                    # newuser65: 'run/samples.jsonl:2: repeat 0 ... is already in
+                    # run/samples.jsonl:2' named one line as its own duplicate.
+                    also = "" if path == log.path else f" (the same file as {path})"
+                    raise UsageError(f"{log.path}: given twice{also}; give each log once")
                 raise InputError(
                     f"{log.path}:{number}: repeat {sample.repeat} of {sample.side} "
                     f"{sample.key!r} ({sample.mode}) of run {log.header.identity} is already in "
-                    f"{first[slot]}"
+                    f"{path}:{line} (a copy of a log counts every sample twice; give it once)"
                 )
-            first[slot] = f"{log.path}:{number}"
+            first[slot] = (log.path, number)
+
+
+def _same_file(one: str, other: str) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return one == other
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import Any
 
 from k3diff import escape, shellwords
 from k3diff.program import program
+from k3diff.sample.names import SIDES, Mode
 from k3diff.sample.reader import SamplesLog
 from k3diff.sample.stopline import StopLine, StopReason
 
@@ -42,6 +43,13 @@ class MoreSamples:
     logged was refused for the request's own condition (an HTTP 4xx other than 429, which
     retrying cannot fix: `sample.retry.Final`): more of the same requests fail the same way,
     so the next step says this instead of a command that repeats them."""
+    grown_to: int | None = None
+    """The `--repeats` a resume takes every wanted sample with: each inconclusive record's
+    repeats logged (the fewest of any side and mode) plus the samples it asks for, at least
+    the run's repeats. A run stopped part-way has repeats it never took, which a resume at
+    its own `--repeats` takes (newuser65: a run stopped after 48 of 1,600 samples was told
+    to grow from 100 repeats to 160 for records asking for 60); None where unknown (no
+    repeats in the header)."""
 
     @property
     def out(self) -> str:
@@ -49,9 +57,11 @@ class MoreSamples:
         return str(Path(self.log).parent)
 
 
-def more_samples(wanted: Sequence[int], logs: Sequence[SamplesLog]) -> MoreSamples | None:
-    """The next step for records asking for `wanted` more samples a side (None: none asks, or
-    no log was read)."""
+def more_samples(
+    wanted: Sequence[tuple[str, int]], logs: Sequence[SamplesLog]
+) -> MoreSamples | None:
+    """The next step for records asking for more samples a side, `wanted` as (key, how many)
+    (None: none asks, or no log was read)."""
     if not wanted or not logs:
         return None
     log = logs[-1]
@@ -61,8 +71,33 @@ def more_samples(wanted: Sequence[int], logs: Sequence[SamplesLog]) -> MoreSampl
     growable = not sweep and repeats is not None
     command = _command(log.header.fields)
     return MoreSamples(
-        log.path, max(wanted), repeats, growable, command, _stopped(log.stop), _refused(log)
+        log.path,
+        max(more for _, more in wanted),
+        repeats,
+        growable,
+        command,
+        _stopped(log.stop),
+        _refused(log),
+        None if repeats is None else _grown_to(wanted, log, repeats),
     )
+
+
+def _grown_to(wanted: Sequence[tuple[str, int]], log: SamplesLog, repeats: int) -> int:
+    """`MoreSamples.grown_to` for a run of `repeats` logged in `log`."""
+    modes = log.header.modes or tuple(
+        sorted({s.mode for s in log.samples if s.mode != Mode.CONTROL.value})
+    )
+    slots: dict[tuple[str, str, str], set[int]] = {}
+    for sample in log.samples:
+        slots.setdefault((sample.key, sample.side, sample.mode), set()).add(sample.repeat)
+    needed = repeats
+    for key, more in wanted:
+        logged = min(
+            (len(slots.get((key, side, mode), ())) for side in SIDES for mode in modes),
+            default=0,
+        )
+        needed = max(needed, logged + more)
+    return needed
 
 
 STOP_SHOWN = 400

@@ -142,7 +142,7 @@ def triage(
         ),
         more_samples_run=more_samples(
             [
-                r.more_samples
+                (r.key, r.more_samples)
                 for r in records
                 if r.category is Category.INCONCLUSIVE and r.more_samples
             ],

@@ -390,5 +390,10 @@ def _top_level_surfaces(
     for name, index in sorted(top_level_names(paths, joined).items()):
         yield Surface(
             SurfaceKind.TOP_LEVEL, f"site-packages/{name}", files[index].entry,
-            f"top-level name {name!r} (import {name})", executable=False,
+            f"top-level name {name!r} ({_imported(name)})", executable=False,
         )  # fmt: skip
+
+
+def _imported(name: str) -> str:
+    """How Python reaches a top-level name: no import statement names `wrapt-stubs` (newuser65)."""
+    return f"import {name}" if name.isidentifier() else "no import statement can name it"

@@ -31,13 +31,16 @@ def test_a_log_given_twice_is_refused_not_counted_twice(tmp_path: Path) -> None:
     again = run_k3diff("telemetry", log, log, log, log, "--fail-on", "acceptance-drop")
     assert again.exit_code == 2, again.stdout
     (line,) = again.stderr.splitlines()
-    assert line.startswith(f"k3diff: error: {log}:2: repeat 0 of base ")
-    assert line.endswith(f"is already in {log}:2")
+    # newuser65: it read 'LOG:2: repeat 0 of base ... is already in LOG:2', a line its own twin.
+    assert line == f"k3diff: error: {log}: given twice; give each log once"
+    aliased = run_k3diff("telemetry", log, log.parent / ".." / log.parent.name / log.name)
+    assert aliased.exit_code == 2
+    assert aliased.stderr.endswith(f"given twice (the same file as {log}); give each log once\n")
 
     copy = tmp_path / "copy"
     shutil.copytree(log.parent, copy)
     copied = run_k3diff("telemetry", log, copy / "samples.jsonl", "--pool-runs")
-    assert copied.exit_code == 2 and f"is already in {log}:2" in copied.stderr
+    assert copied.exit_code == 2 and f"is already in {log}:2 (a copy of a log" in copied.stderr
 
 
 def test_logs_of_two_runs_are_pooled_only_when_asked(tmp_path: Path) -> None:

@@ -240,3 +240,80 @@ def test_the_k3diff_the_user_ran_pastes_as_run_whatever_its_path(tmp_path: Path)
     words = pasted(found.group(1))
     assert words[:3] == [f"{venv}/bin/k3diff", "sample", "--base"], line
     assert Path(tmp_path, words[0]).samefile(script)
+
+
+def _stopped_part_way(tmp_path: Path, planned: int) -> tuple[str, int]:
+    """The `next:` line for the 3-a-side run of `_triage`, its header planning `planned`
+    repeats and its last line the stop of a Ctrl-C (resumable), and the samples it asks for."""
+    _, _, doc = _triage(tmp_path, ["a", "a", "a"], ["a", "b", "a"])
+    log = tmp_path / "run" / "samples.jsonl"
+    header, *rest = log.read_text().splitlines(keepends=True)
+    fields = json.loads(header)
+    fields["run"]["repeats"] = planned
+    fields["run"]["command"][-1] = str(planned)
+    stop = {
+        "schema": "k3diff.samples/1",
+        "stopped": "2025-01-01T00:01:00Z",
+        "reason": "interrupted",
+        "resumable": True,
+        "message": "aborted (Ctrl-C)",
+    }
+    log.write_text(json.dumps(fields) + "\n" + "".join(rest) + json.dumps(stop) + "\n")
+    text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path).stdout
+    (line,) = [line for line in text.splitlines() if line.startswith("next: ")]
+    return line, doc["records"][0]["more_samples"]
+
+
+def test_a_run_stopped_part_way_is_finished_not_grown_past_what_is_asked(tmp_path: Path) -> None:
+    """newuser65: a run of --repeats 100 stopped by Ctrl-C after 48 of its 1,600 samples was
+    told `--resume --repeats 160` for records asking for 60 more a side, where the 100 repeats
+    it planned, taken to the end, already hold them; the bundle's step said the same. A resume
+    takes each record to the larger of the run's repeats and its repeats logged (3 here) plus
+    those it asks for."""
+    line, more = _stopped_part_way(tmp_path, planned=40)
+    assert 3 + more < 40
+    assert (
+        "finish the run (it stopped part-way; its 40 repeats, taken to the end, hold them): "
+        "k3diff sample --base http://127.0.0.1:1 --out run --resume --repeats 40 (" in line
+    )
+    made = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "t.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 1, made.stderr
+    bundle = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path
+    )
+    assert bundle.exit_code == 1, bundle.stderr
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    (step,) = [s["step"] for s in summary["next_steps"] if s["source"] == "t.json"]
+    assert "finish the run" in step and "--out RUN_DIR --resume --repeats 40 (" in step
+
+
+def test_the_bundle_says_a_run_stopped_part_way(tmp_path: Path) -> None:
+    """newuser65: the bundle's sampling row read `6 samples of 1 record ...` for a run stopped
+    by Ctrl-C after its first repeats, as if it were taken whole; it now says the run stopped,
+    and a qualification says why and when (the stop line's reason and message)."""
+    _stopped_part_way(tmp_path, planned=40)
+    bundle = run_k3diff("report", "cmp.json", "run/samples.jsonl", "--out", "b", cwd=tmp_path)
+    assert bundle.exit_code in (0, 1), bundle.stderr
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    (row,) = [row for row in summary["matrix"] if row["evidence"] == "sampling"]
+    assert "; 0 failed; the run stopped part-way (interrupted); samples given" in row["finding"]
+    assert (
+        "run/samples.jsonl: the run stopped part-way at 2025-01-01T00:01:00Z (interrupted: "
+        "aborted (Ctrl-C)): it holds the samples taken before, not every sample it planned"
+    ) in summary["qualifications"]
+    html = (tmp_path / "b" / "report.html").read_text()
+    assert "the run stopped part-way (interrupted)" in html
+
+
+def test_a_run_stopped_short_of_what_is_asked_grows_from_what_it_logged(tmp_path: Path) -> None:
+    """Planned fewer repeats than a record needs: grown to its repeats logged plus the samples
+    it asks for, not the plan's repeats plus them."""
+    line, more = _stopped_part_way(tmp_path, planned=5)
+    assert 3 + more > 5
+    assert (
+        "grow the run: k3diff sample --base http://127.0.0.1:1 --out run --resume "
+        f"--repeats {3 + more} (" in line
+    )

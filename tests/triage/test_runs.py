@@ -107,7 +107,7 @@ def test_concatenated_duplicated_and_retyped_logs_exit_2_naming_the_line(
     same_run_twice = _triage(tmp_path, "one/samples.jsonl", "one/samples.jsonl")
     assert (
         same_run_twice.exit_code == 2
-        and "is already in one/samples.jsonl:2" in same_run_twice.stderr
+        and "one/samples.jsonl: given twice; give each log once" in same_run_twice.stderr
     )
 
 

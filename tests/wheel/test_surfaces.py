@@ -346,3 +346,15 @@ def test_an_auditwheel_libs_folder_is_no_importable_top_level_name(tmp_path: Pat
     _, report = wheels_json(base, patch)
     listed = surfaces(report)
     assert "site-packages/demo.libs" not in listed and "site-packages/demo" in listed
+
+
+def test_a_top_level_name_no_import_can_name_is_not_given_an_import(tmp_path: Path) -> None:
+    """newuser65: wrapt 2.5 adds `wrapt-stubs/` (PEP 561 stubs) and the surface read
+    `top-level name 'wrapt-stubs' (import wrapt-stubs)`, a statement Python refuses."""
+    base = wheelkit.make_wheel(tmp_path / "b", "demo", "1.0", BASE_FILES)
+    files = {**BASE_FILES, "demo-stubs/__init__.pyi": b"x: int\n"}
+    patch = wheelkit.make_wheel(tmp_path / "p", "demo", "2.0", files)
+    text = run_k3diff("wheels", base, patch).stdout
+    assert "top-level name 'demo-stubs' (no import statement can name it) [added]" in text
+    assert "import demo-stubs" not in text
+    assert "top-level name 'demo' (import demo) [unchanged]" in text

@@ -35,7 +35,7 @@ def _old_top_level(files: list[InstalledFile]) -> Iterator[Surface]:
     for name, entry in sorted(names.items()):
         yield Surface(
             SurfaceKind.TOP_LEVEL, f"site-packages/{name}", entry,
-            f"top-level name {name!r} (import {name})", executable=False,
+            f"top-level name {name!r} ({surfaces._imported(name)})", executable=False,
         )  # fmt: skip
 
 

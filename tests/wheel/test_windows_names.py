@@ -265,7 +265,34 @@ def test_the_next_steps_offer_no_waiver_for_it(tmp_path: Path) -> None:
     bundle = run_k3diff("report", tmp_path / "w.json", "--out", tmp_path / "b")
     assert bundle.exit_code == 1, bundle.stdout + bundle.stderr
     summary = json.loads((tmp_path / "b" / "summary.json").read_text())
-    [waiver] = [step["step"] for step in summary["next_steps"]]
+    # First the W619's own step (newuser65), then the waiver of what a waiver takes.
+    rebuild, waiver = [step["step"] for step in summary["next_steps"]]
+    assert rebuild.startswith("1 × W619: no waiver accepts it") and "W717" not in rebuild
     assert f'code = "W717", path = "{config}"' in waiver and "W619" not in waiver
     text = run_k3diff("wheels", base, patch).stdout
     assert 'code = "W717"' in text and 'code = "W619"' not in text
+
+
+def test_a_pair_failing_w619_alone_names_what_to_do(tmp_path: Path) -> None:
+    """newuser65: a patch adding `demo/aux.py` failed W619 with no "Next steps" at all (no
+    waiver accepts it, and the steps named only waivers), in text, Markdown and the bundle.
+    The step says no waiver accepts it and that the wheel must be rebuilt without it."""
+    base = wheelkit.make_wheel(tmp_path / "b", "demo", "1.0", BASE_FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "demo", "2.0", {**BASE_FILES, "demo/aux.py": EVIL})
+    step = (
+        "1 × W619: no waiver accepts it (pip would not install the wheel as it lists its "
+        "entries, or not at all): rebuild it without it, renaming or dropping each entry named"
+    )
+    text = run_k3diff("wheels", base, patch)
+    assert text.exit_code == 1
+    assert f"\nNext steps\n  {step}" in text.stdout and "[[waiver]]" not in text.stdout
+    markdown = run_k3diff("wheels", base, patch, "--format", "markdown").stdout
+    assert f"### Next steps\n\n- {step}" in markdown
+    made = run_k3diff("wheels", base, patch, "--format", "json", "-o", tmp_path / "w.json")
+    assert made.exit_code == 1
+    bundle = run_k3diff("report", tmp_path / "w.json", base, patch, "--out", tmp_path / "out")
+    assert bundle.exit_code == 1, bundle.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert [s["step"] for s in summary["next_steps"]] == [
+        step + " (its detail says what pip or Windows does with it), then compare the rebuilt wheel"
+    ]
