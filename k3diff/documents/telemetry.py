@@ -13,6 +13,7 @@ from k3diff.documents.telemetryunits import read_units, units_json
 from k3diff.documents.telemetryvllm import TelemetryVllm, read_vllm
 from k3diff.fields import Fields
 from k3diff.ids import TELEMETRY as SCHEMA
+from k3diff.sample.stopline import stop_fields
 from k3diff.telemetry.model import (
     GATE_STATISTIC,
     AcceptanceGate,
@@ -170,6 +171,10 @@ def _vllm_json(report: TelemetryReport) -> dict[str, Any]:
         ]
     if report.v0_sides:
         found["v0_sides"] = list(report.v0_sides)
+    if report.stops:  # telstop65: a run stopped part-way, and the sides it never sampled
+        found["stopped"] = [stop_fields(s) for s in report.stops]
+    if report.unsampled:
+        found["unsampled"] = list(report.unsampled)
     return found
 
 

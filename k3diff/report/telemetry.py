@@ -13,6 +13,7 @@ from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
 from k3diff.sample.lines import UNREAD
 from k3diff.sample.names import SIDES
+from k3diff.sample.stopline import stop_said
 from k3diff.telemetry.coverage import V0_NOTE
 from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
 from k3diff.telemetry.power import could_detect
@@ -85,7 +86,19 @@ def _warnings(report: TelemetryReport) -> str:
 
 
 def verdict_line(report: TelemetryReport) -> str:
-    return _verdict(report) + ("" if report.exit_code else _warnings(report))
+    verdict = _verdict(report) + ("" if report.exit_code else _warnings(report))
+    # telstop65: without --expect telemetry only summarises (exit 0), but never as if the run
+    # had been taken to its end.
+    return verdict + ("; the run stopped part-way" if report.stops else "")
+
+
+def _stop_lines(report: TelemetryReport, bold: bool) -> list[str]:
+    """The run's stop and the sides it never sampled (the message is the run's stderr line,
+    which may quote a server: Markdown escapes it as prose)."""
+    shown = escape.markdown_prose if bold else escape.text
+    lines = [f"stopped part-way: {shown(stop_said(stop))}" for stop in report.stops]
+    lines += [f"no sample, {side} side: the run's header lists it" for side in report.unsampled]
+    return [*lines, ""] if lines else []
 
 
 def _verdict(report: TelemetryReport) -> str:
@@ -176,6 +189,7 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     lines += _kv_lines(report)
     lines += _position_lines(report, table)
     lines += _gate_lines(report, table)
+    lines += _stop_lines(report, bold)
     for gap in report.not_exercised:
         lines.append(
             f"not-exercised: {_named(report, gap.expectation)}, {gap.side} side: {gap.detail}"

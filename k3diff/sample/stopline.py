@@ -99,18 +99,34 @@ def now() -> str:
     return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def stop_line(stop: StopLine) -> bytes:
-    """The stop line as written (`side` only where known)."""
-    line: dict[str, Any] = {
-        "schema": SCHEMA,
+def stop_fields(stop: StopLine) -> dict[str, Any]:
+    """The stop's fields as the log writes them (`side` only where known); `telemetry`'s
+    JSON `stopped` holds the same."""
+    fields: dict[str, Any] = {
         "stopped": stop.stopped,
         "reason": stop.reason,
         "resumable": stop.resumable,
         "message": stop.message,
     }
     if stop.side is not None:
-        line["side"] = stop.side
-    return json_line(line)
+        fields["side"] = stop.side
+    return fields
+
+
+def stop_line(stop: StopLine) -> bytes:
+    """The stop line as written."""
+    return json_line({"schema": SCHEMA, **stop_fields(stop)})
+
+
+def stop_said(stop: StopLine) -> str:
+    """The stop in words: `interrupted at TIME (MESSAGE); resumable: ...`."""
+    side = f", {stop.side} side" if stop.side is not None else ""
+    how = (
+        "resumable: the same command with --resume takes the rest"
+        if stop.resumable
+        else "not resumable: --resume would stop the same way"
+    )
+    return f"{stop.reason}{side} at {stop.stopped} ({stop.message}); {how}"
 
 
 def is_stop(value: Mapping[str, Any]) -> bool:

@@ -8,6 +8,7 @@ from enum import StrEnum
 
 from k3diff.exitcodes import ExitCode
 from k3diff.sample.lines import UNREAD
+from k3diff.sample.stopline import StopLine
 
 DEFAULT_ALPHA = 0.05
 """`telemetry --alpha`'s default: the house level the bundle names a document's other α against,
@@ -364,6 +365,10 @@ class TelemetryReport:
     """vLLM counters that went down across a window, per side and window."""
     preemptions: tuple[Preemptions, ...] = ()
     """Per side whose vLLM `/metrics` exposes `vllm:num_preemptions_total`."""
+    stops: tuple[StopLine, ...] = ()
+    """The stop of each log whose last line is one: the run stopped part-way (telstop65)."""
+    unsampled: tuple[str, ...] = ()
+    """Sides the run's header lists with no successful sample (a run stopped before them)."""
     v0_sides: tuple[str, ...] = ()
     """Sides whose vLLM V0 `/metrics` exposes speculative-decoding series that are not read
     as counts (V0 adds running totals to them: a sum of sums)."""
