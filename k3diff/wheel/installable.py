@@ -35,6 +35,7 @@ from k3diff.wheel.record import Record, parse_record
 from k3diff.wheel.refusals import dist_info_refusals, filename_refusals, script_file
 from k3diff.wheel.tags import expand_all
 from k3diff.wheel.targets import ANY, TargetPythons, target_pythons
+from k3diff.wheel.versionbound import version_bound
 from k3diff.wheel.windowsnames import (
     apart_on_windows,
     may_hold_windows_names,
@@ -143,6 +144,7 @@ def install_check(
     `screens`: the archive's names screened already (`wheel.namescreens`); `beside`: another
     wheel's, whose installed view the view may share (`wheel.installedbeside`)."""
     problems: list[tuple[str, str]] = []
+    joined = _joined(archive)  # the name screens below test it
     dist_info = _dist_info(archive, problems, None if screens is None else screens.tops)
     wheel_text = _member_text(archive, f"{dist_info}/WHEEL") if dist_info else None
     root_is_purelib = _wheel_file(wheel_text, dist_info, problems)
@@ -197,7 +199,7 @@ def install_check(
         for collision in (*view.collisions, *script_collisions(view.files))
         if not apart_on_windows(collision, view.files)
     ]
-    maybe = may_hold_windows_names(_joined(archive)) if screens is None else screens.windows_names
+    maybe = may_hold_windows_names(joined) if screens is None else screens.windows_names
     checks += [
         Finding(Code.W619, path, f"in the {side} wheel, installed as {installed}: {why}")
         for path, installed, why in windows_refusals(view.files, names_clear=not maybe)
@@ -207,7 +209,7 @@ def install_check(
     ]
     checks += [
         Finding(Code.W629, path, f"in the {side} wheel: {reason}")
-        for path, reason in _version_bound(archive, view, targets)
+        for path, reason in version_bound(str(archive.path), joined, view.files, targets)
     ]
     checks += [
         Finding(
@@ -216,7 +218,9 @@ def install_check(
             f"in the {side} wheel: a directory entry carrying {entry.size:,} bytes, which pip "
             "never installs",
         )
-        for entry in _directories(archive, None if screens is None else screens.has_directory)
+        for entry in _directories(
+            archive, joined, None if screens is None else screens.has_directory
+        )
         if entry.size > 0 or entry.compressed_size > 2
     ]
     if dist_info is not None and record_rows:
@@ -224,33 +228,18 @@ def install_check(
     return WheelInstall(view, dist_info, entry_points, ep_text, tuple(checks), targets)
 
 
-def _version_bound(
-    archive: ZipArchive, view: InstalledView, targets: TargetPythons
-) -> list[tuple[str, str]]:
-    """W629's extensions (`wheel.versionbound`), looked for only where a name holds a version's
-    suffix and the wheel is not abi3 (whose such names are A123/W625's)."""
-    joined = _joined(archive)
-    if ".cpython-3" not in joined and ".cp3" not in joined:
-        return []  # nearly every wheel but the native ones
-    filename = parse_wheel_filename(str(archive.path))
-    if filename is not None and any("-abi3-" in tag for tag in filename.tags):
-        return []
-    from k3diff.wheel.versionbound import unimportable
-
-    return unimportable(view.files, targets)
-
-
 def _joined(archive: ZipArchive) -> str:
     """The archive's names joined by NULs (no name holds one: zipfile cuts names there)."""
     return "\0".join(map(_NAME, archive.entries))
 
 
-def _directories(archive: ZipArchive, has_directory: bool | None = None) -> list[ZipEntry]:
+def _directories(
+    archive: ZipArchive, joined: str, has_directory: bool | None = None
+) -> list[ZipEntry]:
     """The directory entries (names ending in a slash), told by one test of every name first
-    (`has_directory`, when told)."""
+    (`has_directory`, when told, else of `joined`, the names `_joined`)."""
     if has_directory is None:
-        names = _joined(archive)
-        has_directory = "/\0" in names or names.endswith("/")
+        has_directory = "/\0" in joined or joined.endswith("/")
     if not has_directory:
         return []
     return [entry for entry in archive.entries if entry.is_dir]

@@ -27,12 +27,27 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from k3diff.lazyre import lazy
+from k3diff.wheel.filename import parse_wheel_filename
 from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.targets import TargetPythons, Version, version_number
 
 _BOUND = lazy(r"\.(?:cpython-3(\d+)[a-z]*-[^/.]+|cp3(\d+)-win[^/.]*)\.(?:so|pyd)$")
 _EXTENSION = (".so", ".pyd")
 _MODULES = ("purelib", "platlib")
+
+
+def version_bound(
+    wheel: str, joined: str, files: Iterable[InstalledFile], targets: TargetPythons
+) -> list[tuple[str, str]]:
+    """W629's extensions of the wheel named `wheel`, looked for only where a name holds a
+    version's suffix (`joined`: its entry names joined by NULs) and the wheel is not abi3 (whose
+    such names are A123/W625's)."""
+    if ".cpython-3" not in joined and ".cp3" not in joined:
+        return []  # nearly every wheel but the native ones
+    filename = parse_wheel_filename(wheel)
+    if filename is not None and any("-abi3-" in tag for tag in filename.tags):
+        return []
+    return unimportable(files, targets)
 
 
 def unimportable(files: Iterable[InstalledFile], targets: TargetPythons) -> list[tuple[str, str]]:
