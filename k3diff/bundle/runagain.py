@@ -52,12 +52,42 @@ DEFAULTS: Mapping[str, Mapping[str, object]] = {
 document's setting differs (held to each command's own defaults by tests/bundle/test_run_again)."""
 
 
-def refusal(name: str, given: str, ran: str, difference: str, fix: str) -> InputError:
-    """The one line of a document that does not follow from its inputs: `given` (what it was
+class StaleDocument(InputError):
+    """A document that does not follow from the inputs given with it (`refusal`): kept until
+    every document is checked, then refused with every other one found (`refuse_stale`)."""
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
+        """The document, as given."""
+
+
+def refusal(
+    name: str, given: str, ran: str, difference: str, fix: str, document: str | None = None
+) -> StaleDocument:
+    """The words of a document that does not follow from its inputs: `given` (what it was
     given with), `ran` (what was run again on what), the first field that differs, and `fix`
-    (what to give instead, and the command that brings it up to date: `again`)."""
-    return InputError(
-        f"{name}: does not follow from the {given} given with it ({ran}: {difference}); {fix}"
+    (what to give instead, and the command that brings it up to date: `again`); `document`,
+    the file `fix` writes anew where `name` is a part of it (a release set's pair)."""
+    return StaleDocument(
+        f"{name}: does not follow from the {given} given with it ({ran}: {difference}); {fix}",
+        name if document is None else document,
+    )
+
+
+def refuse_stale(stale: Sequence[StaleDocument]) -> None:
+    """Raise one InputError naming every stale document, each with its command (report66: the
+    refusal named the first only, and the user met the next after running its command): one
+    alone as it is; several on the one line every error is (`cli.common.fail` folds it),
+    counted first, then each numbered in the order the documents were given."""
+    if not stale:
+        return
+    if len(stale) == 1:
+        raise stale[0]
+    items = "; ".join(f"({n}) {refused}" for n, refused in enumerate(stale, 1))
+    raise InputError(
+        f"{len(stale)} documents do not follow from the inputs given with them, each named "
+        f"with the command that brings it up to date: {items}"
     )
 
 

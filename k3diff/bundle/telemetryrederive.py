@@ -85,8 +85,10 @@ def _difference(body: dict[str, Any], again: dict[str, Any]) -> str | None:
     )
 
 
-def check_telemetry_logs(documents: Sequence[Document]) -> frozenset[str]:
-    """Raise InputError for a telemetry document that `telemetry`, run again on the samples
+def check_telemetry_logs(
+    documents: Sequence[Document], stale: list[runagain.StaleDocument]
+) -> frozenset[str]:
+    """Add to `stale` the refusal of a telemetry document that `telemetry`, run again on the samples
     logs it names (all given beside it), does not reproduce; return the names of those run
     again (the others are judged alone: `Document.judged_alone`)."""
     checked: set[str] = set()
@@ -105,13 +107,15 @@ def check_telemetry_logs(documents: Sequence[Document]) -> frozenset[str]:
         if difference is not None:
             names = [d.name for d in logs]
             command = runagain.telemetry_args(body, names)
-            raise runagain.refusal(
-                doc.name,
-                "samples logs it names,",
-                f"telemetry run again on {', '.join(names)}",
-                difference,
-                "give the document the logs it was made from, or "
-                + runagain.again(command, doc.name, "telemetry"),
+            stale.append(
+                runagain.refusal(
+                    doc.name,
+                    "samples logs it names,",
+                    f"telemetry run again on {', '.join(names)}",
+                    difference,
+                    "give the document the logs it was made from, or "
+                    + runagain.again(command, doc.name, "telemetry"),
+                )
             )
         checked.add(doc.name)
     return frozenset(checked)
