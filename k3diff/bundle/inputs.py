@@ -21,7 +21,7 @@ from k3diff.bundle.logsdirs import logs_directories
 from k3diff.bundle.logsrederive import check_logs_again, older_refusal
 from k3diff.bundle.rederive import derived_comparisons, triaged_at_house
 from k3diff.bundle.responsesrederive import check_responses_again, own_document
-from k3diff.bundle.runagain import StaleDocument, refuse_stale
+from k3diff.bundle.runagain import stale_refused
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
 from k3diff.bundle.wheelsetfiles import check_set_files, files_sets
 from k3diff.bundle.wheelsetrederive import check_set_listings, set_directories
@@ -67,46 +67,46 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     logs = [d.log for d in documents if d.log is not None]
     check_one_run(logs, pool_runs)
     _check_triage_runs(documents, pool_runs)
-    stale: list[StaleDocument] = []  # refused once every document is run again (report66)
-    links = derived_comparisons(documents, stale)
-    house = triaged_at_house(documents, links)
-    _check_promised(documents, links, {s.name for s in stale})
-    for name in check_telemetry_logs(documents, stale):
-        links[name] = "its logs"
-    sets = set_directories(documents, repos)  # a release set's two directories (rerun62)
-    check_set_listings(documents, sets, stale)
-    set_dirs = {d for sides in sets.values() for d in (sides.base, sides.patch)}
-    repos = [repo for repo in repos if repo not in set_dirs]
-    log_dirs = logs_directories(documents, repos)  # a logs side given as a directory (rerun63)
-    repos = [repo for repo in repos if repo not in log_dirs.values()]
-    digests, copies = given_digests(unread)
-    logs_again, logs_tied, older_logs = check_logs_again(
-        documents, digests, log_dirs, copies, stale=stale
-    )
-    wheels += [path for sides in sets.values() for path in sides.wheels]
-    given = wheel_digests(wheels)
-    audits = check_audit_again(documents, given, stale)
-    audited = frozenset(Path(name) for reads in audits.values() for name, _, _ in reads)
-    directories = {name: (sides.base, sides.patch) for name, sides in sets.items()}
-    wheels_again = check_wheels_again(documents, given, audited, repos, directories, stale=stale)
-    set_files = files_sets(documents, wheels_again)
-    paired = check_set_files(documents, list(set_files), given, stale)  # rerun63
-    rerun = {name: again.wheels for name, again in wheels_again.items()}
-    for name in [*rerun, *audits]:
-        links[name] = "its wheels"
-    rerun.update(audits)
-    responses = check_responses_again(
-        documents, unread, digests, logs_tied, older_refusal(older_logs), copies, stale=stale
-    )
-    order = {doc.name: n for n, doc in enumerate(documents)}
-    first = {s.name: s for s in reversed(stale)}  # a document's first refusal (a set's pairs)
-    refuse_stale(sorted(first.values(), key=lambda s: order.get(s.name, len(order))))
-    for name in responses:
-        links[name] = "its inputs"
-    for name in logs_again:
-        links[name] = "its logs"
-    rerun.update(responses)
-    rerun.update(logs_again)
+    # Every document run again before any is refused (report66).
+    with stale_refused([doc.name for doc in documents]) as stale:
+        links = derived_comparisons(documents, stale)
+        house = triaged_at_house(documents, links)
+        _check_promised(documents, links, {s.name for s in stale})
+        for name in check_telemetry_logs(documents, stale):
+            links[name] = "its logs"
+        sets = set_directories(documents, repos)  # a release set's two directories (rerun62)
+        check_set_listings(documents, sets, stale)
+        set_dirs = {d for sides in sets.values() for d in (sides.base, sides.patch)}
+        repos = [repo for repo in repos if repo not in set_dirs]
+        log_dirs = logs_directories(documents, repos)  # a logs side given as a directory (rerun63)
+        repos = [repo for repo in repos if repo not in log_dirs.values()]
+        digests, copies = given_digests(unread)
+        logs_again, logs_tied, older_logs = check_logs_again(
+            documents, digests, log_dirs, copies, stale=stale
+        )
+        wheels += [path for sides in sets.values() for path in sides.wheels]
+        given = wheel_digests(wheels)
+        audits = check_audit_again(documents, given, stale)
+        audited = frozenset(Path(name) for reads in audits.values() for name, _, _ in reads)
+        directories = {name: (sides.base, sides.patch) for name, sides in sets.items()}
+        wheels_again = check_wheels_again(
+            documents, given, audited, repos, directories, stale=stale
+        )
+        set_files = files_sets(documents, wheels_again)
+        paired = check_set_files(documents, list(set_files), given, stale)  # rerun63
+        rerun = {name: again.wheels for name, again in wheels_again.items()}
+        for name in [*rerun, *audits]:
+            links[name] = "its wheels"
+        rerun.update(audits)
+        responses = check_responses_again(
+            documents, unread, digests, logs_tied, older_refusal(older_logs), copies, stale=stale
+        )
+        for name in responses:
+            links[name] = "its inputs"
+        for name in logs_again:
+            links[name] = "its logs"
+        rerun.update(responses)
+        rerun.update(logs_again)
     forget_bodies(documents)
     return tuple(
         dataclasses.replace(

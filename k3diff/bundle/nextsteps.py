@@ -39,6 +39,7 @@ from k3diff.report.triage_lines import more_samples_step
 from k3diff.report.wheelfailing import (
     is_native_named,
     native_steps,
+    set_left,
     unwaivable_step,
     waiver_step,
     waivers_inline,
@@ -77,7 +78,7 @@ def _steps(doc: Document, documents: Sequence[Document]) -> Iterator[str]:
         wheelset = doc.typed(WheelsetDocument)
         for pair in wheelset.pairs:
             label = f"{pair.wheels.base.path} -> {pair.wheels.patch.path}: "
-            yield from _wheels_steps(pair.wheels, label)
+            yield from _wheels_steps(pair.wheels, label, _left(wheelset, pair.wheels))
         unpaired = [*wheelset.only_base, *wheelset.only_patch]
         if unpaired and not wheelset.allow_unpaired:
             yield (  # what `wheels` says of them
@@ -94,9 +95,29 @@ def _steps(doc: Document, documents: Sequence[Document]) -> Iterator[str]:
             yield where
 
 
-def _wheels_steps(wheels: WheelsDocument, label: str) -> Iterator[str]:
+def _left(wheelset: WheelsetDocument, pair: WheelsDocument) -> list[str]:
+    """What the set still fails on, run with `--allow-native-changes`, once `pair` passes, as
+    `wheels` says it (`set_left`): its unpaired wheels not allowed, its misnamed files, and its
+    other pairs with a failing finding the option leaves failing."""
+    others = [
+        other.wheels
+        for other in wheelset.pairs
+        if other.wheels is not pair
+        and any(
+            f.severity == "error" and not is_native_named((f.code, f.path, f.native))
+            for f in other.wheels.findings
+        )
+    ]
+    unpaired = 0 if wheelset.allow_unpaired else len(wheelset.only_base) + len(wheelset.only_patch)
+    return set_left(unpaired, len(wheelset.misnamed), len(others))
+
+
+def _wheels_steps(
+    wheels: WheelsDocument, label: str, in_set: Sequence[str] | None = None
+) -> Iterator[str]:
     """`wheels`' next steps for the failing findings of one comparison: the native options
-    where a native finding fails, and the waiver of each failing finding a waiver takes."""
+    where a native finding fails, and the waiver of each failing finding a waiver takes
+    (`in_set`: what a release set's pair's set still fails on: `_left`)."""
     failing = [(f.code, f.path, f.native) for f in failing_in(wheels, Evidence.IDENTITY)]
     native = [f for f in failing if is_native_named(f)]
     waivable = [f for f in failing if Code[f[0]] not in UNWAIVABLE]
@@ -112,7 +133,7 @@ def _wheels_steps(wheels: WheelsDocument, label: str) -> Iterator[str]:
         # `$(…)` made a step that ran something else when pasted into a shell; shell65: one
         # holding two spaces or a tab was folded on the way out, `shellwords`).
         command = shellwords.join([PROGRAM, "wheels", wheels.base.path, wheels.patch.path])
-        *options, waiver = native_steps(changed, wheels.explain, native, still)
+        *options, waiver = native_steps(changed, wheels.explain, native, still, in_set=in_set)
         for option in options:
             yield f"{label}{command} {option}"
     else:

@@ -16,14 +16,15 @@ the command without one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from k3diff import shellwords
 from k3diff.bounded import DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_RECORD_BYTES
 from k3diff.documents.triage import TriageDocument
-from k3diff.errors import InputError
+from k3diff.errors import InputError, K3diffError
 from k3diff.program import program
 
 DEFAULTS: Mapping[str, Mapping[str, object]] = {
@@ -75,11 +76,30 @@ def refusal(
     )
 
 
-def refuse_stale(stale: Sequence[StaleDocument]) -> None:
-    """Raise one InputError naming every stale document, each with its command (report66: the
-    refusal named the first only, and the user met the next after running its command): one
-    alone as it is; several on the one line every error is (`cli.common.fail` folds it),
-    counted first, then each numbered in the order the documents were given."""
+@contextmanager
+def stale_refused(given: Sequence[str]) -> Iterator[list[StaleDocument]]:
+    """The list the checks add each stale document's refusal to, refused when they are done
+    (`refuse_stale`, `given`: the documents' names in the order given); where a check raises
+    another error after some were found, those found are refused instead, as the first of
+    them was before every document was checked (report66)."""
+    stale: list[StaleDocument] = []
+    try:
+        yield stale
+    except K3diffError:
+        refuse_stale(stale, given)
+        raise
+    refuse_stale(stale, given)
+
+
+def refuse_stale(stale: Sequence[StaleDocument], given: Sequence[str]) -> None:
+    """Raise one InputError naming every stale document once (a release set's first pair's, or
+    its listing's), each with its command (report66: the refusal named the first only, and the
+    user met the next after running its command): one alone as it is; several on the one line
+    every error is (`cli.common.fail` folds it), counted first, then each numbered in the order
+    the documents were `given`."""
+    order = {name: n for n, name in enumerate(given)}
+    first = {s.name: s for s in reversed(stale)}
+    stale = sorted(first.values(), key=lambda s: order.get(s.name, len(order)))
     if not stale:
         return
     if len(stale) == 1:
