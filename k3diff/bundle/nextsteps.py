@@ -4,7 +4,8 @@ never invented; none when every row passes or is explained.
 
 * a wheels comparison (or a release set's pair) with failing native findings: `wheels`' own
   "Next steps (native code differs)" (`report.wheelfailing.native_steps`): `--explain` where a
-  changed native was not explained, `--allow-native-changes` with what still fails, and the
+  changed native was not explained, `--allow-native-changes` with what still fails (a release
+  set's pair: what the set still fails on, `wheelfailing.set_left`; report66), and the
   waiver stanzas of the failing native findings, then of the other failing findings a waiver
   takes (five, then a count) as one TOML line; those alone when no native finding fails
   (newuser64b: a W717 Jupyter config was left out);

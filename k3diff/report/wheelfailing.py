@@ -218,7 +218,7 @@ def set_left(unpaired: int, misnamed: int, other_pairs: int) -> list[str]:
         *([plural(unpaired, "unpaired wheel")] if unpaired else []),
         *([plural(misnamed, "misnamed .whl file")] if misnamed else []),
         *(
-            [plural(other_pairs, "other pair that still fails", "other pairs that still fail")]
+            [plural(other_pairs, "other pair") + " the option leaves failing"]
             if other_pairs
             else []
         ),
