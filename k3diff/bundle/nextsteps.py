@@ -25,6 +25,7 @@ them (the paths as given, as the artifact table shows them), a run's directory a
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from k3diff import shellwords
 from k3diff.bundle.model import Evidence, Stage, Status
@@ -57,9 +58,20 @@ WAIVERS_NAMED = 5
 """Waiver stanzas a step spells out before counting the rest."""
 
 
+class Step(NamedTuple):
+    """One step: its one line, and the TOML it holds (report66)."""
+
+    text: str
+    """The step as one line."""
+    toml: str | None = None
+    """The one-line waiver TOML the line holds, exactly as it stands in it, for a renderer to
+    show as code: a run of spaces in a path is part of it (HTML folds one in prose, so the
+    pasted waiver named another path)."""
+
+
 def next_steps(stages: Sequence[Stage], documents: Sequence[Document]) -> list[dict[str, str]]:
-    """`summary.json`'s `next_steps`: one entry per step, `{evidence, source, step}`, in the
-    matrix's order, each document's once."""
+    """`summary.json`'s `next_steps`: one entry per step, `{evidence, source, step}` (and
+    `toml`, the waiver TOML the step holds), in the matrix's order, each document's once."""
     asking = {s.source: s for s in stages if s.status in (Status.FAIL, Status.INCONCLUSIVE)}
     by_name = {d.name: d for d in documents}
     steps: list[dict[str, str]] = []
@@ -68,11 +80,12 @@ def next_steps(stages: Sequence[Stage], documents: Sequence[Document]) -> list[d
         if doc is None:
             continue
         for step in _steps(doc, documents):
-            steps.append({"evidence": stage.evidence.value, "source": source, "step": step})
+            entry = {"evidence": stage.evidence.value, "source": source, "step": step.text}
+            steps.append(entry if step.toml is None else {**entry, "toml": step.toml})
     return steps
 
 
-def _steps(doc: Document, documents: Sequence[Document]) -> Iterator[str]:
+def _steps(doc: Document, documents: Sequence[Document]) -> Iterator[Step]:
     if doc.kind is Kind.WHEELS:
         yield from _wheels_steps(doc.typed(WheelsDocument), "")
     elif doc.kind is Kind.WHEELSET:
@@ -82,18 +95,18 @@ def _steps(doc: Document, documents: Sequence[Document]) -> Iterator[str]:
             yield from _wheels_steps(pair.wheels, label, _left(wheelset, pair.wheels))
         unpaired = [*wheelset.only_base, *wheelset.only_patch]
         if unpaired and not wheelset.allow_unpaired:
-            yield (  # what `wheels` says of them
+            yield Step(  # what `wheels` says of them
                 f"{named(unpaired)}: not compared, so they fail the run (--allow-unpaired "
                 "accepts them)"
             )
     elif doc.kind is Kind.TRIAGE:
         wanted = _more_samples(doc, documents)
         if wanted is not None:
-            yield more_samples_step(wanted, PROGRAM, RUN_DIR, logged=False)
+            yield Step(more_samples_step(wanted, PROGRAM, RUN_DIR, logged=False))
     elif doc.kind is Kind.LOGS:
         where = _logs_step(doc.typed(LogsDocument))
         if where is not None:
-            yield where
+            yield Step(where)
 
 
 def _left(wheelset: WheelsetDocument, pair: WheelsDocument) -> list[str]:
@@ -115,7 +128,7 @@ def _left(wheelset: WheelsetDocument, pair: WheelsDocument) -> list[str]:
 
 def _wheels_steps(
     wheels: WheelsDocument, label: str, in_set: Sequence[str] | None = None
-) -> Iterator[str]:
+) -> Iterator[Step]:
     """`wheels`' next steps for the failing findings of one comparison: the native options
     where a native finding fails, and the waiver of each failing finding a waiver takes
     (`in_set`: what a release set's pair's set still fails on: `_left`)."""
@@ -124,7 +137,7 @@ def _wheels_steps(
     waivable = [f for f in failing if Code[f[0]] not in UNWAIVABLE]
     rebuild = unwaivable_step(failing)
     if rebuild is not None:
-        yield f"{label}{rebuild}"
+        yield Step(f"{label}{rebuild}")
     if not waivable:  # native findings are all waivable
         return
     if native:
@@ -136,7 +149,7 @@ def _wheels_steps(
         command = shellwords.join([PROGRAM, "wheels", wheels.base.path, wheels.patch.path])
         *options, waiver = native_steps(changed, wheels.explain, native, still, in_set=in_set)
         for option in options:
-            yield f"{label}{command} {option}"
+            yield Step(f"{label}{command} {option}")
     else:
         waiver = waiver_step(alone=True)
     findings = [Finding(Code[c], path, "", flag) for c, path, flag in waivable]
@@ -144,7 +157,8 @@ def _wheels_steps(
     rest = len(findings) - len(shown)
     kind = "native findings" if len(waivable) == len(native) else "findings"
     more = f"; {rest:,} more failing {kind} want one each" if rest > 0 else ""
-    yield f"{label}{waiver} {waivers_inline(shown)} (the same tables as one TOML line){more}"
+    toml = waivers_inline(shown)
+    yield Step(f"{label}{waiver} {toml} (the same tables as one TOML line){more}", toml)
 
 
 def _more_samples(doc: Document, documents: Sequence[Document]) -> MoreSamples | None:
