@@ -364,7 +364,7 @@ def test_every_stale_document_is_named_with_its_command_in_one_refusal(tmp_path:
         "wheels/d.json",
     ], line
     for command in commands:
-        made = run_k3diff(*command, cwd=tmp_path)
-        assert made.exit_code in (0, 1), made.stderr
+        again = run_k3diff(*command, cwd=tmp_path)
+        assert again.exit_code in (0, 1), again.stderr
     result = run_k3diff("report", *inputs, "--out", "bundle", cwd=tmp_path)
     assert result.exit_code in (0, 1), result.stderr
