@@ -89,9 +89,11 @@ def _placeless(body: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def check_audit_again(
-    documents: Sequence[Document], given: Mapping[str, tuple[Path, int]]
+    documents: Sequence[Document],
+    given: Mapping[str, tuple[Path, int]],
+    stale: list[runagain.StaleDocument],
 ) -> dict[str, tuple[WheelRead, ...]]:
-    """Raise InputError for an audit document that `audit`, run again on the wheels it audited
+    """Add to `stale` the refusal of an audit document that `audit`, run again on the wheels it audited
     (all given), does not reproduce; return the names of those so re-derived, each to the
     wheels it was run again on (the bundle lists them among its inputs)."""
     checked: dict[str, tuple[WheelRead, ...]] = {}
@@ -111,13 +113,15 @@ def check_audit_again(
             else first_difference(_placeless(body), _placeless(again))
         )
         if difference is not None:
-            raise runagain.refusal(
-                doc.name,
-                "wheels",
-                f"audit run again on {', '.join(map(str, paths))}",
-                difference,
-                "give the document the wheels it audited, or "
-                + runagain.again(runagain.audit_args(paths), doc.name, "audit"),
+            stale.append(
+                runagain.refusal(
+                    doc.name,
+                    "wheels",
+                    f"audit run again on {', '.join(map(str, paths))}",
+                    difference,
+                    "give the document the wheels it audited, or "
+                    + runagain.again(runagain.audit_args(paths), doc.name, "audit"),
+                )
             )
         checked[doc.name] = inputs_read(given, digests)
     return checked

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 from k3diff.bundle.auditrederive import check_audit_again
@@ -20,6 +21,7 @@ from k3diff.bundle.logsdirs import logs_directories
 from k3diff.bundle.logsrederive import check_logs_again, older_refusal
 from k3diff.bundle.rederive import derived_comparisons, triaged_at_house
 from k3diff.bundle.responsesrederive import check_responses_again, own_document
+from k3diff.bundle.runagain import stale_refused
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
 from k3diff.bundle.wheelsetfiles import check_set_files, files_sets
 from k3diff.bundle.wheelsetrederive import check_set_listings, set_directories
@@ -35,8 +37,10 @@ from k3diff.sample.runs import check_one_run
 
 
 def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Document, ...]:
-    """Read every input; raise InputError naming the first file that cannot be used, and
-    UsageError when samples of different runs are mixed without `pool_runs`."""
+    """Read every input; raise InputError naming the first file that cannot be used, or,
+    once every document is run again, every document that does not follow from its inputs
+    (`runagain.refuse_stale`), and UsageError when samples of different runs are mixed without
+    `pool_runs`."""
     if not paths:
         raise UsageError("give at least one RESULT document (k3diff wheels/responses/... JSON)")
     documents: list[Document] = []
@@ -63,40 +67,46 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     logs = [d.log for d in documents if d.log is not None]
     check_one_run(logs, pool_runs)
     _check_triage_runs(documents, pool_runs)
-    links = derived_comparisons(documents)
-    house = triaged_at_house(documents, links)
-    _check_promised(documents, links)
-    for name in check_telemetry_logs(documents):
-        links[name] = "its logs"
-    sets = set_directories(documents, repos)  # a release set's two directories (rerun62)
-    check_set_listings(documents, sets)
-    set_dirs = {d for sides in sets.values() for d in (sides.base, sides.patch)}
-    repos = [repo for repo in repos if repo not in set_dirs]
-    log_dirs = logs_directories(documents, repos)  # a logs side given as a directory (rerun63)
-    repos = [repo for repo in repos if repo not in log_dirs.values()]
-    digests, copies = given_digests(unread)
-    logs_again, logs_tied, older_logs = check_logs_again(documents, digests, log_dirs, copies)
-    wheels += [path for sides in sets.values() for path in sides.wheels]
-    given = wheel_digests(wheels)
-    audits = check_audit_again(documents, given)
-    audited = frozenset(Path(name) for reads in audits.values() for name, _, _ in reads)
-    directories = {name: (sides.base, sides.patch) for name, sides in sets.items()}
-    wheels_again = check_wheels_again(documents, given, audited, repos, directories)
-    set_files = files_sets(documents, wheels_again)
-    paired = check_set_files(documents, list(set_files), given)  # rerun63
-    rerun = {name: again.wheels for name, again in wheels_again.items()}
-    for name in [*rerun, *audits]:
-        links[name] = "its wheels"
-    rerun.update(audits)
-    responses = check_responses_again(
-        documents, unread, digests, logs_tied, older_refusal(older_logs), copies
-    )
-    for name in responses:
-        links[name] = "its inputs"
-    for name in logs_again:
-        links[name] = "its logs"
-    rerun.update(responses)
-    rerun.update(logs_again)
+    # Every document run again before any is refused (report66).
+    with stale_refused([doc.name for doc in documents]) as stale:
+        links = derived_comparisons(documents, stale)
+        house = triaged_at_house(documents, links)
+        _check_promised(documents, links, {s.name for s in stale})
+        for name in check_telemetry_logs(documents, stale):
+            links[name] = "its logs"
+        sets = set_directories(documents, repos)  # a release set's two directories (rerun62)
+        check_set_listings(documents, sets, stale)
+        set_dirs = {d for sides in sets.values() for d in (sides.base, sides.patch)}
+        repos = [repo for repo in repos if repo not in set_dirs]
+        log_dirs = logs_directories(documents, repos)  # a logs side given as a directory (rerun63)
+        repos = [repo for repo in repos if repo not in log_dirs.values()]
+        digests, copies = given_digests(unread)
+        logs_again, logs_tied, older_logs = check_logs_again(
+            documents, digests, log_dirs, copies, stale=stale
+        )
+        wheels += [path for sides in sets.values() for path in sides.wheels]
+        given = wheel_digests(wheels)
+        audits = check_audit_again(documents, given, stale)
+        audited = frozenset(Path(name) for reads in audits.values() for name, _, _ in reads)
+        directories = {name: (sides.base, sides.patch) for name, sides in sets.items()}
+        wheels_again = check_wheels_again(
+            documents, given, audited, repos, directories, stale=stale
+        )
+        set_files = files_sets(documents, wheels_again)
+        paired = check_set_files(documents, list(set_files), given, stale)  # rerun63
+        rerun = {name: again.wheels for name, again in wheels_again.items()}
+        for name in [*rerun, *audits]:
+            links[name] = "its wheels"
+        rerun.update(audits)
+        responses = check_responses_again(
+            documents, unread, digests, logs_tied, older_refusal(older_logs), copies, stale=stale
+        )
+        for name in responses:
+            links[name] = "its inputs"
+        for name in logs_again:
+            links[name] = "its logs"
+        rerun.update(responses)
+        rerun.update(logs_again)
     forget_bodies(documents)
     return tuple(
         dataclasses.replace(
@@ -132,11 +142,14 @@ def _check_triage_runs(documents: Sequence[Document], pool_runs: bool) -> None:
             )
 
 
-def _check_promised(documents: Sequence[Document], linked: Mapping[str, str]) -> None:
-    """A triage document read alone (not run again on its comparison and logs) must have the
-    fields its `sampled` is recounted from (forge60: deleting them passed a forgery)."""
+def _check_promised(
+    documents: Sequence[Document], linked: Mapping[str, str], stale: AbstractSet[str]
+) -> None:
+    """A triage document read alone (not run again on its comparison and logs, nor refused
+    as `stale` by them) must have the fields its `sampled` is recounted from (forge60:
+    deleting them passed a forgery)."""
     for doc in documents:
-        if doc.kind is not Kind.TRIAGE or doc.name in linked:
+        if doc.kind is not Kind.TRIAGE or doc.name in linked or doc.name in stale:
             continue
         missing = unpromised(doc.typed(TriageDocument))
         if missing is not None:

@@ -165,11 +165,13 @@ def check_logs_again(
     given: Mapping[str, tuple[Path, int]],
     directories: Mapping[tuple[str, str], Path] | None = None,
     copies: Copies | None = None,
+    *,
+    stale: list[runagain.StaleDocument],
 ) -> tuple[dict[str, Tie], frozenset[Path], tuple[str, ...]]:
-    """Raise InputError for a logs document that `logs`, run again on its files (each among
-    `given`: each file `report` could not read as a document, by SHA-256, with its size) or
-    directories (`directories`, from `logsdirs.logs_directories`), does not reproduce, and for
-    one side given without the other; return the documents so re-derived (each to the files
+    """Add to `stale` the refusal of a logs document that `logs`, run again on its files (each
+    among `given`: each file `report` could not read as a document, by SHA-256, with its size)
+    or directories (`directories`, from `logsdirs.logs_directories`), does not reproduce; raise
+    InputError for one side given without the other; return the documents so re-derived (each to the files
     read), the files they tied, and the logs documents that record no SHA-256 (older)."""
     checked: dict[str, Tie] = {}
     tied: set[Path] = set()
@@ -202,13 +204,15 @@ def check_logs_again(
         if difference is None:
             difference = first_difference(body, again)
         if difference is not None:
-            raise runagain.refusal(
-                doc.name,
-                "logs",
-                f"logs run again on {shown}",
-                difference,
-                "give the document the logs it was made from, or "
-                + runagain.again(runagain.logs_args(body, paths), doc.name, "logs"),
+            stale.append(
+                runagain.refusal(
+                    doc.name,
+                    "logs",
+                    f"logs run again on {shown}",
+                    difference,
+                    "give the document the logs it was made from, or "
+                    + runagain.again(runagain.logs_args(body, paths), doc.name, "logs"),
+                )
             )
         checked[doc.name] = _inputs(ties, paths)
     return checked, frozenset(tied), tuple(older)

@@ -52,6 +52,17 @@ def input_checked(entry: Mapping[str, Any]) -> str:
     return EVERY_LINE if entry["schema"] == Kind.SAMPLES.value else "yes"
 
 
+def _step(step: Mapping[str, str]) -> str:
+    """A step as prose, the waiver TOML it holds as inline code: pasted from the file or the
+    rendered page, the same TOML (report66: as prose its brackets and underscores were
+    backslash-escaped, and a rendered page folded a path's run of spaces)."""
+    toml = step.get("toml")
+    if not toml or toml not in step["step"]:
+        return escape_inline(step["step"])
+    before, _, after = step["step"].partition(toml)
+    return f"{escape_inline(before)}{inline_code(toml)}{escape_inline(after)}"
+
+
 def render_markdown(summary: Mapping[str, Any]) -> str:
     """The whole REPORT.md."""
     verdict = summary["verdict"]
@@ -62,8 +73,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
     if summary["next_steps"]:
         lines += ["", "### Next steps", ""]
         lines += [
-            f"- {escape_inline(s['evidence'])} ({escape_inline(s['source'])}): "
-            f"{escape_inline(s['step'])}"
+            f"- {escape_inline(s['evidence'])} ({escape_inline(s['source'])}): {_step(s)}"
             for s in summary["next_steps"]
         ]
     lines += ["", "## Evidence matrix", ""]

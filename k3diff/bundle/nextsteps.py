@@ -4,7 +4,8 @@ never invented; none when every row passes or is explained.
 
 * a wheels comparison (or a release set's pair) with failing native findings: `wheels`' own
   "Next steps (native code differs)" (`report.wheelfailing.native_steps`): `--explain` where a
-  changed native was not explained, `--allow-native-changes` with what still fails, and the
+  changed native was not explained, `--allow-native-changes` with what still fails (a release
+  set's pair: what the set still fails on, `wheelfailing.set_left`; report66), and the
   waiver stanzas of the failing native findings, then of the other failing findings a waiver
   takes (five, then a count) as one TOML line; those alone when no native finding fails
   (newuser64b: a W717 Jupyter config was left out);
@@ -24,6 +25,7 @@ them (the paths as given, as the artifact table shows them), a run's directory a
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from k3diff import shellwords
 from k3diff.bundle.model import Evidence, Stage, Status
@@ -39,6 +41,7 @@ from k3diff.report.triage_lines import more_samples_step
 from k3diff.report.wheelfailing import (
     is_native_named,
     native_steps,
+    set_left,
     unwaivable_step,
     waiver_step,
     waivers_inline,
@@ -55,9 +58,20 @@ WAIVERS_NAMED = 5
 """Waiver stanzas a step spells out before counting the rest."""
 
 
+class Step(NamedTuple):
+    """One step: its one line, and the TOML it holds (report66)."""
+
+    text: str
+    """The step as one line."""
+    toml: str | None = None
+    """The one-line waiver TOML the line holds, exactly as it stands in it, for a renderer to
+    show as code: a run of spaces in a path is part of it (HTML folds one in prose, so the
+    pasted waiver named another path)."""
+
+
 def next_steps(stages: Sequence[Stage], documents: Sequence[Document]) -> list[dict[str, str]]:
-    """`summary.json`'s `next_steps`: one entry per step, `{evidence, source, step}`, in the
-    matrix's order, each document's once."""
+    """`summary.json`'s `next_steps`: one entry per step, `{evidence, source, step}` (and
+    `toml`, the waiver TOML the step holds), in the matrix's order, each document's once."""
     asking = {s.source: s for s in stages if s.status in (Status.FAIL, Status.INCONCLUSIVE)}
     by_name = {d.name: d for d in documents}
     steps: list[dict[str, str]] = []
@@ -66,43 +80,64 @@ def next_steps(stages: Sequence[Stage], documents: Sequence[Document]) -> list[d
         if doc is None:
             continue
         for step in _steps(doc, documents):
-            steps.append({"evidence": stage.evidence.value, "source": source, "step": step})
+            entry = {"evidence": stage.evidence.value, "source": source, "step": step.text}
+            steps.append(entry if step.toml is None else {**entry, "toml": step.toml})
     return steps
 
 
-def _steps(doc: Document, documents: Sequence[Document]) -> Iterator[str]:
+def _steps(doc: Document, documents: Sequence[Document]) -> Iterator[Step]:
     if doc.kind is Kind.WHEELS:
         yield from _wheels_steps(doc.typed(WheelsDocument), "")
     elif doc.kind is Kind.WHEELSET:
         wheelset = doc.typed(WheelsetDocument)
         for pair in wheelset.pairs:
             label = f"{pair.wheels.base.path} -> {pair.wheels.patch.path}: "
-            yield from _wheels_steps(pair.wheels, label)
+            yield from _wheels_steps(pair.wheels, label, _left(wheelset, pair.wheels))
         unpaired = [*wheelset.only_base, *wheelset.only_patch]
         if unpaired and not wheelset.allow_unpaired:
-            yield (  # what `wheels` says of them
+            yield Step(  # what `wheels` says of them
                 f"{named(unpaired)}: not compared, so they fail the run (--allow-unpaired "
                 "accepts them)"
             )
     elif doc.kind is Kind.TRIAGE:
         wanted = _more_samples(doc, documents)
         if wanted is not None:
-            yield more_samples_step(wanted, PROGRAM, RUN_DIR, logged=False)
+            yield Step(more_samples_step(wanted, PROGRAM, RUN_DIR, logged=False))
     elif doc.kind is Kind.LOGS:
         where = _logs_step(doc.typed(LogsDocument))
         if where is not None:
-            yield where
+            yield Step(where)
 
 
-def _wheels_steps(wheels: WheelsDocument, label: str) -> Iterator[str]:
+def _left(wheelset: WheelsetDocument, pair: WheelsDocument) -> list[str]:
+    """What the set still fails on, run with `--allow-native-changes`, once `pair` passes, as
+    `wheels` says it (`set_left`): its unpaired wheels not allowed, its misnamed files, and its
+    other pairs with a failing finding the option leaves failing."""
+    others = [
+        other.wheels
+        for other in wheelset.pairs
+        if other.wheels is not pair
+        and any(
+            f.severity == "error" and not is_native_named((f.code, f.path, f.native))
+            for f in other.wheels.findings
+        )
+    ]
+    unpaired = 0 if wheelset.allow_unpaired else len(wheelset.only_base) + len(wheelset.only_patch)
+    return set_left(unpaired, len(wheelset.misnamed), len(others))
+
+
+def _wheels_steps(
+    wheels: WheelsDocument, label: str, in_set: Sequence[str] | None = None
+) -> Iterator[Step]:
     """`wheels`' next steps for the failing findings of one comparison: the native options
-    where a native finding fails, and the waiver of each failing finding a waiver takes."""
+    where a native finding fails, and the waiver of each failing finding a waiver takes
+    (`in_set`: what a release set's pair's set still fails on: `_left`)."""
     failing = [(f.code, f.path, f.native) for f in failing_in(wheels, Evidence.IDENTITY)]
     native = [f for f in failing if is_native_named(f)]
     waivable = [f for f in failing if Code[f[0]] not in UNWAIVABLE]
     rebuild = unwaivable_step(failing)
     if rebuild is not None:
-        yield f"{label}{rebuild}"
+        yield Step(f"{label}{rebuild}")
     if not waivable:  # native findings are all waivable
         return
     if native:
@@ -112,9 +147,9 @@ def _wheels_steps(wheels: WheelsDocument, label: str) -> Iterator[str]:
         # `$(…)` made a step that ran something else when pasted into a shell; shell65: one
         # holding two spaces or a tab was folded on the way out, `shellwords`).
         command = shellwords.join([PROGRAM, "wheels", wheels.base.path, wheels.patch.path])
-        *options, waiver = native_steps(changed, wheels.explain, native, still)
+        *options, waiver = native_steps(changed, wheels.explain, native, still, in_set=in_set)
         for option in options:
-            yield f"{label}{command} {option}"
+            yield Step(f"{label}{command} {option}")
     else:
         waiver = waiver_step(alone=True)
     findings = [Finding(Code[c], path, "", flag) for c, path, flag in waivable]
@@ -122,7 +157,8 @@ def _wheels_steps(wheels: WheelsDocument, label: str) -> Iterator[str]:
     rest = len(findings) - len(shown)
     kind = "native findings" if len(waivable) == len(native) else "findings"
     more = f"; {rest:,} more failing {kind} want one each" if rest > 0 else ""
-    yield f"{label}{waiver} {waivers_inline(shown)} (the same tables as one TOML line){more}"
+    toml = waivers_inline(shown)
+    yield Step(f"{label}{waiver} {toml} (the same tables as one TOML line){more}", toml)
 
 
 def _more_samples(doc: Document, documents: Sequence[Document]) -> MoreSamples | None:

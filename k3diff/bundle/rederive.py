@@ -55,9 +55,11 @@ document (every mode) since. Any other field triage writes today and the documen
 difference (review62)."""
 
 
-def derived_comparisons(documents: Sequence[Document]) -> dict[str, str]:
+def derived_comparisons(
+    documents: Sequence[Document], stale: list[runagain.StaleDocument]
+) -> dict[str, str]:
     """For every triage document that follows from a comparison and logs among `documents`,
-    the comparison's name; raise InputError for one that contradicts them."""
+    the comparison's name; the refusal of one that contradicts them added to `stale`."""
     comparisons = [d for d in documents if d.kind is Kind.RESPONSES]
     linked: dict[str, str] = {}
     for doc in documents:
@@ -80,13 +82,15 @@ def derived_comparisons(documents: Sequence[Document]) -> dict[str, str]:
                 _made_from(stated, comparisons).name,
                 [log.name for log in logs],
             )
-            raise runagain.refusal(
-                doc.name,
-                "evidence",
-                f"triage run again on {', '.join(d.name for d in logs)}",
-                "; ".join(differences),
-                f"give the comparison and logs it was made from, or "
-                f"{runagain.again(command, doc.name, 'triage')}{_drawn_hint(differences)}",
+            stale.append(
+                runagain.refusal(
+                    doc.name,
+                    "evidence",
+                    f"triage run again on {', '.join(d.name for d in logs)}",
+                    "; ".join(differences),
+                    f"give the comparison and logs it was made from, or "
+                    f"{runagain.again(command, doc.name, 'triage')}{_drawn_hint(differences)}",
+                )
             )
     return linked
 

@@ -97,8 +97,10 @@ def check_responses_again(
     tied_elsewhere: frozenset[Path] = frozenset(),
     older_logs: Callable[[Path], InputError | None] = lambda path: None,
     copies: Copies | None = None,
+    *,
+    stale: list[runagain.StaleDocument],
 ) -> dict[str, tuple[tuple[str, str, int], ...]]:
-    """Raise InputError for a responses document that `responses`, run again on its two inputs
+    """Add to `stale` the refusal of a responses document that `responses`, run again on its two inputs
     (both among `unread`: the files `report` could not read as a document, `digests_given` by
     SHA-256), does not reproduce, and for a file of `unread` no document names (none of
     `tied_elsewhere`, a logs document's logs; `older_logs` says why, where a logs document
@@ -134,13 +136,15 @@ def check_responses_again(
         difference = again if isinstance(again, str) else first_difference(body, again)
         if difference is not None:
             command = runagain.responses_args(body, *paths)
-            raise runagain.refusal(
-                doc.name,
-                "inputs",
-                f"responses run again on {paths[0]} and {paths[1]}",
-                difference,
-                "give the document the inputs it was made from, or "
-                + runagain.again(command, doc.name, "responses"),
+            stale.append(
+                runagain.refusal(
+                    doc.name,
+                    "inputs",
+                    f"responses run again on {paths[0]} and {paths[1]}",
+                    difference,
+                    "give the document the inputs it was made from, or "
+                    + runagain.again(command, doc.name, "responses"),
+                )
             )
         checked[doc.name] = tuple(
             (str(path), digest, digests_given[digest][1])

@@ -16,14 +16,15 @@ the command without one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from k3diff import shellwords
 from k3diff.bounded import DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_RECORD_BYTES
 from k3diff.documents.triage import TriageDocument
-from k3diff.errors import InputError
+from k3diff.errors import InputError, K3diffError
 from k3diff.program import program
 
 DEFAULTS: Mapping[str, Mapping[str, object]] = {
@@ -52,12 +53,61 @@ DEFAULTS: Mapping[str, Mapping[str, object]] = {
 document's setting differs (held to each command's own defaults by tests/bundle/test_run_again)."""
 
 
-def refusal(name: str, given: str, ran: str, difference: str, fix: str) -> InputError:
-    """The one line of a document that does not follow from its inputs: `given` (what it was
+class StaleDocument(InputError):
+    """A document that does not follow from the inputs given with it (`refusal`): kept until
+    every document is checked, then refused with every other one found (`refuse_stale`)."""
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
+        """The document, as given."""
+
+
+def refusal(
+    name: str, given: str, ran: str, difference: str, fix: str, document: str | None = None
+) -> StaleDocument:
+    """The words of a document that does not follow from its inputs: `given` (what it was
     given with), `ran` (what was run again on what), the first field that differs, and `fix`
-    (what to give instead, and the command that brings it up to date: `again`)."""
-    return InputError(
-        f"{name}: does not follow from the {given} given with it ({ran}: {difference}); {fix}"
+    (what to give instead, and the command that brings it up to date: `again`); `document`,
+    the file `fix` writes anew where `name` is a part of it (a release set's pair)."""
+    return StaleDocument(
+        f"{name}: does not follow from the {given} given with it ({ran}: {difference}); {fix}",
+        name if document is None else document,
+    )
+
+
+@contextmanager
+def stale_refused(given: Sequence[str]) -> Iterator[list[StaleDocument]]:
+    """The list the checks add each stale document's refusal to, refused when they are done
+    (`refuse_stale`, `given`: the documents' names in the order given); where a check raises
+    another error after some were found, those found are refused instead, as the first of
+    them was before every document was checked (report66)."""
+    stale: list[StaleDocument] = []
+    try:
+        yield stale
+    except K3diffError:
+        refuse_stale(stale, given)
+        raise
+    refuse_stale(stale, given)
+
+
+def refuse_stale(stale: Sequence[StaleDocument], given: Sequence[str]) -> None:
+    """Raise one InputError naming every stale document once (a release set's first pair's, or
+    its listing's), each with its command (report66: the refusal named the first only, and the
+    user met the next after running its command): one alone as it is; several on the one line
+    every error is (`cli.common.fail` folds it), counted first, then each numbered in the order
+    the documents were `given`."""
+    order = {name: n for n, name in enumerate(given)}
+    first = {s.name: s for s in reversed(stale)}
+    stale = sorted(first.values(), key=lambda s: order.get(s.name, len(order)))
+    if not stale:
+        return
+    if len(stale) == 1:
+        raise stale[0]
+    items = "; ".join(f"({n}) {refused}" for n, refused in enumerate(stale, 1))
+    raise InputError(
+        f"{len(stale)} documents do not follow from the inputs given with them, each named "
+        f"with the command that brings it up to date: {items}"
     )
 
 

@@ -3,6 +3,7 @@ speculative-decoding acceptance per side (and per draft position), with coverage
 
 from __future__ import annotations
 
+from k3diff import escape
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.documents.read import Document
 from k3diff.documents.telemetry import TelemetryDocument
@@ -112,6 +113,19 @@ def _vllm_lines(telemetry: TelemetryDocument) -> list[str]:
     return lines
 
 
+def _stopped(telemetry: TelemetryDocument) -> str:
+    """`; the run stopped part-way (run/samples.jsonl: interrupted)`, each stop with its log
+    (report66: the sampling row said it, the telemetry row did not; a log given as `telemetry`
+    was given it, as the document names it), or ''."""
+    if not telemetry.stops:
+        return ""
+    said = "; ".join(
+        escape.text(s.stop.reason if s.log is None else f"{s.log}: {s.stop.reason}")
+        for s in telemetry.stops
+    )
+    return f"; the run stopped part-way ({said})"
+
+
 def _passing(gate: TelemetryGate, alpha: float, sources: set[str]) -> str:
     """What a gate that found no drop tested: alpha, Holm over its tests, n a side, and what
     a unit is where the document says (newuser63b: "32 base and 32 patch" had no noun)."""
@@ -191,6 +205,7 @@ def telemetry_stage(doc: Document) -> Stage:
             )
     else:
         status = Status.INFO
+    headline += _stopped(telemetry)
     cached = sum(m.cached_tokens for m in telemetry.modes)
     counts = {"not_exercised": len(gaps), "cached_tokens": cached}
     if gate is not None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff.bundle import runagain
-from k3diff.bundle.difference import first_difference
+from k3diff.bundle.difference import first_difference, older_lacks
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import K3diffError
@@ -80,13 +80,31 @@ def _difference(body: dict[str, Any], again: dict[str, Any]) -> str | None:
             if key in again and key not in body:
                 return f"{key}: absent from the document, run again {len(again[key])} items"
     return first_difference(
-        {k: v for k, v in body.items() if k != "logs"},
-        {k: v for k, v in again.items() if k != "logs"},
+        _placeless(body),
+        _placeless(again),
+        may_lack=older_lacks(body, ["stopped[].log"]),
     )
 
 
-def check_telemetry_logs(documents: Sequence[Document]) -> frozenset[str]:
-    """Raise InputError for a telemetry document that `telemetry`, run again on the samples
+def _placeless(document: dict[str, Any]) -> dict[str, Any]:
+    """The document but its `logs`, each stop's `log` (report66) the file it names, as
+    `_named_logs` finds it: named as given to `telemetry`, run again as given to `report`."""
+    stops = document.get("stopped")
+    if isinstance(stops, list):
+        stops = [
+            {**s, "log": str(Path(s["log"]).resolve())}
+            if isinstance(s, dict) and isinstance(s.get("log"), str)
+            else s
+            for s in stops
+        ]
+        document = {**document, "stopped": stops}
+    return {k: v for k, v in document.items() if k != "logs"}
+
+
+def check_telemetry_logs(
+    documents: Sequence[Document], stale: list[runagain.StaleDocument]
+) -> frozenset[str]:
+    """Add to `stale` the refusal of a telemetry document that `telemetry`, run again on the samples
     logs it names (all given beside it), does not reproduce; return the names of those run
     again (the others are judged alone: `Document.judged_alone`)."""
     checked: set[str] = set()
@@ -105,13 +123,15 @@ def check_telemetry_logs(documents: Sequence[Document]) -> frozenset[str]:
         if difference is not None:
             names = [d.name for d in logs]
             command = runagain.telemetry_args(body, names)
-            raise runagain.refusal(
-                doc.name,
-                "samples logs it names,",
-                f"telemetry run again on {', '.join(names)}",
-                difference,
-                "give the document the logs it was made from, or "
-                + runagain.again(command, doc.name, "telemetry"),
+            stale.append(
+                runagain.refusal(
+                    doc.name,
+                    "samples logs it names,",
+                    f"telemetry run again on {', '.join(names)}",
+                    difference,
+                    "give the document the logs it was made from, or "
+                    + runagain.again(command, doc.name, "telemetry"),
+                )
             )
         checked.add(doc.name)
     return frozenset(checked)

@@ -87,10 +87,12 @@ def check_set_files(
     documents: Sequence[Document],
     run_again: Sequence[str],
     given: Mapping[str, tuple[Path, int]],
+    stale: list[runagain.StaleDocument],
 ) -> frozenset[str]:
     """The release sets of `run_again` (made from files, their pairs run again: `files_sets`)
     whose wheels on one side only are all among `given` (by SHA-256): each paired again from the
-    names it was given its wheels under; InputError for one whose listing differs."""
+    names it was given its wheels under; the refusal of one whose listing differs added to
+    `stale`."""
     paired: set[str] = set()
     for doc in documents:
         if doc.kind is not Kind.WHEELSET or doc.name not in run_again:
@@ -109,13 +111,15 @@ def check_set_files(
         difference = first_difference(stated_listing(body), listed)
         if difference is not None:
             command = runagain.wheelset_args(body, runagain.given_sides(body, given))
-            raise runagain.refusal(
-                doc.name,
-                "wheels",
-                "paired again from the wheels it records it was given",
-                difference,
-                "give the release set every wheel it was made from, or "
-                + runagain.again(command, doc.name, "wheels"),
+            stale.append(
+                runagain.refusal(
+                    doc.name,
+                    "wheels",
+                    "paired again from the wheels it records it was given",
+                    difference,
+                    "give the release set every wheel it was made from, or "
+                    + runagain.again(command, doc.name, "wheels"),
+                )
             )
         paired.add(doc.name)
     return frozenset(paired)

@@ -205,8 +205,12 @@ def set_listing(
     }
 
 
-def check_set_listings(documents: Sequence[Document], sets: dict[str, SetSides]) -> None:
-    """Raise InputError for a release set whose listing (pairs, wheels on one side only,
+def check_set_listings(
+    documents: Sequence[Document],
+    sets: dict[str, SetSides],
+    stale: list[runagain.StaleDocument],
+) -> None:
+    """Add to `stale` the refusal of a release set whose listing (pairs, wheels on one side only,
     misnamed `.whl` files, other files, wheels per side) is not what its two directories,
     listed and paired again, give."""
     for doc in documents:
@@ -221,13 +225,15 @@ def check_set_listings(documents: Sequence[Document], sets: dict[str, SetSides])
         difference = first_difference(stated_listing(body), listed)
         if difference is not None:
             command = runagain.wheelset_args(body, [[str(sides.base)], [str(sides.patch)]])
-            raise runagain.refusal(
-                doc.name,
-                "directories",
-                f"listed again from {sides.base} and {sides.patch}",
-                difference,
-                "give the release set the directories it was made from, or "
-                + runagain.again(command, doc.name, "wheels"),
+            stale.append(
+                runagain.refusal(
+                    doc.name,
+                    "directories",
+                    f"listed again from {sides.base} and {sides.patch}",
+                    difference,
+                    "give the release set the directories it was made from, or "
+                    + runagain.again(command, doc.name, "wheels"),
+                )
             )
 
 

@@ -195,11 +195,12 @@ def _check_one(
     body: dict[str, Any],
     given: dict[str, tuple[Path, int]],
     repos: Sequence[Path],
+    stale: list[runagain.StaleDocument],
     whole: tuple[str, dict[str, Any], list[list[str]] | None] | None = None,
 ) -> tuple[Checked, set[Path]] | None:
     """`wheels` run again on the two wheels a wheels document (`body`: one given, or a pair of
     a release set) names, when both are `given`: what it was run on, and the files it tied;
-    InputError where it does not reproduce the document, naming the command that writes it
+    the refusal added to `stale` where it does not reproduce the document, naming the command that writes it
     again (a pair's: `whole`, its release set's name, body and sides as given to `report`:
     `runagain.given_sides`). None: its wheels are not given."""
     digests = _digests(body, given)
@@ -227,13 +228,16 @@ def _check_one(
         else:  # a pair is written by its release set's command
             written, body_of_set, sides = whole
             command = runagain.wheelset_args(body_of_set, sides, again.repository)
-        raise runagain.refusal(
-            name,
-            "wheels",
-            f"wheels run again on {paths[0]} and {paths[1]}{used}",
-            difference,
-            "give the document the wheels it was made from, or "
-            + runagain.again(command, written, "wheels"),
+        stale.append(
+            runagain.refusal(
+                name,
+                "wheels",
+                f"wheels run again on {paths[0]} and {paths[1]}{used}",
+                difference,
+                "give the document the wheels it was made from, or "
+                + runagain.again(command, written, "wheels"),
+                document=written,
+            )
         )
     read = inputs_read(given, digests)
     repository = None if again.repository is None else str(again.repository)
@@ -251,6 +255,7 @@ def _check_set(
     body: dict[str, Any],
     given: dict[str, tuple[Path, int]],
     repos: Sequence[Path],
+    stale: list[runagain.StaleDocument],
     directories: tuple[Path, Path] | None = None,
 ) -> tuple[Checked, set[Path]] | None:
     """Every pair of a release set run again as a single pair is (rerun62), named
@@ -266,7 +271,9 @@ def _check_set(
     )
     whole = (name, body, sides)
     done = [
-        _check_one(f"{name} pairs[{i}] ({pair.get('patch')})", pair["wheels"], given, repos, whole)
+        _check_one(
+            f"{name} pairs[{i}] ({pair.get('patch')})", pair["wheels"], given, repos, stale, whole
+        )
         for i, pair in enumerate(pairs)
         if isinstance(pair, dict) and isinstance(pair.get("wheels"), dict)
     ]
@@ -297,12 +304,14 @@ def check_wheels_again(
     audited: frozenset[Path] = frozenset(),
     repos: Sequence[Path] = (),
     directories: Mapping[str, tuple[Path, Path]] | None = None,
+    *,
+    stale: list[runagain.StaleDocument],
 ) -> dict[str, Checked]:
-    """Raise InputError for a wheels document, or a release set's pair (rerun62), that
+    """Add to `stale` the refusal of a wheels document, or a release set's pair (rerun62), that
     `wheels`, run again on its two wheels (both `given`: `wheel_digests` of the wheels given;
-    its source check in a directory of `repos` holding its commit), does not reproduce, for a
-    wheel no wheels document compares and no audit run again on it audited (`audited`), and for
-    a directory no document was checked again in; return the documents so re-derived by
+    its source check in a directory of `repos` holding its commit), does not reproduce; raise
+    InputError for a wheel no wheels document compares and no audit run again on it audited
+    (`audited`), and for a directory no document was checked again in; return the documents so re-derived by
     name. `directories`: per release set made from two directories given, those two."""
     checked: dict[str, Checked] = {}
     tied: set[Path] = set()
@@ -310,10 +319,10 @@ def check_wheels_again(
         if doc.kind not in (Kind.WHEELS, Kind.WHEELSET) or not given:
             continue
         if doc.kind is Kind.WHEELS:
-            one = _check_one(doc.name, doc.body_again("wheels document"), given, repos)
+            one = _check_one(doc.name, doc.body_again("wheels document"), given, repos, stale)
         else:
             body = doc.body_again("release-set document")
-            one = _check_set(doc.name, body, given, repos, (directories or {}).get(doc.name))
+            one = _check_set(doc.name, body, given, repos, stale, (directories or {}).get(doc.name))
         if one is not None:
             checked[doc.name], paths = one
             tied.update(paths)

@@ -9,11 +9,12 @@ from typing import Any, TypeVar
 
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.telemetrygate import TelemetryGate, read_gate
+from k3diff.documents.telemetrystops import read_stops, stops_json
 from k3diff.documents.telemetryunits import read_units, units_json
 from k3diff.documents.telemetryvllm import TelemetryVllm, read_vllm
 from k3diff.fields import Fields
 from k3diff.ids import TELEMETRY as SCHEMA
-from k3diff.sample.stopline import stop_fields
+from k3diff.sample.stopline import LogStop
 from k3diff.telemetry.model import (
     GATE_STATISTIC,
     AcceptanceGate,
@@ -171,10 +172,7 @@ def _vllm_json(report: TelemetryReport) -> dict[str, Any]:
         ]
     if report.v0_sides:
         found["v0_sides"] = list(report.v0_sides)
-    if report.stops:  # telstop65: a run stopped part-way, and the sides it never sampled
-        found["stopped"] = [stop_fields(s) for s in report.stops]
-    if report.unsampled:
-        found["unsampled"] = list(report.unsampled)
+    found.update(stops_json(report.stops, report.unsampled))  # telstop65
     return found
 
 
@@ -295,6 +293,8 @@ class TelemetryDocument:
     """vLLM's counter resets, preemptions and V0 sides."""
     gate_alpha: float | None = None
     """The α the imposed gate ran at (`report --fail-on`: the house α); None: `alpha`."""
+    stops: tuple[LogStop, ...] = ()
+    """The stop of each log that ends in one (`stopped`; empty where none, or older)."""
 
     @property
     def acceptance_alpha(self) -> float:
@@ -395,4 +395,5 @@ def read(body: object, name: str) -> TelemetryDocument:
         acceptance_gate=read_gate(fields.optional_object("acceptance_gate")),
         acceptance_units=read_units(fields),
         vllm=read_vllm(fields),
+        stops=read_stops(fields),
     )

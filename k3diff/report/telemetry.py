@@ -13,7 +13,6 @@ from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
 from k3diff.sample.lines import UNREAD
 from k3diff.sample.names import SIDES
-from k3diff.sample.stopline import stop_said
 from k3diff.telemetry.coverage import V0_NOTE
 from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
 from k3diff.telemetry.power import could_detect
@@ -96,7 +95,7 @@ def _stop_lines(report: TelemetryReport, bold: bool) -> list[str]:
     """The run's stop and the sides it never sampled (the message is the run's stderr line,
     which may quote a server: Markdown escapes it as prose)."""
     shown = escape.markdown_prose if bold else escape.text
-    lines = [f"stopped part-way: {shown(stop_said(stop))}" for stop in report.stops]
+    lines = [shown(stop.said()) for stop in report.stops]  # each with its log (report66)
     lines += [f"no sample, {side} side: the run's header lists it" for side in report.unsampled]
     return [*lines, ""] if lines else []
 

@@ -91,11 +91,16 @@ def is_native_named(finding: Named) -> bool:
     return Code[code] in NATIVE_CODES or (native and Code[code] in NATIVE_SURFACE_CODES)
 
 
-def next_steps(report: WheelReport, failing: Sequence[Finding], fmt: OutputFormat) -> str:
+def next_steps(
+    report: WheelReport,
+    failing: Sequence[Finding],
+    fmt: OutputFormat,
+    in_set: Sequence[str] | None = None,
+) -> str:
     """What to do about the failing findings ('' when none can be waived): for native ones, the
     options that apply to them, each with what it does; for every finding a waiver accepts
     (not `UNWAIVABLE`), its stanza (newuser64b: a failing W717 or W620 was named nowhere in
-    the next steps, and alone got none)."""
+    the next steps, and alone got none). `in_set`: a release set's pair (`native_steps`)."""
     native = [f for f in failing if _native(f)]
     waivable = [f for f in failing if f.code not in UNWAIVABLE]
     markdown = fmt is OutputFormat.MARKDOWN
@@ -116,6 +121,7 @@ def next_steps(report: WheelReport, failing: Sequence[Finding], fmt: OutputForma
             named(native),
             named(still),
             code,
+            in_set,
         )
     else:
         steps = [waiver_step(code, alone=True)]
@@ -171,12 +177,15 @@ def native_steps(
     native: Sequence[Named],
     still: Sequence[Named],
     code: Callable[[str], str] = str,
+    in_set: Sequence[str] | None = None,
 ) -> list[str]:
     """The next steps for failing native findings (`native`, with `still` failing under
     `--allow-native-changes`): `--explain` (where `changed` native entries were not explained),
     `--allow-native-changes` and the waiver file, each with what it does; the waiver stanzas
     follow the last. The wheels report's words, and the bundle's (`bundle.nextsteps`), which
-    reads them from the document."""
+    reads them from the document. `in_set`: the pair is one of a release set's, which still
+    fails on these (`set_left`) once the pair passes (report66: "the pair then passes" was
+    said of a pair whose set still failed on its unpaired wheels)."""
     steps = []
     if changed and not explained:
         steps.append(
@@ -184,17 +193,36 @@ def native_steps(
             f"dynamic symbols, build-id, the glibc/libstdc++ it needs): "
             f"{plural(changed, 'changed native entry', 'changed native entries')}"
         )
-    then = (
-        f"{counted(list(still), thousands=False)} still fail{'s' if len(still) == 1 else ''}"
-        if still
-        else "nothing else fails, so the pair then passes"
-    )
+    if still:
+        then = f"{counted(list(still), thousands=False)} still fail{'s' if len(still) == 1 else ''}"
+    elif in_set is None:
+        then = "nothing else fails, so the pair then passes"
+    elif in_set:
+        left = ", ".join(in_set[:-1]) + (" and " if len(in_set) > 1 else "") + in_set[-1]
+        then = f"nothing else fails, so this pair then passes; the set still fails on {left}"
+    else:
+        then = "nothing else fails, so this pair then passes, and the set with it"
     steps.append(
         f"{code('--allow-native-changes')}: reports the native changes without failing on them "
         f"({counted(list(native), thousands=False)}); {then}"
     )
     steps.append(waiver_step(code))
     return steps
+
+
+def set_left(unpaired: int, misnamed: int, other_pairs: int) -> list[str]:
+    """What a release set still fails on, with `--allow-native-changes`, once one of its pairs
+    passes: its unpaired wheels (where not allowed), its misnamed `.whl` files and its other
+    pairs that still fail (`set_failures`' reasons, but for that pair)."""
+    return [
+        *([plural(unpaired, "unpaired wheel")] if unpaired else []),
+        *([plural(misnamed, "misnamed .whl file")] if misnamed else []),
+        *(
+            [plural(other_pairs, "other pair") + " the option leaves failing"]
+            if other_pairs
+            else []
+        ),
+    ]
 
 
 def waiver_stanzas(findings: Sequence[Finding]) -> list[str]:

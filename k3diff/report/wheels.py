@@ -18,9 +18,11 @@ from k3diff.wheels.model import EntryResult, WheelReport, WheelSide
 from k3diff.wheels.proof import Status
 
 
-def render(report: WheelReport, fmt: OutputFormat, in_set: bool = False) -> str:
-    """The report in the chosen format; `in_set`: one pair of a release set, whose waivers
-    section names no unused waiver (another pair may use it: the set's section says)."""
+def render(report: WheelReport, fmt: OutputFormat, in_set: Sequence[str] | None = None) -> str:
+    """The report in the chosen format; `in_set`: one pair of a release set (what else the set
+    still fails on with `--allow-native-changes`: `wheelfailing.set_left`), whose waivers
+    section names no unused waiver (another pair may use it: the set's section says) and whose
+    next steps say what remains for the set."""
     if fmt is OutputFormat.JSON:
         from k3diff.documents import wheels  # JSON only
 
@@ -253,7 +255,7 @@ class _Style:
         )
 
 
-def _sections(report: WheelReport, style: _Style, in_set: bool = False) -> list[str]:
+def _sections(report: WheelReport, style: _Style, in_set: Sequence[str] | None = None) -> list[str]:
     markdown = style.fmt is OutputFormat.MARKDOWN
     sections = [
         _markdown_header(report) if markdown else _text_header(report),
@@ -292,9 +294,9 @@ def _sections(report: WheelReport, style: _Style, in_set: bool = False) -> list[
     if outcome is not None:  # --waivers: the section's module loads only then
         from k3diff.report import waived
 
-        sections.append(waived.section(outcome, markdown, unused=not in_set))
+        sections.append(waived.section(outcome, markdown, unused=in_set is None))
     if failing:  # last before the verdict: what the reviewer can do about it
-        sections.append(wheelfailing.next_steps(report, failing, style.fmt))
+        sections.append(wheelfailing.next_steps(report, failing, style.fmt, in_set))
     return sections
 
 

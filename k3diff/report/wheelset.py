@@ -9,6 +9,7 @@ verdict last. JSON holds each pair's full `k3diff.wheels/1` document.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import assert_never
 
 from k3diff import escape
@@ -43,7 +44,11 @@ def render_chunks(report: WheelSetReport, fmt: OutputFormat) -> Iterator[str]:
     sections.append(_unpaired_section(report, markdown))
     sections.append(_misnamed_section(report, markdown))
     sections.append(_ignored_section(report, markdown))
-    sections.extend(_pair_details(pair, fmt) for pair in report.pairs if _differs(pair.report))
+    sections.extend(
+        _pair_details(pair, fmt, _left(report, pair))
+        for pair in report.pairs
+        if _differs(pair.report)
+    )
     sections.append(waived.section(set_waivers(report), markdown))
     sections.append(_verdict_line(report, markdown))
     yield "\n\n".join(section.rstrip("\n") for section in sections if section) + "\n"
@@ -181,8 +186,27 @@ def _ignored_section(report: WheelSetReport, markdown: bool) -> str:
     return _section(f"Ignored files ({len(ignored)}, not wheels)", lines, markdown)
 
 
-def _pair_details(pair: PairResult, fmt: OutputFormat) -> str:
-    body = wheels_report.render(pair.report, fmt, in_set=True).rstrip("\n")
+def _left(report: WheelSetReport, pair: PairResult) -> list[str]:
+    """What the set still fails on, run with `--allow-native-changes`, once `pair` passes
+    (`wheelfailing.set_left`): the option relaxes every pair of the run. Nothing for a pair
+    that passes (no next steps); `wheelfailing` loads only for one that fails."""
+    if not pair.report.failing:
+        return []
+    from k3diff.report import wheelfailing
+
+    relaxed = (
+        replace(p.report.policy, allow_native_changes=True).failing(
+            p.report.findings, p.report.artifacts
+        )
+        for p in report.pairs
+        if p is not pair
+    )
+    unpaired = 0 if report.allow_unpaired else report.unpaired
+    return wheelfailing.set_left(unpaired, len(report.misnamed), sum(1 for f in relaxed if f))
+
+
+def _pair_details(pair: PairResult, fmt: OutputFormat, left: Sequence[str]) -> str:
+    body = wheels_report.render(pair.report, fmt, in_set=left).rstrip("\n")
     title = f"{pair.base.path.name} → {pair.patch.path.name}: {wheelset_document.verdict_word(pair.report)}"
     if fmt is OutputFormat.MARKDOWN:
         return f"<details><summary>{escape_inline(title)}</summary>\n\n{body}\n\n</details>"

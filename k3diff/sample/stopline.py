@@ -21,7 +21,7 @@ import datetime
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from k3diff.errors import InputError, ServerError
 from k3diff.ids import SAMPLES as SCHEMA
@@ -91,6 +91,21 @@ class StopLine:
     """What stopped it, as the run's stderr line said (without what the log keeps)."""
     side: str | None = None
     """The side whose server stopped the run, None where none did (Ctrl-C) or it is not known."""
+
+
+class LogStop(NamedTuple):
+    """A log's stop, with the log it ends: `telemetry` of runs pooled (`--pool-runs`) names
+    each stop's log (report66: its stops were listed without their logs)."""
+
+    log: str | None
+    """The log as given (None: a telemetry document written before it named them)."""
+    stop: StopLine
+    """Its stop line."""
+
+    def said(self) -> str:
+        """`stopped part-way (LOG): REASON … at TIME (MESSAGE); resumable: …` (`stop_said`)."""
+        where = "" if self.log is None else f" ({self.log})"
+        return f"stopped part-way{where}: {stop_said(self.stop)}"
 
 
 def now() -> str:

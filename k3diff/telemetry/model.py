@@ -8,7 +8,7 @@ from enum import StrEnum
 
 from k3diff.exitcodes import ExitCode
 from k3diff.sample.lines import UNREAD
-from k3diff.sample.stopline import StopLine
+from k3diff.sample.stopline import LogStop
 
 DEFAULT_ALPHA = 0.05
 """`telemetry --alpha`'s default: the house level the bundle names a document's other α against,
@@ -365,8 +365,9 @@ class TelemetryReport:
     """vLLM counters that went down across a window, per side and window."""
     preemptions: tuple[Preemptions, ...] = ()
     """Per side whose vLLM `/metrics` exposes `vllm:num_preemptions_total`."""
-    stops: tuple[StopLine, ...] = ()
-    """The stop of each log whose last line is one: the run stopped part-way (telstop65)."""
+    stops: tuple[LogStop, ...] = ()
+    """The stop of each log whose last line is one, with its log: the run stopped part-way
+    (telstop65; its log named, report66)."""
     unsampled: tuple[str, ...] = ()
     """Sides the run's header lists with no successful sample (a run stopped before them)."""
     v0_sides: tuple[str, ...] = ()

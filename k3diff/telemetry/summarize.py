@@ -12,7 +12,7 @@ from k3diff.errors import InputError
 from k3diff.sample.lines import SampleLine
 from k3diff.sample.reader import SamplesLog, read_samples_log
 from k3diff.sample.runs import check_pooled
-from k3diff.sample.stopline import stop_said
+from k3diff.sample.stopline import LogStop, stop_said
 from k3diff.telemetry.accounting import Accounts, account
 from k3diff.telemetry.blocks import within_caps
 from k3diff.telemetry.coverage import Coverage, not_exercised
@@ -167,10 +167,20 @@ def summarize(
     for read_log in read_logs:
         samples.extend(read_log.samples)
         problems.update(_metrics_problems(read_log.header.fields))
-    stops = tuple(log.stop for log in read_logs if log.stop is not None)
+    stops = tuple(
+        LogStop(str(path), log.stop)
+        for path, log in zip(logs, read_logs, strict=True)
+        if log.stop is not None
+    )
     if not samples:
-        # newuser65: a run stopped before its first sample said only this, not why.
-        why = "".join(f"; the run stopped part-way: {stop_said(stop)}" for stop in stops)
+        # newuser65: a run stopped before its first sample said only this, not why; of logs
+        # pooled, each stop with its log (report66).
+        why = "".join(
+            f"; the run {s.said()}"
+            if len(logs) > 1
+            else f"; the run stopped part-way: {stop_said(s.stop)}"
+            for s in stops
+        )
         raise InputError(f"{', '.join(map(str, logs))}: no sample in the log{why}")
     # Every side a run sampled, also one with no line in its log (a run stopped before its
     # first patch sample): review65, `--expect speculation` said "every side exercised" of a

@@ -99,3 +99,47 @@ def test_at_1400_px_wide_tables_scroll_in_their_box_not_the_page(
     # The bottom line names the regressing records before the stages that fail.
     verdict = page.evaluate("document.querySelector('p.verdict').textContent")
     assert verdict.startswith("FAIL: 4 regression candidates q0, q1, q2, q3; "), verdict
+
+
+def test_a_waiver_copied_from_the_page_keeps_its_paths_run_of_spaces(
+    page: browser.Page, tmp_path: Path
+) -> None:
+    """A native library whose path holds two spaces changes: the bundle's step holds its
+    waiver as one TOML line. Prose folds the run of spaces, so the waiver copied from the page
+    named `pkg/_native x.so`, no finding's path (report66); the page keeps it, and the copied
+    TOML waives the finding."""
+    import tomllib
+
+    import wheelkit
+
+    from .helpers import BASE_FILES
+
+    path = "pkg/_native  x.so"
+    base = {**BASE_FILES, path: wheelkit.elf_bytes(b"\x90" * 64)}
+    patch = {**BASE_FILES, path: wheelkit.elf_bytes(b"\xcc" * 64)}
+    wheelkit.make_wheel(tmp_path / "base", "pkg", "1.0", base)
+    wheelkit.make_wheel(tmp_path / "patch", "pkg", "1.0", patch)
+    wheels = ["base/pkg-1.0-py3-none-any.whl", "patch/pkg-1.0-py3-none-any.whl"]
+    made = run_k3diff("wheels", *wheels, "--format", "json", "-o", "w.json", cwd=tmp_path)
+    assert made.exit_code == 1, made.stderr
+    result = run_k3diff("report", "w.json", "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    page.call("Page.enable")
+    page.call("Page.navigate", url=(tmp_path / "bundle/report.html").as_uri())
+    page.wait_for("Page.loadEventFired")
+
+    shown = page.evaluate(
+        "Array.from(document.querySelectorAll('ul.next li'), li => li.innerText)"
+        ".find(text => text.includes('waiver = ['))"
+    )
+    assert isinstance(shown, str), shown
+    copied = shown[shown.index("waiver = [") : shown.index("] (the same tables") + 1]
+    (waiver,) = tomllib.loads(copied)["waiver"]
+    assert (waiver["code"], waiver["path"]) == ("W101", path), copied
+    # The TOML as code, and the same line the step in summary.json holds.
+    code = page.evaluate("document.querySelector('ul.next code.toml').innerText")
+    assert code == copied
+    waivers = tmp_path / "waivers.toml"
+    waivers.write_text(copied.replace("why this change", "reviewed: why this change") + "\n")
+    waived = run_k3diff("wheels", *wheels, "--waivers", str(waivers), cwd=tmp_path)
+    assert waived.exit_code == 0, waived.stdout  # the copied waiver waives the finding

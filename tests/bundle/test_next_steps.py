@@ -265,3 +265,25 @@ def test_a_wheels_step_pastes_as_the_paths_given_from_the_rendered_report(tmp_pa
     for command in commands:
         words = pasted(command.split(": ", 1)[0])
         assert words[:4] == ["k3diff", "wheels", f"base/{WHEEL}", patch], command
+
+
+def test_the_waiver_line_stands_in_report_md_as_code_to_paste(tmp_path: Path) -> None:
+    """REPORT.md wrote the waiver TOML as prose: `waiver = \\[{…}]` and `pkg/\\_native`,
+    backslashes the TOML does not hold, and a rendered page folds a path's run of spaces
+    (report66). It stands as inline code, the TOML summary.json's step holds as `toml`."""
+    import tomllib
+
+    from .helpers import BASE_FILES
+
+    path = "pkg/_native  x.so"
+    wheelkit.make_wheel(tmp_path / "base", "pkg", "1.0", {**BASE_FILES, path: b"\x7fELF" + b"a"})
+    wheelkit.make_wheel(tmp_path / "patch", "pkg", "1.0", {**BASE_FILES, path: b"\x7fELF" + b"b"})
+    wheels = ["base/pkg-1.0-py3-none-any.whl", "patch/pkg-1.0-py3-none-any.whl"]
+    made = run_k3diff("wheels", *wheels, "--format", "json", "-o", "w.json", cwd=tmp_path)
+    assert made.exit_code == 1, made.stderr
+    steps, markdown, _ = _report(tmp_path, "w.json", code=1)
+    (toml,) = [s["toml"] for s in steps if "toml" in s]
+    spans = re.findall(r"`(waiver = \[.*?\])`", markdown)
+    assert spans == [toml], markdown
+    (waiver,) = tomllib.loads(spans[0])["waiver"]
+    assert (waiver["code"], waiver["path"]) == ("W101", path)

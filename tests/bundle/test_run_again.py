@@ -328,3 +328,43 @@ def test_a_release_set_of_files_names_the_wheels_given_not_those_it_records(
     _, command = _refused(tmp_path, "d.json", *wheels, extra)
     assert command == ["wheels", *sides, "--format", "json", "-o", "d.json"], command
     _follows_once_run_again(tmp_path, command, "d.json", *wheels, extra)
+
+
+def test_every_stale_document_is_named_with_its_command_in_one_refusal(tmp_path: Path) -> None:
+    """Three documents edited since, given together: the refusal named the first only, and the
+    user met the next after running its command (report66). The one line says how many, then
+    names each, in the order given, with the command that brings it up to date; run as
+    printed, every command writes its document anew and `report` takes them all."""
+    _, made = _telemetry(tmp_path)  # its log named as it was given: here
+    _edited(tmp_path / "d.json", "")
+    inputs = list(made)
+    for kind in ("logs", "wheels"):
+        (tmp_path / kind).mkdir()
+        _, made = MADE[kind][0](tmp_path / kind)
+        _edited(tmp_path / kind / "d.json", "")
+        inputs += [f"{kind}/{path}" for path in made]
+    result = run_k3diff("report", *inputs, "--out", "refused", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(
+        "k3diff: error: 3 documents do not follow from the inputs given with them, each named "
+        "with the command that brings it up to date: (1) d.json: does not follow"
+    ), line
+    items = re.split(r"; \(\d\) ", line)
+    named = [re.match(r".*?(\S+): does not follow", item) for item in items]
+    assert [m.group(1) if m else None for m in named] == [
+        "d.json",
+        "logs/d.json",
+        "wheels/d.json",
+    ], line
+    commands = [shlex.split(found) for found in re.findall(r"run `k3diff (.+?)` again to", line)]
+    assert [command[-1] for command in commands] == [
+        "d.json",
+        "logs/d.json",
+        "wheels/d.json",
+    ], line
+    for command in commands:
+        again = run_k3diff(*command, cwd=tmp_path)
+        assert again.exit_code in (0, 1), again.stderr
+    result = run_k3diff("report", *inputs, "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.stderr
