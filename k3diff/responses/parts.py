@@ -76,6 +76,8 @@ class Parts:
     """Whether the request asked for a stream, where the record holds its request."""
     request_complete: bool = False
     """The record holds its whole request body (`request_params` lists every field sent)."""
+    beams: int | None = None
+    """How many beams the record held, where its shape has beams (TensorRT-LLM)."""
 
 
 def without(obj: dict[str, Any], *keys: str) -> dict[str, Any]:
