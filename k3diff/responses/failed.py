@@ -24,7 +24,7 @@ from k3diff.responses.parts import (
     request_params,
 )
 
-NO_ERROR = (None, "", {})
+NO_ERROR: tuple[Any, ...] = (None, "", {})
 """`error` values that say nothing failed."""
 
 

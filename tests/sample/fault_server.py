@@ -326,7 +326,11 @@ class Handler(JsonHandler):
                 choice["delta"] = {"content": piece}
             else:
                 choice["text"] = piece
-            event = {"id": "cmpl-1", "system_fingerprint": "fp-test", "choices": [choice]}
+            event: dict[str, Any] = {
+                "id": "cmpl-1",
+                "system_fingerprint": "fp-test",
+                "choices": [choice],
+            }
             if "meta_info" in fault:  # the counts so far: whole on the last chunk
                 meta = fault["meta_info"]
                 event["meta_info"] = meta if last else _so_far(meta)
