@@ -71,7 +71,8 @@ class SpilledSide(Closeable):
         self.prompts: list[str | None] = []
         self.requests: list[str | None] = []
         self.beams: Counter[int] = Counter()
-        """Records that held beams (TensorRT-LLM), by how many they held (`k3diff.responses.beams`)."""
+        """Records that held beams (TensorRT-LLM), by how many they held
+        (`k3diff.responses.beams`)."""
         self._indexes: dict[int, int] = {}
         self._members: dict[int, str] = {}
         self._by_field = by_field

@@ -264,7 +264,7 @@ class StreamAssembler:
             self._meta_info = {**(self._meta_info or {}), **meta}
         if chunk.get("error") not in (None, "", {}):
             # A failed request, also beside choices: the stream becomes an error record (see
-            # shapes.ErrorShape), whatever text it carried.
+            # failed.ErrorShape), whatever text it carried.
             self._error = chunk["error"] if self._error is None else self._error
             return
         for choice in chunk.get("choices") or []:
