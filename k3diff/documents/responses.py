@@ -209,6 +209,8 @@ def overview_json(value: ResponsesOverview) -> dict[str, Any]:
         "normalize": [n.value for n in value.normalize],
         "include_volatile": value.include_volatile,
         "ignore_fields": list(value.ignore_fields),
+        # Only where a record held beams --beam did not read: other documents stay as before.
+        **({} if value.beams is None else {"beams": value.beams.to_json()}),
         "similarity": SIMILARITY_METHOD,
         "summary": _summary_json(value.summary),
         "run_state": {

@@ -83,6 +83,7 @@ def make_record(
         # Kept as the server named it where it is a string (else it stays among the compared
         # fields only): the comparison and triage hold each side to it.
         model=parts.model if isinstance(parts.model, str) else None,
+        beams=parts.beams,
     )
 
 

@@ -13,6 +13,7 @@ from k3diff import bounded
 from k3diff.errors import UsageError
 from k3diff.filehash import file_sha256
 from k3diff.progress import ProgressCallback, Tally
+from k3diff.responses.beams import beam_note
 from k3diff.responses.compareoptions import CompareOptions
 from k3diff.responses.diff import DiffOptions, diff_pair, one_sided
 from k3diff.responses.epochs import EPOCH_KEY_FIELD, sample_of
@@ -240,6 +241,7 @@ def compare_streaming(
         )
         base.release_keys()
         patch.release_keys()
+        beams = beam_note(base.beams, patch.beams, options.beam)
         counter = SummaryCounter()
         share = tally.share(inputs, base.spilled_bytes + patch.spilled_bytes)
         displays = (base.display, patch.display)
@@ -291,6 +293,7 @@ def compare_streaming(
         logprob_tol=options.logprob_tol,
         near_tie=options.near_tie,
         score_gate=_gate(summary, options),
+        beams=beams,
         rerun=rerun_settings(options),
     )
 

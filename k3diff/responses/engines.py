@@ -128,6 +128,7 @@ class TrtllmShape:
                 finish_reason=_beam_value(obj.get("finish_reason"), beam),
                 other={**without(obj, *taken), "beam": beam},
                 request_params=flat_params(obj),
+                beams=len(texts),
             )
         ]
 

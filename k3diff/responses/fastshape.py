@@ -287,6 +287,7 @@ class FastReader:
             key if key is not None else client_key,  # label: a response's own id names nothing
             layout.condition,
             model,
+            None,  # beams: a response object has none
         )
 
     def _other(

@@ -167,6 +167,9 @@ class ResponseRecord:
     model: str | None = None
     """The model the server said it answered as (the response's `model`; a stream's first chunk
     naming one), None when the record names none: triage holds samples to it."""
+    beams: int | None = None
+    """How many beams the record held (a TensorRT-LLM record, of which `--beam` read one), None
+    where its shape has no beams: the output says how many records held beams not compared."""
 
     def location(self, display: str) -> str:
         """`file:line` (or `file:line[index]` inside a one-line JSON array, `file:member` inside

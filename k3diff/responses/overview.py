@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.exitcodes import ExitCode
+from k3diff.responses.beams import BeamNote
 from k3diff.responses.model import Normalization
 from k3diff.responses.pairing import KeyMode, describe
 from k3diff.responses.results import Status
@@ -52,6 +53,9 @@ class ResponsesOverview:
     score_gate: ScoreGate | None = None
     """`--fail-on score-drop`: each metric's decision; text differences then do not fail the
     run by themselves (`fail_on` and `score_gate` in the JSON document)."""
+    beams: BeamNote | None = None
+    """Records that held beams `--beam` did not read (TensorRT-LLM), None when none did
+    (`beams` in the JSON document, written only then; added within `k3diff.responses/1`)."""
     rerun: Mapping[str, Any] | None = None
     """The settings it ran with (`k3diff.responses.rerunsettings`): the JSON document's `rerun`,
     what `report` runs `responses` again with on the inputs (forge61b)."""

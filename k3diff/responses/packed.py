@@ -48,6 +48,7 @@ MEMBER = FIELDS.index("member")
 LABEL = FIELDS.index("label")
 CONDITION = FIELDS.index("condition")
 MODEL = FIELDS.index("model")
+BEAMS = FIELDS.index("beams")
 
 
 def pack(record: ResponseRecord) -> Packed:

@@ -76,6 +76,8 @@ class Parts:
     """Whether the request asked for a stream, where the record holds its request."""
     request_complete: bool = False
     """The record holds its whole request body (`request_params` lists every field sent)."""
+    beams: int | None = None
+    """How many beams the record held, where its shape has beams (TensorRT-LLM)."""
 
 
 def without(obj: dict[str, Any], *keys: str) -> dict[str, Any]:
@@ -130,6 +132,22 @@ def lookup(obj: Any, path: tuple[str, ...]) -> Any:
 
 
 MISSING = _MISSING
+
+
+def choices_of(obj: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """An OpenAI response's `choices` when it holds at least one and every one is an object."""
+    choices = obj.get("choices")
+    if not isinstance(choices, list) or not choices:
+        return None
+    if len(choices) == 1:  # the common case, without a generator
+        return choices if isinstance(choices[0], dict) else None
+    return choices if all(isinstance(c, dict) for c in choices) else None
+
+
+def first_choice(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """The first of `choices_of(obj)`, None when it has none."""
+    choices = choices_of(obj)
+    return None if choices is None else choices[0]
 
 
 def require_list(value: Any, name: str, where: str) -> list[Any]:

@@ -4,7 +4,8 @@ Shapes are tried in this order, first claim wins (each can say "not mine"):
 
 0. ``error``      a failed request: a non-empty ``error`` field (OpenAI error objects, batch
                   output lines whose request failed, k3diff samples, SSE error events and cut
-                  streams), or a wrapped response whose body is an error. It becomes a record
+                  streams), or a wrapped response whose body is an error or whose
+                  ``status_code`` is not 2xx (`k3diff.responses.failed`). It becomes a record
                   with an empty text and the error message, compared as status ``error``.
    ``field``      with ``--text-field PATH``: the text at that path (and the token ids at
                   ``--tokens-field PATH``), whatever else the record holds.
@@ -40,14 +41,16 @@ from k3diff.responses.assemble import (
     with_stream,
 )
 from k3diff.responses.engines import SglangShape, TrtllmShape, VllmShape, field_parts, tokens_at
+from k3diff.responses.failed import ErrorShape, request_body
 from k3diff.responses.lmeval import LmEvalShape
 from k3diff.responses.model import LoadOptions, ResponseRecord, text_digest
 from k3diff.responses.parts import (
     CLIENT_KEY_FIELDS,
     PROMPT_KEYS,
     Parts,
-    canonical,
     choice_fields,
+    choices_of,
+    first_choice,
     flat_params,
     request_params,
     without,
@@ -78,20 +81,6 @@ class RecordShape(Protocol):
 
     def extract(self, obj: dict[str, Any], where: str, options: LoadOptions) -> list[Parts]:
         """Pull each choice's parts out of `obj` (only called when `claims` said yes)."""
-
-
-def _choices(obj: dict[str, Any]) -> list[dict[str, Any]] | None:
-    choices = obj.get("choices")
-    if not isinstance(choices, list) or not choices:
-        return None
-    if len(choices) == 1:  # the common case, without a generator
-        return choices if isinstance(choices[0], dict) else None
-    return choices if all(isinstance(c, dict) for c in choices) else None
-
-
-def _first_choice(obj: dict[str, Any]) -> dict[str, Any] | None:
-    choices = _choices(obj)
-    return None if choices is None else choices[0]
 
 
 def _openai_parts(
@@ -142,11 +131,11 @@ class ChatShape:
     name = "chat"
 
     def claims(self, obj: dict[str, Any]) -> bool:
-        choice = _first_choice(obj)
+        choice = first_choice(obj)
         return choice is not None and isinstance(choice.get("message"), dict)
 
     def extract(self, obj: dict[str, Any], where: str, options: LoadOptions) -> list[Parts]:
-        choices = _choices(obj) or []
+        choices = choices_of(obj) or []
         parts = []
         for position, choice in enumerate(choices):
             message = choice.get("message")
@@ -167,11 +156,11 @@ class CompletionShape:
     name = "completion"
 
     def claims(self, obj: dict[str, Any]) -> bool:
-        choice = _first_choice(obj)
+        choice = first_choice(obj)
         return choice is not None and isinstance(choice.get("text"), str)
 
     def extract(self, obj: dict[str, Any], where: str, options: LoadOptions) -> list[Parts]:
-        choices = _choices(obj) or []
+        choices = choices_of(obj) or []
         parts = []
         for position, choice in enumerate(choices):
             if not isinstance(choice.get("text"), str):
@@ -180,14 +169,6 @@ class CompletionShape:
             parts.append(_openai_parts(obj, choice, choice["text"], number))
             parts[-1].route = "completions"
         return parts
-
-
-def _request_body(obj: dict[str, Any]) -> dict[str, Any] | None:
-    request = obj.get("request")
-    if not isinstance(request, dict):
-        return None
-    body = request.get("body", request)
-    return body if isinstance(body, dict) else None
 
 
 class WrappedShape:
@@ -205,7 +186,7 @@ class WrappedShape:
         if inner is None:
             raise ResponseFormatError(f"{where}: wrapped response has no text field")
         choices = inner.extract(body, where, options)
-        request = _request_body(obj)
+        request = request_body(obj)
         for parts in choices:
             if request is not None:
                 parts.prompt = request.get("prompt", request.get("messages"))
@@ -216,52 +197,6 @@ class WrappedShape:
             parts.other.update(without(obj, "request", "response", "id", *CLIENT_KEY_FIELDS))
             parts.id = obj.get("id", parts.id)
         return choices
-
-
-def _error_value(obj: dict[str, Any]) -> Any:
-    """The error an object carries, itself or in its wrapped response body; None if none."""
-    if obj.get("error") not in (None, "", {}):
-        return obj["error"]
-    response = obj.get("response")
-    if isinstance(response, dict) and _first_choice(response) is None:
-        body = response.get("body")
-        if isinstance(body, dict) and _first_choice(body) is None:
-            response = body
-        if response.get("error") not in (None, "", {}):
-            return response["error"]
-    return None
-
-
-def _error_message(error: Any) -> str:
-    message = error.get("message") if isinstance(error, dict) else error
-    return message if isinstance(message, str) else canonical(error)
-
-
-class ErrorShape:
-    """A failed request: the record holds the server's error instead of a response."""
-
-    name = "error"
-
-    def claims(self, obj: dict[str, Any]) -> bool:
-        return _error_value(obj) is not None
-
-    def extract(self, obj: dict[str, Any], where: str, options: LoadOptions) -> list[Parts]:
-        request = _request_body(obj)
-        source = request or {}
-        prompt_key = next((key for key in PROMPT_KEYS if key in obj), None)
-        prompt = obj[prompt_key] if prompt_key else source.get("prompt", source.get("messages"))
-        params = request_params(request) if request is not None else flat_params(obj)
-        return [
-            Parts(
-                text="",
-                id=obj.get("id"),
-                prompt=prompt,
-                error=_error_message(_error_value(obj)),
-                request_params=params,
-                stream=None if request is None else bool(request.get("stream", False)),
-                request_complete=request is not None,
-            )
-        ]
 
 
 class FlatShape:

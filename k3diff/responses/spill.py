@@ -15,6 +15,7 @@ from __future__ import annotations
 import marshal
 import tempfile
 from array import array
+from collections import Counter
 from operator import itemgetter
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from k3diff.responses.ignore import drop_ignored
 from k3diff.responses.loaders import open_side_packed
 from k3diff.responses.model import LoadOptions, ResponseRecord
 from k3diff.responses.packed import (
+    BEAMS,
     CHOICE,
     CLIENT_FIELD,
     CLIENT_KEY,
@@ -38,7 +40,9 @@ from k3diff.responses.packed import (
     unpack,
 )
 
-_KEYS = itemgetter(LINE, INDEX, MEMBER, CHOICE, REQUEST, PROMPT, KEY, ID, CLIENT_KEY, CLIENT_FIELD)
+_KEYS = itemgetter(
+    LINE, INDEX, MEMBER, CHOICE, REQUEST, PROMPT, KEY, ID, CLIENT_KEY, CLIENT_FIELD, BEAMS
+)
 """What `add_packed` keeps in memory of a packed record."""
 _READ_AHEAD = 1 << 20
 """Records are read back in file order in blocks of about this size."""
@@ -66,6 +70,9 @@ class SpilledSide(Closeable):
         self.client_fields: set[str | None] = set()
         self.prompts: list[str | None] = []
         self.requests: list[str | None] = []
+        self.beams: Counter[int] = Counter()
+        """Records that held beams (TensorRT-LLM), by how many they held
+        (`k3diff.responses.beams`)."""
         self._indexes: dict[int, int] = {}
         self._members: dict[int, str] = {}
         self._by_field = by_field
@@ -92,7 +99,9 @@ class SpilledSide(Closeable):
         self._write(data)
         self._end += len(data)
         self._offsets.append(self._end)
-        line, index, member, choice, request, prompt, key, rid, client, field = _KEYS(packed)
+        line, index, member, choice, request, prompt, key, rid, client, field, beams = _KEYS(packed)
+        if beams is not None:
+            self.beams[beams] += 1
         if index is not None:
             self._indexes[len(self.lines)] = index
         if member is not None:

@@ -4,7 +4,9 @@ A transcript holds one or more streams; each is a run of ``data: {chunk}`` lines
 ``data: [DONE]``. Chunks carry ``choices[i].text`` (completions) or ``choices[i].delta``
 (chat), and may carry logprobs, token ids (vLLM ``return_token_ids``), ``finish_reason`` and a
 final ``usage`` chunk; a chunk with an ``error`` (with or without choices) makes the stream a
-failed request. Choices are reassembled by their ``index`` (n > 1 streams interleave
+failed request. SGLang's ``meta_info`` (counts of the request so far: tokens, speculation) may
+come on a choice or on the chunk itself; either is the last chunk's, fields a later chunk leaves
+out kept from before. Choices are reassembled by their ``index`` (n > 1 streams interleave
 them). The assembled object is then read like any non-streamed response.
 
 An event's JSON may span several ``data:`` lines; as the SSE specification says, they are
@@ -237,6 +239,7 @@ class StreamAssembler:
         self._chat = False
         self._usage: Any = None
         self._error: Any = None
+        self._meta_info: dict[str, Any] | None = None
 
     def starts_another(self, chunk: dict[str, Any]) -> bool:
         """True when `chunk` belongs to another response (its id differs from this stream's):
@@ -254,9 +257,14 @@ class StreamAssembler:
                 self._header[name] = chunk[name]
         if chunk.get("usage") is not None:
             self._usage = chunk["usage"]
+        meta = chunk.get("meta_info")
+        if isinstance(meta, dict):
+            # The chunk's own meta_info, as a choice's (`_Choice.add`): the request's counts so
+            # far, a later chunk's standing (review66: it was dropped, a whole answer's kept).
+            self._meta_info = {**(self._meta_info or {}), **meta}
         if chunk.get("error") not in (None, "", {}):
             # A failed request, also beside choices: the stream becomes an error record (see
-            # shapes.ErrorShape), whatever text it carried.
+            # failed.ErrorShape), whatever text it carried.
             self._error = chunk["error"] if self._error is None else self._error
             return
         for choice in chunk.get("choices") or []:
@@ -284,6 +292,8 @@ class StreamAssembler:
         obj["choices"] = choices or [_Choice().finish(0, self._chat)]
         if self._usage is not None:
             obj["usage"] = self._usage
+        if self._meta_info is not None:
+            obj["meta_info"] = self._meta_info
         if self._error is not None:
             obj["error"] = self._error
         return obj

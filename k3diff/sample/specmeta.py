@@ -16,16 +16,20 @@ MAX_HISTOGRAM = 64
 
 
 def spec_meta(obj: dict[str, Any]) -> dict[str, Any] | None:
-    """The speculation fields of SGLang's `meta_info` (on the answer, or on its first choice),
-    each kept only when it is a valid count (the histogram: a list of at most MAX_HISTOGRAM
-    counts); None when none is there."""
-    meta = obj.get("meta_info")
-    if not isinstance(meta, dict):
-        choices = obj.get("choices")
-        first = choices[0] if isinstance(choices, list) and choices else None
-        meta = first.get("meta_info") if isinstance(first, dict) else None
-    if not isinstance(meta, dict):
-        return None
+    """The speculation fields of SGLang's `meta_info` (the answer's own, else its first
+    choice's: the first of them that holds any), each kept only when it is a valid count (the
+    histogram: a list of at most MAX_HISTOGRAM counts); None when none is there. Of a stream,
+    `k3diff.responses.sse` made each the last chunk's."""
+    choices = obj.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    for meta in (obj.get("meta_info"), first.get("meta_info") if isinstance(first, dict) else None):
+        kept = _kept(meta) if isinstance(meta, dict) else None
+        if kept:
+            return kept
+    return None
+
+
+def _kept(meta: dict[str, Any]) -> dict[str, Any]:
     kept = {
         name: meta[name] for name in SPEC_META_COUNTS if server_count(meta.get(name)) is not None
     }
@@ -36,4 +40,4 @@ def spec_meta(obj: dict[str, Any]) -> dict[str, Any] | None:
         and all(server_count(n) is not None for n in histogram)
     ):
         kept[SPEC_META_HISTOGRAM] = list(histogram)
-    return kept or None
+    return kept

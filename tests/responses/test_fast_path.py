@@ -143,8 +143,8 @@ def test_text_and_tokens_fields_turn_the_fast_reader_off() -> None:
 
 def test_the_packed_field_order_is_the_records() -> None:
     assert FIELDS[:3] == ("line", "id", "key")
-    assert FIELDS[-4:] == ("member", "label", "condition", "model")
-    assert len(FIELDS) == 25  # FastReader._build writes all 25 in this order
+    assert FIELDS[-5:] == ("member", "label", "condition", "model", "beams")
+    assert len(FIELDS) == 26  # FastReader._build writes all 26 in this order
 
 
 def _packed(obj: dict[str, Any], line: int, display: str = "cap.jsonl") -> tuple[Any, ...]:

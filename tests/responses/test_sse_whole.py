@@ -1,8 +1,8 @@
 """A stream is compared by its whole answer, not its first chunk's (review65): a choice that
 carries a whole `message` in more than one chunk (cumulative or a piece? nothing says) is
 refused, naming the file and line; a refusal's token logprobs are continued chunk by chunk as
-`content`'s are; SGLang's per-choice `meta_info` is the last chunk's (its counts are the
-request's so far)."""
+`content`'s are; SGLang's `meta_info`, on a choice or on the chunk itself, is the last chunk's
+(its counts are the request's so far)."""
 
 from __future__ import annotations
 
@@ -142,3 +142,35 @@ def test_meta_info_is_the_last_chunks(tmp_path: Path) -> None:
     (record,) = json.loads(result.stdout)["records"]
     changes = {c["path"]: c for c in record["field_changes"]}
     assert list(changes) == ["choice.meta_info.spec_accept_token_num"], record
+
+
+def _chunk_meta_stream(rid: str, accepted: int, verified: int = 2) -> list[dict[str, Any]]:
+    """`meta_info` on the chunk itself (beside `choices`), the request's counts so far; the last
+    chunk leaves out a field an earlier one gave."""
+    first = _chunk(rid, {"delta": {"content": "4"}})
+    first["meta_info"] = {"spec_accept_token_num": 0, "spec_verify_ct": verified}
+    last = _chunk(rid, {"delta": {}}, "stop")
+    last["meta_info"] = {"spec_accept_token_num": accepted}
+    return [first, last]
+
+
+def _changes(tmp_path: Path, base: str, patch: str) -> dict[str, tuple[Any, Any]]:
+    result = run_k3diff("responses", base, patch, "--by-order", "--format", "json", cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.stderr
+    (record,) = json.loads(result.stdout)["records"]
+    changes = {c["path"]: (c["base"], c["patch"]) for c in record.get("field_changes") or []}
+    assert (result.exit_code == 1) == bool(changes), record
+    return changes
+
+
+def test_a_chunks_own_meta_info_is_the_last_chunks_and_compared(tmp_path: Path) -> None:
+    # review66: a chunk's own meta_info was dropped, so streams whose counts differed matched
+    # (exit 0), where the same answers whole differ.
+    base = _write(tmp_path, "base.sse", _chunk_meta_stream("a", 3))
+    patch = _write(tmp_path, "patch.sse", _chunk_meta_stream("b", 7))
+    assert _changes(tmp_path, base, patch) == {"meta_info.spec_accept_token_num": (3, 7)}
+    # A field the last chunk leaves out stands from the chunk before.
+    verified = _write(tmp_path, "verified.sse", _chunk_meta_stream("c", 3, verified=5))
+    assert _changes(tmp_path, base, verified) == {"meta_info.spec_verify_ct": (2, 5)}
+    same = _write(tmp_path, "same.sse", _chunk_meta_stream("d", 3))
+    assert _changes(tmp_path, base, same) == {}

@@ -10,9 +10,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import xxhash
 
+from k3diff.documents.catalog import load_schema
 from k3diff.sample.prompts import read_prompts
 
 from .engines import sglang_answer, trtllm_record, vllm_logprob, vllm_output
@@ -219,6 +221,49 @@ def test_trtllm_beams(k3diff_cli: Any, golden: Any, tmp_path: Path) -> None:
         "engine-trtllm-beam-1",
         k3diff_cli("responses", "base.jsonl", "patch.jsonl", "--beam", "1", cwd=tmp_path),
     )
+
+
+def test_beams_not_compared_are_counted_in_every_output(k3diff_cli: Any, tmp_path: Path) -> None:
+    # review66: only beam 0 (or --beam N) was compared and nothing said other beams existed,
+    # so a verdict covering one beam read as covering the records.
+    two = ("Hello", [(" world", [995]), (" there", [727])])
+    one = ("One", [(" a", [5])])
+    three = ("Bye", [(" now", [1]), (" then", [2]), (" later", [3])])
+    changed = ("Bye", [(" now", [1]), (" then", [2]), (" soon", [4])])  # beam 2 differs
+    base = [trtllm_record(p, b) for p, b in (two, three, one)]
+    patch = [trtllm_record(p, b) for p, b in (two, changed, one)]
+    write_jsonl(tmp_path / "base.jsonl", base)
+    write_jsonl(tmp_path / "patch.jsonl", patch)
+    code, doc = run(k3diff_cli, tmp_path)
+    assert code == 0 and doc["summary"]["differing"] == 0  # beam 2 is not compared: kept
+    widths = {len(r["text"]) for r in base + patch}
+    several = [sum(len(r["text"]) > 1 for r in side) for side in (base, patch)]
+    assert doc["beams"] == {
+        "compared": 0,
+        "records_with_other_beams": {"base": several[0], "patch": several[1]},
+        "beams_per_record": sorted(widths),
+        "possible": list(range(min(widths))),
+    }
+    jsonschema.validate(doc, load_schema("responses"))
+    said = "only beam 0 compared: 2 records in base and 2 in patch hold 2 to 3 beams"
+    for fmt in ("text", "markdown"):
+        shown = k3diff_cli("responses", "base.jsonl", "patch.jsonl", "--format", fmt, cwd=tmp_path)
+        assert f"{said} (only --beam 0 possible)" in shown.stdout.splitlines()[-1], shown.stdout
+    # Without the one-beam record, --beam 1 reads every record: the note names it and 0 or 1.
+    write_jsonl(tmp_path / "base.jsonl", base[:2])
+    write_jsonl(tmp_path / "patch.jsonl", patch[:2])
+    code, doc = run(k3diff_cli, tmp_path, "--beam", "1")
+    assert code == 0 and doc["beams"]["compared"] == 1 and doc["beams"]["possible"] == [0, 1]
+    text = k3diff_cli("responses", "base.jsonl", "patch.jsonl", "--beam", "1", cwd=tmp_path)
+    assert text.stdout.rstrip().endswith(
+        "only beam 1 compared: 2 records in base and 2 in patch hold 2 to 3 beams "
+        "(--beam 0 or 1 possible) (exit 0)"
+    ), text.stdout
+    # One beam a record: nothing left out, nothing said.
+    write_jsonl(tmp_path / "base.jsonl", base[2:])
+    write_jsonl(tmp_path / "patch.jsonl", patch[2:])
+    code, doc = run(k3diff_cli, tmp_path)
+    assert code == 0 and "beams" not in doc
 
 
 def test_sglang_generate_answers(k3diff_cli: Any, golden: Any, tmp_path: Path) -> None:

@@ -312,6 +312,45 @@ def test_openai_batch_error_line_is_an_error_record(k3diff_cli: Any, tmp_path: P
     assert record["patch"]["error"] == "expired"
 
 
+def test_openai_batch_line_whose_status_failed_is_an_error_record(
+    k3diff_cli: Any, tmp_path: Path
+) -> None:
+    # review66: a Batch line's status_code was dropped and its body read, so a 500 whose body
+    # held the base's answer compared equal (exit 0), and a 500 with an empty body was refused
+    # as having no text. Its request_id is the server's id of the request: never compared.
+    def line(rid: str, status: Any, body: dict[str, Any], request_id: str) -> dict[str, Any]:
+        response = {"status_code": status, "request_id": request_id, "body": body}
+        return {"id": f"batch_req_{rid}", "custom_id": rid, "response": response, "error": None}
+
+    answer = chat("chatcmpl-1", "hi")
+    write_jsonl(tmp_path / "base.jsonl", [line(r, 200, answer, "req-b") for r in "abcd"])
+    write_jsonl(
+        tmp_path / "patch.jsonl",
+        [
+            line("a", 500, answer, "req-p"),
+            line("b", 503, {"error": {"message": "overloaded"}}, "req-p"),
+            line("c", "500", {}, "req-p"),
+            line("d", 200, answer, "req-p"),
+        ],
+    )
+    result = k3diff_cli("responses", "base.jsonl", "patch.jsonl", "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    document = _json(result)
+    records = {r["key"]: r for r in document["records"]}
+    assert {k: r["status"] for k, r in records.items()} == {
+        "a": "error",
+        "b": "error",
+        "c": "error",
+        "d": "match",
+    }
+    assert [records[k]["patch"]["error"] for k in "abc"] == [
+        "HTTP 500",
+        "HTTP 503: overloaded",
+        'HTTP status "500"',
+    ]
+    assert document["summary"]["errors"] == 3
+
+
 # 12. NFC vs NFD, SGLang output_ids, plurals.
 
 

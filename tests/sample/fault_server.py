@@ -27,7 +27,9 @@ object choosing the behaviour for its prompt:
     perf_record  the request's /perf_metrics record as given (e.g. a disaggregated one)
     vllm_spec    {drafts, draft_tokens, accepted_tokens, per_pos}: what the request adds to
              vLLM's speculative-decoding counters (`--metrics vllm-spec`)
-    meta_info    the answer's SGLang `meta_info` as given
+    meta_info    the answer's SGLang `meta_info` as given; a stream carries it on each chunk's
+             top level as the request's counts so far (its numbers 0 before the last chunk,
+             which carries it whole)
     usage    the `usage` object to answer with instead of the real counts (any JSON)
     chunk_delay  seconds between a stream's chunks (answers in flight together overlap)
     pieces   how many chunks a streamed answer's text is cut into (default 2)
@@ -324,7 +326,14 @@ class Handler(JsonHandler):
                 choice["delta"] = {"content": piece}
             else:
                 choice["text"] = piece
-            event = {"id": "cmpl-1", "system_fingerprint": "fp-test", "choices": [choice]}
+            event: dict[str, Any] = {
+                "id": "cmpl-1",
+                "system_fingerprint": "fp-test",
+                "choices": [choice],
+            }
+            if "meta_info" in fault:  # the counts so far: whole on the last chunk
+                meta = fault["meta_info"]
+                event["meta_info"] = meta if last else _so_far(meta)
             # Every chunk names the model, as real servers' do: the request's unless told.
             named = fault.get("model", self.server.model or body.get("model"))  # type: ignore[attr-defined]
             if named is not None:
@@ -374,6 +383,15 @@ class Handler(JsonHandler):
         with STATE_LOCK:
             self.server.log_file.write(line)  # type: ignore[attr-defined]
             self.server.log_file.flush()  # type: ignore[attr-defined]
+
+
+def _so_far(meta: dict[str, Any]) -> dict[str, Any]:
+    """`meta` before its request's first count: every number 0, lists left out."""
+    return {
+        name: 0 if isinstance(value, int | float) else value
+        for name, value in meta.items()
+        if not isinstance(value, list)
+    }
 
 
 def main() -> None:

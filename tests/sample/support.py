@@ -47,10 +47,11 @@ def sample_fault_pair(
     repeats: int,
     *flags: str,
     mode: str = "serial",
+    sample_flags: tuple[str, ...] = (),
 ) -> Path:
     """`k3diff sample` of one prompt against two fault servers started with `flags`, each told
-    its own fault (an A/B request field: what it reports for the same prompt); the run's
-    folder."""
+    its own fault (an A/B request field: what it reports for the same prompt), with
+    `sample_flags` (`--stream`); the run's folder."""
     base, patch = fault_server(*flags), fault_server(*flags)
     out = tmp_path / "out"
     prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "a", "prompt": "a"}])
@@ -58,7 +59,7 @@ def sample_fault_pair(
         "--base", base.url, "--patch", patch.url, "--prompts", prompts,
         "--base-param", f"fault={json.dumps(faults[0])}",
         "--patch-param", f"fault={json.dumps(faults[1])}",
-        "--repeats", str(repeats), "--mode", mode, "--out", out,
+        "--repeats", str(repeats), "--mode", mode, "--out", out, *sample_flags,
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     return out

@@ -261,6 +261,29 @@ def test_sglang_meta_info_is_kept_and_read_by_position(fault_server: Any, tmp_pa
     )
 
 
+def test_sglang_meta_info_on_a_streamed_chunk_is_the_last_chunks(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    # review66: a stream's chunk-level meta_info was dropped (only a choice's was read), so a
+    # streamed run of the same server logged no speculation at all.
+    base_meta = engine_schemas.sglang_meta_info([3, 2, 4, 1], draft_per_step=3)
+    patch_meta = engine_schemas.sglang_meta_info([5, 4, 1, 0], draft_per_step=3)
+    faults = ({"meta_info": base_meta, "pieces": 3}, {"meta_info": patch_meta, "pieces": 3})
+    out = sample_fault_pair(fault_server, tmp_path, faults, REPEATS, sample_flags=("--stream",))
+    _, lines = read_samples(out)
+    assert len(lines) == 2 * REPEATS and all(line["error"] is None for line in lines)
+    for line in lines:
+        meta = base_meta if line["side"] == "base" else patch_meta
+        assert line["spec_meta"] == {k: meta[k] for k in (*SPEC_META_COUNTS, SPEC_META_HISTOGRAM)}
+    _, doc, _ = _telemetry(out / "samples.jsonl")
+    spec = {s["side"]: s for s in doc["speculation"]}
+    for side, meta in (("base", base_meta), ("patch", patch_meta)):
+        assert (spec[side]["accepted"], spec[side]["drafted"]) == (
+            meta["spec_accept_token_num"] * REPEATS,
+            meta["spec_draft_token_num"] * REPEATS,
+        )
+
+
 def test_fields_not_sent_are_not_reported_never_zero(fault_server: Any, tmp_path: Path) -> None:
     out = _run(fault_server, tmp_path, ({}, {}), "--perf-metrics", "--metrics", "vllm")
     _, lines = read_samples(out)
