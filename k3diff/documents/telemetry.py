@@ -10,10 +10,9 @@ from typing import Any, TypeVar
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.telemetrygate import TelemetryGate, read_gate
 from k3diff.documents.telemetryunits import read_units, units_json
-from k3diff.documents.telemetryvllm import TelemetryVllm, read_vllm
+from k3diff.documents.telemetryvllm import TelemetryVllm, read_vllm, vllm_json
 from k3diff.fields import Fields
 from k3diff.ids import TELEMETRY as SCHEMA
-from k3diff.sample.stopline import stop_fields
 from k3diff.telemetry.model import (
     GATE_STATISTIC,
     AcceptanceGate,
@@ -144,38 +143,9 @@ def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
         "fail_on": [g.value for g in report.fail_on],
         "acceptance_gate": _gate_json(report.acceptance_gate),
         "acceptance_units": units_json(report.acceptance_units),
-        **_vllm_json(report),
+        **vllm_json(report),
         "verdict": {"ok": code == 0, "exit_code": code},
     }
-
-
-def _vllm_json(report: TelemetryReport) -> dict[str, Any]:
-    """vLLM's counter resets, preemptions and V0 sides, each only when there is one (a
-    document without them reads as before)."""
-    found: dict[str, Any] = {}
-    if report.counter_resets:
-        found["counter_resets"] = [
-            {
-                "side": r.side,
-                "metric": r.metric,
-                "window": r.window,
-                "samples": r.samples,
-                "lost": r.lost,
-            }
-            for r in report.counter_resets
-        ]
-    if report.preemptions:
-        found["preemptions"] = [
-            {"side": p.side, "preemptions": p.preemptions, "windows": p.windows}
-            for p in report.preemptions
-        ]
-    if report.v0_sides:
-        found["v0_sides"] = list(report.v0_sides)
-    if report.stops:  # telstop65: a run stopped part-way, and the sides it never sampled
-        found["stopped"] = [stop_fields(s) for s in report.stops]
-    if report.unsampled:
-        found["unsampled"] = list(report.unsampled)
-    return found
 
 
 def write(report: TelemetryReport) -> str:

@@ -23,7 +23,8 @@ from k3diff.telemetry.engines import (
     server_count,
     trtllm_requests,
 )
-from k3diff.telemetry.model import CounterReset, KvReuse, Preemptions, SideUnits
+from k3diff.telemetry.model import KvReuse, Preemptions, SideUnits
+from k3diff.telemetry.windows import INVALID, CounterReset
 
 SOURCE_ORDER = (SOURCE_TRTLLM, SOURCE_VLLM, SOURCE_SGLANG)
 """A side's speculation is read from the first source it reports (never two added up)."""
@@ -149,6 +150,12 @@ class Accounts:
             self.add_window(sample)
         counts = sample_counts(sample)
         if counts is None:
+            return
+        if counts.invalid is not None:  # lost as across a restart: said, and in no test
+            window = f"{sample.key} {sample.mode} repeat {sample.repeat}"
+            self.resets.append(
+                CounterReset(sample.side, INVALID, window, counts.requests, True, counts.invalid)
+            )
             return
         if counts.accepted is not None and counts.drafted is not None:
             self._counts(sample.side, counts.source).add(

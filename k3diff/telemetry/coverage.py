@@ -58,14 +58,20 @@ V0_NOTE = (
 """Why a vLLM V0 side's speculation is not read as counts."""
 
 
-def _speculation_debt(coverage: Coverage, side: str, v0: bool) -> str | None:
+def _speculation_debt(coverage: Coverage, side: str, accounts: Accounts) -> str | None:
     spec = next((s for s in coverage.speculation if s.side == side), None)
-    if spec is None and v0:
+    lost = accounts.lost_windows(side)
+    if spec is None and side in accounts.v0:
         return f"no speculation counts read ({V0_NOTE})"
     if spec is None:
         return (
             "no speculation counts reported (TensorRT-LLM /perf_metrics, "
             "vLLM /metrics, SGLang meta_info)"
+            + (
+                f"; {lost} vLLM window{'s' if lost > 1 else ''} lost (counter-reset)"
+                if lost
+                else ""
+            )
         )
     if spec.drafted == 0:
         return f"0 drafted tokens in {spec.requests} requests ({spec.source})"
@@ -80,7 +86,7 @@ def not_exercised(coverage: Coverage, accounts: Accounts) -> tuple[NotExercised,
             if expectation is Expectation.CACHE_REUSE:
                 detail = _cache_debt(coverage, side)
             elif expectation is Expectation.SPECULATION:
-                detail = _speculation_debt(coverage, side, side in accounts.v0)
+                detail = _speculation_debt(coverage, side, accounts)
             else:
                 detail = missing_lengths(accounts, side, coverage.draft_lengths or 1)
             if detail is not None:
