@@ -164,6 +164,7 @@ class TelemetryMode:
 
     side: str
     """base or patch."""
+    mode: str
     samples: int
     """Samples of the side and mode."""
     cached_tokens: int
@@ -172,6 +173,8 @@ class TelemetryMode:
     """Samples whose server reported the count."""
     cache_hits: int
     """Samples with cached prompt tokens."""
+    spec_drafted: int | None = None
+    """Draft tokens of the side's speculation source in this mode (None: none reported)."""
 
 
 @dataclass(frozen=True)
@@ -284,10 +287,12 @@ class TelemetryDocument:
 def _mode(fields: Fields) -> TelemetryMode:
     return TelemetryMode(
         side=fields.string("side"),
+        mode=fields.string("mode"),
         samples=fields.integer("samples"),
         cached_tokens=fields.integer("cached_tokens"),
         cache_reported=fields.integer("cache_reported"),
         cache_hits=fields.integer("cache_hits"),
+        spec_drafted=fields.optional_integer("spec_drafted"),
     )
 
 

@@ -13,7 +13,7 @@ from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
 from k3diff.sample.names import SIDES
 from k3diff.sample.stopline import stop_said
-from k3diff.telemetry.coverage import V0_NOTE
+from k3diff.telemetry.coverage import CONTROL, CONTROL_NOTE, V0_NOTE
 from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
 from k3diff.telemetry.power import could_detect
 from k3diff.telemetry.windows import lost_to
@@ -189,6 +189,8 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     lines += _position_lines(report, table)
     lines += _gate_lines(report, table)
     lines += _stop_lines(report, bold)
+    if report.expected and any(m.mode == CONTROL for m in report.modes):  # telemetry66
+        lines += [f"--expect counts the modes' requests, not the control's ({CONTROL_NOTE})", ""]
     for gap in report.not_exercised:
         lines.append(
             f"not-exercised: {_named(report, gap.expectation)}, {gap.side} side: {gap.detail}"

@@ -13,7 +13,7 @@ from k3diff import bounded
 from k3diff.errors import InputError
 from k3diff.sample.lines import SampleLine
 from k3diff.sample.log import PerfLog
-from k3diff.sample.names import SIDES
+from k3diff.sample.names import SIDES, Mode
 from k3diff.telemetry.engines import (
     SOURCE_SGLANG,
     SOURCE_TRTLLM,
@@ -120,7 +120,9 @@ class Accounts:
     def add_request(self, side: str, mode: str, request: RequestMetrics) -> None:
         if request.speculation is not None:
             self._counts(side, SOURCE_TRTLLM).add(mode, *request.speculation)
-        if request.kv is not None:
+        if request.kv is not None and mode != Mode.CONTROL.value:
+            # The control's requests (drained on their own since telemetry66) are not the
+            # run's: its identical prompt reuses blocks whatever the modes do.
             reused, missed = request.kv
             totals = self.kv.setdefault(side, [0, 0, 0, 0])
             totals[0] += 1
