@@ -371,3 +371,49 @@ def test_sglang_positions_no_verify_step_reached_are_gated_as_zero(
     assert [(n["side"], n["detail"]) for n in doc["not_exercised"]] == [
         ("patch", f"draft length 3 never accepted in {10 * repeats} drafts")
     ]
+
+
+def test_the_position_screen_reads_sglang_past_its_histogram_as_zero(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    # telemetry66: stop 65 made the gate read an SGLang side past its histograms as 0 (no
+    # verify step reached there), but the Fisher screen per position still stopped where both
+    # histograms reached: this patch never reached position 3 (the base did in 4 of 10 steps a
+    # request), and the positions table said "not reported" there, with no Fisher p, Holm over
+    # 2 positions. Now position 3 is 0 of the patch's drafts, screened, and Holm counts 3.
+    from scipy.stats import fisher_exact
+
+    base_meta = engine_schemas.sglang_meta_info([1, 2, 3, 4], draft_per_step=3)
+    patch_meta = engine_schemas.sglang_meta_info([0, 0, 10], draft_per_step=3)
+    out = _run(fault_server, tmp_path, ({"meta_info": base_meta}, {"meta_info": patch_meta}))
+    code, doc, text = _telemetry(out / "samples.jsonl")
+    assert code == 0  # a screen: it never fails a run
+    drafts = 10 * REPEATS
+    rates = {(r["side"], r["position"]): (r["accepted"], r["drafts"]) for r in doc["positions"]}
+    assert rates == {
+        ("base", 1): (9 * REPEATS, drafts),
+        ("base", 2): (7 * REPEATS, drafts),
+        ("base", 3): (4 * REPEATS, drafts),
+        ("patch", 1): (10 * REPEATS, drafts),
+        ("patch", 2): (10 * REPEATS, drafts),
+        ("patch", 3): (0, drafts),
+    }
+    patch_third = next(r for r in doc["positions"] if (r["side"], r["position"]) == ("patch", 3))
+    assert patch_third["ci"][0] == 0.0
+    assert patch_third["ci"][1] == pytest.approx(_clopper_pearson(0, drafts)[1])
+    expected = [
+        float(
+            fisher_exact(
+                [[rates[("base", L)][0], drafts - rates[("base", L)][0]],
+                 [rates[("patch", L)][0], drafts - rates[("patch", L)][0]]]
+            ).pvalue
+        )
+        for L in (1, 2, 3)
+    ]  # fmt: skip
+    tests = doc["position_tests"]
+    assert [t["position"] for t in tests] == [1, 2, 3]
+    assert [t["p"] for t in tests] == pytest.approx(expected)
+    assert [t["p_adjusted"] for t in tests] == pytest.approx(holm(expected))  # m = 3
+    assert tests[2]["p_adjusted"] < 1e-4
+    row = next(x for x in text.splitlines() if x.strip().startswith("3 "))
+    assert f"0 of {drafts} (0.0%" in row and "not reported" not in row
