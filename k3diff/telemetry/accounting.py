@@ -163,7 +163,9 @@ class Accounts:
             self._counts(sample.side, counts.source).add(
                 sample.mode, counts.accepted, counts.drafted, counts.requests
             )
-        if counts.drafts is not None and counts.at_least:
+        # An SGLang histogram of one entry (every verify step accepted 0) reports positions too:
+        # no draft reached any (telemetry66; before, such a side had no positions to screen).
+        if counts.drafts is not None and (counts.at_least or counts.source == SOURCE_SGLANG):
             self._counts(sample.side, counts.source).add_positions(counts.drafts, counts.at_least)
 
 

@@ -417,3 +417,29 @@ def test_the_position_screen_reads_sglang_past_its_histogram_as_zero(
     assert tests[2]["p_adjusted"] < 1e-4
     row = next(x for x in text.splitlines() if x.strip().startswith("3 "))
     assert f"0 of {drafts} (0.0%" in row and "not reported" not in row
+
+
+def test_an_sglang_side_that_never_accepted_a_draft_is_screened_at_every_position(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    # telemetry66: a histogram of one entry (every verify step accepted 0 draft tokens) gave
+    # the side no positions at all: the screen and the gate compared none, and the positions
+    # table said "not reported" where no draft of the patch reached.
+    from scipy.stats import fisher_exact
+
+    base_meta = engine_schemas.sglang_meta_info([1, 2, 3, 4], draft_per_step=3)
+    patch_meta = engine_schemas.sglang_meta_info([10], draft_per_step=3)
+    out = _run(fault_server, tmp_path, ({"meta_info": base_meta}, {"meta_info": patch_meta}))
+    code, doc, _ = _telemetry(out / "samples.jsonl", "--fail-on", "acceptance-drop")
+    drafts = 10 * REPEATS
+    patch = [(r["position"], r["accepted"], r["drafts"]) for r in doc["positions"]]
+    assert [p for p in patch if p[1] == 0] == [(1, 0, drafts), (2, 0, drafts), (3, 0, drafts)]
+    base = [9 * REPEATS, 7 * REPEATS, 4 * REPEATS]
+    expected = [float(fisher_exact([[b, drafts - b], [0, drafts]]).pvalue) for b in base]
+    assert [t["p"] for t in doc["position_tests"]] == pytest.approx(expected)
+    assert [t["p_adjusted"] for t in doc["position_tests"]] == pytest.approx(holm(expected))
+    gate = doc["acceptance_gate"]
+    assert [t["position"] for t in gate["tests"]] == [None, 1, 2, 3]
+    # Every split of 4 + 4 identical units: only the observed one is as extreme.
+    assert [t["p"] for t in gate["tests"]] == pytest.approx([1 / comb(2 * REPEATS, REPEATS)] * 4)
+    assert code == 1
