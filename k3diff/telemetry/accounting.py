@@ -52,6 +52,9 @@ class SideCounts:
     drafted) tokens: what `--fail-on acceptance-drop` permutes."""
     position_units: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
     """Per unit that reported positions: (drafts, at_least)."""
+    control_at_least: list[int] = field(default_factory=list)
+    """The control's share of `drafts` (first) and `at_least` (after): what `--expect
+    draft-lengths` does not count (telemetry66)."""
 
     def add(self, mode: str, accepted: int, drafted: int, requests: int = 1) -> None:
         self.accepted += accepted
@@ -62,14 +65,26 @@ class SideCounts:
         totals[0] += accepted
         totals[1] += drafted
 
-    def add_positions(self, drafts: int, at_least: tuple[int, ...]) -> None:
+    def add_positions(self, drafts: int, at_least: tuple[int, ...], mode: str = "") -> None:
         self.positions = True
-        self.drafts += drafts
         self.position_units.append((drafts, at_least))
-        if len(at_least) > len(self.at_least):
-            self.at_least.extend([0] * (len(at_least) - len(self.at_least)))
-        for index, count in enumerate(at_least):
-            self.at_least[index] += count
+        _add_to(self.at_least, at_least)
+        self.drafts += drafts
+        if mode == Mode.CONTROL.value:
+            _add_to(self.control_at_least, (drafts, *at_least))
+
+    def modes_positions(self) -> tuple[int, list[int]]:
+        """(drafts, at_least) of the modes' requests: the control's taken out."""
+        control = [*self.control_at_least, *[0] * (1 + len(self.at_least))]
+        left = [n - c for n, c in zip(self.at_least, control[1:], strict=False)]
+        return self.drafts - control[0], left
+
+
+def _add_to(totals: list[int], counts: tuple[int, ...]) -> None:
+    """Add `counts` position by position to `totals`, growing it as needed."""
+    totals.extend([0] * (len(counts) - len(totals)))
+    for index, count in enumerate(counts):
+        totals[index] += count
 
 
 @dataclass
@@ -166,7 +181,9 @@ class Accounts:
         # An SGLang histogram of one entry (every verify step accepted 0) reports positions too:
         # no draft reached any (telemetry66; before, such a side had no positions to screen).
         if counts.drafts is not None and (counts.at_least or counts.source == SOURCE_SGLANG):
-            self._counts(sample.side, counts.source).add_positions(counts.drafts, counts.at_least)
+            self._counts(sample.side, counts.source).add_positions(
+                counts.drafts, counts.at_least, sample.mode
+            )
 
 
 def _perf_entries(path: Path) -> Iterator[dict[str, Any]]:

@@ -91,15 +91,22 @@ def missing_lengths(accounts: Accounts, side: str, longest: int) -> str | None:
     if found[0] == SOURCE_SGLANG:
         # Its histogram ends at the most tokens a step accepted: past it, none reached.
         reported = longest
-    at_least = [*counts.at_least, *[0] * (reported - len(counts.at_least))]
+    # The modes' drafts only: the control's are not the requests under test (telemetry66).
+    drafts, modes_at_least = counts.modes_positions()
+    at_least = [*modes_at_least, *[0] * (reported - len(modes_at_least))]
     unseen = [n for n in range(1, min(longest, reported) + 1) if at_least[n - 1] == 0]
     unreported = list(range(reported + 1, longest + 1))
     parts = []
     if unseen:
+        control = (
+            f" (the control's {counts.drafts - drafts:,} not counted)"
+            if drafts < counts.drafts
+            else ""
+        )
         parts.append(
-            f"draft length {_lengths(unseen)} never accepted in {counts.drafts:,} drafts"
+            f"draft length {_lengths(unseen)} never accepted in {drafts:,} drafts{control}"
             if len(unseen) == 1
-            else f"draft lengths {_lengths(unseen)} never accepted in {counts.drafts:,} drafts"
+            else f"draft lengths {_lengths(unseen)} never accepted in {drafts:,} drafts{control}"
         )
     if unreported:
         parts.append(

@@ -11,7 +11,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import engine_schemas
 from cli_support import run_k3diff, run_telemetry
+
+from k3diff.sample.specmeta import SPEC_META_COUNTS, SPEC_META_HISTOGRAM
 
 from .support import read_samples, sample, write_prompts
 
@@ -143,9 +146,8 @@ def test_control_kv_reuse_does_not_satisfy_cache_reuse(fault_server: Any, tmp_pa
     }
 
 
-def test_control_drafts_do_not_satisfy_speculation(fault_server: Any, tmp_path: Path) -> None:
-    """The patch drafted only in the control's requests (SGLang meta_info on temperature 1
-    only, say): `--expect speculation` does not count them."""
+def _serial_with_control(fault_server: Any, tmp_path: Path) -> Path:
+    """serial, 3 repeats, after a control of 3 (one prompt): the samples log."""
     base, patch = fault_server(), fault_server()
     prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "a", "prompt": "a"}])
     out = tmp_path / "out"
@@ -154,18 +156,30 @@ def test_control_drafts_do_not_satisfy_speculation(fault_server: Any, tmp_path: 
         "--control", "seeds", "--control-repeats", "3", "--repeats", "3", "--out", out,
     )  # fmt: skip
     assert result.exit_code in (0, 1), result.stderr  # 1: the fault server's control is vacuous
-    # Each answer's SGLang meta_info as `sample` keeps it: the base drafted in every request,
-    # the patch only in the control's.
-    meta = {"spec_verify_ct": 4, "spec_accept_token_num": 5, "spec_draft_token_num": 12}
-    log = out / "samples.jsonl"
+    return out / "samples.jsonl"
+
+
+def _with_meta(log: Path, meta: Any) -> None:
+    """Each sample line given the SGLang meta_info `meta(line)` (None: none), as `sample`
+    keeps it (`spec_meta`)."""
     header, *lines = log.read_text().splitlines()
     edited = []
     for text in lines:
         line = json.loads(text)
-        if line["side"] == "base" or line["mode"] == "control":
-            line["spec_meta"] = meta
+        if meta(line) is not None:
+            line["spec_meta"] = meta(line)
         edited.append(json.dumps(line))
     log.write_text("\n".join([header, *edited]) + "\n")
+
+
+def test_control_drafts_do_not_satisfy_speculation(fault_server: Any, tmp_path: Path) -> None:
+    """The patch drafted only in the control's requests (SGLang meta_info on temperature 1
+    only, say): `--expect speculation` does not count them."""
+    log = _serial_with_control(fault_server, tmp_path)
+    meta = {"spec_verify_ct": 4, "spec_accept_token_num": 5, "spec_draft_token_num": 12}
+    _with_meta(
+        log, lambda line: meta if line["side"] == "base" or line["mode"] == "control" else None
+    )
 
     code, doc, text = run_telemetry(log, "--expect", "speculation")
     assert code == 1, text
@@ -179,3 +193,28 @@ def test_control_drafts_do_not_satisfy_speculation(fault_server: Any, tmp_path: 
     ]
     spec = {s["side"]: s["drafted"] for s in doc["speculation"]}
     assert spec == {"base": 12 * 6, "patch": 12 * 3}
+
+
+def test_control_drafts_do_not_satisfy_draft_lengths(fault_server: Any, tmp_path: Path) -> None:
+    """The patch's serial requests never got a 3rd draft token accepted; its control's did."""
+    log = _serial_with_control(fault_server, tmp_path)
+    reaches = engine_schemas.sglang_meta_info([1, 2, 3, 4], draft_per_step=3)
+    stops = engine_schemas.sglang_meta_info([0, 0, 10], draft_per_step=3)
+    kept = (*SPEC_META_COUNTS, SPEC_META_HISTOGRAM)
+
+    def meta(line: dict[str, Any]) -> dict[str, Any]:
+        chosen = stops if line["side"] == "patch" and line["mode"] == "serial" else reaches
+        return {k: chosen[k] for k in kept}
+
+    _with_meta(log, meta)
+    code, doc, text = run_telemetry(log, "--expect", "draft-lengths=1-3")
+    assert code == 1, text
+    assert [(n["side"], n["detail"]) for n in doc["not_exercised"]] == [
+        ("patch", "draft length 3 never accepted in 30 drafts (the control's 30 not counted)")
+    ]
+    # The positions shown are every request's, the control's included (4 of its 10 steps a
+    # request reached position 3).
+    third = [
+        (r["side"], r["accepted"], r["drafts"]) for r in doc["positions"] if r["position"] == 3
+    ]
+    assert third == [("base", 4 * 6, 10 * 6), ("patch", 4 * 3, 10 * 6)]
