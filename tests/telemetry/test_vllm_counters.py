@@ -200,7 +200,8 @@ def test_a_window_whose_counts_are_no_counts_is_lost_and_holds_the_gate(tmp_path
     lost window, named with why, in no count, and the gate holds."""
     log = _sample(tmp_path, (RATES, "1"), (RATES, "2"), repeats=4)
     header, *lines = log.read_text().splitlines()
-    edited, windows = [], []
+    edited: list[str] = []
+    windows: list[tuple[str, dict[str, Any]]] = []
     for text in lines:
         line = json.loads(text)
         spec = line.get("server_spec")
