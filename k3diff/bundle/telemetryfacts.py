@@ -8,6 +8,7 @@ from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.documents.read import Document
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.telemetrygate import TelemetryGate
+from k3diff.sample.names import Mode
 from k3diff.telemetry.engines import SOURCE_SGLANG, SOURCE_TRTLLM, SOURCE_VLLM
 from k3diff.telemetry.power import could_detect
 
@@ -18,12 +19,14 @@ UNIT_NOUNS = {
 }
 """What one unit the gate permutes is, by the source a side's counts are read from."""
 
+CONTROL = Mode.CONTROL.value
+"""The control's rows (`--control`): not the requests under test, so not counted as cache reuse."""
 SHOWN_POSITIONS = 8
 """Draft positions listed per side in a qualification (the rest are counted)."""
 
 
 def _headline(telemetry: TelemetryDocument) -> str:
-    modes = telemetry.modes
+    modes = [m for m in telemetry.modes if m.mode != CONTROL]  # the modes' requests (telemetry66)
     cached = sum(m.cached_tokens for m in modes)
     hits = sum(m.cache_hits for m in modes)
     reported = sum(m.cache_reported for m in modes)
@@ -50,7 +53,7 @@ def _cache_lines(telemetry: TelemetryDocument) -> list[str]:
     lines = []
     sides = sorted({m.side for m in telemetry.modes} | {k.side for k in telemetry.kv_reuse})
     for side in sides:
-        rows = [m for m in telemetry.modes if m.side == side]
+        rows = [m for m in telemetry.modes if m.side == side and m.mode != CONTROL]
         reported = sum(m.cache_reported for m in rows)
         parts = []
         if reported:
@@ -59,6 +62,9 @@ def _cache_lines(telemetry: TelemetryDocument) -> list[str]:
             parts.append(
                 f"{cached:,} cached prompt tokens, hits in {hits:,} of {reported:,} samples"
             )
+        control = [m for m in telemetry.modes if m.side == side and m.mode == CONTROL]
+        if parts and control and control[0].cache_reported:  # said apart: not the modes'
+            parts[-1] += f" (the control's {control[0].cache_hits:,} hits not counted)"
         kv = next((k for k in telemetry.kv_reuse if k.side == side), None)
         if kv is not None:
             parts.append(f"{kv.hits:,} of {kv.requests:,} requests reused a KV block")

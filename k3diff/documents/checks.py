@@ -46,6 +46,7 @@ from k3diff.exitcodes import verdict_problems
 from k3diff.output import plural
 from k3diff.responses.doccheck import check_responses, refuse_disagreement
 from k3diff.responses.document import ResponsesDocument
+from k3diff.sample.names import Mode
 from k3diff.telemetry.model import Expectation
 from k3diff.wheel.kinds import EntryKind, kind_from_path
 
@@ -267,11 +268,11 @@ def check_telemetry(view: TelemetryDocument, name: str) -> None:
     source = "its axes not exercised" + (" and its acceptance gate" if failing else "")
     problems += verdict_problems(view.ok, view.exit_code, gaps + failing, source)
     listed = {(gap.expectation.value, gap.side) for gap in view.not_exercised}
-    if (
-        Expectation.CACHE_REUSE.value in view.expected
-    ):  # recounted from the modes and the reused KV blocks: a side with no cache hit
+    # Recounted from the modes (the control's rows not: telemetry66) and the reused KV blocks.
+    claimed = [mode for mode in view.modes if mode.mode != Mode.CONTROL.value]
+    if Expectation.CACHE_REUSE.value in view.expected:
         for side in sorted({mode.side for mode in view.modes}):
-            hits = sum(mode.cache_hits for mode in view.modes if mode.side == side)
+            hits = sum(mode.cache_hits for mode in claimed if mode.side == side)
             hits += sum(kv.hits for kv in view.kv_reuse if kv.side == side)
             if hits == 0 and (Expectation.CACHE_REUSE.value, side) not in listed:
                 problems.append(
@@ -280,7 +281,13 @@ def check_telemetry(view: TelemetryDocument, name: str) -> None:
                 )
     if Expectation.SPECULATION.value in view.expected:
         for spec in view.speculation:
-            if spec.drafted == 0 and (Expectation.SPECULATION.value, spec.side) not in listed:
+            control = [
+                m.spec_drafted or 0
+                for m in view.modes
+                if m.side == spec.side and m.mode == Mode.CONTROL.value
+            ]
+            drafted = spec.drafted - sum(control)  # the control's are not counted
+            if not drafted and (Expectation.SPECULATION.value, spec.side) not in listed:
                 problems.append(
                     f"the {spec.side} side drafted 0 tokens but speculation is not listed as "
                     "not exercised on it"

@@ -9,9 +9,9 @@ from typing import Any, TypeVar
 
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.telemetrygate import TelemetryGate, read_gate
-from k3diff.documents.telemetrystops import read_stops, stops_json
+from k3diff.documents.telemetrystops import read_stops
 from k3diff.documents.telemetryunits import read_units, units_json
-from k3diff.documents.telemetryvllm import TelemetryVllm, read_vllm
+from k3diff.documents.telemetryvllm import TelemetryVllm, read_vllm, vllm_json
 from k3diff.fields import Fields
 from k3diff.ids import TELEMETRY as SCHEMA
 from k3diff.sample.stopline import LogStop
@@ -145,35 +145,9 @@ def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
         "fail_on": [g.value for g in report.fail_on],
         "acceptance_gate": _gate_json(report.acceptance_gate),
         "acceptance_units": units_json(report.acceptance_units),
-        **_vllm_json(report),
+        **vllm_json(report),
         "verdict": {"ok": code == 0, "exit_code": code},
     }
-
-
-def _vllm_json(report: TelemetryReport) -> dict[str, Any]:
-    """vLLM's counter resets, preemptions and V0 sides, each only when there is one (a
-    document without them reads as before)."""
-    found: dict[str, Any] = {}
-    if report.counter_resets:
-        found["counter_resets"] = [
-            {
-                "side": r.side,
-                "metric": r.metric,
-                "window": r.window,
-                "samples": r.samples,
-                "lost": r.lost,
-            }
-            for r in report.counter_resets
-        ]
-    if report.preemptions:
-        found["preemptions"] = [
-            {"side": p.side, "preemptions": p.preemptions, "windows": p.windows}
-            for p in report.preemptions
-        ]
-    if report.v0_sides:
-        found["v0_sides"] = list(report.v0_sides)
-    found.update(stops_json(report.stops, report.unsampled))  # telstop65
-    return found
 
 
 def write(report: TelemetryReport) -> str:
@@ -192,6 +166,7 @@ class TelemetryMode:
 
     side: str
     """base or patch."""
+    mode: str
     samples: int
     """Samples of the side and mode."""
     cached_tokens: int
@@ -200,6 +175,8 @@ class TelemetryMode:
     """Samples whose server reported the count."""
     cache_hits: int
     """Samples with cached prompt tokens."""
+    spec_drafted: int | None = None
+    """Draft tokens of the side's speculation source in this mode (None: none reported)."""
 
 
 @dataclass(frozen=True)
@@ -314,10 +291,12 @@ class TelemetryDocument:
 def _mode(fields: Fields) -> TelemetryMode:
     return TelemetryMode(
         side=fields.string("side"),
+        mode=fields.string("mode"),
         samples=fields.integer("samples"),
         cached_tokens=fields.integer("cached_tokens"),
         cache_reported=fields.integer("cache_reported"),
         cache_hits=fields.integer("cache_hits"),
+        spec_drafted=fields.optional_integer("spec_drafted"),
     )
 
 

@@ -1,14 +1,19 @@
-"""What a `k3diff.telemetry/1` document says of vLLM beside speculation, typed: counters that
-went down across a window (`counter_resets`), preemptions per side (`preemptions`), and the
-sides whose vLLM V0 speculation series were not read as counts (`v0_sides`). Each is absent
-from a document without one (and from older documents)."""
+"""What a `k3diff.telemetry/1` document says of vLLM beside speculation, written and read
+typed: counters that went down across a window and every other window whose counts were lost
+(`counter_resets`), preemptions per side (`preemptions`), and the sides whose vLLM V0
+speculation series were not read as counts (`v0_sides`); and a run stopped part-way
+(`stopped`, `unsampled`). Each is absent from a document without one (and from older
+documents)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from k3diff.documents.telemetrystops import stops_json
 from k3diff.fields import Fields
-from k3diff.telemetry.model import CounterReset, Preemptions
+from k3diff.telemetry.model import Preemptions, TelemetryReport
+from k3diff.telemetry.windows import CounterReset
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,7 @@ def _reset(fields: Fields) -> CounterReset:
         window=fields.string("window"),
         samples=fields.integer("samples"),
         lost=fields.boolean("lost"),
+        reason=fields.optional_string("reason"),
     )
 
 
@@ -56,3 +62,30 @@ def read_vllm(fields: Fields) -> TelemetryVllm:
         preemptions=fields.each("preemptions", _preemptions) if fields.has("preemptions") else (),
         v0_sides=fields.strings("v0_sides") if fields.has("v0_sides") else (),
     )
+
+
+def vllm_json(report: TelemetryReport) -> dict[str, Any]:
+    """vLLM's counter resets, preemptions and V0 sides, each only when there is one (a
+    document without them reads as before)."""
+    found: dict[str, Any] = {}
+    if report.counter_resets:
+        found["counter_resets"] = [
+            {
+                "side": r.side,
+                "metric": r.metric,
+                "window": r.window,
+                "samples": r.samples,
+                "lost": r.lost,
+                **({"reason": r.reason} if r.reason is not None else {}),
+            }
+            for r in report.counter_resets
+        ]
+    if report.preemptions:
+        found["preemptions"] = [
+            {"side": p.side, "preemptions": p.preemptions, "windows": p.windows}
+            for p in report.preemptions
+        ]
+    if report.v0_sides:
+        found["v0_sides"] = list(report.v0_sides)
+    found.update(stops_json(report.stops, report.unsampled))  # telstop65
+    return found

@@ -11,11 +11,11 @@ from k3diff import escape
 from k3diff.counts import FISHER_MAX_TOTAL
 from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
-from k3diff.sample.lines import UNREAD
 from k3diff.sample.names import SIDES
-from k3diff.telemetry.coverage import V0_NOTE
+from k3diff.telemetry.coverage import CONTROL, CONTROL_NOTE, V0_NOTE
 from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
 from k3diff.telemetry.power import could_detect
+from k3diff.telemetry.windows import lost_to
 
 
 def render(report: TelemetryReport, fmt: OutputFormat) -> str:
@@ -62,8 +62,7 @@ def _gate_failure(report: TelemetryReport) -> str | None:
 
 def _lost_to(report: TelemetryReport) -> str:
     """What the gate's lost windows were lost to."""
-    unread = any(r.lost and r.metric == UNREAD for r in report.counter_resets)
-    return "a restarted server or an unread /metrics" if unread else "a restarted server"
+    return lost_to(report.counter_resets)
 
 
 def _gate_pass(report: TelemetryReport) -> str:
@@ -189,6 +188,8 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     lines += _position_lines(report, table)
     lines += _gate_lines(report, table)
     lines += _stop_lines(report, bold)
+    if report.expected and any(m.mode == CONTROL for m in report.modes):  # telemetry66
+        lines += [f"--expect counts the modes' requests, not the control's ({CONTROL_NOTE})", ""]
     for gap in report.not_exercised:
         lines.append(
             f"not-exercised: {_named(report, gap.expectation)}, {gap.side} side: {gap.detail}"
@@ -215,6 +216,12 @@ def _vllm_lines(report: TelemetryReport, bold: bool) -> list[str]:
             f"warning: {PREEMPTION_NEW}: the patch's vLLM preempted {new.preemptions:,} times "
             "where the base's preempted none: preemption changes batch composition, hence "
             "greedy outputs under continuous batching (a warning, not a failure)"
+        )
+    lost = [sum(1 for r in report.counter_resets if r.lost and r.side == s) for s in SIDES]
+    if any(lost):  # telemetry66: said beside the counts they are missing from
+        lines.append(
+            f"vLLM windows lost to {lost_to(report.counter_resets)}, in no count or test here: "
+            f"base {lost[0]}, patch {lost[1]}"
         )
     lines += [f"{COUNTER_RESET}, {r.side}: {shown(r.describe())}" for r in report.counter_resets]
     return [*lines, ""] if lines else []

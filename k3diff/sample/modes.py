@@ -186,6 +186,10 @@ async def run_control(sampler: Sampler, plan: Plan, kind: str, repeats: int) -> 
             if (side, record.key, mode, repeat) not in sampler.done:
                 body = control_body(sampler.base_body(side, record), repeat, kind)
                 await sampler.take(side, record, mode, repeat, body=body)
+    # Its `/perf_metrics` records on their own (telemetry66): before, the first mode's drain
+    # took them, and the control's reused KV blocks counted as that mode's cache reuse.
+    if repeats:
+        await sampler.drain_perf(mode, record.key, repeats - 1)
 
 
 async def run_cold_warm(sampler: Sampler, plan: Plan) -> int:

@@ -13,7 +13,7 @@ from k3diff import bounded
 from k3diff.errors import InputError
 from k3diff.sample.lines import SampleLine
 from k3diff.sample.log import PerfLog
-from k3diff.sample.names import SIDES
+from k3diff.sample.names import SIDES, Mode
 from k3diff.telemetry.engines import (
     SOURCE_SGLANG,
     SOURCE_TRTLLM,
@@ -23,7 +23,8 @@ from k3diff.telemetry.engines import (
     server_count,
     trtllm_requests,
 )
-from k3diff.telemetry.model import CounterReset, KvReuse, Preemptions, SideUnits
+from k3diff.telemetry.model import KvReuse, Preemptions, SideUnits
+from k3diff.telemetry.windows import INVALID, CounterReset
 
 SOURCE_ORDER = (SOURCE_TRTLLM, SOURCE_VLLM, SOURCE_SGLANG)
 """A side's speculation is read from the first source it reports (never two added up)."""
@@ -51,6 +52,9 @@ class SideCounts:
     drafted) tokens: what `--fail-on acceptance-drop` permutes."""
     position_units: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)
     """Per unit that reported positions: (drafts, at_least)."""
+    control_at_least: list[int] = field(default_factory=list)
+    """The control's share of `drafts` (first) and `at_least` (after): what `--expect
+    draft-lengths` does not count (telemetry66)."""
 
     def add(self, mode: str, accepted: int, drafted: int, requests: int = 1) -> None:
         self.accepted += accepted
@@ -61,14 +65,26 @@ class SideCounts:
         totals[0] += accepted
         totals[1] += drafted
 
-    def add_positions(self, drafts: int, at_least: tuple[int, ...]) -> None:
+    def add_positions(self, drafts: int, at_least: tuple[int, ...], mode: str = "") -> None:
         self.positions = True
-        self.drafts += drafts
         self.position_units.append((drafts, at_least))
-        if len(at_least) > len(self.at_least):
-            self.at_least.extend([0] * (len(at_least) - len(self.at_least)))
-        for index, count in enumerate(at_least):
-            self.at_least[index] += count
+        _add_to(self.at_least, at_least)
+        self.drafts += drafts
+        if mode == Mode.CONTROL.value:
+            _add_to(self.control_at_least, (drafts, *at_least))
+
+    def modes_positions(self) -> tuple[int, list[int]]:
+        """(drafts, at_least) of the modes' requests: the control's taken out."""
+        control = [*self.control_at_least, *[0] * (1 + len(self.at_least))]
+        left = [n - c for n, c in zip(self.at_least, control[1:], strict=False)]
+        return self.drafts - control[0], left
+
+
+def _add_to(totals: list[int], counts: tuple[int, ...]) -> None:
+    """Add `counts` position by position to `totals`, growing it as needed."""
+    totals.extend([0] * (len(counts) - len(totals)))
+    for index, count in enumerate(counts):
+        totals[index] += count
 
 
 @dataclass
@@ -119,7 +135,9 @@ class Accounts:
     def add_request(self, side: str, mode: str, request: RequestMetrics) -> None:
         if request.speculation is not None:
             self._counts(side, SOURCE_TRTLLM).add(mode, *request.speculation)
-        if request.kv is not None:
+        if request.kv is not None and mode != Mode.CONTROL.value:
+            # The control's requests (drained on their own since telemetry66) are not the
+            # run's: its identical prompt reuses blocks whatever the modes do.
             reused, missed = request.kv
             totals = self.kv.setdefault(side, [0, 0, 0, 0])
             totals[0] += 1
@@ -150,12 +168,22 @@ class Accounts:
         counts = sample_counts(sample)
         if counts is None:
             return
+        if counts.invalid is not None:  # lost as across a restart: said, and in no test
+            window = f"{sample.key} {sample.mode} repeat {sample.repeat}"
+            self.resets.append(
+                CounterReset(sample.side, INVALID, window, counts.requests, True, counts.invalid)
+            )
+            return
         if counts.accepted is not None and counts.drafted is not None:
             self._counts(sample.side, counts.source).add(
                 sample.mode, counts.accepted, counts.drafted, counts.requests
             )
-        if counts.drafts is not None and counts.at_least:
-            self._counts(sample.side, counts.source).add_positions(counts.drafts, counts.at_least)
+        # An SGLang histogram of one entry (every verify step accepted 0) reports positions too:
+        # no draft reached any (telemetry66; before, such a side had no positions to screen).
+        if counts.drafts is not None and (counts.at_least or counts.source == SOURCE_SGLANG):
+            self._counts(sample.side, counts.source).add_positions(
+                counts.drafts, counts.at_least, sample.mode
+            )
 
 
 def _perf_entries(path: Path) -> Iterator[dict[str, Any]]:

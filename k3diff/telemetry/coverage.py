@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from k3diff.sample.names import Mode
 from k3diff.telemetry.accounting import Accounts
 from k3diff.telemetry.model import (
     Expectation,
@@ -32,9 +33,26 @@ class Coverage:
     kv_reuse: tuple[KvReuse, ...]
 
 
+CONTROL = Mode.CONTROL.value
+CONTROL_NOTE = "the first prompt at temperature 1 before the modes, not the requests under test"
+"""Why the control's samples (`--control`) are no evidence of what `--expect` claims."""
+
+
+def _claimed(coverage: Coverage, side: str) -> list[ModeTelemetry]:
+    """The side's rows `--expect` counts: its modes, not the control (telemetry66: the
+    control's identical prompt hit the prefix cache, and passed `cache-reuse` for a side whose
+    requests under test never did)."""
+    return [m for m in coverage.modes if m.side == side and m.mode != CONTROL]
+
+
+def _control(coverage: Coverage, side: str) -> ModeTelemetry | None:
+    return next((m for m in coverage.modes if m.side == side and m.mode == CONTROL), None)
+
+
 def _cache_debt(coverage: Coverage, side: str) -> str | None:
-    """Why `side` shows no cache reuse: neither a cached prompt token nor a reused KV block."""
-    rows = [m for m in coverage.modes if m.side == side]
+    """Why `side` shows no cache reuse in its modes: neither a cached prompt token nor a reused
+    KV block (the control's requests not counted)."""
+    rows = _claimed(coverage, side)
     reported = sum(m.cache_reported for m in rows)
     hits = sum(m.cache_hits for m in rows)
     kv = next((k for k in coverage.kv_reuse if k.side == side), None)
@@ -47,6 +65,12 @@ def _cache_debt(coverage: Coverage, side: str) -> str | None:
     ]
     if kv is not None:
         parts.append(f"no request reused a KV block ({kv.requests} report kv_cache_metrics)")
+    control = _control(coverage, side)
+    if control is not None and control.cache_hits:
+        parts.append(
+            f"the control's {control.cache_hits} samples with cached prompt tokens are not "
+            f"counted ({CONTROL_NOTE})"
+        )
     return "; ".join(parts)
 
 
@@ -58,17 +82,29 @@ V0_NOTE = (
 """Why a vLLM V0 side's speculation is not read as counts."""
 
 
-def _speculation_debt(coverage: Coverage, side: str, v0: bool) -> str | None:
+def _speculation_debt(coverage: Coverage, side: str, accounts: Accounts) -> str | None:
     spec = next((s for s in coverage.speculation if s.side == side), None)
-    if spec is None and v0:
+    lost = accounts.lost_windows(side)
+    if spec is None and side in accounts.v0:
         return f"no speculation counts read ({V0_NOTE})"
     if spec is None:
         return (
             "no speculation counts reported (TensorRT-LLM /perf_metrics, "
             "vLLM /metrics, SGLang meta_info)"
+            + (
+                f"; {lost} vLLM window{'s' if lost > 1 else ''} lost (counter-reset)"
+                if lost
+                else ""
+            )
         )
     if spec.drafted == 0:
         return f"0 drafted tokens in {spec.requests} requests ({spec.source})"
+    control = _control(coverage, side)
+    if control is not None and control.spec_drafted == spec.drafted:
+        return (
+            f"0 drafted tokens in the modes' requests ({spec.source}); the control's "
+            f"{spec.drafted:,} are not counted ({CONTROL_NOTE})"
+        )
     return None
 
 
@@ -80,7 +116,7 @@ def not_exercised(coverage: Coverage, accounts: Accounts) -> tuple[NotExercised,
             if expectation is Expectation.CACHE_REUSE:
                 detail = _cache_debt(coverage, side)
             elif expectation is Expectation.SPECULATION:
-                detail = _speculation_debt(coverage, side, side in accounts.v0)
+                detail = _speculation_debt(coverage, side, accounts)
             else:
                 detail = missing_lengths(accounts, side, coverage.draft_lengths or 1)
             if detail is not None:

@@ -21,7 +21,7 @@ names its source defines (a field an engine does not send is "not reported", nev
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -125,6 +125,8 @@ class DraftCounts:
     reported no positions)."""
     requests: int = 1
     """Requests the counts cover (a vLLM window's samples)."""
+    invalid: str | None = None
+    """vLLM: why the window's rise is no set of counts (its counts are lost: none above)."""
 
 
 def _histogram(value: Any) -> tuple[int, ...] | None:
@@ -161,26 +163,52 @@ def _positions_sound(at_least: tuple[int, ...], drafts: int | None) -> bool:
     return all(later <= earlier for earlier, later in pairwise(at_least))
 
 
-def vllm_counts(spec: Mapping[str, Any]) -> DraftCounts:
-    """A `server_spec` window (the rise of vLLM's counters across it)."""
+VLLM_SPEC_FIELDS = ("drafts", "draft_tokens", "accepted_tokens", "accepted_per_position")
+"""The speculation fields of a `server_spec` window (`k3diff.sample.spec.rise` writes all four,
+or none: a window of a server that does not speculate)."""
+
+
+def _vllm_invalid(spec: Mapping[str, Any]) -> str | None:
+    """Why a window's rise is no set of counts one server life gives, None when it is (or
+    carries no speculation): a field missing (the samples reader holds each present one to a
+    count), accepted tokens above the draft tokens, drafts reaching a position above the drafts
+    or rising with the position."""
+    if not any(name in spec for name in VLLM_SPEC_FIELDS):
+        return None
+    missing = [name for name in VLLM_SPEC_FIELDS if name not in spec]
     per_position = spec.get("accepted_per_position")
-    positions: Sequence[Any] = per_position if isinstance(per_position, list) else []
-    counts = [server_count(item) for item in positions]
-    at_least = tuple(c for c in counts if c is not None) if None not in counts else ()
-    drafts = server_count(spec.get("drafts"))
-    if not _positions_sound(at_least, drafts):
-        at_least = ()  # impossible counts are not reported: never a pass, never a traceback
-    accepted = server_count(spec.get("accepted_tokens"))
-    drafted = server_count(spec.get("draft_tokens"))
+    if missing or not isinstance(per_position, list):
+        return f"{', '.join(missing) or 'accepted_per_position'} missing or not a list"
+    counts = [server_count(spec[name]) for name in VLLM_SPEC_FIELDS[:3]]
+    at_least = [server_count(count) for count in per_position]
+    drafts, drafted, accepted = counts
+    if None in counts or None in at_least:
+        return "a field not a count"
     if accepted is not None and drafted is not None and accepted > drafted:
-        accepted = drafted = None  # not a count pair, as TensorRT-LLM's and SGLang's (review65)
+        return f"accepted tokens {accepted:,} above draft tokens {drafted:,}"
+    if not _positions_sound(tuple(c for c in at_least if c is not None), drafts):
+        return (
+            f"drafts reaching each position {per_position} above the {drafts:,} drafts or "
+            "rising with the position"
+        )
+    return None
+
+
+def vllm_counts(spec: Mapping[str, Any]) -> DraftCounts:
+    """A `server_spec` window (the rise of vLLM's counters across it); a window whose rise is
+    no set of counts (`_vllm_invalid`) reports none, and says why (`invalid`)."""
+    requests = max(1, server_count(spec.get("samples")) or 1)
+    invalid = _vllm_invalid(spec)
+    if invalid is not None or not any(name in spec for name in VLLM_SPEC_FIELDS):
+        return DraftCounts(SOURCE_VLLM, None, None, None, (), requests, invalid)
+    per_position = spec["accepted_per_position"]
     return DraftCounts(
         SOURCE_VLLM,
-        accepted,
-        drafted,
-        drafts,
-        at_least,
-        max(1, server_count(spec.get("samples")) or 1),
+        server_count(spec["accepted_tokens"]),
+        server_count(spec["draft_tokens"]),
+        server_count(spec["drafts"]),
+        tuple(c for c in map(server_count, per_position) if c is not None),
+        requests,
     )
 
 

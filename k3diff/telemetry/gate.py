@@ -16,18 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from k3diff.sample.lines import UNREAD
 from k3diff.telemetry.engines import SOURCE_SGLANG
 from k3diff.telemetry.model import (
     ACCEPTANCE_UNDECIDED,
     GATE_EXACT_SPLITS,
     GATE_RESAMPLES,
     AcceptanceGate,
-    CounterReset,
     GateFinding,
     GateTest,
     SideUnits,
 )
+from k3diff.telemetry.windows import CounterReset, lost_to_how
 
 MIN_UNITS = 2
 """Units a side a comparison needs (scipy's permutation_test takes no fewer; with 1 the
@@ -185,16 +184,11 @@ def acceptance_gate(
 
 
 def _lost(resets: Sequence[CounterReset], tests: tuple[GateTest, ...], block: int) -> str:
-    """Why a gate that found no drop in the windows it kept does not pass: windows lost to a
-    restarted server are in no test."""
+    """Why a gate that found no drop in the windows it kept does not pass: windows lost (to a
+    restarted server, an unread /metrics, invalid counts) are in no test."""
     lost = [r for r in resets if r.lost]
     first, used, count = lost[0], tests[0], len(lost)
-    why = (
-        "a restarted server (a counter went down or its _created time changed"
-        if all(r.metric != UNREAD for r in lost)
-        else "a restarted server or an unread /metrics (a counter went down, its _created "
-        "time changed, or a reading before or after the window failed"
-    )
+    why = lost_to_how(lost)
     return (
         f"{count} vLLM window{'s' if count > 1 else ''} lost to {why}; first: {first.side}, "
         f"{first.metric}, the window closed by "

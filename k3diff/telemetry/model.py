@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from k3diff.exitcodes import ExitCode
-from k3diff.sample.lines import UNREAD
 from k3diff.sample.stopline import LogStop
+from k3diff.telemetry.windows import CounterReset
 
 DEFAULT_ALPHA = 0.05
 """`telemetry --alpha`'s default: the house level the bundle names a document's other α against,
@@ -267,43 +267,6 @@ class AcceptanceGate:
     block: int = 1
     """The rule that decided it: 1, a test of units; past the caps, of blocks of this many
     consecutive units (`k3diff.telemetry.blocks`)."""
-
-
-@dataclass(frozen=True)
-class CounterReset:
-    """A vLLM counter that went down across a window (a restarted server: the run's windows
-    span two server lives); the window's counts are lost."""
-
-    side: str
-    metric: str
-    """The counter, by its exposed name."""
-    window: str
-    """The sample that closed the window (`key mode repeat N`)."""
-    samples: int
-    """The window's samples."""
-    lost: bool = True
-    """The counter went down across the window (its counts are lost); False: the server
-    restarted between this window and the one before (the counts stand)."""
-
-    def describe(self) -> str:
-        """The finding's sentence (after `counter-reset, SIDE: `)."""
-        size = f"{self.samples} sample{'s' if self.samples != 1 else ''}"
-        if self.metric == UNREAD:
-            return (
-                f"the window closed by {self.window} ({size}) was not read (its /metrics "
-                "reading before or after it failed); that window's counts are lost"
-            )
-        verb = "changed" if self.metric.endswith("_created") else "went down"
-        if not self.lost:
-            return (
-                f"{self.metric} {verb} between the window closed by {self.window} and the one "
-                "before: the server restarted between two windows (the run spans two server "
-                "lives); the counts stand"
-            )
-        return (
-            f"{self.metric} {verb} across the window closed by {self.window} ({size}): a "
-            "restarted server; that window's counts are lost"
-        )
 
 
 @dataclass(frozen=True)

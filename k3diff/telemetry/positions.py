@@ -9,22 +9,42 @@ screen, as the pooled one.
 
 from __future__ import annotations
 
-from k3diff.telemetry.accounting import Accounts
+from k3diff.telemetry.accounting import Accounts, SideCounts
 from k3diff.telemetry.engines import SOURCE_SGLANG
 from k3diff.telemetry.model import PositionRate, PositionTest
 
 
+def _reach(accounts: Accounts, sides: list[str]) -> dict[str, tuple[SideCounts, int]]:
+    """Per side that reports positions, its counts and how many positions it is read at.
+    SGLang's histogram grows only to the most tokens a verify step accepted, so past it no
+    draft reached (0, not "not reported"): an SGLang side is read as far as the other side's
+    positions go, the gate's rule (`k3diff.telemetry.gate.compared_positions`). Before
+    telemetry66 the Fisher screen stopped where both lists reached, so a patch whose drafter
+    never reached position 3 had no screen there."""
+    found = {}
+    for side in sides:
+        source = accounts.source(side)
+        if source is not None and source[1].positions:
+            found[side] = source
+    closed = [len(c.at_least) for name, c in found.values() if name != SOURCE_SGLANG]
+    longest = (
+        min(closed) if closed else max((len(c.at_least) for _, c in found.values()), default=0)
+    )
+    return {
+        side: (counts, max(len(counts.at_least), longest if name == SOURCE_SGLANG else 0))
+        for side, (name, counts) in found.items()
+    }
+
+
 def position_rates(accounts: Accounts, sides: list[str], alpha: float) -> tuple[PositionRate, ...]:
-    """Per side whose speculation source reports positions, one rate per position."""
+    """Per side whose speculation source reports positions, one rate per position it is read
+    at (`_reach`)."""
     from scipy.stats import binomtest
 
     rates = []
-    for side in sides:
-        found = accounts.source(side)
-        if found is None or not found[1].positions:
-            continue
-        counts = found[1]
-        for index, accepted in enumerate(counts.at_least):
+    for side, (counts, reach) in _reach(accounts, sides).items():
+        at_least = [*counts.at_least, *[0] * (reach - len(counts.at_least))]
+        for index, accepted in enumerate(at_least):
             low = high = None
             if counts.drafts:
                 ci = binomtest(accepted, counts.drafts).proportion_ci(1 - alpha, method="exact")
@@ -71,15 +91,22 @@ def missing_lengths(accounts: Accounts, side: str, longest: int) -> str | None:
     if found[0] == SOURCE_SGLANG:
         # Its histogram ends at the most tokens a step accepted: past it, none reached.
         reported = longest
-    at_least = [*counts.at_least, *[0] * (reported - len(counts.at_least))]
+    # The modes' drafts only: the control's are not the requests under test (telemetry66).
+    drafts, modes_at_least = counts.modes_positions()
+    at_least = [*modes_at_least, *[0] * (reported - len(modes_at_least))]
     unseen = [n for n in range(1, min(longest, reported) + 1) if at_least[n - 1] == 0]
     unreported = list(range(reported + 1, longest + 1))
     parts = []
     if unseen:
+        control = (
+            f" (the control's {counts.drafts - drafts:,} not counted)"
+            if drafts < counts.drafts
+            else ""
+        )
         parts.append(
-            f"draft length {_lengths(unseen)} never accepted in {counts.drafts:,} drafts"
+            f"draft length {_lengths(unseen)} never accepted in {drafts:,} drafts{control}"
             if len(unseen) == 1
-            else f"draft lengths {_lengths(unseen)} never accepted in {counts.drafts:,} drafts"
+            else f"draft lengths {_lengths(unseen)} never accepted in {drafts:,} drafts{control}"
         )
     if unreported:
         parts.append(

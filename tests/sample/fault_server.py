@@ -44,7 +44,9 @@ object choosing the behaviour for its prompt:
              `threshold` T: "solo" while fewer than T requests are in flight, else
              "batched:N" (output depending on the number in flight)
     The prefix cache ("cache", "cached") is keyed by prompt and cache_salt (by prompt alone with
-    "ignore_salt": true, as a server that ignores cache_salt).
+    "ignore_salt": true, as a server that ignores cache_salt; never hit by a request that
+    carries a cache_salt with "salt_misses": true, as a server whose salted prefix caching is
+    broken).
 
 `--serialise` handles one completion request at a time behind a lock (it never batches).
 
@@ -198,7 +200,8 @@ class Handler(JsonHandler):
             salt = "" if fault.get("ignore_salt") else str(body.get("cache_salt", ""))
             cache_key = prompt + "\x00" + salt
             CACHE_SEEN[cache_key] += 1
-            fault = {**fault, "_warm": CACHE_SEEN[cache_key] > 1}
+            warm = CACHE_SEEN[cache_key] > 1 and not (fault.get("salt_misses") and salt)
+            fault = {**fault, "_warm": warm}
             if fault.get("cache") == "counter" and fault["_warm"]:
                 CACHE_HITS[0] += 3
         try:

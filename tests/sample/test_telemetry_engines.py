@@ -337,9 +337,9 @@ def test_a_vllm_window_accepting_more_tokens_than_it_drafted_is_not_a_count_pair
 ) -> None:
     # review65: the patch's counters rose by more accepted tokens than draft tokens in every
     # window (a hostile server, or counters read while a step was half counted). Before, scipy
-    # was handed k > n: "internal error (a bug in k3diff ...)", exit 2. Such a window's tokens
-    # are "not reported", as TensorRT-LLM's and SGLang's pairs are; `--expect speculation`
-    # then names the side.
+    # was handed k > n: "internal error (a bug in k3diff ...)", exit 2. Such a window's counts
+    # are lost (telemetry66: its positions too, and it is named as a lost window);
+    # `--expect speculation` then names the side.
     patch = {
         "vllm_spec": {"drafts": 10, "draft_tokens": 20, "accepted_tokens": 30, "per_pos": [9, 8]}
     }
@@ -352,8 +352,13 @@ def test_a_vllm_window_accepting_more_tokens_than_it_drafted_is_not_a_count_pair
     assert code == 1, text
     assert [n["side"] for n in doc["not_exercised"]] == ["patch"]
     spec = {s["side"]: s for s in doc["speculation"]}
-    assert spec["base"]["drafted"] == 50 * REPEATS
-    assert spec["patch"]["drafted"] == 0 and spec["patch"]["accepted"] == 0
+    assert spec["base"]["drafted"] == 50 * REPEATS and "patch" not in spec
+    assert doc["not_exercised"][0]["detail"].endswith(
+        f"; {REPEATS} vLLM windows lost (counter-reset)"
+    )
+    assert [(r["side"], r["metric"], r["reason"]) for r in doc["counter_resets"]] == [
+        ("patch", "counts not valid", "accepted tokens 30 above draft tokens 20")
+    ] * REPEATS
     assert (
         run_k3diff("telemetry", out / "samples.jsonl", "--fail-on", "acceptance-drop").exit_code
         == 1

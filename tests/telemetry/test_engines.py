@@ -187,21 +187,43 @@ def test_a_window_spans_the_samples_in_flight_together() -> None:
 
 
 @pytest.mark.parametrize(
-    ("per_position", "expected"),
+    ("per_position", "valid"),
     [
-        ([8, 6, 4], (8, 6, 4)),
-        ([10, 10, 0], (10, 10, 0)),  # every draft reached position 2: still a count
-        ([20, 6, 4], ()),  # more drafts reached position 1 than there were drafts
-        ([1, 2, 3], ()),  # a draft that reached position 3 reached 1 and 2 too
+        ([8, 6, 4], True),
+        ([10, 10, 0], True),  # every draft reached position 2: still a count
+        ([20, 6, 4], False),  # more drafts reached position 1 than there were drafts
+        ([1, 2, 3], False),  # a draft that reached position 3 reached 1 and 2 too
     ],
 )
 def test_vllm_positions_must_be_drafts_reaching_each_position(
-    per_position: list[int], expected: tuple[int, ...]
+    per_position: list[int], valid: bool
 ) -> None:
+    # telemetry66: a window whose positions are no counts of drafts is no window of one server
+    # life: none of its counts stand (before, its tokens did, without its positions), and it
+    # says why, for `telemetry` to name it as a lost window.
     window = {"drafts": 10, "draft_tokens": 30, "accepted_tokens": 18, "samples": 1}
     counts = vllm_counts({**window, "accepted_per_position": per_position})
-    assert counts.at_least == expected and counts.drafts == 10
-    assert vllm_counts({**window, "drafts": None, "accepted_per_position": [1]}).at_least == ()
+    if valid:
+        assert counts.invalid is None
+        assert (counts.at_least, counts.drafts, counts.accepted, counts.drafted) == (
+            tuple(per_position),
+            10,
+            18,
+            30,
+        )
+    else:
+        assert counts.invalid == (
+            f"drafts reaching each position {per_position} above the 10 drafts or rising "
+            "with the position"
+        )
+        assert (counts.at_least, counts.drafts, counts.accepted, counts.drafted) == (
+            (),
+            None,
+            None,
+            None,
+        )
+    assert vllm_counts(window).invalid == "accepted_per_position missing or not a list"
+    assert vllm_counts({"samples": 2, "preemptions": 0}).invalid is None  # no speculation
 
 
 @pytest.mark.parametrize(

@@ -188,3 +188,96 @@ def test_a_window_whose_metrics_read_failed_holds_the_gate(tmp_path: Path, hide:
         "Verdict: FAIL (exit 1): acceptance-undecided (--fail-on acceptance-drop could not "
         "decide: 10 vLLM windows lost to a restarted server or an unread /metrics)"
     )
+
+
+def test_a_window_whose_counts_are_no_counts_is_lost_and_holds_the_gate(tmp_path: Path) -> None:
+    """telemetry66: a window whose recorded rise no server life gives (accepted tokens above
+    draft tokens; drafts reaching a position rising with the position) is what a restart
+    its counters did not show leaves (no `_created` series, counts past the old values), or an
+    edited log. Such windows were left out of the tests unsaid (the first's tokens counted
+    without its positions, the others' positions without their tokens), and the gate passed on
+    the windows left: pooled 8 base and 6 patch units, positions 8 and 7, exit 0. Now each is a
+    lost window, named with why, in no count, and the gate holds."""
+    log = _sample(tmp_path, (RATES, "1"), (RATES, "2"), repeats=4)
+    header, *lines = log.read_text().splitlines()
+    edited: list[str] = []
+    windows: list[tuple[str, dict[str, Any]]] = []
+    for text in lines:
+        line = json.loads(text)
+        spec = line.get("server_spec")
+        if line["side"] == "patch" and spec and len(windows) < 3:
+            if windows:
+                spec["accepted_tokens"] = spec["draft_tokens"] + 1
+            else:
+                spec["accepted_per_position"] = [5, 9]  # more drafts reached 2 than 1
+            windows.append((f"{line['key']} serial repeat {line['repeat']}", dict(spec)))
+        edited.append(json.dumps(line))
+    log.write_text("\n".join([header, *edited]) + "\n")
+
+    code, doc, text = run_telemetry(log)
+    assert code == 0  # without the gate: said, not failing
+    assert doc["counter_resets"] == [
+        {"side": "patch", "metric": "counts not valid", "window": window, "samples": 1,
+         "lost": True, "reason": reason}
+        for (window, _), reason in zip(windows, [
+            "drafts reaching each position [5, 9] above the 30 drafts or rising with the "
+            "position",
+            f"accepted tokens {windows[1][1]['accepted_tokens']} above draft tokens 60",
+            f"accepted tokens {windows[2][1]['accepted_tokens']} above draft tokens 60",
+        ], strict=True)
+    ]  # fmt: skip
+    # In no count: the patch's speculation and positions are its 5 valid windows'.
+    kept = [
+        json.loads(t)["server_spec"]
+        for t in edited
+        if json.loads(t)["side"] == "patch" and json.loads(t).get("server_spec")
+    ][3:]
+    spec = {s["side"]: s for s in doc["speculation"]}
+    assert (spec["patch"]["accepted"], spec["patch"]["drafted"]) == (
+        sum(w["accepted_tokens"] for w in kept),
+        sum(w["draft_tokens"] for w in kept),
+    )
+    patch_positions = [p for p in doc["positions"] if p["side"] == "patch"]
+    assert [(p["accepted"], p["drafts"]) for p in patch_positions] == [
+        (sum(w["accepted_per_position"][i] for w in kept), 30 * len(kept)) for i in (0, 1)
+    ]
+    assert "vLLM windows lost to invalid counts, in no count or test here: base 0, patch 3" in text
+    assert (
+        f"counter-reset, patch: the window closed by {windows[1][0]} (1 sample) rose by counts "
+        "no server life gives (accepted tokens" in text
+    )
+    assert text.splitlines()[-1].endswith("; warnings: counter-reset (patch)")
+
+    code, doc, text = run_telemetry(log, "--fail-on", "acceptance-drop")
+    assert code == 1, text
+    gate = doc["acceptance_gate"]
+    assert gate["lost_windows"] == {"base": 0, "patch": 3}
+    assert {(t["units"]["base"], t["units"]["patch"]) for t in gate["tests"]} == {(8, 5)}
+    assert [f["name"] for f in gate["findings"]] == ["acceptance-undecided"]
+    assert gate["findings"][0]["detail"].startswith(
+        "3 vLLM windows lost to invalid counts (accepted tokens above drafted, or per-position "
+        f"counts above the drafts; first: patch, counts not valid, the window closed by "
+        f"{windows[0][0]}): the tests used 8 base and 5 patch units"
+    )
+    assert text.splitlines()[-1] == (
+        "Verdict: FAIL (exit 1): acceptance-undecided (--fail-on acceptance-drop could not "
+        "decide: 3 vLLM windows lost to invalid counts)"
+    )
+    # The Markdown says it too; the bundle lists them and re-derives the hold.
+    markdown = run_k3diff("telemetry", log, "--format", "markdown").stdout
+    assert "vLLM windows lost to invalid counts, in no count or test here" in markdown
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    bundle = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b0")
+    assert bundle.exit_code == 1, bundle.stderr
+    assert "rose by counts no server life gives" in (tmp_path / "b0" / "REPORT.md").read_text()
+    # A document edited to drop the lost windows and pass: refused beside its log (telemetry
+    # run again), and alone when the gate's lost_windows and counter_resets disagree.
+    gate["findings"], doc["verdict"] = [], {"ok": True, "exit_code": 0}
+    del doc["counter_resets"]
+    (tmp_path / "forged.json").write_text(json.dumps(doc))
+    forged = run_k3diff("report", tmp_path / "forged.json", "--out", tmp_path / "b1")
+    assert forged.exit_code == 2 and "counter_resets lists 0" in forged.stderr
+    del gate["lost_windows"]
+    (tmp_path / "forged.json").write_text(json.dumps(doc))
+    forged = run_k3diff("report", tmp_path / "forged.json", log, "--out", tmp_path / "b2")
+    assert forged.exit_code == 2, forged.stderr
