@@ -289,13 +289,14 @@ def test_requirement_and_tag_changes_are_listed(tmp_path: Path) -> None:
         tag="cp311-cp311-manylinux_2_28_x86_64",
     )
     code, report = run_json("wheels", base, patch)
-    assert code == 0
     changes = {c["field"]: (c["base"], c["patch"]) for c in report["metadata_changes"]}
     assert changes == {
         "tags": ("py3-none-any", "cp311-cp311-manylinux_2_28_x86_64"),
         "requires_dist": ("numpy>=1.26, torch==2.5.0", "numpy>=2, torch==2.5.0"),
     }
-    assert {f["code"] for f in report["findings"]} == {"W301"}
+    # The changes are W301 (informational); the patch's tags install on CPython 3.11 on glibc
+    # 2.28+ x86_64 alone, where the base installed everywhere: that narrowing is W630's.
+    assert (code, {f["code"] for f in report["findings"]}) == (1, {"W301", "W630"})
 
 
 def test_upgraded_vendored_library_pairs_as_changed(tmp_path: Path) -> None:

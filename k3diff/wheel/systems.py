@@ -1,0 +1,341 @@
+"""The systems a wheel's tags install on, and the base's systems a patch's tags drop (W630).
+
+A system is an interpreter of one Python version and ABI (`cp311` with ABI `cp311`, free-threaded
+`cp313t`, PyPy's `pp310` with `pypy310_pp73`) on one platform (glibc 2.17 on x86_64, musl 1.2 on
+aarch64, macOS 14 on arm64, `win_amd64`, or a platform no tag names). A wheel installs on a
+system when one of its tags is among the tags the system supports, as packaging's `sys_tags`
+(what pip 26 selects wheels by) lists them there: `cpython_tags` or `generic_tags`, then
+`compatible_tags`, over the system's platforms. Those are packaging's `_linux_platforms` for a
+Linux (`manylinux_2_Y` for every Y up to the glibc's, with the legacy `manylinux1` = 2.5,
+`manylinux2010` = 2.12 and `manylinux2014` = 2.17, from 2.5 on x86_64/i686 and 2.17
+elsewhere; `musllinux_1_Y` likewise; then `linux_ARCH`), `mac_platforms` for macOS, and the
+platform itself for any other (`win_amd64`, `linux_x86_64` on a libc no tag promises).
+
+The systems checked come from the base's tags, so the check is finite and exact: each base tag
+gives the interpreters it names (`py3` and `cpXY-abi3`: CPython 3.Y up to a horizon one past the
+newest version either side names, at least 3.20; `cp311-cp311`: CPython 3.11 of that ABI;
+`pp310-pypy310_pp73`: that PyPy; Python 2 tags, which pip 26 never selects, none) on the
+platforms its platform names, from its own version up to the newest version of that platform
+family either side names (a glibc past every named one supports what that one does, so the last
+stands for all later ones: `+`). A system the base installs on and the patch does not is
+dropped: pip installs the base there and not the patch.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from functools import cache
+from itertools import chain, groupby
+from typing import NamedTuple
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.tags import compatible_tags, cpython_tags, generic_tags, mac_platforms
+
+from k3diff.lazyre import lazy
+
+HORIZON = 20
+"""CPython 3.20: the newest minor version a system is made for, unless a tag names a newer."""
+
+_INTERPRETER = lazy(r"([a-z]+)(\d)(\d*)")
+_GLIBC = lazy(r"manylinux_(\d+)_(\d+)_(.+)")
+_LEGACY_GLIBC = {"manylinux1": 5, "manylinux2010": 12, "manylinux2014": 17}
+_MUSL = lazy(r"musllinux_(\d+)_(\d+)_(.+)")
+_MACOS = lazy(r"macosx_(\d+)_(\d+)_(.+)")
+_MAC_CPUS = (
+    ("arm64", (11, 0), (99, 0)), ("x86_64", (10, 4), (99, 0)), ("i386", (10, 4), (10, 14)),
+    ("ppc64", (10, 4), (10, 5)), ("ppc", (10, 0), (10, 6)),
+)  # fmt: skip
+"""The CPUs macOS ran on, and the releases that ran their programs (arm64 from 11, i386 to
+10.14, PowerPC to 10.6 under Rosetta): `mac_platforms` lists tags for any pair it is given."""
+_SLOT = "k3diff-platform"
+"""A stand-in platform: the tags packaging lists on it are the ones listed on every platform."""
+
+
+class Platform(NamedTuple):
+    """One platform a system runs: a family, its architecture and the family's version."""
+
+    family: str
+    """`glibc`, `musl`, `macos`, `exact` (the platform tag alone) or `any` (no tag names it)."""
+    arch: str
+    """The architecture (`x86_64`, `arm64`), or for `exact` the platform tag itself."""
+    version: tuple[int, ...] = ()
+    """glibc (2, 17), musl (1, 2), macOS (10, 9) or (14, 0); () for the others."""
+
+
+class System(NamedTuple):
+    """An interpreter of one Python version and ABI on one platform."""
+
+    interpreter: str
+    """The interpreter tag: `cp311`, `pp310`."""
+    abi: str
+    """Its ABI tag: `cp311`, `cp313t`, `pypy310_pp73` (`none` when the tag names none)."""
+    platform: Platform
+
+
+class Dropped(NamedTuple):
+    """The base's systems the patch's tags drop, and the bounds they were checked up to."""
+
+    systems: list[System]
+    """Each system the base's tags install on and the patch's do not, sorted."""
+    horizon: int
+    """The newest CPython minor version checked: one dropped stands for every later one."""
+    tops: dict[tuple[str, str], tuple[int, ...]]
+    """Per platform family and architecture (macOS: every one), the newest version checked,
+    which stands for every later one."""
+
+    def describe(self, limit: int = 6) -> str:
+        """The systems said compactly (`describe`)."""
+        return describe(self, limit)
+
+
+def dropped(
+    base: Iterable[str], patch: Iterable[str], requires_python: str | None = None
+) -> Dropped:
+    """The systems the `base` tags install on and the `patch` tags do not (expanded tags).
+    A Python the base's `requires_python` excludes is not one pip installs the base on (a
+    version is admitted when its first or a late micro release is; a specifier packaging
+    cannot read excludes nothing); the patch is judged by its tags alone."""
+    base_tags, patch_tags = frozenset(base), frozenset(patch)
+    parsed = [parts for parts in (t.split("-") for t in base_tags | patch_tags) if len(parts) == 3]
+    horizon = max([HORIZON, *(_minor(python) + 1 for python, _, _ in parsed)])
+    tops = _tops(platform for _, _, platform in parsed)
+    systems = {
+        System(interpreter, abi, platform)
+        for python, abi_tag, platform_tag in (t.split("-") for t in base_tags if t.count("-") == 2)
+        for interpreter, abi in _interpreters(python, abi_tag, horizon)
+        for platform in _platforms(platform_tag, tops)
+    }
+    admitted = _admitted(requires_python)
+    lost = sorted(
+        s
+        for s in systems
+        if admitted(_minor(s.interpreter))
+        and installs(base_tags, s)
+        and not installs(patch_tags, s)
+    )
+    return Dropped(lost, horizon, tops)
+
+
+def installs(tags: frozenset[str], system: System) -> bool:
+    """True when one of `tags` is among those packaging lists as supported on `system`."""
+    heads, anywhere = _supported(system.interpreter, system.abi)
+    platforms = _platform_tags(system.platform)
+    for tag in tags:
+        python, _, rest = tag.partition("-")
+        abi, _, platform = rest.partition("-")
+        if tag in anywhere or ((python, abi) in heads and platform in platforms):
+            return True
+    return False
+
+
+def _admitted(requires_python: str | None) -> Callable[[int], bool]:
+    """Whether the specifier admits CPython 3.Y, by minor version Y."""
+    try:
+        specifier = SpecifierSet(requires_python or "")
+    except InvalidSpecifier:
+        specifier = SpecifierSet()
+    return lambda minor: any(specifier.contains(f"3.{minor}.{micro}") for micro in (0, 99))
+
+
+def _minor(python: str) -> int:
+    match = _INTERPRETER.fullmatch(python)
+    return int(match.group(3)) if match and match.group(2) == "3" and match.group(3) else 0
+
+
+def _interpreters(python: str, abi: str, horizon: int) -> Iterator[tuple[str, str]]:
+    """(interpreter, ABI) of each system a base tag's Python and ABI parts name."""
+    match = _INTERPRETER.fullmatch(python)
+    if match is None or match.group(2) != "3":
+        return  # Python 2, which pip 26 never selects, or no interpreter packaging names
+    kind, minor = match.group(1), int(match.group(3) or 0)
+    if kind == "py" or (kind == "cp" and abi in ("abi3", "abi3t")):
+        free = "t" if abi == "abi3t" else ""
+        for version in range(minor, horizon + 1):
+            yield f"cp3{version}", _default_abi(version) + free
+    elif kind == "cp":
+        yield python, _default_abi(minor) if abi == "none" else abi
+    elif match.group(3):
+        yield python, abi
+
+
+def _default_abi(minor: int) -> str:
+    """The ABI of a default CPython 3.Y build (pymalloc's `m` before 3.8)."""
+    return f"cp3{minor}" + ("m" if 3 <= minor < 8 else "")
+
+
+def _tops(platforms: Iterable[str]) -> dict[tuple[str, str], tuple[int, ...]]:
+    """The newest version of each platform family and architecture the tags name."""
+    tops: dict[tuple[str, str], tuple[int, ...]] = {}
+    for platform in platforms:
+        found = _versioned(platform)
+        if found is not None:
+            family, arch, version = found
+            key = (family, "" if family == "macos" else arch)
+            tops[key] = max(tops.get(key, version), version)
+    return tops
+
+
+def _versioned(platform: str) -> tuple[str, str, tuple[int, ...]] | None:
+    """(family, architecture, version) of a glibc, musl or macOS platform tag; None otherwise."""
+    head, _, arch = platform.partition("_")
+    if head in _LEGACY_GLIBC:
+        return "glibc", arch, (2, _LEGACY_GLIBC[head])
+    for family, pattern in (("glibc", _GLIBC), ("musl", _MUSL), ("macos", _MACOS)):
+        match = pattern.fullmatch(platform)
+        if match is not None:
+            major, minor = int(match.group(1)), int(match.group(2))
+            version = (major, 0) if family == "macos" and major >= 11 else (major, minor)
+            return family, match.group(3), version
+    return None
+
+
+def _platforms(platform: str, tops: dict[tuple[str, str], tuple[int, ...]]) -> list[Platform]:
+    """The platforms a base platform tag names: each version of its family from its own up to
+    the newest either side names (`tops`); macOS on each CPU that may take it."""
+    if platform == "any":
+        return [Platform("any", "")]
+    found = _versioned(platform)
+    if found is None:
+        return [Platform("exact", platform)]
+    family, arch, version = found
+    if family != "macos":
+        top = tops.get((family, arch), version)
+        return [Platform(family, arch, (version[0], m)) for m in range(version[1], top[1] + 1)]
+    versions = _mac_versions(version, tops.get(("macos", ""), version))
+    return [
+        Platform("macos", cpu, v)
+        for v in versions
+        for cpu, low, high in _MAC_CPUS
+        if low <= v <= high
+    ]
+
+
+def _mac_versions(start: tuple[int, ...], top: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """macOS releases from `start` to `top`: 10.Y each year to 10.15, then 11, 12, …"""
+    tenths = [(10, minor) for minor in range(start[1], 16)] if start[0] == 10 else []
+    return [*tenths, *((major, 0) for major in range(max(start[0], 11), top[0] + 1))] or [start]
+
+
+@cache
+def _supported(interpreter: str, abi: str) -> tuple[frozenset[tuple[str, str]], frozenset[str]]:
+    """The (Python, ABI) parts packaging lists on each platform of a system of this
+    interpreter, and the whole tags it lists whatever the platforms (`…-any`)."""
+    match = _INTERPRETER.fullmatch(interpreter)
+    assert match is not None
+    version = (3, int(match.group(3))) if match.group(3) else (3,)
+    if match.group(1) == "cp":
+        own = cpython_tags(version, [abi], [_SLOT])
+    else:
+        own = generic_tags(interpreter, [] if abi == "none" else [abi], [_SLOT])
+    listed = list(chain(own, compatible_tags(version, interpreter, [_SLOT])))
+    heads = frozenset((t.interpreter, t.abi) for t in listed if t.platform == _SLOT)
+    return heads, frozenset(str(t) for t in listed if t.platform == "any")
+
+
+@cache
+def _platform_tags(platform: Platform) -> frozenset[str]:
+    """The platform tags packaging lists on this platform."""
+    family, arch, version = platform
+    if family == "exact":
+        return frozenset({arch})
+    if family == "macos":
+        return frozenset(mac_platforms((version[0], version[1]), arch))
+    if family == "glibc":
+        oldest = 5 if arch in ("x86_64", "i686") else 17
+        names = {f"manylinux_{version[0]}_{m}_{arch}" for m in range(version[1], oldest - 1, -1)}
+        names |= {
+            f"{legacy}_{arch}" for legacy, m in _LEGACY_GLIBC.items() if oldest <= m <= version[1]
+        }
+        return frozenset({*names, f"linux_{arch}"})
+    if family == "musl":
+        names = {f"musllinux_{version[0]}_{m}_{arch}" for m in range(version[1], -1, -1)}
+        return frozenset({*names, f"linux_{arch}"})
+    return frozenset()
+
+
+def describe(found: Dropped, limit: int = 6) -> str:
+    """The dropped systems said compactly, `CPython 3.9-3.10, 3.12+ on glibc 2.17+ x86_64`:
+    the versions of one interpreter kind on one platform, and runs of a platform's versions
+    that drop the same ones; `+` when a run reaches the newest version checked, which stands
+    for every later one. Past `limit` parts, how many more."""
+    minors: dict[tuple[str, Platform], set[int]] = defaultdict(set)
+    for system in found.systems:
+        minors[(_kind(system), system.platform)].add(_minor(system.interpreter))
+    said = []
+    ordered = sorted(minors.items())
+    for (kind, (family, arch)), group in groupby(ordered, key=lambda i: (i[0][0], i[0][1][:2])):
+        top = found.tops.get((family, "" if family == "macos" else arch))
+        runs: list[tuple[str, list[tuple[int, ...]]]] = []
+        for (_, platform), versions in group:
+            text = _versions(versions, found.horizon, kind)
+            if runs and runs[-1][0] == text and _after(family, runs[-1][1][-1]) == platform[2]:
+                runs[-1][1].append(platform.version)
+            else:
+                runs.append((text, [platform.version]))
+        said += [f"{kind} {text} on {_platform_text(family, arch, run, top)}" for text, run in runs]
+    if len(said) > limit:
+        said = [*said[:limit], f"and {len(said) - limit} more"]
+    return "; ".join(said)
+
+
+def _kind(system: System) -> str:
+    """The interpreter kind, its ABI where it is not the version's default build's."""
+    match = _INTERPRETER.fullmatch(system.interpreter)
+    name = match.group(1) if match else system.interpreter
+    if name == "cp":
+        flags = system.abi.removeprefix(system.interpreter)
+        if flags in ("", "m") and system.abi.startswith(system.interpreter):
+            return "CPython"
+        return "free-threaded CPython" if flags == "t" else f"CPython (ABI {system.abi})"
+    label = {"pp": "PyPy", "graalpy": "GraalPy", "ip": "IronPython", "jy": "Jython"}.get(name)
+    return f"{label or system.interpreter} ({system.abi})"
+
+
+def _versions(minors: Iterable[int], horizon: int, kind: str) -> str:
+    """`3.9-3.10, 3.12+`: runs of consecutive minors, a CPython one reaching the horizon open."""
+    runs: list[list[int]] = []
+    for minor in sorted(minors):
+        if runs and runs[-1][-1] + 1 == minor:
+            runs[-1].append(minor)
+        else:
+            runs.append([minor])
+    texts = []
+    for run in runs:
+        if run[-1] >= horizon and "CPython" in kind:
+            texts.append(f"3.{run[0]}+")
+        elif len(run) == 1:
+            texts.append(f"3.{run[0]}")
+        else:
+            texts.append(f"3.{run[0]}-3.{run[-1]}")
+    return ", ".join(texts)
+
+
+def _after(family: str, version: tuple[int, ...]) -> tuple[int, ...]:
+    """The next version of a platform family: glibc 2.18 after 2.17, macOS 11 after 10.15."""
+    if family == "macos" and version == (10, 15):
+        return (11, 0)
+    if family == "macos" and version[0] >= 11:
+        return (version[0] + 1, 0)
+    return (*version[:-1], version[-1] + 1) if version else ()
+
+
+def _platform_text(
+    family: str, arch: str, run: list[tuple[int, ...]], top: tuple[int, ...] | None
+) -> str:
+    if family == "any":
+        return "platforms no tag names (the base's 'any')"
+    if family == "exact":
+        return arch
+    first, last = _version_text(family, run[0]), _version_text(family, run[-1])
+    span = f"{first}+" if run[-1] == top else first
+    if first != last and run[-1] != top:
+        span = f"{first}-{last}"
+    name = {"glibc": "glibc", "musl": "musl", "macos": "macOS"}[family]
+    return f"{name} {span} {arch}"
+
+
+def _version_text(family: str, version: tuple[int, ...]) -> str:
+    if family == "macos" and version[0] >= 11:
+        return str(version[0])
+    return ".".join(map(str, version))
