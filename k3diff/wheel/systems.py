@@ -33,9 +33,17 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.tags import compatible_tags, cpython_tags, generic_tags, mac_platforms
 
 from k3diff.lazyre import lazy
+from k3diff.wheel.targets import version_number
 
 HORIZON = 20
 """CPython 3.20: the newest minor version a system is made for, unless a tag names a newer."""
+NEWEST = 99
+"""The largest version number a system is made for (Python 3.99, glibc 2.99, macOS 99): a tag
+naming a larger one (`manylinux_2_999999999`) installs on no system checked, and the work
+stays bounded whatever a hostile tag says."""
+MAX_SYSTEMS = 100_000
+"""The most systems checked for one pair (a real release's tags give a few hundred); past it
+the first are checked and the finding says so."""
 
 _INTERPRETER = lazy(r"([a-z]+)(\d)(\d*)")
 _GLIBC = lazy(r"manylinux_(\d+)_(\d+)_(.+)")
@@ -83,10 +91,15 @@ class Dropped(NamedTuple):
     tops: dict[tuple[str, str], tuple[int, ...]]
     """Per platform family and architecture (macOS: every one), the newest version checked,
     which stands for every later one."""
+    unchecked: int = 0
+    """Systems past `MAX_SYSTEMS`, not checked."""
 
     def describe(self, limit: int = 6) -> str:
-        """The systems said compactly (`describe`)."""
-        return describe(self, limit)
+        """The systems said compactly (`describe`), and how many went unchecked."""
+        said = describe(self, limit)
+        if self.unchecked:
+            said += f" ({self.unchecked:,} more systems not checked: k3diff's cap {MAX_SYSTEMS:,})"
+        return said
 
 
 def dropped(
@@ -98,7 +111,7 @@ def dropped(
     cannot read excludes nothing); the patch is judged by its tags alone."""
     base_tags, patch_tags = frozenset(base), frozenset(patch)
     parsed = [parts for parts in (t.split("-") for t in base_tags | patch_tags) if len(parts) == 3]
-    horizon = max([HORIZON, *(_minor(python) + 1 for python, _, _ in parsed)])
+    horizon = min(max([HORIZON, *(_minor(python) + 1 for python, _, _ in parsed)]), NEWEST)
     tops = _tops(platform for _, _, platform in parsed)
     systems = {
         System(interpreter, abi, platform)
@@ -107,26 +120,37 @@ def dropped(
         for platform in _platforms(platform_tag, tops)
     }
     admitted = _admitted(requires_python)
-    lost = sorted(
+    checked = sorted(systems)[:MAX_SYSTEMS]
+    base_index, patch_index = _index(base_tags), _index(patch_tags)
+    lost = [
         s
-        for s in systems
+        for s in checked
         if admitted(_minor(s.interpreter))
-        and installs(base_tags, s)
-        and not installs(patch_tags, s)
-    )
-    return Dropped(lost, horizon, tops)
+        and installs(base_index, s)
+        and not installs(patch_index, s)
+    ]
+    return Dropped(lost, horizon, tops, len(systems) - len(checked))
 
 
-def installs(tags: frozenset[str], system: System) -> bool:
-    """True when one of `tags` is among those packaging lists as supported on `system`."""
-    heads, anywhere = _supported(system.interpreter, system.abi)
-    platforms = _platform_tags(system.platform)
+def _index(tags: frozenset[str]) -> dict[str, set[tuple[str, str]]]:
+    """The tags' (Python, ABI) parts by platform."""
+    index: dict[str, set[tuple[str, str]]] = defaultdict(set)
     for tag in tags:
         python, _, rest = tag.partition("-")
         abi, _, platform = rest.partition("-")
-        if tag in anywhere or ((python, abi) in heads and platform in platforms):
+        index[platform].add((python, abi))
+    return index
+
+
+def installs(index: dict[str, set[tuple[str, str]]], system: System) -> bool:
+    """True when one of the tags (`_index`ed) is among those packaging lists as supported on
+    `system`: the whole tag (`py3-none-any`), or its Python and ABI on one of its platforms."""
+    heads, anywhere = _supported(system.interpreter, system.abi)
+    for platform in _platform_tags(system.platform):
+        pairs = index.get(platform)
+        if pairs and not heads.isdisjoint(pairs):
             return True
-    return False
+    return not anywhere.isdisjoint(index.get("any", ()))
 
 
 def _admitted(requires_python: str | None) -> Callable[[int], bool]:
@@ -140,7 +164,12 @@ def _admitted(requires_python: str | None) -> Callable[[int], bool]:
 
 def _minor(python: str) -> int:
     match = _INTERPRETER.fullmatch(python)
-    return int(match.group(3)) if match and match.group(2) == "3" and match.group(3) else 0
+    return _number(match.group(3)) if match and match.group(2) == "3" and match.group(3) else 0
+
+
+def _number(digits: str) -> int:
+    """A version number as a tag writes it, past `NEWEST` as `NEWEST + 1` (never checked)."""
+    return min(version_number(digits), NEWEST + 1)
 
 
 def _interpreters(python: str, abi: str, horizon: int) -> Iterator[tuple[str, str]]:
@@ -148,7 +177,9 @@ def _interpreters(python: str, abi: str, horizon: int) -> Iterator[tuple[str, st
     match = _INTERPRETER.fullmatch(python)
     if match is None or match.group(2) != "3":
         return  # Python 2, which pip 26 never selects, or no interpreter packaging names
-    kind, minor = match.group(1), int(match.group(3) or 0)
+    kind, minor = match.group(1), _number(match.group(3) or "0")
+    if minor > NEWEST:
+        return
     if kind == "py" or (kind == "cp" and abi in ("abi3", "abi3t")):
         free = "t" if abi == "abi3t" else ""
         for version in range(minor, horizon + 1):
@@ -172,7 +203,7 @@ def _tops(platforms: Iterable[str]) -> dict[tuple[str, str], tuple[int, ...]]:
         if found is not None:
             family, arch, version = found
             key = (family, "" if family == "macos" else arch)
-            tops[key] = max(tops.get(key, version), version)
+            tops[key] = min(max(tops.get(key, version), version), (NEWEST, NEWEST))
     return tops
 
 
@@ -184,7 +215,7 @@ def _versioned(platform: str) -> tuple[str, str, tuple[int, ...]] | None:
     for family, pattern in (("glibc", _GLIBC), ("musl", _MUSL), ("macos", _MACOS)):
         match = pattern.fullmatch(platform)
         if match is not None:
-            major, minor = int(match.group(1)), int(match.group(2))
+            major, minor = _number(match.group(1)), _number(match.group(2))
             version = (major, 0) if family == "macos" and major >= 11 else (major, minor)
             return family, match.group(3), version
     return None
@@ -199,6 +230,8 @@ def _platforms(platform: str, tops: dict[tuple[str, str], tuple[int, ...]]) -> l
     if found is None:
         return [Platform("exact", platform)]
     family, arch, version = found
+    if max(version) > NEWEST:
+        return []
     if family != "macos":
         top = tops.get((family, arch), version)
         return [Platform(family, arch, (version[0], m)) for m in range(version[1], top[1] + 1)]
@@ -218,9 +251,11 @@ def _mac_versions(start: tuple[int, ...], top: tuple[int, ...]) -> list[tuple[in
 
 
 @cache
-def _supported(interpreter: str, abi: str) -> tuple[frozenset[tuple[str, str]], frozenset[str]]:
+def _supported(
+    interpreter: str, abi: str
+) -> tuple[frozenset[tuple[str, str]], frozenset[tuple[str, str]]]:
     """The (Python, ABI) parts packaging lists on each platform of a system of this
-    interpreter, and the whole tags it lists whatever the platforms (`…-any`)."""
+    interpreter, and those it lists on `any`, whatever the platforms."""
     match = _INTERPRETER.fullmatch(interpreter)
     assert match is not None
     version = (3, int(match.group(3))) if match.group(3) else (3,)
@@ -230,7 +265,7 @@ def _supported(interpreter: str, abi: str) -> tuple[frozenset[tuple[str, str]], 
         own = generic_tags(interpreter, [] if abi == "none" else [abi], [_SLOT])
     listed = list(chain(own, compatible_tags(version, interpreter, [_SLOT])))
     heads = frozenset((t.interpreter, t.abi) for t in listed if t.platform == _SLOT)
-    return heads, frozenset(str(t) for t in listed if t.platform == "any")
+    return heads, frozenset((t.interpreter, t.abi) for t in listed if t.platform == "any")
 
 
 @cache

@@ -241,3 +241,28 @@ def test_pythons_the_bases_requires_python_excludes_are_not_lost(
         assert (exit_code, said) == (0, [])
     else:
         assert (exit_code, said) == (1, [f"{dropped} (tags read from the filename)"])
+
+
+def test_hostile_version_numbers_are_judged_in_bounded_work(tmp_path: Path) -> None:
+    """A tag naming glibc 2.99999999999999999999 or CPython 3.<5,000 digits> installs on no
+    system: the patch loses every one of the base's, said without a traceback or a hang."""
+    base, patch = _pair(
+        tmp_path,
+        "cp311-cp311-manylinux_2_17_x86_64",
+        "cp311-cp311-manylinux_2_99999999999999999999_x86_64",
+    )
+    exit_code, report = _wheels(base, patch)
+    assert exit_code == 1
+    assert [d.partition(") on ")[2] for d in _w630(report)] == [
+        "CPython 3.11 on glibc 2.17+ x86_64 (tags read from the filename)"
+    ]
+    huge = "3" + "9" * 5000
+    wheel = f"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: cp{huge}-cp{huge}-any\n".encode()
+    patch = write_wheel(tmp_path / "h", "demo", "1.1", FILES, filename="patch.whl", wheel=wheel)
+    base = write_wheel(tmp_path / "hb", "demo", "1.0", FILES, filename="base.whl")
+    exit_code, report = _wheels(base, patch)
+    assert exit_code == 1
+    assert [d.partition(") on ")[2] for d in _w630(report)] == [
+        "CPython 3.0+ on platforms no tag names (the base's 'any') (tags read from the WHEEL "
+        "Tag lines)"
+    ]
