@@ -9,7 +9,8 @@ system when one of its tags is among the tags the system supports, as packaging'
 Linux (`manylinux_2_Y` for every Y up to the glibc's, with the legacy `manylinux1` = 2.5,
 `manylinux2010` = 2.12 and `manylinux2014` = 2.17, from 2.5 on x86_64/i686 and 2.17
 elsewhere; `musllinux_1_Y` likewise; then `linux_ARCH`), `mac_platforms` for macOS, and the
-platform itself for any other (`win_amd64`, `linux_x86_64` on a libc no tag promises).
+platform itself for any other (`win_amd64`; a base's `linux_ARCH` stands for each glibc, each
+musl and a Linux of neither, which takes `linux_ARCH` alone).
 
 The systems checked come from the base's tags, so the check is finite and exact: each base tag
 gives the interpreters it names (`py3` and `cpXY-abi3`: CPython 3.Y up to a horizon one past the
@@ -198,12 +199,19 @@ def _default_abi(minor: int) -> str:
 def _tops(platforms: Iterable[str]) -> dict[tuple[str, str], tuple[int, ...]]:
     """The newest version of each platform family and architecture the tags name."""
     tops: dict[tuple[str, str], tuple[int, ...]] = {}
+    linux = set()
     for platform in platforms:
+        if platform.startswith("linux_"):  # every glibc and musl: the oldest at least
+            linux.add(platform.removeprefix("linux_"))
         found = _versioned(platform)
         if found is not None:
             family, arch, version = found
             key = (family, "" if family == "macos" else arch)
             tops[key] = min(max(tops.get(key, version), version), (NEWEST, NEWEST))
+    for arch in linux:
+        oldest = (2, _oldest_glibc(arch))
+        tops[("glibc", arch)] = max(tops.get(("glibc", arch), oldest), oldest)
+        tops.setdefault(("musl", arch), (1, 0))
     return tops
 
 
@@ -227,6 +235,8 @@ def _platforms(platform: str, tops: dict[tuple[str, str], tuple[int, ...]]) -> l
     if platform == "any":
         return [Platform("any", "")]
     found = _versioned(platform)
+    if found is None and platform.startswith("linux_"):
+        return _any_linux(platform.removeprefix("linux_"), tops)
     if found is None:
         return [Platform("exact", platform)]
     family, arch, version = found
@@ -242,6 +252,23 @@ def _platforms(platform: str, tops: dict[tuple[str, str], tuple[int, ...]]) -> l
         for cpu, low, high in _MAC_CPUS
         if low <= v <= high
     ]
+
+
+def _any_linux(arch: str, tops: dict[tuple[str, str], tuple[int, ...]]) -> list[Platform]:
+    """Every Linux of the architecture `linux_ARCH` installs on: each glibc from the oldest
+    packaging lists a manylinux tag for, each musl, up to the newest either side names, and a
+    Linux of neither (which takes `linux_ARCH` alone)."""
+    oldest, glibc, musl = _oldest_glibc(arch), tops[("glibc", arch)], tops[("musl", arch)]
+    return [
+        *(Platform("glibc", arch, (2, minor)) for minor in range(oldest, glibc[1] + 1)),
+        *(Platform("musl", arch, (1, minor)) for minor in range(musl[1] + 1)),
+        Platform("exact", f"linux_{arch}"),
+    ]
+
+
+def _oldest_glibc(arch: str) -> int:
+    """The oldest glibc minor packaging lists manylinux tags for (2.5 on x86, else 2.17)."""
+    return 5 if arch in ("x86_64", "i686") else 17
 
 
 def _mac_versions(start: tuple[int, ...], top: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -277,7 +304,7 @@ def _platform_tags(platform: Platform) -> frozenset[str]:
     if family == "macos":
         return frozenset(mac_platforms((version[0], version[1]), arch))
     if family == "glibc":
-        oldest = 5 if arch in ("x86_64", "i686") else 17
+        oldest = _oldest_glibc(arch)
         names = {f"manylinux_{version[0]}_{m}_{arch}" for m in range(version[1], oldest - 1, -1)}
         names |= {
             f"{legacy}_{arch}" for legacy, m in _LEGACY_GLIBC.items() if oldest <= m <= version[1]
@@ -360,6 +387,8 @@ def _platform_text(
 ) -> str:
     if family == "any":
         return "platforms no tag names (the base's 'any')"
+    if family == "exact" and arch.startswith("linux_"):
+        return f"{arch} alone (a Linux of neither glibc nor musl)"
     if family == "exact":
         return arch
     first, last = _version_text(family, run[0]), _version_text(family, run[-1])

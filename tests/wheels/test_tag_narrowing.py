@@ -84,6 +84,13 @@ def _w630(report: dict[str, Any]) -> list[str]:
             "cp311-cp311-manylinux_2_17_x86_64.win_amd64",
             "CPython 3.11 on glibc 2.17+ aarch64",
         ),
+        # `linux_x86_64` installs on every x86_64 Linux; manylinux_2_17 on glibc 2.17+ alone.
+        (
+            "cp311-cp311-linux_x86_64",
+            "cp311-cp311-manylinux_2_17_x86_64",
+            "CPython 3.11 on linux_x86_64 alone (a Linux of neither glibc nor musl); "
+            "CPython 3.11 on glibc 2.5-2.16 x86_64; CPython 3.11 on musl 1.0+ x86_64",
+        ),
         (
             "cp313-cp313t-manylinux_2_17_x86_64",
             "cp313-cp313-manylinux_2_17_x86_64",
