@@ -228,6 +228,7 @@ def narrowing_findings(base: NamedWheel, patch: NamedWheel) -> Iterator[Finding]
     if not base_tags or not patch_tags or base_tags <= patch_tags:
         return
     from k3diff.wheel.systems import dropped  # only for a pair whose tags differ
+    from k3diff.wheel.systemtext import describe
 
     lost = dropped(base_tags, patch_tags, base.identity.requires_python)
     if lost.systems:
@@ -236,5 +237,5 @@ def narrowing_findings(base: NamedWheel, patch: NamedWheel) -> Iterator[Finding]
             Code.W630,
             "",
             f"pip installs the base ({compress(base_tags)}) and not the patch "
-            f"({compress(patch_tags)}) on {lost.describe()} (tags read from the {read})",
+            f"({compress(patch_tags)}) on {describe(lost)} (tags read from the {read})",
         )

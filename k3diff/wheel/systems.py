@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
-from itertools import chain, groupby
+from itertools import chain
 from typing import NamedTuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -46,7 +46,7 @@ MAX_SYSTEMS = 100_000
 """The most systems checked for one pair (a real release's tags give a few hundred); past it
 the first are checked and the finding says so."""
 
-_INTERPRETER = lazy(r"([a-z]+)(\d)(\d*)")
+INTERPRETER = lazy(r"([a-z]+)(\d)(\d*)")
 _GLIBC = lazy(r"manylinux_(\d+)_(\d+)_(.+)")
 _LEGACY_GLIBC = {"manylinux1": 5, "manylinux2010": 12, "manylinux2014": 17}
 _MUSL = lazy(r"musllinux_(\d+)_(\d+)_(.+)")
@@ -95,13 +95,6 @@ class Dropped(NamedTuple):
     unchecked: int = 0
     """Systems past `MAX_SYSTEMS`, not checked."""
 
-    def describe(self, limit: int = 6) -> str:
-        """The systems said compactly (`describe`), and how many went unchecked."""
-        said = describe(self, limit)
-        if self.unchecked:
-            said += f" ({self.unchecked:,} more systems not checked: k3diff's cap {MAX_SYSTEMS:,})"
-        return said
-
 
 def dropped(
     base: Iterable[str], patch: Iterable[str], requires_python: str | None = None
@@ -112,7 +105,7 @@ def dropped(
     cannot read excludes nothing); the patch is judged by its tags alone."""
     base_tags, patch_tags = frozenset(base), frozenset(patch)
     parsed = [parts for parts in (t.split("-") for t in base_tags | patch_tags) if len(parts) == 3]
-    horizon = min(max([HORIZON, *(_minor(python) + 1 for python, _, _ in parsed)]), NEWEST)
+    horizon = min(max([HORIZON, *(minor_of(python) + 1 for python, _, _ in parsed)]), NEWEST)
     tops = _tops(platform for _, _, platform in parsed)
     systems = {
         System(interpreter, abi, platform)
@@ -126,7 +119,7 @@ def dropped(
     lost = [
         s
         for s in checked
-        if admitted(_minor(s.interpreter))
+        if admitted(minor_of(s.interpreter))
         and installs(base_index, s)
         and not installs(patch_index, s)
     ]
@@ -163,8 +156,9 @@ def _admitted(requires_python: str | None) -> Callable[[int], bool]:
     return lambda minor: any(specifier.contains(f"3.{minor}.{micro}") for micro in (0, 99))
 
 
-def _minor(python: str) -> int:
-    match = _INTERPRETER.fullmatch(python)
+def minor_of(python: str) -> int:
+    """The minor version an interpreter tag names (`cp311`: 11; `py3`: 0), capped (`_number`)."""
+    match = INTERPRETER.fullmatch(python)
     return _number(match.group(3)) if match and match.group(2) == "3" and match.group(3) else 0
 
 
@@ -175,7 +169,7 @@ def _number(digits: str) -> int:
 
 def _interpreters(python: str, abi: str, horizon: int) -> Iterator[tuple[str, str]]:
     """(interpreter, ABI) of each system a base tag's Python and ABI parts name."""
-    match = _INTERPRETER.fullmatch(python)
+    match = INTERPRETER.fullmatch(python)
     if match is None or match.group(2) != "3":
         return  # Python 2, which pip 26 never selects, or no interpreter packaging names
     kind, minor = match.group(1), _number(match.group(3) or "0")
@@ -283,7 +277,7 @@ def _supported(
 ) -> tuple[frozenset[tuple[str, str]], frozenset[tuple[str, str]]]:
     """The (Python, ABI) parts packaging lists on each platform of a system of this
     interpreter, and those it lists on `any`, whatever the platforms."""
-    match = _INTERPRETER.fullmatch(interpreter)
+    match = INTERPRETER.fullmatch(interpreter)
     assert match is not None
     version = (3, int(match.group(3))) if match.group(3) else (3,)
     if match.group(1) == "cp":
@@ -314,92 +308,3 @@ def _platform_tags(platform: Platform) -> frozenset[str]:
         names = {f"musllinux_{version[0]}_{m}_{arch}" for m in range(version[1], -1, -1)}
         return frozenset({*names, f"linux_{arch}"})
     return frozenset()
-
-
-def describe(found: Dropped, limit: int = 6) -> str:
-    """The dropped systems said compactly, `CPython 3.9-3.10, 3.12+ on glibc 2.17+ x86_64`:
-    the versions of one interpreter kind on one platform, and runs of a platform's versions
-    that drop the same ones; `+` when a run reaches the newest version checked, which stands
-    for every later one. Past `limit` parts, how many more."""
-    minors: dict[tuple[str, Platform], set[int]] = defaultdict(set)
-    for system in found.systems:
-        minors[(_kind(system), system.platform)].add(_minor(system.interpreter))
-    said = []
-    ordered = sorted(minors.items())
-    for (kind, (family, arch)), group in groupby(ordered, key=lambda i: (i[0][0], i[0][1][:2])):
-        top = found.tops.get((family, "" if family == "macos" else arch))
-        runs: list[tuple[str, list[tuple[int, ...]]]] = []
-        for (_, platform), versions in group:
-            text = _versions(versions, found.horizon, kind)
-            if runs and runs[-1][0] == text and _after(family, runs[-1][1][-1]) == platform[2]:
-                runs[-1][1].append(platform.version)
-            else:
-                runs.append((text, [platform.version]))
-        said += [f"{kind} {text} on {_platform_text(family, arch, run, top)}" for text, run in runs]
-    if len(said) > limit:
-        said = [*said[:limit], f"and {len(said) - limit} more"]
-    return "; ".join(said)
-
-
-def _kind(system: System) -> str:
-    """The interpreter kind, its ABI where it is not the version's default build's."""
-    match = _INTERPRETER.fullmatch(system.interpreter)
-    name = match.group(1) if match else system.interpreter
-    if name == "cp":
-        flags = system.abi.removeprefix(system.interpreter)
-        if flags in ("", "m") and system.abi.startswith(system.interpreter):
-            return "CPython"
-        return "free-threaded CPython" if flags == "t" else f"CPython (ABI {system.abi})"
-    label = {"pp": "PyPy", "graalpy": "GraalPy", "ip": "IronPython", "jy": "Jython"}.get(name)
-    return f"{label or system.interpreter} ({system.abi})"
-
-
-def _versions(minors: Iterable[int], horizon: int, kind: str) -> str:
-    """`3.9-3.10, 3.12+`: runs of consecutive minors, a CPython one reaching the horizon open."""
-    runs: list[list[int]] = []
-    for minor in sorted(minors):
-        if runs and runs[-1][-1] + 1 == minor:
-            runs[-1].append(minor)
-        else:
-            runs.append([minor])
-    texts = []
-    for run in runs:
-        if run[-1] >= horizon and "CPython" in kind:
-            texts.append(f"3.{run[0]}+")
-        elif len(run) == 1:
-            texts.append(f"3.{run[0]}")
-        else:
-            texts.append(f"3.{run[0]}-3.{run[-1]}")
-    return ", ".join(texts)
-
-
-def _after(family: str, version: tuple[int, ...]) -> tuple[int, ...]:
-    """The next version of a platform family: glibc 2.18 after 2.17, macOS 11 after 10.15."""
-    if family == "macos" and version == (10, 15):
-        return (11, 0)
-    if family == "macos" and version[0] >= 11:
-        return (version[0] + 1, 0)
-    return (*version[:-1], version[-1] + 1) if version else ()
-
-
-def _platform_text(
-    family: str, arch: str, run: list[tuple[int, ...]], top: tuple[int, ...] | None
-) -> str:
-    if family == "any":
-        return "platforms no tag names (the base's 'any')"
-    if family == "exact" and arch.startswith("linux_"):
-        return f"{arch} alone (a Linux of neither glibc nor musl)"
-    if family == "exact":
-        return arch
-    first, last = _version_text(family, run[0]), _version_text(family, run[-1])
-    span = f"{first}+" if run[-1] == top else first
-    if first != last and run[-1] != top:
-        span = f"{first}-{last}"
-    name = {"glibc": "glibc", "musl": "musl", "macos": "macOS"}[family]
-    return f"{name} {span} {arch}"
-
-
-def _version_text(family: str, version: tuple[int, ...]) -> str:
-    if family == "macos" and version[0] >= 11:
-        return str(version[0])
-    return ".".join(map(str, version))
