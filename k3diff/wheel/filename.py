@@ -232,7 +232,9 @@ def narrowing_findings(base: NamedWheel, patch: NamedWheel) -> Iterator[Finding]
 
     lost = dropped(base_tags, patch_tags, base.identity.requires_python)
     if lost.systems:
-        read = source if source == patch_source else f"{source} and {patch_source}"
+        read = source
+        if source != patch_source:
+            read = f"base's {source}, the patch's {patch_source}"
         yield Finding(
             Code.W630,
             "",
