@@ -81,6 +81,7 @@ class Code(Enum):
     W627 = "data file that is site-packages on some of the wheel's Pythons or platforms only"
     W628 = "module shadowed or unshadowed: a file no longer runs, or one that never ran now does"
     W629 = "extension named for CPython versions other than some its tags install it on"
+    W630 = "patch installs on fewer systems than the base (its tags drop Pythons or platforms)"
     W701 = "executable .pth line added or changed (runs at every interpreter start)"
     W702 = "sitecustomize/usercustomize module added or changed (runs at every start)"
     W703 = "script added or changed whose name shadows a common command"
@@ -183,6 +184,7 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W627,
     Code.W628,
     Code.W629,
+    Code.W630,
     Code.W701,
     Code.W702,
     Code.W703,

@@ -10,7 +10,8 @@ any filename tag that changes nothing pip 26 does: pip installs by the filename'
 only `pip check` reads WHEEL's (it says a project is unsupported when none of them is), so a
 tag WHEEL covers with one supported wherever it is (`manylinux2014_x86_64` named,
 `linux_x86_64` or, for the `none` ABI, `any` declared), or a Python 2 tag pip 26 never
-selects, is not one.
+selects, is not one. A patch whose tags install on fewer systems than the base's is W630
+(`narrowing_findings`, decided by `k3diff.wheel.systems`).
 """
 
 from __future__ import annotations
@@ -207,4 +208,36 @@ def filename_findings(base: NamedWheel, patch: NamedWheel) -> Iterator[Finding]:
             Code.W606,
             "",
             f"base is {base.identity.name}, patch is {patch.identity.name}",
+        )
+    yield from narrowing_findings(base, patch)
+
+
+def installing_tags(wheel: NamedWheel) -> tuple[frozenset[str], str]:
+    """The tags pip installs the wheel by, and where they were read: its filename's, else
+    (a file not named as a wheel, which pip refuses) its WHEEL file's `Tag:` lines."""
+    named = parse_wheel_filename(wheel.path)
+    if named is not None:
+        return named.tags, "filename"
+    return expand_all(wheel.identity.tags), "WHEEL Tag lines"
+
+
+def narrowing_findings(base: NamedWheel, patch: NamedWheel) -> Iterator[Finding]:
+    """W630 when some system the base's tags install on is not one the patch's do
+    (`k3diff.wheel.systems`); a patch whose tags hold every base tag only widens."""
+    (base_tags, source), (patch_tags, patch_source) = map(installing_tags, (base, patch))
+    if not base_tags or not patch_tags or base_tags <= patch_tags:
+        return
+    from k3diff.wheel.systems import dropped  # only for a pair whose tags differ
+    from k3diff.wheel.systemtext import describe
+
+    lost = dropped(base_tags, patch_tags, base.identity.requires_python)
+    if lost.systems:
+        read = source
+        if source != patch_source:
+            read = f"base's {source}, the patch's {patch_source}"
+        yield Finding(
+            Code.W630,
+            "",
+            f"pip installs the base ({compress(base_tags)}) and not the patch "
+            f"({compress(patch_tags)}) on {describe(lost)} (tags read from the {read})",
         )

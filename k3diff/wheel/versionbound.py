@@ -12,10 +12,11 @@ built by a 3.12 interpreter ships `_C.cpython-312-….so` and imports nowhere pi
 file of no version (`_C.abi3.so`, `_C.so`, `_C.pyd`) is found on every version, and an abi3
 wheel's version-bound names are A123/W625's (`k3diff.wheel.abi3`).
 
-Only tags that name their versions one by one (`cp311-cp311`, `cp311.cp312-…`) are judged:
-a `py3-none-PLATFORM` wheel with `_C.cpython-311-….so` (which imports on 3.11 alone) is not
-flagged yet, as k3diff's own test wheels are `py3-none-any` with such names and would need
-their tags made true first (review65b left this for a follow-up).
+Tags open-ended in version are judged alike: a `py3-none-PLATFORM` wheel (or `py38-none-…`)
+installs on every Python 3 (from 3.8 on), so `_C.cpython-311-….so` alone imports on 3.11 and
+fails on 3.0-3.10 and 3.12 and later, which pip installs it on as readily: `pip install` on 3.13
+puts a wheel there that does not import (tags66; before, such wheels were not judged). A wheel
+whose tags k3diff cannot read at all (no wheel filename, no `Tag:` line) is not judged.
 
 The version is read from the name (`cpython-3XY`, ABI flags such as `t` and `d` aside; the
 platform part is A125's concern); the module, from the installed path up to the file name's
@@ -29,7 +30,7 @@ from collections.abc import Iterable
 from k3diff.lazyre import lazy
 from k3diff.wheel.filename import parse_wheel_filename
 from k3diff.wheel.installed import InstalledFile
-from k3diff.wheel.targets import TargetPythons, Version, version_number
+from k3diff.wheel.targets import ANY, TargetPythons, Version, version_number
 
 _BOUND = lazy(r"\.(?:cpython-3(\d+)[a-z]*-[^/.]+|cp3(\d+)-win[^/.]*)\.(?:so|pyd)$")
 _EXTENSION = (".so", ".pyd")
@@ -89,14 +90,23 @@ def unimportable(files: Iterable[InstalledFile], targets: TargetPythons) -> list
 
 
 def _missing(named: set[Version], targets: TargetPythons) -> str | None:
-    """The versions the tags admit one by one that no file is named for, said; None when there
-    is none, or the tags admit every version from one on (`py3`, `py311`: not judged yet, see
-    the module docstring)."""
-    if targets.open_from is not None:
+    """The versions the tags admit that no file is named for, said (`3.0-3.10, 3.12 and
+    later` for `py3`); None when there is none, or the tags could not be read (`ANY`)."""
+    if targets is ANY:
         return None
-    missing = targets.exact - named
-    return _versions(missing) if missing else None
+    start = targets.open_from
+    missing = [_version(v) for v in sorted(targets.exact - named) if start is None or v < start]
+    if targets.open_from is not None:
+        low = targets.open_from[1]
+        for _, minor in sorted(v for v in named if v >= targets.open_from):
+            if minor > low:
+                missing.append(_version((3, low), (3, minor - 1)))
+            low = max(low, minor + 1)
+        missing.append(f"{_version((3, low))} and later")
+    return ", ".join(missing) if missing else None
 
 
-def _versions(versions: Iterable[Version]) -> str:
-    return ", ".join(f"{major}.{minor}" for major, minor in sorted(versions))
+def _version(first: Version, last: Version | None = None) -> str:
+    """`3.11`, or `3.0-3.10` from `first` to `last`."""
+    said = f"{first[0]}.{first[1]}"
+    return said if last is None or last == first else f"{said}-{last[0]}.{last[1]}"

@@ -3,8 +3,9 @@ files are all named for CPython versions (`_C.cpython-312-x86_64-linux-gnu.so`) 
 those versions' import systems alone, while pip installs the wheel on every version its tags
 admit. A `cp311-cp311` wheel built by a 3.12 interpreter, or a `cp311.cp312` one with the 3.11
 file alone, passed both commands (exit 0) though `import demo._ext` fails where pip installs it
-(review65b). Tags open-ended in version (`py3`) are not judged yet (`k3diff.wheel.versionbound`). A file of no version beside it (`.abi3.so`, `.so`) is found on every
-version; an abi3 wheel's version-bound names are A123/W625's."""
+(review65b); so did a `py3-none-PLATFORM` one, which pip installs on every Python 3 while only
+the named version imports it (tags66). A file of no version beside it (`.abi3.so`, `.so`) is
+found on every version; an abi3 wheel's version-bound names are A123/W625's."""
 
 from __future__ import annotations
 
@@ -61,6 +62,18 @@ def test_the_running_pythons_suffix_is_the_one_the_rule_reads() -> None:
     [
         (f"cp311-cp311-{PLATFORM}", [_named("312")], "on 3.11 'import demo._ext'"),
         (f"cp311.cp312-cp311.cp312-{PLATFORM}", [_named("311")], "on 3.12 'import demo._ext'"),
+        # Open-ended tags (tags66): pip installs these on every Python 3 (from 3.8), and
+        # `pip install` on 3.13 puts a wheel there whose extension no import finds.
+        (
+            f"py3-none-{PLATFORM}",
+            [_named("311")],
+            "on 3.0-3.10, 3.12 and later 'import demo._ext'",
+        ),
+        (
+            f"py38-none-{PLATFORM}",
+            [_named("311"), _named("312")],
+            "on 3.8-3.10, 3.13 and later 'import demo._ext'",
+        ),
     ],
 )
 def test_a_module_no_admitted_python_finds_fails(

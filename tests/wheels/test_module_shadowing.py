@@ -22,9 +22,13 @@ FILES = {
 }
 
 
+TAG = "cp311-cp311-manylinux_2_17_x86_64"
+"""True tags for the `cpython-311` extensions some tests add (else W629)."""
+
+
 def _pair(tmp_path: Path, added: dict[str, bytes]) -> tuple[int, dict[str, Any]]:
-    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", FILES)
-    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", {**FILES, **added})
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", FILES, tag=TAG)
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", {**FILES, **added}, tag=TAG)
     return run_json("wheels", base, patch)
 
 

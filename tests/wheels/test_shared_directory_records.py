@@ -19,7 +19,7 @@ import pytest
 import wheelkit
 from cli_support import run_json, run_k3diff
 
-from .test_wheels_cli import FILES
+from .test_wheels_cli import FILES, TAG
 
 pytestmark = pytest.mark.skipif(shutil.which("zip") is None, reason="needs the zip tool")
 
@@ -30,8 +30,8 @@ LATE = "engine/data/table.json"
 
 
 def _pair(tmp_path: Path, files: dict[str, bytes] = EDITED) -> tuple[Path, Path]:
-    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", FILES, tool="zip")
-    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", files, tool="zip")
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", FILES, tag=TAG, tool="zip")
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", files, tag=TAG, tool="zip")
     return base, patch
 
 

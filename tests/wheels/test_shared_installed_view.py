@@ -12,12 +12,12 @@ from typing import Any
 import wheelkit
 from cli_support import run_json, run_k3diff
 
-from .test_wheels_cli import FILES
+from .test_wheels_cli import FILES, TAG
 
 
 def _compare(tmp_path: Path, added: dict[str, bytes]) -> tuple[int, dict[str, Any]]:
-    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", FILES)
-    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", {**FILES, **added})
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", FILES, tag=TAG)
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", {**FILES, **added}, tag=TAG)
     text = run_k3diff("wheels", base, patch, "--no-file-hash")
     code, report = run_json("wheels", base, patch, "--no-file-hash")
     assert text.exit_code == code

@@ -81,11 +81,11 @@ def test_a_filename_naming_an_undeclared_tag_fails_in_plain_words(tmp_path: Path
 
 def test_versions_compare_under_pep_440(tmp_path: Path) -> None:
     wheel = orjson_wheel(
-        tmp_path, "dist", version="3.4.1.0", filename="orjson-3.4.1-py3-none-any.whl"
+        tmp_path, "dist", version="3.4.1.0", filename=f"orjson-3.4.1-{MATURIN_TAG}.whl"
     )
     assert run_json("audit", wheel)[0] == 0
     other = orjson_wheel(
-        tmp_path, "other", version="3.4.2", filename="orjson-3.4.1-py3-none-any.whl"
+        tmp_path, "other", version="3.4.2", filename=f"orjson-3.4.1-{MATURIN_TAG}.whl"
     )
     code, report = run_json("audit", other)
     (finding,) = report["artifacts"][0]["findings"]
@@ -348,7 +348,7 @@ def test_a_native_whose_stream_starts_with_empty_blocks_is_still_native(
     members = [
         wheelkit.raw_member(name, content)
         for name, content in wheelkit.wheel_files(
-            "orjson", "3.10.0", {**FILES, blob: library}
+            "orjson", "3.10.0", {**FILES, blob: library}, tag=MATURIN_TAG
         ).items()
     ]
     empty_blocks = b"\x00\x00\x00\xff\xff" * 900  # stored, not final: 4,500 bytes of nothing
@@ -356,7 +356,7 @@ def test_a_native_whose_stream_starts_with_empty_blocks_is_still_native(
         dataclasses.replace(m, stored=empty_blocks + m.stored) if m.name == blob.encode() else m
         for m in members
     ]
-    patch = tmp_path / "patch" / "orjson-3.10.0-py3-none-any.whl"
+    patch = tmp_path / "patch" / f"orjson-3.10.0-{MATURIN_TAG}.whl"
     patch.parent.mkdir()
     patch.write_bytes(wheelkit.raw_zip(members))
     with zipfile.ZipFile(patch) as archive:

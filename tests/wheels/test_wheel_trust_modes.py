@@ -32,6 +32,13 @@ def _pip_installs_executable(wheel: Path, target: Path, path: str) -> bool:
             "--no-compile",
             "--no-index",
             "--disable-pip-version-check",
+            # The wheel's true tags are CPython 3.12's (its extension is named for 3.12): pip
+            # installs it into a target for that Python, whatever Python runs the test.
+            "--only-binary=:all:",
+            "--python-version=3.12",
+            "--implementation=cp",
+            "--abi=cp312",
+            "--platform=manylinux2014_x86_64",
             "--target",
             str(target),
             str(wheel),

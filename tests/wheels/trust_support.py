@@ -19,6 +19,7 @@ FILES = {
 
 def orjson_wheel(tmp_path: Path, side: str, files: dict[str, bytes] = FILES, **kwargs: Any) -> Path:
     version = kwargs.pop("version", "3.10.0")
+    kwargs.setdefault("tag", MATURIN_TAG)  # true tags for its cpython-312 extension (W629)
     return wheelkit.make_wheel(tmp_path / side, "orjson", version, files, **kwargs)
 
 

@@ -1,0 +1,103 @@
+"""The systems a patch's tags drop (`wheel.systems`), said compactly for W630's detail:
+`CPython 3.9-3.10, 3.12+ on glibc 2.17+ x86_64; CPython 3.11 on macOS 11-13 arm64`."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from itertools import groupby
+
+from k3diff.wheel.systems import INTERPRETER, MAX_SYSTEMS, Dropped, Platform, System, minor_of
+
+
+def describe(found: Dropped, limit: int = 6) -> str:
+    """The dropped systems said compactly, `CPython 3.9-3.10, 3.12+ on glibc 2.17+ x86_64`:
+    the versions of one interpreter kind on one platform, and runs of a platform's versions
+    that drop the same ones; `+` when a run reaches the newest version checked, which stands
+    for every later one. Past `limit` parts, how many more; and how many systems went
+    unchecked (`MAX_SYSTEMS`)."""
+    minors: dict[tuple[str, Platform], set[int]] = defaultdict(set)
+    for system in found.systems:
+        minors[(_kind(system), system.platform)].add(minor_of(system.interpreter))
+    said = []
+    ordered = sorted(minors.items())
+    for (kind, (family, arch)), group in groupby(ordered, key=lambda i: (i[0][0], i[0][1][:2])):
+        top = found.tops.get((family, "" if family == "macos" else arch))
+        runs: list[tuple[str, list[tuple[int, ...]]]] = []
+        for (_, platform), versions in group:
+            text = _versions(versions, found.horizon, kind)
+            if runs and runs[-1][0] == text and _after(family, runs[-1][1][-1]) == platform[2]:
+                runs[-1][1].append(platform.version)
+            else:
+                runs.append((text, [platform.version]))
+        said += [f"{kind} {text} on {_platform_text(family, arch, run, top)}" for text, run in runs]
+    if len(said) > limit:
+        said = [*said[:limit], f"and {len(said) - limit} more"]
+    unchecked = ""
+    if found.unchecked:
+        unchecked = f" ({found.unchecked:,} more systems not checked: k3diff's cap {MAX_SYSTEMS:,})"
+    return "; ".join(said) + unchecked
+
+
+def _kind(system: System) -> str:
+    """The interpreter kind, its ABI where it is not the version's default build's."""
+    match = INTERPRETER.fullmatch(system.interpreter)
+    name = match.group(1) if match else system.interpreter
+    if name == "cp":
+        flags = system.abi.removeprefix(system.interpreter)
+        if flags in ("", "m") and system.abi.startswith(system.interpreter):
+            return "CPython"
+        return "free-threaded CPython" if flags == "t" else f"CPython (ABI {system.abi})"
+    label = {"pp": "PyPy", "graalpy": "GraalPy", "ip": "IronPython", "jy": "Jython"}.get(name)
+    return f"{label or system.interpreter} ({system.abi})"
+
+
+def _versions(minors: Iterable[int], horizon: int, kind: str) -> str:
+    """`3.9-3.10, 3.12+`: runs of consecutive minors, a CPython one reaching the horizon open."""
+    runs: list[list[int]] = []
+    for minor in sorted(minors):
+        if runs and runs[-1][-1] + 1 == minor:
+            runs[-1].append(minor)
+        else:
+            runs.append([minor])
+    texts = []
+    for run in runs:
+        if run[-1] >= horizon and "CPython" in kind:
+            texts.append(f"3.{run[0]}+")
+        elif len(run) == 1:
+            texts.append(f"3.{run[0]}")
+        else:
+            texts.append(f"3.{run[0]}-3.{run[-1]}")
+    return ", ".join(texts)
+
+
+def _after(family: str, version: tuple[int, ...]) -> tuple[int, ...]:
+    """The next version of a platform family: glibc 2.18 after 2.17, macOS 11 after 10.15."""
+    if family == "macos" and version == (10, 15):
+        return (11, 0)
+    if family == "macos" and version[0] >= 11:
+        return (version[0] + 1, 0)
+    return (*version[:-1], version[-1] + 1) if version else ()
+
+
+def _platform_text(
+    family: str, arch: str, run: list[tuple[int, ...]], top: tuple[int, ...] | None
+) -> str:
+    if family == "any":
+        return "platforms no tag names (the base's 'any')"
+    if family == "exact" and arch.startswith("linux_"):
+        return f"{arch} alone (a Linux of neither glibc nor musl)"
+    if family == "exact":
+        return arch
+    first, last = _version_text(family, run[0]), _version_text(family, run[-1])
+    span = f"{first}+" if run[-1] == top else first
+    if first != last and run[-1] != top:
+        span = f"{first}-{last}"
+    name = {"glibc": "glibc", "musl": "musl", "macos": "macOS"}[family]
+    return f"{name} {span} {arch}"
+
+
+def _version_text(family: str, version: tuple[int, ...]) -> str:
+    if family == "macos" and version[0] >= 11:
+        return str(version[0])
+    return ".".join(map(str, version))

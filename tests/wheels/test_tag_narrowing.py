@@ -1,0 +1,275 @@
+"""A patch whose tags install on fewer systems than the base's fails (W630, waivable).
+
+pip installs a wheel on a system when one of its filename's tags is among the tags packaging's
+`sys_tags` lists there. A patch tagged `cp311-cp311` where the base was `cp39-abi3`, or
+`manylinux_2_34` where it was `manylinux_2_17`, no longer installs where the base did; before
+W630 this was the informational W301 "wheel metadata changed" and `k3diff wheels` exited 0.
+The expected systems below are worked out by hand from packaging's rules (a glibc 2.X system
+takes `manylinux_2_Y` for Y <= X, `manylinux2014` is 2.17, `manylinux1` 2.5; macOS 14 takes
+`macosx_11_0` to `macosx_14_0`; `cp39-abi3` installs on CPython 3.9 and every later 3.x), and
+held to packaging itself where a test can ask it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import run_k3diff
+from packaging.tags import compatible_tags, cpython_tags, mac_platforms
+from wheel.rawwheel import metadata, write_wheel
+
+from wheels.wheelset_support import write
+
+FILES = {"demo/__init__.py": b"VALUE = 1\n"}
+
+
+def _pair(tmp_path: Path, base_tag: str, patch_tag: str) -> tuple[Path, Path]:
+    base = write_wheel(tmp_path / "base", "demo", "1.0", FILES, tag=base_tag)
+    patch = write_wheel(tmp_path / "patch", "demo", "1.1", FILES, tag=patch_tag)
+    return base, patch
+
+
+def _wheels(*args: str | Path) -> tuple[int, dict[str, Any]]:
+    result = run_k3diff("wheels", *args, "--format", "json")
+    assert result.exit_code in (0, 1), result.stderr
+    return result.exit_code, json.loads(result.stdout)
+
+
+def _w630(report: dict[str, Any]) -> list[str]:
+    return [f["detail"] for f in report["findings"] if f["code"] == "W630"]
+
+
+@pytest.mark.parametrize(
+    ("base_tag", "patch_tag", "dropped"),
+    [
+        # abi3 for 3.9+ rebuilt for 3.11 alone: 3.9, 3.10 and 3.12 on are lost, on every
+        # glibc from 2.17 (the newest either side names, so every later one too).
+        (
+            "cp39-abi3-manylinux_2_17_x86_64",
+            "cp311-cp311-manylinux_2_17_x86_64",
+            "CPython 3.9-3.10, 3.12+ on glibc 2.17+ x86_64",
+        ),
+        # glibc raised: systems of glibc 2.17 to 2.33 take the base and not the patch.
+        (
+            "cp311-cp311-manylinux_2_17_x86_64",
+            "cp311-cp311-manylinux_2_34_x86_64",
+            "CPython 3.11 on glibc 2.17-2.33 x86_64",
+        ),
+        (
+            "cp311-cp311-manylinux1_x86_64",
+            "cp311-cp311-manylinux2014_x86_64",
+            "CPython 3.11 on glibc 2.5-2.16 x86_64",
+        ),
+        (
+            "cp311-cp311-macosx_11_0_arm64",
+            "cp311-cp311-macosx_14_0_arm64",
+            "CPython 3.11 on macOS 11-13 arm64",
+        ),
+        (
+            "cp311-cp311-musllinux_1_1_x86_64",
+            "cp311-cp311-musllinux_1_2_x86_64",
+            "CPython 3.11 on musl 1.1 x86_64",
+        ),
+        (
+            "py3-none-any",
+            "py3-none-linux_x86_64",
+            "CPython 3.0+ on platforms no tag names (the base's 'any')",
+        ),
+        # One platform of a compressed set dropped: the other two stay.
+        (
+            "cp311-cp311-manylinux_2_17_x86_64.manylinux_2_17_aarch64.win_amd64",
+            "cp311-cp311-manylinux_2_17_x86_64.win_amd64",
+            "CPython 3.11 on glibc 2.17+ aarch64",
+        ),
+        # `linux_x86_64` installs on every x86_64 Linux; manylinux_2_17 on glibc 2.17+ alone.
+        (
+            "cp311-cp311-linux_x86_64",
+            "cp311-cp311-manylinux_2_17_x86_64",
+            "CPython 3.11 on linux_x86_64 alone (a Linux of neither glibc nor musl); "
+            "CPython 3.11 on glibc 2.5-2.16 x86_64; CPython 3.11 on musl 1.0+ x86_64",
+        ),
+        (
+            "cp313-cp313t-manylinux_2_17_x86_64",
+            "cp313-cp313-manylinux_2_17_x86_64",
+            "free-threaded CPython 3.13 on glibc 2.17+ x86_64",
+        ),
+    ],
+)
+def test_a_patch_that_installs_on_fewer_systems_fails(
+    tmp_path: Path, base_tag: str, patch_tag: str, dropped: str
+) -> None:
+    base, patch = _pair(tmp_path, base_tag, patch_tag)
+    exit_code, report = _wheels(base, patch)
+    assert exit_code == 1
+    (detail,) = _w630(report)
+    assert f" on {dropped} (tags read from the filename)" in detail, detail
+    # W301 still says the tags changed; W630 is what fails.
+    assert [f["severity"] for f in report["findings"] if f["code"] == "W630"] == ["error"]
+    assert run_k3diff("wheels", base, patch, "--ignore", "W630").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("base_tag", "patch_tag"),
+    [
+        ("cp311-cp311-manylinux_2_17_x86_64", "cp311-cp311-manylinux_2_17_x86_64"),
+        # One tag set spelled twice (the alias is the same glibc), compressed or not.
+        (
+            "cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64",
+            "cp311-cp311-manylinux_2_17_x86_64",
+        ),
+        ("cp311-cp311-manylinux_2_17_x86_64", "cp311-cp311-manylinux2014_x86_64"),
+        # Widened: an older glibc, abi3 for more Pythons, any platform, Python 2 dropped.
+        ("cp311-cp311-manylinux_2_34_x86_64", "cp311-cp311-manylinux_2_17_x86_64"),
+        ("cp311-cp311-manylinux_2_17_x86_64", "cp39-abi3-manylinux_2_17_x86_64"),
+        ("cp311-cp311-manylinux_2_17_x86_64", "cp311-cp311-linux_x86_64"),
+        ("py3-none-linux_x86_64", "py3-none-any"),
+        ("py2.py3-none-any", "py3-none-any"),
+        ("cp311-cp311-macosx_14_0_arm64", "cp311-cp311-macosx_11_0_arm64"),
+        ("cp311-cp311-macosx_11_0_arm64", "cp311-cp311-macosx_10_9_universal2"),
+    ],
+)
+def test_equal_or_wider_tags_pass(tmp_path: Path, base_tag: str, patch_tag: str) -> None:
+    base, patch = _pair(tmp_path, base_tag, patch_tag)
+    exit_code, report = _wheels(base, patch)
+    assert (exit_code, _w630(report)) == (0, [])
+
+
+def test_the_systems_said_are_the_ones_packaging_tells_apart(tmp_path: Path) -> None:
+    """The first cases asked of packaging directly: on glibc 2.17 x86_64 CPython 3.10's
+    supported tags hold the base's and not the patch's, 3.11's hold both; on macOS 13 arm64
+    the base's `macosx_11_0` is listed and the patch's `macosx_14_0` not."""
+    linux = ["manylinux_2_17_x86_64", "manylinux2014_x86_64", "linux_x86_64"]
+
+    def supported(minor: int) -> set[str]:
+        own = cpython_tags((3, minor), [f"cp3{minor}"], linux)
+        return {str(t) for t in (*own, *compatible_tags((3, minor), f"cp3{minor}", linux))}
+
+    assert "cp39-abi3-manylinux_2_17_x86_64" in supported(10)
+    assert "cp311-cp311-manylinux_2_17_x86_64" not in supported(10)
+    assert {"cp39-abi3-manylinux_2_17_x86_64", "cp311-cp311-manylinux_2_17_x86_64"} <= supported(11)
+    mac13 = set(mac_platforms((13, 0), "arm64"))
+    assert "macosx_11_0_arm64" in mac13 and "macosx_14_0_arm64" not in mac13
+    base, patch = _pair(
+        tmp_path, "cp39-abi3-manylinux_2_17_x86_64", "cp311-cp311-manylinux_2_17_x86_64"
+    )
+    (detail,) = _w630(_wheels(base, patch)[1])
+    assert "3.9-3.10, 3.12+" in detail
+
+
+def test_a_tag_line_dropped_from_wheel_fails_where_wheel_is_what_k3diff_reads(
+    tmp_path: Path,
+) -> None:
+    """Files not named as wheels (pip refuses them) are judged by their WHEEL `Tag:` lines."""
+    two = b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-manylinux_2_17_x86_64\n"
+    base = write_wheel(
+        tmp_path / "b", "demo", "1.0", FILES, filename="base.whl",
+        wheel=two + b"Tag: py3-none-win_amd64\n",
+    )  # fmt: skip
+    patch = write_wheel(tmp_path / "p", "demo", "1.1", FILES, filename="patch.whl", wheel=two)
+    exit_code, report = _wheels(base, patch)
+    assert exit_code == 1
+    (detail,) = _w630(report)
+    assert detail.endswith(" on CPython 3.0+ on win_amd64 (tags read from the WHEEL Tag lines)")
+
+
+def test_a_wheel_filename_is_what_pip_installs_by(tmp_path: Path) -> None:
+    """A WHEEL that lost a tag its filename still names is W605 (the filename contradicts
+    WHEEL), not W630: pip installs by the filename, which did not narrow."""
+    tag = "cp311-cp311-manylinux_2_17_x86_64.manylinux_2_17_aarch64"
+    patch_wheel = (
+        b"Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: cp311-cp311-manylinux_2_17_x86_64\n"
+    )
+    base = write_wheel(tmp_path / "b", "demo", "1.0", FILES, tag=tag)
+    patch = write_wheel(tmp_path / "p", "demo", "1.1", FILES, tag=tag, wheel=patch_wheel)
+    exit_code, report = _wheels(base, patch)
+    codes = {f["code"] for f in report["findings"]}
+    assert exit_code == 1 and "W605" in codes and "W630" not in codes
+
+
+def test_a_waiver_covers_the_narrowing(tmp_path: Path) -> None:
+    base, patch = _pair(
+        tmp_path, "cp311-cp311-manylinux_2_17_x86_64", "cp311-cp311-manylinux_2_28_x86_64"
+    )
+    waivers = tmp_path / "waivers.toml"
+    waivers.write_text('[[waiver]]\ncode = "W630"\npath = ""\nreason = "glibc 2.28 is our floor"\n')
+    assert run_k3diff("wheels", base, patch).exit_code == 1
+    result = run_k3diff("wheels", base, patch, "--waivers", waivers)
+    assert result.exit_code == 0, result.stdout
+
+
+def test_a_release_set_pair_that_shares_a_tag_but_drops_a_platform_fails(
+    tmp_path: Path,
+) -> None:
+    """Release sets pair wheels by a shared tag: a patch wheel that kept the glibc tag and lost
+    the musl one pairs with the base, and fails for the musl systems alone; a pair that
+    shares a tag and widens passes."""
+    files = {"engine/__init__.py": b"X = 1\n"}
+    write(
+        tmp_path / "base",
+        "engine",
+        "1.0",
+        "cp311-cp311-manylinux_2_17_x86_64.musllinux_1_1_x86_64",
+        files,
+    )
+    write(tmp_path / "base", "tools", "1.0", "py3-none-linux_x86_64", files)
+    write(tmp_path / "patch", "engine", "1.1", "cp311-cp311-manylinux_2_17_x86_64", files)
+    write(tmp_path / "patch", "tools", "1.1", "py3-none-linux_x86_64.any", files)
+    result = run_k3diff("wheels", tmp_path / "base", tmp_path / "patch", "--format", "json")
+    assert result.exit_code == 1, result.stderr
+    pairs = {Path(p["base"]).name.partition("-")[0]: p for p in json.loads(result.stdout)["pairs"]}
+    assert {name: pair["verdict"] for name, pair in pairs.items()} == {
+        "engine": "FAIL",
+        "tools": "OK",
+    }
+    assert [d.partition(") on ")[2] for d in _w630(pairs["engine"]["wheels"])] == [
+        "CPython 3.11 on musl 1.1+ x86_64 (tags read from the filename)"
+    ]
+    assert _w630(pairs["tools"]["wheels"]) == []
+
+
+@pytest.mark.parametrize(
+    ("requires_python", "dropped"),
+    [(">=3.9", None), (">=3.8", "CPython 3.8 on platforms no tag names (the base's 'any')")],
+)
+def test_pythons_the_bases_requires_python_excludes_are_not_lost(
+    tmp_path: Path, requires_python: str, dropped: str | None
+) -> None:
+    """pip installs the base on no Python its Requires-Python excludes: `py3` → `py39` loses
+    nothing where the base required 3.9, and CPython 3.8 where it required 3.8."""
+    meta = metadata("demo", "1.0", f"Requires-Python: {requires_python}")
+    base = write_wheel(tmp_path / "b", "demo", "1.0", FILES, tag="py3-none-any", meta=meta)
+    patch = write_wheel(tmp_path / "p", "demo", "1.1", FILES, tag="py39-none-any")
+    exit_code, report = _wheels(base, patch)
+    said = [detail.partition(") on ")[2] for detail in _w630(report)]
+    if dropped is None:
+        assert (exit_code, said) == (0, [])
+    else:
+        assert (exit_code, said) == (1, [f"{dropped} (tags read from the filename)"])
+
+
+def test_hostile_version_numbers_are_judged_in_bounded_work(tmp_path: Path) -> None:
+    """A tag naming glibc 2.99999999999999999999 or CPython 3.<5,000 digits> installs on no
+    system: the patch loses every one of the base's, said without a traceback or a hang."""
+    base, patch = _pair(
+        tmp_path,
+        "cp311-cp311-manylinux_2_17_x86_64",
+        "cp311-cp311-manylinux_2_99999999999999999999_x86_64",
+    )
+    exit_code, report = _wheels(base, patch)
+    assert exit_code == 1
+    assert [d.partition(") on ")[2] for d in _w630(report)] == [
+        "CPython 3.11 on glibc 2.17+ x86_64 (tags read from the filename)"
+    ]
+    huge = "3" + "9" * 5000
+    wheel = f"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: cp{huge}-cp{huge}-any\n".encode()
+    patch = write_wheel(tmp_path / "h", "demo", "1.1", FILES, filename="patch.whl", wheel=wheel)
+    base = write_wheel(tmp_path / "hb", "demo", "1.0", FILES, filename="base.whl")
+    exit_code, report = _wheels(base, patch)
+    assert exit_code == 1
+    assert [d.partition(") on ")[2] for d in _w630(report)] == [
+        "CPython 3.0+ on platforms no tag names (the base's 'any') (tags read from the WHEEL "
+        "Tag lines)"
+    ]
