@@ -375,3 +375,18 @@ def test_no_stray_file_at_the_top_level() -> None:
         pytest.skip("not a git checkout")
     names = {name.decode() for name in listed.stdout.split(b"\0") if name and b"/" not in name}
     assert names - ROOT_FILES == set()
+
+
+MODULE_LINES = 400
+"""STYLE.md: modules stay small and named for what they do; none above this many lines."""
+
+
+def test_no_module_is_longer_than_the_house_limit() -> None:
+    """stop 65: `wheel/installable.py` reached 403 lines and passed lint and CI; nothing checked
+    the limit. A module that outgrows it is split along what it does."""
+    sizes = {
+        path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+        for path in PACKAGE.rglob("*.py")
+    }
+    assert len(sizes) > 100
+    assert {name: n for name, n in sizes.items() if n > MODULE_LINES} == {}
