@@ -276,3 +276,29 @@ def test_a_document_with_both_a_responses_and_a_records_list_is_refused(tmp_path
     # Either one alone is read as ever.
     alone = write_json(tmp_path / "alone.json", {"records": [{"id": "b", "text": "no"}]})
     assert run_k3diff("responses", alone, alone).exit_code == 0
+
+
+def test_a_response_holding_a_responses_list_is_refused(tmp_path: Path) -> None:
+    # review66: a server's answer with a `responses` (or `records`) list added was read by its
+    # list, never by its own choices: the patch server answered "Lyon." to its client, and the
+    # comparison said match (exit 0).
+    from cli_support import run_k3diff
+
+    honest = completion("cmpl-1", "Paris.")
+    base = write_json(tmp_path / "base.json", honest)
+    for key, answer, shape in (
+        ("responses", completion("cmpl-1", "Lyon."), "a completion"),
+        ("records", chat("chatcmpl-1", "Lyon."), "a chat"),
+        ("responses", {"id": "cmpl-1", "error": {"message": "overloaded"}}, "an error"),
+    ):
+        patch = write_json(tmp_path / "patch.json", {**answer, key: [honest]})
+        result = run_k3diff("responses", base, patch)
+        assert result.exit_code == 2, result.stdout
+        assert result.stderr == (
+            f"k3diff: error: {patch}: holds a '{key}' list but is itself {shape} response "
+            "too; read as either, the other would go unread (a client of the server reads the "
+            "response, never the list)\n"
+        )
+    # A list beside fields that are no response (a run's metadata) is read as ever.
+    listed = write_json(tmp_path / "listed.json", {"model": "m", "responses": [honest]})
+    assert run_k3diff("responses", base, listed).exit_code == 0
