@@ -37,7 +37,16 @@ class SseLoader:
         event = EventData()
         failed = False  # the event being read is named `error`
         for lineno, line in text_lines(head, blank=True):
-            text = line.strip()
+            text = line.rstrip()
+            if text[:1].isspace():
+                # The SSE specification names a field by what precedes its colon: ` data:` is a
+                # field of another name, which every client ignores (review66: read as data, a
+                # text its client never got compared equal, exit 0).
+                raise ResponseFormatError(
+                    f"{head.display}:{lineno}: a line that begins with white space: the SSE "
+                    "specification makes it a field other than 'data' (ignored), a reader that "
+                    "strips lines reads it as data; refused"
+                )
             payload = text[len("data:") :].strip() if text.startswith("data:") else None
             if event.pending and (not text or payload == "[DONE]"):
                 start, at, value = _end_event(event, head.display)
