@@ -312,7 +312,6 @@ def test_openai_batch_error_line_is_an_error_record(k3diff_cli: Any, tmp_path: P
     assert record["patch"]["error"] == "expired"
 
 
-
 def test_openai_batch_line_with_a_failing_status_is_an_error_record(
     k3diff_cli: Any, tmp_path: Path
 ) -> None:
