@@ -219,25 +219,21 @@ class WrappedShape:
 
 
 def _error_value(obj: dict[str, Any]) -> Any:
-    """The error an object carries, itself or in its wrapped response body (or the wrapped
-    response's HTTP status, when it is not a success); None if none."""
+    """The error an object carries, itself or in its wrapped response body, or a wrapped
+    response's status that is not 2xx, whatever its body holds (review66: a 500 matched)."""
     if obj.get("error") not in (None, "", {}):
         return obj["error"]
     response = obj.get("response")
-    if not isinstance(response, dict):
-        return None
-    status = response.get("status_code")
-    if _first_choice(response) is None:
+    status = response.get("status_code") if isinstance(response, dict) else None
+    if isinstance(response, dict) and _first_choice(response) is None:
         body = response.get("body")
         if isinstance(body, dict) and _first_choice(body) is None:
             response = body
         if response.get("error") not in (None, "", {}):
             return response["error"]
-    if status is not None and not (type(status) is int and 200 <= status < 300):
-        # An OpenAI Batch line's request failed whatever its body holds, as `k3diff sample`
-        # takes a status other than 200 (review66: a 500 holding a body compared as a match).
-        return f"HTTP status {canonical(status)}"
-    return None
+    if status is None or (type(status) is int and 200 <= status < 300):
+        return None
+    return f"HTTP status {canonical(status)}"
 
 
 def _error_message(error: Any) -> str:
