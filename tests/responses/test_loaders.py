@@ -302,3 +302,26 @@ def test_a_response_holding_a_responses_list_is_refused(tmp_path: Path) -> None:
     # A list beside fields that are no response (a run's metadata) is read as ever.
     listed = write_json(tmp_path / "listed.json", {"model": "m", "responses": [honest]})
     assert run_k3diff("responses", base, listed).exit_code == 0
+
+
+def test_chat_content_parts_are_all_text_or_refused(tmp_path: Path) -> None:
+    # review66: parts that are no objects were skipped and a part's type was never read, so an
+    # answer of "Paris." plus a bare string, or plus a refusal part carrying an empty `text`,
+    # compared equal to "Paris." (exit 0), the rest of the answer dropped.
+    from cli_support import run_k3diff
+
+    base = write_jsonl(tmp_path / "base.jsonl", [chat("c1", "Paris.")])
+    paris = {"type": "text", "text": "Paris."}
+    for extra in (" Or Lyon.", 5, {"type": "refusal", "refusal": "I refuse.", "text": ""}):
+        answer = chat("c1", "")
+        answer["choices"][0]["message"]["content"] = [paris, extra]
+        patch = write_jsonl(tmp_path / "patch.jsonl", [answer])
+        result = run_k3diff("responses", base, patch)
+        assert result.exit_code == 2, result.stdout
+        assert result.stderr == (
+            f"k3diff: error: {patch}:1: message content is neither text nor text parts\n"
+        )
+    # Text parts, typed or not, are joined as ever.
+    answer["choices"][0]["message"]["content"] = [{"text": "Par"}, {"type": "text", "text": "is."}]
+    patch = write_jsonl(tmp_path / "patch.jsonl", [answer])
+    assert run_k3diff("responses", base, patch).exit_code == 0
