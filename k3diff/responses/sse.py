@@ -28,6 +28,10 @@ _FOLDED = frozenset(
 
 _CHAT_LOGPROBS = ("content", "refusal")
 """The token lists of a chat choice's `logprobs`, each continued chunk by chunk."""
+_LOGPROB_LISTS = frozenset(
+    {*_CHAT_LOGPROBS, "tokens", "token_logprobs", "top_logprobs", "text_offset"}
+)
+"""The fields of a streamed `logprobs` that are lists when given (null: not given)."""
 
 
 class _Choice:
@@ -93,7 +97,7 @@ class _Choice:
             if self.token_ids is None:
                 self.token_ids = []
             self.token_ids.extend(choice["token_ids"])
-        self._add_logprobs(choice.get("logprobs"))
+        self._add_logprobs(choice.get("logprobs"), where)
         for name, value in choice.items():
             # The first value that is not null: vLLM sends `"stop_reason": null` in every chunk
             # but the last, which names the stop string or token (review65: keeping the first
@@ -101,15 +105,19 @@ class _Choice:
             if name not in _FOLDED and self.rest.get(name) is None:
                 self.rest[name] = value
 
-    def _add_logprobs(self, logprobs: Any) -> None:
-        if isinstance(logprobs, dict) and "tokens" in logprobs:
+    def _add_logprobs(self, logprobs: Any, where: str) -> None:
+        if not isinstance(logprobs, dict):
+            return
+        for name, value in logprobs.items():
+            if name in _LOGPROB_LISTS and not (value is None or isinstance(value, list)):
+                # review66: a number was an internal error, a string extended as characters
+                raise ResponseFormatError(f"{where}: streamed logprobs {name} is not a list")
+        if "tokens" in logprobs:
             merged = self.completion_logprobs or {}
             for name in ("tokens", "token_logprobs", "top_logprobs", "text_offset"):
                 merged.setdefault(name, []).extend(logprobs.get(name) or [])
             self.completion_logprobs = merged
-        elif isinstance(logprobs, dict) and any(
-            isinstance(logprobs.get(name), list) for name in _CHAT_LOGPROBS
-        ):
+        elif any(isinstance(logprobs.get(name), list) for name in _CHAT_LOGPROBS):
             # A refusal's tokens come in `logprobs.refusal`, chunk by chunk as `content`'s do
             # (review65: they were dropped, a refusal's logprobs never compared).
             merged = self.chat_logprobs or {}

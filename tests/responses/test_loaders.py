@@ -325,3 +325,35 @@ def test_chat_content_parts_are_all_text_or_refused(tmp_path: Path) -> None:
     answer["choices"][0]["message"]["content"] = [{"text": "Par"}, {"type": "text", "text": "is."}]
     patch = write_jsonl(tmp_path / "patch.jsonl", [answer])
     assert run_k3diff("responses", base, patch).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("logprobs", "stream", "problem"),
+    [
+        ({"tokens": 5}, False, "logprobs tokens is not a list"),
+        ({"tokens": ["x"], "token_logprobs": 5}, False, "logprobs token_logprobs is not a list"),
+        ({"content": 5}, False, "logprobs content is not a list"),
+        ({"content": [{"token": "x", "logprob": -1, "top_logprobs": 5}]}, False,
+         "logprobs top_logprobs is not a list"),
+        ({"tokens": 5}, True, "streamed logprobs tokens is not a list"),
+        ({"content": 5}, True, "streamed logprobs content is not a list"),
+    ],
+)  # fmt: skip
+def test_logprobs_of_the_wrong_type_are_bad_input_not_an_internal_error(
+    tmp_path: Path, logprobs: dict[str, object], stream: bool, problem: str
+) -> None:
+    # review66: a number where a list belongs was "internal error (a bug in k3diff)", naming
+    # no file; a string was read as a list of one-character tokens.
+    from cli_support import run_k3diff
+
+    answer = completion("a", "x")
+    answer["choices"][0]["logprobs"] = logprobs
+    path = tmp_path / "capture"
+    if stream:
+        answer["object"] = "text_completion"
+        path.write_text(sse_transcript([[answer]]), encoding="utf-8")
+    else:
+        write_jsonl(path, [answer])
+    result = run_k3diff("responses", path, path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr == f"k3diff: error: {path}:1: {problem}\n"
