@@ -152,6 +152,8 @@ def from_sglang(token_logprobs: Any, top_logprobs: Any, where: str) -> LogprobTr
     tops = top_logprobs if isinstance(top_logprobs, list) else [None] * len(chosen)
     if len(tops) != len(chosen):
         raise ResponseFormatError(f"{where}: output_top_logprobs has a different length")
+    if not all(top is None or isinstance(top, list) for top in tops):
+        raise ResponseFormatError(f"{where}: output_top_logprobs entry is not a list")
     alternatives = [[] if top is None else [_triple(entry, where) for entry in top] for top in tops]
     return _build([token for token, _ in chosen], [lp for _, lp in chosen], alternatives, where)
 

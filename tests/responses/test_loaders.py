@@ -357,3 +357,28 @@ def test_logprobs_of_the_wrong_type_are_bad_input_not_an_internal_error(
     result = run_k3diff("responses", path, path)
     assert result.exit_code == 2, result.stdout
     assert result.stderr == f"k3diff: error: {path}:1: {problem}\n"
+
+
+def test_engine_records_of_the_wrong_type_are_read_or_refused_never_an_internal_error(
+    tmp_path: Path,
+) -> None:
+    # review66 (a fuzz of every field of each record shape with values of other types): an
+    # SGLang top-logprobs position that is no list, and an lm-eval `metrics` list holding an
+    # object, were "internal error (a bug in k3diff)".
+    from cli_support import run_k3diff
+
+    from .engines import sglang_answer
+    from .lm_eval_logs import generate_current
+
+    sglang = sglang_answer("Paris.", [5], logprobs=[-0.5], key="k")
+    sglang["meta_info"]["output_top_logprobs"] = [5]
+    path = write_jsonl(tmp_path / "sglang.jsonl", [sglang])
+    result = run_k3diff("responses", path, path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr == f"k3diff: error: {path}:1: output_top_logprobs entry is not a list\n"
+    # A metric name that is no string names no metric: passed over, as before for a number.
+    sample = generate_current(0, "Q?", ["42"], "42", "strict-match", 1.0)
+    sample["metrics"] = ["exact_match", {"name": "x"}]
+    path = write_jsonl(tmp_path / "samples_q.jsonl", [sample])
+    result = run_k3diff("responses", path, path)
+    assert (result.exit_code, result.stderr) == (0, ""), result.stderr
