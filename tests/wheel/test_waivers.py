@@ -217,7 +217,6 @@ def test_archive_soundness_findings_cannot_be_waived(tmp_path: Path) -> None:
         assert f"{code} (" in result.stderr and "cannot be waived" in result.stderr
 
 
-
 def test_an_artifact_pip_cannot_install_at_all_cannot_be_waived(tmp_path: Path) -> None:
     # review66: a waiver for A001 (not a zip archive) or A126 (not a wheel filename) made the
     # artifact pass (exit 0): pip refuses both files, and no review of a content can accept one.
@@ -232,6 +231,7 @@ def test_an_artifact_pip_cannot_install_at_all_cannot_be_waived(tmp_path: Path) 
         assert result.exit_code == 2, (code, result.stdout)
         assert result.stderr.startswith(f"k3diff: error: {waivers}: waiver 1: {code} (")
         assert "cannot be waived" in result.stderr
+
 
 @pytest.mark.parametrize("extra", ["", 'artifact = "engine-*.whl"'])
 def test_a_waived_native_change_still_has_its_record_row_checked(
