@@ -267,7 +267,11 @@ class StreamAssembler:
             # shapes.ErrorShape), whatever text it carried.
             self._error = chunk["error"] if self._error is None else self._error
             return
-        for choice in chunk.get("choices") or []:
+        choices = chunk.get("choices")
+        if choices is not None and not isinstance(choices, list):
+            # review66: a number was an internal error, a string's characters each a choice
+            raise ResponseFormatError(f"{where}: choices is not a list")
+        for choice in choices or []:
             if not isinstance(choice, dict):
                 raise ResponseFormatError(f"{where}: a choice is not an object")
             index = choice.get("index", 0)

@@ -382,3 +382,18 @@ def test_engine_records_of_the_wrong_type_are_read_or_refused_never_an_internal_
     path = write_jsonl(tmp_path / "samples_q.jsonl", [sample])
     result = run_k3diff("responses", path, path)
     assert (result.exit_code, result.stderr) == (0, ""), result.stderr
+
+
+@pytest.mark.parametrize("choices", [5, {"index": 0, "text": "x"}])
+def test_a_streamed_chunk_whose_choices_are_no_list_is_bad_input(
+    tmp_path: Path, choices: object
+) -> None:
+    # review66 (the type fuzz, of stream chunks): a number was an internal error.
+    from cli_support import run_k3diff
+
+    chunk = {"id": "a", "object": "text_completion", "model": "m", "choices": choices}
+    path = tmp_path / "capture.sse"
+    path.write_text(sse_transcript([[chunk]]), encoding="utf-8")
+    result = run_k3diff("responses", path, path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr == f"k3diff: error: {path}:1: choices is not a list\n"
