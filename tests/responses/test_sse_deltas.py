@@ -147,20 +147,23 @@ def test_a_line_that_begins_with_white_space_is_refused_not_read_as_data(
 ) -> None:
     # review66: ` data: {...}` was stripped and read as data; the SSE specification names the
     # field ` data`, which its clients ignore. The patch's client got "The answer is " and the
-    # comparison, reading the indented chunk too, said match (exit 0).
+    # comparison, reading the indented chunk too, said match (exit 0). So was a line behind a
+    # byte-order mark, which the specification drops at the stream's start only.
     pieces = ["The answer", " is ", "42"]
     lines = [f"data: {json.dumps(_chunk('c', {'content': p}))}\n\n" for p in pieces]
     end = f"data: {json.dumps(_chunk('c', {}, 'stop'))}\n\ndata: [DONE]\n\n"
     (tmp_path / "base.sse").write_text("".join(lines) + end)
-    lines[2] = " " + lines[2]  # what the specification's readers skip
-    (tmp_path / "patch.sse").write_text("".join(lines) + end)
-    result = run_k3diff("responses", "base.sse", "patch.sse", cwd=tmp_path)
-    assert result.exit_code == 2, result.stdout
-    assert result.stderr == (
-        "k3diff: error: patch.sse:5: a line that begins with white space: the SSE "
-        "specification makes it a field other than 'data' (ignored), a reader that strips "
-        "lines reads it as data; refused\n"
-    )
-    # The same transcript without the indent is read as ever: the same text, a match.
-    (tmp_path / "patch.sse").write_text("".join(line.lstrip() for line in lines) + end)
-    assert run_k3diff("responses", "base.sse", "patch.sse", cwd=tmp_path).exit_code == 0
+    for mark in (" ", "\t", "\ufeff"):  # what the specification's readers skip
+        hidden = [*lines[:2], mark + lines[2]]
+        (tmp_path / "patch.sse").write_text("".join(hidden) + end)
+        result = run_k3diff("responses", "base.sse", "patch.sse", cwd=tmp_path)
+        assert result.exit_code == 2, result.stdout
+        assert result.stderr == (
+            "k3diff: error: patch.sse:5: a line that begins with white space or a byte-order "
+            "mark: the SSE specification makes it a field other than 'data' (ignored), a reader "
+            "that strips lines reads it as data; refused\n"
+        )
+    # The same transcript unmarked, or with a byte-order mark at its start, is read as ever.
+    for start in ("", "\ufeff"):
+        (tmp_path / "patch.sse").write_text(start + "".join(lines) + end)
+        assert run_k3diff("responses", "base.sse", "patch.sse", cwd=tmp_path).exit_code == 0
