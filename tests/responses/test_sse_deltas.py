@@ -167,3 +167,26 @@ def test_a_line_that_begins_with_white_space_is_refused_not_read_as_data(
     for start in ("", "\ufeff"):
         (tmp_path / "patch.sse").write_text(start + "".join(lines) + end)
         assert run_k3diff("responses", "base.sse", "patch.sse", cwd=tmp_path).exit_code == 0
+
+
+def test_a_choice_that_goes_on_after_its_finish_is_refused(tmp_path: Path) -> None:
+    # review66: a patch stream that finished (`length`), then sent the rest and `stop`, was read
+    # as the whole answer and matched (exit 0); a client that stops at the finish got "The
+    # answer". `k3diff sample` refuses such a stream; so does `responses` now.
+    base = [_chunk("c", {"content": "The answer"}), _chunk("c", {"content": " is 42"}, "stop")]
+    (tmp_path / "base.sse").write_text(sse_transcript([base]))
+    cut = _chunk("c", {"content": "The answer"}, "length")
+    for later, shown in (
+        (_chunk("c", {"content": " is 42"}, "stop"), "more output"),
+        (_chunk("c", {}, "stop"), "finish_reason 'stop'"),
+    ):
+        (tmp_path / "patch.sse").write_text(sse_transcript([[cut, later]]))
+        result = run_k3diff("responses", "base.sse", "patch.sse", cwd=tmp_path)
+        assert result.exit_code == 2, result.stdout
+        assert result.stderr == (
+            f"k3diff: error: patch.sse:3: a streamed choice carries {shown} after it finished "
+            "(finish_reason 'length'): which part is the answer, the stream does not say\n"
+        )
+    # The reason repeated in an empty chunk, as some servers send it, is read as ever.
+    (tmp_path / "patch.sse").write_text(sse_transcript([[*base, _chunk("c", {}, "stop")]]))
+    assert run_k3diff("responses", "base.sse", "patch.sse", cwd=tmp_path).exit_code == 0
