@@ -15,7 +15,13 @@ from dataclasses import dataclass, replace
 
 from rapidfuzz import fuzz
 
-from k3diff.responses.divergence import codepoints_at, divergence_of, equal_after, normalize_text
+from k3diff.responses.divergence import (
+    codepoints_at,
+    divergence_of,
+    equal_after,
+    normalize_text,
+    sampled_tokens_differ,
+)
 from k3diff.responses.fielddiff import field_changes
 from k3diff.responses.jsonsame import same
 from k3diff.responses.lmeval import LmEvalDiff
@@ -203,9 +209,10 @@ def _output_pair(
     token_match = None
     if base.token_ids is not None and patch.token_ids is not None:
         token_match = base.token_ids == patch.token_ids
+    sampled = token_match is None and compared_equal and sampled_tokens_differ(base, patch)
     changes, fields_note = field_changes(base, patch, options.include_volatile)
     divergence = None
-    if not compared_equal or token_match is False:
+    if not compared_equal or token_match is False or sampled:
         divergence = divergence_of(
             base, patch, base_text, patch_text, token_match, options.near_tie
         )
@@ -224,7 +231,7 @@ def _output_pair(
     status = Status.MATCH
     if not compared_equal:
         status = Status.TEXT_DIFFERS
-    elif token_match is False:
+    elif token_match is False or sampled:
         status = Status.TOKENS_DIFFER
     elif logprobs is not None and not logprobs.within_tolerance:
         status = Status.LOGPROBS_DIFFER

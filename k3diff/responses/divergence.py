@@ -73,12 +73,16 @@ def divergence_of(
     token_match: bool | None,
     near_tie: float,
 ) -> Divergence:
-    """Where the compared texts (and token ids, when they differ) part, with context."""
+    """Where the compared texts (and token ids, when they differ) part, with context; equal
+    texts without token ids part where the sampled tokens their logprobs name do
+    (`sampled_tokens_differ`)."""
     char_offset = None if base_text == patch_text else common_prefix_length(base_text, patch_text)
     token_index = None
     if token_match is False:
         assert base.token_ids is not None and patch.token_ids is not None
         token_index = common_prefix_length(base.token_ids, patch.token_ids)
+    elif char_offset is None and base.logprobs is not None and patch.logprobs is not None:
+        token_index = common_prefix_length(base.logprobs.tokens, patch.logprobs.tokens)
     start = None if char_offset is None else max(0, char_offset - CONTEXT_CHARS)
     end = None if char_offset is None else char_offset + CONTEXT_CHARS
     return Divergence(
@@ -89,3 +93,12 @@ def divergence_of(
         patch_context=None if start is None else patch_text[start:end],
         logprobs=logprob_gap(base.logprobs, patch.logprobs, token_index, char_offset, near_tie),
     )
+
+
+def sampled_tokens_differ(base: ResponseRecord, patch: ResponseRecord) -> bool:
+    """Both sides name their sampled tokens in logprobs, and the tokens differ: without token
+    ids the only evidence of the token path (review66: `Hel`+`lo` against `He`+`llo`, one
+    text, matched, exit 0; a different count was a logprobs shape change)."""
+    if base.logprobs is None or patch.logprobs is None:
+        return False
+    return base.logprobs.tokens != patch.logprobs.tokens

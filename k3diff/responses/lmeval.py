@@ -131,8 +131,8 @@ def _unscored(
         return ()
     return tuple(
         (name, group, math.nan)
-        for name in dict.fromkeys(names)
-        if isinstance(name, str) and name in obj and name not in scored
+        for name in dict.fromkeys(name for name in names if isinstance(name, str))
+        if name in obj and name not in scored
     )
 
 

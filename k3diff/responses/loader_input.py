@@ -51,13 +51,18 @@ def decode_line(raw: bytes, display: str, lineno: int) -> str:
         ) from exc
 
 
-def text_lines(head: Head, blank: bool = False) -> Iterator[tuple[int, str]]:
+def text_lines(
+    head: Head, blank: bool = False, every_bom: bool = True
+) -> Iterator[tuple[int, str]]:
     """Non-blank lines (all lines with `blank`) with their 1-based numbers, decoded one at a
-    time (each at most `--max-record-bytes`; the file must be a regular one)."""
+    time (each at most `--max-record-bytes`; the file must be a regular one). A byte-order mark
+    is dropped from the first line, and from any other unless `every_bom` is false (an event
+    stream drops one at its start only: later, it is part of the line)."""
     for lineno, raw in bounded.file_lines(head.path, head.display, "responses file"):
         # isspace: what strip() would strip, every byte (a line is never empty), without a copy
         if blank or not raw.isspace():
-            yield lineno, decode_line(raw, head.display, lineno).lstrip("\ufeff")
+            line = decode_line(raw, head.display, lineno)
+            yield lineno, line.lstrip("\ufeff") if every_bom or lineno == 1 else line
 
 
 def loads_object(text: str, where: str) -> dict[str, Any]:

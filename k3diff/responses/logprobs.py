@@ -46,11 +46,20 @@ def parse_logprobs(value: Any, where: str) -> LogprobTrace | None:
     if isinstance(value, dict) and "tokens" in value:
         return _from_completions(value, where)
     if isinstance(value, dict) and "content" in value:
-        content = value["content"]
+        content = _list(value, "content", where)
         return None if content is None else _from_chat(content, where)
     if isinstance(value, list):
         return _from_chat(value, where)
     raise ResponseFormatError(f"{where}: logprobs in an unknown shape ({type(value).__name__})")
+
+
+def _list(value: dict[str, Any], name: str, where: str) -> list[Any] | None:
+    """`value[name]`: a list, or None when absent or null; a format error for anything else
+    (review66: a number was an internal error, a string read as a list of characters)."""
+    field = value.get(name)
+    if field is None or isinstance(field, list):
+        return field
+    raise ResponseFormatError(f"{where}: logprobs {name} is not a list")
 
 
 def _float(value: Any, where: str) -> float:
@@ -63,9 +72,9 @@ def _float(value: Any, where: str) -> float:
 
 
 def _from_completions(value: dict[str, Any], where: str) -> LogprobTrace:
-    tokens = value.get("tokens") or []
-    chosen = value.get("token_logprobs") or [None] * len(tokens)
-    tops = value.get("top_logprobs") or [None] * len(tokens)
+    tokens = _list(value, "tokens", where) or []
+    chosen = _list(value, "token_logprobs", where) or [None] * len(tokens)
+    tops = _list(value, "top_logprobs", where) or [None] * len(tokens)
     if not (len(tokens) == len(chosen) == len(tops)):
         raise ResponseFormatError(f"{where}: logprobs lists have different lengths")
     if not all(top is None or isinstance(top, dict) for top in tops):
@@ -86,7 +95,7 @@ def _from_chat(content: Sequence[Any], where: str) -> LogprobTrace:
             raise ResponseFormatError(f"{where}: logprobs content entry without a token")
         tokens.append(entry["token"])
         chosen.append(_float(entry.get("logprob"), where))
-        top = entry.get("top_logprobs") or []
+        top = _list(entry, "top_logprobs", where) or []
         if not all(isinstance(alt, dict) for alt in top):
             raise ResponseFormatError(f"{where}: top_logprobs entry is not an object")
         alternatives.append(
@@ -143,6 +152,8 @@ def from_sglang(token_logprobs: Any, top_logprobs: Any, where: str) -> LogprobTr
     tops = top_logprobs if isinstance(top_logprobs, list) else [None] * len(chosen)
     if len(tops) != len(chosen):
         raise ResponseFormatError(f"{where}: output_top_logprobs has a different length")
+    if not all(top is None or isinstance(top, list) for top in tops):
+        raise ResponseFormatError(f"{where}: output_top_logprobs entry is not a list")
     alternatives = [[] if top is None else [_triple(entry, where) for entry in top] for top in tops]
     return _build([token for token, _ in chosen], [lp for _, lp in chosen], alternatives, where)
 

@@ -171,3 +171,25 @@ def choice_fields(choice: dict[str, Any]) -> dict[str, Any]:
         if beside:
             rest["logprobs"] = beside
     return rest
+
+
+TEXT_PART_TYPES = ("text", "output_text")
+"""The `type` of a chat content part that is text (a part without one is text too)."""
+
+
+def message_text(content: Any) -> str | None:
+    """A chat message's text: its content, a string or a list of text parts joined; None for
+    anything else. Every part must be text: a bare string, or an image or refusal part that also
+    carries a `text`, would have its payload dropped (review66: read so, exit 0)."""
+    if content is None:
+        return ""  # a tool-call-only message has no text; tool calls stay in the compared fields
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(
+        isinstance(part, dict)
+        and isinstance(part.get("text"), str)
+        and part.get("type", "text") in TEXT_PART_TYPES
+        for part in content
+    ):
+        return "".join(part["text"] for part in content)
+    return None

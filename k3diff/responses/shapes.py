@@ -52,6 +52,7 @@ from k3diff.responses.parts import (
     choices_of,
     first_choice,
     flat_params,
+    message_text,
     request_params,
     without,
 )
@@ -113,18 +114,6 @@ def _choice_number(choice: dict[str, Any], position: int, count: int) -> int | N
     return index if isinstance(index, int) and not isinstance(index, bool) else position
 
 
-def _message_text(content: Any) -> str | None:
-    if content is None:
-        return ""  # a tool-call-only message has no text; tool calls stay in the compared fields
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        pieces = [p.get("text") for p in content if isinstance(p, dict)]
-        if all(isinstance(p, str) for p in pieces):
-            return "".join(pieces)  # type: ignore[arg-type]
-    return None
-
-
 class ChatShape:
     """A chat-completion object."""
 
@@ -139,7 +128,7 @@ class ChatShape:
         parts = []
         for position, choice in enumerate(choices):
             message = choice.get("message")
-            text = _message_text(message.get("content")) if isinstance(message, dict) else None
+            text = message_text(message.get("content")) if isinstance(message, dict) else None
             if text is None:
                 raise ResponseFormatError(
                     f"{where}: message content is neither text nor text parts"

@@ -28,8 +28,17 @@ _FOLDED = frozenset(
 )
 """A streamed choice's fields folded on their own; its others are kept as they come."""
 
+_OUTPUT = (
+    "text", "content", "reasoning_content", "reasoning", "tool_calls", "refusal", "token_ids",
+    "output_ids", "message",
+)  # fmt: skip
+"""Fields of a streamed choice (or its delta) that carry output."""
 _CHAT_LOGPROBS = ("content", "refusal")
 """The token lists of a chat choice's `logprobs`, each continued chunk by chunk."""
+_LOGPROB_LISTS = frozenset(
+    {*_CHAT_LOGPROBS, "tokens", "token_logprobs", "top_logprobs", "text_offset"}
+)
+"""The fields of a streamed `logprobs` that are lists when given (null: not given)."""
 
 
 class _Choice:
@@ -66,7 +75,9 @@ class _Choice:
             )
         self.whole = copy.deepcopy(message)
 
-    def add(self, choice: dict[str, Any], chat: bool, where: str) -> None:
+    def add(self, choice: dict[str, Any], chat: bool, where: str, after_finish: bool) -> None:
+        if after_finish and self.finish_reason is not None:
+            self._after_finish(choice, where)
         if choice.get("message") is not None and not chat:
             self._take_whole(choice, where)
         if chat:
@@ -95,7 +106,7 @@ class _Choice:
             if self.token_ids is None:
                 self.token_ids = []
             self.token_ids.extend(choice["token_ids"])
-        self._add_logprobs(choice.get("logprobs"))
+        self._add_logprobs(choice.get("logprobs"), where)
         for name, value in choice.items():
             # The first value that is not null: vLLM sends `"stop_reason": null` in every chunk
             # but the last, which names the stop string or token (review65: keeping the first
@@ -103,15 +114,36 @@ class _Choice:
             if name not in _FOLDED and self.rest.get(name) is None:
                 self.rest[name] = value
 
-    def _add_logprobs(self, logprobs: Any) -> None:
-        if isinstance(logprobs, dict) and "tokens" in logprobs:
+    def _after_finish(self, choice: dict[str, Any], where: str) -> None:
+        """A chunk of a choice that already finished may repeat its reason, or carry nothing;
+        more output or another reason is refused, as `k3diff sample` refuses it: a client that
+        stops at the finish got less than one that reads on (review66: `length`, then more text
+        and `stop`, compared as the whole answer, exit 0)."""
+        finish = choice.get("finish_reason")
+        delta = choice.get("delta")
+        fields = (choice, delta) if isinstance(delta, dict) else (choice,)
+        output = any(field.get(name) for field in fields for name in _OUTPUT)
+        if output or (finish is not None and finish != self.finish_reason):
+            more = "more output" if output else f"finish_reason {finish!r}"
+            raise ResponseFormatError(
+                f"{where}: a streamed choice carries {more} after it finished "
+                f"(finish_reason {self.finish_reason!r}): which part is the answer, the stream "
+                "does not say"
+            )
+
+    def _add_logprobs(self, logprobs: Any, where: str) -> None:
+        if not isinstance(logprobs, dict):
+            return
+        for name, value in logprobs.items():
+            if name in _LOGPROB_LISTS and not (value is None or isinstance(value, list)):
+                # review66: a number was an internal error, a string extended as characters
+                raise ResponseFormatError(f"{where}: streamed logprobs {name} is not a list")
+        if "tokens" in logprobs:
             merged = self.completion_logprobs or {}
             for name in ("tokens", "token_logprobs", "top_logprobs", "text_offset"):
                 merged.setdefault(name, []).extend(logprobs.get(name) or [])
             self.completion_logprobs = merged
-        elif isinstance(logprobs, dict) and any(
-            isinstance(logprobs.get(name), list) for name in _CHAT_LOGPROBS
-        ):
+        elif any(isinstance(logprobs.get(name), list) for name in _CHAT_LOGPROBS):
             # A refusal's tokens come in `logprobs.refusal`, chunk by chunk as `content`'s do
             # (review65: they were dropped, a refusal's logprobs never compared).
             merged = self.chat_logprobs or {}
@@ -230,8 +262,11 @@ class EventData:
 class StreamAssembler:
     """Accumulates the chunks of one stream, one at a time (no chunk list is kept)."""
 
-    def __init__(self, first_line: int) -> None:
+    def __init__(self, first_line: int, after_finish: bool = True) -> None:
         self.first_line = first_line
+        self.after_finish = after_finish
+        """Refuse a choice's output or another reason after its finish (`_Choice.add`); `k3diff
+        sample` passes False, its own `Finishes` refusing such a stream in its words."""
         self.first_chunk: dict[str, Any] | None = None
         self.chunks = 0
         self._header: dict[str, Any] = {}
@@ -267,7 +302,11 @@ class StreamAssembler:
             # failed.ErrorShape), whatever text it carried.
             self._error = chunk["error"] if self._error is None else self._error
             return
-        for choice in chunk.get("choices") or []:
+        choices = chunk.get("choices")
+        if choices is not None and not isinstance(choices, list):
+            # review66: a number was an internal error, a string's characters each a choice
+            raise ResponseFormatError(f"{where}: choices is not a list")
+        for choice in choices or []:
             if not isinstance(choice, dict):
                 raise ResponseFormatError(f"{where}: a choice is not an object")
             index = choice.get("index", 0)
@@ -275,7 +314,7 @@ class StreamAssembler:
                 raise ResponseFormatError(f"{where}: choice index is not a whole number")
             chat = isinstance(choice.get("delta"), dict)
             self._chat = self._chat or chat or choice.get("message") is not None
-            self._choices.setdefault(index, _Choice()).add(choice, chat, where)
+            self._choices.setdefault(index, _Choice()).add(choice, chat, where, self.after_finish)
 
     @property
     def answered(self) -> bool:

@@ -36,8 +36,17 @@ class SseLoader:
         stream: StreamAssembler | None = None
         event = EventData()
         failed = False  # the event being read is named `error`
-        for lineno, line in text_lines(head, blank=True):
-            text = line.strip()
+        for lineno, line in text_lines(head, blank=True, every_bom=False):
+            text = line.rstrip()
+            if text[:1].isspace() or text[:1] == "\ufeff":
+                # The SSE specification names a field by what precedes its colon: ` data:` is a
+                # field of another name, which every client ignores (review66: read as data, a
+                # text its client never got compared equal, exit 0).
+                raise ResponseFormatError(
+                    f"{head.display}:{lineno}: a line that begins with white space or a "
+                    "byte-order mark: the SSE specification makes it a field other than 'data' "
+                    "(ignored), a reader that strips lines reads it as data; refused"
+                )
             payload = text[len("data:") :].strip() if text.startswith("data:") else None
             if event.pending and (not text or payload == "[DONE]"):
                 start, at, value = _end_event(event, head.display)

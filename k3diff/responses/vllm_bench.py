@@ -43,11 +43,13 @@ def _columns(result: dict[str, Any], display: str) -> dict[str, list[Any]]:
         value = result.get(name)
         if value is None:
             continue
-        if not isinstance(value, list) or len(value) != len(texts):
-            count = len(value) if isinstance(value, list) else "no list"
+        if not isinstance(value, list):
+            # review66: worded with `{count:,}` of a string, an internal error
+            raise ResponseFormatError(f"{display}: '{name}' is not a list (one entry a request)")
+        if len(value) != len(texts):
             raise ResponseFormatError(
-                f"{display}: '{name}' holds {count:,} entries but 'generated_texts' {len(texts):,}: "
-                "the per-request lists of a vllm bench result must run in step"
+                f"{display}: '{name}' holds {len(value):,} entries but 'generated_texts' "
+                f"{len(texts):,}: the per-request lists of a vllm bench result must run in step"
             )
         columns[name] = value
     return columns

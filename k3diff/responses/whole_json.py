@@ -18,7 +18,7 @@ from k3diff.lazyre import lazy
 from k3diff.responses.inspect_log import is_json_log, json_log_records
 from k3diff.responses.loader_input import Head, json_kind, refuse_own_document
 from k3diff.responses.model import LoadOptions, ResponseRecord
-from k3diff.responses.shapes import records_from_raw
+from k3diff.responses.shapes import SHAPES, records_from_raw
 
 _NON_SPACE = lazy(r"\S")
 
@@ -94,8 +94,29 @@ class DocumentLoader:
         if key is None:
             yield from records_from_raw(document, f"{head.display}:1", 1, options)
             return
+        _refuse_response_beside_list(document, key, head.display, options)
         del document  # the list is decoded again element by element, with line numbers
         yield from _array_records(text, _list_start(text, key), head.display, options)
+
+
+def _refuse_response_beside_list(
+    document: dict[str, Any], key: str, display: str, options: LoadOptions
+) -> None:
+    """ResponseFormatError when `document`, besides its `key` list, reads as a response itself
+    (choices, outputs, a text field, an error; or what `--text-field` names): a server's answer
+    with a `responses` list added is one response to its client, which reads the answer's own
+    choices and never the list (review66: the list was compared instead, exit 0)."""
+    rest = {name: value for name, value in document.items() if name != key}
+    named = options.text_field is not None and options.text_field[0] in rest
+    shape = next((s.name for s in SHAPES if s.claims(rest)), None)
+    if shape is None and not named:
+        return
+    article = "an" if shape is not None and shape[0] in "aeiou" else "a"
+    what = "the field --text-field names" if shape is None else f"{article} {shape} response"
+    raise ResponseFormatError(
+        f"{display}: holds a '{key}' list but is itself {what} too; read as either, the "
+        "other would go unread (a client of the server reads the response, never the list)"
+    )
 
 
 def _read_whole(head: Head) -> str:

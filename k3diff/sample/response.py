@@ -169,7 +169,7 @@ class StreamReader:
         self._finished = finished
         self._watch = watch
         self._values = 0
-        self._assembler = StreamAssembler(1)
+        self._assembler = StreamAssembler(1, after_finish=False)  # `Finishes` words it
         self._done = False
         self._output_ids: list[Any] = []
         self._event = EventData()

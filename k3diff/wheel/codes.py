@@ -271,6 +271,8 @@ UNWAIVABLE = frozenset(
         Code.W615,  # entries that install to one file
         Code.W616,  # pip cannot install this wheel
         Code.W619,  # entry Windows cannot write as named
+        Code.A001,  # not a zip archive: pip cannot read it
+        Code.A126,  # not a wheel filename: pip refuses it (review66: both were waived, exit 0)
     }
 )
 """Archive-soundness codes a waiver is refused for: each says the archive is not what pip reads

@@ -256,6 +256,15 @@ def test_vllm_bench_results_of_unequal_counts_are_refused(tmp_path: Path) -> Non
     result = run_k3diff("responses", "broken.json", "broken.json", cwd=tmp_path)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert "broken.json: 'errors' holds 1 entries but 'generated_texts' 2" in result.stderr
+    # review66: a per-request field that is no list was an internal error (its message
+    # formatted a string as a number).
+    broken["errors"] = 5
+    write_bench(tmp_path / "broken.json", broken)
+    result = run_k3diff("responses", "broken.json", "broken.json", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "k3diff: error: broken.json: 'errors' is not a list (one entry a request)\n"
+    )
 
 
 def test_a_corrupt_or_unsound_eval_log_is_refused_naming_the_file(tmp_path: Path) -> None:

@@ -276,3 +276,124 @@ def test_a_document_with_both_a_responses_and_a_records_list_is_refused(tmp_path
     # Either one alone is read as ever.
     alone = write_json(tmp_path / "alone.json", {"records": [{"id": "b", "text": "no"}]})
     assert run_k3diff("responses", alone, alone).exit_code == 0
+
+
+def test_a_response_holding_a_responses_list_is_refused(tmp_path: Path) -> None:
+    # review66: a server's answer with a `responses` (or `records`) list added was read by its
+    # list, never by its own choices: the patch server answered "Lyon." to its client, and the
+    # comparison said match (exit 0).
+    from cli_support import run_k3diff
+
+    honest = completion("cmpl-1", "Paris.")
+    base = write_json(tmp_path / "base.json", honest)
+    for key, answer, shape in (
+        ("responses", completion("cmpl-1", "Lyon."), "a completion"),
+        ("records", chat("chatcmpl-1", "Lyon."), "a chat"),
+        ("responses", {"id": "cmpl-1", "error": {"message": "overloaded"}}, "an error"),
+    ):
+        patch = write_json(tmp_path / "patch.json", {**answer, key: [honest]})
+        result = run_k3diff("responses", base, patch)
+        assert result.exit_code == 2, result.stdout
+        assert result.stderr == (
+            f"k3diff: error: {patch}: holds a '{key}' list but is itself {shape} response "
+            "too; read as either, the other would go unread (a client of the server reads the "
+            "response, never the list)\n"
+        )
+    # A list beside fields that are no response (a run's metadata) is read as ever.
+    listed = write_json(tmp_path / "listed.json", {"model": "m", "responses": [honest]})
+    assert run_k3diff("responses", base, listed).exit_code == 0
+
+
+def test_chat_content_parts_are_all_text_or_refused(tmp_path: Path) -> None:
+    # review66: parts that are no objects were skipped and a part's type was never read, so an
+    # answer of "Paris." plus a bare string, or plus a refusal part carrying an empty `text`,
+    # compared equal to "Paris." (exit 0), the rest of the answer dropped.
+    from cli_support import run_k3diff
+
+    base = write_jsonl(tmp_path / "base.jsonl", [chat("c1", "Paris.")])
+    paris = {"type": "text", "text": "Paris."}
+    for extra in (" Or Lyon.", 5, {"type": "refusal", "refusal": "I refuse.", "text": ""}):
+        answer = chat("c1", "")
+        answer["choices"][0]["message"]["content"] = [paris, extra]
+        patch = write_jsonl(tmp_path / "patch.jsonl", [answer])
+        result = run_k3diff("responses", base, patch)
+        assert result.exit_code == 2, result.stdout
+        assert result.stderr == (
+            f"k3diff: error: {patch}:1: message content is neither text nor text parts\n"
+        )
+    # Text parts, typed or not, are joined as ever.
+    answer["choices"][0]["message"]["content"] = [{"text": "Par"}, {"type": "text", "text": "is."}]
+    patch = write_jsonl(tmp_path / "patch.jsonl", [answer])
+    assert run_k3diff("responses", base, patch).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("logprobs", "stream", "problem"),
+    [
+        ({"tokens": 5}, False, "logprobs tokens is not a list"),
+        ({"tokens": ["x"], "token_logprobs": 5}, False, "logprobs token_logprobs is not a list"),
+        ({"content": 5}, False, "logprobs content is not a list"),
+        ({"content": [{"token": "x", "logprob": -1, "top_logprobs": 5}]}, False,
+         "logprobs top_logprobs is not a list"),
+        ({"tokens": 5}, True, "streamed logprobs tokens is not a list"),
+        ({"content": 5}, True, "streamed logprobs content is not a list"),
+    ],
+)  # fmt: skip
+def test_logprobs_of_the_wrong_type_are_bad_input_not_an_internal_error(
+    tmp_path: Path, logprobs: dict[str, object], stream: bool, problem: str
+) -> None:
+    # review66: a number where a list belongs was "internal error (a bug in k3diff)", naming
+    # no file; a string was read as a list of one-character tokens.
+    from cli_support import run_k3diff
+
+    answer = completion("a", "x")
+    answer["choices"][0]["logprobs"] = logprobs
+    path = tmp_path / "capture"
+    if stream:
+        answer["object"] = "text_completion"
+        path.write_text(sse_transcript([[answer]]), encoding="utf-8")
+    else:
+        write_jsonl(path, [answer])
+    result = run_k3diff("responses", path, path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr == f"k3diff: error: {path}:1: {problem}\n"
+
+
+def test_engine_records_of_the_wrong_type_are_read_or_refused_never_an_internal_error(
+    tmp_path: Path,
+) -> None:
+    # review66 (a fuzz of every field of each record shape with values of other types): an
+    # SGLang top-logprobs position that is no list, and an lm-eval `metrics` list holding an
+    # object, were "internal error (a bug in k3diff)".
+    from cli_support import run_k3diff
+
+    from .engines import sglang_answer
+    from .lm_eval_logs import generate_current
+
+    sglang = sglang_answer("Paris.", [5], logprobs=[-0.5], key="k")
+    sglang["meta_info"]["output_top_logprobs"] = [5]
+    path = write_jsonl(tmp_path / "sglang.jsonl", [sglang])
+    result = run_k3diff("responses", path, path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr == f"k3diff: error: {path}:1: output_top_logprobs entry is not a list\n"
+    # A metric name that is no string names no metric: passed over, as before for a number.
+    sample = generate_current(0, "Q?", ["42"], "42", "strict-match", 1.0)
+    sample["metrics"] = ["exact_match", {"name": "x"}]
+    path = write_jsonl(tmp_path / "samples_q.jsonl", [sample])
+    result = run_k3diff("responses", path, path)
+    assert (result.exit_code, result.stderr) == (0, ""), result.stderr
+
+
+@pytest.mark.parametrize("choices", [5, {"index": 0, "text": "x"}])
+def test_a_streamed_chunk_whose_choices_are_no_list_is_bad_input(
+    tmp_path: Path, choices: object
+) -> None:
+    # review66 (the type fuzz, of stream chunks): a number was an internal error.
+    from cli_support import run_k3diff
+
+    chunk = {"id": "a", "object": "text_completion", "model": "m", "choices": choices}
+    path = tmp_path / "capture.sse"
+    path.write_text(sse_transcript([[chunk]]), encoding="utf-8")
+    result = run_k3diff("responses", path, path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr == f"k3diff: error: {path}:1: choices is not a list\n"

@@ -91,3 +91,25 @@ def test_a_logprob_one_side_did_not_give_differs(
     (record,) = json.loads(result.stdout)["records"]
     assert record["status"] == "fields-differ"
     assert any(c["path"].startswith("logprobs.not_given") for c in record["field_changes"]), record
+
+
+def test_one_text_sampled_as_other_tokens_differs(tmp_path: Path) -> None:
+    # review66: without token ids, the logprobs' sampled tokens are the only evidence of the
+    # token path; `Hel`+`lo` against `He`+`llo` (one text, one count) was `match`, exit 0.
+    def chat(tokens: list[str]) -> dict[str, Any]:
+        content = [{"token": t, "logprob": -0.25, "top_logprobs": []} for t in tokens]
+        message = {"role": "assistant", "content": "".join(tokens)}
+        choice = {"index": 0, "message": message, "logprobs": {"content": content}}
+        return {"id": "c1", "object": "chat.completion", "model": "m", "choices": [choice]}
+
+    for name, tokens in (("base", ["Hel", "lo"]), ("patch", ["He", "llo"])):
+        (tmp_path / f"{name}.jsonl").write_text(json.dumps(chat(tokens)) + "\n")
+    args = ("responses", "base.jsonl", "patch.jsonl", "--format", "json")
+    result = run_k3diff(*args, cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    record = json.loads(result.stdout)["records"][0]
+    assert record["status"] == "tokens-differ" and record["text_match"] is True
+    assert record["divergence"]["token_index"] == 0
+    # The same tokens are a match, as ever.
+    (tmp_path / "patch.jsonl").write_text(json.dumps(chat(["Hel", "lo"])) + "\n")
+    assert run_k3diff(*args, cwd=tmp_path).exit_code == 0

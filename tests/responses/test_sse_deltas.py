@@ -140,3 +140,53 @@ def test_a_stream_whose_chunks_hold_no_choice_is_refused_not_read_as_empty(
     # A stream that failed before any choice is still a failed request (exit 1), as before.
     failed = _write(tmp_path, "failed.sse", [{"id": "e", "error": {"message": "overloaded"}}])
     assert run_k3diff("responses", failed, failed, "--by-order", cwd=tmp_path).exit_code == 1
+
+
+def test_a_line_that_begins_with_white_space_is_refused_not_read_as_data(
+    tmp_path: Path,
+) -> None:
+    # review66: ` data: {...}` was stripped and read as data; the SSE specification names the
+    # field ` data`, which its clients ignore. The patch's client got "The answer is " and the
+    # comparison, reading the indented chunk too, said match (exit 0). So was a line behind a
+    # byte-order mark, which the specification drops at the stream's start only.
+    pieces = ["The answer", " is ", "42"]
+    lines = [f"data: {json.dumps(_chunk('c', {'content': p}))}\n\n" for p in pieces]
+    end = f"data: {json.dumps(_chunk('c', {}, 'stop'))}\n\ndata: [DONE]\n\n"
+    (tmp_path / "base.sse").write_text("".join(lines) + end)
+    for mark in (" ", "\t", "\ufeff"):  # what the specification's readers skip
+        hidden = [*lines[:2], mark + lines[2]]
+        (tmp_path / "patch.sse").write_text("".join(hidden) + end)
+        result = run_k3diff("responses", "base.sse", "patch.sse", cwd=tmp_path)
+        assert result.exit_code == 2, result.stdout
+        assert result.stderr == (
+            "k3diff: error: patch.sse:5: a line that begins with white space or a byte-order "
+            "mark: the SSE specification makes it a field other than 'data' (ignored), a reader "
+            "that strips lines reads it as data; refused\n"
+        )
+    # The same transcript unmarked, or with a byte-order mark at its start, is read as ever.
+    for start in ("", "\ufeff"):
+        (tmp_path / "patch.sse").write_text(start + "".join(lines) + end)
+        assert run_k3diff("responses", "base.sse", "patch.sse", cwd=tmp_path).exit_code == 0
+
+
+def test_a_choice_that_goes_on_after_its_finish_is_refused(tmp_path: Path) -> None:
+    # review66: a patch stream that finished (`length`), then sent the rest and `stop`, was read
+    # as the whole answer and matched (exit 0); a client that stops at the finish got "The
+    # answer". `k3diff sample` refuses such a stream; so does `responses` now.
+    base = [_chunk("c", {"content": "The answer"}), _chunk("c", {"content": " is 42"}, "stop")]
+    (tmp_path / "base.sse").write_text(sse_transcript([base]))
+    cut = _chunk("c", {"content": "The answer"}, "length")
+    for later, shown in (
+        (_chunk("c", {"content": " is 42"}, "stop"), "more output"),
+        (_chunk("c", {}, "stop"), "finish_reason 'stop'"),
+    ):
+        (tmp_path / "patch.sse").write_text(sse_transcript([[cut, later]]))
+        result = run_k3diff("responses", "base.sse", "patch.sse", cwd=tmp_path)
+        assert result.exit_code == 2, result.stdout
+        assert result.stderr == (
+            f"k3diff: error: patch.sse:3: a streamed choice carries {shown} after it finished "
+            "(finish_reason 'length'): which part is the answer, the stream does not say\n"
+        )
+    # The reason repeated in an empty chunk, as some servers send it, is read as ever.
+    (tmp_path / "patch.sse").write_text(sse_transcript([[*base, _chunk("c", {}, "stop")]]))
+    assert run_k3diff("responses", "base.sse", "patch.sse", cwd=tmp_path).exit_code == 0

@@ -351,6 +351,28 @@ def test_openai_batch_line_whose_status_failed_is_an_error_record(
     assert document["summary"]["errors"] == 3
 
 
+def test_openai_batch_line_with_a_failing_status_is_an_error_record(
+    k3diff_cli: Any, tmp_path: Path
+) -> None:
+    # review66: the wrapper's status_code was never read: a line whose request failed (500)
+    # but whose body held the base's answer compared as a match (exit 0).
+    def line(status: Any) -> dict[str, Any]:
+        response = {"status_code": status, "request_id": "req-1", "body": chat("x", "hi")}
+        return {"id": "batch_req_1", "custom_id": "r1", "response": response, "error": None}
+
+    write_jsonl(tmp_path / "base.jsonl", [line(200)])
+    for status, shown in ((500, "HTTP 500"), ("200", 'HTTP status "200"')):
+        write_jsonl(tmp_path / "patch.jsonl", [line(status)])
+        args = ("responses", "base.jsonl", "patch.jsonl", "--format", "json")
+        result = k3diff_cli(*args, cwd=tmp_path)
+        assert result.exit_code == 1, result.stdout
+        record = _json(result)["records"][0]
+        assert record["status"] == "error" and record["patch"]["error"] == shown, record
+    # A success status (2xx) is read as ever.
+    write_jsonl(tmp_path / "patch.jsonl", [line(200)])
+    assert k3diff_cli("responses", "base.jsonl", "patch.jsonl", cwd=tmp_path).exit_code == 0
+
+
 # 12. NFC vs NFD, SGLang output_ids, plurals.
 
 

@@ -217,6 +217,22 @@ def test_archive_soundness_findings_cannot_be_waived(tmp_path: Path) -> None:
         assert f"{code} (" in result.stderr and "cannot be waived" in result.stderr
 
 
+def test_an_artifact_pip_cannot_install_at_all_cannot_be_waived(tmp_path: Path) -> None:
+    # review66: a waiver for A001 (not a zip archive) or A126 (not a wheel filename) made the
+    # artifact pass (exit 0): pip refuses both files, and no review of a content can accept one.
+    files = {"engine/__init__.py": b"x = 1\n"}
+    copy = wheelkit.make_wheel(tmp_path, "engine", "1.0", files, filename="copy.whl")
+    broken = tmp_path / "engine-1.0-py3-none-any.whl"
+    broken.write_bytes(b"not a zip")
+    for code, artifact in (("A001", broken), ("A126", copy)):
+        assert run_k3diff("audit", artifact).exit_code == 1, code
+        waivers = _waivers(tmp_path, _entry(code=code, path="*"))
+        result = run_k3diff("audit", artifact, "--waivers", waivers)
+        assert result.exit_code == 2, (code, result.stdout)
+        assert result.stderr.startswith(f"k3diff: error: {waivers}: waiver 1: {code} (")
+        assert "cannot be waived" in result.stderr
+
+
 @pytest.mark.parametrize("extra", ["", 'artifact = "engine-*.whl"'])
 def test_a_waived_native_change_still_has_its_record_row_checked(
     tmp_path: Path, extra: str
