@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import assert_never
 
-from tabulate import tabulate
-
 from k3diff.closeable import Closeable
 from k3diff.documents import responses as responses_document
 from k3diff.documents.jsondoc import ITEM_SEPARATOR
@@ -247,6 +245,8 @@ def ignored_note(comparison: ResponsesOverview) -> str:
 
 
 def _text(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -> list[str]:
+    from tabulate import tabulate  # not needed (nor imported) for JSON reports
+
     header = "\n".join(
         safe(line)
         for line in [
@@ -312,6 +312,8 @@ def _cell(text: str) -> str:
 
 
 def _markdown(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -> list[str]:
+    from tabulate import tabulate  # not needed (nor imported) for JSON reports
+
     s = comparison.summary
     header = "\n".join(
         [
