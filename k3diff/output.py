@@ -67,16 +67,26 @@ def short_verdict(code: ExitCode) -> str:
 
 
 class Prewritten:
-    """A piece of a report already written out as bytes (`blocks`, cut anywhere): ASCII with
-    no control character but the newline, in which `escape.terminal` changes nothing (compact
-    JSON written with `ensure_ascii`, which escapes every control character, DEL and all that
-    is not ASCII; items joined by a newline and spaces). `emit_chunks` copies it to the report
-    as it is: a JSON report's 100 MB of records are not decoded, scanned and encoded again."""
+    """A piece of a report already written out as bytes (`blocks`, cut anywhere), meant to be
+    ASCII in which `escape.terminal` changes nothing (compact JSON written with `ensure_ascii`,
+    which escapes every control character, DEL and all that is not ASCII; items joined by a
+    newline and spaces). `emit_chunks` copies it to the report as it is: a JSON report's 100 MB
+    of records are not decoded and encoded again. Each block is still checked as
+    `escape.terminal` checks text (`escape.terminal_safe`), the last line of defence, and one
+    that fails is escaped like text."""
 
-    __slots__ = ("blocks",)
+    __slots__ = ("_blocks",)
 
     def __init__(self, blocks: Callable[[], Iterable[bytes]]) -> None:
-        self.blocks = blocks
+        self._blocks = blocks
+
+    def blocks(self) -> Iterator[bytes]:
+        """The piece's bytes, as `escape.terminal` leaves them."""
+        for block in self._blocks():
+            if escape.terminal_safe(block):
+                yield block
+            else:
+                yield escape.terminal(block.decode("ascii")).encode("ascii")
 
     def texts(self) -> Iterator[str]:
         """The blocks as text, for a stream that takes only text."""
@@ -97,11 +107,11 @@ def emit_chunks(chunks: Iterable[Piece], output: Path | None, verdict: str) -> N
     written, the one-line `verdict` the command took from its result (never read back out of
     the report) is repeated on stderr, so a run with `-o` still says how it ended.
 
-    Every piece of text passes `escape.terminal` on its way out: renderers escape each value
-    they show, and this keeps a control character any of them missed (ESC, a lone carriage
-    return, C1, a bidirectional override) from reaching a terminal. JSON pieces hold none of
-    those (they are written with `ensure_ascii`), so they pass unchanged; a `Prewritten` piece
-    holds none by what it is, and is copied as it is. Under GitHub Actions every piece, a
+    Every piece passes `escape.terminal` on its way out: renderers escape each value they
+    show, and this keeps a control character any of them missed (ESC, a lone carriage return,
+    C1, a bidirectional override) from reaching a terminal. JSON pieces hold none of those
+    (they are written with `ensure_ascii`), so they pass unchanged; a `Prewritten` piece is
+    checked block by block and copied as it is. Under GitHub Actions every piece, a
     `Prewritten` one read as text, also passes `escape.workflow_inert` (a JSON document's
     values unchanged), so no input makes the runner read a line of the report as a workflow
     command (review64).
@@ -118,7 +128,7 @@ def emit_chunks(chunks: Iterable[Piece], output: Path | None, verdict: str) -> N
 
 
 def _terminal(chunks: Iterable[Piece]) -> Iterator[Piece]:
-    """Each piece of text through `escape.terminal`; `Prewritten` pieces as they are."""
+    """Each piece of text through `escape.terminal`; `Prewritten` pieces check their blocks."""
     for chunk in chunks:
         yield escape.terminal(chunk) if isinstance(chunk, str) else chunk
 

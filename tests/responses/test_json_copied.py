@@ -78,3 +78,20 @@ def test_json_report_under_github_actions_reads_as_no_command(
     _safe(under_actions.stdout)
     # the same values: only how the runner's markers are written changed
     assert json.loads(under_actions.stdout) == json.loads(plain.stdout)
+
+
+def test_a_prewritten_piece_is_still_checked_as_text_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The last line of defence holds for bytes copied as they are: a block that would drive a
+    terminal is escaped as `escape.terminal` escapes text, to a file and to stdout alike."""
+    from k3diff import output
+
+    blocks = [b'{"a": "x\x1b[2Ky"}', b"\r", b',\n    {"b": 1}']
+    expected = "[" + escape.terminal(b"".join(blocks).decode("ascii")) + "]\n"
+    assert "\x1b" not in expected and "\r" not in expected
+    target = tmp_path / "r.json"
+    output.emit_chunks(["[", output.Prewritten(lambda: blocks), "]\n"], target, "ok")
+    assert target.read_text(encoding="utf-8") == expected
+    output.emit_chunks(["[", output.Prewritten(lambda: blocks), "]\n"], None, "ok")
+    assert capsys.readouterr().out == expected
