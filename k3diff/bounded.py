@@ -25,6 +25,7 @@ writes holds them as the strings `"NaN"`, `"Infinity"`, `"-Infinity"` (`k3diff.d
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import stat
 import sys
@@ -226,7 +227,13 @@ class DuplicateKeyError(ValueError):
         self.key = key
 
 
+_OBJECTS_MADE = itertools.count()
+"""One step per object the strict decoder makes (`next` is one C call: no two threads' steps
+are lost, so a count taken around one decode is never short of its own objects)."""
+
+
 def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    next(_OBJECTS_MADE)
     obj = dict(pairs)
     if len(obj) != len(pairs):
         seen: set[str] = set()
@@ -273,6 +280,7 @@ def loads_line(text: str) -> Any:
     anything else, which the caller then decodes with `loads` (the same value, or the same
     error worded with its place). Skips `JSONDecoder.decode`'s two Python frames and two
     whitespace matches, a tenth of a kilobyte record's decode."""
+    first = next(_OBJECTS_MADE)
     try:
         # scan_once: set by JSONDecoder.__init__ (the C scanner), not in typeshed
         value, end = (_DECODER or _strict()).scan_once(text, 0)  # type: ignore[attr-defined]
@@ -281,7 +289,10 @@ def loads_line(text: str) -> Any:
     size = len(text)
     if type(value) is not dict or (end != size and (end != size - 1 or text[end] != "\n")):
         return None
-    if text.count("[") + text.count("{") > MAX_JSON_DEPTH:
+    # Nesting is at most the containers made: the objects counted as the decoder made them
+    # (another thread's only add to the count), and at most one array per `[` of the text.
+    # One count of the line where `_check_depth` takes two.
+    if next(_OBJECTS_MADE) - first - 1 + text.count("[") > MAX_JSON_DEPTH:
         return None  # `loads` walks the nesting and says whether it is too deep
     return value
 

@@ -105,9 +105,12 @@ def _plain_ascii(value: str) -> bool:
     """True when `value` is ASCII with nothing `terminal` would escape. A whole JSON report is
     megabytes of ASCII: the regular expression took 0.1-0.15 s of CPU on a 7 MB report, these
     C loops (encode, translate, count) take a few milliseconds."""
-    if not value.isascii():
-        return False
-    data = value.encode("ascii")
+    return value.isascii() and terminal_safe(value.encode("ascii"))
+
+
+def terminal_safe(data: bytes) -> bool:
+    """True when `data` is ASCII that `terminal` passes as it is (report text already written
+    out as bytes: `output.Prewritten`)."""
     rest = data.translate(None, _TERMINAL_SAFE_ASCII)
     if not rest:
         return True

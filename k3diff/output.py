@@ -7,7 +7,7 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import TextIO
@@ -66,7 +66,39 @@ def short_verdict(code: ExitCode) -> str:
     return f"{'FAIL' if code != ExitCode.OK else 'OK'} (exit {int(code)})"
 
 
-def emit_chunks(chunks: Iterable[str], output: Path | None, verdict: str) -> None:
+class Prewritten:
+    """A piece of a report already written out as bytes (`blocks`, cut anywhere), meant to be
+    ASCII in which `escape.terminal` changes nothing (compact JSON written with `ensure_ascii`,
+    which escapes every control character, DEL and all that is not ASCII; items joined by a
+    newline and spaces). `emit_chunks` copies it to the report as it is: a JSON report's 100 MB
+    of records are not decoded and encoded again. Each block is still checked as
+    `escape.terminal` checks text (`escape.terminal_safe`), the last line of defence, and one
+    that fails is escaped like text."""
+
+    __slots__ = ("_blocks",)
+
+    def __init__(self, blocks: Callable[[], Iterable[bytes]]) -> None:
+        self._blocks = blocks
+
+    def blocks(self) -> Iterator[bytes]:
+        """The piece's bytes, as `escape.terminal` leaves them."""
+        for block in self._blocks():
+            if escape.terminal_safe(block):
+                yield block
+            else:
+                yield escape.terminal(block.decode("ascii")).encode("ascii")
+
+    def texts(self) -> Iterator[str]:
+        """The blocks as text, for a stream that takes only text."""
+        for block in self.blocks():
+            yield block.decode("ascii")
+
+
+Piece = str | Prewritten
+"""What a report is written in: text, or bytes written out before (`Prewritten`)."""
+
+
+def emit_chunks(chunks: Iterable[Piece], output: Path | None, verdict: str) -> None:
     """Like `emit` for a report produced piece by piece, so a large report is never held whole.
 
     With `output`, the pieces go to a temporary file beside it that replaces `output` only once
@@ -78,18 +110,63 @@ def emit_chunks(chunks: Iterable[str], output: Path | None, verdict: str) -> Non
     Every piece passes `escape.terminal` on its way out: renderers escape each value they
     show, and this keeps a control character any of them missed (ESC, a lone carriage return,
     C1, a bidirectional override) from reaching a terminal. JSON pieces hold none of those
-    (they are written with `ensure_ascii`), so they pass unchanged. Under GitHub Actions they
-    also pass `escape.workflow_inert` (a JSON document's values unchanged), so no input makes
-    the runner read a line of the report as a workflow command (review64).
+    (they are written with `ensure_ascii`), so they pass unchanged; a `Prewritten` piece is
+    checked block by block and copied as it is. Under GitHub Actions every piece, a
+    `Prewritten` one read as text, also passes `escape.workflow_inert` (a JSON document's
+    values unchanged), so no input makes the runner read a line of the report as a workflow
+    command (review64).
     """
-    chunks = map(escape.terminal, chunks)
     if under_actions():
-        chunks = _workflow_inert(chunks)
+        chunks = _workflow_inert(map(escape.terminal, _texts(chunks)))
+    else:
+        chunks = _terminal(chunks)
     if output is None:
         _write_stdout(chunks)
         return
     _write_file(chunks, output)
     say(escape.text(f"k3diff: report written to {output}; {verdict}"))
+
+
+def _terminal(chunks: Iterable[Piece]) -> Iterator[Piece]:
+    """Each piece of text through `escape.terminal`; `Prewritten` pieces check their blocks."""
+    for chunk in chunks:
+        yield escape.terminal(chunk) if isinstance(chunk, str) else chunk
+
+
+def _texts(chunks: Iterable[Piece]) -> Iterator[str]:
+    """Every piece as text."""
+    for chunk in chunks:
+        if isinstance(chunk, str):
+            yield chunk
+        else:
+            yield from chunk.texts()
+
+
+def _write_pieces(handle: TextIO, chunks: Iterable[Piece]) -> None:
+    """Write `chunks` to the text stream `handle`: a `Prewritten` piece's bytes go to its byte
+    stream once the text before them is flushed, where it has one that writes ASCII as
+    itself; else (a `StringIO`) as text."""
+    write = handle.write
+    for chunk in chunks:
+        if isinstance(chunk, str):
+            write(chunk)
+            continue
+        raw = getattr(handle, "buffer", None)
+        if raw is None or not _ascii_as_itself(handle):
+            for text in chunk.texts():
+                write(text)
+            continue
+        handle.flush()
+        for block in chunk.blocks():
+            raw.write(block)
+
+
+def _ascii_as_itself(handle: TextIO) -> bool:
+    """True when `handle`'s encoding writes ASCII text as its bytes (UTF-8 does; UTF-16 not)."""
+    try:
+        return "{}".encode(handle.encoding) == b"{}"
+    except (LookupError, TypeError):
+        return False
 
 
 def under_actions() -> bool:
@@ -147,15 +224,14 @@ class StdoutClosed(Exception):
     Not an OSError, so that click does not turn it into its own `sys.exit(1)`."""
 
 
-def _write_stdout(chunks: Iterable[str]) -> None:
+def _write_stdout(chunks: Iterable[Piece]) -> None:
     """Write `chunks` to stdout; a stdout that cannot take them (a closed pipe, a full device,
     a closed descriptor) is `StdoutClosed` or an `OutputError`, never the report's verdict."""
     stream = sys.stdout
     if stream is None:
         raise OutputError("stdout: closed; cannot write report (use --output FILE)")
     try:
-        for chunk in chunks:
-            stream.write(chunk)
+        _write_pieces(stream, chunks)
         stream.flush()
     except OSError as exc:
         _drop_stream(stream)
@@ -175,7 +251,7 @@ def _drop_stream(stream: TextIO) -> None:
             os.close(null)
 
 
-def _write_file(chunks: Iterable[str], output: Path) -> None:
+def _write_file(chunks: Iterable[Piece], output: Path) -> None:
     """Write `chunks` to `output` atomically: a new file beside it replaces it. An existing
     character device (`-o /dev/null`, a terminal) is written to instead, never replaced (as
     root, replacing `/dev/null` with a regular file breaks every program that reads it); any
@@ -207,8 +283,7 @@ def _write_file(chunks: Iterable[str], output: Path) -> None:
         # the handle owns the descriptor before anything can fail: it closes it on every error
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             os.fchmod(handle.fileno(), _new_file_mode(output))
-            for chunk in chunks:
-                handle.write(chunk)
+            _write_pieces(handle, chunks)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, output)
@@ -247,12 +322,11 @@ def _new_temporary(directory: Path, prefix: str, suffix: str) -> tuple[int, str]
     raise FileExistsError(errno.EEXIST, "no unused temporary file name", str(directory))
 
 
-def _write_device(chunks: Iterable[str], output: Path) -> None:
+def _write_device(chunks: Iterable[Piece], output: Path) -> None:
     """Write `chunks` straight to the character device `output`."""
     try:
         with open(output, "w", encoding="utf-8", newline="\n") as handle:
-            for chunk in chunks:
-                handle.write(chunk)
+            _write_pieces(handle, chunks)
     except OSError as exc:
         raise OutputError(f"{output}: cannot write report: {exc.strerror or exc}") from exc
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
-from k3diff.documents.jsondoc import json_chunks
+from k3diff.documents.jsondoc import encoded_member, json_members
 from k3diff.documents.scores import gate_json, noise_json, scores_json
 from k3diff.exitcodes import ExitCode
 from k3diff.ids import RESPONSES as SCHEMA
@@ -32,6 +32,8 @@ from k3diff.responses.results import (
 )
 
 __all__ = ["chunks", "overview_json", "record_line"]
+
+_Item = TypeVar("_Item")
 
 
 def _side_summary_json(value: SideSummary) -> dict[str, Any]:
@@ -242,9 +244,10 @@ def record_line(record: RecordDiff) -> dict[str, Any]:
     return _record_diff_json(record)
 
 
-def chunks(overview: ResponsesOverview, records: Iterable[str]) -> Iterator[str]:
+def chunks(overview: ResponsesOverview, records: Iterable[_Item]) -> Iterator[str | _Item]:
     """The document as JSON text, piece by piece; `records` are the items already encoded as
-    compact JSON, in report order."""
-    document = overview_json(overview)
-    document["records"] = records
-    return json_chunks(document, per_line=(), encoded=("records",))
+    compact JSON, in report order (text, or a piece the report writer copies as it is:
+    `output.Prewritten`), the document's last member."""
+    yield from json_members(overview_json(overview), per_line=())
+    yield from encoded_member("records", records)
+    yield "\n}\n"

@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import assert_never
 
-from tabulate import tabulate
-
 from k3diff.closeable import Closeable
 from k3diff.documents import responses as responses_document
 from k3diff.documents.jsondoc import ITEM_SEPARATOR
 from k3diff.documents.responses_match import match_line
-from k3diff.output import OutputFormat
+from k3diff.output import OutputFormat, Piece, Prewritten
 from k3diff.report.markdown import cell, fenced, inline_code
 from k3diff.report.responses_detail import detail_lines, location, safe
 from k3diff.report.scores import (
@@ -67,13 +65,14 @@ class StreamedReport(Closeable):
         else:
             self._rows.add_lazy(row.sort_key, row.diff)
 
-    def chunks(self, overview: ResponsesOverview) -> Iterator[str]:
+    def chunks(self, overview: ResponsesOverview) -> Iterator[Piece]:
         """The report in pieces, once every record has been added."""
         fmt = self._fmt
         if fmt is OutputFormat.JSON:
             assert self._spool is not None
-            # Blocks of items joined as the list writer would join them: one piece a block.
-            records = self._spool.joined(ITEM_SEPARATOR)
+            # The items, joined in the spool as the list writer would join them, as one piece
+            # copied as it is (JSON the encoders wrote, nothing to escape).
+            records = () if self._spool.empty else (Prewritten(self._spool.blocks),)
             yield from responses_document.chunks(overview, records)
         elif fmt is OutputFormat.TEXT:
             yield _joined(_text(overview, self._rows.shown(), self._rows.hidden))
@@ -248,6 +247,8 @@ def ignored_note(comparison: ResponsesOverview) -> str:
 
 
 def _text(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -> list[str]:
+    from tabulate import tabulate  # not needed (nor imported) for JSON reports
+
     header = "\n".join(
         safe(line)
         for line in [
@@ -313,6 +314,8 @@ def _cell(text: str) -> str:
 
 
 def _markdown(comparison: ResponsesOverview, shown: list[RecordDiff], hidden: int) -> list[str]:
+    from tabulate import tabulate  # not needed (nor imported) for JSON reports
+
     s = comparison.summary
     header = "\n".join(
         [

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tabulate import tabulate
-
 from k3diff import escape
 from k3diff.report.markdown import cell
 from k3diff.responses.gatedecision import MetricDecision, decision_sentence
@@ -100,6 +98,8 @@ def _sentences(overview: ResponsesOverview) -> list[str]:
 
 def score_text(overview: ResponsesOverview) -> str:
     """The scores section of the text report ('' when no item carries a score)."""
+    from tabulate import tabulate  # not needed (nor imported) for JSON reports
+
     report = overview.summary.scores
     if report is None:
         return ""
@@ -113,6 +113,8 @@ def score_text(overview: ResponsesOverview) -> str:
 
 def score_markdown(overview: ResponsesOverview) -> str:
     """The scores section of the Markdown report ('' when no item carries a score)."""
+    from tabulate import tabulate  # not needed (nor imported) for JSON reports
+
     report = overview.summary.scores
     if report is None:
         return ""

@@ -2,8 +2,8 @@
 
 - `WorstFirst` keeps the worst `limit` diffs for the text and Markdown table, plus a count of
   the rest: memory is bounded by `limit`, not by the number of records.
-- `RecordSpool` writes every diff as one compact JSON line into a temporary file, and reads them
-  back in order for the JSON report, which carries every record.
+- `RecordSpool` writes every diff as one compact JSON line into a temporary file, and hands its
+  bytes back in order for the JSON report, which carries every record (copied as they are).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from k3diff.responses.results import RecordDiff, worst_first_key
 MIN_BUFFER = 1024
 """Diffs buffered before the buffer is sorted and cut back to `limit`."""
 JOINED_BYTES = 1 << 20
-"""About how much of the spool `joined` hands on at a time."""
+"""About how much of the spool `blocks` hands on at a time."""
 _STRICT = json.JSONEncoder(allow_nan=False)
 """`jsontext.dumps`'s first attempt, built once (`json.dumps` with options builds one a call)."""
 
@@ -66,7 +66,7 @@ class WorstFirst:
 class RecordSpool(Closeable):
     """Every diff's JSON form as compact JSON in a temporary file, in arrival order, one after
     the other with `separator` between them (what the report's list writer puts between items,
-    so the report can take the file's text as it is)."""
+    so the report copies the file's bytes as they are: `blocks`)."""
 
     def __init__(self, separator: str = "\n") -> None:
         # json.dumps escapes non-ASCII (and lone surrogates) and control characters, so every
@@ -79,7 +79,7 @@ class RecordSpool(Closeable):
         """What goes before the next item: nothing before the first, then the separator."""
         # Written, then read, front to back: a large buffer makes few system calls.
         self._file = tempfile.TemporaryFile(  # noqa: SIM115 (closed by close / __exit__)
-            "w+", buffering=JOINED_BYTES, encoding="ascii", newline="\n", prefix="k3diff-records-"
+            buffering=JOINED_BYTES, prefix="k3diff-records-"
         )
 
     def add(self, document: dict[str, Any]) -> None:
@@ -91,38 +91,31 @@ class RecordSpool(Closeable):
         self.add_text(text)
 
     def add_text(self, text: str) -> None:
-        """Append one diff's JSON form, already encoded as `add` would (ASCII, one line)."""
-        self._file.write(self._lead + text)
+        """Append one diff's JSON form, already encoded as `add` would (ASCII, one line; text
+        beyond ASCII is refused, `UnicodeEncodeError`)."""
+        self._file.write((self._lead + text).encode("ascii"))
         self._lead = self._separator
+
+    @property
+    def empty(self) -> bool:
+        """True while no item is spooled."""
+        return not self._lead
+
+    def blocks(self) -> Iterator[bytes]:
+        """The file's bytes, front to back, in blocks of about `JOINED_BYTES` (cut anywhere):
+        the items joined by the separator."""
+        self._file.flush()
+        self._file.seek(0)
+        while block := self._file.read(JOINED_BYTES):
+            yield block
 
     def lines(self) -> Iterator[str]:
         """The spooled diffs as JSON texts, in the order they were added."""
-        for block in self._blocks():
-            yield from block.split(self._separator)
-
-    def joined(self, separator: str) -> Iterator[str]:
-        """The spooled diffs in order, in blocks of about a megabyte, the diffs of a block
-        joined by `separator`: the file's own text when it is the spool's separator."""
-        if separator == self._separator:
-            return self._blocks()
-        return (block.replace(self._separator, separator) for block in self._blocks())
-
-    def _blocks(self) -> Iterator[str]:
-        """The file's text in blocks of about `JOINED_BYTES`, each cut at a separator (whole
-        items joined by it; the separators between blocks left out)."""
-        self._file.flush()
-        self._file.seek(0)
-        separator = self._separator
         carry = ""
-        while chunk := self._file.read(JOINED_BYTES):
-            if carry:
-                chunk = carry + chunk
-            cut = chunk.rfind(separator)
-            if cut < 0:  # one item longer than the block: read on
-                carry = chunk
-                continue
-            yield chunk[:cut]
-            carry = chunk[cut + len(separator) :]
+        for block in self.blocks():
+            items = (carry + block.decode("ascii")).split(self._separator)
+            carry = items.pop()  # the last item may go on in the next block
+            yield from items
         if carry:  # the last item (items are never empty)
             yield carry
 

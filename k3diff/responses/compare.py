@@ -82,13 +82,14 @@ class SummaryCounter:
         epoch of); the pairs the tests took."""
         return self._scores.add(base, patch, cluster)
 
-    def add_match(self, token_match: bool | None) -> None:
-        """Count one identical pair (`matchpair.MatchRow`): what `add` counts of its diff."""
-        self._statuses[_MATCH] += 1
-        self._paired += 1
-        self._exact += 1
-        self._token_match += bool(token_match)
-        self._token_compared += token_match is not None
+    def add_matches(self, count: int, with_tokens: int) -> None:
+        """Count identical pairs (`matchpair.MatchRow`), `with_tokens` of them carrying token
+        ids: what `add` counts of their diffs."""
+        self._statuses[_MATCH] += count
+        self._paired += count
+        self._exact += count
+        self._token_match += with_tokens
+        self._token_compared += with_tokens
 
     def add(self, diff: RecordDiff) -> None:
         """Count one key's diff."""
@@ -247,13 +248,15 @@ def compare_streaming(
         displays = (base.display, patch.display)
         volatile = options.include_volatile
         epochs = pairing.field == EPOCH_KEY_FIELD
-        base_packed_at, patch_packed_at, add_match = base.packed, patch.packed, counter.add_match
+        base_packed_at, patch_packed_at = base.packed, patch.packed
+        matched = matched_tokens = 0  # identical pairs, counted once the loop is done
         for key, base_at, patch_at in pairing.pairs():
             if base_at is not None and patch_at is not None:
                 base_packed, patch_packed = base_packed_at(base_at), patch_packed_at(patch_at)
                 if identical(base_packed, patch_packed, volatile):
                     row = MatchRow(key, base_packed, patch_packed, displays)
-                    add_match(base_packed[TOKEN_IDS] is not None or None)  # row.token_match
+                    matched += 1
+                    matched_tokens += base_packed[TOKEN_IDS] is not None  # row.token_match
                     if on_match is not None:
                         on_match(row)
                     else:
@@ -276,6 +279,7 @@ def compare_streaming(
             on_record(diff)
             if progress is not None:
                 share.produced(_read_back(base, base_at) + _read_back(patch, patch_at))
+        counter.add_matches(matched, matched_tokens)
         share.finish()
         tally.finish()  # bytes no counted reader saw still end the line at 100 %
     summary = counter.summary(options.allow_unpaired, options.score_alpha)

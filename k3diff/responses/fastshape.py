@@ -134,6 +134,9 @@ CLIENT_KEY_FIELDS_SET = frozenset(CLIENT_KEY_FIELDS)
 _SIMPLE = frozenset({str, int, bool, type(None)})
 """Value types the canonical-text cache keys (with the types: True == 1, yet encoded apart;
 floats are left out, -0.0 == 0.0)."""
+_TEXTS = frozenset({str, type(None)})
+"""Value types equal only to themselves: values of these alone key the cache without their
+types (a key of pairs of tuples, the other kind, never equals such a tuple)."""
 _CONTENT = frozenset({"content"})
 _NO_CLIENT: tuple[str | None, str | None] = (None, None)
 _NOT_FAST = object()
@@ -250,7 +253,13 @@ class FastReader:
                 usage = split_fields(usage, "usage", run_state, True)
         else:
             usage = None
-        other = self._other(obj, choice, message, layout, run_state)
+        other = None
+        if layout.plain:  # the compared rest's text from the cache: see `_other`
+            values = layout.values(obj, choice, message)
+            if _TEXTS.issuperset(map(type, values)):
+                other = layout.cache.get(values)
+        if other is None:
+            other = self._other(obj, choice, message, layout, run_state)
         prompt_digest = prompt_preview = None
         if layout.prompt:
             prompt = obj["prompt"]
@@ -299,11 +308,13 @@ class FastReader:
         run_state: dict[str, Any],
     ) -> str:
         """The canonical JSON of the compared rest, from the layout's cache while it repeats."""
-        cache_key = None
+        cache_key: tuple[Any, ...] | None = None
         if layout.plain:
             values = layout.values(obj, choice, message)
             types = tuple(map(type, values))
-            if _SIMPLE.issuperset(types):
+            if _TEXTS.issuperset(types):
+                cache_key = values  # a string or null equals only itself (`pack` looked)
+            elif _SIMPLE.issuperset(types):
                 cache_key = (values, types)
                 text = layout.cache.get(cache_key)
                 if text is not None:

@@ -45,9 +45,10 @@ _MATCH_RANK = Status.MATCH.rank
 _TOKEN_BYTES = 8
 
 
-_ABSENT = itemgetter(ERROR, LM_EVAL, LOGPROBS)
-"""Fields an identical pair holds on neither side (with its scores)."""
-_NOTHING = (None, None, None)
+_ABSENT = itemgetter(ERROR, LM_EVAL, LOGPROBS, SCORES)
+"""Fields an identical pair holds on neither side: no error, lm-eval parts, logprobs or scores
+(a record's scores are a tuple, empty without)."""
+_NOTHING = (None, None, None, ())
 _EQUAL = itemgetter(TEXT, TOKEN_IDS, OTHER, FINISH)
 """Fields compared by `==`: the text, the token ids' bytes, the compared rest's canonical JSON
 and the finish reason are strings, bytes or None (`assemble` refuses another finish reason),
@@ -62,8 +63,6 @@ def identical(base: Packed, patch: Packed, include_volatile: bool) -> bool:
     if (
         _ABSENT(base) != _NOTHING
         or _ABSENT(patch) != _NOTHING
-        or base[SCORES]
-        or patch[SCORES]
         or _EQUAL(base) != _EQUAL(patch)
         or (include_volatile and base[FINGERPRINT] != patch[FINGERPRINT])
     ):

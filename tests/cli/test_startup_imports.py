@@ -337,12 +337,15 @@ def test_a_wheel_with_a_pth_file_loads_the_pth_reader(tmp_path: Path) -> None:
         assert "k3diff.wheel.pth" in loaded, command
 
 
-def _responses(path: Path, finish_reasons: list[str]) -> Path:
+def _responses(
+    path: Path, finish_reasons: list[str], extra: dict[int, dict[str, object]] | None = None
+) -> Path:
     lines = [
         json.dumps(
             {
                 "id": f"r{index}",
                 "choices": [{"index": 0, "text": f"answer {index}", "finish_reason": reason}],
+                **(extra or {}).get(index, {}),
             }
         )
         for index, reason in enumerate(finish_reasons)
@@ -353,8 +356,25 @@ def _responses(path: Path, finish_reasons: list[str]) -> Path:
 
 def test_responses_loads_deepdiff_for_a_field_change_but_not_numpy(tmp_path: Path) -> None:
     base = _responses(tmp_path / "base.jsonl", ["stop", "stop", "stop"])
-    patch = _responses(tmp_path / "patch.jsonl", ["stop", "length", "stop"])
+    # a field only the patch has: deepdiff says what changed
+    patch = _responses(tmp_path / "patch.jsonl", ["stop", "stop", "stop"], {1: {"seed": [1, 2]}})
     code, loaded = _loaded("responses", base, patch, "--output", tmp_path / "report.txt")
     assert code == 1  # one record differs
     assert "deepdiff" in loaded  # the field comparison ran: the probe sees its library
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_responses_loads_no_deepdiff_where_only_values_changed(tmp_path: Path, fmt: str) -> None:
+    """A changed finish reason or token count is listed without deepdiff (`values_changed`),
+    and a JSON report loads no table writer."""
+    base = _responses(tmp_path / "base.jsonl", ["stop", "stop", "stop"], {2: {"usage": {"n": 1}}})
+    patch = _responses(
+        tmp_path / "patch.jsonl", ["stop", "length", "stop"], {2: {"usage": {"n": 2}}}
+    )
+    report = tmp_path / f"report.{fmt}"
+    code, loaded = _loaded("responses", base, patch, "--format", fmt, "--output", report)
+    assert code == 1  # two records differ
+    assert "finish_reason" in report.read_text() and "usage.n" in report.read_text()
+    assert "deepdiff" not in loaded
+    assert ("tabulate" in loaded) is (fmt == "text")  # the probe sees the table writer

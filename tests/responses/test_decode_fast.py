@@ -97,6 +97,16 @@ def test_deep_or_repeated_or_broken_lines_are_left_to_loads(depth: int, opener: 
     assert bounded.loads_line('{"a": ' + "9" * 5000 + "}\n") is None
 
 
+def test_braces_in_strings_leave_a_line_on_the_shortcut() -> None:
+    # the objects are counted as they are made: a `{` inside a string is no object
+    text = '{"t": "' + "{" * 300 + '", "u": {"v": []}}\n'
+    assert bounded.loads_line(text) == {"t": "{" * 300, "u": {"v": []}}
+    # more containers than the cap, though shallow: `loads` measures the depth
+    wide = '{"o": [' + ", ".join(["{}"] * 99) + "]}\n"
+    assert bounded.loads_line(wide) is None
+    assert bounded.loads(wide, "x") == {"o": [{}] * 99}
+
+
 def test_a_line_read_before_any_document_is_decoded(monkeypatch: pytest.MonkeyPatch) -> None:
     # the strict decoder is made by the first read: a fresh process whose first JSON is a
     # responses line must not find it missing (was AttributeError on None, a traceback)

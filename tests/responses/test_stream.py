@@ -109,7 +109,7 @@ def test_worst_first_lazy_offers_keep_what_eager_ones_keep() -> None:
 def test_spool_blocks_join_records_as_the_list_writer_would(
     monkeypatch: pytest.MonkeyPatch, separator: str, block: int
 ) -> None:
-    # many blocks, read at sizes that cut items and separators; each block of whole items
+    # many blocks, read at sizes that cut items and separators
     monkeypatch.setattr(collect, "JOINED_BYTES", block)
     diffs = [diff(f"key {n} \u00e9", Status.MATCH, 1.0) for n in range(2000)]
     with RecordSpool(separator) as spool:
@@ -119,10 +119,17 @@ def test_spool_blocks_join_records_as_the_list_writer_would(
             else:
                 spool.add_text(json.dumps(record_line(record)))
         one_by_one = list(spool.lines())
-        blocks = list(spool.joined(",\n    "))
-    assert ",\n    ".join(blocks) == ",\n    ".join(one_by_one)
+        blocks = list(spool.blocks())
+    assert b"".join(blocks).decode("ascii") == separator.join(one_by_one)
     assert [json.loads(line) for line in one_by_one] == [record_line(d) for d in diffs]
     assert len(one_by_one) == 2000 and len(blocks) > 50
+
+
+def test_spool_refuses_text_beyond_ascii() -> None:
+    with RecordSpool(",\n    ") as spool:
+        with pytest.raises(UnicodeEncodeError):
+            spool.add_text('{"key": "\u00e9"}')
+        assert spool.empty
 
 
 def test_spool_separators_hold_one_newline() -> None:
@@ -130,7 +137,7 @@ def test_spool_separators_hold_one_newline() -> None:
         with pytest.raises(ValueError, match="one newline"):
             RecordSpool(separator)
     with RecordSpool(",\n    ") as spool:
-        assert list(spool.lines()) == [] and list(spool.joined(",\n    ")) == []
+        assert list(spool.lines()) == [] and list(spool.blocks()) == [] and spool.empty
 
 
 def test_read_back_across_blocks_in_any_order(
