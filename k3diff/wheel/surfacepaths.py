@@ -29,9 +29,10 @@ from k3diff.wheel.toplevel import top_level_names
 
 _PATH = operator.itemgetter(2)
 _SCHEME = operator.itemgetter(1)
-_SURFACE_NEEDLES = (".pth\0", ".pyc\0", ".pyo\0", "customize")
+_SUFFIX = lazy(r"\.p(?:th|y[co])\x00")  # one search, not one for each suffix (≈ 0.3 ms each)
 _COMMAND_DIRECTORY = lazy(r"\0(?i:bin|scripts)/")  # `on_command_path`, any case
-"""What `may_be_surface` looks for in a path, as found in the paths joined by NULs."""
+"""What `may_be_surface` looks for in a path, as found in the paths joined by NULs (and
+`customize` anywhere)."""
 _POINTS = "/entry_points.txt\0"
 """A path `foreignpoints` reads, as found in the paths joined by NULs."""
 
@@ -134,8 +135,8 @@ def _surface_indices(files: Sequence[InstalledFile], paths: list[str], joined: s
     of `joined` (a wheel of twelve thousand files has a few: no Python step per file), then
     each is tested on its own."""
     hits = [found.start() for found in _COMMAND_DIRECTORY.finditer(joined)]  # the NUL before
-    for needle in _SURFACE_NEEDLES:
-        hits += _found(joined, needle)
+    hits += [found.start() for found in _SUFFIX.finditer(joined)]
+    hits += _found(joined, "customize")
     candidates = set(_indices(paths, hits))
     schemes = list(map(_SCHEME, files))
     if "scripts" in schemes:
