@@ -24,23 +24,20 @@ import importlib.util
 import operator
 import posixpath
 import struct
-from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from itertools import accumulate, compress, count, repeat
-from operator import add, eq
+from itertools import compress
 from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError
-from k3diff.lazyre import lazy
 from k3diff.native.sniff import executable_image
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
 from k3diff.wheel.installed import InstalledFile, on_command_path
 from k3diff.wheel.refusals import script_file
-from k3diff.wheel.toolfiles import may_hold_tool_files, tool_file
-from k3diff.wheel.toplevel import top_level_names
+from k3diff.wheel.surfacepaths import SurfacePaths, surface_paths
+from k3diff.wheel.toolfiles import tool_file
 from k3diff.wheel.venvnames import shadows_environment
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
@@ -55,7 +52,6 @@ SOURCE_CAP = 16 << 20
 """Largest source read to check a hash-based `.pyc` against."""
 _CUSTOMIZE = ("sitecustomize", "usercustomize")
 _ENTRY = operator.itemgetter(0)
-_SCHEME = operator.itemgetter(1)
 _PATH = operator.itemgetter(2)
 _GENERATED = operator.itemgetter(4)
 _NAME = operator.itemgetter(0)
@@ -124,76 +120,43 @@ def environment_shadowing(surfaces: Iterable[Surface]) -> list[Finding]:
 
 def scan_surfaces(archive: ZipArchive, install: WheelInstall) -> tuple[Surface, ...]:
     """Every execution surface of one wheel, in a stable order (kind, key)."""
+    return surface_scan(archive, install)[0]
+
+
+def surface_scan(
+    archive: ZipArchive, install: WheelInstall, beside: SurfacePaths | None = None
+) -> tuple[tuple[Surface, ...], SurfacePaths]:
+    """`scan_surfaces`, and what the installed paths said (`wheel.surfacepaths`): `beside`,
+    another wheel's, whose answers stand for the files of this one that are its objects."""
     overwritten = install.view.overwritten()
     every = install.view.files
     if overwritten:
         files = [f for f in every if f.entry not in overwritten and not f.generated]
     else:  # pip's own scripts: below
         files = list(compress(every, map(operator.not_, map(_GENERATED, every))))
-    paths = list(map(_PATH, files))
-    joined = "\0" + "\0".join(paths) + "\0"  # no path holds a NUL: zipfile cuts names there
+    said = surface_paths(files, beside)
     found: list[Surface] = []
-    surfaced = _surface_files(files, paths, joined)
-    if surfaced:
+    if said.surfaced:
         entries = dict(zip(map(_NAME, archive.entries), archive.entries, strict=True))
-        sources = dict(zip(paths, map(_ENTRY, files), strict=True))
-        for file in surfaced:
-            found.extend(_file_surfaces(archive, entries, file, sources))
+        sources = dict(zip(map(_PATH, files), map(_ENTRY, files), strict=True))
+        for index in said.surfaced:
+            found.extend(_file_surfaces(archive, entries, files[index], sources))
     found.extend(_entry_point_surfaces(install))
-    if "/entry_points.txt\0" in joined:  # maybe another distribution's (`foreignpoints`)
+    if said.points:  # maybe another distribution's (`foreignpoints`)
         from k3diff.wheel.foreignpoints import foreign_entry_points
 
+        named = list(map(files.__getitem__, said.points))
         found.extend(
             Surface(SurfaceKind.ENTRY_POINT, key, entry, summary, True, group=group, value=value)
             for key, entry, summary, group, value in foreign_entry_points(
-                files, paths, install.dist_info, lambda names: _texts(archive, names)
+                named, list(map(_PATH, named)), install.dist_info,
+                lambda names: _texts(archive, names),
             )
-        )
-    found.extend(_top_level_surfaces(files, paths, joined))
-    if may_hold_tool_files(joined):
-        found.extend(_tool_surfaces(archive, files))
-    return tuple(sorted(found, key=lambda s: (list(SurfaceKind).index(s.kind), s.key)))
-
-
-_SURFACE_NEEDLES = (".pth\0", ".pyc\0", ".pyo\0", "customize")
-_COMMAND_DIRECTORY = lazy(r"\0(?i:bin|scripts)/")  # `on_command_path`, any case
-"""What `_may_be_surface` looks for in a path, as found in the paths joined by NULs."""
-
-
-def _surface_files(
-    files: list[InstalledFile], paths: list[str], joined: str
-) -> list[InstalledFile]:
-    """The files `_may_be_surface` is true of, in order. `paths`: each file's installed path;
-    `joined`: them between NULs. The candidates are found by substring searches of `joined`
-    (a wheel of twelve thousand files has a few: no Python step per file), then each is
-    tested on its own."""
-    hits = [found.start() + 1 for found in _COMMAND_DIRECTORY.finditer(joined)]  # in its path
-    for needle in _SURFACE_NEEDLES:
-        at = joined.find(needle)
-        while at >= 0:
-            hits.append(at + 1)
-            at = joined.find(needle, at + 1)
-    candidates: set[int] = set()
-    if hits:
-        # starts[i]: the NUL before path i, so path i's positions are starts[i] + 1 onwards.
-        starts = list(map(add, accumulate(map(len, paths), initial=0), count()))
-        candidates.update(map(add, map(bisect_right, repeat(starts), hits), repeat(-1)))
-    schemes = list(map(_SCHEME, files))
-    if "scripts" in schemes:
-        candidates.update(compress(count(), map(eq, schemes, repeat("scripts"))))
-    return [file for file in map(files.__getitem__, sorted(candidates)) if _may_be_surface(file)]
-
-
-def _may_be_surface(file: InstalledFile) -> bool:
-    """False for a file `_file_surfaces` finds nothing in, told by a few string tests (a
-    generator per file cost a tenth of the comparison on a wheel of twelve thousand files)."""
-    path = file.path
-    return (
-        path.endswith((".pth", ".pyc", ".pyo"))
-        or file.scheme == "scripts"
-        or on_command_path(path)
-        or "customize" in path
-    )
+        )  # fmt: skip
+    found.extend(_top_level_surfaces(files, said.tops))
+    if said.tool is not None:
+        found.extend(_tool_surfaces(archive, files[said.tool :]))
+    return tuple(sorted(found, key=lambda s: (list(SurfaceKind).index(s.kind), s.key))), said
 
 
 def _file_surfaces(
@@ -382,12 +345,10 @@ def _entry_point_surfaces(install: WheelInstall) -> Iterator[Surface]:
             )  # fmt: skip
 
 
-def _top_level_surfaces(
-    files: list[InstalledFile], paths: list[str], joined: str
-) -> Iterator[Surface]:
+def _top_level_surfaces(files: list[InstalledFile], tops: dict[str, int]) -> Iterator[Surface]:
     """Each top-level name of site-packages and the first entry (in pip's order) giving it;
-    `paths`: each file's installed path; `joined`: them between NULs."""
-    for name, index in sorted(top_level_names(paths, joined).items()):
+    `tops`: each name and the index in `files` of that entry (`toplevel.top_level_names`)."""
+    for name, index in sorted(tops.items()):
         yield Surface(
             SurfaceKind.TOP_LEVEL, f"site-packages/{name}", files[index].entry,
             f"top-level name {name!r} ({_imported(name)})", executable=False,

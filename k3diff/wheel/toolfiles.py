@@ -53,7 +53,7 @@ _FOUND = lazy(
     r"\0(?i:etc/(?:ipython|jupyter|conda)/|share/(?:jupyter|bash-completion)/|pip\.(?:conf|ini)\0"
     r"|pyvenv\.cfg\0)"
 )
-"""What `may_hold_tool_files` looks for in the installed paths joined between NULs."""
+"""What `first_tool_file` looks for in the installed paths joined between NULs."""
 
 _HOW = {
     "ipython": "IPython config, loaded at every IPython and IPython kernel start (Python run)",
@@ -69,10 +69,12 @@ _HOW = {
 }
 
 
-def may_hold_tool_files(joined: str) -> bool:
-    """Whether any installed path (`joined`: them between NULs) may be a tool's file: one
-    regular-expression search, so that a wheel of twelve thousand files pays no step per file."""
-    return _FOUND.search(joined) is not None
+def first_tool_file(joined: str) -> int | None:
+    """Where in `joined` (installed paths between NULs) the first path that may be a tool's file
+    starts (the NUL before it), None when none may be: one regular-expression search, so that a
+    wheel of twelve thousand files pays no step per file."""
+    found = _FOUND.search(joined)
+    return None if found is None else found.start()
 
 
 def tool_file(path: str) -> str | None:

@@ -25,7 +25,9 @@ first dot, in site-packages (purelib and platlib alike).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
+from itertools import compress, repeat
 
 from k3diff.lazyre import lazy
 from k3diff.wheel.filename import parse_wheel_filename
@@ -35,6 +37,7 @@ from k3diff.wheel.targets import ANY, TargetPythons, Version, version_number
 _BOUND = lazy(r"\.(?:cpython-3(\d+)[a-z]*-[^/.]+|cp3(\d+)-win[^/.]*)\.(?:so|pyd)$")
 _EXTENSION = (".so", ".pyd")
 _MODULES = ("purelib", "platlib")
+_PATH = operator.itemgetter(2)
 
 
 def version_bound(
@@ -56,8 +59,9 @@ def unimportable(files: Iterable[InstalledFile], targets: TargetPythons) -> list
     CPython versions, where the wheel's tags admit a version none of them is named for."""
     modules: dict[str, dict[Version, list[InstalledFile]]] = {}
     generic: set[str] = set()
-    for file in files:
-        if file.scheme not in _MODULES or not file.path.endswith(_EXTENSION):
+    files = list(files)  # the extensions picked in C: a wheel of twelve thousand has a few
+    for file in compress(files, map(str.endswith, map(_PATH, files), repeat(_EXTENSION))):
+        if file.scheme not in _MODULES:
             continue
         head, _, name = file.path.rpartition("/")
         module = f"{head}/{name.partition('.')[0]}"

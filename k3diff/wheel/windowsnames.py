@@ -64,13 +64,16 @@ it tries the rest; one pattern of them all starts with `/` and tries the rest at
 ≈ 1.5 against 3.7 ms on torch's 12,249 names)."""
 
 
-def may_hold_windows_names(joined: str) -> bool:
+def may_hold_windows_names(joined: str, *, dot_ends: bool | None = None) -> bool:
     """Whether a name of `joined` (names joined by NULs; no name holds one) may have a component
     Windows cannot write (`component_problem`): true of the names joined when it is true of one
-    of them (each test matches within one name)."""
+    of them (each test matches within one name). `dot_ends`: whether `joined` holds a dot
+    before a slash or a NUL, when the caller searched already."""
     if any(character in joined for character in REFUSED) or joined.endswith((".", " ")):
         return True
-    if _DOT_END.search(joined) or (" " in joined and (" /" in joined or " \0" in joined)):
+    if dot_ends is None:
+        dot_ends = _DOT_END.search(joined) is not None
+    if dot_ends or (" " in joined and (" /" in joined or " \0" in joined)):
         return True
     bounded = "/" + joined.upper().replace("\0", "/") + "/"
     return any(pattern.search(bounded) for pattern in _DEVICE_AFTER_SLASH)

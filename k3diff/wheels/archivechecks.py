@@ -15,7 +15,7 @@ from k3diff.wheel.coremeta import metadata_file_findings
 from k3diff.wheel.installable import WheelInstall
 from k3diff.wheel.metadata import WheelIdentity
 from k3diff.wheel.sbom import diff_components, read_sboms, sbom_findings
-from k3diff.wheel.surfaces import Surface, scan_surfaces
+from k3diff.wheel.surfaces import Surface, surface_scan
 from k3diff.wheels.abi3check import abi3_pair_findings
 from k3diff.zip.archive import ZipArchive
 
@@ -46,7 +46,9 @@ def check_archives(
 ) -> ArchiveChecks:
     """Surfaces, SBOMs, METADATA fields and abi3 of both wheels, in the order `compare_wheels`
     reports them."""
-    scans = (scan_surfaces(base, installs[0]), scan_surfaces(patch, installs[1]))
+    first, said = surface_scan(base, installs[0])
+    # The patch's files that are the base's objects (`wheel.installedbeside`) are not searched.
+    scans = (first, surface_scan(patch, installs[1], beside=said)[0])
     sboms = _sboms(base, patch, installs)
     findings: list[Finding] = []
     if not installs[1].unusable_dist_info:

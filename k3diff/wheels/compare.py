@@ -24,6 +24,7 @@ from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import filename_findings, loaded_formats
 from k3diff.wheel.installable import WheelInstall, install_check
+from k3diff.wheel.installed import NameScreens
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
 from k3diff.wheel.namescreens import screen_pair
@@ -43,7 +44,7 @@ from k3diff.wheels.entrydetails import (
     add_details,
 )
 from k3diff.wheels.findings import collect_findings
-from k3diff.wheels.installedpairs import pair_installed
+from k3diff.wheels.installedpairs import installed_entries, pair_installed
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_counts
 from k3diff.wheels.pairing import EntryPair, pair_weights
 from k3diff.wheels.proof import Status
@@ -58,7 +59,6 @@ from k3diff.wheels.surfaces import (
     surface_findings,
 )
 from k3diff.zip.archive import ZipArchive
-from k3diff.zip.directory import ZipEntry
 
 if TYPE_CHECKING:
     from k3diff.provenance.check import ProvenanceReport
@@ -176,11 +176,12 @@ def compare_wheels(
         )
         unsound += shadowed_modules(entries)
         base_side, patch_side = (
-            _side(archive, digest.result()[0] if digest else None, identity)
-            for archive, digest, identity in zip(
-                (base, patch), digests, (facts.base_identity, facts.patch_identity), strict=True
+            _side(archive, digest.result()[0] if digest else None, identity, screen)
+            for archive, digest, identity, screen in zip(
+                (base, patch), digests, (facts.base_identity, facts.patch_identity), screens,
+                strict=True,
             )
-        )
+        )  # fmt: skip
         provenance = None
         if options.source is not None:
             # Imported here: it brings git and the source checks, which only --source needs.
@@ -379,22 +380,17 @@ _NAME = operator.itemgetter(0)
 """`ZipEntry.name`, as a C-level getter."""
 
 
-def installed_entries(archive: ZipArchive) -> tuple[ZipEntry, ...]:
-    """One entry per name, the last in directory order: the one zipfile's name lookup returns
-    and the one pip leaves on disk (it extracts in order, a later file overwriting an earlier
-    one). A name given twice is W608 either way."""
-    names = list(map(_NAME, archive.entries))
-    if len(set(names)) == len(names):
-        return archive.entries
-    return tuple(dict(zip(names, archive.entries, strict=True)).values())
-
-
-def _side(archive: ZipArchive, sha256: str | None, identity: WheelIdentity) -> WheelSide:
+def _side(
+    archive: ZipArchive, sha256: str | None, identity: WheelIdentity, screens: NameScreens
+) -> WheelSide:
+    """`screens`: the archive's names screened (`wheel.namescreens`): no directory entry to
+    count in most wheels."""
+    names = map(_NAME, archive.entries)
     return WheelSide(
         path=str(archive.path),
         sha256=sha256,
         size=archive.file_size,
         identity=identity,
         entry_count=len(archive.entries),
-        directory_count=sum(map(str.endswith, map(_NAME, archive.entries), repeat("/"))),
+        directory_count=sum(map(str.endswith, names, repeat("/"))) if screens.has_directory else 0,
     )

@@ -17,6 +17,7 @@ from itertools import repeat
 from k3diff.paths import normalized_key
 from k3diff.wheel.installed import InstalledView
 from k3diff.wheels.pairing import EntryPair, pair_path, sorted_by_path, split_pairs
+from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
 
@@ -59,6 +60,7 @@ def pair_installed(
 
 _ENTRY = operator.itemgetter(0)
 _PATH = operator.itemgetter(2)
+_NAME = operator.itemgetter(0)
 
 
 def _paths(view: InstalledView) -> dict[str, str]:
@@ -102,3 +104,13 @@ def is_move(pair: EntryPair) -> bool:
     if pair.base is None or pair.patch is None or pair.base.name == pair.patch.name:
         return False
     return normalized_key(pair.base.name) != normalized_key(pair.patch.name)
+
+
+def installed_entries(archive: ZipArchive) -> tuple[ZipEntry, ...]:
+    """One entry per name, the last in directory order: the one zipfile's name lookup returns
+    and the one pip leaves on disk (it extracts in order, a later file overwriting an earlier
+    one). A name given twice is W608 either way."""
+    names = list(map(_NAME, archive.entries))
+    if len(set(names)) == len(names):
+        return archive.entries
+    return tuple(dict(zip(names, archive.entries, strict=True)).values())

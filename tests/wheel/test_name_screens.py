@@ -157,3 +157,25 @@ def test_checks_given_the_shared_screens_reach_their_own_verdict(
             assert install_check(archive, side, screens=screen) == install_check(archive, side)
             given_flag = list(soundness.soundness_findings(archive, side, screen.may_be_unsafe))
             assert given_flag == list(soundness.soundness_findings(archive, side))
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet="/.\\: aAn~1", max_size=7)
+        | st.sampled_from([*HOSTILE, "d.data/x.py", "x.data", "demo/nul", "x/.data/y", "a..b.py"]),
+        max_size=6,
+    )
+)
+def test_every_screen_is_its_own_search_of_the_names_joined(names: list[str]) -> None:
+    """The screens as `installed`, `soundness` and `windowsnames` define them, however few
+    searches `screen_names` makes: names of slashes, dots, backslashes, colons, spaces, and
+    the hostile ones."""
+    joined = "\0".join(names)
+    assert screen_names(names)[:5] == (
+        installed._may_need_norm(joined),
+        installed._has_data_directory(names, joined),
+        "/\0" in joined or joined.endswith("/"),
+        soundness.names_may_be_unsafe(joined),
+        windowsnames.may_hold_windows_names(joined),
+    )

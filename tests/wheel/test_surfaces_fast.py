@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from k3diff.wheel import surfaces, toplevel
+from k3diff.wheel import surfacepaths, surfaces, toplevel
 from k3diff.wheel.installed import InstalledFile, installed_view
 from k3diff.wheel.surfaces import Surface, SurfaceKind
 from k3diff.zip.directory import ZipEntry
@@ -53,10 +53,13 @@ def test_top_level_names_and_screen_are_the_per_file_ones(names: list[str]) -> N
 def _assert_quick_paths_agree(files: list[InstalledFile]) -> None:
     paths = [file.path for file in files]
     joined = "\0" + "\0".join(paths) + "\0"
-    assert list(surfaces._top_level_surfaces(files, paths, joined)) == list(_old_top_level(files))
+    tops = toplevel.top_level_names(paths, joined)
+    assert list(surfaces._top_level_surfaces(files, tops)) == list(_old_top_level(files))
     assert toplevel._first_tops(paths, joined) == toplevel._first_tops_per_path(paths)
-    expected = [file for file in files if surfaces._may_be_surface(file)]
-    assert surfaces._surface_files(files, paths, joined) == expected
+    said = surfacepaths.surface_paths(files)
+    assert said.surfaced == [i for i, file in enumerate(files) if surfacepaths.may_be_surface(file)]
+    assert said.points == [i for i, path in enumerate(paths) if path.endswith("/entry_points.txt")]
+    assert said.tops == tops
 
 
 _SEGMENT = st.text(alphabet="ab./_-\u00e9", max_size=6)
