@@ -185,7 +185,7 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     lines += _vllm_lines(report, bold)
     lines += _kv_lines(report)
     lines += _position_lines(report, table)
-    lines += _gate_lines(report, table)
+    lines += _gate_lines(report, table, bold)
     lines += _stop_lines(report, bold)
     if report.expected and any(m.mode == CONTROL for m in report.modes):  # telemetry66
         lines += [f"--expect counts the modes' requests, not the control's ({CONTROL_NOTE})", ""]
@@ -268,8 +268,10 @@ def _position_lines(report: TelemetryReport, table: str) -> list[str]:
     ]
 
 
-def _gate_lines(report: TelemetryReport, table: str) -> list[str]:
-    """`--fail-on acceptance-drop`: per comparison, the units, the rates, p and Holm p."""
+def _gate_lines(report: TelemetryReport, table: str, bold: bool) -> list[str]:
+    """`--fail-on acceptance-drop`: per comparison, the units, the rates, p and Holm p; each
+    finding's detail escaped (it names a lost unit's sample by its key, left66)."""
+    shown = escape.markdown_prose if bold else escape.text
     gate = report.acceptance_gate
     if gate is None:
         return []
@@ -313,5 +315,5 @@ def _gate_lines(report: TelemetryReport, table: str) -> list[str]:
         base, patch = gate.lost_windows
         kinds = lost_units(report.counter_resets, counted=False)
         lines.append(f"{kinds} lost to {_lost_to(report)}, in no test: base {base}, patch {patch}")
-    lines += [f"{f.name}: {f.detail}" for f in gate.findings]
+    lines += [f"{f.name}: {shown(f.detail)}" for f in gate.findings]
     return [*lines, ""]

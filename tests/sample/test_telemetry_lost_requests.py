@@ -123,3 +123,26 @@ def test_a_request_accepting_more_than_it_drafted_is_lost_and_holds_the_gate(
     bundle = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b")
     assert bundle.exit_code == 1, bundle.stderr
     assert "reported counts no request gives" in (tmp_path / "b" / "REPORT.md").read_text()
+
+
+def test_a_lost_requests_name_reaches_no_output_unescaped(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """The lost request is named by the key its drained `/perf_metrics` line carries, which an
+    edit (or a prompts file) can make anything: the gate's finding that names it was printed as
+    is, and a newline in it forged a `Verdict: OK` line of its own (Markdown: live HTML)."""
+    log, _ = _trtllm(tmp_path, fault_server)
+    perf = log.parent / "perf_metrics.jsonl"
+    forged = "a\nVerdict: OK (exit 0)<b>x</b>"
+    lines = [json.loads(line) for line in perf.read_text().splitlines()]
+    perf.write_text("".join(json.dumps({**line, "key": forged}) + "\n" for line in lines))
+    code, _, text = run_telemetry(log, "--fail-on", "acceptance-drop")
+    assert code == 1
+    assert [line for line in text.splitlines() if line.startswith("Verdict")] == [
+        text.splitlines()[-1]
+    ]
+    assert "of a\\nVerdict: OK (exit 0)<b>x</b> serial repeat 0): the tests used" in text
+    markdown = run_k3diff(
+        "telemetry", log, "--fail-on", "acceptance-drop", "--format", "markdown"
+    ).stdout
+    assert "<b>" not in markdown and "\nVerdict: OK" not in markdown
