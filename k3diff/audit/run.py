@@ -42,7 +42,7 @@ from k3diff.wheel.coremeta import metadata_file_findings as _core_metadata
 from k3diff.wheel.filename import contradictions
 from k3diff.wheel.installable import install_check
 from k3diff.wheel.layout import layout_findings
-from k3diff.wheel.metadata import METADATA_LIMIT, find_dist_info, read_identity
+from k3diff.wheel.metadata import METADATA_LIMIT, WheelIdentity, find_dist_info, read_identity
 from k3diff.wheel.policy import AUDIT_POLICY
 from k3diff.wheel.record import RecordLine, parse_record
 from k3diff.wheel.refusals import no_wheel_filename
@@ -269,7 +269,14 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surfa
     would install (W615-W617; A112 already says a RECORD row is repeated), the execution
     surfaces, bytecode that runs instead of its source (W711) and
     scripts that replace a virtual environment's interpreter, pip or activation (W703)."""
-    install = install_check(archive, "audited", record_rows=False)
+    try:  # read first: W629 narrows the tags' Pythons by its Requires-Python (left66)
+        identity: WheelIdentity | None = read_identity(archive)
+    except CapError:
+        raise  # METADATA over 16 MiB or too many header lines: refused as `wheels` does
+    except ArchiveError:
+        identity = None  # a corrupt METADATA or WHEEL stream is its entry's W604
+    python = None if identity is None else identity.requires_python
+    install = install_check(archive, "audited", record_rows=False, requires_python=python)
     installable = list(install.checks)
     surfaces = scan_surfaces(archive, install)
     installable += [
@@ -286,12 +293,8 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surfa
             *installable,
         )
     ]
-    try:
-        identity = read_identity(archive)
-    except CapError:
-        raise  # METADATA over 16 MiB or too many header lines: refused as `wheels` does
-    except ArchiveError:
-        return found, surfaces  # a corrupt METADATA or WHEEL stream is its entry's W604
+    if identity is None:
+        return found, surfaces
     found += [
         Finding(Code.W605, "", sentence)
         for _field, sentence in contradictions(str(archive.path), identity)

@@ -28,8 +28,7 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from k3diff import shellwords
-from k3diff.bundle.model import Evidence, Stage, Status
-from k3diff.bundle.wheelrows import failing_in
+from k3diff.bundle.model import Stage, Status
 from k3diff.docbody import Kind
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.read import Document
@@ -42,12 +41,14 @@ from k3diff.report.wheelfailing import (
     is_native_named,
     native_steps,
     set_left,
+    still_failing,
     unwaivable_step,
     waiver_step,
     waivers_inline,
 )
 from k3diff.triage.nextstep import MoreSamples, more_samples
 from k3diff.wheel.codes import UNWAIVABLE, Code, Finding
+from k3diff.wheel.findingorder import Named
 from k3diff.wheel.kinds import EntryKind
 
 PROGRAM = "k3diff"
@@ -116,14 +117,16 @@ def _left(wheelset: WheelsetDocument, pair: WheelsDocument) -> list[str]:
     others = [
         other.wheels
         for other in wheelset.pairs
-        if other.wheels is not pair
-        and any(
-            f.severity == "error" and not is_native_named((f.code, f.path, f.native))
-            for f in other.wheels.findings
-        )
+        if other.wheels is not pair and still_failing(_failing(other.wheels))
     ]
     unpaired = 0 if wheelset.allow_unpaired else len(wheelset.only_base) + len(wheelset.only_patch)
     return set_left(unpaired, len(wheelset.misnamed), len(others))
+
+
+def _failing(wheels: WheelsDocument) -> list[Named]:
+    """Every failing finding of the comparison (code, path, native), whichever row it fails:
+    what `wheels`' own next steps are about."""
+    return [(f.code, f.path, f.native) for f in wheels.findings if f.severity == "error"]
 
 
 def _wheels_steps(
@@ -132,7 +135,7 @@ def _wheels_steps(
     """`wheels`' next steps for the failing findings of one comparison: the native options
     where a native finding fails, and the waiver of each failing finding a waiver takes
     (`in_set`: what a release set's pair's set still fails on: `_left`)."""
-    failing = [(f.code, f.path, f.native) for f in failing_in(wheels, Evidence.IDENTITY)]
+    failing = _failing(wheels)
     native = [f for f in failing if is_native_named(f)]
     waivable = [f for f in failing if Code[f[0]] not in UNWAIVABLE]
     rebuild = unwaivable_step(failing)
@@ -141,7 +144,7 @@ def _wheels_steps(
     if not waivable:  # native findings are all waivable
         return
     if native:
-        still = [f for f in failing if not is_native_named(f)]
+        still = still_failing(failing)
         changed = wheels.summary[EntryKind.NATIVE.value].changed
         # Shell-quoted, as triage's command is (review64b: a wheel's path holding a space or
         # `$(…)` made a step that ran something else when pasted into a shell; shell65: one

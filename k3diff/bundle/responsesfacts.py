@@ -8,6 +8,7 @@ from k3diff.bundle.policyfacts import normalized_matches
 from k3diff.bundle.triagefacts import OUTSIDE_TEXT
 from k3diff.documents.read import Document
 from k3diff.numbers import named
+from k3diff.responses.beams import beams_qualification
 from k3diff.responses.document import ResponsesDocument
 from k3diff.responses.gateview import gate_headline
 from k3diff.responses.ignore import ignored_qualification
@@ -20,9 +21,12 @@ def responses_stage(doc: Document) -> Stage:
     failing = GATE_FAILS if responses.score_gate is not None else TEXT_DIFFERS
     text_differs = [r.name for r in responses.records if r.status in failing]
     quals = normalized_matches(responses)
-    ignored = ignored_qualification(responses.ignore_fields)
-    if ignored is not None:
-        quals.append(ignored[0].upper() + ignored[1:])
+    for said in (
+        ignored_qualification(responses.ignore_fields),
+        beams_qualification(responses.beams),  # left66
+    ):
+        if said is not None:
+            quals.append(said[0].upper() + said[1:])
     one_sided = responses.only_base + responses.only_patch
     if one_sided:
         headline += (

@@ -12,8 +12,11 @@ from typing import Any
 
 from k3diff.documents.telemetrystops import stops_json
 from k3diff.fields import Fields
+from k3diff.telemetry.engines import SOURCE_SGLANG, SOURCE_TRTLLM, SOURCE_VLLM
 from k3diff.telemetry.model import Preemptions, TelemetryReport
 from k3diff.telemetry.windows import CounterReset
+
+UNIT_SOURCES = (SOURCE_VLLM, SOURCE_TRTLLM, SOURCE_SGLANG)
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,16 @@ def _reset(fields: Fields) -> CounterReset:
         samples=fields.integer("samples"),
         lost=fields.boolean("lost"),
         reason=fields.optional_string("reason"),
+        source=_source(fields),
     )
+
+
+def _source(fields: Fields) -> str:
+    """Whose unit: vLLM's when absent (documents before left66 name no other)."""
+    source = fields.optional_string("source") or SOURCE_VLLM
+    if source not in UNIT_SOURCES:
+        raise fields.fail("source", f"must be one of {', '.join(UNIT_SOURCES)}")
+    return source
 
 
 def _preemptions(fields: Fields) -> Preemptions:
@@ -77,6 +89,7 @@ def vllm_json(report: TelemetryReport) -> dict[str, Any]:
                 "samples": r.samples,
                 "lost": r.lost,
                 **({"reason": r.reason} if r.reason is not None else {}),
+                **({"source": r.source} if r.source != SOURCE_VLLM else {}),
             }
             for r in report.counter_resets
         ]

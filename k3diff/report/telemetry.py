@@ -15,7 +15,7 @@ from k3diff.sample.names import SIDES
 from k3diff.telemetry.coverage import CONTROL, CONTROL_NOTE, V0_NOTE
 from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
 from k3diff.telemetry.power import could_detect
-from k3diff.telemetry.windows import lost_to
+from k3diff.telemetry.windows import lost_to, lost_units
 
 
 def render(report: TelemetryReport, fmt: OutputFormat) -> str:
@@ -54,8 +54,7 @@ def _gate_failure(report: TelemetryReport) -> str | None:
             and gate.smallest_p_adjusted is not None
             and gate.smallest_p_adjusted <= report.alpha
         ):
-            lost = sum(gate.lost_windows)
-            why = f"{lost} vLLM window{'s' if lost > 1 else ''} lost to {_lost_to(report)}"
+            why = f"{lost_units(report.counter_resets)} lost to {_lost_to(report)}"
         return f"acceptance-undecided (--fail-on acceptance-drop could not decide: {why})"
     return None
 
@@ -186,7 +185,7 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     lines += _vllm_lines(report, bold)
     lines += _kv_lines(report)
     lines += _position_lines(report, table)
-    lines += _gate_lines(report, table)
+    lines += _gate_lines(report, table, bold)
     lines += _stop_lines(report, bold)
     if report.expected and any(m.mode == CONTROL for m in report.modes):  # telemetry66
         lines += [f"--expect counts the modes' requests, not the control's ({CONTROL_NOTE})", ""]
@@ -220,7 +219,8 @@ def _vllm_lines(report: TelemetryReport, bold: bool) -> list[str]:
     lost = [sum(1 for r in report.counter_resets if r.lost and r.side == s) for s in SIDES]
     if any(lost):  # telemetry66: said beside the counts they are missing from
         lines.append(
-            f"vLLM windows lost to {lost_to(report.counter_resets)}, in no count or test here: "
+            f"{lost_units(report.counter_resets, counted=False)} lost to "
+            f"{lost_to(report.counter_resets)}, in no count or test here: "
             f"base {lost[0]}, patch {lost[1]}"
         )
     lines += [f"{COUNTER_RESET}, {r.side}: {shown(r.describe())}" for r in report.counter_resets]
@@ -268,8 +268,10 @@ def _position_lines(report: TelemetryReport, table: str) -> list[str]:
     ]
 
 
-def _gate_lines(report: TelemetryReport, table: str) -> list[str]:
-    """`--fail-on acceptance-drop`: per comparison, the units, the rates, p and Holm p."""
+def _gate_lines(report: TelemetryReport, table: str, bold: bool) -> list[str]:
+    """`--fail-on acceptance-drop`: per comparison, the units, the rates, p and Holm p; each
+    finding's detail escaped (it names a lost unit's sample by its key, left66)."""
+    shown = escape.markdown_prose if bold else escape.text
     gate = report.acceptance_gate
     if gate is None:
         return []
@@ -311,6 +313,7 @@ def _gate_lines(report: TelemetryReport, table: str) -> list[str]:
         lines.append(f"no acceptance drop at alpha {report.alpha:g}; {detect}")
     if any(gate.lost_windows):
         base, patch = gate.lost_windows
-        lines.append(f"windows lost to {_lost_to(report)}, in no test: base {base}, patch {patch}")
-    lines += [f"{f.name}: {f.detail}" for f in gate.findings]
+        kinds = lost_units(report.counter_resets, counted=False)
+        lines.append(f"{kinds} lost to {_lost_to(report)}, in no test: base {base}, patch {patch}")
+    lines += [f"{f.name}: {shown(f.detail)}" for f in gate.findings]
     return [*lines, ""]

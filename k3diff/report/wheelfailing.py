@@ -18,14 +18,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 from k3diff import escape
 from k3diff.output import OutputFormat, plural
 from k3diff.report.markdown import fenced, inline_code
 from k3diff.wheel.codes import (
-    NATIVE_CODES,
-    NATIVE_SURFACE_CODES,
     UNWAIVABLE,
     WAIVER_PLACEHOLDER_REASON,
     Code,
@@ -33,6 +30,7 @@ from k3diff.wheel.codes import (
 )
 from k3diff.wheel.findingorder import Named, counted, implied, order_key
 from k3diff.wheel.kinds import EntryKind
+from k3diff.wheel.policy import Policy
 from k3diff.wheels.model import WheelReport
 
 FINDING_HEADERS = ["code", "path", "finding", "detail"]
@@ -79,6 +77,10 @@ def verdict_counts(findings: Sequence[Finding]) -> str:
     return counted(named(findings), thousands=False)
 
 
+ALLOWING_NATIVE = Policy(allow_native_changes=True)
+"""The policy `--allow-native-changes` adds: what the next steps say it lets pass."""
+
+
 def _native(finding: Finding) -> bool:
     """A failing finding about native code: what `--allow-native-changes` relaxes."""
     return is_native_named((finding.code.name, finding.path, finding.native))
@@ -88,7 +90,16 @@ def is_native_named(finding: Named) -> bool:
     """A failing finding (code, path, native) about native code: what
     `--allow-native-changes` relaxes (`Policy.relaxed_by`)."""
     code, _, native = finding
-    return Code[code] in NATIVE_CODES or (native and Code[code] in NATIVE_SURFACE_CODES)
+    return ALLOWING_NATIVE.relaxed_by(Code[code], native) is not None
+
+
+def still_failing(failing: Sequence[Named]) -> list[Named]:
+    """Of a comparison's failing findings (code, path, native), every one, whichever row of
+    the bundle it fails, those `--allow-native-changes` leaves failing: the one rule the
+    wheels report, a release set's and the bundle say "then passes" by (left66: the bundle
+    counted only the artifact-identity row's, and said a pair whose W401 still failed "then
+    passes")."""
+    return [f for f in failing if not is_native_named(f)]
 
 
 def next_steps(
@@ -113,13 +124,11 @@ def next_steps(
             return f"### Next steps\n\n- {rebuild}"
         return f"Next steps\n  {escape.text(rebuild)}"
     if native:
-        allowed = replace(report.policy, allow_native_changes=True)
-        still = [f for f in failing if allowed.severity_of(f, report.artifacts) == "error"]
         steps = native_steps(
             report.summary[EntryKind.NATIVE].changed,
             report.explain,
             named(native),
-            named(still),
+            still_failing(named(failing)),
             code,
             in_set,
         )

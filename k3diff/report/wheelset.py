@@ -9,7 +9,6 @@ verdict last. JSON holds each pair's full `k3diff.wheels/1` document.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from typing import assert_never
 
 from k3diff import escape
@@ -194,15 +193,13 @@ def _left(report: WheelSetReport, pair: PairResult) -> list[str]:
         return []
     from k3diff.report import wheelfailing
 
-    relaxed = (
-        replace(p.report.policy, allow_native_changes=True).failing(
-            p.report.findings, p.report.artifacts
-        )
+    others = sum(
+        1
         for p in report.pairs
-        if p is not pair
+        if p is not pair and wheelfailing.still_failing(wheelfailing.named(p.report.failing))
     )
     unpaired = 0 if report.allow_unpaired else report.unpaired
-    return wheelfailing.set_left(unpaired, len(report.misnamed), sum(1 for f in relaxed if f))
+    return wheelfailing.set_left(unpaired, len(report.misnamed), others)
 
 
 def _pair_details(pair: PairResult, fmt: OutputFormat, left: Sequence[str]) -> str:

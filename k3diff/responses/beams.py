@@ -9,6 +9,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from k3diff.fields import Fields
+
 
 @dataclass(frozen=True)
 class BeamNote:
@@ -69,3 +71,46 @@ def beam_note(base: Counter[int], patch: Counter[int], compared: int) -> BeamNot
     if not any(several):
         return None
     return BeamNote(compared, several[0], several[1], tuple(sorted((base + patch).keys())))
+
+
+def read_beams(fields: Fields | None) -> BeamNote | None:
+    """A comparison's `beams` object, typed (None where it has none: no record held beams
+    `--beam` did not read, or a document from before resp66); InputError where it is no note
+    `beam_note` writes (beam counts not ascending, none above one, no record counted, a beam
+    compared that some record lacks, `possible` not the beams every record holds)."""
+    if fields is None:
+        return None
+    records = fields.object("records_with_other_beams")
+    widths = fields.raw("beams_per_record")
+    if not (
+        isinstance(widths, list)
+        and widths
+        and all(type(w) is int and w >= 1 for w in widths)
+        and widths == sorted(set(widths))
+        and widths[-1] > 1
+    ):
+        raise fields.fail("beams_per_record", "must be beam counts, ascending, one above 1")
+    note = BeamNote(
+        fields.integer("compared"),
+        records.integer("base"),
+        records.integer("patch"),
+        tuple(widths),
+    )
+    if min(note.base_records, note.patch_records) < 0 or not (
+        note.base_records or note.patch_records
+    ):
+        raise records.fail("base", "and 'patch' must count records, one of them some")
+    if not 0 <= note.compared < widths[0] or fields.raw("possible") != list(note.possible):
+        raise fields.fail(
+            "compared",
+            f"must be among the beams every record holds (0 to {widths[0] - 1}), as 'possible' lists",
+        )
+    return note
+
+
+def beams_qualification(note: BeamNote | None) -> str | None:
+    """What a reader of a comparison whose records held other beams must be told (None:
+    none held any), as `triage` and the bundle repeat `--ignore-field`'s (left66)."""
+    if note is None:
+        return None
+    return f"{note.sentence()}: a record it calls a match may differ in the other beams"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.fields import Fields
+from k3diff.responses.beams import BeamNote, read_beams
 from k3diff.responses.gateview import GateView, read_gate
 from k3diff.responses.recordscores import check_total, read_record_scores
 from k3diff.responses.scoresview import ScoresView, read_scores
@@ -198,6 +199,9 @@ class ResponsesDocument:
     it)."""
     formats: tuple[str, ...] = ()
     """The loaders that read the two captures (`base.format`, `patch.format`; those recorded)."""
+    beams: BeamNote | None = None
+    """Records that held beams `--beam` did not read (`beams`; None: none did, or a document
+    from before resp66)."""
 
     @property
     def keys(self) -> frozenset[str]:
@@ -332,6 +336,7 @@ def read(body: object, name: str) -> ResponsesDocument:
         normalize=fields.strings("normalize") if fields.has("normalize") else (),
         ignore_fields=fields.strings("ignore_fields") if fields.has("ignore_fields") else (),
         formats=_formats(fields),
+        beams=read_beams(fields.optional_object("beams")),
     )
 
 

@@ -97,14 +97,11 @@ class Accounts:
     """side -> [requests, reused, missed, hits]."""
     resets: list[CounterReset] = field(default_factory=list)
     """vLLM counters that went down or restarted across a window (its counts lost) or between
-    two windows."""
+    two windows; every unit whose counts were lost (`k3diff.telemetry.windows`)."""
     preempted: dict[str, list[int]] = field(default_factory=dict)
     """side -> [preemptions, windows] (vLLM `vllm:num_preemptions_total`)."""
     v0: set[str] = field(default_factory=set)
     """Sides whose vLLM V0 speculation series are exposed (not read as counts)."""
-
-    def lost_windows(self, side: str) -> int:
-        return sum(1 for r in self.resets if r.side == side and r.lost)
 
     def preemptions(self) -> tuple[Preemptions, ...]:
         return tuple(Preemptions(s, *counts) for s, counts in sorted(self.preempted.items()))
@@ -132,7 +129,12 @@ class Accounts:
     def _counts(self, side: str, source: str) -> SideCounts:
         return self.speculation.setdefault(side, {}).setdefault(source, SideCounts())
 
-    def add_request(self, side: str, mode: str, request: RequestMetrics) -> None:
+    def add_request(self, side: str, mode: str, request: RequestMetrics, where: str) -> None:
+        """One TensorRT-LLM request drained after the sample `where` (`key mode repeat N`)."""
+        if request.invalid is not None:  # lost, as an invalid vLLM window (left66)
+            self.resets.append(
+                CounterReset(side, INVALID, where, 1, True, request.invalid, SOURCE_TRTLLM)
+            )
         if request.speculation is not None:
             self._counts(side, SOURCE_TRTLLM).add(mode, *request.speculation)
         if request.kv is not None and mode != Mode.CONTROL.value:
@@ -170,9 +172,8 @@ class Accounts:
             return
         if counts.invalid is not None:  # lost as across a restart: said, and in no test
             window = f"{sample.key} {sample.mode} repeat {sample.repeat}"
-            self.resets.append(
-                CounterReset(sample.side, INVALID, window, counts.requests, True, counts.invalid)
-            )
+            lost = (INVALID, window, counts.requests, True, counts.invalid, counts.source)
+            self.resets.append(CounterReset(sample.side, *lost))
             return
         if counts.accepted is not None and counts.drafted is not None:
             self._counts(sample.side, counts.source).add(
@@ -223,8 +224,11 @@ def account(logs: tuple[Path, ...], samples: list[SampleLine]) -> Accounts:
     for perf in perf_logs.values():
         for entry in _perf_entries(perf):
             side, mode = str(entry.get("side")), str(entry.get("mode"))
-            for request in trtllm_requests(entry.get("metrics")):
-                accounts.add_request(side, mode, request)
+            drained = f"{entry.get('key')} {mode} repeat {entry.get('repeat')}"[:200]
+            requests = list(trtllm_requests(entry.get("metrics")))
+            for number, request in enumerate(requests, 1):
+                where = drained + (f", record {number} of {len(requests)}" if requests[1:] else "")
+                accounts.add_request(side, mode, request, where)
     for sample in samples:
         if sample.error is None or sample.server_spec is not None or sample.server_reset:
             accounts.add_sample(sample)

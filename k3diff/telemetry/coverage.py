@@ -16,6 +16,7 @@ from k3diff.telemetry.model import (
     Speculation,
 )
 from k3diff.telemetry.positions import missing_lengths
+from k3diff.telemetry.windows import lost_units
 
 
 @dataclass(frozen=True)
@@ -84,18 +85,13 @@ V0_NOTE = (
 
 def _speculation_debt(coverage: Coverage, side: str, accounts: Accounts) -> str | None:
     spec = next((s for s in coverage.speculation if s.side == side), None)
-    lost = accounts.lost_windows(side)
+    lost = lost_units([r for r in accounts.resets if r.side == side])
     if spec is None and side in accounts.v0:
         return f"no speculation counts read ({V0_NOTE})"
     if spec is None:
         return (
             "no speculation counts reported (TensorRT-LLM /perf_metrics, "
-            "vLLM /metrics, SGLang meta_info)"
-            + (
-                f"; {lost} vLLM window{'s' if lost > 1 else ''} lost (counter-reset)"
-                if lost
-                else ""
-            )
+            "vLLM /metrics, SGLang meta_info)" + (f"; {lost} lost (counter-reset)" if lost else "")
         )
     if spec.drafted == 0:
         return f"0 drafted tokens in {spec.requests} requests ({spec.source})"

@@ -55,11 +55,14 @@ class RequestMetrics:
     """One request's TensorRT-LLM `perf_metrics`, as far as it reports them."""
 
     speculation: tuple[int, int] | None
-    """(accepted, drafted) draft tokens; None when not reported (or not a valid pair)."""
+    """(accepted, drafted) draft tokens; None when not reported or not a valid pair."""
     kv: tuple[int, int] | None
     """(reused, missed) KV-cache blocks; None when not reported."""
     disaggregated: bool
     """A `DisaggPerfMetricsRecord` (context and generation parts)."""
+    invalid: str | None = None
+    """Why the speculation it reported is no pair of counts (`token_pair`): the request's
+    counts are lost, not unreported (left66)."""
 
 
 def _perf(worker: Any) -> Mapping[str, Any] | None:
@@ -67,15 +70,35 @@ def _perf(worker: Any) -> Mapping[str, Any] | None:
     return perf if isinstance(perf, Mapping) else None
 
 
-def _speculation(perf: Mapping[str, Any] | None) -> tuple[int, int] | None:
+def token_pair(fields: Mapping[str, Any], names: tuple[str, str]) -> tuple[int, int] | str | None:
+    """The (accepted, drafted) draft tokens a request reported under `names`; None when it
+    reported neither; else, as a string, why they are no pair of counts (one missing or no
+    count, more accepted than drafted). Such a request is a lost unit, as an invalid vLLM
+    window is: read as "not reported", a patch's worst requests could leave the gate
+    (left66)."""
+    if not any(name in fields for name in names):
+        return None
+    accepted, drafted = (server_count(fields.get(name)) for name in names)
+    if accepted is None or drafted is None:
+        return f"{' or '.join(names)} missing or not a count"
+    if accepted > drafted:
+        return f"accepted tokens {accepted:,} above draft tokens {drafted:,}"
+    return accepted, drafted
+
+
+def _speculation(perf: Mapping[str, Any] | None) -> tuple[int, int] | str | None:
     spec = perf.get(TRTLLM_SPEC) if perf is not None else None
     if not isinstance(spec, Mapping):
         return None
-    accepted = server_count(spec.get(TRTLLM_ACCEPTED))
-    drafted = server_count(spec.get(TRTLLM_DRAFTED))
-    if accepted is None or drafted is None or accepted > drafted:
-        return None
-    return accepted, drafted
+    return token_pair(spec, (TRTLLM_ACCEPTED, TRTLLM_DRAFTED))
+
+
+def _request(
+    spec: tuple[int, int] | str | None, kv: tuple[int, int] | None, disaggregated: bool
+) -> RequestMetrics:
+    if isinstance(spec, str):
+        return RequestMetrics(None, kv, disaggregated, spec)
+    return RequestMetrics(spec, kv, disaggregated)
 
 
 def _kv(perf: Mapping[str, Any] | None) -> tuple[int, int] | None:
@@ -97,15 +120,16 @@ def trtllm_requests(metrics: Any) -> Iterator[RequestMetrics]:
             continue
         if TRTLLM_CTX in item or TRTLLM_GEN in item:
             ctx, gen = _perf(item.get(TRTLLM_CTX)), _perf(item.get(TRTLLM_GEN))
-            spec = _speculation(gen) or _speculation(ctx)
-            kv = _kv(ctx) or _kv(gen)
-            yield RequestMetrics(spec, kv, disaggregated=True)
+            spec = _speculation(gen)
+            yield _request(
+                spec if spec is not None else _speculation(ctx), _kv(ctx) or _kv(gen), True
+            )
         else:
             perf = _perf(item)
             if perf is None:
                 # Older trtllm-serve releases listed the perf metrics at the record's top level.
                 perf = item
-            yield RequestMetrics(_speculation(perf), _kv(perf), disaggregated=False)
+            yield _request(_speculation(perf), _kv(perf), False)
 
 
 @dataclass(frozen=True)
@@ -126,7 +150,8 @@ class DraftCounts:
     requests: int = 1
     """Requests the counts cover (a vLLM window's samples)."""
     invalid: str | None = None
-    """vLLM: why the window's rise is no set of counts (its counts are lost: none above)."""
+    """Why the counts are no counts (a vLLM window's rise, an SGLang request's tokens): they
+    are lost, none above."""
 
 
 def _histogram(value: Any) -> tuple[int, ...] | None:
@@ -141,10 +166,10 @@ def _histogram(value: Any) -> tuple[int, ...] | None:
 def sglang_counts(meta: Mapping[str, Any]) -> DraftCounts:
     """SGLang's `meta_info` speculation fields of one request."""
     histogram = _histogram(meta.get(SGLANG_HISTOGRAM))
-    accepted = server_count(meta.get(SGLANG_ACCEPTED))
-    drafted = server_count(meta.get(SGLANG_DRAFTED))
-    if accepted is not None and drafted is not None and accepted > drafted:
-        accepted = drafted = None
+    pair = token_pair(meta, (SGLANG_ACCEPTED, SGLANG_DRAFTED))
+    if isinstance(pair, str):  # lost, as a vLLM window whose counts are no counts (left66)
+        return DraftCounts(SOURCE_SGLANG, None, None, None, (), invalid=pair)
+    accepted, drafted = pair if pair is not None else (None, None)
     if histogram is None:
         return DraftCounts(SOURCE_SGLANG, accepted, drafted, None, ())
     # histogram[n]: verify steps that accepted exactly n draft tokens, so a step reached

@@ -26,7 +26,7 @@ from k3diff.telemetry.model import (
     GateTest,
     SideUnits,
 )
-from k3diff.telemetry.windows import CounterReset, lost_to_how
+from k3diff.telemetry.windows import CounterReset, lost_to_how, lost_units
 
 MIN_UNITS = 2
 """Units a side a comparison needs (scipy's permutation_test takes no fewer; with 1 the
@@ -184,15 +184,15 @@ def acceptance_gate(
 
 
 def _lost(resets: Sequence[CounterReset], tests: tuple[GateTest, ...], block: int) -> str:
-    """Why a gate that found no drop in the windows it kept does not pass: windows lost (to a
-    restarted server, an unread /metrics, invalid counts) are in no test."""
+    """Why a gate that found no drop in the units it kept does not pass: units lost (vLLM
+    windows to a restarted server or an unread /metrics; any unit to invalid counts) are in no
+    test."""
     lost = [r for r in resets if r.lost]
-    first, used, count = lost[0], tests[0], len(lost)
+    first, used = lost[0], tests[0]
     why = lost_to_how(lost)
     return (
-        f"{count} vLLM window{'s' if count > 1 else ''} lost to {why}; first: {first.side}, "
-        f"{first.metric}, the window closed by "
-        f"{first.window}): the tests used {used.base_units:,} base and {used.patch_units:,} "
-        f"patch {_of(block)}, not every window the run sampled, so no drop in them is no pass; "
-        "a run without a restart decides it"
+        f"{lost_units(lost)} lost to {why}; first: {first.side}, {first.metric}, "
+        f"{first.where()}): the tests used {used.base_units:,} base and {used.patch_units:,} "
+        f"patch {_of(block)}, not every unit the run sampled, so no drop in them is no pass; "
+        "a run that loses none decides it"
     )

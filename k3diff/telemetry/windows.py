@@ -10,6 +10,11 @@ reaching a position above the drafts or rising with the position, a field that i
 The last is what a restart its counters did not show leaves (a server without `_created`
 series that counted past its old values), or an edited log; before telemetry66 such a window
 was left out of the tests without a word, and the gate passed on the windows left.
+
+The per-request engines' units are lost the same way (left66): a TensorRT-LLM request or an
+SGLang sample whose speculation counts are no counts (accepted draft tokens above the drafted
+ones) is INVALID, with its `source`; before, it was read as "not reported", and a patch whose
+worst requests reported so passed the gate on the requests left.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from k3diff.sample.lines import UNREAD
+from k3diff.telemetry.engines import SOURCE_SGLANG, SOURCE_TRTLLM, SOURCE_VLLM
 
 INVALID = "counts not valid"
 """`metric` of a window whose recorded rise is no set of counts (`reason` says which)."""
@@ -40,9 +46,23 @@ class CounterReset:
     one before (the counts stand)."""
     reason: str | None = None
     """INVALID: which counts are no counts (`accepted tokens 65 above draft tokens 60`)."""
+    source: str = SOURCE_VLLM
+    """Whose unit was lost: a vLLM window, else a TensorRT-LLM or SGLang request (INVALID
+    only), `window` naming the sample it came with."""
+
+    def where(self) -> str:
+        """The lost unit (`the window closed by KEY MODE repeat N`)."""
+        if self.source == SOURCE_VLLM:
+            return f"the window closed by {self.window}"
+        return f"the {unit_name(self.source)} of {self.window}"
 
     def describe(self) -> str:
         """The finding's sentence (after `counter-reset, SIDE: `)."""
+        if self.source != SOURCE_VLLM:
+            return (
+                f"{self.where()} reported counts no request gives ({self.reason}): an engine "
+                "fault or an edited log; that request's counts are lost"
+            )
         size = f"{self.samples} sample{'s' if self.samples != 1 else ''}"
         if self.metric == UNREAD:
             return (
@@ -99,3 +119,27 @@ def lost_to_how(resets: Sequence[CounterReset]) -> str:
     if hows[:2] == [_CAUSES[0][1], _CAUSES[1][1]]:  # one sentence: went down, changed, failed
         hows[:2] = ["a counter went down, its _created time changed, or " + hows[1]]
     return f"{lost_to(resets)} ({'; '.join(hows)}"
+
+
+_UNITS = {
+    SOURCE_VLLM: "vLLM window",
+    SOURCE_TRTLLM: "TensorRT-LLM request",
+    SOURCE_SGLANG: "SGLang request",
+}
+"""The unit each source's counts come in (what the gate permutes, and what is lost)."""
+
+
+def unit_name(source: str) -> str:
+    return _UNITS.get(source, "vLLM window")
+
+
+def lost_units(resets: Sequence[CounterReset], counted: bool = True) -> str:
+    """The lost units of `resets` by source: `3 vLLM windows`, `1 vLLM window and 2 SGLang
+    requests`; without `counted`, their kinds (`vLLM windows and SGLang requests`)."""
+    lost = [r for r in resets if r.lost]
+    found = []
+    for source in dict.fromkeys(r.source for r in lost):
+        count = sum(1 for r in lost if r.source == source)
+        plural = "s" if count != 1 or not counted else ""
+        found.append((f"{count} " if counted else "") + f"{unit_name(source)}{plural}")
+    return " and ".join(found)

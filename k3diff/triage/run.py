@@ -12,6 +12,7 @@ from pathlib import Path
 
 from k3diff.correction import holm
 from k3diff.errors import UsageError
+from k3diff.responses.beams import beams_qualification
 from k3diff.responses.document import ResponsesDocument, ResponsesRecord
 from k3diff.responses.ignore import ignored_qualification
 from k3diff.sample.control import control_outcome, vacuous_sides
@@ -135,6 +136,7 @@ def triage(
                 checked.qualification(),
                 served.qualification(),
                 ignored_qualification(comparison.ignore_fields),
+                beams_qualification(comparison.beams),
                 *(log.header.same_server_note(log.path) for log in logs.logs),
                 not_counted(everything),
             )

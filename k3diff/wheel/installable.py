@@ -136,13 +136,15 @@ def install_check(
     record: Record | None = None,
     screens: NameScreens | None = None,
     beside: WheelInstall | None = None,
+    requires_python: str | None = None,
 ) -> WheelInstall:
     """The installed view of `archive` and the W615-W619 findings (`side`: base, patch, audited;
     `record_rows` False skips W618, for `audit`, whose strict RECORD reader says A112).
     `record`: the wheel's RECORD as the caller already parsed it, so that it is not read and
     parsed again here (used when it is the RECORD of the `.dist-info` pip would use).
     `screens`: the archive's names screened already (`wheel.namescreens`); `beside`: another
-    wheel's, whose installed view the view may share (`wheel.installedbeside`)."""
+    wheel's, whose installed view the view may share (`wheel.installedbeside`);
+    `requires_python`: its METADATA's, as the caller read it for the wheel's identity (W629)."""
     problems: list[tuple[str, str]] = []
     joined = _joined(archive)  # the name screens below test it
     dist_info = _dist_info(archive, problems, None if screens is None else screens.tops)
@@ -209,7 +211,9 @@ def install_check(
     ]
     checks += [
         Finding(Code.W629, path, f"in the {side} wheel: {reason}")
-        for path, reason in version_bound(str(archive.path), joined, view.files, targets)
+        for path, reason in version_bound(
+            str(archive.path), joined, view.files, targets, requires_python
+        )
     ]
     checks += [
         Finding(

@@ -25,15 +25,15 @@ dropped: pip installs the base there and not the patch.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 from itertools import chain
 from typing import NamedTuple
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.tags import compatible_tags, cpython_tags, generic_tags, mac_platforms
 
 from k3diff.lazyre import lazy
+from k3diff.wheel.requirespython import python_admits
 from k3diff.wheel.targets import version_number
 
 HORIZON = 20
@@ -101,7 +101,7 @@ def dropped(
 ) -> Dropped:
     """The systems the `base` tags install on and the `patch` tags do not (expanded tags).
     A Python the base's `requires_python` excludes is not one pip installs the base on (a
-    version is admitted when its first or a late micro release is; a specifier packaging
+    version is admitted as `requirespython.python_admits` reads it; a specifier packaging
     cannot read excludes nothing); the patch is judged by its tags alone."""
     base_tags, patch_tags = frozenset(base), frozenset(patch)
     parsed = [parts for parts in (t.split("-") for t in base_tags | patch_tags) if len(parts) == 3]
@@ -113,7 +113,7 @@ def dropped(
         for interpreter, abi in _interpreters(python, abi_tag, horizon)
         for platform in _platforms(platform_tag, tops)
     }
-    admitted = _admitted(requires_python)
+    admitted = python_admits(requires_python)
     checked = sorted(systems)[:MAX_SYSTEMS]
     base_index, patch_index = _index(base_tags), _index(patch_tags)
     lost = [
@@ -145,15 +145,6 @@ def installs(index: dict[str, set[tuple[str, str]]], system: System) -> bool:
         if pairs and not heads.isdisjoint(pairs):
             return True
     return not anywhere.isdisjoint(index.get("any", ()))
-
-
-def _admitted(requires_python: str | None) -> Callable[[int], bool]:
-    """Whether the specifier admits CPython 3.Y, by minor version Y."""
-    try:
-        specifier = SpecifierSet(requires_python or "")
-    except InvalidSpecifier:
-        specifier = SpecifierSet()
-    return lambda minor: any(specifier.contains(f"3.{minor}.{micro}") for micro in (0, 99))
 
 
 def minor_of(python: str) -> int:

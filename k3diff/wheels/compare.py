@@ -17,20 +17,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from k3diff import keepalive
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import filename_findings, loaded_formats
-from k3diff.wheel.installable import WheelInstall, install_check
+from k3diff.wheel.installable import WheelInstall
 from k3diff.wheel.installed import NameScreens
 from k3diff.wheel.layout import layout_findings
-from k3diff.wheel.metadata import WheelIdentity, identity_changes, read_identity
+from k3diff.wheel.metadata import WheelIdentity, identity_changes
 from k3diff.wheel.namescreens import screen_pair
 from k3diff.wheel.policy import Policy
-from k3diff.wheel.record import Record, RecordLine, readable_rows
-from k3diff.wheel.recordpair import parse_wheel_records
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheels import schedule, streamcheck
 from k3diff.wheels.archivechecks import ArchiveChecks, check_archives
@@ -43,6 +41,7 @@ from k3diff.wheels.entrydetails import (
     Sides,
     add_details,
 )
+from k3diff.wheels.facts import WheelFacts, install_checks, read_facts
 from k3diff.wheels.findings import collect_findings
 from k3diff.wheels.installedpairs import installed_entries, pair_installed
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_counts
@@ -90,25 +89,6 @@ class WheelOptions:
         return EXPLAINING_COMPARATORS if self.explain else DETAIL_COMPARATORS
 
 
-class WheelFacts(NamedTuple):
-    """What each wheel says about itself in `.dist-info/`, read before its entries (a named
-    tuple: private to the run, defined in a tenth of a frozen dataclass's ≈ 1 ms)."""
-
-    base_identity: WheelIdentity
-    patch_identity: WheelIdentity
-    base_record: dict[str, RecordLine] | None
-    """The base RECORD rows by path, None when the wheel has none."""
-    patch_record: dict[str, RecordLine] | None
-    """The patch RECORD rows by path, None when the wheel has none."""
-    parsed: tuple[Record | None, Record | None] = (None, None)
-    """(base, patch) RECORD as parsed, with its findings: the one parse every check reads."""
-
-    @property
-    def records(self) -> Records:
-        """(base, patch) RECORD rows, as the hashing plan takes them."""
-        return (self.base_record, self.patch_record)
-
-
 def compare_wheels(
     base_path: Path,
     patch_path: Path,
@@ -132,11 +112,7 @@ def compare_wheels(
         # RECORD is parsed once per wheel; the installability check reads the same parse.
         # Every name test once for the names both wheels share (equal by value).
         screens = screen_pair(base.entries, patch.entries)
-        first = install_check(base, "base", record=facts.parsed[0], screens=screens[0])
-        installs = (  # the patch's view beside the base's, where it writes the same files
-            first,
-            install_check(patch, "patch", record=facts.parsed[1], screens=screens[1], beside=first),
-        )
+        installs = install_checks(base, patch, facts, screens)
         pairs = pair_installed(
             installed_entries(base), installed_entries(patch), installs[0].view, installs[1].view
         )
@@ -224,21 +200,6 @@ def _open_both(base_path: Path, patch_path: Path) -> Iterator[tuple[ZipArchive, 
     """Phase open: both archives, read in place (the patch's names beside the base's)."""
     with ZipArchive.open(base_path) as base, ZipArchive.open(patch_path, base.entries) as patch:
         yield base, patch
-
-
-def read_facts(base: ZipArchive, patch: ZipArchive) -> WheelFacts:
-    """Phase read facts: identity (METADATA, WHEEL) and RECORD of both wheels, each read and
-    parsed once."""
-    base_identity, patch_identity = read_identity(base), read_identity(patch)
-    # The patch's RECORD lines that are the base's, equal by value, are not judged again.
-    parsed = parse_wheel_records(base, patch, (base_identity.dist_info, patch_identity.dist_info))
-    return WheelFacts(
-        base_identity=base_identity,
-        patch_identity=patch_identity,
-        base_record=readable_rows(base, parsed[0]),
-        patch_record=readable_rows(patch, parsed[1]),
-        parsed=parsed,
-    )
 
 
 def _tally(

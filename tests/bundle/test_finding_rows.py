@@ -22,7 +22,7 @@ from k3diff.bundle.wheelrows import SOURCE_FAILING, row_of
 from k3diff.documents.findingview import FindingView
 from k3diff.documents.wheelset import WheelsetDocument, WheelsetPair
 from k3diff.documents.wheelsview import WheelsCounts, WheelsDocument, WheelsProvenance, WheelsSide
-from k3diff.wheel.codes import WHEELS_CODES
+from k3diff.wheel.codes import WAIVER_PLACEHOLDER_REASON, WHEELS_CODES
 from k3diff.wheel.kinds import EntryKind
 
 SO = wheelkit.elf_bytes(b"\x90" * 64)
@@ -183,3 +183,27 @@ def test_a_rebuilt_native_script_is_counted_once_in_the_identity_row() -> None:
     [stage] = wheels_stages("w.json", _document(findings, sourced=False))
     assert stage.status is Status.FAIL
     assert stage.headline.endswith("; failing findings: 2 × W101 (1 also W708), 1 × W708")
+
+
+def test_the_bundle_says_what_still_fails_under_allow_native_changes_as_wheels_does(
+    tmp_path: Path,
+) -> None:
+    """left66: a W101 and a W401. `wheels` says `--allow-native-changes` leaves `1 × W401
+    still fails`; the bundle's next step counted only the artifact-identity row's findings and
+    told the reviewer "nothing else fails, so the pair then passes". Both now apply one rule
+    (`wheelfailing.still_failing`), and the bundle's steps are `wheels`' own, waivers included:
+    the reviewed paste makes the pair pass."""
+    wheels = _setup(tmp_path, native=True)
+    text = _run(tmp_path, wheels).stdout
+    said = [line.strip() for line in text.splitlines()]
+    _bundle(tmp_path, wheels)
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    _, allow, waiver = (s["step"] for s in summary["next_steps"])
+    command = f"k3diff wheels {wheels[0]} {wheels[1]} "
+    assert allow.startswith(command) and allow.removeprefix(command) in said
+    assert allow.endswith("(1 × W101); 1 × W401 still fails")
+    assert "then passes" not in (tmp_path / "bundle" / "REPORT.md").read_text()
+    reviewed = summary["next_steps"][2]["toml"].replace(WAIVER_PLACEHOLDER_REASON, "reviewed")
+    (tmp_path / "waivers.toml").write_text(reviewed + "\n")
+    assert waiver.startswith("or accept each reviewed file with a waiver")
+    assert _run(tmp_path, wheels, "--waivers", "waivers.toml").exit_code == 0

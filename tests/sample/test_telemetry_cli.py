@@ -165,8 +165,9 @@ def _perf_line(side: str, accepted: Any, drafted: Any) -> str:
 
 def test_server_counts_out_of_range_never_reach_scipy(fault_server: Any, tmp_path: Path) -> None:
     """10^19 and 10^30 drafted tokens (past a 64-bit integer), a negative, a fraction or a
-    string: not a count (`server_count`), so that request's speculation is not reported, and
-    scipy never sees it: no traceback, no hang, the other side's counts stand."""
+    string: not a count (`server_count`), so that request's speculation is lost (left66: in
+    `counter_resets`), and scipy never sees it: no traceback, no hang, the other side's counts
+    stand."""
     out = _run(fault_server, tmp_path, {}, "--perf-metrics")
     perf = out / "perf_metrics.jsonl"
     for accepted, drafted in ((1, 10**19), (10**30, 10**30), (-1, 5), (1, 2.5), ("3", 4)):
@@ -175,6 +176,7 @@ def test_server_counts_out_of_range_never_reach_scipy(fault_server: Any, tmp_pat
         spec = {s["side"]: s for s in doc["speculation"]}
         assert (spec["base"]["accepted"], spec["base"]["drafted"]) == (1, 2)
         assert "patch" not in spec and code == 1, (accepted, drafted, text)
+        assert [r["source"] for r in doc["counter_resets"]] == ["TensorRT-LLM /perf_metrics"]
         assert doc["acceptance_p"] is None
 
 

@@ -57,6 +57,7 @@ def test_invalid_counts_are_not_reported() -> None:
     perf["kv_cache_metrics"]["num_reused_blocks"] = -3
     (request,) = trtllm_requests([record])
     assert request.speculation is None and request.kv is None
+    assert request.invalid == "accepted tokens 9 above draft tokens 8"  # lost, not unreported
 
 
 def test_sglang_histogram_gives_drafts_reaching_each_position() -> None:

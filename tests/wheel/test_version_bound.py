@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from cli_support import run_k3diff
 
-from wheel.rawwheel import write_wheel
+from wheel.rawwheel import metadata, write_wheel
 from wheel.test_abi3 import STABLE_OLD, extension
 from wheel.test_installed_view import audit_code, codes, wheels_json
 
@@ -31,10 +31,12 @@ def _named(version: str) -> str:
     return f"demo/_ext.cpython-{version}-x86_64-linux-gnu.so"
 
 
-def _wheel(tmp_path: Path, tag: str, *names: str) -> Path:
+def _wheel(tmp_path: Path, tag: str, *names: str, requires_python: str | None = None) -> Path:
     so = extension(tmp_path / "c", *STABLE_OLD)
     files = {"demo/__init__.py": b"", **{name: so for name in names}}
-    return write_wheel(tmp_path / tag, "demo", "1.0", files, tag=tag)
+    extra = () if requires_python is None else (f"Requires-Python: {requires_python}",)
+    meta = metadata("demo", "1.0", *extra)
+    return write_wheel(tmp_path / tag, "demo", "1.0", files, tag=tag, meta=meta)
 
 
 def _w629(wheel: Path) -> list[tuple[str, str]]:
@@ -109,3 +111,37 @@ def test_a_module_every_admitted_python_finds_passes(
 def test_an_abi3_wheel_says_it_once_as_a123(tmp_path: Path) -> None:
     wheel = _wheel(tmp_path, f"cp38-abi3-{PLATFORM}", _named("312"))
     assert audit_code(wheel) == (1, {"A123"})
+
+
+@pytest.mark.parametrize(
+    ("requires_python", "missing"),
+    [
+        # pip installs the wheel only where its Requires-Python admits the Python (left66:
+        # these failed W629, though pip installs them on 3.11 alone, where they import).
+        ("==3.11.*", None),
+        (">=3.11,<3.12", None),
+        ("~=3.11.2", None),
+        (">=3.11.2,<3.11.50", None),  # a bound inside 3.11: some 3.11 installs it
+        # Narrowed, but not to the versions named: said with the specifier.
+        (">=3.10", "and Requires-Python '>=3.10' install it on 3.10 and later: on 3.10, 3.12 "
+         "and later 'import demo._ext'"),
+        ("!=3.12.*", "install it on 3.0-3.11, 3.13 and later: on 3.0-3.10, 3.13 and later"),
+        ("<3.12", "install it on 3.0-3.11: on 3.0-3.10 'import demo._ext'"),
+        # A specifier pip cannot read narrows nothing (pip warns and installs the wheel).
+        ("3.11 please", "while its tags install it on 3.0 and later: on 3.0-3.10, 3.12 and later"),
+    ],
+)  # fmt: skip
+def test_requires_python_narrows_the_pythons_pip_installs_on(
+    tmp_path: Path, requires_python: str, missing: str | None
+) -> None:
+    tag = f"py3-none-{PLATFORM}"
+    wheel = _wheel(tmp_path, tag, _named("311"), requires_python=requires_python)
+    found = _w629(wheel)
+    base = _wheel(tmp_path / "b", tag, "demo/_ext.so", requires_python=requires_python)
+    exit_code, report = wheels_json(base, wheel, "--allow-native-changes")
+    if missing is None:
+        assert found == [] and "W629" not in codes(report), found
+        assert exit_code == 0, report["findings"]
+        return
+    assert [path for path, _ in found] == [_named("311")] and missing in found[0][1], found
+    assert exit_code == 1 and "W629" in codes(report)

@@ -349,7 +349,7 @@ def test_a_wheel_truncated_or_changed_after_the_start_is_reported_as_without_it(
 
         return hooked
 
-    from k3diff.wheels import compare
+    from k3diff.wheels import compare, facts
 
     outcomes = []
     for cutoff in (early.EARLY_BYTES, 1 << 62):
@@ -360,7 +360,7 @@ def test_a_wheel_truncated_or_changed_after_the_start_is_reported_as_without_it(
             # Early start: damaged as the child is spawned (its offsets read from the whole
             # file); without it, before RECORD is read.
             patched.setattr(rawchild, "_spawn", first(rawchild._spawn))
-            patched.setattr(compare, "read_facts", first(compare.read_facts))
+            patched.setattr(compare, "read_facts", first(facts.read_facts))
             outcomes.append(_outcome(wheels["base"], patch))
         assert damaged
     fast, slow = outcomes

@@ -19,7 +19,7 @@ from wheelkit import FIXED_DATE, record_hash, wheel_files
 from k3diff.documents import wheels as wheels_document
 from k3diff.wheel.namescreens import screen_names
 from k3diff.wheel.record import Record, parse_wheel_record
-from k3diff.wheels import compare
+from k3diff.wheels import compare, facts
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -128,5 +128,5 @@ def test_shared_checks_write_the_report_of_each_wheel_alone(
     patch = _write(tmp_path / "p" / "demo-1.0-py3-none-any.whl", patch_items)
     shared = _report(base, patch)
     monkeypatch.setattr(compare, "screen_pair", _alone_screens)
-    monkeypatch.setattr(compare, "parse_wheel_records", _alone_records)
+    monkeypatch.setattr(facts, "parse_wheel_records", _alone_records)  # the read-facts phase
     assert shared == _report(base, patch)

@@ -1,0 +1,50 @@
+"""Which Python 3 versions a wheel's `Requires-Python` admits, as pip holds a wheel to it
+(`check_requires_python`: the running interpreter's X.Y.Z against the specifier), by minor
+version: W630 (`k3diff.wheel.systems`) counts a base's systems by it, W629
+(`k3diff.wheel.versionbound`) the Pythons a version-bound extension must import on.
+
+A minor version is admitted when one of its releases is: its first (3.Y.0), a late one
+(3.Y.99), and either side of each micro release the specifier itself names (`>=3.11.2`:
+3.11.1, 3.11.2, 3.11.3), so that a bound inside a minor version is not mistaken for the whole
+of it. A specifier packaging cannot read admits every version (pip warns and installs the
+wheel); packaging is imported only when there is a specifier to read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+LATE_MICRO = 99
+"""A micro release past any a minor version has had."""
+LAST_MINOR = 99
+"""The last minor version judged one by one: past it, the Pythons a wheel installs on are
+judged as its tags say (no system has one)."""
+
+
+def python_admits(requires_python: str | None) -> Callable[[int], bool]:
+    """Whether `requires_python` admits CPython 3.Y, by minor version Y."""
+    if not requires_python:
+        return lambda minor: True
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        specifier = SpecifierSet(requires_python)
+    except InvalidSpecifier:
+        return lambda minor: True
+    named: dict[int, set[int]] = {}
+    for clause in specifier:
+        try:
+            release = Version(clause.version.removesuffix(".*")).release
+        except InvalidVersion:  # `===` takes any string
+            continue
+        if len(release) >= 3 and release[0] == 3:
+            named.setdefault(release[1], set()).update(
+                range(max(0, release[2] - 1), release[2] + 2)
+            )
+
+    def admits(minor: int) -> bool:
+        micros = {0, LATE_MICRO, *named.get(minor, ())}
+        return any(specifier.contains(f"3.{minor}.{micro}") for micro in micros)
+
+    return admits

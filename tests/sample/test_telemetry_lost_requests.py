@@ -1,0 +1,148 @@
+"""left66: a TensorRT-LLM request (`/perf_metrics`) or an SGLang sample (`meta_info`) whose
+speculation counts are no counts (accepted draft tokens above the drafted ones) is a lost unit,
+as an invalid vLLM window is (telemetry66): named in `counter_resets` with its source and why,
+counted per side, and holding `--fail-on acceptance-drop`. Before, such a request was read as
+"not reported" without a word, so a patch whose worst requests reported that passed the gate on
+the requests left.
+
+Runs are real `k3diff sample` runs against loopback servers answering with records built from
+the engines' published schemas (`engine_schemas.py`); the log is then edited as a faulty engine
+or a hand would leave it."""
+
+from __future__ import annotations
+
+import json
+from math import comb
+from pathlib import Path
+from typing import Any
+
+import engine_schemas
+import jsonschema
+import pytest
+from cli_support import run_k3diff, run_telemetry
+
+from k3diff.documents.catalog import load_schema
+
+from .support import sample_fault_pair
+
+REPEATS = 6
+LOST = 3
+"""The patch's requests edited to accept more draft tokens than they drafted."""
+
+
+def _edit(path: Path, edit: Any, header: int) -> list[str]:
+    """The first LOST patch lines of `path` (after its `header` lines) made invalid by
+    `edit(line)`; the name of each (`key mode repeat N`), in order."""
+    lines = path.read_text().splitlines()
+    head, lines = lines[:header], lines[header:]
+    names: list[str] = []
+    edited = []
+    for text in lines:
+        line = json.loads(text)
+        if line["side"] == "patch" and len(names) < LOST:
+            edit(line)
+            names.append(f"{line['key']} {line['mode']} repeat {line['repeat']}")
+        edited.append(json.dumps(line))
+    path.write_text("\n".join([*head, *edited]) + "\n")
+    return names
+
+
+def _trtllm(tmp_path: Path, fault_server: Any) -> tuple[Path, list[str]]:
+    faults = ({"perf_record": engine_schemas.aggregated_record(spec=(30, 40))},) * 2
+    out = sample_fault_pair(fault_server, tmp_path, faults, REPEATS, "--perf-metrics")
+
+    def edit(line: dict[str, Any]) -> None:
+        (record,) = line["metrics"]
+        record["perf_metrics"]["speculative_decoding"]["total_accepted_draft_tokens"] = 41
+
+    return out / "samples.jsonl", _edit(out / "perf_metrics.jsonl", edit, header=0)
+
+
+def _sglang(tmp_path: Path, fault_server: Any) -> tuple[Path, list[str]]:
+    meta = engine_schemas.sglang_meta_info([3, 2, 4, 1], draft_per_step=3)
+    out = sample_fault_pair(fault_server, tmp_path, ({"meta_info": meta},) * 2, REPEATS)
+
+    def edit(line: dict[str, Any]) -> None:
+        line["spec_meta"]["spec_accept_token_num"] = line["spec_meta"]["spec_draft_token_num"] + 1
+
+    return out / "samples.jsonl", _edit(out / "samples.jsonl", edit, header=1)
+
+
+ENGINES = {
+    "TensorRT-LLM /perf_metrics": (_trtllm, "accepted tokens 41 above draft tokens 40"),
+    "SGLang meta_info": (_sglang, "accepted tokens 31 above draft tokens 30"),
+}
+
+
+@pytest.mark.parametrize("source", list(ENGINES))
+def test_a_request_accepting_more_than_it_drafted_is_lost_and_holds_the_gate(
+    fault_server: Any, tmp_path: Path, source: str
+) -> None:
+    make, reason = ENGINES[source]
+    log, names = make(tmp_path, fault_server)
+    engine, unit = source.split()[0], "request"
+    assert len(names) == LOST
+
+    code, doc, text = run_telemetry(log)
+    assert code == 0  # without the gate: said, not failing
+    jsonschema.validate(doc, load_schema("telemetry"), cls=jsonschema.Draft202012Validator)
+    assert doc["counter_resets"] == [
+        {"side": "patch", "metric": "counts not valid", "window": name, "samples": 1,
+         "lost": True, "reason": reason, "source": source}
+        for name in names
+    ]  # fmt: skip
+    spec = {s["side"]: s["requests"] for s in doc["speculation"]}
+    assert spec == {"base": REPEATS, "patch": REPEATS - LOST}
+    assert (
+        f"{engine} {unit}s lost to invalid counts, in no count or test here: base 0, patch {LOST}"
+    ) in text
+    assert (
+        f"counter-reset, patch: the {engine} {unit} of {names[0]} reported counts no request "
+        f"gives ({reason}): an engine fault or an edited log; that request's counts are lost"
+    ) in text
+    markdown = run_k3diff("telemetry", log, "--format", "markdown").stdout
+    assert f"{engine} {unit}s lost to invalid counts, in no count or test here" in markdown
+
+    # The gate: 6 base units against the patch's 3 left, none lower than the base's, could
+    # pass (the fewest p a split gives, 1 / C(9, 3), is below alpha); with 3 lost it holds.
+    assert 1 / comb(REPEATS + REPEATS - LOST, LOST) <= 0.05
+    code, doc, text = run_telemetry(log, "--fail-on", "acceptance-drop")
+    assert code == 1, text
+    gate = doc["acceptance_gate"]
+    assert gate["lost_windows"] == {"base": 0, "patch": LOST}
+    assert [f["name"] for f in gate["findings"]] == ["acceptance-undecided"]
+    assert gate["findings"][0]["detail"].startswith(
+        f"{LOST} {engine} {unit}s lost to invalid counts"
+    )
+    assert text.splitlines()[-1] == (
+        "Verdict: FAIL (exit 1): acceptance-undecided (--fail-on acceptance-drop could not "
+        f"decide: {LOST} {engine} {unit}s lost to invalid counts)"
+    )
+    # The bundle re-derives the hold from the document, and says each lost request.
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    bundle = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b")
+    assert bundle.exit_code == 1, bundle.stderr
+    assert "reported counts no request gives" in (tmp_path / "b" / "REPORT.md").read_text()
+
+
+def test_a_lost_requests_name_reaches_no_output_unescaped(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """The lost request is named by the key its drained `/perf_metrics` line carries, which an
+    edit (or a prompts file) can make anything: the gate's finding that names it was printed as
+    is, and a newline in it forged a `Verdict: OK` line of its own (Markdown: live HTML)."""
+    log, _ = _trtllm(tmp_path, fault_server)
+    perf = log.parent / "perf_metrics.jsonl"
+    forged = "a\nVerdict: OK (exit 0)<b>x</b>"
+    lines = [json.loads(line) for line in perf.read_text().splitlines()]
+    perf.write_text("".join(json.dumps({**line, "key": forged}) + "\n" for line in lines))
+    code, _, text = run_telemetry(log, "--fail-on", "acceptance-drop")
+    assert code == 1
+    assert [line for line in text.splitlines() if line.startswith("Verdict")] == [
+        text.splitlines()[-1]
+    ]
+    assert "of a\\nVerdict: OK (exit 0)<b>x</b> serial repeat 0): the tests used" in text
+    markdown = run_k3diff(
+        "telemetry", log, "--fail-on", "acceptance-drop", "--format", "markdown"
+    ).stdout
+    assert "<b>" not in markdown and "\nVerdict: OK" not in markdown
