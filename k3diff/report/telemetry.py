@@ -15,7 +15,7 @@ from k3diff.sample.names import SIDES
 from k3diff.telemetry.coverage import CONTROL, CONTROL_NOTE, V0_NOTE
 from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
 from k3diff.telemetry.power import could_detect
-from k3diff.telemetry.windows import lost_to, lost_units
+from k3diff.telemetry.windows import lost_to, lost_units, side_lost
 
 
 def render(report: TelemetryReport, fmt: OutputFormat) -> str:
@@ -57,6 +57,17 @@ def _gate_failure(report: TelemetryReport) -> str | None:
             why = f"{lost_units(report.counter_resets)} lost to {_lost_to(report)}"
         return f"acceptance-undecided (--fail-on acceptance-drop could not decide: {why})"
     return None
+
+
+def _unreported(report: TelemetryReport, side: str, why: str) -> str:
+    """The speculation line of a side with no counts: a V0 server's, every window lost (its
+    engine sent counts), or none sent (`why`: what `sample` recorded of its /metrics)."""
+    if side in report.v0_sides:
+        return f"speculation, {side}: not read as counts ({V0_NOTE})"
+    lost = side_lost(report.counter_resets, side)
+    if lost is not None:
+        return f"speculation, {side}: no counts left ({lost}, named below)"
+    return f"speculation, {side}: not reported (no engine sent draft counts{why})"
 
 
 def _lost_to(report: TelemetryReport) -> str:
@@ -157,11 +168,7 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
             # The server's own words (an HTML page's start): Markdown escapes them as prose.
             shown = escape.markdown_prose if bold else escape.text
             why = f"; {shown(problems[side])}" if side in problems else ""
-            lines.append(
-                f"speculation, {side}: not read as counts ({V0_NOTE})"
-                if side in report.v0_sides
-                else f"speculation, {side}: not reported (no engine sent draft counts{why})"
-            )
+            lines.append(_unreported(report, side, why))
         if report.acceptance_p is not None:
             lines.append(
                 f"acceptance base vs patch: Fisher's exact p = {report.acceptance_p:.3g} "
@@ -179,6 +186,9 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
         lines += [
             f"speculation, {side}: not read as counts ({V0_NOTE})" for side in report.v0_sides
         ]
+        lines.append("")
+    elif lost := [side for side in SIDES if side_lost(report.counter_resets, side)]:
+        lines += [_unreported(report, side, "") for side in lost]
         lines.append("")
     else:
         lines += ["speculation: not reported (no engine sent draft counts)", ""]

@@ -2,7 +2,8 @@
 
 A requests file has one JSON object per line holding `prompt` or `messages`, any other request
 fields (max_tokens, temperature, seed, ...) and optionally a `key` (or `custom_id`,
-`request_id`) or an `id`. A responses file lends its requests (a flat record: its prompt and the
+`request_id`) or an `id`; or OpenAI Batch input lines (`custom_id`, `method`, `url` and the
+request in `body`), the file a Batch run was given. A responses file lends its requests (a flat record: its prompt and the
 parameters beside it, as `k3diff responses` reads its condition). Either way the keys come from the
 one default pairing rule `k3diff responses` uses (`k3diff.responses.pairing.default_keys`): the
 client key field when every record has one, else the prompt's xxh3-128, else the ids — so
@@ -65,7 +66,7 @@ def read_prompts(path: Path) -> list[PromptRecord]:
         raise InputError(f"{display}: no such file")
     head = read_head(path, display)
     first = head.first_object
-    if first is not None and _is_request(first):
+    if first is not None and (_is_request(first) or _batch_body(first) is not None):
         records = _request_lines(path, display)
     else:
         records = _from_responses(path, display)
@@ -95,6 +96,40 @@ def check_endpoint(records: list[PromptRecord], endpoint: Endpoint) -> None:
 
 def _is_request(obj: dict[str, Any]) -> bool:
     return ("prompt" in obj or "messages" in obj) and not any(k in obj for k in RESPONSE_MARKERS)
+
+
+_BATCH_URLS = {"/v1/chat/completions": "messages", "/v1/completions": "prompt"}
+"""An OpenAI Batch input line's `url`, and the body field that endpoint needs."""
+
+
+def _batch_body(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """The request of an OpenAI Batch input line (`{"custom_id", "method", "url", "body"}`, as
+    the Batch API reads its input file), None when `obj` is not one."""
+    body = obj.get("body")
+    if "url" not in obj or not isinstance(body, dict) or any(k in obj for k in RESPONSE_MARKERS):
+        return None
+    return body
+
+
+def _batch_request(obj: dict[str, Any], where: str) -> dict[str, Any]:
+    """A Batch input line read as a request line: its body, named by its `custom_id`; a line for
+    another endpoint, or whose body is not the endpoint's, is refused."""
+    body = _batch_body(obj)
+    if body is None:
+        raise ResponseFormatError(f"{where}: a Batch input line needs 'url' and a 'body' object")
+    url, needed = obj.get("url"), _BATCH_URLS.get(str(obj.get("url")))
+    if obj.get("method", "POST") != "POST" or needed is None:
+        raise ResponseFormatError(
+            f"{where}: a Batch input line for {json.dumps(obj.get('method'))} {json.dumps(url)}; "
+            "k3diff sample sends POST /v1/chat/completions or /v1/completions requests"
+        )
+    if needed not in body:
+        raise ResponseFormatError(
+            f"{where}: a Batch input line for {url} whose body has no '{needed}'"
+        )
+    if "custom_id" in body:
+        raise ResponseFormatError(f"{where}: a Batch input line whose body holds a custom_id too")
+    return {**body, "custom_id": obj.get("custom_id")}
 
 
 @dataclass
@@ -158,6 +193,8 @@ def _request_lines(path: Path, display: str) -> list[PromptRecord]:
             continue
         where = f"{display}:{lineno}"
         obj = _loads(raw, where)
+        if "body" in obj and "url" in obj:
+            obj = _batch_request(obj, where)
         if not _is_request(obj):
             raise ResponseFormatError(f"{where}: a request needs 'prompt' or 'messages'")
         client = _client(obj)

@@ -26,7 +26,7 @@ from k3diff.telemetry.model import (
     GateTest,
     SideUnits,
 )
-from k3diff.telemetry.windows import CounterReset, lost_to_how, lost_units
+from k3diff.telemetry.windows import CounterReset, lost_to_how, lost_units, side_lost
 
 MIN_UNITS = 2
 """Units a side a comparison needs (scipy's permutation_test takes no fewer; with 1 the
@@ -82,11 +82,13 @@ def describe(test: GateTest, alpha: float, block: int = 1) -> str:
     )
 
 
-def _no_comparison(sides: Mapping[str, SideUnits]) -> str:
+def _no_comparison(sides: Mapping[str, SideUnits], resets: Sequence[CounterReset]) -> str:
     missing = []
     for side in ("base", "patch"):
         found = sides.get(side)
-        if found is None:
+        if found is None and (lost := side_lost(resets, side)) is not None:
+            missing.append(f"{side}: no speculation counts left, {lost}")
+        elif found is None:
             missing.append(f"{side}: no speculation counts reported")
         elif not _units(found, None):
             missing.append(f"{side}: 0 drafted tokens in {found.requests} requests")
@@ -156,7 +158,7 @@ def acceptance_gate(
     ]
     lost = tuple(sum(1 for r in resets if r.side == side and r.lost) for side in ("base", "patch"))
     if not findings and smallest is None:
-        findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, _no_comparison(sides)))
+        findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, _no_comparison(sides, resets)))
     elif not findings and smallest is not None and smallest > alpha:
         most = min(tests, key=lambda t: (t.p_min, t.position or 0))
         findings.append(

@@ -112,6 +112,14 @@ def lost_to(resets: Sequence[CounterReset]) -> str:
     return " or ".join(name for name, _ in _causes(resets))
 
 
+def side_lost(resets: Sequence[CounterReset], side: str) -> str | None:
+    """`12 vLLM windows lost to invalid counts`: the units `side` lost, and to what; None when
+    it lost none (newuser66: a side whose every window was lost read `no engine sent draft
+    counts`, though its engine sent them)."""
+    lost = [r for r in resets if r.side == side and r.lost]
+    return f"{lost_units(lost)} lost to {lost_to(lost)}" if lost else None
+
+
 def lost_to_how(resets: Sequence[CounterReset]) -> str:
     """`lost_to`, with how each cause shows in parentheses (left open for the caller)."""
     found = _causes(resets)

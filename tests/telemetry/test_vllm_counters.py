@@ -281,3 +281,34 @@ def test_a_window_whose_counts_are_no_counts_is_lost_and_holds_the_gate(tmp_path
     (tmp_path / "forged.json").write_text(json.dumps(doc))
     forged = run_k3diff("report", tmp_path / "forged.json", log, "--out", tmp_path / "b2")
     assert forged.exit_code == 2, forged.stderr
+
+
+def test_a_side_whose_every_window_was_lost_is_not_said_to_send_no_counts(tmp_path: Path) -> None:
+    """newuser66: a side whose every vLLM window was lost to invalid counts read `speculation,
+    patch: not reported (no engine sent draft counts)`, and the gate `patch: no speculation
+    counts reported`, though its engine sent counts on every sample: a reviewer looked for a
+    missing /metrics. Both now say the counts were lost, how many windows and to what (the
+    gate still holds: exit 1)."""
+    log = _sample(tmp_path, (RATES, "1"), (RATES, "2"), repeats=3)
+    header, *lines = log.read_text().splitlines()
+    edited = []
+    for text in lines:
+        line = json.loads(text)
+        spec = line.get("server_spec")
+        if line["side"] == "patch" and spec:
+            spec["accepted_tokens"] = spec["draft_tokens"] + 1
+        edited.append(json.dumps(line))
+    log.write_text("\n".join([header, *edited]) + "\n")
+    lost = sum(1 for text in edited if '"side": "patch"' in text and "server_spec" in text)
+    code, doc, text = run_telemetry(log, "--fail-on", "acceptance-drop")
+    assert code == 1, text
+    assert doc["acceptance_gate"]["lost_windows"] == {"base": 0, "patch": lost}
+    said = f"{lost} vLLM windows lost to invalid counts"
+    assert f"speculation, patch: no counts left ({said}, named below)" in text, text
+    assert "no engine sent draft counts" not in text
+    assert text.splitlines()[-1] == (
+        "Verdict: FAIL (exit 1): acceptance-undecided (--fail-on acceptance-drop could not "
+        f"decide: nothing to compare (patch: no speculation counts left, {said}))"
+    )
+    markdown = run_k3diff("telemetry", log, "--format", "markdown").stdout
+    assert f"speculation, patch: no counts left ({said}, named below)" in markdown
