@@ -2,24 +2,29 @@
 
 A system is an interpreter of one Python version and ABI (`cp311` with ABI `cp311`, free-threaded
 `cp313t`, PyPy's `pp310` with `pypy310_pp73`) on one platform (glibc 2.17 on x86_64, musl 1.2 on
-aarch64, macOS 14 on arm64, `win_amd64`, or a platform no tag names). A wheel installs on a
-system when one of its tags is among the tags the system supports, as packaging's `sys_tags`
-(what pip 26 selects wheels by) lists them there: `cpython_tags` or `generic_tags`, then
-`compatible_tags`, over the system's platforms. Those are packaging's `_linux_platforms` for a
-Linux (`manylinux_2_Y` for every Y up to the glibc's, with the legacy `manylinux1` = 2.5,
-`manylinux2010` = 2.12 and `manylinux2014` = 2.17, from 2.5 on x86_64/i686 and 2.17
-elsewhere; `musllinux_1_Y` likewise; then `linux_ARCH`), `mac_platforms` for macOS, and the
-platform itself for any other (`win_amd64`; a base's `linux_ARCH` stands for each glibc, each
-musl and a Linux of neither, which takes `linux_ARCH` alone).
+aarch64, macOS 14 on arm64, iOS 13.0 on `arm64_iphoneos`, Android API level 24 on `arm64_v8a`,
+`win_amd64`, or a platform no tag names). A wheel installs on a system when one of its tags is
+among the tags the system supports, as packaging's `sys_tags` (what pip 26 selects wheels by)
+lists them there: `cpython_tags` or `generic_tags`, then `compatible_tags`, over the system's
+platforms. Those are packaging's `_linux_platforms` for a Linux (`manylinux_2_Y` for every Y up
+to the glibc's, with the legacy `manylinux1` = 2.5, `manylinux2010` = 2.12 and `manylinux2014`
+= 2.17, from 2.5 on x86_64/i686 and 2.17 elsewhere, on the architectures packaging lists them
+on; `musllinux_1_Y` likewise; then `linux_ARCH`), `mac_platforms` for macOS, `ios_platforms`
+and `android_platforms` (every earlier release's tags too), and the platform itself for any
+other (`win_amd64`; a base's `linux_ARCH` stands for each glibc, each musl and a Linux of
+neither, which takes `linux_ARCH` alone).
 
 The systems checked come from the base's tags, so the check is finite and exact: each base tag
-gives the interpreters it names (`py3` and `cpXY-abi3`: CPython 3.Y up to a horizon one past the
-newest version either side names, at least 3.20; `cp311-cp311`: CPython 3.11 of that ABI;
-`pp310-pypy310_pp73`: that PyPy; Python 2 tags, which pip 26 never selects, none) on the
-platforms its platform names, from its own version up to the newest version of that platform
-family either side names (a glibc past every named one supports what that one does, so the last
-stands for all later ones: `+`). A system the base installs on and the patch does not is
-dropped: pip installs the base there and not the patch.
+gives the interpreters it names (`py3`: CPython 3.Y up to a horizon one past the newest version
+either side names, at least 3.20, its free-threaded builds from 3.13, and PyPy from 3.6 to 3.11
+or the newest either side names, for `compatible_tags` lists `py3` on every interpreter;
+`cpXY-abi3`: the default CPython builds from 3.Y, `cpXY-abi3t` the free-threaded ones;
+`cp311-cp311`: CPython 3.11 of that ABI, `cp313-none` both builds of 3.13; `pp310-pypy310_pp73`
+or `pp310-none`: that PyPy; Python 2 tags, which pip 26 never selects, none) on the platforms
+its platform names, from its own version up to the newest version of that platform family
+either side names (a glibc past every named one supports what that one does, so the last stands
+for all later ones: `+`; macOS always up to 11, the first that runs arm64). A system the base
+installs on and the patch does not is dropped: pip installs the base there and not the patch.
 """
 
 from __future__ import annotations
@@ -31,7 +36,14 @@ from itertools import chain
 from typing import NamedTuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.tags import compatible_tags, cpython_tags, generic_tags, mac_platforms
+from packaging.tags import (
+    android_platforms,
+    compatible_tags,
+    cpython_tags,
+    generic_tags,
+    ios_platforms,
+    mac_platforms,
+)
 
 from k3diff.lazyre import lazy
 from k3diff.wheel.targets import version_number
@@ -46,17 +58,30 @@ MAX_SYSTEMS = 100_000
 """The most systems checked for one pair (a real release's tags give a few hundred); past it
 the first are checked and the finding says so."""
 
+FREE = 13
+"""CPython 3.13: the first with a free-threaded build (`cp313t`)."""
+PYPY = 11
+"""PyPy 3.11: the newest PyPy a system is made for, unless a tag names a newer (PyPy from 3.6,
+the first with the `pp73` ABI)."""
+
 INTERPRETER = lazy(r"([a-z]+)(\d)(\d*)")
 _GLIBC = lazy(r"manylinux_(\d+)_(\d+)_(.+)")
 _LEGACY_GLIBC = {"manylinux1": 5, "manylinux2010": 12, "manylinux2014": 17}
 _MUSL = lazy(r"musllinux_(\d+)_(\d+)_(.+)")
 _MACOS = lazy(r"macosx_(\d+)_(\d+)_(.+)")
+_IOS = lazy(r"ios_(\d+)_(\d+)_(.+)")
+_ANDROID = lazy(r"android_(\d+)_(.+)")
 _MAC_CPUS = (
     ("arm64", (11, 0), (99, 0)), ("x86_64", (10, 4), (99, 0)), ("i386", (10, 4), (10, 14)),
     ("ppc64", (10, 4), (10, 5)), ("ppc", (10, 0), (10, 6)),
 )  # fmt: skip
 """The CPUs macOS ran on, and the releases that ran their programs (arm64 from 11, i386 to
 10.14, PowerPC to 10.6 under Rosetta): `mac_platforms` lists tags for any pair it is given."""
+_MANYLINUX_ARCHS = frozenset(
+    {"x86_64", "i686", "aarch64", "armv7l", "ppc64", "ppc64le", "s390x", "loongarch64", "riscv64"}
+)
+"""The architectures packaging lists manylinux tags on (`_manylinux._have_compatible_abi`);
+on another (`sparc64`, `mips64`) a glibc takes `linux_ARCH` alone."""
 _SLOT = "k3diff-platform"
 """A stand-in platform: the tags packaging lists on it are the ones listed on every platform."""
 
@@ -107,10 +132,11 @@ def dropped(
     parsed = [parts for parts in (t.split("-") for t in base_tags | patch_tags) if len(parts) == 3]
     horizon = min(max([HORIZON, *(minor_of(python) + 1 for python, _, _ in parsed)]), NEWEST)
     tops = _tops(platform for _, _, platform in parsed)
+    pypy = min(max([PYPY, *(minor_of(p) for p, _, _ in parsed if p.startswith("pp"))]), NEWEST)
     systems = {
         System(interpreter, abi, platform)
         for python, abi_tag, platform_tag in (t.split("-") for t in base_tags if t.count("-") == 2)
-        for interpreter, abi in _interpreters(python, abi_tag, horizon)
+        for interpreter, abi in _interpreters(python, abi_tag, horizon, pypy)
         for platform in _platforms(platform_tag, tops)
     }
     admitted = _admitted(requires_python)
@@ -167,21 +193,35 @@ def _number(digits: str) -> int:
     return min(version_number(digits), NEWEST + 1)
 
 
-def _interpreters(python: str, abi: str, horizon: int) -> Iterator[tuple[str, str]]:
-    """(interpreter, ABI) of each system a base tag's Python and ABI parts name."""
+def _interpreters(
+    python: str, abi: str, horizon: int, pypy: int = PYPY
+) -> Iterator[tuple[str, str]]:
+    """(interpreter, ABI) of each system a base tag's Python and ABI parts name: `py3` every
+    CPython (default and free-threaded) and PyPy from its version on (PyPy to `pypy`, the
+    newest a tag names, at least `PYPY`); `cpXY-none` both CPython builds of 3.Y; abi3 the
+    default builds, abi3t the free-threaded ones (which exist from 3.13)."""
     match = INTERPRETER.fullmatch(python)
     if match is None or match.group(2) != "3":
         return  # Python 2, which pip 26 never selects, or no interpreter packaging names
     kind, minor = match.group(1), _number(match.group(3) or "0")
     if minor > NEWEST:
         return
-    if kind == "py" or (kind == "cp" and abi in ("abi3", "abi3t")):
-        free = "t" if abi == "abi3t" else ""
-        for version in range(minor, horizon + 1):
-            yield f"cp3{version}", _default_abi(version) + free
-    elif kind == "cp":
-        yield python, _default_abi(minor) if abi == "none" else abi
-    elif match.group(3):
+    if kind == "py" or (kind == "cp" and abi == "abi3"):
+        yield from ((f"cp3{v}", _default_abi(v)) for v in range(minor, horizon + 1))
+    if kind == "py" or (kind == "cp" and abi == "abi3t"):
+        yield from ((f"cp3{v}", f"cp3{v}t") for v in range(max(minor, FREE), horizon + 1))
+    if kind == "py":
+        top = max(PYPY, pypy)
+        yield from ((f"pp3{v}", f"pypy3{v}_pp73") for v in range(max(minor, 6), top + 1))
+    elif kind == "cp" and abi == "none":
+        yield python, _default_abi(minor)
+        if minor >= FREE:
+            yield python, f"cp3{minor}t"
+    elif kind == "cp" and abi not in ("abi3", "abi3t"):
+        yield python, abi
+    elif kind == "pp" and abi == "none" and match.group(3):
+        yield python, f"pypy{python.removeprefix('pp')}_pp73"  # every PyPy has its own ABI
+    elif kind != "cp" and match.group(3):
         yield python, abi
 
 
@@ -202,6 +242,8 @@ def _tops(platforms: Iterable[str]) -> dict[tuple[str, str], tuple[int, ...]]:
             family, arch, version = found
             key = (family, "" if family == "macos" else arch)
             tops[key] = min(max(tops.get(key, version), version), (NEWEST, NEWEST))
+    if ("macos", "") in tops:  # arm64 runs macOS 11 on: a Mac of each CPU is checked
+        tops[("macos", "")] = max(tops[("macos", "")], (11, 0))
     for arch in linux:
         oldest = (2, _oldest_glibc(arch))
         tops[("glibc", arch)] = max(tops.get(("glibc", arch), oldest), oldest)
@@ -214,12 +256,15 @@ def _versioned(platform: str) -> tuple[str, str, tuple[int, ...]] | None:
     head, _, arch = platform.partition("_")
     if head in _LEGACY_GLIBC:
         return "glibc", arch, (2, _LEGACY_GLIBC[head])
-    for family, pattern in (("glibc", _GLIBC), ("musl", _MUSL), ("macos", _MACOS)):
+    for family, pattern in (("glibc", _GLIBC), ("musl", _MUSL), ("macos", _MACOS), ("ios", _IOS)):
         match = pattern.fullmatch(platform)
         if match is not None:
             major, minor = _number(match.group(1)), _number(match.group(2))
             version = (major, 0) if family == "macos" and major >= 11 else (major, minor)
             return family, match.group(3), version
+    match = _ANDROID.fullmatch(platform)
+    if match is not None:
+        return "android", match.group(2), (_number(match.group(1)),)
     return None
 
 
@@ -236,8 +281,12 @@ def _platforms(platform: str, tops: dict[tuple[str, str], tuple[int, ...]]) -> l
     family, arch, version = found
     if max(version) > NEWEST:
         return []
+    top = tops.get((family, arch), version)
+    if family == "android":  # an API level takes every lower one's tags
+        return [Platform(family, arch, (level,)) for level in range(version[0], top[0] + 1)]
+    if family == "ios":  # iOS X.Y takes X.0 to X.Y and every earlier X's .0 to .9
+        return [Platform(family, arch, v) for v in _ios_versions(version, top)]
     if family != "macos":
-        top = tops.get((family, arch), version)
         return [Platform(family, arch, (version[0], m)) for m in range(version[1], top[1] + 1)]
     versions = _mac_versions(version, tops.get(("macos", ""), version))
     return [
@@ -263,6 +312,12 @@ def _any_linux(arch: str, tops: dict[tuple[str, str], tuple[int, ...]]) -> list[
 def _oldest_glibc(arch: str) -> int:
     """The oldest glibc minor packaging lists manylinux tags for (2.5 on x86, else 2.17)."""
     return 5 if arch in ("x86_64", "i686") else 17
+
+
+def _ios_versions(start: tuple[int, ...], top: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """iOS releases from `start` to `top`: X.0 to X.9 in each X, as `ios_platforms` lists."""
+    every = {(major, minor) for major in range(start[0], top[0] + 1) for minor in range(10)}
+    return sorted({start, top, *(v for v in every if start <= v <= top)})
 
 
 def _mac_versions(start: tuple[int, ...], top: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -297,6 +352,12 @@ def _platform_tags(platform: Platform) -> frozenset[str]:
         return frozenset({arch})
     if family == "macos":
         return frozenset(mac_platforms((version[0], version[1]), arch))
+    if family == "ios":
+        return frozenset(ios_platforms((version[0], version[1]), arch))
+    if family == "android":
+        return frozenset(android_platforms(version[0], arch))
+    if family == "glibc" and arch not in _MANYLINUX_ARCHS:
+        return frozenset({f"linux_{arch}"})  # packaging lists no manylinux tag there
     if family == "glibc":
         oldest = _oldest_glibc(arch)
         names = {f"manylinux_{version[0]}_{m}_{arch}" for m in range(version[1], oldest - 1, -1)}
