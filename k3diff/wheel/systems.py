@@ -56,7 +56,9 @@ naming a larger one (`manylinux_2_999999999`) installs on no system checked, and
 stays bounded whatever a hostile tag says."""
 MAX_SYSTEMS = 100_000
 """The most systems checked for one pair (a real release's tags give a few hundred); past it
-the first are checked and the finding says so."""
+the first are checked and the finding says how many more there may be. The work is linear in
+the tags and bounded by this cap however many versions or platforms a hostile tag set names
+(review66b: 14,000 platform tags once took minutes)."""
 
 FREE = 13
 """CPython 3.13: the first with a free-threaded build (`cp313t`)."""
@@ -118,7 +120,7 @@ class Dropped(NamedTuple):
     """Per platform family and architecture (macOS: every one), the newest version checked,
     which stands for every later one."""
     unchecked: int = 0
-    """Systems past `MAX_SYSTEMS`, not checked."""
+    """Systems past `MAX_SYSTEMS`, not checked (at most this many)."""
 
 
 def dropped(
@@ -130,26 +132,92 @@ def dropped(
     cannot read excludes nothing); the patch is judged by its tags alone."""
     base_tags, patch_tags = frozenset(base), frozenset(patch)
     parsed = [parts for parts in (t.split("-") for t in base_tags | patch_tags) if len(parts) == 3]
-    horizon = min(max([HORIZON, *(minor_of(python) + 1 for python, _, _ in parsed)]), NEWEST)
-    tops = _tops(platform for _, _, platform in parsed)
-    pypy = min(max([PYPY, *(minor_of(p) for p, _, _ in parsed if p.startswith("pp"))]), NEWEST)
-    systems = {
-        System(interpreter, abi, platform)
-        for python, abi_tag, platform_tag in (t.split("-") for t in base_tags if t.count("-") == 2)
-        for interpreter, abi in _interpreters(python, abi_tag, horizon, pypy)
-        for platform in _platforms(platform_tag, tops)
-    }
+    pythons = {python for python, _, _ in parsed}  # each part read once, however many tags
+    horizon = min(max([HORIZON, *(minor_of(python) + 1 for python in pythons)]), NEWEST)
+    tops = _tops({platform for _, _, platform in parsed})
+    pypy = min(max([PYPY, *(minor_of(p) for p in pythons if p.startswith("pp"))]), NEWEST)
+    checked, unchecked = _systems(base_tags, horizon, pypy, tops)
     admitted = _admitted(requires_python)
-    checked = sorted(systems)[:MAX_SYSTEMS]
-    base_index, patch_index = _index(base_tags), _index(patch_tags)
-    lost = [
-        s
-        for s in checked
-        if admitted(minor_of(s.interpreter))
-        and installs(base_index, s)
-        and not installs(patch_index, s)
-    ]
-    return Dropped(lost, horizon, tops, len(systems) - len(checked))
+    base_installs, patch_installs = _Installs(base_tags), _Installs(patch_tags)
+    by_platform: dict[Platform, list[System]] = defaultdict(list)
+    for system in checked:
+        by_platform[system.platform].append(system)
+    lost = []
+    for platform, systems in by_platform.items():  # each platform's tags listed once
+        names = _platform_tags(platform)
+        lost += [
+            s
+            for s in systems
+            if admitted(minor_of(s.interpreter))
+            and base_installs(s, names)
+            and not patch_installs(s, names)
+        ]
+    return Dropped(sorted(lost), horizon, tops, unchecked)
+
+
+def _systems(
+    base_tags: frozenset[str], horizon: int, pypy: int, tops: dict[tuple[str, str], tuple[int, ...]]
+) -> tuple[list[System], int]:
+    """The systems the base's tags name, sorted, at most `MAX_SYSTEMS`, and how many more at
+    most (a system two tags name may be counted twice). Each (Python, ABI) part's platforms
+    are reduced to the oldest version of each family and architecture first (`_oldest`), and
+    parts of the same platforms share them, so the work is the systems', not the tags'."""
+    heads: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for parts in (t.split("-") for t in base_tags):
+        if len(parts) == 3:
+            heads[(parts[0], parts[1])].add(parts[2])
+    groups: dict[tuple[str, ...], set[tuple[str, str]]] = defaultdict(set)
+    for (python, abi), named in heads.items():
+        interpreters = set(_interpreters(python, abi, horizon, pypy))
+        if interpreters:
+            groups[_oldest(named)] |= interpreters
+    systems: set[System] = set()
+    unchecked = 0
+    for platform_tags in sorted(groups):
+        platforms = sorted({p for tag in platform_tags for p in _platforms(tag, tops)})
+        for interpreter, abi in sorted(groups[platform_tags]):
+            room = max(MAX_SYSTEMS - len(systems), 0)
+            systems.update(System(interpreter, abi, p) for p in platforms[:room])
+            unchecked += max(len(platforms) - room, 0)
+    return sorted(systems), unchecked
+
+
+def _oldest(platforms: Iterable[str]) -> tuple[str, ...]:
+    """The platform tags whose systems hold all the others': of several versions of one
+    family and architecture (each checked from its own version up to the newest named), the
+    oldest alone (glibc and musl per major version; an iOS minor past 9, which `ios_platforms`
+    lists only for its own release, kept)."""
+    oldest: dict[tuple[object, ...], tuple[tuple[int, ...], str]] = {}
+    kept = set()
+    for platform in platforms:
+        found = _versioned(platform)
+        if found is None or (found[0] == "ios" and found[2][1] > 9):
+            kept.add(platform)
+            continue
+        family, arch, version = found
+        key = (family, arch, version[0]) if family in ("glibc", "musl") else (family, arch)
+        if key not in oldest or version < oldest[key][0]:
+            oldest[key] = (version, platform)
+    return tuple(sorted(kept | {platform for _, platform in oldest.values()}))
+
+
+class _Installs:
+    """Whether tags install on a system, remembering per interpreter (Python and ABI) the
+    platform tags its Python and ABI parts are named on."""
+
+    def __init__(self, tags: frozenset[str]) -> None:
+        self.index = _index(tags)
+        self.named: dict[tuple[str, str], tuple[frozenset[str], bool]] = {}
+
+    def __call__(self, system: System, names: frozenset[str]) -> bool:
+        """True when the tags install on `system`, whose platform lists the tags `names`."""
+        key = (system.interpreter, system.abi)
+        if key not in self.named:
+            heads, anywhere = _supported(*key)
+            on = frozenset(p for p, pairs in self.index.items() if not heads.isdisjoint(pairs))
+            self.named[key] = (on, not anywhere.isdisjoint(self.index.get("any", ())))
+        on, any_platform = self.named[key]
+        return any_platform or not on.isdisjoint(names)
 
 
 def _index(tags: frozenset[str]) -> dict[str, set[tuple[str, str]]]:
@@ -160,17 +228,6 @@ def _index(tags: frozenset[str]) -> dict[str, set[tuple[str, str]]]:
         abi, _, platform = rest.partition("-")
         index[platform].add((python, abi))
     return index
-
-
-def installs(index: dict[str, set[tuple[str, str]]], system: System) -> bool:
-    """True when one of the tags (`_index`ed) is among those packaging lists as supported on
-    `system`: the whole tag (`py3-none-any`), or its Python and ABI on one of its platforms."""
-    heads, anywhere = _supported(system.interpreter, system.abi)
-    for platform in _platform_tags(system.platform):
-        pairs = index.get(platform)
-        if pairs and not heads.isdisjoint(pairs):
-            return True
-    return not anywhere.isdisjoint(index.get("any", ()))
 
 
 def _admitted(requires_python: str | None) -> Callable[[int], bool]:
@@ -344,7 +401,6 @@ def _supported(
     return heads, frozenset((t.interpreter, t.abi) for t in listed if t.platform == "any")
 
 
-@cache
 def _platform_tags(platform: Platform) -> frozenset[str]:
     """The platform tags packaging lists on this platform."""
     family, arch, version = platform

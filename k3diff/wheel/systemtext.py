@@ -39,7 +39,9 @@ def describe(found: Dropped, limit: int = 6) -> str:
         said = [*said[:limit], f"and {len(said) - limit} more"]
     unchecked = ""
     if found.unchecked:
-        unchecked = f" ({found.unchecked:,} more systems not checked: k3diff's cap {MAX_SYSTEMS:,})"
+        unchecked = (
+            f" (up to {found.unchecked:,} more systems not checked: k3diff's cap {MAX_SYSTEMS:,})"
+        )
     return "; ".join(said) + unchecked
 
 

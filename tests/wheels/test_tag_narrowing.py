@@ -319,3 +319,21 @@ def test_hostile_version_numbers_are_judged_in_bounded_work(tmp_path: Path) -> N
         "CPython 3.0+, PyPy 3.6-3.11, free-threaded CPython 3.13+ on platforms no tag names "
         "(the base's 'any') (tags read from the WHEEL Tag lines)"
     ]
+
+
+def test_a_tag_set_past_the_systems_cap_is_judged_up_to_the_cap(tmp_path: Path) -> None:
+    """3,000 platforms a `py3` tag names are 105,000 systems (CPython 3.0-3.20, free-threaded
+    3.13-3.20 and PyPy 3.6-3.11 on each): the first 100,000 are checked, and the finding says
+    how many more there may be (systems two tags name are counted once each time)."""
+    platforms = ".".join(f"plat{i:04d}" for i in range(3000))
+    wheel = f"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-{platforms}\n".encode()
+    base = write_wheel(tmp_path / "b", "demo", "1.0", FILES, filename="base.whl", wheel=wheel)
+    one = b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-win_amd64\n"
+    patch = write_wheel(tmp_path / "p", "demo", "1.1", FILES, filename="patch.whl", wheel=one)
+    exit_code, report = _wheels(base, patch)
+    (detail,) = _w630(report)
+    assert exit_code == 1
+    assert detail.endswith(
+        " (up to 5,000 more systems not checked: k3diff's cap 100,000) "
+        "(tags read from the WHEEL Tag lines)"
+    ), detail[-200:]
