@@ -36,24 +36,21 @@ from itertools import chain
 from typing import NamedTuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.tags import (
-    android_platforms,
-    compatible_tags,
-    cpython_tags,
-    generic_tags,
-    ios_platforms,
-    mac_platforms,
-)
+from packaging.tags import compatible_tags, cpython_tags, generic_tags
 
 from k3diff.lazyre import lazy
-from k3diff.wheel.targets import version_number
+from k3diff.wheel.tagplatforms import (
+    NEWEST,
+    Platform,
+    family_tops,
+    number,
+    platform_tags,
+    platforms,
+    versioned,
+)
 
 HORIZON = 20
 """CPython 3.20: the newest minor version a system is made for, unless a tag names a newer."""
-NEWEST = 99
-"""The largest version number a system is made for (Python 3.99, glibc 2.99, macOS 99): a tag
-naming a larger one (`manylinux_2_999999999`) installs on no system checked, and the work
-stays bounded whatever a hostile tag says."""
 MAX_SYSTEMS = 100_000
 """The most systems checked for one pair (a real release's tags give a few hundred); past it
 the first are checked and the finding says how many more there may be. The work is linear in
@@ -67,36 +64,8 @@ PYPY = 11
 the first with the `pp73` ABI)."""
 
 INTERPRETER = lazy(r"([a-z]+)(\d)(\d*)")
-_GLIBC = lazy(r"manylinux_(\d+)_(\d+)_(.+)")
-_LEGACY_GLIBC = {"manylinux1": 5, "manylinux2010": 12, "manylinux2014": 17}
-_MUSL = lazy(r"musllinux_(\d+)_(\d+)_(.+)")
-_MACOS = lazy(r"macosx_(\d+)_(\d+)_(.+)")
-_IOS = lazy(r"ios_(\d+)_(\d+)_(.+)")
-_ANDROID = lazy(r"android_(\d+)_(.+)")
-_MAC_CPUS = (
-    ("arm64", (11, 0), (99, 0)), ("x86_64", (10, 4), (99, 0)), ("i386", (10, 4), (10, 14)),
-    ("ppc64", (10, 4), (10, 5)), ("ppc", (10, 0), (10, 6)),
-)  # fmt: skip
-"""The CPUs macOS ran on, and the releases that ran their programs (arm64 from 11, i386 to
-10.14, PowerPC to 10.6 under Rosetta): `mac_platforms` lists tags for any pair it is given."""
-_MANYLINUX_ARCHS = frozenset(
-    {"x86_64", "i686", "aarch64", "armv7l", "ppc64", "ppc64le", "s390x", "loongarch64", "riscv64"}
-)
-"""The architectures packaging lists manylinux tags on (`_manylinux._have_compatible_abi`);
-on another (`sparc64`, `mips64`) a glibc takes `linux_ARCH` alone."""
 _SLOT = "k3diff-platform"
 """A stand-in platform: the tags packaging lists on it are the ones listed on every platform."""
-
-
-class Platform(NamedTuple):
-    """One platform a system runs: a family, its architecture and the family's version."""
-
-    family: str
-    """`glibc`, `musl`, `macos`, `exact` (the platform tag alone) or `any` (no tag names it)."""
-    arch: str
-    """The architecture (`x86_64`, `arm64`), or for `exact` the platform tag itself."""
-    version: tuple[int, ...] = ()
-    """glibc (2, 17), musl (1, 2), macOS (10, 9) or (14, 0); () for the others."""
 
 
 class System(NamedTuple):
@@ -134,7 +103,7 @@ def dropped(
     parsed = [parts for parts in (t.split("-") for t in base_tags | patch_tags) if len(parts) == 3]
     pythons = {python for python, _, _ in parsed}  # each part read once, however many tags
     horizon = min(max([HORIZON, *(minor_of(python) + 1 for python in pythons)]), NEWEST)
-    tops = _tops({platform for _, _, platform in parsed})
+    tops = family_tops({platform for _, _, platform in parsed})
     pypy = min(max([PYPY, *(minor_of(p) for p in pythons if p.startswith("pp"))]), NEWEST)
     checked, unchecked = _systems(base_tags, horizon, pypy, tops)
     admitted = _admitted(requires_python)
@@ -144,7 +113,7 @@ def dropped(
         by_platform[system.platform].append(system)
     lost = []
     for platform, systems in by_platform.items():  # each platform's tags listed once
-        names = _platform_tags(platform)
+        names = platform_tags(platform)
         lost += [
             s
             for s in systems
@@ -167,18 +136,18 @@ def _systems(
         if len(parts) == 3:
             heads[(parts[0], parts[1])].add(parts[2])
     groups: dict[tuple[str, ...], set[tuple[str, str]]] = defaultdict(set)
-    for (python, abi), named in heads.items():
+    for (python, abi), tags in heads.items():
         interpreters = set(_interpreters(python, abi, horizon, pypy))
         if interpreters:
-            groups[_oldest(named)] |= interpreters
+            groups[_oldest(tags)] |= interpreters
     systems: set[System] = set()
     unchecked = 0
-    for platform_tags in sorted(groups):
-        platforms = sorted({p for tag in platform_tags for p in _platforms(tag, tops)})
-        for interpreter, abi in sorted(groups[platform_tags]):
+    for named in sorted(groups):
+        each = sorted({p for tag in named for p in platforms(tag, tops)})
+        for interpreter, abi in sorted(groups[named]):
             room = max(MAX_SYSTEMS - len(systems), 0)
-            systems.update(System(interpreter, abi, p) for p in platforms[:room])
-            unchecked += max(len(platforms) - room, 0)
+            systems.update(System(interpreter, abi, p) for p in each[:room])
+            unchecked += max(len(each) - room, 0)
     return sorted(systems), unchecked
 
 
@@ -190,7 +159,7 @@ def _oldest(platforms: Iterable[str]) -> tuple[str, ...]:
     oldest: dict[tuple[object, ...], tuple[tuple[int, ...], str]] = {}
     kept = set()
     for platform in platforms:
-        found = _versioned(platform)
+        found = versioned(platform)
         if found is None or (found[0] == "ios" and found[2][1] > 9):
             kept.add(platform)
             continue
@@ -240,14 +209,9 @@ def _admitted(requires_python: str | None) -> Callable[[int], bool]:
 
 
 def minor_of(python: str) -> int:
-    """The minor version an interpreter tag names (`cp311`: 11; `py3`: 0), capped (`_number`)."""
+    """The minor version an interpreter tag names (`cp311`: 11; `py3`: 0), capped (`number`)."""
     match = INTERPRETER.fullmatch(python)
-    return _number(match.group(3)) if match and match.group(2) == "3" and match.group(3) else 0
-
-
-def _number(digits: str) -> int:
-    """A version number as a tag writes it, past `NEWEST` as `NEWEST + 1` (never checked)."""
-    return min(version_number(digits), NEWEST + 1)
+    return number(match.group(3)) if match and match.group(2) == "3" and match.group(3) else 0
 
 
 def _interpreters(
@@ -260,7 +224,7 @@ def _interpreters(
     match = INTERPRETER.fullmatch(python)
     if match is None or match.group(2) != "3":
         return  # Python 2, which pip 26 never selects, or no interpreter packaging names
-    kind, minor = match.group(1), _number(match.group(3) or "0")
+    kind, minor = match.group(1), number(match.group(3) or "0")
     if minor > NEWEST:
         return
     if kind == "py" or (kind == "cp" and abi == "abi3"):
@@ -287,102 +251,6 @@ def _default_abi(minor: int) -> str:
     return f"cp3{minor}" + ("m" if 3 <= minor < 8 else "")
 
 
-def _tops(platforms: Iterable[str]) -> dict[tuple[str, str], tuple[int, ...]]:
-    """The newest version of each platform family and architecture the tags name."""
-    tops: dict[tuple[str, str], tuple[int, ...]] = {}
-    linux = set()
-    for platform in platforms:
-        if platform.startswith("linux_"):  # every glibc and musl: the oldest at least
-            linux.add(platform.removeprefix("linux_"))
-        found = _versioned(platform)
-        if found is not None:
-            family, arch, version = found
-            key = (family, "" if family == "macos" else arch)
-            tops[key] = min(max(tops.get(key, version), version), (NEWEST, NEWEST))
-    if ("macos", "") in tops:  # arm64 runs macOS 11 on: a Mac of each CPU is checked
-        tops[("macos", "")] = max(tops[("macos", "")], (11, 0))
-    for arch in linux:
-        oldest = (2, _oldest_glibc(arch))
-        tops[("glibc", arch)] = max(tops.get(("glibc", arch), oldest), oldest)
-        tops.setdefault(("musl", arch), (1, 0))
-    return tops
-
-
-def _versioned(platform: str) -> tuple[str, str, tuple[int, ...]] | None:
-    """(family, architecture, version) of a glibc, musl or macOS platform tag; None otherwise."""
-    head, _, arch = platform.partition("_")
-    if head in _LEGACY_GLIBC:
-        return "glibc", arch, (2, _LEGACY_GLIBC[head])
-    for family, pattern in (("glibc", _GLIBC), ("musl", _MUSL), ("macos", _MACOS), ("ios", _IOS)):
-        match = pattern.fullmatch(platform)
-        if match is not None:
-            major, minor = _number(match.group(1)), _number(match.group(2))
-            version = (major, 0) if family == "macos" and major >= 11 else (major, minor)
-            return family, match.group(3), version
-    match = _ANDROID.fullmatch(platform)
-    if match is not None:
-        return "android", match.group(2), (_number(match.group(1)),)
-    return None
-
-
-def _platforms(platform: str, tops: dict[tuple[str, str], tuple[int, ...]]) -> list[Platform]:
-    """The platforms a base platform tag names: each version of its family from its own up to
-    the newest either side names (`tops`); macOS on each CPU that may take it."""
-    if platform == "any":
-        return [Platform("any", "")]
-    found = _versioned(platform)
-    if found is None and platform.startswith("linux_"):
-        return _any_linux(platform.removeprefix("linux_"), tops)
-    if found is None:
-        return [Platform("exact", platform)]
-    family, arch, version = found
-    if max(version) > NEWEST:
-        return []
-    top = tops.get((family, arch), version)
-    if family == "android":  # an API level takes every lower one's tags
-        return [Platform(family, arch, (level,)) for level in range(version[0], top[0] + 1)]
-    if family == "ios":  # iOS X.Y takes X.0 to X.Y and every earlier X's .0 to .9
-        return [Platform(family, arch, v) for v in _ios_versions(version, top)]
-    if family != "macos":
-        return [Platform(family, arch, (version[0], m)) for m in range(version[1], top[1] + 1)]
-    versions = _mac_versions(version, tops.get(("macos", ""), version))
-    return [
-        Platform("macos", cpu, v)
-        for v in versions
-        for cpu, low, high in _MAC_CPUS
-        if low <= v <= high
-    ]
-
-
-def _any_linux(arch: str, tops: dict[tuple[str, str], tuple[int, ...]]) -> list[Platform]:
-    """Every Linux of the architecture `linux_ARCH` installs on: each glibc from the oldest
-    packaging lists a manylinux tag for, each musl, up to the newest either side names, and a
-    Linux of neither (which takes `linux_ARCH` alone)."""
-    oldest, glibc, musl = _oldest_glibc(arch), tops[("glibc", arch)], tops[("musl", arch)]
-    return [
-        *(Platform("glibc", arch, (2, minor)) for minor in range(oldest, glibc[1] + 1)),
-        *(Platform("musl", arch, (1, minor)) for minor in range(musl[1] + 1)),
-        Platform("exact", f"linux_{arch}"),
-    ]
-
-
-def _oldest_glibc(arch: str) -> int:
-    """The oldest glibc minor packaging lists manylinux tags for (2.5 on x86, else 2.17)."""
-    return 5 if arch in ("x86_64", "i686") else 17
-
-
-def _ios_versions(start: tuple[int, ...], top: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """iOS releases from `start` to `top`: X.0 to X.9 in each X, as `ios_platforms` lists."""
-    every = {(major, minor) for major in range(start[0], top[0] + 1) for minor in range(10)}
-    return sorted({start, top, *(v for v in every if start <= v <= top)})
-
-
-def _mac_versions(start: tuple[int, ...], top: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """macOS releases from `start` to `top`: 10.Y each year to 10.15, then 11, 12, …"""
-    tenths = [(10, minor) for minor in range(start[1], 16)] if start[0] == 10 else []
-    return [*tenths, *((major, 0) for major in range(max(start[0], 11), top[0] + 1))] or [start]
-
-
 @cache
 def _supported(
     interpreter: str, abi: str
@@ -399,29 +267,3 @@ def _supported(
     listed = list(chain(own, compatible_tags(version, interpreter, [_SLOT])))
     heads = frozenset((t.interpreter, t.abi) for t in listed if t.platform == _SLOT)
     return heads, frozenset((t.interpreter, t.abi) for t in listed if t.platform == "any")
-
-
-def _platform_tags(platform: Platform) -> frozenset[str]:
-    """The platform tags packaging lists on this platform."""
-    family, arch, version = platform
-    if family == "exact":
-        return frozenset({arch})
-    if family == "macos":
-        return frozenset(mac_platforms((version[0], version[1]), arch))
-    if family == "ios":
-        return frozenset(ios_platforms((version[0], version[1]), arch))
-    if family == "android":
-        return frozenset(android_platforms(version[0], arch))
-    if family == "glibc" and arch not in _MANYLINUX_ARCHS:
-        return frozenset({f"linux_{arch}"})  # packaging lists no manylinux tag there
-    if family == "glibc":
-        oldest = _oldest_glibc(arch)
-        names = {f"manylinux_{version[0]}_{m}_{arch}" for m in range(version[1], oldest - 1, -1)}
-        names |= {
-            f"{legacy}_{arch}" for legacy, m in _LEGACY_GLIBC.items() if oldest <= m <= version[1]
-        }
-        return frozenset({*names, f"linux_{arch}"})
-    if family == "musl":
-        names = {f"musllinux_{version[0]}_{m}_{arch}" for m in range(version[1], -1, -1)}
-        return frozenset({*names, f"linux_{arch}"})
-    return frozenset()

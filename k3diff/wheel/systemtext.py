@@ -7,7 +7,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from itertools import groupby
 
-from k3diff.wheel.systems import INTERPRETER, MAX_SYSTEMS, Dropped, Platform, System, minor_of
+from k3diff.wheel.systems import INTERPRETER, MAX_SYSTEMS, Dropped, System, minor_of
+from k3diff.wheel.tagplatforms import Platform
 
 
 def describe(found: Dropped, limit: int = 6) -> str:
