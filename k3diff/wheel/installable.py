@@ -207,9 +207,10 @@ def install_check(
     checks += [
         Finding(Code.W627, path, f"in the {side} wheel: {reason}") for path, reason in view.partial
     ]
+    metadata = partial(_member_text, archive, f"{dist_info}/METADATA")  # read if W629 judges
     checks += [
         Finding(Code.W629, path, f"in the {side} wheel: {reason}")
-        for path, reason in version_bound(str(archive.path), joined, view.files, targets)
+        for path, reason in version_bound(str(archive.path), joined, view.files, targets, metadata)
     ]
     checks += [
         Finding(

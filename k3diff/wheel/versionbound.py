@@ -16,7 +16,8 @@ Tags open-ended in version are judged alike: a `py3-none-PLATFORM` wheel (or `py
 installs on every Python 3 (from 3.8 on), so `_C.cpython-311-….so` alone imports on 3.11 and
 fails on 3.0-3.10 and 3.12 and later, which pip installs it on as readily: `pip install` on 3.13
 puts a wheel there that does not import (tags66; before, such wheels were not judged). A wheel
-whose tags k3diff cannot read at all (no wheel filename, no `Tag:` line) is not judged.
+whose tags k3diff cannot read at all (no wheel filename, no `Tag:` line) is not judged, nor a
+Python the wheel's Requires-Python excludes (pip refuses the wheel there; review66b).
 
 The version is read from the name (`cpython-3XY`, ABI flags such as `t` and `d` aside; the
 platform part is A125's concern); the module, from the installed path up to the file name's
@@ -25,7 +26,8 @@ first dot, in site-packages (purelib and platlib alike).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from email.parser import HeaderParser
 
 from k3diff.lazyre import lazy
 from k3diff.wheel.filename import parse_wheel_filename
@@ -34,26 +36,51 @@ from k3diff.wheel.targets import ANY, TargetPythons, Version, version_number
 
 _BOUND = lazy(r"\.(?:cpython-3(\d+)[a-z]*-[^/.]+|cp3(\d+)-win[^/.]*)\.(?:so|pyd)$")
 _EXTENSION = (".so", ".pyd")
+_LAST = 99
+"""Python 3.99: an open-ended tag's versions are judged up to it, which stands for every later."""
 _MODULES = ("purelib", "platlib")
 
 
 def version_bound(
-    wheel: str, joined: str, files: Iterable[InstalledFile], targets: TargetPythons
+    wheel: str,
+    joined: str,
+    files: Iterable[InstalledFile],
+    targets: TargetPythons,
+    metadata: Callable[[], str | None] = lambda: None,
 ) -> list[tuple[str, str]]:
     """W629's extensions of the wheel named `wheel`, looked for only where a name holds a
     version's suffix (`joined`: its entry names joined by NULs) and the wheel is not abi3 (whose
-    such names are A123/W625's)."""
+    such names are A123/W625's); `metadata` reads its METADATA, whose Requires-Python bounds the
+    versions pip installs it on."""
     if ".cpython-3" not in joined and ".cp3" not in joined:
         return []  # nearly every wheel but the native ones
     filename = parse_wheel_filename(wheel)
     if filename is not None and any("-abi3-" in tag for tag in filename.tags):
         return []
-    return unimportable(files, targets)
+    return unimportable(files, targets, _requires_python(metadata()))
 
 
-def unimportable(files: Iterable[InstalledFile], targets: TargetPythons) -> list[tuple[str, str]]:
+def _requires_python(metadata: str | None) -> Callable[[Version], bool]:
+    """Whether the METADATA's Requires-Python admits a version (its first or a late micro
+    release: pip refuses the wheel on any other); one absent or unreadable admits every one."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    value = HeaderParser().parsestr(metadata or "", headersonly=True).get("Requires-Python")
+    try:
+        specifier = SpecifierSet(str(value or ""))
+    except InvalidSpecifier:
+        specifier = SpecifierSet()
+    return lambda v: any(specifier.contains(f"{v[0]}.{v[1]}.{micro}") for micro in (0, 99))
+
+
+def unimportable(
+    files: Iterable[InstalledFile],
+    targets: TargetPythons,
+    admitted: Callable[[Version], bool] = lambda _: True,
+) -> list[tuple[str, str]]:
     """(entry, why) for each extension file of a module whose files are all named for
-    CPython versions, where the wheel's tags admit a version none of them is named for."""
+    CPython versions, where the wheel's tags admit a version none of them is named for (and
+    its Requires-Python, `admitted`, does too)."""
     modules: dict[str, dict[Version, list[InstalledFile]]] = {}
     generic: set[str] = set()
     for file in files:
@@ -71,7 +98,7 @@ def unimportable(files: Iterable[InstalledFile], targets: TargetPythons) -> list
     for module, versions in modules.items():
         if module in generic:
             continue
-        missing = _missing(set(versions), targets)
+        missing = _missing(set(versions), targets, admitted)
         if missing is None:
             continue
         named = ", ".join(f"{v[0]}.{v[1]}" for v in sorted(versions))
@@ -89,20 +116,31 @@ def unimportable(files: Iterable[InstalledFile], targets: TargetPythons) -> list
     return problems
 
 
-def _missing(named: set[Version], targets: TargetPythons) -> str | None:
-    """The versions the tags admit that no file is named for, said (`3.0-3.10, 3.12 and
-    later` for `py3`); None when there is none, or the tags could not be read (`ANY`)."""
+def _missing(
+    named: set[Version], targets: TargetPythons, admitted: Callable[[Version], bool]
+) -> str | None:
+    """The versions the tags and Requires-Python admit that no file is named for, said
+    (`3.0-3.10, 3.12 and later` for `py3`); None when there is none, or the tags could not be
+    read (`ANY`)."""
     if targets is ANY:
         return None
     start = targets.open_from
-    missing = [_version(v) for v in sorted(targets.exact - named) if start is None or v < start]
-    if targets.open_from is not None:
-        low = targets.open_from[1]
-        for _, minor in sorted(v for v in named if v >= targets.open_from):
-            if minor > low:
-                missing.append(_version((3, low), (3, minor - 1)))
-            low = max(low, minor + 1)
-        missing.append(f"{_version((3, low))} and later")
+    exact = sorted(targets.exact - named)
+    missing = [_version(v) for v in exact if (start is None or v < start) and admitted(v)]
+    if start is not None:
+        runs: list[list[Version]] = []
+        for minor in range(start[1], _LAST + 1):
+            version = (3, minor)
+            if version in named or not admitted(version):
+                continue
+            if runs and runs[-1][-1][1] + 1 == minor:
+                runs[-1].append(version)
+            else:
+                runs.append([version])
+        missing += [
+            f"{_version(run[0])} and later" if run[-1][1] == _LAST else _version(run[0], run[-1])
+            for run in runs
+        ]
     return ", ".join(missing) if missing else None
 
 
