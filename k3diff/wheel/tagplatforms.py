@@ -43,7 +43,8 @@ _MANYLINUX_ARCHS = frozenset(
     {"x86_64", "i686", "aarch64", "armv7l", "ppc64", "ppc64le", "s390x", "loongarch64", "riscv64"}
 )
 """The architectures packaging lists manylinux tags on (`_manylinux._have_compatible_abi`);
-on another (`sparc64`, `mips64`) a glibc takes `linux_ARCH` alone."""
+on another (`sparc64`, `mips64`) a glibc takes `linux_ARCH` alone. 32-bit Arm on a 64-bit
+kernel (`armv8l`) takes the `armv7l` tags too, as `_linux_platforms` lists them."""
 
 
 class Platform(NamedTuple):
@@ -161,24 +162,25 @@ def _mac_versions(start: tuple[int, ...], top: tuple[int, ...]) -> list[tuple[in
 def platform_tags(platform: Platform) -> frozenset[str]:
     """The platform tags packaging lists on this platform."""
     family, arch, version = platform
-    if family == "exact":
-        return frozenset({arch})
+    if family == "exact":  # a Linux of neither glibc nor musl on 32-bit Arm takes armv7l's too
+        return frozenset({arch, "linux_armv7l"} if arch == "linux_armv8l" else {arch})
     if family == "macos":
         return frozenset(mac_platforms((version[0], version[1]), arch))
     if family == "ios":
         return frozenset(ios_platforms((version[0], version[1]), arch))
     if family == "android":
         return frozenset(android_platforms(version[0], arch))
-    if family == "glibc" and arch not in _MANYLINUX_ARCHS:
-        return frozenset({f"linux_{arch}"})  # packaging lists no manylinux tag there
-    if family == "glibc":
+    archs = (arch, "armv7l") if arch == "armv8l" else (arch,)  # 32-bit Arm on a 64-bit kernel
+    names = {f"linux_{a}" for a in archs}
+    if family == "glibc" and not _MANYLINUX_ARCHS.isdisjoint(archs):
         oldest = _oldest_glibc(arch)
-        names = {f"manylinux_{version[0]}_{m}_{arch}" for m in range(version[1], oldest - 1, -1)}
-        names |= {
-            f"{legacy}_{arch}" for legacy, m in _LEGACY_GLIBC.items() if oldest <= m <= version[1]
-        }
-        return frozenset({*names, f"linux_{arch}"})
+        for a in archs:
+            names |= {f"manylinux_{version[0]}_{m}_{a}" for m in range(version[1], oldest - 1, -1)}
+            names |= {
+                f"{legacy}_{a}" for legacy, m in _LEGACY_GLIBC.items() if oldest <= m <= version[1]
+            }
     if family == "musl":
-        names = {f"musllinux_{version[0]}_{m}_{arch}" for m in range(version[1], -1, -1)}
-        return frozenset({*names, f"linux_{arch}"})
-    return frozenset()
+        names |= {
+            f"musllinux_{version[0]}_{m}_{a}" for a in archs for m in range(version[1], -1, -1)
+        }
+    return frozenset(names) if family in ("glibc", "musl") else frozenset()

@@ -116,6 +116,11 @@ def _w630(report: dict[str, Any]) -> list[str]:
             "cp313-cp313-win_amd64",
             "free-threaded CPython 3.13 on win_amd64",
         ),
+        (
+            "cp311-cp311-manylinux_2_17_armv8l",
+            "cp311-cp311-manylinux_2_17_x86_64",
+            "CPython 3.11 on glibc 2.17+ armv8l",
+        ),
         # A raised iOS or Android floor (review66b: before, each was a platform of its own).
         (
             "cp313-cp313-ios_13_0_arm64_iphoneos",
@@ -167,6 +172,8 @@ def test_a_patch_that_installs_on_fewer_systems_fails(
         ("pp310-none-manylinux_2_17_x86_64", "pp310-pypy310_pp73-manylinux_2_17_x86_64"),
         # Free-threaded builds exist from 3.13: `cp39-abi3t` → `cp313-abi3t` loses none.
         ("cp39-abi3t-manylinux_2_17_x86_64", "cp313-abi3t-manylinux_2_17_x86_64"),
+        # 32-bit Arm on a 64-bit kernel (armv8l) takes the armv7l tags too.
+        ("cp311-cp311-manylinux_2_17_armv8l", "cp311-cp311-manylinux_2_17_armv7l"),
         # packaging lists no manylinux tag on sparc64: the base installed nowhere there.
         ("cp311-cp311-manylinux_2_17_sparc64", "cp311-cp311-manylinux_2_17_x86_64"),
     ],
