@@ -2,24 +2,29 @@
 
 A system is an interpreter of one Python version and ABI (`cp311` with ABI `cp311`, free-threaded
 `cp313t`, PyPy's `pp310` with `pypy310_pp73`) on one platform (glibc 2.17 on x86_64, musl 1.2 on
-aarch64, macOS 14 on arm64, `win_amd64`, or a platform no tag names). A wheel installs on a
-system when one of its tags is among the tags the system supports, as packaging's `sys_tags`
-(what pip 26 selects wheels by) lists them there: `cpython_tags` or `generic_tags`, then
-`compatible_tags`, over the system's platforms. Those are packaging's `_linux_platforms` for a
-Linux (`manylinux_2_Y` for every Y up to the glibc's, with the legacy `manylinux1` = 2.5,
-`manylinux2010` = 2.12 and `manylinux2014` = 2.17, from 2.5 on x86_64/i686 and 2.17
-elsewhere; `musllinux_1_Y` likewise; then `linux_ARCH`), `mac_platforms` for macOS, and the
-platform itself for any other (`win_amd64`; a base's `linux_ARCH` stands for each glibc, each
-musl and a Linux of neither, which takes `linux_ARCH` alone).
+aarch64, macOS 14 on arm64, iOS 13.0 on `arm64_iphoneos`, Android API level 24 on `arm64_v8a`,
+`win_amd64`, or a platform no tag names). A wheel installs on a system when one of its tags is
+among the tags the system supports, as packaging's `sys_tags` (what pip 26 selects wheels by)
+lists them there: `cpython_tags` or `generic_tags`, then `compatible_tags`, over the system's
+platforms. Those are packaging's `_linux_platforms` for a Linux (`manylinux_2_Y` for every Y up
+to the glibc's, with the legacy `manylinux1` = 2.5, `manylinux2010` = 2.12 and `manylinux2014`
+= 2.17, from 2.5 on x86_64/i686 and 2.17 elsewhere, on the architectures packaging lists them
+on; `musllinux_1_Y` likewise; then `linux_ARCH`), `mac_platforms` for macOS, `ios_platforms`
+and `android_platforms` (every earlier release's tags too), and the platform itself for any
+other (`win_amd64`; a base's `linux_ARCH` stands for each glibc, each musl and a Linux of
+neither, which takes `linux_ARCH` alone).
 
 The systems checked come from the base's tags, so the check is finite and exact: each base tag
-gives the interpreters it names (`py3` and `cpXY-abi3`: CPython 3.Y up to a horizon one past the
-newest version either side names, at least 3.20; `cp311-cp311`: CPython 3.11 of that ABI;
-`pp310-pypy310_pp73`: that PyPy; Python 2 tags, which pip 26 never selects, none) on the
-platforms its platform names, from its own version up to the newest version of that platform
-family either side names (a glibc past every named one supports what that one does, so the last
-stands for all later ones: `+`). A system the base installs on and the patch does not is
-dropped: pip installs the base there and not the patch.
+gives the interpreters it names (`py3`: CPython 3.Y up to a horizon one past the newest version
+either side names, at least 3.20, its free-threaded builds from 3.13, and PyPy from 3.6 to 3.11
+or the newest either side names, for `compatible_tags` lists `py3` on every interpreter;
+`cpXY-abi3`: the default CPython builds from 3.Y, `cpXY-abi3t` the free-threaded ones;
+`cp311-cp311`: CPython 3.11 of that ABI, `cp313-none` both builds of 3.13; `pp310-pypy310_pp73`
+or `pp310-none`: that PyPy; Python 2 tags, which pip 26 never selects, none) on the platforms
+its platform names, from its own version up to the newest version of that platform family
+either side names (a glibc past every named one supports what that one does, so the last stands
+for all later ones: `+`; macOS always up to 11, the first that runs arm64). A system the base
+installs on and the patch does not is dropped: pip installs the base there and not the patch.
 """
 
 from __future__ import annotations
@@ -30,46 +35,37 @@ from functools import cache
 from itertools import chain
 from typing import NamedTuple
 
-from packaging.tags import compatible_tags, cpython_tags, generic_tags, mac_platforms
+from packaging.tags import compatible_tags, cpython_tags, generic_tags
 
 from k3diff.lazyre import lazy
 from k3diff.wheel.requirespython import python_admits
-from k3diff.wheel.targets import version_number
+from k3diff.wheel.tagplatforms import (
+    NEWEST,
+    Platform,
+    family_tops,
+    number,
+    platform_tags,
+    platforms,
+    versioned,
+)
 
 HORIZON = 20
 """CPython 3.20: the newest minor version a system is made for, unless a tag names a newer."""
-NEWEST = 99
-"""The largest version number a system is made for (Python 3.99, glibc 2.99, macOS 99): a tag
-naming a larger one (`manylinux_2_999999999`) installs on no system checked, and the work
-stays bounded whatever a hostile tag says."""
 MAX_SYSTEMS = 100_000
 """The most systems checked for one pair (a real release's tags give a few hundred); past it
-the first are checked and the finding says so."""
+the first are checked and the finding says how many more there may be. The work is linear in
+the tags and bounded by this cap however many versions or platforms a hostile tag set names
+(review66b: 14,000 platform tags once took minutes)."""
+
+FREE = 13
+"""CPython 3.13: the first with a free-threaded build (`cp313t`)."""
+PYPY = 11
+"""PyPy 3.11: the newest PyPy a system is made for, unless a tag names a newer (PyPy from 3.6,
+the first with the `pp73` ABI)."""
 
 INTERPRETER = lazy(r"([a-z]+)(\d)(\d*)")
-_GLIBC = lazy(r"manylinux_(\d+)_(\d+)_(.+)")
-_LEGACY_GLIBC = {"manylinux1": 5, "manylinux2010": 12, "manylinux2014": 17}
-_MUSL = lazy(r"musllinux_(\d+)_(\d+)_(.+)")
-_MACOS = lazy(r"macosx_(\d+)_(\d+)_(.+)")
-_MAC_CPUS = (
-    ("arm64", (11, 0), (99, 0)), ("x86_64", (10, 4), (99, 0)), ("i386", (10, 4), (10, 14)),
-    ("ppc64", (10, 4), (10, 5)), ("ppc", (10, 0), (10, 6)),
-)  # fmt: skip
-"""The CPUs macOS ran on, and the releases that ran their programs (arm64 from 11, i386 to
-10.14, PowerPC to 10.6 under Rosetta): `mac_platforms` lists tags for any pair it is given."""
 _SLOT = "k3diff-platform"
 """A stand-in platform: the tags packaging lists on it are the ones listed on every platform."""
-
-
-class Platform(NamedTuple):
-    """One platform a system runs: a family, its architecture and the family's version."""
-
-    family: str
-    """`glibc`, `musl`, `macos`, `exact` (the platform tag alone) or `any` (no tag names it)."""
-    arch: str
-    """The architecture (`x86_64`, `arm64`), or for `exact` the platform tag itself."""
-    version: tuple[int, ...] = ()
-    """glibc (2, 17), musl (1, 2), macOS (10, 9) or (14, 0); () for the others."""
 
 
 class System(NamedTuple):
@@ -93,7 +89,7 @@ class Dropped(NamedTuple):
     """Per platform family and architecture (macOS: every one), the newest version checked,
     which stands for every later one."""
     unchecked: int = 0
-    """Systems past `MAX_SYSTEMS`, not checked."""
+    """Systems past `MAX_SYSTEMS`, not checked (at most this many)."""
 
 
 def dropped(
@@ -105,25 +101,92 @@ def dropped(
     cannot read excludes nothing); the patch is judged by its tags alone."""
     base_tags, patch_tags = frozenset(base), frozenset(patch)
     parsed = [parts for parts in (t.split("-") for t in base_tags | patch_tags) if len(parts) == 3]
-    horizon = min(max([HORIZON, *(minor_of(python) + 1 for python, _, _ in parsed)]), NEWEST)
-    tops = _tops(platform for _, _, platform in parsed)
-    systems = {
-        System(interpreter, abi, platform)
-        for python, abi_tag, platform_tag in (t.split("-") for t in base_tags if t.count("-") == 2)
-        for interpreter, abi in _interpreters(python, abi_tag, horizon)
-        for platform in _platforms(platform_tag, tops)
-    }
+    pythons = {python for python, _, _ in parsed}  # each part read once, however many tags
+    horizon = min(max([HORIZON, *(minor_of(python) + 1 for python in pythons)]), NEWEST)
+    tops = family_tops({platform for _, _, platform in parsed})
+    pypy = min(max([PYPY, *(minor_of(p) for p in pythons if p.startswith("pp"))]), NEWEST)
+    checked, unchecked = _systems(base_tags, horizon, pypy, tops)
     admitted = python_admits(requires_python)
-    checked = sorted(systems)[:MAX_SYSTEMS]
-    base_index, patch_index = _index(base_tags), _index(patch_tags)
-    lost = [
-        s
-        for s in checked
-        if admitted(minor_of(s.interpreter))
-        and installs(base_index, s)
-        and not installs(patch_index, s)
-    ]
-    return Dropped(lost, horizon, tops, len(systems) - len(checked))
+    base_installs, patch_installs = _Installs(base_tags), _Installs(patch_tags)
+    by_platform: dict[Platform, list[System]] = defaultdict(list)
+    for system in checked:
+        by_platform[system.platform].append(system)
+    lost = []
+    for platform, systems in by_platform.items():  # each platform's tags listed once
+        names = platform_tags(platform)
+        lost += [
+            s
+            for s in systems
+            if admitted(minor_of(s.interpreter))
+            and base_installs(s, names)
+            and not patch_installs(s, names)
+        ]
+    return Dropped(sorted(lost), horizon, tops, unchecked)
+
+
+def _systems(
+    base_tags: frozenset[str], horizon: int, pypy: int, tops: dict[tuple[str, str], tuple[int, ...]]
+) -> tuple[list[System], int]:
+    """The systems the base's tags name, sorted, at most `MAX_SYSTEMS`, and how many more at
+    most (a system two tags name may be counted twice). Each (Python, ABI) part's platforms
+    are reduced to the oldest version of each family and architecture first (`_oldest`), and
+    parts of the same platforms share them, so the work is the systems', not the tags'."""
+    heads: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for parts in (t.split("-") for t in base_tags):
+        if len(parts) == 3:
+            heads[(parts[0], parts[1])].add(parts[2])
+    groups: dict[tuple[str, ...], set[tuple[str, str]]] = defaultdict(set)
+    for (python, abi), tags in heads.items():
+        interpreters = set(_interpreters(python, abi, horizon, pypy))
+        if interpreters:
+            groups[_oldest(tags)] |= interpreters
+    systems: set[System] = set()
+    unchecked = 0
+    for named in sorted(groups):
+        each = sorted({p for tag in named for p in platforms(tag, tops)})
+        for interpreter, abi in sorted(groups[named]):
+            room = max(MAX_SYSTEMS - len(systems), 0)
+            systems.update(System(interpreter, abi, p) for p in each[:room])
+            unchecked += max(len(each) - room, 0)
+    return sorted(systems), unchecked
+
+
+def _oldest(platforms: Iterable[str]) -> tuple[str, ...]:
+    """The platform tags whose systems hold all the others': of several versions of one
+    family and architecture (each checked from its own version up to the newest named), the
+    oldest alone (glibc and musl per major version; an iOS minor past 9, which `ios_platforms`
+    lists only for its own release, kept)."""
+    oldest: dict[tuple[object, ...], tuple[tuple[int, ...], str]] = {}
+    kept = set()
+    for platform in platforms:
+        found = versioned(platform)
+        if found is None or (found[0] == "ios" and found[2][1] > 9):
+            kept.add(platform)
+            continue
+        family, arch, version = found
+        key = (family, arch, version[0]) if family in ("glibc", "musl") else (family, arch)
+        if key not in oldest or version < oldest[key][0]:
+            oldest[key] = (version, platform)
+    return tuple(sorted(kept | {platform for _, platform in oldest.values()}))
+
+
+class _Installs:
+    """Whether tags install on a system, remembering per interpreter (Python and ABI) the
+    platform tags its Python and ABI parts are named on."""
+
+    def __init__(self, tags: frozenset[str]) -> None:
+        self.index = _index(tags)
+        self.named: dict[tuple[str, str], tuple[frozenset[str], bool]] = {}
+
+    def __call__(self, system: System, names: frozenset[str]) -> bool:
+        """True when the tags install on `system`, whose platform lists the tags `names`."""
+        key = (system.interpreter, system.abi)
+        if key not in self.named:
+            heads, anywhere = _supported(*key)
+            on = frozenset(p for p, pairs in self.index.items() if not heads.isdisjoint(pairs))
+            self.named[key] = (on, not anywhere.isdisjoint(self.index.get("any", ())))
+        on, any_platform = self.named[key]
+        return any_platform or not on.isdisjoint(names)
 
 
 def _index(tags: frozenset[str]) -> dict[str, set[tuple[str, str]]]:
@@ -136,130 +199,47 @@ def _index(tags: frozenset[str]) -> dict[str, set[tuple[str, str]]]:
     return index
 
 
-def installs(index: dict[str, set[tuple[str, str]]], system: System) -> bool:
-    """True when one of the tags (`_index`ed) is among those packaging lists as supported on
-    `system`: the whole tag (`py3-none-any`), or its Python and ABI on one of its platforms."""
-    heads, anywhere = _supported(system.interpreter, system.abi)
-    for platform in _platform_tags(system.platform):
-        pairs = index.get(platform)
-        if pairs and not heads.isdisjoint(pairs):
-            return True
-    return not anywhere.isdisjoint(index.get("any", ()))
-
-
 def minor_of(python: str) -> int:
-    """The minor version an interpreter tag names (`cp311`: 11; `py3`: 0), capped (`_number`)."""
+    """The minor version an interpreter tag names (`cp311`: 11; `py3`: 0), capped (`number`)."""
     match = INTERPRETER.fullmatch(python)
-    return _number(match.group(3)) if match and match.group(2) == "3" and match.group(3) else 0
+    return number(match.group(3)) if match and match.group(2) == "3" and match.group(3) else 0
 
 
-def _number(digits: str) -> int:
-    """A version number as a tag writes it, past `NEWEST` as `NEWEST + 1` (never checked)."""
-    return min(version_number(digits), NEWEST + 1)
-
-
-def _interpreters(python: str, abi: str, horizon: int) -> Iterator[tuple[str, str]]:
-    """(interpreter, ABI) of each system a base tag's Python and ABI parts name."""
+def _interpreters(
+    python: str, abi: str, horizon: int, pypy: int = PYPY
+) -> Iterator[tuple[str, str]]:
+    """(interpreter, ABI) of each system a base tag's Python and ABI parts name: `py3` every
+    CPython (default and free-threaded) and PyPy from its version on (PyPy to `pypy`, the
+    newest a tag names, at least `PYPY`); `cpXY-none` both CPython builds of 3.Y; abi3 the
+    default builds, abi3t the free-threaded ones (which exist from 3.13)."""
     match = INTERPRETER.fullmatch(python)
     if match is None or match.group(2) != "3":
         return  # Python 2, which pip 26 never selects, or no interpreter packaging names
-    kind, minor = match.group(1), _number(match.group(3) or "0")
+    kind, minor = match.group(1), number(match.group(3) or "0")
     if minor > NEWEST:
         return
-    if kind == "py" or (kind == "cp" and abi in ("abi3", "abi3t")):
-        free = "t" if abi == "abi3t" else ""
-        for version in range(minor, horizon + 1):
-            yield f"cp3{version}", _default_abi(version) + free
-    elif kind == "cp":
-        yield python, _default_abi(minor) if abi == "none" else abi
-    elif match.group(3):
+    if kind == "py" or (kind == "cp" and abi == "abi3"):
+        yield from ((f"cp3{v}", _default_abi(v)) for v in range(minor, horizon + 1))
+    if kind == "py" or (kind == "cp" and abi == "abi3t"):
+        yield from ((f"cp3{v}", f"cp3{v}t") for v in range(max(minor, FREE), horizon + 1))
+    if kind == "py":
+        top = max(PYPY, pypy)
+        yield from ((f"pp3{v}", f"pypy3{v}_pp73") for v in range(max(minor, 6), top + 1))
+    elif kind == "cp" and abi == "none":
+        yield python, _default_abi(minor)
+        if minor >= FREE:
+            yield python, f"cp3{minor}t"
+    elif kind == "cp" and abi not in ("abi3", "abi3t"):
+        yield python, abi
+    elif kind == "pp" and abi == "none" and match.group(3):
+        yield python, f"pypy{python.removeprefix('pp')}_pp73"  # every PyPy has its own ABI
+    elif kind != "cp" and match.group(3):
         yield python, abi
 
 
 def _default_abi(minor: int) -> str:
     """The ABI of a default CPython 3.Y build (pymalloc's `m` before 3.8)."""
     return f"cp3{minor}" + ("m" if 3 <= minor < 8 else "")
-
-
-def _tops(platforms: Iterable[str]) -> dict[tuple[str, str], tuple[int, ...]]:
-    """The newest version of each platform family and architecture the tags name."""
-    tops: dict[tuple[str, str], tuple[int, ...]] = {}
-    linux = set()
-    for platform in platforms:
-        if platform.startswith("linux_"):  # every glibc and musl: the oldest at least
-            linux.add(platform.removeprefix("linux_"))
-        found = _versioned(platform)
-        if found is not None:
-            family, arch, version = found
-            key = (family, "" if family == "macos" else arch)
-            tops[key] = min(max(tops.get(key, version), version), (NEWEST, NEWEST))
-    for arch in linux:
-        oldest = (2, _oldest_glibc(arch))
-        tops[("glibc", arch)] = max(tops.get(("glibc", arch), oldest), oldest)
-        tops.setdefault(("musl", arch), (1, 0))
-    return tops
-
-
-def _versioned(platform: str) -> tuple[str, str, tuple[int, ...]] | None:
-    """(family, architecture, version) of a glibc, musl or macOS platform tag; None otherwise."""
-    head, _, arch = platform.partition("_")
-    if head in _LEGACY_GLIBC:
-        return "glibc", arch, (2, _LEGACY_GLIBC[head])
-    for family, pattern in (("glibc", _GLIBC), ("musl", _MUSL), ("macos", _MACOS)):
-        match = pattern.fullmatch(platform)
-        if match is not None:
-            major, minor = _number(match.group(1)), _number(match.group(2))
-            version = (major, 0) if family == "macos" and major >= 11 else (major, minor)
-            return family, match.group(3), version
-    return None
-
-
-def _platforms(platform: str, tops: dict[tuple[str, str], tuple[int, ...]]) -> list[Platform]:
-    """The platforms a base platform tag names: each version of its family from its own up to
-    the newest either side names (`tops`); macOS on each CPU that may take it."""
-    if platform == "any":
-        return [Platform("any", "")]
-    found = _versioned(platform)
-    if found is None and platform.startswith("linux_"):
-        return _any_linux(platform.removeprefix("linux_"), tops)
-    if found is None:
-        return [Platform("exact", platform)]
-    family, arch, version = found
-    if max(version) > NEWEST:
-        return []
-    if family != "macos":
-        top = tops.get((family, arch), version)
-        return [Platform(family, arch, (version[0], m)) for m in range(version[1], top[1] + 1)]
-    versions = _mac_versions(version, tops.get(("macos", ""), version))
-    return [
-        Platform("macos", cpu, v)
-        for v in versions
-        for cpu, low, high in _MAC_CPUS
-        if low <= v <= high
-    ]
-
-
-def _any_linux(arch: str, tops: dict[tuple[str, str], tuple[int, ...]]) -> list[Platform]:
-    """Every Linux of the architecture `linux_ARCH` installs on: each glibc from the oldest
-    packaging lists a manylinux tag for, each musl, up to the newest either side names, and a
-    Linux of neither (which takes `linux_ARCH` alone)."""
-    oldest, glibc, musl = _oldest_glibc(arch), tops[("glibc", arch)], tops[("musl", arch)]
-    return [
-        *(Platform("glibc", arch, (2, minor)) for minor in range(oldest, glibc[1] + 1)),
-        *(Platform("musl", arch, (1, minor)) for minor in range(musl[1] + 1)),
-        Platform("exact", f"linux_{arch}"),
-    ]
-
-
-def _oldest_glibc(arch: str) -> int:
-    """The oldest glibc minor packaging lists manylinux tags for (2.5 on x86, else 2.17)."""
-    return 5 if arch in ("x86_64", "i686") else 17
-
-
-def _mac_versions(start: tuple[int, ...], top: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """macOS releases from `start` to `top`: 10.Y each year to 10.15, then 11, 12, …"""
-    tenths = [(10, minor) for minor in range(start[1], 16)] if start[0] == 10 else []
-    return [*tenths, *((major, 0) for major in range(max(start[0], 11), top[0] + 1))] or [start]
 
 
 @cache
@@ -278,24 +258,3 @@ def _supported(
     listed = list(chain(own, compatible_tags(version, interpreter, [_SLOT])))
     heads = frozenset((t.interpreter, t.abi) for t in listed if t.platform == _SLOT)
     return heads, frozenset((t.interpreter, t.abi) for t in listed if t.platform == "any")
-
-
-@cache
-def _platform_tags(platform: Platform) -> frozenset[str]:
-    """The platform tags packaging lists on this platform."""
-    family, arch, version = platform
-    if family == "exact":
-        return frozenset({arch})
-    if family == "macos":
-        return frozenset(mac_platforms((version[0], version[1]), arch))
-    if family == "glibc":
-        oldest = _oldest_glibc(arch)
-        names = {f"manylinux_{version[0]}_{m}_{arch}" for m in range(version[1], oldest - 1, -1)}
-        names |= {
-            f"{legacy}_{arch}" for legacy, m in _LEGACY_GLIBC.items() if oldest <= m <= version[1]
-        }
-        return frozenset({*names, f"linux_{arch}"})
-    if family == "musl":
-        names = {f"musllinux_{version[0]}_{m}_{arch}" for m in range(version[1], -1, -1)}
-        return frozenset({*names, f"linux_{arch}"})
-    return frozenset()

@@ -7,19 +7,20 @@ from collections import defaultdict
 from collections.abc import Iterable
 from itertools import groupby
 
-from k3diff.wheel.systems import INTERPRETER, MAX_SYSTEMS, Dropped, Platform, System, minor_of
+from k3diff.wheel.systems import INTERPRETER, MAX_SYSTEMS, Dropped, System, minor_of
+from k3diff.wheel.tagplatforms import Platform
 
 
 def describe(found: Dropped, limit: int = 6) -> str:
     """The dropped systems said compactly, `CPython 3.9-3.10, 3.12+ on glibc 2.17+ x86_64`:
-    the versions of one interpreter kind on one platform, and runs of a platform's versions
-    that drop the same ones; `+` when a run reaches the newest version checked, which stands
+    the versions of each interpreter kind on one platform (`CPython 3.8, PyPy 3.8 on …`), and
+    runs of a platform's versions that drop the same ones; `+` when a run reaches the newest version checked, which stands
     for every later one. Past `limit` parts, how many more; and how many systems went
     unchecked (`MAX_SYSTEMS`)."""
     minors: dict[tuple[str, Platform], set[int]] = defaultdict(set)
     for system in found.systems:
         minors[(_kind(system), system.platform)].add(minor_of(system.interpreter))
-    said = []
+    by_platform: dict[str, list[str]] = {}  # one platform's kinds said together, in order
     ordered = sorted(minors.items())
     for (kind, (family, arch)), group in groupby(ordered, key=lambda i: (i[0][0], i[0][1][:2])):
         top = found.tops.get((family, "" if family == "macos" else arch))
@@ -30,12 +31,18 @@ def describe(found: Dropped, limit: int = 6) -> str:
                 runs[-1][1].append(platform.version)
             else:
                 runs.append((text, [platform.version]))
-        said += [f"{kind} {text} on {_platform_text(family, arch, run, top)}" for text, run in runs]
+        for text, run in runs:
+            by_platform.setdefault(_platform_text(family, arch, run, top), []).append(
+                f"{kind} {text}"
+            )
+    said = [f"{', '.join(kinds)} on {platform}" for platform, kinds in by_platform.items()]
     if len(said) > limit:
         said = [*said[:limit], f"and {len(said) - limit} more"]
     unchecked = ""
     if found.unchecked:
-        unchecked = f" ({found.unchecked:,} more systems not checked: k3diff's cap {MAX_SYSTEMS:,})"
+        unchecked = (
+            f" (up to {found.unchecked:,} more systems not checked: k3diff's cap {MAX_SYSTEMS:,})"
+        )
     return "; ".join(said) + unchecked
 
 
@@ -48,6 +55,8 @@ def _kind(system: System) -> str:
         if flags in ("", "m") and system.abi.startswith(system.interpreter):
             return "CPython"
         return "free-threaded CPython" if flags == "t" else f"CPython (ABI {system.abi})"
+    if name == "pp" and system.abi == f"pypy{system.interpreter.removeprefix('pp')}_pp73":
+        return "PyPy"
     label = {"pp": "PyPy", "graalpy": "GraalPy", "ip": "IronPython", "jy": "Jython"}.get(name)
     return f"{label or system.interpreter} ({system.abi})"
 
@@ -75,7 +84,7 @@ def _after(family: str, version: tuple[int, ...]) -> tuple[int, ...]:
     """The next version of a platform family: glibc 2.18 after 2.17, macOS 11 after 10.15."""
     if family == "macos" and version == (10, 15):
         return (11, 0)
-    if family == "macos" and version[0] >= 11:
+    if (family == "macos" and version[0] >= 11) or (family == "ios" and version[1] >= 9):
         return (version[0] + 1, 0)
     return (*version[:-1], version[-1] + 1) if version else ()
 
@@ -93,7 +102,8 @@ def _platform_text(
     span = f"{first}+" if run[-1] == top else first
     if first != last and run[-1] != top:
         span = f"{first}-{last}"
-    name = {"glibc": "glibc", "musl": "musl", "macos": "macOS"}[family]
+    name = {"glibc": "glibc", "musl": "musl", "macos": "macOS", "ios": "iOS"}.get(family)
+    name = name or "Android API level"
     return f"{name} {span} {arch}"
 
 

@@ -108,6 +108,32 @@ def test_a_module_every_admitted_python_finds_passes(
     assert audit_code(wheel) == (0, set())
 
 
+@pytest.mark.parametrize(
+    ("requires_python", "missing"),
+    [
+        (">=3.11,<3.13", None),
+        (">=3.11", "on 3.13 and later"),
+        ("~=3.9", "on 3.9-3.10, 3.13 and later"),
+    ],
+)
+def test_the_wheels_requires_python_bounds_the_pythons_judged(
+    tmp_path: Path, requires_python: str, missing: str | None
+) -> None:
+    """pip refuses a wheel on a Python its Requires-Python excludes: a `py3` wheel with the
+    3.11 and 3.12 files that requires `>=3.11,<3.13` imports wherever pip installs it (review66b:
+    before, W629 failed it for 3.0-3.10 and 3.13 on); requiring `>=3.11`, 3.13 on is missing."""
+    so = extension(tmp_path / "c", *STABLE_OLD)
+    files = {"demo/__init__.py": b"", _named("311"): so, _named("312"): so}
+    meta = metadata("demo", "1.0", f"Requires-Python: {requires_python}")
+    wheel = write_wheel(tmp_path / "w", "demo", "1.0", files, tag=f"py3-none-{PLATFORM}", meta=meta)
+    found = _w629(wheel)
+    if missing is None:
+        assert (found, audit_code(wheel)) == ([], (0, set()))
+    else:
+        assert [f"{missing} 'import demo._ext'" in detail for _, detail in found] == [True, True]
+        assert audit_code(wheel) == (1, {"W629"})
+
+
 def test_an_abi3_wheel_says_it_once_as_a123(tmp_path: Path) -> None:
     wheel = _wheel(tmp_path, f"cp38-abi3-{PLATFORM}", _named("312"))
     assert audit_code(wheel) == (1, {"A123"})

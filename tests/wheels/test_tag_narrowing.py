@@ -76,7 +76,8 @@ def _w630(report: dict[str, Any]) -> list[str]:
         (
             "py3-none-any",
             "py3-none-linux_x86_64",
-            "CPython 3.0+ on platforms no tag names (the base's 'any')",
+            "CPython 3.0+, PyPy 3.6-3.11, free-threaded CPython 3.13+ on platforms no tag names "
+            "(the base's 'any')",
         ),
         # One platform of a compressed set dropped: the other two stay.
         (
@@ -95,6 +96,41 @@ def _w630(report: dict[str, Any]) -> list[str]:
             "cp313-cp313t-manylinux_2_17_x86_64",
             "cp313-cp313-manylinux_2_17_x86_64",
             "free-threaded CPython 3.13 on glibc 2.17+ x86_64",
+        ),
+        # universal2 narrowed to x86_64: every Apple Silicon Mac (macOS 11 on) is lost, though
+        # neither side names a macOS past 10.9 (review66b: before, only 10.x was checked).
+        (
+            "cp312-cp312-macosx_10_9_universal2",
+            "cp312-cp312-macosx_10_9_x86_64",
+            "CPython 3.12 on macOS 11+ arm64",
+        ),
+        # `py3-none-PLATFORM` installs on free-threaded CPython and PyPy too, `cp39-abi3` on
+        # neither (review66b: before, a `py3` base stood for default CPython builds alone).
+        (
+            "py39-none-manylinux_2_17_x86_64",
+            "cp39-abi3-manylinux_2_17_x86_64",
+            "PyPy 3.9-3.11, free-threaded CPython 3.13+ on glibc 2.17+ x86_64",
+        ),
+        (
+            "cp313-none-win_amd64",
+            "cp313-cp313-win_amd64",
+            "free-threaded CPython 3.13 on win_amd64",
+        ),
+        (
+            "cp311-cp311-manylinux_2_17_armv8l",
+            "cp311-cp311-manylinux_2_17_x86_64",
+            "CPython 3.11 on glibc 2.17+ armv8l",
+        ),
+        # A raised iOS or Android floor (review66b: before, each was a platform of its own).
+        (
+            "cp313-cp313-ios_13_0_arm64_iphoneos",
+            "cp313-cp313-ios_15_0_arm64_iphoneos",
+            "CPython 3.13 on iOS 13.0-14.9 arm64_iphoneos",
+        ),
+        (
+            "cp313-cp313-android_21_arm64_v8a",
+            "cp313-cp313-android_24_arm64_v8a",
+            "CPython 3.13 on Android API level 21-23 arm64_v8a",
         ),
     ],
 )
@@ -129,6 +165,17 @@ def test_a_patch_that_installs_on_fewer_systems_fails(
         ("py2.py3-none-any", "py3-none-any"),
         ("cp311-cp311-macosx_14_0_arm64", "cp311-cp311-macosx_11_0_arm64"),
         ("cp311-cp311-macosx_11_0_arm64", "cp311-cp311-macosx_10_9_universal2"),
+        # A lowered iOS or Android floor widens (review66b: before, W630 said iOS 15 was lost).
+        ("cp313-cp313-ios_15_0_arm64_iphoneos", "cp313-cp313-ios_13_0_arm64_iphoneos"),
+        ("cp313-cp313-android_24_arm64_v8a", "cp313-cp313-android_21_arm64_v8a"),
+        # Every PyPy has its own ABI: `pp310-none` and `pp310-pypy310_pp73` install alike there.
+        ("pp310-none-manylinux_2_17_x86_64", "pp310-pypy310_pp73-manylinux_2_17_x86_64"),
+        # Free-threaded builds exist from 3.13: `cp39-abi3t` → `cp313-abi3t` loses none.
+        ("cp39-abi3t-manylinux_2_17_x86_64", "cp313-abi3t-manylinux_2_17_x86_64"),
+        # 32-bit Arm on a 64-bit kernel (armv8l) takes the armv7l tags too.
+        ("cp311-cp311-manylinux_2_17_armv8l", "cp311-cp311-manylinux_2_17_armv7l"),
+        # packaging lists no manylinux tag on sparc64: the base installed nowhere there.
+        ("cp311-cp311-manylinux_2_17_sparc64", "cp311-cp311-manylinux_2_17_x86_64"),
     ],
 )
 def test_equal_or_wider_tags_pass(tmp_path: Path, base_tag: str, patch_tag: str) -> None:
@@ -172,7 +219,10 @@ def test_a_tag_line_dropped_from_wheel_fails_where_wheel_is_what_k3diff_reads(
     exit_code, report = _wheels(base, patch)
     assert exit_code == 1
     (detail,) = _w630(report)
-    assert detail.endswith(" on CPython 3.0+ on win_amd64 (tags read from the WHEEL Tag lines)")
+    assert detail.endswith(
+        " on CPython 3.0+, PyPy 3.6-3.11, free-threaded CPython 3.13+ on win_amd64 "
+        "(tags read from the WHEEL Tag lines)"
+    )
 
 
 def test_a_wheel_filename_is_what_pip_installs_by(tmp_path: Path) -> None:
@@ -232,7 +282,10 @@ def test_a_release_set_pair_that_shares_a_tag_but_drops_a_platform_fails(
 
 @pytest.mark.parametrize(
     ("requires_python", "dropped"),
-    [(">=3.9", None), (">=3.8", "CPython 3.8 on platforms no tag names (the base's 'any')")],
+    [
+        (">=3.9", None),
+        (">=3.8", "CPython 3.8, PyPy 3.8 on platforms no tag names (the base's 'any')"),
+    ],
 )
 def test_pythons_the_bases_requires_python_excludes_are_not_lost(
     tmp_path: Path, requires_python: str, dropped: str | None
@@ -270,6 +323,24 @@ def test_hostile_version_numbers_are_judged_in_bounded_work(tmp_path: Path) -> N
     exit_code, report = _wheels(base, patch)
     assert exit_code == 1
     assert [d.partition(") on ")[2] for d in _w630(report)] == [
-        "CPython 3.0+ on platforms no tag names (the base's 'any') (tags read from the WHEEL "
-        "Tag lines)"
+        "CPython 3.0+, PyPy 3.6-3.11, free-threaded CPython 3.13+ on platforms no tag names "
+        "(the base's 'any') (tags read from the WHEEL Tag lines)"
     ]
+
+
+def test_a_tag_set_past_the_systems_cap_is_judged_up_to_the_cap(tmp_path: Path) -> None:
+    """3,000 platforms a `py3` tag names are 105,000 systems (CPython 3.0-3.20, free-threaded
+    3.13-3.20 and PyPy 3.6-3.11 on each): the first 100,000 are checked, and the finding says
+    how many more there may be (systems two tags name are counted once each time)."""
+    platforms = ".".join(f"plat{i:04d}" for i in range(3000))
+    wheel = f"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-{platforms}\n".encode()
+    base = write_wheel(tmp_path / "b", "demo", "1.0", FILES, filename="base.whl", wheel=wheel)
+    one = b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-win_amd64\n"
+    patch = write_wheel(tmp_path / "p", "demo", "1.1", FILES, filename="patch.whl", wheel=one)
+    exit_code, report = _wheels(base, patch)
+    (detail,) = _w630(report)
+    assert exit_code == 1
+    assert detail.endswith(
+        " (up to 5,000 more systems not checked: k3diff's cap 100,000) "
+        "(tags read from the WHEEL Tag lines)"
+    ), detail[-200:]
