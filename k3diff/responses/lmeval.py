@@ -272,9 +272,8 @@ def compare(base: LmEvalParts, patch: LmEvalParts, tolerance: float) -> LmEvalDi
         and other != digest
     )
     regrouped = None
-    if base.grouping is not None and patch.grouping is not None:
-        if base.grouping != patch.grouping:
-            regrouped = (base.grouping, patch.grouping)
+    if base.grouping is not None and patch.grouping is not None and base.grouping != patch.grouping:
+        regrouped = (base.grouping, patch.grouping)
     longest = max(len(base.generations), len(patch.generations))
     differing = tuple(
         i

@@ -354,7 +354,9 @@ def test_top_level_request_id_pairs_by_default(k3diff_cli: Any, tmp_path: Path) 
 def test_regrouped_resps_are_a_difference_not_a_match(k3diff_cli: Any, tmp_path: Path) -> None:
     """stream66: `[["42", "43"]]` (one request's two answers) against `[["42"], ["43"]]` (two
     requests') matched: the flattened generations are equal, what the harness scored is not."""
-    base = [generate_current(n, FEW_SHOT.format(n), ["42", "43"], "42", "none", 1.0) for n in (0, 1)]
+    base = [
+        generate_current(n, FEW_SHOT.format(n), ["42", "43"], "42", "none", 1.0) for n in (0, 1)
+    ]
     patch = [dict(row) for row in base]
     patch[1] = dict(patch[1], resps=[["42"], ["43"]])
     write_sides(tmp_path, base, patch)
