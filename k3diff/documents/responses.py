@@ -135,6 +135,10 @@ def _lm_eval_diff_json(value: LmEvalDiff) -> dict[str, Any]:
         "metric_changes": [
             {"metric": m, "base": b, "patch": p} for m, b, p in value.metric_changes
         ],
+        "inputs_differ": list(value.inputs_differ),
+        "resps_grouping": None
+        if value.regrouped is None
+        else {"base": list(value.regrouped[0]), "patch": list(value.regrouped[1])},
     }
 
 

@@ -216,7 +216,7 @@ def verdict_text(comparison: ResponsesOverview) -> str:
         parts.append("no paired record differs")
     if s.not_comparable:
         parts.append(
-            f"{s.not_comparable} not comparable (their prompts differ: neither a match nor a "
+            f"{s.not_comparable} not comparable (their prompts or eval inputs differ: neither a match nor a "
             "regression)"
         )
     if s.unpaired and s.unpaired_allowed:
@@ -290,7 +290,7 @@ def _lm_eval_headline(comparison: ResponsesOverview) -> str:
     if lm is not None:
         lines.append(
             f"lm-eval ({lm.field} compared): {_count(lm.docs, 'doc')}, {lm.docs_differing} "
-            f"differ, {lm.docs_not_comparable} not comparable (prompt differs); "
+            f"differ, {lm.docs_not_comparable} not comparable (prompt or inputs differ); "
             + (
                 "; ".join(
                     f"{f.metric}"

@@ -69,9 +69,18 @@ def _gap_text(gap: LogprobGap, near_tie: float) -> str:
 
 
 def _lm_eval_lines(lm: LmEvalDiff) -> list[str]:
-    if lm.prompt_differs:
-        return ["lm-eval: the prompts differ: not comparable (neither a match nor a regression)"]
+    if lm.not_comparable:
+        differ = (["prompt"] if lm.prompt_differs else []) + list(lm.inputs_differ)
+        what = " and ".join(differ)
+        verb = "differs" if len(differ) == 1 else "differ"
+        return [f"lm-eval: the {what} {verb}: not comparable (neither a match nor a regression)"]
     lines = []
+    if lm.regrouped is not None:
+        base_groups, patch_groups = lm.regrouped
+        lines.append(
+            f"lm-eval resps_grouping (responses per request): {list(base_groups)} → "
+            f"{list(patch_groups)}: the harness scored other requests"
+        )
     if lm.differing_generations:
         shown = ", ".join(str(i) for i in lm.differing_generations[:10])
         lines.append(

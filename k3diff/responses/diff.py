@@ -149,7 +149,7 @@ def diff_pair(
     lm = None
     if base.lm_eval is not None and patch.lm_eval is not None:
         lm = compare_lm_eval(base.lm_eval, patch.lm_eval, options.logprob_tol)
-        if lm.prompt_differs:
+        if lm.not_comparable:
             failed = _failed_request(key, base, patch, displays)
             return replace(failed, status=Status.NOT_COMPARABLE, lm_eval=lm)
         index = lm.differing_generations[0] if lm.differing_generations else 0
@@ -173,7 +173,7 @@ def _lm_eval_status(status: Status, lm: LmEvalDiff) -> Status:
     """Equal outputs still differ in their loglikelihoods, greedy flags or metrics."""
     if status is Status.MATCH and (lm.loglikelihood_deltas or lm.greedy_flips):
         return Status.LOGPROBS_DIFFER
-    if status is Status.MATCH and lm.metric_changes:
+    if status is Status.MATCH and (lm.metric_changes or lm.regrouped):
         return Status.FIELDS_DIFFER
     return status
 

@@ -178,7 +178,9 @@ class FastReader:
     def _layout(self, signature: tuple[Any, ...]) -> Any:
         layout = self._layouts.get(signature)
         if layout is None:
-            if NOT_FAST.intersection(signature[0]):
+            if NOT_FAST.intersection(signature[0]) or (
+                signature[2] is not None and "text" in signature[1]
+            ):  # a choice with a text beside its message: the general reader judges it
                 layout = _NOT_FAST
             else:
                 layout = _Layout(signature, self._keep_volatile)

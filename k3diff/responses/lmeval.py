@@ -17,6 +17,12 @@ values (``exact_match``, ``acc``, ...). Newer logs write every response as strin
 - The prompt is compared first (``prompt_hash`` when both logs have it, else the requests'
   arguments): a doc whose prompt differs is ``not-comparable`` — its answers are to another
   question, so it is neither a match nor a regression.
+- So are the eval's other inputs, ``target`` and ``doc`` (their values, else lm-eval's
+  ``target_hash`` and ``doc_hash``): a doc whose target differs was not scored as the same task,
+  not-comparable too, the differing inputs named (``inputs_differ``).
+- ``resps`` is compared by its grouping too (responses per request): ``[["42", "43"]]`` is one
+  request's two answers, ``[["42"], ["43"]]`` two requests', scored differently by the harness;
+  equal generations regrouped are a difference (``resps_grouping``).
 - The metric values are compared per doc and filter; docs whose metric changed ("flips", in
   both directions) are the headline lm-eval users read.
 """
@@ -147,6 +153,28 @@ def first_context(obj: dict[str, Any]) -> Any:
     return None
 
 
+_INPUTS = (("target", "target_hash"), ("doc", "doc_hash"))
+"""The eval's inputs beside its prompt, each with lm-eval's hash of it (0.4.3 and later)."""
+
+
+def _inputs(obj: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """(name, digest) of each input the line holds: its value's, else lm-eval's hash."""
+    found = []
+    for name, hash_name in _INPUTS:
+        if name in obj:
+            found.append((name, "value:" + text_digest(canonical(obj[name]))))
+        elif isinstance(obj.get(hash_name), str):
+            found.append((name, "hash:" + obj[hash_name]))
+    return tuple(found)
+
+
+def _grouping(value: Any) -> tuple[int, ...] | None:
+    """Responses per request of `resps`; None when it is no list of lists."""
+    if not isinstance(value, list) or not all(isinstance(r, list) for r in value):
+        return None
+    return tuple(len(request) for request in value)
+
+
 class LmEvalShape:
     """One line of lm-evaluation-harness ``samples_*.jsonl``."""
 
@@ -180,6 +208,8 @@ class LmEvalShape:
                 prompt_hash=prompt_hash if isinstance(prompt_hash, str) else None,
                 arguments_digest=None if arguments is None else text_digest(canonical(arguments)),
                 metrics=metrics,
+                inputs=_inputs(obj),
+                grouping=_grouping(obj.get("resps")),
             ),
         )
         parts.client_key = (key, KEY_FIELD)
@@ -216,6 +246,15 @@ class LmEvalDiff:
     """(choice, base is_greedy, patch is_greedy) where they differ."""
     metric_changes: tuple[tuple[str, Any, Any], ...]
     """(metric, base value, patch value) for each metric that changed (a flip)."""
+    inputs_differ: tuple[str, ...] = ()
+    """The eval's inputs beside the prompt (`target`, `doc`) that differ: not comparable."""
+    regrouped: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    """(base, patch) responses per request of `resps`, where they differ; None otherwise."""
+
+    @property
+    def not_comparable(self) -> bool:
+        """The two runs did not score the same task on this doc (its prompt or inputs differ)."""
+        return self.prompt_differs or bool(self.inputs_differ)
 
 
 def compare(base: LmEvalParts, patch: LmEvalParts, tolerance: float) -> LmEvalDiff:
@@ -224,6 +263,17 @@ def compare(base: LmEvalParts, patch: LmEvalParts, tolerance: float) -> LmEvalDi
         prompt_differs = base.prompt_hash != patch.prompt_hash
     else:
         prompt_differs = base.arguments_digest != patch.arguments_digest
+    patch_inputs = dict(patch.inputs)
+    inputs_differ = tuple(
+        name
+        for name, digest in base.inputs
+        if (other := patch_inputs.get(name)) is not None
+        and other.partition(":")[0] == digest.partition(":")[0]  # a value's or a hash's, alike
+        and other != digest
+    )
+    regrouped = None
+    if base.grouping is not None and patch.grouping is not None and base.grouping != patch.grouping:
+        regrouped = (base.grouping, patch.grouping)
     longest = max(len(base.generations), len(patch.generations))
     differing = tuple(
         i
@@ -256,4 +306,6 @@ def compare(base: LmEvalParts, patch: LmEvalParts, tolerance: float) -> LmEvalDi
         loglikelihood_deltas=tuple(deltas),
         greedy_flips=tuple(flips),
         metric_changes=changes,
+        inputs_differ=inputs_differ,
+        regrouped=regrouped,
     )

@@ -200,6 +200,12 @@ class LmEvalParts:
     """xxh3-128 of every request's arguments (context, continuation or generation kwargs)."""
     metrics: tuple[tuple[str, Any], ...]
     """The per-doc metrics (exact_match, acc, ...) as (name, value), in the log's order."""
+    inputs: tuple[tuple[str, str], ...] = ()
+    """The eval's other inputs, `target` and `doc`, as (name, digest): xxh3-128 of the value
+    (``value:``), else lm-eval's `target_hash`/`doc_hash` (``hash:``); absent when neither is."""
+    grouping: tuple[int, ...] | None = None
+    """How many responses each request of `resps` holds (what the harness scored: one
+    request's several answers, or several requests'); None when `resps` is no list of lists."""
 
 
 def record_label(*records: ResponseRecord) -> str | None:

@@ -99,7 +99,9 @@ class ResponsesOverview:
         elif s.unpaired and not s.unpaired_allowed:
             reasons.append(f"{s.unpaired} unpaired (only on one side)")
         if s.not_comparable:
-            reasons.append(f"{s.not_comparable} not comparable (their prompts differ)")
+            reasons.append(
+                f"{s.not_comparable} not comparable (their prompts or eval inputs differ)"
+            )
         if self.score_gate is not None:
             # The gate decides on the scores; failed requests still fail (no score stands in).
             if s.errors:

@@ -14,7 +14,8 @@ class Status(StrEnum):
 
     NOT_COMPARABLE = "not-comparable"
     """Both sides have the record but their prompts differ (an lm-eval doc whose prompt was
-    edited): the answers are to different questions, so neither a match nor a regression."""
+    edited), or an lm-eval doc's target or doc does: the answers are to different questions, or
+    scored against another answer, so neither a match nor a regression."""
     ERROR = "error"
     """Both sides have the record and at least one holds a failed request (no output to
     compare: lost evidence, counted as a difference)."""

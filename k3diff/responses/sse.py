@@ -21,6 +21,7 @@ from typing import Any
 
 from k3diff import bounded
 from k3diff.errors import ResponseFormatError
+from k3diff.responses.loader_input import json_kind
 from k3diff.responses.parts import without
 
 _FOLDED = frozenset(
@@ -39,6 +40,15 @@ _LOGPROB_LISTS = frozenset(
     {*_CHAT_LOGPROBS, "tokens", "token_logprobs", "top_logprobs", "text_offset"}
 )
 """The fields of a streamed `logprobs` that are lists when given (null: not given)."""
+
+
+def misnamed_field(line: str) -> bool:
+    """Whether an event-stream line (not the stream's first) begins with white space or a
+    byte-order mark. The SSE specification names a field by what precedes its colon: ` data:`
+    is a field of another name, which every client ignores, while a reader that strips lines
+    reads it as data. `k3diff responses` and `k3diff sample` refuse such a line alike (review66,
+    stream66): the text they would compare is one no client received."""
+    return line[:1].isspace() or line[:1] == "\ufeff"
 
 
 class _Choice:
@@ -102,10 +112,16 @@ class _Choice:
             merge_delta(self.message, without(delta, "content"))
         if choice.get("finish_reason") is not None:
             self.finish_reason = choice["finish_reason"]
-        if isinstance(choice.get("token_ids"), list):
+        token_ids = choice.get("token_ids")
+        if token_ids is not None and not isinstance(token_ids, list):
+            # Read as absent, the answer's ids would go uncompared (stream66).
+            raise ResponseFormatError(
+                f"{where}: a streamed choice's token_ids is {json_kind(token_ids)}, not a list"
+            )
+        if token_ids is not None:
             if self.token_ids is None:
                 self.token_ids = []
-            self.token_ids.extend(choice["token_ids"])
+            self.token_ids.extend(token_ids)
         self._add_logprobs(choice.get("logprobs"), where)
         for name, value in choice.items():
             # The first value that is not null: vLLM sends `"stop_reason": null` in every chunk

@@ -19,7 +19,7 @@ from k3diff.responses.assemble import with_stream
 from k3diff.responses.loader_input import Head, json_kind, text_lines
 from k3diff.responses.model import LoadOptions, ResponseRecord
 from k3diff.responses.shapes import records_from_raw
-from k3diff.responses.sse import EventData, StreamAssembler
+from k3diff.responses.sse import EventData, StreamAssembler, misnamed_field
 
 SSE_PREFIXES = ("data:", "event:", "id:", "retry:", ":")
 
@@ -38,10 +38,7 @@ class SseLoader:
         failed = False  # the event being read is named `error`
         for lineno, line in text_lines(head, blank=True, every_bom=False):
             text = line.rstrip()
-            if text[:1].isspace() or text[:1] == "\ufeff":
-                # The SSE specification names a field by what precedes its colon: ` data:` is a
-                # field of another name, which every client ignores (review66: read as data, a
-                # text its client never got compared equal, exit 0).
+            if misnamed_field(text):  # review66: read as data, a text no client got, exit 0
                 raise ResponseFormatError(
                     f"{head.display}:{lineno}: a line that begins with white space or a "
                     "byte-order mark: the SSE specification makes it a field other than 'data' "

@@ -104,6 +104,6 @@ class LmEvalSummary:
     docs_differing: int
     """Docs with any differing record, each counted once."""
     docs_not_comparable: int
-    """Docs whose prompt differs."""
+    """Docs whose prompt, target or doc differs."""
     metric_flips: tuple[MetricFlips, ...]
     """Per metric and filter, the docs that flipped in each direction."""

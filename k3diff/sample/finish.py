@@ -14,6 +14,7 @@ nothing.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -119,7 +120,11 @@ class Finishes:
                 "carried more output for the same choice"
             )
         reason = choice.get("finish_reason")
-        if not isinstance(reason, str) or not reason.strip():
+        if reason is not None and not isinstance(reason, str):
+            # No server ends a choice so; ignored in a chunk before the last, whether the choice
+            # ended there (and what came after it) went unchecked, where a whole answer's fails.
+            return f"a stream chunk's finish_reason is {_json_shown(reason)}, not a reason's name"
+        if reason is None or not reason.strip():
             return None
         if normal(reason) in UNFINISHED:
             if index == 0:
@@ -129,6 +134,11 @@ class Finishes:
         elif index == 0 and self.changed is None and normal(reason) != normal(ended):
             self.changed = f"{_shown(ended)}, then {_shown(reason)}"
         return None
+
+
+def _json_shown(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _shown(reason: str) -> str:

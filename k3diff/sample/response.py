@@ -49,7 +49,7 @@ from k3diff.responses.model import (
     token_ids_digest,
 )
 from k3diff.responses.shapes import record_from_raw
-from k3diff.responses.sse import EventData, StreamAssembler
+from k3diff.responses.sse import EventData, StreamAssembler, misnamed_field
 from k3diff.sample.bodyread import (
     TooLarge,
     one_line,
@@ -187,11 +187,19 @@ class StreamReader:
     def feed(self, line: str) -> None:
         """Take one line of the event stream."""
         self._lineno += 1
+        if self._lineno == 1:
+            line = line.removeprefix("\ufeff")  # the stream's own byte-order mark (SSE drops it)
         text = line.strip()
         if text.startswith("error:"):  # llama.cpp's own field for a request that failed
             raise BadAnswer(f"the server sent an error in the stream: {one_line(text[6:].strip())}")
         if self._watch is not None and not self._watch.take(line, text):
             self._watch = None  # an event stream after all (mislabelled): read as one
+        if self._watch is None and text and misnamed_field(line):
+            raise BadAnswer(
+                "a stream line begins with white space or a byte-order mark: the SSE "
+                "specification makes it a field other than 'data' (ignored by clients), a reader "
+                "that strips lines reads it as data"
+            )
         payload = text[5:].strip() if text.startswith("data:") else None
         if self._event.pending and (not text or payload == "[DONE]"):
             self._end_event()

@@ -349,3 +349,46 @@ def test_top_level_request_id_pairs_by_default(k3diff_cli: Any, tmp_path: Path) 
     code, doc = run(k3diff_cli, tmp_path, name="cap.jsonl")
     assert code == 0 and doc["pairing"]["label"] == "request_id"
     assert [r["key"] for r in doc["records"]] == ["r0", "r1"]
+
+
+def test_regrouped_resps_are_a_difference_not_a_match(k3diff_cli: Any, tmp_path: Path) -> None:
+    """stream66: `[["42", "43"]]` (one request's two answers) against `[["42"], ["43"]]` (two
+    requests') matched: the flattened generations are equal, what the harness scored is not."""
+    base = [
+        generate_current(n, FEW_SHOT.format(n), ["42", "43"], "42", "none", 1.0) for n in (0, 1)
+    ]
+    patch = [dict(row) for row in base]
+    patch[1] = dict(patch[1], resps=[["42"], ["43"]])
+    write_sides(tmp_path, base, patch)
+    code, doc = run(k3diff_cli, tmp_path)
+    first, second = doc["records"]
+    assert code == 1 and (first["status"], second["status"]) == ("match", "fields-differ")
+    assert first["lm_eval"]["resps_grouping"] is None
+    assert second["lm_eval"]["resps_grouping"] == {"base": [2], "patch": [1, 1]}
+    assert doc["summary"]["lm_eval"]["docs_differing"] == 1
+    text = k3diff_cli("responses", "base/samples_gsm8k.jsonl", "patch/samples_gsm8k.jsonl",
+                      cwd=tmp_path)  # fmt: skip
+    assert text.exit_code == 1
+    assert "lm-eval resps_grouping (responses per request): [2] → [1, 1]" in text.stdout
+
+
+def test_a_changed_target_or_doc_is_not_comparable(k3diff_cli: Any, tmp_path: Path) -> None:
+    """stream66: the same prompt and metrics with another `target` (or `doc`) matched: the two
+    runs did not score the same task. Not comparable, as an edited prompt is, inputs named."""
+    base = [generate_current(n, FEW_SHOT.format(n), ["42"], "42", "none", 1.0) for n in range(4)]
+    patch = [dict(row) for row in base]
+    patch[1] = dict(patch[1], target="41", target_hash="0" * 64)
+    patch[2] = dict(patch[2], doc={"question": "other"})
+    del base[3]["target"], patch[3]["target"]  # only the hashes: compared as lm-eval wrote them
+    patch[3]["target_hash"] = "1" * 64
+    write_sides(tmp_path, base, patch)
+    code, doc = run(k3diff_cli, tmp_path)
+    statuses = [r["status"] for r in doc["records"]]
+    assert code == 1 and statuses == ["match"] + ["not-comparable"] * 3
+    assert [r["lm_eval"]["inputs_differ"] for r in doc["records"]] == [[], ["target"], ["doc"],
+                                                                       ["target"]]  # fmt: skip
+    assert doc["summary"]["not_comparable"] == 3 and doc["summary"]["differing"] == 0
+    text = k3diff_cli("responses", "base/samples_gsm8k.jsonl", "patch/samples_gsm8k.jsonl",
+                      cwd=tmp_path)  # fmt: skip
+    assert "lm-eval: the target differs: not comparable" in text.stdout
+    assert "3 not comparable (their prompts or eval inputs differ" in text.stdout

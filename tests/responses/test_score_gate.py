@@ -188,7 +188,7 @@ def test_differing_prompts_and_one_sided_metrics_never_pass(tmp_path: Path) -> N
     write_jsonl(tmp_path / SIDES[1], rows)
     code, document = _run(tmp_path, *SIDES, *GATE)
     reasons = document["verdict"]["reasons"]
-    assert "1 not comparable (their prompts differ)" in reasons
+    assert "1 not comparable (their prompts or eval inputs differ)" in reasons
     assert [f["name"] for f in document["score_gate"]["findings"]] == ["score-one-sided"]
     assert document["score_gate"]["decisions"][0]["decision"] == "pass"
     assert code == 1

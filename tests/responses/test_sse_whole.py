@@ -174,3 +174,20 @@ def test_a_chunks_own_meta_info_is_the_last_chunks_and_compared(tmp_path: Path) 
     assert _changes(tmp_path, base, verified) == {"meta_info.spec_verify_ct": (2, 5)}
     same = _write(tmp_path, "same.sse", _chunk_meta_stream("d", 3))
     assert _changes(tmp_path, base, same) == {}
+
+
+def test_token_ids_that_are_no_list_are_refused_not_read_as_absent(tmp_path: Path) -> None:
+    # stream66: a chunk's `"token_ids": 7` was dropped: the ids went uncompared (exit 0).
+    def stream(rid: str, ids: Any) -> list[dict[str, Any]]:
+        return [
+            _chunk(rid, {"text": "4", "token_ids": ids}),
+            _chunk(rid, {"text": "", "token_ids": [9]}, "stop"),
+        ]
+
+    base = _write(tmp_path, "base.sse", stream("a", [8]))
+    patch = _write(tmp_path, "patch.sse", stream("b", 7))
+    result = run_k3diff("responses", base, patch, "--by-order", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr == (
+        "k3diff: error: patch.sse:1: a streamed choice's token_ids is a number, not a list\n"
+    )

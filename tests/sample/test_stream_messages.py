@@ -48,3 +48,23 @@ def test_a_stream_of_whole_messages_is_a_failed_sample(hostile_server: str, tmp_
     several = by_key["several"]
     assert several["text"] is None, several
     assert "carries a whole 'message' after an earlier message" in several["error"], several
+
+
+def test_an_answer_with_a_text_beside_a_differing_message_is_a_failed_sample(
+    hostile_server: str, tmp_path: Path
+) -> None:
+    """stream66: the message's content was sampled, whatever the `text` a completions client
+    reads said; `k3diff responses` refuses such a choice, and sample reads with its reader."""
+    choice = {"index": 0, "text": "5", "message": {"role": "assistant", "content": "4"},
+              "finish_reason": "stop"}  # fmt: skip
+    answer = {"id": "a", "object": "text_completion", "model": "m", "choices": [choice]}
+    record = {"key": "k", "prompt": "k", "hostile": "raw", "body": json.dumps(answer),
+              "ctype": "application/json"}  # fmt: skip
+    prompts = write_prompts(tmp_path / "p.jsonl", [record])
+    out = tmp_path / "out"
+    result = sample("--base", hostile_server, "--prompts", prompts, "--repeats", "1", "--out", out,
+                    "--retries", "0")  # fmt: skip
+    assert result.exit_code == 1, result.stderr
+    _, (line,) = read_samples(out)
+    assert line["text"] is None, line
+    assert "holds both a 'text' and a 'message' whose content differs" in line["error"], line
