@@ -10,18 +10,35 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from math import prod
 
 from packaging.tags import parse_tag
 
 from k3diff.lazyre import lazy
 
+MAX_TAGS = 4096
+"""The most tags the compressed tag sets of one wheel (all its WHEEL `Tag:` lines together; a
+filename, at most 255 bytes, names at most about 64,000) are expanded to. `py2.py3-none-…` with a dozen platforms is a few dozen; a
+hostile `Tag:` line of a few kilobytes names billions (its parts multiply), and packaging builds
+each one. A set past what is left of the cap stands for itself, as a malformed one does: the
+filename's tags are then not among WHEEL's (W605, failing), and a patch whose tags cannot be
+read installs nowhere k3diff can name (W630)."""
+
+
+def _count(text: str) -> int:
+    """How many tags the compressed set `text` names (1 when it is not three parts)."""
+    parts = text.split("-")
+    return prod(part.count(".") + 1 for part in parts) if len(parts) == 3 else 1
+
 
 def expand(tag_set: str) -> frozenset[str]:
     """The tags of one compressed tag set (`PY-ABI-PLATFORM`, each part `.`-separated).
 
-    Tags are lower case, as packaging writes them; a malformed set (not three parts) stands for
-    itself, so it can still be shown and compared."""
+    Tags are lower case, as packaging writes them; a malformed set (not three parts), or one
+    naming more than `MAX_TAGS`, stands for itself, so it can still be shown and compared."""
     text = tag_set.strip()
+    if _count(text) > MAX_TAGS:
+        return frozenset({text.lower()})
     try:
         return frozenset(str(tag) for tag in parse_tag(text))
     except ValueError:
@@ -29,9 +46,16 @@ def expand(tag_set: str) -> frozenset[str]:
 
 
 def expand_all(tag_sets: Iterable[str]) -> frozenset[str]:
-    """The union of the expanded tag sets (every `Tag:` line of a WHEEL file)."""
+    """The union of the expanded tag sets (every `Tag:` line of a WHEEL file), at most
+    `MAX_TAGS` of them expanded in all: a set past what is left stands for itself."""
     tags: set[str] = set()
+    room = MAX_TAGS
     for tag_set in tag_sets:
+        count = _count(tag_set.strip())
+        if count > room:
+            tags.add(tag_set.strip().lower())
+            continue
+        room -= count
         tags |= expand(tag_set)
     return frozenset(tags)
 

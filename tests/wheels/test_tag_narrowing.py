@@ -344,3 +344,29 @@ def test_a_tag_set_past_the_systems_cap_is_judged_up_to_the_cap(tmp_path: Path) 
         " (up to 5,000 more systems not checked: k3diff's cap 100,000) "
         "(tags read from the WHEEL Tag lines)"
     ), detail[-200:]
+
+
+def test_a_tag_line_naming_more_tags_than_the_cap_stands_for_itself(tmp_path: Path) -> None:
+    """stop 66: a `Tag:` line's parts multiply, and packaging built every tag they name, so a
+    few kilobytes of WHEEL named billions (memory and minutes; review66b measured 1.37 M tags
+    at 766 MB). Past `MAX_TAGS` (4,096) the set stands for itself, as a malformed one does:
+    here WHEEL no longer declares the filename's `py3-none-any` (W605, failing), where
+    expanding its 8,000 tags had found it there (exit 0)."""
+    pythons = ".".join(["py3", *(f"py{i}" for i in range(30, 49))])
+    abis = ".".join(["none", *(f"x{i}" for i in range(19))])
+    platforms = ".".join(["any", *(f"p{i}" for i in range(19))])
+    line = f"Tag: {pythons}-{abis}-{platforms}\n"  # 20 x 20 x 20 = 8,000 tags
+    wheel = f"Wheel-Version: 1.0\nRoot-Is-Purelib: true\n{line}".encode()
+    base = write_wheel(tmp_path / "b", "demo", "1.0", FILES, tag="py3-none-any")
+    patch = write_wheel(tmp_path / "p", "demo", "1.0", FILES, tag="py3-none-any", wheel=wheel)
+    exit_code, report = _wheels(base, patch)
+    details = [f["detail"] for f in report["findings"] if f["code"] == "W605"]
+    assert exit_code == 1 and len(details) == 1, report["findings"]
+    assert "py3-none-any" in details[0] and "py3.py30" in details[0]
+    # Several lines count together: 2,000 tags each, the third past the cap.
+    small = f"{pythons}-{abis}-{'.'.join(['any', *(f'p{i}' for i in range(4))])}"
+    lines = "".join(f"Tag: {small.replace('py30', f'q{n}')}\n" for n in range(3))
+    wheel = f"Wheel-Version: 1.0\nRoot-Is-Purelib: true\n{lines}".encode()
+    patch = write_wheel(tmp_path / "q", "demo", "1.0", FILES, tag="py3-none-any", wheel=wheel)
+    exit_code, report = _wheels(base, patch)
+    assert exit_code == 0 and not [f for f in report["findings"] if f["code"] == "W605"]
