@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from itertools import groupby
 
 from k3diff.wheel.systems import INTERPRETER, MAX_SYSTEMS, Dropped, minor_of
-from k3diff.wheel.tagplatforms import Platform
+from k3diff.wheel.tagplatforms import Platform, next_mac_release
 
 
 def describe(found: Dropped, limit: int = 6) -> str:
@@ -102,10 +102,11 @@ def _versions(minors: Iterable[int], horizon: int, kind: str) -> str:
 
 
 def _after(family: str, version: tuple[int, ...]) -> tuple[int, ...]:
-    """The next version of a platform family: glibc 2.18 after 2.17, macOS 11 after 10.15."""
-    if family == "macos" and version == (10, 15):
-        return (11, 0)
-    if (family == "macos" and version[0] >= 11) or (family == "ios" and version[1] >= 9):
+    """The next version of a platform family: glibc 2.18 after 2.17, macOS 11 after 10.15, 26
+    after 15."""
+    if family == "macos":
+        return next_mac_release(version)
+    if family == "ios" and version[1] >= 9:
         return (version[0] + 1, 0)
     return (*version[:-1], version[-1] + 1) if version else ()
 

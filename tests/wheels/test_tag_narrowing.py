@@ -375,6 +375,33 @@ def test_a_tag_line_naming_more_tags_than_the_cap_stands_for_itself(tmp_path: Pa
     assert exit_code == 0 and not [f for f in report["findings"] if f["code"] == "W605"]
 
 
+def test_the_detail_says_the_tags_in_the_filenames_order(tmp_path: Path) -> None:
+    """abi67: the detail re-sorted a compressed set (`manylinux2014_x86_64.manylinux_2_17_…`),
+    so it named tags in an order no filename had; it now quotes the filename's."""
+    base, patch = _pair(
+        tmp_path,
+        "cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64",
+        "cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64",
+    )
+    (detail,) = _w630(_wheels(base, patch)[1])
+    assert detail.startswith(
+        "pip installs the base (cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64) and not "
+        "the patch (cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64) on "
+    ), detail
+
+
+def test_macos_systems_are_the_releases_macs_run(tmp_path: Path) -> None:
+    """After macOS 15 came macOS 26: `mac_platforms` lists `macosx_16_0` to `macosx_25_0` tags
+    on it, but no Mac runs those releases (abi67: a 15 → 26 bump said `macOS 15-25`)."""
+    assert "macosx_20_0_arm64" in mac_platforms((26, 0), "arm64")  # packaging's listing
+    base, patch = _pair(tmp_path, "cp312-cp312-macosx_15_0_arm64", "cp312-cp312-macosx_26_0_arm64")
+    exit_code, report = _wheels(base, patch)
+    assert exit_code == 1
+    assert [d.partition(") on ")[2] for d in _w630(report)] == [
+        "CPython 3.12 on macOS 15 arm64 (tags read from the filename)"
+    ]
+
+
 def test_graalpy_is_a_python_a_py3_tag_installs_on(tmp_path: Path) -> None:
     """packaging's `compatible_tags` lists `py3-none-…` for every interpreter, GraalPy's too,
     so pip on GraalPy installs a `py3` wheel (abi67: GraalPy was not counted, and a `py3` base
@@ -388,3 +415,22 @@ def test_graalpy_is_a_python_a_py3_tag_installs_on(tmp_path: Path) -> None:
     assert [d.partition(") on ")[2] for d in _w630(report)] == [
         "GraalPy 3.12 on platforms no tag names (the base's 'any') (tags read from the filename)"
     ]
+
+
+def test_the_waiver_step_says_how_a_wheel_wide_finding_is_waived(tmp_path: Path) -> None:
+    """A W630 is about the wheel as a whole: its path is '', which a waiver's `path = ""`
+    covers (a glob on the finding's path). The step said "each stanza below names one exact
+    path" (abi67); it now says so, and the stanza it shows passes the pair."""
+    base, patch = _pair(
+        tmp_path, "cp39-abi3-manylinux_2_17_x86_64", "cp311-cp311-manylinux_2_17_x86_64"
+    )
+    text = run_k3diff("wheels", base, patch).stdout
+    assert 'W630, about the wheel as a whole, is waived by path = "", which covers no entry' in text
+    waivers = tmp_path / "waivers.toml"
+    waivers.write_text('[[waiver]]\ncode = "W630"\npath = ""\nreason = "3.9 dropped, reviewed"\n')
+    assert run_k3diff("wheels", base, patch, "--waivers", waivers).exit_code == 0
+    document = tmp_path / "wheels.json"
+    run_k3diff("wheels", base, patch, "--format", "json", "-o", document)
+    assert run_k3diff("report", document, "--out", tmp_path / "bundle").exit_code == 1
+    bundle = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert 'W630, about the wheel as a whole, is waived by path = "", which covers' in bundle
