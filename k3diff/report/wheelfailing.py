@@ -186,12 +186,12 @@ def waiver_step(
     accept = "accept" if alone else "or accept"
     said = "each stanza below names one exact path"
     if wide:
-        codes = ", ".join(dict.fromkeys(wide))
-        whole = "is" if len(dict.fromkeys(wide)) == 1 else "are"
+        codes = list(dict.fromkeys(wide))  # each once, in order
+        whole = "is" if len(codes) == 1 else "are"
         empty = code('path = ""')
         said = (
-            f"{said}; {codes}, about the wheel as a whole, {whole} waived by {empty}, which "
-            "covers no entry's finding"
+            f"{said}; {', '.join(codes)}, about the wheel as a whole, {whole} waived by "
+            f"{empty}, which covers no entry's finding"
         )
     noun = "finding" if wide else "file"
     return (
