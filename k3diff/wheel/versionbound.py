@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable
+from functools import cache
 from itertools import compress, repeat
 from typing import NamedTuple
 
@@ -103,7 +104,14 @@ class FileAbi(NamedTuple):
 def file_abi(name: str) -> FileAbi | None:
     """The ABI a file name's suffix names, None for a suffix of no ABI (`.so`, `.pyd`) or one
     k3diff does not read."""
-    found = _SUFFIX.search(name)
+    return _suffix_abi(name.partition(".")[2])
+
+
+@cache
+def _suffix_abi(suffix: str) -> FileAbi | None:
+    """`file_abi` of the part of a name after its module (read once: a wheel's hundreds of
+    extensions share a few)."""
+    found = _SUFFIX.search(f".{suffix}")
     if found is None:
         return None
     tag, posix = found.group(1), found.group(2) == "so"
@@ -168,9 +176,11 @@ def unimportable(
     pythons, horizon, said = installs_on(tags, requires_python)
     from k3diff.wheel.systemtext import pythons as said_pythons
 
+    finding = {abi: {p for p in pythons if abi.finds(p)} for abi in _abis(judged.values())}
     problems: list[tuple[str, str]] = []
     for module, named in judged.items():
-        missing = [p for p in pythons if not any(abi.finds(p) for _, abi in named)]
+        found = set().union(*(finding[abi] for _, abi in named))
+        missing = [p for p in pythons if p not in found]
         if not missing:
             continue
         dotted = module.partition("/")[2].replace("/", ".")
@@ -181,6 +191,11 @@ def unimportable(
         )
         problems += [(file.entry, why) for file, _ in named]
     return problems
+
+
+def _abis(modules: Iterable[list[tuple[InstalledFile, FileAbi]]]) -> set[FileAbi]:
+    """The distinct ABIs the modules' files name."""
+    return {abi for named in modules for _, abi in named}
 
 
 def installs_on(tags: frozenset[str], requires_python: str | None) -> tuple[list[Python], int, str]:
