@@ -38,7 +38,7 @@ wheel, a module with a file named for one CPython version is A123/W625's (`k3dif
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import cache
 from itertools import compress, repeat
 from typing import NamedTuple
@@ -210,7 +210,8 @@ def installs_on(tags: frozenset[str], requires_python: str | None) -> tuple[list
     if not requires_python:
         return found, horizon, ""
     admits = python_admits(requires_python)
-    top = _open_from(admits, horizon)
+    open_run = any(p[0] == f"cp3{horizon}" for p in found)  # tags open in version
+    top = _open_from(requires_python, horizon) if open_run else horizon
     if top > horizon:
         found, horizon = tags_install_on(tags, top)
     kept = [p for p in found if admits(minor_of(p[0]))]
@@ -219,10 +220,13 @@ def installs_on(tags: frozenset[str], requires_python: str | None) -> tuple[list
     return kept, horizon, f" and Requires-Python {requires_python[:80]!r}"
 
 
-def _open_from(admits: Callable[[int], bool], horizon: int) -> int:
+@cache
+def _open_from(requires_python: str, horizon: int) -> int:
     """The CPython minor version from which on the specifier admits every one (`>=3.25`:
     3.25; `!=3.25.*`: 3.26) or none (`<3.25`: 3.25), at least `horizon`: the one that stands
-    for every later version, so that `+` in the finding is true."""
+    for every later version, so that `+` in the finding is true. (Once per specifier: a pair's
+    wheels mostly share theirs.)"""
+    admits = python_admits(requires_python)
     admitted = [m for m in range(horizon, NEWEST + 1) if admits(m)]
     if not admitted:
         return horizon
