@@ -150,11 +150,14 @@ def _wheels_steps(
         # `$(…)` made a step that ran something else when pasted into a shell; shell65: one
         # holding two spaces or a tab was folded on the way out, `shellwords`).
         command = shellwords.join([PROGRAM, "wheels", wheels.base.path, wheels.patch.path])
-        *options, waiver = native_steps(changed, wheels.explain, native, still, in_set=in_set)
+        wide = [c for c, path, _ in waivable if not path]
+        *options, waiver = native_steps(
+            changed, wheels.explain, native, still, in_set=in_set, wide=wide
+        )
         for option in options:
             yield Step(f"{label}{command} {option}")
     else:
-        waiver = waiver_step(alone=True)
+        waiver = waiver_step(alone=True, wide=[c for c, path, _ in waivable if not path])
     findings = [Finding(Code[c], path, "", flag) for c, path, flag in waivable]
     shown = findings[:WAIVERS_NAMED]
     rest = len(findings) - len(shown)

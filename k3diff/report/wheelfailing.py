@@ -131,9 +131,10 @@ def next_steps(
             still_failing(named(failing)),
             code,
             in_set,
+            _wide(waivable),
         )
     else:
-        steps = [waiver_step(code, alone=True)]
+        steps = [waiver_step(code, alone=True, wide=_wide(waivable))]
     if rebuild is not None:
         steps.insert(0, rebuild)
     stanzas = waiver_stanzas(waivable)
@@ -170,13 +171,32 @@ def unwaivable_step(failing: Sequence[Named]) -> str | None:
     )
 
 
-def waiver_step(code: Callable[[str], str] = str, alone: bool = False) -> str:
+def _wide(findings: Sequence[Finding]) -> list[str]:
+    """The codes of the findings about the wheel as a whole (path `""`), in order."""
+    return [f.code.name for f in findings if not f.path]
+
+
+def waiver_step(
+    code: Callable[[str], str] = str, alone: bool = False, wide: Sequence[str] = ()
+) -> str:
     """The step that introduces the waiver stanzas: the last of the native steps (`or …`), or
-    the only one when no native finding fails."""
+    the only one when no native finding fails. `wide`: the codes of the findings among them
+    about the wheel as a whole (W605, W630, …), whose path is `""`: a waiver's `path` is a
+    glob on the finding's path, so `""` (or `*`) covers them, and `""` no entry's finding."""
     accept = "accept" if alone else "or accept"
+    said = "each stanza below names one exact path"
+    if wide:
+        codes = list(dict.fromkeys(wide))  # each once, in order
+        whole = "is" if len(codes) == 1 else "are"
+        empty = code('path = ""')
+        said = (
+            f"{said}; {', '.join(codes)}, about the wheel as a whole, {whole} waived by "
+            f"{empty}, which covers no entry's finding"
+        )
+    noun = "finding" if wide else "file"
     return (
-        f"{accept} each reviewed file with a waiver, one {code('[[waiver]]')} per code and path "
-        f"in a TOML file given with {code('--waivers FILE')} (each stanza below names one exact path):"
+        f"{accept} each reviewed {noun} with a waiver, one {code('[[waiver]]')} per code and "
+        f"path in a TOML file given with {code('--waivers FILE')} ({said}):"
     )
 
 
@@ -187,6 +207,7 @@ def native_steps(
     still: Sequence[Named],
     code: Callable[[str], str] = str,
     in_set: Sequence[str] | None = None,
+    wide: Sequence[str] = (),
 ) -> list[str]:
     """The next steps for failing native findings (`native`, with `still` failing under
     `--allow-native-changes`): `--explain` (where `changed` native entries were not explained),
@@ -215,7 +236,7 @@ def native_steps(
         f"{code('--allow-native-changes')}: reports the native changes without failing on them "
         f"({counted(list(native), thousands=False)}); {then}"
     )
-    steps.append(waiver_step(code))
+    steps.append(waiver_step(code, wide=wide))
     return steps
 
 

@@ -212,19 +212,24 @@ def filename_findings(base: NamedWheel, patch: NamedWheel) -> Iterator[Finding]:
     yield from narrowing_findings(base, patch)
 
 
-def installing_tags(wheel: NamedWheel) -> tuple[frozenset[str], str]:
-    """The tags pip installs the wheel by, and where they were read: its filename's, else
-    (a file not named as a wheel, which pip refuses) its WHEEL file's `Tag:` lines."""
+def installing_tags(wheel: NamedWheel) -> tuple[frozenset[str], str, str]:
+    """The tags pip installs the wheel by, where they were read, and as written there: its
+    filename's, else (a file not named as a wheel, which pip refuses) its WHEEL file's `Tag:`
+    lines."""
     named = parse_wheel_filename(wheel.path)
     if named is not None:
-        return named.tags, "filename"
-    return expand_all(wheel.identity.tags), "WHEEL Tag lines"
+        written = "-".join(PurePath(wheel.path).name.removesuffix(".whl").split("-")[-3:])
+        return named.tags, "filename", written
+    return expand_all(wheel.identity.tags), "WHEEL Tag lines", ", ".join(wheel.identity.tags)
 
 
 def narrowing_findings(base: NamedWheel, patch: NamedWheel) -> Iterator[Finding]:
     """W630 when some system the base's tags install on is not one the patch's do
-    (`k3diff.wheel.systems`); a patch whose tags hold every base tag only widens."""
-    (base_tags, source), (patch_tags, patch_source) = map(installing_tags, (base, patch))
+    (`k3diff.wheel.systems`); a patch whose tags hold every base tag only widens. The tags are
+    said as the filename (or WHEEL) writes them, in its order."""
+    (base_tags, source, base_text), (patch_tags, patch_source, patch_text) = map(
+        installing_tags, (base, patch)
+    )
     if not base_tags or not patch_tags or base_tags <= patch_tags:
         return
     from k3diff.wheel.systems import dropped  # only for a pair whose tags differ
@@ -238,6 +243,6 @@ def narrowing_findings(base: NamedWheel, patch: NamedWheel) -> Iterator[Finding]
         yield Finding(
             Code.W630,
             "",
-            f"pip installs the base ({compress(base_tags)}) and not the patch "
-            f"({compress(patch_tags)}) on {describe(lost)} (tags read from the {read})",
+            f"pip installs the base ({base_text}) and not the patch ({patch_text}) on "
+            f"{describe(lost)} (tags read from the {read})",
         )

@@ -160,7 +160,8 @@ def install_check(
         entry_points = ()
     scripts = [ep.name for ep in entry_points if ep.group in SCRIPT_GROUPS]
     console = {ep.name: ep.value for ep in entry_points if ep.group == "console_scripts"}
-    targets = wheel_targets(archive, wheel_text)
+    tags = installing_tags(archive, wheel_text)
+    targets = target_pythons(tags)
     # pip writes every console script, then every GUI script, each over any file there: two
     # that resolve to one file are told apart by their group and declared name (W615).
     generated = [
@@ -211,9 +212,7 @@ def install_check(
     ]
     checks += [
         Finding(Code.W629, path, f"in the {side} wheel: {reason}")
-        for path, reason in version_bound(
-            str(archive.path), joined, view.files, targets, requires_python
-        )
+        for path, reason in version_bound(joined, view.files, tags, requires_python)
     ]
     checks += [
         Finding(
@@ -249,14 +248,13 @@ def _directories(
     return [entry for entry in archive.entries if entry.is_dir]
 
 
-def wheel_targets(archive: ZipArchive, wheel_text: str | None) -> TargetPythons:
-    """The Pythons and platforms of the wheel's filename tags (what pip selects it by), else of
-    its WHEEL file's Tag lines."""
+def installing_tags(archive: ZipArchive, wheel_text: str | None) -> frozenset[str]:
+    """The tags pip selects the wheel by: its filename's, else its WHEEL file's Tag lines."""
     filename = parse_wheel_filename(str(archive.path))
     if filename is not None:
-        return target_pythons(filename.tags)
+        return filename.tags
     headers = HeaderParser().parsestr(wheel_text or "", headersonly=True)
-    return target_pythons(expand_all(str(tag) for tag in headers.get_all("Tag") or ()))
+    return expand_all(str(tag) for tag in headers.get_all("Tag") or ())
 
 
 def _member(archive: ZipArchive, name: str) -> ZipEntry | None:

@@ -63,7 +63,15 @@ PYPY = 11
 """PyPy 3.11: the newest PyPy a system is made for, unless a tag names a newer (PyPy from 3.6,
 the first with the `pp73` ABI)."""
 
+GRAALPY_FIRST = 10
+"""GraalPy 23.0's Python, 3.10: the first GraalPy release."""
+GRAALPY = 12
+"""GraalPy 25's Python, 3.12: the newest GraalPy a system is made for, unless a tag names a
+newer."""
+
 INTERPRETER = lazy(r"([a-z]+)(\d)(\d*)")
+_FLAGS = lazy(r"[a-z]*")
+"""A CPython build's ABI flags after its version (`cp313t`, `cp37m`)."""
 _SLOT = "k3diff-platform"
 """A stand-in platform: the tags packaging lists on it are the ones listed on every platform."""
 
@@ -101,11 +109,9 @@ def dropped(
     cannot read excludes nothing); the patch is judged by its tags alone."""
     base_tags, patch_tags = frozenset(base), frozenset(patch)
     parsed = [parts for parts in (t.split("-") for t in base_tags | patch_tags) if len(parts) == 3]
-    pythons = {python for python, _, _ in parsed}  # each part read once, however many tags
-    horizon = min(max([HORIZON, *(minor_of(python) + 1 for python in pythons)]), NEWEST)
+    newest = _Newest.of({python for python, _, _ in parsed})  # each part read once
     tops = family_tops({platform for _, _, platform in parsed})
-    pypy = min(max([PYPY, *(minor_of(p) for p in pythons if p.startswith("pp"))]), NEWEST)
-    checked, unchecked = _systems(base_tags, horizon, pypy, tops)
+    checked, unchecked = _systems(base_tags, newest, tops)
     admitted = python_admits(requires_python)
     base_installs, patch_installs = _Installs(base_tags), _Installs(patch_tags)
     by_platform: dict[Platform, list[System]] = defaultdict(list)
@@ -121,11 +127,45 @@ def dropped(
             and base_installs(s, names)
             and not patch_installs(s, names)
         ]
-    return Dropped(sorted(lost), horizon, tops, unchecked)
+    return Dropped(sorted(lost), newest.horizon, tops, unchecked)
+
+
+def installs_on(tags: Iterable[str], horizon: int = HORIZON) -> tuple[list[tuple[str, str]], int]:
+    """The (interpreter, ABI) of each Python the expanded `tags` install on, on some platform
+    (W629, `k3diff.wheel.versionbound`): those their Python and ABI parts name, as a base's
+    systems are made, where packaging lists one of the parts for that interpreter; and the
+    horizon, the newest CPython minor version made (at least `horizon`), which stands for
+    every later one."""
+    heads = {(p[0], p[1]) for p in (t.split("-") for t in tags) if len(p) == 3}
+    newest = _Newest.of({python for python, _ in heads}, horizon)
+    named = {i for python, abi in heads for i in _interpreters(python, abi, newest)}
+    found = [i for i in named if not heads.isdisjoint(chain(*_supported(*i)))]
+    return sorted(found), newest.horizon
+
+
+class _Newest(NamedTuple):
+    """The newest version of each interpreter kind a system is made for."""
+
+    horizon: int
+    """CPython: `HORIZON`, or one past the newest a tag names."""
+    pypy: int
+    """PyPy: `PYPY`, or the newest a tag names."""
+    graalpy: int
+    """GraalPy: `GRAALPY`, or the newest a tag names."""
+
+    @classmethod
+    def of(cls, pythons: Iterable[str], horizon: int = HORIZON) -> _Newest:
+        """The bounds for the interpreter parts `pythons` of some tags (each capped: `NEWEST`)."""
+        minors = [(python, minor_of(python)) for python in pythons]
+        return cls(
+            min(max([horizon, *(minor + 1 for _, minor in minors)]), NEWEST),
+            min(max([PYPY, *(m for p, m in minors if p.startswith("pp"))]), NEWEST),
+            min(max([GRAALPY, *(m for p, m in minors if p.startswith("graalpy"))]), NEWEST),
+        )
 
 
 def _systems(
-    base_tags: frozenset[str], horizon: int, pypy: int, tops: dict[tuple[str, str], tuple[int, ...]]
+    base_tags: frozenset[str], newest: _Newest, tops: dict[tuple[str, str], tuple[int, ...]]
 ) -> tuple[list[System], int]:
     """The systems the base's tags name, sorted, at most `MAX_SYSTEMS`, and how many more at
     most (a system two tags name may be counted twice). Each (Python, ABI) part's platforms
@@ -137,7 +177,7 @@ def _systems(
             heads[(parts[0], parts[1])].add(parts[2])
     groups: dict[tuple[str, ...], set[tuple[str, str]]] = defaultdict(set)
     for (python, abi), tags in heads.items():
-        interpreters = set(_interpreters(python, abi, horizon, pypy))
+        interpreters = set(_interpreters(python, abi, newest))
         if interpreters:
             groups[_oldest(tags)] |= interpreters
     systems: set[System] = set()
@@ -205,17 +245,18 @@ def minor_of(python: str) -> int:
     return number(match.group(3)) if match and match.group(2) == "3" and match.group(3) else 0
 
 
-def _interpreters(
-    python: str, abi: str, horizon: int, pypy: int = PYPY
-) -> Iterator[tuple[str, str]]:
+def _interpreters(python: str, abi: str, newest: _Newest) -> Iterator[tuple[str, str]]:
     """(interpreter, ABI) of each system a base tag's Python and ABI parts name: `py3` every
-    CPython (default and free-threaded) and PyPy from its version on (PyPy to `pypy`, the
-    newest a tag names, at least `PYPY`); `cpXY-none` both CPython builds of 3.Y; abi3 the
-    default builds, abi3t the free-threaded ones (which exist from 3.13)."""
+    CPython (default and free-threaded), PyPy and GraalPy from its version on (each up to the
+    newest a tag names, at least `newest`'s); `cpXY-none` both CPython builds of 3.Y; abi3 the
+    default builds, abi3t the free-threaded ones (which exist from 3.13). A GraalPy system's ABI
+    is `none`: it stands for every GraalPy release of that Python, whose ABI tags name the
+    release (`graalpy242_311_native`)."""
     match = INTERPRETER.fullmatch(python)
     if match is None or match.group(2) != "3":
         return  # Python 2, which pip 26 never selects, or no interpreter packaging names
     kind, minor = match.group(1), number(match.group(3) or "0")
+    horizon = newest.horizon
     if minor > NEWEST:
         return
     if kind == "py" or (kind == "cp" and abi == "abi3"):
@@ -223,14 +264,15 @@ def _interpreters(
     if kind == "py" or (kind == "cp" and abi == "abi3t"):
         yield from ((f"cp3{v}", f"cp3{v}t") for v in range(max(minor, FREE), horizon + 1))
     if kind == "py":
-        top = max(PYPY, pypy)
-        yield from ((f"pp3{v}", f"pypy3{v}_pp73") for v in range(max(minor, 6), top + 1))
+        yield from ((f"pp3{v}", f"pypy3{v}_pp73") for v in range(max(minor, 6), newest.pypy + 1))
+        graalpy = range(max(minor, GRAALPY_FIRST), newest.graalpy + 1)
+        yield from ((f"graalpy3{v}", "none") for v in graalpy)
     elif kind == "cp" and abi == "none":
         yield python, _default_abi(minor)
         if minor >= FREE:
             yield python, f"cp3{minor}t"
-    elif kind == "cp" and abi not in ("abi3", "abi3t"):
-        yield python, abi
+    elif kind == "cp" and abi.startswith(python) and _FLAGS.fullmatch(abi[len(python) :]):
+        yield python, abi  # a build's own ABI (`cp311-cp312`, of a compressed set, is none)
     elif kind == "pp" and abi == "none" and match.group(3):
         yield python, f"pypy{python.removeprefix('pp')}_pp73"  # every PyPy has its own ABI
     elif kind != "cp" and match.group(3):

@@ -7,8 +7,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from itertools import groupby
 
-from k3diff.wheel.systems import INTERPRETER, MAX_SYSTEMS, Dropped, System, minor_of
-from k3diff.wheel.tagplatforms import Platform
+from k3diff.wheel.systems import INTERPRETER, MAX_SYSTEMS, Dropped, minor_of
+from k3diff.wheel.tagplatforms import Platform, next_mac_release
 
 
 def describe(found: Dropped, limit: int = 6) -> str:
@@ -19,9 +19,10 @@ def describe(found: Dropped, limit: int = 6) -> str:
     unchecked (`MAX_SYSTEMS`)."""
     minors: dict[tuple[str, Platform], set[int]] = defaultdict(set)
     for system in found.systems:
-        minors[(_kind(system), system.platform)].add(minor_of(system.interpreter))
+        kind = kind_of(system.interpreter, system.abi)
+        minors[(kind, system.platform)].add(minor_of(system.interpreter))
     by_platform: dict[str, list[str]] = {}  # one platform's kinds said together, in order
-    ordered = sorted(minors.items())
+    ordered = sorted(minors.items(), key=lambda i: (i[0][0].lower(), i[0][1]))  # CPython first
     for (kind, (family, arch)), group in groupby(ordered, key=lambda i: (i[0][0], i[0][1][:2])):
         top = found.tops.get((family, "" if family == "macos" else arch))
         runs: list[tuple[str, list[tuple[int, ...]]]] = []
@@ -46,19 +47,39 @@ def describe(found: Dropped, limit: int = 6) -> str:
     return "; ".join(said) + unchecked
 
 
-def _kind(system: System) -> str:
-    """The interpreter kind, its ABI where it is not the version's default build's."""
-    match = INTERPRETER.fullmatch(system.interpreter)
-    name = match.group(1) if match else system.interpreter
+_BUILDS = {"": "", "t": "free-threaded ", "d": "debug ", "td": "free-threaded debug "}
+"""A CPython build by its ABI flags (PEP 3149's `d`, PEP 703's `t`)."""
+
+
+def pythons(found: Iterable[tuple[str, str]], horizon: int) -> str:
+    """Pythons (interpreter, ABI) said as W630 says a platform's, `CPython 3.0-3.10, 3.12+,
+    PyPy 3.6-3.11`: each kind's versions, a CPython run reaching `horizon` open (W629)."""
+    minors: dict[str, set[int]] = defaultdict(set)
+    for interpreter, abi in found:
+        minors[kind_of(interpreter, abi)].add(minor_of(interpreter))
+    ordered = sorted(minors.items(), key=lambda item: item[0].lower())  # CPython builds first
+    return ", ".join(f"{kind} {_versions(v, horizon, kind)}" for kind, v in ordered)
+
+
+def kind_of(interpreter: str, abi: str) -> str:
+    """The interpreter kind, its ABI where it is not the version's default build's: `CPython`,
+    `free-threaded CPython`, `debug CPython` (`cp313d`), `PyPy`, `GraalPy` (every release)."""
+    match = INTERPRETER.fullmatch(interpreter)
+    name = match.group(1) if match else interpreter
+    if name == "cp" and abi.startswith(interpreter):
+        flags = abi.removeprefix(interpreter)
+        flags = flags[:-1] if flags.endswith("m") else flags  # pymalloc's, before 3.8
+        build = _BUILDS.get(flags)
+        if build is not None:
+            return f"{build}CPython"
     if name == "cp":
-        flags = system.abi.removeprefix(system.interpreter)
-        if flags in ("", "m") and system.abi.startswith(system.interpreter):
-            return "CPython"
-        return "free-threaded CPython" if flags == "t" else f"CPython (ABI {system.abi})"
-    if name == "pp" and system.abi == f"pypy{system.interpreter.removeprefix('pp')}_pp73":
+        return f"CPython (ABI {abi})"
+    if name == "pp" and abi == f"pypy{interpreter.removeprefix('pp')}_pp73":
         return "PyPy"
+    if name == "graalpy" and abi == "none":
+        return "GraalPy"
     label = {"pp": "PyPy", "graalpy": "GraalPy", "ip": "IronPython", "jy": "Jython"}.get(name)
-    return f"{label or system.interpreter} ({system.abi})"
+    return f"{label or interpreter} ({abi})"
 
 
 def _versions(minors: Iterable[int], horizon: int, kind: str) -> str:
@@ -81,10 +102,11 @@ def _versions(minors: Iterable[int], horizon: int, kind: str) -> str:
 
 
 def _after(family: str, version: tuple[int, ...]) -> tuple[int, ...]:
-    """The next version of a platform family: glibc 2.18 after 2.17, macOS 11 after 10.15."""
-    if family == "macos" and version == (10, 15):
-        return (11, 0)
-    if (family == "macos" and version[0] >= 11) or (family == "ios" and version[1] >= 9):
+    """The next version of a platform family: glibc 2.18 after 2.17, macOS 11 after 10.15, 26
+    after 15."""
+    if family == "macos":
+        return next_mac_release(version)
+    if family == "ios" and version[1] >= 9:
         return (version[0] + 1, 0)
     return (*version[:-1], version[-1] + 1) if version else ()
 

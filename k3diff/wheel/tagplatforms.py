@@ -154,9 +154,24 @@ def _ios_versions(start: tuple[int, ...], top: tuple[int, ...]) -> list[tuple[in
 
 
 def _mac_versions(start: tuple[int, ...], top: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """macOS releases from `start` to `top`: 10.Y each year to 10.15, then 11, 12, …"""
-    tenths = [(10, minor) for minor in range(start[1], 16)] if start[0] == 10 else []
-    return [*tenths, *((major, 0) for major in range(max(start[0], 11), top[0] + 1))] or [start]
+    """macOS releases from `start` to `top` (`mac_releases`)."""
+    return [v for v in mac_releases(top) if start <= v]
+
+
+def mac_releases(top: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """The macOS releases up to `top`: 10.0 to 10.15, then 11 to 15, then 26 on (Apple named
+    the 2025 release for the year). packaging's `mac_platforms` lists a tag for every major
+    version between (`macosx_20_0` on macOS 26), which no Mac runs: none is a system."""
+    tenths = [(10, minor) for minor in range(16)]
+    majors = [(major, 0) for major in (*range(11, 16), *range(26, NEWEST + 1))]
+    return [v for v in (*tenths, *majors) if v <= top]
+
+
+def next_mac_release(version: tuple[int, ...]) -> tuple[int, ...]:
+    """The macOS release after `version`: 10.15 → 11, 15 → 26 (`mac_releases`)."""
+    if version[0] == 10:
+        return (10, version[1] + 1) if version[1] < 15 else (11, 0)
+    return (version[0] + 1, 0) if version[0] != 15 else (26, 0)
 
 
 def platform_tags(platform: Platform) -> frozenset[str]:

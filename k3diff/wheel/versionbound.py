@@ -1,182 +1,248 @@
 """Extensions no Python the wheel installs on imports (W629).
 
-CPython's import system finds an extension module `NAME` in a directory by the suffixes of
-`importlib.machinery.EXTENSION_SUFFIXES`, on CPython 3.11 for x86-64 Linux
-`.cpython-311-x86_64-linux-gnu.so`, `.abi3.so`, `.so` (on Windows `.cp311-win_amd64.pyd`,
-`.pyd`). A file named for one version (`_C.cpython-312-x86_64-linux-gnu.so`,
-`_C.cp312-win_amd64.pyd`) is found by that version alone. pip installs a wheel by its tags, so
-a module whose only files are named for some versions is missing on every other version the
-tags admit: `import pkg._C` fails there, though the wheel installed. A `cp311-cp311` wheel
-built by a 3.12 interpreter ships `_C.cpython-312-….so` and imports nowhere pip installs it; a
-`py3-none-PLATFORM` wheel with `_C.cpython-311-….so` imports on 3.11 alone. A module with a
-file of no version (`_C.abi3.so`, `_C.so`, `_C.pyd`) is found on every version, and an abi3
-wheel's version-bound names are A123/W625's (`k3diff.wheel.abi3`).
+An import system finds an extension module `NAME` in a directory by the suffixes of its
+`importlib.machinery.EXTENSION_SUFFIXES`, each naming the ABI it loads (PEP 3149):
 
-Tags open-ended in version are judged alike: a `py3-none-PLATFORM` wheel (or `py38-none-…`)
-installs on every Python 3 (from 3.8 on), so `_C.cpython-311-….so` alone imports on 3.11 and
-fails on 3.0-3.10 and 3.12 and later, which pip installs it on as readily: `pip install` on 3.13
-puts a wheel there that does not import (tags66; before, such wheels were not judged). A wheel
-whose tags k3diff cannot read at all (no wheel filename, no `Tag:` line) is not judged.
+* CPython on Linux and macOS (`Python/dynload_shlib.c`): `.{SOABI}.so`, `SOABI` being
+  `cpython-3Y` with the build's ABI flags (`m` for pymalloc before 3.8, `d` for a debug build,
+  `t` for a free-threaded one, PEP 703) and the platform (`.cpython-313t-x86_64-linux-gnu.so`,
+  `.cpython-313-darwin.so`); then, on a build with the GIL, the stable ABI's `.abi3.so` (3.15
+  adds `.abi3-PLATFORM.so`); on 3.15 and later, either build, `.abi3t.so` and
+  `.abi3t-PLATFORM.so` (PEP 803); then `.so`. A free-threaded 3.13 or 3.14 lists `.abi3.so`
+  too, but an abi3 extension crashes it (cpython#120901), and 3.15 drops it (cpython#146636);
+  pip never installs an abi3 tag there (packaging's `_abi3_applies`), so it is not counted.
+* CPython on Windows (`Python/dynload_win.c`): `.cp3Y-PLATFORM.pyd`, `t` after the version on
+  a free-threaded build (`.cp313t-win_amd64.pyd`), `_d` before it on a debug one; then `.pyd`.
+* PyPy: `.pypy3Y-pp73-PLATFORM.so` (`.pyd` on Windows) alone: no stable ABI, no bare `.so`
+  (pypy/pypy#4011). GraalPy: its own ABI's (`.graalpy242-311-native-x86_64-linux.so`).
 
-The Pythons are the tags' narrowed by the wheel's own `Requires-Python` (left66): pip installs
-a wheel only on a Python its METADATA's specifier admits (`check_requires_python`), so a
-`py3-none-manylinux…` wheel holding `_C.cpython-311-….so` alone with `Requires-Python:
-==3.11.*` installs on 3.11 alone, and imports there. A specifier pip cannot parse narrows
-nothing (pip warns and installs the wheel). The field is the one `wheels` and `audit` read for
-the wheel's identity, passed in (no second read of METADATA), and parsed only for a wheel with
-a version-bound module.
+A file's suffix so names the Pythons that find it, read as packaging reads the running
+interpreter's ABI tag from its `EXT_SUFFIX` (`tags._generic_abi`). pip installs a wheel on a
+Python when packaging lists one of its tags there (`k3diff.wheel.systems.installs_on`: the
+interpreters its tags name, CPython up to a horizon that stands for every later one, and
+narrowed by the wheel's own `Requires-Python`, which pip checks too). A module none of whose
+files a Python the wheel installs on finds is missing there: `import pkg._C` fails though the
+wheel installed. A `cp313-cp313` wheel holding only `_C.cpython-313t-….so`, a `py3-none` one
+holding only `.cpython-311-….so` (PyPy, free-threaded builds and every other version) or only
+PyPy's names, a `cp313-cp313t` one holding only `.abi3.so`.
 
-The version is read from the name (`cpython-3XY`, ABI flags such as `t` and `d` aside; the
-platform part is A125's concern); the module, from the installed path up to the file name's
-first dot, in site-packages (purelib and platlib alike).
+A module with a file whose name names no ABI (`_C.so`, `_C.pyd`, or a suffix k3diff does not
+read) is not judged: CPython finds it everywhere, and a library loaded by `ctypes` is named so
+too (PyPy, which finds no bare `.so`, is not judged for it). A debug build is judged only where
+a tag names its ABI (`cp313d`): packaging gives it the release build's tags too, whose files it
+does not find, which is the debug build's limit, not the wheel's. The module is the installed
+path up to the file name's first dot, in site-packages (purelib and platlib alike). In an abi3
+wheel, a module with a file named for one CPython version is A123/W625's (`k3diff.wheel.abi3`).
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Iterable
+from functools import cache
 from itertools import compress, repeat
+from typing import NamedTuple
 
 from k3diff.lazyre import lazy
-from k3diff.wheel.filename import parse_wheel_filename
 from k3diff.wheel.installed import InstalledFile
-from k3diff.wheel.requirespython import LAST_MINOR, python_admits
-from k3diff.wheel.targets import ANY, TargetPythons, Version, version_number
+from k3diff.wheel.requirespython import python_admits
+from k3diff.wheel.tagplatforms import NEWEST
+from k3diff.wheel.targets import version_number
 
-_BOUND = lazy(r"\.(?:cpython-3(\d+)[a-z]*-[^/.]+|cp3(\d+)-win[^/.]*)\.(?:so|pyd)$")
+Python = tuple[str, str]
+"""An interpreter and its ABI, as packaging tags them: (`cp313`, `cp313t`), (`pp310`,
+`pypy310_pp73`)."""
+
+_SUFFIX = lazy(r"\.([^./]+)\.(so|pyd)$")
+_CPYTHON = lazy(r"cpython-3(\d+)([a-z]*)-[^.]+")
+_WINDOWS = lazy(r"cp3(\d+)(t?)-win[^.]*")
+_STABLE = lazy(r"abi3(t?)(-[^.]+)?")
+_PYPY = lazy(r"pypy3(\d+)-(pp\d+)(?:-[^.]+)?")
+_MARKS = (".cpython-3", ".cp3", ".abi3", ".pypy", ".graalpy")
 _EXTENSION = (".so", ".pyd")
 _MODULES = ("purelib", "platlib")
 _PATH = operator.itemgetter(2)
 
 
+class FileAbi(NamedTuple):
+    """The ABI an extension's file name names, as its suffix says it."""
+
+    kind: str
+    """`cpython` (a POSIX SOABI), `windows` (a tagged `.pyd`), `stable` (abi3 or abi3t),
+    `pypy` or `graalpy`."""
+    minor: int
+    """The Python 3 minor version named; for `stable`, the first CPython that finds it."""
+    abi: str
+    """`cpython`, `windows`: the ABI flags (`t`, `d`); `stable`: `abi3` or `abi3t`; `pypy`,
+    `graalpy`: the ABI tag (`pypy310_pp73`, `graalpy242_311_native`)."""
+
+    def finds(self, python: Python) -> bool:
+        """True when the import system of `python` finds a file of this name."""
+        interpreter, abi = python
+        if self.kind == "pypy" or self.kind == "graalpy":
+            return abi == self.abi
+        if not interpreter.startswith("cp") or not abi.startswith(interpreter):
+            return False
+        minor, flags = version_number(interpreter[3:] or "0"), abi.removeprefix(interpreter)
+        if self.kind == "stable":
+            return minor >= self.minor and (self.abi == "abi3t" or "t" not in flags)
+        if self.kind == "windows":  # no pymalloc flag in a .pyd's name
+            flags = flags.removesuffix("m")
+        return minor == self.minor and flags == self.abi
+
+    def named(self) -> Python | str:
+        """The one Python the name is for, or the stable ABI it is for said."""
+        if self.kind == "stable":
+            return "CPython 3.15+ (abi3t)" if self.abi == "abi3t" else "the stable ABI (abi3)"
+        if self.kind == "pypy":
+            return f"pp3{self.minor}", self.abi
+        if self.kind == "graalpy":
+            return f"GraalPy ({self.abi})"
+        return f"cp3{self.minor}", f"cp3{self.minor}{self.abi}"
+
+
+def file_abi(name: str) -> FileAbi | None:
+    """The ABI a file name's suffix names, None for a suffix of no ABI (`.so`, `.pyd`) or one
+    k3diff does not read."""
+    return _suffix_abi(name.partition(".")[2])
+
+
+@cache
+def _suffix_abi(suffix: str) -> FileAbi | None:
+    """`file_abi` of the part of a name after its module (read once: a wheel's hundreds of
+    extensions share a few)."""
+    found = _SUFFIX.search(f".{suffix}")
+    if found is None:
+        return None
+    tag, posix = found.group(1), found.group(2) == "so"
+    if posix and (match := _CPYTHON.fullmatch(tag)):
+        return FileAbi("cpython", version_number(match.group(1)), match.group(2))
+    if not posix and (match := _WINDOWS.fullmatch(tag)):
+        return FileAbi("windows", version_number(match.group(1)), match.group(2))
+    if posix and (match := _STABLE.fullmatch(tag)):
+        tagged = match.group(1) or match.group(2)  # abi3t, or a platform: 3.15's suffixes
+        return FileAbi("stable", 15 if tagged else 2, f"abi3{match.group(1)}")
+    if match := _PYPY.fullmatch(tag):
+        return FileAbi(
+            "pypy", version_number(match.group(1)), f"pypy3{match.group(1)}_{match.group(2)}"
+        )
+    if tag.startswith("graalpy"):  # packaging: the first three parts of its SOABI
+        return FileAbi("graalpy", 0, "_".join(tag.split("-")[:3]).replace(".", "_"))
+    return None
+
+
 def version_bound(
-    wheel: str,
     joined: str,
     files: Iterable[InstalledFile],
-    targets: TargetPythons,
+    tags: Iterable[str],
     requires_python: str | None = None,
 ) -> list[tuple[str, str]]:
-    """W629's extensions of the wheel named `wheel`, looked for only where a name holds a
-    version's suffix (`joined`: its entry names joined by NULs) and the wheel is not abi3 (whose
-    such names are A123/W625's); `requires_python`: its METADATA's field, as read for its
-    identity."""
-    if ".cpython-3" not in joined and ".cp3" not in joined:
+    """W629's extensions, looked for only where a name holds an ABI's suffix (`joined`: the
+    wheel's entry names joined by NULs); `tags`: those pip installs it by (expanded);
+    `requires_python`: its METADATA's field, as read for its identity."""
+    if not any(map(str.__contains__, repeat(joined), _MARKS)):
         return []  # nearly every wheel but the native ones
-    filename = parse_wheel_filename(wheel)
-    if filename is not None and any("-abi3-" in tag for tag in filename.tags):
-        return []
-    return unimportable(files, targets, requires_python)
+    return unimportable(files, frozenset(tags), requires_python)
 
 
 def unimportable(
-    files: Iterable[InstalledFile], targets: TargetPythons, requires_python: str | None = None
+    files: Iterable[InstalledFile], tags: frozenset[str], requires_python: str | None = None
 ) -> list[tuple[str, str]]:
-    """(entry, why) for each extension file of a module whose files are all named for
-    CPython versions, where the wheel's tags (narrowed by its `requires_python`) admit a
-    version none of them is named for."""
-    modules: dict[str, dict[Version, list[InstalledFile]]] = {}
-    generic: set[str] = set()
+    """(entry, why) for each extension file of a module whose every file names an ABI, where
+    some Python the wheel's `tags` (narrowed by its `requires_python`) install it on finds
+    none of them."""
+    modules: dict[str, list[tuple[InstalledFile, FileAbi]]] = {}
+    plain: set[str] = set()
     files = list(files)  # the extensions picked in C: a wheel of twelve thousand has a few
     for file in compress(files, map(str.endswith, map(_PATH, files), repeat(_EXTENSION))):
         if file.scheme not in _MODULES:
             continue
         head, _, name = file.path.rpartition("/")
         module = f"{head}/{name.partition('.')[0]}"
-        found = _BOUND.search(name)
-        if found is None:
-            generic.add(module)
-            continue
-        version = (3, version_number(found.group(1) or found.group(2)))
-        modules.setdefault(module, {}).setdefault(version, []).append(file)
+        abi = file_abi(name)
+        if abi is None:
+            plain.add(module)
+        else:
+            modules.setdefault(module, []).append((file, abi))
+    stable = any(tag.split("-")[1:2] == ["abi3"] for tag in tags)
+    judged = {
+        module: named
+        for module, named in modules.items()
+        if module not in plain
+        and not (stable and any(abi.kind in ("cpython", "windows") for _, abi in named))
+    }
+    if not judged:
+        return []
+    pythons, horizon, said = installs_on(tags, requires_python)
+    from k3diff.wheel.systemtext import pythons as said_pythons
+
+    finding = {abi: {p for p in pythons if abi.finds(p)} for abi in _abis(judged.values())}
     problems: list[tuple[str, str]] = []
-    if all(module in generic for module in modules):
-        return problems
-    targets, said = installs_on(targets, requires_python)
-    for module, versions in modules.items():
-        if module in generic:
+    for module, named in judged.items():
+        found = set().union(*(finding[abi] for _, abi in named))
+        missing = [p for p in pythons if p not in found]
+        if not missing:
             continue
-        missing = _missing(set(versions), targets)
-        if missing is None:
-            continue
-        named = ", ".join(f"{v[0]}.{v[1]}" for v in sorted(versions))
         dotted = module.partition("/")[2].replace("/", ".")
-        for version_files in versions.values():
-            for file in version_files:
-                problems.append(
-                    (
-                        file.entry,
-                        f"named for CPython {named} alone, while its tags{said} install it "
-                        f"on {_described(targets)}: on {missing} 'import {dotted}' finds no file "
-                        "(no version-free .abi3.so or .so beside it)",
-                    )
-                )
+        why = (
+            f"named for {_named_text([abi for _, abi in named])} alone, while its tags{said} "
+            f"install it on {said_pythons(pythons, horizon)}: on "
+            f"{said_pythons(missing, horizon)} 'import {dotted}' finds no file of it"
+        )
+        problems += [(file.entry, why) for file, _ in named]
     return problems
 
 
-def installs_on(targets: TargetPythons, requires_python: str | None) -> tuple[TargetPythons, str]:
-    """The Pythons pip installs the wheel on: its tags' (`targets`) narrowed by its
-    `requires_python`; and, where that narrowed them, ` and Requires-Python SPEC` for the
-    finding. Minor versions up to LAST_MINOR are judged one by one; a run of them reaching it
-    from tags open in version stays open (`3.12 and later`)."""
-    if not requires_python or targets is ANY:
-        return targets, ""
+def _abis(modules: Iterable[list[tuple[InstalledFile, FileAbi]]]) -> set[FileAbi]:
+    """The distinct ABIs the modules' files name."""
+    return {abi for named in modules for _, abi in named}
+
+
+def installs_on(tags: frozenset[str], requires_python: str | None) -> tuple[list[Python], int, str]:
+    """The Pythons pip installs the wheel on (`systems.installs_on`) that its
+    `requires_python` admits, the horizon (the newest CPython judged, which stands for every
+    later one, past any a specifier excludes above it), and, where the specifier excluded
+    one, ` and Requires-Python SPEC` for the finding."""
+    from k3diff.wheel.systems import installs_on as tags_install_on
+    from k3diff.wheel.systems import minor_of
+
+    found, horizon = tags_install_on(tags)
+    if not requires_python:
+        return found, horizon, ""
     admits = python_admits(requires_python)
-    minors = {m for m in range(LAST_MINOR + 1) if targets.admits((3, m)) and admits(m)}
-    open_from = targets.open_from
-    if open_from is not None and open_from[1] <= LAST_MINOR:
-        start = LAST_MINOR + 1
-        while start - 1 in minors:
-            start -= 1
-        open_from = (3, start) if start <= LAST_MINOR else None
-    exact = {(3, m) for m in minors if open_from is None or m < open_from[1]}
-    exact |= {v for v in targets.exact if v[1] > LAST_MINOR and admits(v[1])}
-    narrowed = TargetPythons(frozenset(exact), open_from, targets.windows, targets.elsewhere)
-    if narrowed == targets:
-        return targets, ""
-    return narrowed, f" and Requires-Python {requires_python[:80]!r}"
+    open_run = any(p[0] == f"cp3{horizon}" for p in found)  # tags open in version
+    top = _open_from(requires_python, horizon) if open_run else horizon
+    if top > horizon:
+        found, horizon = tags_install_on(tags, top)
+    kept = [p for p in found if admits(minor_of(p[0]))]
+    if len(kept) == len(found):
+        return found, horizon, ""
+    return kept, horizon, f" and Requires-Python {requires_python[:80]!r}"
 
 
-def _missing(named: set[Version], targets: TargetPythons) -> str | None:
-    """The versions the tags admit that no file is named for, said (`3.0-3.10, 3.12 and
-    later` for `py3`); None when there is none, or the tags could not be read (`ANY`)."""
-    if targets is ANY:
-        return None
-    start = targets.open_from
-    missing = _spans([v for v in sorted(targets.exact - named) if start is None or v < start])
-    if targets.open_from is not None:
-        low = targets.open_from[1]
-        for _, minor in sorted(v for v in named if v >= targets.open_from):
-            if minor > low:
-                missing.append(_version((3, low), (3, minor - 1)))
-            low = max(low, minor + 1)
-        missing.append(f"{_version((3, low))} and later")
-    return ", ".join(missing) if missing else None
+@cache
+def _open_from(requires_python: str, horizon: int) -> int:
+    """The CPython minor version from which on the specifier admits every one (`>=3.25`:
+    3.25; `!=3.25.*`: 3.26) or none (`<3.25`: 3.25), at least `horizon`: the one that stands
+    for every later version, so that `+` in the finding is true. (Once per specifier: a pair's
+    wheels mostly share theirs.)"""
+    admits = python_admits(requires_python)
+    admitted = [m for m in range(horizon, NEWEST + 1) if admits(m)]
+    if not admitted:
+        return horizon
+    if admitted[-1] < NEWEST:
+        return admitted[-1] + 1
+    start = NEWEST
+    while start - 1 in admitted:
+        start -= 1
+    return start
 
 
-def _described(targets: TargetPythons) -> str:
-    """The versions `targets` admit (`TargetPythons.describe`), a run of three or more as one
-    span (`3.0-3.11`: a Requires-Python below 3.12 narrows `py3` to twelve)."""
-    parts = _spans(sorted(targets.exact))
-    if targets.open_from is not None:
-        parts.append(f"{_version(targets.open_from)} and later")
-    return ", ".join(parts) or "none"
+def _named_text(abis: list[FileAbi]) -> str:
+    """What the module's files are named for: `CPython 3.11-3.12`, `the stable ABI (abi3)`."""
+    from k3diff.wheel.systemtext import pythons as said_pythons
 
-
-def _spans(versions: list[Version]) -> list[str]:
-    """Sorted versions said one by one, a run of three or more consecutive ones as a span."""
-    runs: list[list[Version]] = []
-    for version in versions:
-        if runs and runs[-1][-1] == (version[0], version[1] - 1):
-            runs[-1].append(version)
-        else:
-            runs.append([version])
-    said = []
-    for run in runs:
-        said += [_version(run[0], run[-1])] if len(run) > 2 else [_version(v) for v in run]
-    return said
-
-
-def _version(first: Version, last: Version | None = None) -> str:
-    """`3.11`, or `3.0-3.10` from `first` to `last`."""
-    said = f"{first[0]}.{first[1]}"
-    return said if last is None or last == first else f"{said}-{last[0]}.{last[1]}"
+    named = [abi.named() for abi in abis]
+    exact = [n for n in named if isinstance(n, tuple)]
+    words = sorted({n for n in named if isinstance(n, str)})
+    return ", ".join(([said_pythons(exact, NEWEST + 1)] if exact else []) + words)

@@ -76,7 +76,8 @@ def _w630(report: dict[str, Any]) -> list[str]:
         (
             "py3-none-any",
             "py3-none-linux_x86_64",
-            "CPython 3.0+, PyPy 3.6-3.11, free-threaded CPython 3.13+ on platforms no tag names "
+            "CPython 3.0+, free-threaded CPython 3.13+, GraalPy 3.10-3.12, PyPy 3.6-3.11 on "
+            "platforms no tag names "
             "(the base's 'any')",
         ),
         # One platform of a compressed set dropped: the other two stay.
@@ -109,7 +110,7 @@ def _w630(report: dict[str, Any]) -> list[str]:
         (
             "py39-none-manylinux_2_17_x86_64",
             "cp39-abi3-manylinux_2_17_x86_64",
-            "PyPy 3.9-3.11, free-threaded CPython 3.13+ on glibc 2.17+ x86_64",
+            "free-threaded CPython 3.13+, GraalPy 3.10-3.12, PyPy 3.9-3.11 on glibc 2.17+ x86_64",
         ),
         (
             "cp313-none-win_amd64",
@@ -220,7 +221,8 @@ def test_a_tag_line_dropped_from_wheel_fails_where_wheel_is_what_k3diff_reads(
     assert exit_code == 1
     (detail,) = _w630(report)
     assert detail.endswith(
-        " on CPython 3.0+, PyPy 3.6-3.11, free-threaded CPython 3.13+ on win_amd64 "
+        " on CPython 3.0+, free-threaded CPython 3.13+, GraalPy 3.10-3.12, PyPy 3.6-3.11 on "
+        "win_amd64 "
         "(tags read from the WHEEL Tag lines)"
     )
 
@@ -323,14 +325,15 @@ def test_hostile_version_numbers_are_judged_in_bounded_work(tmp_path: Path) -> N
     exit_code, report = _wheels(base, patch)
     assert exit_code == 1
     assert [d.partition(") on ")[2] for d in _w630(report)] == [
-        "CPython 3.0+, PyPy 3.6-3.11, free-threaded CPython 3.13+ on platforms no tag names "
+        "CPython 3.0+, free-threaded CPython 3.13+, GraalPy 3.10-3.12, PyPy 3.6-3.11 on "
+        "platforms no tag names "
         "(the base's 'any') (tags read from the WHEEL Tag lines)"
     ]
 
 
 def test_a_tag_set_past_the_systems_cap_is_judged_up_to_the_cap(tmp_path: Path) -> None:
-    """3,000 platforms a `py3` tag names are 105,000 systems (CPython 3.0-3.20, free-threaded
-    3.13-3.20 and PyPy 3.6-3.11 on each): the first 100,000 are checked, and the finding says
+    """3,000 platforms a `py3` tag names are 114,000 systems (CPython 3.0-3.20, free-threaded
+    3.13-3.20, PyPy 3.6-3.11 and GraalPy 3.10-3.12 on each): the first 100,000 are checked, and the finding says
     how many more there may be (systems two tags name are counted once each time)."""
     platforms = ".".join(f"plat{i:04d}" for i in range(3000))
     wheel = f"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-{platforms}\n".encode()
@@ -341,7 +344,7 @@ def test_a_tag_set_past_the_systems_cap_is_judged_up_to_the_cap(tmp_path: Path) 
     (detail,) = _w630(report)
     assert exit_code == 1
     assert detail.endswith(
-        " (up to 5,000 more systems not checked: k3diff's cap 100,000) "
+        " (up to 14,000 more systems not checked: k3diff's cap 100,000) "
         "(tags read from the WHEEL Tag lines)"
     ), detail[-200:]
 
@@ -370,3 +373,64 @@ def test_a_tag_line_naming_more_tags_than_the_cap_stands_for_itself(tmp_path: Pa
     patch = write_wheel(tmp_path / "q", "demo", "1.0", FILES, tag="py3-none-any", wheel=wheel)
     exit_code, report = _wheels(base, patch)
     assert exit_code == 0 and not [f for f in report["findings"] if f["code"] == "W605"]
+
+
+def test_the_detail_says_the_tags_in_the_filenames_order(tmp_path: Path) -> None:
+    """abi67: the detail re-sorted a compressed set (`manylinux2014_x86_64.manylinux_2_17_…`),
+    so it named tags in an order no filename had; it now quotes the filename's."""
+    base, patch = _pair(
+        tmp_path,
+        "cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64",
+        "cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64",
+    )
+    (detail,) = _w630(_wheels(base, patch)[1])
+    assert detail.startswith(
+        "pip installs the base (cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64) and not "
+        "the patch (cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64) on "
+    ), detail
+
+
+def test_macos_systems_are_the_releases_macs_run(tmp_path: Path) -> None:
+    """After macOS 15 came macOS 26: `mac_platforms` lists `macosx_16_0` to `macosx_25_0` tags
+    on it, but no Mac runs those releases (abi67: a 15 → 26 bump said `macOS 15-25`)."""
+    assert "macosx_20_0_arm64" in mac_platforms((26, 0), "arm64")  # packaging's listing
+    base, patch = _pair(tmp_path, "cp312-cp312-macosx_15_0_arm64", "cp312-cp312-macosx_26_0_arm64")
+    exit_code, report = _wheels(base, patch)
+    assert exit_code == 1
+    assert [d.partition(") on ")[2] for d in _w630(report)] == [
+        "CPython 3.12 on macOS 15 arm64 (tags read from the filename)"
+    ]
+
+
+def test_graalpy_is_a_python_a_py3_tag_installs_on(tmp_path: Path) -> None:
+    """packaging's `compatible_tags` lists `py3-none-…` for every interpreter, GraalPy's too,
+    so pip on GraalPy installs a `py3` wheel (abi67: GraalPy was not counted, and a `py3` base
+    narrowed to CPython's tags passed where it lost GraalPy alone)."""
+    assert "py3-none-any" in {str(t) for t in compatible_tags((3, 12), "graalpy312", ["any"])}
+    meta = metadata("demo", "1.0", "Requires-Python: ==3.12.*")
+    base = write_wheel(tmp_path / "b", "demo", "1.0", FILES, tag="py3-none-any", meta=meta)
+    patch = write_wheel(tmp_path / "p", "demo", "1.1", FILES, tag="cp312-none-any")
+    exit_code, report = _wheels(base, patch)
+    assert exit_code == 1
+    assert [d.partition(") on ")[2] for d in _w630(report)] == [
+        "GraalPy 3.12 on platforms no tag names (the base's 'any') (tags read from the filename)"
+    ]
+
+
+def test_the_waiver_step_says_how_a_wheel_wide_finding_is_waived(tmp_path: Path) -> None:
+    """A W630 is about the wheel as a whole: its path is '', which a waiver's `path = ""`
+    covers (a glob on the finding's path). The step said "each stanza below names one exact
+    path" (abi67); it now says so, and the stanza it shows passes the pair."""
+    base, patch = _pair(
+        tmp_path, "cp39-abi3-manylinux_2_17_x86_64", "cp311-cp311-manylinux_2_17_x86_64"
+    )
+    text = run_k3diff("wheels", base, patch).stdout
+    assert 'W630, about the wheel as a whole, is waived by path = "", which covers no entry' in text
+    waivers = tmp_path / "waivers.toml"
+    waivers.write_text('[[waiver]]\ncode = "W630"\npath = ""\nreason = "3.9 dropped, reviewed"\n')
+    assert run_k3diff("wheels", base, patch, "--waivers", waivers).exit_code == 0
+    document = tmp_path / "wheels.json"
+    run_k3diff("wheels", base, patch, "--format", "json", "-o", document)
+    assert run_k3diff("report", document, "--out", tmp_path / "bundle").exit_code == 1
+    bundle = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert 'W630, about the wheel as a whole, is waived by path = "", which covers' in bundle
