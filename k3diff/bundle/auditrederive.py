@@ -21,7 +21,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from k3diff.bundle import runagain
+from k3diff.bundle import changedinputs, runagain
+from k3diff.bundle.changedinputs import Mismatch, Recorded
 from k3diff.bundle.difference import first_difference
 from k3diff.bundle.givenfiles import inputs_read
 from k3diff.docbody import Kind
@@ -32,15 +33,25 @@ WheelRead = tuple[str, str, int]
 """A wheel `report` ran `audit` again on: its name as given, SHA-256 and size in bytes."""
 
 
-def _digests(body: Mapping[str, Any], given: Mapping[str, tuple[Path, int]]) -> list[str] | None:
-    """Each audited artifact's SHA-256, when every one is among the wheels given (else None)."""
+def _found(
+    body: Mapping[str, Any], given: Mapping[str, tuple[Path, int]]
+) -> tuple[list[str], list[Path], list[Mismatch]] | None:
+    """Each audited artifact's SHA-256 and the wheel to run `audit` again on (the one given
+    with its bytes, else the one given under its name, changed since: `changedinputs`), with
+    each changed or missing; None where none is given either way."""
     artifacts = body.get("artifacts")
     if not isinstance(artifacts, list) or not artifacts:
         return None
-    digests = [a.get("sha256") if isinstance(a, dict) else None for a in artifacts]
-    if not all(isinstance(d, str) and d in given for d in digests):
-        return None
-    return [str(d) for d in digests]
+    recorded = []
+    for artifact in artifacts:
+        digest = artifact.get("sha256") if isinstance(artifact, dict) else None
+        if not isinstance(digest, str):
+            return None
+        recorded.append(Recorded(str(artifact.get("path")), digest, "an audited wheel"))
+    by_bytes = [given[r.sha256][0] if r.sha256 in given else None for r in recorded]
+    digest_of = {path: digest for digest, (path, _) in given.items()}
+    found = changedinputs.match(recorded, by_bytes, list(digest_of), digest_of, alone=True)
+    return None if found is None else ([r.sha256 for r in recorded], *found)
 
 
 def _refuse_unheld(body: Mapping[str, Any], name: str) -> None:
@@ -101,11 +112,15 @@ def check_audit_again(
         if doc.kind is not Kind.AUDIT:
             continue
         body = doc.body_again("audit document")
-        digests = _digests(body, given)
-        if digests is None:
+        found = _found(body, given)
+        if found is None:
             continue
         _refuse_unheld(body, doc.name)
-        paths = [given[d][0] for d in digests]
+        digests, paths, mismatches = found
+        command = runagain.audit_args(paths)
+        if mismatches:  # a wheel changed since, or missing (report67)
+            stale.extend(changedinputs.refusals(doc.name, mismatches, "wheels", command, "audit"))
+            continue
         again = _again(paths)
         difference = (
             again
@@ -120,7 +135,7 @@ def check_audit_again(
                     f"audit run again on {', '.join(map(str, paths))}",
                     difference,
                     "give the document the wheels it audited, or "
-                    + runagain.again(runagain.audit_args(paths), doc.name, "audit"),
+                    + runagain.again(command, doc.name, "audit"),
                 )
             )
         checked[doc.name] = inputs_read(given, digests)

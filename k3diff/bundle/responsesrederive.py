@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import bounded, jsontext
-from k3diff.bundle import runagain
+from k3diff.bundle import changedinputs, runagain
+from k3diff.bundle.changedinputs import Recorded
 from k3diff.bundle.difference import first_difference
 from k3diff.bundle.givenfiles import Copies, pick_copies
 from k3diff.docbody import Kind, parse_body, read_bytes
@@ -111,10 +112,11 @@ def check_responses_again(
     if not unread:
         return {}
     given = {digest: path for digest, (path, _) in digests_given.items()}
+    digest_of = {path: digest for digest, paths in (copies or {}).items() for path in paths}
+    digest_of.update({path: digest for digest, (path, _) in digests_given.items()})
     checked: dict[str, tuple[tuple[str, str, int], ...]] = {}
     tied: set[Path] = set()
     undigested = []
-    halves: dict[str, tuple[str, str, str, str]] = {}  # a side's digest given, the other's not
     for doc in documents:
         if doc.kind is not Kind.RESPONSES:
             continue
@@ -123,19 +125,28 @@ def check_responses_again(
         if digests is None:
             undigested.append(doc.name)
             continue
-        if not all(d in given for d in digests):
-            for side, digest, other in (("base", *digests), ("patch", *digests[::-1])):
-                shown = str(body[side].get("path"))  # the side missing, as `other` was given
-                halves.setdefault(other, (doc.name, side, digest, shown))
-            continue
         wanted = [(str(body[side].get("path")), d) for side, d in zip(SIDES, digests, strict=True)]
         picked = pick_copies(copies or {}, wanted)
-        paths = (picked[0] or given[digests[0]], picked[1] or given[digests[1]])
+        recorded = [
+            Recorded(name, digest, f"its {side} input")
+            for (name, digest), side in zip(wanted, SIDES, strict=True)
+        ]
+        by_bytes = [p or given.get(d) for p, d in zip(picked, digests, strict=True)]
+        named = runagain.named_inputs(stale)  # a log changed since (logsrederive)
+        free = [p for p, _ in unread if p not in tied_elsewhere and p not in tied | named]
+        found = changedinputs.match(recorded, by_bytes, free, digest_of)
+        if found is None:  # neither input given: judged from the document alone
+            continue
+        paths = (found[0][0], found[0][1])
         tied.update(paths)
+        command = runagain.responses_args(body, *paths)
+        if found[1]:  # an input changed since, or missing (report67)
+            said = changedinputs.refusals(doc.name, found[1], "inputs", command, "responses")
+            stale.extend(said)
+            continue
         again = _again(body, *paths, doc.name)
         difference = again if isinstance(again, str) else first_difference(body, again)
         if difference is not None:
-            command = runagain.responses_args(body, *paths)
             stale.append(
                 runagain.refusal(
                     doc.name,
@@ -150,21 +161,10 @@ def check_responses_again(
             (str(path), digest, digests_given[digest][1])
             for path, digest in dict.fromkeys(zip(paths, digests, strict=True))
         )
-    digest_of = {path: digest for digest, (path, _) in digests_given.items()}
-    # A half first: the file given beside it, under the other's name, may read as anything.
-    for path, error in sorted(unread, key=lambda u: digest_of.get(u[0], "") not in halves):
-        if path in tied or path in tied_elsewhere:
+    named = runagain.named_inputs(stale)
+    for path, error in unread:
+        if path in tied or path in tied_elsewhere or path in named:
             continue
-        half = halves.get(digest_of.get(path, ""))
-        if half is not None:  # matched by SHA-256 only: a file of its name differs (polish62b)
-            name, side, digest, shown = half
-            same = [str(p) for p, _ in unread if str(p) == shown or p.name == Path(shown).name]
-            raise InputError(
-                f"{name}: no file given matches the {side} input it records ({shown}, SHA-256 "
-                f"{digest[:16]}…);{f' {same[0]}, given under that name, differs:' if same else ''}"
-                " give report both inputs to run k3diff responses again on them, or the "
-                "document without its inputs"
-            )
         older = older_logs(path)
         if older is not None and not undigested:
             raise older

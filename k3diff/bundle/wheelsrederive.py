@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from k3diff.bundle import runagain, wheelsource
+from k3diff.bundle.changedinputs import changed_wheels
 from k3diff.bundle.difference import first_difference
 from k3diff.bundle.givenfiles import inputs_read
 from k3diff.docbody import Kind
@@ -204,8 +205,11 @@ def _check_one(
     again (a pair's: `whole`, its release set's name, body and sides as given to `report`:
     `runagain.given_sides`). None: its wheels are not given."""
     digests = _digests(body, given)
-    if digests is None:
-        return None
+    if digests is None or whole is not None:  # a wheel changed since (report67), or none given
+        # (a pair of a set's directories: a side's wheel the other side holds, changed in its own)
+        changed = changed_wheels(name, body, given, stale, whole)
+        if digests is None or changed:
+            return None if changed is None else (Checked((), None, False), changed)
     paths = given[digests[0]][0], given[digests[1]][0]
     tied = set(paths)
     again = _again(body, *paths, name, repos)
@@ -327,7 +331,7 @@ def check_wheels_again(
             checked[doc.name], paths = one
             tied.update(paths)
     for path, _ in given.values():
-        if path not in tied and path not in audited:
+        if path not in tied and path not in audited and path not in runagain.named_inputs(stale):
             raise InputError(
                 f"{path}: no wheels document given compares it with another of the wheels "
                 "given (give both wheels the document names, by SHA-256, or by file name and "

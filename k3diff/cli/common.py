@@ -15,7 +15,7 @@ import click
 
 from k3diff import bounded, escape
 from k3diff.cli.gcthreshold import raise_gc_threshold, thaw
-from k3diff.errors import K3diffError, UsageError
+from k3diff.errors import ErrorBlock, K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.output import CiFormat, OutputFormat, StdoutClosed, say
 
@@ -282,11 +282,15 @@ def refuse_output_over_input(output: Path, inputs: list[Path]) -> None:
             )
 
 
-def fail(message: str) -> int:
-    """Print one line on stderr; the exit code to return (2). Whitespace runs fold to one space;
-    any other control character an input put in the message is shown as an escape."""
-    line = escape.text(" ".join(message.split()))
-    say(f"k3diff: error: {line}")  # a stderr that cannot take it: still exit 2
+def fail(message: str, *more: str) -> int:
+    """Print one line on stderr (and each of `more` on a line of its own, indented: an
+    `ErrorBlock`); the exit code to return (2). In every line whitespace runs fold to one
+    space and any other control character an input put in it is shown as an escape, so a
+    newline in a file name never starts a line."""
+    lines = [escape.text(" ".join(line.split())) for line in (message, *more)]
+    say(f"k3diff: error: {lines[0]}")  # a stderr that cannot take it: still exit 2
+    for line in lines[1:]:
+        say(f"  {line}")
     return int(ExitCode.ERROR)
 
 
@@ -366,6 +370,8 @@ def _run_group(group: click.Group, argv: list[str] | None) -> int:
         return fail(f"{exc.format_message()}{hint}")
     except click.ClickException as exc:
         return fail(exc.format_message())
+    except ErrorBlock as exc:
+        return fail(*exc.lines)
     except K3diffError as exc:
         return fail(str(exc))
     except KeyboardInterrupt:
