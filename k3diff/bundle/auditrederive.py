@@ -34,11 +34,12 @@ WheelRead = tuple[str, str, int]
 
 
 def _found(
-    body: Mapping[str, Any], given: Mapping[str, tuple[Path, int]]
+    body: Mapping[str, Any], given: Mapping[str, tuple[Path, int]], near: Path
 ) -> tuple[list[str], list[Path], list[Mismatch]] | None:
     """Each audited artifact's SHA-256 and the wheel to run `audit` again on (the one given
     with its bytes, else the one given under its name, changed since: `changedinputs`), with
-    each changed or missing; None where none is given either way."""
+    each changed or missing; None where none is given either way. `near`: the document's
+    directory (`changedinputs.given_under`)."""
     artifacts = body.get("artifacts")
     if not isinstance(artifacts, list) or not artifacts:
         return None
@@ -50,8 +51,14 @@ def _found(
         recorded.append(Recorded(str(artifact.get("path")), digest, "an audited wheel"))
     by_bytes = [given[r.sha256][0] if r.sha256 in given else None for r in recorded]
     digest_of = {path: digest for digest, (path, _) in given.items()}
-    found = changedinputs.match(recorded, by_bytes, list(digest_of), digest_of, alone=True)
+    found = changedinputs.match(recorded, by_bytes, list(digest_of), digest_of, True, near=near)
     return None if found is None else ([r.sha256 for r in recorded], *found)
+
+
+def _given(paths: Sequence[Path], given: Mapping[str, tuple[Path, int]]) -> list[Path]:
+    """Those of `paths` that are wheels given."""
+    files = {path for path, _ in given.values()}
+    return [path for path in paths if path in files]
 
 
 def _refuse_unheld(body: Mapping[str, Any], name: str) -> None:
@@ -112,14 +119,17 @@ def check_audit_again(
         if doc.kind is not Kind.AUDIT:
             continue
         body = doc.body_again("audit document")
-        found = _found(body, given)
+        found = _found(body, given, Path(doc.name).parent)
         if found is None:
             continue
         _refuse_unheld(body, doc.name)
         digests, paths, mismatches = found
         command = runagain.audit_args(paths)
         if mismatches:  # a wheel changed since, or missing (report67)
-            stale.extend(changedinputs.refusals(doc.name, mismatches, "wheels", command, "audit"))
+            tied = _given(paths, given)
+            stale.extend(
+                changedinputs.refusals(doc.name, mismatches, "wheels", command, "audit", tied)
+            )
             continue
         again = _again(paths)
         difference = (

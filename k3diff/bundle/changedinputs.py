@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from k3diff import escape
 from k3diff.bundle import runagain
 from k3diff.bundle.stale import StaleDocument
 
@@ -57,14 +58,18 @@ class Mismatch:
     """The directory given that held it when the document was written (missing from it now)."""
 
 
-def given_under(name: str, files: Iterable[Path], place: Path | None = None) -> Path | None:
-    """The file given under the name a document records: the same path as given, else the
-    one file given of that file name (None: none, or several); `place`: of those directly in
-    that directory (a release set's side)."""
+def given_under(
+    name: str, files: Iterable[Path], place: Path | None = None, near: Path | None = None
+) -> Path | None:
+    """The file given under the name a document records: the same path as given, else that
+    path under `near` (the document's directory, where the command that wrote it ran), else
+    the one file given of that file name (None: none, or several); `place`: of those directly
+    in that directory (a release set's side)."""
     files = [p for p in dict.fromkeys(files) if place is None or p.parent == place]
-    same = [path for path in files if str(path) == name]
-    if same:
-        return same[0]
+    for wanted in (Path(name), None if near is None else near / name):
+        same = [path for path in files if wanted is not None and path == wanted]
+        if same:
+            return same[0]
     named = [path for path in files if path.name == Path(name).name]
     return named[0] if len(named) == 1 else None
 
@@ -76,6 +81,7 @@ def match(
     digest_of: Mapping[Path, str],
     alone: bool = False,
     places: Sequence[Path | None] | None = None,
+    near: Path | None = None,
 ) -> tuple[list[Path], list[Mismatch]] | None:
     """For each recorded input, the file to run the document's command on (the one given with
     its bytes, `by_bytes`, else the one of `free` given under its name, changed, else the name
@@ -84,7 +90,7 @@ def match(
     given in part (an audit of wheels some of which a wheels document compares, a wheels
     document whose patch an audit audited) is judged alone where none is changed, and an
     input of it not given is no refusal. `places`: per input, the directory its file must lie
-    in (`given_under`)."""
+    in; `near`: the document's directory (`given_under`)."""
     taken = {path for path in by_bytes if path is not None}
     paths: list[Path] = []
     mismatches: list[Mismatch] = []
@@ -95,7 +101,7 @@ def match(
             paths.append(path)
             found = True
             continue
-        under = given_under(entry.name, [p for p in free if p not in taken], place)
+        under = given_under(entry.name, [p for p in free if p not in taken], place, near)
         if under is not None:
             taken.add(under)
             found = True
@@ -116,25 +122,30 @@ def _short(digest: str | None) -> str:
 
 
 def said(document: str, mismatch: Mismatch) -> str:
-    """One input as a refusal names it: the file, what changed, the document recording it."""
+    """One input as a refusal names it: the file, what changed, the document recording it.
+    Names are escaped here (`escape.text`): the error line folds whitespace, so a newline in
+    a name would read as a space, the name as another; it reads `\\n`."""
     entry = mismatch.recorded
+    document = escape.text(document)
+    entry = Recorded(escape.text(entry.name), entry.sha256, entry.role)
+    given = None if mismatch.given is None else escape.text(str(mismatch.given))
     if mismatch.added:
         return (
-            f"{mismatch.given}: added since {document} was written (SHA-256 "
+            f"{given}: added since {document} was written (SHA-256 "
             f"{_short(mismatch.sha256)}; it records no such file as {entry.role})"
         )
     if mismatch.given is None:
         gone = (
             "no file given holds those bytes or has that name"
             if mismatch.directory is None
-            else f"the directory {mismatch.directory} no longer holds it"
+            else f"the directory {escape.text(str(mismatch.directory))} no longer holds it"
         )
         return (
             f"{entry.name}: missing ({document} records it as {entry.role}, SHA-256 "
             f"{_short(entry.sha256)}; {gone})"
         )
     return (
-        f"{mismatch.given}: changed since {document} recorded it as {entry.role} (SHA-256 "
+        f"{given}: changed since {document} recorded it as {entry.role} (SHA-256 "
         f"{_short(entry.sha256)} recorded, {_short(mismatch.sha256)} now)"
     )
 
@@ -145,10 +156,13 @@ def refusals(
     what: str,
     command: Sequence[str] | None,
     tool: str,
+    tied: Iterable[Path] = (),
 ) -> list[StaleDocument]:
     """One refusal per input changed, added or missing, each naming what to give instead (the
     `what` the document was made from, or the document alone) and `command`, `tool`'s
-    arguments, that writes `document` anew from the files as given (`runagain.again`)."""
+    arguments, that writes `document` anew from the files as given (`runagain.again`); `tied`,
+    the document's other inputs given, which no later check may refuse as given for nothing."""
+    tied = tuple(tied)
     fix = (
         f"give report the {what} {document} was made from (or {document} alone), or "
         + runagain.again(command, document, tool, document)
@@ -157,7 +171,7 @@ def refusals(
         StaleDocument(
             f"{said(document, m)}; {fix}",
             document,
-            files=() if m.given is None else (m.given,),
+            files=tuple(dict.fromkeys([*tied, *([] if m.given is None else [m.given])])),
             key=f"{document}\0{m.recorded.role}\0{m.given or m.recorded.name}",
         )
         for m in mismatches
@@ -195,7 +209,8 @@ def changed_wheels(
         for r, place in zip(recorded, places, strict=True)
     ]
     digest_of = {path: digest for digest, (path, _) in given.items()}
-    found = match(recorded, by_bytes, list(digest_of), digest_of, alone=True, places=places)
+    near = Path(name if whole is None else whole[0]).parent
+    found = match(recorded, by_bytes, list(digest_of), digest_of, True, places, near)
     if found is None:
         return None
     paths, mismatches = found
@@ -206,5 +221,6 @@ def changed_wheels(
         now = {m.recorded.sha256: (m.given, 0) for m in mismatches if m.given is not None}
         sides = sides or runagain.given_sides(body_of_set, {**given, **now})
         command = runagain.wheelset_args(body_of_set, sides)
-    stale.extend(refusals(written, mismatches, "wheels", command, "wheels"))
-    return {m.given for m in mismatches if m.given is not None}
+    tied = {path for path in paths if path in digest_of}
+    stale.extend(refusals(written, mismatches, "wheels", command, "wheels", tied))
+    return tied

@@ -180,7 +180,10 @@ def check_logs_again(
             mismatches = [] if isinstance(again, str) else _changed(ties, paths, again)
         command = runagain.logs_args(body, paths)
         if mismatches:  # a log changed since, missing or added (report67)
-            stale.extend(changedinputs.refusals(doc.name, mismatches, "logs", command, "logs"))
+            tied_now = [path for p in paths.values() for path in p if path in digest_of]
+            stale.extend(
+                changedinputs.refusals(doc.name, mismatches, "logs", command, "logs", tied_now)
+            )
             continue
         shown = " and ".join(", ".join(map(str, paths[side])) for side in ("base", "patch"))
         difference = again if isinstance(again, str) else first_difference(body, again)
@@ -218,7 +221,10 @@ def _found(
         for name, digest, _ in tie.read
     ]
     by_bytes = [path for tie in files for path in picks[tie.side]]
-    matched = changedinputs.match(recorded, by_bytes, free, digest_of) if recorded else None
+    near = Path(name).parent
+    matched = (
+        changedinputs.match(recorded, by_bytes, free, digest_of, near=near) if recorded else None
+    )
     held = {tie.side: directories.get((name, tie.side)) for tie in ties if tie.directory}
     if matched is None and all(d is None for d in held.values()):
         return None

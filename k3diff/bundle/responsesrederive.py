@@ -134,14 +134,17 @@ def check_responses_again(
         by_bytes = [p or given.get(d) for p, d in zip(picked, digests, strict=True)]
         named = runagain.named_inputs(stale)  # a log changed since (logsrederive)
         free = [p for p, _ in unread if p not in tied_elsewhere and p not in tied | named]
-        found = changedinputs.match(recorded, by_bytes, free, digest_of)
+        found = changedinputs.match(recorded, by_bytes, free, digest_of, near=Path(doc.name).parent)
         if found is None:  # neither input given: judged from the document alone
             continue
         paths = (found[0][0], found[0][1])
         tied.update(paths)
         command = runagain.responses_args(body, *paths)
         if found[1]:  # an input changed since, or missing (report67)
-            said = changedinputs.refusals(doc.name, found[1], "inputs", command, "responses")
+            given_now = [p for p in paths if p in digest_of]
+            said = changedinputs.refusals(
+                doc.name, found[1], "inputs", command, "responses", given_now
+            )
             stale.extend(said)
             continue
         again = _again(body, *paths, doc.name)

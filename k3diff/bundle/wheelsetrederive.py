@@ -150,12 +150,12 @@ def set_directories(documents: Sequence[Document], dirs: Sequence[Path]) -> dict
         if not _made_from_directories(body):
             continue
         chosen = [_side(body, side, listings, dirs) for side in ("base", "patch")]
-        if chosen[0][0] == chosen[1][0] != Path():  # one side's wheel changed since (report67)
-            for i, side in enumerate(("base", "patch")):
-                if chosen[i][0].name != Path(str(body[side]["inputs"][0])).name:
-                    others = [d for d in dirs if d != chosen[1 - i][0]]
-                    chosen[i] = _side(body, side, listings, others)
-                    break
+        for i, side in enumerate(("base", "patch")):  # a wheel changed since (report67)
+            other, recorded = chosen[1 - i][0], Path(str(body[side]["inputs"][0])).name
+            if other != Path() and (
+                chosen[i][0] == Path() or (chosen[i][0] == other and other.name != recorded)
+            ):  # the other side's directory, by its bytes: this side is among the rest
+                chosen[i] = _side(body, side, listings, [d for d in dirs if d != other])
         (base, base_wheels), (patch, patch_wheels) = chosen
         given = [d for d in (base, patch) if d != Path()]
         if not given:
