@@ -188,7 +188,8 @@ def changed_wheels(
     """A wheel a wheels document (`body`; a release set's pair: `whole`, the set's name, body
     and sides as given) records, given under its name but changed since: its refusal added to
     `stale`, naming the command that writes the document (a pair's: its set) anew from the
-    wheels as given; the wheels so named, None where none is."""
+    wheels as given; the wheels given that it names (the other too), None where none
+    changed."""
     recorded = []
     for side in ("base", "patch"):
         wheel = body.get(side)
@@ -211,8 +212,8 @@ def changed_wheels(
     digest_of = {path: digest for digest, (path, _) in given.items()}
     near = Path(name if whole is None else whole[0]).parent
     found = match(recorded, by_bytes, list(digest_of), digest_of, True, places, near)
-    if found is None:
-        return None
+    if found is None or not found[1]:
+        return None  # none given, or both with the bytes recorded: run again (wheelsrederive)
     paths, mismatches = found
     if whole is None:
         written, command = name, runagain.wheels_args(body, paths[0], paths[1], None)

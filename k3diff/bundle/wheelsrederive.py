@@ -208,8 +208,10 @@ def _check_one(
     if digests is None or whole is not None:  # a wheel changed since (report67), or none given
         # (a pair of a set's directories: a side's wheel the other side holds, changed in its own)
         changed = changed_wheels(name, body, given, stale, whole)
-        if digests is None or changed:
-            return None if changed is None else (Checked((), None, False), changed)
+        if changed is not None:  # refused: not run again
+            return Checked((), None, False), changed
+        if digests is None:
+            return None
     paths = given[digests[0]][0], given[digests[1]][0]
     tied = set(paths)
     again = _again(body, *paths, name, repos)

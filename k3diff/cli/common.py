@@ -283,14 +283,11 @@ def refuse_output_over_input(output: Path, inputs: list[Path]) -> None:
 
 
 def fail(message: str, *more: str) -> int:
-    """Print one line on stderr (and each of `more` on a line of its own, indented: an
-    `ErrorBlock`); the exit code to return (2). In every line whitespace runs fold to one
-    space and any other control character an input put in it is shown as an escape, so a
-    newline in a file name never starts a line."""
-    lines = [escape.text(" ".join(line.split())) for line in (message, *more)]
-    say(f"k3diff: error: {lines[0]}")  # a stderr that cannot take it: still exit 2
-    for line in lines[1:]:
-        say(f"  {line}")
+    """Print one line on stderr (each of `more`, an `ErrorBlock`'s, indented on its own); the
+    exit code to return (2). Whitespace runs fold to one space and any other control character
+    is shown as an escape, in every line: a newline in a name never starts one."""
+    for n, line in enumerate((message, *more)):
+        say(("  " if n else "k3diff: error: ") + escape.text(" ".join(line.split())))
     return int(ExitCode.ERROR)
 
 
@@ -370,10 +367,8 @@ def _run_group(group: click.Group, argv: list[str] | None) -> int:
         return fail(f"{exc.format_message()}{hint}")
     except click.ClickException as exc:
         return fail(exc.format_message())
-    except ErrorBlock as exc:
-        return fail(*exc.lines)
     except K3diffError as exc:
-        return fail(str(exc))
+        return fail(*exc.lines) if isinstance(exc, ErrorBlock) else fail(str(exc))
     except KeyboardInterrupt:
         return fail(_interrupted("interrupted", argv))
     except MemoryError:

@@ -61,8 +61,10 @@ def test_every_changed_input_is_named_at_once_with_its_command(tmp_path: Path) -
     (tmp_path / "w").mkdir()
     wheels_json(tmp_path / "w", native_changed=True)
     wheels = ["base/pkg-1.0-py3-none-any.whl", "patch/pkg-1.0-py3-none-any.whl"]
-    made = run_k3diff("audit", *wheels, "--format", "json", "-o", "audit.json", cwd=tmp_path / "w")
-    assert made.exit_code in (0, 1), made.stderr
+    audited = run_k3diff(
+        "audit", *wheels, "--format", "json", "-o", "audit.json", cwd=tmp_path / "w"
+    )
+    assert audited.exit_code in (0, 1), audited.stderr
     inputs += ["w/wheels.json", "w/audit.json", *(f"w/{wheel}" for wheel in wheels)]
     for file, documents in (
         ("responses/base.jsonl", ["responses/d.json"]),
@@ -105,8 +107,8 @@ def test_every_changed_input_is_named_at_once_with_its_command(tmp_path: Path) -
 
     commands = {c.group(1) for line in lines if (c := COMMAND.search(line)) is not None}
     assert len(commands) == 5, commands  # one per document
-    for command in commands:
-        again = run_k3diff(*shlex.split(command), cwd=tmp_path)
+    for printed in commands:
+        again = run_k3diff(*shlex.split(printed), cwd=tmp_path)
         assert again.exit_code in (0, 1), again.stderr
     result = run_k3diff("report", *inputs, "--out", "bundle", cwd=tmp_path)
     assert result.exit_code in (0, 1), result.stderr

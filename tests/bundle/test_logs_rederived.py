@@ -258,7 +258,10 @@ def test_a_file_added_to_missing_from_or_changed_in_a_directory_is_named(tmp_pat
         "  (3) b/extra.log: added since d.json was written (SHA-256 "
         f"{hashlib.sha256((tmp_path / 'b' / 'extra.log').read_bytes()).hexdigest()[:16]}…",
     ], result.stderr
-    assert all(line.endswith("`k3diff logs b p --format json -o d.json` again to bring d.json up to date") for line in lines), lines
+    assert all(
+        line.endswith("`k3diff logs b p --format json -o d.json` again to bring d.json up to date")
+        for line in lines
+    ), lines
     assert not (tmp_path / "o").exists()
 
 
