@@ -34,7 +34,10 @@ WheelRead = tuple[str, str, int]
 
 
 def _found(
-    body: Mapping[str, Any], given: Mapping[str, tuple[Path, int]], near: Path
+    body: Mapping[str, Any],
+    given: Mapping[str, tuple[Path, int]],
+    near: Path,
+    claimed: frozenset[str],
 ) -> tuple[list[str], list[Path], list[Mismatch]] | None:
     """Each audited artifact's SHA-256 and the wheel to run `audit` again on (the one given
     with its bytes, else the one given under its name, changed since: `changedinputs`), with
@@ -51,7 +54,10 @@ def _found(
         recorded.append(Recorded(str(artifact.get("path")), digest, "an audited wheel"))
     by_bytes = [given[r.sha256][0] if r.sha256 in given else None for r in recorded]
     digest_of = {path: digest for digest, (path, _) in given.items()}
-    found = changedinputs.match(recorded, by_bytes, list(digest_of), digest_of, True, near=near)
+    free = list(digest_of)
+    found = changedinputs.match(
+        recorded, by_bytes, free, digest_of, True, near=near, claimed=claimed
+    )
     return None if found is None else ([r.sha256 for r in recorded], *found)
 
 
@@ -115,11 +121,12 @@ def check_audit_again(
     (all given), does not reproduce; return the names of those so re-derived, each to the
     wheels it was run again on (the bundle lists them among its inputs)."""
     checked: dict[str, tuple[WheelRead, ...]] = {}
+    claimed = changedinputs.claimed(documents)
     for doc in documents:
         if doc.kind is not Kind.AUDIT:
             continue
         body = doc.body_again("audit document")
-        found = _found(body, given, Path(doc.name).parent)
+        found = _found(body, given, Path(doc.name).parent, claimed)
         if found is None:
             continue
         _refuse_unheld(body, doc.name)

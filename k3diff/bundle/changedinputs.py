@@ -24,6 +24,8 @@ from typing import Any
 from k3diff import escape
 from k3diff.bundle import runagain
 from k3diff.bundle.stale import StaleDocument
+from k3diff.docbody import Kind
+from k3diff.documents.read import Document
 
 SHOWN = 16
 """Hex digits of a SHA-256 a refusal shows, as the other refusals show them."""
@@ -82,16 +84,24 @@ def match(
     alone: bool = False,
     places: Sequence[Path | None] | None = None,
     near: Path | None = None,
+    claimed: frozenset[str] = frozenset(),
 ) -> tuple[list[Path], list[Mismatch]] | None:
     """For each recorded input, the file to run the document's command on (the one given with
     its bytes, `by_bytes`, else the one of `free` given under its name, changed, else the name
     it records), and each input changed or missing; None where no recorded input is given
-    either way (the document is then judged alone). `alone`: a document whose inputs may be
+    either way, or only by file name elsewhere (the document is then judged alone). `alone`:
+    a document whose inputs may be
     given in part (an audit of wheels some of which a wheels document compares, a wheels
     document whose patch an audit audited) is judged alone where none is changed, and an
     input of it not given is no refusal. `places`: per input, the directory its file must lie
-    in; `near`: the document's directory (`given_under`)."""
+    in; `near`: the document's directory (`given_under`); `claimed`: the SHA-256 any document
+    given records (`claimed`), whose files are those inputs, never another's changed one."""
     taken = {path for path in by_bytes if path is not None}
+    # Tied by a file given with its bytes, or under the very path it records (as given, or
+    # under the document's directory; in its side's directory): a file of the same name
+    # elsewhere alone ties no document (a document given alone beside another's inputs).
+    strong = bool(taken)
+    free = [path for path in free if digest_of.get(path) not in claimed]
     paths: list[Path] = []
     mismatches: list[Mismatch] = []
     found = False
@@ -105,6 +115,8 @@ def match(
         if under is not None:
             taken.add(under)
             found = True
+            near_name = None if near is None else near / entry.name
+            strong = strong or place is not None or under in (Path(entry.name), near_name)
             if digest_of.get(under) == entry.sha256:  # its bytes after all: unchanged
                 paths.append(under)
                 continue
@@ -114,7 +126,46 @@ def match(
         mismatches = [m for m in mismatches if m.given is not None]
         if not mismatches and any(path is None for path in by_bytes):
             return None
-    return (paths, mismatches) if found else None
+    return (paths, mismatches) if found and strong else None
+
+
+def claimed(documents: Sequence[Document]) -> frozenset[str]:
+    """Every SHA-256 a document given records for an input it read (a responses document's
+    sides, a logs document's files, a wheels document's or a release set's wheels, an audit's
+    artifacts): a file given with those bytes is that input, so no document takes it by name
+    for an input of its own that changed (two documents whose inputs share a file name, one
+    given with them and one alone)."""
+    found: set[str] = set()
+    for doc in documents:
+        if doc.kind not in _RECORDING:
+            continue
+        body = doc.body_again(_RECORDING[doc.kind])
+        found.update(str(d) for d in _digests_in(body, doc.kind) if isinstance(d, str))
+    return frozenset(found)
+
+
+_RECORDING = {
+    Kind.RESPONSES: "responses document",
+    Kind.LOGS: "logs document",
+    Kind.WHEELS: "wheels document",
+    Kind.WHEELSET: "release-set document",
+    Kind.AUDIT: "audit document",
+}
+
+
+def _digests_in(body: Mapping[str, Any], kind: Kind) -> Iterable[object]:
+    """The SHA-256 a document's body records for its inputs (anything else is skipped by
+    `claimed`'s caller: only strings are kept)."""
+    sides = [body.get(side) for side in ("base", "patch")]
+    if kind is Kind.AUDIT:
+        items: list[Any] = list(body.get("artifacts") or [])
+    elif kind is Kind.WHEELSET:
+        pairs = [p.get("wheels") for p in body.get("pairs") or [] if isinstance(p, Mapping)]
+        items = [w.get(side) for w in pairs if isinstance(w, Mapping) for side in ("base", "patch")]
+        items += [*(body.get("only_base") or []), *(body.get("only_patch") or [])]
+    else:
+        items = [*sides, *(r for s in sides if isinstance(s, Mapping) for r in s.get("read") or [])]
+    return [item.get("sha256") for item in items if isinstance(item, Mapping)]
 
 
 def _short(digest: str | None) -> str:
@@ -184,6 +235,7 @@ def changed_wheels(
     given: Mapping[str, tuple[Path, int]],
     stale: list[StaleDocument],
     whole: tuple[str, Mapping[str, Any], list[list[str]] | None] | None,
+    claimed: frozenset[str] = frozenset(),
 ) -> set[Path] | None:
     """A wheel a wheels document (`body`; a release set's pair: `whole`, the set's name, body
     and sides as given) records, given under its name but changed since: its refusal added to
@@ -211,7 +263,7 @@ def changed_wheels(
     ]
     digest_of = {path: digest for digest, (path, _) in given.items()}
     near = Path(name if whole is None else whole[0]).parent
-    found = match(recorded, by_bytes, list(digest_of), digest_of, True, places, near)
+    found = match(recorded, by_bytes, list(digest_of), digest_of, True, places, near, claimed)
     if found is None or not found[1]:
         return None  # none given, or both with the bytes recorded: run again (wheelsrederive)
     paths, mismatches = found

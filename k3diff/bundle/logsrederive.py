@@ -160,6 +160,7 @@ def check_logs_again(
     checked: dict[str, Tie] = {}
     tied: set[Path] = set()
     older: list[str] = []
+    claimed = changedinputs.claimed(documents)
     for doc in documents:
         if doc.kind is not Kind.LOGS:
             continue
@@ -169,7 +170,8 @@ def check_logs_again(
             older.append(doc.name)
             continue
         free = [p for p in digest_of if p not in tied]
-        found = _found(doc.name, ties, _picks(ties, copies), free, digest_of, directories or {})
+        picks = _picks(ties, copies)
+        found = _found(doc.name, ties, picks, free, digest_of, directories or {}, claimed)
         if found is None:  # none of its logs given: judged from the document alone
             continue
         paths, mismatches = found
@@ -209,6 +211,7 @@ def _found(
     free: Sequence[Path],
     digest_of: Mapping[Path, str],
     directories: Mapping[tuple[str, str], Path],
+    claimed: frozenset[str],
 ) -> tuple[Found, list[Mismatch]] | None:
     """Per side, the paths `logs` runs again on (a directory given for a side read as one; for
     a side of files, each file given with its bytes, else the one given under its name, which
@@ -223,7 +226,9 @@ def _found(
     by_bytes = [path for tie in files for path in picks[tie.side]]
     near = Path(name).parent
     matched = (
-        changedinputs.match(recorded, by_bytes, free, digest_of, near=near) if recorded else None
+        changedinputs.match(recorded, by_bytes, free, digest_of, near=near, claimed=claimed)
+        if recorded
+        else None
     )
     held = {tie.side: directories.get((name, tie.side)) for tie in ties if tie.directory}
     if matched is None and all(d is None for d in held.values()):

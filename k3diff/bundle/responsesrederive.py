@@ -117,6 +117,7 @@ def check_responses_again(
     checked: dict[str, tuple[tuple[str, str, int], ...]] = {}
     tied: set[Path] = set()
     undigested = []
+    claimed = changedinputs.claimed(documents)
     for doc in documents:
         if doc.kind is not Kind.RESPONSES:
             continue
@@ -134,7 +135,8 @@ def check_responses_again(
         by_bytes = [p or given.get(d) for p, d in zip(picked, digests, strict=True)]
         named = runagain.named_inputs(stale)  # a log changed since (logsrederive)
         free = [p for p, _ in unread if p not in tied_elsewhere and p not in tied | named]
-        found = changedinputs.match(recorded, by_bytes, free, digest_of, near=Path(doc.name).parent)
+        near = Path(doc.name).parent
+        found = changedinputs.match(recorded, by_bytes, free, digest_of, near=near, claimed=claimed)
         if found is None:  # neither input given: judged from the document alone
             continue
         paths = (found[0][0], found[0][1])

@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from k3diff.bundle import runagain, wheelsource
+from k3diff.bundle import changedinputs, runagain, wheelsource
 from k3diff.bundle.changedinputs import changed_wheels
 from k3diff.bundle.difference import first_difference
 from k3diff.bundle.givenfiles import inputs_read
@@ -198,6 +198,7 @@ def _check_one(
     repos: Sequence[Path],
     stale: list[runagain.StaleDocument],
     whole: tuple[str, dict[str, Any], list[list[str]] | None] | None = None,
+    claimed: frozenset[str] = frozenset(),
 ) -> tuple[Checked, set[Path]] | None:
     """`wheels` run again on the two wheels a wheels document (`body`: one given, or a pair of
     a release set) names, when both are `given`: what it was run on, and the files it tied;
@@ -207,7 +208,7 @@ def _check_one(
     digests = _digests(body, given)
     if digests is None or whole is not None:  # a wheel changed since (report67), or none given
         # (a pair of a set's directories: a side's wheel the other side holds, changed in its own)
-        changed = changed_wheels(name, body, given, stale, whole)
+        changed = changed_wheels(name, body, given, stale, whole, claimed)
         if changed is not None:  # refused: not run again
             return Checked((), None, False), changed
         if digests is None:
@@ -263,6 +264,7 @@ def _check_set(
     repos: Sequence[Path],
     stale: list[runagain.StaleDocument],
     directories: tuple[Path, Path] | None = None,
+    claimed: frozenset[str] = frozenset(),
 ) -> tuple[Checked, set[Path]] | None:
     """Every pair of a release set run again as a single pair is (rerun62), named
     `set.json pairs[1] (patch/x.whl)`; a wheel given that the set lists on one side only (by
@@ -278,7 +280,13 @@ def _check_set(
     whole = (name, body, sides)
     done = [
         _check_one(
-            f"{name} pairs[{i}] ({pair.get('patch')})", pair["wheels"], given, repos, stale, whole
+            f"{name} pairs[{i}] ({pair.get('patch')})",
+            pair["wheels"],
+            given,
+            repos,
+            stale,
+            whole,
+            claimed,
         )
         for i, pair in enumerate(pairs)
         if isinstance(pair, dict) and isinstance(pair.get("wheels"), dict)
@@ -320,15 +328,18 @@ def check_wheels_again(
     (`audited`), and for a directory no document was checked again in; return the documents so re-derived by
     name. `directories`: per release set made from two directories given, those two."""
     checked: dict[str, Checked] = {}
+    claimed = changedinputs.claimed(documents) if given else frozenset()
     tied: set[Path] = set()
     for doc in documents:
         if doc.kind not in (Kind.WHEELS, Kind.WHEELSET) or not given:
             continue
         if doc.kind is Kind.WHEELS:
-            one = _check_one(doc.name, doc.body_again("wheels document"), given, repos, stale)
+            body = doc.body_again("wheels document")
+            one = _check_one(doc.name, body, given, repos, stale, None, claimed)
         else:
             body = doc.body_again("release-set document")
-            one = _check_set(doc.name, body, given, repos, stale, (directories or {}).get(doc.name))
+            sides = (directories or {}).get(doc.name)
+            one = _check_set(doc.name, body, given, repos, stale, sides, claimed)
         if one is not None:
             checked[doc.name], paths = one
             tied.update(paths)

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import wheelkit
 from cli_support import pasted, run_k3diff
+from triage.helpers import compare_texts
 
 from bundle.helpers import BASE_FILES, wheels_json
 from bundle.test_run_again import MADE, _edited
@@ -187,3 +188,26 @@ def test_a_release_set_s_wheel_rebuilt_in_its_directory_is_named(tmp_path: Path)
     assert run_k3diff(*shlex.split(command.group(1)), cwd=tmp_path).exit_code in (0, 1)
     result = run_k3diff("report", "s.json", "base", "patch", "--out", "o", cwd=tmp_path)
     assert result.exit_code in (0, 1), result.stderr
+
+
+def test_a_document_given_alone_is_not_tied_to_another_s_inputs_by_name(tmp_path: Path) -> None:
+    """Two comparisons made in their own directories, both of base.jsonl and patch.jsonl; one
+    given with its captures, the other alone: the captures are the first's by their bytes, so
+    the second is judged alone, never refused as if they were its own, changed."""
+    for directory, texts in (("a", ("x", "y")), ("b", ("p", "q"))):
+        (tmp_path / directory).mkdir()
+        compare_texts(tmp_path / directory, {"k1": texts})
+    inputs = ("a/cmp.json", "b/cmp.json", "b/base.jsonl", "b/patch.jsonl")
+    result = run_k3diff("report", *inputs, "--out", "o", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    alone = {row["name"] for row in summary["inputs"] if row.get("judged_alone")}
+    assert alone == {"a/cmp.json"}, summary["inputs"]
+    # b's capture edited since: b's, named as changed; a stays judged alone.
+    _append(tmp_path / "b" / "base.jsonl", b"\n")
+    result = run_k3diff("report", *inputs, "--out", "o2", cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("k3diff: error: b/base.jsonl: changed since b/cmp.json recorded it"), (
+        line
+    )
