@@ -277,3 +277,31 @@ def changed_wheels(
     tied = {path for path in paths if path in digest_of}
     stale.extend(refusals(written, mismatches, "wheels", command, "wheels", tied))
     return tied
+
+
+def changed_unpaired(
+    name: str,
+    body: Mapping[str, Any],
+    given: Mapping[str, tuple[Path, int]],
+    stale: list[StaleDocument],
+    claimed: frozenset[str],
+) -> set[Path]:
+    """A wheel a release set made from files lists on one side only, given under its name but
+    changed since: its refusal added to `stale` with the set's command on the wheels as given;
+    the wheels so named (none where none changed)."""
+    rows = [
+        Recorded(str(row.get("path")), row["sha256"], f"its {side} wheel on one side only")
+        for side in ("base", "patch")
+        for row in body.get(f"only_{side}") or []
+        if isinstance(row, Mapping) and isinstance(row.get("sha256"), str)
+    ]
+    by_bytes = [given[r.sha256][0] if r.sha256 in given else None for r in rows]
+    digest_of = {path: digest for digest, (path, _) in given.items()}
+    near = Path(name).parent
+    found = match(rows, by_bytes, list(digest_of), digest_of, True, near=near, claimed=claimed)
+    if found is None or not found[1]:
+        return set()
+    now = {m.recorded.sha256: (m.given, 0) for m in found[1] if m.given is not None}
+    command = runagain.wheelset_args(body, runagain.given_sides(body, {**given, **now}))
+    stale.extend(refusals(name, found[1], "wheels", command, "wheels"))
+    return {m.given for m in found[1] if m.given is not None}

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from k3diff.bundle import changedinputs, runagain, wheelsource
-from k3diff.bundle.changedinputs import changed_wheels
+from k3diff.bundle.changedinputs import changed_unpaired, changed_wheels
 from k3diff.bundle.difference import first_difference
 from k3diff.bundle.givenfiles import inputs_read
 from k3diff.docbody import Kind
@@ -305,6 +305,8 @@ def _check_set(
         )
     tied = {path for _, paths in got for path in paths}
     tied.update(given[str(d)][0] for d in unpaired)
+    if directories is None:  # one listed on one side only, changed since (report67)
+        tied.update(changed_unpaired(name, body, given, stale, claimed))
     reads = tuple(dict.fromkeys(read for checked, _ in got for read in checked.wheels))
     repository = next((c.repository for c, _ in got if c.repository is not None), None)
     alone = any(c.source_alone for c, _ in got)

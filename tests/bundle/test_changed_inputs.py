@@ -211,3 +211,36 @@ def test_a_document_given_alone_is_not_tied_to_another_s_inputs_by_name(tmp_path
     assert line.startswith("k3diff: error: b/base.jsonl: changed since b/cmp.json recorded it"), (
         line
     )
+
+
+@pytest.mark.parametrize(
+    "edited", ["patch/pkg-1.0-py3-none-any.whl", "patch/extra-1.0-py3-none-any.whl"]
+)
+def test_a_release_set_of_files_names_its_wheel_changed_since(tmp_path: Path, edited: str) -> None:
+    """A set made from wheels given one by one, a pair's wheel or one on one side only rebuilt
+    since: named with the set's command on the wheels as given (before: the pair's was "the
+    wheels of 0 of its 1 pairs given", the other "no wheels document given compares it")."""
+    wheelkit.make_wheel(tmp_path / "base", "pkg", "1.0", BASE_FILES)
+    changed = dict(BASE_FILES, **{"pkg/sampler.py": b"def sample(x):\n    return x + 0\n"})
+    wheelkit.make_wheel(tmp_path / "patch", "pkg", "1.0", changed)
+    wheelkit.make_wheel(tmp_path / "patch", "extra", "1.0", {"extra/__init__.py": b""})
+    wheels = ["base/pkg-1.0-py3-none-any.whl", "patch/pkg-1.0-py3-none-any.whl"]
+    extra = "patch/extra-1.0-py3-none-any.whl"
+    sides = ["--base", wheels[0], "--patch", wheels[1], "--patch", extra, "--allow-unpaired"]
+    made = run_k3diff("wheels", *sides, "--format", "json", "-o", "s.json", cwd=tmp_path)
+    assert made.exit_code == 0, made.stderr
+    before = _sha256(tmp_path / edited)
+    _append(tmp_path / edited, b"x")
+    result = run_k3diff("report", "s.json", *wheels, extra, "--out", "o", cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(
+        f"k3diff: error: {edited}: changed since s.json recorded it as its patch wheel"
+    ), line
+    assert f"(SHA-256 {before[:16]}… recorded, {_sha256(tmp_path / edited)[:16]}… now)" in line
+    command = COMMAND.search(line)
+    assert command is not None, line
+    assert shlex.split(command.group(1)) == ["wheels", *sides, "--format", "json", "-o", "s.json"]
+    assert run_k3diff(*shlex.split(command.group(1)), cwd=tmp_path).exit_code in (0, 1)
+    result = run_k3diff("report", "s.json", *wheels, extra, "--out", "o", cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.stderr
