@@ -11,8 +11,9 @@ every artifact the document audited (by SHA-256) is among `report`'s inputs, `au
 on them and the two documents are compared whole but for the artifacts' `path`s and the
 manifest it wrote, naming the first field that differs (exit 2). A document that checked a
 `--manifest` or was made with `--waivers` does not hold the manifest or the waiver file: given
-with its wheels, it is refused (give it without them). An audit not run again is judged alone
-(`Document.judged_alone`)."""
+with its wheels, it is refused (give it without them). A wheel it audited given under the name
+it records but rebuilt since is named with every other input changed (`changedinputs`,
+report67). An audit not run again is judged alone (`Document.judged_alone`)."""
 
 from __future__ import annotations
 

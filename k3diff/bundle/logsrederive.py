@@ -15,8 +15,9 @@ given), naming the first field that differs (exit 2). A document written before 
 given with log files, is refused (re-run `k3diff logs`, or give it alone): nothing ties a file
 to it; one given alone is judged from itself, as before. A side given as a directory or several
 files records every file read (`read`: name, SHA-256, size; rerun63) and is run again on the
-same files: each file by its SHA-256, a directory as `k3diff.bundle.logsdirs` ties it, a file
-added to, missing from or changed in it named."""
+same files: each file by its SHA-256, a directory as `k3diff.bundle.logsdirs` ties it. A log
+changed since (given under the name it records, or in a directory given), missing, or added
+to a directory is named with every other input changed (`changedinputs`, report67)."""
 
 from __future__ import annotations
 

@@ -10,8 +10,9 @@ is one a responses document given records for a side; every other file is read a
 samples log, a k3diff document), so an lm-eval `samples_*.jsonl` and a `k3diff.samples/1` log
 cannot be mistaken for each other by name or shape. Where both inputs are given, `responses`
 runs again on them under the document's recorded paths (so every `location` compares) and the
-two documents are compared whole, naming the first field that differs (exit 2). A document
-read without its inputs is judged from itself alone, and the bundle says so
+two documents are compared whole, naming the first field that differs (exit 2). An input given
+under the name the document records but changed since, or one not given beside the other, is
+named with every other (`changedinputs`, report67). A document read without its inputs is judged from itself alone, and the bundle says so
 (`alone_qualification`)."""
 
 from __future__ import annotations
@@ -103,7 +104,9 @@ def check_responses_again(
 ) -> dict[str, tuple[tuple[str, str, int], ...]]:
     """Add to `stale` the refusal of a responses document that `responses`, run again on its two inputs
     (both among `unread`: the files `report` could not read as a document, `digests_given` by
-    SHA-256), does not reproduce, and for a file of `unread` no document names (none of
+    SHA-256), does not reproduce, and of each input of one changed since or missing
+    (`changedinputs`: given under the name it records; report67, where the first was refused
+    alone, with no command); raise for a file of `unread` no document names (none of
     `tied_elsewhere`, a logs document's logs; `older_logs` says why, where a logs document
     that records no SHA-256 was given); return the names of the documents so
     re-derived, each to its inputs' names, SHA-256 and sizes (bundle inputs). Two inputs of

@@ -16,8 +16,10 @@ claims are its word alone (the bundle says so). A document written before `rerun
 with the settings its findings show, as before: `--allow-native-changes` and `--allow-bytecode`
 by findings of those codes at info, `--select`/`--ignore` by the codes `verdict.filtered`
 names, `--explain`; such a document made with `--waivers` or `--source` is refused with its
-wheels. A wheels document read without its wheels is judged from itself alone, and the bundle
-says so (`alone_qualification`)."""
+wheels. A wheel it (or a release set's pair, or a set of files' wheel on one side only)
+records, given under its name but rebuilt since, is named with every other input changed
+(`changedinputs`, report67). A wheels document read without its wheels is judged from itself
+alone, and the bundle says so (`alone_qualification`)."""
 
 from __future__ import annotations
 
