@@ -122,7 +122,7 @@ def check_audit_again(
     (all given), does not reproduce; return the names of those so re-derived, each to the
     wheels it was run again on (the bundle lists them among its inputs)."""
     checked: dict[str, tuple[WheelRead, ...]] = {}
-    claimed = changedinputs.claimed(documents)
+    claimed = changedinputs.recorded_digests(documents)
     for doc in documents:
         if doc.kind is not Kind.AUDIT:
             continue

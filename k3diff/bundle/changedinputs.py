@@ -90,12 +90,12 @@ def match(
     its bytes, `by_bytes`, else the one of `free` given under its name, changed, else the name
     it records), and each input changed or missing; None where no recorded input is given
     either way, or only by file name elsewhere (the document is then judged alone). `alone`:
-    a document whose inputs may be
-    given in part (an audit of wheels some of which a wheels document compares, a wheels
-    document whose patch an audit audited) is judged alone where none is changed, and an
-    input of it not given is no refusal. `places`: per input, the directory its file must lie
-    in; `near`: the document's directory (`given_under`); `claimed`: the SHA-256 any document
-    given records (`claimed`), whose files are those inputs, never another's changed one."""
+    a document whose inputs may be given in part (an audit of wheels some of which a wheels
+    document compares, a wheels document whose patch an audit audited) is judged alone where
+    none is changed, and an input of it not given is no refusal. `places`: per input, the
+    directory its file must lie in; `near`: the document's directory (`given_under`);
+    `claimed`: the SHA-256 any document given records (`recorded_digests`), whose files are
+    those inputs, never another's changed one."""
     taken = {path for path in by_bytes if path is not None}
     # Tied by a file given with its bytes, or under the very path it records (as given, or
     # under the document's directory; in its side's directory): a file of the same name
@@ -129,7 +129,7 @@ def match(
     return (paths, mismatches) if found and strong else None
 
 
-def claimed(documents: Sequence[Document]) -> frozenset[str]:
+def recorded_digests(documents: Sequence[Document]) -> frozenset[str]:
     """Every SHA-256 a document given records for an input it read (a responses document's
     sides, a logs document's files, a wheels document's or a release set's wheels, an audit's
     artifacts): a file given with those bytes is that input, so no document takes it by name
@@ -140,7 +140,7 @@ def claimed(documents: Sequence[Document]) -> frozenset[str]:
         if doc.kind not in _RECORDING:
             continue
         body = doc.body_again(_RECORDING[doc.kind])
-        found.update(str(d) for d in _digests_in(body, doc.kind) if isinstance(d, str))
+        found.update(_digests_in(body, doc.kind))
     return frozenset(found)
 
 
@@ -153,9 +153,8 @@ _RECORDING = {
 }
 
 
-def _digests_in(body: Mapping[str, Any], kind: Kind) -> Iterable[object]:
-    """The SHA-256 a document's body records for its inputs (anything else is skipped by
-    `claimed`'s caller: only strings are kept)."""
+def _digests_in(body: Mapping[str, Any], kind: Kind) -> list[str]:
+    """The SHA-256 a document's body records for its inputs."""
     sides = [body.get(side) for side in ("base", "patch")]
     if kind is Kind.AUDIT:
         items: list[Any] = list(body.get("artifacts") or [])
@@ -165,7 +164,8 @@ def _digests_in(body: Mapping[str, Any], kind: Kind) -> Iterable[object]:
         items += [*(body.get("only_base") or []), *(body.get("only_patch") or [])]
     else:
         items = [*sides, *(r for s in sides if isinstance(s, Mapping) for r in s.get("read") or [])]
-    return [item.get("sha256") for item in items if isinstance(item, Mapping)]
+    digests = [item.get("sha256") for item in items if isinstance(item, Mapping)]
+    return [digest for digest in digests if isinstance(digest, str)]
 
 
 def _short(digest: str | None) -> str:

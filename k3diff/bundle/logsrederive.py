@@ -161,7 +161,7 @@ def check_logs_again(
     checked: dict[str, Tie] = {}
     tied: set[Path] = set()
     older: list[str] = []
-    claimed = changedinputs.claimed(documents)
+    claimed = changedinputs.recorded_digests(documents)
     for doc in documents:
         if doc.kind is not Kind.LOGS:
             continue

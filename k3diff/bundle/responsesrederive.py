@@ -120,7 +120,7 @@ def check_responses_again(
     checked: dict[str, tuple[tuple[str, str, int], ...]] = {}
     tied: set[Path] = set()
     undigested = []
-    claimed = changedinputs.claimed(documents)
+    claimed = changedinputs.recorded_digests(documents)
     for doc in documents:
         if doc.kind is not Kind.RESPONSES:
             continue

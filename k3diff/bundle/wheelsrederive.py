@@ -332,7 +332,7 @@ def check_wheels_again(
     (`audited`), and for a directory no document was checked again in; return the documents so re-derived by
     name. `directories`: per release set made from two directories given, those two."""
     checked: dict[str, Checked] = {}
-    claimed = changedinputs.claimed(documents) if given else frozenset()
+    claimed = changedinputs.recorded_digests(documents) if given else frozenset()
     tied: set[Path] = set()
     for doc in documents:
         if doc.kind not in (Kind.WHEELS, Kind.WHEELSET) or not given:
