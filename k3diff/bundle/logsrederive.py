@@ -172,7 +172,12 @@ def check_logs_again(
             continue
         free = [p for p in digest_of if p not in tied]
         picks = _picks(ties, copies)
-        found = _found(doc.name, ties, picks, free, digest_of, directories or {}, claimed)
+        try:
+            found = _found(doc.name, ties, picks, free, digest_of, directories or {}, claimed)
+        except InputError as exc:  # a side's directory not given: said with the others
+            files = tuple(p for side in picks.values() for p in side if p is not None)
+            stale.append(runagain.StaleDocument(str(exc), doc.name, files, f"{doc.name}\0dir"))
+            continue
         if found is None:  # none of its logs given: judged from the document alone
             continue
         paths, mismatches = found

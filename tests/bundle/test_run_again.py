@@ -1,5 +1,6 @@
-"""A document that no longer follows from the inputs given with it is refused (exit 2, one line)
-naming the command that brings it up to date (report65): a triage written before `sample
+"""A document that no longer follows from the inputs given with it is refused (exit 2, one line;
+several, one line each under a line that counts them: report67) naming the command that brings
+it up to date (report65): a triage written before `sample
 --resume` grew its run, or any document edited since. The command is shell-quoted, names the
 inputs as given to `report` and the settings the document records, and writes the document
 anew: run as printed, `report` takes the document it wrote."""
