@@ -6,6 +6,8 @@ stderr. Anything else escaping to the CLI is a bug.
     K3diffError                  root; ``str(err)`` is the one line the user sees
     ├── UsageError               options that contradict each other or name nothing
     ├── InputError               a file that cannot be read (missing, a directory, permissions)
+    │   ├── ErrorBlock           several refusals said at once, one line each (`report`: every
+    │   │                        document or input that does not follow, report67)
     │   ├── ArchiveError         not a zip, truncated, unsupported compression, hostile layout
     │   │   └── CorruptEntryError  one entry's stream fails its own CRC-32 or size (callers that
     │   │                          can go on turn it into a finding instead of exit 2)
@@ -33,6 +35,17 @@ class UsageError(K3diffError):
 
 class InputError(K3diffError):
     """An input file cannot be read."""
+
+
+class ErrorBlock(InputError):
+    """Several refusals said at once: a first line that counts them, then one line each. The
+    CLI prints each line as it prints the one line of any other error (whitespace folded,
+    control characters escaped), so a name cannot start a line of its own."""
+
+    def __init__(self, lines: tuple[str, ...]) -> None:
+        super().__init__(" ".join(lines))
+        self.lines = lines
+        """The first line, then one line per refusal."""
 
 
 class ArchiveError(InputError):

@@ -11,8 +11,9 @@ every artifact the document audited (by SHA-256) is among `report`'s inputs, `au
 on them and the two documents are compared whole but for the artifacts' `path`s and the
 manifest it wrote, naming the first field that differs (exit 2). A document that checked a
 `--manifest` or was made with `--waivers` does not hold the manifest or the waiver file: given
-with its wheels, it is refused (give it without them). An audit not run again is judged alone
-(`Document.judged_alone`)."""
+with its wheels, it is refused (give it without them). A wheel it audited given under the name
+it records but rebuilt since is named with every other input changed (`changedinputs`,
+report67). An audit not run again is judged alone (`Document.judged_alone`)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from k3diff.bundle import runagain
+from k3diff.bundle import changedinputs, runagain
+from k3diff.bundle.changedinputs import Mismatch, Recorded
 from k3diff.bundle.difference import first_difference
 from k3diff.bundle.givenfiles import inputs_read
 from k3diff.docbody import Kind
@@ -32,15 +34,38 @@ WheelRead = tuple[str, str, int]
 """A wheel `report` ran `audit` again on: its name as given, SHA-256 and size in bytes."""
 
 
-def _digests(body: Mapping[str, Any], given: Mapping[str, tuple[Path, int]]) -> list[str] | None:
-    """Each audited artifact's SHA-256, when every one is among the wheels given (else None)."""
+def _found(
+    body: Mapping[str, Any],
+    given: Mapping[str, tuple[Path, int]],
+    near: Path,
+    claimed: frozenset[str],
+) -> tuple[list[str], list[Path], list[Mismatch]] | None:
+    """Each audited artifact's SHA-256 and the wheel to run `audit` again on (the one given
+    with its bytes, else the one given under its name, changed since: `changedinputs`), with
+    each changed or missing; None where none is given either way. `near`: the document's
+    directory (`changedinputs.given_under`)."""
     artifacts = body.get("artifacts")
     if not isinstance(artifacts, list) or not artifacts:
         return None
-    digests = [a.get("sha256") if isinstance(a, dict) else None for a in artifacts]
-    if not all(isinstance(d, str) and d in given for d in digests):
-        return None
-    return [str(d) for d in digests]
+    recorded = []
+    for artifact in artifacts:
+        digest = artifact.get("sha256") if isinstance(artifact, dict) else None
+        if not isinstance(digest, str):
+            return None
+        recorded.append(Recorded(str(artifact.get("path")), digest, "an audited wheel"))
+    by_bytes = [given[r.sha256][0] if r.sha256 in given else None for r in recorded]
+    digest_of = {path: digest for digest, (path, _) in given.items()}
+    free = list(digest_of)
+    found = changedinputs.match(
+        recorded, by_bytes, free, digest_of, True, near=near, claimed=claimed
+    )
+    return None if found is None else ([r.sha256 for r in recorded], *found)
+
+
+def _given(paths: Sequence[Path], given: Mapping[str, tuple[Path, int]]) -> list[Path]:
+    """Those of `paths` that are wheels given."""
+    files = {path for path, _ in given.values()}
+    return [path for path in paths if path in files]
 
 
 def _refuse_unheld(body: Mapping[str, Any], name: str) -> None:
@@ -97,15 +122,23 @@ def check_audit_again(
     (all given), does not reproduce; return the names of those so re-derived, each to the
     wheels it was run again on (the bundle lists them among its inputs)."""
     checked: dict[str, tuple[WheelRead, ...]] = {}
+    claimed = changedinputs.recorded_digests(documents)
     for doc in documents:
         if doc.kind is not Kind.AUDIT:
             continue
         body = doc.body_again("audit document")
-        digests = _digests(body, given)
-        if digests is None:
+        found = _found(body, given, Path(doc.name).parent, claimed)
+        if found is None:
             continue
         _refuse_unheld(body, doc.name)
-        paths = [given[d][0] for d in digests]
+        digests, paths, mismatches = found
+        command = runagain.audit_args(paths)
+        if mismatches:  # a wheel changed since, or missing (report67)
+            tied = _given(paths, given)
+            stale.extend(
+                changedinputs.refusals(doc.name, mismatches, "wheels", command, "audit", tied)
+            )
+            continue
         again = _again(paths)
         difference = (
             again
@@ -120,7 +153,7 @@ def check_audit_again(
                     f"audit run again on {', '.join(map(str, paths))}",
                     difference,
                     "give the document the wheels it audited, or "
-                    + runagain.again(runagain.audit_args(paths), doc.name, "audit"),
+                    + runagain.again(command, doc.name, "audit"),
                 )
             )
         checked[doc.name] = inputs_read(given, digests)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from k3diff import escape as text_escape
 from k3diff.bundle.markdown import CELL_CHARS, input_checked
+from k3diff.bundle.model import status_legend
 
 if TYPE_CHECKING:
     from k3diff.bundle.plots import Plot
@@ -35,6 +36,7 @@ h1 { font-size: 1.6rem; margin: 0 0 .8rem; } h2 { font-size: 1.2rem; margin: 1.8
 .verdict.ok { background: #e6f4ea; border-left: 6px solid #2e7d32; }
 .verdict.fail { background: #fdecea; border-left: 6px solid #c62828; }
 ul.bottom li { margin: .25rem 0; }
+p.legend { color: #555; font-size: .9em; }
 table { border-collapse: collapse; width: 100%; font-size: .88rem; margin: .4rem 0; }
 th, td { border: 1px solid #ddd; padding: .25rem .5rem; text-align: left; vertical-align: top; }
 th { background: #f4f4f6; cursor: pointer; user-select: none; }
@@ -137,6 +139,7 @@ def render_html(summary: Mapping[str, Any], plots: Sequence[Plot]) -> str:
         _next_steps(summary["next_steps"]),
         "<h2>Evidence matrix</h2>",
         _matrix(summary["matrix"]),
+        f'<p class="legend">{escape(status_legend([r["status"] for r in summary["matrix"]]))}</p>',
         "<h2>Qualifications</h2>",
         "<ul>"
         + (
@@ -156,7 +159,7 @@ def render_html(summary: Mapping[str, Any], plots: Sequence[Plot]) -> str:
     parts.append(
         _table(
             "table-artifacts",
-            ["role", "artifact", "sha256", "size", "from"],
+            ["role", "artifact", "sha256", "bytes", "from"],
             [[a["role"], a["name"], a["sha256"], a["size"], a["source"]] for a in artifacts],
         )
         if artifacts

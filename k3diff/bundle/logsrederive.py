@@ -15,8 +15,9 @@ given), naming the first field that differs (exit 2). A document written before 
 given with log files, is refused (re-run `k3diff logs`, or give it alone): nothing ties a file
 to it; one given alone is judged from itself, as before. A side given as a directory or several
 files records every file read (`read`: name, SHA-256, size; rerun63) and is run again on the
-same files: each file by its SHA-256, a directory as `k3diff.bundle.logsdirs` ties it, a file
-added to, missing from or changed in it named."""
+same files: each file by its SHA-256, a directory as `k3diff.bundle.logsdirs` ties it. A log
+changed since (given under the name it records, or in a directory given), missing, or added
+to a directory is named with every other input changed (`changedinputs`, report67)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from k3diff.bundle import runagain
+from k3diff.bundle import changedinputs, runagain
+from k3diff.bundle.changedinputs import Mismatch, Recorded
 from k3diff.bundle.difference import first_difference
 from k3diff.bundle.givenfiles import Copies, pick_copies
 from k3diff.bundle.logsdirs import SideTie, side_ties
@@ -129,27 +131,6 @@ def _shown_as(tie: SideTie, given: Sequence[Path]) -> Callable[[str], str]:
     return shown
 
 
-def _found(
-    tie: SideTie,
-    doc: str,
-    given: Mapping[str, tuple[Path, int]],
-    directories: Mapping[tuple[str, str], Path],
-    picked: Sequence[Path | None],
-) -> tuple[Path, ...] | None:
-    """The paths given for one side, None where none is (InputError for some files of a side
-    given as several but not all). `picked`: for a side of files, the file given for each
-    file read (`_picks`)."""
-    if tie.directory:
-        directory = directories.get((doc, tie.side))
-        return None if directory is None else (directory,)
-    if all(f is None for f in picked):
-        return None
-    if any(f is None for f in picked):
-        missing = next(entry for entry, f in zip(tie.read, picked, strict=True) if f is None)
-        raise InputError(_unmatched(doc, tie, missing, given))
-    return tuple(f for f in picked if f is not None)
-
-
 def _picks(ties: Sequence[SideTie], copies: Copies) -> dict[str, tuple[Path | None, ...]]:
     """For each side given as files, a distinct file given for each file it read, by its bytes
     (newuser64: two logs of the same bytes, on one side or on both, were one file read twice,
@@ -170,12 +151,17 @@ def check_logs_again(
 ) -> tuple[dict[str, Tie], frozenset[Path], tuple[str, ...]]:
     """Add to `stale` the refusal of a logs document that `logs`, run again on its files (each
     among `given`: each file `report` could not read as a document, by SHA-256, with its size)
-    or directories (`directories`, from `logsdirs.logs_directories`), does not reproduce; raise
-    InputError for one side given without the other; return the documents so re-derived (each to the files
-    read), the files they tied, and the logs documents that record no SHA-256 (older)."""
+    or directories (`directories`, from `logsdirs.logs_directories`), does not reproduce, and
+    of each log it records that changed since, or is missing (`changedinputs`: a file given
+    under its name, a file of a directory given); raise InputError for one side's directory
+    given without the other; return the documents so re-derived (each to the files read), the
+    files they tied, and the logs documents that record no SHA-256 (older)."""
+    copies = copies if copies is not None else {d: (p,) for d, (p, _) in given.items()}
+    digest_of = {path: digest for digest, paths in copies.items() for path in paths}
     checked: dict[str, Tie] = {}
     tied: set[Path] = set()
     older: list[str] = []
+    claimed = changedinputs.recorded_digests(documents)
     for doc in documents:
         if doc.kind is not Kind.LOGS:
             continue
@@ -184,25 +170,31 @@ def check_logs_again(
         if ties is None:
             older.append(doc.name)
             continue
-        picks = _picks(
-            ties, copies if copies is not None else {d: (p,) for d, (p, _) in given.items()}
-        )
-        found = {
-            tie.side: _found(tie, doc.name, given, directories or {}, picks.get(tie.side, ()))
-            for tie in ties
-        }
-        if all(paths is None for paths in found.values()):
+        free = [p for p in digest_of if p not in tied]
+        picks = _picks(ties, copies)
+        try:
+            found = _found(doc.name, ties, picks, free, digest_of, directories or {}, claimed)
+        except InputError as exc:  # a side's directory not given: said with the others
+            files = tuple(p for side in picks.values() for p in side if p is not None)
+            stale.append(runagain.StaleDocument(str(exc), doc.name, files, f"{doc.name}\0dir"))
             continue
-        for tie in ties:
-            if found[tie.side] is None:
-                raise InputError(_not_given(doc.name, tie, given))
-        paths: Found = {side: p for side, p in found.items() if p is not None}
+        if found is None:  # none of its logs given: judged from the document alone
+            continue
+        paths, mismatches = found
         tied.update(path for p in paths.values() for path in p)
-        again = _again(body, paths, ties, doc.name)
+        again: Any = None
+        if not mismatches:
+            again = _again(body, paths, ties, doc.name)
+            mismatches = [] if isinstance(again, str) else _changed(ties, paths, again)
+        command = runagain.logs_args(body, paths)
+        if mismatches:  # a log changed since, missing or added (report67)
+            tied_now = [path for p in paths.values() for path in p if path in digest_of]
+            stale.extend(
+                changedinputs.refusals(doc.name, mismatches, "logs", command, "logs", tied_now)
+            )
+            continue
         shown = " and ".join(", ".join(map(str, paths[side])) for side in ("base", "patch"))
-        difference = again if isinstance(again, str) else _changed(ties, paths, again)
-        if difference is None:
-            difference = first_difference(body, again)
+        difference = again if isinstance(again, str) else first_difference(body, again)
         if difference is not None:
             stale.append(
                 runagain.refusal(
@@ -211,36 +203,80 @@ def check_logs_again(
                     f"logs run again on {shown}",
                     difference,
                     "give the document the logs it was made from, or "
-                    + runagain.again(runagain.logs_args(body, paths), doc.name, "logs"),
+                    + runagain.again(command, doc.name, "logs"),
                 )
             )
         checked[doc.name] = _inputs(ties, paths)
     return checked, frozenset(tied), tuple(older)
 
 
-def _changed(ties: Sequence[SideTie], found: Found, again: Mapping[str, Any]) -> str | None:
-    """For a side given as a directory: the files added to it, missing from it or changed in
-    it since `logs` read it, by name (None where it holds exactly those)."""
+def _found(
+    name: str,
+    ties: Sequence[SideTie],
+    picks: Mapping[str, tuple[Path | None, ...]],
+    free: Sequence[Path],
+    digest_of: Mapping[Path, str],
+    directories: Mapping[tuple[str, str], Path],
+    claimed: frozenset[str],
+) -> tuple[Found, list[Mismatch]] | None:
+    """Per side, the paths `logs` runs again on (a directory given for a side read as one; for
+    a side of files, each file given with its bytes, else the one given under its name, which
+    changed), with each file changed or missing; None where none is given either way.
+    InputError for a side's directory not given while the other side's logs are."""
+    files = [tie for tie in ties if not tie.directory]
+    recorded = [
+        Recorded(name, digest, f"{'the' if len(tie.read) == 1 else 'a'} {tie.side} log")
+        for tie in files
+        for name, digest, _ in tie.read
+    ]
+    by_bytes = [path for tie in files for path in picks[tie.side]]
+    near = Path(name).parent
+    matched = (
+        changedinputs.match(recorded, by_bytes, free, digest_of, near=near, claimed=claimed)
+        if recorded
+        else None
+    )
+    held = {tie.side: directories.get((name, tie.side)) for tie in ties if tie.directory}
+    if matched is None and all(d is None for d in held.values()):
+        return None
+    for tie in ties:
+        if tie.directory and held[tie.side] is None:
+            raise InputError(_not_given(name, tie))
+    paths: Found = {}
+    rest = iter(matched[0] if matched is not None else ())
+    for tie in ties:
+        directory = held.get(tie.side)
+        paths[tie.side] = (
+            (directory,) if directory is not None else tuple(next(rest) for _ in tie.read)
+        )
+    return paths, [] if matched is None else matched[1]
+
+
+def _changed(ties: Sequence[SideTie], found: Found, again: Mapping[str, Any]) -> list[Mismatch]:
+    """For a side given as a directory: each file added to it, missing from it or changed in
+    it since `logs` read it (none where it holds exactly those)."""
+    mismatches = []
     for tie in ties:
         if not tie.directory:
             continue
+        directory = found[tie.side][0]
+        role = f"a {tie.side} log"
         now = {e["name"]: e["sha256"] for e in again[tie.side].get("read", ())}
         then = {name: digest for name, digest, _ in tie.read}
-        parts = [
-            f"{what} {', '.join(names[:5])}{f' and {len(names) - 5} more' if len(names) > 5 else ''}"
-            for what, names in (
-                ("added", [n for n in now if n not in then]),
-                ("missing", [n for n in then if n not in now]),
-                ("changed", [n for n in then if n in now and now[n] != then[n]]),
-            )
-            if names
+        for name, digest in then.items():
+            path = directory / name
+            if name not in now:
+                mismatches.append(
+                    Mismatch(Recorded(str(path), digest, role), None, None, directory=directory)
+                )
+            elif now[name] != digest:
+                mismatches.append(Mismatch(Recorded(str(path), digest, role), path, now[name]))
+        mismatches += [
+            Mismatch(Recorded(name, "", role), directory / name, digest, added=True)
+            for name, digest in now.items()
+            if name not in then
         ]
-        if parts:
-            return (
-                f"the {tie.side} directory {found[tie.side][0]} does not hold the files logs "
-                f"read in {tie.recorded[0]}: {'; '.join(parts)}"
-            )
-    return None
+    return mismatches
 
 
 def _inputs(ties: Sequence[SideTie], found: Found) -> Tie:
@@ -257,32 +293,13 @@ def _inputs(ties: Sequence[SideTie], found: Found) -> Tie:
     return tuple(dict.fromkeys(files))
 
 
-def _not_given(doc: str, tie: SideTie, given: Mapping[str, tuple[Path, int]]) -> str:
-    """Why one side's logs are not among those given while the other side's are."""
-    if not tie.directory:
-        return _unmatched(doc, tie, tie.read[0], given)
+def _not_given(doc: str, tie: SideTie) -> str:
+    """Why one side's directory is not among those given while the other side's logs are."""
     count = f"{len(tie.read)} file{'s' if len(tie.read) != 1 else ''}"
     return (
         f"{doc}: no directory given holds the {tie.side} logs it records ({tie.recorded[0]}, "
         f"{count}: {tie.read[0][0]}…); give report both sides' logs it was made from to run "
         "k3diff logs again on them, or the document without its logs"
-    )
-
-
-def _unmatched(
-    name: str, tie: SideTie, entry: tuple[str, str, int], given: Mapping[str, tuple[Path, int]]
-) -> str:
-    """Why one of a side's log files is not among those given (matched by SHA-256 only): the
-    name and SHA-256 the document records for it, and the file given under that name, if any
-    (edited since `logs` read it; polish62b: it read as "the other log, given without its
-    base")."""
-    shown, digest, _ = entry
-    same = [str(p) for p, _ in given.values() if str(p) == shown or p.name == Path(shown).name]
-    differs = f" {same[0]}, given under that name, differs:" if same else ""
-    return (
-        f"{name}: no file given matches the {tie.side} log it records ({shown}, SHA-256 "
-        f"{digest[:16]}…);{differs} give report both log files it was made from to run k3diff "
-        "logs again on them, or the document without its logs"
     )
 
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from k3diff import escape
+from k3diff.bundle.model import status_legend
 from k3diff.docbody import Kind
 from k3diff.documents.read import EVERY_LINE
 from k3diff.report.markdown import cell as markdown_cell
@@ -90,6 +91,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         ],
         limit=None,  # k3diff's own findings, whole (input labels in them are short names)
     )
+    lines += ["", escape_inline(status_legend([row["status"] for row in summary["matrix"]]))]
     lines += ["", "## Qualifications", ""]
     lines += [f"- {escape_inline(q)}" for q in summary["qualifications"]] or [
         "- none implied by this evidence"
@@ -103,7 +105,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
     lines += ["", "## Artifact hashes", ""]
     if summary["artifacts"]:
         lines += table(
-            ["role", "artifact", "sha256", "size", "from"],
+            ["role", "artifact", "sha256", "bytes", "from"],
             [
                 [a["role"], a["name"], a["sha256"], a["size"], a["source"]]
                 for a in summary["artifacts"]

@@ -54,6 +54,27 @@ class Status(StrEnum):
         return cls.PASS if ok and exit_code == 0 else cls.FAIL
 
 
+MEANS = {
+    Status.FAIL: "fails its policy",
+    Status.EXPLAINED: "differs, and a triage run again on its samples accounts for every "
+    "difference as nondeterminism of the base (or of both sides)",
+    Status.INCONCLUSIVE: "nothing fails, but records are undecided (more samples would decide "
+    "them)",
+    Status.PASS: "meets its policy",
+    Status.INFO: "given, and judged by no policy",
+    Status.MISSING: "not given (nothing is implied about it)",
+}
+"""What each status of the matrix means, said under it for a reader who never ran k3diff
+(report67: `recorded` and `explained` were left to guess)."""
+
+
+def status_legend(statuses: list[str]) -> str:
+    """'Status: pass = meets its policy; recorded = …', for the statuses the matrix shows, in
+    the order of `Status`."""
+    shown = [s for s in Status if s.value in statuses]
+    return "Status: " + "; ".join(f"{s.value} = {MEANS[s]}" for s in shown)
+
+
 @dataclass(frozen=True)
 class Stage:
     """What one document says for one row of the matrix."""

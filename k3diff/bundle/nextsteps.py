@@ -28,7 +28,8 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from k3diff import shellwords
-from k3diff.bundle.model import Stage, Status
+from k3diff.bundle.model import Evidence, Stage, Status
+from k3diff.bundle.wheelrows import row_of
 from k3diff.docbody import Kind
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.read import Document
@@ -60,8 +61,12 @@ WAIVERS_NAMED = 5
 
 
 class Step(NamedTuple):
-    """One step: its one line, and the TOML it holds (report66)."""
+    """One step: the rows it is about, its one line, and the TOML it holds (report66)."""
 
+    rows: tuple[Evidence, ...]
+    """The matrix rows whose failing findings the step is about (report67: every step of a
+    document took the name of its last failing row, so a wheels document failing both rows
+    labelled `--explain` "source match"); a waiver line for findings of two rows names both."""
     text: str
     """The step as one line."""
     toml: str | None = None
@@ -72,16 +77,20 @@ class Step(NamedTuple):
 
 def next_steps(stages: Sequence[Stage], documents: Sequence[Document]) -> list[dict[str, str]]:
     """`summary.json`'s `next_steps`: one entry per step, `{evidence, source, step}` (and
-    `toml`, the waiver TOML the step holds), in the matrix's order, each document's once."""
-    asking = {s.source: s for s in stages if s.status in (Status.FAIL, Status.INCONCLUSIVE)}
+    `toml`, the waiver TOML the step holds), in the matrix's order, each document's once;
+    `evidence` names the step's own rows (`Step.rows`), in the matrix's order."""
+    asking = {s.source for s in stages if s.status in (Status.FAIL, Status.INCONCLUSIVE)}
     by_name = {d.name: d for d in documents}
+    order = list(Evidence)
     steps: list[dict[str, str]] = []
-    for source, stage in asking.items():
+    for source in dict.fromkeys(s.source for s in stages if s.source in asking):
         doc = by_name.get(source)
         if doc is None:
             continue
         for step in _steps(doc, documents):
-            entry = {"evidence": stage.evidence.value, "source": source, "step": step.text}
+            rows = sorted(set(step.rows), key=order.index)
+            evidence = " and ".join(row.value for row in rows)
+            entry = {"evidence": evidence, "source": source, "step": step.text}
             steps.append(entry if step.toml is None else {**entry, "toml": step.toml})
     return steps
 
@@ -96,18 +105,20 @@ def _steps(doc: Document, documents: Sequence[Document]) -> Iterator[Step]:
             yield from _wheels_steps(pair.wheels, label, _left(wheelset, pair.wheels))
         unpaired = [*wheelset.only_base, *wheelset.only_patch]
         if unpaired and not wheelset.allow_unpaired:
-            yield Step(  # what `wheels` says of them
+            yield Step(  # what `wheels` says of them: the set's own row
+                (Evidence.IDENTITY,),
                 f"{named(unpaired)}: not compared, so they fail the run (--allow-unpaired "
-                "accepts them)"
+                "accepts them)",
             )
     elif doc.kind is Kind.TRIAGE:
         wanted = _more_samples(doc, documents)
         if wanted is not None:
-            yield Step(more_samples_step(wanted, PROGRAM, RUN_DIR, logged=False))
+            step = more_samples_step(wanted, PROGRAM, RUN_DIR, logged=False)
+            yield Step((Evidence.FOLLOW_UP,), step)
     elif doc.kind is Kind.LOGS:
         where = _logs_step(doc.typed(LogsDocument))
         if where is not None:
-            yield Step(where)
+            yield Step((Evidence.RUNTIME_LOGS,), where)
 
 
 def _left(wheelset: WheelsetDocument, pair: WheelsDocument) -> list[str]:
@@ -138,9 +149,15 @@ def _wheels_steps(
     failing = _failing(wheels)
     native = [f for f in failing if is_native_named(f)]
     waivable = [f for f in failing if Code[f[0]] not in UNWAIVABLE]
+    sourced = wheels.provenance is not None
+
+    def rows(findings: Sequence[Named]) -> tuple[Evidence, ...]:
+        return tuple(row_of(code, sourced) for code, _, _ in findings)
+
     rebuild = unwaivable_step(failing)
     if rebuild is not None:
-        yield Step(f"{label}{rebuild}")
+        unwaivable = [f for f in failing if Code[f[0]] in UNWAIVABLE]
+        yield Step(rows(unwaivable), f"{label}{rebuild}")
     if not waivable:  # native findings are all waivable
         return
     if native:
@@ -155,7 +172,7 @@ def _wheels_steps(
             changed, wheels.explain, native, still, in_set=in_set, wide=wide
         )
         for option in options:
-            yield Step(f"{label}{command} {option}")
+            yield Step(rows(native), f"{label}{command} {option}")
     else:
         waiver = waiver_step(alone=True, wide=[c for c, path, _ in waivable if not path])
     findings = [Finding(Code[c], path, "", flag) for c, path, flag in waivable]
@@ -164,7 +181,8 @@ def _wheels_steps(
     kind = "native findings" if len(waivable) == len(native) else "findings"
     more = f"; {rest:,} more failing {kind} want one each" if rest > 0 else ""
     toml = waivers_inline(shown)
-    yield Step(f"{label}{waiver} {toml} (the same tables as one TOML line){more}", toml)
+    line = f"{label}{waiver} {toml} (the same tables as one TOML line){more}"
+    yield Step(rows(waivable), line, toml)
 
 
 def _more_samples(doc: Document, documents: Sequence[Document]) -> MoreSamples | None:

@@ -10,8 +10,9 @@ is one a responses document given records for a side; every other file is read a
 samples log, a k3diff document), so an lm-eval `samples_*.jsonl` and a `k3diff.samples/1` log
 cannot be mistaken for each other by name or shape. Where both inputs are given, `responses`
 runs again on them under the document's recorded paths (so every `location` compares) and the
-two documents are compared whole, naming the first field that differs (exit 2). A document
-read without its inputs is judged from itself alone, and the bundle says so
+two documents are compared whole, naming the first field that differs (exit 2). An input given
+under the name the document records but changed since, or one not given beside the other, is
+named with every other (`changedinputs`, report67). A document read without its inputs is judged from itself alone, and the bundle says so
 (`alone_qualification`)."""
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import bounded, jsontext
-from k3diff.bundle import runagain
+from k3diff.bundle import changedinputs, runagain
+from k3diff.bundle.changedinputs import Recorded
 from k3diff.bundle.difference import first_difference
 from k3diff.bundle.givenfiles import Copies, pick_copies
 from k3diff.docbody import Kind, parse_body, read_bytes
@@ -102,7 +104,9 @@ def check_responses_again(
 ) -> dict[str, tuple[tuple[str, str, int], ...]]:
     """Add to `stale` the refusal of a responses document that `responses`, run again on its two inputs
     (both among `unread`: the files `report` could not read as a document, `digests_given` by
-    SHA-256), does not reproduce, and for a file of `unread` no document names (none of
+    SHA-256), does not reproduce, and of each input of one changed since or missing
+    (`changedinputs`: given under the name it records; report67, where the first was refused
+    alone, with no command); raise for a file of `unread` no document names (none of
     `tied_elsewhere`, a logs document's logs; `older_logs` says why, where a logs document
     that records no SHA-256 was given); return the names of the documents so
     re-derived, each to its inputs' names, SHA-256 and sizes (bundle inputs). Two inputs of
@@ -111,10 +115,12 @@ def check_responses_again(
     if not unread:
         return {}
     given = {digest: path for digest, (path, _) in digests_given.items()}
+    digest_of = {path: digest for digest, paths in (copies or {}).items() for path in paths}
+    digest_of.update({path: digest for digest, (path, _) in digests_given.items()})
     checked: dict[str, tuple[tuple[str, str, int], ...]] = {}
     tied: set[Path] = set()
     undigested = []
-    halves: dict[str, tuple[str, str, str, str]] = {}  # a side's digest given, the other's not
+    claimed = changedinputs.recorded_digests(documents)
     for doc in documents:
         if doc.kind is not Kind.RESPONSES:
             continue
@@ -123,19 +129,32 @@ def check_responses_again(
         if digests is None:
             undigested.append(doc.name)
             continue
-        if not all(d in given for d in digests):
-            for side, digest, other in (("base", *digests), ("patch", *digests[::-1])):
-                shown = str(body[side].get("path"))  # the side missing, as `other` was given
-                halves.setdefault(other, (doc.name, side, digest, shown))
-            continue
         wanted = [(str(body[side].get("path")), d) for side, d in zip(SIDES, digests, strict=True)]
         picked = pick_copies(copies or {}, wanted)
-        paths = (picked[0] or given[digests[0]], picked[1] or given[digests[1]])
+        recorded = [
+            Recorded(name, digest, f"its {side} input")
+            for (name, digest), side in zip(wanted, SIDES, strict=True)
+        ]
+        by_bytes = [p or given.get(d) for p, d in zip(picked, digests, strict=True)]
+        named = runagain.named_inputs(stale)  # a log changed since (logsrederive)
+        free = [p for p, _ in unread if p not in tied_elsewhere and p not in tied | named]
+        near = Path(doc.name).parent
+        found = changedinputs.match(recorded, by_bytes, free, digest_of, near=near, claimed=claimed)
+        if found is None:  # neither input given: judged from the document alone
+            continue
+        paths = (found[0][0], found[0][1])
         tied.update(paths)
+        command = runagain.responses_args(body, *paths)
+        if found[1]:  # an input changed since, or missing (report67)
+            given_now = [p for p in paths if p in digest_of]
+            said = changedinputs.refusals(
+                doc.name, found[1], "inputs", command, "responses", given_now
+            )
+            stale.extend(said)
+            continue
         again = _again(body, *paths, doc.name)
         difference = again if isinstance(again, str) else first_difference(body, again)
         if difference is not None:
-            command = runagain.responses_args(body, *paths)
             stale.append(
                 runagain.refusal(
                     doc.name,
@@ -150,21 +169,10 @@ def check_responses_again(
             (str(path), digest, digests_given[digest][1])
             for path, digest in dict.fromkeys(zip(paths, digests, strict=True))
         )
-    digest_of = {path: digest for digest, (path, _) in digests_given.items()}
-    # A half first: the file given beside it, under the other's name, may read as anything.
-    for path, error in sorted(unread, key=lambda u: digest_of.get(u[0], "") not in halves):
-        if path in tied or path in tied_elsewhere:
+    named = runagain.named_inputs(stale)
+    for path, error in unread:
+        if path in tied or path in tied_elsewhere or path in named:
             continue
-        half = halves.get(digest_of.get(path, ""))
-        if half is not None:  # matched by SHA-256 only: a file of its name differs (polish62b)
-            name, side, digest, shown = half
-            same = [str(p) for p, _ in unread if str(p) == shown or p.name == Path(shown).name]
-            raise InputError(
-                f"{name}: no file given matches the {side} input it records ({shown}, SHA-256 "
-                f"{digest[:16]}…);{f' {same[0]}, given under that name, differs:' if same else ''}"
-                " give report both inputs to run k3diff responses again on them, or the "
-                "document without its inputs"
-            )
         older = older_logs(path)
         if older is not None and not undigested:
             raise older

@@ -16,15 +16,20 @@ the command without one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from k3diff import shellwords
 from k3diff.bounded import DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_RECORD_BYTES
+
+# The refusals' machinery (`stale`), importable from here as before (report66).
+from k3diff.bundle.stale import StaleDocument as StaleDocument
+from k3diff.bundle.stale import named_inputs as named_inputs
+from k3diff.bundle.stale import refusal as refusal
+from k3diff.bundle.stale import refuse_stale as refuse_stale
+from k3diff.bundle.stale import stale_refused as stale_refused
 from k3diff.documents.triage import TriageDocument
-from k3diff.errors import InputError, K3diffError
 from k3diff.program import program
 
 DEFAULTS: Mapping[str, Mapping[str, object]] = {
@@ -53,72 +58,15 @@ DEFAULTS: Mapping[str, Mapping[str, object]] = {
 document's setting differs (held to each command's own defaults by tests/bundle/test_run_again)."""
 
 
-class StaleDocument(InputError):
-    """A document that does not follow from the inputs given with it (`refusal`): kept until
-    every document is checked, then refused with every other one found (`refuse_stale`)."""
-
-    def __init__(self, message: str, name: str) -> None:
-        super().__init__(message)
-        self.name = name
-        """The document, as given."""
-
-
-def refusal(
-    name: str, given: str, ran: str, difference: str, fix: str, document: str | None = None
-) -> StaleDocument:
-    """The words of a document that does not follow from its inputs: `given` (what it was
-    given with), `ran` (what was run again on what), the first field that differs, and `fix`
-    (what to give instead, and the command that brings it up to date: `again`); `document`,
-    the file `fix` writes anew where `name` is a part of it (a release set's pair)."""
-    return StaleDocument(
-        f"{name}: does not follow from the {given} given with it ({ran}: {difference}); {fix}",
-        name if document is None else document,
-    )
-
-
-@contextmanager
-def stale_refused(given: Sequence[str]) -> Iterator[list[StaleDocument]]:
-    """The list the checks add each stale document's refusal to, refused when they are done
-    (`refuse_stale`, `given`: the documents' names in the order given); where a check raises
-    another error after some were found, those found are refused instead, as the first of
-    them was before every document was checked (report66)."""
-    stale: list[StaleDocument] = []
-    try:
-        yield stale
-    except K3diffError:
-        refuse_stale(stale, given)
-        raise
-    refuse_stale(stale, given)
-
-
-def refuse_stale(stale: Sequence[StaleDocument], given: Sequence[str]) -> None:
-    """Raise one InputError naming every stale document once (a release set's first pair's, or
-    its listing's), each with its command (report66: the refusal named the first only, and the
-    user met the next after running its command): one alone as it is; several on the one line
-    every error is (`cli.common.fail` folds it), counted first, then each numbered in the order
-    the documents were `given`."""
-    order = {name: n for n, name in enumerate(given)}
-    first = {s.name: s for s in reversed(stale)}
-    stale = sorted(first.values(), key=lambda s: order.get(s.name, len(order)))
-    if not stale:
-        return
-    if len(stale) == 1:
-        raise stale[0]
-    items = "; ".join(f"({n}) {refused}" for n, refused in enumerate(stale, 1))
-    raise InputError(
-        f"{len(stale)} documents do not follow from the inputs given with them, each named "
-        f"with the command that brings it up to date: {items}"
-    )
-
-
-def again(args: Sequence[str] | None, name: str, command: str) -> str:
+def again(args: Sequence[str] | None, name: str, command: str, subject: str = "it") -> str:
     """'run `k3diff triage cmp.json run/samples.jsonl --format json -o triage.json` again to
     bring it up to date' for `args` (the command's arguments, `command` first), writing the
-    document `name`; the bare command where the document does not record its settings (None)."""
+    document `name` (`subject`: how the sentence names it); the bare command where the
+    document does not record its settings (None)."""
     if args is None:
-        return f"run k3diff {command} again on its inputs to bring it up to date"
+        return f"run k3diff {command} again on its inputs to bring {subject} up to date"
     line = shellwords.join([*args, "--format", "json", "-o", name])
-    return f"run `{program()} {line}` again to bring it up to date"
+    return f"run `{program()} {line}` again to bring {subject} up to date"
 
 
 def _path(path: object) -> str:

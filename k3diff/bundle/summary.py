@@ -122,7 +122,16 @@ def _bottom_line(
         lines.insert(0, "FAIL: required evidence missing: " + ", ".join(e.value for e in required))
     # Beside the verdict: the levels it was judged at, where they are not the defaults.
     lines += levels
-    lines += [s.headline for s in stages]
+    # The rows that fail (or hold records undecided) first, each named: in the matrix's order
+    # a failing row's sentence stood among the passing ones' with nothing to tell it (report67).
+    asking = (Status.FAIL, Status.INCONCLUSIVE)
+    lines += [
+        f"{s.status.value} ({s.evidence.value}): {s.headline}"
+        for status in asking
+        for s in stages
+        if s.status is status
+    ]
+    lines += [s.headline for s in stages if s.status not in asking]
     if missing:
         lines.append(
             "missing evidence (not implied): "
@@ -250,7 +259,7 @@ def _tables(documents: Sequence[Document]) -> dict[str, Any]:
         )
         tables["changed_entries"] = _table(
             "Entries that are not identical",
-            ["wheel", "path", "kind", "status", "how", "base size", "patch size"],
+            ["wheel", "path", "kind", "status", "how", "base bytes", "patch bytes"],
             [
                 [name, e.path, e.kind, e.status, e.how, e.base_size, e.patch_size]
                 for name, wheel in wheels

@@ -118,13 +118,15 @@ def weakest_bound(triage: TriageDocument, side: str) -> tuple[float, int] | None
 
 
 def caveat(triage: TriageDocument) -> str | None:
-    """'the patch's stability is bounded only by 0.78 (3 samples), 60 per side would bound it by
-    0.05, both at α = 0.05', naming the side(s) whose stability the verdicts rest on and are
+    """'the patch's stability is bounded only by 0.78 (3 samples: up to 77.6 % of its outputs
+    may differ from its usual one), 60 per side would bound it by 0.05, both at α = 0.05' (the
+    share said, report67: a bare 0.78 named no quantity), naming the side(s) whose stability the verdicts rest on and are
     weakly bounded, and the α both figures are at (polish63: at --alpha 0.2, '33 per side would
     bound it by 0.05' named no α)."""
     alpha, bound = triage.alpha, triage.bound
     weak = [
-        f"the {side}'s stability is bounded only by {found[0]:.2f} ({found[1]:,} samples)"
+        f"the {side}'s stability is bounded only by {found[0]:.2f} ({found[1]:,} samples: up to "
+        f"{100 * found[0]:.3g} % of its outputs may differ from its usual one)"
         for side in SIDES
         if (found := weakest_bound(triage, side)) is not None
     ]

@@ -80,6 +80,51 @@ def _holds(listing: dict[tuple[str, int], list[Path]], wheel: dict[str, Any]) ->
     return None
 
 
+def _side(
+    body: dict[str, Any],
+    side: str,
+    listings: dict[Path, dict[tuple[str, int], list[Path]]],
+    dirs: Sequence[Path],
+) -> tuple[Path, list[Path]]:
+    """The directory of `dirs` that is the set's `side` (holding every wheel its pairs name
+    there, one changed since by name: `_holding_changed`) and those wheels; `Path()` where no
+    one directory is."""
+    wanted = _side_wheels(body, side)
+    held = {d: [_holds(listings[d], w) for w in wanted] for d in dirs}
+    fits = [d for d, paths in held.items() if wanted and all(paths)]
+    if not fits:  # a wheel changed since (report67): refused, naming it (changedinputs)
+        fits, held = _holding_changed(listings, wanted, held)
+    if len(fits) > 1:  # identical sides: the name as recorded decides
+        recorded = Path(str(body[side]["inputs"][0])).name
+        fits = [d for d in fits if d.name == recorded] or fits
+    if len(fits) != 1:
+        return Path(), []
+    return fits[0], [p for p in held[fits[0]] if p is not None]
+
+
+def _holding_changed(
+    listings: dict[Path, dict[tuple[str, int], list[Path]]],
+    wanted: list[dict[str, Any]],
+    held: dict[Path, list[Path | None]],
+) -> tuple[list[Path], dict[Path, list[Path | None]]]:
+    """Where no directory holds every wheel of a side by its bytes: the one directory holding
+    the most of them so, and each other of its wheels by file name, changed since the set was
+    written (the pair's run again names it). None fits where no one directory does."""
+
+    def named(directory: Path, wheel: dict[str, Any]) -> Path | None:
+        name = Path(str(wheel.get("path"))).name
+        return next((p for ps in listings[directory].values() for p in ps if p.name == name), None)
+
+    fuller = {
+        d: [path or named(d, w) for path, w in zip(paths, wanted, strict=True)]
+        for d, paths in held.items()
+    }
+    scores = {d: sum(p is not None for p in held[d]) for d, paths in fuller.items() if all(paths)}
+    best = max(scores.values(), default=0)
+    fits = [d for d, score in scores.items() if score == best]
+    return (fits, fuller) if len(fits) == 1 else ([], held)
+
+
 def _made_from_directories(body: dict[str, Any]) -> bool:
     """Each side of the set was one directory (`wheels BASE_DIR PATCH_DIR`), not files."""
     sides = [body.get(side, {}) for side in ("base", "patch")]
@@ -104,18 +149,13 @@ def set_directories(documents: Sequence[Document], dirs: Sequence[Path]) -> dict
         body = doc.body_again("release-set document")
         if not _made_from_directories(body):
             continue
-        chosen: list[tuple[Path, list[Path]]] = []
-        for side in ("base", "patch"):
-            wanted = _side_wheels(body, side)
-            held = {d: [_holds(listings[d], w) for w in wanted] for d in dirs}
-            fits = [d for d, paths in held.items() if wanted and all(paths)]
-            if len(fits) > 1:  # identical sides: the name as recorded decides
-                recorded = Path(str(body[side]["inputs"][0])).name
-                fits = [d for d in fits if d.name == recorded] or fits
-            if len(fits) != 1:
-                chosen.append((Path(), []))
-                continue
-            chosen.append((fits[0], [p for p in held[fits[0]] if p is not None]))
+        chosen = [_side(body, side, listings, dirs) for side in ("base", "patch")]
+        for i, side in enumerate(("base", "patch")):  # a wheel changed since (report67)
+            other, recorded = chosen[1 - i][0], Path(str(body[side]["inputs"][0])).name
+            if other != Path() and (
+                chosen[i][0] == Path() or (chosen[i][0] == other and other.name != recorded)
+            ):  # the other side's directory, by its bytes: this side is among the rest
+                chosen[i] = _side(body, side, listings, [d for d in dirs if d != other])
         (base, base_wheels), (patch, patch_wheels) = chosen
         given = [d for d in (base, patch) if d != Path()]
         if not given:

@@ -16,8 +16,10 @@ claims are its word alone (the bundle says so). A document written before `rerun
 with the settings its findings show, as before: `--allow-native-changes` and `--allow-bytecode`
 by findings of those codes at info, `--select`/`--ignore` by the codes `verdict.filtered`
 names, `--explain`; such a document made with `--waivers` or `--source` is refused with its
-wheels. A wheels document read without its wheels is judged from itself alone, and the bundle
-says so (`alone_qualification`)."""
+wheels. A wheel it (or a release set's pair, or a set of files' wheel on one side only)
+records, given under its name but rebuilt since, is named with every other input changed
+(`changedinputs`, report67). A wheels document read without its wheels is judged from itself
+alone, and the bundle says so (`alone_qualification`)."""
 
 from __future__ import annotations
 
@@ -28,7 +30,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from k3diff.bundle import runagain, wheelsource
+from k3diff.bundle import changedinputs, runagain, wheelsource
+from k3diff.bundle.changedinputs import changed_unpaired, changed_wheels
 from k3diff.bundle.difference import first_difference
 from k3diff.bundle.givenfiles import inputs_read
 from k3diff.docbody import Kind
@@ -197,6 +200,7 @@ def _check_one(
     repos: Sequence[Path],
     stale: list[runagain.StaleDocument],
     whole: tuple[str, dict[str, Any], list[list[str]] | None] | None = None,
+    claimed: frozenset[str] = frozenset(),
 ) -> tuple[Checked, set[Path]] | None:
     """`wheels` run again on the two wheels a wheels document (`body`: one given, or a pair of
     a release set) names, when both are `given`: what it was run on, and the files it tied;
@@ -204,8 +208,13 @@ def _check_one(
     again (a pair's: `whole`, its release set's name, body and sides as given to `report`:
     `runagain.given_sides`). None: its wheels are not given."""
     digests = _digests(body, given)
-    if digests is None:
-        return None
+    if digests is None or whole is not None:  # a wheel changed since (report67), or none given
+        # (a pair of a set's directories: a side's wheel the other side holds, changed in its own)
+        changed = changed_wheels(name, body, given, stale, whole, claimed)
+        if changed is not None:  # refused: not run again
+            return Checked((), None, False), changed
+        if digests is None:
+            return None
     paths = given[digests[0]][0], given[digests[1]][0]
     tied = set(paths)
     again = _again(body, *paths, name, repos)
@@ -257,6 +266,7 @@ def _check_set(
     repos: Sequence[Path],
     stale: list[runagain.StaleDocument],
     directories: tuple[Path, Path] | None = None,
+    claimed: frozenset[str] = frozenset(),
 ) -> tuple[Checked, set[Path]] | None:
     """Every pair of a release set run again as a single pair is (rerun62), named
     `set.json pairs[1] (patch/x.whl)`; a wheel given that the set lists on one side only (by
@@ -272,7 +282,13 @@ def _check_set(
     whole = (name, body, sides)
     done = [
         _check_one(
-            f"{name} pairs[{i}] ({pair.get('patch')})", pair["wheels"], given, repos, stale, whole
+            f"{name} pairs[{i}] ({pair.get('patch')})",
+            pair["wheels"],
+            given,
+            repos,
+            stale,
+            whole,
+            claimed,
         )
         for i, pair in enumerate(pairs)
         if isinstance(pair, dict) and isinstance(pair.get("wheels"), dict)
@@ -291,6 +307,8 @@ def _check_set(
         )
     tied = {path for _, paths in got for path in paths}
     tied.update(given[str(d)][0] for d in unpaired)
+    if directories is None:  # one listed on one side only, changed since (report67)
+        tied.update(changed_unpaired(name, body, given, stale, claimed))
     reads = tuple(dict.fromkeys(read for checked, _ in got for read in checked.wheels))
     repository = next((c.repository for c, _ in got if c.repository is not None), None)
     alone = any(c.source_alone for c, _ in got)
@@ -314,20 +332,23 @@ def check_wheels_again(
     (`audited`), and for a directory no document was checked again in; return the documents so re-derived by
     name. `directories`: per release set made from two directories given, those two."""
     checked: dict[str, Checked] = {}
+    claimed = changedinputs.recorded_digests(documents) if given else frozenset()
     tied: set[Path] = set()
     for doc in documents:
         if doc.kind not in (Kind.WHEELS, Kind.WHEELSET) or not given:
             continue
         if doc.kind is Kind.WHEELS:
-            one = _check_one(doc.name, doc.body_again("wheels document"), given, repos, stale)
+            body = doc.body_again("wheels document")
+            one = _check_one(doc.name, body, given, repos, stale, None, claimed)
         else:
             body = doc.body_again("release-set document")
-            one = _check_set(doc.name, body, given, repos, stale, (directories or {}).get(doc.name))
+            sides = (directories or {}).get(doc.name)
+            one = _check_set(doc.name, body, given, repos, stale, sides, claimed)
         if one is not None:
             checked[doc.name], paths = one
             tied.update(paths)
     for path, _ in given.values():
-        if path not in tied and path not in audited:
+        if path not in tied and path not in audited and path not in runagain.named_inputs(stale):
             raise InputError(
                 f"{path}: no wheels document given compares it with another of the wheels "
                 "given (give both wheels the document names, by SHA-256, or by file name and "

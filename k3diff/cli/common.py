@@ -15,7 +15,7 @@ import click
 
 from k3diff import bounded, escape
 from k3diff.cli.gcthreshold import raise_gc_threshold, thaw
-from k3diff.errors import K3diffError, UsageError
+from k3diff.errors import ErrorBlock, K3diffError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.output import CiFormat, OutputFormat, StdoutClosed, say
 
@@ -282,11 +282,12 @@ def refuse_output_over_input(output: Path, inputs: list[Path]) -> None:
             )
 
 
-def fail(message: str) -> int:
-    """Print one line on stderr; the exit code to return (2). Whitespace runs fold to one space;
-    any other control character an input put in the message is shown as an escape."""
-    line = escape.text(" ".join(message.split()))
-    say(f"k3diff: error: {line}")  # a stderr that cannot take it: still exit 2
+def fail(message: str, *more: str) -> int:
+    """Print one line on stderr (each of `more`, an `ErrorBlock`'s, indented on its own); the
+    exit code to return (2). Whitespace runs fold to one space and any other control character
+    is shown as an escape, in every line: a newline in a name never starts one."""
+    for n, line in enumerate((message, *more)):
+        say(("  " if n else "k3diff: error: ") + escape.text(" ".join(line.split())))
     return int(ExitCode.ERROR)
 
 
@@ -367,7 +368,7 @@ def _run_group(group: click.Group, argv: list[str] | None) -> int:
     except click.ClickException as exc:
         return fail(exc.format_message())
     except K3diffError as exc:
-        return fail(str(exc))
+        return fail(*exc.lines) if isinstance(exc, ErrorBlock) else fail(str(exc))
     except KeyboardInterrupt:
         return fail(_interrupted("interrupted", argv))
     except MemoryError:

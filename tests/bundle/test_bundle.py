@@ -22,8 +22,9 @@ def seed_line(checked: str = SEED_CHECKED) -> str:
     return (
         "serially, the patch reproduces the base on 8 of 8 records; text differs on 4 of 8 "
         "records; all 4 are base nondeterminism (base 3 distinct of 3 each); caveat: "
-        "the patch's stability is bounded only by 0.78 (3 samples), 60 per side would bound it "
-        f"by 0.05, both at α = 0.05; {checked}; the base gave 8 other outputs on 4 records "
+        "the patch's stability is bounded only by 0.78 (3 samples: up to 77.6 % of its outputs "
+        "may differ from its usual one), 60 per side would bound it by 0.05, both at α = 0.05; "
+        f"{checked}; the base gave 8 other outputs on 4 records "
         "besides each record's first sampled one (no output was more common than another); "
         "margins where they parted from it unknown (no logprobs in the samples); with 3 "
         "patch samples, an output the patch gives at least 41.5 % of the time would have been "
@@ -114,7 +115,13 @@ def test_a_deterministic_divergence_fails_the_bundle(tmp_path: Path) -> None:
     comparison, samples, triage = seed(tmp_path, base_stable=True)
     result = _report(tmp_path, comparison, samples, triage)
     assert result.exit_code == 1
-    assert "regression candidates" in _summary(tmp_path)["bottom_line"][-2]
+    bottom = _summary(tmp_path)["bottom_line"]
+    # The failing rows' sentences first, each named by its row (report67: in the matrix's
+    # order, the follow-up's stood second to last among the passing rows').
+    failing = [line for line in bottom[1:] if line.startswith("FAIL (")]
+    assert bottom[1 : len(failing) + 1] == failing, bottom
+    (follow_up,) = [line for line in failing if line.startswith("FAIL (nondeterminism")]
+    assert "regression candidates" in follow_up, follow_up
 
 
 def test_differences_the_triage_could_not_decide_leave_the_comparison_failing(

@@ -35,8 +35,10 @@ def test_the_bottom_line_names_the_regression_candidates_first(tmp_path: Path) -
     assert first.startswith(f"FAIL: 4 regression candidates {', '.join(MISMATCHED)}; ")
     assert first.endswith("fail their policies")
     comparison = next(s for s in summary["bottom_line"] if "paired records differ" in s)
-    # Recounted from the records: 4 differ, each named; 8 - 4 match exactly.
+    # Recounted from the records: 4 differ, each named; 8 - 4 match exactly. A failing row's
+    # sentence comes first, named by its row (report67).
     assert comparison == (
+        "FAIL (record-level comparison): "
         f"4 of 8 paired records differ: text differs on 4 ({', '.join(MISMATCHED)}); "
         "exact text match 4"
     )

@@ -207,3 +207,43 @@ def test_the_bundle_says_what_still_fails_under_allow_native_changes_as_wheels_d
     (tmp_path / "waivers.toml").write_text(reviewed + "\n")
     assert waiver.startswith("or accept each reviewed file with a waiver")
     assert _run(tmp_path, wheels, "--waivers", "waivers.toml").exit_code == 0
+
+
+def test_each_next_step_names_its_own_row(tmp_path: Path) -> None:
+    """report67: a W101 and a W401 fail both rows, and every next step was labelled with the
+    last, "source match", `--explain` and `--allow-native-changes` included. Each step names
+    the rows of the findings it is about: the native options the artifact-identity row (the
+    W101), the one waiver line, which takes both findings, both rows; in summary.json,
+    REPORT.md and report.html alike."""
+    wheels = _setup(tmp_path, native=True)
+    _bundle(tmp_path, wheels)
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    failing = {row["evidence"] for row in summary["matrix"] if row["status"] == "FAIL"}
+    assert failing == {"artifact identity", "source match"}
+    steps = summary["next_steps"]
+    assert [s["evidence"] for s in steps] == [
+        "artifact identity",
+        "artifact identity",
+        "artifact identity and source match",
+    ], steps
+    assert "--explain" in steps[0]["step"] and "--allow-native-changes" in steps[1]["step"]
+    assert '{code = "W101"' in steps[2]["toml"] and '{code = "W401"' in steps[2]["toml"]
+    report = (tmp_path / "bundle" / "REPORT.md").read_text()
+    listed = report.split("### Next steps")[1].split("## Evidence matrix")[0]
+    bullets = [line for line in listed.splitlines() if line.startswith("- ")]
+    assert [b.split(" (w.json): ")[0] for b in bullets] == [
+        "- artifact identity",
+        "- artifact identity",
+        "- artifact identity and source match",
+    ], bullets
+    html = (tmp_path / "bundle" / "report.html").read_text()
+    assert html.count("<li>artifact identity (w.json): ") == 2
+    assert html.count("<li>artifact identity and source match (w.json): ") == 1
+
+
+def test_a_source_mismatch_alone_is_the_source_row_s_step(tmp_path: Path) -> None:
+    wheels = _setup(tmp_path)
+    _bundle(tmp_path, wheels)
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    (step,) = summary["next_steps"]
+    assert step["evidence"] == "source match" and '{code = "W401"' in step["toml"], step

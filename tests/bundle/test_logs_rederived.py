@@ -6,6 +6,7 @@ logs, the document is judged alone, as before."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -121,10 +122,11 @@ def test_one_log_alone_and_an_older_document_are_refused(tmp_path: Path) -> None
     half = run_k3diff("report", "l.json", "patch.log", "--out", "b", cwd=tmp_path)
     assert half.exit_code == 2, half.stderr
     digest = document["base"]["sha256"][:16]
-    assert (
-        f"l.json: no file given matches the base log it records (base.log, SHA-256 {digest}…); give report both log files"
-        in half.stderr
-    )
+    assert half.stderr.startswith(
+        f"k3diff: error: base.log: missing (l.json records it as the base log, SHA-256 {digest}…;"
+        " no file given holds those bytes or has that name); give report the logs l.json was "
+        "made from (or l.json alone), or run `k3diff logs base.log patch.log"
+    ), half.stderr
     older = json.loads(json.dumps(document))
     del older["rerun"], older["base"]["sha256"], older["base"]["size"]
     del older["patch"]["sha256"], older["patch"]["size"]
@@ -154,17 +156,19 @@ def test_recorded_settings_that_logs_would_refuse_are_refused(tmp_path: Path) ->
 def test_a_log_edited_in_place_is_named_as_not_matching_what_the_document_records(
     tmp_path: Path,
 ) -> None:
-    """Logs are matched by SHA-256 only: base.log edited after `logs` ran read "patch.log: the
-    patch log of l.json, given without its base" (polish62b), as if base.log had not been given."""
+    """Logs are matched by SHA-256: base.log edited after `logs` ran read "patch.log: the patch
+    log of l.json, given without its base" (polish62b), as if base.log had not been given; it
+    is named as changed since, with the SHA-256 recorded and now (report67)."""
     document = _logs(tmp_path)
     (tmp_path / "base.log").write_text(BASE + "INFO request 2 done\n")
     result = run_k3diff("report", "l.json", "base.log", "patch.log", "--out", "b", cwd=tmp_path)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
     digest = document["base"]["sha256"]
     assert "given without" not in result.stderr
-    assert (
-        f"l.json: no file given matches the base log it records (base.log, SHA-256 {digest[:16]}…);"
-        " base.log, given under that name, differs" in result.stderr
+    now = hashlib.sha256((tmp_path / "base.log").read_bytes()).hexdigest()
+    assert result.stderr.startswith(
+        "k3diff: error: base.log: changed since l.json recorded it as the base log (SHA-256 "
+        f"{digest[:16]}… recorded, {now[:16]}… now)"
     ), result.stderr
     assert not (tmp_path / "b").exists()
 
@@ -233,17 +237,31 @@ def test_the_genuine_document_with_its_directories_is_cross_checked(tmp_path: Pa
 
 
 def test_a_file_added_to_missing_from_or_changed_in_a_directory_is_named(tmp_path: Path) -> None:
-    _logs_of_directories(tmp_path)
+    document = _logs_of_directories(tmp_path)
     (tmp_path / "b" / "server.log.1").unlink()
     (tmp_path / "b" / "server.log").write_text(BASE + "INFO request 2 done\n")
     (tmp_path / "b" / "extra.log").write_text("INFO hello\n")
     result = run_k3diff("report", "d.json", "b", "p", "--out", "o", cwd=tmp_path)
-    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
-    assert (
-        "d.json: does not follow from the logs given with it (logs run again on b and p: the "
-        "base directory b does not hold the files logs read in b: added extra.log; missing "
-        "server.log.1; changed server.log)" in result.stderr
+    assert result.exit_code == 2, result.stderr
+    # Each file on a line of its own (report67), in the order the document records them.
+    head, *lines = result.stderr.splitlines()
+    assert head == (
+        "k3diff: error: 3 inputs changed since the documents that record them were written, "
+        "each named with the command that brings its document up to date:"
     ), result.stderr
+    assert [line.split(";")[0] for line in lines] == [
+        "  (1) b/server.log.1: missing (d.json records it as a base log, SHA-256 "
+        f"{document['base']['read'][0]['sha256'][:16]}…",
+        "  (2) b/server.log: changed since d.json recorded it as a base log (SHA-256 "
+        f"{document['base']['read'][1]['sha256'][:16]}… recorded, "
+        f"{hashlib.sha256((tmp_path / 'b' / 'server.log').read_bytes()).hexdigest()[:16]}… now)",
+        "  (3) b/extra.log: added since d.json was written (SHA-256 "
+        f"{hashlib.sha256((tmp_path / 'b' / 'extra.log').read_bytes()).hexdigest()[:16]}…",
+    ], result.stderr
+    assert all(
+        line.endswith("`k3diff logs b p --format json -o d.json` again to bring d.json up to date")
+        for line in lines
+    ), lines
     assert not (tmp_path / "o").exists()
 
 

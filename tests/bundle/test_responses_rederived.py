@@ -83,21 +83,22 @@ def test_jsonl_inputs_are_told_from_samples_logs_by_digest(tmp_path: Path) -> No
     one = run_k3diff("report", "d.json", "b.jsonl", "--out", "c", cwd=tmp_path)
     assert one.exit_code == 2, one.stderr
     digests = {side: document[side]["sha256"][:16] for side in ("base", "patch")}
-    assert (
-        "d.json: no file given matches the patch input it records (p.jsonl, SHA-256 "
-        f"{digests['patch']}…); give report both inputs" in one.stderr
+    assert one.stderr.startswith(
+        "k3diff: error: p.jsonl: missing (d.json records it as its patch input, SHA-256 "
+        f"{digests['patch']}…; no file given holds those bytes or has that name); give report "
+        "the inputs d.json was made from (or d.json alone), or run `k3diff responses b.jsonl "
+        "p.jsonl --format json -o d.json` again to bring d.json up to date"
     ), one.stderr
-    # Edited in place, matched by SHA-256 only: not "p.jsonl: ..., given without its base"
-    # (polish62b), but the base input named, and b.jsonl said to differ.
+    # Edited in place: not "p.jsonl: ..., given without its base" (polish62b), but b.jsonl
+    # named as changed since, with both SHA-256 (report67).
     (tmp_path / "b.jsonl").write_text((tmp_path / "b.jsonl").read_text() + "\n")
     edited_in_place = run_k3diff(
         "report", "d.json", "b.jsonl", "p.jsonl", "--out", "c", cwd=tmp_path
     )
     assert edited_in_place.exit_code == 2, edited_in_place.stderr
-    assert (
-        "d.json: no file given matches the base input it records (b.jsonl, SHA-256 "
-        f"{digests['base']}…); b.jsonl, given under that name, differs: give report both inputs"
-        in edited_in_place.stderr
+    assert edited_in_place.stderr.startswith(
+        "k3diff: error: b.jsonl: changed since d.json recorded it as its base input (SHA-256 "
+        f"{digests['base']}… recorded, "
     ), edited_in_place.stderr
     (tmp_path / "b.jsonl").write_text((tmp_path / "b.jsonl").read_text()[:-1])
     # A text edited in the document (the texts' hash) does not follow from the captures.

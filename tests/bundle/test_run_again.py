@@ -1,5 +1,6 @@
-"""A document that no longer follows from the inputs given with it is refused (exit 2, one line)
-naming the command that brings it up to date (report65): a triage written before `sample
+"""A document that no longer follows from the inputs given with it is refused (exit 2, one line;
+several, one line each under a line that counts them: report67) naming the command that brings
+it up to date (report65): a triage written before `sample
 --resume` grew its run, or any document edited since. The command is shell-quoted, names the
 inputs as given to `report` and the settings the document records, and writes the document
 anew: run as printed, `report` takes the document it wrote."""
@@ -332,8 +333,9 @@ def test_a_release_set_of_files_names_the_wheels_given_not_those_it_records(
 
 def test_every_stale_document_is_named_with_its_command_in_one_refusal(tmp_path: Path) -> None:
     """Three documents edited since, given together: the refusal named the first only, and the
-    user met the next after running its command (report66). The one line says how many, then
-    names each, in the order given, with the command that brings it up to date; run as
+    user met the next after running its command (report66). The first line says how many, then
+    names each, in the order given, on a line of its own (report67: they were one line), with
+    the command that brings it up to date; run as
     printed, every command writes its document anew and `report` takes them all."""
     _, made = _telemetry(tmp_path)  # its log named as it was given: here
     _edited(tmp_path / "d.json", "")
@@ -345,24 +347,24 @@ def test_every_stale_document_is_named_with_its_command_in_one_refusal(tmp_path:
         inputs += [f"{kind}/{path}" for path in made]
     result = run_k3diff("report", *inputs, "--out", "refused", cwd=tmp_path)
     assert result.exit_code == 2, result.stdout + result.stderr
-    (line,) = result.stderr.splitlines()
-    assert line.startswith(
+    # One block (report67): a line that counts them, then one line each.
+    head, *lines = result.stderr.splitlines()
+    assert head == (
         "k3diff: error: 3 documents do not follow from the inputs given with them, each named "
-        "with the command that brings it up to date: (1) d.json: does not follow"
-    ), line
-    items = re.split(r"; \(\d\) ", line)
-    named = [re.match(r".*?(\S+): does not follow", item) for item in items]
-    assert [m.group(1) if m else None for m in named] == [
-        "d.json",
-        "logs/d.json",
-        "wheels/d.json",
-    ], line
-    commands = [shlex.split(found) for found in re.findall(r"run `k3diff (.+?)` again to", line)]
+        "with the command that brings it up to date:"
+    ), result.stderr
+    named = [re.match(r"  \((\d)\) (\S+): does not follow", line) for line in lines]
+    assert [(m.group(1), m.group(2)) if m else None for m in named] == [
+        ("1", "d.json"),
+        ("2", "logs/d.json"),
+        ("3", "wheels/d.json"),
+    ], result.stderr
+    commands = [shlex.split(found) for line in lines for found in COMMAND.findall(line)]
     assert [command[-1] for command in commands] == [
         "d.json",
         "logs/d.json",
         "wheels/d.json",
-    ], line
+    ], result.stderr
     for command in commands:
         again = run_k3diff(*command, cwd=tmp_path)
         assert again.exit_code in (0, 1), again.stderr

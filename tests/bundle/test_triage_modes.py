@@ -80,7 +80,10 @@ def test_the_caveat_names_the_base_when_triage_bounds_the_base(tmp_path: Path) -
 
     text = " ".join([*summary["bottom_line"], *summary["qualifications"]])
     assert "the base's stability is bounded only by" in text
-    assert "(3 samples), 60 per side would bound it by 0.05, both at α = 0.05" in text
+    assert (
+        "(3 samples: up to 77.6 % of its outputs may differ from its usual one), 60 per side "
+        "would bound it by 0.05, both at α = 0.05" in text
+    )
     assert "patch's stability" not in text
 
 
@@ -96,7 +99,7 @@ def test_the_caveat_names_the_alpha_of_the_samples_it_asks_for(tmp_path: Path) -
     summary = _report(tmp_path)
     text = " ".join([*summary["bottom_line"], *summary["qualifications"]])
     assert (
-        "bounded only by 0.55 (3 samples), 33 per side would bound it by 0.05, both at α = 0.2"
-        in (text)
+        "bounded only by 0.55 (3 samples: up to 55.3 % of its outputs may differ from its usual "
+        "one), 33 per side would bound it by 0.05, both at α = 0.2" in (text)
     )
     assert "by 0.05;" not in text
