@@ -68,10 +68,13 @@ def _cache_lines(telemetry: TelemetryDocument) -> list[str]:
         kv = next((k for k in telemetry.kv_reuse if k.side == side), None)
         if kv is not None:
             parts.append(f"{kv.hits:,} of {kv.requests:,} requests reused a KV block")
+        cold = sum(m.cold_hits for m in rows) + (kv.cold_hits if kv is not None else 0)
+        if cold:  # telem67: a cold request must miss; its hit is no reuse
+            parts.append(f"{cold:,} cold-warm cold requests hit the cache, not counted as reuse")
         if not parts:
             continue
         lines.append(f"cache reuse, {side}: {'; '.join(parts)}")
-        if kv is not None and kv.hits == 0:
+        if kv is not None and kv.hits == kv.cold_hits:  # none, or only cold requests
             lines.append(f"coverage debt: {side}: no request reused a KV block")
     return lines
 

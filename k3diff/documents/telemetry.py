@@ -46,7 +46,7 @@ def _mode_json(mode: ModeTelemetry) -> dict[str, Any]:
         "cache_hits": mode.cache_hits,
         "spec_accepted": mode.spec_accepted,
         "spec_drafted": mode.spec_drafted,
-    }
+    } | ({"cold_hits": mode.cold_hits} if mode.cold_hits else {})
 
 
 def _spec_json(spec: Speculation) -> dict[str, Any]:
@@ -68,7 +68,7 @@ def _kv_json(kv: KvReuse) -> dict[str, Any]:
         "reused_blocks": kv.reused_blocks,
         "missed_blocks": kv.missed_blocks,
         "hits": kv.hits,
-    }
+    } | ({"cold_hits": kv.cold_hits} if kv.cold_hits else {})
 
 
 def _position_json(rate: PositionRate) -> dict[str, Any]:
@@ -175,6 +175,8 @@ class TelemetryMode:
     """Samples whose server reported the count."""
     cache_hits: int
     """Samples with cached prompt tokens."""
+    cold_hits: int = 0
+    """cold-warm: of `cache_hits`, the cold requests' (no evidence of reuse; telem67)."""
     spec_drafted: int | None = None
     """Draft tokens of the side's speculation source in this mode (None: none reported)."""
 
@@ -203,6 +205,8 @@ class TelemetryKv:
     """Blocks reused, summed."""
     hits: int
     """Requests that reused a block."""
+    cold_hits: int = 0
+    """cold-warm: of `hits`, the cold requests' (no evidence of reuse; telem67)."""
 
 
 @dataclass(frozen=True)
@@ -288,14 +292,24 @@ class TelemetryDocument:
         )
 
 
+def _part(fields: Fields, key: str, whole: int, of: str) -> int:
+    """An optional count (0 when absent) that is part of the count `of` (`whole`)."""
+    part = fields.optional_integer(key) or 0
+    if not 0 <= part <= whole:
+        raise fields.fail(key, f"must be between 0 and {of} ({whole})")
+    return part
+
+
 def _mode(fields: Fields) -> TelemetryMode:
+    cache_hits = fields.integer("cache_hits")
     return TelemetryMode(
         side=fields.string("side"),
         mode=fields.string("mode"),
         samples=fields.integer("samples"),
         cached_tokens=fields.integer("cached_tokens"),
         cache_reported=fields.integer("cache_reported"),
-        cache_hits=fields.integer("cache_hits"),
+        cache_hits=cache_hits,
+        cold_hits=_part(fields, "cold_hits", cache_hits, "cache_hits"),
         spec_drafted=fields.optional_integer("spec_drafted"),
     )
 
@@ -309,11 +323,13 @@ def _speculation(fields: Fields) -> TelemetrySpeculation:
 
 
 def _kv(fields: Fields) -> TelemetryKv:
+    hits = fields.integer("hits")
     return TelemetryKv(
         side=fields.string("side"),
         requests=fields.integer("requests"),
         reused_blocks=fields.integer("reused_blocks"),
-        hits=fields.integer("hits"),
+        hits=hits,
+        cold_hits=_part(fields, "cold_hits", hits, "hits"),
     )
 
 

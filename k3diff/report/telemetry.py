@@ -12,7 +12,7 @@ from k3diff.counts import FISHER_MAX_TOTAL
 from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
 from k3diff.sample.names import SIDES
-from k3diff.telemetry.coverage import CONTROL, CONTROL_NOTE, V0_NOTE
+from k3diff.telemetry.coverage import COLD_NOTE, CONTROL, CONTROL_NOTE, V0_NOTE, cold_hits
 from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
 from k3diff.telemetry.power import could_detect
 from k3diff.telemetry.windows import lost_to, lost_units, side_lost
@@ -243,6 +243,15 @@ def _kv_lines(report: TelemetryReport) -> list[str]:
         f"({kv.reused_blocks} reused, {kv.missed_blocks} missed; TensorRT-LLM kv_cache_metrics)"
         for kv in report.kv_reuse
     ]
+    if Expectation.CACHE_REUSE not in report.expected:  # else its not-exercised line says it
+        for side in SIDES:
+            rows = [m for m in report.modes if m.side == side]
+            kv = next((k for k in report.kv_reuse if k.side == side), None)
+            if cold := cold_hits(rows, kv):
+                lines.append(
+                    f"cold-warm, {side}: the cold request was not cold: {cold} cold "
+                    f"request{'s' if cold != 1 else ''} (repeat 0) hit the cache: {COLD_NOTE}"
+                )
     return [*lines, ""] if lines else []
 
 
