@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.telemetrygate import TelemetryGate, read_gate
+from k3diff.documents.telemetrykv import TelemetryKv, kv_json, part_of, read_kv
 from k3diff.documents.telemetrystops import read_stops
 from k3diff.documents.telemetryunits import read_units, units_json
 from k3diff.documents.telemetryvllm import TelemetryVllm, read_vllm, vllm_json
@@ -20,7 +21,6 @@ from k3diff.telemetry.model import (
     AcceptanceGate,
     Expectation,
     GateTest,
-    KvReuse,
     ModeTelemetry,
     NotExercised,
     PositionRate,
@@ -59,16 +59,6 @@ def _spec_json(spec: Speculation) -> dict[str, Any]:
         "ci": [spec.ci_low, spec.ci_high] if spec.ci_low is not None else None,
         "source": spec.source,
     }
-
-
-def _kv_json(kv: KvReuse) -> dict[str, Any]:
-    return {
-        "side": kv.side,
-        "requests": kv.requests,
-        "reused_blocks": kv.reused_blocks,
-        "missed_blocks": kv.missed_blocks,
-        "hits": kv.hits,
-    } | ({"cold_hits": kv.cold_hits} if kv.cold_hits else {})
 
 
 def _position_json(rate: PositionRate) -> dict[str, Any]:
@@ -138,7 +128,7 @@ def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
             {"expectation": n.expectation.value, "side": n.side, "detail": n.detail}
             for n in report.not_exercised
         ],
-        "kv_reuse": [_kv_json(k) for k in report.kv_reuse],
+        "kv_reuse": [kv_json(k) for k in report.kv_reuse],
         "positions": [_position_json(r) for r in report.positions],
         "position_tests": [_test_json(t) for t in report.position_tests],
         "draft_lengths": report.draft_lengths,
@@ -191,22 +181,6 @@ class TelemetrySpeculation:
     """Draft tokens accepted."""
     drafted: int
     """Draft tokens proposed."""
-
-
-@dataclass(frozen=True)
-class TelemetryKv:
-    """One side's KV-cache reuse (TensorRT-LLM `kv_cache_metrics`)."""
-
-    side: str
-    """base or patch."""
-    requests: int
-    """Requests that report it."""
-    reused_blocks: int
-    """Blocks reused, summed."""
-    hits: int
-    """Requests that reused a block."""
-    cold_hits: int = 0
-    """cold-warm: of `hits`, the cold requests' (no evidence of reuse; telem67)."""
 
 
 @dataclass(frozen=True)
@@ -292,14 +266,6 @@ class TelemetryDocument:
         )
 
 
-def _part(fields: Fields, key: str, whole: int, of: str) -> int:
-    """An optional count (0 when absent) that is part of the count `of` (`whole`)."""
-    part = fields.optional_integer(key) or 0
-    if not 0 <= part <= whole:
-        raise fields.fail(key, f"must be between 0 and {of} ({whole})")
-    return part
-
-
 def _mode(fields: Fields) -> TelemetryMode:
     cache_hits = fields.integer("cache_hits")
     return TelemetryMode(
@@ -309,7 +275,7 @@ def _mode(fields: Fields) -> TelemetryMode:
         cached_tokens=fields.integer("cached_tokens"),
         cache_reported=fields.integer("cache_reported"),
         cache_hits=cache_hits,
-        cold_hits=_part(fields, "cold_hits", cache_hits, "cache_hits"),
+        cold_hits=part_of(fields, "cold_hits", cache_hits, "cache_hits"),
         spec_drafted=fields.optional_integer("spec_drafted"),
     )
 
@@ -319,17 +285,6 @@ def _speculation(fields: Fields) -> TelemetrySpeculation:
         side=fields.string("side"),
         accepted=fields.integer("accepted"),
         drafted=fields.integer("drafted"),
-    )
-
-
-def _kv(fields: Fields) -> TelemetryKv:
-    hits = fields.integer("hits")
-    return TelemetryKv(
-        side=fields.string("side"),
-        requests=fields.integer("requests"),
-        reused_blocks=fields.integer("reused_blocks"),
-        hits=hits,
-        cold_hits=_part(fields, "cold_hits", hits, "hits"),
     )
 
 
@@ -381,7 +336,7 @@ def read(body: object, name: str) -> TelemetryDocument:
         not_exercised=fields.each("not_exercised", _not_exercised),
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
-        kv_reuse=_optional_each(fields, "kv_reuse", _kv),
+        kv_reuse=_optional_each(fields, "kv_reuse", read_kv),
         positions=_optional_each(fields, "positions", _position),
         position_tests=_optional_each(fields, "position_tests", _position_test),
         draft_lengths=fields.optional_integer("draft_lengths"),

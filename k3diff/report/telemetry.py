@@ -12,7 +12,14 @@ from k3diff.counts import FISHER_MAX_TOTAL
 from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
 from k3diff.sample.names import SIDES
-from k3diff.telemetry.coverage import COLD_NOTE, CONTROL, CONTROL_NOTE, V0_NOTE, cold_hits
+from k3diff.telemetry.coverage import (
+    COLD_NOTE,
+    CONTROL,
+    CONTROL_NOTE,
+    V0_NOTE,
+    cold_hits,
+    kv_lost,
+)
 from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
 from k3diff.telemetry.power import could_detect
 from k3diff.telemetry.windows import lost_to, lost_units, side_lost
@@ -193,15 +200,17 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     else:
         lines += ["speculation: not reported (no engine sent draft counts)", ""]
     lines += _vllm_lines(report, bold)
-    lines += _kv_lines(report)
+    lines += _kv_lines(report, bold)
     lines += _position_lines(report, table)
     lines += _gate_lines(report, table, bold)
     lines += _stop_lines(report, bold)
     if report.expected and any(m.mode == CONTROL for m in report.modes):  # telemetry66
         lines += [f"--expect counts the modes' requests, not the control's ({CONTROL_NOTE})", ""]
-    for gap in report.not_exercised:
+    shown = escape.markdown_prose if bold else escape.text
+    for gap in report.not_exercised:  # a detail may name a sample by its key (telem67)
         lines.append(
-            f"not-exercised: {_named(report, gap.expectation)}, {gap.side} side: {gap.detail}"
+            f"not-exercised: {_named(report, gap.expectation)}, {gap.side} side: "
+            f"{shown(gap.detail)}"
         )
     if report.not_exercised:
         lines.append("")
@@ -237,10 +246,15 @@ def _vllm_lines(report: TelemetryReport, bold: bool) -> list[str]:
     return [*lines, ""] if lines else []
 
 
-def _kv_lines(report: TelemetryReport) -> list[str]:
+def _kv_lines(report: TelemetryReport, bold: bool) -> list[str]:
+    """KV-cache reuse per side, with the requests whose counts are no counts (telem67: said,
+    not "not reported"; the first named, escaped: it names a sample by its key), and a cold
+    request that hit the cache."""
+    shown = escape.markdown_prose if bold else escape.text
     lines = [
         f"KV-cache reuse, {kv.side}: {kv.hits} of {kv.requests} requests reused a block "
         f"({kv.reused_blocks} reused, {kv.missed_blocks} missed; TensorRT-LLM kv_cache_metrics)"
+        + (f"; {shown(kv_lost(kv))}" if kv.invalid else "")
         for kv in report.kv_reuse
     ]
     if Expectation.CACHE_REUSE not in report.expected:  # else its not-exercised line says it

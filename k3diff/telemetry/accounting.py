@@ -104,7 +104,9 @@ class Accounts:
     speculation: dict[str, dict[str, SideCounts]] = field(default_factory=dict)
     """side -> source -> counts."""
     kv: dict[str, list[int]] = field(default_factory=dict)
-    """side -> [requests, reused, missed, hits, cold hits]."""
+    """side -> [requests, reused, missed, hits, cold hits, invalid, invalid cold]."""
+    kv_lost: dict[str, str] = field(default_factory=dict)
+    """side -> the first request whose `kv_cache_metrics` were no counts, and why."""
     resets: list[CounterReset] = field(default_factory=list)
     """vLLM counters that went down or restarted across a window (its counts lost) or between
     two windows; every unit whose counts were lost (`k3diff.telemetry.windows`)."""
@@ -134,7 +136,13 @@ class Accounts:
         return found
 
     def kv_reuse(self) -> tuple[KvReuse, ...]:
-        return tuple(KvReuse(side, *counts) for side, counts in sorted(self.kv.items()))
+        found = []
+        for side, counts in sorted(self.kv.items()):
+            requests, reused, missed, hits, cold, invalid, invalid_cold = counts
+            lost = self.kv_lost.get(side)
+            kv = KvReuse(side, requests, reused, missed, hits, cold, invalid, invalid_cold, lost)
+            found.append(kv)
+        return tuple(found)
 
     def _counts(self, side: str, source: str) -> SideCounts:
         return self.speculation.setdefault(side, {}).setdefault(source, SideCounts())
@@ -150,16 +158,24 @@ class Accounts:
             )
         if request.speculation is not None:
             self._counts(side, SOURCE_TRTLLM).add(mode, *request.speculation)
-        if request.kv is not None and mode != Mode.CONTROL.value:
+        if mode == Mode.CONTROL.value:
             # The control's requests (drained on their own since telemetry66) are not the
             # run's: its identical prompt reuses blocks whatever the modes do.
+            return
+        if request.kv is not None:
             reused, missed = request.kv
-            totals = self.kv.setdefault(side, [0, 0, 0, 0, 0])
+            totals = self.kv.setdefault(side, [0] * 7)
             totals[0] += 1
             totals[1] += reused
             totals[2] += missed
             totals[3] += 1 if reused > 0 else 0
             totals[4] += 1 if reused > 0 and cold else 0
+        elif request.kv_invalid is not None:  # lost, not unreported (telem67)
+            totals = self.kv.setdefault(side, [0] * 7)
+            totals[5] += 1
+            totals[6] += 1 if cold else 0
+            lost = f"the TensorRT-LLM request of {where}: {request.kv_invalid}"
+            self.kv_lost.setdefault(side, lost)
 
     def add_window(self, sample: SampleLine) -> None:
         """What a vLLM window says beside speculation: a reset, preemptions, V0 series."""

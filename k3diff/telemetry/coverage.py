@@ -63,6 +63,12 @@ def cold_hits(rows: list[ModeTelemetry], kv: KvReuse | None) -> int:
     return sum(m.cold_hits for m in rows) + (kv.cold_hits if kv is not None else 0)
 
 
+def kv_lost(kv: KvReuse) -> str:
+    """`2 requests' kv_cache_metrics not valid, lost (first: ...)`."""
+    plural = "s'" if kv.invalid != 1 else "'s"
+    return f"{kv.invalid} request{plural} kv_cache_metrics not valid, lost (first: {kv.lost})"
+
+
 def _cache_debt(coverage: Coverage, side: str) -> str | None:
     """Why `side` shows no cache reuse in its modes: neither a cached prompt token nor a reused
     KV block (the control's requests not counted, nor cold-warm's cold ones), or a cold
@@ -83,8 +89,14 @@ def _cache_debt(coverage: Coverage, side: str) -> str | None:
         if kv is not None:
             parts.append(
                 f"no request reused a KV block ({kv.requests - kv.cold_hits} report "
-                "kv_cache_metrics)"
+                "kv_cache_metrics" + (f"; {kv_lost(kv)}" if kv.invalid else "") + ")"
             )
+    if kv is not None and kv.invalid_cold:  # lost: it may have hit (telem67)
+        parts.append(
+            f"whether the cold request was cold cannot be read: {kv.invalid_cold} cold-warm "
+            f"cold request{'s' if kv.invalid_cold != 1 else ''} reported kv_cache_metrics "
+            f"that are no counts ({kv_lost(kv)})"
+        )
     if cold:
         requests = "request" if cold == 1 else "requests"
         parts.append(

@@ -177,6 +177,14 @@ class KvReuse:
     cold_hits: int = 0
     """cold-warm: of `hits`, the cold requests' (the first record drained after a record's
     repeat 0): no evidence of reuse, but of a salt or flush that did not take (telem67)."""
+    invalid: int = 0
+    """Requests whose `kv_cache_metrics` were no counts (a block count missing, negative,
+    fractional, ...): lost, in none of the counts above, and not "not reported" (telem67)."""
+    invalid_cold: int = 0
+    """Of `invalid`, cold-warm cold requests: whether they missed the cache cannot be read."""
+    lost: str | None = None
+    """The first of the `invalid` requests, and why (`the TensorRT-LLM request of KEY MODE
+    repeat N: ...`)."""
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,7 @@ COLD_NOTE = (
 )
 
 
-def _cold_warm(
-    fault_server: Any, tmp_path: Path, patch_fault: dict[str, Any], *flags: str
-) -> Path:
+def _cold_warm(fault_server: Any, tmp_path: Path, patch_fault: dict[str, Any], *flags: str) -> Path:
     """cold-warm of one prompt, with its default control; the base's prefix cache honours the
     salt, the patch's server is told `patch_fault`."""
     base, patch = fault_server(*flags), fault_server(*flags)
@@ -61,7 +59,7 @@ def test_a_cold_request_that_hit_the_cache_fails_cache_reuse(
     """The patch's server ignores `cache_salt`: its cold request hits the prompt the control
     sent before it, and so do its warm ones."""
     out = _cold_warm(fault_server, tmp_path, {"cache": "prefix", "ignore_salt": True})
-    header, lines = read_samples(out)
+    _, lines = read_samples(out)
     assert (_hits(lines, "base", cold=True), _hits(lines, "base", cold=False)) == (0, REPEATS - 1)
     assert (_hits(lines, "patch", cold=True), _hits(lines, "patch", cold=False)) == (1, REPEATS - 1)
     control = sum(
