@@ -256,6 +256,8 @@ def sample_counts(sample: SampleLine) -> DraftCounts | None:
     """The speculation a sample line carries: vLLM's window first, else SGLang's meta_info."""
     if sample.server_spec is not None:
         return vllm_counts(sample.server_spec)
+    if sample.spec_meta_invalid is not None:  # lost, not unreported (telem67)
+        return DraftCounts(SOURCE_SGLANG, None, None, None, (), invalid=sample.spec_meta_invalid)
     if sample.spec_meta is not None:
         return sglang_counts(sample.spec_meta)
     return None
