@@ -11,6 +11,7 @@ from k3diff.documents.telemetrygate import TelemetryGate
 from k3diff.sample.names import Mode
 from k3diff.telemetry.engines import SOURCE_SGLANG, SOURCE_TRTLLM, SOURCE_VLLM
 from k3diff.telemetry.power import could_detect
+from k3diff.telemetry.windows import grouped
 
 UNIT_NOUNS = {
     SOURCE_TRTLLM: "TensorRT-LLM requests",
@@ -116,7 +117,7 @@ def _vllm_lines(telemetry: TelemetryDocument) -> list[str]:
             "warning: preemption-new: the patch's vLLM preempted where the base's did not "
             "(batch composition, hence greedy outputs, changed)"
         )
-    lines += [f"counter-reset, {r.side}: {r.describe()}" for r in vllm.counter_resets]
+    lines += [f"counter-reset, {side}: {said}" for side, said in grouped(vllm.counter_resets)]
     lines += [
         f"speculation, {side}: vLLM V0 counters, not read as counts (a sum of sums)"
         for side in vllm.v0_sides

@@ -22,7 +22,7 @@ from k3diff.telemetry.coverage import (
 )
 from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
 from k3diff.telemetry.power import could_detect
-from k3diff.telemetry.windows import lost_to, lost_units, side_lost
+from k3diff.telemetry.windows import grouped, lost_to, lost_units, side_lost
 
 
 def render(report: TelemetryReport, fmt: OutputFormat) -> str:
@@ -242,7 +242,10 @@ def _vllm_lines(report: TelemetryReport, bold: bool) -> list[str]:
             f"{lost_to(report.counter_resets)}, in no count or test here: "
             f"base {lost[0]}, patch {lost[1]}"
         )
-    lines += [f"{COUNTER_RESET}, {r.side}: {shown(r.describe())}" for r in report.counter_resets]
+    lines += [  # one line per group that says the same of its units (telem67)
+        f"{COUNTER_RESET}, {side}: {shown(sentence)}"
+        for side, sentence in grouped(report.counter_resets)
+    ]
     return [*lines, ""] if lines else []
 
 

@@ -96,12 +96,17 @@ def test_a_request_accepting_more_than_it_drafted_is_lost_and_holds_the_gate(
     assert (
         f"{engine} {unit}s lost to invalid counts, in no count or test here: base 0, patch {LOST}"
     ) in text
-    assert (
-        f"counter-reset, patch: the {engine} {unit} of {names[0]} reported counts no request "
-        f"gives ({reason}): an engine fault or an edited log; that request's counts are lost"
-    ) in text
+    # One line for the requests lost alike (telem67: before, one line each).
+    grouped = (
+        f"counter-reset, patch: in {LOST} {engine} {unit}s: the {engine} {unit} of {names[0]} "
+        f"reported counts no request gives ({reason}): an engine fault or an edited log; that "
+        f"request's counts are lost (likewise: {', '.join(names[1:])})"
+    )
+    assert [line for line in text.splitlines() if line.startswith("counter-reset")] == [grouped]
     markdown = run_k3diff("telemetry", log, "--format", "markdown").stdout
     assert f"{engine} {unit}s lost to invalid counts, in no count or test here" in markdown
+    resets = [line for line in markdown.splitlines() if line.startswith("counter-reset")]
+    assert len(resets) == 1 and resets[0].endswith(f"(likewise: {', '.join(names[1:])})")
 
     # The gate: 6 base units against the patch's 3 left, none lower than the base's, could
     # pass (the fewest p a split gives, 1 / C(9, 3), is below alpha); with 3 lost it holds.

@@ -184,6 +184,15 @@ def test_a_window_whose_metrics_read_failed_holds_the_gate(tmp_path: Path, hide:
     assert "or a reading before or after the window failed" in gate["findings"][0]["detail"]
     assert "was not read (its /metrics reading before or after it failed)" in text
     assert "windows lost to a restarted server or an unread /metrics, in no test" in text
+    # telem67: one line for the 10 windows lost alike (before: the same line 10 times), the
+    # first named in full, 5 more by name and the rest counted.
+    names = [f"{line['key']} serial repeat {line['repeat']}" for line in unread]
+    (reset,) = [line for line in text.splitlines() if line.startswith("counter-reset")]
+    assert reset == (
+        f"counter-reset, patch: in 10 vLLM windows: the window closed by {names[0]} (1 sample) "
+        "was not read (its /metrics reading before or after it failed); that window's counts "
+        f"are lost (likewise: {', '.join(names[1:6])}, and 4 more)"
+    )
     assert text.splitlines()[-1] == (
         "Verdict: FAIL (exit 1): acceptance-undecided (--fail-on acceptance-drop could not "
         "decide: 10 vLLM windows lost to a restarted server or an unread /metrics)"
