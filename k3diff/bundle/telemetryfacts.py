@@ -45,7 +45,11 @@ def _headline(telemetry: TelemetryDocument) -> str:
             f"({kv.reused_blocks:,} blocks)"
         )
     for spec in telemetry.speculation:
-        headline += f"; {spec.side} accepted {spec.accepted:,} of {spec.drafted:,} drafted tokens"
+        headline += (
+            f"; {spec.side} accepted {spec.accepted:,} of {spec.drafted:,} drafted tokens"
+            if spec.drafted
+            else f"; {spec.side} drafted no tokens"
+        )
     return headline
 
 
@@ -87,6 +91,9 @@ def _position_lines(telemetry: TelemetryDocument) -> list[str]:
     lines = []
     for side in sorted({p.side for p in telemetry.positions}):
         rates = [p for p in telemetry.positions if p.side == side]
+        if not any(p.drafts for p in rates):  # counters at 0: no "0/0" rates (telem67)
+            lines.append(f"acceptance by draft position, {side}: no drafts")
+            continue
         shown = ", ".join(
             f"{p.position}: {p.accepted:,}/{p.drafts:,}"
             + (f" ({p.accepted / p.drafts:.1%})" if p.drafts else "")

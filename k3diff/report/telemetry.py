@@ -138,6 +138,10 @@ def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+NO_DRAFTS = "no drafts"
+"""A position cell of a side that drafted nothing (its counters reported 0)."""
+
+
 def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     rows = [
         [
@@ -279,7 +283,8 @@ def _position_lines(report: TelemetryReport, table: str) -> list[str]:
     tests = {t.position: t for t in report.position_tests}
     by_position: dict[int, dict[str, str]] = {}
     for rate in report.positions:
-        cell = f"{rate.accepted} of {rate.drafts}"
+        # telem67: a side whose counters stayed at 0 drafted nothing; "0 of 0" read as a rate.
+        cell = f"{rate.accepted} of {rate.drafts}" if rate.drafts else NO_DRAFTS
         if rate.rate is not None and rate.ci_low is not None and rate.ci_high is not None:
             cell += f" ({rate.rate:.1%}, {rate.ci_low:.1%}-{rate.ci_high:.1%})"
         by_position.setdefault(rate.position, {})[rate.side] = cell

@@ -185,6 +185,10 @@ def sglang_counts(meta: Mapping[str, Any]) -> DraftCounts:
     if isinstance(pair, str):  # lost, as a vLLM window whose counts are no counts (left66)
         return DraftCounts(SOURCE_SGLANG, None, None, None, (), invalid=pair)
     accepted, drafted = pair if pair is not None else (None, None)
+    steps = [server_count(meta.get(SGLANG_VERIFY)), sum(histogram) if histogram else None]
+    if drafted and 0 in steps:  # tokens drafted in no verify step: no counts (telem67)
+        why = f"draft tokens {drafted:,} in 0 verify steps"
+        return DraftCounts(SOURCE_SGLANG, None, None, None, (), invalid=why)
     if histogram is None:
         return DraftCounts(SOURCE_SGLANG, accepted, drafted, None, ())
     # histogram[n]: verify steps that accepted exactly n draft tokens, so a step reached
@@ -226,6 +230,10 @@ def _vllm_invalid(spec: Mapping[str, Any]) -> str | None:
         return "a field not a count"
     if accepted is not None and drafted is not None and accepted > drafted:
         return f"accepted tokens {accepted:,} above draft tokens {drafted:,}"
+    if drafts is not None and drafted is not None and (drafts > drafted or drafts == 0 < drafted):
+        # Each draft proposes at least one token: draft tokens without a draft (or drafts
+        # without their tokens) are no counts, and passed `--expect speculation` (telem67).
+        return f"draft tokens {drafted:,} in {drafts:,} drafts"
     if not _positions_sound(tuple(c for c in at_least if c is not None), drafts):
         return (
             f"drafts reaching each position {per_position} above the {drafts:,} drafts or "
