@@ -72,9 +72,13 @@ def _cache_lines(telemetry: TelemetryDocument) -> list[str]:
             parts[-1] += f" (the control's {control[0].cache_hits:,} hits not counted)"
         kv = next((k for k in telemetry.kv_reuse if k.side == side), None)
         if kv is not None:
-            parts.append(f"{kv.hits:,} of {kv.requests:,} requests reused a KV block")
+            parts.append(
+                f"{kv.hits:,} of {kv.requests:,} requests reused a KV block"
+                if kv.requests
+                else "no request reported valid kv_cache_metrics"
+            )
             if kv.invalid:  # telem67: lost, not unreported
-                parts[-1] += f" ({kv.invalid:,} more reported kv_cache_metrics not valid, lost)"
+                parts[-1] += f" ({kv.invalid:,} reported kv_cache_metrics not valid, lost)"
         cold = sum(m.cold_hits for m in rows) + (kv.cold_hits if kv is not None else 0)
         if cold:  # telem67: a cold request must miss; its hit is no reuse
             parts.append(f"{cold:,} cold-warm cold requests hit the cache, not counted as reuse")

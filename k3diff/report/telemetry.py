@@ -259,8 +259,13 @@ def _kv_lines(report: TelemetryReport, bold: bool) -> list[str]:
     request that hit the cache."""
     shown = escape.markdown_prose if bold else escape.text
     lines = [
-        f"KV-cache reuse, {kv.side}: {kv.hits} of {kv.requests} requests reused a block "
-        f"({kv.reused_blocks} reused, {kv.missed_blocks} missed; TensorRT-LLM kv_cache_metrics)"
+        (
+            f"KV-cache reuse, {kv.side}: {kv.hits} of {kv.requests} requests reused a block "
+            f"({kv.reused_blocks} reused, {kv.missed_blocks} missed; TensorRT-LLM "
+            "kv_cache_metrics)"
+            if kv.requests
+            else f"KV-cache reuse, {kv.side}: no request reported valid kv_cache_metrics"
+        )
         + (f"; {shown(kv_lost(kv))}" if kv.invalid else "")
         for kv in report.kv_reuse
     ]
