@@ -11,6 +11,7 @@ from k3diff.documents.telemetrygate import TelemetryGate
 from k3diff.sample.names import Mode
 from k3diff.telemetry.engines import SOURCE_SGLANG, SOURCE_TRTLLM, SOURCE_VLLM
 from k3diff.telemetry.power import could_detect
+from k3diff.telemetry.windows import grouped
 
 UNIT_NOUNS = {
     SOURCE_TRTLLM: "TensorRT-LLM requests",
@@ -44,7 +45,11 @@ def _headline(telemetry: TelemetryDocument) -> str:
             f"({kv.reused_blocks:,} blocks)"
         )
     for spec in telemetry.speculation:
-        headline += f"; {spec.side} accepted {spec.accepted:,} of {spec.drafted:,} drafted tokens"
+        headline += (
+            f"; {spec.side} accepted {spec.accepted:,} of {spec.drafted:,} drafted tokens"
+            if spec.drafted
+            else f"; {spec.side} drafted no tokens"
+        )
     return headline
 
 
@@ -67,11 +72,20 @@ def _cache_lines(telemetry: TelemetryDocument) -> list[str]:
             parts[-1] += f" (the control's {control[0].cache_hits:,} hits not counted)"
         kv = next((k for k in telemetry.kv_reuse if k.side == side), None)
         if kv is not None:
-            parts.append(f"{kv.hits:,} of {kv.requests:,} requests reused a KV block")
+            parts.append(
+                f"{kv.hits:,} of {kv.requests:,} requests reused a KV block"
+                if kv.requests
+                else "no request reported valid kv_cache_metrics"
+            )
+            if kv.invalid:  # telem67: lost, not unreported
+                parts[-1] += f" ({kv.invalid:,} reported kv_cache_metrics not valid, lost)"
+        cold = sum(m.cold_hits for m in rows) + (kv.cold_hits if kv is not None else 0)
+        if cold:  # telem67: a cold request must miss; its hit is no reuse
+            parts.append(f"{cold:,} cold-warm cold requests hit the cache, not counted as reuse")
         if not parts:
             continue
         lines.append(f"cache reuse, {side}: {'; '.join(parts)}")
-        if kv is not None and kv.hits == 0:
+        if kv is not None and kv.hits == kv.cold_hits:  # none, or only cold requests
             lines.append(f"coverage debt: {side}: no request reused a KV block")
     return lines
 
@@ -81,6 +95,9 @@ def _position_lines(telemetry: TelemetryDocument) -> list[str]:
     lines = []
     for side in sorted({p.side for p in telemetry.positions}):
         rates = [p for p in telemetry.positions if p.side == side]
+        if not any(p.drafts for p in rates):  # counters at 0: no "0/0" rates (telem67)
+            lines.append(f"acceptance by draft position, {side}: no drafts")
+            continue
         shown = ", ".join(
             f"{p.position}: {p.accepted:,}/{p.drafts:,}"
             + (f" ({p.accepted / p.drafts:.1%})" if p.drafts else "")
@@ -111,7 +128,7 @@ def _vllm_lines(telemetry: TelemetryDocument) -> list[str]:
             "warning: preemption-new: the patch's vLLM preempted where the base's did not "
             "(batch composition, hence greedy outputs, changed)"
         )
-    lines += [f"counter-reset, {r.side}: {r.describe()}" for r in vllm.counter_resets]
+    lines += [f"counter-reset, {side}: {said}" for side, said in grouped(vllm.counter_resets)]
     lines += [
         f"speculation, {side}: vLLM V0 counters, not read as counts (a sum of sums)"
         for side in vllm.v0_sides

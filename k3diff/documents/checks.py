@@ -251,6 +251,9 @@ def check_logs(view: LogsDocument, name: str) -> None:
     refuse_disagreement(name, problems)
 
 
+CACHE_REUSE = Expectation.CACHE_REUSE.value
+
+
 def check_telemetry(view: TelemetryDocument, name: str) -> None:
     """`k3diff.telemetry/1`: a verdict of ok while an expected axis was not exercised or the
     acceptance gate's own tests fail it; gate findings that do not follow from its tests."""
@@ -270,14 +273,26 @@ def check_telemetry(view: TelemetryDocument, name: str) -> None:
     listed = {(gap.expectation.value, gap.side) for gap in view.not_exercised}
     # Recounted from the modes (the control's rows not: telemetry66) and the reused KV blocks.
     claimed = [mode for mode in view.modes if mode.mode != Mode.CONTROL.value]
-    if Expectation.CACHE_REUSE.value in view.expected:
+    if CACHE_REUSE in view.expected:
         for side in sorted({mode.side for mode in view.modes}):
-            hits = sum(mode.cache_hits for mode in claimed if mode.side == side)
-            hits += sum(kv.hits for kv in view.kv_reuse if kv.side == side)
-            if hits == 0 and (Expectation.CACHE_REUSE.value, side) not in listed:
+            # A cold-warm cold request's hit is no reuse, and fails the side (telem67).
+            rows = [mode for mode in claimed if mode.side == side]
+            kv = [k for k in view.kv_reuse if k.side == side]
+            hits = sum(m.cache_hits - m.cold_hits for m in rows)
+            hits += sum(k.hits - k.cold_hits for k in kv)
+            cold = sum(m.cold_hits for m in rows) + sum(k.cold_hits for k in kv)
+            unread = sum(k.invalid_cold for k in kv)
+            if (hits == 0 or cold or unread) and (CACHE_REUSE, side) not in listed:
+                why = (
+                    f"{cold} cold requests that hit the cache"
+                    if cold
+                    else f"{unread} cold requests whose KV-cache counts are no counts"
+                    if unread
+                    else "0 cache hits"
+                )
                 problems.append(
-                    f"the {side} side has 0 cache hits but cache-reuse is not listed as "
-                    "not exercised on it"
+                    f"the {side} side has {why} but cache-reuse is not listed as not "
+                    "exercised on it"
                 )
     if Expectation.SPECULATION.value in view.expected:
         for spec in view.speculation:

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.telemetrygate import TelemetryGate, read_gate
+from k3diff.documents.telemetrykv import TelemetryKv, kv_json, part_of, read_kv
 from k3diff.documents.telemetrystops import read_stops
 from k3diff.documents.telemetryunits import read_units, units_json
 from k3diff.documents.telemetryvllm import TelemetryVllm, read_vllm, vllm_json
@@ -20,7 +21,6 @@ from k3diff.telemetry.model import (
     AcceptanceGate,
     Expectation,
     GateTest,
-    KvReuse,
     ModeTelemetry,
     NotExercised,
     PositionRate,
@@ -46,7 +46,7 @@ def _mode_json(mode: ModeTelemetry) -> dict[str, Any]:
         "cache_hits": mode.cache_hits,
         "spec_accepted": mode.spec_accepted,
         "spec_drafted": mode.spec_drafted,
-    }
+    } | ({"cold_hits": mode.cold_hits} if mode.cold_hits else {})
 
 
 def _spec_json(spec: Speculation) -> dict[str, Any]:
@@ -58,16 +58,6 @@ def _spec_json(spec: Speculation) -> dict[str, Any]:
         "rate": spec.rate,
         "ci": [spec.ci_low, spec.ci_high] if spec.ci_low is not None else None,
         "source": spec.source,
-    }
-
-
-def _kv_json(kv: KvReuse) -> dict[str, Any]:
-    return {
-        "side": kv.side,
-        "requests": kv.requests,
-        "reused_blocks": kv.reused_blocks,
-        "missed_blocks": kv.missed_blocks,
-        "hits": kv.hits,
     }
 
 
@@ -138,7 +128,7 @@ def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
             {"expectation": n.expectation.value, "side": n.side, "detail": n.detail}
             for n in report.not_exercised
         ],
-        "kv_reuse": [_kv_json(k) for k in report.kv_reuse],
+        "kv_reuse": [kv_json(k) for k in report.kv_reuse],
         "positions": [_position_json(r) for r in report.positions],
         "position_tests": [_test_json(t) for t in report.position_tests],
         "draft_lengths": report.draft_lengths,
@@ -175,6 +165,8 @@ class TelemetryMode:
     """Samples whose server reported the count."""
     cache_hits: int
     """Samples with cached prompt tokens."""
+    cold_hits: int = 0
+    """cold-warm: of `cache_hits`, the cold requests' (no evidence of reuse; telem67)."""
     spec_drafted: int | None = None
     """Draft tokens of the side's speculation source in this mode (None: none reported)."""
 
@@ -189,20 +181,6 @@ class TelemetrySpeculation:
     """Draft tokens accepted."""
     drafted: int
     """Draft tokens proposed."""
-
-
-@dataclass(frozen=True)
-class TelemetryKv:
-    """One side's KV-cache reuse (TensorRT-LLM `kv_cache_metrics`)."""
-
-    side: str
-    """base or patch."""
-    requests: int
-    """Requests that report it."""
-    reused_blocks: int
-    """Blocks reused, summed."""
-    hits: int
-    """Requests that reused a block."""
 
 
 @dataclass(frozen=True)
@@ -289,13 +267,15 @@ class TelemetryDocument:
 
 
 def _mode(fields: Fields) -> TelemetryMode:
+    cache_hits = fields.integer("cache_hits")
     return TelemetryMode(
         side=fields.string("side"),
         mode=fields.string("mode"),
         samples=fields.integer("samples"),
         cached_tokens=fields.integer("cached_tokens"),
         cache_reported=fields.integer("cache_reported"),
-        cache_hits=fields.integer("cache_hits"),
+        cache_hits=cache_hits,
+        cold_hits=part_of(fields, "cold_hits", cache_hits, "cache_hits"),
         spec_drafted=fields.optional_integer("spec_drafted"),
     )
 
@@ -305,15 +285,6 @@ def _speculation(fields: Fields) -> TelemetrySpeculation:
         side=fields.string("side"),
         accepted=fields.integer("accepted"),
         drafted=fields.integer("drafted"),
-    )
-
-
-def _kv(fields: Fields) -> TelemetryKv:
-    return TelemetryKv(
-        side=fields.string("side"),
-        requests=fields.integer("requests"),
-        reused_blocks=fields.integer("reused_blocks"),
-        hits=fields.integer("hits"),
     )
 
 
@@ -365,7 +336,7 @@ def read(body: object, name: str) -> TelemetryDocument:
         not_exercised=fields.each("not_exercised", _not_exercised),
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
-        kv_reuse=_optional_each(fields, "kv_reuse", _kv),
+        kv_reuse=_optional_each(fields, "kv_reuse", read_kv),
         positions=_optional_each(fields, "positions", _position),
         position_tests=_optional_each(fields, "position_tests", _position_test),
         draft_lengths=fields.optional_integer("draft_lengths"),

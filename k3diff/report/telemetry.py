@@ -12,10 +12,17 @@ from k3diff.counts import FISHER_MAX_TOTAL
 from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
 from k3diff.sample.names import SIDES
-from k3diff.telemetry.coverage import CONTROL, CONTROL_NOTE, V0_NOTE
+from k3diff.telemetry.coverage import (
+    COLD_NOTE,
+    CONTROL,
+    CONTROL_NOTE,
+    V0_NOTE,
+    cold_hits,
+    kv_lost,
+)
 from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
 from k3diff.telemetry.power import could_detect
-from k3diff.telemetry.windows import lost_to, lost_units, side_lost
+from k3diff.telemetry.windows import grouped, lost_to, lost_units, side_lost
 
 
 def render(report: TelemetryReport, fmt: OutputFormat) -> str:
@@ -131,6 +138,10 @@ def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+NO_DRAFTS = "no drafts"
+"""A position cell of a side that drafted nothing (its counters reported 0)."""
+
+
 def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     rows = [
         [
@@ -193,15 +204,17 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     else:
         lines += ["speculation: not reported (no engine sent draft counts)", ""]
     lines += _vllm_lines(report, bold)
-    lines += _kv_lines(report)
+    lines += _kv_lines(report, bold)
     lines += _position_lines(report, table)
     lines += _gate_lines(report, table, bold)
     lines += _stop_lines(report, bold)
     if report.expected and any(m.mode == CONTROL for m in report.modes):  # telemetry66
         lines += [f"--expect counts the modes' requests, not the control's ({CONTROL_NOTE})", ""]
-    for gap in report.not_exercised:
+    shown = escape.markdown_prose if bold else escape.text
+    for gap in report.not_exercised:  # a detail may name a sample by its key (telem67)
         lines.append(
-            f"not-exercised: {_named(report, gap.expectation)}, {gap.side} side: {gap.detail}"
+            f"not-exercised: {_named(report, gap.expectation)}, {gap.side} side: "
+            f"{shown(gap.detail)}"
         )
     if report.not_exercised:
         lines.append("")
@@ -233,16 +246,38 @@ def _vllm_lines(report: TelemetryReport, bold: bool) -> list[str]:
             f"{lost_to(report.counter_resets)}, in no count or test here: "
             f"base {lost[0]}, patch {lost[1]}"
         )
-    lines += [f"{COUNTER_RESET}, {r.side}: {shown(r.describe())}" for r in report.counter_resets]
+    lines += [  # one line per group that says the same of its units (telem67)
+        f"{COUNTER_RESET}, {side}: {shown(sentence)}"
+        for side, sentence in grouped(report.counter_resets)
+    ]
     return [*lines, ""] if lines else []
 
 
-def _kv_lines(report: TelemetryReport) -> list[str]:
+def _kv_lines(report: TelemetryReport, bold: bool) -> list[str]:
+    """KV-cache reuse per side, with the requests whose counts are no counts (telem67: said,
+    not "not reported"; the first named, escaped: it names a sample by its key), and a cold
+    request that hit the cache."""
+    shown = escape.markdown_prose if bold else escape.text
     lines = [
-        f"KV-cache reuse, {kv.side}: {kv.hits} of {kv.requests} requests reused a block "
-        f"({kv.reused_blocks} reused, {kv.missed_blocks} missed; TensorRT-LLM kv_cache_metrics)"
+        (
+            f"KV-cache reuse, {kv.side}: {kv.hits} of {kv.requests} requests reused a block "
+            f"({kv.reused_blocks} reused, {kv.missed_blocks} missed; TensorRT-LLM "
+            "kv_cache_metrics)"
+            if kv.requests
+            else f"KV-cache reuse, {kv.side}: no request reported valid kv_cache_metrics"
+        )
+        + (f"; {shown(kv_lost(kv))}" if kv.invalid else "")
         for kv in report.kv_reuse
     ]
+    if Expectation.CACHE_REUSE not in report.expected:  # else its not-exercised line says it
+        for side in SIDES:
+            rows = [m for m in report.modes if m.side == side]
+            kv = next((k for k in report.kv_reuse if k.side == side), None)
+            if cold := cold_hits(rows, kv):
+                lines.append(
+                    f"cold-warm, {side}: the cold request was not cold: {cold} cold "
+                    f"request{'s' if cold != 1 else ''} (repeat 0) hit the cache: {COLD_NOTE}"
+                )
     return [*lines, ""] if lines else []
 
 
@@ -253,7 +288,8 @@ def _position_lines(report: TelemetryReport, table: str) -> list[str]:
     tests = {t.position: t for t in report.position_tests}
     by_position: dict[int, dict[str, str]] = {}
     for rate in report.positions:
-        cell = f"{rate.accepted} of {rate.drafts}"
+        # telem67: a side whose counters stayed at 0 drafted nothing; "0 of 0" read as a rate.
+        cell = f"{rate.accepted} of {rate.drafts}" if rate.drafts else NO_DRAFTS
         if rate.rate is not None and rate.ci_low is not None and rate.ci_high is not None:
             cell += f" ({rate.rate:.1%}, {rate.ci_low:.1%}-{rate.ci_high:.1%})"
         by_position.setdefault(rate.position, {})[rate.side] = cell

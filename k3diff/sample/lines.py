@@ -141,6 +141,10 @@ class SampleLine:
     """SGLang: the speculation fields of the answer's `meta_info` as sent (`spec_verify_ct`,
     `spec_accept_token_num`, `spec_draft_token_num`, `spec_accept_histogram`), only those sent
     as valid counts; None when the answer carries none."""
+    spec_meta_invalid: str | None = None
+    """SGLang: why a `meta_info` speculation field the answer sent is no count (negative,
+    fractional, a histogram past 64 entries...): the request's counts are lost, not unreported
+    (telem67); None when every one sent is a count."""
 
     load_ended: int | None = None
     """loaded: background requests to this side that ended while this target was in flight
@@ -250,6 +254,7 @@ def read_line(value: Mapping[str, Any], where: str, header: RunHeader) -> Sample
         server_spec=_spec_counts(value, "server_spec", where),
         server_reset=_nullable(value, "server_reset", str, where),
         spec_meta=_spec_counts(value, "spec_meta", where),
+        spec_meta_invalid=_nullable(value, "spec_meta_invalid", str, where),
         load_ended=linevalues.optional_count(value, "load_ended", where),
         load_failed=linevalues.optional_count(value, "load_failed", where),
         load_error=_nullable(value, "load_error", str, where),
@@ -373,6 +378,7 @@ _OPTIONAL_FIELDS = (
     "server_spec",
     "server_reset",
     "spec_meta",
+    "spec_meta_invalid",
     "load_ended",
     "load_failed",
     "load_error",

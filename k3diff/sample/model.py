@@ -145,6 +145,8 @@ class Outcome:
     """Token ids, logprobs and margins when the server sent them (`k3diff.sample.trace`)."""
     spec_meta: dict[str, Any] | None = None
     """SGLang's `meta_info` speculation fields, as sent (`k3diff.sample.response`)."""
+    spec_meta_invalid: str | None = None
+    """Why a `meta_info` speculation field sent is no count (`k3diff.sample.specmeta`)."""
     model: str | None = None
     """The model the server said it answered as (`k3diff.sample.response.Answer.model`)."""
     stream_models: tuple[str, ...] | None = None

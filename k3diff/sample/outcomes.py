@@ -30,6 +30,7 @@ def succeeded(
         connected=True,
         trace=answer.trace,
         spec_meta=answer.spec_meta,
+        spec_meta_invalid=answer.spec_meta_invalid,
         model=answer.model,
         stream_models=answer.stream_models,
         out_of_step=out_of_step,

@@ -113,6 +113,8 @@ class Answer:
     """Token ids and per-position logprobs and margins, bounded (`k3diff.sample.trace`)."""
     spec_meta: dict[str, Any] | None = None
     """SGLang's `meta_info` speculation fields (`spec_meta`), None when it sent none."""
+    spec_meta_invalid: str | None = None
+    """Why a `meta_info` speculation field it sent is no count (telem67), None when none is."""
     model: str | None = None
     """The model the server said it answered as (`model`; a stream's, where all its chunks that
     name one agree), None when it named none."""
@@ -323,6 +325,7 @@ def _answer(obj: dict[str, Any], finished: frozenset[str] | None, what: str) -> 
     token_ids = record.token_ids
     if token_ids is None:
         token_ids = _output_ids(obj)
+    meta, meta_invalid = spec_meta(obj)
     return Answer(
         text=record.text,
         text_xxh3=text_digest(record.text),
@@ -333,7 +336,8 @@ def _answer(obj: dict[str, Any], finished: frozenset[str] | None, what: str) -> 
         usage=obj["usage"] if isinstance(obj.get("usage"), dict) else record.usage,
         fingerprint=record.fingerprint,
         trace=token_trace(token_ids, record.logprobs),
-        spec_meta=spec_meta(obj),
+        spec_meta=meta,
+        spec_meta_invalid=meta_invalid,
         model=record.model,
     )
 

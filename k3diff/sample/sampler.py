@@ -361,6 +361,7 @@ def sample_line(
         server_spec=server_spec,
         server_reset=server_reset,
         spec_meta=outcome.spec_meta,
+        spec_meta_invalid=outcome.spec_meta_invalid,
         load_ended=None if load is None else load.ended,
         load_failed=None if load is None else load.failed,
         load_error=None if load is None else load.error,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from k3diff.sample.usage import server_count
+from k3diff.sample.usage import server_count, shown
 
 SPEC_META_COUNTS = ("spec_verify_ct", "spec_accept_token_num", "spec_draft_token_num")
 """SGLang's per-request speculation counts in `meta_info`
@@ -15,24 +15,37 @@ SPEC_META_HISTOGRAM = "spec_accept_histogram"
 MAX_HISTOGRAM = 64
 
 
-def spec_meta(obj: dict[str, Any]) -> dict[str, Any] | None:
+SpecMeta = tuple[dict[str, Any] | None, str | None]
+"""(the valid speculation fields, None when none; why one sent is no count, None when none)."""
+
+
+def spec_meta(obj: dict[str, Any]) -> SpecMeta:
     """The speculation fields of SGLang's `meta_info` (the answer's own, else its first
-    choice's: the first of them that holds any), each kept only when it is a valid count (the
-    histogram: a list of at most MAX_HISTOGRAM counts); None when none is there. Of a stream,
-    `k3diff.responses.sse` made each the last chunk's."""
+    choice's: the first of them that holds any), each kept when it is a valid count (the
+    histogram: a list of at most MAX_HISTOGRAM counts); and, when one sent is not, why
+    (`spec_meta_invalid`: telemetry then counts the request as lost, not as one that sent no
+    counts; telem67: before, an invalid field was dropped alone, and a request whose counts
+    were all invalid read as one that sent none). Of a stream, `k3diff.responses.sse` made
+    each the last chunk's."""
     choices = obj.get("choices")
     first = choices[0] if isinstance(choices, list) and choices else None
     for meta in (obj.get("meta_info"), first.get("meta_info") if isinstance(first, dict) else None):
-        kept = _kept(meta) if isinstance(meta, dict) else None
-        if kept:
-            return kept
-    return None
+        if isinstance(meta, dict):
+            kept, invalid = _kept(meta)
+            if kept or invalid:
+                return kept or None, invalid
+    return None, None
 
 
-def _kept(meta: dict[str, Any]) -> dict[str, Any]:
+def _kept(meta: dict[str, Any]) -> SpecMeta:
     kept = {
         name: meta[name] for name in SPEC_META_COUNTS if server_count(meta.get(name)) is not None
     }
+    invalid = [
+        f"{name} is {shown(meta[name])}, not a count"
+        for name in SPEC_META_COUNTS
+        if meta.get(name) is not None and name not in kept
+    ]
     histogram = meta.get(SPEC_META_HISTOGRAM)
     if (
         isinstance(histogram, list)
@@ -40,4 +53,9 @@ def _kept(meta: dict[str, Any]) -> dict[str, Any]:
         and all(server_count(n) is not None for n in histogram)
     ):
         kept[SPEC_META_HISTOGRAM] = list(histogram)
-    return kept
+    elif histogram is not None:
+        invalid.append(
+            f"{SPEC_META_HISTOGRAM} is {shown(histogram)}, not a list of 1 to {MAX_HISTOGRAM} "
+            "counts"
+        )
+    return kept, "; ".join(invalid) or None

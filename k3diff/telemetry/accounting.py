@@ -26,8 +26,18 @@ from k3diff.telemetry.engines import (
 from k3diff.telemetry.model import KvReuse, Preemptions, SideUnits
 from k3diff.telemetry.windows import INVALID, CounterReset
 
+COLD_REPEAT = 0
+"""A cold-warm record's cold request: its repeat 0 (`k3diff.sample.modes.run_cold_warm`)."""
+
 SOURCE_ORDER = (SOURCE_TRTLLM, SOURCE_VLLM, SOURCE_SGLANG)
 """A side's speculation is read from the first source it reports (never two added up)."""
+
+
+def is_cold(mode: str, repeat: Any) -> bool:
+    """A cold-warm record's cold request (its repeat 0): one that must miss the cache, so a
+    hit there is no evidence of reuse but of a salt or flush that did not take (telem67:
+    before, it counted toward `--expect cache-reuse`)."""
+    return mode == Mode.COLD_WARM.value and repeat == COLD_REPEAT
 
 
 @dataclass
@@ -94,7 +104,9 @@ class Accounts:
     speculation: dict[str, dict[str, SideCounts]] = field(default_factory=dict)
     """side -> source -> counts."""
     kv: dict[str, list[int]] = field(default_factory=dict)
-    """side -> [requests, reused, missed, hits]."""
+    """side -> [requests, reused, missed, hits, cold hits, invalid, invalid cold]."""
+    kv_lost: dict[str, str] = field(default_factory=dict)
+    """side -> the first request whose `kv_cache_metrics` were no counts, and why."""
     resets: list[CounterReset] = field(default_factory=list)
     """vLLM counters that went down or restarted across a window (its counts lost) or between
     two windows; every unit whose counts were lost (`k3diff.telemetry.windows`)."""
@@ -124,28 +136,46 @@ class Accounts:
         return found
 
     def kv_reuse(self) -> tuple[KvReuse, ...]:
-        return tuple(KvReuse(side, *counts) for side, counts in sorted(self.kv.items()))
+        found = []
+        for side, counts in sorted(self.kv.items()):
+            requests, reused, missed, hits, cold, invalid, invalid_cold = counts
+            lost = self.kv_lost.get(side)
+            kv = KvReuse(side, requests, reused, missed, hits, cold, invalid, invalid_cold, lost)
+            found.append(kv)
+        return tuple(found)
 
     def _counts(self, side: str, source: str) -> SideCounts:
         return self.speculation.setdefault(side, {}).setdefault(source, SideCounts())
 
-    def add_request(self, side: str, mode: str, request: RequestMetrics, where: str) -> None:
-        """One TensorRT-LLM request drained after the sample `where` (`key mode repeat N`)."""
+    def add_request(
+        self, side: str, mode: str, request: RequestMetrics, where: str, cold: bool = False
+    ) -> None:
+        """One TensorRT-LLM request drained after the sample `where` (`key mode repeat N`);
+        `cold`: a cold-warm record's cold request."""
         if request.invalid is not None:  # lost, as an invalid vLLM window (left66)
             self.resets.append(
                 CounterReset(side, INVALID, where, 1, True, request.invalid, SOURCE_TRTLLM)
             )
         if request.speculation is not None:
             self._counts(side, SOURCE_TRTLLM).add(mode, *request.speculation)
-        if request.kv is not None and mode != Mode.CONTROL.value:
+        if mode == Mode.CONTROL.value:
             # The control's requests (drained on their own since telemetry66) are not the
             # run's: its identical prompt reuses blocks whatever the modes do.
+            return
+        if request.kv is not None:
             reused, missed = request.kv
-            totals = self.kv.setdefault(side, [0, 0, 0, 0])
+            totals = self.kv.setdefault(side, [0] * 7)
             totals[0] += 1
             totals[1] += reused
             totals[2] += missed
             totals[3] += 1 if reused > 0 else 0
+            totals[4] += 1 if reused > 0 and cold else 0
+        elif request.kv_invalid is not None:  # lost, not unreported (telem67)
+            totals = self.kv.setdefault(side, [0] * 7)
+            totals[5] += 1
+            totals[6] += 1 if cold else 0
+            lost = f"the TensorRT-LLM request of {where}: {request.kv_invalid}"
+            self.kv_lost.setdefault(side, lost)
 
     def add_window(self, sample: SampleLine) -> None:
         """What a vLLM window says beside speculation: a reset, preemptions, V0 series."""
@@ -226,9 +256,12 @@ def account(logs: tuple[Path, ...], samples: list[SampleLine]) -> Accounts:
             side, mode = str(entry.get("side")), str(entry.get("mode"))
             drained = f"{entry.get('key')} {mode} repeat {entry.get('repeat')}"[:200]
             requests = list(trtllm_requests(entry.get("metrics")))
+            # Drained after a cold-warm record's cold request (or, in logs before telem67, after
+            # the whole record, sent one at a time): its first record is the cold request's.
+            cold = is_cold(mode, entry.get("repeat"))
             for number, request in enumerate(requests, 1):
                 where = drained + (f", record {number} of {len(requests)}" if requests[1:] else "")
-                accounts.add_request(side, mode, request, where)
+                accounts.add_request(side, mode, request, where, cold and number == 1)
     for sample in samples:
         if sample.error is None or sample.server_spec is not None or sample.server_reset:
             accounts.add_sample(sample)

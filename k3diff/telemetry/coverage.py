@@ -50,29 +50,66 @@ def _control(coverage: Coverage, side: str) -> ModeTelemetry | None:
     return next((m for m in coverage.modes if m.side == side and m.mode == CONTROL), None)
 
 
+COLD_NOTE = (
+    "the server ignored cache_salt or kept the prompt (use --flush-url), so its hits prove "
+    "nothing of the warm requests"
+)
+"""Why a cold-warm cold request that hit the cache fails `cache-reuse` (as triage's
+`not-exercised: the cold request was not cold`)."""
+
+
+def cold_hits(rows: list[ModeTelemetry], kv: KvReuse | None) -> int:
+    """Cold-warm cold requests that hit the cache: cached prompt tokens, or a reused KV block."""
+    return sum(m.cold_hits for m in rows) + (kv.cold_hits if kv is not None else 0)
+
+
+def kv_lost(kv: KvReuse) -> str:
+    """`2 requests' kv_cache_metrics not valid, lost (first: ...)`."""
+    plural = "s'" if kv.invalid != 1 else "'s"
+    return f"{kv.invalid} request{plural} kv_cache_metrics not valid, lost (first: {kv.lost})"
+
+
 def _cache_debt(coverage: Coverage, side: str) -> str | None:
     """Why `side` shows no cache reuse in its modes: neither a cached prompt token nor a reused
-    KV block (the control's requests not counted)."""
+    KV block (the control's requests not counted, nor cold-warm's cold ones), or a cold
+    request that hit the cache (telem67: before, its hit passed `cache-reuse`)."""
     rows = _claimed(coverage, side)
-    reported = sum(m.cache_reported for m in rows)
-    hits = sum(m.cache_hits for m in rows)
     kv = next((k for k in coverage.kv_reuse if k.side == side), None)
-    if hits or (kv is not None and kv.hits):
-        return None
-    parts = [
-        f"0 cached prompt tokens in {reported} samples that report the count"
-        if reported
-        else "the server reported no cached-token count in any sample"
-    ]
-    if kv is not None:
-        parts.append(f"no request reused a KV block ({kv.requests} report kv_cache_metrics)")
+    cold = cold_hits(rows, kv)
+    reported = sum(m.cache_reported - m.cold_hits for m in rows)
+    hits = sum(m.cache_hits - m.cold_hits for m in rows)
+    kv_hits = kv.hits - kv.cold_hits if kv is not None else 0
+    parts = []
+    if not hits and not kv_hits:
+        parts.append(
+            f"0 cached prompt tokens in {reported} samples that report the count"
+            if reported
+            else "the server reported no cached-token count in any sample"
+        )
+        if kv is not None:
+            parts.append(
+                f"no request reused a KV block ({kv.requests - kv.cold_hits} report "
+                "kv_cache_metrics" + (f"; {kv_lost(kv)}" if kv.invalid else "") + ")"
+            )
+    if kv is not None and kv.invalid_cold:  # lost: it may have hit (telem67)
+        parts.append(
+            f"whether the cold request was cold cannot be read: {kv.invalid_cold} cold-warm "
+            f"cold request{'s' if kv.invalid_cold != 1 else ''} reported kv_cache_metrics "
+            f"that are no counts ({kv_lost(kv)})"
+        )
+    if cold:
+        requests = "request" if cold == 1 else "requests"
+        parts.append(
+            f"the cold request was not cold: {cold} cold-warm cold {requests} (repeat 0) hit "
+            f"the cache, not counted: {COLD_NOTE}"
+        )
     control = _control(coverage, side)
-    if control is not None and control.cache_hits:
+    if parts and control is not None and control.cache_hits:
         parts.append(
             f"the control's {control.cache_hits} samples with cached prompt tokens are not "
             f"counted ({CONTROL_NOTE})"
         )
-    return "; ".join(parts)
+    return "; ".join(parts) if parts else None
 
 
 V0_NOTE = (

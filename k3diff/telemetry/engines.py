@@ -63,6 +63,9 @@ class RequestMetrics:
     invalid: str | None = None
     """Why the speculation it reported is no pair of counts (`token_pair`): the request's
     counts are lost, not unreported (left66)."""
+    kv_invalid: str | None = None
+    """Why the `kv_cache_metrics` it reported are no counts: lost, not unreported (telem67;
+    before, read as "not reported")."""
 
 
 def _perf(worker: Any) -> Mapping[str, Any] | None:
@@ -93,21 +96,31 @@ def _speculation(perf: Mapping[str, Any] | None) -> tuple[int, int] | str | None
     return token_pair(spec, (TRTLLM_ACCEPTED, TRTLLM_DRAFTED))
 
 
-def _request(
-    spec: tuple[int, int] | str | None, kv: tuple[int, int] | None, disaggregated: bool
-) -> RequestMetrics:
-    if isinstance(spec, str):
-        return RequestMetrics(None, kv, disaggregated, spec)
-    return RequestMetrics(spec, kv, disaggregated)
+Pair = tuple[int, int] | str | None
+"""Two counts; None when not reported; as a string, why what was reported is no counts."""
 
 
-def _kv(perf: Mapping[str, Any] | None) -> tuple[int, int] | None:
+def _request(spec: Pair, kv: Pair, disaggregated: bool) -> RequestMetrics:
+    return RequestMetrics(
+        None if isinstance(spec, str) else spec,
+        None if isinstance(kv, str) else kv,
+        disaggregated,
+        spec if isinstance(spec, str) else None,
+        kv if isinstance(kv, str) else None,
+    )
+
+
+def _kv(perf: Mapping[str, Any] | None) -> Pair:
+    """(reused, missed) KV-cache blocks; None when the request reported no `kv_cache_metrics`;
+    else, as a string, why they are no counts (telem67: an invalid count is not a missing one)."""
     kv = perf.get(TRTLLM_KV) if perf is not None else None
-    if not isinstance(kv, Mapping):
+    if kv is None:
         return None
+    if not isinstance(kv, Mapping):
+        return f"{TRTLLM_KV} is not an object"
     reused, missed = server_count(kv.get(TRTLLM_REUSED)), server_count(kv.get(TRTLLM_MISSED))
     if reused is None or missed is None:
-        return None
+        return f"{TRTLLM_REUSED} or {TRTLLM_MISSED} missing or not a count"
     return reused, missed
 
 
@@ -120,9 +133,11 @@ def trtllm_requests(metrics: Any) -> Iterator[RequestMetrics]:
             continue
         if TRTLLM_CTX in item or TRTLLM_GEN in item:
             ctx, gen = _perf(item.get(TRTLLM_CTX)), _perf(item.get(TRTLLM_GEN))
-            spec = _speculation(gen)
+            spec, kv = _speculation(gen), _kv(ctx)
             yield _request(
-                spec if spec is not None else _speculation(ctx), _kv(ctx) or _kv(gen), True
+                spec if spec is not None else _speculation(ctx),
+                kv if kv is not None else _kv(gen),
+                True,
             )
         else:
             perf = _perf(item)
@@ -170,6 +185,10 @@ def sglang_counts(meta: Mapping[str, Any]) -> DraftCounts:
     if isinstance(pair, str):  # lost, as a vLLM window whose counts are no counts (left66)
         return DraftCounts(SOURCE_SGLANG, None, None, None, (), invalid=pair)
     accepted, drafted = pair if pair is not None else (None, None)
+    steps = [server_count(meta.get(SGLANG_VERIFY)), sum(histogram) if histogram else None]
+    if drafted and 0 in steps:  # tokens drafted in no verify step: no counts (telem67)
+        why = f"draft tokens {drafted:,} in 0 verify steps"
+        return DraftCounts(SOURCE_SGLANG, None, None, None, (), invalid=why)
     if histogram is None:
         return DraftCounts(SOURCE_SGLANG, accepted, drafted, None, ())
     # histogram[n]: verify steps that accepted exactly n draft tokens, so a step reached
@@ -211,6 +230,10 @@ def _vllm_invalid(spec: Mapping[str, Any]) -> str | None:
         return "a field not a count"
     if accepted is not None and drafted is not None and accepted > drafted:
         return f"accepted tokens {accepted:,} above draft tokens {drafted:,}"
+    if drafts is not None and drafted is not None and (drafts > drafted or drafts == 0 < drafted):
+        # Each draft proposes at least one token: draft tokens without a draft (or drafts
+        # without their tokens) are no counts, and passed `--expect speculation` (telem67).
+        return f"draft tokens {drafted:,} in {drafts:,} drafts"
     if not _positions_sound(tuple(c for c in at_least if c is not None), drafts):
         return (
             f"drafts reaching each position {per_position} above the {drafts:,} drafts or "
@@ -241,6 +264,8 @@ def sample_counts(sample: SampleLine) -> DraftCounts | None:
     """The speculation a sample line carries: vLLM's window first, else SGLang's meta_info."""
     if sample.server_spec is not None:
         return vllm_counts(sample.server_spec)
+    if sample.spec_meta_invalid is not None:  # lost, not unreported (telem67)
+        return DraftCounts(SOURCE_SGLANG, None, None, None, (), invalid=sample.spec_meta_invalid)
     if sample.spec_meta is not None:
         return sglang_counts(sample.spec_meta)
     return None

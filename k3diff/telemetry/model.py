@@ -126,6 +126,10 @@ class ModeTelemetry:
     report it, which is not the same as zero hits)."""
     cache_hits: int
     """Samples with more than zero cached prompt tokens."""
+    cold_hits: int = 0
+    """cold-warm: of `cache_hits`, the cold requests' (repeat 0, under a fresh `cache_salt` or
+    after `--flush-url`): a cold request must miss, so its hit is no evidence of reuse but of a
+    salt or flush that did not take (telem67)."""
     spec_accepted: int | None = None
     spec_drafted: int | None = None
     """Draft tokens accepted and proposed in this side and mode, from the side's speculation
@@ -170,6 +174,17 @@ class KvReuse:
     """Sum of `num_missed_blocks`."""
     hits: int
     """Requests that reused at least one block (a cache hit)."""
+    cold_hits: int = 0
+    """cold-warm: of `hits`, the cold requests' (the first record drained after a record's
+    repeat 0): no evidence of reuse, but of a salt or flush that did not take (telem67)."""
+    invalid: int = 0
+    """Requests whose `kv_cache_metrics` were no counts (a block count missing, negative,
+    fractional, ...): lost, in none of the counts above, and not "not reported" (telem67)."""
+    invalid_cold: int = 0
+    """Of `invalid`, cold-warm cold requests: whether they missed the cache cannot be read."""
+    lost: str | None = None
+    """The first of the `invalid` requests, and why (`the TensorRT-LLM request of KEY MODE
+    repeat N: ...`)."""
 
 
 @dataclass(frozen=True)

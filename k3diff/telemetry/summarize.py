@@ -13,7 +13,7 @@ from k3diff.sample.lines import SampleLine
 from k3diff.sample.reader import SamplesLog, read_samples_log
 from k3diff.sample.runs import check_pooled
 from k3diff.sample.stopline import LogStop, stop_said
-from k3diff.telemetry.accounting import Accounts, account
+from k3diff.telemetry.accounting import Accounts, account, is_cold
 from k3diff.telemetry.blocks import within_caps
 from k3diff.telemetry.coverage import Coverage, not_exercised
 from k3diff.telemetry.engines import server_count
@@ -83,6 +83,8 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
         cached = [_cached(s) for s in group]
         reported = [c for c in cached if c is not None]
         prompt = [server_count(s.usage.get("prompt_tokens")) for s in group if s.usage is not None]
+        # A cold-warm record's repeat 0 is its cold request: its hit is no reuse (telem67).
+        cold = [c for s, c in zip(group, cached, strict=True) if is_cold(s.mode, s.repeat)]
         result.append(
             ModeTelemetry(
                 side=side,
@@ -95,6 +97,7 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
                 cached_tokens=sum(reported),
                 cache_reported=len(reported),
                 cache_hits=sum(1 for c in reported if c > 0),
+                cold_hits=sum(1 for c in cold if c),
             )
         )
     return tuple(result)

@@ -20,7 +20,7 @@ worst requests reported so passed the gate on the requests left.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from k3diff.sample.lines import UNREAD
 from k3diff.telemetry.engines import SOURCE_SGLANG, SOURCE_TRTLLM, SOURCE_VLLM
@@ -151,3 +151,33 @@ def lost_units(resets: Sequence[CounterReset], counted: bool = True) -> str:
         plural = "s" if count != 1 or not counted else ""
         found.append((f"{count} " if counted else "") + f"{unit_name(source)}{plural}")
     return " and ".join(found)
+
+
+GROUP_NAMED = 5
+"""Units a grouped counter-reset line names besides its first (the rest counted)."""
+
+
+def grouped(resets: Sequence[CounterReset]) -> list[tuple[str, str]]:
+    """(side, sentence) per group of `resets` that say the same but for the unit they name:
+    one sentence for a unit alone, else `in 12 vLLM windows: <the first's> (likewise: …)`
+    (telem67: a server restarted under a run printed the same line once per window)."""
+    groups: dict[tuple[str, str], list[CounterReset]] = {}
+    for reset in resets:
+        groups.setdefault((reset.side, replace(reset, window="").describe()), []).append(reset)
+    found = []
+    for (side, _), members in groups.items():
+        first, others = members[0], [m.window for m in members[1:]]
+        if not others:
+            found.append((side, first.describe()))
+            continue
+        named = ", ".join(others[:GROUP_NAMED])
+        if len(others) > GROUP_NAMED:
+            named += f", and {len(others) - GROUP_NAMED:,} more"
+        found.append(
+            (
+                side,
+                f"in {len(members):,} {unit_name(first.source)}s: {first.describe()} "
+                f"(likewise: {named})",
+            )
+        )
+    return found

@@ -96,12 +96,17 @@ def test_a_request_accepting_more_than_it_drafted_is_lost_and_holds_the_gate(
     assert (
         f"{engine} {unit}s lost to invalid counts, in no count or test here: base 0, patch {LOST}"
     ) in text
-    assert (
-        f"counter-reset, patch: the {engine} {unit} of {names[0]} reported counts no request "
-        f"gives ({reason}): an engine fault or an edited log; that request's counts are lost"
-    ) in text
+    # One line for the requests lost alike (telem67: before, one line each).
+    grouped = (
+        f"counter-reset, patch: in {LOST} {engine} {unit}s: the {engine} {unit} of {names[0]} "
+        f"reported counts no request gives ({reason}): an engine fault or an edited log; that "
+        f"request's counts are lost (likewise: {', '.join(names[1:])})"
+    )
+    assert [line for line in text.splitlines() if line.startswith("counter-reset")] == [grouped]
     markdown = run_k3diff("telemetry", log, "--format", "markdown").stdout
     assert f"{engine} {unit}s lost to invalid counts, in no count or test here" in markdown
+    resets = [line for line in markdown.splitlines() if line.startswith("counter-reset")]
+    assert len(resets) == 1 and resets[0].endswith(f"(likewise: {', '.join(names[1:])})")
 
     # The gate: 6 base units against the patch's 3 left, none lower than the base's, could
     # pass (the fewest p a split gives, 1 / C(9, 3), is below alpha); with 3 lost it holds.
@@ -146,3 +151,37 @@ def test_a_lost_requests_name_reaches_no_output_unescaped(
         "telemetry", log, "--fail-on", "acceptance-drop", "--format", "markdown"
     ).stdout
     assert "<b>" not in markdown and "\nVerdict: OK" not in markdown
+
+
+def test_an_invalid_meta_info_field_is_kept_as_evidence_and_the_request_lost(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """telem67: the patch's SGLang sends a histogram with a negative entry. `sample` kept the
+    valid fields and dropped that one alone, so the request read as one that sent no positions:
+    the gate compared the pooled tokens only, found no drop, and passed (exit 0). Now the log
+    records why (`spec_meta_invalid`), and `telemetry` counts the request as lost."""
+    meta = engine_schemas.sglang_meta_info([3, 2, 4, 1], draft_per_step=3)
+    bad = {**meta, "spec_accept_histogram": [3, 2, -4, 1]}
+    faults = ({"meta_info": meta}, {"meta_info": bad})
+    out = sample_fault_pair(fault_server, tmp_path, faults, REPEATS)
+    lines = [json.loads(t) for t in (out / "samples.jsonl").read_text().splitlines()[1:]]
+    reason = "spec_accept_histogram is [3, 2, -4, 1], not a list of 1 to 64 counts"
+    for line in lines:
+        assert ("spec_meta_invalid" in line) == (line["side"] == "patch")
+        if line["side"] == "patch":
+            assert line["spec_meta_invalid"] == reason
+            assert "spec_accept_histogram" not in line["spec_meta"]
+    for line in lines:
+        jsonschema.validate(line, {**load_schema("samples"), "$ref": "#/$defs/sample_line"})
+
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--fail-on", "acceptance-drop")
+    assert code == 1, text
+    lost = [r for r in doc["counter_resets"] if r["side"] == "patch"]
+    assert len(lost) == REPEATS
+    assert {(r["metric"], r["reason"], r["source"]) for r in lost} == {
+        ("counts not valid", reason, "SGLang meta_info")
+    }
+    assert [s["side"] for s in doc["speculation"]] == ["base"]
+    (finding,) = doc["acceptance_gate"]["findings"]
+    assert finding["name"] == "acceptance-undecided"
+    assert f"patch: no speculation counts left, {REPEATS} SGLang requests lost" in finding["detail"]

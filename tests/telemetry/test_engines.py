@@ -69,13 +69,25 @@ def test_sglang_histogram_gives_drafts_reaching_each_position() -> None:
     assert sglang_counts(meta).at_least == ()
 
 
-def test_sample_keeps_only_valid_meta_info_fields() -> None:
+def test_sample_keeps_valid_meta_info_fields_and_says_why_the_others_are_not() -> None:
+    """telem67: an invalid field is kept as evidence of invalidity, not dropped alone."""
     meta = {"spec_verify_ct": 4, "spec_accept_token_num": -1, "spec_accept_histogram": [1] * 65}
-    assert spec_meta({"choices": [{"text": "x", "meta_info": meta}]}) == {"spec_verify_ct": 4}
-    assert spec_meta({"choices": [{"text": "x"}]}) is None
-    assert spec_meta({"meta_info": {"spec_accept_histogram": [0, 2]}}) == {
-        "spec_accept_histogram": [0, 2]
-    }
+    kept, invalid = spec_meta({"choices": [{"text": "x", "meta_info": meta}]})
+    assert kept == {"spec_verify_ct": 4}
+    assert invalid == (
+        "spec_accept_token_num is -1, not a count; spec_accept_histogram is "
+        "[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,…, not a list of 1 to 64 counts"
+    )
+    assert spec_meta({"choices": [{"text": "x"}]}) == (None, None)
+    assert spec_meta({"meta_info": {"spec_accept_histogram": [0, 2]}}) == (
+        {"spec_accept_histogram": [0, 2]},
+        None,
+    )
+    # Every field invalid: no counts, but not "none sent".
+    assert spec_meta({"meta_info": {"spec_draft_token_num": 1.5}}) == (
+        None,
+        "spec_draft_token_num is 1.5, not a count",
+    )
 
 
 VLLM_TEXT = """# TYPE vllm:spec_decode_num_drafts counter

@@ -184,6 +184,15 @@ def test_a_window_whose_metrics_read_failed_holds_the_gate(tmp_path: Path, hide:
     assert "or a reading before or after the window failed" in gate["findings"][0]["detail"]
     assert "was not read (its /metrics reading before or after it failed)" in text
     assert "windows lost to a restarted server or an unread /metrics, in no test" in text
+    # telem67: one line for the 10 windows lost alike (before: the same line 10 times), the
+    # first named in full, 5 more by name and the rest counted.
+    names = [f"{line['key']} serial repeat {line['repeat']}" for line in unread]
+    (reset,) = [line for line in text.splitlines() if line.startswith("counter-reset")]
+    assert reset == (
+        f"counter-reset, patch: in 10 vLLM windows: the window closed by {names[0]} (1 sample) "
+        "was not read (its /metrics reading before or after it failed); that window's counts "
+        f"are lost (likewise: {', '.join(names[1:6])}, and 4 more)"
+    )
     assert text.splitlines()[-1] == (
         "Verdict: FAIL (exit 1): acceptance-undecided (--fail-on acceptance-drop could not "
         "decide: 10 vLLM windows lost to a restarted server or an unread /metrics)"
@@ -242,10 +251,13 @@ def test_a_window_whose_counts_are_no_counts_is_lost_and_holds_the_gate(tmp_path
         (sum(w["accepted_per_position"][i] for w in kept), 30 * len(kept)) for i in (0, 1)
     ]
     assert "vLLM windows lost to invalid counts, in no count or test here: base 0, patch 3" in text
+    # The two windows lost alike (accepted tokens 61 above 60) are one line (telem67).
     assert (
-        f"counter-reset, patch: the window closed by {windows[1][0]} (1 sample) rose by counts "
-        "no server life gives (accepted tokens" in text
-    )
+        f"counter-reset, patch: in 2 vLLM windows: the window closed by {windows[1][0]} (1 "
+        "sample) rose by counts no server life gives (accepted tokens 61 above draft tokens 60)"
+        f": a restart its counters did not show, or an edited log; that window's counts are "
+        f"lost (likewise: {windows[2][0]})"
+    ) in text.splitlines()
     assert text.splitlines()[-1].endswith("; warnings: counter-reset (patch)")
 
     code, doc, text = run_telemetry(log, "--fail-on", "acceptance-drop")

@@ -1,0 +1,162 @@
+"""cold-warm's cold request (repeat 0: a fresh `cache_salt`, or after `--flush-url`) is the one
+that must miss the cache, so its hit is no evidence for `--expect cache-reuse`: it is evidence
+that the salt or the flush did not take, and fails the side (`not-exercised`, as triage's `the
+cold request was not cold`). Before telem67 every cold-warm sample's hit counted, the cold
+one's too: a server that ignored `cache_salt` passed, and so did one whose only hits were its
+cold requests'.
+
+Runs are real `k3diff sample` runs against loopback fault servers; the expected counts are
+recounted from the samples log."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import engine_schemas
+from cli_support import run_k3diff, run_telemetry
+
+from .support import read_samples, sample, write_prompts
+
+REPEATS = 4
+COLD_NOTE = (
+    "the server ignored cache_salt or kept the prompt (use --flush-url), so its hits prove "
+    "nothing of the warm requests"
+)
+
+
+def _cold_warm(fault_server: Any, tmp_path: Path, patch_fault: dict[str, Any], *flags: str) -> Path:
+    """cold-warm of one prompt, with its default control; the base's prefix cache honours the
+    salt, the patch's server is told `patch_fault`."""
+    base, patch = fault_server(*flags), fault_server(*flags)
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "a", "prompt": "a"}])
+    out = tmp_path / "out"
+    result = sample(
+        "--base", base.url, "--patch", patch.url, "--prompts", prompts, "--mode", "cold-warm",
+        "--base-param", f"fault={json.dumps({'cache': 'prefix'})}",
+        "--patch-param", f"fault={json.dumps(patch_fault)}",
+        "--repeats", str(REPEATS), "--out", out,
+    )  # fmt: skip
+    assert result.exit_code in (0, 1), result.stderr  # 1: sample's own coverage findings
+    return out
+
+
+def _hits(lines: list[dict[str, Any]], side: str, cold: bool) -> int:
+    return sum(
+        1
+        for line in lines
+        if line["side"] == side
+        and line["mode"] == "cold-warm"
+        and (line["repeat"] == 0) == cold
+        and line["usage"]["prompt_tokens_details"]["cached_tokens"] > 0
+    )
+
+
+def test_a_cold_request_that_hit_the_cache_fails_cache_reuse(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """The patch's server ignores `cache_salt`: its cold request hits the prompt the control
+    sent before it, and so do its warm ones."""
+    out = _cold_warm(fault_server, tmp_path, {"cache": "prefix", "ignore_salt": True})
+    _, lines = read_samples(out)
+    assert (_hits(lines, "base", cold=True), _hits(lines, "base", cold=False)) == (0, REPEATS - 1)
+    assert (_hits(lines, "patch", cold=True), _hits(lines, "patch", cold=False)) == (1, REPEATS - 1)
+    control = sum(
+        1
+        for line in lines
+        if line["side"] == "patch"
+        and line["mode"] == "control"
+        and line["usage"]["prompt_tokens_details"]["cached_tokens"] > 0
+    )
+
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 1, text
+    assert [(n["side"], n["detail"]) for n in doc["not_exercised"]] == [
+        (
+            "patch",
+            "the cold request was not cold: 1 cold-warm cold request (repeat 0) hit the "
+            f"cache, not counted: {COLD_NOTE}; the control's {control} samples with cached "
+            "prompt tokens are not counted (the first prompt at temperature 1 before the "
+            "modes, not the requests under test)",
+        )
+    ]
+    rows = {(m["side"], m["mode"]): m for m in doc["modes"]}
+    assert rows[("patch", "cold-warm")]["cold_hits"] == 1
+    assert rows[("patch", "cold-warm")]["cache_hits"] == REPEATS
+    assert "cold_hits" not in rows[("base", "cold-warm")]  # written only when there is one
+    assert text.splitlines()[-1] == (
+        "Verdict: FAIL (exit 1): not exercised (coverage debt): cache-reuse on the patch side"
+    )
+    # Without --expect the run is summarised, and the text still says it.
+    code, _, text = run_telemetry(out / "samples.jsonl")
+    assert code == 0
+    assert (
+        "cold-warm, patch: the cold request was not cold: 1 cold request (repeat 0) hit the "
+        f"cache: {COLD_NOTE}"
+    ) in text
+
+    # The bundle recounts it: a document edited to drop the finding is refused.
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    bundle = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b0")
+    assert bundle.exit_code == 1, bundle.stderr
+    report = (tmp_path / "b0" / "REPORT.md").read_text()
+    assert "1 cold-warm cold requests hit the cache, not counted as reuse" in report
+    doc["not_exercised"] = []
+    doc["verdict"] = {"ok": True, "exit_code": 0}
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    edited = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b1")
+    assert edited.exit_code == 2
+    assert (
+        "the patch side has 1 cold requests that hit the cache but cache-reuse is not listed"
+    ) in edited.stderr
+
+
+def test_hits_of_the_cold_requests_alone_are_no_cache_reuse(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """A log whose patch side hit the cache only on its cold request (its warm requests
+    missed): the patch showed no reuse, and its cold request was not cold."""
+    out = _cold_warm(fault_server, tmp_path, {"cache": "prefix", "ignore_salt": True})
+    log = out / "samples.jsonl"
+    edited = []
+    for text in log.read_text().splitlines():
+        line = json.loads(text)
+        if line.get("side") == "patch" and line.get("mode") == "cold-warm" and line["repeat"]:
+            line["usage"]["prompt_tokens_details"]["cached_tokens"] = 0
+        edited.append(json.dumps(line))
+    log.write_text("\n".join(edited) + "\n")
+    _, lines = read_samples(out)
+    assert (_hits(lines, "patch", cold=True), _hits(lines, "patch", cold=False)) == (1, 0)
+
+    code, doc, text = run_telemetry(log, "--expect", "cache-reuse")
+    assert code == 1, text
+    (gap,) = doc["not_exercised"]
+    assert gap["side"] == "patch"
+    assert gap["detail"].startswith(
+        f"0 cached prompt tokens in {REPEATS - 1} samples that report the count; the cold "
+        "request was not cold: 1 cold-warm cold request (repeat 0) hit the cache"
+    )
+
+
+def test_a_cold_request_that_reused_kv_blocks_fails_cache_reuse(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """TensorRT-LLM: the patch reports no cached-token count, and every request reused KV
+    blocks, its cold ones too. `sample` drains `/perf_metrics` after the cold request on its
+    own, so its record is told apart from the warm ones'."""
+    record = engine_schemas.aggregated_record(kv=(3, 1))
+    out = _cold_warm(fault_server, tmp_path, {"perf_record": record}, "--perf-metrics")
+    drains = [json.loads(line) for line in (out / "perf_metrics.jsonl").read_text().splitlines()]
+    cold = [d for d in drains if d["side"] == "patch" and d["mode"] == "cold-warm"]
+    assert [(d["repeat"], len(d["metrics"])) for d in cold] == [(0, 1), (REPEATS - 1, REPEATS - 1)]
+
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 1, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}
+    assert (kv["patch"]["hits"], kv["patch"]["cold_hits"]) == (REPEATS, 1)
+    (gap,) = doc["not_exercised"]
+    assert gap["side"] == "patch"
+    assert gap["detail"].startswith(
+        "the cold request was not cold: 1 cold-warm cold request (repeat 0) hit the cache"
+    )
