@@ -69,7 +69,7 @@ def _chat_stream(pieces: list[tuple[str, str | None]]) -> list[dict[str, Any]]:
         _chunk({"delta": {"content": piece}, **({} if text is None else {"text": text})})
         for piece, text in pieces
     ]
-    return chunks + [_chunk({"delta": {}}, "stop")]
+    return [*chunks, _chunk({"delta": {}}, "stop")]
 
 
 @pytest.mark.parametrize("beside", ["5", ""])
