@@ -2,8 +2,9 @@
 
 0.4.0-0.4.2: `arguments` is a list of argument lists, no hashes, no `filter`, responses keep
 their numbers and booleans. 0.4.3 and later: `arguments` is `{"gen_args_i": {"arg_j": ...}}`,
-with `doc_hash`, `prompt_hash`, `target_hash`, `filter`, `metrics`, and every response written
-as a string (`["-5.8694", "False"]`).
+with `doc_hash`, `prompt_hash`, `target_hash` (each as lm-eval computes it), `filter`,
+`metrics`, the target written as `str(target)`, and every response written as a string
+(`["-5.8694", "False"]`).
 """
 
 from __future__ import annotations
