@@ -31,6 +31,16 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
                 "never sampled on one side or both although their captures differ: the "
                 "difference is unexplained, and samples of both sides would decide them"
             )
+        elif "doc-changed" in record.flags:
+            cause = (
+                "their document changed (doc-changed): the two runs did not score the same "
+                "question, and no sample clears them; runs on the same dataset would"
+            )
+        elif "target-changed" in record.flags:
+            cause = (
+                "their gold target changed (target-changed): the two runs did not score the same "
+                "answer as right, and no sample clears them; runs of the same task version would"
+            )
         elif "not-comparable" in record.flags:
             cause = (
                 "their captured prompts differ (not-comparable): the comparison compared "
@@ -89,6 +99,8 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
 
 HELD_WORDS = (
     ("unsampled", "never sampled on a side although the captures differ"),
+    ("doc-changed", "the document changed"),
+    ("target-changed", "the gold target changed"),
     ("not-comparable", "the captured prompts differ"),
     ("fields-unjudged", "fields other than the text differ"),
     ("no-power", "no power at {shift}"),

@@ -77,8 +77,9 @@ def _lm_eval_lines(lm: LmEvalDiff) -> list[str]:
     lines = []
     if lm.regrouped is not None:
         base_groups, patch_groups = lm.regrouped
+        of = "" if lm.field == "resps" else f" of {lm.field}"
         lines.append(
-            f"lm-eval resps_grouping (responses per request): {list(base_groups)} → "
+            f"lm-eval resps_grouping (responses per request{of}): {list(base_groups)} → "
             f"{list(patch_groups)}: the harness scored other requests"
         )
     if lm.differing_generations:

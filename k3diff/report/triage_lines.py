@@ -9,6 +9,7 @@ from k3diff import shellwords
 from k3diff.numbers import named
 from k3diff.program import program
 from k3diff.report.clauses import clause_lines, split_clauses
+from k3diff.triage.flags import cause_flags
 from k3diff.triage.model import (
     HELD_FLAGS,
     CaptureEvidence,
@@ -255,6 +256,8 @@ HELD_CAUSES: tuple[tuple[frozenset[Flag], str], ...] = (
     (frozenset({Flag.CAPTURE_UNEXPLAINED}), "a patch capture the samples do not explain"),
     (frozenset({Flag.UNSAMPLED}), "captures that differ on a record never sampled"),
     (frozenset({Flag.NOT_COMPARABLE}), "captures whose prompts differ (not-comparable)"),
+    (frozenset({Flag.DOC_CHANGED}), "the document changed (doc-changed)"),
+    (frozenset({Flag.TARGET_CHANGED}), "the gold target changed (target-changed)"),
     (
         frozenset({Flag.NO_POWER}),
         "sampled records whose test could not have detected --shift {shift}",
@@ -277,7 +280,7 @@ def held_why(result: TriageResult) -> str:
         flag
         for record in result.records
         if record.category is Category.INCONCLUSIVE and HELD_FLAGS & set(record.flags)
-        for flag in record.flags
+        for flag in cause_flags(record.flags)
     }
     shift = f"{100 * result.settings.shift:.3g} % (no-power)"
     causes = [cause.format(shift=shift) for held, cause in HELD_CAUSES if held & flags]

@@ -101,6 +101,9 @@ class ResponsesRecord:
     group None for no filter or `none`); None: the record holds no `lm_eval` comparison."""
     lm_eval_group: str | None = None
     """lm-eval: the record's filter as a score group (None for no filter or `none`)."""
+    not_comparable_inputs: tuple[str, ...] = ()
+    """lm-eval: what differs between the two logs' doc (`prompt`, `target`, `doc`:
+    `lm_eval.prompt_differs` and `inputs_differ`); empty where nothing does."""
     scores: tuple[tuple[str, str | None, float, float], ...] | None = None
     """(metric, filter, base, patch) per score the record gave the paired tests; None: not
     written (a record without scores, or a document written before stop 61)."""
@@ -267,6 +270,7 @@ def _record(fields: Fields) -> ResponsesRecord:
         changed_paths=_changed_paths(fields),
         metric_changes=_metric_changes(lm_eval),
         lm_eval_group=None if lm_eval is None else _group(lm_eval),
+        not_comparable_inputs=_differing_inputs(lm_eval),
         scores=read_record_scores(fields),
     )
 
@@ -281,6 +285,14 @@ def _metric_changes(
         "metric_changes",
         lambda change: (change.string("metric"), group, change.raw("base"), change.raw("patch")),
     )
+
+
+def _differing_inputs(lm_eval: Fields | None) -> tuple[str, ...]:
+    if lm_eval is None:
+        return ()
+    prompt = ("prompt",) if lm_eval.optional_boolean("prompt_differs") else ()
+    # `inputs_differ`: written since stream66; a document before it names the prompt only.
+    return prompt + (lm_eval.strings("inputs_differ") if lm_eval.has("inputs_differ") else ())
 
 
 def _group(lm_eval: Fields) -> str | None:

@@ -15,20 +15,30 @@ values (``exact_match``, ``acc``, ...). Newer logs write every response as strin
 - Loglikelihood tasks (each response a (loglikelihood, is_greedy) pair, one per choice): the
   per-choice log-likelihoods are compared within ``--logprob-tol`` and ``is_greedy`` exactly.
 - The prompt is compared first (``prompt_hash`` when both logs have it, else the requests'
-  arguments): a doc whose prompt differs is ``not-comparable`` — its answers are to another
+  arguments, else one log's ``prompt_hash`` against the other's first context hashed as lm-eval
+  hashes it): a doc whose prompt differs is ``not-comparable`` — its answers are to another
   question, so it is neither a match nor a regression.
-- So are the eval's other inputs, ``target`` and ``doc`` (their values, else lm-eval's
-  ``target_hash`` and ``doc_hash``): a doc whose target differs was not scored as the same task,
-  not-comparable too, the differing inputs named (``inputs_differ``).
-- ``resps`` is compared by its grouping too (responses per request): ``[["42", "43"]]`` is one
-  request's two answers, ``[["42"], ["43"]]`` two requests', scored differently by the harness;
-  equal generations regrouped are a difference (``resps_grouping``).
+- So are the eval's other inputs, ``target`` and ``doc`` (their values; where a log holds only
+  lm-eval's ``target_hash`` or ``doc_hash``, the other's value hashed as lm-eval hashes it):
+  a doc whose target differs was not scored as the same task, not-comparable too, the differing
+  inputs named (``inputs_differ``). lm-eval's hash is ``hash_string``: SHA-256 of
+  ``str(target)``, of ``json.dumps(doc, indent=2, ensure_ascii=False)``, of the first context.
+- The compared field is compared by its grouping too (responses per request): in ``resps``,
+  ``[["42", "43"]]`` is one request's two answers, ``[["42"], ["43"]]`` two requests', scored
+  differently by the harness; equal generations regrouped are a difference (``resps_grouping``).
+  ``filtered_resps`` holds one entry per request, one response where the filter reduced the
+  request's repeats to one (``take_first``, ``majority_vote``: every lm-eval task ends so), or
+  a list of responses where it kept several: its own grouping is compared, not that of ``resps``,
+  which the filter reduced (``[["42", "43"], ["7"]]`` and ``[["42"], ["7", "43"]]`` both
+  filter to ``["42", "7"]``).
 - The metric values are compared per doc and filter; docs whose metric changed ("flips", in
   both directions) are the headline lm-eval users read.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -80,33 +90,38 @@ def _number(value: Any) -> float | None:
     return None
 
 
-def _responses(value: Any, field: str, where: str) -> list[Any]:
-    """The flat list of responses in `resps` (per request, a list) or `filtered_resps`."""
+def _requests(value: Any, field: str, where: str) -> list[list[Any]]:
+    """Per request, its responses: `resps` holds a list a request; `filtered_resps` one
+    response a request (what the filter reduced its repeats to), or a list where the filter
+    kept several. An entry that reads as one (loglikelihood, is_greedy) pair is one response."""
     if not isinstance(value, list):
         raise ResponseFormatError(f"{where}: lm-eval sample has no list in {field}")
     if field == "resps":
-        flat: list[Any] = []
-        for request in value:
-            if not isinstance(request, list):
-                raise ResponseFormatError(f"{where}: lm-eval resps entry is not a list")
-            flat.extend(request)
-        return flat
-    return list(value)
+        if not all(isinstance(request, list) for request in value):
+            raise ResponseFormatError(f"{where}: lm-eval resps entry is not a list")
+        return value
+    return [
+        entry if isinstance(entry, list) and _loglikelihood(entry) is None else [entry]
+        for entry in value
+    ]
 
 
 def read_outputs(
     value: Any, field: str, where: str
-) -> tuple[tuple[str, ...], tuple[tuple[float, bool | None], ...]]:
-    """Generations, or per-choice log-likelihoods, of one sample."""
-    responses = _responses(value, field, where)
+) -> tuple[tuple[str, ...], tuple[tuple[float, bool | None], ...], tuple[int, ...]]:
+    """Generations, or per-choice log-likelihoods, of one sample, and its responses per
+    request."""
+    requests = _requests(value, field, where)
+    grouping = tuple(len(request) for request in requests)
+    responses = [response for request in requests for response in request]
     if responses and all(isinstance(r, str) for r in responses):
-        return tuple(responses), ()
+        return tuple(responses), (), grouping
     lls = [_loglikelihood(r) for r in responses]
     if responses and all(ll is not None for ll in lls):
-        return (), tuple(ll for ll in lls if ll is not None)
+        return (), tuple(ll for ll in lls if ll is not None), grouping
     rolling = [_number(r) for r in responses]
     if responses and all(n is not None for n in rolling):
-        return (), tuple((n, None) for n in rolling if n is not None)
+        return (), tuple((n, None) for n in rolling if n is not None), grouping
     raise ResponseFormatError(
         f"{where}: lm-eval {field} holds neither generations nor (loglikelihood, is_greedy)"
     )
@@ -153,26 +168,62 @@ def first_context(obj: dict[str, Any]) -> Any:
     return None
 
 
-_INPUTS = (("target", "target_hash"), ("doc", "doc_hash"))
-"""The eval's inputs beside its prompt, each with lm-eval's hash of it (0.4.3 and later)."""
+def lm_eval_hash(text: str) -> str:
+    """lm-eval's `hash_string`: SHA-256 (hex) of the text's UTF-8 (a lone surrogate, which
+    lm-eval could not have written, kept rather than a traceback)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _inputs(obj: dict[str, Any]) -> tuple[tuple[str, str], ...]:
-    """(name, digest) of each input the line holds: its value's, else lm-eval's hash."""
-    found = []
-    for name, hash_name in _INPUTS:
+def _target_text(target: Any) -> str:
+    """What lm-eval hashes of a target: `str(target)` (written so since 0.4.3; an older log's
+    number or list is the JSON of a Python value whose `str` this is)."""
+    return target if isinstance(target, str) else str(target)
+
+
+def _doc_text(doc: Any) -> str:
+    """What lm-eval hashes of a doc: its JSON, indented by 2, non-ASCII kept."""
+    return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+_INPUTS = (("target", "target_hash", _target_text), ("doc", "doc_hash", _doc_text))
+"""The eval's inputs beside its prompt, each with lm-eval's hash of it (0.4.3 and later) and
+the text lm-eval hashes into it."""
+
+
+def _inputs(obj: dict[str, Any]) -> tuple[tuple[str, str | None, str], ...]:
+    """(name, value digest, lm-eval hash) of each input the line holds (`LmEvalParts`)."""
+    found: list[tuple[str, str | None, str]] = []
+    for name, hash_name, hashed_text in _INPUTS:
         if name in obj:
-            found.append((name, "value:" + text_digest(canonical(obj[name]))))
+            value = obj[name]
+            found.append((name, text_digest(canonical(value)), lm_eval_hash(hashed_text(value))))
         elif isinstance(obj.get(hash_name), str):
-            found.append((name, "hash:" + obj[hash_name]))
+            found.append((name, None, obj[hash_name]))
     return tuple(found)
 
 
-def _grouping(value: Any) -> tuple[int, ...] | None:
-    """Responses per request of `resps`; None when it is no list of lists."""
-    if not isinstance(value, list) or not all(isinstance(r, list) for r in value):
-        return None
-    return tuple(len(request) for request in value)
+def _input_differs(base: tuple[str, str | None, str], patch: tuple[str, str | None, str]) -> bool:
+    """Two values compare as values; where a side holds only lm-eval's hash, the other's value
+    compares as lm-eval hashes it (resp67: a target against a `target_hash` went uncompared,
+    a changed target passed)."""
+    if base[1] is not None and patch[1] is not None:
+        return base[1] != patch[1]
+    return base[2] != patch[2]
+
+
+def _prompt_differs(base: LmEvalParts, patch: LmEvalParts) -> bool:
+    """lm-eval's prompt hashes when both logs have them, else the requests' arguments when both
+    have them, else one log's prompt hash against the other's first context hashed as lm-eval
+    hashes it; a log holding none of them differs from one that does."""
+    if base.prompt_hash is not None and patch.prompt_hash is not None:
+        return base.prompt_hash != patch.prompt_hash
+    if base.arguments_digest is not None and patch.arguments_digest is not None:
+        return base.arguments_digest != patch.arguments_digest
+    base_hash = base.prompt_hash or base.context_hash
+    patch_hash = patch.prompt_hash or patch.context_hash
+    if base_hash is not None and patch_hash is not None:
+        return base_hash != patch_hash
+    return (base_hash, base.arguments_digest) != (patch_hash, patch.arguments_digest)
 
 
 class LmEvalShape:
@@ -185,18 +236,19 @@ class LmEvalShape:
 
     def extract(self, obj: dict[str, Any], where: str, options: LoadOptions) -> list[Parts]:
         field = options.lm_eval_field
-        generations, lls = read_outputs(obj.get(field), field, where)
+        generations, lls, grouping = read_outputs(obj.get(field), field, where)
         doc_id = canonical(obj["doc_id"]) if not isinstance(obj["doc_id"], str) else obj["doc_id"]
         filt = obj.get("filter")
         filt = filt if isinstance(filt, str) else None
         key = doc_id if filt in (None, "none") else f"{doc_id}/{filt}"
         prompt_hash = obj.get("prompt_hash")
         arguments = obj.get("arguments")
+        context = first_context(obj)
         metrics = _metrics(obj)
         taken = {*KNOWN_FIELDS, *(name for name, _ in metrics)}
         parts = Parts(
             text=generations[0] if generations else "",
-            prompt=first_context(obj),
+            prompt=context,
             other=without(obj, *taken),
             request_params=None,  # lm-eval compares its prompt itself: not-comparable, not exit 2
             lm_eval=LmEvalParts(
@@ -209,7 +261,8 @@ class LmEvalShape:
                 arguments_digest=None if arguments is None else text_digest(canonical(arguments)),
                 metrics=metrics,
                 inputs=_inputs(obj),
-                grouping=_grouping(obj.get("resps")),
+                grouping=grouping,
+                context_hash=lm_eval_hash(context) if isinstance(context, str) else None,
             ),
         )
         parts.client_key = (key, KEY_FIELD)
@@ -249,7 +302,8 @@ class LmEvalDiff:
     inputs_differ: tuple[str, ...] = ()
     """The eval's inputs beside the prompt (`target`, `doc`) that differ: not comparable."""
     regrouped: tuple[tuple[int, ...], tuple[int, ...]] | None = None
-    """(base, patch) responses per request of `resps`, where they differ; None otherwise."""
+    """(base, patch) responses per request of the compared field, where they differ; None
+    otherwise."""
 
     @property
     def not_comparable(self) -> bool:
@@ -259,17 +313,12 @@ class LmEvalDiff:
 
 def compare(base: LmEvalParts, patch: LmEvalParts, tolerance: float) -> LmEvalDiff:
     """Compare two samples of one doc and filter."""
-    if base.prompt_hash is not None and patch.prompt_hash is not None:
-        prompt_differs = base.prompt_hash != patch.prompt_hash
-    else:
-        prompt_differs = base.arguments_digest != patch.arguments_digest
-    patch_inputs = dict(patch.inputs)
+    prompt_differs = _prompt_differs(base, patch)
+    patch_inputs = {held[0]: held for held in patch.inputs}
     inputs_differ = tuple(
-        name
-        for name, digest in base.inputs
-        if (other := patch_inputs.get(name)) is not None
-        and other.partition(":")[0] == digest.partition(":")[0]  # a value's or a hash's, alike
-        and other != digest
+        held[0]
+        for held in base.inputs
+        if (other := patch_inputs.get(held[0])) is not None and _input_differs(held, other)
     )
     regrouped = None
     if base.grouping is not None and patch.grouping is not None and base.grouping != patch.grouping:

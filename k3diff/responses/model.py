@@ -200,12 +200,17 @@ class LmEvalParts:
     """xxh3-128 of every request's arguments (context, continuation or generation kwargs)."""
     metrics: tuple[tuple[str, Any], ...]
     """The per-doc metrics (exact_match, acc, ...) as (name, value), in the log's order."""
-    inputs: tuple[tuple[str, str], ...] = ()
-    """The eval's other inputs, `target` and `doc`, as (name, digest): xxh3-128 of the value
-    (``value:``), else lm-eval's `target_hash`/`doc_hash` (``hash:``); absent when neither is."""
+    inputs: tuple[tuple[str, str | None, str], ...] = ()
+    """The eval's other inputs, `target` and `doc`, as (name, value digest, lm-eval hash): the
+    value's xxh3-128 (None: the line holds only lm-eval's hash), and lm-eval's SHA-256 of it,
+    computed from the value where the line holds it, else the line's `target_hash`/`doc_hash`;
+    absent when the line holds neither. Plain tuples: a packed record is `astuple`d."""
     grouping: tuple[int, ...] | None = None
-    """How many responses each request of `resps` holds (what the harness scored: one
-    request's several answers, or several requests'); None when `resps` is no list of lists."""
+    """How many responses each request of the compared field holds (what the harness scored:
+    one request's several answers, or several requests')."""
+    context_hash: str | None = None
+    """The first request's context hashed as lm-eval hashes it into `prompt_hash` (None: the
+    line holds no context as text)."""
 
 
 def record_label(*records: ResponseRecord) -> str | None:

@@ -173,6 +173,18 @@ def choice_fields(choice: dict[str, Any]) -> dict[str, Any]:
     return rest
 
 
+def refuse_two_texts(plain: Any, said: str, holder: str, where: str, position: int) -> None:
+    """ResponseFormatError when a choice's `text` (what a completions client reads) is a string
+    other than `said`, the text of its `holder` (`message` or, streamed, `delta`: what a chat
+    client reads). Read as either, the text the other client got would go unread (stream66: a
+    message's, resp67: a streamed delta's, exit 0)."""
+    if isinstance(plain, str) and plain != said:
+        raise ResponseFormatError(
+            f"{where}: choices[{position}] holds both a 'text' and a '{holder}' whose content "
+            "differs: k3diff cannot tell which one the client read"
+        )
+
+
 TEXT_PART_TYPES = ("text", "output_text")
 """The `type` of a chat content part that is text (a part without one is text too)."""
 

@@ -53,6 +53,7 @@ from k3diff.responses.parts import (
     first_choice,
     flat_params,
     message_text,
+    refuse_two_texts,
     request_params,
     without,
 )
@@ -133,14 +134,7 @@ class ChatShape:
                 raise ResponseFormatError(
                     f"{where}: message content is neither text nor text parts"
                 )
-            plain = choice.get("text")
-            if isinstance(plain, str) and plain != text:
-                # A completions client reads `text`, a chat client `message.content`: compared
-                # as the message, the text the other client got went unread (stream66).
-                raise ResponseFormatError(
-                    f"{where}: choices[{position}] holds both a 'text' and a 'message' whose "
-                    "content differs: k3diff cannot tell which one the client read"
-                )
+            refuse_two_texts(choice.get("text"), text, "message", where, position)
             number = _choice_number(choice, position, len(choices))
             parts.append(_openai_parts(obj, choice, text, number))
             parts[-1].route = "chat"

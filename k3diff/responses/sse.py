@@ -22,7 +22,7 @@ from typing import Any
 from k3diff import bounded
 from k3diff.errors import ResponseFormatError
 from k3diff.responses.loader_input import json_kind
-from k3diff.responses.parts import without
+from k3diff.responses.parts import message_text, refuse_two_texts, without
 
 _FOLDED = frozenset(
     {"index", "delta", "message", "text", "finish_reason", "token_ids", "logprobs", "meta_info"}
@@ -85,11 +85,15 @@ class _Choice:
             )
         self.whole = copy.deepcopy(message)
 
-    def add(self, choice: dict[str, Any], chat: bool, where: str, after_finish: bool) -> None:
+    def add(
+        self, choice: dict[str, Any], position: int, chat: bool, where: str, after_finish: bool
+    ) -> None:
         if after_finish and self.finish_reason is not None:
             self._after_finish(choice, where)
         if choice.get("message") is not None and not chat:
             self._take_whole(choice, where)
+            said = message_text(choice["message"].get("content"))
+            refuse_two_texts(choice.get("text"), said or "", "message", where, position)
         if chat:
             if self.whole is not None:
                 raise ResponseFormatError(
@@ -105,6 +109,8 @@ class _Choice:
         piece = choice["delta"].get("content") if chat else choice.get("text")
         if piece is not None and not isinstance(piece, str):
             raise ResponseFormatError(f"{where}: streamed text is not a string")
+        if chat:  # the chunk's `text` beside its delta: what a completions client reads
+            refuse_two_texts(choice.get("text"), piece or "", "delta", where, position)
         if piece:
             self.pieces.append(piece)
         delta = choice["delta"] if chat else None
@@ -322,7 +328,7 @@ class StreamAssembler:
         if choices is not None and not isinstance(choices, list):
             # review66: a number was an internal error, a string's characters each a choice
             raise ResponseFormatError(f"{where}: choices is not a list")
-        for choice in choices or []:
+        for position, choice in enumerate(choices or []):
             if not isinstance(choice, dict):
                 raise ResponseFormatError(f"{where}: a choice is not an object")
             index = choice.get("index", 0)
@@ -330,7 +336,8 @@ class StreamAssembler:
                 raise ResponseFormatError(f"{where}: choice index is not a whole number")
             chat = isinstance(choice.get("delta"), dict)
             self._chat = self._chat or chat or choice.get("message") is not None
-            self._choices.setdefault(index, _Choice()).add(choice, chat, where, self.after_finish)
+            held = self._choices.setdefault(index, _Choice())
+            held.add(choice, position, chat, where, self.after_finish)
 
     @property
     def answered(self) -> bool:

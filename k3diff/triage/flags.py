@@ -43,7 +43,14 @@ class Flag(StrEnum):
     NOT_COMPARABLE = "not-comparable"
     """The captured prompts differ (the comparison's status `not-comparable`): the base's and
     the patch's captures answer different requests, so the comparison compared nothing and no
-    sample of one prompt clears the record. Never a pass: inconclusive, and it fails the run."""
+    sample of one prompt clears the record. Never a pass: inconclusive, and it fails the run.
+    Where what differs is the eval's document or gold target, a flag beside it says which."""
+    DOC_CHANGED = "doc-changed"
+    """Beside `not-comparable`: the lm-eval document itself differs between the two logs (the
+    dataset row of the doc id), whatever else differs with it (its prompt, its target)."""
+    TARGET_CHANGED = "target-changed"
+    """Beside `not-comparable`: the lm-eval gold target differs with the document the same (the
+    task's `doc_to_target` changed): the two runs did not score the same answer as right."""
     CAPTURE_ONLY_CONCURRENT = "capture-reproduced-only-concurrently"
     """A side's captured output came back only in concurrent or loaded samples, never serially."""
     VACUOUS = "vacuous"
@@ -106,6 +113,16 @@ not exercised or unproven, samples of another condition, a patch capture the sam
 explain, a differing record never sampled, captures of different prompts, a sampled test
 without power, a greedy patch output the base never gave left undecided, fields other than
 the text that differ) — never a pass."""
+
+REFINED = {Flag.NOT_COMPARABLE: frozenset({Flag.DOC_CHANGED, Flag.TARGET_CHANGED})}
+"""A flag that another beside it says more precisely: the record's cause is that one."""
+
+
+def cause_flags(flags: Iterable[Flag]) -> set[Flag]:
+    """A record's flags without those a flag beside them refines (a `not-comparable` record
+    whose document changed is held because its document changed, not its prompt)."""
+    found = set(flags)
+    return {flag for flag in found if not REFINED.get(flag, frozenset()) & found}
 
 
 def flag_label(flag: str, captures: Mapping[str, Iterable[tuple[int, int]]]) -> str:

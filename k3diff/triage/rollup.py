@@ -8,7 +8,6 @@ import dataclasses
 from collections.abc import Iterable
 
 from k3diff.responses.document import UNEXPLAINED, ResponsesRecord
-from k3diff.responses.results import Status
 from k3diff.sample.names import SAMPLING_MODES, Mode
 from k3diff.triage import classify, stats
 from k3diff.triage.classify import CLEARING
@@ -155,34 +154,20 @@ def hold_unsampled(
     )
 
 
-NOT_COMPARABLE_WHY = (
-    "not-comparable: the captured prompts differ (the base's and the patch's captures answer "
-    "different requests), so the comparison compared nothing for this record and samples of "
-    "one prompt cannot clear it; capture both sides with the same prompts (the same task, "
-    "few-shot examples and chat template) and compare again"
-)
-
-
-def hold_not_comparable(verdict: RecordVerdict, record: ResponsesRecord) -> RecordVerdict:
-    """`verdict`, made inconclusive (flag not-comparable) when the comparison could not compare
-    the record because its captured prompts differ: `k3diff responses` fails such a record,
-    and samples repeat one request, so whatever they show leaves the other side's captured
-    prompt unjudged (a patch whose harness changed the prompt would pass unseen). It fails the
-    run whatever `--fail-inconclusive` says; a regression candidate stays one."""
-    if record.status != Status.NOT_COMPARABLE.value or verdict.regression_candidate:
-        return verdict
-    return held(verdict, Flag.NOT_COMPARABLE, NOT_COMPARABLE_WHY, samples_decide=False)
-
-
 def held(
-    verdict: RecordVerdict, flag: Flag, why: str, *, samples_decide: bool = True
+    verdict: RecordVerdict,
+    flag: Flag,
+    why: str,
+    *,
+    samples_decide: bool = True,
+    also: tuple[Flag, ...] = (),
 ) -> RecordVerdict:
-    """`verdict` made inconclusive with `flag` added (in `Flag` order) and `why` said first;
-    where no sample can clear the hold (`samples_decide` false: prompts or fields that differ
-    in the comparison), it asks for none (`more_samples` None, so triage names no `sample
-    --resume` step for it: newuser60b saw `next: ... --repeats 60` for a fields-unjudged
-    record)."""
-    flags = {*verdict.flags, flag}
+    """`verdict` made inconclusive with `flag` (and the flags `also` that refine it) added (in
+    `Flag` order) and `why` said first; where no sample can clear the hold (`samples_decide`
+    false: prompts or fields that differ in the comparison), it asks for none (`more_samples`
+    None, so triage names no `sample --resume` step for it: newuser60b saw `next: ...
+    --repeats 60` for a fields-unjudged record)."""
+    flags = {*verdict.flags, flag, *also}
     return dataclasses.replace(
         verdict,
         category=Category.INCONCLUSIVE,

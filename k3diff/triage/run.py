@@ -35,12 +35,12 @@ from k3diff.triage.model import (
     TriageResult,
 )
 from k3diff.triage.nextstep import more_samples
+from k3diff.triage.notcomparable import hold_not_comparable
 from k3diff.triage.observations import Adjusted, ModeEvidence, SideObservations
 from k3diff.triage.pooling import check_identical_requests
 from k3diff.triage.rollup import (
     captured_outputs,
     held_by_vacuous_control,
-    hold_not_comparable,
     hold_unexplained,
     hold_unsampled,
     ordered_modes,

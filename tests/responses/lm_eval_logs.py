@@ -2,27 +2,41 @@
 
 0.4.0-0.4.2: `arguments` is a list of argument lists, no hashes, no `filter`, responses keep
 their numbers and booleans. 0.4.3 and later: `arguments` is `{"gen_args_i": {"arg_j": ...}}`,
-with `doc_hash`, `prompt_hash`, `target_hash`, `filter`, `metrics`, and every response written
-as a string (`["-5.8694", "False"]`).
+with `doc_hash`, `prompt_hash`, `target_hash` (each as lm-eval computes it), `filter`,
+`metrics`, the target written as `str(target)`, and every response written as a string
+(`["-5.8694", "False"]`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 
 def _hash(text: str) -> str:
+    """lm-eval's `hash_string` (lm_eval/utils.py): SHA-256 of the UTF-8 text, in hex."""
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def doc_hash(doc: Any) -> str:
+    """lm-eval's `doc_hash` (lm_eval/evaluator.py): the doc's JSON, indented by 2, hashed."""
+    return _hash(json.dumps(doc, indent=2, ensure_ascii=False))
+
+
+def target_hash(target: Any) -> str:
+    """lm-eval's `target_hash`: `str(target)` hashed."""
+    return _hash(str(target))
 
 
 def generate_current(
     doc_id: int, context: str, generations: list[str], filtered: str, filt: str, score: float
 ) -> dict[str, Any]:
     """A generate_until sample (repeats = len(generations)), lm-eval >= 0.4.3."""
+    doc = {"question": context, "answer": "42"}  # the dataset row, not the output
     return {
         "doc_id": doc_id,
-        "doc": {"question": context, "answer": "42"},  # the dataset row, not the output
+        "doc": doc,
         "target": "42",
         "arguments": {
             "gen_args_0": {"arg_0": context, "arg_1": {"until": ["\n\n"], "do_sample": False}}
@@ -31,9 +45,9 @@ def generate_current(
         "filtered_resps": [filtered],
         "filter": filt,
         "metrics": ["exact_match"],
-        "doc_hash": _hash(context + "doc"),
+        "doc_hash": doc_hash(doc),
         "prompt_hash": _hash(context),
-        "target_hash": _hash("42"),
+        "target_hash": target_hash("42"),
         "exact_match": score,
     }
 
@@ -56,10 +70,11 @@ def loglikelihood_current(
 ) -> dict[str, Any]:
     """A multiple-choice (MMLU-like) sample, lm-eval >= 0.4.3: one request per choice."""
     letters = [" A", " B", " C", " D"]
+    doc = {"question": context, "choices": letters[: len(choices)], "answer": 0}
     return {
         "doc_id": doc_id,
-        "doc": {"question": context, "choices": letters[: len(choices)], "answer": 0},
-        "target": 0,
+        "doc": doc,
+        "target": "0",  # written as `str(target)`
         "arguments": {
             f"gen_args_{n}": {"arg_0": context, "arg_1": letters[n]} for n in range(len(choices))
         },
@@ -67,9 +82,9 @@ def loglikelihood_current(
         "filtered_resps": [[str(ll), str(greedy)] for ll, greedy in choices],
         "filter": "none",
         "metrics": ["acc"],
-        "doc_hash": _hash(context + "doc"),
+        "doc_hash": doc_hash(doc),
         "prompt_hash": _hash(context),
-        "target_hash": _hash("0"),
+        "target_hash": target_hash(0),
         "acc": acc,
     }
 

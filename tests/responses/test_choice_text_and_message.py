@@ -2,7 +2,9 @@
 chat client reads) whose content differs is refused as bad input, as other shapes that say two
 things are (a file with both a `responses` and a `records` list, a stream's whole message after
 a delta): k3diff cannot tell which text the client got (stream66: the message's was compared, so
-the counts line said "exact text match" against a base whose text was the patch's message)."""
+the counts line said "exact text match" against a base whose text was the patch's message).
+A streamed chunk is held to the same rule: its `text` beside its delta or its whole message
+(resp67: the delta was read, the text dropped, exit 0)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from typing import Any
 import pytest
 from cli_support import run_k3diff
 
-from .fixtures import write_jsonl
+from .fixtures import sse_transcript, write_jsonl
 
 
 def _completion(choice: dict[str, Any]) -> dict[str, Any]:
@@ -46,3 +48,61 @@ def test_a_text_equal_to_its_message_is_read(tmp_path: Path) -> None:
     (record,) = json.loads(result.stdout)["records"]
     # The same text either way; the message the base lacks is a field that differs.
     assert (result.exit_code, record["status"], record["text_match"]) == (1, "fields-differ", True)
+
+
+# Streamed: a chunk's `text` beside its delta (or its whole message) is the same rule.
+
+
+def _stream(tmp_path: Path, name: str, chunks: list[dict[str, Any]]) -> str:
+    (tmp_path / name).write_text(sse_transcript([chunks]))
+    return name
+
+
+def _chunk(choice: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    body = {"index": 0, **choice, "finish_reason": finish}
+    return {"id": "a", "object": "chat.completion.chunk", "model": "m", "choices": [body]}
+
+
+def _chat_stream(pieces: list[tuple[str, str | None]]) -> list[dict[str, Any]]:
+    """One chunk a (delta content, text beside it or None) pair, then the finish."""
+    chunks = [
+        _chunk({"delta": {"content": piece}, **({} if text is None else {"text": text})})
+        for piece, text in pieces
+    ]
+    return [*chunks, _chunk({"delta": {}}, "stop")]
+
+
+@pytest.mark.parametrize("beside", ["5", ""])
+def test_a_streamed_text_beside_a_delta_that_differs_is_refused(
+    tmp_path: Path, beside: str
+) -> None:
+    """resp67: the delta was read and the chunk's `text` dropped: exit 0 against a base whose
+    stream said "4" where a completions client of the patch read "5" (or nothing)."""
+    base = _stream(tmp_path, "base.sse", _chat_stream([("4", None), ("2", None)]))
+    patch = _stream(tmp_path, "patch.sse", _chat_stream([("4", "4"), ("2", beside)]))
+    result = run_k3diff("responses", base, patch, cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr == (
+        "k3diff: error: patch.sse:3: choices[0] holds both a 'text' and a 'delta' whose "
+        "content differs: k3diff cannot tell which one the client read\n"
+    )
+
+
+def test_a_streamed_whole_message_beside_a_differing_text_is_refused(tmp_path: Path) -> None:
+    """resp67: a chunk's one whole `message` was the answer, the `text` beside it dropped."""
+    chunk = _chunk({"text": "5", "message": {"role": "assistant", "content": "4"}}, "stop")
+    _stream(tmp_path, "patch.sse", [chunk])
+    base = _stream(tmp_path, "base.sse", _chat_stream([("4", None)]))
+    result = run_k3diff("responses", base, "patch.sse", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr.startswith(
+        "k3diff: error: patch.sse:1: choices[0] holds both a 'text' and a 'message' whose "
+    )
+
+
+def test_a_streamed_text_equal_to_its_delta_is_read(tmp_path: Path) -> None:
+    base = _stream(tmp_path, "base.sse", _chat_stream([("4", None), ("2", None)]))
+    patch = _stream(tmp_path, "patch.sse", _chat_stream([("4", "4"), ("2", "2")]))
+    result = run_k3diff("responses", base, patch, "--format", "json", cwd=tmp_path)
+    (record,) = json.loads(result.stdout)["records"]
+    assert (result.exit_code, record["status"]) == (0, "match"), result.stderr

@@ -68,3 +68,36 @@ def test_an_answer_with_a_text_beside_a_differing_message_is_a_failed_sample(
     _, (line,) = read_samples(out)
     assert line["text"] is None, line
     assert "holds both a 'text' and a 'message' whose content differs" in line["error"], line
+
+
+def test_a_streamed_text_beside_a_differing_delta_is_a_failed_sample(
+    hostile_server: str, tmp_path: Path
+) -> None:
+    """resp67: the delta's content was sampled, the chunk's `text` (what a completions client
+    reads) dropped; `k3diff responses` refuses such a chunk, and sample reads with its reader."""
+
+    def chunk(delta: dict[str, Any], text: str | None, finish: str | None) -> str:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        if text is not None:
+            choice["text"] = text
+        body = {"id": "a", "object": "chat.completion.chunk", "model": "m", "choices": [choice]}
+        return f"data: {json.dumps(body)}\n\n"
+
+    def record(key: str, beside: str | None) -> dict[str, Any]:
+        body = chunk({"content": "4"}, beside, None) + chunk({}, None, "stop") + "data: [DONE]\n\n"
+        return {"key": key, "prompt": key, "hostile": "raw", "body": body,
+                "ctype": "text/event-stream"}  # fmt: skip
+
+    records = [record("differs", "5"), record("same", "4"), record("plain", None)]
+    prompts = write_prompts(tmp_path / "p.jsonl", records)
+    out = tmp_path / "out"
+    result = sample("--base", hostile_server, "--prompts", prompts, "--repeats", "1", "--out", out,
+                    "--stream", "--retries", "0")  # fmt: skip
+    assert result.exit_code == 1, result.stderr
+    _, lines = read_samples(out)
+    by_key = {line["key"]: line for line in lines}
+    assert by_key["same"]["error"] is None and by_key["same"]["text"] == "4"
+    assert by_key["plain"]["error"] is None and by_key["plain"]["text"] == "4"
+    differs = by_key["differs"]
+    assert differs["text"] is None, differs
+    assert "holds both a 'text' and a 'delta' whose content differs" in differs["error"], differs

@@ -13,24 +13,26 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cli_support import CliResult, run_k3diff
 from responses.fixtures import write_jsonl
-from responses.lm_eval_logs import generate_current
+from responses.lm_eval_logs import generate_current, target_hash
 
 from .helpers import S, side, write_samples
 
 FEW_SHOT = "Q: 1+1?\nA: 2\n\nQ: {}?\nA:"
 
 
-def _setup(tmp_path: Path, patch_text: str, samples: list[S] | None = None) -> None:
+def _setup(tmp_path: Path, patch_text: str, samples: list[S] | None = None, **changed: Any) -> None:
     """lm-eval captures of docs 0 and 1: the patch's prompt of doc 0 differs (a trailing
-    blank), its answer `patch_text`; doc 1 matches. Both docs sampled alike on both sides
-    unless `samples` says otherwise."""
+    blank; its doc the same), its answer `patch_text`, unless `changed` names the fields of
+    the patch's doc 0 that differ instead; doc 1 matches. Both docs sampled alike on both
+    sides unless `samples` says otherwise."""
     base = [generate_current(n, FEW_SHOT.format(n), ["42"], "42", "none", 1.0) for n in (0, 1)]
-    patch = [
-        generate_current(0, FEW_SHOT.format(0) + " ", [patch_text], patch_text, "none", 1.0),
-        base[1],
-    ]
+    prompt = FEW_SHOT.format(0) + ("" if changed else " ")
+    first = generate_current(0, prompt, [patch_text], patch_text, "none", 1.0)
+    first = {**first, "doc": base[0]["doc"], "doc_hash": base[0]["doc_hash"], **changed}
+    patch = [first, base[1]]
     for name, rows in (("base", base), ("patch", patch)):
         (tmp_path / name).mkdir()
         write_jsonl(tmp_path / name / "samples_gsm8k.jsonl", rows)
@@ -89,3 +91,53 @@ def test_a_regression_candidate_whose_prompts_differ_stays_one(tmp_path: Path) -
     assert result.exit_code == 1
     assert first["category"] == "deterministic-divergence"
     assert "not-comparable" not in first["flags"]
+
+
+OTHER_DOC = {"question": "Q: 7?", "answer": "42"}
+
+
+@pytest.mark.parametrize(
+    ("changed", "flag", "words"),
+    [
+        ({"target": "41", "target_hash": target_hash("41")}, "target-changed",
+         "the gold target changed"),
+        ({"doc": OTHER_DOC}, "doc-changed", "the document changed"),
+    ],
+)  # fmt: skip
+def test_a_changed_target_or_document_is_held_in_its_own_words(
+    tmp_path: Path, changed: dict[str, Any], flag: str, words: str
+) -> None:
+    """resp67: a doc whose gold target or document changed (its prompt the same) read
+    "not-comparable: the captured prompts differ" and "captures whose prompts differ", in
+    triage and in the bundle: advice to fix a prompt that never changed."""
+    _setup(tmp_path, "42", **changed)
+    result, document = _triage(tmp_path)
+    first = document["records"][0]
+    assert result.exit_code == 1 and first["category"] == "inconclusive"
+    assert [f for f in first["flags"] if f in ("not-comparable", flag)] == ["not-comparable", flag]
+    assert first["reason"].startswith(f"not-comparable: {words} (")
+    assert "prompts differ" not in first["reason"]
+    text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert text.exit_code == 1
+    assert f"{words} ({flag})" in text.stdout and "prompts differ" not in text.stdout
+    triage = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "t.json", cwd=tmp_path
+    )
+    assert triage.exit_code == 1
+    bundle = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path
+    )
+    assert bundle.exit_code == 1, bundle.stderr
+    report = (tmp_path / "b" / "REPORT.md").read_text()
+    assert f"1 record held: {words} (0)" in report
+    assert f"their {words.removeprefix('the ')} ({flag})" in report
+    assert "prompts differ" not in report
+
+
+def test_a_changed_document_names_what_changed_with_it(tmp_path: Path) -> None:
+    _setup(tmp_path, "42", doc=OTHER_DOC, target="41", target_hash=target_hash("41"))
+    _result, document = _triage(tmp_path)
+    reason = document["records"][0]["reason"]
+    assert reason.startswith("not-comparable: the document changed (")
+    assert "under this doc id; its gold target differs too)" in reason
+    assert "target-changed" not in document["records"][0]["flags"]
