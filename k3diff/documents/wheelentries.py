@@ -328,7 +328,15 @@ def _plain_lines(columns: Sequence[Sequence[Any]]) -> Iterator[tuple[str, ...]]:
     """The pieces of every plain line in order, each line's separator first (the caller drops
     the first); each line's pieces a tuple, so the lines can be taken one by one. `columns`:
     the plain entries' paths, middles, sizes, CRCs and installed paths, as `_split` gives
-    them per entry."""
+    them per entry. Encoded `BLOCK_LINES` rows at a time, as they are taken: a block written
+    (`entries_blocks`) leaves its encoded values to the next block's, not to the whole
+    report's (≈ 4 MB of them on torch's pair)."""
+    for start in range(0, len(columns[0]), BLOCK_LINES):
+        yield from _plain_rows([column[start : start + BLOCK_LINES] for column in columns])
+
+
+def _plain_rows(columns: Sequence[Sequence[Any]]) -> Iterator[tuple[str, ...]]:
+    """`_plain_lines` of `columns`, all encoded at once."""
     paths, middles, base_sizes, patch_sizes, base_crcs, patch_crcs, installs = columns
     path_texts = list(map(encode_basestring_ascii, paths))
     installed_texts = list(map(encode_basestring_ascii, installs))
