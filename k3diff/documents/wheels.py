@@ -5,13 +5,13 @@ defines none of the reader's seven frozen classes (≈ 1.5 ms each at import).""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from k3diff.documents.findings import finding_json, waivers_json
 from k3diff.documents.jsondoc import json_chunks
 from k3diff.documents.surfaces import sboms_json, surfaces_json
-from k3diff.documents.wheelentries import entries_text, entry_json
+from k3diff.documents.wheelentries import entries_blocks, entry_json
 from k3diff.exitcodes import ExitCode
 from k3diff.ids import WHEELS as SCHEMA
 from k3diff.wheels.model import KindCounts, WheelReport, WheelSide
@@ -86,7 +86,7 @@ def _wheel_report_json(value: WheelReport) -> dict[str, Any]:
     return _report_json(value, [entry_json(entry) for entry in value.entries])
 
 
-def _report_json(value: WheelReport, entries: list[Any]) -> dict[str, Any]:
+def _report_json(value: WheelReport, entries: Iterable[Any]) -> dict[str, Any]:
     """The document with `entries` as given: their JSON forms, or their lines already encoded."""
     data: dict[str, Any] = {
         "schema": SCHEMA,
@@ -130,11 +130,10 @@ def document(report: WheelReport) -> dict[str, Any]:
 def chunks(report: WheelReport) -> Iterator[str]:
     """The document as JSON text, piece by piece (a release set embeds one per pair); the
     entries are encoded line by line (`wheelentries`), the same text `document` would give."""
-    # One item holding every line, joined as `json_chunks` would join them: one join instead
-    # of a piece per entry (the text is the same).
-    lines = entries_text(report.entries)
-    joined = [lines] if lines else []
-    return json_chunks(_report_json(report, joined), per_line=PER_LINE, encoded=("entries",))
+    # Items of many lines each, joined as `json_chunks` would join their lines (the text is the
+    # same), made as the writer reaches them: a block is written before the next is made.
+    blocks = entries_blocks(report.entries)
+    return json_chunks(_report_json(report, blocks), per_line=PER_LINE, encoded=("entries",))
 
 
 def write(report: WheelReport) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from k3diff.documents.wheelentries import ENTRY_SEPARATOR, entries_text, entry_line
+from k3diff.documents.wheelentries import ENTRY_SEPARATOR, entries_blocks, entries_text, entry_line
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.record import RecordLine
 from k3diff.wheels import findings as findings_module
@@ -230,3 +230,18 @@ def test_results_without_runs_are_their_tuple() -> None:
     results = EntryResults.of(whole)
     assert results == whole and _equal_sequences(results, whole) and hash(results) == hash(whole)
     assert repr(results) == repr(whole)
+
+
+@given(_results(), st.integers(min_value=1, max_value=5))
+@settings(max_examples=300, deadline=None)
+def test_the_entries_blocks_joined_are_the_entries_text(
+    drawn: tuple[EntryResults, tuple[Any, ...]], lines: int
+) -> None:
+    """A JSON report writes the entries a block of lines at a time (`entries_blocks`): joined
+    as the document joins its items, they are the lines of every entry, each block at most
+    `lines` of them."""
+    results, whole = drawn
+    blocks = list(entries_blocks(results, lines))
+    assert ENTRY_SEPARATOR.join(blocks) == ENTRY_SEPARATOR.join(map(entry_line, whole))
+    assert all(block.count(ENTRY_SEPARATOR + "{") < lines for block in blocks)
+    assert len(blocks) == -(-len(whole) // lines)  # every block full but the last
