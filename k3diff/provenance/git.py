@@ -181,19 +181,18 @@ def iter_blobs(repo: GitRepo, oids: Sequence[str]) -> Iterator[tuple[str, bytes]
     is in memory at a time, so callers choose which to read (`blob_sizes` first)."""
     if not oids:
         return
-    process = popen_git(repo.path, ["cat-file", "--batch"], overrides=repo.overrides)
-    assert process.stdin is not None and process.stdout is not None
-    feed = "".join(f"{o}\n" for o in oids).encode()
-    # Fed from a thread: git answers while it reads, and a full pipe would stall both sides.
-    writer = threading.Thread(target=_feed, args=(process.stdin, feed), daemon=True)
-    writer.start()
-    try:
-        for _ in oids:
-            yield _read_one(repo, process.stdout)
-    finally:
-        process.kill()
-        process.wait()
-        writer.join()
+    with popen_git(repo.path, ["cat-file", "--batch"], overrides=repo.overrides) as process:
+        assert process.stdin is not None and process.stdout is not None
+        feed = "".join(f"{o}\n" for o in oids).encode()
+        # Fed from a thread: git answers while it reads, and a full pipe would stall both sides.
+        writer = threading.Thread(target=_feed, args=(process.stdin, feed), daemon=True)
+        writer.start()
+        try:
+            for _ in oids:
+                yield _read_one(repo, process.stdout)
+        finally:
+            process.kill()  # the writer may be blocked on a pipe git no longer reads
+            writer.join()
 
 
 def _feed(pipe: IO[bytes], data: bytes) -> None:

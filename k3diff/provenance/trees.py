@@ -35,26 +35,23 @@ Entry = tuple[int, str, str]
 def list_tree(repo: GitRepo, commit: str) -> dict[str, str]:
     """Map every file path in `commit` (from the repository root) to its blob id, reading only
     objects that hash to their ids; SourceError naming one that does not."""
-    process = popen_git(repo.path, ["cat-file", "--batch"], overrides=repo.overrides)
-    assert process.stdin is not None and process.stdout is not None
-    try:
-        ask = _Asker(repo, process.stdin, process.stdout)
-        (first,) = [data.split(b"\n", 1)[0] for data in ask([commit], "commit")]
-        if not first.startswith(b"tree "):
-            raise SourceError(f"{repo.label}: commit {commit} names no tree")
-        root = first[5:].decode("ascii")
-        trees: dict[str, list[Entry]] = {}
-        level = [root]
-        while level:  # a level of the tree at a time: one write of its ids, then the answers
-            for oid, data in zip(level, ask(level, "tree"), strict=True):
-                trees[oid] = list(_entries(repo, data))
-            below = (oid for entries in map(trees.__getitem__, level) for oid in _subtrees(entries))
-            level = [oid for oid in dict.fromkeys(below) if oid not in trees]
-    except OSError as exc:
-        raise SourceError(f"{repo.label}: git cat-file stopped ({exc})") from None
-    finally:
-        process.kill()
-        process.wait()
+    with popen_git(repo.path, ["cat-file", "--batch"], overrides=repo.overrides) as process:
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            ask = _Asker(repo, process.stdin, process.stdout)
+            (first,) = [data.split(b"\n", 1)[0] for data in ask([commit], "commit")]
+            if not first.startswith(b"tree "):
+                raise SourceError(f"{repo.label}: commit {commit} names no tree")
+            root = first[5:].decode("ascii")
+            trees: dict[str, list[Entry]] = {}
+            level = [root]
+            while level:  # a level of the tree at a time: one write of its ids, then the answers
+                for oid, data in zip(level, ask(level, "tree"), strict=True):
+                    trees[oid] = list(_entries(repo, data))
+                below = (o for entries in map(trees.__getitem__, level) for o in _subtrees(entries))
+                level = [oid for oid in dict.fromkeys(below) if oid not in trees]
+        except OSError as exc:
+            raise SourceError(f"{repo.label}: git cat-file stopped ({exc})") from None
     return _files(trees, root)
 
 
