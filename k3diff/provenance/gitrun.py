@@ -70,6 +70,10 @@ HARDENED_CONFIG: tuple[tuple[str, str], ...] = (
     ("core.attributesFile", os.devnull),
     ("core.untrackedCache", "false"),
     ("core.quotePath", "false"),
+    # A commit-graph file is a cache of each commit's parents and tree that git trusts unread
+    # (only `git commit-graph verify` checks it): a forged one rewrites history for rev-list and
+    # diff-tree, as a graft would (review67). The commit objects themselves are read instead.
+    ("core.commitGraph", "false"),
     # Ambiguity between a ref and an object id must reach us as a warning (see revisions.py).
     ("core.warnAmbiguousRefs", "true"),
     ("credential.helper", ""),  # an empty value clears every helper configured before it
