@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import IO
 
 from k3diff.errors import NestedRepositoryError, SourceError
+from k3diff.provenance.gitpipe import popen_git
 from k3diff.provenance.gitrun import (
     check_git_version,
     driver_overrides,
     failure_message,
     first_line,
-    popen_git,
     run_git,
 )
 from k3diff.provenance.objectstore import ObjectStores
@@ -181,17 +181,18 @@ def iter_blobs(repo: GitRepo, oids: Sequence[str]) -> Iterator[tuple[str, bytes]
     is in memory at a time, so callers choose which to read (`blob_sizes` first)."""
     if not oids:
         return
-    with popen_git(repo.path, ["cat-file", "--batch"], overrides=repo.overrides) as process:
-        assert process.stdin is not None and process.stdout is not None
+    with popen_git(repo.path, ["cat-file", "--batch"], overrides=repo.overrides) as pipe:
         feed = "".join(f"{o}\n" for o in oids).encode()
         # Fed from a thread: git answers while it reads, and a full pipe would stall both sides.
-        writer = threading.Thread(target=_feed, args=(process.stdin, feed), daemon=True)
+        writer = threading.Thread(target=_feed, args=(pipe.stdin, feed), daemon=True)
         writer.start()
         try:
             for _ in oids:
-                yield _read_one(repo, process.stdout)
+                with pipe.waiting():  # git's time only: the caller's diff between is its own
+                    found = _read_one(repo, pipe.stdout)
+                yield found
         finally:
-            process.kill()  # the writer may be blocked on a pipe git no longer reads
+            pipe.close()  # the writer may be blocked on a pipe git no longer reads
             writer.join()
 
 

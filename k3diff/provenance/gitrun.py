@@ -28,7 +28,6 @@ Beyond that, k3diff calls only plumbing that never runs a driver at all:
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import re
@@ -36,8 +35,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from k3diff.errors import SourceError
@@ -218,50 +216,6 @@ def run_git(
         raise SourceError("git is not installed or not on PATH") from exc
     except OSError as exc:
         raise SourceError(f"{repo_path}: cannot run git: {exc.strerror or exc}") from exc
-
-
-@contextlib.contextmanager
-def popen_git(
-    repo_path: Path, args: Sequence[str], *, overrides: Sequence[tuple[str, str]] = ()
-) -> Iterator[subprocess.Popen[bytes]]:
-    """One hardened git command whose stdin and stdout are pipes (``cat-file --batch``), under
-    the deadline `run_git` has: killed after `GIT_TIMEOUT_S` (its reader then sees the pipe end)
-    and always on leaving, and an error raised after its killing said as the timeout. Without
-    it, a loose tree object that is a FIFO held ``cat-file`` (and k3diff) forever (review67)."""
-    try:
-        process = subprocess.Popen(
-            launched(git_command(repo_path, args, overrides)),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,  # never read: a pipe could fill and stall git
-            env=environment(repo_path, overrides),
-        )
-    except FileNotFoundError as exc:
-        raise SourceError("git is not installed or not on PATH") from exc
-    except OSError as exc:
-        raise SourceError(f"{repo_path}: cannot run git: {exc.strerror or exc}") from exc
-    expired = threading.Event()
-    deadline = GIT_TIMEOUT_S
-
-    def expire() -> None:
-        expired.set()
-        process.kill()
-
-    timer = threading.Timer(deadline, expire)
-    timer.daemon = True
-    timer.start()
-    try:
-        yield process
-    except (SourceError, OSError) as exc:
-        if expired.is_set():
-            raise SourceError(
-                f"{repo_path}: git {args[0]} took longer than {deadline:g} s (stopped)"
-            ) from exc
-        raise
-    finally:
-        timer.cancel()
-        process.kill()
-        process.wait()
 
 
 MINIMUM_GIT = (2, 28)

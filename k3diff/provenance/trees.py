@@ -13,11 +13,10 @@ parsed from those bytes, in the order `ls-tree -r` gives it."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import IO
 
 from k3diff.errors import SourceError
 from k3diff.provenance.git import GitRepo, read_object
-from k3diff.provenance.gitrun import popen_git
+from k3diff.provenance.gitpipe import GitPipe, popen_git
 
 _TREE, _GITLINK, _TYPE_BITS = 0o040000, 0o160000, 0o170000
 _ASKED_AT_ONCE = 1000
@@ -35,10 +34,9 @@ Entry = tuple[int, str, str]
 def list_tree(repo: GitRepo, commit: str) -> dict[str, str]:
     """Map every file path in `commit` (from the repository root) to its blob id, reading only
     objects that hash to their ids; SourceError naming one that does not."""
-    with popen_git(repo.path, ["cat-file", "--batch"], overrides=repo.overrides) as process:
-        assert process.stdin is not None and process.stdout is not None
+    with popen_git(repo.path, ["cat-file", "--batch"], overrides=repo.overrides) as pipe:
         try:
-            ask = _Asker(repo, process.stdin, process.stdout)
+            ask = _Asker(repo, pipe)
             (first,) = [data.split(b"\n", 1)[0] for data in ask([commit], "commit")]
             if not first.startswith(b"tree "):
                 raise SourceError(f"{repo.label}: commit {commit} names no tree")
@@ -81,16 +79,17 @@ def _files(trees: dict[str, list[Entry]], root: str) -> dict[str, str]:
 class _Asker:
     """Objects by id from a running `git cat-file --batch`, each checked (`read_object`)."""
 
-    def __init__(self, repo: GitRepo, stdin: IO[bytes], stdout: IO[bytes]) -> None:
-        self.repo, self.stdin, self.stdout = repo, stdin, stdout
+    def __init__(self, repo: GitRepo, pipe: GitPipe) -> None:
+        self.repo, self.pipe = repo, pipe
 
     def __call__(self, oids: list[str], kind: str) -> Iterator[bytes]:
         for at in range(0, len(oids), _ASKED_AT_ONCE):
             chunk = oids[at : at + _ASKED_AT_ONCE]
-            self.stdin.write("".join(f"{oid}\n" for oid in chunk).encode("ascii"))
-            self.stdin.flush()
+            self.pipe.stdin.write("".join(f"{oid}\n" for oid in chunk).encode("ascii"))
+            self.pipe.stdin.flush()
             for oid in chunk:
-                found, was, data = read_object(self.repo, self.stdout, MAX_TREE_BYTES)
+                with self.pipe.waiting():
+                    found, was, data = read_object(self.repo, self.pipe.stdout, MAX_TREE_BYTES)
                 if found != oid or was != kind:
                     raise SourceError(f"{self.repo.label}: object {oid} is not a {kind}")
                 yield data

@@ -1,7 +1,7 @@
 """A repository whose object store holds a FIFO ends the run in one line, never a hang.
 
 `git cat-file --batch` (the trees and the blobs k3diff reads itself) had no deadline: a loose
-tree object that is a FIFO held git, and k3diff, forever; and a FIFO named like a pack index
+tree object that is a FIFO held git, and k3diff, forever (now each answer has 600 s); and a FIFO named like a pack index
 held k3diff's own lookup of the store a commit comes from (review67). The run is a subprocess
 with a deadline of its own, so a regression fails instead of hanging the suite.
 """
@@ -12,10 +12,14 @@ import contextlib
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
 import wheelkit
 
+from k3diff.provenance import gitrun
+from k3diff.provenance.git import blob_id, iter_blobs, open_repo
 from provenance.repokit import git, make_repo
 
 _RUN = (
@@ -57,7 +61,7 @@ def test_a_loose_tree_that_is_a_fifo_stops_at_the_deadline(tmp_path: Path) -> No
 
     assert done.returncode == 2
     assert done.stdout == ""
-    assert done.stderr.endswith(": git cat-file took longer than 2 s (stopped)\n")
+    assert done.stderr.endswith(": git cat-file took longer than 2 s to answer (stopped)\n")
     assert len(done.stderr.splitlines()) == 1
 
 
@@ -75,3 +79,21 @@ def test_a_fifo_named_like_a_pack_index_is_not_opened(tmp_path: Path) -> None:
 
     assert done.returncode == 0, done.stderr
     assert "W407" in done.stdout  # the borrowing is still named
+
+
+def test_the_deadline_is_on_gits_answers_not_on_the_time_between_them(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A line diff of a large file may take minutes between two answers of `cat-file`: that is
+    k3diff's time, and the deadline (here 0.5 s) does not count it."""
+    repo = tmp_path / "repo"
+    make_repo(repo, [{"a.py": b"A = 1\n", "b.py": b"B = 1\n"}])
+    monkeypatch.setattr(gitrun, "GIT_TIMEOUT_S", 0.5)
+    blobs = [blob_id(b"A = 1\n", "sha1"), blob_id(b"B = 1\n", "sha1")]
+
+    read = []
+    for oid, data in iter_blobs(open_repo(repo), blobs):
+        time.sleep(1.0)
+        read.append((oid, data))
+
+    assert read == [(blobs[0], b"A = 1\n"), (blobs[1], b"B = 1\n")]
