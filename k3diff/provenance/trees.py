@@ -45,7 +45,7 @@ def list_tree(repo: GitRepo, commit: str) -> dict[str, str]:
             level = [root]
             while level:  # a level of the tree at a time: one write of its ids, then the answers
                 for oid, data in zip(level, ask(level, "tree"), strict=True):
-                    trees[oid] = list(_entries(repo, data))
+                    trees[oid] = list(_entries(repo, oid, data))
                 below = (o for entries in map(trees.__getitem__, level) for o in _subtrees(entries))
                 level = [oid for oid in dict.fromkeys(below) if oid not in trees]
         except OSError as exc:
@@ -95,10 +95,14 @@ class _Asker:
                 yield data
 
 
-def _entries(repo: GitRepo, data: bytes) -> Iterator[Entry]:
-    """(mode, name, id) of each entry of a tree object's bytes, in their order."""
+def _entries(repo: GitRepo, oid: str, data: bytes) -> Iterator[Entry]:
+    """(mode, name, id) of each entry of tree `oid`'s bytes, in their order; SourceError for a
+    name no checkout can hold, which `git fsck` rejects: empty, ``.``, ``..``, holding a ``/``,
+    or given twice (review67: a root entry named ``pkg/a.py`` beside the real ``pkg/`` tree
+    replaced that file in the listing, and a wheel holding its bytes matched)."""
     width = 32 if repo.object_format == "sha256" else 20
     at = 0
+    seen: set[bytes] = set()
     while at < len(data):
         space, nul = data.find(b" ", at), data.find(b"\0", at)
         if space < 0 or nul < space or nul + 1 + width > len(data):
@@ -107,6 +111,13 @@ def _entries(repo: GitRepo, data: bytes) -> Iterator[Entry]:
             mode = int(data[at:space], 8)
         except ValueError:
             raise SourceError(f"{repo.label}: a tree object cannot be read") from None
-        name = data[space + 1 : nul].decode("utf-8", "surrogateescape")
-        yield mode, name, data[nul + 1 : nul + 1 + width].hex()
+        raw = data[space + 1 : nul]
+        if raw in (b"", b".", b"..") or b"/" in raw or raw in seen:
+            why = "given twice" if raw in seen else "not a file name"
+            raise SourceError(
+                f"{repo.label}: tree {oid} lists {raw.decode('utf-8', 'replace')!r}, {why} (git "
+                "fsck rejects the tree): its files are not read"
+            )
+        seen.add(raw)
+        yield mode, raw.decode("utf-8", "surrogateescape"), data[nul + 1 : nul + 1 + width].hex()
         at = nul + 1 + width
