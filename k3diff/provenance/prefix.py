@@ -35,9 +35,18 @@ def detect_prefix(
     SourceError (prefixed with `label`) when candidates tie on different versions of a file."""
     rankings = [frozenset(paths) for paths in (*layout, checked)]
     anywhere = frozenset().union(*rankings)
+    # Only a suffix as long as some wheel path can be one: a deep tree's long paths are not
+    # sliced at every '/' (a path of 2,000 levels would cost 4 MB of copies per file).
+    longest = max(map(len, anywhere), default=0)
     found: dict[str, list[int]] = {}
     for repo_path in tree:
-        start = 0
+        start = len(repo_path) - longest
+        if start > 0:  # the first suffix boundary at or after it (just after a '/')
+            start = repo_path.find("/", start - 1) + 1
+            if start == 0:
+                continue
+        else:
+            start = 0
         while True:
             rest = repo_path[start:]
             if rest in anywhere:

@@ -1,7 +1,10 @@
 """A tree nested 100,000 deep makes `git ls-tree` overflow its stack and die without a word. The
 source check walks a commit's trees itself since review62c (`provenance.trees`, to hash each
-one), one level at a time without recursion, so the deep file is found; a git that dies still
-ends in one line saying how (`failure_message`)."""
+one), one level at a time without recursion; a git that dies still ends in one line saying how
+(`failure_message`). That walk kept every level's whole path: 100,000 levels took 11 GB and
+80 s (review67). A path longer than PATH_MAX (4,096 bytes), which no checkout can hold, is now
+refused as the walk reaches it, and so is a commit naming more than a million entries (a small
+tree named a hundred times, level after level)."""
 
 from __future__ import annotations
 
@@ -15,7 +18,8 @@ from cli_support import run_k3diff
 from k3diff.provenance.gitrun import failure_message
 from provenance.repokit import git, make_repo
 
-DEPTH = 100_000
+DEPTH = 3_000
+"""Levels of `d/`: 6,000 bytes of path, past PATH_MAX (100,000 took 11 GB before review67)."""
 
 
 def _write_object(repo: Path, kind: str, body: bytes) -> str:
@@ -39,16 +43,35 @@ def _deep_commit(repo: Path) -> str:
     return git(repo, "commit-tree", tree, "-p", head, "-m", "deep")
 
 
-def test_git_dying_on_a_deep_tree_is_one_line_saying_how(tmp_path: Path) -> None:
+def test_a_path_no_checkout_can_hold_is_refused_in_one_line(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     make_repo(repo, [{"pkg/__init__.py": b""}])
     deep = _deep_commit(repo)
     base = wheelkit.make_wheel(tmp_path / "b", "engine", "1.0", {"pkg/__init__.py": b""})
     patch = wheelkit.make_wheel(tmp_path / "p", "engine", "1.0", {"pkg/__init__.py": b"X = 2\n"})
     result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", deep)
-    assert "Traceback" not in result.stderr and "no message" not in result.stderr
-    assert result.exit_code == 0, result.stderr  # the patch's file, 100,001 directories down
-    assert "Files: 1 match, 0 mismatch" in result.stdout
+    assert result.exit_code == 2, result.stdout
+    assert f"commit {deep} holds a path longer than 4,096 bytes (d/d/d/" in result.stderr
+    assert result.stderr.endswith("which no checkout can hold: its files are not listed\n")
+
+
+def test_a_tree_naming_one_subtree_again_and_again_is_refused(tmp_path: Path) -> None:
+    """Three trees of 101 entries, each naming the next 101 times: 101^3 files (a repository of
+    some 60 KB; one level more names 10^8, and k3diff would hold every path)."""
+    repo = tmp_path / "repo"
+    make_repo(repo, [{"pkg/__init__.py": b""}])
+    blob = _write_object(repo, "blob", b"X = 2\n")
+    tree = _write_object(repo, "tree", b"".join(
+        b"100644 f%03d.py\0" % n + bytes.fromhex(blob) for n in range(101)))  # fmt: skip
+    for _ in range(2):
+        tree = _write_object(repo, "tree", b"".join(
+            b"40000 d%03d\0" % n + bytes.fromhex(tree) for n in range(101)))  # fmt: skip
+    bomb = git(repo, "commit-tree", tree, "-m", "bomb")
+    base = wheelkit.make_wheel(tmp_path / "b", "engine", "1.0", {"pkg/__init__.py": b""})
+    patch = wheelkit.make_wheel(tmp_path / "p", "engine", "1.0", {"pkg/__init__.py": b"X = 2\n"})
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", bomb)
+    assert result.exit_code == 2, result.stdout
+    assert f"commit {bomb} lists more than 1,000,000 files and directories" in result.stderr
 
 
 def test_the_failure_message_names_the_signal_or_the_status() -> None:
