@@ -270,7 +270,7 @@ def _newest_matches(
         under = posixpath.commonpath(wanted)
     except ValueError:  # absolute and relative paths mixed: no single pathspec covers both
         under = ""
-    changes = iter(edge_changes(git, edges, under))
+    changes = iter(edge_changes(git, edges, under, wanted))
     states: dict[str, dict[str, str | None]] = {new: {p: new_tree.get(p) for p in wanted}}
     touched: dict[str, Iterable[str]] = {}
     found: dict[str, str] = {}

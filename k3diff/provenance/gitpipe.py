@@ -12,12 +12,13 @@ One watchdog thread per process; a read costs two lock round trips, not a timer.
 from __future__ import annotations
 
 import contextlib
+import io
 import subprocess
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from k3diff.errors import SourceError
 from k3diff.provenance import gitrun
@@ -30,7 +31,7 @@ class GitPipe:
         assert process.stdin is not None and process.stdout is not None
         self.stdin: IO[bytes] = process.stdin
         """Where requests are written."""
-        self.stdout: IO[bytes] = process.stdout
+        self.stdout = cast(io.BufferedReader, process.stdout)  # Popen's, unbuffered=False
         """Where git answers."""
         self.seconds = seconds
         """How long one read may wait on git."""
@@ -53,6 +54,11 @@ class GitPipe:
         finally:
             with self._changed:
                 self._since = None
+
+    def wait(self) -> int:
+        """git's exit status, once it has written its last answer (the watchdog still on)."""
+        with self.waiting():
+            return self._process.wait()
 
     def close(self) -> None:
         """Stop the watchdog, kill git (whatever it was doing) and reap it."""

@@ -9,6 +9,9 @@ tree named a hundred times, level after level)."""
 from __future__ import annotations
 
 import hashlib
+import json
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -78,3 +81,55 @@ def test_the_failure_message_names_the_signal_or_the_status() -> None:
     assert failure_message(-11, b"").startswith("git was killed by SIGSEGV without a message")
     assert failure_message(128, b"") == "git exited with status 128 without a message"
     assert failure_message(128, b"fatal: bad object\n") == "bad object"
+
+
+_MEASURED = (
+    "import resource, sys\n"
+    "from k3diff.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    "sys.exit(code)\n"
+)
+
+
+def _commit(repo: Path, files: dict[bytes, str], parent: str | None = None) -> str:
+    """A commit of `pkg/` holding `files` (name -> blob or tree id, trees named with a '/')."""
+    body = b"".join(
+        (b"40000 " if name.endswith(b"/") else b"100644 ") + name.rstrip(b"/") + b"\0"
+        + bytes.fromhex(oid) for name, oid in sorted(files.items()))  # fmt: skip
+    root = _write_object(
+        repo, "tree", b"40000 pkg\0" + bytes.fromhex(_write_object(repo, "tree", body))
+    )
+    text = f"tree {root}\n" + (f"parent {parent}\n" if parent else "")
+    return _write_object(
+        repo, "commit", f"{text}author a <a@b> 0 +0000\ncommitter a <a@b> 0 +0000\n\nc\n".encode()
+    )
+
+
+def test_a_range_edge_deleting_a_million_files_is_read_as_it_comes(tmp_path: Path) -> None:
+    """OLD holds `pkg/bomb/`, 100^3 files from three trees (a repository of some 60 KB); NEW
+    deletes it. `diff-tree` lists every deletion: k3diff held all of its output, 623 MB
+    (review67); it now keeps only the wheel's paths as they come."""
+    repo = tmp_path / "repo"
+    make_repo(repo, [{"README": b"r\n"}])
+    blob = _write_object(repo, "blob", b"X = 2\n")
+    tree = _write_object(repo, "tree", b"".join(
+        b"100644 f%03d.py\0" % n + bytes.fromhex(blob) for n in range(100)))  # fmt: skip
+    for _ in range(2):
+        tree = _write_object(repo, "tree", b"".join(
+            b"40000 d%03d\0" % n + bytes.fromhex(tree) for n in range(100)))  # fmt: skip
+    ids = {text: _write_object(repo, "blob", text) for text in (b"", b"A = 1\n", b"A = 2\n")}
+    old = _commit(repo, {b"__init__.py": ids[b""], b"a.py": ids[b"A = 1\n"], b"bomb/": tree})
+    new = _commit(repo, {b"__init__.py": ids[b""], b"a.py": ids[b"A = 2\n"]}, parent=old)
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", {"pkg/__init__.py": b"",
+                               "pkg/a.py": b"A = 0\n", "pkg/b.py": b"B = 0\n"})  # fmt: skip
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", {"pkg/__init__.py": b"",
+                                "pkg/a.py": b"A = 1\n", "pkg/b.py": b"B = 1\n"})  # fmt: skip
+    command = [sys.executable, "-c", _MEASURED, "wheels", base, patch, "--source", repo]
+    done = subprocess.run([*map(str, command), "--commits", f"{old}..{new}", "--format",
+                           "json"], capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    entries = json.loads(done.stdout)["entries"]
+    sources = {e["path"]: e["source"]["status"] for e in entries if "source" in e}
+    assert sources == {"pkg/a.py": "stale", "pkg/b.py": "absent"}
+    assert int(done.stderr.split()[-1]) < 200 * 1024  # KiB: the million deletions never held
