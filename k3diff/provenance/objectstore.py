@@ -60,8 +60,10 @@ def _collect(objects: Path, out: list[Path], *, depth: int, seen: set[Path]) -> 
         if line.startswith('"') and line.endswith('"'):  # git's C-quoted form, plain cases
             line = line[1:-1].encode("latin-1").decode("unicode_escape")
         store = Path(line) if os.path.isabs(line) else objects / line
+        if not store.is_dir():  # missing, not a directory, or a symbolic link loop (review67:
+            continue  # resolving one raised, "internal error"): git skips it too
         resolved = store.resolve()
-        if resolved in seen or not store.is_dir():
+        if resolved in seen:
             continue
         seen.add(resolved)
         out.append(store)

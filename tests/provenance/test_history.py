@@ -264,3 +264,23 @@ def test_a_commit_of_the_borrower_itself_is_not_said_to_be_borrowed(tmp_path: Pa
     assert report.ok
     assert [note.code for note in report.notes] == ["W407"]
     assert "comes from" not in report.notes[0].message
+
+
+def test_an_alternate_that_is_a_symbolic_link_loop_is_skipped_as_git_skips_it(
+    repo: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """Resolving the store an `objects/info/alternates` line names raised on a symbolic link
+    loop: "internal error (a bug in k3diff)", exit 2 (review67). git skips such a line, and so
+    does k3diff: the check runs, and no store is said to be borrowed."""
+    path, (_one, _two, three) = repo
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    (path / ".git" / "objects" / "info" / "alternates").write_text(f"{tmp_path}/loop1/objects\n")
+    wheels = _wheels(tmp_path, {"pkg/__init__.py": b"", "pkg/engine.py": b"STEP = 3\n"})
+
+    code, report, stderr = _json("wheels", *wheels, "--source", path, "--commit", three)
+
+    assert (code, stderr) == (0, "")
+    provenance = report["provenance"]
+    assert isinstance(provenance, dict)
+    assert provenance["notes"] == []
