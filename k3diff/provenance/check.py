@@ -79,8 +79,8 @@ class FileSource:
     removed: int | None
     """Lines the wheel removes relative to REV/NEW, when there is a diff."""
     diff_skipped: str | None = None
-    """Why a differing file has no diff (``too large to diff: …``); it was compared by blob id
-    only and never read whole."""
+    """Why a differing file has no diff: ``too large to diff: …`` (compared by blob id only and
+    never read whole), or ``line endings only …`` (`blobs.LINE_ENDINGS_ONLY`)."""
 
 
 @dataclass(frozen=True)
