@@ -1,7 +1,8 @@
 """Read-only git plumbing for source provenance.
 
 Every call goes through `k3diff.provenance.gitrun` (configuration that could run a program is
-overridden; see there), uses an argument list (never a shell), reads the object database only
+overridden, data memory capped; see there), uses an argument list (the one shell, whose fixed
+`ulimit` line sets the cap, reads none of it as syntax), reads the object database only
 (no checkout, no index, no working tree) and turns failures into `SourceError` lines that name
 the repository and the revision. A handful of processes serve a whole wheel: a few
 ``rev-parse`` per revision, one ``ls-tree``, one ``cat-file --batch-check`` for the sizes of the
