@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from k3diff.provenance.git import GitRepo, blob_id, blob_id_of_chunks, blob_sizes, iter_blobs
-from k3diff.textdiff import unified_diff
+from k3diff.textdiff import differs_only_in_line_endings, unified_diff
 
 DIFF_CAP_BYTES = 32 << 20
 """Largest file (either side) read for a text diff; a larger one is compared by blob id only."""
@@ -63,8 +63,17 @@ def bounded_diffs(
         for path in by_blob[oid]:
             data = files[path]
             assert isinstance(data, bytes)  # a StreamedFile is always over the cap
+            if differs_only_in_line_endings(content, data):  # every line -X +X, alike on screen
+                skipped[path] = LINE_ENDINGS_ONLY
+                continue
             diffs[path] = unified_diff(content, data, f"a/{prefix}{path}{label}", f"b/{path}")
     return diffs, skipped
+
+
+LINE_ENDINGS_ONLY = "line endings only (CRLF against LF): not diffed line by line"
+"""Why a file that differs from the commit only in its line endings has no diff (a Windows
+checkout's build): its diff removed and added every line again, identical on screen, under a
+`+2 -2 lines` that read as a change of content (review67)."""
 
 
 def _too_large(repo_size: int, wheel: bytes | StreamedFile, cap: int) -> str | None:

@@ -5,9 +5,7 @@ against the ids one ``git ls-tree`` lists for the commit. Nothing is checked out
 repository is only read.
 
 Where the package lives in the repository (``''``, ``src/``, ``python/``, ``python/pkg/`` …) is
-detected from the tree: every directory under which a wheel path exists is a candidate prefix,
-and the winner is the one under which the most files exist, then the most files match, then the
-shallowest, then the alphabetically first (so the choice is deterministic).
+detected from the tree and the wheel's paths, never from its content (`k3diff.provenance.prefix`).
 
 For a range ``OLD..NEW`` a file that does not match NEW is looked for in older commits: the
 candidates are the commits of ``git rev-list --topo-order NEW ^OLD`` (newest first) followed by
@@ -18,7 +16,7 @@ this check exists to catch, so OLD is the oldest candidate.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -38,6 +36,7 @@ from k3diff.provenance.git import (
     open_repo,
     range_commits,
 )
+from k3diff.provenance.prefix import detect_prefix, normalize_prefix
 from k3diff.provenance.revisions import RepoNote, Revision, history_notes, resolve_revision
 from k3diff.provenance.trees import list_tree
 
@@ -80,8 +79,8 @@ class FileSource:
     removed: int | None
     """Lines the wheel removes relative to REV/NEW, when there is a diff."""
     diff_skipped: str | None = None
-    """Why a differing file has no diff (``too large to diff: …``); it was compared by blob id
-    only and never read whole."""
+    """Why a differing file has no diff: ``too large to diff: …`` (compared by blob id only and
+    never read whole), or ``line endings only …`` (`blobs.LINE_ENDINGS_ONLY`)."""
 
 
 @dataclass(frozen=True)
@@ -143,12 +142,20 @@ class _Lookup:
     prefix_detected: bool
 
     @classmethod
-    def build(cls, git: GitRepo, commit: str, files: WheelFiles, prefix: str | None) -> _Lookup:
+    def build(
+        cls,
+        git: GitRepo,
+        commit: str,
+        files: WheelFiles,
+        prefix: str | None,
+        layout: Sequence[Collection[str]],
+    ) -> _Lookup:
         tree = list_tree(git, commit)
         wheel_blobs = {path: wheel_blob_id(data, git.object_format) for path, data in files.items()}
         if prefix is not None:
             return cls(tree, wheel_blobs, normalize_prefix(prefix), False)
-        return cls(tree, wheel_blobs, detect_prefix(tree, wheel_blobs), True)
+        label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
+        return cls(tree, wheel_blobs, detect_prefix(tree, wheel_blobs, layout, label=label), True)
 
     def matching(self, commit: str) -> dict[str, str]:
         """Wheel path -> `commit`, for the files identical to the tree's."""
@@ -163,13 +170,16 @@ def check_source(
     *,
     prefix: str | None = None,
     diff_cap: int = DIFF_CAP_BYTES,
+    layout: Sequence[Collection[str]] = (),
 ) -> ProvenanceReport:
-    """Compare each of `files` (wheel path -> exact bytes) with the same file at `rev`."""
+    """Compare each of `files` (wheel path -> exact bytes) with the same file at `rev`;
+    `layout` (sets of wheel paths, most trusted first) says where the package lives when the
+    prefix is detected (`k3diff.provenance.prefix`)."""
     check_revision_syntax(str(repo), rev)
     git = open_repo(repo)
     revision = resolve_revision(git, rev)
     commit = revision.commit
-    lookup = _Lookup.build(git, commit, files, prefix)
+    lookup = _Lookup.build(git, commit, files, prefix, layout)
     return ProvenanceReport(
         repo=str(repo),
         rev=rev,
@@ -193,6 +203,7 @@ def check_source_range(
     *,
     prefix: str | None = None,
     diff_cap: int = DIFF_CAP_BYTES,
+    layout: Sequence[Collection[str]] = (),
 ) -> ProvenanceReport:
     """Like `check_source` against NEW of ``OLD..NEW``; a file that differs from NEW is traced
     to the newest commit of the range (OLD included) holding the wheel's version: stale."""
@@ -200,7 +211,7 @@ def check_source_range(
     git = open_repo(repo)
     old_end, new_end = resolve_revision(git, old_rev), resolve_revision(git, new_rev)
     new, old = new_end.commit, old_end.commit
-    lookup = _Lookup.build(git, new, files, prefix)
+    lookup = _Lookup.build(git, new, files, prefix, layout)
     history = range_commits(git, old, new)
     if not history and old != new:
         raise SourceError(f"{repo}: range {commits!r} holds no commits (NEW is an ancestor of OLD)")
@@ -237,32 +248,6 @@ def parse_range(repo_label: str, commits: str) -> tuple[str, str]:
     return parts[0], parts[1]
 
 
-def normalize_prefix(prefix: str) -> str:
-    """'' or a repository directory ending in '/', whatever slashes the user typed."""
-    cleaned = prefix.strip().removeprefix("./").strip("/")
-    return f"{cleaned}/" if cleaned else ""
-
-
-def detect_prefix(tree: Mapping[str, str], wheel_blobs: Mapping[str, str]) -> str:
-    """The repository directory the wheel's files live under (see the module docstring)."""
-    found: dict[str, list[int]] = {}
-    for repo_path, oid in tree.items():
-        start = 0
-        while True:
-            blob = wheel_blobs.get(repo_path[start:])
-            if blob is not None:
-                tally = found.setdefault(repo_path[:start], [0, 0])
-                tally[0] += 1
-                tally[1] += blob == oid
-            start = repo_path.find("/", start) + 1
-            if start == 0:
-                break
-    if not found:
-        return ""
-    ranked = sorted(found.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[0].count("/"), kv[0]))
-    return ranked[0][0]
-
-
 def _newest_matches(
     git: GitRepo,
     spec: str,
@@ -285,7 +270,7 @@ def _newest_matches(
         under = posixpath.commonpath(wanted)
     except ValueError:  # absolute and relative paths mixed: no single pathspec covers both
         under = ""
-    changes = iter(edge_changes(git, edges, under))
+    changes = iter(edge_changes(git, edges, under, wanted))
     states: dict[str, dict[str, str | None]] = {new: {p: new_tree.get(p) for p in wanted}}
     touched: dict[str, Iterable[str]] = {}
     found: dict[str, str] = {}

@@ -1,7 +1,8 @@
 """Read-only git plumbing for source provenance.
 
 Every call goes through `k3diff.provenance.gitrun` (configuration that could run a program is
-overridden; see there), uses an argument list (never a shell), reads the object database only
+overridden, data memory capped; see there), uses an argument list (the one shell, whose fixed
+`ulimit` line sets the cap, reads none of it as syntax), reads the object database only
 (no checkout, no index, no working tree) and turns failures into `SourceError` lines that name
 the repository and the revision. A handful of processes serve a whole wheel: a few
 ``rev-parse`` per revision, one ``ls-tree``, one ``cat-file --batch-check`` for the sizes of the
@@ -13,18 +14,18 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from k3diff.errors import NestedRepositoryError, SourceError
+from k3diff.provenance.gitpipe import GitPipe, popen_git
 from k3diff.provenance.gitrun import (
     check_git_version,
     driver_overrides,
     failure_message,
     first_line,
-    popen_git,
     run_git,
 )
 from k3diff.provenance.objectstore import ObjectStores
@@ -181,19 +182,19 @@ def iter_blobs(repo: GitRepo, oids: Sequence[str]) -> Iterator[tuple[str, bytes]
     is in memory at a time, so callers choose which to read (`blob_sizes` first)."""
     if not oids:
         return
-    process = popen_git(repo.path, ["cat-file", "--batch"], overrides=repo.overrides)
-    assert process.stdin is not None and process.stdout is not None
-    feed = "".join(f"{o}\n" for o in oids).encode()
-    # Fed from a thread: git answers while it reads, and a full pipe would stall both sides.
-    writer = threading.Thread(target=_feed, args=(process.stdin, feed), daemon=True)
-    writer.start()
-    try:
-        for _ in oids:
-            yield _read_one(repo, process.stdout)
-    finally:
-        process.kill()
-        process.wait()
-        writer.join()
+    with popen_git(repo.path, ["cat-file", "--batch"], overrides=repo.overrides) as pipe:
+        feed = "".join(f"{o}\n" for o in oids).encode()
+        # Fed from a thread: git answers while it reads, and a full pipe would stall both sides.
+        writer = threading.Thread(target=_feed, args=(pipe.stdin, feed), daemon=True)
+        writer.start()
+        try:
+            for _ in oids:
+                with pipe.waiting():  # git's time only: the caller's diff between is its own
+                    found = _read_one(repo, pipe.stdout)
+                yield found
+        finally:
+            pipe.close()  # the writer may be blocked on a pipe git no longer reads
+            writer.join()
 
 
 def _feed(pipe: IO[bytes], data: bytes) -> None:
@@ -253,12 +254,16 @@ Change = tuple[str | None, str | None]
 
 
 def edge_changes(
-    repo: GitRepo, edges: Sequence[tuple[str, str]], under: str
+    repo: GitRepo, edges: Sequence[tuple[str, str]], under: str, wanted: Collection[str]
 ) -> list[dict[str, Change]]:
-    """For each (child, parent) edge, the files that differ between the two, under `under`.
+    """For each (child, parent) edge, the files of `wanted` that differ between the two (git is
+    asked for those under `under`).
 
     One ``git diff-tree --stdin`` serves every edge; ``--always`` makes it print a header even
-    for an empty diff, so the blocks of its output line up with the edges fed in.
+    for an empty diff, so the blocks of its output line up with the edges fed in. Its output is
+    read as it comes and only the wanted paths are kept: an edge that deletes a tree naming one
+    subtree again and again lists millions of files (review67: a 264 KB repository, a million
+    of them, 668 MB when the whole output was held).
     """
     if not edges:
         return []
@@ -266,24 +271,50 @@ def edge_changes(
     args += ["--no-ext-diff", "--no-textconv", "--"]
     if under:
         args.append(under)
-    out = repo.output(args, stdin="".join(f"{c} {p}\n" for c, p in edges).encode())
+    feed = "".join(f"{c} {p}\n" for c, p in edges).encode()
     blocks: list[dict[str, Change]] = []
-    fields = out.split(b"\0")
-    i = 0
-    while i < len(fields) and fields[i]:
-        if not fields[i].startswith(b":"):  # a header: the child commit id of the next edge
-            blocks.append({})
-            i += 1
-            continue
-        _old_mode, _new_mode, old_oid, new_oid, _status = fields[i][1:].decode("ascii").split(" ")
-        path = fields[i + 1].decode("utf-8", "surrogateescape")
-        blocks[-1][path] = (_oid_or_none(old_oid), _oid_or_none(new_oid))
-        i += 2
-    if len(blocks) != len(edges):
-        raise SourceError(
-            f"{repo.label}: git diff-tree answered {len(blocks)} of {len(edges)} edges"
+    with popen_git(repo.path, args, overrides=repo.overrides) as pipe:
+        writer = threading.Thread(target=_feed, args=(pipe.stdin, feed), daemon=True)
+        writer.start()
+        try:
+            fields = _fields(pipe)
+            for field in fields:
+                if not field.startswith(b":"):  # a header: the child commit id of the next edge
+                    blocks.append({})
+                    continue
+                _old_mode, _new_mode, old, new, _status = field[1:].decode("ascii").split(" ")
+                path = next(fields, b"").decode("utf-8", "surrogateescape")
+                if path in wanted and blocks:
+                    blocks[-1][path] = (_oid_or_none(old), _oid_or_none(new))
+            code = pipe.wait()
+        finally:
+            pipe.close()
+            writer.join()
+    if code != 0 or len(blocks) != len(edges):
+        how = (
+            f"exited with status {code}"
+            if code
+            else f"answered {len(blocks)} of {len(edges)} edges"
         )
+        raise SourceError(f"{repo.label}: git diff-tree {how}")
     return blocks
+
+
+_CHUNK = 1 << 20
+
+
+def _fields(pipe: GitPipe) -> Iterator[bytes]:
+    """The NUL-ended fields git writes with ``-z``, read a chunk at a time."""
+    rest = b""
+    while True:
+        with pipe.waiting():
+            chunk = pipe.stdout.read1(_CHUNK)
+        if not chunk:
+            break
+        *done, rest = (rest + chunk).split(b"\0")
+        yield from done
+    if rest:
+        yield rest
 
 
 def _oid_or_none(oid: str) -> str | None:

@@ -31,15 +31,26 @@ from __future__ import annotations
 import functools
 import os
 import re
+import shutil
 import signal
 import subprocess
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from k3diff.errors import SourceError
 
+GIT_MEMORY_BYTES = 2 << 30
+"""Most data memory (heap and private writable mappings; not the mapped pack files) one git
+process may take. git reads a commit or tree whole: a loose object of a few megabytes that
+inflates to gigabytes (review67: a 1 GiB commit from a 4.6 MB file took 1 GiB in `rev-parse`
+before k3diff's own 16 MiB cap on what it reads could refuse it) would otherwise take what the
+machine has. Plenty for real histories: `rev-list --topo-order --parents --all` of git.git
+(203,352 commits) runs within 256 MiB."""
+
 GIT_TIMEOUT_S = 600.0
-"""Seconds one git call may take (an include of a FIFO would otherwise hang the run)."""
+"""Seconds one git call may take (an include of a FIFO, or a loose object that is a FIFO, would
+otherwise hang the run)."""
 
 _NO_PROGRAM = "/dev/null"
 """What a program-naming key is set to: a path that exists and can never be executed."""
@@ -57,6 +68,10 @@ HARDENED_CONFIG: tuple[tuple[str, str], ...] = (
     ("core.attributesFile", os.devnull),
     ("core.untrackedCache", "false"),
     ("core.quotePath", "false"),
+    # A commit-graph file is a cache of each commit's parents and tree that git trusts unread
+    # (only `git commit-graph verify` checks it): a forged one rewrites history for rev-list and
+    # diff-tree, as a graft would (review67). The commit objects themselves are read instead.
+    ("core.commitGraph", "false"),
     # Ambiguity between a ref and an object id must reach us as a warning (see revisions.py).
     ("core.warnAmbiguousRefs", "true"),
     ("credential.helper", ""),  # an empty value clears every helper configured before it
@@ -146,6 +161,26 @@ def environment(path: Path, overrides: Sequence[tuple[str, str]] = ()) -> dict[s
     return env
 
 
+_LIMITED = 'ulimit -d "$0" 2>/dev/null; exec "$@"'
+"""The shell's whole script: cap the data memory (KiB, its first argument; a hard limit already
+lower stays), then become git, given the rest as arguments: none of them is read as shell
+syntax."""
+
+
+def launched(command: Sequence[str]) -> list[str]:
+    """The argument list that runs `command` (a git call) under `GIT_MEMORY_BYTES`: through
+    ``/bin/sh``'s ``ulimit -d``, which costs about a millisecond, where a ``preexec_fn`` would
+    make every call fork all of k3diff (+130 ms a call with 800 MB resident, measured) and is
+    not safe beside threads. git is looked up on PATH here, as Popen would; Windows has no
+    such limit and runs git as it is."""
+    if sys.platform == "win32":
+        return list(command)
+    program = shutil.which(command[0])
+    if program is None:
+        raise SourceError("git is not installed or not on PATH")
+    return ["/bin/sh", "-c", _LIMITED, str(GIT_MEMORY_BYTES >> 10), program, *command[1:]]
+
+
 def git_command(
     repo_path: Path, args: Sequence[str], overrides: Sequence[tuple[str, str]] = ()
 ) -> list[str]:
@@ -165,7 +200,7 @@ def run_git(
     """Run one git command in `repo_path` and return what it did, whatever its exit status."""
     try:
         return subprocess.run(
-            git_command(repo_path, args, overrides),
+            launched(git_command(repo_path, args, overrides)),
             input=stdin,
             stdin=None if stdin is not None else subprocess.DEVNULL,
             capture_output=True,
@@ -177,24 +212,6 @@ def run_git(
         raise SourceError(
             f"{repo_path}: git {args[0]} took longer than {GIT_TIMEOUT_S:g} s (stopped)"
         ) from exc
-    except FileNotFoundError as exc:
-        raise SourceError("git is not installed or not on PATH") from exc
-    except OSError as exc:
-        raise SourceError(f"{repo_path}: cannot run git: {exc.strerror or exc}") from exc
-
-
-def popen_git(
-    repo_path: Path, args: Sequence[str], *, overrides: Sequence[tuple[str, str]] = ()
-) -> subprocess.Popen[bytes]:
-    """Start one hardened git command whose stdin and stdout are pipes (``cat-file --batch``)."""
-    try:
-        return subprocess.Popen(
-            git_command(repo_path, args, overrides),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=environment(repo_path, overrides),
-        )
     except FileNotFoundError as exc:
         raise SourceError("git is not installed or not on PATH") from exc
     except OSError as exc:
@@ -242,5 +259,11 @@ def first_line(stderr: bytes) -> str:
     """git's first non-empty message line, without its ``fatal:``/``error:`` prefix."""
     for line in stderr.decode("utf-8", "replace").splitlines():
         if line.strip() and not line.startswith(("warning:", "hint:")):
-            return line.strip().removeprefix("fatal: ").removeprefix("error: ")
+            said = line.strip().removeprefix("fatal: ").removeprefix("error: ")
+            if said.startswith("Out of memory"):  # git's xmalloc, under `memory_limit`
+                said += (
+                    f"; k3diff gives git at most {GIT_MEMORY_BYTES >> 20:,} MiB of memory: an object that "
+                    "inflates past it is refused"
+                )
+            return said
     return "no message"

@@ -60,8 +60,10 @@ def _collect(objects: Path, out: list[Path], *, depth: int, seen: set[Path]) -> 
         if line.startswith('"') and line.endswith('"'):  # git's C-quoted form, plain cases
             line = line[1:-1].encode("latin-1").decode("unicode_escape")
         store = Path(line) if os.path.isabs(line) else objects / line
+        if not store.is_dir():  # missing, not a directory, or a symbolic link loop (review67:
+            continue  # resolving one raised, "internal error"): git skips it too
         resolved = store.resolve()
-        if resolved in seen or not store.is_dir():
+        if resolved in seen:
             continue
         seen.add(resolved)
         out.append(store)
@@ -94,12 +96,22 @@ def _holds(store: Path, oid: str, raw: bytes) -> bool:
 
 
 def _index_holds(idx: Path, raw: bytes) -> bool:
-    """Binary search of a pack index's sorted names (version 2, or the original version 1)."""
+    """Binary search of a pack index's sorted names (version 2, or the original version 1).
+    Only a regular file is read: opened without waiting (a FIFO named ``*.idx`` held the run
+    forever, review67), then checked to be one."""
     try:
-        with idx.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as m:
+        fd = os.open(idx, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as m:
             return _search(m, raw)
     except (OSError, ValueError):  # unreadable or empty: git could not use it either
         return False
+    finally:
+        os.close(fd)
 
 
 def _search(table: mmap.mmap, raw: bytes) -> bool:

@@ -59,6 +59,8 @@ def resolve_revision(repo: GitRepo, rev: str) -> Revision:
     commit = out.decode("ascii", "replace").strip()
     if code != 0 or not commit:
         said = first_line(err)
+        if said.startswith("Out of memory"):
+            raise SourceError(f"{repo.label}: revision {rev!r} cannot be read: {said}")
         hint = f" ({said})" if said not in ("Needed a single revision", "no message") else ""
         if repo.shallow:
             hint += "; the clone is shallow, fetch more history (git fetch --unshallow)"

@@ -13,11 +13,10 @@ parsed from those bytes, in the order `ls-tree -r` gives it."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import IO
 
 from k3diff.errors import SourceError
 from k3diff.provenance.git import GitRepo, read_object
-from k3diff.provenance.gitrun import popen_git
+from k3diff.provenance.gitpipe import GitPipe, popen_git
 
 _TREE, _GITLINK, _TYPE_BITS = 0o040000, 0o160000, 0o170000
 _ASKED_AT_ONCE = 1000
@@ -28,6 +27,17 @@ MAX_TREE_BYTES = 16 << 20
 """The largest commit or tree object read (a tree of 16 MiB lists about 300,000 entries in one
 directory): a hostile repository's object can inflate to any size, and is refused unread."""
 
+MAX_LISTED_ENTRIES = 1_000_000
+"""Most tree entries listed for one commit, a subtree counted each time it is named (the
+largest real checkouts hold about 500,000 files and directories). Each costs about 400 bytes
+here, and a tree naming one subtree a hundred times, level after level, names 10^10 files from
+a repository of 60 KB (review67: 100^3 of them from 52 KB took 168 MB)."""
+
+MAX_PATH_BYTES = 4096
+"""Longest path listed: Linux's PATH_MAX, so no checkout (and no installed wheel) holds a
+longer one. It also bounds the walk's depth (review67: a tree nested 100,000 deep took 11 GB
+and 80 s, every level's path kept whole)."""
+
 Entry = tuple[int, str, str]
 """A tree entry: its mode, its name and the id of the object it names."""
 
@@ -35,74 +45,104 @@ Entry = tuple[int, str, str]
 def list_tree(repo: GitRepo, commit: str) -> dict[str, str]:
     """Map every file path in `commit` (from the repository root) to its blob id, reading only
     objects that hash to their ids; SourceError naming one that does not."""
-    process = popen_git(repo.path, ["cat-file", "--batch"], overrides=repo.overrides)
-    assert process.stdin is not None and process.stdout is not None
-    try:
-        ask = _Asker(repo, process.stdin, process.stdout)
-        (first,) = [data.split(b"\n", 1)[0] for data in ask([commit], "commit")]
-        if not first.startswith(b"tree "):
-            raise SourceError(f"{repo.label}: commit {commit} names no tree")
-        root = first[5:].decode("ascii")
-        trees: dict[str, list[Entry]] = {}
-        level = [root]
-        while level:  # a level of the tree at a time: one write of its ids, then the answers
-            for oid, data in zip(level, ask(level, "tree"), strict=True):
-                trees[oid] = list(_entries(repo, data))
-            below = (oid for entries in map(trees.__getitem__, level) for oid in _subtrees(entries))
-            level = [oid for oid in dict.fromkeys(below) if oid not in trees]
-    except OSError as exc:
-        raise SourceError(f"{repo.label}: git cat-file stopped ({exc})") from None
-    finally:
-        process.kill()
-        process.wait()
-    return _files(trees, root)
+    with popen_git(repo.path, ["cat-file", "--batch"], overrides=repo.overrides) as pipe:
+        try:
+            ask = _Asker(repo, pipe)
+            (first,) = [data.split(b"\n", 1)[0] for data in ask([commit], "commit")]
+            if not first.startswith(b"tree "):
+                raise SourceError(f"{repo.label}: commit {commit} names no tree")
+            root = first[5:].decode("ascii")
+            trees: dict[str, list[Entry]] = {}
+            level, listed = [root], 0
+            while level:  # a level of the tree at a time: one write of its ids, then the answers
+                for oid, data in zip(level, ask(level, "tree"), strict=True):
+                    trees[oid] = list(_entries(repo, oid, data))
+                    listed += len(trees[oid])
+                    if listed > MAX_LISTED_ENTRIES:  # the walk would list at least as many
+                        raise SourceError(_too_many(repo, commit))
+                below = (o for entries in map(trees.__getitem__, level) for o in _subtrees(entries))
+                level = [oid for oid in dict.fromkeys(below) if oid not in trees]
+        except OSError as exc:
+            raise SourceError(f"{repo.label}: git cat-file stopped ({exc})") from None
+    return _files(repo, commit, trees, root)
 
 
 def _subtrees(entries: list[Entry]) -> Iterator[str]:
     return (oid for mode, _, oid in entries if mode & _TYPE_BITS == _TREE)
 
 
-def _files(trees: dict[str, list[Entry]], root: str) -> dict[str, str]:
+def _files(repo: GitRepo, commit: str, trees: dict[str, list[Entry]], root: str) -> dict[str, str]:
     """Path -> blob id of every file below `root`, in the order `ls-tree -r` lists them (depth
-    first, each tree in its own order), without recursion (a tree may nest 100,000 deep)."""
+    first, each tree in its own order), without recursion, holding each directory's name once
+    (not its whole path), within `MAX_LISTED_ENTRIES` and `MAX_PATH_BYTES`."""
     files: dict[str, str] = {}
-    stack = [(iter(trees[root]), "")]
+    stack = [iter(trees[root])]
+    names: list[str] = []  # the directories the walk is in, outermost first
+    depth_bytes = [0]  # bytes of each level's path prefix ("a/b/": 4)
+    visited = 0
     while stack:
-        entry = next(stack[-1][0], None)
+        entry = next(stack[-1], None)
         if entry is None:
             stack.pop()
+            depth_bytes.pop()
+            if names:
+                names.pop()
             continue
+        visited += 1
+        if visited > MAX_LISTED_ENTRIES:
+            raise SourceError(_too_many(repo, commit))
         mode, name, oid = entry
-        path = stack[-1][1] + name
+        size = depth_bytes[-1] + len(name.encode("utf-8", "surrogateescape"))
+        if size > MAX_PATH_BYTES:
+            path = "/".join([*names, name])
+            raise SourceError(
+                f"{repo.label}: commit {commit} holds a path longer than {MAX_PATH_BYTES:,} "
+                f"bytes ({path[:60]}…), which no checkout can hold: its files are not listed"
+            )
         if mode & _TYPE_BITS == _TREE:
-            stack.append((iter(trees[oid]), path + "/"))
+            stack.append(iter(trees[oid]))
+            names.append(name)
+            depth_bytes.append(size + 1)
         elif mode & _TYPE_BITS != _GITLINK:  # a submodule holds no file content
-            files[path] = oid
+            files["/".join([*names, name])] = oid
     return files
+
+
+def _too_many(repo: GitRepo, commit: str) -> str:
+    return (
+        f"{repo.label}: commit {commit} lists more than {MAX_LISTED_ENTRIES:,} files and "
+        "directories (a subtree counted each time it is named), past what k3diff lists of one "
+        "commit"
+    )
 
 
 class _Asker:
     """Objects by id from a running `git cat-file --batch`, each checked (`read_object`)."""
 
-    def __init__(self, repo: GitRepo, stdin: IO[bytes], stdout: IO[bytes]) -> None:
-        self.repo, self.stdin, self.stdout = repo, stdin, stdout
+    def __init__(self, repo: GitRepo, pipe: GitPipe) -> None:
+        self.repo, self.pipe = repo, pipe
 
     def __call__(self, oids: list[str], kind: str) -> Iterator[bytes]:
         for at in range(0, len(oids), _ASKED_AT_ONCE):
             chunk = oids[at : at + _ASKED_AT_ONCE]
-            self.stdin.write("".join(f"{oid}\n" for oid in chunk).encode("ascii"))
-            self.stdin.flush()
+            self.pipe.stdin.write("".join(f"{oid}\n" for oid in chunk).encode("ascii"))
+            self.pipe.stdin.flush()
             for oid in chunk:
-                found, was, data = read_object(self.repo, self.stdout, MAX_TREE_BYTES)
+                with self.pipe.waiting():
+                    found, was, data = read_object(self.repo, self.pipe.stdout, MAX_TREE_BYTES)
                 if found != oid or was != kind:
                     raise SourceError(f"{self.repo.label}: object {oid} is not a {kind}")
                 yield data
 
 
-def _entries(repo: GitRepo, data: bytes) -> Iterator[Entry]:
-    """(mode, name, id) of each entry of a tree object's bytes, in their order."""
+def _entries(repo: GitRepo, oid: str, data: bytes) -> Iterator[Entry]:
+    """(mode, name, id) of each entry of tree `oid`'s bytes, in their order; SourceError for a
+    name no checkout can hold, which `git fsck` rejects: empty, ``.``, ``..``, holding a ``/``,
+    or given twice (review67: a root entry named ``pkg/a.py`` beside the real ``pkg/`` tree
+    replaced that file in the listing, and a wheel holding its bytes matched)."""
     width = 32 if repo.object_format == "sha256" else 20
     at = 0
+    seen: set[bytes] = set()
     while at < len(data):
         space, nul = data.find(b" ", at), data.find(b"\0", at)
         if space < 0 or nul < space or nul + 1 + width > len(data):
@@ -111,6 +151,13 @@ def _entries(repo: GitRepo, data: bytes) -> Iterator[Entry]:
             mode = int(data[at:space], 8)
         except ValueError:
             raise SourceError(f"{repo.label}: a tree object cannot be read") from None
-        name = data[space + 1 : nul].decode("utf-8", "surrogateescape")
-        yield mode, name, data[nul + 1 : nul + 1 + width].hex()
+        raw = data[space + 1 : nul]
+        if raw in (b"", b".", b"..") or b"/" in raw or raw in seen:
+            why = "given twice" if raw in seen else "not a file name"
+            raise SourceError(
+                f"{repo.label}: tree {oid} lists {raw.decode('utf-8', 'replace')!r}, {why} (git "
+                "fsck rejects the tree): its files are not read"
+            )
+        seen.add(raw)
+        yield mode, raw.decode("utf-8", "surrogateescape"), data[nul + 1 : nul + 1 + width].hex()
         at = nul + 1 + width

@@ -71,14 +71,15 @@ def attach_provenance(
     # Files under NAME.data/purelib/ or /platlib/ install at the package root: look them up there.
     package_path = {path: _installed_path(path) for path in wanted}
     files = {package_path[path]: _wheel_file(patch, by_name[path]) for path in wanted}
+    layout = _layout(entries)
     if spec.commit is not None:
         report = check_source(
-            spec.repo, spec.commit, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT
+            spec.repo, spec.commit, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT, layout=layout
         )
     else:
         assert spec.commits is not None
         report = check_source_range(
-            spec.repo, spec.commits, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT
+            spec.repo, spec.commits, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT, layout=layout
         )
     report = _with_bytecode(report, entries, patch, spec.check_all)
     attached = tuple(
@@ -88,6 +89,18 @@ def attach_provenance(
         for entry in entries
     )
     return attached, report
+
+
+def _layout(entries: Sequence[EntryResult]) -> tuple[frozenset[str], frozenset[str]]:
+    """Where the package lives, as the prefix detection counts it: the base wheel's Python
+    files, then the patch wheel's, checked or not (review67: counted over the checked files
+    alone, a one-file patch let an old copy of that file kept elsewhere in the repository stand
+    in for the package)."""
+    python = [entry for entry in entries if entry.kind is EntryKind.PYTHON]
+    return (
+        frozenset(_installed_path(e.base_path) for e in python if e.base_path is not None),
+        frozenset(_installed_path(e.patch_path) for e in python if e.patch_path is not None),
+    )
 
 
 def _wheel_file(patch: ZipArchive, entry: ZipEntry) -> bytes | StreamedFile:

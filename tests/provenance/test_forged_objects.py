@@ -114,3 +114,38 @@ def test_a_commit_or_tree_object_past_the_cap_is_refused_unread(
     result = run_k3diff("wheels", *wheels, "--source", str(repo), "--commit", head)
     assert result.exit_code == 2, result.stdout
     assert "bytes, past the 30 k3diff reads of one" in result.stderr, result.stderr
+
+
+def _commit_of(repo: Path, root: str) -> str:
+    text = f"tree {root}\nauthor a <a@b> 0 +0000\ncommitter a <a@b> 0 +0000\n\nc\n"
+    return _store(repo, b"commit", text.encode())
+
+
+@pytest.mark.parametrize("how", ["a name holding a slash", "a name given twice"])
+def test_a_tree_no_checkout_can_hold_vouches_for_nothing(tmp_path: Path, how: str) -> None:
+    """A root tree (hashing to its id: a real object) listing, beside the real `demo/`, an entry
+    named `demo/m.py`, or a second `demo/`, that holds the shipped bytes made them the commit's
+    `demo/m.py`, and the wheel matched, exit 0 (review67). git fsck rejects such a tree and no
+    checkout holds it: exit 2, naming it."""
+    repo = tmp_path / "src"
+    make_repo(repo, [{"demo/__init__.py": b"", "demo/m.py": REAL}])
+    demo = git(repo, "rev-parse", "HEAD:demo")
+    shipped = _store(repo, b"blob", SHIPPED)
+    if how == "a name holding a slash":
+        extra, said = b"100644 demo/m.py\0" + bytes.fromhex(shipped), "'demo/m.py', not a file name"
+    else:
+        empty = _store(repo, b"blob", b"")
+        other = _store(repo, b"tree", b"100644 __init__.py\0" + bytes.fromhex(empty)
+                       + b"100644 m.py\0" + bytes.fromhex(shipped))  # fmt: skip
+        extra, said = b"40000 demo\0" + bytes.fromhex(other), "'demo', given twice"
+    root = _store(repo, b"tree", b"40000 demo\0" + bytes.fromhex(demo) + extra)
+    head = _commit_of(repo, root)
+    base = wheelkit.make_wheel(tmp_path / "b", "demo", "1.0", {"demo/__init__.py": b"",
+                               "demo/m.py": REAL})  # fmt: skip
+    patch = wheelkit.make_wheel(tmp_path / "p", "demo", "1.0", {"demo/__init__.py": b"",
+                                "demo/m.py": SHIPPED})  # fmt: skip
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", head)
+
+    assert result.exit_code == 2, result.stdout
+    assert f"tree {root} lists {said} (git fsck rejects the tree)" in result.stderr

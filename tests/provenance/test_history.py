@@ -3,6 +3,7 @@ borrowed object store changes that, and the report says what it resolved and wha
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -90,6 +91,51 @@ def test_grafts_are_ignored_and_named(repo: tuple[Path, list[str]]) -> None:
     assert report.files[0].status is SourceStatus.MISMATCH
     assert report.commits_examined == 2
     assert [note.message for note in report.notes] == ["info/grafts present: ignored"]
+
+
+def _forge_commit_graph(repo: Path, child: str, parent: str) -> None:
+    """Write the repository's commit-graph file, then make it say `child`'s first parent is
+    `parent` (its trailing checksum recomputed, as a forger would)."""
+    git(repo, "update-ref", "refs/heads/keep", parent)  # so the graph lists `parent` too
+    git(repo, "commit-graph", "write", "--reachable")
+    git(repo, "update-ref", "-d", "refs/heads/keep")
+    graph = repo / ".git" / "objects" / "info" / "commit-graph"
+    data = bytearray(graph.read_bytes())
+    chunks = {bytes(data[at : at + 4]): int.from_bytes(data[at + 4 : at + 12])
+              for at in range(8, 8 + 12 * data[6], 12)}  # fmt: skip
+    count = int.from_bytes(data[chunks[b"OIDF"] + 255 * 4 : chunks[b"OIDF"] + 256 * 4])
+    names = chunks[b"OIDL"]
+    ids = [bytes(data[names + 20 * n : names + 20 * (n + 1)]).hex() for n in range(count)]
+    record = chunks[b"CDAT"] + 36 * ids.index(child) + 20  # after the tree id: parent 1
+    data[record : record + 4] = ids.index(parent).to_bytes(4)
+    data[-20:] = hashlib.sha1(bytes(data[:-20])).digest()
+    graph.chmod(0o644)
+    graph.write_bytes(bytes(data))
+    assert git(repo, "rev-list", "--parents", "-1", child).split()[1:] == [parent]
+
+
+def test_a_forged_commit_graph_cannot_put_a_commit_in_the_range(
+    repo: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """git trusts the commit-graph file's parents and trees unread: forged, it made an
+    attacker's commit the parent of `three`, and a wheel holding its file "stale" there, a
+    build of the range's own history (review67). It is mismatch: no commit of the range holds it."""
+    path, (_one, two, three) = repo
+    evil = _evil_commit(path)
+    _forge_commit_graph(path, three, evil)
+
+    code, report, stderr = _json(
+        "wheels", *_wheels(tmp_path, EVIL), "--source", path, "--commits", f"{two}..{three}"
+    )
+
+    assert (code, stderr) == (1, "")
+    entries = report["entries"]
+    assert isinstance(entries, list)
+    (engine,) = [e for e in entries if e["path"] == "pkg/engine.py"]
+    assert (engine["source"]["status"], engine["source"]["matched_commit"]) == ("mismatch", None)
+    provenance = report["provenance"]
+    assert isinstance(provenance, dict)
+    assert provenance["commits_examined"] == 2
 
 
 # --- one revision, one commit ----------------------------------------------------------------
@@ -218,3 +264,23 @@ def test_a_commit_of_the_borrower_itself_is_not_said_to_be_borrowed(tmp_path: Pa
     assert report.ok
     assert [note.code for note in report.notes] == ["W407"]
     assert "comes from" not in report.notes[0].message
+
+
+def test_an_alternate_that_is_a_symbolic_link_loop_is_skipped_as_git_skips_it(
+    repo: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """Resolving the store an `objects/info/alternates` line names raised on a symbolic link
+    loop: "internal error (a bug in k3diff)", exit 2 (review67). git skips such a line, and so
+    does k3diff: the check runs, and no store is said to be borrowed."""
+    path, (_one, _two, three) = repo
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    (path / ".git" / "objects" / "info" / "alternates").write_text(f"{tmp_path}/loop1/objects\n")
+    wheels = _wheels(tmp_path, {"pkg/__init__.py": b"", "pkg/engine.py": b"STEP = 3\n"})
+
+    code, report, stderr = _json("wheels", *wheels, "--source", path, "--commit", three)
+
+    assert (code, stderr) == (0, "")
+    provenance = report["provenance"]
+    assert isinstance(provenance, dict)
+    assert provenance["notes"] == []

@@ -13,13 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from k3diff.provenance.check import (
-    SourceStatus,
-    check_source,
-    detect_prefix,
-    normalize_prefix,
-)
+from k3diff.errors import SourceError
+from k3diff.provenance.check import SourceStatus, check_source
 from k3diff.provenance.git import blob_id
+from k3diff.provenance.prefix import detect_prefix, normalize_prefix
 
 from .provenance_support import PKG_V1, git, make_repo, under
 
@@ -164,9 +161,10 @@ def test_deeper_prefix_is_detected(tmp_path: Path) -> None:
     assert check_source(repo, "HEAD", PKG_V1).prefix == "projects/python/"
 
 
-def test_prefix_ties_break_on_matches_then_depth_then_name() -> None:
+def test_prefix_ties_break_on_depth_then_name_never_on_content() -> None:
     wheel = {"pkg/a.py": "b1"}
-    assert detect_prefix({"x/pkg/a.py": "other", "y/pkg/a.py": "b1"}, wheel) == "y/"
+    with pytest.raises(SourceError, match="under 'x/' and 'y/', which hold different versions"):
+        detect_prefix({"x/pkg/a.py": "other", "y/pkg/a.py": "b1"}, wheel)
     assert detect_prefix({"src/pkg/a.py": "b1", "pkg/a.py": "b1"}, wheel) == ""
     assert detect_prefix({"b/pkg/a.py": "b1", "a/pkg/a.py": "b1"}, wheel) == "a/"
     assert detect_prefix({"elsewhere.py": "b1"}, wheel) == ""

@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import wheelkit
+from cli_support import run_json
+
 from k3diff.documents.provenance import provenance_json
 from k3diff.provenance.check import (
     SourceStatus,
@@ -169,3 +172,26 @@ def test_a_version_seen_twice_names_its_newest_commit(tmp_path: Path) -> None:
     report = check_source_range(repo, f"{c0}..HEAD", {"pkg/v.py": v1})
 
     assert (report.files[0].status, report.files[0].matched_commit) == (SourceStatus.STALE, c3)
+
+
+def test_a_file_differing_from_the_commit_only_in_line_endings_says_so(tmp_path: Path) -> None:
+    """A Windows checkout's build: its diff against the commit removed and added every line
+    again, identical on screen, under `(+2 -2 lines)` (review67). It is still W401 (its bytes
+    differ), said as line endings only, not diffed."""
+    files = {"pkg/__init__.py": b"", "pkg/a.py": b"A = 1\nB = 2\n"}
+    repo = tmp_path / "repo"
+    make_repo(repo, [files])
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", {**files, "pkg/a.py": b"A = 0\n"})
+    crlf = {**files, "pkg/a.py": b"A = 1\r\nB = 2\r\n"}
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", crlf)
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    (w401,) = [f for f in report["findings"] if f["code"] == "W401"]
+    assert w401["detail"] == (
+        "differs from pkg/a.py at the source commit; line endings only (CRLF against LF): not "
+        "diffed line by line"
+    )
+    (entry,) = [e for e in report["entries"] if e["path"] == "pkg/a.py"]
+    assert (entry["source"]["status"], entry["source"]["diff"]) == ("mismatch", None)
