@@ -291,3 +291,37 @@ def test_a_wheel_changed_under_a_source_document_names_the_repository_given(
         assert again.exit_code in (0, 1), again.stderr
     result = run_k3diff("report", *inputs, "--out", "bundle", cwd=tmp_path)
     assert result.exit_code in (0, 1), result.stderr
+
+
+def test_a_triage_made_from_a_comparison_made_again_is_named_with_it(tmp_path: Path) -> None:
+    """newuser67, on the demo: a capture edited after the documents were written. report named
+    the capture with cmp.json's command; run as printed, the next report refused triage.json,
+    made from the old cmp.json, and only then named triage's command. Now triage.json is named
+    in the same refusal, after cmp.json, with its command, and the commands run in the order
+    printed let report take the inputs."""
+    from bundle.helpers import seed
+
+    comparison, samples, triaged = seed(tmp_path)
+    patch = tmp_path / "patch.jsonl"
+    assert '"same q4"' in patch.read_text()
+    patch.write_text(patch.read_text().replace('"same q4"', '"other q4"'))
+    inputs = [comparison, "base.jsonl", "patch.jsonl", samples, triaged]
+
+    result = run_k3diff("report", *inputs, "--out", "refused", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    head, *lines = result.stderr.splitlines()
+    said = HEAD.match(head)
+    assert said is not None, result.stderr
+    assert said.group(1) == (
+        "1 input changed since the documents that record them were written, and 1 document "
+        "made from one of those documents"
+    ), head
+    assert lines[0].startswith("  (1) patch.jsonl: changed since cmp.json "), lines[0]
+    assert lines[1].startswith("  (2) triage.json: made from cmp.json, "), lines[1]
+    commands = [c.group(1) for line in lines if (c := COMMAND.search(line)) is not None]
+    assert [shlex.split(c)[0] for c in commands] == ["responses", "triage"], lines
+    for printed in commands:
+        again = run_k3diff(*shlex.split(printed), cwd=tmp_path)
+        assert again.exit_code in (0, 1), again.stderr
+    result = run_k3diff("report", *inputs, "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.stderr
