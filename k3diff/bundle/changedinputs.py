@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import escape
-from k3diff.bundle import runagain
+from k3diff.bundle import runagain, wheelsource
 from k3diff.bundle.stale import StaleDocument
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
@@ -236,12 +236,16 @@ def changed_wheels(
     stale: list[StaleDocument],
     whole: tuple[str, Mapping[str, Any], list[list[str]] | None] | None,
     claimed: frozenset[str] = frozenset(),
+    repos: Sequence[Path] = (),
 ) -> set[Path] | None:
     """A wheel a wheels document (`body`; a release set's pair: `whole`, the set's name, body
     and sides as given) records, given under its name but changed since: its refusal added to
     `stale`, naming the command that writes the document (a pair's: its set) anew from the
-    wheels as given; the wheels given that it names (the other too), None where none
-    changed."""
+    wheels as given, its source check in the directory of `repos` holding its commit; the
+    wheels given that it names (the other too) and that directory, None where none changed
+    (newuser67: the command said `--source REPO` though the repository was given, and that
+    directory, tied to nothing, stopped the checks after it, so the inputs they would have
+    named changed were met one run later)."""
     recorded = []
     for side in ("base", "patch"):
         wheel = body.get(side)
@@ -267,14 +271,16 @@ def changed_wheels(
     if found is None or not found[1]:
         return None  # none given, or both with the bytes recorded: run again (wheelsrederive)
     paths, mismatches = found
+    repository = wheelsource.recorded_repository(body, name, repos)
     if whole is None:
-        written, command = name, runagain.wheels_args(body, paths[0], paths[1], None)
+        written, command = name, runagain.wheels_args(body, paths[0], paths[1], repository)
     else:  # a pair is written by its release set's command, on the wheels as given now
         written, body_of_set, sides = whole
         now = {m.recorded.sha256: (m.given, 0) for m in mismatches if m.given is not None}
         sides = sides or runagain.given_sides(body_of_set, {**given, **now})
-        command = runagain.wheelset_args(body_of_set, sides)
+        command = runagain.wheelset_args(body_of_set, sides, repository)
     tied = {path for path in paths if path in digest_of}
+    tied.update([] if repository is None else [repository])
     stale.extend(refusals(written, mismatches, "wheels", command, "wheels", tied))
     return tied
 

@@ -103,7 +103,8 @@ def _source_stage(name: str, wheels: WheelsDocument, label: str) -> Stage:
     counts = dict(provenance.summary)
     checked = sum(counts.get(k, 0) for k in ("match", "mismatch", "absent"))
     commit = provenance.commit  # the full id: a short one can be shadowed
-    where = f"{provenance.repo} at {provenance.rev or provenance.range} ({commit})"
+    rev = provenance.rev or provenance.range  # the commit itself (newuser67): said once
+    where = f"{provenance.repo} at {rev}" + ("" if rev == commit else f" ({commit})")
     headline = (
         f"{label}: source: {counts.get('match', 0):,} of {checked:,} changed or added Python "
         f"files match {where}"

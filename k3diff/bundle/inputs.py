@@ -19,7 +19,7 @@ from k3diff.bundle.auditrederive import check_audit_again
 from k3diff.bundle.givenfiles import given_digests
 from k3diff.bundle.logsdirs import logs_directories
 from k3diff.bundle.logsrederive import check_logs_again, older_refusal
-from k3diff.bundle.rederive import derived_comparisons, triaged_at_house
+from k3diff.bundle.rederive import derived_comparisons, made_from_remade, triaged_at_house
 from k3diff.bundle.responsesrederive import check_responses_again, own_document
 from k3diff.bundle.runagain import stale_refused
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
@@ -101,6 +101,7 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
         responses = check_responses_again(
             documents, unread, digests, logs_tied, older_refusal(older_logs), copies, stale=stale
         )
+        made_from_remade(documents, links, stale)  # before links name the comparisons' inputs
         for name in responses:
             links[name] = "its inputs"
         for name in logs_again:

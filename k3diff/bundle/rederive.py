@@ -29,6 +29,7 @@ from k3diff.bundle import runagain
 from k3diff.bundle.difference import first_difference as first_difference  # as before
 from k3diff.bundle.difference import older_lacks as older_lacks  # importable from here
 from k3diff.bundle.housealpha import HOUSE_ALPHA
+from k3diff.bundle.stale import StaleDocument
 from k3diff.docbody import Kind
 from k3diff.documents import triage as triage_document
 from k3diff.documents.read import Document
@@ -93,6 +94,32 @@ def derived_comparisons(
                 )
             )
     return linked
+
+
+def made_from_remade(
+    documents: Sequence[Document], linked: Mapping[str, str], stale: list[StaleDocument]
+) -> None:
+    """Add to `stale` each triage document that follows from a comparison (`linked`) refused
+    for an input changed since (`changedinputs`): made again from the inputs as they are, the
+    comparison may no longer explain it, so it is named with its own command, to run once the
+    comparison's has (newuser67: it was refused only by the next report, after that command)."""
+    remade = {s.name for s in stale if s.key != s.name and not s.after}
+    for doc in documents:
+        comparison = linked.get(doc.name)
+        if doc.kind is not Kind.TRIAGE or comparison not in remade:
+            continue
+        logs = [log.name for log in _logs_of(doc, documents)]
+        command = runagain.triage_args(doc.typed(TriageDocument), str(comparison), logs)
+        stale.append(
+            StaleDocument(
+                f"{doc.name}: made from {comparison}, an input of which changed: once "
+                f"{comparison} is made again, "
+                + runagain.again(command, doc.name, "triage", doc.name),
+                doc.name,
+                key=f"{doc.name}\0made from {comparison}",
+                after=True,
+            )
+        )
 
 
 def _made_from(stated: Mapping[str, Any], comparisons: Sequence[Document]) -> Document:

@@ -18,9 +18,17 @@ class StaleDocument(InputError):
     checked, then refused with every other one found (`refuse_stale`)."""
 
     def __init__(
-        self, message: str, name: str, files: tuple[Path, ...] = (), key: str | None = None
+        self,
+        message: str,
+        name: str,
+        files: tuple[Path, ...] = (),
+        key: str | None = None,
+        after: bool = False,
     ) -> None:
         super().__init__(message)
+        self.after = after
+        """A document made from one another refusal makes again (`rederive.made_from_remade`):
+        it follows now, and will not once that one is made again."""
         self.name = name
         """The document, as given."""
         self.files = files
@@ -80,8 +88,9 @@ def refuse_stale(stale: Sequence[StaleDocument], given: Sequence[str]) -> None:
         return
     if len(stale) == 1:
         raise stale[0]
-    inputs = sum(1 for s in stale if s.key != s.name)
-    documents = len(stale) - inputs
+    inputs = sum(1 for s in stale if s.key != s.name and not s.after)
+    after = sum(1 for s in stale if s.after)
+    documents = len(stale) - inputs - after
     counted = [
         f"{inputs:,} input{'s' if inputs != 1 else ''} changed since the documents that record "
         "them were written"
@@ -90,6 +99,9 @@ def refuse_stale(stale: Sequence[StaleDocument], given: Sequence[str]) -> None:
         f"{documents:,} document{'s do' if documents != 1 else ' does'} not follow from the "
         f"inputs given with {'them' if documents != 1 else 'it'}"
         if documents
+        else "",
+        f"{after:,} document{'s' if after != 1 else ''} made from one of those documents"
+        if after
         else "",
     ]
     said = ", and ".join(c for c in counted if c)

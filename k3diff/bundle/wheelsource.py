@@ -123,6 +123,17 @@ def repository_for(source: RecordedSource, repos: Sequence[Path]) -> Path | None
     return next((repo for repo in repos if holds(repo, source)), None)
 
 
+def recorded_repository(body: Any, name: str, repos: Sequence[Path]) -> Path | None:
+    """The directory given that holds the commit(s) a wheels document's (or a release set
+    pair's) `rerun.source` records; None where it records no source check or none holds them."""
+    from k3diff.wheels.rerunoptions import rerun_options
+
+    if not repos or not isinstance(body, dict) or "rerun" not in body:
+        return None
+    _, source = rerun_options(body["rerun"], name)
+    return None if source is None else repository_for(source, repos)
+
+
 def named_as_given(document: dict[str, Any], again: dict[str, Any]) -> dict[str, Any]:
     """`again` with the document's names for the repository and revisions (`AS_GIVEN`): the
     rerun named them by full id and by where report was given the repository."""

@@ -210,7 +210,7 @@ def _check_one(
     digests = _digests(body, given)
     if digests is None or whole is not None:  # a wheel changed since (report67), or none given
         # (a pair of a set's directories: a side's wheel the other side holds, changed in its own)
-        changed = changed_wheels(name, body, given, stale, whole, claimed)
+        changed = changed_wheels(name, body, given, stale, whole, claimed, repos)
         if changed is not None:  # refused: not run again
             return Checked((), None, False), changed
         if digests is None:

@@ -42,8 +42,8 @@ def verdict_text(report: AuditReport) -> str:
     clause = escape.text(waivers.verdict_clause()) if waivers else ""  # reasons are input
     if errors:
         return (
-            f"FAIL: {plural(errors, 'error')} ({plural(total, 'finding')}) in {artifacts}"
-            f"{clause} (exit {code})"
+            f"FAIL: {plural(errors, 'error')} ({plural(total, 'finding')}); {artifacts} "
+            f"audited{clause} (exit {code})"
         )
     return f"OK: {artifacts} audited, {plural(total, 'warning')}{clause} (exit {code})"
 

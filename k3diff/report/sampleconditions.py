@@ -67,8 +67,9 @@ def models_text(result: SampleResult) -> str:
         count = len(models.across)
         text += (
             f"; base and patch answered {count} record{'s' if count != 1 else ''} as different "
-            "models: triage clears none of them (one model under two names? compare with "
-            "`k3diff responses --ignore-field model`)"
+            "models: triage clears none of them unless its comparison ignores `model` (one "
+            "model under two names, as two model directories are: `k3diff responses "
+            "--ignore-field model`)"
         )
     return text
 

@@ -170,7 +170,8 @@ def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerd
     # A mode not exercised or unproven clears nothing however many samples it takes: only a
     # run the server batches (or whose gauge proves it) would decide it, never "N more".
     more: int | None = None if unexercised or unknown else ev.more_samples
-    undecided = category is Category.INCONCLUSIVE and ev.outside and not unexercised
+    # Its novelty count neither (newuser67: an unproven mode of new answers asked for "4 more").
+    undecided = category is Category.INCONCLUSIVE and ev.outside and not (unexercised or unknown)
     if undecided and min(ev.base.n, ev.patch.n) >= 2:
         level = settings.alpha / max(1, adjusted.novelty_tests)
         more = stats.novelty_samples_to_decide(ev.patch_outputs, ev.base_outputs, ev.known, level)

@@ -80,7 +80,7 @@ class Code(Enum):
     W626 = "extension needs a newer stable ABI than in the base (--explain)"
     W627 = "data file that is site-packages on some of the wheel's Pythons or platforms only"
     W628 = "module shadowed or unshadowed: a file no longer runs, or one that never ran now does"
-    W629 = "extension named for CPython versions other than some its tags install it on"
+    W629 = "extension not importable on some Python its tags install it on"
     W630 = "patch installs on fewer systems than the base (its tags drop Pythons or platforms)"
     W701 = "executable .pth line added or changed (runs at every interpreter start)"
     W702 = "sitecustomize/usercustomize module added or changed (runs at every start)"

@@ -244,3 +244,84 @@ def test_a_release_set_of_files_names_its_wheel_changed_since(tmp_path: Path, ed
     assert run_k3diff(*shlex.split(command.group(1)), cwd=tmp_path).exit_code in (0, 1)
     result = run_k3diff("report", "s.json", *wheels, extra, "--out", "o", cwd=tmp_path)
     assert result.exit_code in (0, 1), result.stderr
+
+
+def test_a_wheel_changed_under_a_source_document_names_the_repository_given(
+    tmp_path: Path,
+) -> None:
+    """newuser67: the demo's report inputs (a wheels document made with `--source src --commit
+    HEAD`, both wheels, the repository `src`, a responses document and its captures), then the
+    patch wheel and the patch capture edited. report named the wheel alone: the repository
+    given, tied to no document run again, stopped every later check, so the capture was met
+    only after the wheels command had been run; and that command said `--source REPO` though
+    `src` was given. Now both are named at once, the command names `src`, and run as printed
+    both commands let report take the inputs."""
+    from bundle.helpers import pkg_source_repo
+
+    pkg_source_repo(tmp_path)
+    files = {"pkg/__init__.py": b""}
+    wheelkit.make_wheel(tmp_path / "base", "pkg", "1.0", files)
+    wheelkit.make_wheel(tmp_path / "patch", "pkg", "1.0", {**files, "pkg/new.py": b"x = 1\n"})
+    wheels = ["base/pkg-1.0-py3-none-any.whl", "patch/pkg-1.0-py3-none-any.whl"]
+    made = run_k3diff(
+        "wheels", *wheels, "--source", "src", "--commit", "HEAD", "--format", "json",
+        "-o", "wheels.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code in (0, 1), made.stderr
+    _, responses = MADE["responses"][0](tmp_path)  # d.json, base.jsonl, patch.jsonl
+    inputs = ["wheels.json", *wheels, "src", *responses]
+    _append(tmp_path / wheels[1], b"x")
+    _append(tmp_path / "patch.jsonl", b"\n")
+
+    result = run_k3diff("report", *inputs, "--out", "refused", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    head, *lines = result.stderr.splitlines()
+    said = HEAD.match(head)
+    assert said is not None, result.stderr
+    assert said.group(1) == "2 inputs changed since the documents that record them were written"
+    assert lines[0].startswith(f"  (1) {wheels[1]}: changed since wheels.json "), lines[0]
+    assert lines[1].startswith("  (2) patch.jsonl: changed since d.json "), lines[1]
+    commands = [c.group(1) for line in lines if (c := COMMAND.search(line)) is not None]
+    assert len(commands) == 2, lines
+    wheels_command = shlex.split(commands[0])
+    at = wheels_command.index("--source")
+    assert wheels_command[at + 1] == "src", commands[0]
+    for printed in commands:
+        again = run_k3diff(*shlex.split(printed), cwd=tmp_path)
+        assert again.exit_code in (0, 1), again.stderr
+    result = run_k3diff("report", *inputs, "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.stderr
+
+
+def test_a_triage_made_from_a_comparison_made_again_is_named_with_it(tmp_path: Path) -> None:
+    """newuser67, on the demo: a capture edited after the documents were written. report named
+    the capture with cmp.json's command; run as printed, the next report refused triage.json,
+    made from the old cmp.json, and only then named triage's command. Now triage.json is named
+    in the same refusal, after cmp.json, with its command, and the commands run in the order
+    printed let report take the inputs."""
+    from bundle.helpers import seed
+
+    comparison, samples, triaged = seed(tmp_path)
+    patch = tmp_path / "patch.jsonl"
+    assert '"same q4"' in patch.read_text()
+    patch.write_text(patch.read_text().replace('"same q4"', '"other q4"'))
+    inputs = [comparison, "base.jsonl", "patch.jsonl", samples, triaged]
+
+    result = run_k3diff("report", *inputs, "--out", "refused", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    head, *lines = result.stderr.splitlines()
+    said = HEAD.match(head)
+    assert said is not None, result.stderr
+    assert said.group(1) == (
+        "1 input changed since the documents that record them were written, and 1 document "
+        "made from one of those documents"
+    ), head
+    assert lines[0].startswith("  (1) patch.jsonl: changed since cmp.json "), lines[0]
+    assert lines[1].startswith("  (2) triage.json: made from cmp.json, "), lines[1]
+    commands = [c.group(1) for line in lines if (c := COMMAND.search(line)) is not None]
+    assert [shlex.split(c)[0] for c in commands] == ["responses", "triage"], lines
+    for printed in commands:
+        again = run_k3diff(*shlex.split(printed), cwd=tmp_path)
+        assert again.exit_code in (0, 1), again.stderr
+    result = run_k3diff("report", *inputs, "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.stderr

@@ -82,3 +82,23 @@ def test_a_name_moved_or_edited_is_named_and_the_commit_checked_stays_the_record
         f"d.json: the revision v9 (refs/tags/v1.0), recorded as naming commit {recorded}, names no commit"
         in said
     )
+
+
+def test_a_commit_given_by_its_full_id_is_said_once(tmp_path: Path) -> None:
+    """newuser67: the command `report` prints for a wheels document to make again names the
+    recorded commit by full id (`--commit f06f38…`); the bundle of the document it writes said
+    `match src at f06f38… (f06f38…)`. A revision that is the commit itself is said once; a name
+    keeps the commit beside it."""
+    wheels, document = _setup(tmp_path)
+    recorded = document["provenance"]["commit"]
+    result = run_k3diff(
+        "wheels", *wheels, "--source", "src", "--commit", recorded,
+        "--format", "json", "-o", "full.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stdout + result.stderr
+    for made, where in (("full.json", recorded), ("w.json", f"v1.0 ({recorded})")):
+        report = run_k3diff("report", made, "--out", f"b-{made}", cwd=tmp_path)
+        assert report.exit_code == 0, report.stderr
+        summary = json.loads((tmp_path / f"b-{made}" / "summary.json").read_text())
+        (row,) = [r for r in summary["matrix"] if r["evidence"] == "source match"]
+        assert row["finding"].endswith(f"changed or added Python files match src at {where}"), row

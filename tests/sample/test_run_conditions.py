@@ -119,7 +119,9 @@ def test_one_record_answered_as_several_models_fails_the_run_as_triage_refuses_i
 def test_sides_answered_as_different_models_are_a_note(fault_server: Any, tmp_path: Path) -> None:
     """The patch's server names another model every time (a checkpoint copy named by its
     path): triage keeps the record from clearing and refuses nothing, so the run passes and
-    says it."""
+    says it; and says that a comparison ignoring `model` lets triage clear it (newuser67: it
+    said "triage clears none of them" after README's two-model-directory run, whose comparison
+    ignores `model` and whose triage cleared them)."""
     base, patch = fault_server(), fault_server("--model", "/ckpt/copy")
     prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0"}])
     args = ("--base", base.url, "--patch", patch.url, "--prompts", prompts, "--repeats", "2",
@@ -135,7 +137,8 @@ def test_sides_answered_as_different_models_are_a_note(fault_server: Any, tmp_pa
     assert said.startswith("OK: ")
     assert (
         'models: base answered as "m" (2), patch answered as "/ckpt/copy" (2), requested "m"; '
-        "base and patch answered 1 record as different models: triage clears none of them"
+        "base and patch answered 1 record as different models: triage clears none of them "
+        "unless its comparison ignores `model`"
     ) in said
 
 

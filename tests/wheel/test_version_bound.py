@@ -299,3 +299,24 @@ def test_a_name_every_python_the_tags_install_on_finds_passes(
     tmp_path: Path, tag: str, names: list[str]
 ) -> None:
     assert "W629" not in _codes_of(_wheel(tmp_path, tag, *names))
+
+
+@pytest.mark.parametrize(
+    ("tag", "name", "named_for"),
+    [
+        (f"cp311-cp311-{PLATFORM}", "demo/_ext.pypy310-pp73-x86_64-linux-gnu.so", "PyPy 3.10"),
+        (f"cp313-cp313t-{PLATFORM}", "demo/_ext.abi3.so", "the stable ABI (abi3)"),
+    ],
+)
+def test_the_finding_says_what_fails_whatever_the_file_is_named_for(
+    tmp_path: Path, tag: str, name: str, named_for: str
+) -> None:
+    """newuser67: W629's message said "extension named for CPython versions other than some its
+    tags install it on" above a detail saying the file was named for PyPy 3.10, or for the
+    stable ABI: the finding is that some Python the wheel installs on cannot import it."""
+    result = run_k3diff("audit", _wheel(tmp_path, tag, name))
+    assert result.exit_code == 1, result.stderr
+    (line,) = [line for line in result.stdout.splitlines() if "W629" in line]
+    assert "CPython versions" not in line, line
+    said = "extension not importable on some Python its tags install it on: named for "
+    assert f"{said}{named_for} alone" in line, line
