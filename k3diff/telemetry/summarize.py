@@ -84,7 +84,8 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
         reported = [c for c in cached if c is not None]
         prompt = [server_count(s.usage.get("prompt_tokens")) for s in group if s.usage is not None]
         # A cold-warm record's repeat 0 is its cold request: its hit is no reuse (telem67).
-        cold = [c for s, c in zip(group, cached, strict=True) if is_cold(s.mode, s.repeat)]
+        # One whose usage was not valid may have hit: it holds the side (left67).
+        cold = [(s, c) for s, c in zip(group, cached, strict=True) if is_cold(s.mode, s.repeat)]
         result.append(
             ModeTelemetry(
                 side=side,
@@ -97,7 +98,8 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
                 cached_tokens=sum(reported),
                 cache_reported=len(reported),
                 cache_hits=sum(1 for c in reported if c > 0),
-                cold_hits=sum(1 for c in cold if c),
+                cold_hits=sum(1 for _, c in cold if c),
+                cold_unread=sum(1 for s, c in cold if c is None and s.usage_invalid is not None),
             )
         )
     return tuple(result)

@@ -160,3 +160,57 @@ def test_a_cold_request_that_reused_kv_blocks_fails_cache_reuse(
     assert gap["detail"].startswith(
         "the cold request was not cold: 1 cold-warm cold request (repeat 0) hit the cache"
     )
+
+
+def test_a_cold_request_whose_usage_is_not_valid_holds_cache_reuse(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """left67: the patch's server ignores `cache_salt`, and its cold request's usage came back
+    no counts (`usage_invalid`): whether it missed cannot be read, so the warm requests' hits
+    do not pass the side, as a cold request's invalid KV counts do not (telem67). Before, the
+    cold request hid behind its invalid usage and the side passed."""
+    out = _cold_warm(fault_server, tmp_path, {"cache": "prefix", "ignore_salt": True})
+    log = out / "samples.jsonl"
+    why = "usage.prompt_tokens_details.cached_tokens is '7', not a non-negative integer count"
+    edited = []
+    for text in log.read_text().splitlines():
+        line = json.loads(text)
+        if line.get("side") == "patch" and line.get("mode") == "cold-warm" and not line["repeat"]:
+            line["usage"], line["usage_invalid"] = None, why
+        edited.append(json.dumps(line))
+    log.write_text("\n".join(edited) + "\n")
+    _, lines = read_samples(out)
+    assert (_hits(lines, "base", cold=False), _hits(lines, "patch", cold=False)) == (
+        REPEATS - 1, REPEATS - 1,
+    )  # fmt: skip
+
+    code, doc, text = run_telemetry(log, "--expect", "cache-reuse")
+    assert code == 1, text
+    (gap,) = doc["not_exercised"]
+    assert gap["side"] == "patch"
+    assert gap["detail"].startswith(
+        "whether the cold request was cold cannot be read: 1 cold-warm cold request reported "
+        "usage that is not valid; the control's"
+    )
+    rows = {(m["side"], m["mode"]): m for m in doc["modes"]}
+    assert rows[("patch", "cold-warm")]["cold_unread"] == 1
+    assert "cold_unread" not in rows[("base", "cold-warm")]
+    # Without --expect the run is summarised, and the text still says it.
+    code, _, text = run_telemetry(log)
+    assert code == 0
+    assert (
+        "cold-warm, patch: whether the cold request was cold cannot be read: 1 cold-warm cold "
+        "request reported usage that is not valid"
+    ) in text
+    # The bundle says it and recounts it: the finding removed, the document is refused.
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    bundle = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b0")
+    assert bundle.exit_code == 1, bundle.stderr
+    report = (tmp_path / "b0" / "REPORT.md").read_text()
+    assert "1 cold-warm cold requests' usage not valid (may have hit)" in report
+    doc["not_exercised"] = []
+    doc["verdict"] = {"ok": True, "exit_code": 0}
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    edited_doc = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b1")
+    assert edited_doc.exit_code == 2
+    assert "1 cold requests whose usage or KV-cache counts are no counts" in edited_doc.stderr
