@@ -12,7 +12,9 @@ An import system finds an extension module `NAME` in a directory by the suffixes
   too, but an abi3 extension crashes it (cpython#120901), and 3.15 drops it (cpython#146636);
   pip never installs an abi3 tag there (packaging's `_abi3_applies`), so it is not counted.
 * CPython on Windows (`Python/dynload_win.c`): `.cp3Y-PLATFORM.pyd`, `t` after the version on
-  a free-threaded build (`.cp313t-win_amd64.pyd`), `_d` before it on a debug one; then `.pyd`.
+  a free-threaded build (`.cp313t-win_amd64.pyd`), `_d` before it on a debug one
+  (`_d.cp313-win_amd64.pyd`: `_C_d.cp313-win_amd64.pyd` is module `_C`'s); then `.pyd`
+  (`_d.pyd` on a debug one).
 * PyPy: `.pypy3Y-pp73-PLATFORM.so` (`.pyd` on Windows) alone: no stable ABI, no bare `.so`
   (pypy/pypy#4011). GraalPy: its own ABI's (`.graalpy242-311-native-x86_64-linux.so`).
 
@@ -61,6 +63,8 @@ _PYPY = lazy(r"pypy3(\d+)-(pp\d+)(?:-[^.]+)?")
 _MARKS = (".cpython-3", ".cp3", ".abi3", ".pypy", ".graalpy")
 _EXTENSION = (".so", ".pyd")
 _MODULES = ("purelib", "platlib")
+_DEBUG = "_d"
+"""What a Windows debug build's tagged suffix starts with (`_d.cp313-win_amd64.pyd`)."""
 _PATH = operator.itemgetter(2)
 
 
@@ -104,7 +108,18 @@ class FileAbi(NamedTuple):
 def file_abi(name: str) -> FileAbi | None:
     """The ABI a file name's suffix names, None for a suffix of no ABI (`.so`, `.pyd`) or one
     k3diff does not read."""
-    return _suffix_abi(name.partition(".")[2])
+    return module_abi(name)[1]
+
+
+def module_abi(name: str) -> tuple[str, FileAbi | None]:
+    """The module a file name is for and the ABI its suffix names (`file_abi`). A Windows debug build looks for `_d` before
+    the tagged suffix (`dynload_win.c`: `_C_d.cp313-win_amd64.pyd` is `_C`'s, for `cp313d`;
+    left67: before, it was read as a module `_C_d` a release 3.13 finds)."""
+    module, _, suffix = name.partition(".")
+    abi = _suffix_abi(suffix)
+    if abi is not None and abi.kind == "windows" and module.endswith(_DEBUG) and module != _DEBUG:
+        return module.removesuffix(_DEBUG), abi._replace(abi=f"{abi.abi}d")
+    return module, abi
 
 
 @cache
@@ -158,8 +173,8 @@ def unimportable(
         if file.scheme not in _MODULES:
             continue
         head, _, name = file.path.rpartition("/")
-        module = f"{head}/{name.partition('.')[0]}"
-        abi = file_abi(name)
+        stem, abi = module_abi(name)
+        module = f"{head}/{stem}"
         if abi is None:
             plain.add(module)
         else:
