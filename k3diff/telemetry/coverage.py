@@ -115,7 +115,7 @@ def _cache_debt(coverage: Coverage, side: str) -> str | None:
     if cold:
         requests = "request" if cold == 1 else "requests"
         parts.append(
-            f"the cold request was not cold: {cold} cold-warm cold {requests} (repeat 0) hit "
+            f"the cold request was not cold: {cold} cold-warm cold {requests} hit "
             f"the cache, not counted: {COLD_NOTE}"
         )
     control = _control(coverage, side)
