@@ -47,7 +47,7 @@ from typing import NamedTuple
 
 from k3diff.lazyre import lazy
 from k3diff.wheel.installed import InstalledFile
-from k3diff.wheel.requirespython import python_admits
+from k3diff.wheel.requirespython import open_from, python_admits
 from k3diff.wheel.tagplatforms import NEWEST
 from k3diff.wheel.targets import version_number
 
@@ -226,31 +226,13 @@ def installs_on(tags: frozenset[str], requires_python: str | None) -> tuple[list
         return found, horizon, ""
     admits = python_admits(requires_python)
     open_run = any(p[0] == f"cp3{horizon}" for p in found)  # tags open in version
-    top = _open_from(requires_python, horizon) if open_run else horizon
+    top = open_from(requires_python, horizon) if open_run else horizon
     if top > horizon:
         found, horizon = tags_install_on(tags, top)
     kept = [p for p in found if admits(minor_of(p[0]))]
     if len(kept) == len(found):
         return found, horizon, ""
     return kept, horizon, f" and Requires-Python {requires_python[:80]!r}"
-
-
-@cache
-def _open_from(requires_python: str, horizon: int) -> int:
-    """The CPython minor version from which on the specifier admits every one (`>=3.25`:
-    3.25; `!=3.25.*`: 3.26) or none (`<3.25`: 3.25), at least `horizon`: the one that stands
-    for every later version, so that `+` in the finding is true. (Once per specifier: a pair's
-    wheels mostly share theirs.)"""
-    admits = python_admits(requires_python)
-    admitted = [m for m in range(horizon, NEWEST + 1) if admits(m)]
-    if not admitted:
-        return horizon
-    if admitted[-1] < NEWEST:
-        return admitted[-1] + 1
-    start = NEWEST
-    while start - 1 in admitted:
-        start -= 1
-    return start
 
 
 def _named_text(abis: list[FileAbi]) -> str:
