@@ -12,7 +12,6 @@ from pathlib import Path
 
 from k3diff.errors import ErrorBlock, InputError, K3diffError
 
-
 DOCUMENT, PROBLEM = "document", "problem"
 INPUT_STATES = ("changed", "missing", "added")
 """What an input refused by `changedinputs` is since its document (`StaleDocument.what`)."""

@@ -86,7 +86,9 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
         prompt = [server_count(s.usage.get("prompt_tokens")) for s in group if s.usage is not None]
         # A cold-warm record's cold request: its hit is no reuse (telem67).
         # One whose usage was not valid may have hit: it holds the side (left67).
-        cold = [(s, c) for s, c in zip(group, cached, strict=True) if is_cold(s.mode, s.repeat, s.cold)]
+        cold = [
+            (s, c) for s, c in zip(group, cached, strict=True) if is_cold(s.mode, s.repeat, s.cold)
+        ]
         result.append(
             ModeTelemetry(
                 side=side,
