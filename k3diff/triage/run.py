@@ -387,6 +387,8 @@ def _cache(mode: str, samples: list[Sample]) -> CacheCounts:
         len(warm),
         sum(1 for s in warm if (s.cached_tokens or 0) > 0),
         sum(1 for s in cold if (s.cached_tokens or 0) > 0),
+        frozenset(s.text_xxh3 for s in cold if s.text_xxh3 is not None),
+        frozenset(s.text_xxh3 for s in warm if s.text_xxh3 is not None),
     )
 
 
