@@ -69,8 +69,8 @@ def test_a_resumed_runs_cold_request_is_no_warm_one_to_triage(
     fault = {"cache": "prefix", "output": "cached"}
     prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0", "fault": fault}])
     out = tmp_path / "out"
-    args = ("--base", base.url, "--patch", patch.url, "--prompts", prompts, "--out", out)
-    args += ("--mode", "cold-warm", "--repeats", "4")
+    args: tuple[str | Path, ...] = ("--base", base.url, "--patch", patch.url, "--prompts", prompts)
+    args += ("--out", out, "--mode", "cold-warm", "--repeats", "4")
     assert sample(*args).exit_code == 0
     log = out / "samples.jsonl"
     kept = [
