@@ -224,6 +224,7 @@ def refusals(
             document,
             files=tuple(dict.fromkeys([*tied, *([] if m.given is None else [m.given])])),
             key=f"{document}\0{m.recorded.role}\0{m.given or m.recorded.name}",
+            what="added" if m.added else "missing" if m.given is None else "changed",
         )
         for m in mismatches
     ]

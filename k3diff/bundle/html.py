@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from k3diff import escape as text_escape
 from k3diff.bundle.markdown import CELL_CHARS, input_checked
 from k3diff.bundle.model import status_legend
+from k3diff.bundle.triagetable import column_legend
 
 if TYPE_CHECKING:
     from k3diff.bundle.plots import Plot
@@ -168,6 +169,8 @@ def render_html(summary: Mapping[str, Any], plots: Sequence[Plot]) -> str:
     for name, data in summary["tables"].items():
         parts.append(f"<h2>{escape(data['title'])}</h2>")
         parts.append(_table(f"table-{name}", data["columns"], data["rows"]))
+        if (legend := column_legend(data["columns"])) is not None:
+            parts.append(f'<p class="legend">{escape(legend)}</p>')
         if data["rows_omitted"]:
             parts.append(f"<p>… {data['rows_omitted']:,} more rows left out of the bundle.</p>")
     parts.append("<h2>Inputs</h2>")

@@ -32,6 +32,7 @@ from k3diff.bundle.changedinputs import Mismatch, Recorded
 from k3diff.bundle.difference import first_difference
 from k3diff.bundle.givenfiles import Copies, pick_copies
 from k3diff.bundle.logsdirs import SideTie, side_ties
+from k3diff.bundle.stale import PROBLEM
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -176,7 +177,8 @@ def check_logs_again(
             found = _found(doc.name, ties, picks, free, digest_of, directories or {}, claimed)
         except InputError as exc:  # a side's directory not given: said with the others
             files = tuple(p for side in picks.values() for p in side if p is not None)
-            stale.append(runagain.StaleDocument(str(exc), doc.name, files, f"{doc.name}\0dir"))
+            key = f"{doc.name}\0dir"
+            stale.append(runagain.StaleDocument(str(exc), doc.name, files, key, PROBLEM))
             continue
         if found is None:  # none of its logs given: judged from the document alone
             continue

@@ -10,6 +10,7 @@ from typing import Any
 
 from k3diff import escape
 from k3diff.bundle.model import status_legend
+from k3diff.bundle.triagetable import column_legend
 from k3diff.docbody import Kind
 from k3diff.documents.read import EVERY_LINE
 from k3diff.report.markdown import cell as markdown_cell
@@ -117,6 +118,8 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         lines += ["", f"## {escape_inline(data['title'])}", ""]
         rows = data["rows"]
         lines += table(data["columns"], rows[:ROWS_SHOWN])
+        if (legend := column_legend(data["columns"])) is not None:
+            lines += ["", escape_inline(legend)]
         hidden = len(rows) - min(len(rows), ROWS_SHOWN) + int(data["rows_omitted"])
         if hidden:
             lines += ["", f"… {hidden:,} more rows in summary.json (`tables.{name}`)."]

@@ -5,11 +5,18 @@ again they are said together, each with the command that brings its document up 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from k3diff.errors import ErrorBlock, InputError, K3diffError
+
+DOCUMENT, PROBLEM = "document", "problem"
+AFTER = "after"
+"""A document made from one another refusal makes again (`StaleDocument.after`)."""
+INPUT_STATES = ("changed", "missing", "added")
+"""What an input refused by `changedinputs` is since its document (`StaleDocument.what`)."""
 
 
 class StaleDocument(InputError):
@@ -24,6 +31,7 @@ class StaleDocument(InputError):
         files: tuple[Path, ...] = (),
         key: str | None = None,
         after: bool = False,
+        what: str = DOCUMENT,
     ) -> None:
         super().__init__(message)
         self.after = after
@@ -31,6 +39,9 @@ class StaleDocument(InputError):
         it follows now, and will not once that one is made again."""
         self.name = name
         """The document, as given."""
+        self.what = what
+        """What it refuses: an input `changed`, `missing` or `added` since its document, a
+        `document` that does not follow, or another `problem` a check found (left67)."""
         self.files = files
         """The inputs given that this refusal names (a changed input), so that no later check
         refuses them as given for nothing."""
@@ -61,10 +72,21 @@ def stale_refused(given: Sequence[str]) -> Iterator[list[StaleDocument]]:
     stale: list[StaleDocument] = []
     try:
         yield stale
+    except InputError as exc:
+        if stale and not isinstance(exc, ErrorBlock):  # said with them (left67: it was not)
+            stale.append(problem(exc))
+        refuse_stale(stale, given)
+        raise
     except K3diffError:
         refuse_stale(stale, given)
         raise
     refuse_stale(stale, given)
+
+
+def problem(error: InputError) -> StaleDocument:
+    """Another error a check found (a wheel no document names), said with the refusals: after
+    them (it names no document), without a command."""
+    return StaleDocument(str(error), "", key=f"\0{error}", what=PROBLEM)
 
 
 def named_inputs(stale: Sequence[StaleDocument]) -> frozenset[Path]:
@@ -88,27 +110,43 @@ def refuse_stale(stale: Sequence[StaleDocument], given: Sequence[str]) -> None:
         return
     if len(stale) == 1:
         raise stale[0]
-    inputs = sum(1 for s in stale if s.key != s.name and not s.after)
-    after = sum(1 for s in stale if s.after)
-    documents = len(stale) - inputs - after
-    counted = [
-        f"{inputs:,} input{'s' if inputs != 1 else ''} changed since the documents that record "
-        "them were written"
-        if inputs
-        else "",
-        f"{documents:,} document{'s do' if documents != 1 else ' does'} not follow from the "
-        f"inputs given with {'them' if documents != 1 else 'it'}"
-        if documents
-        else "",
-        f"{after:,} document{'s' if after != 1 else ''} made from one of those documents"
-        if after
-        else "",
-    ]
-    said = ", and ".join(c for c in counted if c)
-    whose = "its document" if inputs else "it"
-    raise ErrorBlock(
-        (
-            f"{said}, each named with the command that brings {whose} up to date:",
-            *(f"({n}) {refused}" for n, refused in enumerate(stale, 1)),
+    raise ErrorBlock((_head(stale), *(f"({n}) {refused}" for n, refused in enumerate(stale, 1))))
+
+
+def _head(stale: Sequence[StaleDocument]) -> str:
+    """The block's first line: what its lines are, counted (left67: inputs missing or added
+    were counted as changed, and a problem found with them was not said)."""
+    count = Counter(AFTER if refused.after else refused.what for refused in stale)
+    states = [(count[what], what) for what in INPUT_STATES if count[what]]
+    counted = []
+    if states:
+        first, what = states[0]
+        parts = [f"{first:,} input{'s' if first != 1 else ''} {what}"]
+        parts += [f"{n:,} {what}" for n, what in states[1:]]
+        counted.append(
+            f"{_listed(parts, ' and ')} since the documents that record them were written"
         )
-    )
+    if documents := count[DOCUMENT]:
+        counted.append(
+            f"{documents:,} document{'s do' if documents != 1 else ' does'} not follow from the "
+            f"inputs given with {'them' if documents != 1 else 'it'}"
+        )
+    if after := count[AFTER]:
+        counted.append(
+            f"{after:,} document{'s' if after != 1 else ''} made from one of those documents"
+        )
+    if problems := count[PROBLEM]:
+        counted.append(f"{problems:,} other problem{'s' if problems != 1 else ''}")
+    whose = "its document" if states else "it"
+    how = f"with the command that brings {whose} up to date"
+    if problems and not counted[1:]:
+        return f"{problems:,} problems with the inputs given:"
+    if problems:
+        which = " or ".join(["input"] * bool(states) + ["document"] * bool(documents or after))
+        return f"{_listed(counted, ', and ')}, each named (each {which} {how}):"
+    return f"{_listed(counted, ', and ')}, each named {how}:"
+
+
+def _listed(parts: Sequence[str], last: str) -> str:
+    """`a, b and c` (`last`: the word before the last part)."""
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])}{last}{parts[-1]}"

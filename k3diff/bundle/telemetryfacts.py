@@ -82,6 +82,8 @@ def _cache_lines(telemetry: TelemetryDocument) -> list[str]:
         cold = sum(m.cold_hits for m in rows) + (kv.cold_hits if kv is not None else 0)
         if cold:  # telem67: a cold request must miss; its hit is no reuse
             parts.append(f"{cold:,} cold-warm cold requests hit the cache, not counted as reuse")
+        if unread := sum(m.cold_unread for m in rows):  # left67: may have hit
+            parts.append(f"{unread:,} cold-warm cold requests' usage not valid (may have hit)")
         if not parts:
             continue
         lines.append(f"cache reuse, {side}: {'; '.join(parts)}")

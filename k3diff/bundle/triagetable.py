@@ -84,3 +84,25 @@ def triage_rows(documents: Sequence[Document]) -> tuple[list[str], list[list[obj
         "flags",
     ]
     return columns, rows
+
+
+COLUMNS_MEAN = {
+    "base bound": "the upper bound, at confidence 1 − α, on the share of the base's outputs "
+    "that differ from its most common one (its non-modal mass); patch bound the patch's",
+    "p adjusted": "the one-sided Fisher test's p that the patch is less stable than the base, "
+    "corrected across records (triage --correction; — where no test ran)",
+    "novelty p adjusted": "the p that the patch gave outputs the base never gives, corrected "
+    "likewise",
+    "more samples": "the samples per side that would decide the record (— where it is decided, "
+    "or more samples cannot decide it)",
+}
+"""What the triage table's columns a reader who never ran k3diff cannot guess mean, said under
+it in REPORT.md and report.html (left67: they were unexplained). `summary.json` keeps the
+columns' names; the legend is the renderers'."""
+
+
+def column_legend(columns: Sequence[str]) -> str | None:
+    """'Columns: base bound = …; more samples = …', for the columns the table has; None for a
+    table with none of them."""
+    shown = [f"{name} = {means}" for name, means in COLUMNS_MEAN.items() if name in columns]
+    return "Columns: " + "; ".join(shown) if shown else None

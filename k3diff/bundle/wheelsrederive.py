@@ -34,6 +34,7 @@ from k3diff.bundle import changedinputs, runagain, wheelsource
 from k3diff.bundle.changedinputs import changed_unpaired, changed_wheels
 from k3diff.bundle.difference import first_difference
 from k3diff.bundle.givenfiles import inputs_read
+from k3diff.bundle.stale import problem
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -347,13 +348,18 @@ def check_wheels_again(
         if one is not None:
             checked[doc.name], paths = one
             tied.update(paths)
-    for path, _ in given.values():
-        if path not in tied and path not in audited and path not in runagain.named_inputs(stale):
-            raise InputError(
-                f"{path}: no wheels document given compares it with another of the wheels "
-                "given (give both wheels the document names, by SHA-256, or by file name and "
-                "size for one made with --no-file-hash; a wheel is read only to run k3diff "
-                "wheels again on the two a document names)"
+    named = runagain.named_inputs(stale)
+    for path, _ in given.values():  # each said with every refusal, the checks after run on
+        if path not in tied and path not in audited and path not in named:
+            stale.append(  # left67: it was raised, and the checks after it never ran
+                problem(
+                    InputError(
+                        f"{path}: no wheels document given compares it with another of the "
+                        "wheels given (give both wheels the document names, by SHA-256, or by "
+                        "file name and size for one made with --no-file-hash; a wheel is read "
+                        "only to run k3diff wheels again on the two a document names)"
+                    )
+                )
             )
     for repo in repos:
         if repo not in tied and not given:

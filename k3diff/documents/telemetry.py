@@ -46,7 +46,10 @@ def _mode_json(mode: ModeTelemetry) -> dict[str, Any]:
         "cache_hits": mode.cache_hits,
         "spec_accepted": mode.spec_accepted,
         "spec_drafted": mode.spec_drafted,
-    } | ({"cold_hits": mode.cold_hits} if mode.cold_hits else {})
+    } | (
+        ({"cold_hits": mode.cold_hits} if mode.cold_hits else {})
+        | ({"cold_unread": mode.cold_unread} if mode.cold_unread else {})
+    )
 
 
 def _spec_json(spec: Speculation) -> dict[str, Any]:
@@ -167,6 +170,9 @@ class TelemetryMode:
     """Samples with cached prompt tokens."""
     cold_hits: int = 0
     """cold-warm: of `cache_hits`, the cold requests' (no evidence of reuse; telem67)."""
+    cold_unread: int = 0
+    """cold-warm: cold requests whose usage was not valid, so whether they hit cannot be read
+    (left67)."""
     spec_drafted: int | None = None
     """Draft tokens of the side's speculation source in this mode (None: none reported)."""
 
@@ -267,15 +273,16 @@ class TelemetryDocument:
 
 
 def _mode(fields: Fields) -> TelemetryMode:
-    cache_hits = fields.integer("cache_hits")
+    cache_hits, samples = fields.integer("cache_hits"), fields.integer("samples")
     return TelemetryMode(
         side=fields.string("side"),
         mode=fields.string("mode"),
-        samples=fields.integer("samples"),
+        samples=samples,
         cached_tokens=fields.integer("cached_tokens"),
         cache_reported=fields.integer("cache_reported"),
         cache_hits=cache_hits,
         cold_hits=part_of(fields, "cold_hits", cache_hits, "cache_hits"),
+        cold_unread=part_of(fields, "cold_unread", samples, "samples"),
         spec_drafted=fields.optional_integer("spec_drafted"),
     )
 

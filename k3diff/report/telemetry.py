@@ -18,6 +18,7 @@ from k3diff.telemetry.coverage import (
     CONTROL_NOTE,
     V0_NOTE,
     cold_hits,
+    cold_unread,
     kv_lost,
 )
 from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
@@ -276,8 +277,11 @@ def _kv_lines(report: TelemetryReport, bold: bool) -> list[str]:
             if cold := cold_hits(rows, kv):
                 lines.append(
                     f"cold-warm, {side}: the cold request was not cold: {cold} cold "
-                    f"request{'s' if cold != 1 else ''} (repeat 0) hit the cache: {COLD_NOTE}"
+                    f"request{'s' if cold != 1 else ''} hit the cache: {COLD_NOTE}"
                 )
+            if unread := cold_unread(rows, kv):
+                line = f"cold-warm, {side}: whether the cold request was cold cannot be read"
+                lines.append(f"{line}: {shown(unread)}")
     return [*lines, ""] if lines else []
 
 

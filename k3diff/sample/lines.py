@@ -153,6 +153,9 @@ class SampleLine:
     """loaded: of `load_ended`, those that failed (all of them: the batch is unproven)."""
     load_error: str | None = None
     """loaded: the last failed background request's error; None when none failed."""
+    cold: bool | None = None
+    """cold-warm: True on the first repeat a `--resume` sent of a record (under a fresh salt, or
+    after a flush: a cold request, as repeat 0 is); absent otherwise (left67)."""
 
     @property
     def ident(self) -> tuple[str, str, str, int]:
@@ -170,6 +173,13 @@ def _string(value: Mapping[str, Any], name: str, where: str) -> str:
     if not isinstance(item, str) or not item:
         raise InputError(f"{where}: '{name}' is missing or not a non-empty string")
     return item
+
+
+def _cold(value: Mapping[str, Any], mode: str, where: str) -> bool | None:
+    cold = value.get("cold")
+    if cold is not None and (cold is not True or mode != Mode.COLD_WARM.value):
+        raise InputError(f"{where}: 'cold' is written only as true, on a cold-warm sample")
+    return cold
 
 
 def _nullable(value: Mapping[str, Any], name: str, kind: type, where: str) -> Any:
@@ -258,6 +268,7 @@ def read_line(value: Mapping[str, Any], where: str, header: RunHeader) -> Sample
         load_ended=linevalues.optional_count(value, "load_ended", where),
         load_failed=linevalues.optional_count(value, "load_failed", where),
         load_error=_nullable(value, "load_error", str, where),
+        cold=_cold(value, mode, where),
     )
 
 
@@ -382,5 +393,6 @@ _OPTIONAL_FIELDS = (
     "load_ended",
     "load_failed",
     "load_error",
+    "cold",
 )
 """Fields a line holds only when set (logs written before them stay byte-identical)."""

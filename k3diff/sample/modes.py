@@ -33,7 +33,7 @@ from typing import Any
 
 from k3diff.errors import ServerError
 from k3diff.sample.model import PromptRecord
-from k3diff.sample.names import Mode
+from k3diff.sample.names import COLD_REPEAT, Mode
 from k3diff.sample.sampler import Sampler
 
 LOAD_ERROR_PAUSE = 0.5
@@ -194,7 +194,8 @@ async def run_control(sampler: Sampler, plan: Plan, kind: str, repeats: int) -> 
 
 async def run_cold_warm(sampler: Sampler, plan: Plan) -> int:
     """Per record and side: a cold request (the cache flushed when `--flush-url`, else under a
-    fresh `cache_salt`), then the other repeats warm under the same salt, one at a time."""
+    fresh `cache_salt`), then the other repeats warm under the same salt, one at a time. A
+    resumed run's first repeat of a record is that cold request (a new salt, a new flush)."""
     mode = Mode.COLD_WARM.value
     for index, record in enumerate(plan.records):
         for side in _order(plan.sides, index):
@@ -209,11 +210,14 @@ async def run_cold_warm(sampler: Sampler, plan: Plan) -> int:
                 await sampler.flush()
                 body = sampler.base_body(side, record)
             for repeat in todo:
-                await sampler.take(side, record, mode, repeat, body=body)
-                if repeat == 0 or repeat == todo[-1]:
+                # The first repeat sent is cold: repeat 0, or, resumed, the first still to do
+                # (a fresh salt or a flush now): logged `cold`, not counted warm (left67).
+                cold = repeat == todo[0] and repeat != COLD_REPEAT
+                await sampler.take(side, record, mode, repeat, body=body, cold=cold)
+                if repeat == todo[0] or repeat == todo[-1]:
                     # The cold request's `/perf_metrics` drained on their own (telem67): its
                     # reused KV blocks are no cache reuse but a salt or flush that did not take.
-                    await sampler.drain_perf(mode, record.key, repeat)
+                    await sampler.drain_perf(mode, record.key, repeat, cold)
     return 0
 
 

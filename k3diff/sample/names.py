@@ -38,6 +38,19 @@ class Mode(StrEnum):
     parameters ignored, or a cache or proxy answering). Never a `--mode` of its own."""
 
 
+COLD_REPEAT = 0
+"""A cold-warm record's cold request: its repeat 0, or the first repeat a `--resume` sends
+(`cold` on its line)."""
+
+
+def is_cold(mode: str, repeat: object, cold: object = None) -> bool:
+    """A cold-warm record's cold request: one that must miss the cache, so a hit there is no
+    evidence of reuse but of a salt or flush that did not take (telem67). Its repeat 0, or a
+    repeat logged `cold` (left67: a resumed run sends its first repeat of a record under a
+    fresh salt or after a flush, so that one is cold too; before, it was counted warm)."""
+    return mode == Mode.COLD_WARM.value and (repeat == COLD_REPEAT or cold is True)
+
+
 MODES = tuple(mode.value for mode in Mode)
 SAMPLING_MODES = tuple(mode.value for mode in Mode if mode is not Mode.CONTROL)
 """The modes `--mode` offers (the control is asked for with `--control`)."""

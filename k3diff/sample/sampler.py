@@ -6,7 +6,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import httpx
@@ -212,9 +212,10 @@ class Sampler:
         batch: str | None = None,
         body: dict[str, Any] | None = None,
         level: int | None = None,
+        cold: bool = False,
     ) -> None:
         """Send one request (`body` instead of the record's, for the control) and append its
-        sample, unless the log already holds it."""
+        sample, unless the log already holds it; `cold`: logged as a cold request."""
         sample_id = (side, record.key, mode, repeat)
         if sample_id in self.done:
             return
@@ -261,7 +262,7 @@ class Sampler:
             server_reset=reset,
             load=load,
         )
-        await self.log.append(line)
+        await self.log.append(replace(line, cold=True) if cold else line)
         self.done.add(sample_id)
         self.taken_now += 1
         self.tally.add(side, record.key, mode, outcome.text_xxh3)
@@ -272,14 +273,16 @@ class Sampler:
         if self.flush_url is not None:
             await self.client.flush(self.flush_url)
 
-    async def drain_perf(self, mode: str, key: str, repeat: int) -> None:
-        """Store what `/perf_metrics` holds now on each server that offers it."""
+    async def drain_perf(self, mode: str, key: str, repeat: int, cold: bool = False) -> None:
+        """Store what `/perf_metrics` holds now on each server that offers it (`cold`: drained
+        after a resumed run's cold request, said on the entry)."""
         if self.perf is None:
             return
         for side in sorted(self.perf_sides):
             status, metrics = await self.client.get_json(f"{self.perf_roots[side]}/perf_metrics")
             if status == 200 and metrics:
                 entry = {"side": side, "mode": mode, "key": key, "repeat": repeat}
+                entry |= {"cold": True} if cold else {}
                 self.perf.append({**entry, "metrics": metrics})
 
     def report(self) -> None:

@@ -13,7 +13,7 @@ from k3diff import bounded
 from k3diff.errors import InputError
 from k3diff.sample.lines import SampleLine
 from k3diff.sample.log import PerfLog
-from k3diff.sample.names import SIDES, Mode
+from k3diff.sample.names import SIDES, Mode, is_cold
 from k3diff.telemetry.engines import (
     SOURCE_SGLANG,
     SOURCE_TRTLLM,
@@ -26,18 +26,8 @@ from k3diff.telemetry.engines import (
 from k3diff.telemetry.model import KvReuse, Preemptions, SideUnits
 from k3diff.telemetry.windows import INVALID, CounterReset
 
-COLD_REPEAT = 0
-"""A cold-warm record's cold request: its repeat 0 (`k3diff.sample.modes.run_cold_warm`)."""
-
 SOURCE_ORDER = (SOURCE_TRTLLM, SOURCE_VLLM, SOURCE_SGLANG)
 """A side's speculation is read from the first source it reports (never two added up)."""
-
-
-def is_cold(mode: str, repeat: Any) -> bool:
-    """A cold-warm record's cold request (its repeat 0): one that must miss the cache, so a
-    hit there is no evidence of reuse but of a salt or flush that did not take (telem67:
-    before, it counted toward `--expect cache-reuse`)."""
-    return mode == Mode.COLD_WARM.value and repeat == COLD_REPEAT
 
 
 @dataclass
@@ -257,8 +247,9 @@ def account(logs: tuple[Path, ...], samples: list[SampleLine]) -> Accounts:
             drained = f"{entry.get('key')} {mode} repeat {entry.get('repeat')}"[:200]
             requests = list(trtllm_requests(entry.get("metrics")))
             # Drained after a cold-warm record's cold request (or, in logs before telem67, after
-            # the whole record, sent one at a time): its first record is the cold request's.
-            cold = is_cold(mode, entry.get("repeat"))
+            # the whole record, sent one at a time): its first record is the cold request's. A
+            # resumed run's cold request is drained `cold` (left67).
+            cold = is_cold(mode, entry.get("repeat"), entry.get("cold"))
             for number, request in enumerate(requests, 1):
                 where = drained + (f", record {number} of {len(requests)}" if requests[1:] else "")
                 accounts.add_request(side, mode, request, where, cold and number == 1)

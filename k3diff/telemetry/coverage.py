@@ -63,6 +63,25 @@ def cold_hits(rows: list[ModeTelemetry], kv: KvReuse | None) -> int:
     return sum(m.cold_hits for m in rows) + (kv.cold_hits if kv is not None else 0)
 
 
+def _cold_requests(count: int) -> str:
+    return f"{count} cold-warm cold request{'s' if count != 1 else ''}"
+
+
+def cold_unread(rows: list[ModeTelemetry], kv: KvReuse | None) -> str | None:
+    """Cold-warm cold requests whose counts were lost, per source (`usage_invalid`, KV counts
+    that are no counts): each may have hit the cache, so each holds `cache-reuse` (telem67,
+    left67: before, one whose usage was not valid passed the side on the warm requests' hits);
+    None when there is none."""
+    usage = sum(m.cold_unread for m in rows)
+    parts = [f"{_cold_requests(usage)} reported usage that is not valid"] if usage else []
+    if kv is not None and kv.invalid_cold:
+        parts.append(
+            f"{_cold_requests(kv.invalid_cold)} reported kv_cache_metrics that are no counts "
+            f"({kv_lost(kv)})"
+        )
+    return "; ".join(parts) or None
+
+
 def kv_lost(kv: KvReuse) -> str:
     """`2 requests' kv_cache_metrics not valid, lost (first: ...)`."""
     plural = "s'" if kv.invalid != 1 else "'s"
@@ -91,16 +110,12 @@ def _cache_debt(coverage: Coverage, side: str) -> str | None:
                 f"no request reused a KV block ({kv.requests - kv.cold_hits} report "
                 "kv_cache_metrics" + (f"; {kv_lost(kv)}" if kv.invalid else "") + ")"
             )
-    if kv is not None and kv.invalid_cold:  # lost: it may have hit (telem67)
-        parts.append(
-            f"whether the cold request was cold cannot be read: {kv.invalid_cold} cold-warm "
-            f"cold request{'s' if kv.invalid_cold != 1 else ''} reported kv_cache_metrics "
-            f"that are no counts ({kv_lost(kv)})"
-        )
+    if unread := cold_unread(rows, kv):
+        parts.append(f"whether the cold request was cold cannot be read: {unread}")
     if cold:
         requests = "request" if cold == 1 else "requests"
         parts.append(
-            f"the cold request was not cold: {cold} cold-warm cold {requests} (repeat 0) hit "
+            f"the cold request was not cold: {cold} cold-warm cold {requests} hit "
             f"the cache, not counted: {COLD_NOTE}"
         )
     control = _control(coverage, side)

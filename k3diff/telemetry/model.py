@@ -130,6 +130,10 @@ class ModeTelemetry:
     """cold-warm: of `cache_hits`, the cold requests' (repeat 0, under a fresh `cache_salt` or
     after `--flush-url`): a cold request must miss, so its hit is no evidence of reuse but of a
     salt or flush that did not take (telem67)."""
+    cold_unread: int = 0
+    """cold-warm: cold requests whose usage was not valid (`usage_invalid`) and whose cached
+    count nothing else reports: whether they missed the cache cannot be read (as `KvReuse`'s
+    `invalid_cold`; left67)."""
     spec_accepted: int | None = None
     spec_drafted: int | None = None
     """Draft tokens accepted and proposed in this side and mode, from the side's speculation

@@ -10,10 +10,11 @@ from typing import Any
 from k3diff.counts import FISHER_MAX_TOTAL, checked_total
 from k3diff.errors import InputError
 from k3diff.sample.lines import SampleLine
+from k3diff.sample.names import is_cold
 from k3diff.sample.reader import SamplesLog, read_samples_log
 from k3diff.sample.runs import check_pooled
 from k3diff.sample.stopline import LogStop, stop_said
-from k3diff.telemetry.accounting import Accounts, account, is_cold
+from k3diff.telemetry.accounting import Accounts, account
 from k3diff.telemetry.blocks import within_caps
 from k3diff.telemetry.coverage import Coverage, not_exercised
 from k3diff.telemetry.engines import server_count
@@ -83,8 +84,11 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
         cached = [_cached(s) for s in group]
         reported = [c for c in cached if c is not None]
         prompt = [server_count(s.usage.get("prompt_tokens")) for s in group if s.usage is not None]
-        # A cold-warm record's repeat 0 is its cold request: its hit is no reuse (telem67).
-        cold = [c for s, c in zip(group, cached, strict=True) if is_cold(s.mode, s.repeat)]
+        # A cold-warm record's cold request: its hit is no reuse (telem67).
+        # One whose usage was not valid may have hit: it holds the side (left67).
+        cold = [
+            (s, c) for s, c in zip(group, cached, strict=True) if is_cold(s.mode, s.repeat, s.cold)
+        ]
         result.append(
             ModeTelemetry(
                 side=side,
@@ -97,7 +101,8 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
                 cached_tokens=sum(reported),
                 cache_reported=len(reported),
                 cache_hits=sum(1 for c in reported if c > 0),
-                cold_hits=sum(1 for c in cold if c),
+                cold_hits=sum(1 for _, c in cold if c),
+                cold_unread=sum(1 for s, c in cold if c is None and s.usage_invalid is not None),
             )
         )
     return tuple(result)

@@ -15,7 +15,7 @@ from k3diff.triage import stats
 from k3diff.triage.model import Category, Flag, ModeVerdict, Settings
 from k3diff.triage.observations import Adjusted, ModeEvidence, SideObservations
 from k3diff.triage.reasons import reason
-from k3diff.triage.sides import SideStats
+from k3diff.triage.sides import CacheCounts, SideStats
 
 SERIAL = Mode.SERIAL.value
 CONCURRENT_MODES = frozenset(
@@ -66,10 +66,10 @@ def unproven(ev: ModeEvidence) -> bool:
     return ev.mode not in (SERIAL, COLD_WARM) and bool(ev.base.unproven or ev.patch.unproven)
 
 
-def cache_dependent(sequence: Sequence[str | None], hits: int) -> bool:
-    """cold-warm, cache hits proven: the cold (first) output is not among the warm ones."""
-    warm = {digest for digest in sequence[1:] if digest is not None}
-    return hits > 0 and bool(sequence) and sequence[0] is not None and sequence[0] not in warm
+def cache_dependent(cache: CacheCounts) -> bool:
+    """cold-warm, cache hits proven: a cold output is not among the warm ones (each cold
+    request's: a resumed run's first repeat of a record is one too, left67)."""
+    return cache.hits > 0 and not cache.cold_outputs <= cache.warm_outputs
 
 
 def first_request_differs(sequence: Sequence[str | None]) -> bool:
@@ -100,9 +100,7 @@ def evidence(
         flags.append(Flag.PATCH_INSIDE_BASE_SET if inside else Flag.PATCH_OUTSIDE_BASE_SET)
     if first_request_differs(base.sequence) or first_request_differs(patch.sequence):
         flags.append(Flag.FIRST_REQUEST_DIFFERS)
-    if mode == COLD_WARM and any(
-        cache_dependent(obs.sequence, obs.cache.hits) for obs in (base, patch)
-    ):
+    if mode == COLD_WARM and any(cache_dependent(obs.cache) for obs in (base, patch)):
         flags.append(Flag.CACHE_DEPENDENT)
     if base_stats.errors or patch_stats.errors:
         flags.append(Flag.ERRORS_PRESENT)

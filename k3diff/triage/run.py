@@ -16,7 +16,7 @@ from k3diff.responses.beams import beams_qualification
 from k3diff.responses.document import ResponsesDocument, ResponsesRecord
 from k3diff.responses.ignore import ignored_qualification
 from k3diff.sample.control import control_outcome, vacuous_sides
-from k3diff.sample.names import Mode
+from k3diff.sample.names import Mode, is_cold
 from k3diff.sample.proof import batch_overlap
 from k3diff.sample.reader import SamplesLog
 from k3diff.sample.runs import run_infos
@@ -379,12 +379,16 @@ def _cache(mode: str, samples: list[Sample]) -> CacheCounts:
     """cold-warm: the warm samples, their cache hits, and the cold samples already cached."""
     if mode != Mode.COLD_WARM.value:
         return CacheCounts()
-    warm = [s for s in samples if s.repeat > 0 and s.error is None]
-    cold = [s for s in samples if s.repeat == 0 and s.error is None]
+    # A resumed run's first repeat of a record is cold too (`cold` on its line: left67).
+    ok = [s for s in samples if s.error is None]
+    cold = [s for s in ok if is_cold(mode, s.repeat, s.line.cold)]
+    warm = [s for s in ok if not is_cold(mode, s.repeat, s.line.cold)]
     return CacheCounts(
         len(warm),
         sum(1 for s in warm if (s.cached_tokens or 0) > 0),
         sum(1 for s in cold if (s.cached_tokens or 0) > 0),
+        frozenset(s.text_xxh3 for s in cold if s.text_xxh3 is not None),
+        frozenset(s.text_xxh3 for s in warm if s.text_xxh3 is not None),
     )
 
 

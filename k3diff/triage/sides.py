@@ -23,6 +23,11 @@ class CacheCounts:
     """Cold samples that already reported cached prompt tokens (the cache was warm before the
     cold request: its axis is not exercised; e.g. a server that ignores `cache_salt` and has
     seen the prompt before)."""
+    cold_outputs: frozenset[str] = frozenset()
+    warm_outputs: frozenset[str] = frozenset()
+    """The cold and the warm samples' outputs (`text_xxh3`): a cold output missing from the
+    warm ones is `cache-dependent` where the warm ones hit. Every cold sample's, a resumed
+    run's too (left67: the first sample alone was read as cold)."""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ wheel); packaging is imported only when there is a specifier to read.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 LATE_MICRO = 99
 """A micro release past any a minor version has had."""
@@ -48,3 +49,22 @@ def python_admits(requires_python: str | None) -> Callable[[int], bool]:
         return any(specifier.contains(f"3.{minor}.{micro}") for micro in micros)
 
     return admits
+
+
+@cache
+def open_from(requires_python: str, horizon: int) -> int:
+    """The CPython minor version from which on the specifier admits every one (`>=3.25`:
+    3.25; `!=3.25.*`: 3.26) or none (`<3.25`: 3.25), at least `horizon`: the one that stands
+    for every later version, so that `+` in W629's and W630's findings is true (left67: W630
+    judged up to 3.20 alone, and said `3.12+` under `<3.25`). Once per specifier: a pair's
+    wheels mostly share theirs."""
+    admits = python_admits(requires_python)
+    admitted = [m for m in range(horizon, LAST_MINOR + 1) if admits(m)]
+    if not admitted:
+        return horizon
+    if admitted[-1] < LAST_MINOR:
+        return admitted[-1] + 1
+    start = LAST_MINOR
+    while start - 1 in admitted:
+        start -= 1
+    return start

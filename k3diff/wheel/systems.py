@@ -38,7 +38,7 @@ from typing import NamedTuple
 from packaging.tags import compatible_tags, cpython_tags, generic_tags
 
 from k3diff.lazyre import lazy
-from k3diff.wheel.requirespython import python_admits
+from k3diff.wheel.requirespython import open_from, python_admits
 from k3diff.wheel.tagplatforms import (
     NEWEST,
     Platform,
@@ -110,6 +110,8 @@ def dropped(
     base_tags, patch_tags = frozenset(base), frozenset(patch)
     parsed = [parts for parts in (t.split("-") for t in base_tags | patch_tags) if len(parts) == 3]
     newest = _Newest.of({python for python, _, _ in parsed})  # each part read once
+    if requires_python:  # judged up to where the base's specifier stops admitting (left67)
+        newest = newest._replace(horizon=open_from(requires_python, newest.horizon))
     tops = family_tops({platform for _, _, platform in parsed})
     checked, unchecked = _systems(base_tags, newest, tops)
     admitted = python_admits(requires_python)

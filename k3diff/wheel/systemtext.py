@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from itertools import groupby
 
 from k3diff.wheel.systems import INTERPRETER, MAX_SYSTEMS, Dropped, minor_of
-from k3diff.wheel.tagplatforms import Platform, next_mac_release
+from k3diff.wheel.tagplatforms import Platform, next_ios_release, next_mac_release
 
 
 def describe(found: Dropped, limit: int = 6) -> str:
@@ -106,8 +106,8 @@ def _after(family: str, version: tuple[int, ...]) -> tuple[int, ...]:
     after 15."""
     if family == "macos":
         return next_mac_release(version)
-    if family == "ios" and version[1] >= 9:
-        return (version[0] + 1, 0)
+    if family == "ios":
+        return next_ios_release(version)
     return (*version[:-1], version[-1] + 1) if version else ()
 
 

@@ -147,10 +147,24 @@ def _oldest_glibc(arch: str) -> int:
     return 5 if arch in ("x86_64", "i686") else 17
 
 
+IOS_UNRELEASED = range(19, 26)
+"""iOS majors Apple never released: after iOS 18 came iOS 26 (named for the year, as macOS 26
+after 15). `ios_platforms` lists `ios_19_0` to `ios_25_9` tags on iOS 26; no device runs them."""
+
+
 def _ios_versions(start: tuple[int, ...], top: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """iOS releases from `start` to `top`: X.0 to X.9 in each X, as `ios_platforms` lists."""
+    """iOS releases from `start` to `top`: X.0 to X.9 in each X, as `ios_platforms` lists,
+    but for the majors never released (left67: an 18 → 26 bump said `iOS 18.0-25.9`)."""
     every = {(major, minor) for major in range(start[0], top[0] + 1) for minor in range(10)}
-    return sorted({start, top, *(v for v in every if start <= v <= top)})
+    named = {start, top, *(v for v in every if start <= v <= top)}
+    return sorted(v for v in named if v[0] not in IOS_UNRELEASED)
+
+
+def next_ios_release(version: tuple[int, ...]) -> tuple[int, ...]:
+    """The iOS release after `version`: 17.9 → 18.0, 18.9 → 26.0 (`_ios_versions`)."""
+    if version[1] < 9:
+        return (version[0], version[1] + 1)
+    return (26, 0) if version[0] + 1 in IOS_UNRELEASED else (version[0] + 1, 0)
 
 
 def _mac_versions(start: tuple[int, ...], top: tuple[int, ...]) -> list[tuple[int, ...]]:

@@ -12,7 +12,9 @@ An import system finds an extension module `NAME` in a directory by the suffixes
   too, but an abi3 extension crashes it (cpython#120901), and 3.15 drops it (cpython#146636);
   pip never installs an abi3 tag there (packaging's `_abi3_applies`), so it is not counted.
 * CPython on Windows (`Python/dynload_win.c`): `.cp3Y-PLATFORM.pyd`, `t` after the version on
-  a free-threaded build (`.cp313t-win_amd64.pyd`), `_d` before it on a debug one; then `.pyd`.
+  a free-threaded build (`.cp313t-win_amd64.pyd`), `_d` before it on a debug one
+  (`_d.cp313-win_amd64.pyd`: `_C_d.cp313-win_amd64.pyd` is module `_C`'s); then `.pyd`
+  (`_d.pyd` on a debug one).
 * PyPy: `.pypy3Y-pp73-PLATFORM.so` (`.pyd` on Windows) alone: no stable ABI, no bare `.so`
   (pypy/pypy#4011). GraalPy: its own ABI's (`.graalpy242-311-native-x86_64-linux.so`).
 
@@ -45,7 +47,7 @@ from typing import NamedTuple
 
 from k3diff.lazyre import lazy
 from k3diff.wheel.installed import InstalledFile
-from k3diff.wheel.requirespython import python_admits
+from k3diff.wheel.requirespython import open_from, python_admits
 from k3diff.wheel.tagplatforms import NEWEST
 from k3diff.wheel.targets import version_number
 
@@ -61,6 +63,8 @@ _PYPY = lazy(r"pypy3(\d+)-(pp\d+)(?:-[^.]+)?")
 _MARKS = (".cpython-3", ".cp3", ".abi3", ".pypy", ".graalpy")
 _EXTENSION = (".so", ".pyd")
 _MODULES = ("purelib", "platlib")
+_DEBUG = "_d"
+"""What a Windows debug build's tagged suffix starts with (`_d.cp313-win_amd64.pyd`)."""
 _PATH = operator.itemgetter(2)
 
 
@@ -104,7 +108,18 @@ class FileAbi(NamedTuple):
 def file_abi(name: str) -> FileAbi | None:
     """The ABI a file name's suffix names, None for a suffix of no ABI (`.so`, `.pyd`) or one
     k3diff does not read."""
-    return _suffix_abi(name.partition(".")[2])
+    return module_abi(name)[1]
+
+
+def module_abi(name: str) -> tuple[str, FileAbi | None]:
+    """The module a file name is for and the ABI its suffix names (`file_abi`). A Windows debug build looks for `_d` before
+    the tagged suffix (`dynload_win.c`: `_C_d.cp313-win_amd64.pyd` is `_C`'s, for `cp313d`;
+    left67: before, it was read as a module `_C_d` a release 3.13 finds)."""
+    module, _, suffix = name.partition(".")
+    abi = _suffix_abi(suffix)
+    if abi is not None and abi.kind == "windows" and module.endswith(_DEBUG) and module != _DEBUG:
+        return module.removesuffix(_DEBUG), abi._replace(abi=f"{abi.abi}d")
+    return module, abi
 
 
 @cache
@@ -158,8 +173,8 @@ def unimportable(
         if file.scheme not in _MODULES:
             continue
         head, _, name = file.path.rpartition("/")
-        module = f"{head}/{name.partition('.')[0]}"
-        abi = file_abi(name)
+        stem, abi = module_abi(name)
+        module = f"{head}/{stem}"
         if abi is None:
             plain.add(module)
         else:
@@ -211,31 +226,13 @@ def installs_on(tags: frozenset[str], requires_python: str | None) -> tuple[list
         return found, horizon, ""
     admits = python_admits(requires_python)
     open_run = any(p[0] == f"cp3{horizon}" for p in found)  # tags open in version
-    top = _open_from(requires_python, horizon) if open_run else horizon
+    top = open_from(requires_python, horizon) if open_run else horizon
     if top > horizon:
         found, horizon = tags_install_on(tags, top)
     kept = [p for p in found if admits(minor_of(p[0]))]
     if len(kept) == len(found):
         return found, horizon, ""
     return kept, horizon, f" and Requires-Python {requires_python[:80]!r}"
-
-
-@cache
-def _open_from(requires_python: str, horizon: int) -> int:
-    """The CPython minor version from which on the specifier admits every one (`>=3.25`:
-    3.25; `!=3.25.*`: 3.26) or none (`<3.25`: 3.25), at least `horizon`: the one that stands
-    for every later version, so that `+` in the finding is true. (Once per specifier: a pair's
-    wheels mostly share theirs.)"""
-    admits = python_admits(requires_python)
-    admitted = [m for m in range(horizon, NEWEST + 1) if admits(m)]
-    if not admitted:
-        return horizon
-    if admitted[-1] < NEWEST:
-        return admitted[-1] + 1
-    start = NEWEST
-    while start - 1 in admitted:
-        start -= 1
-    return start
 
 
 def _named_text(abis: list[FileAbi]) -> str:

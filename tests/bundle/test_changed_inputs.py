@@ -325,3 +325,52 @@ def test_a_triage_made_from_a_comparison_made_again_is_named_with_it(tmp_path: P
         assert again.exit_code in (0, 1), again.stderr
     result = run_k3diff("report", *inputs, "--out", "bundle", cwd=tmp_path)
     assert result.exit_code in (0, 1), result.stderr
+
+
+def test_a_problem_found_among_the_refusals_is_said_with_them_and_the_rest_gathered(
+    tmp_path: Path,
+) -> None:
+    """left67: a logs document whose patch log changed, a wheel no document names, then a
+    responses document given with its base capture changed and without its patch capture.
+    The wheel was raised as found, so the refusal found before it was said alone: neither the
+    wheel nor the responses document's inputs, checked after it, were. And the first line
+    counted a missing input as changed; it now says what each is."""
+    for kind in ("logs", "responses"):
+        (tmp_path / kind).mkdir()
+        MADE[kind][0](tmp_path / kind)
+    wheelkit.make_wheel(tmp_path / "stray", "pkg", "1.0", BASE_FILES)
+    for file in ("logs/patch.log", "responses/base.jsonl"):
+        _append(tmp_path / file, b"\n")
+    stray = "stray/pkg-1.0-py3-none-any.whl"
+    inputs = ["logs/d.json", "logs/base.log", "logs/patch.log", stray]
+    inputs += ["responses/d.json", "responses/base.jsonl"]
+
+    result = run_k3diff("report", *inputs, "--out", "refused", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    assert not (tmp_path / "refused").exists()
+    head, *lines = result.stderr.splitlines()
+    assert head == (
+        "k3diff: error: 2 inputs changed and 1 missing since the documents that record them "
+        "were written, and 1 other problem, each named (each input with the command that "
+        "brings its document up to date):"
+    ), head
+    assert [line.split(": ")[0] for line in lines] == [
+        "  (1) logs/patch.log",
+        "  (2) responses/base.jsonl",
+        "  (3) patch.jsonl",
+        f"  (4) {stray}",
+    ], lines
+    assert ": changed since logs/d.json" in lines[0] and COMMAND.search(lines[0])
+    assert ": changed since responses/d.json" in lines[1] and COMMAND.search(lines[1])
+    assert ": missing (responses/d.json records it as its patch input" in lines[2]
+    assert lines[3].endswith(
+        f"{stray}: no wheels document given compares it with another of the wheels given "
+        "(give both wheels the document names, by SHA-256, or by file name and size for one "
+        "made with --no-file-hash; a wheel is read only to run k3diff wheels again on the two "
+        "a document names)"
+    ), lines[3]
+    # The wheel alone is said as it was: one line.
+    alone = run_k3diff("report", "logs/d.json", stray, "--out", "o", cwd=tmp_path)
+    assert alone.exit_code == 2
+    (line,) = alone.stderr.splitlines()
+    assert line.startswith(f"k3diff: error: {stray}: no wheels document given compares it")

@@ -243,11 +243,12 @@ def test_a_file_added_to_missing_from_or_changed_in_a_directory_is_named(tmp_pat
     (tmp_path / "b" / "extra.log").write_text("INFO hello\n")
     result = run_k3diff("report", "d.json", "b", "p", "--out", "o", cwd=tmp_path)
     assert result.exit_code == 2, result.stderr
-    # Each file on a line of its own (report67), in the order the document records them.
+    # Each file on a line of its own (report67), in the order the document records them; the
+    # first line says what each is (left67: it said "3 inputs changed").
     head, *lines = result.stderr.splitlines()
     assert head == (
-        "k3diff: error: 3 inputs changed since the documents that record them were written, "
-        "each named with the command that brings its document up to date:"
+        "k3diff: error: 1 input changed, 1 missing and 1 added since the documents that record "
+        "them were written, each named with the command that brings its document up to date:"
     ), result.stderr
     assert [line.split(";")[0] for line in lines] == [
         "  (1) b/server.log.1: missing (d.json records it as a base log, SHA-256 "

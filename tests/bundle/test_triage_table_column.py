@@ -54,6 +54,34 @@ def test_the_mode_a_held_record_takes_its_category_from_is_named_so(tmp_path: Pa
     assert "<th>record category from</th>" in html and "<th>decides</th>" not in html
 
 
+def test_the_tables_columns_a_reader_cannot_guess_are_explained_under_it(tmp_path: Path) -> None:
+    """left67: `base bound`, `p adjusted` and `more samples` were unexplained. A legend under
+    the table says each, in REPORT.md and report.html; summary.json's columns keep their
+    names."""
+    summary = _held(tmp_path)
+    columns = summary["tables"]["records"]["columns"]
+    for name in ("base bound", "patch bound", "p adjusted", "novelty p adjusted", "more samples"):
+        assert name in columns
+    markdown = (tmp_path / "bundle/REPORT.md").read_text(encoding="utf-8")
+    section = markdown.split("## Records (triage)", 1)[1].split("\n## ", 1)[0]
+    table_end = section.strip().split("\n\n", 1)
+    legend = table_end[1].strip().splitlines()[0]
+    assert table_end[0].lstrip().startswith("|") and legend.startswith("Columns: base bound = ")
+    for said in (
+        "base bound = the upper bound, at confidence 1 − α, on the share of the base's outputs "
+        "that differ from its most common one (its non-modal mass); patch bound the patch's",
+        "p adjusted = the one-sided Fisher test's p that the patch is less stable than the base",
+        "novelty p adjusted = the p that the patch gave outputs the base never gives",
+        "more samples = the samples per side that would decide the record",
+    ):
+        assert said in legend, legend
+    html = (tmp_path / "bundle/report.html").read_text(encoding="utf-8")
+    tail = html.split('id="table-records"', 1)[1].split("</table>", 1)[1]
+    tail = tail.lstrip().removeprefix("</div>").lstrip()  # the table's scrolling box
+    assert tail.startswith('<p class="legend">Columns: base bound = the upper bound'), tail[:80]
+    assert "more samples = the samples per side that would decide the record" in tail
+
+
 def test_the_summary_is_a_report_2_document_its_schema_describes(tmp_path: Path) -> None:
     summary = _held(tmp_path)
     assert summary["schema"] == "k3diff.report/2"

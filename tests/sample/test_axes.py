@@ -58,6 +58,46 @@ def test_a_prefix_cache_whose_hit_changes_the_output_is_cache_dependent(
     assert mode["base"]["warm"] == 3 and mode["base"]["cache_hits"] == 3
 
 
+def test_a_resumed_runs_cold_request_is_no_warm_one_to_triage(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """left67: a run stopped after each side's repeat 0 and resumed sends repeat 1 under a fresh
+    salt: cold, and answered as the cold request was. Triage read it as warm: the warm outputs
+    then held the cold one, so the cache-dependent output passed unflagged, and a warm request
+    without a hit was counted."""
+    base, patch = fault_server(), fault_server()
+    fault = {"cache": "prefix", "output": "cached"}
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0", "fault": fault}])
+    out = tmp_path / "out"
+    args: tuple[str | Path, ...] = ("--base", base.url, "--patch", patch.url, "--prompts", prompts)
+    args += ("--out", out, "--mode", "cold-warm", "--repeats", "4")
+    assert sample(*args).exit_code == 0
+    log = out / "samples.jsonl"
+    kept = [
+        text
+        for text in log.read_text().splitlines()
+        if json.loads(text).get("mode") != "cold-warm" or json.loads(text)["repeat"] == 0
+    ]
+    log.write_text("\n".join(kept) + "\n")
+    assert sample(*args, "--resume").exit_code == 0
+    _, lines = read_samples(out)
+    cached = {
+        (line["side"], line["repeat"], line.get("cold")): line["usage"]["prompt_tokens_details"][
+            "cached_tokens"
+        ]
+        for line in lines
+        if line["mode"] == "cold-warm"
+    }
+    assert cached == {
+        (side, r, True if r == 1 else None): 0 if r < 2 else 3
+        for side in ("base", "patch")
+        for r in range(4)
+    }
+    mode = _mode(_triage(tmp_path, out, "echo:p0 (warm)"), "cold-warm")
+    assert "cache-dependent" in mode["flags"] and "not-exercised" not in mode["flags"]
+    assert (mode["base"]["warm"], mode["base"]["cache_hits"]) == (2, 2)
+
+
 def test_warm_requests_with_zero_cached_tokens_are_not_exercised(
     fault_server: Any, tmp_path: Path
 ) -> None:

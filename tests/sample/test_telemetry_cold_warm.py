@@ -75,7 +75,7 @@ def test_a_cold_request_that_hit_the_cache_fails_cache_reuse(
     assert [(n["side"], n["detail"]) for n in doc["not_exercised"]] == [
         (
             "patch",
-            "the cold request was not cold: 1 cold-warm cold request (repeat 0) hit the "
+            "the cold request was not cold: 1 cold-warm cold request hit the "
             f"cache, not counted: {COLD_NOTE}; the control's {control} samples with cached "
             "prompt tokens are not counted (the first prompt at temperature 1 before the "
             "modes, not the requests under test)",
@@ -92,7 +92,7 @@ def test_a_cold_request_that_hit_the_cache_fails_cache_reuse(
     code, _, text = run_telemetry(out / "samples.jsonl")
     assert code == 0
     assert (
-        "cold-warm, patch: the cold request was not cold: 1 cold request (repeat 0) hit the "
+        "cold-warm, patch: the cold request was not cold: 1 cold request hit the "
         f"cache: {COLD_NOTE}"
     ) in text
 
@@ -135,7 +135,7 @@ def test_hits_of_the_cold_requests_alone_are_no_cache_reuse(
     assert gap["side"] == "patch"
     assert gap["detail"].startswith(
         f"0 cached prompt tokens in {REPEATS - 1} samples that report the count; the cold "
-        "request was not cold: 1 cold-warm cold request (repeat 0) hit the cache"
+        "request was not cold: 1 cold-warm cold request hit the cache"
     )
 
 
@@ -158,5 +158,115 @@ def test_a_cold_request_that_reused_kv_blocks_fails_cache_reuse(
     (gap,) = doc["not_exercised"]
     assert gap["side"] == "patch"
     assert gap["detail"].startswith(
-        "the cold request was not cold: 1 cold-warm cold request (repeat 0) hit the cache"
+        "the cold request was not cold: 1 cold-warm cold request hit the cache"
+    )
+
+
+def test_a_cold_request_whose_usage_is_not_valid_holds_cache_reuse(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """left67: the patch's server ignores `cache_salt`, and its cold request's usage came back
+    no counts (`usage_invalid`): whether it missed cannot be read, so the warm requests' hits
+    do not pass the side, as a cold request's invalid KV counts do not (telem67). Before, the
+    cold request hid behind its invalid usage and the side passed."""
+    out = _cold_warm(fault_server, tmp_path, {"cache": "prefix", "ignore_salt": True})
+    log = out / "samples.jsonl"
+    why = "usage.prompt_tokens_details.cached_tokens is '7', not a non-negative integer count"
+    edited = []
+    for text in log.read_text().splitlines():
+        line = json.loads(text)
+        if line.get("side") == "patch" and line.get("mode") == "cold-warm" and not line["repeat"]:
+            line["usage"], line["usage_invalid"] = None, why
+        edited.append(json.dumps(line))
+    log.write_text("\n".join(edited) + "\n")
+    _, lines = read_samples(out)
+    assert (_hits(lines, "base", cold=False), _hits(lines, "patch", cold=False)) == (
+        REPEATS - 1, REPEATS - 1,
+    )  # fmt: skip
+
+    code, doc, text = run_telemetry(log, "--expect", "cache-reuse")
+    assert code == 1, text
+    (gap,) = doc["not_exercised"]
+    assert gap["side"] == "patch"
+    assert gap["detail"].startswith(
+        "whether the cold request was cold cannot be read: 1 cold-warm cold request reported "
+        "usage that is not valid; the control's"
+    )
+    rows = {(m["side"], m["mode"]): m for m in doc["modes"]}
+    assert rows[("patch", "cold-warm")]["cold_unread"] == 1
+    assert "cold_unread" not in rows[("base", "cold-warm")]
+    # Without --expect the run is summarised, and the text still says it.
+    code, _, text = run_telemetry(log)
+    assert code == 0
+    assert (
+        "cold-warm, patch: whether the cold request was cold cannot be read: 1 cold-warm cold "
+        "request reported usage that is not valid"
+    ) in text
+    # The bundle says it and recounts it: the finding removed, the document is refused.
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    bundle = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b0")
+    assert bundle.exit_code == 1, bundle.stderr
+    report = (tmp_path / "b0" / "REPORT.md").read_text()
+    assert "1 cold-warm cold requests' usage not valid (may have hit)" in report
+    doc["not_exercised"] = []
+    doc["verdict"] = {"ok": True, "exit_code": 0}
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    edited_doc = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b1")
+    assert edited_doc.exit_code == 2
+    assert "1 cold requests whose usage or KV-cache counts are no counts" in edited_doc.stderr
+
+
+def test_a_resumed_runs_first_request_of_a_record_is_cold(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """left67: `sample --resume` sends a record's repeats still to do under a fresh salt (or
+    after a flush), so the first of them is a cold request: logged `cold`, and held to what a
+    cold request is held to. The patch's server ignores `cache_salt`: that first request hit
+    the cache as repeat 0 did, and both are said. Before, it was counted a warm hit."""
+    base, patch = fault_server(), fault_server()
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "a", "prompt": "a"}])
+    out = tmp_path / "out"
+    args = (
+        "--base", base.url, "--patch", patch.url, "--prompts", prompts, "--mode", "cold-warm",
+        "--base-param", f"fault={json.dumps({'cache': 'prefix'})}",
+        "--patch-param", f"fault={json.dumps({'cache': 'prefix', 'ignore_salt': True})}",
+        "--repeats", str(REPEATS), "--out", out,
+    )  # fmt: skip
+    assert sample(*args).exit_code in (0, 1)
+    log = out / "samples.jsonl"
+    kept = [  # as a run stopped after each side's repeat 0 leaves its log
+        text
+        for text in log.read_text().splitlines()
+        if json.loads(text).get("mode") != "cold-warm" or json.loads(text)["repeat"] == 0
+    ]
+    log.write_text("\n".join(kept) + "\n")
+    assert sample(*args, "--resume").exit_code in (0, 1)
+    _, lines = read_samples(out)
+    cold_warm = sorted(
+        (line["side"], line["repeat"], line.get("cold"))
+        for line in lines
+        if line["mode"] == "cold-warm"
+    )
+    assert cold_warm == [
+        (side, repeat, True if repeat == 1 else None)
+        for side in ("base", "patch")
+        for repeat in range(REPEATS)
+    ]
+
+    code, doc, text = run_telemetry(log, "--expect", "cache-reuse")
+    assert code == 1, text
+    rows = {(m["side"], m["mode"]): m for m in doc["modes"]}
+    # base: both cold requests missed, the 2 warm after the resume hit; patch: all 4 hit.
+    assert (
+        rows[("base", "cold-warm")]["cache_hits"],
+        rows[("base", "cold-warm")].get("cold_hits"),
+    ) == (REPEATS - 2, None)
+    assert (
+        rows[("patch", "cold-warm")]["cache_hits"],
+        rows[("patch", "cold-warm")]["cold_hits"],
+    ) == (REPEATS, 2)
+    (gap,) = doc["not_exercised"]
+    assert gap["side"] == "patch"
+    assert gap["detail"].startswith(
+        "the cold request was not cold: 2 cold-warm cold requests hit the cache"
     )

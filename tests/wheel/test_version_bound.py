@@ -236,6 +236,14 @@ MAC = "macosx_11_0_arm64"
             ["demo/_ext.cp313-win_amd64.pyd"],
             "on free-threaded CPython 3.13 'import",
         ),
+        # A Windows debug build's name: `_d` before the tagged suffix is module `_ext`'s, for
+        # a debug 3.13 alone (left67: before, read as a module `_ext_d` every 3.13 finds).
+        (
+            f"cp313-cp313-{WINDOWS}",
+            ["demo/_ext_d.cp313-win_amd64.pyd"],
+            "named for debug CPython 3.13 alone, while its tags install it on CPython 3.13: on "
+            "CPython 3.13 'import demo._ext' finds no file",
+        ),
         # PyPy's names are PyPy's alone (before: read as found everywhere).
         (
             f"cp311-cp311-{PLATFORM}",
@@ -291,6 +299,11 @@ def test_a_name_read_by_its_abi_fails_where_the_tags_install_another(
         (f"cp313-cp313t-{WINDOWS}", ["demo/_ext.cp313t-win_amd64.pyd"]),
         (f"cp37-cp37m-{PLATFORM}", [_named("37m")]),
         (f"cp313-cp313d-{PLATFORM}", [_named("313d")]),  # a tag naming the debug ABI
+        (f"cp313-cp313d-{WINDOWS}", ["demo/_ext_d.cp313-win_amd64.pyd"]),
+        (
+            f"cp313-cp313-{WINDOWS}",
+            ["demo/_ext.cp313-win_amd64.pyd", "demo/_ext_d.cp313-win_amd64.pyd"],
+        ),
         (f"cp315-abi3.abi3t-{PLATFORM}", ["demo/_ext.abi3t.so"]),
         (f"cp313-cp313t-{PLATFORM}", ["demo/_ext.abi3.so", _named("313t")]),
     ],

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from cli_support import run_k3diff
-from packaging.tags import compatible_tags, cpython_tags, mac_platforms
+from packaging.tags import compatible_tags, cpython_tags, ios_platforms, mac_platforms
 from wheel.rawwheel import metadata, write_wheel
 
 from wheels.wheelset_support import write
@@ -399,6 +399,48 @@ def test_macos_systems_are_the_releases_macs_run(tmp_path: Path) -> None:
     assert exit_code == 1
     assert [d.partition(") on ")[2] for d in _w630(report)] == [
         "CPython 3.12 on macOS 15 arm64 (tags read from the filename)"
+    ]
+
+
+def test_ios_systems_are_the_releases_devices_run(tmp_path: Path) -> None:
+    """After iOS 18 came iOS 26: `ios_platforms` lists `ios_19_0` to `ios_25_9` tags on it, but
+    no device runs those releases (left67: an 18 → 26 bump said `iOS 18.0-25.9`, as macOS did
+    before abi67)."""
+    assert "ios_20_0_arm64_iphoneos" in ios_platforms((26, 0), "arm64_iphoneos")
+    base, patch = _pair(
+        tmp_path, "cp313-cp313-ios_18_0_arm64_iphoneos", "cp313-cp313-ios_26_0_arm64_iphoneos"
+    )
+    exit_code, report = _wheels(base, patch)
+    assert exit_code == 1
+    assert [d.partition(") on ")[2] for d in _w630(report)] == [
+        "CPython 3.13 on iOS 18.0-18.9 arm64_iphoneos (tags read from the filename)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("requires_python", "versions"),
+    [
+        # The base's specifier stops admitting at 3.25, past the 3.20 judged by default: the
+        # lost run ends at 3.24, not open (left67: it said `3.12+`).
+        (">=3.9,<3.25", "3.9-3.10, 3.12-3.24"),
+        # One excluded past the default horizon: the run resumes after it, open.
+        (">=3.9,!=3.22.*", "3.9-3.10, 3.12-3.21, 3.23+"),
+        (">=3.9", "3.9-3.10, 3.12+"),
+    ],
+)
+def test_the_bases_requires_python_past_the_horizon_bounds_the_lost_pythons(
+    tmp_path: Path, requires_python: str, versions: str
+) -> None:
+    meta = metadata("demo", "1.0", f"Requires-Python: {requires_python}")
+    tag = "cp39-abi3-manylinux_2_17_x86_64"
+    base = write_wheel(tmp_path / "b", "demo", "1.0", FILES, tag=tag, meta=meta)
+    patch = write_wheel(
+        tmp_path / "p", "demo", "1.1", FILES, tag="cp311-cp311-manylinux_2_17_x86_64"
+    )
+    exit_code, report = _wheels(base, patch)
+    assert exit_code == 1
+    assert [d.partition(") on ")[2] for d in _w630(report)] == [
+        f"CPython {versions} on glibc 2.17+ x86_64 (tags read from the filename)"
     ]
 
 
