@@ -30,8 +30,8 @@ class StaleDocument(InputError):
         name: str,
         files: tuple[Path, ...] = (),
         key: str | None = None,
-        after: bool = False,
         what: str = DOCUMENT,
+        after: bool = False,
     ) -> None:
         super().__init__(message)
         self.after = after
