@@ -24,6 +24,15 @@ from typing import Any
 from k3diff.responses.model import LmEvalParts, text_digest
 from k3diff.responses.parts import canonical
 
+INPUT_WORDS = {
+    "prompt": "prompt",
+    "arguments": "request arguments",
+    "target": "gold target",
+    "doc": "document",
+}
+"""Each input a not-comparable record names (`LmEvalDiff.inputs_differ`, and the prompt), as
+the reports word it."""
+
 
 def request_arguments(obj: dict[str, Any]) -> Any:
     """The line's `arguments` as lm-eval held them before writing: a list of argument lists,

@@ -5,6 +5,7 @@ differs: the captured prompts, or the lm-eval document or gold target (resp67: e
 from __future__ import annotations
 
 from k3diff.responses.document import ResponsesRecord
+from k3diff.responses.lmevalinputs import INPUT_WORDS
 from k3diff.responses.results import Status
 from k3diff.triage.flags import Flag
 from k3diff.triage.model import RecordVerdict
@@ -36,7 +37,6 @@ CHANGED_INPUTS = (
 )
 """lm-eval inputs whose change holds a record in its own words, the most basic first (a doc
 that changed changes its prompt and target with it): (input, flag, reason)."""
-_INPUT_WORDS = {"prompt": "prompt", "target": "gold target", "doc": "document"}
 
 
 def hold_not_comparable(verdict: RecordVerdict, record: ResponsesRecord) -> RecordVerdict:
@@ -52,7 +52,7 @@ def hold_not_comparable(verdict: RecordVerdict, record: ResponsesRecord) -> Reco
     differing = record.not_comparable_inputs
     for name, flag, why in CHANGED_INPUTS:
         if name in differing:
-            others = [_INPUT_WORDS[n] for n in _INPUT_WORDS if n in differing and n != name]
+            others = [INPUT_WORDS[n] for n in INPUT_WORDS if n in differing and n != name]
             also = f"; its {' and '.join(others)} differ{'s' if len(others) == 1 else ''} too"
             why = why.format(also=also if others else "")
             return held(verdict, Flag.NOT_COMPARABLE, why, samples_decide=False, also=(flag,))
