@@ -97,9 +97,8 @@ def read_inputs(obj: dict[str, Any]) -> tuple[tuple[str, str | None, str], ...]:
     for name, hash_name, hashed_text in _INPUTS:
         if name in obj:
             value = obj[name]
-            digest = text_digest(canonical(value))
-            if name == "target" and stringified and isinstance(value, str):
-                digest = None
+            written_as_str = name == "target" and stringified and isinstance(value, str)
+            digest = None if written_as_str else text_digest(canonical(value))
             found.append((name, digest, lm_eval_hash(hashed_text(value))))
         elif isinstance(obj.get(hash_name), str):
             found.append((name, None, obj[hash_name]))
