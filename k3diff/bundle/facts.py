@@ -386,12 +386,10 @@ def _followed_up(stage: Stage, doc: Document, documents: Sequence[Document]) -> 
     triage = explaining_triage(doc, documents)
     if stage.status is not Status.FAIL or triage is None:
         return stage
-    return Stage(
-        stage.evidence,
-        stage.source,
-        Status.EXPLAINED,
-        f"{stage.headline}; every record classified by {triage.name}",
-        stage.qualifications,
-        stage.counts,
-        records=stage.records,
+    return dataclasses.replace(
+        stage,
+        status=Status.EXPLAINED,
+        headline=f"{stage.headline}; every record classified by {triage.name}",
+        held=None,
+        label=None,
     )

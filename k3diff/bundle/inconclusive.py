@@ -41,6 +41,12 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
                 "their gold target changed (target-changed): the two runs did not score the same "
                 "answer as right, and no sample clears them; runs of the same task version would"
             )
+        elif "arguments-changed" in record.flags:
+            cause = (
+                "their request arguments changed (arguments-changed): the two runs did not ask "
+                "the same of the model (another continuation or generation setting), and no "
+                "sample clears them; runs with the same task config and --gen_kwargs would"
+            )
         elif "not-comparable" in record.flags:
             cause = (
                 "their captured prompts differ (not-comparable): the comparison compared "
@@ -101,6 +107,7 @@ HELD_WORDS = (
     ("unsampled", "never sampled on a side although the captures differ"),
     ("doc-changed", "the document changed"),
     ("target-changed", "the gold target changed"),
+    ("arguments-changed", "the request arguments changed"),
     ("not-comparable", "the captured prompts differ"),
     ("fields-unjudged", "fields other than the text differ"),
     ("no-power", "no power at {shift}"),

@@ -93,7 +93,11 @@ class Stage:
     """The key counts the sentences were made from."""
     records: tuple[str, ...] = ()
     """The records this stage fails on, as the user names them (a follow-up's regression
-    candidates, a comparison's records whose text differs): the bottom line names them first."""
+    candidates, a comparison's records whose text differs, not those it could not compare):
+    the bottom line names them first."""
+    not_comparable: tuple[str, ...] = ()
+    """The records a comparison could not compare (their prompt or eval inputs differ), as the
+    user names them: the bottom line says so, not that their text differs (lmeval67)."""
     held: str | None = None
     """Why the records a follow-up holds fail, by cause (`inconclusive.held_sentence`): the
     bottom line says so before the comparison's differing records."""

@@ -9,9 +9,10 @@ from k3diff.bundle.triagefacts import OUTSIDE_TEXT
 from k3diff.documents.read import Document
 from k3diff.numbers import named
 from k3diff.responses.beams import beams_qualification
-from k3diff.responses.document import ResponsesDocument
+from k3diff.responses.document import ResponsesDocument, ResponsesRecord
 from k3diff.responses.gateview import gate_headline
 from k3diff.responses.ignore import ignored_qualification
+from k3diff.responses.lmevalinputs import INPUT_WORDS
 
 
 def responses_stage(doc: Document) -> Stage:
@@ -20,6 +21,7 @@ def responses_stage(doc: Document) -> Stage:
     headline = _records_sentence(responses)
     failing = GATE_FAILS if responses.score_gate is not None else TEXT_DIFFERS
     text_differs = [r.name for r in responses.records if r.status in failing]
+    not_comparable = [r.name for r in responses.records if r.status == NOT_COMPARABLE]
     quals = normalized_matches(responses)
     for said in (
         ignored_qualification(responses.ignore_fields),
@@ -58,19 +60,25 @@ def responses_stage(doc: Document) -> Stage:
         tuple(quals),
         dict(responses.summary),
         records=tuple(text_differs),
+        not_comparable=tuple(not_comparable),
     )
 
 
-TEXT_DIFFERS = frozenset({"text-differs", "tokens-differ", "error", "not-comparable"})
-"""Comparison statuses whose outputs differ (or could not be compared): the text differs."""
-GATE_FAILS = frozenset({"error", "not-comparable"})
-"""Under `--fail-on score-drop`, the statuses that still fail a record (the scores decide the
-rest)."""
+TEXT_DIFFERS = frozenset({"text-differs", "tokens-differ", "error"})
+"""Comparison statuses whose outputs differ: the text differs."""
+NOT_COMPARABLE = "not-comparable"
+"""The status of a record whose prompt or eval inputs differ: nothing was compared for it, so
+it fails, but its text is not said to differ (lmeval67: "text differs on 1 record")."""
+GATE_FAILS = frozenset({"error"})
+"""Under `--fail-on score-drop`, the statuses beside `NOT_COMPARABLE` that still fail a record
+(the scores decide the rest)."""
 
 
 def _records_sentence(responses: ResponsesDocument) -> str:
     """'3 of 10 paired records differ: text differs on 2 (r2, r5), logprobs/fields differ on 1
-    (r7); exact text match 8': recounted from the records, each kind of difference named."""
+    (r7); 1 not comparable, their inputs differ (request arguments on r9); exact text match
+    6': recounted
+    from the records, each kind of difference named."""
     paired = [r for r in responses.records if r.status not in ("only-base", "only-patch")]
     text = [r.name for r in paired if r.status in TEXT_DIFFERS]
     outside = [r.name for r in paired if r.status in OUTSIDE_TEXT]
@@ -84,4 +92,21 @@ def _records_sentence(responses: ResponsesDocument) -> str:
         kinds.append(f"logprobs/fields differ on {len(outside):,} ({named(outside)})")
     if kinds:
         sentence += ": " + ", ".join(kinds)
+    unjudged = [r for r in paired if r.status == NOT_COMPARABLE]
+    if unjudged:
+        sentence += (
+            f"; {len(unjudged):,} not comparable, their inputs differ ({_what_differs(unjudged)})"
+        )
     return f"{sentence}; exact text match {exact:,}"
+
+
+def _what_differs(records: list[ResponsesRecord]) -> str:
+    """'request arguments on 0, 4; gold target and document on 7': what differs of what the
+    two runs were given, each with the records it covers (a document written before
+    `inputs_differ` names the prompt)."""
+    groups: dict[str, list[str]] = {}
+    for record in records:
+        inputs = record.not_comparable_inputs or ("prompt",)
+        words = " and ".join(INPUT_WORDS.get(name, name) for name in inputs)
+        groups.setdefault(words, []).append(record.name)
+    return "; ".join(f"{words} on {named(names)}" for words, names in groups.items())

@@ -142,19 +142,26 @@ def _bottom_line(
 
 def _failing_records(failing: Sequence[Stage]) -> str:
     """'regression candidates r2, r5' (a follow-up's), else why a follow-up holds records and
-    'text differs on r2, r5' (a comparison's): the records the failing stages name, each named
-    once."""
+    'text differs on r2, r5' and '1 record not comparable (...): r7' (a comparison's): the
+    records the failing stages name, each named once."""
     candidates = list(
         dict.fromkeys(r for s in failing if s.evidence is Evidence.FOLLOW_UP for r in s.records)
     )
     if candidates:
         return f"{plural(len(candidates), 'regression candidate')} {named(candidates)}"
     held = [s.held for s in failing if s.evidence is Evidence.FOLLOW_UP and s.held]
-    names = list(
-        dict.fromkeys(r for s in failing if s.evidence is Evidence.RECORDS for r in s.records)
-    )
-    differ = f"text differs on {plural(len(names), 'record')}: {named(names)}" if names else ""
-    return "; ".join(list(dict.fromkeys(held)) + ([differ] if differ else []))
+    compared = [s for s in failing if s.evidence is Evidence.RECORDS]
+    names = list(dict.fromkeys(r for s in compared for r in s.records))
+    unjudged = list(dict.fromkeys(r for s in compared for r in s.not_comparable))
+    said = list(dict.fromkeys(held))
+    if names:
+        said.append(f"text differs on {plural(len(names), 'record')}: {named(names)}")
+    if unjudged:
+        said.append(
+            f"{plural(len(unjudged), 'record')} not comparable (their prompt or eval inputs "
+            f"differ): {named(unjudged)}"
+        )
+    return "; ".join(said)
 
 
 def _input_rows(doc: Document) -> list[dict[str, Any]]:

@@ -68,11 +68,18 @@ def _gap_text(gap: LogprobGap, near_tie: float) -> str:
     return f"logprobs at token {gap.token_index}: " + "; ".join(parts) + label
 
 
+_INPUT_WORDS = {
+    "arguments": "request arguments (a continuation or a generation setting: until, "
+    "max_gen_toks, temperature, ...)"
+}
+"""An input whose name alone does not say what it is, in words."""
+
+
 def _lm_eval_lines(lm: LmEvalDiff) -> list[str]:
     if lm.not_comparable:
         differ = (["prompt"] if lm.prompt_differs else []) + list(lm.inputs_differ)
-        what = " and ".join(differ)
-        verb = "differs" if len(differ) == 1 else "differ"
+        what = " and ".join(_INPUT_WORDS.get(name, name) for name in differ)
+        verb = "differ" if len(differ) > 1 or "arguments" in differ else "differs"
         return [f"lm-eval: the {what} {verb}: not comparable (neither a match nor a regression)"]
     lines = []
     if lm.regrouped is not None:

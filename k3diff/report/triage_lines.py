@@ -259,6 +259,10 @@ HELD_CAUSES: tuple[tuple[frozenset[Flag], str], ...] = (
     (frozenset({Flag.DOC_CHANGED}), "the document changed (doc-changed)"),
     (frozenset({Flag.TARGET_CHANGED}), "the gold target changed (target-changed)"),
     (
+        frozenset({Flag.ARGUMENTS_CHANGED}),
+        "the request arguments changed (arguments-changed)",
+    ),
+    (
         frozenset({Flag.NO_POWER}),
         "sampled records whose test could not have detected --shift {shift}",
     ),

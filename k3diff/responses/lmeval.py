@@ -14,15 +14,11 @@ values (``exact_match``, ``acc``, ...). Newer logs write every response as strin
 - Generation tasks: every generation is compared, repeats included.
 - Loglikelihood tasks (each response a (loglikelihood, is_greedy) pair, one per choice): the
   per-choice log-likelihoods are compared within ``--logprob-tol`` and ``is_greedy`` exactly.
-- The prompt is compared first (``prompt_hash`` when both logs have it, else the requests'
-  arguments, else one log's ``prompt_hash`` against the other's first context hashed as lm-eval
-  hashes it): a doc whose prompt differs is ``not-comparable`` — its answers are to another
-  question, so it is neither a match nor a regression.
-- So are the eval's other inputs, ``target`` and ``doc`` (their values; where a log holds only
-  lm-eval's ``target_hash`` or ``doc_hash``, the other's value hashed as lm-eval hashes it):
-  a doc whose target differs was not scored as the same task, not-comparable too, the differing
-  inputs named (``inputs_differ``). lm-eval's hash is ``hash_string``: SHA-256 of
-  ``str(target)``, of ``json.dumps(doc, indent=2, ensure_ascii=False)``, of the first context.
+- What the two runs were given is compared first (`k3diff.responses.lmevalinputs`): the
+  prompt, the requests' other arguments (continuations, generation settings), ``target`` and
+  ``doc``. A doc whose prompt or inputs differ is ``not-comparable`` — its answers are to
+  another question, or were scored as another task, so it is neither a match nor a
+  regression — the differing inputs named (``inputs_differ``).
 - The compared field is compared by its grouping too (responses per request): in ``resps``,
   ``[["42", "43"]]`` is one request's two answers, ``[["42"], ["43"]]`` two requests', scored
   differently by the harness; equal generations regrouped are a difference (``resps_grouping``).
@@ -37,13 +33,18 @@ values (``exact_match``, ``acc``, ...). Newer logs write every response as strin
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from dataclasses import dataclass
 from typing import Any
 
 from k3diff.errors import ResponseFormatError
+from k3diff.responses import lmevalinputs
+from k3diff.responses.lmevalinputs import (
+    first_context,
+    lm_eval_hash,
+    read_inputs,
+    request_arguments,
+)
 from k3diff.responses.model import LmEvalParts, LoadOptions, score_number, text_digest
 from k3diff.responses.parts import Parts, canonical, without
 
@@ -157,75 +158,6 @@ def _unscored(
     )
 
 
-def first_context(obj: dict[str, Any]) -> Any:
-    """The first request's context (what a sampler would send)."""
-    arguments = obj.get("arguments")
-    if isinstance(arguments, dict) and arguments:
-        first = next(iter(arguments.values()))
-        return first.get("arg_0") if isinstance(first, dict) else None
-    if isinstance(arguments, list) and arguments and isinstance(arguments[0], list):
-        return arguments[0][0] if arguments[0] else None
-    return None
-
-
-def lm_eval_hash(text: str) -> str:
-    """lm-eval's `hash_string`: SHA-256 (hex) of the text's UTF-8 (a lone surrogate, which
-    lm-eval could not have written, kept rather than a traceback)."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _target_text(target: Any) -> str:
-    """What lm-eval hashes of a target: `str(target)` (written so since 0.4.3; an older log's
-    number or list is the JSON of a Python value whose `str` this is)."""
-    return target if isinstance(target, str) else str(target)
-
-
-def _doc_text(doc: Any) -> str:
-    """What lm-eval hashes of a doc: its JSON, indented by 2, non-ASCII kept."""
-    return json.dumps(doc, indent=2, ensure_ascii=False)
-
-
-_INPUTS = (("target", "target_hash", _target_text), ("doc", "doc_hash", _doc_text))
-"""The eval's inputs beside its prompt, each with lm-eval's hash of it (0.4.3 and later) and
-the text lm-eval hashes into it."""
-
-
-def _inputs(obj: dict[str, Any]) -> tuple[tuple[str, str | None, str], ...]:
-    """(name, value digest, lm-eval hash) of each input the line holds (`LmEvalParts`)."""
-    found: list[tuple[str, str | None, str]] = []
-    for name, hash_name, hashed_text in _INPUTS:
-        if name in obj:
-            value = obj[name]
-            found.append((name, text_digest(canonical(value)), lm_eval_hash(hashed_text(value))))
-        elif isinstance(obj.get(hash_name), str):
-            found.append((name, None, obj[hash_name]))
-    return tuple(found)
-
-
-def _input_differs(base: tuple[str, str | None, str], patch: tuple[str, str | None, str]) -> bool:
-    """Two values compare as values; where a side holds only lm-eval's hash, the other's value
-    compares as lm-eval hashes it (resp67: a target against a `target_hash` went uncompared,
-    a changed target passed)."""
-    if base[1] is not None and patch[1] is not None:
-        return base[1] != patch[1]
-    return base[2] != patch[2]
-
-
-def _prompt_differs(base: LmEvalParts, patch: LmEvalParts) -> bool:
-    """lm-eval's prompt hashes when both logs have them, else the requests' arguments when both
-    have them, else one log's prompt hash against the other's first context hashed as lm-eval
-    hashes it; a log holding none of them differs from one that does."""
-    if base.prompt_hash is not None and patch.prompt_hash is not None:
-        return base.prompt_hash != patch.prompt_hash
-    if base.arguments_digest is not None and patch.arguments_digest is not None:
-        return base.arguments_digest != patch.arguments_digest
-    base_hash = base.prompt_hash or base.context_hash
-    patch_hash = patch.prompt_hash or patch.context_hash
-    if base_hash is not None and patch_hash is not None:
-        return base_hash != patch_hash
-    return (base_hash, base.arguments_digest) != (patch_hash, patch.arguments_digest)
-
-
 class LmEvalShape:
     """One line of lm-evaluation-harness ``samples_*.jsonl``."""
 
@@ -242,7 +174,7 @@ class LmEvalShape:
         filt = filt if isinstance(filt, str) else None
         key = doc_id if filt in (None, "none") else f"{doc_id}/{filt}"
         prompt_hash = obj.get("prompt_hash")
-        arguments = obj.get("arguments")
+        arguments = request_arguments(obj)
         context = first_context(obj)
         metrics = _metrics(obj)
         taken = {*KNOWN_FIELDS, *(name for name, _ in metrics)}
@@ -260,9 +192,9 @@ class LmEvalShape:
                 prompt_hash=prompt_hash if isinstance(prompt_hash, str) else None,
                 arguments_digest=None if arguments is None else text_digest(canonical(arguments)),
                 metrics=metrics,
-                inputs=_inputs(obj),
+                inputs=read_inputs(obj),
                 grouping=grouping,
-                context_hash=lm_eval_hash(context) if isinstance(context, str) else None,
+                context_hash=None if context is None else lm_eval_hash(context),
             ),
         )
         parts.client_key = (key, KEY_FIELD)
@@ -300,7 +232,8 @@ class LmEvalDiff:
     metric_changes: tuple[tuple[str, Any, Any], ...]
     """(metric, base value, patch value) for each metric that changed (a flip)."""
     inputs_differ: tuple[str, ...] = ()
-    """The eval's inputs beside the prompt (`target`, `doc`) that differ: not comparable."""
+    """The eval's inputs beside the prompt (`arguments`, `target`, `doc`) that differ: not
+    comparable."""
     regrouped: tuple[tuple[int, ...], tuple[int, ...]] | None = None
     """(base, patch) responses per request of the compared field, where they differ; None
     otherwise."""
@@ -313,13 +246,8 @@ class LmEvalDiff:
 
 def compare(base: LmEvalParts, patch: LmEvalParts, tolerance: float) -> LmEvalDiff:
     """Compare two samples of one doc and filter."""
-    prompt_differs = _prompt_differs(base, patch)
-    patch_inputs = {held[0]: held for held in patch.inputs}
-    inputs_differ = tuple(
-        held[0]
-        for held in base.inputs
-        if (other := patch_inputs.get(held[0])) is not None and _input_differs(held, other)
-    )
+    prompt_differs = lmevalinputs.prompt_differs(base, patch)
+    inputs_differ = lmevalinputs.inputs_differ(base, patch, prompt_differs)
     regrouped = None
     if base.grouping is not None and patch.grouping is not None and base.grouping != patch.grouping:
         regrouped = (base.grouping, patch.grouping)

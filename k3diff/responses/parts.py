@@ -185,6 +185,20 @@ def refuse_two_texts(plain: Any, said: str, holder: str, where: str, position: i
         )
 
 
+def refuse_texts_of_two_kinds(plain: bool, deltas: bool, where: str, position: int) -> None:
+    """ResponseFormatError when one streamed choice carries text as a plain `text` in chunks
+    without a delta (what a completions client reads) and has `delta` chunks too (what a chat
+    client reads): joined, the text is one neither client read (lmeval67: `4` as a `text`, then
+    `2` as a delta, compared as `42` against a stream that said `42`, exit 0). A `text` beside a
+    delta in one chunk is `refuse_two_texts`'."""
+    if plain and deltas:
+        raise ResponseFormatError(
+            f"{where}: choices[{position}] carries text as a plain 'text' in some chunks and has "
+            "'delta' chunks too: a completions client and a chat client read different texts, "
+            "and k3diff cannot tell which one the client read"
+        )
+
+
 TEXT_PART_TYPES = ("text", "output_text")
 """The `type` of a chat content part that is text (a part without one is text too)."""
 

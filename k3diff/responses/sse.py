@@ -22,7 +22,12 @@ from typing import Any
 from k3diff import bounded
 from k3diff.errors import ResponseFormatError
 from k3diff.responses.loader_input import json_kind
-from k3diff.responses.parts import message_text, refuse_two_texts, without
+from k3diff.responses.parts import (
+    message_text,
+    refuse_texts_of_two_kinds,
+    refuse_two_texts,
+    without,
+)
 
 _FOLDED = frozenset(
     {"index", "delta", "message", "text", "finish_reason", "token_ids", "logprobs", "meta_info"}
@@ -65,6 +70,8 @@ class _Choice:
         self.whole: dict[str, Any] | None = None
         """The one whole `message` a chunk carried instead of a delta (`_take_whole`)."""
         self.deltas = False
+        self.plain = False
+        """A chunk without a delta carried text (`refuse_texts_of_two_kinds`)."""
         self.meta_info: dict[str, Any] | None = None
         self.finish_reason: Any = None
 
@@ -111,6 +118,9 @@ class _Choice:
             raise ResponseFormatError(f"{where}: streamed text is not a string")
         if chat:  # the chunk's `text` beside its delta: what a completions client reads
             refuse_two_texts(choice.get("text"), piece or "", "delta", where, position)
+        else:
+            self.plain = self.plain or bool(piece)
+        refuse_texts_of_two_kinds(self.plain, self.deltas, where, position)
         if piece:
             self.pieces.append(piece)
         delta = choice["delta"] if chat else None

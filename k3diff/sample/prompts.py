@@ -19,6 +19,7 @@ from typing import Any
 
 from k3diff import bounded
 from k3diff.errors import InputError, ResponseFormatError
+from k3diff.responses.lmevalinputs import first_context
 from k3diff.responses.loaders import load_side, pick_loader, read_head
 from k3diff.responses.model import LoadOptions, record_label, text_digest
 from k3diff.responses.pairing import default_keys
@@ -286,7 +287,7 @@ def _request_of(raw: dict[str, Any], where: str) -> dict[str, Any] | None:
             # the parameters a flat record carries are part of its request, as `responses`
             # reads them (its condition) and `triage` checks the samples against them
             return {**sent, **_sent_params(raw, where)}
-    prompt = _lm_eval_prompt(raw)
+    prompt = first_context(raw)
     return None if prompt is None else {"prompt": prompt}
 
 
@@ -311,17 +312,6 @@ def _sent_params(raw: dict[str, Any], where: str) -> dict[str, Any]:
             "of requests without n"
         )
     return params
-
-
-def _lm_eval_prompt(raw: dict[str, Any]) -> str | None:
-    arguments = raw.get("arguments")
-    first: Any = None
-    if isinstance(arguments, dict) and arguments:
-        value = next(iter(arguments.values()))
-        first = value.get("arg_0") if isinstance(value, dict) else None
-    elif isinstance(arguments, list) and arguments and isinstance(arguments[0], list):
-        first = arguments[0][0] if arguments[0] else None
-    return first if isinstance(first, str) else None
 
 
 def _check_unique(records: list[PromptRecord], display: str) -> None:

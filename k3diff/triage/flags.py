@@ -44,13 +44,18 @@ class Flag(StrEnum):
     """The captured prompts differ (the comparison's status `not-comparable`): the base's and
     the patch's captures answer different requests, so the comparison compared nothing and no
     sample of one prompt clears the record. Never a pass: inconclusive, and it fails the run.
-    Where what differs is the eval's document or gold target, a flag beside it says which."""
+    Where what differs is the eval's document, gold target or request arguments, a flag beside
+    it says which."""
     DOC_CHANGED = "doc-changed"
     """Beside `not-comparable`: the lm-eval document itself differs between the two logs (the
     dataset row of the doc id), whatever else differs with it (its prompt, its target)."""
     TARGET_CHANGED = "target-changed"
     """Beside `not-comparable`: the lm-eval gold target differs with the document the same (the
     task's `doc_to_target` changed): the two runs did not score the same answer as right."""
+    ARGUMENTS_CHANGED = "arguments-changed"
+    """Beside `not-comparable`: the lm-eval requests' arguments differ with the prompt, the
+    document and the target the same (a multiple-choice continuation, a generation setting such
+    as `until`, `max_gen_toks`, `temperature`): the two runs did not ask the same of the model."""
     CAPTURE_ONLY_CONCURRENT = "capture-reproduced-only-concurrently"
     """A side's captured output came back only in concurrent or loaded samples, never serially."""
     VACUOUS = "vacuous"
@@ -114,7 +119,9 @@ explain, a differing record never sampled, captures of different prompts, a samp
 without power, a greedy patch output the base never gave left undecided, fields other than
 the text that differ) — never a pass."""
 
-REFINED = {Flag.NOT_COMPARABLE: frozenset({Flag.DOC_CHANGED, Flag.TARGET_CHANGED})}
+REFINED = {
+    Flag.NOT_COMPARABLE: frozenset({Flag.DOC_CHANGED, Flag.TARGET_CHANGED, Flag.ARGUMENTS_CHANGED})
+}
 """A flag that another beside it says more precisely: the record's cause is that one."""
 
 

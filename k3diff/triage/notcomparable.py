@@ -1,10 +1,11 @@
 """A record the comparison could not compare (`not-comparable`) held, in the words of what
-differs: the captured prompts, or the lm-eval document or gold target (resp67: every one read
-"captures whose prompts differ")."""
+differs: the captured prompts, or the lm-eval document, gold target or request arguments
+(resp67, lmeval67: every one read "captures whose prompts differ")."""
 
 from __future__ import annotations
 
 from k3diff.responses.document import ResponsesRecord
+from k3diff.responses.lmevalinputs import INPUT_WORDS
 from k3diff.responses.results import Status
 from k3diff.triage.flags import Flag
 from k3diff.triage.model import RecordVerdict
@@ -33,17 +34,25 @@ CHANGED_INPUTS = (
         "comparison compared nothing for this record and samples cannot clear it; run both "
         "sides on the same task version (its doc_to_target) and compare again",
     ),
+    (
+        "arguments",
+        Flag.ARGUMENTS_CHANGED,
+        "not-comparable: the request arguments changed (the same prompt, another continuation "
+        "or generation setting such as until, max_gen_toks or temperature in the patch's "
+        "log{also}), so the two runs did not ask the same of the model, the comparison "
+        "compared nothing for this record and samples cannot clear it; run both sides with the "
+        "same task config and --gen_kwargs and compare again",
+    ),
 )
 """lm-eval inputs whose change holds a record in its own words, the most basic first (a doc
 that changed changes its prompt and target with it): (input, flag, reason)."""
-_INPUT_WORDS = {"prompt": "prompt", "target": "gold target", "doc": "document"}
 
 
 def hold_not_comparable(verdict: RecordVerdict, record: ResponsesRecord) -> RecordVerdict:
     """`verdict`, made inconclusive (flag not-comparable) when the comparison could not compare
-    the record because its captured prompts differ, or the eval's document or gold target (a
-    flag beside it says which, resp67: they read "captures whose prompts differ"): `k3diff
-    responses` fails such a record, and samples repeat one request, so whatever they show
+    the record because its captured prompts differ, or the eval's document, gold target or
+    request arguments (a flag beside it says which, resp67: they read "captures whose prompts
+    differ"): `k3diff responses` fails such a record, and samples repeat one request, so whatever they show
     leaves the other side's captured prompt unjudged (a patch whose harness changed the prompt
     would pass unseen). It fails the run whatever `--fail-inconclusive` says; a regression
     candidate stays one."""
@@ -52,8 +61,9 @@ def hold_not_comparable(verdict: RecordVerdict, record: ResponsesRecord) -> Reco
     differing = record.not_comparable_inputs
     for name, flag, why in CHANGED_INPUTS:
         if name in differing:
-            others = [_INPUT_WORDS[n] for n in _INPUT_WORDS if n in differing and n != name]
-            also = f"; its {' and '.join(others)} differ{'s' if len(others) == 1 else ''} too"
+            others = [INPUT_WORDS[n] for n in INPUT_WORDS if n in differing and n != name]
+            plural = len(others) > 1 or others[-1:] == [INPUT_WORDS["arguments"]]
+            also = f"; its {' and '.join(others)} differ{'' if plural else 's'} too"
             why = why.format(also=also if others else "")
             return held(verdict, Flag.NOT_COMPARABLE, why, samples_decide=False, also=(flag,))
     return held(verdict, Flag.NOT_COMPARABLE, NOT_COMPARABLE_WHY, samples_decide=False)

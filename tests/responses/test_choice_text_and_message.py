@@ -106,3 +106,34 @@ def test_a_streamed_text_equal_to_its_delta_is_read(tmp_path: Path) -> None:
     result = run_k3diff("responses", base, patch, "--format", "json", cwd=tmp_path)
     (record,) = json.loads(result.stdout)["records"]
     assert (result.exit_code, record["status"]) == (0, "match"), result.stderr
+
+
+@pytest.mark.parametrize("text_first", [True, False])
+def test_a_stream_mixing_text_chunks_and_delta_chunks_is_refused(
+    tmp_path: Path, text_first: bool
+) -> None:
+    """lmeval67: `4` as a plain `text` and `2` as a delta were joined into `42`, exit 0 against
+    a stream that said `42`, though a chat client read `2` and a completions client `4`."""
+    plain, delta = _chunk({"text": "4"}), _chunk({"delta": {"content": "2"}})
+    chunks = [plain, delta] if text_first else [delta, plain]
+    patch = _stream(tmp_path, "patch.sse", [*chunks, _chunk({"delta": {}}, "stop")])
+    said = "42" if text_first else "24"
+    base = _stream(tmp_path, "base.sse", _chat_stream([(said[0], None), (said[1], None)]))
+    result = run_k3diff("responses", base, patch, cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr == (
+        "k3diff: error: patch.sse:3: choices[0] carries text as a plain 'text' in some chunks "
+        "and has 'delta' chunks too: a completions client and a chat client read different "
+        "texts, and k3diff cannot tell which one the client read\n"
+    )
+
+
+def test_an_empty_text_chunk_in_a_delta_stream_is_read(tmp_path: Path) -> None:
+    """A chunk whose `text` is empty carries nothing either client reads: the deltas are the
+    answer."""
+    chunks = _chat_stream([("4", None), ("2", None)])
+    base = _stream(tmp_path, "base.sse", chunks)
+    patch = _stream(tmp_path, "patch.sse", [*chunks[:-1], _chunk({"text": ""}, "stop")])
+    result = run_k3diff("responses", base, patch, "--format", "json", cwd=tmp_path)
+    (record,) = json.loads(result.stdout)["records"]
+    assert (result.exit_code, record["status"]) == (0, "match"), result.stderr

@@ -101,3 +101,39 @@ def test_a_streamed_text_beside_a_differing_delta_is_a_failed_sample(
     differs = by_key["differs"]
     assert differs["text"] is None, differs
     assert "holds both a 'text' and a 'delta' whose content differs" in differs["error"], differs
+
+
+def test_a_stream_mixing_text_chunks_and_delta_chunks_is_a_failed_sample(
+    hostile_server: str, tmp_path: Path
+) -> None:
+    """lmeval67: `4` as a plain `text`, then `2` as a delta, was sampled as `42`, a text
+    neither a chat nor a completions client read; `k3diff responses` refuses such a stream by
+    the same rule."""
+
+    def chunk(choice: dict[str, Any]) -> str:
+        body = {"id": "a", "object": "chat.completion.chunk", "model": "m",
+                "choices": [{"index": 0, "finish_reason": None, **choice}]}  # fmt: skip
+        return f"data: {json.dumps(body)}\n\n"
+
+    def record(key: str, first: dict[str, Any]) -> dict[str, Any]:
+        body = (
+            chunk(first)
+            + chunk({"delta": {"content": "2"}})
+            + chunk({"delta": {}, "finish_reason": "stop"})
+            + "data: [DONE]\n\n"
+        )
+        return {"key": key, "prompt": key, "hostile": "raw", "body": body,
+                "ctype": "text/event-stream"}  # fmt: skip
+
+    records = [record("mixed", {"text": "4"}), record("deltas", {"delta": {"content": "4"}})]
+    prompts = write_prompts(tmp_path / "p.jsonl", records)
+    out = tmp_path / "out"
+    result = sample("--base", hostile_server, "--prompts", prompts, "--repeats", "1", "--out", out,
+                    "--stream", "--retries", "0")  # fmt: skip
+    assert result.exit_code == 1, result.stderr
+    _, lines = read_samples(out)
+    by_key = {line["key"]: line for line in lines}
+    assert by_key["deltas"]["error"] is None and by_key["deltas"]["text"] == "42"
+    mixed = by_key["mixed"]
+    assert mixed["text"] is None, mixed
+    assert "carries text as a plain 'text' in some chunks and has 'delta' chunks" in mixed["error"]

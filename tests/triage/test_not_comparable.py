@@ -102,6 +102,9 @@ OTHER_DOC = {"question": "Q: 7?", "answer": "42"}
         ({"target": "41", "target_hash": target_hash("41")}, "target-changed",
          "the gold target changed"),
         ({"doc": OTHER_DOC}, "doc-changed", "the document changed"),
+        # lmeval67: another generation setting, the prompt, doc and target the same.
+        ({"arguments": {"gen_args_0": {"arg_0": FEW_SHOT.format(0), "arg_1": {"until": ["\n"]}}}},
+         "arguments-changed", "the request arguments changed"),
     ],
 )  # fmt: skip
 def test_a_changed_target_or_document_is_held_in_its_own_words(
