@@ -8,7 +8,7 @@ wheel) need only the central directories and the huge pairs' data offsets, which
 reads with nothing heavier than `k3diff.zip` imported. Started here, right after the arguments
 are parsed, the children do their work beside the imports, and the raw child runs nicer than
 the run (`rawchild.CHILD_NICE`), so that once the comparison starts it no longer takes a core
-from the comparing thread (issue 41, case e: −6 to −9 % wall; see docs/performance.md).
+from the comparing thread (issue 41, case e: −4 to −9 % wall; see docs/performance.md).
 
 A head start is only ever a shortcut: `compare_wheels` takes the archives and children it
 holds instead of opening and starting its own, in the same order and with the same arguments.

@@ -85,7 +85,7 @@ compared by `memcmp`. A file truncated under a mapping raises SIGBUS, which kill
 CHILD_NICE = 10
 """The niceness added to a child started before the comparison's imports (`headstart`): it has
 the core the imports leave idle to itself, and once the comparison starts it takes the CPU the
-comparing thread leaves instead of half of that thread's core (case e: −6 to −9 % wall). One
+comparing thread leaves instead of half of that thread's core (case e: −4 to −9 % wall). One
 started by the comparison itself (a release set's pairs, the library) keeps the run's niceness:
 there, niced, it shares the spare core with the sniff child and its answers come late (case a:
 +5 to +9 % wall)."""
