@@ -4,7 +4,8 @@ Each run is a fresh interpreter (a child of this script, started as the benchmar
 k3diff: `python -c PROBE`, so interpreter start-up and `site` are in the figures) that wraps the
 comparison's phases (`compare_wheels` and the steps it calls on the main thread, the report's
 rendering and writing) and the pool's tasks, then runs `k3diff.cli.main` as the console script
-does. For every phase it records, on the calling thread: when it started (ms after this script
+does; each function is wrapped as its module's import ends, so the run imports in its own order
+(`wheels.headstart` before the comparison). For every phase it records, on the calling thread: when it started (ms after this script
 started the child), its wall time, its CPU time (`time.thread_time`), how long the thread waited
 for a core (`/proc/thread-self/schedstat`: a loaded machine shows here, not in the CPU), and
 its minor page faults (`RUSAGE_THREAD`). The pool's tasks are summed per worker thread. At the
@@ -34,6 +35,7 @@ import time
 from collections.abc import Sequence
 
 PHASES = (
+    "k3diff.wheels.headstart.head_start",
     "k3diff.wheels.compare.compare_wheels",
     "k3diff.zip.archive.ZipArchive.open",
     "k3diff.wheels.early._candidates",
@@ -60,7 +62,7 @@ TASKS = ("k3diff.wheels.schedule.compare_batch", "k3diff.wheels.schedule._compar
 """The pool's tasks, summed per worker thread."""
 
 PROBE = r"""
-import importlib, json, os, resource, sys, threading, time
+import importlib.machinery, json, os, resource, sys, threading, time
 T0 = float(sys.argv[1])
 OUT = int(sys.argv[2])
 PHASES, TASKS = json.loads(sys.argv[3]), json.loads(sys.argv[4])
@@ -75,25 +77,14 @@ def waited():
 def faults():
     return resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
 
-def target(dotted):
-    parts = dotted.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        try:
-            owner = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        for name in parts[cut:-1]:
-            owner = getattr(owner, name, None)
-        if owner is not None and hasattr(owner, parts[-1]):
-            return owner, parts[-1]
-        return None
-    return None
-
-def wrap(dotted, on_task):
-    found = target(dotted)
-    if found is None:
-        return
-    owner, name = found
+def wrap(dotted, on_task, module_name):
+    owner = sys.modules[module_name]
+    parts = dotted[len(module_name) + 1 :].split(".")
+    for name in parts[:-1]:
+        owner = getattr(owner, name, None)
+    if owner is None or not hasattr(owner, parts[-1]):
+        return False
+    name = parts[-1]
     real = getattr(owner, name)
     main = threading.main_thread()
     def timed(*args, **kwargs):
@@ -116,14 +107,37 @@ def wrap(dotted, on_task):
             else:
                 rows.append([dotted.split(".")[-1], (start - T0) * 1000, *figures])
     setattr(owner, name, timed)
+    return True
+
+pending = [(dotted, False) for dotted in PHASES] + [(dotted, True) for dotted in TASKS]
+
+def settle(module_name):
+    for item in list(pending):
+        if item[0].startswith(module_name + ".") and wrap(*item, module_name):
+            pending.remove(item)
+    if module_name == "k3diff.wheels.compare":
+        stamps["comparison imported"] = (time.monotonic() - T0) * 1000
+
+class Wrapping:  # each k3diff module's functions wrapped as its import ends
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if not name.startswith("k3diff."):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or not hasattr(spec.loader, "exec_module"):
+            return None
+        real = spec.loader.exec_module
+        def exec_module(module):
+            real(module)
+            settle(name)
+        spec.loader.exec_module = exec_module
+        return spec
 
 import k3diff.cli
 stamps["k3diff.cli imported"] = (time.monotonic() - T0) * 1000
-for dotted in PHASES:
-    wrap(dotted, False)
-stamps["command imported"] = (time.monotonic() - T0) * 1000
-for dotted in TASKS:
-    wrap(dotted, True)
+for module_name in [name for name in sys.modules if name.startswith("k3diff.")]:
+    settle(module_name)
+sys.meta_path.insert(0, Wrapping)
 
 def report():
     usage = resource.getrusage(resource.RUSAGE_SELF)

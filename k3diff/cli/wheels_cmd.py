@@ -215,6 +215,14 @@ def wheels(
       k3diff wheels --base a-1.0-cp311-cp311-linux_x86_64.whl --patch a-1.1-cp311-cp311-linux_x86_64.whl
       k3diff wheels base.whl patch.whl --format sarif -o wheels.sarif --waivers waivers.toml
     """
+    head = None
+    if base is not None and patch is not None and not (base_files or patch_files):
+        # Before the imports below, which the children then overlap (`wheels.headstart`).
+        from k3diff.wheels.headstart import head_start
+
+        head = head_start(base, patch)
+        if head is not None:
+            click.get_current_context().call_on_close(head.close)
     # Imported here: `--help` does not load the comparison and its renderers.
     from k3diff.cli.ci import emit_findings
     from k3diff.cli.gcthreshold import collector_paused
@@ -290,7 +298,7 @@ def wheels(
     quickexit.keep_working_objects()  # one comparison: its working set goes with the process
     try:
         with _source_hint(), collector_paused():
-            report = compare_wheels(base, patch, options, progress=progress.listener)
+            report = compare_wheels(base, patch, options, progress=progress.listener, head=head)
         report = asked_to_explain(report, explain)
     finally:
         progress.close()

@@ -62,6 +62,7 @@ from k3diff.zip.archive import ZipArchive
 if TYPE_CHECKING:
     from k3diff.provenance.check import ProvenanceReport
     from k3diff.wheel.sbomdoc import SbomReport
+    from k3diff.wheels.headstart import HeadStart
     from k3diff.wheels.sources import SourceSpec
 
 
@@ -94,19 +95,22 @@ def compare_wheels(
     patch_path: Path,
     options: WheelOptions | None = None,
     progress: ProgressCallback | None = None,
+    head: HeadStart | None = None,
 ) -> WheelReport:
     """Compare two wheels entry by entry and apply the policy.
 
     Phases: open, pair entries (the last of a name given twice, as pip installs it), read facts
     (identity, RECORD: it says which changed entries to hash while they are read), schedule the
-    comparisons on a pool, collect the results with their details, then findings."""
+    comparisons on a pool, collect the results with their details, then findings. `head`: both
+    archives opened and their children started before this module was imported (`headstart`,
+    of these two paths), taken instead of opening and starting them here."""
     options = options or WheelOptions()
     # `readers`: the huge pairs' stream checks, then the file hashes, then the other streams.
     with (
-        _open_both(base_path, patch_path) as (base, patch),
+        _open_both(base_path, patch_path, head) as (base, patch),
         streamcheck.reader_pool(options.jobs) as readers,
-        raw_compares(base, patch, readers if options.file_hash else None) as early,
-        screened_heads(base, patch) as heads,
+        raw_compares(base, patch, readers if options.file_hash else None, head) as early,
+        screened_heads(base, patch, None if head is None else head.heads) as heads,
     ):
         facts = read_facts(base, patch)
         # RECORD is parsed once per wheel; the installability check reads the same parse.
@@ -196,8 +200,15 @@ def compare_wheels(
 
 
 @contextmanager
-def _open_both(base_path: Path, patch_path: Path) -> Iterator[tuple[ZipArchive, ZipArchive]]:
-    """Phase open: both archives, read in place (the patch's names beside the base's)."""
+def _open_both(
+    base_path: Path, patch_path: Path, head: HeadStart | None = None
+) -> Iterator[tuple[ZipArchive, ZipArchive]]:
+    """Phase open: both archives, read in place (the patch's names beside the base's), or the
+    ones `head` opened; closed on leaving either way."""
+    if head is not None:
+        with head.base as base, head.patch as patch:
+            yield base, patch
+        return
     with ZipArchive.open(base_path) as base, ZipArchive.open(patch_path, base.entries) as patch:
         yield base, patch
 

@@ -7,7 +7,7 @@ between reads and inflate steps, so it runs on the second core while the main th
 RECORD, builds the installed views, pairs the entries and reads the local headers, instead of
 after all that (on a recompressed torch CPU pair that phase is ≈ 0.5 s of one core while the
 other idled). A comparison is started for each entry name both archives hold once, above
-`EARLY_BYTES` on both sides, with the same declared size and CRC-32, and either
+`headstart.EARLY_BYTES` on both sides, with the same declared size and CRC-32, and either
 
 - the same method and compressed size: exactly the pairs whose proof (`proof.prove_reading`)
   compares raw bytes, with the same function (`proof.raw_equal`), or
@@ -26,25 +26,17 @@ comparisons run on a thread of this process.
 from __future__ import annotations
 
 import functools
-import operator
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 
-from k3diff.errors import ArchiveError
-from k3diff.wheels import proof
+from k3diff.wheels import headstart, proof
+from k3diff.wheels.headstart import HeadStart, Pair
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.rawchild import RawChild
 from k3diff.wheels.streamcheck import EarlyStreams, readable
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
-
-EARLY_BYTES = 32 << 20
-"""Compressed size (both sides) from which a pair's comparison starts early: a handful of
-entries in a CUDA wheel, one in the torch CPU wheel, none in most wheels (whose largest entries
-take less time than their start-up). Above `spans.SPAN_BYTES`, so a started pair is never one
-a span proves instead."""
 
 CHECK_BYTES = 128 << 20
 """Compressed size above which a raw pair's stream check starts early too: one whose inflate
@@ -52,8 +44,7 @@ outlasts the verdict (≈ 1 s on a 2-core VM) and would finish last, alone, if s
 A smaller one (torch CPU's libtorch_cpu.so, 109 MB) gained no wall beside the main thread's
 passes and cost 5-7 % more CPU; the settle pass balances it with the other streams."""
 
-_DECLARED = operator.attrgetter("size", "crc32")
-_LAYOUT = operator.attrgetter("method", "compressed_size")
+_LAYOUT = headstart.SAME_LAYOUT
 
 RawAnswer = Callable[[], bool]
 """Whether the pair's raw bytes (or, for a content comparison, contents) are equal, waiting for
@@ -129,20 +120,28 @@ def _take(future: Future[bool], compare: Callable[[], bool]) -> bool:
 
 @contextmanager
 def raw_compares(
-    base: ZipArchive, patch: ZipArchive, readers: ThreadPoolExecutor | None = None
+    base: ZipArchive,
+    patch: ZipArchive,
+    readers: ThreadPoolExecutor | None = None,
+    head: HeadStart | None = None,
 ) -> Iterator[EarlyRaw]:
     """Start the huge pairs' comparisons (`_candidates`, largest first): raw ones in a child
     process (`rawchild.RawChild`), content ones on a thread of their own; given `readers` (the
     default report's `streamcheck.reader_pool`), the raw pairs' patch streams checked there
-    (`streamcheck.EarlyStreams`). On leaving, the child is ended, the comparisons and checks not
-    begun are cancelled, the running comparison waited for and the running checks stopped."""
-    candidates = _candidates(base, patch)
+    (`streamcheck.EarlyStreams`). `head`: the pairs found and the raw child started for them
+    before the comparison's imports (`headstart`), taken instead. On leaving, the child is
+    ended, the comparisons and checks not begun are cancelled, the running comparison waited for
+    and the running checks stopped."""
+    candidates = _candidates(base, patch, None if head is None else head.pairs)
     if not candidates:
         yield EarlyRaw({})
         return
     raw_pairs = [(b, p) for b, p in candidates if _LAYOUT(b) == _LAYOUT(p)]
     content_pairs = [(b, p) for b, p in candidates if _LAYOUT(b) != _LAYOUT(p)]
-    child = RawChild(base, patch, raw_pairs) if raw_pairs else None
+    if head is not None:
+        child = head.raw
+    else:
+        child = RawChild(base, patch, raw_pairs) if raw_pairs else None
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="k3diff-early")
     streams = None
     if readers is not None and raw_pairs:
@@ -173,35 +172,9 @@ def raw_compares(
                 worker.shutdown(wait=True, cancel_futures=True)
 
 
-def _candidates(base: ZipArchive, patch: ZipArchive) -> list[tuple[ZipEntry, ZipEntry]]:
-    """Pairs by name above `EARLY_BYTES` declared alike (size, CRC-32; a recompressed pair also
-    above `proof.SMALL_ENTRY` bytes), largest first, whose data offsets read from their local
-    headers (here, on the calling thread, before any other reads them); a pair whose header is
-    unreadable or overlapping is left to its proof, which says what is wrong."""
-    big_base = _big_by_name(base)
-    pairs = [
-        (b, p)
-        for p in _big_by_name(patch).values()
-        if (b := big_base.get(p.name)) is not None
-        and _DECLARED(b) == _DECLARED(p)
-        and (_LAYOUT(b) == _LAYOUT(p) or b.size > proof.SMALL_ENTRY)
-    ]
-    pairs.sort(key=lambda pair: -pair[0].compressed_size)
-    readable = []
-    for b, p in pairs:
-        try:
-            base.data_offset(b)
-            patch.data_offset(p)
-        except ArchiveError:
-            continue
-        readable.append((b, p))
-    return readable
-
-
-def _big_by_name(archive: ZipArchive) -> dict[str, ZipEntry]:
-    """Entries above `EARLY_BYTES` whose name the archive holds once."""
-    big = [entry for entry in archive.entries if entry.compressed_size > EARLY_BYTES]
-    if not big:
-        return {}
-    counts = Counter(entry.name for entry in archive.entries)
-    return {entry.name: entry for entry in big if counts[entry.name] == 1}
+def _candidates(base: ZipArchive, patch: ZipArchive, huge: list[Pair] | None = None) -> list[Pair]:
+    """The pairs compared early: of `huge` (default: `headstart.huge_pairs`), those whose raw
+    bytes are compared (the same method and compressed size) and the recompressed ones above
+    `proof.SMALL_ENTRY` bytes, largest first."""
+    pairs = headstart.huge_pairs(base, patch) if huge is None else huge
+    return [(b, p) for b, p in pairs if _LAYOUT(b) == _LAYOUT(p) or b.size > proof.SMALL_ENTRY]

@@ -40,7 +40,12 @@ WINDOW = 16 << 20
 interpreter's, whatever the entry sizes."""
 
 _CHILD = """\
-import ctypes, mmap, os, sys
+import os, sys
+try:
+    os.nice(int(sys.argv[2]))
+except OSError:
+    pass
+import ctypes, mmap
 memcmp = ctypes.CDLL(None).memcmp
 memcmp.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
 memcmp.restype = ctypes.c_int
@@ -61,7 +66,7 @@ def equal_window(fd_b, at_b, fd_p, at_p, n):
         del view_b, view_p
     return same
 
-for spec in sys.argv[2:]:
+for spec in sys.argv[3:]:
     key_b, key_p, fd_b, at_b, fd_p, at_p, size = map(int, spec.split(":"))
     ends = os.fstat(fd_b).st_size >= at_b + size and os.fstat(fd_p).st_size >= at_p + size
     done, equal = 0, ends and size > 0
@@ -71,11 +76,19 @@ for spec in sys.argv[2:]:
         done += n
     os.write(1, f"{key_b} {key_p} {int(equal)}\\n".encode())
 """
-"""The comparing process. Per pair (`base position:patch position:base fd:offset:patch fd:
+"""The comparing process (its first step: the niceness asked for, `argv[2]`). Per pair (`base position:patch position:base fd:offset:patch fd:
 offset:size`), in order: both ranges inside their files, then mapped `WINDOW` bytes at a time
 (copy-on-write, never written: so that ctypes can take the address; nothing is copied) and
 compared by `memcmp`. A file truncated under a mapping raises SIGBUS, which kills only the child.
 `ctypes.CDLL(None)`: the C library the interpreter is linked with."""
+
+CHILD_NICE = 10
+"""The niceness added to a child started before the comparison's imports (`headstart`): it has
+the core the imports leave idle to itself, and once the comparison starts it takes the CPU the
+comparing thread leaves instead of half of that thread's core (case e: −4 to −9 % wall). One
+started by the comparison itself (a release set's pairs, the library) keeps the run's niceness:
+there, niced, it shares the spare core with the sniff child and its answers come late (case a:
++5 to +9 % wall)."""
 
 _LINE = 64
 """Longest answer line read: a longer one is cut, fails to parse and ends the reading."""
@@ -90,12 +103,17 @@ class RawChild:
     else, the child gone included). `close` ends both."""
 
     def __init__(
-        self, base: ZipArchive, patch: ZipArchive, pairs: Sequence[tuple[ZipEntry, ZipEntry]]
+        self,
+        base: ZipArchive,
+        patch: ZipArchive,
+        pairs: Sequence[tuple[ZipEntry, ZipEntry]],
+        *,
+        nice: int = 0,
     ) -> None:
         self.answers: dict[Key, Future[bool]] = {
             (b.position, p.position): Future() for b, p in pairs
         }
-        self._process = _spawn(base, patch, pairs)
+        self._process = _spawn(base, patch, pairs, nice)
         self._reader = threading.Thread(target=self._read, name="k3diff-raw-child", daemon=True)
         try:
             self._reader.start()
@@ -144,15 +162,15 @@ def _parse(line: bytes) -> tuple[Key | None, bool]:
 
 
 def _spawn(
-    base: ZipArchive, patch: ZipArchive, pairs: Sequence[tuple[ZipEntry, ZipEntry]]
+    base: ZipArchive, patch: ZipArchive, pairs: Sequence[tuple[ZipEntry, ZipEntry]], nice: int = 0
 ) -> subprocess.Popen[bytes] | None:
     """The child for `pairs` (data offsets known: `early._candidates` read them), or None when
     none can be started: no interpreter to run (a frozen application's executable is not one),
-    no process or descriptor to spare."""
+    no process or descriptor to spare. `nice`: what the child adds to its niceness first."""
     fds = (base.fileno(), patch.fileno())
     specs = [
         f"{b.position}:{p.position}:{fds[0]}:{base.data_offset(b)}:{fds[1]}:"
         f"{patch.data_offset(p)}:{b.compressed_size}"
         for b, p in pairs
     ]
-    return start_python(_CHILD, [str(WINDOW), *specs], fds, stdin=subprocess.DEVNULL)
+    return start_python(_CHILD, [str(WINDOW), str(nice), *specs], fds, stdin=subprocess.DEVNULL)

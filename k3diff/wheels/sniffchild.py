@@ -295,13 +295,19 @@ def _spawn(patch: ZipArchive, count: int, nice: int = CHILD_NICE) -> subprocess.
 
 
 @contextmanager
-def screened_heads(base: ZipArchive, patch: ZipArchive) -> Iterator[SniffChild | None]:
-    """The screening child for `patch`'s entries when it is `worth_asking`, else None; the
-    child is ended on leaving."""
-    if not worth_asking(base, patch):
+def screened_heads(
+    base: ZipArchive, patch: ZipArchive, started: SniffChild | None = None
+) -> Iterator[SniffChild | None]:
+    """The screening child for `patch`'s entries when it is `worth_asking`, else None: the one
+    `started` before the comparison's imports (`headstart`) where given; the child is ended on
+    leaving."""
+    if started is not None:
+        child = started
+    elif not worth_asking(base, patch):
         yield None
         return
-    child = SniffChild(patch)
+    else:
+        child = SniffChild(patch)
     try:
         child.start()
         yield child

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from k3diff.wheels import early, proof, spans
+from k3diff.wheels import headstart, proof, spans
 
 from .provenance_support import linear_repo
 
@@ -19,7 +19,7 @@ def small_proof_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(proof, "RAW_CHUNK", 1024)
     monkeypatch.setattr(proof, "BIG_ENTRY", 4096)
     monkeypatch.setattr(proof, "SMALL_ENTRY", 3000)
-    monkeypatch.setattr(early, "EARLY_BYTES", 2000)
+    monkeypatch.setattr(headstart, "EARLY_BYTES", 2000)
     monkeypatch.setattr(spans, "SPAN_BYTES", 1500)
 
 

@@ -18,7 +18,7 @@ import wheelkit
 from hypothesis import given
 
 from k3diff.errors import K3diffError
-from k3diff.wheels import early
+from k3diff.wheels import early, headstart
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.zip.archive import ZipArchive
 from wheels.damage_support import Edit, damage_edits, damage_settings, write_damaged
@@ -52,7 +52,7 @@ def both_ways(base: Path, patch: Path, monkeypatch: pytest.MonkeyPatch) -> tuple
     """The outcome with the early start and without; asserts they are the same."""
     fast = _outcome(base, patch)
     with monkeypatch.context() as patched:
-        patched.setattr(early, "EARLY_BYTES", 1 << 62)
+        patched.setattr(headstart, "EARLY_BYTES", 1 << 62)
         slow = _outcome(base, patch)
     assert fast == slow
     return fast
@@ -229,7 +229,7 @@ def _damaged_the_same_both_ways(
     patch = write_damaged(source, tmp_path / "damaged.whl", edits)
     fast = _outcome(base, patch)
     with monkeypatch.context() as patched:
-        patched.setattr(early, "EARLY_BYTES", 1 << 62)
+        patched.setattr(headstart, "EARLY_BYTES", 1 << 62)
         slow = _outcome(base, patch)
     if fast[0] == slow[0] == "error":
         assert fast[1] == slow[1]  # the problem named may be the first a thread meets

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from k3diff.errors import K3diffError
-from k3diff.wheels import early, streamcheck
+from k3diff.wheels import early, headstart, streamcheck
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.zip.archive import ZipArchive
 
@@ -77,7 +77,7 @@ def both_ways(base: Path, patch: Path, monkeypatch: pytest.MonkeyPatch) -> tuple
     the same, errors compared by kind (the problem named may be the first a thread meets)."""
     fast = _outcome(base, patch)
     with monkeypatch.context() as patched:
-        patched.setattr(early, "EARLY_BYTES", 1 << 62)
+        patched.setattr(headstart, "EARLY_BYTES", 1 << 62)
         slow = _outcome(base, patch)
     if fast[0] == slow[0] == "error":
         assert fast[1] == slow[1]

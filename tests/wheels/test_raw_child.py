@@ -20,7 +20,7 @@ import wheelkit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from k3diff.wheels import early, proof, rawchild
+from k3diff.wheels import early, headstart, proof, rawchild
 from k3diff.zip.archive import ZipArchive
 
 from .test_early_raw import _outcome, _wheel
@@ -48,7 +48,7 @@ def _child(
     """The child run on (left offset, right offset, size) ranges, keyed 0, 1, ... both sides."""
     fds = os.open(left, os.O_RDONLY), os.open(right, os.O_RDONLY)
     try:
-        argv = [sys.executable, "-I", "-S", "-c", prefix + rawchild._CHILD, str(window)]
+        argv = [sys.executable, "-I", "-S", "-c", prefix + rawchild._CHILD, str(window), "0"]
         argv += [f"{i}:{i}:{fds[0]}:{a}:{fds[1]}:{b}:{n}" for i, (a, b, n) in enumerate(specs)]
         return subprocess.run(argv, pass_fds=fds, capture_output=True, check=False)
     finally:
@@ -165,7 +165,7 @@ def test_a_byte_changed_after_the_first_window_is_found(tmp_path: Path) -> None:
 def _slow(base: Path, patch: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
     """The outcome with nothing started early: every pair compared on the pool."""
     with monkeypatch.context() as patched:
-        patched.setattr(early, "EARLY_BYTES", 1 << 62)
+        patched.setattr(headstart, "EARLY_BYTES", 1 << 62)
         return _outcome(base, patch)
 
 
@@ -248,7 +248,7 @@ def test_the_childs_equal_is_taken_and_its_differ_compared_here(
 REVERSED = """\
 import sys
 argv = sys.argv
-sys.argv = argv[:2] + argv[:1:-1]
+sys.argv = argv[:3] + argv[:2:-1]
 """
 """The real child, answering the pairs in the reverse order."""
 
@@ -258,18 +258,18 @@ CHILDREN: dict[str, str | None] = {
     "killed": "import os, signal; os.kill(os.getpid(), signal.SIGKILL)",
     "says differ": (
         "import os, sys\n"
-        "for s in sys.argv[2:]: os.write(1, ' '.join(s.split(':')[:2]).encode() + b' 0\\n')"
+        "for s in sys.argv[3:]: os.write(1, ' '.join(s.split(':')[:2]).encode() + b' 0\\n')"
     ),
     "garbage": "import os; os.write(1, b'x2\\n1\\n')",
     "equal for a pair not asked": "import os; os.write(1, b'999 999 1\\n')",
     "an equal cut short": (  # lib.so (the first pair) answered last, its line unended
         "import os, sys\n"
-        "keys = [' '.join(s.split(':')[:2]).encode() for s in sys.argv[2:]]\n"
+        "keys = [' '.join(s.split(':')[:2]).encode() for s in sys.argv[3:]]\n"
         "os.write(1, b''.join(key + b' 1\\n' for key in keys[1:]) + keys[0] + b' 1')"
     ),
     "each answer twice, the first a differ": (
         "import os, sys\n"
-        "for s in sys.argv[2:]:\n"
+        "for s in sys.argv[3:]:\n"
         "    key = ' '.join(s.split(':')[:2]).encode()\n"
         "    os.write(1, key + b' 0\\n' + key + b' 1\\n')"
     ),
@@ -352,11 +352,11 @@ def test_a_wheel_truncated_or_changed_after_the_start_is_reported_as_without_it(
     from k3diff.wheels import compare, facts
 
     outcomes = []
-    for cutoff in (early.EARLY_BYTES, 1 << 62):
+    for cutoff in (headstart.EARLY_BYTES, 1 << 62):
         patch.write_bytes(original)
         damaged.clear()
         with monkeypatch.context() as patched:
-            patched.setattr(early, "EARLY_BYTES", cutoff)
+            patched.setattr(headstart, "EARLY_BYTES", cutoff)
             # Early start: damaged as the child is spawned (its offsets read from the whole
             # file); without it, before RECORD is read.
             patched.setattr(rawchild, "_spawn", first(rawchild._spawn))

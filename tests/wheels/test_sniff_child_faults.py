@@ -30,9 +30,11 @@ def _outcome(base: Path, patch: Path) -> tuple[Any, ...]:
 
 
 @contextmanager
-def _waited(base: ZipArchive, patch: ZipArchive) -> Iterator[SniffChild | None]:
+def _waited(
+    base: ZipArchive, patch: ZipArchive, started: SniffChild | None = None
+) -> Iterator[SniffChild | None]:
     """`screened_heads`, its answer waited for, so the spans of a small wheel can take it."""
-    with sniffchild.screened_heads(base, patch) as child:
+    with sniffchild.screened_heads(base, patch, started) as child:
         if child is not None:
             child.start()  # here, as the run would after reading RECORD, then waited for
             child.wait(30)
