@@ -26,11 +26,16 @@ wheel installed. A `cp313-cp313` wheel holding only `_C.cpython-313t-….so`, a 
 holding only `.cpython-311-….so` (PyPy, free-threaded builds and every other version) or only
 PyPy's names, a `cp313-cp313t` one holding only `.abi3.so`.
 
-A module with a file whose name names no ABI (`_C.so`, `_C.pyd`, or a suffix k3diff does not
-read) is not judged: CPython finds it everywhere, and a library loaded by `ctypes` is named so
-too (PyPy, which finds no bare `.so`, is not judged for it). A debug build is judged only where
-a tag names its ABI (`cp313d`): packaging gives it the release build's tags too, whose files it
-does not find, which is the debug build's limit, not the wheel's. The module is the installed
+A module with a file of no ABI's name (`_C.so`, `_C.pyd`) is not judged: CPython finds it
+everywhere, and a library loaded by `ctypes` is named so too (PyPy, which finds no bare `.so`,
+is not judged for it); nor one with a source (`_C.py`, `_C/__init__.py`), which a Python finds
+where it finds no extension. A file whose suffix k3diff does not read (`_C.foo.so`,
+`_C.CPYTHON-313-….so`) is found by no import system as the module, so it neither counts for
+the module nor spares it (review67b: before, it spared the module, and a `cp313` wheel holding
+`_C.cpython-311-….so` passed beside a `_C.foo.so`). A name of two suffixes is read by its
+last (mpi4py's `MPI.mpich.cpython-311-….so`, which its package loads itself). A debug build
+is judged only where a tag names its ABI (`cp313d`): packaging gives it the release build's
+tags too, whose files it does not find, which is the debug build's limit, not the wheel's. The module is the installed
 path up to the file name's first dot, in site-packages (purelib and platlib alike). In an abi3
 wheel, a module with a file named for one CPython version is A123/W625's (`k3diff.wheel.abi3`).
 """
@@ -54,12 +59,13 @@ Python = tuple[str, str]
 `pypy310_pp73`)."""
 
 _SUFFIX = lazy(r"\.([^./]+)\.(so|pyd)$")
-_CPYTHON = lazy(r"cpython-3(\d+)([a-z]*)-[^.]+")
+_CPYTHON = lazy(r"cpython-3(\d+)([a-z]*)(?:-[^.]+)?")  # 3.2-3.4: `.cpython-34m.so`
 _WINDOWS = lazy(r"cp3(\d+)(t?)-win[^.]*")
 _STABLE = lazy(r"abi3(t?)(-[^.]+)?")
 _PYPY = lazy(r"pypy3(\d+)-(pp\d+)(?:-[^.]+)?")
 _MARKS = (".cpython-3", ".cp3", ".abi3", ".pypy", ".graalpy")
 _EXTENSION = (".so", ".pyd")
+_SOURCE = (".py", ".pyc")
 _MODULES = ("purelib", "platlib")
 _PATH = operator.itemgetter(2)
 
@@ -158,12 +164,12 @@ def unimportable(
         if file.scheme not in _MODULES:
             continue
         head, _, name = file.path.rpartition("/")
-        module = f"{head}/{name.partition('.')[0]}"
+        module, _, suffix = name.partition(".")
         abi = file_abi(name)
-        if abi is None:
-            plain.add(module)
-        else:
-            modules.setdefault(module, []).append((file, abi))
+        if abi is not None:
+            modules.setdefault(f"{head}/{module}", []).append((file, abi))
+        elif "." not in suffix:  # `_C.so`, `_C.pyd`: every CPython's (else found by none)
+            plain.add(f"{head}/{module}")
     stable = any(tag.split("-")[1:2] == ["abi3"] for tag in tags)
     judged = {
         module: named
@@ -171,6 +177,9 @@ def unimportable(
         if module not in plain
         and not (stable and any(abi.kind in ("cpython", "windows") for _, abi in named))
     }
+    if judged:  # a module with a source is found where no extension is
+        sources = _sources(files)
+        judged = {m: named for m, named in judged.items() if m not in sources}
     if not judged:
         return []
     pythons, horizon, said = installs_on(tags, requires_python)
@@ -191,6 +200,17 @@ def unimportable(
         )
         problems += [(file.entry, why) for file, _ in named]
     return problems
+
+
+def _sources(files: list[InstalledFile]) -> set[str]:
+    """The modules with a source file in site-packages: `pkg/_C` for `pkg/_C.py` (or `.pyc`)
+    and for `pkg/_C/__init__.py`, a package the import system finds before an extension."""
+    picked = compress(files, map(str.endswith, map(_PATH, files), repeat(_SOURCE)))
+    return {
+        file.path.rpartition(".")[0].removesuffix("/__init__")
+        for file in picked
+        if file.scheme in _MODULES
+    }
 
 
 def _abis(modules: Iterable[list[tuple[InstalledFile, FileAbi]]]) -> set[FileAbi]:

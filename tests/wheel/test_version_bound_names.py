@@ -1,0 +1,48 @@
+"""Which files count for an extension module (W629, review67b).
+
+A file whose suffix names no ABI k3diff reads spared its whole module: a `cp313` wheel holding
+`demo/_ext.cpython-311-x86_64-linux-gnu.so` failed W629, but passed (exit 0) once a
+`demo/_ext.mpich.so` or a `demo/_ext.CPYTHON-313-x86_64-linux-gnu.so` lay beside it, though no
+import system finds either as `demo._ext` (a Linux one reads names as they are), so `import
+demo._ext` still fails on 3.13. Only a bare `_ext.so` (`.pyd`), which CPython finds everywhere,
+spares it now. The reverse: a module with a source (`_ext.py`, a package `_ext/`) imports on
+every Python, which finds the source where it finds no extension; W629 said it found no file of
+it. And 3.2-3.4's suffix (`.cpython-34m.so`, no platform) is read as those versions'."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from wheel.test_installed_view import audit_code
+from wheel.test_version_bound import PLATFORM, _named, _w629, _wheel
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc builds the extensions")
+
+
+@pytest.mark.parametrize(
+    "beside", ["demo/_ext.mpich.so", "demo/_ext.CPYTHON-313-x86_64-linux-gnu.so"]
+)
+def test_a_file_no_import_system_finds_spares_no_module(tmp_path: Path, beside: str) -> None:
+    wheel = _wheel(tmp_path, f"cp313-cp313-{PLATFORM}", _named("311"), beside)
+    found = _w629(wheel)
+    assert [path for path, _ in found] == [_named("311")], found
+    assert "on CPython 3.13 'import demo._ext' finds no file of it" in found[0][1], found
+    assert audit_code(wheel) == (1, {"W629"})
+
+
+@pytest.mark.parametrize("source", ["demo/_ext.py", "demo/_ext/__init__.py"])
+def test_a_module_with_a_source_imports_everywhere(tmp_path: Path, source: str) -> None:
+    wheel = _wheel(tmp_path, f"py3-none-{PLATFORM}", _named("311"), source)
+    assert _w629(wheel) == []
+    assert audit_code(wheel) == (0, set())
+
+
+def test_the_suffix_of_cpython_before_3_5_is_read_as_its_own(tmp_path: Path) -> None:
+    names = [_named("311"), "demo/_ext.cpython-34m.so"]
+    found = _w629(_wheel(tmp_path, f"py3-none-{PLATFORM}", *names))
+    assert sorted(path for path, _ in found) == sorted(names), found
+    assert "named for CPython 3.4, 3.11 alone" in found[0][1], found
+    assert "on CPython 3.0-3.3, 3.5-3.10, 3.12+" in found[0][1], found
