@@ -29,7 +29,10 @@ PyPy's names, a `cp313-cp313t` one holding only `.abi3.so`.
 A module with a file of no ABI's name (`_C.so`, `_C.pyd`) is not judged: CPython finds it
 everywhere, and a library loaded by `ctypes` is named so too (PyPy, which finds no bare `.so`,
 is not judged for it); nor one with a source (`_C.py`, `_C/__init__.py`), which a Python finds
-where it finds no extension. A file whose suffix k3diff does not read (`_C.foo.so`,
+where it finds no extension. Python on Windows loads `.pyd` files alone, elsewhere `.so` files
+alone: a wheel whose tags install it on Windows alone (`win_amd64`) counts its `.pyd` files, one
+whose tags name no Windows platform (nor `any`) its `.so` files (review67b: a `cp313-cp313-
+win_amd64` wheel holding `_C.cpython-313-x86_64-linux-gnu.so` alone passed). A file whose suffix k3diff does not read (`_C.foo.so`,
 `_C.CPYTHON-313-….so`) is found by no import system as the module, so it neither counts for
 the module nor spares it (review67b: before, it spared the module, and a `cp313` wheel holding
 `_C.cpython-311-….so` passed beside a `_C.foo.so`). A name of two suffixes is read by its
@@ -186,20 +189,40 @@ def unimportable(
     from k3diff.wheel.systemtext import pythons as said_pythons
 
     finding = {abi: {p for p in pythons if abi.finds(p)} for abi in _abis(judged.values())}
+    loads = _loads(tags)
     problems: list[tuple[str, str]] = []
     for module, named in judged.items():
-        found = set().union(*(finding[abi] for _, abi in named))
+        kept = [abi for file, abi in named if loads is None or file.path.endswith(loads)]
+        found = set().union(*(finding[abi] for abi in kept))
         missing = [p for p in pythons if p not in found]
         if not missing:
             continue
         dotted = module.partition("/")[2].replace("/", ".")
+        foreign = "" if len(kept) == len(named) else _FOREIGN[str(loads)]
         why = (
-            f"named for {_named_text([abi for _, abi in named])} alone, while its tags{said} "
+            f"named for {_named_text([abi for _, abi in named])} alone{foreign}, while its "
+            f"tags{said} "
             f"install it on {said_pythons(pythons, horizon)}: on "
             f"{said_pythons(missing, horizon)} 'import {dotted}' finds no file of it"
         )
         problems += [(file.entry, why) for file, _ in named]
     return problems
+
+
+_FOREIGN = {
+    ".pyd": " (as .so, which no Python on Windows loads)",
+    ".so": " (as .pyd, which Python loads on Windows alone)",
+}
+
+
+def _loads(tags: frozenset[str]) -> str | None:
+    """The extension every Python the tags install on loads: `.pyd` where each tag's platform
+    is Windows', `.so` where none is (nor `any`); None where the tags install on both."""
+    platforms = {tag.rpartition("-")[2] for tag in tags}
+    windows = [platform.startswith("win") for platform in platforms]
+    if platforms and all(windows):
+        return ".pyd"
+    return ".so" if not any(windows) and "any" not in platforms else None
 
 
 def _sources(files: list[InstalledFile]) -> set[str]:

@@ -46,3 +46,39 @@ def test_the_suffix_of_cpython_before_3_5_is_read_as_its_own(tmp_path: Path) -> 
     assert sorted(path for path, _ in found) == sorted(names), found
     assert "named for CPython 3.4, 3.11 alone" in found[0][1], found
     assert "on CPython 3.0-3.3, 3.5-3.10, 3.12+" in found[0][1], found
+
+
+@pytest.mark.parametrize(
+    ("tag", "name", "said"),
+    [
+        (
+            "cp313-cp313-win_amd64",
+            _named("313"),
+            "named for CPython 3.13 alone (as .so, which no Python on Windows loads), while its "
+            "tags install it on CPython 3.13: on CPython 3.13 'import demo._ext' finds no file",
+        ),
+        ("cp39-abi3-win_amd64", "demo/_ext.abi3.so", "on CPython 3.9+ 'import demo._ext'"),
+        (
+            f"cp313-cp313-{PLATFORM}",
+            "demo/_ext.cp313-win_amd64.pyd",
+            "(as .pyd, which Python loads on Windows alone)",
+        ),
+    ],
+)
+def test_a_name_of_the_other_systems_extension_is_found_by_none(
+    tmp_path: Path, tag: str, name: str, said: str
+) -> None:
+    """Python on Windows loads `.pyd` files alone, elsewhere `.so` files alone: a Windows
+    wheel holding a Linux build's file passed, as its name's version was the tag's."""
+    wheel = _wheel(tmp_path, tag, name)
+    found = _w629(wheel)
+    assert [path for path, _ in found] == [name], found
+    assert said in found[0][1], found
+    assert audit_code(wheel) == (1, {"W629"})
+
+
+def test_a_windows_wheel_with_its_own_file_beside_a_linux_one_passes(tmp_path: Path) -> None:
+    wheel = _wheel(
+        tmp_path, "cp313-cp313-win_amd64", "demo/_ext.cp313-win_amd64.pyd", _named("313")
+    )
+    assert _w629(wheel) == []
