@@ -18,7 +18,12 @@ class StaleDocument(InputError):
     checked, then refused with every other one found (`refuse_stale`)."""
 
     def __init__(
-        self, message: str, name: str, files: tuple[Path, ...] = (), key: str | None = None
+        self,
+        message: str,
+        name: str,
+        files: tuple[Path, ...] = (),
+        key: str | None = None,
+        count: int = 1,
     ) -> None:
         super().__init__(message)
         self.name = name
@@ -29,6 +34,9 @@ class StaleDocument(InputError):
         self.key = name if key is None else key
         """What it is said once for: the document (a release set's first pair's refusal), or
         the document and the input it names."""
+        self.count = count
+        """The inputs it stands for (more than one: those of a document past the ones named,
+        `changedinputs.SAID`)."""
 
 
 def refusal(
@@ -80,8 +88,8 @@ def refuse_stale(stale: Sequence[StaleDocument], given: Sequence[str]) -> None:
         return
     if len(stale) == 1:
         raise stale[0]
-    inputs = sum(1 for s in stale if s.key != s.name)
-    documents = len(stale) - inputs
+    inputs = sum(s.count for s in stale if s.key != s.name)
+    documents = sum(1 for s in stale if s.key == s.name)
     counted = [
         f"{inputs:,} input{'s' if inputs != 1 else ''} changed since the documents that record "
         "them were written"
@@ -94,9 +102,14 @@ def refuse_stale(stale: Sequence[StaleDocument], given: Sequence[str]) -> None:
     ]
     said = ", and ".join(c for c in counted if c)
     whose = "its document" if inputs else "it"
+    each = (
+        "each named, or counted past a document's first few,"
+        if inputs > len(stale)
+        else "each named"
+    )
     raise ErrorBlock(
         (
-            f"{said}, each named with the command that brings {whose} up to date:",
+            f"{said}, {each} with the command that brings {whose} up to date:",
             *(f"({n}) {refused}" for n, refused in enumerate(stale, 1)),
         )
     )
