@@ -32,7 +32,11 @@ is not judged for it); nor one with a source (`_C.py`, `_C/__init__.py`), which 
 where it finds no extension. Python on Windows loads `.pyd` files alone, elsewhere `.so` files
 alone: a wheel whose tags install it on Windows alone (`win_amd64`) counts its `.pyd` files, one
 whose tags name no Windows platform (nor `any`) its `.so` files (review67b: a `cp313-cp313-
-win_amd64` wheel holding `_C.cpython-313-x86_64-linux-gnu.so` alone passed). A file whose suffix k3diff does not read (`_C.foo.so`,
+win_amd64` wheel holding `_C.cpython-313-x86_64-linux-gnu.so` alone passed). A suffix's
+platform (`x86_64-linux-gnu`, `darwin`, `win_amd64`) is the one system whose Python finds it:
+where the tags install on one system (`manylinux_2_17_x86_64`: `x86_64-linux`; `macosx_…`:
+`darwin`), a file named for another counts for none (a cross-build under the host's tag).
+A file whose suffix k3diff does not read (`_C.foo.so`,
 `_C.CPYTHON-313-….so`) is found by no import system as the module, so it neither counts for
 the module nor spares it (review67b: before, it spared the module, and a `cp313` wheel holding
 `_C.cpython-311-….so` passed beside a `_C.foo.so`). A name of two suffixes is read by its
@@ -189,16 +193,21 @@ def unimportable(
     from k3diff.wheel.systemtext import pythons as said_pythons
 
     finding = {abi: {p for p in pythons if abi.finds(p)} for abi in _abis(judged.values())}
-    loads = _loads(tags)
+    loads, system = _loads(tags), _tags_system(tags)
     problems: list[tuple[str, str]] = []
     for module, named in judged.items():
-        kept = [abi for file, abi in named if loads is None or file.path.endswith(loads)]
+        kept = [
+            abi
+            for file, abi in named
+            if (loads is None or file.path.endswith(loads))
+            and (system is None or _file_system(file.path) in (None, system))
+        ]
         found = set().union(*(finding[abi] for abi in kept))
         missing = [p for p in pythons if p not in found]
         if not missing:
             continue
         dotted = module.partition("/")[2].replace("/", ".")
-        foreign = "" if len(kept) == len(named) else _FOREIGN[str(loads)]
+        foreign = "" if len(kept) == len(named) else _foreign(named, loads, system)
         why = (
             f"named for {_named_text([abi for _, abi in named])} alone{foreign}, while its "
             f"tags{said} "
@@ -213,6 +222,54 @@ _FOREIGN = {
     ".pyd": " (as .so, which no Python on Windows loads)",
     ".so": " (as .pyd, which Python loads on Windows alone)",
 }
+
+
+_TRIPLET = lazy(r"-([^-]+)-linux(?:-[^-]*)?$")
+_LINUX_TAG = lazy(r"(?:manylinux_\d+_\d+|musllinux_\d+_\d+|manylinux\d+|linux)_(.+)")
+_TRIPLET_ARCH = {"i686": "i386", "armv7l": "arm", "armv6l": "arm", "ppc64le": "powerpc64le"}
+"""A platform tag's architecture as CPython's SOABI names it (`configure`'s triplet), where
+they differ."""
+
+
+def _file_system(path: str) -> str | None:
+    """The system a file's ABI suffix names (`x86_64-linux`, `darwin`, `win_amd64`), None for
+    a suffix of none: CPython's SOABI carries its platform (`.cpython-313-x86_64-linux-gnu.so`),
+    and only that system's CPython finds it."""
+    found = _SUFFIX.search(path.rpartition("/")[2])
+    tag = "" if found is None else found.group(1)
+    if (platform := tag.rpartition("-")[2]).startswith("win"):
+        return platform
+    if tag.endswith("-darwin"):
+        return "darwin"
+    match = _TRIPLET.search(tag)
+    return None if match is None else f"{match.group(1)}-linux"
+
+
+def _tags_system(tags: frozenset[str]) -> str | None:
+    """The one system the tags install on, as `_file_system` names it; None where they name
+    several, or one k3diff does not read (`any`, iOS, Android)."""
+    found = set()
+    for platform in {tag.rpartition("-")[2] for tag in tags}:
+        if platform.startswith("win"):
+            found.add(platform)
+        elif platform.startswith("macosx_"):
+            found.add("darwin")
+        elif match := _LINUX_TAG.fullmatch(platform):
+            found.add(f"{_TRIPLET_ARCH.get(match.group(1), match.group(1))}-linux")
+        else:
+            return None
+    return found.pop() if len(found) == 1 else None
+
+
+def _foreign(
+    named: list[tuple[InstalledFile, FileAbi]], loads: str | None, system: str | None
+) -> str:
+    """Why some of a module's files are found on no system its tags install on."""
+    if loads is not None and not all(file.path.endswith(loads) for file, _ in named):
+        return _FOREIGN[loads]
+    systems = {_file_system(file.path) for file, _ in named}
+    other = sorted(str(found) for found in systems - {None, system})
+    return f" (for {', '.join(other)}, while its tags install it on {system} alone)"
 
 
 def _loads(tags: frozenset[str]) -> str | None:

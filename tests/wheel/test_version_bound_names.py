@@ -82,3 +82,56 @@ def test_a_windows_wheel_with_its_own_file_beside_a_linux_one_passes(tmp_path: P
         tmp_path, "cp313-cp313-win_amd64", "demo/_ext.cp313-win_amd64.pyd", _named("313")
     )
     assert _w629(wheel) == []
+
+
+@pytest.mark.parametrize(
+    ("tag", "name", "said"),
+    [
+        (
+            f"cp313-cp313-{PLATFORM}",
+            "demo/_ext.cpython-313-aarch64-linux-gnu.so",
+            "(for aarch64-linux, while its tags install it on x86_64-linux alone)",
+        ),
+        (
+            f"cp313-cp313-{PLATFORM}",
+            "demo/_ext.cpython-313-darwin.so",
+            "(for darwin, while its tags install it on x86_64-linux alone)",
+        ),
+        (
+            "cp313-cp313-macosx_11_0_arm64",
+            _named("313"),
+            "(for x86_64-linux, while its tags install it on darwin alone)",
+        ),
+        (
+            "cp313-cp313-win32",
+            "demo/_ext.cp313-win_amd64.pyd",
+            "(for win_amd64, while its tags install it on win32 alone)",
+        ),
+    ],
+)
+def test_a_name_of_another_platform_is_found_by_none(
+    tmp_path: Path, tag: str, name: str, said: str
+) -> None:
+    """CPython's suffix names its platform (`.cpython-313-x86_64-linux-gnu.so`), and only
+    that platform's CPython finds the file: a wheel tagged for x86_64 Linux holding an aarch64
+    build's name (a cross-build packaged under the host's tag) passed."""
+    wheel = _wheel(tmp_path, tag, name)
+    found = _w629(wheel)
+    assert [path for path, _ in found] == [name], found
+    assert said in found[0][1], found
+    assert "on CPython 3.13 'import demo._ext' finds no file of it" in found[0][1], found
+
+
+@pytest.mark.parametrize(
+    ("tag", "name"),
+    [
+        ("cp313-cp313-manylinux_2_17_aarch64", "demo/_ext.cpython-313-aarch64-linux-gnu.so"),
+        ("cp313-cp313-manylinux2014_i686", "demo/_ext.cpython-313-i386-linux-gnu.so"),
+        ("cp313-cp313-linux_armv7l", "demo/_ext.cpython-313-arm-linux-gnueabihf.so"),
+        ("cp313-cp313-musllinux_1_2_x86_64", "demo/_ext.cpython-313-x86_64-linux-musl.so"),
+        ("cp313-cp313-macosx_11_0_universal2", "demo/_ext.cpython-313-darwin.so"),
+        ("pp310-pypy310_pp73-win_amd64", "demo/_ext.pypy310-pp73-win_amd64.pyd"),
+    ],
+)
+def test_a_name_of_the_tags_platform_passes(tmp_path: Path, tag: str, name: str) -> None:
+    assert _w629(_wheel(tmp_path, tag, name)) == []
