@@ -72,7 +72,7 @@ _STABLE = lazy(r"abi3(t?)(-[^.]+)?")
 _PYPY = lazy(r"pypy3(\d+)-(pp\d+)(?:-[^.]+)?")
 _MARKS = (".cpython-3", ".cp3", ".abi3", ".pypy", ".graalpy")
 _EXTENSION = (".so", ".pyd")
-_SOURCE = (".py", ".pyc")
+_SOURCE = ".py"  # not a sourceless `.pyc`: one version loads it
 _MODULES = ("purelib", "platlib")
 _PATH = operator.itemgetter(2)
 
@@ -283,8 +283,8 @@ def _loads(tags: frozenset[str]) -> str | None:
 
 
 def _sources(files: list[InstalledFile]) -> set[str]:
-    """The modules with a source file in site-packages: `pkg/_C` for `pkg/_C.py` (or `.pyc`)
-    and for `pkg/_C/__init__.py`, a package the import system finds before an extension."""
+    """The modules with a source file in site-packages: `pkg/_C` for `pkg/_C.py` and for
+    `pkg/_C/__init__.py`, a package the import system finds before an extension."""
     picked = compress(files, map(str.endswith, map(_PATH, files), repeat(_SOURCE)))
     return {
         file.path.rpartition(".")[0].removesuffix("/__init__")
