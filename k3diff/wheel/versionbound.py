@@ -274,12 +274,13 @@ def _foreign(
 
 def _loads(tags: frozenset[str]) -> str | None:
     """The extension every Python the tags install on loads: `.pyd` where each tag's platform
-    is Windows', `.so` where none is (nor `any`); None where the tags install on both."""
+    is Windows', `.so` where each is Linux's or macOS's; None where they name both, or a
+    platform k3diff does not read (`any`; MSYS2's `mingw_x86_64`, whose Python loads `.pyd`)."""
     platforms = {tag.rpartition("-")[2] for tag in tags}
-    windows = [platform.startswith("win") for platform in platforms]
-    if platforms and all(windows):
+    if platforms and all(platform.startswith("win") for platform in platforms):
         return ".pyd"
-    return ".so" if not any(windows) and "any" not in platforms else None
+    posix = [p.startswith("macosx_") or _LINUX_TAG.fullmatch(p) is not None for p in platforms]
+    return ".so" if platforms and all(posix) else None
 
 
 def _sources(files: list[InstalledFile]) -> set[str]:
