@@ -9,6 +9,8 @@ here, with one error dialect (`FILE:LINE: problem`, exit 2) and one set of rules
 
 - a line is one JSON object, checked by `k3diff.sample.lines.read_line`;
 - (side, key, mode, repeat) appears once in a run: a repeated sample is refused;
+- a cold-warm warm request (repeat 1 on) follows its cold request (repeat 0) on an earlier line:
+  `sample` logs and resumes the cold one first, so a log where it does not was edited;
 - a second header line (two logs concatenated) is refused;
 - a sample logged as a success is judged again by the finish rule the client applies
   (`k3diff.sample.finish.problem`, with the header's `finish_reasons`): one whose finish_reason
