@@ -32,6 +32,7 @@ class StaleDocument(InputError):
         key: str | None = None,
         what: str = DOCUMENT,
         after: bool = False,
+        count: int = 1,
     ) -> None:
         super().__init__(message)
         self.after = after
@@ -48,6 +49,9 @@ class StaleDocument(InputError):
         self.key = name if key is None else key
         """What it is said once for: the document (a release set's first pair's refusal), or
         the document and the input it names."""
+        self.count = count
+        """The inputs it stands for (more than one: those of a document past the ones named,
+        `changedinputs.SAID`)."""
 
 
 def refusal(
@@ -116,7 +120,9 @@ def refuse_stale(stale: Sequence[StaleDocument], given: Sequence[str]) -> None:
 def _head(stale: Sequence[StaleDocument]) -> str:
     """The block's first line: what its lines are, counted (left67: inputs missing or added
     were counted as changed, and a problem found with them was not said)."""
-    count = Counter(AFTER if refused.after else refused.what for refused in stale)
+    count: Counter[str] = Counter()
+    for refused in stale:
+        count[AFTER if refused.after else refused.what] += refused.count
     states = [(count[what], what) for what in INPUT_STATES if count[what]]
     counted = []
     if states:
@@ -139,12 +145,15 @@ def _head(stale: Sequence[StaleDocument]) -> str:
         counted.append(f"{problems:,} other problem{'s' if problems != 1 else ''}")
     whose = "its document" if states else "it"
     how = f"with the command that brings {whose} up to date"
+    named = "each named"
+    if sum(refused.count for refused in stale) > len(stale):
+        named = "each named, or counted past a document's first few,"
     if problems and not counted[1:]:
         return f"{problems:,} problems with the inputs given:"
     if problems:
         which = " or ".join(["input"] * bool(states) + ["document"] * bool(documents or after))
-        return f"{_listed(counted, ', and ')}, each named (each {which} {how}):"
-    return f"{_listed(counted, ', and ')}, each named {how}:"
+        return f"{_listed(counted, ', and ')}, {named} (each {which} {how}):"
+    return f"{_listed(counted, ', and ')}, {named} {how}:"
 
 
 def _listed(parts: Sequence[str], last: str) -> str:

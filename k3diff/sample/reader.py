@@ -9,6 +9,8 @@ here, with one error dialect (`FILE:LINE: problem`, exit 2) and one set of rules
 
 - a line is one JSON object, checked by `k3diff.sample.lines.read_line`;
 - (side, key, mode, repeat) appears once in a run: a repeated sample is refused;
+- a cold-warm warm request (repeat 1 on) follows its cold request (repeat 0) on an earlier line:
+  `sample` logs and resumes the cold one first, so a log where it does not was edited;
 - a second header line (two logs concatenated) is refused;
 - a sample logged as a success is judged again by the finish rule the client applies
   (`k3diff.sample.finish.problem`, with the header's `finish_reasons`): one whose finish_reason
@@ -33,7 +35,10 @@ from k3diff.ids import SAMPLES as SCHEMA
 from k3diff.sample.finish import finishing, problem
 from k3diff.sample.header import RunHeader, extended, read_header, read_marker
 from k3diff.sample.lines import SampleLine, read_line
+from k3diff.sample.names import Mode
 from k3diff.sample.stopline import StopLine, is_stop, read_stop
+
+COLD_WARM = Mode.COLD_WARM.value
 
 MAX_LOG_BYTES = 4 << 30
 """Largest log read (4 GiB): a bigger file is refused rather than read into memory."""
@@ -124,6 +129,7 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
         seen[sample.ident] = number
         samples.append(sample)
         numbers.append(number)
+    _refuse_warm_before_cold(samples, numbers, path)
     return SamplesLog(
         str(path),
         header,
@@ -135,6 +141,26 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
         tuple(not_counted),
         stop,
     )
+
+
+def _refuse_warm_before_cold(samples: list[SampleLine], numbers: list[int], path: Path) -> None:
+    """A cold-warm warm request (repeat 1 on) whose cold request (repeat 0, the one that must
+    miss the cache) is not on an earlier line: `sample` logs each prompt's cold request first,
+    and resumes it first, so such a log was edited, and the warm requests' hits would pass
+    `--expect cache-reuse` with no cold request to show the salt or flush took (review67b:
+    a log whose cold request that hit the cache was deleted passed, exit 0)."""
+    cold: set[tuple[str, str]] = set()
+    for sample, number in zip(samples, numbers, strict=True):
+        if sample.mode != COLD_WARM:
+            continue
+        if sample.repeat == 0:
+            cold.add((sample.side, sample.key))
+        elif (sample.side, sample.key) not in cold:
+            raise InputError(
+                f"{path}:{number}: repeat {sample.repeat} of {sample.side} {sample.key!r} "
+                "(cold-warm) has no cold request (repeat 0) on an earlier line; sample logs "
+                "it first, so the log was edited: sample the run again"
+            )
 
 
 def header_finishing(header: RunHeader, where: str) -> frozenset[str]:

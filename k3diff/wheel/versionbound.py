@@ -28,11 +28,23 @@ wheel installed. A `cp313-cp313` wheel holding only `_C.cpython-313t-….so`, a 
 holding only `.cpython-311-….so` (PyPy, free-threaded builds and every other version) or only
 PyPy's names, a `cp313-cp313t` one holding only `.abi3.so`.
 
-A module with a file whose name names no ABI (`_C.so`, `_C.pyd`, or a suffix k3diff does not
-read) is not judged: CPython finds it everywhere, and a library loaded by `ctypes` is named so
-too (PyPy, which finds no bare `.so`, is not judged for it). A debug build is judged only where
-a tag names its ABI (`cp313d`): packaging gives it the release build's tags too, whose files it
-does not find, which is the debug build's limit, not the wheel's. The module is the installed
+A module with a file of no ABI's name (`_C.so`, `_C.pyd`) is not judged: CPython finds it
+everywhere, and a library loaded by `ctypes` is named so too (PyPy, which finds no bare `.so`,
+is not judged for it); nor one with a source (`_C.py`, `_C/__init__.py`), which a Python finds
+where it finds no extension. Python on Windows loads `.pyd` files alone, elsewhere `.so` files
+alone: a wheel whose tags install it on Windows alone (`win_amd64`) counts its `.pyd` files, one
+whose tags name no Windows platform (nor `any`) its `.so` files (review67b: a `cp313-cp313-
+win_amd64` wheel holding `_C.cpython-313-x86_64-linux-gnu.so` alone passed). A suffix's
+platform (`x86_64-linux-gnu`, `darwin`, `win_amd64`) is the one system whose Python finds it:
+where the tags install on one system (`manylinux_2_17_x86_64`: `x86_64-linux`; `macosx_…`:
+`darwin`), a file named for another counts for none (a cross-build under the host's tag).
+A file whose suffix k3diff does not read (`_C.foo.so`,
+`_C.CPYTHON-313-….so`) is found by no import system as the module, so it neither counts for
+the module nor spares it (review67b: before, it spared the module, and a `cp313` wheel holding
+`_C.cpython-311-….so` passed beside a `_C.foo.so`). A name of two suffixes is read by its
+last (mpi4py's `MPI.mpich.cpython-311-….so`, which its package loads itself). A debug build
+is judged only where a tag names its ABI (`cp313d`): packaging gives it the release build's
+tags too, whose files it does not find, which is the debug build's limit, not the wheel's. The module is the installed
 path up to the file name's first dot, in site-packages (purelib and platlib alike). In an abi3
 wheel, a module with a file named for one CPython version is A123/W625's (`k3diff.wheel.abi3`).
 """
@@ -56,12 +68,13 @@ Python = tuple[str, str]
 `pypy310_pp73`)."""
 
 _SUFFIX = lazy(r"\.([^./]+)\.(so|pyd)$")
-_CPYTHON = lazy(r"cpython-3(\d+)([a-z]*)-[^.]+")
+_CPYTHON = lazy(r"cpython-3(\d+)([a-z]*)(?:-[^.]+)?")  # 3.2-3.4: `.cpython-34m.so`
 _WINDOWS = lazy(r"cp3(\d+)(t?)-win[^.]*")
 _STABLE = lazy(r"abi3(t?)(-[^.]+)?")
 _PYPY = lazy(r"pypy3(\d+)-(pp\d+)(?:-[^.]+)?")
 _MARKS = (".cpython-3", ".cp3", ".abi3", ".pypy", ".graalpy")
 _EXTENSION = (".so", ".pyd")
+_SOURCE = ".py"  # not a sourceless `.pyc`: one version loads it
 _MODULES = ("purelib", "platlib")
 _DEBUG = "_d"
 """What a Windows debug build's tagged suffix starts with (`_d.cp313-win_amd64.pyd`)."""
@@ -175,10 +188,10 @@ def unimportable(
         head, _, name = file.path.rpartition("/")
         stem, abi = module_abi(name)
         module = f"{head}/{stem}"
-        if abi is None:
-            plain.add(module)
-        else:
+        if abi is not None:
             modules.setdefault(module, []).append((file, abi))
+        elif "." not in name.partition(".")[2]:  # `_C.so`, `_C.pyd`: every CPython's
+            plain.add(module)  # (a suffix no Python lists, `_C.mpich.so`, is found by none)
     stable = any(tag.split("-")[1:2] == ["abi3"] for tag in tags)
     judged = {
         module: named
@@ -186,26 +199,114 @@ def unimportable(
         if module not in plain
         and not (stable and any(abi.kind in ("cpython", "windows") for _, abi in named))
     }
+    if judged:  # a module with a source is found where no extension is
+        sources = _sources(files)
+        judged = {m: named for m, named in judged.items() if m not in sources}
     if not judged:
         return []
     pythons, horizon, said = installs_on(tags, requires_python)
     from k3diff.wheel.systemtext import pythons as said_pythons
 
     finding = {abi: {p for p in pythons if abi.finds(p)} for abi in _abis(judged.values())}
+    loads, system = _loads(tags), _tags_system(tags)
     problems: list[tuple[str, str]] = []
     for module, named in judged.items():
-        found = set().union(*(finding[abi] for _, abi in named))
+        kept = [
+            abi
+            for file, abi in named
+            if (loads is None or file.path.endswith(loads))
+            and (system is None or _file_system(file.path) in (None, system))
+        ]
+        found = set().union(*(finding[abi] for abi in kept))
         missing = [p for p in pythons if p not in found]
         if not missing:
             continue
         dotted = module.partition("/")[2].replace("/", ".")
+        foreign = "" if len(kept) == len(named) else _foreign(named, loads, system)
         why = (
-            f"named for {_named_text([abi for _, abi in named])} alone, while its tags{said} "
+            f"named for {_named_text([abi for _, abi in named])} alone{foreign}, while its "
+            f"tags{said} "
             f"install it on {said_pythons(pythons, horizon)}: on "
             f"{said_pythons(missing, horizon)} 'import {dotted}' finds no file of it"
         )
         problems += [(file.entry, why) for file, _ in named]
     return problems
+
+
+_FOREIGN = {
+    ".pyd": " (as .so, which no Python on Windows loads)",
+    ".so": " (as .pyd, which Python loads on Windows alone)",
+}
+
+
+_TRIPLET = lazy(r"-([^-]+)-linux(?:-[^-]*)?$")
+_LINUX_TAG = lazy(r"(?:manylinux_\d+_\d+|musllinux_\d+_\d+|manylinux\d+|linux)_(.+)")
+_TRIPLET_ARCH = {"i686": "i386", "armv7l": "arm", "armv6l": "arm", "ppc64le": "powerpc64le"}
+"""A platform tag's architecture as CPython's SOABI names it (`configure`'s triplet), where
+they differ."""
+
+
+def _file_system(path: str) -> str | None:
+    """The system a file's ABI suffix names (`x86_64-linux`, `darwin`, `win_amd64`), None for
+    a suffix of none: CPython's SOABI carries its platform (`.cpython-313-x86_64-linux-gnu.so`),
+    and only that system's CPython finds it."""
+    found = _SUFFIX.search(path.rpartition("/")[2])
+    tag = "" if found is None else found.group(1)
+    if (platform := tag.rpartition("-")[2]).startswith("win"):
+        return platform
+    if tag.endswith("-darwin"):
+        return "darwin"
+    match = _TRIPLET.search(tag)
+    return None if match is None else f"{match.group(1)}-linux"
+
+
+def _tags_system(tags: frozenset[str]) -> str | None:
+    """The one system the tags install on, as `_file_system` names it; None where they name
+    several, or one k3diff does not read (`any`, iOS, Android)."""
+    found = set()
+    for platform in {tag.rpartition("-")[2] for tag in tags}:
+        if platform.startswith("win"):
+            found.add(platform)
+        elif platform.startswith("macosx_"):
+            found.add("darwin")
+        elif match := _LINUX_TAG.fullmatch(platform):
+            found.add(f"{_TRIPLET_ARCH.get(match.group(1), match.group(1))}-linux")
+        else:
+            return None
+    return found.pop() if len(found) == 1 else None
+
+
+def _foreign(
+    named: list[tuple[InstalledFile, FileAbi]], loads: str | None, system: str | None
+) -> str:
+    """Why some of a module's files are found on no system its tags install on."""
+    if loads is not None and not all(file.path.endswith(loads) for file, _ in named):
+        return _FOREIGN[loads]
+    systems = {_file_system(file.path) for file, _ in named}
+    other = sorted(str(found) for found in systems - {None, system})
+    return f" (for {', '.join(other)}, while its tags install it on {system} alone)"
+
+
+def _loads(tags: frozenset[str]) -> str | None:
+    """The extension every Python the tags install on loads: `.pyd` where each tag's platform
+    is Windows', `.so` where each is Linux's or macOS's; None where they name both, or a
+    platform k3diff does not read (`any`; MSYS2's `mingw_x86_64`, whose Python loads `.pyd`)."""
+    platforms = {tag.rpartition("-")[2] for tag in tags}
+    if platforms and all(platform.startswith("win") for platform in platforms):
+        return ".pyd"
+    posix = [p.startswith("macosx_") or _LINUX_TAG.fullmatch(p) is not None for p in platforms]
+    return ".so" if platforms and all(posix) else None
+
+
+def _sources(files: list[InstalledFile]) -> set[str]:
+    """The modules with a source file in site-packages: `pkg/_C` for `pkg/_C.py` and for
+    `pkg/_C/__init__.py`, a package the import system finds before an extension."""
+    picked = compress(files, map(str.endswith, map(_PATH, files), repeat(_SOURCE)))
+    return {
+        file.path.rpartition(".")[0].removesuffix("/__init__")
+        for file in picked
+        if file.scheme in _MODULES
+    }
 
 
 def _abis(modules: Iterable[list[tuple[InstalledFile, FileAbi]]]) -> set[FileAbi]:
