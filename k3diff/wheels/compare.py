@@ -163,8 +163,12 @@ def compare_wheels(
             # Imported here: it brings git and the source checks, which only --source needs.
             from k3diff.wheels.sources import attach_provenance
 
-            entries, provenance = attach_provenance(entries, patch, options.source)
-            unsound += [Finding(Code[note.code], "", note.message) for note in provenance.notes]
+            entries, provenance = attach_provenance(
+                entries, patch, options.source, patch_side.stated_commits
+            )
+            unsound += [
+                Finding(Code[note.code], note.path, note.message) for note in provenance.notes
+            ]
     if not (installs[0].unusable_dist_info or installs[1].unusable_dist_info):
         # Without one .dist-info with METADATA, W616 says what pip does; names, versions and
         # RECORD read from elsewhere would only be wrong findings beside it.
@@ -346,6 +350,8 @@ def _side(
 ) -> WheelSide:
     """`screens`: the archive's names screened (`wheel.namescreens`): no directory entry to
     count in most wheels."""
+    from k3diff.wheels.statedcommit import stated_commits
+
     names = map(_NAME, archive.entries)
     return WheelSide(
         path=str(archive.path),
@@ -354,4 +360,5 @@ def _side(
         identity=identity,
         entry_count=len(archive.entries),
         directory_count=sum(map(str.endswith, names, repeat("/"))) if screens.has_directory else 0,
+        stated_commits=stated_commits(archive, identity),
     )
