@@ -51,7 +51,7 @@ class Code(Enum):
     W405 = "bytecode cannot be verified against the source commit"
     W406 = "source history rewritten by replace refs or grafts (ignored)"
     W407 = "source objects borrowed from another repository's object store (alternates)"
-    W408 = "the patch wheel states another commit than the source commit, or one not in the repository"
+    W408 = "the commit the patch wheel states is not the source commit (or not in the repository)"
     W501 = "other entry changed, missing or added"
     W601 = "unsafe entry path (absolute or '..')"
     W602 = "symbolic link entry"

@@ -68,10 +68,9 @@ def test_a_stated_full_commit_is_read_from_direct_url_and_version_modules(
     commit before A: only W408 fails."""
     path = tmp_path / "repo"
     (c0,) = make_repo(path, [{"README": b"first\n"}])
+    direct_url = {"url": "https://example.com/engine.git", "vcs_info": {"commit_id": c0}}
     extra = {
-        "direct_url": {"engine-1.0.dist-info/direct_url.json": json.dumps(
-            {"url": "https://example.com/engine.git", "vcs_info": {"vcs": "git",
-             "commit_id": c0}}).encode()},  # fmt: skip
+        "direct_url": {"engine-1.0.dist-info/direct_url.json": json.dumps(direct_url).encode()},
         "torch": {"pkg/version.py": f"__version__ = '1.0'\ngit_version = '{c0}'\n".encode()},
         "scm": {"pkg/_version.py": f"__commit_id__ = commit_id = 'g{c0[:8]}'\n".encode()},
     }[where]
@@ -122,3 +121,23 @@ def test_a_stated_value_that_is_no_commit_id_is_never_a_statement(
     document = json.loads(out)
     assert "stated_commits" not in document["patch"]
     assert code == 0 and not _w408(document)
+
+
+def test_the_bundle_source_row_names_the_stated_commit_and_fails_on_it(
+    repo: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    path, a, b = repo
+    wheels = _pair(tmp_path, f"1.0+g{b[:9]}")
+    made = run_k3diff(
+        "wheels", *wheels, "--source", path, "--commit", a, "--format", "json", "-o", "w.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 1, made.stderr
+    result = run_k3diff("report", "w.json", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    (row,) = [r for r in summary["matrix"] if r["evidence"] == "source match"]
+    assert row["status"] == "FAIL", row
+    said = (tmp_path / "b" / "REPORT.md").read_text()
+    assert f"the patch wheel states commit {b[:9]} (read from" in said
+    assert "W408" in said
