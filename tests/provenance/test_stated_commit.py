@@ -119,7 +119,7 @@ def test_a_stated_value_that_is_no_commit_id_is_never_a_statement(
     (a,) = make_repo(path, [{**A_FILES, **module}])
     code, out = _run(_pair(tmp_path, "1.0", module), path, a)
     document = json.loads(out)
-    assert "stated_commits" not in document["patch"]
+    assert document["patch"]["stated_commits"] == []
     assert code == 0 and not _w408(document)
 
 
@@ -141,3 +141,26 @@ def test_the_bundle_source_row_names_the_stated_commit_and_fails_on_it(
     said = (tmp_path / "b" / "REPORT.md").read_text()
     assert f"the patch wheel states commit {b[:9]} (read from" in said
     assert "W408" in said
+
+
+def test_a_document_written_before_stated_commits_is_run_again_without_them(
+    repo: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    """torch wheels state their commit (torch/version.py): a document an older k3diff wrote of
+    them lacks the field, and `report` given the wheels compares it all the same."""
+    path, a, _b = repo
+    wheels = _pair(tmp_path, f"1.0+g{a[:9]}")
+    made = run_k3diff("wheels", *wheels, "--format", "json", "-o", "w.json", cwd=tmp_path)
+    assert made.exit_code == 0, made.stderr
+    document = json.loads((tmp_path / "w.json").read_text())
+    assert document["patch"]["stated_commits"]
+    for side in ("base", "patch"):
+        del document[side]["stated_commits"]
+    (tmp_path / "old.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "old.json", *wheels, "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    document["base"]["stated_commits"] = []  # a newer document, the patch said to state none
+    document["patch"]["stated_commits"] = []
+    (tmp_path / "edited.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "edited.json", *wheels, "--out", "c", cwd=tmp_path)
+    assert result.exit_code == 2 and "patch.stated_commits" in result.stderr, result.stderr
