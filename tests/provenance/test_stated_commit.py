@@ -56,8 +56,10 @@ def test_a_version_stating_another_commit_fails_naming_both(
     stated = document["patch"]["stated_commits"]
     assert {s["field"] for s in stated} == {"Version", "file name"}
     assert {s["commit"] for s in stated} == {b[:9]}
-    text = _run(wheels, path, a, "text")[1]
-    assert f"states commit {b[:9]} (read from" in text and "W408" in text
+    for fmt in ("text", "markdown"):
+        said = _run(wheels, path, a, fmt)[1]
+        assert f"states commit {b[:9]} (read from" in said, fmt
+        assert "W408" in said, fmt
 
 
 @pytest.mark.parametrize("where", ["direct_url", "torch", "scm"])
@@ -148,7 +150,7 @@ def test_a_document_written_before_stated_commits_is_run_again_without_them(
 ) -> None:
     """torch wheels state their commit (torch/version.py): a document an older k3diff wrote of
     them lacks the field, and `report` given the wheels compares it all the same."""
-    path, a, _b = repo
+    _path, a, _b = repo
     wheels = _pair(tmp_path, f"1.0+g{a[:9]}")
     made = run_k3diff("wheels", *wheels, "--format", "json", "-o", "w.json", cwd=tmp_path)
     assert made.exit_code == 0, made.stderr
