@@ -4,6 +4,8 @@ against the commit compared: another commit, or one the repository lacks, fails 
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 from pathlib import Path
 
@@ -11,7 +13,7 @@ import pytest
 import wheelkit
 from cli_support import run_k3diff
 
-from provenance.repokit import commit, make_repo
+from provenance.repokit import commit, git, make_repo
 
 A_FILES = {"pkg/__init__.py": b"", "pkg/engine.py": b"STEP = 1\n"}
 
@@ -166,3 +168,26 @@ def test_a_document_written_before_stated_commits_is_run_again_without_them(
     (tmp_path / "edited.json").write_text(json.dumps(document))
     result = run_k3diff("report", "edited.json", *wheels, "--out", "c", cwd=tmp_path)
     assert result.exit_code == 2 and "patch.stated_commits" in result.stderr, result.stderr
+
+
+def test_an_abbreviation_naming_two_commits_is_not_the_commit_compared(
+    repo: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    """A stated `g1a2b` is the commit compared only when it names that commit alone in REPO."""
+    path, a, _b = repo
+    tree = git(path, "rev-parse", f"{a}^{{tree}}")
+    seen: dict[str, bytes] = {}
+    for n in itertools.count():  # two commits of A's files sharing 4 hex digits (birthday)
+        body = (f"tree {tree}\nparent {a}\nauthor A <a@example.com> 0 +0000\n"
+                f"committer A <a@example.com> 0 +0000\n\nc{n}\n").encode()  # fmt: skip
+        oid = hashlib.sha1(b"commit %d\0" % len(body) + body).hexdigest()
+        if oid[:4] in seen:
+            break
+        seen[oid[:4]] = body
+    first = git(path, "hash-object", "-t", "commit", "-w", "--stdin", stdin=seen[oid[:4]])
+    assert git(path, "hash-object", "-t", "commit", "-w", "--stdin", stdin=body) == oid
+    code, out = _run(_pair(tmp_path, f"1.0+g{oid[:4]}"), path, first)
+    assert code == 1
+    (finding,) = _w408(json.loads(out))
+    assert f"states commit {oid[:4]} " in finding["detail"]
+    assert "names 2 commits in" in finding["detail"]
