@@ -51,6 +51,7 @@ from k3diff.wheels.recordplan import Records, wanted_algorithm
 from k3diff.wheels.rerunsettings import rerun_settings
 from k3diff.wheels.shadowing import shadowed_modules
 from k3diff.wheels.sniffchild import SniffChild, screened_heads
+from k3diff.wheels.statedcommit import stated_commits
 from k3diff.wheels.surfaces import (
     COMMON_COMMANDS,
     SurfaceReport,
@@ -350,8 +351,6 @@ def _side(
 ) -> WheelSide:
     """`screens`: the archive's names screened (`wheel.namescreens`): no directory entry to
     count in most wheels."""
-    from k3diff.wheels.statedcommit import stated_commits
-
     names = map(_NAME, archive.entries)
     return WheelSide(
         path=str(archive.path),
