@@ -17,7 +17,6 @@ The text is the wheel author's, so an attacker's: a value is kept only when it i
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
@@ -100,6 +99,8 @@ def _from_version(version: str | None, path: str, field: str) -> list[StatedComm
 
 
 def _from_direct_url(data: bytes, path: str) -> list[StatedCommit]:
+    import json  # only a wheel with direct_url.json loads it (a text report loads no json)
+
     try:
         document = json.loads(data)
     except (ValueError, RecursionError):
