@@ -119,6 +119,7 @@ def _source_stage(name: str, wheels: WheelsDocument, label: str) -> Stage:
         headline += "; failing: " + failing_clause(failing)
     status = Status.FAIL if failing else Status.PASS
     quals = source_policy(wheels, label)
+    quals += [f"{label}: the patch wheel states commit {said}" for said in wheels.patch.stated]
     if counts.get("absent", 0):
         quals.append(
             f"{label}: {counts['absent']:,} Python files are absent from {where}: their origin is unchecked"

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 from k3diff.bundle import changedinputs, runagain, wheelsource
 from k3diff.bundle.changedinputs import changed_unpaired, changed_wheels
-from k3diff.bundle.difference import first_difference
+from k3diff.bundle.difference import first_difference, older_lacks
 from k3diff.bundle.givenfiles import inputs_read
 from k3diff.bundle.stale import problem
 from k3diff.docbody import Kind
@@ -42,6 +42,9 @@ from k3diff.errors import InputError, K3diffError
 OLDER = frozenset({"rerun"})
 """What a document written before forge62 lacks that `wheels` writes today: its settings,
 which its rerun infers from its findings instead (as before)."""
+ADDED = ("base.stated_commits", "patch.stated_commits")
+"""Fields added since `rerun`, in order (claim67: the commits each wheel states); a document
+lacking them is older, and run again it is compared without them (`older_lacks`)."""
 NATIVE_INFO_CODES = frozenset({"W101", "W102", "W103", "W708", "W628"})
 """Codes `--allow-native-changes` reports at info (W708/W628 only about native code)."""
 
@@ -228,7 +231,7 @@ def _check_one(
         else first_difference(
             stated,
             wheelsource.sourceless(again.document) if again.source_alone else again.document,
-            may_lack=frozenset() if "rerun" in body else OLDER,
+            may_lack=(frozenset() if "rerun" in body else OLDER) | older_lacks(body, ADDED),
         )
     )
     if difference is not None:

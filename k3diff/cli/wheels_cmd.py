@@ -122,7 +122,12 @@ def _source_spec(
     default=None,
     help="Git repository the patch's Python files are claimed to come from.",
 )
-@click.option("--commit", default=None, metavar="REV", help="With --source: the commit built.")
+@click.option(
+    "--commit",
+    default=None,
+    metavar="REV",
+    help="With --source: the commit built; a commit the patch wheel states must be it (W408).",
+)
 @click.option(
     "--commits",
     default=None,

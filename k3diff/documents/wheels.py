@@ -47,6 +47,10 @@ def _wheel_side_json(value: WheelSide) -> dict[str, Any]:
         "dist_info": value.identity.dist_info,
         "entries": value.entry_count,
         "directories": value.directory_count,
+        "stated_commits": [
+            {"commit": c.commit, "path": c.path, "field": c.field, "dirty": c.dirty}
+            for c in value.stated_commits
+        ],
     }
 
 

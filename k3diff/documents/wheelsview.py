@@ -37,6 +37,9 @@ class WheelsSide:
     """Size of the file in bytes."""
     tags: tuple[str, ...] = ()
     """Compatibility tags from WHEEL (`tags`), as written."""
+    stated: tuple[str, ...] = ()
+    """Each commit the wheel states it was built from, as ``<id> (read from <entry> <field>)``
+    (`stated_commits`; empty when it states none)."""
 
 
 @dataclass(frozen=True)
@@ -201,7 +204,16 @@ def _side(fields: Fields) -> WheelsSide:
         sha256=fields.optional_string("sha256"),
         size=fields.integer("size"),
         tags=fields.strings("tags") if fields.has("tags") else (),
+        stated=tuple(map(_stated, fields.objects("stated_commits")))
+        if fields.has("stated_commits")
+        else (),
     )
+
+
+def _stated(fields: Fields) -> str:
+    dirty = "; a dirty build" if fields.boolean("dirty") else ""
+    where = f"{fields.string('path')} {fields.string('field')}"
+    return f"{fields.string('commit')} (read from {where}{dirty})"
 
 
 def _counts(fields: Fields) -> WheelsCounts:

@@ -37,7 +37,13 @@ from k3diff.provenance.git import (
     range_commits,
 )
 from k3diff.provenance.prefix import detect_prefix, normalize_prefix
-from k3diff.provenance.revisions import RepoNote, Revision, history_notes, resolve_revision
+from k3diff.provenance.revisions import (
+    RepoNote,
+    Revision,
+    history_notes,
+    resolve_revision,
+    stated_notes,
+)
 from k3diff.provenance.trees import list_tree
 
 
@@ -171,10 +177,12 @@ def check_source(
     prefix: str | None = None,
     diff_cap: int = DIFF_CAP_BYTES,
     layout: Sequence[Collection[str]] = (),
+    stated: Sequence[tuple[str, str, str]] = (),
 ) -> ProvenanceReport:
     """Compare each of `files` (wheel path -> exact bytes) with the same file at `rev`;
     `layout` (sets of wheel paths, most trusted first) says where the package lives when the
-    prefix is detected (`k3diff.provenance.prefix`)."""
+    prefix is detected (`k3diff.provenance.prefix`); `stated` (commit, entry, description): the
+    commits the wheel states, each not `rev`'s a W408 note (`revisions.stated_notes`)."""
     check_revision_syntax(str(repo), rev)
     git = open_repo(repo)
     revision = resolve_revision(git, rev)
@@ -192,7 +200,7 @@ def check_source(
         commits_examined=1,
         files=_file_sources(git, commit, lookup, files, lookup.matching(commit), diff_cap),
         revisions=(revision,),
-        notes=history_notes(git, (revision,)),
+        notes=history_notes(git, (revision,)) + stated_notes(git, revision, stated),
     )
 
 

@@ -48,9 +48,9 @@ def _side_line(label: str, side: WheelSide) -> str:
     identity = side.identity
     who = f"{identity.name or '?'} {identity.version or '?'}"
     digest = f"sha256 {side.sha256[:16]}…" if side.sha256 else "sha256 not computed"
-    return escape.text(
-        f"{label}: {side.path} ({who}, {entries_phrase(side.entry_count, side.directory_count)}, {digest})"
-    )
+    line = f"{label}: {side.path} ({who}, {entries_phrase(side.entry_count, side.directory_count)}, {digest})"
+    stated = [f"  states commit {commit.describe()}" for commit in side.stated_commits]
+    return "\n".join(escape.text(text) for text in (line, *stated))
 
 
 def _summary_rows(report: WheelReport) -> list[list[object]]:
@@ -333,8 +333,19 @@ def _markdown_header(report: WheelReport) -> str:
             "|---|---|---|---|---|---|",
             _markdown_side_row("base", report.base),
             _markdown_side_row("patch", report.patch),
+            *_markdown_stated(report),
         ]
     )
+
+
+def _markdown_stated(report: WheelReport) -> list[str]:
+    """One line per commit a wheel states it was built from, after the table."""
+    lines = [
+        f"{label} states commit {escape_inline(commit.describe())}  "
+        for label, side in (("base", report.base), ("patch", report.patch))
+        for commit in side.stated_commits
+    ]
+    return ["", *lines] if lines else []
 
 
 def _markdown_side_row(label: str, side: WheelSide) -> str:

@@ -51,6 +51,7 @@ class Code(Enum):
     W405 = "bytecode cannot be verified against the source commit"
     W406 = "source history rewritten by replace refs or grafts (ignored)"
     W407 = "source objects borrowed from another repository's object store (alternates)"
+    W408 = "the commit the patch wheel states is not the source commit (or not in the repository)"
     W501 = "other entry changed, missing or added"
     W601 = "unsafe entry path (absolute or '..')"
     W602 = "symbolic link entry"
@@ -158,6 +159,7 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W402,
     Code.W403,
     Code.W405,
+    Code.W408,
     Code.W601,
     Code.W602,
     Code.W603,

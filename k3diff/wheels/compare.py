@@ -51,6 +51,7 @@ from k3diff.wheels.recordplan import Records, wanted_algorithm
 from k3diff.wheels.rerunsettings import rerun_settings
 from k3diff.wheels.shadowing import shadowed_modules
 from k3diff.wheels.sniffchild import SniffChild, screened_heads
+from k3diff.wheels.statedcommit import stated_commits
 from k3diff.wheels.surfaces import (
     COMMON_COMMANDS,
     SurfaceReport,
@@ -167,8 +168,12 @@ def compare_wheels(
             # Imported here: it brings git and the source checks, which only --source needs.
             from k3diff.wheels.sources import attach_provenance
 
-            entries, provenance = attach_provenance(entries, patch, options.source)
-            unsound += [Finding(Code[note.code], "", note.message) for note in provenance.notes]
+            entries, provenance = attach_provenance(
+                entries, patch, options.source, patch_side.stated_commits
+            )
+            unsound += [
+                Finding(Code[note.code], note.path, note.message) for note in provenance.notes
+            ]
     if not (installs[0].unusable_dist_info or installs[1].unusable_dist_info):
         # Without one .dist-info with METADATA, W616 says what pip does; names, versions and
         # RECORD read from elsewhere would only be wrong findings beside it.
@@ -365,4 +370,5 @@ def _side(
         identity=identity,
         entry_count=len(archive.entries),
         directory_count=sum(map(str.endswith, names, repeat("/"))) if screens.has_directory else 0,
+        stated_commits=stated_commits(archive, identity),
     )

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from k3diff.wheel.sbomdoc import SbomReport  # built only for a wheel with an SBOM
     from k3diff.wheel.waivers import WaiverOutcome  # loaded only with --waivers
     from k3diff.wheels.filtered import FilteredCount  # built only when findings are hidden
+    from k3diff.wheels.statedcommit import StatedCommit
     from k3diff.wheels.surfaces import SurfaceReport
 
 
@@ -46,6 +47,8 @@ class WheelSide:
     """Entries in the central directory, directory entries included."""
     directory_count: int
     """How many of those entries are directories (names ending in '/': never paired)."""
+    stated_commits: tuple[StatedCommit, ...] = ()
+    """The commits the wheel states it was built from, and where (`wheels.statedcommit`)."""
 
 
 @dataclass(frozen=True)

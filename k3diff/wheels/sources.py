@@ -25,6 +25,7 @@ from k3diff.zip.directory import ZipEntry
 if TYPE_CHECKING:
     from k3diff.provenance.blobs import StreamedFile
     from k3diff.provenance.check import ProvenanceReport
+    from k3diff.wheels.statedcommit import StatedCommit
 
 
 @dataclass(frozen=True)
@@ -61,9 +62,13 @@ def _bytecode(entry: EntryResult, check_all: bool) -> bool:
 
 
 def attach_provenance(
-    entries: Sequence[EntryResult], patch: ZipArchive, spec: SourceSpec
+    entries: Sequence[EntryResult],
+    patch: ZipArchive,
+    spec: SourceSpec,
+    stated: Sequence[StatedCommit] = (),
 ) -> tuple[tuple[EntryResult, ...], ProvenanceReport]:
-    """Check the selected Python files against the source and attach each verdict."""
+    """Check the selected Python files against the source and attach each verdict; with a
+    single commit, each commit the patch wheel states (`stated`) is held against it (W408)."""
     from k3diff.provenance.check import check_source, check_source_range
 
     by_name = {entry.name: entry for entry in patch.entries}
@@ -73,9 +78,12 @@ def attach_provenance(
     files = {package_path[path]: _wheel_file(patch, by_name[path]) for path in wanted}
     layout = _layout(entries)
     if spec.commit is not None:
+        first = {c.commit: c for c in reversed(stated)}  # one check per commit, first place
+        claims = [(c.commit, c.path, c.describe()) for c in stated if first[c.commit] is c]
         report = check_source(
-            spec.repo, spec.commit, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT, layout=layout
-        )
+            spec.repo, spec.commit, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT, layout=layout,
+            stated=claims,
+        )  # fmt: skip
     else:
         assert spec.commits is not None
         report = check_source_range(

@@ -1,0 +1,193 @@
+"""The commit a patch wheel states it was built from (its version's local segment, PEP 610
+direct_url.json, a version module) is said in every output and, with --source --commit, held
+against the commit compared: another commit, or one the repository lacks, fails (W408)."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+import wheelkit
+from cli_support import run_k3diff
+
+from provenance.repokit import commit, git, make_repo
+
+A_FILES = {"pkg/__init__.py": b"", "pkg/engine.py": b"STEP = 1\n"}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> tuple[Path, str, str]:
+    """Commit A (STEP = 1), then B (STEP = 2)."""
+    path = tmp_path / "repo"
+    a, b = make_repo(path, [A_FILES, {"pkg/engine.py": b"STEP = 2\n"}])
+    return path, a, b
+
+
+def _pair(tmp_path: Path, version: str, extra: dict[str, bytes] | None = None) -> list[Path]:
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", {"pkg/__init__.py": b"",
+                               "pkg/engine.py": b"STEP = 0\n"})  # fmt: skip
+    files = {**A_FILES, **(extra or {})}
+    return [base, wheelkit.make_wheel(tmp_path / "patch", "engine", version, files)]
+
+
+def _run(wheels: list[Path], repo: Path, rev: str, fmt: str = "json") -> tuple[int, str]:
+    result = run_k3diff("wheels", *wheels, "--source", repo, "--commit", rev, "--format", fmt)
+    return result.exit_code, result.stdout
+
+
+def _w408(document: dict[str, object]) -> list[dict[str, str]]:
+    findings = document["findings"]
+    assert isinstance(findings, list)
+    return [f for f in findings if f["code"] == "W408"]
+
+
+def test_a_version_stating_another_commit_fails_naming_both(
+    repo: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    path, a, b = repo
+    wheels = _pair(tmp_path, f"1.0+g{b[:9]}")
+    code, out = _run(wheels, path, a)
+    document = json.loads(out)
+    assert code == 1
+    (finding,) = _w408(document)
+    assert b in finding["detail"] and a in finding["detail"]
+    assert finding["path"] == "engine-1.0+g" + b[:9] + ".dist-info/METADATA"
+    stated = document["patch"]["stated_commits"]
+    assert {s["field"] for s in stated} == {"Version", "file name"}
+    assert {s["commit"] for s in stated} == {b[:9]}
+    for fmt in ("text", "markdown"):
+        said = _run(wheels, path, a, fmt)[1]
+        assert f"states commit {b[:9]} (read from" in said, fmt
+        assert "W408" in said, fmt
+
+
+@pytest.mark.parametrize("where", ["direct_url", "torch", "scm"])
+def test_a_stated_full_commit_is_read_from_direct_url_and_version_modules(
+    tmp_path: Path, where: str
+) -> None:
+    """The wheel holds commit A's files exactly, its version module (at A too) stating the
+    commit before A: only W408 fails."""
+    path = tmp_path / "repo"
+    (c0,) = make_repo(path, [{"README": b"first\n"}])
+    direct_url = {"url": "https://example.com/engine.git", "vcs_info": {"commit_id": c0}}
+    extra = {
+        "direct_url": {"engine-1.0.dist-info/direct_url.json": json.dumps(direct_url).encode()},
+        "torch": {"pkg/version.py": f"__version__ = '1.0'\ngit_version = '{c0}'\n".encode()},
+        "scm": {"pkg/_version.py": f"__commit_id__ = commit_id = 'g{c0[:8]}'\n".encode()},
+    }[where]
+    in_repo = {k: v for k, v in extra.items() if k.startswith("pkg/")}
+    a = commit(path, {**A_FILES, **in_repo}, "A")
+    wheels = _pair(tmp_path, "1.0", extra)
+    code, out = _run(wheels, path, a)
+    assert code == 1
+    (finding,) = _w408(json.loads(out))
+    assert finding["path"] == next(iter(extra))
+    assert c0 in finding["detail"] and a in finding["detail"]
+    ignored = run_k3diff("wheels", *wheels, "--source", path, "--commit", a, "--ignore", "W408")
+    assert ignored.exit_code == 0, ignored.stdout
+
+
+def test_the_same_commit_abbreviated_passes_and_a_dirty_build_is_said(
+    repo: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    path, a, _b = repo
+    wheels = _pair(tmp_path, f"1.0.dev4+g{a[:7]}.d20260101")
+    code, out = _run(wheels, path, a)
+    assert code == 0
+    document = json.loads(out)
+    assert not _w408(document)
+    assert [s["dirty"] for s in document["patch"]["stated_commits"]] == [True, True]
+    text = _run(wheels, path, "main~1", "text")[1]
+    assert "a dirty build: the work tree had uncommitted changes" in text
+
+
+def test_a_stated_commit_the_repository_lacks_is_not_a_pass(
+    repo: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    path, a, _b = repo
+    code, out = _run(_pair(tmp_path, "2.5.0+gitdeadbeef"), path, a)
+    assert code == 1
+    (finding,) = _w408(json.loads(out))
+    assert "deadbeef" in finding["detail"] and "not a commit in" in finding["detail"]
+
+
+@pytest.mark.parametrize("value", ["--output=/tmp/x", "HEAD^", "main@{1}", "a1b2:pkg", "abc"])
+def test_a_stated_value_that_is_no_commit_id_is_never_a_statement(
+    tmp_path: Path, value: str
+) -> None:
+    module = {"pkg/version.py": f"git_version = {value!r}\n".encode()}
+    path = tmp_path / "repo"
+    (a,) = make_repo(path, [{**A_FILES, **module}])
+    code, out = _run(_pair(tmp_path, "1.0", module), path, a)
+    document = json.loads(out)
+    assert document["patch"]["stated_commits"] == []
+    assert code == 0 and not _w408(document)
+
+
+def test_the_bundle_source_row_names_the_stated_commit_and_fails_on_it(
+    repo: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    path, a, b = repo
+    wheels = _pair(tmp_path, f"1.0+g{b[:9]}")
+    made = run_k3diff(
+        "wheels", *wheels, "--source", path, "--commit", a, "--format", "json", "-o", "w.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 1, made.stderr
+    result = run_k3diff("report", "w.json", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    (row,) = [r for r in summary["matrix"] if r["evidence"] == "source match"]
+    assert row["status"] == "FAIL", row
+    said = (tmp_path / "b" / "REPORT.md").read_text()
+    assert f"the patch wheel states commit {b[:9]} (read from" in said
+    assert "W408" in said
+
+
+def test_a_document_written_before_stated_commits_is_run_again_without_them(
+    repo: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    """torch wheels state their commit (torch/version.py): a document an older k3diff wrote of
+    them lacks the field, and `report` given the wheels compares it all the same."""
+    _path, a, _b = repo
+    wheels = _pair(tmp_path, f"1.0+g{a[:9]}")
+    made = run_k3diff("wheels", *wheels, "--format", "json", "-o", "w.json", cwd=tmp_path)
+    assert made.exit_code == 0, made.stderr
+    document = json.loads((tmp_path / "w.json").read_text())
+    assert document["patch"]["stated_commits"]
+    for side in ("base", "patch"):
+        del document[side]["stated_commits"]
+    (tmp_path / "old.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "old.json", *wheels, "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    document["base"]["stated_commits"] = []  # a newer document, the patch said to state none
+    document["patch"]["stated_commits"] = []
+    (tmp_path / "edited.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "edited.json", *wheels, "--out", "c", cwd=tmp_path)
+    assert result.exit_code == 2 and "patch.stated_commits" in result.stderr, result.stderr
+
+
+def test_an_abbreviation_naming_two_commits_is_not_the_commit_compared(
+    repo: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    """A stated `g1a2b` is the commit compared only when it names that commit alone in REPO."""
+    path, a, _b = repo
+    tree = git(path, "rev-parse", f"{a}^{{tree}}")
+    seen: dict[str, bytes] = {}
+    for n in itertools.count():  # two commits of A's files sharing 4 hex digits (birthday)
+        body = (f"tree {tree}\nparent {a}\nauthor A <a@example.com> 0 +0000\n"
+                f"committer A <a@example.com> 0 +0000\n\nc{n}\n").encode()  # fmt: skip
+        oid = hashlib.sha1(b"commit %d\0" % len(body) + body).hexdigest()
+        if oid[:4] in seen:
+            break
+        seen[oid[:4]] = body
+    first = git(path, "hash-object", "-t", "commit", "-w", "--stdin", stdin=seen[oid[:4]])
+    assert git(path, "hash-object", "-t", "commit", "-w", "--stdin", stdin=body) == oid
+    code, out = _run(_pair(tmp_path, f"1.0+g{oid[:4]}"), path, first)
+    assert code == 1
+    (finding,) = _w408(json.loads(out))
+    assert f"states commit {oid[:4]} " in finding["detail"]
+    assert "names 2 commits in" in finding["detail"]
