@@ -13,10 +13,8 @@ document gives them (a waiver's `artifact` glob matches those). A `--source` doc
 against its repository too when a directory among the inputs holds the recorded commit
 (`wheelsource`); without one, `wheels` runs again without `--source` and the document's source
 claims are its word alone (the bundle says so). A document written before `rerun` is run again
-with the settings its findings show, as before: `--allow-native-changes` and `--allow-bytecode`
-by findings of those codes at info, `--select`/`--ignore` by the codes `verdict.filtered`
-names, `--explain`; such a document made with `--waivers` or `--source` is refused with its
-wheels. A wheel it (or a release set's pair, or a set of files' wheel on one side only)
+with the settings its findings show (`--allow-native-changes`, `--allow-bytecode`, `--select`,
+`--ignore`, `--explain`); one made with `--waivers` or `--source` is refused with its wheels. A wheel it (or a release set's pair, or a set of files' wheel on one side only)
 records, given under its name but rebuilt since, is named with every other input changed
 (`changedinputs`, report67). A wheels document read without its wheels is judged from itself
 alone, and the bundle says so (`alone_qualification`)."""
