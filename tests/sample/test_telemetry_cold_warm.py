@@ -326,3 +326,22 @@ def test_a_resumed_runs_first_request_is_cold_without_its_label(
     assert doc["modes"] == labelled["modes"]
     rows = {(m["side"], m["mode"]): m for m in doc["modes"]}
     assert rows[("patch", "cold-warm")]["cold_hits"] == 2  # repeat 0 and the resumed repeat 1
+
+
+def test_a_perf_drains_cold_label_is_the_samples_logs(fault_server: Any, tmp_path: Path) -> None:
+    """TensorRT-LLM: whether a `/perf_metrics` drain's first record is a cold request's is what
+    the samples log says of that repeat, not the drain's own `cold`: labelled on the drain after
+    the warm requests, a warm request's reused KV blocks were counted a cold request's."""
+    record = engine_schemas.aggregated_record(kv=(3, 1))
+    out = _cold_warm(fault_server, tmp_path, {"perf_record": record}, "--perf-metrics")
+    before = run_telemetry(out / "samples.jsonl")[1]["kv_reuse"]
+
+    def labelled(line: dict[str, Any]) -> dict[str, Any]:
+        if line["mode"] == "cold-warm" and line["repeat"] == REPEATS - 1:
+            line["cold"] = True
+        return line
+
+    _edit(out / "perf_metrics.jsonl", labelled)
+    kv = run_telemetry(out / "samples.jsonl")[1]["kv_reuse"]
+    assert kv == before
+    assert {k["side"]: k["cold_hits"] for k in kv}["patch"] == 1  # repeat 0's drain alone
