@@ -35,7 +35,7 @@ from k3diff.ids import SAMPLES as SCHEMA
 from k3diff.sample.finish import finishing, problem
 from k3diff.sample.header import RunHeader, extended, read_header, read_marker
 from k3diff.sample.lines import SampleLine, read_line
-from k3diff.sample.names import Mode
+from k3diff.sample.names import COLD_REPEAT, Mode
 from k3diff.sample.stopline import StopLine, is_stop, read_stop
 
 COLD_WARM = Mode.COLD_WARM.value
@@ -100,6 +100,7 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
     resumed: list[str] = []
     not_counted: list[int] = []
     seen: dict[tuple[str, str, str, int], int] = {}
+    sent: set[tuple[str, str, str, int]] = set()
     stop: StopLine | None = None
     for number, raw in enumerate(lines[1:], start=2):
         if not raw.strip():
@@ -115,7 +116,7 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
             header = header if grown is None else extended(header, grown)
             resumed.append(value["resumed"])
             continue
-        sample = read_line(value, where, header)
+        sample = _where_cold(read_line(value, where, header), where, len(resumed), sent)
         if sample.error is None and (wrong := problem(sample.finish_reason, finished)):
             sample = dataclasses.replace(
                 sample, error=f"logged as a success, but {wrong}", text_xxh3=None
@@ -161,6 +162,27 @@ def _refuse_warm_before_cold(samples: list[SampleLine], numbers: list[int], path
                 "(cold-warm) has no cold request (repeat 0) on an earlier line; sample logs "
                 "it first, so the log was edited: sample the run again"
             )
+
+
+def _where_cold(
+    sample: SampleLine, where: str, segment: int, sent: set[tuple[str, str, str, int]]
+) -> SampleLine:
+    """A cold-warm line's `cold` read from where it stands (`segment`: the resume markers
+    before it), never taken on its word: a record's first repeat a resumed run sent is its cold
+    request (`modes.run_cold_warm`), labelled so where its line is not (a log written before
+    left67); `cold` on any other line, a warm request whose miss it would leave uncounted, is
+    refused. `sent`: the records of each segment met so far."""
+    if sample.mode != Mode.COLD_WARM.value:
+        return sample
+    record = (sample.side, sample.key, sample.mode, segment)
+    cold = record not in sent and segment > 0 and sample.repeat != COLD_REPEAT
+    sent.add(record)
+    if sample.cold and not cold:
+        raise InputError(
+            f"{where}: 'cold' on repeat {sample.repeat} of {sample.side} {sample.key!r}, "
+            "which is not the first repeat of it a resumed run sent (a warm request)"
+        )
+    return dataclasses.replace(sample, cold=True) if cold else sample
 
 
 def header_finishing(header: RunHeader, where: str) -> frozenset[str]:

@@ -237,6 +237,7 @@ def account(logs: tuple[Path, ...], samples: list[SampleLine]) -> Accounts:
     """What the engines reported across the runs of `logs` (their samples and the
     `perf_metrics.jsonl` beside each)."""
     accounts = Accounts()
+    resumed_cold = {sample.ident for sample in samples if sample.cold}
     # Two logs in one directory share its perf log: read once, not once per log.
     perf_logs: dict[Path, Path] = {}
     for log in logs:
@@ -248,8 +249,10 @@ def account(logs: tuple[Path, ...], samples: list[SampleLine]) -> Accounts:
             requests = list(trtllm_requests(entry.get("metrics")))
             # Drained after a cold-warm record's cold request (or, in logs before telem67, after
             # the whole record, sent one at a time): its first record is the cold request's. A
-            # resumed run's cold request is drained `cold` (left67).
-            cold = is_cold(mode, entry.get("repeat"), entry.get("cold"))
+            # resumed run's cold request is the one its samples log says is (left67), whatever
+            # the drain's own `cold` says.
+            ident = (side, entry.get("key"), mode, entry.get("repeat"))
+            cold = is_cold(mode, entry.get("repeat"), ident in resumed_cold)
             for number, request in enumerate(requests, 1):
                 where = drained + (f", record {number} of {len(requests)}" if requests[1:] else "")
                 accounts.add_request(side, mode, request, where, cold and number == 1)

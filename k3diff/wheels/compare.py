@@ -126,9 +126,10 @@ def compare_wheels(
         # Whole-file hashes on the readers: the comparison never waits on them. Imported here:
         # a --no-file-hash run hashes no whole file, and loads no hasher (issue 41).
         if options.file_hash:
-            from k3diff.filehash import file_sha256
+            from k3diff.filehash import open_file_sha256
         digests = [
-            readers.submit(file_sha256, archive.path, tally.advance())
+            # The open file: the bytes compared, whatever the path names by now.
+            readers.submit(open_file_sha256, archive.fileno(), str(archive.path), tally.advance())
             if options.file_hash
             else None
             for archive in (base, patch)

@@ -270,3 +270,78 @@ def test_a_resumed_runs_first_request_of_a_record_is_cold(
     assert gap["detail"].startswith(
         "the cold request was not cold: 2 cold-warm cold requests hit the cache"
     )
+
+
+def _edit(log: Path, change: Any) -> None:
+    """Each of the log's lines replaced by `change(line)` (a dict; None: the line dropped)."""
+    lines = [change(json.loads(text)) for text in log.read_text().splitlines()]
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines if line is not None))
+
+
+def test_cold_on_a_warm_request_is_refused_not_taken_on_its_word(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """`cold` says where a request was cold, and only a record's first repeat a resumed run
+    sent is (left67). Written on a warm request of a run that never resumed, it was taken on
+    its word: that warm hit was counted a cold request's, and the side said 'the cold request
+    was not cold' (a warm miss so labelled left uncounted). Now the line is refused, exit 2."""
+    log = _cold_warm(fault_server, tmp_path, {"cache": "prefix"}) / "samples.jsonl"
+    assert run_telemetry(log, "--expect", "cache-reuse")[0] == 0
+
+    def labelled(line: dict[str, Any]) -> dict[str, Any]:
+        if line.get("mode") == "cold-warm" and line["side"] == "patch" and line["repeat"] == 2:
+            line["cold"] = True
+        return line
+
+    _edit(log, labelled)
+    refused = run_k3diff("telemetry", log, "--expect", "cache-reuse")
+    assert refused.exit_code == 2, refused.stdout
+    (message,) = refused.stderr.strip().splitlines()
+    assert str(log) in message and "'cold' on repeat 2 of patch 'a'" in message
+
+
+def test_a_resumed_runs_first_request_is_cold_without_its_label(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """Where a resumed run's first request of a record stands says it was cold (a fresh salt
+    or a flush): a log without its `cold` (written before left67, or the label removed) holds
+    it to what a cold request is held to, not counted as a warm hit."""
+    base, patch = fault_server(), fault_server()
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "a", "prompt": "a"}])
+    out = tmp_path / "out"
+    args = (
+        "--base", base.url, "--patch", patch.url, "--prompts", prompts, "--mode", "cold-warm",
+        "--base-param", f"fault={json.dumps({'cache': 'prefix'})}",
+        "--patch-param", f"fault={json.dumps({'cache': 'prefix', 'ignore_salt': True})}",
+        "--repeats", str(REPEATS), "--out", out,
+    )  # fmt: skip
+    assert sample(*args).exit_code in (0, 1)
+    log = out / "samples.jsonl"
+    _edit(log, lambda line: None if line.get("mode") == "cold-warm" and line["repeat"] else line)
+    assert sample(*args, "--resume").exit_code in (0, 1)
+    labelled = run_telemetry(log)[1]
+    _edit(log, lambda line: {name: value for name, value in line.items() if name != "cold"})
+    code, doc, _ = run_telemetry(log, "--expect", "cache-reuse")
+    assert code == 1
+    assert doc["modes"] == labelled["modes"]
+    rows = {(m["side"], m["mode"]): m for m in doc["modes"]}
+    assert rows[("patch", "cold-warm")]["cold_hits"] == 2  # repeat 0 and the resumed repeat 1
+
+
+def test_a_perf_drains_cold_label_is_the_samples_logs(fault_server: Any, tmp_path: Path) -> None:
+    """TensorRT-LLM: whether a `/perf_metrics` drain's first record is a cold request's is what
+    the samples log says of that repeat, not the drain's own `cold`: labelled on the drain after
+    the warm requests, a warm request's reused KV blocks were counted a cold request's."""
+    record = engine_schemas.aggregated_record(kv=(3, 1))
+    out = _cold_warm(fault_server, tmp_path, {"perf_record": record}, "--perf-metrics")
+    before = run_telemetry(out / "samples.jsonl")[1]["kv_reuse"]
+
+    def labelled(line: dict[str, Any]) -> dict[str, Any]:
+        if line["mode"] == "cold-warm" and line["repeat"] == REPEATS - 1:
+            line["cold"] = True
+        return line
+
+    _edit(out / "perf_metrics.jsonl", labelled)
+    kv = run_telemetry(out / "samples.jsonl")[1]["kv_reuse"]
+    assert kv == before
+    assert {k["side"]: k["cold_hits"] for k in kv}["patch"] == 1  # repeat 0's drain alone

@@ -5,6 +5,7 @@ comparison reports the problem as before); one whose run stops on a usage error 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -126,3 +127,27 @@ def test_a_run_stopped_by_a_usage_error_ends_its_head_start(
     assert len(started) == 1 and started[0].raw is not None
     assert closed == started
     assert started[0].base.fileno() == -1 and started[0].patch.fileno() == -1
+
+
+def test_a_wheel_replaced_on_disk_after_it_was_opened_is_hashed_as_compared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report's SHA-256 is of the bytes compared: the file opened (by the head start, or
+    by the comparison), not whatever its path names when the hash is read. A patch replaced on
+    disk after the head start opened it was compared as opened and reported with its
+    replacement's digest (a digest a reader looks up names a wheel nobody compared)."""
+    base, patch = _pair(tmp_path)
+    compared = hashlib.sha256(patch.read_bytes()).hexdigest()
+    other = wheelkit.make_wheel(tmp_path / "other", "pkg", "1.0", {**FILES, "pkg/x.py": b"x=1\n"})
+    real = headstart.head_start
+
+    def replaced_after(base_path: Path, patch_path: Path) -> headstart.HeadStart | None:
+        started = real(base_path, patch_path)
+        os.replace(other, patch_path)
+        return started
+
+    monkeypatch.setattr(headstart, "head_start", replaced_after)
+    code, doc = run_json("wheels", base, patch)
+    assert code == 0  # the bytes compared are the base's
+    assert hashlib.sha256(patch.read_bytes()).hexdigest() != compared
+    assert doc["patch"]["sha256"] == compared
