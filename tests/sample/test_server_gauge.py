@@ -343,7 +343,7 @@ def test_a_server_that_answers_404_for_metrics_is_told_no_metrics_url_will_prove
 ) -> None:
     """`transformers serve` answers 404 on /metrics: every concurrent batch is unproven, and
     the reason said to add --metrics-url, which such a server cannot serve (left67b)."""
-    out, summary, _ = _concurrent(fault_server, tmp_path)
+    out, _summary, _ = _concurrent(fault_server, tmp_path)
     header, _ = read_samples(out)
     assert header["metrics"]["base"]["problem"] == "HTTP 404"
     (record,) = _triage(tmp_path, out)["records"]
@@ -367,7 +367,8 @@ def test_a_metrics_url_that_was_not_read_still_asks_for_one(
     """Unreadable (garbage) is not 'no gauge': the URL may be the wrong one."""
     out, _, _ = _concurrent(fault_server, tmp_path, "--metrics", "garbage")
     (record,) = _triage(tmp_path, out)["records"]
-    assert "adding --metrics-url URL to the sample command, where the server has one" in (
-        record["reason"]
+    assert (
+        "adding --metrics-url URL to the sample command, where the server has one"
+        in (record["reason"])
     )
     assert "expose no running-requests gauge" not in record["reason"]
