@@ -40,7 +40,7 @@ def check_git_files(label: str, repo: Path) -> None:
     if _exists(pointer):
         _check(label, pointer, SMALL_FILE_BYTES, repo)
         text = pointer.read_text("utf-8", "surrogateescape").strip()
-        common = git_dir / text if text else git_dir
+        common = Path(os.path.normpath(git_dir / text)) if text else git_dir
     for path, cap in _files(git_dir, common):
         _check(label, path, cap, repo)
 
