@@ -22,6 +22,8 @@ class SpecCounters:
         self.draft_tokens = 0
         self.accepted_tokens = 0
         self.per_pos = [0] * POSITIONS
+        self.created = 1.7e9
+        """The counters' `_created` time: a restart moves it, as a restarted vLLM's does."""
 
     def add(self, spec: dict[str, Any]) -> None:
         with self._lock:
@@ -31,6 +33,13 @@ class SpecCounters:
             for position, count in enumerate(spec["per_pos"]):
                 self.per_pos[position] += count
 
+    def restart(self) -> None:
+        """Back to zero, as a restarted server's counters are (`--metrics restarting`)."""
+        with self._lock:
+            self.drafts = self.draft_tokens = self.accepted_tokens = 0
+            self.per_pos = [0] * POSITIONS
+            self.created += 60.0
+
     def series(self) -> list[str]:
         with self._lock:
             totals = {
@@ -39,12 +48,13 @@ class SpecCounters:
                 "vllm:spec_decode_num_accepted_tokens": self.accepted_tokens,
             }
             per_pos = list(self.per_pos)
+            created = self.created
         lines = []
         for name, value in totals.items():
             lines.append(f"# TYPE {name} counter")
             lines.append(f'{name}_total{{engine="0",model_name="fault"}} {float(value)}')
             lines.append(f'{name}_total{{engine="1",model_name="fault"}} 1.0')
-            lines.append(f'{name}_created{{engine="0",model_name="fault"}} 1.7e9')
+            lines.append(f'{name}_created{{engine="0",model_name="fault"}} {created}')
         name = "vllm:spec_decode_num_accepted_tokens_per_pos"
         lines.append(f"# TYPE {name} counter")
         for position, value in enumerate(per_pos):

@@ -15,6 +15,7 @@ from k3diff.documents.wheelsrerun import WheelsRerun
 from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.numbers import named
 from k3diff.output import plural
+from k3diff.wheel.codes import WHOLE_WHEEL
 from k3diff.wheels.surfaces import COMMON_COMMANDS
 
 SHOWN = 3
@@ -95,7 +96,7 @@ def _waived(name: str, rerun: WheelsRerun, wheels: WheelsDocument) -> str | None
     reasons = {w.number: w.reason for w in rerun.waivers}
     shown = []
     for finding in waived[:SHOWN]:
-        said = f"{finding.code} {finding.path or '(artifact)'}"
+        said = f"{finding.code} {finding.path or WHOLE_WHEEL}"
         reason = reasons.get(finding.waiver_number) if finding.waiver_number else None
         shown.append(f"{said} (waiver {finding.waiver_number}: {reason})" if reason else said)
     more = f" (and {len(waived) - SHOWN:,} more)" if len(waived) > SHOWN else ""

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO
 
 from k3diff.errors import NestedRepositoryError, SourceError
+from k3diff.provenance.gitfiles import check_git_files
 from k3diff.provenance.gitpipe import GitPipe, popen_git
 from k3diff.provenance.gitrun import (
     check_git_version,
@@ -85,6 +86,7 @@ def open_repo(repo: Path) -> GitRepo:
         raise SourceError(f"{repo}: not a directory (expected a git repository)")
     check_git_version()
     path = repo.resolve()
+    check_git_files(str(repo), path)
     done = run_git(
         path, ["rev-parse", "--show-object-format", "--is-shallow-repository", "--git-common-dir"]
     )
@@ -159,17 +161,37 @@ def object_types(repo: GitRepo, oids: Iterable[str]) -> dict[str, tuple[str, int
     wanted = sorted(set(oids))
     if not wanted:
         return {}
-    out = repo.output(
-        ["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"],
-        stdin="".join(f"{o}\n" for o in wanted).encode(),
-    )
+    args = ["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"]
+    code, out, err = repo.run(args, stdin="".join(f"{o}\n" for o in wanted).encode())
+    if code != 0:
+        raise SourceError(f"{repo.label}: git cat-file failed: {failure_message(code, err)}")
     found: dict[str, tuple[str, int]] = {}
     for line in out.decode("ascii", "replace").splitlines():
         fields = line.split(" ")
-        if len(fields) != 3:  # "<oid> missing": the object store lacks it
-            raise SourceError(f"{repo.label}: object {fields[0]} is missing from the repository")
+        if len(fields) != 3:  # "<oid> missing": the object store lacks it, or cannot read it
+            said = first_line(err)
+            raise unreadable(repo, fields[0], None if said == "no message" else said)
         found[fields[0]] = (fields[1], int(fields[2]))
     return found
+
+
+def unreadable(repo: GitRepo, oid: str, said: str | None) -> SourceError:
+    """The error for an object git answered "missing" for, or stopped inside: missing when git
+    said nothing, else corrupt in git's own words (a damaged pack is "missing" to ``cat-file``,
+    left67b)."""
+    if said is None:
+        store = repo.stores.store_of(oid) if _is_id(oid) else None
+        if store is None:
+            return SourceError(f"{repo.label}: object {oid} is missing from the repository")
+        said = f"it answers 'missing' for an object {store} holds"
+    return SourceError(
+        f"{repo.label}: object {oid} is corrupt (git: {said}); `git fsck` names every damaged "
+        "object"
+    )
+
+
+def _is_id(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
 
 
 def blob_sizes(repo: GitRepo, oids: Iterable[str]) -> dict[str, int]:
@@ -190,7 +212,7 @@ def iter_blobs(repo: GitRepo, oids: Sequence[str]) -> Iterator[tuple[str, bytes]
         try:
             for _ in oids:
                 with pipe.waiting():  # git's time only: the caller's diff between is its own
-                    found = _read_one(repo, pipe.stdout)
+                    found = _read_one(repo, pipe)
                 yield found
         finally:
             pipe.close()  # the writer may be blocked on a pipe git no longer reads
@@ -205,20 +227,20 @@ def _feed(pipe: IO[bytes], data: bytes) -> None:
         pass
 
 
-def _read_one(repo: GitRepo, out: IO[bytes]) -> tuple[str, bytes]:
-    oid, _kind, data = read_object(repo, out)
+def _read_one(repo: GitRepo, pipe: GitPipe) -> tuple[str, bytes]:
+    oid, _kind, data = read_object(repo, pipe)
     return oid, data
 
 
-def read_object(repo: GitRepo, out: IO[bytes], cap: int | None = None) -> tuple[str, str, bytes]:
+def read_object(repo: GitRepo, pipe: GitPipe, cap: int | None = None) -> tuple[str, str, bytes]:
     """(id, type, bytes) of the next object `git cat-file --batch` answers with; SourceError
-    when it is missing, larger than `cap` bytes (read only then), or its bytes do not hash to
-    its id (git never hashes an object it reads again: a stored object can hold anything,
-    review62c)."""
+    when it is missing or corrupt, larger than `cap` bytes (read only then), or its bytes do
+    not hash to its id (git never hashes an object it reads again: a stored object can hold
+    anything, review62c)."""
+    out = pipe.stdout
     header = out.readline(256).decode("ascii", "replace").split()
     if len(header) != 3:  # "<oid> missing", or git stopped
-        name = header[0] if header else "?"
-        raise SourceError(f"{repo.label}: object {name} is missing from the repository")
+        raise unreadable(repo, header[0] if header else "?", pipe.said())
     oid, kind, size = header[0], header[1], int(header[2])
     if cap is not None and size > cap:
         raise SourceError(
@@ -227,6 +249,9 @@ def read_object(repo: GitRepo, out: IO[bytes], cap: int | None = None) -> tuple[
         )
     data = out.read(size)
     if len(data) != size or out.read(1) != b"\n":
+        said = pipe.said()
+        if said is not None:
+            raise unreadable(repo, oid, said)
         raise SourceError(f"{repo.label}: git cat-file stopped inside object {oid}")
     digest = hashlib.sha256() if repo.object_format == "sha256" else hashlib.sha1()
     digest.update(b"%s %d\0" % (kind.encode("ascii"), size))

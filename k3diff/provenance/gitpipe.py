@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -27,7 +28,9 @@ from k3diff.provenance import gitrun
 class GitPipe:
     """A running git command: its stdin and stdout, and `waiting()` around every read."""
 
-    def __init__(self, process: subprocess.Popen[bytes], seconds: float) -> None:
+    def __init__(
+        self, process: subprocess.Popen[bytes], seconds: float, stderr: IO[bytes] | None = None
+    ) -> None:
         assert process.stdin is not None and process.stdout is not None
         self.stdin: IO[bytes] = process.stdin
         """Where requests are written."""
@@ -37,6 +40,7 @@ class GitPipe:
         """How long one read may wait on git."""
         self.expired = False
         """Set when the watchdog killed git."""
+        self._stderr = stderr
         self._process = process
         self._changed = threading.Condition()
         self._since: float | None = None  # when the pending read began; None: none pending
@@ -60,6 +64,16 @@ class GitPipe:
         with self.waiting():
             return self._process.wait()
 
+    def said(self) -> str | None:
+        """git's first message line so far (its stderr goes to a file: a pipe could fill and
+        stall git), None when it said nothing. A corrupt pack makes ``cat-file`` answer
+        "missing", or stop inside an object, and say why only there (left67b)."""
+        if self._stderr is None:
+            return None
+        self._stderr.seek(0)
+        message = gitrun.first_line(self._stderr.read(_SAID_BYTES))
+        return None if message == "no message" else message
+
     def close(self) -> None:
         """Stop the watchdog, kill git (whatever it was doing) and reap it."""
         with self._changed:
@@ -82,6 +96,10 @@ class GitPipe:
                 self._changed.wait(left)
 
 
+_SAID_BYTES = 64 << 10
+"""Most bytes of git's messages read back (the first line is what is said)."""
+
+
 @contextlib.contextmanager
 def popen_git(
     repo_path: Path, args: Sequence[str], *, overrides: Sequence[tuple[str, str]] = ()
@@ -89,19 +107,22 @@ def popen_git(
     """One hardened git command (`gitrun`: configuration, environment, memory cap) whose stdin
     and stdout are pipes; ended on leaving. An error raised after the watchdog killed git is
     said as the timeout."""
+    stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed on leaving, below)
     try:
         process = subprocess.Popen(
             gitrun.launched(gitrun.git_command(repo_path, args, overrides)),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,  # never read: a pipe could fill and stall git
+            stderr=stderr,  # a file, read back only on failure: a pipe could fill and stall git
             env=gitrun.environment(repo_path, overrides),
         )
     except FileNotFoundError as exc:
+        stderr.close()
         raise SourceError("git is not installed or not on PATH") from exc
     except OSError as exc:
+        stderr.close()
         raise SourceError(f"{repo_path}: cannot run git: {exc.strerror or exc}") from exc
-    pipe = GitPipe(process, gitrun.GIT_TIMEOUT_S)
+    pipe = GitPipe(process, gitrun.GIT_TIMEOUT_S, stderr)
     try:
         yield pipe
     except (SourceError, OSError) as exc:
@@ -113,3 +134,4 @@ def popen_git(
         raise
     finally:
         pipe.close()
+        stderr.close()

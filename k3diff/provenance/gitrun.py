@@ -255,15 +255,30 @@ def failure_message(code: int, stderr: bytes) -> str:
     return f"git exited with status {code} without a message"
 
 
+_ASIDES = re.compile(
+    r"unable to normalize alternate object path|object directory .* does not exist"
+    r"|ignoring alternate object stores|unable to find alternate object database",
+    re.S,
+)
+"""git's complaints about a broken ``objects/info/alternates`` entry: git skips the entry and
+goes on, so the reason the command failed, if any, comes after them (left67b: they took its
+place in the message)."""
+
+
 def first_line(stderr: bytes) -> str:
-    """git's first non-empty message line, without its ``fatal:``/``error:`` prefix."""
-    for line in stderr.decode("utf-8", "replace").splitlines():
-        if line.strip() and not line.startswith(("warning:", "hint:")):
-            said = line.strip().removeprefix("fatal: ").removeprefix("error: ")
-            if said.startswith("Out of memory"):  # git's xmalloc, under `memory_limit`
-                said += (
-                    f"; k3diff gives git at most {GIT_MEMORY_BYTES >> 20:,} MiB of memory: an object that "
-                    "inflates past it is refused"
-                )
-            return said
-    return "no message"
+    """git's first non-empty message line, without its ``fatal:``/``error:`` prefix (an aside
+    about a broken alternate only when git said nothing else)."""
+    lines = [
+        line.strip().removeprefix("fatal: ").removeprefix("error: ")
+        for line in stderr.decode("utf-8", "replace").splitlines()
+        if line.strip() and not line.startswith(("warning:", "hint:"))
+    ]
+    said = next((line for line in lines if not _ASIDES.match(line)), lines[0] if lines else None)
+    if said is None:
+        return "no message"
+    if said.startswith("Out of memory"):  # git's xmalloc, under `memory_limit`
+        said += (
+            f"; k3diff gives git at most {GIT_MEMORY_BYTES >> 20:,} MiB of memory: an object that "
+            "inflates past it is refused"
+        )
+    return said

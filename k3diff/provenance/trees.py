@@ -129,7 +129,7 @@ class _Asker:
             self.pipe.stdin.flush()
             for oid in chunk:
                 with self.pipe.waiting():
-                    found, was, data = read_object(self.repo, self.pipe.stdout, MAX_TREE_BYTES)
+                    found, was, data = read_object(self.repo, self.pipe, MAX_TREE_BYTES)
                 if found != oid or was != kind:
                     raise SourceError(f"{self.repo.label}: object {oid} is not a {kind}")
                 yield data

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from k3diff import escape
 from k3diff.sample.model import SampleResult
-from k3diff.sample.served import SideModels, listed_models, shown_model
+from k3diff.sample.served import IGNORE_MODEL_COMMAND, SideModels, listed_models, shown_model
 from k3diff.sample.sidefields import FieldDifference
 
 
@@ -68,8 +68,8 @@ def models_text(result: SampleResult) -> str:
         text += (
             f"; base and patch answered {count} record{'s' if count != 1 else ''} as different "
             "models: triage clears none of them unless its comparison ignores `model` (one "
-            "model under two names, as two model directories are: `k3diff responses "
-            "--ignore-field model`)"
+            f"model under two names, as two model directories are: compare the two captures "
+            f"again with `{IGNORE_MODEL_COMMAND}`)"
         )
     return text
 

@@ -30,7 +30,7 @@ def section(result: WaiverOutcome | None, markdown: bool, unused: bool = True) -
             return ""
     lines = [f"Waivers from {result.source}: {_counts(result)}"]
     for waiver, finding, artifact in _ordered(result)[:SHOWN]:
-        where = finding.path or "(artifact)"
+        where = finding.where
         lines.append(
             f"- waived {finding.code.name} {where} in {artifact} by waiver {waiver.number}: "
             f"{waiver.reason}{_until(waiver.expires)}"
@@ -39,7 +39,7 @@ def section(result: WaiverOutcome | None, markdown: bool, unused: bool = True) -
         lines.append(f"- … and {len(result.applied) - SHOWN} more waived (--format json)")
     for waiver, finding, artifact in result.expired[:SHOWN]:
         lines.append(
-            f"- NOT waived {finding.code.name} {finding.path or '(artifact)'} in {artifact}: "
+            f"- NOT waived {finding.code.name} {finding.where} in {artifact}: "
             f"waiver {waiver.number} expired on {waiver.expires}"
         )
     for waiver in result.unused[:SHOWN]:

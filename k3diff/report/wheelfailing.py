@@ -58,7 +58,7 @@ def finding_rows(findings: Sequence[Finding]) -> list[list[str]]:
             continue
         also = joined.get(f.path) if f.code is Code.W101 else None
         if also is None:
-            rows.append([f.code.name, f.path or "(wheel)", f.message, f.detail])
+            rows.append([f.code.name, f.where, f.message, f.detail])
             continue
         rows.append(
             [

@@ -23,6 +23,13 @@ from dataclasses import dataclass
 
 from k3diff.sample.lines import SampleLine
 
+IGNORE_MODEL_COMMAND = (
+    "k3diff responses BASE PATCH --ignore-field model --ignore-field request.model"
+)
+"""The comparison that leaves out the model each capture names, in its answers and in its
+requests (BASE and PATCH: the two captures), as README's run of two model directories does:
+`--ignore-field model` alone still finds their requests' `request.model` differ."""
+
 
 @dataclass(frozen=True)
 class SideModels:

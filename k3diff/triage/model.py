@@ -97,6 +97,10 @@ class Settings:
     test must have had `power` to detect for a non-rejection to clear it; a sampled mode whose
     test could detect only a larger shift (or none) is held `no-power`
     (`shiftverdict.underpowered`)."""
+    gaugeless: tuple[str, ...] = ()
+    """Not an option: the sides whose logs' headers say their server was asked for its
+    running-requests gauge and has none (`sample.metrics.exposes_no_gauge`), read from the logs
+    by `triage`, so an unproven batched mode says no `--metrics-url` can prove it."""
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from k3diff.sample.metrics import no_gauge_advice
 from k3diff.sample.names import Mode
 from k3diff.triage import stats
 from k3diff.triage.model import Category, Settings
@@ -129,8 +130,7 @@ def _not_exercised(
             f"unproven: no background request ended while the target was in flight ({idle}: "
             "load_ended 0), so nothing shows the load overlapped them and no running-requests "
             "gauge reading shows the server ran them with other requests; this mode clears "
-            "nothing; sample again, adding --metrics-url URL to the sample command, where the "
-            "server has one"
+            f"nothing; {_gauge_step(ev, settings)}"
         )
     else:
         unit = "loaded targets" if ev.mode == Mode.LOADED else "batches"
@@ -142,13 +142,23 @@ def _not_exercised(
             "its answers interleaves them too); this mode clears nothing: only the server's "
             "running-requests gauge proves a batch (vllm:num_requests_running, "
             "sglang:num_running_reqs, tgi_batch_current_size or TensorRT-LLM's "
-            "numActiveRequests: docs/evidence-conditions.md); sample again, adding "
-            "--metrics-url URL to the sample command, where the server has one (--mode serial "
-            "still checks batch-1 parity)"
+            f"numActiveRequests: docs/evidence-conditions.md); {_gauge_step(ev, settings)}"
         )
     if category is Category.INCONCLUSIVE:
         return f"{head}; the base gave {_side_text(ev.base)} and the patch {_side_text(ev.patch)}"
     return f"{head}; {_REASONS[category](ev, adjusted, more, settings)}"
+
+
+def _gauge_step(ev: ModeEvidence, settings: Settings) -> str:
+    """What would prove the mode's batches: the gauge, where the server has one, or nothing
+    where it was asked and has none (`transformers serve`: left67b, the reason said to add
+    --metrics-url, which such a server cannot serve)."""
+    if settings.gaugeless:
+        return no_gauge_advice(settings.gaugeless, f"--mode {ev.mode}")
+    return (
+        "sample again, adding --metrics-url URL to the sample command, where the server has one "
+        "(--mode serial still checks batch-1 parity)"
+    )
 
 
 def _too_few(ev: ModeEvidence) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,11 +18,11 @@ from k3diff.responses.ignore import ignored_qualification
 from k3diff.sample.control import control_outcome, vacuous_sides
 from k3diff.sample.names import Mode, is_cold
 from k3diff.sample.proof import batch_overlap
-from k3diff.sample.reader import SamplesLog
 from k3diff.sample.runs import run_infos
 from k3diff.triage import classify, conditions, shift, shiftverdict, stats
 from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.fieldholds import hold_fields_differ
+from k3diff.triage.gauges import gaugeless, gauges
 from k3diff.triage.inputs import read_comparison
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
@@ -76,6 +76,7 @@ def triage(
         everything, samples=tuple(s for s in everything.samples if s.mode != Mode.CONTROL.value)
     )
     check_identical_requests(logs)
+    settings = dataclasses.replace(settings, gaugeless=gaugeless(logs.logs))
     conditions.check_prompts(comparison, logs)
     checked = conditions.check_conditions(comparison, logs, settings.allow_condition_mismatch)
     served = ModelCheck({})
@@ -128,7 +129,7 @@ def triage(
         pool_runs=pool_runs,
         control=tuple((side, *control[side]) for side in ("base", "patch") if side in control),
         vacuous=vacuous,
-        gauges=_gauges(logs.logs),
+        gauges=gauges(logs.logs),
         distribution_tests=shift.family_size(corrected.shifts),
         qualifications=tuple(
             q
@@ -274,24 +275,6 @@ SEEDED_NOTE = (
     "the requests sampled with a fixed seed and each side repeated one output: one draw, not "
     "independent draws, so judged by its exact outputs as a greedy mode (no distribution test)"
 )
-
-
-def _gauges(logs: Iterable[SamplesLog]) -> tuple[tuple[str, str | None, str | None], ...]:
-    """Per side, the running-requests gauge the logs' headers say its `/metrics` exposes (the
-    first log naming one wins), else why none."""
-    found: dict[str, tuple[str | None, str | None]] = {}
-    for log in logs:
-        metrics = log.header.fields.get("metrics")
-        for side in log.header.sides or ():
-            entry = metrics.get(side) if isinstance(metrics, dict) else None
-            running = entry.get("running") if isinstance(entry, dict) else None
-            problem = entry.get("problem") if isinstance(entry, dict) else None
-            if isinstance(running, str) or side not in found:
-                found[side] = (
-                    running if isinstance(running, str) else None,
-                    problem if isinstance(problem, str) else None,
-                )
-    return tuple((side, *found[side]) for side in ("base", "patch") if side in found)
 
 
 def _with_splits(

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from k3diff.requestvalues import same_value
+from k3diff.sample.served import IGNORE_MODEL_COMMAND
 from k3diff.triage.flags import Flag
 from k3diff.triage.model import Category, RecordVerdict
 from k3diff.triage.samples import Sample, SampleLogs
@@ -81,9 +82,7 @@ def _renamed_hint(found: str) -> str:
     model (servers started from two copies of one checkpoint name themselves by their paths)."""
     if "model: base " not in found:
         return ""
-    return (
-        " (one model under two names? compare again with `k3diff responses --ignore-field model`)"
-    )
+    return f" (one model under two names? compare the captures again with `{IGNORE_MODEL_COMMAND}`)"
 
 
 def _how(found: str) -> str:

@@ -237,6 +237,17 @@ class Finding:
         """The code's generic message."""
         return self.code.message
 
+    @property
+    def where(self) -> str:
+        """Its path, or `WHOLE_WHEEL` for a finding about the wheel as a whole: how every table
+        and list names it."""
+        return self.path or WHOLE_WHEEL
+
+
+WHOLE_WHEEL = "(wheel)"
+"""How a finding about the whole wheel (path '') is named in place of a path: one word in the
+failing table, the waived list and the bundle alike."""
+
 
 def parse_codes(values: Iterable[str], family: Iterable[Code] = WHEELS_CODES) -> frozenset[Code]:
     """Codes of `family` from comma-separated option values; a prefix such as `W1` selects a

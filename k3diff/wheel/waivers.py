@@ -198,8 +198,7 @@ class WaiverOutcome:
         noun = "finding" if count == 1 else "findings"
         named = [item for item in self.applied if _named_alone(item[1])] or [self.applied[0]]
         shown = "; ".join(
-            f"{finding.code.name} {finding.path or '(artifact)'} — {waiver.reason}"
-            for waiver, finding, _ in named
+            f"{finding.code.name} {finding.where} — {waiver.reason}" for waiver, finding, _ in named
         )
         more = f" (and {count - len(named)} more)" if count > len(named) else ""
         return f"; {count} {noun} waived: {shown}{more}"

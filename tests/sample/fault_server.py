@@ -61,7 +61,8 @@ client sees tokens arrive together, and only the server's gauge can say it queue
 `sglang`, `tgi` (Prometheus text: the engine's running-requests gauge, the requests being
 generated now, plus vLLM's and SGLang's prefix-cache hit counters), `trtllm` (TensorRT-LLM's
 JSON iteration stats), or hostile: `garbage` (not Prometheus text), `huge` (32 MiB), `slow` (no
-answer for 60 s), `flaky` (vLLM's the first time, garbage after), `wide` (vLLM's after a 100 KiB
+answer for 60 s), `flaky` (vLLM's the first time, garbage after), `restarting` (vLLM's with
+speculation counters back to zero at every 4th read), `wide` (vLLM's after a 100 KiB
 line). A request whose fault has
 `cache: "counter"` reports no cached tokens in its usage, but a warm one raises the
 hit counter by 3 (`"counter_zero"`: it never rises).
@@ -134,6 +135,13 @@ class Handler(JsonHandler):
                 METRICS_READS[0] += 1
                 first = METRICS_READS[0] == 1
             kind = "vllm" if first else "garbage"
+        if kind == "restarting":  # reads 1 and 2 are the probes; then 2 reads a serial window
+            with STATE_LOCK:
+                METRICS_READS[0] += 1
+                restart = METRICS_READS[0] % 4 == 0
+            if restart:
+                SPEC.restart()
+            kind = "vllm-spec"
         if kind == "trtllm":
             self._json(200, trtllm_stats(running))
             return

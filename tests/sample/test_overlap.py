@@ -70,7 +70,8 @@ def test_streams_the_server_generates_together_are_unproven_without_its_gauge(
     assert (code, verdict["category"]) == (1, "inconclusive")
     assert "unproven" in verdict["flags"] and "not-exercised" not in verdict["flags"]
     assert "only the server's running-requests gauge proves a batch" in verdict["reason"]
-    assert "adding --metrics-url URL to the sample command" in verdict["reason"]
+    # The fault server answers 404 on /metrics: no --metrics-url can prove its batches.
+    assert "expose no running-requests gauge at their metrics URL" in verdict["reason"]
     assert "'k3diff" not in verdict["reason"]
     assert "(--mode serial still checks batch-1 parity)" in verdict["reason"]
     assert verdict["modes"][0]["base"]["batches_unproven"] == 1

@@ -20,7 +20,7 @@ from typing import Any
 
 import jsonschema
 from cli_support import run_k3diff
-from triage.helpers import compare_texts
+from triage.helpers import compare_texts, completion
 
 from k3diff.documents.catalog import load_schema
 
@@ -140,6 +140,21 @@ def test_sides_answered_as_different_models_are_a_note(fault_server: Any, tmp_pa
         "base and patch answered 1 record as different models: triage clears none of them "
         "unless its comparison ignores `model`"
     ) in said
+    # The command the note gives, run on the two captures as printed, lets triage clear it
+    # (left67b: it gave `--ignore-field model` alone, and the captures' requests still differ).
+    command = said.split("compare the two captures again with `", 1)[1].split("`", 1)[0]
+    words = command.split()
+    assert words[:4] == ["k3diff", "responses", "BASE", "PATCH"], command
+    for side, model in (("BASE", "m"), ("PATCH", "/ckpt/copy")):
+        answer = {**completion("k0", "echo:p0"), "model": model}
+        line = {"custom_id": "k0", "request": {"body": {"model": model, "prompt": "p0"}}}
+        (tmp_path / side).write_text(json.dumps({**line, "response": answer}) + "\n")
+    alone = run_k3diff(*words[1:4], "--ignore-field", "model", cwd=tmp_path)
+    assert alone.exit_code == 1, alone.stdout  # request.model still differs
+    compared = run_k3diff(*words[1:], "--format", "json", "-o", "cmp.json", cwd=tmp_path)
+    assert compared.exit_code == 0, compared.stdout
+    triage = run_k3diff("triage", tmp_path / "cmp.json", tmp_path / "text" / "samples.jsonl")
+    assert triage.exit_code == 0, triage.stdout
 
 
 def test_request_fields_sent_otherwise_to_each_side_are_said_before_and_after(

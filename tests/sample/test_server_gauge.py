@@ -328,3 +328,47 @@ def test_a_bad_metrics_url_is_a_usage_error(tmp_path: Path, value: str, message:
     )  # fmt: skip
     assert result.exit_code == 2 and message in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+NO_GAUGE = (
+    "the base and patch servers expose no running-requests gauge at their metrics URL (asked, "
+    "and answered without one), so co-batching cannot be proven on them and {modes} cannot be "
+    "cleared there: drop {it}, or sample a server that exports the gauge (--mode serial still "
+    "checks batch-1 parity)"
+)
+
+
+def test_a_server_that_answers_404_for_metrics_is_told_no_metrics_url_will_prove_it(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """`transformers serve` answers 404 on /metrics: every concurrent batch is unproven, and
+    the reason said to add --metrics-url, which such a server cannot serve (left67b)."""
+    out, _summary, _ = _concurrent(fault_server, tmp_path)
+    header, _ = read_samples(out)
+    assert header["metrics"]["base"]["problem"] == "HTTP 404"
+    (record,) = _triage(tmp_path, out)["records"]
+    assert record["category"] == "inconclusive" and "unproven" in record["flags"]
+    assert NO_GAUGE.format(modes="--mode concurrent", it="it") in record["reason"]
+    assert "--metrics-url" not in record["reason"]
+    prompts = tmp_path / "p.jsonl"
+    base, patch = fault_server(), fault_server()
+    text = sample(
+        "--base", base.url, "--patch", patch.url, "--prompts", prompts, "--repeats", "4",
+        "--mode", "concurrent", "--concurrency", "4", "--stream", "--out", tmp_path / "text",
+    )  # fmt: skip
+    said = " ".join(text.stdout.split())
+    assert NO_GAUGE.format(modes="its batched modes", it="them") in said
+    assert "give --metrics-url" not in said
+
+
+def test_a_metrics_url_that_was_not_read_still_asks_for_one(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """Unreadable (garbage) is not 'no gauge': the URL may be the wrong one."""
+    out, _, _ = _concurrent(fault_server, tmp_path, "--metrics", "garbage")
+    (record,) = _triage(tmp_path, out)["records"]
+    assert (
+        "adding --metrics-url URL to the sample command, where the server has one"
+        in (record["reason"])
+    )
+    assert "expose no running-requests gauge" not in record["reason"]

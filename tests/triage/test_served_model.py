@@ -200,7 +200,7 @@ def test_sides_answered_as_two_models_clear_nothing_unless_the_comparison_ignore
     assert record["reason"].startswith(
         "the base's and the patch's samples were answered as other models "
         '(model: base "m-a", patch "m-b"): they clear nothing (one model under two names? '
-        "compare again with `k3diff responses --ignore-field model`); "
+        "compare the captures again with `k3diff responses BASE PATCH --ignore-field model --ignore-field request.model`); "
     ), record
     compared = run_k3diff(
         "responses", "base.jsonl", "patch.jsonl", "--format", "json", "-o", "cmp.json",

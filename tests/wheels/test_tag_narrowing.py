@@ -476,3 +476,27 @@ def test_the_waiver_step_says_how_a_wheel_wide_finding_is_waived(tmp_path: Path)
     assert run_k3diff("report", document, "--out", tmp_path / "bundle").exit_code == 1
     bundle = (tmp_path / "bundle" / "REPORT.md").read_text()
     assert 'W630, about the wheel as a whole, is waived by path = "", which covers' in bundle
+
+
+def test_a_wheel_wide_finding_is_named_by_one_word_failing_or_waived(tmp_path: Path) -> None:
+    """The failing table named a W630 `(wheel)`, the waived list, the verdict line and the
+    bundle `(artifact)` (left67b): the same finding reads the same wherever it is listed."""
+    base, patch = _pair(
+        tmp_path, "cp39-abi3-manylinux_2_17_x86_64", "cp311-cp311-manylinux_2_17_x86_64"
+    )
+    failing = run_k3diff("wheels", base, patch).stdout
+    assert [line.split()[:2] for line in failing.splitlines() if line.startswith("W630")] == [
+        ["W630", "(wheel)"]
+    ]
+    waivers = tmp_path / "waivers.toml"
+    waivers.write_text('[[waiver]]\ncode = "W630"\npath = ""\nreason = "3.9 dropped, reviewed"\n')
+    waived = run_k3diff("wheels", base, patch, "--waivers", waivers)
+    assert waived.exit_code == 0, waived.stdout
+    assert "1 finding waived: W630 (wheel) — 3.9 dropped, reviewed" in waived.stdout
+    assert "- waived W630 (wheel) in " in waived.stdout
+    document = tmp_path / "wheels.json"
+    run_k3diff("wheels", base, patch, "--waivers", waivers, "--format", "json", "-o", document)
+    assert run_k3diff("report", document, "--out", tmp_path / "bundle").exit_code == 0
+    bundle = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "W630 (wheel) (waiver 1: 3.9 dropped, reviewed)" in bundle
+    assert "(artifact)" not in waived.stdout + bundle

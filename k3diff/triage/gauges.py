@@ -1,0 +1,39 @@
+"""What the samples logs' headers say of each side's running-requests gauge: the series its
+`/metrics` exposes, or why none (`gauges`), and the sides asked that have none (`gaugeless`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from k3diff.sample.metrics import exposes_no_gauge
+from k3diff.sample.reader import SamplesLog
+
+
+def gauges(logs: Iterable[SamplesLog]) -> tuple[tuple[str, str | None, str | None], ...]:
+    """Per side, the running-requests gauge the logs' headers say its `/metrics` exposes (the
+    first log naming one wins), else why none."""
+    found: dict[str, tuple[str | None, str | None]] = {}
+    for log in logs:
+        metrics = log.header.fields.get("metrics")
+        for side in log.header.sides or ():
+            entry = metrics.get(side) if isinstance(metrics, dict) else None
+            running = entry.get("running") if isinstance(entry, dict) else None
+            problem = entry.get("problem") if isinstance(entry, dict) else None
+            if isinstance(running, str) or side not in found:
+                found[side] = (
+                    running if isinstance(running, str) else None,
+                    problem if isinstance(problem, str) else None,
+                )
+    return tuple((side, *found[side]) for side in ("base", "patch") if side in found)
+
+
+def gaugeless(logs: Iterable[SamplesLog]) -> tuple[str, ...]:
+    """The sides every log of which says their server was asked and has no running-requests
+    gauge (a log that did not ask, `--metrics-url off`, says nothing)."""
+    said: dict[str, list[bool]] = {}
+    for log in logs:
+        metrics = log.header.fields.get("metrics")
+        for side in log.header.sides or ():
+            entry = metrics.get(side) if isinstance(metrics, dict) else None
+            said.setdefault(side, []).append(exposes_no_gauge(entry))
+    return tuple(side for side in ("base", "patch") if said.get(side) and all(said[side]))
