@@ -106,10 +106,16 @@ def test_report_runs_logs_again_on_the_files_given_from_elsewhere(tmp_path: Path
     (row,) = [r for r in summary["matrix"] if r["evidence"] == "runtime logs"]
     assert row["documents"][0]["label"] == "d.json (cross-checked; logs run again)"
     assert row["finding"].endswith("; new on the patch: out-of-memory"), row["finding"]
-    # The patch's engine log edited since: named, refused.
+    # The patch's engine log edited since: named, refused; the edited copy, tied to no
+    # document now, is said in the same refusal (left67), not left for the next run.
     (tmp_path / "copy" / "p-engine.log").write_text("INFO engine up\n")
     result = run_k3diff("report", "d.json", *copies, "--out", "o2", cwd=tmp_path)
-    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
-    assert result.stderr.startswith(
-        "k3diff: error: p/engine.log: missing (d.json records it as a patch log"
-    ), result.stderr
+    assert result.exit_code == 2, result.stderr
+    head, *lines = result.stderr.splitlines()
+    assert head.startswith("k3diff: error: 1 input missing since the documents"), head
+    assert lines[0].startswith("  (1) p/engine.log: missing (d.json records it as a patch log"), (
+        result.stderr
+    )
+    assert lines[1].startswith("  (2) copy/p-engine.log: "), result.stderr
+    assert len(lines) == 2, result.stderr
+    assert not (tmp_path / "o2").exists()
