@@ -336,6 +336,25 @@ def installs_on(tags: frozenset[str], requires_python: str | None) -> tuple[list
     return kept, horizon, f" and Requires-Python {requires_python[:80]!r}"
 
 
+def installs_nowhere(tags: frozenset[str], requires_python: str | None) -> str | None:
+    """Why pip installs the wheel on no Python, where its `tags` install it on some and its
+    `requires_python` admits none of those (`cp313-cp313` under `>=3.14`: pip refuses it on
+    3.13 by the specifier, on 3.14 by the tags; left67c: it passed), else None."""
+    if not requires_python:
+        return None
+    from k3diff.wheel.systems import installs_on as tags_install_on
+    from k3diff.wheel.systemtext import pythons as said_pythons
+
+    found, horizon = tags_install_on(tags)
+    if not found or installs_on(tags, requires_python)[0]:
+        return None
+    return (
+        f"its tags ({', '.join(sorted(tags)[:3])}{', ...' if len(tags) > 3 else ''}) install it "
+        f"on {said_pythons(found, horizon)}, none of which its Requires-Python "
+        f"{requires_python[:80]!r} admits: pip installs it on no Python"
+    )
+
+
 def _named_text(abis: list[FileAbi]) -> str:
     """What the module's files are named for: `CPython 3.11-3.12`, `the stable ABI (abi3)`."""
     from k3diff.wheel.systemtext import pythons as said_pythons
