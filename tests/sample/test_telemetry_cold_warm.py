@@ -246,6 +246,14 @@ def test_a_cold_request_that_failed_holds_cache_reuse(fault_server: Any, tmp_pat
     assert rows[("patch", "cold-warm")]["cold_unread"] == 1
     assert rows[("patch", "cold-warm")]["cache_hits"] == REPEATS - 1  # the warm ones hit
     assert "cold_unread" not in rows[("base", "cold-warm")]
+    # The bundle reads the document and says it (exit 1: the finding stands).
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    bundle = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b0")
+    assert bundle.exit_code == 1, bundle.stderr
+    assert (
+        "1 cold-warm cold requests failed or usage not valid (may have hit)"
+        in (tmp_path / "b0" / "REPORT.md").read_text()
+    )
 
 
 def test_a_resumed_runs_first_request_of_a_record_is_cold(
