@@ -83,7 +83,9 @@ def _cache_lines(telemetry: TelemetryDocument) -> list[str]:
         if cold:  # telem67: a cold request must miss; its hit is no reuse
             parts.append(f"{cold:,} cold-warm cold requests hit the cache, not counted as reuse")
         if unread := sum(m.cold_unread for m in rows):  # left67: may have hit
-            parts.append(f"{unread:,} cold-warm cold requests' usage not valid (may have hit)")
+            parts.append(
+                f"{unread:,} cold-warm cold requests failed or usage not valid (may have hit)"
+            )
         if not parts:
             continue
         lines.append(f"cache reuse, {side}: {'; '.join(parts)}")

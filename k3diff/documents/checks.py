@@ -286,7 +286,7 @@ def check_telemetry(view: TelemetryDocument, name: str) -> None:
                 why = (
                     f"{cold} cold requests that hit the cache"
                     if cold
-                    else f"{unread} cold requests whose usage or KV-cache counts are no counts"
+                    else f"{unread} cold requests that failed or whose usage or KV-cache counts are no counts"
                     if unread
                     else "0 cache hits"
                 )

@@ -131,8 +131,8 @@ class ModeTelemetry:
     after `--flush-url`): a cold request must miss, so its hit is no evidence of reuse but of a
     salt or flush that did not take (telem67)."""
     cold_unread: int = 0
-    """cold-warm: cold requests whose usage was not valid (`usage_invalid`) and whose cached
-    count nothing else reports: whether they missed the cache cannot be read (as `KvReuse`'s
+    """cold-warm: cold requests that failed (left67c), or whose usage was not valid
+    (`usage_invalid`) and whose cached count nothing else reports: whether they missed the cache cannot be read (as `KvReuse`'s
     `invalid_cold`; left67)."""
     spec_accepted: int | None = None
     spec_drafted: int | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -75,9 +76,12 @@ def _percentile(values: list[float], q: float) -> float | None:
 
 def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
     groups: dict[tuple[str, str], list[SampleLine]] = {}
+    failed_cold: Counter[tuple[str, str, str]] = Counter()  # may have hit (left67c)
     for sample in samples:
         if sample.error is None:
             groups.setdefault((sample.side, sample.mode), []).append(sample)
+        elif is_cold(sample.mode, sample.repeat, sample.cold):
+            failed_cold[(sample.side, sample.mode, sample.key)] += 1
     result = []
     for (side, mode), group in sorted(groups.items()):
         latencies = [float(s.latency_s) for s in group]
@@ -85,10 +89,21 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
         reported = [c for c in cached if c is not None]
         prompt = [server_count(s.usage.get("prompt_tokens")) for s in group if s.usage is not None]
         # A cold-warm record's cold request: its hit is no reuse (telem67).
-        # One whose usage was not valid may have hit: it holds the side (left67).
+        # One whose usage was not valid (left67), or that failed (left67c), may have hit: it
+        # holds the side.
         cold = [
             (s, c) for s, c in zip(group, cached, strict=True) if is_cold(s.mode, s.repeat, s.cold)
         ]
+        # A failed one counts where its record's warm requests were answered, one each at most
+        # (its own hit cannot be told from theirs): a part of the row's samples.
+        failed = 0
+        if failed_cold:
+            warm = Counter(s.key for s in group if not is_cold(s.mode, s.repeat, s.cold))
+            failed = sum(
+                min(n, warm[k])
+                for (sd, md, k), n in failed_cold.items()
+                if (sd, md) == (side, mode)
+            )
         result.append(
             ModeTelemetry(
                 side=side,
@@ -102,7 +117,8 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
                 cache_reported=len(reported),
                 cache_hits=sum(1 for c in reported if c > 0),
                 cold_hits=sum(1 for _, c in cold if c),
-                cold_unread=sum(1 for s, c in cold if c is None and s.usage_invalid is not None),
+                cold_unread=failed
+                + sum(1 for s, c in cold if c is None and s.usage_invalid is not None),
             )
         )
     return tuple(result)

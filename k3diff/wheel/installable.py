@@ -35,7 +35,7 @@ from k3diff.wheel.record import Record, parse_record
 from k3diff.wheel.refusals import dist_info_refusals, filename_refusals, script_file
 from k3diff.wheel.tags import expand_all
 from k3diff.wheel.targets import ANY, TargetPythons, target_pythons
-from k3diff.wheel.versionbound import version_bound
+from k3diff.wheel.versionbound import installs_nowhere, version_bound
 from k3diff.wheel.windowsnames import (
     apart_on_windows,
     may_hold_windows_names,
@@ -188,6 +188,8 @@ def install_check(
     problems.extend(_header_problems(archive))
     problems.extend(_patched_data_problems(archive))
     problems.extend(filename_refusals(str(archive.path)))
+    if dist_info and (nowhere := installs_nowhere(tags, requires_python)) is not None:
+        problems.append((f"{dist_info}/METADATA", nowhere))
     if dist_info is not None:
         script_values = [(ep.name, ep.value) for ep in entry_points if ep.group in SCRIPT_GROUPS]
         problems.extend(dist_info_refusals(archive, dist_info, script_values))

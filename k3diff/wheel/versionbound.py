@@ -38,10 +38,10 @@ win_amd64` wheel holding `_C.cpython-313-x86_64-linux-gnu.so` alone passed). A s
 platform (`x86_64-linux-gnu`, `darwin`, `win_amd64`) is the one system whose Python finds it:
 where the tags install on one system (`manylinux_2_17_x86_64`: `x86_64-linux`; `macosx_…`:
 `darwin`), a file named for another counts for none (a cross-build under the host's tag).
-A file whose suffix k3diff does not read (`_C.foo.so`,
-`_C.CPYTHON-313-….so`) is found by no import system as the module, so it neither counts for
-the module nor spares it (review67b: before, it spared the module, and a `cp313` wheel holding
-`_C.cpython-311-….so` passed beside a `_C.foo.so`). A name of two suffixes is read by its
+A file whose suffix k3diff does not read (`_C.foo.so`) is found by no import system as the
+module, so it neither counts for the module nor spares it (review67b). An ABI's suffix in
+another case (`_C.CPYTHON-313-….so`) is found as the ABI's under macOS or Windows tags alone,
+whose file systems ignore case; under Linux's it is found by none (left67c: alone, it passed). A name of two suffixes is read by its
 last (mpi4py's `MPI.mpich.cpython-311-….so`, which its package loads itself). A debug build
 is judged only where a tag names its ABI (`cp313d`): packaging gives it the release build's
 tags too, whose files it does not find, which is the debug build's limit, not the wheel's. The module is the installed
@@ -86,7 +86,7 @@ class FileAbi(NamedTuple):
 
     kind: str
     """`cpython` (a POSIX SOABI), `windows` (a tagged `.pyd`), `stable` (abi3 or abi3t),
-    `pypy` or `graalpy`."""
+    `pypy`, `graalpy`, or `cased` (an ABI's in another case, under case-sensitive tags)."""
     minor: int
     """The Python 3 minor version named; for `stable`, the first CPython that finds it."""
     abi: str
@@ -96,6 +96,8 @@ class FileAbi(NamedTuple):
     def finds(self, python: Python) -> bool:
         """True when the import system of `python` finds a file of this name."""
         interpreter, abi = python
+        if self.kind == "cased":
+            return False
         if self.kind == "pypy" or self.kind == "graalpy":
             return abi == self.abi
         if not interpreter.startswith("cp") or not abi.startswith(interpreter):
@@ -109,6 +111,8 @@ class FileAbi(NamedTuple):
 
     def named(self) -> Python | str:
         """The one Python the name is for, or the stable ABI it is for said."""
+        if self.kind == "cased":
+            return f"'.{self.abi}' (a case no case-sensitive import finds)"
         if self.kind == "stable":
             return "CPython 3.15+ (abi3t)" if self.abi == "abi3t" else "the stable ABI (abi3)"
         if self.kind == "pypy":
@@ -124,15 +128,36 @@ def file_abi(name: str) -> FileAbi | None:
     return module_abi(name)[1]
 
 
-def module_abi(name: str) -> tuple[str, FileAbi | None]:
-    """The module a file name is for and the ABI its suffix names (`file_abi`). A Windows debug build looks for `_d` before
+def module_abi(name: str, fold: bool | None = None) -> tuple[str, FileAbi | None]:
+    """The module a file name is for and the ABI its suffix names (`file_abi`); `fold`: a
+    suffix in another case is read (`_cased_abi`). A Windows debug build looks for `_d` before
     the tagged suffix (`dynload_win.c`: `_C_d.cp313-win_amd64.pyd` is `_C`'s, for `cp313d`;
     left67: before, it was read as a module `_C_d` a release 3.13 finds)."""
     module, _, suffix = name.partition(".")
     abi = _suffix_abi(suffix)
+    if abi is None and fold is not None:
+        abi = _cased_abi(suffix, fold)
     if abi is not None and abi.kind == "windows" and module.endswith(_DEBUG) and module != _DEBUG:
         return module.removesuffix(_DEBUG), abi._replace(abi=f"{abi.abi}d")
     return module, abi
+
+
+@cache
+def _cased_abi(suffix: str, fold: bool) -> FileAbi | None:
+    """An ABI's suffix in another case (`.CPYTHON-313-….so`): the ABI's where the tags' file
+    systems ignore case (`fold`: macOS, Windows, whose import system finds it), one no Python
+    finds where they keep it (Linux; left67c: the module was not judged, and passed)."""
+    lowered = suffix.lower()
+    read = None if lowered == suffix else _suffix_abi(lowered)
+    return read if read is None or fold else FileAbi("cased", 0, suffix)
+
+
+def _case_folds(tags: frozenset[str]) -> bool | None:
+    """Whether the file systems of the platforms the tags install on ignore case: True for
+    macOS's and Windows' alone, False for Linux's and other POSIX systems' alone, None where
+    they name both kinds (`any`), whose suffixes are read as written."""
+    folds = {p.startswith(("macosx_", "win")) for p in (t.rpartition("-")[2] for t in tags)}
+    return None if len(folds) != 1 or any(t.endswith("-any") for t in tags) else folds.pop()
 
 
 @cache
@@ -168,7 +193,10 @@ def version_bound(
     """W629's extensions, looked for only where a name holds an ABI's suffix (`joined`: the
     wheel's entry names joined by NULs); `tags`: those pip installs it by (expanded);
     `requires_python`: its METADATA's field, as read for its identity."""
-    if not any(map(str.__contains__, repeat(joined), _MARKS)):
+    if not any(map(str.__contains__, repeat(joined), _MARKS)) and not (
+        any(map(str.__contains__, repeat(joined), _EXTENSION))
+        and any(map(str.__contains__, repeat(joined.lower()), _MARKS))  # `.CPYTHON-313`
+    ):
         return []  # nearly every wheel but the native ones
     return unimportable(files, frozenset(tags), requires_python)
 
@@ -182,11 +210,12 @@ def unimportable(
     modules: dict[str, list[tuple[InstalledFile, FileAbi]]] = {}
     plain: set[str] = set()
     files = list(files)  # the extensions picked in C: a wheel of twelve thousand has a few
+    fold = _case_folds(tags)
     for file in compress(files, map(str.endswith, map(_PATH, files), repeat(_EXTENSION))):
         if file.scheme not in _MODULES:
             continue
         head, _, name = file.path.rpartition("/")
-        stem, abi = module_abi(name)
+        stem, abi = module_abi(name, fold)
         module = f"{head}/{stem}"
         if abi is not None:
             modules.setdefault(module, []).append((file, abi))
@@ -215,7 +244,10 @@ def unimportable(
             abi
             for file, abi in named
             if (loads is None or file.path.endswith(loads))
-            and (system is None or _file_system(file.path) in (None, system))
+            and (
+                system is None
+                or _file_system(file.path.lower() if fold else file.path) in (None, system)
+            )
         ]
         found = set().union(*(finding[abi] for abi in kept))
         missing = [p for p in pythons if p not in found]
@@ -334,6 +366,25 @@ def installs_on(tags: frozenset[str], requires_python: str | None) -> tuple[list
     if len(kept) == len(found):
         return found, horizon, ""
     return kept, horizon, f" and Requires-Python {requires_python[:80]!r}"
+
+
+def installs_nowhere(tags: frozenset[str], requires_python: str | None) -> str | None:
+    """Why pip installs the wheel on no Python, where its `tags` install it on some and its
+    `requires_python` admits none of those (`cp313-cp313` under `>=3.14`: pip refuses it on
+    3.13 by the specifier, on 3.14 by the tags; left67c: it passed), else None."""
+    if not requires_python:
+        return None
+    from k3diff.wheel.systems import installs_on as tags_install_on
+    from k3diff.wheel.systemtext import pythons as said_pythons
+
+    found, horizon = tags_install_on(tags)
+    if not found or installs_on(tags, requires_python)[0]:
+        return None
+    return (
+        f"its tags ({', '.join(sorted(tags)[:3])}{', ...' if len(tags) > 3 else ''}) install it "
+        f"on {said_pythons(found, horizon)}, none of which its Requires-Python "
+        f"{requires_python[:80]!r} admits: pip installs it on no Python"
+    )
 
 
 def _named_text(abis: list[FileAbi]) -> str:

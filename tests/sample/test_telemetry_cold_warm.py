@@ -189,8 +189,8 @@ def test_a_cold_request_whose_usage_is_not_valid_holds_cache_reuse(
     (gap,) = doc["not_exercised"]
     assert gap["side"] == "patch"
     assert gap["detail"].startswith(
-        "whether the cold request was cold cannot be read: 1 cold-warm cold request reported "
-        "usage that is not valid; the control's"
+        "whether the cold request was cold cannot be read: 1 cold-warm cold request failed or "
+        "reported usage that is not valid; the control's"
     )
     rows = {(m["side"], m["mode"]): m for m in doc["modes"]}
     assert rows[("patch", "cold-warm")]["cold_unread"] == 1
@@ -200,20 +200,60 @@ def test_a_cold_request_whose_usage_is_not_valid_holds_cache_reuse(
     assert code == 0
     assert (
         "cold-warm, patch: whether the cold request was cold cannot be read: 1 cold-warm cold "
-        "request reported usage that is not valid"
+        "request failed or reported usage that is not valid"
     ) in text
     # The bundle says it and recounts it: the finding removed, the document is refused.
     (tmp_path / "t.json").write_text(json.dumps(doc))
     bundle = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b0")
     assert bundle.exit_code == 1, bundle.stderr
     report = (tmp_path / "b0" / "REPORT.md").read_text()
-    assert "1 cold-warm cold requests' usage not valid (may have hit)" in report
+    assert "1 cold-warm cold requests failed or usage not valid (may have hit)" in report
     doc["not_exercised"] = []
     doc["verdict"] = {"ok": True, "exit_code": 0}
     (tmp_path / "t.json").write_text(json.dumps(doc))
     edited_doc = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b1")
     assert edited_doc.exit_code == 2
-    assert "1 cold requests whose usage or KV-cache counts are no counts" in edited_doc.stderr
+    assert (
+        "1 cold requests that failed or whose usage or KV-cache counts are no counts"
+        in edited_doc.stderr
+    )
+
+
+def test_a_cold_request_that_failed_holds_cache_reuse(fault_server: Any, tmp_path: Path) -> None:
+    """left67c: the patch's server ignores `cache_salt`, and its cold request failed (an error
+    sample): whether it would have missed cannot be read, so the warm requests' hits do not
+    pass the side, as a cold request whose usage is not valid does not (left67). Before, the
+    failed request was dropped and the side passed on the warm requests' hits."""
+    out = _cold_warm(fault_server, tmp_path, {"cache": "prefix", "ignore_salt": True})
+    log = out / "samples.jsonl"
+    edited = []
+    for text in log.read_text().splitlines():
+        line = json.loads(text)
+        if line.get("side") == "patch" and line.get("mode") == "cold-warm" and not line["repeat"]:
+            line.update(error="HTTP 500: engine restarted", usage=None, text=None)
+            line.update(text_xxh3=None, finish_reason=None)
+        edited.append(json.dumps(line))
+    log.write_text("\n".join(edited) + "\n")
+
+    code, doc, text = run_telemetry(log, "--expect", "cache-reuse")
+    assert code == 1, text
+    (gap,) = doc["not_exercised"]
+    assert gap["side"] == "patch"
+    assert gap["detail"].startswith(
+        "whether the cold request was cold cannot be read: 1 cold-warm cold request failed"
+    )
+    rows = {(m["side"], m["mode"]): m for m in doc["modes"]}
+    assert rows[("patch", "cold-warm")]["cold_unread"] == 1
+    assert rows[("patch", "cold-warm")]["cache_hits"] == REPEATS - 1  # the warm ones hit
+    assert "cold_unread" not in rows[("base", "cold-warm")]
+    # The bundle reads the document and says it (exit 1: the finding stands).
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    bundle = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b0")
+    assert bundle.exit_code == 1, bundle.stderr
+    assert (
+        "1 cold-warm cold requests failed or usage not valid (may have hit)"
+        in (tmp_path / "b0" / "REPORT.md").read_text()
+    )
 
 
 def test_a_resumed_runs_first_request_of_a_record_is_cold(

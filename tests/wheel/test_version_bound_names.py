@@ -28,7 +28,8 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc builds 
 def test_a_file_no_import_system_finds_spares_no_module(tmp_path: Path, beside: str) -> None:
     wheel = _wheel(tmp_path, f"cp313-cp313-{PLATFORM}", _named("311"), beside)
     found = _w629(wheel)
-    assert [path for path, _ in found] == [_named("311")], found
+    judged = [_named("311")] + ([beside] if "CPYTHON" in beside else [])  # left67c: no Linux
+    assert sorted(path for path, _ in found) == sorted(judged), found  # import finds it
     assert "on CPython 3.13 'import demo._ext' finds no file of it" in found[0][1], found
     assert audit_code(wheel) == (1, {"W629"})
 
