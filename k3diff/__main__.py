@@ -2,6 +2,6 @@
 
 import sys
 
-from k3diff.cli import main
+from k3diff.entry import main
 
 sys.exit(main())
