@@ -9,8 +9,9 @@ host's tag is found by none). So a wheel is judged on each system its tags name 
 `.so`, which no Python on Windows loads, passed): `win_amd64`, `win32`, `win_arm64` each,
 `darwin` for every `macosx_…` tag, `ARCH-linux` for each architecture of the `manylinux`,
 `musllinux` and `linux` tags (the libc is not read: CPython before 3.13 on musl named its files
-`-linux-gnu`), and one more for the rest (`any`, iOS, Android, MSYS2's `mingw_…`), whose
-files are all read, as written.
+`-linux-gnu`), one for `any`, whose files are all read as written, and one for the rest (iOS,
+Android, MSYS2's `mingw_…`), whose files are all read, and a suffix in another case found by
+none (as before abi68).
 """
 
 from __future__ import annotations
@@ -72,29 +73,35 @@ class System(NamedTuple):
 
 def systems(tags: frozenset[str]) -> list[System]:
     """The systems the tags install on, each with its tags, in a stable order."""
-    grouped: dict[str | None, set[str]] = defaultdict(set)
+    grouped: dict[str, set[str]] = defaultdict(set)
     for tag in tags:
         grouped[_system(tag.rpartition("-")[2])].add(tag)
-    return [_made(name, frozenset(grouped[name])) for name in sorted(grouped, key=str)]
+    return [_made(key, frozenset(grouped[key])) for key in sorted(grouped)]
 
 
-def _made(name: str | None, tags: frozenset[str]) -> System:
-    if name is None:
+def _made(key: str, tags: frozenset[str]) -> System:
+    if key == _ANY:
         return System(None, tags, None, None)
-    windows = name.startswith("win")
-    return System(name, tags, ".pyd" if windows else ".so", windows)
+    if key == _OTHER:  # iOS, Android, FreeBSD: POSIX systems, matching names as written
+        return System(None, tags, None, False)
+    windows = key.startswith("win")
+    return System(key, tags, ".pyd" if windows else ".so", windows)
 
 
-def _system(platform: str) -> str | None:
-    """The system a platform tag names, as `file_system` names it; None for one k3diff does
-    not read (`any`, iOS, Android, `mingw_…`)."""
+_ANY = "any"
+_OTHER = "other"
+
+
+def _system(platform: str) -> str:
+    """The system a platform tag names, as `file_system` names it; `any`; or `other` for one
+    k3diff does not read (iOS, Android, `mingw_…`)."""
     if platform.startswith("win"):
         return platform
     if platform.startswith("macosx_"):
         return "darwin"
     if match := _LINUX_TAG.fullmatch(platform):
         return f"{_TRIPLET_ARCH.get(match.group(1), match.group(1))}-linux"
-    return None
+    return _ANY if platform == _ANY else _OTHER
 
 
 def file_system(path: str) -> str | None:

@@ -22,7 +22,14 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc builds 
 UPPER = "demo/_ext.CPYTHON-313-x86_64-linux-gnu.so"
 
 
-@pytest.mark.parametrize("tag", [f"cp313-cp313-{PLATFORM}", "cp313-cp313-musllinux_1_2_x86_64"])
+@pytest.mark.parametrize(
+    "tag",
+    [
+        f"cp313-cp313-{PLATFORM}",
+        "cp313-cp313-musllinux_1_2_x86_64",
+        "cp313-cp313-android_21_arm64_v8a",  # a POSIX system k3diff reads no files' platform of
+    ],
+)
 def test_an_upper_case_suffix_fails_under_linux_tags(tmp_path: Path, tag: str) -> None:
     wheel = _wheel(tmp_path, tag, UPPER)
     found = _w629(wheel)
