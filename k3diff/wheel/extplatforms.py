@@ -20,8 +20,8 @@ from collections import defaultdict
 from typing import NamedTuple
 
 from k3diff.lazyre import lazy
+from k3diff.wheel.extsuffix import SUFFIX
 
-_SUFFIX = lazy(r"\.([^./]+)\.(so|pyd)$")
 _TRIPLET = lazy(r"-([^-]+)-linux(?:-[^-]*)?$")
 _LINUX_TAG = lazy(r"(?:manylinux_\d+_\d+|musllinux_\d+_\d+|manylinux\d+|linux)_(.+)")
 _TRIPLET_ARCH = {"i686": "i386", "armv7l": "arm", "armv6l": "arm", "ppc64le": "powerpc64le"}
@@ -108,7 +108,7 @@ def file_system(path: str) -> str | None:
     """The system a file's ABI suffix names (`x86_64-linux`, `darwin`, `win_amd64`), None for
     a suffix of none: CPython's SOABI carries its platform (`.cpython-313-x86_64-linux-gnu.so`),
     and only that system's CPython finds it."""
-    found = _SUFFIX.search(path.rpartition("/")[2])
+    found = SUFFIX.search(path.rpartition("/")[2])
     tag = "" if found is None else found.group(1)
     if (platform := tag.rpartition("-")[2]).startswith("win"):
         return platform

@@ -41,7 +41,8 @@ Python = tuple[str, str]
 """An interpreter and its ABI, as packaging tags them: (`cp313`, `cp313t`), (`pp310`,
 `pypy310_pp73`)."""
 
-_SUFFIX = lazy(r"\.([^./]+)\.(so|pyd)$")
+SUFFIX = lazy(r"\.([^./]+)\.(so|pyd)$")
+"""A name's last two suffixes, the second `.so` or `.pyd`: the ABI's tag and the extension."""
 _CPYTHON = lazy(r"cpython-3(\d+)([a-z]*)(?:-[^.]+)?")  # 3.2-3.4: `.cpython-34m.so`
 _WINDOWS = lazy(r"cp3(\d+)(t?)-win[^.]*")
 _STABLE = lazy(r"abi3(t?)(-[^.]+)?")
@@ -151,7 +152,7 @@ def _cased_abi(suffix: str) -> FileAbi | None:
 def _suffix_abi(suffix: str) -> FileAbi | None:
     """`file_abi` of the part of a name after its module (read once: a wheel's hundreds of
     extensions share a few)."""
-    found = _SUFFIX.search(f".{suffix}")
+    found = SUFFIX.search(f".{suffix}")
     if found is None:
         return None
     tag, posix = found.group(1), found.group(2) == "so"
