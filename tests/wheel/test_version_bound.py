@@ -70,7 +70,7 @@ def test_the_running_pythons_own_suffixes_are_read_as_its_own() -> None:
     CPython's agree here."""
     from packaging.tags import sys_tags
 
-    from k3diff.wheel.versionbound import file_abi
+    from k3diff.wheel.extsuffix import file_abi
 
     own = next(iter(sys_tags()))
     python = (own.interpreter, own.abi)
