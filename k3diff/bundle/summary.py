@@ -180,6 +180,9 @@ def _input_rows(doc: Document) -> list[dict[str, Any]]:
         }
         for name, sha256, size in doc.inputs_read
     ]
+    for row in again:  # an audit's manifest, run again against, beside its wheels
+        if doc.kind is Kind.AUDIT and not str(row["name"]).lower().endswith(".whl"):
+            row["schema"] = "sha256sum manifest (k3diff audit run again against it)"
     own = {
         "name": doc.name,
         "schema": doc.kind.value,
