@@ -184,13 +184,14 @@ def check_audit_again(
             continue
         if found is None:  # the manifest alone changed: the wheels as the document names them
             artifacts = [a for a in body.get("artifacts", []) if isinstance(a, Mapping)]
-            found = ([], [Path(str(a.get("path"))) for a in artifacts], [])
+            names = [str(a.get("path")) for a in artifacts]
+            found = ([], [changedinputs.where_recorded(name, near) for name in names], [])
         _refuse_unheld(body, doc.name)
         digests, paths, mismatches = found
         manifest_path = held.given if isinstance(held, Mismatch) else held
         if manifest is not None and held is None:  # beside its wheels, the manifest not given
             mismatches = [*mismatches, Mismatch(manifest, None, None)]
-            manifest_path = Path(manifest.name)
+            manifest_path = changedinputs.where_recorded(manifest.name, near)
         mismatches = [*mismatches, *changed]
         ignore = bool((body.get("manifest") or {}).get("ignore_missing"))
         command = runagain.audit_args(paths, manifest_path, ignore)
