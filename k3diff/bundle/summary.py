@@ -153,9 +153,12 @@ def _failing_records(failing: Sequence[Stage]) -> str:
     compared = [s for s in failing if s.evidence is Evidence.RECORDS]
     names = list(dict.fromkeys(r for s in compared for r in s.records))
     unjudged = list(dict.fromkeys(r for s in compared for r in s.not_comparable))
+    failed = list(dict.fromkeys(r for s in compared for r in s.failed))
     said = list(dict.fromkeys(held))
     if names:
         said.append(f"text differs on {plural(len(names), 'record')}: {named(names)}")
+    if failed:
+        said.append(f"a request failed on {plural(len(failed), 'record')}: {named(failed)}")
     if unjudged:
         said.append(
             f"{plural(len(unjudged), 'record')} not comparable (their prompt or eval inputs "
