@@ -27,6 +27,7 @@ from k3diff.responses.parts import canonical
 INPUT_WORDS = {
     "prompt": "prompt",
     "arguments": "request arguments",
+    "arguments-unknown": "request arguments held by one log only",
     "target": "gold target",
     "doc": "document",
 }
@@ -141,9 +142,9 @@ def inputs_differ(base: LmEvalParts, patch: LmEvalParts, prompt_differs: bool) -
     the prompt alike, the requests' `arguments`: a continuation of a multiple-choice doc or a
     generation setting (`until`, `max_gen_toks`, `temperature`) the prompt hash does not cover
     (lmeval67: another setting matched, exit 0). Every lm-eval version writes `arguments` on
-    every line, so a line holding them against one holding only `prompt_hash` differs: its
-    settings cannot be compared (lmrep68: another temperature matched, exit 0); two lines
-    without them have nothing beyond the prompt to tell apart."""
+    every line, so a line holding them against one holding only `prompt_hash` cannot be
+    compared on its settings (`arguments-unknown`; lmrep68: another temperature matched,
+    exit 0); two lines without them have nothing beyond the prompt to tell apart."""
     base_inputs = {held[0]: held for held in base.inputs}
     patch_inputs = {held[0]: held for held in patch.inputs}
     differ = [
@@ -152,5 +153,6 @@ def inputs_differ(base: LmEvalParts, patch: LmEvalParts, prompt_differs: bool) -
         if _input_differs(base_inputs.get(name), patch_inputs.get(name))
     ]
     if not prompt_differs and base.arguments_digest != patch.arguments_digest:
-        differ.insert(0, "arguments")
+        one_sided = None in (base.arguments_digest, patch.arguments_digest)
+        differ.insert(0, "arguments-unknown" if one_sided else "arguments")
     return tuple(differ)
