@@ -186,7 +186,8 @@ def check_audit_again(
             artifacts = [a for a in body.get("artifacts", []) if isinstance(a, Mapping)]
             names = [str(a.get("path")) for a in artifacts]
             found = ([], [changedinputs.where_recorded(name, near) for name in names], [])
-        _refuse_unheld(body, doc.name)
+        else:  # its wheels given: what it was made with must be held to run it again
+            _refuse_unheld(body, doc.name)
         digests, paths, mismatches = found
         manifest_path = held.given if isinstance(held, Mismatch) else held
         if manifest is not None and held is None:  # beside its wheels, the manifest not given
