@@ -8,6 +8,7 @@ back what k3diff writes.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import posixpath
 import stat
@@ -53,7 +54,18 @@ def read_manifest(path: Path) -> dict[str, str]:
 
     Raises InputError naming the file and line for anything else: a manifest that cannot be read
     cannot vouch for anything."""
-    text = _manifest_text(path)
+    return read_manifest_digest(path)[0]
+
+
+def read_manifest_digest(path: Path) -> tuple[dict[str, str], str]:
+    """`read_manifest`, and the SHA-256 of the bytes it read (what the audit document records
+    of the manifest, so that `report` can tell one changed since: lmrep68)."""
+    data = bounded.read_document(path, str(path), "sha256sum manifest")
+    return _hashes(path, _manifest_text(path, data)), hashlib.sha256(data).hexdigest()
+
+
+def _hashes(path: Path, text: str) -> dict[str, str]:
+    """Name -> lower-case SHA-256 of each line of the manifest's text."""
     hashes: dict[str, str] = {}
     keys: dict[str, str] = {}
     # Lines end at a newline only, as sha256sum reads them (a CRLF line loses its CR):
@@ -99,9 +111,8 @@ def is_manifest(path: Path) -> bool:
     return True
 
 
-def _manifest_text(path: Path) -> str:
+def _manifest_text(path: Path, data: bytes) -> str:
     """The manifest's text; InputError worded like the other commands' unreadable inputs."""
-    data = bounded.read_document(path, str(path), "sha256sum manifest")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -88,6 +88,8 @@ class ManifestCheck:
     ignore_missing: bool = False
     """`--ignore-missing`: names the run did not audit are listed, not findings (as
     `sha256sum --ignore-missing`); a run that verified none of them still fails."""
+    sha256: str | None = None
+    """SHA-256 of the manifest's bytes as read: `report` tells a manifest changed since."""
 
     def findings(self) -> tuple[Finding, ...]:
         """A201-A203 for every mismatched, missing and extra name (missing ones only without

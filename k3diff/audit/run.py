@@ -25,7 +25,12 @@ from k3diff import bounded
 from k3diff.audit import schedule
 from k3diff.audit.artifacts import expand_directories, manifest_name, without_manifests
 from k3diff.audit.batch import Verified, verify_batch
-from k3diff.audit.manifest import check_manifest, is_manifest, manifest_text, read_manifest
+from k3diff.audit.manifest import (
+    check_manifest,
+    is_manifest,
+    manifest_text,
+    read_manifest_digest,
+)
 from k3diff.audit.model import ArtifactAudit, ArtifactKind, AuditReport
 from k3diff.audit.modes import mode_findings
 from k3diff.audit.platform import NativeNeeds, platform_findings
@@ -133,7 +138,7 @@ def audit(
     paths = expand_directories(
         paths, (options.manifest, options.write_manifest, *options.own_files)
     )
-    hashes = read_manifest(options.manifest) if options.manifest is not None else None
+    read = read_manifest_digest(options.manifest) if options.manifest is not None else None
     for path in paths:
         _check_readable(path)
     jobs = options.jobs or os.cpu_count() or 1
@@ -183,11 +188,12 @@ def audit(
             for path, wheel, digest in zip(paths, wheels, digests, strict=True)
         )
     manifest = None
-    if hashes is not None and options.manifest is not None:
+    if read is not None and options.manifest is not None:
         audited = [(a.path, a.sha256) for a in artifacts]
         manifest = dataclasses.replace(
-            check_manifest(str(options.manifest), hashes, audited),
+            check_manifest(str(options.manifest), read[0], audited),
             ignore_missing=options.ignore_missing,
+            sha256=read[1],
         )
     policy = dataclasses.replace(AUDIT_POLICY, waivers=options.waivers)
     report = AuditReport(artifacts, manifest, None, policy)

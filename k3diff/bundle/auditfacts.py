@@ -31,6 +31,16 @@ BY_NAME = (
 """How the matrix names an audit document tied to the wheels by file name and size only."""
 
 
+def unrecorded_manifest(name: str, manifest: str) -> str:
+    """The qualification of an audit document that names the manifest it checked but not its
+    SHA-256 (written before audit recorded it, lmrep68)."""
+    return (
+        f"manifest not recorded: {name} names its manifest {manifest} but not its SHA-256 "
+        "(written before audit recorded it), so a manifest changed since cannot be told; run "
+        "k3diff audit again to record it"
+    )
+
+
 def _tie(audited: AuditArtifact, wheel: Artifact) -> str | None:
     """'sha256' when the audited file is the wheel, 'name' when only its file name and size
     match a wheel whose hash was not recorded, None when it is another file."""

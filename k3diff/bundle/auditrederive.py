@@ -10,10 +10,15 @@ A103 deleted, with the verdict's counts edited to pass, agreed with itself, and 
 every artifact the document audited (by SHA-256) is among `report`'s inputs, `audit` runs again
 on them and the two documents are compared whole but for the artifacts' `path`s and the
 manifest it wrote, naming the first field that differs (exit 2). A document that checked a
-`--manifest` or was made with `--waivers` does not hold the manifest or the waiver file: given
-with its wheels, it is refused (give it without them). A wheel it audited given under the name
-it records but rebuilt since is named with every other input changed (`changedinputs`,
-report67). An audit not run again is judged alone (`Document.judged_alone`)."""
+`--manifest` records the manifest's SHA-256 (lmrep68: a manifest changed since left the
+document looking current): given with it (by its bytes), audit runs again against it; given
+under the name it records but changed since, or missing beside its wheels, the manifest is named
+with every other input changed, with the command that brings the document up to date. A
+document written before the manifest was recorded, or made with `--waivers` (the waiver file
+is not in the document), given with its wheels, is refused (give it without them). A wheel it
+audited given under the name it records but rebuilt since is named with every other input
+changed (`changedinputs`, report67). An audit not run again is judged alone
+(`Document.judged_alone`)."""
 
 from __future__ import annotations
 
@@ -69,10 +74,12 @@ def _given(paths: Sequence[Path], given: Mapping[str, tuple[Path, int]]) -> list
 
 
 def _refuse_unheld(body: Mapping[str, Any], name: str) -> None:
-    """The settings the document does not hold: a checked manifest, a waiver file."""
+    """The settings the document does not hold: a checked manifest it does not record by
+    SHA-256 (written before lmrep68), a waiver file."""
+    manifest = body.get("manifest")
     held = (
-        ("manifest", "--manifest", "the manifest"),
-        ("waivers", "--waivers", "the waiver file"),
+        ("manifest", "--manifest", "the manifest is not recorded in the document"),
+        ("waivers", "--waivers", "the waiver file is not in the document"),
     )
     for field, option, what in held:
         waived = field == "waivers" and any(
@@ -81,21 +88,52 @@ def _refuse_unheld(body: Mapping[str, Any], name: str) -> None:
             if isinstance(a, dict)
             for f in a.get("findings", [])
         )
-        if body.get(field) is not None or waived:
+        unrecorded = field == "manifest" and manifest is not None and _manifest(body) is None
+        if unrecorded or (field == "waivers" and body.get(field) is not None) or waived:
             raise InputError(
-                f"{name}: made with {option}, and {what} is not in the document, so k3diff "
+                f"{name}: made with {option}, and {what}, so k3diff "
                 "audit cannot be run again on the wheels given with it: give report the "
                 "document without its wheels (it is then judged from the document alone)"
             )
 
 
-def _again(paths: Sequence[Path]) -> dict[str, Any] | str:
-    """The document `audit` writes on `paths` (no manifest, no waivers), or why none."""
-    from k3diff.audit.run import audit
+def _manifest(body: Mapping[str, Any]) -> Recorded | None:
+    """The manifest the document checked, as it records it by SHA-256; None where it checked
+    none or records no SHA-256 of it (written before lmrep68)."""
+    manifest = body.get("manifest")
+    if not isinstance(manifest, Mapping) or not isinstance(manifest.get("sha256"), str):
+        return None
+    return Recorded(str(manifest.get("path")), manifest["sha256"], "its manifest")
+
+
+def _manifest_given(
+    recorded: Recorded,
+    files: Mapping[str, tuple[Path, int]],
+    near: Path,
+    claimed: frozenset[str],
+) -> Path | Mismatch | None:
+    """The file given with the manifest's recorded bytes, else the one given under its name,
+    changed since (a `Mismatch`), else None (not given). `files`: the files given that are
+    no document, by SHA-256; none another document records (`claimed`) is taken by name."""
+    if recorded.sha256 in files:
+        return files[recorded.sha256][0]
+    free = [path for digest, (path, _) in files.items() if digest not in claimed]
+    under = changedinputs.given_under(recorded.name, free, near=near)
+    if under is None:
+        return None
+    digest = next(d for d, (path, _) in files.items() if path == under)
+    return Mismatch(recorded, under, digest)
+
+
+def _again(
+    paths: Sequence[Path], manifest: Path | None, ignore_missing: bool
+) -> dict[str, Any] | str:
+    """The document `audit` writes on `paths` (against `manifest`, no waivers), or why none."""
+    from k3diff.audit.run import AuditOptions, audit
     from k3diff.documents import audit as audit_document
 
     try:
-        report = audit(paths)
+        report = audit(paths, AuditOptions(manifest=manifest, ignore_missing=ignore_missing))
     except K3diffError as exc:
         return f"audit refuses them: {exc}"
     again: dict[str, Any] = json.loads(audit_document.write(report))
@@ -103,8 +141,11 @@ def _again(paths: Sequence[Path]) -> dict[str, Any] | str:
 
 
 def _placeless(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The document but for what depends on where the wheels lie and what it wrote."""
+    """The document but for what depends on where the wheels and the manifest lie and what it
+    wrote."""
     out = {k: v for k, v in body.items() if k != "written_manifest"}
+    if isinstance(out.get("manifest"), dict):
+        out["manifest"] = {k: v for k, v in out["manifest"].items() if k != "path"}
     if isinstance(out.get("artifacts"), list):
         out["artifacts"] = [
             {k: v for k, v in a.items() if k != "path"} if isinstance(a, dict) else a
@@ -117,29 +158,50 @@ def check_audit_again(
     documents: Sequence[Document],
     given: Mapping[str, tuple[Path, int]],
     stale: list[runagain.StaleDocument],
-) -> dict[str, tuple[WheelRead, ...]]:
-    """Add to `stale` the refusal of an audit document that `audit`, run again on the wheels it audited
-    (all given), does not reproduce; return the names of those so re-derived, each to the
-    wheels it was run again on (the bundle lists them among its inputs)."""
+    files: Mapping[str, tuple[Path, int]] | None = None,
+) -> tuple[dict[str, tuple[WheelRead, ...]], set[Path]]:
+    """Add to `stale` the refusal of an audit document that `audit`, run again on the wheels it
+    audited (all given) and the manifest it checked, does not reproduce, and of each of those
+    inputs changed since or missing; return the names of those so re-derived, each to the
+    inputs it was run again on (the bundle lists them among its inputs), and the manifests
+    given that an audit records (`files`: the files given that are no document, by SHA-256)."""
     checked: dict[str, tuple[WheelRead, ...]] = {}
+    manifests: set[Path] = set()
     claimed = changedinputs.recorded_digests(documents)
     for doc in documents:
         if doc.kind is not Kind.AUDIT:
             continue
         body = doc.body_again("audit document")
-        found = _found(body, given, Path(doc.name).parent, claimed)
-        if found is None:
+        near = Path(doc.name).parent
+        manifest = _manifest(body)
+        held = None if manifest is None else _manifest_given(manifest, files or {}, near, claimed)
+        changed = [held] if isinstance(held, Mismatch) else []
+        manifests.update(
+            [held] if isinstance(held, Path) else [m.given for m in changed if m.given]
+        )
+        found = _found(body, given, near, claimed)
+        if found is None and not changed:
             continue
-        _refuse_unheld(body, doc.name)
+        if found is None:  # the manifest alone changed: the wheels as the document names them
+            artifacts = [a for a in body.get("artifacts", []) if isinstance(a, Mapping)]
+            names = [str(a.get("path")) for a in artifacts]
+            found = ([], [changedinputs.where_recorded(name, near) for name in names], [])
+        else:  # its wheels given: what it was made with must be held to run it again
+            _refuse_unheld(body, doc.name)
         digests, paths, mismatches = found
-        command = runagain.audit_args(paths)
-        if mismatches:  # a wheel changed since, or missing (report67)
+        manifest_path = held.given if isinstance(held, Mismatch) else held
+        if manifest is not None and held is None:  # beside its wheels, the manifest not given
+            mismatches = [*mismatches, Mismatch(manifest, None, None)]
+            manifest_path = changedinputs.where_recorded(manifest.name, near)
+        mismatches = [*mismatches, *changed]
+        ignore = bool((body.get("manifest") or {}).get("ignore_missing"))
+        command = runagain.audit_args(paths, manifest_path, ignore)
+        if mismatches:  # a wheel or the manifest changed since, or missing (report67, lmrep68)
             tied = _given(paths, given)
-            stale.extend(
-                changedinputs.refusals(doc.name, mismatches, "wheels", command, "audit", tied)
-            )
+            what = "wheels" if manifest is None else "wheels and manifest"
+            stale.extend(changedinputs.refusals(doc.name, mismatches, what, command, "audit", tied))
             continue
-        again = _again(paths)
+        again = _again(paths, manifest_path, ignore)
         difference = (
             again
             if isinstance(again, str)
@@ -156,5 +218,8 @@ def check_audit_again(
                     + runagain.again(command, doc.name, "audit"),
                 )
             )
-        checked[doc.name] = inputs_read(given, digests)
-    return checked
+        read = inputs_read(given, digests)
+        if isinstance(held, Path) and manifest is not None:
+            read += ((str(held), manifest.sha256, (files or {})[manifest.sha256][1]),)
+        checked[doc.name] = read
+    return checked, manifests

@@ -81,6 +81,14 @@ def given_under(
     return named[0] if len(named) == 1 else None
 
 
+def where_recorded(name: str, near: Path | None) -> Path:
+    """A recorded input no file given holds, as a command run from here names it: the path
+    the document records under the document's directory `near` (where the command that wrote
+    it ran, as `given_under` reads it; lmrep68: named as recorded, a relative path run from
+    another directory read no file)."""
+    return Path(name) if near is None else near / name
+
+
 def match(
     recorded: Sequence[Recorded],
     by_bytes: Sequence[Path | None],
@@ -125,7 +133,7 @@ def match(
             if digest_of.get(under) == entry.sha256:  # its bytes after all: unchanged
                 paths.append(under)
                 continue
-        paths.append(Path(entry.name) if under is None else under)
+        paths.append(where_recorded(entry.name, near) if under is None else under)
         mismatches.append(Mismatch(entry, under, None if under is None else digest_of.get(under)))
     if alone:
         mismatches = [m for m in mismatches if m.given is not None]

@@ -7,7 +7,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 
-from k3diff.bundle.auditfacts import tie_audits
+from k3diff.bundle.auditfacts import tie_audits, unrecorded_manifest
 from k3diff.bundle.distfacts import untested_nondeterminism
 from k3diff.bundle.housealpha import rejudge
 from k3diff.bundle.logsfacts import logs_stage
@@ -199,6 +199,8 @@ def audit_stages(doc: Document) -> tuple[Stage, list[Artifact]]:
     if manifest is not None:
         counts = {k: getattr(manifest, k) for k in ("matched", "mismatched", "missing", "extra")}
         headline += f"; manifest: {', '.join(f'{n:,} {k}' for k, n in counts.items())}"
+        if manifest.sha256 is None:  # written before audit recorded it (lmrep68)
+            quals.append(unrecorded_manifest(doc.name, manifest.path))
     else:
         quals.append(
             "the audit checked no pinned manifest: artifact hashes are recorded, not verified"

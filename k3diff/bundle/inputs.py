@@ -62,8 +62,8 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
             raise UsageError(f"{path}: the same document as {seen[document.sha256]}; give it once")
         seen[document.sha256] = document.name
         documents.append(document)
-    if unread and not any(doc.kind in (Kind.RESPONSES, Kind.LOGS) for doc in documents):
-        raise unread[0][1]  # no responses or logs document to tie it to: read as ever
+    if unread and not any(doc.kind in _TYING for doc in documents):
+        raise unread[0][1]  # no responses, logs or audit document to tie it to: read as ever
     logs = [d.log for d in documents if d.log is not None]
     check_one_run(logs, pool_runs)
     _check_triage_runs(documents, pool_runs)
@@ -86,7 +86,7 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
         )
         wheels += [path for sides in sets.values() for path in sides.wheels]
         given = wheel_digests(wheels)
-        audits = check_audit_again(documents, given, stale)
+        audits, manifests = check_audit_again(documents, given, stale, digests)
         audited = frozenset(Path(name) for reads in audits.values() for name, _, _ in reads)
         directories = {name: (sides.base, sides.patch) for name, sides in sets.items()}
         wheels_again = check_wheels_again(
@@ -98,8 +98,9 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
         for name in [*rerun, *audits]:
             links[name] = "its wheels"
         rerun.update(audits)
+        tied = logs_tied | frozenset(manifests)
         responses = check_responses_again(
-            documents, unread, digests, logs_tied, older_refusal(older_logs), copies, stale=stale
+            documents, unread, digests, tied, older_refusal(older_logs), copies, stale=stale
         )
         made_from_remade(documents, links, stale)  # before links name the comparisons' inputs
         for name in responses:
@@ -126,6 +127,11 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
         else doc
         for doc in documents
     )
+
+
+_TYING = (Kind.RESPONSES, Kind.LOGS, Kind.AUDIT)
+"""The documents that tie files given beside them that are no document: a responses
+document's inputs, a logs document's logs, an audit's manifest."""
 
 
 def _check_triage_runs(documents: Sequence[Document], pool_runs: bool) -> None:

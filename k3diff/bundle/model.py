@@ -98,6 +98,9 @@ class Stage:
     not_comparable: tuple[str, ...] = ()
     """The records a comparison could not compare (their prompt or eval inputs differ), as the
     user names them: the bottom line says so, not that their text differs (lmeval67)."""
+    failed: tuple[str, ...] = ()
+    """The records of a comparison where a request failed (status `error`), as the user names
+    them: said as such, once, not among those whose text differs (lmrep68)."""
     held: str | None = None
     """Why the records a follow-up holds fail, by cause (`inconclusive.held_sentence`): the
     bottom line says so before the comparison's differing records."""

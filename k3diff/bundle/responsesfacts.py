@@ -19,8 +19,9 @@ def responses_stage(doc: Document) -> Stage:
     """Record-level comparison from `k3diff.responses/1`."""
     responses = doc.typed(ResponsesDocument)
     headline = _records_sentence(responses)
-    failing = GATE_FAILS if responses.score_gate is not None else TEXT_DIFFERS
-    text_differs = [r.name for r in responses.records if r.status in failing]
+    gated = responses.score_gate is not None  # the scores decide the texts
+    text_differs = [r.name for r in responses.records if r.status in TEXT_DIFFERS and not gated]
+    failed = [r.name for r in responses.records if r.status == FAILED]
     not_comparable = [r.name for r in responses.records if r.status == NOT_COMPARABLE]
     quals = normalized_matches(responses)
     for said in (
@@ -35,8 +36,6 @@ def responses_stage(doc: Document) -> Stage:
             f"; {responses.only_base:,} only in base, {responses.only_patch:,} only in patch"
         )
         quals.append(f"{one_sided:,} records are on one side only and were not compared")
-    if responses.errors:
-        headline += f"; {responses.errors:,} error records"
     if responses.scores is not None:
         headline += "; " + "; ".join(responses.scores.sentences())
     if responses.score_gate is not None:
@@ -61,33 +60,38 @@ def responses_stage(doc: Document) -> Stage:
         dict(responses.summary),
         records=tuple(text_differs),
         not_comparable=tuple(not_comparable),
+        failed=tuple(failed),
     )
 
 
-TEXT_DIFFERS = frozenset({"text-differs", "tokens-differ", "error"})
+TEXT_DIFFERS = frozenset({"text-differs", "tokens-differ"})
 """Comparison statuses whose outputs differ: the text differs."""
+FAILED = "error"
+"""The status of a record where a request failed: no output to compare, so it fails whatever
+the scores say, but its text is not said to differ, and it is counted once (lmrep68: under
+"text differs" and again as "error records")."""
 NOT_COMPARABLE = "not-comparable"
 """The status of a record whose prompt or eval inputs differ: nothing was compared for it, so
 it fails, but its text is not said to differ (lmeval67: "text differs on 1 record")."""
-GATE_FAILS = frozenset({"error"})
-"""Under `--fail-on score-drop`, the statuses beside `NOT_COMPARABLE` that still fail a record
-(the scores decide the rest)."""
 
 
 def _records_sentence(responses: ResponsesDocument) -> str:
-    """'3 of 10 paired records differ: text differs on 2 (r2, r5), logprobs/fields differ on 1
-    (r7); 1 not comparable, their inputs differ (request arguments on r9); exact text match
+    """'4 of 10 paired records differ: text differs on 2 (r2, r5), a request failed on 1 (r3),
+    logprobs/fields differ on 1 (r7); 1 not comparable, their inputs differ (request arguments on r9); exact text match
     6': recounted
     from the records, each kind of difference named."""
     paired = [r for r in responses.records if r.status not in ("only-base", "only-patch")]
     text = [r.name for r in paired if r.status in TEXT_DIFFERS]
+    failed = [r.name for r in paired if r.status == FAILED]
     outside = [r.name for r in paired if r.status in OUTSIDE_TEXT]
     exact = sum(1 for r in paired if r.text_match)
-    differing = len(text) + len(outside)
+    differing = len(text) + len(failed) + len(outside)
     sentence = f"{differing:,} of {len(paired):,} paired records differ"
     kinds = []
     if text:
         kinds.append(f"text differs on {len(text):,} ({named(text)})")
+    if failed:
+        kinds.append(f"a request failed on {len(failed):,} ({named(failed)})")
     if outside:
         kinds.append(f"logprobs/fields differ on {len(outside):,} ({named(outside)})")
     if kinds:

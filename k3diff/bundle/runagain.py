@@ -138,10 +138,13 @@ def telemetry_args(body: Mapping[str, Any], logs: Sequence[str]) -> list[str]:
     ]
 
 
-def audit_args(wheels: Sequence[Path]) -> list[str]:
-    """`audit` on the wheels given (a document made with a manifest or waivers is refused
-    before it is run again: `auditrederive`)."""
-    return ["audit", *map(_path, wheels)]
+def audit_args(
+    wheels: Sequence[Path], manifest: Path | None = None, ignore_missing: bool = False
+) -> list[str]:
+    """`audit` on the wheels given, checked against `manifest` where the document checked one
+    (a document made with waivers is refused before it is run again: `auditrederive`)."""
+    checked = [] if manifest is None else ["--manifest", _path(manifest)]
+    return ["audit", *map(_path, wheels), *checked, *["--ignore-missing"] * ignore_missing]
 
 
 def responses_args(body: Mapping[str, Any], base: Path, patch: Path) -> list[str] | None:

@@ -153,9 +153,12 @@ def _failing_records(failing: Sequence[Stage]) -> str:
     compared = [s for s in failing if s.evidence is Evidence.RECORDS]
     names = list(dict.fromkeys(r for s in compared for r in s.records))
     unjudged = list(dict.fromkeys(r for s in compared for r in s.not_comparable))
+    failed = list(dict.fromkeys(r for s in compared for r in s.failed))
     said = list(dict.fromkeys(held))
     if names:
         said.append(f"text differs on {plural(len(names), 'record')}: {named(names)}")
+    if failed:
+        said.append(f"a request failed on {plural(len(failed), 'record')}: {named(failed)}")
     if unjudged:
         said.append(
             f"{plural(len(unjudged), 'record')} not comparable (their prompt or eval inputs "
@@ -180,6 +183,9 @@ def _input_rows(doc: Document) -> list[dict[str, Any]]:
         }
         for name, sha256, size in doc.inputs_read
     ]
+    for row in again:  # an audit's manifest, run again against, beside its wheels
+        if doc.kind is Kind.AUDIT and not str(row["name"]).lower().endswith(".whl"):
+            row["schema"] = "sha256sum manifest (k3diff audit run again against it)"
     own = {
         "name": doc.name,
         "schema": doc.kind.value,

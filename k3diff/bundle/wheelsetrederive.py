@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from k3diff.bundle import runagain
+from k3diff.bundle import changedinputs, runagain
 from k3diff.bundle.difference import first_difference
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
@@ -262,9 +262,13 @@ def check_set_listings(
             listed = _listed(body, sides)
         except K3diffError as exc:
             raise InputError(f"{doc.name}: its directories cannot be listed again: {exc}") from None
-        difference = first_difference(stated_listing(body), listed)
+        command = runagain.wheelset_args(body, [[str(sides.base)], [str(sides.patch)]])
+        stated = stated_listing(body)
+        changed = _unpaired_changed(body, stated, listed, sides)
+        if changed:  # lmrep68: said as a listing difference only
+            stale.extend(changedinputs.refusals(doc.name, changed, "wheels", command, "wheels"))
+        difference = first_difference(stated, listed)
         if difference is not None:
-            command = runagain.wheelset_args(body, [[str(sides.base)], [str(sides.patch)]])
             stale.append(
                 runagain.refusal(
                     doc.name,
@@ -275,6 +279,39 @@ def check_set_listings(
                     + runagain.again(command, doc.name, "wheels"),
                 )
             )
+
+
+def _unpaired_changed(
+    body: dict[str, Any], stated: dict[str, Any], listed: dict[str, Any], sides: SetSides
+) -> list[changedinputs.Mismatch]:
+    """Each wheel on one side only that the set records by SHA-256 and its directory holds
+    under the same file name with other bytes (rebuilt since), or no longer holds: an input
+    changed or missing, as a pair's wheel is (`changedinputs`), not a listing difference. Each
+    is taken out of the listing compared (`stated`, `listed`, edited in place), so what differs
+    there besides is still said."""
+    found: list[changedinputs.Mismatch] = []
+    for key, directory in (("only_base", sides.base), ("only_patch", sides.patch)):
+        now = {row["path"]: row for row in listed[key]}
+        kept = []
+        for written, row in zip(items_of(body, key), stated[key], strict=True):
+            digest = row.get("sha256") if isinstance(row, dict) else None
+            if not isinstance(digest, str) or now.get(row["path"], {}).get("sha256") == digest:
+                kept.append(row)
+                continue
+            side = key.removeprefix("only_")
+            recorded = changedinputs.Recorded(
+                str(written.get("path")), digest, f"its {side} wheel on one side only"
+            )
+            there = now.pop(row["path"], None)
+            if there is None and isinstance(listed.get(f"{side}.wheels"), int):
+                listed[f"{side}.wheels"] += 1  # counted as the missing one, said above
+            found.append(
+                changedinputs.Mismatch(recorded, None, None, directory=directory)
+                if there is None
+                else changedinputs.Mismatch(recorded, directory / row["path"], there["sha256"])
+            )
+        stated[key], listed[key] = kept, list(now.values())
+    return found
 
 
 def listing_alone_qualification(name: str) -> str:

@@ -47,6 +47,7 @@ def _manifest_json(check: ManifestCheck | None) -> dict[str, Any] | None:
         "missing": list(check.missing),
         "extra": list(check.extra),
         "ignore_missing": check.ignore_missing,
+        "sha256": check.sha256,
     }
 
 
@@ -115,6 +116,11 @@ class AuditManifest:
     """Artifacts the manifest does not name."""
     ignore_missing: bool = False
     """Names not audited were listed, not findings (`--ignore-missing`)."""
+    path: str = ""
+    """The manifest as given to `audit`."""
+    sha256: str | None = None
+    """SHA-256 of the manifest's bytes as read; None in a document written before audit
+    recorded it (lmrep68): a manifest changed since cannot be told."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +173,8 @@ def _manifest(fields: Fields) -> AuditManifest:
         missing=len(fields.strings("missing")),
         extra=len(fields.strings("extra")),
         ignore_missing=fields.boolean("ignore_missing"),
+        path=fields.string("path"),
+        sha256=fields.optional_string("sha256"),
     )
 
 

@@ -70,14 +70,25 @@ def _gap_text(gap: LogprobGap, near_tie: float) -> str:
 
 _INPUT_WORDS = {
     "arguments": "request arguments (a continuation or a generation setting: until, "
-    "max_gen_toks, temperature, ...)"
+    "max_gen_toks, temperature, ...)",
 }
+UNKNOWN_ARGUMENTS = (
+    "lm-eval: the request arguments are in one log only (the other holds prompt_hash alone), "
+    "so its continuations and generation settings (until, max_gen_toks, temperature, ...) "
+    "cannot be compared{also}: not comparable (neither a match nor a regression)"
+)
+"""A doc one log holds the requests' arguments of and the other not (`arguments-unknown`)."""
 """An input whose name alone does not say what it is, in words."""
 
 
 def _lm_eval_lines(lm: LmEvalDiff) -> list[str]:
     if lm.not_comparable:
         differ = (["prompt"] if lm.prompt_differs else []) + list(lm.inputs_differ)
+        if "arguments-unknown" in differ:
+            others = [name for name in differ if name != "arguments-unknown"]
+            verb = "differ" if len(others) > 1 else "differs"
+            also = f"; its {' and '.join(others)} {verb} too" if others else ""
+            return [UNKNOWN_ARGUMENTS.format(also=also)]
         what = " and ".join(_INPUT_WORDS.get(name, name) for name in differ)
         verb = "differ" if len(differ) > 1 or "arguments" in differ else "differs"
         return [f"lm-eval: the {what} {verb}: not comparable (neither a match nor a regression)"]

@@ -263,6 +263,10 @@ HELD_CAUSES: tuple[tuple[frozenset[Flag], str], ...] = (
         "the request arguments changed (arguments-changed)",
     ),
     (
+        frozenset({Flag.ARGUMENTS_UNKNOWN}),
+        "the request arguments are in one log only (arguments-unknown)",
+    ),
+    (
         frozenset({Flag.NO_POWER}),
         "sampled records whose test could not have detected --shift {shift}",
     ),

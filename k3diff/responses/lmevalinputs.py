@@ -4,8 +4,8 @@ other arguments, its gold target and its document.
 - The prompt: lm-eval's `prompt_hash` when both logs have it, else each log's `prompt_hash` or
   first context hashed as lm-eval hashes it, else the requests' arguments.
 - The requests' arguments (multiple-choice continuations, generation settings such as `until`,
-  `max_gen_toks`, `temperature`) where both logs hold them, the prompt alike: the prompt hash
-  covers the first context only.
+  `max_gen_toks`, `temperature`), the prompt alike: the prompt hash covers the first context
+  only, so a log holding them against one holding only the hash differs (settings unknown).
 - `target` and `doc`: their values; where a log holds only lm-eval's `target_hash` or
   `doc_hash`, the other's value hashed as lm-eval hashes it (`hash_string`: SHA-256 of
   `str(target)`, of `json.dumps(doc, indent=2, ensure_ascii=False)`, of the first context).
@@ -27,6 +27,7 @@ from k3diff.responses.parts import canonical
 INPUT_WORDS = {
     "prompt": "prompt",
     "arguments": "request arguments",
+    "arguments-unknown": "request arguments held by one log only",
     "target": "gold target",
     "doc": "document",
 }
@@ -138,9 +139,12 @@ def prompt_differs(base: LmEvalParts, patch: LmEvalParts) -> bool:
 
 def inputs_differ(base: LmEvalParts, patch: LmEvalParts, prompt_differs: bool) -> tuple[str, ...]:
     """The inputs beside the prompt that differ: `target` and `doc` (`_input_differs`), and,
-    the prompt alike, the requests' `arguments` where both logs hold them: a continuation of a
-    multiple-choice doc or a generation setting (`until`, `max_gen_toks`, `temperature`) the
-    prompt hash does not cover (lmeval67: another setting matched, exit 0)."""
+    the prompt alike, the requests' `arguments`: a continuation of a multiple-choice doc or a
+    generation setting (`until`, `max_gen_toks`, `temperature`) the prompt hash does not cover
+    (lmeval67: another setting matched, exit 0). Every lm-eval version writes `arguments` on
+    every line, so a line holding them against one holding only `prompt_hash` cannot be
+    compared on its settings (`arguments-unknown`; lmrep68: another temperature matched,
+    exit 0); two lines without them have nothing beyond the prompt to tell apart."""
     base_inputs = {held[0]: held for held in base.inputs}
     patch_inputs = {held[0]: held for held in patch.inputs}
     differ = [
@@ -148,11 +152,7 @@ def inputs_differ(base: LmEvalParts, patch: LmEvalParts, prompt_differs: bool) -
         for name, _, _ in _INPUTS
         if _input_differs(base_inputs.get(name), patch_inputs.get(name))
     ]
-    if (
-        not prompt_differs
-        and base.arguments_digest is not None
-        and patch.arguments_digest is not None
-        and base.arguments_digest != patch.arguments_digest
-    ):
-        differ.insert(0, "arguments")
+    if not prompt_differs and base.arguments_digest != patch.arguments_digest:
+        one_sided = None in (base.arguments_digest, patch.arguments_digest)
+        differ.insert(0, "arguments-unknown" if one_sided else "arguments")
     return tuple(differ)

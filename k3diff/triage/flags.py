@@ -56,6 +56,10 @@ class Flag(StrEnum):
     """Beside `not-comparable`: the lm-eval requests' arguments differ with the prompt, the
     document and the target the same (a multiple-choice continuation, a generation setting such
     as `until`, `max_gen_toks`, `temperature`): the two runs did not ask the same of the model."""
+    ARGUMENTS_UNKNOWN = "arguments-unknown"
+    """Beside `not-comparable`: one lm-eval log holds the requests' arguments and the other only
+    `prompt_hash` (the prompt alike), so the continuations and generation settings cannot be
+    compared: what the two runs asked of the model is not known to be the same (lmrep68)."""
     CAPTURE_ONLY_CONCURRENT = "capture-reproduced-only-concurrently"
     """A side's captured output came back only in concurrent or loaded samples, never serially."""
     VACUOUS = "vacuous"
@@ -120,7 +124,9 @@ without power, a greedy patch output the base never gave left undecided, fields 
 the text that differ) — never a pass."""
 
 REFINED = {
-    Flag.NOT_COMPARABLE: frozenset({Flag.DOC_CHANGED, Flag.TARGET_CHANGED, Flag.ARGUMENTS_CHANGED})
+    Flag.NOT_COMPARABLE: frozenset(
+        {Flag.DOC_CHANGED, Flag.TARGET_CHANGED, Flag.ARGUMENTS_CHANGED, Flag.ARGUMENTS_UNKNOWN}
+    )
 }
 """A flag that another beside it says more precisely: the record's cause is that one."""
 

@@ -43,6 +43,15 @@ CHANGED_INPUTS = (
         "compared nothing for this record and samples cannot clear it; run both sides with the "
         "same task config and --gen_kwargs and compare again",
     ),
+    (
+        "arguments-unknown",
+        Flag.ARGUMENTS_UNKNOWN,
+        "not-comparable: the request arguments are in one log only (the other holds lm-eval's "
+        "prompt_hash alone{also}), so the continuations and generation settings such as until, "
+        "max_gen_toks or temperature cannot be compared, the comparison compared nothing for "
+        "this record and samples cannot clear it; compare logs lm-eval wrote whole (both with "
+        "their arguments) and compare again",
+    ),
 )
 """lm-eval inputs whose change holds a record in its own words, the most basic first (a doc
 that changed changes its prompt and target with it): (input, flag, reason)."""
@@ -62,7 +71,10 @@ def hold_not_comparable(verdict: RecordVerdict, record: ResponsesRecord) -> Reco
     for name, flag, why in CHANGED_INPUTS:
         if name in differing:
             others = [INPUT_WORDS[n] for n in INPUT_WORDS if n in differing and n != name]
-            plural = len(others) > 1 or others[-1:] == [INPUT_WORDS["arguments"]]
+            plural = len(others) > 1 or others[-1:] in (
+                [INPUT_WORDS["arguments"]],
+                [INPUT_WORDS["arguments-unknown"]],
+            )
             also = f"; its {' and '.join(others)} differ{'' if plural else 's'} too"
             why = why.format(also=also if others else "")
             return held(verdict, Flag.NOT_COMPARABLE, why, samples_decide=False, also=(flag,))

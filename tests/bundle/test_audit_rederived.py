@@ -69,7 +69,7 @@ def test_an_a103_deleted_is_judged_alone_and_refused_beside_the_wheel(tmp_path: 
         assert "artifacts[0].findings: 0 items, run again 1" in result.stderr
 
 
-def test_a_genuine_audit_run_again_lists_its_wheel_and_a_manifest_is_refused(
+def test_a_genuine_audit_run_again_lists_its_wheel_and_its_manifest(
     tmp_path: Path,
 ) -> None:
     _, patch, _ = _forged_audit(tmp_path)
@@ -90,6 +90,11 @@ def test_a_genuine_audit_run_again_lists_its_wheel_and_a_manifest_is_refused(
     assert made.exit_code == 1, made.stderr
     refused = _report(tmp_path, "m.json", patch)
     assert refused.exit_code == 2, refused.stderr
-    assert "m.json: made with --manifest, and the manifest is not in the document" in (
-        refused.stderr
-    )
+    # The manifest is recorded by SHA-256 (lmrep68): not given, it is missing, and given,
+    # audit runs again against it.
+    assert "SHA256SUMS: missing (m.json records it as its manifest" in refused.stderr
+    again = _report(tmp_path, "m.json", patch, "SHA256SUMS")
+    assert again.exit_code == 1, again.stderr
+    assert [d["label"] for d in _audit_row(tmp_path)["documents"]] == [
+        "m.json (cross-checked; audit run again)"
+    ]

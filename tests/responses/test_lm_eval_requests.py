@@ -198,3 +198,43 @@ def test_a_line_without_its_target_or_doc_is_not_comparable(tmp_path: Path) -> N
     assert code == 1 and [r["status"] for r in doc["records"]] == ["not-comparable"] * 2
     code, doc = _compare(tmp_path, patch[1:], patch[1:])
     assert code == 0
+
+
+def test_a_log_without_arguments_leaves_the_settings_uncompared_so_not_comparable(
+    tmp_path: Path,
+) -> None:
+    """Failed on base68: one log keeps the requests' `arguments`, the other only lm-eval's
+    `prompt_hash`: the prompt compared as lm-eval hashes it, the generation settings went
+    uncompared, and a patch run at another `temperature` and `until` matched (exit 0). Its
+    settings cannot be compared, so the doc is not comparable on its arguments (named
+    `arguments-unknown`, never said to have changed); a prompt that
+    differs, or that nothing on one side says (neither arguments nor hash), is the prompt."""
+    base = [_as_written_since_0_4_4(_generation(n)) for n in range(3)]
+    sampled = {**GENERATE, "do_sample": True, "temperature": 1.0, "until": ["\n"]}
+
+    def stripped(row: dict[str, Any], *names: str) -> dict[str, Any]:
+        return {key: value for key, value in row.items() if key not in names}
+
+    patch = [
+        stripped(_as_written_since_0_4_4(_generation(0, sampled)), "arguments"),
+        stripped(_as_written_since_0_4_4(_generation(1, sampled)), "arguments", "prompt_hash"),
+        dict(stripped(base[2], "arguments"), prompt_hash=_hash(CONTEXT.format(2) + " ")),
+    ]
+    code, doc = _compare(tmp_path, base, patch)
+    assert code == 1
+    assert (
+        _outcome(doc) == [("not-comparable", ["arguments-unknown"])] + [("not-comparable", [])] * 2
+    )
+    assert [r["lm_eval"]["prompt_differs"] for r in doc["records"]] == [False, True, True]
+    # Either way round; two logs that both hold none have nothing more to tell apart.
+    text = run_k3diff("responses", "base.jsonl", "patch.jsonl", cwd=tmp_path)
+    assert text.exit_code == 1
+    assert (
+        "lm-eval: the request arguments are in one log only (the other holds prompt_hash "
+        "alone), so its continuations and generation settings (until, max_gen_toks, "
+        "temperature, ...) cannot be compared: not comparable" in text.stdout
+    )
+    code, doc = _compare(tmp_path, patch[:1], base[:1])
+    assert (code, _outcome(doc)) == (1, [("not-comparable", ["arguments-unknown"])])
+    code, doc = _compare(tmp_path, patch[:1], patch[:1])
+    assert (code, _outcome(doc)) == (0, [("match", [])])

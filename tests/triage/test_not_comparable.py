@@ -105,6 +105,8 @@ OTHER_DOC = {"question": "Q: 7?", "answer": "42"}
         # lmeval67: another generation setting, the prompt, doc and target the same.
         ({"arguments": {"gen_args_0": {"arg_0": FEW_SHOT.format(0), "arg_1": {"until": ["\n"]}}}},
          "arguments-changed", "the request arguments changed"),
+        # lmrep68: the patch's log without its arguments (prompt_hash alone): not known.
+        ({"arguments": None}, "arguments-unknown", "the request arguments are in one log only"),
     ],
 )  # fmt: skip
 def test_a_changed_target_or_document_is_held_in_its_own_words(
