@@ -20,7 +20,9 @@ comparison the final pairing does not ask for (another entry paired by installed
 never read. The raw comparisons run in a child process (`wheels.rawchild`: no GIL shared with
 the main thread's passes, no copy out of the page cache), whose "equal" is taken and whose any
 other answer, or none, has the pair compared here by `proof.raw_equal`; the content
-comparisons run on a thread of this process.
+comparisons run on a thread of this process. Beside them, where spans will read much of both
+wheels, the region child (`wheels.regionchild`) compares the many smaller records both wheels
+hold alike, so that the pool reads none of those it found equal (`wheels.regionproofs`).
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ the comparison when it still runs."""
 class EarlyRaw:
     """The comparisons started, by (base entry position, patch entry position): raw bytes
     (`proof.raw_equal`, asked of the child first) or, for recompressed pairs, content
-    (`proof.same_content`)."""
+    (`proof.same_content`); and the region child, whose answer the pool takes when it is in
+    (`proven`, `regionproofs`)."""
 
     def __init__(
         self,
@@ -144,9 +147,9 @@ def raw_compares(
     default report's `streamcheck.reader_pool`), the raw pairs' patch streams checked there
     (`streamcheck.EarlyStreams`). `head`: the pairs found and the raw child started for them
     before the comparison's imports (`headstart`), taken instead. The region child
-    (`regionchild`, `_region_child`) is started here and handed on in `EarlyRaw.regions`. On
-    leaving, the children are ended, the comparisons and checks not begun are cancelled, the running comparison waited for
-    and the running checks stopped."""
+    (`regionchild`, where `_region_child` says) is started here and handed on in
+    `EarlyRaw.regions`. On leaving, the children are ended, the comparisons and checks not begun
+    are cancelled, the running comparison waited for and the running checks stopped."""
     candidates = _candidates(base, patch, None if head is None else head.pairs)
     raw_bytes = sum(b.compressed_size for b, p in candidates if _LAYOUT(b) == _LAYOUT(p))
     regions = _region_child(base, patch, raw_bytes)
@@ -167,7 +170,7 @@ def _started(
     readers: ThreadPoolExecutor | None = None,
     head: HeadStart | None = None,
 ) -> Iterator[EarlyRaw]:
-    """`raw_compares` of `candidates` (`_candidates`), but for the region child."""
+    """`raw_compares` for `candidates` (`_candidates`), the region child aside."""
     if not candidates:
         yield EarlyRaw({})
         return

@@ -3,11 +3,11 @@
 A span (`spans.Span`) whose two stretches lie in one region the child found equal, at the same
 place in it, is what `spans.equal_records` would find equal after reading both: every pair in it
 identical by raw bytes. The span's patch bytes are then read only if its silent entries (no kind
-from the path) need sniffing: not when every one of them is of `span_natives`' quick case and
-the sniff child cleared it, in which case `span_natives` would read none of their
-bytes either; a few other entries are sniffed one by one from their own heads
-(`natives_unread`). A single pair's compressed bytes (`proof.raw_equal`) lying in one such region, at
-the data offsets this process read from the local headers, are equal likewise (`pair_answer`).
+from the path) need them: not where every one is of `span_natives`' quick case and the sniff
+child cleared all but a few (`FEW_SNIFFS`), which are sniffed one by one from their own heads
+(`natives_unread`), as `span_natives` would sniff them from the span's bytes. A single pair's
+compressed bytes (`proof.raw_equal`) lying in one such region, at the data offsets this process
+read from the local headers, are equal likewise (`pair_answer`).
 """
 
 from __future__ import annotations

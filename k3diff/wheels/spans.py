@@ -320,8 +320,9 @@ def all_quick(
 ) -> tuple[list[int], list[int], list[int]] | None:
     """(positions, data offsets, compressed sizes) when every entry is of `span_natives`'
     quick case (deflated, not encrypted, not empty, its data offset known and its first
-    `SNIFF_INPUT` compressed bytes inside the stretch, `length` bytes from `start`), judged by one C call over each column
-    (a count, a set, a minimum, a maximum) instead of a test per entry; None when any is not.
+    `SNIFF_INPUT` compressed bytes inside the stretch, `length` bytes from `start`), judged by
+    one C call over each column (a count, a set, a minimum, a maximum) instead of a test per
+    entry; None when any is not.
     Nearly every span of a rebuilt wheel: its silent entries are `.h` headers."""
     count = len(entries)
     if list(map(_METHOD, entries)).count(DEFLATED) != count:

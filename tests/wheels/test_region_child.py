@@ -118,7 +118,8 @@ def _archive(
             record += struct.pack(
                 "<4s3L", b"PK\x07\x08", member.crc, len(member.stored), member.size
             )
-        body += (local or {}).get(number, lambda raw: raw)(record)
+        edit = (local or {}).get(number)
+        body += record if edit is None else edit(record)
         body += (gap_after or {}).get(number, b"")
     at = len(body)
     declared = offsets(where, at) if offsets else where
