@@ -21,6 +21,7 @@ from k3diff.wheels import compare, early, regionchild, schedule, sniffchild, spa
 from k3diff.wheels.regionchild import ProvenRegions, parse_answer
 
 from .sniff_support import FILES
+from .test_span_sniff import ELF, EMPTY_BLOCKS
 
 
 def _region_child(monkeypatch: pytest.MonkeyPatch, started: list[Any] | None = None) -> None:
@@ -194,6 +195,36 @@ def test_a_hostile_archive_is_reported_as_without_the_child(
             expected.stdout,
             expected.stderr,
         )
+
+
+@pytest.mark.usefixtures("small")
+def test_a_native_led_by_empty_blocks_is_native_in_a_span_it_proved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library under a data name whose stream starts with more than `SNIFF_INPUT` bytes of
+    empty stored blocks (the sniff child's screen says nothing of it): in a span the region
+    child proved, sniffed from its own head, native as when the span is read."""
+    blob = "pkg/data/blob"
+    entries = wheelkit.wheel_files("pkg", "1.0", {**FILES, blob: ELF})
+    members = [wheelkit.raw_member(name, content) for name, content in entries.items()]
+    for member in members:
+        if member.name == blob.encode():
+            member.stored = EMPTY_BLOCKS + member.stored
+    sides = []
+    for side in ("base", "patch"):
+        path = tmp_path / side / "pkg-1.0-py3-none-any.whl"
+        path.parent.mkdir()
+        path.write_bytes(wheelkit.raw_zip(members))
+        sides.append(path)
+    read = _spans_read(monkeypatch)
+    expected = _without(monkeypatch, *sides, "--no-file-hash")
+    read.clear()
+    _region_child(monkeypatch)
+    found = run_json("wheels", *sides, "--no-file-hash")
+    assert found == expected
+    assert read == []
+    kinds = {entry["path"]: (entry["kind"], entry["how"]) for entry in found[1]["entries"]}
+    assert kinds[blob] == ("native", "raw-bytes")
 
 
 CHILDREN = {
