@@ -39,7 +39,6 @@ PHASES = (
     "k3diff.wheels.compare.compare_wheels",
     "k3diff.zip.archive.ZipArchive.open",
     "k3diff.wheels.early._candidates",
-    "k3diff.wheels.early._region_child",
     "k3diff.wheels.rawchild._spawn",
     "k3diff.wheels.sniffchild.SniffChild.start",
     "k3diff.wheels.compare.read_facts",

@@ -20,9 +20,7 @@ comparison the final pairing does not ask for (another entry paired by installed
 never read. The raw comparisons run in a child process (`wheels.rawchild`: no GIL shared with
 the main thread's passes, no copy out of the page cache), whose "equal" is taken and whose any
 other answer, or none, has the pair compared here by `proof.raw_equal`; the content
-comparisons run on a thread of this process. Beside them, where spans will read much of both
-wheels, the region child (`wheels.regionchild`) compares the many smaller records both wheels
-hold alike, so that the pool reads none of those it found equal (`wheels.regionproofs`).
+comparisons run on a thread of this process.
 """
 
 from __future__ import annotations
@@ -32,11 +30,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 
-from k3diff.wheels import headstart, proof, regionchild, sniffchild
+from k3diff.wheels import headstart, proof
 from k3diff.wheels.headstart import HeadStart, Pair
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.rawchild import RawChild
-from k3diff.wheels.regionchild import ProvenRegions, RegionChild
 from k3diff.wheels.streamcheck import EarlyStreams, readable
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
@@ -46,11 +43,6 @@ CHECK_BYTES = 128 << 20
 outlasts the verdict (≈ 1 s on a 2-core VM) and would finish last, alone, if started after it.
 A smaller one (torch CPU's libtorch_cpu.so, 109 MB) gained no wall beside the main thread's
 passes and cost 5-7 % more CPU; the settle pass balances it with the other streams."""
-
-RAW_SHARE = 4
-"""The region child is started where the other bytes are at least a quarter of the huge raw
-pairs' (`_region_child`): torch's CPU wheel, 73 against 109 MiB; not its CUDA wheel, 28
-against 836."""
 
 _LAYOUT = headstart.SAME_LAYOUT
 
@@ -62,28 +54,19 @@ the comparison when it still runs."""
 class EarlyRaw:
     """The comparisons started, by (base entry position, patch entry position): raw bytes
     (`proof.raw_equal`, asked of the child first) or, for recompressed pairs, content
-    (`proof.same_content`); and the region child, whose answer the pool takes when it is in
-    (`proven`, `regionproofs`)."""
+    (`proof.same_content`)."""
 
     def __init__(
         self,
         started: dict[tuple[int, int], RawAnswer],
         content: dict[tuple[int, int], RawAnswer] | None = None,
         streams: EarlyStreams | None = None,
-        regions: RegionChild | None = None,
     ) -> None:
         self._started = started
         self._content = content or {}
         self.streams = streams
         """The raw pairs' patch streams being checked (`streamcheck.EarlyStreams`), None
         when not asked."""
-        self.regions = regions
-        """The child comparing the wheels' alike regions (`regionchild`), None when none was
-        started: its answer, when in, spares the pool those reads."""
-
-    def proven(self) -> ProvenRegions | None:
-        """The regions the child found equal, when its answer is in (never waited for)."""
-        return None if self.regions is None else self.regions.answer()
 
     def answer(self, base_entry: ZipEntry | None, patch_entry: ZipEntry | None) -> RawAnswer | None:
         """The started raw comparison of this exact pair, or None when there is none."""
@@ -146,31 +129,10 @@ def raw_compares(
     process (`rawchild.RawChild`), content ones on a thread of their own; given `readers` (the
     default report's `streamcheck.reader_pool`), the raw pairs' patch streams checked there
     (`streamcheck.EarlyStreams`). `head`: the pairs found and the raw child started for them
-    before the comparison's imports (`headstart`), taken instead. The region child
-    (`regionchild`, where `_region_child` says) is started here and handed on in
-    `EarlyRaw.regions`. On leaving, the children are ended, the comparisons and checks not begun
-    are cancelled, the running comparison waited for and the running checks stopped."""
+    before the comparison's imports (`headstart`), taken instead. On leaving, the child is
+    ended, the comparisons and checks not begun are cancelled, the running comparison waited for
+    and the running checks stopped."""
     candidates = _candidates(base, patch, None if head is None else head.pairs)
-    raw_bytes = sum(b.compressed_size for b, p in candidates if _LAYOUT(b) == _LAYOUT(p))
-    regions = _region_child(base, patch, raw_bytes)
-    try:
-        with _started(base, patch, candidates, readers, head) as early:
-            early.regions = regions
-            yield early
-    finally:
-        if regions is not None:
-            regions.close()
-
-
-@contextmanager
-def _started(
-    base: ZipArchive,
-    patch: ZipArchive,
-    candidates: list[Pair],
-    readers: ThreadPoolExecutor | None = None,
-    head: HeadStart | None = None,
-) -> Iterator[EarlyRaw]:
-    """`raw_compares` for `candidates` (`_candidates`), the region child aside."""
     if not candidates:
         yield EarlyRaw({})
         return
@@ -208,24 +170,6 @@ def _started(
                     streams.close()
             finally:
                 worker.shutdown(wait=True, cancel_futures=True)
-
-
-def _region_child(base: ZipArchive, patch: ZipArchive, raw_bytes: int) -> RegionChild | None:
-    """The region child (`regionchild`) where spans will read much of both wheels: the wheels
-    the sniff child is `worth_asking` about, both directories plain, and the bytes outside the
-    huge raw pairs (`raw_bytes`, compared by `rawchild`) at least `1 / RAW_SHARE` of theirs.
-    Started here, once the comparison's imports are done, it has the core they leave (started
-    with the head start's children, it took that core from the imports); where the raw child
-    has far more to compare (the CUDA shape: 836 of 864 MiB in four libraries) it would only
-    delay that child's answers, which the pool waits for (case a: +4 % wall; speed68a)."""
-    if not (sniffchild.worth_asking(base, patch) and regionchild.can_ask(base, patch)):
-        return None
-    if RAW_SHARE * (min(base.file_size, patch.file_size) - raw_bytes) < raw_bytes:
-        return None
-    try:
-        return RegionChild(base, patch, headstart.EARLY_BYTES)
-    except RuntimeError:  # no thread to spare: the pool reads the spans itself
-        return None
 
 
 def _candidates(base: ZipArchive, patch: ZipArchive, huge: list[Pair] | None = None) -> list[Pair]:

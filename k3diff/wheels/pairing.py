@@ -175,15 +175,3 @@ _BASE, _PATCH, _COMPRESSED = itemgetter(0), itemgetter(1), itemgetter(5)
 """`EntryPair.base`, `EntryPair.patch` and `ZipEntry.compressed_size`, as C-level getters."""
 _NOTHING = ZipEntry("", -1, 0, 0, 0, 0, 0, 0, 0, 0, b"")
 """The missing side of a one-sided pair: no compressed bytes."""
-
-
-def pair_work(pair: EntryPair) -> int:
-    """The larger compressed size of the pair's entries (what proving it reads at most; the
-    schedule orders and groups pairs by it)."""
-    base, patch = pair.base, pair.patch
-    if base is None or patch is None:
-        one = base if patch is None else patch
-        assert one is not None
-        return one.compressed_size
-    base_size, patch_size = base.compressed_size, patch.compressed_size
-    return base_size if base_size > patch_size else patch_size

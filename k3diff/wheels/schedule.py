@@ -15,7 +15,6 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
-from functools import partial
 from itertools import compress, repeat
 from operator import is_, itemgetter
 from typing import NamedTuple
@@ -32,12 +31,12 @@ from k3diff.wheel.kinds import (
 from k3diff.wheel.modes import mode_change
 from k3diff.wheel.policy import Policy
 from k3diff.wheel.recordhash import digest_content
-from k3diff.wheels import regionproofs, smallpairs
+from k3diff.wheels import smallpairs
 from k3diff.wheels.early import EarlyRaw, RawAnswer
 from k3diff.wheels.entrydetails import DetailComparator, reads_patch_content, worker_may_detail
 from k3diff.wheels.entryruns import IdenticalRun, split_run
 from k3diff.wheels.model import EntryResult, entry_result_from
-from k3diff.wheels.pairing import EntryPair, pair_work
+from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove_reading
 from k3diff.wheels.recordplan import (
     Records,
@@ -116,15 +115,13 @@ def submit_pairs(
         begun = set(started)
         singles = [index for index in singles if index not in begun]
     # Small pairs' batches among the large: their GIL-holding Python beside GIL-free inflates.
-    batches = mixed_sized(singles, [pair_work(pairs[index]) for index in singles])
-    regions = None if early is None else early.proven  # the region child's, asked as needed
+    batches = mixed_sized(singles, [_work(pairs[index]) for index in singles])
     futures = [
-        pool.submit(compare_batch, base, patch, pairs, batch, hashing, detail, regions=regions)
-        for batch in batches
+        pool.submit(compare_batch, base, patch, pairs, batch, hashing, detail) for batch in batches
     ]
     turn = threading.Lock()  # the spans' results one task at a time (`_compare_span`)
     futures += [
-        pool.submit(_compare_span, base, patch, pairs, span, hashing, detail, turn, heads, regions)
+        pool.submit(_compare_span, base, patch, pairs, span, hashing, detail, turn, heads)
         for span in spans
     ]
     return futures + [
@@ -142,21 +139,11 @@ def _compare_span(
     detail: Detail | None = None,
     turn: AbstractContextManager[object] | None = None,
     heads: SniffChild | None = None,
-    regions: regionproofs.Regions | None = None,
 ) -> Finished:
     """A span's pairs: those whose records are equal on both sides are identical (raw bytes),
     the others are proven one by one. `turn` is held while the results are built: two tasks'
     thousands of small inflates (each lets the GIL go) then do not pass the GIL back and forth
-    between them, and their reads still overlap. A span the region child found equal is not
-    read (`regionproofs`) unless its silent entries need sniffing."""
-    if regionproofs.span_proven(regions, span):
-        indices = list(span.indices)
-        identical = partial(_identical, patch, pairs, span, indices=indices, hashing=hashing)
-        finished = regionproofs.proven_span(
-            partial(identical, heads=heads), patch, span, turn or nullcontext()
-        )
-        if finished is not None:
-            return finished
+    between them, and their reads still overlap."""
     sides = read_span(base, patch, span)
     if sides is None:
         return compare_batch(base, patch, pairs, list(span.indices), hashing, detail)
@@ -166,7 +153,6 @@ def _compare_span(
     del base_bytes  # only the patch's bytes are sniffed: the other buffer goes now
     with turn or nullcontext():
         finished = _identical(patch, pairs, span, patch_bytes, same, hashing, heads)
-    assert finished is not None  # its bytes were read: never None
     if differ:
         rest = compare_batch(base, patch, pairs, differ, hashing, detail)
         finished.final.extend(rest.final)
@@ -179,18 +165,17 @@ def _identical(
     patch: ZipArchive,
     pairs: list[EntryPair],
     span: Span,
-    patch_bytes: bytes | None,
+    patch_bytes: bytes,
     indices: list[int],
     hashing: Hashing,
     heads: SniffChild | None = None,
-) -> Finished | None:
+) -> Finished:
     """Results of pairs proven identical by their equal records in a span: the kind from the
     path, or sniffed from the span's bytes already read, both for all its pairs at once by C-level
     maps (`kinds_from_paths`, `span_natives`). Nearly every entry of a rebuilt wheel passes here:
     a pair installed with the same mode on both sides, at one path whose RECORD row needs no
     hash, gets no result of its own but joins the span's `IdenticalRun` (its result, built when
-    read, is `_result(pair, IDENTICAL_RAW, kind)`'s); the others are built by `_result`.
-    `patch_bytes` None (not read): None where silent entries need them (`natives_unread`)."""
+    read, is `_result(pair, IDENTICAL_RAW, kind)`'s); the others are built by `_result`."""
     if not indices:
         return Finished([], [], [])
     chosen = list(map(pairs.__getitem__, indices))
@@ -199,15 +184,14 @@ def _identical(
     kinds = kinds_from_paths(names)
     if None in kinds:
         silent = list(compress(range(len(kinds)), map(is_, kinds, repeat(None))))
-        entries, known = list(map(patch_entries.__getitem__, silent)), patch.known_data_offsets()
-        screen = heads.answer() if heads is not None else None  # the child's, if in by now
-        if patch_bytes is None:
-            natives = regionproofs.natives_unread(patch, entries, span, known, screen)
-            if natives is None:
-                return None
-        else:
-            stretch = memoryview(patch_bytes)
-            natives = span_natives(patch, entries, stretch, span.patch_start, known, screen)
+        natives = span_natives(
+            patch,
+            list(map(patch_entries.__getitem__, silent)),
+            memoryview(patch_bytes),
+            span.patch_start,
+            patch.known_data_offsets(),
+            heads.answer() if heads is not None else None,  # the child's, if in by now
+        )
         for number, native in zip(silent, natives, strict=True):
             kinds[number] = EntryKind.NATIVE if native else EntryKind.OTHER
     run, others = split_run(
@@ -252,13 +236,11 @@ def compare_batch(
     hashing: Hashing,
     detail: Detail | None = None,
     early: EarlyRaw | None = None,
-    regions: regionproofs.Regions | None = None,
 ) -> Finished:
     """The pairs of `batch`, each proven on its own (with its raw or content comparison from
-    `early` when one was started, else `regions`' answer: `regionproofs.pair_answer`). With
-    `detail`, the task also details the results a worker may (`worker_may_detail`: the changed
-    sources of a patch, beside the other comparisons instead of after them on the main thread)
-    and hands them back final."""
+    `early` when one was started). With `detail`, the task also details the results a worker may
+    (`worker_may_detail`: the changed sources of a patch, beside the other comparisons instead
+    of after them on the main thread) and hands them back final."""
     final: Results = []
     pending: Results = []
     if early is None:  # small recompressed pairs proven identical in one loop (`smallpairs`)
@@ -269,8 +251,6 @@ def compare_batch(
         if early is not None:
             raw_answer = early.answer(pair.base, pair.patch)
             content_answer = early.content(pair.base, pair.patch)
-        else:
-            raw_answer = regionproofs.pair_answer(regions, base, patch, pair)
         result = _compare_pair(base, patch, pair, hashing, raw_answer, content_answer)
         if _is_final(result, hashing):
             final.append((index, result))
@@ -279,6 +259,17 @@ def compare_batch(
         else:
             pending.append((index, result))
     return Finished(final, pending, [])
+
+
+def _work(pair: EntryPair) -> int:
+    """The larger compressed size of the pair's entries (it runs for every pair)."""
+    base, patch = pair.base, pair.patch
+    if base is None or patch is None:
+        one = base if patch is None else patch
+        assert one is not None
+        return one.compressed_size
+    base_size, patch_size = base.compressed_size, patch.compressed_size
+    return base_size if base_size > patch_size else patch_size
 
 
 def _compare_pair(

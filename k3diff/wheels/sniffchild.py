@@ -191,7 +191,7 @@ class SniffChild:
         return self._answer
 
     def _talk(self, entries: Sequence[ZipEntry]) -> None:
-        applied = nice_this_thread(CHILD_NICE)
+        applied = _nice_this_thread(CHILD_NICE)
         with self._lock:  # `close` either comes first (no child) or finds this one
             if self._closed:
                 return
@@ -270,7 +270,7 @@ def question(entries: Sequence[ZipEntry]) -> bytes:
     return offsets.tobytes() + array("q", list(map(_COMPRESSED_SIZE, entries))).tobytes()
 
 
-def nice_this_thread(increment: int) -> int:
+def _nice_this_thread(increment: int) -> int:
     """Raise the calling thread's niceness by `increment` where each thread has its own (Linux:
     the process's other threads keep theirs), so that a child it starts runs that much nicer
     from its first instruction; returns the increment applied (0 elsewhere, or if refused)."""

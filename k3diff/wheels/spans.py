@@ -266,7 +266,7 @@ def span_natives(
     inflate fails, is sniffed by `span_native` itself."""
     if not entries:
         return []
-    quick_all = all_quick(entries, len(stretch), start, known)
+    quick_all = _all_quick(entries, stretch, start, known)
     if quick_all is not None:
         return _quick_natives(archive, entries, stretch, start, known, screen, *quick_all)
     position, method, flags, compressed, size = zip(*map(_FIELDS, entries), strict=True)
@@ -315,14 +315,13 @@ def span_natives(
     return natives
 
 
-def all_quick(
-    entries: Sequence[ZipEntry], length: int, start: int, known: Mapping[int, int]
+def _all_quick(
+    entries: Sequence[ZipEntry], stretch: memoryview, start: int, known: Mapping[int, int]
 ) -> tuple[list[int], list[int], list[int]] | None:
     """(positions, data offsets, compressed sizes) when every entry is of `span_natives`'
     quick case (deflated, not encrypted, not empty, its data offset known and its first
-    `SNIFF_INPUT` compressed bytes inside the stretch, `length` bytes from `start`), judged by
-    one C call over each column (a count, a set, a minimum, a maximum) instead of a test per
-    entry; None when any is not.
+    `SNIFF_INPUT` compressed bytes inside the stretch), judged by one C call over each column
+    (a count, a set, a minimum, a maximum) instead of a test per entry; None when any is not.
     Nearly every span of a rebuilt wheel: its silent entries are `.h` headers."""
     count = len(entries)
     if list(map(_METHOD, entries)).count(DEFLATED) != count:
@@ -335,7 +334,7 @@ def all_quick(
         return None  # not known (a span starts at 0 at the least), or before the stretch
     compressed = list(map(_COMPRESSED, entries))
     ends = map(add, offsets, map(min, compressed, repeat(SNIFF_INPUT)))
-    if max(ends) - start > length:
+    if max(ends) - start > len(stretch):
         return None
     return position, offsets, compressed
 
@@ -351,7 +350,7 @@ def _quick_natives(
     offsets: list[int],
     compressed: list[int],
 ) -> list[bool]:
-    """`span_natives` when every entry is of its quick case (`all_quick`): the same screen
+    """`span_natives` when every entry is of its quick case (`_all_quick`): the same screen
     and the same inflates, of the entries `screen` did not clear only."""
     numbers: Sequence[int] = range(len(entries))
     chosen_offsets, chosen_compressed = offsets, compressed

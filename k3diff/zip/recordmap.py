@@ -63,13 +63,6 @@ class RecordMap(Closeable):
             raise
         return cls(path, fd, file_size, directory)
 
-    @property
-    def directory_fixed(self) -> bytes | None:
-        """The central records' fixed parts after their signatures, joined in directory order
-        (42 bytes each, offsets as recorded: unshifted), when the directory is plain; None
-        when it is not (`directory.read_central_directory`)."""
-        return self._central_fixed
-
     def close(self) -> None:
         """Release the file descriptor."""
         if self._fd >= 0:

@@ -100,7 +100,7 @@ def test_the_childs_answer_changes_no_sniff(
 def test_quick_entries_screened_are_sniffed_as_each_is(
     entries: list[wheelkit.RawMember], cut: tuple[int, int]
 ) -> None:
-    """Every entry of `span_natives`' quick case (`spans.all_quick`): with the child's answer,
+    """Every entry of `span_natives`' quick case (`spans._all_quick`): with the child's answer,
     only the entries it did not clear are inflated, and the answers are the slow sniff's."""
     data = wheelkit.raw_zip(entries)
     with tempfile.TemporaryDirectory() as scratch:

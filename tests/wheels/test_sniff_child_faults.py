@@ -15,7 +15,7 @@ import pytest
 import wheelkit
 
 from k3diff.wheel.kinds import EntryKind
-from k3diff.wheels import compare, early, schedule, sniffchild, spans
+from k3diff.wheels import compare, schedule, sniffchild, spans
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.sniffchild import SniffChild
 from k3diff.zip.archive import ZipArchive
@@ -55,10 +55,7 @@ def pair(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, A
 
 
 def _screens_taken(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
-    """Per `span_natives` call of the spans: whether it was given the child's answer. The
-    spans are read here (no region child: a span it proved sniffs only the heads the screen
-    leaves, without `span_natives`: `test_region_child`)."""
-    monkeypatch.setattr(early, "_region_child", lambda *args: None)
+    """Per `span_natives` call of the spans: whether it was given the child's answer."""
     taken: list[bool] = []
     original = spans.span_natives
 

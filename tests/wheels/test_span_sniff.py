@@ -76,7 +76,7 @@ def test_a_batch_of_quick_entries_is_sniffed_as_each_is(
     entries: list[wheelkit.RawMember], cut: tuple[int, int]
 ) -> None:
     """Every entry deflated, unencrypted, not empty, its offset known: the batch is judged by a
-    column at a time (`spans.all_quick`); a stretch cut at either end sends it back to the
+    column at a time (`spans._all_quick`); a stretch cut at either end sends it back to the
     per-entry test. Either way each answer is the slow sniff's."""
     _agrees(entries, True, cut)
 
