@@ -41,6 +41,7 @@ from k3diff.provenance.revisions import (
     RepoNote,
     Revision,
     history_notes,
+    range_stated_notes,
     resolve_revision,
     stated_notes,
 )
@@ -212,9 +213,13 @@ def check_source_range(
     prefix: str | None = None,
     diff_cap: int = DIFF_CAP_BYTES,
     layout: Sequence[Collection[str]] = (),
+    stated: Sequence[tuple[str, str, str]] = (),
+    base_stated: Sequence[tuple[str, str, str]] = (),
 ) -> ProvenanceReport:
     """Like `check_source` against NEW of ``OLD..NEW``; a file that differs from NEW is traced
-    to the newest commit of the range (OLD included) holding the wheel's version: stale."""
+    to the newest commit of the range (OLD included) holding the wheel's version: stale. Each
+    commit the patch wheel states (`stated`) must be in the range, each the base states
+    (`base_stated`) is said where it is not OLD (`revisions.range_stated_notes`)."""
     old_rev, new_rev = parse_range(str(repo), commits)
     git = open_repo(repo)
     old_end, new_end = resolve_revision(git, old_rev), resolve_revision(git, new_rev)
@@ -240,7 +245,8 @@ def check_source_range(
         commits_examined=len(history) + 1,
         files=_file_sources(git, new, lookup, files, matches, diff_cap),
         revisions=(old_end, new_end),
-        notes=history_notes(git, (old_end, new_end)),
+        notes=history_notes(git, (old_end, new_end))
+        + range_stated_notes(git, (old_end, new_end), {c for c, _ in history}, stated, base_stated),
     )
 
 

@@ -13,8 +13,8 @@ ignored: every git call runs with ``--no-replace-objects``), and objects borrowe
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 
 from k3diff.errors import SourceError
 from k3diff.provenance.git import GitRepo, check_revision_syntax, object_types
@@ -124,7 +124,8 @@ class RepoNote:
 
     code: str
     """The finding code it is reported under (W406: history rewriting ignored, W407: objects
-    borrowed from another repository)."""
+    borrowed from another repository, W408/W409: a stated commit), or '' for a note that is
+    said only, never a finding (a stated commit inside ``OLD..NEW``)."""
     message: str
     """One line, e.g. ``refs/replace present: ignored (2 refs)``."""
     path: str = ""
@@ -164,26 +165,110 @@ def stated_notes(
     revision expression."""
     notes: list[RepoNote] = []
     for commit, path, said in stated:
-        if not _STATED.fullmatch(commit):
-            continue  # never a statement (`wheels.statedcommit` keeps hex only)
-        code, out, _err = repo.run(["rev-parse", f"--disambiguate={commit}"])
-        listed = out.decode("ascii", "replace").split() if code == 0 else []
-        kinds = object_types(repo, listed) if listed else {}
-        commits = [oid for oid in listed if kinds.get(oid, ("",))[0] == "commit"]
         head = f"the patch wheel states commit {said}"
-        if not commits:
-            notes.append(RepoNote("W408", f"{head}: not a commit in {repo.label}", path))
-        elif len(commits) > 1:
-            notes.append(
-                RepoNote("W408", f"{head}: names {len(commits)} commits in {repo.label}", path)
-            )
-        elif commits[0] != revision.commit:
+        found = _one_commit(repo, commit, head, path, "W408")
+        if isinstance(found, RepoNote):
+            notes.append(found)
+        elif found is not None and found != revision.commit:
             notes.append(
                 RepoNote(
-                    "W408",
-                    f"{head}, which is {commits[0]}; compared against {revision.given} = "
-                    f"{revision.commit}",
-                    path,
+                    "W408", f"{head}, which is {found}; compared against {_named(revision)}", path
                 )
             )
     return tuple(notes)
+
+
+def range_stated_notes(
+    repo: GitRepo,
+    ends: tuple[Revision, Revision],
+    in_range: Collection[str],
+    stated: Sequence[tuple[str, str, str]],
+    base_stated: Sequence[tuple[str, str, str]] = (),
+) -> tuple[RepoNote, ...]:
+    """For ``OLD..NEW`` (`ends`; `in_range`: the commits of ``git rev-list NEW ^OLD``), a W408
+    note for each commit the patch wheel states that is not in the range: git's ``OLD..NEW``,
+    reachable from NEW and not from OLD (so OLD itself, an ancestor of it, a commit of another
+    branch or one newer than NEW is outside), names no commit or several. A stated commit in
+    the range is said in a note without a code (no finding). A commit the base wheel states
+    other than OLD's is a W409 note: the base is the reference, so it is said, never failed.
+
+    The stated hex is looked up as `stated_notes` does; only the full id it resolved to is then
+    given to ``rev-list``, never the wheel's text."""
+    old, new = ends
+    span = f"{_named_range(old, new)}"
+    notes: list[RepoNote] = []
+    for commit, path, said in stated:
+        head = f"the patch wheel states commit {said}"
+        found = _one_commit(repo, commit, head, path, "W408")
+        if isinstance(found, RepoNote):
+            notes.append(found)
+        elif found is not None:
+            notes.append(
+                _placed(repo, found, ends, in_range, f"{head}, which is {found}", path, span)
+            )
+    for commit, path, said in base_stated:
+        head = f"the base wheel states commit {said}"
+        found = _one_commit(repo, commit, head, path, "W409")
+        if isinstance(found, RepoNote):
+            notes.append(replace(found, message=f"{found.message}; OLD is {_named(old)}"))
+        elif found is not None and found != old.commit:
+            notes.append(RepoNote("W409", f"{head}, which is {found}; OLD is {_named(old)}", path))
+    return tuple(notes)
+
+
+def _placed(
+    repo: GitRepo,
+    commit: str,
+    ends: tuple[Revision, Revision],
+    in_range: Collection[str],
+    head: str,
+    path: str,
+    span: str,
+) -> RepoNote:
+    """Where `commit` stands to ``OLD..NEW``: said when in it, else W408 saying why not."""
+    old, new = ends
+    if commit in in_range and (commit == new.commit or not repo.shallow):
+        where = "NEW itself" if commit == new.commit else "between OLD and NEW"
+        return RepoNote("", f"{head}: in {span} ({where})", path)
+    if commit in in_range:  # a shallow clone hides OLD's history: an ancestor would look inside
+        why = "cannot be placed in the range: the clone is shallow; fetch more history (git fetch --unshallow)"
+    elif commit == old.commit:
+        why = "it is OLD itself, which OLD..NEW excludes"
+    elif not repo.output(["rev-list", "--max-count=1", commit, f"^{old.commit}", "--"]).strip():
+        why = "an ancestor of OLD"
+    else:
+        why = "not reachable from NEW"
+    return RepoNote("W408", f"{head}: not in {span} ({why})", path)
+
+
+def _one_commit(
+    repo: GitRepo, commit: str, head: str, path: str, code: str
+) -> str | RepoNote | None:
+    """The one commit the stated hex `commit` names in `repo`; a `code` note when it names none
+    or several; None when it is no statement at all (never hex: `wheels.statedcommit` keeps
+    hex only)."""
+    if not _STATED.fullmatch(commit):
+        return None
+    code_, out, _err = repo.run(["rev-parse", f"--disambiguate={commit}"])
+    listed = out.decode("ascii", "replace").split() if code_ == 0 else []
+    kinds = object_types(repo, listed) if listed else {}
+    commits = [oid for oid in listed if kinds.get(oid, ("",))[0] == "commit"]
+    if not commits:
+        return RepoNote(code, f"{head}: not a commit in {repo.label}", path)
+    if len(commits) > 1:
+        return RepoNote(code, f"{head}: names {len(commits)} commits in {repo.label}", path)
+    return commits[0]
+
+
+def _named(revision: Revision) -> str:
+    """``v1.2 = <full id>``, or the full id once when it was given so."""
+    if revision.given == revision.commit:
+        return revision.commit
+    return f"{revision.given} = {revision.commit}"
+
+
+def _named_range(old: Revision, new: Revision) -> str:
+    """``v1..HEAD = <old>..<new>``, or the full ids once when they were given so."""
+    given = f"{old.given}..{new.given}"
+    full = f"{old.commit}..{new.commit}"
+    return full if given == full else f"{given} = {full}"

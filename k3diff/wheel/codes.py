@@ -52,6 +52,7 @@ class Code(Enum):
     W406 = "source history rewritten by replace refs or grafts (ignored)"
     W407 = "source objects borrowed from another repository's object store (alternates)"
     W408 = "the commit the patch wheel states is not the source commit (or not in the repository)"
+    W409 = "the commit the base wheel states is not the range's OLD (or not in the repository)"
     W501 = "other entry changed, missing or added"
     W601 = "unsafe entry path (absolute or '..')"
     W602 = "symbolic link entry"

@@ -170,10 +170,13 @@ def compare_wheels(
             from k3diff.wheels.sources import attach_provenance
 
             entries, provenance = attach_provenance(
-                entries, patch, options.source, patch_side.stated_commits
-            )
+                entries, patch, options.source, patch_side.stated_commits,
+                base_side.stated_commits,
+            )  # fmt: skip
             unsound += [
-                Finding(Code[note.code], note.path, note.message) for note in provenance.notes
+                Finding(Code[note.code], note.path, note.message)
+                for note in provenance.notes
+                if note.code  # a note without a code is said, never a finding
             ]
     if not (installs[0].unusable_dist_info or installs[1].unusable_dist_info):
         # Without one .dist-info with METADATA, W616 says what pip does; names, versions and
