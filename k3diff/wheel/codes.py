@@ -265,6 +265,11 @@ def parse_codes(values: Iterable[str], family: Iterable[Code] = WHEELS_CODES) ->
     return frozenset(codes)
 
 
+NO_PYTHON = "pip installs it on no Python"
+"""How the detail of a W616 whose tags and Requires-Python admit no Python in common ends
+(`wheel.versionbound.installs_nowhere`): its next step is to fix those, not to rename entries."""
+
+
 WAIVER_PLACEHOLDER_REASON = "why this change is expected, and who reviewed it"
 """The reason a suggested waiver stanza carries (`report.wheelfailing`); a waiver file that
 still holds it is refused (`wheel.waivers`): pasting the suggestion is not a review."""

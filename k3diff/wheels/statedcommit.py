@@ -120,11 +120,12 @@ def _from_version(version: str | None, path: str, field: str) -> list[Statement]
         return []
     segments = version.lower().split("+", 1)[1].replace("_", ".").replace("-", ".").split(".")
     dirty = any(_DIRTY.fullmatch(segment) for segment in segments)
-    return [
+    found: list[Statement] = [
         StatedCommit(match["hex"], path, field, dirty)
         for segment in segments
         if (match := _LOCAL_COMMIT.fullmatch(segment))
-    ][:1]
+    ]
+    return found[:1]
 
 
 def _from_direct_url(data: bytes, path: str) -> list[Statement]:
