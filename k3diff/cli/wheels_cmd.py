@@ -179,7 +179,8 @@ def wheels(
     Every native entry of PATCH is proven byte-identical to BASE (or reported changed, missing
     or added), with how it was proven: raw-bytes (equal compressed bytes), content (inflated and
     compared), size or crc32 (a difference that needs no reading). Changed Python files get line
-    counts and a diff.
+    counts and a diff. BASE and PATCH naming one file (or directory), through any path or link,
+    is refused (exit 2): it would compare nothing; a copy is compared.
 
     Release sets: BASE_DIR PATCH_DIR (or --base WHEEL ... --patch WHEEL ...) pair wheels by
     distribution name and tags, ignoring version and build number, and compare every pair with
