@@ -114,7 +114,8 @@ def _codes(values: tuple[str, ...], option: str) -> frozenset[Code]:
     "--commits",
     default=None,
     metavar="OLD..NEW",
-    help="With --source: the range built; names each file's newest matching commit.",
+    help="With --source: the range built; names each file's newest matching commit; a commit "
+    "the patch wheel states must be in OLD..NEW (W408).",
 )
 @click.option(
     "--source-prefix",

@@ -192,3 +192,23 @@ def test_a_full_commit_given_is_named_once_in_w408(
     code, document = _run(wheels, path, "--commit", "main")
     (finding,) = _coded(document, "W408")
     assert finding["detail"].endswith(f"compared against main = {ids['B']}")
+
+
+def test_in_a_shallow_clone_only_new_is_placed_in_the_range(
+    history: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """OLD's history cut off, an ancestor of OLD could look inside the range: a stated commit
+    other than NEW cannot be shown in it, and is W408 saying so; NEW itself is said."""
+    path, ids = history
+    git(tmp_path, "clone", "-q", "--depth", "3", "--branch", "main", f"file://{path}", "shallow")
+    shallow = tmp_path / "shallow"
+    assert git(shallow, "rev-parse", "--is-shallow-repository") == "true"
+    code, document = _run(_wheels(tmp_path / "m", f"1.0+g{ids['M'][:9]}"), shallow,
+                          "--commits", f"{ids['A']}..{ids['B']}")  # fmt: skip
+    (finding,) = _coded(document, "W408")
+    assert code == 1
+    assert finding["detail"].endswith("(cannot be placed in the range: the clone is shallow; "
+                                      "fetch more history (git fetch --unshallow))")  # fmt: skip
+    code, document = _run(_wheels(tmp_path / "b", f"1.0+g{ids['B'][:9]}"), shallow,
+                          "--commits", f"{ids['A']}..{ids['B']}")  # fmt: skip
+    assert code == 0 and not _coded(document, "W408")
