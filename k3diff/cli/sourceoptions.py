@@ -61,9 +61,11 @@ def _stated(patch: Path | None) -> str:
         return ""
     if not stated:
         return "; the patch wheel states no commit"
+    first = {c.commit: c for c in reversed(stated)}  # each commit once, at its first place
     said = "; ".join(
         f"{c.commit} (read from {c.path[:_SAID_CAP]} {c.field})"
-        for c in {c.commit: c for c in reversed(stated)}.values()
+        for c in stated
+        if first[c.commit] is c
     )
     return (
         f"; the patch wheel states commit {said}: judge it, then pass it as --commit "

@@ -195,7 +195,7 @@ def range_stated_notes(
     The stated hex is looked up as `stated_notes` does; only the full id it resolved to is then
     given to ``rev-list``, never the wheel's text."""
     old, new = ends
-    span = f"{_named_range(old, new)}"
+    span = _named_range(old, new)
     notes: list[RepoNote] = []
     for commit, path, said in stated:
         head = f"the patch wheel states commit {said}"
@@ -231,7 +231,10 @@ def _placed(
         where = "NEW itself" if commit == new.commit else "between OLD and NEW"
         return RepoNote("", f"{head}: in {span} ({where})", path)
     if commit in in_range:  # a shallow clone hides OLD's history: an ancestor would look inside
-        why = "cannot be placed in the range: the clone is shallow; fetch more history (git fetch --unshallow)"
+        why = (
+            "cannot be placed in the range: the clone is shallow; fetch more history "
+            "(git fetch --unshallow)"
+        )
     elif commit == old.commit:
         why = "it is OLD itself, which OLD..NEW excludes"
     elif not repo.output(["rev-list", "--max-count=1", commit, f"^{old.commit}", "--"]).strip():
@@ -249,8 +252,8 @@ def _one_commit(
     hex only)."""
     if not _STATED.fullmatch(commit):
         return None
-    code_, out, _err = repo.run(["rev-parse", f"--disambiguate={commit}"])
-    listed = out.decode("ascii", "replace").split() if code_ == 0 else []
+    status, out, _err = repo.run(["rev-parse", f"--disambiguate={commit}"])
+    listed = out.decode("ascii", "replace").split() if status == 0 else []
     kinds = object_types(repo, listed) if listed else {}
     commits = [oid for oid in listed if kinds.get(oid, ("",))[0] == "commit"]
     if not commits:
