@@ -162,7 +162,10 @@ def stated_notes(
 
     The stated id is the wheel's text: only hex of an id's length is looked up, and only through
     ``--disambiguate=HEX``, which lists objects by id prefix and reads no ref, option or
-    revision expression."""
+    revision expression. Every message names commits by full id alone and the repository as
+    "the repository" (`provenance.repo` names it): `report` runs the check again at the
+    recorded full ids, on the repository as given to it, and compares each detail (w408b: a
+    detail holding ``main = <id>`` made it refuse the document `wheels` had written)."""
     notes: list[RepoNote] = []
     for commit, path, said in stated:
         head = f"the patch wheel states commit {said}"
@@ -172,7 +175,7 @@ def stated_notes(
         elif found is not None and found != revision.commit:
             notes.append(
                 RepoNote(
-                    "W408", f"{head}, which is {found}; compared against {_named(revision)}", path
+                    "W408", f"{head}, which is {found}; compared against {revision.commit}", path
                 )
             )
     return tuple(notes)
@@ -195,7 +198,7 @@ def range_stated_notes(
     The stated hex is looked up as `stated_notes` does; only the full id it resolved to is then
     given to ``rev-list``, never the wheel's text."""
     old, new = ends
-    span = _named_range(old, new)
+    span = f"OLD..NEW = {old.commit}..{new.commit}"
     notes: list[RepoNote] = []
     for commit, path, said in stated:
         head = f"the patch wheel states commit {said}"
@@ -210,9 +213,9 @@ def range_stated_notes(
         head = f"the base wheel states commit {said}"
         found = _one_commit(repo, commit, head, path, "W409")
         if isinstance(found, RepoNote):
-            notes.append(replace(found, message=f"{found.message}; OLD is {_named(old)}"))
+            notes.append(replace(found, message=f"{found.message}; OLD is {old.commit}"))
         elif found is not None and found != old.commit:
-            notes.append(RepoNote("W409", f"{head}, which is {found}; OLD is {_named(old)}", path))
+            notes.append(RepoNote("W409", f"{head}, which is {found}; OLD is {old.commit}", path))
     return tuple(notes)
 
 
@@ -257,21 +260,7 @@ def _one_commit(
     kinds = object_types(repo, listed) if listed else {}
     commits = [oid for oid in listed if kinds.get(oid, ("",))[0] == "commit"]
     if not commits:
-        return RepoNote(code, f"{head}: not a commit in {repo.label}", path)
+        return RepoNote(code, f"{head}: not a commit in the repository", path)
     if len(commits) > 1:
-        return RepoNote(code, f"{head}: names {len(commits)} commits in {repo.label}", path)
+        return RepoNote(code, f"{head}: names {len(commits)} commits in the repository", path)
     return commits[0]
-
-
-def _named(revision: Revision) -> str:
-    """``v1.2 = <full id>``, or the full id once when it was given so."""
-    if revision.given == revision.commit:
-        return revision.commit
-    return f"{revision.given} = {revision.commit}"
-
-
-def _named_range(old: Revision, new: Revision) -> str:
-    """``v1..HEAD = <old>..<new>``, or the full ids once when they were given so."""
-    given = f"{old.given}..{new.given}"
-    full = f"{old.commit}..{new.commit}"
-    return full if given == full else f"{given} = {full}"

@@ -71,7 +71,7 @@ def test_a_patch_stating_a_commit_outside_the_range_fails_w408(
     code, document = _run(wheels, path, "--commits", "main~2..main")
     assert code == 1
     (finding,) = _coded(document, "W408")
-    span = f"main~2..main = {ids['A']}..{ids['B']}"
+    span = f"OLD..NEW = {ids['A']}..{ids['B']}"
     assert finding["detail"] == (
         f"the patch wheel states commit {ids[stated][:9]} (read from "
         f"engine-1.0+g{ids[stated][:9]}.dist-info/METADATA Version), which is {ids[stated]}: "
@@ -97,7 +97,7 @@ def test_a_range_given_by_full_ids_names_each_once(
     code, document = _run(wheels, path, "--commits", f"{ids['A']}..{ids['B']}")
     assert code == 1
     (finding,) = _coded(document, "W408")
-    assert f"not in {ids['A']}..{ids['B']} (not reachable from NEW)" in finding["detail"]
+    assert f"not in OLD..NEW = {ids['A']}..{ids['B']} (not reachable from NEW)" in finding["detail"]
     assert finding["detail"].count(ids["A"]) == 1
 
 
@@ -108,7 +108,7 @@ def test_a_stated_commit_the_repository_lacks_fails_w408_over_a_range(
     code, document = _run(_wheels(tmp_path, "1.0+gdeadbeef"), path, "--commits", "main~2..main")
     assert code == 1
     (finding,) = _coded(document, "W408")
-    assert finding["detail"].endswith(f": not a commit in {path}")
+    assert finding["detail"].endswith(": not a commit in the repository")
 
 
 def test_an_abbreviation_naming_two_commits_fails_w408_over_a_range(
@@ -129,7 +129,7 @@ def test_an_abbreviation_naming_two_commits_fails_w408_over_a_range(
     code, document = _run(_wheels(tmp_path, f"1.0+g{oid[:4]}"), path, "--commits", "main~2..main")
     assert code == 1
     (finding,) = _coded(document, "W408")
-    assert finding["detail"].endswith(f": names 2 commits in {path}")
+    assert finding["detail"].endswith(": names 2 commits in the repository")
 
 
 @pytest.mark.parametrize(("stated", "where"), [("B", "NEW itself"), ("M", "between OLD and NEW")])
@@ -147,7 +147,7 @@ def test_a_stated_commit_in_the_range_is_said_not_a_finding(
     assert said == [
         f"the patch wheel states commit {ids[stated][:7]} (read from "
         f"engine-1.0+g{ids[stated][:7]}.dist-info/METADATA Version), which is {ids[stated]}: "
-        f"in main~2..main = {ids['A']}..{ids['B']} ({where})"
+        f"in OLD..NEW = {ids['A']}..{ids['B']} ({where})"
     ]
     text = run_k3diff("wheels", *wheels, "--source", path, "--commits", "main~2..main")
     assert text.exit_code == 0
@@ -166,7 +166,7 @@ def test_a_base_stating_another_commit_than_old_is_an_informational_w409(
     assert finding["detail"] == (
         f"the base wheel states commit {ids['c0'][:9]} (read from "
         f"engine-1.0+g{ids['c0'][:9]}.dist-info/METADATA Version), which is {ids['c0']}; "
-        f"OLD is main~2 = {ids['A']}"
+        f"OLD is {ids['A']}"
     )
     wheels = _wheels(tmp_path / "old", f"1.0+g{ids['B'][:9]}", f"1.0+g{ids['A'][:9]}")
     code, document = _run(wheels, path, "--commits", "main~2..main")
@@ -175,23 +175,57 @@ def test_a_base_stating_another_commit_than_old_is_an_informational_w409(
     code, document = _run(wheels, path, "--commits", "main~2..main")
     (finding,) = _coded(document, "W409")
     assert code == 0 and finding["detail"].endswith(
-        f"not a commit in {path}; OLD is main~2 = {ids['A']}"
+        f"not a commit in the repository; OLD is {ids['A']}"
     )
 
 
-def test_a_full_commit_given_is_named_once_in_w408(
+def test_w408_names_the_commit_compared_once_by_its_full_id(
     history: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
-    """`--commit` given as the full id says it once; given by name, the name and the id."""
+    """`--commit` given as the full id is said once, not `<id> = <id>`; given by name, the
+    detail names the full id alone too (the name is in `provenance.revisions` and the text's
+    `Commit:` line): `report` runs the check again at the full id and compares the detail."""
     path, ids = history
     wheels = _wheels(tmp_path, f"1.0+g{ids['A'][:9]}")
-    code, document = _run(wheels, path, "--commit", ids["B"])
-    (finding,) = _coded(document, "W408")
-    assert code == 1
-    assert finding["detail"].endswith(f"which is {ids['A']}; compared against {ids['B']}")
-    code, document = _run(wheels, path, "--commit", "main")
-    (finding,) = _coded(document, "W408")
-    assert finding["detail"].endswith(f"compared against main = {ids['B']}")
+    for rev in (ids["B"], "main"):
+        code, document = _run(wheels, path, "--commit", rev)
+        (finding,) = _coded(document, "W408")
+        assert code == 1
+        assert finding["detail"].endswith(f"which is {ids['A']}; compared against {ids['B']}")
+        assert finding["detail"].count(ids["B"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "patch", "base", "verdict"),
+    [
+        (["--commit", "main"], "A", "A", 1),  # W408 on a named revision
+        (["--commits", "main~2..main"], "side", "c0", 1),  # W408 and W409 over a named range
+        (["--commits", "main~2..main"], "M", "c0", 0),  # said in the range, W409 (info)
+        (["--commits", "main~2..main"], "B", "deadbeef", 0),  # W409: the repository lacks it
+    ],
+)
+def test_report_given_the_repository_takes_the_document_wheels_wrote(
+    history: tuple[Path, dict[str, str]],
+    tmp_path: Path,
+    args: list[str],
+    patch: str,
+    base: str,
+    verdict: int,
+) -> None:
+    """`report` runs the source check again at the recorded full ids and compares every
+    detail: a stated-commit detail naming `main`, or the repository by the path given to
+    `wheels`, made it refuse the document (exit 2, base68 for W408 on `--commit main`), where
+    the verdict is the document's own."""
+    path, ids = history
+    stated = {**ids, "deadbeef": "deadbeef"}
+    wheels = _wheels(tmp_path, f"1.0+g{stated[patch][:9]}", f"1.0+g{stated[base][:9]}")
+    made = run_k3diff(  # the repository by a relative path here, by an absolute one to report
+        "wheels", *wheels, "--source", "repo", *args, "--format", "json", "-o", "w.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == verdict, made.stderr
+    result = run_k3diff("report", "w.json", *wheels, path, "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == verdict, result.stderr
 
 
 def test_in_a_shallow_clone_only_new_is_placed_in_the_range(
