@@ -153,13 +153,16 @@ def _from_module(data: bytes, path: str) -> list[Statement]:
             for target in node.targets:
                 if isinstance(target, ast.Name) and target.id in _NAMES:
                     values.setdefault(target.id, node.value.value)
-    for name in _NAMES:
-        if name in values:
-            value = values[name]
-            if isinstance(value, str) and value.startswith("g") and "commit_id" in name:
-                value = value[1:]  # setuptools-scm writes the node as git describes it: g<hex>
-            return _checked(value, path, name)
-    return []
+    found: list[Statement] = []
+    seen: set[object] = set()
+    for name in (name for name in _NAMES if name in values):  # each name, a value once
+        value = values[name]
+        if isinstance(value, str) and value.startswith("g") and "commit_id" in name:
+            value = value[1:]  # setuptools-scm writes the node as git describes it: g<hex>
+        if value not in seen:
+            seen.add(value)
+            found += _checked(value, path, name)
+    return found
 
 
 def _checked(value: object, path: str, field: str) -> list[Statement]:

@@ -80,3 +80,14 @@ def test_sglang_s_setuptools_scm_version_file_is_read(tmp_path: Path) -> None:
         {"commit": "1a2b3c4d", "path": "sglang/_version.py", "field": "__commit_id__",
          "dirty": False}
     ]  # fmt: skip
+
+
+def test_a_name_that_states_no_commit_does_not_hide_the_next_one(tmp_path: Path) -> None:
+    """Every name a version module assigns is read (each value once): `git_version = 'Unknown'`
+    is said, and the `__commit_id__` after it is still the commit stated (base68 stopped at the
+    first name present, so the module stated nothing)."""
+    module = "git_version = 'Unknown'\n__commit_id__ = commit_id = 'g1a2b3c4d'\n"
+    wheels = _pair(tmp_path, {"pkg/version.py": module.encode()})
+    document = json.loads(run_k3diff("wheels", *wheels, "--format", "json").stdout)
+    assert [c["commit"] for c in document["patch"]["stated_commits"]] == ["1a2b3c4d"]
+    assert [c["value"] for c in document["patch"]["not_commits"]] == ["Unknown"]
