@@ -7,6 +7,11 @@ The stated id is the wheel's text, so an attacker's: only hex of an id's length 
 and only through ``git rev-parse --disambiguate=HEX``, which lists objects by id prefix and
 reads no ref, option or revision expression; only a full id it resolved to is given to git
 again (``rev-list``).
+
+Every message names commits by full id alone and the repository as "the repository"
+(`provenance.repo` names it): `report` runs the check again at the recorded full ids, on the
+repository as given to it, and compares each detail (w408b: a detail holding ``main = <id>``,
+or the path given to `wheels`, made it refuse the document `wheels` had written).
 """
 
 from __future__ import annotations
@@ -25,14 +30,7 @@ def stated_notes(
     repo: GitRepo, revision: Revision, stated: Sequence[tuple[str, str, str]]
 ) -> tuple[RepoNote, ...]:
     """A W408 note for each commit the patch wheel states (``(commit, path, description)``)
-    that is not `revision`'s commit in `repo`: another commit, no commit there, or several.
-
-    The stated id is the wheel's text: only hex of an id's length is looked up, and only through
-    ``--disambiguate=HEX``, which lists objects by id prefix and reads no ref, option or
-    revision expression. Every message names commits by full id alone and the repository as
-    "the repository" (`provenance.repo` names it): `report` runs the check again at the
-    recorded full ids, on the repository as given to it, and compares each detail (w408b: a
-    detail holding ``main = <id>`` made it refuse the document `wheels` had written)."""
+    that is not `revision`'s commit in `repo`: another commit, no commit there, or several."""
     named = _commits_named(repo, [commit for commit, _, _ in stated])
     notes: list[RepoNote] = []
     for commit, path, said in stated:
@@ -61,10 +59,7 @@ def range_stated_notes(
     reachable from NEW and not from OLD (so OLD itself, an ancestor of it, a commit of another
     branch or one newer than NEW is outside), names no commit or several. A stated commit in
     the range is said in a note without a code (no finding). A commit the base wheel states
-    other than OLD's is a W409 note: the base is the reference, so it is said, never failed.
-
-    The stated hex is looked up as `stated_notes` does; only the full id it resolved to is then
-    given to ``rev-list``, never the wheel's text."""
+    other than OLD's is a W409 note: the base is the reference, so it is said, never failed."""
     old, new = ends
     span = f"OLD..NEW = {old.commit}..{new.commit}"
     named = _commits_named(repo, [commit for commit, _, _ in (*stated, *base_stated)])
@@ -120,7 +115,7 @@ def _commits_named(repo: GitRepo, stated: Sequence[str]) -> dict[str, list[str]]
     """For each stated hex (hex of an id's length only: anything else is no statement), the
     commits whose full id starts with it: one ``rev-parse --disambiguate`` for them all, and
     one object-type lookup (two git runs in all, not two per statement)."""
-    wanted = [hexes for hexes in dict.fromkeys(stated) if _STATED.fullmatch(hexes)]
+    wanted = [value for value in dict.fromkeys(stated) if _STATED.fullmatch(value)]
     if not wanted:
         return {}
     status, out, _err = repo.run(["rev-parse", *(f"--disambiguate={h}" for h in wanted)])
