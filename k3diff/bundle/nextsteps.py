@@ -48,7 +48,7 @@ from k3diff.report.wheelfailing import (
     waivers_inline,
 )
 from k3diff.triage.nextstep import MoreSamples, more_samples
-from k3diff.wheel.codes import UNWAIVABLE, Code, Finding
+from k3diff.wheel.codes import NO_PYTHON, UNWAIVABLE, Code, Finding
 from k3diff.wheel.findingorder import Named
 from k3diff.wheel.kinds import EntryKind
 
@@ -154,7 +154,11 @@ def _wheels_steps(
     def rows(findings: Sequence[Named]) -> tuple[Evidence, ...]:
         return tuple(row_of(code, sourced) for code, _, _ in findings)
 
-    rebuild = unwaivable_step(failing)
+    nowhere = any(
+        f.code == Code.W616.name and f.detail.endswith(NO_PYTHON) and f.severity == "error"
+        for f in wheels.findings
+    )
+    rebuild = unwaivable_step(failing, nowhere)
     if rebuild is not None:
         unwaivable = [f for f in failing if Code[f[0]] in UNWAIVABLE]
         yield Step(rows(unwaivable), f"{label}{rebuild}")

@@ -40,9 +40,10 @@ from k3diff.errors import InputError, K3diffError
 OLDER = frozenset({"rerun"})
 """What a document written before forge62 lacks that `wheels` writes today: its settings,
 which its rerun infers from its findings instead (as before)."""
-ADDED = ("base.stated_commits", "patch.stated_commits")
-"""Fields added since `rerun`, in order (claim67: the commits each wheel states); a document
-lacking them is older, and run again it is compared without them (`older_lacks`)."""
+ADDED = ("base.stated_commits", "patch.stated_commits", "base.not_commits", "patch.not_commits")
+"""Fields added since `rerun`, in order (claim67: the commits each wheel states; w408b: values
+in a commit's place that are none); a document lacking them is older, and run again it is
+compared without them (`older_lacks`)."""
 NATIVE_INFO_CODES = frozenset({"W101", "W102", "W103", "W708", "W628"})
 """Codes `--allow-native-changes` reports at info (W708/W628 only about native code)."""
 

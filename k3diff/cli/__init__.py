@@ -13,6 +13,8 @@ from k3diff.cli.gcthreshold import raise_gc_threshold
 raise_gc_threshold()  # before click and the command are imported: see gcthreshold
 
 import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -36,6 +38,17 @@ COMMANDS = {
 """Subcommand name -> (module, attribute); `SUMMARIES` holds each one's short help."""
 
 
+@contextmanager
+def _aborted_on_interrupt() -> Iterator[None]:
+    """A Ctrl-C as click's `Abort`, raised before click's own handler sees the interrupt: that
+    one writes a blank line to stderr first (closing a terminal's ``^C`` echo), so the error
+    line came second (w408b). `run_main` says it: one line, exit 2."""
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        raise click.exceptions.Abort() from exc
+
+
 class LazyGroup(click.Group):
     """A group whose subcommands are imported on first use, and that keeps the arguments it
     parses for the commands that record their own command line (`sample`)."""
@@ -48,9 +61,14 @@ class LazyGroup(click.Group):
         **extra: Any,
     ) -> click.Context:
         given = list(args)  # parsing consumes `args`
-        ctx = super().make_context(info_name, args, parent, **extra)
+        with _aborted_on_interrupt():
+            ctx = super().make_context(info_name, args, parent, **extra)
         record_argv(ctx, given)
         return ctx
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _aborted_on_interrupt():
+            return super().invoke(ctx)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)

@@ -18,6 +18,7 @@ from k3diff.cli.common import (
     refuse_output_over_input,
     waivers_option,
 )
+from k3diff.cli.sourceoptions import source_spec
 from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import InputError, NestedRepositoryError, SourceError, UsageError
 from k3diff.output import CiFormat, OutputFormat, emit_chunks
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from k3diff.wheel.codes import Code
     from k3diff.wheels.compare import WheelOptions
     from k3diff.wheels.releaseset import ReleaseSide
-    from k3diff.wheels.sources import SourceSpec
 
 
 def _codes(values: tuple[str, ...], option: str) -> frozenset[Code]:
@@ -39,24 +39,6 @@ def _codes(values: tuple[str, ...], option: str) -> frozenset[Code]:
         return parse_codes(values)
     except ValueError as exc:
         raise UsageError(f"{option}: {exc}") from exc
-
-
-def _source_spec(
-    source: Path | None,
-    commit: str | None,
-    commits: str | None,
-    prefix: str | None,
-    check_all: bool,
-) -> SourceSpec | None:
-    if source is None:
-        if commit or commits or prefix or check_all:
-            raise UsageError("--commit, --commits, --source-prefix and --source-all need --source")
-        return None
-    if (commit is None) == (commits is None):
-        raise UsageError("--source needs exactly one of --commit REV or --commits OLD..NEW")
-    from k3diff.wheels.sources import SourceSpec
-
-    return SourceSpec(source, commit=commit, commits=commits, prefix=prefix, check_all=check_all)
 
 
 @click.command("wheels", short_help=SUMMARIES["wheels"])
@@ -132,7 +114,8 @@ def _source_spec(
     "--commits",
     default=None,
     metavar="OLD..NEW",
-    help="With --source: the range built; names each file's newest matching commit.",
+    help="With --source: the range built; names each file's newest matching commit; a commit "
+    "the patch wheel states must be in OLD..NEW (W408).",
 )
 @click.option(
     "--source-prefix",
@@ -197,7 +180,8 @@ def wheels(
     Every native entry of PATCH is proven byte-identical to BASE (or reported changed, missing
     or added), with how it was proven: raw-bytes (equal compressed bytes), content (inflated and
     compared), size or crc32 (a difference that needs no reading). Changed Python files get line
-    counts and a diff.
+    counts and a diff. BASE and PATCH naming one file (or directory), through any path or link,
+    is refused (exit 2): it would compare nothing; a copy is compared.
 
     Release sets: BASE_DIR PATCH_DIR (or --base WHEEL ... --patch WHEEL ...) pair wheels by
     distribution name and tags, ignoring version and build number, and compare every pair with
@@ -248,7 +232,7 @@ def wheels(
         policy=policy,
         jobs=jobs,
         file_hash=file_hash,
-        source=_source_spec(source, commit, commits, source_prefix, source_all),
+        source=source_spec(source, commit, commits, source_prefix, source_all, patch),
         explain=explain,
         protected_commands=None
         if protected_commands is None

@@ -24,6 +24,8 @@ class FindingView:
     """It is about native code where that changes how it is judged (`native: true`)."""
     waiver_number: int | None = None
     """The number of the waiver that covers it (`waiver.number`), None when none does."""
+    detail: str = ""
+    """What exactly was observed (the next steps read W616's: `wheel.codes.NO_PYTHON`)."""
 
     def label(self) -> str:
         """`W101 pkg/_native.so`: how a refusal names it."""
@@ -40,6 +42,7 @@ def read_finding(fields: Fields) -> FindingView:
         waived=waiver is not None,
         native=fields.optional_boolean("native") is True,
         waiver_number=None if waiver is None else waiver.optional_integer("number"),
+        detail=fields.optional_string("detail") or "",
     )
 
 

@@ -51,6 +51,9 @@ def _wheel_side_json(value: WheelSide) -> dict[str, Any]:
             {"commit": c.commit, "path": c.path, "field": c.field, "dirty": c.dirty}
             for c in value.stated_commits
         ],
+        "not_commits": [
+            {"value": c.value, "path": c.path, "field": c.field} for c in value.not_commits
+        ],
     }
 
 

@@ -42,8 +42,8 @@ from k3diff.provenance.revisions import (
     Revision,
     history_notes,
     resolve_revision,
-    stated_notes,
 )
+from k3diff.provenance.statedcheck import range_stated_notes, stated_notes
 from k3diff.provenance.trees import list_tree
 
 
@@ -182,7 +182,7 @@ def check_source(
     """Compare each of `files` (wheel path -> exact bytes) with the same file at `rev`;
     `layout` (sets of wheel paths, most trusted first) says where the package lives when the
     prefix is detected (`k3diff.provenance.prefix`); `stated` (commit, entry, description): the
-    commits the wheel states, each not `rev`'s a W408 note (`revisions.stated_notes`)."""
+    commits the wheel states, each not `rev`'s a W408 note (`statedcheck.stated_notes`)."""
     check_revision_syntax(str(repo), rev)
     git = open_repo(repo)
     revision = resolve_revision(git, rev)
@@ -212,9 +212,13 @@ def check_source_range(
     prefix: str | None = None,
     diff_cap: int = DIFF_CAP_BYTES,
     layout: Sequence[Collection[str]] = (),
+    stated: Sequence[tuple[str, str, str]] = (),
+    base_stated: Sequence[tuple[str, str, str]] = (),
 ) -> ProvenanceReport:
     """Like `check_source` against NEW of ``OLD..NEW``; a file that differs from NEW is traced
-    to the newest commit of the range (OLD included) holding the wheel's version: stale."""
+    to the newest commit of the range (OLD included) holding the wheel's version: stale. Each
+    commit the patch wheel states (`stated`) must be in the range, each the base states
+    (`base_stated`) is said where it is not OLD (`statedcheck.range_stated_notes`)."""
     old_rev, new_rev = parse_range(str(repo), commits)
     git = open_repo(repo)
     old_end, new_end = resolve_revision(git, old_rev), resolve_revision(git, new_rev)
@@ -240,7 +244,8 @@ def check_source_range(
         commits_examined=len(history) + 1,
         files=_file_sources(git, new, lookup, files, matches, diff_cap),
         revisions=(old_end, new_end),
-        notes=history_notes(git, (old_end, new_end)),
+        notes=history_notes(git, (old_end, new_end))
+        + range_stated_notes(git, (old_end, new_end), {c for c, _ in history}, stated, base_stated),
     )
 
 

@@ -13,7 +13,6 @@ ignored: every git call runs with ``--no-replace-objects``), and objects borrowe
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from k3diff.errors import SourceError
@@ -22,7 +21,6 @@ from k3diff.provenance.gitrun import first_line
 
 _AMBIGUOUS = re.compile(r"^warning: refname '(?P<name>.*)' is ambiguous\.$", re.M)
 _HEX = re.compile(r"[0-9a-f]+")
-_STATED = re.compile(r"[0-9a-f]{4,40}|[0-9a-f]{64}")
 
 _REF_KINDS = (("refs/tags/", "tag"), ("refs/heads/", "branch"), ("refs/remotes/", "remote branch"))
 
@@ -124,7 +122,8 @@ class RepoNote:
 
     code: str
     """The finding code it is reported under (W406: history rewriting ignored, W407: objects
-    borrowed from another repository)."""
+    borrowed from another repository, W408/W409: a stated commit), or '' for a note that is
+    said only, never a finding (a stated commit inside ``OLD..NEW``)."""
     message: str
     """One line, e.g. ``refs/replace present: ignored (2 refs)``."""
     path: str = ""
@@ -150,40 +149,4 @@ def history_notes(repo: GitRepo, revisions: tuple[Revision, ...]) -> tuple[RepoN
                 notes.append(
                     RepoNote("W407", f"commit {commit} comes from the object store of {holder}")
                 )
-    return tuple(notes)
-
-
-def stated_notes(
-    repo: GitRepo, revision: Revision, stated: Sequence[tuple[str, str, str]]
-) -> tuple[RepoNote, ...]:
-    """A W408 note for each commit the patch wheel states (``(commit, path, description)``)
-    that is not `revision`'s commit in `repo`: another commit, no commit there, or several.
-
-    The stated id is the wheel's text: only hex of an id's length is looked up, and only through
-    ``--disambiguate=HEX``, which lists objects by id prefix and reads no ref, option or
-    revision expression."""
-    notes: list[RepoNote] = []
-    for commit, path, said in stated:
-        if not _STATED.fullmatch(commit):
-            continue  # never a statement (`wheels.statedcommit` keeps hex only)
-        code, out, _err = repo.run(["rev-parse", f"--disambiguate={commit}"])
-        listed = out.decode("ascii", "replace").split() if code == 0 else []
-        kinds = object_types(repo, listed) if listed else {}
-        commits = [oid for oid in listed if kinds.get(oid, ("",))[0] == "commit"]
-        head = f"the patch wheel states commit {said}"
-        if not commits:
-            notes.append(RepoNote("W408", f"{head}: not a commit in {repo.label}", path))
-        elif len(commits) > 1:
-            notes.append(
-                RepoNote("W408", f"{head}: names {len(commits)} commits in {repo.label}", path)
-            )
-        elif commits[0] != revision.commit:
-            notes.append(
-                RepoNote(
-                    "W408",
-                    f"{head}, which is {commits[0]}; compared against {revision.given} = "
-                    f"{revision.commit}",
-                    path,
-                )
-            )
     return tuple(notes)

@@ -50,6 +50,7 @@ def _side_line(label: str, side: WheelSide) -> str:
     digest = f"sha256 {side.sha256[:16]}…" if side.sha256 else "sha256 not computed"
     line = f"{label}: {side.path} ({who}, {entries_phrase(side.entry_count, side.directory_count)}, {digest})"
     stated = [f"  states commit {commit.describe()}" for commit in side.stated_commits]
+    stated += [f"  states {value.describe()}" for value in side.not_commits]
     return "\n".join(escape.text(text) for text in (line, *stated))
 
 
@@ -339,12 +340,14 @@ def _markdown_header(report: WheelReport) -> str:
 
 
 def _markdown_stated(report: WheelReport) -> list[str]:
-    """One line per commit a wheel states it was built from, after the table."""
+    """One line per commit a wheel states it was built from (and per value in a commit's place
+    that is none), after the table."""
     lines = [
-        f"{label} states commit {escape_inline(commit.describe())}  "
+        f"{label} states {escape_inline(said)}  "
         for label, side in (("base", report.base), ("patch", report.patch))
-        for commit in side.stated_commits
-    ]
+        for said in (*(f"commit {c.describe()}" for c in side.stated_commits),
+                     *(value.describe() for value in side.not_commits))
+    ]  # fmt: skip
     return ["", *lines] if lines else []
 
 

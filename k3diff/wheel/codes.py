@@ -52,6 +52,7 @@ class Code(Enum):
     W406 = "source history rewritten by replace refs or grafts (ignored)"
     W407 = "source objects borrowed from another repository's object store (alternates)"
     W408 = "the commit the patch wheel states is not the source commit (or not in the repository)"
+    W409 = "the commit the base wheel states is not the range's OLD (or not in the repository)"
     W501 = "other entry changed, missing or added"
     W601 = "unsafe entry path (absolute or '..')"
     W602 = "symbolic link entry"
@@ -262,6 +263,11 @@ def parse_codes(values: Iterable[str], family: Iterable[Code] = WHEELS_CODES) ->
                 raise ValueError(f"unknown finding code {token!r} (known: {known})")
             codes |= matched
     return frozenset(codes)
+
+
+NO_PYTHON = "pip installs it on no Python"
+"""How the detail of a W616 whose tags and Requires-Python admit no Python in common ends
+(`wheel.versionbound.installs_nowhere`): its next step is to fix those, not to rename entries."""
 
 
 WAIVER_PLACEHOLDER_REASON = "why this change is expected, and who reviewed it"

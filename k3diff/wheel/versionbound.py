@@ -196,6 +196,7 @@ def installs_nowhere(tags: frozenset[str], requires_python: str | None) -> str |
     3.13 by the specifier, on 3.14 by the tags; left67c: it passed), else None."""
     if not requires_python:
         return None
+    from k3diff.wheel.codes import NO_PYTHON
     from k3diff.wheel.systems import installs_on as tags_install_on
     from k3diff.wheel.systemtext import pythons as said_pythons
 
@@ -205,7 +206,7 @@ def installs_nowhere(tags: frozenset[str], requires_python: str | None) -> str |
     return (
         f"its tags ({', '.join(sorted(tags)[:3])}{', ...' if len(tags) > 3 else ''}) install it "
         f"on {said_pythons(found, horizon)}, none of which its Requires-Python "
-        f"{requires_python[:80]!r} admits: pip installs it on no Python"
+        f"{requires_python[:80]!r} admits: {NO_PYTHON}"
     )
 
 

@@ -51,7 +51,7 @@ from k3diff.wheels.recordplan import Records, wanted_algorithm
 from k3diff.wheels.rerunsettings import rerun_settings
 from k3diff.wheels.shadowing import shadowed_modules
 from k3diff.wheels.sniffchild import SniffChild, screened_heads
-from k3diff.wheels.statedcommit import stated_commits
+from k3diff.wheels.statedcommit import StatedCommit, statements
 from k3diff.wheels.surfaces import (
     COMMON_COMMANDS,
     SurfaceReport,
@@ -170,10 +170,13 @@ def compare_wheels(
             from k3diff.wheels.sources import attach_provenance
 
             entries, provenance = attach_provenance(
-                entries, patch, options.source, patch_side.stated_commits
-            )
+                entries, patch, options.source, patch_side.stated_commits,
+                base_side.stated_commits,
+            )  # fmt: skip
             unsound += [
-                Finding(Code[note.code], note.path, note.message) for note in provenance.notes
+                Finding(Code[note.code], note.path, note.message)
+                for note in provenance.notes
+                if note.code  # a note without a code is said, never a finding
             ]
     if not (installs[0].unusable_dist_info or installs[1].unusable_dist_info):
         # Without one .dist-info with METADATA, W616 says what pip does; names, versions and
@@ -364,6 +367,7 @@ def _side(
     """`screens`: the archive's names screened (`wheel.namescreens`): no directory entry to
     count in most wheels."""
     names = map(_NAME, archive.entries)
+    stated = statements(archive, identity)
     return WheelSide(
         path=str(archive.path),
         sha256=sha256,
@@ -371,5 +375,6 @@ def _side(
         identity=identity,
         entry_count=len(archive.entries),
         directory_count=sum(map(str.endswith, names, repeat("/"))) if screens.has_directory else 0,
-        stated_commits=stated_commits(archive, identity),
+        stated_commits=tuple(s for s in stated if isinstance(s, StatedCommit)),
+        not_commits=tuple(s for s in stated if not isinstance(s, StatedCommit)),
     )

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from k3diff.wheel.sbomdoc import SbomReport  # built only for a wheel with an SBOM
     from k3diff.wheel.waivers import WaiverOutcome  # loaded only with --waivers
     from k3diff.wheels.filtered import FilteredCount  # built only when findings are hidden
-    from k3diff.wheels.statedcommit import StatedCommit
+    from k3diff.wheels.statedcommit import NotACommit, StatedCommit
     from k3diff.wheels.surfaces import SurfaceReport
 
 
@@ -49,6 +49,8 @@ class WheelSide:
     """How many of those entries are directories (names ending in '/': never paired)."""
     stated_commits: tuple[StatedCommit, ...] = ()
     """The commits the wheel states it was built from, and where (`wheels.statedcommit`)."""
+    not_commits: tuple[NotACommit, ...] = ()
+    """Values the wheel gives in a commit's place that are no commit id (said, never checked)."""
 
 
 @dataclass(frozen=True)

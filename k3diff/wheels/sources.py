@@ -66,9 +66,11 @@ def attach_provenance(
     patch: ZipArchive,
     spec: SourceSpec,
     stated: Sequence[StatedCommit] = (),
+    base_stated: Sequence[StatedCommit] = (),
 ) -> tuple[tuple[EntryResult, ...], ProvenanceReport]:
-    """Check the selected Python files against the source and attach each verdict; with a
-    single commit, each commit the patch wheel states (`stated`) is held against it (W408)."""
+    """Check the selected Python files against the source and attach each verdict; each
+    commit the patch wheel states (`stated`) is held against the commit, or the range (W408),
+    and with a range each the base wheel states against OLD (W409, informational)."""
     from k3diff.provenance.check import check_source, check_source_range
 
     by_name = {entry.name: entry for entry in patch.entries}
@@ -77,9 +79,8 @@ def attach_provenance(
     package_path = {path: _installed_path(path) for path in wanted}
     files = {package_path[path]: _wheel_file(patch, by_name[path]) for path in wanted}
     layout = _layout(entries)
+    claims = _claims(stated)
     if spec.commit is not None:
-        first = {c.commit: c for c in reversed(stated)}  # one check per commit, first place
-        claims = [(c.commit, c.path, c.describe()) for c in stated if first[c.commit] is c]
         report = check_source(
             spec.repo, spec.commit, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT, layout=layout,
             stated=claims,
@@ -87,8 +88,9 @@ def attach_provenance(
     else:
         assert spec.commits is not None
         report = check_source_range(
-            spec.repo, spec.commits, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT, layout=layout
-        )
+            spec.repo, spec.commits, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT, layout=layout,
+            stated=claims, base_stated=_claims(base_stated),
+        )  # fmt: skip
     report = _with_bytecode(report, entries, patch, spec.check_all)
     attached = tuple(
         replace(entry, source=report.file(_installed_path(entry.patch_path or "")))
@@ -97,6 +99,12 @@ def attach_provenance(
         for entry in entries
     )
     return attached, report
+
+
+def _claims(stated: Sequence[StatedCommit]) -> list[tuple[str, str, str]]:
+    """(commit, entry, description) of each distinct commit stated, at the first place read."""
+    first = {c.commit: c for c in reversed(stated)}
+    return [(c.commit, c.path, c.describe()) for c in stated if first[c.commit] is c]
 
 
 def _layout(entries: Sequence[EntryResult]) -> tuple[frozenset[str], frozenset[str]]:

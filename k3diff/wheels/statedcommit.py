@@ -12,7 +12,9 @@ Three places, each read as text and never imported or run:
   assignments of a string literal only, found by `ast` over at most `_MODULE_CAP` bytes.
 
 The text is the wheel author's, so an attacker's: a value is kept only when it is hex of 4 to 40
-(or 64) digits, lowercased. Anything else is no statement at all.
+(or 64) digits, lowercased. Anything else is no statement of a commit; a string a version module
+or ``direct_url.json`` gives in a commit's place (torch's ``git_version = 'Unknown'``) is said as
+a `NotACommit`, capped at `VALUE_CAP` characters (escaped where it is printed).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from k3diff.wheel.metadata import WheelIdentity
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
+VALUE_CAP = 80
+"""Characters of a value that is not a commit id kept (and said); the rest is cut, with '…'."""
 _MODULE_CAP = 64 * 1024
 """Largest version module or direct_url.json read (bytes); larger ones are not read."""
 _COMMIT = re.compile(r"[0-9a-f]{4,40}|[0-9a-f]{64}")
@@ -54,9 +58,34 @@ class StatedCommit:
         return f"{self.commit} (read from {self.path} {self.field}{dirty})"
 
 
+@dataclass(frozen=True)
+class NotACommit:
+    """A value a wheel states in a commit's place that is no commit id."""
+
+    value: str
+    """The value, cut at `VALUE_CAP` characters (with '…')."""
+    path: str
+    """The entry it was read from."""
+    field: str
+    """The name it was assigned to (``git_version`` …) or ``vcs_info.commit_id``."""
+
+    def describe(self) -> str:
+        """``'Unknown' in torch/version.py git_version: not a commit id``."""
+        return f"{self.value!r} in {self.path} {self.field}: not a commit id"
+
+
+Statement = StatedCommit | NotACommit
+
+
 def stated_commits(archive: ZipArchive, identity: WheelIdentity) -> tuple[StatedCommit, ...]:
     """Every commit `archive` states, once per place, in the order above."""
-    found: list[StatedCommit] = []
+    return tuple(s for s in statements(archive, identity) if isinstance(s, StatedCommit))
+
+
+def statements(archive: ZipArchive, identity: WheelIdentity) -> tuple[Statement, ...]:
+    """Every commit `archive` states, and every value it gives in a commit's place that is no
+    commit id, once per place, in the order above."""
+    found: list[Statement] = []
     metadata = f"{identity.dist_info}/METADATA" if identity.dist_info else "METADATA"
     found += _from_version(identity.version, metadata, "Version")
     file_name = archive.path.name
@@ -86,19 +115,20 @@ def _read(archive: ZipArchive, entry: ZipEntry) -> bytes:
         return b""
 
 
-def _from_version(version: str | None, path: str, field: str) -> list[StatedCommit]:
+def _from_version(version: str | None, path: str, field: str) -> list[Statement]:
     if not version or "+" not in version:
         return []
     segments = version.lower().split("+", 1)[1].replace("_", ".").replace("-", ".").split(".")
     dirty = any(_DIRTY.fullmatch(segment) for segment in segments)
-    return [
+    found: list[Statement] = [
         StatedCommit(match["hex"], path, field, dirty)
         for segment in segments
         if (match := _LOCAL_COMMIT.fullmatch(segment))
-    ][:1]
+    ]
+    return found[:1]
 
 
-def _from_direct_url(data: bytes, path: str) -> list[StatedCommit]:
+def _from_direct_url(data: bytes, path: str) -> list[Statement]:
     import json  # only a wheel with direct_url.json loads it (a text report loads no json)
 
     try:
@@ -110,7 +140,7 @@ def _from_direct_url(data: bytes, path: str) -> list[StatedCommit]:
     return _checked(commit, path, "vcs_info.commit_id")
 
 
-def _from_module(data: bytes, path: str) -> list[StatedCommit]:
+def _from_module(data: bytes, path: str) -> list[Statement]:
     import ast  # only a wheel with a version module loads the parser
 
     try:
@@ -123,17 +153,24 @@ def _from_module(data: bytes, path: str) -> list[StatedCommit]:
             for target in node.targets:
                 if isinstance(target, ast.Name) and target.id in _NAMES:
                     values.setdefault(target.id, node.value.value)
-    for name in _NAMES:
-        if name in values:
-            value = values[name]
-            if isinstance(value, str) and value.startswith("g") and "commit_id" in name:
-                value = value[1:]  # setuptools-scm writes the node as git describes it: g<hex>
-            return _checked(value, path, name)
-    return []
+    found: list[Statement] = []
+    seen: set[object] = set()
+    for name in (name for name in _NAMES if name in values):  # each name, a value once
+        value = values[name]
+        if isinstance(value, str) and value.startswith("g") and "commit_id" in name:
+            value = value[1:]  # setuptools-scm writes the node as git describes it: g<hex>
+        if value not in seen:
+            seen.add(value)
+            found += _checked(value, path, name)
+    return found
 
 
-def _checked(value: object, path: str, field: str) -> list[StatedCommit]:
-    """The value as a commit id, or nothing when it is not hex of an id's length."""
-    if not isinstance(value, str) or not _COMMIT.fullmatch(value.lower()):
+def _checked(value: object, path: str, field: str) -> list[Statement]:
+    """The value as a commit id; a string that is not hex of an id's length as a `NotACommit`;
+    nothing for any other value (``None``: the build knew no commit, and said so)."""
+    if not isinstance(value, str):
         return []
+    if not _COMMIT.fullmatch(value.lower()):
+        cut = value[:VALUE_CAP] + ("…" if len(value) > VALUE_CAP else "")
+        return [NotACommit(cut, path, field)]
     return [StatedCommit(value.lower(), path, field)]

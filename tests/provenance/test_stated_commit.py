@@ -159,7 +159,7 @@ def test_a_document_written_before_stated_commits_is_run_again_without_them(
     document = json.loads((tmp_path / "w.json").read_text())
     assert document["patch"]["stated_commits"]
     for side in ("base", "patch"):
-        del document[side]["stated_commits"]
+        del document[side]["stated_commits"], document[side]["not_commits"]
     (tmp_path / "old.json").write_text(json.dumps(document))
     result = run_k3diff("report", "old.json", *wheels, "--out", "b", cwd=tmp_path)
     assert result.exit_code == 0, result.stdout + result.stderr

@@ -54,3 +54,27 @@ def test_a_wheel_some_python_installs_passes(
     wheel = _wheel(tmp_path / "p", requires_python, tag)
     assert "W616" not in audit_code(wheel)[1]  # A122: a pure wheel under a platform tag
     assert "W616" not in codes(wheels_json(_wheel(tmp_path / "b", requires_python, tag), wheel)[1])
+
+
+def test_the_next_step_of_a_wheel_no_python_installs_names_its_tags_or_requires_python(
+    tmp_path: Path,
+) -> None:
+    """No entry is to rename: the step says to change the tags or Requires-Python (w408b),
+    in the text report and in the bundle alike."""
+    base = _wheel(tmp_path / "b", ">=3.13")
+    patch = _wheel(tmp_path / "p", ">=3.14")
+    result = run_k3diff("wheels", base, patch)
+    assert result.exit_code == 1
+    (step,) = [line for line in result.stdout.splitlines() if "no waiver accepts" in line]
+    assert step.strip() == (
+        "1 × W616: no waiver accepts it (pip installs the wheel on no Python: its tags and "
+        "Requires-Python admit none in common): rebuild it with its tags or its Requires-Python "
+        "so that they admit the Pythons it is for (the detail names both), then compare the "
+        "rebuilt wheel"
+    )
+    assert "renaming" not in result.stdout
+    made = run_k3diff("wheels", base, patch, "--format", "json", "-o", "w.json", cwd=tmp_path)
+    assert made.exit_code == 1
+    run_k3diff("report", "w.json", base, patch, "--out", "bundle", cwd=tmp_path)
+    said = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "rebuild it with its tags or its Requires-Python" in said and "renaming" not in said

@@ -315,6 +315,17 @@ def test_the_same_file_twice_compares_nothing_and_exits_2(
     assert run_k3diff("wheels", wheel, copy).exit_code == 0  # a copy is a real comparison
 
 
+def test_help_says_the_same_file_twice_is_refused() -> None:
+    """The refusal above is part of the interface: `--help` says it (w408b)."""
+    result = run_k3diff("wheels", "--help")
+    assert result.exit_code == 0
+    said = " ".join(result.stdout.split())
+    assert (
+        "BASE and PATCH naming one file (or directory), through any path or link, is refused (exit 2)"
+        in said
+    )
+
+
 def test_a_prepended_stub_with_uncorrected_offsets_is_w610_with_the_delta(tmp_path: Path) -> None:
     import zipfile
 
