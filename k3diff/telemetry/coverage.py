@@ -69,15 +69,21 @@ def _cold_requests(count: int) -> str:
 
 def cold_unread(rows: list[ModeTelemetry], kv: KvReuse | None) -> str | None:
     """Cold-warm cold requests whose counts were lost, per source (a failed request or
-    `usage_invalid`, KV counts that are no counts): each may have hit the cache, so each holds `cache-reuse` (telem67,
-    left67: before, one whose usage was not valid passed the side on the warm requests' hits);
-    None when there is none."""
+    `usage_invalid`, KV counts that are no counts, a `/perf_metrics` drain that cannot be
+    read): each may have hit the cache, so each holds `cache-reuse` (telem67, left67, telem68:
+    before, one whose usage was not valid, or whose drain was removed, passed the side on the
+    warm requests' hits); None when there is none."""
     usage = sum(m.cold_unread for m in rows)
     parts = [f"{_cold_requests(usage)} failed or reported usage that is not valid"] if usage else []
     if kv is not None and kv.invalid_cold:
         parts.append(
             f"{_cold_requests(kv.invalid_cold)} reported kv_cache_metrics that are no counts "
             f"({kv_lost(kv)})"
+        )
+    if kv is not None and kv.unread_cold:  # telem68: its drain missing, or after a resume
+        parts.append(
+            f"{_cold_requests(kv.unread_cold)} whose /perf_metrics drain cannot be read "
+            f"(first: {kv.unread})"
         )
     return "; ".join(parts) or None
 

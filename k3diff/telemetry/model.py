@@ -189,6 +189,11 @@ class KvReuse:
     lost: str | None = None
     """The first of the `invalid` requests, and why (`the TensorRT-LLM request of KEY MODE
     repeat N: ...`)."""
+    unread_cold: int = 0
+    """cold-warm cold requests whose `/perf_metrics` drain cannot be read (not in the file, or
+    the first after a resume): whether they missed the cache cannot be read (telem68)."""
+    unread: str | None = None
+    """The first of the `unread_cold` requests, and why."""
 
 
 @dataclass(frozen=True)

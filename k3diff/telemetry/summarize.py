@@ -210,7 +210,7 @@ def summarize(
     # first patch sample): review65, `--expect speculation` said "every side exercised" of a
     # run whose patch was never sampled.
     sides = sorted({s.side for s in samples}.union(*(log.header.sides or () for log in read_logs)))
-    accounts = account(logs, samples)
+    accounts = account(logs, samples, read_logs)
     modes = _with_spec(_modes(samples), accounts)
     speculation = _speculation(accounts, sides, options.alpha, ", ".join(map(str, logs)))
     rates = position_rates(accounts, sides, options.alpha)
