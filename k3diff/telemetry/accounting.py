@@ -15,7 +15,7 @@ from k3diff.sample.lines import SampleLine
 from k3diff.sample.log import PerfLog
 from k3diff.sample.names import SIDES, Mode
 from k3diff.sample.reader import SamplesLog
-from k3diff.telemetry.colddrains import cold_drains
+from k3diff.telemetry.colddrains import Drain, cold_drains
 from k3diff.telemetry.engines import (
     SOURCE_SGLANG,
     SOURCE_TRTLLM,
@@ -255,19 +255,21 @@ def account(
             read[index : index + 1]
         )
     for perf, beside in perf_logs.values():
-        numbered = list(_perf_entries(perf))
-        entries = [entry for _, entry in numbered]
+        drains = [
+            Drain(number, entry, list(trtllm_requests(entry.get("metrics"))))
+            for number, entry in _perf_entries(perf)
+        ]
         # The drain after a cold-warm record's cold request (or, in logs before telem67, after
         # the whole record, sent one at a time): its first record is the cold request's; one
         # the file lacks, or the first after a resume, cannot be read (telem68).
-        drains = cold_drains(entries, [n for n, _ in numbered], beside, str(perf))
-        for side, unread in drains.unread.items():
+        colds = cold_drains(drains, beside, str(perf))
+        for side, unread in colds.unread.items():
             accounts.kv_unread.setdefault(side, []).extend(unread)
-        for position, entry in enumerate(entries):
+        for position, drain in enumerate(drains):
+            entry, requests = drain.entry, drain.requests
             side, mode = str(entry.get("side")), str(entry.get("mode"))
             drained = f"{entry.get('key')} {mode} repeat {entry.get('repeat')}"[:200]
-            requests = list(trtllm_requests(entry.get("metrics")))
-            cold = position in drains.cold
+            cold = position in colds.cold
             for number, request in enumerate(requests, 1):
                 where = drained + (f", record {number} of {len(requests)}" if requests[1:] else "")
                 accounts.add_request(side, mode, request, where, cold and number == 1)

@@ -29,7 +29,7 @@ from typing import Any
 from k3diff.errors import InputError
 from k3diff.sample.names import Mode, is_cold
 from k3diff.sample.reader import SamplesLog
-from k3diff.telemetry.engines import trtllm_requests
+from k3diff.telemetry.engines import RequestMetrics
 
 COLD_WARM = Mode.COLD_WARM.value
 
@@ -53,6 +53,18 @@ class ColdDrains:
     """side -> the cold requests whose drain cannot be read, each with why."""
 
 
+@dataclass(frozen=True)
+class Drain:
+    """One line of the perf log: a drained `/perf_metrics` document."""
+
+    line: int
+    """Its line number."""
+    entry: Mapping[str, Any]
+    """The line as written (`side`, `mode`, `key`, `repeat`, `metrics`)."""
+    requests: Sequence[RequestMetrics]
+    """Its records, read (`k3diff.telemetry.engines.trtllm_requests`)."""
+
+
 def _ident(entry: Mapping[str, Any]) -> Ident | None:
     repeat = entry.get("repeat")
     if entry.get("mode") != COLD_WARM or type(repeat) is not int:
@@ -60,35 +72,29 @@ def _ident(entry: Mapping[str, Any]) -> Ident | None:
     return str(entry.get("side")), str(entry.get("key")), COLD_WARM, repeat
 
 
-def _kv_sides(entries: Sequence[Mapping[str, Any]]) -> set[str]:
+def _kv_sides(drains: Sequence[Drain]) -> set[str]:
     """Sides some drain of which (the control's aside) reports `kv_cache_metrics`, valid or not:
     the sides whose cold requests' drains are due."""
     return {
-        str(entry.get("side"))
-        for entry in entries
-        if entry.get("mode") != Mode.CONTROL.value
-        and any(
-            r.kv is not None or r.kv_invalid is not None
-            for r in trtllm_requests(entry.get("metrics"))
-        )
+        str(drain.entry.get("side"))
+        for drain in drains
+        if drain.entry.get("mode") != Mode.CONTROL.value
+        and any(r.kv is not None or r.kv_invalid is not None for r in drain.requests)
     }
 
 
-def cold_drains(
-    entries: Sequence[Mapping[str, Any]],
-    lines: Sequence[int],
-    logs: Iterable[SamplesLog],
-    perf: str,
-) -> ColdDrains:
+def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) -> ColdDrains:
     """The cold requests of `logs` (the samples logs beside the perf log `perf`) matched to its
-    drains `entries` (at `lines`); InputError for a drain out of the order `sample` writes."""
+    `drains`; InputError for a drain out of the order `sample` writes."""
     found = ColdDrains()
     first: dict[Ident, int] = {}
-    for position, entry in enumerate(entries):
-        ident = _ident(entry)
+    records: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for position, drain in enumerate(drains):
+        ident = _ident(drain.entry)
         if ident is not None:
             first.setdefault(ident, position)
-    due = _kv_sides(entries)
+            records.setdefault(ident[:2], []).append((position, ident[3]))
+    due = _kv_sides(drains)
     for log in logs:
         segments = log.segments or (0,) * len(log.samples)
         resumed: set[tuple[str, int]] = set()
@@ -97,40 +103,38 @@ def cold_drains(
                 continue
             after_resume = segment > 0 and (sample.side, segment) not in resumed
             resumed.add((sample.side, segment))
-            drain = first.get(sample.ident)
+            at = first.get(sample.ident)
             if sample.side not in due or sample.error is not None:
                 # A failed one holds the side already where its warm requests were answered
                 # (left67c); its drain, where there is one, is read as before.
-                if drain is not None and not after_resume:
-                    found.cold.add(drain)
+                if at is not None and not after_resume:
+                    found.cold.add(at)
                 continue
             said = f"the TensorRT-LLM request of {sample.key} {COLD_WARM} repeat {sample.repeat}"
             if after_resume:
                 found.unread.setdefault(sample.side, []).append(f"{said}: {RESUMED}")
-            elif drain is None:
+            elif at is None:
                 missing = MISSING.format(name=perf.rsplit("/", 1)[-1])
                 found.unread.setdefault(sample.side, []).append(f"{said}: {missing}")
             else:
-                _refuse_out_of_order(entries, lines, drain, sample.ident, perf)
-                found.cold.add(drain)
+                record = records[(sample.side, sample.key)]
+                _refuse_out_of_order(drains, record, at, sample.ident, perf)
+                found.cold.add(at)
     return found
 
 
 def _refuse_out_of_order(
-    entries: Sequence[Mapping[str, Any]],
-    lines: Sequence[int],
-    position: int,
-    cold: Ident,
-    perf: str,
+    drains: Sequence[Drain], record: list[tuple[int, int]], cold: int, ident: Ident, perf: str
 ) -> None:
-    side, key, _, repeat = cold
-    for before in range(position):
-        ident = _ident(entries[before])
-        if ident is not None and ident[:3] == cold[:3] and ident[3] > repeat:
+    """InputError where a drain of the same side and record labelled with a later repeat
+    (`record`: each drain's position and repeat) comes before the cold request's (at `cold`)."""
+    side, key, _, repeat = ident
+    for position, later in record:
+        if position < cold and later > repeat:
             raise InputError(
-                f"{perf}:{lines[position]}: the drain labelled with {side} {key!r} cold-warm "
-                f"repeat {repeat}, the cold request, comes after line {lines[before]}'s, drained "
-                f"after repeat {ident[3]}: sample drains a record's cold request before its "
+                f"{perf}:{drains[cold].line}: the drain labelled with {side} {key!r} cold-warm "
+                f"repeat {repeat}, the cold request, comes after line {drains[position].line}'s, "
+                f"drained after repeat {later}: sample drains a record's cold request before its "
                 "warm ones, so this drain holds other requests' records (the file was edited); "
                 "sample the run again"
             )
