@@ -85,7 +85,15 @@ def test_a_cold_request_whose_drain_was_removed_holds_cache_reuse(
     assert code == 0
     assert "cold-warm, patch: whether the cold request was cold cannot be read: 1" in text
 
-    # The bundle recounts it: the finding removed, the document is refused.
+    # The bundle says it; and recounts it: the finding removed, the document is refused.
+    code, doc, _ = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    bundle = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b0")
+    assert bundle.exit_code == 1, bundle.stderr
+    report = (tmp_path / "b0" / "REPORT.md").read_text()
+    assert "1 cold-warm cold requests' /perf\\_metrics drain cannot be read (may have hit)" in (
+        report
+    )
     doc["not_exercised"], doc["verdict"] = [], {"ok": True, "exit_code": 0}
     (tmp_path / "t.json").write_text(json.dumps(doc))
     edited = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b")
