@@ -4,8 +4,8 @@ read from how `sample` writes them (`k3diff.sample.modes.run_cold_warm`, telem68
 `sample` sends a record's cold request, then drains `/perf_metrics` on every server that offers
 it, labelled with that request (side, key, `cold-warm`, its repeat), before the warm ones; a
 server that answers nothing (or an error) leaves no line. TensorRT-LLM's records name no request
-of the samples log (`request_id` is the engine's own counter; the answer's `id` is a fresh
-uuid), so the drain is matched to its request by its label and its place, and:
+of the samples log (`request_id` is the engine's own counter, not the answer's `id`), so the
+drain is matched to its request by its label and its place, and:
 
 - a cold request whose drain is not in the file, on a side whose drains report KV-cache
   metrics, cannot be read (a run stopped between the request and its drain, or the line
