@@ -4,7 +4,8 @@ is said so and is no more a pass than zero."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from k3diff.sample.names import Mode
 from k3diff.telemetry.accounting import Accounts
@@ -32,6 +33,9 @@ class Coverage:
     modes: tuple[ModeTelemetry, ...]
     speculation: tuple[Speculation, ...]
     kv_reuse: tuple[KvReuse, ...]
+    unread_metrics: Mapping[str, str] = field(default_factory=dict)
+    """side -> `URL: problem` of a `/metrics` that could not be read when `sample` probed it
+    (telem68: said beside its missing speculation counts)."""
 
 
 CONTROL = Mode.CONTROL.value
@@ -147,9 +151,16 @@ def _speculation_debt(coverage: Coverage, side: str, accounts: Accounts) -> str 
     if spec is None and side in accounts.v0:
         return f"no speculation counts read ({V0_NOTE})"
     if spec is None:
+        unread = coverage.unread_metrics.get(side)
         return (
             "no speculation counts reported (TensorRT-LLM /perf_metrics, "
-            "vLLM /metrics, SGLang meta_info)" + (f"; {lost} lost (counter-reset)" if lost else "")
+            "vLLM /metrics, SGLang meta_info)"
+            + (
+                f"; its /metrics could not be read when sample probed it: {unread}"
+                if unread
+                else ""
+            )
+            + (f"; {lost} lost (counter-reset)" if lost else "")
         )
     if spec.drafted == 0:
         return f"0 drafted tokens in {spec.requests} requests ({spec.source})"

@@ -230,7 +230,15 @@ def summarize(
         acceptance_p=_acceptance_p(speculation),
         expected=options.expect,
         not_exercised=not_exercised(
-            Coverage(options.expect, options.draft_lengths, sides, modes, speculation, kv_reuse),
+            Coverage(
+                options.expect,
+                options.draft_lengths,
+                sides,
+                modes,
+                speculation,
+                kv_reuse,
+                {side: text for side, (text, unread) in problems.items() if unread},
+            ),
             accounts,
         ),
         kv_reuse=kv_reuse,

@@ -72,3 +72,14 @@ def test_a_side_whose_metrics_failed_beside_one_that_reports_is_said_unread(
         "speculation, patch: could not be read (its /metrics failed when sample probed it: "
         f"{_recorded(out, 'patch')}; no other source sent draft counts)"
     )
+    # --expect speculation holds it, and says why there are no counts.
+    code, doc, _ = run_telemetry(out / "samples.jsonl", "--expect", "speculation")
+    assert code == 1
+    assert [(n["side"], n["detail"]) for n in doc["not_exercised"]] == [
+        (
+            "patch",
+            "no speculation counts reported (TensorRT-LLM /perf_metrics, vLLM /metrics, SGLang "
+            f"meta_info); its /metrics could not be read when sample probed it: "
+            f"{_recorded(out, 'patch')}",
+        )
+    ]
