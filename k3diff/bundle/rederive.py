@@ -49,6 +49,7 @@ ADDED = (
     "shift",
     "records[].modes[].requests",
     "model_check",
+    "gaugeless",
 )
 """The fields triage added within `k3diff.triage/1` since the oldest documents it reads
 (tests/bundle/data/triage_3e8bbca), in the order they were added, each written on every

@@ -86,6 +86,11 @@ def _cache_lines(telemetry: TelemetryDocument) -> list[str]:
             parts.append(
                 f"{unread:,} cold-warm cold requests failed or usage not valid (may have hit)"
             )
+        if kv is not None and kv.unread_cold:  # telem68: its drain missing, or after a resume
+            parts.append(
+                f"{kv.unread_cold:,} cold-warm cold requests' /perf_metrics drain cannot be "
+                "read (may have hit)"
+            )
         if not parts:
             continue
         lines.append(f"cache reuse, {side}: {'; '.join(parts)}")

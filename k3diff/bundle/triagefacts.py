@@ -18,6 +18,7 @@ from k3diff.documents.triagemodes import TriageMode, TriageSide
 from k3diff.numbers import named
 from k3diff.output import plural
 from k3diff.responses.document import ResponsesDocument
+from k3diff.sample.gaugeadvice import no_gauge_advice
 from k3diff.sample.names import SIDES
 
 CATEGORY_WORDS = {
@@ -185,10 +186,23 @@ def not_exercised_sentence(triage: TriageDocument, brief: bool = False) -> str |
             "a running-requests gauge reading, neither whole answers nor streams interleaving "
             "at the client show the server overlapped them; they clear nothing, and more "
             "samples would not decide them: only the server's running-requests gauge proves a "
-            "batch, so sample again, adding --metrics-url URL to the sample command, where "
-            f"it has one; --mode serial still checks batch-1 parity): {named(unproven)}"
+            f"batch, so {_gauge_step(triage)}): {named(unproven)}"
         )
     return "; ".join(parts) or None
+
+
+def _gauge_step(triage: TriageDocument) -> str:
+    """What would prove the unproven batches, as triage's own reason says it: nothing where
+    the document records a side asked for its gauge that has none (telem68: before, the bundle
+    told the reader to add --metrics-url on a server such as `transformers serve`, which
+    answers 404 on /metrics); else the gauge, where the server has one (also for a document
+    written before it recorded the probe, which does not say)."""
+    if triage.gaugeless:
+        return no_gauge_advice(triage.gaugeless, "their batched modes")
+    return (
+        "sample again, adding --metrics-url URL to the sample command, where it has one; "
+        "--mode serial still checks batch-1 parity"
+    )
 
 
 def parity_sentence(triage: TriageDocument) -> str | None:

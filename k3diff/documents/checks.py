@@ -281,12 +281,14 @@ def check_telemetry(view: TelemetryDocument, name: str) -> None:
             hits = sum(m.cache_hits - m.cold_hits for m in rows)
             hits += sum(k.hits - k.cold_hits for k in kv)
             cold = sum(m.cold_hits for m in rows) + sum(k.cold_hits for k in kv)
-            unread = sum(m.cold_unread for m in rows) + sum(k.invalid_cold for k in kv)
+            unread = sum(m.cold_unread for m in rows)
+            unread += sum(k.invalid_cold + k.unread_cold for k in kv)
             if (hits == 0 or cold or unread) and (CACHE_REUSE, side) not in listed:
                 why = (
                     f"{cold} cold requests that hit the cache"
                     if cold
-                    else f"{unread} cold requests that failed or whose usage or KV-cache counts are no counts"
+                    else f"{unread} cold requests that failed or whose usage, KV-cache counts or "
+                    "/perf_metrics drain cannot be read"
                     if unread
                     else "0 cache hits"
                 )

@@ -1,6 +1,7 @@
 """A `k3diff.telemetry/1` document's `kv_reuse` (TensorRT-LLM `kv_cache_metrics`, per side):
 written and read back, with the cold-warm cold requests that hit the cache and the requests
-whose counts were no counts (telem67), each written only where there is one."""
+whose counts were no counts (telem67) or whose drain cannot be read (telem68), each written
+only where there is one."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ def kv_json(kv: KvReuse) -> dict[str, Any]:
         }
         | ({"cold_hits": kv.cold_hits} if kv.cold_hits else {})
         | _kv_lost_json(kv)
+        | ({"unread_cold": kv.unread_cold, "unread": kv.unread} if kv.unread_cold else {})
     )
 
 
@@ -50,6 +52,8 @@ class TelemetryKv:
     """Requests whose `kv_cache_metrics` were no counts: lost (telem67)."""
     invalid_cold: int = 0
     """Of `invalid`, cold-warm cold requests (whether they missed cannot be read)."""
+    unread_cold: int = 0
+    """cold-warm cold requests whose `/perf_metrics` drain cannot be read (telem68)."""
 
 
 def part_of(fields: Fields, key: str, whole: int, of: str) -> int:
@@ -70,4 +74,5 @@ def read_kv(fields: Fields) -> TelemetryKv:
         cold_hits=part_of(fields, "cold_hits", hits, "hits"),
         invalid=invalid,
         invalid_cold=part_of(fields, "invalid_cold", invalid, "invalid"),
+        unread_cold=fields.optional_integer("unread_cold") or 0,
     )

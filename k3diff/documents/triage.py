@@ -96,6 +96,7 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "pool_runs": result.pool_runs,
         "control": {side: {"n": n, "distinct": d} for side, n, d in result.control},
         "vacuous": list(result.vacuous),
+        "gaugeless": list(settings.gaugeless),
         "qualifications": list(result.qualifications),
         "runs": [asdict(run) for run in result.runs],
         "summary": _summary(result),
@@ -236,6 +237,10 @@ class TriageDocument:
     model_check: bool | None = None
     """The samples were held to the model their captures name (None: a document written
     before the check)."""
+    gaugeless: tuple[str, ...] | None = None
+    """The sides whose server was asked for its running-requests gauge and has none (the
+    samples logs' header probe: `sample.metrics.exposes_no_gauge`), so no `--metrics-url`
+    proves their batches (None: a document written before telem68, which does not say)."""
 
     @property
     def unsampled(self) -> int:
@@ -340,4 +345,5 @@ def read(body: object, name: str) -> TriageDocument:
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
         distribution_tests=fields.optional_integer("distribution_tests"),
+        gaugeless=fields.strings("gaugeless") if fields.has("gaugeless") else None,
     )

@@ -21,7 +21,7 @@ from k3diff.report.sampleconditions import (
     side_fields_text,
 )
 from k3diff.report.sampledlevel import level_clause
-from k3diff.sample.metrics import exposes_no_gauge, no_gauge_advice
+from k3diff.sample.gaugeadvice import exposes_no_gauge, no_gauge_advice
 from k3diff.sample.model import RecordStats, SampleResult
 from k3diff.sample.names import Mode
 from k3diff.triage.plan import sampled_figure, test_kind

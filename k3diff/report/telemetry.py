@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import assert_never
 
 from tabulate import tabulate
@@ -67,15 +68,30 @@ def _gate_failure(report: TelemetryReport) -> str | None:
     return None
 
 
-def _unreported(report: TelemetryReport, side: str, why: str) -> str:
+def _unreported(report: TelemetryReport, side: str, shown: Callable[[str], str]) -> str:
     """The speculation line of a side with no counts: a V0 server's, every window lost (its
-    engine sent counts), or none sent (`why`: what `sample` recorded of its /metrics)."""
+    engine sent counts), none sent, or its /metrics unreadable when `sample` probed it (what
+    `sample` recorded of it, escaped by `shown`: telem68, before, an unreadable /metrics read
+    as one that sent nothing)."""
     if side in report.v0_sides:
         return f"speculation, {side}: not read as counts ({V0_NOTE})"
     lost = side_lost(report.counter_resets, side)
     if lost is not None:
         return f"speculation, {side}: no counts left ({lost}, named below)"
+    problem = next((p for p in report.metrics_problems if p[0] == side), None)
+    if problem is not None and problem[2]:
+        return (
+            f"speculation, {side}: could not be read (its /metrics failed when sample probed "
+            f"it: {shown(problem[1])}; no other source sent draft counts)"
+        )
+    why = f"; {shown(problem[1])}" if problem is not None else ""
     return f"speculation, {side}: not reported (no engine sent draft counts{why})"
+
+
+def _unread_metrics(report: TelemetryReport) -> bool:
+    """Some sampled side's /metrics could not be read when `sample` probed it."""
+    sampled = {m.side for m in report.modes}
+    return any(side in sampled and unread for side, _, unread in report.metrics_problems)
 
 
 def _lost_to(report: TelemetryReport) -> str:
@@ -161,6 +177,8 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     headers = ["side", "mode", "samples", "p50 s", "p90 s", "p99 s", "cached tokens (hits)"]
     # One precision per column: tabulate would re-read "0.030" as a number and print 0.03.
     lines = [tabulate(rows, headers=headers, tablefmt=table, floatfmt=".3f"), ""]
+    # The server's own words (an HTML page's start): Markdown escapes them as prose.
+    prose = escape.markdown_prose if bold else escape.text
     if report.speculation:
         level = f"{100 * (1 - report.alpha):g} %"
         for spec in report.speculation:
@@ -175,12 +193,8 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
                     + (f" [{spec.source}]" if spec.source else "")
                 )
         reported = {spec.side for spec in report.speculation}
-        problems = dict(report.metrics_problems)
         for side in [s for s in SIDES if s in {m.side for m in report.modes} - reported]:
-            # The server's own words (an HTML page's start): Markdown escapes them as prose.
-            shown = escape.markdown_prose if bold else escape.text
-            why = f"; {shown(problems[side])}" if side in problems else ""
-            lines.append(_unreported(report, side, why))
+            lines.append(_unreported(report, side, prose))
         if report.acceptance_p is not None:
             lines.append(
                 f"acceptance base vs patch: Fisher's exact p = {report.acceptance_p:.3g} "
@@ -200,7 +214,11 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
         ]
         lines.append("")
     elif lost := [side for side in SIDES if side_lost(report.counter_resets, side)]:
-        lines += [_unreported(report, side, "") for side in lost]
+        lines += [_unreported(report, side, prose) for side in lost]
+        lines.append("")
+    elif _unread_metrics(report):  # which side's /metrics failed, and how (telem68)
+        sampled = {m.side for m in report.modes}
+        lines += [_unreported(report, side, prose) for side in SIDES if side in sampled]
         lines.append("")
     else:
         lines += ["speculation: not reported (no engine sent draft counts)", ""]

@@ -68,6 +68,8 @@ class SamplesLog:
     stop: StopLine | None = None
     """How the run stopped part-way, where a stop line is the log's last line (a stop followed
     by a resume marker or a sample was taken up again: history, not the log's state)."""
+    segments: tuple[int, ...] = ()
+    """Per sample, the resume markers before its line (0: taken before any resume)."""
 
 
 def read_samples_log(path: Path, *, drop_torn: bool = False) -> SamplesLog:
@@ -97,6 +99,7 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
     finished = header_finishing(header, f"{path}:1")
     samples: list[SampleLine] = []
     numbers: list[int] = []
+    segments: list[int] = []
     resumed: list[str] = []
     not_counted: list[int] = []
     seen: dict[tuple[str, str, str, int], int] = {}
@@ -130,6 +133,7 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
         seen[sample.ident] = number
         samples.append(sample)
         numbers.append(number)
+        segments.append(len(resumed))
     _refuse_warm_before_cold(samples, numbers, path)
     return SamplesLog(
         str(path),
@@ -141,6 +145,7 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
         end,
         tuple(not_counted),
         stop,
+        tuple(segments),
     )
 
 

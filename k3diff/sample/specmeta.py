@@ -41,10 +41,12 @@ def _kept(meta: dict[str, Any]) -> SpecMeta:
     kept = {
         name: meta[name] for name in SPEC_META_COUNTS if server_count(meta.get(name)) is not None
     }
+    # A field sent as null is no count either (telem68): SGLang sets each of them from the
+    # request's counts or leaves it out, never null, so a null is a count lost on the way.
     invalid = [
         f"{name} is {shown(meta[name])}, not a count"
         for name in SPEC_META_COUNTS
-        if meta.get(name) is not None and name not in kept
+        if name in meta and name not in kept
     ]
     histogram = meta.get(SPEC_META_HISTOGRAM)
     if (
@@ -53,7 +55,7 @@ def _kept(meta: dict[str, Any]) -> SpecMeta:
         and all(server_count(n) is not None for n in histogram)
     ):
         kept[SPEC_META_HISTOGRAM] = list(histogram)
-    elif histogram is not None:
+    elif SPEC_META_HISTOGRAM in meta:
         invalid.append(
             f"{SPEC_META_HISTOGRAM} is {shown(histogram)}, not a list of 1 to {MAX_HISTOGRAM} "
             "counts"

@@ -4,8 +4,8 @@ KV-cache reuse (TensorRT-LLM), and acceptance by draft position (vLLM, SGLang)."
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,9 @@ from k3diff import bounded
 from k3diff.errors import InputError
 from k3diff.sample.lines import SampleLine
 from k3diff.sample.log import PerfLog
-from k3diff.sample.names import SIDES, Mode, is_cold
+from k3diff.sample.names import SIDES, Mode
+from k3diff.sample.reader import SamplesLog
+from k3diff.telemetry.colddrains import Drain, cold_drains
 from k3diff.telemetry.engines import (
     SOURCE_SGLANG,
     SOURCE_TRTLLM,
@@ -97,6 +99,9 @@ class Accounts:
     """side -> [requests, reused, missed, hits, cold hits, invalid, invalid cold]."""
     kv_lost: dict[str, str] = field(default_factory=dict)
     """side -> the first request whose `kv_cache_metrics` were no counts, and why."""
+    kv_unread: dict[str, list[str]] = field(default_factory=dict)
+    """side -> the cold-warm cold requests whose `/perf_metrics` drain cannot be read, each
+    with why (telem68)."""
     resets: list[CounterReset] = field(default_factory=list)
     """vLLM counters that went down or restarted across a window (its counts lost) or between
     two windows; every unit whose counts were lost (`k3diff.telemetry.windows`)."""
@@ -131,6 +136,8 @@ class Accounts:
             requests, reused, missed, hits, cold, invalid, invalid_cold = counts
             lost = self.kv_lost.get(side)
             kv = KvReuse(side, requests, reused, missed, hits, cold, invalid, invalid_cold, lost)
+            if unread := self.kv_unread.get(side):
+                kv = replace(kv, unread_cold=len(unread), unread=unread[0])
             found.append(kv)
         return tuple(found)
 
@@ -207,7 +214,7 @@ class Accounts:
             )
 
 
-def _perf_entries(path: Path) -> Iterator[dict[str, Any]]:
+def _perf_entries(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each drained `/perf_metrics` document beside a samples log, through the capped reader
     (regular files only, every line under `--max-record-bytes`, strict JSON); none when the
     run drained none."""
@@ -230,29 +237,39 @@ def _perf_entries(path: Path) -> Iterator[dict[str, Any]]:
                     f"{path}:{number}: perf-metrics line with side and mode {shown}: "
                     "expected side base or patch, and a mode without control characters"
                 )
-            yield entry
+            yield number, entry
 
 
-def account(logs: tuple[Path, ...], samples: list[SampleLine]) -> Accounts:
+def account(
+    logs: tuple[Path, ...], samples: list[SampleLine], read: Sequence[SamplesLog] = ()
+) -> Accounts:
     """What the engines reported across the runs of `logs` (their samples and the
-    `perf_metrics.jsonl` beside each)."""
+    `perf_metrics.jsonl` beside each); `read`: the logs as read, whose cold-warm cold requests
+    are matched to their drains (`k3diff.telemetry.colddrains`)."""
     accounts = Accounts()
-    resumed_cold = {sample.ident for sample in samples if sample.cold}
     # Two logs in one directory share its perf log: read once, not once per log.
-    perf_logs: dict[Path, Path] = {}
-    for log in logs:
-        perf_logs.setdefault((log.parent / PerfLog.NAME).resolve(), log.parent / PerfLog.NAME)
-    for perf in perf_logs.values():
-        for entry in _perf_entries(perf):
+    perf_logs: dict[Path, tuple[Path, list[SamplesLog]]] = {}
+    for index, log in enumerate(logs):
+        shared = (log.parent / PerfLog.NAME).resolve()
+        perf_logs.setdefault(shared, (log.parent / PerfLog.NAME, []))[1].extend(
+            read[index : index + 1]
+        )
+    for perf, beside in perf_logs.values():
+        drains = [
+            Drain(number, entry, list(trtllm_requests(entry.get("metrics"))))
+            for number, entry in _perf_entries(perf)
+        ]
+        # The drain after a cold-warm record's cold request (or, in logs before telem67, after
+        # the whole record, sent one at a time): its first record is the cold request's; one
+        # the file lacks, or the first after a resume, cannot be read (telem68).
+        colds = cold_drains(drains, beside, str(perf))
+        for side, unread in colds.unread.items():
+            accounts.kv_unread.setdefault(side, []).extend(unread)
+        for position, drain in enumerate(drains):
+            entry, requests = drain.entry, drain.requests
             side, mode = str(entry.get("side")), str(entry.get("mode"))
             drained = f"{entry.get('key')} {mode} repeat {entry.get('repeat')}"[:200]
-            requests = list(trtllm_requests(entry.get("metrics")))
-            # Drained after a cold-warm record's cold request (or, in logs before telem67, after
-            # the whole record, sent one at a time): its first record is the cold request's. A
-            # resumed run's cold request is the one its samples log says is (left67), whatever
-            # the drain's own `cold` says.
-            ident = (side, entry.get("key"), mode, entry.get("repeat"))
-            cold = is_cold(mode, entry.get("repeat"), ident in resumed_cold)
+            cold = position in colds.cold
             for number, request in enumerate(requests, 1):
                 where = drained + (f", record {number} of {len(requests)}" if requests[1:] else "")
                 accounts.add_request(side, mode, request, where, cold and number == 1)

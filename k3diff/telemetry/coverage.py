@@ -4,7 +4,8 @@ is said so and is no more a pass than zero."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from k3diff.sample.names import Mode
 from k3diff.telemetry.accounting import Accounts
@@ -32,6 +33,9 @@ class Coverage:
     modes: tuple[ModeTelemetry, ...]
     speculation: tuple[Speculation, ...]
     kv_reuse: tuple[KvReuse, ...]
+    unread_metrics: Mapping[str, str] = field(default_factory=dict)
+    """side -> `URL: problem` of a `/metrics` that could not be read when `sample` probed it
+    (telem68: said beside its missing speculation counts)."""
 
 
 CONTROL = Mode.CONTROL.value
@@ -69,15 +73,21 @@ def _cold_requests(count: int) -> str:
 
 def cold_unread(rows: list[ModeTelemetry], kv: KvReuse | None) -> str | None:
     """Cold-warm cold requests whose counts were lost, per source (a failed request or
-    `usage_invalid`, KV counts that are no counts): each may have hit the cache, so each holds `cache-reuse` (telem67,
-    left67: before, one whose usage was not valid passed the side on the warm requests' hits);
-    None when there is none."""
+    `usage_invalid`, KV counts that are no counts, a `/perf_metrics` drain that cannot be
+    read): each may have hit the cache, so each holds `cache-reuse` (telem67, left67, telem68:
+    before, one whose usage was not valid, or whose drain was removed, passed the side on the
+    warm requests' hits); None when there is none."""
     usage = sum(m.cold_unread for m in rows)
     parts = [f"{_cold_requests(usage)} failed or reported usage that is not valid"] if usage else []
     if kv is not None and kv.invalid_cold:
         parts.append(
             f"{_cold_requests(kv.invalid_cold)} reported kv_cache_metrics that are no counts "
             f"({kv_lost(kv)})"
+        )
+    if kv is not None and kv.unread_cold:  # telem68: its drain missing, or after a resume
+        parts.append(
+            f"{_cold_requests(kv.unread_cold)} whose /perf_metrics drain cannot be read "
+            f"(first: {kv.unread})"
         )
     return "; ".join(parts) or None
 
@@ -141,9 +151,16 @@ def _speculation_debt(coverage: Coverage, side: str, accounts: Accounts) -> str 
     if spec is None and side in accounts.v0:
         return f"no speculation counts read ({V0_NOTE})"
     if spec is None:
+        unread = coverage.unread_metrics.get(side)
         return (
             "no speculation counts reported (TensorRT-LLM /perf_metrics, "
-            "vLLM /metrics, SGLang meta_info)" + (f"; {lost} lost (counter-reset)" if lost else "")
+            "vLLM /metrics, SGLang meta_info)"
+            + (
+                f"; its /metrics could not be read when sample probed it: {unread}"
+                if unread
+                else ""
+            )
+            + (f"; {lost} lost (counter-reset)" if lost else "")
         )
     if spec.drafted == 0:
         return f"0 drafted tokens in {spec.requests} requests ({spec.source})"

@@ -189,6 +189,11 @@ class KvReuse:
     lost: str | None = None
     """The first of the `invalid` requests, and why (`the TensorRT-LLM request of KEY MODE
     repeat N: ...`)."""
+    unread_cold: int = 0
+    """cold-warm cold requests whose `/perf_metrics` drain cannot be read (not in the file, or
+    the first after a resume): whether they missed the cache cannot be read (telem68)."""
+    unread: str | None = None
+    """The first of the `unread_cold` requests, and why."""
 
 
 @dataclass(frozen=True)
@@ -333,10 +338,12 @@ class TelemetryReport:
     """Per position with drafts on both sides."""
     draft_lengths: int | None = None
     """K of `--expect draft-lengths=1-K`."""
-    metrics_problems: tuple[tuple[str, str], ...] = ()
+    metrics_problems: tuple[tuple[str, str, bool], ...] = ()
     """Per side, `URL: problem` of its `/metrics` as `sample` recorded it when it probed the
     server (an HTML error page, a truncated body, HTTP 404): why vLLM's counters may be
-    missing. Said in text beside a side that reports no speculation; the samples log keeps it."""
+    missing; and whether it could not be read (an error, unlike HTTP 404 or a body without
+    the known series: a server that exposes none; telem68). Said in text beside a side that
+    reports no speculation; the samples log keeps it."""
     fail_on: tuple[Gate, ...] = ()
     acceptance_gate: AcceptanceGate | None = None
     """`--fail-on acceptance-drop`'s tests and findings (None when not asked)."""

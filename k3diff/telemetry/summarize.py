@@ -10,6 +10,7 @@ from typing import Any
 
 from k3diff.counts import FISHER_MAX_TOTAL, checked_total
 from k3diff.errors import InputError
+from k3diff.sample.gaugeadvice import NO_GAUGE_PROBLEMS
 from k3diff.sample.lines import SampleLine
 from k3diff.sample.names import is_cold
 from k3diff.sample.reader import SamplesLog, read_samples_log
@@ -183,7 +184,7 @@ def summarize(
     them as already read (`report` runs `telemetry` again on the bytes it hashed, not reading
     them a second time: telemetry63)."""
     samples: list[SampleLine] = []
-    problems: dict[str, str] = {}
+    problems: dict[str, tuple[str, bool]] = {}
     read_logs = tuple(read) if read else tuple(read_samples_log(log) for log in logs)
     # A log given twice (or a copy of it) would count each window twice: twice the units
     # turned a gate that could not decide into a pass (review65).
@@ -210,7 +211,7 @@ def summarize(
     # first patch sample): review65, `--expect speculation` said "every side exercised" of a
     # run whose patch was never sampled.
     sides = sorted({s.side for s in samples}.union(*(log.header.sides or () for log in read_logs)))
-    accounts = account(logs, samples)
+    accounts = account(logs, samples, read_logs)
     modes = _with_spec(_modes(samples), accounts)
     speculation = _speculation(accounts, sides, options.alpha, ", ".join(map(str, logs)))
     rates = position_rates(accounts, sides, options.alpha)
@@ -229,14 +230,22 @@ def summarize(
         acceptance_p=_acceptance_p(speculation),
         expected=options.expect,
         not_exercised=not_exercised(
-            Coverage(options.expect, options.draft_lengths, sides, modes, speculation, kv_reuse),
+            Coverage(
+                options.expect,
+                options.draft_lengths,
+                sides,
+                modes,
+                speculation,
+                kv_reuse,
+                {side: text for side, (text, unread) in problems.items() if unread},
+            ),
             accounts,
         ),
         kv_reuse=kv_reuse,
         positions=rates,
         position_tests=position_tests(rates),
         draft_lengths=options.draft_lengths,
-        metrics_problems=tuple(sorted(problems.items())),
+        metrics_problems=tuple((side, *found) for side, found in sorted(problems.items())),
         fail_on=options.fail_on,
         acceptance_gate=gate,
         acceptance_units=units,
@@ -248,13 +257,16 @@ def summarize(
     )
 
 
-def _metrics_problems(header: Mapping[str, Any]) -> dict[str, str]:
-    """Per side, `URL: problem` of a `/metrics` the run header says gave no reading."""
-    found: dict[str, str] = {}
+def _metrics_problems(header: Mapping[str, Any]) -> dict[str, tuple[str, bool]]:
+    """Per side, `URL: problem` of a `/metrics` the run header says gave no reading, and
+    whether it could not be read (an error; not HTTP 404 or a body without the known series,
+    a server that exposes none: telem68)."""
+    found: dict[str, tuple[str, bool]] = {}
     metrics = header.get("metrics")
     for side, probe in metrics.items() if isinstance(metrics, Mapping) else ():
         if isinstance(probe, Mapping) and isinstance(probe.get("problem"), str):
             url = probe.get("url")
             where = f"{url}: " if isinstance(url, str) else ""
-            found[str(side)] = f"{where}{probe['problem']}"
+            unread = probe["problem"] not in NO_GAUGE_PROBLEMS
+            found[str(side)] = (f"{where}{probe['problem']}", unread)
     return found

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from k3diff.sample.metrics import exposes_no_gauge
+from k3diff.sample.gaugeadvice import exposes_no_gauge
 from k3diff.sample.reader import SamplesLog
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from k3diff.sample.metrics import no_gauge_advice
+from k3diff.sample.gaugeadvice import no_gauge_advice
 from k3diff.sample.names import Mode
 from k3diff.triage import stats
 from k3diff.triage.model import Category, Settings

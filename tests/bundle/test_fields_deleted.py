@@ -83,13 +83,18 @@ def test_a_triage_field_deleted_is_refused_unless_the_document_says_it_is_older(
         "shift",
         "records[].modes[].requests",
         "model_check",
+        "gaugeless",
     )
     for paths, refused in (
-        # added last: an older document lacks it (run again without the model check, which
-        # made no difference here: the captures' model is the samples')
-        (("model_check",), False),
-        (("records[].modes[].requests", "model_check"), False),  # and the one before it
+        # added last: an older document lacks it (the bundle then words the unproven
+        # records' advice as before: none here)
+        (("gaugeless",), False),
+        # and the one before it (run again without the model check, which made no
+        # difference here: the captures' model is the samples')
+        (("model_check", "gaugeless"), False),
+        (("records[].modes[].requests", "model_check", "gaugeless"), False),
         (older, False),  # and the oldest lacks them all
+        (("model_check",), True),  # the document holds `gaugeless`, added after it
         (("records[].modes[].requests",), True),  # the document holds `model_check`
         (("records[].modes[].reason",), True),  # written by every triage/1
         (("qualifications",), True),
@@ -117,6 +122,7 @@ def test_older_lacks_names_the_first_field_lacked_everywhere_and_the_later_ones(
         "summary": {"unsampled": 0},
         "shift": 0.35,
         "model_check": True,
+        "gaugeless": [],
         "records": [{"modes": modes}],
     }
     assert older_lacks(current, ADDED) == frozenset()  # one mode has `requests`

@@ -214,8 +214,8 @@ def test_a_cold_request_whose_usage_is_not_valid_holds_cache_reuse(
     edited_doc = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b1")
     assert edited_doc.exit_code == 2
     assert (
-        "1 cold requests that failed or whose usage or KV-cache counts are no counts"
-        in edited_doc.stderr
+        "1 cold requests that failed or whose usage, KV-cache counts or /perf_metrics drain "
+        "cannot be read" in edited_doc.stderr
     )
 
 

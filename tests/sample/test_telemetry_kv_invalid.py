@@ -116,6 +116,6 @@ def test_a_cold_request_whose_kv_counts_are_invalid_holds_cache_reuse(
     edited = run_k3diff("report", tmp_path / "t.json", "--out", tmp_path / "b1")
     assert edited.exit_code == 2
     assert (
-        "1 cold requests that failed or whose usage or KV-cache counts are no counts"
-        in edited.stderr
+        "1 cold requests that failed or whose usage, KV-cache counts or /perf_metrics drain "
+        "cannot be read" in edited.stderr
     )

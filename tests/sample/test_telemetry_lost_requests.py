@@ -185,3 +185,27 @@ def test_an_invalid_meta_info_field_is_kept_as_evidence_and_the_request_lost(
     (finding,) = doc["acceptance_gate"]["findings"]
     assert finding["name"] == "acceptance-undecided"
     assert f"patch: no speculation counts left, {REPEATS} SGLang requests lost" in finding["detail"]
+
+
+def test_a_meta_info_field_sent_as_null_is_no_count_not_one_left_out(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """telem68: SGLang sets each speculation field of `meta_info` from the request's counts or
+    leaves it out (`tokenizer_manager._calculate_spec_decoding_metrics`), never null. The
+    patch's histogram sent as null read as one left out: its requests reported no positions,
+    the gate compared the pooled tokens alone and passed (exit 0). A null where a count is due
+    is a count lost: the request is lost, and the gate holds."""
+    meta = engine_schemas.sglang_meta_info([3, 2, 4, 1], draft_per_step=3)
+    faults = ({"meta_info": meta}, {"meta_info": {**meta, "spec_accept_histogram": None}})
+    out = sample_fault_pair(fault_server, tmp_path, faults, REPEATS)
+    lines = [json.loads(t) for t in (out / "samples.jsonl").read_text().splitlines()[1:]]
+    reason = "spec_accept_histogram is null, not a list of 1 to 64 counts"
+    assert {line.get("spec_meta_invalid") for line in lines if line["side"] == "patch"} == {reason}
+
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--fail-on", "acceptance-drop")
+    assert code == 1, text
+    lost = [r for r in doc["counter_resets"] if r["side"] == "patch"]
+    assert {(r["metric"], r["reason"]) for r in lost} == {("counts not valid", reason)}
+    assert len(lost) == REPEATS
+    (finding,) = doc["acceptance_gate"]["findings"]
+    assert finding["name"] == "acceptance-undecided"

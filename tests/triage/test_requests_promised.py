@@ -28,11 +28,11 @@ def _report(where: Path, document: dict[str, Any], *given: str) -> Any:
 
 def _without_requests(document: dict[str, Any]) -> dict[str, Any]:
     """The document as a triage written before `requests` wrote it: without `requests` and
-    the fields added after it (`model_check`)."""
+    the fields added after it (`model_check`, `gaugeless`)."""
     for record in document["records"]:
         for mode in record["modes"]:
             del mode["requests"]
-    del document["model_check"]
+    del document["model_check"], document["gaugeless"]
     return document
 
 
