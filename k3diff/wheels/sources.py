@@ -55,8 +55,10 @@ def _wanted(entry: EntryResult, check_all: bool) -> bool:
 
 
 def _bytecode(entry: EntryResult, check_all: bool) -> bool:
-    """Bytecode the check selects: never matchable, each one is `unverifiable` (W405)."""
-    if entry.patch_path is None or not entry.patch_path.endswith((".pyc", ".pyo")):
+    """Bytecode the check selects: never matchable, each one is `unverifiable` (W405). Its
+    suffix in any case: macOS and Windows open `__pycache__/m.cpython-312.pyc` case-blind, so a
+    `.PYC` there is the cache the import system reads (prov68)."""
+    if entry.patch_path is None or not entry.patch_path.lower().endswith((".pyc", ".pyo")):
         return False
     return check_all or entry.status in (Status.CHANGED, Status.ADDED)
 
