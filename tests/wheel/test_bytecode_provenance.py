@@ -46,7 +46,9 @@ def test_upper_case_bytecode_is_unverifiable_too(tmp_path: Path) -> None:
     cached = "demo/__pycache__/__init__.cpython-311.PYC"
     patch = build(tmp_path / "p", "2.0", {**BASE_FILES, cached: PYC})
 
-    exit_code, report = wheels_json(base, patch, "--source", tmp_path / "repo", "--commit", "HEAD")
+    exit_code, report = wheels_json(
+        base, patch, "--source", str(tmp_path / "repo"), "--commit", "HEAD"
+    )
 
     assert exit_code == 1
     assert report["provenance"]["summary"]["unverifiable"] == 1
