@@ -2,7 +2,8 @@
 
 Which files are checked: every changed or added Python file of the patch wheel, or every Python
 file with `check_all` (an unchanged file that differs from the commit is also a stale or dirty
-build). Their verdicts are attached to the entries, where the findings pick them up.
+build). Their verdicts are attached to the entries, where the findings pick them up. A module
+the base wheel shipped and the patch lacks is looked up too: the commit holding it is W409.
 """
 
 from __future__ import annotations
@@ -84,13 +85,14 @@ def attach_provenance(
         claims = [(c.commit, c.path, c.describe()) for c in stated if first[c.commit] is c]
         report = check_source(
             spec.repo, spec.commit, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT, layout=layout,
-            stated=claims,
+            stated=claims, dropped=_dropped(entries),
         )  # fmt: skip
     else:
         assert spec.commits is not None
         report = check_source_range(
-            spec.repo, spec.commits, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT, layout=layout
-        )
+            spec.repo, spec.commits, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT, layout=layout,
+            dropped=_dropped(entries),
+        )  # fmt: skip
     report = _with_bytecode(report, entries, patch, spec.check_all)
     attached = tuple(
         replace(entry, source=report.file(_installed_path(entry.patch_path or "")))
@@ -111,6 +113,19 @@ def _layout(entries: Sequence[EntryResult]) -> tuple[frozenset[str], frozenset[s
         frozenset(_installed_path(e.base_path) for e in python if e.base_path is not None),
         frozenset(_installed_path(e.patch_path) for e in python if e.patch_path is not None),
     )
+
+
+def _dropped(entries: Sequence[EntryResult]) -> list[str]:
+    """The modules the base wheel installs and the patch does not (a stub, `.pyi`, runs
+    nothing): the commit compared must not hold them either (W409)."""
+    return [
+        _installed_path(entry.base_path)
+        for entry in entries
+        if entry.kind is EntryKind.PYTHON
+        and entry.status is Status.MISSING
+        and entry.base_path is not None
+        and not entry.base_path.lower().endswith(".pyi")
+    ]
 
 
 def _wheel_file(patch: ZipArchive, entry: ZipEntry) -> bytes | StreamedFile:
