@@ -164,12 +164,12 @@ class _Lookup:
         return cls(tree, wheel_blobs, detect_prefix(tree, wheel_blobs, layout, label=label), True)
 
     def dropped_notes(self, dropped: Collection[str]) -> tuple[RepoNote, ...]:
-        """W409 for each module the base wheel shipped and the patch lacks that the commit
+        """W410 for each module the base wheel shipped and the patch lacks that the commit
         still holds where the package lives (prov68: the patch could drop a module, a guard
         imported only if present, and the source check passed)."""
         return tuple(
             RepoNote(
-                "W409",
+                "W410",
                 f"{self.prefix + path} is at the source commit, but the patch wheel lacks it "
                 "(the base wheel shipped it)",
                 path,
@@ -199,7 +199,7 @@ def check_source(
     `layout` (sets of wheel paths, most trusted first) says where the package lives when the
     prefix is detected (`k3diff.provenance.prefix`); `stated` (commit, entry, description): the
     commits the wheel states, each not `rev`'s a W408 note (`revisions.stated_notes`);
-    `dropped`: modules the base wheel shipped and the patch lacks, each `rev` holds a W409 note."""
+    `dropped`: modules the base wheel shipped and the patch lacks, each `rev` holds a W410 note."""
     check_revision_syntax(str(repo), rev)
     git = open_repo(repo)
     revision = resolve_revision(git, rev)

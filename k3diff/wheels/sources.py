@@ -3,7 +3,7 @@
 Which files are checked: every changed or added Python file of the patch wheel, or every Python
 file with `check_all` (an unchanged file that differs from the commit is also a stale or dirty
 build). Their verdicts are attached to the entries, where the findings pick them up. A module
-the base wheel shipped and the patch lacks is looked up too: the commit holding it is W409.
+the base wheel shipped and the patch lacks is looked up too: the commit holding it is W410.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def _layout(entries: Sequence[EntryResult]) -> tuple[frozenset[str], frozenset[s
 
 def _dropped(entries: Sequence[EntryResult]) -> list[str]:
     """The modules the base wheel installs and the patch does not (a stub, `.pyi`, runs
-    nothing): the commit compared must not hold them either (W409)."""
+    nothing): the commit compared must not hold them either (W410)."""
     return [
         _installed_path(entry.base_path)
         for entry in entries

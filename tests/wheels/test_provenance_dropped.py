@@ -1,5 +1,5 @@
 """`wheels --source`: a module the base wheel shipped, the commit still holds and the patch
-lacks is W409 (failing, waivable).
+lacks is W410 (failing, waivable).
 
 The source check looked only at the patch's files: a patch that dropped `pkg/guard.py`, which
 `pkg/__init__.py` imports only if present, matched the commit file for file and passed, even
@@ -44,8 +44,8 @@ def test_a_module_the_commit_holds_and_the_patch_drops_fails(tmp_path: Path) -> 
         code, report = run_json("wheels", base, patch, "--source", repo, *rev, *extra)
 
         assert code == 1, extra
-        assert _failing(report) == [("W409", "pkg/guard.py")]  # a dropped stub runs nothing
-        (finding,) = [f for f in report["findings"] if f["code"] == "W409"]
+        assert _failing(report) == [("W410", "pkg/guard.py")]  # a dropped stub runs nothing
+        (finding,) = [f for f in report["findings"] if f["code"] == "W410"]
         assert "src/pkg/guard.py is at the source commit" in finding["detail"]
 
 
