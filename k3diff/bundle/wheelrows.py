@@ -2,7 +2,7 @@
 found by new-user trials at stop 62): one finding, one row.
 
 A source finding (W401, W402, W403, W405: a changed file that does not match its claimed
-commit; W408: the patch wheel states another commit) fails the source-match row, and only it; every other failing finding fails the
+commit; W408: the patch wheel states another commit; W410: it lacks a module the commit holds) fails the source-match row, and only it; every other failing finding fails the
 artifact-identity row. Before, the identity row took the document's whole verdict, so the bottom
 line blamed two rows for one W401. Without `--source` there is no source row, and a source code
 (none is reported then) would fail the identity row: no failing finding ever fails no row. A
@@ -22,9 +22,10 @@ from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.wheel.findingorder import counted
 from k3diff.wheels.releaseset import set_failures
 
-SOURCE_FAILING = frozenset({*STATUS_CODES.values(), "W408"})
+SOURCE_FAILING = frozenset({*STATUS_CODES.values(), "W408", "W410"})
 """The source findings that fail a run that neither waives, filters nor allows them (W408: the
-patch wheel states another commit than the one compared, or one the repository lacks)."""
+patch wheel states another commit than the one compared, or one the repository lacks; W410:
+the patch lacks a module the base shipped and the commit holds)."""
 
 
 def row_of(code: str, sourced: bool) -> Evidence:

@@ -163,6 +163,21 @@ class _Lookup:
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
         return cls(tree, wheel_blobs, detect_prefix(tree, wheel_blobs, layout, label=label), True)
 
+    def dropped_notes(self, dropped: Collection[str]) -> tuple[RepoNote, ...]:
+        """W410 for each module the base wheel shipped and the patch lacks that the commit
+        still holds where the package lives (prov68: the patch could drop a module, a guard
+        imported only if present, and the source check passed)."""
+        return tuple(
+            RepoNote(
+                "W410",
+                f"{self.prefix + path} is at the source commit, but the patch wheel lacks it "
+                "(the base wheel shipped it)",
+                path,
+            )
+            for path in sorted(dropped)
+            if self.prefix + path in self.tree
+        )
+
     def matching(self, commit: str) -> dict[str, str]:
         """Wheel path -> `commit`, for the files identical to the tree's."""
         tree, prefix = self.tree, self.prefix
@@ -178,11 +193,13 @@ def check_source(
     diff_cap: int = DIFF_CAP_BYTES,
     layout: Sequence[Collection[str]] = (),
     stated: Sequence[tuple[str, str, str]] = (),
+    dropped: Collection[str] = (),
 ) -> ProvenanceReport:
     """Compare each of `files` (wheel path -> exact bytes) with the same file at `rev`;
     `layout` (sets of wheel paths, most trusted first) says where the package lives when the
     prefix is detected (`k3diff.provenance.prefix`); `stated` (commit, entry, description): the
-    commits the wheel states, each not `rev`'s a W408 note (`statedcheck.stated_notes`)."""
+    commits the wheel states, each not `rev`'s a W408 note (`statedcheck.stated_notes`);
+    `dropped`: modules the base wheel shipped and the patch lacks, each `rev` holds a W410 note."""
     check_revision_syntax(str(repo), rev)
     git = open_repo(repo)
     revision = resolve_revision(git, rev)
@@ -200,7 +217,9 @@ def check_source(
         commits_examined=1,
         files=_file_sources(git, commit, lookup, files, lookup.matching(commit), diff_cap),
         revisions=(revision,),
-        notes=history_notes(git, (revision,)) + stated_notes(git, revision, stated),
+        notes=history_notes(git, (revision,))
+        + stated_notes(git, revision, stated)
+        + lookup.dropped_notes(dropped),
     )
 
 
@@ -214,6 +233,7 @@ def check_source_range(
     layout: Sequence[Collection[str]] = (),
     stated: Sequence[tuple[str, str, str]] = (),
     base_stated: Sequence[tuple[str, str, str]] = (),
+    dropped: Collection[str] = (),
 ) -> ProvenanceReport:
     """Like `check_source` against NEW of ``OLD..NEW``; a file that differs from NEW is traced
     to the newest commit of the range (OLD included) holding the wheel's version: stale. Each
@@ -245,7 +265,8 @@ def check_source_range(
         files=_file_sources(git, new, lookup, files, matches, diff_cap),
         revisions=(old_end, new_end),
         notes=history_notes(git, (old_end, new_end))
-        + range_stated_notes(git, (old_end, new_end), {c for c, _ in history}, stated, base_stated),
+        + range_stated_notes(git, (old_end, new_end), {c for c, _ in history}, stated, base_stated)
+        + lookup.dropped_notes(dropped),
     )
 
 

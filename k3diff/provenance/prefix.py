@@ -14,6 +14,13 @@ equal the winner on every count up to the first one it scores on (the base wheel
 any of them is in the tree) must hold the same version of every checked file, or the run stops
 and the user names the directory (``--source-prefix``): otherwise a patch that adds modules an
 old full copy of the package has could outnumber the real one.
+
+Nor may a place that holds only scraps of the package be taken for it: the winner must hold most
+(more than half) of the paths of the count that decided it, or the run stops. A package shipped
+under other names than the repository's (setuptools' ``package_dir``: ``src/pkg_impl/`` shipped as
+``pkg/``) is found nowhere under its wheel paths, and an old copy of one of its files kept as
+``tests/fixtures/pkg/auth.py`` was then the only candidate, chosen, and a patch reverting that file
+to it matched (prov68).
 """
 
 from __future__ import annotations
@@ -68,7 +75,11 @@ def detect_prefix(
     for path in sorted(checked):
         if len({tree.get(prefix + path) for prefix in contenders}) > 1:
             raise SourceError(_ambiguous(label, contenders, path))
-    return min((p for p, tally in found.items() if tally == best), key=_shallow_first)
+    winner = min((p for p, tally in found.items() if tally == best), key=_shallow_first)
+    held, of = best[decided - 1], len(rankings[decided - 1])
+    if 2 * held <= of:  # scraps of the package, not the package (see the module docstring)
+        raise SourceError(_scattered(label, winner, held, of, decided - 1 < len(layout)))
+    return winner
 
 
 def _shallow_first(prefix: str) -> tuple[int, str]:
@@ -87,6 +98,16 @@ def _ambiguous(label: str, contenders: Sequence[str], path: str) -> str:
     return (
         f"{label}: the wheel's Python files are found as much under {places}, which hold "
         f"different versions of {path}: name the package's directory with --source-prefix"
+    )
+
+
+def _scattered(label: str, winner: str, held: int, of: int, wheel: bool) -> str:
+    place = repr(winner) if winner else "the repository root"
+    files = "the wheel's Python files" if wheel else "the checked files"
+    return (
+        f"{label}: no directory holds most of {files} under their wheel paths (at most {held:,} "
+        f"of {of:,}, under {place}): the package is laid out under other names (package_dir?) "
+        "or is not in this commit; name the package's directory with --source-prefix"
     )
 
 

@@ -18,7 +18,7 @@ from k3diff.errors import SourceError
 from k3diff.provenance.git import GitRepo, read_object
 from k3diff.provenance.gitpipe import GitPipe, popen_git
 
-_TREE, _GITLINK, _TYPE_BITS = 0o040000, 0o160000, 0o170000
+_FILE, _TREE, _TYPE_BITS = 0o100000, 0o040000, 0o170000
 _ASKED_AT_ONCE = 1000
 """Ids written to `cat-file --batch` before its answers are read: their lines fit in a pipe's
 buffer, so the write never waits on git, which may be waiting on its own full output pipe."""
@@ -43,8 +43,10 @@ Entry = tuple[int, str, str]
 
 
 def list_tree(repo: GitRepo, commit: str) -> dict[str, str]:
-    """Map every file path in `commit` (from the repository root) to its blob id, reading only
-    objects that hash to their ids; SourceError naming one that does not."""
+    """Map every regular file's path in `commit` (from the repository root) to its blob id,
+    reading only objects that hash to their ids; SourceError naming one that does not. A
+    symbolic link is no file here (prov68: its blob is the target's name, and a wheel holding
+    that text matched)."""
     with popen_git(repo.path, ["cat-file", "--batch"], overrides=repo.overrides) as pipe:
         try:
             ask = _Asker(repo, pipe)
@@ -103,8 +105,11 @@ def _files(repo: GitRepo, commit: str, trees: dict[str, list[Entry]], root: str)
             stack.append(iter(trees[oid]))
             names.append(name)
             depth_bytes.append(size + 1)
-        elif mode & _TYPE_BITS != _GITLINK:  # a submodule holds no file content
+        elif mode & _TYPE_BITS == _FILE:
             files["/".join([*names, name])] = oid
+        # Anything else holds no file a checkout writes there: a submodule (a commit id), a
+        # symbolic link (its blob is the target's name, not a file's content) or a type git
+        # knows not, which it checks out as a submodule (an empty directory).
     return files
 
 

@@ -53,6 +53,7 @@ class Code(Enum):
     W407 = "source objects borrowed from another repository's object store (alternates)"
     W408 = "the commit the patch wheel states is not the source commit (or not in the repository)"
     W409 = "the commit the base wheel states is not the range's OLD (or not in the repository)"
+    W410 = "Python module the base wheel shipped is at the source commit but missing from the patch"
     W501 = "other entry changed, missing or added"
     W601 = "unsafe entry path (absolute or '..')"
     W602 = "symbolic link entry"
@@ -161,6 +162,7 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W403,
     Code.W405,
     Code.W408,
+    Code.W410,
     Code.W601,
     Code.W602,
     Code.W603,

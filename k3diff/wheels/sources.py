@@ -2,7 +2,8 @@
 
 Which files are checked: every changed or added Python file of the patch wheel, or every Python
 file with `check_all` (an unchanged file that differs from the commit is also a stale or dirty
-build). Their verdicts are attached to the entries, where the findings pick them up.
+build). Their verdicts are attached to the entries, where the findings pick them up. A module
+the base wheel shipped and the patch lacks is looked up too: the commit holding it is W410.
 """
 
 from __future__ import annotations
@@ -55,8 +56,10 @@ def _wanted(entry: EntryResult, check_all: bool) -> bool:
 
 
 def _bytecode(entry: EntryResult, check_all: bool) -> bool:
-    """Bytecode the check selects: never matchable, each one is `unverifiable` (W405)."""
-    if entry.patch_path is None or not entry.patch_path.endswith((".pyc", ".pyo")):
+    """Bytecode the check selects: never matchable, each one is `unverifiable` (W405). Its
+    suffix in any case: macOS and Windows open `__pycache__/m.cpython-312.pyc` case-blind, so a
+    `.PYC` there is the cache the import system reads (prov68)."""
+    if entry.patch_path is None or not entry.patch_path.lower().endswith((".pyc", ".pyo")):
         return False
     return check_all or entry.status in (Status.CHANGED, Status.ADDED)
 
@@ -83,13 +86,14 @@ def attach_provenance(
     if spec.commit is not None:
         report = check_source(
             spec.repo, spec.commit, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT, layout=layout,
-            stated=claims,
+            stated=claims, dropped=_dropped(entries),
         )  # fmt: skip
     else:
         assert spec.commits is not None
         report = check_source_range(
             spec.repo, spec.commits, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT, layout=layout,
             stated=claims, base_stated=_claims(base_stated),
+            dropped=_dropped(entries),
         )  # fmt: skip
     report = _with_bytecode(report, entries, patch, spec.check_all)
     attached = tuple(
@@ -117,6 +121,19 @@ def _layout(entries: Sequence[EntryResult]) -> tuple[frozenset[str], frozenset[s
         frozenset(_installed_path(e.base_path) for e in python if e.base_path is not None),
         frozenset(_installed_path(e.patch_path) for e in python if e.patch_path is not None),
     )
+
+
+def _dropped(entries: Sequence[EntryResult]) -> list[str]:
+    """The modules the base wheel installs and the patch does not (a stub, `.pyi`, runs
+    nothing): the commit compared must not hold them either (W410)."""
+    return [
+        _installed_path(entry.base_path)
+        for entry in entries
+        if entry.kind is EntryKind.PYTHON
+        and entry.status is Status.MISSING
+        and entry.base_path is not None
+        and not entry.base_path.lower().endswith(".pyi")
+    ]
 
 
 def _wheel_file(patch: ZipArchive, entry: ZipEntry) -> bytes | StreamedFile:

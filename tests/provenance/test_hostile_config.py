@@ -65,6 +65,9 @@ PATCH_WHEEL = {"pkg/__init__.py": b"", "pkg/engine.py": b"def step():\n    retur
 
 MISSING_BLOB = "0123456789abcdef0123456789abcdef01234567"
 """An object a partial clone's promisor remote would be asked for (lazy fetch)."""
+EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+"""The empty file's blob id: the lazy commit holds most of the wheel's files (prefix
+detection stops on a tree holding too few of them), and the empty `__init__.py` matches unread."""
 
 
 @dataclass(frozen=True)
@@ -359,9 +362,8 @@ def test_an_object_missing_from_a_partial_clone_is_never_fetched(
     # The promisor is reached over ssh (core.sshCommand is a marker; protocol.*.allow=always):
     # reading the missing blob would run it. k3diff refuses to fetch: exit 2, one line.
     h = build_hostile(tmp_path, "direct")
-    package = git(
-        h.source, "mktree", "--missing", stdin=f"100644 blob {MISSING_BLOB}\tengine.py\n".encode()
-    )
+    listing = f"100644 blob {EMPTY_BLOB}\t__init__.py\n100644 blob {MISSING_BLOB}\tengine.py\n"
+    package = git(h.source, "mktree", "--missing", stdin=listing.encode())
     root = git(h.source, "mktree", stdin=f"040000 tree {package}\tpkg\n".encode())
     lazy = git(h.source, "commit-tree", root, "-m", "lazy")
 

@@ -35,3 +35,21 @@ def test_a_pyc_beside_matching_sources_is_unverifiable(tmp_path: Path) -> None:
     )
     assert relaxed.exit_code == 0, relaxed.stdout
     assert "W405" in relaxed.stdout or "unverifiable" in relaxed.stdout
+
+
+def test_upper_case_bytecode_is_unverifiable_too(tmp_path: Path) -> None:
+    """macOS and Windows open `__pycache__/__init__.cpython-311.pyc` case-blind: a `.PYC`
+    there is the cache the import system reads (an unchecked hash runs whatever the source
+    says), and it passed `--source` unchecked, exit 0 (prov68)."""
+    make_repo(tmp_path / "repo", [dict(BASE_FILES)])
+    base = build(tmp_path / "b", "1.0", BASE_FILES)
+    cached = "demo/__pycache__/__init__.cpython-311.PYC"
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, cached: PYC})
+
+    exit_code, report = wheels_json(
+        base, patch, "--source", str(tmp_path / "repo"), "--commit", "HEAD"
+    )
+
+    assert exit_code == 1
+    assert report["provenance"]["summary"]["unverifiable"] == 1
+    assert [f["path"] for f in report["findings"] if f["code"] == "W405"] == [cached]

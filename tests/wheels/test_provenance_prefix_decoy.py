@@ -99,3 +99,40 @@ def test_identical_copies_of_the_package_still_need_no_prefix(tmp_path: Path) ->
     assert code == 0
     assert report["provenance"]["prefix"] == ""
     assert _sources(report) == {"pkg/auth.py": "match"}
+
+
+def test_a_copy_of_one_file_is_not_the_package_when_the_package_is_shipped_renamed(
+    tmp_path: Path,
+) -> None:
+    """setuptools' `package_dir` ships `src/pkg_impl/` as `pkg/`: no directory holds the
+    package under its wheel paths, and an old copy of one file was the only candidate, taken as
+    the package, and matched (prov68). A place holding fewer than most of the wheel's Python
+    files is not the package: exit 2, naming --source-prefix."""
+    repo = tmp_path / "repo"
+    renamed = {"src/pkg_impl/" + path.removeprefix("pkg/"): data for path, data in FILES.items()}
+    make_repo(repo, [{**renamed, "tests/fixtures/pkg/auth.py": OLD}])
+    base, patch = _wheels(tmp_path, {**FILES, "pkg/auth.py": OLD})
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1
+    assert "no directory holds most of the wheel's Python files" in result.stderr
+    assert "(at most 1 of 3, under 'tests/fixtures/')" in result.stderr
+    assert "--source-prefix" in result.stderr
+
+
+def test_a_package_missing_a_generated_module_is_still_found(tmp_path: Path) -> None:
+    """Most, not all: a module the build writes (setuptools-scm's `_version.py`) is in no
+    commit, and the directory holding the rest is still the package."""
+    repo = tmp_path / "repo"
+    make_repo(repo, [_under("src/", FILES)])
+    generated = {**FILES, "pkg/_version.py": b"version = '1.0'\n"}
+    base, patch = _wheels(tmp_path, {**generated, "pkg/util.py": b"X = 2\n"})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert report["provenance"]["prefix"] == "src/"
+    assert _sources(report) == {"pkg/_version.py": "absent", "pkg/util.py": "mismatch"}

@@ -1,0 +1,61 @@
+"""`wheels --source`: a module the base wheel shipped, the commit still holds and the patch
+lacks is W410 (failing, waivable).
+
+The source check looked only at the patch's files: a patch that dropped `pkg/guard.py`, which
+`pkg/__init__.py` imports only if present, matched the commit file for file and passed, even
+with `--source-all`, while the commit it claims holds the guard (prov68).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import wheelkit
+from cli_support import run_json
+from provenance.repokit import make_repo
+
+INIT = b"try:\n    from pkg import guard\nexcept ImportError:\n    guard = None\n"
+FILES = {
+    "pkg/__init__.py": INIT,
+    "pkg/guard.py": b"ON = True\n",
+    "pkg/util.py": b"X = 1\n",
+    "pkg/util.pyi": b"X: int\n",
+}
+
+
+def _failing(report: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(f["code"], f["path"]) for f in report["findings"] if f["severity"] == "error"]
+
+
+def _wheels(tmp_path: Path, dropped: tuple[str, ...]) -> tuple[Path, Path]:
+    kept = {path: data for path, data in FILES.items() if path not in dropped}
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    return base, wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", kept)
+
+
+def test_a_module_the_commit_holds_and_the_patch_drops_fails(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    make_repo(repo, [{"src/" + path: data for path, data in FILES.items()}])
+    base, patch = _wheels(tmp_path, ("pkg/guard.py", "pkg/util.pyi"))
+
+    for extra in ((), ("--source-all",), ("--commits", "HEAD..HEAD")):
+        rev = () if "--commits" in extra else ("--commit", "HEAD")
+        code, report = run_json("wheels", base, patch, "--source", repo, *rev, *extra)
+
+        assert code == 1, extra
+        assert _failing(report) == [("W410", "pkg/guard.py")]  # a dropped stub runs nothing
+        (finding,) = [f for f in report["findings"] if f["code"] == "W410"]
+        assert "src/pkg/guard.py is at the source commit" in finding["detail"]
+
+
+def test_a_module_the_commit_removed_too_is_no_finding(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    at_commit = {"src/" + path: data for path, data in FILES.items() if path != "pkg/guard.py"}
+    make_repo(repo, [at_commit])
+    base, patch = _wheels(tmp_path, ("pkg/guard.py",))
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 0
+    assert [f["code"] for f in report["findings"] if f["code"].startswith("W4")] == []
