@@ -229,8 +229,8 @@ def unimportable(
         and not (stable and any(abi.kind in ("cpython", "windows") for _, abi in named))
     }
     if judged:  # a module with a source is found where no extension is
-        sources = _sources(files)
-        judged = {m: named for m, named in judged.items() if m not in sources}
+        sourced = _sourced(files, judged)
+        judged = {m: named for m, named in judged.items() if m not in sourced}
     if not judged:
         return []
     pythons, horizon, said = installs_on(tags, requires_python)
@@ -330,15 +330,18 @@ def _loads(tags: frozenset[str]) -> str | None:
     return ".so" if platforms and all(posix) else None
 
 
-def _sources(files: list[InstalledFile]) -> set[str]:
-    """The modules with a source file in site-packages: `pkg/_C` for `pkg/_C.py` and for
-    `pkg/_C/__init__.py`, a package the import system finds before an extension."""
-    picked = compress(files, map(str.endswith, map(_PATH, files), repeat(_SOURCE)))
-    return {
-        file.path.rpartition(".")[0].removesuffix("/__init__")
-        for file in picked
-        if file.scheme in _MODULES
-    }
+def _sourced(files: list[InstalledFile], modules: Iterable[str]) -> set[str]:
+    """Which of `modules` have a source file in site-packages: `pkg/_C` for `pkg/_C.py` and for
+    `pkg/_C/__init__.py`, a package the import system finds before an extension; each module's
+    two paths looked up in one C pass (`pkg/__init__` by `pkg/__init__/__init__.py` alone: a
+    source `pkg/__init__.py` is package `pkg`'s), not the module of every source derived."""
+    wanted: dict[str, str] = {}
+    for module in modules:
+        wanted[f"{module}/__init__.py"] = module
+        if not module.endswith("/__init__"):
+            wanted[f"{module}{_SOURCE}"] = module
+    picked = compress(files, map(wanted.__contains__, map(_PATH, files)))
+    return {wanted[file.path] for file in picked if file.scheme in _MODULES}
 
 
 def _abis(modules: Iterable[list[tuple[InstalledFile, FileAbi]]]) -> set[FileAbi]:
