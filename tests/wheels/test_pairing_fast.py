@@ -110,8 +110,8 @@ def test_pairs_are_the_per_entry_pairs(base_names: list[str], patch_names: list[
     base, patch = _installed_entries(base), _installed_entries(patch)
     views = [installed_view(side, root_is_purelib=True, dist_name="demo") for side in (base, patch)]
     expected = _old_pair_installed(base, patch, *views)
-    assert pair_installed(base, patch, *views) == expected
+    assert pair_installed(base, patch, views[0], views[1]) == expected
     # With each side's directory screen as `compare_wheels` hands it over (`screen_pair`).
     screens = screen_pair(tuple(base), tuple(patch))
     flags = (screens[0].has_directory, screens[1].has_directory)
-    assert pair_installed(base, patch, *views, flags) == expected
+    assert pair_installed(base, patch, views[0], views[1], flags) == expected
