@@ -192,7 +192,9 @@ def install_check(
         problems.append((f"{dist_info}/METADATA", nowhere))
     if dist_info is not None:
         script_values = [(ep.name, ep.value) for ep in entry_points if ep.group in SCRIPT_GROUPS]
-        problems.extend(dist_info_refusals(archive, dist_info, script_values))
+        # A RECORD the caller read as plain lines holds no blank row: not searched again.
+        plain = record is not None and record.plain and record.path == f"{dist_info}/RECORD"
+        problems.extend(dist_info_refusals(archive, dist_info, script_values, plain))
     checks: list[Finding] = [
         Finding(
             Code.W616, path, f"in the {side} wheel: {reason}"

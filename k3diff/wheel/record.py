@@ -16,7 +16,7 @@ import hashlib
 import io
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import NamedTuple
 
@@ -114,6 +114,11 @@ class Record:
     """`LINE: problem` for the first row that cannot be read as path, hash and size (a field
     count, an empty path, a size that is not decimal, the csv module giving up), or None.
     `wheels` refuses such a RECORD (exit 2); `audit` reports it (A102) and reads on."""
+    plain: bool = field(default=False, compare=False, repr=False)
+    """Read as plain lines (`_plain_record`, or `recordpair` beside a plain RECORD): every line
+    `path,hash,size` with nothing to report, so no line is blank and none holds a carriage
+    return, a quote or a NUL (pip's blank-row refusal, `refusals`, has nothing to find). How
+    it was read, not what it says: not compared, not shown."""
 
     def expected(self) -> dict[str, RecordLine]:
         """The rows content is verified against: every row but RECORD's own (copied in C,
@@ -186,7 +191,7 @@ def parse_record(text: str, record_path: str) -> Record:
     """Every row of RECORD judged; `record_path` is RECORD's own archive path."""
     plain = _plain_record(text, record_path)
     if plain is not None:
-        return Record(record_path, plain, ())
+        return Record(record_path, plain, (), plain=True)
     rows: dict[str, RecordLine] = {}
     findings: list[Finding] = []
     unreadable: str | None = None

@@ -70,7 +70,7 @@ def parse_record_beside(text: str, record_path: str, known: KnownLines) -> Recor
         return parse_record(text, record_path)  # a line with a problem: judged row by row
     if seen is None:
         known[record_path] = dict(zip(lines, rows.items(), strict=True))
-    return Record(record_path, rows, ())
+    return Record(record_path, rows, (), plain=True)
 
 
 def _rows_beside(

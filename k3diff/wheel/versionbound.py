@@ -78,12 +78,11 @@ def unimportable(
         return []
     on, stable = systems(tags), any(tag.split("-")[1:2] == ["abi3"] for tag in tags)
     said: dict[str, list[str]] = {}
-    sources: set[str] | None = None
     for system in on:
         judged = _judged(picked, system, stable)
-        if judged and sources is None:  # a module with a source is found where no extension is
-            sources = _sources(files)
-        judged = {m: named for m, named in judged.items() if m not in (sources or ())}
+        if judged:  # a module with a source is found where no extension is
+            sourced = _sourced(files, judged)
+            judged = {m: named for m, named in judged.items() if m not in sourced}
         for entry, why in _missing(judged, system, len(on) > 1, requires_python):
             said.setdefault(entry, []).append(why)
     return [(entry, "; ".join(whys)) for entry, whys in said.items()]
@@ -152,15 +151,18 @@ def _platforms(tags: frozenset[str]) -> set[str]:
     return {tag.rpartition("-")[2] for tag in tags}
 
 
-def _sources(files: list[InstalledFile]) -> set[str]:
-    """The modules with a source file in site-packages: `pkg/_C` for `pkg/_C.py` and for
-    `pkg/_C/__init__.py`, a package the import system finds before an extension."""
-    picked = compress(files, map(str.endswith, map(_PATH, files), repeat(_SOURCE)))
-    return {
-        file.path.rpartition(".")[0].removesuffix("/__init__")
-        for file in picked
-        if file.scheme in _MODULES
-    }
+def _sourced(files: list[InstalledFile], modules: Iterable[str]) -> set[str]:
+    """Which of `modules` have a source file in site-packages: `pkg/_C` for `pkg/_C.py` and for
+    `pkg/_C/__init__.py`, a package the import system finds before an extension; each module's
+    two paths looked up in one C pass (`pkg/__init__` by `pkg/__init__/__init__.py` alone: a
+    source `pkg/__init__.py` is package `pkg`'s), not the module of every source derived."""
+    wanted: dict[str, str] = {}
+    for module in modules:
+        wanted[f"{module}/__init__.py"] = module
+        if not module.endswith("/__init__"):
+            wanted[f"{module}{_SOURCE}"] = module
+    picked = compress(files, map(wanted.__contains__, map(_PATH, files)))
+    return {wanted[file.path] for file in picked if file.scheme in _MODULES}
 
 
 def _abis(modules: Iterable[list[tuple[InstalledFile, FileAbi]]]) -> set[FileAbi]:

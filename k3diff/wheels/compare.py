@@ -119,7 +119,11 @@ def compare_wheels(
         screens = screen_pair(base.entries, patch.entries)
         installs = install_checks(base, patch, facts, screens)
         pairs = pair_installed(
-            installed_entries(base), installed_entries(patch), installs[0].view, installs[1].view
+            installed_entries(base),
+            installed_entries(patch),
+            installs[0].view,
+            installs[1].view,
+            (screens[0].has_directory, screens[1].has_directory),  # its names, not searched again
         )
         weights = pair_weights(pairs)
         tally = _tally(base, patch, weights, options, progress)

@@ -26,14 +26,17 @@ def pair_installed(
     patch: Sequence[ZipEntry],
     base_view: InstalledView,
     patch_view: InstalledView,
+    has_directory: tuple[bool | None, bool | None] = (None, None),
 ) -> list[EntryPair]:
     """Pairs sorted by path, as `pair_entries` returns them, over the entries whose files stay
     on disk, one-sided entries then joined by installed path; each pair carries its installed
-    paths and whether it moved."""
+    paths and whether it moved. `has_directory`: whether each side's archive names hold a
+    directory's, when its name screens told (`NameScreens`: then not searched again)."""
     base_lost, patch_lost = base_view.overwritten(), patch_view.overwritten()
     split = split_pairs(
         [entry for entry in base if entry.name not in base_lost] if base_lost else base,
         [entry for entry in patch if entry.name not in patch_lost] if patch_lost else patch,
+        has_directory,
     )
     base_paths = _paths(base_view)
     patch_paths = _paths(patch_view)

@@ -73,9 +73,14 @@ class SplitPairs(NamedTuple):
     """Normalised-key pairs and one-sided entries, unsorted."""
 
 
-def split_pairs(base: Sequence[ZipEntry], patch: Sequence[ZipEntry]) -> SplitPairs:
-    """The exact-path pairs as sorted names, and the other pairs (`pair_entries`' rules)."""
-    base, patch = _files(base), _files(patch)
+def split_pairs(
+    base: Sequence[ZipEntry],
+    patch: Sequence[ZipEntry],
+    has_directory: tuple[bool | None, bool | None] = (None, None),
+) -> SplitPairs:
+    """The exact-path pairs as sorted names, and the other pairs (`pair_entries`' rules).
+    `has_directory`: whether each side's names hold a directory's, when told (`NameScreens`)."""
+    base, patch = _files(base, has_directory[0]), _files(patch, has_directory[1])
     base_names = list(map(_NAME, base))
     patch_by_name = dict(zip(map(_NAME, patch), patch, strict=True))
     base_by_name = dict(zip(base_names, base, strict=True))
@@ -134,10 +139,13 @@ def sorted_by_path(pairs: list[EntryPair], paths: list[str]) -> list[EntryPair]:
     return list(map(pairs.__getitem__, order))
 
 
-def _files(entries: Sequence[ZipEntry]) -> list[ZipEntry]:
-    """The entries but directories (names ending in a slash)."""
-    names = "\0".join(map(_NAME, entries))  # no name holds a NUL
-    if "/\0" not in names and not names.endswith("/"):
+def _files(entries: Sequence[ZipEntry], has_directory: bool | None = None) -> list[ZipEntry]:
+    """The entries but directories (names ending in a slash); `has_directory`: whether some name
+    may be a directory's, when the caller's screens of these names (or of more) told it."""
+    if has_directory is None:
+        names = "\0".join(map(_NAME, entries))  # no name holds a NUL
+        has_directory = "/\0" in names or names.endswith("/")
+    if not has_directory:
         return list(entries)
     return [entry for entry in entries if not entry.is_dir]
 

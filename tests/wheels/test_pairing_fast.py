@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from k3diff.paths import normalized_key
 from k3diff.wheel.installed import InstalledView, installed_view
+from k3diff.wheel.namescreens import screen_pair
 from k3diff.wheels.installedpairs import is_move, pair_installed
 from k3diff.wheels.pairing import EntryPair, pair_entries
 from k3diff.zip.directory import ZipEntry
@@ -108,4 +109,9 @@ def test_pairs_are_the_per_entry_pairs(base_names: list[str], patch_names: list[
     assert pair_entries(base, patch) == _old_pair_entries(base, patch)
     base, patch = _installed_entries(base), _installed_entries(patch)
     views = [installed_view(side, root_is_purelib=True, dist_name="demo") for side in (base, patch)]
-    assert pair_installed(base, patch, *views) == _old_pair_installed(base, patch, *views)
+    expected = _old_pair_installed(base, patch, *views)
+    assert pair_installed(base, patch, views[0], views[1]) == expected
+    # With each side's directory screen as `compare_wheels` hands it over (`screen_pair`).
+    screens = screen_pair(tuple(base), tuple(patch))
+    flags = (screens[0].has_directory, screens[1].has_directory)
+    assert pair_installed(base, patch, views[0], views[1], flags) == expected
