@@ -40,9 +40,7 @@ _MODULE_FILES = ("version.py", "_version.py", "_build_meta.py", "git_version_inf
 """The build-info modules read, directly under a top-level package (looked up in each engine's
 build script, w408c): ``_build_meta.py`` is FlashInfer's (``build_backend.py``),
 ``git_version_info_installed.py`` DeepSpeed's (``setup.py``)."""
-_MODULE = re.compile(
-    r"[A-Za-z_][A-Za-z0-9_]*/(?:" + "|".join(map(re.escape, _MODULE_FILES)) + ")"
-)
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*/(?:" + "|".join(map(re.escape, _MODULE_FILES)) + ")")
 _NAMES = (
     "git_version", "__commit_id__", "commit_id", "git_hash", "__git_version__", "__git_commit__"
 )  # fmt: skip
