@@ -263,7 +263,8 @@ def _check_one(
         if again.repository is None
         else wheelsource.names_checked(again.repository, body.get("provenance"))
     )
-    storage = wheelsource.storage_said(name, repository, recorded, now)
+    said = name if whole is None else whole[0]  # a set's pairs share the repository: said once
+    storage = wheelsource.storage_said(said, repository, recorded, now)
     return Checked(inputs, repository, again.source_alone, by_name, names, storage), tied
 
 
@@ -321,7 +322,7 @@ def _check_set(
     repository = next((c.repository for c, _ in got if c.repository is not None), None)
     alone = any(c.source_alone for c, _ in got)
     names = tuple(dict.fromkeys(check for c, _ in got for check in c.names))
-    storage = tuple(s for c, _ in got for s in c.storage)
+    storage = tuple(dict.fromkeys(s for c, _ in got for s in c.storage))
     by_name = any(c.by_name for c, _ in got)
     return Checked(reads, repository, alone, by_name, names, storage), tied
 

@@ -142,3 +142,27 @@ def test_a_relative_alternates_line_names_the_store_itself(tmp_path: Path) -> No
         f"objects may come from the object store of {store}",
         f"commit {compared} comes from the object store of {store}",
     ]
+
+
+def test_a_release_set_says_it_once_for_all_its_pairs(tmp_path: Path) -> None:
+    origin = tmp_path / "origin"
+    make_repo(origin, [V1])
+    git(tmp_path, "clone", "-q", "--shared", "origin", "borrower")
+    compared = commit(origin, V2, "only in origin")
+    for name in ("engine", "engine_extra"):
+        wheelkit.make_wheel(tmp_path / "old", name, "1.0", V1)
+        wheelkit.make_wheel(tmp_path / "new", name, "1.1", V2)
+    made = run_k3diff(
+        "wheels", "old", "new", "--source", "borrower", "--commit", compared,
+        "--format", "json", "-o", "w.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 0, made.stdout + made.stderr
+    plain = tmp_path / "plain"
+    git(tmp_path, "clone", "-q", "--no-local", str(origin), str(plain))
+
+    dirs = [str(tmp_path / "old"), str(tmp_path / "new")]
+    code, stderr, said = _report(tmp_path, dirs, plain, "b")
+
+    assert code == 0, stderr
+    assert said.count("stores the recorded commit's history otherwise") == 1
+    assert f"w.json: the repository given ({plain})" in said.replace("\\_", "_")
