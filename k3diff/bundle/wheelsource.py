@@ -130,6 +130,9 @@ def compared(
         return body, again, (), ()
     if alone:
         return sourceless(body), sourceless(again), (), ()
+    unlike = _storage_unlike_notes(body)
+    if unlike is not None:  # taken apart, they would be its word: they must be its notes
+        return body, unlike, (), ()
     return _storageless(body), _storageless(again), _storage(body), _storage(again)
 
 
@@ -142,11 +145,12 @@ def storage_said(
     if repository is None or tuple(recorded) == tuple(now):
         return ()
     return (
-        f"{name}: the repository given ({repository}) stores the recorded commit's history "
-        f"otherwise than the one the document was made in (the document: {_listed(recorded)}; "
-        f"the repository given: {_listed(now)}): its source was checked again at the recorded "
-        "commit, whose id hashes its content wherever it is stored; those notes are the "
-        "document's word",
+        f"{name}: the repository given ({repository}) notes otherwise how it stores the recorded "
+        f"commit's history (the document: {_listed(recorded)}; the repository given: "
+        f"{_listed(now)}): a clone of the same history may store it otherwise (git clone copies "
+        "neither replace refs nor alternates), and its source was checked again at the "
+        "recorded commit, whose id hashes its content wherever it is stored; the document's "
+        "notes are its word",
     )
 
 
@@ -168,6 +172,37 @@ def _storage(body: dict[str, Any]) -> tuple[str, ...]:
     )
 
 
+def _storage_unlike_notes(body: dict[str, Any]) -> str | None:
+    """Why the document's storage findings are not the ones `wheels` writes from its storage
+    notes (one each, in order, at info, unless the code is filtered out), or None."""
+    from k3diff.wheel.codes import Code
+
+    verdict = body.get("verdict")
+    filtered = verdict.get("filtered") if isinstance(verdict, dict) else None
+    out = (
+        {f.get("code") for f in filtered if isinstance(f, dict)}
+        if isinstance(filtered, list)
+        else set()
+    )
+    provenance = body.get("provenance")
+    notes = provenance.get("notes") if isinstance(provenance, dict) else None
+    wanted = [
+        {"code": n["code"], "message": Code[n["code"]].message, "path": "", "detail": n.get("message"),
+         "severity": "info"}
+        for n in (notes if isinstance(notes, list) else [])
+        if _stored(n) and n["code"] not in out
+    ]  # fmt: skip
+    findings = body.get("findings")
+    found = [
+        {k: v for k, v in f.items() if k != "waiver"}  # a waiver of one is said, never applied
+        for f in (findings if isinstance(findings, list) else [])
+        if _stored(f)
+    ]
+    if found == wanted:
+        return None
+    return "findings: its W406/W407 findings are not the ones its provenance.notes write"
+
+
 def _storageless(body: dict[str, Any]) -> dict[str, Any]:
     out = dict(body)
     for key, inner in (("provenance", "notes"), ("verdict", "filtered")):
@@ -179,6 +214,15 @@ def _storageless(body: dict[str, Any]) -> dict[str, Any]:
             )
     if isinstance(out.get("findings"), list):
         out["findings"] = [f for f in out["findings"] if not _stored(f)]
+        if isinstance(out.get("waivers"), dict):  # a waiver of W406/W407 matches in one only
+            waivers = dict(out["waivers"])
+            waivers["waived"] = sum(
+                1 for f in out["findings"] if isinstance(f, dict) and "waiver" in f
+            )
+            for key in ("expired", "unused"):
+                if isinstance(waivers.get(key), list):
+                    waivers[key] = [w for w in waivers[key] if not _stored(w)]
+            out["waivers"] = waivers
     return out
 
 

@@ -66,16 +66,17 @@ def test_a_shared_clone_s_document_is_run_again_in_any_clone_holding_the_commit(
     (tmp_path / "link").symlink_to(tmp_path / "borrower")
     code, stderr, said = _report(tmp_path, wheels, tmp_path / "link", "same")
     assert code == 0, stderr
-    assert "stores the recorded commit's history otherwise" not in said
+    assert "notes otherwise how it stores the recorded commit's history" not in said
 
     plain = tmp_path / "plain"
     git(tmp_path, "clone", "-q", "--no-local", str(origin), str(plain))
     code, stderr, said = _report(tmp_path, wheels, plain, "plain")
     assert code == 0, stderr
     assert (
-        f"the repository given ({plain}) stores the recorded commit's history otherwise than "
-        "the one the document was made in (the document: objects may come from the object "
-        f"store of {store}; {borrowed}; the repository given: no such note)"
+        f"the repository given ({plain}) notes otherwise how it stores the recorded commit's "
+        f"history (the document: objects may come from the object store of {store}; "
+        f"{borrowed}; the repository given: no such note): a clone of the same history may "
+        "store it otherwise"
     ) in said.replace("\\_", "_")
 
 
@@ -97,7 +98,7 @@ def test_a_clone_without_the_replace_refs_runs_the_document_again_and_says_so(
     assert code == 0, stderr
     assert (
         "(the document: refs/replace present: ignored (1 ref); the repository given: no such "
-        "note): its source was checked again at the recorded commit"
+        "note): a clone of the same history may store it otherwise"
     ) in said
 
 
@@ -164,5 +165,33 @@ def test_a_release_set_says_it_once_for_all_its_pairs(tmp_path: Path) -> None:
     code, stderr, said = _report(tmp_path, dirs, plain, "b")
 
     assert code == 0, stderr
-    assert said.count("stores the recorded commit's history otherwise") == 1
+    assert said.count("notes otherwise how it stores the recorded commit's history") == 1
     assert f"w.json: the repository given ({plain})" in said.replace("\\_", "_")
+
+
+def test_storage_notes_edited_are_said_and_findings_unlike_them_refused(tmp_path: Path) -> None:
+    """Compared apart, the storage notes are the document's word, said beside the repository's:
+    an edited one is named in the qualification; a W406/W407 finding that is not what its notes
+    write (one each, at info) is refused as any other edit is."""
+    origin = tmp_path / "origin"
+    make_repo(origin, [V1])
+    git(tmp_path, "clone", "-q", "--shared", "origin", "borrower")
+    compared = commit(origin, V2, "only in origin")
+    wheels = _wheels(tmp_path)
+    document = _document(tmp_path, wheels, "borrower", compared)
+    forged = "commit verified by the release team's signed attestation"
+    document["provenance"]["notes"][1]["message"] = forged
+    (second,) = [f for f in document["findings"] if f["detail"].startswith(f"commit {compared}")]
+    second["detail"] = forged
+    (tmp_path / "w.json").write_text(json.dumps(document))
+
+    code, stderr, said = _report(tmp_path, wheels, tmp_path / "borrower", "edited")
+
+    assert code == 0, stderr
+    assert "(the document: objects may come from the object store of" in said
+    assert f"; {forged}; the repository given: " in said
+    second["detail"] = "anything else"
+    (tmp_path / "w.json").write_text(json.dumps(document))
+    code, stderr, _ = _report(tmp_path, wheels, tmp_path / "borrower", "unlike")
+    assert code == 2
+    assert "its W406/W407 findings are not the ones its provenance.notes write" in stderr
