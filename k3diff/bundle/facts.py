@@ -19,8 +19,8 @@ from k3diff.bundle.samplefacts import samples_stage
 from k3diff.bundle.telemetryfacts import telemetry_stage
 from k3diff.bundle.triagefacts import triage_stage
 from k3diff.bundle.wheelrows import failing_clause, failing_in, identity_status, set_status
-from k3diff.bundle.wheelsource import names_qualifications
-from k3diff.bundle.wheelsrederive import alone_qualification, source_alone_qualification
+from k3diff.bundle.wheelsource import names_qualifications, source_alone_qualification
+from k3diff.bundle.wheelsrederive import alone_qualification
 from k3diff.docbody import Kind
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.read import Document
@@ -273,9 +273,9 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
             if doc.follows_from is None:  # not run again on its wheels (wheelsrederive)
                 quals = (*own[0].qualifications, alone_qualification(doc.name))
                 own[0] = dataclasses.replace(own[0], qualifications=quals)
-            if doc.source_names and doc.source_read is not None and len(own) > 1:
+            if (doc.source_names or doc.source_storage) and doc.source_read and len(own) > 1:
                 said_names = names_qualifications(doc.name, doc.source_read, doc.source_names)
-                quals = (*own[1].qualifications, *said_names)
+                quals = (*own[1].qualifications, *said_names, *doc.source_storage)
                 own[1] = dataclasses.replace(own[1], qualifications=quals)
             if doc.source_alone and len(own) > 1:
                 commit = doc.typed(WheelsDocument).provenance
@@ -289,6 +289,7 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
             told = [] if set_said is None else [set_said]
             if doc.source_read is not None:  # rerun63: its pairs' revision names
                 told += names_qualifications(doc.name, doc.source_read, doc.source_names)
+                told += doc.source_storage  # w408c: its pairs' repository stores history otherwise
             if told and own:
                 quals = (*own[0].qualifications, *told)
                 own[0] = dataclasses.replace(own[0], qualifications=quals)

@@ -118,6 +118,7 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
             source_read=wheels_again[doc.name].repository if doc.name in wheels_again else None,
             source_alone=doc.name in wheels_again and wheels_again[doc.name].source_alone,
             source_names=wheels_again[doc.name].names if doc.name in wheels_again else (),
+            source_storage=wheels_again[doc.name].storage if doc.name in wheels_again else (),
             tied_by_name=doc.name in wheels_again and wheels_again[doc.name].by_name,
             house_again=house.get(doc.name),
             listed_again=doc.name in sets,

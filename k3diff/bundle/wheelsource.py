@@ -103,6 +103,143 @@ def names_qualifications(name: str, repository: str, checks: Sequence[NameCheck]
     return said
 
 
+STORAGE_CODES = frozenset({"W406", "W407"})
+"""Notes on how the directory read stores its history (W406: replace refs or grafts, ignored;
+W407: objects borrowed through alternates, and from which store): facts of that directory, not
+of the commit, whose id hashes its content wherever it is stored and whose objects k3diff hashes
+again. `report` may be given another directory holding the recorded commit (a plain clone of a
+`--shared` one, a clone without the replace refs, which `git clone` does not copy, a copy moved
+elsewhere), so they are compared apart from the rest of the document and said where they differ
+(w408c: each of those made `report` refuse the document `wheels` had just written, exit 2)."""
+_STORAGE_SAID = 3
+"""Notes of each side a storage qualification lists (the rest counted)."""
+
+
+Compared = tuple[dict[str, Any], "dict[str, Any] | str", tuple[str, ...], tuple[str, ...]]
+"""A document and the one `wheels` wrote again (or why none), as compared, and the storage
+notes each holds (`STORAGE_CODES`), the document's first."""
+
+
+def compared(
+    body: dict[str, Any], again: dict[str, Any] | str, alone: bool, read: bool
+) -> Compared:
+    """`body` and `again` as `report` compares them: but for what the source check wrote where
+    it ran again without the repository (`alone`: `sourceless`), and but for the storage notes
+    where it ran in a directory given (`read`), those notes returned apart."""
+    if isinstance(again, str) or not (alone or read):
+        return body, again, (), ()
+    if alone:
+        return sourceless(body), sourceless(again), (), ()
+    unlike = _storage_unlike_notes(body)
+    if unlike is not None:  # taken apart, they would be its word: they must be its notes
+        return body, unlike, (), ()
+    return _storageless(body), _storageless(again), _storage(body), _storage(again)
+
+
+def storage_said(
+    name: str, repository: str | None, recorded: Sequence[str], now: Sequence[str]
+) -> tuple[str, ...]:
+    """Where the directory given stores the recorded commit's history otherwise than the one
+    the document was made in (its storage notes, `compared`), a qualification: the source was
+    checked again all the same; the notes are the document's word."""
+    if repository is None or tuple(recorded) == tuple(now):
+        return ()
+    return (
+        f"{name}: the repository given ({repository}) notes otherwise how it stores the recorded "
+        f"commit's history (the document: {_listed(recorded)}; the repository given: "
+        f"{_listed(now)}): a clone of the same history may store it otherwise (git clone copies "
+        "neither replace refs nor alternates), and its source was checked again at the "
+        "recorded commit, whose id hashes its content wherever it is stored; the document's "
+        "notes are its word",
+    )
+
+
+def _listed(messages: Sequence[str]) -> str:
+    if not messages:
+        return "no such note"
+    said = [m if len(m) <= 200 else m[:199] + "…" for m in messages[:_STORAGE_SAID]]
+    more = len(messages) - len(said)
+    return "; ".join(said) + (f"; and {more:,} more" if more else "")
+
+
+def _storage(body: dict[str, Any]) -> tuple[str, ...]:
+    provenance = body.get("provenance")
+    notes = provenance.get("notes") if isinstance(provenance, dict) else None
+    return tuple(
+        str(note.get("message"))
+        for note in (notes if isinstance(notes, list) else [])
+        if _stored(note)
+    )
+
+
+def _storage_unlike_notes(body: dict[str, Any]) -> str | None:
+    """Why the document's storage findings are not the ones `wheels` writes from its storage
+    notes (one each, in order, at info, unless the code is filtered out), or None."""
+    from k3diff.wheel.codes import Code
+
+    verdict = body.get("verdict")
+    filtered = verdict.get("filtered") if isinstance(verdict, dict) else None
+    out = (
+        {f.get("code") for f in filtered if isinstance(f, dict)}
+        if isinstance(filtered, list)
+        else set()
+    )
+    provenance = body.get("provenance")
+    notes = provenance.get("notes") if isinstance(provenance, dict) else None
+    wanted = [
+        {"code": n["code"], "message": Code[n["code"]].message, "path": "", "detail": n.get("message"),
+         "severity": "info"}
+        for n in (notes if isinstance(notes, list) else [])
+        if _stored(n) and n["code"] not in out
+    ]  # fmt: skip
+    findings = body.get("findings")
+    found = [
+        {k: v for k, v in f.items() if k != "waiver"}  # a waiver of one is said, never applied
+        for f in (findings if isinstance(findings, list) else [])
+        if _stored(f)
+    ]
+    if found == wanted:
+        return None
+    return "findings: its W406/W407 findings are not the ones its provenance.notes write"
+
+
+def _storageless(body: dict[str, Any]) -> dict[str, Any]:
+    out = dict(body)
+    for key, inner in (("provenance", "notes"), ("verdict", "filtered")):
+        part = out.get(key)
+        if isinstance(part, dict) and isinstance(part.get(inner), list):
+            kept = [item for item in part[inner] if not _stored(item)]
+            out[key] = (
+                {**part, inner: kept} if kept or key == "provenance" else _without(part, inner)
+            )
+    if isinstance(out.get("findings"), list):
+        out["findings"] = [f for f in out["findings"] if not _stored(f)]
+        if isinstance(out.get("waivers"), dict):  # a waiver of W406/W407 matches in one only
+            waivers = dict(out["waivers"])
+            waivers["waived"] = sum(
+                1 for f in out["findings"] if isinstance(f, dict) and "waiver" in f
+            )
+            for key in ("expired", "unused"):
+                if isinstance(waivers.get(key), list):
+                    waivers[key] = [w for w in waivers[key] if not _stored(w)]
+            out["waivers"] = waivers
+    return out
+
+
+def _stored(item: object) -> bool:
+    return isinstance(item, dict) and item.get("code") in STORAGE_CODES
+
+
+def source_alone_qualification(name: str, commit: str) -> str:
+    """The qualification of a `--source` document run again on its wheels but not its
+    repository: which claims were re-derived and which are the document's word."""
+    return (
+        f"{name} source claims judged from the document alone: wheels run again on both wheels "
+        f"without --source, as no directory given holds commit {commit} (give report the "
+        "repository)"
+    )
+
+
 def with_source(options: WheelOptions, repo: Path, source: RecordedSource) -> WheelOptions:
     """`options` checking `repo` at the recorded commit (or range of full ids)."""
     from k3diff.wheels.sources import SourceSpec

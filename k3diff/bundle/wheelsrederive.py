@@ -194,6 +194,8 @@ class Checked(NamedTuple):
     """It records no SHA-256 (`--no-file-hash`): its wheels were found by name and size."""
     names: tuple[wheelsource.NameCheck, ...] = ()
     """Its revision names, checked in the repository given (`wheelsource.names_checked`)."""
+    storage: tuple[str, ...] = ()
+    """Where the repository given stores the commit's history otherwise, a qualification."""
 
 
 def _check_one(
@@ -223,13 +225,15 @@ def _check_one(
     again = _again(body, *paths, name, repos)
     if again.repository is not None:
         tied.add(again.repository)
-    stated = wheelsource.sourceless(body) if again.source_alone else body
+    stated, found, recorded, now = wheelsource.compared(
+        body, again.document, again.source_alone, again.repository is not None
+    )
     difference = (
-        again.document
-        if isinstance(again.document, str)
+        found
+        if isinstance(found, str)
         else first_difference(
             stated,
-            wheelsource.sourceless(again.document) if again.source_alone else again.document,
+            found,
             may_lack=(frozenset() if "rerun" in body else OLDER) | older_lacks(body, ADDED),
         )
     )
@@ -251,7 +255,7 @@ def _check_one(
                 document=written,
             )
         )
-    read = inputs_read(given, digests)
+    inputs = inputs_read(given, digests)
     repository = None if again.repository is None else str(again.repository)
     by_name = body["base"].get("sha256") is None
     names = (
@@ -259,7 +263,9 @@ def _check_one(
         if again.repository is None
         else wheelsource.names_checked(again.repository, body.get("provenance"))
     )
-    return Checked(read, repository, again.source_alone, by_name, names), tied
+    said = name if whole is None else whole[0]  # a set's pairs share the repository: said once
+    storage = wheelsource.storage_said(said, repository, recorded, now)
+    return Checked(inputs, repository, again.source_alone, by_name, names, storage), tied
 
 
 def _check_set(
@@ -316,7 +322,9 @@ def _check_set(
     repository = next((c.repository for c, _ in got if c.repository is not None), None)
     alone = any(c.source_alone for c, _ in got)
     names = tuple(dict.fromkeys(check for c, _ in got for check in c.names))
-    return Checked(reads, repository, alone, any(c.by_name for c, _ in got), names), tied
+    storage = tuple(dict.fromkeys(s for c, _ in got for s in c.storage))
+    by_name = any(c.by_name for c, _ in got)
+    return Checked(reads, repository, alone, by_name, names, storage), tied
 
 
 def check_wheels_again(
@@ -387,14 +395,4 @@ def alone_qualification(name: str) -> str:
     return (
         f"{name} judged from the document alone: RECORD, paths and protected commands not "
         "re-derived (give report both wheels)"
-    )
-
-
-def source_alone_qualification(name: str, commit: str) -> str:
-    """The qualification of a `--source` document run again on its wheels but not its
-    repository: which claims were re-derived and which are the document's word."""
-    return (
-        f"{name} source claims judged from the document alone: wheels run again on both wheels "
-        f"without --source, as no directory given holds commit {commit} (give report the "
-        "repository)"
     )

@@ -118,6 +118,9 @@ class Document:
     """For a wheels document whose source check was run again: each revision name it records
     (not a full id), the ref it named, the commit recorded for it and the commit it names in the
     repository given now (None: none; rerun63)."""
+    source_storage: tuple[str, ...] = ()
+    """For a wheels document whose source check was run again in a directory storing the
+    commit's history otherwise (replace refs, alternates: W406/W407), that qualification."""
     source_alone: bool = False
     """For a wheels document run again on its wheels but not its repository (none given holds
     its commit): its source claims are judged from the document alone (forge62)."""

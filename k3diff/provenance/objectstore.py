@@ -35,7 +35,9 @@ class ObjectStores:
     own: Path
     """``objects/`` of the repository (its common directory's, for a worktree)."""
     borrowed: tuple[Path, ...]
-    """Directories named by ``info/alternates``, recursively; empty for a self-contained one."""
+    """Directories named by ``info/alternates``, recursively, each resolved (a relative line
+    names its store by where it is, whatever path reached the repository); empty for a
+    self-contained one."""
 
     @classmethod
     def of(cls, objects: Path) -> ObjectStores:
@@ -62,12 +64,12 @@ def _collect(objects: Path, out: list[Path], *, depth: int, seen: set[Path]) -> 
         store = Path(line) if os.path.isabs(line) else objects / line
         if not store.is_dir():  # missing, not a directory, or a symbolic link loop (review67:
             continue  # resolving one raised, "internal error"): git skips it too
-        resolved = store.resolve()
+        resolved = store.resolve()  # named as itself, not as ``objects/../../other/objects``
         if resolved in seen:
             continue
         seen.add(resolved)
-        out.append(store)
-        _collect(store, out, depth=depth + 1, seen=seen)
+        out.append(resolved)
+        _collect(resolved, out, depth=depth + 1, seen=seen)
 
 
 def _read_small_file(path: Path) -> str:

@@ -7,9 +7,11 @@ Three places, each read as text and never imported or run:
   ``.dYYYYMMDD`` segment marking a dirty work tree) or ``git<hex>`` (torch nightlies:
   ``2.5.0+git1a2b3c4``);
 * ``*.dist-info/direct_url.json`` ``vcs_info.commit_id`` (PEP 610);
-* a top-level package's ``version.py`` / ``_version.py`` (torch's ``git_version``,
-  setuptools-scm's ``__commit_id__`` / ``commit_id`` as vLLM ships it, ``git_hash``): simple
-  assignments of a string literal only, found by `ast` over at most `_MODULE_CAP` bytes.
+* a top-level package's build-info module (`_MODULE_FILES`: torch's ``version.py``
+  ``git_version``, setuptools-scm's ``_version.py`` ``__commit_id__`` / ``commit_id`` as vLLM
+  ships it, FlashInfer's ``_build_meta.py`` ``__git_commit__``, DeepSpeed's
+  ``git_version_info_installed.py`` ``git_hash``): simple assignments of a string literal only,
+  found by `ast` over at most `_MODULE_CAP` bytes.
 
 The text is the wheel author's, so an attacker's: a value is kept only when it is hex of 4 to 40
 (or 64) digits, lowercased. Anything else is no statement of a commit; a string a version module
@@ -34,9 +36,16 @@ _MODULE_CAP = 64 * 1024
 _COMMIT = re.compile(r"[0-9a-f]{4,40}|[0-9a-f]{64}")
 _LOCAL_COMMIT = re.compile(r"g(?:it)?(?P<hex>[0-9a-f]{4,40}|[0-9a-f]{64})")
 _DIRTY = re.compile(r"d\d{8}")
-_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*/_?version\.py")
-_NAMES = ("git_version", "__commit_id__", "commit_id", "git_hash", "__git_version__")
-"""Module-level names a version module states its commit in, in the order they are read."""
+_MODULE_FILES = ("version.py", "_version.py", "_build_meta.py", "git_version_info_installed.py")
+"""The build-info modules read, directly under a top-level package (looked up in each engine's
+build script, w408c): ``_build_meta.py`` is FlashInfer's (``build_backend.py``),
+``git_version_info_installed.py`` DeepSpeed's (``setup.py``)."""
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*/(?:" + "|".join(map(re.escape, _MODULE_FILES)) + ")")
+_NAMES = (
+    "git_version", "__commit_id__", "commit_id", "git_hash", "__git_version__", "__git_commit__"
+)  # fmt: skip
+"""Module-level names a version module states its commit in, in the order they are read
+(``__git_commit__``: FlashInfer's ``git rev-parse HEAD``, or ``unknown``)."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +105,7 @@ def statements(archive: ZipArchive, identity: WheelIdentity) -> tuple[Statement,
     url_entry, modules = None, []
     for entry in archive.entries:  # one pass, a suffix test first: 12,000 names in ≈ 1 ms
         name = entry.name
-        if name.endswith("version.py") and _MODULE.fullmatch(name):
+        if name.endswith(_MODULE_FILES) and _MODULE.fullmatch(name):
             modules.append(entry)
         elif name == direct_url:
             url_entry = entry

@@ -51,3 +51,41 @@ def test_ctrl_c_during_a_command_is_one_line_and_exit_2(module: str, tmp_path: P
     )
     assert done.stderr == "k3diff: error: aborted (Ctrl-C)\n" and done.returncode == 2, done
     assert done.stdout == ""
+
+
+_INTERRUPT_ON_CLOSE = """
+import sys
+
+from k3diff import cli
+
+invoke = cli.LazyGroup.invoke
+
+
+def interrupt():
+    raise KeyboardInterrupt
+
+
+def invoke_then_interrupt_on_close(self, ctx):
+    ctx.call_on_close(interrupt)  # the group's own context: closed as click's main leaves it
+    return invoke(self, ctx)
+
+
+cli.LazyGroup.invoke = invoke_then_interrupt_on_close
+sys.argv[0] = "k3diff"
+from k3diff.entry import main
+
+sys.exit(main())
+"""
+
+
+def test_ctrl_c_as_click_closes_the_context_after_the_command_is_one_line() -> None:
+    """The command has returned; click's `main` then closes the group's context, running its
+    `call_on_close` callbacks, outside `invoke`: a Ctrl-C there came after a blank line."""
+    done = subprocess.run(
+        [sys.executable, "-c", _INTERRUPT_ON_CLOSE, "schema", "wheels"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.stderr == "k3diff: error: aborted (Ctrl-C)\n" and done.returncode == 2, done

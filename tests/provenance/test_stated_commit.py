@@ -64,12 +64,14 @@ def test_a_version_stating_another_commit_fails_naming_both(
         assert "W408" in said, fmt
 
 
-@pytest.mark.parametrize("where", ["direct_url", "torch", "scm"])
+@pytest.mark.parametrize("where", ["direct_url", "torch", "scm", "flashinfer", "deepspeed"])
 def test_a_stated_full_commit_is_read_from_direct_url_and_version_modules(
     tmp_path: Path, where: str
 ) -> None:
     """The wheel holds commit A's files exactly, its version module (at A too) stating the
-    commit before A: only W408 fails."""
+    commit before A: only W408 fails. FlashInfer's build backend writes `_build_meta.py`
+    (`__git_commit__`, `git rev-parse HEAD`), DeepSpeed's setup.py
+    `git_version_info_installed.py` (`git_hash`, `git rev-parse --short HEAD`)."""
     path = tmp_path / "repo"
     (c0,) = make_repo(path, [{"README": b"first\n"}])
     direct_url = {"url": "https://example.com/engine.git", "vcs_info": {"commit_id": c0}}
@@ -77,6 +79,15 @@ def test_a_stated_full_commit_is_read_from_direct_url_and_version_modules(
         "direct_url": {"engine-1.0.dist-info/direct_url.json": json.dumps(direct_url).encode()},
         "torch": {"pkg/version.py": f"__version__ = '1.0'\ngit_version = '{c0}'\n".encode()},
         "scm": {"pkg/_version.py": f"__commit_id__ = commit_id = 'g{c0[:8]}'\n".encode()},
+        "flashinfer": {
+            "pkg/_build_meta.py": f'__version__ = "1.0"\n__git_commit__ = "{c0}"\n'.encode()
+        },
+        "deepspeed": {
+            "pkg/git_version_info_installed.py": (
+                f"version='1.0+{c0[:7]}'\ngit_hash='{c0[:7]}'\ngit_branch='main'\n"
+                "installed_ops={}\n"
+            ).encode()
+        },
     }[where]
     in_repo = {k: v for k, v in extra.items() if k.startswith("pkg/")}
     a = commit(path, {**A_FILES, **in_repo}, "A")
