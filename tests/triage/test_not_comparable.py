@@ -107,6 +107,10 @@ OTHER_DOC = {"question": "Q: 7?", "answer": "42"}
          "arguments-changed", "the request arguments changed"),
         # lmrep68: the patch's log without its arguments (prompt_hash alone): not known.
         ({"arguments": None}, "arguments-unknown", "the request arguments are in one log only"),
+        # left68: neither its arguments nor its prompt_hash: the prompt is not known, it did
+        # not change (it read "the captured prompts differ").
+        ({"arguments": None, "prompt_hash": None}, "prompt-unknown",
+         "the prompt is in one log only"),
     ],
 )  # fmt: skip
 def test_a_changed_target_or_document_is_held_in_its_own_words(
