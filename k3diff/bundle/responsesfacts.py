@@ -5,7 +5,7 @@ from __future__ import annotations
 from k3diff.bundle.housealpha import SCORES_HOUSE, score_rejudged
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.bundle.policyfacts import normalized_matches
-from k3diff.bundle.triagefacts import OUTSIDE_TEXT
+from k3diff.bundle.recordkinds import FAILED, NOT_COMPARABLE, OUTSIDE_TEXT, TEXT_DIFFERS
 from k3diff.documents.read import Document
 from k3diff.numbers import named
 from k3diff.responses.beams import beams_qualification
@@ -62,17 +62,6 @@ def responses_stage(doc: Document) -> Stage:
         not_comparable=tuple(not_comparable),
         failed=tuple(failed),
     )
-
-
-TEXT_DIFFERS = frozenset({"text-differs", "tokens-differ"})
-"""Comparison statuses whose outputs differ: the text differs."""
-FAILED = "error"
-"""The status of a record where a request failed: no output to compare, so it fails whatever
-the scores say, but its text is not said to differ, and it is counted once (lmrep68: under
-"text differs" and again as "error records")."""
-NOT_COMPARABLE = "not-comparable"
-"""The status of a record whose prompt or eval inputs differ: nothing was compared for it, so
-it fails, but its text is not said to differ (lmeval67: "text differs on 1 record")."""
 
 
 def _records_sentence(responses: ResponsesDocument) -> str:
