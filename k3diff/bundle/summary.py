@@ -186,6 +186,17 @@ def _input_rows(doc: Document) -> list[dict[str, Any]]:
     for row in again:  # an audit's manifest, run again against, beside its wheels
         if doc.kind is Kind.AUDIT and not str(row["name"]).lower().endswith(".whl"):
             row["schema"] = "sha256sum manifest (k3diff audit run again against it)"
+    again += [
+        {
+            "name": name,
+            "schema": f"sha256sum manifest (the one {doc.name} records; audit not run again)",
+            "sha256": sha256,
+            "size": size,
+            "run_ids": [],
+            "cross_checked": False,
+        }
+        for name, sha256, size in doc.tied_read
+    ]
     own = {
         "name": doc.name,
         "schema": doc.kind.value,
