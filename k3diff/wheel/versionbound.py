@@ -35,6 +35,7 @@ import operator
 from collections.abc import Iterable
 from itertools import compress, product, repeat
 
+from k3diff.lazyre import lazy
 from k3diff.wheel.extplatforms import System, systems
 from k3diff.wheel.extsuffix import EXTENSIONS, MARKS, FileAbi, Python, bare, module_abi
 from k3diff.wheel.installed import InstalledFile
@@ -201,6 +202,8 @@ def installs_nowhere(tags: frozenset[str], requires_python: str | None) -> tuple
     from k3diff.wheel.systems import names_python
     from k3diff.wheel.systemtext import pythons as said_pythons
 
+    if not requires_python and not any(map(_ANY_OF_AN_ABI.fullmatch, tags)):
+        return None  # nearly every wheel: `py3-none-any`, platform tags, no Requires-Python
     shown = f"{', '.join(sorted(tags)[:3])}{', ...' if len(tags) > 3 else ''}"
     found, horizon = tags_install_on(tags)
     if not found:
@@ -214,6 +217,8 @@ def installs_nowhere(tags: frozenset[str], requires_python: str | None) -> tuple
     )
 
 
+_ANY_OF_AN_ABI = lazy(r"[^-]+-(?!none-)[^-]+-any")
+"""A tag of `any` with an ABI other than `none`: the one kind pip installs nowhere."""
 _NO_PYTHON = (
     "its tags ({}) install it on no Python: packaging lists an interpreter's own ABI and the "
     "stable ABI with a platform alone, and the platform 'any' with the ABI 'none' alone "
