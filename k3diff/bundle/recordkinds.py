@@ -16,6 +16,9 @@ the scores say, but its text is not said to differ, and it is counted once (lmre
 NOT_COMPARABLE = "not-comparable"
 """The status of a record whose prompt or eval inputs differ: nothing was compared for it, so
 it fails, but its text is not said to differ (lmeval67: "text differs on 1 record")."""
+ONE_LOG_ONLY = frozenset({"prompt-unknown", "arguments-unknown"})
+"""The inputs of a not-comparable lm-eval record that one log alone holds: not known to
+differ (left68)."""
 ONE_SIDED = frozenset({"only-base", "only-patch"})
 """Statuses of a record one capture alone holds: no text to compare."""
 OUTSIDE_TEXT = frozenset({"logprobs-differ", "fields-differ"})

@@ -142,6 +142,11 @@ def test_a_changed_target_or_document_is_held_in_its_own_words(
     assert f"their {words.removeprefix('the ')} ({flag})" in report
     # left68: the triage row counted the record as a text that differs.
     assert "text differs on 0 of 2 records, 1 not comparable (0)" in report
+    # left68: an input one log alone holds read "their prompt or eval inputs differ".
+    compared = "1 record not comparable (their prompt or eval inputs differ): 0"
+    unknown = "1 record not comparable (their prompt or request arguments are in one log only): 0"
+    said, unsaid = (unknown, compared) if flag.endswith("-unknown") else (compared, unknown)
+    assert said in report and unsaid not in report
     assert "prompts differ" not in report
 
 
