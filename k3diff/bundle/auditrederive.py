@@ -97,6 +97,30 @@ def _refuse_unheld(body: Mapping[str, Any], name: str) -> None:
             )
 
 
+def _refuse_unrecorded_manifest(
+    body: Mapping[str, Any], name: str, files: Mapping[str, tuple[Path, int]], near: Path
+) -> None:
+    """Refuse a file given under the name of the manifest the document checked but does not
+    record by SHA-256 (written before lmrep68): nothing ties it to the document (left68: it was
+    refused as "not a k3diff JSON document")."""
+    manifest = body.get("manifest")
+    if not isinstance(manifest, Mapping) or _manifest(body) is not None:
+        return
+    free = [path for path, _ in files.values()]
+    given = changedinputs.given_under(str(manifest.get("path")), free, near=near)
+    if given is None:
+        return
+    artifacts = [a for a in body.get("artifacts", []) if isinstance(a, Mapping)]
+    wheels = [changedinputs.where_recorded(str(a.get("path")), near) for a in artifacts]
+    command = runagain.audit_args(wheels, given, bool(manifest.get("ignore_missing")))
+    raise InputError(
+        f"{given}: the manifest {name} checked, which it does not record by SHA-256 (written "
+        "before k3diff audit recorded it), so it cannot be tied to the document: give report "
+        f"{name} alone (without its manifest or wheels: judged from the document), or "
+        + runagain.again(command, name, "audit")
+    )
+
+
 def _manifest(body: Mapping[str, Any]) -> Recorded | None:
     """The manifest the document checked, as it records it by SHA-256; None where it checked
     none or records no SHA-256 of it (written before lmrep68)."""
@@ -159,13 +183,16 @@ def check_audit_again(
     given: Mapping[str, tuple[Path, int]],
     stale: list[runagain.StaleDocument],
     files: Mapping[str, tuple[Path, int]] | None = None,
-) -> tuple[dict[str, tuple[WheelRead, ...]], set[Path]]:
+) -> tuple[dict[str, tuple[WheelRead, ...]], set[Path], dict[str, tuple[WheelRead, ...]]]:
     """Add to `stale` the refusal of an audit document that `audit`, run again on the wheels it
     audited (all given) and the manifest it checked, does not reproduce, and of each of those
     inputs changed since or missing; return the names of those so re-derived, each to the
     inputs it was run again on (the bundle lists them among its inputs), and the manifests
-    given that an audit records (`files`: the files given that are no document, by SHA-256)."""
+    given that an audit records (`files`: the files given that are no document, by SHA-256),
+    and of each audit judged alone the manifest given with the bytes it records, listed among
+    the bundle's inputs though not run again (left68: accepted, and listed nowhere)."""
     checked: dict[str, tuple[WheelRead, ...]] = {}
+    alone: dict[str, tuple[WheelRead, ...]] = {}
     manifests: set[Path] = set()
     claimed = changedinputs.recorded_digests(documents)
     for doc in documents:
@@ -173,6 +200,7 @@ def check_audit_again(
             continue
         body = doc.body_again("audit document")
         near = Path(doc.name).parent
+        _refuse_unrecorded_manifest(body, doc.name, files or {}, near)
         manifest = _manifest(body)
         held = None if manifest is None else _manifest_given(manifest, files or {}, near, claimed)
         changed = [held] if isinstance(held, Mismatch) else []
@@ -181,6 +209,8 @@ def check_audit_again(
         )
         found = _found(body, given, near, claimed)
         if found is None and not changed:
+            if isinstance(held, Path) and manifest is not None:
+                alone[doc.name] = ((str(held), manifest.sha256, (files or {})[manifest.sha256][1]),)
             continue
         if found is None:  # the manifest alone changed: the wheels as the document names them
             artifacts = [a for a in body.get("artifacts", []) if isinstance(a, Mapping)]
@@ -222,4 +252,4 @@ def check_audit_again(
         if isinstance(held, Path) and manifest is not None:
             read += ((str(held), manifest.sha256, (files or {})[manifest.sha256][1]),)
         checked[doc.name] = read
-    return checked, manifests
+    return checked, manifests, alone

@@ -47,6 +47,12 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
                 "the same of the model (another continuation or generation setting), and no "
                 "sample clears them; runs with the same task config and --gen_kwargs would"
             )
+        elif "prompt-unknown" in record.flags:
+            cause = (
+                "their prompt is in one log only (prompt-unknown): the other holds neither the "
+                "request arguments nor prompt_hash, so the prompts cannot be compared, and no "
+                "sample clears them; logs that both hold their arguments would"
+            )
         elif "arguments-unknown" in record.flags:
             cause = (
                 "their request arguments are in one log only (arguments-unknown): what the two "
@@ -114,6 +120,7 @@ HELD_WORDS = (
     ("doc-changed", "the document changed"),
     ("target-changed", "the gold target changed"),
     ("arguments-changed", "the request arguments changed"),
+    ("prompt-unknown", "the prompt is in one log only"),
     ("arguments-unknown", "the request arguments are in one log only"),
     ("not-comparable", "the captured prompts differ"),
     ("fields-unjudged", "fields other than the text differ"),

@@ -86,7 +86,7 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
         )
         wheels += [path for sides in sets.values() for path in sides.wheels]
         given = wheel_digests(wheels)
-        audits, manifests = check_audit_again(documents, given, stale, digests)
+        audits, manifests, tied_alone = check_audit_again(documents, given, stale, digests)
         audited = frozenset(Path(name) for reads in audits.values() for name, _, _ in reads)
         directories = {name: (sides.base, sides.patch) for name, sides in sets.items()}
         wheels_again = check_wheels_again(
@@ -113,7 +113,7 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
     return tuple(
         dataclasses.replace(
             doc,
-            follows_from=links[doc.name],
+            follows_from=links.get(doc.name),
             inputs_read=rerun.get(doc.name, ()),
             source_read=wheels_again[doc.name].repository if doc.name in wheels_again else None,
             source_alone=doc.name in wheels_again and wheels_again[doc.name].source_alone,
@@ -123,8 +123,9 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
             house_again=house.get(doc.name),
             listed_again=doc.name in sets,
             paired_again=doc.name in paired if doc.name in set_files else None,
+            tied_read=tied_alone.get(doc.name, ()),
         )
-        if doc.name in links
+        if doc.name in links or doc.name in tied_alone
         else doc
         for doc in documents
     )

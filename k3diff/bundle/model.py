@@ -98,6 +98,11 @@ class Stage:
     not_comparable: tuple[str, ...] = ()
     """The records a comparison could not compare (their prompt or eval inputs differ), as the
     user names them: the bottom line says so, not that their text differs (lmeval67)."""
+    not_known: tuple[str, ...] = ()
+    """Those of `not_comparable` whose only inputs not compared are ones a log alone holds (an
+    lm-eval prompt or request arguments the other log does not: `prompt-unknown`,
+    `arguments-unknown`): the bottom line says they are in one log only, not that they differ
+    (left68)."""
     failed: tuple[str, ...] = ()
     """The records of a comparison where a request failed (status `error`), as the user names
     them: said as such, once, not among those whose text differs (lmrep68)."""

@@ -5,7 +5,13 @@ from __future__ import annotations
 from k3diff.bundle.housealpha import SCORES_HOUSE, score_rejudged
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.bundle.policyfacts import normalized_matches
-from k3diff.bundle.triagefacts import OUTSIDE_TEXT
+from k3diff.bundle.recordkinds import (
+    FAILED,
+    NOT_COMPARABLE,
+    ONE_LOG_ONLY,
+    OUTSIDE_TEXT,
+    TEXT_DIFFERS,
+)
 from k3diff.documents.read import Document
 from k3diff.numbers import named
 from k3diff.responses.beams import beams_qualification
@@ -22,7 +28,8 @@ def responses_stage(doc: Document) -> Stage:
     gated = responses.score_gate is not None  # the scores decide the texts
     text_differs = [r.name for r in responses.records if r.status in TEXT_DIFFERS and not gated]
     failed = [r.name for r in responses.records if r.status == FAILED]
-    not_comparable = [r.name for r in responses.records if r.status == NOT_COMPARABLE]
+    not_comparable = [r for r in responses.records if r.status == NOT_COMPARABLE]
+    not_known = [r.name for r in not_comparable if set(r.not_comparable_inputs) <= ONE_LOG_ONLY]
     quals = normalized_matches(responses)
     for said in (
         ignored_qualification(responses.ignore_fields),
@@ -59,20 +66,10 @@ def responses_stage(doc: Document) -> Stage:
         tuple(quals),
         dict(responses.summary),
         records=tuple(text_differs),
-        not_comparable=tuple(not_comparable),
+        not_comparable=tuple(r.name for r in not_comparable),
+        not_known=tuple(not_known),
         failed=tuple(failed),
     )
-
-
-TEXT_DIFFERS = frozenset({"text-differs", "tokens-differ"})
-"""Comparison statuses whose outputs differ: the text differs."""
-FAILED = "error"
-"""The status of a record where a request failed: no output to compare, so it fails whatever
-the scores say, but its text is not said to differ, and it is counted once (lmrep68: under
-"text differs" and again as "error records")."""
-NOT_COMPARABLE = "not-comparable"
-"""The status of a record whose prompt or eval inputs differ: nothing was compared for it, so
-it fails, but its text is not said to differ (lmeval67: "text differs on 1 record")."""
 
 
 def _records_sentence(responses: ResponsesDocument) -> str:

@@ -152,7 +152,10 @@ def _failing_records(failing: Sequence[Stage]) -> str:
     held = [s.held for s in failing if s.evidence is Evidence.FOLLOW_UP and s.held]
     compared = [s for s in failing if s.evidence is Evidence.RECORDS]
     names = list(dict.fromkeys(r for s in compared for r in s.records))
-    unjudged = list(dict.fromkeys(r for s in compared for r in s.not_comparable))
+    not_known = {r for s in compared for r in s.not_known}
+    not_compared = list(dict.fromkeys(r for s in compared for r in s.not_comparable))
+    unknown = [r for r in not_compared if r in not_known]
+    unjudged = [r for r in not_compared if r not in not_known]
     failed = list(dict.fromkeys(r for s in compared for r in s.failed))
     said = list(dict.fromkeys(held))
     if names:
@@ -163,6 +166,11 @@ def _failing_records(failing: Sequence[Stage]) -> str:
         said.append(
             f"{plural(len(unjudged), 'record')} not comparable (their prompt or eval inputs "
             f"differ): {named(unjudged)}"
+        )
+    if unknown:
+        said.append(
+            f"{plural(len(unknown), 'record')} not comparable (their prompt or request "
+            f"arguments are in one log only): {named(unknown)}"
         )
     return "; ".join(said)
 
@@ -186,6 +194,17 @@ def _input_rows(doc: Document) -> list[dict[str, Any]]:
     for row in again:  # an audit's manifest, run again against, beside its wheels
         if doc.kind is Kind.AUDIT and not str(row["name"]).lower().endswith(".whl"):
             row["schema"] = "sha256sum manifest (k3diff audit run again against it)"
+    again += [
+        {
+            "name": name,
+            "schema": f"sha256sum manifest (the one {doc.name} records; audit not run again)",
+            "sha256": sha256,
+            "size": size,
+            "run_ids": [],
+            "cross_checked": False,
+        }
+        for name, sha256, size in doc.tied_read
+    ]
     own = {
         "name": doc.name,
         "schema": doc.kind.value,

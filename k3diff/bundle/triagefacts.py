@@ -10,6 +10,7 @@ from k3diff.bundle.distfacts import distribution_sentence, untested_nondetermini
 from k3diff.bundle.housealpha import HOUSE_ALPHA, rejudge
 from k3diff.bundle.inconclusive import held_sentence, inconclusive_sentences
 from k3diff.bundle.model import Evidence, Stage, Status
+from k3diff.bundle.recordkinds import OUTSIDE_TEXT, TEXT_DIFFERS, other_kinds
 from k3diff.bundle.splitfacts import split_sentence
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
@@ -52,17 +53,20 @@ def _side_numbers(records: Sequence[TriageRecord], side: str) -> str:
     return f"{side} {_span(distinct)} distinct of {_span(n)}{each}"
 
 
-OUTSIDE_TEXT = frozenset({"logprobs-differ", "fields-differ"})
-"""Comparison statuses of records whose texts (and token ids) agree: triage judges texts, so
-these are matches to it, and are counted apart from the records whose text differs."""
-
-
 def _differ_sentence(triage: TriageDocument) -> str:
-    """'text differs on 3 of 10 records: ...; 7 more differ only in logprobs/fields': every
-    count recounted from the records."""
+    """'text differs on 3 of 10 records, a request failed on 1 (r4): ...; 7 more differ only
+    in logprobs/fields': every count recounted from the records, each record in its own kind
+    (left68: a failed, not comparable or one-sided record was counted as a text that differs),
+    then the categories of all those that differ."""
     differing = [r for r in triage.records if r.comparison_status not in OUTSIDE_TEXT | {"match"}]
+    text = sum(1 for r in differing if r.comparison_status in TEXT_DIFFERS)
     outside = sum(1 for r in triage.records if r.comparison_status in OUTSIDE_TEXT)
-    sentence = f"text differs on {len(differing):,} of {len(triage.records):,} records"
+    sentence = ", ".join(
+        [
+            f"text differs on {text:,} of {len(triage.records):,} records",
+            *other_kinds((r.key, r.comparison_status) for r in differing),
+        ]
+    )
     if outside:
         sentence += f" ({outside:,} more differ only in logprobs/fields; their texts match)"
     if not differing:

@@ -111,6 +111,10 @@ class Document:
     inputs_read: tuple[tuple[str, str, int], ...] = ()
     """For a wheels or responses document run again on its inputs: each input's name as given,
     SHA-256 and size (the bundle lists them among its inputs)."""
+    tied_read: tuple[tuple[str, str, int], ...] = ()
+    """For a document judged alone: each file given beside it with the bytes it records (an
+    audit's manifest), by name as given, SHA-256 and size: listed among the bundle's inputs,
+    though nothing was run again on it (left68: accepted, and listed nowhere)."""
     source_read: str | None = None
     """For a wheels document run again with its `--source` check: the repository (as given to
     report) the recorded commit was checked in again; None when it was not."""

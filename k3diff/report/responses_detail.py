@@ -78,17 +78,27 @@ UNKNOWN_ARGUMENTS = (
     "cannot be compared{also}: not comparable (neither a match nor a regression)"
 )
 """A doc one log holds the requests' arguments of and the other not (`arguments-unknown`)."""
+UNKNOWN_PROMPT = (
+    "lm-eval: the prompt is in one log only (the other holds neither the request arguments "
+    "nor prompt_hash), so the prompts cannot be compared{also}: not comparable (neither a match "
+    "nor a regression)"
+)
+"""A doc one log says the prompt of and the other not (`prompt-unknown`)."""
 """An input whose name alone does not say what it is, in words."""
 
 
 def _lm_eval_lines(lm: LmEvalDiff) -> list[str]:
     if lm.not_comparable:
         differ = (["prompt"] if lm.prompt_differs else []) + list(lm.inputs_differ)
-        if "arguments-unknown" in differ:
-            others = [name for name in differ if name != "arguments-unknown"]
-            verb = "differ" if len(others) > 1 else "differs"
-            also = f"; its {' and '.join(others)} {verb} too" if others else ""
-            return [UNKNOWN_ARGUMENTS.format(also=also)]
+        for unknown, said in (
+            ("prompt-unknown", UNKNOWN_PROMPT),
+            ("arguments-unknown", UNKNOWN_ARGUMENTS),
+        ):
+            if unknown in differ:
+                others = [name for name in differ if name != unknown]
+                verb = "differ" if len(others) > 1 else "differs"
+                also = f"; its {' and '.join(others)} {verb} too" if others else ""
+                return [said.format(also=also)]
         what = " and ".join(_INPUT_WORDS.get(name, name) for name in differ)
         verb = "differ" if len(differ) > 1 or "arguments" in differ else "differs"
         return [f"lm-eval: the {what} {verb}: not comparable (neither a match nor a regression)"]

@@ -263,6 +263,10 @@ HELD_CAUSES: tuple[tuple[frozenset[Flag], str], ...] = (
         "the request arguments changed (arguments-changed)",
     ),
     (
+        frozenset({Flag.PROMPT_UNKNOWN}),
+        "the prompt is in one log only (prompt-unknown)",
+    ),
+    (
         frozenset({Flag.ARGUMENTS_UNKNOWN}),
         "the request arguments are in one log only (arguments-unknown)",
     ),

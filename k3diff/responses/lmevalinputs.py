@@ -2,7 +2,8 @@
 other arguments, its gold target and its document.
 
 - The prompt: lm-eval's `prompt_hash` when both logs have it, else each log's `prompt_hash` or
-  first context hashed as lm-eval hashes it, else the requests' arguments.
+  first context hashed as lm-eval hashes it, else the requests' arguments; where one log holds
+  one of them and the other none it can be compared with, the prompt is unknown, not changed.
 - The requests' arguments (multiple-choice continuations, generation settings such as `until`,
   `max_gen_toks`, `temperature`), the prompt alike: the prompt hash covers the first context
   only, so a log holding them against one holding only the hash differs (settings unknown).
@@ -26,6 +27,7 @@ from k3diff.responses.parts import canonical
 
 INPUT_WORDS = {
     "prompt": "prompt",
+    "prompt-unknown": "prompt held by one log only",
     "arguments": "request arguments",
     "arguments-unknown": "request arguments held by one log only",
     "target": "gold target",
@@ -124,8 +126,8 @@ def _input_differs(
 
 def prompt_differs(base: LmEvalParts, patch: LmEvalParts) -> bool:
     """lm-eval's prompt hashes when both logs have them, else each log's prompt hash or first
-    context hashed as lm-eval hashes it, else the requests' arguments when both have them; a
-    log holding none of them differs from one that does."""
+    context hashed as lm-eval hashes it, else the requests' arguments when both have them;
+    False where nothing compares (`prompt_unknown`)."""
     if base.prompt_hash is not None and patch.prompt_hash is not None:
         return base.prompt_hash != patch.prompt_hash
     base_hash = base.prompt_hash or base.context_hash
@@ -134,6 +136,20 @@ def prompt_differs(base: LmEvalParts, patch: LmEvalParts) -> bool:
         return base_hash != patch_hash
     if base.arguments_digest is not None and patch.arguments_digest is not None:
         return base.arguments_digest != patch.arguments_digest
+    return False
+
+
+def prompt_unknown(base: LmEvalParts, patch: LmEvalParts) -> bool:
+    """True where a log holds its prompt (a hash, a context or the requests' arguments) and
+    the other none that compares with it (a line with neither `arguments` nor `prompt_hash`,
+    whose prompt was read as changed: left68): nothing says the prompt changed, nor that it
+    did not. Two logs holding none have nothing to tell apart."""
+    base_hash = base.prompt_hash or base.context_hash
+    patch_hash = patch.prompt_hash or patch.context_hash
+    if None not in (base_hash, patch_hash):
+        return False
+    if None not in (base.arguments_digest, patch.arguments_digest):
+        return False
     return (base_hash, base.arguments_digest) != (patch_hash, patch.arguments_digest)
 
 
@@ -144,7 +160,8 @@ def inputs_differ(base: LmEvalParts, patch: LmEvalParts, prompt_differs: bool) -
     (lmeval67: another setting matched, exit 0). Every lm-eval version writes `arguments` on
     every line, so a line holding them against one holding only `prompt_hash` cannot be
     compared on its settings (`arguments-unknown`; lmrep68: another temperature matched,
-    exit 0); two lines without them have nothing beyond the prompt to tell apart."""
+    exit 0); two lines without them have nothing beyond the prompt to tell apart. A prompt one
+    log does not say is `prompt-unknown`, which says the arguments' with it."""
     base_inputs = {held[0]: held for held in base.inputs}
     patch_inputs = {held[0]: held for held in patch.inputs}
     differ = [
@@ -152,7 +169,9 @@ def inputs_differ(base: LmEvalParts, patch: LmEvalParts, prompt_differs: bool) -
         for name, _, _ in _INPUTS
         if _input_differs(base_inputs.get(name), patch_inputs.get(name))
     ]
-    if not prompt_differs and base.arguments_digest != patch.arguments_digest:
+    if prompt_unknown(base, patch):
+        differ.insert(0, "prompt-unknown")
+    elif not prompt_differs and base.arguments_digest != patch.arguments_digest:
         one_sided = None in (base.arguments_digest, patch.arguments_digest)
         differ.insert(0, "arguments-unknown" if one_sided else "arguments")
     return tuple(differ)

@@ -56,6 +56,10 @@ class Flag(StrEnum):
     """Beside `not-comparable`: the lm-eval requests' arguments differ with the prompt, the
     document and the target the same (a multiple-choice continuation, a generation setting such
     as `until`, `max_gen_toks`, `temperature`): the two runs did not ask the same of the model."""
+    PROMPT_UNKNOWN = "prompt-unknown"
+    """Beside `not-comparable`: one lm-eval log says the prompt (its requests' arguments or
+    `prompt_hash`) and the other neither, so the prompts cannot be compared: not known to
+    differ, nor to be the same (left68: read as "the captured prompts differ")."""
     ARGUMENTS_UNKNOWN = "arguments-unknown"
     """Beside `not-comparable`: one lm-eval log holds the requests' arguments and the other only
     `prompt_hash` (the prompt alike), so the continuations and generation settings cannot be
@@ -125,7 +129,8 @@ the text that differ) — never a pass."""
 
 REFINED = {
     Flag.NOT_COMPARABLE: frozenset(
-        {Flag.DOC_CHANGED, Flag.TARGET_CHANGED, Flag.ARGUMENTS_CHANGED, Flag.ARGUMENTS_UNKNOWN}
+        {Flag.DOC_CHANGED, Flag.TARGET_CHANGED, Flag.ARGUMENTS_CHANGED}
+        | {Flag.PROMPT_UNKNOWN, Flag.ARGUMENTS_UNKNOWN}
     )
 }
 """A flag that another beside it says more precisely: the record's cause is that one."""

@@ -44,6 +44,14 @@ CHANGED_INPUTS = (
         "same task config and --gen_kwargs and compare again",
     ),
     (
+        "prompt-unknown",
+        Flag.PROMPT_UNKNOWN,
+        "not-comparable: the prompt is in one log only (the other holds neither the request "
+        "arguments nor lm-eval's prompt_hash{also}), so the prompts cannot be compared, the "
+        "comparison compared nothing for this record and samples cannot clear it; compare logs "
+        "lm-eval wrote whole (both with their arguments) and compare again",
+    ),
+    (
         "arguments-unknown",
         Flag.ARGUMENTS_UNKNOWN,
         "not-comparable: the request arguments are in one log only (the other holds lm-eval's "

@@ -9,9 +9,16 @@ host's tag is found by none). So a wheel is judged on each system its tags name 
 `.so`, which no Python on Windows loads, passed): `win_amd64`, `win32`, `win_arm64` each,
 `darwin` for every `macosx_…` tag, `ARCH-linux` for each architecture of the `manylinux`,
 `musllinux` and `linux` tags (the libc is not read: CPython before 3.13 on musl named its files
-`-linux-gnu`), one for `any`, whose files are all read as written, and one for the rest (iOS,
-Android, MSYS2's `mingw_…`), whose files are all read, and a suffix in another case found by
-none (as before abi68).
+`-linux-gnu`), two for `any` (below), and one for the rest (iOS, Android, MSYS2's `mingw_…`),
+whose files are all read, and a suffix in another case found by none (as before abi68).
+
+pip installs a `py3-none-any` or `cp313-none-any` wheel on every system (packaging lists the
+platform `any` with the ABI `none` alone, `systems.installs_on`), so its tags are judged on
+Windows (`.pyd` files, suffixes lowered) and on every other system (`.so` files, as written),
+and on neither does a file whose suffix names one platform count, since others install it too
+(left68: `any` was one system whose files were all read as found, and a `cp313-none-any` wheel
+holding `_C.cpython-313-x86_64-linux-gnu.so` and its `313t` twin passed, though pip 26 installs
+it on Windows and macOS, where no Python finds either).
 """
 
 from __future__ import annotations
@@ -45,6 +52,9 @@ class System(NamedTuple):
     folds: bool | None
     """True where the import system lowers a name's suffix (Windows), False where it matches
     it as written (Linux, macOS), None where k3diff does not know (read as written)."""
+    every: bool = False
+    """True for `any`'s: every such system, so that a suffix's platform (`x86_64-linux-gnu`)
+    is some other one's."""
 
     def keeps(self, path: str) -> bool:
         """True when this system's Python may find the file: its extension the one it loads,
@@ -52,10 +62,10 @@ class System(NamedTuple):
         lowered = path.lower()
         if self.loads is not None and not lowered.endswith(self.loads):
             return False
-        return self.name is None or file_system(lowered if self.folds else path) in (
-            None,
-            self.name,
-        )
+        if self.name is None:
+            return True
+        named = file_system(lowered if self.folds else path)
+        return named is None or (named == self.name and not self.every)
 
     def foreign(self, paths: list[str], several: bool) -> str:
         """Why some of a module's files (`paths`) are found on this system by none (`several`:
@@ -64,6 +74,8 @@ class System(NamedTuple):
             return _FOREIGN[self.loads]
         systems = {file_system(path) for path in paths}
         other = ", ".join(sorted(str(found) for found in systems - {None, self.name}))
+        if self.every:
+            return f" (for {other} alone, while its platform tag 'any' installs it on every system)"
         return (
             f" (for {other})"
             if several
@@ -76,12 +88,19 @@ def systems(tags: frozenset[str]) -> list[System]:
     grouped: dict[str, set[str]] = defaultdict(set)
     for tag in tags:
         grouped[_system(tag.rpartition("-")[2])].add(tag)
-    return [_made(key, frozenset(grouped[key])) for key in sorted(grouped)]
+    return [made for key in sorted(grouped) for made in _made(key, frozenset(grouped[key]))]
 
 
-def _made(key: str, tags: frozenset[str]) -> System:
+def _made(key: str, tags: frozenset[str]) -> list[System]:
     if key == _ANY:
-        return System(None, tags, None, None)
+        return [
+            System(_WINDOWS, tags, ".pyd", True, True),
+            System(_POSIX, tags, ".so", False, True),
+        ]
+    return [_one(key, tags)]
+
+
+def _one(key: str, tags: frozenset[str]) -> System:
     if key == _OTHER:  # iOS, Android, FreeBSD: POSIX systems, matching names as written
         return System(None, tags, None, False)
     windows = key.startswith("win")
@@ -90,6 +109,9 @@ def _made(key: str, tags: frozenset[str]) -> System:
 
 _ANY = "any"
 _OTHER = "other"
+_WINDOWS = "Windows"
+_POSIX = "macOS, Linux and the rest"
+"""`any`'s two systems, as the finding names them."""
 
 
 def _system(platform: str) -> str:

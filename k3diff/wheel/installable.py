@@ -189,7 +189,7 @@ def install_check(
     problems.extend(_patched_data_problems(archive))
     problems.extend(filename_refusals(str(archive.path)))
     if dist_info and (nowhere := installs_nowhere(tags, requires_python)) is not None:
-        problems.append((f"{dist_info}/METADATA", nowhere))
+        problems.append((nowhere[0] and f"{dist_info}/{nowhere[0]}", nowhere[1]))
     if dist_info is not None:
         script_values = [(ep.name, ep.value) for ep in entry_points if ep.group in SCRIPT_GROUPS]
         # A RECORD the caller read as plain lines holds no blank row: not searched again.

@@ -137,12 +137,37 @@ def installs_on(tags: Iterable[str], horizon: int = HORIZON) -> tuple[list[tuple
     (W629, `k3diff.wheel.versionbound`): those their Python and ABI parts name, as a base's
     systems are made, where packaging lists one of the parts for that interpreter; and the
     horizon, the newest CPython minor version made (at least `horizon`), which stands for
-    every later one."""
-    heads = {(p[0], p[1]) for p in (t.split("-") for t in tags) if len(p) == 3}
+    every later one. A part tagged `any` counts where packaging lists it with `any` alone
+    (`cp313-none-any`, `py3-none-any`): `cp313-cp313-any` and `cp313-abi3-any` install on no
+    Python, pip 26 refuses them everywhere (left68: read as CPython 3.13's)."""
+    named, newest = _named_on(tags, horizon)
+    return sorted(i for i, listed in named.items() if listed), newest.horizon
+
+
+def names_python(tags: Iterable[str]) -> bool:
+    """True when the tags' Python and ABI parts name some Python 3, whether or not packaging
+    lists them anywhere (`cp313-cp313-any` names CPython 3.13; `py2-none-any` none)."""
+    return bool(_named_on(tags, HORIZON)[0])
+
+
+def _named_on(tags: Iterable[str], horizon: int) -> tuple[dict[tuple[str, str], bool], _Newest]:
+    """Each (interpreter, ABI) the tags' parts name, whether some tag installs on it, and the
+    newest versions made."""
+    index = _index(frozenset(t for t in tags if t.count("-") == 2))
+    heads = {pair for pairs in index.values() for pair in pairs}
     newest = _Newest.of({python for python, _ in heads}, horizon)
     named = {i for python, abi in heads for i in _interpreters(python, abi, newest)}
-    found = [i for i in named if not heads.isdisjoint(chain(*_supported(*i)))]
-    return sorted(found), newest.horizon
+    return {i: _listed(i, index) for i in named}, newest
+
+
+def _listed(interpreter: tuple[str, str], index: dict[str, set[tuple[str, str]]]) -> bool:
+    """True when packaging lists one of the `index`'s parts for `interpreter` on its
+    platform: with `any`, those it lists there, on any other, those it lists on a platform."""
+    heads, anywhere = _supported(*interpreter)
+    return any(
+        not (anywhere if platform == "any" else heads).isdisjoint(pairs)
+        for platform, pairs in index.items()
+    )
 
 
 class _Newest(NamedTuple):

@@ -35,6 +35,7 @@ import operator
 from collections.abc import Iterable
 from itertools import compress, product, repeat
 
+from k3diff.lazyre import lazy
 from k3diff.wheel.extplatforms import System, systems
 from k3diff.wheel.extsuffix import EXTENSIONS, MARKS, FileAbi, Python, bare, module_abi
 from k3diff.wheel.installed import InstalledFile
@@ -192,24 +193,41 @@ def installs_on(tags: frozenset[str], requires_python: str | None) -> tuple[list
     return kept, horizon, f" and Requires-Python {requires_python[:80]!r}"
 
 
-def installs_nowhere(tags: frozenset[str], requires_python: str | None) -> str | None:
-    """Why pip installs the wheel on no Python, where its `tags` install it on some and its
-    `requires_python` admits none of those (`cp313-cp313` under `>=3.14`: pip refuses it on
-    3.13 by the specifier, on 3.14 by the tags; left67c: it passed), else None."""
-    if not requires_python:
-        return None
+def installs_nowhere(tags: frozenset[str], requires_python: str | None) -> tuple[str, str] | None:
+    """Where a wheel pip installs on no Python says so (`METADATA`, or `""` for its
+    filename's tags) and why, else None: tags that name Pythons packaging lists none of them for (`cp313-cp313-any`: an
+    interpreter's own ABI and the stable ABI go with a platform, `any` with `none` alone;
+    left68: read as CPython 3.13's, and the wheel passed), or a `requires_python` that admits
+    none of the Pythons they install on (`cp313-cp313` under `>=3.14`: pip refuses it on
+    3.13 by the specifier, on 3.14 by the tags; left67c: it passed)."""
     from k3diff.wheel.codes import NO_PYTHON
     from k3diff.wheel.systems import installs_on as tags_install_on
+    from k3diff.wheel.systems import names_python
     from k3diff.wheel.systemtext import pythons as said_pythons
 
+    if not requires_python and not any(map(_ANY_OF_AN_ABI.fullmatch, tags)):
+        return None  # nearly every wheel: `py3-none-any`, platform tags, no Requires-Python
+    shown = f"{', '.join(sorted(tags)[:3])}{', ...' if len(tags) > 3 else ''}"
     found, horizon = tags_install_on(tags)
-    if not found or installs_on(tags, requires_python)[0]:
+    if not found:
+        return None if not names_python(tags) else ("", _NO_PYTHON.format(shown, NO_PYTHON))
+    if not requires_python or installs_on(tags, requires_python)[0]:
         return None
-    return (
-        f"its tags ({', '.join(sorted(tags)[:3])}{', ...' if len(tags) > 3 else ''}) install it "
+    return "METADATA", (
+        f"its tags ({shown}) install it "
         f"on {said_pythons(found, horizon)}, none of which its Requires-Python "
         f"{requires_python[:80]!r} admits: {NO_PYTHON}"
     )
+
+
+_ANY_OF_AN_ABI = lazy(r"[^-]+-(?!none-)[^-]+-any")
+"""A tag of `any` with an ABI other than `none`: the one kind pip installs nowhere."""
+_NO_PYTHON = (
+    "its tags ({}) install it on no Python: packaging lists an interpreter's own ABI and the "
+    "stable ABI with a platform alone, and the platform 'any' with the ABI 'none' alone "
+    "('cp313-none-any', 'py3-none-any'), so pip refuses it everywhere ('not a supported wheel "
+    "on this platform'): {}"
+)
 
 
 def _named_text(abis: list[FileAbi]) -> str:

@@ -92,6 +92,19 @@ def test_an_unchanged_manifest_is_run_again_against_and_listed(tmp_path: Path) -
     assert rows[wheel]["schema"] == "wheel (k3diff audit run again on it)"
     result = _report(tmp_path, "m.json", "SHA256SUMS")  # tied by its bytes, judged alone
     assert result.exit_code == 0, result.stderr
+    # left68: accepted, and listed nowhere among the bundle's inputs.
+    rows = {row["name"]: row for row in _summary(tmp_path)["inputs"]}
+    assert sorted(rows) == ["SHA256SUMS", "m.json"]
+    assert rows["m.json"]["judged_alone"] is True
+    recorded = json.loads((tmp_path / "m.json").read_text())["manifest"]["sha256"]
+    assert (rows["SHA256SUMS"]["sha256"], rows["SHA256SUMS"]["cross_checked"]) == (recorded, False)
+    assert rows["SHA256SUMS"]["schema"] == (
+        "sha256sum manifest (the one m.json records; audit not run again)"
+    )
+    assert (
+        "| SHA256SUMS | sha256sum manifest (the one m.json records"
+        in (tmp_path / "b" / "REPORT.md").read_text()
+    )
     # A forged manifest check (another digest said matched) no longer follows from the files.
     document = json.loads((tmp_path / "m.json").read_text())
     document["manifest"]["matched"] = ["other.whl"]
@@ -116,3 +129,16 @@ def test_a_document_that_records_no_manifest_digest_says_so(tmp_path: Path) -> N
     refused = _report(tmp_path, "old.json", wheel)
     assert refused.exit_code == 2
     assert "old.json: made with --manifest, and the manifest is not recorded" in refused.stderr
+    # left68: its manifest given with it read "not a k3diff JSON document".
+    for inputs in (("old.json", "SHA256SUMS"), ("old.json", wheel, "SHA256SUMS")):
+        refused = _report(tmp_path, *inputs)
+        assert refused.exit_code == 2 and refused.stderr.count("\n") == 1, refused.stderr
+        assert refused.stderr.startswith(
+            "k3diff: error: SHA256SUMS: the manifest old.json checked, which it does not record "
+            "by SHA-256 (written before k3diff audit recorded it), so it cannot be tied to the "
+            "document: give report old.json alone (without its manifest or wheels: judged from "
+            "the document), or run `"
+        ), refused.stderr
+        assert f"audit {wheel} --manifest SHA256SUMS --format json -o old.json` again" in (
+            refused.stderr
+        )

@@ -207,8 +207,9 @@ def test_a_log_without_arguments_leaves_the_settings_uncompared_so_not_comparabl
     `prompt_hash`: the prompt compared as lm-eval hashes it, the generation settings went
     uncompared, and a patch run at another `temperature` and `until` matched (exit 0). Its
     settings cannot be compared, so the doc is not comparable on its arguments (named
-    `arguments-unknown`, never said to have changed); a prompt that
-    differs, or that nothing on one side says (neither arguments nor hash), is the prompt."""
+    `arguments-unknown`, never said to have changed); a prompt that differs is the prompt, and
+    one that nothing on one side says (neither arguments nor hash) is unknown (left68: it read
+    "the prompt differs"): `prompt-unknown`, which covers the arguments with it."""
     base = [_as_written_since_0_4_4(_generation(n)) for n in range(3)]
     sampled = {**GENERATE, "do_sample": True, "temperature": 1.0, "until": ["\n"]}
 
@@ -222,10 +223,12 @@ def test_a_log_without_arguments_leaves_the_settings_uncompared_so_not_comparabl
     ]
     code, doc = _compare(tmp_path, base, patch)
     assert code == 1
-    assert (
-        _outcome(doc) == [("not-comparable", ["arguments-unknown"])] + [("not-comparable", [])] * 2
-    )
-    assert [r["lm_eval"]["prompt_differs"] for r in doc["records"]] == [False, True, True]
+    assert _outcome(doc) == [
+        ("not-comparable", ["arguments-unknown"]),
+        ("not-comparable", ["prompt-unknown"]),
+        ("not-comparable", []),
+    ]
+    assert [r["lm_eval"]["prompt_differs"] for r in doc["records"]] == [False, False, True]
     # Either way round; two logs that both hold none have nothing more to tell apart.
     text = run_k3diff("responses", "base.jsonl", "patch.jsonl", cwd=tmp_path)
     assert text.exit_code == 1
@@ -234,6 +237,15 @@ def test_a_log_without_arguments_leaves_the_settings_uncompared_so_not_comparabl
         "alone), so its continuations and generation settings (until, max_gen_toks, "
         "temperature, ...) cannot be compared: not comparable" in text.stdout
     )
+    assert (
+        "lm-eval: the prompt is in one log only (the other holds neither the request arguments "
+        "nor prompt_hash), so the prompts cannot be compared: not comparable" in text.stdout
+    )
+    assert text.stdout.count("lm-eval: the prompt differs") == 1, text.stdout
+    code, doc = _compare(tmp_path, patch[1:2], base[1:2])
+    assert (code, _outcome(doc)) == (1, [("not-comparable", ["prompt-unknown"])])
+    code, doc = _compare(tmp_path, patch[1:2], patch[1:2])
+    assert (code, _outcome(doc)) == (0, [("match", [])])
     code, doc = _compare(tmp_path, patch[:1], base[:1])
     assert (code, _outcome(doc)) == (1, [("not-comparable", ["arguments-unknown"])])
     code, doc = _compare(tmp_path, patch[:1], patch[:1])

@@ -107,6 +107,10 @@ OTHER_DOC = {"question": "Q: 7?", "answer": "42"}
          "arguments-changed", "the request arguments changed"),
         # lmrep68: the patch's log without its arguments (prompt_hash alone): not known.
         ({"arguments": None}, "arguments-unknown", "the request arguments are in one log only"),
+        # left68: neither its arguments nor its prompt_hash: the prompt is not known, it did
+        # not change (it read "the captured prompts differ").
+        ({"arguments": None, "prompt_hash": None}, "prompt-unknown",
+         "the prompt is in one log only"),
     ],
 )  # fmt: skip
 def test_a_changed_target_or_document_is_held_in_its_own_words(
@@ -136,6 +140,13 @@ def test_a_changed_target_or_document_is_held_in_its_own_words(
     report = (tmp_path / "b" / "REPORT.md").read_text()
     assert f"1 record held: {words} (0)" in report
     assert f"their {words.removeprefix('the ')} ({flag})" in report
+    # left68: the triage row counted the record as a text that differs.
+    assert "text differs on 0 of 2 records, 1 not comparable (0)" in report
+    # left68: an input one log alone holds read "their prompt or eval inputs differ".
+    compared = "1 record not comparable (their prompt or eval inputs differ): 0"
+    unknown = "1 record not comparable (their prompt or request arguments are in one log only): 0"
+    said, unsaid = (unknown, compared) if flag.endswith("-unknown") else (compared, unknown)
+    assert said in report and unsaid not in report
     assert "prompts differ" not in report
 
 

@@ -17,14 +17,21 @@ commands, exit 0, or failed a wheel every such Python imports).
   build's names (`ALT_SOABI`, bpo-36722), so a `cp313-cp313d` wheel holding the release name
   imports there (it failed); on Windows it does not. A `cpython-313d` name under a plain
   `cp313` tag is found by the debug build alone: alone, it fails on the release 3.13 pip also
-  installs the wheel on; beside the release name, both find theirs."""
+  installs the wheel on; beside the release name, both find theirs.
+* A `-none-any` wheel: pip installs it on every system, Windows and macOS included, so a module
+  whose files all name one platform (`x86_64-linux-gnu`), or are `.so` files alone, is found by
+  none there (left68: `any` was one system whose every file was read as found, and a
+  `cp313-none-any` wheel of the 3.13 and 3.13t Linux names passed). An interpreter's own ABI
+  with `any` (`cp313-cp313-any`) is one pip installs nowhere: W616."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
+from cli_support import run_k3diff
 
 from wheel.importoracle import (
     LINUX,
@@ -44,6 +51,7 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc builds 
 BOTH = f"cp313-cp313-{LINUX}.win_amd64"
 MAC = "cp313-cp313-macosx_11_0_arm64"
 WINDOWS = "cp313-cp313-win_amd64"
+ANY = "cp313-none-any"
 
 CASES = [
     # (tag, the module's files, the Pythons pip installs the wheel for, which of them import)
@@ -73,6 +81,20 @@ CASES = [
     ("cp313-cp313d-win_amd64", ["demo/_ext.cp313-win_amd64.pyd"], [WINDOWS_313D], []),
     (f"cp313-cp313-{LINUX}", [_named("313d")], [LINUX_313], []),
     (f"cp313-cp313-{LINUX}", [_named("313"), _named("313d")], [LINUX_313], [LINUX_313]),
+    (
+        ANY,
+        [_named("313"), _named("313t")],
+        [LINUX_313, MAC_313, WINDOWS_313],
+        [LINUX_313],
+    ),  # before
+    (ANY, ["demo/_ext.abi3.so"], [LINUX_313, MAC_313, WINDOWS_313], [LINUX_313, MAC_313]),
+    (
+        ANY,
+        ["demo/_ext.cpython-313-darwin.so", "demo/_ext.cp313-win_amd64.pyd"],
+        [LINUX_313, MAC_313, WINDOWS_313],
+        [MAC_313, WINDOWS_313],
+    ),
+    ("py3-none-any", [_named("313")], [LINUX_313, MAC_313, WINDOWS_313], [LINUX_313]),
 ]
 
 
@@ -127,3 +149,37 @@ def test_a_debug_builds_untagged_name_is_said_as_one(tmp_path: Path) -> None:
             "CPython 3.13: on CPython 3.13 'import demo._ext' finds no file of it",
         )
     ]
+
+
+@pytest.mark.parametrize("tag", ["cp313-cp313-any", "cp313-abi3-any"])
+def test_a_wheel_pip_installs_nowhere_fails_as_such(tmp_path: Path, tag: str) -> None:
+    """packaging lists an interpreter's own ABI and the stable ABI with a platform alone, so
+    pip refuses these everywhere (left68: read as CPython 3.13's, W629 judged them, and a
+    `cp313-cp313-any` wheel of the Linux name alone passed both commands, exit 0)."""
+    wheel = _wheel(tmp_path, tag, _named("313"))
+    targets = [LINUX_313, MAC_313, WINDOWS_313]
+    assert [installs_importable(wheel, target, "demo", "_ext") for target in targets] == [
+        None
+    ] * len(targets)
+    exit_code, found = audit_code(wheel)
+    assert exit_code == 1 and "W616" in found and "W629" not in found, found
+    report = json.loads(run_k3diff("audit", wheel, "--format", "json").stdout)
+    [refusal] = [f for a in report["artifacts"] for f in a["findings"] if f["code"] == "W616"]
+    assert refusal["path"] == "" and "install it on no Python" in refusal["detail"], refusal
+    base = _wheel(tmp_path / "b", "cp313-none-any", _named("313"), "demo/_ext.so", "demo/_ext.pyd")
+    exit_code, report = wheels_json(base, wheel, "--allow-native-changes")
+    assert exit_code == 1 and "W616" in codes(report)
+
+
+def test_an_any_wheel_names_the_platform_its_files_are_for(tmp_path: Path) -> None:
+    found = _w629(_wheel(tmp_path, ANY, _named("313"), _named("313t")))
+    assert [path for path, _ in found] == [_named("313"), _named("313t")], found
+    assert (
+        "(as .so, which no Python on Windows loads), while its tags for Windows install it on "
+        "CPython 3.13, free-threaded CPython 3.13: on CPython 3.13, free-threaded CPython 3.13 "
+        "'import demo._ext' finds no file of it" in found[0][1]
+    ), found
+    assert (
+        "(for x86_64-linux alone, while its platform tag 'any' installs it on every system), "
+        "while its tags for macOS, Linux and the rest install it on" in found[0][1]
+    ), found
