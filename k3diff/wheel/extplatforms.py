@@ -7,11 +7,19 @@ written, on macOS too (`k3diff.wheel.extsuffix`). A suffix's platform (`x86_64-l
 host's tag is found by none). So a wheel is judged on each system its tags name apart
 (abi68: a `manylinux….win_amd64` tag set was judged as one, and a module whose only file was a
 `.so`, which no Python on Windows loads, passed): `win_amd64`, `win32`, `win_arm64` each,
-`darwin` for every `macosx_…` tag, `ARCH-linux` for each architecture of the `manylinux`,
-`musllinux` and `linux` tags (the libc is not read: CPython before 3.13 on musl named its files
-`-linux-gnu`), one for `any`, whose files are all read as written, and one for the rest (iOS,
+`darwin` for every `macosx_…` tag, `ARCH-linux-gnu` for each architecture of the `manylinux`
+tags (glibc), `ARCH-linux-musl` of the `musllinux` ones and `ARCH-linux` of the `linux` ones
+(either libc), one for `any`, whose files are all read as written, and one for the rest (iOS,
 Android, MSYS2's `mingw_…`), whose files are all read, and a suffix in another case found by
 none (as before abi68).
+
+A suffix's platform is read as the import system matches it, as written (lowered on Windows):
+only the triplet CPython's `configure` writes (lower case, `ARCH-linux-gnu…` or
+`ARCH-linux-musl…`, `darwin`) is a system's; any other (`x86_64-Linux-gnu`, `Darwin`,
+`aarch64-linux-android`, `x86_64-linux-musl` under a glibc tag) is found on none of the
+systems named, nor is a CPython 3.5+ name of no platform (`.cpython-313.so`, FreeBSD's), which
+no Python on Linux or macOS lists (review68: each was read as the system's, and passed). A
+musl system also finds `-linux-gnu` names (CPython before 3.13 on musl wrote them).
 """
 
 from __future__ import annotations
@@ -21,10 +29,25 @@ from typing import NamedTuple
 
 from k3diff.lazyre import lazy
 from k3diff.wheel.extsuffix import SUFFIX
+from k3diff.wheel.targets import version_number
 
-_TRIPLET = lazy(r"-([^-]+)-linux(?:-[^-]*)?$")
+_TRIPLET = lazy(r"([a-z0-9_]+)-linux(?:-(gnu|musl)[a-z0-9_]*)?")
+"""A Linux triplet as CPython's `configure` writes it, its libc read by family (`gnueabihf` is
+glibc's, `musleabihf` musl's); GraalPy's names none (`x86_64-linux`)."""
+_HEAD = lazy(r"cpython-3(\d+)[a-z]*|abi3t?|pypy3\d+-pp\d+|cp3\d+t?|graalpy[^-]*-[^-]*-[^-]*")
+"""The ABI before a suffix's platform (`k3diff.wheel.extsuffix`'s tags)."""
+_PLATFORMED = 5
+"""The first CPython 3 minor version whose SOABI names its platform on Linux and macOS."""
+NO_PLATFORM = ""
+"""`file_system` of a CPython 3.5+ name of no platform, which no Python on Linux or macOS finds."""
 _LINUX_TAG = lazy(r"(?:manylinux_\d+_\d+|musllinux_\d+_\d+|manylinux\d+|linux)_(.+)")
-_TRIPLET_ARCH = {"i686": "i386", "armv7l": "arm", "armv6l": "arm", "ppc64le": "powerpc64le"}
+_TRIPLET_ARCH = {
+    "i686": "i386",
+    "armv7l": "arm",
+    "armv6l": "arm",
+    "ppc64le": "powerpc64le",
+    "ppc64": "powerpc64",
+}
 """A platform tag's architecture as CPython's SOABI names it (`configure`'s triplet), where
 they differ."""
 _FOREIGN = {
@@ -37,7 +60,7 @@ class System(NamedTuple):
     """One system a wheel's tags install it on, and how its Python finds extension files."""
 
     name: str | None
-    """`win_amd64`, `darwin`, `x86_64-linux` (as a suffix names it); None for the rest."""
+    """`win_amd64`, `darwin`, `x86_64-linux-gnu` (as a suffix names it); None for the rest."""
     tags: frozenset[str]
     """The wheel's tags for it."""
     loads: str | None
@@ -52,18 +75,29 @@ class System(NamedTuple):
         lowered = path.lower()
         if self.loads is not None and not lowered.endswith(self.loads):
             return False
-        return self.name is None or file_system(lowered if self.folds else path) in (
-            None,
-            self.name,
-        )
+        return self.name is None or self._read(path) in (None, *self.finding())
+
+    def finding(self) -> tuple[str, ...]:
+        """The platforms (as `file_system` names them) whose names this system's Python finds:
+        its own; on Linux the libc's (glibc's `-linux-gnu`, musl's `-linux-musl` and, before
+        3.13, `-linux-gnu`) and a triplet of none (GraalPy's)."""
+        name = str(self.name)
+        arch, linux, libc = name.partition("-linux")
+        if not linux:
+            return (name,)
+        libcs = {"-gnu": ("-gnu",), "-musl": ("-musl", "-gnu")}.get(libc, ("-gnu", "-musl"))
+        return (f"{arch}-linux", *(f"{arch}-linux{found}" for found in libcs))
+
+    def _read(self, path: str) -> str | None:
+        return file_system(path.lower() if self.folds else path)
 
     def foreign(self, paths: list[str], several: bool) -> str:
         """Why some of a module's files (`paths`) are found on this system by none (`several`:
         the wheel's tags name other systems too)."""
         if self.loads is not None and not all(p.lower().endswith(self.loads) for p in paths):
             return _FOREIGN[self.loads]
-        systems = {file_system(path) for path in paths}
-        other = ", ".join(sorted(str(found) for found in systems - {None, self.name}))
+        systems = {self._read(path) for path in paths} - {None, *self.finding()}
+        other = ", ".join(sorted(found or "no platform" for found in systems if found is not None))
         return (
             f" (for {other})"
             if several
@@ -100,19 +134,31 @@ def _system(platform: str) -> str:
     if platform.startswith("macosx_"):
         return "darwin"
     if match := _LINUX_TAG.fullmatch(platform):
-        return f"{_TRIPLET_ARCH.get(match.group(1), match.group(1))}-linux"
+        libc = {"manylinux": "-gnu", "musllinux": "-musl"}.get(platform[:9], "")
+        return f"{_TRIPLET_ARCH.get(match.group(1), match.group(1))}-linux{libc}"
     return _ANY if platform == _ANY else _OTHER
 
 
 def file_system(path: str) -> str | None:
-    """The system a file's ABI suffix names (`x86_64-linux`, `darwin`, `win_amd64`), None for
-    a suffix of none: CPython's SOABI carries its platform (`.cpython-313-x86_64-linux-gnu.so`),
-    and only that system's CPython finds it."""
+    """The system a file's ABI suffix names (`x86_64-linux-gnu`, `darwin`, `win_amd64`), as
+    written; None for a suffix of no platform that every system of its ABI lists (`.abi3.so`,
+    `.cpython-34m.so`), or of no ABI k3diff reads; `NO_PLATFORM` for a CPython 3.5+ one; any
+    other platform as written (`x86_64-Linux-gnu`), which is no system's. CPython's SOABI
+    carries its platform (`.cpython-313-x86_64-linux-gnu.so`), and only that system's CPython
+    finds it."""
     found = SUFFIX.search(path.rpartition("/")[2])
-    tag = "" if found is None else found.group(1)
-    if (platform := tag.rpartition("-")[2]).startswith("win"):
+    head = None if found is None else _HEAD.match(tag := found.group(1))
+    if found is None or head is None:
+        return None
+    platform = tag[head.end() :]
+    if not platform:
+        minor = head.group(1)
+        return NO_PLATFORM if minor is not None and version_number(minor) >= _PLATFORMED else None
+    platform = platform.removeprefix("-")
+    if platform.startswith("win"):
         return platform
-    if tag.endswith("-darwin"):
+    if platform == "darwin" or platform.endswith("-darwin"):  # GraalPy's `aarch64-darwin`
         return "darwin"
-    match = _TRIPLET.search(tag)
-    return None if match is None else f"{match.group(1)}-linux"
+    if match := _TRIPLET.fullmatch(platform):
+        return f"{match.group(1)}-linux" + (f"-{match.group(2)}" if match.group(2) else "")
+    return platform

@@ -2,7 +2,8 @@
 
 A file's suffix names the Pythons that find it (`k3diff.wheel.extsuffix`, the import system's
 rules with their sources), on the systems whose Python loads it (`k3diff.wheel.extplatforms`:
-`.pyd` on Windows, `.so` elsewhere; a suffix's platform its own). pip installs a wheel on a
+`.pyd` on Windows, `.so` elsewhere; a suffix's platform its own, read as written where the
+import system matches it so). pip installs a wheel on a
 Python when packaging lists one of its tags there (`k3diff.wheel.systems.installs_on`: the
 interpreters its tags name, CPython up to a horizon that stands for every later one, and
 narrowed by the wheel's own `Requires-Python`, which pip checks too). A module none of whose

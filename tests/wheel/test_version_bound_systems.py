@@ -107,7 +107,7 @@ def test_w629_fails_where_pip_installs_a_module_no_import_finds(
         (
             ["demo/_ext.cp313-win_amd64.pyd"],
             "named for CPython 3.13 alone (as .pyd, which Python loads on Windows alone), while "
-            "its tags for x86_64-linux install it on CPython 3.13: on CPython 3.13 'import",
+            "its tags for x86_64-linux-gnu install it on CPython 3.13: on CPython 3.13 'import",
         ),
     ],
 )

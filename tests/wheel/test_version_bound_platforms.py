@@ -1,0 +1,112 @@
+"""W629 reads a suffix's platform as the import system matches it (review68), held to pip 26
+and CPython's import system (`wheel.importoracle`).
+
+A CPython's suffix names its platform exactly as `configure` wrote it, in lower case
+(`.cpython-313-x86_64-linux-gnu.so`), and Linux's and macOS's import systems match names as
+written. abi68 read any platform it did not recognise as naming none, found everywhere: a
+`manylinux` wheel whose module was `_ext.cpython-313-x86_64-Linux-gnu.so`, musl's
+`-linux-musl` (which no glibc CPython lists), a platform-less `.cpython-313.so` (FreeBSD's), or
+a macOS wheel's `-Darwin`, each passed both commands (exit 0) though pip installs the wheel on
+CPython 3.13 and `import demo._ext` then fails. A musl system still finds `-linux-gnu` names
+(CPython before 3.13 on musl wrote them), and a `ppc64` tag's CPython is `powerpc64-linux-gnu`
+(abi68 failed its own name)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from wheel.importoracle import LINUX, LINUX_313, MAC_313, Target, installs_importable
+from wheel.test_installed_view import codes, wheels_json
+from wheel.test_version_bound import _w629, _wheel
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc builds the extensions")
+
+MAC = "cp313-cp313-macosx_11_0_arm64"
+
+
+@pytest.mark.parametrize(
+    ("tag", "name", "target", "said"),
+    [
+        (
+            f"cp313-cp313-{LINUX}",
+            "demo/_ext.cpython-313-x86_64-Linux-gnu.so",
+            LINUX_313,
+            "(for x86_64-Linux-gnu, while its tags install it on x86_64-linux-gnu alone)",
+        ),
+        (
+            f"cp313-cp313-{LINUX}",
+            "demo/_ext.cpython-313-x86_64-linux-GNU.so",
+            LINUX_313,
+            "(for x86_64-linux-GNU, while its tags install it on x86_64-linux-gnu alone)",
+        ),
+        (
+            f"cp313-cp313-{LINUX}",
+            "demo/_ext.cpython-313-x86_64-linux-musl.so",
+            LINUX_313,
+            "(for x86_64-linux-musl, while its tags install it on x86_64-linux-gnu alone)",
+        ),
+        (
+            f"cp313-cp313-{LINUX}",
+            "demo/_ext.cpython-313.so",
+            LINUX_313,
+            "(for no platform, while its tags install it on x86_64-linux-gnu alone)",
+        ),
+        (
+            f"cp313-cp313-{LINUX}",
+            "demo/_ext.cpython-313-x86_64-banana.so",
+            LINUX_313,
+            "(for x86_64-banana, while its tags install it on x86_64-linux-gnu alone)",
+        ),
+        (
+            MAC,
+            "demo/_ext.cpython-313-Darwin.so",
+            MAC_313,
+            "(for Darwin, while its tags install it on darwin alone)",
+        ),
+    ],
+)
+def test_a_platform_the_import_system_does_not_match_fails(
+    tmp_path: Path, tag: str, name: str, target: Target, said: str
+) -> None:
+    """Failed on base68 and on abi68: exit 0, no W629."""
+    wheel = _wheel(tmp_path, tag, name)
+    assert installs_importable(wheel, target, "demo", "_ext") is False  # installed, not found
+    found = _w629(wheel)
+    assert [path for path, _ in found] == [name], found
+    assert said in found[0][1], found
+    assert "on CPython 3.13 'import demo._ext' finds no file of it" in found[0][1], found
+    base = _wheel(tmp_path / "b", tag, "demo/_ext.so")
+    exit_code, report = wheels_json(base, wheel, "--allow-native-changes")
+    assert exit_code == 1 and "W629" in codes(report)
+
+
+@pytest.mark.parametrize(
+    ("tag", "name"),
+    [
+        (f"cp313-cp313-{LINUX}", "demo/_ext.cpython-313-x86_64-linux-gnu.so"),
+        (MAC, "demo/_ext.cpython-313-darwin.so"),
+        ("cp313-cp313-musllinux_1_2_x86_64", "demo/_ext.cpython-313-x86_64-linux-musl.so"),
+        ("cp312-cp312-musllinux_1_2_x86_64", "demo/_ext.cpython-312-x86_64-linux-gnu.so"),
+        ("cp313-cp313-linux_x86_64", "demo/_ext.cpython-313-x86_64-linux-musl.so"),
+        ("cp313-cp313-manylinux_2_31_armv7l", "demo/_ext.cpython-313-arm-linux-gnueabihf.so"),
+        ("cp313-cp313-manylinux2014_ppc64", "demo/_ext.cpython-313-powerpc64-linux-gnu.so"),
+        ("cp34-cp34m-manylinux1_x86_64", "demo/_ext.cpython-34m.so"),
+    ],
+)
+def test_the_platform_a_systems_cpython_writes_passes(tmp_path: Path, tag: str, name: str) -> None:
+    """The names each system's CPython writes (the ppc64 one failed on abi68)."""
+    assert _w629(_wheel(tmp_path, tag, name)) == []
+
+
+def test_a_windows_platform_in_another_case_is_named_as_windows_reads_it(
+    tmp_path: Path,
+) -> None:
+    """Windows lowers a suffix before it matches it: `-WIN32` is win32's (abi68 said
+    "(for , while ...)")."""
+    name = "demo/_ext.cp313-WIN32.pyd"
+    found = _w629(_wheel(tmp_path, "cp313-cp313-win_amd64", name))
+    assert [path for path, _ in found] == [name], found
+    assert "(for win32, while its tags install it on win_amd64 alone)" in found[0][1], found
