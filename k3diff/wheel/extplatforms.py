@@ -9,9 +9,10 @@ host's tag is found by none). So a wheel is judged on each system its tags name 
 `.so`, which no Python on Windows loads, passed): `win_amd64`, `win32`, `win_arm64` each,
 `darwin` for every `macosx_…` tag, `ARCH-linux-gnu` for each architecture of the `manylinux`
 tags (glibc), `ARCH-linux-musl` of the `musllinux` ones and `ARCH-linux` of the `linux` ones
-(either libc), one for `any`, whose files are all read as written, and one for the rest (iOS,
-Android, MSYS2's `mingw_…`), whose files are all read, and a suffix in another case found by
-none (as before abi68).
+(either libc), two for `any` (Windows, and Linux and macOS: every platform of each, so that
+only a name of no platform counts there), and one for the rest (iOS, Android, MSYS2's
+`mingw_…`), whose files are all read, and a suffix in another case found by none (as before
+abi68).
 
 A suffix's platform is read as the import system matches it, as written (lowered on Windows):
 only the triplet CPython's `configure` writes (lower case, `ARCH-linux-gnu…` or
@@ -60,7 +61,8 @@ class System(NamedTuple):
     """One system a wheel's tags install it on, and how its Python finds extension files."""
 
     name: str | None
-    """`win_amd64`, `darwin`, `x86_64-linux-gnu` (as a suffix names it); None for the rest."""
+    """`win_amd64`, `darwin`, `x86_64-linux-gnu` (as a suffix names it); `ANY_WINDOWS`,
+    `ANY_POSIX` for an `any` tag's (which no suffix names); None for the rest."""
     tags: frozenset[str]
     """The wheel's tags for it."""
     loads: str | None
@@ -108,22 +110,35 @@ class System(NamedTuple):
 def systems(tags: frozenset[str]) -> list[System]:
     """The systems the tags install on, each with its tags, in a stable order."""
     grouped: dict[str, set[str]] = defaultdict(set)
-    for tag in tags:
+    for tag in filter(lambda tag: not abi_any(tag), tags):  # installed nowhere: W616's
         grouped[_system(tag.rpartition("-")[2])].add(tag)
-    return [_made(key, frozenset(grouped[key])) for key in sorted(grouped)]
+    return [made for key in sorted(grouped) for made in _made(key, frozenset(grouped[key]))]
 
 
-def _made(key: str, tags: frozenset[str]) -> System:
-    if key == _ANY:
-        return System(None, tags, None, None)
+def abi_any(tag: str) -> bool:
+    """A tag pairing an ABI with the platform `any` (`cp313-cp313-any`), which packaging lists
+    on no Python (`any` comes beside the ABI `none` alone): pip installs by it nowhere."""
+    _, abi, platform = [*tag.split("-"), "", ""][:3]
+    return platform == _ANY and abi != "none"
+
+
+def _made(key: str, tags: frozenset[str]) -> list[System]:
+    if key == _ANY:  # every system: a file of one platform's name is found on it alone
+        return [System(ANY_WINDOWS, tags, ".pyd", True), System(ANY_POSIX, tags, ".so", False)]
     if key == _OTHER:  # iOS, Android, FreeBSD: POSIX systems, matching names as written
-        return System(None, tags, None, False)
+        return [System(None, tags, None, False)]
     windows = key.startswith("win")
-    return System(key, tags, ".pyd" if windows else ".so", windows)
+    return [System(key, tags, ".pyd" if windows else ".so", windows)]
 
 
 _ANY = "any"
 _OTHER = "other"
+ANY_WINDOWS = "Windows (any)"
+ANY_POSIX = "Linux and macOS (any)"
+"""The systems an `any` tag installs on, each judged as one whose every platform's Python
+must find the module: only a name of no platform counts there (review68: the `any` tag was
+one system reading every file as found, so a `cp313-cp313-any` wheel holding a Linux build's
+`.so` alone passed, though pip installs it on Windows and macOS too)."""
 
 
 def _system(platform: str) -> str:

@@ -36,7 +36,7 @@ import operator
 from collections.abc import Iterable
 from itertools import compress, product, repeat
 
-from k3diff.wheel.extplatforms import System, systems
+from k3diff.wheel.extplatforms import System, abi_any, systems
 from k3diff.wheel.extsuffix import EXTENSIONS, MARKS, FileAbi, Python, bare, module_abi
 from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.requirespython import open_from, python_admits
@@ -194,7 +194,16 @@ def installs_on(tags: frozenset[str], requires_python: str | None) -> tuple[list
 def installs_nowhere(tags: frozenset[str], requires_python: str | None) -> str | None:
     """Why pip installs the wheel on no Python, where its `tags` install it on some and its
     `requires_python` admits none of those (`cp313-cp313` under `>=3.14`: pip refuses it on
-    3.13 by the specifier, on 3.14 by the tags; left67c: it passed), else None."""
+    3.13 by the specifier, on 3.14 by the tags; left67c: it passed), or where every tag pairs
+    an ABI with the platform `any` (`cp313-cp313-any`: packaging lists `any` beside the ABI
+    `none` alone, `compatible_tags`, so pip refuses it everywhere; review68: it passed), else
+    None."""
+    if tags and all(map(abi_any, tags)):
+        return (
+            f"its tags ({', '.join(sorted(tags)[:3])}{', ...' if len(tags) > 3 else ''}) pair "
+            "an ABI with the platform 'any', which no Python lists (packaging lists 'any' beside "
+            "the ABI 'none' alone): pip installs it on no Python"
+        )
     if not requires_python:
         return None
     from k3diff.wheel.systems import installs_on as tags_install_on

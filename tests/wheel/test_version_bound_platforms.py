@@ -17,9 +17,17 @@ import shutil
 from pathlib import Path
 
 import pytest
+from cli_support import run_k3diff
 
-from wheel.importoracle import LINUX, LINUX_313, MAC_313, Target, installs_importable
-from wheel.test_installed_view import codes, wheels_json
+from wheel.importoracle import (
+    LINUX,
+    LINUX_313,
+    MAC_313,
+    WINDOWS_313,
+    Target,
+    installs_importable,
+)
+from wheel.test_installed_view import audit_code, codes, wheels_json
 from wheel.test_version_bound import _w629, _wheel
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc builds the extensions")
@@ -110,3 +118,57 @@ def test_a_windows_platform_in_another_case_is_named_as_windows_reads_it(
     found = _w629(_wheel(tmp_path, "cp313-cp313-win_amd64", name))
     assert [path for path, _ in found] == [name], found
     assert "(for win32, while its tags install it on win_amd64 alone)" in found[0][1], found
+
+
+LINUX_AARCH64_313 = Target(
+    "3.13",
+    ("cp313",),
+    "manylinux_2_17_aarch64",
+    "linux",
+    (".cpython-313-aarch64-linux-gnu.so", ".abi3.so", ".so"),
+)
+GIL = "demo/_ext.cpython-313-x86_64-linux-gnu.so"
+NOGIL = "demo/_ext.cpython-313t-x86_64-linux-gnu.so"
+ANY_CASES = [
+    # (the module's files, which of Linux x86_64, Linux aarch64, macOS, Windows 3.13 import it)
+    ([GIL, NOGIL], [True, False, False, False]),
+    (["demo/_ext.cp313-win_amd64.pyd", "demo/_ext.cp313t-win_amd64.pyd"], [False] * 3 + [True]),
+    (
+        [GIL, NOGIL, "demo/_ext.cpython-313-darwin.so", "demo/_ext.cpython-313t-darwin.so"],
+        [True, False, True, False],
+    ),
+]
+
+
+@pytest.mark.parametrize(("names", "importing"), ANY_CASES)
+def test_an_any_tag_is_judged_on_every_system(
+    tmp_path: Path, names: list[str], importing: list[bool]
+) -> None:
+    """pip installs a `cp313-none-any` wheel on CPython 3.13 (and 3.13t) everywhere: a module
+    whose files are one platform's builds is found on that platform alone. Failed on base68
+    and on abi68 (exit 0), which read the `any` tag's files as found everywhere."""
+    wheel = _wheel(tmp_path, "cp313-none-any", *names)
+    targets = [LINUX_313, LINUX_AARCH64_313, MAC_313, WINDOWS_313]
+    assert [installs_importable(wheel, t, "demo", "_ext") for t in targets] == importing
+    found = _w629(wheel)
+    assert sorted(path for path, _ in found) == sorted(names), found
+    assert audit_code(wheel) == (1, {"W629"})
+    base = _wheel(tmp_path / "b", "cp313-none-any", "demo/_ext.so", "demo/_ext.pyd")
+    exit_code, report = wheels_json(base, wheel, "--allow-native-changes")
+    assert exit_code == 1 and "W629" in codes(report)
+
+
+@pytest.mark.parametrize("tag", ["cp313-cp313-any", "cp313-abi3-any", "cp313.cp314-cp313-any"])
+def test_a_tag_pairing_an_abi_with_any_installs_nowhere(tmp_path: Path, tag: str) -> None:
+    """packaging lists `any` beside the ABI `none` alone, so pip refuses such a wheel on every
+    Python (W616). Failed on base68 and on abi68: exit 0, though pip installs it nowhere."""
+    wheel = _wheel(tmp_path, tag, GIL)
+    targets = [LINUX_313, MAC_313, WINDOWS_313]
+    assert [installs_importable(wheel, t, "demo", "_ext") for t in targets] == [None] * 3
+    exit_code, found = audit_code(wheel)
+    assert exit_code == 1 and "W616" in found, found
+    report = run_k3diff("audit", wheel, "--format", "json").stdout
+    assert "pair an ABI with the platform 'any'" in report and "W629" not in report
+    base = _wheel(tmp_path / "b", "cp313-none-any", "demo/_ext.so")
+    exit_code, report = wheels_json(base, wheel, "--allow-native-changes")
+    assert exit_code == 1 and "W616" in codes(report)
