@@ -20,7 +20,8 @@ only the triplet CPython's `configure` writes (lower case, `ARCH-linux-gnu…` o
 `aarch64-linux-android`, `x86_64-linux-musl` under a glibc tag) is found on none of the
 systems named, nor is a CPython 3.5+ name of no platform (`.cpython-313.so`, FreeBSD's), which
 no Python on Linux or macOS lists (review68: each was read as the system's, and passed). A
-musl system also finds `-linux-gnu` names (CPython before 3.13 on musl wrote them).
+musl system's CPython before 3.13 also finds `-linux-gnu` names (it wrote them), 3.13 and later
+not (`System.until`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ _HEAD = lazy(r"cpython-3(\d+)[a-z]*|abi3t?|pypy3\d+-pp\d+|cp3\d+t?|graalpy[^-]*-
 """The ABI before a suffix's platform (`k3diff.wheel.extsuffix`'s tags)."""
 _PLATFORMED = 5
 """The first CPython 3 minor version whose SOABI names its platform on Linux and macOS."""
+_MUSL_NAMED = 13
+"""The first CPython 3 minor version whose every build on musl names its files `-linux-musl`
+(3.11 and 3.12 did where `configure` detected musl, gh-95855)."""
 NO_PLATFORM = ""
 """`file_system` of a CPython 3.5+ name of no platform, which no Python on Linux or macOS finds."""
 _LINUX_TAG = lazy(r"(?:manylinux_\d+_\d+|musllinux_\d+_\d+|manylinux\d+|linux)_(.+)")
@@ -89,6 +93,15 @@ class System(NamedTuple):
             return (name,)
         libcs = {"-gnu": ("-gnu",), "-musl": ("-musl", "-gnu")}.get(libc, ("-gnu", "-musl"))
         return (f"{arch}-linux", *(f"{arch}-linux{found}" for found in libcs))
+
+    def until(self, path: str) -> int | None:
+        """The first CPython 3 minor version here that does not find a file this system keeps,
+        None where each finds it: on musl a `-linux-gnu` name is found before 3.13 alone
+        (3.13's `configure` names musl's triplet `-linux-musl`; review68: a `cp313` musllinux
+        wheel of glibc names passed)."""
+        if str(self.name).endswith("-linux-musl") and str(self._read(path)).endswith("-gnu"):
+            return _MUSL_NAMED
+        return None
 
     def _read(self, path: str) -> str | None:
         return file_system(path.lower() if self.folds else path)

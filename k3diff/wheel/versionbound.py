@@ -130,14 +130,16 @@ def _missing(
     where = f" for {system.name or ', '.join(sorted(_platforms(system.tags)))}" if several else ""
     problems: list[tuple[str, str]] = []
     for module, named in judged.items():
-        kept = [abi for file, abi in named if system.keeps(file.path)]
-        found = set().union(*(finding[abi] for abi in kept))
+        kept = [(file, abi) for file, abi in named if system.keeps(file.path)]
+        found = set().union(*(_before(finding[abi], system.until(f.path)) for f, abi in kept))
         missing = [p for p in pythons if p not in found]
         if not missing:
             continue
         dotted = module.partition("/")[2].replace("/", ".")
         paths = [file.path for file, _ in named]
         foreign = "" if len(kept) == len(named) else system.foreign(paths, several)
+        if any(system.until(file.path) is not None for file, _ in kept):
+            foreign += MUSL_GNU
         why = (
             f"named for {_named_text([abi for _, abi in named])} alone{foreign}, while its "
             f"tags{where}{said} "
@@ -146,6 +148,19 @@ def _missing(
         )
         problems += [(file.entry, why) for file, _ in named]
     return problems
+
+
+MUSL_GNU = " (as -linux-gnu, which CPython on musl names -linux-musl from 3.13)"
+
+
+def _before(pythons: set[Python], until: int | None) -> set[Python]:
+    """The Pythons of `pythons` older than CPython 3.`until` (None: all): other
+    interpreters' names are their own."""
+    if until is None:
+        return pythons
+    from k3diff.wheel.systems import minor_of
+
+    return {p for p in pythons if not p[0].startswith("cp") or minor_of(p[0]) < until}
 
 
 def _platforms(tags: frozenset[str]) -> set[str]:

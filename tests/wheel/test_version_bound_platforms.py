@@ -9,7 +9,8 @@ written. abi68 read any platform it did not recognise as naming none, found ever
 a macOS wheel's `-Darwin`, each passed both commands (exit 0) though pip installs the wheel on
 CPython 3.13 and `import demo._ext` then fails. A musl system still finds `-linux-gnu` names
 (CPython before 3.13 on musl wrote them), and a `ppc64` tag's CPython is `powerpc64-linux-gnu`
-(abi68 failed its own name)."""
+(abi68 failed its own name). CPython 3.13 on musl names its files `-linux-musl`
+(`configure`, gh-95855), so a `cp313` musllinux wheel of glibc names fails (it passed)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,13 @@ from wheel.test_version_bound import _w629, _wheel
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc builds the extensions")
 
 MAC = "cp313-cp313-macosx_11_0_arm64"
+MUSL_313 = Target(
+    "3.13",
+    ("cp313",),
+    "musllinux_1_2_x86_64",
+    "linux",
+    (".cpython-313-x86_64-linux-musl.so", ".abi3.so", ".so"),
+)
 
 
 @pytest.mark.parametrize(
@@ -73,6 +81,12 @@ MAC = "cp313-cp313-macosx_11_0_arm64"
             "demo/_ext.cpython-313-Darwin.so",
             MAC_313,
             "(for Darwin, while its tags install it on darwin alone)",
+        ),
+        (
+            "cp313-cp313-musllinux_1_2_x86_64",
+            "demo/_ext.cpython-313-x86_64-linux-gnu.so",
+            MUSL_313,
+            "alone (as -linux-gnu, which CPython on musl names -linux-musl from 3.13), while",
         ),
     ],
 )
