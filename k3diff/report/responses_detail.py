@@ -72,13 +72,13 @@ _INPUT_WORDS = {
     "arguments": "request arguments (a continuation or a generation setting: until, "
     "max_gen_toks, temperature, ...)",
 }
+"""An input whose name alone does not say what it is, in words."""
 UNKNOWN_ARGUMENTS = (
     "lm-eval: the request arguments are in one log only (the other holds prompt_hash alone), "
     "so its continuations and generation settings (until, max_gen_toks, temperature, ...) "
     "cannot be compared{also}: not comparable (neither a match nor a regression)"
 )
 """A doc one log holds the requests' arguments of and the other not (`arguments-unknown`)."""
-"""An input whose name alone does not say what it is, in words."""
 
 
 def _lm_eval_lines(lm: LmEvalDiff) -> list[str]:
