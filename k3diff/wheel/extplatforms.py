@@ -27,6 +27,7 @@ not (`System.until`).
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import cache
 from typing import NamedTuple
 
 from k3diff.lazyre import lazy
@@ -175,8 +176,14 @@ def file_system(path: str) -> str | None:
     carries its platform (`.cpython-313-x86_64-linux-gnu.so`), and only that system's CPython
     finds it."""
     found = SUFFIX.search(path.rpartition("/")[2])
-    head = None if found is None else _HEAD.match(tag := found.group(1))
-    if found is None or head is None:
+    return None if found is None else _tag_system(found.group(1))
+
+
+@cache
+def _tag_system(tag: str) -> str | None:
+    """`file_system` of a suffix's ABI tag (read once: a wheel's extensions share a few)."""
+    head = _HEAD.match(tag)
+    if head is None:
         return None
     platform = tag[head.end() :]
     if not platform:

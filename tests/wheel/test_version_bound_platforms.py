@@ -28,6 +28,7 @@ from wheel.importoracle import (
     Target,
     installs_importable,
 )
+from wheel.rawwheel import wheel_file, write_wheel
 from wheel.test_installed_view import audit_code, codes, wheels_json
 from wheel.test_version_bound import _w629, _wheel
 
@@ -186,3 +187,31 @@ def test_a_tag_pairing_an_abi_with_any_installs_nowhere(tmp_path: Path, tag: str
     base = _wheel(tmp_path / "b", "cp313-none-any", "demo/_ext.so")
     exit_code, report = wheels_json(base, wheel, "--allow-native-changes")
     assert exit_code == 1 and "W616" in codes(report)
+
+
+def test_tags_naming_more_systems_than_judged_fail_and_stay_bounded(tmp_path: Path) -> None:
+    """A WHEEL file's Tag lines (read where the filename names none) may name 4,096 made-up
+    architectures: on abi68 each extension was judged on each and its finding named them all
+    (4,000 systems and 3,000 modules: 428 s, 6.2 GB). W629 judges the first 64 and fails the
+    wheel for the rest, never a pass; base68 said nothing of them."""
+    platforms = ".".join(f"manylinux_2_17_a{i:03d}" for i in range(400))
+    names = [f"demo/m{i}.cpython-312-x86_64-linux-gnu.so" for i in range(5)]
+    wheel = write_wheel(
+        tmp_path,
+        "demo",
+        "1.0",
+        {"demo/__init__.py": b"", **{name: b"\x7fELF" for name in names}},
+        filename="demo.whl",
+        wheel=wheel_file(f"cp313-cp313-{platforms}", purelib=False),
+    )
+    found = _w629(wheel)
+    assert audit_code(wheel)[0] == 1
+    over = [why for _, why in found if why.startswith("its tags name 400 systems")]
+    assert over == [
+        "its tags name 400 systems (a000-linux-gnu, a001-linux-gnu, a002-linux-gnu, ...), more "
+        "than W629 judges (64): on the 336 past them no extension was judged, so a module no "
+        "Python there imports is not ruled out"
+    ], found
+    judged = [why for _, why in found if why not in over]
+    assert len(judged) == len(names), found
+    assert all(why.count("while its tags for") == 64 for why in judged), judged[0][:400]
