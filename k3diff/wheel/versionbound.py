@@ -80,7 +80,7 @@ def unimportable(
     on, stable = systems(tags), any(tag.split("-")[1:2] == ["abi3"] for tag in tags)
     said: dict[str, list[str]] = {}
     sources: set[str] | None = None
-    for system in on[:MAX_SYSTEMS]:
+    for system in on[:MAX_JUDGED_SYSTEMS]:
         judged = _judged(picked, system, stable)
         if judged and sources is None:  # a module with a source is found where no extension is
             sources = _sources(files)
@@ -88,13 +88,13 @@ def unimportable(
         for entry, why in _missing(judged, system, len(on) > 1, requires_python):
             said.setdefault(entry, []).append(why)
     found = [(entry, "; ".join(whys)) for entry, whys in said.items()]
-    if len(on) > MAX_SYSTEMS:  # never a pass for what was not judged
+    if len(on) > MAX_JUDGED_SYSTEMS:  # never a pass for what was not judged
         names = [system.name or "other" for system in on]
         found.append((picked[0].entry, _unjudged(names)))
     return found
 
 
-MAX_SYSTEMS = 64
+MAX_JUDGED_SYSTEMS = 64
 """The systems a wheel's tags name that W629 judges: a wheel's real tags name a few dozen at
 most (`manylinux`, `musllinux` and `win` of each architecture, `darwin`), while a WHEEL file's
 4,096 Tag lines of made-up architectures made each of its extensions judged on each (review68:
@@ -106,7 +106,7 @@ def _unjudged(names: list[str]) -> str:
     shown = ", ".join(names[:3])
     return (
         f"its tags name {len(names):,} systems ({shown}, ...), more than W629 judges "
-        f"({MAX_SYSTEMS}): on the {len(names) - MAX_SYSTEMS:,} past them no extension was "
+        f"({MAX_JUDGED_SYSTEMS}): on the {len(names) - MAX_JUDGED_SYSTEMS:,} past them no extension was "
         "judged, so a module no Python there imports is not ruled out"
     )
 
