@@ -85,8 +85,14 @@ def where_recorded(name: str, near: Path | None) -> Path:
     """A recorded input no file given holds, as a command run from here names it: the path
     the document records under the document's directory `near` (where the command that wrote
     it ran, as `given_under` reads it; lmrep68: named as recorded, a relative path run from
-    another directory read no file)."""
-    return Path(name) if near is None else near / name
+    another directory read no file), or the path as recorded where that one holds a file and
+    the other none (review68: a document written elsewhere, `-o out/audit.json`, had each
+    missing input named under `out/`, where no file was, and the command failed)."""
+    recorded = Path(name)
+    if near is None:
+        return recorded
+    beside = near / name
+    return recorded if recorded.is_file() and not beside.is_file() else beside
 
 
 def match(

@@ -72,6 +72,7 @@ _INPUT_WORDS = {
     "arguments": "request arguments (a continuation or a generation setting: until, "
     "max_gen_toks, temperature, ...)",
 }
+"""An input whose name alone does not say what it is, in words."""
 UNKNOWN_ARGUMENTS = (
     "lm-eval: the request arguments are in one log only (the other holds prompt_hash alone), "
     "so its continuations and generation settings (until, max_gen_toks, temperature, ...) "
@@ -84,7 +85,6 @@ UNKNOWN_PROMPT = (
     "nor a regression)"
 )
 """A doc one log says the prompt of and the other not (`prompt-unknown`)."""
-"""An input whose name alone does not say what it is, in words."""
 
 
 def _lm_eval_lines(lm: LmEvalDiff) -> list[str]:

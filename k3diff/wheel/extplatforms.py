@@ -7,31 +7,53 @@ written, on macOS too (`k3diff.wheel.extsuffix`). A suffix's platform (`x86_64-l
 host's tag is found by none). So a wheel is judged on each system its tags name apart
 (abi68: a `manylinux….win_amd64` tag set was judged as one, and a module whose only file was a
 `.so`, which no Python on Windows loads, passed): `win_amd64`, `win32`, `win_arm64` each,
-`darwin` for every `macosx_…` tag, `ARCH-linux` for each architecture of the `manylinux`,
-`musllinux` and `linux` tags (the libc is not read: CPython before 3.13 on musl named its files
-`-linux-gnu`), two for `any` (below), and one for the rest (iOS, Android, MSYS2's `mingw_…`),
-whose files are all read, and a suffix in another case found by none (as before abi68).
+`darwin` for every `macosx_…` tag, `ARCH-linux-gnu` for each architecture of the `manylinux`
+tags (glibc), `ARCH-linux-musl` of the `musllinux` ones and `ARCH-linux` of the `linux` ones
+(either libc), two for `any` (Windows, and Linux and macOS: every platform of each, so that
+only a name of no platform counts there), and one for the rest (iOS, Android, MSYS2's
+`mingw_…`), whose files are all read, and a suffix in another case found by none (as before
+abi68).
 
-pip installs a `py3-none-any` or `cp313-none-any` wheel on every system (packaging lists the
-platform `any` with the ABI `none` alone, `systems.installs_on`), so its tags are judged on
-Windows (`.pyd` files, suffixes lowered) and on every other system (`.so` files, as written),
-and on neither does a file whose suffix names one platform count, since others install it too
-(left68: `any` was one system whose files were all read as found, and a `cp313-none-any` wheel
-holding `_C.cpython-313-x86_64-linux-gnu.so` and its `313t` twin passed, though pip 26 installs
-it on Windows and macOS, where no Python finds either).
+A suffix's platform is read as the import system matches it, as written (lowered on Windows):
+only the triplet CPython's `configure` writes (lower case, `ARCH-linux-gnu…` or
+`ARCH-linux-musl…`, `darwin`) is a system's; any other (`x86_64-Linux-gnu`, `Darwin`,
+`aarch64-linux-android`, `x86_64-linux-musl` under a glibc tag) is found on none of the
+systems named, nor is a CPython 3.5+ name of no platform (`.cpython-313.so`, FreeBSD's), which
+no Python on Linux or macOS lists (review68: each was read as the system's, and passed). A
+musl system's CPython before 3.13 also finds `-linux-gnu` names (it wrote them), 3.13 and later
+not (`System.until`).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import cache
 from typing import NamedTuple
 
 from k3diff.lazyre import lazy
 from k3diff.wheel.extsuffix import SUFFIX
+from k3diff.wheel.targets import version_number
 
-_TRIPLET = lazy(r"-([^-]+)-linux(?:-[^-]*)?$")
+_TRIPLET = lazy(r"([a-z0-9_]+)-linux(?:-(gnu|musl)[a-z0-9_]*)?")
+"""A Linux triplet as CPython's `configure` writes it, its libc read by family (`gnueabihf` is
+glibc's, `musleabihf` musl's); GraalPy's names none (`x86_64-linux`)."""
+_HEAD = lazy(r"cpython-3(\d+)[a-z]*|abi3t?|pypy3\d+-pp\d+|cp3\d+t?|graalpy[^-]*-[^-]*-[^-]*")
+"""The ABI before a suffix's platform (`k3diff.wheel.extsuffix`'s tags)."""
+_PLATFORMED = 5
+"""The first CPython 3 minor version whose SOABI names its platform on Linux and macOS."""
+_MUSL_NAMED = 13
+"""The first CPython 3 minor version whose every build on musl names its files `-linux-musl`
+(3.11 and 3.12 did where `configure` detected musl, gh-95855)."""
+NO_PLATFORM = ""
+"""`file_system` of a CPython 3.5+ name of no platform, which no Python on Linux or macOS finds."""
 _LINUX_TAG = lazy(r"(?:manylinux_\d+_\d+|musllinux_\d+_\d+|manylinux\d+|linux)_(.+)")
-_TRIPLET_ARCH = {"i686": "i386", "armv7l": "arm", "armv6l": "arm", "ppc64le": "powerpc64le"}
+_TRIPLET_ARCH = {
+    "i686": "i386",
+    "armv7l": "arm",
+    "armv6l": "arm",
+    "ppc64le": "powerpc64le",
+    "ppc64": "powerpc64",
+}
 """A platform tag's architecture as CPython's SOABI names it (`configure`'s triplet), where
 they differ."""
 _FOREIGN = {
@@ -44,7 +66,8 @@ class System(NamedTuple):
     """One system a wheel's tags install it on, and how its Python finds extension files."""
 
     name: str | None
-    """`win_amd64`, `darwin`, `x86_64-linux` (as a suffix names it); None for the rest."""
+    """`win_amd64`, `darwin`, `x86_64-linux-gnu` (as a suffix names it); `ANY_WINDOWS`,
+    `ANY_POSIX` for an `any` tag's (which no suffix names); None for the rest."""
     tags: frozenset[str]
     """The wheel's tags for it."""
     loads: str | None
@@ -52,9 +75,6 @@ class System(NamedTuple):
     folds: bool | None
     """True where the import system lowers a name's suffix (Windows), False where it matches
     it as written (Linux, macOS), None where k3diff does not know (read as written)."""
-    every: bool = False
-    """True for `any`'s: every such system, so that a suffix's platform (`x86_64-linux-gnu`)
-    is some other one's."""
 
     def keeps(self, path: str) -> bool:
         """True when this system's Python may find the file: its extension the one it loads,
@@ -62,20 +82,38 @@ class System(NamedTuple):
         lowered = path.lower()
         if self.loads is not None and not lowered.endswith(self.loads):
             return False
-        if self.name is None:
-            return True
-        named = file_system(lowered if self.folds else path)
-        return named is None or (named == self.name and not self.every)
+        return self.name is None or self._read(path) in (None, *self.finding())
+
+    def finding(self) -> tuple[str, ...]:
+        """The platforms (as `file_system` names them) whose names this system's Python finds:
+        its own; on Linux the libc's (glibc's `-linux-gnu`, musl's `-linux-musl` and, before
+        3.13, `-linux-gnu`) and a triplet of none (GraalPy's)."""
+        name = str(self.name)
+        arch, linux, libc = name.partition("-linux")
+        if not linux:
+            return (name,)
+        libcs = {"-gnu": ("-gnu",), "-musl": ("-musl", "-gnu")}.get(libc, ("-gnu", "-musl"))
+        return (f"{arch}-linux", *(f"{arch}-linux{found}" for found in libcs))
+
+    def until(self, path: str) -> int | None:
+        """The first CPython 3 minor version here that does not find a file this system keeps,
+        None where each finds it: on musl a `-linux-gnu` name is found before 3.13 alone
+        (3.13's `configure` names musl's triplet `-linux-musl`; review68: a `cp313` musllinux
+        wheel of glibc names passed)."""
+        if str(self.name).endswith("-linux-musl") and str(self._read(path)).endswith("-gnu"):
+            return _MUSL_NAMED
+        return None
+
+    def _read(self, path: str) -> str | None:
+        return file_system(path.lower() if self.folds else path)
 
     def foreign(self, paths: list[str], several: bool) -> str:
         """Why some of a module's files (`paths`) are found on this system by none (`several`:
         the wheel's tags name other systems too)."""
         if self.loads is not None and not all(p.lower().endswith(self.loads) for p in paths):
             return _FOREIGN[self.loads]
-        systems = {file_system(path) for path in paths}
-        other = ", ".join(sorted(str(found) for found in systems - {None, self.name}))
-        if self.every:
-            return f" (for {other} alone, while its platform tag 'any' installs it on every system)"
+        systems = {self._read(path) for path in paths} - {None, *self.finding()}
+        other = ", ".join(sorted(found or "no platform" for found in systems if found is not None))
         return (
             f" (for {other})"
             if several
@@ -86,32 +124,35 @@ class System(NamedTuple):
 def systems(tags: frozenset[str]) -> list[System]:
     """The systems the tags install on, each with its tags, in a stable order."""
     grouped: dict[str, set[str]] = defaultdict(set)
-    for tag in tags:
+    for tag in filter(lambda tag: not abi_any(tag), tags):  # installed nowhere: W616's
         grouped[_system(tag.rpartition("-")[2])].add(tag)
     return [made for key in sorted(grouped) for made in _made(key, frozenset(grouped[key]))]
 
 
+def abi_any(tag: str) -> bool:
+    """A tag pairing an ABI with the platform `any` (`cp313-cp313-any`), which packaging lists
+    on no Python (`any` comes beside the ABI `none` alone): pip installs by it nowhere."""
+    _, abi, platform = [*tag.split("-"), "", ""][:3]
+    return platform == _ANY and abi != "none"
+
+
 def _made(key: str, tags: frozenset[str]) -> list[System]:
-    if key == _ANY:
-        return [
-            System(_WINDOWS, tags, ".pyd", True, True),
-            System(_POSIX, tags, ".so", False, True),
-        ]
-    return [_one(key, tags)]
-
-
-def _one(key: str, tags: frozenset[str]) -> System:
+    if key == _ANY:  # every system: a file of one platform's name is found on it alone
+        return [System(ANY_WINDOWS, tags, ".pyd", True), System(ANY_POSIX, tags, ".so", False)]
     if key == _OTHER:  # iOS, Android, FreeBSD: POSIX systems, matching names as written
-        return System(None, tags, None, False)
+        return [System(None, tags, None, False)]
     windows = key.startswith("win")
-    return System(key, tags, ".pyd" if windows else ".so", windows)
+    return [System(key, tags, ".pyd" if windows else ".so", windows)]
 
 
 _ANY = "any"
 _OTHER = "other"
-_WINDOWS = "Windows"
-_POSIX = "macOS, Linux and the rest"
-"""`any`'s two systems, as the finding names them."""
+ANY_WINDOWS = "Windows (any)"
+ANY_POSIX = "Linux and macOS (any)"
+"""The systems an `any` tag installs on, each judged as one whose every platform's Python
+must find the module: only a name of no platform counts there (review68: the `any` tag was
+one system reading every file as found, so a `cp313-cp313-any` wheel holding a Linux build's
+`.so` alone passed, though pip installs it on Windows and macOS too)."""
 
 
 def _system(platform: str) -> str:
@@ -122,19 +163,37 @@ def _system(platform: str) -> str:
     if platform.startswith("macosx_"):
         return "darwin"
     if match := _LINUX_TAG.fullmatch(platform):
-        return f"{_TRIPLET_ARCH.get(match.group(1), match.group(1))}-linux"
+        libc = {"manylinux": "-gnu", "musllinux": "-musl"}.get(platform[:9], "")
+        return f"{_TRIPLET_ARCH.get(match.group(1), match.group(1))}-linux{libc}"
     return _ANY if platform == _ANY else _OTHER
 
 
 def file_system(path: str) -> str | None:
-    """The system a file's ABI suffix names (`x86_64-linux`, `darwin`, `win_amd64`), None for
-    a suffix of none: CPython's SOABI carries its platform (`.cpython-313-x86_64-linux-gnu.so`),
-    and only that system's CPython finds it."""
+    """The system a file's ABI suffix names (`x86_64-linux-gnu`, `darwin`, `win_amd64`), as
+    written; None for a suffix of no platform that every system of its ABI lists (`.abi3.so`,
+    `.cpython-34m.so`), or of no ABI k3diff reads; `NO_PLATFORM` for a CPython 3.5+ one; any
+    other platform as written (`x86_64-Linux-gnu`), which is no system's. CPython's SOABI
+    carries its platform (`.cpython-313-x86_64-linux-gnu.so`), and only that system's CPython
+    finds it."""
     found = SUFFIX.search(path.rpartition("/")[2])
-    tag = "" if found is None else found.group(1)
-    if (platform := tag.rpartition("-")[2]).startswith("win"):
+    return None if found is None else _tag_system(found.group(1))
+
+
+@cache
+def _tag_system(tag: str) -> str | None:
+    """`file_system` of a suffix's ABI tag (read once: a wheel's extensions share a few)."""
+    head = _HEAD.match(tag)
+    if head is None:
+        return None
+    platform = tag[head.end() :]
+    if not platform:
+        minor = head.group(1)
+        return NO_PLATFORM if minor is not None and version_number(minor) >= _PLATFORMED else None
+    platform = platform.removeprefix("-")
+    if platform.startswith("win"):
         return platform
-    if tag.endswith("-darwin"):
+    if platform == "darwin" or platform.endswith("-darwin"):  # GraalPy's `aarch64-darwin`
         return "darwin"
-    match = _TRIPLET.search(tag)
-    return None if match is None else f"{match.group(1)}-linux"
+    if match := _TRIPLET.fullmatch(platform):
+        return f"{match.group(1)}-linux" + (f"-{match.group(2)}" if match.group(2) else "")
+    return platform

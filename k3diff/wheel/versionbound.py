@@ -2,7 +2,8 @@
 
 A file's suffix names the Pythons that find it (`k3diff.wheel.extsuffix`, the import system's
 rules with their sources), on the systems whose Python loads it (`k3diff.wheel.extplatforms`:
-`.pyd` on Windows, `.so` elsewhere; a suffix's platform its own). pip installs a wheel on a
+`.pyd` on Windows, `.so` elsewhere; a suffix's platform its own, read as written where the
+import system matches it so). pip installs a wheel on a
 Python when packaging lists one of its tags there (`k3diff.wheel.systems.installs_on`: the
 interpreters its tags name, CPython up to a horizon that stands for every later one, and
 narrowed by the wheel's own `Requires-Python`, which pip checks too). A module none of whose
@@ -79,14 +80,35 @@ def unimportable(
         return []
     on, stable = systems(tags), any(tag.split("-")[1:2] == ["abi3"] for tag in tags)
     said: dict[str, list[str]] = {}
-    for system in on:
+    for system in on[:MAX_JUDGED_SYSTEMS]:
         judged = _judged(picked, system, stable)
         if judged:  # a module with a source is found where no extension is
             sourced = _sourced(files, judged)
             judged = {m: named for m, named in judged.items() if m not in sourced}
         for entry, why in _missing(judged, system, len(on) > 1, requires_python):
             said.setdefault(entry, []).append(why)
-    return [(entry, "; ".join(whys)) for entry, whys in said.items()]
+    found = [(entry, "; ".join(whys)) for entry, whys in said.items()]
+    if len(on) > MAX_JUDGED_SYSTEMS:  # never a pass for what was not judged
+        names = [system.name or "other" for system in on]
+        found.append((picked[0].entry, _unjudged(names)))
+    return found
+
+
+MAX_JUDGED_SYSTEMS = 64
+"""The systems a wheel's tags name that W629 judges: a wheel's real tags name a few dozen at
+most (`manylinux`, `musllinux` and `win` of each architecture, `darwin`), while a WHEEL file's
+4,096 Tag lines of made-up architectures made each of its extensions judged on each (review68:
+4,000 systems and 3,000 modules took 428 s and 6.2 GB); past it, the wheel fails."""
+
+
+def _unjudged(names: list[str]) -> str:
+    """Why a wheel whose tags name more systems than W629 judges fails."""
+    shown = ", ".join(names[:3])
+    return (
+        f"its tags name {len(names):,} systems ({shown}, ...), more than W629 judges "
+        f"({MAX_JUDGED_SYSTEMS}): on the {len(names) - MAX_JUDGED_SYSTEMS:,} past them no extension was "
+        "judged, so a module no Python there imports is not ruled out"
+    )
 
 
 def _judged(
@@ -127,24 +149,43 @@ def _missing(
 
     finding = {abi: {p for p in pythons if abi.finds(p)} for abi in _abis(judged.values())}
     where = f" for {system.name or ', '.join(sorted(_platforms(system.tags)))}" if several else ""
+    installed = f"tags{where}{said} install it on {said_pythons(pythons, horizon)}"
+    worded: dict[tuple[object, ...], str] = {}  # one wording per kind: modules share a few
     problems: list[tuple[str, str]] = []
     for module, named in judged.items():
-        kept = [abi for file, abi in named if system.keeps(file.path)]
-        found = set().union(*(finding[abi] for abi in kept))
+        kept = [(file, abi) for file, abi in named if system.keeps(file.path)]
+        found = set().union(*(_before(finding[abi], system.until(f.path)) for f, abi in kept))
         missing = [p for p in pythons if p not in found]
         if not missing:
             continue
         dotted = module.partition("/")[2].replace("/", ".")
         paths = [file.path for file, _ in named]
         foreign = "" if len(kept) == len(named) else system.foreign(paths, several)
-        why = (
-            f"named for {_named_text([abi for _, abi in named])} alone{foreign}, while its "
-            f"tags{where}{said} "
-            f"install it on {said_pythons(pythons, horizon)}: on "
-            f"{said_pythons(missing, horizon)} 'import {dotted}' finds no file of it"
-        )
+        if any(system.until(file.path) is not None for file, _ in kept):
+            foreign += MUSL_GNU
+        abis = tuple(abi for _, abi in named)
+        key = (abis, foreign, tuple(missing))
+        if key not in worded:
+            worded[key] = (
+                f"named for {_named_text(list(abis))} alone{foreign}, while its {installed}: "
+                f"on {said_pythons(missing, horizon)}"
+            )
+        why = f"{worded[key]} 'import {dotted}' finds no file of it"
         problems += [(file.entry, why) for file, _ in named]
     return problems
+
+
+MUSL_GNU = " (as -linux-gnu, which CPython on musl names -linux-musl from 3.13)"
+
+
+def _before(pythons: set[Python], until: int | None) -> set[Python]:
+    """The Pythons of `pythons` older than CPython 3.`until` (None: all): other
+    interpreters' names are their own."""
+    if until is None:
+        return pythons
+    from k3diff.wheel.systems import minor_of
+
+    return {p for p in pythons if not p[0].startswith("cp") or minor_of(p[0]) < until}
 
 
 def _platforms(tags: frozenset[str]) -> set[str]:

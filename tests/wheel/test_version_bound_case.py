@@ -83,5 +83,5 @@ def test_a_wheel_of_several_systems_reads_each_ones_suffixes_by_its_rule(
     found = _w629(wheel)
     assert [path for path, _ in found] == [UPPER], found
     assert "tags for darwin install it on CPython 3.13" in found[0][1], found
-    assert "tags for x86_64-linux install it on CPython 3.13" in found[0][1], found
+    assert "tags for x86_64-linux-gnu install it on CPython 3.13" in found[0][1], found
     assert audit_code(wheel) == (1, {"W629"})

@@ -91,17 +91,17 @@ def test_a_windows_wheel_with_its_own_file_beside_a_linux_one_passes(tmp_path: P
         (
             f"cp313-cp313-{PLATFORM}",
             "demo/_ext.cpython-313-aarch64-linux-gnu.so",
-            "(for aarch64-linux, while its tags install it on x86_64-linux alone)",
+            "(for aarch64-linux-gnu, while its tags install it on x86_64-linux-gnu alone)",
         ),
         (
             f"cp313-cp313-{PLATFORM}",
             "demo/_ext.cpython-313-darwin.so",
-            "(for darwin, while its tags install it on x86_64-linux alone)",
+            "(for darwin, while its tags install it on x86_64-linux-gnu alone)",
         ),
         (
             "cp313-cp313-macosx_11_0_arm64",
             _named("313"),
-            "(for x86_64-linux, while its tags install it on darwin alone)",
+            "(for x86_64-linux-gnu, while its tags install it on darwin alone)",
         ),
         (
             "cp313-cp313-win32",
