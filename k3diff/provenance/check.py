@@ -143,6 +143,7 @@ class _Lookup:
     """The wheel's blob ids and the tree of the commit they are looked up in."""
 
     tree: Mapping[str, str]
+    links: frozenset[str]
     wheel_blobs: Mapping[str, str]
     prefix: str
     prefix_detected: bool
@@ -156,26 +157,29 @@ class _Lookup:
         prefix: str | None,
         layout: Sequence[Collection[str]],
     ) -> _Lookup:
-        tree = list_tree(git, commit)
+        tree, links = (listing := list_tree(git, commit)).files, listing.links
         wheel_blobs = {path: wheel_blob_id(data, git.object_format) for path, data in files.items()}
         if prefix is not None:
-            return cls(tree, wheel_blobs, normalize_prefix(prefix), False)
+            return cls(tree, links, wheel_blobs, normalize_prefix(prefix), False)
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
-        return cls(tree, wheel_blobs, detect_prefix(tree, wheel_blobs, layout, label=label), True)
+        found = detect_prefix(tree, wheel_blobs, layout, label=label)
+        return cls(tree, links, wheel_blobs, found, True)
 
     def dropped_notes(self, dropped: Collection[str]) -> tuple[RepoNote, ...]:
         """W410 for each module the base wheel shipped and the patch lacks that the commit
         still holds where the package lives (prov68: the patch could drop a module, a guard
-        imported only if present, and the source check passed)."""
+        imported only if present, and the source check passed); a symbolic link there counts,
+        as the build follows it (newuser68)."""
         return tuple(
             RepoNote(
                 "W410",
-                f"{self.prefix + path} is at the source commit, but the patch wheel lacks it "
-                "(the base wheel shipped it)",
+                f"{self.prefix + path} is at the source commit"
+                f"{' (a symbolic link)' if self.prefix + path in self.links else ''}, but the "
+                "patch wheel lacks it (the base wheel shipped it)",
                 path,
             )
             for path in sorted(dropped)
-            if self.prefix + path in self.tree
+            if self.prefix + path in self.tree or self.prefix + path in self.links
         )
 
     def matching(self, commit: str) -> dict[str, str]:
@@ -323,7 +327,7 @@ def _newest_matches(
             "shallow clone; fetch more history (git fetch --unshallow)"
         )
     else:  # OLD is not an ancestor of NEW: read its tree directly
-        old_tree = list_tree(git, old)
+        old_tree = list_tree(git, old).files
         _record_hits(found, old, {p: old_tree.get(p) for p in wanted}, wanted, wanted)
     return found
 

@@ -13,12 +13,13 @@ parsed from those bytes, in the order `ls-tree -r` gives it."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from k3diff.errors import SourceError
 from k3diff.provenance.git import GitRepo, read_object
 from k3diff.provenance.gitpipe import GitPipe, popen_git
 
-_FILE, _TREE, _TYPE_BITS = 0o100000, 0o040000, 0o170000
+_FILE, _TREE, _LINK, _TYPE_BITS = 0o100000, 0o040000, 0o120000, 0o170000
 _ASKED_AT_ONCE = 1000
 """Ids written to `cat-file --batch` before its answers are read: their lines fit in a pipe's
 buffer, so the write never waits on git, which may be waiting on its own full output pipe."""
@@ -42,11 +43,23 @@ Entry = tuple[int, str, str]
 """A tree entry: its mode, its name and the id of the object it names."""
 
 
-def list_tree(repo: GitRepo, commit: str) -> dict[str, str]:
-    """Map every regular file's path in `commit` (from the repository root) to its blob id,
-    reading only objects that hash to their ids; SourceError naming one that does not. A
-    symbolic link is no file here (prov68: its blob is the target's name, and a wheel holding
-    that text matched)."""
+@dataclass(frozen=True)
+class CommitTree:
+    """What a commit holds, each path from the repository root."""
+
+    files: dict[str, str]
+    """Every regular file's path -> its blob id."""
+    links: frozenset[str]
+    """Every symbolic link's path: no file whose bytes can be checked, but a checkout (and a
+    build, which follows it) holds a file there (newuser68: a patch dropping a module the
+    commit keeps as a link passed)."""
+
+
+def list_tree(repo: GitRepo, commit: str) -> CommitTree:
+    """Every regular file's path in `commit` (from the repository root) with its blob id, and
+    every symbolic link's path, reading only objects that hash to their ids; SourceError naming
+    one that does not. A symbolic link is no file here (prov68: its blob is the target's name,
+    and a wheel holding that text matched)."""
     with popen_git(repo.path, ["cat-file", "--batch"], overrides=repo.overrides) as pipe:
         try:
             ask = _Asker(repo, pipe)
@@ -73,11 +86,12 @@ def _subtrees(entries: list[Entry]) -> Iterator[str]:
     return (oid for mode, _, oid in entries if mode & _TYPE_BITS == _TREE)
 
 
-def _files(repo: GitRepo, commit: str, trees: dict[str, list[Entry]], root: str) -> dict[str, str]:
-    """Path -> blob id of every file below `root`, in the order `ls-tree -r` lists them (depth
+def _files(repo: GitRepo, commit: str, trees: dict[str, list[Entry]], root: str) -> CommitTree:
+    """Path -> blob id of every file below `root`, and every link's path, in the order `ls-tree -r` lists them (depth
     first, each tree in its own order), without recursion, holding each directory's name once
     (not its whole path), within `MAX_LISTED_ENTRIES` and `MAX_PATH_BYTES`."""
     files: dict[str, str] = {}
+    links: set[str] = set()
     stack = [iter(trees[root])]
     names: list[str] = []  # the directories the walk is in, outermost first
     depth_bytes = [0]  # bytes of each level's path prefix ("a/b/": 4)
@@ -107,10 +121,11 @@ def _files(repo: GitRepo, commit: str, trees: dict[str, list[Entry]], root: str)
             depth_bytes.append(size + 1)
         elif mode & _TYPE_BITS == _FILE:
             files["/".join([*names, name])] = oid
-        # Anything else holds no file a checkout writes there: a submodule (a commit id), a
-        # symbolic link (its blob is the target's name, not a file's content) or a type git
-        # knows not, which it checks out as a submodule (an empty directory).
-    return files
+        elif mode & _TYPE_BITS == _LINK:  # its blob is the target's name, not a file's content
+            links.add("/".join([*names, name]))
+        # Anything else holds no file a checkout writes there: a submodule (a commit id) or a
+        # type git knows not, which it checks out as a submodule (an empty directory).
+    return CommitTree(files, frozenset(links))
 
 
 def _too_many(repo: GitRepo, commit: str) -> str:

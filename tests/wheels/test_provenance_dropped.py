@@ -3,17 +3,20 @@ lacks is W410 (failing, waivable).
 
 The source check looked only at the patch's files: a patch that dropped `pkg/guard.py`, which
 `pkg/__init__.py` imports only if present, matched the commit file for file and passed, even
-with `--source-all`, while the commit it claims holds the guard (prov68).
+with `--source-all`, while the commit it claims holds the guard (prov68). A module the commit
+keeps as a symbolic link counts: a checkout holds it, and the build ships the file it names
+(newuser68: dropping it passed, exit 0).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import wheelkit
 from cli_support import run_json
-from provenance.repokit import make_repo
+from provenance.repokit import git, make_repo
 
 INIT = b"try:\n    from pkg import guard\nexcept ImportError:\n    guard = None\n"
 FILES = {
@@ -59,3 +62,24 @@ def test_a_module_the_commit_removed_too_is_no_finding(tmp_path: Path) -> None:
 
     assert code == 0
     assert [f["code"] for f in report["findings"] if f["code"].startswith("W4")] == []
+
+
+def test_a_module_the_commit_keeps_as_a_symbolic_link_and_the_patch_drops_fails(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "repo"
+    at_commit = {"src/" + path: data for path, data in FILES.items() if path != "pkg/guard.py"}
+    make_repo(repo, [{**at_commit, "src/pkg/guard_impl.py": FILES["pkg/guard.py"]}])
+    os.symlink("guard_impl.py", repo / "src/pkg/guard.py")  # setuptools ships the target's bytes
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "guard.py is a link", tick=1)
+    assert git(repo, "ls-tree", "HEAD", "src/pkg/guard.py").startswith("120000 blob ")
+    base, patch = _wheels(tmp_path, ("pkg/guard.py",))
+
+    for rev in (("--commit", "HEAD"), ("--commits", "HEAD~1..HEAD")):
+        code, report = run_json("wheels", base, patch, "--source", repo, *rev)
+
+        assert code == 1, rev
+        assert _failing(report) == [("W410", "pkg/guard.py")]
+        (finding,) = [f for f in report["findings"] if f["code"] == "W410"]
+        assert "src/pkg/guard.py is at the source commit (a symbolic link)" in finding["detail"]
