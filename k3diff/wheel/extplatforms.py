@@ -12,6 +12,11 @@ host's tag is found by none). So a wheel is judged on each system its tags name 
 `-linux-gnu`), one for `any`, whose files are all read as written, and one for the rest (iOS,
 Android, MSYS2's `mingw_…`), whose files are all read, and a suffix in another case found by
 none (as before abi68).
+
+The file system decides too, where Python opens a path it computed rather than a name it
+listed: `SourceFileLoader` opens `cache_from_source(path)`, `__pycache__/m.cpython-312.pyc`,
+which NTFS and APFS (as macOS formats it) find in any case, so `__PYCACHE__/M.cpython-312.PYC`
+is the cache Python reads there (surf68: `CaseRule`).
 """
 
 from __future__ import annotations
@@ -69,6 +74,31 @@ class System(NamedTuple):
             if several
             else f" (for {other}, while its tags install it on {self.name} alone)"
         )
+
+
+class CaseRule(NamedTuple):
+    """Where some system a wheel's tags install it on finds a name in another case."""
+
+    suffix_blind: bool
+    """Its import system lowers a name's suffix (Windows, and `any`, which installs there): a
+    sourceless `pkg/m.PYC` is module `m`'s bytecode."""
+    path_blind: bool
+    """Its file system opens a path in any case (Windows, macOS, `any`): a `.pyc` under a
+    `__pycache__` in any case is the cache Python opens for its source."""
+
+
+EVERY_CASE = CaseRule(True, True)
+"""Names found in any case, as on Windows."""
+
+
+def case_rule(tags: frozenset[str]) -> CaseRule:
+    """How the systems `tags` name (`systems`) treat case; every system's way for tags k3diff
+    does not read (none: pip reads no tag either, W616)."""
+    found = systems(tags)
+    if not found:
+        return EVERY_CASE
+    suffix = any(system.folds or system.folds is None for system in found)  # win*, `any`
+    return CaseRule(suffix, suffix or any(system.name == "darwin" for system in found))
 
 
 def systems(tags: frozenset[str]) -> list[System]:
