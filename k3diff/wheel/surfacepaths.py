@@ -34,8 +34,9 @@ _SUFFIX = lazy(r"\.(?:pth|(?i:py[co]))\x00")
 _COMMAND_DIRECTORY = lazy(r"\0(?i:bin|scripts)/")  # `on_command_path`, any case
 """What `may_be_surface` looks for in a path, as found in the paths joined by NULs (and
 `customize` anywhere)."""
-_POINTS = "/entry_points.txt\0"
-"""A path `foreignpoints` reads, as found in the paths joined by NULs."""
+_POINTS = lazy(r"/(?i:entry_points\.txt)\x00")
+"""A path `foreignpoints` reads, as found in the paths joined by NULs: in any case, as
+Windows and macOS open it (`foreignpoints`)."""
 
 
 class SurfacePaths(NamedTuple):
@@ -46,7 +47,7 @@ class SurfacePaths(NamedTuple):
     surfaced: list[int]
     """The index of each file `may_be_surface` is true of, in order."""
     points: list[int]
-    """The index of each file whose path ends in `/entry_points.txt`, in order."""
+    """The index of each file whose path ends in `/entry_points.txt` in any case, in order."""
     tops: dict[str, int]
     """Each top-level name of site-packages and the index of the first file giving it
     (`toplevel.top_level_names`)."""
@@ -65,7 +66,7 @@ def surface_paths(
     paths = list(map(_PATH, rest))
     joined = "\0" + "\0".join(paths) + "\0"  # no path holds a NUL: zipfile cuts names there
     surfaced = _surface_indices(rest, paths, joined)
-    points = _indices(paths, _found(joined, _POINTS))
+    points = _indices(paths, [found.start() for found in _POINTS.finditer(joined)])
     tops = top_level_names(paths, joined)
     at = first_tool_file(joined)
     tool = None if at is None else _indices(paths, [at])[0]

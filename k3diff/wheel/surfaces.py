@@ -165,7 +165,7 @@ def surface_scan(
             Surface(SurfaceKind.ENTRY_POINT, key, entry, summary, True, group=group, value=value)
             for key, entry, summary, group, value in foreign_entry_points(
                 named, list(map(_PATH, named)), install.dist_info,
-                lambda names: _texts(archive, names),
+                lambda names: _texts(archive, names), install.case.path_blind,
             )
         )  # fmt: skip
     found.extend(_top_level_surfaces(files, said.tops))

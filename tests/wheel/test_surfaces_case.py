@@ -90,3 +90,33 @@ def test_a_sourceless_module_in_another_case_is_bytecode_where_the_suffix_is_low
     assert ("W705" in codes(report)) is fails
     keys = [s["key"] for s in report["execution_surfaces"]["patch"] if s["kind"] == "bytecode"]
     assert keys == (["site-packages/demo/extra.PYC"] if fails else [])
+
+
+POINTS = b"[pytest11]\nevil = demo.util:f\n"
+
+
+@pytest.mark.parametrize(
+    ("path", "tag", "key"),
+    [
+        ("demo-2.0.dist-info/ENTRY_POINTS.TXT", ANY, "site-packages/demo:pytest11:evil"),
+        ("demo-2.0.dist-info/Entry_Points.txt", MACOS, "site-packages/demo:pytest11:evil"),
+        ("other.egg-info/ENTRY_POINTS.TXT", WINDOWS, "site-packages/other:pytest11:evil"),
+        ("demo-2.0.dist-info/ENTRY_POINTS.TXT", LINUX, None),
+        ("other.egg-info/ENTRY_POINTS.TXT", LINUX, None),
+    ],
+)
+def test_entry_points_in_another_case_load_where_paths_open_in_any_case(
+    tmp_path: Path, path: str, tag: str, key: str | None
+) -> None:
+    """`importlib.metadata` opens `DIRECTORY/entry_points.txt` by its path: Windows and macOS
+    find `ENTRY_POINTS.TXT` there, and pytest loads its `pytest11` plugin (pip, reading the
+    archive, generates no script from it). Before, it passed `wheels` as a plain file."""
+    base = build(tmp_path / "b", "1.0", BASE_FILES, tag=tag)
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, path: POINTS}, tag=tag)
+
+    exit_code, report = wheels_json(base, patch)
+
+    points = [s["key"] for s in report["execution_surfaces"]["patch"] if s["kind"] == "entry-point"]
+    assert points == ([] if key is None else [key])
+    assert exit_code == (key is not None)
+    assert ("W704" in codes(report)) is (key is not None)
