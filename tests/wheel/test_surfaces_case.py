@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import py_compile
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from cli_support import run_k3diff
 
+from wheel.pipinstall import pip_install
 from wheel.test_installed_view import BASE_FILES, audit_code, codes, wheels_json
 from wheel.tricks import build
 
@@ -120,3 +125,59 @@ def test_entry_points_in_another_case_load_where_paths_open_in_any_case(
     assert points == ([] if key is None else [key])
     assert exit_code == (key is not None)
     assert ("W704" in codes(report)) is (key is not None)
+
+
+@pytest.mark.parametrize("name", ["__init__.{tag}.pyc", "__init__.{tag}.PYC"])
+def test_the_linux_verdict_is_what_an_install_runs(tmp_path: Path, name: str) -> None:
+    """pip 26 installs the wheel (`--target`) and this Python, on Linux's case-sensitive file
+    system, imports it in a child: the unchecked `.pyc` runs instead of the source, the `.PYC`
+    never does. k3diff says the same of a Linux-only wheel (macOS and Windows, whose file
+    systems find the `.PYC`, cannot be run here: CPython's `cache_from_source` and
+    `SourceFileLoader.get_data` are the source of that verdict)."""
+    source = tmp_path / "m.py"
+    source.write_text("VALUE = 'attacker'\n")
+    compiled = tmp_path / "m.pyc"
+    py_compile.compile(
+        str(source), str(compiled), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH
+    )
+    cached = f"demo/__pycache__/{name.format(tag=sys.implementation.cache_tag)}"
+    wheel = build(tmp_path / "p", "2.0", {**BASE_FILES, cached: compiled.read_bytes()}, tag=LINUX)
+    assert pip_install(wheel, tmp_path / "site").ok
+    ran = subprocess.run(
+        [sys.executable, "-B", "-c", "import demo; print(demo.VALUE)"],
+        capture_output=True, text=True, check=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(tmp_path / "site")},
+    ).stdout.strip()  # fmt: skip
+
+    exit_code, found = audit_code(wheel)
+
+    assert ran == ("attacker" if name.endswith(".pyc") else "1")
+    assert (ran == "attacker") == ("W711" in found) == (exit_code == 1)
+
+
+@pytest.mark.parametrize("name", ["entry_points.txt", "ENTRY_POINTS.TXT"])
+def test_the_linux_verdict_on_entry_points_is_what_importlib_metadata_reads(
+    tmp_path: Path, name: str
+) -> None:
+    """The same for another distribution's entry points: `importlib.metadata` in a child sees
+    the `pytest11` point of `other.egg-info/entry_points.txt`, and none of `ENTRY_POINTS.TXT`."""
+    base = build(tmp_path / "b", "1.0", BASE_FILES, tag=LINUX)
+    other = {
+        "other.egg-info/PKG-INFO": b"Metadata-Version: 2.1\nName: other\nVersion: 1.0\n",
+        f"other.egg-info/{name}": POINTS,
+    }
+    wheel = build(tmp_path / "p", "2.0", {**BASE_FILES, **other}, tag=LINUX)
+    assert pip_install(wheel, tmp_path / "site").ok
+    read = (
+        "import sys; from importlib.metadata import distributions; print(sum(p.group == "
+        "'pytest11' for d in distributions(path=sys.argv[1:]) for p in d.entry_points))"
+    )
+    seen = subprocess.run(
+        [sys.executable, "-c", read, str(tmp_path / "site")],
+        capture_output=True, text=True, check=True, timeout=60,
+    ).stdout.strip()  # fmt: skip
+
+    exit_code, report = wheels_json(base, wheel)
+
+    assert seen == ("1" if name == "entry_points.txt" else "0")
+    assert ("W704" in codes(report)) == (seen == "1") == (exit_code == 1)
