@@ -27,6 +27,7 @@ from typing import NamedTuple
 from k3diff.lazyre import lazy
 from k3diff.wheel.extsuffix import SUFFIX
 
+_MINGW = lazy(r"-mingw_[^-]*$")
 _TRIPLET = lazy(r"-([^-]+)-linux(?:-[^-]*)?$")
 _LINUX_TAG = lazy(r"(?:manylinux_\d+_\d+|musllinux_\d+_\d+|manylinux\d+|linux)_(.+)")
 _TRIPLET_ARCH = {"i686": "i386", "armv7l": "arm", "armv6l": "arm", "ppc64le": "powerpc64le"}
@@ -92,12 +93,15 @@ EVERY_CASE = CaseRule(True, True)
 
 
 def case_rule(tags: frozenset[str]) -> CaseRule:
-    """How the systems `tags` name (`systems`) treat case; every system's way for tags k3diff
-    does not read (none: pip reads no tag either, W616)."""
+    """How the systems `tags` name (`systems`) treat case; every system's way when no tag is
+    read."""
     found = systems(tags)
     if not found:
         return EVERY_CASE
-    suffix = any(system.folds or system.folds is None for system in found)  # win*, `any`
+    suffix = any(  # win*, `any`, and `mingw_…`: MSYS2's MinGW Python is a Windows build
+        system.folds or system.folds is None or any(map(_MINGW.search, system.tags))
+        for system in found
+    )
     return CaseRule(suffix, suffix or any(system.name == "darwin" for system in found))
 
 

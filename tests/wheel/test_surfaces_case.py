@@ -181,3 +181,14 @@ def test_the_linux_verdict_on_entry_points_is_what_importlib_metadata_reads(
 
     assert seen == ("1" if name == "entry_points.txt" else "0")
     assert ("W704" in codes(report)) == (seen == "1") == (exit_code == 1)
+
+
+def test_msys2s_mingw_python_reads_names_as_windows_does(tmp_path: Path) -> None:
+    """A `mingw_x86_64_ucrt` wheel installs on MSYS2's MinGW Python, a Windows build on NTFS."""
+    patch = build(
+        tmp_path / "p",
+        "2.0",
+        {**BASE_FILES, CACHE_UPPER: UNCHECKED},
+        tag="py3-none-mingw_x86_64_ucrt",
+    )
+    assert audit_code(patch) == (1, {"W711"})
