@@ -212,14 +212,16 @@ def _file_surfaces(
 def read_blind(path: str, case: CaseRule) -> bool | None:
     """Whether some system `case` describes reads the file at `path` as bytecode: True as a
     cache under a `__pycache__` in any case, where paths open in any case (its source found in
-    any case too); False as written (`.pyc`, `.pyo`; a legacy `m.PYC` where the import system
-    lowers suffixes); None when none does (`.PYC` on Linux alone: a data file)."""
+    any case too); False as written (`.pyc`, `.pyo`, which no Python since 3.5 opens: PEP 488;
+    a legacy `m.PYC` where suffixes are lowered); None when none does (`.PYC` on Linux alone)."""
     suffix = path[-4:]
-    if suffix.lower() not in (".pyc", ".pyo"):
+    if suffix == ".pyo":
+        return False
+    if suffix.lower() != ".pyc":
         return None
     if case.path_blind and _cache_directory(path).lower() == "__pycache__":
         return True
-    return False if suffix in (".pyc", ".pyo") or case.suffix_blind else None
+    return False if suffix == ".pyc" or case.suffix_blind else None
 
 
 def _cache_directory(path: str) -> str:

@@ -192,3 +192,11 @@ def test_msys2s_mingw_python_reads_names_as_windows_does(tmp_path: Path) -> None
         tag="py3-none-mingw_x86_64_ucrt",
     )
     assert audit_code(patch) == (1, {"W711"})
+
+
+def test_a_pyo_in_another_case_stays_a_data_file(tmp_path: Path) -> None:
+    """No Python since 3.5 opens a `.pyo` (PEP 488), in any case: not a new failure."""
+    cached = "demo/__pycache__/__init__.cpython-311.PYO"
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, cached: UNCHECKED}, tag=ANY)
+    assert audit_code(patch) == (0, set())
+    assert _bytecode(patch) == []
