@@ -45,6 +45,9 @@ class Bytecode:
     current for); None for other flavors. Not compared, as `stamp`."""
     source_size: int | None = field(default=None, compare=False)
     """The size the wheel declares for `source` (what an install writes), None without one."""
+    source_key: str | None = field(default=None, compare=False)
+    """The installed path of the source it stands for (`source`'s when the wheel holds it, in
+    the case the file system finds it in: `surfaces.source_of`)."""
 
     @property
     def never_current(self) -> bool:

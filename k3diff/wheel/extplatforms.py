@@ -22,6 +22,11 @@ systems named, nor is a CPython 3.5+ name of no platform (`.cpython-313.so`, Fre
 no Python on Linux or macOS lists (review68: each was read as the system's, and passed). A
 musl system's CPython before 3.13 also finds `-linux-gnu` names (it wrote them), 3.13 and later
 not (`System.until`).
+
+The file system decides too, where Python opens a path it computed rather than a name it
+listed: `SourceFileLoader` opens `cache_from_source(path)`, `__pycache__/m.cpython-312.pyc`,
+which NTFS and APFS (as macOS formats it) find in any case, so `__PYCACHE__/M.cpython-312.PYC`
+is the cache Python reads there (surf68: `CaseRule`).
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ _MUSL_NAMED = 13
 (3.11 and 3.12 did where `configure` detected musl, gh-95855)."""
 NO_PLATFORM = ""
 """`file_system` of a CPython 3.5+ name of no platform, which no Python on Linux or macOS finds."""
+_MINGW = lazy(r"-mingw_[^-]*$")
 _LINUX_TAG = lazy(r"(?:manylinux_\d+_\d+|musllinux_\d+_\d+|manylinux\d+|linux)_(.+)")
 _TRIPLET_ARCH = {
     "i686": "i386",
@@ -119,6 +125,34 @@ class System(NamedTuple):
             if several
             else f" (for {other}, while its tags install it on {self.name} alone)"
         )
+
+
+class CaseRule(NamedTuple):
+    """Where some system a wheel's tags install it on finds a name in another case."""
+
+    suffix_blind: bool
+    """Its import system lowers a name's suffix (Windows, and `any`, which installs there): a
+    sourceless `pkg/m.PYC` is module `m`'s bytecode."""
+    path_blind: bool
+    """Its file system opens a path in any case (Windows, macOS, `any`): a `.pyc` under a
+    `__pycache__` in any case is the cache Python opens for its source."""
+
+
+EVERY_CASE = CaseRule(True, True)
+"""Names found in any case, as on Windows."""
+
+
+def case_rule(tags: frozenset[str]) -> CaseRule:
+    """How the systems `tags` name (`systems`) treat case; every system's way when no tag is
+    read."""
+    found = systems(tags)
+    if not found:
+        return EVERY_CASE
+    suffix = any(  # win*, `any`, and `mingw_…`: MSYS2's MinGW Python is a Windows build
+        system.folds or system.folds is None or any(map(_MINGW.search, system.tags))
+        for system in found
+    )
+    return CaseRule(suffix, suffix or any(system.name == "darwin" for system in found))
 
 
 def systems(tags: frozenset[str]) -> list[System]:

@@ -8,6 +8,9 @@ installs such a directory like any other (`other-1.0.DIST-INFO/`, `other.egg-inf
 `NAME.data/purelib/other-1.0.dist-info/`), so each entry point in it is code the wheel makes
 run: an execution surface like the wheel's own (`wheel.surfaces` makes one of each point found
 here), keyed by where the directory lies and its project (`site-packages/other:pytest11:evil`).
+`importlib.metadata` opens `DIRECTORY/entry_points.txt` by its path (`PathDistribution.read_text`),
+which Windows and macOS find in any case: there `ENTRY_POINTS.TXT` is read too, the wheel's own
+`.dist-info`'s included (pip, reading the archive, generates no script from it; surf68).
 A directory deeper down is a distribution once its parent is on `sys.path` (a `.pth` path line,
 or the package's own code: ray adds `ray/thirdparty_files`), so those count too. Imported by
 `scan_surfaces` only for a wheel that installs an `entry_points.txt` outside its own
@@ -28,6 +31,9 @@ SITE = "site-packages/"
 _FILE = "/entry_points.txt"
 _METADATA_SUFFIXES = (".dist-info", ".egg-info")
 _SEPARATORS = re.compile(r"[-_.]+")
+_ANY_CASE = re.compile(r"(?i:entry_points\.txt)")
+"""The file's name as NTFS and APFS find it (`re`'s case rule takes `ſ` for `s` and `ı` for
+`i`, as NTFS's upper-case table does)."""
 
 
 class ForeignPoint(NamedTuple):
@@ -46,18 +52,20 @@ class ForeignPoint(NamedTuple):
     """Its object reference (None for a file not read whole)."""
 
 
-def foreign_directory(path: str, own: str | None) -> str | None:
+def foreign_directory(path: str, own: str | None, blind: bool = False) -> str | None:
     """The metadata directory an installed `entry_points.txt` at `path` lies in (its installed
     path) when it is a distribution's to `importlib.metadata` and not the wheel's own
     `.dist-info` (`own`). At any depth: a directory becomes a `sys.path` entry by a `.pth`
     path line, or by the package's own code (ray puts `ray/thirdparty_files` there), and a
-    data file may land in site-packages by another spelling."""
-    if not path.endswith(_FILE):
+    data file may land in site-packages by another spelling. `blind`: the file in any case
+    (`extplatforms.CaseRule.path_blind`), the wheel's own `.dist-info`'s too but pip's."""
+    directory, _, name = path.rpartition("/")
+    exact = name == _FILE[1:]
+    if not exact and not (blind and _ANY_CASE.fullmatch(name)):
         return None
-    directory = path[: -len(_FILE)]
-    if directory == f"{SITE}{own}" or not directory.lower().endswith(_METADATA_SUFFIXES):
+    if exact and directory == f"{SITE}{own}":
         return None
-    return directory
+    return directory if directory.lower().endswith(_METADATA_SUFFIXES) else None
 
 
 def _location(directory: str) -> str:
@@ -73,14 +81,15 @@ def foreign_entry_points(
     paths: Sequence[str],
     own: str | None,
     read: Callable[[Iterable[str]], Mapping[str, tuple[str | None, bool]]],
+    blind: bool = False,
 ) -> Iterator[ForeignPoint]:
     """A surface for each entry point of each `entry_points.txt` installed in a foreign
     metadata directory; one for the file itself when it cannot be read whole or does not parse
     (what the host would load is then unknown). `paths`: each file's installed path; `read`:
     for the archive paths given, each one's text (None when unreadable) and whether it was cut
-    at the cap."""
-    named = compress(files, map(str.endswith, paths, repeat(_FILE)))  # C-level
-    foreign = [(f, d) for f in named if (d := foreign_directory(f.path, own)) is not None]
+    at the cap; `blind`: as `foreign_directory`'s."""
+    named = files if blind else compress(files, map(str.endswith, paths, repeat(_FILE)))
+    foreign = [(f, d) for f in named if (d := foreign_directory(f.path, own, blind)) is not None]
     if not foreign:
         return
     texts = read(file.entry for file, _ in foreign)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError, CapError
 from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.extplatforms import EVERY_CASE, CaseRule, case_rule
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
 from k3diff.wheel.installed import InstalledView, NameScreens, installed_view
 from k3diff.wheel.installedbeside import installed_view_beside
@@ -76,6 +77,8 @@ class WheelInstall:
     """W615-W619 for this wheel."""
     targets: TargetPythons = ANY
     """The Pythons and platforms its tags admit."""
+    case: CaseRule = EVERY_CASE
+    """Where a system its tags admit finds a name in another case (`extplatforms.case_rule`)."""
 
     @property
     def unusable_dist_info(self) -> bool:
@@ -195,11 +198,8 @@ def install_check(
         # A RECORD the caller read as plain lines holds no blank row: not searched again.
         plain = record is not None and record.plain and record.path == f"{dist_info}/RECORD"
         problems.extend(dist_info_refusals(archive, dist_info, script_values, plain))
-    checks: list[Finding] = [
-        Finding(
-            Code.W616, path, f"in the {side} wheel: {reason}"
-        )  # the code says "pip cannot install"
-        for path, reason in problems
+    checks: list[Finding] = [  # W616 says "pip cannot install"
+        Finding(Code.W616, path, f"in the {side} wheel: {reason}") for path, reason in problems
     ]
     checks += [
         Finding(Code.W615, collision.path, f"in the {side} wheel: {collision.describe()}")
@@ -232,7 +232,9 @@ def install_check(
     ]
     if dist_info is not None and record_rows:
         checks += _duplicate_record_rows(archive, f"{dist_info}/RECORD", side, record)
-    return WheelInstall(view, dist_info, entry_points, ep_text, tuple(checks), targets)
+    return WheelInstall(
+        view, dist_info, entry_points, ep_text, tuple(checks), targets, case_rule(tags)
+    )
 
 
 def _joined(archive: ZipArchive) -> str:

@@ -29,12 +29,14 @@ from k3diff.wheel.toplevel import top_level_names
 
 _PATH = operator.itemgetter(2)
 _SCHEME = operator.itemgetter(1)
-_SUFFIX = lazy(r"\.p(?:th|y[co])\x00")  # one search, not one for each suffix (≈ 0.3 ms each)
+# One search, not one per suffix (≈ 0.3 ms each); bytecode in any case (`surfaces.read_blind`).
+_SUFFIX = lazy(r"\.(?:p(?:th|yo)|(?i:pyc))\x00")
 _COMMAND_DIRECTORY = lazy(r"\0(?i:bin|scripts)/")  # `on_command_path`, any case
 """What `may_be_surface` looks for in a path, as found in the paths joined by NULs (and
 `customize` anywhere)."""
-_POINTS = "/entry_points.txt\0"
-"""A path `foreignpoints` reads, as found in the paths joined by NULs."""
+_POINTS = lazy(r"/(?i:entry_points\.txt)\x00")
+"""A path `foreignpoints` reads, as found in the paths joined by NULs: in any case, as
+Windows and macOS open it (`foreignpoints`)."""
 
 
 class SurfacePaths(NamedTuple):
@@ -45,7 +47,7 @@ class SurfacePaths(NamedTuple):
     surfaced: list[int]
     """The index of each file `may_be_surface` is true of, in order."""
     points: list[int]
-    """The index of each file whose path ends in `/entry_points.txt`, in order."""
+    """The index of each file whose path ends in `/entry_points.txt` in any case, in order."""
     tops: dict[str, int]
     """Each top-level name of site-packages and the index of the first file giving it
     (`toplevel.top_level_names`)."""
@@ -64,7 +66,7 @@ def surface_paths(
     paths = list(map(_PATH, rest))
     joined = "\0" + "\0".join(paths) + "\0"  # no path holds a NUL: zipfile cuts names there
     surfaced = _surface_indices(rest, paths, joined)
-    points = _indices(paths, _found(joined, _POINTS))
+    points = _indices(paths, [found.start() for found in _POINTS.finditer(joined)])
     tops = top_level_names(paths, joined)
     at = first_tool_file(joined)
     tool = None if at is None else _indices(paths, [at])[0]
@@ -89,7 +91,8 @@ def may_be_surface(file: InstalledFile) -> bool:
     per file cost a tenth of the comparison on a wheel of twelve thousand files)."""
     path = file.path
     return (
-        path.endswith((".pth", ".pyc", ".pyo"))
+        path.endswith((".pth", ".pyo"))
+        or path[-4:].lower() == ".pyc"  # `surfaces.read_blind` says which are bytecode
         or file.scheme == "scripts"
         or on_command_path(path)
         or "customize" in path

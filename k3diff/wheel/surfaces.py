@@ -12,7 +12,8 @@ Read from the installed view (`k3diff.wheel.installable`), never by executing an
 * `.data/scripts/` files, copied to `bin/` (a `#!python` shebang rewritten to the interpreter);
 * bytecode (`.pyc`, `.pyo`) with its header: magic and PEP 552 flags (timestamp, checked hash,
   unchecked hash). An unchecked-hash `.pyc` in `__pycache__/` runs instead of its source
-  whatever the source says; a checked one only when its hash is the source's;
+  whatever the source says; a checked one only when its hash is the source's. A name in another
+  case is bytecode where a system the wheel installs on reads it so (`read_blind`);
 * top-level names in site-packages (what `import NAME` finds);
 * data files a tool of the environment runs or loads at its start (`wheel.toolfiles`).
 """
@@ -27,12 +28,14 @@ import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 from itertools import compress
 from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError
 from k3diff.native.sniff import executable_image
 from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
 from k3diff.wheel.installed import InstalledFile, on_command_path
 from k3diff.wheel.refusals import script_file
@@ -55,6 +58,18 @@ _ENTRY = operator.itemgetter(0)
 _PATH = operator.itemgetter(2)
 _GENERATED = operator.itemgetter(4)
 _NAME = operator.itemgetter(0)
+
+
+class _Sources(dict[str, str]):
+    """The archive path of each installed file, by its installed path."""
+
+    @cached_property
+    def folded(self) -> dict[str, str]:
+        """Each installed path by its lower case (the first of several), made when asked."""
+        found: dict[str, str] = {}
+        for installed in self:
+            found.setdefault(installed.lower(), installed)
+        return found
 
 
 class SurfaceKind(StrEnum):
@@ -138,9 +153,9 @@ def surface_scan(
     found: list[Surface] = []
     if said.surfaced:
         entries = dict(zip(map(_NAME, archive.entries), archive.entries, strict=True))
-        sources = dict(zip(map(_PATH, files), map(_ENTRY, files), strict=True))
+        sources = _Sources(zip(map(_PATH, files), map(_ENTRY, files), strict=True))
         for index in said.surfaced:
-            found.extend(_file_surfaces(archive, entries, files[index], sources))
+            found.extend(_file_surfaces(archive, entries, files[index], sources, install.case))
     found.extend(_entry_point_surfaces(install))
     if said.points:  # maybe another distribution's (`foreignpoints`)
         from k3diff.wheel.foreignpoints import foreign_entry_points
@@ -150,7 +165,7 @@ def surface_scan(
             Surface(SurfaceKind.ENTRY_POINT, key, entry, summary, True, group=group, value=value)
             for key, entry, summary, group, value in foreign_entry_points(
                 named, list(map(_PATH, named)), install.dist_info,
-                lambda names: _texts(archive, names),
+                lambda names: _texts(archive, names), install.case.path_blind,
             )
         )  # fmt: skip
     found.extend(_top_level_surfaces(files, said.tops))
@@ -163,7 +178,8 @@ def _file_surfaces(
     archive: ZipArchive,
     entries: dict[str, ZipEntry],
     file: InstalledFile,
-    sources: dict[str, str],
+    sources: _Sources,
+    case: CaseRule,
 ) -> Iterator[Surface]:
     entry = entries[file.entry]
     path = file.path
@@ -189,8 +205,27 @@ def _file_surfaces(
             SurfaceKind.DATA_SCRIPT, path, entry.name, f"copied to {path}, {how}",
             executable=True, content=content, truncated=truncated, native=native,
         )  # fmt: skip
-    if path.endswith((".pyc", ".pyo")):
-        yield _bytecode(archive, entries, entry, path, sources)
+    if (blind := read_blind(path, case)) is not None:
+        yield _bytecode(archive, entries, entry, path, sources, blind)
+
+
+def read_blind(path: str, case: CaseRule) -> bool | None:
+    """Whether some system `case` describes reads the file at `path` as bytecode: True as a
+    cache under a `__pycache__` in any case, where paths open in any case (its source found in
+    any case too); False as written (`.pyc`, `.pyo`, which no Python since 3.5 opens: PEP 488;
+    a legacy `m.PYC` where suffixes are lowered); None when none does (`.PYC` on Linux alone)."""
+    suffix = path[-4:]
+    if suffix == ".pyo":
+        return False
+    if suffix.lower() != ".pyc":
+        return None
+    if case.path_blind and _cache_directory(path).lower() == "__pycache__":
+        return True
+    return False if suffix == ".pyc" or case.suffix_blind else None
+
+
+def _cache_directory(path: str) -> str:
+    return posixpath.basename(posixpath.dirname(path))
 
 
 def _pth(archive: ZipArchive, entry: ZipEntry, path: str) -> Surface:
@@ -251,18 +286,23 @@ def _bytecode(
     entries: dict[str, ZipEntry],
     entry: ZipEntry,
     path: str,
-    sources: dict[str, str],
+    sources: _Sources,
+    blind: bool = False,
 ) -> Surface:
+    """`blind`: the system that reads it opens paths in any case (`read_blind`)."""
     from k3diff.wheel.bytecode import FLAVORS, Bytecode, PycFlavor, stale_header  # where a .pyc is
 
     header = archive.head(entry, 16)
     flags, mtime, size = struct.unpack_from("<III", header, 4) if len(header) >= 16 else (-1, 0, 0)
     flavor = FLAVORS.get(flags, PycFlavor.UNKNOWN)
     stamp, stamped_size = (mtime, size) if flavor is PycFlavor.TIMESTAMP else (None, None)
-    source_path = source_of(path)
-    source = sources.get(source_path) if source_path else None
+    source_path = source_of(path, blind)
+    source = sources.get(source_path)
+    if source is None and blind:  # the source in whatever case the file system finds it
+        source_path = sources.folded.get(source_path.lower(), source_path)
+        source = sources.get(source_path)
     source_entry = entries.get(source) if source is not None else None
-    cached = posixpath.basename(posixpath.dirname(path)) == "__pycache__"
+    cached = _cache_directory(path.lower() if blind else path) == "__pycache__"
     shadows = source is not None and cached and flavor is PycFlavor.UNCHECKED_HASH
     if source is not None and cached and flavor is PycFlavor.CHECKED_HASH:
         content = _source_content(archive, source_entry)
@@ -283,7 +323,7 @@ def _bytecode(
         executable=True,
         bytecode=Bytecode(
             magic, flavor, source, shadows, _code_digest(archive, entry, flavor), stamp,
-            stamped_size, source_size,
+            stamped_size, source_size, source_path,
         ),
     )  # fmt: skip
 
@@ -300,11 +340,11 @@ def _code_digest(archive: ZipArchive, entry: ZipEntry, flavor: PycFlavor) -> str
         return None
 
 
-def source_of(path: str) -> str | None:
+def source_of(path: str, blind: bool = False) -> str:
     """The installed source a `.pyc` stands for: `pkg/__pycache__/m.cpython-311.pyc` and the
-    legacy `pkg/m.pyc` both stand for `pkg/m.py`."""
+    legacy `pkg/m.pyc` both stand for `pkg/m.py`; `blind`: `__PYCACHE__/` is a cache too."""
     head, leaf = posixpath.split(path)
-    if posixpath.basename(head) == "__pycache__":
+    if (posixpath.basename(head).lower() if blind else posixpath.basename(head)) == "__pycache__":
         return posixpath.join(posixpath.dirname(head), leaf.split(".", 1)[0] + ".py")
     return posixpath.join(head, leaf.rsplit(".", 1)[0] + ".py")
 

@@ -20,7 +20,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 from k3diff.wheel.codes import Code, Finding
-from k3diff.wheel.surfaces import Surface, SurfaceKind, source_of
+from k3diff.wheel.surfaces import Surface, SurfaceKind
 from k3diff.wheel.venvnames import shadows_environment
 
 if TYPE_CHECKING:  # imported where compared: `audit` renders surfaces without the proofs module
@@ -189,7 +189,7 @@ def _restamped(old: Surface, new: Surface, statuses: InstalledStatuses) -> bool:
     code = new.bytecode.code_sha256 if new.bytecode is not None else None
     if code is None or old.bytecode is None or old.bytecode.code_sha256 != code:
         return False
-    source = source_of(new.key)
+    source = new.bytecode.source_key if new.bytecode is not None else None
     return source is None or statuses.get(source, Status.IDENTICAL) is Status.IDENTICAL
 
 
@@ -257,7 +257,7 @@ def _change_findings(
         if new.bytecode.shadows_source:
             yield Finding(Code.W711, new.entry, what)  # its summary says it runs instead
         source = new.bytecode.source
-        source_key = source_of(new.key)
+        source_key = new.bytecode.source_key
         source_status = statuses.get(source_key) if source_key else None
         if source is not None and source_status in (Status.CHANGED, Status.ADDED):
             yield Finding(Code.W712, new.entry, f"{what}; its source changed too")
