@@ -287,9 +287,10 @@ class Handler(JsonHandler):
             perf["perf_metrics"] = {**perf.get("perf_metrics", {}), "kv_cache_metrics": kv}
         if "perf_record" in fault:
             perf = fault["perf_record"]
-        if json.loads(prompt) in fault.get("perf_records", {}):
-            perf = fault["perf_records"][json.loads(prompt)]
-        if fault.get("perf_fail", {}).get(json.loads(prompt)) == nth:
+        named = json.loads(prompt) if isinstance(json.loads(prompt), str) else prompt
+        if named in fault.get("perf_records", {}):
+            perf = fault["perf_records"][named]
+        if fault.get("perf_fail", {}).get(named) == nth:
             with STATE_LOCK:
                 PERF_FAIL[0] += 1
         if "vllm_spec" in fault:
