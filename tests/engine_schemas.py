@@ -76,6 +76,26 @@ SGLANG_META_INFO = frozenset(
     }
 )
 
+SGLANG_META_INFO_CURRENT = frozenset(
+    {
+        "spec_accept_rate",
+        "spec_accept_length",
+        "spec_num_correct_drafts",
+        "spec_num_proposed_drafts",
+        "spec_verify_ct",
+        "spec_accepted_drafts",
+        "spec_proposed_drafts",
+        "spec_correct_drafts_histogram",
+        "spec_accept_histogram",
+    }
+)
+"""Newer SGLang's names (sgl-project/sglang `python/sglang/srt/managers/tokenizer_manager.py`,
+`_calculate_spec_decoding_metrics`, read at commit 001067fffe33427bee0ed2f007fb7551a1d76b44):
+`spec_num_correct_drafts` and `spec_num_proposed_drafts` (verify steps times the draft tokens
+per step less one), and their aliases `spec_accepted_drafts` and `spec_proposed_drafts`, the
+histogram `spec_correct_drafts_histogram` and its alias `spec_accept_histogram` ("backward-compat
+aliases, remove in next release")."""
+
 
 def _timing() -> dict[str, Any]:
     return {"arrival_time": 1.0, "first_token_time": 1.1, "last_token_time": 1.5}
@@ -152,4 +172,28 @@ def sglang_meta_info(histogram: list[int], draft_per_step: int) -> dict[str, Any
         "spec_accept_histogram": histogram,
     }
     assert set(meta) <= SGLANG_META_INFO
+    return meta
+
+
+def sglang_meta_info_current(
+    histogram: list[int], draft_per_step: int, aliases: bool = True
+) -> dict[str, Any]:
+    """`sglang_meta_info` as newer SGLang names it (with its aliases, or without them: the
+    release that removes them)."""
+    old = sglang_meta_info(histogram, draft_per_step)
+    meta = {
+        "spec_verify_ct": old["spec_verify_ct"],
+        "spec_num_correct_drafts": old["spec_accept_token_num"],
+        "spec_num_proposed_drafts": old["spec_draft_token_num"],
+        "spec_accept_rate": old["spec_accept_rate"],
+        "spec_accept_length": old["spec_accept_length"],
+        "spec_correct_drafts_histogram": histogram,
+    }
+    if aliases:
+        meta |= {
+            "spec_accepted_drafts": old["spec_accept_token_num"],
+            "spec_proposed_drafts": old["spec_draft_token_num"],
+            "spec_accept_histogram": histogram,
+        }
+    assert set(meta) <= SGLANG_META_INFO_CURRENT
     return meta

@@ -356,7 +356,8 @@ class PerfLog:
             )
 
     def append(self, entry: dict[str, Any]) -> None:
-        """Append (flushed and fsynced) one drained document."""
+        """Append (flushed and fsynced) one drain's line (`k3diff.sample.perfdrain`); `count`
+        counts the documents that held records."""
         try:
             with self.path.open("ab") as handle:
                 handle.write(json_line(entry))
@@ -364,7 +365,7 @@ class PerfLog:
                 os.fsync(handle.fileno())
         except OSError as exc:
             raise OutputError(f"{self.path}: cannot append: {exc.strerror or exc}") from exc
-        self.count += 1
+        self.count += 1 if entry.get("metrics") else 0
 
 
 def _size(path: Path) -> int:

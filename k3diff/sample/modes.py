@@ -217,7 +217,9 @@ async def run_cold_warm(sampler: Sampler, plan: Plan) -> int:
                 if repeat == todo[0] or repeat == todo[-1]:
                     # The cold request's `/perf_metrics` drained on their own (telem67): its
                     # reused KV blocks are no cache reuse but a salt or flush that did not take.
-                    await sampler.drain_perf(mode, record.key, repeat, cold)
+                    # Its server's only (telem68b): the other's drain, labelled with this
+                    # request, would hold that server's leftovers under the label.
+                    await sampler.drain_perf(mode, record.key, repeat, cold, sides=(side,))
     return 0
 
 

@@ -24,6 +24,7 @@ from k3diff.sample.model import (
 )
 from k3diff.sample.modes import SCHEDULERS, Plan, run_control
 from k3diff.sample.names import Mode
+from k3diff.sample.perfdrain import start_line
 from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
 from k3diff.sample.reader import SamplesLog
 from k3diff.sample.resumed import Sent
@@ -186,7 +187,8 @@ async def _sample(
         sampler.flush_url = options.flush_url
         sampler.watch_metrics(_fetch(client), found)
         await sampler.watch_spec()
-        await _find_perf_metrics(sampler, client, urls, options.out)
+        segment = 0 if resumed is None else len(resumed.resumed) + 1
+        await _find_perf_metrics(sampler, client, urls, options.out, segment)
         plan = Plan(
             records,
             tuple(urls),
@@ -230,15 +232,23 @@ async def _probe_metrics(
 
 
 async def _find_perf_metrics(
-    sampler: Sampler, client: SamplerClient, urls: dict[str, str], out: Path
+    sampler: Sampler,
+    client: SamplerClient,
+    urls: dict[str, str],
+    out: Path,
+    segment: int,
 ) -> None:
-    for side, url in urls.items():
-        status, _ = await client.get_json(f"{url}/perf_metrics")
-        if status == 200:
-            sampler.perf_sides.add(side)
+    """The sides whose server offers `/perf_metrics`; the probe drains it, and is written as
+    the run's start-up drain (`segment`: the resume markers before this run), so `telemetry`
+    can tell a resumed run that started from a drained server from one that may not have
+    (telem68b)."""
+    probed = {side: await client.get_json(f"{url}/perf_metrics") for side, url in urls.items()}
+    sampler.perf_sides |= {side for side, (status, _) in probed.items() if status == 200}
     if sampler.perf_sides:
         sampler.perf = PerfLog(out)
         sampler.perf_roots = urls
+        for side in sorted(sampler.perf_sides):
+            sampler.perf.append(start_line(side, segment, *probed[side]))
 
 
 def _from_log(resumed: SamplesLog | None) -> tuple[set[SampleId], Tally]:

@@ -22,6 +22,7 @@ from k3diff.sample.metrics import Fetch, SideMetrics, Watch, cache_count
 from k3diff.sample.model import Outcome, PromptRecord
 from k3diff.sample.names import Mode
 from k3diff.sample.overlap import Receiving, Timing
+from k3diff.sample.perfdrain import drained
 from k3diff.sample.prompts import prompt_digest
 from k3diff.sample.proof import line_proof
 from k3diff.sample.spec import SpecWindow, probe_spec
@@ -273,17 +274,26 @@ class Sampler:
         if self.flush_url is not None:
             await self.client.flush(self.flush_url)
 
-    async def drain_perf(self, mode: str, key: str, repeat: int, cold: bool = False) -> None:
-        """Store what `/perf_metrics` holds now on each server that offers it (`cold`: drained
-        after a resumed run's cold request, said on the entry)."""
+    async def drain_perf(
+        self,
+        mode: str,
+        key: str,
+        repeat: int,
+        cold: bool = False,
+        sides: tuple[str, ...] | None = None,
+    ) -> None:
+        """Store what `/perf_metrics` holds now on each server that offers it (of `sides` when
+        given; `cold`: drained after a resumed run's cold request, said on the entry). Every
+        attempt is a line (telem68b): an empty drain with its empty document, a failed one
+        with `error` (`k3diff.sample.perfdrain`), whose records the server keeps for the next."""
         if self.perf is None:
             return
-        for side in sorted(self.perf_sides):
+        wanted = self.perf_sides if sides is None else self.perf_sides & set(sides)
+        for side in sorted(wanted):
             status, metrics = await self.client.get_json(f"{self.perf_roots[side]}/perf_metrics")
-            if status == 200 and metrics:
-                entry = {"side": side, "mode": mode, "key": key, "repeat": repeat}
-                entry |= {"cold": True} if cold else {}
-                self.perf.append({**entry, "metrics": metrics})
+            entry: dict[str, Any] = {"side": side, "mode": mode, "key": key, "repeat": repeat}
+            entry |= {"cold": True} if cold else {}
+            self.perf.append(drained(entry, status, metrics))
 
     def report(self) -> None:
         if self._progress is not None:

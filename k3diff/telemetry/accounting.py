@@ -14,6 +14,7 @@ from k3diff.errors import InputError
 from k3diff.sample.lines import SampleLine
 from k3diff.sample.log import PerfLog
 from k3diff.sample.names import SIDES, Mode
+from k3diff.sample.perfdrain import ERROR
 from k3diff.sample.reader import SamplesLog
 from k3diff.telemetry.colddrains import Drain, cold_drains
 from k3diff.telemetry.engines import (
@@ -255,13 +256,17 @@ def account(
             read[index : index + 1]
         )
     for perf, beside in perf_logs.values():
+        # A failed drain's line (telem68b) holds no records: the server kept them for the next.
         drains = [
-            Drain(number, entry, list(trtllm_requests(entry.get("metrics"))))
+            Drain(
+                number, entry, [] if ERROR in entry else list(trtllm_requests(entry.get("metrics")))
+            )
             for number, entry in _perf_entries(perf)
         ]
         # The drain after a cold-warm record's cold request (or, in logs before telem67, after
         # the whole record, sent one at a time): its first record is the cold request's; one
-        # the file lacks, or the first after a resume, cannot be read (telem68).
+        # the file lacks, failed or after a failed drain, drained twice, or after a resume
+        # whose start-up drain is not written, cannot be read (telem68, telem68b).
         colds = cold_drains(drains, beside, str(perf))
         for side, unread in colds.unread.items():
             accounts.kv_unread.setdefault(side, []).extend(unread)

@@ -1,23 +1,32 @@
 """Which drained `/perf_metrics` document holds a cold-warm cold request's record (TensorRT-LLM),
-read from how `sample` writes them (`k3diff.sample.modes.run_cold_warm`, telem68).
+read from how `sample` writes them (`k3diff.sample.modes.run_cold_warm`, telem68, telem68b).
 
-`sample` sends a record's cold request, then drains `/perf_metrics` on every server that offers
-it, labelled with that request (side, key, `cold-warm`, its repeat), before the warm ones; a
-server that answers nothing (or an error) leaves no line. TensorRT-LLM's records name no request
+`sample` sends a record's cold request, then drains `/perf_metrics` on that request's server,
+labelled with it (side, key, `cold-warm`, its repeat), before the warm ones. Since telem68b it
+writes every drain attempt (a failed one with `error`) and each run's start-up drain (`start`:
+`k3diff.sample.perfdrain`); before, a server that answered nothing (or an error) left no line,
+and older runs drained every server after each request. TensorRT-LLM's records name no request
 of the samples log (`request_id` is the engine's own counter, not the answer's `id`), so the
-drain is matched to its request by its label and its place, and:
+drain is matched to its request by its label and its place. On a side whose drains report
+KV-cache metrics, a cold request answered cannot be read (it holds `--expect cache-reuse`, and
+is never evidence either way) where:
 
-- a cold request whose drain is not in the file, on a side whose drains report KV-cache
-  metrics, cannot be read (a run stopped between the request and its drain, or the line
-  removed): it holds `--expect cache-reuse`, and is never evidence either way;
-- the first cold request of each side after a resume cannot be read either: the first drain
-  after a resume also holds whatever the server kept from before it (requests sent before the
-  run was killed, never drained), and nothing tells its records apart;
-- a cold request's drain after a drain of the same side and record labelled with a later
-  repeat is not the cold request's (`sample` drains the cold one first): refused, exit 2.
+- its drain is not in the file (a run stopped between the request and its drain, or the line
+  removed);
+- its drain failed (its record stays on the server, for a later drain), or follows a failed
+  drain of that server (whose records the server kept: this drain holds them first);
+- it is drained under its label more than once: `sample` drains a cold request once, so a
+  second line is an edit, or an older run's drain of the other server that held leftovers;
+- it is the side's first after a resume, in a log whose resumed run wrote no start-up drain
+  (before telem68b): that drain also holds whatever the server kept from before the resume;
+- in a run that wrote its start-up drain, its drain holds other than one record: one request
+  was sent since the drain before it, so another record is a request that finished since
+  (one of the run before a resume, or a load request still running).
 
-The drain of a cold request read otherwise is the first labelled with it; its first record is
-the cold request's (one record since telem67; before, the whole record's, the cold one first).
+A cold request's drain after a drain of the same side and record labelled with a later repeat
+is not the cold request's (`sample` drains the cold one first): refused, exit 2. Otherwise its
+drain's first record is the cold request's (one record since telem67; before, the whole
+record's, the cold one first).
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from typing import Any
 
 from k3diff.errors import InputError
 from k3diff.sample.names import Mode, is_cold
+from k3diff.sample.perfdrain import failed, start_segment
 from k3diff.sample.reader import SamplesLog
 from k3diff.telemetry.engines import RequestMetrics
 
@@ -40,6 +50,23 @@ MISSING = "no /perf_metrics drain after it in {name} (a run stopped before it, o
 RESUMED = (
     "the first drain after a resume, which also holds what the server kept from before it "
     "(TensorRT-LLM's records name no request of the samples log)"
+)
+DUPLICATE = (
+    "drained more than once under its label (lines {lines}): which drain holds its record "
+    "cannot be told (sample drains a cold request once, on its own server)"
+)
+FAILED = (
+    "its /perf_metrics drain failed (line {line}: {error}), so its record was left on the "
+    "server for a later drain, among others"
+)
+AFTER_FAILED = (
+    "its /perf_metrics drain follows a failed drain of that server (line {line}: {error}), "
+    "whose records the server kept and this drain also holds"
+)
+NOT_ONE = (
+    "its /perf_metrics drain (line {line}) holds {records} records where one request was "
+    "sent since the drain before it (a request sent before it, or a run before a resume, "
+    "finished since): which is its own cannot be told"
 )
 
 
@@ -87,13 +114,14 @@ def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) 
     """The cold requests of `logs` (the samples logs beside the perf log `perf`) matched to its
     `drains`; InputError for a drain out of the order `sample` writes."""
     found = ColdDrains()
-    first: dict[Ident, int] = {}
+    labelled: dict[Ident, list[int]] = {}
     records: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for position, drain in enumerate(drains):
         ident = _ident(drain.entry)
         if ident is not None:
-            first.setdefault(ident, position)
+            labelled.setdefault(ident, []).append(position)
             records.setdefault(ident[:2], []).append((position, ident[3]))
+    place = _Place(drains, perf.rsplit("/", 1)[-1])
     due = _kv_sides(drains)
     for log in logs:
         segments = log.segments or (0,) * len(log.samples)
@@ -103,24 +131,72 @@ def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) 
                 continue
             after_resume = segment > 0 and (sample.side, segment) not in resumed
             resumed.add((sample.side, segment))
-            at = first.get(sample.ident)
+            at = labelled.get(sample.ident, [])
             if sample.side not in due or sample.error is not None:
                 # A failed one holds the side already where its warm requests were answered
                 # (left67c); its drain, where there is one, is read as before.
-                if at is not None and not after_resume:
-                    found.cold.add(at)
+                if at and not after_resume:
+                    found.cold.add(at[0])
                 continue
-            said = f"the TensorRT-LLM request of {sample.key} {COLD_WARM} repeat {sample.repeat}"
-            if after_resume:
-                found.unread.setdefault(sample.side, []).append(f"{said}: {RESUMED}")
-            elif at is None:
-                missing = MISSING.format(name=perf.rsplit("/", 1)[-1])
-                found.unread.setdefault(sample.side, []).append(f"{said}: {missing}")
+            if at and not after_resume:
+                _refuse_out_of_order(
+                    drains, records[(sample.side, sample.key)], at[0], sample.ident, perf
+                )
+            why = place.unreadable(at, sample.side, segment, after_resume)
+            if why is None:
+                found.cold.add(at[0])
             else:
-                record = records[(sample.side, sample.key)]
-                _refuse_out_of_order(drains, record, at, sample.ident, perf)
-                found.cold.add(at)
+                said = (
+                    f"the TensorRT-LLM request of {sample.key} {COLD_WARM} repeat {sample.repeat}"
+                )
+                found.unread.setdefault(sample.side, []).append(f"{said}: {why}")
     return found
+
+
+class _Place:
+    """Where each drain stands among its server's drain attempts (telem68b: `sample` writes
+    every attempt, the failed ones too, and each run's start-up drain)."""
+
+    def __init__(self, drains: Sequence[Drain], name: str) -> None:
+        self.drains = drains
+        self.name = name
+        self.prior: list[int | None] = []
+        """Per drain, the position of the attempt before it on the same side's server."""
+        self.starts: dict[tuple[str, int], int] = {}
+        """(side, segment) -> the position of that run's start-up drain."""
+        last: dict[str, int] = {}
+        for position, drain in enumerate(drains):
+            side = str(drain.entry.get("side"))
+            self.prior.append(last.get(side))
+            last[side] = position
+            segment = start_segment(drain.entry)
+            if segment is not None:
+                self.starts.setdefault((side, segment), position)
+
+    def unreadable(
+        self, at: Sequence[int], side: str, segment: int, after_resume: bool
+    ) -> str | None:
+        """Why the cold request of `side` in the run's `segment` (`after_resume`: the side's
+        first of the segment, a resumed one) drained at the positions `at` cannot be read;
+        None when the first record of its drain is its own."""
+        start = self.starts.get((side, segment))
+        started = start is not None and (not at or start < at[0])
+        if after_resume and not started:
+            return RESUMED  # a log before telem68b: its start-up drain was not written
+        if not at:
+            return MISSING.format(name=self.name)
+        if at[1:]:
+            lines = ", ".join(str(self.drains[p].line) for p in at[:3])
+            return DUPLICATE.format(lines=lines)
+        drain = self.drains[at[0]]
+        if (error := failed(drain.entry)) is not None:
+            return FAILED.format(line=drain.line, error=error)
+        prior = self.prior[at[0]]
+        if prior is not None and (error := failed(self.drains[prior].entry)) is not None:
+            return AFTER_FAILED.format(line=self.drains[prior].line, error=error)
+        if started and len(drain.requests) != 1:
+            return NOT_ONE.format(line=drain.line, records=len(drain.requests))
+        return None
 
 
 def _refuse_out_of_order(

@@ -25,6 +25,11 @@ object choosing the behaviour for its prompt:
     spec     [accepted, drafted]: the request's /perf_metrics entry carries TensorRT-LLM's
              speculative_decoding counts
     perf_record  the request's /perf_metrics record as given (e.g. a disaggregated one)
+    perf_records  {PROMPT: record}: the record of each prompt listed (before perf_record)
+    perf_kv  [REUSED, MISSED]: the record reports these KV blocks when the request is warm
+             (its prompt and cache_salt seen before, as `cache`), else [0, REUSED + MISSED]
+    perf_fail  {PROMPT: N}: the /perf_metrics drain after the prompt's Nth request answers 503
+             and keeps its records (TensorRT-LLM's drain that failed), once
     vllm_spec    {drafts, draft_tokens, accepted_tokens, per_pos}: what the request adds to
              vLLM's speculative-decoding counters (`--metrics vllm-spec`)
     meta_info    the answer's SGLang `meta_info` as given; a stream carries it on each chunk's
@@ -101,6 +106,8 @@ STATE_LOCK = threading.Lock()
 SEEN: Counter[str] = Counter()
 IN_FLIGHT = [0]
 PERF: list[dict[str, Any]] = []
+PERF_FAIL = [0]
+"""How many of the next /perf_metrics drains fail (`perf_fail`)."""
 SERIAL_LOCK = threading.Lock()
 CACHE_SEEN: Counter[str] = Counter()
 CACHE_HITS = [0]
@@ -119,9 +126,15 @@ class Handler(JsonHandler):
             self._metrics(self.server.metrics)  # type: ignore[attr-defined]
         elif self.path == "/perf_metrics" and self.server.perf_metrics:  # type: ignore[attr-defined]
             with STATE_LOCK:
-                drained = list(PERF)
-                PERF.clear()
-            self._json(200, drained)
+                failing = PERF_FAIL[0] > 0
+                PERF_FAIL[0] = max(0, PERF_FAIL[0] - 1)
+                drained = [] if failing else list(PERF)
+                if not failing:
+                    PERF.clear()
+            if failing:
+                self._json(503, {"error": "injected"})
+            else:
+                self._json(200, drained)
         else:
             self._json(404, {"error": "not found"})
 
@@ -267,8 +280,19 @@ class Handler(JsonHandler):
                     "total_draft_tokens": drafted,
                 }
             }
+        if "perf_kv" in fault:
+            reused, missed = fault["perf_kv"]
+            blocks = [reused, missed] if fault["_warm"] else [0, reused + missed]
+            kv = {"num_reused_blocks": blocks[0], "num_missed_blocks": blocks[1]}
+            perf["perf_metrics"] = {**perf.get("perf_metrics", {}), "kv_cache_metrics": kv}
         if "perf_record" in fault:
             perf = fault["perf_record"]
+        named = json.loads(prompt) if isinstance(json.loads(prompt), str) else prompt
+        if named in fault.get("perf_records", {}):
+            perf = fault["perf_records"][named]
+        if fault.get("perf_fail", {}).get(named) == nth:
+            with STATE_LOCK:
+                PERF_FAIL[0] += 1
         if "vllm_spec" in fault:
             SPEC.add(fault["vllm_spec"])
         with STATE_LOCK:

@@ -130,7 +130,10 @@ def test_the_first_cold_drain_after_a_resume_is_not_read_as_the_cold_requests(
     patch's first drain after the resume holds, besides its cold request's record, one the
     server kept from before the kill (a request still running when the resumed run probed
     `/perf_metrics`), which missed. Before, that record was read as the cold request's: its
-    miss hid the cold request's reused blocks, and the warm hits passed the side."""
+    miss hid the cold request's reused blocks, and the warm hits passed the side. Since
+    telem68b the resumed run's start-up drain is written, and a drain after one request that
+    holds two records is what cannot be read (a clean resume is read:
+    test_telemetry_drain_attempts.py)."""
     args = _args(fault_server, tmp_path)
     out = tmp_path / "out"
     assert sample(*args).exit_code in (0, 1)
@@ -154,6 +157,7 @@ def test_the_first_cold_drain_after_a_resume_is_not_read_as_the_cold_requests(
     assert gap["detail"] == (
         "whether the cold request was cold cannot be read: 1 cold-warm cold request whose "
         "/perf_metrics drain cannot be read (first: the TensorRT-LLM request of a cold-warm "
-        "repeat 0: the first drain after a resume, which also holds what the server kept from "
-        "before it (TensorRT-LLM's records name no request of the samples log))"
+        f"repeat 0: its /perf_metrics drain (line {drains.index(cold) + 1}) holds 2 records "
+        "where one request was sent since the drain before it (a request sent before it, or a "
+        "run before a resume, finished since): which is its own cannot be told)"
     )

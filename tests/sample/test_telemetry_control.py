@@ -116,7 +116,7 @@ def test_control_kv_reuse_does_not_satisfy_cache_reuse(fault_server: Any, tmp_pa
     )  # fmt: skip
     assert result.exit_code in (0, 1), result.stderr  # 1: the fault server's control is vacuous
     drained = [json.loads(x) for x in (out / "perf_metrics.jsonl").read_text().splitlines()]
-    control = [e for e in drained if e["mode"] == "control"]
+    control = [e for e in drained if e.get("mode") == "control"]
     assert sorted(e["side"] for e in control) == ["base", "patch"]
     assert all(len(e["metrics"]) == 3 for e in control)  # the control's 3 requests, each side
 

@@ -31,7 +31,7 @@ def _edit_patch_records(perf: Path, wanted: Any, first: bool = False) -> int:
     edited, count = [], 0
     for text in perf.read_text().splitlines():
         drain = json.loads(text)
-        if drain["side"] == "patch" and wanted(drain):
+        if drain["side"] == "patch" and drain.get("metrics") and wanted(drain):
             for record in drain["metrics"][:1] if first else drain["metrics"]:
                 record["perf_metrics"]["kv_cache_metrics"]["num_reused_blocks"] = -1
                 count += 1

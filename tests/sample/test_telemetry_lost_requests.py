@@ -39,7 +39,7 @@ def _edit(path: Path, edit: Any, header: int) -> list[str]:
     edited = []
     for text in lines:
         line = json.loads(text)
-        if line["side"] == "patch" and len(names) < LOST:
+        if line["side"] == "patch" and "start" not in line and len(names) < LOST:
             edit(line)
             names.append(f"{line['key']} {line['mode']} repeat {line['repeat']}")
         edited.append(json.dumps(line))

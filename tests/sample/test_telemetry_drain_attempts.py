@@ -1,0 +1,145 @@
+"""telem68b: `sample` writes a line for every `/perf_metrics` drain attempt (a failed one with
+its error) and each run's start-up drain, so `telemetry` can tell a cold request's drain that
+also holds what a failed drain left on the server (unreadable: it holds `--expect
+cache-reuse`), and a resumed run that started from a drained server (its first cold request
+read) from one that may not have. A cold request drained twice under its label is not read.
+
+Runs are real `k3diff sample` runs against loopback fault servers answering with records built
+from TensorRT-LLM's published schema (`engine_schemas.py`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import engine_schemas
+from cli_support import run_telemetry
+
+from .support import sample, write_prompts
+
+HIT = engine_schemas.aggregated_record(kv=(3, 1))
+MISS = engine_schemas.aggregated_record(kv=(0, 4))
+PREFIX = f"fault={json.dumps({'cache': 'prefix'})}"
+"""The base's prefix cache honours the salt, and says so in its usage."""
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(text) for text in path.read_text().splitlines()]
+
+
+def _write(path: Path, lines: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def _patch_cold_warm(line: dict[str, Any]) -> bool:
+    return line.get("side") == "patch" and line.get("mode") == "cold-warm"
+
+
+def _cold_warm(fault_server: Any, tmp_path: Path, patch_fault: dict[str, Any], *prompts: str):  # type: ignore[no-untyped-def]
+    base, patch = fault_server(), fault_server("--perf-metrics")
+    records = [{"key": p, "prompt": p} for p in prompts]
+    return (
+        "--base", base.url, "--patch", patch.url, "--mode", "cold-warm", "--repeats", "2",
+        "--prompts", write_prompts(tmp_path / "p.jsonl", records), "--out", tmp_path / "out",
+        "--base-param", PREFIX, "--patch-param", f"fault={json.dumps(patch_fault)}",
+        "--control", "off",
+    )  # fmt: skip
+
+
+def test_a_cold_drain_after_a_failed_drain_holds_cache_reuse(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """The drain after prompt a's warm request fails: the server keeps that request's record
+    (a miss), and the next drain, prompt b's cold request's, returns it first. Before, that
+    miss was read as b's cold request's, which hit: the patch passed on b's warm hits."""
+    fault = {"perf_records": {"a": MISS, "b": HIT}, "perf_fail": {"a": 2}}
+    assert sample(*_cold_warm(fault_server, tmp_path, fault, "a", "b")).exit_code in (0, 1)
+    out = tmp_path / "out"
+    drains = [d for d in _lines(out / "perf_metrics.jsonl") if d["side"] == "patch"]
+    assert drains[0] == {"side": "patch", "start": 0, "records": 0}
+    failed = [d for d in drains if "error" in d]
+    assert failed == [
+        {"side": "patch", "mode": "cold-warm", "key": "a", "repeat": 1, "error": "HTTP 503"}
+    ]
+    (cold_b,) = [d for d in drains if d.get("key") == "b" and d.get("repeat") == 0]
+    assert cold_b["metrics"] == [MISS, HIT]  # the leftover first
+
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 1, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
+    assert kv["unread_cold"] == 1
+    line = 1 + _lines(out / "perf_metrics.jsonl").index(failed[0])
+    assert kv["unread"] == (
+        "the TensorRT-LLM request of b cold-warm repeat 0: its /perf_metrics drain follows a "
+        f"failed drain of that server (line {line}: HTTP 503), whose records the server kept "
+        "and this drain also holds"
+    )
+    (gap,) = doc["not_exercised"]
+    assert gap["side"] == "patch"
+    assert gap["detail"].startswith("whether the cold request was cold cannot be read: 1 ")
+
+
+def test_a_resumed_run_that_started_from_a_drained_server_reads_its_cold_request(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """A run killed before the patch's cold-warm record, then resumed: its start-up drain
+    emptied the patch's server, so the resumed cold request's drain holds its record alone
+    (a miss under a fresh salt) and the warm hit passes `cache-reuse`. Before, every resumed
+    TensorRT-LLM cold-warm run failed it: the first cold request after a resume was unread.
+    Without the start-up lines (a log before telem68b) it is unread as before."""
+    args = _cold_warm(fault_server, tmp_path, {"perf_kv": [3, 1]}, "a")
+    out = tmp_path / "out"
+    log, perf = out / "samples.jsonl", out / "perf_metrics.jsonl"
+    assert sample(*args).exit_code in (0, 1)
+    _write(log, [line for line in _lines(log) if not _patch_cold_warm(line)])
+    _write(perf, [line for line in _lines(perf) if not _patch_cold_warm(line)])
+    assert sample(*args, "--resume").exit_code in (0, 1)
+    starts = [d for d in _lines(perf) if "start" in d and d["side"] == "patch"]
+    assert [(d["start"], d.get("error")) for d in starts] == [(0, None), (1, None)]
+
+    code, doc, text = run_telemetry(log, "--expect", "cache-reuse")
+    assert code == 0, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
+    assert (kv["requests"], kv["hits"], kv.get("cold_hits"), kv.get("unread_cold")) == (
+        2, 1, None, None,
+    )  # fmt: skip
+
+    _write(perf, [line for line in _lines(perf) if "start" not in line])
+    code, doc, text = run_telemetry(log, "--expect", "cache-reuse")
+    assert code == 1, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
+    assert kv["unread"] == (
+        "the TensorRT-LLM request of a cold-warm repeat 0: the first drain after a resume, "
+        "which also holds what the server kept from before it (TensorRT-LLM's records name no "
+        "request of the samples log)"
+    )
+
+
+def test_a_cold_request_drained_twice_under_its_label_is_not_read(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """`sample` drains a cold request once, on its own server. A second line under its label
+    (an edit, or an older run's drain of the other server that held leftovers) leaves which
+    holds its record unknown. Before, the first was read: a miss put before the cold
+    request's hit hid it, and the warm hits passed."""
+    args = _cold_warm(fault_server, tmp_path, {"perf_record": HIT}, "a")
+    assert sample(*args).exit_code in (0, 1)
+    out = tmp_path / "out"
+    perf = out / "perf_metrics.jsonl"
+    drains = _lines(perf)
+    (cold,) = [d for d in drains if _patch_cold_warm(d) and d["repeat"] == 0]
+    code, doc, _ = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 1  # the cold request hit: the salt did not take
+    assert {k["side"]: k for k in doc["kv_reuse"]}["patch"]["cold_hits"] == 1
+
+    at = drains.index(cold)
+    _write(perf, [*drains[:at], {**cold, "metrics": [MISS]}, *drains[at:]])
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 1, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
+    assert kv["unread"] == (
+        f"the TensorRT-LLM request of a cold-warm repeat 0: drained more than once under its "
+        f"label (lines {at + 1}, {at + 2}): which drain holds its record cannot be told "
+        "(sample drains a cold request once, on its own server)"
+    )
