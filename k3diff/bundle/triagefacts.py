@@ -190,7 +190,7 @@ def not_exercised_sentence(triage: TriageDocument, brief: bool = False) -> str |
             "a running-requests gauge reading, neither whole answers nor streams interleaving "
             "at the client show the server overlapped them; they clear nothing, and more "
             "samples would not decide them: only the server's running-requests gauge proves a "
-            f"batch, so {_gauge_step(triage)}): {named(unproven)}"
+            f"batch: {_gauge_step(triage)}): {named(unproven)}"
         )
     return "; ".join(parts) or None
 
