@@ -89,7 +89,9 @@ def test_the_bundle_shows_the_metric_change_and_the_failed_requests(tmp_path: Pa
     report, html, summary = _bundle(tmp_path)
     metrics = summary["tables"]["metric_changes"]
     assert metrics["rows"] == [[f"2/{FILTER}", "exact_match", FILTER, 1.0, 0.0, "not-comparable"]]
-    assert "| 2/strict-match | exact\\_match | strict-match | 1.0 | 0.0 | not-comparable |" in report
+    assert (
+        "| 2/strict-match | exact\\_match | strict-match | 1.0 | 0.0 | not-comparable |" in report
+    )
     failed = summary["tables"]["failed_requests"]
     assert failed["rows"] == [["run/samples.jsonl", "patch", f"2/{FILTER}", "serial", 3, 500, CUDA]]
     assert "CUDA error: an illegal memory access was encountered" in report
