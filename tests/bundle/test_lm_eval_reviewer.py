@@ -73,6 +73,7 @@ def test_responses_names_the_doc_not_comparable_that_lost_its_metric(tmp_path: P
     assert "lm-eval: the request arguments are in one log only" in block
     assert "lm-eval resps: generation(s) 0 of 1 differ (base 2 chars, patch 0)" in block
     assert "lm-eval metric exact_match: 1.0 → 0.0" in block
+    assert 'base  @0: " 4"' in block and 'patch @0: ""' in block
     for other in (0, 1, 3):  # docs whose answers and scores agree say only why
         said = text.stdout.split(f"\n{other}/{FILTER} (not-comparable, ")[1].split("\n\n")[0]
         assert "metric" not in said and "generation(s)" not in said
@@ -80,6 +81,12 @@ def test_responses_names_the_doc_not_comparable_that_lost_its_metric(tmp_path: P
     assert markdown.exit_code == 1
     assert "lm-eval metric exact_match: 1.0 → 0.0" in markdown.stdout
     assert "generation(s) 0 of 1 differ (base 2 chars, patch 0)" in markdown.stdout
+    assert 'patch @0: ""' in markdown.stdout
+    document = json.loads(run_k3diff(*args, "--format", "json", cwd=tmp_path).stdout)
+    statuses = [r["status"] for r in document["records"]]
+    assert statuses == ["not-comparable"] * 4  # shown, still not compared
+    assert document["records"][2]["divergence"]["char_offset"] == 0
+    assert [r["divergence"] for r in document["records"][:2]] == [None, None]
 
 
 def test_the_bundle_shows_the_metric_change_and_the_failed_requests(tmp_path: Path) -> None:
