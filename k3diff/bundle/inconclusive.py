@@ -117,6 +117,7 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
 
 HELD_WORDS = (
     ("unsampled", "never sampled on a side although the captures differ"),
+    ("unsampled-lacking", "never sampled on a side, and one capture lacks the record"),
     ("doc-changed", "the document changed"),
     ("target-changed", "the gold target changed"),
     ("arguments-changed", "the request arguments changed"),
@@ -146,6 +147,8 @@ def held_sentence(triage: TriageDocument) -> str | None:
             continue
         flags = set(record.flags) | ({"unsampled"} if record.key in never else set())
         flag = next((flag for flag, _ in HELD_WORDS if flag in flags), None)
+        if flag == "unsampled" and record.comparison_status in ("only-base", "only-patch"):
+            flag = "unsampled-lacking"  # newuser68: nothing differs, a capture has none
         if flag is not None:
             causes.setdefault(flag, []).append(record)
     if not causes:

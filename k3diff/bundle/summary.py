@@ -12,6 +12,7 @@ from k3diff.bundle.facts import explaining_triage, stages_of, wheel_documents
 from k3diff.bundle.housealpha import define_house_alpha
 from k3diff.bundle.model import MAKES, Evidence, Stage, Status
 from k3diff.bundle.nextsteps import next_steps
+from k3diff.bundle.recordtables import record_tables
 from k3diff.bundle.triagetable import triage_rows
 from k3diff.docbody import Kind
 from k3diff.documents.read import RERUN_KINDS, Document
@@ -313,6 +314,7 @@ def _tables(documents: Sequence[Document]) -> dict[str, Any]:
     elif responses:
         tables["records"] = _responses_table(responses)
     samples = [d for d in documents if d.kind is Kind.SAMPLES]
+    tables.update(record_tables(responses, samples, _table))
     if samples:
         tables["latency"] = _latency_table(samples)
     return tables

@@ -18,6 +18,7 @@ from k3diff.documents.triage import TriageDocument, TriageRecord
 from k3diff.documents.triagemodes import TriageMode, TriageSide
 from k3diff.numbers import named
 from k3diff.output import plural
+from k3diff.report.triage_lines import lacking, unsampled_text
 from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.gaugeadvice import no_gauge_advice
 from k3diff.sample.names import SIDES
@@ -218,12 +219,8 @@ def parity_sentence(triage: TriageDocument) -> str | None:
     unsampled = triage.unsampled
     never = ""
     if unsampled:
-        were = (
-            "records whose captures differ were"
-            if unsampled != 1
-            else ("record whose captures differ was")
-        )
-        never = f"; {unsampled:,} {were} never sampled (on one side or both)"
+        said = unsampled_text(unsampled, lacking(triage.records))
+        never = "; " + said.partition(", so ")[0]
     if measured == 0:
         return f"batch-1 parity not measured (no record has serial samples on both sides){never}"
     both = " sampled on both sides" if unsampled else ""

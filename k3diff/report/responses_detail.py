@@ -87,21 +87,38 @@ UNKNOWN_PROMPT = (
 """A doc one log says the prompt of and the other not (`prompt-unknown`)."""
 
 
-def _lm_eval_lines(lm: LmEvalDiff) -> list[str]:
+def _not_comparable_line(lm: LmEvalDiff) -> str:
+    differ = (["prompt"] if lm.prompt_differs else []) + list(lm.inputs_differ)
+    for unknown, said in (
+        ("prompt-unknown", UNKNOWN_PROMPT),
+        ("arguments-unknown", UNKNOWN_ARGUMENTS),
+    ):
+        if unknown in differ:
+            others = [name for name in differ if name != unknown]
+            verb = "differ" if len(others) > 1 else "differs"
+            also = f"; its {' and '.join(others)} {verb} too" if others else ""
+            return said.format(also=also)
+    what = " and ".join(_INPUT_WORDS.get(name, name) for name in differ)
+    verb = "differ" if len(differ) > 1 or "arguments" in differ else "differs"
+    return f"lm-eval: the {what} {verb}: not comparable (neither a match nor a regression)"
+
+
+def _lm_eval_lines(record: RecordDiff, lm: LmEvalDiff) -> list[str]:
+    """What differs of an lm-eval doc; a doc not comparable still says which generations and
+    metrics changed (newuser68: a lost `exact_match` and its empty answer were in JSON only)."""
     if lm.not_comparable:
-        differ = (["prompt"] if lm.prompt_differs else []) + list(lm.inputs_differ)
-        for unknown, said in (
-            ("prompt-unknown", UNKNOWN_PROMPT),
-            ("arguments-unknown", UNKNOWN_ARGUMENTS),
-        ):
-            if unknown in differ:
-                others = [name for name in differ if name != unknown]
-                verb = "differ" if len(others) > 1 else "differs"
-                also = f"; its {' and '.join(others)} {verb} too" if others else ""
-                return [said.format(also=also)]
-        what = " and ".join(_INPUT_WORDS.get(name, name) for name in differ)
-        verb = "differ" if len(differ) > 1 or "arguments" in differ else "differs"
-        return [f"lm-eval: the {what} {verb}: not comparable (neither a match nor a regression)"]
+        lines = [_not_comparable_line(lm)]
+        if lm.differing_generations:
+            shown = ", ".join(str(i) for i in lm.differing_generations[:10])
+            sizes = [s.chars for s in (record.base, record.patch) if s is not None]
+            one = len(sizes) == 2 and max(lm.generations) == 1
+            chars = f" (base {sizes[0]} chars, patch {sizes[1]})" if one else ""
+            lines.append(
+                f"lm-eval {lm.field}: generation(s) {shown} of {max(lm.generations)} "
+                f"differ{chars}; not judged, as the doc is not comparable"
+            )
+        lines.extend(f"lm-eval metric {m}: {b} → {p}" for m, b, p in lm.metric_changes)
+        return lines
     lines = []
     if lm.regrouped is not None:
         base_groups, patch_groups = lm.regrouped
@@ -155,7 +172,7 @@ def detail_lines(record: RecordDiff, near_tie: float = 0.1) -> list[str]:
     """Every line shown under the record, escaped."""
     lines: list[str] = []
     if record.lm_eval is not None:
-        lines.extend(_lm_eval_lines(record.lm_eval))
+        lines.extend(_lm_eval_lines(record, record.lm_eval))
     for label, side in (("base", record.base), ("patch", record.patch)):
         if side is not None and side.error is not None:
             lines.append(f"{label} request failed: {quote(side.error)}")

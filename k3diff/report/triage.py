@@ -18,6 +18,7 @@ from k3diff.report.triage_lines import (
     caveat_text,
     gauge_lines,
     held_why,
+    lacking,
     next_step_line,
     parity_line,
     shared_caveats,
@@ -225,7 +226,8 @@ def _unsampled_verdict(result: TriageResult) -> str | None:
     unsampled = result.unsampled_records
     if not unsampled:
         return None
-    line = f"{unsampled_text(unsampled)}: {'they fail' if unsampled != 1 else 'it fails'} the run"
+    said = unsampled_text(unsampled, lacking(result.records))
+    line = f"{said}: {'they fail' if unsampled != 1 else 'it fails'} the run"
     others = result.held_records - unsampled
     if others:
         line += (

@@ -3,10 +3,12 @@ side's capture came back, and where each unstable side's outputs split."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from k3diff import shellwords
 from k3diff.numbers import named
+from k3diff.output import plural
 from k3diff.program import program
 from k3diff.report.clauses import clause_lines, split_clauses
 from k3diff.triage.flags import cause_flags
@@ -63,7 +65,7 @@ def parity_line(result: TriageResult) -> str:
     """The batch-1 headline: 'serially, the patch reproduces the base on 8 of 8 records'."""
     agree, measured = result.serial_parity
     unsampled = result.unsampled_records
-    never = f"; {unsampled_text(unsampled)}" if unsampled else ""
+    never = f"; {unsampled_text(unsampled, lacking(result.records))}" if unsampled else ""
     if not measured:
         return f"no record has serial samples on both sides: batch-1 parity was not measured{never}"
     line = f"serially, the patch reproduces the base on {agree:,} of {measured:,} records"
@@ -79,9 +81,33 @@ def parity_line(result: TriageResult) -> str:
     return line + (f" ({'; '.join(notes)})" if notes else "") + never
 
 
-def unsampled_text(count: int) -> str:
+def lacking(records: Iterable[RecordVerdict | Any]) -> int:
+    """The records held `unsampled` that one capture lacks (compared `only-base` or
+    `only-patch`): nothing of theirs differs, a capture has none."""
+    return sum(
+        1
+        for r in records
+        if Flag.UNSAMPLED in r.flags and r.comparison_status in ("only-base", "only-patch")
+    )
+
+
+def unsampled_text(count: int, lacked: int = 0) -> str:
     """'4 records whose captures differ were never sampled (on one side or both), so
-    their difference is unexplained'."""
+    their difference is unexplained'; `lacked` of them one capture lacks, said as such
+    (newuser68: a doc the patch's log lacks read as captures that differ)."""
+    if lacked:
+        differ = count - lacked
+        which = (
+            f"whose captures differ ({differ:,}) or that one capture lacks ({lacked:,})"
+            if differ
+            else "that one capture lacks"
+        )
+        were = "were" if count != 1 else "was"
+        return (
+            f"{plural(count, 'record')} {which} {were} never sampled (on one side or "
+            "both), so nothing explains "
+            + ("them" if differ else ("their absence" if count != 1 else "its absence"))
+        )
     were = (
         "records whose captures differ were" if count != 1 else ("record whose captures differ was")
     )
@@ -213,6 +239,16 @@ def more_samples_step(step: MoreSamples, k3diff: str, out: str, logged: bool) ->
             "server itself) and sample in a new "
             "--out, then run this triage again with its samples.jsonl"
         )
+    first = ""
+    if step.failing is not None:
+        first = (
+            f"{step.failing}: make that server answer first (its own log says why), since "
+            "the same requests fail until it does; then, "
+        )
+    return first + _take_more(step, more, k3diff, out, logged)
+
+
+def _take_more(step: MoreSamples, more: str, k3diff: str, out: str, logged: bool) -> str:
     placeholder = f"{k3diff} sample <its options, as before>"
     hidden = (
         " (each --header value the log hides as *** given again)"
@@ -250,11 +286,13 @@ def more_samples_step(step: MoreSamples, k3diff: str, out: str, logged: bool) ->
     )
 
 
+UNSAMPLED_CAUSE = "captures that differ on a record never sampled"
+LACKING_CAUSE = "captures that differ, or a record one capture lacks, never sampled"
 HELD_CAUSES: tuple[tuple[frozenset[Flag], str], ...] = (
     (frozenset({Flag.NOT_EXERCISED, Flag.UNPROVEN}), "a mode not exercised or unproven"),
     (frozenset({Flag.OTHER_CONDITION}), "samples of another condition"),
     (frozenset({Flag.CAPTURE_UNEXPLAINED}), "a patch capture the samples do not explain"),
-    (frozenset({Flag.UNSAMPLED}), "captures that differ on a record never sampled"),
+    (frozenset({Flag.UNSAMPLED}), UNSAMPLED_CAUSE),
     (frozenset({Flag.NOT_COMPARABLE}), "captures whose prompts differ (not-comparable)"),
     (frozenset({Flag.DOC_CHANGED}), "the document changed (doc-changed)"),
     (frozenset({Flag.TARGET_CHANGED}), "the gold target changed (target-changed)"),
@@ -284,6 +322,22 @@ HELD_CAUSES: tuple[tuple[frozenset[Flag], str], ...] = (
 the order the INCONCLUSIVE line names them."""
 
 
+def unanswered(result: TriageResult) -> str | None:
+    """'every patch request failed on 2/strict-match' where a held record has a side of a mode
+    with failed requests and no successful one: nothing of that side was sampled, whatever else
+    holds the record; None where no held record has such a side."""
+    found: dict[str, list[str]] = {}
+    for record in result.records:
+        if record.category is not Category.INCONCLUSIVE or not HELD_FLAGS & set(record.flags):
+            continue
+        for which in ("base", "patch"):
+            stats = [getattr(mode, which) for mode in record.modes]
+            if stats and all(s.n == 0 for s in stats) and any(s.errors for s in stats):
+                found.setdefault(which, []).append(record.name)
+    said = [f"every {which} request failed on {named(names)}" for which, names in found.items()]
+    return "; ".join(said) or None
+
+
 def held_why(result: TriageResult) -> str:
     """What keeps the held records from passing, naming only the causes their flags say
     (polish63: the line listed every cause where one applied): 'a mode not exercised or
@@ -296,6 +350,10 @@ def held_why(result: TriageResult) -> str:
     }
     shift = f"{100 * result.settings.shift:.3g} % (no-power)"
     causes = [cause.format(shift=shift) for held, cause in HELD_CAUSES if held & flags]
+    if lacking(result.records):  # newuser68: a doc one log lacks read as captures that differ
+        causes = [LACKING_CAUSE if c == UNSAMPLED_CAUSE else c for c in causes]
+    if failed := unanswered(result):  # newuser68: said only as a flag, errors-present
+        causes.append(f"{failed} (errors-present)")
     if len(causes) < 2:
         return causes[0] if causes else "its evidence could not clear it"
     return f"{', '.join(causes[:-1])}, or {causes[-1]}"

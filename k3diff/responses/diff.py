@@ -149,10 +149,17 @@ def diff_pair(
     lm = None
     if base.lm_eval is not None and patch.lm_eval is not None:
         lm = compare_lm_eval(base.lm_eval, patch.lm_eval, options.logprob_tol)
+        index = lm.differing_generations[0] if lm.differing_generations else 0
         if lm.not_comparable:
             failed = _failed_request(key, base, patch, displays)
-            return replace(failed, status=Status.NOT_COMPARABLE, lm_eval=lm)
-        index = lm.differing_generations[0] if lm.differing_generations else 0
+            # Where its output differs too, where (newuser68: a doc whose answer went from
+            # " 4" to "" said so in JSON only); the status stays not-comparable.
+            shown = _output_pair(
+                key, _generation(base, index), _generation(patch, index), displays, options
+            )
+            return replace(
+                failed, status=Status.NOT_COMPARABLE, lm_eval=lm, divergence=shown.divergence
+            )
         base, patch = _generation(base, index), _generation(patch, index)
     result = _output_pair(key, base, patch, displays, options)
     if lm is not None:

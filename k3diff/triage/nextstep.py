@@ -13,6 +13,7 @@ from typing import Any
 
 from k3diff import escape, shellwords
 from k3diff.program import program
+from k3diff.sample.lines import SampleLine
 from k3diff.sample.names import SIDES, Mode
 from k3diff.sample.reader import SamplesLog
 from k3diff.sample.stopline import StopLine, StopReason
@@ -43,6 +44,11 @@ class MoreSamples:
     logged was refused for the request's own condition (an HTTP 4xx other than 429, which
     retrying cannot fix: `sample.retry.Final`): more of the same requests fail the same way,
     so the next step says this instead of a command that repeats them."""
+    failing: str | None = None
+    """What failed where a side of the run has no successful sample and every request it
+    logged failed otherwise (a 5xx, a 429, no answer): more requests may get past once the
+    server answers, so the next step says to make it answer first (newuser68: 60 more samples
+    were asked of a server that answered HTTP 500 to every one)."""
     grown_to: int | None = None
     """The `--repeats` a resume takes every wanted sample with: each inconclusive record's
     repeats logged (the fewest of any side and mode) plus the samples it asks for, at least
@@ -78,6 +84,7 @@ def more_samples(
         command,
         _stopped(log.stop),
         _refused(log),
+        _failing(log),
         None if repeats is None else _grown_to(wanted, log, repeats),
     )
 
@@ -138,15 +145,33 @@ REFUSED_SHOWN = 200
 """Characters of a refused request's logged error the next step shows."""
 
 
+def _all_failed(log: SamplesLog) -> list[tuple[str, list[SampleLine]]]:
+    """Each side that logged samples, none successful, with its samples."""
+    sides = [(which, [s for s in log.samples if s.side == which]) for which in ("base", "patch")]
+    return [(w, lines) for w, lines in sides if lines and all(s.error is not None for s in lines)]
+
+
+def _first_error(lines: Sequence[SampleLine]) -> str:
+    error = escape.text(lines[0].error or f"HTTP {lines[0].status}")
+    return error if len(error) <= REFUSED_SHOWN else error[: REFUSED_SHOWN - 1] + "…"
+
+
+def _failing(log: SamplesLog) -> str | None:
+    """'every patch request the run logged failed (HTTP 500: ...)' where a side logged
+    samples, none successful, and `_refused` does not say it; None otherwise."""
+    if _refused(log) is not None:
+        return None
+    for which, lines in _all_failed(log):
+        return f"every {which} request the run logged failed ({_first_error(lines)})"
+    return None
+
+
 def _refused(log: SamplesLog) -> str | None:
     """'every patch request was refused (HTTP 400: ...)' where a side logged samples, none
     successful, each refused with a 4xx other than 429 (the request's own condition), or each
     answered (2xx) with an answer k3diff could not use; None where every side has a success or
     a failure more requests could get past."""
-    for which in ("base", "patch"):
-        lines = [s for s in log.samples if s.side == which]
-        if not lines or any(s.error is None for s in lines):
-            continue
+    for which, lines in _all_failed(log):
         statuses = {s.status for s in lines}
         if all(s is not None and 400 <= s < 500 and s != 429 for s in statuses):
             how = "was refused"
@@ -157,10 +182,7 @@ def _refused(log: SamplesLog) -> str | None:
             how = "was answered unusably"
         else:
             continue
-        error = escape.text(lines[0].error or f"HTTP {lines[0].status}")
-        if len(error) > REFUSED_SHOWN:
-            error = error[: REFUSED_SHOWN - 1] + "…"
-        return f"every {which} request the run logged {how} ({error})"
+        return f"every {which} request the run logged {how} ({_first_error(lines)})"
     return None
 
 

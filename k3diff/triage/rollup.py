@@ -146,11 +146,15 @@ def hold_unsampled(
     who = _unsampled(samples)
     if who is None:
         return verdict
+    said = (
+        f"{differs} and {who}, so nothing explains its absence"  # newuser68: "but"
+        if record.status in ("only-base", "only-patch")
+        else f"{differs} but {who}, so the difference is unexplained"
+    )
     return held(
         verdict,
         Flag.UNSAMPLED,
-        f"unsampled: {differs} but {who}, so the difference is "
-        "unexplained (sample this record on both sides to decide it)",
+        f"unsampled: {said} (sample this record on both sides to decide it)",
     )
 
 
