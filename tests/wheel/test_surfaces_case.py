@@ -200,3 +200,26 @@ def test_a_pyo_in_another_case_stays_a_data_file(tmp_path: Path) -> None:
     patch = build(tmp_path / "p", "2.0", {**BASE_FILES, cached: UNCHECKED}, tag=ANY)
     assert audit_code(patch) == (0, set())
     assert _bytecode(patch) == []
+
+
+CYGWIN = "py3-none-cygwin_3_5_4_x86_64"
+
+
+@pytest.mark.parametrize("cached", [CACHE_UPPER, DIRECTORY_UPPER])
+def test_cygwins_python_opens_a_cache_in_another_case(tmp_path: Path, cached: str) -> None:
+    """A `cygwin_…` wheel installs on Cygwin's Python (and MSYS2's, a Cygwin fork), whose
+    `open` finds a path in any case on NTFS (Cygwin's default, the kernel's
+    `obcaseinsensitive`): `cache_from_source`'s path opens `__PYCACHE__/…` and `….PYC` there.
+    Before (review68c), the tag was read as a case-sensitive system's and the cache passed."""
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, cached: UNCHECKED}, tag=CYGWIN)
+    assert audit_code(patch) == (1, {"W711"})
+
+
+def test_cygwins_importlib_metadata_reads_entry_points_in_another_case(tmp_path: Path) -> None:
+    base = build(tmp_path / "b", "1.0", BASE_FILES, tag=CYGWIN)
+    points = {"demo-2.0.dist-info/ENTRY_POINTS.TXT": POINTS}
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, **points}, tag=CYGWIN)
+
+    exit_code, report = wheels_json(base, patch)
+
+    assert exit_code == 1 and "W704" in codes(report)
