@@ -154,9 +154,13 @@ def _wheels_steps(
     def rows(findings: Sequence[Named]) -> tuple[Evidence, ...]:
         return tuple(row_of(code, sourced) for code, _, _ in findings)
 
-    nowhere = any(
-        f.code == Code.W616.name and f.detail.endswith(NO_PYTHON) and f.severity == "error"
-        for f in wheels.findings
+    nowhere = next(
+        (
+            f.detail
+            for f in wheels.findings
+            if f.code == Code.W616.name and f.detail.endswith(NO_PYTHON) and f.severity == "error"
+        ),
+        None,
     )
     rebuild = unwaivable_step(failing, nowhere)
     if rebuild is not None:

@@ -23,6 +23,7 @@ from k3diff import escape
 from k3diff.output import OutputFormat, plural
 from k3diff.report.markdown import fenced, inline_code
 from k3diff.wheel.codes import (
+    BY_TAGS_ALONE,
     NO_PYTHON,
     UNWAIVABLE,
     WAIVER_PLACEHOLDER_REASON,
@@ -117,7 +118,9 @@ def next_steps(
     waivable = [f for f in failing if f.code not in UNWAIVABLE]
     markdown = fmt is OutputFormat.MARKDOWN
     code = inline_code if markdown else str
-    nowhere = any(f.code is Code.W616 and f.detail.endswith(NO_PYTHON) for f in failing)
+    nowhere = next(
+        (f.detail for f in failing if f.code is Code.W616 and f.detail.endswith(NO_PYTHON)), None
+    )
     rebuild = unwaivable_step(named(failing), nowhere)
     if not waivable:  # native findings are all waivable
         if rebuild is None:
@@ -157,25 +160,38 @@ def next_steps(
     return "\n".join([title, *lines])
 
 
-def unwaivable_step(failing: Sequence[Named], nowhere: bool = False) -> str | None:
+def unwaivable_step(failing: Sequence[Named], nowhere: str | None = None) -> str | None:
     """The step for failing findings no waiver accepts (`UNWAIVABLE`), None where none fails:
     the wheel itself must change (newuser65: a wheel failing W619 alone, `pkg/aux.py`, got no
     next step at all, and neither `--explain` nor its detail said what to do). `nowhere`: one
-    of them is the W616 of tags and a Requires-Python that admit no Python in common
-    (`NO_PYTHON`), which the tags or Requires-Python fix, not a renamed entry (w408b)."""
+    the detail of the W616 whose tags (`BY_TAGS_ALONE`), or tags and Requires-Python, admit no
+    Python in common (`NO_PYTHON`), which the tags or Requires-Python fix, not a renamed entry
+    (w408b; review68c: tags alone, the tags)."""
     kept = [f for f in failing if Code[f[0]] in UNWAIVABLE]
     if not kept:
         return None
     them = "it" if len(kept) == 1 else "them"
     counts = counted(kept, thousands=False)
-    tags = "its tags or its Requires-Python so that they admit the Pythons it is for"
+    alone = nowhere is not None and BY_TAGS_ALONE in nowhere
+    tags = (
+        "tags pip installs (an ABI with a platform's tag, or 'none' with 'any')"
+        if alone
+        else "its tags or its Requires-Python so that they admit the Pythons it is for"
+    )
     if nowhere and len(kept) == 1:
-        return (
-            f"{counts}: no waiver accepts it (pip installs the wheel on no Python: its tags and "
-            f"Requires-Python admit none in common): rebuild it with {tags} (the detail names "
-            "both), then compare the rebuilt wheel"
+        why = (
+            "its tags pair an ABI with the platform 'any'"
+            if alone
+            else "its tags and Requires-Python admit none in common"
         )
-    also = f"; for the W616 that says {NO_PYTHON!r}, change {tags} instead" if nowhere else ""
+        named = "" if alone else " (the detail names both)"
+        return (
+            f"{counts}: no waiver accepts it (pip installs the wheel on no Python: {why}): "
+            f"rebuild it with {tags}{named}, then compare the rebuilt wheel"
+        )
+    also = (
+        f"; for the W616 that says {NO_PYTHON!r}, rebuild it with {tags} instead" if nowhere else ""
+    )
     return (
         f"{counts}: no waiver accepts {them} (pip would not install the "
         f"wheel as it lists its entries, or not at all): rebuild it without {them}, renaming or "

@@ -270,6 +270,10 @@ def parse_codes(values: Iterable[str], family: Iterable[Code] = WHEELS_CODES) ->
 NO_PYTHON = "pip installs it on no Python"
 """How the detail of a W616 whose tags and Requires-Python admit no Python in common ends
 (`wheel.versionbound.installs_nowhere`): its next step is to fix those, not to rename entries."""
+BY_TAGS_ALONE = "so pip refuses it everywhere"
+"""What the detail of a `NO_PYTHON` W616 says where its tags alone admit no Python (an ABI
+paired with the platform `any`, `cp313-cp313-any`): no Requires-Python fixes it (review68c:
+the step said to change the tags or the Requires-Python, 'the detail names both')."""
 
 
 WAIVER_PLACEHOLDER_REASON = "why this change is expected, and who reviewed it"

@@ -52,6 +52,9 @@ _MUSL_NAMED = 13
 NO_PLATFORM = ""
 """`file_system` of a CPython 3.5+ name of no platform, which no Python on Linux or macOS finds."""
 _MINGW = lazy(r"-mingw_[^-]*$")
+_NTFS_POSIX = lazy(r"-(?:cygwin|msys)_[^-]*$")
+"""Cygwin's and MSYS2's own Python (a POSIX build on NTFS): its `open` finds a path in any
+case (Cygwin's default), its import system matches names as written (review68c)."""
 _LINUX_TAG = lazy(r"(?:manylinux_\d+_\d+|musllinux_\d+_\d+|manylinux\d+|linux)_(.+)")
 _TRIPLET_ARCH = {
     "i686": "i386",
@@ -134,7 +137,7 @@ class CaseRule(NamedTuple):
     """Its import system lowers a name's suffix (Windows, and `any`, which installs there): a
     sourceless `pkg/m.PYC` is module `m`'s bytecode."""
     path_blind: bool
-    """Its file system opens a path in any case (Windows, macOS, `any`): a `.pyc` under a
+    """Its file system opens a path in any case (Windows, macOS, Cygwin, `any`): a `.pyc` under a
     `__pycache__` in any case is the cache Python opens for its source."""
 
 
@@ -152,7 +155,13 @@ def case_rule(tags: frozenset[str]) -> CaseRule:
         system.folds or system.folds is None or any(map(_MINGW.search, system.tags))
         for system in found
     )
-    return CaseRule(suffix, suffix or any(system.name == "darwin" for system in found))
+    return CaseRule(
+        suffix,
+        suffix
+        or any(
+            system.name == "darwin" or any(map(_NTFS_POSIX.search, system.tags)) for system in found
+        ),
+    )
 
 
 def systems(tags: frozenset[str]) -> list[System]:

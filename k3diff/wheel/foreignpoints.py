@@ -52,18 +52,24 @@ class ForeignPoint(NamedTuple):
     """Its object reference (None for a file not read whole)."""
 
 
-def foreign_directory(path: str, own: str | None, blind: bool = False) -> str | None:
+def foreign_directory(
+    path: str, own: str | None, blind: bool = False, entry: str | None = None
+) -> str | None:
     """The metadata directory an installed `entry_points.txt` at `path` lies in (its installed
     path) when it is a distribution's to `importlib.metadata` and not the wheel's own
     `.dist-info` (`own`). At any depth: a directory becomes a `sys.path` entry by a `.pth`
     path line, or by the package's own code (ray puts `ray/thirdparty_files` there), and a
     data file may land in site-packages by another spelling. `blind`: the file in any case
-    (`extplatforms.CaseRule.path_blind`), the wheel's own `.dist-info`'s too but pip's."""
+    (`extplatforms.CaseRule.path_blind`), the wheel's own `.dist-info`'s too but pip's;
+    `entry`: the file's archive path. pip generates scripts from `OWN/entry_points.txt` of the
+    archive alone, so one a `.data/purelib/` or `.data/platlib/` file writes into the own
+    `.dist-info` is read by `importlib.metadata` only (review68c: its `pytest11` plugin passed,
+    exit 0)."""
     directory, _, name = path.rpartition("/")
     exact = name == _FILE[1:]
     if not exact and not (blind and _ANY_CASE.fullmatch(name)):
         return None
-    if exact and directory == f"{SITE}{own}":
+    if exact and directory == f"{SITE}{own}" and entry in (None, f"{own}{_FILE}"):
         return None
     return directory if directory.lower().endswith(_METADATA_SUFFIXES) else None
 
@@ -89,11 +95,18 @@ def foreign_entry_points(
     for the archive paths given, each one's text (None when unreadable) and whether it was cut
     at the cap; `blind`: as `foreign_directory`'s."""
     named = files if blind else compress(files, map(str.endswith, paths, repeat(_FILE)))
-    foreign = [(f, d) for f in named if (d := foreign_directory(f.path, own, blind)) is not None]
+    foreign = [
+        (f, d) for f in named if (d := foreign_directory(f.path, own, blind, f.entry)) is not None
+    ]
     if not foreign:
         return
     texts = read(file.entry for file, _ in foreign)
     for file, directory in foreign:
+        whose = (  # a `.data` file, or one in another case: no script of pip's, loaded still
+            "the wheel's own (pip generates no script from it)"
+            if directory == f"{SITE}{own}"
+            else "another distribution's"
+        )
         text, truncated = texts[file.entry]
         try:
             points = parse_entry_points(text) if text is not None else None
@@ -110,6 +123,6 @@ def foreign_entry_points(
             yield ForeignPoint(
                 f"{_location(directory)}:{point.group}:{point.name}", file.entry,
                 f"entry point {point.name} in group {point.group} -> {point.value}, in "
-                f"{directory}: importlib.metadata reads it as another distribution's",
+                f"{directory}: importlib.metadata reads it as {whose}",
                 point.group, point.value,
             )  # fmt: skip

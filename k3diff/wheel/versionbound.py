@@ -241,7 +241,7 @@ def installs_nowhere(tags: frozenset[str], requires_python: str | None) -> tuple
     left68: read as CPython 3.13's, and the wheel passed), or a `requires_python` that admits
     none of the Pythons they install on (`cp313-cp313` under `>=3.14`: pip refuses it on
     3.13 by the specifier, on 3.14 by the tags; left67c: it passed)."""
-    from k3diff.wheel.codes import NO_PYTHON
+    from k3diff.wheel.codes import BY_TAGS_ALONE, NO_PYTHON
     from k3diff.wheel.systems import installs_on as tags_install_on
     from k3diff.wheel.systems import names_python
     from k3diff.wheel.systemtext import pythons as said_pythons
@@ -251,7 +251,11 @@ def installs_nowhere(tags: frozenset[str], requires_python: str | None) -> tuple
     shown = f"{', '.join(sorted(tags)[:3])}{', ...' if len(tags) > 3 else ''}"
     found, horizon = tags_install_on(tags)
     if not found:
-        return None if not names_python(tags) else ("", _NO_PYTHON.format(shown, NO_PYTHON))
+        return (
+            None
+            if not names_python(tags)
+            else ("", _NO_PYTHON.format(shown, BY_TAGS_ALONE, NO_PYTHON))
+        )
     if not requires_python or installs_on(tags, requires_python)[0]:
         return None
     return "METADATA", (
@@ -266,8 +270,7 @@ _ANY_OF_AN_ABI = lazy(r"[^-]+-(?!none-)[^-]+-any")
 _NO_PYTHON = (
     "its tags ({}) install it on no Python: packaging lists an interpreter's own ABI and the "
     "stable ABI with a platform alone, and the platform 'any' with the ABI 'none' alone "
-    "('cp313-none-any', 'py3-none-any'), so pip refuses it everywhere ('not a supported wheel "
-    "on this platform'): {}"
+    "('cp313-none-any', 'py3-none-any'), {} ('not a supported wheel on this platform'): {}"
 )
 
 

@@ -78,3 +78,24 @@ def test_the_next_step_of_a_wheel_no_python_installs_names_its_tags_or_requires_
     run_k3diff("report", "w.json", base, patch, "--out", "bundle", cwd=tmp_path)
     said = (tmp_path / "bundle" / "REPORT.md").read_text()
     assert "rebuild it with its tags or its Requires-Python" in said and "renaming" not in said
+
+
+def test_the_next_step_of_an_abi_paired_with_any_names_the_tags_alone(tmp_path: Path) -> None:
+    """`cp313-cp313-any` installs nowhere by its tags alone, whatever its Requires-Python:
+    the step names the tags (review68c: it said the tags and Requires-Python 'admit none in
+    common', 'the detail names both', while the detail names no Requires-Python)."""
+    base = _wheel(tmp_path / "b", ">=3.13", "cp313-none-any")
+    patch = _wheel(tmp_path / "p", ">=3.13", "cp313-cp313-any")
+    result = run_k3diff("wheels", base, patch)
+    assert result.exit_code == 1
+    (step,) = [line for line in result.stdout.splitlines() if "no waiver accepts" in line]
+    assert step.strip() == (
+        "1 × W616: no waiver accepts it (pip installs the wheel on no Python: its tags pair an "
+        "ABI with the platform 'any'): rebuild it with tags pip installs (an ABI with a "
+        "platform's tag, or 'none' with 'any'), then compare the rebuilt wheel"
+    )
+    made = run_k3diff("wheels", base, patch, "--format", "json", "-o", "w.json", cwd=tmp_path)
+    assert made.exit_code == 1
+    run_k3diff("report", "w.json", base, patch, "--out", "bundle", cwd=tmp_path)
+    said = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "rebuild it with tags pip installs" in said and "Requires-Python" not in said

@@ -200,3 +200,55 @@ def test_a_pyo_in_another_case_stays_a_data_file(tmp_path: Path) -> None:
     patch = build(tmp_path / "p", "2.0", {**BASE_FILES, cached: UNCHECKED}, tag=ANY)
     assert audit_code(patch) == (0, set())
     assert _bytecode(patch) == []
+
+
+CYGWIN = "py3-none-cygwin_3_5_4_x86_64"
+
+
+@pytest.mark.parametrize("cached", [CACHE_UPPER, DIRECTORY_UPPER])
+def test_cygwins_python_opens_a_cache_in_another_case(tmp_path: Path, cached: str) -> None:
+    """A `cygwin_…` wheel installs on Cygwin's Python (and MSYS2's, a Cygwin fork), whose
+    `open` finds a path in any case on NTFS (Cygwin's default, the kernel's
+    `obcaseinsensitive`): `cache_from_source`'s path opens `__PYCACHE__/…` and `….PYC` there.
+    Before (review68c), the tag was read as a case-sensitive system's and the cache passed."""
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, cached: UNCHECKED}, tag=CYGWIN)
+    assert audit_code(patch) == (1, {"W711"})
+
+
+def test_cygwins_importlib_metadata_reads_entry_points_in_another_case(tmp_path: Path) -> None:
+    base = build(tmp_path / "b", "1.0", BASE_FILES, tag=CYGWIN)
+    points = {"demo-2.0.dist-info/ENTRY_POINTS.TXT": POINTS}
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, **points}, tag=CYGWIN)
+
+    exit_code, report = wheels_json(base, patch)
+
+    assert exit_code == 1 and "W704" in codes(report)
+
+
+@pytest.mark.parametrize("scheme", ["purelib", "platlib"])
+def test_entry_points_a_data_file_writes_into_the_own_dist_info_load(
+    tmp_path: Path, scheme: str
+) -> None:
+    """pip generates scripts from the archive's own `demo-2.0.dist-info/entry_points.txt`
+    alone; one `demo-2.0.data/purelib/` writes there is read by `importlib.metadata`, and
+    pytest loads its `pytest11` plugin. Before (review68c), it was taken for pip's own file
+    and passed `wheels`, exit 0."""
+    base = build(tmp_path / "b", "1.0", BASE_FILES, tag=LINUX)
+    delivered = {f"demo-2.0.data/{scheme}/demo-2.0.dist-info/entry_points.txt": POINTS}
+    wheel = build(tmp_path / "p", "2.0", {**BASE_FILES, **delivered}, tag=LINUX)
+    assert pip_install(wheel, tmp_path / "site").ok
+    read = (
+        "import sys; from importlib.metadata import distributions; print(sum(p.group == "
+        "'pytest11' for d in distributions(path=sys.argv[1:]) for p in d.entry_points))"
+    )
+    seen = subprocess.run(
+        [sys.executable, "-c", read, str(tmp_path / "site")],
+        capture_output=True, text=True, check=True, timeout=60,
+    ).stdout.strip()  # fmt: skip
+
+    exit_code, report = wheels_json(base, wheel)
+
+    assert seen == "1"
+    assert exit_code == 1 and "W704" in codes(report)
+    points = [s["key"] for s in report["execution_surfaces"]["patch"] if s["kind"] == "entry-point"]
+    assert points == ["site-packages/demo:pytest11:evil"]
