@@ -221,8 +221,8 @@ def check_audit_again(
         digests, paths, mismatches = found
         manifest_path = held.given if isinstance(held, Mismatch) else held
         if manifest is not None and held is None:  # beside its wheels, the manifest not given
-            mismatches = [*mismatches, Mismatch(manifest, None, None)]
             manifest_path = changedinputs.where_recorded(manifest.name, near)
+            mismatches = [*mismatches, Mismatch(manifest, None, None, looked=manifest_path)]
         mismatches = [*mismatches, *changed]
         ignore = bool((body.get("manifest") or {}).get("ignore_missing"))
         command = runagain.audit_args(paths, manifest_path, ignore)

@@ -63,6 +63,10 @@ class Mismatch:
     empty)."""
     directory: Path | None = None
     """The directory given that held it when the document was written (missing from it now)."""
+    looked: Path | None = None
+    """Missing: where `report` looked for it, as the command written anew names it
+    (`where_recorded`; newuser68: the refusal named `dist/SHA256SUMS` as recorded, the command
+    `nu68/rep/dist/SHA256SUMS`)."""
 
 
 def given_under(
@@ -139,8 +143,12 @@ def match(
             if digest_of.get(under) == entry.sha256:  # its bytes after all: unchanged
                 paths.append(under)
                 continue
-        paths.append(where_recorded(entry.name, near) if under is None else under)
-        mismatches.append(Mismatch(entry, under, None if under is None else digest_of.get(under)))
+        if under is None:  # missing: named where it was looked for, in the refusal too
+            paths.append(where_recorded(entry.name, near))
+            mismatches.append(Mismatch(entry, None, None, looked=paths[-1]))
+        else:
+            paths.append(under)
+            mismatches.append(Mismatch(entry, under, digest_of.get(under)))
     if alone:
         mismatches = [m for m in mismatches if m.given is not None]
         if not mismatches and any(path is None for path in by_bytes):
@@ -210,8 +218,13 @@ def said(document: str, mismatch: Mismatch) -> str:
             if mismatch.directory is None
             else f"the directory {escape.text(str(mismatch.directory))} no longer holds it"
         )
+        # Named where report looked, as the command names it; the recorded name beside it.
+        looked = mismatch.looked
+        moved = looked is not None and str(looked) != mismatch.recorded.name
+        named = escape.text(str(looked)) if moved else entry.name
+        recorded = f", named {entry.name} there" if moved else ""
         return (
-            f"{entry.name}: missing ({document} records it as {entry.role}, SHA-256 "
+            f"{named}: missing ({document} records it as {entry.role}{recorded}, SHA-256 "
             f"{_short(entry.sha256)}; {gone})"
         )
     return (

@@ -87,6 +87,8 @@ class FileSource:
     diff_skipped: str | None = None
     """Why a differing file has no diff: ``too large to diff: …`` (compared by blob id only and
     never read whole), or ``line endings only …`` (`blobs.LINE_ENDINGS_ONLY`)."""
+    link: bool = False
+    """Absent, but a symbolic link at `repo_path` (no file whose bytes are compared)."""
 
 
 @dataclass(frozen=True)
@@ -381,6 +383,7 @@ def _file_sources(
             FileSource(
                 path, prefix + path, status, wheel_blob, repo_blob, matches.get(path), *diff,
                 diff_skipped=skipped.get(path),
+                link=status is SourceStatus.ABSENT and prefix + path in lookup.links,
             )
         )  # fmt: skip
     return tuple(entries)

@@ -57,6 +57,11 @@ def resolve_revision(repo: GitRepo, rev: str) -> Revision:
     check_revision_syntax(repo.label, rev)
     code, out, err = repo.run(["rev-parse", "--verify", "--end-of-options", f"{rev}^{{commit}}"])
     commit = out.decode("ascii", "replace").strip()
+    # Before whether it names a commit: `main~2` read through tag main may name none where
+    # branch main's would (newuser68: "not a commit", the ambiguity unsaid).
+    ambiguous = _AMBIGUOUS.search(err.decode("utf-8", "replace"))
+    if ambiguous and not _is_full_id(repo, rev):
+        raise SourceError(_ambiguity(repo, rev, ambiguous["name"]))
     if code != 0 or not commit:
         said = first_line(err)
         if said.startswith("Out of memory"):
@@ -67,9 +72,6 @@ def resolve_revision(repo: GitRepo, rev: str) -> Revision:
         raise SourceError(
             f"{repo.label}: revision {rev!r} is not a commit in this repository{hint}"
         )
-    ambiguous = _AMBIGUOUS.search(err.decode("utf-8", "replace"))
-    if ambiguous and not _is_full_id(repo, rev):
-        raise SourceError(_ambiguity(repo, rev, ambiguous["name"]))
     ref = None if _is_full_id(repo, rev) else _ref_name(repo, rev)
     target = target_type = None
     if ref is not None:
@@ -92,7 +94,8 @@ def _ref_name(repo: GitRepo, rev: str) -> str | None:
 
 
 def _ambiguity(repo: GitRepo, rev: str, name: str) -> str:
-    """'REV names both tag X and commit Y; give the full id', from what the name matches."""
+    """'REV names both tag X and commit Y; give the full id' (`NAME (in NAME~2) names …` where
+    the name is part of REV), from what the name matches."""
     patterns = [f"refs/{name}", *(f"{prefix}{name}" for prefix, _ in _REF_KINDS)]
     out = repo.output(["for-each-ref", "--format=%(refname)", "--", *patterns])
     found = set(out.decode("utf-8", "surrogateescape").splitlines())
@@ -106,7 +109,8 @@ def _ambiguity(repo: GitRepo, rev: str, name: str) -> str:
     if len(meanings) < 2:
         meanings.append("another object")
     both = ", ".join(meanings[:-1]) + f" and {meanings[-1]}"
-    return f"{repo.label}: {rev} names both {both}; give the full id"
+    named = rev if rev == name else f"{name} (in {rev})"
+    return f"{repo.label}: {named} names both {both}; give the full id"
 
 
 def _ref_kind(ref: str, name: str) -> str:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from tabulate import tabulate
 
 from k3diff import escape
@@ -42,9 +44,16 @@ def provenance_rows(report: ProvenanceReport) -> list[list[str]]:
     ]
 
 
-def describe_source(report: ProvenanceReport) -> list[str]:
+Listed = Collection[tuple[str, str, str]]
+"""(code, path, detail) of each finding the report lists in full (its failing findings): a
+note written as one of them is said there, not again as a `Note:` (newuser68: a stated commit
+outside OLD..NEW was printed twice, as a note and as the W408 detail)."""
+
+
+def describe_source(report: ProvenanceReport, listed: Listed = ()) -> list[str]:
     """The lines that say what the files were compared with: full commit ids, the ref each
-    revision named and what it resolved to, and what the repository says about its history."""
+    revision named and what it resolved to, and what the repository says about its history
+    (each note but those `listed` in full as findings)."""
     origin = "detected" if report.prefix_detected else "given"
     lines = [f"Source: {report.repo}, {report.object_format} object ids"]
     revisions = report.revisions
@@ -58,7 +67,11 @@ def describe_source(report: ProvenanceReport) -> list[str]:
         lines.append(f"Commit: {revisions[0].describe() if revisions else report.commit}")
     counts = ", ".join(f"{n} {status}" for status, n in report.counts().items())
     lines += [f"Prefix: {report.prefix or '(repository root)'} ({origin})", f"Files: {counts}"]
-    lines += [f"Note: {note.message}" for note in report.notes]
+    lines += [
+        f"Note: {note.message}"
+        for note in report.notes
+        if (note.code, note.path, note.message) not in listed
+    ]
     return lines
 
 
@@ -79,10 +92,10 @@ def _diff_title(entry: FileSource) -> str:
 
 
 def render_provenance_text(
-    report: ProvenanceReport, diff_cap_lines: int = DEFAULT_DIFF_CAP_LINES
+    report: ProvenanceReport, diff_cap_lines: int = DEFAULT_DIFF_CAP_LINES, listed: Listed = ()
 ) -> str:
     """A readable report: what was compared, the table, and capped diffs of what differs."""
-    parts = ["\n".join(escape.text(line) for line in describe_source(report))]
+    parts = ["\n".join(escape.text(line) for line in describe_source(report, listed))]
     if report.files:
         rows = [[escape.text(text) for text in row] for row in provenance_rows(report)]
         parts.append(tabulate(rows, headers=PROVENANCE_HEADER))
@@ -98,10 +111,11 @@ def render_provenance_text(
 
 
 def render_provenance_markdown(
-    report: ProvenanceReport, diff_cap_lines: int = DEFAULT_DIFF_CAP_LINES
+    report: ProvenanceReport, diff_cap_lines: int = DEFAULT_DIFF_CAP_LINES, listed: Listed = ()
 ) -> str:
     """The same report as Markdown: a pipe table and one fenced ``diff`` block per file."""
-    parts = ["### Source provenance", "  \n".join(map(escape_inline, describe_source(report)))]
+    described = describe_source(report, listed)
+    parts = ["### Source provenance", "  \n".join(map(escape_inline, described))]
     if report.files:
         rows = [
             [markdown_cell(inline_code(path)), *(cell(text) for text in rest)]

@@ -26,9 +26,10 @@ def _provenance_section(report: WheelReport, fmt: OutputFormat) -> str:
         return ""
     from k3diff.report.provenance import render_provenance_markdown, render_provenance_text
 
+    listed = {(f.code.name, f.path, f.detail) for f in report.failing}  # said in full there
     if fmt is OutputFormat.MARKDOWN:
-        return render_provenance_markdown(report.provenance, DIFF_LINES)
-    return "Source provenance\n" + render_provenance_text(report.provenance, DIFF_LINES)
+        return render_provenance_markdown(report.provenance, DIFF_LINES, listed)
+    return "Source provenance\n" + render_provenance_text(report.provenance, DIFF_LINES, listed)
 
 
 def _explain_section(report: WheelReport, fmt: OutputFormat) -> str:

@@ -92,7 +92,10 @@ class FileAbi(NamedTuple):
     def named(self) -> Python | str:
         """The one Python the name is for, or the ABI it is for said."""
         if self.kind == "cased":
-            return f"'.{self.abi}' (a case no case-sensitive import finds)"
+            return (
+                f"'.{self.abi}' (its suffix not in lower case, which Python on Linux, macOS and "
+                "other POSIX systems does not load)"
+            )
         if self.kind == "stable":
             return "CPython 3.15+ (abi3t)" if self.abi == "abi3t" else "the stable ABI (abi3)"
         if self.kind == "debug":

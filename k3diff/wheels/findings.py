@@ -250,9 +250,11 @@ def _source_findings(entry: EntryResult) -> Iterator[Finding]:
             Code.W401, entry.path, f"differs from {source.repo_path} at the source commit{lines}"
         )
     elif source.status is SourceStatus.ABSENT:
-        yield Finding(
-            Code.W402, entry.path, f"{source.repo_path} does not exist at the source commit"
-        )
+        held = "does not exist at the source commit"
+        if source.link:  # newuser68: said not to exist, where a checkout holds it
+            held = "is a symbolic link at the source commit: k3diff does not follow it, so the "
+            held += "wheel's file was compared with nothing"
+        yield Finding(Code.W402, entry.path, f"{source.repo_path} {held}")
     elif source.status is SourceStatus.UNVERIFIABLE:
         yield Finding(
             Code.W405,

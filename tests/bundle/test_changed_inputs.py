@@ -357,7 +357,7 @@ def test_a_problem_found_among_the_refusals_is_said_with_them_and_the_rest_gathe
     assert [line.split(": ")[0] for line in lines] == [
         "  (1) logs/patch.log",
         "  (2) responses/base.jsonl",
-        "  (3) patch.jsonl",
+        "  (3) responses/patch.jsonl",  # where report looked, as its command names it
         f"  (4) {stray}",
     ], lines
     assert ": changed since logs/d.json" in lines[0] and COMMAND.search(lines[0])

@@ -108,10 +108,36 @@ def test_the_demo_writes_the_seed_bundle_and_stops_its_engines(tmp_path: Path) -
     for label in quoted:
         pattern = re.escape(label).replace("…", ".+")
         assert any(re.fullmatch(pattern, written) for written in labels), (label, labels)
+    _the_tour_says_what_the_qualifications_are(tour, proc.stdout, summary["qualifications"])
     assert SEED_LINE in summary["bottom_line"]
     assert "48 samples of 8 records (serial): base 24, patch 24; 0 failed" in summary["bottom_line"]
     assert not list((tmp_path / "demo/servers").glob("*.pid"))
     _the_next_step_runs_after_the_demo(tmp_path, proc.stdout)
+
+
+QUALIFIED = {
+    "no control was run": "no control was sampled",
+    "bounded only by 0.78": "bound the patch's stability only by 0.78",
+    "could not detect any shift": "could not have detected every shift",
+    "checked no pinned manifest": "audit checked no pinned manifest",
+}
+"""Each qualification the demo's bundle carries (a phrase of it) -> how the README's tour says it."""
+
+
+def _the_tour_says_what_the_qualifications_are(
+    tour: str, said: str, qualifications: list[str]
+) -> None:
+    """newuser68: the bundle ends `OK (exit 0); 4 qualifications` while the tour said only that
+    no document is judged alone, which a newcomer read as a contradiction: the tour quotes the
+    count the bundle prints and says what each qualification is."""
+    count = f"OK (exit 0); {len(qualifications)} qualifications"
+    assert count in said
+    assert f'"{count}"' in tour
+    assert sorted(key for key in QUALIFIED for q in qualifications if key in q) == sorted(
+        QUALIFIED
+    ), qualifications
+    assert len(qualifications) == len(QUALIFIED), qualifications
+    assert all(words in tour for words in QUALIFIED.values()), tour
 
 
 GROW = re.compile(r"^  (\S+) (\S+) --grow (\d+) (\S+)$", flags=re.M)

@@ -35,6 +35,11 @@ def test_an_upper_case_suffix_fails_under_linux_tags(tmp_path: Path, tag: str) -
     found = _w629(wheel)
     assert [path for path, _ in found] == [UPPER], found
     assert "'.CPYTHON-313-x86_64-linux-gnu.so'" in found[0][1], found
+    # newuser68: said plainly, not "(a case no case-sensitive import finds)"
+    assert (
+        "named for '.CPYTHON-313-x86_64-linux-gnu.so' (its suffix not in lower case, which "
+        "Python on Linux, macOS and other POSIX systems does not load) alone"
+    ) in found[0][1], found
     assert "on CPython 3.13 'import demo._ext' finds no file of it" in found[0][1], found
     assert audit_code(wheel) == (1, {"W629"})
 

@@ -88,3 +88,41 @@ def test_an_entry_git_checks_out_as_a_submodule_holds_no_file(tmp_path: Path) ->
         "pkg/util.py": ("match", "pkg/util.py"),  # an executable regular file is a file
     }
     assert _errors(report) == ["W402"]
+
+
+def test_a_module_the_commit_keeps_as_a_link_is_said_to_be_one(tmp_path: Path) -> None:
+    """The wheel ships the file the link names (as setuptools builds it): `absent` all the same
+    (k3diff does not follow a link), but W402 said the path `does not exist at the source
+    commit`, where a checkout holds it (newuser68)."""
+    repo = tmp_path / "repo"
+    make_repo(repo, [{"src/" + path: data for path, data in FILES.items()}])
+    os.symlink("auth.py", repo / "src/pkg/alias.py")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "alias.py is a link", tick=1)
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", {**FILES, "pkg/alias.py": SAFE})
+
+    for rev in (("--commit", "HEAD"), ("--commits", "HEAD~1..HEAD")):
+        code, report = run_json("wheels", base, patch, "--source", repo, *rev)
+
+        assert code == 1, rev
+        assert _sources(report) == {"pkg/alias.py": ("absent", "src/pkg/alias.py")}
+        (finding,) = [f for f in report["findings"] if f["severity"] == "error"]
+        assert (finding["code"], finding["path"]) == ("W402", "pkg/alias.py")
+        assert finding["detail"] == (
+            "src/pkg/alias.py is a symbolic link at the source commit: k3diff does not follow "
+            "it, so the wheel's file was compared with nothing"
+        )
+
+
+def test_a_module_the_commit_lacks_is_said_not_to_exist(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    make_repo(repo, [{"src/" + path: data for path, data in FILES.items()}])
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", {**FILES, "pkg/alias.py": SAFE})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    (finding,) = [f for f in report["findings"] if f["severity"] == "error"]
+    assert finding["detail"] == "src/pkg/alias.py does not exist at the source commit"
