@@ -38,9 +38,9 @@ def _module_name(filename: str, blind: bool = False) -> str | None:
     (`extplatforms.CaseRule.path_blind`), where `FileFinder` checks a package's `__init__` by
     its path, so `__INIT__.py` is the package's `__init__` (the module's own name it matches
     in the directory's listing, as written)."""
-    if blind and filename.lower().endswith(_MODULE_SUFFIXES):
-        if filename.lower().partition(".")[0] == "__init__":
-            return "__init__"
+    folded = filename.lower()
+    if blind and folded.endswith(_MODULE_SUFFIXES) and folded.partition(".")[0] == "__init__":
+        return "__init__"
     if not filename.endswith(_MODULE_SUFFIXES):
         return None
     name = filename.partition(".")[0]
