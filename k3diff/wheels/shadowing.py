@@ -79,9 +79,7 @@ def _installed(
             yield path, False
 
 
-def _new_modules(
-    entries: Sequence[EntryResult], blind: bool
-) -> list[tuple[EntryResult, str]]:
+def _new_modules(entries: Sequence[EntryResult], blind: bool) -> list[tuple[EntryResult, str]]:
     return [
         (entry, path)
         for entry in _added(entries)
