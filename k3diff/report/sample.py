@@ -21,7 +21,7 @@ from k3diff.report.sampleconditions import (
     side_fields_text,
 )
 from k3diff.report.sampledlevel import level_clause
-from k3diff.sample.gaugeadvice import exposes_no_gauge, no_gauge_advice
+from k3diff.sample.gaugeadvice import header_advice
 from k3diff.sample.model import RecordStats, SampleResult
 from k3diff.sample.names import Mode
 from k3diff.triage.plan import sampled_figure, test_kind
@@ -308,13 +308,12 @@ def _overlap_text(result: SampleResult) -> str:
 
 
 def _gauge_step(result: SampleResult) -> str:
-    """Give --metrics-url, or, where a side's server was asked and has no gauge, that none
-    can prove its batches (`transformers serve`: left67b)."""
-    metrics = result.metrics or {}
-    sides = [side for side in ("base", "patch") if exposes_no_gauge(metrics.get(side))]
-    if sides:
-        return no_gauge_advice(sides, "its batched modes")
-    return "give --metrics-url where the server has one; --mode serial still checks batch-1 parity"
+    """Give --metrics-url; where a side's server was asked and has no gauge, that none can
+    prove its batches (`transformers serve`: left67b); where one given answered 404, check it."""
+    return (
+        header_advice(result.metrics or {}, "its batched modes")
+        or "give --metrics-url where the server has one; --mode serial still checks batch-1 parity"
+    )
 
 
 def _ungauged(batched: list[RecordStats]) -> str:

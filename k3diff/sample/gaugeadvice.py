@@ -5,11 +5,38 @@ that the readers of documents say it without loading a parser (telem68)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 NO_GAUGE_PROBLEMS = frozenset({"HTTP 404", "none of the known series"})
 """Probe problems that mean the server answered and has no running-requests gauge (as
 `transformers serve`, which answers 404 on `/metrics`), not that the URL was wrong or down."""
+
+
+GIVEN_URL_404 = "HTTP 404 at the --metrics-url given: check it"
+"""The probe's problem where a `--metrics-url` the user gave answered 404: a mistyped path on a
+server that serves its metrics elsewhere, not a server without a gauge (the default probe's
+`HTTP 404` on the server's `/metrics` is that)."""
+
+
+def given_problem(problem: str | None, given: bool) -> str | None:
+    """The problem to record for a probe of a `--metrics-url` the user gave (`given`) or of the
+    server's `/metrics`: a given URL's 404 is `GIVEN_URL_404`."""
+    return GIVEN_URL_404 if given and problem == "HTTP 404" else problem
+
+
+def given_url_404(entry: object) -> bool:
+    """Whether a side's log-header `metrics` entry says the `--metrics-url` given answered 404."""
+    return isinstance(entry, dict) and entry.get("problem") == GIVEN_URL_404
+
+
+def given_url_advice(sides: Sequence[str]) -> str:
+    """What to do where the `--metrics-url` given for `sides` answered HTTP 404."""
+    many = len(sides) > 1
+    return (
+        f"the --metrics-url given for the {' and '.join(sides)} answered HTTP 404: check "
+        f"{'them' if many else 'it'} (the default is the server's /metrics); "
+        "--mode serial still checks batch-1 parity"
+    )
 
 
 def exposes_no_gauge(entry: object) -> bool:
@@ -32,3 +59,14 @@ def no_gauge_advice(sides: Sequence[str], modes: str) -> str:
         f"and {modes} cannot be cleared there: drop {'it' if modes.startswith('--') else 'them'}, "
         "or sample a server that exports the gauge (--mode serial still checks batch-1 parity)"
     )
+
+
+def header_advice(metrics: Mapping[str, object], modes: str) -> str | None:
+    """What a samples log header's `metrics` entries advise for `modes` left unproven: that no
+    `--metrics-url` can help (`no_gauge_advice`), that a given one answered 404
+    (`given_url_advice`), or None."""
+    if sides := [side for side in ("base", "patch") if exposes_no_gauge(metrics.get(side))]:
+        return no_gauge_advice(sides, modes)
+    if sides := [side for side in ("base", "patch") if given_url_404(metrics.get(side))]:
+        return given_url_advice(sides)
+    return None

@@ -14,6 +14,7 @@ from k3diff.sample.adaptive import Tally
 from k3diff.sample.bodies import request_bodies, request_template
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.finish import FINISHED
+from k3diff.sample.gaugeadvice import given_problem
 from k3diff.sample.log import PerfLog, SampleLog
 from k3diff.sample.metrics import METRICS_MAX_BYTES, METRICS_TIMEOUT, Fetch, SideMetrics, probe
 from k3diff.sample.model import (
@@ -221,14 +222,19 @@ def _fetch(client: SamplerClient) -> Fetch:
 async def _probe_metrics(
     options: SampleOptions, client: SamplerClient, urls: dict[str, str]
 ) -> dict[str, SideMetrics]:
-    """What each side's `/metrics` exposes (none read with `--metrics-url off`)."""
+    """What each side's `/metrics` exposes (none read with `--metrics-url off`); a 404 of a
+    `--metrics-url` given is said as such (`gaugeadvice.GIVEN_URL_404`)."""
     if not options.metrics:
         return {}
     fetch = _fetch(client)
-    return {
-        side: await probe(fetch, options.metrics_urls.get(side) or f"{url}/metrics")
-        for side, url in urls.items()
-    }
+    found = {}
+    for side, url in urls.items():
+        given = options.metrics_urls.get(side)
+        probed = await probe(fetch, given or f"{url}/metrics")
+        found[side] = dataclasses.replace(
+            probed, problem=given_problem(probed.problem, given is not None)
+        )
+    return found
 
 
 async def _find_perf_metrics(

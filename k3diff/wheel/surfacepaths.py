@@ -29,7 +29,7 @@ from k3diff.wheel.toplevel import top_level_names
 
 _PATH = operator.itemgetter(2)
 _SCHEME = operator.itemgetter(1)
-# One search, not one per suffix (≈ 0.3 ms each); bytecode in any case (`surfaces.read_blind`).
+# One search, not one per suffix (≈ 0.3 ms each); bytecode in any case (`casereads.read_blind`).
 _SUFFIX = lazy(r"\.(?:p(?:th|yo)|(?i:pyc))\x00")
 _COMMAND_DIRECTORY = lazy(r"\0(?i:bin|scripts)/")  # `on_command_path`, any case
 """What `may_be_surface` looks for in a path, as found in the paths joined by NULs (and
@@ -92,7 +92,7 @@ def may_be_surface(file: InstalledFile) -> bool:
     path = file.path
     return (
         path.endswith((".pth", ".pyo"))
-        or path[-4:].lower() == ".pyc"  # `surfaces.read_blind` says which are bytecode
+        or path[-4:].lower() == ".pyc"  # `casereads.read_blind` says which are bytecode
         or file.scheme == "scripts"
         or on_command_path(path)
         or "customize" in path

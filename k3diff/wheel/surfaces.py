@@ -13,7 +13,7 @@ Read from the installed view (`k3diff.wheel.installable`), never by executing an
 * bytecode (`.pyc`, `.pyo`) with its header: magic and PEP 552 flags (timestamp, checked hash,
   unchecked hash). An unchecked-hash `.pyc` in `__pycache__/` runs instead of its source
   whatever the source says; a checked one only when its hash is the source's. A name in another
-  case is bytecode where a system the wheel installs on reads it so (`read_blind`);
+  case is bytecode where a system the wheel installs on reads it so (`casereads.read_blind`);
 * top-level names in site-packages (what `import NAME` finds);
 * data files a tool of the environment runs or loads at its start (`wheel.toolfiles`).
 """
@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError
 from k3diff.native.sniff import executable_image
+from k3diff.wheel.casereads import cache_directory, customize_module, read_blind
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
@@ -53,7 +54,6 @@ CONTENT_CAP = 16 << 10
 """Bytes of a `.pth` file or script kept for the report (the rest is said to be cut)."""
 SOURCE_CAP = 16 << 20
 """Largest source read to check a hash-based `.pyc` against."""
-_CUSTOMIZE = ("sitecustomize", "usercustomize")
 _ENTRY = operator.itemgetter(0)
 _PATH = operator.itemgetter(2)
 _GENERATED = operator.itemgetter(4)
@@ -186,7 +186,7 @@ def _file_surfaces(
     inner = path.removeprefix("site-packages/") if path.startswith("site-packages/") else None
     if inner is not None and "/" not in inner and inner.endswith(".pth"):
         yield _pth(archive, entry, path)
-    elif inner is not None and inner.split("/", 1)[0].split(".", 1)[0] in _CUSTOMIZE:
+    elif inner is not None and customize_module(inner, case):
         yield Surface(
             SurfaceKind.CUSTOMIZE, path, entry.name,
             f"{inner.split('/', 1)[0].split('.', 1)[0]}: imported by site at every start",
@@ -207,25 +207,6 @@ def _file_surfaces(
         )  # fmt: skip
     if (blind := read_blind(path, case)) is not None:
         yield _bytecode(archive, entries, entry, path, sources, blind)
-
-
-def read_blind(path: str, case: CaseRule) -> bool | None:
-    """Whether some system `case` describes reads the file at `path` as bytecode: True as a
-    cache under a `__pycache__` in any case, where paths open in any case (its source found in
-    any case too); False as written (`.pyc`, `.pyo`, which no Python since 3.5 opens: PEP 488;
-    a legacy `m.PYC` where suffixes are lowered); None when none does (`.PYC` on Linux alone)."""
-    suffix = path[-4:]
-    if suffix == ".pyo":
-        return False
-    if suffix.lower() != ".pyc":
-        return None
-    if case.path_blind and _cache_directory(path).lower() == "__pycache__":
-        return True
-    return False if suffix == ".pyc" or case.suffix_blind else None
-
-
-def _cache_directory(path: str) -> str:
-    return posixpath.basename(posixpath.dirname(path))
 
 
 def _pth(archive: ZipArchive, entry: ZipEntry, path: str) -> Surface:
@@ -289,7 +270,7 @@ def _bytecode(
     sources: _Sources,
     blind: bool = False,
 ) -> Surface:
-    """`blind`: the system that reads it opens paths in any case (`read_blind`)."""
+    """`blind`: the system that reads it opens paths in any case (`casereads.read_blind`)."""
     from k3diff.wheel.bytecode import FLAVORS, Bytecode, PycFlavor, stale_header  # where a .pyc is
 
     header = archive.head(entry, 16)
@@ -302,7 +283,7 @@ def _bytecode(
         source_path = sources.folded.get(source_path.lower(), source_path)
         source = sources.get(source_path)
     source_entry = entries.get(source) if source is not None else None
-    cached = _cache_directory(path.lower() if blind else path) == "__pycache__"
+    cached = cache_directory(path.lower() if blind else path) == "__pycache__"
     shadows = source is not None and cached and flavor is PycFlavor.UNCHECKED_HASH
     if source is not None and cached and flavor is PycFlavor.CHECKED_HASH:
         content = _source_content(archive, source_entry)

@@ -32,8 +32,15 @@ _RANK = {".so": 0, ".pyd": 0, ".py": 1, ".pyc": 2}
 extensions, then source, then bytecode): a lower rank is loaded over a higher one."""
 
 
-def _module_name(filename: str) -> str | None:
-    """The module a file in a package directory is importable as, or None when it is none."""
+def _module_name(filename: str, blind: bool = False) -> str | None:
+    """The module a file in a package directory is importable as, or None when it is none;
+    `blind`: some system the wheel installs on opens paths in any case
+    (`extplatforms.CaseRule.path_blind`), where `FileFinder` checks a package's `__init__` by
+    its path, so `__INIT__.py` is the package's `__init__` (the module's own name it matches
+    in the directory's listing, as written)."""
+    folded = filename.lower()
+    if blind and folded.endswith(_MODULE_SUFFIXES) and folded.partition(".")[0] == "__init__":
+        return "__init__"
     if not filename.endswith(_MODULE_SUFFIXES):
         return None
     name = filename.partition(".")[0]
@@ -41,7 +48,7 @@ def _module_name(filename: str) -> str | None:
 
 
 def _rank(filename: str) -> int:
-    return _RANK[filename[filename.rfind(".") :]]
+    return _RANK[filename[filename.rfind(".") :].lower()]
 
 
 def _added(entries: Sequence[EntryResult], status: Status = Status.ADDED) -> list[EntryResult]:
@@ -72,24 +79,25 @@ def _installed(
             yield path, False
 
 
-def _new_modules(entries: Sequence[EntryResult]) -> list[tuple[EntryResult, str]]:
+def _new_modules(entries: Sequence[EntryResult], blind: bool) -> list[tuple[EntryResult, str]]:
     return [
         (entry, path)
         for entry in _added(entries)
         if (path := entry.installed_path) is not None
         and path.startswith(SITE)
-        and _module_name(path.rpartition("/")[2]) is not None
+        and _module_name(path.rpartition("/")[2], blind) is not None
     ]
 
 
-def shadowed_modules(entries: Sequence[EntryResult]) -> Iterator[Finding]:
+def shadowed_modules(entries: Sequence[EntryResult], blind: bool) -> Iterator[Finding]:
     """W628 for every package `__init__` the patch adds beside a module file of its name, and
     every module file it adds beside one of the base's that the path finder tries after it
     (`ext.py` or an extension beside a sourceless `ext.pyc`, an extension beside `ext.py`);
     and for every package `__init__` it removes (none left) beside a module file of the base's
-    that the package shadowed, which now runs (`_unmasked`)."""
-    yield from _unmasked(entries)
-    added = _new_modules(entries)
+    that the package shadowed, which now runs (`_unmasked`). `blind`: the patch installs on a
+    system whose file system opens paths in any case (`_module_name`)."""
+    yield from _unmasked(entries, blind)
+    added = _new_modules(entries, blind)
     if not added:
         return
     # Only the directories an added file sits in (its siblings) and a new package's parent
@@ -98,19 +106,19 @@ def shadowed_modules(entries: Sequence[EntryResult]) -> Iterator[Finding]:
     wanted |= {
         path.rpartition("/")[0].rpartition("/")[0]
         for _, path in added
-        if _module_name(path.rpartition("/")[2]) == "__init__"
+        if _module_name(path.rpartition("/")[2], blind) == "__init__"
     }
     modules: dict[str, list[tuple[str, bool]]] = {}
     for path, new in _installed(entries, tuple(f"{head}/" for head in wanted)):
         head, _, filename = path.rpartition("/")
         if head not in wanted:
             continue
-        name = _module_name(filename)
+        name = _module_name(filename, blind)
         if name is not None:
             modules.setdefault(f"{head}/{name}", []).append((path, new))
     for entry, path in added:
         head, _, filename = path.rpartition("/")
-        name = _module_name(filename)
+        name = _module_name(filename, blind)
         if name == "__init__" and path.count("/") >= 2:
             package = head
             shadowed = [
@@ -157,7 +165,7 @@ def _finding(
     )
 
 
-def _unmasked(entries: Sequence[EntryResult]) -> Iterator[Finding]:
+def _unmasked(entries: Sequence[EntryResult], blind: bool) -> Iterator[Finding]:
     """The mirror of a new package: the patch removes `pkg/ext/__init__.py` and keeps the
     base's `pkg/ext.py`, which the package shadowed (it never ran) and `import pkg.ext` now
     loads, listed identical. A package that keeps another `__init__` still shadows it."""
@@ -167,7 +175,7 @@ def _unmasked(entries: Sequence[EntryResult]) -> Iterator[Finding]:
         if (path := entry.installed_path) is not None
         and path.startswith(SITE)
         and path.count("/") >= 2
-        and _module_name(path.rpartition("/")[2]) == "__init__"
+        and _module_name(path.rpartition("/")[2], blind) == "__init__"
     ]
     if not removed:
         return
@@ -176,7 +184,7 @@ def _unmasked(entries: Sequence[EntryResult]) -> Iterator[Finding]:
     files: dict[str, list[tuple[str, bool]]] = {}
     for path, new in _installed(entries, tuple(f"{head}/" for head in wanted)):
         head, _, filename = path.rpartition("/")
-        name = _module_name(filename)
+        name = _module_name(filename, blind)
         if head in wanted and name is not None:
             files.setdefault(f"{head}/{name}", []).append((path, new))
     for entry, path in removed:

@@ -7,7 +7,8 @@ Three places, each read as text and never imported or run:
   ``.dYYYYMMDD`` segment marking a dirty work tree) or ``git<hex>`` (torch nightlies:
   ``2.5.0+git1a2b3c4``);
 * ``*.dist-info/direct_url.json`` ``vcs_info.commit_id`` (PEP 610);
-* a top-level package's build-info module (`_MODULE_FILES`: torch's ``version.py``
+* a top-level package's build-info module (`_MODULE_FILES`, at the wheel's root or under
+  ``NAME.data/purelib/`` or ``platlib/``, where pip installs it too: torch's ``version.py``
   ``git_version``, setuptools-scm's ``_version.py`` ``__commit_id__`` / ``commit_id`` as vLLM
   ships it, FlashInfer's ``_build_meta.py`` ``__git_commit__``, DeepSpeed's
   ``git_version_info_installed.py`` ``git_hash``): simple assignments of a string literal only,
@@ -49,7 +50,14 @@ _MODULE_FILES = ("version.py", "_version.py", "_build_meta.py", "git_version_inf
 """The build-info modules read, directly under a top-level package (looked up in each engine's
 build script, w408c): ``_build_meta.py`` is FlashInfer's (``build_backend.py``),
 ``git_version_info_installed.py`` DeepSpeed's (``setup.py``)."""
-_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*/(?:" + "|".join(map(re.escape, _MODULE_FILES)) + ")")
+_MODULE = re.compile(
+    r"(?:[^/]+\.data/(?:purelib|platlib)/)?[A-Za-z_][A-Za-z0-9_]*/(?:"
+    + "|".join(map(re.escape, _MODULE_FILES))
+    + ")"
+)
+"""A build-info module where pip installs it in site-packages: at the wheel's root, or under
+a `.data` directory's `purelib` or `platlib` scheme (pip 26 installs every top-level
+`*.data/SCHEME/` there; a wheel built with `Root-Is-Purelib: false` ships its packages so)."""
 _NAMES = (
     "git_version", "__commit_id__", "commit_id", "git_hash", "__git_version__", "__git_commit__"
 )  # fmt: skip

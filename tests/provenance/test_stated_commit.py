@@ -64,14 +64,18 @@ def test_a_version_stating_another_commit_fails_naming_both(
         assert "W408" in said, fmt
 
 
-@pytest.mark.parametrize("where", ["direct_url", "torch", "scm", "flashinfer", "deepspeed"])
+@pytest.mark.parametrize(
+    "where", ["direct_url", "torch", "scm", "flashinfer", "deepspeed", "purelib", "platlib"]
+)
 def test_a_stated_full_commit_is_read_from_direct_url_and_version_modules(
     tmp_path: Path, where: str
 ) -> None:
     """The wheel holds commit A's files exactly, its version module (at A too) stating the
     commit before A: only W408 fails. FlashInfer's build backend writes `_build_meta.py`
     (`__git_commit__`, `git rev-parse HEAD`), DeepSpeed's setup.py
-    `git_version_info_installed.py` (`git_hash`, `git rev-parse --short HEAD`)."""
+    `git_version_info_installed.py` (`git_hash`, `git rev-parse --short HEAD`). pip installs
+    `engine-1.0.data/purelib/pkg/_version.py` (or `platlib/`) as `pkg/_version.py`: read
+    there too (was no statement, exit 0)."""
     path = tmp_path / "repo"
     (c0,) = make_repo(path, [{"README": b"first\n"}])
     direct_url = {"url": "https://example.com/engine.git", "vcs_info": {"commit_id": c0}}
@@ -82,6 +86,8 @@ def test_a_stated_full_commit_is_read_from_direct_url_and_version_modules(
         "flashinfer": {
             "pkg/_build_meta.py": f'__version__ = "1.0"\n__git_commit__ = "{c0}"\n'.encode()
         },
+        "purelib": {"engine-1.0.data/purelib/pkg/_version.py": f"commit_id = '{c0}'\n".encode()},
+        "platlib": {"engine-1.0.data/platlib/pkg/_version.py": f"commit_id = '{c0}'\n".encode()},
         "deepspeed": {
             "pkg/git_version_info_installed.py": (
                 f"version='1.0+{c0[:7]}'\ngit_hash='{c0[:7]}'\ngit_branch='main'\n"
@@ -89,7 +95,7 @@ def test_a_stated_full_commit_is_read_from_direct_url_and_version_modules(
             ).encode()
         },
     }[where]
-    in_repo = {k: v for k, v in extra.items() if k.startswith("pkg/")}
+    in_repo = {k[k.index("pkg/") :]: v for k, v in extra.items() if "pkg/" in k}  # installed
     a = commit(path, {**A_FILES, **in_repo}, "A")
     wheels = _pair(tmp_path, "1.0", extra)
     code, out = _run(wheels, path, a)

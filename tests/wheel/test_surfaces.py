@@ -234,6 +234,29 @@ def test_a_data_file_landing_in_a_command_directory_of_another_case_is_a_script(
         assert installed.ok and where in installed.tree  # PREFIX/Bin/python3, as written
 
 
+@pytest.mark.parametrize(
+    ("tag", "runs"),
+    [
+        ("py3-none-win_amd64", True),
+        ("py3-none-any", True),  # installs on Windows too
+        ("py3-none-manylinux_2_17_x86_64", False),
+        ("py3-none-macosx_11_0_arm64", False),
+    ],
+)
+def test_a_customize_module_in_another_case_runs_where_suffixes_are_lowered(
+    tmp_path: Path, tag: str, runs: bool
+) -> None:
+    """Windows' `FileFinder` lowers a file's suffix, so `site` imports `sitecustomize.PY` there
+    at every start (W702). Linux and macOS match the loaders' lower-case suffixes as written
+    (macOS opens paths in any case, but the finder reads the directory's listing): there it is
+    data, no surface (was W702 whatever the tags)."""
+    files = {**BASE_FILES, "sitecustomize.PY": b"import os; os.system('id')\n"}
+    base = build(tmp_path / "b", "1.0", BASE_FILES, tag=tag)
+    patch = build(tmp_path / "p", "2.0", files, tag=tag)
+    exit_code, report = wheels_json(base, patch)
+    assert ("W702" in codes(report), exit_code) == (runs, 1 if runs else 0), report["findings"]
+
+
 def _real_setuptools_wheels() -> list[Path]:
     import ensurepip
 

@@ -181,3 +181,36 @@ def test_a_removed_package_init_unmasks_the_module_it_shadowed(
         "the patch removes engine/ext/__init__.py and keeps engine/ext.py, which the package "
         "shadowed: 'import engine.ext' now loads engine/ext.py, code that never ran in the base"
     )
+
+
+@pytest.mark.parametrize(
+    ("tag", "found"),
+    [
+        ("cp311-cp311-win_amd64", True),
+        ("cp311-cp311-macosx_11_0_arm64", True),
+        ("py3-none-any", True),  # installs on Windows and macOS too
+        ("cp311-cp311-manylinux_2_17_x86_64", False),
+    ],
+)
+def test_an_init_in_another_case_shadows_where_paths_open_in_any_case(
+    tmp_path: Path, tag: str, found: bool
+) -> None:
+    """`FileFinder` checks a package's `__init__` by its path: on Windows' and macOS' file
+    systems `engine/ext/__INIT__.py` opens as `engine/ext/__init__.py`, so `import engine.ext`
+    loads the package and `engine/ext.py` no longer runs (was exit 0 with W203 only). Linux
+    opens no such path: there the directory is a namespace portion and the module wins."""
+    init = "engine/ext/__INIT__.py"
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", FILES, tag=tag)
+    added = {**FILES, init: b"def run(x):\n    return x - 1\n"}
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", added, tag=tag)
+    code, report = run_json("wheels", base, patch)
+    if not found:
+        assert (code, _w628(report)) == (0, [])
+        return
+    assert code == 1
+    [finding] = _w628(report)
+    assert finding["path"] == init
+    assert finding["detail"] == (
+        "the patch adds package engine/ext/ beside engine/ext.py: 'import engine.ext' loads "
+        "the package, and engine/ext.py no longer runs"
+    )
