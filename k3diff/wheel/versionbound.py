@@ -36,8 +36,7 @@ import operator
 from collections.abc import Iterable
 from itertools import compress, product, repeat
 
-from k3diff.lazyre import lazy
-from k3diff.wheel.extplatforms import System, systems
+from k3diff.wheel.extplatforms import System, abi_any, systems
 from k3diff.wheel.extsuffix import EXTENSIONS, MARKS, FileAbi, Python, bare, module_abi
 from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.requirespython import open_from, python_admits
@@ -246,7 +245,7 @@ def installs_nowhere(tags: frozenset[str], requires_python: str | None) -> tuple
     from k3diff.wheel.systems import names_python
     from k3diff.wheel.systemtext import pythons as said_pythons
 
-    if not requires_python and not any(map(_ANY_OF_AN_ABI.fullmatch, tags)):
+    if not requires_python and not any(map(abi_any, tags)):
         return None  # nearly every wheel: `py3-none-any`, platform tags, no Requires-Python
     shown = f"{', '.join(sorted(tags)[:3])}{', ...' if len(tags) > 3 else ''}"
     found, horizon = tags_install_on(tags)
@@ -265,8 +264,6 @@ def installs_nowhere(tags: frozenset[str], requires_python: str | None) -> tuple
     )
 
 
-_ANY_OF_AN_ABI = lazy(r"[^-]+-(?!none-)[^-]+-any")
-"""A tag of `any` with an ABI other than `none`: the one kind pip installs nowhere."""
 _NO_PYTHON = (
     "its tags ({}) install it on no Python: packaging lists an interpreter's own ABI and the "
     "stable ABI with a platform alone, and the platform 'any' with the ABI 'none' alone "
