@@ -30,6 +30,9 @@ object choosing the behaviour for its prompt:
              (its prompt and cache_salt seen before, as `cache`), else [0, REUSED + MISSED]
     perf_fail  {PROMPT: N}: the /perf_metrics drain after the prompt's Nth request answers 503
              and keeps its records (TensorRT-LLM's drain that failed), once
+    perf_late  {PROMPT: [N, ...]}: the record of the prompt's Nth request reaches /perf_metrics
+             only when the server's next completion request arrives (TensorRT-LLM's chat
+             stream records a request after sending `data: [DONE]`)
     vllm_spec    {drafts, draft_tokens, accepted_tokens, per_pos}: what the request adds to
              vLLM's speculative-decoding counters (`--metrics vllm-spec`)
     meta_info    the answer's SGLang `meta_info` as given; a stream carries it on each chunk's
@@ -107,6 +110,8 @@ SEEN: Counter[str] = Counter()
 IN_FLIGHT = [0]
 PERF: list[dict[str, Any]] = []
 PERF_FAIL = [0]
+LATE: list[dict[str, Any]] = []
+"""Records not yet on /perf_metrics (`perf_late`): added when the next completion arrives."""
 """How many of the next /perf_metrics drains fail (`perf_fail`)."""
 SERIAL_LOCK = threading.Lock()
 CACHE_SEEN: Counter[str] = Counter()
@@ -214,6 +219,8 @@ class Handler(JsonHandler):
         self, body: dict[str, Any], prompt: str, fault: dict[str, Any], start: float
     ) -> None:
         with STATE_LOCK:
+            PERF.extend(LATE)
+            LATE.clear()
             SEEN[prompt] += 1
             nth = SEEN[prompt]
             IN_FLIGHT[0] += 1
@@ -295,8 +302,9 @@ class Handler(JsonHandler):
                 PERF_FAIL[0] += 1
         if "vllm_spec" in fault:
             SPEC.add(fault["vllm_spec"])
+        late = nth in fault.get("perf_late", {}).get(named, [])
         with STATE_LOCK:
-            PERF.append(perf)
+            (LATE if late else PERF).append(perf)
         if body.get("stream") and not fault.get("unstreamed"):
             self._stream(body, text, fault, hit("truncate"), start, prompt)
         else:

@@ -143,3 +143,37 @@ def test_a_cold_request_drained_twice_under_its_label_is_not_read(
         f"label (lines {at + 1}, {at + 2}): which drain holds its record cannot be told "
         "(sample drains a cold request once, on its own server)"
     )
+
+
+def test_a_cold_drain_holding_a_late_record_of_an_earlier_request_is_not_read(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """TensorRT-LLM's chat stream records a request after sending `data: [DONE]`, so a drain
+    right after the answer can miss it, and the next drain holds it. Here prompt a's warm
+    request (a miss) is recorded late, and so is prompt b's cold request (a hit: the server
+    kept the prompt): b's drain holds one record, a's miss, and the next holds b's hit and
+    its warm request's, two records where one request was sent. Before, the miss was read as
+    b's cold request's, and b's hits, none of them counted as cold, passed `cache-reuse`."""
+    fault = {"perf_records": {"a": MISS, "b": HIT}, "perf_late": {"a": [2], "b": [1]}}
+    assert sample(*_cold_warm(fault_server, tmp_path, fault, "a", "b")).exit_code in (0, 1)
+    out = tmp_path / "out"
+    perf = _lines(out / "perf_metrics.jsonl")
+    drains = [d for d in perf if _patch_cold_warm(d)]
+    assert [(d["key"], d["repeat"], len(d["metrics"])) for d in drains] == [
+        ("a", 0, 1), ("a", 1, 0), ("b", 0, 1), ("b", 1, 2),
+    ]  # fmt: skip
+    assert drains[2]["metrics"] == [MISS]  # a's warm request's record, late
+
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 1, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
+    assert kv["unread_cold"] == 1  # b's; a's drain is its own (the next held none)
+    assert kv["unread"] == (
+        "the TensorRT-LLM request of b cold-warm repeat 0: the next /perf_metrics drain of that "
+        f"server (line {1 + perf.index(drains[3])}) holds 2 records where 1 request was sent "
+        "since its own drain: a record came after its request was answered (TensorRT-LLM's "
+        "chat stream records a request after sending data: [DONE]), so the one record its own "
+        "drain held may be an earlier request's"
+    )
+    (gap,) = doc["not_exercised"]
+    assert (gap["side"], gap["expectation"]) == ("patch", "cache-reuse")
