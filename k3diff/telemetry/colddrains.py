@@ -22,6 +22,13 @@ is never evidence either way) where:
 - in a run that wrote its start-up drain, its drain holds other than one record: one request
   was sent since the drain before it, so another record is a request that finished since
   (one of the run before a resume, or a load request still running).
+- (telem69) TensorRT-LLM records a chat stream's request after sending `data: [DONE]`, so a
+  drain right after the answer can miss that record, and the next drain holds it; and it keeps
+  the newest `perf_metrics_max_requests` records only. So the one record a cold request's drain
+  holds may be an earlier request's where, in a run that wrote its start-up drain, the drains
+  of its server before it hold fewer records than that side's requests answered (one owed to
+  a later drain), or where the next drain of its server that answered holds more records than
+  the requests sent since its own (its own record came late), or there is no such drain.
 
 A cold request's drain after a drain of the same side and record labelled with a later repeat
 is not the cold request's (`sample` drains the cold one first): refused, exit 2. Otherwise its
@@ -69,10 +76,16 @@ NOT_ONE = (
     "finished since): which is its own cannot be told"
 )
 LATE = (
-    "the next /perf_metrics drain of that server (line {line}) holds {records} records where "
+    "the next /perf_metrics drain of that server (line {line}) holds {records} where "
     "{sent} sent since its own drain: a record came after its request was answered "
     "(TensorRT-LLM's chat stream records a request after sending data: [DONE]), so the one "
     "record its own drain held may be an earlier request's"
+)
+SHORT = (
+    "the drains of that server before it since its run's start-up drain (through line "
+    "{line}) hold {records} where {answered} answered: a record that was not in its "
+    "request's drain (it came late, or the server's cap dropped it) may be the one record "
+    "its own drain held"
 )
 UNCHECKED = (
     "no /perf_metrics drain of that server after it that shows its record was not late "
@@ -155,7 +168,7 @@ def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) 
                 )
             why = place.unreadable(at, sample.side, segment, after_resume)
             if why is None:
-                why = place.late(at[0], sent, index)
+                why = place.short(at[0], sent) or place.late(at[0], sent, index)
             if why is None:
                 found.cold.add(at[0])
             else:
@@ -215,6 +228,34 @@ class _Place:
             return NOT_ONE.format(line=drain.line, records=len(drain.requests))
         return None
 
+    def short(self, at: int, sent: _Sent) -> str | None:
+        """Why the cold request's drain (at `at`) may hold a record owed to an earlier drain
+        (telem69): the drains of its server since its run's start-up drain hold fewer records
+        than that side's requests answered up to the sample the last of them is labelled with
+        (a record that came after its drain, or that the server's cap dropped: TensorRT-LLM
+        keeps the newest `perf_metrics_max_requests`). None where they hold as many, or where
+        no start-up drain was written (a log before telem68b: its failed drains left no line,
+        so its counts cannot be added up)."""
+        records, last = 0, None
+        position = self.prior[at]
+        while position is not None and start_segment(self.drains[position].entry) is None:
+            drain = self.drains[position]
+            if failed(drain.entry) is None:
+                records += len(drain.requests)
+                last = position if last is None else last
+            position = self.prior[position]
+        if position is None or last is None:
+            return None
+        drain = self.drains[last]
+        label = _label(drain.entry)
+        answered = None if label is None else sent.answered(label)
+        if answered is None:
+            return UNCHECKED.format(why=f"line {drain.line} is labelled with no sample of the log")
+        if records < answered:
+            said = f"{answered} request{' was' if answered == 1 else 's were'}"
+            return SHORT.format(line=drain.line, records=_records(records), answered=said)
+        return None
+
     def late(self, at: int, sent: _Sent, index: int) -> str | None:
         """Why the first record of the drain at `at`, the cold request's (the sample at `index`
         of the log `sent` counts in), may be an earlier request's that came late (telem69);
@@ -243,7 +284,7 @@ class _Place:
             records = len(drain.requests)
         if records > count:
             said = f"{count} request{' was' if count == 1 else 's were'}"
-            return LATE.format(line=drain.line, records=records, sent=said)
+            return LATE.format(line=drain.line, records=_records(records), sent=said)
         return None
 
 
@@ -253,6 +294,21 @@ class _Sent:
     def __init__(self, log: SamplesLog) -> None:
         self.log = log
         self.at = {sample.ident: index for index, sample in enumerate(log.samples)}
+        self.segments = log.segments or (0,) * len(log.samples)
+
+    def answered(self, label: Ident) -> int | None:
+        """The samples of the side of `label` answered (no error) in its run (the segment
+        since the last resume) up to the one `label` names (itself included); None when the
+        log holds none so named."""
+        end = self.at.get(label)
+        if end is None:
+            return None
+        side, segment = label[0], self.segments[end]
+        return sum(
+            1
+            for sample, at in zip(self.log.samples[: end + 1], self.segments, strict=False)
+            if sample.side == side and at == segment and sample.error is None
+        )
 
     def since(self, index: int, label: Ident) -> int | None:
         """The samples of the side of `label` after the one at `index` up to the one `label`
@@ -262,6 +318,10 @@ class _Sent:
             return None
         side = label[0]
         return sum(1 for sample in self.log.samples[index + 1 : end + 1] if sample.side == side)
+
+
+def _records(count: int) -> str:
+    return f"{count} record{'' if count == 1 else 's'}"
 
 
 def _label(entry: Mapping[str, Any]) -> Ident | None:

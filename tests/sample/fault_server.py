@@ -1,7 +1,7 @@
 """A fault-injecting OpenAI-compatible HTTP server, run as its own process by the tests.
 
     PYTHONPATH=scripts python tests/sample/fault_server.py --log REQUESTS.jsonl
-        [--perf-metrics] [--seed-concurrency-noise] [--seed-salt SALT]
+        [--perf-metrics [--perf-cap N]] [--seed-concurrency-noise] [--seed-salt SALT]
 
 (from the repository root: `openai_stub` lives in scripts/, which the tests put on the path)
 
@@ -110,15 +110,25 @@ SEEN: Counter[str] = Counter()
 IN_FLIGHT = [0]
 PERF: list[dict[str, Any]] = []
 PERF_FAIL = [0]
+"""How many of the next /perf_metrics drains fail (`perf_fail`)."""
 LATE: list[dict[str, Any]] = []
 """Records not yet on /perf_metrics (`perf_late`): added when the next completion arrives."""
-"""How many of the next /perf_metrics drains fail (`perf_fail`)."""
+PERF_CAP = [0]
+"""`--perf-cap N`: /perf_metrics keeps the newest N records (TensorRT-LLM's
+`perf_metrics_max_requests`, a deque of that length); 0: no cap."""
 SERIAL_LOCK = threading.Lock()
 CACHE_SEEN: Counter[str] = Counter()
 CACHE_HITS = [0]
 """Cached prompt tokens so far (the prefix-cache hit counter of --metrics)."""
 METRICS_READS = [0]
 SPEC = SpecCounters()
+
+
+def _record(*records: dict[str, Any]) -> None:
+    """Add `records` to /perf_metrics, the oldest dropped past the cap (STATE_LOCK held)."""
+    PERF.extend(records)
+    if PERF_CAP[0]:
+        del PERF[: max(0, len(PERF) - PERF_CAP[0])]
 
 
 class Handler(JsonHandler):
@@ -219,7 +229,7 @@ class Handler(JsonHandler):
         self, body: dict[str, Any], prompt: str, fault: dict[str, Any], start: float
     ) -> None:
         with STATE_LOCK:
-            PERF.extend(LATE)
+            _record(*LATE)
             LATE.clear()
             SEEN[prompt] += 1
             nth = SEEN[prompt]
@@ -304,7 +314,10 @@ class Handler(JsonHandler):
             SPEC.add(fault["vllm_spec"])
         late = nth in fault.get("perf_late", {}).get(named, [])
         with STATE_LOCK:
-            (LATE if late else PERF).append(perf)
+            if late:
+                LATE.append(perf)
+            else:
+                _record(perf)
         if body.get("stream") and not fault.get("unstreamed"):
             self._stream(body, text, fault, hit("truncate"), start, prompt)
         else:
@@ -441,6 +454,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--log", required=True)
     parser.add_argument("--perf-metrics", action="store_true")
+    parser.add_argument("--perf-cap", type=int, default=0)
     parser.add_argument(
         "--spec",
         type=lambda v: [int(x) for x in v.split(",")],
@@ -473,6 +487,7 @@ def main() -> None:
         context.load_cert_chain(args.tls_cert)
         server.socket = context.wrap_socket(server.socket, server_side=True)
     server.perf_metrics = args.perf_metrics  # type: ignore[attr-defined]
+    PERF_CAP[0] = args.perf_cap
     server.spec = args.spec  # type: ignore[attr-defined]
     server.noise = args.seed_concurrency_noise  # type: ignore[attr-defined]
     server.seed_salt = args.seed_salt  # type: ignore[attr-defined]
