@@ -271,17 +271,18 @@ class _Place:
         entry = drain.entry
         if start_segment(entry) is not None:
             # A resumed run's start-up drain: no request of this run was sent before it.
-            records, count = entry.get(RECORDS), 0
-            if type(records) is not int:
+            taken = entry.get(RECORDS)
+            if type(taken) is not int:
                 return UNCHECKED.format(why=f"line {drain.line}, a start-up drain, counts none")
+            records, count = taken, 0
         else:
             label = _label(entry)
-            count = None if label is None else sent.since(index, label)
-            if count is None:
+            since = None if label is None else sent.since(index, label)
+            if since is None:
                 return UNCHECKED.format(
                     why=f"line {drain.line} is labelled with no sample after it in the log"
                 )
-            records = len(drain.requests)
+            records, count = len(drain.requests), since
         if records > count:
             said = f"{count} request{' was' if count == 1 else 's were'}"
             return LATE.format(line=drain.line, records=_records(records), sent=said)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import engine_schemas
-from cli_support import run_telemetry
+from cli_support import run_k3diff, run_telemetry
 
 from .support import sample, write_prompts
 
@@ -216,3 +216,54 @@ def test_a_cold_drain_after_a_drain_short_of_a_record_is_not_read(
         "(it came late, or the server's cap dropped it) may be the one record its own drain "
         "held"
     )
+
+
+def test_an_unread_drain_names_a_hostile_key_escaped_in_every_output(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """The unread cold request is named by its key, which the prompts file (or a hand
+    editing the logs) chose: a newline and a verdict after it, a terminal escape, a pipe, an
+    HTML tag. The text shows them as escapes on the one line, the Markdown escapes the pipe
+    and the tag too, the bundle's Markdown and HTML as well; the JSON keeps the key as sent."""
+    key = "b\nVerdict: OK (exit 0)\x1b[2K|<script>x</script>"
+    base, patch = fault_server(), fault_server("--perf-metrics")
+    records = [{"key": "a", "prompt": "a"}, {"key": key, "prompt": "b"}]
+    fault = {"perf_records": {"a": MISS, "b": HIT}}
+    assert sample(
+        "--base", base.url, "--patch", patch.url, "--mode", "cold-warm", "--repeats", "2",
+        "--prompts", write_prompts(tmp_path / "p.jsonl", records), "--out", tmp_path / "out",
+        "--base-param", PREFIX, "--patch-param", f"fault={json.dumps(fault)}", "--control", "off",
+    ).exit_code in (0, 1)  # fmt: skip
+    out = tmp_path / "out"
+    path = out / "perf_metrics.jsonl"
+    perf = _lines(path)
+    cold, warm = [d for d in perf if _patch_cold_warm(d) and d["key"] == key]
+    cold["metrics"], warm["metrics"] = [MISS], [HIT, HIT]  # the LATE case above
+    _write(path, perf)
+
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 1, text
+    unread = {k["side"]: k for k in doc["kv_reuse"]}["patch"]["unread"]
+    assert unread.startswith(f"the TensorRT-LLM request of {key} cold-warm repeat 0: the next ")
+    shown = "b\\nVerdict: OK (exit 0)\\x1b[2K|<script>x</script> cold-warm repeat 0: the next"
+    assert shown in text and "\x1b" not in text
+    assert [line for line in text.splitlines() if line.startswith("Verdict:")] == [
+        "Verdict: FAIL (exit 1): not exercised (coverage debt): cache-reuse on the patch side"
+    ]
+    markdown = run_k3diff(
+        "telemetry", out / "samples.jsonl", "--expect", "cache-reuse", "--format", "markdown"
+    ).stdout
+    assert "b\\nVerdict: OK (exit 0)\\x1b\\[2K\\|&lt;script>x&lt;/script> cold-warm" in markdown
+    assert "<script>" not in markdown and "\x1b" not in markdown
+
+    document = tmp_path / "t.json"
+    run_k3diff(
+        "telemetry", out / "samples.jsonl", "--expect", "cache-reuse", "--format", "json",
+        "-o", document,
+    )  # fmt: skip
+    assert run_k3diff("report", document, "--out", tmp_path / "bundle").exit_code == 1
+    report_md = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "b\\nVerdict: OK (exit 0)\\x1b\\[2K\\|&lt;script>x&lt;/script> cold-warm" in report_md
+    html = (tmp_path / "bundle" / "report.html").read_text()
+    assert "b\\nVerdict: OK (exit 0)\\x1b[2K|&lt;script&gt;x&lt;/script&gt; cold-warm" in html
+    assert "<script>x" not in html and "\x1b" not in report_md + html
