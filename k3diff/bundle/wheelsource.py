@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from k3diff.wheels.compare import WheelOptions
     from k3diff.wheels.rerunoptions import RecordedSource
 
-SOURCE_CODES = frozenset({"W401", "W402", "W403", "W405", "W406", "W407", "W408", "W409", "W410"})
+SOURCE_CODES = frozenset(
+    {"W401", "W402", "W403", "W405", "W406", "W407", "W408", "W409", "W410", "W411"}
+)
 """Findings only a source check writes (`wheel.codes`: W4xx)."""
 AS_GIVEN = ("repo", "rev", "range")
 """Provenance fields that say how the repository and revision were named, not what they hold:
