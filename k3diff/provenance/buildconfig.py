@@ -90,7 +90,7 @@ def _one(found: list[PackageDirs | Unread]) -> PackageDirs | Unread | None:
 def _from_pyproject(data: bytes) -> PackageDirs | Unread | None:
     try:
         document = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return Unread("pyproject.toml is not valid TOML")
     tool = document.get("tool")
     setuptools = tool.get("setuptools") if isinstance(tool, dict) else None
