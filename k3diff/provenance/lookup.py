@@ -101,11 +101,8 @@ class Lookup:
         unread = config.reason if isinstance(config, Unread) else None
         return cls(tree, links, wheel_blobs, SourceLayout(found, (), "detected", unread))
 
-    @property
-    def prefix(self) -> str:
-        return self.layout.prefix
-
     def repo_path(self, path: str) -> str:
+        """The repository path wheel path `path` is compared with (`SourceLayout.repo_path`)."""
         return self.layout.repo_path(path)
 
     def dropped_notes(self, dropped: Collection[str]) -> tuple[RepoNote, ...]:

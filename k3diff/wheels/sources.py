@@ -180,7 +180,7 @@ def _with_bytecode(
     added = [
         FileSource(
             path=_installed_path(entry.patch_path),
-            repo_path=report.prefix + _installed_path(entry.patch_path),
+            repo_path=report.layout.repo_path(_installed_path(entry.patch_path)),
             status=SourceStatus.UNVERIFIABLE,
             wheel_blob=wheel_blob_id(
                 _wheel_file(patch, by_name[entry.patch_path]), report.object_format

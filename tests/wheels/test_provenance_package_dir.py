@@ -159,3 +159,17 @@ def test_a_given_prefix_still_wins(tmp_path: Path) -> None:
     assert code == 0
     assert _sources(report) == {"pkg/auth.py": ("match", "legacy/pkg/auth.py")}
     assert report["provenance"]["prefix_from"] is None
+
+
+def test_bytecode_is_named_where_the_mapping_puts_its_package(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    make_repo(repo, [{**_renamed(FILES), "pyproject.toml": PYPROJECT}])
+    cached = "pkg/__pycache__/auth.cpython-312.pyc"
+    base, patch = _wheels(tmp_path, {**FILES, cached: b"\x00" * 16})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert _sources(report) == {
+        cached: ("unverifiable", "src/realname/__pycache__/auth.cpython-312.pyc")
+    }
