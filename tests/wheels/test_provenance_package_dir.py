@@ -9,6 +9,7 @@ does not hold the wheel's files the run stops.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -173,3 +174,24 @@ def test_bytecode_is_named_where_the_mapping_puts_its_package(tmp_path: Path) ->
     assert _sources(report) == {
         cached: ("unverifiable", "src/realname/__pycache__/auth.cpython-312.pyc")
     }
+
+
+def test_a_document_written_before_the_configuration_was_read_is_run_again(
+    tmp_path: Path,
+) -> None:
+    """A `--source` document an older k3diff wrote lacks `prefix_from`, `package_dir` and
+    `package_dir_unread`: `report` runs it again and compares it without them."""
+    repo = tmp_path / "repo"
+    make_repo(repo, [{**{"src/" + p: d for p, d in FILES.items()}, "setup.cfg": b"[metadata]\n"}])
+    base, patch = _wheels(tmp_path, FILES)
+    code, document = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+    assert code == 0
+    for field in ("prefix_from", "package_dir", "package_dir_unread"):
+        del document["provenance"][field]
+    (tmp_path / "old.json").write_text(json.dumps(document))
+
+    result = run_k3diff(
+        "report", tmp_path / "old.json", base, patch, repo, "--out", tmp_path / "bundle"
+    )
+
+    assert result.exit_code == 0, result.stderr
