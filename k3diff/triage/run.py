@@ -53,6 +53,7 @@ from k3diff.triage.sidefields import hold_sides_differ, side_differences
 from k3diff.triage.sides import CacheCounts
 from k3diff.triage.splits import split_tree
 from k3diff.triage.sweep import with_sweep
+from k3diff.triage.unanswered import hold_unanswered
 
 _Modes = dict[str, dict[str, list[Sample]]]
 """One key's samples: mode -> side -> samples."""
@@ -114,6 +115,7 @@ def triage(
         )
         for verdict, record in zip(records, comparison.records, strict=True)
     )
+    records = tuple(hold_unanswered(r, grouped.get(r.key, {})) for r in records)
     if vacuous:
         records = tuple(held_by_vacuous_control(record, vacuous, control) for record in records)
     return TriageResult(
