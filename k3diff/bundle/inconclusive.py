@@ -62,9 +62,10 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
             )
         elif "arguments-unknown" in record.flags:
             cause = (
-                "their request arguments are in one log only (arguments-unknown): what the two "
-                "runs asked of the model (continuations, generation settings) cannot be "
-                "compared, and no sample clears them; logs that both hold their arguments would"
+                "their request arguments are missing from one log or both (arguments-unknown): "
+                "what the two runs asked of the model (continuations, generation settings) "
+                "cannot be compared, and no sample clears them; logs that both hold their "
+                "arguments would"
             )
         elif "not-comparable" in record.flags:
             cause = (

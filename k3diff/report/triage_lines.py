@@ -306,7 +306,7 @@ HELD_CAUSES: tuple[tuple[frozenset[Flag], str], ...] = (
     ),
     (
         frozenset({Flag.ARGUMENTS_UNKNOWN}),
-        "the request arguments are in one log only (arguments-unknown)",
+        "the request arguments are missing from one log or both (arguments-unknown)",
     ),
     (
         frozenset({Flag.NO_POWER}),

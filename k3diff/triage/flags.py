@@ -65,9 +65,9 @@ class Flag(StrEnum):
     `prompt_hash`) and the other neither, so the prompts cannot be compared: not known to
     differ, nor to be the same (left68: read as "the captured prompts differ")."""
     ARGUMENTS_UNKNOWN = "arguments-unknown"
-    """Beside `not-comparable`: one lm-eval log holds the requests' arguments and the other only
-    `prompt_hash` (the prompt alike), so the continuations and generation settings cannot be
-    compared: what the two runs asked of the model is not known to be the same (lmrep68)."""
+    """Beside `not-comparable`: one lm-eval log or both lack the requests' arguments (the prompt
+    alike), so the continuations and generation settings cannot be compared: what the two runs
+    asked of the model is not known to be the same (lmrep68; both logs without them, triage69)."""
     CAPTURE_ONLY_CONCURRENT = "capture-reproduced-only-concurrently"
     """A side's captured output came back only in concurrent or loaded samples, never serially."""
     VACUOUS = "vacuous"
