@@ -75,6 +75,9 @@ line). A request whose fault has
 `cache: "counter"` reports no cached tokens in its usage, but a warm one raises the
 hit counter by 3 (`"counter_zero"`: it never rises).
 
+`--faults '{"PROMPT": FAULT}'` gives this server a fault for a prompt, under the request's own
+(two servers sent the same prompts, one failing: `{"b": {"status": 500, "times": -1}}`).
+
 `--model NAME` names NAME as the model of every answer (and every stream chunk), whatever the
 request named (a server restarted on another checkpoint); `--model-cycle A,B` names them in
 turn, as `model_cycle` does, for every prompt; `--finish-reason R` answers every
@@ -183,7 +186,9 @@ class Handler(JsonHandler):
             self._json(200, {"ok": True})
             return
         prompt = json.dumps(body.get("messages", body.get("prompt")))
-        fault = body.get("fault") or {}
+        # This server's fault for the prompt (`--faults`), the request's own over it.
+        faults: dict[str, Any] = self.server.faults  # type: ignore[attr-defined]
+        fault = {**faults.get(prompt, {}), **(body.get("fault") or {})}
         if self.server.serialise:  # type: ignore[attr-defined]
             with SERIAL_LOCK:
                 self._completion(body, prompt, fault, start)
@@ -480,6 +485,12 @@ def main() -> None:
         default=None,
     )
     parser.add_argument("--tls-cert", default=None, help="PEM chain and key: serve HTTPS")
+    parser.add_argument(
+        "--faults",
+        type=json.loads,
+        default={},
+        help='{"PROMPT": FAULT}: this server\'s fault for a prompt (a patch side that fails)',
+    )
     args = parser.parse_args()
     server = QuietServer(("127.0.0.1", 0), Handler)
     if args.tls_cert:
@@ -499,6 +510,7 @@ def main() -> None:
         "first-token" if args.queue_first_token else "empty" if args.queue else None
     )
     server.metrics = args.metrics  # type: ignore[attr-defined]
+    server.faults = {json.dumps(p): f for p, f in args.faults.items()}  # type: ignore[attr-defined]
     with open(args.log, "a", encoding="utf-8") as log_file:
         server.log_file = log_file  # type: ignore[attr-defined]
         sys.stdout.write(f"{server.server_address[1]}\n")

@@ -2,7 +2,8 @@
 as the default probe's 404 (a server such as `transformers serve`, which has no `/metrics`):
 a mistyped path on a server that serves its gauge at `/metrics` got the advice that no
 `--metrics-url` can prove its batches, in `sample`'s summary and `triage`'s reasons, and
-`telemetry` said the side's engine sent nothing.
+`telemetry` said the side's engine sent nothing; then (triage69) triage's reason told the user
+to add the `--metrics-url` they had given.
 
 Runs are real `k3diff sample` runs against loopback fault servers serving `/metrics`
 (`--metrics vllm`) and answering 404 on every other path."""
@@ -56,7 +57,13 @@ def test_a_given_metrics_url_that_answers_404_is_said_to_be_checked(
     (record,) = document["records"]
     assert record["category"] == "inconclusive" and "unproven" in record["flags"]
     assert NO_GAUGE not in record["reason"]
-    assert "adding --metrics-url URL to the sample command" in record["reason"]
+    # triage69: it said "sample again, adding --metrics-url URL to the sample command", the
+    # advice for a run that gave none.
+    assert "adding --metrics-url URL" not in record["reason"]
+    assert (
+        "the --metrics-url given for the base and patch answered HTTP 404: check them (the "
+        "default is the server's /metrics)"
+    ) in record["reason"]
     text = run_k3diff("triage", str(comparison), samples, "--format", "text").stdout
     assert f"gauge: not exposed ({GIVEN})" in " ".join(text.split())
 
