@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheels.entry import EntryResult
 from k3diff.wheels.entryruns import EntryResults
 from k3diff.wheels.proof import Status
@@ -27,24 +28,38 @@ SITE = "site-packages/"
 _MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")
 """A file the path finder may load as a module: source, sourceless bytecode, an extension
 (`NAME.so`, `NAME.cpython-311-x86_64-linux-gnu.so`, `NAME.abi3.so`, `NAME.cp311-win_amd64.pyd`)."""
-_RANK = {".so": 0, ".pyd": 0, ".py": 1, ".pyc": 2}
+_WINDOWS_SUFFIXES = (*_MODULE_SUFFIXES, ".pyw")
+"""On Windows `.pyw` is source too (importlib's `SOURCE_SUFFIXES` there)."""
+_RANK = {".so": 0, ".pyd": 0, ".py": 1, ".pyw": 2, ".pyc": 3}
 """The order the path finder tries a directory's module files in (`FileFinder`'s loaders:
-extensions, then source, then bytecode): a lower rank is loaded over a higher one."""
+extensions, then source, `.py` before `.pyw`, then bytecode): a lower rank is loaded over a
+higher one."""
 
 
-def _module_name(filename: str, blind: bool = False) -> str | None:
-    """The module a file in a package directory is importable as, or None when it is none;
-    `blind`: some system the wheel installs on opens paths in any case
-    (`extplatforms.CaseRule.path_blind`), where `FileFinder` checks a package's `__init__` by
-    its path, so `__INIT__.py` is the package's `__init__` (the module's own name it matches
-    in the directory's listing, as written)."""
+def _module_name(filename: str, case: CaseRule) -> str | None:
+    """The module a file in a package directory is importable as on the one system `case`
+    describes, or None when it is none. Windows lowers a name's suffix, after its first dot,
+    before it matches it (`FileFinder._fill_cache`), and reads `.pyw` as source; where paths
+    open in any case (macOS, Windows), `FileFinder` checks a package's `__init__` by its path,
+    so `__INIT__.py` is the package's `__init__` (the module's own name it matches in the
+    directory's listing, as written)."""
+    filename = _as_read(filename, case)
+    suffixes = _WINDOWS_SUFFIXES if case.suffix_blind else _MODULE_SUFFIXES
     folded = filename.lower()
-    if blind and folded.endswith(_MODULE_SUFFIXES) and folded.partition(".")[0] == "__init__":
+    if case.path_blind and folded.endswith(suffixes) and folded.partition(".")[0] == "__init__":
         return "__init__"
-    if not filename.endswith(_MODULE_SUFFIXES):
+    if not filename.endswith(suffixes):
         return None
     name = filename.partition(".")[0]
     return name or None
+
+
+def _as_read(filename: str, case: CaseRule) -> str:
+    """The name as the import system of `case` lists it: its suffix lowered on Windows."""
+    if not case.suffix_blind:
+        return filename
+    name, dot, suffix = filename.partition(".")
+    return f"{name}{dot}{suffix.lower()}"
 
 
 def _rank(filename: str) -> int:
@@ -79,25 +94,34 @@ def _installed(
             yield path, False
 
 
-def _new_modules(entries: Sequence[EntryResult], blind: bool) -> list[tuple[EntryResult, str]]:
-    return [
-        (entry, path)
-        for entry in _added(entries)
-        if (path := entry.installed_path) is not None
-        and path.startswith(SITE)
-        and _module_name(path.rpartition("/")[2], blind) is not None
-    ]
-
-
-def shadowed_modules(entries: Sequence[EntryResult], blind: bool) -> Iterator[Finding]:
+def shadowed_modules(entries: Sequence[EntryResult], case: CaseRule) -> Iterator[Finding]:
     """W628 for every package `__init__` the patch adds beside a module file of its name, and
     every module file it adds beside one of the base's that the path finder tries after it
     (`ext.py` or an extension beside a sourceless `ext.pyc`, an extension beside `ext.py`);
     and for every package `__init__` it removes (none left) beside a module file of the base's
-    that the package shadowed, which now runs (`_unmasked`). `blind`: the patch installs on a
-    system whose file system opens paths in any case (`_module_name`)."""
-    yield from _unmasked(entries, blind)
-    added = _new_modules(entries, blind)
+    that the package shadowed, which now runs (`_unmasked`). Judged on each system the patch
+    installs on apart (`case.systems()`, `_module_name`): an `__init__` in another case that
+    keeps a package on macOS and Windows keeps none on Linux, where the module runs (review69:
+    one rule for every system read it as kept, exit 0); each finding said once."""
+    added, removed = _added(entries), _added(entries, Status.MISSING)
+    found: dict[tuple[str, str], Finding] = {}
+    for system in case.systems():
+        for finding in (*_unmasked(entries, removed, system), *_shadows(entries, added, system)):
+            found.setdefault((finding.path, finding.detail), finding)
+    yield from found.values()
+
+
+def _shadows(
+    entries: Sequence[EntryResult], candidates: Sequence[EntryResult], case: CaseRule
+) -> Iterator[Finding]:
+    """W628 for the files the patch adds (`candidates`) that shadow on the system of `case`."""
+    added = [
+        (entry, path)
+        for entry in candidates
+        if (path := entry.installed_path) is not None
+        and path.startswith(SITE)
+        and _module_name(path.rpartition("/")[2], case) is not None
+    ]
     if not added:
         return
     # Only the directories an added file sits in (its siblings) and a new package's parent
@@ -106,19 +130,19 @@ def shadowed_modules(entries: Sequence[EntryResult], blind: bool) -> Iterator[Fi
     wanted |= {
         path.rpartition("/")[0].rpartition("/")[0]
         for _, path in added
-        if _module_name(path.rpartition("/")[2], blind) == "__init__"
+        if _module_name(path.rpartition("/")[2], case) == "__init__"
     }
     modules: dict[str, list[tuple[str, bool]]] = {}
     for path, new in _installed(entries, tuple(f"{head}/" for head in wanted)):
         head, _, filename = path.rpartition("/")
         if head not in wanted:
             continue
-        name = _module_name(filename, blind)
+        name = _module_name(filename, case)
         if name is not None:
             modules.setdefault(f"{head}/{name}", []).append((path, new))
     for entry, path in added:
         head, _, filename = path.rpartition("/")
-        name = _module_name(filename, blind)
+        name = _module_name(filename, case)
         if name == "__init__" and path.count("/") >= 2:
             package = head
             shadowed = [
@@ -165,17 +189,20 @@ def _finding(
     )
 
 
-def _unmasked(entries: Sequence[EntryResult], blind: bool) -> Iterator[Finding]:
-    """The mirror of a new package: the patch removes `pkg/ext/__init__.py` and keeps the
-    base's `pkg/ext.py`, which the package shadowed (it never ran) and `import pkg.ext` now
-    loads, listed identical. A package that keeps another `__init__` still shadows it."""
+def _unmasked(
+    entries: Sequence[EntryResult], candidates: Sequence[EntryResult], case: CaseRule
+) -> Iterator[Finding]:
+    """The mirror of a new package: the patch removes `pkg/ext/__init__.py` (one of
+    `candidates`, the entries it lacks) and keeps the base's `pkg/ext.py`, which the package
+    shadowed (it never ran) and `import pkg.ext` now loads, listed identical. A package that
+    keeps another `__init__` on the system of `case` still shadows it there."""
     removed = [
         (entry, path)
-        for entry in _added(entries, Status.MISSING)
+        for entry in candidates
         if (path := entry.installed_path) is not None
         and path.startswith(SITE)
         and path.count("/") >= 2
-        and _module_name(path.rpartition("/")[2], blind) == "__init__"
+        and _module_name(path.rpartition("/")[2], case) == "__init__"
     ]
     if not removed:
         return
@@ -184,7 +211,7 @@ def _unmasked(entries: Sequence[EntryResult], blind: bool) -> Iterator[Finding]:
     files: dict[str, list[tuple[str, bool]]] = {}
     for path, new in _installed(entries, tuple(f"{head}/" for head in wanted)):
         head, _, filename = path.rpartition("/")
-        name = _module_name(filename, blind)
+        name = _module_name(filename, case)
         if head in wanted and name is not None:
             files.setdefault(f"{head}/{name}", []).append((path, new))
     for entry, path in removed:
