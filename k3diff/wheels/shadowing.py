@@ -25,11 +25,12 @@ from k3diff.wheels.entryruns import EntryResults
 from k3diff.wheels.proof import Status
 
 SITE = "site-packages/"
-_MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")
-"""A file the path finder may load as a module: source, sourceless bytecode, an extension
-(`NAME.so`, `NAME.cpython-311-x86_64-linux-gnu.so`, `NAME.abi3.so`, `NAME.cp311-win_amd64.pyd`)."""
-_WINDOWS_SUFFIXES = (*_MODULE_SUFFIXES, ".pyw")
-"""On Windows `.pyw` is source too (importlib's `SOURCE_SUFFIXES` there)."""
+_POSIX_SUFFIXES = (".py", ".pyc", ".so")
+"""A file the path finder on Linux or macOS may load as a module: source, sourceless bytecode,
+an extension (`NAME.so`, `NAME.cpython-311-x86_64-linux-gnu.so`, `NAME.abi3.so`)."""
+_WINDOWS_SUFFIXES = (".py", ".pyw", ".pyc", ".pyd")
+"""On Windows: `.pyw` is source too (importlib's `SOURCE_SUFFIXES` there), and an extension is
+a `.pyd` (`NAME.cp311-win_amd64.pyd`), never a `.so`."""
 _RANK = {".so": 0, ".pyd": 0, ".py": 1, ".pyw": 2, ".pyc": 3}
 """The order the path finder tries a directory's module files in (`FileFinder`'s loaders:
 extensions, then source, `.py` before `.pyw`, then bytecode): a lower rank is loaded over a
@@ -39,12 +40,14 @@ higher one."""
 def _module_name(filename: str, case: CaseRule) -> str | None:
     """The module a file in a package directory is importable as on the one system `case`
     describes, or None when it is none. Windows lowers a name's suffix, after its first dot,
-    before it matches it (`FileFinder._fill_cache`), and reads `.pyw` as source; where paths
-    open in any case (macOS, Windows), `FileFinder` checks a package's `__init__` by its path,
-    so `__INIT__.py` is the package's `__init__` (the module's own name it matches in the
+    before it matches it (`FileFinder._fill_cache`), reads `.pyw` as source and loads `.pyd`
+    extensions alone; Linux and macOS load `.so` alone (review69: a `.pyd` kept a package on
+    Linux, a `.so` on Windows, and the module it had shadowed ran unsaid). Where paths open in
+    any case (macOS, Windows), `FileFinder` checks a package's `__init__` by its path, so
+    `__INIT__.py` is the package's `__init__` (the module's own name it matches in the
     directory's listing, as written)."""
     filename = _as_read(filename, case)
-    suffixes = _WINDOWS_SUFFIXES if case.suffix_blind else _MODULE_SUFFIXES
+    suffixes = _WINDOWS_SUFFIXES if case.suffix_blind else _POSIX_SUFFIXES
     folded = filename.lower()
     if case.path_blind and folded.endswith(suffixes) and folded.partition(".")[0] == "__init__":
         return "__init__"

@@ -217,30 +217,36 @@ def test_an_init_in_another_case_shadows_where_paths_open_in_any_case(
 
 
 @pytest.mark.parametrize(
-    ("tag", "found"),
+    ("tag", "kept", "found"),
     [
-        ("py3-none-any", True),  # installs on Linux too
-        ("py3-none-manylinux_2_17_x86_64.macosx_11_0_arm64", True),
-        ("py3-none-macosx_11_0_arm64", False),
-        ("py3-none-win_amd64", False),
+        ("py3-none-any", "engine/ext/__INIT__.pyc", True),  # installs on Linux too
+        ("py3-none-manylinux_2_17_x86_64.macosx_11_0_arm64", "engine/ext/__INIT__.pyc", True),
+        ("py3-none-macosx_11_0_arm64", "engine/ext/__INIT__.pyc", False),
+        ("py3-none-win_amd64", "engine/ext/__INIT__.pyc", False),
+        ("py3-none-any", "engine/ext/__init__.pyw", True),
+        ("py3-none-win_amd64", "engine/ext/__init__.pyw", False),
+        ("py3-none-manylinux_2_17_x86_64", "engine/ext/__init__.pyd", True),
+        ("py3-none-win_amd64", "engine/ext/__init__.so", True),
+        ("py3-none-win_amd64", "engine/ext/__init__.pyd", False),
     ],
 )
-def test_an_init_kept_in_another_case_unmasks_the_module_where_names_are_as_written(
-    tmp_path: Path, tag: str, found: bool
+def test_an_init_kept_that_one_system_reads_unmasks_the_module_on_the_others(
+    tmp_path: Path, tag: str, kept: str, found: bool
 ) -> None:
-    """The patch removes `engine/ext/__init__.py` and keeps the base's `engine/ext/__INIT__.pyc`:
-    on macOS and Windows that file still makes `engine/ext` a package, on Linux nothing does and
-    `import engine.ext` now loads `engine/ext.py`, code that never ran in the base. Each system
-    is judged apart (review69: one rule for every system the tags name read the `__INIT__.pyc`
-    as kept, and an `any` wheel passed, exit 0)."""
+    """The patch removes `engine/ext/__init__.py` and keeps another `__init__` of the base's:
+    `__INIT__.pyc` still makes `engine/ext` a package on macOS and Windows, `__init__.pyw` on
+    Windows, `__init__.pyd` on Windows alone, `__init__.so` on Linux and macOS alone; where
+    none does, `import engine.ext` now loads `engine/ext.py`, code that never ran in the base.
+    Each system is judged apart (review69: one rule for every system the tags name read each
+    as kept, exit 0)."""
     base_files = {
         **FILES,
         "engine/ext/__init__.py": b"def run(x):\n    return x\n",
-        "engine/ext/__INIT__.pyc": _sourceless(),
+        kept: _sourceless() if kept.endswith(".pyc") else b"def run(x):\n    return x\n",
     }
-    kept = {k: v for k, v in base_files.items() if k != "engine/ext/__init__.py"}
+    rest = {k: v for k, v in base_files.items() if k != "engine/ext/__init__.py"}
     base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", base_files, tag=tag)
-    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", kept, tag=tag)
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", rest, tag=tag)
     code, report = run_json("wheels", base, patch)
     if not found:
         assert (code, _w628(report)) == (0, [])
