@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from k3diff.wheel.casereads import listed_name
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheels.entry import EntryResult
@@ -46,7 +47,7 @@ def _module_name(filename: str, case: CaseRule) -> str | None:
     any case (macOS, Windows), `FileFinder` checks a package's `__init__` by its path, so
     `__INIT__.py` is the package's `__init__` (the module's own name it matches in the
     directory's listing, as written)."""
-    filename = _as_read(filename, case)
+    filename = listed_name(filename, case)
     suffixes = _WINDOWS_SUFFIXES if case.suffix_blind else _POSIX_SUFFIXES
     folded = filename.lower()
     if case.path_blind and folded.endswith(suffixes) and folded.partition(".")[0] == "__init__":
@@ -55,14 +56,6 @@ def _module_name(filename: str, case: CaseRule) -> str | None:
         return None
     name = filename.partition(".")[0]
     return name or None
-
-
-def _as_read(filename: str, case: CaseRule) -> str:
-    """The name as the import system of `case` lists it: its suffix lowered on Windows."""
-    if not case.suffix_blind:
-        return filename
-    name, dot, suffix = filename.partition(".")
-    return f"{name}{dot}{suffix.lower()}"
 
 
 def _rank(filename: str) -> int:
