@@ -44,7 +44,7 @@ from k3diff.provenance.revisions import (
     resolve_revision,
 )
 from k3diff.provenance.statedcheck import range_stated_notes, stated_notes
-from k3diff.provenance.trees import list_tree
+from k3diff.provenance.trees import CommitTree, linked_words, list_tree
 
 
 class SourceStatus(StrEnum):
@@ -87,8 +87,9 @@ class FileSource:
     diff_skipped: str | None = None
     """Why a differing file has no diff: ``too large to diff: …`` (compared by blob id only and
     never read whole), or ``line endings only …`` (`blobs.LINE_ENDINGS_ONLY`)."""
-    link: bool = False
-    """Absent, but a symbolic link at `repo_path` (no file whose bytes are compared)."""
+    link: str | None = None
+    """Absent, but the symbolic link at `repo_path` or a directory above it (no file whose
+    bytes are compared; `trees.CommitTree.link_over`)."""
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,7 @@ class _Lookup:
     """The wheel's blob ids and the tree of the commit they are looked up in."""
 
     tree: Mapping[str, str]
-    links: frozenset[str]
+    listing: CommitTree
     wheel_blobs: Mapping[str, str]
     prefix: str
     prefix_detected: bool
@@ -159,30 +160,28 @@ class _Lookup:
         prefix: str | None,
         layout: Sequence[Collection[str]],
     ) -> _Lookup:
-        tree, links = (listing := list_tree(git, commit)).files, listing.links
+        tree = (listing := list_tree(git, commit)).files
         wheel_blobs = {path: wheel_blob_id(data, git.object_format) for path, data in files.items()}
         if prefix is not None:
-            return cls(tree, links, wheel_blobs, normalize_prefix(prefix), False)
+            return cls(tree, listing, wheel_blobs, normalize_prefix(prefix), False)
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
         found = detect_prefix(tree, wheel_blobs, layout, label=label)
-        return cls(tree, links, wheel_blobs, found, True)
+        return cls(tree, listing, wheel_blobs, found, True)
 
     def dropped_notes(self, dropped: Collection[str]) -> tuple[RepoNote, ...]:
         """W410 for each module the base wheel shipped and the patch lacks that the commit
         still holds where the package lives (prov68: the patch could drop a module, a guard
-        imported only if present, and the source check passed); a symbolic link there counts,
-        as the build follows it (newuser68)."""
-        return tuple(
-            RepoNote(
-                "W410",
-                f"{self.prefix + path} is at the source commit"
-                f"{' (a symbolic link)' if self.prefix + path in self.links else ''}, but the "
-                "patch wheel lacks it (the base wheel shipped it)",
-                path,
-            )
-            for path in sorted(dropped)
-            if self.prefix + path in self.tree or self.prefix + path in self.links
-        )
+        imported only if present, and the source check passed); a symbolic link there, or at
+        a directory above it, counts, as the build follows it (newuser68, review69)."""
+        notes = []
+        for path in sorted(dropped):
+            repo_path = self.prefix + path
+            link = self.listing.link_over(repo_path)
+            if repo_path in self.tree or link is not None:
+                held = f"{repo_path} is at the source commit{linked_words(repo_path, link)}"
+                lacks = "the patch wheel lacks it (the base wheel shipped it)"
+                notes.append(RepoNote("W410", f"{held}, but {lacks}", path))
+        return tuple(notes)
 
     def matching(self, commit: str) -> dict[str, str]:
         """Wheel path -> `commit`, for the files identical to the tree's."""
@@ -378,12 +377,13 @@ def _file_sources(
     for path in sorted(files):
         repo_blob, wheel_blob = tree.get(prefix + path), lookup.wheel_blobs[path]
         status = _status(repo_blob, wheel_blob, matches.get(path), commit)
+        absent = status is SourceStatus.ABSENT
         diff = diffs.get(path, (None, None, None))
         entries.append(
             FileSource(
                 path, prefix + path, status, wheel_blob, repo_blob, matches.get(path), *diff,
                 diff_skipped=skipped.get(path),
-                link=status is SourceStatus.ABSENT and prefix + path in lookup.links,
+                link=lookup.listing.link_over(prefix + path) if absent else None,
             )
         )  # fmt: skip
     return tuple(entries)

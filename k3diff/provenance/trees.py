@@ -54,6 +54,24 @@ class CommitTree:
     build, which follows it) holds a file there (newuser68: a patch dropping a module the
     commit keeps as a link passed)."""
 
+    def link_over(self, path: str) -> str | None:
+        """The symbolic link at `path` or at a directory above it (`src/pkg/sub` for
+        `src/pkg/sub/guard.py`), None where none is: a checkout holds a file there where the link
+        leads, which k3diff does not follow (review69: a module the commit holds under a linked
+        directory, which the patch dropped, passed)."""
+        head = path
+        while head and head not in self.links:
+            head = head.rpartition("/")[0]
+        return head or None
+
+
+def linked_words(path: str, link: str | None) -> str:
+    """' (a symbolic link)' where `link` (`CommitTree.link_over`) is `path`, ' (under the
+    symbolic link LINK)' where it is a directory above it, '' where there is none."""
+    if link is None:
+        return ""
+    return " (a symbolic link)" if link == path else f" (under the symbolic link {link})"
+
 
 def list_tree(repo: GitRepo, commit: str) -> CommitTree:
     """Every regular file's path in `commit` (from the repository root) with its blob id, and

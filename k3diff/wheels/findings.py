@@ -251,9 +251,11 @@ def _source_findings(entry: EntryResult) -> Iterator[Finding]:
         )
     elif source.status is SourceStatus.ABSENT:
         held = "does not exist at the source commit"
-        if source.link:  # newuser68: said not to exist, where a checkout holds it
-            held = "is a symbolic link at the source commit: k3diff does not follow it, so the "
-            held += "wheel's file was compared with nothing"
+        if source.link is not None:  # newuser68: said not to exist, where a checkout holds it
+            link = source.link
+            where = "a symbolic link" if link == source.repo_path else f"under the link {link}"
+            held = f"is {where} at the source commit: k3diff does not follow it, so the wheel's "
+            held += "file was compared with nothing"
         yield Finding(Code.W402, entry.path, f"{source.repo_path} {held}")
     elif source.status is SourceStatus.UNVERIFIABLE:
         yield Finding(

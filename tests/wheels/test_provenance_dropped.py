@@ -83,3 +83,52 @@ def test_a_module_the_commit_keeps_as_a_symbolic_link_and_the_patch_drops_fails(
         assert _failing(report) == [("W410", "pkg/guard.py")]
         (finding,) = [f for f in report["findings"] if f["code"] == "W410"]
         assert "src/pkg/guard.py is at the source commit (a symbolic link)" in finding["detail"]
+
+
+def test_a_module_the_commit_holds_under_a_linked_directory_and_the_patch_drops_fails(
+    tmp_path: Path,
+) -> None:
+    """`src/pkg/sub` is a symbolic link to `../../lib/sub`: a checkout holds
+    `src/pkg/sub/guard.py`, the build ships it, and a patch dropping the whole subpackage
+    passed, exit 0 (review69: only a link at the module's own path counted). A file the patch
+    keeps there is compared with nothing (`--source-all` checks it), said as under the link."""
+    repo = tmp_path / "repo"
+    guarded = b"try:\n    from pkg.sub import guard\nexcept ImportError:\n    guard = None\n"
+    at_commit = {
+        "src/pkg/__init__.py": guarded,
+        "src/pkg/util.py": FILES["pkg/util.py"],
+        "lib/sub/__init__.py": b"",
+        "lib/sub/guard.py": FILES["pkg/guard.py"],
+    }
+    make_repo(repo, [at_commit])
+    os.symlink("../../lib/sub", repo / "src/pkg/sub")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "sub is a link", tick=1)
+    shipped = {
+        "pkg/__init__.py": guarded,
+        "pkg/util.py": FILES["pkg/util.py"],
+        "pkg/sub/__init__.py": b"",
+        "pkg/sub/guard.py": FILES["pkg/guard.py"],
+    }
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", shipped)
+    for dropped in (("pkg/sub/__init__.py", "pkg/sub/guard.py"), ("pkg/sub/guard.py",)):
+        kept = {path: data for path, data in shipped.items() if path not in dropped}
+        patch = wheelkit.make_wheel(tmp_path / str(len(dropped)), "pkg", "1.0", kept)
+
+        options = ("--commit", "HEAD", "--source-prefix", "src", "--source-all")
+        code, report = run_json("wheels", base, patch, "--source", repo, *options)
+
+        assert code == 1, dropped
+        assert ("W410", "pkg/sub/guard.py") in _failing(report)
+        details = {
+            f["path"]: f["detail"] for f in report["findings"] if f["code"] in ("W410", "W402")
+        }
+        assert details["pkg/sub/guard.py"].startswith(
+            "src/pkg/sub/guard.py is at the source commit (under the symbolic link src/pkg/sub), "
+            "but the patch wheel lacks it"
+        )
+        if len(dropped) == 1:
+            assert details["pkg/sub/__init__.py"] == (
+                "src/pkg/sub/__init__.py is under the link src/pkg/sub at the source commit: "
+                "k3diff does not follow it, so the wheel's file was compared with nothing"
+            )
