@@ -16,7 +16,7 @@ directories."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from k3diff.wheel.casereads import listed_name
 from k3diff.wheel.codes import Code, Finding
@@ -100,45 +100,80 @@ def shadowed_modules(entries: Sequence[EntryResult], case: CaseRule) -> Iterator
     keeps a package on macOS and Windows keeps none on Linux, where the module runs (review69:
     one rule for every system read it as kept, exit 0); each finding said once."""
     added, removed = _added(entries), _added(entries, Status.MISSING)
+    if not added and not removed:
+        return
+    listing = _listing(entries, (*added, *removed))
     found: dict[tuple[str, str], Finding] = {}
     for system in case.systems():
-        for finding in (*_unmasked(entries, removed, system), *_shadows(entries, added, system)):
+        for finding in (*_unmasked(listing, removed, system), *_shadows(listing, added, system)):
             found.setdefault((finding.path, finding.detail), finding)
     yield from found.values()
 
 
+Listing = dict[tuple[str, str], list[tuple[str, str, bool]]]
+"""(directory, the module name some system may read a file as: its name before the first dot,
+`__init__` in any case) -> (file name, installed path, whether the patch adds it) of each file
+the patch installs there."""
+
+
+def _listing(entries: Sequence[EntryResult], changed: Sequence[EntryResult]) -> Listing:
+    """The patch's files in every directory a shadow may involve on any system, read once for
+    all: the directory of each file it adds or lacks (`changed`: its siblings), and the parent
+    of each `__init__` in any case (its namesake module)."""
+    heads: set[str] = set()
+    for entry in changed:
+        path = entry.installed_path
+        if path is not None and path.startswith(SITE):
+            head, _, filename = path.rpartition("/")
+            heads.add(head)
+            if _stem(filename) == "__init__":
+                heads.add(head.rpartition("/")[0])
+    listing: Listing = {}
+    for path, new in _installed(entries, tuple(f"{head}/" for head in heads)):
+        head, _, filename = path.rpartition("/")
+        if head in heads:
+            listing.setdefault((head, _stem(filename)), []).append((filename, path, new))
+    return listing
+
+
+def _stem(filename: str) -> str:
+    stem = filename.partition(".")[0]
+    return "__init__" if stem.lower() == "__init__" else stem
+
+
+def _modules(
+    listing: Listing, keys: Iterable[str], case: CaseRule
+) -> dict[str, list[tuple[str, bool]]]:
+    """`DIRECTORY/MODULE` (each of `keys`) -> (installed path, whether the patch adds it) of
+    each file there the system of `case` may load as that module."""
+    modules: dict[str, list[tuple[str, bool]]] = {}
+    for key in keys:
+        head, _, name = key.rpartition("/")
+        files = listing.get((head, name), ())
+        if found := [(p, new) for f, p, new in files if _module_name(f, case) == name]:
+            modules[key] = found
+    return modules
+
+
 def _shadows(
-    entries: Sequence[EntryResult], candidates: Sequence[EntryResult], case: CaseRule
+    listing: Listing, candidates: Sequence[EntryResult], case: CaseRule
 ) -> Iterator[Finding]:
     """W628 for the files the patch adds (`candidates`) that shadow on the system of `case`."""
     added = [
-        (entry, path)
+        (entry, path, name)
         for entry in candidates
         if (path := entry.installed_path) is not None
         and path.startswith(SITE)
-        and _module_name(path.rpartition("/")[2], case) is not None
+        and (name := _module_name(path.rpartition("/")[2], case)) is not None
     ]
     if not added:
         return
-    # Only the directories an added file sits in (its siblings) and a new package's parent
-    # (its namesake module) can hold a file it shadows.
-    wanted = {path.rpartition("/")[0] for _, path in added}
-    wanted |= {
-        path.rpartition("/")[0].rpartition("/")[0]
-        for _, path in added
-        if _module_name(path.rpartition("/")[2], case) == "__init__"
-    }
-    modules: dict[str, list[tuple[str, bool]]] = {}
-    for path, new in _installed(entries, tuple(f"{head}/" for head in wanted)):
+    # Each added file's namesakes beside it, and a new package's namesake module in its parent.
+    wanted = {f"{path.rpartition('/')[0]}/{name}" for _, path, name in added}
+    wanted |= {path.rpartition("/")[0] for _, path, name in added if name == "__init__"}
+    modules = _modules(listing, wanted, case)
+    for entry, path, name in added:
         head, _, filename = path.rpartition("/")
-        if head not in wanted:
-            continue
-        name = _module_name(filename, case)
-        if name is not None:
-            modules.setdefault(f"{head}/{name}", []).append((path, new))
-    for entry, path in added:
-        head, _, filename = path.rpartition("/")
-        name = _module_name(filename, case)
         if name == "__init__" and path.count("/") >= 2:
             package = head
             shadowed = [
@@ -186,7 +221,7 @@ def _finding(
 
 
 def _unmasked(
-    entries: Sequence[EntryResult], candidates: Sequence[EntryResult], case: CaseRule
+    listing: Listing, candidates: Sequence[EntryResult], case: CaseRule
 ) -> Iterator[Finding]:
     """The mirror of a new package: the patch removes `pkg/ext/__init__.py` (one of
     `candidates`, the entries it lacks) and keeps the base's `pkg/ext.py`, which the package
@@ -203,13 +238,7 @@ def _unmasked(
     if not removed:
         return
     packages = {path.rpartition("/")[0] for _, path in removed}
-    wanted = packages | {package.rpartition("/")[0] for package in packages}
-    files: dict[str, list[tuple[str, bool]]] = {}
-    for path, new in _installed(entries, tuple(f"{head}/" for head in wanted)):
-        head, _, filename = path.rpartition("/")
-        name = _module_name(filename, case)
-        if head in wanted and name is not None:
-            files.setdefault(f"{head}/{name}", []).append((path, new))
+    files = _modules(listing, packages | {f"{package}/__init__" for package in packages}, case)
     for entry, path in removed:
         package = path.rpartition("/")[0]
         if package not in packages or f"{package}/__init__" in files:
