@@ -111,14 +111,18 @@ def test_a_module_the_commit_holds_under_a_linked_directory_and_the_patch_drops_
         "pkg/sub/guard.py": FILES["pkg/guard.py"],
     }
     base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", shipped)
-    for dropped in (("pkg/sub/__init__.py", "pkg/sub/guard.py"), ("pkg/sub/guard.py",)):
+    for dropped, rev in (
+        (("pkg/sub/__init__.py", "pkg/sub/guard.py"), ("--commit", "HEAD")),
+        (("pkg/sub/__init__.py", "pkg/sub/guard.py"), ("--commits", "HEAD~1..HEAD")),
+        (("pkg/sub/guard.py",), ("--commit", "HEAD")),
+    ):
         kept = {path: data for path, data in shipped.items() if path not in dropped}
         patch = wheelkit.make_wheel(tmp_path / str(len(dropped)), "pkg", "1.0", kept)
 
-        options = ("--commit", "HEAD", "--source-prefix", "src", "--source-all")
+        options = (*rev, "--source-prefix", "src", "--source-all")
         code, report = run_json("wheels", base, patch, "--source", repo, *options)
 
-        assert code == 1, dropped
+        assert code == 1, (dropped, rev)
         assert ("W410", "pkg/sub/guard.py") in _failing(report)
         details = {
             f["path"]: f["detail"] for f in report["findings"] if f["code"] in ("W410", "W402")
