@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from k3diff.wheel.casereads import listed_name
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.extplatforms import CaseRule
+from k3diff.wheel.extsuffix import EXTENSIONS, bare, module_abi
 from k3diff.wheels.entry import EntryResult
 from k3diff.wheels.entryruns import EntryResults
 from k3diff.wheels.proof import Status
@@ -48,14 +49,32 @@ def _module_name(filename: str, case: CaseRule) -> str | None:
     `__INIT__.py` is the package's `__init__` (the module's own name it matches in the
     directory's listing, as written)."""
     filename = listed_name(filename, case)
-    suffixes = _WINDOWS_SUFFIXES if case.suffix_blind else _POSIX_SUFFIXES
     folded = filename.lower()
-    if case.path_blind and folded.endswith(suffixes) and folded.partition(".")[0] == "__init__":
-        return "__init__"
-    if not filename.endswith(suffixes):
+    if case.path_blind and folded.partition(".")[0] == "__init__" and _loads(folded, case):
+        return "__init__"  # opened by its path, in any case
+    if not _loads(filename, case):
         return None
-    name = filename.partition(".")[0]
-    return name or None
+    return filename.partition(".")[0] or None
+
+
+def _loads(filename: str, case: CaseRule) -> bool:
+    """Whether a loader of the system of `case` takes a file of this name: its suffix one of the
+    loaders', an extension's one some Python there loads (`_loaded_extension`)."""
+    suffixes = _WINDOWS_SUFFIXES if case.suffix_blind else _POSIX_SUFFIXES
+    return filename.endswith(suffixes) and (
+        not filename.endswith(EXTENSIONS) or _loaded_extension(filename, case)
+    )
+
+
+def _loaded_extension(filename: str, case: CaseRule) -> bool:
+    """Whether some Python of the system of `case` loads a `.so` or `.pyd` as an extension: a
+    bare one, or one whose suffix names an ABI (`extsuffix.module_abi`); `m.foo.so` or
+    `m.CPYTHON-311-x86_64-linux-gnu.so` no Python loads (review69: a kept `__init__.foo.so` kept
+    the package, and the module it had shadowed ran unsaid)."""
+    if bare(filename, case.suffix_blind) is not None:
+        return True
+    abi = module_abi(filename, case.suffix_blind)[1]
+    return abi is not None and abi.kind != "cased"
 
 
 def _rank(filename: str) -> int:
@@ -138,7 +157,7 @@ def _listing(entries: Sequence[EntryResult], changed: Sequence[EntryResult]) -> 
 
 def _stem(filename: str) -> str:
     stem = filename.partition(".")[0]
-    return "__init__" if stem.lower() == "__init__" else stem
+    return "__init__" if len(stem) == 8 and stem.lower() == "__init__" else stem
 
 
 def _modules(

@@ -228,6 +228,10 @@ def test_an_init_in_another_case_shadows_where_paths_open_in_any_case(
         ("py3-none-manylinux_2_17_x86_64", "engine/ext/__init__.pyd", True),
         ("py3-none-win_amd64", "engine/ext/__init__.so", True),
         ("py3-none-win_amd64", "engine/ext/__init__.pyd", False),
+        (TAG, "engine/ext/__init__.foo.so", True),  # no Python's suffix
+        (TAG, "engine/ext/__init__.CPYTHON-311-x86_64-linux-gnu.so", True),
+        (TAG, "engine/ext/__init__.abi3.so", False),
+        (TAG, "engine/ext/__init__.cpython-311-x86_64-linux-gnu.so", False),
     ],
 )
 def test_an_init_kept_that_one_system_reads_unmasks_the_module_on_the_others(
@@ -235,8 +239,8 @@ def test_an_init_kept_that_one_system_reads_unmasks_the_module_on_the_others(
 ) -> None:
     """The patch removes `engine/ext/__init__.py` and keeps another `__init__` of the base's:
     `__INIT__.pyc` still makes `engine/ext` a package on macOS and Windows, `__init__.pyw` on
-    Windows, `__init__.pyd` on Windows alone, `__init__.so` on Linux and macOS alone; where
-    none does, `import engine.ext` now loads `engine/ext.py`, code that never ran in the base.
+    Windows, `__init__.pyd` on Windows alone, `__init__.so` on Linux and macOS alone, and an
+    extension only under a suffix some Python loads (not `__init__.foo.so`); where none does, `import engine.ext` now loads `engine/ext.py`, code that never ran in the base.
     Each system is judged apart (review69: one rule for every system the tags name read each
     as kept, exit 0)."""
     base_files = {
