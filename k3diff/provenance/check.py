@@ -44,7 +44,7 @@ from k3diff.provenance.revisions import (
     resolve_revision,
 )
 from k3diff.provenance.statedcheck import range_stated_notes, stated_notes
-from k3diff.provenance.trees import CommitTree, linked_words, list_tree
+from k3diff.provenance.trees import link_over, linked_words, list_tree
 
 
 class SourceStatus(StrEnum):
@@ -89,7 +89,7 @@ class FileSource:
     never read whole), or ``line endings only …`` (`blobs.LINE_ENDINGS_ONLY`)."""
     link: str | None = None
     """Absent, but the symbolic link at `repo_path` or a directory above it (no file whose
-    bytes are compared; `trees.CommitTree.link_over`)."""
+    bytes are compared; `trees.link_over`)."""
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,7 @@ class _Lookup:
     """The wheel's blob ids and the tree of the commit they are looked up in."""
 
     tree: Mapping[str, str]
-    listing: CommitTree
+    links: frozenset[str]
     wheel_blobs: Mapping[str, str]
     prefix: str
     prefix_detected: bool
@@ -160,13 +160,13 @@ class _Lookup:
         prefix: str | None,
         layout: Sequence[Collection[str]],
     ) -> _Lookup:
-        tree = (listing := list_tree(git, commit)).files
+        tree, links = (listing := list_tree(git, commit)).files, listing.links
         wheel_blobs = {path: wheel_blob_id(data, git.object_format) for path, data in files.items()}
         if prefix is not None:
-            return cls(tree, listing, wheel_blobs, normalize_prefix(prefix), False)
+            return cls(tree, links, wheel_blobs, normalize_prefix(prefix), False)
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
         found = detect_prefix(tree, wheel_blobs, layout, label=label)
-        return cls(tree, listing, wheel_blobs, found, True)
+        return cls(tree, links, wheel_blobs, found, True)
 
     def dropped_notes(self, dropped: Collection[str]) -> tuple[RepoNote, ...]:
         """W410 for each module the base wheel shipped and the patch lacks that the commit
@@ -176,7 +176,7 @@ class _Lookup:
         notes = []
         for path in sorted(dropped):
             repo_path = self.prefix + path
-            link = self.listing.link_over(repo_path)
+            link = link_over(self.links, repo_path)
             if repo_path in self.tree or link is not None:
                 held = f"{repo_path} is at the source commit{linked_words(repo_path, link)}"
                 lacks = "the patch wheel lacks it (the base wheel shipped it)"
@@ -383,7 +383,7 @@ def _file_sources(
             FileSource(
                 path, prefix + path, status, wheel_blob, repo_blob, matches.get(path), *diff,
                 diff_skipped=skipped.get(path),
-                link=lookup.listing.link_over(prefix + path) if absent else None,
+                link=link_over(lookup.links, prefix + path) if absent else None,
             )
         )  # fmt: skip
     return tuple(entries)

@@ -12,7 +12,7 @@ parsed from those bytes, in the order `ls-tree -r` gives it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from k3diff.errors import SourceError
@@ -54,19 +54,20 @@ class CommitTree:
     build, which follows it) holds a file there (newuser68: a patch dropping a module the
     commit keeps as a link passed)."""
 
-    def link_over(self, path: str) -> str | None:
-        """The symbolic link at `path` or at a directory above it (`src/pkg/sub` for
-        `src/pkg/sub/guard.py`), None where none is: a checkout holds a file there where the link
-        leads, which k3diff does not follow (review69: a module the commit holds under a linked
-        directory, which the patch dropped, passed)."""
-        head = path
-        while head and head not in self.links:
-            head = head.rpartition("/")[0]
-        return head or None
+
+def link_over(links: Collection[str], path: str) -> str | None:
+    """The symbolic link (of `links`, `CommitTree.links`) at `path` or at a directory above it
+    (`src/pkg/sub` for `src/pkg/sub/guard.py`), None where none is: a checkout holds a file
+    there where the link leads, which k3diff does not follow (review69: a module the commit
+    holds under a linked directory, which the patch dropped, passed)."""
+    head = path
+    while head and head not in links:
+        head = head.rpartition("/")[0]
+    return head or None
 
 
 def linked_words(path: str, link: str | None) -> str:
-    """' (a symbolic link)' where `link` (`CommitTree.link_over`) is `path`, ' (under the
+    """' (a symbolic link)' where `link` (`link_over`) is `path`, ' (under the
     symbolic link LINK)' where it is a directory above it, '' where there is none."""
     if link is None:
         return ""
