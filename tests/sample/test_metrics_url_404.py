@@ -72,3 +72,29 @@ def test_telemetry_says_a_given_metrics_url_that_answered_404_could_not_be_read(
         "speculation, base: could not be read (its /metrics failed when sample probed it: "
         f"{probe['url']}: {GIVEN}; no other source sent draft counts)"
     ) in text.splitlines()
+
+
+def test_a_log_before_stop_68_reads_its_given_url_404_as_no_gauge_and_passes_nothing(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """telem69: a log written before stop 68 recorded a given `--metrics-url`'s 404 as
+    `HTTP 404`, the default probe's words, so its readers take the server for one without a
+    gauge: the advice is the gaugeless one, and telemetry says "not reported". That is
+    wording only: the concurrent mode stays unproven (inconclusive, clearing nothing), and
+    `--expect speculation` still fails the sides. (A guard: it held before telem69 too.)"""
+    out, _ = _sample(fault_server, tmp_path)
+    log = out / "samples.jsonl"
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    for probe in lines[0]["run"]["metrics"].values():
+        probe["problem"] = "HTTP 404"  # as written before stop 68
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    comparison = compare_texts(tmp_path, {"k0": ("echo:p0", "echo:p0")})
+    triaged = run_k3diff("triage", str(comparison), str(log), "--format", "json")
+    document = json.loads(triaged.stdout)
+    assert document["gaugeless"] == ["base", "patch"]
+    (record,) = document["records"]
+    assert record["category"] == "inconclusive" and "unproven" in record["flags"]
+    assert triaged.exit_code != 0
+    code, doc, text = run_telemetry(log, "--expect", "speculation")
+    assert code == 1, text
+    assert {n["side"] for n in doc["not_exercised"]} == {"base", "patch"}
