@@ -89,6 +89,8 @@ class FileSource:
     link: str | None = None
     """Absent, but the symbolic link at `repo_path` or a directory above it (no file whose
     bytes are compared; `trees.link_over`)."""
+    submodule: str | None = None
+    """Absent, but in the submodule at this path (another repository's files, unread)."""
 
 
 @dataclass(frozen=True)
@@ -269,6 +271,7 @@ def _file_sources(
                 path, where(path), status, wheel_blob, repo_blob, matches.get(path), *diff,
                 diff_skipped=skipped.get(path),
                 link=link_over(lookup.links, where(path)) if absent else None,
+                submodule=link_over(lookup.submodules, where(path)) if absent else None,
             )
         )  # fmt: skip
     return tuple(entries)
