@@ -43,6 +43,7 @@ from k3diff.provenance.revisions import (
     resolve_revision,
 )
 from k3diff.provenance.statedcheck import range_stated_notes, stated_notes
+from k3diff.provenance.trees import link_over
 
 
 class SourceStatus(StrEnum):
@@ -85,8 +86,11 @@ class FileSource:
     diff_skipped: str | None = None
     """Why a differing file has no diff: ``too large to diff: …`` (compared by blob id only and
     never read whole), or ``line endings only …`` (`blobs.LINE_ENDINGS_ONLY`)."""
-    link: bool = False
-    """Absent, but a symbolic link at `repo_path` (no file whose bytes are compared)."""
+    link: str | None = None
+    """Absent, but the symbolic link at `repo_path` or a directory above it (no file whose
+    bytes are compared; `trees.link_over`)."""
+    submodule: str | None = None
+    """Absent, but in the submodule at this path (another repository's files, unread)."""
 
 
 @dataclass(frozen=True)
@@ -260,12 +264,14 @@ def _file_sources(
     for path in sorted(files):
         repo_blob, wheel_blob = tree.get(where(path)), lookup.wheel_blobs[path]
         status = _status(repo_blob, wheel_blob, matches.get(path), commit)
+        absent = status is SourceStatus.ABSENT
         diff = diffs.get(path, (None, None, None))
         entries.append(
             FileSource(
                 path, where(path), status, wheel_blob, repo_blob, matches.get(path), *diff,
                 diff_skipped=skipped.get(path),
-                link=status is SourceStatus.ABSENT and where(path) in lookup.links,
+                link=link_over(lookup.links, where(path)) if absent else None,
+                submodule=link_over(lookup.submodules, where(path)) if absent else None,
             )
         )  # fmt: skip
     return tuple(entries)

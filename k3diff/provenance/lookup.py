@@ -18,7 +18,7 @@ from k3diff.provenance.buildconfig import PackageDirs, Unread, read_package_dirs
 from k3diff.provenance.git import SHORT_ID_LENGTH, GitRepo
 from k3diff.provenance.prefix import detect_prefix, normalize_prefix
 from k3diff.provenance.revisions import RepoNote
-from k3diff.provenance.trees import list_tree
+from k3diff.provenance.trees import link_over, linked_words, list_tree
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,8 @@ class Lookup:
     links: frozenset[str]
     wheel_blobs: Mapping[str, str]
     layout: SourceLayout
+    submodules: frozenset[str] = frozenset()
+    """Every submodule's path in the commit (`trees.CommitTree.submodules`)."""
 
     @classmethod
     def build(
@@ -88,18 +90,18 @@ class Lookup:
         tree, links = (listing := list_tree(git, commit)).files, listing.links
         wheel_blobs = {path: wheel_blob_id(data, git.object_format) for path, data in files.items()}
         if prefix is not None:
-            return cls(
-                tree, links, wheel_blobs, SourceLayout(normalize_prefix(prefix), (), "given")
-            )
+            given = SourceLayout(normalize_prefix(prefix), (), "given")
+            return cls(tree, links, wheel_blobs, given, listing.submodules)
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
         config = read_package_dirs(git, tree)
         if isinstance(config, PackageDirs):
             layout = configured_layout(config)
             _check_configured(layout, tree, links, wheel_blobs, rankings, label)
-            return cls(tree, links, wheel_blobs, layout)
+            return cls(tree, links, wheel_blobs, layout, listing.submodules)
         found = detect_prefix(tree, wheel_blobs, rankings, label=label)
         unread = config.reason if isinstance(config, Unread) else None
-        return cls(tree, links, wheel_blobs, SourceLayout(found, (), "detected", unread))
+        detected = SourceLayout(found, (), "detected", unread)
+        return cls(tree, links, wheel_blobs, detected, listing.submodules)
 
     def repo_path(self, path: str) -> str:
         """The repository path wheel path `path` is compared with (`SourceLayout.repo_path`)."""
@@ -108,16 +110,17 @@ class Lookup:
     def dropped_notes(self, dropped: Collection[str]) -> tuple[RepoNote, ...]:
         """W410 for each module the base wheel shipped and the patch lacks that the commit
         still holds where the package lives (prov68: the patch could drop a module, a guard
-        imported only if present, and the source check passed); a symbolic link there counts,
-        as the build follows it (newuser68)."""
+        imported only if present, and the source check passed); a symbolic link there, or at
+        a directory above it, counts, as the build follows it (newuser68, review69), and so
+        does a submodule holding it, whose files a recursive checkout holds (review69)."""
         notes = []
         for path in sorted(dropped):
             held = self.repo_path(path)
-            if held in self.tree or held in self.links:
-                link = " (a symbolic link)" if held in self.links else ""
+            link, submodule = link_over(self.links, held), link_over(self.submodules, held)
+            if held in self.tree or link is not None or submodule is not None:
                 message = (
-                    f"{held} is at the source commit{link}, but the patch wheel lacks it "
-                    "(the base wheel shipped it)"
+                    f"{held} is at the source commit{linked_words(held, link, submodule)}, but "
+                    "the patch wheel lacks it (the base wheel shipped it)"
                 )
                 notes.append(RepoNote("W410", message, path))
         return tuple(notes)

@@ -14,12 +14,22 @@ _CUSTOMIZE = ("sitecustomize", "usercustomize")
 def customize_module(inner: str, case: CaseRule) -> bool:
     """Whether `site` may import the file at `inner` (under site-packages) as `sitecustomize` or
     `usercustomize`: a package's file, or a module file whose suffix some system the wheel
-    installs on matches as written; the loaders' suffixes are lower case, and Windows alone
-    lowers a file's (`case.suffix_blind`), so a Linux or macOS wheel's `sitecustomize.PY` is
-    data."""
+    installs on matches as written (`listed_name`); the loaders' suffixes are lower case, and
+    Windows alone lowers a file's (`case.suffix_blind`), so a Linux or macOS wheel's
+    `sitecustomize.PY` is data."""
     top, below, _ = inner.partition("/")
-    name, _, suffix = top.partition(".")
-    return name in _CUSTOMIZE and (bool(below) or suffix == suffix.lower() or case.suffix_blind)
+    name, _, suffix = listed_name(top, case).partition(".")
+    return name in _CUSTOMIZE and (bool(below) or suffix == suffix.lower())
+
+
+def listed_name(filename: str, case: CaseRule) -> str:
+    """A file's name as the import system of `case` lists it to match a module's: its suffix,
+    after the first dot, lowered where it lowers one (Windows: `FileFinder._fill_cache`), as
+    written elsewhere."""
+    if not case.suffix_blind:
+        return filename
+    name, dot, suffix = filename.partition(".")
+    return f"{name}{dot}{suffix.lower()}"
 
 
 def read_blind(path: str, case: CaseRule) -> bool | None:
