@@ -118,7 +118,14 @@ def test_the_same_commit_abbreviated_passes(repo: tuple[Path, str, str], tmp_pat
 
 @pytest.mark.parametrize(
     "local",
-    ["g{short}.d20260101", "4.g{short}.dirty", "untagged.4.g{short}.dirty", "{short}.d20260101"],
+    [
+        "g{short}.d20260101",
+        "g{short}.d20260101123456",  # setuptools-scm's node-and-timestamp (review69b)
+        "4.g{short}.dirty",
+        "untagged.4.g{short}.dirty",
+        "{short}.d20260101",
+        "{short}.d20260101123456",
+    ],
 )
 def test_a_dirty_build_of_the_commit_compared_does_not_pass(
     repo: tuple[Path, str, str], tmp_path: Path, local: str
@@ -144,6 +151,21 @@ def test_a_dirty_build_of_the_commit_compared_does_not_pass(
     assert "W411" in text
     ignored = run_k3diff("wheels", *wheels, "--source", path, "--commit", a, "--ignore", "W411")
     assert ignored.exit_code == 0, ignored.stdout
+
+
+@pytest.mark.parametrize("local", ["d20260101", "d20260101123456"])
+def test_a_dirty_build_of_a_tag_states_no_commit(
+    repo: tuple[Path, str, str], tmp_path: Path, local: str
+) -> None:
+    """setuptools-scm on a tag's dirty work tree writes the date alone (`1.0+d20260101`, or
+    `+d20260101123456` with node-and-timestamp): no commit is stated. The timestamp, 15 hex
+    digits with a letter, was read as a commit the repository lacks, W408 (review69b)."""
+    path, a, _b = repo
+
+    code, out = _run(_pair(tmp_path, "1.0+" + local), path, a)
+
+    assert code == 0, out
+    assert json.loads(out)["patch"]["stated_commits"] == []
 
 
 @pytest.mark.parametrize(
