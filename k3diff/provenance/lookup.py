@@ -92,7 +92,7 @@ class Lookup:
                 tree, links, wheel_blobs, SourceLayout(normalize_prefix(prefix), (), "given")
             )
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
-        config = read_package_dirs(git, tree)
+        config = read_package_dirs(git, tree, links)
         if isinstance(config, PackageDirs):
             layout = configured_layout(config)
             _check_configured(layout, tree, links, wheel_blobs, rankings, label)
