@@ -27,8 +27,9 @@ is never evidence either way) where:
   the newest `perf_metrics_max_requests` records only. So the one record a cold request's drain
   holds may be an earlier request's where, in a run that wrote its start-up drain, the drains
   of its server before it hold fewer records than that side's requests answered (one owed to
-  a later drain), or where the next drain of its server that answered holds more records than
-  the requests sent since its own (its own record came late), or there is no such drain.
+  a later drain), or where the next drain of its server holds more records than the requests
+  sent since its own (its own record came late), or there is no such drain (none, or the next
+  failed: it may have taken the late record, review69b).
 
 A cold request's drain after a drain of the same side and record labelled with a later repeat
 is not the cold request's (`sample` drains the cold one first): refused, exit 2. Otherwise its
@@ -260,15 +261,19 @@ class _Place:
         """Why the first record of the drain at `at`, the cold request's (the sample at `index`
         of the log `sent` counts in), may be an earlier request's that came late (telem69);
         None when the next drain that answered on its server holds no more records than the
-        requests sent on that side since. A failed drain between them is skipped: the server
-        kept its records for this one."""
+        requests sent on that side since. A failed drain after it leaves it unread: the server
+        may have emptied its queue for the failed answer (TensorRT-LLM swaps it out first), the
+        late record with it, so no later count shows it (review69b: it was skipped, as if the
+        server had kept its records, and a cold hit recorded late was hidden, exit 0)."""
         position = self.following[at]
-        while position is not None and failed(self.drains[position].entry) is not None:
-            position = self.following[position]
         if position is None:
             return UNCHECKED.format(why="none drained after it")
         drain = self.drains[position]
         entry = drain.entry
+        if (error := failed(entry)) is not None:
+            return UNCHECKED.format(
+                why=f"line {drain.line}, the next, failed ({error}) and may have taken it"
+            )
         if start_segment(entry) is not None:
             # A resumed run's start-up drain: no request of this run was sent before it.
             taken = entry.get(RECORDS)
