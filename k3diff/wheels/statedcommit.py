@@ -155,10 +155,34 @@ def _read(archive: ZipArchive, entry: ZipEntry) -> bytes:
         return b""
 
 
+def dirty_unstated(archive: ZipArchive, identity: WheelIdentity) -> tuple[str, str, str] | None:
+    """(entry, field, version) of the first version (METADATA's, then the file name's) that
+    marks a dirty work tree and states no commit (versioningit's ``1.2.3+d20260101`` at a
+    tag, dunamai's ``+dirty``, or a commit of digits alone, unread), else None."""
+    metadata = f"{identity.dist_info}/METADATA" if identity.dist_info else "METADATA"
+    places = [(identity.version, metadata, "Version")]
+    parts = archive.path.name.split("-")
+    if archive.path.name.endswith(".whl") and len(parts) >= 5:
+        places.append((parts[1], archive.path.name, "file name"))
+    for version, path, field in places:
+        if (
+            version
+            and "+" in version
+            and any(_DIRTY.fullmatch(segment) for segment in _local_segments(version))
+            and not _from_version(version, path, field)
+        ):
+            return path, field, version
+    return None
+
+
+def _local_segments(version: str) -> list[str]:
+    return version.lower().split("+", 1)[1].replace("_", ".").replace("-", ".").split(".")
+
+
 def _from_version(version: str | None, path: str, field: str) -> list[Statement]:
     if not version or "+" not in version:
         return []
-    segments = version.lower().split("+", 1)[1].replace("_", ".").replace("-", ".").split(".")
+    segments = _local_segments(version)
     dirty = any(_DIRTY.fullmatch(segment) for segment in segments)
     hashes = [segment for segment in segments if not _DIRTY.fullmatch(segment)]
     for form in (_LOCAL_COMMIT, _LOCAL_BARE):  # g<hex> (git describe's) first, wherever it is
