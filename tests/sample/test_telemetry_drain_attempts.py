@@ -111,6 +111,9 @@ def test_a_resumed_run_that_started_from_a_drained_server_reads_its_cold_request
     )  # fmt: skip
 
     _write(perf, [line for line in _lines(perf) if "start" not in line])
+    header, *rest = _lines(log)  # a log before telem68b: no start-up lines, nor this field
+    del header["run"]["perf_start_drains"]
+    _write(log, [header, *rest])
     code, doc, text = run_telemetry(log, "--expect", "cache-reuse")
     assert code == 1, text
     kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
@@ -308,3 +311,38 @@ def test_a_cold_drain_whose_next_drain_failed_is_not_read(
         "the next, failed (HTTP 500) and may have taken it): the one record its own drain held "
         "may be an earlier request's"
     )
+
+
+def test_a_start_up_drain_removed_or_moved_leaves_the_cold_requests_unread(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """The log of the short drain above (b's cold request hit, recorded late and dropped by
+    the cap; its drain holds a's late miss). Without the run's start-up line, or with it
+    moved after the drains, the log read as one written before telem68b, whose drains are
+    not counted: a's miss was b's cold request's and the patch passed `cache-reuse`, exit 0
+    (review69b). The header says its runs write their start-up drains, so each cold request
+    drained without one before it is unread."""
+    fault = {"perf_records": {"a": MISS, "b": HIT}, "perf_late": {"a": [2], "b": [1]}}
+    assert sample(*_cold_warm(fault_server, tmp_path, fault, "a", "b", cap=1)).exit_code in (0, 1)
+    out = tmp_path / "out"
+    path = out / "perf_metrics.jsonl"
+    perf = _lines(path)
+    header = json.loads((out / "samples.jsonl").read_text().splitlines()[0])
+    assert header["run"]["perf_start_drains"] is True
+    (start,) = [d for d in perf if "start" in d]
+
+    for edited in (
+        [d for d in perf if d is not start],
+        [*[d for d in perf if d is not start], start],
+    ):
+        _write(path, edited)
+        code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+        assert code == 1, text
+        kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
+        assert kv["unread_cold"] == 2
+        assert kv["unread"] == (
+            "the TensorRT-LLM request of a cold-warm repeat 0: no start-up /perf_metrics drain "
+            "of that server for its run before its drain (line 1) in perf_metrics.jsonl, which "
+            "its run writes (the line removed or moved): what the drains before it took cannot "
+            "be counted"
+        )
