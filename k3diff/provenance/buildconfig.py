@@ -172,17 +172,11 @@ def _from_setup_py(data: bytes) -> PackageDirs | Unread | None:
         module = ast.parse(data, "setup.py")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return Unread("setup.py cannot be parsed")
-    names = {"setup"} | {
-        alias.asname
-        for node in ast.walk(module)
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-        if alias.name == "setup" and alias.asname
-    }  # `from setuptools import setup as build`
+    names, modules = _setup_names(module)
     found: list[PackageDirs | Unread] = []
     calls = 0
     for node in ast.walk(module):
-        if not (isinstance(node, ast.Call) and _names_setup(node.func, names)):
+        if not (isinstance(node, ast.Call) and _names_setup(node.func, names, modules)):
             continue
         calls += 1
         given = [k for k in node.keywords if k.arg == "package_dir"]
@@ -199,10 +193,43 @@ def _from_setup_py(data: bytes) -> PackageDirs | Unread | None:
     return _one(found)
 
 
-def _names_setup(func: ast.expr, names: Collection[str]) -> bool:
-    return (isinstance(func, ast.Name) and func.id in names) or (
-        isinstance(func, ast.Attribute) and func.attr == "setup"
+def _setup_names(module: ast.Module) -> tuple[set[str], set[str]]:
+    """The names `setup` is called by (``from setuptools import setup as build``: ``build``),
+    and those of the modules it is an attribute of (``import setuptools as st``: ``st``)."""
+    names, modules = {"setup"}, {"setuptools", "distutils.core", "core"}
+    for node in ast.walk(module):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name == "setup":
+                    names.add(alias.asname or "setup")
+                elif alias.name == "core" and node.module == "distutils":
+                    modules.add(alias.asname or "core")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in ("setuptools", "distutils.core") and alias.asname:
+                    modules.add(alias.asname)
+    return names, modules
+
+
+def _names_setup(func: ast.expr, names: Collection[str], modules: Collection[str]) -> bool:
+    """A call of setuptools' (or distutils') `setup`, by a name or as a module's attribute."""
+    if isinstance(func, ast.Name):
+        return func.id in names
+    return (
+        isinstance(func, ast.Attribute) and func.attr == "setup" and _dotted(func.value) in modules
     )
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` of a chain of attributes of a name, else None (a loop: a chain of thousands
+    parses, and recursion on it would overflow)."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
 
 
 def _where(value: object, origin: str) -> PackageDirs | Unread:

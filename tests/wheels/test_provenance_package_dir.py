@@ -279,3 +279,29 @@ def test_a_configuration_file_that_is_a_symbolic_link_is_not_read(tmp_path: Path
     assert (
         report["provenance"]["package_dir_unread"] == "pyproject.toml is a symbolic link, not read"
     )
+
+
+SETUP_FORMS = {
+    "module alias": b'import setuptools as st\nst.setup(package_dir={"pkg": "src/realname"})\n',
+    "other setup methods": (
+        b'from setuptools import setup\nsetup(package_dir={"pkg": "src/realname"})\n'
+        b"class Hook:\n    def run(self):\n        self.setup()\n"
+        + b"x"
+        + b".a" * 2000
+        + b".setup()\n"  # a chain that parses, too deep to recurse on
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(SETUP_FORMS))
+def test_setup_py_read_through_its_imports(tmp_path: Path, form: str) -> None:
+    """`setup` called through a module alias is read; a `.setup()` of anything else (a hook's
+    own method, a long attribute chain) is no second `setup()` call."""
+    repo = tmp_path / "repo"
+    make_repo(repo, [{**_renamed(FILES), **LEGACY, "setup.py": SETUP_FORMS[form]}])
+    base, patch = _wheels(tmp_path, {**FILES, "pkg/auth.py": OLD})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert _sources(report) == {"pkg/auth.py": ("mismatch", "src/realname/auth.py")}
