@@ -32,7 +32,7 @@ class _Stream(io.RawIOBase):
 
 def _streamed(wheel: Path, zip64: bool) -> bytes:
     stream = _Stream()
-    with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(stream, "w") as out:  # type: ignore[arg-type]
+    with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(stream, "w") as out:
         for info in source.infolist():
             fresh = zipfile.ZipInfo(info.filename, info.date_time)
             fresh.compress_type = zipfile.ZIP_DEFLATED
