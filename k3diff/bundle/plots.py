@@ -13,6 +13,7 @@ and at most `LABEL_CHARS` long (a 1,000,000-character key would be drawn in full
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -210,7 +211,13 @@ def _splits(documents: Sequence[Document]) -> Plot | None:
                 sides[side].extend(found)
     if not sides["base"] and not sides["patch"]:
         return None
-    has_margins = any(m is not None for found in sides.values() for _, m in found)
+    # An infinite margin (a runner-up of logprob -Infinity, as servers write it) or a NaN has no
+    # place on the axis: drawn, it stopped the bundle with an internal error (fuzz69).
+    margins = {
+        side: [m for _, m in found if m is not None and math.isfinite(m)]
+        for side, found in sides.items()
+    }
+    has_margins = any(margins.values())
     # A histogram with no data is not drawn: the caption says why it is absent.
     figure = Figure(figsize=(7, 4.4 if has_margins else 2.4), layout="constrained")
     if has_margins:
@@ -223,25 +230,26 @@ def _splits(documents: Sequence[Document]) -> Plot | None:
             position_axes.hist(
                 [p for p, _ in found], bins=20, alpha=0.6, color=colours[side], label=side
             )
-        margins = [m for _, m in found if m is not None]
-        if margins and margin_axes is not None:
-            margin_axes.hist(margins, bins=20, alpha=0.6, color=colours[side], label=side)
+        if margins[side] and margin_axes is not None:
+            margin_axes.hist(margins[side], bins=20, alpha=0.6, color=colours[side], label=side)
     position_axes.set_xlabel("split position (token, or character without tokens)")
     position_axes.set_ylabel("splits")
     position_axes.legend(fontsize="small")
+    unplaced = sum(1 for found in sides.values() for _, m in found if m is not None) - sum(
+        map(len, margins.values())
+    )
     if margin_axes is None:
-        title = (
-            "Where outputs split from the modal one (margins not drawn: the samples carry no "
-            "logprobs)"
-        )
+        why = f"{unplaced} not finite" if unplaced else "the samples carry no logprobs"
+        title = f"Where outputs split from the modal one (margins not drawn: {why})"
         return Plot("plot-splits", title, _svg(figure))
     margin_axes.axvline(near_tie, color="#555555", linestyle="--", label="--near-tie")
     margin_axes.set_xlabel("margin at the split (chosen minus runner-up logprob, nats)")
     margin_axes.set_ylabel("splits")
     margin_axes.legend(fontsize="small")
-    return Plot(
-        "plot-splits", "Where outputs split from the modal one, and the margins", _svg(figure)
-    )
+    title = "Where outputs split from the modal one, and the margins"
+    if unplaced:
+        title += f" ({unplaced} not finite, not drawn)"
+    return Plot("plot-splits", title, _svg(figure))
 
 
 def sweep_points(documents: Sequence[Document]) -> dict[str, dict[int, tuple[int, int, int]]]:

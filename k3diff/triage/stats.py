@@ -230,8 +230,10 @@ EXACT_LABELINGS = 50_000
 test draws `RESAMPLES` assignments with a fixed seed (the same table always gives the same p)."""
 RESAMPLES = 99_999
 """Random label assignments of the Monte Carlo novelty test: its p is at least 1 / 100,000."""
-BATCH = 8_192
-"""Label assignments scored at once (bounds the test's memory whatever the table's size)."""
+BATCH_CELLS = 1 << 22
+"""Label assignments times samples scored at once: scipy holds each assignment's permuted
+samples, so a batch of a fixed count of assignments grew with the samples (8,192 of 2,800
+samples: about 1 GB; fuzz69). The null distribution does not depend on the batch."""
 
 
 @dataclass(frozen=True)
@@ -270,7 +272,11 @@ def novelty_test(
 
     def statistic(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
         """Per labelling (leading axes), patch samples whose output is in no base sample."""
-        seen = (y[..., :, None] == np.arange(len(codes))).any(axis=-2) | known_mask
+        # Each base sample marks its output (labellings by outputs, not by samples by outputs:
+        # a batch of that was 7 GB for 1,400 samples of 620 outputs a side; fuzz69).
+        seen = np.zeros((*y.shape[:-1], len(codes)), dtype=bool)
+        np.put_along_axis(seen, y, True, axis=-1)
+        seen |= known_mask
         novel: np.ndarray = (~np.take_along_axis(seen, x, axis=-1)).sum(axis=-1)
         return novel
 
@@ -293,7 +299,7 @@ def novelty_test(
         vectorized=True,
         n_resamples=np.inf if exact else resamples,
         rng=np.random.default_rng(0),
-        batch=BATCH,
+        batch=max(1, BATCH_CELLS // (len(x) + len(y))),
     )
     return Novelty(observed, float(result.pvalue), exact)
 

@@ -28,6 +28,7 @@ from k3diff.zip.directory import LOCAL_HEADER, SIG_LOCAL, ZipEntry
 
 _DESCRIPTOR_SIG = b"PK\x07\x08"
 _ZIP64_MARK = 0xFFFFFFFF
+_ZIP64_EXTRA = 0x0001
 
 
 class _Record(NamedTuple):
@@ -173,7 +174,8 @@ def _read_record(archive: ZipArchive, entry: ZipEntry, header: bytes) -> tuple[_
     if (flags ^ entry.flags) & 0x1:
         problems.append("encrypted in one header and not in the other")
     if flags & 0x8:
-        crc, csize, size, end = _descriptor(archive, end, entry)
+        extra = archive.pread(extra_len, entry.header_offset + LOCAL_HEADER.size + name_len)
+        crc, csize, size, end = _descriptor(archive, end, entry, _has_zip64_extra(extra))
     for label, local, central in (
         ("CRC-32", crc, entry.crc32),
         ("compressed size", csize, entry.compressed_size),
@@ -187,9 +189,24 @@ def _read_record(archive: ZipArchive, entry: ZipEntry, header: bytes) -> tuple[_
     return _Record(entry, entry.header_offset, end), problems
 
 
-def _descriptor(archive: ZipArchive, data_end: int, entry: ZipEntry) -> tuple[int, int, int, int]:
-    """(crc, compressed size, size, record end) from the data descriptor after the data."""
-    wide = entry.compressed_size >= _ZIP64_MARK or entry.size >= _ZIP64_MARK
+def _has_zip64_extra(extra: bytes) -> bool:
+    """Whether a local header's extra fields hold a ZIP64 one (tag 0x0001)."""
+    position = 0
+    while len(extra) - position >= 4:
+        tag, length = struct.unpack_from("<HH", extra, position)
+        if tag == _ZIP64_EXTRA:
+            return True
+        position += 4 + length
+    return False
+
+
+def _descriptor(
+    archive: ZipArchive, data_end: int, entry: ZipEntry, zip64: bool
+) -> tuple[int, int, int, int]:
+    """(crc, compressed size, size, record end) from the data descriptor after the data. Its
+    sizes are 8 bytes each when the local header has a ZIP64 extra field (APPNOTE 4.3.9.2;
+    CPython's zipfile writes a streamed entry so whatever its size) or the sizes need them."""
+    wide = zip64 or entry.compressed_size >= _ZIP64_MARK or entry.size >= _ZIP64_MARK
     layout = struct.Struct("<LQQ" if wide else "<LLL")
     raw = archive.pread(4 + layout.size, data_end)
     skip = 4 if raw[:4] == _DESCRIPTOR_SIG else 0
