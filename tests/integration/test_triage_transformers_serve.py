@@ -275,7 +275,9 @@ def test_the_same_server_at_temperature_one_is_nondeterminism_not_a_regression(
     assert bottom.startswith("**Nothing in this evidence fails its policy"), bottom
     assert "regression candidate" not in bottom, bottom
     every = "both" if len(base_texts) == 2 else f"all {len(base_texts)}"  # numbers.all_of's words
-    assert f"text differs on {len(base_texts)} of {len(base_texts)} records; {every} are" in bottom, bottom
+    assert (
+        f"text differs on {len(base_texts)} of {len(base_texts)} records; {every} are" in bottom
+    ), bottom
     assert "base nondeterminism" in bottom or "nondeterministic on both sides" in bottom, bottom
 
 
