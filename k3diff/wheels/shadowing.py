@@ -89,15 +89,21 @@ def _new_modules(entries: Sequence[EntryResult], blind: bool) -> list[tuple[Entr
     ]
 
 
-def shadowed_modules(entries: Sequence[EntryResult], blind: bool) -> Iterator[Finding]:
+def shadowed_modules(
+    entries: Sequence[EntryResult], blind: bool, base_blind: bool | None = None
+) -> Iterator[Finding]:
     """W628 for every package `__init__` the patch adds beside a module file of its name, and
     every module file it adds beside one of the base's that the path finder tries after it
     (`ext.py` or an extension beside a sourceless `ext.pyc`, an extension beside `ext.py`);
     and for every package `__init__` it removes (none left) beside a module file of the base's
     that the package shadowed, which now runs (`_unmasked`). `blind`: the patch installs on a
-    system whose file system opens paths in any case (`_module_name`)."""
+    system whose file system opens paths in any case (`_module_name`); `base_blind`: the base
+    did (None: as the patch). Where the patch's tags alone make an `__init__` in another case
+    one (`pkg/ext/__INIT__.py`, kept or changed, in a Linux base and a patch that adds
+    Windows or macOS), it is the patch's as if added (`_cased_inits`)."""
     yield from _unmasked(entries, blind)
-    added = _new_modules(entries, blind)
+    cased = _cased_inits(entries) if blind and base_blind is False else []
+    added = _new_modules(entries, blind) + cased
     if not added:
         return
     # Only the directories an added file sits in (its siblings) and a new package's parent
@@ -116,9 +122,15 @@ def shadowed_modules(entries: Sequence[EntryResult], blind: bool) -> Iterator[Fi
         name = _module_name(filename, blind)
         if name is not None:
             modules.setdefault(f"{head}/{name}", []).append((path, new))
+    cased_paths = {path for _, path in cased}
     for entry, path in added:
         head, _, filename = path.rpartition("/")
         name = _module_name(filename, blind)
+        if path in cased_paths and any(  # a package already, by an `__init__` as written
+            _module_name(file.rpartition("/")[2]) == "__init__"
+            for file, _ in modules.get(f"{head}/__init__", ())
+        ):
+            continue
         if name == "__init__" and path.count("/") >= 2:
             package = head
             shadowed = [
@@ -127,9 +139,10 @@ def shadowed_modules(entries: Sequence[EntryResult], blind: bool) -> Iterator[Fi
                 if file != path and not file.startswith(package + "/")
             ]
             if shadowed:
-                yield _finding(
-                    entry, path, package, shadowed, "package " + package[len(SITE) :] + "/"
-                )
+                what = "package " + package[len(SITE) :] + "/"
+                if path in cased_paths:
+                    what = f"{_NOW_CASED.format(path[len(SITE) :])} {what}"
+                yield _finding(entry, path, package, shadowed, what)
         if name == "__init__" and head == SITE[:-1]:
             continue  # site-packages itself is no package
         rank = _rank(filename)
@@ -144,6 +157,41 @@ def shadowed_modules(entries: Sequence[EntryResult], blind: bool) -> Iterator[Fi
             # change: `--allow-native-changes` covers it, never a new `.py` or `__init__`.
             native = rank == _RANK[".so"]
             yield _finding(entry, path, dotted, over, path[len(SITE) :], native)
+
+
+_NOW_CASED = (
+    "Windows or macOS tags, where paths open in any case and {} (kept from a base whose tags "
+    "installed it on neither) makes"
+)
+"""How a kept `__init__` in another case (`_cased_inits`) is said: the patch adds tags, and
+with them a package."""
+
+
+def _cased_inits(entries: Sequence[EntryResult]) -> list[tuple[EntryResult, str]]:
+    """The entries the patch keeps, changed or not, that are a package's `__init__` only where
+    paths open in any case (`pkg/ext/__INIT__.py`), with their installed paths (w629c: a Linux
+    base's harmless `__INIT__.py`, unchanged in a patch that adds Windows tags, was not
+    reported, though the patch now installs where it makes `pkg/ext` a package)."""
+
+    def cased(path: str | None) -> bool:
+        if path is None or not path.startswith(SITE) or path.count("/") < 2:
+            return False
+        filename = path.rpartition("/")[2]
+        return _module_name(filename, True) == "__init__" != _module_name(filename)
+
+    kept = (Status.ADDED, Status.MISSING)
+    if not isinstance(entries, EntryResults):
+        return [(e, str(e.installed_path)) for e in entries
+                if e.status not in kept and cased(e.installed_path)]  # fmt: skip
+    found = [
+        (result, str(result.installed_path))
+        for _, result in entries.singles
+        if result.status not in kept and cased(result.installed_path)
+    ]
+    for run in entries.runs:
+        paths = run.installed_paths()
+        found += [(run.result(n), str(path)) for n, path in enumerate(paths) if cased(path)]
+    return found
 
 
 def _finding(

@@ -1,0 +1,95 @@
+"""W628 by the patch's tags (w629c): an `__init__` in another case (`engine/ext/__INIT__.py`)
+is data on Linux, where `import engine.ext` loads `engine/ext.py`, and a package's `__init__`
+on Windows and macOS, whose file systems open `engine/ext/__init__.py` in any case. A base
+tagged for Linux alone that holds one is harmless; a patch that keeps it unchanged and adds
+Windows or macOS tags installs it where `engine/ext.py` no longer runs. On the code before,
+W628 read the patch's entries the patch added alone, so the pair passed (exit 0). Held to pip 26
+and CPython's `FileFinder` (`wheel.importoracle`)."""
+
+from __future__ import annotations
+
+import importlib.util
+import marshal
+from pathlib import Path
+from typing import Any
+
+import pytest
+import wheelkit
+from cli_support import run_json
+
+from wheel.importoracle import MAC_313, WINDOWS_313, Target, installed_origin
+from wheels.test_module_shadowing import FILES
+
+LINUX_TAG = "py3-none-manylinux_2_17_x86_64"
+INIT = "engine/ext/__INIT__.py"
+_PYC = importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(compile("", "x", "exec"))
+LINUX_311 = Target("3.11", ("cp311",), "manylinux_2_17_x86_64", "linux", (".so",))
+
+
+def _w628(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f["code"] == "W628"]
+
+
+def _pair(
+    tmp_path: Path, base_tag: str, patch_tag: str, files: dict[str, bytes]
+) -> tuple[Path, int, dict[str, Any]]:
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", files, tag=base_tag)
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.1", files, tag=patch_tag)
+    code, report = run_json("wheels", base, patch)
+    return patch, code, report
+
+
+@pytest.mark.parametrize(
+    ("platform", "target"), [("win_amd64", WINDOWS_313), ("macosx_11_0_arm64", MAC_313)]
+)
+def test_a_kept_init_in_another_case_is_the_patchs_where_its_tags_make_it_live(
+    tmp_path: Path, platform: str, target: Target
+) -> None:
+    files = {**FILES, INIT: b"def run(x):\n    return x - 1\n"}
+    patch, code, report = _pair(tmp_path, LINUX_TAG, f"{LINUX_TAG}.{platform}", files)
+    # The oracle: on Linux the module runs, on the added system the package does.
+    assert installed_origin(patch, LINUX_311, "engine", "ext") == "ext.py"
+    assert installed_origin(patch, target, "engine", "ext") == "ext/__init__.py"
+    assert code == 1, report["findings"]
+    [finding] = _w628(report)
+    assert finding["path"] == INIT
+    assert finding["severity"] == "error"
+    assert finding["detail"] == (
+        "the patch adds Windows or macOS tags, where paths open in any case and "
+        "engine/ext/__INIT__.py (kept from a base whose tags installed it on neither) makes "
+        "package engine/ext/ beside engine/ext.py: 'import engine.ext' loads the package, and "
+        "engine/ext.py no longer runs"
+    )
+
+
+def test_a_changed_init_in_another_case_is_the_patchs_too(tmp_path: Path) -> None:
+    base_files = {**FILES, INIT: b"X = 1\n"}
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", base_files, tag=LINUX_TAG)
+    patch_files = {**FILES, INIT: b"X = 2\n"}
+    patch = wheelkit.make_wheel(
+        tmp_path / "patch", "engine", "1.1", patch_files, tag=f"{LINUX_TAG}.win_amd64"
+    )
+    code, report = run_json("wheels", base, patch)
+    assert code == 1
+    assert [f["path"] for f in _w628(report)] == [INIT]
+
+
+@pytest.mark.parametrize(
+    ("base_tag", "patch_tag", "extra"),
+    [
+        # The base installed on Windows too: the shadow was the base's.
+        (f"{LINUX_TAG}.win_amd64", f"{LINUX_TAG}.win_amd64", {}),
+        ("py3-none-any", "py3-none-any", {}),
+        # Linux alone on both sides: the directory is a namespace portion, the module runs.
+        (LINUX_TAG, LINUX_TAG, {}),
+        # A package already on every system, by its `__init__` as written.
+        (LINUX_TAG, f"{LINUX_TAG}.win_amd64", {"engine/ext/__init__.pyc": _PYC}),
+    ],
+)
+def test_an_init_in_another_case_the_base_made_live_or_none_makes_live_passes(
+    tmp_path: Path, base_tag: str, patch_tag: str, extra: dict[str, bytes]
+) -> None:
+    files = {**FILES, INIT: b"X = 1\n", **extra}
+    _, code, report = _pair(tmp_path, base_tag, patch_tag, files)
+    assert _w628(report) == [], report["findings"]
+    assert code == 0, report["findings"]
