@@ -1,7 +1,10 @@
-"""W629 spares a module with a source (`pkg/_C.py`, `pkg/_C/__init__.py`): `_sourced` looks up
-each judged module's two source paths instead of deriving every source's module. Held to that
-derivation (the installed path up to its last dot, less a trailing `/__init__`) on paths made
-of the parts that make it hard: `__init__` at any depth, dots in directories, the top level."""
+"""W629 spares a module with a source (`pkg/_C.py`, `pkg/_C/__init__.py`; package `pkg`'s
+extension `pkg/__init__.cpython-….so` by `pkg/__init__.py`, w629c): `_sourced` looks up each
+judged module's source paths instead of deriving every source's module. Held to that
+derivation (a module file's path less `.py`, its name of no other dot and not `__init__`; a
+package's `__init__.py` for the package below site-packages and its `__init__` module) on
+paths made of the parts that make it hard: `__init__` at any depth, dots in directories, the
+top level."""
 
 from __future__ import annotations
 
@@ -16,8 +19,18 @@ _SUFFIXES = st.sampled_from([".py", ".so", ".cpython-311-x86_64-linux-gnu.so", "
 _SCHEMES = st.sampled_from(["purelib", "platlib", "data", "scripts", "headers"])
 
 
-def _module_of_source(path: str) -> str:
-    return path.rpartition(".")[0].removesuffix("/__init__")
+def _modules_of_source(path: str) -> set[str]:
+    head, _, name = path.rpartition("/")
+    stem, _, suffix = name.partition(".")
+    if suffix != "py":
+        return set()
+    if stem != "__init__":
+        return {path[: len(path) - len(name)] + stem}
+    if "/" not in head:  # the top of site-packages is no package
+        return set()
+    # Package `head`'s own source: its `__init__` module's, and its own unless it is an
+    # `__init__` (`pkg/__init__/`: module `pkg/__init__` is package `pkg`'s `__init__`).
+    return {f"{head}/__init__"} | ({head} if head.rpartition("/")[2] != "__init__" else set())
 
 
 @st.composite
@@ -49,8 +62,9 @@ def test_the_modules_with_a_source_are_those_a_source_names(
 ) -> None:
     files, modules = case
     sources = {
-        _module_of_source(f.path)
+        module
         for f in files
-        if f.path.endswith(".py") and f.scheme in ("purelib", "platlib")
+        if f.scheme in ("purelib", "platlib")
+        for module in _modules_of_source(f.path)
     }
     assert _sourced(files, modules) == {m for m in modules if m in sources}
