@@ -60,9 +60,7 @@ ANDROID_313 = Target(
 IOS = "ios_13_0_arm64_iphoneos"
 IOS_313 = Target("3.13", ("cp313",), IOS, "ios", (".cpython-313-iphoneos.so", ".abi3.so", ".so"))
 MINGW = "mingw_x86_64_ucrt_gnu"
-MINGW_312 = Target(
-    "3.12", ("cp312",), MINGW, "win32", (".cp312-mingw_x86_64_ucrt_gnu.pyd", ".pyd")
-)
+MINGW_312 = Target("3.12", ("cp312",), MINGW, "win32", (".cp312-mingw_x86_64_ucrt_gnu.pyd", ".pyd"))
 
 
 @pytest.mark.parametrize(
@@ -150,8 +148,8 @@ def test_an_msvc_name_is_no_mingw_builds(tmp_path: Path) -> None:
     wheel = _wheel(tmp_path, f"cp312-cp312-{MINGW}", name)
     assert installs_importable(wheel, MINGW_312, "demo", "_ext") is False
     found = _w629(wheel)
-    assert "(for win_amd64, while its tags install it on mingw_x86_64_ucrt_gnu alone)" in (
-        found[0][1]
+    assert (
+        "(for win_amd64, while its tags install it on mingw_x86_64_ucrt_gnu alone)" in (found[0][1])
     ), found
 
 
@@ -169,8 +167,11 @@ def test_an_msvc_name_is_no_mingw_builds(tmp_path: Path) -> None:
         (f"cp313-abi3-{IOS}", ["demo/_ext.abi3.so"], IOS_313),
         (f"cp312-cp312-{MINGW}", ["demo/_ext.cp312-mingw_x86_64_ucrt_gnu.pyd"], MINGW_312),
         (f"cp312-cp312-{MINGW}", ["demo/_ext.CP312-MINGW_X86_64_UCRT_GNU.PYD"], MINGW_312),
-        (f"cp312-cp312-{MINGW}", ["demo/_ext.cp311-mingw_x86_64_ucrt_gnu.pyd", "demo/_ext.pyd"],
-         MINGW_312),
+        (
+            f"cp312-cp312-{MINGW}",
+            ["demo/_ext.cp311-mingw_x86_64_ucrt_gnu.pyd", "demo/_ext.pyd"],
+            MINGW_312,
+        ),
     ],  # fmt: skip
 )
 def test_the_name_each_systems_cpython_writes_passes(

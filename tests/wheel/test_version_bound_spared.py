@@ -99,12 +99,21 @@ def test_a_source_the_import_system_finds_spares_the_module(
     ("tag", "names", "target"),
     [
         (MAC, ["demo/_ext.cpython-312-darwin.so", "demo/_ext.PY"], MAC_313),
-        (f"cp313-cp313-{LINUX}", ["demo/_ext.cpython-312-x86_64-linux-gnu.so", "demo/_ext.PY"],
-         LINUX_313),
-        (f"cp313-cp313-{LINUX}",
-         ["demo/_ext.cpython-312-x86_64-linux-gnu.so", "demo/_ext/__INIT__.py"], LINUX_313),
-        (f"cp313-cp313-{LINUX}", ["demo/_ext.cpython-312-x86_64-linux-gnu.so", "demo/_ext.pyw"],
-         LINUX_313),
+        (
+            f"cp313-cp313-{LINUX}",
+            ["demo/_ext.cpython-312-x86_64-linux-gnu.so", "demo/_ext.PY"],
+            LINUX_313,
+        ),
+        (
+            f"cp313-cp313-{LINUX}",
+            ["demo/_ext.cpython-312-x86_64-linux-gnu.so", "demo/_ext/__INIT__.py"],
+            LINUX_313,
+        ),
+        (
+            f"cp313-cp313-{LINUX}",
+            ["demo/_ext.cpython-312-x86_64-linux-gnu.so", "demo/_ext.pyw"],
+            LINUX_313,
+        ),
     ],  # fmt: skip
 )
 def test_a_source_found_on_another_system_alone_spares_nothing(
