@@ -121,7 +121,7 @@ class System(NamedTuple):
         if arch is None:
             return (name,)
         glibc, musl = _LIBC_ABI.get(arch, ("gnu", "musl"))
-        libcs = {glibc: (glibc,), musl: (musl, glibc)}.get(libc, (glibc, musl))
+        libcs = {glibc: (glibc,), musl: (musl, glibc)}.get(libc or "", (glibc, musl))
         return (f"{arch}-linux", *(f"{arch}-linux-{found}" for found in libcs))
 
     def until(self, path: str) -> int | None:

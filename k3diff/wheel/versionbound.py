@@ -139,8 +139,7 @@ def _judged(
     return {
         module: named
         for module, named in modules.items()
-        if module not in plain
-        and not (stable and any(abi.kind in _VERSIONED for _, abi in named))
+        if module not in plain and not (stable and any(abi.kind in _VERSIONED for _, abi in named))
     }
 
 
@@ -245,9 +244,9 @@ def _sourced(
     picked = compress(files, map(wanted.__contains__, map(str.lower, paths) if blind else paths))
     found: set[str] = set()
     for file in picked:
-        module, head, package = wanted[file.path.lower() if blind else file.path]
+        module, head, in_package = wanted[file.path.lower() if blind else file.path]
         there, _, name = file.path.rpartition("/")
-        if package:  # found by its path: in any case where the file system ignores case
+        if in_package:  # found by its path: in any case where the file system ignores case
             stem, _, suffix = (name.lower() if blind else name).partition(".")
             ok = there == head and stem == "__init__"
         else:  # found in the directory's listing: the module as written, the suffix lowered

@@ -172,7 +172,7 @@ def test_an_msvc_name_is_no_mingw_builds(tmp_path: Path) -> None:
             ["demo/_ext.cp311-mingw_x86_64_ucrt_gnu.pyd", "demo/_ext.pyd"],
             MINGW_312,
         ),
-    ],  # fmt: skip
+    ],
 )
 def test_the_name_each_systems_cpython_writes_passes(
     tmp_path: Path, tag: str, names: list[str], target: Target

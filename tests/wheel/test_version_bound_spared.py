@@ -114,7 +114,7 @@ def test_a_source_the_import_system_finds_spares_the_module(
             ["demo/_ext.cpython-312-x86_64-linux-gnu.so", "demo/_ext.pyw"],
             LINUX_313,
         ),
-    ],  # fmt: skip
+    ],
 )
 def test_a_source_found_on_another_system_alone_spares_nothing(
     tmp_path: Path, tag: str, names: list[str], target: Target

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import wheelkit
 from cli_support import run_json
-
 from wheel.importoracle import MAC_313, WINDOWS_313, Target, installed_origin
+
 from wheels.test_module_shadowing import FILES
 
 LINUX_TAG = "py3-none-manylinux_2_17_x86_64"
