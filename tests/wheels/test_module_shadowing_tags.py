@@ -55,10 +55,9 @@ def test_a_kept_init_in_another_case_is_the_patchs_where_its_tags_make_it_live(
     assert finding["path"] == INIT
     assert finding["severity"] == "error"
     assert finding["detail"] == (
-        "the patch adds Windows or macOS tags, where paths open in any case and "
-        "engine/ext/__INIT__.py (kept from a base whose tags installed it on neither) makes "
-        "package engine/ext/ beside engine/ext.py: 'import engine.ext' loads the package, and "
-        "engine/ext.py no longer runs"
+        "the patch's tags add a system (Windows, macOS) where engine/ext/__INIT__.py, kept from "
+        "a base whose tags installed it on none such, makes package engine/ext/ beside "
+        "engine/ext.py: 'import engine.ext' loads the package, and engine/ext.py no longer runs"
     )
 
 
@@ -74,22 +73,84 @@ def test_a_changed_init_in_another_case_is_the_patchs_too(tmp_path: Path) -> Non
     assert [f["path"] for f in _w628(report)] == [INIT]
 
 
+KEPT = {**FILES, INIT: b"X = 1\n"}
+
+
 @pytest.mark.parametrize(
-    ("base_tag", "patch_tag", "extra"),
+    ("base_tag", "patch_tag", "files"),
     [
         # The base installed on Windows too: the shadow was the base's.
-        (f"{LINUX_TAG}.win_amd64", f"{LINUX_TAG}.win_amd64", {}),
-        ("py3-none-any", "py3-none-any", {}),
+        (f"{LINUX_TAG}.win_amd64", f"{LINUX_TAG}.win_amd64", KEPT),
+        ("py3-none-any", "py3-none-any", KEPT),
         # Linux alone on both sides: the directory is a namespace portion, the module runs.
-        (LINUX_TAG, LINUX_TAG, {}),
-        # A package already on every system, by its `__init__` as written.
-        (LINUX_TAG, f"{LINUX_TAG}.win_amd64", {"engine/ext/__init__.pyc": _PYC}),
+        (LINUX_TAG, LINUX_TAG, KEPT),
+        # A package already on every system, by its `__init__` as written, which the finder
+        # tries before the bytecode the added tags make an `__init__` too.
+        (
+            LINUX_TAG,
+            f"{LINUX_TAG}.win_amd64",
+            {**FILES, "engine/ext/__init__.py": b"", "engine/ext/__INIT__.pyc": _PYC},
+        ),
     ],
 )
 def test_an_init_in_another_case_the_base_made_live_or_none_makes_live_passes(
-    tmp_path: Path, base_tag: str, patch_tag: str, extra: dict[str, bytes]
+    tmp_path: Path, base_tag: str, patch_tag: str, files: dict[str, bytes]
 ) -> None:
-    files = {**FILES, INIT: b"X = 1\n", **extra}
     _, code, report = _pair(tmp_path, base_tag, patch_tag, files)
     assert _w628(report) == [], report["findings"]
     assert code == 0, report["findings"]
+
+
+def test_a_kept_source_in_another_case_runs_instead_of_bytecode_where_its_tags_read_it(
+    tmp_path: Path,
+) -> None:
+    """`engine/ext/__INIT__.py` beside a sourceless `engine/ext/__init__.pyc`: the finder tries
+    source before bytecode, and on Windows and macOS opens `__init__.py` in any case, so the
+    kept source runs there instead of the bytecode that ran on the base's Linux (passed on the
+    code before, exit 0)."""
+    files = {**FILES, INIT: b"X = 1\n", "engine/ext/__init__.pyc": _PYC}
+    patch, code, report = _pair(tmp_path, LINUX_TAG, f"{LINUX_TAG}.win_amd64", files)
+    assert installed_origin(patch, LINUX_311, "engine", "ext") == "ext/__init__.pyc"
+    assert installed_origin(patch, WINDOWS_313, "engine", "ext") == "ext/__init__.py"
+    assert code == 1
+    [finding] = _w628(report)
+    assert finding["path"] == INIT
+    assert finding["detail"] == (
+        "the patch's tags add a system (Windows, macOS) where engine/ext/__INIT__.py, kept from "
+        "a base whose tags installed it on none such, is a module file beside "
+        "engine/ext/__init__.pyc: 'import engine.ext' loads it, and engine/ext/__init__.pyc no "
+        "longer runs"
+    )
+
+
+def test_a_kept_source_whose_suffix_windows_lowers_is_the_patchs(tmp_path: Path) -> None:
+    """Windows' finder lowers a file's suffix: `engine/ext.PY`, data on Linux, is module
+    `engine.ext`'s source there, tried before the base's sourceless `engine/ext.pyc`."""
+    files = {**FILES, "engine/ext.pyc": _PYC, "engine/ext.PY": b"X = 2\n"}
+    del files["engine/ext.py"]
+    patch, code, report = _pair(tmp_path, LINUX_TAG, f"{LINUX_TAG}.win_amd64", files)
+    assert installed_origin(patch, LINUX_311, "engine", "ext") == "ext.pyc"
+    assert installed_origin(patch, WINDOWS_313, "engine", "ext") == "ext.py"
+    assert code == 1
+    assert [f["path"] for f in _w628(report)] == ["engine/ext.PY"]
+
+
+@pytest.mark.parametrize(
+    ("added", "said"),
+    [
+        ("engine/ext/__init__.pyw", "the patch adds package engine/ext/ beside engine/ext.py"),
+        ("engine/ext/__INIT__.PYW", "the patch adds package engine/ext/ beside engine/ext.py"),
+    ],
+)
+def test_an_added_windows_source_shadows_on_windows(tmp_path: Path, added: str, said: str) -> None:
+    """Windows lists `.pyw` as a source and lowers a suffix: a package `__init__` named so
+    shadows `engine/ext.py` there (passed on the code before, exit 0)."""
+    tag = "py3-none-win_amd64"
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", FILES, tag=tag)
+    files = {**FILES, added: b"X = 1\n"}
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.1", files, tag=tag)
+    assert installed_origin(patch, WINDOWS_313, "engine", "ext") == "ext/__init__.pyw"
+    code, report = run_json("wheels", base, patch)
+    assert code == 1
+    [finding] = _w628(report)
+    assert finding["path"] == added and finding["detail"].startswith(said), finding
