@@ -126,12 +126,14 @@ def _judged(
     none with a file named for one CPython version (A123/W625's)."""
     modules: dict[str, list[tuple[InstalledFile, FileAbi]]] = {}
     plain: set[str] = set()
-    stems = {_stem(path) for path in map(_PATH, picked)}  # `pkg/_C` of `pkg/_C.*`
+    stems: set[str] | None = None  # `pkg/_C` of each `pkg/_C.*`, made for a debug name alone
     for file in picked:
         head, _, name = file.path.rpartition("/")
         stem, abi = module_abi(name, system.folds)
-        if abi is not None and abi.kind in _DEBUG_NAMES and f"{head}/{stem}" not in stems:
-            stem, abi = released(name, abi)  # `_C_d.pyd` with no `_C` beside it: maybe `_C_d`
+        if abi is not None and stem != name.partition(".")[0]:  # `_C_d.…pyd`: `_C`'s debug
+            stems = {_stem(p) for p in map(_PATH, picked)} if stems is None else stems
+            if f"{head}/{stem}" not in stems:  # no `_C` beside it: maybe module `_C_d`'s
+                stem, abi = released(name, abi)
         if abi is not None:
             modules.setdefault(f"{head}/{stem}", []).append((file, abi))
         elif (ext := bare(name, system.folds)) is not None and system.loads in (None, ext):
@@ -149,8 +151,6 @@ def _stem(path: str) -> str:
     return f"{head}/{name.partition('.')[0]}"
 
 
-_DEBUG_NAMES = ("windows", "debug")
-"""The kinds a Windows debug name (`_C_d.…pyd`) is read as, which `released` reads again."""
 _VERSIONED = ("cpython", "windows", "either")
 """The kinds of a name one CPython version finds."""
 
