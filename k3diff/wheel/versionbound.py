@@ -230,31 +230,35 @@ def _sourced(
     fold = bool(system is not None and system.folds)
     blind = fold or (system is not None and system.name == "darwin")
     sources = _WINDOWS_SOURCES if fold else (_SOURCE,)
-    wanted: dict[str, tuple[str, str, bool]] = {}  # path -> (module, its file's head, package)
+    wanted: dict[str, list[tuple[str, str, bool]]] = {}  # path -> (module, head, package)
     for module in modules:
         package = module.removesuffix("/__init__")
         for source in sources:
             if "/" in package:  # `site-packages/__init__` is no package's
-                wanted[f"{package}/__init__{source}"] = (module, package, True)
+                path = f"{package}/__init__{source}"
+                wanted.setdefault(path.lower() if blind else path, []).append(
+                    (module, package, True)
+                )
             if package == module and module.rpartition("/")[2] != "__init__":
-                wanted[f"{module}{source}"] = (module, module.rpartition("/")[0], False)
-    if blind:
-        wanted = {path.lower(): said for path, said in wanted.items()}
+                path = f"{module}{source}"
+                wanted.setdefault(path.lower() if blind else path, []).append(
+                    (module, module.rpartition("/")[0], False)
+                )
     paths = map(_PATH, files)
     picked = compress(files, map(wanted.__contains__, map(str.lower, paths) if blind else paths))
     found: set[str] = set()
     for file in picked:
-        module, head, in_package = wanted[file.path.lower() if blind else file.path]
         there, _, name = file.path.rpartition("/")
-        if in_package:  # found by its path: in any case where the file system ignores case
-            stem, _, suffix = (name.lower() if blind else name).partition(".")
-            ok = there == head and stem == "__init__"
-        else:  # found in the directory's listing: the module as written, the suffix lowered
-            stem, _, suffix = name.partition(".")
-            ok = file.path[: len(file.path) - len(name)] + stem == module
-            suffix = suffix.lower() if fold else suffix
-        if ok and f".{suffix}" in sources and file.scheme in _MODULES:
-            found.add(module)
+        for module, head, in_package in wanted[file.path.lower() if blind else file.path]:
+            if in_package:  # found by its path: in any case where the file system ignores case
+                stem, _, suffix = (name.lower() if blind else name).partition(".")
+                ok = there == head and stem == "__init__"
+            else:  # found in the directory's listing: the module as written, the suffix lowered
+                stem, _, suffix = name.partition(".")
+                ok = file.path[: len(file.path) - len(name)] + stem == module
+                suffix = suffix.lower() if fold else suffix
+            if ok and f".{suffix}" in sources and file.scheme in _MODULES:
+                found.add(module)
     return found
 
 

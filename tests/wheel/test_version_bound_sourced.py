@@ -12,25 +12,43 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from k3diff.wheel.installed import InstalledFile
+from k3diff.wheel.extplatforms import System
 from k3diff.wheel.versionbound import _sourced
 
-_PARTS = st.sampled_from(["pkg", "_C", "__init__", "a.b", "x"])
-_SUFFIXES = st.sampled_from([".py", ".so", ".cpython-311-x86_64-linux-gnu.so", ".pyc", ""])
+_PARTS = st.sampled_from(["pkg", "_C", "__init__", "__INIT__", "a.b", "x"])
+_SUFFIXES = st.sampled_from(
+    [".py", ".so", ".cpython-311-x86_64-linux-gnu.so", ".pyc", "", ".PY", ".pyw", ".Pyw"]
+)
+_SYSTEMS = {
+    "linux": None,
+    "windows": System("win_amd64", frozenset(), ".pyd", True),
+    "macos": System("darwin", frozenset(), ".so", False),
+}
+"""Each way a system's `FileFinder` reads a source's case: Linux's as written; Windows' with
+its suffix lowered, `.pyw` a source, a package's `__init__` in any case; macOS's as written
+but a package's `__init__` in any case (its file system's)."""
 _SCHEMES = st.sampled_from(["purelib", "platlib", "data", "scripts", "headers"])
 
 
-def _modules_of_source(path: str) -> set[str]:
+def _modules_of_source(path: str, system: str) -> set[str]:
     head, _, name = path.rpartition("/")
+    windows = system == "windows"
+    sources = ("py", "pyw") if windows else ("py",)
+    found = set()
+    # A module file: found in the directory's listing, its name as written, its suffix lowered
+    # on Windows.
     stem, _, suffix = name.partition(".")
-    if suffix != "py":
-        return set()
-    if stem != "__init__":
-        return {path[: len(path) - len(name)] + stem}
-    if "/" not in head:  # the top of site-packages is no package
-        return set()
-    # Package `head`'s own source: its `__init__` module's, and its own unless it is an
-    # `__init__` (`pkg/__init__/`: module `pkg/__init__` is package `pkg`'s `__init__`).
-    return {f"{head}/__init__"} | ({head} if head.rpartition("/")[2] != "__init__" else set())
+    if stem != "__init__" and (suffix.lower() if windows else suffix) in sources:
+        found.add(path[: len(path) - len(name)] + stem)
+    # A package's `__init__`: found by its path, in any case where the file system ignores case;
+    # its package's and its `__init__` module's (`pkg/__init__/`: module `pkg/__init__` is
+    # package `pkg`'s `__init__`, not a package); the top of site-packages is no package.
+    stem, _, suffix = (name if system == "linux" else name.lower()).partition(".")
+    if stem == "__init__" and suffix in sources and "/" in head:
+        found.add(f"{head}/__init__")
+        if head.rpartition("/")[2] != "__init__":
+            found.add(head)
+    return found
 
 
 @st.composite
@@ -40,7 +58,9 @@ def _cases(draw: st.DrawFn) -> tuple[list[InstalledFile], list[str]]:
     # Paths near the modules' own (each one's two source paths, and a part more or less) and
     # paths of any parts.
     near = [
-        f"{m}{end}" for m in modules for end in (".py", "/__init__.py", "/__init__/__init__.py")
+        f"{m}{end}"
+        for m in modules
+        for end in (".py", "/__init__.py", "/__init__/__init__.py", ".PY", ".pyw", "/__INIT__.Py")
     ] + [m.rpartition("/")[0] + ".py" for m in modules]
     paths = st.one_of(
         st.sampled_from(near) if near else st.nothing(),
@@ -55,16 +75,16 @@ def _cases(draw: st.DrawFn) -> tuple[list[InstalledFile], list[str]]:
     return files, [f"/{m}" if draw(st.booleans()) else m for m in modules]
 
 
-@settings(max_examples=600, deadline=None)
-@given(_cases())
+@settings(max_examples=1500, deadline=None)
+@given(_cases(), st.sampled_from(sorted(_SYSTEMS)))
 def test_the_modules_with_a_source_are_those_a_source_names(
-    case: tuple[list[InstalledFile], list[str]],
+    case: tuple[list[InstalledFile], list[str]], system: str
 ) -> None:
     files, modules = case
     sources = {
         module
         for f in files
         if f.scheme in ("purelib", "platlib")
-        for module in _modules_of_source(f.path)
+        for module in _modules_of_source(f.path, system)
     }
-    assert _sourced(files, modules) == {m for m in modules if m in sources}
+    assert _sourced(files, modules, _SYSTEMS[system]) == {m for m in modules if m in sources}
