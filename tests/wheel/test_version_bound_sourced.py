@@ -11,8 +11,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.extplatforms import System
+from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.versionbound import _sourced
 
 _PARTS = st.sampled_from(["pkg", "_C", "__init__", "__INIT__", "a.b", "x"])
