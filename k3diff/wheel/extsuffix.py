@@ -17,7 +17,9 @@ An import system finds an extension module `NAME` in a directory by the suffixes
   a free-threaded build (`.cp313t-win_amd64.pyd`), `_d` before it on a debug one
   (`_d.cp313-win_amd64.pyd`: `_C_d.cp313-win_amd64.pyd` is module `_C`'s); then `.pyd`
   (`_d.pyd` on a debug one: `_C_d.pyd` is module `_C`'s, for every debug build). A debug
-  build finds no release build's name, and a release build none of a debug one's.
+  build finds no release build's name, and a release build none of a debug one's as the debug
+  build's module; it finds `_C_d.pyd` as a module `_C_d` (`released`). MSYS2's MinGW build is
+  a Windows build whose tagged suffix names its platform (`.cp312-mingw_x86_64_ucrt_gnu.pyd`).
 * PyPy: `.pypy3Y-pp73-PLATFORM.so` (`.pyd` on Windows) alone: no stable ABI, no bare `.so`
   (pypy/pypy#4011). GraalPy: its own ABI's (`.graalpy242-311-native-x86_64-linux.so`).
 
