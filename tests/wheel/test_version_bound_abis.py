@@ -49,6 +49,13 @@ MUSL_ARM_312 = Target(
 )  # fmt: skip
 """Before 3.13 a musl CPython may name its files by the glibc triplet (`System.until`); this
 target lists both, so that the oracle checks pip's tag choice alone there."""
+PI_311 = Target(
+    "3.11",
+    ("cp311",),
+    "linux_armv7l",
+    "linux",
+    (".cpython-311-arm-linux-gnueabihf.so", ".abi3.so", ".so"),
+)
 ANDROID = "android_21_arm64_v8a"
 ANDROID_313 = Target(
     "3.13",
@@ -157,6 +164,8 @@ def test_an_msvc_name_is_no_mingw_builds(tmp_path: Path) -> None:
     ("tag", "names", "target"),
     [
         (f"cp313-cp313-{ARM}", ["demo/_ext.cpython-313-arm-linux-gnueabihf.so"], ARM_313),
+        # piwheels' tags and names (either libc under `linux_`).
+        ("cp311-cp311-linux_armv7l", ["demo/_ext.cpython-311-arm-linux-gnueabihf.so"], PI_311),
         (
             "cp312-cp312-musllinux_1_2_armv7l",
             ["demo/_ext.cpython-312-arm-linux-gnueabihf.so"],
