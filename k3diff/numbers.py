@@ -54,3 +54,20 @@ def named(names: list[str] | tuple[str, ...], limit: int = NAMED) -> str:
     shown_names = ", ".join(names[:limit])
     rest = len(names) - limit
     return shown_names + (f" and {rest:,} more" if rest > 0 else "")
+
+
+def all_of(count: int) -> str:
+    """'both' for 2, else 'all 3': the words before a count of everything (triage69: "all 2 are
+    inconclusive")."""
+    return "both" if count == 2 else f"all {count:,}"
+
+
+def one_of(items: list[str] | tuple[str, ...], conjunction: str = "or") -> str:
+    """'a', 'a or b', 'a, b, or c': a list as English joins it (triage69: "a, or b"); items that
+    hold commas themselves are joined by semicolons, so each stays whole ('a, b; or c, d')."""
+    if len(items) < 2:
+        return "".join(items)
+    if len(items) == 2:
+        return f"{items[0]} {conjunction} {items[1]}"
+    sep = "; " if any("," in item for item in items) else ", "
+    return f"{sep.join(items[:-1])}{sep.rstrip()} {conjunction} {items[-1]}"

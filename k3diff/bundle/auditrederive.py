@@ -98,27 +98,55 @@ def _refuse_unheld(body: Mapping[str, Any], name: str) -> None:
 
 
 def _refuse_unrecorded_manifest(
-    body: Mapping[str, Any], name: str, files: Mapping[str, tuple[Path, int]], near: Path
+    body: Mapping[str, Any],
+    name: str,
+    files: Mapping[str, tuple[Path, int]],
+    near: Path,
+    claimed: frozenset[str] = frozenset(),
 ) -> None:
     """Refuse a file given under the name of the manifest the document checked but does not
-    record by SHA-256 (written before lmrep68): nothing ties it to the document (left68: it was
-    refused as "not a k3diff JSON document")."""
+    record by SHA-256 (written before lmrep68), or, under another name, a sha256sum manifest
+    no other document records (`claimed`): nothing ties it to the document (left68: it was
+    refused as "not a k3diff JSON document"; triage69: so was one under another name)."""
     manifest = body.get("manifest")
     if not isinstance(manifest, Mapping) or _manifest(body) is not None:
         return
+    checked = str(manifest.get("path"))
     free = [path for path, _ in files.values()]
-    given = changedinputs.given_under(str(manifest.get("path")), free, near=near)
+    given = changedinputs.given_under(checked, free, near=near)
+    what = (
+        f"the manifest {name} checked, which it does not record by SHA-256 (written before "
+        "k3diff audit recorded it)"
+    )
+    if given is None:
+        given = _other_manifest(files, claimed)
+        what = (
+            f"a SHA-256 manifest {name} does not record (it names the manifest it checked, "
+            f"{checked}, without its SHA-256: written before k3diff audit recorded it)"
+        )
     if given is None:
         return
     artifacts = [a for a in body.get("artifacts", []) if isinstance(a, Mapping)]
     wheels = [changedinputs.where_recorded(str(a.get("path")), near) for a in artifacts]
     command = runagain.audit_args(wheels, given, bool(manifest.get("ignore_missing")))
     raise InputError(
-        f"{given}: the manifest {name} checked, which it does not record by SHA-256 (written "
-        "before k3diff audit recorded it), so it cannot be tied to the document: give report "
-        f"{name} alone (without its manifest or wheels: judged from the document), or "
+        f"{given}: {what}, so it cannot be tied to the document: give report {name} alone "
+        "(without its manifest or wheels: judged from the document), or "
         + runagain.again(command, name, "audit")
     )
+
+
+def _other_manifest(files: Mapping[str, tuple[Path, int]], claimed: frozenset[str]) -> Path | None:
+    """The one file given that reads as a sha256sum manifest and no document records (None:
+    none, or several)."""
+    from k3diff.audit.manifest import is_manifest  # only where an old audit needs it
+
+    found = [
+        path
+        for digest, (path, _) in files.items()
+        if digest not in claimed and not path.name.endswith(".whl") and is_manifest(path)
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _manifest(body: Mapping[str, Any]) -> Recorded | None:
@@ -200,7 +228,7 @@ def check_audit_again(
             continue
         body = doc.body_again("audit document")
         near = Path(doc.name).parent
-        _refuse_unrecorded_manifest(body, doc.name, files or {}, near)
+        _refuse_unrecorded_manifest(body, doc.name, files or {}, near, claimed)
         manifest = _manifest(body)
         held = None if manifest is None else _manifest_given(manifest, files or {}, near, claimed)
         changed = [held] if isinstance(held, Mismatch) else []

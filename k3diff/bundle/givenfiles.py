@@ -4,6 +4,7 @@ same bytes kept apart, and how the bundle lists the files a document was run aga
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -58,3 +59,25 @@ def inputs_read(
     """The files a document was run again on, each once: (its name as given, SHA-256, size),
     as the bundle lists them among its inputs."""
     return tuple((str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests))
+
+
+def is_wheel_path(path: Path) -> bool:
+    """A `.whl` given to `report`: one of the wheels a wheels document compared."""
+    return path.suffix.lower() == ".whl"
+
+
+def wheel_digests(paths: Sequence[Path]) -> dict[str, tuple[Path, int]]:
+    """SHA-256 of each wheel given, to the path it was given as and its size."""
+    found: dict[str, tuple[Path, int]] = {}
+    for path in paths:
+        size = 0
+        try:
+            digest = hashlib.sha256()
+            with path.open("rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+                    size += len(block)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read the wheel ({exc.strerror})") from exc
+        found.setdefault(digest.hexdigest(), (path, size))
+    return found

@@ -9,6 +9,7 @@ from k3diff.documents.triage import (
     TriageDocument,
     TriageRecord,
     fields_unjudged,
+    unanswered_records,
     unsampled_records,
 )
 from k3diff.numbers import named
@@ -25,11 +26,17 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
     # By the records' numbers as well as the flag: a document written before the flag.
     never = {r.key for r in unsampled_records(triage.records)}
     unjudged = {r.key for r in fields_unjudged(triage.records)}
+    silent = {r.key for r in unanswered_records(triage.records)}
     for record in undecided:
         if "unsampled" in record.flags or record.key in never:
             cause = (
                 "never sampled on one side or both although their captures differ: the "
                 "difference is unexplained, and samples of both sides would decide them"
+            )
+        elif "unanswered" in record.flags or record.key in silent:
+            cause = (
+                "a side answered none of their requests (unanswered: every one failed), so "
+                "that side proved nothing; samples its server answers would decide them"
             )
         elif "doc-changed" in record.flags:
             cause = (
@@ -55,9 +62,10 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
             )
         elif "arguments-unknown" in record.flags:
             cause = (
-                "their request arguments are in one log only (arguments-unknown): what the two "
-                "runs asked of the model (continuations, generation settings) cannot be "
-                "compared, and no sample clears them; logs that both hold their arguments would"
+                "their request arguments are missing from one log or both (arguments-unknown): "
+                "what the two runs asked of the model (continuations, generation settings) "
+                "cannot be compared, and no sample clears them; logs that both hold their "
+                "arguments would"
             )
         elif "not-comparable" in record.flags:
             cause = (
@@ -118,11 +126,12 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
 HELD_WORDS = (
     ("unsampled", "never sampled on a side although the captures differ"),
     ("unsampled-lacking", "never sampled on a side, and one capture lacks the record"),
+    ("unanswered", "a side answered none of the requests"),
     ("doc-changed", "the document changed"),
     ("target-changed", "the gold target changed"),
     ("arguments-changed", "the request arguments changed"),
     ("prompt-unknown", "the prompt is in one log only"),
-    ("arguments-unknown", "the request arguments are in one log only"),
+    ("arguments-unknown", "the request arguments are missing from one log or both"),
     ("not-comparable", "the captured prompts differ"),
     ("fields-unjudged", "fields other than the text differ"),
     ("no-power", "no power at {shift}"),
@@ -141,11 +150,13 @@ def held_sentence(triage: TriageDocument) -> str | None:
     """'1 record held: no power at --shift 35 % (q; 15 more samples a side would decide it)':
     why the records a triage holds fail, by cause, for the bottom line (None: none held)."""
     never = {r.key for r in unsampled_records(triage.records)}
+    silent = {r.key for r in unanswered_records(triage.records)}
     causes: dict[str, list[TriageRecord]] = {}
     for record in triage.records:
         if record.category != "inconclusive":
             continue
         flags = set(record.flags) | ({"unsampled"} if record.key in never else set())
+        flags |= {"unanswered"} if record.key in silent else set()
         flag = next((flag for flag, _ in HELD_WORDS if flag in flags), None)
         if flag == "unsampled" and record.comparison_status in ("only-base", "only-patch"):
             flag = "unsampled-lacking"  # newuser68: nothing differs, a capture has none

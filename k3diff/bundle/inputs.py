@@ -16,7 +16,7 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 from k3diff.bundle.auditrederive import check_audit_again
-from k3diff.bundle.givenfiles import given_digests
+from k3diff.bundle.givenfiles import given_digests, is_wheel_path, wheel_digests
 from k3diff.bundle.logsdirs import logs_directories
 from k3diff.bundle.logsrederive import check_logs_again, older_refusal
 from k3diff.bundle.rederive import derived_comparisons, made_from_remade, triaged_at_house
@@ -25,7 +25,7 @@ from k3diff.bundle.runagain import stale_refused
 from k3diff.bundle.telemetryrederive import check_telemetry_logs
 from k3diff.bundle.wheelsetfiles import check_set_files, files_sets
 from k3diff.bundle.wheelsetrederive import check_set_listings, set_directories
-from k3diff.bundle.wheelsrederive import check_wheels_again, is_wheel_path, wheel_digests
+from k3diff.bundle.wheelsrederive import check_wheels_again
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document, forget_bodies, read_document
 from k3diff.documents.telemetry import TelemetryDocument

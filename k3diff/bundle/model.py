@@ -101,7 +101,7 @@ class Stage:
     not_known: tuple[str, ...] = ()
     """Those of `not_comparable` whose only inputs not compared are ones a log alone holds (an
     lm-eval prompt or request arguments the other log does not: `prompt-unknown`,
-    `arguments-unknown`): the bottom line says they are in one log only, not that they differ
+    `arguments-unknown`): the bottom line says they are missing from a log, not that they differ
     (left68)."""
     failed: tuple[str, ...] = ()
     """The records of a comparison where a request failed (status `error`), as the user names

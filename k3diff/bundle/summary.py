@@ -171,7 +171,7 @@ def _failing_records(failing: Sequence[Stage]) -> str:
     if unknown:
         said.append(
             f"{plural(len(unknown), 'record')} not comparable (their prompt or request "
-            f"arguments are in one log only): {named(unknown)}"
+            f"arguments are missing from a log): {named(unknown)}"
         )
     return "; ".join(said)
 

@@ -16,7 +16,7 @@ from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument, TriageRecord
 from k3diff.documents.triagemodes import TriageMode, TriageSide
-from k3diff.numbers import named
+from k3diff.numbers import all_of, named
 from k3diff.output import plural
 from k3diff.report.triage_lines import lacking, unsampled_text
 from k3diff.responses.document import ResponsesDocument
@@ -79,7 +79,7 @@ def _differ_sentence(triage: TriageDocument) -> str:
         side = "base" if category != "patch-nondeterminism" else "patch"
         one, n = len(differing) == 1, candidates[category]
         words = "a match" if one and category == "match" else CATEGORY_WORDS.get(category, category)
-        every = "it is" if one else f"all {len(differing):,} are"
+        every = "it is" if one else f"{all_of(len(differing))} are"
         if n == len(differing):
             every += " a regression candidate:" if one else " regression candidates:"
         some = f", {plural(n, 'of them a regression candidate', 'of them regression candidates')}"

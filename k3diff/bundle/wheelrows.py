@@ -22,10 +22,11 @@ from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.wheel.findingorder import counted
 from k3diff.wheels.releaseset import set_failures
 
-SOURCE_FAILING = frozenset({*STATUS_CODES.values(), "W408", "W410"})
+SOURCE_FAILING = frozenset({*STATUS_CODES.values(), "W408", "W410", "W411"})
 """The source findings that fail a run that neither waives, filters nor allows them (W408: the
 patch wheel states another commit than the one compared, or one the repository lacks; W410:
-the patch lacks a module the base shipped and the commit holds)."""
+the patch lacks a module the base shipped and the commit holds; W411: the patch states a
+commit it was built from with uncommitted changes)."""
 
 
 def row_of(code: str, sourced: bool) -> Evidence:

@@ -8,6 +8,7 @@ document's word, and the bundle says so."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -19,7 +20,9 @@ if TYPE_CHECKING:
     from k3diff.wheels.compare import WheelOptions
     from k3diff.wheels.rerunoptions import RecordedSource
 
-SOURCE_CODES = frozenset({"W401", "W402", "W403", "W405", "W406", "W407", "W408", "W409", "W410"})
+SOURCE_CODES = frozenset(
+    {"W401", "W402", "W403", "W405", "W406", "W407", "W408", "W409", "W410", "W411"}
+)
 """Findings only a source check writes (`wheel.codes`: W4xx)."""
 AS_GIVEN = ("repo", "rev", "range")
 """Provenance fields that say how the repository and revision were named, not what they hold:
@@ -42,6 +45,48 @@ def holds(repo: Path, source: RecordedSource) -> bool:
     except SourceError:
         return False
     return True
+
+
+_STATED_AS = re.compile(
+    r"(?P<head>the (?:patch|base) wheel states commit .*?), which is (?P<id>[0-9a-f]{40}(?:[0-9a-f]{24})?)[;:]"
+)
+"""A W408/W409 detail naming the full id a stated commit resolved to (`statedcheck`)."""
+
+
+def stated_not_held(
+    name: str, body: dict[str, Any], again: dict[str, Any] | str, repo: Path | None
+) -> str | None:
+    """Why a document whose stated commit (W408/W409) the repository given lacks cannot be
+    checked again there, or None: where the document found it (`…, which is <id>; …`) and run
+    again it is `not a commit in the repository`, the wheels do not differ from the document,
+    the clone does (prov69: it was said as a difference of the wheels)."""
+    if repo is None:
+        return None
+    said = _notes(body)
+    now = {message for code, message in _notes(again) if code in ("W408", "W409")}
+    for code, message in said:
+        found = _STATED_AS.match(message) if code in ("W408", "W409") else None
+        if found and any(
+            m.startswith(f"{found['head']}: not a commit in the repository") for m in now
+        ):
+            return (
+                f"{name}: {found['head']}, which the document found as {found['id']} in the "
+                f"repository it was made in; the repository given ({repo}) does not hold that "
+                f"commit, so the {code} it records cannot be checked again there: fetch it "
+                f"into that clone (git fetch REMOTE {found['id']}), or give report the "
+                "repository the document was made in"
+            )
+    return None
+
+
+def _notes(document: dict[str, Any] | str) -> list[tuple[str, str]]:
+    provenance = document.get("provenance") if isinstance(document, dict) else None
+    notes = provenance.get("notes") if isinstance(provenance, dict) else None
+    return [
+        (str(n.get("code")), str(n.get("message")))
+        for n in (notes if isinstance(notes, list) else [])
+        if isinstance(n, dict)
+    ]
 
 
 NameCheck = tuple[str, "str | None", str, "str | None"]

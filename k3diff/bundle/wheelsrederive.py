@@ -1,27 +1,27 @@
-"""A wheels document given with its two wheels is believed only as far as `k3diff wheels`, run
-again on them with the document's own settings, writes the same document (forge61, forge62).
+"""A wheels document given with its two wheels is believed only as far as `k3diff wheels`, run again
+on them with the document's own settings, writes the same document (forge61, forge62).
 
-A `k3diff.wheels/1` document is checked against itself (`k3diff.documents.checks`), but what
-it does not hold (the wheels' RECORD, their contents) cannot be re-derived from it: a W302
-deleted, or relabelled W501, with the verdict edited to pass, agrees with itself (review61a).
-Where both wheels the document names (by SHA-256) are among `report`'s inputs, `wheels` runs
-again on them and the two documents are compared whole, naming the first field that differs
-(exit 2). The settings are the ones the document records in `rerun` (forge62: the policy, the
-waivers as parsed and the day they were judged on, the protected commands, `--explain`,
-`--file-hash`, and the source check's commits by full id), under the wheels' names as the
-document gives them (a waiver's `artifact` glob matches those). A `--source` document is checked
-against its repository too when a directory among the inputs holds the recorded commit
-(`wheelsource`); without one, `wheels` runs again without `--source` and the document's source
-claims are its word alone (the bundle says so). A document written before `rerun` is run again
-with the settings its findings show (`--allow-native-changes`, `--allow-bytecode`, `--select`,
-`--ignore`, `--explain`); one made with `--waivers` or `--source` is refused with its wheels. A wheel it (or a release set's pair, or a set of files' wheel on one side only)
-records, given under its name but rebuilt since, is named with every other input changed
-(`changedinputs`, report67). A wheels document read without its wheels is judged from itself
-alone, and the bundle says so (`alone_qualification`)."""
+A `k3diff.wheels/1` document is checked against itself (`k3diff.documents.checks`), but what it
+does not hold (the wheels' RECORD, their contents) cannot be re-derived from it: a W302 deleted, or
+relabelled W501, with the verdict edited to pass, agrees with itself (review61a). Where both wheels
+the document names (by SHA-256) are among `report`'s inputs, `wheels` runs again on them and the
+two documents are compared whole, naming the first field that differs (exit 2). The settings are
+the ones the document records in `rerun` (forge62: the policy, the waivers as parsed and the day
+they were judged on, the protected commands, `--explain`, `--file-hash`, and the source check's
+commits by full id), under the wheels' names as the document gives them (a waiver's `artifact` glob
+matches those). A `--source` document is checked against its repository too when a directory among
+the inputs holds the recorded commit (`wheelsource`); without one, `wheels` runs again without
+`--source` and the document's source claims are its word alone (the bundle says so); a stated
+commit the directory lacks is said so, not as a difference (`wheelsource.stated_not_held`). A
+document written before `rerun` is run again with the settings its findings show
+(`--allow-native-changes`, `--allow-bytecode`, `--select`, `--ignore`, `--explain`); one made with
+`--waivers` or `--source` is refused with its wheels. A wheel it (or a release set's pair, or a set
+of files' wheel on one side only) records, given under its name but rebuilt since, is named with
+every other input changed (`changedinputs`, report67). A wheels document read without its wheels is
+judged from itself alone, and the bundle says so (`alone_qualification`)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -40,38 +40,19 @@ from k3diff.errors import InputError, K3diffError
 OLDER = frozenset({"rerun"})
 """What a document written before forge62 lacks that `wheels` writes today: its settings,
 which its rerun infers from its findings instead (as before)."""
-ADDED = ("base.stated_commits", "patch.stated_commits", "base.not_commits", "patch.not_commits")
+ADDED = (
+    *("base.stated_commits", "patch.stated_commits", "base.not_commits", "patch.not_commits"),
+    *("provenance.prefix_from", "provenance.package_dir", "provenance.package_dir_unread"),
+)
 """Fields added since `rerun`, in order (claim67: the commits each wheel states; w408b: values
-in a commit's place that are none); a document lacking them is older, and run again it is
-compared without them (`older_lacks`)."""
+in a commit's place that are none; prov69: where the build configuration placed the package); a
+document lacking them is older, and run again it is compared without them (`older_lacks`)."""
 NATIVE_INFO_CODES = frozenset({"W101", "W102", "W103", "W708", "W628"})
 """Codes `--allow-native-changes` reports at info (W708/W628 only about native code)."""
 
 
-def is_wheel_path(path: Path) -> bool:
-    """A `.whl` given to `report`: one of the wheels a wheels document compared."""
-    return path.suffix.lower() == ".whl"
-
-
 WheelRead = tuple[str, str, int]
 """A wheel `report` ran `wheels` again on: its name as given, SHA-256 and size in bytes."""
-
-
-def wheel_digests(paths: Sequence[Path]) -> dict[str, tuple[Path, int]]:
-    """SHA-256 of each wheel given, to the path it was given as and its size."""
-    found: dict[str, tuple[Path, int]] = {}
-    for path in paths:
-        size = 0
-        try:
-            digest = hashlib.sha256()
-            with path.open("rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(block)
-                    size += len(block)
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read the wheel ({exc.strerror})") from exc
-        found.setdefault(digest.hexdigest(), (path, size))
-    return found
 
 
 def _inferred_options(body: dict[str, Any], name: str) -> Any:
@@ -237,7 +218,10 @@ def _check_one(
             may_lack=(frozenset() if "rerun" in body else OLDER) | older_lacks(body, ADDED),
         )
     )
-    if difference is not None:
+    unheld = wheelsource.stated_not_held(name, body, again.document, again.repository)
+    if difference is not None and unheld:  # the clone lacks a stated commit (prov69)
+        stale.append(runagain.StaleDocument(unheld, name))
+    elif difference is not None:
         used = f" and the repository {again.repository}" if again.repository else ""
         if whole is None:
             written, command = name, runagain.wheels_args(body, *paths, again.repository)

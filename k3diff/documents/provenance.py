@@ -38,6 +38,11 @@ def provenance_json(value: ProvenanceReport) -> dict[str, Any]:
         "object_format": value.object_format,
         "prefix": value.prefix,
         "prefix_detected": value.prefix_detected,
+        "prefix_from": None
+        if value.layout.origin in ("detected", "given")
+        else value.layout.origin,
+        "package_dir": dict(value.layout.package_dirs),
+        "package_dir_unread": value.layout.unread,
         "commits_examined": value.commits_examined,
         "revisions": [
             {

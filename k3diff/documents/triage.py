@@ -264,6 +264,26 @@ def unsampled_records(records: Sequence[TriageRecord]) -> list[TriageRecord]:
     ]
 
 
+def unanswered_records(records: Sequence[TriageRecord]) -> list[TriageRecord]:
+    """The records triage's rule fails as unanswered, read from their own numbers: a side sent
+    requests for the record, none of which came back with an output (in every mode: no
+    successful sample, some failed), no test made them a regression candidate, and the rule
+    for never sampled records (`unsampled_records`) does not already hold them."""
+    never = {record.key for record in unsampled_records(records)}
+    return [
+        record
+        for record in records
+        if record.modes
+        and record.key not in never
+        and not record.regression_candidate
+        and any(
+            all(getattr(m, side).sampled == 0 for m in record.modes)
+            and any((m.errors or {}).get(side) for m in record.modes)
+            for side in ("base", "patch")
+        )
+    ]
+
+
 def fields_unjudged(records: Sequence[TriageRecord]) -> list[TriageRecord]:
     """The records triage's rule fails as fields-unjudged, read from their own numbers: the
     comparison found their texts equal and other fields differing (`fields-differ`), and no

@@ -15,6 +15,7 @@ from k3diff.documents.triage import (
     TriageDocument,
     TriageRecord,
     fields_unjudged,
+    unanswered_records,
     unsampled_records,
 )
 from k3diff.documents.triagemodes import TriageMode
@@ -78,6 +79,12 @@ def check_triage(view: TriageDocument, name: str) -> None:
         if _novel_undecided(r, shift)
         and r.key not in held_keys | never | {p.key for p in powerless}
     ]
+    # And for unanswered: a side whose every request for the record failed (triage69).
+    silent = [
+        r
+        for r in unanswered_records(records)
+        if r.key not in held_keys | {p.key for p in powerless + unjudged + novel}
+    ]
     compare_summary(problems, summary, "unsampled", len(never))
     # `TriageResult.exit_code`'s rule: each of these fails the run.
     reasons = {
@@ -92,6 +99,7 @@ def check_triage(view: TriageDocument, name: str) -> None:
         "with fields other than the text differing (fields-unjudged) but not held": len(unjudged),
         "left undecided on a greedy patch output the base never gave (novel-undecided) but "
         "not held": len(novel),
+        "with a side that answered none of their requests (unanswered) but not held": len(silent),
     }
     failing = [f"{count:,} {what}" for what, count in reasons.items() if count]
     problems += verdict_problems(view.ok, view.exit_code, failing, "its records")

@@ -46,12 +46,13 @@ def bounded_diffs(
     git: GitRepo,
     differing: Mapping[str, str],
     files: WheelFiles,
-    prefix: str,
+    repo_path: Callable[[str], str],
     label: str,
     diff_cap: int,
 ) -> tuple[dict[str, Diff], dict[str, str | None]]:
     """For each wheel path in `differing` (-> the repository's blob id): its diff from the
-    repository version to the wheel's, or why there is none (too large on either side)."""
+    repository version (at `repo_path` of the wheel path) to the wheel's, or why there is none
+    (too large on either side)."""
     sizes = blob_sizes(git, differing.values())
     skipped = {p: _too_large(sizes[oid], files[p], diff_cap) for p, oid in differing.items()}
     by_blob: dict[str, list[str]] = {}
@@ -66,7 +67,7 @@ def bounded_diffs(
             if differs_only_in_line_endings(content, data):  # every line -X +X, alike on screen
                 skipped[path] = LINE_ENDINGS_ONLY
                 continue
-            diffs[path] = unified_diff(content, data, f"a/{prefix}{path}{label}", f"b/{path}")
+            diffs[path] = unified_diff(content, data, f"a/{repo_path(path)}{label}", f"b/{path}")
     return diffs, skipped
 
 

@@ -5,7 +5,8 @@ against the ids one ``git ls-tree`` lists for the commit. Nothing is checked out
 repository is only read.
 
 Where the package lives in the repository (``''``, ``src/``, ``python/``, ``python/pkg/`` …) is
-detected from the tree and the wheel's paths, never from its content (`k3diff.provenance.prefix`).
+given, read from the build configuration at the commit, or detected from the tree and the wheel's
+paths, never from its content (`k3diff.provenance.lookup`).
 
 For a range ``OLD..NEW`` a file that does not match NEW is looked for in older commits: the
 candidates are the commits of ``git rev-list --topo-order NEW ^OLD`` (newest first) followed by
@@ -15,8 +16,7 @@ this check exists to catch, so OLD is the oldest candidate.
 
 from __future__ import annotations
 
-import posixpath
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -26,17 +26,16 @@ from k3diff.provenance.blobs import (
     DIFF_CAP_BYTES,
     WheelFiles,
     bounded_diffs,
-    wheel_blob_id,
 )
 from k3diff.provenance.git import (
     SHORT_ID_LENGTH,
     GitRepo,
     check_revision_syntax,
-    edge_changes,
     open_repo,
     range_commits,
 )
-from k3diff.provenance.prefix import detect_prefix, normalize_prefix
+from k3diff.provenance.lookup import Lookup, SourceLayout
+from k3diff.provenance.rangewalk import newest_matches
 from k3diff.provenance.revisions import (
     RepoNote,
     Revision,
@@ -44,7 +43,7 @@ from k3diff.provenance.revisions import (
     resolve_revision,
 )
 from k3diff.provenance.statedcheck import range_stated_notes, stated_notes
-from k3diff.provenance.trees import list_tree
+from k3diff.provenance.trees import link_over
 
 
 class SourceStatus(StrEnum):
@@ -87,8 +86,11 @@ class FileSource:
     diff_skipped: str | None = None
     """Why a differing file has no diff: ``too large to diff: …`` (compared by blob id only and
     never read whole), or ``line endings only …`` (`blobs.LINE_ENDINGS_ONLY`)."""
-    link: bool = False
-    """Absent, but a symbolic link at `repo_path` (no file whose bytes are compared)."""
+    link: str | None = None
+    """Absent, but the symbolic link at `repo_path` or a directory above it (no file whose
+    bytes are compared; `trees.link_over`)."""
+    submodule: str | None = None
+    """Absent, but in the submodule at this path (another repository's files, unread)."""
 
 
 @dataclass(frozen=True)
@@ -107,10 +109,9 @@ class ProvenanceReport:
     """Full id of OLD for a range; None for a single commit."""
     object_format: str
     """``sha1`` or ``sha256``: the hash behind every id in this report."""
-    prefix: str
-    """Repository directory the wheel paths were looked up under ('' or ending in '/')."""
-    prefix_detected: bool
-    """True when the prefix was detected from the tree, False when given."""
+    layout: SourceLayout
+    """Where the wheel paths were looked up: a prefix ('' or ending in '/') and the packages'
+    directories the build configuration maps, given, read from the configuration or detected."""
     commits_examined: int
     """Commits a file could have matched: 1 for REV; the range's commits plus OLD for a range."""
     files: tuple[FileSource, ...]
@@ -120,6 +121,16 @@ class ProvenanceReport:
     notes: tuple[RepoNote, ...] = ()
     """What the repository says about its history: replace refs and grafts (ignored), objects
     borrowed from another repository's store."""
+
+    @property
+    def prefix(self) -> str:
+        """Repository directory of every wheel path no configured package directory covers."""
+        return self.layout.prefix
+
+    @property
+    def prefix_detected(self) -> bool:
+        """True unless the prefix was given (`--source-prefix`)."""
+        return self.layout.origin != "given"
 
     def counts(self) -> dict[str, int]:
         """How many files have each status (every status present, zero included)."""
@@ -138,56 +149,6 @@ class ProvenanceReport:
     def file(self, path: str) -> FileSource | None:
         """The verdict for wheel path `path`, if it was checked."""
         return next((entry for entry in self.files if entry.path == path), None)
-
-
-@dataclass(frozen=True)
-class _Lookup:
-    """The wheel's blob ids and the tree of the commit they are looked up in."""
-
-    tree: Mapping[str, str]
-    links: frozenset[str]
-    wheel_blobs: Mapping[str, str]
-    prefix: str
-    prefix_detected: bool
-
-    @classmethod
-    def build(
-        cls,
-        git: GitRepo,
-        commit: str,
-        files: WheelFiles,
-        prefix: str | None,
-        layout: Sequence[Collection[str]],
-    ) -> _Lookup:
-        tree, links = (listing := list_tree(git, commit)).files, listing.links
-        wheel_blobs = {path: wheel_blob_id(data, git.object_format) for path, data in files.items()}
-        if prefix is not None:
-            return cls(tree, links, wheel_blobs, normalize_prefix(prefix), False)
-        label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
-        found = detect_prefix(tree, wheel_blobs, layout, label=label)
-        return cls(tree, links, wheel_blobs, found, True)
-
-    def dropped_notes(self, dropped: Collection[str]) -> tuple[RepoNote, ...]:
-        """W410 for each module the base wheel shipped and the patch lacks that the commit
-        still holds where the package lives (prov68: the patch could drop a module, a guard
-        imported only if present, and the source check passed); a symbolic link there counts,
-        as the build follows it (newuser68)."""
-        return tuple(
-            RepoNote(
-                "W410",
-                f"{self.prefix + path} is at the source commit"
-                f"{' (a symbolic link)' if self.prefix + path in self.links else ''}, but the "
-                "patch wheel lacks it (the base wheel shipped it)",
-                path,
-            )
-            for path in sorted(dropped)
-            if self.prefix + path in self.tree or self.prefix + path in self.links
-        )
-
-    def matching(self, commit: str) -> dict[str, str]:
-        """Wheel path -> `commit`, for the files identical to the tree's."""
-        tree, prefix = self.tree, self.prefix
-        return {p: commit for p, blob in self.wheel_blobs.items() if tree.get(prefix + p) == blob}
 
 
 def check_source(
@@ -210,7 +171,7 @@ def check_source(
     git = open_repo(repo)
     revision = resolve_revision(git, rev)
     commit = revision.commit
-    lookup = _Lookup.build(git, commit, files, prefix, layout)
+    lookup = Lookup.build(git, commit, files, prefix, layout)
     return ProvenanceReport(
         repo=str(repo),
         rev=rev,
@@ -218,8 +179,7 @@ def check_source(
         commit=commit,
         old_commit=None,
         object_format=git.object_format,
-        prefix=lookup.prefix,
-        prefix_detected=lookup.prefix_detected,
+        layout=lookup.layout,
         commits_examined=1,
         files=_file_sources(git, commit, lookup, files, lookup.matching(commit), diff_cap),
         revisions=(revision,),
@@ -249,15 +209,15 @@ def check_source_range(
     git = open_repo(repo)
     old_end, new_end = resolve_revision(git, old_rev), resolve_revision(git, new_rev)
     new, old = new_end.commit, old_end.commit
-    lookup = _Lookup.build(git, new, files, prefix, layout)
+    lookup = Lookup.build(git, new, files, prefix, layout)
     history = range_commits(git, old, new)
     if not history and old != new:
         raise SourceError(f"{repo}: range {commits!r} holds no commits (NEW is an ancestor of OLD)")
     matches = lookup.matching(new)
-    pre = lookup.prefix
-    wanted = {pre + p: blob for p, blob in lookup.wheel_blobs.items() if p not in matches}
-    older = _newest_matches(git, commits, (old, new), history, lookup.tree, wanted)
-    matches.update({p: older[pre + p] for p in lookup.wheel_blobs if pre + p in older})
+    where = lookup.repo_path
+    wanted = {where(p): blob for p, blob in lookup.wheel_blobs.items() if p not in matches}
+    older = newest_matches(git, commits, (old, new), history, lookup.tree, wanted)
+    matches.update({p: older[where(p)] for p in lookup.wheel_blobs if where(p) in older})
     return ProvenanceReport(
         repo=str(repo),
         rev=None,
@@ -265,8 +225,7 @@ def check_source_range(
         commit=new,
         old_commit=old,
         object_format=git.object_format,
-        prefix=pre,
-        prefix_detected=lookup.prefix_detected,
+        layout=lookup.layout,
         commits_examined=len(history) + 1,
         files=_file_sources(git, new, lookup, files, matches, diff_cap),
         revisions=(old_end, new_end),
@@ -288,102 +247,31 @@ def parse_range(repo_label: str, commits: str) -> tuple[str, str]:
     return parts[0], parts[1]
 
 
-def _newest_matches(
-    git: GitRepo,
-    spec: str,
-    ends: tuple[str, str],
-    history: Sequence[tuple[str, tuple[str, ...]]],
-    new_tree: Mapping[str, str],
-    wanted: Mapping[str, str],
-) -> dict[str, str]:
-    """For each repo path in `wanted`, the newest candidate commit holding blob `wanted[path]`.
-
-    Blob ids are carried from NEW down the history: a parent's version of a path is the child's
-    unless the edge between them changes it. So a path needs checking only at NEW and where an
-    edge changes it, and the first hit in topological order is the newest.
-    """
-    old, new = ends
-    if not wanted:
-        return {}
-    edges = [(commit, parent) for commit, parents in history for parent in parents]
-    try:  # diff-tree need only look under the directory the wanted paths share
-        under = posixpath.commonpath(wanted)
-    except ValueError:  # absolute and relative paths mixed: no single pathspec covers both
-        under = ""
-    changes = iter(edge_changes(git, edges, under, wanted))
-    states: dict[str, dict[str, str | None]] = {new: {p: new_tree.get(p) for p in wanted}}
-    touched: dict[str, Iterable[str]] = {}
-    found: dict[str, str] = {}
-    for commit, parents in history:
-        values = states[commit]
-        _record_hits(found, commit, values, touched.pop(commit, ()), wanted)
-        for parent in parents:
-            diff = next(changes)
-            if parent not in states:
-                states[parent], touched[parent] = _parent_state(values, diff, wanted)
-    if old in states:
-        _record_hits(found, old, states[old], touched.pop(old, wanted), wanted)
-    elif git.shallow:
-        raise SourceError(
-            f"{git.label}: range {spec!r}: the history from NEW back to OLD is cut off in this "
-            "shallow clone; fetch more history (git fetch --unshallow)"
-        )
-    else:  # OLD is not an ancestor of NEW: read its tree directly
-        old_tree = list_tree(git, old).files
-        _record_hits(found, old, {p: old_tree.get(p) for p in wanted}, wanted, wanted)
-    return found
-
-
-def _parent_state(
-    values: dict[str, str | None], diff: Mapping[str, tuple[str | None, str | None]],
-    wanted: Mapping[str, str],
-) -> tuple[dict[str, str | None], list[str]]:  # fmt: skip
-    changed = [path for path in diff if path in wanted]
-    if not changed:
-        return values, changed  # shared: nobody mutates a state once built
-    parent_values = dict(values)
-    for path in changed:
-        parent_values[path] = diff[path][0]
-    return parent_values, changed
-
-
-def _record_hits(
-    found: dict[str, str],
-    commit: str,
-    values: Mapping[str, str | None],
-    paths: Iterable[str],
-    wanted: Mapping[str, str],
-) -> None:
-    for path in paths:
-        if path not in found and values[path] == wanted[path]:
-            found[path] = commit
-
-
 def _file_sources(
     git: GitRepo,
     commit: str,
-    lookup: _Lookup,
+    lookup: Lookup,
     files: WheelFiles,
     matches: Mapping[str, str],
     diff_cap: int,
 ) -> tuple[FileSource, ...]:
     """Build the verdicts, with a diff (or the reason for none) for every file that differs."""
-    tree, prefix = lookup.tree, lookup.prefix
-    differing = {
-        p: tree[prefix + p] for p in files if matches.get(p) != commit and prefix + p in tree
-    }
+    tree, where = lookup.tree, lookup.repo_path
+    differing = {p: tree[where(p)] for p in files if matches.get(p) != commit and where(p) in tree}
     label = f"@{commit[:SHORT_ID_LENGTH]}"
-    diffs, skipped = bounded_diffs(git, differing, files, prefix, label, diff_cap)
+    diffs, skipped = bounded_diffs(git, differing, files, where, label, diff_cap)
     entries = []
     for path in sorted(files):
-        repo_blob, wheel_blob = tree.get(prefix + path), lookup.wheel_blobs[path]
+        repo_blob, wheel_blob = tree.get(where(path)), lookup.wheel_blobs[path]
         status = _status(repo_blob, wheel_blob, matches.get(path), commit)
+        absent = status is SourceStatus.ABSENT
         diff = diffs.get(path, (None, None, None))
         entries.append(
             FileSource(
-                path, prefix + path, status, wheel_blob, repo_blob, matches.get(path), *diff,
+                path, where(path), status, wheel_blob, repo_blob, matches.get(path), *diff,
                 diff_skipped=skipped.get(path),
-                link=status is SourceStatus.ABSENT and prefix + path in lookup.links,
+                link=link_over(lookup.links, where(path)) if absent else None,
+                submodule=link_over(lookup.submodules, where(path)) if absent else None,
             )
         )  # fmt: skip
     return tuple(entries)

@@ -127,13 +127,21 @@ def _refuse(repo: Path, path: Path, stderr: bytes) -> None:
 
 
 def check_revision_syntax(repo_label: str, rev: str) -> None:
-    """Refuse revisions git could read as an option, or that cannot name one commit."""
+    """Refuse revisions git could read as an option, that cannot name one commit, or that read
+    the clone's reflog or upstream configuration (``@{…}``, prov69: ``main@{0}`` resolved
+    through the branch's reflog, silently, where a tag ``main`` made ``main`` refused)."""
     if not rev:
         raise SourceError(f"{repo_label}: empty revision")
     if rev.startswith("-"):
         raise SourceError(f"{repo_label}: revision {rev!r} starts with '-' (refused)")
     if any(ch in rev for ch in "\0\n\r"):
         raise SourceError(f"{repo_label}: revision {rev!r} contains a control character")
+    if "@{" in rev:  # main@{0}, HEAD@{1}, @{-1}, main@{upstream}: the clone's own records
+        raise SourceError(
+            f"{repo_label}: revision {rev!r} reads this clone's reflog or upstream (@{{…}}), "
+            "which records what the clone did, not what the repository holds (refused): give "
+            "a branch, a tag or a commit id"
+        )
 
 
 def blob_id(data: bytes, object_format: str) -> str:

@@ -17,7 +17,7 @@ or the path given to `wheels`, made it refuse the document `wheels` had written)
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 
 from k3diff.provenance.git import GitRepo, object_types
@@ -31,20 +31,16 @@ def stated_notes(
 ) -> tuple[RepoNote, ...]:
     """A W408 note for each commit the patch wheel states (``(commit, path, description)``)
     that is not `revision`'s commit in `repo`: another commit, no commit there, or several."""
+
+    def against(found: str, head: str, path: str) -> RepoNote | None:
+        if found == revision.commit:
+            return None
+        return RepoNote(
+            "W408", f"{head}, which is {found}; compared against {revision.commit}", path
+        )
+
     named = _commits_named(repo, [commit for commit, _, _ in stated])
-    notes: list[RepoNote] = []
-    for commit, path, said in stated:
-        head = f"the patch wheel states commit {said}"
-        found = _one_commit(named, commit, head, path, "W408")
-        if isinstance(found, RepoNote):
-            notes.append(found)
-        elif found is not None and found != revision.commit:
-            notes.append(
-                RepoNote(
-                    "W408", f"{head}, which is {found}; compared against {revision.commit}", path
-                )
-            )
-    return tuple(notes)
+    return _judged(named, stated, "patch", "W408", against)
 
 
 def range_stated_notes(
@@ -62,24 +58,44 @@ def range_stated_notes(
     other than OLD's is a W409 note: the base is the reference, so it is said, never failed."""
     old, new = ends
     span = f"OLD..NEW = {old.commit}..{new.commit}"
+
+    def placed(found: str, head: str, path: str) -> RepoNote:
+        return _placed(repo, found, ends, in_range, f"{head}, which is {found}", path, span)
+
+    def from_old(found: str, head: str, path: str) -> RepoNote | None:
+        if found == old.commit:
+            return None
+        return RepoNote("W409", f"{head}, which is {found}; OLD is {old.commit}", path)
+
     named = _commits_named(repo, [commit for commit, _, _ in (*stated, *base_stated)])
+    return _judged(named, stated, "patch", "W408", placed) + _judged(
+        named, base_stated, "base", "W409", from_old, f"; OLD is {old.commit}"
+    )
+
+
+Judge = Callable[[str, str, str], "RepoNote | None"]
+"""What to say of a statement naming one commit: (its full id, ``the patch wheel states commit
+…``, the entry it was read from) -> a note, or None for nothing."""
+
+
+def _judged(
+    named: Mapping[str, list[str]],
+    stated: Sequence[tuple[str, str, str]],
+    whose: str,
+    code: str,
+    judge: Judge,
+    tail: str = "",
+) -> tuple[RepoNote, ...]:
+    """For each statement of `whose` wheel, in order: a `code` note (ending in `tail`) where it
+    names no commit in the repository or several, else what `judge` says of the one commit."""
     notes: list[RepoNote] = []
     for commit, path, said in stated:
-        head = f"the patch wheel states commit {said}"
-        found = _one_commit(named, commit, head, path, "W408")
+        head = f"the {whose} wheel states commit {said}"
+        found = _one_commit(named, commit, head, path, code)
         if isinstance(found, RepoNote):
-            notes.append(found)
-        elif found is not None:
-            notes.append(
-                _placed(repo, found, ends, in_range, f"{head}, which is {found}", path, span)
-            )
-    for commit, path, said in base_stated:
-        head = f"the base wheel states commit {said}"
-        found = _one_commit(named, commit, head, path, "W409")
-        if isinstance(found, RepoNote):
-            notes.append(replace(found, message=f"{found.message}; OLD is {old.commit}"))
-        elif found is not None and found != old.commit:
-            notes.append(RepoNote("W409", f"{head}, which is {found}; OLD is {old.commit}", path))
+            notes.append(replace(found, message=found.message + tail))
+        elif found is not None and (note := judge(found, head, path)) is not None:
+            notes.append(note)
     return tuple(notes)
 
 

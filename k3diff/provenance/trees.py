@@ -12,14 +12,14 @@ parsed from those bytes, in the order `ls-tree -r` gives it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from k3diff.errors import SourceError
 from k3diff.provenance.git import GitRepo, read_object
 from k3diff.provenance.gitpipe import GitPipe, popen_git
 
-_FILE, _TREE, _LINK, _TYPE_BITS = 0o100000, 0o040000, 0o120000, 0o170000
+_FILE, _TREE, _LINK, _GITLINK, _TYPE_BITS = 0o100000, 0o040000, 0o120000, 0o160000, 0o170000
 _ASKED_AT_ONCE = 1000
 """Ids written to `cat-file --batch` before its answers are read: their lines fit in a pipe's
 buffer, so the write never waits on git, which may be waiting on its own full output pipe."""
@@ -53,6 +53,30 @@ class CommitTree:
     """Every symbolic link's path: no file whose bytes can be checked, but a checkout (and a
     build, which follows it) holds a file there (newuser68: a patch dropping a module the
     commit keeps as a link passed)."""
+    submodules: frozenset[str] = frozenset()
+    """Every submodule's path: its files are another repository's, which k3diff does not read,
+    but a recursive checkout (and a build from it) holds them there (review69: a patch dropping
+    a module the commit keeps in a submodule passed)."""
+
+
+def link_over(links: Collection[str], path: str) -> str | None:
+    """The symbolic link (of `links`, `CommitTree.links`) at `path` or at a directory above it
+    (`src/pkg/sub` for `src/pkg/sub/guard.py`), None where none is: a checkout holds a file
+    there where the link leads, which k3diff does not follow (review69: a module the commit
+    holds under a linked directory, which the patch dropped, passed)."""
+    head = path
+    while head and head not in links:
+        head = head.rpartition("/")[0]
+    return head or None
+
+
+def linked_words(path: str, link: str | None, submodule: str | None = None) -> str:
+    """' (a symbolic link)' where `link` (`link_over`) is `path`, ' (under the
+    symbolic link LINK)' where it is a directory above it, ' (in the submodule SUBMODULE)'
+    where `submodule` (`link_over` of `CommitTree.submodules`) holds it, '' where none does."""
+    if link is not None:
+        return " (a symbolic link)" if link == path else f" (under the symbolic link {link})"
+    return "" if submodule is None else f" (in the submodule {submodule})"
 
 
 def list_tree(repo: GitRepo, commit: str) -> CommitTree:
@@ -87,11 +111,13 @@ def _subtrees(entries: list[Entry]) -> Iterator[str]:
 
 
 def _files(repo: GitRepo, commit: str, trees: dict[str, list[Entry]], root: str) -> CommitTree:
-    """Path -> blob id of every file below `root`, and every link's path, in the order `ls-tree -r` lists them (depth
-    first, each tree in its own order), without recursion, holding each directory's name once
-    (not its whole path), within `MAX_LISTED_ENTRIES` and `MAX_PATH_BYTES`."""
+    """Path -> blob id of every file below `root`, and every link's and submodule's path, in the
+    order `ls-tree -r` lists them (depth first, each tree in its own order), without recursion,
+    holding each directory's name once (not its whole path), within `MAX_LISTED_ENTRIES` and
+    `MAX_PATH_BYTES`."""
     files: dict[str, str] = {}
     links: set[str] = set()
+    submodules: set[str] = set()
     stack = [iter(trees[root])]
     names: list[str] = []  # the directories the walk is in, outermost first
     depth_bytes = [0]  # bytes of each level's path prefix ("a/b/": 4)
@@ -123,9 +149,11 @@ def _files(repo: GitRepo, commit: str, trees: dict[str, list[Entry]], root: str)
             files["/".join([*names, name])] = oid
         elif mode & _TYPE_BITS == _LINK:  # its blob is the target's name, not a file's content
             links.add("/".join([*names, name]))
-        # Anything else holds no file a checkout writes there: a submodule (a commit id) or a
-        # type git knows not, which it checks out as a submodule (an empty directory).
-    return CommitTree(files, frozenset(links))
+        elif mode & _TYPE_BITS == _GITLINK:  # another repository's commit
+            submodules.add("/".join([*names, name]))
+        # Anything else holds no file a checkout writes there: a type git knows not, which it
+        # checks out as a submodule (an empty directory).
+    return CommitTree(files, frozenset(links), frozenset(submodules))
 
 
 def _too_many(repo: GitRepo, commit: str) -> str:

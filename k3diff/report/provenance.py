@@ -54,7 +54,6 @@ def describe_source(report: ProvenanceReport, listed: Listed = ()) -> list[str]:
     """The lines that say what the files were compared with: full commit ids, the ref each
     revision named and what it resolved to, and what the repository says about its history
     (each note but those `listed` in full as findings)."""
-    origin = "detected" if report.prefix_detected else "given"
     lines = [f"Source: {report.repo}, {report.object_format} object ids"]
     revisions = report.revisions
     if report.range is not None:
@@ -66,7 +65,7 @@ def describe_source(report: ProvenanceReport, listed: Listed = ()) -> list[str]:
     else:
         lines.append(f"Commit: {revisions[0].describe() if revisions else report.commit}")
     counts = ", ".join(f"{n} {status}" for status, n in report.counts().items())
-    lines += [f"Prefix: {report.prefix or '(repository root)'} ({origin})", f"Files: {counts}"]
+    lines += [f"Prefix: {report.layout.describe()}", f"Files: {counts}"]
     lines += [
         f"Note: {note.message}"
         for note in report.notes

@@ -74,11 +74,12 @@ _INPUT_WORDS = {
 }
 """An input whose name alone does not say what it is, in words."""
 UNKNOWN_ARGUMENTS = (
-    "lm-eval: the request arguments are in one log only (the other holds prompt_hash alone), "
-    "so its continuations and generation settings (until, max_gen_toks, temperature, ...) "
-    "cannot be compared{also}: not comparable (neither a match nor a regression)"
+    "lm-eval: the request arguments are missing from one log or both (lm-eval writes them on "
+    "every line), so its continuations and generation settings (until, max_gen_toks, "
+    "temperature, ...) cannot be compared{also}: not comparable (neither a match nor a "
+    "regression)"
 )
-"""A doc one log holds the requests' arguments of and the other not (`arguments-unknown`)."""
+"""A doc whose requests' arguments one log or both lack (`arguments-unknown`)."""
 UNKNOWN_PROMPT = (
     "lm-eval: the prompt is in one log only (the other holds neither the request arguments "
     "nor prompt_hash), so the prompts cannot be compared{also}: not comparable (neither a match "

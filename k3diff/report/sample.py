@@ -10,6 +10,7 @@ from tabulate import tabulate
 from k3diff import escape
 from k3diff.documents import sample as sample_document
 from k3diff.exitcodes import ExitCode
+from k3diff.numbers import all_of
 from k3diff.output import OutputFormat
 from k3diff.program import program
 from k3diff.report.clauses import statement_lines
@@ -107,7 +108,7 @@ def _failed_text(result: SampleResult) -> str:
     if result.failed == 0:
         return "none failed"
     if result.failed == result.taken:
-        return f"all {result.failed} failed"
+        return f"{all_of(result.failed)} failed"
     return (
         f"{result.failed} of them failed"
         if result.failed < result.taken

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from k3diff import shellwords
-from k3diff.numbers import named
+from k3diff.numbers import named, one_of
 from k3diff.output import plural
 from k3diff.program import program
 from k3diff.report.clauses import clause_lines, split_clauses
@@ -306,7 +306,7 @@ HELD_CAUSES: tuple[tuple[frozenset[Flag], str], ...] = (
     ),
     (
         frozenset({Flag.ARGUMENTS_UNKNOWN}),
-        "the request arguments are in one log only (arguments-unknown)",
+        "the request arguments are missing from one log or both (arguments-unknown)",
     ),
     (
         frozenset({Flag.NO_POWER}),
@@ -323,18 +323,23 @@ the order the INCONCLUSIVE line names them."""
 
 
 def unanswered(result: TriageResult) -> str | None:
-    """'every patch request failed on 2/strict-match' where a held record has a side of a mode
-    with failed requests and no successful one: nothing of that side was sampled, whatever else
-    holds the record; None where no held record has such a side."""
-    found: dict[str, list[str]] = {}
+    """'every patch request failed on 2/strict-match (unanswered)' where a held record has a side
+    of a mode with failed requests and no successful one: nothing of that side was sampled,
+    whatever else holds the record; None where no held record has such a side."""
+    found: dict[tuple[str, str], list[str]] = {}
     for record in result.records:
         if record.category is not Category.INCONCLUSIVE or not HELD_FLAGS & set(record.flags):
             continue
+        # The flag that holds it for this, where it is the hold (triage69), else the one seen.
+        flag = Flag.UNANSWERED if Flag.UNANSWERED in record.flags else Flag.ERRORS_PRESENT
         for which in ("base", "patch"):
             stats = [getattr(mode, which) for mode in record.modes]
             if stats and all(s.n == 0 for s in stats) and any(s.errors for s in stats):
-                found.setdefault(which, []).append(record.name)
-    said = [f"every {which} request failed on {named(names)}" for which, names in found.items()]
+                found.setdefault((which, flag), []).append(record.name)
+    said = [
+        f"every {which} request failed on {named(names)} ({flag})"
+        for (which, flag), names in found.items()
+    ]
     return "; ".join(said) or None
 
 
@@ -353,7 +358,5 @@ def held_why(result: TriageResult) -> str:
     if lacking(result.records):  # newuser68: a doc one log lacks read as captures that differ
         causes = [LACKING_CAUSE if c == UNSAMPLED_CAUSE else c for c in causes]
     if failed := unanswered(result):  # newuser68: said only as a flag, errors-present
-        causes.append(f"{failed} (errors-present)")
-    if len(causes) < 2:
-        return causes[0] if causes else "its evidence could not clear it"
-    return f"{', '.join(causes[:-1])}, or {causes[-1]}"
+        causes.append(failed)
+    return one_of(causes) or "its evidence could not clear it"

@@ -29,7 +29,7 @@ INPUT_WORDS = {
     "prompt": "prompt",
     "prompt-unknown": "prompt held by one log only",
     "arguments": "request arguments",
-    "arguments-unknown": "request arguments held by one log only",
+    "arguments-unknown": "request arguments missing from one log or both",
     "target": "gold target",
     "doc": "document",
 }
@@ -160,8 +160,9 @@ def inputs_differ(base: LmEvalParts, patch: LmEvalParts, prompt_differs: bool) -
     (lmeval67: another setting matched, exit 0). Every lm-eval version writes `arguments` on
     every line, so a line holding them against one holding only `prompt_hash` cannot be
     compared on its settings (`arguments-unknown`; lmrep68: another temperature matched,
-    exit 0); two lines without them have nothing beyond the prompt to tell apart. A prompt one
-    log does not say is `prompt-unknown`, which says the arguments' with it."""
+    exit 0), and neither can two lines both without them (triage69: they matched, exit 0, a
+    claim of equal settings that neither log supports). A prompt one log does not say is
+    `prompt-unknown`, which says the arguments' with it."""
     base_inputs = {held[0]: held for held in base.inputs}
     patch_inputs = {held[0]: held for held in patch.inputs}
     differ = [
@@ -171,7 +172,10 @@ def inputs_differ(base: LmEvalParts, patch: LmEvalParts, prompt_differs: bool) -
     ]
     if prompt_unknown(base, patch):
         differ.insert(0, "prompt-unknown")
-    elif not prompt_differs and base.arguments_digest != patch.arguments_digest:
-        one_sided = None in (base.arguments_digest, patch.arguments_digest)
-        differ.insert(0, "arguments-unknown" if one_sided else "arguments")
+    elif not prompt_differs:
+        unstated = None in (base.arguments_digest, patch.arguments_digest)
+        if unstated:
+            differ.insert(0, "arguments-unknown")
+        elif base.arguments_digest != patch.arguments_digest:
+            differ.insert(0, "arguments")
     return tuple(differ)

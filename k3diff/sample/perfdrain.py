@@ -5,8 +5,10 @@
 - a drain that answered (200, a JSON document): the document as `metrics`, an empty one too;
 - a drain that failed (another status, no answer within the probe timeout, a connection
   error, an answer that is no JSON or is past `--max-response-bytes`): `error`, saying which,
-  in k3diff's own words (capped at MAX_ERROR characters). TensorRT-LLM keeps the records a
-  failed drain did not take, and the next drain on that server returns them too;
+  in k3diff's own words (capped at MAX_ERROR characters). The server may have kept the
+  records a failed drain did not take (TensorRT-LLM, where the drain never reached its
+  handler, which swaps its queue for an empty one before answering: telem69), and the next
+  drain on that server then returns them too;
 - the start-up drain of each run (a resumed one too), the probe that finds the servers that
   offer `/perf_metrics`: `start` (the run's segment: 0, then one more per `--resume`) with
   `records` (how many it took, not kept: they are no request of this run) or `error`.

@@ -256,7 +256,7 @@ def account(
             read[index : index + 1]
         )
     for perf, beside in perf_logs.values():
-        # A failed drain's line (telem68b) holds no records: the server kept them for the next.
+        # A failed drain's line (telem68b) holds no records: the server may have kept them.
         drains = [
             Drain(
                 number, entry, [] if ERROR in entry else list(trtllm_requests(entry.get("metrics")))

@@ -22,6 +22,13 @@ is never evidence either way) where:
 - in a run that wrote its start-up drain, its drain holds other than one record: one request
   was sent since the drain before it, so another record is a request that finished since
   (one of the run before a resume, or a load request still running).
+- (telem69) TensorRT-LLM records a chat stream's request after sending `data: [DONE]`, so a
+  drain right after the answer can miss that record, and the next drain holds it; and it keeps
+  the newest `perf_metrics_max_requests` records only. So the one record a cold request's drain
+  holds may be an earlier request's where, in a run that wrote its start-up drain, the drains
+  of its server before it hold fewer records than that side's requests answered (one owed to
+  a later drain), or where the next drain of its server that answered holds more records than
+  the requests sent since its own (its own record came late), or there is no such drain.
 
 A cold request's drain after a drain of the same side and record labelled with a later repeat
 is not the cold request's (`sample` drains the cold one first): refused, exit 2. Otherwise its
@@ -37,7 +44,7 @@ from typing import Any
 
 from k3diff.errors import InputError
 from k3diff.sample.names import Mode, is_cold
-from k3diff.sample.perfdrain import failed, start_segment
+from k3diff.sample.perfdrain import RECORDS, failed, start_segment
 from k3diff.sample.reader import SamplesLog
 from k3diff.telemetry.engines import RequestMetrics
 
@@ -67,6 +74,22 @@ NOT_ONE = (
     "its /perf_metrics drain (line {line}) holds {records} records where one request was "
     "sent since the drain before it (a request sent before it, or a run before a resume, "
     "finished since): which is its own cannot be told"
+)
+LATE = (
+    "the next /perf_metrics drain of that server (line {line}) holds {records} where "
+    "{sent} sent since its own drain: a record came after its request was answered "
+    "(TensorRT-LLM's chat stream records a request after sending data: [DONE]), so the one "
+    "record its own drain held may be an earlier request's"
+)
+SHORT = (
+    "the drains of that server before it since its run's start-up drain (through line "
+    "{line}) hold {records} where {answered} answered: a record that was not in its "
+    "request's drain (it came late, or the server's cap dropped it) may be the one record "
+    "its own drain held"
+)
+UNCHECKED = (
+    "no /perf_metrics drain of that server after it that shows its record was not late "
+    "({why}): the one record its own drain held may be an earlier request's"
 )
 
 
@@ -126,7 +149,8 @@ def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) 
     for log in logs:
         segments = log.segments or (0,) * len(log.samples)
         resumed: set[tuple[str, int]] = set()
-        for sample, segment in zip(log.samples, segments, strict=True):
+        sent = _Sent(log)
+        for index, (sample, segment) in enumerate(zip(log.samples, segments, strict=True)):
             if not is_cold(sample.mode, sample.repeat, sample.cold):
                 continue
             after_resume = segment > 0 and (sample.side, segment) not in resumed
@@ -143,6 +167,8 @@ def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) 
                     drains, records[(sample.side, sample.key)], at[0], sample.ident, perf
                 )
             why = place.unreadable(at, sample.side, segment, after_resume)
+            if why is None:
+                why = place.short(at[0], sent) or place.late(at[0], sent, index)
             if why is None:
                 found.cold.add(at[0])
             else:
@@ -164,10 +190,14 @@ class _Place:
         """Per drain, the position of the attempt before it on the same side's server."""
         self.starts: dict[tuple[str, int], int] = {}
         """(side, segment) -> the position of that run's start-up drain."""
+        self.following: list[int | None] = [None] * len(drains)
+        """Per drain, the position of the attempt after it on the same side's server."""
         last: dict[str, int] = {}
         for position, drain in enumerate(drains):
             side = str(drain.entry.get("side"))
             self.prior.append(last.get(side))
+            if (before := last.get(side)) is not None:
+                self.following[before] = position
             last[side] = position
             segment = start_segment(drain.entry)
             if segment is not None:
@@ -197,6 +227,110 @@ class _Place:
         if started and len(drain.requests) != 1:
             return NOT_ONE.format(line=drain.line, records=len(drain.requests))
         return None
+
+    def short(self, at: int, sent: _Sent) -> str | None:
+        """Why the cold request's drain (at `at`) may hold a record owed to an earlier drain
+        (telem69): the drains of its server since its run's start-up drain hold fewer records
+        than that side's requests answered up to the sample the last of them is labelled with
+        (a record that came after its drain, or that the server's cap dropped: TensorRT-LLM
+        keeps the newest `perf_metrics_max_requests`). None where they hold as many, or where
+        no start-up drain was written (a log before telem68b: its failed drains left no line,
+        so its counts cannot be added up)."""
+        records, last = 0, None
+        position = self.prior[at]
+        while position is not None and start_segment(self.drains[position].entry) is None:
+            drain = self.drains[position]
+            if failed(drain.entry) is None:
+                records += len(drain.requests)
+                last = position if last is None else last
+            position = self.prior[position]
+        if position is None or last is None:
+            return None
+        drain = self.drains[last]
+        label = _label(drain.entry)
+        answered = None if label is None else sent.answered(label)
+        if answered is None:
+            return UNCHECKED.format(why=f"line {drain.line} is labelled with no sample of the log")
+        if records < answered:
+            said = f"{answered} request{' was' if answered == 1 else 's were'}"
+            return SHORT.format(line=drain.line, records=_records(records), answered=said)
+        return None
+
+    def late(self, at: int, sent: _Sent, index: int) -> str | None:
+        """Why the first record of the drain at `at`, the cold request's (the sample at `index`
+        of the log `sent` counts in), may be an earlier request's that came late (telem69);
+        None when the next drain that answered on its server holds no more records than the
+        requests sent on that side since. A failed drain between them is skipped: the server
+        kept its records for this one."""
+        position = self.following[at]
+        while position is not None and failed(self.drains[position].entry) is not None:
+            position = self.following[position]
+        if position is None:
+            return UNCHECKED.format(why="none drained after it")
+        drain = self.drains[position]
+        entry = drain.entry
+        if start_segment(entry) is not None:
+            # A resumed run's start-up drain: no request of this run was sent before it.
+            taken = entry.get(RECORDS)
+            if type(taken) is not int:
+                return UNCHECKED.format(why=f"line {drain.line}, a start-up drain, counts none")
+            records, count = taken, 0
+        else:
+            label = _label(entry)
+            since = None if label is None else sent.since(index, label)
+            if since is None:
+                return UNCHECKED.format(
+                    why=f"line {drain.line} is labelled with no sample after it in the log"
+                )
+            records, count = len(drain.requests), since
+        if records > count:
+            said = f"{count} request{' was' if count == 1 else 's were'}"
+            return LATE.format(line=drain.line, records=_records(records), sent=said)
+        return None
+
+
+class _Sent:
+    """How many requests a samples log sent on a side between two of its samples."""
+
+    def __init__(self, log: SamplesLog) -> None:
+        self.log = log
+        self.at = {sample.ident: index for index, sample in enumerate(log.samples)}
+        self.segments = log.segments or (0,) * len(log.samples)
+
+    def answered(self, label: Ident) -> int | None:
+        """The samples of the side of `label` answered (no error) in its run (the segment
+        since the last resume) up to the one `label` names (itself included); None when the
+        log holds none so named."""
+        end = self.at.get(label)
+        if end is None:
+            return None
+        side, segment = label[0], self.segments[end]
+        return sum(
+            1
+            for sample, at in zip(self.log.samples[: end + 1], self.segments, strict=False)
+            if sample.side == side and at == segment and sample.error is None
+        )
+
+    def since(self, index: int, label: Ident) -> int | None:
+        """The samples of the side of `label` after the one at `index` up to the one `label`
+        names (itself included), None when that one is not after it."""
+        end = self.at.get(label)
+        if end is None or end <= index:
+            return None
+        side = label[0]
+        return sum(1 for sample in self.log.samples[index + 1 : end + 1] if sample.side == side)
+
+
+def _records(count: int) -> str:
+    return f"{count} record{'' if count == 1 else 's'}"
+
+
+def _label(entry: Mapping[str, Any]) -> Ident | None:
+    """The sample a drain is labelled with (any mode), None for a line labelled with none."""
+    key, mode, repeat = entry.get("key"), entry.get("mode"), entry.get("repeat")
+    if not isinstance(key, str) or not isinstance(mode, str) or type(repeat) is not int:
+        return None
+    return str(entry.get("side")), key, mode, repeat
 
 
 def _refuse_out_of_order(

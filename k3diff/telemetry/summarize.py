@@ -184,14 +184,16 @@ def summarize(
     them as already read (`report` runs `telemetry` again on the bytes it hashed, not reading
     them a second time: telemetry63)."""
     samples: list[SampleLine] = []
-    problems: dict[str, tuple[str, bool]] = {}
+    probed: dict[str, dict[str, bool]] = {}
     read_logs = tuple(read) if read else tuple(read_samples_log(log) for log in logs)
     # A log given twice (or a copy of it) would count each window twice: twice the units
     # turned a gate that could not decide into a pass (review65).
     check_pooled(read_logs, options.pool_runs)
     for read_log in read_logs:
         samples.extend(read_log.samples)
-        problems.update(_metrics_problems(read_log.header.fields))
+        for side, (problem, unread) in _metrics_problems(read_log.header.fields).items():
+            probed.setdefault(side, {})[problem] = unread
+    problems = {side: _said(found) for side, found in probed.items()}
     stops = tuple(
         LogStop(str(path), log.stop)
         for path, log in zip(logs, read_logs, strict=True)
@@ -255,6 +257,24 @@ def summarize(
         stops=stops,
         unsampled=tuple(side for side in sides if side not in {m.side for m in modes}),
     )
+
+
+SHOWN_PROBLEMS = 3
+"""`/metrics` problems said per side where pooled logs recorded several (the rest counted)."""
+
+
+def _said(problems: Mapping[str, bool]) -> tuple[str, bool]:
+    """A side's `/metrics` problems over the logs pooled (`URL: problem` -> could not be read)
+    as one: the unreadable ones first, at most SHOWN_PROBLEMS (the rest counted), and whether
+    any could not be read (telem69: before, each log's replaced the one before, so a failed
+    probe of the first log read as a server that exposes no counters where the next log's
+    answered 404)."""
+    ordered = sorted(problems, key=lambda problem: not problems[problem])
+    more = len(ordered) - SHOWN_PROBLEMS
+    text = "; ".join(ordered[:SHOWN_PROBLEMS]) + (
+        f"; and {more} more in the logs' headers" if more > 0 else ""
+    )
+    return text, any(problems.values())
 
 
 def _metrics_problems(header: Mapping[str, Any]) -> dict[str, tuple[str, bool]]:

@@ -40,6 +40,10 @@ class Flag(StrEnum):
     """The captures differ (texts, an error, a side without the record) and a side (or both)
     has no successful sample in any mode: the difference is unexplained. Never a pass:
     inconclusive, and it fails the run."""
+    UNANSWERED = "unanswered"
+    """A side answered none of the record's requests: every one sent to it, in every mode,
+    failed (an HTTP error, a connection closed), so that side proved nothing. Never a pass:
+    inconclusive, and it fails the run (where the captures differ, `unsampled` says it)."""
     NOT_COMPARABLE = "not-comparable"
     """The captured prompts differ (the comparison's status `not-comparable`): the base's and
     the patch's captures answer different requests, so the comparison compared nothing and no
@@ -61,9 +65,9 @@ class Flag(StrEnum):
     `prompt_hash`) and the other neither, so the prompts cannot be compared: not known to
     differ, nor to be the same (left68: read as "the captured prompts differ")."""
     ARGUMENTS_UNKNOWN = "arguments-unknown"
-    """Beside `not-comparable`: one lm-eval log holds the requests' arguments and the other only
-    `prompt_hash` (the prompt alike), so the continuations and generation settings cannot be
-    compared: what the two runs asked of the model is not known to be the same (lmrep68)."""
+    """Beside `not-comparable`: one lm-eval log or both lack the requests' arguments (the prompt
+    alike), so the continuations and generation settings cannot be compared: what the two runs
+    asked of the model is not known to be the same (lmrep68; both logs without them, triage69)."""
     CAPTURE_ONLY_CONCURRENT = "capture-reproduced-only-concurrently"
     """A side's captured output came back only in concurrent or loaded samples, never serially."""
     VACUOUS = "vacuous"
@@ -119,11 +123,12 @@ class Flag(StrEnum):
 HELD_FLAGS = frozenset(
     {Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.OTHER_CONDITION, Flag.CAPTURE_UNEXPLAINED}
     | {Flag.UNSAMPLED, Flag.NOT_COMPARABLE, Flag.NO_POWER, Flag.NOVEL_UNDECIDED}
-    | {Flag.FIELDS_UNJUDGED}
+    | {Flag.FIELDS_UNJUDGED, Flag.UNANSWERED}
 )
 """Flags of an inconclusive record that fails the run: its evidence could not clear it (a mode
 not exercised or unproven, samples of another condition, a patch capture the samples do not
-explain, a differing record never sampled, captures of different prompts, a sampled test
+explain, a differing record never sampled, a side that answered none of a record's requests,
+captures of different prompts, a sampled test
 without power, a greedy patch output the base never gave left undecided, fields other than
 the text that differ) — never a pass."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from k3diff.sample.gaugeadvice import exposes_no_gauge
+from k3diff.sample.gaugeadvice import exposes_no_gauge, given_url_404
 from k3diff.sample.reader import SamplesLog
 
 
@@ -37,3 +37,17 @@ def gaugeless(logs: Iterable[SamplesLog]) -> tuple[str, ...]:
             entry = metrics.get(side) if isinstance(metrics, dict) else None
             said.setdefault(side, []).append(exposes_no_gauge(entry))
     return tuple(side for side in ("base", "patch") if said.get(side) and all(said[side]))
+
+
+def given_404(logs: Iterable[SamplesLog]) -> tuple[str, ...]:
+    """The sides a log's header says the `--metrics-url` given for answered HTTP 404: a URL to
+    check, not a server without a gauge (left68b; triage69: the reason told the user to add the
+    --metrics-url they had given)."""
+    said = {
+        side
+        for log in logs
+        for side in log.header.sides or ()
+        if isinstance(metrics := log.header.fields.get("metrics"), dict)
+        and given_url_404(metrics.get(side))
+    }
+    return tuple(side for side in ("base", "patch") if side in said)

@@ -101,6 +101,8 @@ class Settings:
     """Not an option: the sides whose logs' headers say their server was asked for its
     running-requests gauge and has none (`sample.metrics.exposes_no_gauge`), read from the logs
     by `triage`, so an unproven batched mode says no `--metrics-url` can prove it."""
+    given_404: tuple[str, ...] = ()
+    """Not an option: the sides whose `--metrics-url` given answered 404 (`gauges.given_404`)."""
 
 
 @dataclass(frozen=True)

@@ -54,11 +54,11 @@ CHANGED_INPUTS = (
     (
         "arguments-unknown",
         Flag.ARGUMENTS_UNKNOWN,
-        "not-comparable: the request arguments are in one log only (the other holds lm-eval's "
-        "prompt_hash alone{also}), so the continuations and generation settings such as until, "
-        "max_gen_toks or temperature cannot be compared, the comparison compared nothing for "
-        "this record and samples cannot clear it; compare logs lm-eval wrote whole (both with "
-        "their arguments) and compare again",
+        "not-comparable: the request arguments are missing from one log or both (lm-eval "
+        "writes them on every line{also}), so the continuations and generation settings such "
+        "as until, max_gen_toks or temperature cannot be compared, the comparison compared "
+        "nothing for this record and samples cannot clear it; compare logs lm-eval wrote whole "
+        "(both with their arguments) and compare again",
     ),
 )
 """lm-eval inputs whose change holds a record in its own words, the most basic first (a doc

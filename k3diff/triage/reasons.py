@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from k3diff.sample.gaugeadvice import no_gauge_advice
+from k3diff.sample.gaugeadvice import given_url_advice, no_gauge_advice
 from k3diff.sample.names import Mode
 from k3diff.triage import stats
 from k3diff.triage.model import Category, Settings
@@ -155,6 +155,8 @@ def _gauge_step(ev: ModeEvidence, settings: Settings) -> str:
     --metrics-url, which such a server cannot serve)."""
     if settings.gaugeless:
         return no_gauge_advice(settings.gaugeless, f"--mode {ev.mode}")
+    if settings.given_404:  # triage69: it said to add the --metrics-url the user had given
+        return given_url_advice(settings.given_404)
     return (
         "sample again, adding --metrics-url URL to the sample command, where the server has one "
         "(--mode serial still checks batch-1 parity)"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
+from k3diff.numbers import all_of
 from k3diff.responses.document import UNEXPLAINED, ResponsesRecord
 from k3diff.sample.names import SAMPLING_MODES, Mode
 from k3diff.triage import classify, stats
@@ -191,7 +192,7 @@ def _unsampled(samples: dict[str, dict[str, list[Sample]]]) -> str | None:
         if any(s.text_xxh3 is not None for s in found):
             continue
         failed = len(found)
-        said = f"all {failed} requests" if failed > 1 else "its 1 request"
+        said = f"{all_of(failed)} requests" if failed > 1 else "its 1 request"
         never.append((side, f" ({said} to it failed)" if failed else ""))
     if len(never) == 2 and not never[0][1] and not never[1][1]:
         return "neither side was ever sampled"

@@ -22,7 +22,7 @@ from k3diff.sample.runs import run_infos
 from k3diff.triage import classify, conditions, shift, shiftverdict, stats
 from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.fieldholds import hold_fields_differ
-from k3diff.triage.gauges import gaugeless, gauges
+from k3diff.triage.gauges import gaugeless, gauges, given_404
 from k3diff.triage.inputs import read_comparison
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
@@ -53,6 +53,7 @@ from k3diff.triage.sidefields import hold_sides_differ, side_differences
 from k3diff.triage.sides import CacheCounts
 from k3diff.triage.splits import split_tree
 from k3diff.triage.sweep import with_sweep
+from k3diff.triage.unanswered import hold_unanswered
 
 _Modes = dict[str, dict[str, list[Sample]]]
 """One key's samples: mode -> side -> samples."""
@@ -76,7 +77,9 @@ def triage(
         everything, samples=tuple(s for s in everything.samples if s.mode != Mode.CONTROL.value)
     )
     check_identical_requests(logs)
-    settings = dataclasses.replace(settings, gaugeless=gaugeless(logs.logs))
+    settings = dataclasses.replace(
+        settings, gaugeless=gaugeless(logs.logs), given_404=given_404(logs.logs)
+    )
     conditions.check_prompts(comparison, logs)
     checked = conditions.check_conditions(comparison, logs, settings.allow_condition_mismatch)
     served = ModelCheck({})
@@ -114,6 +117,7 @@ def triage(
         )
         for verdict, record in zip(records, comparison.records, strict=True)
     )
+    records = tuple(hold_unanswered(r, grouped.get(r.key, {})) for r in records)
     if vacuous:
         records = tuple(held_by_vacuous_control(record, vacuous, control) for record in records)
     return TriageResult(

@@ -54,6 +54,7 @@ class Code(Enum):
     W408 = "the commit the patch wheel states is not the source commit (or not in the repository)"
     W409 = "the commit the base wheel states is not the range's OLD (or not in the repository)"
     W410 = "Python module the base wheel shipped is at the source commit but missing from the patch"
+    W411 = "the patch wheel says it was built from a dirty work tree (uncommitted changes)"
     W501 = "other entry changed, missing or added"
     W601 = "unsafe entry path (absolute or '..')"
     W602 = "symbolic link entry"
@@ -163,6 +164,7 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W405,
     Code.W408,
     Code.W410,
+    Code.W411,
     Code.W601,
     Code.W602,
     Code.W603,

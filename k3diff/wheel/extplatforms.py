@@ -161,28 +161,52 @@ class CaseRule(NamedTuple):
     path_blind: bool
     """Its file system opens a path in any case (Windows, macOS, Cygwin, `any`): a `.pyc` under a
     `__pycache__` in any case is the cache Python opens for its source."""
+    each: tuple[CaseRule, ...] = ()
+    """Each system's own rule (`AS_WRITTEN`, `PATH_BLIND`, `WINDOWS`), of which the two above
+    say whether some system has its way; empty: this rule is one system's. A name may mean a
+    thing on one system alone: an `__INIT__.pyc` keeps a package on macOS and Windows, not on
+    Linux, where the module file beside it runs (`wheels.shadowing`: review69)."""
+
+    def systems(self) -> tuple[CaseRule, ...]:
+        """Each system's own rule."""
+        return self.each or (self,)
 
 
-EVERY_CASE = CaseRule(True, True)
-"""Names found in any case, as on Windows."""
+AS_WRITTEN = CaseRule(False, False)
+"""Linux's (and every other POSIX system's k3diff reads): names matched and opened as written."""
+PATH_BLIND = CaseRule(False, True)
+"""macOS's and Cygwin's: names listed matched as written, paths opened in any case."""
+WINDOWS = CaseRule(True, True)
+"""Windows': a name's suffix lowered before it is matched, paths opened in any case."""
+EVERY_CASE = CaseRule(True, True, (AS_WRITTEN, PATH_BLIND, WINDOWS))
+"""Every system's way: names found in any case, as on Windows, and as written, as on Linux."""
 
 
 def case_rule(tags: frozenset[str]) -> CaseRule:
-    """How the systems `tags` name (`systems`) treat case; every system's way when no tag is
-    read."""
+    """How the systems `tags` name (`systems`) treat case, each (`CaseRule.each`) and some;
+    every system's way when no tag is read."""
     found = systems(tags)
     if not found:
         return EVERY_CASE
-    suffix = any(  # win*, `any`, and `mingw_…`: MSYS2's MinGW Python is a Windows build
-        system.folds or system.folds is None for system in found
-    )
+    each = tuple(dict.fromkeys(rule for system in found for rule in _system_cases(system)))
     return CaseRule(
-        suffix,
-        suffix
-        or any(
-            system.name == "darwin" or any(map(_NTFS_POSIX.search, system.tags)) for system in found
-        ),
+        any(rule.suffix_blind for rule in each), any(rule.path_blind for rule in each), each
     )
+
+
+def _system_cases(system: System) -> tuple[CaseRule, ...]:
+    """One system's rules: Windows' for win*, `mingw_…` (MSYS2's MinGW Python is a Windows
+    build, `_WINDOWS_BUILDS`) and `any`'s Windows; Windows' and Linux's for one k3diff does not
+    read (either may hold); Linux's and macOS's for `any`'s POSIX systems."""
+    if system.folds:
+        return (WINDOWS,)
+    if system.folds is None:
+        return (WINDOWS, AS_WRITTEN)
+    if system.name == ANY_POSIX:
+        return (AS_WRITTEN, PATH_BLIND)
+    if system.name == "darwin" or any(map(_NTFS_POSIX.search, system.tags)):
+        return (PATH_BLIND,)
+    return (AS_WRITTEN,)
 
 
 def systems(tags: frozenset[str]) -> list[System]:

@@ -251,9 +251,14 @@ def _source_findings(entry: EntryResult) -> Iterator[Finding]:
         )
     elif source.status is SourceStatus.ABSENT:
         held = "does not exist at the source commit"
-        if source.link:  # newuser68: said not to exist, where a checkout holds it
-            held = "is a symbolic link at the source commit: k3diff does not follow it, so the "
-            held += "wheel's file was compared with nothing"
+        if source.link is not None:  # newuser68: said not to exist, where a checkout holds it
+            link = source.link
+            where = "a symbolic link" if link == source.repo_path else f"under the link {link}"
+            held = f"is {where} at the source commit: k3diff does not follow it, so the wheel's "
+            held += "file was compared with nothing"
+        elif source.submodule is not None:  # review69: said not to exist, as the link was
+            held = f"is in the submodule {source.submodule} at the source commit: k3diff does "
+            held += "not read another repository, so the wheel's file was compared with nothing"
         yield Finding(Code.W402, entry.path, f"{source.repo_path} {held}")
     elif source.status is SourceStatus.UNVERIFIABLE:
         yield Finding(

@@ -9,15 +9,19 @@ first, then source, then bytecode: `pkg/ext.py` added beside the base's sourcele
 mirror is W628 too: an `__init__` the patch removes unmasks the module file its package
 shadowed, code that never ran in the base.
 
-Only a module file the patch adds, or an `__init__` it removes, is looked at (a shadow the base
-already had is not the patch's), so a pair with neither costs a pass over the entries outside
-the identical runs, and one with some a screened pass over the installed paths of their
+Each system the patch installs on is judged apart (`casereads.module_name`): a finding holds
+if it holds on any. Only a module file the patch adds, an `__init__` it removes, or a file it
+keeps that a system only its tags name reads as a module file (`_newly_read`) is looked at (a
+shadow the base already had is not the patch's), so a pair with none costs a pass over the
+entries outside the identical runs (all of them where the patch's tags add a system that reads
+names in another way), and one with some a screened pass over the installed paths of their
 directories."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
+from k3diff.wheel.casereads import module_name
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheels.entry import EntryResult
@@ -25,36 +29,10 @@ from k3diff.wheels.entryruns import EntryResults
 from k3diff.wheels.proof import Status
 
 SITE = "site-packages/"
-_MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")
-"""A file the path finder may load as a module: source, sourceless bytecode, an extension
-(`NAME.so`, `NAME.cpython-311-x86_64-linux-gnu.so`, `NAME.abi3.so`, `NAME.cp311-win_amd64.pyd`)."""
-_WINDOWS_SUFFIXES = (*_MODULE_SUFFIXES, ".pyw")
-"""Windows' too: `.pyw` is a source there (`SOURCE_SUFFIXES`)."""
-_RANK = {".so": 0, ".pyd": 0, ".py": 1, ".pyw": 1, ".pyc": 2}
+_RANK = {".so": 0, ".pyd": 0, ".py": 1, ".pyw": 2, ".pyc": 3}
 """The order the path finder tries a directory's module files in (`FileFinder`'s loaders:
-extensions, then source, then bytecode): a lower rank is loaded over a higher one."""
-
-
-AS_WRITTEN = CaseRule(False, False)
-"""Names read as written: Linux's import system and file system."""
-
-
-def _module_name(filename: str, case: CaseRule = AS_WRITTEN) -> str | None:
-    """The module a file in a package directory is importable as, or None when it is none, on
-    some system `case` describes (`extplatforms.CaseRule`, of the tags the wheel installs by):
-    where a file system opens paths in any case (`path_blind`: Windows, macOS) `FileFinder`
-    checks a package's `__init__` by its path, so `__INIT__.py` is the package's `__init__`;
-    where the import system lowers a file's suffix (`suffix_blind`: Windows) `ext.PY` and
-    `ext.pyw` are module `ext`'s source. The module's own name it matches in the directory's
-    listing, as written."""
-    folded = filename.lower()
-    suffixes = _WINDOWS_SUFFIXES if case.suffix_blind else _MODULE_SUFFIXES
-    if case.path_blind and folded.endswith(suffixes) and folded.partition(".")[0] == "__init__":
-        return "__init__"
-    if not (folded if case.suffix_blind else filename).endswith(suffixes):
-        return None
-    name = filename.partition(".")[0]
-    return name or None
+extensions, then source, `.py` before `.pyw`, then bytecode): a lower rank is loaded over a
+higher one."""
 
 
 def _rank(filename: str) -> int:
@@ -89,16 +67,6 @@ def _installed(
             yield path, False
 
 
-def _new_modules(entries: Sequence[EntryResult], case: CaseRule) -> list[tuple[EntryResult, str]]:
-    return [
-        (entry, path)
-        for entry in _added(entries)
-        if (path := entry.installed_path) is not None
-        and path.startswith(SITE)
-        and _module_name(path.rpartition("/")[2], case) is not None
-    ]
-
-
 def shadowed_modules(
     entries: Sequence[EntryResult], case: CaseRule, base_case: CaseRule | None = None
 ) -> Iterator[Finding]:
@@ -106,42 +74,147 @@ def shadowed_modules(
     every module file it adds beside one of the base's that the path finder tries after it
     (`ext.py` or an extension beside a sourceless `ext.pyc`, an extension beside `ext.py`);
     and for every package `__init__` it removes (none left) beside a module file of the base's
-    that the package shadowed, which now runs (`_unmasked`). `case`: how the systems the
-    patch's tags name read a name's case (`_module_name`); `base_case`: the base's (None: as
-    the patch's). A file the patch keeps, changed or not, that its tags alone make a module
-    file (`pkg/ext/__INIT__.py`, `pkg/ext.PY` in a Linux base and a patch that adds Windows or
-    macOS) is the patch's as if added (`_newly_read`)."""
-    yield from _unmasked(entries, case)
-    cased = [] if base_case is None else _newly_read(entries, case, base_case)
-    added = _new_modules(entries, case) + cased
+    that the package shadowed, which now runs (`_unmasked`). Judged on each system the patch
+    installs on apart (`case.systems()`, `module_name`): an `__init__` in another case that
+    keeps a package on macOS and Windows keeps none on Linux, where the module runs (review69:
+    one rule for every system read it as kept, exit 0); each finding said once. A file the
+    patch keeps, changed or not, that a system only its tags name reads as a module file, and
+    no system of the base's (`base_case`; None: the patch's) as that module, is the patch's
+    there as if added (`_newly_read`: a Linux base's `pkg/ext/__INIT__.py` or `pkg/ext.PY` in
+    a patch that adds Windows or macOS); and a kept `__init__` every system of the base's read
+    as one, which such a system reads as none, unmasks the module beside its package there as
+    a removed one does (a Windows base's `pkg/ext/__init__.pyw` in a patch that adds Linux)."""
+    added, removed = _added(entries), _added(entries, Status.MISSING)
+    kept = _newly_read(entries, case, base_case or case)
+    if not added and not removed and not kept:
+        return
+    listing = _listing(entries, (*added, *removed, *(entry for entry, _, _ in kept)))
+    found: dict[tuple[str, str], Finding] = {}
+    for system in case.systems():
+        news = [entry for entry, systems, _ in kept if system in systems]
+        unread = [entry for entry, _, systems in kept if system in systems]
+        for finding in (
+            *_unmasked(listing, removed, system),
+            *_unmasked(listing, unread, system, kept=True),
+            *_shadows(listing, added, system),
+            *_shadows(listing, news, system, base_case),
+        ):
+            found.setdefault((finding.path, finding.detail), finding)
+    yield from found.values()
+
+
+def _newly_read(
+    entries: Sequence[EntryResult], case: CaseRule, base_case: CaseRule
+) -> list[tuple[EntryResult, tuple[CaseRule, ...], tuple[CaseRule, ...]]]:
+    """The entries the patch keeps, changed or not, that a system of `case` only the patch's
+    tags name reads anew, with those systems: the ones that read it as a module file and none
+    of `base_case`'s as that module (an `__init__` in another case where paths open in any
+    case, `pkg/ext/__INIT__.py`; a source whose suffix Windows lowers or lists, `pkg/ext.PY`,
+    `pkg/ext.pyw`; an extension the system loads; w629c: a Linux base's harmless
+    `__INIT__.py`, unchanged in a patch that adds Windows tags, was not reported, though the
+    patch now installs where it makes `pkg/ext` a package); and the ones that read as no
+    `__init__` one that each of the base's read as its package's (`pkg/ext/__INIT__.pyc` of a
+    macOS or Windows base, in a patch that adds Linux)."""
+    before = base_case.systems()
+    new = tuple(system for system in case.systems() if system not in before)
+    if not new:
+        return []  # nearly every pair: the patch's systems read names as the base's did
+
+    def read(path: str | None) -> tuple[tuple[CaseRule, ...], tuple[CaseRule, ...]]:
+        if path is None or not path.startswith(SITE):
+            return (), ()
+        filename = path.rpartition("/")[2]
+        olds = {module_name(filename, system) for system in before}
+        names = [(system, module_name(filename, system)) for system in new]
+        gained = tuple(system for system, name in names if name is not None and name not in olds)
+        if olds != {"__init__"}:
+            return gained, ()
+        return gained, tuple(system for system, name in names if name != "__init__")
+
+    unkept = (Status.ADDED, Status.MISSING)
+    singles = entries.singles if isinstance(entries, EntryResults) else enumerate(entries)
+    found = [
+        (entry, *systems)
+        for _, entry in singles
+        if entry.status not in unkept and any(systems := read(entry.installed_path))
+    ]
+    for run in entries.runs if isinstance(entries, EntryResults) else ():
+        for n, path in enumerate(run.installed_paths()):  # a run's result built where read
+            if any(systems := read(path)):
+                found.append((run.result(n), *systems))
+    return found
+
+
+Listing = dict[tuple[str, str], list[tuple[str, str, bool]]]
+"""(directory, the module name some system may read a file as: its name before the first dot,
+`__init__` in any case) -> (file name, installed path, whether the patch adds it) of each file
+the patch installs there."""
+
+
+def _listing(entries: Sequence[EntryResult], changed: Sequence[EntryResult]) -> Listing:
+    """The patch's files in every directory a shadow may involve on any system, read once for
+    all: the directory of each file it adds or lacks (`changed`: its siblings), and the parent
+    of each `__init__` in any case (its namesake module)."""
+    heads: set[str] = set()
+    for entry in changed:
+        path = entry.installed_path
+        if path is not None and path.startswith(SITE):
+            head, _, filename = path.rpartition("/")
+            heads.add(head)
+            if _stem(filename) == "__init__":
+                heads.add(head.rpartition("/")[0])
+    listing: Listing = {}
+    for path, new in _installed(entries, tuple(f"{head}/" for head in heads)):
+        head, _, filename = path.rpartition("/")
+        if head in heads:
+            listing.setdefault((head, _stem(filename)), []).append((filename, path, new))
+    return listing
+
+
+def _stem(filename: str) -> str:
+    stem = filename.partition(".")[0]
+    return "__init__" if len(stem) == 8 and stem.lower() == "__init__" else stem
+
+
+def _modules(
+    listing: Listing, keys: Iterable[str], case: CaseRule
+) -> dict[str, list[tuple[str, bool]]]:
+    """`DIRECTORY/MODULE` (each of `keys`) -> (installed path, whether the patch adds it) of
+    each file there the system of `case` may load as that module."""
+    modules: dict[str, list[tuple[str, bool]]] = {}
+    for key in keys:
+        head, _, name = key.rpartition("/")
+        files = listing.get((head, _stem(name)), ())
+        if found := [(p, new) for f, p, new in files if module_name(f, case) == name]:
+            modules[key] = found
+    return modules
+
+
+def _shadows(
+    listing: Listing,
+    candidates: Sequence[EntryResult],
+    case: CaseRule,
+    base_case: CaseRule | None = None,
+) -> Iterator[Finding]:
+    """W628 for the files the patch adds (`candidates`) that shadow on the system of `case`;
+    with `base_case`, files it keeps that only this system reads so (`_newly_read`), which make
+    no package new where an `__init__` some system of the base's read is there."""
+    added = [
+        (entry, path, name)
+        for entry in candidates
+        if (path := entry.installed_path) is not None
+        and path.startswith(SITE)
+        and (name := module_name(path.rpartition("/")[2], case)) is not None
+    ]
     if not added:
         return
-    # Only the directories an added file sits in (its siblings) and a new package's parent
-    # (its namesake module) can hold a file it shadows.
-    wanted = {path.rpartition("/")[0] for _, path in added}
-    wanted |= {
-        path.rpartition("/")[0].rpartition("/")[0]
-        for _, path in added
-        if _module_name(path.rpartition("/")[2], case) == "__init__"
-    }
-    modules: dict[str, list[tuple[str, bool]]] = {}
-    for path, new in _installed(entries, tuple(f"{head}/" for head in wanted)):
+    # Each added file's namesakes beside it, and a new package's namesake module in its parent.
+    wanted = {f"{path.rpartition('/')[0]}/{name}" for _, path, name in added}
+    wanted |= {path.rpartition("/")[0] for _, path, name in added if name == "__init__"}
+    modules = _modules(listing, wanted, case)
+    for entry, path, name in added:
         head, _, filename = path.rpartition("/")
-        if head not in wanted:
-            continue
-        name = _module_name(filename, case)
-        if name is not None:
-            modules.setdefault(f"{head}/{name}", []).append((path, new))
-    cased_paths = {path for _, path in cased}
-    for entry, path in added:
-        head, _, filename = path.rpartition("/")
-        name = _module_name(filename, case)
-        kept = path in cased_paths
-        already = kept and any(  # a package already, by an `__init__` the base's tags read
-            _module_name(file.rpartition("/")[2], base_case or case) == "__init__"
-            for file, _ in modules.get(f"{head}/__init__", ())
-        )
-        if name == "__init__" and path.count("/") >= 2 and not already:
+        if name == "__init__" and path.count("/") >= 2 and not _already(modules, head, base_case):
             package = head
             shadowed = [
                 file
@@ -150,7 +223,7 @@ def shadowed_modules(
             ]
             if shadowed:
                 what = "package " + package[len(SITE) :] + "/"
-                yield _finding(entry, path, package, shadowed, what, kept=kept)
+                yield _finding(entry, path, package, shadowed, what, kept=base_case is not None)
         if name == "__init__" and head == SITE[:-1]:
             continue  # site-packages itself is no package
         rank = _rank(filename)
@@ -161,44 +234,28 @@ def shadowed_modules(
         ]
         if over:
             dotted = head if name == "__init__" else f"{head}/{name}"
-            # An extension beside its namesake (Cython compiling its own `.py`) is a native
-            # change: `--allow-native-changes` covers it, never a new `.py` or `__init__`.
-            native = rank == _RANK[".so"]
-            yield _finding(entry, path, dotted, over, path[len(SITE) :], native, kept)
+            # An extension added beside its namesake (Cython compiling its own `.py`) is a
+            # native change: `--allow-native-changes` covers it, never a new `.py` or
+            # `__init__`, nor a kept extension the patch's tags alone make load (no native
+            # change: an unchanged file that never ran now does).
+            native = rank == _RANK[".so"] and base_case is None
+            yield _finding(
+                entry, path, dotted, over, path[len(SITE) :], native, base_case is not None
+            )
 
 
-def _newly_read(
-    entries: Sequence[EntryResult], case: CaseRule, base_case: CaseRule
-) -> list[tuple[EntryResult, str]]:
-    """The entries the patch keeps, changed or not, that its tags alone make a module file,
-    with their installed paths: a package's `__init__` only where paths open in any case
-    (`pkg/ext/__INIT__.py`), a source only where suffixes are lowered (`pkg/ext.PY`,
-    `pkg/ext.pyw`), read so under the patch's `case` and not the base's (w629c: a Linux base's
-    harmless `__INIT__.py`, unchanged in a patch that adds Windows tags, was not reported,
-    though the patch now installs where it makes `pkg/ext` a package)."""
-    if case == base_case or (base_case.path_blind and base_case.suffix_blind):
-        return []  # nearly every pair: the same tags' systems, or every case read already
-
-    def read(path: str | None) -> bool:
-        if path is None or not path.startswith(SITE):
-            return False
-        filename = path.rpartition("/")[2]
-        now = _module_name(filename, case)
-        return now is not None and now != _module_name(filename, base_case)
-
-    kept = (Status.ADDED, Status.MISSING)
-    if not isinstance(entries, EntryResults):
-        return [(e, str(e.installed_path)) for e in entries
-                if e.status not in kept and read(e.installed_path)]  # fmt: skip
-    found = [
-        (result, str(result.installed_path))
-        for _, result in entries.singles
-        if result.status not in kept and read(result.installed_path)
-    ]
-    for run in entries.runs:
-        paths = run.installed_paths()
-        found += [(run.result(n), str(path)) for n, path in enumerate(paths) if read(path)]
-    return found
+def _already(
+    modules: dict[str, list[tuple[str, bool]]], package: str, base_case: CaseRule | None
+) -> bool:
+    """Whether `package` was a package before a kept file made it one (`base_case`: the base's
+    rule, None for a file the patch adds): an `__init__` there that some system of the base's
+    read as one, which the finder takes as this one's too (`pkg/ext/__init__.py` beside a kept
+    `pkg/ext/__INIT__.pyc`)."""
+    return base_case is not None and any(
+        module_name(file.rpartition("/")[2], system) == "__init__"
+        for file, _ in modules.get(f"{package}/__init__", ())
+        for system in base_case.systems()
+    )
 
 
 def _finding(
@@ -210,15 +267,15 @@ def _finding(
     native: bool = False,
     kept: bool = False,
 ) -> Finding:
-    """`kept`: a file the patch keeps from its base, which the patch's tags alone read as a
-    module file (`_newly_read`)."""
+    """`kept`: a file the patch keeps from its base, which a system only the patch's tags name
+    reads as a module file (`_newly_read`)."""
     files = ", ".join(file.removeprefix(SITE) for file in sorted(shadowed))
     dotted = module.removeprefix(SITE).replace("/", ".")
     package = what.endswith("/")
     if kept:
         kind = f"makes {what}" if package else "is a module file"
         lead = (
-            f"the patch's tags add a system (Windows, macOS) where {path.removeprefix(SITE)}, "
+            f"the patch's tags add a system where {path.removeprefix(SITE)}, "
             f"kept from a base whose tags installed it on none such, {kind}"
         )
     else:
@@ -232,28 +289,27 @@ def _finding(
     )
 
 
-def _unmasked(entries: Sequence[EntryResult], case: CaseRule) -> Iterator[Finding]:
-    """The mirror of a new package: the patch removes `pkg/ext/__init__.py` and keeps the
-    base's `pkg/ext.py`, which the package shadowed (it never ran) and `import pkg.ext` now
-    loads, listed identical. A package that keeps another `__init__` still shadows it."""
+def _unmasked(
+    listing: Listing, candidates: Sequence[EntryResult], case: CaseRule, kept: bool = False
+) -> Iterator[Finding]:
+    """The mirror of a new package: the patch removes `pkg/ext/__init__.py` (one of
+    `candidates`, the entries it lacks) and keeps the base's `pkg/ext.py`, which the package
+    shadowed (it never ran) and `import pkg.ext` now loads, listed identical. A package that
+    keeps another `__init__` on the system of `case` still shadows it there. `kept`: the
+    candidates are `__init__` files the patch keeps, which this system, one only its tags
+    name, reads as none (`_newly_read`)."""
     removed = [
         (entry, path)
-        for entry in _added(entries, Status.MISSING)
+        for entry in candidates
         if (path := entry.installed_path) is not None
         and path.startswith(SITE)
         and path.count("/") >= 2
-        and _module_name(path.rpartition("/")[2], case) == "__init__"
+        and (kept or module_name(path.rpartition("/")[2], case) == "__init__")
     ]
     if not removed:
         return
     packages = {path.rpartition("/")[0] for _, path in removed}
-    wanted = packages | {package.rpartition("/")[0] for package in packages}
-    files: dict[str, list[tuple[str, bool]]] = {}
-    for path, new in _installed(entries, tuple(f"{head}/" for head in wanted)):
-        head, _, filename = path.rpartition("/")
-        name = _module_name(filename, case)
-        if head in wanted and name is not None:
-            files.setdefault(f"{head}/{name}", []).append((path, new))
+    files = _modules(listing, packages | {f"{package}/__init__" for package in packages}, case)
     for entry, path in removed:
         package = path.rpartition("/")[0]
         if package not in packages or f"{package}/__init__" in files:
@@ -263,10 +319,15 @@ def _unmasked(entries: Sequence[EntryResult], case: CaseRule) -> Iterator[Findin
         if now:
             shown = ", ".join(file.removeprefix(SITE) for file in now)
             dotted = package.removeprefix(SITE).replace("/", ".")
+            lead = (
+                f"the patch's tags add a system where {path.removeprefix(SITE)}, kept from a "
+                "base whose every system read it as its package's __init__, is none,"
+                if kept
+                else f"the patch removes {path.removeprefix(SITE)}"
+            )
             yield Finding(
                 Code.W628,
                 entry.base_path or entry.path,
-                f"the patch removes {path.removeprefix(SITE)} and keeps {shown}, which the "
-                f"package shadowed: 'import {dotted}' now loads {shown}, code that never ran "
-                "in the base",
+                f"{lead} and keeps {shown}, which the package shadowed: 'import {dotted}' now "
+                f"loads {shown}, code that never ran in the base",
             )

@@ -3,7 +3,8 @@
 Which files are checked: every changed or added Python file of the patch wheel, or every Python
 file with `check_all` (an unchanged file that differs from the commit is also a stale or dirty
 build). Their verdicts are attached to the entries, where the findings pick them up. A module
-the base wheel shipped and the patch lacks is looked up too: the commit holding it is W410.
+the base wheel shipped and the patch lacks is looked up too: the commit holding it is W410. A
+commit the patch states from a dirty work tree is W411.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from k3diff.zip.directory import ZipEntry
 if TYPE_CHECKING:
     from k3diff.provenance.blobs import StreamedFile
     from k3diff.provenance.check import ProvenanceReport
+    from k3diff.provenance.revisions import RepoNote
     from k3diff.wheels.statedcommit import StatedCommit
 
 
@@ -96,6 +98,7 @@ def attach_provenance(
             dropped=_dropped(entries),
         )  # fmt: skip
     report = _with_bytecode(report, entries, patch, spec.check_all)
+    report = replace(report, notes=report.notes + _dirty_notes(stated))
     attached = tuple(
         replace(entry, source=report.file(_installed_path(entry.patch_path or "")))
         if entry.patch_path in package_path or _bytecode(entry, spec.check_all)
@@ -103,6 +106,25 @@ def attach_provenance(
         for entry in entries
     )
     return attached, report
+
+
+def _dirty_notes(stated: Sequence[StatedCommit]) -> tuple[RepoNote, ...]:
+    """W411 for each distinct commit the patch states from a dirty work tree (`.dYYYYMMDD`,
+    `.dirty`), at the first place it says so: its files need not be the commit's, and only
+    the Python files the check selects are compared (prov69: it was said, and passed)."""
+    from k3diff.provenance.revisions import RepoNote
+
+    first = {c.commit: c for c in reversed([c for c in stated if c.dirty])}
+    return tuple(
+        RepoNote(
+            "W411",
+            f"the patch wheel states commit {c.describe()}: built from a work tree with "
+            "uncommitted changes, its files need not be that commit's, and the source check "
+            "compares its Python files alone",
+            c.path,
+        )
+        for c in first.values()
+    )
 
 
 def _claims(stated: Sequence[StatedCommit]) -> list[tuple[str, str, str]]:
@@ -158,7 +180,7 @@ def _with_bytecode(
     added = [
         FileSource(
             path=_installed_path(entry.patch_path),
-            repo_path=report.prefix + _installed_path(entry.patch_path),
+            repo_path=report.layout.repo_path(_installed_path(entry.patch_path)),
             status=SourceStatus.UNVERIFIABLE,
             wheel_blob=wheel_blob_id(
                 _wheel_file(patch, by_name[entry.patch_path]), report.object_format

@@ -4,8 +4,9 @@ Three places, each read as text and never imported or run:
 
 * the version, in METADATA's ``Version`` and in the file name: a PEP 440 local segment
   ``g<hex>`` (setuptools-scm: ``1.2.3+g1a2b3c4``, ``1.2.3.dev4+g1a2b3c4.d20260101``, the
-  ``.dYYYYMMDD`` segment marking a dirty work tree) or ``git<hex>`` (torch nightlies:
-  ``2.5.0+git1a2b3c4``);
+  ``.dYYYYMMDD`` segment marking a dirty work tree; versioneer: ``1.2.3+4.g1a2b3c4.dirty``) or
+  ``git<hex>`` (torch nightlies: ``2.5.0+git1a2b3c4``), else bare hex or ``dev<hex>`` of 7 digits
+  or more holding a letter (``0.14.1+a1b2c3d``, ``1.0+dev1a2b3c4``);
 * ``*.dist-info/direct_url.json`` ``vcs_info.commit_id`` (PEP 610);
 * a top-level package's build-info module (`_MODULE_FILES`, at the wheel's root or under
   ``NAME.data/purelib/`` or ``platlib/``, where pip installs it too: torch's ``version.py``
@@ -45,7 +46,12 @@ which compress to ≈ 100 bytes: without the two bounds a 20 KB wheel of 100 top
 each with a `_version.py`, took 26 s in every `wheels` run (review68b)."""
 _COMMIT = re.compile(r"[0-9a-f]{4,40}|[0-9a-f]{64}")
 _LOCAL_COMMIT = re.compile(r"g(?:it)?(?P<hex>[0-9a-f]{4,40}|[0-9a-f]{64})")
-_DIRTY = re.compile(r"d\d{8}")
+_LOCAL_BARE = re.compile(r"(?:dev)?(?P<hex>(?=[0-9]*[a-f])(?:[0-9a-f]{7,40}|[0-9a-f]{64}))")
+"""A local segment of bare hex, or ``dev`` then hex (DeepSpeed's ``+a1b2c3d``, a builder's
+``+dev1a2b3c4``): read only when it cannot be a count or a date, 7 digits or more of which one
+is a letter (``+dev12``, ``+20260101`` state nothing)."""
+_DIRTY = re.compile(r"d\d{8}|dirty")
+"""setuptools-scm's ``.dYYYYMMDD`` and versioneer's ``.dirty``: the work tree had changes."""
 _MODULE_FILES = ("version.py", "_version.py", "_build_meta.py", "git_version_info_installed.py")
 """The build-info modules read, directly under a top-level package (looked up in each engine's
 build script, w408c): ``_build_meta.py`` is FlashInfer's (``build_backend.py``),
@@ -76,7 +82,7 @@ class StatedCommit:
     field: str
     """What in it: ``Version``, ``file name``, ``vcs_info.commit_id``, ``git_version`` …"""
     dirty: bool = False
-    """The version says the work tree had uncommitted changes (``.dYYYYMMDD``)."""
+    """The version says the work tree had uncommitted changes (``.dYYYYMMDD``, ``.dirty``)."""
 
     def describe(self) -> str:
         """``1a2b3c4 (read from pkg-1.0.dist-info/METADATA Version; dirty build)``."""
@@ -151,12 +157,12 @@ def _from_version(version: str | None, path: str, field: str) -> list[Statement]
         return []
     segments = version.lower().split("+", 1)[1].replace("_", ".").replace("-", ".").split(".")
     dirty = any(_DIRTY.fullmatch(segment) for segment in segments)
-    found: list[Statement] = [
-        StatedCommit(match["hex"], path, field, dirty)
-        for segment in segments
-        if (match := _LOCAL_COMMIT.fullmatch(segment))
-    ]
-    return found[:1]
+    hashes = [segment for segment in segments if not _DIRTY.fullmatch(segment)]
+    for form in (_LOCAL_COMMIT, _LOCAL_BARE):  # g<hex> (git describe's) first, wherever it is
+        for segment in hashes:
+            if match := form.fullmatch(segment):
+                return [StatedCommit(match["hex"], path, field, dirty)]
+    return []
 
 
 def _from_direct_url(data: bytes, path: str) -> list[Statement]:

@@ -142,3 +142,27 @@ def test_a_document_that_records_no_manifest_digest_says_so(tmp_path: Path) -> N
         assert f"audit {wheel} --manifest SHA256SUMS --format json -o old.json` again" in (
             refused.stderr
         )
+
+
+def test_an_old_document_s_manifest_under_another_name_is_said_to_be_one(tmp_path: Path) -> None:
+    """Failed on base69: the manifest given under another file name (`sums.txt`) read "not a
+    k3diff JSON document (line 1: Extra data)", which says neither what the file is nor what to
+    do."""
+    wheel, _ = _audited(tmp_path)
+    document = json.loads((tmp_path / "m.json").read_text())
+    del document["manifest"]["sha256"]
+    (tmp_path / "old.json").write_text(json.dumps(document))
+    (tmp_path / "sums.txt").write_bytes((tmp_path / "SHA256SUMS").read_bytes())
+    for inputs in (("old.json", "sums.txt"), ("old.json", wheel, "sums.txt")):
+        refused = _report(tmp_path, *inputs)
+        assert refused.exit_code == 2 and refused.stderr.count("\n") == 1, refused.stderr
+        assert refused.stderr.startswith(
+            "k3diff: error: sums.txt: a SHA-256 manifest old.json does not record (it names the "
+            "manifest it checked, SHA256SUMS, without its SHA-256: written before k3diff audit "
+            "recorded it), so it cannot be tied to the document: give report old.json alone "
+            "(without its manifest or wheels: judged from the document), or run `"
+        ), refused.stderr
+        assert f"audit {wheel} --manifest sums.txt --format json -o old.json` again" in (
+            refused.stderr
+        )
+        assert "not a k3diff JSON document" not in refused.stderr

@@ -70,7 +70,7 @@ def test_responses_names_the_doc_not_comparable_that_lost_its_metric(tmp_path: P
     text = run_k3diff(*args, cwd=tmp_path)
     assert text.exit_code == 1
     block = text.stdout.split(f"\n2/{FILTER} (not-comparable, ")[1].split("\n\n")[0]
-    assert "lm-eval: the request arguments are in one log only" in block
+    assert "lm-eval: the request arguments are missing from one log or both" in block
     assert "lm-eval resps: generation(s) 0 of 1 differ (base 2 chars, patch 0)" in block
     assert "lm-eval metric exact_match: 1.0 → 0.0" in block
     assert 'base  @0: " 4"' in block and 'patch @0: ""' in block

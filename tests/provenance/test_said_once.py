@@ -8,6 +8,8 @@
 * With a tag and a branch both named `main`, `main~1` and `main^` were refused as ambiguous,
   but `main~2` (no such commit through the tag, which git prefers) as `not a commit in this
   repository`: every revision form reading the name is refused naming the ambiguity.
+* A reflog form (`main@{0}`, `HEAD@{1}`, `@{-1}`, `main@{upstream}`) is refused whatever it
+  would name (prov69): `main@{0}` beside a tag `main` went through the branch's reflog unwarned.
 """
 
 from __future__ import annotations
@@ -100,23 +102,37 @@ def test_a_name_of_a_tag_and_a_branch_is_refused_as_ambiguous_in_every_form(
     )
 
 
-def test_a_reflog_form_of_an_ambiguous_name_is_refused_as_ambiguous(
-    history: tuple[Path, list[str]], tmp_path: Path
+@pytest.mark.parametrize(
+    "spec",
+    [
+        ["--commit", "main@{0}"],  # through branch main's reflog, silently, beside tag main
+        ["--commit", "HEAD@{1}"],
+        ["--commit", "@{-1}"],
+        ["--commit", "main@{upstream}"],
+        ["--commits", "main@{1}..main"],
+        ["--commits", "main~2..main@{now}"],
+    ],
+)
+@pytest.mark.parametrize("tagged", [True, False], ids=["tag-main", "no-tag"])
+def test_a_reflog_form_is_refused_in_every_position(
+    history: tuple[Path, list[str]], tmp_path: Path, spec: list[str], tagged: bool
 ) -> None:
-    """`main@{1}` where tag main has a reflog too (git warns only then); tag main's reflog
-    holds one entry, so through the tag `main@{1}` names none."""
+    """A clone's reflog (and its upstream setting) records what the clone did, not what the
+    repository holds: `main@{0}` with a tag `main` resolved through the branch's reflog with
+    no warning, and was compared (prov69). Every `@{…}` form is refused, before git reads it."""
     path, (_c0, a, m, _b) = history
-    git(path, "tag", "main", m)
-    log = path / ".git/logs/refs/tags/main"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    log.write_text(f"{'0' * 40} {m} Author <author@example.com> 1704067200 +0000\ttag\n")
+    git(path, "checkout", "-q", "-b", "side")  # a reflog with a previous branch (@{-1})
+    git(path, "checkout", "-q", "main")
+    if tagged:
+        git(path, "tag", "main", m)
+    rev = next(part for part in spec[1].split("..") if "@{" in part)
 
-    result = run_k3diff(
-        "wheels", *_wheels(tmp_path, a), "--source", path, "--commits", "main@{1}..main"
-    )
+    result = run_k3diff("wheels", *_wheels(tmp_path, a), "--source", path, *spec)
 
     assert result.exit_code == 2, result.stdout
+    assert result.stdout == ""
     assert result.stderr == (
-        f"k3diff: error: {path}: main (in main@{{1}}) names both tag main and branch main; "
-        "give the full id\n"
+        f"k3diff: error: {path}: revision {rev!r} reads this clone's reflog or upstream "
+        "(@{…}), which records what the clone did, not what the repository holds (refused): "
+        "give a branch, a tag or a commit id\n"
     )

@@ -107,18 +107,79 @@ def test_a_stated_full_commit_is_read_from_direct_url_and_version_modules(
     assert ignored.exit_code == 0, ignored.stdout
 
 
-def test_the_same_commit_abbreviated_passes_and_a_dirty_build_is_said(
-    repo: tuple[Path, str, str], tmp_path: Path
-) -> None:
+def test_the_same_commit_abbreviated_passes(repo: tuple[Path, str, str], tmp_path: Path) -> None:
     path, a, _b = repo
-    wheels = _pair(tmp_path, f"1.0.dev4+g{a[:7]}.d20260101")
+    code, out = _run(_pair(tmp_path, f"1.0.dev4+g{a[:7]}"), path, a)
+    assert code == 0, out
+    document = json.loads(out)
+    assert not _w408(document)
+    assert [s["dirty"] for s in document["patch"]["stated_commits"]] == [False, False]
+
+
+@pytest.mark.parametrize(
+    "local",
+    ["g{short}.d20260101", "4.g{short}.dirty", "untagged.4.g{short}.dirty", "{short}.d20260101"],
+)
+def test_a_dirty_build_of_the_commit_compared_does_not_pass(
+    repo: tuple[Path, str, str], tmp_path: Path, local: str
+) -> None:
+    """A wheel whose version says its work tree had uncommitted changes (setuptools-scm's
+    `.dYYYYMMDD`, versioneer's `.dirty`) was built from no commit: matching Python files
+    passed, exit 0, the dirty build said and nothing failed (prov69). It is W411, waivable."""
+    path, a, _b = repo
+    wheels = _pair(tmp_path, "1.0+" + local.format(short=a[:7]))
+
     code, out = _run(wheels, path, a)
-    assert code == 0
+
+    assert code == 1, out
     document = json.loads(out)
     assert not _w408(document)
     assert [s["dirty"] for s in document["patch"]["stated_commits"]] == [True, True]
+    failing = [(f["code"], f["path"]) for f in document["findings"] if f["severity"] == "error"]
+    assert failing == [("W411", "engine-1.0+" + local.format(short=a[:7]) + ".dist-info/METADATA")]
+    (finding,) = [f for f in document["findings"] if f["code"] == "W411"]
+    assert f"states commit {a[:7]} (read from" in finding["detail"]
+    assert "a dirty build: the work tree had uncommitted changes" in finding["detail"]
     text = _run(wheels, path, "main~1", "text")[1]
-    assert "a dirty build: the work tree had uncommitted changes" in text
+    assert "W411" in text
+    ignored = run_k3diff("wheels", *wheels, "--source", path, "--commit", a, "--ignore", "W411")
+    assert ignored.exit_code == 0, ignored.stdout
+
+
+@pytest.mark.parametrize(
+    ("local", "stated"),
+    [
+        ("dev{short}", "{short}"),  # a builder's +dev<hex>
+        ("{short}", "{short}"),  # DeepSpeed's from-source +a1b2c3d
+        ("dev12.{short}", "{short}"),  # the count, then the hash as a bare segment
+        ("dev12", None),  # a count: no statement
+        ("20260101", None),  # a date: no statement
+        ("1234567", None),  # digits alone cannot be told from a count
+    ],
+)
+def test_bare_and_dev_hex_are_read_where_they_cannot_be_a_count(
+    tmp_path: Path, local: str, stated: str | None
+) -> None:
+    """`+dev<hex>` and a bare hex segment state a commit when it has 7 digits or more and a
+    letter among them (prov69; before, neither was read, so such a wheel stating another
+    commit passed)."""
+    path = tmp_path / "repo"
+    (a,) = make_repo(path, [A_FILES])
+    short = "deadbee1"  # a letter among its 8 digits; no commit of the repository
+    wheels = _pair(tmp_path, "1.0+" + local.format(short=short))
+
+    code, out = _run(wheels, path, a)
+
+    document = json.loads(out)
+    said = [s["commit"] for s in document["patch"]["stated_commits"]]
+    if stated is None:
+        assert (code, said, _w408(document)) == (0, [], [])
+    else:
+        assert said == [stated.format(short=short)] * 2
+        (finding,) = _w408(document)
+        assert "deadbee1 (read from" in finding["detail"]
+        assert "not a commit in the repository" in finding["detail"]
+        assert code == 1
 
 
 def test_a_stated_commit_the_repository_lacks_is_not_a_pass(

@@ -209,7 +209,9 @@ def test_a_log_without_arguments_leaves_the_settings_uncompared_so_not_comparabl
     settings cannot be compared, so the doc is not comparable on its arguments (named
     `arguments-unknown`, never said to have changed); a prompt that differs is the prompt, and
     one that nothing on one side says (neither arguments nor hash) is unknown (left68: it read
-    "the prompt differs"): `prompt-unknown`, which covers the arguments with it."""
+    "the prompt differs"): `prompt-unknown`, which covers the arguments with it. Two logs both
+    without `arguments` state no settings either (triage69: they matched, exit 0): not
+    comparable, `arguments-unknown`."""
     base = [_as_written_since_0_4_4(_generation(n)) for n in range(3)]
     sampled = {**GENERATE, "do_sample": True, "temperature": 1.0, "until": ["\n"]}
 
@@ -229,12 +231,12 @@ def test_a_log_without_arguments_leaves_the_settings_uncompared_so_not_comparabl
         ("not-comparable", []),
     ]
     assert [r["lm_eval"]["prompt_differs"] for r in doc["records"]] == [False, False, True]
-    # Either way round; two logs that both hold none have nothing more to tell apart.
+    # Either way round; two logs that both lack them do not compare their settings either.
     text = run_k3diff("responses", "base.jsonl", "patch.jsonl", cwd=tmp_path)
     assert text.exit_code == 1
     assert (
-        "lm-eval: the request arguments are in one log only (the other holds prompt_hash "
-        "alone), so its continuations and generation settings (until, max_gen_toks, "
+        "lm-eval: the request arguments are missing from one log or both (lm-eval writes them "
+        "on every line), so its continuations and generation settings (until, max_gen_toks, "
         "temperature, ...) cannot be compared: not comparable" in text.stdout
     )
     assert (
@@ -245,8 +247,29 @@ def test_a_log_without_arguments_leaves_the_settings_uncompared_so_not_comparabl
     code, doc = _compare(tmp_path, patch[1:2], base[1:2])
     assert (code, _outcome(doc)) == (1, [("not-comparable", ["prompt-unknown"])])
     code, doc = _compare(tmp_path, patch[1:2], patch[1:2])
-    assert (code, _outcome(doc)) == (0, [("match", [])])
+    assert (code, _outcome(doc)) == (1, [("not-comparable", ["arguments-unknown"])])
     code, doc = _compare(tmp_path, patch[:1], base[:1])
     assert (code, _outcome(doc)) == (1, [("not-comparable", ["arguments-unknown"])])
     code, doc = _compare(tmp_path, patch[:1], patch[:1])
+    assert (code, _outcome(doc)) == (1, [("not-comparable", ["arguments-unknown"])])
+    code, doc = _compare(tmp_path, base[:1], base[:1])
     assert (code, _outcome(doc)) == (0, [("match", [])])
+
+
+def test_two_logs_without_arguments_are_not_comparable(tmp_path: Path) -> None:
+    """Failed on base69: two logs both without `arguments` (lm-eval writes them on every line)
+    matched, exit 0, though neither says what it asked of the model: the base run greedy, the
+    patch at temperature 1 with another `until`, read as one request. Not comparable,
+    `arguments-unknown`, and the text says the arguments are missing from a log."""
+    sampled = {**GENERATE, "do_sample": True, "temperature": 1.0, "until": ["\n"]}
+    base = [_as_written_since_0_4_4(_generation(n)) for n in range(2)]
+    patch = [_as_written_since_0_4_4(_generation(n, sampled)) for n in range(2)]
+    for name in ("arguments", "prompt_hash"):
+        without = [{k: v for k, v in row.items() if k != name} for row in (*base, *patch)]
+        base, patch = without[:2], without[2:]
+        code, doc = _compare(tmp_path, base, patch)
+        assert code == 1, name
+        assert _outcome(doc) == [("not-comparable", ["arguments-unknown"])] * 2, name
+    text = run_k3diff("responses", "base.jsonl", "patch.jsonl", cwd=tmp_path)
+    assert text.exit_code == 1
+    assert "lm-eval: the request arguments are missing from one log or both" in text.stdout

@@ -1,7 +1,7 @@
 """A fault-injecting OpenAI-compatible HTTP server, run as its own process by the tests.
 
     PYTHONPATH=scripts python tests/sample/fault_server.py --log REQUESTS.jsonl
-        [--perf-metrics] [--seed-concurrency-noise] [--seed-salt SALT]
+        [--perf-metrics [--perf-cap N]] [--seed-concurrency-noise] [--seed-salt SALT]
 
 (from the repository root: `openai_stub` lives in scripts/, which the tests put on the path)
 
@@ -30,6 +30,9 @@ object choosing the behaviour for its prompt:
              (its prompt and cache_salt seen before, as `cache`), else [0, REUSED + MISSED]
     perf_fail  {PROMPT: N}: the /perf_metrics drain after the prompt's Nth request answers 503
              and keeps its records (TensorRT-LLM's drain that failed), once
+    perf_late  {PROMPT: [N, ...]}: the record of the prompt's Nth request reaches /perf_metrics
+             only when the server's next completion request arrives (TensorRT-LLM's chat
+             stream records a request after sending `data: [DONE]`)
     vllm_spec    {drafts, draft_tokens, accepted_tokens, per_pos}: what the request adds to
              vLLM's speculative-decoding counters (`--metrics vllm-spec`)
     meta_info    the answer's SGLang `meta_info` as given; a stream carries it on each chunk's
@@ -72,6 +75,9 @@ line). A request whose fault has
 `cache: "counter"` reports no cached tokens in its usage, but a warm one raises the
 hit counter by 3 (`"counter_zero"`: it never rises).
 
+`--faults '{"PROMPT": FAULT}'` gives this server a fault for a prompt, under the request's own
+(two servers sent the same prompts, one failing: `{"b": {"status": 500, "times": -1}}`).
+
 `--model NAME` names NAME as the model of every answer (and every stream chunk), whatever the
 request named (a server restarted on another checkpoint); `--model-cycle A,B` names them in
 turn, as `model_cycle` does, for every prompt; `--finish-reason R` answers every
@@ -108,12 +114,24 @@ IN_FLIGHT = [0]
 PERF: list[dict[str, Any]] = []
 PERF_FAIL = [0]
 """How many of the next /perf_metrics drains fail (`perf_fail`)."""
+LATE: list[dict[str, Any]] = []
+"""Records not yet on /perf_metrics (`perf_late`): added when the next completion arrives."""
+PERF_CAP = [0]
+"""`--perf-cap N`: /perf_metrics keeps the newest N records (TensorRT-LLM's
+`perf_metrics_max_requests`, a deque of that length); 0: no cap."""
 SERIAL_LOCK = threading.Lock()
 CACHE_SEEN: Counter[str] = Counter()
 CACHE_HITS = [0]
 """Cached prompt tokens so far (the prefix-cache hit counter of --metrics)."""
 METRICS_READS = [0]
 SPEC = SpecCounters()
+
+
+def _record(*records: dict[str, Any]) -> None:
+    """Add `records` to /perf_metrics, the oldest dropped past the cap (STATE_LOCK held)."""
+    PERF.extend(records)
+    if PERF_CAP[0]:
+        del PERF[: max(0, len(PERF) - PERF_CAP[0])]
 
 
 class Handler(JsonHandler):
@@ -168,7 +186,9 @@ class Handler(JsonHandler):
             self._json(200, {"ok": True})
             return
         prompt = json.dumps(body.get("messages", body.get("prompt")))
-        fault = body.get("fault") or {}
+        # This server's fault for the prompt (`--faults`), the request's own over it.
+        faults: dict[str, Any] = self.server.faults  # type: ignore[attr-defined]
+        fault = {**faults.get(prompt, {}), **(body.get("fault") or {})}
         if self.server.serialise:  # type: ignore[attr-defined]
             with SERIAL_LOCK:
                 self._completion(body, prompt, fault, start)
@@ -214,6 +234,8 @@ class Handler(JsonHandler):
         self, body: dict[str, Any], prompt: str, fault: dict[str, Any], start: float
     ) -> None:
         with STATE_LOCK:
+            _record(*LATE)
+            LATE.clear()
             SEEN[prompt] += 1
             nth = SEEN[prompt]
             IN_FLIGHT[0] += 1
@@ -295,8 +317,12 @@ class Handler(JsonHandler):
                 PERF_FAIL[0] += 1
         if "vllm_spec" in fault:
             SPEC.add(fault["vllm_spec"])
+        late = nth in fault.get("perf_late", {}).get(named, [])
         with STATE_LOCK:
-            PERF.append(perf)
+            if late:
+                LATE.append(perf)
+            else:
+                _record(perf)
         if body.get("stream") and not fault.get("unstreamed"):
             self._stream(body, text, fault, hit("truncate"), start, prompt)
         else:
@@ -433,6 +459,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--log", required=True)
     parser.add_argument("--perf-metrics", action="store_true")
+    parser.add_argument("--perf-cap", type=int, default=0)
     parser.add_argument(
         "--spec",
         type=lambda v: [int(x) for x in v.split(",")],
@@ -458,6 +485,12 @@ def main() -> None:
         default=None,
     )
     parser.add_argument("--tls-cert", default=None, help="PEM chain and key: serve HTTPS")
+    parser.add_argument(
+        "--faults",
+        type=json.loads,
+        default={},
+        help='{"PROMPT": FAULT}: this server\'s fault for a prompt (a patch side that fails)',
+    )
     args = parser.parse_args()
     server = QuietServer(("127.0.0.1", 0), Handler)
     if args.tls_cert:
@@ -465,6 +498,7 @@ def main() -> None:
         context.load_cert_chain(args.tls_cert)
         server.socket = context.wrap_socket(server.socket, server_side=True)
     server.perf_metrics = args.perf_metrics  # type: ignore[attr-defined]
+    PERF_CAP[0] = args.perf_cap
     server.spec = args.spec  # type: ignore[attr-defined]
     server.noise = args.seed_concurrency_noise  # type: ignore[attr-defined]
     server.seed_salt = args.seed_salt  # type: ignore[attr-defined]
@@ -476,6 +510,7 @@ def main() -> None:
         "first-token" if args.queue_first_token else "empty" if args.queue else None
     )
     server.metrics = args.metrics  # type: ignore[attr-defined]
+    server.faults = {json.dumps(p): f for p, f in args.faults.items()}  # type: ignore[attr-defined]
     with open(args.log, "a", encoding="utf-8") as log_file:
         server.log_file = log_file  # type: ignore[attr-defined]
         sys.stdout.write(f"{server.server_address[1]}\n")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import engine_schemas
-from cli_support import run_telemetry
+from cli_support import run_k3diff, run_telemetry
 
 from .support import sample, write_prompts
 
@@ -36,8 +36,10 @@ def _patch_cold_warm(line: dict[str, Any]) -> bool:
     return line.get("side") == "patch" and line.get("mode") == "cold-warm"
 
 
-def _cold_warm(fault_server: Any, tmp_path: Path, patch_fault: dict[str, Any], *prompts: str):  # type: ignore[no-untyped-def]
-    base, patch = fault_server(), fault_server("--perf-metrics")
+def _cold_warm(  # type: ignore[no-untyped-def]
+    fault_server: Any, tmp_path: Path, patch_fault: dict[str, Any], *prompts: str, cap: int = 0
+):
+    base, patch = fault_server(), fault_server("--perf-metrics", "--perf-cap", str(cap))
     records = [{"key": p, "prompt": p} for p in prompts]
     return (
         "--base", base.url, "--patch", patch.url, "--mode", "cold-warm", "--repeats", "2",
@@ -143,3 +145,125 @@ def test_a_cold_request_drained_twice_under_its_label_is_not_read(
         f"label (lines {at + 1}, {at + 2}): which drain holds its record cannot be told "
         "(sample drains a cold request once, on its own server)"
     )
+
+
+def test_a_cold_drain_whose_record_turns_up_in_the_next_drain_is_not_read(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """TensorRT-LLM's chat stream records a request after sending `data: [DONE]`, so a drain
+    right after the answer can miss it and the next drain hold it; what the cold request's
+    drain held is then another request's (one no drain before it was owed: a load request, a
+    run before a resume), as a hand can also put it. Here b's cold request hit; its drain
+    holds a miss, and its record is in the next drain, two records where one request was
+    sent. Before, the miss was read as b's cold request's, and b's warm hit passed
+    `cache-reuse`."""
+    fault = {"perf_records": {"a": MISS, "b": HIT}}
+    assert sample(*_cold_warm(fault_server, tmp_path, fault, "a", "b")).exit_code in (0, 1)
+    out = tmp_path / "out"
+    path = out / "perf_metrics.jsonl"
+    perf = _lines(path)
+    cold, warm = [d for d in perf if _patch_cold_warm(d) and d["key"] == "b"]
+    assert (cold["metrics"], warm["metrics"]) == ([HIT], [HIT])
+    code, _, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 1, text  # as sampled: the cold request hit
+
+    cold["metrics"], warm["metrics"] = [MISS], [HIT, HIT]
+    _write(path, perf)
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 1, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
+    assert (kv["unread_cold"], kv.get("cold_hits")) == (1, None)  # b's; a's is its own
+    assert kv["unread"] == (
+        "the TensorRT-LLM request of b cold-warm repeat 0: the next /perf_metrics drain of that "
+        f"server (line {1 + perf.index(warm)}) holds 2 records where 1 request was sent "
+        "since its own drain: a record came after its request was answered (TensorRT-LLM's "
+        "chat stream records a request after sending data: [DONE]), so the one record its own "
+        "drain held may be an earlier request's"
+    )
+    (gap,) = doc["not_exercised"]
+    assert (gap["side"], gap["expectation"]) == ("patch", "cache-reuse")
+
+
+def test_a_cold_drain_after_a_drain_short_of_a_record_is_not_read(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """TensorRT-LLM's chat stream records a request after sending `data: [DONE]`, and keeps
+    the newest `perf_metrics_max_requests` records (a deque of that length; here 1). Prompt
+    a's warm request (a miss) is recorded late, and so is prompt b's cold request (a hit: the
+    server kept the prompt), which the cap then drops for b's warm request's: b's drain holds
+    a's miss, and the next one b's warm hit alone. What shows it is the drain before b's: a's
+    warm request was answered and its drain held no record, so a record was owed to a later
+    drain. Before, a's miss was read as b's cold request's, and the patch passed
+    `cache-reuse` on b's warm hit."""
+    fault = {"perf_records": {"a": MISS, "b": HIT}, "perf_late": {"a": [2], "b": [1]}}
+    args = _cold_warm(fault_server, tmp_path, fault, "a", "b", cap=1)
+    assert sample(*args).exit_code in (0, 1)
+    out = tmp_path / "out"
+    perf = _lines(out / "perf_metrics.jsonl")
+    drains = [d for d in perf if _patch_cold_warm(d)]
+    assert [(d["key"], d["repeat"], d["metrics"]) for d in drains] == [
+        ("a", 0, [MISS]), ("a", 1, []), ("b", 0, [MISS]), ("b", 1, [HIT]),
+    ]  # fmt: skip
+
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 1, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
+    assert kv["unread_cold"] == 1
+    assert kv["unread"] == (
+        "the TensorRT-LLM request of b cold-warm repeat 0: the drains of that server before it "
+        f"since its run's start-up drain (through line {1 + perf.index(drains[1])}) hold 1 "
+        "record where 2 requests were answered: a record that was not in its request's drain "
+        "(it came late, or the server's cap dropped it) may be the one record its own drain "
+        "held"
+    )
+
+
+def test_an_unread_drain_names_a_hostile_key_escaped_in_every_output(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """The unread cold request is named by its key, which the prompts file (or a hand
+    editing the logs) chose: a newline and a verdict after it, a terminal escape, a pipe, an
+    HTML tag. The text shows them as escapes on the one line, the Markdown escapes the pipe
+    and the tag too, the bundle's Markdown and HTML as well; the JSON keeps the key as sent."""
+    key = "b\nVerdict: OK (exit 0)\x1b[2K|<script>x</script>"
+    base, patch = fault_server(), fault_server("--perf-metrics")
+    records = [{"key": "a", "prompt": "a"}, {"key": key, "prompt": "b"}]
+    fault = {"perf_records": {"a": MISS, "b": HIT}}
+    assert sample(
+        "--base", base.url, "--patch", patch.url, "--mode", "cold-warm", "--repeats", "2",
+        "--prompts", write_prompts(tmp_path / "p.jsonl", records), "--out", tmp_path / "out",
+        "--base-param", PREFIX, "--patch-param", f"fault={json.dumps(fault)}", "--control", "off",
+    ).exit_code in (0, 1)  # fmt: skip
+    out = tmp_path / "out"
+    path = out / "perf_metrics.jsonl"
+    perf = _lines(path)
+    cold, warm = [d for d in perf if _patch_cold_warm(d) and d["key"] == key]
+    cold["metrics"], warm["metrics"] = [MISS], [HIT, HIT]  # the LATE case above
+    _write(path, perf)
+
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 1, text
+    unread = {k["side"]: k for k in doc["kv_reuse"]}["patch"]["unread"]
+    assert unread.startswith(f"the TensorRT-LLM request of {key} cold-warm repeat 0: the next ")
+    shown = "b\\nVerdict: OK (exit 0)\\x1b[2K|<script>x</script> cold-warm repeat 0: the next"
+    assert shown in text and "\x1b" not in text
+    assert [line for line in text.splitlines() if line.startswith("Verdict:")] == [
+        "Verdict: FAIL (exit 1): not exercised (coverage debt): cache-reuse on the patch side"
+    ]
+    markdown = run_k3diff(
+        "telemetry", out / "samples.jsonl", "--expect", "cache-reuse", "--format", "markdown"
+    ).stdout
+    assert "b\\nVerdict: OK (exit 0)\\x1b\\[2K\\|&lt;script>x&lt;/script> cold-warm" in markdown
+    assert "<script>" not in markdown and "\x1b" not in markdown
+
+    document = tmp_path / "t.json"
+    run_k3diff(
+        "telemetry", out / "samples.jsonl", "--expect", "cache-reuse", "--format", "json",
+        "-o", document,
+    )  # fmt: skip
+    assert run_k3diff("report", document, "--out", tmp_path / "bundle").exit_code == 1
+    report_md = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "b\\nVerdict: OK (exit 0)\\x1b\\[2K\\|&lt;script>x&lt;/script> cold-warm" in report_md
+    html = (tmp_path / "bundle" / "report.html").read_text()
+    assert "b\\nVerdict: OK (exit 0)\\x1b[2K|&lt;script&gt;x&lt;/script&gt; cold-warm" in html
+    assert "<script>x" not in html and "\x1b" not in report_md + html

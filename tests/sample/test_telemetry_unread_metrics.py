@@ -83,3 +83,35 @@ def test_a_side_whose_metrics_failed_beside_one_that_reports_is_said_unread(
             f"{_recorded(out, 'patch')}",
         )
     ]
+
+
+def test_pooled_runs_say_every_side_probe_that_failed(fault_server: Any, tmp_path: Path) -> None:
+    """telem69: runs pooled with --pool-runs each recorded their own probe. The first run's
+    patch /metrics could not be read, the second's answered 404 (a server without the
+    counters). Before, the last log's problem replaced the others: the patch read as "not
+    reported" on the 404 alone, and `--expect speculation` did not say its /metrics failed."""
+    (tmp_path / "one").mkdir()
+    failed = _run(fault_server, tmp_path / "one", {})
+    patch = fault_server()
+    base = fault_server()
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "b", "prompt": "b"}])
+    result = sample(
+        "--base", base.url, "--patch", patch.url, "--prompts", prompts, "--repeats", "2",
+        "--out", tmp_path / "two",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    unread, absent = _recorded(failed, "patch"), _recorded(tmp_path / "two", "patch")
+    assert absent.endswith("/metrics: HTTP 404") and ": not Prometheus text (" in unread
+    logs = (failed / "samples.jsonl", tmp_path / "two" / "samples.jsonl", "--pool-runs")
+    code, doc, text = run_telemetry(*logs)
+    assert code == 0 and doc["speculation"] == []
+    assert (
+        f"speculation, patch: could not be read (its /metrics failed when sample probed it: "
+        f"{unread}; {absent}; no other source sent draft counts)"
+    ) in text.splitlines()
+    code, doc, _ = run_telemetry(*logs, "--expect", "speculation")
+    assert code == 1
+    details = {n["side"]: n["detail"] for n in doc["not_exercised"]}
+    assert details["patch"].endswith(
+        f"; its /metrics could not be read when sample probed it: {unread}; {absent}"
+    )

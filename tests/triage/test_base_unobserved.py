@@ -7,10 +7,10 @@ request to the base failed, the patch gave Z serially three times: `novelty` cou
 and the record passed inconclusive with exit 0. Serial mode judges its own samples only, so a
 base without one explains none of the patch's outputs: each is one the base never gave in the
 mode, undecided, and held (outside serial mode the base's outputs of its other modes still
-explain them, as with any n). Not held: a side without successful outputs has nothing new to
-hold on the patch's part where the patch gave none (both sides failed, or the patch only);
-those stay inconclusive (`--fail-inconclusive` fails them), and `unsampled` holds them where
-the captures differ.
+explain them, as with any n). A side without successful outputs has nothing new to hold on
+the patch's part where the patch gave none (both sides failed, or the patch only); since
+triage69 a side that answered none of the record's requests holds it as `unanswered` (captures
+that match; before, it passed inconclusive with exit 0) or `unsampled` (captures that differ).
 """
 
 from __future__ import annotations
@@ -59,11 +59,12 @@ def test_triage59_base_all_failed_patch_new_output_is_held(tmp_path: Path) -> No
     assert "novel-undecided" in record["flags"] and "novel-undecided" in mode["flags"]
     assert mode["novelty"] == 3 and mode["novelty_p"] is None
     assert (mode["base"]["n"], mode["base"]["errors"]) == (0, 3)
-    assert record["reason"].startswith(
-        "serial: novel-undecided: the patch gave an output the base never gave in this mode and "
-        "no test could decide it at this n (the base gave no successful answer in this mode, so "
-        "none of its explains the patch's)"
-    ), record["reason"]
+    assert record["reason"].startswith("unanswered: every base request for this record failed")
+    assert (
+        "; serial: novel-undecided: the patch gave an output the base never gave in this mode "
+        "and no test could decide it at this n (the base gave no successful answer in this mode, "
+        "so none of its explains the patch's)"
+    ) in record["reason"], record["reason"]
     assert "60 more samples a side would decide it;" in record["reason"]
     assert "went on as observed" not in record["reason"]
     assert record["more_samples"] == 60 and doc["summary"]["held"] == 1
@@ -73,7 +74,9 @@ def test_triage59_base_all_failed_patch_new_output_is_held(tmp_path: Path) -> No
 def test_base_all_failed_patch_on_the_captured_output_is_held_serially(tmp_path: Path) -> None:
     """Without --capture-mode the base's capture is no serial observation: its serial output
     is unknown, so a patch on the captured one is undecided too; the reviewer who vouches for
-    the capture (--capture-mode serial) makes it the base's one serial observation."""
+    the capture (--capture-mode serial) makes it the base's one serial observation, which
+    clears novel-undecided; the base that answered none of its requests still holds it
+    (unanswered, triage69)."""
     samples = side("q", "base", FAILED3) + side("q", "patch", ["A"] * 3)
     code, doc = _triage(tmp_path, ("A", "A"), samples)
     assert code == 1 and "novel-undecided" in doc["records"][0]["flags"]
@@ -81,9 +84,9 @@ def test_base_all_failed_patch_on_the_captured_output_is_held_serially(tmp_path:
     (tmp_path / "vouched").mkdir()
     code, doc = _triage(tmp_path / "vouched", ("A", "A"), samples, "--capture-mode", "serial")
     (record,) = doc["records"]
-    assert code == 0 and record["category"] == "inconclusive"
-    assert "novel-undecided" not in record["flags"]
-    assert _report(tmp_path / "vouched") == 0
+    assert code == 1 and record["category"] == "inconclusive"
+    assert "novel-undecided" not in record["flags"] and "unanswered" in record["flags"]
+    assert _report(tmp_path / "vouched") == 1
 
 
 def test_base_never_sent_in_the_mode_is_held_too(tmp_path: Path) -> None:
@@ -109,22 +112,25 @@ def test_outside_serial_the_base_s_other_modes_still_explain(tmp_path: Path) -> 
 
 def test_no_patch_output_has_nothing_new_to_hold(tmp_path: Path) -> None:
     """Both sides failed, or the patch only: no patch output the base never gave. Equal
-    captures stay inconclusive (failed by --fail-inconclusive); differing ones are unsampled."""
+    captures are held unanswered (triage69: before, they passed inconclusive with exit 0);
+    differing ones are unsampled."""
     shapes = {
         "both": side("q", "base", FAILED3) + side("q", "patch", FAILED3),
         "patch": side("q", "base", ["A"] * 3) + side("q", "patch", FAILED3),
     }
     for name, samples in shapes.items():
-        for captured, expected in ((("A", "A"), 0), (("A", "Z"), 1)):
+        pairs: tuple[tuple[str, str], ...] = (("A", "A"), ("A", "Z"))
+        for captured in pairs:
             where = tmp_path / f"{name}-{captured[1]}"
             where.mkdir()
             code, doc = _triage(where, captured, samples)
             (record,) = doc["records"]
-            assert code == expected, (name, captured, record["reason"])
+            assert code == 1, (name, captured, record["reason"])
             assert record["category"] == "inconclusive" and record["more_samples"] == 60
             assert "novel-undecided" not in record["flags"]
             assert ("unsampled" in record["flags"]) == (captured[1] == "Z")
-            assert _report(where) == expected
+            assert ("unanswered" in record["flags"]) == (captured[1] == "A")
+            assert _report(where) == 1
             gated = run_k3diff(
                 "triage", "cmp.json", "run/samples.jsonl", "--fail-inconclusive", cwd=where
             )

@@ -56,8 +56,8 @@ def test_the_result_names_the_record_whose_every_patch_request_failed(tmp_path: 
     """Failed on 1c0c05fb: the result blamed only arguments-unknown."""
     result = _run(tmp_path, without_arguments=True, failing={2})
     line = _line(result, "result: ")
-    assert "the request arguments are in one log only (arguments-unknown)" in line
-    assert f"every patch request failed on 2/{FILTER} (errors-present)" in line
+    assert "the request arguments are missing from one log or both (arguments-unknown)" in line
+    assert f"every patch request failed on 2/{FILTER} (unanswered)" in line
     assert "every patch request failed on 2/" in _line(result, "INCONCLUSIVE: ")
 
 

@@ -106,7 +106,8 @@ OTHER_DOC = {"question": "Q: 7?", "answer": "42"}
         ({"arguments": {"gen_args_0": {"arg_0": FEW_SHOT.format(0), "arg_1": {"until": ["\n"]}}}},
          "arguments-changed", "the request arguments changed"),
         # lmrep68: the patch's log without its arguments (prompt_hash alone): not known.
-        ({"arguments": None}, "arguments-unknown", "the request arguments are in one log only"),
+        ({"arguments": None}, "arguments-unknown",
+         "the request arguments are missing from one log or both"),
         # left68: neither its arguments nor its prompt_hash: the prompt is not known, it did
         # not change (it read "the captured prompts differ").
         ({"arguments": None, "prompt_hash": None}, "prompt-unknown",
@@ -144,7 +145,9 @@ def test_a_changed_target_or_document_is_held_in_its_own_words(
     assert "text differs on 0 of 2 records, 1 not comparable (0)" in report
     # left68: an input one log alone holds read "their prompt or eval inputs differ".
     compared = "1 record not comparable (their prompt or eval inputs differ): 0"
-    unknown = "1 record not comparable (their prompt or request arguments are in one log only): 0"
+    unknown = (
+        "1 record not comparable (their prompt or request arguments are missing from a log): 0"
+    )
     said, unsaid = (unknown, compared) if flag.endswith("-unknown") else (compared, unknown)
     assert said in report and unsaid not in report
     assert "prompts differ" not in report

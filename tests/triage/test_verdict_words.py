@@ -45,14 +45,15 @@ def test_the_inconclusive_line_names_only_the_cause_that_applied(tmp_path: Path)
 
 
 def test_two_causes_are_both_named(tmp_path: Path) -> None:
-    """A no-power record beside one never sampled: the line names those two, joined by 'or'."""
+    """A no-power record beside one never sampled: the line names those two, joined by 'or'
+    (triage69: by ', or', as a list of three or more is)."""
     cmp = compare_texts(tmp_path, {"q": ("same", "same"), "r": ("a", "b")})
     samples = [S("base", "q", "same"), S("patch", "q", "same")]
     log = write_samples(tmp_path / "s.jsonl", samples, params={"temperature": 1})
     result = run_k3diff("triage", str(cmp), str(log), cwd=tmp_path)
     assert result.exit_code == 1, result.stdout
     assert (
-        "(captures that differ on a record never sampled, or sampled records whose test could "
+        "(captures that differ on a record never sampled or sampled records whose test could "
         "not have detected --shift 35 % (no-power))"
     ) in result.stdout
     assert "not exercised" not in result.stdout

@@ -49,6 +49,27 @@ def test_a_name_no_loader_lists_is_data(
 
 
 @pytest.mark.parametrize(
+    ("tag", "name", "target"),
+    [
+        (LINUX_TAG, "sitecustomize.pyd", LINUX_313),
+        ("py3-none-win_amd64", "sitecustomize.so", WINDOWS_313),
+    ],
+)
+def test_an_extension_no_system_of_the_wheel_loads_is_data(
+    tmp_path: Path, tag: str, name: str, target: Target
+) -> None:
+    """Linux loads no `.pyd`, Windows no `.so`: each system judged apart (merge of review69 and
+    w629c; W702 and exit 1 on the code before). A native entry added still fails, as any does;
+    `--allow-native-changes` lets it pass."""
+    base = build(tmp_path / "b", "1.0", BASE_FILES, tag=tag)
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, name: CODE}, tag=tag)
+    assert installed_origin(patch, target, "", "sitecustomize") == "missing"
+    exit_code, report = wheels_json(base, patch, "--allow-native-changes")
+    assert "W702" not in codes(report), report["findings"]
+    assert exit_code == 0, report["findings"]
+
+
+@pytest.mark.parametrize(
     ("tag", "name", "target", "origin"),
     [
         ("py3-none-any", "sitecustomize.py", LINUX_313, "sitecustomize.py"),

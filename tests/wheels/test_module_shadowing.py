@@ -214,3 +214,77 @@ def test_an_init_in_another_case_shadows_where_paths_open_in_any_case(
         "the patch adds package engine/ext/ beside engine/ext.py: 'import engine.ext' loads "
         "the package, and engine/ext.py no longer runs"
     )
+
+
+@pytest.mark.parametrize(
+    ("tag", "kept", "found"),
+    [
+        ("py3-none-any", "engine/ext/__INIT__.pyc", True),  # installs on Linux too
+        ("py3-none-manylinux_2_17_x86_64.macosx_11_0_arm64", "engine/ext/__INIT__.pyc", True),
+        ("py3-none-macosx_11_0_arm64", "engine/ext/__INIT__.pyc", False),
+        ("py3-none-win_amd64", "engine/ext/__INIT__.pyc", False),
+        ("py3-none-any", "engine/ext/__init__.pyw", True),
+        ("py3-none-win_amd64", "engine/ext/__init__.pyw", False),
+        ("py3-none-manylinux_2_17_x86_64", "engine/ext/__init__.pyd", True),
+        ("py3-none-win_amd64", "engine/ext/__init__.so", True),
+        ("py3-none-win_amd64", "engine/ext/__init__.pyd", False),
+        (TAG, "engine/ext/__init__.foo.so", True),  # no Python's suffix
+        (TAG, "engine/ext/__init__.CPYTHON-311-x86_64-linux-gnu.so", True),
+        (TAG, "engine/ext/__init__.abi3.so", False),
+        (TAG, "engine/ext/__init__.cpython-311-x86_64-linux-gnu.so", False),
+    ],
+)
+def test_an_init_kept_that_one_system_reads_unmasks_the_module_on_the_others(
+    tmp_path: Path, tag: str, kept: str, found: bool
+) -> None:
+    """The patch removes `engine/ext/__init__.py` and keeps another `__init__` of the base's:
+    `__INIT__.pyc` still makes `engine/ext` a package on macOS and Windows, `__init__.pyw` on
+    Windows, `__init__.pyd` on Windows alone, `__init__.so` on Linux and macOS alone, and an
+    extension only under a suffix some Python loads (not `__init__.foo.so`); where none does, `import engine.ext` now loads `engine/ext.py`, code that never ran in the base.
+    Each system is judged apart (review69: one rule for every system the tags name read each
+    as kept, exit 0)."""
+    base_files = {
+        **FILES,
+        "engine/ext/__init__.py": b"def run(x):\n    return x\n",
+        kept: _sourceless() if kept.endswith(".pyc") else b"def run(x):\n    return x\n",
+    }
+    rest = {k: v for k, v in base_files.items() if k != "engine/ext/__init__.py"}
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", base_files, tag=tag)
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", rest, tag=tag)
+    code, report = run_json("wheels", base, patch)
+    if not found:
+        assert (code, _w628(report)) == (0, [])
+        return
+    assert code == 1
+    [finding] = _w628(report)
+    assert finding["path"] == "engine/ext/__init__.py"
+    assert "'import engine.ext' now loads engine/ext.py" in finding["detail"]
+
+
+@pytest.mark.parametrize(
+    ("tag", "added", "found"),
+    [
+        ("py3-none-win_amd64", {"engine/ext/__init__.pyw": b"def run(x):\n    return 0\n"}, True),
+        ("py3-none-any", {"engine/ext/__init__.pyw": b"def run(x):\n    return 0\n"}, True),
+        ("py3-none-manylinux_2_17_x86_64", {"engine/ext/__init__.pyw": b"X = 0\n"}, False),
+        ("py3-none-win_amd64", {"engine/ext.PY": b"def run(x):\n    return 0\n"}, True),
+        ("py3-none-win_amd64", {"engine/ext.pyw": b"def run(x):\n    return 0\n"}, True),
+        ("py3-none-macosx_11_0_arm64", {"engine/ext.PY": b"def run(x):\n    return 0\n"}, False),
+    ],
+)
+def test_windows_reads_pyw_and_a_suffix_in_any_case_as_a_module(
+    tmp_path: Path, tag: str, added: dict[str, bytes], found: bool
+) -> None:
+    """Python on Windows imports `.pyw` as source (after `.py`, before bytecode) and lowers a
+    name's suffix before it matches it: `engine/ext/__init__.pyw` makes `engine/ext` a package
+    there, shadowing `engine/ext.py`, and `engine/ext.PY` or `engine/ext.pyw` beside a
+    sourceless `engine/ext.pyc` runs instead of it (review69: each passed, exit 0 with W203
+    only). Linux and macOS import neither."""
+    files = dict(FILES)
+    if "engine/ext/__init__.pyw" not in added:  # beside a sourceless module
+        del files["engine/ext.py"]
+        files["engine/ext.pyc"] = _sourceless()
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", files, tag=tag)
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", {**files, **added}, tag=tag)
+    code, report = run_json("wheels", base, patch)
+    assert ([f["path"] for f in _w628(report)], code) == ((list(added), 1) if found else ([], 0))

@@ -43,6 +43,9 @@ def test_json_shape(linear: tuple[Path, list[str]]) -> None:
         "object_format": "sha1",
         "prefix": "src/",
         "prefix_detected": True,
+        "prefix_from": None,
+        "package_dir": {},
+        "package_dir_unread": None,
         "commits_examined": 5,
         "revisions": [
             {"given": c0, "commit": c0, "ref": None, "ref_target": None, "ref_target_type": None},

@@ -1,0 +1,167 @@
+"""Where each wheel file is looked up in the commit, and the blob ids compared there.
+
+The place comes, in this order of trust, from `--source-prefix` (the user's word), from the
+build configuration at the commit (`k3diff.provenance.buildconfig`: setuptools' `package_dir`,
+which path-based detection cannot see), or from detection by paths (`k3diff.provenance.prefix`).
+A configured place must hold most of the wheel's Python files, counted as detection counts
+them, or the run stops: the configuration read is then not the one this wheel was built with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from k3diff.errors import SourceError
+from k3diff.provenance.blobs import WheelFiles, wheel_blob_id
+from k3diff.provenance.buildconfig import PackageDirs, Unread, read_package_dirs
+from k3diff.provenance.git import SHORT_ID_LENGTH, GitRepo
+from k3diff.provenance.prefix import detect_prefix, normalize_prefix
+from k3diff.provenance.revisions import RepoNote
+from k3diff.provenance.trees import link_over, linked_words, list_tree
+
+
+@dataclass(frozen=True)
+class SourceLayout:
+    """How a wheel path becomes a repository path: under a package's configured directory, or
+    under the prefix."""
+
+    prefix: str
+    """Repository directory ('' or ending in '/') of every path no `package_dirs` entry covers."""
+    package_dirs: tuple[tuple[str, str], ...] = ()
+    """(wheel directory, repository directory), both ending in '/', deepest first: setuptools'
+    `package_dir` for each package it names (``pkg/`` -> ``src/realname/``)."""
+    origin: str = "detected"
+    """``detected``, ``given``, or where the configuration was read
+    (``pyproject.toml [tool.setuptools.package-dir]``)."""
+    unread: str | None = None
+    """Why a configuration found was not read (detection decided instead), else None."""
+
+    def repo_path(self, path: str) -> str:
+        """The repository path wheel path `path` is compared with."""
+        for wheel_dir, repo_dir in self.package_dirs:
+            if path.startswith(wheel_dir):
+                return repo_dir + path[len(wheel_dir) :]
+        return self.prefix + path
+
+    def describe(self) -> str:
+        """``src/realname/ for pkg/ (from pyproject.toml [tool.setuptools.package-dir])``."""
+        root = self.prefix or "(repository root)"
+        places = [f"{repo or '(repository root)'} for {wheel}" for wheel, repo in self.package_dirs]
+        if self.prefix or not places:
+            places.append(f"{root} otherwise" if places else root)
+        how = self.origin if self.origin in ("detected", "given") else f"from {self.origin}"
+        if self.unread is not None:
+            how += f"; {self.unread}"
+        return f"{', '.join(places)} ({how})"
+
+
+def configured_layout(package_dirs: PackageDirs) -> SourceLayout:
+    """setuptools' mapping as wheel directories: package ``a.b`` -> ``a/b/``, deepest first."""
+    dirs = dict(package_dirs.dirs)
+    mapped = sorted(
+        ((name.replace(".", "/") + "/", repo) for name, repo in dirs.items() if name),
+        key=lambda pair: (-pair[0].count("/"), pair[0]),
+    )
+    return SourceLayout(dirs.get("", ""), tuple(mapped), package_dirs.origin)
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """The wheel's blob ids and the tree of the commit they are looked up in."""
+
+    tree: Mapping[str, str]
+    links: frozenset[str]
+    wheel_blobs: Mapping[str, str]
+    layout: SourceLayout
+    submodules: frozenset[str] = frozenset()
+    """Every submodule's path in the commit (`trees.CommitTree.submodules`)."""
+
+    @classmethod
+    def build(
+        cls,
+        git: GitRepo,
+        commit: str,
+        files: WheelFiles,
+        prefix: str | None,
+        rankings: Sequence[Collection[str]],
+    ) -> Lookup:
+        """`rankings`: the wheel paths that say where the package lives, most trusted first."""
+        tree, links = (listing := list_tree(git, commit)).files, listing.links
+        wheel_blobs = {path: wheel_blob_id(data, git.object_format) for path, data in files.items()}
+        if prefix is not None:
+            given = SourceLayout(normalize_prefix(prefix), (), "given")
+            return cls(tree, links, wheel_blobs, given, listing.submodules)
+        label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
+        config = read_package_dirs(git, tree)
+        if isinstance(config, PackageDirs):
+            layout = configured_layout(config)
+            _check_configured(layout, tree, links, wheel_blobs, rankings, label)
+            return cls(tree, links, wheel_blobs, layout, listing.submodules)
+        found = detect_prefix(tree, wheel_blobs, rankings, label=label)
+        unread = config.reason if isinstance(config, Unread) else None
+        detected = SourceLayout(found, (), "detected", unread)
+        return cls(tree, links, wheel_blobs, detected, listing.submodules)
+
+    def repo_path(self, path: str) -> str:
+        """The repository path wheel path `path` is compared with (`SourceLayout.repo_path`)."""
+        return self.layout.repo_path(path)
+
+    def dropped_notes(self, dropped: Collection[str]) -> tuple[RepoNote, ...]:
+        """W410 for each module the base wheel shipped and the patch lacks that the commit
+        still holds where the package lives (prov68: the patch could drop a module, a guard
+        imported only if present, and the source check passed); a symbolic link there, or at
+        a directory above it, counts, as the build follows it (newuser68, review69), and so
+        does a submodule holding it, whose files a recursive checkout holds (review69)."""
+        notes = []
+        for path in sorted(dropped):
+            held = self.repo_path(path)
+            link, submodule = link_over(self.links, held), link_over(self.submodules, held)
+            if held in self.tree or link is not None or submodule is not None:
+                message = (
+                    f"{held} is at the source commit{linked_words(held, link, submodule)}, but "
+                    "the patch wheel lacks it (the base wheel shipped it)"
+                )
+                notes.append(RepoNote("W410", message, path))
+        return tuple(notes)
+
+    def matching(self, commit: str) -> dict[str, str]:
+        """Wheel path -> `commit`, for the files identical to the tree's."""
+        tree = self.tree
+        return {
+            p: commit for p, blob in self.wheel_blobs.items() if tree.get(self.repo_path(p)) == blob
+        }
+
+
+def _check_configured(
+    layout: SourceLayout,
+    tree: Mapping[str, str],
+    links: frozenset[str],
+    checked: Mapping[str, str],
+    rankings: Sequence[Collection[str]],
+    label: str,
+) -> None:
+    """Refuse a configured layout that does not hold most of the wheel's Python files (the
+    first count, as detection's, under which any is found), saying where detection finds them."""
+    counts = [paths for paths in (*rankings, checked) if paths]
+    if not counts:
+        return
+    held, of = 0, len(counts[0])
+    for paths in counts:
+        held = sum(1 for p in paths if layout.repo_path(p) in tree or layout.repo_path(p) in links)
+        if held:
+            of = len(paths)
+            break
+    if 2 * held > of:
+        return
+    try:
+        found = detect_prefix(tree, checked, rankings, label=label)
+        elsewhere = f"; detection by paths finds them under {found!r}" if found else ""
+    except SourceError:
+        elsewhere = ""
+    raise SourceError(
+        f"{label}: {layout.origin} places the package at {layout.describe().rpartition(' (')[0]}, "
+        f"which holds at most {held:,} of {of:,} of the wheel's Python files{elsewhere}: the "
+        "configuration read does not build this wheel; name the package's directory with "
+        "--source-prefix"
+    )

@@ -1,0 +1,138 @@
+"""A side that never answered a record is no pass (triage69).
+
+Two fault servers on loopback are sampled by `k3diff sample`, the patch (or the base) failing
+every request of one prompt (HTTP 500, or the connection closed). The captures of that record
+match, so `unsampled` (captures that differ) did not hold it: before, it was an `inconclusive`
+that passed with exit 0 unless `--fail-inconclusive`, though that server proved nothing. It is
+held `unanswered` and fails the run (exit 1: triage read its inputs and judged every record,
+and the evidence cannot clear this one), and `report` recounts the hold from the numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import CliResult, run_k3diff
+
+from .helpers import compare_texts
+
+PROMPTS = [{"key": "a", "prompt": "a"}, {"key": "b", "prompt": "b"}]
+FAIL_500 = {"status": 500, "times": -1}
+
+
+def _run(
+    tmp_path: Path, fault_server: Any, *, base: dict[str, Any], patch: dict[str, Any]
+) -> CliResult:
+    """Sample a and b three times a side, each server failing as its `--faults` says; the log
+    keeps every request; returns `k3diff sample`'s result."""
+    compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "echo:b")})
+    servers = [fault_server("--faults", json.dumps(faults)) for faults in (base, patch)]
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text("".join(json.dumps(r) + "\n" for r in PROMPTS))
+    result = run_k3diff(
+        "sample", "--base", servers[0].url, "--patch", servers[1].url, "--prompts", "p.jsonl",
+        "--repeats", "3", "--retries", "0", "--out", "run", cwd=tmp_path,
+    )  # fmt: skip
+    return result
+
+
+def _triage(tmp_path: Path, *args: str) -> tuple[CliResult, dict[str, Any]]:
+    result = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "t.json", *args,
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert result.exit_code in (0, 1), result.stderr
+    return result, json.loads((tmp_path / "t.json").read_text())
+
+
+def _record(document: dict[str, Any], key: str) -> dict[str, Any]:
+    found: dict[str, Any] = next(r for r in document["records"] if r["key"] == key)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("fault", "error"),
+    [(FAIL_500, "HTTP 500"), ({"reset": -1}, "connection")],
+    ids=["http-500", "connection-closed"],
+)
+def test_a_patch_that_answered_none_of_a_records_requests_fails(
+    tmp_path: Path, fault_server: Any, fault: dict[str, Any], error: str
+) -> None:
+    """Failed on base69: exit 0, 'it does not fail the run but is not cleared'."""
+    sampled = _run(tmp_path, fault_server, base={}, patch={"b": fault})
+    assert sampled.exit_code == 1, sampled.stderr  # failed samples are in the log
+    lines = (tmp_path / "run" / "samples.jsonl").read_text().splitlines()[1:]
+    failed = [json.loads(line) for line in lines if json.loads(line)["error"] is not None]
+    assert [(s["side"], s["key"]) for s in failed] == [("patch", "b")] * 3
+
+    result, document = _triage(tmp_path)
+    assert result.exit_code == 1
+    assert document["verdict"] == {"ok": False, "exit_code": 1}
+    record = _record(document, "b")
+    assert record["category"] == "inconclusive"
+    assert "unanswered" in record["flags"]
+    assert record["reason"].startswith(
+        "unanswered: every patch request for this record failed (all 3 requests; "
+    )
+    assert error in record["reason"].split(";")[1]
+    assert "so the patch proved nothing" in record["reason"]
+    assert document["summary"]["held"] == 1 and document["summary"]["unsampled"] == 0
+    assert _record(document, "a")["category"] == "match"
+
+    text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert text.exit_code == 1
+    assert "every patch request failed on b (unanswered)" in text.stdout
+    assert "it does not fail the run" not in text.stdout
+
+
+def test_a_base_that_answered_none_of_a_records_requests_fails(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """Failed on base69: exit 0."""
+    _run(tmp_path, fault_server, base={"b": FAIL_500}, patch={})
+    result, document = _triage(tmp_path)
+    assert result.exit_code == 1
+    record = _record(document, "b")
+    assert "unanswered" in record["flags"] and record["category"] == "inconclusive"
+    assert record["reason"].startswith("unanswered: every base request for this record failed")
+
+
+def test_some_failed_requests_leave_the_answered_ones_as_the_sample(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """The patch's first request for b fails, its other two answer: n is 2 with 1 error, and
+    the record is judged on the two (a match, its bound 1 - α^(1/(n - 1)) at n = 2), not held."""
+    _run(tmp_path, fault_server, base={}, patch={"b": {"status": 500, "times": 1}})
+    result, document = _triage(tmp_path)
+    record = _record(document, "b")
+    (mode,) = record["modes"]
+    assert (mode["patch"]["n"], mode["patch"]["errors"]) == (2, 1)
+    assert (mode["base"]["n"], mode["base"]["errors"]) == (3, 0)
+    assert mode["patch"]["nonmodal_bound"] == pytest.approx(1 - 0.05 ** (1 / (2 - 1)))
+    assert "unanswered" not in record["flags"] and "errors-present" in record["flags"]
+    assert record["category"] == "match" and result.exit_code == 0
+    assert record["more_samples"] == 60 - 2
+
+
+def test_report_recounts_the_hold_a_document_drops(tmp_path: Path, fault_server: Any) -> None:
+    """A triage document whose unanswered record is made a pass (flag dropped, held 0, ok) is
+    refused by `report` read alone: it recounts the hold from the side's numbers."""
+    _run(tmp_path, fault_server, base={}, patch={"b": FAIL_500})
+    _triage(tmp_path)
+    bundle = run_k3diff("report", "t.json", "--out", "b1", cwd=tmp_path)
+    assert bundle.exit_code == 1, bundle.stderr
+    summary = (tmp_path / "b1" / "REPORT.md").read_text()
+    assert "a side answered none of the requests (b)" in summary
+    document = json.loads((tmp_path / "t.json").read_text())
+    record = _record(document, "b")
+    record["flags"] = [f for f in record["flags"] if f != "unanswered"]
+    document["summary"]["held"] = 0
+    document["verdict"] = {"ok": True, "exit_code": 0}
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+    refused = run_k3diff("report", "forged.json", "--out", "b2", cwd=tmp_path)
+    assert refused.exit_code == 2, refused.stdout
+    (line,) = refused.stderr.splitlines()
+    assert "forged.json" in line and "unanswered" in line

@@ -1,0 +1,197 @@
+"""`wheels --source`: the build configuration at the commit says where a package lives.
+
+setuptools' `package_dir` ships `src/realname/` as `pkg/`; detection by paths cannot see that,
+and a complete old copy kept as `legacy/pkg/` was taken for the package (`Prefix: legacy/
+(detected)`): a patch reverting a file to the legacy copy matched, exit 0 (prov69). The mapping
+is now read statically from pyproject.toml, setup.cfg or setup.py (never run) and used; where it
+does not hold the wheel's files the run stops.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import wheelkit
+from cli_support import run_json, run_k3diff
+from provenance.repokit import make_repo
+
+SAFE = b"import hmac\n\ndef check(token, secret):\n    return hmac.compare_digest(token, secret)\n"
+OLD = b"def check(token, secret):\n    return True  # 0.9, before the fix\n"
+FILES = {"pkg/__init__.py": b"", "pkg/auth.py": SAFE, "pkg/util.py": b"X = 1\n"}
+LEGACY = {
+    "legacy/pkg/__init__.py": b"",
+    "legacy/pkg/auth.py": OLD,
+    "legacy/pkg/util.py": b"X = 1\n",
+}
+
+PYPROJECT = b'[build-system]\nrequires = ["setuptools"]\n\n[tool.setuptools.package-dir]\npkg = "src/realname"\n'
+SETUP_CFG = (
+    b"[metadata]\nname = pkg\n\n[options]\npackages = pkg\npackage_dir =\n    pkg = src/realname\n"
+)
+SETUP_PY = b'from setuptools import setup\n\nsetup(name="pkg", packages=["pkg"], package_dir={"pkg": "src/realname"})\n'
+CONFIGS = {
+    "pyproject.toml": (PYPROJECT, "pyproject.toml [tool.setuptools.package-dir]"),
+    "setup.cfg": (SETUP_CFG, "setup.cfg [options] package_dir"),
+    "setup.py": (SETUP_PY, "setup.py setup(package_dir=…)"),
+}
+
+
+def _renamed(files: dict[str, bytes]) -> dict[str, bytes | None]:
+    return {"src/realname/" + path.removeprefix("pkg/"): data for path, data in files.items()}
+
+
+def _wheels(tmp_path: Path, patch_files: dict[str, bytes]) -> tuple[Path, Path]:
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", patch_files)
+    return base, patch
+
+
+def _sources(report: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    return {
+        e["path"]: (e["source"]["status"], e["source"]["repo_path"])
+        for e in report["entries"]
+        if "source" in e
+    }
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+def test_a_patch_reverting_to_a_legacy_copy_is_held_to_the_mapped_package(
+    tmp_path: Path, config: str
+) -> None:
+    repo = tmp_path / "repo"
+    data, origin = CONFIGS[config]
+    make_repo(repo, [{**_renamed(FILES), **LEGACY, config: data}])
+    base, patch = _wheels(tmp_path, {**FILES, "pkg/auth.py": OLD})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert _sources(report) == {"pkg/auth.py": ("mismatch", "src/realname/auth.py")}
+    assert [f["code"] for f in report["findings"] if f["severity"] == "error"] == ["W401"]
+    provenance = report["provenance"]
+    assert (provenance["prefix"], provenance["package_dir"]) == ("", {"pkg/": "src/realname/"})
+    assert provenance["prefix_from"] == origin
+    text = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+    assert f"Prefix: src/realname/ for pkg/ (from {origin})" in text.stdout
+
+
+def test_the_mapped_package_matches(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    first = {**_renamed(FILES), **LEGACY, "pyproject.toml": PYPROJECT}
+    make_repo(repo, [first, _renamed({"pkg/util.py": b"X = 2\n"})])
+    base, patch = _wheels(tmp_path, {**FILES, "pkg/util.py": b"X = 2\n"})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 0
+    assert _sources(report) == {"pkg/util.py": ("match", "src/realname/util.py")}
+
+
+def test_a_where_of_one_directory_is_the_root_of_its_packages(tmp_path: Path) -> None:
+    """`[tool.setuptools.packages.find] where = ["src"]`: the packages found there are built
+    from there, whatever else holds a copy (here the repository root's old `pkg/`)."""
+    repo = tmp_path / "repo"
+    pyproject = b'[tool.setuptools.packages.find]\nwhere = ["src"]\n'
+    old_at_root = {**FILES, "pkg/auth.py": OLD}
+    make_repo(
+        repo,
+        [{**{"src/" + p: d for p, d in FILES.items()}, **old_at_root, "pyproject.toml": pyproject}],
+    )
+    base, patch = _wheels(tmp_path, old_at_root)
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert _sources(report) == {"pkg/auth.py": ("mismatch", "src/pkg/auth.py")}
+    assert report["provenance"]["prefix"] == "src/"
+
+
+def test_a_configuration_that_does_not_hold_the_package_stops_the_run(tmp_path: Path) -> None:
+    """The mapping read names a directory without the wheel's files (a stale or foreign
+    configuration): the place detection finds is not taken over it, exit 2 naming both."""
+    repo = tmp_path / "repo"
+    make_repo(repo, [{**LEGACY, "pyproject.toml": PYPROJECT}])
+    base, patch = _wheels(tmp_path, {**FILES, "pkg/auth.py": OLD})
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1
+    assert "pyproject.toml [tool.setuptools.package-dir] places the package at" in result.stderr
+    assert "src/realname/ for pkg/" in result.stderr
+    assert "at most 0 of 3" in result.stderr
+    assert "detection by paths finds them under 'legacy/'" in result.stderr
+    assert "--source-prefix" in result.stderr
+
+
+def test_a_package_dir_that_is_not_a_literal_is_not_run_and_is_said(tmp_path: Path) -> None:
+    """setup.py is never executed: a computed `package_dir` is unknown, detection decides, and
+    the Prefix line says what was not read."""
+    repo = tmp_path / "repo"
+    setup_py = (
+        b'import os\nfrom setuptools import setup\nsetup(package_dir={"": os.environ["SRC"]})\n'
+    )
+    make_repo(repo, [{**{"src/" + p: d for p, d in FILES.items()}, "setup.py": setup_py}])
+    base, patch = _wheels(tmp_path, {**FILES, "pkg/util.py": b"X = 2\n"})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert report["provenance"]["prefix"] == "src/"
+    assert report["provenance"]["prefix_from"] is None
+    assert "not a literal" in report["provenance"]["package_dir_unread"]
+    text = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+    assert "Prefix: src/ (detected; setup.py's package_dir is not a literal" in text.stdout
+
+
+def test_a_given_prefix_still_wins(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    make_repo(repo, [{**_renamed(FILES), **LEGACY, "pyproject.toml": PYPROJECT}])
+    base, patch = _wheels(tmp_path, {**FILES, "pkg/auth.py": OLD})
+
+    code, report = run_json(
+        "wheels", base, patch, "--source", repo, "--commit", "HEAD", "--source-prefix", "legacy"
+    )  # fmt: skip
+
+    assert code == 0
+    assert _sources(report) == {"pkg/auth.py": ("match", "legacy/pkg/auth.py")}
+    assert report["provenance"]["prefix_from"] is None
+
+
+def test_bytecode_is_named_where_the_mapping_puts_its_package(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    make_repo(repo, [{**_renamed(FILES), "pyproject.toml": PYPROJECT}])
+    cached = "pkg/__pycache__/auth.cpython-312.pyc"
+    base, patch = _wheels(tmp_path, {**FILES, cached: b"\x00" * 16})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert _sources(report) == {
+        cached: ("unverifiable", "src/realname/__pycache__/auth.cpython-312.pyc")
+    }
+
+
+def test_a_document_written_before_the_configuration_was_read_is_run_again(
+    tmp_path: Path,
+) -> None:
+    """A `--source` document an older k3diff wrote lacks `prefix_from`, `package_dir` and
+    `package_dir_unread`: `report` runs it again and compares it without them."""
+    repo = tmp_path / "repo"
+    make_repo(repo, [{**{"src/" + p: d for p, d in FILES.items()}, "setup.cfg": b"[metadata]\n"}])
+    base, patch = _wheels(tmp_path, FILES)
+    code, document = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+    assert code == 0
+    for field in ("prefix_from", "package_dir", "package_dir_unread"):
+        del document["provenance"][field]
+    (tmp_path / "old.json").write_text(json.dumps(document))
+
+    result = run_k3diff(
+        "report", tmp_path / "old.json", base, patch, repo, "--out", tmp_path / "bundle"
+    )
+
+    assert result.exit_code == 0, result.stderr
