@@ -15,8 +15,15 @@ runs, no build backend is called):
   strings, never evaluated otherwise.
 
 A mapping that cannot be read (not literal, not a dict of strings, a directory that leaves the
-repository, a file past `CONFIG_CAP`) is `Unread`, said with the reason; files that state
-different mappings are `Unread` too. No setuptools statement at all is None: detection decides.
+repository, a file past `CONFIG_CAP`, a configuration file that is a symbolic link) is `Unread`,
+said with the reason; files that state different mappings are `Unread` too, and so are
+`setup()` calls of one setup.py that differ (one without ``package_dir`` included: which runs
+is not read). No setuptools statement at all is None: detection decides.
+
+These are setuptools' settings only: where ``pyproject.toml`` names another build backend
+(``hatchling.build``, ``flit_core.buildapi``, or one of its own by ``backend-path``), setuptools
+never reads them, so a statement found is `Unread` (review69b: a ``[tool.setuptools.package-dir]``
+or ``setup.py`` left beside hatchling's ``packages`` chose a legacy copy, which matched, exit 0).
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import ast
 import configparser
 import posixpath
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
@@ -34,6 +41,9 @@ CONFIG_CAP = 256 * 1024
 """Largest configuration file read (bytes); a larger one is not read (`ast` on it is slow)."""
 
 _FILES = ("pyproject.toml", "setup.cfg", "setup.py")
+SETUPTOOLS_BACKENDS = frozenset({"setuptools.build_meta", "setuptools.build_meta:__legacy__"})
+"""`[build-system] build-backend` values that are setuptools; none given is setuptools too
+(PEP 517's legacy path, `setup.py`)."""
 
 
 @dataclass(frozen=True)
@@ -55,9 +65,15 @@ class Unread:
     """``setup.py's package_dir is not a literal dict`` …"""
 
 
-def read_package_dirs(git: GitRepo, tree: Mapping[str, str]) -> PackageDirs | Unread | None:
+def read_package_dirs(
+    git: GitRepo, tree: Mapping[str, str], links: Collection[str] = ()
+) -> PackageDirs | Unread | None:
     """The mapping the root's configuration files state at the commit whose files are `tree`
-    (path -> blob id); `Unread` when one cannot be read or two differ; None when none does."""
+    (path -> blob id; `links`: its symbolic links); `Unread` when one cannot be read, two differ
+    or the build backend is not setuptools; None when none states one."""
+    linked = [name for name in _FILES if name in links]
+    if linked:
+        return Unread(f"{linked[0]} is a symbolic link, not read")
     present = {name: tree[name] for name in _FILES if name in tree}
     if not present:
         return None
@@ -74,7 +90,33 @@ def read_package_dirs(git: GitRepo, tree: Mapping[str, str]) -> PackageDirs | Un
         stated = _READERS[name](contents[oid])
         if stated is not None:
             found.append(stated)
-    return _one(found)
+    result = _one(found)
+    if isinstance(result, PackageDirs) and "pyproject.toml" in present:
+        pyproject = present["pyproject.toml"]
+        backend = _backend(contents[pyproject]) if pyproject in contents else None
+        if backend is not None:
+            return Unread(
+                f"{result.origin} is setuptools', but pyproject.toml builds with {backend}: not read"
+            )
+    return result
+
+
+def _backend(data: bytes) -> str | None:
+    """What builds the project if not setuptools (``'hatchling.build'``, ``its own backend
+    (backend-path)``), None for setuptools. A pyproject.toml that is no TOML is `Unread`
+    already, by its reader."""
+    try:
+        system = tomllib.loads(data.decode("utf-8")).get("build-system", {})
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return None
+    if not isinstance(system, dict):
+        return "a [build-system] that is not a table"
+    backend = system.get("build-backend")
+    if "backend-path" in system:
+        return f"its own backend {backend!r} (backend-path)"
+    if backend is None or backend in SETUPTOOLS_BACKENDS:
+        return None
+    return repr(backend)
 
 
 def _one(found: list[PackageDirs | Unread]) -> PackageDirs | Unread | None:
@@ -130,10 +172,13 @@ def _from_setup_py(data: bytes) -> PackageDirs | Unread | None:
         module = ast.parse(data, "setup.py")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return Unread("setup.py cannot be parsed")
+    names, modules = _setup_names(module)
     found: list[PackageDirs | Unread] = []
+    calls = 0
     for node in ast.walk(module):
-        if not (isinstance(node, ast.Call) and _names_setup(node.func)):
+        if not (isinstance(node, ast.Call) and _names_setup(node.func, names, modules)):
             continue
+        calls += 1
         given = [k for k in node.keywords if k.arg == "package_dir"]
         if given:
             try:
@@ -143,13 +188,48 @@ def _from_setup_py(data: bytes) -> PackageDirs | Unread | None:
             found.append(_checked(value, "setup.py setup(package_dir=…)"))
         elif any(k.arg is None for k in node.keywords):  # setup(**options) may carry one
             found.append(Unread("setup.py passes setup() a ** mapping, which may hold package_dir"))
+    if found and calls > len(found):  # one call states none: which runs is not read (review69b)
+        return Unread(f"setup.py calls setup() {calls} times, not all with package_dir")
     return _one(found)
 
 
-def _names_setup(func: ast.expr) -> bool:
-    return (isinstance(func, ast.Name) and func.id == "setup") or (
-        isinstance(func, ast.Attribute) and func.attr == "setup"
+def _setup_names(module: ast.Module) -> tuple[set[str], set[str]]:
+    """The names `setup` is called by (``from setuptools import setup as build``: ``build``),
+    and those of the modules it is an attribute of (``import setuptools as st``: ``st``)."""
+    names, modules = {"setup"}, {"setuptools", "distutils.core", "core"}
+    for node in ast.walk(module):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name == "setup":
+                    names.add(alias.asname or "setup")
+                elif alias.name == "core" and node.module == "distutils":
+                    modules.add(alias.asname or "core")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in ("setuptools", "distutils.core") and alias.asname:
+                    modules.add(alias.asname)
+    return names, modules
+
+
+def _names_setup(func: ast.expr, names: Collection[str], modules: Collection[str]) -> bool:
+    """A call of setuptools' (or distutils') `setup`, by a name or as a module's attribute."""
+    if isinstance(func, ast.Name):
+        return func.id in names
+    return (
+        isinstance(func, ast.Attribute) and func.attr == "setup" and _dotted(func.value) in modules
     )
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` of a chain of attributes of a name, else None (a loop: a chain of thousands
+    parses, and recursion on it would overflow)."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
 
 
 def _where(value: object, origin: str) -> PackageDirs | Unread:

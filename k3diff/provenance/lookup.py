@@ -9,6 +9,7 @@ them, or the run stops: the configuration read is then not the one this wheel wa
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -37,11 +38,20 @@ class SourceLayout:
     unread: str | None = None
     """Why a configuration found was not read (detection decided instead), else None."""
 
+    @functools.cached_property
+    def _mapped(self) -> dict[str, str]:
+        return dict(self.package_dirs)
+
     def repo_path(self, path: str) -> str:
-        """The repository path wheel path `path` is compared with."""
-        for wheel_dir, repo_dir in self.package_dirs:
-            if path.startswith(wheel_dir):
-                return repo_dir + path[len(wheel_dir) :]
+        """The repository path wheel path `path` is compared with: under the deepest of its
+        directories a package is mapped from, else under the prefix. Its directories are
+        looked up, never the mapping scanned (review69b: 20,000 mapped packages, as a 256 KiB
+        setup.cfg holds, took 44 s for 10,000 wheel files)."""
+        mapped, head = self._mapped, path
+        while mapped and "/" in head:
+            head = head.rpartition("/")[0]
+            if (repo_dir := mapped.get(head + "/")) is not None:
+                return repo_dir + path[len(head) + 1 :]
         return self.prefix + path
 
     def describe(self) -> str:
@@ -93,7 +103,7 @@ class Lookup:
             given = SourceLayout(normalize_prefix(prefix), (), "given")
             return cls(tree, links, wheel_blobs, given, listing.submodules)
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
-        config = read_package_dirs(git, tree)
+        config = read_package_dirs(git, tree, links)
         if isinstance(config, PackageDirs):
             layout = configured_layout(config)
             _check_configured(layout, tree, links, wheel_blobs, rankings, label)

@@ -31,6 +31,10 @@ START = "start"
 """The start-up drain's field: the run's segment (the resume markers before it)."""
 RECORDS = "records"
 """The start-up drain's field: how many records it took."""
+PERF_START_FIELD = "perf_start_drains"
+"""The samples log header's `run` field saying its runs write their start-up drains (each
+side whose server offers `/perf_metrics`, each run): a cold request's drain with no start-up
+line of its run before it is then an edited file, not an older one (review69b)."""
 MAX_ERROR = 200
 """Characters of an error kept (written) and shown (read)."""
 

@@ -27,8 +27,9 @@ is never evidence either way) where:
   the newest `perf_metrics_max_requests` records only. So the one record a cold request's drain
   holds may be an earlier request's where, in a run that wrote its start-up drain, the drains
   of its server before it hold fewer records than that side's requests answered (one owed to
-  a later drain), or where the next drain of its server that answered holds more records than
-  the requests sent since its own (its own record came late), or there is no such drain.
+  a later drain), or where the next drain of its server holds more records than the requests
+  sent since its own (its own record came late), or there is no such drain (none, or the next
+  failed: it may have taken the late record, review69b).
 
 A cold request's drain after a drain of the same side and record labelled with a later repeat
 is not the cold request's (`sample` drains the cold one first): refused, exit 2. Otherwise its
@@ -44,7 +45,7 @@ from typing import Any
 
 from k3diff.errors import InputError
 from k3diff.sample.names import Mode, is_cold
-from k3diff.sample.perfdrain import RECORDS, failed, start_segment
+from k3diff.sample.perfdrain import PERF_START_FIELD, RECORDS, failed, start_segment
 from k3diff.sample.reader import SamplesLog
 from k3diff.telemetry.engines import RequestMetrics
 
@@ -54,6 +55,11 @@ Ident = tuple[str, str, str, int]
 """(side, key, mode, repeat): the sample a drain is labelled with."""
 
 MISSING = "no /perf_metrics drain after it in {name} (a run stopped before it, or the line removed)"
+NO_START = (
+    "no start-up /perf_metrics drain of that server for its run before its drain (line {line}) "
+    "in {name}, which its run writes (the line removed or moved): what the drains before it "
+    "took cannot be counted"
+)
 RESUMED = (
     "the first drain after a resume, which also holds what the server kept from before it "
     "(TensorRT-LLM's records name no request of the samples log)"
@@ -150,6 +156,7 @@ def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) 
         segments = log.segments or (0,) * len(log.samples)
         resumed: set[tuple[str, int]] = set()
         sent = _Sent(log)
+        writes_start = log.header.fields.get(PERF_START_FIELD) is True
         for index, (sample, segment) in enumerate(zip(log.samples, segments, strict=True)):
             if not is_cold(sample.mode, sample.repeat, sample.cold):
                 continue
@@ -166,7 +173,7 @@ def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) 
                 _refuse_out_of_order(
                     drains, records[(sample.side, sample.key)], at[0], sample.ident, perf
                 )
-            why = place.unreadable(at, sample.side, segment, after_resume)
+            why = place.unreadable(at, sample.side, segment, after_resume, writes_start)
             if why is None:
                 why = place.short(at[0], sent) or place.late(at[0], sent, index)
             if why is None:
@@ -204,13 +211,18 @@ class _Place:
                 self.starts.setdefault((side, segment), position)
 
     def unreadable(
-        self, at: Sequence[int], side: str, segment: int, after_resume: bool
+        self, at: Sequence[int], side: str, segment: int, after_resume: bool, writes_start: bool
     ) -> str | None:
         """Why the cold request of `side` in the run's `segment` (`after_resume`: the side's
-        first of the segment, a resumed one) drained at the positions `at` cannot be read;
-        None when the first record of its drain is its own."""
+        first of the segment, a resumed one; `writes_start`: the log's runs write their
+        start-up drains) drained at the positions `at` cannot be read; None when the first
+        record of its drain is its own."""
         start = self.starts.get((side, segment))
         started = start is not None and (not at or start < at[0])
+        if writes_start and at and not started:
+            # review69b: removing (or moving) the one start-up line read the log as one written
+            # before telem68b, whose drains are not counted: a cold hit recorded late passed.
+            return NO_START.format(line=self.drains[at[0]].line, name=self.name)
         if after_resume and not started:
             return RESUMED  # a log before telem68b: its start-up drain was not written
         if not at:
@@ -260,15 +272,19 @@ class _Place:
         """Why the first record of the drain at `at`, the cold request's (the sample at `index`
         of the log `sent` counts in), may be an earlier request's that came late (telem69);
         None when the next drain that answered on its server holds no more records than the
-        requests sent on that side since. A failed drain between them is skipped: the server
-        kept its records for this one."""
+        requests sent on that side since. A failed drain after it leaves it unread: the server
+        may have emptied its queue for the failed answer (TensorRT-LLM swaps it out first), the
+        late record with it, so no later count shows it (review69b: it was skipped, as if the
+        server had kept its records, and a cold hit recorded late was hidden, exit 0)."""
         position = self.following[at]
-        while position is not None and failed(self.drains[position].entry) is not None:
-            position = self.following[position]
         if position is None:
             return UNCHECKED.format(why="none drained after it")
         drain = self.drains[position]
         entry = drain.entry
+        if (error := failed(entry)) is not None:
+            return UNCHECKED.format(
+                why=f"line {drain.line}, the next, failed ({error}) and may have taken it"
+            )
         if start_segment(entry) is not None:
             # A resumed run's start-up drain: no request of this run was sent before it.
             taken = entry.get(RECORDS)

@@ -4,7 +4,8 @@ Three places, each read as text and never imported or run:
 
 * the version, in METADATA's ``Version`` and in the file name: a PEP 440 local segment
   ``g<hex>`` (setuptools-scm: ``1.2.3+g1a2b3c4``, ``1.2.3.dev4+g1a2b3c4.d20260101``, the
-  ``.dYYYYMMDD`` segment marking a dirty work tree; versioneer: ``1.2.3+4.g1a2b3c4.dirty``) or
+  ``.dYYYYMMDD`` or ``.dYYYYMMDDHHMMSS`` segment marking a dirty work tree; versioneer:
+  ``1.2.3+4.g1a2b3c4.dirty``) or
   ``git<hex>`` (torch nightlies: ``2.5.0+git1a2b3c4``), else bare hex or ``dev<hex>`` of 7 digits
   or more holding a letter (``0.14.1+a1b2c3d``, ``1.0+dev1a2b3c4``);
 * ``*.dist-info/direct_url.json`` ``vcs_info.commit_id`` (PEP 610);
@@ -50,8 +51,10 @@ _LOCAL_BARE = re.compile(r"(?:dev)?(?P<hex>(?=[0-9]*[a-f])(?:[0-9a-f]{7,40}|[0-9
 """A local segment of bare hex, or ``dev`` then hex (DeepSpeed's ``+a1b2c3d``, a builder's
 ``+dev1a2b3c4``): read only when it cannot be a count or a date, 7 digits or more of which one
 is a letter (``+dev12``, ``+20260101`` state nothing)."""
-_DIRTY = re.compile(r"d\d{8}|dirty")
-"""setuptools-scm's ``.dYYYYMMDD`` and versioneer's ``.dirty``: the work tree had changes."""
+_DIRTY = re.compile(r"d\d{8}(?:\d{6})?|dirty")
+"""setuptools-scm's ``.dYYYYMMDD`` (``node-and-date``) and ``.dYYYYMMDDHHMMSS``
+(``node-and-timestamp``), and versioneer's ``.dirty``: the work tree had changes (review69b: the
+timestamp's was not read as dirty, and with no ``g<hex>`` beside it was read as a commit)."""
 _MODULE_FILES = ("version.py", "_version.py", "_build_meta.py", "git_version_info_installed.py")
 """The build-info modules read, directly under a top-level package (looked up in each engine's
 build script, w408c): ``_build_meta.py`` is FlashInfer's (``build_backend.py``),
@@ -152,10 +155,34 @@ def _read(archive: ZipArchive, entry: ZipEntry) -> bytes:
         return b""
 
 
+def dirty_unstated(archive: ZipArchive, identity: WheelIdentity) -> tuple[str, str, str] | None:
+    """(entry, field, version) of the first version (METADATA's, then the file name's) that
+    marks a dirty work tree and states no commit (versioningit's ``1.2.3+d20260101`` at a
+    tag, dunamai's ``+dirty``, or a commit of digits alone, unread), else None."""
+    metadata = f"{identity.dist_info}/METADATA" if identity.dist_info else "METADATA"
+    places = [(identity.version, metadata, "Version")]
+    parts = archive.path.name.split("-")
+    if archive.path.name.endswith(".whl") and len(parts) >= 5:
+        places.append((parts[1], archive.path.name, "file name"))
+    for version, path, field in places:
+        if (
+            version
+            and "+" in version
+            and any(_DIRTY.fullmatch(segment) for segment in _local_segments(version))
+            and not _from_version(version, path, field)
+        ):
+            return path, field, version
+    return None
+
+
+def _local_segments(version: str) -> list[str]:
+    return version.lower().split("+", 1)[1].replace("_", ".").replace("-", ".").split(".")
+
+
 def _from_version(version: str | None, path: str, field: str) -> list[Statement]:
     if not version or "+" not in version:
         return []
-    segments = version.lower().split("+", 1)[1].replace("_", ".").replace("-", ".").split(".")
+    segments = _local_segments(version)
     dirty = any(_DIRTY.fullmatch(segment) for segment in segments)
     hashes = [segment for segment in segments if not _DIRTY.fullmatch(segment)]
     for form in (_LOCAL_COMMIT, _LOCAL_BARE):  # g<hex> (git describe's) first, wherever it is

@@ -118,7 +118,14 @@ def test_the_same_commit_abbreviated_passes(repo: tuple[Path, str, str], tmp_pat
 
 @pytest.mark.parametrize(
     "local",
-    ["g{short}.d20260101", "4.g{short}.dirty", "untagged.4.g{short}.dirty", "{short}.d20260101"],
+    [
+        "g{short}.d20260101",
+        "g{short}.d20260101123456",  # setuptools-scm's node-and-timestamp (review69b)
+        "4.g{short}.dirty",
+        "untagged.4.g{short}.dirty",
+        "{short}.d20260101",
+        "{short}.d20260101123456",
+    ],
 )
 def test_a_dirty_build_of_the_commit_compared_does_not_pass(
     repo: tuple[Path, str, str], tmp_path: Path, local: str
@@ -144,6 +151,43 @@ def test_a_dirty_build_of_the_commit_compared_does_not_pass(
     assert "W411" in text
     ignored = run_k3diff("wheels", *wheels, "--source", path, "--commit", a, "--ignore", "W411")
     assert ignored.exit_code == 0, ignored.stdout
+
+
+@pytest.mark.parametrize("local", ["d20260101", "d20260101123456", "dirty", "1234567.dirty"])
+def test_a_dirty_build_that_states_no_commit_does_not_pass(
+    repo: tuple[Path, str, str], tmp_path: Path, local: str
+) -> None:
+    """A dirty build at a tag states the date alone (versioningit's `1.0+d20260101`,
+    setuptools-scm's `+d20260101123456` with node-and-timestamp), or `+dirty` (dunamai), or a
+    commit of digits alone, unread: built from no commit all the same. It passed, exit 0, and
+    the timestamp, 15 hex digits with a letter, was read as a commit the repository lacks,
+    W408 (review69b). It is W411, waivable, and states no commit."""
+    path, a, _b = repo
+    wheels = _pair(tmp_path, "1.0+" + local)
+
+    code, out = _run(wheels, path, a)
+
+    assert code == 1, out
+    document = json.loads(out)
+    assert document["patch"]["stated_commits"] == []
+    failing = [(f["code"], f["path"]) for f in document["findings"] if f["severity"] == "error"]
+    assert failing == [("W411", f"engine-1.0+{local}.dist-info/METADATA")]
+    (finding,) = [f for f in document["findings"] if f["code"] == "W411"]
+    assert finding["detail"].startswith(
+        f"the patch wheel's version 1.0+{local} (read from engine-1.0+{local}.dist-info/METADATA "
+        "Version) marks a dirty build and states no commit: built from a work tree with "
+        "uncommitted changes"
+    )
+    ignored = run_k3diff("wheels", *wheels, "--source", path, "--commit", a, "--ignore", "W411")
+    assert ignored.exit_code == 0, ignored.stdout
+
+
+def test_a_clean_version_without_a_commit_states_nothing(
+    repo: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    path, a, _b = repo
+    code, out = _run(_pair(tmp_path, "1.0+cu121"), path, a)
+    assert code == 0, out
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import wheelkit
 from cli_support import run_json, run_k3diff
-from provenance.repokit import make_repo
+from provenance.repokit import commit, make_repo
 
 SAFE = b"import hmac\n\ndef check(token, secret):\n    return hmac.compare_digest(token, secret)\n"
 OLD = b"def check(token, secret):\n    return True  # 0.9, before the fix\n"
@@ -195,3 +195,113 @@ def test_a_document_written_before_the_configuration_was_read_is_run_again(
     )
 
     assert result.exit_code == 0, result.stderr
+
+
+HATCH = b'[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n[tool.hatch.build.targets.wheel]\npackages = ["src/pkg"]\n'
+SRC_AND_LEGACY = {**{"src/" + p: d for p, d in FILES.items()}, **LEGACY}
+DEAD_CONFIGS = {
+    "pyproject under hatchling": {
+        "pyproject.toml": HATCH + b'\n[tool.setuptools.package-dir]\npkg = "legacy/pkg"\n'
+    },
+    "setup.py beside hatchling": {
+        "pyproject.toml": HATCH,
+        "setup.py": b'from setuptools import setup\nsetup(package_dir={"pkg": "legacy/pkg"})\n',
+    },
+    "setup.cfg beside an in-tree backend": {
+        "pyproject.toml": b'[build-system]\nbuild-backend = "setuptools.build_meta"\nbackend-path = ["_build"]\n',
+        "setup.cfg": b"[options]\npackage_dir =\n    pkg = legacy/pkg\n",
+    },
+    "a second setup() that states none": {
+        "setup.py": b'from setuptools import setup\nif False:\n    setup(package_dir={"pkg": "legacy/pkg"})\nsetup(name="pkg", packages=["pkg"])\n',
+        **{p: d for p, d in FILES.items()},
+    },
+    "setup imported under another name": {
+        "setup.py": b'from setuptools import setup as build\nfrom distutils.core import setup\nif False:\n    setup(package_dir={"pkg": "legacy/pkg"})\nbuild(name="pkg", package_dir={"": "src"})\n',
+    },
+}
+
+
+@pytest.mark.parametrize("case", sorted(DEAD_CONFIGS))
+def test_a_setuptools_setting_the_build_never_reads_does_not_place_the_package(
+    tmp_path: Path, case: str
+) -> None:
+    """setuptools' settings where another backend builds (hatchling here, or the project's own
+    by `backend-path`), or a `setup()` call beside the one that runs: the build takes the
+    package from elsewhere, so the legacy copy the dead setting names is not compared. It was,
+    and a patch reverting a file to it matched, exit 0 (review69b); detection decides, as
+    before prov69, and the copies' difference stops the run."""
+    repo = tmp_path / "repo"
+    make_repo(repo, [{**SRC_AND_LEGACY, **DEAD_CONFIGS[case]}])
+    base, patch = _wheels(tmp_path, {**FILES, "pkg/auth.py": OLD})
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert result.exit_code == 2, result.stdout
+    assert "hold different versions of pkg/auth.py" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_a_setuptools_setting_under_another_backend_is_said_not_read(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    make_repo(repo, [{**FILES, **DEAD_CONFIGS["pyproject under hatchling"]}])
+    base, patch = _wheels(tmp_path, {**FILES, "pkg/util.py": b"X = 2\n"})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert _sources(report) == {"pkg/util.py": ("mismatch", "pkg/util.py")}
+    assert report["provenance"]["prefix_from"] is None
+    assert report["provenance"]["package_dir_unread"] == (
+        "pyproject.toml [tool.setuptools.package-dir] is setuptools', but pyproject.toml "
+        "builds with 'hatchling.build': not read"
+    )
+
+
+def test_a_configuration_file_that_is_a_symbolic_link_is_not_read(tmp_path: Path) -> None:
+    """git stores a link's target as its blob, and the file it names says which backend
+    builds: a pyproject.toml linked to hatchling's configuration left setup.cfg's setting,
+    which hatchling never reads, to choose the legacy copy, exit 0 (review69b)."""
+    repo = tmp_path / "repo"
+    setup_cfg = b"[options]\npackage_dir =\n    pkg = legacy/pkg\n"
+    make_repo(repo, [{**SRC_AND_LEGACY, "build/pyproject.toml": HATCH, "setup.cfg": setup_cfg}])
+    (repo / "pyproject.toml").symlink_to("build/pyproject.toml")
+    commit(repo, {}, "link")
+    base, patch = _wheels(tmp_path, {**FILES, "pkg/auth.py": OLD})
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert result.exit_code == 2, result.stdout
+    assert "hold different versions of pkg/auth.py" in result.stderr
+    (repo / "setup.cfg").unlink()
+    commit(repo, {"legacy/pkg/auth.py": None}, "no legacy copy")
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+    assert code == 1
+    assert (
+        report["provenance"]["package_dir_unread"] == "pyproject.toml is a symbolic link, not read"
+    )
+
+
+SETUP_FORMS = {
+    "module alias": b'import setuptools as st\nst.setup(package_dir={"pkg": "src/realname"})\n',
+    "other setup methods": (
+        b'from setuptools import setup\nsetup(package_dir={"pkg": "src/realname"})\n'
+        b"class Hook:\n    def run(self):\n        self.setup()\n"
+        + b"x"
+        + b".a" * 2000
+        + b".setup()\n"  # a chain that parses, too deep to recurse on
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(SETUP_FORMS))
+def test_setup_py_read_through_its_imports(tmp_path: Path, form: str) -> None:
+    """`setup` called through a module alias is read; a `.setup()` of anything else (a hook's
+    own method, a long attribute chain) is no second `setup()` call."""
+    repo = tmp_path / "repo"
+    make_repo(repo, [{**_renamed(FILES), **LEGACY, "setup.py": SETUP_FORMS[form]}])
+    base, patch = _wheels(tmp_path, {**FILES, "pkg/auth.py": OLD})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert _sources(report) == {"pkg/auth.py": ("mismatch", "src/realname/auth.py")}
