@@ -10,18 +10,21 @@ host's tag is found by none). So a wheel is judged on each system its tags name 
 `darwin` for every `macosx_…` tag, `ARCH-linux-gnu` for each architecture of the `manylinux`
 tags (glibc), `ARCH-linux-musl` of the `musllinux` ones and `ARCH-linux` of the `linux` ones
 (either libc), two for `any` (Windows, and Linux and macOS: every platform of each, so that
-only a name of no platform counts there), and one for the rest (iOS, Android, MSYS2's
-`mingw_…`), whose files are all read, and a suffix in another case found by none (as before
-abi68).
+only a name of no platform counts there), MSYS2's MinGW build (`mingw_x86_64_ucrt_gnu`, a
+Windows build whose suffix names that tag), Android's ABIs (`aarch64-linux-android` for
+`android_21_arm64_v8a`) and iOS's SDKs (`iphoneos`, `iphonesimulator`) each (w629c), and one for
+the rest (FreeBSD, Cygwin), whose files are all read, and a suffix in another case found by
+none (as before abi68).
 
 A suffix's platform is read as the import system matches it, as written (lowered on Windows):
-only the triplet CPython's `configure` writes (lower case, `ARCH-linux-gnu…` or
-`ARCH-linux-musl…`, `darwin`) is a system's; any other (`x86_64-Linux-gnu`, `Darwin`,
-`aarch64-linux-android`, `x86_64-linux-musl` under a glibc tag) is found on none of the
-systems named, nor is a CPython 3.5+ name of no platform (`.cpython-313.so`, FreeBSD's), which
-no Python on Linux or macOS lists (review68: each was read as the system's, and passed). A
-musl system's CPython before 3.13 also finds `-linux-gnu` names (it wrote them), 3.13 and later
-not (`System.until`).
+only the triplet CPython's `configure` writes for the tag's architecture and libc (lower case,
+`x86_64-linux-gnu`, `arm-linux-gnueabihf` for `armv7l`, `x86_64-linux-musl`, `darwin`) is a
+system's; any other (`x86_64-Linux-gnu`, `Darwin`, `aarch64-linux-android` under a Linux tag,
+`x86_64-linux-musl` under a glibc tag, the x32 ABI's `x86_64-linux-gnux32`) is found on none of
+the systems named, nor is a CPython 3.5+ name of no platform (`.cpython-313.so`, FreeBSD's),
+which no Python on Linux or macOS lists (review68: each was read as the system's, and passed).
+A musl system's CPython before 3.13 also finds the glibc triplet's names (it wrote them), 3.13
+and later not (`System.until`).
 
 The file system decides too, where Python opens a path it computed rather than a name it
 listed: `SourceFileLoader` opens `cache_from_source(path)`, `__pycache__/m.cpython-312.pyc`,
@@ -39,9 +42,6 @@ from k3diff.lazyre import lazy
 from k3diff.wheel.extsuffix import SUFFIX
 from k3diff.wheel.targets import version_number
 
-_TRIPLET = lazy(r"([a-z0-9_]+)-linux(?:-(gnu|musl)[a-z0-9_]*)?")
-"""A Linux triplet as CPython's `configure` writes it, its libc read by family (`gnueabihf` is
-glibc's, `musleabihf` musl's); GraalPy's names none (`x86_64-linux`)."""
 _HEAD = lazy(r"cpython-3(\d+)[a-z]*|abi3t?|pypy3\d+-pp\d+|cp3\d+t?|graalpy[^-]*-[^-]*-[^-]*")
 """The ABI before a suffix's platform (`k3diff.wheel.extsuffix`'s tags)."""
 _PLATFORMED = 5
@@ -51,7 +51,6 @@ _MUSL_NAMED = 13
 (3.11 and 3.12 did where `configure` detected musl, gh-95855)."""
 NO_PLATFORM = ""
 """`file_system` of a CPython 3.5+ name of no platform, which no Python on Linux or macOS finds."""
-_MINGW = lazy(r"-mingw_[^-]*$")
 _NTFS_POSIX = lazy(r"-(?:cygwin|msys)_[^-]*$")
 """Cygwin's and MSYS2's own Python (a POSIX build on NTFS): its `open` finds a path in any
 case (Cygwin's default), its import system matches names as written (review68c)."""
@@ -65,6 +64,25 @@ _TRIPLET_ARCH = {
 }
 """A platform tag's architecture as CPython's SOABI names it (`configure`'s triplet), where
 they differ."""
+_LIBC_ABI = {"arm": ("gnueabihf", "musleabihf")}
+"""The libc part of the triplet CPython writes on an architecture (`Misc/platform_triplet.c`)
+where it is not `gnu` or `musl`: the hard-float ABI the `armv7l` and `armv6l` tags stand for
+(`arm-linux-gnueabihf`). Any other (`x86_64-linux-gnux32`, the x32 ABI; `arm-linux-gnueabi`,
+soft float; `loongarch64-linux-gnusf`) is another ABI, which no CPython of the tag lists
+(w629c: the libc was read by family, so an x32 build spared a module on `manylinux_x86_64`)."""
+_ANDROID_TAG = lazy(r"android_\d+_(.+)")
+_ANDROID_ABI = {
+    "arm64_v8a": "aarch64-linux-android",
+    "x86_64": "x86_64-linux-android",
+    "armeabi_v7a": "arm-linux-androideabi",
+    "x86": "i686-linux-android",
+}
+"""An Android tag's ABI (PEP 738) and the triplet CPython 3.13's `configure` writes for it
+(`Misc/platform_triplet.c`), its SOABI's platform (`.cpython-313-aarch64-linux-android.so`)."""
+_IOS_TAG = lazy(r"ios_\d+_\d+_[a-z0-9_]+_(iphoneos|iphonesimulator)")
+"""An iOS tag (PEP 730): its SOABI's platform is the SDK alone (`configure`'s
+`SOABI_PLATFORM`: `.cpython-313-iphoneos.so`, `.cpython-313-iphonesimulator.so` for either
+architecture)."""
 _FOREIGN = {
     ".pyd": " (as .so, which no Python on Windows loads)",
     ".so": " (as .pyd, which Python loads on Windows alone)",
@@ -95,23 +113,27 @@ class System(NamedTuple):
 
     def finding(self) -> tuple[str, ...]:
         """The platforms (as `file_system` names them) whose names this system's Python finds:
-        its own; on Linux the libc's (glibc's `-linux-gnu`, musl's `-linux-musl` and, before
-        3.13, `-linux-gnu`) and a triplet of none (GraalPy's)."""
+        its own; on Linux the libc's triplet as CPython writes it on the architecture
+        (glibc's `x86_64-linux-gnu`, musl's `x86_64-linux-musl` and, before 3.13, the glibc
+        one; `arm-linux-gnueabihf` on `armv7l`) and a triplet of none (GraalPy's)."""
         name = str(self.name)
-        arch, linux, libc = name.partition("-linux")
-        if not linux:
+        arch, libc = _linux(name)
+        if arch is None:
             return (name,)
-        libcs = {"-gnu": ("-gnu",), "-musl": ("-musl", "-gnu")}.get(libc, ("-gnu", "-musl"))
-        return (f"{arch}-linux", *(f"{arch}-linux{found}" for found in libcs))
+        glibc, musl = _LIBC_ABI.get(arch, ("gnu", "musl"))
+        libcs = {glibc: (glibc,), musl: (musl, glibc)}.get(libc or "", (glibc, musl))
+        return (f"{arch}-linux", *(f"{arch}-linux-{found}" for found in libcs))
 
     def until(self, path: str) -> int | None:
         """The first CPython 3 minor version here that does not find a file this system keeps,
-        None where each finds it: on musl a `-linux-gnu` name is found before 3.13 alone
+        None where each finds it: on musl the glibc triplet is found before 3.13 alone
         (3.13's `configure` names musl's triplet `-linux-musl`; review68: a `cp313` musllinux
         wheel of glibc names passed)."""
-        if str(self.name).endswith("-linux-musl") and str(self._read(path)).endswith("-gnu"):
-            return _MUSL_NAMED
-        return None
+        arch, libc = _linux(str(self.name))
+        if arch is None or libc is None or not libc.startswith("musl"):
+            return None
+        glibc = _LIBC_ABI.get(arch, ("gnu", "musl"))[0]
+        return _MUSL_NAMED if self._read(path) == f"{arch}-linux-{glibc}" else None
 
     def _read(self, path: str) -> str | None:
         return file_system(path.lower() if self.folds else path)
@@ -173,10 +195,10 @@ def case_rule(tags: frozenset[str]) -> CaseRule:
 
 
 def _system_cases(system: System) -> tuple[CaseRule, ...]:
-    """One system's rules: Windows' for win*, `any`'s Windows and `mingw_…` (MSYS2's MinGW
-    Python is a Windows build); Windows' and Linux's for one k3diff does not read (either
-    may hold); Linux's and macOS's for `any`'s POSIX systems."""
-    if system.folds or any(map(_MINGW.search, system.tags)):
+    """One system's rules: Windows' for win*, `mingw_…` (MSYS2's MinGW Python is a Windows
+    build, `_WINDOWS_BUILDS`) and `any`'s Windows; Windows' and Linux's for one k3diff does not
+    read (either may hold); Linux's and macOS's for `any`'s POSIX systems."""
+    if system.folds:
         return (WINDOWS,)
     if system.folds is None:
         return (WINDOWS, AS_WRITTEN)
@@ -205,10 +227,28 @@ def abi_any(tag: str) -> bool:
 def _made(key: str, tags: frozenset[str]) -> list[System]:
     if key == _ANY:  # every system: a file of one platform's name is found on it alone
         return [System(ANY_WINDOWS, tags, ".pyd", True), System(ANY_POSIX, tags, ".so", False)]
-    if key == _OTHER:  # iOS, Android, FreeBSD: POSIX systems, matching names as written
+    if key == _OTHER:  # FreeBSD, Cygwin: POSIX systems, matching names as written
         return [System(None, tags, None, False)]
-    windows = key.startswith("win")
+    windows = key.startswith(_WINDOWS_BUILDS)
     return [System(key, tags, ".pyd" if windows else ".so", windows)]
+
+
+_WINDOWS_BUILDS = ("win", "mingw_")
+"""The platforms of a Windows build of CPython: MSVC's `win_amd64`, `win32`, `win_arm64`, and
+MSYS2's MinGW one (`mingw_x86_64_ucrt_gnu`: `sys.platform` `win32`, `dynload_win.c`, its
+suffixes `.cp312-mingw_x86_64_ucrt_gnu.pyd` and `.pyd`, `PYD_PLATFORM_TAG` being the
+platform tag: MSYS2's `0011-build-Add-PYD_PLATFORM_TAG.patch`; w629c: judged as a system of
+no suffix list, which read every file as found)."""
+
+
+def _linux(name: str) -> tuple[str | None, str | None]:
+    """The architecture and libc ABI of a Linux system's name (`arm`, `gnueabihf`; `x86_64`,
+    None for `linux_x86_64`'s either libc), (None, None) for any other (Android's is its
+    own)."""
+    arch, linux, libc = name.partition("-linux")
+    if not linux or (libc and not libc.startswith(("-gnu", "-musl"))):
+        return None, None
+    return arch, libc.removeprefix("-") or None
 
 
 _ANY = "any"
@@ -223,14 +263,20 @@ one system reading every file as found, so a `cp313-cp313-any` wheel holding a L
 
 def _system(platform: str) -> str:
     """The system a platform tag names, as `file_system` names it; `any`; or `other` for one
-    k3diff does not read (iOS, Android, `mingw_…`)."""
-    if platform.startswith("win"):
+    k3diff does not read (FreeBSD, Cygwin, an Android ABI PEP 738 does not name)."""
+    if platform.startswith(_WINDOWS_BUILDS):
         return platform
     if platform.startswith("macosx_"):
         return "darwin"
     if match := _LINUX_TAG.fullmatch(platform):
-        libc = {"manylinux": "-gnu", "musllinux": "-musl"}.get(platform[:9], "")
-        return f"{_TRIPLET_ARCH.get(match.group(1), match.group(1))}-linux{libc}"
+        arch = _TRIPLET_ARCH.get(match.group(1), match.group(1))
+        glibc, musl = _LIBC_ABI.get(arch, ("gnu", "musl"))
+        libc = {"manylinux": f"-{glibc}", "musllinux": f"-{musl}"}.get(platform[:9], "")
+        return f"{arch}-linux{libc}"
+    if match := _ANDROID_TAG.fullmatch(platform):
+        return _ANDROID_ABI.get(match.group(1), _OTHER)
+    if match := _IOS_TAG.fullmatch(platform):
+        return match.group(1)
     return _ANY if platform == _ANY else _OTHER
 
 
@@ -256,10 +302,6 @@ def _tag_system(tag: str) -> str | None:
         minor = head.group(1)
         return NO_PLATFORM if minor is not None and version_number(minor) >= _PLATFORMED else None
     platform = platform.removeprefix("-")
-    if platform.startswith("win"):
-        return platform
-    if platform == "darwin" or platform.endswith("-darwin"):  # GraalPy's `aarch64-darwin`
+    if platform.endswith("-darwin"):  # GraalPy's `aarch64-darwin`
         return "darwin"
-    if match := _TRIPLET.fullmatch(platform):
-        return f"{match.group(1)}-linux" + (f"-{match.group(2)}" if match.group(2) else "")
     return platform

@@ -17,7 +17,9 @@ An import system finds an extension module `NAME` in a directory by the suffixes
   a free-threaded build (`.cp313t-win_amd64.pyd`), `_d` before it on a debug one
   (`_d.cp313-win_amd64.pyd`: `_C_d.cp313-win_amd64.pyd` is module `_C`'s); then `.pyd`
   (`_d.pyd` on a debug one: `_C_d.pyd` is module `_C`'s, for every debug build). A debug
-  build finds no release build's name, and a release build none of a debug one's.
+  build finds no release build's name, and a release build none of a debug one's as the debug
+  build's module; it finds `_C_d.pyd` as a module `_C_d` (`released`). MSYS2's MinGW build is
+  a Windows build whose tagged suffix names its platform (`.cp312-mingw_x86_64_ucrt_gnu.pyd`).
 * PyPy: `.pypy3Y-pp73-PLATFORM.so` (`.pyd` on Windows) alone: no stable ABI, no bare `.so`
   (pypy/pypy#4011). GraalPy: its own ABI's (`.graalpy242-311-native-x86_64-linux.so`).
 
@@ -44,7 +46,7 @@ Python = tuple[str, str]
 SUFFIX = lazy(r"\.([^./]+)\.(so|pyd)$")
 """A name's last two suffixes, the second `.so` or `.pyd`: the ABI's tag and the extension."""
 _CPYTHON = lazy(r"cpython-3(\d+)([a-z]*)(?:-[^.]+)?")  # 3.2-3.4: `.cpython-34m.so`
-_WINDOWS = lazy(r"cp3(\d+)(t?)-win[^.]*")
+_WINDOWS = lazy(r"cp3(\d+)(t?)-(?:win|mingw_)[^.]*")  # MSYS2's MinGW build: `extplatforms`
 _STABLE = lazy(r"abi3(t?)(-[^.]+)?")
 _PYPY = lazy(r"pypy3(\d+)-(pp\d+)(?:-[^.]+)?")
 MARKS = (".cpython-3", ".cp3", ".abi3", ".pypy", ".graalpy", "_d.pyd")
@@ -61,8 +63,10 @@ class FileAbi(NamedTuple):
 
     kind: str
     """`cpython` (a POSIX SOABI), `windows` (a tagged `.pyd`), `debug` (Windows' untagged
-    `_d.pyd`), `stable` (abi3 or abi3t), `pypy`, `graalpy`, or `cased` (an ABI's in another
-    case, where the import system matches names as written)."""
+    `_d.pyd`), `either` (a tagged `_C_d.cp313-win_amd64.pyd` read as module `_C_d`'s, which a
+    release build finds as `_C_d` and a debug one as `_C`), `stable` (abi3 or abi3t), `pypy`,
+    `graalpy`, or `cased` (an ABI's in another case, where the import system matches names as
+    written)."""
     minor: int
     """The Python 3 minor version named; for `stable`, the first CPython that finds it."""
     abi: str
@@ -83,6 +87,8 @@ class FileAbi(NamedTuple):
             return minor >= self.minor and (self.abi == "abi3t" or "t" not in flags)
         if self.kind == "debug":
             return "d" in flags
+        if self.kind == "either":  # the release build as `_C_d`, the debug one as `_C`
+            return minor == self.minor and flags.removesuffix("m").replace("d", "") == self.abi
         if self.kind == "windows":  # no pymalloc flag in a .pyd's name
             flags = flags.removesuffix("m")
         elif minor >= _ALT_SOABI and "d" in flags and flags.replace("d", "") == self.abi:
@@ -119,7 +125,8 @@ def module_abi(name: str, fold: bool | None = None) -> tuple[str, FileAbi | None
     (a suffix in another case is then found by none: `cased`), None where k3diff does not know
     (read as written). A Windows debug build looks for `_d` before its suffixes
     (`dynload_win.c`: `_C_d.cp313-win_amd64.pyd` and `_C_d.pyd` are `_C`'s, for `cp313d`;
-    left67: before, read as a module `_C_d` a release 3.13 finds)."""
+    left67: before, read as a module `_C_d` a release 3.13 finds); `released` reads such a name as
+    its own module's too."""
     module, _, suffix = name.partition(".")
     abi = _suffix_abi(suffix.lower() if fold else suffix)
     if abi is None and fold is False:
@@ -130,6 +137,20 @@ def module_abi(name: str, fold: bool | None = None) -> tuple[str, FileAbi | None
         if (suffix.lower() if fold else suffix) == "pyd":
             return module.removesuffix(_DEBUG), FileAbi("debug", 0, "d")
     return module, abi
+
+
+def released(name: str, abi: FileAbi) -> tuple[str, FileAbi | None]:
+    """A Windows debug name (`module_abi`: `_C_d.cp313-win_amd64.pyd`, `_C_d.pyd`) read as the
+    module its whole stem names, where no file of `_C` is beside it: a release build finds
+    `_C_d.cp313-win_amd64.pyd` and `_C_d.pyd` as module `_C_d` (its suffixes are
+    `.cp313-win_amd64.pyd` and `.pyd`), the debug build as `_C`, so the name is either
+    module's (w629c: read as a debug build's alone, the module failed on the release build pip
+    installs the wheel on). The ABI then finds both builds (`either`), or for `_d.pyd` is None:
+    a bare `.pyd` every build finds as one module or the other."""
+    module = name.partition(".")[0]
+    if abi.kind == "debug":
+        return module, None
+    return module, abi._replace(kind="either", abi=abi.abi.replace("d", ""))
 
 
 def bare(name: str, fold: bool | None) -> str | None:

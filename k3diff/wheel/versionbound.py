@@ -37,7 +37,15 @@ from collections.abc import Iterable
 from itertools import compress, product, repeat
 
 from k3diff.wheel.extplatforms import System, abi_any, systems
-from k3diff.wheel.extsuffix import EXTENSIONS, MARKS, FileAbi, Python, bare, module_abi
+from k3diff.wheel.extsuffix import (
+    EXTENSIONS,
+    MARKS,
+    FileAbi,
+    Python,
+    bare,
+    module_abi,
+    released,
+)
 from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.requirespython import open_from, python_admits
 from k3diff.wheel.tagplatforms import NEWEST
@@ -82,7 +90,7 @@ def unimportable(
     for system in on[:MAX_JUDGED_SYSTEMS]:
         judged = _judged(picked, system, stable)
         if judged:  # a module with a source is found where no extension is
-            sourced = _sourced(files, judged)
+            sourced = _sourced(files, judged, system)
             judged = {m: named for m, named in judged.items() if m not in sourced}
         for entry, why in _missing(judged, system, len(on) > 1, requires_python):
             said.setdefault(entry, []).append(why)
@@ -118,9 +126,14 @@ def _judged(
     none with a file named for one CPython version (A123/W625's)."""
     modules: dict[str, list[tuple[InstalledFile, FileAbi]]] = {}
     plain: set[str] = set()
+    stems: set[str] | None = None  # `pkg/_C` of each `pkg/_C.*`, made for a debug name alone
     for file in picked:
         head, _, name = file.path.rpartition("/")
         stem, abi = module_abi(name, system.folds)
+        if abi is not None and stem != name.partition(".")[0]:  # `_C_d.…pyd`: `_C`'s debug
+            stems = {_stem(p) for p in map(_PATH, picked)} if stems is None else stems
+            if f"{head}/{stem}" not in stems:  # no `_C` beside it: maybe module `_C_d`'s
+                stem, abi = released(name, abi)
         if abi is not None:
             modules.setdefault(f"{head}/{stem}", []).append((file, abi))
         elif (ext := bare(name, system.folds)) is not None and system.loads in (None, ext):
@@ -128,9 +141,18 @@ def _judged(
     return {
         module: named
         for module, named in modules.items()
-        if module not in plain
-        and not (stable and any(abi.kind in ("cpython", "windows") for _, abi in named))
+        if module not in plain and not (stable and any(abi.kind in _VERSIONED for _, abi in named))
     }
+
+
+def _stem(path: str) -> str:
+    """The installed path up to its file name's first dot."""
+    head, _, name = path.rpartition("/")
+    return f"{head}/{name.partition('.')[0]}"
+
+
+_VERSIONED = ("cpython", "windows", "either")
+"""The kinds of a name one CPython version finds."""
 
 
 def _missing(
@@ -192,18 +214,56 @@ def _platforms(tags: frozenset[str]) -> set[str]:
     return {tag.rpartition("-")[2] for tag in tags}
 
 
-def _sourced(files: list[InstalledFile], modules: Iterable[str]) -> set[str]:
-    """Which of `modules` have a source file in site-packages: `pkg/_C` for `pkg/_C.py` and for
-    `pkg/_C/__init__.py`, a package the import system finds before an extension; each module's
-    two paths looked up in one C pass (`pkg/__init__` by `pkg/__init__/__init__.py` alone: a
-    source `pkg/__init__.py` is package `pkg`'s), not the module of every source derived."""
-    wanted: dict[str, str] = {}
+def _sourced(
+    files: list[InstalledFile], modules: Iterable[str], system: System | None = None
+) -> set[str]:
+    """Which of `modules` have a source file in site-packages that the import system of
+    `system` (None: Linux's) finds, before or where it finds no extension: `pkg/_C` by
+    `pkg/_C.py` and by the package `pkg/_C/__init__.py`; `pkg/__init__` (package `pkg`'s
+    extension) by `pkg/__init__.py`, the same package's source. On Windows a source's suffix is
+    matched lowered and `.pyw` is a source too (`SOURCE_SUFFIXES`: `pkg/_C.PY`, `pkg/_C.pyw`),
+    and where the file system opens a path in any case (Windows, macOS) a package's `__init__`
+    is found in any case (`FileFinder` checks it by its path: `pkg/_C/__INIT__.py`), while the
+    module's own name is matched as written (w629c: none of these spared the module). Each
+    module's paths are looked up in one C pass (of the lowered paths where case is read),
+    not the module of every source derived."""
+    fold = bool(system is not None and system.folds)
+    blind = fold or (system is not None and system.name == "darwin")
+    sources = _WINDOWS_SOURCES if fold else (_SOURCE,)
+    wanted: dict[str, list[tuple[str, str, bool]]] = {}  # path -> (module, head, package)
     for module in modules:
-        wanted[f"{module}/__init__.py"] = module
-        if not module.endswith("/__init__"):
-            wanted[f"{module}{_SOURCE}"] = module
-    picked = compress(files, map(wanted.__contains__, map(_PATH, files)))
-    return {wanted[file.path] for file in picked if file.scheme in _MODULES}
+        package = module.removesuffix("/__init__")
+        for source in sources:
+            if "/" in package:  # `site-packages/__init__` is no package's
+                path = f"{package}/__init__{source}"
+                wanted.setdefault(path.lower() if blind else path, []).append(
+                    (module, package, True)
+                )
+            if package == module and module.rpartition("/")[2] != "__init__":
+                path = f"{module}{source}"
+                wanted.setdefault(path.lower() if blind else path, []).append(
+                    (module, module.rpartition("/")[0], False)
+                )
+    paths = map(_PATH, files)
+    picked = compress(files, map(wanted.__contains__, map(str.lower, paths) if blind else paths))
+    found: set[str] = set()
+    for file in picked:
+        there, _, name = file.path.rpartition("/")
+        for module, head, in_package in wanted[file.path.lower() if blind else file.path]:
+            if in_package:  # found by its path: in any case where the file system ignores case
+                stem, _, suffix = (name.lower() if blind else name).partition(".")
+                ok = there == head and stem == "__init__"
+            else:  # found in the directory's listing: the module as written, the suffix lowered
+                stem, _, suffix = name.partition(".")
+                ok = file.path[: len(file.path) - len(name)] + stem == module
+                suffix = suffix.lower() if fold else suffix
+            if ok and f".{suffix}" in sources and file.scheme in _MODULES:
+                found.add(module)
+    return found
+
+
+_WINDOWS_SOURCES = (_SOURCE, ".pyw")
+"""What Python on Windows loads as source (`importlib.machinery.SOURCE_SUFFIXES` there)."""
 
 
 def _abis(modules: Iterable[list[tuple[InstalledFile, FileAbi]]]) -> set[FileAbi]:

@@ -160,7 +160,7 @@ def compare_wheels(
         unsound += surface_findings(
             surfaces, entries, COMMON_COMMANDS if protected is None else protected, loads
         )
-        unsound += shadowed_modules(entries, installs[1].case)
+        unsound += shadowed_modules(entries, installs[1].case, installs[0].case)
         base_side, patch_side = (
             _side(archive, digest.result()[0] if digest else None, identity, screen)
             for archive, digest, identity, screen in zip(

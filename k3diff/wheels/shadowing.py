@@ -9,72 +9,30 @@ first, then source, then bytecode: `pkg/ext.py` added beside the base's sourcele
 mirror is W628 too: an `__init__` the patch removes unmasks the module file its package
 shadowed, code that never ran in the base.
 
-Only a module file the patch adds, or an `__init__` it removes, is looked at (a shadow the base
-already had is not the patch's), so a pair with neither costs a pass over the entries outside
-the identical runs, and one with some a screened pass over the installed paths of their
+Each system the patch installs on is judged apart (`casereads.module_name`): a finding holds
+if it holds on any. Only a module file the patch adds, an `__init__` it removes, or a file it
+keeps that a system only its tags name reads as a module file (`_newly_read`) is looked at (a
+shadow the base already had is not the patch's), so a pair with none costs a pass over the
+entries outside the identical runs (all of them where the patch's tags add a system that reads
+names in another way), and one with some a screened pass over the installed paths of their
 directories."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
-from k3diff.wheel.casereads import listed_name
+from k3diff.wheel.casereads import module_name
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.extplatforms import CaseRule
-from k3diff.wheel.extsuffix import EXTENSIONS, bare, module_abi
 from k3diff.wheels.entry import EntryResult
 from k3diff.wheels.entryruns import EntryResults
 from k3diff.wheels.proof import Status
 
 SITE = "site-packages/"
-_POSIX_SUFFIXES = (".py", ".pyc", ".so")
-"""A file the path finder on Linux or macOS may load as a module: source, sourceless bytecode,
-an extension (`NAME.so`, `NAME.cpython-311-x86_64-linux-gnu.so`, `NAME.abi3.so`)."""
-_WINDOWS_SUFFIXES = (".py", ".pyw", ".pyc", ".pyd")
-"""On Windows: `.pyw` is source too (importlib's `SOURCE_SUFFIXES` there), and an extension is
-a `.pyd` (`NAME.cp311-win_amd64.pyd`), never a `.so`."""
 _RANK = {".so": 0, ".pyd": 0, ".py": 1, ".pyw": 2, ".pyc": 3}
 """The order the path finder tries a directory's module files in (`FileFinder`'s loaders:
 extensions, then source, `.py` before `.pyw`, then bytecode): a lower rank is loaded over a
 higher one."""
-
-
-def _module_name(filename: str, case: CaseRule) -> str | None:
-    """The module a file in a package directory is importable as on the one system `case`
-    describes, or None when it is none. Windows lowers a name's suffix, after its first dot,
-    before it matches it (`FileFinder._fill_cache`), reads `.pyw` as source and loads `.pyd`
-    extensions alone; Linux and macOS load `.so` alone (review69: a `.pyd` kept a package on
-    Linux, a `.so` on Windows, and the module it had shadowed ran unsaid). Where paths open in
-    any case (macOS, Windows), `FileFinder` checks a package's `__init__` by its path, so
-    `__INIT__.py` is the package's `__init__` (the module's own name it matches in the
-    directory's listing, as written)."""
-    filename = listed_name(filename, case)
-    folded = filename.lower()
-    if case.path_blind and folded.partition(".")[0] == "__init__" and _loads(folded, case):
-        return "__init__"  # opened by its path, in any case
-    if not _loads(filename, case):
-        return None
-    return filename.partition(".")[0] or None
-
-
-def _loads(filename: str, case: CaseRule) -> bool:
-    """Whether a loader of the system of `case` takes a file of this name: its suffix one of the
-    loaders', an extension's one some Python there loads (`_loaded_extension`)."""
-    suffixes = _WINDOWS_SUFFIXES if case.suffix_blind else _POSIX_SUFFIXES
-    return filename.endswith(suffixes) and (
-        not filename.endswith(EXTENSIONS) or _loaded_extension(filename, case)
-    )
-
-
-def _loaded_extension(filename: str, case: CaseRule) -> bool:
-    """Whether some Python of the system of `case` loads a `.so` or `.pyd` as an extension: a
-    bare one, or one whose suffix names an ABI (`extsuffix.module_abi`); `m.foo.so` or
-    `m.CPYTHON-311-x86_64-linux-gnu.so` no Python loads (review69: a kept `__init__.foo.so` kept
-    the package, and the module it had shadowed ran unsaid)."""
-    if bare(filename, case.suffix_blind) is not None:
-        return True
-    abi = module_abi(filename, case.suffix_blind)[1]
-    return abi is not None and abi.kind != "cased"
 
 
 def _rank(filename: str) -> int:
@@ -109,24 +67,82 @@ def _installed(
             yield path, False
 
 
-def shadowed_modules(entries: Sequence[EntryResult], case: CaseRule) -> Iterator[Finding]:
+def shadowed_modules(
+    entries: Sequence[EntryResult], case: CaseRule, base_case: CaseRule | None = None
+) -> Iterator[Finding]:
     """W628 for every package `__init__` the patch adds beside a module file of its name, and
     every module file it adds beside one of the base's that the path finder tries after it
     (`ext.py` or an extension beside a sourceless `ext.pyc`, an extension beside `ext.py`);
     and for every package `__init__` it removes (none left) beside a module file of the base's
     that the package shadowed, which now runs (`_unmasked`). Judged on each system the patch
-    installs on apart (`case.systems()`, `_module_name`): an `__init__` in another case that
+    installs on apart (`case.systems()`, `module_name`): an `__init__` in another case that
     keeps a package on macOS and Windows keeps none on Linux, where the module runs (review69:
-    one rule for every system read it as kept, exit 0); each finding said once."""
+    one rule for every system read it as kept, exit 0); each finding said once. A file the
+    patch keeps, changed or not, that a system only its tags name reads as a module file, and
+    no system of the base's (`base_case`; None: the patch's) as that module, is the patch's
+    there as if added (`_newly_read`: a Linux base's `pkg/ext/__INIT__.py` or `pkg/ext.PY` in
+    a patch that adds Windows or macOS); and a kept `__init__` every system of the base's read
+    as one, which such a system reads as none, unmasks the module beside its package there as
+    a removed one does (a Windows base's `pkg/ext/__init__.pyw` in a patch that adds Linux)."""
     added, removed = _added(entries), _added(entries, Status.MISSING)
-    if not added and not removed:
+    kept = _newly_read(entries, case, base_case or case)
+    if not added and not removed and not kept:
         return
-    listing = _listing(entries, (*added, *removed))
+    listing = _listing(entries, (*added, *removed, *(entry for entry, _, _ in kept)))
     found: dict[tuple[str, str], Finding] = {}
     for system in case.systems():
-        for finding in (*_unmasked(listing, removed, system), *_shadows(listing, added, system)):
+        news = [entry for entry, systems, _ in kept if system in systems]
+        unread = [entry for entry, _, systems in kept if system in systems]
+        for finding in (
+            *_unmasked(listing, removed, system),
+            *_unmasked(listing, unread, system, kept=True),
+            *_shadows(listing, added, system),
+            *_shadows(listing, news, system, base_case),
+        ):
             found.setdefault((finding.path, finding.detail), finding)
     yield from found.values()
+
+
+def _newly_read(
+    entries: Sequence[EntryResult], case: CaseRule, base_case: CaseRule
+) -> list[tuple[EntryResult, tuple[CaseRule, ...], tuple[CaseRule, ...]]]:
+    """The entries the patch keeps, changed or not, that a system of `case` only the patch's
+    tags name reads anew, with those systems: the ones that read it as a module file and none
+    of `base_case`'s as that module (an `__init__` in another case where paths open in any
+    case, `pkg/ext/__INIT__.py`; a source whose suffix Windows lowers or lists, `pkg/ext.PY`,
+    `pkg/ext.pyw`; an extension the system loads; w629c: a Linux base's harmless
+    `__INIT__.py`, unchanged in a patch that adds Windows tags, was not reported, though the
+    patch now installs where it makes `pkg/ext` a package); and the ones that read as no
+    `__init__` one that each of the base's read as its package's (`pkg/ext/__INIT__.pyc` of a
+    macOS or Windows base, in a patch that adds Linux)."""
+    before = base_case.systems()
+    new = tuple(system for system in case.systems() if system not in before)
+    if not new:
+        return []  # nearly every pair: the patch's systems read names as the base's did
+
+    def read(path: str | None) -> tuple[tuple[CaseRule, ...], tuple[CaseRule, ...]]:
+        if path is None or not path.startswith(SITE):
+            return (), ()
+        filename = path.rpartition("/")[2]
+        olds = {module_name(filename, system) for system in before}
+        names = [(system, module_name(filename, system)) for system in new]
+        gained = tuple(system for system, name in names if name is not None and name not in olds)
+        if olds != {"__init__"}:
+            return gained, ()
+        return gained, tuple(system for system, name in names if name != "__init__")
+
+    unkept = (Status.ADDED, Status.MISSING)
+    singles = entries.singles if isinstance(entries, EntryResults) else enumerate(entries)
+    found = [
+        (entry, *systems)
+        for _, entry in singles
+        if entry.status not in unkept and any(systems := read(entry.installed_path))
+    ]
+    for run in entries.runs if isinstance(entries, EntryResults) else ():
+        for n, path in enumerate(run.installed_paths()):  # a run's result built where read
+            if any(systems := read(path)):
+                found.append((run.result(n), *systems))
+    return found
 
 
 Listing = dict[tuple[str, str], list[tuple[str, str, bool]]]
@@ -168,22 +184,27 @@ def _modules(
     modules: dict[str, list[tuple[str, bool]]] = {}
     for key in keys:
         head, _, name = key.rpartition("/")
-        files = listing.get((head, name), ())
-        if found := [(p, new) for f, p, new in files if _module_name(f, case) == name]:
+        files = listing.get((head, _stem(name)), ())
+        if found := [(p, new) for f, p, new in files if module_name(f, case) == name]:
             modules[key] = found
     return modules
 
 
 def _shadows(
-    listing: Listing, candidates: Sequence[EntryResult], case: CaseRule
+    listing: Listing,
+    candidates: Sequence[EntryResult],
+    case: CaseRule,
+    base_case: CaseRule | None = None,
 ) -> Iterator[Finding]:
-    """W628 for the files the patch adds (`candidates`) that shadow on the system of `case`."""
+    """W628 for the files the patch adds (`candidates`) that shadow on the system of `case`;
+    with `base_case`, files it keeps that only this system reads so (`_newly_read`), which make
+    no package new where an `__init__` some system of the base's read is there."""
     added = [
         (entry, path, name)
         for entry in candidates
         if (path := entry.installed_path) is not None
         and path.startswith(SITE)
-        and (name := _module_name(path.rpartition("/")[2], case)) is not None
+        and (name := module_name(path.rpartition("/")[2], case)) is not None
     ]
     if not added:
         return
@@ -193,7 +214,7 @@ def _shadows(
     modules = _modules(listing, wanted, case)
     for entry, path, name in added:
         head, _, filename = path.rpartition("/")
-        if name == "__init__" and path.count("/") >= 2:
+        if name == "__init__" and path.count("/") >= 2 and not _already(modules, head, base_case):
             package = head
             shadowed = [
                 file
@@ -201,9 +222,8 @@ def _shadows(
                 if file != path and not file.startswith(package + "/")
             ]
             if shadowed:
-                yield _finding(
-                    entry, path, package, shadowed, "package " + package[len(SITE) :] + "/"
-                )
+                what = "package " + package[len(SITE) :] + "/"
+                yield _finding(entry, path, package, shadowed, what, kept=base_case is not None)
         if name == "__init__" and head == SITE[:-1]:
             continue  # site-packages itself is no package
         rank = _rank(filename)
@@ -214,10 +234,28 @@ def _shadows(
         ]
         if over:
             dotted = head if name == "__init__" else f"{head}/{name}"
-            # An extension beside its namesake (Cython compiling its own `.py`) is a native
-            # change: `--allow-native-changes` covers it, never a new `.py` or `__init__`.
-            native = rank == _RANK[".so"]
-            yield _finding(entry, path, dotted, over, path[len(SITE) :], native)
+            # An extension added beside its namesake (Cython compiling its own `.py`) is a
+            # native change: `--allow-native-changes` covers it, never a new `.py` or
+            # `__init__`, nor a kept extension the patch's tags alone make load (no native
+            # change: an unchanged file that never ran now does).
+            native = rank == _RANK[".so"] and base_case is None
+            yield _finding(
+                entry, path, dotted, over, path[len(SITE) :], native, base_case is not None
+            )
+
+
+def _already(
+    modules: dict[str, list[tuple[str, bool]]], package: str, base_case: CaseRule | None
+) -> bool:
+    """Whether `package` was a package before a kept file made it one (`base_case`: the base's
+    rule, None for a file the patch adds): an `__init__` there that some system of the base's
+    read as one, which the finder takes as this one's too (`pkg/ext/__init__.py` beside a kept
+    `pkg/ext/__INIT__.pyc`)."""
+    return base_case is not None and any(
+        module_name(file.rpartition("/")[2], system) == "__init__"
+        for file, _ in modules.get(f"{package}/__init__", ())
+        for system in base_case.systems()
+    )
 
 
 def _finding(
@@ -227,32 +265,46 @@ def _finding(
     shadowed: list[str],
     what: str,
     native: bool = False,
+    kept: bool = False,
 ) -> Finding:
+    """`kept`: a file the patch keeps from its base, which a system only the patch's tags name
+    reads as a module file (`_newly_read`)."""
     files = ", ".join(file.removeprefix(SITE) for file in sorted(shadowed))
     dotted = module.removeprefix(SITE).replace("/", ".")
+    package = what.endswith("/")
+    if kept:
+        kind = f"makes {what}" if package else "is a module file"
+        lead = (
+            f"the patch's tags add a system where {path.removeprefix(SITE)}, "
+            f"kept from a base whose tags installed it on none such, {kind}"
+        )
+    else:
+        lead = f"the patch adds {what}"
+    loaded = "the package" if package else "it" if kept else "the new file"
     return Finding(
         Code.W628,
         entry.patch_path or entry.path,
-        f"the patch adds {what} beside {files}: 'import {dotted}' loads the "
-        f"{'package' if what.endswith('/') else 'new file'}, and {files} no longer runs",
+        f"{lead} beside {files}: 'import {dotted}' loads {loaded}, and {files} no longer runs",
         native=native,
     )
 
 
 def _unmasked(
-    listing: Listing, candidates: Sequence[EntryResult], case: CaseRule
+    listing: Listing, candidates: Sequence[EntryResult], case: CaseRule, kept: bool = False
 ) -> Iterator[Finding]:
     """The mirror of a new package: the patch removes `pkg/ext/__init__.py` (one of
     `candidates`, the entries it lacks) and keeps the base's `pkg/ext.py`, which the package
     shadowed (it never ran) and `import pkg.ext` now loads, listed identical. A package that
-    keeps another `__init__` on the system of `case` still shadows it there."""
+    keeps another `__init__` on the system of `case` still shadows it there. `kept`: the
+    candidates are `__init__` files the patch keeps, which this system, one only its tags
+    name, reads as none (`_newly_read`)."""
     removed = [
         (entry, path)
         for entry in candidates
         if (path := entry.installed_path) is not None
         and path.startswith(SITE)
         and path.count("/") >= 2
-        and _module_name(path.rpartition("/")[2], case) == "__init__"
+        and (kept or module_name(path.rpartition("/")[2], case) == "__init__")
     ]
     if not removed:
         return
@@ -267,10 +319,15 @@ def _unmasked(
         if now:
             shown = ", ".join(file.removeprefix(SITE) for file in now)
             dotted = package.removeprefix(SITE).replace("/", ".")
+            lead = (
+                f"the patch's tags add a system where {path.removeprefix(SITE)}, kept from a "
+                "base whose every system read it as its package's __init__, is none,"
+                if kept
+                else f"the patch removes {path.removeprefix(SITE)}"
+            )
             yield Finding(
                 Code.W628,
                 entry.base_path or entry.path,
-                f"the patch removes {path.removeprefix(SITE)} and keeps {shown}, which the "
-                f"package shadowed: 'import {dotted}' now loads {shown}, code that never ran "
-                "in the base",
+                f"{lead} and keeps {shown}, which the package shadowed: 'import {dotted}' now "
+                f"loads {shown}, code that never ran in the base",
             )

@@ -22,17 +22,24 @@ from pathlib import Path
 
 _FINDER = """
 import importlib._bootstrap_external as external, importlib.machinery as machinery, os, sys
-directory, module, platform, *suffixes = sys.argv[1:]
+directory, module, platform, sources, *suffixes = sys.argv[1:]
 if platform != sys.platform:
     sys.platform = platform
-    names = {name.lower(): name for name in os.listdir(directory)}
     def isfile(path):  # a file system that ignores case (NTFS, APFS)
         head, _, name = path.rpartition(os.sep)
+        names = {name.lower(): name for name in os.listdir(head)} if os.path.isdir(head) else {}
         return os.path.isfile(os.path.join(head, names.get(name.lower(), name)))
     external._path_isfile = isfile
-finder = machinery.FileFinder(directory, (machinery.ExtensionFileLoader, suffixes))
+loaders = [(machinery.ExtensionFileLoader, suffixes)]
+if sources:
+    loaders += [(machinery.SourceFileLoader, sources.split(",")),
+                (machinery.SourcelessFileLoader, [".pyc"])]
+finder = machinery.FileFinder(directory, *loaders)
 spec = finder.find_spec(module)
-print("found" if spec is not None and spec.origin else "missing")
+if spec is None or not spec.origin:
+    print("missing")
+else:
+    print(os.path.relpath(spec.origin, directory) if sources else "found")
 """
 
 
@@ -52,6 +59,11 @@ class Target:
     """Its `EXTENSION_SUFFIXES`: `Python/dynload_shlib.c` (SOABI, a debug build's ALT_SOABI
     from 3.8, the stable ABI's, `.so`) or `Python/dynload_win.c` (the tagged `.pyd`, then
     `.pyd`; `_d` before each on a debug build)."""
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Its `SOURCE_SUFFIXES`: `.py`, and `.pyw` on Windows."""
+        return (".py", ".pyw") if self.sys_platform == "win32" else (".py",)
 
 
 LINUX = "manylinux_2_17_x86_64"
@@ -85,6 +97,18 @@ WINDOWS_313D = Target(
 def installs_importable(wheel: Path, target: Target, package: str, module: str) -> bool | None:
     """None where pip refuses the wheel for `target`; else whether the import system there
     finds extension module `module` in the installed `package` directory."""
+    found = installed_origin(wheel, target, package, module, sources=False)
+    return None if found is None else found == "found"
+
+
+def installed_origin(
+    wheel: Path, target: Target, package: str, module: str, sources: bool = True
+) -> str | None:
+    """None where pip refuses the wheel for `target`; else the file the import system there
+    loads for `module` in the installed `package` directory (`package` "" for site-packages),
+    its path below that directory (`ext/__init__.py`, `_C.PY`), looking for extensions, then
+    sources (`Target.sources`), then bytecode, as `FileFinder` does; `missing` where it finds
+    none. `sources` False: extensions alone, and `found` for any."""
     with tempfile.TemporaryDirectory() as directory:
         command = [
             sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile",
@@ -101,8 +125,9 @@ def installs_importable(wheel: Path, target: Target, package: str, module: str) 
         found = subprocess.run(
             [
                 sys.executable, "-I", "-c", _FINDER, str(Path(directory) / package), module,
-                target.sys_platform, *target.suffixes,
+                target.sys_platform, ",".join(target.sources) if sources else "",
+                *target.suffixes,
             ],
             capture_output=True, text=True, check=True, timeout=60,
         )  # fmt: skip
-        return found.stdout.strip() == "found"
+        return found.stdout.strip()

@@ -236,13 +236,14 @@ MAC = "macosx_11_0_arm64"
             ["demo/_ext.cp313-win_amd64.pyd"],
             "on free-threaded CPython 3.13 'import",
         ),
-        # A Windows debug build's name: `_d` before the tagged suffix is module `_ext`'s, for
-        # a debug 3.13 alone (left67: before, read as a module `_ext_d` every 3.13 finds).
+        # A Windows debug build's name: `_d` before the tagged suffix, beside a file of
+        # `_ext`, is module `_ext`'s, for a debug 3.13 alone (left67: before, read as a module
+        # `_ext_d` every 3.13 finds; alone it may be `_ext_d`'s: test_version_bound_debug_names).
         (
             f"cp313-cp313-{WINDOWS}",
-            ["demo/_ext_d.cp313-win_amd64.pyd"],
-            "named for debug CPython 3.13 alone, while its tags install it on CPython 3.13: on "
-            "CPython 3.13 'import demo._ext' finds no file",
+            ["demo/_ext.cp312-win_amd64.pyd", "demo/_ext_d.cp313-win_amd64.pyd"],
+            "named for CPython 3.12, debug CPython 3.13 alone, while its tags install it on "
+            "CPython 3.13: on CPython 3.13 'import demo._ext' finds no file",
         ),
         # PyPy's names are PyPy's alone (before: read as found everywhere).
         (

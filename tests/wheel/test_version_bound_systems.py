@@ -8,9 +8,10 @@ commands, exit 0, or failed a wheel every such Python imports).
   its suffix. So `_ext.cpython-313-x86_64-linux-gnu.SO` is found by no Linux Python (it was not
   read as an extension at all), nor `_ext.CPython-313-Darwin.so` by macOS's (left67c read it
   as found); `_ext.CP313-WIN_AMD64.PYD` is 3.13's on Windows.
-* Windows' debug build looks for `_d.pyd` (`dynload_win.c`): `_ext_d.pyd` is module `_ext`'s,
-  for debug builds alone, so a release 3.13 that pip installs a `cp313-cp313` wheel on finds
-  none of it (it was read as a module `_ext_d` of a bare `.pyd`, not judged).
+* Windows' debug build looks for `_d.pyd` (`dynload_win.c`): beside `_ext.cp312-win_amd64.pyd`,
+  `_ext_d.pyd` is module `_ext`'s, for debug builds alone, so a release 3.13 that pip installs
+  a `cp313-cp313` wheel on finds none of it (it was read as a module `_ext_d` of a bare `.pyd`,
+  not judged). Alone it may be module `_ext_d`'s too (`test_version_bound_debug_names`).
 * A tag set naming several systems (`manylinux_2_17_x86_64.win_amd64`) is judged on each: a
   module whose file is a `.so` alone is found by no Python on Windows, and the reverse.
 * A debug build's names: since 3.8 a debug CPython on Linux and macOS also finds the release
@@ -60,8 +61,8 @@ CASES = [
     (MAC, ["demo/_ext.CPython-313-Darwin.so"], [MAC_313], []),  # before (left67c)
     (WINDOWS, ["demo/_ext.CP313-WIN_AMD64.PYD"], [WINDOWS_313], [WINDOWS_313]),
     (WINDOWS, [_named("313").replace(".so", ".SO")], [WINDOWS_313], []),  # before
-    (WINDOWS, ["demo/_ext_d.pyd"], [WINDOWS_313], []),  # before
-    ("py3-none-win_amd64", ["demo/_ext_d.pyd"], [WINDOWS_313], []),  # before
+    (WINDOWS, ["demo/_ext.cp312-win_amd64.pyd", "demo/_ext_d.pyd"], [WINDOWS_313], []),  # before
+    ("py3-none-win_amd64", ["demo/_ext.cp312-win_amd64.pyd", "demo/_ext_d.pyd"], [WINDOWS_313], []),
     ("cp313-cp313d-win_amd64", ["demo/_ext_d.pyd"], [WINDOWS_313D], [WINDOWS_313D]),
     (
         WINDOWS,
@@ -141,14 +142,12 @@ def test_the_finding_names_the_system_where_the_tags_name_several(
 
 
 def test_a_debug_builds_untagged_name_is_said_as_one(tmp_path: Path) -> None:
-    found = _w629(_wheel(tmp_path, WINDOWS, "demo/_ext_d.pyd"))
-    assert found == [
-        (
-            "demo/_ext_d.pyd",
-            "named for debug CPython on Windows ('_d.pyd') alone, while its tags install it on "
-            "CPython 3.13: on CPython 3.13 'import demo._ext' finds no file of it",
-        )
-    ]
+    found = _w629(_wheel(tmp_path, WINDOWS, "demo/_ext.cp312-win_amd64.pyd", "demo/_ext_d.pyd"))
+    said = (
+        "named for CPython 3.12, debug CPython on Windows ('_d.pyd') alone, while its tags "
+        "install it on CPython 3.13: on CPython 3.13 'import demo._ext' finds no file of it"
+    )
+    assert found == [("demo/_ext.cp312-win_amd64.pyd", said), ("demo/_ext_d.pyd", said)]
 
 
 @pytest.mark.parametrize("tag", ["cp313-cp313-any", "cp313-abi3-any"])
