@@ -15,9 +15,7 @@ from cli_support import run_json, run_k3diff
 from .test_wheels_cli import FILES, TAG
 
 
-def _compare(
-    tmp_path: Path, added: dict[str, bytes], tag: str = TAG
-) -> tuple[int, dict[str, Any]]:
+def _compare(tmp_path: Path, added: dict[str, bytes], tag: str = TAG) -> tuple[int, dict[str, Any]]:
     base = wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", FILES, tag=tag)
     patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.0", {**FILES, **added}, tag=tag)
     text = run_k3diff("wheels", base, patch, "--no-file-hash")
