@@ -20,7 +20,7 @@ from k3diff.numbers import all_of, named
 from k3diff.output import plural
 from k3diff.report.triage_lines import lacking, unsampled_text
 from k3diff.responses.document import ResponsesDocument
-from k3diff.sample.gaugeadvice import no_gauge_advice
+from k3diff.sample.gaugeadvice import gauge_advice
 from k3diff.sample.names import SIDES
 
 CATEGORY_WORDS = {
@@ -200,11 +200,16 @@ def _gauge_step(triage: TriageDocument) -> str:
     """What would prove the unproven batches, as triage's own reason says it: nothing where
     the document records a side asked for its gauge that has none (telem68: before, the bundle
     told the reader to add --metrics-url on a server such as `transformers serve`, which
-    answers 404 on /metrics); else the gauge, where the server has one (also for a document
-    written before it recorded the probe, which does not say)."""
-    if triage.gaugeless:
-        return no_gauge_advice(triage.gaugeless, "their batched modes")
-    return (
+    answers 404 on /metrics); checking the --metrics-url given where it answered 404 or without
+    the gauge (left69: it said to add the one given, or that none could help); else the gauge,
+    where the server has one (also for a document written before it recorded the probe, which
+    does not say)."""
+    return gauge_advice(
+        "their batched modes",
+        triage.gaugeless or (),
+        triage.metrics_url_404 or (),
+        triage.metrics_url_no_gauge or (),
+    ) or (
         "sample again, adding --metrics-url URL to the sample command, where it has one; "
         "--mode serial still checks batch-1 parity"
     )

@@ -65,6 +65,7 @@ def _summary(result: TriageResult) -> dict[str, int]:
     counts["vacuous"] = result.vacuous_records
     counts["held"] = result.held_records
     counts["unsampled"] = result.unsampled_records
+    counts["unanswered"] = result.unanswered_records
     counts["serial_agree"], counts["serial_records"] = result.serial_parity
     counts["serial_agree_base_unstable"] = result.serial_base_unstable
     return counts
@@ -97,6 +98,8 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "control": {side: {"n": n, "distinct": d} for side, n, d in result.control},
         "vacuous": list(result.vacuous),
         "gaugeless": list(settings.gaugeless),
+        "metrics_url_404": list(settings.metrics_url_404),
+        "metrics_url_no_gauge": list(settings.metrics_url_no_gauge),
         "qualifications": list(result.qualifications),
         "runs": [asdict(run) for run in result.runs],
         "summary": _summary(result),
@@ -241,6 +244,12 @@ class TriageDocument:
     """The sides whose server was asked for its running-requests gauge and has none (the
     samples logs' header probe: `sample.metrics.exposes_no_gauge`), so no `--metrics-url`
     proves their batches (None: a document written before telem68, which does not say)."""
+    metrics_url_404: tuple[str, ...] | None = None
+    """The sides whose `--metrics-url` given answered HTTP 404: a URL to check (None: a document
+    written before left69, which does not say)."""
+    metrics_url_no_gauge: tuple[str, ...] | None = None
+    """The sides whose `--metrics-url` given answered without a running-requests gauge: a URL to
+    check, not a server no `--metrics-url` can help (None: written before left69)."""
 
     @property
     def unsampled(self) -> int:
@@ -365,5 +374,12 @@ def read(body: object, name: str) -> TriageDocument:
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
         distribution_tests=fields.optional_integer("distribution_tests"),
-        gaugeless=fields.strings("gaugeless") if fields.has("gaugeless") else None,
+        gaugeless=_sides(fields, "gaugeless"),
+        metrics_url_404=_sides(fields, "metrics_url_404"),
+        metrics_url_no_gauge=_sides(fields, "metrics_url_no_gauge"),
     )
+
+
+def _sides(fields: Fields, name: str) -> tuple[str, ...] | None:
+    """A list of sides triage added within `k3diff.triage/1`; None where the document lacks it."""
+    return fields.strings(name) if fields.has(name) else None

@@ -86,6 +86,8 @@ def check_triage(view: TriageDocument, name: str) -> None:
         if r.key not in held_keys | {p.key for p in powerless + unjudged + novel}
     ]
     compare_summary(problems, summary, "unsampled", len(never))
+    unanswered = sum(1 for r in records if "unanswered" in r.flags)
+    compare_summary(problems, summary, "unanswered", unanswered)
     # `TriageResult.exit_code`'s rule: each of these fails the run.
     reasons = {
         "regression candidates": candidates,

@@ -170,6 +170,9 @@ class SideMetrics:
     """The prefix-cache hit counter it exposes, None when none."""
     problem: str | None
     """Why it gives no reading at all (HTTP 404, unreachable, too large, garbage), else None."""
+    given: bool = False
+    """The URL is a `--metrics-url` the user gave, not the server's `/metrics` (left69: one that
+    answered without the gauge was said to be a server no `--metrics-url` can help)."""
 
     def header(self) -> dict[str, Any]:
         return {
@@ -177,6 +180,7 @@ class SideMetrics:
             "running": self.running,
             "cache": self.cache,
             "problem": self.problem,
+            "given": self.given,
         }
 
 

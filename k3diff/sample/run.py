@@ -225,8 +225,8 @@ def _fetch(client: SamplerClient) -> Fetch:
 async def _probe_metrics(
     options: SampleOptions, client: SamplerClient, urls: dict[str, str]
 ) -> dict[str, SideMetrics]:
-    """What each side's `/metrics` exposes (none read with `--metrics-url off`); a 404 of a
-    `--metrics-url` given is said as such (`gaugeadvice.GIVEN_URL_404`)."""
+    """What each side's `/metrics` exposes (none read with `--metrics-url off`); a URL the
+    user gave is marked `given`, and its 404 said as such (`gaugeadvice.GIVEN_URL_404`)."""
     if not options.metrics:
         return {}
     fetch = _fetch(client)
@@ -235,7 +235,7 @@ async def _probe_metrics(
         given = options.metrics_urls.get(side)
         probed = await probe(fetch, given or f"{url}/metrics")
         found[side] = dataclasses.replace(
-            probed, problem=given_problem(probed.problem, given is not None)
+            probed, problem=given_problem(probed.problem, given is not None), given=bool(given)
         )
     return found
 

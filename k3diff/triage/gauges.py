@@ -1,11 +1,13 @@
 """What the samples logs' headers say of each side's running-requests gauge: the series its
-`/metrics` exposes, or why none (`gauges`), and the sides asked that have none (`gaugeless`)."""
+`/metrics` exposes, or why none (`gauges`), the sides asked that have none (`gaugeless`), and
+those whose `--metrics-url` given answered 404 or without the gauge (`given_404`,
+`given_no_gauge`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
-from k3diff.sample.gaugeadvice import exposes_no_gauge, given_url_404
+from k3diff.sample.gaugeadvice import answered_without_gauge, exposes_no_gauge, given_url_404
 from k3diff.sample.reader import SamplesLog
 
 
@@ -27,16 +29,30 @@ def gauges(logs: Iterable[SamplesLog]) -> tuple[tuple[str, str | None, str | Non
     return tuple((side, *found[side]) for side in ("base", "patch") if side in found)
 
 
-def gaugeless(logs: Iterable[SamplesLog]) -> tuple[str, ...]:
-    """The sides every log of which says their server was asked and has no running-requests
-    gauge (a log that did not ask, `--metrics-url off`, says nothing)."""
-    said: dict[str, list[bool]] = {}
+def _every_log(logs: Sequence[SamplesLog], said: Callable[[object], bool]) -> tuple[str, ...]:
+    """The sides every log of which `said` of (its header's `metrics` entry for the side; a log
+    that did not ask, `--metrics-url off`, says nothing)."""
+    found: dict[str, list[bool]] = {}
     for log in logs:
         metrics = log.header.fields.get("metrics")
         for side in log.header.sides or ():
             entry = metrics.get(side) if isinstance(metrics, dict) else None
-            said.setdefault(side, []).append(exposes_no_gauge(entry))
-    return tuple(side for side in ("base", "patch") if said.get(side) and all(said[side]))
+            found.setdefault(side, []).append(said(entry))
+    return tuple(side for side in ("base", "patch") if found.get(side) and all(found[side]))
+
+
+def gaugeless(logs: Sequence[SamplesLog]) -> tuple[str, ...]:
+    """The sides every log of which says their server was asked for its running-requests gauge
+    at its own `/metrics` and has none."""
+    return _every_log(logs, exposes_no_gauge)
+
+
+def given_no_gauge(logs: Sequence[SamplesLog]) -> tuple[str, ...]:
+    """The sides every log of which says the URL asked answered without a running-requests
+    gauge, one of them a `--metrics-url` given: a URL to check (left69: it read as a server
+    without a gauge, which no `--metrics-url` can help)."""
+    asked = gaugeless(logs)
+    return tuple(s for s in _every_log(logs, answered_without_gauge) if s not in asked)
 
 
 def given_404(logs: Iterable[SamplesLog]) -> tuple[str, ...]:

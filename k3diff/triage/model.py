@@ -98,11 +98,11 @@ class Settings:
     test could detect only a larger shift (or none) is held `no-power`
     (`shiftverdict.underpowered`)."""
     gaugeless: tuple[str, ...] = ()
-    """Not an option: the sides whose logs' headers say their server was asked for its
-    running-requests gauge and has none (`sample.metrics.exposes_no_gauge`), read from the logs
-    by `triage`, so an unproven batched mode says no `--metrics-url` can prove it."""
-    given_404: tuple[str, ...] = ()
-    """Not an option: the sides whose `--metrics-url` given answered 404 (`gauges.given_404`)."""
+    """Not options, read from the logs' headers (`triage.gauges`): the sides whose server has no
+    running-requests gauge (no `--metrics-url` can prove its batches), and those whose
+    `--metrics-url` given answered 404 or without the gauge: check it (left69)."""
+    metrics_url_404: tuple[str, ...] = ()
+    metrics_url_no_gauge: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -336,15 +336,18 @@ class TriageResult:
 
     @property
     def powerless_records(self) -> int:
-        """Sampled records whose distribution test could not have detected `--shift` at their n
-        (each fails the run)."""
+        """Sampled records whose test could not have detected `--shift` (each fails the run)."""
         return self._flagged(Flag.NO_POWER)
 
     @property
     def novel_undecided_records(self) -> int:
-        """Greedy records left undecided on a patch output the base never gave (each fails the
-        run)."""
+        """Greedy records left undecided on a novel patch output (each fails the run)."""
         return self._flagged(Flag.NOVEL_UNDECIDED)
+
+    @property
+    def unanswered_records(self) -> int:
+        """Records a side answered none of the requests for (each fails the run)."""
+        return self._flagged(Flag.UNANSWERED)
 
     @property
     def vacuous_records(self) -> int:
@@ -380,13 +383,11 @@ class Plan:
     per_prompt: int = 0
     """Sampled runs: samples per side per prompt that detect `shift` with `power` at `level`."""
     prompts: int | None = None
-    """Sampled runs: the prompts of each mode the plan is for (`--prompts`; None: not given,
-    one)."""
+    """Sampled runs: the prompts of each mode the plan is for (`--prompts`; None: one)."""
     modes: int = 1
     """Sampled runs: the sampled modes the plan is for (`--modes`)."""
     tests: int = 1
-    """Sampled runs: the distribution tests triage corrects over for `prompts` in `modes`
-    (`plan.distribution_tests`)."""
+    """Sampled runs: the tests triage corrects over (`plan.distribution_tests`)."""
 
     @property
     def level(self) -> float:

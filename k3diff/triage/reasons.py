@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from k3diff.sample.gaugeadvice import given_url_advice, no_gauge_advice
+from k3diff.sample.gaugeadvice import gauge_advice
 from k3diff.sample.names import Mode
 from k3diff.triage import stats
 from k3diff.triage.model import Category, Settings
@@ -153,11 +153,14 @@ def _gauge_step(ev: ModeEvidence, settings: Settings) -> str:
     """What would prove the mode's batches: the gauge, where the server has one, or nothing
     where it was asked and has none (`transformers serve`: left67b, the reason said to add
     --metrics-url, which such a server cannot serve)."""
-    if settings.gaugeless:
-        return no_gauge_advice(settings.gaugeless, f"--mode {ev.mode}")
-    if settings.given_404:  # triage69: it said to add the --metrics-url the user had given
-        return given_url_advice(settings.given_404)
-    return (
+    # triage69, left69: a --metrics-url given that answered 404 or without the gauge is to be
+    # checked (it said to add the one the user had given, or that none could help)
+    return gauge_advice(
+        f"--mode {ev.mode}",
+        settings.gaugeless,
+        settings.metrics_url_404,
+        settings.metrics_url_no_gauge,
+    ) or (
         "sample again, adding --metrics-url URL to the sample command, where the server has one "
         "(--mode serial still checks batch-1 parity)"
     )

@@ -22,7 +22,7 @@ from k3diff.sample.runs import run_infos
 from k3diff.triage import classify, conditions, shift, shiftverdict, stats
 from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.fieldholds import hold_fields_differ
-from k3diff.triage.gauges import gaugeless, gauges, given_404
+from k3diff.triage.gauges import gaugeless, gauges, given_404, given_no_gauge
 from k3diff.triage.inputs import read_comparison
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
@@ -78,7 +78,10 @@ def triage(
     )
     check_identical_requests(logs)
     settings = dataclasses.replace(
-        settings, gaugeless=gaugeless(logs.logs), given_404=given_404(logs.logs)
+        settings,
+        gaugeless=gaugeless(logs.logs),
+        metrics_url_404=given_404(logs.logs),
+        metrics_url_no_gauge=given_no_gauge(logs.logs),
     )
     conditions.check_prompts(comparison, logs)
     checked = conditions.check_conditions(comparison, logs, settings.allow_condition_mismatch)

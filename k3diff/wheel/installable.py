@@ -164,6 +164,7 @@ def install_check(
     scripts = [ep.name for ep in entry_points if ep.group in SCRIPT_GROUPS]
     console = {ep.name: ep.value for ep in entry_points if ep.group == "console_scripts"}
     tags = installing_tags(archive, wheel_text)
+    case = case_rule(tags)
     targets = target_pythons(tags)
     # pip writes every console script, then every GUI script, each over any file there: two
     # that resolve to one file are told apart by their group and declared name (W615).
@@ -204,7 +205,7 @@ def install_check(
     checks += [
         Finding(Code.W615, collision.path, f"in the {side} wheel: {collision.describe()}")
         for collision in (*view.collisions, *script_collisions(view.files))
-        if not apart_on_windows(collision, view.files)
+        if collision.one_file_on(case) and not apart_on_windows(collision, view.files)
     ]
     maybe = may_hold_windows_names(joined) if screens is None else screens.windows_names
     checks += [
@@ -232,9 +233,7 @@ def install_check(
     ]
     if dist_info is not None and record_rows:
         checks += _duplicate_record_rows(archive, f"{dist_info}/RECORD", side, record)
-    return WheelInstall(
-        view, dist_info, entry_points, ep_text, tuple(checks), targets, case_rule(tags)
-    )
+    return WheelInstall(view, dist_info, entry_points, ep_text, tuple(checks), targets, case)
 
 
 def _joined(archive: ZipArchive) -> str:

@@ -84,16 +84,24 @@ def test_a_triage_field_deleted_is_refused_unless_the_document_says_it_is_older(
         "records[].modes[].requests",
         "model_check",
         "gaugeless",
+        "summary.unanswered",
+        "metrics_url_404",
+        "metrics_url_no_gauge",
     )
     for paths, refused in (
         # added last: an older document lacks it (the bundle then words the unproven
         # records' advice as before: none here)
-        (("gaugeless",), False),
+        (older[-1:], False),
+        (older[-3:], False),  # and the ones before it (left69)
+        (older[-4:], False),  # and `gaugeless` (telem68)
         # and the one before it (run again without the model check, which made no
         # difference here: the captures' model is the samples')
-        (("model_check", "gaugeless"), False),
-        (("records[].modes[].requests", "model_check", "gaugeless"), False),
+        (older[-5:], False),
+        (older[-6:], False),
         (older, False),  # and the oldest lacks them all
+        (("metrics_url_404",), True),  # the document holds `metrics_url_no_gauge`
+        (("summary.unanswered",), True),  # and the fields added after it
+        (("gaugeless",), True),
         (("model_check",), True),  # the document holds `gaugeless`, added after it
         (("records[].modes[].requests",), True),  # the document holds `model_check`
         (("records[].modes[].reason",), True),  # written by every triage/1
@@ -119,10 +127,12 @@ def test_older_lacks_names_the_first_field_lacked_everywhere_and_the_later_ones(
 
     modes = [{"sampled": True, "requests": []}, {"sampled": False}]
     current = {
-        "summary": {"unsampled": 0},
+        "summary": {"unsampled": 0, "unanswered": 0},
         "shift": 0.35,
         "model_check": True,
         "gaugeless": [],
+        "metrics_url_404": [],
+        "metrics_url_no_gauge": [],
         "records": [{"modes": modes}],
     }
     assert older_lacks(current, ADDED) == frozenset()  # one mode has `requests`

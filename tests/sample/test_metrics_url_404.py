@@ -93,7 +93,8 @@ def test_a_log_before_stop_68_reads_its_given_url_404_as_no_gauge_and_passes_not
     log = out / "samples.jsonl"
     lines = [json.loads(line) for line in log.read_text().splitlines()]
     for probe in lines[0]["run"]["metrics"].values():
-        probe["problem"] = "HTTP 404"  # as written before stop 68
+        probe["problem"] = "HTTP 404"  # as written before stop 68, which did not say `given`
+        del probe["given"]
     log.write_text("".join(json.dumps(line) + "\n" for line in lines))
     comparison = compare_texts(tmp_path, {"k0": ("echo:p0", "echo:p0")})
     triaged = run_k3diff("triage", str(comparison), str(log), "--format", "json")

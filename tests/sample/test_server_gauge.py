@@ -124,6 +124,7 @@ def test_without_metrics_the_gauge_is_not_exposed_and_interleaved_streams_are_un
         "running": None,
         "cache": None,
         "problem": "HTTP 404",
+        "given": False,
     }
     assert all("server_running" not in line for line in lines)
     assert {r["server_running"] for r in summary["records"]} == {None}

@@ -178,3 +178,18 @@ def triage_greedy(tmp_path: Path, cases: dict[str, tuple[list[str], list[str]]])
     document: dict[str, Any] = json.loads((tmp_path / "t.json").read_text())
     document["exit"] = result.exit_code
     return document
+
+
+def without_added_after(document: dict[str, Any], field: str) -> dict[str, Any]:
+    """`document` without the fields triage added within `k3diff.triage/1` after `field`
+    (`bundle.rederive.ADDED`, top-level or `summary.` ones), as a triage written before them:
+    a document lacking `field` lacks every one added after it too."""
+    from k3diff.bundle.rederive import ADDED
+
+    for path in ADDED[ADDED.index(field) + 1 :]:
+        *parents, name = path.split(".")
+        held = document
+        for parent in parents:
+            held = held[parent]
+        del held[name]
+    return document

@@ -17,6 +17,7 @@ from typing import Any
 
 from cli_support import run_k3diff
 
+from .helpers import without_added_after
 from .test_sampled_forged import _forge, _greedy_held, _moved_fixed
 
 
@@ -28,12 +29,12 @@ def _report(where: Path, document: dict[str, Any], *given: str) -> Any:
 
 def _without_requests(document: dict[str, Any]) -> dict[str, Any]:
     """The document as a triage written before `requests` wrote it: without `requests` and
-    the fields added after it (`model_check`, `gaugeless`)."""
+    the fields added after it (`model_check`, `gaugeless`, ...)."""
     for record in document["records"]:
         for mode in record["modes"]:
             del mode["requests"]
     del document["model_check"], document["gaugeless"]
-    return document
+    return without_added_after(document, "gaugeless")
 
 
 def _one_line(result: Any) -> str:

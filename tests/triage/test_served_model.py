@@ -15,7 +15,7 @@ from typing import Any
 from cli_support import CliResult, run_k3diff
 from sample.support import sample, write_prompts
 
-from .helpers import completion
+from .helpers import completion, without_added_after
 
 GREEDY = {"temperature": 0, "max_tokens": 8}
 
@@ -265,6 +265,7 @@ def test_a_triage_without_its_model_check_never_hides_what_the_check_found(
     document = json.loads(made.stdout)
     assert document["model_check"] is True
     del document["model_check"], document["gaugeless"]  # as written before either
+    without_added_after(document, "gaugeless")
     (tmp_path / "forged.json").write_text(json.dumps(document))
     refused = run_k3diff(
         "report", "cmp.json", str(log), "forged.json", "--out", "b1", cwd=tmp_path

@@ -136,3 +136,31 @@ def test_report_recounts_the_hold_a_document_drops(tmp_path: Path, fault_server:
     assert refused.exit_code == 2, refused.stdout
     (line,) = refused.stderr.splitlines()
     assert "forged.json" in line and "unanswered" in line
+
+
+def test_the_summary_counts_unanswered_records_and_report_recounts_it(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """left69: the hold had no count of its own (only `held`), as `unsampled` has; now
+    `summary.unanswered` counts it, `report` refuses a document whose count its records
+    contradict, and reads one written before the count (it recounts the hold from the
+    numbers)."""
+    _run(tmp_path, fault_server, base={}, patch={"b": FAIL_500})
+    _, document = _triage(tmp_path)
+    summary = document["summary"]
+    assert (summary["unanswered"], summary["held"], summary["unsampled"]) == (1, 1, 0)
+    document["summary"]["unanswered"] = 0
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+    refused = run_k3diff("report", "forged.json", "--out", "b1", cwd=tmp_path)
+    assert refused.exit_code == 2, refused.stdout
+    (line,) = refused.stderr.splitlines()
+    assert "forged.json" in line and "summary.unanswered is 0 but its records give 1" in line
+    del document["summary"]["unanswered"]
+    for field in ("metrics_url_404", "metrics_url_no_gauge"):  # added after it
+        del document[field]
+    (tmp_path / "older.json").write_text(json.dumps(document))
+    older = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "older.json", "--out", "b2", cwd=tmp_path
+    )
+    assert older.exit_code == 1, older.stderr
+    assert "a side answered none of the requests (b)" in (tmp_path / "b2" / "REPORT.md").read_text()
