@@ -335,10 +335,13 @@ def unanswered(result: TriageResult) -> str | None:
         for which in ("base", "patch"):
             stats = [getattr(mode, which) for mode in record.modes]
             if stats and all(s.n == 0 for s in stats) and any(s.errors for s in stats):
-                found.setdefault((which, flag), []).append(record.name)
+                found.setdefault((which, flag, "every {} request failed"), []).append(record.name)
+            elif stats and all(s.n == 0 for s in stats) and flag is Flag.UNANSWERED:
+                # review69c: none of its lines in the logs (a run stopped, failed lines removed)
+                found.setdefault((which, flag, "no {} line in the logs"), []).append(record.name)
     said = [
-        f"every {which} request failed on {named(names)} ({flag})"
-        for (which, flag), names in found.items()
+        f"{words.format(which)} on {named(names)} ({flag})"
+        for (which, flag, words), names in found.items()
     ]
     return "; ".join(said) or None
 

@@ -117,7 +117,8 @@ def triage(
         )
         for verdict, record in zip(records, comparison.records, strict=True)
     )
-    records = tuple(hold_unanswered(r, grouped.get(r.key, {})) for r in records)
+    sides = {side for log in logs.logs for side in log.header.sides or ("base", "patch")}
+    records = tuple(hold_unanswered(r, grouped.get(r.key, {}), sides) for r in records)
     if vacuous:
         records = tuple(held_by_vacuous_control(record, vacuous, control) for record in records)
     return TriageResult(

@@ -136,3 +136,51 @@ def test_report_recounts_the_hold_a_document_drops(tmp_path: Path, fault_server:
     assert refused.exit_code == 2, refused.stdout
     (line,) = refused.stderr.splitlines()
     assert "forged.json" in line and "unanswered" in line
+
+
+def test_a_log_without_a_sides_lines_for_a_record_fails(tmp_path: Path, fault_server: Any) -> None:
+    """Failed on a8f1b365: the patch's failed lines for b removed from the log (as `jq
+    'select(.error == null)'` does; a run stopped between the sides leaves the same), the log
+    held no failed request, and b passed inconclusive, exit 0. A side the log sampled with no
+    line for a record whose other side it holds proved nothing: held `unanswered`, exit 1; the
+    bundle of that document is judged, not refused."""
+    _run(tmp_path, fault_server, base={}, patch={"b": FAIL_500})
+    log = (tmp_path / "run" / "samples.jsonl").read_text().splitlines(keepends=True)
+    kept = [line for line in log[1:] if json.loads(line)["error"] is None]
+    assert len(kept) == len(log) - 1 - 3
+    (tmp_path / "run" / "samples.jsonl").write_text(log[0] + "".join(kept))
+
+    result, document = _triage(tmp_path)
+    assert result.exit_code == 1
+    assert document["verdict"] == {"ok": False, "exit_code": 1}
+    record = _record(document, "b")
+    assert record["category"] == "inconclusive" and "unanswered" in record["flags"]
+    assert record["reason"].startswith(
+        "unanswered: the logs hold no patch line for this record (a run stopped before them, "
+        "or its lines removed), so the patch proved nothing"
+    )
+    assert document["summary"]["held"] == 1
+    assert _record(document, "a")["category"] == "match"
+    text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert text.exit_code == 1
+    assert "no patch line in the logs on b (unanswered)" in text.stdout
+    bundle = run_k3diff("report", "t.json", "--out", "b1", cwd=tmp_path)
+    assert bundle.exit_code == 1, bundle.stderr
+
+
+def test_a_run_that_sampled_the_base_alone_is_not_held(tmp_path: Path, fault_server: Any) -> None:
+    """A log of the base alone (no --patch) holds no patch line for any record: the patch was
+    never asked, which `unanswered` does not say of it (nothing held)."""
+    compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "echo:b")})
+    server = fault_server()
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PROMPTS))
+    sampled = run_k3diff(
+        "sample", "--base", server.url, "--prompts", "p.jsonl", "--repeats", "3", "--out", "run",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert sampled.exit_code == 0, sampled.stderr
+    result, document = _triage(tmp_path)
+    assert result.exit_code == 0
+    assert [("unanswered" in r["flags"], r["category"]) for r in document["records"]] == [
+        (False, "inconclusive")
+    ] * 2
