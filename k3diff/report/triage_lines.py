@@ -326,7 +326,7 @@ def unanswered(result: TriageResult) -> str | None:
     """'every patch request failed on 2/strict-match (unanswered)' where a held record has a side
     of a mode with failed requests and no successful one: nothing of that side was sampled,
     whatever else holds the record; None where no held record has such a side."""
-    found: dict[tuple[str, str], list[str]] = {}
+    found: dict[tuple[str, str, str], list[str]] = {}
     for record in result.records:
         if record.category is not Category.INCONCLUSIVE or not HELD_FLAGS & set(record.flags):
             continue

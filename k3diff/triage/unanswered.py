@@ -34,7 +34,7 @@ def unanswered_sides(
     """(side, requests sent, the most common error) for each side of `sampled` (the sides the
     logs sampled) whose lines for the record, in every mode, hold no output, where the logs hold
     a line of the record: every request failed, or none is in the logs (0 sent, no error)."""
-    found = []
+    found: list[tuple[str, int, str]] = []
     if not any(lines for sides in samples.values() for lines in sides.values()):
         return found
     for side in (side for side in ("base", "patch") if side in sampled):

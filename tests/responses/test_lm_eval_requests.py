@@ -281,7 +281,16 @@ def test_arguments_that_hold_no_argument_are_missing(tmp_path: Path) -> None:
     asked of the model than logs without them (`arguments-unknown`, triage69). Not comparable,
     `arguments-unknown`, either alone or against a log that holds its arguments."""
     whole = [_as_written_since_0_4_4(_generation(n)) for n in range(2)]
-    for empty in ({}, [], [{}], [[]], {"gen_args_0": {}}, {"gen_args_0": {"arg_0": None}}, 0):
+    hollows: list[Any] = [
+        {},
+        [],
+        [{}],
+        [[]],
+        {"gen_args_0": {}},
+        {"gen_args_0": {"arg_0": None}},
+        0,
+    ]
+    for empty in hollows:
         hollow = [dict(row, arguments=empty) for row in whole]
         code, doc = _compare(tmp_path, hollow, hollow)
         assert (code, _outcome(doc)) == (1, [("not-comparable", ["arguments-unknown"])] * 2), empty
