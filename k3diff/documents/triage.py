@@ -274,23 +274,34 @@ def unsampled_records(records: Sequence[TriageRecord]) -> list[TriageRecord]:
 
 
 def unanswered_records(records: Sequence[TriageRecord]) -> list[TriageRecord]:
-    """The records triage's rule fails as unanswered, read from their own numbers: a side sent
-    requests for the record, none of which came back with an output (in every mode: no
-    successful sample, some failed), no test made them a regression candidate, and the rule
-    for never sampled records (`unsampled_records`) does not already hold them."""
+    """The records triage's rule fails as unanswered, read from their own numbers: a mode holds
+    a line of the record (a sample or a failed request of either side) and a side has no
+    successful sample there, a side the document shows sampled (some mode of some record holds
+    its sample or failed request: a base-only run's patch is not), no test made them a
+    regression candidate, and the rule for never sampled records (`unsampled_records`) does
+    not already hold them (review69c: per mode, and a side without lines counts)."""
     never = {record.key for record in unsampled_records(records)}
+    seen = {side for record in records for mode in record.modes for side in _sides_with_lines(mode)}
     return [
         record
         for record in records
-        if record.modes
-        and record.key not in never
+        if record.key not in never
         and not record.regression_candidate
         and any(
-            all(getattr(m, side).sampled == 0 for m in record.modes)
-            and any((m.errors or {}).get(side) for m in record.modes)
-            for side in ("base", "patch")
+            getattr(mode, side).sampled == 0
+            for mode in record.modes
+            if _sides_with_lines(mode)
+            for side in seen
         )
     ]
+
+
+def _sides_with_lines(mode: TriageMode) -> set[str]:
+    """The sides a mode holds a line of: a sample (`n`, a capture aside) or a failed request."""
+    errors = mode.errors or {}
+    return {
+        side for side in ("base", "patch") if getattr(mode, side).sampled > 0 or errors.get(side)
+    }
 
 
 def fields_unjudged(records: Sequence[TriageRecord]) -> list[TriageRecord]:

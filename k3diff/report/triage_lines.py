@@ -18,6 +18,7 @@ from k3diff.triage.model import (
     Category,
     Flag,
     RecordVerdict,
+    SideStats,
     TriageResult,
 )
 from k3diff.triage.nextstep import MoreSamples, command_line, hides_headers
@@ -322,11 +323,25 @@ HELD_CAUSES: tuple[tuple[frozenset[Flag], str], ...] = (
 the order the INCONCLUSIVE line names them."""
 
 
+def _silent_words(stats: list[SideStats]) -> str | None:
+    """What a side held `unanswered` shows in the modes where it has no output: 'every {}
+    request failed in a mode' where each of those failed, 'no {} line in the logs' where none
+    of them holds a failed request (None: every mode has an output of it)."""
+    silent = [s for s in stats if s.n == 0]
+    if not silent:
+        return None
+    if all(s.errors for s in silent):
+        return "every {} request failed in a mode"
+    return (
+        "no {} line in the logs" if not any(s.errors for s in silent) else "no {} output in a mode"
+    )
+
+
 def unanswered(result: TriageResult) -> str | None:
     """'every patch request failed on 2/strict-match (unanswered)' where a held record has a side
     of a mode with failed requests and no successful one: nothing of that side was sampled,
     whatever else holds the record; None where no held record has such a side."""
-    found: dict[tuple[str, str], list[str]] = {}
+    found: dict[tuple[str, str, str], list[str]] = {}
     for record in result.records:
         if record.category is not Category.INCONCLUSIVE or not HELD_FLAGS & set(record.flags):
             continue
@@ -335,10 +350,13 @@ def unanswered(result: TriageResult) -> str | None:
         for which in ("base", "patch"):
             stats = [getattr(mode, which) for mode in record.modes]
             if stats and all(s.n == 0 for s in stats) and any(s.errors for s in stats):
-                found.setdefault((which, flag), []).append(record.name)
+                found.setdefault((which, flag, "every {} request failed"), []).append(record.name)
+            elif flag is Flag.UNANSWERED and (words := _silent_words(stats)):
+                # review69c: in some modes only, or none of its lines in the logs
+                found.setdefault((which, flag, words), []).append(record.name)
     said = [
-        f"every {which} request failed on {named(names)} ({flag})"
-        for (which, flag), names in found.items()
+        f"{words.format(which)} on {named(names)} ({flag})"
+        for (which, flag, words), names in found.items()
     ]
     return "; ".join(said) or None
 

@@ -43,8 +43,13 @@ def request_arguments(obj: dict[str, Any]) -> Any:
     wrote that list; 0.4.3 and later write each request as `gen_args_i` and its arguments as
     `arg_j`, in order (`EvaluationTracker.save_results_samples`): the same request, read alike
     (lmeval67: every doc of an old log against a new one was not comparable). Anything else
-    is kept as written."""
+    is kept as written. Arguments that hold no argument (`{}`, `[]`, `[{}]`, `[[]]`,
+    `{"gen_args_0": {}}`, or not a list or object at all) state no request: None, as a line
+    without them (review69c: two logs with `arguments: {}` matched, exit 0, where two without
+    them are `arguments-unknown`)."""
     arguments = obj.get("arguments")
+    if not _holds_an_argument(arguments):
+        return None
     if not isinstance(arguments, dict):
         return arguments
     requests = list(arguments.values())
@@ -56,6 +61,23 @@ def request_arguments(obj: dict[str, Any]) -> Any:
     ):
         return arguments
     return [list(request.values()) for request in requests]
+
+
+def _holds_an_argument(arguments: Any) -> bool:
+    """True where `arguments` is a list or object holding, at some depth, a value that is not
+    a list, an object or null (a context, a continuation, a setting)."""
+    if not isinstance(arguments, (dict, list)):
+        return False
+    stack = [arguments]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif value is not None:
+            return True
+    return False
 
 
 def first_context(obj: dict[str, Any]) -> str | None:

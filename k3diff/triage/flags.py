@@ -41,9 +41,10 @@ class Flag(StrEnum):
     has no successful sample in any mode: the difference is unexplained. Never a pass:
     inconclusive, and it fails the run."""
     UNANSWERED = "unanswered"
-    """A side answered none of the record's requests: every one sent to it, in every mode,
-    failed (an HTTP error, a connection closed), so that side proved nothing. Never a pass:
-    inconclusive, and it fails the run (where the captures differ, `unsampled` says it)."""
+    """A side answered none of the record's requests in a mode: every one sent to it there
+    failed (an HTTP error, a connection closed), or the logs hold none of its lines there, so
+    that side proved nothing in it. Never a pass: inconclusive, and it fails the run (where the
+    captures differ, `unsampled` says it)."""
     NOT_COMPARABLE = "not-comparable"
     """The captured prompts differ (the comparison's status `not-comparable`): the base's and
     the patch's captures answer different requests, so the comparison compared nothing and no

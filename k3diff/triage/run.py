@@ -120,7 +120,10 @@ def triage(
         )
         for verdict, record in zip(records, comparison.records, strict=True)
     )
-    records = tuple(hold_unanswered(r, grouped.get(r.key, {})) for r in records)
+    sides = {  # the sides each log sampled: as its header says, else as its lines show
+        side for log in logs.logs for side in log.header.sides or {s.side for s in log.samples}
+    }
+    records = tuple(hold_unanswered(r, grouped.get(r.key, {}), sides) for r in records)
     if vacuous:
         records = tuple(held_by_vacuous_control(record, vacuous, control) for record in records)
     return TriageResult(

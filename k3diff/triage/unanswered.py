@@ -1,18 +1,27 @@
-"""A side that never answered a record holds it: every request sent to it for the record, in
-every mode, failed (an HTTP error, a connection closed), so that side proved nothing.
+"""A side that never answered a record in a mode holds it: every request sent to it for the
+record in that mode failed (an HTTP error, a connection closed), or the logs hold none of its
+lines of a mode they hold the record's lines of (a run stopped between the sides, or its failed
+lines removed from the log), so that side proved nothing there.
 
 Before (triage69), a record whose captures match and whose every patch request failed was an
 `inconclusive` that passed without `--fail-inconclusive` (exit 0): a patch server that answered
 nothing read as one that had not been sampled enough. Such a record is held `unanswered` and
 fails the run (exit 1, as every hold: triage read its inputs and judged every record; the
 evidence cannot clear this one), whatever `--fail-inconclusive` says. Where the captures differ,
-`unsampled` already holds the record and says the same of the side (`rollup.hold_unsampled`)."""
+`unsampled` already holds the record and says the same of the side (`rollup.hold_unsampled`).
+Review69c: the rule held only a side that answered in no mode, so a patch server failing every
+concurrent request of a record it answered serially passed (exit 0), as did a log whose failed
+patch lines were removed (`jq 'select(.error == null)'`: no failed request left). It is judged
+per mode, and a side the logs sampled with no line in a mode that holds the record's lines is
+held the same; a side no log sampled (a base-only run) is not, nor a record no log holds a line
+of (a prompts file that left it out)."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 
-from k3diff.numbers import all_of
+from k3diff.numbers import all_of, one_of
 from k3diff.triage.model import Flag, RecordVerdict
 from k3diff.triage.rollup import held
 from k3diff.triage.samples import Sample
@@ -21,43 +30,66 @@ ERROR_SHOWN = 120
 """Characters of the most common error a reason shows (the sample log keeps it whole)."""
 
 
-def unanswered_sides(samples: dict[str, dict[str, list[Sample]]]) -> list[tuple[str, int, str]]:
-    """(side, requests sent, the most common error) for each side sent requests for the record
-    in some mode, none of which came back with an output."""
-    found = []
-    for side in ("base", "patch"):
-        sent = [s for sides in samples.values() for s in sides.get(side, ())]
-        if sent and all(s.text_xxh3 is None for s in sent):
+def unanswered_sides(
+    samples: dict[str, dict[str, list[Sample]]], sampled: Collection[str] = ("base", "patch")
+) -> list[tuple[str, tuple[str, ...], int, str]]:
+    """(side, the modes it answered none of, requests sent there, their most common error) for
+    each side of `sampled` (the sides the logs sampled) with a mode holding a line of the record
+    where none of the side's lines holds an output: every request failed, or none is in the
+    logs (0 sent, no error); the modes are empty where that is every mode of the record."""
+    found: list[tuple[str, tuple[str, ...], int, str]] = []
+    modes = [mode for mode, sides in samples.items() if any(sides.values())]
+    for side in (side for side in ("base", "patch") if side in sampled):
+        silent = [
+            mode for mode in modes if all(s.text_xxh3 is None for s in samples[mode].get(side, ()))
+        ]
+        if not silent:
+            continue
+        sent = [s for mode in silent for s in samples[mode].get(side, ())]
+        error = ""
+        if sent:
             errors = Counter(s.error or f"HTTP {s.line.status}" for s in sent)
             error = errors.most_common(1)[0][0]
             if len(error) > ERROR_SHOWN:
                 error = error[: ERROR_SHOWN - 1] + "…"
-            found.append((side, len(sent), error))
+        found.append((side, () if len(silent) == len(modes) else tuple(silent), len(sent), error))
     return found
 
 
 def hold_unanswered(
-    verdict: RecordVerdict, samples: dict[str, dict[str, list[Sample]]]
+    verdict: RecordVerdict,
+    samples: dict[str, dict[str, list[Sample]]],
+    sampled: Collection[str] = ("base", "patch"),
 ) -> RecordVerdict:
     """`verdict`, made inconclusive (flag unanswered) where a side answered none of the record's
-    requests (`unanswered_sides`). A regression candidate stays one; a record `unsampled`
-    already holds for it says so itself."""
+    requests in a mode (`unanswered_sides`). A regression candidate stays one; a record
+    `unsampled` already holds for it says so itself."""
     if verdict.regression_candidate or Flag.UNSAMPLED in verdict.flags:
         return verdict
-    found = unanswered_sides(samples)
+    found = unanswered_sides(samples, sampled)
     if not found:
         return verdict
     said = " and ".join(
-        f"every {side} request for this record failed ({_count(sent)}; {error})"
-        for side, sent, error in found
+        f"every {side} request for this record{_in(modes)} failed ({_count(sent)}; {error})"
+        if sent
+        else f"the logs hold no {side} line for this record{_in(modes)} (a run stopped before "
+        "them, or its lines removed)"
+        for side, modes, sent, error in found
     )
-    which = " and ".join(side for side, _, _ in found)
+    which = " and ".join(side for side, _, _, _ in found)
+    modes = sorted({mode for _, modes, _, _ in found for mode in modes})
     return held(
         verdict,
         Flag.UNANSWERED,
-        f"unanswered: {said}, so the {which} proved nothing: make that server answer these "
-        "requests, then sample them again",
+        f"unanswered: {said}, so the {which} proved nothing{_in(tuple(modes))}: make that "
+        "server answer these requests, then sample them again",
     )
+
+
+def _in(modes: tuple[str, ...]) -> str:
+    """' in concurrent', ' in serial and loaded': the modes a side answered none of ('' for
+    every mode of the record)."""
+    return f" in {one_of(modes, 'and')}" if modes else ""
 
 
 def _count(sent: int) -> str:

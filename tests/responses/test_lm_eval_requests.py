@@ -273,3 +273,28 @@ def test_two_logs_without_arguments_are_not_comparable(tmp_path: Path) -> None:
     text = run_k3diff("responses", "base.jsonl", "patch.jsonl", cwd=tmp_path)
     assert text.exit_code == 1
     assert "lm-eval: the request arguments are missing from one log or both" in text.stdout
+
+
+def test_arguments_that_hold_no_argument_are_missing(tmp_path: Path) -> None:
+    """Failed on a8f1b365: two logs whose `arguments` hold no argument (`{}`, `[]`, `[{}]`,
+    `{"gen_args_0": {}}`, a bare value) matched, exit 0, though they state no more of what was
+    asked of the model than logs without them (`arguments-unknown`, triage69). Not comparable,
+    `arguments-unknown`, either alone or against a log that holds its arguments."""
+    whole = [_as_written_since_0_4_4(_generation(n)) for n in range(2)]
+    hollows: list[Any] = [
+        {},
+        [],
+        [{}],
+        [[]],
+        {"gen_args_0": {}},
+        {"gen_args_0": {"arg_0": None}},
+        0,
+    ]
+    for empty in hollows:
+        hollow = [dict(row, arguments=empty) for row in whole]
+        code, doc = _compare(tmp_path, hollow, hollow)
+        assert (code, _outcome(doc)) == (1, [("not-comparable", ["arguments-unknown"])] * 2), empty
+        code, doc = _compare(tmp_path, whole, hollow)
+        assert (code, _outcome(doc)) == (1, [("not-comparable", ["arguments-unknown"])] * 2), empty
+    code, doc = _compare(tmp_path, whole, whole)
+    assert (code, _outcome(doc)) == (0, [("match", [])] * 2)

@@ -101,7 +101,9 @@ def test_outside_serial_the_base_s_other_modes_still_explain(tmp_path: Path) -> 
     base = side("q", "base", ["A", "A"]) + side("q", "base", FAILED3, "concurrent")
     inside = base + side("q", "patch", ["A", "A"]) + side("q", "patch", ["A"] * 3, "concurrent")
     code, doc = _triage(tmp_path, ("A", "A"), inside)
-    assert code == 0 and "novel-undecided" not in doc["records"][0]["flags"], doc["records"]
+    assert "novel-undecided" not in doc["records"][0]["flags"], doc["records"]
+    # The base answered none of its concurrent requests: held for that (review69c), not this.
+    assert code == 1 and "unanswered" in doc["records"][0]["flags"]
     (tmp_path / "new").mkdir()
     new = base + side("q", "patch", ["A", "A"]) + side("q", "patch", ["Z"] * 3, "concurrent")
     code, doc = _triage(tmp_path / "new", ("A", "A"), new)

@@ -164,3 +164,120 @@ def test_the_summary_counts_unanswered_records_and_report_recounts_it(
     )
     assert older.exit_code == 1, older.stderr
     assert "a side answered none of the requests (b)" in (tmp_path / "b2" / "REPORT.md").read_text()
+
+
+def test_a_log_without_a_sides_lines_for_a_record_fails(tmp_path: Path, fault_server: Any) -> None:
+    """Failed on a8f1b365: the patch's failed lines for b removed from the log (as `jq
+    'select(.error == null)'` does; a run stopped between the sides leaves the same), the log
+    held no failed request, and b passed inconclusive, exit 0. A side the log sampled with no
+    line for a record whose other side it holds proved nothing: held `unanswered`, exit 1; the
+    bundle of that document is judged, not refused."""
+    _run(tmp_path, fault_server, base={}, patch={"b": FAIL_500})
+    log = (tmp_path / "run" / "samples.jsonl").read_text().splitlines(keepends=True)
+    kept = [line for line in log[1:] if json.loads(line)["error"] is None]
+    assert len(kept) == len(log) - 1 - 3
+    (tmp_path / "run" / "samples.jsonl").write_text(log[0] + "".join(kept))
+
+    result, document = _triage(tmp_path)
+    assert result.exit_code == 1
+    assert document["verdict"] == {"ok": False, "exit_code": 1}
+    record = _record(document, "b")
+    assert record["category"] == "inconclusive" and "unanswered" in record["flags"]
+    assert record["reason"].startswith(
+        "unanswered: the logs hold no patch line for this record (a run stopped before them, "
+        "or its lines removed), so the patch proved nothing"
+    )
+    assert document["summary"]["held"] == 1
+    assert _record(document, "a")["category"] == "match"
+    text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert text.exit_code == 1
+    assert "no patch line in the logs on b (unanswered)" in text.stdout
+    bundle = run_k3diff("report", "t.json", "--out", "b1", cwd=tmp_path)
+    assert bundle.exit_code == 1, bundle.stderr
+
+
+def test_a_run_that_sampled_the_base_alone_is_not_held(tmp_path: Path, fault_server: Any) -> None:
+    """A log of the base alone (no --patch) holds no patch line for any record: the patch was
+    never asked, which `unanswered` does not say of it (nothing held)."""
+    compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "echo:b")})
+    server = fault_server()
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PROMPTS))
+    sampled = run_k3diff(
+        "sample", "--base", server.url, "--prompts", "p.jsonl", "--repeats", "3", "--out", "run",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert sampled.exit_code == 0, sampled.stderr
+    result, document = _triage(tmp_path)
+    assert result.exit_code == 0
+    assert [("unanswered" in r["flags"], r["category"]) for r in document["records"]] == [
+        (False, "inconclusive")
+    ] * 2
+
+
+def test_a_patch_that_answered_none_of_a_records_concurrent_requests_fails(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """Failed on a8f1b365: the patch answers b serially and resets every concurrent request of
+    it (a server that fails under batching), the base answers all; b passed inconclusive, exit
+    0, since the patch had answered in some mode. A side that answered none of a record's
+    requests in a mode proved nothing there: held `unanswered`, exit 1, the mode named; and a
+    document that drops the hold is refused by `report` read alone."""
+    compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "echo:b")})
+    delay = {"delay": 0.3}  # answers in flight together, seen by the gauge
+    patch_faults = {"a": delay, "b": {**delay, "reset": [0, 0, 0, 1, 1, 1]}}
+    servers = [
+        fault_server("--metrics", "vllm", "--faults", json.dumps(faults))
+        for faults in ({"a": delay, "b": delay}, patch_faults)
+    ]
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PROMPTS))
+    sampled = run_k3diff(
+        "sample", "--base", servers[0].url, "--patch", servers[1].url, "--prompts", "p.jsonl",
+        "--repeats", "3", "--retries", "0", "--mode", "serial", "--mode", "concurrent",
+        "--out", "run", cwd=tmp_path,
+    )  # fmt: skip
+    assert sampled.exit_code == 1, sampled.stderr
+    result, document = _triage(tmp_path)
+    record = _record(document, "b")
+    modes = {m["mode"]: (m["patch"]["n"], m["patch"]["errors"]) for m in record["modes"]}
+    assert modes == {"serial": (3, 0), "concurrent": (0, 3)}
+    assert result.exit_code == 1
+    assert record["category"] == "inconclusive" and "unanswered" in record["flags"]
+    assert record["reason"].startswith(
+        "unanswered: every patch request for this record in concurrent failed (all 3 requests; "
+    )
+    assert "so the patch proved nothing in concurrent" in record["reason"]
+    assert _record(document, "a")["category"] == "match"
+    text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert "every patch request failed in a mode on b (unanswered)" in text.stdout
+
+    record["flags"] = [f for f in record["flags"] if f != "unanswered"]
+    document["summary"]["held"] = 0
+    document["verdict"] = {"ok": True, "exit_code": 0}
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+    refused = run_k3diff("report", "forged.json", "--out", "b2", cwd=tmp_path)
+    assert refused.exit_code == 2, refused.stdout
+    assert "unanswered" in refused.stderr
+
+
+def test_report_recounts_a_hold_whose_failed_requests_are_edited_away(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """Failed on a8f1b365: the unanswered record's failed requests edited to none (`errors` 0,
+    `requests` empty), its flag dropped and the verdict made a pass, `report` read alone
+    accepted the document (exit 0): it recounted only a side with failed requests. A side the
+    document shows sampled (record a has its samples) with no sample of b is recounted too."""
+    _run(tmp_path, fault_server, base={}, patch={"b": FAIL_500})
+    _triage(tmp_path)
+    document = json.loads((tmp_path / "t.json").read_text())
+    record = _record(document, "b")
+    record["flags"] = [f for f in record["flags"] if f not in ("unanswered", "errors-present")]
+    for mode in record["modes"]:
+        mode["patch"]["errors"], mode["requests"]["patch"] = 0, []
+        mode["flags"] = [f for f in mode["flags"] if f != "errors-present"]
+    document["summary"]["held"] = 0
+    document["verdict"] = {"ok": True, "exit_code": 0}
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+    refused = run_k3diff("report", "forged.json", "--out", "b2", cwd=tmp_path)
+    assert refused.exit_code == 2, refused.stdout
+    (line,) = refused.stderr.splitlines()
+    assert "forged.json" in line and "unanswered" in line
