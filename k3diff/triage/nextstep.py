@@ -48,7 +48,8 @@ class MoreSamples:
     """What failed where a side of the run has no successful sample and every request it
     logged failed otherwise (a 5xx, a 429, no answer): more requests may get past once the
     server answers, so the next step says to make it answer first (newuser68: 60 more samples
-    were asked of a server that answered HTTP 500 to every one)."""
+    were asked of a server that answered HTTP 500 to every one), or where a side logged
+    requests for a record asking for more, none successful (`_failing_records`)."""
     grown_to: int | None = None
     """The `--repeats` a resume takes every wanted sample with: each inconclusive record's
     repeats logged (the fewest of any side and mode) plus the samples it asks for, at least
@@ -84,7 +85,7 @@ def more_samples(
         command,
         _stopped(log.stop),
         _refused(log),
-        _failing(log),
+        _failing(log, [key for key, _ in wanted]),
         None if repeats is None else _grown_to(wanted, log, repeats),
     )
 
@@ -156,14 +157,47 @@ def _first_error(lines: Sequence[SampleLine]) -> str:
     return error if len(error) <= REFUSED_SHOWN else error[: REFUSED_SHOWN - 1] + "…"
 
 
-def _failing(log: SamplesLog) -> str | None:
+def _failing(log: SamplesLog, keys: Sequence[str]) -> str | None:
     """'every patch request the run logged failed (HTTP 500: ...)' where a side logged
-    samples, none successful, and `_refused` does not say it; None otherwise."""
+    samples, none successful, and `_refused` does not say it; else `_failing_records`."""
     if _refused(log) is not None:
         return None
     for which, lines in _all_failed(log):
         return f"every {which} request the run logged failed ({_first_error(lines)})"
-    return None
+    return _failing_records(log, keys)
+
+
+KEYS_SHOWN = 3
+"""Records a failing next step names (a run may hold thousands)."""
+
+
+def _failing_records(log: SamplesLog, keys: Sequence[str]) -> str | None:
+    """'every patch request for b failed (HTTP 500: ...)' where a side logged requests for
+    records of `keys` (those asking for more samples), none successful; None where none did.
+    More of the same requests fail until the server answers them (newuser69: a patch server
+    answering HTTP 500 to every request for one prompt was asked for 60 more of them, the
+    record's own reason saying to make it answer first)."""
+    wanted = set(keys)
+    lines: dict[tuple[str, str], list[SampleLine]] = {}
+    for sample in log.samples:
+        if sample.key in wanted:
+            lines.setdefault((sample.side, sample.key), []).append(sample)
+    said = []
+    for which in SIDES:
+        failed = [
+            key
+            for key in keys
+            if (which, key) in lines and all(s.error is not None for s in lines[which, key])
+        ]
+        if not failed:
+            continue
+        names = [escape.text(key) for key in failed[:KEYS_SHOWN]]
+        if len(failed) > KEYS_SHOWN:
+            names.append(f"{len(failed) - KEYS_SHOWN:,} more records")
+        named = names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
+        first = _first_error(lines[which, failed[0]])
+        said.append(f"every {which} request for {named} failed ({first})")
+    return "; ".join(said) or None
 
 
 def _refused(log: SamplesLog) -> str | None:

@@ -88,9 +88,42 @@ def test_a_server_that_failed_every_request_is_to_answer_first(tmp_path: Path) -
     assert steps, summary["next_steps"]
 
 
-def test_a_server_answering_some_requests_is_asked_for_more_as_before(tmp_path: Path) -> None:
+def test_a_server_failing_every_request_for_some_records_is_to_answer_them_first(
+    tmp_path: Path,
+) -> None:
+    """Failed on 1a7ade29: a patch server answering HTTP 500 to every request for two records
+    (and answering the others) was asked for 60 more samples of them, whose reasons said to
+    make it answer first; so did the bundle's next step (newuser69)."""
     result = _run(tmp_path, without_arguments=False, failing={2, 3})
-    assert "answer first" not in result.stdout
+    step = _line(result, "next: ")
+    assert "the run logged failed" not in step  # the server answered records 0 and 1
+    assert step.startswith(
+        f"next: every patch request for 2/{FILTER} and 3/{FILTER} failed ({CUDA}): make that "
+        "server answer first"
+    )
+    assert step.index("answer first") < step.index("--resume --repeats 63")
+    triage = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "t.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert triage.exit_code == 1
+    bundle = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path
+    )
+    assert bundle.exit_code == 1, bundle.stderr
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    steps = [s for s in summary["next_steps"] if f"request for 2/{FILTER}" in json.dumps(s)]
+    assert steps and "answer first" in json.dumps(steps), summary["next_steps"]
+
+
+def test_a_server_answering_every_record_somewhere_is_asked_for_more_as_before(
+    tmp_path: Path,
+) -> None:
+    """Records asking for more, each answered by both servers: no server to fix first."""
+    result = _run(tmp_path, without_arguments=False, failing=set())
+    step = _line(result, "next: ")
+    assert step.startswith("next: to take the 57 more samples a side"), step
+    assert "failed" not in step
 
 
 def test_a_doc_one_log_lacks_is_said_lacking(tmp_path: Path) -> None:
