@@ -205,10 +205,7 @@ def install_check(
     checks += [
         Finding(Code.W615, collision.path, f"in the {side} wheel: {collision.describe()}")
         for collision in (*view.collisions, *script_collisions(view.files))
-        # whatever the tags, as W619: a Linux wheel is installed onto Windows' and macOS' file
-        # systems too (`pip install --platform manylinux… --target`), which open a path in any
-        # case, and macOS' in any normalisation (review69d: left69 spared a Linux wheel's
-        # `pkg/Util.py`, whose bytes replace `pkg/util.py` there, with exit 0)
+        # whatever the tags, as W619 (`--platform manylinux…` onto NTFS, APFS: review69d)
         if not apart_on_windows(collision, view.files)
     ]
     maybe = may_hold_windows_names(joined) if screens is None else screens.windows_names
