@@ -13,8 +13,6 @@ interpreter start; every other line is a path. A line may so run on one range of
 from __future__ import annotations
 
 import io
-import posixpath
-from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -97,21 +95,3 @@ def pth_summary(lines: tuple[PthLine, ...]) -> str:
         if count:
             summary += f" ({count} executed only on {runs.value})"
     return summary
-
-
-def added_directories(lines: Iterable[PthLine]) -> frozenset[str]:
-    """The directories below site-packages that path lines add to `sys.path`, as
-    `site.makepath` makes them: the line without its trailing whitespace joined to site-packages
-    and normalised (`demo_extra`, `./demo_extra/`), a backslash read as Windows' separator; an
-    absolute line, or one that leaves site-packages, names no file of the wheel. `site` imports
-    `sitecustomize` from any of them (review69d: `demo_extra/sitecustomize.py` beside a `.pth`
-    naming `demo_extra` ran at every start and passed, exit 0)."""
-    found = set()
-    for line in lines:
-        text = line.text.rstrip().replace("\\", "/")
-        if line.executable or text.startswith("/") or ":" in text:
-            continue
-        directory = posixpath.normpath(text)
-        if directory not in (".", "..") and not directory.startswith("../"):
-            found.add(directory)
-    return frozenset(found)

@@ -156,7 +156,15 @@ def surface_scan(
         sources = _Sources(zip(map(_PATH, files), map(_ENTRY, files), strict=True))
         for index in said.surfaced:
             found.extend(_file_surfaces(archive, entries, files[index], sources, install.case))
-        found.extend(_added_customize([files[i] for i in said.surfaced], found, install.case))
+        if lines := [line for s in found if s.kind is SurfaceKind.PTH for line in s.lines]:
+            from k3diff.wheel.pthpaths import on_pth_paths
+
+            known = {s.key for s in found if s.kind is SurfaceKind.CUSTOMIZE}
+            found.extend(
+                Surface(SurfaceKind.CUSTOMIZE, file.path, file.entry, how, executable=True)
+                for file, how in on_pth_paths(files, lines, install.case)
+                if file.path not in known  # `sitecustomize/x.py` on a line `sitecustomize`
+            )
     found.extend(_entry_point_surfaces(install))
     if said.points:  # maybe another distribution's (`foreignpoints`)
         from k3diff.wheel.foreignpoints import foreign_entry_points
@@ -208,24 +216,6 @@ def _file_surfaces(
         )  # fmt: skip
     if (blind := read_blind(path, case)) is not None:
         yield _bytecode(archive, entries, entry, path, sources, blind)
-
-
-def _added_customize(
-    files: list[InstalledFile], found: list[Surface], case: CaseRule
-) -> Iterator[Surface]:
-    """A customize module in a directory a `.pth` path line adds (`pth.added_directories`)."""
-    from k3diff.wheel.pth import added_directories
-
-    fold = str.lower if case.path_blind else str  # the directory opened in any case there
-    lines = [line for s in found if s.kind is SurfaceKind.PTH for line in s.lines]
-    for top in {f"site-packages/{fold(d)}/" for d in added_directories(lines)}:
-        for file in (f for f in files if fold(f.path).startswith(top)):
-            if customize_module(rest := file.path[len(top) :], case):
-                yield Surface(
-                    SurfaceKind.CUSTOMIZE, file.path, file.entry,
-                    f"{rest.split('/')[0].split('.')[0]}: imported by site at every start "
-                    f"({top} on sys.path by a .pth)", executable=True,
-                )  # fmt: skip
 
 
 def _pth(archive: ZipArchive, entry: ZipEntry, path: str) -> Surface:

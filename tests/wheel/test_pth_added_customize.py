@@ -7,7 +7,9 @@ venv's `python -c pass` ran it)."""
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -71,3 +73,29 @@ def test_a_customize_name_site_never_imports_passes(
     code, found, _ = _findings(tmp_path, files)
     assert code == 0, found
     assert not {path for c, path in found if c == "W702"}
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_a_file_a_pth_path_line_names_fails_when_added_or_changed(tmp_path: Path) -> None:
+    """`zipimport` reads a file on `sys.path` as an archive whatever its name: a venv's
+    `python -c pass` ran the `sitecustomize.py` of `demo_extra.dat` (review69d); k3diff does
+    not read inside it, so the file counts, kept unchanged or not."""
+    held = {"demo.pth": b"demo_extra.dat\n", "demo_extra.dat": _zip({"sitecustomize.py": RUNS})}
+    code, found, _ = _findings(tmp_path / "added", held)
+    assert code == 1 and ("W702", "demo_extra.dat") in found
+    code, found, _ = _findings(tmp_path / "kept", held, {**BASE, **held})
+    assert code == 0, found
+
+
+def test_a_line_naming_a_customize_package_is_one_surface(tmp_path: Path) -> None:
+    code, found, _ = _findings(
+        tmp_path, {"demo.pth": b"sitecustomize\n", "sitecustomize/sitecustomize.py": RUNS}
+    )
+    assert code == 1 and ("W702", "sitecustomize/sitecustomize.py") in found
