@@ -8,10 +8,6 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from k3diff.wheel.extplatforms import CaseRule
 
 
 class CollisionKind(StrEnum):
@@ -129,17 +125,6 @@ class Collision:
     def winner(self) -> str:
         """The entry whose bytes end on disk: the last one pip writes."""
         return self.entries[-1]
-
-    def one_file_on(self, case: CaseRule) -> bool:
-        """Whether the entries are one file on some system the wheel's tags install it on
-        (`case`: `extplatforms.case_rule`, as W628 judges names). Names that differ only by case
-        or Unicode normalisation are one file only where a file system opens a path in any case
-        (Windows, macOS, Cygwin, `any`), so a Linux-only wheel installs both (left69: W615 failed
-        it, unwaivable); the rest are one file everywhere, or on Windows whatever the tags
-        (`windowsnames`: a manylinux wheel is installed onto Windows file systems too)."""
-        if self.kind in (CollisionKind.CASE, CollisionKind.NORMALIZATION):
-            return case.path_blind
-        return True
 
     def describe(self) -> str:
         """One sentence naming every entry and the one that wins."""

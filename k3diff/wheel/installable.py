@@ -205,7 +205,8 @@ def install_check(
     checks += [
         Finding(Code.W615, collision.path, f"in the {side} wheel: {collision.describe()}")
         for collision in (*view.collisions, *script_collisions(view.files))
-        if collision.one_file_on(case) and not apart_on_windows(collision, view.files)
+        # whatever the tags, as W619 (`--platform manylinux…` onto NTFS, APFS: review69d)
+        if not apart_on_windows(collision, view.files)
     ]
     maybe = may_hold_windows_names(joined) if screens is None else screens.windows_names
     checks += [

@@ -156,6 +156,15 @@ def surface_scan(
         sources = _Sources(zip(map(_PATH, files), map(_ENTRY, files), strict=True))
         for index in said.surfaced:
             found.extend(_file_surfaces(archive, entries, files[index], sources, install.case))
+        if lines := [line for s in found if s.kind is SurfaceKind.PTH for line in s.lines]:
+            from k3diff.wheel.pthpaths import on_pth_paths
+
+            known = {s.key for s in found if s.kind is SurfaceKind.CUSTOMIZE}
+            found.extend(
+                Surface(SurfaceKind.CUSTOMIZE, file.path, file.entry, how, executable=True)
+                for file, how in on_pth_paths(files, lines, install.case)
+                if file.path not in known  # `sitecustomize/x.py` on a line `sitecustomize`
+            )
     found.extend(_entry_point_surfaces(install))
     if said.points:  # maybe another distribution's (`foreignpoints`)
         from k3diff.wheel.foreignpoints import foreign_entry_points

@@ -1,10 +1,8 @@
-"""W615 on names that differ only by case (or only by Unicode normalisation) is judged on the
-systems the wheel's tags install it on (`extplatforms.case_rule`, as W628 is): such names are
-one file only where a file system opens a path in any case (Windows, macOS, Cygwin; `any`
-installs there). Before (left69), a Linux-only wheel holding `demo/Data.txt` beside
-`demo/data.txt` failed both `wheels` and `audit` with W615, which no waiver clears, though
-every system it installs on keeps both files. Names that are one file on every system (the
-same path) or on Windows (trailing dots) still fail whatever the tags say."""
+"""W615 on names that differ only by case (or only by Unicode normalisation) fails whatever the
+wheel's tags say, as Windows' own names do: a Linux wheel is installed onto Windows' and macOS'
+file systems too (`pip install --platform manylinux… --target`), where such names are one file
+and the last one written wins. left69 judged them by the tags' systems and passed a Linux-only
+wheel's case twin (review69d: an added `demo/Util.py` replaced `demo/util.py` there, exit 0)."""
 
 from __future__ import annotations
 
@@ -62,23 +60,9 @@ ADDED = {
 }
 
 
-@pytest.mark.parametrize("tag", LINUX)
+@pytest.mark.parametrize("tag", (*LINUX, *CASE_BLIND))
 @pytest.mark.parametrize("kind", sorted(ADDED))
-def test_names_apart_on_every_system_of_a_linux_wheel_pass(
-    tmp_path: Path, tag: str, kind: str
-) -> None:
-    base, patch = _pair(tmp_path, tag, ADDED[kind])
-    code, report = _wheels(base, patch)
-    assert code == 0, report["findings"]
-    assert "W615" not in {f["code"] for f in report["findings"]}
-    added = [e["installed_path"] for e in report["entries"] if e["status"] == "added"]
-    assert added == [f"site-packages/{next(iter(ADDED[kind]))}"]
-    assert _audit(patch) == (0, set())
-
-
-@pytest.mark.parametrize("tag", CASE_BLIND)
-@pytest.mark.parametrize("kind", sorted(ADDED))
-def test_names_one_file_on_a_case_blind_system_of_the_tags_still_fail(
+def test_names_one_file_on_a_case_blind_file_system_fail_whatever_the_tags(
     tmp_path: Path, tag: str, kind: str
 ) -> None:
     base, patch = _pair(tmp_path, tag, ADDED[kind])
@@ -88,6 +72,22 @@ def test_names_one_file_on_a_case_blind_system_of_the_tags_still_fail(
     assert f"{next(iter(ADDED[kind]))!r} wins" in finding["detail"]
     audit_code, codes = _audit(patch)
     assert audit_code == 1 and "W615" in codes
+
+
+def test_a_case_twin_module_added_to_a_linux_wheel_fails(tmp_path: Path) -> None:
+    """`pip install --platform manylinux2014_x86_64 --only-binary=:all: --target DIR` on
+    Windows or macOS (a Lambda layer) writes `demo/Util.py` over `demo/util.py`: the module
+    `import demo.util` runs there is the added file, while `util.py` compares identical.
+    review69d: left69 passed it (exit 0, `wheels` and `audit`)."""
+    base = {"demo/__init__.py": b"from demo import util\n", "demo/util.py": b"X = 1\n"}
+    twin = {"demo/Util.py": b"import os\nos.system('id')\nX = 1\n"}
+    old = build(tmp_path / "b", "1.0", base, tag=LINUX[0], purelib=False)
+    new = build(tmp_path / "p", "2.0", {**base, **twin}, tag=LINUX[0], purelib=False)
+    code, report = _wheels(old, new)
+    assert code == 1
+    (finding,) = [f for f in report["findings"] if f["code"] == "W615"]
+    assert "'demo/Util.py' wins" in finding["detail"]
+    assert _audit(new) == (1, {"W615"})
 
 
 def test_a_windows_name_in_a_linux_wheel_still_fails(tmp_path: Path) -> None:
