@@ -52,6 +52,8 @@ def on_pth_paths(
             )
             continue
         top = next((top for top in added if path.startswith(f"{top}/")), None)
-        if top is not None and customize_module(rest := file.path[len(top) + 1 :], case):
+        # By segments, not characters: folding may change a name's length ('İ'.lower() is two).
+        rest = file.path.split("/", top.count("/") + 1)[-1] if top is not None else ""
+        if top is not None and customize_module(rest, case):
             name = rest.split("/")[0].split(".")[0]
             yield file, f"{name}: imported by site at every start ({top} on sys.path by a .pth)"

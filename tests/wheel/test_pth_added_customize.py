@@ -99,3 +99,13 @@ def test_a_line_naming_a_customize_package_is_one_surface(tmp_path: Path) -> Non
         tmp_path, {"demo.pth": b"sitecustomize\n", "sitecustomize/sitecustomize.py": RUNS}
     )
     assert code == 1 and ("W702", "sitecustomize/sitecustomize.py") in found
+
+
+@pytest.mark.parametrize("name", ["İx", "ǅx", "demo_ß"])
+def test_a_customize_module_under_a_name_folding_lengthens_fails(tmp_path: Path, name: str) -> None:
+    """Failed on 1a89c882 for `İx` (exit 0): the module's name was cut from the path by the
+    length of the folded directory, and `'İ'.lower()` is two characters, so `sitecustomize.py`
+    was read as `itecustomize.py`; the line names the directory as written, so Linux runs it."""
+    module = f"{name}/sitecustomize.py"
+    code, found, _ = _findings(tmp_path, {"demo.pth": f"{name}\n".encode(), module: RUNS})
+    assert code == 1 and ("W702", module) in found, found
