@@ -127,9 +127,14 @@ def _refuse(repo: Path, path: Path, stderr: bytes) -> None:
 
 
 def check_revision_syntax(repo_label: str, rev: str) -> None:
-    """Refuse revisions git could read as an option, that cannot name one commit, or that read
+    """Refuse revisions git could read as an option, that cannot name one commit, that read
     the clone's reflog or upstream configuration (``@{…}``, prov69: ``main@{0}`` resolved
-    through the branch's reflog, silently, where a tag ``main`` made ``main`` refused)."""
+    through the branch's reflog, silently, where a tag ``main`` made ``main`` refused), or that
+    choose a commit by its message (``:/text``, ``main^{/text}``: the youngest commit whose
+    message matches, text the repository's authors write, naming another commit whenever a
+    newer one matches; prov70). Every other peel (``^{}``, ``^{commit}``, ``^{tag}``,
+    ``^{object}``) reads the object graph alone and names what the name does (``^{tree}`` and
+    ``^{blob}`` name no commit, and are refused as such)."""
     if not rev:
         raise SourceError(f"{repo_label}: empty revision")
     if rev.startswith("-"):
@@ -141,6 +146,13 @@ def check_revision_syntax(repo_label: str, rev: str) -> None:
             f"{repo_label}: revision {rev!r} reads this clone's reflog or upstream (@{{…}}), "
             "which records what the clone did, not what the repository holds (refused): give "
             "a branch, a tag or a commit id"
+        )
+    if rev.startswith(":/") or "^{/" in rev:
+        raise SourceError(
+            f"{repo_label}: revision {rev!r} chooses the youngest commit whose message matches "
+            "(:/… or ^{/…}): a message is text the repository's authors write, and the commit "
+            "it names changes whenever a newer one matches (refused): give a branch, a tag or "
+            "a commit id"
         )
 
 

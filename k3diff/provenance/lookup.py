@@ -19,7 +19,7 @@ from k3diff.provenance.buildconfig import PackageDirs, Unread, read_package_dirs
 from k3diff.provenance.git import SHORT_ID_LENGTH, GitRepo
 from k3diff.provenance.prefix import detect_prefix, normalize_prefix
 from k3diff.provenance.revisions import RepoNote
-from k3diff.provenance.trees import link_over, linked_words, list_tree
+from k3diff.provenance.trees import link_over, list_tree
 
 
 @dataclass(frozen=True)
@@ -122,16 +122,14 @@ class Lookup:
         still holds where the package lives (prov68: the patch could drop a module, a guard
         imported only if present, and the source check passed); a symbolic link there, or at
         a directory above it, counts, as the build follows it (newuser68, review69), and so
-        does a submodule holding it, whose files a recursive checkout holds (review69)."""
+        does a submodule holding it, whose files a recursive checkout holds (review69): k3diff
+        follows neither, so the note says the module is there only if they lead to it."""
         notes = []
         for path in sorted(dropped):
             held = self.repo_path(path)
             link, submodule = link_over(self.links, held), link_over(self.submodules, held)
             if held in self.tree or link is not None or submodule is not None:
-                message = (
-                    f"{held} is at the source commit{linked_words(held, link, submodule)}, but "
-                    "the patch wheel lacks it (the base wheel shipped it)"
-                )
+                message = f"{_where_held(held, link, submodule)} (the base wheel shipped it)"
                 notes.append(RepoNote("W410", message, path))
         return tuple(notes)
 
@@ -141,6 +139,32 @@ class Lookup:
         return {
             p: commit for p, blob in self.wheel_blobs.items() if tree.get(self.repo_path(p)) == blob
         }
+
+
+def _where_held(held: str, link: str | None, submodule: str | None) -> str:
+    """What the commit holds at `held` (`link`, `submodule`: `trees.link_over`'s), said no
+    further than k3diff reads: a link is not followed and a submodule not read, so the module is
+    there only if they lead to it (prov70: under a dangling link the note said the module was
+    at the source commit)."""
+    lacks = "the patch wheel lacks it"
+    if link == held:
+        return (
+            f"{held} is a symbolic link at the source commit, which k3diff does not follow: a "
+            f"checkout holds the module there if the link leads to a file, and {lacks}"
+        )
+    if link is not None:
+        return (
+            f"{held} is under the symbolic link {link} at the source commit, which k3diff does "
+            "not follow: a checkout holds the module there if the link leads to a directory "
+            f"holding it, and {lacks}"
+        )
+    if submodule is not None:
+        return (
+            f"{held} is in the submodule {submodule} at the source commit, whose files k3diff "
+            f"does not read: a recursive checkout holds the module there if the submodule "
+            f"does, and {lacks}"
+        )
+    return f"{held} is at the source commit, but {lacks}"
 
 
 def _check_configured(

@@ -70,15 +70,6 @@ def link_over(links: Collection[str], path: str) -> str | None:
     return head or None
 
 
-def linked_words(path: str, link: str | None, submodule: str | None = None) -> str:
-    """' (a symbolic link)' where `link` (`link_over`) is `path`, ' (under the
-    symbolic link LINK)' where it is a directory above it, ' (in the submodule SUBMODULE)'
-    where `submodule` (`link_over` of `CommitTree.submodules`) holds it, '' where none does."""
-    if link is not None:
-        return " (a symbolic link)" if link == path else f" (under the symbolic link {link})"
-    return "" if submodule is None else f" (in the submodule {submodule})"
-
-
 def list_tree(repo: GitRepo, commit: str) -> CommitTree:
     """Every regular file's path in `commit` (from the repository root) with its blob id, and
     every symbolic link's path, reading only objects that hash to their ids; SourceError naming

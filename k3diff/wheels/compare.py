@@ -51,7 +51,7 @@ from k3diff.wheels.recordplan import Records, wanted_algorithm
 from k3diff.wheels.rerunsettings import rerun_settings
 from k3diff.wheels.shadowing import shadowed_modules
 from k3diff.wheels.sniffchild import SniffChild, screened_heads
-from k3diff.wheels.statedcommit import StatedCommit, statements
+from k3diff.wheels.statedcommit import DirtyBuild, NotACommit, StatedCommit, statements
 from k3diff.wheels.surfaces import (
     COMMON_COMMANDS,
     SurfaceReport,
@@ -175,7 +175,7 @@ def compare_wheels(
 
             entries, provenance = attach_provenance(
                 entries, patch, options.source, patch_side.stated_commits,
-                base_side.stated_commits, patch_side.identity,
+                base_side.stated_commits, patch_side.dirty_builds,
             )  # fmt: skip
             unsound += [
                 Finding(Code[note.code], note.path, note.message)
@@ -380,5 +380,6 @@ def _side(
         entry_count=len(archive.entries),
         directory_count=sum(map(str.endswith, names, repeat("/"))) if screens.has_directory else 0,
         stated_commits=tuple(s for s in stated if isinstance(s, StatedCommit)),
-        not_commits=tuple(s for s in stated if not isinstance(s, StatedCommit)),
+        not_commits=tuple(s for s in stated if isinstance(s, NotACommit)),
+        dirty_builds=tuple(s for s in stated if isinstance(s, DirtyBuild)),
     )

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from k3diff.wheel.sbomdoc import SbomReport  # built only for a wheel with an SBOM
     from k3diff.wheel.waivers import WaiverOutcome  # loaded only with --waivers
     from k3diff.wheels.filtered import FilteredCount  # built only when findings are hidden
-    from k3diff.wheels.statedcommit import NotACommit, StatedCommit
+    from k3diff.wheels.statedcommit import DirtyBuild, NotACommit, StatedCommit
     from k3diff.wheels.surfaces import SurfaceReport
 
 
@@ -51,6 +51,9 @@ class WheelSide:
     """The commits the wheel states it was built from, and where (`wheels.statedcommit`)."""
     not_commits: tuple[NotACommit, ...] = ()
     """Values the wheel gives in a commit's place that are no commit id (said, never checked)."""
+    dirty_builds: tuple[DirtyBuild, ...] = ()
+    """Where the wheel says it was built dirty without stating a commit (W411 of the patch with
+    `--source`; not written to the document, whose findings hold that W411)."""
 
 
 @dataclass(frozen=True)

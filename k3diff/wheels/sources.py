@@ -21,7 +21,6 @@ from k3diff.wheel.kinds import EntryKind
 from k3diff.wheels.entrydetails import TEXT_LIMIT
 from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import Status
-from k3diff.wheels.statedcommit import dirty_unstated
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -29,8 +28,7 @@ if TYPE_CHECKING:
     from k3diff.provenance.blobs import StreamedFile
     from k3diff.provenance.check import ProvenanceReport
     from k3diff.provenance.revisions import RepoNote
-    from k3diff.wheel.metadata import WheelIdentity
-    from k3diff.wheels.statedcommit import StatedCommit
+    from k3diff.wheels.statedcommit import DirtyBuild, StatedCommit
 
 
 @dataclass(frozen=True)
@@ -74,11 +72,12 @@ def attach_provenance(
     spec: SourceSpec,
     stated: Sequence[StatedCommit] = (),
     base_stated: Sequence[StatedCommit] = (),
-    identity: WheelIdentity | None = None,
+    dirty_builds: Sequence[DirtyBuild] = (),
 ) -> tuple[tuple[EntryResult, ...], ProvenanceReport]:
     """Check the selected Python files against the source and attach each verdict; each
     commit the patch wheel states (`stated`) is held against the commit, or the range (W408),
-    and with a range each the base wheel states against OLD (W409, informational)."""
+    and with a range each the base wheel states against OLD (W409, informational); a dirty
+    build, stated with a commit or (`dirty_builds`) without one, is W411."""
     from k3diff.provenance.check import check_source, check_source_range
 
     by_name = {entry.name: entry for entry in patch.entries}
@@ -101,8 +100,7 @@ def attach_provenance(
             dropped=_dropped(entries),
         )  # fmt: skip
     report = _with_bytecode(report, entries, patch, spec.check_all)
-    unstated = None if identity is None else dirty_unstated(patch, identity)
-    report = replace(report, notes=report.notes + _dirty_notes(stated, unstated))
+    report = replace(report, notes=report.notes + _dirty_notes(stated, dirty_builds))
     attached = tuple(
         replace(entry, source=report.file(_installed_path(entry.patch_path or "")))
         if entry.patch_path in package_path or _bytecode(entry, spec.check_all)
@@ -113,24 +111,24 @@ def attach_provenance(
 
 
 def _dirty_notes(
-    stated: Sequence[StatedCommit], unstated: tuple[str, str, str] | None
+    stated: Sequence[StatedCommit], dirty_builds: Sequence[DirtyBuild]
 ) -> tuple[RepoNote, ...]:
     """W411 for each distinct commit the patch states from a dirty work tree (`.dYYYYMMDD`,
-    `.dirty`), at the first place it says so: its files need not be the commit's, and only
-    the Python files the check selects are compared (prov69: it was said, and passed). A
-    dirty version that states no commit (`unstated`: entry, field, version) is W411 too
-    (review69b: a dirty build at a tag, `1.2.3+d20260101`, passed)."""
+    `.dirty`, versioneer's `"dirty": true`), at the first place it says so: its files need not
+    be the commit's, and only the Python files the check selects are compared (prov69: it was
+    said, and passed). A dirty build that states no commit (the first of `dirty_builds`) is
+    W411 too (review69b: a dirty build at a tag, `1.2.3+d20260101`, passed)."""
     from k3diff.provenance.revisions import RepoNote
 
     first = {c.commit: c for c in reversed([c for c in stated if c.dirty])}
-    if not first and unstated is not None:
-        path, field, version = unstated
+    if not first and dirty_builds:
+        said = dirty_builds[0]
         message = (
-            f"the patch wheel's version {version} (read from {path} {field}) marks a dirty "
-            "build and states no commit: built from a work tree with uncommitted changes, its "
-            "files need not be the commit's, and the source check compares its Python files alone"
+            f"the patch wheel's {said.describe()} marks a dirty build and states no commit: "
+            "built from a work tree with uncommitted changes, its files need not be the "
+            "commit's, and the source check compares its Python files alone"
         )
-        return (RepoNote("W411", message, path),)
+        return (RepoNote("W411", message, said.path),)
     return tuple(
         RepoNote(
             "W411",

@@ -13,14 +13,17 @@ Three places, each read as text and never imported or run:
   ``NAME.data/purelib/`` or ``platlib/``, where pip installs it too: torch's ``version.py``
   ``git_version``, setuptools-scm's ``_version.py`` ``__commit_id__`` / ``commit_id`` as vLLM
   ships it, FlashInfer's ``_build_meta.py`` ``__git_commit__``, DeepSpeed's
-  ``git_version_info_installed.py`` ``git_hash``): simple assignments of a string literal only,
-  found by `ast` over at most `_MODULE_CAP` bytes, and over at most `_MODULES_READ` modules
-  and `_MODULES_BYTES` bytes of them in all (the first in name order).
+  ``git_version_info_installed.py`` ``git_hash``, versioneer's ``_version.py``
+  ``version_json``, a JSON object whose ``full-revisionid`` is the commit and ``dirty`` the
+  work tree's state): simple assignments of a string literal only, found by `ast` over at most
+  `_MODULE_CAP` bytes, and over at most `_MODULES_READ` modules and `_MODULES_BYTES` bytes of
+  them in all (the first in name order).
 
 The text is the wheel author's, so an attacker's: a value is kept only when it is hex of 4 to 40
 (or 64) digits, lowercased. Anything else is no statement of a commit; a string a version module
 or ``direct_url.json`` gives in a commit's place (torch's ``git_version = 'Unknown'``) is said as
-a `NotACommit`, capped at `VALUE_CAP` characters (escaped where it is printed).
+a `NotACommit`, capped at `VALUE_CAP` characters (escaped where it is printed). A dirty-build
+marker that comes with no commit is a `DirtyBuild` (W411 with ``--source``).
 """
 
 from __future__ import annotations
@@ -72,6 +75,11 @@ _NAMES = (
 )  # fmt: skip
 """Module-level names a version module states its commit in, in the order they are read
 (``__git_commit__``: FlashInfer's ``git rev-parse HEAD``, or ``unknown``)."""
+_VERSIONEER = "version_json"
+"""The name versioneer's build writes into ``_version.py`` (its ``SHORT_VERSION_PY``): a JSON
+object, ``full-revisionid`` the full commit id (or null), ``dirty`` true where the work tree had
+uncommitted changes, whatever its version style says (``pep440-pre`` and ``pep440-old`` drop the
+dirty flag from the version, ``pep440-post`` writes it as an ambiguous ``.dev0``; prov70)."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +93,8 @@ class StatedCommit:
     field: str
     """What in it: ``Version``, ``file name``, ``vcs_info.commit_id``, ``git_version`` …"""
     dirty: bool = False
-    """The version says the work tree had uncommitted changes (``.dYYYYMMDD``, ``.dirty``)."""
+    """The wheel says the work tree had uncommitted changes with it (``.dYYYYMMDD``, ``.dirty``
+    in the version; ``"dirty": true`` beside versioneer's ``full-revisionid``)."""
 
     def describe(self) -> str:
         """``1a2b3c4 (read from pkg-1.0.dist-info/METADATA Version; dirty build)``."""
@@ -109,7 +118,23 @@ class NotACommit:
         return f"{self.value!r} in {self.path} {self.field}: not a commit id"
 
 
-Statement = StatedCommit | NotACommit
+@dataclass(frozen=True)
+class DirtyBuild:
+    """A wheel's word that its work tree had uncommitted changes, stating no commit with it."""
+
+    said: str
+    """What says so: ``version 1.2.3+d20260101``, or ``"dirty": true`` (versioneer's JSON)."""
+    path: str
+    """The entry it was read from, or the wheel's file name for the file name's version."""
+    field: str
+    """``Version``, ``file name`` or ``version_json``."""
+
+    def describe(self) -> str:
+        """``version 1.2.3+d20260101 (read from pkg-….dist-info/METADATA Version)``."""
+        return f"{self.said} (read from {self.path} {self.field})"
+
+
+Statement = StatedCommit | NotACommit | DirtyBuild
 
 
 def stated_commits(archive: ZipArchive, identity: WheelIdentity) -> tuple[StatedCommit, ...]:
@@ -155,26 +180,6 @@ def _read(archive: ZipArchive, entry: ZipEntry) -> bytes:
         return b""
 
 
-def dirty_unstated(archive: ZipArchive, identity: WheelIdentity) -> tuple[str, str, str] | None:
-    """(entry, field, version) of the first version (METADATA's, then the file name's) that
-    marks a dirty work tree and states no commit (versioningit's ``1.2.3+d20260101`` at a
-    tag, dunamai's ``+dirty``, or a commit of digits alone, unread), else None."""
-    metadata = f"{identity.dist_info}/METADATA" if identity.dist_info else "METADATA"
-    places = [(identity.version, metadata, "Version")]
-    parts = archive.path.name.split("-")
-    if archive.path.name.endswith(".whl") and len(parts) >= 5:
-        places.append((parts[1], archive.path.name, "file name"))
-    for version, path, field in places:
-        if (
-            version
-            and "+" in version
-            and any(_DIRTY.fullmatch(segment) for segment in _local_segments(version))
-            and not _from_version(version, path, field)
-        ):
-            return path, field, version
-    return None
-
-
 def _local_segments(version: str) -> list[str]:
     return version.lower().split("+", 1)[1].replace("_", ".").replace("-", ".").split(".")
 
@@ -189,7 +194,9 @@ def _from_version(version: str | None, path: str, field: str) -> list[Statement]
         for segment in hashes:
             if match := form.fullmatch(segment):
                 return [StatedCommit(match["hex"], path, field, dirty)]
-    return []
+    # A dirty build at a tag (versioningit's +dYYYYMMDD, dunamai's +dirty), or one whose commit
+    # is digits alone, unread (review69b: it passed, exit 0).
+    return [DirtyBuild(f"version {version}", path, field)] if dirty else []
 
 
 def _from_direct_url(data: bytes, path: str) -> list[Statement]:
@@ -215,9 +222,11 @@ def _from_module(data: bytes, path: str) -> list[Statement]:
     for node in tree.body:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
             for target in node.targets:
-                if isinstance(target, ast.Name) and target.id in _NAMES:
+                if isinstance(target, ast.Name) and target.id in (*_NAMES, _VERSIONEER):
                     values.setdefault(target.id, node.value.value)
     found: list[Statement] = []
+    if isinstance(versioneer := values.get(_VERSIONEER), str):
+        found += _from_versioneer(versioneer, path)
     seen: set[object] = set()
     for name in (name for name in _NAMES if name in values):  # each name, a value once
         value = values[name]
@@ -229,7 +238,28 @@ def _from_module(data: bytes, path: str) -> list[Statement]:
     return found
 
 
-def _checked(value: object, path: str, field: str) -> list[Statement]:
+def _from_versioneer(text: str, path: str) -> list[Statement]:
+    """versioneer's ``version_json``: its ``full-revisionid`` as a stated commit, dirty where
+    ``dirty`` is JSON ``true`` (a `DirtyBuild` where it states no commit). prov70: a wheel whose
+    ``_version.py`` said ``"dirty": true`` under a version without ``.dirty`` (the
+    ``pep440-pre``, ``pep440-post`` or ``pep440-old`` styles) was no W411, and passed."""
+    import json  # only a wheel with versioneer's module loads it
+
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return []
+    if not isinstance(document, dict):
+        return []
+    dirty = document.get("dirty") is True
+    field = f"{_VERSIONEER} full-revisionid"
+    found = _checked(document.get("full-revisionid"), path, field, dirty)
+    if dirty and not any(isinstance(said, StatedCommit) for said in found):
+        found.append(DirtyBuild('"dirty": true', path, _VERSIONEER))
+    return found
+
+
+def _checked(value: object, path: str, field: str, dirty: bool = False) -> list[Statement]:
     """The value as a commit id; a string that is not hex of an id's length as a `NotACommit`;
     nothing for any other value (``None``: the build knew no commit, and said so)."""
     if not isinstance(value, str):
@@ -237,4 +267,4 @@ def _checked(value: object, path: str, field: str) -> list[Statement]:
     if not _COMMIT.fullmatch(value.lower()):
         cut = value[:VALUE_CAP] + ("…" if len(value) > VALUE_CAP else "")
         return [NotACommit(cut, path, field)]
-    return [StatedCommit(value.lower(), path, field)]
+    return [StatedCommit(value.lower(), path, field, dirty)]

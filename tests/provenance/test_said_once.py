@@ -10,6 +10,7 @@
   repository`: every revision form reading the name is refused naming the ambiguity.
 * A reflog form (`main@{0}`, `HEAD@{1}`, `@{-1}`, `main@{upstream}`) is refused whatever it
   would name (prov69): `main@{0}` beside a tag `main` went through the branch's reflog unwarned.
+* So is a revision choosing a commit by its message (`:/text`, `main^{/text}`; prov70).
 """
 
 from __future__ import annotations
@@ -136,3 +137,40 @@ def test_a_reflog_form_is_refused_in_every_position(
         "(@{…}), which records what the clone did, not what the repository holds (refused): "
         "give a branch, a tag or a commit id\n"
     )
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        ["--commit", ":/commit 3"],
+        ["--commit", "main^{/commit 3}"],
+        ["--commit", ":/!-commit [012]"],  # git's negated match
+        ["--commits", "main^{/commit 1}..main"],
+        ["--commits", "main~2..:/commit 3"],
+    ],
+)
+def test_a_revision_chosen_by_commit_message_is_refused_in_every_position(
+    history: tuple[Path, list[str]], tmp_path: Path, spec: list[str]
+) -> None:
+    """`:/text` and `REV^{/text}` name the youngest commit whose message matches: the message
+    is the repository authors' text, and whoever pushes a newer commit saying it changes the
+    commit compared. `main^{/text}` resolved and was compared, exit 0 (prov70); `:/text` was
+    refused, but as `not a commit in this repository` (git does not read `:/` under the
+    `^{commit}` k3diff appends). Both are refused before git reads them, as `@{…}` is."""
+    path, (_c0, _a, _m, b) = history
+    wheels = _wheels(tmp_path, b)  # B's files, stating B: passes where the revision is B
+    rev = next(part for part in spec[1].split("..") if "/" in part)
+
+    result = run_k3diff("wheels", *wheels, "--source", path, *spec)
+
+    assert result.exit_code == 2, result.stdout
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"k3diff: error: {path}: revision {rev!r} chooses the youngest commit whose message "
+        "matches (:/… or ^{/…}): a message is text the repository's authors write, and the "
+        "commit it names changes whenever a newer one matches (refused): give a branch, a tag "
+        "or a commit id\n"
+    )
+    # The other peels read the object graph alone, and stay accepted.
+    for peeled in ("main^{}", "main^{commit}", "main^{object}"):
+        assert run_k3diff("wheels", *wheels, "--source", path, "--commit", peeled).exit_code == 0

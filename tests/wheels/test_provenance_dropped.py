@@ -27,6 +27,14 @@ FILES = {
 }
 
 
+UNDER_LINK = (
+    "src/pkg/sub/guard.py is under the symbolic link src/pkg/sub at the source commit, which "
+    "k3diff does not follow: a checkout holds the module there if the link leads to a "
+    "directory holding it, and the patch wheel lacks it (the base wheel shipped it)"
+)
+"""W410 of a module dropped from under a linked directory: k3diff does not follow the link."""
+
+
 def _failing(report: dict[str, Any]) -> list[tuple[str, str]]:
     return [(f["code"], f["path"]) for f in report["findings"] if f["severity"] == "error"]
 
@@ -82,7 +90,11 @@ def test_a_module_the_commit_keeps_as_a_symbolic_link_and_the_patch_drops_fails(
         assert code == 1, rev
         assert _failing(report) == [("W410", "pkg/guard.py")]
         (finding,) = [f for f in report["findings"] if f["code"] == "W410"]
-        assert "src/pkg/guard.py is at the source commit (a symbolic link)" in finding["detail"]
+        assert finding["detail"] == (
+            "src/pkg/guard.py is a symbolic link at the source commit, which k3diff does not "
+            "follow: a checkout holds the module there if the link leads to a file, and the "
+            "patch wheel lacks it (the base wheel shipped it)"
+        )
 
 
 def test_a_module_the_commit_holds_under_a_linked_directory_and_the_patch_drops_fails(
@@ -127,10 +139,7 @@ def test_a_module_the_commit_holds_under_a_linked_directory_and_the_patch_drops_
         details = {
             f["path"]: f["detail"] for f in report["findings"] if f["code"] in ("W410", "W402")
         }
-        assert details["pkg/sub/guard.py"].startswith(
-            "src/pkg/sub/guard.py is at the source commit (under the symbolic link src/pkg/sub), "
-            "but the patch wheel lacks it"
-        )
+        assert details["pkg/sub/guard.py"] == UNDER_LINK
         if len(dropped) == 1:
             assert details["pkg/sub/__init__.py"] == (
                 "src/pkg/sub/__init__.py is under the link src/pkg/sub at the source commit: "
@@ -166,8 +175,10 @@ def test_a_module_the_commit_holds_in_a_submodule_and_the_patch_drops_fails(
         assert _failing(report) == [("W410", "pkg/vendored/guard.py")]
         (finding,) = [f for f in report["findings"] if f["code"] == "W410"]
         assert finding["detail"] == (
-            "src/pkg/vendored/guard.py is at the source commit (in the submodule "
-            "src/pkg/vendored), but the patch wheel lacks it (the base wheel shipped it)"
+            "src/pkg/vendored/guard.py is in the submodule src/pkg/vendored at the source "
+            "commit, whose files k3diff does not read: a recursive checkout holds the module "
+            "there if the submodule does, and the patch wheel lacks it (the base wheel shipped "
+            "it)"
         )
     # A file the patch ships from it is compared with nothing, said so (was "does not exist").
     changed = wheelkit.make_wheel(
@@ -180,3 +191,30 @@ def test_a_module_the_commit_holds_in_a_submodule_and_the_patch_drops_fails(
         "src/pkg/vendored/guard.py is in the submodule src/pkg/vendored at the source commit: "
         "k3diff does not read another repository, so the wheel's file was compared with nothing"
     )
+
+
+def test_a_module_dropped_from_under_a_dangling_link_is_not_said_to_be_at_the_commit(
+    tmp_path: Path,
+) -> None:
+    """`src/pkg/sub` links to a directory the commit lacks: no checkout holds
+    `src/pkg/sub/guard.py`, and W410 said it `is at the source commit (under the symbolic link
+    src/pkg/sub)` (prov70). k3diff does not follow the link (the target may be one the build
+    makes), so W410 stands, saying what it knows: a link, not followed, and what it would take
+    for the module to be there."""
+    repo = tmp_path / "repo"
+    make_repo(repo, [{"src/pkg/__init__.py": INIT, "src/pkg/util.py": FILES["pkg/util.py"]}])
+    os.symlink("../../nowhere/sub", repo / "src/pkg/sub")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "sub is a dangling link", tick=1)
+    shipped = {"pkg/__init__.py": INIT, "pkg/util.py": FILES["pkg/util.py"]}
+    base = wheelkit.make_wheel(
+        tmp_path / "b", "pkg", "1.0", {**shipped, "pkg/sub/guard.py": FILES["pkg/guard.py"]}
+    )
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", shipped)
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert _failing(report) == [("W410", "pkg/sub/guard.py")]
+    (finding,) = [f for f in report["findings"] if f["code"] == "W410"]
+    assert finding["detail"] == UNDER_LINK
