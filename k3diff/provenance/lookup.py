@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from k3diff.errors import SourceError
 from k3diff.provenance.blobs import WheelFiles, wheel_blob_id
-from k3diff.provenance.buildconfig import PackageDirs, Unread, read_package_dirs
+from k3diff.provenance.buildconfig import project_directory, read_package_dirs
 from k3diff.provenance.git import SHORT_ID_LENGTH, GitRepo
+from k3diff.provenance.packagedirs import PackageDirs, Unread
 from k3diff.provenance.prefix import detect_prefix, normalize_prefix
 from k3diff.provenance.revisions import RepoNote
 from k3diff.provenance.trees import link_over, linked_words, list_tree
@@ -67,10 +68,11 @@ class SourceLayout:
 
 
 def configured_layout(package_dirs: PackageDirs) -> SourceLayout:
-    """setuptools' mapping as wheel directories: package ``a.b`` -> ``a/b/``, deepest first."""
+    """The configuration's mapping as a layout: its root entry the prefix, the others deepest
+    first."""
     dirs = dict(package_dirs.dirs)
     mapped = sorted(
-        ((name.replace(".", "/") + "/", repo) for name, repo in dirs.items() if name),
+        ((wheel, repo) for wheel, repo in dirs.items() if wheel),
         key=lambda pair: (-pair[0].count("/"), pair[0]),
     )
     return SourceLayout(dirs.get("", ""), tuple(mapped), package_dirs.origin)
@@ -104,11 +106,16 @@ class Lookup:
             return cls(tree, links, wheel_blobs, given, listing.submodules)
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
         config = read_package_dirs(git, tree, links)
+        found = None
+        if not isinstance(config, PackageDirs):
+            found = detect_prefix(tree, wheel_blobs, rankings, label=label)
+            if project := project_directory(tree, links, found):  # SGLang's python/pyproject.toml
+                config = read_package_dirs(git, tree, links, project) or config
         if isinstance(config, PackageDirs):
             layout = configured_layout(config)
             _check_configured(layout, tree, links, wheel_blobs, rankings, label)
             return cls(tree, links, wheel_blobs, layout, listing.submodules)
-        found = detect_prefix(tree, wheel_blobs, rankings, label=label)
+        assert found is not None
         unread = config.reason if isinstance(config, Unread) else None
         detected = SourceLayout(found, (), "detected", unread)
         return cls(tree, links, wheel_blobs, detected, listing.submodules)
