@@ -22,10 +22,13 @@ path that leaves the project. ``force-include`` is not read.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread
 
+PATH_CAP = 4096
+"""Longest path read from the configuration (characters; Linux's PATH_MAX): a longer one names
+no file of a commit, and looking up each of its directories would cost its length squared."""
 _TARGET = "tool.hatch.build.targets.wheel"
 _BUILD = "tool.hatch.build"
 
@@ -66,24 +69,29 @@ def from_hatch(
     for path in selected:
         if is_file(path):
             return Unread(f"{options.origin()} selects the file {path}, not a directory: not read")
-    return _layout(selected, sorted(sources.items()), options.origin())
+    return _layout(selected, sources, options.origin())
 
 
-def _layout(selected: list[str], sources: list[tuple[str, str]], origin: str) -> Stated:
+def _layout(selected: list[str], sources: Mapping[str, str], origin: str) -> Stated:
     """wheel directory -> project directory for each selected directory, and for each source
-    inside one that rewrites its own files."""
-    live = [
-        (source, wheel)
-        for at, (source, wheel) in enumerate(sources)
-        if not any(source.startswith(earlier) for earlier, _ in sources[:at])
-    ]
+    inside one that rewrites its own files (sources and directories end in '/')."""
+
+    def first_source(path: str) -> str | None:
+        """The source hatchling rewrites `path` by: of those it starts with, the first in
+        sorted order, which is the shortest (looked up by `path`'s directories, never by
+        scanning every source: a 256 KiB table may hold 20,000)."""
+        return next((d for d in _directories(path) if d in sources), None)
+
+    roots = {root + "/" for root in selected}
+    pairs = []
+    for root in sorted(roots):
+        source = first_source(root)
+        pairs.append((root if source is None else sources[source] + root[len(source) :], root))
+    for source, wheel in sorted(sources.items()):
+        inside = any(d in roots for d in _directories(source) if d != source)
+        if inside and first_source(source) == source:
+            pairs.append((wheel, source))
     entries: dict[str, str] = {}
-    pairs = [(_shipped(root + "/", live), root + "/") for root in selected]
-    pairs += [
-        (wheel, source)
-        for source, wheel in live
-        if any(source.startswith(root + "/") and source != root + "/" for root in selected)
-    ]
     for wheel, repo in pairs:
         if entries.setdefault(wheel, repo) != repo:
             shown = wheel or "the wheel's root"
@@ -91,12 +99,14 @@ def _layout(selected: list[str], sources: list[tuple[str, str]], origin: str) ->
     return PackageDirs(tuple(sorted(entries.items())), origin)
 
 
-def _shipped(path: str, live: list[tuple[str, str]]) -> str:
-    """Where hatchling ships project path `path`: the first source it starts with rewritten."""
-    for source, wheel in live:
-        if path.startswith(source):
-            return wheel + path[len(source) :]
-    return path
+def _directories(path: str) -> Iterator[str]:
+    """'' and each directory `path` starts with, shortest first (`path` itself when it ends
+    in '/')."""
+    yield ""
+    at = path.find("/")
+    while at >= 0:
+        yield path[: at + 1]
+        at = path.find("/", at + 1)
 
 
 class _Options:
@@ -128,6 +138,8 @@ class _Options:
             return []
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             return Unread(f"{self.origin()}: {key} is not a list of paths, not read")
+        if any(len(v) > PATH_CAP for v in value):
+            return Unread(f"{self.origin()}: {key} names a path over {PATH_CAP:,} characters")
         paths = [_relative(v) for v in value]
         if any(p is None or p == "" for p in paths):
             return Unread(f"{self.origin()}: {key} names a path outside the project, not read")
@@ -144,6 +156,8 @@ class _Options:
             isinstance(k, str) and isinstance(v, str) for k, v in value.items()
         ):
             return Unread(f"{self.origin()}: sources is not a list or table of paths, not read")
+        if any(len(k) > PATH_CAP or len(v) > PATH_CAP for k, v in value.items()):
+            return Unread(f"{self.origin()}: sources names a path over {PATH_CAP:,} characters")
         sources = {}
         for source, wheel in value.items():
             repo, shipped = _relative(source), _relative(wheel)

@@ -2,9 +2,12 @@
 
 The place comes, in this order of trust, from `--source-prefix` (the user's word), from the
 build configuration at the commit (`k3diff.provenance.buildconfig`: setuptools' `package_dir`,
-which path-based detection cannot see), or from detection by paths (`k3diff.provenance.prefix`).
-A configured place must hold most of the wheel's Python files, counted as detection counts
-them, or the run stops: the configuration read is then not the one this wheel was built with.
+hatchling's `sources`, maturin's `python-source`, which path-based detection cannot see), or
+from detection by paths (`k3diff.provenance.prefix`). The configuration read is the root's, or,
+where it states no mapping, that of the directory holding a configuration file at or above the
+place detection chose (SGLang's `python/`). A configured place must hold most of the wheel's
+Python files, counted as detection counts them, or the run stops: the configuration read is
+then not the one this wheel was built with.
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ class SourceLayout:
     prefix: str
     """Repository directory ('' or ending in '/') of every path no `package_dirs` entry covers."""
     package_dirs: tuple[tuple[str, str], ...] = ()
-    """(wheel directory, repository directory), both ending in '/', deepest first: setuptools'
-    `package_dir` for each package it names (``pkg/`` -> ``src/realname/``)."""
+    """(wheel directory, repository directory), both ending in '/', deepest first: the
+    configuration's mapping for each directory it names (``pkg/`` -> ``src/realname/``)."""
     origin: str = "detected"
     """``detected``, ``given``, or where the configuration was read
     (``pyproject.toml [tool.setuptools.package-dir]``)."""
@@ -106,19 +109,17 @@ class Lookup:
             return cls(tree, links, wheel_blobs, given, listing.submodules)
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
         config = read_package_dirs(git, tree, links)
-        found = None
         if not isinstance(config, PackageDirs):
             found = detect_prefix(tree, wheel_blobs, rankings, label=label)
             if project := project_directory(tree, links, found):  # SGLang's python/pyproject.toml
                 config = read_package_dirs(git, tree, links, project) or config
-        if isinstance(config, PackageDirs):
-            layout = configured_layout(config)
-            _check_configured(layout, tree, links, wheel_blobs, rankings, label)
-            return cls(tree, links, wheel_blobs, layout, listing.submodules)
-        assert found is not None
-        unread = config.reason if isinstance(config, Unread) else None
-        detected = SourceLayout(found, (), "detected", unread)
-        return cls(tree, links, wheel_blobs, detected, listing.submodules)
+            if not isinstance(config, PackageDirs):
+                unread = config.reason if isinstance(config, Unread) else None
+                detected = SourceLayout(found, (), "detected", unread)
+                return cls(tree, links, wheel_blobs, detected, listing.submodules)
+        layout = configured_layout(config)
+        _check_configured(layout, tree, links, wheel_blobs, rankings, label)
+        return cls(tree, links, wheel_blobs, layout, listing.submodules)
 
     def repo_path(self, path: str) -> str:
         """The repository path wheel path `path` is compared with (`SourceLayout.repo_path`)."""
