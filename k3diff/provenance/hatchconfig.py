@@ -141,8 +141,11 @@ class _Options:
         if any(len(v) > PATH_CAP for v in value):
             return Unread(f"{self.origin()}: {key} names a path over {PATH_CAP:,} characters")
         paths = [_relative(v) for v in value]
-        if any(p is None or p == "" for p in paths):
-            return Unread(f"{self.origin()}: {key} names a path outside the project, not read")
+        for given, path in zip(value, paths, strict=True):
+            if not path:  # hatchling walks the whole project for '.', and refuses '..'
+                return Unread(
+                    f"{self.origin()}: {key} names {given!r}, not a directory in the project"
+                )
         return sorted(p for p in paths if p)
 
     def sources(self) -> dict[str, str] | Unread:
@@ -161,8 +164,11 @@ class _Options:
         sources = {}
         for source, wheel in value.items():
             repo, shipped = _relative(source), _relative(wheel)
-            if repo is None or shipped is None or (source and not repo):
-                return Unread(f"{self.origin()}: sources names {source!r} outside the project")
+            if repo is None or shipped is None or (source and not repo):  # '.' matches nothing
+                return Unread(
+                    f"{self.origin()}: sources maps {source!r} to {wheel!r}, not a directory in "
+                    "the project to one in the wheel"
+                )
             sources[repo + "/" if repo else ""] = shipped + "/" if shipped else ""
         return sources
 

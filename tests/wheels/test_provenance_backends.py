@@ -213,6 +213,15 @@ UNREAD = {
         f"pyproject.toml {TARGET} only-include selects the file src/pkg/auth.py, not a "
         "directory: not read",
     ),
+    "a path leaving the project": (
+        f'{TARGET}\npackages = ["../pkg"]\n',
+        f"pyproject.toml {TARGET} packages: packages names '../pkg', not a directory in the "
+        "project",
+    ),
+    "a path past the cap": (
+        f'{TARGET}\npackages = ["src/{"p" * 5000}"]\n',
+        f"pyproject.toml {TARGET} packages: packages names a path over 4,096 characters",
+    ),
 }
 
 
