@@ -20,8 +20,9 @@ one of these without its own statement, never reads setuptools' settings, so one
 symbolic link or past `CONFIG_CAP`. No statement at all is None: detection decides.
 
 A project is the repository's root, or a directory holding a configuration file of its own
-(SGLang's ``python/pyproject.toml``): `project_directory` finds the one above the place
-detection chose, and its directories are read relative to it.
+(SGLang's ``python/pyproject.toml``): `project_directory` finds the one at or above the place
+detection chose (`lookup` asks where the root's configuration does not place the package), and
+its directories are read relative to it.
 """
 
 from __future__ import annotations

@@ -108,17 +108,7 @@ class Lookup:
             given = SourceLayout(normalize_prefix(prefix), (), "given")
             return cls(tree, links, wheel_blobs, given, listing.submodules)
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
-        config = read_package_dirs(git, tree, links)
-        if not isinstance(config, PackageDirs):
-            found = detect_prefix(tree, wheel_blobs, rankings, label=label)
-            if project := project_directory(tree, links, found):  # SGLang's python/pyproject.toml
-                config = read_package_dirs(git, tree, links, project) or config
-            if not isinstance(config, PackageDirs):
-                unread = config.reason if isinstance(config, Unread) else None
-                detected = SourceLayout(found, (), "detected", unread)
-                return cls(tree, links, wheel_blobs, detected, listing.submodules)
-        layout = configured_layout(config)
-        _check_configured(layout, tree, links, wheel_blobs, rankings, label)
+        layout = _source_layout(git, tree, links, wheel_blobs, rankings, label)
         return cls(tree, links, wheel_blobs, layout, listing.submodules)
 
     def repo_path(self, path: str) -> str:
@@ -151,33 +141,81 @@ class Lookup:
         }
 
 
-def _check_configured(
-    layout: SourceLayout,
+def _source_layout(
+    git: GitRepo,
     tree: Mapping[str, str],
     links: frozenset[str],
     checked: Mapping[str, str],
     rankings: Sequence[Collection[str]],
     label: str,
-) -> None:
-    """Refuse a configured layout that does not hold most of the wheel's Python files (the
-    first count, as detection's, under which any is found), saying where detection finds them."""
+) -> SourceLayout:
+    """The root's configured layout where it holds the wheel's files; else detection's place,
+    or the configured layout of the project holding it (SGLang's ``python/pyproject.toml``),
+    which must hold them. The root's configuration not holding them stops the run unless
+    detection places them in a project of its own (the root's configuration builds another)."""
+    config = read_package_dirs(git, tree, links)
+    root = configured_layout(config) if isinstance(config, PackageDirs) else None
+    if root is not None and _shortfall(root, tree, links, checked, rankings) is None:
+        return root
+    try:
+        found = detect_prefix(tree, checked, rankings, label=label)
+    except SourceError:
+        if root is not None:
+            raise _not_held(root, tree, links, checked, rankings, label, "") from None
+        raise
+    project = project_directory(tree, links, found)
+    stated = read_package_dirs(git, tree, links, project) if project else None
+    if isinstance(stated, PackageDirs):
+        layout = configured_layout(stated)
+        if _shortfall(layout, tree, links, checked, rankings) is not None:
+            raise _not_held(layout, tree, links, checked, rankings, label, found)
+        return layout
+    if root is not None and not project:
+        raise _not_held(root, tree, links, checked, rankings, label, found)
+    if isinstance(stated, Unread):
+        unread: str | None = stated.reason
+    elif root is not None:
+        unread = f"{root.origin} builds the root's project, and {project} is a project of its own"
+    else:
+        unread = config.reason if isinstance(config, Unread) else None
+    return SourceLayout(found, (), "detected", unread)
+
+
+def _shortfall(
+    layout: SourceLayout,
+    tree: Mapping[str, str],
+    links: frozenset[str],
+    checked: Mapping[str, str],
+    rankings: Sequence[Collection[str]],
+) -> tuple[int, int] | None:
+    """None where `layout` holds most of the wheel's Python files (the first count, as
+    detection's, under which any is found), else (how many it holds, of how many)."""
     counts = [paths for paths in (*rankings, checked) if paths]
     if not counts:
-        return
+        return None
     held, of = 0, len(counts[0])
     for paths in counts:
         held = sum(1 for p in paths if layout.repo_path(p) in tree or layout.repo_path(p) in links)
         if held:
             of = len(paths)
             break
-    if 2 * held > of:
-        return
-    try:
-        found = detect_prefix(tree, checked, rankings, label=label)
-        elsewhere = f"; detection by paths finds them under {found!r}" if found else ""
-    except SourceError:
-        elsewhere = ""
-    raise SourceError(
+    return None if 2 * held > of else (held, of)
+
+
+def _not_held(
+    layout: SourceLayout,
+    tree: Mapping[str, str],
+    links: frozenset[str],
+    checked: Mapping[str, str],
+    rankings: Sequence[Collection[str]],
+    label: str,
+    found: str,
+) -> SourceError:
+    """A configured layout that does not hold the wheel's files, and where detection finds
+    them (`found`, '' for nowhere or the root)."""
+    held, of = _shortfall(layout, tree, links, checked, rankings) or (0, 0)
+    elsewhere = f"; detection by paths finds them under {found!r}" if found else ""
+    return SourceError(
         f"{label}: {layout.origin} places the package at {layout.describe().rpartition(' (')[0]}, "
         f"which holds at most {held:,} of {of:,} of the wheel's Python files{elsewhere}: the "
         "configuration read does not build this wheel; name the package's directory with "

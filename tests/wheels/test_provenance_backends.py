@@ -180,6 +180,63 @@ def test_a_configuration_in_a_subdirectory_is_read(tmp_path: Path, backend: str)
     assert f"Prefix: {where} for pkg/ (from {origin})" in text.stdout
 
 
+ROOT_PROJECTS = {
+    "setuptools": b'[tool.setuptools.packages.find]\nwhere = ["src"]\n',
+    "hatchling": HATCHLING + f'{TARGET}\npackages = ["src/devtools"]\n'.encode(),
+}
+
+
+@pytest.mark.parametrize("root", sorted(ROOT_PROJECTS))
+def test_a_subproject_is_read_where_the_root_builds_another_package(
+    tmp_path: Path, root: str
+) -> None:
+    """The root's configuration builds its own package (`src/devtools/`), which does not hold
+    the wheel's files: the subproject detection places them in is read (it stopped the run,
+    exit 2, for setuptools' root; hatchling's was not read)."""
+    name, config, where, origin = SUBPROJECTS["hatchling"]
+    repo = tmp_path / "repo"
+    tree = {
+        "pyproject.toml": ROOT_PROJECTS[root],
+        "src/devtools/__init__.py": b"",
+        **_placed(FILES, where),
+        **_legacy("python/"),
+        name: config,
+    }
+    make_repo(repo, [tree])
+    base, patch = _wheels(tmp_path, REVERTED)
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert _sources(report) == {"pkg/auth.py": ("mismatch", where + "auth.py")}
+    assert report["provenance"]["prefix_from"] == origin
+
+
+def test_a_subproject_stating_no_mapping_beside_a_configured_root_is_detected(
+    tmp_path: Path,
+) -> None:
+    """SGLang's shape under a root that is a hatchling project of its own: the package is
+    where detection finds it, and the Prefix line says why the root's mapping was not used."""
+    repo = tmp_path / "repo"
+    tree = {
+        "pyproject.toml": ROOT_PROJECTS["hatchling"],
+        "src/devtools/__init__.py": b"",
+        **_placed(FILES, "python/pkg/"),
+        "python/pyproject.toml": b'[project]\nname = "pkg"\n',
+    }
+    make_repo(repo, [tree])
+    base, patch = _wheels(tmp_path, {**FILES, "pkg/util.py": b"X = 2\n"})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert _sources(report) == {"pkg/util.py": ("mismatch", "python/pkg/util.py")}
+    assert report["provenance"]["package_dir_unread"] == (
+        f"pyproject.toml {TARGET} packages builds the root's project, and python/ is a project "
+        "of its own"
+    )
+
+
 def test_a_subdirectory_configuration_that_is_a_link_is_not_read(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     _, config, _, _ = SUBPROJECTS["hatchling"]
