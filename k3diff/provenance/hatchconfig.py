@@ -40,10 +40,10 @@ def from_hatch(
     tool = document.get("tool")
     hatch = tool.get("hatch") if isinstance(tool, dict) else None
     build = hatch.get("build", {}) if isinstance(hatch, dict) else {}
-    targets = build.get("targets", {}) if isinstance(build, dict) else {}
-    target = targets.get("wheel", {}) if isinstance(targets, dict) else {}
+    targets = build.get("targets", {}) if isinstance(build, dict) else None
+    target = targets.get("wheel", {}) if isinstance(targets, dict) else None
     if not isinstance(build, dict) or not isinstance(target, dict):
-        return Unread(f"{label}'s [{_BUILD}] or [{_TARGET}] is not a table")
+        return Unread(f"{label}'s [{_BUILD}] or [{_TARGET}] is not a table, not read")
     options = _Options(label, build, target)
     packages = options.paths("packages")
     if isinstance(packages, Unread):
