@@ -2,9 +2,12 @@
 
 The place comes, in this order of trust, from `--source-prefix` (the user's word), from the
 build configuration at the commit (`k3diff.provenance.buildconfig`: setuptools' `package_dir`,
-which path-based detection cannot see), or from detection by paths (`k3diff.provenance.prefix`).
-A configured place must hold most of the wheel's Python files, counted as detection counts
-them, or the run stops: the configuration read is then not the one this wheel was built with.
+hatchling's `sources`, maturin's `python-source`, which path-based detection cannot see), or
+from detection by paths (`k3diff.provenance.prefix`). The configuration read is the root's, or,
+where it states no mapping, that of the directory holding a configuration file at or above the
+place detection chose (SGLang's `python/`). A configured place must hold most of the wheel's
+Python files, counted as detection counts them, or the run stops: the configuration read is
+then not the one this wheel was built with.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ from dataclasses import dataclass
 
 from k3diff.errors import SourceError
 from k3diff.provenance.blobs import WheelFiles, wheel_blob_id
-from k3diff.provenance.buildconfig import PackageDirs, Unread, read_package_dirs
+from k3diff.provenance.buildconfig import project_directory, read_package_dirs
 from k3diff.provenance.git import SHORT_ID_LENGTH, GitRepo
+from k3diff.provenance.packagedirs import PackageDirs, Unread
 from k3diff.provenance.prefix import detect_prefix, normalize_prefix
 from k3diff.provenance.revisions import RepoNote
 from k3diff.provenance.trees import link_over, list_tree
@@ -30,8 +34,8 @@ class SourceLayout:
     prefix: str
     """Repository directory ('' or ending in '/') of every path no `package_dirs` entry covers."""
     package_dirs: tuple[tuple[str, str], ...] = ()
-    """(wheel directory, repository directory), both ending in '/', deepest first: setuptools'
-    `package_dir` for each package it names (``pkg/`` -> ``src/realname/``)."""
+    """(wheel directory, repository directory), both ending in '/', deepest first: the
+    configuration's mapping for each directory it names (``pkg/`` -> ``src/realname/``)."""
     origin: str = "detected"
     """``detected``, ``given``, or where the configuration was read
     (``pyproject.toml [tool.setuptools.package-dir]``)."""
@@ -67,10 +71,11 @@ class SourceLayout:
 
 
 def configured_layout(package_dirs: PackageDirs) -> SourceLayout:
-    """setuptools' mapping as wheel directories: package ``a.b`` -> ``a/b/``, deepest first."""
+    """The configuration's mapping as a layout: its root entry the prefix, the others deepest
+    first."""
     dirs = dict(package_dirs.dirs)
     mapped = sorted(
-        ((name.replace(".", "/") + "/", repo) for name, repo in dirs.items() if name),
+        ((wheel, repo) for wheel, repo in dirs.items() if wheel),
         key=lambda pair: (-pair[0].count("/"), pair[0]),
     )
     return SourceLayout(dirs.get("", ""), tuple(mapped), package_dirs.origin)
@@ -103,15 +108,8 @@ class Lookup:
             given = SourceLayout(normalize_prefix(prefix), (), "given")
             return cls(tree, links, wheel_blobs, given, listing.submodules)
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
-        config = read_package_dirs(git, tree, links)
-        if isinstance(config, PackageDirs):
-            layout = configured_layout(config)
-            _check_configured(layout, tree, links, wheel_blobs, rankings, label)
-            return cls(tree, links, wheel_blobs, layout, listing.submodules)
-        found = detect_prefix(tree, wheel_blobs, rankings, label=label)
-        unread = config.reason if isinstance(config, Unread) else None
-        detected = SourceLayout(found, (), "detected", unread)
-        return cls(tree, links, wheel_blobs, detected, listing.submodules)
+        layout = _source_layout(git, tree, links, wheel_blobs, rankings, label)
+        return cls(tree, links, wheel_blobs, layout, listing.submodules)
 
     def repo_path(self, path: str) -> str:
         """The repository path wheel path `path` is compared with (`SourceLayout.repo_path`)."""
@@ -167,33 +165,81 @@ def _where_held(held: str, link: str | None, submodule: str | None) -> str:
     return f"{held} is at the source commit, but {lacks}"
 
 
-def _check_configured(
-    layout: SourceLayout,
+def _source_layout(
+    git: GitRepo,
     tree: Mapping[str, str],
     links: frozenset[str],
     checked: Mapping[str, str],
     rankings: Sequence[Collection[str]],
     label: str,
-) -> None:
-    """Refuse a configured layout that does not hold most of the wheel's Python files (the
-    first count, as detection's, under which any is found), saying where detection finds them."""
+) -> SourceLayout:
+    """The root's configured layout where it holds the wheel's files; else detection's place,
+    or the configured layout of the project holding it (SGLang's ``python/pyproject.toml``),
+    which must hold them. The root's configuration not holding them stops the run unless
+    detection places them in a project of its own (the root's configuration builds another)."""
+    config = read_package_dirs(git, tree, links)
+    root = configured_layout(config) if isinstance(config, PackageDirs) else None
+    if root is not None and _shortfall(root, tree, links, checked, rankings) is None:
+        return root
+    try:
+        found = detect_prefix(tree, checked, rankings, label=label)
+    except SourceError:
+        if root is not None:
+            raise _not_held(root, tree, links, checked, rankings, label, "") from None
+        raise
+    project = project_directory(tree, links, found)
+    stated = read_package_dirs(git, tree, links, project) if project else None
+    if isinstance(stated, PackageDirs):
+        layout = configured_layout(stated)
+        if _shortfall(layout, tree, links, checked, rankings) is not None:
+            raise _not_held(layout, tree, links, checked, rankings, label, found)
+        return layout
+    if root is not None and not project:
+        raise _not_held(root, tree, links, checked, rankings, label, found)
+    if isinstance(stated, Unread):
+        unread: str | None = stated.reason
+    elif root is not None:
+        unread = f"{root.origin} builds the root's project, and {project} is a project of its own"
+    else:
+        unread = config.reason if isinstance(config, Unread) else None
+    return SourceLayout(found, (), "detected", unread)
+
+
+def _shortfall(
+    layout: SourceLayout,
+    tree: Mapping[str, str],
+    links: frozenset[str],
+    checked: Mapping[str, str],
+    rankings: Sequence[Collection[str]],
+) -> tuple[int, int] | None:
+    """None where `layout` holds most of the wheel's Python files (the first count, as
+    detection's, under which any is found), else (how many it holds, of how many)."""
     counts = [paths for paths in (*rankings, checked) if paths]
     if not counts:
-        return
+        return None
     held, of = 0, len(counts[0])
     for paths in counts:
         held = sum(1 for p in paths if layout.repo_path(p) in tree or layout.repo_path(p) in links)
         if held:
             of = len(paths)
             break
-    if 2 * held > of:
-        return
-    try:
-        found = detect_prefix(tree, checked, rankings, label=label)
-        elsewhere = f"; detection by paths finds them under {found!r}" if found else ""
-    except SourceError:
-        elsewhere = ""
-    raise SourceError(
+    return None if 2 * held > of else (held, of)
+
+
+def _not_held(
+    layout: SourceLayout,
+    tree: Mapping[str, str],
+    links: frozenset[str],
+    checked: Mapping[str, str],
+    rankings: Sequence[Collection[str]],
+    label: str,
+    found: str,
+) -> SourceError:
+    """A configured layout that does not hold the wheel's files, and where detection finds
+    them (`found`, '' for nowhere or the root)."""
+    held, of = _shortfall(layout, tree, links, checked, rankings) or (0, 0)
+    elsewhere = f"; detection by paths finds them under {found!r}" if found else ""
+    return SourceError(
         f"{label}: {layout.origin} places the package at {layout.describe().rpartition(' (')[0]}, "
         f"which holds at most {held:,} of {of:,} of the wheel's Python files{elsewhere}: the "
         "configuration read does not build this wheel; name the package's directory with "

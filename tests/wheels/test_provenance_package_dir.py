@@ -198,13 +198,14 @@ def test_a_document_written_before_the_configuration_was_read_is_run_again(
 
 
 HATCH = b'[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n[tool.hatch.build.targets.wheel]\npackages = ["src/pkg"]\n'
+FLIT = b'[build-system]\nrequires = ["flit_core"]\nbuild-backend = "flit_core.buildapi"\n'
 SRC_AND_LEGACY = {**{"src/" + p: d for p, d in FILES.items()}, **LEGACY}
 DEAD_CONFIGS = {
-    "pyproject under hatchling": {
-        "pyproject.toml": HATCH + b'\n[tool.setuptools.package-dir]\npkg = "legacy/pkg"\n'
+    "pyproject under flit": {
+        "pyproject.toml": FLIT + b'\n[tool.setuptools.package-dir]\npkg = "legacy/pkg"\n'
     },
-    "setup.py beside hatchling": {
-        "pyproject.toml": HATCH,
+    "setup.py beside flit": {
+        "pyproject.toml": FLIT,
         "setup.py": b'from setuptools import setup\nsetup(package_dir={"pkg": "legacy/pkg"})\n',
     },
     "setup.cfg beside an in-tree backend": {
@@ -225,7 +226,7 @@ DEAD_CONFIGS = {
 def test_a_setuptools_setting_the_build_never_reads_does_not_place_the_package(
     tmp_path: Path, case: str
 ) -> None:
-    """setuptools' settings where another backend builds (hatchling here, or the project's own
+    """setuptools' settings where another backend builds (flit here, or the project's own
     by `backend-path`), or a `setup()` call beside the one that runs: the build takes the
     package from elsewhere, so the legacy copy the dead setting names is not compared. It was,
     and a patch reverting a file to it matched, exit 0 (review69b); detection decides, as
@@ -243,7 +244,7 @@ def test_a_setuptools_setting_the_build_never_reads_does_not_place_the_package(
 
 def test_a_setuptools_setting_under_another_backend_is_said_not_read(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
-    make_repo(repo, [{**FILES, **DEAD_CONFIGS["pyproject under hatchling"]}])
+    make_repo(repo, [{**FILES, **DEAD_CONFIGS["pyproject under flit"]}])
     base, patch = _wheels(tmp_path, {**FILES, "pkg/util.py": b"X = 2\n"})
 
     code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
@@ -253,7 +254,7 @@ def test_a_setuptools_setting_under_another_backend_is_said_not_read(tmp_path: P
     assert report["provenance"]["prefix_from"] is None
     assert report["provenance"]["package_dir_unread"] == (
         "pyproject.toml [tool.setuptools.package-dir] is setuptools', but pyproject.toml "
-        "builds with 'hatchling.build': not read"
+        "builds with 'flit_core.buildapi': not read"
     )
 
 

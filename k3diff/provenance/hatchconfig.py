@@ -1,0 +1,185 @@
+"""Where hatchling's wheel target takes its files from, read from a parsed pyproject.toml.
+
+hatchling walks the directories its selection names (``only-include``, else ``packages``) and
+ships each file at the path its ``sources`` rewrite gives:
+
+* ``sources`` maps project directories to wheel directories (``"src/realname" = "pkg"``: the
+  wheel's ``pkg/auth.py`` is ``src/realname/auth.py``); its list form maps each to the wheel's
+  root (``sources = ["src"]``: ``src/pkg/`` ships as ``pkg/``);
+* each of ``packages`` whose own directory no source names adds its parent as a source mapped
+  to the root (``packages = ["src/pkg"]`` ships ``src/pkg/`` as ``pkg/``);
+* the sources are tried in sorted order and the first a path starts with rewrites it, so a
+  source under another (``src/`` and ``src/impl/``) never applies.
+
+Each option is the wheel target's (``[tool.hatch.build.targets.wheel]``) where it states it,
+else the build's (``[tool.hatch.build]``). Without ``packages`` or ``only-include`` hatchling
+chooses by the project's name (default file selection): detection by paths decides, and
+``sources`` stated then is `Unread`. So is what cannot be put as wheel directory -> project
+directory: a selected file (``only-include = ["mod.py"]``), two directories shipped as one, a
+path that leaves the project. ``force-include`` is not read.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Iterator, Mapping
+
+from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread
+
+PATH_CAP = 4096
+"""Longest path read from the configuration (characters; Linux's PATH_MAX): a longer one names
+no file of a commit, and looking up each of its directories would cost its length squared."""
+_TARGET = "tool.hatch.build.targets.wheel"
+_BUILD = "tool.hatch.build"
+
+
+def from_hatch(
+    document: Mapping[str, object], label: str, is_file: Callable[[str], bool]
+) -> Stated:
+    """The wheel target's layout (`is_file`: whether a project path is a file of the commit)."""
+    tool = document.get("tool")
+    hatch = tool.get("hatch") if isinstance(tool, dict) else None
+    build = hatch.get("build", {}) if isinstance(hatch, dict) else {}
+    targets = build.get("targets", {}) if isinstance(build, dict) else None
+    target = targets.get("wheel", {}) if isinstance(targets, dict) else None
+    if not isinstance(build, dict) or not isinstance(target, dict):
+        return Unread(f"{label}'s [{_BUILD}] or [{_TARGET}] is not a table, not read")
+    options = _Options(label, build, target)
+    packages = options.paths("packages")
+    if isinstance(packages, Unread):
+        return packages
+    only_include = options.paths("only-include")
+    if isinstance(only_include, Unread):
+        return only_include
+    sources = options.sources()
+    if isinstance(sources, Unread):
+        return sources
+    selected = only_include or packages
+    if not selected:
+        if options.used:
+            return Unread(
+                f"{options.origin()} without packages or only-include: hatchling selects the "
+                "files by the project's name, which is not read"
+            )
+        return None
+    for package in packages:
+        parent = posixpath.dirname(package)
+        if parent and package + "/" not in sources:
+            sources[parent + "/"] = ""
+    for path in selected:
+        if is_file(path):
+            return Unread(f"{options.origin()} selects the file {path}, not a directory: not read")
+    return _layout(selected, sources, options.origin())
+
+
+def _layout(selected: list[str], sources: Mapping[str, str], origin: str) -> Stated:
+    """wheel directory -> project directory for each selected directory, and for each source
+    inside one that rewrites its own files (sources and directories end in '/')."""
+
+    def first_source(path: str) -> str | None:
+        """The source hatchling rewrites `path` by: of those it starts with, the first in
+        sorted order, which is the shortest (looked up by `path`'s directories, never by
+        scanning every source: a 256 KiB table may hold 20,000)."""
+        return next((d for d in _directories(path) if d in sources), None)
+
+    roots = {root + "/" for root in selected}
+    pairs = []
+    for root in sorted(roots):
+        source = first_source(root)
+        pairs.append((root if source is None else sources[source] + root[len(source) :], root))
+    for source, wheel in sorted(sources.items()):
+        inside = any(d in roots for d in _directories(source) if d != source)
+        if inside and first_source(source) == source:
+            pairs.append((wheel, source))
+    entries: dict[str, str] = {}
+    for wheel, repo in pairs:
+        if entries.setdefault(wheel, repo) != repo:
+            shown = wheel or "the wheel's root"
+            return Unread(f"{origin} ships both {entries[wheel]} and {repo} as {shown}: not read")
+    return PackageDirs(tuple(sorted(entries.items())), origin)
+
+
+def _directories(path: str) -> Iterator[str]:
+    """'' and each directory `path` starts with, shortest first (`path` itself when it ends
+    in '/')."""
+    yield ""
+    at = path.find("/")
+    while at >= 0:
+        yield path[: at + 1]
+        at = path.find("/", at + 1)
+
+
+class _Options:
+    """The wheel target's options, each the target's or else the build's, and which were used."""
+
+    def __init__(
+        self, label: str, build: Mapping[str, object], target: Mapping[str, object]
+    ) -> None:
+        self.label, self.build, self.target = label, build, target
+        self.used: dict[str, list[str]] = {}
+        """table -> the keys read from it, for the origin."""
+
+    def get(self, key: str) -> object:
+        table, config = (_TARGET, self.target) if key in self.target else (_BUILD, self.build)
+        if key not in config:
+            return None
+        self.used.setdefault(table, []).append(key)
+        return config[key]
+
+    def origin(self) -> str:
+        """``pyproject.toml [tool.hatch.build.targets.wheel] packages and sources``."""
+        tables = [f"[{table}] {' and '.join(keys)}" for table, keys in sorted(self.used.items())]
+        return f"{self.label} {', '.join(tables)}"
+
+    def paths(self, key: str) -> list[str] | Unread:
+        """`packages` or `only-include`: project paths, normalised as hatchling does."""
+        value = self.get(key)
+        if value is None:
+            return []
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            return Unread(f"{self.origin()}: {key} is not a list of paths, not read")
+        if any(len(v) > PATH_CAP for v in value):
+            return Unread(f"{self.origin()}: {key} names a path over {PATH_CAP:,} characters")
+        paths = [_relative(v) for v in value]
+        for given, path in zip(value, paths, strict=True):
+            if not path:  # hatchling walks the whole project for '.', and refuses '..'
+                return Unread(
+                    f"{self.origin()}: {key} names {given!r}, not a directory in the project"
+                )
+        return sorted(p for p in paths if p)
+
+    def sources(self) -> dict[str, str] | Unread:
+        """`sources`: project directory -> wheel directory, each '' or ending in '/'."""
+        value = self.get("sources")
+        if value is None:
+            return {}
+        if isinstance(value, list) and all(isinstance(v, str) and v for v in value):
+            value = dict.fromkeys(value, "")
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            return Unread(f"{self.origin()}: sources is not a list or table of paths, not read")
+        if any(len(k) > PATH_CAP or len(v) > PATH_CAP for k, v in value.items()):
+            return Unread(f"{self.origin()}: sources names a path over {PATH_CAP:,} characters")
+        sources = {}
+        for source, wheel in value.items():
+            repo, shipped = _relative(source), _relative(wheel)
+            if repo is None or shipped is None or (source and not repo):  # '.' matches nothing
+                return Unread(
+                    f"{self.origin()}: sources maps {source!r} to {wheel!r}, not a directory in "
+                    "the project to one in the wheel"
+                )
+            sources[repo + "/" if repo else ""] = shipped + "/" if shipped else ""
+        return sources
+
+
+def _relative(path: str) -> str | None:
+    """`path` normalised inside the project ('' for its root), None for one outside it."""
+    if path.startswith(("/", "~")) or "\\" in path or "\0" in path:
+        return None
+    cleaned = posixpath.normpath(path).strip("/")
+    if cleaned == ".":
+        return ""
+    if cleaned == ".." or cleaned.startswith("../"):
+        return None
+    return cleaned

@@ -1,0 +1,86 @@
+"""What a build configuration states about where a wheel's packages live in the repository.
+
+Every backend's reader (`setuptoolsconfig`, `hatchconfig`, `maturinconfig`) answers with one of
+these, relative to the project's directory (the one holding the configuration file); the caller
+(`buildconfig`) places them in the repository.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PackageDirs:
+    """The packages' directories the configuration states."""
+
+    dirs: tuple[tuple[str, str], ...]
+    """(wheel directory, repository directory), each ``''`` or ending in '/': ``('pkg/',
+    'src/realname/')`` ships ``src/realname/auth.py`` as ``pkg/auth.py``; ``''`` as the wheel
+    directory names the root of every wheel path no other entry covers."""
+    origin: str
+    """Where it was read: ``pyproject.toml [tool.setuptools.package-dir]`` …"""
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A configuration that states a mapping k3diff cannot read."""
+
+    reason: str
+    """``setup.py's package_dir is not a literal dict`` …"""
+
+
+Stated = PackageDirs | Unread | None
+"""A reader's answer: a mapping, why it cannot be read, or None where nothing is stated."""
+
+
+def one(found: Sequence[PackageDirs | Unread]) -> Stated:
+    """The one mapping `found` states: the first `Unread`, if any; `Unread` when two differ."""
+    unread = [f for f in found if isinstance(f, Unread)]
+    if unread:
+        return unread[0]
+    stated = [f for f in found if isinstance(f, PackageDirs)]
+    if len({s.dirs for s in stated}) > 1:
+        return Unread(f"{stated[0].origin} and {stated[1].origin} differ")
+    return stated[0] if stated else None
+
+
+def checked_dirs(value: object, label: str, setting: str) -> PackageDirs | Unread:
+    """setuptools' `package_dir` (dotted package name -> directory, ``''`` the root of every
+    package no longer name covers) as wheel directories, or why it is not one k3diff can use;
+    `label` is the file's repository path, `setting` what in it states the value."""
+    name = label
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        return Unread(f"{name}'s package_dir is not a literal dict of strings, not read")
+    dirs = []
+    for package, target in value.items():
+        cleaned = clean_directory(target)
+        if cleaned is None:
+            return Unread(f"{name} maps {package or 'the root'!r} outside its project")
+        wheel = package.strip().replace(".", "/")
+        dirs.append((wheel + "/" if wheel else "", cleaned))
+    return PackageDirs(tuple(sorted(dirs)), f"{label} {setting}")
+
+
+def clean_directory(text: str) -> str | None:
+    """A directory of the project ('' or ending in '/'); None for one outside it."""
+    if text.startswith("/") or "\\" in text or "\0" in text:
+        return None
+    cleaned = posixpath.normpath(text.strip() or ".")
+    if cleaned == ".":
+        return ""
+    if cleaned == ".." or cleaned.startswith("../"):
+        return None
+    return cleaned + "/"
+
+
+def placed(stated: Stated, directory: str) -> Stated:
+    """`stated` for a project in repository directory `directory` ('' or ending in '/')."""
+    if not directory or not isinstance(stated, PackageDirs):
+        return stated
+    dirs = tuple((wheel, directory + repo) for wheel, repo in stated.dirs)
+    return PackageDirs(dirs, stated.origin)
