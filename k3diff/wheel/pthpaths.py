@@ -27,7 +27,7 @@ from __future__ import annotations
 import ntpath
 import posixpath
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import count
 
 from k3diff.lazyre import lazy
@@ -62,43 +62,60 @@ def on_pth_paths(
 ) -> Iterator[tuple[InstalledFile, str]]:
     """Each file `site` may import a customize module from, by the path lines `lines`, and how."""
     fold = str.lower if case.path_blind else str
-    placed = [(file, *_place(file)) for file in files]
+    placed = [(file, place) for file in files for place in _places_of(file)]
     # No place deeper than a file's directory under its deepest scheme directory can hold one.
-    depth = max((below.count("/") for _, _, below in placed), default=0) + _SCHEME_DEPTH + 1
+    depth = max((place[1].count("/") for _, place in placed), default=0) + _SCHEME_DEPTH + 1
     named: dict[Place, str] = {}
     for text in dict.fromkeys(line.text.rstrip() for line in lines if not line.executable):
         minors = _minors(targets, _version_names(text, depth))
         for anchor, spots in _anchors(targets, case, minors).items():
             for (where, below), how in _places(text, anchor, spots, depth):
                 named.setdefault((where, fold(below)), how)
-    for file, where, below in placed if named else ():
-        zipped = named.get((where, fold(below)))
-        if zipped is not None:
-            yield file, f"{zipped}: site imports sitecustomize from it as a zip (not read)"
-            continue
-        if "customize" not in below:
-            continue
-        segments = below.split("/")  # by segments: folding may change a name's length ('İ')
-        for at in range(len(segments) - 1, -1, -1):
-            on = named.get((where, fold("/".join(segments[:at]))))
-            inner = "/".join(segments[at:])
-            if on is not None and customize_module(inner, case):
-                name = inner.split("/")[0].split(".")[0]
-                yield file, f"{name}: imported by site at every start ({on})"
-                break
+    found = set()
+    for file, place in placed if named else ():
+        runs = _runs(place, named, fold, case)
+        if runs is not None and file.path not in found:
+            found.add(file.path)
+            yield file, runs
 
 
-def _place(file: InstalledFile) -> Place:
+def _runs(
+    place: Place, named: dict[Place, str], fold: Callable[[str], str], case: CaseRule
+) -> str | None:
+    """How a file at `place` runs as a customize module by the places lines name, if it does."""
+    where, below = place
+    zipped = named.get((where, fold(below)))
+    if zipped is not None:
+        return f"{zipped}: site imports sitecustomize from it as a zip (not read)"
+    if "customize" not in below:
+        return None
+    segments = below.split("/")  # by segments: folding may change a name's length ('İ')
+    for at in range(len(segments) - 1, -1, -1):
+        on = named.get((where, fold("/".join(segments[:at]))))
+        inner = "/".join(segments[at:])
+        if on is not None and customize_module(inner, case):
+            name = inner.split("/")[0].split(".")[0]
+            return f"{name}: imported by site at every start ({on})"
+    return None
+
+
+def _places_of(file: InstalledFile) -> list[Place]:
     """Where pip writes the file, in any layout: site-packages, the scripts' or headers'
     directory (`NAME/x.h` below the include directory), or the prefix (`.data/data/`, as written
-    in the archive: `lib/python3.11/site-packages/x` is site-packages on 3.11 alone)."""
+    in the archive); a `.data/data/lib/python3.11/site-packages/x` (or `Lib/site-packages/x`)
+    is also site-packages' `x`, as the installed view places it where the tags admit that
+    Python: on one version alone, but counted there on every one (a line naming `x` names it
+    on 3.11; one naming `../../python3.12/site-packages/x` is counted too, failing)."""
     if file.scheme == "data":
-        return "data", posixpath.normpath(file.entry).split("/", 2)[2]
+        raw = ("data", posixpath.normpath(file.entry).split("/", 2)[2])
+        if file.path.startswith("site-packages/"):
+            return [raw, ("site-packages", file.path.partition("/")[2])]
+        return [raw]
     if file.scheme == "scripts":
-        return "scripts", file.path.partition("/")[2]
+        return [("scripts", file.path.partition("/")[2])]
     if file.scheme == "headers":
-        return "headers", file.path.split("/", 3)[3]
-    return "site-packages", file.path.partition("/")[2]
+        return [("headers", file.path.split("/", 3)[3])]
+    return [("site-packages", file.path.partition("/")[2])]
 
 
 def _anchors(targets: TargetPythons, case: CaseRule, minors: list[int]) -> dict[Anchor, Spots]:

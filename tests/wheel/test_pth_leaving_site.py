@@ -84,6 +84,10 @@ def _runs_in_a_venv(tmp_path: Path, wheel: Path) -> bool:
         ("../../../bin", "demo-2.0.data/scripts/sitecustomize.py"),
         (f"../../../include/site/python{PY}/demo", "demo-2.0.data/headers/sitecustomize.py"),
         (f"../../python{PY}/site-packages/demo_extra", "demo_extra/sitecustomize.py"),
+        (
+            "demo_extra",
+            f"demo-2.0.data/data/lib/python{PY}/site-packages/demo_extra/sitecustomize.py",
+        ),
         ("{venv}/share/demo", DATA_MODULE),
     ],
 )
@@ -91,7 +95,8 @@ def test_a_customize_module_a_line_puts_on_sys_path_fails_as_the_install_runs_it
     tmp_path: Path, line: str, module: str
 ) -> None:
     """Each ran in a venv and passed before, exit 0: data, a script, a header, site-packages
-    named again through its version directory, and an absolute line naming the venv."""
+    named again through its version directory, and an absolute line naming the venv; and a
+    module `.data/data/` writes into site-packages (which W702 saw before, and must still)."""
     text = line.format(venv=tmp_path / "venv")
     code, report, new = _wheels(tmp_path, {"demo.pth": f"{text}\n".encode(), module: RUNS})
     assert _runs_in_a_venv(tmp_path, new)
