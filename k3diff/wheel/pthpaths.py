@@ -25,10 +25,11 @@ customize module there is counted with the prefix that runs it (the install show
 from __future__ import annotations
 
 import ntpath
+import operator
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Iterator
-from itertools import count
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain, count, repeat
 
 from k3diff.lazyre import lazy
 from k3diff.wheel.casereads import customize_module
@@ -41,6 +42,7 @@ _VERSION_DIRECTORY = lazy(r"python3\.?(\d+)t?(?:-32|-arm64)?", re.IGNORECASE)
 """A directory a layout names for its Python (`python3.12`, `python3.13t`, `Python312-32`)."""
 _WINDOWS_PLATFORMS = ("", "-32", "-arm64")
 """`sys.winver`'s suffix in `nt_user`'s `Python{py_version_nodot_plat}`: x64, x86, ARM64."""
+_PATH = operator.itemgetter(2)
 _SCHEME_DEPTH = 3
 """The most segments of a scheme directory under the prefix (`lib/python3.11/site-packages`)."""
 
@@ -55,28 +57,40 @@ Spots = dict[Place, None]
 
 
 def on_pth_paths(
-    files: Iterable[InstalledFile],
+    files: Sequence[InstalledFile],
     lines: Iterable[PthLine],
     case: CaseRule,
     targets: TargetPythons,
 ) -> Iterator[tuple[InstalledFile, str]]:
     """Each file `site` may import a customize module from, by the path lines `lines`, and how."""
     fold = str.lower if case.path_blind else str
-    placed = [(file, place) for file in files for place in _places_of(file)]
-    # No place deeper than a file's directory under its deepest scheme directory can hold one.
-    depth = max((place[1].count("/") for _, place in placed), default=0) + _SCHEME_DEPTH + 1
+    # No place deeper than a file's directory under its deepest scheme directory can hold one
+    # (a `.data/data/lib/python3.11/site-packages/` file's place is two segments past its path).
+    slashes = max(map(str.count, map(_PATH, files), repeat("/")), default=0)
+    depth = slashes + 2 + _SCHEME_DEPTH + 1
     named: dict[Place, str] = {}
     for text in dict.fromkeys(line.text.rstrip() for line in lines if not line.executable):
         minors = _minors(targets, _version_names(text, depth))
-        for anchor, spots in _anchors(targets, case, minors).items():
-            for (where, below), how in _places(text, anchor, spots, depth):
-                named.setdefault((where, fold(below)), how)
-    found = set()
-    for file, place in placed if named else ():
-        runs = _runs(place, named, fold, case)
-        if runs is not None and file.path not in found:
-            found.add(file.path)
-            yield file, runs
+        anchors = _anchors(targets, case, minors)
+        places = [_relative(text, anchor, spots) for anchor, spots in anchors.items()]
+        for windows in dict.fromkeys(windows for windows, _ in anchors):
+            spots = {
+                spot: None for (w, _), each in anchors.items() if w == windows for spot in each
+            }
+            places.append(_absolute(text, windows, spots, depth))
+        for (where, below), how in chain.from_iterable(places):
+            named.setdefault((where, fold(below)), how)
+    leaves = {below.rpartition("/")[2] for _, below in named}  # a file a line names: its name
+    for file in files if named else ():
+        path = file.path
+        if (
+            "customize" in path
+            or "customize" in file.entry
+            or fold(path.rpartition("/")[2]) in leaves
+        ):
+            runs = next(filter(None, (_runs(p, named, fold, case) for p in _places_of(file))), None)
+            if runs is not None:
+                yield file, runs
 
 
 def _runs(
@@ -172,19 +186,26 @@ def _minors(targets: TargetPythons, names: list[str]) -> list[int]:
     return [*admitted, next(m for m in count(targets.open_from[1]) if m not in named)]
 
 
-def _places(text: str, anchor: Anchor, spots: Spots, depth: int) -> Iterator[tuple[Place, str]]:
-    """Each place a path line names in one layout, and how it says so."""
+def _relative(text: str, anchor: Anchor, spots: Spots) -> Iterator[tuple[Place, str]]:
+    """Each place a path line names below the prefix in one layout, and how it says so."""
     windows, site = anchor
     path = ntpath if windows else posixpath
     drive, rest = path.splitdrive(text)
-    rooted = rest.startswith(("/", "\\") if windows else "/")
-    if not rooted and drive[1:] in ("", ":"):  # `C:demo`: below site-packages on drive C:
-        resolved = path.normpath(path.join(site, rest)).replace("\\", "/")
-        if resolved != ".." and not resolved.startswith("../"):
-            shown = "" if resolved == "." else resolved
-            yield from _named(shown, spots, windows, f"{shown or '.'} under the install prefix")
-        if not drive:
-            return
+    if rest.startswith(("/", "\\") if windows else "/") or drive[1:] not in ("", ":"):
+        return  # absolute (`C:demo` is below site-packages where that is on drive C:)
+    resolved = path.normpath(path.join(site, rest)).replace("\\", "/")
+    if resolved != ".." and not resolved.startswith("../"):  # else it leaves the prefix
+        shown = "" if resolved == "." else resolved
+        yield from _named(shown, spots, windows, f"{shown or '.'} under the install prefix")
+
+
+def _absolute(text: str, windows: bool, spots: Spots, depth: int) -> Iterator[tuple[Place, str]]:
+    """Each place an absolute line names where the prefix is its head, in the layouts of
+    `spots` (those of one system), the last `depth` segments alone."""
+    path = ntpath if windows else posixpath
+    drive, rest = path.splitdrive(text)
+    if not drive and not rest.startswith(("/", "\\") if windows else "/"):
+        return
     segments = [s for s in path.normpath(rest).replace("\\", "/").split("/") if s]
     for at in range(max(0, len(segments) - depth), len(segments) + 1):
         after = f", where the wheel installs under {drive}/{'/'.join(segments[:at])}"
@@ -197,9 +218,10 @@ def _named(
     """The places of a directory under the prefix: the prefix's own, and below each scheme
     directory holding it (in any case on Windows); `shown`: the directory as said."""
     yield ("data", directory), f"{shown} on sys.path by a .pth{after}"
-    fold = str.lower if windows else str
+    folded = directory.lower() if windows else directory
     for where, base in spots:
-        if fold(directory) == fold(base) or fold(directory).startswith(fold(base) + "/"):
+        start = base.lower() if windows else base
+        if folded == start or folded.startswith(f"{start}/"):
             below = "/".join(directory.split("/")[base.count("/") + 1 :])  # by segments
             said = f"site-packages/{below}" if where == "site-packages" and below else shown
             yield (where, below), f"{said} on sys.path by a .pth{after}"
