@@ -72,12 +72,12 @@ def on_pth_paths(
     for text in dict.fromkeys(line.text.rstrip() for line in lines if not line.executable):
         minors = _minors(targets, _version_names(text, depth))
         anchors = _anchors(targets, case, minors)
-        places = [_relative(text, anchor, spots) for anchor, spots in anchors.items()]
+        places = [_relative(text, anchor, spots, fold) for anchor, spots in anchors.items()]
         for windows in dict.fromkeys(windows for windows, _ in anchors):
             spots = {
                 spot: None for (w, _), each in anchors.items() if w == windows for spot in each
             }
-            places.append(_absolute(text, windows, spots, depth))
+            places.append(_absolute(text, windows, spots, depth, fold))
         for (where, below), how in chain.from_iterable(places):
             named.setdefault((where, fold(below)), how)
     leaves = {below.rpartition("/")[2] for _, below in named}  # a file a line names: its name
@@ -186,7 +186,9 @@ def _minors(targets: TargetPythons, names: list[str]) -> list[int]:
     return [*admitted, next(m for m in count(targets.open_from[1]) if m not in named)]
 
 
-def _relative(text: str, anchor: Anchor, spots: Spots) -> Iterator[tuple[Place, str]]:
+def _relative(
+    text: str, anchor: Anchor, spots: Spots, fold: Callable[[str], str]
+) -> Iterator[tuple[Place, str]]:
     """Each place a path line names below the prefix in one layout, and how it says so."""
     windows, site = anchor
     path = ntpath if windows else posixpath
@@ -196,10 +198,12 @@ def _relative(text: str, anchor: Anchor, spots: Spots) -> Iterator[tuple[Place, 
     resolved = path.normpath(path.join(site, rest)).replace("\\", "/")
     if resolved != ".." and not resolved.startswith("../"):  # else it leaves the prefix
         shown = "" if resolved == "." else resolved
-        yield from _named(shown, spots, windows, f"{shown or '.'} under the install prefix")
+        yield from _named(shown, spots, fold, f"{shown or '.'} under the install prefix")
 
 
-def _absolute(text: str, windows: bool, spots: Spots, depth: int) -> Iterator[tuple[Place, str]]:
+def _absolute(
+    text: str, windows: bool, spots: Spots, depth: int, fold: Callable[[str], str]
+) -> Iterator[tuple[Place, str]]:
     """Each place an absolute line names where the prefix is its head, in the layouts of
     `spots` (those of one system), the last `depth` segments alone."""
     path = ntpath if windows else posixpath
@@ -209,18 +213,19 @@ def _absolute(text: str, windows: bool, spots: Spots, depth: int) -> Iterator[tu
     segments = [s for s in path.normpath(rest).replace("\\", "/").split("/") if s]
     for at in range(max(0, len(segments) - depth), len(segments) + 1):
         after = f", where the wheel installs under {drive}/{'/'.join(segments[:at])}"
-        yield from _named("/".join(segments[at:]), spots, windows, text, after)
+        yield from _named("/".join(segments[at:]), spots, fold, text, after)
 
 
 def _named(
-    directory: str, spots: Spots, windows: bool, shown: str, after: str = ""
+    directory: str, spots: Spots, fold: Callable[[str], str], shown: str, after: str = ""
 ) -> Iterator[tuple[Place, str]]:
     """The places of a directory under the prefix: the prefix's own, and below each scheme
-    directory holding it (in any case on Windows); `shown`: the directory as said."""
+    directory holding it (in any case where some system opens paths so: `BIN` is `bin` on
+    macOS and Windows); `shown`: the directory as said."""
     yield ("data", directory), f"{shown} on sys.path by a .pth{after}"
-    folded = directory.lower() if windows else directory
+    folded = fold(directory)
     for where, base in spots:
-        start = base.lower() if windows else base
+        start = fold(base)
         if folded == start or folded.startswith(f"{start}/"):
             below = "/".join(directory.split("/")[base.count("/") + 1 :])  # by segments
             said = f"site-packages/{below}" if where == "site-packages" and below else shown

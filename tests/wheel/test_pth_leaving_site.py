@@ -230,3 +230,15 @@ def test_audit_lists_the_customize_module_where_it_lands(tmp_path: Path) -> None
     found = [s for s in surfaces if s["kind"] == "customize"]
     assert [s["key"] for s in found] == ["share/demo/sitecustomize.py"], json.dumps(surfaces)
     assert "share/demo under the install prefix" in found[0]["summary"]
+
+
+def test_a_line_in_another_case_names_the_directory_where_paths_open_in_any_case(
+    tmp_path: Path,
+) -> None:
+    """`../../../BIN` is `bin/`, where `.data/scripts/` lands, on macOS's file system (APFS,
+    as formatted by default) and Windows'; on Linux it names nothing."""
+    files = {"demo.pth": b"../../../BIN\n", "demo-2.0.data/scripts/sitecustomize.py": RUNS}
+    code, report, _ = _wheels(tmp_path / "mac", files, tag="py3-none-macosx_11_0_arm64")
+    assert code == 1 and "demo-2.0.data/scripts/sitecustomize.py" in _w702(report)
+    code, report, _ = _wheels(tmp_path / "linux", files, tag=LINUX)
+    assert not _w702(report)
