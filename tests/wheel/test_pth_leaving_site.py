@@ -144,19 +144,30 @@ def _scheme_paths(scheme: str, base: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(("scheme", "path", "tag", "base"), _SCHEMES)
-@pytest.mark.parametrize("kind", ["data", "scripts"])
+@pytest.mark.parametrize(
+    ("kind", "under", "module"),
+    [
+        ("data", ("share", "demo"), DATA_MODULE),
+        ("scripts", (), "demo-2.0.data/scripts/sitecustomize.py"),
+        ("include", ("demo",), "demo-2.0.data/headers/sitecustomize.py"),  # pip: include/NAME
+    ],
+)
 def test_every_scheme_pip_installs_by_is_a_layout(
-    tmp_path: Path, scheme: str, path: Any, tag: str, base: str, kind: str
+    tmp_path: Path,
+    scheme: str,
+    path: Any,
+    tag: str,
+    base: str,
+    kind: str,
+    under: tuple[str, ...],
+    module: str,
 ) -> None:
     """The line is written from the scheme's own directories, as its system's path module
-    relates them (`os.path.relpath`), and names where the scheme puts the wheel's data or
-    scripts: the module there runs wherever pip installs the wheel by that scheme."""
+    relates them (`os.path.relpath`), and names where the scheme puts the wheel's data,
+    scripts or headers: the module there runs wherever pip installs the wheel by that scheme
+    (outside a venv: pip puts a venv's headers in `include/site/pythonX.Y/`, held above)."""
     paths = _scheme_paths(scheme, base)
-    where = path.join(paths[kind], "share", "demo") if kind == "data" else paths[kind]
-    line = path.relpath(where, paths["purelib"])
-    module = "demo-2.0.data/data/share/demo/sitecustomize.py" if kind == "data" else (
-        "demo-2.0.data/scripts/sitecustomize.py"
-    )  # fmt: skip
+    line = path.relpath(path.join(paths[kind], *under), paths["purelib"])
     code, report, _ = _wheels(tmp_path, {"demo.pth": f"{line}\n".encode(), module: RUNS}, tag=tag)
     assert code == 1, (line, report["findings"])
     assert module in _w702(report)
