@@ -2,58 +2,231 @@
 `sitecustomize` and `usercustomize` at every start as it does from site-packages' top.
 
 `site.addpackage` strips a path line's trailing whitespace, joins it to site-packages and
-normalises it (`site.makepath`), and appends it when it exists: a directory of the wheel
-(`demo_extra`, `./demo_extra/`, `lib/../demo_extra`; opened in any case where paths are), whose
-customize modules `site` then imports (`casereads.customize_module`, read from there), or a file
-of the wheel, which `zipimport` reads as an archive whatever its name, so any customize module it
-holds runs: k3diff does not read inside it and counts the file itself. An absolute line, or one
-that leaves site-packages, names no file of the wheel. review69d: a patch adding `demo.pth`
-naming `demo_extra` and `demo_extra/sitecustomize.py` (or a zip `demo_extra.dat` holding one)
-passed, exit 0, and a venv's `python -c pass` ran it.
+normalises it (`site.makepath`), and appends it when it exists: a directory the wheel installs
+files into, whose customize modules `site` then imports (`casereads.customize_module`, read from
+there), or a file of the wheel, which `zipimport` reads as an archive whatever its name, so any
+customize module it holds runs: k3diff does not read inside it and counts the file itself.
+
+A line may leave site-packages: pip installs `.data/data/` under the scheme's data directory
+(the prefix), `.data/scripts/` and `.data/headers/` in their own, so `../../../share/demo` in a
+venv's `lib/python3.11/site-packages/demo.pth` names `share/demo` where the wheel's
+`demo-1.0.data/data/share/demo/sitecustomize.py` lands (pth70: passed, exit 0; a venv's `python
+-c pass` ran it). So a line is resolved in every layout (`_anchors`) the wheel installs with:
+the install schemes of CPython's `sysconfig` pip 26 uses (`posix_prefix`, a venv's, `--user`'s
+`posix_user`, and on a macOS framework build `osx_framework_user`; `nt`, a Windows venv's,
+`nt_user`), each Python version the tags admit (where they admit every later one: those the
+line names, and one it does not), free-threaded builds' `python3.Nt` from 3.13. A line that
+leaves the prefix names nothing the wheel knows. An absolute line names a place the wheel cannot
+know: a directory of the wheel is under it where the prefix is the line's head and the rest is
+where that layout installs the directory (`/opt/venv/share/demo` and `share/demo`), so a
+customize module there is counted with the prefix that runs it (the install shows it runs).
 """
 
 from __future__ import annotations
 
+import ntpath
+import operator
 import posixpath
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain, count, repeat
 
+from k3diff.lazyre import lazy
 from k3diff.wheel.casereads import customize_module
 from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.pth import PthLine
+from k3diff.wheel.targets import TargetPythons, version_number
 
+_VERSION_DIRECTORY = lazy(r"python3\.?(\d+)t?(?:-32|-arm64)?", re.IGNORECASE)
+"""A directory a layout names for its Python (`python3.12`, `python3.13t`, `Python312-32`)."""
+_WINDOWS_PLATFORMS = ("", "-32", "-arm64")
+"""`sys.winver`'s suffix in `nt_user`'s `Python{py_version_nodot_plat}`: x64, x86, ARM64."""
+_PATH = operator.itemgetter(2)
+_SCHEME_DEPTH = 3
+"""The most segments of a scheme directory under the prefix (`lib/python3.11/site-packages`)."""
 
-def added_directories(lines: Iterable[PthLine]) -> frozenset[str]:
-    """The paths below site-packages that path lines add (`demo_extra`), a backslash read as
-    Windows' separator."""
-    found = set()
-    for line in lines:
-        text = line.text.rstrip().replace("\\", "/")
-        if line.executable or text.startswith("/") or ":" in text:
-            continue
-        directory = posixpath.normpath(text)
-        if directory not in (".", "..") and not directory.startswith("../"):
-            found.add(directory)
-    return frozenset(found)
+Anchor = tuple[bool, str]
+"""A layout's site-packages as the prefix's subdirectory (`lib/python3.11/site-packages`), and
+whether Windows reads the line (`ntpath`: both separators, drives)."""
+Place = tuple[str, str]
+"""Where a directory is: `data` (the prefix), `site-packages`, `scripts` or `headers`, and the
+path below it."""
+Spots = dict[Place, None]
+"""A layout's scheme directories under the prefix, in order."""
 
 
 def on_pth_paths(
-    files: Iterable[InstalledFile], lines: Iterable[PthLine], case: CaseRule
+    files: Sequence[InstalledFile],
+    lines: Iterable[PthLine],
+    case: CaseRule,
+    targets: TargetPythons,
 ) -> Iterator[tuple[InstalledFile, str]]:
     """Each file `site` may import a customize module from, by the path lines `lines`, and how."""
     fold = str.lower if case.path_blind else str
-    added = {f"site-packages/{fold(path)}" for path in added_directories(lines)}
-    for file in files if added else ():
-        path = fold(file.path)
-        if path in added:
-            yield (
-                file,
-                "on sys.path by a .pth: site imports sitecustomize from it as a zip (not read)",
-            )
-            continue
-        top = next((top for top in added if path.startswith(f"{top}/")), None)
-        # By segments, not characters: folding may change a name's length ('İ'.lower() is two).
-        rest = file.path.split("/", top.count("/") + 1)[-1] if top is not None else ""
-        if top is not None and customize_module(rest, case):
-            name = rest.split("/")[0].split(".")[0]
-            yield file, f"{name}: imported by site at every start ({top} on sys.path by a .pth)"
+    # No place deeper than a file's directory under its deepest scheme directory can hold one
+    # (a `.data/data/lib/python3.11/site-packages/` file's place is two segments past its path).
+    slashes = max(map(str.count, map(_PATH, files), repeat("/")), default=0)
+    depth = slashes + 2 + _SCHEME_DEPTH + 1
+    named: dict[Place, str] = {}
+    for text in dict.fromkeys(line.text.rstrip() for line in lines if not line.executable):
+        minors = _minors(targets, _version_names(text, depth))
+        anchors = _anchors(targets, case, minors)
+        places = [_relative(text, anchor, spots, fold) for anchor, spots in anchors.items()]
+        for windows in dict.fromkeys(windows for windows, _ in anchors):
+            spots = {
+                spot: None for (w, _), each in anchors.items() if w == windows for spot in each
+            }
+            places.append(_absolute(text, windows, spots, depth, fold))
+        for (where, below), how in chain.from_iterable(places):
+            named.setdefault((where, fold(below)), how)
+    leaves = {below.rpartition("/")[2] for _, below in named}  # a file a line names: its name
+    for file in files if named else ():
+        path = file.path
+        if (
+            "customize" in path
+            or "customize" in file.entry
+            or fold(path.rpartition("/")[2]) in leaves
+        ):
+            runs = next(filter(None, (_runs(p, named, fold, case) for p in _places_of(file))), None)
+            if runs is not None:
+                yield file, runs
+
+
+def _runs(
+    place: Place, named: dict[Place, str], fold: Callable[[str], str], case: CaseRule
+) -> str | None:
+    """How a file at `place` runs as a customize module by the places lines name, if it does."""
+    where, below = place
+    zipped = named.get((where, fold(below)))
+    if zipped is not None:
+        return f"{zipped}: site imports sitecustomize from it as a zip (not read)"
+    if "customize" not in below:
+        return None
+    segments = below.split("/")  # by segments: folding may change a name's length ('İ')
+    for at in range(len(segments) - 1, -1, -1):
+        on = named.get((where, fold("/".join(segments[:at]))))
+        inner = "/".join(segments[at:])
+        if on is not None and customize_module(inner, case):
+            name = inner.split("/")[0].split(".")[0]
+            return f"{name}: imported by site at every start ({on})"
+    return None
+
+
+def _places_of(file: InstalledFile) -> list[Place]:
+    """Where pip writes the file, in any layout: site-packages, the scripts' or headers'
+    directory (`NAME/x.h` below the include directory), or the prefix (`.data/data/`, as written
+    in the archive); a `.data/data/lib/python3.11/site-packages/x` (or `Lib/site-packages/x`)
+    is also site-packages' `x`, as the installed view places it where the tags admit that
+    Python: on one version alone, but counted there on every one (a line naming `x` names it
+    on 3.11; one naming `../../python3.12/site-packages/x` is counted too, failing)."""
+    if file.scheme == "data":
+        raw = ("data", posixpath.normpath(file.entry).split("/", 2)[2])
+        if file.path.startswith("site-packages/"):
+            return [raw, ("site-packages", file.path.partition("/")[2])]
+        return [raw]
+    if file.scheme == "scripts":
+        return [("scripts", file.path.partition("/")[2])]
+    if file.scheme == "headers":
+        return [("headers", file.path.split("/", 3)[3])]
+    return [("site-packages", file.path.partition("/")[2])]
+
+
+def _anchors(targets: TargetPythons, case: CaseRule, minors: list[int]) -> dict[Anchor, Spots]:
+    """Each layout's site-packages, with the scheme directories under the prefix in some layout
+    of that site-packages (pip puts a venv's headers in `include/site/pythonX.Y/`)."""
+    found: dict[Anchor, Spots] = {}
+    for minor in minors:
+        short = f"3.{minor}"
+        for thread in ("", "t") if minor >= 13 else ("",):
+            python = f"python{short}{thread}"
+            if targets.elsewhere:
+                site = f"lib/{python}/site-packages"
+                include = (f"include/site/python{short}", f"include/{python}")
+                _add(found, (False, site), "bin", include)
+                if case.path_blind:  # a macOS framework build's `--user`
+                    _add(found, (False, "lib/python/site-packages"), "bin", include[1:])
+            if targets.windows:
+                venv = f"include/site/python{short}"
+                _add(found, (True, "Lib/site-packages"), "Scripts", ("Include", venv))
+                for platform in _WINDOWS_PLATFORMS:
+                    user = f"Python3{minor}{thread}{platform}"
+                    anchor = (True, f"{user}/site-packages")
+                    _add(found, anchor, f"{user}/Scripts", (f"{user}/Include",))
+    return found
+
+
+def _add(found: dict[Anchor, Spots], anchor: Anchor, scripts: str, headers: Iterable[str]) -> None:
+    spots = found.setdefault(anchor, {})
+    spots.update(dict.fromkeys([("site-packages", anchor[1]), ("scripts", scripts)]))
+    spots.update(dict.fromkeys(("headers", include) for include in headers))
+
+
+def _version_names(text: str, depth: int) -> list[str]:
+    """The segments of a line that may stand where a layout names its Python: the first few of
+    the directory it names under the prefix, or of an absolute line's last `depth` (a bounded
+    few, whatever the line's length)."""
+    found = []
+    for path, site in ((posixpath, "a/b/c"), (ntpath, "a/b")):
+        segments = path.normpath(path.join(site, text)).replace("\\", "/").split("/")
+        found += segments[:_SCHEME_DEPTH] + segments[-depth:]
+    return found
+
+
+def _minors(targets: TargetPythons, names: list[str]) -> list[int]:
+    """The Python 3 minor versions to lay the wheel out for: those its tags admit one by one,
+    and where they admit every version from one on, those a line names (`names`: its segments
+    that may) and one it does not (a version no segment names is laid out alike by each)."""
+    exact = sorted({minor for major, minor in targets.exact if major == 3})
+    if targets.open_from is None:
+        return exact
+    found = (_VERSION_DIRECTORY.fullmatch(name) for name in names)
+    named = {version_number(match.group(1)) for match in found if match}
+    admitted = sorted({*exact, *(m for m in named if targets.admits((3, m)))})
+    return [*admitted, next(m for m in count(targets.open_from[1]) if m not in named)]
+
+
+def _relative(
+    text: str, anchor: Anchor, spots: Spots, fold: Callable[[str], str]
+) -> Iterator[tuple[Place, str]]:
+    """Each place a path line names below the prefix in one layout, and how it says so."""
+    windows, site = anchor
+    path = ntpath if windows else posixpath
+    drive, rest = path.splitdrive(text)
+    if rest.startswith(("/", "\\") if windows else "/") or drive[1:] not in ("", ":"):
+        return  # absolute (`C:demo` is below site-packages where that is on drive C:)
+    resolved = path.normpath(path.join(site, rest)).replace("\\", "/")
+    if resolved != ".." and not resolved.startswith("../"):  # else it leaves the prefix
+        shown = "" if resolved == "." else resolved
+        yield from _named(shown, spots, fold, f"{shown or '.'} under the install prefix")
+
+
+def _absolute(
+    text: str, windows: bool, spots: Spots, depth: int, fold: Callable[[str], str]
+) -> Iterator[tuple[Place, str]]:
+    """Each place an absolute line names where the prefix is its head, in the layouts of
+    `spots` (those of one system), the last `depth` segments alone."""
+    path = ntpath if windows else posixpath
+    drive, rest = path.splitdrive(text)
+    if not drive and not rest.startswith(("/", "\\") if windows else "/"):
+        return
+    segments = [s for s in path.normpath(rest).replace("\\", "/").split("/") if s]
+    for at in range(max(0, len(segments) - depth), len(segments) + 1):
+        after = f", where the wheel installs under {drive}/{'/'.join(segments[:at])}"
+        yield from _named("/".join(segments[at:]), spots, fold, text, after)
+
+
+def _named(
+    directory: str, spots: Spots, fold: Callable[[str], str], shown: str, after: str = ""
+) -> Iterator[tuple[Place, str]]:
+    """The places of a directory under the prefix: the prefix's own, and below each scheme
+    directory holding it (in any case where some system opens paths so: `BIN` is `bin` on
+    macOS and Windows); `shown`: the directory as said."""
+    yield ("data", directory), f"{shown} on sys.path by a .pth{after}"
+    folded = fold(directory)
+    for where, base in spots:
+        start = fold(base)
+        if folded == start or folded.startswith(f"{start}/"):
+            below = "/".join(directory.split("/")[base.count("/") + 1 :])  # by segments
+            said = f"site-packages/{below}" if where == "site-packages" and below else shown
+            yield (where, below), f"{said} on sys.path by a .pth{after}"

@@ -162,7 +162,7 @@ def surface_scan(
             known = {s.key for s in found if s.kind is SurfaceKind.CUSTOMIZE}
             found.extend(
                 Surface(SurfaceKind.CUSTOMIZE, file.path, file.entry, how, executable=True)
-                for file, how in on_pth_paths(files, lines, install.case)
+                for file, how in on_pth_paths(files, lines, install.case, install.targets)
                 if file.path not in known  # `sitecustomize/x.py` on a line `sitecustomize`
             )
     found.extend(_entry_point_surfaces(install))
