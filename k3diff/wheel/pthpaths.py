@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, count, repeat
 
+from k3diff.escape import shortened
 from k3diff.lazyre import lazy
 from k3diff.wheel.casereads import customize_module
 from k3diff.wheel.extplatforms import CaseRule
@@ -43,6 +44,7 @@ _VERSION_DIRECTORY = lazy(r"python3\.?(\d+)t?(?:-32|-arm64)?", re.IGNORECASE)
 _WINDOWS_PLATFORMS = ("", "-32", "-arm64")
 """`sys.winver`'s suffix in `nt_user`'s `Python{py_version_nodot_plat}`: x64, x86, ARM64."""
 _PATH = operator.itemgetter(2)
+_SAID = 200  # characters of a path line said in a finding
 _SCHEME_DEPTH = 3
 """The most segments of a scheme directory under the prefix (`lib/python3.11/site-packages`)."""
 
@@ -211,9 +213,11 @@ def _absolute(
     if not drive and not rest.startswith(("/", "\\") if windows else "/"):
         return
     segments = [s for s in path.normpath(rest).replace("\\", "/").split("/") if s]
+    shown = shortened(text, _SAID)  # a line may be 16 KiB: said once, cut
     for at in range(max(0, len(segments) - depth), len(segments) + 1):
-        after = f", where the wheel installs under {drive}/{'/'.join(segments[:at])}"
-        yield from _named("/".join(segments[at:]), spots, fold, text, after)
+        prefix = shortened(f"{drive}/{'/'.join(segments[:at])}", _SAID)
+        after = f", where the wheel installs under {prefix}"
+        yield from _named("/".join(segments[at:]), spots, fold, shown, after)
 
 
 def _named(

@@ -204,6 +204,18 @@ def test_an_absolute_line_names_where_the_wheel_lands_under_some_prefix(
     assert f"where the wheel installs under {prefix}" in _w702(report)[DATA_MODULE]
 
 
+def test_a_long_absolute_line_is_said_cut(tmp_path: Path) -> None:
+    """A `.pth` line may be 16 KiB: the finding says it (and the prefix it implies) cut, once,
+    not twice whole (pth70's first version put 2 x 12,000 characters in one detail)."""
+    line = "/" + "x" * 12_000 + "/share/demo"
+    code, report, _ = _wheels(
+        tmp_path, {"demo.pth": f"{line}\n".encode(), DATA_MODULE: RUNS}, tag=LINUX
+    )
+    detail = _w702(report)[DATA_MODULE]
+    assert code == 1
+    assert "where the wheel installs under /xxx" in detail and len(detail) < 1_000
+
+
 def test_an_absolute_line_naming_no_directory_of_the_wheel_passes(tmp_path: Path) -> None:
     code, report, _ = _wheels(
         tmp_path, {"demo.pth": b"/usr/local/share/other\n", DATA_MODULE: RUNS}, tag=LINUX
