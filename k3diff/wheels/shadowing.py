@@ -29,7 +29,7 @@ from k3diff.wheels.entryruns import EntryResults
 from k3diff.wheels.proof import Status
 
 SITE = "site-packages/"
-_RANK = {".so": 0, ".pyd": 0, ".py": 1, ".pyw": 2, ".pyc": 3}
+_RANK = {".so": 0, ".pyd": 0, ".dll": 0, ".py": 1, ".pyw": 2, ".pyc": 3}
 """The order the path finder tries a directory's module files in (`FileFinder`'s loaders:
 extensions, then source, `.py` before `.pyw`, then bytecode): a lower rank is loaded over a
 higher one."""
