@@ -143,6 +143,10 @@ class System(NamedTuple):
     def _read(self, path: str) -> str | None:
         return file_system(path.lower() if self.folds else path)
 
+    def said(self) -> str:
+        """The system as findings name it: its name, else its tags' platforms."""
+        return self.name or ", ".join(sorted({tag.rpartition("-")[2] for tag in self.tags}))
+
     def foreign(self, paths: list[str], several: bool) -> str:
         """Why some of a module's files (`paths`) are found on this system by none (`several`:
         the wheel's tags name other systems too)."""
@@ -174,10 +178,16 @@ class CaseRule(NamedTuple):
     review69)."""
     dll: bool = False
     """Its Python loads `.dll` extensions alone (Cygwin's, MSYS2's), not `.so`."""
+    names: tuple[str, ...] = ()
+    """The systems of each rule of `each`, as findings name them (`System.said`)."""
 
     def systems(self) -> tuple[CaseRule, ...]:
         """Each system's own rule."""
         return self.each or (self,)
+
+    def named(self, rule: CaseRule) -> str:
+        """The systems whose rule is `rule` (one of `each`), as findings name them."""
+        return self.names[self.each.index(rule)] if rule in self.each[: len(self.names)] else ""
 
 
 AS_WRITTEN = CaseRule(False, False)
@@ -198,9 +208,16 @@ def case_rule(tags: frozenset[str]) -> CaseRule:
     found = systems(tags)
     if not found:
         return EVERY_CASE
-    each = tuple(dict.fromkeys(rule for system in found for rule in system_cases(system)))
+    named: dict[CaseRule, dict[str, None]] = {}
+    for system in found:
+        for rule in system_cases(system):
+            named.setdefault(rule, {})[system.said()] = None
+    each = tuple(named)
     return CaseRule(
-        any(rule.suffix_blind for rule in each), any(rule.path_blind for rule in each), each
+        any(rule.suffix_blind for rule in each),
+        any(rule.path_blind for rule in each),
+        each,
+        names=tuple(", ".join(names) for names in named.values()),
     )
 
 

@@ -170,7 +170,7 @@ def _missing(
     from k3diff.wheel.systemtext import pythons as said_pythons
 
     finding = {abi: {p for p in pythons if abi.finds(p)} for abi in _abis(judged.values())}
-    where = f" for {system.name or ', '.join(sorted(_platforms(system.tags)))}" if several else ""
+    where = f" for {system.said()}" if several else ""
     installed = f"tags{where}{said} install it on {said_pythons(pythons, horizon)}"
     worded: dict[tuple[object, ...], str] = {}  # one wording per kind: modules share a few
     problems: list[tuple[str, str]] = []
@@ -208,11 +208,6 @@ def _before(pythons: set[Python], until: int | None) -> set[Python]:
     from k3diff.wheel.systems import minor_of
 
     return {p for p in pythons if not p[0].startswith("cp") or minor_of(p[0]) < until}
-
-
-def _platforms(tags: frozenset[str]) -> set[str]:
-    """The platform parts of the tags."""
-    return {tag.rpartition("-")[2] for tag in tags}
 
 
 def _spared(
