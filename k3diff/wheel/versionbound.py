@@ -90,9 +90,8 @@ def unimportable(
     for system in on[:MAX_JUDGED_SYSTEMS]:
         judged = _judged(picked, system, stable)
         if judged:  # a module with a source is found where no extension is
-            judged = {
-                m: named for m, named in judged.items() if m not in _spared(files, judged, system)
-            }
+            spared = _spared(files, judged, system)
+            judged = {m: named for m, named in judged.items() if m not in spared}
         for entry, why in _missing(judged, system, len(on) > 1, requires_python):
             said.setdefault(entry, []).append(why)
     found = [(entry, "; ".join(whys)) for entry, whys in said.items()]
@@ -222,13 +221,17 @@ def _spared(
     (Cygwin, MSYS2), a `.dll` of the module (`NAME.dll`, or Cygwin's own build's
     `NAME.cpython-39-x86_64-cygwin.dll`, whose ABI k3diff does not read)."""
     rules = system_cases(system)
-    spared = _sourced(files, modules, rules[0])
-    for rule in rules[1:]:
-        spared &= _sourced(files, modules, rule)
-    if any(rule.dll for rule in rules):
+    spared: set[str] = set()
+    if any(rule.dll for rule in rules):  # picked in C: a Cygwin wheel's extensions are `.dll`s
         paths = compress(files, map(str.endswith, map(_PATH, files), repeat(".dll")))
-        spared |= {_stem(f.path) for f in paths if f.scheme in _MODULES} & modules.keys()
-    return spared
+        spared = {_stem(f.path) for f in paths if f.scheme in _MODULES} & modules.keys()
+    rest = [module for module in modules if module not in spared]
+    if not rest:
+        return spared
+    sourced = _sourced(files, rest, rules[0])
+    for rule in rules[1:]:
+        sourced &= _sourced(files, rest, rule)
+    return spared | sourced
 
 
 def _sourced(
