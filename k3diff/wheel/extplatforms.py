@@ -12,9 +12,10 @@ tags (glibc), `ARCH-linux-musl` of the `musllinux` ones and `ARCH-linux` of the 
 (either libc), two for `any` (Windows, and Linux and macOS: every platform of each, so that
 only a name of no platform counts there), MSYS2's MinGW build (`mingw_x86_64_ucrt_gnu`, a
 Windows build whose suffix names that tag), Android's ABIs (`aarch64-linux-android` for
-`android_21_arm64_v8a`) and iOS's SDKs (`iphoneos`, `iphonesimulator`) each (w629c), and one for
-the rest (FreeBSD, Cygwin), whose files are all read, and a suffix in another case found by
-none (as before abi68).
+`android_21_arm64_v8a`) and iOS's SDKs (`iphoneos`, `iphonesimulator`) each (w629c), Cygwin's
+and MSYS2's own Python each (`.dll` extensions alone, NTFS: tags70), and one for the rest
+(FreeBSD), whose files are all read, and a suffix in another case found by none (as before
+abi68).
 
 A suffix's platform is read as the import system matches it, as written (lowered on Windows):
 only the triplet CPython's `configure` writes for the tag's architecture and libc (lower case,
