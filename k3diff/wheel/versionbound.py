@@ -222,7 +222,7 @@ def _spared(
     `NAME.cpython-39-x86_64-cygwin.dll`, whose ABI k3diff does not read)."""
     rules = system_cases(system)
     spared: set[str] = set()
-    if any(rule.dll for rule in rules):  # picked in C: a Cygwin wheel's extensions are `.dll`s
+    if system.loads == ".dll":  # picked in C: a Cygwin wheel's extensions are `.dll`s
         paths = compress(files, map(str.endswith, map(_PATH, files), repeat(".dll")))
         spared = {_stem(f.path) for f in paths if f.scheme in _MODULES} & modules.keys()
     rest = [module for module in modules if module not in spared]
