@@ -54,14 +54,16 @@ an extension (`NAME.so`, `NAME.cpython-311-x86_64-linux-gnu.so`, `NAME.abi3.so`)
 _WINDOWS_SUFFIXES = (".py", ".pyw", ".pyc", ".pyd")
 """On Windows: `.pyw` is source too (importlib's `SOURCE_SUFFIXES` there), and an extension is
 a `.pyd` (`NAME.cp311-win_amd64.pyd`), never a `.so`."""
+_DLL_SUFFIXES = (".py", ".pyc", ".dll")
+"""On Cygwin and MSYS2: an extension is a `.dll` (`dynload_shlib.c` under `__CYGWIN__`)."""
 
 
 def module_name(filename: str, case: CaseRule) -> str | None:
     """The module a file in a package directory is importable as on the one system `case`
     describes, or None when it is none. Windows lowers a name's suffix, after its first dot,
     before it matches it (`listed_name`), reads `.pyw` as source and loads `.pyd` extensions
-    alone; Linux and macOS load `.so` alone (review69: a `.pyd` kept a package on Linux, a `.so`
-    on Windows, and the module it had shadowed ran unsaid). Where paths open in any case (macOS,
+    alone; Cygwin and MSYS2 `.dll` alone; Linux and macOS `.so` alone (review69: a `.pyd` kept
+    a package on Linux, a `.so` on Windows, and the module it had shadowed ran unsaid). Where paths open in any case (macOS,
     Windows), `FileFinder` checks a package's `__init__` by its path, so `__INIT__.py` is the
     package's `__init__` (the module's own name it matches in the directory's listing, as
     written)."""
@@ -77,6 +79,8 @@ def module_name(filename: str, case: CaseRule) -> str | None:
 def _loads(filename: str, case: CaseRule) -> bool:
     """Whether a loader of the system of `case` takes a file of this name: its suffix one of the
     loaders', an extension's one some Python there loads (`_loaded_extension`)."""
+    if case.dll:  # any `.dll`: upstream lists `.dll`, Cygwin's own build names its modules
+        return filename.endswith(_DLL_SUFFIXES)  # `NAME.cpython-39-x86_64-cygwin.dll`
     suffixes = _WINDOWS_SUFFIXES if case.suffix_blind else _POSIX_SUFFIXES
     return filename.endswith(suffixes) and (
         not filename.endswith(EXTENSIONS) or _loaded_extension(filename, case)

@@ -12,9 +12,10 @@ tags (glibc), `ARCH-linux-musl` of the `musllinux` ones and `ARCH-linux` of the 
 (either libc), two for `any` (Windows, and Linux and macOS: every platform of each, so that
 only a name of no platform counts there), MSYS2's MinGW build (`mingw_x86_64_ucrt_gnu`, a
 Windows build whose suffix names that tag), Android's ABIs (`aarch64-linux-android` for
-`android_21_arm64_v8a`) and iOS's SDKs (`iphoneos`, `iphonesimulator`) each (w629c), and one for
-the rest (FreeBSD, Cygwin), whose files are all read, and a suffix in another case found by
-none (as before abi68).
+`android_21_arm64_v8a`) and iOS's SDKs (`iphoneos`, `iphonesimulator`) each (w629c), Cygwin's
+and MSYS2's own Python each (`.dll` extensions alone, NTFS: tags70), and one for the rest
+(FreeBSD), whose files are all read, and a suffix in another case found by none (as before
+abi68).
 
 A suffix's platform is read as the import system matches it, as written (lowered on Windows):
 only the triplet CPython's `configure` writes for the tag's architecture and libc (lower case,
@@ -51,9 +52,12 @@ _MUSL_NAMED = 13
 (3.11 and 3.12 did where `configure` detected musl, gh-95855)."""
 NO_PLATFORM = ""
 """`file_system` of a CPython 3.5+ name of no platform, which no Python on Linux or macOS finds."""
-_NTFS_POSIX = lazy(r"-(?:cygwin|msys)_[^-]*$")
-"""Cygwin's and MSYS2's own Python (a POSIX build on NTFS): its `open` finds a path in any
-case (Cygwin's default), its import system matches names as written (review68c)."""
+_NTFS_POSIX = ("cygwin", "msys")
+"""Cygwin's and MSYS2's own Python (`cygwin_…`, `msys_…` tags; MSYS2's runtime is a Cygwin
+fork): a POSIX build on NTFS, whose `open` finds a path in any case (Cygwin's default), whose
+import system matches names as written (review68c) and loads `.dll` extensions alone
+(`dynload_shlib.c` under `__CYGWIN__`; tags70: read as a system of no suffix list, one with
+FreeBSD, whose files were all found)."""
 _LINUX_TAG = lazy(r"(?:manylinux_\d+_\d+|musllinux_\d+_\d+|manylinux\d+|linux)_(.+)")
 _TRIPLET_ARCH = {
     "i686": "i386",
@@ -86,6 +90,7 @@ architecture)."""
 _FOREIGN = {
     ".pyd": " (as .so, which no Python on Windows loads)",
     ".so": " (as .pyd, which Python loads on Windows alone)",
+    ".dll": " (as .so or .pyd, which Python on Cygwin and MSYS2 does not load: it loads .dll)",
 }
 
 
@@ -98,7 +103,8 @@ class System(NamedTuple):
     tags: frozenset[str]
     """The wheel's tags for it."""
     loads: str | None
-    """`.pyd` on Windows, `.so` on Linux and macOS, None where k3diff does not read it."""
+    """`.pyd` on Windows, `.dll` on Cygwin and MSYS2, `.so` on Linux and macOS, None where
+    k3diff does not read it."""
     folds: bool | None
     """True where the import system lowers a name's suffix (Windows), False where it matches
     it as written (Linux, macOS), None where k3diff does not know (read as written)."""
@@ -138,6 +144,10 @@ class System(NamedTuple):
     def _read(self, path: str) -> str | None:
         return file_system(path.lower() if self.folds else path)
 
+    def said(self) -> str:
+        """The system as findings name it: its name, else its tags' platforms."""
+        return self.name or ", ".join(sorted({tag.rpartition("-")[2] for tag in self.tags}))
+
     def foreign(self, paths: list[str], several: bool) -> str:
         """Why some of a module's files (`paths`) are found on this system by none (`several`:
         the wheel's tags name other systems too)."""
@@ -162,20 +172,31 @@ class CaseRule(NamedTuple):
     """Its file system opens a path in any case (Windows, macOS, Cygwin, `any`): a `.pyc` under a
     `__pycache__` in any case is the cache Python opens for its source."""
     each: tuple[CaseRule, ...] = ()
-    """Each system's own rule (`AS_WRITTEN`, `PATH_BLIND`, `WINDOWS`), of which the two above
-    say whether some system has its way; empty: this rule is one system's. A name may mean a
-    thing on one system alone: an `__INIT__.pyc` keeps a package on macOS and Windows, not on
-    Linux, where the module file beside it runs (`wheels.shadowing`: review69)."""
+    """Each system's own rule (`AS_WRITTEN`, `PATH_BLIND`, `NTFS_POSIX`, `WINDOWS`), of which
+    the two above say whether some system has its way; empty: this rule is one system's. A
+    name may mean a thing on one system alone: an `__INIT__.pyc` keeps a package on macOS and
+    Windows, not on Linux, where the module file beside it runs (`wheels.shadowing`:
+    review69)."""
+    dll: bool = False
+    """Its Python loads `.dll` extensions alone (Cygwin's, MSYS2's), not `.so`."""
+    names: tuple[str, ...] = ()
+    """The systems of each rule of `each`, as findings name them (`System.said`)."""
 
     def systems(self) -> tuple[CaseRule, ...]:
         """Each system's own rule."""
         return self.each or (self,)
 
+    def named(self, rule: CaseRule) -> str:
+        """The systems whose rule is `rule` (one of `each`), as findings name them."""
+        return self.names[self.each.index(rule)] if rule in self.each[: len(self.names)] else ""
+
 
 AS_WRITTEN = CaseRule(False, False)
 """Linux's (and every other POSIX system's k3diff reads): names matched and opened as written."""
 PATH_BLIND = CaseRule(False, True)
-"""macOS's and Cygwin's: names listed matched as written, paths opened in any case."""
+"""macOS's: names listed matched as written, paths opened in any case."""
+NTFS_POSIX = CaseRule(False, True, (), True)
+"""Cygwin's and MSYS2's: macOS's way with case, `.dll` extensions."""
 WINDOWS = CaseRule(True, True)
 """Windows': a name's suffix lowered before it is matched, paths opened in any case."""
 EVERY_CASE = CaseRule(True, True, (AS_WRITTEN, PATH_BLIND, WINDOWS))
@@ -188,25 +209,31 @@ def case_rule(tags: frozenset[str]) -> CaseRule:
     found = systems(tags)
     if not found:
         return EVERY_CASE
-    each = tuple(dict.fromkeys(rule for system in found for rule in _system_cases(system)))
+    named: dict[CaseRule, dict[str, None]] = {}
+    for system in found:
+        for rule in system_cases(system):
+            named.setdefault(rule, {})[system.said()] = None
+    each = tuple(named)
     return CaseRule(
-        any(rule.suffix_blind for rule in each), any(rule.path_blind for rule in each), each
+        any(rule.suffix_blind for rule in each),
+        any(rule.path_blind for rule in each),
+        each,
+        names=tuple(", ".join(names) for names in named.values()),
     )
 
 
-def _system_cases(system: System) -> tuple[CaseRule, ...]:
+def system_cases(system: System) -> tuple[CaseRule, ...]:
     """One system's rules: Windows' for win*, `mingw_…` (MSYS2's MinGW Python is a Windows
-    build, `_WINDOWS_BUILDS`) and `any`'s Windows; Windows' and Linux's for one k3diff does not
-    read (either may hold); Linux's and macOS's for `any`'s POSIX systems."""
+    build, `_WINDOWS_BUILDS`) and `any`'s Windows; Linux's and macOS's for `any`'s POSIX
+    systems (a name means a thing there only where it does on both: `versionbound._sourced`);
+    macOS's for `darwin`, Cygwin's and MSYS2's for theirs, Linux's for the rest."""
     if system.folds:
         return (WINDOWS,)
-    if system.folds is None:
-        return (WINDOWS, AS_WRITTEN)
     if system.name == ANY_POSIX:
         return (AS_WRITTEN, PATH_BLIND)
-    if system.name == "darwin" or any(map(_NTFS_POSIX.search, system.tags)):
+    if system.name == "darwin":
         return (PATH_BLIND,)
-    return (AS_WRITTEN,)
+    return (NTFS_POSIX,) if system.name in _NTFS_POSIX else (AS_WRITTEN,)
 
 
 def systems(tags: frozenset[str]) -> list[System]:
@@ -227,8 +254,10 @@ def abi_any(tag: str) -> bool:
 def _made(key: str, tags: frozenset[str]) -> list[System]:
     if key == _ANY:  # every system: a file of one platform's name is found on it alone
         return [System(ANY_WINDOWS, tags, ".pyd", True), System(ANY_POSIX, tags, ".so", False)]
-    if key == _OTHER:  # FreeBSD, Cygwin: POSIX systems, matching names as written
+    if key == _OTHER:  # FreeBSD and others: POSIX systems, matching names as written
         return [System(None, tags, None, False)]
+    if key in _NTFS_POSIX:
+        return [System(key, tags, ".dll", False)]
     windows = key.startswith(_WINDOWS_BUILDS)
     return [System(key, tags, ".pyd" if windows else ".so", windows)]
 
@@ -262,10 +291,12 @@ one system reading every file as found, so a `cp313-cp313-any` wheel holding a L
 
 
 def _system(platform: str) -> str:
-    """The system a platform tag names, as `file_system` names it; `any`; or `other` for one
-    k3diff does not read (FreeBSD, Cygwin, an Android ABI PEP 738 does not name)."""
+    """The system a platform tag names, as `file_system` names it; `cygwin` or `msys`; `any`;
+    or `other` for one k3diff does not read (FreeBSD, an Android ABI PEP 738 does not name)."""
     if platform.startswith(_WINDOWS_BUILDS):
         return platform
+    if (head := platform.partition("_")[0]) in _NTFS_POSIX:
+        return head
     if platform.startswith("macosx_"):
         return "darwin"
     if match := _LINUX_TAG.fullmatch(platform):

@@ -16,7 +16,7 @@ selects, is not one. A patch whose tags install on fewer systems than the base's
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePath
 from typing import NamedTuple, Protocol
 
@@ -212,23 +212,40 @@ def filename_findings(base: NamedWheel, patch: NamedWheel) -> Iterator[Finding]:
     yield from narrowing_findings(base, patch)
 
 
-def installing_tags(wheel: NamedWheel) -> tuple[frozenset[str], str, str]:
-    """The tags pip installs the wheel by, where they were read, and as written there: its
-    filename's, else (a file not named as a wheel, which pip refuses) its WHEEL file's `Tag:`
-    lines."""
-    named = parse_wheel_filename(wheel.path)
+FILENAME = "filename"
+TAG_LINES = "WHEEL Tag lines"
+
+
+class InstallingTags(NamedTuple):
+    """The tags pip installs a wheel by, where they were read, and as written there."""
+
+    tags: frozenset[str]
+    """The expanded tag set."""
+    source: str
+    """`FILENAME` or `TAG_LINES`."""
+    written: str
+    """As written there: the filename's three tag parts, or the `Tag:` lines joined by `, `."""
+
+
+def installing_tags(path: str, tag_lines: Sequence[str]) -> InstallingTags:
+    """The tags pip installs the wheel at `path`, whose WHEEL file holds `tag_lines`, by: its
+    filename's (pip 26 selects a wheel by them and never reads the `Tag:` lines while
+    installing), else (a file not named as a wheel, which pip refuses: W616) its WHEEL file's
+    `Tag:` lines, each a compressed tag set. The one rule for W630 (from a wheel's identity)
+    and the installed view (W627-W629 and the systems' case rules, from the archive's WHEEL)."""
+    named = parse_wheel_filename(path)
     if named is not None:
-        written = "-".join(PurePath(wheel.path).name.removesuffix(".whl").split("-")[-3:])
-        return named.tags, "filename", written
-    return expand_all(wheel.identity.tags), "WHEEL Tag lines", ", ".join(wheel.identity.tags)
+        written = "-".join(PurePath(path).name.removesuffix(".whl").split("-")[-3:])
+        return InstallingTags(named.tags, FILENAME, written)
+    return InstallingTags(expand_all(tag_lines), TAG_LINES, ", ".join(tag_lines))
 
 
 def narrowing_findings(base: NamedWheel, patch: NamedWheel) -> Iterator[Finding]:
     """W630 when some system the base's tags install on is not one the patch's do
     (`k3diff.wheel.systems`); a patch whose tags hold every base tag only widens. The tags are
     said as the filename (or WHEEL) writes them, in its order."""
-    (base_tags, source, base_text), (patch_tags, patch_source, patch_text) = map(
-        installing_tags, (base, patch)
+    (base_tags, source, base_text), (patch_tags, patch_source, patch_text) = (
+        installing_tags(side.path, side.identity.tags) for side in (base, patch)
     )
     if not base_tags or not patch_tags or base_tags <= patch_tags:
         return

@@ -36,7 +36,7 @@ import operator
 from collections.abc import Iterable
 from itertools import compress, product, repeat
 
-from k3diff.wheel.extplatforms import System, abi_any, systems
+from k3diff.wheel.extplatforms import AS_WRITTEN, CaseRule, System, abi_any, system_cases, systems
 from k3diff.wheel.extsuffix import (
     EXTENSIONS,
     MARKS,
@@ -90,8 +90,8 @@ def unimportable(
     for system in on[:MAX_JUDGED_SYSTEMS]:
         judged = _judged(picked, system, stable)
         if judged:  # a module with a source is found where no extension is
-            sourced = _sourced(files, judged, system)
-            judged = {m: named for m, named in judged.items() if m not in sourced}
+            spared = _spared(files, judged, system)
+            judged = {m: named for m, named in judged.items() if m not in spared}
         for entry, why in _missing(judged, system, len(on) > 1, requires_python):
             said.setdefault(entry, []).append(why)
     found = [(entry, "; ".join(whys)) for entry, whys in said.items()]
@@ -169,7 +169,7 @@ def _missing(
     from k3diff.wheel.systemtext import pythons as said_pythons
 
     finding = {abi: {p for p in pythons if abi.finds(p)} for abi in _abis(judged.values())}
-    where = f" for {system.name or ', '.join(sorted(_platforms(system.tags)))}" if several else ""
+    where = f" for {system.said()}" if several else ""
     installed = f"tags{where}{said} install it on {said_pythons(pythons, horizon)}"
     worded: dict[tuple[object, ...], str] = {}  # one wording per kind: modules share a few
     problems: list[tuple[str, str]] = []
@@ -209,26 +209,47 @@ def _before(pythons: set[Python], until: int | None) -> set[Python]:
     return {p for p in pythons if not p[0].startswith("cp") or minor_of(p[0]) < until}
 
 
-def _platforms(tags: frozenset[str]) -> set[str]:
-    """The platform parts of the tags."""
-    return {tag.rpartition("-")[2] for tag in tags}
+def _spared(
+    files: list[InstalledFile],
+    modules: dict[str, list[tuple[InstalledFile, FileAbi]]],
+    system: System,
+) -> set[str]:
+    """Which of `modules` the import system of `system` finds a file of that W629 does not
+    judge: a source (`_sourced`), under each case rule the system stands for
+    (`extplatforms.system_cases`: `any`'s POSIX systems are Linux and macOS, and a source
+    spares a module there only where both find it), and where Python loads `.dll` extensions
+    (Cygwin, MSYS2), a `.dll` of the module (`NAME.dll`, or Cygwin's own build's
+    `NAME.cpython-39-x86_64-cygwin.dll`, whose ABI k3diff does not read)."""
+    rules = system_cases(system)
+    spared: set[str] = set()
+    if system.loads == ".dll":  # picked in C: a Cygwin wheel's extensions are `.dll`s
+        paths = compress(files, map(str.endswith, map(_PATH, files), repeat(".dll")))
+        spared = {_stem(f.path) for f in paths if f.scheme in _MODULES} & modules.keys()
+    rest = [module for module in modules if module not in spared]
+    if not rest:
+        return spared
+    sourced = _sourced(files, rest, rules[0])
+    for rule in rules[1:]:
+        sourced &= _sourced(files, rest, rule)
+    return spared | sourced
 
 
 def _sourced(
-    files: list[InstalledFile], modules: Iterable[str], system: System | None = None
+    files: list[InstalledFile], modules: Iterable[str], case: CaseRule = AS_WRITTEN
 ) -> set[str]:
-    """Which of `modules` have a source file in site-packages that the import system of
-    `system` (None: Linux's) finds, before or where it finds no extension: `pkg/_C` by
+    """Which of `modules` have a source file in site-packages that the import system of one
+    system (`case`: its rule) finds, before or where it finds no extension: `pkg/_C` by
     `pkg/_C.py` and by the package `pkg/_C/__init__.py`; `pkg/__init__` (package `pkg`'s
     extension) by `pkg/__init__.py`, the same package's source. On Windows a source's suffix is
     matched lowered and `.pyw` is a source too (`SOURCE_SUFFIXES`: `pkg/_C.PY`, `pkg/_C.pyw`),
-    and where the file system opens a path in any case (Windows, macOS) a package's `__init__`
-    is found in any case (`FileFinder` checks it by its path: `pkg/_C/__INIT__.py`), while the
-    module's own name is matched as written (w629c: none of these spared the module). Each
+    and where the file system opens a path in any case (`case.path_blind`: Windows, macOS,
+    Cygwin, MSYS2) a package's `__init__` is found in any case (`FileFinder` checks it by its
+    path: `pkg/_C/__INIT__.py`), while the module's own name is matched as written (w629c: none
+    of these spared the module; tags70: Cygwin's and MSYS2's were read as Linux's). Each
     module's paths are looked up in one C pass (of the lowered paths where case is read),
     not the module of every source derived."""
-    fold = bool(system is not None and system.folds)
-    blind = fold or (system is not None and system.name == "darwin")
+    fold = case.suffix_blind
+    blind = fold or case.path_blind
     sources = _WINDOWS_SOURCES if fold else (_SOURCE,)
     wanted: dict[str, list[tuple[str, str, bool]]] = {}  # path -> (module, head, package)
     for module in modules:

@@ -20,6 +20,7 @@ directories."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 
 from k3diff.wheel.casereads import module_name
 from k3diff.wheel.codes import Code, Finding
@@ -29,7 +30,7 @@ from k3diff.wheels.entryruns import EntryResults
 from k3diff.wheels.proof import Status
 
 SITE = "site-packages/"
-_RANK = {".so": 0, ".pyd": 0, ".py": 1, ".pyw": 2, ".pyc": 3}
+_RANK = {".so": 0, ".pyd": 0, ".dll": 0, ".py": 1, ".pyw": 2, ".pyc": 3}
 """The order the path finder tries a directory's module files in (`FileFinder`'s loaders:
 extensions, then source, `.py` before `.pyw`, then bytecode): a lower rank is loaded over a
 higher one."""
@@ -89,7 +90,7 @@ def shadowed_modules(
     if not added and not removed and not kept:
         return
     listing = _listing(entries, (*added, *removed, *(entry for entry, _, _ in kept)))
-    found: dict[tuple[str, str], Finding] = {}
+    found: dict[tuple[str, str], tuple[Finding, dict[str, None]]] = {}
     for system in case.systems():
         news = [entry for entry, systems, _ in kept if system in systems]
         unread = [entry for entry, _, systems in kept if system in systems]
@@ -99,8 +100,25 @@ def shadowed_modules(
             *_shadows(listing, added, system),
             *_shadows(listing, news, system, base_case),
         ):
-            found.setdefault((finding.path, finding.detail), finding)
-    yield from found.values()
+            found.setdefault((finding.path, finding.detail), (finding, {}))[1][
+                case.named(system)
+            ] = None
+    for finding, names in found.values():
+        yield _named(finding, [name for name in names if name])
+
+
+_ADDED = "\0added\0"
+"""Where a kept file's finding names the systems the patch's tags add that it holds on."""
+
+
+def _named(finding: Finding, names: list[str]) -> Finding:
+    """The finding, the systems it holds on named where it says `_ADDED` (as W629 and W630
+    name them: `win_amd64`, `darwin`, `x86_64-linux-gnu`, `Windows (any)`)."""
+    if _ADDED not in finding.detail:
+        return finding
+    said = ", ".join(names)
+    systems = f"systems ({said})" if "," in said else f"a system ({said})" if said else "a system"
+    return replace(finding, detail=finding.detail.replace(_ADDED, systems))
 
 
 def _newly_read(
@@ -275,7 +293,7 @@ def _finding(
     if kept:
         kind = f"makes {what}" if package else "is a module file"
         lead = (
-            f"the patch's tags add a system where {path.removeprefix(SITE)}, "
+            f"the patch's tags add {_ADDED} where {path.removeprefix(SITE)}, "
             f"kept from a base whose tags installed it on none such, {kind}"
         )
     else:
@@ -320,7 +338,7 @@ def _unmasked(
             shown = ", ".join(file.removeprefix(SITE) for file in now)
             dotted = package.removeprefix(SITE).replace("/", ".")
             lead = (
-                f"the patch's tags add a system where {path.removeprefix(SITE)}, kept from a "
+                f"the patch's tags add {_ADDED} where {path.removeprefix(SITE)}, kept from a "
                 "base whose every system read it as its package's __init__, is none,"
                 if kept
                 else f"the patch removes {path.removeprefix(SITE)}"

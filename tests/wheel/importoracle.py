@@ -89,6 +89,20 @@ MAC_313 = Target(
     (".cpython-313-darwin.so", ".abi3.so", ".so"),
 )
 WINDOWS_313 = Target("3.13", ("cp313",), "win_amd64", "win32", (".cp313-win_amd64.pyd", ".pyd"))
+CYGWIN_312 = Target("3.12", ("cp312",), "cygwin_3_5_x86_64", "cygwin", (".dll",))
+"""Cygwin's CPython: `dynload_shlib.c` lists `.dll` alone under `__CYGWIN__` (no `.so`); its
+file system, NTFS, opens a path in any case."""
+MSYS_312 = Target("3.12", ("cp312",), "msys_3_5_x86_64", "msys", (".dll",))
+"""MSYS2's own CPython (its runtime a Cygwin fork, `__CYGWIN__` defined): as Cygwin's."""
+FREEBSD_312 = Target(
+    "3.12",
+    ("cp312",),
+    "freebsd_14_0_release_amd64",
+    "linux",
+    (".cpython-312.so", ".abi3.so", ".so"),
+)
+"""FreeBSD's CPython (SOABI of no platform): its file systems match case and its `sys.platform`
+(`freebsd14`) is none the finder treats apart, so the finder runs as on Linux."""
 WINDOWS_313D = Target(
     "3.13", ("cp313d", "cp313"), "win_amd64", "win32", ("_d.cp313-win_amd64.pyd", "_d.pyd")
 )

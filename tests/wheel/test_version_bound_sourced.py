@@ -11,7 +11,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from k3diff.wheel.extplatforms import System
+from k3diff.wheel.extplatforms import AS_WRITTEN, NTFS_POSIX, PATH_BLIND, WINDOWS
 from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.versionbound import _sourced
 
@@ -19,14 +19,10 @@ _PARTS = st.sampled_from(["pkg", "_C", "__init__", "__INIT__", "a.b", "x"])
 _SUFFIXES = st.sampled_from(
     [".py", ".so", ".cpython-311-x86_64-linux-gnu.so", ".pyc", "", ".PY", ".pyw", ".Pyw"]
 )
-_SYSTEMS = {
-    "linux": None,
-    "windows": System("win_amd64", frozenset(), ".pyd", True),
-    "macos": System("darwin", frozenset(), ".so", False),
-}
+_SYSTEMS = {"linux": AS_WRITTEN, "windows": WINDOWS, "macos": PATH_BLIND, "cygwin": NTFS_POSIX}
 """Each way a system's `FileFinder` reads a source's case: Linux's as written; Windows' with
-its suffix lowered, `.pyw` a source, a package's `__init__` in any case; macOS's as written
-but a package's `__init__` in any case (its file system's)."""
+its suffix lowered, `.pyw` a source, a package's `__init__` in any case; macOS's, Cygwin's and
+MSYS2's as written but a package's `__init__` in any case (their file systems')."""
 _SCHEMES = st.sampled_from(["purelib", "platlib", "data", "scripts", "headers"])
 
 

@@ -40,11 +40,14 @@ def _pair(
 
 
 @pytest.mark.parametrize(
-    ("platform", "target"), [("win_amd64", WINDOWS_313), ("macosx_11_0_arm64", MAC_313)]
+    ("platform", "target", "system"),
+    [("win_amd64", WINDOWS_313, "win_amd64"), ("macosx_11_0_arm64", MAC_313, "darwin")],
 )
 def test_a_kept_init_in_another_case_is_the_patchs_where_its_tags_make_it_live(
-    tmp_path: Path, platform: str, target: Target
+    tmp_path: Path, platform: str, target: Target, system: str
 ) -> None:
+    """The finding names the system the patch's tags add that it holds on, as W629 names it
+    (tags70: "a system", unnamed)."""
     files = {**FILES, INIT: b"def run(x):\n    return x - 1\n"}
     patch, code, report = _pair(tmp_path, LINUX_TAG, f"{LINUX_TAG}.{platform}", files)
     # The oracle: on Linux the module runs, on the added system the package does.
@@ -55,7 +58,7 @@ def test_a_kept_init_in_another_case_is_the_patchs_where_its_tags_make_it_live(
     assert finding["path"] == INIT
     assert finding["severity"] == "error"
     assert finding["detail"] == (
-        "the patch's tags add a system where engine/ext/__INIT__.py, kept from "
+        f"the patch's tags add a system ({system}) where engine/ext/__INIT__.py, kept from "
         "a base whose tags installed it on none such, makes package engine/ext/ beside "
         "engine/ext.py: 'import engine.ext' loads the package, and engine/ext.py no longer runs"
     )
@@ -116,7 +119,7 @@ def test_a_kept_source_in_another_case_runs_instead_of_bytecode_where_its_tags_r
     [finding] = _w628(report)
     assert finding["path"] == INIT
     assert finding["detail"] == (
-        "the patch's tags add a system where engine/ext/__INIT__.py, kept from "
+        "the patch's tags add a system (win_amd64) where engine/ext/__INIT__.py, kept from "
         "a base whose tags installed it on none such, is a module file beside "
         "engine/ext/__init__.pyc: 'import engine.ext' loads it, and engine/ext/__init__.pyc no "
         "longer runs"
@@ -229,7 +232,23 @@ def test_a_kept_init_an_added_system_reads_as_none_unmasks_the_module_there(
     [finding] = _w628(report)
     assert finding["path"] == init
     assert finding["detail"] == (
-        f"the patch's tags add a system where {init}, kept from a base whose every system read "
+        f"the patch's tags add a system (x86_64-linux-gnu) where {init}, kept from a base whose "
+        "every system read "
         "it as its package's __init__, is none, and keeps engine/ext.py, which the package "
         "shadowed: 'import engine.ext' now loads engine/ext.py, code that never ran in the base"
+    )
+
+
+def test_a_kept_init_names_every_added_system_it_holds_on(tmp_path: Path) -> None:
+    """A patch adding Windows and macOS tags to a Linux base: the kept `__INIT__.py` makes the
+    package on both, and the one finding names both (tags70: "a system")."""
+    files = {**FILES, INIT: b"X = 1\n"}
+    patch_tag = f"{LINUX_TAG}.win_amd64.macosx_11_0_arm64"
+    patch, code, report = _pair(tmp_path, LINUX_TAG, patch_tag, files)
+    assert installed_origin(patch, MAC_313, "engine", "ext") == "ext/__init__.py"
+    assert installed_origin(patch, WINDOWS_313, "engine", "ext") == "ext/__init__.py"
+    assert code == 1
+    [finding] = _w628(report)
+    assert finding["detail"].startswith(
+        "the patch's tags add systems (darwin, win_amd64) where engine/ext/__INIT__.py, kept "
     )
