@@ -5,7 +5,8 @@ give way to detection wherever detection's place had a project file of its own: 
 `setup.py` beside a legacy copy (`legacy/pkg/`) made the copy the package, and a patch reverting
 a file to it matched, exit 0 (base70 stopped the run). A subproject's mapping that names another
 package left this package at the repository's root, where setuptools looks in the subproject's
-directory: a stale copy at the root was compared, exit 0.
+directory: a stale copy at the root was compared, exit 0. And hatchling's absolute paths, which
+hatchling reads relative to the project, were not read, so detection took the legacy copy.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from provenance.repokit import make_repo
 from .test_provenance_backends import (
     CONFIGURED,
     FILES,
+    HATCHLING,
     OLD,
     REVERTED,
+    TARGET,
     _legacy,
     _placed,
     _sources,
@@ -88,3 +91,22 @@ def test_a_package_a_subproject_does_not_map_is_in_its_directory(tmp_path: Path)
         "python/",
         {"other/": "python/lib/"},
     )
+
+
+def test_hatchling_paths_written_absolute_are_read_as_hatchling_reads_them(
+    tmp_path: Path,
+) -> None:
+    """hatchling strips the leading '/' of `packages`, `only-include` and `sources`
+    (`/src/realname` is the project's `src/realname`): they were not read, detection took the
+    legacy copy, and the reverted file matched, exit 0."""
+    sources = f'{TARGET[:-1]}.sources]\n"/src/realname/" = "/pkg/"\n'
+    pyproject = HATCHLING + f'{TARGET}\nonly-include = ["/src/realname"]\n\n{sources}'.encode()
+    repo = tmp_path / "repo"
+    make_repo(repo, [{**_placed(FILES, "src/realname/"), **_legacy(), "pyproject.toml": pyproject}])
+    base, patch = _wheels(tmp_path, REVERTED)
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert _sources(report) == {"pkg/auth.py": ("mismatch", "src/realname/auth.py")}
+    assert report["provenance"]["package_dir"] == {"pkg/": "src/realname/"}
