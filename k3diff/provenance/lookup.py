@@ -47,6 +47,10 @@ class SourceLayout:
     def _mapped(self) -> dict[str, str]:
         return dict(self.package_dirs)
 
+    @functools.cached_property
+    def _longest(self) -> int:
+        return max(map(len, self._mapped), default=0)
+
     def repo_path(self, path: str) -> str:
         """The repository path wheel path `path` is compared with: under the deepest of its
         directories a package is mapped from, else under the prefix. Its directories are
@@ -62,12 +66,17 @@ class SourceLayout:
         return self._entry(path) is not None
 
     def _entry(self, path: str) -> tuple[str, str] | None:
-        """(wheel directory, repository directory) of the deepest entry covering `path`."""
-        mapped, head = self._mapped, path
-        while mapped and "/" in head:
-            head = head.rpartition("/")[0]
-            if (repo_dir := mapped.get(head + "/")) is not None:
-                return head + "/", repo_dir
+        """(wheel directory, repository directory) of the deepest entry covering `path`. Only
+        its directories as long as the longest entry at most are looked up (review70a: each
+        of the 30,000 of a 60 KB wheel path was hashed whole, 2 s a path, whatever the
+        mapping)."""
+        mapped = self._mapped
+        at = path.rfind("/", 0, self._longest) if mapped else -1
+        while at >= 0:
+            head = path[: at + 1]
+            if (repo_dir := mapped.get(head)) is not None:
+                return head, repo_dir
+            at = path.rfind("/", 0, at)
         return None
 
     def describe(self) -> str:
