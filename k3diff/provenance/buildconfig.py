@@ -39,6 +39,10 @@ from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, f
 CONFIG_CAP = 256 * 1024
 """Largest configuration file read (bytes); a larger one is not read (`ast` on it is slow)."""
 
+DOTS_CAP = 128
+"""Most dots a line of a pyproject.toml read may hold: no key needs more parts, and with them
+a 256 KiB file of the costliest keys parses in about a second and 120 MB (`_toml`)."""
+
 _FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 SETUPTOOLS_BACKENDS = frozenset({"setuptools.build_meta", "setuptools.build_meta:__legacy__"})
 """`[build-system] build-backend` values that are setuptools; none given is setuptools too
@@ -74,9 +78,9 @@ def read_package_dirs(
         if name not in contents:
             continue
         if name == "pyproject.toml":
-            parsed = _toml(contents[name])
-            if parsed is None:
-                found.append(Unread(f"{label} is not valid TOML"))
+            parsed = _toml(contents[name], label)
+            if isinstance(parsed, Unread):
+                found.append(parsed)
                 continue
             document = parsed
             stated = from_pyproject(document, label)
@@ -131,11 +135,19 @@ def project_directory(tree: Mapping[str, str], links: Collection[str], place: st
 _SETUPTOOLS_READERS = {"setup.cfg": from_setup_cfg, "setup.py": from_setup_py}
 
 
-def _toml(data: bytes) -> Mapping[str, object] | None:
+def _toml(data: bytes, label: str) -> Mapping[str, object] | Unread:
+    """The parsed document, or why it is not read: not TOML, or a line holding more than
+    `DOTS_CAP` dots. A dotted key of n parts costs `tomllib` n²/2 references, held until the
+    next table header (review70a: a 32 KiB line ``x.x.x…y = 1`` took 1 GB and 3 s, a 256 KiB
+    one would take some 64 GB); a key lies on one line, so the cap bounds it."""
+    if data.count(b".") > DOTS_CAP and any(
+        line.count(b".") > DOTS_CAP for line in data.split(b"\n")
+    ):
+        return Unread(f"{label} has a line of over {DOTS_CAP} dots, not read")
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
-        return None
+        return Unread(f"{label} is not valid TOML")
 
 
 def _builder(document: Mapping[str, object]) -> str | None:

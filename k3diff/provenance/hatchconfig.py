@@ -174,8 +174,11 @@ class _Options:
 
 
 def _relative(path: str) -> str | None:
-    """`path` normalised inside the project ('' for its root), None for one outside it."""
-    if path.startswith(("/", "~")) or "\\" in path or "\0" in path:
+    """`path` normalised as hatchling normalises it (`os.path.normpath`, then '/' stripped at
+    both ends: ``/src/realname`` is ``src/realname``, review70a: it was not read, and detection
+    took a legacy copy), '' for the project's root; None for one outside it (``..``, ``~``),
+    or one holding a backslash or NUL."""
+    if path.startswith("~") or "\\" in path or "\0" in path:
         return None
     cleaned = posixpath.normpath(path).strip("/")
     if cleaned == ".":

@@ -4,10 +4,11 @@ The place comes, in this order of trust, from `--source-prefix` (the user's word
 build configuration at the commit (`k3diff.provenance.buildconfig`: setuptools' `package_dir`,
 hatchling's `sources`, maturin's `python-source`, which path-based detection cannot see), or
 from detection by paths (`k3diff.provenance.prefix`). The configuration read is the root's, or,
-where it states no mapping, that of the directory holding a configuration file at or above the
-place detection chose (SGLang's `python/`). A configured place must hold most of the wheel's
-Python files, counted as detection counts them, or the run stops: the configuration read is
-then not the one this wheel was built with.
+where it states no mapping or one that does not hold the wheel's files, that of the directory
+holding a configuration file at or above the place detection chose (SGLang's `python/`); a
+root configuration that maps the wheel's package gives way only to one that maps it too. A
+configured place must hold most of the wheel's Python files, counted as detection counts them,
+or the run stops: the configuration read is then not the one this wheel was built with.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from k3diff.errors import SourceError
 from k3diff.provenance.blobs import WheelFiles, wheel_blob_id
 from k3diff.provenance.buildconfig import project_directory, read_package_dirs
 from k3diff.provenance.git import SHORT_ID_LENGTH, GitRepo
-from k3diff.provenance.packagedirs import PackageDirs, Unread
+from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread
 from k3diff.provenance.prefix import detect_prefix, normalize_prefix
 from k3diff.provenance.revisions import RepoNote
 from k3diff.provenance.trees import link_over, list_tree
@@ -46,17 +47,37 @@ class SourceLayout:
     def _mapped(self) -> dict[str, str]:
         return dict(self.package_dirs)
 
+    @functools.cached_property
+    def _longest(self) -> int:
+        return max(map(len, self._mapped), default=0)
+
     def repo_path(self, path: str) -> str:
         """The repository path wheel path `path` is compared with: under the deepest of its
         directories a package is mapped from, else under the prefix. Its directories are
         looked up, never the mapping scanned (review69b: 20,000 mapped packages, as a 256 KiB
         setup.cfg holds, took 44 s for 10,000 wheel files)."""
-        mapped, head = self._mapped, path
-        while mapped and "/" in head:
-            head = head.rpartition("/")[0]
-            if (repo_dir := mapped.get(head + "/")) is not None:
-                return repo_dir + path[len(head) + 1 :]
+        if (entry := self._entry(path)) is not None:
+            head, repo_dir = entry
+            return repo_dir + path[len(head) :]
         return self.prefix + path
+
+    def maps(self, path: str) -> bool:
+        """Whether a `package_dirs` entry covers wheel path `path`."""
+        return self._entry(path) is not None
+
+    def _entry(self, path: str) -> tuple[str, str] | None:
+        """(wheel directory, repository directory) of the deepest entry covering `path`. Only
+        its directories as long as the longest entry at most are looked up (review70a: each
+        of the 30,000 of a 60 KB wheel path was hashed whole, 2 s a path, whatever the
+        mapping)."""
+        mapped = self._mapped
+        at = path.rfind("/", 0, self._longest) if mapped else -1
+        while at >= 0:
+            head = path[: at + 1]
+            if (repo_dir := mapped.get(head)) is not None:
+                return head, repo_dir
+            at = path.rfind("/", 0, at)
+        return None
 
     def describe(self) -> str:
         """``src/realname/ for pkg/ (from pyproject.toml [tool.setuptools.package-dir])``."""
@@ -70,15 +91,18 @@ class SourceLayout:
         return f"{', '.join(places)} ({how})"
 
 
-def configured_layout(package_dirs: PackageDirs) -> SourceLayout:
+def configured_layout(package_dirs: PackageDirs, project: str = "") -> SourceLayout:
     """The configuration's mapping as a layout: its root entry the prefix, the others deepest
-    first."""
+    first. Without a root entry the prefix is the project's directory (`project`, '' or
+    ending in '/'), where setuptools finds a package the mapping does not name (prov70b took
+    the repository's root: a subproject's `package_dir` for another package compared the
+    package with a stale copy at the root, exit 0)."""
     dirs = dict(package_dirs.dirs)
     mapped = sorted(
         ((wheel, repo) for wheel, repo in dirs.items() if wheel),
         key=lambda pair: (-pair[0].count("/"), pair[0]),
     )
-    return SourceLayout(dirs.get("", ""), tuple(mapped), package_dirs.origin)
+    return SourceLayout(dirs.get("", project), tuple(mapped), package_dirs.origin)
 
 
 @dataclass(frozen=True)
@@ -176,7 +200,10 @@ def _source_layout(
     """The root's configured layout where it holds the wheel's files; else detection's place,
     or the configured layout of the project holding it (SGLang's ``python/pyproject.toml``),
     which must hold them. The root's configuration not holding them stops the run unless
-    detection places them in a project of its own (the root's configuration builds another)."""
+    detection places them in a project of its own and the root's configuration builds another
+    package; where it maps this wheel's package, only a project whose own configuration maps
+    it too may stand (review70a: a stray ``setup.py`` beside a legacy copy made the copy the
+    package, and a file reverted to it matched, exit 0)."""
     config = read_package_dirs(git, tree, links)
     root = configured_layout(config) if isinstance(config, PackageDirs) else None
     if root is not None and _shortfall(root, tree, links, checked, rankings) is None:
@@ -189,12 +216,16 @@ def _source_layout(
         raise
     project = project_directory(tree, links, found)
     stated = read_package_dirs(git, tree, links, project) if project else None
+    paths = (*rankings, checked)
+    claimed = root is not None and _maps(config, root, paths)
     if isinstance(stated, PackageDirs):
-        layout = configured_layout(stated)
+        layout = configured_layout(stated, project)
+        if root is not None and claimed and not _maps(stated, layout, paths):
+            raise _not_held(root, tree, links, checked, rankings, label, found)
         if _shortfall(layout, tree, links, checked, rankings) is not None:
             raise _not_held(layout, tree, links, checked, rankings, label, found)
         return layout
-    if root is not None and not project:
+    if root is not None and (claimed or not project):
         raise _not_held(root, tree, links, checked, rankings, label, found)
     if isinstance(stated, Unread):
         unread: str | None = stated.reason
@@ -203,6 +234,17 @@ def _source_layout(
     else:
         unread = config.reason if isinstance(config, Unread) else None
     return SourceLayout(found, (), "detected", unread)
+
+
+def _maps(stated: Stated, layout: SourceLayout, paths: Sequence[Collection[str]]) -> bool:
+    """Whether configuration `stated` (as `layout`) maps the wheel's package: it names the root
+    of every package (setuptools' ``""``, maturin's `python-source`), or a directory of one of
+    the wheel's Python files (`paths`)."""
+    if not isinstance(stated, PackageDirs):
+        return False
+    if any(not wheel for wheel, _ in stated.dirs):
+        return True
+    return any(layout.maps(path) for group in paths for path in group)
 
 
 def _shortfall(

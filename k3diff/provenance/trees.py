@@ -12,7 +12,8 @@ parsed from those bytes, in the order `ls-tree -r` gives it."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+import functools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from k3diff.errors import SourceError
@@ -59,15 +60,28 @@ class CommitTree:
     a module the commit keeps in a submodule passed)."""
 
 
-def link_over(links: Collection[str], path: str) -> str | None:
+def link_over(links: frozenset[str], path: str) -> str | None:
     """The symbolic link (of `links`, `CommitTree.links`) at `path` or at a directory above it
     (`src/pkg/sub` for `src/pkg/sub/guard.py`), None where none is: a checkout holds a file
     there where the link leads, which k3diff does not follow (review69: a module the commit
-    holds under a linked directory, which the patch dropped, passed)."""
-    head = path
-    while head and head not in links:
-        head = head.rpartition("/")[0]
-    return head or None
+    holds under a linked directory, which the patch dropped, passed). Only the directories as
+    long as the longest link at most are looked up (review70a: each of the 30,000 of a 60 KB
+    wheel path was hashed whole, 0.2 s a lookup, with no link at all)."""
+    longest = _longest(links)
+    if len(path) <= longest and path in links:
+        return path
+    at = path.rfind("/", 0, longest + 1)
+    while at > 0:
+        if (head := path[:at]) in links:
+            return head
+        at = path.rfind("/", 0, at)
+    return None
+
+
+@functools.lru_cache(maxsize=8)
+def _longest(paths: frozenset[str]) -> int:
+    """The length of the longest of `paths` (a commit's links, read once per commit)."""
+    return max(map(len, paths), default=0)
 
 
 def list_tree(repo: GitRepo, commit: str) -> CommitTree:

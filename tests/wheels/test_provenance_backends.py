@@ -176,8 +176,9 @@ def test_a_configuration_in_a_subdirectory_is_read(tmp_path: Path, backend: str)
     assert code == 1
     assert _sources(report) == {"pkg/auth.py": ("mismatch", where + "auth.py")}
     assert report["provenance"]["package_dir"] == {"pkg/": where}
+    assert report["provenance"]["prefix"] == "python/"  # what no entry maps is the project's
     text = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
-    assert f"Prefix: {where} for pkg/ (from {origin})" in text.stdout
+    assert f"Prefix: {where} for pkg/, python/ otherwise (from {origin})" in text.stdout
 
 
 ROOT_PROJECTS = {
