@@ -95,8 +95,10 @@ def _refused(node: ast.stmt, what: str) -> _NotTemplate:
 
 
 def _statement(node: ast.stmt) -> str:
-    if isinstance(node, ast.Expr) and _has_call(node.value):
+    if isinstance(node, ast.Expr | ast.Assign | ast.AnnAssign) and _has_call(node):
         return "a call"
+    if isinstance(node, ast.Assign):
+        return f"an assignment to {', '.join(ast.unparse(t)[:80] for t in node.targets)}"
     return _STATEMENTS.get(type(node), f"a statement it does not write ({type(node).__name__})")
 
 
@@ -131,7 +133,9 @@ def _setuptools_scm(module: ast.Module) -> Iterator[tuple[str, str]]:
                 raise _refused(node, f"an annotation that is not a type ({ast.unparse(node)})")
             if node.value is not None:
                 yield from _literal(node, [name], node.value)
-        elif isinstance(node, ast.If) and _is_name(node.test, "TYPE_CHECKING") and type_checking:
+        elif isinstance(node, ast.If) and _is_name(node.test, "TYPE_CHECKING"):
+            if not type_checking:
+                raise _refused(node, "if TYPE_CHECKING with no TYPE_CHECKING = False before it")
             _type_checking_block(node)
         else:
             raise _refused(node, _statement(node))

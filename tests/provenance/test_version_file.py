@@ -119,6 +119,7 @@ def test_setuptools_scm_version_file_is_generated_not_absent(tmp_path: Path, tem
         ("__version_tuple__: print('x')\n", "an annotation that is not a type"),
         ("TYPE_CHECKING = True\n", "TYPE_CHECKING = True"),
         ("__path__ = ['/tmp']\n", "an assignment to __path__"),
+        ("if TYPE_CHECKING:\n    import os\n", "if TYPE_CHECKING with no TYPE_CHECKING = False"),
     ],
 )
 def test_a_version_file_carrying_code_still_fails(tmp_path: Path, addition: str, said: str) -> None:
@@ -137,6 +138,32 @@ def test_a_version_file_carrying_code_still_fails(tmp_path: Path, addition: str,
         "src/engine/_version.py does not exist at the source commit; setuptools-scm writes it "
         "(pyproject.toml [tool.setuptools_scm] version_file), but this is not what it writes: "
     )
+    assert said in finding["detail"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (("    from typing import Tuple\n", "    import os\n"), "an import under if TYPE_CHECKING"),
+        (("    COMMIT_ID = object\n", "    os = __import__('os')\n"), "a call"),
+        (("__version_tuple__: VERSION_TUPLE", "__version_tuple__: os.getcwd()"), "not a type"),
+    ],
+)
+def test_the_type_checking_block_holds_only_the_template(
+    tmp_path: Path, edit: tuple[str, str], said: str
+) -> None:
+    """setuptools-scm 8's `if TYPE_CHECKING:` never runs (TYPE_CHECKING = False), but its else,
+    and annotations without `from __future__ import annotations`, do."""
+    repo, _a, b = _project(tmp_path, SOURCES)
+    version = f"1.1.dev1+g{b[:9]}"
+    module = scm_module(version, SCM_TEMPLATES["setuptools-scm 8"].replace(*edit), "g1")
+    wheels = _wheels(tmp_path, module, version)
+
+    code, report = run_json("wheels", *wheels, "--source", repo, "--commit", b)
+
+    assert code == 1
+    assert _failing(report) == [("W402", "engine/_version.py")]
+    (finding,) = [f for f in report["findings"] if f["code"] == "W402"]
     assert said in finding["detail"]
 
 
