@@ -9,7 +9,6 @@ from pathlib import Path
 
 import wheelkit
 from cli_support import run_k3diff
-
 from provenance.repokit import make_repo
 from provenance.versiontemplates import scm_module
 
