@@ -112,19 +112,20 @@ def _source_stage(name: str, wheels: WheelsDocument, label: str) -> Stage:
     bad = [f"{counts.get(k, 0):,} {k}" for k in STATUS_CODES if counts.get(k, 0)]
     if bad:
         headline += f"; {', '.join(bad)}"
-    # Absent files fail as `wheels` fails them (W402): a file the commit does not hold is a
-    # file whose origin nobody checked, never a pass.
+    # Absent files fail as `wheels` fails them (W402): their origin is unchecked, never a pass.
     failing = failing_in(wheels, Evidence.SOURCE)
     if failing:
         headline += "; failing: " + failing_clause(failing)
     status = Status.FAIL if failing else Status.PASS
     quals = source_policy(wheels, label)
     quals += [f"{label}: the patch wheel states commit {said}" for said in wheels.patch.stated]
-    if counts.get("absent", 0):
+    if absent := counts.get("absent", 0):
         quals.append(
-            f"{label}: {counts['absent']:,} Python files are absent from {where}: their origin is unchecked"
+            f"{label}: {absent:,} Python files are absent from {where}: their origin is unchecked"
         )
-    if checked == 0:
+    if generated := counts.get("generated", 0):  # prov70c: held to their tool's template
+        quals.append(f"{label}: modules the build writes, held to their tool's template and the wheel's version, not to {where}: {generated:,}")  # fmt: skip
+    elif checked == 0:
         quals.append(f"{label}: no Python file changed, so the source check compared nothing")
     return Stage(Evidence.SOURCE, name, status, headline, tuple(quals), counts)
 

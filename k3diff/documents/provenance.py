@@ -24,6 +24,7 @@ def file_source_json(value: FileSource) -> dict[str, Any]:
         "added": value.added,
         "removed": value.removed,
         "diff_skipped": value.diff_skipped,
+        "generated_by": value.generated_by,
     }
 
 

@@ -107,7 +107,8 @@ class WheelsProvenance:
     commit: str
     """The full commit id checked against."""
     summary: Mapping[str, int]
-    """Python files per source status (match, mismatch, absent, stale, unverifiable)."""
+    """Python files per source status (match, mismatch, absent, stale, unverifiable,
+    generated)."""
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from k3diff.provenance.blobs import (
     WheelFiles,
     bounded_diffs,
 )
+from k3diff.provenance.generated import Generated, generated_files
 from k3diff.provenance.git import (
     SHORT_ID_LENGTH,
     GitRepo,
@@ -59,6 +60,9 @@ class SourceStatus(StrEnum):
     """Range only: differs from NEW but equals the file at an older commit of the range."""
     UNVERIFIABLE = "unverifiable"
     """Bytecode (`.pyc`, `.pyo`): a repository holds sources, so what runs cannot be matched."""
+    GENERATED = "generated"
+    """A module the build writes (setuptools-scm's `_version.py`), named so by the configuration
+    at REV/NEW, that is its tool's template stating the wheel's version (`generated`)."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,12 @@ class FileSource:
     bytes are compared; `trees.link_over`)."""
     submodule: str | None = None
     """Absent, but in the submodule at this path (another repository's files, unread)."""
+    generated_by: str | None = None
+    """The tool the configuration says writes this file, and where it says so
+    (``setuptools-scm (pyproject.toml [tool.setuptools_scm] version_file)``), else None."""
+    not_generated: str | None = None
+    """Where `generated_by` is set but the file is not that tool's template stating the wheel's
+    version: what is not, said in its W401/W402 (its status stays absent or mismatch)."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +131,8 @@ class ProvenanceReport:
     notes: tuple[RepoNote, ...] = ()
     """What the repository says about its history: replace refs and grafts (ignored), objects
     borrowed from another repository's store."""
+    version: str | None = None
+    """The patch wheel's METADATA Version, which a generated version module must state."""
 
     @property
     def prefix(self) -> str:
@@ -137,14 +149,16 @@ class ProvenanceReport:
         totals = {status.value: 0 for status in SourceStatus}
         for entry in self.files:
             totals[entry.status.value] += 1
-        if not totals[SourceStatus.UNVERIFIABLE.value]:
-            del totals[SourceStatus.UNVERIFIABLE.value]  # only runs that checked bytecode say it
+        for status in (SourceStatus.UNVERIFIABLE, SourceStatus.GENERATED):
+            if not totals[status.value]:
+                del totals[status.value]  # only runs that checked bytecode or one say it
         return totals
 
     @property
     def ok(self) -> bool:
-        """True when every file matches REV/NEW."""
-        return all(entry.status is SourceStatus.MATCH for entry in self.files)
+        """True when every file matches REV/NEW, or is a module the build writes that holds."""
+        passing = (SourceStatus.MATCH, SourceStatus.GENERATED)
+        return all(entry.status in passing for entry in self.files)
 
     def file(self, path: str) -> FileSource | None:
         """The verdict for wheel path `path`, if it was checked."""
@@ -161,17 +175,21 @@ def check_source(
     layout: Sequence[Collection[str]] = (),
     stated: Sequence[tuple[str, str, str]] = (),
     dropped: Collection[str] = (),
+    version: str | None = None,
 ) -> ProvenanceReport:
     """Compare each of `files` (wheel path -> exact bytes) with the same file at `rev`;
     `layout` (sets of wheel paths, most trusted first) says where the package lives when the
     prefix is detected (`k3diff.provenance.prefix`); `stated` (commit, entry, description): the
     commits the wheel states, each not `rev`'s a W408 note (`statedcheck.stated_notes`);
-    `dropped`: modules the base wheel shipped and the patch lacks, each `rev` holds a W410 note."""
+    `dropped`: modules the base wheel shipped and the patch lacks, each `rev` holds a W410 note;
+    `version`: the patch's METADATA Version, which a module the build writes must state."""
     check_revision_syntax(str(repo), rev)
     git = open_repo(repo)
     revision = resolve_revision(git, rev)
     commit = revision.commit
     lookup = Lookup.build(git, commit, files, prefix, layout)
+    matches = lookup.matching(commit)
+    written = generated_files(git, lookup, files, set(files) - set(matches), version)
     return ProvenanceReport(
         repo=str(repo),
         rev=rev,
@@ -181,11 +199,12 @@ def check_source(
         object_format=git.object_format,
         layout=lookup.layout,
         commits_examined=1,
-        files=_file_sources(git, commit, lookup, files, lookup.matching(commit), diff_cap),
+        files=_file_sources(git, commit, lookup, files, matches, diff_cap, written),
         revisions=(revision,),
         notes=history_notes(git, (revision,))
         + stated_notes(git, revision, stated)
         + lookup.dropped_notes(dropped),
+        version=version,
     )
 
 
@@ -200,6 +219,7 @@ def check_source_range(
     stated: Sequence[tuple[str, str, str]] = (),
     base_stated: Sequence[tuple[str, str, str]] = (),
     dropped: Collection[str] = (),
+    version: str | None = None,
 ) -> ProvenanceReport:
     """Like `check_source` against NEW of ``OLD..NEW``; a file that differs from NEW is traced
     to the newest commit of the range (OLD included) holding the wheel's version: stale. Each
@@ -218,6 +238,7 @@ def check_source_range(
     wanted = {where(p): blob for p, blob in lookup.wheel_blobs.items() if p not in matches}
     older = newest_matches(git, commits, (old, new), history, lookup.tree, wanted)
     matches.update({p: older[where(p)] for p in lookup.wheel_blobs if where(p) in older})
+    written = generated_files(git, lookup, files, set(files) - set(matches), version)
     return ProvenanceReport(
         repo=str(repo),
         rev=None,
@@ -227,11 +248,12 @@ def check_source_range(
         object_format=git.object_format,
         layout=lookup.layout,
         commits_examined=len(history) + 1,
-        files=_file_sources(git, new, lookup, files, matches, diff_cap),
+        files=_file_sources(git, new, lookup, files, matches, diff_cap, written),
         revisions=(old_end, new_end),
         notes=history_notes(git, (old_end, new_end))
         + range_stated_notes(git, (old_end, new_end), {c for c, _ in history}, stated, base_stated)
         + lookup.dropped_notes(dropped),
+        version=version,
     )
 
 
@@ -254,16 +276,27 @@ def _file_sources(
     files: WheelFiles,
     matches: Mapping[str, str],
     diff_cap: int,
+    written: Mapping[str, Generated],
 ) -> tuple[FileSource, ...]:
-    """Build the verdicts, with a diff (or the reason for none) for every file that differs."""
+    """Build the verdicts, with a diff (or the reason for none) for every file that differs
+    from the commit; a module the build writes (`written`) that holds is `generated`, with no
+    diff (the commit's copy, if any, is not what it is held to)."""
     tree, where = lookup.tree, lookup.repo_path
-    differing = {p: tree[where(p)] for p in files if matches.get(p) != commit and where(p) in tree}
+    holds = {p for p, verdict in written.items() if verdict.refused is None}
+    differing = {
+        p: tree[where(p)]
+        for p in files
+        if matches.get(p) != commit and where(p) in tree and p not in holds
+    }
     label = f"@{commit[:SHORT_ID_LENGTH]}"
     diffs, skipped = bounded_diffs(git, differing, files, where, label, diff_cap)
     entries = []
     for path in sorted(files):
         repo_blob, wheel_blob = tree.get(where(path)), lookup.wheel_blobs[path]
         status = _status(repo_blob, wheel_blob, matches.get(path), commit)
+        verdict = written.get(path)
+        if path in holds:
+            status = SourceStatus.GENERATED
         absent = status is SourceStatus.ABSENT
         diff = diffs.get(path, (None, None, None))
         entries.append(
@@ -272,6 +305,8 @@ def _file_sources(
                 diff_skipped=skipped.get(path),
                 link=link_over(lookup.links, where(path)) if absent else None,
                 submodule=link_over(lookup.submodules, where(path)) if absent else None,
+                generated_by=verdict.written.describe() if verdict else None,
+                not_generated=verdict.refusal() if verdict else None,
             )
         )  # fmt: skip
     return tuple(entries)

@@ -175,7 +175,7 @@ def compare_wheels(
 
             entries, provenance = attach_provenance(
                 entries, patch, options.source, patch_side.stated_commits,
-                base_side.stated_commits, patch_side.dirty_builds,
+                base_side.stated_commits, patch_side.dirty_builds, facts.patch_identity.version,
             )  # fmt: skip
             unsound += [
                 Finding(Code[note.code], note.path, note.message)

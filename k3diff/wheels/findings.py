@@ -26,6 +26,7 @@ from k3diff.wheels.model import EntryResult
 from k3diff.wheels.proof import How, Status
 
 if TYPE_CHECKING:  # built only when the two wheels' identities differ
+    from k3diff.provenance.check import FileSource
     from k3diff.wheel.metachange import MetadataChange
 
 _STATUS_CODES = {
@@ -246,9 +247,8 @@ def _source_findings(entry: EntryResult) -> Iterator[Finding]:
         lines = f" (+{source.added:,} -{source.removed:,} lines)" if source.diff else ""
         if source.diff_skipped:
             lines = f"; {source.diff_skipped}"
-        yield Finding(
-            Code.W401, entry.path, f"differs from {source.repo_path} at the source commit{lines}"
-        )
+        detail = f"differs from {source.repo_path} at the source commit{lines}"
+        yield Finding(Code.W401, entry.path, detail + _not_generated(source))
     elif source.status is SourceStatus.ABSENT:
         held = "does not exist at the source commit"
         if source.link is not None:  # newuser68: said not to exist, where a checkout holds it
@@ -259,7 +259,8 @@ def _source_findings(entry: EntryResult) -> Iterator[Finding]:
         elif source.submodule is not None:  # review69: said not to exist, as the link was
             held = f"is in the submodule {source.submodule} at the source commit: k3diff does "
             held += "not read another repository, so the wheel's file was compared with nothing"
-        yield Finding(Code.W402, entry.path, f"{source.repo_path} {held}")
+        detail = f"{source.repo_path} {held}" + _not_generated(source)
+        yield Finding(Code.W402, entry.path, detail)
     elif source.status is SourceStatus.UNVERIFIABLE:
         yield Finding(
             Code.W405,
@@ -272,6 +273,12 @@ def _source_findings(entry: EntryResult) -> Iterator[Finding]:
         yield Finding(
             Code.W403, entry.path, f"matches {source.repo_path} at older commit {matched}"
         )
+
+
+def _not_generated(source: FileSource) -> str:
+    """Why a module the configuration says the build writes is not held to be what it writes
+    (prov70c): it runs at import, so it is compared with the commit as any other."""
+    return "" if source.not_generated is None else f"; {source.not_generated}"
 
 
 def _is_record_file(path: str) -> bool:

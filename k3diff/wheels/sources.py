@@ -73,11 +73,13 @@ def attach_provenance(
     stated: Sequence[StatedCommit] = (),
     base_stated: Sequence[StatedCommit] = (),
     dirty_builds: Sequence[DirtyBuild] = (),
+    version: str | None = None,
 ) -> tuple[tuple[EntryResult, ...], ProvenanceReport]:
     """Check the selected Python files against the source and attach each verdict; each
     commit the patch wheel states (`stated`) is held against the commit, or the range (W408),
     and with a range each the base wheel states against OLD (W409, informational); a dirty
-    build, stated with a commit or (`dirty_builds`) without one, is W411."""
+    build, stated with a commit or (`dirty_builds`) without one, is W411. A module the build
+    writes must be its tool's template stating `version`, the patch's METADATA Version."""
     from k3diff.provenance.check import check_source, check_source_range
 
     by_name = {entry.name: entry for entry in patch.entries}
@@ -90,14 +92,14 @@ def attach_provenance(
     if spec.commit is not None:
         report = check_source(
             spec.repo, spec.commit, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT, layout=layout,
-            stated=claims, dropped=_dropped(entries),
+            stated=claims, dropped=_dropped(entries), version=version,
         )  # fmt: skip
     else:
         assert spec.commits is not None
         report = check_source_range(
             spec.repo, spec.commits, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT, layout=layout,
             stated=claims, base_stated=_claims(base_stated),
-            dropped=_dropped(entries),
+            dropped=_dropped(entries), version=version,
         )  # fmt: skip
     report = _with_bytecode(report, entries, patch, spec.check_all)
     report = replace(report, notes=report.notes + _dirty_notes(stated, dirty_builds))

@@ -74,6 +74,7 @@ def test_json_shape(linear: tuple[Path, list[str]]) -> None:
                 "added": 1,
                 "removed": 1,
                 "diff_skipped": None,
+                "generated_by": None,
             }
         ],
     }

@@ -1,0 +1,77 @@
+"""The wheel files the build wrote, by the configuration at the commit, held to their tool's
+template (`versionconfig` says which, `versiontemplate` whether it holds).
+
+A file is looked for among those the configuration of its project names: the project holding it
+in the repository (`buildconfig.project_directory`: the deepest directory at or above its
+repository path with a configuration file of its own, else the root), as the build that wrote
+it is that project's.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from k3diff.provenance.blobs import WheelFiles
+from k3diff.provenance.buildconfig import project_directory
+from k3diff.provenance.git import GitRepo
+from k3diff.provenance.lookup import Lookup
+from k3diff.provenance.versionconfig import WrittenFile, written_files
+from k3diff.provenance.versiontemplate import MODULE_CAP, not_template
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A wheel file the configuration says the build writes, and whether it is the template."""
+
+    written: WrittenFile
+    """Which tool writes it, and where the configuration says so."""
+    refused: str | None
+    """None where it is the tool's template stating the wheel's version, else what is not."""
+
+    def refusal(self) -> str | None:
+        """``setuptools-scm writes it (pyproject.toml …), but this is not what it writes: line
+        26: an import``; None where it holds."""
+        if self.refused is None:
+            return None
+        written = self.written
+        return (
+            f"{written.tool} writes it ({written.origin}), but this is not what it writes: "
+            f"{self.refused}"
+        )
+
+
+def generated_files(
+    git: GitRepo,
+    lookup: Lookup,
+    files: WheelFiles,
+    candidates: Iterable[str],
+    version: str | None,
+) -> dict[str, Generated]:
+    """Wheel path -> `Generated` for each of `candidates` (wheel paths the commit does not hold
+    as they are) that its project's configuration names as a module the build writes."""
+    projects: dict[str, tuple[WrittenFile, ...]] = {}
+    found = {}
+    for path in sorted(candidates):
+        if not path.endswith(".py"):
+            continue
+        held = lookup.repo_path(path)
+        parent = posixpath.dirname(held)
+        project = project_directory(lookup.tree, lookup.links, parent + "/" if parent else "")
+        if project not in projects:
+            projects[project] = written_files(git, lookup.tree, lookup.links, project)
+        for written in projects[project]:
+            if written.path == (path if written.in_wheel else held):
+                found[path] = Generated(written, _refused(written, files, path, version))
+                break
+    return found
+
+
+def _refused(
+    written: WrittenFile, files: Mapping[str, object], path: str, version: str | None
+) -> str | None:
+    data = files[path]
+    if not isinstance(data, bytes):  # streamed: over the text-diff cap, far over the template
+        return f"over {MODULE_CAP // 1024} KiB, not read"
+    return not_template(written.tool, data, version)

@@ -1,0 +1,181 @@
+"""Which version module the build writes, read statically from the project's configuration.
+
+setuptools-scm, hatch-vcs and versioneer write the package's ``_version.py`` while building: in
+no commit (setuptools-scm's and hatch-vcs', ignored by git), or, versioneer's, in a short form
+that replaces the long one committed. The source check cannot compare such a file with the
+commit, so where the configuration at the commit names it for the tool that builds, it is held
+to what that tool writes instead (`k3diff.provenance.versiontemplate`). Read, by tool, only
+where that tool builds:
+
+* setuptools-scm: ``pyproject.toml`` ``[tool.setuptools_scm]`` ``version_file`` (relative to
+  the project's directory) and ``write_to`` (relative to its ``root``, ``..`` in SGLang's
+  ``python/pyproject.toml``), where setuptools builds (``build-backend`` setuptools' or none)
+  and ``[build-system] requires`` names setuptools-scm;
+* hatch-vcs: ``[tool.hatch.build.hooks.vcs]`` (or the wheel target's ``hooks.vcs``)
+  ``version-file``, where ``hatchling.build`` builds and ``requires`` names hatch-vcs;
+* versioneer: ``[tool.versioneer]`` of ``pyproject.toml``, else ``setup.cfg``'s
+  ``[versioneer]``, ``VCS = git`` and ``versionfile_build`` (a path in the build, so in the
+  wheel), where setuptools builds and the project holds ``versioneer.py`` or ``requires`` names
+  versioneer.
+
+Not read: ``setup.py`` (``use_scm_version=``, vLLM's ``get_version(write_to=…)``), other
+backends' settings (scikit-build-core's setuptools-scm provider, pdm, poetry plugins). Nothing
+here is run: TOML by `tomllib`, setup.cfg by `configparser`.
+"""
+
+from __future__ import annotations
+
+import configparser
+import posixpath
+import tomllib
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from k3diff.provenance.buildconfig import CONFIG_CAP, SETUPTOOLS_BACKENDS
+from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
+from k3diff.provenance.hatchconfig import PATH_CAP
+
+SETUPTOOLS_SCM, HATCH_VCS, VERSIONEER = "setuptools-scm", "hatch-vcs", "versioneer"
+
+
+@dataclass(frozen=True)
+class WrittenFile:
+    """A module the build writes, by the configuration at the commit."""
+
+    path: str
+    """Its repository path; for versioneer, its path in the wheel (`in_wheel`)."""
+    tool: str
+    """``setuptools-scm``, ``hatch-vcs`` or ``versioneer``: whose template it is held to."""
+    origin: str
+    """Where the configuration names it: ``pyproject.toml [tool.setuptools_scm] version_file``."""
+    in_wheel: bool = False
+    """`path` is the wheel path (versioneer's ``versionfile_build``, relative to the build)."""
+
+    def describe(self) -> str:
+        """``setuptools-scm (pyproject.toml [tool.setuptools_scm] version_file)``."""
+        return f"{self.tool} ({self.origin})"
+
+
+def written_files(
+    git: GitRepo, tree: Mapping[str, str], links: Collection[str], directory: str
+) -> tuple[WrittenFile, ...]:
+    """The modules the project in `directory` ('' or ending in '/') writes while building, by
+    its `pyproject.toml` and `setup.cfg` at the commit whose files are `tree` (a file that is a
+    symbolic link, or over `CONFIG_CAP`, is not read)."""
+    names = {f"{directory}{name}": name for name in ("pyproject.toml", "setup.cfg")}
+    present = {names[p]: tree[p] for p in names if p in tree and p not in links}
+    sizes = blob_sizes(git, present.values())
+    readable = {oid: name for name, oid in present.items() if sizes[oid] <= CONFIG_CAP}
+    contents = {readable[oid]: data for oid, data in iter_blobs(git, sorted(readable))}
+    document = _toml(contents.get("pyproject.toml", b""))
+    label = f"{directory}pyproject.toml"
+    system = document.get("build-system")
+    system = system if isinstance(system, dict) else {}
+    backend = None if "backend-path" in system else system.get("build-backend", "setuptools")
+    requires = _requirement_names(system.get("requires"))
+    tool = document.get("tool")
+    tool = tool if isinstance(tool, dict) else {}
+    found: list[WrittenFile] = []
+    if backend == "setuptools" or backend in SETUPTOOLS_BACKENDS:
+        scm = tool.get("setuptools_scm")
+        if isinstance(scm, dict) and SETUPTOOLS_SCM in requires:
+            found += _setuptools_scm(scm, label, directory)
+        has_script = f"{directory}versioneer.py" in tree
+        if has_script or VERSIONEER in requires:
+            found += _versioneer(tool.get("versioneer"), contents.get("setup.cfg"), directory)
+    elif backend == "hatchling.build" and HATCH_VCS in requires:
+        found += _hatch_vcs(tool.get("hatch"), label, directory)
+    return tuple(found)
+
+
+def _setuptools_scm(scm: Mapping[str, object], label: str, directory: str) -> list[WrittenFile]:
+    """`version_file` under the project's directory, `write_to` under its `root`."""
+    found = []
+    origin = f"{label} [tool.setuptools_scm]"
+    if (path := _path(directory, scm.get("version_file"))) is not None:
+        found.append(WrittenFile(path, SETUPTOOLS_SCM, f"{origin} version_file"))
+    root = scm.get("root", ".")
+    root_dir = _path(directory, root) if isinstance(root, str) else None
+    if root_dir:
+        root_dir += "/"
+    if root_dir is not None and (path := _path(root_dir, scm.get("write_to"))) is not None:
+        found.append(WrittenFile(path, SETUPTOOLS_SCM, f"{origin} write_to"))
+    return found
+
+
+def _hatch_vcs(hatch: object, label: str, directory: str) -> list[WrittenFile]:
+    """The build hook's `version-file`: the build's, and the wheel target's own."""
+    build = hatch.get("build") if isinstance(hatch, dict) else None
+    build = build if isinstance(build, dict) else {}
+    targets = build.get("targets")
+    wheel = targets.get("wheel") if isinstance(targets, dict) else None
+    tables = [
+        ("tool.hatch.build.hooks.vcs", build.get("hooks")),
+        ("tool.hatch.build.targets.wheel.hooks.vcs", wheel.get("hooks") if wheel else None),
+    ]
+    found = []
+    for name, hooks in tables:
+        vcs = hooks.get("vcs") if isinstance(hooks, dict) else None
+        if isinstance(vcs, dict) and (path := _path(directory, vcs.get("version-file"))):
+            found.append(WrittenFile(path, HATCH_VCS, f"{label} [{name}] version-file"))
+    return found
+
+
+def _versioneer(table: object, setup_cfg: bytes | None, directory: str) -> list[WrittenFile]:
+    """`versionfile_build`, from `[tool.versioneer]` where pyproject.toml has one (versioneer
+    reads it first), else from setup.cfg's `[versioneer]`; only for `VCS = git`."""
+    if isinstance(table, dict):
+        settings, origin = table, f"{directory}pyproject.toml [tool.versioneer]"
+    elif setup_cfg is not None:
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read_string(setup_cfg.decode("utf-8"))
+        except (UnicodeDecodeError, configparser.Error):
+            return []
+        if not parser.has_section("versioneer"):
+            return []
+        settings, origin = dict(parser.items("versioneer")), f"{directory}setup.cfg [versioneer]"
+    else:
+        return []
+    vcs = settings.get("VCS", settings.get("vcs"))
+    path = _path("", settings.get("versionfile_build"))
+    if vcs != "git" or not path:
+        return []
+    return [WrittenFile(path, VERSIONEER, f"{origin} versionfile_build", in_wheel=True)]
+
+
+def _path(directory: str, value: object) -> str | None:
+    """`value` as a path under `directory` ('' or ending in '/'), normalised; None for no
+    string, or a path that leaves the repository."""
+    if not isinstance(value, str) or not value.strip() or len(value) > PATH_CAP:
+        return None
+    if value.startswith(("/", "~")) or "\\" in value or "\0" in value:
+        return None
+    joined = posixpath.normpath(directory + value.strip())
+    if joined == ".." or joined.startswith("../"):
+        return None
+    return "" if joined == "." else joined
+
+
+def _requirement_names(requires: object) -> frozenset[str]:
+    """The canonical names of `[build-system] requires` (a string that is no requirement is
+    none)."""
+    if not isinstance(requires, list):
+        return frozenset()
+    names = set()
+    for text in requires:
+        try:
+            names.add(canonicalize_name(Requirement(text).name))
+        except (InvalidRequirement, TypeError):
+            continue
+    return frozenset(names)
+
+
+def _toml(data: bytes) -> Mapping[str, object]:
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return {}

@@ -1,0 +1,244 @@
+"""Is a version module the build wrote what its tool writes, stating the wheel's version?
+
+A module the build writes (`versionconfig`) is compared with no commit, and it runs at import
+like any other: a patch could hide code there. So it passes only as the tool's template, read by
+`ast` and never run, statement by statement:
+
+* setuptools-scm's (and hatch-vcs', which writes setuptools-scm's, 6 to 10): literal
+  assignments of ``__version__``/``version`` (a string), ``__version_tuple__``/
+  ``version_tuple`` (a tuple of numbers and strings), ``__commit_id__``/``commit_id`` (a string
+  or None) and ``__all__`` (those names); their annotations, of names and subscripts only
+  (``tuple[int | str, ...]``, evaluated at import without ``from __future__ import
+  annotations``); ``TYPE_CHECKING = False`` and the ``if TYPE_CHECKING:`` block of typing
+  imports and aliases that never runs, its ``else:`` setting the aliases to ``object``;
+* versioneer's short form (its ``SHORT_VERSION_PY``): ``import json``, ``version_json = '…'``
+  (a JSON object) and ``def get_versions(): return json.loads(version_json)``, exactly.
+
+Module docstrings and comments are allowed. The version stated (``__version__``, ``version``,
+versioneer's JSON ``"version"``) must be the wheel's METADATA Version (PEP 440 normalised): a
+version module copied from another build is not this build's.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Iterator
+
+from packaging.version import InvalidVersion, Version
+
+from k3diff.provenance.versionconfig import VERSIONEER
+
+MODULE_CAP = 64 * 1024
+"""Largest version module read (bytes); the tools write well under 1 KiB."""
+_VERSION = ("__version__", "version")
+_TUPLE = ("__version_tuple__", "version_tuple")
+_COMMIT = ("__commit_id__", "commit_id")
+_SCM_NAMES = frozenset((*_VERSION, *_TUPLE, *_COMMIT))
+_ALIASES = frozenset(("VERSION_TUPLE", "COMMIT_ID"))
+_TYPE_NAMES = frozenset(("str", "int", "tuple", "Tuple", "Union", "Optional", *_ALIASES))
+_GET_VERSIONS = ast.dump(ast.parse("def get_versions():\n    return json.loads(version_json)\n"))
+_STATEMENTS = {
+    ast.Import: "an import",
+    ast.ImportFrom: "an import",
+    ast.FunctionDef: "a function definition",
+    ast.AsyncFunctionDef: "a function definition",
+    ast.ClassDef: "a class definition",
+    ast.Try: "a try",
+    ast.If: "an if",
+    ast.For: "a loop",
+    ast.While: "a loop",
+    ast.With: "a with",
+    ast.Expr: "an expression statement",
+    ast.AugAssign: "an augmented assignment",
+    ast.Delete: "a del",
+}
+
+
+class _NotTemplate(Exception):
+    """What in the module the tool does not write."""
+
+
+def not_template(tool: str, data: bytes, version: str | None) -> str | None:
+    """None where `data` is `tool`'s template stating `version` (the wheel's METADATA
+    Version), else what is not: ``line 26: an import``, ``__version__ is '9.9', not the
+    wheel's METADATA Version 1.1``."""
+    if len(data) > MODULE_CAP:
+        return f"over {MODULE_CAP // 1024} KiB, not read"
+    try:
+        module = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return "not Python that parses"
+    try:
+        stated = list(_versioneer(module) if tool == VERSIONEER else _setuptools_scm(module))
+    except _NotTemplate as error:
+        return str(error)
+    if not stated:
+        return "it states no version"
+    if version is None:
+        return "the wheel has no METADATA Version to hold it to"
+    for name, value in stated:
+        if _normal(value) != _normal(version):
+            return f"{name} is {value!r}, not the wheel's METADATA Version {version}"
+    return None
+
+
+def _normal(version: str) -> str:
+    try:
+        return str(Version(version))
+    except InvalidVersion:
+        return version
+
+
+def _refused(node: ast.stmt, what: str) -> _NotTemplate:
+    return _NotTemplate(f"line {node.lineno}: {what}")
+
+
+def _statement(node: ast.stmt) -> str:
+    if isinstance(node, ast.Expr | ast.Assign | ast.AnnAssign) and _has_call(node):
+        return "a call"
+    if isinstance(node, ast.Assign):
+        return f"an assignment to {', '.join(ast.unparse(t)[:80] for t in node.targets)}"
+    return _STATEMENTS.get(type(node), f"a statement it does not write ({type(node).__name__})")
+
+
+def _has_call(node: ast.AST) -> bool:
+    return any(isinstance(inner, ast.Call) for inner in ast.walk(node))
+
+
+def _docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+
+
+def _setuptools_scm(module: ast.Module) -> Iterator[tuple[str, str]]:
+    """(name, version) of each version assignment; `_NotTemplate` at the first statement the
+    template does not hold."""
+    type_checking = False  # set False by the module before its `if TYPE_CHECKING:`
+    for node in module.body:
+        if _docstring(node):
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__" and not node.level:
+            continue
+        if isinstance(node, ast.Assign):
+            names = _names(node, node.targets)
+            if names == ["TYPE_CHECKING"]:
+                if not (isinstance(node.value, ast.Constant) and node.value.value is False):
+                    raise _refused(node, f"TYPE_CHECKING = {ast.unparse(node.value)}, not False")
+                type_checking = True
+                continue
+            yield from _literal(node, names, node.value)
+        elif isinstance(node, ast.AnnAssign):
+            (name,) = _names(node, [node.target])
+            if name not in _SCM_NAMES or not _is_type(node.annotation):
+                raise _refused(node, f"an annotation that is not a type ({ast.unparse(node)})")
+            if node.value is not None:
+                yield from _literal(node, [name], node.value)
+        elif isinstance(node, ast.If) and _is_name(node.test, "TYPE_CHECKING"):
+            if not type_checking:
+                raise _refused(node, "if TYPE_CHECKING with no TYPE_CHECKING = False before it")
+            _type_checking_block(node)
+        else:
+            raise _refused(node, _statement(node))
+
+
+def _names(node: ast.stmt, targets: list[ast.expr]) -> list[str]:
+    if not all(isinstance(target, ast.Name) for target in targets):
+        raise _refused(node, "an assignment to something other than a name")
+    return [target.id for target in targets if isinstance(target, ast.Name)]
+
+
+def _literal(node: ast.stmt, names: list[str], value: ast.expr) -> Iterator[tuple[str, str]]:
+    """Each of `names` set to a literal of its kind; (name, version) for a version name."""
+    if _has_call(value):
+        raise _refused(node, "a call")
+    for name in names:
+        if name == "__all__":
+            ok = isinstance(value, ast.List | ast.Tuple) and all(
+                isinstance(e, ast.Constant) and e.value in _SCM_NAMES for e in value.elts
+            )
+        elif name in _VERSION:
+            ok = isinstance(value, ast.Constant) and isinstance(value.value, str)
+        elif name in _TUPLE:
+            ok = isinstance(value, ast.Tuple) and all(
+                isinstance(e, ast.Constant) and type(e.value) in (int, str) for e in value.elts
+            )
+        elif name in _COMMIT:
+            ok = isinstance(value, ast.Constant) and isinstance(value.value, str | None)
+        else:
+            raise _refused(node, f"an assignment to {name}")
+        if not ok:
+            raise _refused(node, f"{name} = {ast.unparse(value)[:80]}, not what it writes")
+        if name in _VERSION and isinstance(value, ast.Constant) and isinstance(value.value, str):
+            yield name, value.value
+
+
+def _type_checking_block(node: ast.If) -> None:
+    """`if TYPE_CHECKING:` (never true at run time): typing imports and the aliases; `else:`
+    the aliases set to `object`."""
+    for inner in node.body:
+        if isinstance(inner, ast.ImportFrom) and inner.module == "typing" and not inner.level:
+            continue
+        if isinstance(inner, ast.Assign) and _alias(inner) and _is_type(inner.value):
+            continue
+        raise _refused(inner, f"{_statement(inner)} under if TYPE_CHECKING")
+    for inner in node.orelse:
+        if isinstance(inner, ast.Assign) and _alias(inner) and _is_name(inner.value, "object"):
+            continue
+        raise _refused(inner, f"{_statement(inner)} under the else of if TYPE_CHECKING")
+
+
+def _alias(node: ast.Assign) -> bool:
+    """`VERSION_TUPLE = …` or `COMMIT_ID = …`, one name assigned."""
+    return len(node.targets) == 1 and _names(node, node.targets)[0] in _ALIASES
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _is_type(node: ast.expr) -> bool:
+    """A type expression of the template's names: evaluating it calls nothing of the wheel's."""
+    if isinstance(node, ast.Name):
+        return node.id in _TYPE_NAMES
+    if isinstance(node, ast.Constant):
+        return node.value is None or node.value is Ellipsis
+    if isinstance(node, ast.Subscript):
+        return _is_type(node.value) and _is_type(node.slice)
+    if isinstance(node, ast.Tuple):
+        return all(_is_type(element) for element in node.elts)
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, ast.BitOr) and _is_type(node.left) and _is_type(node.right)
+    return False
+
+
+def _versioneer(module: ast.Module) -> Iterator[tuple[str, str]]:
+    """versioneer's short form: ("version_json version", version) from its JSON."""
+    for node in module.body:
+        if _docstring(node):
+            continue
+        if isinstance(node, ast.Import) and [(a.name, a.asname) for a in node.names] == [
+            ("json", None)
+        ]:
+            continue
+        if isinstance(node, ast.FunctionDef):
+            if ast.dump(ast.Module([node], [])) != _GET_VERSIONS:
+                raise _refused(
+                    node, f"a function other than versioneer's get_versions ({node.name})"
+                )
+            continue
+        if isinstance(node, ast.Assign) and _names(node, node.targets) == ["version_json"]:
+            value = node.value
+            if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                raise _refused(node, "version_json that is not a string literal")
+            try:
+                document = json.loads(value.value)
+            except (ValueError, RecursionError):
+                document = None
+            stated = document.get("version") if isinstance(document, dict) else None
+            if not isinstance(stated, str):
+                raise _refused(node, "version_json states no version")
+            yield 'version_json "version"', stated
+            continue
+        if isinstance(node, ast.Assign):
+            raise _refused(node, f"an assignment to {', '.join(_names(node, node.targets))}")
+        raise _refused(node, _statement(node))
