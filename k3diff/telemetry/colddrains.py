@@ -44,59 +44,34 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from k3diff.errors import InputError
+from k3diff.sample.lines import SampleLine
 from k3diff.sample.names import Mode, is_cold
 from k3diff.sample.perfdrain import PERF_START_FIELD, RECORDS, failed, start_segment
 from k3diff.sample.reader import SamplesLog
+from k3diff.telemetry.colddrainwords import (
+    AFTER_FAILED,
+    DUPLICATE,
+    FAILED,
+    FAILED_SINCE,
+    FAILED_UNCOUNTED,
+    LAST,
+    LATE,
+    LOADED,
+    MISSING,
+    NO_START,
+    NOT_ONE,
+    RESAMPLE,
+    RESUMED,
+    SHORT,
+    STOPPED,
+    UNCHECKED,
+)
 from k3diff.telemetry.engines import RequestMetrics
 
 COLD_WARM = Mode.COLD_WARM.value
 
 Ident = tuple[str, str, str, int]
 """(side, key, mode, repeat): the sample a drain is labelled with."""
-
-MISSING = "no /perf_metrics drain after it in {name} (a run stopped before it, or the line removed)"
-NO_START = (
-    "no start-up /perf_metrics drain of that server for its run before its drain (line {line}) "
-    "in {name}, which its run writes (the line removed or moved): what the drains before it "
-    "took cannot be counted"
-)
-RESUMED = (
-    "the first drain after a resume, which also holds what the server kept from before it "
-    "(TensorRT-LLM's records name no request of the samples log)"
-)
-DUPLICATE = (
-    "drained more than once under its label (lines {lines}): which drain holds its record "
-    "cannot be told (sample drains a cold request once, on its own server)"
-)
-FAILED = (
-    "its /perf_metrics drain failed (line {line}: {error}), so its record was left on the "
-    "server for a later drain, among others"
-)
-AFTER_FAILED = (
-    "its /perf_metrics drain follows a failed drain of that server (line {line}: {error}), "
-    "whose records the server kept and this drain also holds"
-)
-NOT_ONE = (
-    "its /perf_metrics drain (line {line}) holds {records} records where one request was "
-    "sent since the drain before it (a request sent before it, or a run before a resume, "
-    "finished since): which is its own cannot be told"
-)
-LATE = (
-    "the next /perf_metrics drain of that server (line {line}) holds {records} where "
-    "{sent} sent since its own drain: a record came after its request was answered "
-    "(TensorRT-LLM's chat stream records a request after sending data: [DONE]), so the one "
-    "record its own drain held may be an earlier request's"
-)
-SHORT = (
-    "the drains of that server before it since its run's start-up drain (through line "
-    "{line}) hold {records} where {answered} answered: a record that was not in its "
-    "request's drain (it came late, or the server's cap dropped it) may be the one record "
-    "its own drain held"
-)
-UNCHECKED = (
-    "no /perf_metrics drain of that server after it that shows its record was not late "
-    "({why}): the one record its own drain held may be an earlier request's"
-)
 
 
 @dataclass
@@ -245,46 +220,70 @@ class _Place:
         (telem69): the drains of its server since its run's start-up drain hold fewer records
         than that side's requests answered up to the sample the last of them is labelled with
         (a record that came after its drain, or that the server's cap dropped: TensorRT-LLM
-        keeps the newest `perf_metrics_max_requests`). None where they hold as many, or where
-        no start-up drain was written (a log before telem68b: its failed drains left no line,
-        so its counts cannot be added up)."""
-        records, last = 0, None
+        keeps the newest `perf_metrics_max_requests`), or fewer than those and its failed
+        requests, each of which may have left a record (telem70), or they hold the loaded
+        mode's, whose background requests no sample names (telem70: their records filled the
+        count of a record that was missing). None where they hold as many, or where no
+        start-up drain was written (a log before telem68b: its failed drains left no line, so
+        its counts cannot be added up) and no loaded drain came before."""
+        records, last, loaded = 0, None, None
         position = self.prior[at]
         while position is not None and start_segment(self.drains[position].entry) is None:
             drain = self.drains[position]
+            if drain.entry.get("mode") == Mode.LOADED.value:
+                loaded = drain.line
             if failed(drain.entry) is None:
                 records += len(drain.requests)
                 last = position if last is None else last
             position = self.prior[position]
+        if loaded is not None:
+            since = "" if position is None else " since its run's start-up drain"
+            return LOADED.format(since=since, line=loaded)
         if position is None or last is None:
             return None
         drain = self.drains[last]
         label = _label(drain.entry)
-        answered = None if label is None else sent.answered(label)
-        if answered is None:
+        count = None if label is None else sent.answered(label)
+        if count is None:
             return UNCHECKED.format(why=f"line {drain.line} is labelled with no sample of the log")
+        answered, failures, first = count
         if records < answered:
-            said = f"{answered} request{' was' if answered == 1 else 's were'}"
-            return SHORT.format(line=drain.line, records=_records(records), answered=said)
+            return (
+                SHORT.format(
+                    line=drain.line, records=_records(records), answered=_requests(answered)
+                )
+                + RESAMPLE
+            )
+        if records < answered + failures:
+            return FAILED_UNCOUNTED.format(
+                line=drain.line,
+                records=_records(records),
+                answered=_requests(answered),
+                failed=failures,
+                first=first,
+            )
         return None
 
     def late(self, at: int, sent: _Sent, index: int) -> str | None:
         """Why the first record of the drain at `at`, the cold request's (the sample at `index`
         of the log `sent` counts in), may be an earlier request's that came late (telem69);
         None when the next drain that answered on its server holds no more records than the
-        requests sent on that side since. A failed drain after it leaves it unread: the server
-        may have emptied its queue for the failed answer (TensorRT-LLM swaps it out first), the
-        late record with it, so no later count shows it (review69b: it was skipped, as if the
-        server had kept its records, and a cold hit recorded late was hidden, exit 0)."""
+        requests answered on that side since (a failed one may have left none: telem70). A
+        failed drain after it leaves it unread: the server may have emptied its queue for the
+        failed answer (TensorRT-LLM swaps it out first), the late record with it, so no later
+        count shows it (review69b: it was skipped, as if the server had kept its records, and
+        a cold hit recorded late was hidden, exit 0)."""
         position = self.following[at]
         if position is None:
-            return UNCHECKED.format(why="none drained after it")
+            tail = STOPPED if sent.log.stop is not None else LAST
+            return UNCHECKED.format(why="none drained after it") + tail
         drain = self.drains[position]
         entry = drain.entry
         if (error := failed(entry)) is not None:
             return UNCHECKED.format(
                 why=f"line {drain.line}, the next, failed ({error}) and may have taken it"
             )
+        failures = 0
         if start_segment(entry) is not None:
             # A resumed run's start-up drain: no request of this run was sent before it.
             taken = entry.get(RECORDS)
@@ -298,43 +297,64 @@ class _Place:
                 return UNCHECKED.format(
                     why=f"line {drain.line} is labelled with no sample after it in the log"
                 )
-            records, count = len(drain.requests), since
+            records, (count, failures, _) = len(drain.requests), since
         if records > count:
-            said = f"{count} request{' was' if count == 1 else 's were'}"
-            return LATE.format(line=drain.line, records=_records(records), sent=said)
+            more = FAILED_SINCE.format(failed=failures) if failures else ""
+            return LATE.format(
+                line=drain.line, records=_records(records), sent=_requests(count), failed=more
+            )
         return None
 
 
 class _Sent:
-    """How many requests a samples log sent on a side between two of its samples."""
+    """How many requests a samples log sent on a side between two of its samples: those
+    answered, and the failed attempts (a failed sample's, the retried ones of an answered
+    sample), each of which may have left a record or none."""
 
     def __init__(self, log: SamplesLog) -> None:
         self.log = log
         self.at = {sample.ident: index for index, sample in enumerate(log.samples)}
         self.segments = log.segments or (0,) * len(log.samples)
 
-    def answered(self, label: Ident) -> int | None:
-        """The samples of the side of `label` answered (no error) in its run (the segment
-        since the last resume) up to the one `label` names (itself included); None when the
-        log holds none so named."""
+    def answered(self, label: Ident) -> tuple[int, int, str] | None:
+        """The requests of the side of `label` in its run (the segment since the last
+        resume) up to the sample it names (itself included), `_count`ed; None when the log
+        holds none so named."""
         end = self.at.get(label)
         if end is None:
             return None
         side, segment = label[0], self.segments[end]
-        return sum(
-            1
+        return _count(
+            sample
             for sample, at in zip(self.log.samples[: end + 1], self.segments, strict=False)
-            if sample.side == side and at == segment and sample.error is None
+            if sample.side == side and at == segment
         )
 
-    def since(self, index: int, label: Ident) -> int | None:
-        """The samples of the side of `label` after the one at `index` up to the one `label`
-        names (itself included), None when that one is not after it."""
+    def since(self, index: int, label: Ident) -> tuple[int, int, str] | None:
+        """The requests of the side of `label` after the sample at `index` up to the one
+        `label` names (itself included), `_count`ed; None when that one is not after it."""
         end = self.at.get(label)
         if end is None or end <= index:
             return None
         side = label[0]
-        return sum(1 for sample in self.log.samples[index + 1 : end + 1] if sample.side == side)
+        return _count(s for s in self.log.samples[index + 1 : end + 1] if s.side == side)
+
+
+def _count(samples: Iterable[SampleLine]) -> tuple[int, int, str]:
+    """`samples`' requests answered, their failed attempts, and the first failed one named."""
+    answered = failures = 0
+    first = ""
+    for sample in samples:
+        failed_here = sample.attempts - (0 if sample.error is not None else 1)
+        answered += sample.error is None
+        failures += failed_here
+        if failed_here and not first:
+            first = f"{sample.key} {sample.mode} repeat {sample.repeat}"
+    return answered, failures, first
+
+
+def _requests(count: int) -> str:
+    return f"{count} request{' was' if count == 1 else 's were'}"
 
 
 def _records(count: int) -> str:

@@ -33,6 +33,10 @@ object choosing the behaviour for its prompt:
     perf_late  {PROMPT: [N, ...]}: the record of the prompt's Nth request reaches /perf_metrics
              only when the server's next completion request arrives (TensorRT-LLM's chat
              stream records a request after sending `data: [DONE]`)
+    perf_salted  {"cold": RECORD, "warm": RECORD, "cold_late": BOOL}: the record of a request
+             under a cache_salt (cold-warm's), `cold` for the first under its salt (with
+             cold_late, it reaches /perf_metrics only when the next completion arrives), `warm`
+             for the others; a request without a salt keeps what the options above give
     vllm_spec    {drafts, draft_tokens, accepted_tokens, per_pos}: what the request adds to
              vLLM's speculative-decoding counters (`--metrics vllm-spec`)
     meta_info    the answer's SGLang `meta_info` as given; a stream carries it on each chunk's
@@ -318,6 +322,10 @@ class Handler(JsonHandler):
         if "vllm_spec" in fault:
             SPEC.add(fault["vllm_spec"])
         late = nth in fault.get("perf_late", {}).get(named, [])
+        salted = fault.get("perf_salted")
+        if salted and body.get("cache_salt"):
+            perf = salted["warm" if fault["_warm"] else "cold"]
+            late = late or (bool(salted.get("cold_late")) and not fault["_warm"])
         with STATE_LOCK:
             if late:
                 LATE.append(perf)

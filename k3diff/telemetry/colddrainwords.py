@@ -1,0 +1,74 @@
+"""Why a cold-warm cold request's `/perf_metrics` drain cannot be read: the reasons
+`k3diff.telemetry.colddrains` gives, each saying which proof is missing and, where a run
+can give it, what to run instead (telem70)."""
+
+from __future__ import annotations
+
+MISSING = "no /perf_metrics drain after it in {name} (a run stopped before it, or the line removed)"
+NO_START = (
+    "no start-up /perf_metrics drain of that server for its run before its drain (line {line}) "
+    "in {name}, which its run writes (the line removed or moved): what the drains before it "
+    "took cannot be counted"
+)
+RESUMED = (
+    "the first drain after a resume, which also holds what the server kept from before it "
+    "(TensorRT-LLM's records name no request of the samples log)"
+)
+DUPLICATE = (
+    "drained more than once under its label (lines {lines}): which drain holds its record "
+    "cannot be told (sample drains a cold request once, on its own server)"
+)
+FAILED = (
+    "its /perf_metrics drain failed (line {line}: {error}), so its record was left on the "
+    "server for a later drain, among others"
+)
+AFTER_FAILED = (
+    "its /perf_metrics drain follows a failed drain of that server (line {line}: {error}), "
+    "whose records the server kept and this drain also holds"
+)
+NOT_ONE = (
+    "its /perf_metrics drain (line {line}) holds {records} records where one request was "
+    "sent since the drain before it (a request sent before it, or a run before a resume, "
+    "finished since): which is its own cannot be told"
+)
+LATE = (
+    "the next /perf_metrics drain of that server (line {line}) holds {records} where "
+    "{sent} answered since its own drain{failed}: a record came after its request was answered "
+    "(TensorRT-LLM's chat stream records a request after sending data: [DONE]), so the one "
+    "record its own drain held may be an earlier request's"
+)
+SHORT = (
+    "the drains of that server before it since its run's start-up drain (through line "
+    "{line}) hold {records} where {answered} answered: a record that was not in its "
+    "request's drain (it came late, or the server's cap dropped it) may be the one record "
+    "its own drain held"
+)
+UNCHECKED = (
+    "no /perf_metrics drain of that server after it that shows its record was not late "
+    "({why}): the one record its own drain held may be an earlier request's"
+)
+LOADED = (
+    "the drains of that server before it{since} hold the loaded mode's records (from line "
+    "{line}), its background requests' among them, which no sample names: a record missing "
+    "from them (late, or dropped past the server's cap) cannot be counted, so the one record "
+    "its own drain held may be a background request's; sample cold-warm before loaded "
+    "(--mode cold-warm --mode loaded) or in a run of its own"
+)
+FAILED_UNCOUNTED = (
+    "the drains of that server before it since its run's start-up drain (through line "
+    "{line}) hold {records} where {answered} answered and {failed} failed (first: {first}): a "
+    "failed request may have left a record or none, so whether one is owed to a later drain "
+    "cannot be told, and the one record its own drain held may be that one"
+)
+FAILED_SINCE = " ({failed} more failed, which may have left none)"
+"""LATE's words where requests failed since the cold request's drain (telem70: counted as
+SHORT counts them, a failed request holding either count to the side that flags)."""
+STOPPED = "; the run stopped after it: --resume it, and its start-up drain shows that count"
+LAST = (
+    "; its request was that side's last: a run of --repeats 2 or more drains after a warm "
+    "request too, which shows that count"
+)
+RESAMPLE = (
+    "; a server keeping more records than one drain takes (perf_metrics_max_requests) drops "
+    "none, and requests sampled without --stream are recorded before their answers end"
+)
