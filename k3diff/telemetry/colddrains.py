@@ -44,13 +44,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from k3diff.errors import InputError
-from k3diff.sample.lines import SampleLine
 from k3diff.sample.names import Mode, is_cold
-from k3diff.sample.perfdrain import PERF_START_FIELD, RECORDS, failed, start_segment
+from k3diff.sample.perfdrain import (
+    PERF_START_FIELD,
+    RECORDS,
+    end_segment,
+    failed,
+    start_segment,
+)
 from k3diff.sample.reader import SamplesLog
+from k3diff.telemetry import coldsent
 from k3diff.telemetry.colddrainwords import (
     AFTER_FAILED,
     DUPLICATE,
+    EMPTY,
+    EMPTY_NEXT,
+    EMPTY_NO_ID,
+    EMPTY_STOPPED,
+    EMPTY_UNCOUNTED,
     FAILED,
     FAILED_SINCE,
     FAILED_UNCOUNTED,
@@ -66,20 +77,19 @@ from k3diff.telemetry.colddrainwords import (
     STOPPED,
     UNCHECKED,
 )
-from k3diff.telemetry.engines import RequestMetrics
+from k3diff.telemetry.coldsent import Count, Ident, Sent
+from k3diff.telemetry.engines import RequestMetrics, request_ids
 
 COLD_WARM = Mode.COLD_WARM.value
-
-Ident = tuple[str, str, str, int]
-"""(side, key, mode, repeat): the sample a drain is labelled with."""
 
 
 @dataclass
 class ColdDrains:
     """What the drains say of the cold-warm cold requests of one perf log."""
 
-    cold: set[int] = field(default_factory=set)
-    """Positions of the drains whose first record is a cold request's."""
+    cold: dict[int, int] = field(default_factory=dict)
+    """Drain position -> the index of the record in it that is a cold request's (its first,
+    or, where the cold request's own drain held none, the one the next drain proves: telem70)."""
     unread: dict[str, list[str]] = field(default_factory=dict)
     """side -> the cold requests whose drain cannot be read, each with why."""
 
@@ -130,7 +140,7 @@ def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) 
     for log in logs:
         segments = log.segments or (0,) * len(log.samples)
         resumed: set[tuple[str, int]] = set()
-        sent = _Sent(log)
+        sent = Sent(log)
         writes_start = log.header.fields.get(PERF_START_FIELD) is True
         for index, (sample, segment) in enumerate(zip(log.samples, segments, strict=True)):
             if not is_cold(sample.mode, sample.repeat, sample.cold):
@@ -142,17 +152,22 @@ def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) 
                 # A failed one holds the side already where its warm requests were answered
                 # (left67c); its drain, where there is one, is read as before.
                 if at and not after_resume:
-                    found.cold.add(at[0])
+                    found.cold[at[0]] = 0
                 continue
             if at and not after_resume:
                 _refuse_out_of_order(
                     drains, records[(sample.side, sample.key)], at[0], sample.ident, perf
                 )
+            why: str | tuple[int, int] | None
             why = place.unreadable(at, sample.side, segment, after_resume, writes_start)
             if why is None:
-                why = place.short(at[0], sent) or place.late(at[0], sent, index)
-            if why is None:
-                found.cold.add(at[0])
+                why = place.short(at[0], sent)
+            if why is None and not drains[at[0]].requests:
+                why = place.carried(at[0], sent, index, sample.side, segment)
+            elif why is None:
+                why = place.late(at[0], sent, index) or (at[0], 0)
+            if isinstance(why, tuple):
+                found.cold[why[0]] = why[1]
             else:
                 said = (
                     f"the TensorRT-LLM request of {sample.key} {COLD_WARM} repeat {sample.repeat}"
@@ -211,11 +226,50 @@ class _Place:
         prior = self.prior[at[0]]
         if prior is not None and (error := failed(self.drains[prior].entry)) is not None:
             return AFTER_FAILED.format(line=self.drains[prior].line, error=error)
-        if started and len(drain.requests) != 1:
+        if started and len(drain.requests) > 1:
             return NOT_ONE.format(line=drain.line, records=len(drain.requests))
         return None
 
-    def short(self, at: int, sent: _Sent) -> str | None:
+    def carried(
+        self, at: int, sent: Sent, index: int, side: str, segment: int
+    ) -> str | tuple[int, int]:
+        """Where the record of the cold request (the sample at `index`) whose drain (at `at`)
+        held none is (telem70): the next drain of its server, (its position, the record's
+        index), where that drain holds one record more than the requests answered since,
+        none failed, and nothing was owed before its own drain (`short`, in a run that wrote
+        its start-up drain): every record of a request sent before it was drained, so the
+        one more is its own, and it is the one of least `request_id` (TensorRT-LLM's executor
+        numbers requests as they are submitted, and every other one was sent after it). Else
+        why not."""
+        drain = self.drains[at]
+        start = self.starts.get((side, segment))
+        if start is None or start > at:
+            return EMPTY_UNCOUNTED.format(line=drain.line)
+        found = self.next_count(at, sent, index)
+        if isinstance(found, str):
+            tail = "" if self.following[at] is not None else _tail(sent, EMPTY_STOPPED)
+            return EMPTY.format(line=drain.line, why=found) + tail
+        after, records, (answered, failures, _) = found
+        if coldsent.label(after.entry) is None:
+            why = f"line {after.line}, the next, a start-up or closing drain, keeps a count only"
+            return EMPTY.format(line=drain.line, why=why)
+        if failures or records != answered + 1:
+            more = FAILED_SINCE.format(failed=failures) if failures else ""
+            return EMPTY_NEXT.format(
+                line=drain.line,
+                next=after.line,
+                records=coldsent.records(records),
+                sent=coldsent.requests(answered),
+                failed=more,
+            )
+        ids = request_ids(after.entry.get("metrics"))
+        if ids is None or len(ids) != len(after.requests):
+            return EMPTY_NO_ID.format(line=drain.line, next=after.line)
+        position = self.following[at]
+        assert position is not None  # next_count found the drain after it
+        return position, ids.index(min(ids))
+
+    def short(self, at: int, sent: Sent) -> str | None:
         """Why the cold request's drain (at `at`) may hold a record owed to an earlier drain
         (telem69): the drains of its server since its run's start-up drain hold fewer records
         than that side's requests answered up to the sample the last of them is labelled with
@@ -242,7 +296,7 @@ class _Place:
         if position is None or last is None:
             return None
         drain = self.drains[last]
-        label = _label(drain.entry)
+        label = coldsent.label(drain.entry)
         count = None if label is None else sent.answered(label)
         if count is None:
             return UNCHECKED.format(why=f"line {drain.line} is labelled with no sample of the log")
@@ -250,21 +304,23 @@ class _Place:
         if records < answered:
             return (
                 SHORT.format(
-                    line=drain.line, records=_records(records), answered=_requests(answered)
+                    line=drain.line,
+                    records=coldsent.records(records),
+                    answered=coldsent.requests(answered),
                 )
                 + RESAMPLE
             )
         if records < answered + failures:
             return FAILED_UNCOUNTED.format(
                 line=drain.line,
-                records=_records(records),
-                answered=_requests(answered),
+                records=coldsent.records(records),
+                answered=coldsent.requests(answered),
                 failed=failures,
                 first=first,
             )
         return None
 
-    def late(self, at: int, sent: _Sent, index: int) -> str | None:
+    def late(self, at: int, sent: Sent, index: int) -> str | None:
         """Why the first record of the drain at `at`, the cold request's (the sample at `index`
         of the log `sent` counts in), may be an earlier request's that came late (telem69);
         None when the next drain that answered on its server holds no more records than the
@@ -273,100 +329,49 @@ class _Place:
         failed answer (TensorRT-LLM swaps it out first), the late record with it, so no later
         count shows it (review69b: it was skipped, as if the server had kept its records, and
         a cold hit recorded late was hidden, exit 0)."""
-        position = self.following[at]
-        if position is None:
-            tail = STOPPED if sent.log.stop is not None else LAST
-            return UNCHECKED.format(why="none drained after it") + tail
-        drain = self.drains[position]
-        entry = drain.entry
-        if (error := failed(entry)) is not None:
-            return UNCHECKED.format(
-                why=f"line {drain.line}, the next, failed ({error}) and may have taken it"
-            )
-        failures = 0
-        if start_segment(entry) is not None:
-            # A resumed run's start-up drain: no request of this run was sent before it.
-            taken = entry.get(RECORDS)
-            if type(taken) is not int:
-                return UNCHECKED.format(why=f"line {drain.line}, a start-up drain, counts none")
-            records, count = taken, 0
-        else:
-            label = _label(entry)
-            since = None if label is None else sent.since(index, label)
-            if since is None:
-                return UNCHECKED.format(
-                    why=f"line {drain.line} is labelled with no sample after it in the log"
-                )
-            records, (count, failures, _) = len(drain.requests), since
+        found = self.next_count(at, sent, index)
+        if isinstance(found, str):
+            tail = "" if self.following[at] is not None else _tail(sent, STOPPED)
+            return UNCHECKED.format(why=found) + tail
+        drain, records, (count, failures, _) = found
         if records > count:
             more = FAILED_SINCE.format(failed=failures) if failures else ""
             return LATE.format(
-                line=drain.line, records=_records(records), sent=_requests(count), failed=more
+                line=drain.line,
+                records=coldsent.records(records),
+                sent=coldsent.requests(count),
+                failed=more,
             )
         return None
 
-
-class _Sent:
-    """How many requests a samples log sent on a side between two of its samples: those
-    answered, and the failed attempts (a failed sample's, the retried ones of an answered
-    sample), each of which may have left a record or none."""
-
-    def __init__(self, log: SamplesLog) -> None:
-        self.log = log
-        self.at = {sample.ident: index for index, sample in enumerate(log.samples)}
-        self.segments = log.segments or (0,) * len(log.samples)
-
-    def answered(self, label: Ident) -> tuple[int, int, str] | None:
-        """The requests of the side of `label` in its run (the segment since the last
-        resume) up to the sample it names (itself included), `_count`ed; None when the log
-        holds none so named."""
-        end = self.at.get(label)
-        if end is None:
-            return None
-        side, segment = label[0], self.segments[end]
-        return _count(
-            sample
-            for sample, at in zip(self.log.samples[: end + 1], self.segments, strict=False)
-            if sample.side == side and at == segment
-        )
-
-    def since(self, index: int, label: Ident) -> tuple[int, int, str] | None:
-        """The requests of the side of `label` after the sample at `index` up to the one
-        `label` names (itself included), `_count`ed; None when that one is not after it."""
-        end = self.at.get(label)
-        if end is None or end <= index:
-            return None
-        side = label[0]
-        return _count(s for s in self.log.samples[index + 1 : end + 1] if s.side == side)
+    def next_count(self, at: int, sent: Sent, index: int) -> tuple[Drain, int, Count] | str:
+        """The drain after the one at `at` on its server, the records it took, and the
+        requests of that side sent between (after the sample at `index`): up to the sample it
+        is labelled with, or, for a resumed run's start-up drain or the run's closing drain
+        (which keep a count: telem70), the rest of that run; else why none shows them."""
+        position = self.following[at]
+        if position is None:
+            return "none drained after it"
+        drain = self.drains[position]
+        entry = drain.entry
+        if (error := failed(entry)) is not None:
+            return f"line {drain.line}, the next, failed ({error}) and may have taken it"
+        if start_segment(entry) is not None or end_segment(entry) is not None:
+            taken = entry.get(RECORDS)
+            if type(taken) is not int:
+                return f"line {drain.line}, a start-up or closing drain, counts none"
+            return drain, taken, sent.rest(index)
+        label = coldsent.label(entry)
+        since = None if label is None else sent.since(index, label)
+        if since is None:
+            return f"line {drain.line} is labelled with no sample after it in the log"
+        return drain, len(drain.requests), since
 
 
-def _count(samples: Iterable[SampleLine]) -> tuple[int, int, str]:
-    """`samples`' requests answered, their failed attempts, and the first failed one named."""
-    answered = failures = 0
-    first = ""
-    for sample in samples:
-        failed_here = sample.attempts - (0 if sample.error is not None else 1)
-        answered += sample.error is None
-        failures += failed_here
-        if failed_here and not first:
-            first = f"{sample.key} {sample.mode} repeat {sample.repeat}"
-    return answered, failures, first
-
-
-def _requests(count: int) -> str:
-    return f"{count} request{' was' if count == 1 else 's were'}"
-
-
-def _records(count: int) -> str:
-    return f"{count} record{'' if count == 1 else 's'}"
-
-
-def _label(entry: Mapping[str, Any]) -> Ident | None:
-    """The sample a drain is labelled with (any mode), None for a line labelled with none."""
-    key, mode, repeat = entry.get("key"), entry.get("mode"), entry.get("repeat")
-    if not isinstance(key, str) or not isinstance(mode, str) or type(repeat) is not int:
-        return None
-    return str(entry.get("side")), key, mode, repeat
+def _tail(sent: Sent, stopped: str) -> str:
+    """What to run where no drain follows a cold request's: `stopped` where its run stopped
+    part-way, else a closing drain (a log before telem70, or the line removed)."""
+    return stopped if sent.log.stop is not None else LAST
 
 
 def _refuse_out_of_order(

@@ -63,12 +63,38 @@ FAILED_UNCOUNTED = (
 FAILED_SINCE = " ({failed} more failed, which may have left none)"
 """LATE's words where requests failed since the cold request's drain (telem70: counted as
 SHORT counts them, a failed request holding either count to the side that flags)."""
-STOPPED = "; the run stopped after it: --resume it, and its start-up drain shows that count"
+STOPPED = (
+    "; the run stopped after it: --resume it, and the resumed run's start-up drain shows that count"
+)
+EMPTY_STOPPED = (
+    "; the run stopped after it, and a resumed run's start-up drain keeps a count only: "
+    "sample it again"
+)
 LAST = (
-    "; its request was that side's last: a run of --repeats 2 or more drains after a warm "
-    "request too, which shows that count"
+    "; no closing drain of that server follows it (a run before telem70, which wrote none, or "
+    "the line removed): sample it again"
 )
 RESAMPLE = (
     "; a server keeping more records than one drain takes (perf_metrics_max_requests) drops "
     "none, and requests sampled without --stream are recorded before their answers end"
+)
+EMPTY_UNCOUNTED = (
+    "its /perf_metrics drain (line {line}) holds no record, and no start-up drain of its run "
+    "before it counts what was owed (a log before telem68b): which later record is its own "
+    "cannot be told; sample it again with this k3diff"
+)
+EMPTY = (
+    "its /perf_metrics drain (line {line}) holds no record (TensorRT-LLM's chat stream records "
+    "a request after sending data: [DONE]), and no drain after it holds it provably ({why})"
+)
+EMPTY_NEXT = (
+    "its /perf_metrics drain (line {line}) holds no record, and the next (line {next}) holds "
+    "{records} where {sent} answered since{failed}: not its own and theirs alone, so which is "
+    "its own cannot be told"
+)
+EMPTY_NO_ID = (
+    "its /perf_metrics drain (line {line}) holds no record, and the next (line {next}) holds "
+    "its own among its requests' whose records name no distinct request_id (TensorRT-LLM's "
+    "executor numbers requests as they are submitted; its is the least): which is its own "
+    "cannot be told"
 )
