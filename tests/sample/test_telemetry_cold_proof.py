@@ -90,3 +90,173 @@ def test_a_cold_request_after_the_loaded_mode_is_not_read_from_a_background_reco
     )
     (gap,) = doc["not_exercised"]
     assert (gap["side"], gap["expectation"]) == ("patch", "cache-reuse")
+
+
+def _cold_warm(
+    fault_server: Any, tmp_path: Path, patch_fault: dict[str, Any], *flags: str, repeats: int = 2
+) -> tuple[Any, ...]:
+    """cold-warm of prompts a and b; the patch's server numbers its records' request_id as
+    TensorRT-LLM's executor does (`flags`: more of its flags)."""
+    base, patch = fault_server(), fault_server("--perf-metrics", "--perf-request-ids", *flags)
+    prompts = [{"key": p, "prompt": p} for p in ("a", "b")]
+    return (
+        "--base", base.url, "--patch", patch.url, "--mode", "cold-warm", "--repeats",
+        str(repeats), "--prompts", write_prompts(tmp_path / "p.jsonl", prompts),
+        "--out", tmp_path / "out", "--base-param", PREFIX,
+        "--patch-param", f"fault={json.dumps(patch_fault)}", "--control", "off",
+    )  # fmt: skip
+
+
+LATE_COLD = {"perf_salted": {"cold": MISS, "warm": HIT, "cold_late": True}}
+"""Every cold request misses and is recorded late (after its answer, as TensorRT-LLM's chat
+stream is); every warm one hits."""
+
+
+def test_a_cold_request_recorded_late_is_read_from_the_next_drain(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """Each cold request's drain holds no record: it came late, and the next drain (after
+    its warm request) holds it with the warm request's, two records where one request was
+    answered since, nothing owed before. The one more is the cold request's, the one of
+    least request_id (the warm one was sent after it). Before, every such cold request was
+    unread (`holds 0 records where one request was sent`), and the patch failed
+    `cache-reuse` (exit 1) though its cold requests missed and its warm ones hit."""
+    assert sample(*_cold_warm(fault_server, tmp_path, LATE_COLD)).exit_code in (0, 1)
+    out = tmp_path / "out"
+    perf = _lines(out / "perf_metrics.jsonl")
+    drains = [d for d in perf if d.get("mode") == "cold-warm" and d["side"] == "patch"]
+    assert [(d["key"], d["repeat"], len(d["metrics"])) for d in drains] == [
+        ("a", 0, 0), ("a", 1, 2), ("b", 0, 0), ("b", 1, 2),
+    ]  # fmt: skip
+
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+
+    assert code == 0, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
+    assert (kv["requests"], kv["hits"], kv.get("cold_hits"), kv.get("unread_cold")) == (
+        4, 2, None, None,
+    )  # fmt: skip
+
+
+def test_a_late_cold_hit_read_from_the_next_drain_fails_cache_reuse(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """The same, the cold requests hitting (the server ignored the salt): read from the next
+    drain by its request_id, each is a cold hit, whatever order the records came in."""
+    fault = {"perf_salted": {"cold": HIT, "warm": HIT, "cold_late": True}}
+    assert sample(*_cold_warm(fault_server, tmp_path, fault)).exit_code in (0, 1)
+    out = tmp_path / "out"
+    path = out / "perf_metrics.jsonl"
+    perf = _lines(path)
+    for drain in perf:  # the warm record first: the request_id still names the cold one
+        if drain.get("mode") == "cold-warm" and drain.get("repeat") == 1:
+            drain["metrics"].reverse()
+    path.write_text("".join(json.dumps(line) + "\n" for line in perf))
+
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+
+    assert code == 1, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
+    assert (kv["hits"], kv["cold_hits"], kv.get("unread_cold")) == (4, 2, None)
+
+
+def test_a_late_cold_request_whose_records_name_no_request_id_is_unread(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """Records that name no distinct request_id (every record here is 7) leave which of the
+    next drain's two is the cold request's unknown: unread, and the finding says why."""
+    assert sample(*_cold_warm(fault_server, tmp_path, LATE_COLD)).exit_code in (0, 1)
+    out = tmp_path / "out"
+    path = out / "perf_metrics.jsonl"
+    perf = _lines(path)
+    for drain in perf:
+        for record in drain.get("metrics") or []:
+            record["request_id"] = 7
+    path.write_text("".join(json.dumps(line) + "\n" for line in perf))
+    at = {
+        (d.get("key"), d.get("repeat")): n
+        for n, d in enumerate(perf, 1)
+        if d.get("side") == "patch"
+    }
+
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+
+    assert code == 1, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
+    assert kv["unread_cold"] == 2
+    assert kv["unread"] == (
+        f"the TensorRT-LLM request of a cold-warm repeat 0: its /perf_metrics drain (line "
+        f"{at['a', 0]}) holds no record, and the next (line {at['a', 1]}) holds its own among "
+        "its requests' whose records name no distinct request_id (TensorRT-LLM's executor "
+        "numbers requests as they are submitted; its is the least): which is its own cannot be "
+        "told"
+    )
+
+
+def test_the_last_cold_request_of_a_run_is_read_against_its_closing_drain(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """cold-warm of one repeat: each cold request is its record's last request, and b's the
+    side's last. `sample` drains each server once more when the run finishes (`end`), whose
+    count (no record where none was sent since) shows b's record was not late, so b's cold
+    request is read. Before, no drain followed b's, and it was unread (`none drained after
+    it`), a run of one repeat never reading its last cold request."""
+    fault = {"perf_kv": [3, 1]}
+    assert sample(*_cold_warm(fault_server, tmp_path, fault, repeats=1)).exit_code in (0, 1)
+    out = tmp_path / "out"
+    perf = _lines(out / "perf_metrics.jsonl")
+    assert [d for d in perf if "end" in d] == [{"side": "patch", "end": 0, "records": 0}]
+
+    code, doc, text = run_telemetry(out / "samples.jsonl")
+
+    assert code == 0, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
+    assert (kv["requests"], kv.get("unread_cold")) == (2, None)
+
+
+def test_a_run_stopped_right_after_a_cold_drain_says_to_resume_it(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """A run stopped (Ctrl-C) right after b's cold request's drain on the patch: no drain of
+    that server shows whether its record came late, so it is unread, and the finding says
+    what gives that count: `--resume`, whose start-up drain counts what the server held.
+    Resumed, it is read (none held), and so is the resumed run's own cold request of b.
+    Before, the finding said only `none drained after it`."""
+    args = _cold_warm(fault_server, tmp_path, {"perf_kv": [3, 1]}, repeats=3)
+    assert sample(*args).exit_code in (0, 1)
+    out = tmp_path / "out"
+    log, perf = out / "samples.jsonl", out / "perf_metrics.jsonl"
+    header, *lines = _lines(log)
+    cut = 1 + next(
+        i for i, x in enumerate(lines) if (x["side"], x["key"], x["repeat"]) == ("patch", "b", 0)
+    )
+    stop = {
+        "schema": "k3diff.samples/1", "stopped": "2026-12-06T15:00:00Z",
+        "reason": "interrupted", "resumable": True, "message": "aborted (Ctrl-C)",
+    }  # fmt: skip
+    log.write_text("".join(json.dumps(x) + "\n" for x in [header, *lines[:cut], stop]))
+    drains = _lines(perf)
+    kept = 1 + next(
+        i
+        for i, d in enumerate(drains)
+        if (d["side"], d.get("key"), d.get("repeat")) == ("patch", "b", 0)
+    )
+    perf.write_text("".join(json.dumps(d) + "\n" for d in drains[:kept]))
+
+    code, doc, text = run_telemetry(log, "--expect", "cache-reuse")
+
+    assert code == 1, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
+    assert (kv["unread_cold"], kv["unread"]) == (
+        1,
+        "the TensorRT-LLM request of b cold-warm repeat 0: no /perf_metrics drain of that "
+        "server after it that shows its record was not late (none drained after it): the one "
+        "record its own drain held may be an earlier request's; the run stopped after it: "
+        "--resume it, and the resumed run's start-up drain shows that count",
+    )
+
+    assert sample(*args, "--resume").exit_code in (0, 1)
+    code, doc, text = run_telemetry(log, "--expect", "cache-reuse")
+    assert code == 0, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
+    assert (kv.get("unread_cold"), kv.get("cold_hits")) == (None, None)
