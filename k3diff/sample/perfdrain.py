@@ -42,6 +42,10 @@ PERF_START_FIELD = "perf_start_drains"
 """The samples log header's `run` field saying its runs write their start-up drains (each
 side whose server offers `/perf_metrics`, each run): a cold request's drain with no start-up
 line of its run before it is then an edited file, not an older one (review69b)."""
+PERF_BATCH_FIELD = "perf_batch_drains"
+"""The samples log header's `run` field saying its concurrent and sweep batches are drained
+each on its own server, labelled with a request of it (telem70): the requests a drain so
+labelled follows are its batch's, all of them."""
 MAX_ERROR = 200
 """Characters of an error kept (written) and shown (read)."""
 

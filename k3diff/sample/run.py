@@ -25,7 +25,7 @@ from k3diff.sample.model import (
 )
 from k3diff.sample.modes import SCHEDULERS, Plan, run_control
 from k3diff.sample.names import Mode
-from k3diff.sample.perfdrain import END, PERF_START_FIELD, start_line
+from k3diff.sample.perfdrain import END, PERF_BATCH_FIELD, PERF_START_FIELD, start_line
 from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
 from k3diff.sample.reader import SamplesLog
 from k3diff.sample.resumed import Sent
@@ -126,6 +126,7 @@ def _run_fields(options: SampleOptions, endpoint: Endpoint, routing: Routing) ->
         # telemetry reads a cold drain against the start-up drain this version writes; a log
         # without this field is one written before it (review69b: its line removed read so).
         PERF_START_FIELD: True,
+        PERF_BATCH_FIELD: True,
     }
 
 

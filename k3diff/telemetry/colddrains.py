@@ -75,6 +75,7 @@ from k3diff.telemetry.colddrainwords import (
     RESUMED,
     SHORT,
     STOPPED,
+    SURPLUS,
     UNCHECKED,
 )
 from k3diff.telemetry.coldsent import Count, Ident, Sent
@@ -161,7 +162,7 @@ def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) 
             why: str | tuple[int, int] | None
             why = place.unreadable(at, sample.side, segment, after_resume, writes_start)
             if why is None:
-                why = place.short(at[0], sent)
+                why = place.short(at[0], sent, index)
             if why is None and not drains[at[0]].requests:
                 why = place.carried(at[0], sent, index, sample.side, segment)
             elif why is None:
@@ -269,18 +270,20 @@ class _Place:
         assert position is not None  # next_count found the drain after it
         return position, ids.index(min(ids))
 
-    def short(self, at: int, sent: Sent) -> str | None:
-        """Why the cold request's drain (at `at`) may hold a record owed to an earlier drain
-        (telem69): the drains of its server since its run's start-up drain hold fewer records
-        than that side's requests answered up to the sample the last of them is labelled with
-        (a record that came after its drain, or that the server's cap dropped: TensorRT-LLM
-        keeps the newest `perf_metrics_max_requests`), or fewer than those and its failed
-        requests, each of which may have left a record (telem70), or they hold the loaded
-        mode's, whose background requests no sample names (telem70: their records filled the
-        count of a record that was missing). None where they hold as many, or where no
-        start-up drain was written (a log before telem68b: its failed drains left no line, so
-        its counts cannot be added up) and no loaded drain came before."""
-        records, last, loaded = 0, None, None
+    def short(self, at: int, sent: Sent, index: int) -> str | None:
+        """Why the cold request's drain (at `at`; the sample at `index`) may hold a record
+        owed to an earlier drain, where nothing counts its records as its own: the drains of
+        its server since its run's start-up drain hold other than one record for each of
+        that side's requests sent before it (all of them answered before it was sent): fewer
+        (telem69: a record that came after its drain, or that the server's cap dropped:
+        TensorRT-LLM keeps the newest `perf_metrics_max_requests`), fewer than those and the
+        failed ones, each of which may have left a record (telem70), or more (telem70:
+        records no sample names, which fill the count of one missing); or they hold the
+        loaded mode's, whose background requests no sample names (telem70). None where they
+        hold as many, or where no start-up drain was written (a log before telem68b: its
+        failed drains left no line, so its counts cannot be added up) and no loaded drain
+        came before."""
+        records, loaded = 0, None
         position = self.prior[at]
         while position is not None and start_segment(self.drains[position].entry) is None:
             drain = self.drains[position]
@@ -288,36 +291,27 @@ class _Place:
                 loaded = drain.line
             if failed(drain.entry) is None:
                 records += len(drain.requests)
-                last = position if last is None else last
             position = self.prior[position]
         if loaded is not None:
             since = "" if position is None else " since its run's start-up drain"
             return LOADED.format(since=since, line=loaded)
-        if position is None or last is None:
+        if position is None:
             return None
-        drain = self.drains[last]
-        label = coldsent.label(drain.entry)
-        count = None if label is None else sent.answered(label)
-        if count is None:
-            return UNCHECKED.format(why=f"line {drain.line} is labelled with no sample of the log")
-        answered, failures, first = count
+        answered, failures, first = sent.before(index)
+        through = self.prior[at]
+        assert through is not None  # the walk above began there
+        said = {
+            "line": self.drains[through].line,
+            "records": coldsent.records(records),
+            "answered": coldsent.requests(answered),
+        }
         if records < answered:
-            return (
-                SHORT.format(
-                    line=drain.line,
-                    records=coldsent.records(records),
-                    answered=coldsent.requests(answered),
-                )
-                + RESAMPLE
-            )
+            return SHORT.format(**said) + RESAMPLE
         if records < answered + failures:
-            return FAILED_UNCOUNTED.format(
-                line=drain.line,
-                records=coldsent.records(records),
-                answered=coldsent.requests(answered),
-                failed=failures,
-                first=first,
-            )
+            return FAILED_UNCOUNTED.format(**said, failed=failures, first=first)
+        if records > answered + failures:
+            more = f" and {failures} failed" if failures else ""
+            return SURPLUS.format(**said, failed=more)
         return None
 
     def late(self, at: int, sent: Sent, index: int) -> str | None:

@@ -98,3 +98,10 @@ EMPTY_NO_ID = (
     "executor numbers requests as they are submitted; its is the least): which is its own "
     "cannot be told"
 )
+SURPLUS = (
+    "the drains of that server before it since its run's start-up drain (through line "
+    "{line}) hold {records} where {answered} answered{failed}: records no sample names "
+    "(another client's requests, or one of the run before a resume that finished after its "
+    "start-up drain) fill the count of any missing (late, or dropped past the server's cap), "
+    "so the one record its own drain held may be one of theirs"
+)

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from k3diff.sample.lines import SampleLine
+from k3diff.sample.perfdrain import PERF_BATCH_FIELD
 from k3diff.sample.reader import SamplesLog
 
 Ident = tuple[str, str, str, int]
@@ -26,20 +27,14 @@ class Sent:
         self.log = log
         self.at = {sample.ident: index for index, sample in enumerate(log.samples)}
         self.segments = log.segments or (0,) * len(log.samples)
-
-    def answered(self, label: Ident) -> Count | None:
-        """The requests of the side of `label` in its run (the segment since the last
-        resume) up to the sample it names (itself included), counted (`count`); None when the log
-        holds none so named."""
-        end = self.at.get(label)
-        if end is None:
-            return None
-        side, segment = label[0], self.segments[end]
-        return count(
-            sample
-            for sample, at in zip(self.log.samples[: end + 1], self.segments, strict=False)
-            if sample.side == side and at == segment
-        )
+        self.batch_end: dict[tuple[str, str], int] = {}
+        """(side, batch) -> the line of its last sample, where the log's runs drain each batch
+        on its own server after it (telem70: `PERF_BATCH_FIELD`); a drain labelled with one
+        of its samples follows all of them, which `sample` writes as they end."""
+        if log.header.fields.get(PERF_BATCH_FIELD) is True:
+            for index, sample in enumerate(log.samples):
+                if sample.batch is not None:
+                    self.batch_end[sample.side, sample.batch] = index
 
     def since(self, index: int, label: Ident) -> Count | None:
         """The requests of the side of `label` after the sample at `index` up to the one
@@ -47,8 +42,21 @@ class Sent:
         end = self.at.get(label)
         if end is None or end <= index:
             return None
-        side = label[0]
+        side, batch = label[0], self.log.samples[end].batch
+        end = self.batch_end.get((side, batch or ""), end)
         return count(s for s in self.log.samples[index + 1 : end + 1] if s.side == side)
+
+    def before(self, index: int) -> Count:
+        """The requests of the side of the sample at `index` before it in its run (the
+        segment), counted (`count`): every one was answered (or failed) before it was sent
+        (a cold-warm request goes out alone, and `sample` writes a line once its request
+        ended)."""
+        side, segment = self.log.samples[index].side, self.segments[index]
+        return count(
+            sample
+            for sample, at in zip(self.log.samples[:index], self.segments, strict=False)
+            if sample.side == side and at == segment
+        )
 
     def rest(self, index: int) -> Count:
         """The requests of the side of the sample at `index` after it in its run (the

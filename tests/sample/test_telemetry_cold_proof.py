@@ -53,7 +53,7 @@ def _loaded_then_cold_warm(fault_server: Any, tmp_path: Path, *modes: str) -> Pa
         "--base-param", PREFIX, "--patch-param", f"fault={json.dumps({'perf_kv': [3, 1]})}",
         "--control", "off",
     )  # fmt: skip
-    assert result.exit_code in (0, 1), result.output
+    assert result.exit_code in (0, 1), result.stderr
     return out
 
 
@@ -257,6 +257,58 @@ def test_a_run_stopped_right_after_a_cold_drain_says_to_resume_it(
 
     assert sample(*args, "--resume").exit_code in (0, 1)
     code, doc, text = run_telemetry(log, "--expect", "cache-reuse")
+    assert code == 0, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
+    assert (kv.get("unread_cold"), kv.get("cold_hits")) == (None, None)
+
+
+def test_a_late_cold_record_in_a_batch_drain_is_read(fault_server: Any, tmp_path: Path) -> None:
+    """A run killed before the patch's repeat 1 of b, resumed: that repeat is the resumed
+    run's cold request of b (a fresh salt), its record's last, so the next drain of the patch
+    is the concurrent mode's first batch's. Its record came late (b's 5th request on that
+    server): its own drain holds none, and the batch's drain holds it with the batch's two,
+    three records where two requests were answered since: all of the batch counted (its drain
+    follows all of it, on its own server), the one more is the cold request's, the one of
+    least request_id. Before, it was unread (`holds 0 records`), and the patch failed
+    `cache-reuse` (exit 1) though its cold requests missed and its warm one hit."""
+    fault = {
+        "perf_salted": {"cold": MISS, "warm": HIT},
+        "perf_late": {"b": [5]},
+    }
+    base, patch = fault_server(), fault_server("--perf-metrics", "--perf-request-ids")
+    prompts = [{"key": p, "prompt": p} for p in ("a", "b")]
+    args = (
+        "--base", base.url, "--patch", patch.url, "--mode", "cold-warm", "--mode",
+        "concurrent", "--concurrency", "2", "--repeats", "2",
+        "--prompts", write_prompts(tmp_path / "p.jsonl", prompts), "--out", tmp_path / "out",
+        "--base-param", PREFIX, "--patch-param", f"fault={json.dumps(fault)}",
+        "--control", "off",
+    )  # fmt: skip
+    assert sample(*args).exit_code in (0, 1)
+    out = tmp_path / "out"
+    log, perf = out / "samples.jsonl", out / "perf_metrics.jsonl"
+    header, *lines = _lines(log)
+    cut = next(
+        i for i, x in enumerate(lines) if (x["side"], x["key"], x["repeat"]) == ("patch", "b", 1)
+    )
+    log.write_text("".join(json.dumps(x) + "\n" for x in [header, *lines[:cut]]))
+    drains = _lines(perf)
+    kept = next(
+        i
+        for i, d in enumerate(drains)
+        if (d["side"], d.get("key"), d.get("repeat")) == ("patch", "b", 1)
+    )
+    perf.write_text("".join(json.dumps(d) + "\n" for d in drains[:kept]))
+
+    assert sample(*args, "--resume").exit_code in (0, 1)
+    drains = _lines(perf)[kept:]
+    patch_drains = [d for d in drains if d["side"] == "patch" and "metrics" in d]
+    assert [(d["mode"], d["key"], len(d["metrics"])) for d in patch_drains[:2]] == [
+        ("cold-warm", "b", 0), ("concurrent", "a", 3),
+    ]  # fmt: skip
+
+    code, doc, text = run_telemetry(log, "--expect", "cache-reuse")
+
     assert code == 0, text
     kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
     assert (kv.get("unread_cold"), kv.get("cold_hits")) == (None, None)
