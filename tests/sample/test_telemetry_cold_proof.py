@@ -312,3 +312,28 @@ def test_a_late_cold_record_in_a_batch_drain_is_read(fault_server: Any, tmp_path
     assert code == 0, text
     kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
     assert (kv.get("unread_cold"), kv.get("cold_hits")) == (None, None)
+
+
+def test_a_sweep_is_drained_after_each_batch(fault_server: Any, tmp_path: Path) -> None:
+    """sweep mode on a TensorRT-LLM server: each batch's records are drained after it, on its
+    own server, labelled with a request of it, so they count as the sweep's. Before, a sweep
+    drained nothing: a run of sweep alone left every record on the server, and the side's
+    speculation was `not reported` (`--expect speculation` failed, exit 1)."""
+    base, patch = fault_server("--perf-metrics", "--spec", "3,5"), fault_server()
+    out = tmp_path / "out"
+    assert sample(
+        "--base", base.url, "--patch", patch.url, "--mode", "sweep", "--levels", "1,2",
+        "--repeats", "2", "--prompts",
+        write_prompts(tmp_path / "p.jsonl", [{"key": "a", "prompt": "a"}]),
+        "--out", out, "--control", "off",
+    ).exit_code in (0, 1)  # fmt: skip
+    drains = [d for d in _lines(out / "perf_metrics.jsonl") if "metrics" in d]
+    assert [(d["mode"], d["repeat"], len(d["metrics"])) for d in drains] == [
+        ("sweep", 0, 1), ("sweep", 1, 1), ("sweep", 2, 2),
+    ]  # fmt: skip
+
+    code, doc, text = run_telemetry(out / "samples.jsonl")
+
+    assert code == 0, text
+    (spec,) = [s for s in doc["speculation"] if s["side"] == "base"]
+    assert (spec["accepted"], spec["drafted"], spec["requests"]) == (12, 20, 4)
