@@ -19,17 +19,21 @@ is never evidence either way) where:
   second line is an edit, or an older run's drain of the other server that held leftovers;
 - it is the side's first after a resume, in a log whose resumed run wrote no start-up drain
   (before telem68b): that drain also holds whatever the server kept from before the resume;
-- in a run that wrote its start-up drain, its drain holds other than one record: one request
-  was sent since the drain before it, so another record is a request that finished since
-  (one of the run before a resume, or a load request still running).
-- (telem69) TensorRT-LLM records a chat stream's request after sending `data: [DONE]`, so a
-  drain right after the answer can miss that record, and the next drain holds it; and it keeps
-  the newest `perf_metrics_max_requests` records only. So the one record a cold request's drain
-  holds may be an earlier request's where, in a run that wrote its start-up drain, the drains
-  of its server before it hold fewer records than that side's requests answered (one owed to
-  a later drain), or where the next drain of its server holds more records than the requests
-  sent since its own (its own record came late), or there is no such drain (none, or the next
-  failed: it may have taken the late record, review69b).
+- in a run that wrote its start-up drain, its drain holds more than one record: one request
+  was sent since the drain before it, so another record is a request that finished since;
+- (telem69, telem70) TensorRT-LLM records a chat stream's request after sending `data:
+  [DONE]`, so a drain right after the answer can miss that record, and the next drain holds
+  it; and it keeps the newest `perf_metrics_max_requests` records only. So its drain's one
+  record is its own only where nothing was owed before it: the drains of its server since
+  its run's start-up drain hold one record for each request of that side sent before it
+  (not fewer, nor fewer than those and the failed ones, each of which may have left one, nor
+  more, records no sample names; and none of the loaded mode's, whose background requests
+  no sample names), and the next drain holds no more records than the requests answered
+  since (its own came late), there being such a drain (a resumed run's start-up drain and
+  the run's closing drain count). Where its drain holds none, its record is the next
+  drain's of least `request_id` where that one holds one more than the requests answered
+  since and nothing was owed before (`_Place.carried`). Each reason says which proof is
+  missing and what to run instead (`k3diff.telemetry.colddrainwords`).
 
 A cold request's drain after a drain of the same side and record labelled with a later repeat
 is not the cold request's (`sample` drains the cold one first): refused, exit 2. Otherwise its
