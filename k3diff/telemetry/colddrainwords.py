@@ -12,7 +12,8 @@ NO_START = (
 )
 RESUMED = (
     "the first drain after a resume, which also holds what the server kept from before it "
-    "(TensorRT-LLM's records name no request of the samples log)"
+    "(TensorRT-LLM's records name no request of the samples log); that resume wrote no "
+    "start-up drain (k3diff before telem68b), which shows what the server kept: sample it again"
 )
 DUPLICATE = (
     "drained more than once under its label (lines {lines}): which drain holds its record "

@@ -120,7 +120,8 @@ def test_a_resumed_run_that_started_from_a_drained_server_reads_its_cold_request
     assert kv["unread"] == (
         "the TensorRT-LLM request of a cold-warm repeat 0: the first drain after a resume, "
         "which also holds what the server kept from before it (TensorRT-LLM's records name no "
-        "request of the samples log)"
+        "request of the samples log); that resume wrote no start-up drain (k3diff before "
+        "telem68b), which shows what the server kept: sample it again"
     )
 
 
