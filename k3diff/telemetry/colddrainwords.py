@@ -61,7 +61,7 @@ FAILED_UNCOUNTED = (
     "failed request may have left a record or none, so whether one is owed to a later drain "
     "cannot be told, and the one record its own drain held may be that one"
 )
-FAILED_SINCE = " ({failed} more failed, which may have left none)"
+FAILED_SINCE = " ({failed} more failed, each of which may have left a record or none)"
 """LATE's words where requests failed since the cold request's drain (telem70: counted as
 SHORT counts them, a failed request holding either count to the side that flags)."""
 STOPPED = (

@@ -112,9 +112,9 @@ def test_a_failed_request_after_the_cold_drain_holds_the_count(
         1,
         "the TensorRT-LLM request of b cold-warm repeat 0: the next /perf_metrics drain of that "
         f"server (line {line}) holds 2 records where 1 request was answered since its own drain "
-        "(1 more failed, which may have left none): a record came after its request was "
-        "answered (TensorRT-LLM's chat stream records a request after sending data: [DONE]), "
-        "so the one record its own drain held may be an earlier request's",
+        "(1 more failed, each of which may have left a record or none): a record came after "
+        "its request was answered (TensorRT-LLM's chat stream records a request after sending "
+        "data: [DONE]), so the one record its own drain held may be an earlier request's",
     )
 
 
