@@ -337,3 +337,39 @@ def test_a_sweep_is_drained_after_each_batch(fault_server: Any, tmp_path: Path) 
     assert code == 0, text
     (spec,) = [s for s in doc["speculation"] if s["side"] == "base"]
     assert (spec["accepted"], spec["drafted"], spec["requests"]) == (12, 20, 4)
+
+
+def test_a_cap_below_one_batch_leaves_later_cold_requests_unread_saying_why(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """A server keeping 2 records under concurrent batches of 4: each batch's drain holds 2,
+    the other 2 dropped or still to come, which no count tells apart, so every later cold
+    request of the run is unread, and the finding says what reads it: a cap above one
+    drain's requests, and requests sent whole (recorded before their answers end). Before,
+    it said only that a record may have come late or been dropped."""
+    base = fault_server()
+    patch = fault_server("--perf-metrics", "--perf-cap", "2")
+    out = tmp_path / "out"
+    assert sample(
+        "--base", base.url, "--patch", patch.url, "--mode", "concurrent", "--mode", "cold-warm",
+        "--concurrency", "4", "--repeats", "4",
+        "--prompts", write_prompts(tmp_path / "p.jsonl", [{"key": "a", "prompt": "a"}]),
+        "--out", out, "--base-param", PREFIX,
+        "--patch-param", f"fault={json.dumps({'perf_kv': [3, 1]})}", "--control", "off",
+    ).exit_code in (0, 1)  # fmt: skip
+    perf = _lines(out / "perf_metrics.jsonl")
+    (batch,) = [d for d in perf if d.get("mode") == "concurrent" and d["side"] == "patch"]
+    assert len(batch["metrics"]) == 2
+
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+
+    assert code == 1, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}["patch"]
+    assert kv["unread"] == (
+        "the TensorRT-LLM request of a cold-warm repeat 0: the drains of that server before it "
+        f"since its run's start-up drain (through line {1 + perf.index(batch)}) hold 2 records "
+        "where 4 requests were answered: a record that was not in its request's drain (it came "
+        "late, or the server's cap dropped it) may be the one record its own drain held; a "
+        "server keeping more records than one drain takes (perf_metrics_max_requests) drops "
+        "none, and requests sampled without --stream are recorded before their answers end"
+    )
