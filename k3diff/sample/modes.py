@@ -17,7 +17,8 @@ Every concurrent, loaded and sweep sample names its batch; the overlap proof is
 `k3diff.sample.overlap`'s.
 
 Each returns how many planned samples `--adaptive` made unnecessary. After each batch (a serial
-round, a concurrent batch, a loaded round) `/perf_metrics` is drained where offered.
+round, a concurrent or sweep batch, on its own server, labelled with a request of it: telem70; a
+loaded round) `/perf_metrics` is drained where offered.
 """
 
 from __future__ import annotations
@@ -104,7 +105,9 @@ async def run_concurrent(sampler: Sampler, plan: Plan) -> int:
                 await sampler.flush()
                 batch = f"{mode}:{side}:{record.key}:{start}"
                 await together(*(sampler.take(side, record, mode, r, batch) for r in todo))
-                await sampler.drain_perf(mode, record.key, start)
+                # Its own server's, labelled with a request of it (telem70): the other's drain
+                # came before that server's batch, and counted it as sent.
+                await sampler.drain_perf(mode, record.key, todo[0], sides=(side,))
     return skipped
 
 
@@ -241,6 +244,9 @@ async def run_sweep(sampler: Sampler, plan: Plan) -> int:
                     await together(
                         *(sampler.take(side, record, mode, n, batch, level=level) for n in todo)
                     )
+                    # telem70: before, a sweep drained nothing, and its records went to the
+                    # next drain, counted there as that mode's.
+                    await sampler.drain_perf(mode, record.key, todo[0], sides=(side,))
     return 0
 
 

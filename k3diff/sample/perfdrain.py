@@ -13,6 +13,11 @@
   offer `/perf_metrics`: `start` (the run's segment: 0, then one more per `--resume`) with
   `records` (how many it took, not kept: they are no request of this run) or `error`.
 
+- the closing drain of each run that finished (telem70): `end` (the run's segment) with
+  `records` or `error`, as the start-up drain's: the drain after the run's last request on
+  that server, which shows whether its record came late (before, the last cold-warm cold
+  request of a run had no drain after it, and `telemetry` could not read it).
+
 Before, a failed or empty drain left no line, and the start-up drain none, so `telemetry` could
 not tell a cold request's drain that also held records a failed drain left behind, or whether
 a resumed run started from a server with no records.
@@ -29,12 +34,18 @@ ERROR = "error"
 """A failed attempt's field: why it failed."""
 START = "start"
 """The start-up drain's field: the run's segment (the resume markers before it)."""
+END = "end"
+"""The closing drain's field: the run's segment (telem70)."""
 RECORDS = "records"
 """The start-up drain's field: how many records it took."""
 PERF_START_FIELD = "perf_start_drains"
 """The samples log header's `run` field saying its runs write their start-up drains (each
 side whose server offers `/perf_metrics`, each run): a cold request's drain with no start-up
 line of its run before it is then an edited file, not an older one (review69b)."""
+PERF_BATCH_FIELD = "perf_batch_drains"
+"""The samples log header's `run` field saying its concurrent and sweep batches are drained
+each on its own server, labelled with a request of it (telem70): the requests a drain so
+labelled follows are its batch's, all of them."""
 MAX_ERROR = 200
 """Characters of an error kept (written) and shown (read)."""
 
@@ -59,9 +70,12 @@ def drained(entry: dict[str, Any], status: int, metrics: Any) -> dict[str, Any]:
     return {**entry, "metrics": metrics}
 
 
-def start_line(side: str, segment: int, status: int, metrics: Any) -> dict[str, Any]:
-    """The line of the start-up drain of `side`'s server in the run's `segment`."""
-    entry: dict[str, Any] = {"side": side, START: segment}
+def start_line(
+    side: str, segment: int, status: int, metrics: Any, field: str = START
+) -> dict[str, Any]:
+    """The line of the start-up drain of `side`'s server in the run's `segment` (`field`
+    END: its closing drain)."""
+    entry: dict[str, Any] = {"side": side, field: segment}
     error = drain_error(status, metrics)
     if error is not None:
         return {**entry, ERROR: error[:MAX_ERROR]}
@@ -80,4 +94,10 @@ def failed(entry: Mapping[str, Any]) -> str | None:
 def start_segment(entry: Mapping[str, Any]) -> int | None:
     """The segment of a start-up drain's line, None for any other line."""
     segment = entry.get(START)
+    return segment if type(segment) is int and segment >= 0 else None
+
+
+def end_segment(entry: Mapping[str, Any]) -> int | None:
+    """The segment of a closing drain's line, None for any other line."""
+    segment = entry.get(END)
     return segment if type(segment) is int and segment >= 0 else None

@@ -25,7 +25,7 @@ from k3diff.sample.model import (
 )
 from k3diff.sample.modes import SCHEDULERS, Plan, run_control
 from k3diff.sample.names import Mode
-from k3diff.sample.perfdrain import PERF_START_FIELD, start_line
+from k3diff.sample.perfdrain import END, PERF_BATCH_FIELD, PERF_START_FIELD, start_line
 from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
 from k3diff.sample.reader import SamplesLog
 from k3diff.sample.resumed import Sent
@@ -126,6 +126,7 @@ def _run_fields(options: SampleOptions, endpoint: Endpoint, routing: Routing) ->
         # telemetry reads a cold drain against the start-up drain this version writes; a log
         # without this field is one written before it (review69b: its line removed read so).
         PERF_START_FIELD: True,
+        PERF_BATCH_FIELD: True,
     }
 
 
@@ -207,6 +208,7 @@ async def _sample(
                 await run_control(sampler, plan, options.control, options.control_repeats)
             for mode in options.modes:
                 skipped += await SCHEDULERS[mode](sampler, plan)
+            await _close_perf_metrics(sampler, client, segment)
         finally:
             await log.settle()  # `kept` writes its stop line after these, and closes the log
         perf = sampler.perf.count if sampler.perf is not None else 0
@@ -258,6 +260,17 @@ async def _find_perf_metrics(
         sampler.perf_roots = urls
         for side in sorted(sampler.perf_sides):
             sampler.perf.append(start_line(side, segment, *probed[side]))
+
+
+async def _close_perf_metrics(sampler: Sampler, client: SamplerClient, segment: int) -> None:
+    """The closing drain of a run that finished, on each server that offers `/perf_metrics`
+    (telem70): the drain after its last request, whose count shows whether that request's
+    record came late (`k3diff.sample.perfdrain`)."""
+    if sampler.perf is None:
+        return
+    for side in sorted(sampler.perf_sides):
+        status, metrics = await client.get_json(f"{sampler.perf_roots[side]}/perf_metrics")
+        sampler.perf.append(start_line(side, segment, status, metrics, END))
 
 
 def _from_log(resumed: SamplesLog | None) -> tuple[set[SampleId], Tally]:

@@ -264,7 +264,8 @@ def account(
             for number, entry in _perf_entries(perf)
         ]
         # The drain after a cold-warm record's cold request (or, in logs before telem67, after
-        # the whole record, sent one at a time): its first record is the cold request's; one
+        # the whole record, sent one at a time): its first record is the cold request's (or the
+        # next drain's one the counts prove, where its own held none: telem70); one
         # the file lacks, failed or after a failed drain, drained twice, or after a resume
         # whose start-up drain is not written, cannot be read (telem68, telem68b).
         colds = cold_drains(drains, beside, str(perf))
@@ -274,10 +275,10 @@ def account(
             entry, requests = drain.entry, drain.requests
             side, mode = str(entry.get("side")), str(entry.get("mode"))
             drained = f"{entry.get('key')} {mode} repeat {entry.get('repeat')}"[:200]
-            cold = position in colds.cold
+            cold = colds.cold.get(position)
             for number, request in enumerate(requests, 1):
                 where = drained + (f", record {number} of {len(requests)}" if requests[1:] else "")
-                accounts.add_request(side, mode, request, where, cold and number == 1)
+                accounts.add_request(side, mode, request, where, cold == number - 1)
     for sample in samples:
         if sample.error is None or sample.server_spec is not None or sample.server_reset:
             accounts.add_sample(sample)

@@ -19,17 +19,21 @@ is never evidence either way) where:
   second line is an edit, or an older run's drain of the other server that held leftovers;
 - it is the side's first after a resume, in a log whose resumed run wrote no start-up drain
   (before telem68b): that drain also holds whatever the server kept from before the resume;
-- in a run that wrote its start-up drain, its drain holds other than one record: one request
-  was sent since the drain before it, so another record is a request that finished since
-  (one of the run before a resume, or a load request still running).
-- (telem69) TensorRT-LLM records a chat stream's request after sending `data: [DONE]`, so a
-  drain right after the answer can miss that record, and the next drain holds it; and it keeps
-  the newest `perf_metrics_max_requests` records only. So the one record a cold request's drain
-  holds may be an earlier request's where, in a run that wrote its start-up drain, the drains
-  of its server before it hold fewer records than that side's requests answered (one owed to
-  a later drain), or where the next drain of its server holds more records than the requests
-  sent since its own (its own record came late), or there is no such drain (none, or the next
-  failed: it may have taken the late record, review69b).
+- in a run that wrote its start-up drain, its drain holds more than one record: one request
+  was sent since the drain before it, so another record is a request that finished since;
+- (telem69, telem70) TensorRT-LLM records a chat stream's request after sending `data:
+  [DONE]`, so a drain right after the answer can miss that record, and the next drain holds
+  it; and it keeps the newest `perf_metrics_max_requests` records only. So its drain's one
+  record is its own only where nothing was owed before it: the drains of its server since
+  its run's start-up drain hold one record for each request of that side sent before it
+  (not fewer, nor fewer than those and the failed ones, each of which may have left one, nor
+  more, records no sample names; and none of the loaded mode's, whose background requests
+  no sample names), and the next drain holds no more records than the requests answered
+  since (its own came late), there being such a drain (a resumed run's start-up drain and
+  the run's closing drain count). Where its drain holds none, its record is the next
+  drain's of least `request_id` where that one holds one more than the requests answered
+  since and nothing was owed before (`_Place.carried`). Each reason says which proof is
+  missing and what to run instead (`k3diff.telemetry.colddrainwords`).
 
 A cold request's drain after a drain of the same side and record labelled with a later repeat
 is not the cold request's (`sample` drains the cold one first): refused, exit 2. Otherwise its
@@ -45,66 +49,52 @@ from typing import Any
 
 from k3diff.errors import InputError
 from k3diff.sample.names import Mode, is_cold
-from k3diff.sample.perfdrain import PERF_START_FIELD, RECORDS, failed, start_segment
+from k3diff.sample.perfdrain import (
+    PERF_START_FIELD,
+    RECORDS,
+    end_segment,
+    failed,
+    start_segment,
+)
 from k3diff.sample.reader import SamplesLog
-from k3diff.telemetry.engines import RequestMetrics
+from k3diff.telemetry import coldsent
+from k3diff.telemetry.colddrainwords import (
+    AFTER_FAILED,
+    DUPLICATE,
+    EMPTY,
+    EMPTY_NEXT,
+    EMPTY_NO_ID,
+    EMPTY_STOPPED,
+    EMPTY_UNCOUNTED,
+    FAILED,
+    FAILED_SINCE,
+    FAILED_UNCOUNTED,
+    LAST,
+    LATE,
+    LOADED,
+    MISSING,
+    NO_START,
+    NOT_ONE,
+    RESAMPLE,
+    RESUMED,
+    SHORT,
+    STOPPED,
+    SURPLUS,
+    UNCHECKED,
+)
+from k3diff.telemetry.coldsent import Count, Ident, Sent
+from k3diff.telemetry.engines import RequestMetrics, request_ids
 
 COLD_WARM = Mode.COLD_WARM.value
-
-Ident = tuple[str, str, str, int]
-"""(side, key, mode, repeat): the sample a drain is labelled with."""
-
-MISSING = "no /perf_metrics drain after it in {name} (a run stopped before it, or the line removed)"
-NO_START = (
-    "no start-up /perf_metrics drain of that server for its run before its drain (line {line}) "
-    "in {name}, which its run writes (the line removed or moved): what the drains before it "
-    "took cannot be counted"
-)
-RESUMED = (
-    "the first drain after a resume, which also holds what the server kept from before it "
-    "(TensorRT-LLM's records name no request of the samples log)"
-)
-DUPLICATE = (
-    "drained more than once under its label (lines {lines}): which drain holds its record "
-    "cannot be told (sample drains a cold request once, on its own server)"
-)
-FAILED = (
-    "its /perf_metrics drain failed (line {line}: {error}), so its record was left on the "
-    "server for a later drain, among others"
-)
-AFTER_FAILED = (
-    "its /perf_metrics drain follows a failed drain of that server (line {line}: {error}), "
-    "whose records the server kept and this drain also holds"
-)
-NOT_ONE = (
-    "its /perf_metrics drain (line {line}) holds {records} records where one request was "
-    "sent since the drain before it (a request sent before it, or a run before a resume, "
-    "finished since): which is its own cannot be told"
-)
-LATE = (
-    "the next /perf_metrics drain of that server (line {line}) holds {records} where "
-    "{sent} sent since its own drain: a record came after its request was answered "
-    "(TensorRT-LLM's chat stream records a request after sending data: [DONE]), so the one "
-    "record its own drain held may be an earlier request's"
-)
-SHORT = (
-    "the drains of that server before it since its run's start-up drain (through line "
-    "{line}) hold {records} where {answered} answered: a record that was not in its "
-    "request's drain (it came late, or the server's cap dropped it) may be the one record "
-    "its own drain held"
-)
-UNCHECKED = (
-    "no /perf_metrics drain of that server after it that shows its record was not late "
-    "({why}): the one record its own drain held may be an earlier request's"
-)
 
 
 @dataclass
 class ColdDrains:
     """What the drains say of the cold-warm cold requests of one perf log."""
 
-    cold: set[int] = field(default_factory=set)
-    """Positions of the drains whose first record is a cold request's."""
+    cold: dict[int, int] = field(default_factory=dict)
+    """Drain position -> the index of the record in it that is a cold request's (its first,
+    or, where the cold request's own drain held none, the one the next drain proves: telem70)."""
     unread: dict[str, list[str]] = field(default_factory=dict)
     """side -> the cold requests whose drain cannot be read, each with why."""
 
@@ -155,7 +145,7 @@ def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) 
     for log in logs:
         segments = log.segments or (0,) * len(log.samples)
         resumed: set[tuple[str, int]] = set()
-        sent = _Sent(log)
+        sent = Sent(log)
         writes_start = log.header.fields.get(PERF_START_FIELD) is True
         for index, (sample, segment) in enumerate(zip(log.samples, segments, strict=True)):
             if not is_cold(sample.mode, sample.repeat, sample.cold):
@@ -167,17 +157,22 @@ def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) 
                 # A failed one holds the side already where its warm requests were answered
                 # (left67c); its drain, where there is one, is read as before.
                 if at and not after_resume:
-                    found.cold.add(at[0])
+                    found.cold[at[0]] = 0
                 continue
             if at and not after_resume:
                 _refuse_out_of_order(
                     drains, records[(sample.side, sample.key)], at[0], sample.ident, perf
                 )
+            why: str | tuple[int, int] | None
             why = place.unreadable(at, sample.side, segment, after_resume, writes_start)
             if why is None:
-                why = place.short(at[0], sent) or place.late(at[0], sent, index)
-            if why is None:
-                found.cold.add(at[0])
+                why = place.short(at[0], sent, index)
+            if why is None and not drains[at[0]].requests:
+                why = place.carried(at[0], sent, index, sample.side, segment)
+            elif why is None:
+                why = place.late(at[0], sent, index) or (at[0], 0)
+            if isinstance(why, tuple):
+                found.cold[why[0]] = why[1]
             else:
                 said = (
                     f"the TensorRT-LLM request of {sample.key} {COLD_WARM} repeat {sample.repeat}"
@@ -236,117 +231,145 @@ class _Place:
         prior = self.prior[at[0]]
         if prior is not None and (error := failed(self.drains[prior].entry)) is not None:
             return AFTER_FAILED.format(line=self.drains[prior].line, error=error)
-        if started and len(drain.requests) != 1:
+        if started and len(drain.requests) > 1:
             return NOT_ONE.format(line=drain.line, records=len(drain.requests))
         return None
 
-    def short(self, at: int, sent: _Sent) -> str | None:
-        """Why the cold request's drain (at `at`) may hold a record owed to an earlier drain
-        (telem69): the drains of its server since its run's start-up drain hold fewer records
-        than that side's requests answered up to the sample the last of them is labelled with
-        (a record that came after its drain, or that the server's cap dropped: TensorRT-LLM
-        keeps the newest `perf_metrics_max_requests`). None where they hold as many, or where
-        no start-up drain was written (a log before telem68b: its failed drains left no line,
-        so its counts cannot be added up)."""
-        records, last = 0, None
+    def carried(
+        self, at: int, sent: Sent, index: int, side: str, segment: int
+    ) -> str | tuple[int, int]:
+        """Where the record of the cold request (the sample at `index`) whose drain (at `at`)
+        held none is (telem70): the next drain of its server, (its position, the record's
+        index), where that drain holds one record more than the requests answered since,
+        none failed, and nothing was owed before its own drain (`short`, in a run that wrote
+        its start-up drain): every record of a request sent before it was drained, so the
+        one more is its own, and it is the one of least `request_id` (TensorRT-LLM's executor
+        numbers requests as they are submitted, and every other one was sent after it). Else
+        why not."""
+        drain = self.drains[at]
+        start = self.starts.get((side, segment))
+        if start is None or start > at:
+            return EMPTY_UNCOUNTED.format(line=drain.line)
+        found = self.next_count(at, sent, index)
+        if isinstance(found, str):
+            tail = "" if self.following[at] is not None else _tail(sent, EMPTY_STOPPED)
+            return EMPTY.format(line=drain.line, why=found) + tail
+        after, records, (answered, failures, _) = found
+        if coldsent.label(after.entry) is None:
+            why = f"line {after.line}, the next, a start-up or closing drain, keeps a count only"
+            return EMPTY.format(line=drain.line, why=why)
+        if failures or records != answered + 1:
+            more = FAILED_SINCE.format(failed=failures) if failures else ""
+            return EMPTY_NEXT.format(
+                line=drain.line,
+                next=after.line,
+                records=coldsent.records(records),
+                sent=coldsent.requests(answered),
+                failed=more,
+            )
+        ids = request_ids(after.entry.get("metrics"))
+        if ids is None or len(ids) != len(after.requests):
+            return EMPTY_NO_ID.format(line=drain.line, next=after.line)
+        position = self.following[at]
+        assert position is not None  # next_count found the drain after it
+        return position, ids.index(min(ids))
+
+    def short(self, at: int, sent: Sent, index: int) -> str | None:
+        """Why the cold request's drain (at `at`; the sample at `index`) may hold a record
+        owed to an earlier drain, where nothing counts its records as its own: the drains of
+        its server since its run's start-up drain hold other than one record for each of
+        that side's requests sent before it (all of them answered before it was sent): fewer
+        (telem69: a record that came after its drain, or that the server's cap dropped:
+        TensorRT-LLM keeps the newest `perf_metrics_max_requests`), fewer than those and the
+        failed ones, each of which may have left a record (telem70), or more (telem70:
+        records no sample names, which fill the count of one missing); or they hold the
+        loaded mode's, whose background requests no sample names (telem70). None where they
+        hold as many, or where no start-up drain was written (a log before telem68b: its
+        failed drains left no line, so its counts cannot be added up) and no loaded drain
+        came before."""
+        records, loaded = 0, None
         position = self.prior[at]
         while position is not None and start_segment(self.drains[position].entry) is None:
             drain = self.drains[position]
+            if drain.entry.get("mode") == Mode.LOADED.value:
+                loaded = drain.line
             if failed(drain.entry) is None:
                 records += len(drain.requests)
-                last = position if last is None else last
             position = self.prior[position]
-        if position is None or last is None:
+        if loaded is not None:
+            since = "" if position is None else " since its run's start-up drain"
+            return LOADED.format(since=since, line=loaded)
+        if position is None:
             return None
-        drain = self.drains[last]
-        label = _label(drain.entry)
-        answered = None if label is None else sent.answered(label)
-        if answered is None:
-            return UNCHECKED.format(why=f"line {drain.line} is labelled with no sample of the log")
+        answered, failures, first = sent.before(index)
+        through = self.prior[at]
+        assert through is not None  # the walk above began there
+        said = {
+            "line": self.drains[through].line,
+            "records": coldsent.records(records),
+            "answered": coldsent.requests(answered),
+        }
         if records < answered:
-            said = f"{answered} request{' was' if answered == 1 else 's were'}"
-            return SHORT.format(line=drain.line, records=_records(records), answered=said)
+            return SHORT.format(**said) + RESAMPLE
+        if records < answered + failures:
+            return FAILED_UNCOUNTED.format(**said, failed=failures, first=first)
+        if records > answered + failures:
+            more = f" and {failures} failed" if failures else ""
+            return SURPLUS.format(**said, failed=more)
         return None
 
-    def late(self, at: int, sent: _Sent, index: int) -> str | None:
+    def late(self, at: int, sent: Sent, index: int) -> str | None:
         """Why the first record of the drain at `at`, the cold request's (the sample at `index`
         of the log `sent` counts in), may be an earlier request's that came late (telem69);
         None when the next drain that answered on its server holds no more records than the
-        requests sent on that side since. A failed drain after it leaves it unread: the server
-        may have emptied its queue for the failed answer (TensorRT-LLM swaps it out first), the
-        late record with it, so no later count shows it (review69b: it was skipped, as if the
-        server had kept its records, and a cold hit recorded late was hidden, exit 0)."""
+        requests answered on that side since (a failed one may have left none: telem70). A
+        failed drain after it leaves it unread: the server may have emptied its queue for the
+        failed answer (TensorRT-LLM swaps it out first), the late record with it, so no later
+        count shows it (review69b: it was skipped, as if the server had kept its records, and
+        a cold hit recorded late was hidden, exit 0)."""
+        found = self.next_count(at, sent, index)
+        if isinstance(found, str):
+            tail = "" if self.following[at] is not None else _tail(sent, STOPPED)
+            return UNCHECKED.format(why=found) + tail
+        drain, records, (count, failures, _) = found
+        if records > count:
+            more = FAILED_SINCE.format(failed=failures) if failures else ""
+            return LATE.format(
+                line=drain.line,
+                records=coldsent.records(records),
+                sent=coldsent.requests(count),
+                failed=more,
+            )
+        return None
+
+    def next_count(self, at: int, sent: Sent, index: int) -> tuple[Drain, int, Count] | str:
+        """The drain after the one at `at` on its server, the records it took, and the
+        requests of that side sent between (after the sample at `index`): up to the sample it
+        is labelled with, or, for a resumed run's start-up drain or the run's closing drain
+        (which keep a count: telem70), the rest of that run; else why none shows them."""
         position = self.following[at]
         if position is None:
-            return UNCHECKED.format(why="none drained after it")
+            return "none drained after it"
         drain = self.drains[position]
         entry = drain.entry
         if (error := failed(entry)) is not None:
-            return UNCHECKED.format(
-                why=f"line {drain.line}, the next, failed ({error}) and may have taken it"
-            )
-        if start_segment(entry) is not None:
-            # A resumed run's start-up drain: no request of this run was sent before it.
+            return f"line {drain.line}, the next, failed ({error}) and may have taken it"
+        if start_segment(entry) is not None or end_segment(entry) is not None:
             taken = entry.get(RECORDS)
             if type(taken) is not int:
-                return UNCHECKED.format(why=f"line {drain.line}, a start-up drain, counts none")
-            records, count = taken, 0
-        else:
-            label = _label(entry)
-            since = None if label is None else sent.since(index, label)
-            if since is None:
-                return UNCHECKED.format(
-                    why=f"line {drain.line} is labelled with no sample after it in the log"
-                )
-            records, count = len(drain.requests), since
-        if records > count:
-            said = f"{count} request{' was' if count == 1 else 's were'}"
-            return LATE.format(line=drain.line, records=_records(records), sent=said)
-        return None
+                return f"line {drain.line}, a start-up or closing drain, counts none"
+            return drain, taken, sent.rest(index)
+        label = coldsent.label(entry)
+        since = None if label is None else sent.since(index, label)
+        if since is None:
+            return f"line {drain.line} is labelled with no sample after it in the log"
+        return drain, len(drain.requests), since
 
 
-class _Sent:
-    """How many requests a samples log sent on a side between two of its samples."""
-
-    def __init__(self, log: SamplesLog) -> None:
-        self.log = log
-        self.at = {sample.ident: index for index, sample in enumerate(log.samples)}
-        self.segments = log.segments or (0,) * len(log.samples)
-
-    def answered(self, label: Ident) -> int | None:
-        """The samples of the side of `label` answered (no error) in its run (the segment
-        since the last resume) up to the one `label` names (itself included); None when the
-        log holds none so named."""
-        end = self.at.get(label)
-        if end is None:
-            return None
-        side, segment = label[0], self.segments[end]
-        return sum(
-            1
-            for sample, at in zip(self.log.samples[: end + 1], self.segments, strict=False)
-            if sample.side == side and at == segment and sample.error is None
-        )
-
-    def since(self, index: int, label: Ident) -> int | None:
-        """The samples of the side of `label` after the one at `index` up to the one `label`
-        names (itself included), None when that one is not after it."""
-        end = self.at.get(label)
-        if end is None or end <= index:
-            return None
-        side = label[0]
-        return sum(1 for sample in self.log.samples[index + 1 : end + 1] if sample.side == side)
-
-
-def _records(count: int) -> str:
-    return f"{count} record{'' if count == 1 else 's'}"
-
-
-def _label(entry: Mapping[str, Any]) -> Ident | None:
-    """The sample a drain is labelled with (any mode), None for a line labelled with none."""
-    key, mode, repeat = entry.get("key"), entry.get("mode"), entry.get("repeat")
-    if not isinstance(key, str) or not isinstance(mode, str) or type(repeat) is not int:
-        return None
-    return str(entry.get("side")), key, mode, repeat
+def _tail(sent: Sent, stopped: str) -> str:
+    """What to run where no drain follows a cold request's: `stopped` where its run stopped
+    part-way, else a closing drain (a log before telem70, or the line removed)."""
+    return stopped if sent.log.stop is not None else LAST
 
 
 def _refuse_out_of_order(

@@ -147,6 +147,23 @@ def trtllm_requests(metrics: Any) -> Iterator[RequestMetrics]:
             yield _request(_speculation(perf), _kv(perf), False)
 
 
+def request_ids(metrics: Any) -> list[int] | None:
+    """The `request_id` of each aggregated record of one drained `/perf_metrics` document, in
+    the order `trtllm_requests` reads them (TensorRT-LLM's executor numbers requests as they
+    are submitted: `GenerationExecutor._get_next_client_id`); None where one is disaggregated
+    or names no `request_id` that is a count, or two name the same."""
+    items = metrics if isinstance(metrics, list) else [metrics]
+    ids = []
+    for item in items:
+        if not isinstance(item, Mapping):
+            continue
+        named = item.get("request_id")
+        if TRTLLM_CTX in item or TRTLLM_GEN in item or type(named) is not int or named < 0:
+            return None
+        ids.append(named)
+    return ids if len(set(ids)) == len(ids) else None
+
+
 @dataclass(frozen=True)
 class DraftCounts:
     """Speculation of one sample (vLLM: of the window of samples it closed), as reported."""

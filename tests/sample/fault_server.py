@@ -33,6 +33,10 @@ object choosing the behaviour for its prompt:
     perf_late  {PROMPT: [N, ...]}: the record of the prompt's Nth request reaches /perf_metrics
              only when the server's next completion request arrives (TensorRT-LLM's chat
              stream records a request after sending `data: [DONE]`)
+    perf_salted  {"cold": RECORD, "warm": RECORD, "cold_late": BOOL}: the record of a request
+             under a cache_salt (cold-warm's), `cold` for the first under its salt (with
+             cold_late, it reaches /perf_metrics only when the next completion arrives), `warm`
+             for the others; a request without a salt keeps what the options above give
     vllm_spec    {drafts, draft_tokens, accepted_tokens, per_pos}: what the request adds to
              vLLM's speculative-decoding counters (`--metrics vllm-spec`)
     meta_info    the answer's SGLang `meta_info` as given; a stream carries it on each chunk's
@@ -55,6 +59,10 @@ object choosing the behaviour for its prompt:
     "ignore_salt": true, as a server that ignores cache_salt; never hit by a request that
     carries a cache_salt with "salt_misses": true, as a server whose salted prefix caching is
     broken).
+
+`--perf-request-ids` numbers the requests as they arrive (1, 2, ...) and sets each record's
+`request_id` to its request's number, as TensorRT-LLM's executor numbers requests as they are
+submitted (`GenerationExecutor._get_next_client_id`); without it a record is stored as given.
 
 `--serialise` handles one completion request at a time behind a lock (it never batches).
 
@@ -116,6 +124,8 @@ PERF_FAIL = [0]
 """How many of the next /perf_metrics drains fail (`perf_fail`)."""
 LATE: list[dict[str, Any]] = []
 """Records not yet on /perf_metrics (`perf_late`): added when the next completion arrives."""
+ARRIVED = [0]
+"""Completion requests so far (`--perf-request-ids`)."""
 PERF_CAP = [0]
 """`--perf-cap N`: /perf_metrics keeps the newest N records (TensorRT-LLM's
 `perf_metrics_max_requests`, a deque of that length); 0: no cap."""
@@ -238,13 +248,15 @@ class Handler(JsonHandler):
             LATE.clear()
             SEEN[prompt] += 1
             nth = SEEN[prompt]
+            ARRIVED[0] += 1
+            number = ARRIVED[0]
             IN_FLIGHT[0] += 1
             in_flight = IN_FLIGHT[0]
             salt = "" if fault.get("ignore_salt") else str(body.get("cache_salt", ""))
             cache_key = prompt + "\x00" + salt
             CACHE_SEEN[cache_key] += 1
             warm = CACHE_SEEN[cache_key] > 1 and not (fault.get("salt_misses") and salt)
-            fault = {**fault, "_warm": warm}
+            fault = {**fault, "_warm": warm, "_number": number}
             if fault.get("cache") == "counter" and fault["_warm"]:
                 CACHE_HITS[0] += 3
         try:
@@ -318,6 +330,12 @@ class Handler(JsonHandler):
         if "vllm_spec" in fault:
             SPEC.add(fault["vllm_spec"])
         late = nth in fault.get("perf_late", {}).get(named, [])
+        salted = fault.get("perf_salted")
+        if salted and body.get("cache_salt"):
+            perf = salted["warm" if fault["_warm"] else "cold"]
+            late = late or (bool(salted.get("cold_late")) and not fault["_warm"])
+        if self.server.perf_request_ids:  # type: ignore[attr-defined]
+            perf = {**perf, "request_id": fault["_number"]}
         with STATE_LOCK:
             if late:
                 LATE.append(perf)
@@ -460,6 +478,7 @@ def main() -> None:
     parser.add_argument("--log", required=True)
     parser.add_argument("--perf-metrics", action="store_true")
     parser.add_argument("--perf-cap", type=int, default=0)
+    parser.add_argument("--perf-request-ids", action="store_true")
     parser.add_argument(
         "--spec",
         type=lambda v: [int(x) for x in v.split(",")],
@@ -499,6 +518,7 @@ def main() -> None:
         server.socket = context.wrap_socket(server.socket, server_side=True)
     server.perf_metrics = args.perf_metrics  # type: ignore[attr-defined]
     PERF_CAP[0] = args.perf_cap
+    server.perf_request_ids = args.perf_request_ids  # type: ignore[attr-defined]
     server.spec = args.spec  # type: ignore[attr-defined]
     server.noise = args.seed_concurrency_noise  # type: ignore[attr-defined]
     server.seed_salt = args.seed_salt  # type: ignore[attr-defined]

@@ -120,7 +120,8 @@ def test_a_resumed_run_that_started_from_a_drained_server_reads_its_cold_request
     assert kv["unread"] == (
         "the TensorRT-LLM request of a cold-warm repeat 0: the first drain after a resume, "
         "which also holds what the server kept from before it (TensorRT-LLM's records name no "
-        "request of the samples log)"
+        "request of the samples log); that resume wrote no start-up drain (k3diff before "
+        "telem68b), which shows what the server kept: sample it again"
     )
 
 
@@ -181,7 +182,7 @@ def test_a_cold_drain_whose_record_turns_up_in_the_next_drain_is_not_read(
     assert (kv["unread_cold"], kv.get("cold_hits")) == (1, None)  # b's; a's is its own
     assert kv["unread"] == (
         "the TensorRT-LLM request of b cold-warm repeat 0: the next /perf_metrics drain of that "
-        f"server (line {1 + perf.index(warm)}) holds 2 records where 1 request was sent "
+        f"server (line {1 + perf.index(warm)}) holds 2 records where 1 request was answered "
         "since its own drain: a record came after its request was answered (TensorRT-LLM's "
         "chat stream records a request after sending data: [DONE]), so the one record its own "
         "drain held may be an earlier request's"
@@ -220,7 +221,8 @@ def test_a_cold_drain_after_a_drain_short_of_a_record_is_not_read(
         f"since its run's start-up drain (through line {1 + perf.index(drains[1])}) hold 1 "
         "record where 2 requests were answered: a record that was not in its request's drain "
         "(it came late, or the server's cap dropped it) may be the one record its own drain "
-        "held"
+        "held; a server keeping more records than one drain takes (perf_metrics_max_requests) "
+        "drops none, and requests sampled without --stream are recorded before their answers end"
     )
 
 

@@ -1,0 +1,101 @@
+"""How many requests a samples log sent on a side between two drains of its server: those
+answered, and the failed attempts, each of which may have left a `/perf_metrics` record or
+none (telem70: both of `k3diff.telemetry.colddrains`' counts take them so)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from k3diff.sample.lines import SampleLine
+from k3diff.sample.perfdrain import PERF_BATCH_FIELD
+from k3diff.sample.reader import SamplesLog
+
+Ident = tuple[str, str, str, int]
+"""(side, key, mode, repeat): the sample a drain is labelled with."""
+
+Count = tuple[int, int, str]
+"""Requests answered, failed attempts, and the first failed one named ("" when none)."""
+
+
+class Sent:
+    """How many requests a samples log sent on a side between two of its samples: those
+    answered, and the failed attempts (a failed sample's, the retried ones of an answered
+    sample), each of which may have left a record or none."""
+
+    def __init__(self, log: SamplesLog) -> None:
+        self.log = log
+        self.at = {sample.ident: index for index, sample in enumerate(log.samples)}
+        self.segments = log.segments or (0,) * len(log.samples)
+        self.batch_end: dict[tuple[str, str], int] = {}
+        """(side, batch) -> the line of its last sample, where the log's runs drain each batch
+        on its own server after it (telem70: `PERF_BATCH_FIELD`); a drain labelled with one
+        of its samples follows all of them, which `sample` writes as they end."""
+        if log.header.fields.get(PERF_BATCH_FIELD) is True:
+            for index, sample in enumerate(log.samples):
+                if sample.batch is not None:
+                    self.batch_end[sample.side, sample.batch] = index
+
+    def since(self, index: int, label: Ident) -> Count | None:
+        """The requests of the side of `label` after the sample at `index` up to the one
+        `label` names (itself included), counted (`count`); None when that one is not after it."""
+        end = self.at.get(label)
+        if end is None or end <= index:
+            return None
+        side, batch = label[0], self.log.samples[end].batch
+        end = self.batch_end.get((side, batch or ""), end)
+        return count(s for s in self.log.samples[index + 1 : end + 1] if s.side == side)
+
+    def before(self, index: int) -> Count:
+        """The requests of the side of the sample at `index` before it in its run (the
+        segment), counted (`count`): every one was answered (or failed) before it was sent
+        (a cold-warm request goes out alone, and `sample` writes a line once its request
+        ended)."""
+        side, segment = self.log.samples[index].side, self.segments[index]
+        return count(
+            sample
+            for sample, at in zip(self.log.samples[:index], self.segments, strict=False)
+            if sample.side == side and at == segment
+        )
+
+    def rest(self, index: int) -> Count:
+        """The requests of the side of the sample at `index` after it in its run (the
+        segment), counted (`count`): those before a resumed run's start-up drain, or the
+        run's closing drain."""
+        side, segment = self.log.samples[index].side, self.segments[index]
+        return count(
+            sample
+            for sample, at in zip(
+                self.log.samples[index + 1 :], self.segments[index + 1 :], strict=False
+            )
+            if sample.side == side and at == segment
+        )
+
+
+def count(samples: Iterable[SampleLine]) -> Count:
+    """`samples`' requests answered, their failed attempts, and the first failed one named."""
+    answered = failures = 0
+    first = ""
+    for sample in samples:
+        failed_here = sample.attempts - (0 if sample.error is not None else 1)
+        answered += sample.error is None
+        failures += failed_here
+        if failed_here and not first:
+            first = f"{sample.key} {sample.mode} repeat {sample.repeat}"
+    return answered, failures, first
+
+
+def requests(count: int) -> str:
+    return f"{count} request{' was' if count == 1 else 's were'}"
+
+
+def records(count: int) -> str:
+    return f"{count} record{'' if count == 1 else 's'}"
+
+
+def label(entry: Mapping[str, Any]) -> Ident | None:
+    """The sample a drain is labelled with (any mode), None for a line labelled with none."""
+    key, mode, repeat = entry.get("key"), entry.get("mode"), entry.get("repeat")
+    if not isinstance(key, str) or not isinstance(mode, str) or type(repeat) is not int:
+        return None
+    return str(entry.get("side")), key, mode, repeat
