@@ -35,8 +35,8 @@ from k3diff.documents import triage as triage_document
 from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument
 from k3diff.errors import InputError, K3diffError
-from k3diff.triage.model import Correction, Settings
 from k3diff.triage.run import triage
+from k3diff.triage.settings import Correction, Settings
 
 _WHERE_RUN = ("comparison", "samples")
 """Fields that name paths as given to `triage` (with each run's `log`): they differ with the
