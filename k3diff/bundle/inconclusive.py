@@ -5,13 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from k3diff.documents.triage import (
-    TriageDocument,
-    TriageRecord,
-    fields_unjudged,
-    unanswered_records,
-    unsampled_records,
-)
+from k3diff.documents.triage import TriageDocument, TriageRecord
+from k3diff.documents.triagerules import fields_unjudged, unanswered_records, unsampled_records
 from k3diff.numbers import named
 from k3diff.output import plural
 

@@ -53,6 +53,7 @@ ADDED = (
     "summary.unanswered",
     "metrics_url_404",
     "metrics_url_no_gauge",
+    "runs[].asked",
 )
 """The fields triage added within `k3diff.triage/1` since the oldest documents it reads
 (tests/bundle/data/triage_3e8bbca), in the order they were added, each written on every

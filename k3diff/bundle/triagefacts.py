@@ -22,6 +22,7 @@ from k3diff.report.triage_lines import lacking, unsampled_text
 from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.gaugeadvice import gauge_advice
 from k3diff.sample.names import SIDES
+from k3diff.sample.runs import unlisted_note
 
 CATEGORY_WORDS = {
     "base-nondeterminism": "base nondeterminism",
@@ -343,6 +344,7 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
         headline += f"; {not_exercised_sentence(triage, brief=True)}"
         quals.append(unexercised[0].upper() + unexercised[1:])
     quals.extend(q[0].upper() + q[1:] for q in triage.qualifications if q)
+    quals.extend(unlisted_note(log) for log in triage.unlisted)
     detectable = detectable_sentence(triage)
     if detectable is not None:
         headline += f"; {detectable}"

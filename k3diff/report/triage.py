@@ -26,6 +26,7 @@ from k3diff.report.triage_lines import (
     split_text,
     unsampled_text,
 )
+from k3diff.sample.runs import unlisted_note
 from k3diff.triage.flags import flag_label
 from k3diff.triage.model import (
     Category,
@@ -219,6 +220,7 @@ def _loud_lines(result: TriageResult) -> list[str]:
             f"comparison (e.g. {result.unknown_sample_keys[0]!r})"
         )
     lines.extend(f"unchecked: {qualification}" for qualification in result.qualifications)
+    lines.extend(f"unchecked: {unlisted_note(run.log)}" for run in result.runs if run.asked is None)
     return lines
 
 

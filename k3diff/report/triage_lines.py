@@ -354,9 +354,13 @@ def unanswered(result: TriageResult) -> str | None:
             elif flag is Flag.UNANSWERED and (words := _silent_words(stats)):
                 # review69c: in some modes only, or none of its lines in the logs
                 found.setdefault((which, flag, words), []).append(record.name)
+    sides: dict[tuple[str, str, tuple[str, ...]], list[str]] = {}  # both sides said once
+    for (side, held_by, said_as), names in found.items():
+        sides.setdefault((held_by, said_as, tuple(names)), []).append(side)
     said = [
-        f"{words.format(which)} on {named(names)} ({flag})"
-        for (which, flag, words), names in found.items()
+        f"{said_as.format(one_of(both, 'or' if said_as.startswith('no ') else 'and'))} on "
+        f"{named(list(names))} ({held_by})"
+        for (held_by, said_as, names), both in sides.items()
     ]
     return "; ".join(said) or None
 
