@@ -18,7 +18,7 @@ from k3diff.documents.triage import TriageDocument, TriageRecord
 from k3diff.documents.triagemodes import TriageMode, TriageSide
 from k3diff.numbers import all_of, named
 from k3diff.output import plural
-from k3diff.report.triage_lines import lacking, unsampled_text
+from k3diff.report.serialparity import lacking, unsampled_text
 from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.gaugeadvice import gauge_advice
 from k3diff.sample.names import SIDES

@@ -12,19 +12,17 @@ from k3diff.documents import triage as triage_document
 from k3diff.output import OutputFormat
 from k3diff.report.markdown import cell, escape_inline, inline_code
 from k3diff.report.sampledlevel import level_clause
+from k3diff.report.serialparity import lacking, parity_line, unsampled_text
 from k3diff.report.triage_lines import (
     capture_line,
     capture_text,
     caveat_text,
     gauge_lines,
     held_why,
-    lacking,
     next_step_line,
-    parity_line,
     shared_caveats,
     shows_captures,
     split_text,
-    unsampled_text,
 )
 from k3diff.sample.runs import unlisted_note
 from k3diff.triage.flags import flag_label
