@@ -16,6 +16,7 @@ from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument, TriageRecord
 from k3diff.documents.triagemodes import TriageMode, TriageSide
+from k3diff.documents.triagerules import unsampled_count
 from k3diff.numbers import all_of, named
 from k3diff.output import plural
 from k3diff.report.serialparity import lacking, unsampled_text
@@ -222,7 +223,7 @@ def parity_sentence(triage: TriageDocument) -> str | None:
     agree, measured = triage.summary.get("serial_agree"), triage.summary.get("serial_records")
     if agree is None or measured is None:
         return None
-    unsampled = triage.unsampled
+    unsampled = unsampled_count(triage)
     never = ""
     if unsampled:
         said = unsampled_text(unsampled, lacking(triage.records))

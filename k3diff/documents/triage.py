@@ -11,7 +11,6 @@ from typing import Any
 
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.triagemodes import TriageMode, mode_json, read_mode
-from k3diff.documents.triagerules import unsampled_records
 from k3diff.fields import Fields
 from k3diff.ids import TRIAGE as SCHEMA
 from k3diff.triage.flags import flag_label
@@ -254,14 +253,6 @@ class TriageDocument:
     metrics_url_no_gauge: tuple[str, ...] | None = None
     """The sides whose `--metrics-url` given answered without a running-requests gauge: a URL to
     check, not a server no `--metrics-url` can help (None: written before left69)."""
-
-    @property
-    def unsampled(self) -> int:
-        """Records never sampled on a side although their captures differ: `summary.unsampled`,
-        or, in a document written before that count (added within `k3diff.triage/1`), recounted
-        from the records' own numbers, never taken as 0."""
-        stated = self.summary.get("unsampled")
-        return len(unsampled_records(self.records)) if stated is None else stated
 
 
 def _record(fields: Fields, alpha: float) -> TriageRecord:

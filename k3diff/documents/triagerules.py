@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from k3diff.responses.document import UNEXPLAINED
 
 if TYPE_CHECKING:
-    from k3diff.documents.triage import TriageRecord
+    from k3diff.documents.triage import TriageDocument, TriageRecord
     from k3diff.documents.triagemodes import TriageMode
 
 
@@ -63,3 +63,11 @@ def fields_unjudged(records: Sequence[TriageRecord]) -> list[TriageRecord]:
         for record in records
         if record.comparison_status == "fields-differ" and not record.regression_candidate
     ]
+
+
+def unsampled_count(document: TriageDocument) -> int:
+    """Records never sampled on a side although their captures differ: `summary.unsampled`,
+    or, in a document written before that count (added within `k3diff.triage/1`), recounted
+    from the records' own numbers, never taken as 0."""
+    stated = document.summary.get("unsampled")
+    return len(unsampled_records(document.records)) if stated is None else stated

@@ -13,14 +13,12 @@ from sample.conftest import fault_server
 
 __all__ = ["fault_server"]
 
-LINE = (
-    "failed: 3 of 6 patch samples, not counted above (most common error, 3 of them: HTTP 500: "
-)
+LINE = "failed: 3 of 6 patch samples, not counted above (most common error, 3 of them: HTTP 500: "
 
 
 def _sample(tmp_path: Path, fault_server: Any) -> None:
     """a and b three times a side; the patch fails every request of b (HTTP 500)."""
-    faults = ({}, {"b": {"status": 500, "times": -1}})
+    faults: tuple[dict[str, Any], ...] = ({}, {"b": {"status": 500, "times": -1}})
     urls = [fault_server("--faults", json.dumps(f)).url for f in faults]
     (tmp_path / "p.jsonl").write_text('{"key": "a", "prompt": "a"}\n{"key": "b", "prompt": "b"}\n')
     sampled = run_k3diff(

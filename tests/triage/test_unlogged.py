@@ -103,6 +103,9 @@ def test_a_record_whose_failed_lines_were_all_filtered_out_fails(
 
     bundle = run_k3diff("report", "t.json", "--out", "b1", cwd=tmp_path)
     assert bundle.exit_code == 1, bundle.stderr
+    said = (tmp_path / "b1" / "REPORT.md").read_text()
+    assert "a side answered none of the requests (b)" in said
+    assert "none is in the logs: removed, or a killed run's, which --resume takes" in said
     again = run_k3diff("report", "cmp.json", LOG, "t.json", "--out", "b2", cwd=tmp_path)
     assert again.exit_code == 1, again.stderr  # run again on the log: the same document
 
