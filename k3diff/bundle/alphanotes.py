@@ -27,7 +27,7 @@ from k3diff.responses.scoregate import DEFAULT_TOLERANCE_POINTS
 from k3diff.responses.scores import DEFAULT_ALPHA as SCORES_DEFAULT
 from k3diff.responses.scores import ScoreKind
 from k3diff.telemetry.model import DEFAULT_ALPHA as TELEMETRY_DEFAULT
-from k3diff.triage.model import DEFAULT_ALPHA as TRIAGE_DEFAULT
+from k3diff.triage.settings import DEFAULT_ALPHA as TRIAGE_DEFAULT
 
 
 def _note(name: str, what: str, alpha: float, default: float) -> str | None:

@@ -38,7 +38,7 @@ from k3diff.documents.triagewritten import mode_candidate
 from k3diff.responses.document import ResponsesDocument
 from k3diff.responses.scores import DEFAULT_ALPHA as SCORES_HOUSE
 from k3diff.responses.scores import ScoreKind, ScoreTest
-from k3diff.triage.model import DEFAULT_ALPHA as HOUSE_ALPHA
+from k3diff.triage.settings import DEFAULT_ALPHA as HOUSE_ALPHA
 
 __all__ = [
     "HOUSE_ALPHA",

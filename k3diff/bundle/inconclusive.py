@@ -5,13 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from k3diff.documents.triage import (
-    TriageDocument,
-    TriageRecord,
-    fields_unjudged,
-    unanswered_records,
-    unsampled_records,
-)
+from k3diff.documents.triage import TriageDocument, TriageRecord
+from k3diff.documents.triagerules import fields_unjudged, unanswered_records, unsampled_records
 from k3diff.numbers import named
 from k3diff.output import plural
 
@@ -36,8 +31,9 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
         elif "unanswered" in record.flags or record.key in silent:
             cause = (
                 "a side answered none of their requests in a mode (unanswered: every one "
-                "failed, or none is in the logs), so that side proved nothing there; samples "
-                "its server answers would decide them"
+                "failed, or none is in the logs: removed, or a killed run's, which --resume "
+                "takes), so that side proved nothing there; samples its server answers would "
+                "decide them"
             )
         elif "doc-changed" in record.flags:
             cause = (

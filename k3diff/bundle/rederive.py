@@ -35,8 +35,8 @@ from k3diff.documents import triage as triage_document
 from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument
 from k3diff.errors import InputError, K3diffError
-from k3diff.triage.model import Correction, Settings
 from k3diff.triage.run import triage
+from k3diff.triage.settings import Correction, Settings
 
 _WHERE_RUN = ("comparison", "samples")
 """Fields that name paths as given to `triage` (with each run's `log`): they differ with the
@@ -53,6 +53,7 @@ ADDED = (
     "summary.unanswered",
     "metrics_url_404",
     "metrics_url_no_gauge",
+    "runs[].asked",
 )
 """The fields triage added within `k3diff.triage/1` since the oldest documents it reads
 (tests/bundle/data/triage_3e8bbca), in the order they were added, each written on every

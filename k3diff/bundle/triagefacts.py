@@ -16,12 +16,14 @@ from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument, TriageRecord
 from k3diff.documents.triagemodes import TriageMode, TriageSide
+from k3diff.documents.triagerules import unsampled_count
 from k3diff.numbers import all_of, named
 from k3diff.output import plural
-from k3diff.report.triage_lines import lacking, unsampled_text
+from k3diff.report.serialparity import lacking, unsampled_text
 from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.gaugeadvice import gauge_advice
 from k3diff.sample.names import SIDES
+from k3diff.sample.runs import unlisted_note
 
 CATEGORY_WORDS = {
     "base-nondeterminism": "base nondeterminism",
@@ -221,7 +223,7 @@ def parity_sentence(triage: TriageDocument) -> str | None:
     agree, measured = triage.summary.get("serial_agree"), triage.summary.get("serial_records")
     if agree is None or measured is None:
         return None
-    unsampled = triage.unsampled
+    unsampled = unsampled_count(triage)
     never = ""
     if unsampled:
         said = unsampled_text(unsampled, lacking(triage.records))
@@ -343,6 +345,7 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
         headline += f"; {not_exercised_sentence(triage, brief=True)}"
         quals.append(unexercised[0].upper() + unexercised[1:])
     quals.extend(q[0].upper() + q[1:] for q in triage.qualifications if q)
+    quals.extend(unlisted_note(log) for log in triage.unlisted)
     detectable = detectable_sentence(triage)
     if detectable is not None:
         headline += f"; {detectable}"

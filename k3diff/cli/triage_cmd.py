@@ -11,7 +11,7 @@ from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit, short_verdict
 from k3diff.sample.names import SAMPLING_MODES
-from k3diff.triage.model import DEFAULT_ALPHA, Correction, Settings
+from k3diff.triage.settings import DEFAULT_ALPHA, Correction, Settings
 
 _UNIT = FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
 

@@ -138,6 +138,16 @@ def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
         "fail_on": [g.value for g in report.fail_on],
         "acceptance_gate": _gate_json(report.acceptance_gate),
         "acceptance_units": units_json(report.acceptance_units),
+        "failed": [
+            {
+                "side": f.side,
+                "samples": f.samples,
+                "of": f.of,
+                "error": f.error,
+                "error_samples": f.error_samples,
+            }
+            for f in report.failed
+        ],
         **vllm_json(report),
         "verdict": {"ok": code == 0, "exit_code": code},
     }

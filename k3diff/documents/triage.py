@@ -13,7 +13,6 @@ from k3diff.documents.jsondoc import json_document
 from k3diff.documents.triagemodes import TriageMode, mode_json, read_mode
 from k3diff.fields import Fields
 from k3diff.ids import TRIAGE as SCHEMA
-from k3diff.responses.document import UNEXPLAINED
 from k3diff.triage.flags import flag_label
 from k3diff.triage.model import (
     CaptureEvidence,
@@ -231,6 +230,10 @@ class TriageDocument:
     run_ids: tuple[str, ...]
     """The sampling runs it read, each once (`runs[].identity`, else `run_id`; empty for a
     document that does not say)."""
+    unlisted: tuple[str, ...]
+    """The logs (`runs[].log`) whose header did not list the records their run asked
+    (`runs[].asked` null, or absent: written before triage70): a record whose every line a log
+    lacks was not checked."""
     ok: bool
     """The document's verdict."""
     exit_code: int
@@ -250,69 +253,6 @@ class TriageDocument:
     metrics_url_no_gauge: tuple[str, ...] | None = None
     """The sides whose `--metrics-url` given answered without a running-requests gauge: a URL to
     check, not a server no `--metrics-url` can help (None: written before left69)."""
-
-    @property
-    def unsampled(self) -> int:
-        """Records never sampled on a side although their captures differ: `summary.unsampled`,
-        or, in a document written before that count (added within `k3diff.triage/1`), recounted
-        from the records' own numbers, never taken as 0."""
-        stated = self.summary.get("unsampled")
-        return len(unsampled_records(self.records)) if stated is None else stated
-
-
-def unsampled_records(records: Sequence[TriageRecord]) -> list[TriageRecord]:
-    """The records triage's rule fails as never sampled, read from their own numbers: the
-    comparison found their captures differing (`UNEXPLAINED`) and no mode holds successful
-    samples of both sides (a regression candidate fails on its own)."""
-    return [
-        record
-        for record in records
-        if record.comparison_status in UNEXPLAINED
-        and not record.regression_candidate
-        and not any(mode.base.sampled and mode.patch.sampled for mode in record.modes)
-    ]
-
-
-def unanswered_records(records: Sequence[TriageRecord]) -> list[TriageRecord]:
-    """The records triage's rule fails as unanswered, read from their own numbers: a mode holds
-    a line of the record (a sample or a failed request of either side) and a side has no
-    successful sample there, a side the document shows sampled (some mode of some record holds
-    its sample or failed request: a base-only run's patch is not), no test made them a
-    regression candidate, and the rule for never sampled records (`unsampled_records`) does
-    not already hold them (review69c: per mode, and a side without lines counts)."""
-    never = {record.key for record in unsampled_records(records)}
-    seen = {side for record in records for mode in record.modes for side in _sides_with_lines(mode)}
-    return [
-        record
-        for record in records
-        if record.key not in never
-        and not record.regression_candidate
-        and any(
-            getattr(mode, side).sampled == 0
-            for mode in record.modes
-            if _sides_with_lines(mode)
-            for side in seen
-        )
-    ]
-
-
-def _sides_with_lines(mode: TriageMode) -> set[str]:
-    """The sides a mode holds a line of: a sample (`n`, a capture aside) or a failed request."""
-    errors = mode.errors or {}
-    return {
-        side for side in ("base", "patch") if getattr(mode, side).sampled > 0 or errors.get(side)
-    }
-
-
-def fields_unjudged(records: Sequence[TriageRecord]) -> list[TriageRecord]:
-    """The records triage's rule fails as fields-unjudged, read from their own numbers: the
-    comparison found their texts equal and other fields differing (`fields-differ`), and no
-    test made them a regression candidate (which fails on its own)."""
-    return [
-        record
-        for record in records
-        if record.comparison_status == "fields-differ" and not record.regression_candidate
-    ]
 
 
 def _record(fields: Fields, alpha: float) -> TriageRecord:
@@ -343,6 +283,13 @@ def _captures(captures: Fields) -> dict[str, dict[str, tuple[int, int]]]:
             for mode in modes.names()
         }
     return found
+
+
+def _unlisted(fields: Fields) -> tuple[str, ...]:
+    if not fields.has("runs"):
+        return ()  # written before triage recorded its runs
+    runs = fields.objects("runs")
+    return tuple(run.string("log") for run in runs if run.optional_integer("asked") is None)
 
 
 def _run_ids(fields: Fields) -> tuple[str, ...]:
@@ -382,6 +329,7 @@ def read(body: object, name: str) -> TriageDocument:
         summary=fields.counts("summary"),
         records=fields.each("records", lambda record: _record(record, alpha)),
         run_ids=_run_ids(fields),
+        unlisted=_unlisted(fields),
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
         distribution_tests=fields.optional_integer("distribution_tests"),

@@ -11,14 +11,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from k3diff.documents.triage import (
-    TriageDocument,
-    TriageRecord,
-    fields_unjudged,
-    unanswered_records,
-    unsampled_records,
-)
+from k3diff.documents.triage import TriageDocument, TriageRecord
 from k3diff.documents.triagemodes import TriageMode
+from k3diff.documents.triagerules import fields_unjudged, unanswered_records, unsampled_records
 from k3diff.documents.triagesampled import sampled_problems
 from k3diff.documents.triagewritten import written_problems
 from k3diff.documents.verdicts import status_problems

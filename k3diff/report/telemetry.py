@@ -12,6 +12,7 @@ from k3diff import escape
 from k3diff.counts import FISHER_MAX_TOTAL
 from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
+from k3diff.report.telemetry_positions import position_lines
 from k3diff.sample.names import SIDES
 from k3diff.telemetry.coverage import (
     COLD_NOTE,
@@ -22,6 +23,7 @@ from k3diff.telemetry.coverage import (
     cold_unread,
     kv_lost,
 )
+from k3diff.telemetry.failed import FailedSamples
 from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
 from k3diff.telemetry.power import could_detect
 from k3diff.telemetry.windows import grouped, lost_to, lost_units, side_lost
@@ -155,10 +157,6 @@ def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-NO_DRAFTS = "no drafts"
-"""A position cell of a side that drafted nothing (its counters reported 0)."""
-
-
 def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     rows = [
         [
@@ -179,6 +177,8 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     lines = [tabulate(rows, headers=headers, tablefmt=table, floatfmt=".3f"), ""]
     # The server's own words (an HTML page's start): Markdown escapes them as prose.
     prose = escape.markdown_prose if bold else escape.text
+    lines += [_failed_line(failed, prose) for failed in report.failed]
+    lines += [""] if report.failed else []
     if report.speculation:
         level = f"{100 * (1 - report.alpha):g} %"
         for spec in report.speculation:
@@ -224,7 +224,7 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
         lines += ["speculation: not reported (no engine sent draft counts)", ""]
     lines += _vllm_lines(report, bold)
     lines += _kv_lines(report, bold)
-    lines += _position_lines(report, table)
+    lines += position_lines(report, table)
     lines += _gate_lines(report, table, bold)
     lines += _stop_lines(report, bold)
     if report.expected and any(m.mode == CONTROL for m in report.modes):  # telemetry66
@@ -240,6 +240,21 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     verdict = verdict_line(report)
     lines.append(f"**{verdict}**" if bold else verdict)
     return "\n".join(lines)
+
+
+def _failed_line(failed: FailedSamples, shown: Callable[[str], str]) -> str:
+    """'failed: 3 of 6 patch samples, not counted above (most common error, 3 of them: ...)',
+    as `sample` says them (triage70: without --expect, not said at all)."""
+    error = " ".join(failed.error.split())
+    error = error if len(error) <= ERROR_CHARS else error[: ERROR_CHARS - 1] + "…"
+    return (
+        f"failed: {failed.samples:,} of {failed.of:,} {failed.side} samples, not counted above "
+        f"(most common error, {failed.error_samples:,} of them: {shown(error)})"
+    )
+
+
+ERROR_CHARS = 200
+"""The most common error's characters a failed line shows (as `sample`'s summary)."""
 
 
 def _vllm_lines(report: TelemetryReport, bold: bool) -> list[str]:
@@ -301,39 +316,6 @@ def _kv_lines(report: TelemetryReport, bold: bool) -> list[str]:
                 line = f"cold-warm, {side}: whether the cold request was cold cannot be read"
                 lines.append(f"{line}: {shown(unread)}")
     return [*lines, ""] if lines else []
-
-
-def _position_lines(report: TelemetryReport, table: str) -> list[str]:
-    """Acceptance per draft position and side, with the base-vs-patch test per position."""
-    if not report.positions:
-        return []
-    tests = {t.position: t for t in report.position_tests}
-    by_position: dict[int, dict[str, str]] = {}
-    for rate in report.positions:
-        # telem67: a side whose counters stayed at 0 drafted nothing; "0 of 0" read as a rate.
-        cell = f"{rate.accepted} of {rate.drafts}" if rate.drafts else NO_DRAFTS
-        if rate.rate is not None and rate.ci_low is not None and rate.ci_high is not None:
-            cell += f" ({rate.rate:.1%}, {rate.ci_low:.1%}-{rate.ci_high:.1%})"
-        by_position.setdefault(rate.position, {})[rate.side] = cell
-    rows = []
-    for position, cells in sorted(by_position.items()):
-        test = tests.get(position)
-        rows.append(
-            [
-                position,
-                cells.get("base", "not reported"),
-                cells.get("patch", "not reported"),
-                "-" if test is None else f"{test.p:.3g}",
-                "-" if test is None else f"{test.p_adjusted:.3g}",
-            ]
-        )
-    level = f"{100 * (1 - report.alpha):g} %"
-    headers = ["position", f"base ({level} CI)", f"patch ({level} CI)", "Fisher p", "Holm p"]
-    return [
-        "acceptance by draft position (drafts with at least that many tokens accepted):",
-        tabulate(rows, headers=headers, tablefmt=table),
-        "",
-    ]
 
 
 def _gate_lines(report: TelemetryReport, table: str, bold: bool) -> list[str]:

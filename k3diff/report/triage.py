@@ -12,20 +12,19 @@ from k3diff.documents import triage as triage_document
 from k3diff.output import OutputFormat
 from k3diff.report.markdown import cell, escape_inline, inline_code
 from k3diff.report.sampledlevel import level_clause
+from k3diff.report.serialparity import lacking, parity_line, unsampled_text
 from k3diff.report.triage_lines import (
     capture_line,
     capture_text,
     caveat_text,
     gauge_lines,
     held_why,
-    lacking,
     next_step_line,
-    parity_line,
     shared_caveats,
     shows_captures,
     split_text,
-    unsampled_text,
 )
+from k3diff.sample.runs import unlisted_note
 from k3diff.triage.flags import flag_label
 from k3diff.triage.model import (
     Category,
@@ -219,6 +218,7 @@ def _loud_lines(result: TriageResult) -> list[str]:
             f"comparison (e.g. {result.unknown_sample_keys[0]!r})"
         )
     lines.extend(f"unchecked: {qualification}" for qualification in result.qualifications)
+    lines.extend(f"unchecked: {unlisted_note(run.log)}" for run in result.runs if run.asked is None)
     return lines
 
 

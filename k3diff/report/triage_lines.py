@@ -3,14 +3,13 @@ side's capture came back, and where each unstable side's outputs split."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from k3diff import shellwords
 from k3diff.numbers import named, one_of
-from k3diff.output import plural
 from k3diff.program import program
 from k3diff.report.clauses import clause_lines, split_clauses
+from k3diff.report.serialparity import lacking
 from k3diff.triage.flags import cause_flags
 from k3diff.triage.model import (
     HELD_FLAGS,
@@ -59,62 +58,6 @@ def split_text(tree: SplitTree) -> str:
         f"{tree.side} {tree.mode}: no output is modal ({tree.tied} outputs tie at "
         f"{tree.modal_samples} samples each); measured from the first sampled of them, the "
         f"{others} split off at {where}"
-    )
-
-
-def parity_line(result: TriageResult) -> str:
-    """The batch-1 headline: 'serially, the patch reproduces the base on 8 of 8 records'."""
-    agree, measured = result.serial_parity
-    unsampled = result.unsampled_records
-    never = f"; {unsampled_text(unsampled, lacking(result.records))}" if unsampled else ""
-    if not measured:
-        return f"no record has serial samples on both sides: batch-1 parity was not measured{never}"
-    line = f"serially, the patch reproduces the base on {agree:,} of {measured:,} records"
-    line += " sampled on both sides" if unsampled else ""
-    notes = []
-    flaky = result.serial_base_unstable
-    if flaky:
-        notes.append(f"on {flaky} of them the base itself gave several serial outputs")
-    unmeasured = len(result.records) - measured - unsampled
-    if unmeasured:
-        more = " more" if unsampled else ""
-        notes.append(f"{unmeasured}{more} without successful serial samples on both sides")
-    return line + (f" ({'; '.join(notes)})" if notes else "") + never
-
-
-def lacking(records: Iterable[RecordVerdict | Any]) -> int:
-    """The records held `unsampled` that one capture lacks (compared `only-base` or
-    `only-patch`): nothing of theirs differs, a capture has none."""
-    return sum(
-        1
-        for r in records
-        if Flag.UNSAMPLED in r.flags and r.comparison_status in ("only-base", "only-patch")
-    )
-
-
-def unsampled_text(count: int, lacked: int = 0) -> str:
-    """'4 records whose captures differ were never sampled (on one side or both), so
-    their difference is unexplained'; `lacked` of them one capture lacks, said as such
-    (newuser68: a doc the patch's log lacks read as captures that differ)."""
-    if lacked:
-        differ = count - lacked
-        which = (
-            f"whose captures differ ({differ:,}) or that one capture lacks ({lacked:,})"
-            if differ
-            else "that one capture lacks"
-        )
-        were = "were" if count != 1 else "was"
-        return (
-            f"{plural(count, 'record')} {which} {were} never sampled (on one side or "
-            "both), so nothing explains "
-            + ("them" if differ else ("their absence" if count != 1 else "its absence"))
-        )
-    were = (
-        "records whose captures differ were" if count != 1 else ("record whose captures differ was")
-    )
-    return (
-        f"{count:,} {were} never sampled (on one side or both), so "
-        f"{'their' if count != 1 else 'its'} difference is unexplained"
     )
 
 
@@ -354,9 +297,13 @@ def unanswered(result: TriageResult) -> str | None:
             elif flag is Flag.UNANSWERED and (words := _silent_words(stats)):
                 # review69c: in some modes only, or none of its lines in the logs
                 found.setdefault((which, flag, words), []).append(record.name)
+    sides: dict[tuple[str, str, tuple[str, ...]], list[str]] = {}  # both sides said once
+    for (side, held_by, said_as), names in found.items():
+        sides.setdefault((held_by, said_as, tuple(names)), []).append(side)
     said = [
-        f"{words.format(which)} on {named(names)} ({flag})"
-        for (which, flag, words), names in found.items()
+        f"{said_as.format(one_of(both, 'or' if said_as.startswith('no ') else 'and'))} on "
+        f"{named(list(names))} ({held_by})"
+        for (held_by, said_as, names), both in sides.items()
     ]
     return "; ".join(said) or None
 

@@ -40,6 +40,10 @@ class RunHeader:
     """The modes the run was asked for, None when the header does not say."""
     repeats: int | None
     """Samples per record, side and mode, None when the header does not say."""
+    keys: frozenset[str] | None = None
+    """The records the run asked (`keys`, each prompt's key): every side it sampled owes a
+    line of each in every mode it asked; None in logs written before the header listed them
+    (triage70), whose records' missing lines cannot be told from records never asked."""
 
     @property
     def identity(self) -> str:
@@ -123,6 +127,7 @@ def read_header(value: Mapping[str, Any], where: str) -> RunHeader:
         sides=_sides(run, where),
         modes=_modes(run, where),
         repeats=_repeats(run, where),
+        keys=_keys(run, where),
     )
 
 
@@ -160,6 +165,18 @@ def _repeats(run: Mapping[str, Any], where: str) -> int | None:
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise InputError(f"{where}: header 'run.repeats' is not a positive integer")
     return repeats
+
+
+def _keys(run: Mapping[str, Any], where: str) -> frozenset[str] | None:
+    keys = run.get("keys")
+    if keys is None:
+        return None
+    if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
+        raise InputError(f"{where}: header 'run.keys' is not a list of record keys")
+    found = frozenset(keys)
+    if len(found) != len(keys):
+        raise InputError(f"{where}: header 'run.keys' names a record twice")
+    return found
 
 
 def read_marker(value: Mapping[str, Any], where: str, header: RunHeader) -> int | None:

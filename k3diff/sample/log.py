@@ -53,7 +53,10 @@ ADDED_RUN_FIELDS = (
     "control",
     "control_repeats",
 )
-"""Header fields compared too where the log has them (logs written before them lack them)."""
+"""Header fields compared too where the log has them (logs written before them lack them).
+The header's `keys` (the records asked) is not compared: the prompts file's `prompts_sha256`
+decides them, and a resume keeps the log's header, so a log written before `keys` stays one
+whose missing records triage says it cannot check."""
 
 
 def read_log(path: Path) -> SamplesLog:

@@ -63,7 +63,7 @@ def run_sampling(
             flush_headers=options.flush_headers,
             ca_cert=options.ca_cert,
         )
-        run = run_header(options, endpoint, routing)
+        run = run_header(options, endpoint, routing, [record.key for record in records])
         outcome = kept.run(_sample(options, endpoint, records, run, routing, progress, kept))
     skipped, taken_now, perf_count, resumed = outcome
     result = summarise(options, records, skipped, taken_now, resumed, perf_count)
@@ -80,11 +80,20 @@ def _open_log(
 
 
 def run_header(
-    options: SampleOptions, endpoint: Endpoint, routing: Routing | None = None
+    options: SampleOptions,
+    endpoint: Endpoint,
+    routing: Routing | None = None,
+    keys: list[str] | None = None,
 ) -> dict[str, Any]:
     """The `run` object of the log's header line (its `request_template` is added once the
-    servers' default models are known)."""
+    servers' default models are known); `keys`, the records asked, in the prompts' order."""
     run = _with_side_params(_run_fields(options, endpoint, routing or Routing()), options)
+    if keys is not None:
+        # Readers hold a record the run asked whose lines a side lacks (deleted, or a run
+        # killed before them) rather than reading it as never asked (triage70). The whole list,
+        # not a count and digest: 100,000 prompt-hash keys are 3.5 MB, parsed in 20 ms, beside
+        # a log of at least 200,000 sample lines; and a digest could not name the record.
+        run = {**run, "keys": keys}
     if Mode.SWEEP in options.modes:
         run = {**run, "levels": list(options.levels)}
     if options.control is None:

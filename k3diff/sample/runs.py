@@ -68,6 +68,20 @@ class RunInfo:
     """The prompts file as the run named it."""
     identity: str | None = None
     """What tells runs apart (`RunHeader.identity`: the run id, or a header digest)."""
+    asked: int | None = None
+    """The records the run asked (its header's `keys`); None where the header does not list
+    them (a log written before triage70): a record whose every line was removed from it cannot
+    be told from one its run never asked, so such records were not checked."""
+
+
+def unlisted_note(log: str) -> str:
+    """What triage and the bundle say of a log whose header does not list the records its run
+    asked (`RunInfo.asked` None)."""
+    return (
+        f"{log} does not list the records its run asked (a log written before k3diff listed "
+        "them): a record whose every line was removed from it, or that a killed run never "
+        "reached, reads as one the run never asked"
+    )
 
 
 def run_infos(logs: Sequence[SamplesLog]) -> tuple[RunInfo, ...]:
@@ -80,6 +94,7 @@ def run_infos(logs: Sequence[SamplesLog]) -> tuple[RunInfo, ...]:
             log.header.prompts_sha256,
             prompts if isinstance(prompts := log.header.fields.get("prompts"), str) else None,
             log.header.identity,
+            None if log.header.keys is None else len(log.header.keys),
         )
         for log in logs
     )

@@ -8,6 +8,7 @@ from enum import StrEnum
 
 from k3diff.exitcodes import ExitCode
 from k3diff.sample.stopline import LogStop
+from k3diff.telemetry.failed import FailedSamples
 from k3diff.telemetry.windows import CounterReset
 
 DEFAULT_ALPHA = 0.05
@@ -362,6 +363,8 @@ class TelemetryReport:
     v0_sides: tuple[str, ...] = ()
     """Sides whose vLLM V0 `/metrics` exposes speculative-decoding series that are not read
     as counts (V0 adds running totals to them: a sum of sums)."""
+    failed: tuple[FailedSamples, ...] = ()
+    """Per side with failed samples, their count and most common error (none counted above)."""
 
     @property
     def new_preemption(self) -> Preemptions | None:

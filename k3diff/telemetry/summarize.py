@@ -20,6 +20,7 @@ from k3diff.telemetry.accounting import Accounts, account
 from k3diff.telemetry.blocks import within_caps
 from k3diff.telemetry.coverage import Coverage, not_exercised
 from k3diff.telemetry.engines import server_count
+from k3diff.telemetry.failed import failed_samples
 from k3diff.telemetry.gate import acceptance_gate
 from k3diff.telemetry.model import (
     DEFAULT_ALPHA,
@@ -256,6 +257,7 @@ def summarize(
         v0_sides=tuple(sorted(accounts.v0)),
         stops=stops,
         unsampled=tuple(side for side in sides if side not in {m.side for m in modes}),
+        failed=failed_samples(samples),
     )
 
 

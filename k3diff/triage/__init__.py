@@ -22,10 +22,10 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "Category": ("k3diff.triage.model", "Category"),
-    "Correction": ("k3diff.triage.model", "Correction"),
+    "Correction": ("k3diff.triage.settings", "Correction"),
     "Flag": ("k3diff.triage.model", "Flag"),
     "Plan": ("k3diff.triage.model", "Plan"),
-    "Settings": ("k3diff.triage.model", "Settings"),
+    "Settings": ("k3diff.triage.settings", "Settings"),
     "TriageResult": ("k3diff.triage.model", "TriageResult"),
     "triage": ("k3diff.triage.run", "triage"),
 }

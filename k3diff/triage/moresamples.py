@@ -8,8 +8,8 @@ from __future__ import annotations
 import functools
 import math
 
-from k3diff.triage.model import Settings
 from k3diff.triage.plan import MOST_PER_PROMPT, samples_for_shift
+from k3diff.triage.settings import Settings
 
 
 def to_detect(

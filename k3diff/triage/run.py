@@ -16,10 +16,11 @@ from k3diff.responses.beams import beams_qualification
 from k3diff.responses.document import ResponsesDocument, ResponsesRecord
 from k3diff.responses.ignore import ignored_qualification
 from k3diff.sample.control import control_outcome, vacuous_sides
-from k3diff.sample.names import Mode, is_cold
+from k3diff.sample.names import SIDES, Mode, is_cold
 from k3diff.sample.proof import batch_overlap
 from k3diff.sample.runs import run_infos
 from k3diff.triage import classify, conditions, shift, shiftverdict, stats
+from k3diff.triage.asked import asked_slots
 from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.fieldholds import hold_fields_differ
 from k3diff.triage.gauges import gaugeless, gauges, given_404, given_no_gauge
@@ -90,6 +91,8 @@ def triage(
         served = check_models(comparison, logs, settings.allow_condition_mismatch)
     grouped = _group(logs.samples)
     unknown = _unknown_keys(comparison, grouped, comparison_path, sample_paths)
+    for key, mode in asked_slots(logs.logs, {record.key for record in comparison.records}):
+        grouped[key].setdefault(mode, {"base": [], "patch": []})  # asked, lines or none
     evidences = {
         record.key: _mode_evidence(record, grouped.get(record.key, {}), settings)
         for record in comparison.records
@@ -269,7 +272,9 @@ def _mode_verdict(
     decided = classify.decide(evidence, corrected.adjusted(key, index), settings)
     test = corrected.shifts.get((key, evidence.mode))
     tested = shiftverdict.apply(decided, test, settings, oracle)
-    tested = dataclasses.replace(tested, requests=corrected.requests.get((key, evidence.mode)))
+    # A mode a log's header asked the record in holds no request where its lines are missing.
+    sent = corrected.requests.get((key, evidence.mode), {side: () for side in SIDES})
+    tested = dataclasses.replace(tested, requests=sent)
     if (key, evidence.mode) in corrected.sampled:
         tested = dataclasses.replace(tested, sampled=True)
         if test is None:

@@ -24,9 +24,9 @@ from k3diff.triage import distribution as dist
 from k3diff.triage import firsttoken, pooled_counts, power
 from k3diff.triage.distribution import DistributionTest, MmdResult
 from k3diff.triage.firstverdict import FirstTokenTest, Pooled
-from k3diff.triage.model import Settings
 from k3diff.triage.plan import pooled_tests, test_kind
 from k3diff.triage.samples import Sample, SampleLogs
+from k3diff.triage.settings import Settings
 from k3diff.triage.streams import record_stream
 
 Grouped = Mapping[str, Mapping[str, Mapping[str, Sequence[Sample]]]]

@@ -13,8 +13,12 @@ Review69c: the rule held only a side that answered in no mode, so a patch server
 concurrent request of a record it answered serially passed (exit 0), as did a log whose failed
 patch lines were removed (`jq 'select(.error == null)'`: no failed request left). It is judged
 per mode, and a side the logs sampled with no line in a mode that holds the record's lines is
-held the same; a side no log sampled (a base-only run) is not, nor a record no log holds a line
-of (a prompts file that left it out)."""
+held the same; a side no log sampled (a base-only run) is not. Triage70: a record whose every
+line was removed (both sides failed it, then `jq`), or that a killed run never reached, was read
+as one no prompts file asked; a log's header lists the records its run asked, and each one the
+comparison has is given every mode the run asked (`triage.asked`), so its sides with no line
+there are held alike. A record no log asked (a prompts file that left it out), or one a log
+written before the header listed them holds no line of, is not."""
 
 from __future__ import annotations
 
@@ -38,7 +42,7 @@ def unanswered_sides(
     where none of the side's lines holds an output: every request failed, or none is in the
     logs (0 sent, no error); the modes are empty where that is every mode of the record."""
     found: list[tuple[str, tuple[str, ...], int, str]] = []
-    modes = [mode for mode, sides in samples.items() if any(sides.values())]
+    modes = list(samples)  # each holds a line of the record, or a log's header asked it
     for side in (side for side in ("base", "patch") if side in sampled):
         silent = [
             mode for mode in modes if all(s.text_xxh3 is None for s in samples[mode].get(side, ()))
@@ -69,20 +73,29 @@ def hold_unanswered(
     found = unanswered_sides(samples, sampled)
     if not found:
         return verdict
-    said = " and ".join(
+    failed = [
         f"every {side} request for this record{_in(modes)} failed ({_count(sent)}; {error})"
-        if sent
-        else f"the logs hold no {side} line for this record{_in(modes)} (a run stopped before "
-        "them, or its lines removed)"
         for side, modes, sent, error in found
-    )
+        if sent
+    ]
+    unlogged: dict[tuple[str, ...], list[str]] = {}
+    for side, modes, sent, _ in found:
+        if not sent:
+            unlogged.setdefault(modes, []).append(side)
+    lacking = [
+        f"the logs hold no {one_of(sides, 'or')} line for this record{_in(modes)}, which the "
+        "run asked (its lines removed from the log, or the run killed before them: its sample "
+        "command with --resume takes them)"
+        for modes, sides in unlogged.items()
+    ]
     which = " and ".join(side for side, _, _, _ in found)
-    modes = sorted({mode for _, modes, _, _ in found for mode in modes})
+    every = sorted({mode for _, modes, _, _ in found for mode in modes})
+    fix = ": make that server answer these requests, then sample them again" if failed else ""
     return held(
         verdict,
         Flag.UNANSWERED,
-        f"unanswered: {said}, so the {which} proved nothing{_in(tuple(modes))}: make that "
-        "server answer these requests, then sample them again",
+        f"unanswered: {' and '.join(failed + lacking)}, so the {which} proved "
+        f"nothing{_in(tuple(every))}{fix}",
     )
 
 

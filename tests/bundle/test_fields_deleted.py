@@ -87,18 +87,23 @@ def test_a_triage_field_deleted_is_refused_unless_the_document_says_it_is_older(
         "summary.unanswered",
         "metrics_url_404",
         "metrics_url_no_gauge",
+        "runs[].asked",
     )
     for paths, refused in (
-        # added last: an older document lacks it (the bundle then words the unproven
-        # records' advice as before: none here)
+        # added last: an older document lacks it (triage70: the bundle then says its logs'
+        # records lacking every line were not checked)
         (older[-1:], False),
-        (older[-3:], False),  # and the ones before it (left69)
-        (older[-4:], False),  # and `gaugeless` (telem68)
+        # and the one before it (the bundle then words the unproven records' advice as
+        # before: none here)
+        (older[-2:], False),
+        (older[-4:], False),  # and the ones before it (left69)
+        (older[-5:], False),  # and `gaugeless` (telem68)
         # and the one before it (run again without the model check, which made no
         # difference here: the captures' model is the samples')
-        (older[-5:], False),
         (older[-6:], False),
+        (older[-7:], False),
         (older, False),  # and the oldest lacks them all
+        (("metrics_url_no_gauge",), True),  # the document holds `runs[].asked`
         (("metrics_url_404",), True),  # the document holds `metrics_url_no_gauge`
         (("summary.unanswered",), True),  # and the fields added after it
         (("gaugeless",), True),
@@ -133,6 +138,7 @@ def test_older_lacks_names_the_first_field_lacked_everywhere_and_the_later_ones(
         "gaugeless": [],
         "metrics_url_404": [],
         "metrics_url_no_gauge": [],
+        "runs": [{"asked": None}],
         "records": [{"modes": modes}],
     }
     assert older_lacks(current, ADDED) == frozenset()  # one mode has `requests`

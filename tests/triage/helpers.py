@@ -182,14 +182,17 @@ def triage_greedy(tmp_path: Path, cases: dict[str, tuple[list[str], list[str]]])
 
 def without_added_after(document: dict[str, Any], field: str) -> dict[str, Any]:
     """`document` without the fields triage added within `k3diff.triage/1` after `field`
-    (`bundle.rederive.ADDED`, top-level or `summary.` ones), as a triage written before them:
-    a document lacking `field` lacks every one added after it too."""
+    (`bundle.rederive.ADDED`: top-level, `summary.` or `runs[].` ones), as a triage written
+    before them: a document lacking `field` lacks every one added after it too."""
     from k3diff.bundle.rederive import ADDED
 
     for path in ADDED[ADDED.index(field) + 1 :]:
         *parents, name = path.split(".")
-        held = document
+        holders: list[Any] = [document]
         for parent in parents:
-            held = held[parent]
-        del held[name]
+            holders = [h[parent.removesuffix("[]")] for h in holders]
+            if parent.endswith("[]"):
+                holders = [item for items in holders for item in items]
+        for held in holders:
+            del held[name]
     return document
