@@ -133,7 +133,7 @@ def _setuptools_scm(module: ast.Module) -> Iterator[tuple[str, str]]:
             yield from _literal(node, names, node.value)
             _once(node, names, assigned)
             if "__all__" in names and isinstance(node.value, ast.List | ast.Tuple):
-                exported = [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
+                exported = [str(e.value) for e in node.value.elts if isinstance(e, ast.Constant)]
         elif isinstance(node, ast.AnnAssign):
             (name,) = _names(node, [node.target])
             if name not in _SCM_NAMES or not _is_type(node.annotation):
