@@ -203,3 +203,68 @@ def test_the_template_with_future_annotations_and_its_all_still_holds(tmp_path: 
 
     assert code == 0, _errors(report)
     assert _status(report) == "generated"
+
+
+ROOT_PYPROJECT = b"""\
+[build-system]
+requires = ["setuptools>=64"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "engine"
+version = "1.1"
+"""
+VENDORED_SCM = b"""\
+[build-system]
+requires = ["setuptools>=64", "setuptools-scm>=8"]
+
+[tool.setuptools_scm]
+version_file = "_version.py"
+"""
+VENDORED_VERSIONEER = (
+    b"[versioneer]\nVCS = git\nversionfile_build = engine/_vendor/tomlish/_version.py\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "config", "module"),
+    [
+        ("pyproject.toml", VENDORED_SCM, scm_module("1.1", SCM_6)),
+        ("setup.cfg", VENDORED_VERSIONEER, versioneer_module("1.1", None)),
+    ],
+)
+def test_only_the_configuration_that_builds_the_wheel_names_a_written_file(
+    tmp_path: Path, name: str, config: bytes, module: bytes
+) -> None:
+    """The root's pyproject.toml builds the wheel (setuptools, no version tool); a vendored
+    project inside the package holds a configuration of its own that names a version module.
+    That build never ran: a module the patch adds there is compared with the commit, W402
+    (it was `generated`, exit 0, read from the configuration nearest the file)."""
+    vendored = "src/engine/_vendor/tomlish/"
+    sources = {
+        "pyproject.toml": ROOT_PYPROJECT,
+        "src/engine/__init__.py": b"",
+        "src/engine/core.py": b"STEP = 1\n",
+        f"{vendored}__init__.py": b"",
+        f"{vendored}{name}": config,
+        f"{vendored}versioneer.py": b"# versioneer 0.29\n",
+    }
+    _a, b = make_repo(tmp_path / "repo", [sources, {"src/engine/core.py": b"STEP = 2\n"}])
+    files = {"engine/__init__.py": b"", "engine/_vendor/tomlish/__init__.py": b""}
+    base = wheelkit.make_wheel(
+        tmp_path / "base", "engine", "1.0", files | {"engine/core.py": b"STEP = 1\n"}
+    )
+    patch_files = files | {
+        "engine/core.py": b"STEP = 2\n",
+        "engine/_vendor/tomlish/_version.py": module,
+    }
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "1.1", patch_files)
+
+    code, report = run_json("wheels", base, patch, "--source", tmp_path / "repo", "--commit", b)
+
+    assert code == 1
+    (entry,) = [e for e in report["entries"] if e["path"] == "engine/_vendor/tomlish/_version.py"]
+    assert entry["source"]["status"] == "absent"
+    assert entry["source"]["generated_by"] is None
+    failing = [(f["code"], f["path"]) for f in report["findings"] if f["severity"] == "error"]
+    assert failing == [("W402", "engine/_vendor/tomlish/_version.py")]
