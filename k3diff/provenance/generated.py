@@ -1,20 +1,20 @@
 """The wheel files the build wrote, by the configuration at the commit, held to their tool's
 template (`versionconfig` says which, `versiontemplate` whether it holds).
 
-A file is looked for among those the configuration of its project names: the project holding it
-in the repository (`buildconfig.project_directory`: the deepest directory at or above its
-repository path with a configuration file of its own, else the root), as the build that wrote
-it is that project's.
+A file is looked for among those the configuration of the project that builds the wheel names
+(`SourceLayout.project`: the configuration the layout was read from, or the one nearest above
+the package's place), whatever other project's configuration lies nearer the file: a vendored
+project inside the package that names its own ``_version.py`` is not the build that made this
+wheel (review70c: the nearest configuration was read, and a module the patch added there passed
+`generated`, exit 0).
 """
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from k3diff.provenance.blobs import WheelFiles
-from k3diff.provenance.buildconfig import project_directory
 from k3diff.provenance.git import GitRepo
 from k3diff.provenance.lookup import Lookup
 from k3diff.provenance.versionconfig import WrittenFile, written_files
@@ -50,18 +50,17 @@ def generated_files(
     version: str | None,
 ) -> dict[str, Generated]:
     """Wheel path -> `Generated` for each of `candidates` (wheel paths the commit does not hold
-    as they are) that its project's configuration names as a module the build writes."""
-    projects: dict[str, tuple[WrittenFile, ...]] = {}
+    as they are) that the building project's configuration names as a module the build
+    writes."""
+    python = sorted(path for path in candidates if path.endswith(".py"))
+    if not python:
+        return {}
+    project = lookup.layout.project
+    writes = written_files(git, lookup.tree, lookup.links, project)
     found = {}
-    for path in sorted(candidates):
-        if not path.endswith(".py"):
-            continue
+    for path in python:
         held = lookup.repo_path(path)
-        parent = posixpath.dirname(held)
-        project = project_directory(lookup.tree, lookup.links, parent + "/" if parent else "")
-        if project not in projects:
-            projects[project] = written_files(git, lookup.tree, lookup.links, project)
-        for written in projects[project]:
+        for written in writes:
             if written.path == (path if written.in_wheel else held):
                 found[path] = Generated(written, _refused(written, files, path, version))
                 break

@@ -42,6 +42,10 @@ class SourceLayout:
     (``pyproject.toml [tool.setuptools.package-dir]``)."""
     unread: str | None = None
     """Why a configuration found was not read (detection decided instead), else None."""
+    project: str = ""
+    """Directory ('' or ending in '/') of the project that builds the wheel: where the
+    configuration read is, or the deepest holding one at or above the prefix (where detection
+    or the user placed the package); its configuration says which modules the build writes."""
 
     @functools.cached_property
     def _mapped(self) -> dict[str, str]:
@@ -102,7 +106,7 @@ def configured_layout(package_dirs: PackageDirs, project: str = "") -> SourceLay
         ((wheel, repo) for wheel, repo in dirs.items() if wheel),
         key=lambda pair: (-pair[0].count("/"), pair[0]),
     )
-    return SourceLayout(dirs.get("", project), tuple(mapped), package_dirs.origin)
+    return SourceLayout(dirs.get("", project), tuple(mapped), package_dirs.origin, project=project)
 
 
 @dataclass(frozen=True)
@@ -129,7 +133,8 @@ class Lookup:
         tree, links = (listing := list_tree(git, commit)).files, listing.links
         wheel_blobs = {path: wheel_blob_id(data, git.object_format) for path, data in files.items()}
         if prefix is not None:
-            given = SourceLayout(normalize_prefix(prefix), (), "given")
+            place = normalize_prefix(prefix)
+            given = SourceLayout(place, (), "given", project=project_directory(tree, links, place))
             return cls(tree, links, wheel_blobs, given, listing.submodules)
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
         layout = _source_layout(git, tree, links, wheel_blobs, rankings, label)
@@ -233,7 +238,7 @@ def _source_layout(
         unread = f"{root.origin} builds the root's project, and {project} is a project of its own"
     else:
         unread = config.reason if isinstance(config, Unread) else None
-    return SourceLayout(found, (), "detected", unread)
+    return SourceLayout(found, (), "detected", unread, project)
 
 
 def _maps(stated: Stated, layout: SourceLayout, paths: Sequence[Collection[str]]) -> bool:

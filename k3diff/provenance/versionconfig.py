@@ -11,8 +11,9 @@ where that tool builds:
   the project's directory) and ``write_to`` (relative to its ``root``, ``..`` in SGLang's
   ``python/pyproject.toml``), where setuptools builds (``build-backend`` setuptools' or none)
   and ``[build-system] requires`` names setuptools-scm;
-* hatch-vcs: ``[tool.hatch.build.hooks.vcs]`` (or the wheel target's ``hooks.vcs``)
-  ``version-file``, where ``hatchling.build`` builds and ``requires`` names hatch-vcs;
+* hatch-vcs: the wheel target's ``hooks.vcs``, else ``[tool.hatch.build.hooks.vcs]``,
+  ``version-file`` (none where its ``enable-by-default`` is false), where ``hatchling.build``
+  builds and ``requires`` names hatch-vcs;
 * versioneer: ``[tool.versioneer]`` of ``pyproject.toml``, else ``setup.cfg``'s
   ``[versioneer]``, ``VCS = git`` and ``versionfile_build`` (a path in the build, so in the
   wheel), where setuptools builds and the project holds ``versioneer.py`` or ``requires`` names
@@ -107,21 +108,27 @@ def _setuptools_scm(scm: Mapping[str, object], label: str, directory: str) -> li
 
 
 def _hatch_vcs(hatch: object, label: str, directory: str) -> list[WrittenFile]:
-    """The build hook's `version-file`: the build's, and the wheel target's own."""
+    """The build hook's `version-file`, as hatchling configures the wheel's hooks: the wheel
+    target's `hooks.vcs` where it has one, in place of the build's (not beside it), and none
+    where `enable-by-default` is false (the hook runs only where the build's environment asks
+    for it: review70c, both were read as written)."""
     build = hatch.get("build") if isinstance(hatch, dict) else None
     build = build if isinstance(build, dict) else {}
     targets = build.get("targets")
     wheel = targets.get("wheel") if isinstance(targets, dict) else None
     tables = [
-        ("tool.hatch.build.hooks.vcs", build.get("hooks")),
         ("tool.hatch.build.targets.wheel.hooks.vcs", wheel.get("hooks") if wheel else None),
+        ("tool.hatch.build.hooks.vcs", build.get("hooks")),
     ]
-    found = []
     for name, hooks in tables:
         vcs = hooks.get("vcs") if isinstance(hooks, dict) else None
-        if isinstance(vcs, dict) and (path := _path(directory, vcs.get("version-file"))):
-            found.append(WrittenFile(path, HATCH_VCS, f"{label} [{name}] version-file"))
-    return found
+        if not isinstance(vcs, dict):
+            continue
+        path = _path(directory, vcs.get("version-file"))
+        if not path or not vcs.get("enable-by-default", True):
+            return []
+        return [WrittenFile(path, HATCH_VCS, f"{label} [{name}] version-file")]
+    return []
 
 
 def _versioneer(table: object, setup_cfg: bytes | None, directory: str) -> list[WrittenFile]:

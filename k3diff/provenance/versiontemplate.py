@@ -14,9 +14,12 @@ like any other: a patch could hide code there. So it passes only as the tool's t
 * versioneer's short form (its ``SHORT_VERSION_PY``): ``import json``, ``version_json = '…'``
   (a JSON object) and ``def get_versions(): return json.loads(version_json)``, exactly.
 
-Module docstrings and comments are allowed. The version stated (``__version__``, ``version``,
-versioneer's JSON ``"version"``) must be the wheel's METADATA Version (PEP 440 normalised): a
-version module copied from another build is not this build's.
+Module docstrings and comments are allowed, and ``from __future__ import annotations`` (no other
+feature, no ``as``). Each name is assigned once, as the tools assign it (a reader of the first
+assignment would see another value than Python leaves), and ``__all__`` names only names the
+module assigns. The version stated (``__version__``, ``version``, versioneer's JSON
+``"version"``) must be the wheel's METADATA Version (PEP 440 normalised): a version module copied
+from another build is not this build's.
 """
 
 from __future__ import annotations
@@ -114,31 +117,60 @@ def _setuptools_scm(module: ast.Module) -> Iterator[tuple[str, str]]:
     """(name, version) of each version assignment; `_NotTemplate` at the first statement the
     template does not hold."""
     type_checking = False  # set False by the module before its `if TYPE_CHECKING:`
+    assigned: set[str] = set()
+    exported: list[str] = []
     for node in module.body:
-        if _docstring(node):
-            continue
-        if isinstance(node, ast.ImportFrom) and node.module == "__future__" and not node.level:
+        if _docstring(node) or _future_annotations(node):
             continue
         if isinstance(node, ast.Assign):
             names = _names(node, node.targets)
             if names == ["TYPE_CHECKING"]:
                 if not (isinstance(node.value, ast.Constant) and node.value.value is False):
                     raise _refused(node, f"TYPE_CHECKING = {ast.unparse(node.value)}, not False")
+                _once(node, names, assigned)
                 type_checking = True
                 continue
             yield from _literal(node, names, node.value)
+            _once(node, names, assigned)
+            if "__all__" in names and isinstance(node.value, ast.List | ast.Tuple):
+                exported = [str(e.value) for e in node.value.elts if isinstance(e, ast.Constant)]
         elif isinstance(node, ast.AnnAssign):
             (name,) = _names(node, [node.target])
             if name not in _SCM_NAMES or not _is_type(node.annotation):
                 raise _refused(node, f"an annotation that is not a type ({ast.unparse(node)})")
             if node.value is not None:
                 yield from _literal(node, [name], node.value)
+                _once(node, [name], assigned)
         elif isinstance(node, ast.If) and _is_name(node.test, "TYPE_CHECKING"):
             if not type_checking:
                 raise _refused(node, "if TYPE_CHECKING with no TYPE_CHECKING = False before it")
             _type_checking_block(node)
         else:
             raise _refused(node, _statement(node))
+    if unassigned := [name for name in exported if name not in assigned]:
+        raise _NotTemplate(f"__all__ names {', '.join(unassigned)}, which it does not assign")
+
+
+def _future_annotations(node: ast.stmt) -> bool:
+    """``from __future__ import annotations``, as vcs-versioning writes it: another feature, or
+    ``as`` binding the feature to a name (``__getattr__``, ``__all__``), is not the template."""
+    return (
+        isinstance(node, ast.ImportFrom)
+        and node.module == "__future__"
+        and not node.level
+        and [(alias.name, alias.asname) for alias in node.names] == [("annotations", None)]
+    )
+
+
+def _once(node: ast.stmt, names: list[str], assigned: set[str]) -> None:
+    """Add `names` to `assigned`, refusing a name assigned before: the tools assign each once,
+    and a second assignment is what the module holds at run time where a reader of the first
+    saw another (review70c: a second ``__commit_id__``, or versioneer's ``version_json`` saying
+    ``"dirty": true`` of another commit, passed generated)."""
+    for name in names:
+        if name in assigned:
+            raise _refused(node, f"a second assignment to {name}")
+        assigned.add(name)
 
 
 def _names(node: ast.stmt, targets: list[ast.expr]) -> list[str]:
@@ -213,6 +245,7 @@ def _is_type(node: ast.expr) -> bool:
 
 def _versioneer(module: ast.Module) -> Iterator[tuple[str, str]]:
     """versioneer's short form: ("version_json version", version) from its JSON."""
+    assigned: set[str] = set()
     for node in module.body:
         if _docstring(node):
             continue
@@ -227,6 +260,7 @@ def _versioneer(module: ast.Module) -> Iterator[tuple[str, str]]:
                 )
             continue
         if isinstance(node, ast.Assign) and _names(node, node.targets) == ["version_json"]:
+            _once(node, ["version_json"], assigned)
             value = node.value
             if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
                 raise _refused(node, "version_json that is not a string literal")

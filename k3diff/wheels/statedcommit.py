@@ -15,9 +15,10 @@ Three places, each read as text and never imported or run:
   ships it, FlashInfer's ``_build_meta.py`` ``__git_commit__``, DeepSpeed's
   ``git_version_info_installed.py`` ``git_hash``, versioneer's ``_version.py``
   ``version_json``, a JSON object whose ``full-revisionid`` is the commit and ``dirty`` the
-  work tree's state): simple assignments of a string literal only, found by `ast` over at most
-  `_MODULE_CAP` bytes, and over at most `_MODULES_READ` modules and `_MODULES_BYTES` bytes of
-  them in all (the first in name order).
+  work tree's state): simple assignments of a string literal only (annotated or not; the last
+  of a name's, as Python leaves it: review70c), found by `ast` over at most `_MODULE_CAP`
+  bytes, and over at most `_MODULES_READ` modules and `_MODULES_BYTES` bytes of them in all
+  (the first in name order).
 
 The text is the wheel author's, so an attacker's: a value is kept only when it is hex of 4 to 40
 (or 64) digits, lowercased. Anything else is no statement of a commit; a string a version module
@@ -219,11 +220,12 @@ def _from_module(data: bytes, path: str) -> list[Statement]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     values: dict[str, object] = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
-            for target in node.targets:
+    for node in tree.body:  # the last of a name's assignments, what the module holds at import
+        if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Constant):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
                 if isinstance(target, ast.Name) and target.id in (*_NAMES, _VERSIONEER):
-                    values.setdefault(target.id, node.value.value)
+                    values[target.id] = node.value.value
     found: list[Statement] = []
     if isinstance(versioneer := values.get(_VERSIONEER), str):
         found += _from_versioneer(versioneer, path)
