@@ -23,6 +23,7 @@ import json
 import math
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, TypeVar
 
 from k3diff.errors import InputError
@@ -77,6 +78,11 @@ NONNEGATIVE = Within(0.0)
 """A number of seconds, tokens or units that cannot be negative."""
 SIGNED = Within()
 """Any number but NaN (a difference of means, a logprob margin)."""
+
+
+def words(kind: type[StrEnum]) -> frozenset[str]:
+    """The words an enum's members are written as: what `among` takes for a field of it."""
+    return frozenset(member.value for member in kind)
 
 
 class Fields:
