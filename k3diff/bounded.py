@@ -297,6 +297,12 @@ def loads_line(text: str) -> Any:
     return value
 
 
+BOM = "\ufeff"
+"""A UTF-8 byte order mark, decoded. Editors and shells (PowerShell's `Out-File`, Notepad) put
+one before the first line of a file they write; a responses or prompts file (what other tools
+write) is read past one there (a responses file's JSON Lines past one on any line). k3diff writes none, so its documents and logs, and any other
+line, refuse one naming it rather than as JSON that "expects a value"."""
+
 MAX_JSON_DEPTH = 100
 """Deepest nesting of arrays and objects accepted. Real responses nest a few levels; what the
 comparison does with a record (deepdiff, JSON output) recurses once or more per level, so a
@@ -337,7 +343,12 @@ def _decoding(where: str) -> Iterator[None]:
         raise InputError(f"{where}: JSON nested too deeply; refused") from exc
     except MemoryError as exc:
         raise InputError(f"{where}: out of memory decoding JSON; refused") from exc
-    except json.JSONDecodeError:
+    except json.JSONDecodeError as exc:
+        if exc.pos == 0 and exc.doc.startswith(BOM):
+            raise InputError(
+                f"{where}: starts with a UTF-8 byte order mark, which k3diff reads past only "
+                "in a responses or prompts file; save it as UTF-8 without one"
+            ) from exc
         raise
     except ValueError as exc:
         if "integer string conversion" in str(exc):

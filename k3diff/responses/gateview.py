@@ -9,7 +9,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from k3diff.fields import Fields
+from k3diff.fields import LEVEL, SHARE, Fields
 from k3diff.responses.gatepower import amount, tolerance_amount
 from k3diff.responses.scoregate import GATE, GateOptions, ScoreGate, decide
 from k3diff.responses.scores import ScoreKind, p_text
@@ -71,8 +71,8 @@ def read_gate(fields: Fields | None) -> GateView | None:
     return GateView(
         options=GateOptions(fields.number("tolerance_points"), tolerances),
         alpha=fields.level("alpha"),
-        level=fields.number("level"),
-        power=fields.number("power"),
+        level=fields.number("level", LEVEL),
+        power=fields.number("power", SHARE),
         decisions=fields.each("decisions", _decision),
         findings=fields.each("findings", lambda f: (f.string("name"), f.optional_string("metric"))),
         passes=fields.boolean("passes"),
