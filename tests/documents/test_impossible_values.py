@@ -116,3 +116,28 @@ def test_a_setting_or_count_out_of_range_is_refused(
     code, stderr = _report(tmp_path, document)
     assert code == 2, stderr
     assert stderr == f"k3diff: error: edited.json: field {said}\n"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("count", -3, "'findings[0].count' must be an integer of at least 0, not -3"),
+        ("severity", "ERROR", '\'findings[0].severity\' must be one of "error", "warning"'),
+        ("side", "Patch", '\'findings[0].side\' must be one of "base", "patch", not "Patch"'),
+    ],
+)
+def test_a_logs_finding_out_of_range_is_refused(
+    tmp_path: Path, field: str, value: object, said: str
+) -> None:
+    (tmp_path / "base.log").write_text("INFO engine started\n")
+    (tmp_path / "patch.log").write_text(
+        "INFO engine started\nCUDA error: an illegal memory access\n"
+    )
+    made = run_k3diff("logs", "base.log", "patch.log", "--format", "json", "-o", "l.json",
+                      cwd=tmp_path)  # fmt: skip
+    assert made.exit_code == 1, made.stderr
+    document = json.loads((tmp_path / "l.json").read_text())
+    document["findings"][0][field] = value
+    code, stderr = _report(tmp_path, document)
+    assert code == 2, stderr
+    assert stderr.startswith(f"k3diff: error: edited.json: field {said}"), stderr
