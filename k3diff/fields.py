@@ -177,8 +177,7 @@ class Fields:
     def _among(self, key: str, value: str, among: Collection[str] | None, null: str) -> str:
         if among is None or value in among:
             return value
-        words = ", ".join(_shown(word) for word in sorted(among))
-        raise self.fail(key, f"must be one of {words}{null}, not {_shown(value)}")
+        raise self.fail(key, f"must be {_one_of(among)}{null}, not {_shown(value)}")
 
     def boolean(self, key: str) -> bool:
         """true or false."""
@@ -241,9 +240,15 @@ class Fields:
         """The object's keys, in order (each one of `among` where named: a map keyed by side)."""
         for key in self._data:
             if among is not None and key not in among:
-                words = ", ".join(_shown(word) for word in sorted(among))
-                raise self.fail(key, f"is none of the keys {words}")
+                raise self.fail(key, f"is no key this object holds: keys are {_one_of(among)}")
         return tuple(self._data)
+
+
+def _one_of(among: Collection[str]) -> str:
+    """`one of "base", "patch"`; past 8 words, how many (a triage flag is one of 25)."""
+    if len(among) > 8:
+        return f"one of the {len(among)} words k3diff writes there"
+    return "one of " + ", ".join(_shown(word) for word in sorted(among))
 
 
 def _shown(value: object) -> str:
