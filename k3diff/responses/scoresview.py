@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from k3diff.fields import NONNEGATIVE, POSITIVE, SHARE, Fields
+from k3diff.fields import NONNEGATIVE, POSITIVE, SHARE, Fields, words
 from k3diff.responses.scores import (
     DEFAULT_POWER,
     LOWER_IS_BETTER,
@@ -45,11 +45,8 @@ class ScoresView:
 
 
 def _test(fields: Fields) -> ScoreTest:
-    try:
-        kind = ScoreKind(fields.string("kind"))
-        direction = Direction(fields.string("direction"))
-    except ValueError as exc:
-        raise fields.fail("kind", f"or 'direction' is not one k3diff writes ({exc})") from exc
+    kind = ScoreKind(fields.string("kind", words(ScoreKind)))
+    direction = Direction(fields.string("direction", words(Direction)))
     # The counts every recount divides by or hands scipy are refused by their reader as
     # `responses` never writes them (a test has at least one item), before they reach a statistic.
     return ScoreTest(
