@@ -4,11 +4,13 @@ documents and logs, which k3diff writes without one. Both read "Expecting value"
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 from cli_support import run_k3diff
 from triage.helpers import side, write_samples
+from wheels.wheelset_support import write
 
 from documents.readers_support import triage_json
 from k3diff.sample.prompts import read_prompts
@@ -51,3 +53,26 @@ def test_a_prompts_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
                         "--repeats", "1", "--out", tmp_path / "out")  # fmt: skip
     assert result.exit_code == 2
     assert result.stderr == f"k3diff: error: {prompts}:3: {SAID}"
+
+
+def test_a_manifest_with_a_byte_order_mark_is_refused_naming_it(tmp_path: Path) -> None:
+    """sha256sum -c takes no line after a mark for a checksum line: nor does audit, and it says
+    why (it read "not a sha256sum line")."""
+    (tmp_path / "notes.txt").write_text("release notes\n")
+    digest = hashlib.sha256(b"release notes\n").hexdigest()
+    (tmp_path / "SUMS").write_bytes(BOM + f"{digest}  notes.txt\n".encode())
+    result = run_k3diff("audit", "notes.txt", "--manifest", "SUMS", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr == f"k3diff: error: SUMS: {SAID}"
+
+
+def test_a_waiver_file_with_a_byte_order_mark_is_refused_naming_it(tmp_path: Path) -> None:
+    for name in ("base", "patch"):
+        write(tmp_path / name, "demo", "1.0", "py3-none-any", {"demo.py": b"X = 1\n"})
+    (tmp_path / "w.toml").write_bytes(BOM + b"# no waivers yet\n")
+    wheel = "demo-1.0-py3-none-any.whl"
+    result = run_k3diff(
+        "wheels", f"base/{wheel}", f"patch/{wheel}", "--waivers", "w.toml", cwd=tmp_path
+    )
+    assert result.exit_code == 2
+    assert result.stderr == f"k3diff: error: w.toml: {SAID}"
