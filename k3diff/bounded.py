@@ -304,7 +304,6 @@ write) is read past one there (a responses file's JSON Lines past one on any lin
 line, refuse one naming it rather than as JSON that "expects a value"."""
 
 
-
 def bom_refused(where: str) -> InputError:
     """The one refusal of a byte order mark (`BOM`) where k3diff does not read past one."""
     return InputError(
