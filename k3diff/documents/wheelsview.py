@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from k3diff.documents.findingview import FindingView, read_finding, waived_count
 from k3diff.documents.wheelsrerun import WheelsRerun, read_rerun
 from k3diff.fields import Fields, words
+from k3diff.provenance.check import SourceStatus
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.surfaces import SurfaceKind
 from k3diff.wheels.proof import How, Status
@@ -238,7 +239,7 @@ def _entry(fields: Fields) -> WheelsEntry:
         base_crc32=fields.optional_string("base_crc32"),
         patch_crc32=fields.optional_string("patch_crc32"),
         corrupt=fields.optional_string("corrupt"),
-        source=None if source is None else source.string("status"),
+        source=None if source is None else source.string("status", words(SourceStatus)),
     )
 
 
