@@ -297,6 +297,29 @@ def loads_line(text: str) -> Any:
     return value
 
 
+BOM = "\ufeff"
+"""A UTF-8 byte order mark, decoded. Editors and shells (PowerShell's `Out-File`, Notepad) put
+one before the first line of a file they write; a responses or prompts file (what other tools
+write) is read past one there (a responses file's JSON Lines past one on any line). k3diff writes none, so its documents and logs, and any other
+line, refuse one naming it rather than as JSON that "expects a value"."""
+
+
+def bom_refused(where: str) -> InputError:
+    """The one refusal of a byte order mark (`BOM`) where k3diff does not read past one."""
+    return InputError(
+        f"{where}: starts with a UTF-8 byte order mark, which k3diff reads past only in a "
+        "responses or prompts file; save it as UTF-8 without one"
+    )
+
+
+def without_bom(data: bytes, where: str) -> bytes:
+    """`data`, refused (`bom_refused`) when it starts with a byte order mark: for a file that is
+    not JSON (a TOML waiver file, a sha256sum manifest), whose parser would name no cause."""
+    if data.startswith(BOM.encode()):
+        raise bom_refused(where)
+    return data
+
+
 MAX_JSON_DEPTH = 100
 """Deepest nesting of arrays and objects accepted. Real responses nest a few levels; what the
 comparison does with a record (deepdiff, JSON output) recurses once or more per level, so a
@@ -337,7 +360,9 @@ def _decoding(where: str) -> Iterator[None]:
         raise InputError(f"{where}: JSON nested too deeply; refused") from exc
     except MemoryError as exc:
         raise InputError(f"{where}: out of memory decoding JSON; refused") from exc
-    except json.JSONDecodeError:
+    except json.JSONDecodeError as exc:
+        if exc.pos == 0 and exc.doc.startswith(BOM):
+            raise bom_refused(where) from exc
         raise
     except ValueError as exc:
         if "integer string conversion" in str(exc):

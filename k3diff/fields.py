@@ -7,11 +7,23 @@ Nothing is defaulted except what the schema marks optional (the `optional_*` acc
 an absent key and `null` both read as None): a silently defaulted count could turn a failing
 document into a passing bundle row. Fields the reader does not ask for are ignored (fields are
 only ever added within a version).
+
+A value of the right type that no writer can produce is refused the same way, naming the value
+(`FILE: field 'records[0].modes[0].base.n' must be an integer of at least 0, not -1`): every
+integer is a count, size, position or code, so `integer` takes none below 0 unless the reader
+names another `Within`; a number is held to the `Within` its reader names (a p-value or share
+to `SHARE`, a level to `LEVEL`); a word to the values its writer writes (`among`). An
+impossible value could otherwise slip past the self-checks (a negative sample count reads as
+sampled) and make a rendered verdict say what the document's own numbers do not support.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import json
+import math
+from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, TypeVar
 
 from k3diff.errors import InputError
@@ -19,6 +31,58 @@ from k3diff.errors import InputError
 T = TypeVar("T")
 
 _MISSING = object()
+
+
+@dataclass(frozen=True)
+class Within:
+    """The values a numeric field's writer can write: from `low` to `high`, an end left out
+    where it is open. NaN lies within none."""
+
+    low: float = -math.inf
+    """The least value (or the bound above which every value lies, `open_low`)."""
+    high: float = math.inf
+    """The greatest value (or the bound below which every value lies, `open_high`)."""
+    open_low: bool = False
+    """`low` itself is not a value the writer writes."""
+    open_high: bool = False
+    """`high` itself is not a value the writer writes."""
+
+    def holds(self, value: float) -> bool:
+        """Whether `value` lies within (NaN fails every comparison, so never)."""
+        above = value > self.low if self.open_low else value >= self.low
+        below = value < self.high if self.open_high else value <= self.high
+        return above and below
+
+    def said(self, kind: str) -> str:
+        """`an integer of at least 0`, `a number from 0 to 1`, ...: how a refusal says it."""
+        low, high = f"{self.low:g}", f"{self.high:g}"
+        if self.high == math.inf:
+            return f"{kind} {'above' if self.open_low else 'of at least'} {low}"
+        if self.open_low and self.open_high:
+            return f"{kind} strictly between {low} and {high}"
+        if self.open_low:
+            return f"{kind} above {low} and at most {high}"
+        return f"{kind} from {low} to {high}"
+
+
+COUNT = Within(0)
+"""Counts, sizes, positions, line numbers, exit codes: every integer a document holds unless its
+reader says otherwise."""
+POSITIVE = Within(1)
+"""A count that is at least 1 where it is written at all (a test's items, a waiver's number)."""
+SHARE = Within(0.0, 1.0)
+"""A probability: a p-value, a share, a bound on a mass, a power."""
+LEVEL = Within(0.0, 1.0, open_low=True, open_high=True)
+"""A significance level: what every command's `--alpha` takes."""
+NONNEGATIVE = Within(0.0)
+"""A number of seconds, tokens or units that cannot be negative."""
+SIGNED = Within()
+"""Any number but NaN (a difference of means, a logprob margin)."""
+
+
+def words(kind: type[StrEnum]) -> frozenset[str]:
+    """The words an enum's members are written as: what `among` takes for a field of it."""
+    return frozenset(member.value for member in kind)
 
 
 class Fields:
@@ -60,51 +124,60 @@ class Fields:
             raise self.fail(key, f"must be {what}")
         return value
 
-    def integer(self, key: str) -> int:
-        """An integer (a JSON `true` is no count)."""
+    def _within(self, key: str, value: Any, within: Within | None, kind: str, null: str) -> Any:
+        """`value` (as read: an int, float or a non-finite string) where `within` holds it."""
+        number = float(value) if isinstance(value, str) else value
+        if value is None or within is None or within.holds(number):
+            return number
+        raise self.fail(key, f"must be {within.said(kind)}{null}, not {_shown(value)}")
+
+    def integer(self, key: str, within: Within = COUNT) -> int:
+        """An integer (a JSON `true` is no count), within `within` (0 or more by default)."""
         value: int = self._typed(key, _is_int, "an integer", False)
-        return value
+        return int(self._within(key, value, within, "an integer", ""))
 
-    def optional_integer(self, key: str) -> int | None:
-        """An integer, or None when absent or null."""
+    def optional_integer(self, key: str, within: Within = COUNT) -> int | None:
+        """An integer within `within`, or None when absent or null."""
         value: int | None = self._typed(key, _is_int, "an integer or null", True)
-        return value
+        checked: int | None = self._within(key, value, within, "an integer", " or null")
+        return checked
 
-    def number(self, key: str) -> float:
+    def number(self, key: str, within: Within | None = None) -> float:
         """A number (integer or float; `"NaN"`, `"Infinity"` and `"-Infinity"` are how k3diff
-        writes the non-finite ones)."""
+        writes the non-finite ones), within `within` where the reader names one."""
         value: float | str = self._typed(key, _is_number, "a number", False)
-        return float(value) if isinstance(value, str) else value
+        checked: float = self._within(key, value, within, "a number", "")
+        return checked
 
-    def optional_number(self, key: str) -> float | None:
-        """A number, or None when absent or null."""
+    def optional_number(self, key: str, within: Within | None = None) -> float | None:
+        """A number within `within` (where named), or None when absent or null."""
         value: float | str | None = self._typed(key, _is_number, "a number or null", True)
-        return float(value) if isinstance(value, str) else value
+        checked: float | None = self._within(key, value, within, "a number", " or null")
+        return checked
 
     def level(self, key: str) -> float:
         """A significance level: a finite number strictly between 0 and 1, what every
         command's `--alpha` takes (a document edited to 0, 1, a negative or NaN is refused)."""
-        value = self.number(key)
-        if not 0.0 < value < 1.0:  # NaN fails both comparisons
-            raise self.fail(key, f"must be a number strictly between 0 and 1, not {value!r}")
-        return value
+        return self.number(key, LEVEL)
 
     def optional_share(self, key: str) -> float | None:
         """A finite number from 0 to 1 (a similarity, a share), or None when absent or null."""
-        value = self.optional_number(key)
-        if value is not None and not 0.0 <= value <= 1.0:  # NaN fails both comparisons
-            raise self.fail(key, "must be a number from 0 to 1 or null")
-        return value
+        return self.optional_number(key, SHARE)
 
-    def string(self, key: str) -> str:
-        """A string."""
+    def string(self, key: str, among: Collection[str] | None = None) -> str:
+        """A string; one of `among` where the reader names the words its writer writes."""
         value: str = self._typed(key, _is_str, "a string", False)
-        return value
+        return self._among(key, value, among, "")
 
-    def optional_string(self, key: str) -> str | None:
-        """A string, or None when absent or null."""
+    def optional_string(self, key: str, among: Collection[str] | None = None) -> str | None:
+        """A string (one of `among` where named), or None when absent or null."""
         value: str | None = self._typed(key, _is_str, "a string or null", True)
-        return value
+        return None if value is None else self._among(key, value, among, " or null")
+
+    def _among(self, key: str, value: str, among: Collection[str] | None, null: str) -> str:
+        if among is None or value in among:
+            return value
+        raise self.fail(key, f"must be {_one_of(among)}{null}, not {_shown(value)}")
 
     def boolean(self, key: str) -> bool:
         """true or false."""
@@ -116,12 +189,13 @@ class Fields:
         value: bool | None = self._typed(key, _is_bool, "true, false or null", True)
         return value
 
-    def strings(self, key: str) -> tuple[str, ...]:
-        """A list of strings."""
+    def strings(self, key: str, among: Collection[str] | None = None) -> tuple[str, ...]:
+        """A list of strings (each one of `among` where named)."""
         value = self._typed(key, _is_list, "a list of strings", False)
         for index, item in enumerate(value):
             if not isinstance(item, str):
                 raise self.fail(f"{key}[{index}]", "must be a string")
+            self._among(f"{key}[{index}]", item, among, "")
         return tuple(value)
 
     def object(self, key: str) -> Fields:
@@ -162,9 +236,25 @@ class Fields:
         counts = self.object(key)
         return {field: counts.integer(field) for field in counts.names()}
 
-    def names(self) -> tuple[str, ...]:
-        """The object's keys, in order."""
+    def names(self, among: Collection[str] | None = None) -> tuple[str, ...]:
+        """The object's keys, in order (each one of `among` where named: a map keyed by side)."""
+        for key in self._data:
+            if among is not None and key not in among:
+                raise self.fail(key, f"is no key this object holds: keys are {_one_of(among)}")
         return tuple(self._data)
+
+
+def _one_of(among: Collection[str]) -> str:
+    """`one of "base", "patch"`; past 8 words, how many (a triage flag is one of 25)."""
+    if len(among) > 8:
+        return f"one of the {len(among)} words k3diff writes there"
+    return "one of " + ", ".join(_shown(word) for word in sorted(among))
+
+
+def _shown(value: object) -> str:
+    """A refused value as the document holds it (`-1`, `1.5`, `"NaN"`), cut to 60 characters."""
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _is_int(value: object) -> bool:

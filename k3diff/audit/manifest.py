@@ -114,7 +114,7 @@ def is_manifest(path: Path) -> bool:
 def _manifest_text(path: Path, data: bytes) -> str:
     """The manifest's text; InputError worded like the other commands' unreadable inputs."""
     try:
-        return data.decode("utf-8")
+        return bounded.without_bom(data, str(path)).decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(

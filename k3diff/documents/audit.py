@@ -12,9 +12,10 @@ from k3diff.documents.findingview import FindingView, read_finding, waived_count
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.native import platform_needs_json
 from k3diff.documents.surfaces import surface_json
-from k3diff.fields import Fields
+from k3diff.fields import Fields, words
 from k3diff.ids import AUDIT as SCHEMA
 from k3diff.wheel.policy import Policy
+from k3diff.wheel.surfaces import SurfaceKind
 
 
 def _artifact_json(artifact: ArtifactAudit, policy: Policy) -> dict[str, Any]:
@@ -158,7 +159,7 @@ def _artifact(fields: Fields) -> AuditArtifact:
         scripts=tuple(
             (surface.string("key"), surface.string("entry"))
             for surface in fields.objects("execution_surfaces")
-            if surface.string("kind") in ("script", "data-script")
+            if surface.string("kind", words(SurfaceKind)) in ("script", "data-script")
         )
         if fields.has("execution_surfaces")
         else (),

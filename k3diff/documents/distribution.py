@@ -7,7 +7,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from k3diff.fields import Fields
+from k3diff.documents.triagewords import TESTS
+from k3diff.fields import LEVEL, SHARE, Fields
+from k3diff.sample.names import SIDES
 from k3diff.triage.distribution import SEED, DistributionTest, Moved, pooled_rejects
 from k3diff.triage.firstverdict import FirstTokenTest, FitTest
 from k3diff.triage.kernel import DESCRIPTION as KERNEL
@@ -145,17 +147,17 @@ def read_distribution(fields: Fields, alpha: float) -> TriageDistribution | None
     if found is None:
         return None
     return TriageDistribution(
-        test=found.string("test"),
+        test=found.string("test", TESTS),
         sampled=found.boolean("sampled"),
-        p_adjusted=found.number("p_adjusted"),
-        pooled_p_adjusted=found.optional_number("pooled_p_adjusted"),
-        detectable_shift=found.optional_number("detectable_shift"),
+        p_adjusted=found.number("p_adjusted", SHARE),
+        pooled_p_adjusted=found.optional_number("pooled_p_adjusted", SHARE),
+        detectable_shift=found.optional_number("detectable_shift", SHARE),
         alpha=alpha,
         statistic=found.number("statistic"),
         pooled_statistic=found.optional_number("pooled_statistic"),
         first_token_p=_first_token_p(found.optional_object("first_token")),
-        level=found.optional_number("level"),
-        pooled_p=found.optional_number("pooled_p"),
+        level=found.optional_number("level", LEVEL),
+        pooled_p=found.optional_number("pooled_p", SHARE),
         family_tests=_family_tests(found.optional_object("first_token")),
         moved=found.each("moved", _moved) if found.has("moved") else (),
         premise_p=_premise_p(found.optional_object("first_token")),
@@ -166,12 +168,12 @@ def _premise_p(found: Fields | None) -> float | None:
     if found is None or found.boolean("used"):
         return None
     own = found.optional_object("base_own")
-    return None if own is None else own.number("p_adjusted")
+    return None if own is None else own.number("p_adjusted", SHARE)
 
 
 def _moved(fields: Fields) -> Moved:
     return Moved(
-        side=fields.string("side"),
+        side=fields.string("side", SIDES),
         prefix=fields.string("prefix"),
         count=fields.integer("count"),
         n=fields.integer("n"),
@@ -202,6 +204,6 @@ def _first_token_p(found: Fields | None) -> tuple[float, ...]:
     if found is None or not found.boolean("used"):
         return ()
     tests = (found.optional_object(name) for name in ("cross", "patch_own"))
-    own = tuple(test.number("p_adjusted") for test in tests if test is not None)
-    pooled = found.each("pooled", lambda p: (p.boolean("its_own"), p.number("p_adjusted")))
+    own = tuple(test.number("p_adjusted", SHARE) for test in tests if test is not None)
+    pooled = found.each("pooled", lambda p: (p.boolean("its_own"), p.number("p_adjusted", SHARE)))
     return own + tuple(p for its_own, p in pooled if its_own)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from k3diff.fields import Fields
+from k3diff.fields import Fields, words
+from k3diff.wheel.codes import Severity
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ def read_finding(fields: Fields) -> FindingView:
     waiver = fields.optional_object("waiver")
     return FindingView(
         code=fields.string("code"),
-        severity=fields.string("severity"),
+        severity=fields.string("severity", words(Severity)),
         path=fields.string("path"),
         waived=waiver is not None,
         native=fields.optional_boolean("native") is True,

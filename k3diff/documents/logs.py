@@ -8,9 +8,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from k3diff.documents.jsondoc import json_document
-from k3diff.fields import Fields
+from k3diff.fields import POSITIVE, Fields, words
 from k3diff.ids import LOGS as SCHEMA
-from k3diff.logs.model import FileScan, Location, LogFinding, LogsReport, Settings, SideScan
+from k3diff.logs.model import (
+    FileScan,
+    Location,
+    LogFinding,
+    LogsReport,
+    Settings,
+    Severity,
+    SideScan,
+)
+from k3diff.sample.names import SIDES
 
 
 def _finding_json(finding: LogFinding, side: str, new: bool | None) -> dict[str, Any]:
@@ -182,16 +191,19 @@ class LogsDocument:
 
 def _finding(fields: Fields) -> LogsFinding:
     return LogsFinding(
-        side=fields.string("side"),
+        side=fields.string("side", SIDES),
         rule=fields.string("rule"),
-        severity=fields.string("severity"),
+        severity=fields.string("severity", words(Severity)),
         count=fields.integer("count"),
         new=fields.optional_boolean("new"),
         consequence_of=fields.object("consequence_of").string("rule")
         if fields.has("consequence_of")
         else None,
         first=next(
-            iter(fields.each("examples", lambda e: (e.string("file"), e.integer("line")))), None
+            iter(
+                fields.each("examples", lambda e: (e.string("file"), e.integer("line", POSITIVE)))
+            ),
+            None,
         ),
     )
 

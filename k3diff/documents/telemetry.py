@@ -13,13 +13,15 @@ from k3diff.documents.telemetrykv import TelemetryKv, kv_json, part_of, read_kv
 from k3diff.documents.telemetrystops import read_stops
 from k3diff.documents.telemetryunits import read_units, units_json
 from k3diff.documents.telemetryvllm import TelemetryVllm, read_vllm, vllm_json
-from k3diff.fields import Fields
+from k3diff.fields import POSITIVE, SHARE, Fields, words
 from k3diff.ids import TELEMETRY as SCHEMA
+from k3diff.sample.names import SIDES, Mode
 from k3diff.sample.stopline import LogStop
 from k3diff.telemetry.model import (
     GATE_STATISTIC,
     AcceptanceGate,
     Expectation,
+    Gate,
     GateTest,
     ModeTelemetry,
     NotExercised,
@@ -285,8 +287,8 @@ class TelemetryDocument:
 def _mode(fields: Fields) -> TelemetryMode:
     cache_hits, samples = fields.integer("cache_hits"), fields.integer("samples")
     return TelemetryMode(
-        side=fields.string("side"),
-        mode=fields.string("mode"),
+        side=fields.string("side", SIDES),
+        mode=fields.string("mode", words(Mode)),
         samples=samples,
         cached_tokens=fields.integer("cached_tokens"),
         cache_reported=fields.integer("cache_reported"),
@@ -299,7 +301,7 @@ def _mode(fields: Fields) -> TelemetryMode:
 
 def _speculation(fields: Fields) -> TelemetrySpeculation:
     return TelemetrySpeculation(
-        side=fields.string("side"),
+        side=fields.string("side", SIDES),
         accepted=fields.integer("accepted"),
         drafted=fields.integer("drafted"),
     )
@@ -310,8 +312,8 @@ def _position(fields: Fields) -> TelemetryPosition:
     if not 0 <= accepted <= drafts:
         raise fields.fail("accepted", f"must be between 0 and drafts ({drafts})")
     return TelemetryPosition(
-        side=fields.string("side"),
-        position=fields.integer("position"),
+        side=fields.string("side", SIDES),
+        position=fields.integer("position", POSITIVE),
         accepted=accepted,
         drafts=drafts,
     )
@@ -319,9 +321,9 @@ def _position(fields: Fields) -> TelemetryPosition:
 
 def _position_test(fields: Fields) -> TelemetryPositionTest:
     return TelemetryPositionTest(
-        position=fields.integer("position"),
-        p=fields.number("p"),
-        p_adjusted=fields.number("p_adjusted"),
+        position=fields.integer("position", POSITIVE),
+        p=fields.number("p", SHARE),
+        p_adjusted=fields.number("p_adjusted", SHARE),
     )
 
 
@@ -331,12 +333,9 @@ def _optional_each(fields: Fields, key: str, read: Callable[[Fields], T]) -> tup
 
 
 def _not_exercised(fields: Fields) -> NotExercised:
-    expectation = fields.string("expectation")
-    if expectation not in EXPECTATIONS:
-        raise fields.fail("expectation", f"must be one of {', '.join(EXPECTATIONS)}")
     return NotExercised(
-        expectation=Expectation(expectation),
-        side=fields.string("side"),
+        expectation=Expectation(fields.string("expectation", EXPECTATIONS)),
+        side=fields.string("side", SIDES),
         detail=fields.string("detail"),
     )
 
@@ -347,7 +346,7 @@ def read(body: object, name: str) -> TelemetryDocument:
     fields = Fields(body, name)
     verdict = fields.object("verdict")
     return TelemetryDocument(
-        expected=fields.strings("expected"),
+        expected=fields.strings("expected", EXPECTATIONS),
         modes=fields.each("modes", _mode),
         speculation=fields.each("speculation", _speculation),
         not_exercised=fields.each("not_exercised", _not_exercised),
@@ -356,9 +355,9 @@ def read(body: object, name: str) -> TelemetryDocument:
         kv_reuse=_optional_each(fields, "kv_reuse", read_kv),
         positions=_optional_each(fields, "positions", _position),
         position_tests=_optional_each(fields, "position_tests", _position_test),
-        draft_lengths=fields.optional_integer("draft_lengths"),
+        draft_lengths=fields.optional_integer("draft_lengths", POSITIVE),
         alpha=fields.level("alpha"),
-        fail_on=fields.strings("fail_on") if fields.has("fail_on") else (),
+        fail_on=fields.strings("fail_on", words(Gate)) if fields.has("fail_on") else (),
         acceptance_gate=read_gate(fields.optional_object("acceptance_gate")),
         acceptance_units=read_units(fields),
         vllm=read_vllm(fields),

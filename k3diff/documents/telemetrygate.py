@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import comb, isclose
 
-from k3diff.fields import Fields
+from k3diff.fields import POSITIVE, SHARE, Fields
 from k3diff.telemetry.model import ACCEPTANCE_UNDECIDED, Gate
 
 DROP = Gate.ACCEPTANCE_DROP.value
@@ -58,20 +58,18 @@ class TelemetryGate:
 def _test(fields: Fields) -> TelemetryGateTest:
     units = fields.object("units")
     return TelemetryGateTest(
-        position=fields.optional_integer("position"),
+        position=fields.optional_integer("position", POSITIVE),
         base_units=units.integer("base"),
         patch_units=units.integer("patch"),
-        p=fields.number("p"),
-        p_adjusted=fields.number("p_adjusted"),
-        p_min=fields.number("p_min"),
+        p=fields.number("p", SHARE),
+        p_adjusted=fields.number("p_adjusted", SHARE),
+        p_min=fields.number("p_min", SHARE),
         exact=fields.boolean("exact"),
     )
 
 
 def _finding(fields: Fields) -> TelemetryGateFinding:
-    name = fields.string("name")
-    if name not in GATE_FINDINGS:
-        raise fields.fail("name", f"must be one of {', '.join(GATE_FINDINGS)}")
+    name = fields.string("name", GATE_FINDINGS)
     return TelemetryGateFinding(name, fields.optional_integer("position"), fields.string("detail"))
 
 
@@ -85,7 +83,7 @@ def read_gate(fields: Fields | None) -> TelemetryGate | None:
         tests=fields.each("tests", _test),
         findings=fields.each("findings", _finding),
         lost_windows=_lost(fields.optional_object("lost_windows")),
-        block=fields.optional_integer("block") or 1,
+        block=fields.optional_integer("block", POSITIVE) or 1,
     )
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.fields import Fields
+from k3diff.sample.names import SIDES
 from k3diff.telemetry.model import KvReuse
 
 
@@ -67,7 +68,7 @@ def part_of(fields: Fields, key: str, whole: int, of: str) -> int:
 def read_kv(fields: Fields) -> TelemetryKv:
     hits, invalid = fields.integer("hits"), fields.optional_integer("invalid") or 0
     return TelemetryKv(
-        side=fields.string("side"),
+        side=fields.string("side", SIDES),
         requests=fields.integer("requests"),
         reused_blocks=fields.integer("reused_blocks"),
         hits=hits,

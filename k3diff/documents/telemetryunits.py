@@ -91,9 +91,7 @@ def _list(fields: Fields, key: str) -> list[object]:
 
 
 def _side(fields: Fields) -> tuple[str, SideUnits]:
-    side = fields.string("side")
-    if side not in SIDES:
-        raise fields.fail("side", "must be base or patch")
+    side = fields.string("side", SIDES)
     block = fields.optional_integer("block")
     unblocked = None
     if block is not None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from k3diff.documents.telemetrystops import stops_json
 from k3diff.fields import Fields
+from k3diff.sample.names import SIDES
 from k3diff.telemetry.engines import SOURCE_SGLANG, SOURCE_TRTLLM, SOURCE_VLLM
 from k3diff.telemetry.model import Preemptions, TelemetryReport
 from k3diff.telemetry.windows import CounterReset
@@ -39,7 +40,7 @@ class TelemetryVllm:
 
 def _reset(fields: Fields) -> CounterReset:
     return CounterReset(
-        side=fields.string("side"),
+        side=fields.string("side", SIDES),
         metric=fields.string("metric"),
         window=fields.string("window"),
         samples=fields.integer("samples"),
@@ -51,15 +52,12 @@ def _reset(fields: Fields) -> CounterReset:
 
 def _source(fields: Fields) -> str:
     """Whose unit: vLLM's when absent (documents before left66 name no other)."""
-    source = fields.optional_string("source") or SOURCE_VLLM
-    if source not in UNIT_SOURCES:
-        raise fields.fail("source", f"must be one of {', '.join(UNIT_SOURCES)}")
-    return source
+    return fields.optional_string("source", UNIT_SOURCES) or SOURCE_VLLM
 
 
 def _preemptions(fields: Fields) -> Preemptions:
     return Preemptions(
-        side=fields.string("side"),
+        side=fields.string("side", SIDES),
         preemptions=fields.integer("preemptions"),
         windows=fields.integer("windows"),
     )

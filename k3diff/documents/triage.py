@@ -9,10 +9,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from k3diff.documents import triagewords as words
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.triagemodes import TriageMode, mode_json, read_mode
-from k3diff.fields import Fields
+from k3diff.fields import NONNEGATIVE, SHARE, Fields
 from k3diff.ids import TRIAGE as SCHEMA
+from k3diff.sample.names import SIDES
 from k3diff.triage.flags import flag_label
 from k3diff.triage.model import (
     CaptureEvidence,
@@ -260,14 +262,14 @@ def _record(fields: Fields, alpha: float) -> TriageRecord:
         key=fields.string("key"),
         label=fields.optional_string("label"),
         comparison_status=fields.string("comparison_status"),
-        category=fields.string("category"),
-        flags=fields.strings("flags"),
+        category=fields.string("category", words.CATEGORIES),
+        flags=fields.strings("flags", words.FLAGS),
         regression_candidate=fields.boolean("regression_candidate"),
-        deciding_mode=fields.optional_string("deciding_mode"),
-        p_adjusted=fields.optional_number("p_adjusted"),
-        novelty_p_adjusted=fields.optional_number("novelty_p_adjusted"),
+        deciding_mode=fields.optional_string("deciding_mode", words.MODES),
+        p_adjusted=fields.optional_number("p_adjusted", SHARE),
+        novelty_p_adjusted=fields.optional_number("novelty_p_adjusted", SHARE),
         more_samples=fields.optional_integer("more_samples"),
-        detectable=fields.optional_number("detectable"),
+        detectable=fields.optional_number("detectable", SHARE),
         modes=fields.each("modes", lambda mode: read_mode(mode, alpha)),
         captures=_captures(fields.object("captures")) if fields.has("captures") else None,
     )
@@ -276,11 +278,11 @@ def _record(fields: Fields, alpha: float) -> TriageRecord:
 def _captures(captures: Fields) -> dict[str, dict[str, tuple[int, int]]]:
     """`records[].captures`: per side, per mode, (reproduced, n)."""
     found: dict[str, dict[str, tuple[int, int]]] = {}
-    for side in captures.names():
+    for side in captures.names(SIDES):
         modes = captures.object(side)
         found[side] = {
             mode: (modes.object(mode).integer("reproduced"), modes.object(mode).integer("n"))
-            for mode in modes.names()
+            for mode in modes.names(words.MODES)
         }
     return found
 
@@ -312,16 +314,16 @@ def read(body: object, name: str) -> TriageDocument:
         comparison=fields.optional_string("comparison"),
         samples=fields.strings("samples"),
         alpha=alpha,
-        bound=fields.number("bound"),
-        near_tie=fields.number("near_tie"),
+        bound=fields.number("bound", SHARE),
+        near_tie=fields.number("near_tie", NONNEGATIVE),
         fail_inconclusive=fields.optional_boolean("fail_inconclusive") is True,
-        correction=fields.optional_string("correction"),
-        capture_mode=fields.optional_string("capture_mode"),
+        correction=fields.optional_string("correction", words.CORRECTIONS),
+        capture_mode=fields.optional_string("capture_mode", words.MODES),
         allow_condition_mismatch=fields.optional_boolean("allow_condition_mismatch") is True,
         model_check=fields.optional_boolean("model_check"),
         pool_runs=fields.optional_boolean("pool_runs") is True,
-        power=fields.optional_number("power"),
-        shift=fields.optional_number("shift"),
+        power=fields.optional_number("power", SHARE),
+        shift=fields.optional_number("shift", words.SHIFT),
         samples_for_bound=fields.optional_integer("samples_for_bound"),
         unknown_sample_keys=fields.strings("unknown_sample_keys"),
         vacuous=fields.strings("vacuous") if fields.has("vacuous") else (),

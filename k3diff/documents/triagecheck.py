@@ -104,8 +104,8 @@ def check_triage(view: TriageDocument, name: str) -> None:
 
 
 def _shift(view: TriageDocument, name: str) -> float:
-    """The document's `shift`, refused (one line) where it is not in (0, 1], or missing where
-    a sampled mode's non-rejection needs it (a document written before the field; one without
+    """The document's `shift` (its reader refuses one outside (0, 1]), refused (one line) where
+    it is missing and a sampled mode's non-rejection needs it (a document written before the field; one without
     such a mode is read at triage's default, which decides nothing there)."""
     shift = view.shift
     if shift is None:
@@ -118,8 +118,6 @@ def _shift(view: TriageDocument, name: str) -> float:
                 "--shift): regenerate the document with k3diff triage"
             )
         return DEFAULT_SHIFT
-    if not 0.0 < shift <= 1.0:
-        raise InputError(f"{name}: field 'shift' must lie in (0, 1] (got {shift!r})")
     return shift
 
 

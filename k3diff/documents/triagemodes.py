@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.documents.distribution import TriageDistribution, distribution_json, read_distribution
-from k3diff.fields import Fields
+from k3diff.documents.triagewords import CATEGORIES, FLAGS, MODES
+from k3diff.fields import POSITIVE, SHARE, Fields
+from k3diff.sample.names import SIDES
 from k3diff.sampling_params import RequestFields
 from k3diff.triage.model import ModeVerdict, SideStats, SweepPoint
 from k3diff.triage.splits import SplitTree
@@ -191,15 +193,15 @@ def _side(fields: Fields) -> TriageSide:
     return TriageSide(
         n=fields.integer("n"),
         distinct=fields.integer("distinct"),
-        nonmodal_bound=fields.number("nonmodal_bound"),
+        nonmodal_bound=fields.number("nonmodal_bound", SHARE),
         captured=fields.optional_boolean("captured") is True,
     )
 
 
 def _sweep_point(fields: Fields) -> SweepPoint:
     return SweepPoint(
-        side=fields.string("side"),
-        level=fields.integer("level"),
+        side=fields.string("side", SIDES),
+        level=fields.integer("level", POSITIVE),
         n=fields.integer("n"),
         distinct=fields.integer("distinct"),
         differ=fields.integer("differ_from_serial"),
@@ -228,7 +230,7 @@ def _splits(fields: Fields) -> dict[str, tuple[SplitBranch, ...]]:
     if not fields.has("splits"):
         return {}
     splits = fields.object("splits")
-    return {side: _tree(splits.object(side)) for side in splits.names()}
+    return {side: _tree(splits.object(side)) for side in splits.names(SIDES)}
 
 
 def _request_fields(fields: Fields) -> RequestFields:
@@ -276,13 +278,13 @@ def _unpromised(fields: Fields) -> tuple[str, ...]:
 
 def read_mode(fields: Fields, alpha: float) -> TriageMode:
     return TriageMode(
-        mode=fields.string("mode"),
-        category=fields.string("category"),
-        flags=fields.strings("flags"),
+        mode=fields.string("mode", MODES),
+        category=fields.string("category", CATEGORIES),
+        flags=fields.strings("flags", FLAGS),
         base=_side(fields.object("base")),
         patch=_side(fields.object("patch")),
-        p_adjusted=fields.optional_number("p_adjusted"),
-        novelty_p_adjusted=fields.optional_number("novelty_p_adjusted"),
+        p_adjusted=fields.optional_number("p_adjusted", SHARE),
+        novelty_p_adjusted=fields.optional_number("novelty_p_adjusted", SHARE),
         more_samples=fields.optional_integer("more_samples"),
         sweep=fields.each("sweep", _sweep_point) if fields.has("sweep") else (),
         splits=_splits(fields),

@@ -9,8 +9,12 @@ from dataclasses import dataclass, field
 
 from k3diff.documents.findingview import FindingView, read_finding, waived_count
 from k3diff.documents.wheelsrerun import WheelsRerun, read_rerun
-from k3diff.fields import Fields
+from k3diff.fields import Fields, words
+from k3diff.provenance.check import SourceStatus
 from k3diff.wheel.kinds import EntryKind
+from k3diff.wheel.surfaces import SurfaceKind
+from k3diff.wheels.proof import How, Status
+from k3diff.wheels.surfaces import SurfaceStatus
 
 __all__ = [
     "WheelsDocument",
@@ -228,15 +232,15 @@ def _entry(fields: Fields) -> WheelsEntry:
     source = fields.optional_object("source")
     return WheelsEntry(
         path=fields.string("path"),
-        kind=fields.string("kind"),
-        status=fields.string("status"),
-        how=fields.string("how"),
+        kind=fields.string("kind", words(EntryKind)),
+        status=fields.string("status", words(Status)),
+        how=fields.string("how", words(How)),
         base_size=fields.optional_integer("base_size"),
         patch_size=fields.optional_integer("patch_size"),
         base_crc32=fields.optional_string("base_crc32"),
         patch_crc32=fields.optional_string("patch_crc32"),
         corrupt=fields.optional_string("corrupt"),
-        source=None if source is None else source.string("status"),
+        source=None if source is None else source.string("status", words(SourceStatus)),
     )
 
 
@@ -252,9 +256,9 @@ def _provenance(fields: Fields) -> WheelsProvenance:
 
 def _surface_change(fields: Fields) -> SurfaceChangeView:
     return SurfaceChangeView(
-        kind=fields.string("kind"),
+        kind=fields.string("kind", words(SurfaceKind)),
         key=fields.string("key"),
-        status=fields.string("status"),
+        status=fields.string("status", words(SurfaceStatus)),
         base=fields.optional_string("base"),
         patch=fields.optional_string("patch"),
     )

@@ -171,8 +171,8 @@ def _misnamed_section(report: WheelSetReport, markdown: bool) -> str:
         return ""
     lines = "\n".join(_ignored_line(item, markdown) for item in report.misnamed)
     title = (
-        f"Misnamed .whl files ({len(report.misnamed)}): pip refuses these names, so they fail "
-        "the set (audit: A126)"
+        f"Misnamed .whl files ({len(report.misnamed)}): pip or PyPI refuses these names, so "
+        "they fail the set (audit: A126)"
     )
     return _section(title, lines, markdown)
 

@@ -9,7 +9,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from k3diff.fields import Fields
+from k3diff.fields import LEVEL, NONNEGATIVE, SHARE, SIGNED, Fields, words
 from k3diff.responses.gatepower import amount, tolerance_amount
 from k3diff.responses.scoregate import GATE, GateOptions, ScoreGate, decide
 from k3diff.responses.scores import ScoreKind, p_text
@@ -49,30 +49,29 @@ def _decision(fields: Fields) -> StatedDecision:
         label=metric if group is None else f"{metric} [{group}]",
         kind=_kind(fields),
         decision=fields.string("decision"),
-        tolerance=fields.optional_number("tolerance"),
-        mde=fields.optional_number("mde"),
-        observed_drop=fields.number("observed_drop"),
+        tolerance=fields.optional_number("tolerance", NONNEGATIVE),
+        mde=fields.optional_number("mde", NONNEGATIVE),
+        observed_drop=fields.number("observed_drop", SIGNED),
         items_needed=fields.optional_integer("items_needed"),
     )
 
 
 def _kind(fields: Fields) -> ScoreKind:
-    try:
-        return ScoreKind(fields.string("kind"))
-    except ValueError as exc:
-        raise fields.fail("kind", "must be binary or continuous") from exc
+    return ScoreKind(fields.string("kind", words(ScoreKind)))
 
 
 def read_gate(fields: Fields | None) -> GateView | None:
     """The document's `score_gate` (None: not asked, or a document from before it)."""
     if fields is None:
         return None
-    tolerances = fields.each("tolerances", lambda t: (t.string("metric"), t.number("value")))
+    tolerances = fields.each(
+        "tolerances", lambda t: (t.string("metric"), t.number("value", NONNEGATIVE))
+    )
     return GateView(
-        options=GateOptions(fields.number("tolerance_points"), tolerances),
+        options=GateOptions(fields.number("tolerance_points", NONNEGATIVE), tolerances),
         alpha=fields.level("alpha"),
-        level=fields.number("level"),
-        power=fields.number("power"),
+        level=fields.number("level", LEVEL),
+        power=fields.number("power", SHARE),
         decisions=fields.each("decisions", _decision),
         findings=fields.each("findings", lambda f: (f.string("name"), f.optional_string("metric"))),
         passes=fields.boolean("passes"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from k3diff.fields import Fields
+from k3diff.fields import NONNEGATIVE, POSITIVE, SHARE, Fields, words
 from k3diff.responses.scores import (
     DEFAULT_POWER,
     LOWER_IS_BETTER,
@@ -45,31 +45,25 @@ class ScoresView:
 
 
 def _test(fields: Fields) -> ScoreTest:
-    try:
-        kind = ScoreKind(fields.string("kind"))
-        direction = Direction(fields.string("direction"))
-    except ValueError as exc:
-        raise fields.fail("kind", f"or 'direction' is not one k3diff writes ({exc})") from exc
-    # The counts every recount divides by or hands scipy: refused here, as `responses` never
-    # writes them (a test has at least one item), before they reach a statistic.
-    for name, least in (("n", 1), ("lost", 0), ("gained", 0)):
-        if fields.integer(name) < least:
-            raise fields.fail(name, f"must be an integer of at least {least}")
+    kind = ScoreKind(fields.string("kind", words(ScoreKind)))
+    direction = Direction(fields.string("direction", words(Direction)))
+    # The counts every recount divides by or hands scipy are refused by their reader as
+    # `responses` never writes them (a test has at least one item), before they reach a statistic.
     return ScoreTest(
         metric=fields.string("metric"),
         group=fields.optional_string("filter"),
         kind=kind,
         test=fields.string("test"),
-        n=fields.integer("n"),
+        n=fields.integer("n", POSITIVE),
         base_mean=fields.number("base_mean"),
         patch_mean=fields.number("patch_mean"),
         lost=fields.integer("lost"),
         gained=fields.integer("gained"),
-        p=fields.number("p"),
-        p_adjusted=fields.number("p_adjusted"),
+        p=fields.number("p", SHARE),
+        p_adjusted=fields.number("p_adjusted", SHARE),
         direction=direction,
         significant=fields.boolean("significant"),
-        mde=fields.optional_number("mde"),
+        mde=fields.optional_number("mde", NONNEGATIVE),
         higher_is_better=fields.boolean("higher_is_better"),
         records=fields.optional_integer("records"),
         epochs=fields.optional_integer("epochs"),
@@ -83,7 +77,7 @@ def read_scores(fields: Fields | None) -> ScoresView | None:
         return None
     return ScoresView(
         alpha=fields.level("alpha"),
-        power=fields.number("power"),
+        power=fields.number("power", SHARE),
         tests=fields.each("tests", _test),
         one_sided=fields.optional_integer("one_sided") or 0,
         unscored=fields.strings("unscored") if fields.has("unscored") else (),

@@ -193,7 +193,7 @@ def _request_lines(path: Path, display: str) -> list[PromptRecord]:
         if not raw.strip():
             continue
         where = f"{display}:{lineno}"
-        obj = _loads(raw, where)
+        obj = _loads(raw.removeprefix(UTF8_BOM) if lineno == 1 else raw, where)
         if "body" in obj and "url" in obj:
             obj = _batch_request(obj, where)
         if not _is_request(obj):
@@ -212,6 +212,11 @@ def _request_lines(path: Path, display: str) -> list[PromptRecord]:
         PromptRecord(key=key, body=body, where=where, label=label)
         for key, body, where, label in zip(keys, bodies, columns.wheres, labels, strict=True)
     ]
+
+
+UTF8_BOM = bounded.BOM.encode()
+"""A byte order mark before a prompts file's first line is read past, as for a responses file
+(`bounded.BOM`)."""
 
 
 def _loads(raw: bytes, where: str) -> dict[str, Any]:
@@ -252,7 +257,7 @@ def _from_responses(path: Path, display: str) -> list[PromptRecord]:
 def _raw_objects(path: Path, display: str, format_name: str) -> list[dict[str, Any]]:
     if format_name in ("jsonl", "lm-eval"):
         return [
-            _loads(raw, f"{display}:{lineno}")
+            _loads(raw.removeprefix(UTF8_BOM) if lineno == 1 else raw, f"{display}:{lineno}")
             for lineno, raw in bounded.file_lines(path, display, "prompts file")
             if raw.strip()
         ]

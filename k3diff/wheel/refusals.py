@@ -71,6 +71,22 @@ def _invalid_version(version: str) -> str | None:
     return None
 
 
+def doubled_suffix(path: str) -> str | None:
+    """Why a `.whl` whose name ends in `.whl` twice (`demo-1.0-py3-none-any.whl.whl`: a download
+    saved or renamed twice over) is no wheel a release set pairs: its platform tag reads
+    `any.whl`, a tag set holding `whl`, which no build tool writes and PyPI refuses (pip would
+    install it, under the tags the name was meant to state); None for any other name."""
+    filename = PurePath(path).name
+    stem = filename[:-4]
+    if filename[-4:].lower() != ".whl" or stem[-4:].lower() != ".whl":
+        return None
+    return (
+        f"{filename!r} ends in '.whl' twice: its platform tag reads "
+        f"{stem.rsplit('-', 1)[-1]!r}, which no build tool writes and PyPI refuses; rename it "
+        f"to {stem!r} if it is that wheel"
+    )
+
+
 def no_wheel_filename(path: str) -> str | None:
     """Why a `.whl` (any case) is no wheel filename at all: fewer than four dashes before the
     suffix (`copy.whl`), so no name, version or tags to read; None for any other name. `wheels`

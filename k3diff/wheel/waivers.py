@@ -247,7 +247,7 @@ def load_waivers(path: Path, today: dt.date | None = None) -> WaiverSet:
     """Read and check a waiver file; any problem is one `InputError` naming the file and the
     waiver (exit 2): a waiver that cannot be read must never silently waive or fail to."""
     display = str(path)
-    raw = bounded.read_document(path, display, "waiver file")
+    raw = bounded.without_bom(bounded.read_document(path, display, "waiver file"), display)
     import tomllib  # here: only a run given a waiver file parses TOML
 
     try:

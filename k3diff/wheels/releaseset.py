@@ -28,7 +28,7 @@ from k3diff.filehash import file_sha256
 from k3diff.numbers import named
 from k3diff.output import plural
 from k3diff.wheel.filename import normalized_name, parse_wheel_filename
-from k3diff.wheel.refusals import filename_refusals, no_wheel_filename
+from k3diff.wheel.refusals import doubled_suffix, filename_refusals, no_wheel_filename
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.model import WheelReport, asked_to_explain
 from k3diff.zip.archive import ZipArchive
@@ -198,16 +198,17 @@ def set_failures(
 
 
 def set_wheel(path: Path) -> SetWheel | None:
-    """The wheel `path` names, or None when its name is not a PEP 427 wheel filename."""
+    """The wheel `path` names, or None when its name is no PEP 427 wheel filename it pairs."""
     parsed = parse_wheel_filename(path.name)
-    if parsed is None:
+    if parsed is None or doubled_suffix(path.name):
         return None
     return SetWheel(path, parsed.name, parsed.version, parsed.tags)
 
 
 def misnamed_reason(name: str) -> str:
     """Why pip refuses `name`, a `.whl` (any case) that is no wheel filename k3diff pairs."""
-    refusal = no_wheel_filename(name) or next(iter(filename_refusals(name)), ("", ""))[1]
+    refusal = doubled_suffix(name) or no_wheel_filename(name)
+    refusal = refusal or next(iter(filename_refusals(name)), ("", ""))[1]
     return refusal or f"{name!r} is not a NAME-VERSION[-BUILD]-PYTHON-ABI-PLATFORM.whl name"
 
 

@@ -172,3 +172,20 @@ def test_the_label_names_the_commit_the_source_was_read_at(tmp_path: Path) -> No
         f"w.json (cross-checked; wheels run again with its source at commit {commit}; HEAD names "
         "it in the repository given)"
     )
+
+
+def test_a_failing_mismatch_relabelled_is_refused(tmp_path: Path) -> None:
+    """The entry's status spelt in a word `wheels` never writes, its W401 deleted and the
+    verdict made to pass: no status needed a finding, and the bundle passed (exit 0)."""
+    _setup(tmp_path, code=1)
+    document = json.loads((tmp_path / "w.json").read_text())
+    document["findings"] = [f for f in document["findings"] if f["code"] != "W401"]
+    document["verdict"].update(ok=True, exit_code=0)
+    summary = document["provenance"]["summary"]
+    summary["Mismatch"] = summary.pop("mismatch")
+    entry = next(e for e in document["entries"] if e["path"] == "demo/m.py")
+    entry["source"]["status"] = "Mismatch"
+    result = _forged(tmp_path, document)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    assert 'source.status\' must be one of "absent", "match", ' in result.stderr
+    assert 'not "Mismatch"' in result.stderr

@@ -124,3 +124,24 @@ def test_an_audit_whose_shadowing_script_lost_its_finding_is_refused(tmp_path: P
         "artifacts[0] tool-1.0-py3-none-any.whl: 1 script replaces a virtual environment's own "
         "command (bin/python) but it lists 0 W703 findings" in result.stderr
     ), result.stderr
+
+
+def test_an_audit_whose_shadowing_script_was_relabelled_is_refused(tmp_path: Path) -> None:
+    """The same surface's kind spelt in a word `audit` never writes ("Data-Script"): no script
+    was left to count and the bundle passed (exit 0)."""
+    wheel = wheelkit.make_wheel(
+        tmp_path, "tool", "1.0", {"tool/__init__.py": b"", "tool-1.0.data/scripts/python": b"#!x\n"}
+    )
+    run = run_k3diff("audit", wheel.name, "--format", "json", "-o", "a.json", cwd=tmp_path)
+    assert run.exit_code == 1, run.stderr
+    document = json.loads((tmp_path / "a.json").read_text())
+    (artifact,) = document["artifacts"]
+    artifact["findings"] = []
+    for surface in artifact["execution_surfaces"]:
+        surface["kind"] = surface["kind"].title()
+    document["verdict"].update(ok=True, exit_code=0, errors=0)
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "forged.json", "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    said = "field 'artifacts[0].execution_surfaces[0].kind' must be one of \"bytecode\", "
+    assert said in result.stderr and 'not "Data-Script"' in result.stderr, result.stderr

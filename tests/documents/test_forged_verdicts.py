@@ -99,7 +99,7 @@ WHEELS_EDITS: dict[str, tuple[Edit, str]] = {
     ),
     "severity of no kind": (
         _then(lambda d: _native(d).update(severity="warning"), _passing),
-        "findings[0] W101 pkg/_native.so has severity 'warning' but a finding is 'error' or 'info'",
+        'field \'findings[0].severity\' must be one of "error", "info", not "warning"',
     ),
     "waiver added to the failing finding by hand": (
         _then(

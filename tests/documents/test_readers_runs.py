@@ -230,8 +230,8 @@ TELEMETRY_DAMAGE: list[tuple[str, Edit, str]] = [
     (
         "a gap of an axis telemetry does not know",
         lambda d: d["not_exercised"][0].__setitem__("expectation", "warp-speed"),
-        "field 'not_exercised[0].expectation' must be one of cache-reuse, speculation, "
-        "draft-lengths",
+        "field 'not_exercised[0].expectation' must be one of \"cache-reuse\", "
+        '"draft-lengths", "speculation", not "warp-speed"',
     ),
     (
         "expected an object",

@@ -1,9 +1,9 @@
 """A fault-injecting OpenAI-compatible HTTP server, run as its own process by the tests.
 
-    PYTHONPATH=scripts python tests/sample/fault_server.py --log REQUESTS.jsonl
+    python tests/sample/fault_server.py --log REQUESTS.jsonl
         [--perf-metrics [--perf-cap N]] [--seed-concurrency-noise] [--seed-salt SALT]
 
-(from the repository root: `openai_stub` lives in scripts/, which the tests put on the path)
+(from the repository root, or anywhere: `openai_stub` lives in scripts/, which it puts on the path)
 
 prints its port on stdout once listening (it binds port 0). Each request may carry a `fault`
 object choosing the behaviour for its prompt:
@@ -109,9 +109,13 @@ import sys
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
-# Run as a script: its shared parts live in scripts/ (the fixture puts it on PYTHONPATH).
+# Run as a script, from anywhere: its shared parts live in scripts/ (the fixture also puts
+# them on PYTHONPATH).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+
 from fault_metrics import KINDS, metrics_text, trtllm_stats
 from openai_stub import JsonHandler, QuietServer, completion, models, usage
 from spec_counters import SpecCounters

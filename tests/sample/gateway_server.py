@@ -1,11 +1,11 @@
 """A serial engine behind a front end that reshapes its streams, run as its own process by the
 tests: the servers that make a client's arrival clock lie about co-batching.
 
-    PYTHONPATH=scripts python tests/sample/gateway_server.py --log ENGINE.jsonl
+    python tests/sample/gateway_server.py --log ENGINE.jsonl
         --front pace|hold|burst [--tokens N] [--token-s G] [--pace-s P] [--hold-s H]
         [--held-tokens K] [--tick-s F]
 
-(from the repository root: `openai_stub` lives in scripts/, which the tests put on the path)
+(from the repository root, or anywhere: `openai_stub` lives in scripts/, which it puts on the path)
 
 prints its port on stdout once listening (it binds port 0) and answers `GET /v1/models` and
 `POST /v1/completions` (streamed or whole) with "t0 t1 ..." (N tokens). The **engine** generates
@@ -35,7 +35,12 @@ import json
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
+
+# Run as a script, from anywhere: its shared parts live in scripts/ (the fixture also puts
+# them on PYTHONPATH).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
 from openai_stub import JsonHandler, QuietServer, completion, models, usage
 

@@ -1,8 +1,8 @@
 """A hostile OpenAI-compatible server, run as its own process by the tests.
 
-    PYTHONPATH=scripts python tests/sample/hostile_server.py
+    python tests/sample/hostile_server.py
 
-(from the repository root: `openai_stub` lives in scripts/, which the tests put on the path)
+(from the repository root, or anywhere: `openai_stub` lives in scripts/, which it puts on the path)
 
 prints its port on stdout once listening (it binds port 0). Each completion request's `hostile`
 field chooses how it misbehaves:
@@ -31,9 +31,14 @@ Anything else (or no field) is an ordinary completion whose text is "ok".
 from __future__ import annotations
 
 import json
+import sys
 import time
+from pathlib import Path
 
-# Run as a script: its shared parts live in scripts/ (the fixture puts it on PYTHONPATH).
+# Run as a script, from anywhere: its shared parts live in scripts/ (the fixture also puts
+# them on PYTHONPATH).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+
 from openai_stub import JsonHandler, QuietServer, completion, models
 
 CHUNK = 1 << 16

@@ -284,7 +284,14 @@ def test_a_raised_platform_baseline_pairs_by_family(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["copy.whl", "Copy.WHL", f"engine-1.1-{CP311}.WHL", "engine-1.1-x-y-z-py3-none-any.whl"]
+    "name",
+    [
+        "copy.whl",
+        "Copy.WHL",
+        f"engine-1.1-{CP311}.WHL",
+        "engine-1.1-x-y-z-py3-none-any.whl",
+        f"engine-1.1-{CP311}.whl.whl",  # a download saved twice over: paired before
+    ],
 )
 def test_a_misnamed_whl_in_a_release_directory_fails_the_set(tmp_path: Path, name: str) -> None:
     """A `.whl` pip would refuse by its name is a problem in the release, as `audit` says (A126):
@@ -305,7 +312,8 @@ def test_a_misnamed_whl_in_a_release_directory_fails_the_set(tmp_path: Path, nam
     text = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
     assert text.exit_code == 1
     assert f"- patch/{name} (patch: " in text.stdout
-    assert "Misnamed .whl files (1): pip refuses these names, so they fail the set" in text.stdout
+    said = "Misnamed .whl files (1): pip or PyPI refuses these names, so they fail the set"
+    assert said in text.stdout
     assert "Ignored files (1, not wheels)" in text.stdout
     last = text.stdout.rstrip().splitlines()[-1]
     assert last.startswith(f"Verdict: FAIL (exit 1): {failure} (3 pairs")
@@ -317,3 +325,25 @@ def test_a_set_without_misnamed_files_has_no_misnamed_field(tmp_path: Path) -> N
     release_sets(tmp_path, solo=False)
     _, document = _json(tmp_path, "base", "patch")
     assert "misnamed" not in document
+
+
+def test_wheels_saved_twice_over_on_both_sides_are_not_paired(tmp_path: Path) -> None:
+    """`NAME.whl.whl` on both sides read as a platform tag `any.whl` and were paired and
+    compared: the set passed, exit 0, with two files no index or build tool takes."""
+    for side in ("base", "patch"):
+        wheel = write(tmp_path / side, "demo", "1.0", "py3-none-any", {"demo.py": b"X = 1\n"})
+        wheel.rename(wheel.with_name(wheel.name + ".whl"))
+        write(tmp_path / side, "other", "1.0", "py3-none-any", {"other.py": b"X = 1\n"})
+    result, document = _json(tmp_path, "base", "patch")
+    assert result.exit_code == 1
+    assert len(document["pairs"]) == 1
+    reasons = [item["reason"] for item in document["misnamed"]]
+    assert (
+        reasons
+        == [
+            "'demo-1.0-py3-none-any.whl.whl' ends in '.whl' twice: its platform tag reads 'any.whl', "
+            "which no build tool writes and PyPI refuses; rename it to 'demo-1.0-py3-none-any.whl' "
+            "if it is that wheel"
+        ]
+        * 2
+    )
