@@ -43,9 +43,7 @@ def _run(fault_server: Any, tmp_path: Path, *flags: str) -> tuple[Path, list[dic
 
 def _drain(perf: list[dict[str, Any]], mode: str, repeat: int) -> dict[str, Any]:
     (found,) = [
-        d
-        for d in perf
-        if (d["side"], d.get("mode"), d.get("repeat")) == ("patch", mode, repeat)
+        d for d in perf if (d["side"], d.get("mode"), d.get("repeat")) == ("patch", mode, repeat)
     ]
     return found
 
@@ -104,7 +102,9 @@ def test_a_late_cold_record_is_not_read_from_a_loaded_drain(
     sample names it). Before, the cold request was read as the one of least request_id, the
     loaded target's (a miss), and the patch passed `cache-reuse` on the background
     request's hit (exit 0) though its cold request hit."""
-    out, perf = _run(fault_server, tmp_path, "--mode", "cold-warm", "--mode", "loaded", "--repeats", "1")
+    out, perf = _run(
+        fault_server, tmp_path, "--mode", "cold-warm", "--mode", "loaded", "--repeats", "1"
+    )
     loaded = _drain(perf, "loaded", 0)
     _drain(perf, "cold-warm", 0)["metrics"] = []
     loaded["metrics"] = [{**MISS, "request_id": 3}, {**HIT, "request_id": 4}]
