@@ -2,17 +2,15 @@
 read from how `sample` writes them (`k3diff.sample.modes.run_cold_warm`, telem68, telem68b).
 
 `sample` sends a record's cold request, then drains `/perf_metrics` on that request's server,
-labelled with it (side, key, `cold-warm`, its repeat), before the warm ones. Since telem68b it
-writes every drain attempt (a failed one with `error`) and each run's start-up drain (`start`:
-`k3diff.sample.perfdrain`); before, a server that answered nothing (or an error) left no line,
-and older runs drained every server after each request. TensorRT-LLM's records name no request
-of the samples log (`request_id` is the engine's own counter, not the answer's `id`), so the
+labelled with it (side, key, `cold-warm`, its repeat), before the warm ones; it writes every
+drain attempt (a failed one with `error`) and each run's start-up drain (`start`: telem68b,
+`k3diff.sample.perfdrain`). TensorRT-LLM's records name no request of the samples log, so the
 drain is matched to its request by its label and its place. On a side whose drains report
 KV-cache metrics, a cold request answered cannot be read (it holds `--expect cache-reuse`, and
 is never evidence either way) where:
 
-- its drain is not in the file (a run stopped between the request and its drain, or the line
-  removed);
+- base and patch are one server (review70d): each side's drain holds the other's records;
+- its drain is not in the file (a run stopped before it, or the line removed);
 - its drain failed (its record stays on the server, for a later drain), or follows a failed
   drain of that server (whose records the server kept: this drain holds them first);
 - it is drained under its label more than once: `sample` drains a cold request once, so a
@@ -35,9 +33,7 @@ is never evidence either way) where:
   (`_Place.carried`). Each reason says what to run instead (`colddrainwords`).
 
 A cold request's drain after a drain of the same side and record labelled with a later repeat
-is not the cold request's (`sample` drains the cold one first): refused, exit 2. Otherwise its
-drain's first record is the cold request's (one record since telem67; before, the whole
-record's, the cold one first).
+is not the cold request's (`sample` drains the cold one first): refused, exit 2.
 """
 
 from __future__ import annotations
@@ -76,6 +72,7 @@ from k3diff.telemetry.colddrainwords import (
     NOT_ONE,
     RESAMPLE,
     RESUMED,
+    SHARED,
     SHORT,
     STOPPED,
     SURPLUS,
@@ -147,6 +144,7 @@ def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) 
         resumed: set[tuple[str, int]] = set()
         sent = Sent(log)
         writes_start = log.header.fields.get(PERF_START_FIELD) is True
+        shared = coldsent.shared_server(log)
         for index, (sample, segment) in enumerate(zip(log.samples, segments, strict=True)):
             if not is_cold(sample.mode, sample.repeat, sample.cold):
                 continue
@@ -165,6 +163,8 @@ def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) 
                 )
             why: str | tuple[int, int] | None
             why = place.unreadable(at, sample.side, segment, after_resume, writes_start)
+            if why is None and shared is not None:
+                why = SHARED.format(url=shared)
             if why is None:
                 why = place.short(at[0], sent, index)
             if why is None and not drains[at[0]].requests:

@@ -116,3 +116,9 @@ SURPLUS = (
     "start-up drain) fill the count of any missing (late, or dropped past the server's cap), "
     "so the one record its own drain held may be one of theirs"
 )
+SHARED = (
+    "base and patch were sampled from the same server ({url}): each /perf_metrics drain, "
+    "labelled with one side, takes both sides' records (one that came late, in the other "
+    "side's next drain), so no count of one side's drains proves which record is its own; "
+    "sample each side on a server of its own"
+)

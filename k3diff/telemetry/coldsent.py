@@ -96,6 +96,19 @@ class Sent:
         )
 
 
+def shared_server(log: SamplesLog) -> str | None:
+    """The URL where the log's base and patch are one server (an A/B run of request fields),
+    None where they are not (review70d: each side's drain takes both sides' records, so a
+    record that came late is in the other side's next drain, and both sides' counts held
+    where each had lost one and gained one: the patch's cold request was read as a base
+    warm request's miss, exit 0). Two URLs of one server are not told apart."""
+    servers = log.header.fields.get("servers")
+    if not isinstance(servers, dict):
+        return None
+    base, patch = servers.get("base"), servers.get("patch")
+    return base[:200] if isinstance(base, str) and base == patch else None
+
+
 def unnamed(mode: str) -> tuple[str, str]:
     """What a mode of `CO_BATCHED` sends that no sample names, and one of them's (review70d:
     TensorRT-LLM records them as any request, so their records fill the count of one missing,

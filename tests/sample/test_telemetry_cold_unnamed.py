@@ -124,3 +124,57 @@ def test_a_late_cold_record_is_not_read_from_a_loaded_drain(
         "be told; sample cold-warm with more than one repeat: the drain after its warm "
         "requests then counts it"
     )
+
+
+def test_a_cold_request_on_a_server_both_sides_share_is_unread(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """base and patch on one server (an A/B run of request fields): each drain, labelled with
+    one side, empties the server's one queue, so a record that came late is in the other
+    side's next drain. As the server may have left it: the base's first concurrent batch's
+    last record came into the patch's batch drain, the patch's second batch's into the
+    base's, and the base's last warm request's (a miss) into the patch's cold request's
+    drain, whose own hit came late into its warm requests' drain. Each side's counts hold (4
+    records where 4 requests were answered; no more in the next drain than were answered
+    since). Before, the patch's cold request was read as the base's warm miss, and the patch
+    passed `cache-reuse` (exit 0) though its cold request hit."""
+    server = fault_server("--perf-metrics")
+    out = tmp_path / "out"
+    assert sample(
+        "--base", server.url, "--patch", server.url, "--mode", "concurrent",
+        "--mode", "cold-warm", "--repeats", "4", "--concurrency", "2",
+        "--prompts", write_prompts(tmp_path / "p.jsonl", [{"key": "b", "prompt": "b"}]),
+        "--out", out, "--base-param", f"fault={json.dumps({'perf_kv': [3, 1]})}",
+        "--patch-param", f"fault={json.dumps({'perf_kv': [2, 2]})}", "--control", "off",
+    ).exit_code in (0, 1)  # fmt: skip
+    perf = [json.loads(line) for line in (out / "perf_metrics.jsonl").read_text().splitlines()]
+    drains = [(d["side"], d.get("mode"), d.get("repeat")) for d in perf if "metrics" in d]
+    assert drains == [
+        ("base", "concurrent", 0), ("patch", "concurrent", 0), ("patch", "concurrent", 2),
+        ("base", "concurrent", 2), ("base", "cold-warm", 0), ("base", "cold-warm", 3),
+        ("patch", "cold-warm", 0), ("patch", "cold-warm", 3),
+    ]  # fmt: skip
+    held = [
+        [HIT], [HIT, HIT, HIT], [HIT], [HIT, HIT, HIT],
+        [MISS], [HIT, HIT], [MISS], [HIT, HIT, HIT],
+    ]  # fmt: skip
+    for drain, metrics in zip((d for d in perf if "metrics" in d), held, strict=True):
+        drain["metrics"] = metrics
+    (end,) = [d for d in perf if d.get("end") == 0 and d["side"] == "base"]
+    end["records"] = 1  # the patch's last warm request's, late
+    (out / "perf_metrics.jsonl").write_text("".join(json.dumps(d) + "\n" for d in perf))
+
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+
+    assert code == 1, text
+    kv = {k["side"]: k for k in doc["kv_reuse"]}
+    assert [(kv[s]["unread_cold"], kv[s].get("cold_hits")) for s in ("base", "patch")] == [
+        (1, None), (1, None),
+    ]  # fmt: skip
+    assert kv["patch"]["unread"] == (
+        "the TensorRT-LLM request of b cold-warm repeat 0: base and patch were sampled from "
+        f"the same server ({server.url}): each /perf_metrics drain, labelled with one side, "
+        "takes both sides' records (one that came late, in the other side's next drain), so "
+        "no count of one side's drains proves which record is its own; sample each side on a "
+        "server of its own"
+    )
