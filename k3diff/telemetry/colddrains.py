@@ -2,17 +2,15 @@
 read from how `sample` writes them (`k3diff.sample.modes.run_cold_warm`, telem68, telem68b).
 
 `sample` sends a record's cold request, then drains `/perf_metrics` on that request's server,
-labelled with it (side, key, `cold-warm`, its repeat), before the warm ones. Since telem68b it
-writes every drain attempt (a failed one with `error`) and each run's start-up drain (`start`:
-`k3diff.sample.perfdrain`); before, a server that answered nothing (or an error) left no line,
-and older runs drained every server after each request. TensorRT-LLM's records name no request
-of the samples log (`request_id` is the engine's own counter, not the answer's `id`), so the
+labelled with it (side, key, `cold-warm`, its repeat), before the warm ones; it writes every
+drain attempt (a failed one with `error`) and each run's start-up drain (`start`: telem68b,
+`k3diff.sample.perfdrain`). TensorRT-LLM's records name no request of the samples log, so the
 drain is matched to its request by its label and its place. On a side whose drains report
 KV-cache metrics, a cold request answered cannot be read (it holds `--expect cache-reuse`, and
 is never evidence either way) where:
 
-- its drain is not in the file (a run stopped between the request and its drain, or the line
-  removed);
+- base and patch are one server (review70d): each side's drain holds the other's records;
+- its drain is not in the file (a run stopped before it, or the line removed);
 - its drain failed (its record stays on the server, for a later drain), or follows a failed
   drain of that server (whose records the server kept: this drain holds them first);
 - it is drained under its label more than once: `sample` drains a cold request once, so a
@@ -27,18 +25,15 @@ is never evidence either way) where:
   record is its own only where nothing was owed before it: the drains of its server since
   its run's start-up drain hold one record for each request of that side sent before it
   (not fewer, nor fewer than those and the failed ones, each of which may have left one, nor
-  more, records no sample names; and none of the loaded mode's, whose background requests
-  no sample names), and the next drain holds no more records than the requests answered
-  since (its own came late), there being such a drain (a resumed run's start-up drain and
-  the run's closing drain count). Where its drain holds none, its record is the next
-  drain's of least `request_id` where that one holds one more than the requests answered
-  since and nothing was owed before (`_Place.carried`). Each reason says which proof is
-  missing and what to run instead (`k3diff.telemetry.colddrainwords`).
+  more), none of a request no sample names (the loaded mode's background requests, the
+  needle and mixed modes' fillers: review70d), and the next drain holds no more records than
+  the requests answered since, there being one (a start-up or closing drain counts). Where
+  its drain holds none, its record is the next drain's of least `request_id` where that one
+  holds one more than the requests answered since, all named, and nothing was owed before
+  (`_Place.carried`). Each reason says what to run instead (`colddrainwords`).
 
 A cold request's drain after a drain of the same side and record labelled with a later repeat
-is not the cold request's (`sample` drains the cold one first): refused, exit 2. Otherwise its
-drain's first record is the cold request's (one record since telem67; before, the whole
-record's, the cold one first).
+is not the cold request's (`sample` drains the cold one first): refused, exit 2.
 """
 
 from __future__ import annotations
@@ -48,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from k3diff.errors import InputError
-from k3diff.sample.names import Mode, is_cold
+from k3diff.sample.names import CO_BATCHED, Mode, is_cold
 from k3diff.sample.perfdrain import (
     PERF_START_FIELD,
     RECORDS,
@@ -66,21 +61,23 @@ from k3diff.telemetry.colddrainwords import (
     EMPTY_NO_ID,
     EMPTY_STOPPED,
     EMPTY_UNCOUNTED,
+    EMPTY_UNNAMED,
     FAILED,
     FAILED_SINCE,
     FAILED_UNCOUNTED,
     LAST,
     LATE,
-    LOADED,
     MISSING,
     NO_START,
     NOT_ONE,
     RESAMPLE,
     RESUMED,
+    SHARED,
     SHORT,
     STOPPED,
     SURPLUS,
     UNCHECKED,
+    UNNAMED,
 )
 from k3diff.telemetry.coldsent import Count, Ident, Sent
 from k3diff.telemetry.engines import RequestMetrics, request_ids
@@ -147,6 +144,7 @@ def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) 
         resumed: set[tuple[str, int]] = set()
         sent = Sent(log)
         writes_start = log.header.fields.get(PERF_START_FIELD) is True
+        shared = coldsent.shared_server(log)
         for index, (sample, segment) in enumerate(zip(log.samples, segments, strict=True)):
             if not is_cold(sample.mode, sample.repeat, sample.cold):
                 continue
@@ -165,6 +163,8 @@ def cold_drains(drains: Sequence[Drain], logs: Iterable[SamplesLog], perf: str) 
                 )
             why: str | tuple[int, int] | None
             why = place.unreadable(at, sample.side, segment, after_resume, writes_start)
+            if why is None and shared is not None:
+                why = SHARED.format(url=shared)
             if why is None:
                 why = place.short(at[0], sent, index)
             if why is None and not drains[at[0]].requests:
@@ -239,13 +239,11 @@ class _Place:
         self, at: int, sent: Sent, index: int, side: str, segment: int
     ) -> str | tuple[int, int]:
         """Where the record of the cold request (the sample at `index`) whose drain (at `at`)
-        held none is (telem70): the next drain of its server, (its position, the record's
-        index), where that drain holds one record more than the requests answered since,
-        none failed, and nothing was owed before its own drain (`short`, in a run that wrote
-        its start-up drain): every record of a request sent before it was drained, so the
-        one more is its own, and it is the one of least `request_id` (TensorRT-LLM's executor
-        numbers requests as they are submitted, and every other one was sent after it). Else
-        why not."""
+        held none is (telem70): (the next drain's position, the record's index), where that
+        drain holds one record more than the requests answered since, all named by samples
+        (review70d), none failed, and nothing was owed before (`short`): the one more is its
+        own, the one of least `request_id` (TensorRT-LLM's executor numbers requests as they
+        are submitted, and every other one was sent after it). Else why not."""
         drain = self.drains[at]
         start = self.starts.get((side, segment))
         if start is None or start > at:
@@ -255,9 +253,17 @@ class _Place:
             tail = "" if self.following[at] is not None else _tail(sent, EMPTY_STOPPED)
             return EMPTY.format(line=drain.line, why=found) + tail
         after, records, (answered, failures, _) = found
-        if coldsent.label(after.entry) is None:
+        label = coldsent.label(after.entry)
+        if label is None:
             why = f"line {after.line}, the next, a start-up or closing drain, keeps a count only"
             return EMPTY.format(line=drain.line, why=why)
+        # review70d: a record no sample names (a background request's, a filler's) stood in
+        # for its own, dropped past the cap, and the least request_id was another's.
+        filler = sent.unnamed_since(index, label)
+        mode = label[2] if label[2] == Mode.LOADED.value or filler is None else filler.mode
+        if mode in CO_BATCHED:
+            what = coldsent.unnamed(mode)[0]
+            return EMPTY_UNNAMED.format(line=drain.line, next=after.line, mode=mode, what=what)
         if failures or records != answered + 1:
             more = FAILED_SINCE.format(failed=failures) if failures else ""
             return EMPTY_NEXT.format(
@@ -282,11 +288,11 @@ class _Place:
         (telem69: a record that came after its drain, or that the server's cap dropped:
         TensorRT-LLM keeps the newest `perf_metrics_max_requests`), fewer than those and the
         failed ones, each of which may have left a record (telem70), or more (telem70:
-        records no sample names, which fill the count of one missing); or they hold the
-        loaded mode's, whose background requests no sample names (telem70). None where they
-        hold as many, or where no start-up drain was written (a log before telem68b: its
-        failed drains left no line, so its counts cannot be added up) and no loaded drain
-        came before."""
+        records no sample names, which fill the count of one missing); or they hold records
+        of requests no sample names: the loaded mode's background requests (telem70), the
+        needle and mixed modes' fillers (review70d). None where they hold as many, or where
+        no start-up drain was written (a log before telem68b: its failed drains left no line,
+        so its counts cannot be added up) and none of those came before."""
         records, loaded = 0, None
         position = self.prior[at]
         while position is not None and start_segment(self.drains[position].entry) is None:
@@ -296,9 +302,14 @@ class _Place:
             if failed(drain.entry) is None:
                 records += len(drain.requests)
             position = self.prior[position]
-        if loaded is not None:
+        unnamed = (Mode.LOADED.value, f"line {loaded}") if loaded is not None else None
+        if unnamed is None and (filler := sent.unnamed_before(index)) is not None:
+            unnamed = (filler.mode, f"{filler.key} {filler.mode} repeat {filler.repeat}")
+        if unnamed is not None:  # review70d: the needle and mixed modes drain no batch
             since = "" if position is None else " since its run's start-up drain"
-            return LOADED.format(since=since, line=loaded)
+            what, one = coldsent.unnamed(unnamed[0])
+            mode, first = unnamed
+            return UNNAMED.format(since=since, mode=mode, first=first, what=what, one=one)
         if position is None:
             return None
         answered, failures, first = sent.before(index)

@@ -48,13 +48,23 @@ UNCHECKED = (
     "no /perf_metrics drain of that server after it that shows its record was not late "
     "({why}): the one record its own drain held may be an earlier request's"
 )
-LOADED = (
-    "the drains of that server before it{since} hold the loaded mode's records (from line "
-    "{line}), its background requests' among them, which no sample names: a record missing "
-    "from them (late, or dropped past the server's cap) cannot be counted, so the one record "
-    "its own drain held may be a background request's; sample cold-warm before loaded "
-    "(--mode cold-warm --mode loaded) or in a run of its own"
+UNNAMED = (
+    "the drains of that server before it{since} hold the {mode} mode's records (from {first}), "
+    "its {what}' among them, which no sample names: a record missing from them (late, or "
+    "dropped past the server's cap) cannot be counted, so the one record its own drain held "
+    "may be {one}; sample cold-warm before {mode} (--mode cold-warm --mode {mode}) or in a run "
+    "of its own"
 )
+"""The loaded mode's background requests (telem70), the needle and mixed modes' fillers
+(review70d: their records filled the count of a late one, exit 0)."""
+EMPTY_UNNAMED = (
+    "its /perf_metrics drain (line {line}) holds no record, and the next (line {next}) holds "
+    "the {mode} mode's records, its {what}' among them, which no sample names: one of theirs "
+    "may stand in for its own (dropped past the server's cap), so which is its own cannot be "
+    "told; sample cold-warm with more than one repeat: the drain after its warm requests then "
+    "counts it"
+)
+"""review70d: the one of least request_id read as its own was a loaded target's, exit 0."""
 FAILED_UNCOUNTED = (
     "the drains of that server before it since its run's start-up drain (through line "
     "{line}) hold {records} where {answered} answered and {failed} failed (first: {first}): a "
@@ -105,4 +115,10 @@ SURPLUS = (
     "(another client's requests, or one of the run before a resume that finished after its "
     "start-up drain) fill the count of any missing (late, or dropped past the server's cap), "
     "so the one record its own drain held may be one of theirs"
+)
+SHARED = (
+    "base and patch were sampled from the same server ({url}): each /perf_metrics drain, "
+    "labelled with one side, takes both sides' records (one that came late, in the other "
+    "side's next drain), so no count of one side's drains proves which record is its own; "
+    "sample each side on a server of its own"
 )

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from k3diff.sample.lines import SampleLine
+from k3diff.sample.names import CO_BATCHED, Mode
 from k3diff.sample.perfdrain import PERF_BATCH_FIELD
 from k3diff.sample.reader import SamplesLog
 
@@ -39,12 +40,35 @@ class Sent:
     def since(self, index: int, label: Ident) -> Count | None:
         """The requests of the side of `label` after the sample at `index` up to the one
         `label` names (itself included), counted (`count`); None when that one is not after it."""
+        between = self._between(index, label)
+        return None if between is None else count(between)
+
+    def _between(self, index: int, label: Ident) -> list[SampleLine] | None:
         end = self.at.get(label)
         if end is None or end <= index:
             return None
         side, batch = label[0], self.log.samples[end].batch
         end = self.batch_end.get((side, batch or ""), end)
-        return count(s for s in self.log.samples[index + 1 : end + 1] if s.side == side)
+        return [s for s in self.log.samples[index + 1 : end + 1] if s.side == side]
+
+    def unnamed_before(self, index: int) -> SampleLine | None:
+        """The first sample of the side of the sample at `index` before it in its run whose
+        mode also sends requests that no sample names (`unnamed`), None where none is."""
+        side, segment = self.log.samples[index].side, self.segments[index]
+        return next(
+            (
+                sample
+                for sample, at in zip(self.log.samples[:index], self.segments, strict=False)
+                if sample.side == side and at == segment and sample.mode in CO_BATCHED
+            ),
+            None,
+        )
+
+    def unnamed_since(self, index: int, label: Ident) -> SampleLine | None:
+        """The first sample `since` counts whose mode also sends requests that no sample names
+        (`unnamed`), None where none is."""
+        between = self._between(index, label) or []
+        return next((sample for sample in between if sample.mode in CO_BATCHED), None)
 
     def before(self, index: int) -> Count:
         """The requests of the side of the sample at `index` before it in its run (the
@@ -70,6 +94,28 @@ class Sent:
             )
             if sample.side == side and at == segment
         )
+
+
+def shared_server(log: SamplesLog) -> str | None:
+    """The URL where the log's base and patch are one server (an A/B run of request fields),
+    None where they are not (review70d: each side's drain takes both sides' records, so a
+    record that came late is in the other side's next drain, and both sides' counts held
+    where each had lost one and gained one: the patch's cold request was read as a base
+    warm request's miss, exit 0). Two URLs of one server are not told apart."""
+    servers = log.header.fields.get("servers")
+    if not isinstance(servers, dict):
+        return None
+    base, patch = servers.get("base"), servers.get("patch")
+    return base[:200] if isinstance(base, str) and base == patch else None
+
+
+def unnamed(mode: str) -> tuple[str, str]:
+    """What a mode of `CO_BATCHED` sends that no sample names, and one of them's (review70d:
+    TensorRT-LLM records them as any request, so their records fill the count of one missing,
+    and no count of a drain that holds them proves which record is whose)."""
+    if mode == Mode.LOADED.value:
+        return "background requests", "a background request's"
+    return "fillers", "a filler's"
 
 
 def count(samples: Iterable[SampleLine]) -> Count:

@@ -33,6 +33,10 @@ object choosing the behaviour for its prompt:
     perf_late  {PROMPT: [N, ...]}: the record of the prompt's Nth request reaches /perf_metrics
              only when the server's next completion request arrives (TensorRT-LLM's chat
              stream records a request after sending `data: [DONE]`)
+    perf_hold  {PROMPT: [N, ...]}: the prompt's Nth request is held, unanswered and unrecorded,
+             until a request under a cache_salt arrives; its record then reaches
+             /perf_metrics (before that request's) and it is answered (a loaded mode's
+             background request still running when the mode ends, its client gone)
     perf_salted  {"cold": RECORD, "warm": RECORD, "cold_late": BOOL}: the record of a request
              under a cache_salt (cold-warm's), `cold` for the first under its salt (with
              cold_late, it reaches /perf_metrics only when the next completion arrives), `warm`
@@ -128,6 +132,10 @@ PERF_FAIL = [0]
 """How many of the next /perf_metrics drains fail (`perf_fail`)."""
 LATE: list[dict[str, Any]] = []
 """Records not yet on /perf_metrics (`perf_late`): added when the next completion arrives."""
+HELD: list[dict[str, Any]] = []
+"""Records of requests held (`perf_hold`): added when a request under a cache_salt arrives."""
+RELEASED = threading.Event()
+"""Set when a request under a cache_salt arrives: the held requests are answered."""
 ARRIVED = [0]
 """Completion requests so far (`--perf-request-ids`)."""
 PERF_CAP = [0]
@@ -250,6 +258,10 @@ class Handler(JsonHandler):
         with STATE_LOCK:
             _record(*LATE)
             LATE.clear()
+            if body.get("cache_salt"):
+                _record(*HELD)
+                HELD.clear()
+                RELEASED.set()
             SEEN[prompt] += 1
             nth = SEEN[prompt]
             ARRIVED[0] += 1
@@ -340,11 +352,16 @@ class Handler(JsonHandler):
             late = late or (bool(salted.get("cold_late")) and not fault["_warm"])
         if self.server.perf_request_ids:  # type: ignore[attr-defined]
             perf = {**perf, "request_id": fault["_number"]}
+        held = nth in fault.get("perf_hold", {}).get(named, [])
         with STATE_LOCK:
-            if late:
+            if held:
+                HELD.append(perf)
+            elif late:
                 LATE.append(perf)
             else:
                 _record(perf)
+        if held:
+            RELEASED.wait(timeout=60)
         if body.get("stream") and not fault.get("unstreamed"):
             self._stream(body, text, fault, hit("truncate"), start, prompt)
         else:

@@ -31,16 +31,26 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 def _loaded_then_cold_warm(fault_server: Any, tmp_path: Path, *modes: str) -> Path:
     """Prompts b and a, `modes` in that order at concurrency 2, against a patch server keeping
     one record (a cap below one loaded round: its target and the background requests). Prompt
-    b takes 0.3 s on the patch; its requests without a salt (the loaded mode's, its background
-    ones too) record a miss; its cold request hits (the server kept the prompt whatever the
-    salt) and is recorded late (after its answer, as TensorRT-LLM's chat stream is), its warm
-    one hits. Prompt a's cold request misses and its warm one hits."""
+    b's requests without a salt (the loaded mode's, its background ones too) record a miss;
+    its cold request hits (the server kept the prompt whatever the salt) and is recorded late
+    (after its answer, as TensorRT-LLM's chat stream is), its warm one hits. Prompt a's cold
+    request misses and its warm one hits.
+
+    The patch holds b's third request, the loaded mode's first background request of b (b's
+    first two are its targets, and the background requests skip the prompt of the target),
+    until cold-warm's first request under a salt, b's cold one: a background request still
+    running when the mode ended, recorded after its last drain. Prompt a takes 0.5 s on the
+    patch, so the background worker, done with its request of a (at most 0.5 s), has sent
+    that request of b before the loaded mode's two targets of a (1 s) end (review70d: before,
+    b took 0.3 s and the test relied on a background request being in flight at the mode's
+    end)."""
     faults = {
+        "a": {"delay": 0.5},
         "b": {
-            "delay": 0.3,
             "perf_record": MISS,
             "perf_salted": {"cold": HIT, "warm": HIT, "cold_late": True},
-        }
+            "perf_hold": {"b": [3]},
+        },
     }
     base = fault_server()
     patch = fault_server("--perf-metrics", "--perf-cap", "1", "--faults", json.dumps(faults))
@@ -60,8 +70,8 @@ def _loaded_then_cold_warm(fault_server: Any, tmp_path: Path, *modes: str) -> Pa
 def test_a_cold_request_after_the_loaded_mode_is_not_read_from_a_background_record(
     fault_server: Any, tmp_path: Path
 ) -> None:
-    """The loaded mode's last background request on the patch (prompt b, a miss) was in
-    flight when the mode ended; it is recorded after the mode's last drain. b's cold request
+    """The loaded mode's background request of b on the patch (a miss) was in flight when
+    the mode ended; it is recorded after the mode's last drain. b's cold request
     hit, and its record came late: its drain holds the background request's miss alone, and
     the cap then drops the cold request's hit for its warm request's. Every count agrees (one
     record where one request was sent), since the background requests' records, which no
