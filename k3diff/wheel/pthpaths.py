@@ -56,6 +56,9 @@ Place = tuple[str, str]
 path below it."""
 Spots = dict[Place, None]
 """A layout's scheme directories under the prefix, in order."""
+_Index = dict[str, dict[str, None]]
+"""Scheme directories by their path (folded where paths open in any case), each with where it
+is (`site-packages`, `scripts`, `headers`)."""
 
 
 def on_pth_paths(
@@ -171,7 +174,10 @@ def _version_names(text: str, depth: int) -> list[str]:
     found = []
     for path, site in ((posixpath, "a/b/c"), (ntpath, "a/b")):
         segments = path.normpath(path.join(site, text)).replace("\\", "/").split("/")
-        found += segments[:_SCHEME_DEPTH] + segments[-depth:]
+        found += segments[:_SCHEME_DEPTH]
+        drive, rest = path.splitdrive(text)
+        if drive or rest.startswith(("/", "\\") if path is ntpath else "/"):  # absolute: its
+            found += segments[-depth:]  # tail may be a layout's (a relative line's is below it)
     return found
 
 
@@ -200,7 +206,8 @@ def _relative(
     resolved = path.normpath(path.join(site, rest)).replace("\\", "/")
     if resolved != ".." and not resolved.startswith("../"):  # else it leaves the prefix
         shown = "" if resolved == "." else resolved
-        yield from _named(shown, spots, fold, f"{shown or '.'} under the install prefix")
+        said = f"{shown or '.'} under the install prefix"
+        yield from _named(shown, _index(spots, fold), fold, said)
 
 
 def _absolute(
@@ -214,23 +221,32 @@ def _absolute(
         return
     segments = [s for s in path.normpath(rest).replace("\\", "/").split("/") if s]
     shown = shortened(text, _SAID)  # a line may be 16 KiB: said once, cut
+    index = _index(spots, fold)
     for at in range(max(0, len(segments) - depth), len(segments) + 1):
         prefix = shortened(f"{drive}/{'/'.join(segments[:at])}", _SAID)
         after = f", where the wheel installs under {prefix}"
-        yield from _named("/".join(segments[at:]), spots, fold, shown, after)
+        yield from _named("/".join(segments[at:]), index, fold, shown, after)
 
 
 def _named(
-    directory: str, spots: Spots, fold: Callable[[str], str], shown: str, after: str = ""
+    directory: str, spots: _Index, fold: Callable[[str], str], shown: str, after: str = ""
 ) -> Iterator[tuple[Place, str]]:
     """The places of a directory under the prefix: the prefix's own, and below each scheme
     directory holding it (in any case where some system opens paths so: `BIN` is `bin` on
-    macOS and Windows); `shown`: the directory as said."""
+    macOS and Windows); `shown`: the directory as said. A scheme directory is its first few
+    segments, looked up (a line's every cut against every layout's was 5 s of a 16 KiB line)."""
     yield ("data", directory), f"{shown} on sys.path by a .pth{after}"
-    folded = fold(directory)
-    for where, base in spots:
-        start = fold(base)
-        if folded == start or folded.startswith(f"{start}/"):
-            below = "/".join(directory.split("/")[base.count("/") + 1 :])  # by segments
+    segments = directory.split("/")  # by segments: folding may change a name's length ('İ')
+    for size in range(1, min(_SCHEME_DEPTH, len(segments)) + 1):
+        for where in spots.get(fold("/".join(segments[:size])), ()):
+            below = "/".join(segments[size:])
             said = f"site-packages/{below}" if where == "site-packages" and below else shown
             yield (where, below), f"{said} on sys.path by a .pth{after}"
+
+
+def _index(spots: Iterable[Place], fold: Callable[[str], str]) -> _Index:
+    """The scheme directories `spots` by their folded path, each with where it is."""
+    found: _Index = {}
+    for where, base in spots:
+        found.setdefault(fold(base), {})[where] = None
+    return found
