@@ -66,8 +66,12 @@ def on_pth_paths(
     lines: Iterable[PthLine],
     case: CaseRule,
     targets: TargetPythons,
+    unread: str | None = None,
 ) -> Iterator[tuple[InstalledFile, str]]:
-    """Each file `site` may import a customize module from, by the path lines `lines`, and how."""
+    """Each file `site` may import a customize module from, by the path lines `lines`, and how;
+    `unread`: the part of a `.pth` k3diff did not read (past its cap), whose lines `site` reads
+    and which may name any directory (review70b: a kept 17 KiB `.pth` whose last line named
+    `demo_extra`, and an added `demo_extra/sitecustomize.py`, passed, exit 0)."""
     fold = str.lower if case.path_blind else str
     # No place deeper than a file's directory under its deepest scheme directory can hold one
     # (a `.data/data/lib/python3.11/site-packages/` file's place is two segments past its path).
@@ -86,14 +90,17 @@ def on_pth_paths(
         for (where, below), how in chain.from_iterable(places):
             named.setdefault((where, fold(below)), how)
     leaves = {below.rpartition("/")[2] for _, below in named}  # a file a line names: its name
-    for file in files if named else ():
+    for file in files if named or unread else ():
         path = file.path
         if (
             "customize" in path
             or "customize" in file.entry
             or fold(path.rpartition("/")[2]) in leaves
         ):
-            runs = next(filter(None, (_runs(p, named, fold, case) for p in _places_of(file))), None)
+            places = _places_of(file)
+            runs = next(filter(None, (_runs(p, named, fold, case) for p in places)), None)
+            if runs is None and unread is not None:
+                runs = next(filter(None, (_unread(p, unread, case) for p in places)), None)
             if runs is not None:
                 yield file, runs
 
@@ -115,6 +122,19 @@ def _runs(
         if on is not None and customize_module(inner, case):
             name = inner.split("/")[0].split(".")[0]
             return f"{name}: imported by site at every start ({on})"
+    return None
+
+
+def _unread(place: Place, unread: str, case: CaseRule) -> str | None:
+    """How a file at `place` runs as a customize module where a line k3diff did not read
+    (`unread`) names its directory, if it is one in some directory."""
+    segments = place[1].split("/")
+    for at in range(len(segments) - 1, -1, -1):
+        inner = "/".join(segments[at:])
+        if customize_module(inner, case):
+            name = inner.split("/")[0].split(".")[0]
+            where = f"where a line of {unread} names its directory"
+            return f"{name}: imported by site at every start {where}"
     return None
 
 

@@ -156,13 +156,16 @@ def surface_scan(
         sources = _Sources(zip(map(_PATH, files), map(_ENTRY, files), strict=True))
         for index in said.surfaced:
             found.extend(_file_surfaces(archive, entries, files[index], sources, install.case))
-        if lines := [line for s in found if s.kind is SurfaceKind.PTH for line in s.lines]:
+        if pths := [s for s in found if s.kind is SurfaceKind.PTH]:
             from k3diff.wheel.pthpaths import on_pth_paths
 
             known = {s.key for s in found if s.kind is SurfaceKind.CUSTOMIZE}
+            lines = [line for s in pths for line in s.lines]
+            cap = f"past the {CONTENT_CAP >> 10} KiB k3diff reads"  # `site` reads on
+            cut = next((f"{s.key} {cap}" for s in pths if s.truncated), None)
             found.extend(
                 Surface(SurfaceKind.CUSTOMIZE, file.path, file.entry, how, executable=True)
-                for file, how in on_pth_paths(files, lines, install.case, install.targets)
+                for file, how in on_pth_paths(files, lines, install.case, install.targets, cut)
                 if file.path not in known  # `sitecustomize/x.py` on a line `sitecustomize`
             )
     found.extend(_entry_point_surfaces(install))

@@ -246,6 +246,33 @@ def test_a_customize_module_added_under_a_kept_line_fails(
     assert "W706" not in {f["code"] for f in report["findings"]}
 
 
+@pytest.mark.skipif(
+    importlib.util.find_spec("sitecustomize") is not None,
+    reason="this Python has its own sitecustomize, which site imports first",
+)
+@pytest.mark.parametrize(
+    ("line", "kept", "added"),
+    [
+        ("demo_extra", "demo_extra/x.py", "demo_extra/sitecustomize.py"),
+        ("../../../share/demo", "demo-{v}.data/data/share/demo/readme.txt", DATA_MODULE),
+    ],
+)
+def test_a_line_past_the_bytes_k3diff_reads_of_a_kept_pth_still_counts(
+    tmp_path: Path, line: str, kept: str, added: str
+) -> None:
+    """k3diff reads 16 KiB of a `.pth`, `site` all of it: the base's 17 KiB `demo.pth`, kept,
+    whose last line names a directory the patch adds a customize module to (review70b: passed,
+    exit 0, and the venv ran it)."""
+    pth = {"demo.pth": b"# notes\n" * 2200 + f"{line}\n".encode()}
+    base = {**BASE, **pth, kept.format(v="1.0"): b"notes\n"}
+    code, report, new = _wheels(
+        tmp_path, {**pth, kept.format(v="2.0"): b"notes\n", added: RUNS}, base
+    )
+    assert _runs_in_a_venv(tmp_path, new)
+    assert code == 1, report["findings"]
+    assert "where a line of site-packages/demo.pth past the 16 KiB" in _w702(report)[added]
+
+
 def test_audit_lists_the_customize_module_where_it_lands(tmp_path: Path) -> None:
     files = {**BASE, "demo.pth": b"../../../share/demo\n", DATA_MODULE: RUNS}
     _, report = run_json("audit", build(tmp_path, "2.0", files), "--format", "json")
