@@ -30,6 +30,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, count, repeat
+from types import ModuleType
 
 from k3diff.escape import shortened
 from k3diff.lazyre import lazy
@@ -223,7 +224,7 @@ def _relative(
     drive, rest = path.splitdrive(text)
     if rest.startswith(("/", "\\") if windows else "/") or drive[1:] not in ("", ":"):
         return  # absolute (`C:demo` is below site-packages where that is on drive C:)
-    resolved = path.normpath(path.join(site, rest)).replace("\\", "/")
+    resolved = _normalised(path, path.join(site, rest))
     if resolved != ".." and not resolved.startswith("../"):  # else it leaves the prefix
         shown = "" if resolved == "." else resolved
         said = f"{shown or '.'} under the install prefix"
@@ -239,13 +240,26 @@ def _absolute(
     drive, rest = path.splitdrive(text)
     if not drive and not rest.startswith(("/", "\\") if windows else "/"):
         return
-    segments = [s for s in path.normpath(rest).replace("\\", "/").split("/") if s]
+    segments = [s for s in _normalised(path, rest).split("/") if s]
     shown = shortened(text, _SAID)  # a line may be 16 KiB: said once, cut
     index = _index(spots, fold)
     for at in range(max(0, len(segments) - depth), len(segments) + 1):
         prefix = shortened(f"{drive}/{'/'.join(segments[:at])}", _SAID)
         after = f", where the wheel installs under {prefix}"
         yield from _named("/".join(segments[at:]), index, fold, shown, after)
+
+
+def _normalised(path: ModuleType, text: str) -> str:
+    """`text` normalised as `site.makepath` does on the system of `path`, with `/`: on Windows
+    `abspath` is `GetFullPathNameW`, which also drops a segment's one trailing period and the
+    last one's trailing periods and spaces (`demo_extra.` names `demo_extra`; review70b: it
+    named none, and a Windows wheel's `demo_extra/sitecustomize.py` under it passed, exit 0)."""
+    found = path.normpath(text).replace("\\", "/")
+    if path is posixpath:
+        return found
+    *heads, last = found.split("/")
+    heads = [s[:-1] if s.endswith(".") and not s.endswith("..") else s for s in heads]
+    return "/".join([*heads, last if last in (".", "..") else last.rstrip(". ")])
 
 
 def _named(

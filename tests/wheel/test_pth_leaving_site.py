@@ -184,6 +184,30 @@ def test_a_windows_line_is_read_with_windows_separators_on_windows_alone(tmp_pat
 
 
 @pytest.mark.parametrize(
+    ("line", "module"),
+    [
+        ("demo_extra.", "demo_extra/sitecustomize.py"),
+        ("demo_extra. . .", "demo_extra/sitecustomize.py"),
+        ("demo_extra./inner", "demo_extra/inner/sitecustomize.py"),
+        ("C:\\opt\\app.\\share\\demo..", DATA_MODULE),
+    ],
+)
+def test_a_windows_line_names_a_directory_less_its_trailing_dots(
+    tmp_path: Path, line: str, module: str
+) -> None:
+    """`site.makepath` is `abspath`, `GetFullPathNameW` on Windows, which drops a segment's one
+    trailing period and the path's trailing periods and spaces ("File path formats on Windows
+    systems": trimming characters), so `demo_extra.` puts `demo_extra` on `sys.path` there
+    (review70b: named no directory of the wheel, and it passed, exit 0). On Linux it is a name
+    of its own, which the wheel does not install."""
+    files = {"demo.pth": f"{line}\n".encode(), module: RUNS}
+    code, report, _ = _wheels(tmp_path / "win", files, tag=WINDOWS)
+    assert code == 1 and module in _w702(report), report["findings"]
+    code, report, _ = _wheels(tmp_path / "linux", files, tag=LINUX)
+    assert code == 0 and not _w702(report)
+
+
+@pytest.mark.parametrize(
     ("line", "tag", "prefix"),
     [
         ("/usr/local/share/demo", LINUX, "/usr/local"),
