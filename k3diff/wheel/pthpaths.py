@@ -31,10 +31,11 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, count, repeat
 from types import ModuleType
+from typing import Any
 
 from k3diff.escape import shortened
 from k3diff.lazyre import lazy
-from k3diff.wheel.casereads import customize_module
+from k3diff.wheel.casereads import CUSTOMIZE, customize_module
 from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.pth import PthLine
@@ -46,6 +47,7 @@ _WINDOWS_PLATFORMS = ("", "-32", "-arm64")
 """`sys.winver`'s suffix in `nt_user`'s `Python{py_version_nodot_plat}`: x64, x86, ARM64."""
 _PATH = operator.itemgetter(2)
 _SAID = 200  # characters of a path line said in a finding
+_HOW = "/"  # `_tree`'s key of how a line names a place (no segment is `/`)
 _SCHEME_DEPTH = 3
 """The most segments of a scheme directory under the prefix (`lib/python3.11/site-packages`)."""
 
@@ -91,6 +93,7 @@ def on_pth_paths(
         for (where, below), how in chain.from_iterable(places):
             named.setdefault((where, fold(below)), how)
     leaves = {below.rpartition("/")[2] for _, below in named}  # a file a line names: its name
+    tree = _tree(named)
     for file in files if named or unread else ():
         path = file.path
         if (
@@ -98,18 +101,40 @@ def on_pth_paths(
             or "customize" in file.entry
             or fold(path.rpartition("/")[2]) in leaves
         ):
-            places = _places_of(file)
-            runs = next(filter(None, (_runs(p, named, fold, case) for p in places)), None)
-            if runs is None and unread is not None:
-                runs = next(filter(None, (_unread(p, unread, case) for p in places)), None)
+            lands = _places_of(file)
+            runs = next(filter(None, (_runs(p, named, tree, fold, case) for p in lands)), None)
+            if runs is None and unread is not None:  # any directory: a line not read may name it
+                found = filter(None, (_runs(p, {}, None, fold, case) for p in lands))
+                runs = next(
+                    (f"{r} where a line of {unread} names its directory" for r in found), None
+                )
             if runs is not None:
                 yield file, runs
 
 
+def _tree(named: dict[Place, str]) -> dict[str, Any]:
+    """The places lines name as a tree of their folded segments, each named one's `_HOW` saying
+    how, so that a file's directories are looked up as its path is walked (review70b: each of a
+    600-deep path's directories joined and looked up was 56 s for 12,000 such files)."""
+    tree: dict[str, Any] = {}
+    for (where, below), how in named.items():
+        node = tree.setdefault(where, {})
+        for segment in below.split("/") if below else ():
+            node = node.setdefault(segment, {})
+        node.setdefault(_HOW, how)
+    return tree
+
+
 def _runs(
-    place: Place, named: dict[Place, str], fold: Callable[[str], str], case: CaseRule
+    place: Place,
+    named: dict[Place, str],
+    tree: dict[str, Any] | None,
+    fold: Callable[[str], str],
+    case: CaseRule,
 ) -> str | None:
-    """How a file at `place` runs as a customize module by the places lines name, if it does."""
+    """How a file at `place` runs as a customize module by the places lines name (`tree`; None
+    for any directory), if it does: a file of a package `sitecustomize/` in a named directory,
+    or a module file there (the outermost such directory said)."""
     where, below = place
     zipped = named.get((where, fold(below)))
     if zipped is not None:
@@ -117,25 +142,22 @@ def _runs(
     if "customize" not in below:
         return None
     segments = below.split("/")  # by segments: folding may change a name's length ('İ')
-    for at in range(len(segments) - 1, -1, -1):
-        on = named.get((where, fold("/".join(segments[:at]))))
-        inner = "/".join(segments[at:])
-        if on is not None and customize_module(inner, case):
-            name = inner.split("/")[0].split(".")[0]
-            return f"{name}: imported by site at every start ({on})"
-    return None
-
-
-def _unread(place: Place, unread: str, case: CaseRule) -> str | None:
-    """How a file at `place` runs as a customize module where a line k3diff did not read
-    (`unread`) names its directory, if it is one in some directory."""
-    segments = place[1].split("/")
-    for at in range(len(segments) - 1, -1, -1):
-        inner = "/".join(segments[at:])
-        if customize_module(inner, case):
-            name = inner.split("/")[0].split(".")[0]
-            where = f"where a line of {unread} names its directory"
-            return f"{name}: imported by site at every start {where}"
+    if tree is None:  # every directory: the outermost package, else the module file
+        package = next((s for s in CUSTOMIZE if f"/{s}/" in f"/{below}"), None)
+        if package is not None or customize_module(segments[-1], case):
+            return f"{package or segments[-1].split('.')[0]}: imported by site at every start"
+        return None
+    node = tree.get(where)
+    last = len(segments) - 1
+    for at, segment in enumerate(segments):
+        if node is None:
+            return None
+        on = node.get(_HOW)
+        if on is not None and (
+            segment in CUSTOMIZE if at < last else customize_module(segment, case)
+        ):
+            return f"{segment.split('.')[0]}: imported by site at every start" + (on and f" ({on})")
+        node = node.get(fold(segment))
     return None
 
 
@@ -254,7 +276,7 @@ def _normalised(path: ModuleType, text: str) -> str:
     `abspath` is `GetFullPathNameW`, which also drops a segment's one trailing period and the
     last one's trailing periods and spaces (`demo_extra.` names `demo_extra`; review70b: it
     named none, and a Windows wheel's `demo_extra/sitecustomize.py` under it passed, exit 0)."""
-    found = path.normpath(text).replace("\\", "/")
+    found: str = path.normpath(text).replace("\\", "/")
     if path is posixpath:
         return found
     *heads, last = found.split("/")
