@@ -48,7 +48,14 @@ _WINDOWS_PLATFORMS = ("", "-32", "-arm64")
 _PATH = operator.itemgetter(2)
 _SAID = 200  # characters of a path line said in a finding
 _HOW = "/"  # `_tree`'s key of how a line names a place (no segment is `/`)
+_DEEP = "//"  # `_tree`'s key where a line names a place `_DEEPEST` deep (no `where` is `//`)
 _SCHEME_DEPTH = 3
+_DEEPEST = 64
+"""The most directories k3diff follows a line's place into (no wheel nests so): an absolute
+line's cuts name no deeper one, and where a relative line names one, each customize module
+deeper is counted whatever the lines (review70b: a 16 KiB absolute line beside one 30,000-deep
+file was 2 s of CPU, a 16 KiB relative one over 12,000 files 500 deep 1 s, each of their
+directories looked up)."""
 """The most segments of a scheme directory under the prefix (`lib/python3.11/site-packages`)."""
 
 Anchor = tuple[bool, str]
@@ -79,7 +86,7 @@ def on_pth_paths(
     # No place deeper than a file's directory under its deepest scheme directory can hold one
     # (a `.data/data/lib/python3.11/site-packages/` file's place is two segments past its path).
     slashes = max(map(str.count, map(_PATH, files), repeat("/")), default=0)
-    depth = slashes + 2 + _SCHEME_DEPTH + 1
+    depth = min(slashes + 2 + _SCHEME_DEPTH + 1, _DEEPEST)
     named: dict[Place, str] = {}
     for text in dict.fromkeys(line.text.rstrip() for line in lines if not line.executable):
         minors = _minors(targets, _version_names(text, depth))
@@ -118,6 +125,9 @@ def _tree(named: dict[Place, str]) -> dict[str, Any]:
     600-deep path's directories joined and looked up was 56 s for 12,000 such files)."""
     tree: dict[str, Any] = {}
     for (where, below), how in named.items():
+        if below.count("/") >= _DEEPEST:  # below it each file is counted (`_runs`)
+            tree[_DEEP] = True
+            continue
         node = tree.setdefault(where, {})
         for segment in below.split("/") if below else ():
             node = node.setdefault(segment, {})
@@ -141,12 +151,15 @@ def _runs(
         return f"{zipped}: site imports sitecustomize from it as a zip (not read)"
     if "customize" not in below:
         return None
+    deep = tree is not None and _DEEP in tree and below.count("/") >= _DEEPEST
+    if tree is None or deep:  # any directory: its outermost package,
+        package = next((s for s in CUSTOMIZE if f"/{s}/" in f"/{below}"), None)  # else the file
+        leaf = below.rpartition("/")[2]
+        if package is None and not customize_module(leaf, case):
+            return None
+        said = f"{package or leaf.split('.')[0]}: imported by site at every start"
+        return f"{said} (a line names a directory {_DEEPEST}+ deep, not followed)" if deep else said
     segments = below.split("/")  # by segments: folding may change a name's length ('İ')
-    if tree is None:  # every directory: the outermost package, else the module file
-        package = next((s for s in CUSTOMIZE if f"/{s}/" in f"/{below}"), None)
-        if package is not None or customize_module(segments[-1], case):
-            return f"{package or segments[-1].split('.')[0]}: imported by site at every start"
-        return None
     node = tree.get(where)
     last = len(segments) - 1
     for at, segment in enumerate(segments):
