@@ -9,8 +9,9 @@ host's tag is found by none). So a wheel is judged on each system its tags name 
 `.so`, which no Python on Windows loads, passed): `win_amd64`, `win32`, `win_arm64` each,
 `darwin` for every `macosx_…` tag, `ARCH-linux-gnu` for each architecture of the `manylinux`
 tags (glibc), `ARCH-linux-musl` of the `musllinux` ones and `ARCH-linux` of the `linux` ones
-(either libc), two for `any` (Windows, and Linux and macOS: every platform of each, so that
-only a name of no platform counts there), MSYS2's MinGW build (`mingw_x86_64_ucrt_gnu`, a
+(either libc), three for `any` (Windows, Linux and macOS, and Cygwin and MSYS2: every
+platform of each, so that only a name of no platform counts there; review70b: Cygwin's was not
+judged), MSYS2's MinGW build (`mingw_x86_64_ucrt_gnu`, a
 Windows build whose suffix names that tag), Android's ABIs (`aarch64-linux-android` for
 `android_21_arm64_v8a`) and iOS's SDKs (`iphoneos`, `iphonesimulator`) each (w629c), Cygwin's
 and MSYS2's own Python each (`.dll` extensions alone, NTFS: tags70), FreeBSD's (`.so` alone, a
@@ -233,14 +234,15 @@ def system_cases(system: System) -> tuple[CaseRule, ...]:
     """One system's rules: Windows' for win*, `mingw_…` (MSYS2's MinGW Python is a Windows
     build, `_WINDOWS_BUILDS`) and `any`'s Windows; Linux's and macOS's for `any`'s POSIX
     systems (a name means a thing there only where it does on both: `versionbound._sourced`);
-    macOS's for `darwin`, Cygwin's and MSYS2's for theirs, Linux's for the rest."""
+    macOS's for `darwin`, Cygwin's and MSYS2's for theirs and `any`'s, Linux's for the rest."""
     if system.folds:
         return (WINDOWS,)
     if system.name == ANY_POSIX:
         return (AS_WRITTEN, PATH_BLIND)
     if system.name == "darwin":
         return (PATH_BLIND,)
-    return (NTFS_POSIX,) if system.name in _NTFS_POSIX else (AS_WRITTEN,)
+    ntfs = system.name in _NTFS_POSIX or system.name == ANY_NTFS_POSIX
+    return (NTFS_POSIX,) if ntfs else (AS_WRITTEN,)
 
 
 def systems(tags: frozenset[str]) -> list[System]:
@@ -260,7 +262,11 @@ def abi_any(tag: str) -> bool:
 
 def _made(key: str, tags: frozenset[str]) -> list[System]:
     if key == _ANY:  # every system: a file of one platform's name is found on it alone
-        return [System(ANY_WINDOWS, tags, ".pyd", True), System(ANY_POSIX, tags, ".so", False)]
+        return [
+            System(ANY_WINDOWS, tags, ".pyd", True),
+            System(ANY_POSIX, tags, ".so", False),
+            System(ANY_NTFS_POSIX, tags, ".dll", False),
+        ]
     if key == _OTHER:  # others: POSIX systems, matching names as written
         return [System(None, tags, None, False)]
     if key in _NTFS_POSIX:
@@ -291,6 +297,7 @@ _ANY = "any"
 _OTHER = "other"
 ANY_WINDOWS = "Windows (any)"
 ANY_POSIX = "Linux and macOS (any)"
+ANY_NTFS_POSIX = "Cygwin and MSYS2 (any)"
 """The systems an `any` tag installs on, each judged as one whose every platform's Python
 must find the module: only a name of no platform counts there (review68: the `any` tag was
 one system reading every file as found, so a `cp313-cp313-any` wheel holding a Linux build's

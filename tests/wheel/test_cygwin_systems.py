@@ -167,3 +167,21 @@ def test_a_kept_linux_module_under_an_added_freebsd_tag_fails(tmp_path: Path) ->
     [finding] = [f for f in report["findings"] if f["code"] == "W629"]
     assert code == 1
     assert "its tags for freebsd install it on CPython 3.12" in finding["detail"]
+
+
+@pytest.mark.parametrize(("extra", "fails"), [({}, True), ({"demo/_C.dll": b"MZ"}, False)])
+def test_an_any_wheel_is_judged_where_python_loads_dll_files_too(
+    tmp_path: Path, extra: dict[str, bytes], fails: bool
+) -> None:
+    """pip installs a `-none-any` wheel on Cygwin and MSYS2 too, whose Python loads neither a
+    `.so` nor a `.pyd`: a module of `_C.abi3.so` and `_C.pyd` is found on Linux, macOS and
+    Windows, by none there (review70b: `any` was judged on Windows and on Linux and macOS
+    alone, and such a wheel passed `audit`, exit 0); a `.dll` of the module spares it."""
+    files = {"demo/__init__.py": b"", "demo/_C.abi3.so": b"\0", "demo/_C.pyd": b"\0", **extra}
+    wheel, code, found = _audit(tmp_path, "cp312-none-any", files)
+    origin = installed_origin(wheel, CYGWIN_312, "demo", "_C", sources=False)
+    assert origin == ("missing" if fails else "found")
+    assert code == (1 if fails else 0)
+    assert [f.partition(":")[0] for f in found] == (["demo/_C.abi3.so"] if fails else [])
+    if fails:
+        assert "its tags for Cygwin and MSYS2 (any) install it on CPython 3.12" in found[0]
