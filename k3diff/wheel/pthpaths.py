@@ -201,12 +201,14 @@ def _anchors(targets: TargetPythons, case: CaseRule, minors: list[int]) -> dict[
         short = f"3.{minor}"
         for thread in ("", "t") if minor >= 13 else ("",):
             python = f"python{short}{thread}"
+            site = f"lib/{python}/site-packages"
+            include = (f"include/site/python{short}", f"include/{python}")
             if targets.elsewhere:
-                site = f"lib/{python}/site-packages"
-                include = (f"include/site/python{short}", f"include/{python}")
                 _add(found, (False, site), "bin", include)
                 if case.path_blind:  # a macOS framework build's `--user`
                     _add(found, (False, "lib/python/site-packages"), "bin", include[1:])
+            if targets.mingw:  # MinGW's: `..\\..\\..\\share\\demo` (review70b: one name)
+                _add(found, (True, site), "bin", include)
             if targets.windows:
                 venv = f"include/site/python{short}"
                 _add(found, (True, "Lib/site-packages"), "Scripts", ("Include", venv))

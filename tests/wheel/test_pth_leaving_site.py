@@ -183,6 +183,16 @@ def test_a_windows_line_is_read_with_windows_separators_on_windows_alone(tmp_pat
     assert code == 0 and not _w702(report)
 
 
+def test_mingw_reads_a_line_as_windows_does_in_the_posix_layout(tmp_path: Path) -> None:
+    """MSYS2's MinGW Python is a Windows build (`os.path` is `ntpath`: both separators) whose
+    `sys.path` uses the POSIX layout (`/mingw64/lib/python3.12/site-packages`; MSYS2's
+    docs/python.md), and pip installs `.data/data/` under its prefix: `..\\..\\..\\share\\demo`
+    names `share/demo` there (review70b: read with `/` alone, and it passed, exit 0)."""
+    files = {"demo.pth": b"..\\..\\..\\share\\demo\n", DATA_MODULE: RUNS}
+    code, report, _ = _wheels(tmp_path, files, tag="cp312-cp312-mingw_x86_64_ucrt_gnu")
+    assert code == 1 and DATA_MODULE in _w702(report), report["findings"]
+
+
 @pytest.mark.parametrize(
     ("line", "module"),
     [
