@@ -119,6 +119,22 @@ def on_pth_paths(
                 yield file, runs
 
 
+def unread_part(
+    pths: Iterable[tuple[str, bool, Sequence[PthLine]]], windows: bool, cap: int
+) -> str | None:
+    """The lines of a `.pth` (its path, whether cut at `cap` bytes, its lines read) k3diff did
+    not read as `site` does, which may name any directory: past the cap (`site` reads on), or a
+    path line no UTF-8, which Python up to 3.12 (later, where UTF-8 fails) decodes in the
+    locale's encoding, on Windows a code page (review70b: `demo_extr\\xe1` names `demo_extrá`
+    in cp1252, and a Windows wheel's `demo_extrá/sitecustomize.py` passed, exit 0)."""
+    for key, truncated, lines in pths:
+        if truncated:
+            return f"{key} past the {cap >> 10} KiB k3diff reads"
+        if windows and any("\ufffd" in line.text for line in lines if not line.executable):
+            return f"{key} that is not UTF-8 (Windows reads it in its code page)"
+    return None
+
+
 def _tree(named: dict[Place, str]) -> dict[str, Any]:
     """The places lines name as a tree of their folded segments, each named one's `_HOW` saying
     how, so that a file's directories are looked up as its path is walked (review70b: each of a

@@ -157,12 +157,12 @@ def surface_scan(
         for index in said.surfaced:
             found.extend(_file_surfaces(archive, entries, files[index], sources, install.case))
         if pths := [s for s in found if s.kind is SurfaceKind.PTH]:
-            from k3diff.wheel.pthpaths import on_pth_paths
+            from k3diff.wheel.pthpaths import on_pth_paths, unread_part
 
             known = {s.key for s in found if s.kind is SurfaceKind.CUSTOMIZE}
             lines = [line for s in pths for line in s.lines]
-            cap = f"past the {CONTENT_CAP >> 10} KiB k3diff reads"  # `site` reads on
-            cut = next((f"{s.key} {cap}" for s in pths if s.truncated), None)
+            pairs = [(s.key, s.truncated, s.lines) for s in pths]
+            cut = unread_part(pairs, install.targets.windows, CONTENT_CAP)
             found.extend(
                 Surface(SurfaceKind.CUSTOMIZE, file.path, file.entry, how, executable=True)
                 for file, how in on_pth_paths(files, lines, install.case, install.targets, cut)

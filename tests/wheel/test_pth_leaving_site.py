@@ -183,6 +183,18 @@ def test_a_windows_line_is_read_with_windows_separators_on_windows_alone(tmp_pat
     assert code == 0 and not _w702(report)
 
 
+def test_a_line_windows_reads_in_its_code_page_may_name_any_directory(tmp_path: Path) -> None:
+    """Python up to 3.12 decodes a `.pth` in the locale's encoding (3.13 too where UTF-8
+    fails), on Windows a code page: `demo_extr\\xe1` is `demo_extrá` in cp1252, whatever
+    k3diff decodes (review70b: passed, exit 0). Linux's is UTF-8, which fails there instead."""
+    files = {"demo.pth": b"demo_extr\xe1\n", "demo_extr\u00e1/sitecustomize.py": RUNS}
+    code, report, _ = _wheels(tmp_path / "win", files, tag=WINDOWS)
+    assert code == 1, report["findings"]
+    assert "demo.pth that is not UTF-8" in _w702(report)["demo_extr\u00e1/sitecustomize.py"]
+    code, report, _ = _wheels(tmp_path / "linux", files, tag=LINUX)
+    assert code == 0 and not _w702(report)
+
+
 def test_mingw_reads_a_line_as_windows_does_in_the_posix_layout(tmp_path: Path) -> None:
     """MSYS2's MinGW Python is a Windows build (`os.path` is `ntpath`: both separators) whose
     `sys.path` uses the POSIX layout (`/mingw64/lib/python3.12/site-packages`; MSYS2's
