@@ -9,7 +9,7 @@ import posixpath
 from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheel.extsuffix import EXTENSIONS, bare, module_abi
 
-_CUSTOMIZE = ("sitecustomize", "usercustomize")
+CUSTOMIZE = ("sitecustomize", "usercustomize")
 
 
 def customize_module(inner: str, case: CaseRule) -> bool:
@@ -25,13 +25,13 @@ def customize_module(inner: str, case: CaseRule) -> bool:
     `sitecustomize_d.pyd` is a module (it was data)."""
     top, below, _ = inner.partition("/")
     if below:
-        return top in _CUSTOMIZE
+        return top in CUSTOMIZE
     for system in case.systems():
         name = module_name(top, system)
-        if name in _CUSTOMIZE or (  # a Windows debug build's `sitecustomize_d.pyd`: `dynload_win.c`
+        if name in CUSTOMIZE or (  # a Windows debug build's `sitecustomize_d.pyd`: `dynload_win.c`
             system.suffix_blind
             and name is not None
-            and name.removesuffix("_d") in _CUSTOMIZE
+            and name.removesuffix("_d") in CUSTOMIZE
             and top.lower().endswith(".pyd")
         ):
             return True

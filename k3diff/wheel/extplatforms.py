@@ -9,13 +9,14 @@ host's tag is found by none). So a wheel is judged on each system its tags name 
 `.so`, which no Python on Windows loads, passed): `win_amd64`, `win32`, `win_arm64` each,
 `darwin` for every `macosx_…` tag, `ARCH-linux-gnu` for each architecture of the `manylinux`
 tags (glibc), `ARCH-linux-musl` of the `musllinux` ones and `ARCH-linux` of the `linux` ones
-(either libc), two for `any` (Windows, and Linux and macOS: every platform of each, so that
-only a name of no platform counts there), MSYS2's MinGW build (`mingw_x86_64_ucrt_gnu`, a
+(either libc), three for `any` (Windows, Linux and macOS, and Cygwin and MSYS2: every
+platform of each, so that only a name of no platform counts there; review70b: Cygwin's was not
+judged), MSYS2's MinGW build (`mingw_x86_64_ucrt_gnu`, a
 Windows build whose suffix names that tag), Android's ABIs (`aarch64-linux-android` for
 `android_21_arm64_v8a`) and iOS's SDKs (`iphoneos`, `iphonesimulator`) each (w629c), Cygwin's
-and MSYS2's own Python each (`.dll` extensions alone, NTFS: tags70), and one for the rest
-(FreeBSD), whose files are all read, and a suffix in another case found by none (as before
-abi68).
+and MSYS2's own Python each (`.dll` extensions alone, NTFS: tags70), FreeBSD's (`.so` alone, a
+CPython 3.5+ name of no platform: review70b), and one for the rest, whose files are all read,
+and a suffix in another case found by none (as before abi68).
 
 A suffix's platform is read as the import system matches it, as written (lowered on Windows):
 only the triplet CPython's `configure` writes for the tag's architecture and libc (lower case,
@@ -58,6 +59,11 @@ fork): a POSIX build on NTFS, whose `open` finds a path in any case (Cygwin's de
 import system matches names as written (review68c) and loads `.dll` extensions alone
 (`dynload_shlib.c` under `__CYGWIN__`; tags70: read as a system of no suffix list, one with
 FreeBSD, whose files were all found)."""
+_FREEBSD = "freebsd"
+"""FreeBSD's CPython (`freebsd_…` tags): `dynload_shlib.c` lists `.cpython-3Y.so` (its SOABI
+names no platform: `Misc/platform_triplet.c` writes none there), `.abi3.so` and `.so`
+(review70b: read as a system of no suffix list, whose files were all found, a module of a Linux
+triplet's `.so` or a `.pyd` alone passed W629)."""
 _LINUX_TAG = lazy(r"(?:manylinux_\d+_\d+|musllinux_\d+_\d+|manylinux\d+|linux)_(.+)")
 _TRIPLET_ARCH = {
     "i686": "i386",
@@ -119,10 +125,12 @@ class System(NamedTuple):
 
     def finding(self) -> tuple[str, ...]:
         """The platforms (as `file_system` names them) whose names this system's Python finds:
-        its own; on Linux the libc's triplet as CPython writes it on the architecture
+        its own (a name of no platform on FreeBSD); on Linux the libc's triplet as CPython writes it on the architecture
         (glibc's `x86_64-linux-gnu`, musl's `x86_64-linux-musl` and, before 3.13, the glibc
         one; `arm-linux-gnueabihf` on `armv7l`) and a triplet of none (GraalPy's)."""
         name = str(self.name)
+        if name == _FREEBSD:
+            return (NO_PLATFORM,)
         arch, libc = _linux(name)
         if arch is None:
             return (name,)
@@ -226,14 +234,15 @@ def system_cases(system: System) -> tuple[CaseRule, ...]:
     """One system's rules: Windows' for win*, `mingw_…` (MSYS2's MinGW Python is a Windows
     build, `_WINDOWS_BUILDS`) and `any`'s Windows; Linux's and macOS's for `any`'s POSIX
     systems (a name means a thing there only where it does on both: `versionbound._sourced`);
-    macOS's for `darwin`, Cygwin's and MSYS2's for theirs, Linux's for the rest."""
+    macOS's for `darwin`, Cygwin's and MSYS2's for theirs and `any`'s, Linux's for the rest."""
     if system.folds:
         return (WINDOWS,)
     if system.name == ANY_POSIX:
         return (AS_WRITTEN, PATH_BLIND)
     if system.name == "darwin":
         return (PATH_BLIND,)
-    return (NTFS_POSIX,) if system.name in _NTFS_POSIX else (AS_WRITTEN,)
+    ntfs = system.name in _NTFS_POSIX or system.name == ANY_NTFS_POSIX
+    return (NTFS_POSIX,) if ntfs else (AS_WRITTEN,)
 
 
 def systems(tags: frozenset[str]) -> list[System]:
@@ -253,12 +262,16 @@ def abi_any(tag: str) -> bool:
 
 def _made(key: str, tags: frozenset[str]) -> list[System]:
     if key == _ANY:  # every system: a file of one platform's name is found on it alone
-        return [System(ANY_WINDOWS, tags, ".pyd", True), System(ANY_POSIX, tags, ".so", False)]
-    if key == _OTHER:  # FreeBSD and others: POSIX systems, matching names as written
+        return [
+            System(ANY_WINDOWS, tags, ".pyd", True),
+            System(ANY_POSIX, tags, ".so", False),
+            System(ANY_NTFS_POSIX, tags, ".dll", False),
+        ]
+    if key == _OTHER:  # others: POSIX systems, matching names as written
         return [System(None, tags, None, False)]
     if key in _NTFS_POSIX:
         return [System(key, tags, ".dll", False)]
-    windows = key.startswith(_WINDOWS_BUILDS)
+    windows = key.startswith(_WINDOWS_BUILDS)  # FreeBSD's loads `.so`, as Linux's
     return [System(key, tags, ".pyd" if windows else ".so", windows)]
 
 
@@ -284,6 +297,7 @@ _ANY = "any"
 _OTHER = "other"
 ANY_WINDOWS = "Windows (any)"
 ANY_POSIX = "Linux and macOS (any)"
+ANY_NTFS_POSIX = "Cygwin and MSYS2 (any)"
 """The systems an `any` tag installs on, each judged as one whose every platform's Python
 must find the module: only a name of no platform counts there (review68: the `any` tag was
 one system reading every file as found, so a `cp313-cp313-any` wheel holding a Linux build's
@@ -291,11 +305,12 @@ one system reading every file as found, so a `cp313-cp313-any` wheel holding a L
 
 
 def _system(platform: str) -> str:
-    """The system a platform tag names, as `file_system` names it; `cygwin` or `msys`; `any`;
-    or `other` for one k3diff does not read (FreeBSD, an Android ABI PEP 738 does not name)."""
+    """The system a platform tag names, as `file_system` names it; `cygwin`, `msys` or
+    `freebsd`; `any`; or `other` for one k3diff does not read (an Android ABI PEP 738 does not
+    name, NetBSD, Solaris)."""
     if platform.startswith(_WINDOWS_BUILDS):
         return platform
-    if (head := platform.partition("_")[0]) in _NTFS_POSIX:
+    if (head := platform.partition("_")[0]) in (*_NTFS_POSIX, _FREEBSD):
         return head
     if platform.startswith("macosx_"):
         return "darwin"

@@ -44,6 +44,12 @@ SCHEMES = ("purelib", "platlib", "headers", "scripts", "data")
 
 _DATA_SITE_PACKAGES = lazy(r"^lib/python(\d+)\.(\d+)t?/site-packages/")
 _WINDOWS_SITE_PACKAGES = lazy(r"^lib/site-packages/", re.IGNORECASE)
+_OTHER_SITE_PACKAGES = lazy(
+    r"^(?:(python3(\d+)t?(?:-32|-arm64)?)|lib/python(?:3\.(\d+)t?)?)/site-packages/", re.IGNORECASE
+)
+"""Site-packages under the prefix on some installs alone: `nt_user`'s (`pip install --user` on
+Windows: `Python311/site-packages`), `osx_framework_user`'s (`lib/python/site-packages`), and a
+venv's in another case, which APFS opens as it (`LIB/python3.11/Site-Packages`)."""
 _WRAPPER_SUFFIXES = (".exe", "-script.py", ".pya")
 _NAME = operator.itemgetter(0)
 _HEAD = operator.itemgetter(0)
@@ -314,6 +320,16 @@ def _scheme_path(
         if targets.elsewhere:
             reason = "is a site-packages file on Windows only (Lib/site-packages under the prefix)"
         return f"site-packages/{rest[windows.end() :]}", reason
+    other = _OTHER_SITE_PACKAGES.match(rest)
+    minor = other and (other.group(2) or other.group(3))
+    if other and (minor is None or targets.admits((3, version_number(minor)))):
+        if other.group(1) and targets.windows:
+            return rest, "is site-packages for a `pip install --user` on Windows alone"
+        if not other.group(1) and targets.mac:  # review70b: each passed, exit 0
+            return (
+                rest,
+                "is site-packages on macOS alone (`--user` on a framework build, or APFS's case)",
+            )
     return rest, None
 
 

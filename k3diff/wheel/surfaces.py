@@ -156,13 +156,16 @@ def surface_scan(
         sources = _Sources(zip(map(_PATH, files), map(_ENTRY, files), strict=True))
         for index in said.surfaced:
             found.extend(_file_surfaces(archive, entries, files[index], sources, install.case))
-        if lines := [line for s in found if s.kind is SurfaceKind.PTH for line in s.lines]:
-            from k3diff.wheel.pthpaths import on_pth_paths
+        if pths := [s for s in found if s.kind is SurfaceKind.PTH]:
+            from k3diff.wheel.pthpaths import on_pth_paths, unread_part
 
             known = {s.key for s in found if s.kind is SurfaceKind.CUSTOMIZE}
+            lines = [line for s in pths for line in s.lines]
+            pairs = [(s.key, s.truncated, s.lines) for s in pths]
+            cut = unread_part(pairs, install.targets.windows, CONTENT_CAP)
             found.extend(
                 Surface(SurfaceKind.CUSTOMIZE, file.path, file.entry, how, executable=True)
-                for file, how in on_pth_paths(files, lines, install.case, install.targets)
+                for file, how in on_pth_paths(files, lines, install.case, install.targets, cut)
                 if file.path not in known  # `sitecustomize/x.py` on a line `sitecustomize`
             )
     found.extend(_entry_point_surfaces(install))

@@ -32,6 +32,11 @@ class TargetPythons(NamedTuple):
     """Some tag installs on Windows (a `win*` or `any` platform)."""
     elsewhere: bool = True
     """Some tag installs on a platform other than Windows."""
+    mac: bool = True
+    """Some tag installs on macOS (a `macosx_…` or `any` platform)."""
+    mingw: bool = True
+    """Some tag installs on MSYS2's MinGW Python (a `mingw_…` or `any` platform): a Windows
+    build, reading paths as Windows does, with the POSIX layout (`lib/python3.Y/site-packages`)."""
 
     def admits(self, version: Version) -> bool:
         """True when a tag of the wheel installs on this Python version."""
@@ -85,7 +90,7 @@ def target_pythons(tags: Iterable[str]) -> TargetPythons:
     """The Pythons and platforms of expanded tags (`cp312-cp312-manylinux_2_17_x86_64`)."""
     exact: set[Version] = set()
     open_from: Version | None = None
-    windows = elsewhere = False
+    windows = elsewhere = mac = mingw = False
     seen = False
     for tag in tags:
         parts = tag.split("-")
@@ -104,6 +109,8 @@ def target_pythons(tags: Iterable[str]) -> TargetPythons:
             exact.add((3, minor))
         windows = windows or platform == "any" or platform.startswith("win")
         elsewhere = elsewhere or not platform.startswith("win")
+        mac = mac or platform == "any" or platform.startswith("macosx_")
+        mingw = mingw or platform == "any" or platform.startswith("mingw_")
     if not seen:
         return ANY
-    return TargetPythons(frozenset(exact), open_from, windows, elsewhere)
+    return TargetPythons(frozenset(exact), open_from, windows, elsewhere, mac, mingw)

@@ -130,3 +130,58 @@ def test_a_dll_added_beside_a_module_shadows_it_where_python_loads_dll_files(
     _, report = run_json("wheels", base, patch)
     shadows = [(f["path"], f.get("native")) for f in _w628(report)]
     assert shadows == ([("engine/ext.dll", True)] if found else [])
+
+
+@pytest.mark.parametrize(
+    ("name", "found"),
+    [
+        ("demo/_C.cpython-312-x86_64-linux-gnu.so", False),
+        ("demo/_C.cpython-312-darwin.so", False),
+        ("demo/_C.cp312-win_amd64.pyd", False),
+        ("demo/_C.cpython-312.so", True),
+        ("demo/_C.abi3.so", True),
+    ],
+)
+def test_freebsd_loads_a_so_of_no_platform_alone(tmp_path: Path, name: str, found: bool) -> None:
+    """FreeBSD's CPython lists `.cpython-312.so`, `.abi3.so` and `.so` (its SOABI names no
+    platform): a module whose one file is a Linux build's, a macOS build's or a `.pyd` is found
+    by none there (review70b: FreeBSD was a system whose every file was read as found, and such
+    a wheel passed `audit`, exit 0)."""
+    wheel, code, findings = _audit(tmp_path, FREEBSD, {"demo/__init__.py": b"", name: b"\0"})
+    assert installed_origin(wheel, FREEBSD_312, "demo", "_C", sources=False) == (
+        "found" if found else "missing"
+    )
+    assert (code, [f.partition(":")[0] for f in findings]) == ((0, []) if found else (1, [name]))
+
+
+def test_a_kept_linux_module_under_an_added_freebsd_tag_fails(tmp_path: Path) -> None:
+    """The patch keeps the base's Linux build unchanged (no native change) and adds a FreeBSD
+    tag, where pip now installs it and `import demo._C` finds nothing (review70b: exit 0)."""
+    files = {"demo/__init__.py": b"", "demo/_C.cpython-312-x86_64-linux-gnu.so": b"\0"}
+    linux = "cp312-cp312-manylinux_2_17_x86_64"
+    base = wheelkit.make_wheel(tmp_path / "base", "demo", "1.0", files, tag=linux)
+    tag = f"{linux}.freebsd_14_0_release_amd64"
+    patch = wheelkit.make_wheel(tmp_path / "patch", "demo", "1.1", files, tag=tag)
+    assert installed_origin(patch, FREEBSD_312, "demo", "_C", sources=False) == "missing"
+    code, report = run_json("wheels", base, patch)
+    [finding] = [f for f in report["findings"] if f["code"] == "W629"]
+    assert code == 1
+    assert "its tags for freebsd install it on CPython 3.12" in finding["detail"]
+
+
+@pytest.mark.parametrize(("extra", "fails"), [({}, True), ({"demo/_C.dll": b"MZ"}, False)])
+def test_an_any_wheel_is_judged_where_python_loads_dll_files_too(
+    tmp_path: Path, extra: dict[str, bytes], fails: bool
+) -> None:
+    """pip installs a `-none-any` wheel on Cygwin and MSYS2 too, whose Python loads neither a
+    `.so` nor a `.pyd`: a module of `_C.abi3.so` and `_C.pyd` is found on Linux, macOS and
+    Windows, by none there (review70b: `any` was judged on Windows and on Linux and macOS
+    alone, and such a wheel passed `audit`, exit 0); a `.dll` of the module spares it."""
+    files = {"demo/__init__.py": b"", "demo/_C.abi3.so": b"\0", "demo/_C.pyd": b"\0", **extra}
+    wheel, code, found = _audit(tmp_path, "cp312-none-any", files)
+    origin = installed_origin(wheel, CYGWIN_312, "demo", "_C", sources=False)
+    assert origin == ("missing" if fails else "found")
+    assert code == (1 if fails else 0)
+    assert [f.partition(":")[0] for f in found] == (["demo/_C.abi3.so"] if fails else [])
+    if fails:
+        assert "its tags for Cygwin and MSYS2 (any) install it on CPython 3.12" in found[0]

@@ -183,6 +183,52 @@ def test_a_windows_line_is_read_with_windows_separators_on_windows_alone(tmp_pat
     assert code == 0 and not _w702(report)
 
 
+def test_a_line_windows_reads_in_its_code_page_may_name_any_directory(tmp_path: Path) -> None:
+    """Python up to 3.12 decodes a `.pth` in the locale's encoding (3.13 too where UTF-8
+    fails), on Windows a code page: `demo_extr\\xe1` is `demo_extrá` in cp1252, whatever
+    k3diff decodes (review70b: passed, exit 0). Linux's is UTF-8, which fails there instead."""
+    files = {"demo.pth": b"demo_extr\xe1\n", "demo_extr\u00e1/sitecustomize.py": RUNS}
+    code, report, _ = _wheels(tmp_path / "win", files, tag=WINDOWS)
+    assert code == 1, report["findings"]
+    assert "demo.pth that is not UTF-8" in _w702(report)["demo_extr\u00e1/sitecustomize.py"]
+    code, report, _ = _wheels(tmp_path / "linux", files, tag=LINUX)
+    assert code == 0 and not _w702(report)
+
+
+def test_mingw_reads_a_line_as_windows_does_in_the_posix_layout(tmp_path: Path) -> None:
+    """MSYS2's MinGW Python is a Windows build (`os.path` is `ntpath`: both separators) whose
+    `sys.path` uses the POSIX layout (`/mingw64/lib/python3.12/site-packages`; MSYS2's
+    docs/python.md), and pip installs `.data/data/` under its prefix: `..\\..\\..\\share\\demo`
+    names `share/demo` there (review70b: read with `/` alone, and it passed, exit 0)."""
+    files = {"demo.pth": b"..\\..\\..\\share\\demo\n", DATA_MODULE: RUNS}
+    code, report, _ = _wheels(tmp_path, files, tag="cp312-cp312-mingw_x86_64_ucrt_gnu")
+    assert code == 1 and DATA_MODULE in _w702(report), report["findings"]
+
+
+@pytest.mark.parametrize(
+    ("line", "module"),
+    [
+        ("demo_extra.", "demo_extra/sitecustomize.py"),
+        ("demo_extra. . .", "demo_extra/sitecustomize.py"),
+        ("demo_extra./inner", "demo_extra/inner/sitecustomize.py"),
+        ("C:\\opt\\app.\\share\\demo..", DATA_MODULE),
+    ],
+)
+def test_a_windows_line_names_a_directory_less_its_trailing_dots(
+    tmp_path: Path, line: str, module: str
+) -> None:
+    """`site.makepath` is `abspath`, `GetFullPathNameW` on Windows, which drops a segment's one
+    trailing period and the path's trailing periods and spaces ("File path formats on Windows
+    systems": trimming characters), so `demo_extra.` puts `demo_extra` on `sys.path` there
+    (review70b: named no directory of the wheel, and it passed, exit 0). On Linux it is a name
+    of its own, which the wheel does not install."""
+    files = {"demo.pth": f"{line}\n".encode(), module: RUNS}
+    code, report, _ = _wheels(tmp_path / "win", files, tag=WINDOWS)
+    assert code == 1 and module in _w702(report), report["findings"]
+    code, report, _ = _wheels(tmp_path / "linux", files, tag=LINUX)
+    assert code == 0 and not _w702(report)
+
+
 @pytest.mark.parametrize(
     ("line", "tag", "prefix"),
     [
@@ -244,6 +290,33 @@ def test_a_customize_module_added_under_a_kept_line_fails(
     )
     assert code == 1 and added in _w702(report), report["findings"]
     assert "W706" not in {f["code"] for f in report["findings"]}
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("sitecustomize") is not None,
+    reason="this Python has its own sitecustomize, which site imports first",
+)
+@pytest.mark.parametrize(
+    ("line", "kept", "added"),
+    [
+        ("demo_extra", "demo_extra/x.py", "demo_extra/sitecustomize.py"),
+        ("../../../share/demo", "demo-{v}.data/data/share/demo/readme.txt", DATA_MODULE),
+    ],
+)
+def test_a_line_past_the_bytes_k3diff_reads_of_a_kept_pth_still_counts(
+    tmp_path: Path, line: str, kept: str, added: str
+) -> None:
+    """k3diff reads 16 KiB of a `.pth`, `site` all of it: the base's 17 KiB `demo.pth`, kept,
+    whose last line names a directory the patch adds a customize module to (review70b: passed,
+    exit 0, and the venv ran it)."""
+    pth = {"demo.pth": b"# notes\n" * 2200 + f"{line}\n".encode()}
+    base = {**BASE, **pth, kept.format(v="1.0"): b"notes\n"}
+    code, report, new = _wheels(
+        tmp_path, {**pth, kept.format(v="2.0"): b"notes\n", added: RUNS}, base
+    )
+    assert _runs_in_a_venv(tmp_path, new)
+    assert code == 1, report["findings"]
+    assert "where a line of site-packages/demo.pth past the 16 KiB" in _w702(report)[added]
 
 
 def test_audit_lists_the_customize_module_where_it_lands(tmp_path: Path) -> None:

@@ -7,8 +7,11 @@ pip (the test venv's, on this interpreter) is the oracle wherever it can install
 
 from __future__ import annotations
 
+import posixpath
 import sys
 from pathlib import Path
+
+import pytest
 
 from wheel.pipinstall import pip_install
 from wheel.rawwheel import write_wheel
@@ -111,3 +114,39 @@ def test_easy_install_is_named_for_the_wheels_python(tmp_path: Path) -> None:
     _, report = wheels_json(base, wheel)
     keys = {s["key"] for s in report["execution_surfaces"]["patch"] if s["kind"] == "script"}
     assert keys == {"bin/easy_install", "bin/easy_install-3.9"}
+
+
+@pytest.mark.parametrize(
+    ("scheme", "tag", "elsewhere"),
+    [
+        ("nt_user", "cp312-cp312-win_amd64", "cp312-cp312-manylinux_2_17_x86_64"),
+        ("osx_framework_user", "cp312-cp312-macosx_11_0_arm64", "cp312-cp312-win_amd64"),
+    ],
+)
+def test_a_data_file_in_a_user_schemes_site_packages_fails(
+    tmp_path: Path, scheme: str, tag: str, elsewhere: str
+) -> None:
+    """`pip install --user` puts `.data/data/` under the user base, whose site-packages is
+    `Python312/site-packages` on Windows and `lib/python/site-packages` on a macOS framework
+    build (CPython's `sysconfig` schemes, which pip 26 installs by): a `.pth` there runs at every
+    start (review70b: passed, exit 0). On a system without that layout it is data."""
+    from wheel.test_pth_leaving_site import _scheme_paths
+
+    paths = _scheme_paths(scheme, "/u")
+    site = posixpath.relpath(paths["purelib"].replace("\\", "/"), paths["data"].replace("\\", "/"))
+    files = {"demo/__init__.py": b"", f"demo-2.0.data/data/{site}/evil.pth": b"import os\n"}
+    wheel = write_wheel(tmp_path / "on", "demo", "2.0", files, tag=tag)
+    assert audit_code(wheel) == (1, {"W627"})
+    wheel = write_wheel(tmp_path / "off", "demo", "2.0", files, tag=elsewhere)
+    assert audit_code(wheel) == (0, set())
+
+
+def test_a_data_file_in_site_packages_in_another_case_fails_on_macos(tmp_path: Path) -> None:
+    """APFS, as macOS formats it, opens `LIB/python3.12/Site-Packages` as the venv's
+    `lib/python3.12/site-packages` (review70b: passed, exit 0); Linux's file systems do not."""
+    path = "demo-2.0.data/data/LIB/python3.12/Site-Packages/evil.pth"
+    files = {"demo/__init__.py": b"", path: b"import os\n"}
+    wheel = write_wheel(tmp_path / "mac", "demo", "2.0", files, tag="cp312-cp312-macosx_11_0_arm64")
+    assert audit_code(wheel) == (1, {"W627"})
+    tag = "cp312-cp312-manylinux_2_17_x86_64"
+    assert audit_code(write_wheel(tmp_path / "linux", "demo", "2.0", files, tag=tag)) == (0, set())
