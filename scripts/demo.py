@@ -219,7 +219,8 @@ def grow_step(directory: Path, triaged: str) -> str:
     return (
         "next, after the demo: its scripted engines are stopped when it ends, so k3diff sample "
         f"--resume against their URLs would fail; to grow the run to {repeats} samples a side "
-        f"({why}), run\n  {command}\nIt starts both engines again at the ports the run logged "
+        f"({why}), run where you ran the demo (not in {directory}/, where the commands above "
+        f"ran)\n  {command}\nIt starts both engines again at the ports the run logged "
         f"({ports}), takes the samples with k3diff sample --resume, stops the engines by pid and "
         "triages again."
     )

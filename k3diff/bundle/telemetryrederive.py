@@ -82,7 +82,7 @@ def _difference(body: dict[str, Any], again: dict[str, Any]) -> str | None:
     return first_difference(
         _placeless(body),
         _placeless(again),
-        may_lack=older_lacks(body, ["stopped[].log", "failed"]),  # in the order added
+        may_lack=older_lacks(body, ["stopped[].log", "failed", "unlogged"]),  # in the order added
     )
 
 

@@ -150,6 +150,9 @@ def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
             }
             for f in report.failed
         ],
+        "unlogged": [
+            {"side": u.side, "records": list(u.records), "of": u.of} for u in report.unlogged
+        ],
         **vllm_json(report),
         "verdict": {"ok": code == 0, "exit_code": code},
     }

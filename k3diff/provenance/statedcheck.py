@@ -35,9 +35,7 @@ def stated_notes(
     def against(found: str, head: str, path: str) -> RepoNote | None:
         if found == revision.commit:
             return None
-        return RepoNote(
-            "W408", f"{head}, which is {found}; compared against {revision.commit}", path
-        )
+        return RepoNote("W408", f"{head}; compared against {revision.commit}", path)
 
     named = _commits_named(repo, [commit for commit, _, _ in stated])
     return _judged(named, stated, "patch", "W408", against)
@@ -60,12 +58,12 @@ def range_stated_notes(
     span = f"OLD..NEW = {old.commit}..{new.commit}"
 
     def placed(found: str, head: str, path: str) -> RepoNote:
-        return _placed(repo, found, ends, in_range, f"{head}, which is {found}", path, span)
+        return _placed(repo, found, ends, in_range, head, path, span)
 
     def from_old(found: str, head: str, path: str) -> RepoNote | None:
         if found == old.commit:
             return None
-        return RepoNote("W409", f"{head}, which is {found}; OLD is {old.commit}", path)
+        return RepoNote("W409", f"{head}; OLD is {old.commit}", path)
 
     named = _commits_named(repo, [commit for commit, _, _ in (*stated, *base_stated)])
     return _judged(named, stated, "patch", "W408", placed) + _judged(
@@ -94,8 +92,12 @@ def _judged(
         found = _one_commit(named, commit, head, path, code)
         if isinstance(found, RepoNote):
             notes.append(replace(found, message=found.message + tail))
-        elif found is not None and (note := judge(found, head, path)) is not None:
-            notes.append(note)
+        elif found is not None:
+            # The commit in full, unless the statement already gives it so (newuser70: a
+            # versioneer full-revisionid was said twice, `… which is` the same 40 digits).
+            head += "" if found == commit else f", which is {found}"
+            if (note := judge(found, head, path)) is not None:
+                notes.append(note)
     return tuple(notes)
 
 

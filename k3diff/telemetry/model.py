@@ -9,6 +9,7 @@ from enum import StrEnum
 from k3diff.exitcodes import ExitCode
 from k3diff.sample.stopline import LogStop
 from k3diff.telemetry.failed import FailedSamples
+from k3diff.telemetry.unlogged import UnloggedRecords
 from k3diff.telemetry.windows import CounterReset
 
 DEFAULT_ALPHA = 0.05
@@ -365,6 +366,9 @@ class TelemetryReport:
     as counts (V0 adds running totals to them: a sum of sums)."""
     failed: tuple[FailedSamples, ...] = ()
     """Per side with failed samples, their count and most common error (none counted above)."""
+    unlogged: tuple[UnloggedRecords, ...] = ()
+    """Per side, the records the run asked that the log has no line of (filtered out, or a run
+    killed before them: newuser70)."""
 
     @property
     def new_preemption(self) -> Preemptions | None:

@@ -31,6 +31,7 @@ from k3diff.telemetry.model import (
     TelemetryReport,
 )
 from k3diff.telemetry.positions import position_rates, position_tests
+from k3diff.telemetry.unlogged import unlogged_records
 
 
 @dataclass(frozen=True)
@@ -258,6 +259,7 @@ def summarize(
         stops=stops,
         unsampled=tuple(side for side in sides if side not in {m.side for m in modes}),
         failed=failed_samples(samples),
+        unlogged=unlogged_records(read_logs),
     )
 
 

@@ -84,8 +84,9 @@ def hold_unanswered(
             unlogged.setdefault(modes, []).append(side)
     lacking = [
         f"the logs hold no {one_of(sides, 'or')} line for this record{_in(modes)}, which the "
-        "run asked (its lines removed from the log, or the run killed before them: its sample "
-        "command with --resume takes them)"
+        "run asked (its lines removed from the log: give the log as sample wrote it, whose "
+        "lines say why; or the run killed before them: its sample command with --resume "
+        "takes them)"
         for modes, sides in unlogged.items()
     ]
     which = " and ".join(side for side, _, _, _ in found)

@@ -134,9 +134,9 @@ def _dirty_notes(
     return tuple(
         RepoNote(
             "W411",
-            f"the patch wheel states commit {c.describe()}: built from a work tree with "
-            "uncommitted changes, its files need not be that commit's, and the source check "
-            "compares its Python files alone",
+            # describe() says the dirty build (newuser70: it was said twice).
+            f"the patch wheel states commit {c.describe()}: its files need not be that "
+            "commit's, and the source check compares its Python files alone",
             c.path,
         )
         for c in first.values()

@@ -153,8 +153,9 @@ def _the_next_step_runs_after_the_demo(tmp_path: Path, said: str) -> None:
     assert (
         "next, after the demo: its scripted engines are stopped when it ends, so k3diff sample "
         "--resume against their URLs would fail; to grow the run to 60 samples a side (enough to "
-        "bound a stable side by 0.05 at α = 0.05), run\n"
-    ) in said
+        "bound a stable side by 0.05 at α = 0.05), run where you ran the demo (not in "
+        f"{tmp_path / 'demo'}/, where the commands above ran)\n"
+    ) in said  # newuser70: its paths are relative to where the demo ran, not to demo/
     assert f"the ports the run logged (base {ports[0]}, patch {ports[1]})" in said
     (step,) = GROW.findall(said)
     # The interpreter as typed in the working directory (relative under it: CI's fresh clone).

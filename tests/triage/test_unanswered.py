@@ -187,8 +187,9 @@ def test_a_log_without_a_sides_lines_for_a_record_fails(tmp_path: Path, fault_se
     assert record["category"] == "inconclusive" and "unanswered" in record["flags"]
     assert record["reason"].startswith(
         "unanswered: the logs hold no patch line for this record, which the run asked (its "
-        "lines removed from the log, or the run killed before them: its sample command with "
-        "--resume takes them), so the patch proved nothing"
+        "lines removed from the log: give the log as sample wrote it, whose lines say why; or "
+        "the run killed before them: its sample command with --resume takes them), so the "
+        "patch proved nothing"
     )
     assert document["summary"]["held"] == 1
     assert _record(document, "a")["category"] == "match"

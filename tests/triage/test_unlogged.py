@@ -88,9 +88,10 @@ def test_a_record_whose_failed_lines_were_all_filtered_out_fails(
     assert record["category"] == "inconclusive" and "unanswered" in record["flags"]
     assert record["reason"].startswith(
         "unanswered: the logs hold no base or patch line for this record, which the run "
-        "asked (its lines removed from the log, or the run killed before them: its sample "
-        "command with --resume takes them), so the base and patch proved nothing"
-    )
+        "asked (its lines removed from the log: give the log as sample wrote it, whose lines "
+        "say why; or the run killed before them: its sample command with --resume takes "
+        "them), so the base and patch proved nothing"
+    )  # newuser70: what to do for a filtered log was not said
     assert (document["summary"]["unanswered"], document["summary"]["held"]) == (1, 1)
     assert _record(document, "a")["category"] == "match"
     header = json.loads((tmp_path / LOG).read_text().splitlines()[0])
