@@ -97,11 +97,11 @@ def pth_summary(lines: tuple[PthLine, ...]) -> str:
     return summary
 
 
-def line_number(content: str, text: str) -> int | None:
-    """The number of the line `text` in a `.pth`'s content (as 3.13 splits it, else as 3.12
-    does), None when neither has it."""
+
+def line_numbers(content: str) -> dict[str, int]:
+    """The number of each line of a `.pth`'s content, as 3.13 splits it (else as 3.12 does)."""
+    numbers: dict[str, int] = {}
     for lines in (content.removeprefix(_BOM).splitlines(), legacy_lines(content.encode())):
         for number, line in enumerate(lines, 1):
-            if line.removeprefix(_BOM) == text:
-                return number
-    return None
+            numbers.setdefault(line.removeprefix(_BOM), number)
+    return numbers

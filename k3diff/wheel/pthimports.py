@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from k3diff.wheel.casereads import loaded_names
 from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheel.installed import InstalledFile
-from k3diff.wheel.pth import PthLine, line_number
+from k3diff.wheel.pth import PthLine, line_numbers
 
 Module = tuple[str, ...]
 """A dotted module name, split at its dots."""
@@ -91,15 +91,19 @@ def imported_files(
     """Each file of site-packages an executable line of a `.pth` (its installed path, content
     and lines) imports at every start, and how: `demo_hook: imported by demo.pth's line 1 at
     every start`."""
+    files = list(files)
+    deepest = max((f.path.count("/") for f in files), default=0)  # no longer name is a file's
     named: dict[Module, str] = {}  # each module imported (every prefix of a name), and by what
     for key, content, lines in pths:
-        pth = key.rpartition("/")[2]
+        pth, numbers = key.rpartition("/")[2], None
         for line in lines:
             modules = line_modules(line.text) if line.executable else ()
-            number = line_number(content or "", line.text) if modules else None
+            if modules and numbers is None:
+                numbers = line_numbers(content or "")
+            number = numbers.get(line.text) if numbers else None
             how = f"{pth}'s line {number}" if number else pth
             for module in modules:
-                for end in range(1, len(module) + 1):
+                for end in range(1, min(len(module), deepest) + 1):
                     named.setdefault(module[:end], how)
     if not named:
         return

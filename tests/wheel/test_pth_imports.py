@@ -37,11 +37,17 @@ def _pair(
 
 CASES = {
     "kept line, changed module": (
-        b"import demo_hook\n", {"demo_hook.py": QUIET}, {"demo_hook.py": RUNS}, "demo_hook.py"
+        b"import demo_hook\n",
+        {"demo_hook.py": QUIET},
+        {"demo_hook.py": RUNS},
+        "demo_hook.py",
     ),
     "kept line, module added": (b"import demo_hook\n", {}, {"demo_hook.py": RUNS}, "demo_hook.py"),
     "kept line, package added": (
-        b"import demo_hook\n", {}, {"demo_hook/__init__.py": RUNS}, "demo_hook/__init__.py"
+        b"import demo_hook\n",
+        {},
+        {"demo_hook/__init__.py": RUNS},
+        "demo_hook/__init__.py",
     ),
     "kept line after a path line, second line": (
         b"demo\nimport os, demo_hook.sub\n",
