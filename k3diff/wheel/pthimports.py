@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from k3diff.wheel.casereads import loaded_names
 from k3diff.wheel.extplatforms import CaseRule
@@ -91,9 +92,7 @@ def imported_files(
     """Each file of site-packages an executable line of a `.pth` (its installed path, content
     and lines) imports at every start, and how: `demo_hook: imported by demo.pth's line 1 at
     every start`."""
-    files = list(files)
-    deepest = max((f.path.count("/") for f in files), default=0)  # no longer name is a file's
-    named: dict[Module, str] = {}  # each module imported (every prefix of a name), and by what
+    named = _Named("", {})  # each module imported (every prefix of a name) by its segments
     for key, content, lines in pths:
         pth, numbers = key.rpartition("/")[2], None
         for line in lines:
@@ -103,19 +102,32 @@ def imported_files(
             number = numbers.get(line.text) if numbers else None
             how = f"{pth}'s line {number}" if number else pth
             for module in modules:
-                for end in range(1, min(len(module), deepest) + 1):
-                    named.setdefault(module[:end], how)
-    if not named:
+                node = named
+                for segment in module:
+                    node = node.below.setdefault(segment, _Named(how, {}))
+    if not named.below:
         return
     for file in files:
         if not file.path.startswith(_SITE):
             continue
         *directories, leaf = file.path[len(_SITE) :].split("/")
-        package = tuple(directories)
-        if package and package not in named:
+        package: _Named | None = named
+        for directory in directories:
+            package = package.below.get(directory) if package else None
+        if package is None:
             continue
         for name in sorted(loaded_names(leaf, case)):
-            module = package if name == "__init__" else (*package, name)
-            if module and module in named:
-                yield file, f"{'.'.join(module)}: imported by {named[module]} at every start"
+            own = name == "__init__"  # a package's: its directory is the module
+            runs = (package if directories else None) if own else package.below.get(name)
+            if runs is not None:
+                said = ".".join(directories if own else [*directories, name])
+                yield file, f"{said}: imported by {runs.how} at every start"
                 break
+
+
+@dataclass(frozen=True)
+class _Named:
+    """A module a line imports: how (`demo.pth's line 1`), and the modules below it it imports."""
+
+    how: str
+    below: dict[str, _Named]

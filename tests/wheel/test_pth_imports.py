@@ -67,6 +67,18 @@ CASES = {
         {"_distutils_hack/__init__.py": HACK},
         "_distutils_hack/__init__.py",
     ),
+    "__import__ with a fromlist": (
+        b"import os; __import__('demo_hook', fromlist=['sub'])\n",
+        {"demo_hook/__init__.py": b""},
+        {"demo_hook/__init__.py": b"", "demo_hook/sub.py": RUNS},
+        "demo_hook/sub.py",
+    ),
+    "importlib.import_module, relative": (
+        b"import importlib; importlib.import_module('.sub', 'demo_hook')\n",
+        {"demo_hook/__init__.py": b"", "demo_hook/sub.py": QUIET},
+        {"demo_hook/__init__.py": b"", "demo_hook/sub.py": RUNS},
+        "demo_hook/sub.py",
+    ),
     "importlib.import_module": (
         b"import importlib; importlib.import_module('demo_hook')\n",
         {"demo_hook.py": QUIET},
