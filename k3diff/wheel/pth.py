@@ -97,7 +97,6 @@ def pth_summary(lines: tuple[PthLine, ...]) -> str:
     return summary
 
 
-
 def line_numbers(content: str) -> dict[str, int]:
     """The number of each line of a `.pth`'s content, as 3.13 splits it (else as 3.12 does)."""
     numbers: dict[str, int] = {}
