@@ -9,26 +9,31 @@ and `a.b`, which the import system tries where `a` is a package with no such att
 package `__init__` or its module file, then `a.b`'s, then `a.b.c`'s, each looked up in
 site-packages by the import system of every system the wheel installs on
 (`casereads.loaded_names`: a `.so` on Linux, `.pyd`, `.pyw` and suffixes in any case on
-Windows, `__INIT__.py` where paths open in any case). Not followed: a name the line computes
-(`__import__(name)`, an `exec` of a string), what the imported module imports in turn, a module
-in a directory a path line adds, and lines past the part of the `.pth` k3diff reads.
+Windows, `__INIT__.py` where paths open in any case), and in each directory a path line of the
+wheel puts on `sys.path` (`pthpaths.named_places`: pywin32's `import pywin32_bootstrap` finds
+`win32/lib/pywin32_bootstrap.py` by its line `win32\\lib`). Not followed: a name the line
+computes (`__import__(name)`, an `exec` of a string), what the imported module imports in turn,
+and lines past the part of the `.pth` k3diff reads.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib.util
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from k3diff.wheel.casereads import loaded_names
 from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.pth import PthLine, line_numbers
+from k3diff.wheel.pthpaths import Place, places_of
 
 Module = tuple[str, ...]
 """A dotted module name, split at its dots."""
 _SITE = "site-packages/"
+_ON = "/"  # `_places_tree`'s key of how a line names a place (no segment is `/`)
 
 
 def line_modules(text: str) -> list[Module]:
@@ -87,11 +92,12 @@ def _literal(node: ast.expr | None) -> object:
 
 def imported_files(
     files: Iterable[InstalledFile], pths: Iterable[tuple[str, str | None, Iterable[PthLine]]],
-    case: CaseRule,
+    case: CaseRule, places: dict[Place, str],
 ) -> Iterator[tuple[InstalledFile, str]]:  # fmt: skip
-    """Each file of site-packages an executable line of a `.pth` (its installed path, content
-    and lines) imports at every start, and how: `demo_hook: imported by demo.pth's line 1 at
-    every start`."""
+    """Each file an executable line of a `.pth` (its installed path, content and lines) imports
+    at every start, and how (`demo_hook: imported by demo.pth's line 1 at every start`): from
+    the top of site-packages, or from a place a path line puts on `sys.path` (`places`,
+    `pthpaths.named_places`)."""
     named = _Named("", {})  # each module imported (every prefix of a name) by its segments
     for key, content, lines in pths:
         pth, numbers = key.rpartition("/")[2], None
@@ -107,22 +113,58 @@ def imported_files(
                     node = node.below.setdefault(segment, _Named(how, {}))
     if not named.below:
         return
+    fold = str.lower if case.path_blind else str
+    tree = _places_tree(places, fold)
     for file in files:
-        if not file.path.startswith(_SITE):
-            continue
-        *directories, leaf = file.path[len(_SITE) :].split("/")
-        package: _Named | None = named
-        for directory in directories:
-            package = package.below.get(directory) if package else None
-        if package is None:
-            continue
-        for name in sorted(loaded_names(leaf, case)):
-            own = name == "__init__"  # a package's: its directory is the module
-            runs = (package if directories else None) if own else package.below.get(name)
+        top = file.path.startswith(_SITE)
+        runs = _imported(file.path, len(_SITE), named, case) if top else None
+        for where, below in places_of(file) if tree and runs is None else ():
+            place, start = tree.get(where), 0
+            while place is not None:  # each place a line names above the file, walked down
+                on = place.get(_ON)
+                found = _imported(below, start, named, case) if isinstance(on, str) else None
+                if found is not None:
+                    runs = f"{found}, from {on}"
+                    break
+                end = below.find("/", start)
+                place = None if end < 0 else place.get(fold(below[start:end]))
+                start = end + 1
             if runs is not None:
-                said = ".".join(directories if own else [*directories, name])
-                yield file, f"{said}: imported by {runs.how} at every start"
                 break
+        if runs is not None:
+            yield file, runs
+
+
+def _places_tree(places: dict[Place, str], fold: Callable[[str], str]) -> dict[str, Any]:
+    """The places path lines name as a tree of their (folded) segments, each named one's `_ON`
+    saying how, so that a file's directories are looked up as its path is walked."""
+    tree: dict[str, Any] = {}
+    for (where, below), how in places.items():
+        node = tree.setdefault(where, {})
+        for segment in below.split("/") if below else ():
+            node = node.setdefault(fold(segment), {})
+        node.setdefault(_ON, how)
+    return tree
+
+
+def _imported(path: str, start: int, named: _Named, case: CaseRule) -> str | None:
+    """How the file at `path[start:]` below a `sys.path` entry runs as a module a line imports
+    (its directories looked up one by one, as far as the names lines import go)."""
+    package, directories = named, []
+    while (end := path.find("/", start)) >= 0:
+        segment = path[start:end]
+        below = package.below.get(segment)
+        if below is None:
+            return None
+        package, start = below, end + 1
+        directories.append(segment)
+    for name in sorted(loaded_names(path[start:], case)):
+        own = name == "__init__"  # a package's: its directory is the module
+        runs = (package if directories else None) if own else package.below.get(name)
+        if runs is not None:
+            said = ".".join(directories if own else [*directories, name])
+            return f"{said}: imported by {runs.how} at every start"
+    return None
 
 
 @dataclass(frozen=True)

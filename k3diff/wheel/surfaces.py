@@ -158,15 +158,17 @@ def surface_scan(
             found.extend(_file_surfaces(archive, entries, files[index], sources, install.case))
         if pths := [s for s in found if s.kind is SurfaceKind.PTH]:
             from k3diff.wheel.pthimports import imported_files
-            from k3diff.wheel.pthpaths import on_pth_paths, unread_part
+            from k3diff.wheel.pthpaths import named_places, on_pth_paths, unread_part
 
             known = {s.key for s in found if s.kind is SurfaceKind.CUSTOMIZE}
             lines = [line for s in pths for line in s.lines]
             pairs = [(s.key, s.truncated, s.lines) for s in pths]
             cut = unread_part(pairs, install.targets.windows, CONTENT_CAP)
-            hooks = imported_files(files, [(s.key, s.content, s.lines) for s in pths], install.case)
+            places = named_places(files, lines, install.case, install.targets)
+            texts = [(s.key, s.content, s.lines) for s in pths]
             for file, how in chain(
-                on_pth_paths(files, lines, install.case, install.targets, cut), hooks
+                on_pth_paths(files, places, install.case, cut),
+                imported_files(files, texts, install.case, places),
             ):
                 if file.path not in known:  # `sitecustomize/x.py` on a line `sitecustomize`
                     known.add(file.path)

@@ -79,6 +79,12 @@ CASES = {
         {"demo_hook/__init__.py": b"", "demo_hook/sub.py": RUNS},
         "demo_hook/sub.py",
     ),
+    "a module in a directory a path line adds (pywin32's shape)": (
+        b"demo_extra/lib\nimport demo_hook\n",
+        {"demo_extra/lib/demo_hook.py": QUIET},
+        {"demo_extra/lib/demo_hook.py": RUNS},
+        "demo_extra/lib/demo_hook.py",
+    ),
     "importlib.import_module": (
         b"import importlib; importlib.import_module('demo_hook')\n",
         {"demo_hook.py": QUIET},
