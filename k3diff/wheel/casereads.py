@@ -26,16 +26,21 @@ def customize_module(inner: str, case: CaseRule) -> bool:
     top, below, _ = inner.partition("/")
     if below:
         return top in CUSTOMIZE
+    return not loaded_names(top, case).isdisjoint(CUSTOMIZE)
+
+
+def loaded_names(filename: str, case: CaseRule) -> set[str]:
+    """The modules some system `case` describes loads a file of a package directory as
+    (`module_name`; `__init__` for a package's): a Windows debug build's `NAME_d.pyd` as `NAME`
+    too (`dynload_win.c`)."""
+    found: set[str] = set()
     for system in case.systems():
-        name = module_name(top, system)
-        if name in CUSTOMIZE or (  # a Windows debug build's `sitecustomize_d.pyd`: `dynload_win.c`
-            system.suffix_blind
-            and name is not None
-            and name.removesuffix("_d") in CUSTOMIZE
-            and top.lower().endswith(".pyd")
-        ):
-            return True
-    return False
+        name = module_name(filename, system)
+        if name is not None:
+            found.add(name)
+            if system.suffix_blind and filename.lower().endswith(".pyd"):
+                found.add(name.removesuffix("_d"))
+    return found
 
 
 def listed_name(filename: str, case: CaseRule) -> str:

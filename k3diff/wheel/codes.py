@@ -87,7 +87,9 @@ class Code(Enum):
     W629 = "extension not importable on some Python its tags install it on"
     W630 = "patch installs on fewer systems than the base (its tags drop Pythons or platforms)"
     W701 = "executable .pth line added or changed (runs at every interpreter start)"
-    W702 = "sitecustomize/usercustomize module added or changed (runs at every start)"
+    W702 = (
+        "sitecustomize/usercustomize or .pth-imported module added or changed (runs at every start)"
+    )
     W703 = "script added or changed whose name shadows a common command"
     W704 = "entry point added or changed in a group other than console/GUI scripts"
     W705 = "bytecode added or changed whose source did not change the same way"

@@ -95,3 +95,12 @@ def pth_summary(lines: tuple[PthLine, ...]) -> str:
         if count:
             summary += f" ({count} executed only on {runs.value})"
     return summary
+
+
+def line_numbers(content: str) -> dict[str, int]:
+    """The number of each line of a `.pth`'s content, as 3.13 splits it (else as 3.12 does)."""
+    numbers: dict[str, int] = {}
+    for lines in (content.removeprefix(_BOM).splitlines(), legacy_lines(content.encode())):
+        for number, line in enumerate(lines, 1):
+            numbers.setdefault(line.removeprefix(_BOM), number)
+    return numbers

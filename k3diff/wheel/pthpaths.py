@@ -71,17 +71,11 @@ _Index = dict[str, dict[str, None]]
 is (`site-packages`, `scripts`, `headers`)."""
 
 
-def on_pth_paths(
-    files: Sequence[InstalledFile],
-    lines: Iterable[PthLine],
-    case: CaseRule,
-    targets: TargetPythons,
-    unread: str | None = None,
-) -> Iterator[tuple[InstalledFile, str]]:
-    """Each file `site` may import a customize module from, by the path lines `lines`, and how;
-    `unread`: the part of a `.pth` k3diff did not read (past its cap), whose lines `site` reads
-    and which may name any directory (review70b: a kept 17 KiB `.pth` whose last line named
-    `demo_extra`, and an added `demo_extra/sitecustomize.py`, passed, exit 0)."""
+def named_places(
+    files: Sequence[InstalledFile], lines: Iterable[PthLine], case: CaseRule, targets: TargetPythons
+) -> dict[Place, str]:
+    """Each place the path lines `lines` put on `sys.path` in some layout (its path below
+    folded where paths open in any case), and how."""
     fold = str.lower if case.path_blind else str
     # No place deeper than a file's directory under its deepest scheme directory can hold one
     # (a `.data/data/lib/python3.11/site-packages/` file's place is two segments past its path).
@@ -99,6 +93,21 @@ def on_pth_paths(
             places.append(_absolute(text, windows, spots, depth, fold))
         for (where, below), how in chain.from_iterable(places):
             named.setdefault((where, fold(below)), how)
+    return named
+
+
+def on_pth_paths(
+    files: Sequence[InstalledFile],
+    named: dict[Place, str],
+    case: CaseRule,
+    unread: str | None = None,
+) -> Iterator[tuple[InstalledFile, str]]:
+    """Each file `site` may import a customize module from, by the places path lines name
+    (`named_places`), and how; `unread`: the part of a `.pth` k3diff did not read (past its
+    cap), whose lines `site` reads and which may name any directory (review70b: a kept 17 KiB
+    `.pth` whose last line named `demo_extra`, and an added `demo_extra/sitecustomize.py`,
+    passed, exit 0)."""
+    fold = str.lower if case.path_blind else str
     leaves = {below.rpartition("/")[2] for _, below in named}  # a file a line names: its name
     tree = _tree(named)
     for file in files if named or unread else ():
@@ -108,7 +117,7 @@ def on_pth_paths(
             or "customize" in file.entry
             or fold(path.rpartition("/")[2]) in leaves
         ):
-            lands = _places_of(file)
+            lands = places_of(file)
             runs = next(filter(None, (_runs(p, named, tree, fold, case) for p in lands)), None)
             if runs is None and unread is not None:  # any directory: a line not read may name it
                 found = filter(None, (_runs(p, {}, None, fold, case) for p in lands))
@@ -190,7 +199,7 @@ def _runs(
     return None
 
 
-def _places_of(file: InstalledFile) -> list[Place]:
+def places_of(file: InstalledFile) -> list[Place]:
     """Where pip writes the file, in any layout: site-packages, the scripts' or headers'
     directory (`NAME/x.h` below the include directory), or the prefix (`.data/data/`, as written
     in the archive); a `.data/data/lib/python3.11/site-packages/x` (or `Lib/site-packages/x`)

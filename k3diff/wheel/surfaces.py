@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
-from itertools import compress
+from itertools import chain, compress
 from typing import TYPE_CHECKING
 
 from k3diff.errors import ArchiveError
@@ -157,17 +157,22 @@ def surface_scan(
         for index in said.surfaced:
             found.extend(_file_surfaces(archive, entries, files[index], sources, install.case))
         if pths := [s for s in found if s.kind is SurfaceKind.PTH]:
-            from k3diff.wheel.pthpaths import on_pth_paths, unread_part
+            from k3diff.wheel.pthimports import imported_files
+            from k3diff.wheel.pthpaths import named_places, on_pth_paths, unread_part
 
             known = {s.key for s in found if s.kind is SurfaceKind.CUSTOMIZE}
             lines = [line for s in pths for line in s.lines]
             pairs = [(s.key, s.truncated, s.lines) for s in pths]
             cut = unread_part(pairs, install.targets.windows, CONTENT_CAP)
-            found.extend(
-                Surface(SurfaceKind.CUSTOMIZE, file.path, file.entry, how, executable=True)
-                for file, how in on_pth_paths(files, lines, install.case, install.targets, cut)
-                if file.path not in known  # `sitecustomize/x.py` on a line `sitecustomize`
-            )
+            places = named_places(files, lines, install.case, install.targets)
+            texts = [(s.key, s.content, s.lines) for s in pths]
+            for file, how in chain(
+                on_pth_paths(files, places, install.case, cut),
+                imported_files(files, texts, install.case, places),
+            ):
+                if file.path not in known:  # `sitecustomize/x.py` on a line `sitecustomize`
+                    known.add(file.path)
+                    found.append(Surface(SurfaceKind.CUSTOMIZE, file.path, file.entry, how, True))
     found.extend(_entry_point_surfaces(install))
     if said.points:  # maybe another distribution's (`foreignpoints`)
         from k3diff.wheel.foreignpoints import foreign_entry_points
