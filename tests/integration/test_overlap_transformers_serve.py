@@ -67,14 +67,22 @@ def test_the_serialising_server_is_never_certified_as_concurrent(
     for record in records:
         exercised = record["batches"] - record["batches_one_at_a_time"] - record["batches_unproven"]
         assert exercised == 0, record
-        if streamed:  # the token windows decided: one stream at a time
-            assert record["batches_by_token_windows"] == record["batches"], record
-            assert record["batches_one_at_a_time"] == record["batches"], record
+        if streamed:  # the token windows decide (one stream at a time), or prove nothing
+            windows = record["batches_by_token_windows"]
+            assert windows == record["batches_one_at_a_time"], record
+            assert windows + record["batches_unproven"] == record["batches"], record
         else:  # whole answers and no gauge: nothing can prove overlap
             assert record["batches_unproven"] == record["batches"], record
     lines = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()[1:]]
     proofs = {x.get("overlap_proof") for x in lines if "side" in x}
-    assert proofs == ({"token-windows"} if streamed else {"unproven"}), proofs
+    # Streamed, the windows show the serial server on a side at least: on a loaded machine
+    # (CI beside other jobs) a side's streams have been seen to interleave at the client once
+    # (its batch then unproven, never exercised), so one side's windows are what is required.
+    assert (proofs <= {"token-windows", "unproven"}) if streamed else (proofs == {"unproven"}), (
+        proofs
+    )
+    if streamed:
+        assert any(r["batches_by_token_windows"] for r in records), records
     print(
         "in_flight seen by the client:", sorted({x.get("in_flight") for x in lines if "side" in x})
     )
