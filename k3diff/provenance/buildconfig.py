@@ -132,6 +132,12 @@ def project_directory(tree: Mapping[str, str], links: Collection[str], place: st
     return ""
 
 
+def configuration_files(tree: Collection[str], links: Collection[str]) -> list[str]:
+    """Every configuration file of the commit (a path of `tree` or `links` named
+    ``pyproject.toml``, ``setup.cfg`` or ``setup.py``), sorted: where its projects are."""
+    return sorted(p for p in (*tree, *links) if p.rpartition("/")[2] in _FILES)
+
+
 _SETUPTOOLS_READERS = {"setup.cfg": from_setup_cfg, "setup.py": from_setup_py}
 
 
