@@ -201,7 +201,8 @@ def _source_seeds(corpus: Path) -> list[Target]:
                     "HEAD",
                 ],
                 _MUTATORS[config],
-                fails=True,
+                fails=True,  # sub: exit 2 (legacy/ is in no project), never 0
+                seed_exit=2 if name == "sub" else None,
                 excused="(detected; ",
                 setup=_source_setup(project + config),
             )
