@@ -199,7 +199,7 @@ def pth_line(data: bytes, rng: random.Random) -> Mutation:
         lines[at] = line
     else:
         lines.insert(at, line)
-    if rng.random() < 0.2:  # many lines
+    if rng.random() < 0.2 and len(data) + len(line) < 1000:  # many short lines
         lines *= rng.choice([100, 5000])
     return b"\n".join(lines), f"pth-line@{at}:{line[:30]!r}"
 
