@@ -30,6 +30,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Callable, Collection, Mapping
 
+from k3diff.escape import shortened
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.hatchconfig import from_hatch
 from k3diff.provenance.maturinconfig import from_maturin
@@ -132,6 +133,12 @@ def project_directory(tree: Mapping[str, str], links: Collection[str], place: st
     return ""
 
 
+def configuration_files(tree: Collection[str], links: Collection[str]) -> list[str]:
+    """Every configuration file of the commit (a path of `tree` or `links` named
+    ``pyproject.toml``, ``setup.cfg`` or ``setup.py``), sorted: where its projects are."""
+    return sorted(p for p in (*tree, *links) if p.rpartition("/")[2] in _FILES)
+
+
 _SETUPTOOLS_READERS = {"setup.cfg": from_setup_cfg, "setup.py": from_setup_py}
 
 
@@ -157,8 +164,10 @@ def _builder(document: Mapping[str, object]) -> str | None:
     if not isinstance(system, dict):
         return "a [build-system] that is not a table"
     backend = system.get("build-backend")
+    if not isinstance(backend, str | None):  # fuzz70: a list was hashed, an internal error
+        return "a build-backend that is not a string"
     if "backend-path" in system:
-        return f"its own backend {backend!r} (backend-path)"
+        return f"its own backend {shortened(repr(backend), 200)} (backend-path)"
     if backend is None or backend in SETUPTOOLS_BACKENDS:
         return None
-    return repr(backend)
+    return shortened(repr(backend), 200)

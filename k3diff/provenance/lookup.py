@@ -18,8 +18,13 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from k3diff.errors import SourceError
+from k3diff.escape import shortened
 from k3diff.provenance.blobs import WheelFiles, wheel_blob_id
-from k3diff.provenance.buildconfig import project_directory, read_package_dirs
+from k3diff.provenance.buildconfig import (
+    configuration_files,
+    project_directory,
+    read_package_dirs,
+)
 from k3diff.provenance.git import SHORT_ID_LENGTH, GitRepo
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread
 from k3diff.provenance.prefix import detect_prefix, normalize_prefix
@@ -220,6 +225,8 @@ def _source_layout(
             raise _not_held(root, tree, links, checked, rankings, label, "") from None
         raise
     project = project_directory(tree, links, found)
+    if not project:
+        _in_a_project(tree, links, found, label)
     stated = read_package_dirs(git, tree, links, project) if project else None
     paths = (*rankings, checked)
     claimed = root is not None and _maps(config, root, paths)
@@ -239,6 +246,24 @@ def _source_layout(
     else:
         unread = config.reason if isinstance(config, Unread) else None
     return SourceLayout(found, (), "detected", unread, project)
+
+
+def _in_a_project(tree: Mapping[str, str], links: frozenset[str], found: str, label: str) -> None:
+    """Stop where detection places the package in no project (no configuration file at or
+    above it, none at the root) while the commit holds projects elsewhere: none of them builds
+    it from there, and the one that does may map it to another directory (fuzz70: with
+    SGLang's ``python/pyproject.toml`` mapping ``pkg`` to ``python/realname``, a complete old
+    copy ``legacy/pkg/`` was taken for the package and a file reverted to it matched, exit 0)."""
+    files = configuration_files(tree, links)
+    if not files or any("/" not in path for path in files):
+        return
+    more = f" (and {len(files) - 1:,} more)" if len(files) > 1 else ""
+    raise SourceError(
+        f"{label}: detection by paths places the package at {found or '(repository root)'!r}, "
+        f"which no configuration builds (no pyproject.toml, setup.cfg or setup.py there, above "
+        f"it or at the root), while {shortened(files[0], 200)!r}{more} is another project's: "
+        "the package's directory is not known; name it with --source-prefix"
+    )
 
 
 def _maps(stated: Stated, layout: SourceLayout, paths: Sequence[Collection[str]]) -> bool:

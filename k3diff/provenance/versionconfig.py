@@ -76,6 +76,7 @@ def written_files(
     system = document.get("build-system")
     system = system if isinstance(system, dict) else {}
     backend = None if "backend-path" in system else system.get("build-backend", "setuptools")
+    backend = backend if isinstance(backend, str) else None  # a list is no backend (fuzz70)
     requires = _requirement_names(system.get("requires"))
     tool = document.get("tool")
     tool = tool if isinstance(tool, dict) else {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cli_support import run_json
 from provenance.repokit import make_repo
 
@@ -49,3 +50,25 @@ def test_a_pyproject_whose_lines_hold_few_dots_each_is_read(tmp_path: Path) -> N
 
     assert code == 1
     assert report["provenance"]["package_dir"] == {"pkg/": "src/pkg/"}
+
+
+@pytest.mark.parametrize("backend", ['["setuptools.build_meta"]', "{ a = 1 }"])
+def test_a_build_backend_that_is_not_a_string_is_no_backend(tmp_path: Path, backend: str) -> None:
+    """`build-backend = [...]`, which no frontend builds with, was looked up among setuptools'
+    backends (a list is unhashable): an internal error (fuzz70). setuptools' statement beside it
+    is not read, and said; the file the patch changed is still checked, and fails."""
+    pyproject = f"[build-system]\nbuild-backend = {backend}\n\n".encode() + (
+        b'[tool.setuptools.package-dir]\npkg = "src/pkg"\n'
+    )
+    repo = tmp_path / "repo"
+    make_repo(repo, [{**_placed(FILES, "src/pkg/"), "pyproject.toml": pyproject}])
+    base, patch = _wheels(tmp_path, {**FILES, "pkg/util.py": b"X = 2\n"})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert _sources(report) == {"pkg/util.py": ("mismatch", "src/pkg/util.py")}
+    assert report["provenance"]["package_dir_unread"] == (
+        "pyproject.toml [tool.setuptools.package-dir] is setuptools', but pyproject.toml builds "
+        "with a build-backend that is not a string: not read"
+    )

@@ -110,3 +110,44 @@ def test_hatchling_paths_written_absolute_are_read_as_hatchling_reads_them(
     assert code == 1
     assert _sources(report) == {"pkg/auth.py": ("mismatch", "src/realname/auth.py")}
     assert report["provenance"]["package_dir"] == {"pkg/": "src/realname/"}
+
+
+SUBPROJECTS = {
+    "setuptools package-dir": b'[tool.setuptools.package-dir]\npkg = "realname"\n',
+    "hatchling sources": (
+        HATCHLING
+        + f'{TARGET}\npackages = ["realname"]\n\n{TARGET[:-1]}.sources]\n'.encode()
+        + b'"realname" = "pkg"\n'
+    ),
+}
+
+
+@pytest.mark.parametrize("subproject", sorted(SUBPROJECTS))
+def test_a_legacy_copy_in_no_project_is_not_the_package_of_a_subprojects_build(
+    tmp_path: Path, subproject: str
+) -> None:
+    """No configuration at the root; SGLang's `python/pyproject.toml` maps `pkg` to
+    `python/realname/`, and a complete old copy `legacy/pkg/` lies in no project: detection
+    took the copy for the package, and a patch reverting a file to it matched, exit 0
+    (fuzz70). Nothing at the commit builds from there, so the run stops and asks where the
+    package is; named, the user's word stands."""
+    repo = tmp_path / "repo"
+    make_repo(
+        repo,
+        [{**_placed(FILES, "python/realname/"), **_legacy(), "python/pyproject.toml":
+          SUBPROJECTS[subproject]}],
+    )  # fmt: skip
+    base, patch = _wheels(tmp_path, REVERTED)
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert result.exit_code == 2, result.stdout
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1
+    assert "places the package at 'legacy/', which no configuration builds" in result.stderr
+    assert "while 'python/pyproject.toml' is another project's" in result.stderr
+    assert "name it with --source-prefix" in result.stderr
+    given = ("--source-prefix", "legacy/")  # the user's word stands
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD", *given)
+    assert code == 0
+    assert _sources(report) == {"pkg/auth.py": ("match", "legacy/pkg/auth.py")}
