@@ -14,9 +14,11 @@ it, as ``pyproject.toml``'s ``[build-system] build-backend`` names it:
 * ``maturin``: `maturinconfig` (``python-source``).
 
 Another backend (``flit_core.buildapi``, or one of the project's own by ``backend-path``), or
-one of these without its own statement, never reads setuptools' settings, so one found there is
-`Unread` (review69b: a ``[tool.setuptools.package-dir]`` or ``setup.py`` left beside hatchling's
-``packages`` chose a legacy copy, which matched, exit 0). So is a configuration file that is a
+one of these without its own statement, never reads setuptools' settings, nor hatchling's or
+maturin's where they do not build, so one found there is `Unread`, said as not read (review69b:
+a ``[tool.setuptools.package-dir]`` or ``setup.py`` left beside hatchling's ``packages`` chose a
+legacy copy, which matched, exit 0; small70: ``[tool.hatch.build]`` under ``pdm.backend`` was
+passed over silently). So is a configuration file that is a
 symbolic link or past `CONFIG_CAP`. No statement at all is None: detection decides.
 
 A project is the repository's root, or a directory holding a configuration file of its own
@@ -100,10 +102,17 @@ def read_package_dirs(
     own = _own_statement(document, label, is_file)
     if own is not None:
         return placed(own, directory)
-    if isinstance(setuptools, PackageDirs):
-        return Unread(
-            f"{setuptools.origin} is setuptools', but {label} builds with {builder}: not read"
-        )
+    # Every backend's settings but the builder's own (None by now where it states nothing).
+    dead = (
+        ("setuptools'", setuptools),
+        ("hatchling's", from_hatch(document, label, is_file)),
+        ("maturin's", from_maturin(document, label)),
+    )
+    for owner, stated in dead:
+        if isinstance(stated, PackageDirs):
+            return Unread(
+                f"{stated.origin} is {owner}, but {label} builds with {builder}: not read"
+            )
     return setuptools
 
 

@@ -298,3 +298,38 @@ def test_hatchling_settings_that_cannot_be_read_are_said(tmp_path: Path, case: s
     assert _sources(report) == {"pkg/util.py": ("mismatch", "src/pkg/util.py")}
     assert report["provenance"]["prefix_from"] is None
     assert report["provenance"]["package_dir_unread"] == reason
+
+
+PDM = b'[build-system]\nrequires = ["pdm-backend"]\nbuild-backend = "pdm.backend"\n'
+DEAD = {
+    "hatchling's under pdm": (
+        PDM + f'{TARGET}\npackages = ["legacy/pkg"]\n'.encode(),
+        f"pyproject.toml {TARGET} packages is hatchling's, but pyproject.toml builds with "
+        "'pdm.backend': not read",
+    ),
+    "maturin's under hatchling": (
+        HATCHLING + b'[tool.maturin]\npython-source = "legacy"\n',
+        "pyproject.toml [tool.maturin] python-source is maturin's, but pyproject.toml builds "
+        "with 'hatchling.build': not read",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DEAD))
+def test_a_setting_of_a_backend_that_does_not_build_is_said_not_read(
+    tmp_path: Path, case: str
+) -> None:
+    """As setuptools' settings under another backend are: they were passed over silently."""
+    pyproject, unread = DEAD[case]
+    repo = tmp_path / "repo"
+    make_repo(repo, [{**FILES, "pyproject.toml": pyproject}])
+    base, patch = _wheels(tmp_path, {**FILES, "pkg/util.py": b"X = 2\n"})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert _sources(report) == {"pkg/util.py": ("mismatch", "pkg/util.py")}
+    assert report["provenance"]["prefix_from"] is None
+    assert report["provenance"]["package_dir_unread"] == unread
+    text = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+    assert f"Prefix: (repository root) (detected; {unread})" in text.stdout
