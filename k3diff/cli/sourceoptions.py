@@ -51,7 +51,7 @@ def _stated(patch: Path | None) -> str:
     if patch is None or not patch.is_file():
         return ""
     from k3diff.wheel.metadata import read_identity
-    from k3diff.wheels.statedcommit import stated_commits
+    from k3diff.wheels.statedcommit import distinct, stated_commits
     from k3diff.zip.archive import ZipArchive
 
     try:
@@ -61,11 +61,8 @@ def _stated(patch: Path | None) -> str:
         return ""
     if not stated:
         return "; the patch wheel states no commit"
-    first = {c.commit: c for c in reversed(stated)}  # each commit once, at its first place
     said = "; ".join(
-        f"{c.commit} (read from {c.path[:_SAID_CAP]} {c.field})"
-        for c in stated
-        if first[c.commit] is c
+        f"{c.commit} (read from {c.path[:_SAID_CAP]} {c.field})" for c in distinct(stated)
     )
     return (
         f"; the patch wheel states commit {said}: judge it, then pass it as --commit "

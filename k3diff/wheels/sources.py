@@ -121,8 +121,9 @@ def _dirty_notes(
     said, and passed). A dirty build that states no commit (the first of `dirty_builds`) is
     W411 too (review69b: a dirty build at a tag, `1.2.3+d20260101`, passed)."""
     from k3diff.provenance.revisions import RepoNote
+    from k3diff.wheels.statedcommit import distinct
 
-    first = {c.commit: c for c in reversed([c for c in stated if c.dirty])}
+    first = distinct([c for c in stated if c.dirty])
     if not first and dirty_builds:
         said = dirty_builds[0]
         message = (
@@ -139,14 +140,15 @@ def _dirty_notes(
             "commit's, and the source check compares its Python files alone",
             c.path,
         )
-        for c in first.values()
+        for c in first
     )
 
 
 def _claims(stated: Sequence[StatedCommit]) -> list[tuple[str, str, str]]:
     """(commit, entry, description) of each distinct commit stated, at the first place read."""
-    first = {c.commit: c for c in reversed(stated)}
-    return [(c.commit, c.path, c.describe()) for c in stated if first[c.commit] is c]
+    from k3diff.wheels.statedcommit import distinct
+
+    return [(c.commit, c.path, c.describe()) for c in distinct(stated)]
 
 
 def _layout(entries: Sequence[EntryResult]) -> tuple[frozenset[str], frozenset[str]]:

@@ -30,6 +30,7 @@ marker that comes with no commit is a `DirtyBuild` (W411 with ``--source``).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from k3diff.errors import ArchiveError
@@ -141,6 +142,12 @@ Statement = StatedCommit | NotACommit | DirtyBuild
 def stated_commits(archive: ZipArchive, identity: WheelIdentity) -> tuple[StatedCommit, ...]:
     """Every commit `archive` states, once per place, in the order above."""
     return tuple(s for s in statements(archive, identity) if isinstance(s, StatedCommit))
+
+
+def distinct(stated: Sequence[StatedCommit]) -> list[StatedCommit]:
+    """Each distinct commit of `stated` once, at the first place it is stated, in order."""
+    first = {c.commit: c for c in reversed(stated)}
+    return [c for c in stated if first[c.commit] is c]
 
 
 def statements(archive: ZipArchive, identity: WheelIdentity) -> tuple[Statement, ...]:
