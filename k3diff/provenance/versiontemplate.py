@@ -6,10 +6,10 @@ like any other: a patch could hide code there. So it passes only as the tool's t
 
 * setuptools-scm's (and hatch-vcs', which writes setuptools-scm's, 6 to 10): literal
   assignments of ``__version__``/``version`` (a string), ``__version_tuple__``/
-  ``version_tuple`` (a tuple of numbers and strings), ``__commit_id__``/``commit_id`` (a string
-  or None) and ``__all__`` (those names); their annotations, of names and subscripts only
-  (``tuple[int | str, ...]``, evaluated at import without ``from __future__ import
-  annotations``); ``TYPE_CHECKING = False`` and the ``if TYPE_CHECKING:`` block of typing
+  ``version_tuple`` (a tuple of numbers and strings), ``__commit_id__``/``commit_id`` (a git
+  node, ``g`` and hex, or None) and ``__all__`` (those names); their annotations, of names and
+  subscripts only (``tuple[int | str, ...]``, evaluated at import without ``from __future__
+  import annotations``); ``TYPE_CHECKING = False`` and the ``if TYPE_CHECKING:`` block of typing
   imports and aliases that never runs, its ``else:`` setting the aliases to ``object``;
 * versioneer's short form (its ``SHORT_VERSION_PY``): ``import json``, ``version_json = '…'``
   (a JSON object) and ``def get_versions(): return json.loads(version_json)``, exactly.
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Iterator
 
 from packaging.version import InvalidVersion, Version
@@ -45,6 +46,10 @@ _VERSION = ("__version__", "version")
 _TUPLE = ("__version_tuple__", "version_tuple")
 _COMMIT = ("__commit_id__", "commit_id")
 _SCM_NAMES = frozenset((*_VERSION, *_TUPLE, *_COMMIT))
+_NODE = re.compile(r"g?(?:[0-9a-f]{4,40}|[0-9a-f]{64})")
+"""A commit id as setuptools-scm writes it from git (``g`` and the abbreviated id, or the id
+from ``.git_archival.txt``): hex the stated-commit reader takes for a commit, held to the source
+check's commit (W408); anything else (``'main'``, ``'unknown'``) was said and passed (prov71)."""
 _ALIASES = frozenset(("VERSION_TUPLE", "COMMIT_ID"))
 _TYPE_NAMES = frozenset(("str", "int", "tuple", "Tuple", "Union", "Optional", *_ALIASES))
 Stated = str | tuple[int | str, ...]
@@ -259,7 +264,10 @@ def _literal(node: ast.stmt, names: list[str], value: ast.expr) -> Iterator[tupl
                 isinstance(e, ast.Constant) and type(e.value) in (int, str) for e in value.elts
             )
         elif name in _COMMIT:
-            ok = isinstance(value, ast.Constant) and isinstance(value.value, str | None)
+            ok = isinstance(value, ast.Constant) and (
+                value.value is None
+                or (isinstance(value.value, str) and _NODE.fullmatch(value.value) is not None)
+            )
         else:
             raise _refused(node, f"an assignment to {name}")
         if not ok:

@@ -1,4 +1,4 @@
-"""A generated version module's tuple is the one setuptools-scm writes for its version (prov71).
+"""A generated version module's tuple and commit id are what setuptools-scm writes (prov71).
 
 prov70c held `__version__` to the wheel's METADATA Version but let `__version_tuple__` /
 `version_tuple` be any tuple of numbers and strings: a module saying `version_tuple = (9, 9)`,
@@ -141,3 +141,21 @@ def test_each_setuptools_scm_rule_s_tuple_holds(
 
         assert code == 0, _failing(report)
         assert _status(report) == "generated"
+
+
+@pytest.mark.parametrize("commit_id", ["unknown", "main", "", "gxyz123456", "g1a2b3c4d; x"])
+def test_a_commit_id_that_is_no_git_node_fails(tmp_path: Path, commit_id: str) -> None:
+    """setuptools-scm writes `commit_id` as git's node (`g` and hex) or None: hex is held to
+    the source check's commit (W408); anything else was said as no commit id, and passed."""
+
+    def module(b: str) -> tuple[str, bytes]:
+        version = f"1.1.dev1+g{b[:9]}"
+        return version, scm_module(version, SCM_10, commit_id)
+
+    code, report, _b = _run(tmp_path, module)
+
+    assert code == 1
+    assert _status(report) == "absent"
+    ((finding_code, detail),) = _failing(report)
+    assert finding_code == "W402"
+    assert detail.endswith(f"__commit_id__ = {commit_id!r}, not what it writes")
