@@ -51,7 +51,7 @@ def scm_calls(data: bytes, label: str) -> list[ScmCall]:
     names, modules = _bindings(module)
     if not names and not modules:
         return []
-    found = []
+    found: list[ScmCall] = []
     for node in ast.walk(module):
         if isinstance(node, ast.Call) and _calls_get_version(node.func, names, modules):
             found += _written(node)
@@ -60,7 +60,8 @@ def scm_calls(data: bytes, label: str) -> list[ScmCall]:
 
 def _bindings(module: ast.Module) -> tuple[set[str], set[str]]:
     """The names setuptools-scm's ``get_version`` is bound to, and those its module is."""
-    names, modules = set(), set()
+    names: set[str] = set()
+    modules: set[str] = set()
     for node in ast.walk(module):
         if isinstance(node, ast.ImportFrom) and node.module == _MODULE and not node.level:
             names.update(a.asname or a.name for a in node.names if a.name == _FUNCTION)

@@ -100,12 +100,12 @@ def not_template(tool: str, data: bytes, version: str | None, extended: bool = F
             extension = " or it extended by local segments" if extended else ""
             said = shortened(repr(value), 200)
             return f"{name} is {said}, not the wheel's METADATA Version {version}{extension}"
-    for name, value in stated:
-        if isinstance(value, tuple) and not any(value in scm_tuples(v) for _, v in versions):
+    for name, told in stated:
+        if isinstance(told, tuple) and not any(told in scm_tuples(v) for _, v in versions):
             stated_version = versions[0][1]
             expected = shortened(repr(scm_tuples(stated_version)[0]), 200)
             return (
-                f"{name} is {shortened(repr(value), 200)}, not {expected} as setuptools-scm "
+                f"{name} is {shortened(repr(told), 200)}, not {expected} as setuptools-scm "
                 f"writes for {shortened(stated_version, 200)}"
             )
     return None
@@ -275,7 +275,8 @@ def _literal(node: ast.stmt, names: list[str], value: ast.expr) -> Iterator[tupl
         if name in _VERSION and isinstance(value, ast.Constant) and isinstance(value.value, str):
             yield name, value.value
         elif name in _TUPLE and isinstance(value, ast.Tuple):
-            yield name, tuple(e.value for e in value.elts if isinstance(e, ast.Constant))
+            parts = [e.value for e in value.elts if isinstance(e, ast.Constant)]
+            yield name, tuple(p for p in parts if isinstance(p, int | str))  # checked: no bool
 
 
 def _type_checking_block(node: ast.If) -> None:
