@@ -38,7 +38,7 @@ CONFIGURED = {
         FLIT + b'[tool.flit.module]\nname = "pkg"\n',
         "src/pkg/",
         "pyproject.toml [tool.flit.module] name",
-        {"": "src/"},
+        {"pkg/": "src/pkg/"},
     ),
     "pdm package-dir": (
         PDM + b'[tool.pdm.build]\npackage-dir = "lib"\n',
