@@ -44,6 +44,8 @@ class ScmCall:
 def scm_calls(data: bytes, label: str) -> list[ScmCall]:
     """Each module a ``get_version(…)`` call of `data` (``setup.py``, `label` its path) has
     setuptools-scm write, in the file's order; none where it does not parse."""
+    if _MODULE.encode() not in data:  # no import binds it: not parsed (setup.py is parsed
+        return []  # once already, for package_dir, and may be 256 KiB)
     try:
         module = ast.parse(data, label)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
