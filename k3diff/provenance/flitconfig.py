@@ -4,8 +4,9 @@ flit ships one module, named by ``[tool.flit.module] name`` (dots for a namespac
 ``a.b`` is ``a/b``), from whichever of ``NAME/``, ``NAME.py``, ``src/NAME/`` and
 ``src/NAME.py`` the project holds: exactly one, or flit refuses to build (``flit_core.common.
 Module``). The wheel ships it at ``NAME/`` (``NAME.py``): a package is mapped from its
-directory, a module file makes ``src/`` (or the root) that of every wheel path. Without ``[tool.flit.module]`` flit takes the project's name: detection
-by paths decides, as for the other backends' defaults.
+directory, a module file makes ``src/`` (or the root) that of every wheel path. Without
+``[tool.flit.module]`` flit takes the project's name: detection by paths decides, as for the
+other backends' defaults.
 """
 
 from __future__ import annotations

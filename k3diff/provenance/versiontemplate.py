@@ -7,10 +7,10 @@ like any other: a patch could hide code there. So it passes only as the tool's t
 * setuptools-scm's (and hatch-vcs', which writes setuptools-scm's, 6 to 10): literal
   assignments of ``__version__``/``version`` (a string), ``__version_tuple__``/
   ``version_tuple`` (a tuple of numbers and strings), ``__commit_id__``/``commit_id`` (git
-  hex, ``g`` before it or not, or None) and ``__all__`` (those names); their annotations, of names and
-  subscripts only (``tuple[int | str, ...]``, evaluated at import without ``from __future__
-  import annotations``); ``TYPE_CHECKING = False`` and the ``if TYPE_CHECKING:`` block of typing
-  imports and aliases that never runs, its ``else:`` setting the aliases to ``object``;
+  hex, ``g`` before it or not, or None) and ``__all__`` (those names); their annotations, of
+  names and subscripts only (``tuple[int | str, ...]``, evaluated at import without ``from
+  __future__ import annotations``); ``TYPE_CHECKING = False`` and the ``if TYPE_CHECKING:``
+  block of typing imports and aliases that never runs, its ``else:`` setting the aliases to ``object``;
 * versioneer's short form (its ``SHORT_VERSION_PY``): ``import json``, ``version_json = '…'``
   (a JSON object) and ``def get_versions(): return json.loads(version_json)``, exactly.
 

@@ -1,4 +1,4 @@
-"""vLLM's version module, written by `get_version(write_to=…)` in `setup.py`, is generated (prov71).
+"""vLLM's `_version.py`, which `get_version(write_to=…)` in `setup.py` writes, is generated.
 
 vLLM's `setup.py` calls setuptools-scm's `get_version(write_to="vllm/_version.py")` and appends
 a local segment (`+cu128`, `.precompiled`) to the version it gives `setup()`: no pyproject.toml

@@ -134,7 +134,8 @@ def test_each_setuptools_scm_rule_s_tuple_holds(
         def module(b: str) -> tuple[str, bytes]:
             node = b[:9]
             stated = version.format(node=node)
-            values = tuple(v.format(node=node) if isinstance(v, str) else v for v in rule)  # noqa: B023
+            parts = rule  # noqa: B023 (called at once, in this iteration)
+            values = tuple(v.format(node=node) if isinstance(v, str) else v for v in parts)
             return stated, scm_module(stated, SCM_10, f"g{node}", values)
 
         code, report, _b = _run(tmp_path / str(index), module)

@@ -1,4 +1,4 @@
-"""`wheels --source`: flit's, pdm-backend's, poetry-core's and scikit-build-core's settings (prov71).
+"""`wheels --source`: flit's, pdm-backend's, poetry-core's and scikit-build-core's places (prov71).
 
 Each says where the package is built from (`[tool.flit.module] name` under the root or `src/`,
 `[tool.pdm.build] package-dir`, `[tool.poetry] packages = [{include, from}]`, `[tool.scikit-build]
