@@ -10,7 +10,8 @@ like any other: a patch could hide code there. So it passes only as the tool's t
   hex, ``g`` before it or not, or None) and ``__all__`` (those names); their annotations, of
   names and subscripts only (``tuple[int | str, ...]``, evaluated at import without ``from
   __future__ import annotations``); ``TYPE_CHECKING = False`` and the ``if TYPE_CHECKING:``
-  block of typing imports and aliases that never runs, its ``else:`` setting the aliases to ``object``;
+  block of typing imports and aliases that never runs, its ``else:`` setting the aliases to
+  ``object``;
 * versioneer's short form (its ``SHORT_VERSION_PY``): ``import json``, ``version_json = '…'``
   (a JSON object) and ``def get_versions(): return json.loads(version_json)``, exactly.
 
