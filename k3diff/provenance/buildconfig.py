@@ -11,11 +11,15 @@ it, as ``pyproject.toml``'s ``[build-system] build-backend`` names it:
 * setuptools (named, or none named: PEP 517's legacy path): `setuptoolsconfig`, from
   ``pyproject.toml``, ``setup.cfg`` and ``setup.py``, which must agree;
 * ``hatchling.build``: `hatchconfig` (``packages``, ``only-include``, ``sources``);
-* ``maturin``: `maturinconfig` (``python-source``).
+* ``maturin``: `maturinconfig` (``python-source``);
+* ``flit_core.buildapi``: `flitconfig` (``[tool.flit.module] name``);
+* ``pdm.backend``: `pdmconfig` (``[tool.pdm.build] package-dir``, ``includes``);
+* ``poetry.core.masonry.api``: `poetryconfig` (``[tool.poetry] packages``);
+* ``scikit_build_core.build``: `scikitbuildconfig` (``[tool.scikit-build] wheel.packages``).
 
-Another backend (``flit_core.buildapi``, or one of the project's own by ``backend-path``), or
-one of these without its own statement, never reads setuptools' settings, nor hatchling's or
-maturin's where they do not build, so one found there is `Unread`, said as not read (review69b:
+Another backend (one of the project's own by ``backend-path``, or one not listed), or one of
+these without its own statement, never reads setuptools' settings, nor another listed
+backend's, so one found there is `Unread`, said as not read (review69b:
 a ``[tool.setuptools.package-dir]`` or ``setup.py`` left beside hatchling's ``packages`` chose a
 legacy copy, which matched, exit 0; small70: ``[tool.hatch.build]`` under ``pdm.backend`` was
 passed over silently). So is a configuration file that is a
@@ -33,10 +37,14 @@ import tomllib
 from collections.abc import Callable, Collection, Mapping
 
 from k3diff.escape import shortened
+from k3diff.provenance.flitconfig import from_flit
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.hatchconfig import from_hatch
 from k3diff.provenance.maturinconfig import from_maturin
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, one, placed
+from k3diff.provenance.pdmconfig import from_pdm
+from k3diff.provenance.poetryconfig import from_poetry
+from k3diff.provenance.scikitbuildconfig import from_scikit_build
 from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
 
 CONFIG_CAP = 256 * 1024
@@ -99,15 +107,26 @@ def read_package_dirs(
     def is_file(path: str) -> bool:
         return directory + path in tree or directory + path in links
 
-    own = _own_statement(document, label, is_file)
-    if own is not None:
-        return placed(own, directory)
+    def is_dir(path: str) -> bool:
+        """Whether the commit holds a file under `path`, or a link at it (which may lead to a
+        directory): a scan of the tree, asked a few times at most."""
+        under = f"{directory}{path}/"
+        return directory + path in links or any(
+            p.startswith(under) for paths in (tree, links) for p in paths
+        )
+
+    readers = _readers(document, label, is_file, is_dir)
+    system = document.get("build-system")
+    own_backend = system.get("build-backend") if isinstance(system, dict) else None
+    if isinstance(system, dict) and "backend-path" in system:
+        own_backend = None  # the project's own backend reads none of these
+    if isinstance(own_backend, str) and own_backend in readers:
+        own = readers[own_backend][1]()
+        if own is not None:
+            return placed(own, directory)
     # Every backend's settings but the builder's own (None by now where it states nothing).
-    dead = (
-        ("setuptools'", setuptools),
-        ("hatchling's", from_hatch(document, label, is_file)),
-        ("maturin's", from_maturin(document, label)),
-    )
+    dead = [("setuptools'", setuptools)]
+    dead += [(owner, read()) for name, (owner, read) in readers.items() if name != own_backend]
     for owner, stated in dead:
         if isinstance(stated, PackageDirs):
             return Unread(
@@ -116,19 +135,24 @@ def read_package_dirs(
     return setuptools
 
 
-def _own_statement(
-    document: Mapping[str, object], label: str, is_file: Callable[[str], bool]
-) -> Stated:
-    """What hatchling's or maturin's own settings state, where one of them builds."""
-    system = document.get("build-system")
-    if not isinstance(system, dict) or "backend-path" in system:
-        return None
-    backend = system.get("build-backend")
-    if backend == "hatchling.build":
-        return from_hatch(document, label, is_file)
-    if backend == "maturin":
-        return from_maturin(document, label)
-    return None
+def _readers(
+    document: Mapping[str, object],
+    label: str,
+    is_file: Callable[[str], bool],
+    is_dir: Callable[[str], bool],
+) -> dict[str, tuple[str, Callable[[], Stated]]]:
+    """Each backend read but setuptools, by its `build-backend`: (whose settings, the reader)."""
+    return {
+        "hatchling.build": ("hatchling's", lambda: from_hatch(document, label, is_file)),
+        "maturin": ("maturin's", lambda: from_maturin(document, label)),
+        "flit_core.buildapi": ("flit's", lambda: from_flit(document, label, is_file, is_dir)),
+        "pdm.backend": ("pdm-backend's", lambda: from_pdm(document, label)),
+        "poetry.core.masonry.api": ("poetry-core's", lambda: from_poetry(document, label, is_file)),
+        "scikit_build_core.build": (
+            "scikit-build-core's",
+            lambda: from_scikit_build(document, label, is_file),
+        ),
+    }
 
 
 def project_directory(tree: Mapping[str, str], links: Collection[str], place: str) -> str:

@@ -73,4 +73,4 @@ def _refused(
     data = files[path]
     if not isinstance(data, bytes):  # streamed: over the text-diff cap, far over the template
         return f"over {MODULE_CAP // 1024} KiB, not read"
-    return not_template(written.tool, data, version)
+    return not_template(written.tool, data, version, written.extended)

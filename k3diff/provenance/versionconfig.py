@@ -19,9 +19,13 @@ where that tool builds:
   wheel), where setuptools builds and the project holds ``versioneer.py`` or ``requires`` names
   versioneer.
 
-Not read: ``setup.py`` (``use_scm_version=``, vLLM's ``get_version(write_to=…)``), other
-backends' settings (scikit-build-core's setuptools-scm provider, pdm, poetry plugins). Nothing
-here is run: TOML by `tomllib`, setup.cfg by `configparser`.
+* setuptools-scm, by ``setup.py``: a ``get_version(write_to=…)`` (or ``version_file=…``) call
+  with literal arguments (`setuppyscm`: vLLM's), where setuptools builds; METADATA's version may
+  extend the one the module states by local segments (`WrittenFile.extended`).
+
+Not read: ``setup.py``'s ``use_scm_version=``, other backends' settings (scikit-build-core's
+setuptools-scm provider, pdm, poetry plugins). Nothing here is run: TOML by `tomllib`, setup.cfg
+by `configparser`, setup.py by `ast`.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from packaging.utils import canonicalize_name
 from k3diff.provenance.buildconfig import CONFIG_CAP, SETUPTOOLS_BACKENDS
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.hatchconfig import PATH_CAP
+from k3diff.provenance.setuppyscm import scm_calls
 
 SETUPTOOLS_SCM, HATCH_VCS, VERSIONEER = "setuptools-scm", "hatch-vcs", "versioneer"
 
@@ -54,6 +59,9 @@ class WrittenFile:
     """Where the configuration names it: ``pyproject.toml [tool.setuptools_scm] version_file``."""
     in_wheel: bool = False
     """`path` is the wheel path (versioneer's ``versionfile_build``, relative to the build)."""
+    extended: bool = False
+    """The build script may append local segments to the version the module states before
+    METADATA states it (vLLM's ``setup.py``: ``+cu128``, ``.precompiled``)."""
 
     def describe(self) -> str:
         """``setuptools-scm (pyproject.toml [tool.setuptools_scm] version_file)``."""
@@ -64,9 +72,9 @@ def written_files(
     git: GitRepo, tree: Mapping[str, str], links: Collection[str], directory: str
 ) -> tuple[WrittenFile, ...]:
     """The modules the project in `directory` ('' or ending in '/') writes while building, by
-    its `pyproject.toml` and `setup.cfg` at the commit whose files are `tree` (a file that is a
-    symbolic link, or over `CONFIG_CAP`, is not read)."""
-    names = {f"{directory}{name}": name for name in ("pyproject.toml", "setup.cfg")}
+    its `pyproject.toml`, `setup.cfg` and `setup.py` at the commit whose files are `tree` (a
+    file that is a symbolic link, or over `CONFIG_CAP`, is not read)."""
+    names = {f"{directory}{name}": name for name in ("pyproject.toml", "setup.cfg", "setup.py")}
     present = {names[p]: tree[p] for p in names if p in tree and p not in links}
     sizes = blob_sizes(git, present.values())
     readable = {oid: name for name, oid in present.items() if sizes[oid] <= CONFIG_CAP}
@@ -85,6 +93,8 @@ def written_files(
         scm = tool.get("setuptools_scm")
         if isinstance(scm, dict) and SETUPTOOLS_SCM in requires:
             found += _setuptools_scm(scm, label, directory)
+        if (setup_py := contents.get("setup.py")) is not None:
+            found += _setup_py(setup_py, directory)
         has_script = f"{directory}versioneer.py" in tree
         if has_script or VERSIONEER in requires:
             found += _versioneer(tool.get("versioneer"), contents.get("setup.cfg"), directory)
@@ -105,6 +115,22 @@ def _setuptools_scm(scm: Mapping[str, object], label: str, directory: str) -> li
         root_dir += "/"
     if root_dir is not None and (path := _path(root_dir, scm.get("write_to"))) is not None:
         found.append(WrittenFile(path, SETUPTOOLS_SCM, f"{origin} write_to"))
+    return found
+
+
+def _setup_py(data: bytes, directory: str) -> list[WrittenFile]:
+    """Each module a ``get_version(…)`` call of setup.py names: ``write_to`` under the call's
+    ``root``, ``version_file`` under setup.py's directory (`setuppyscm`)."""
+    label = f"{directory}setup.py"
+    found = []
+    for call in scm_calls(data, label):
+        root_dir = _path(directory, call.root)
+        if root_dir is None:
+            continue
+        base = (root_dir + "/" if root_dir else "") if call.setting == "write_to" else directory
+        if path := _path(base, call.path):
+            origin = f"{label} get_version({call.setting}=…)"
+            found.append(WrittenFile(path, SETUPTOOLS_SCM, origin, extended=True))
     return found
 
 

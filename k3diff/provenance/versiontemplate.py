@@ -6,11 +6,12 @@ like any other: a patch could hide code there. So it passes only as the tool's t
 
 * setuptools-scm's (and hatch-vcs', which writes setuptools-scm's, 6 to 10): literal
   assignments of ``__version__``/``version`` (a string), ``__version_tuple__``/
-  ``version_tuple`` (a tuple of numbers and strings), ``__commit_id__``/``commit_id`` (a string
-  or None) and ``__all__`` (those names); their annotations, of names and subscripts only
-  (``tuple[int | str, ...]``, evaluated at import without ``from __future__ import
-  annotations``); ``TYPE_CHECKING = False`` and the ``if TYPE_CHECKING:`` block of typing
-  imports and aliases that never runs, its ``else:`` setting the aliases to ``object``;
+  ``version_tuple`` (a tuple of numbers and strings), ``__commit_id__``/``commit_id`` (git
+  hex, ``g`` before it or not, or None) and ``__all__`` (those names); their annotations, of
+  names and subscripts only (``tuple[int | str, ...]``, evaluated at import without ``from
+  __future__ import annotations``); ``TYPE_CHECKING = False`` and the ``if TYPE_CHECKING:``
+  block of typing imports and aliases that never runs, its ``else:`` setting the aliases to
+  ``object``;
 * versioneer's short form (its ``SHORT_VERSION_PY``): ``import json``, ``version_json = '…'``
   (a JSON object) and ``def get_versions(): return json.loads(version_json)``, exactly.
 
@@ -19,17 +20,25 @@ feature, no ``as``). Each name is assigned once, as the tools assign it (a reade
 assignment would see another value than Python leaves), and ``__all__`` names only names the
 module assigns. The version stated (``__version__``, ``version``, versioneer's JSON
 ``"version"``) must be the wheel's METADATA Version (PEP 440 normalised): a version module copied
-from another build is not this build's.
+from another build is not this build's. Where the build script may append local segments to the
+version it had the tool write (vLLM's ``setup.py``: ``0.11.0+cu128`` in METADATA,
+``0.11.0`` in ``_version.py``; `versionconfig.WrittenFile.extended`), METADATA's may be the
+stated version with local segments appended, and nothing else.
+
+The tuple stated (``__version_tuple__``, ``version_tuple``) must be what setuptools-scm writes
+for the version stated (`scm_tuples`: prov71, ``version_tuple = (9, 9)`` passed).
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Iterator
 
 from packaging.version import InvalidVersion, Version
 
+from k3diff.escape import shortened
 from k3diff.provenance.versionconfig import VERSIONEER
 
 MODULE_CAP = 64 * 1024
@@ -38,8 +47,14 @@ _VERSION = ("__version__", "version")
 _TUPLE = ("__version_tuple__", "version_tuple")
 _COMMIT = ("__commit_id__", "commit_id")
 _SCM_NAMES = frozenset((*_VERSION, *_TUPLE, *_COMMIT))
+_NODE = re.compile(r"g?(?:[0-9a-f]{4,40}|[0-9a-f]{64})")
+"""A commit id as setuptools-scm writes it from git (``g`` and the abbreviated id, or the id
+from ``.git_archival.txt``): hex the stated-commit reader takes for a commit, held to the source
+check's commit (W408); anything else (``'main'``, ``'unknown'``) was said and passed (prov71)."""
 _ALIASES = frozenset(("VERSION_TUPLE", "COMMIT_ID"))
 _TYPE_NAMES = frozenset(("str", "int", "tuple", "Tuple", "Union", "Optional", *_ALIASES))
+Stated = str | tuple[int | str, ...]
+"""What a version module states: a version, or a version tuple."""
 _GET_VERSIONS = ast.dump(ast.parse("def get_versions():\n    return json.loads(version_json)\n"))
 _STATEMENTS = {
     ast.Import: "an import",
@@ -62,10 +77,10 @@ class _NotTemplate(Exception):
     """What in the module the tool does not write."""
 
 
-def not_template(tool: str, data: bytes, version: str | None) -> str | None:
+def not_template(tool: str, data: bytes, version: str | None, extended: bool = False) -> str | None:
     """None where `data` is `tool`'s template stating `version` (the wheel's METADATA
-    Version), else what is not: ``line 26: an import``, ``__version__ is '9.9', not the
-    wheel's METADATA Version 1.1``."""
+    Version; `extended`: or a version it extends by local segments), else what is not: ``line
+    26: an import``, ``__version__ is '9.9', not the wheel's METADATA Version 1.1``."""
     if len(data) > MODULE_CAP:
         return f"over {MODULE_CAP // 1024} KiB, not read"
     try:
@@ -76,14 +91,69 @@ def not_template(tool: str, data: bytes, version: str | None) -> str | None:
         stated = list(_versioneer(module) if tool == VERSIONEER else _setuptools_scm(module))
     except _NotTemplate as error:
         return str(error)
-    if not stated:
+    versions = [(name, value) for name, value in stated if isinstance(value, str)]
+    if not versions:
         return "it states no version"
     if version is None:
         return "the wheel has no METADATA Version to hold it to"
-    for name, value in stated:
-        if _normal(value) != _normal(version):
-            return f"{name} is {value!r}, not the wheel's METADATA Version {version}"
+    for name, value in versions:
+        if not _holds(value, version, extended):
+            extension = " or it extended by local segments" if extended else ""
+            said = shortened(repr(value), 200)
+            return f"{name} is {said}, not the wheel's METADATA Version {version}{extension}"
+    for name, told in stated:
+        if isinstance(told, tuple) and not any(told in scm_tuples(v) for _, v in versions):
+            stated_version = versions[0][1]
+            expected = shortened(repr(scm_tuples(stated_version)[0]), 200)
+            return (
+                f"{name} is {shortened(repr(told), 200)}, not {expected} as setuptools-scm "
+                f"writes for {shortened(stated_version, 200)}"
+            )
     return None
+
+
+def scm_tuples(version: str) -> tuple[tuple[int | str, ...], ...]:
+    """The version tuples setuptools-scm writes for `version` (the newest rule first): from
+    8.2.1 (``_version_as_tuple``) the release numbers as ints, then ``N!`` (an epoch, placed
+    first), the pre-release, ``postN``, ``devN`` and the local part as strings; from 6.1 to 8.2.0
+    the release, ``devN`` and the local part only; in 5.x and 6.0 each of the dot-separated
+    parts, as an int where ``int()`` reads it. A version packaging does not parse is
+    ``(version,)`` (6.4 on) or ``(0, 0, 0)`` (6.1 to 6.3)."""
+    split = tuple(_int_or_str(part) for part in version.split("."))
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        return ((version,), (0, 0, 0), split)
+    release: tuple[int | str, ...] = parsed.release
+    dev = (f"dev{parsed.dev}",) if parsed.dev is not None else ()
+    local = (parsed.local,) if parsed.local is not None else ()
+    epoch = (f"{parsed.epoch}!",) if parsed.epoch else ()
+    pre = (f"{parsed.pre[0]}{parsed.pre[1]}",) if parsed.pre is not None else ()
+    post = (f"post{parsed.post}",) if parsed.post is not None else ()
+    return ((*epoch, *release, *pre, *post, *dev, *local), (*release, *dev, *local), split)
+
+
+def _int_or_str(part: str) -> int | str:
+    try:
+        return int(part)
+    except ValueError:
+        return part
+
+
+def _holds(stated: str, version: str, extended: bool) -> bool:
+    """Whether `stated` is `version` (PEP 440 normalised), or, `extended`, `version` less
+    local segments appended to it (``0.11.0`` or ``0.11.0+g1a2b3c4`` for
+    ``0.11.0+g1a2b3c4.cu128``)."""
+    if _normal(stated) == _normal(version):
+        return True
+    try:
+        mine, theirs = Version(stated), Version(version)
+    except InvalidVersion:
+        return False
+    if not extended or mine.public != theirs.public or theirs.local is None:
+        return False
+    own = mine.local.split(".") if mine.local else []
+    return theirs.local.split(".")[: len(own)] == own
 
 
 def _normal(version: str) -> str:
@@ -113,9 +183,9 @@ def _docstring(node: ast.stmt) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
 
 
-def _setuptools_scm(module: ast.Module) -> Iterator[tuple[str, str]]:
-    """(name, version) of each version assignment; `_NotTemplate` at the first statement the
-    template does not hold."""
+def _setuptools_scm(module: ast.Module) -> Iterator[tuple[str, Stated]]:
+    """(name, version or tuple) of each version and version tuple assignment; `_NotTemplate`
+    at the first statement the template does not hold."""
     type_checking = False  # set False by the module before its `if TYPE_CHECKING:`
     assigned: set[str] = set()
     exported: list[str] = []
@@ -179,8 +249,8 @@ def _names(node: ast.stmt, targets: list[ast.expr]) -> list[str]:
     return [target.id for target in targets if isinstance(target, ast.Name)]
 
 
-def _literal(node: ast.stmt, names: list[str], value: ast.expr) -> Iterator[tuple[str, str]]:
-    """Each of `names` set to a literal of its kind; (name, version) for a version name."""
+def _literal(node: ast.stmt, names: list[str], value: ast.expr) -> Iterator[tuple[str, Stated]]:
+    """Each of `names` set to a literal of its kind; (name, value) for a version or tuple."""
     if _has_call(value):
         raise _refused(node, "a call")
     for name in names:
@@ -195,13 +265,19 @@ def _literal(node: ast.stmt, names: list[str], value: ast.expr) -> Iterator[tupl
                 isinstance(e, ast.Constant) and type(e.value) in (int, str) for e in value.elts
             )
         elif name in _COMMIT:
-            ok = isinstance(value, ast.Constant) and isinstance(value.value, str | None)
+            ok = isinstance(value, ast.Constant) and (
+                value.value is None
+                or (isinstance(value.value, str) and _NODE.fullmatch(value.value) is not None)
+            )
         else:
             raise _refused(node, f"an assignment to {name}")
         if not ok:
             raise _refused(node, f"{name} = {ast.unparse(value)[:80]}, not what it writes")
         if name in _VERSION and isinstance(value, ast.Constant) and isinstance(value.value, str):
             yield name, value.value
+        elif name in _TUPLE and isinstance(value, ast.Tuple):
+            parts = [e.value for e in value.elts if isinstance(e, ast.Constant)]
+            yield name, tuple(p for p in parts if isinstance(p, int | str))  # checked: no bool
 
 
 def _type_checking_block(node: ast.If) -> None:
@@ -243,7 +319,7 @@ def _is_type(node: ast.expr) -> bool:
     return False
 
 
-def _versioneer(module: ast.Module) -> Iterator[tuple[str, str]]:
+def _versioneer(module: ast.Module) -> Iterator[tuple[str, Stated]]:
     """versioneer's short form: ("version_json version", version) from its JSON."""
     assigned: set[str] = set()
     for node in module.body:

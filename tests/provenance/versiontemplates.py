@@ -103,12 +103,21 @@ version_tuple = {version_tuple!r}
 SCM_TEMPLATES = {"vcs-versioning 10": SCM_10, "setuptools-scm 8": SCM_8, "7": SCM_7, "6": SCM_6}
 
 
-def scm_module(version: str, template: str = SCM_10, node: str | None = None) -> bytes:
-    """`_version.py` as setuptools-scm (or hatch-vcs) writes it for `version`."""
-    parts: list[int | str] = []
-    for part in version.replace("+", ".").split("."):
-        parts.append(int(part) if part.isdigit() else part)
-    return template.format(version=version, version_tuple=tuple(parts), node=node).encode()
+def scm_module(
+    version: str,
+    template: str = SCM_10,
+    node: str | None = None,
+    version_tuple: tuple[int | str, ...] | None = None,
+) -> bytes:
+    """`_version.py` as setuptools-scm (or hatch-vcs) writes it for `version` (of the form
+    ``1.2.3``, ``1.2.3.devN`` with or without a ``+local`` part, where every setuptools-scm
+    writes the release as ints, then ``devN`` and the whole local part as strings), or with
+    `version_tuple` as given."""
+    if version_tuple is None:
+        public, plus, local = version.partition("+")
+        parts = [int(p) if p.isdigit() else p for p in public.split(".")]
+        version_tuple = (*parts, *([local] if plus else []))
+    return template.format(version=version, version_tuple=version_tuple, node=node).encode()
 
 
 def versioneer_module(version: str, revision: str | None, dirty: bool = False) -> bytes:

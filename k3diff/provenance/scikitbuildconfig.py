@@ -1,0 +1,51 @@
+"""Where scikit-build-core takes a project's Python packages from, read from a parsed
+pyproject.toml.
+
+``[tool.scikit-build] wheel.packages`` lists package directories, each shipped under its last
+name (``["src/pkg"]``: ``src/pkg/`` as ``pkg/``), or maps wheel package paths to directories
+(``{"pkg" = "python/pkg"}``; scikit-build-core's ``get_packages``). A module file (``hello.py``,
+1.0 on) or two directories shipped as one is `Unread`. Without ``wheel.packages``
+scikit-build-core takes the first of ``src/NAME``, ``python/NAME`` and ``NAME`` by the
+project's name: detection by paths decides. ``wheel.install-dir`` places what CMake installs,
+not these packages, and is not read.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Mapping
+
+from k3diff.provenance.hatchconfig import PATH_CAP
+from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, clean_directory
+
+
+def from_scikit_build(
+    document: Mapping[str, object], label: str, is_file: Callable[[str], bool]
+) -> Stated:
+    """`wheel.packages` as wheel directory -> project directory (`is_file`: whether a project
+    path is a file of the commit)."""
+    tool = document.get("tool")
+    skbuild = tool.get("scikit-build") if isinstance(tool, dict) else None
+    wheel = skbuild.get("wheel") if isinstance(skbuild, dict) else None
+    if not isinstance(wheel, dict) or "packages" not in wheel:
+        return None
+    origin = f"{label} [tool.scikit-build] wheel.packages"
+    packages = wheel["packages"]
+    if isinstance(packages, list) and all(isinstance(p, str) for p in packages):
+        pairs = [(posixpath.basename(posixpath.normpath(p)), p) for p in packages]
+    elif isinstance(packages, dict) and all(isinstance(v, str) for v in packages.values()):
+        pairs = [(str(k), v) for k, v in packages.items()]
+    else:
+        return Unread(f"{origin} is not a list or table of paths, not read")
+    entries: dict[str, str] = {}
+    for name, path in pairs:
+        if len(name) > PATH_CAP or len(path) > PATH_CAP:
+            return Unread(f"{origin} names a path over {PATH_CAP:,} characters")
+        shipped, repo = clean_directory(name), clean_directory(path)
+        if not shipped or not repo:
+            return Unread(f"{origin}: {path!r} is not a directory in the project, not read")
+        if is_file(repo[:-1]):
+            return Unread(f"{origin} selects the file {repo[:-1]}, not read")
+        if entries.setdefault(shipped, repo) != repo:
+            return Unread(f"{origin} ships both {entries[shipped]} and {repo} as {shipped}")
+    return PackageDirs(tuple(sorted(entries.items())), origin) if entries else None
