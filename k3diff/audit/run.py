@@ -52,7 +52,8 @@ from k3diff.wheel.policy import AUDIT_POLICY
 from k3diff.wheel.record import RecordLine, parse_record
 from k3diff.wheel.refusals import no_wheel_filename
 from k3diff.wheel.soundness import soundness_findings
-from k3diff.wheel.surfaces import Surface, environment_shadowing, scan_surfaces
+from k3diff.wheel.surfacekinds import Surface
+from k3diff.wheel.surfaces import environment_shadowing, scan_surfaces
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 

@@ -26,8 +26,6 @@ import operator
 import posixpath
 import struct
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from enum import StrEnum
 from functools import cached_property
 from itertools import chain, compress
 from typing import TYPE_CHECKING
@@ -40,15 +38,15 @@ from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
 from k3diff.wheel.installed import InstalledFile, on_command_path
 from k3diff.wheel.refusals import script_file
+from k3diff.wheel.surfacekinds import Surface, SurfaceKind
 from k3diff.wheel.surfacepaths import SurfacePaths, surface_paths
 from k3diff.wheel.toolfiles import tool_file
 from k3diff.wheel.venvnames import shadows_environment
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
-if TYPE_CHECKING:  # read only for a wheel that has a .pth file or a .pyc
-    from k3diff.wheel.bytecode import Bytecode, PycFlavor  # only for a wheel with a .pyc
-    from k3diff.wheel.pth import PthLine
+if TYPE_CHECKING:  # read only for a wheel that has a .pyc
+    from k3diff.wheel.bytecode import PycFlavor
 
 CONTENT_CAP = 16 << 10
 """Bytes of a `.pth` file or script kept for the report (the rest is said to be cut)."""
@@ -70,50 +68,6 @@ class _Sources(dict[str, str]):
         for installed in self:
             found.setdefault(installed.lower(), installed)
         return found
-
-
-class SurfaceKind(StrEnum):
-    """The ways a wheel makes code run."""
-
-    PTH = "pth"
-    CUSTOMIZE = "customize"
-    ENTRY_POINT = "entry-point"
-    SCRIPT = "script"
-    DATA_SCRIPT = "data-script"
-    BYTECODE = "bytecode"
-    TOP_LEVEL = "top-level"
-    TOOL_CONFIG = "tool-config"
-
-
-@dataclass(frozen=True)
-class Surface:
-    """One execution surface of one wheel."""
-
-    kind: SurfaceKind
-    """What sort of surface."""
-    key: str
-    """Identity across base and patch: the installed path, or `group:name` for entry points."""
-    entry: str
-    """The archive path it comes from (`entry_points.txt` for entry points)."""
-    summary: str
-    """One line: what runs, and how."""
-    executable: bool
-    """True when it runs code (an executable `.pth` line, a customize module, a script...)."""
-    content: str | None = None
-    """The text of a `.pth` file or script, capped at `CONTENT_CAP` bytes."""
-    truncated: bool = False
-    """The content was cut at the cap."""
-    lines: tuple[PthLine, ...] = ()
-    """A `.pth` file's meaningful lines, classified."""
-    bytecode: Bytecode | None = None
-    """A `.pyc`'s header facts."""
-    group: str | None = None
-    """An entry point's group."""
-    value: str | None = None
-    """An entry point's object reference (`module:attr`)."""
-    native: str | None = None
-    """A copied script that is an ELF (not a cubin) Linux loads, a Mach-O or a PE image: its
-    format and machine (`native.sniff.executable_image`); an `ar` archive or fatbin is no program."""
 
 
 def environment_shadowing(surfaces: Iterable[Surface]) -> list[Finding]:
