@@ -111,7 +111,7 @@ def surface_scan(
         for index in said.surfaced:
             found.extend(_file_surfaces(archive, entries, files[index], sources, install.case))
         if pths := [s for s in found if s.kind is SurfaceKind.PTH]:
-            from k3diff.wheel.pthimports import imported_files
+            from k3diff.wheel.pthimports import HOOK_CAP, imported_files
             from k3diff.wheel.pthpaths import named_places, on_pth_paths, unread_part
 
             known = {s.key for s in found if s.kind is SurfaceKind.CUSTOMIZE}
@@ -120,10 +120,11 @@ def surface_scan(
             cut = unread_part(pairs, install.targets.windows, CONTENT_CAP)
             places = named_places(files, lines, install.case, install.targets)
             texts = [(s.key, s.content, s.lines) for s in pths]
-            for file, how in chain(
-                on_pth_paths(files, places, install.case, cut),
-                imported_files(files, texts, install.case, places),
-            ):
+            hooks = imported_files(
+                files, texts, install.case, places,
+                lambda file: _source_content(archive, entries[file.entry], HOOK_CAP),
+            )  # fmt: skip
+            for file, how in chain(on_pth_paths(files, places, install.case, cut), hooks):
                 if file.path not in known:  # `sitecustomize/x.py` on a line `sitecustomize`
                     known.add(file.path)
                     found.append(Surface(SurfaceKind.CUSTOMIZE, file.path, file.entry, how, True))
@@ -301,13 +302,15 @@ def source_of(path: str, blind: bool = False) -> str:
     return posixpath.join(head, leaf.rsplit(".", 1)[0] + ".py")
 
 
-def _source_content(archive: ZipArchive, entry: ZipEntry | None) -> bytes | None:
-    """A source's content, None when over `SOURCE_CAP` or unread: its stream short of or past
-    its declared size, or failing its CRC-32 (W604; pip installs what a short one gives)."""
-    if entry is None or entry.size > SOURCE_CAP:
+def _source_content(
+    archive: ZipArchive, entry: ZipEntry | None, cap: int = SOURCE_CAP
+) -> bytes | None:
+    """A source's content, None when over `cap` or unread: its stream short of or past its
+    declared size, or failing its CRC-32 (W604; pip installs what a short one gives)."""
+    if entry is None or entry.size > cap:
         return None
     try:
-        return archive.read_content(entry, SOURCE_CAP)
+        return archive.read_content(entry, cap)
     except ArchiveError:
         return None
 
