@@ -55,30 +55,25 @@ def _parsed(source: str | bytes) -> ast.Module | None:
 
 def _executed(tree: ast.Module) -> Iterator[ast.AST]:
     """The nodes importing the module runs: all but function bodies, and those of the module's
-    own functions its code calls by name."""
+    own functions its code calls by name (walked once each, when the rest is)."""
     functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, _FUNCTIONS):
-            functions.setdefault(node.name, []).append(node)
+    called: set[str] = set()
     stack: list[ast.AST] = [tree]
-    followed: set[str] = set()
     while stack:
         node = stack.pop()
         yield node
         if isinstance(node, _FUNCTIONS):
+            functions.setdefault(node.name, []).append(node)
             arguments = node.args
             stack += [*node.decorator_list, *arguments.defaults]
             stack += [default for default in arguments.kw_defaults if default is not None]
-            continue
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in functions
-            and node.func.id not in followed
-        ):
-            followed.add(node.func.id)
-            stack += [statement for f in functions[node.func.id] for statement in f.body]
-        stack += ast.iter_child_nodes(node)
+        else:
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                called.add(node.func.id)
+            stack += ast.iter_child_nodes(node)
+        if not stack:  # then the bodies of functions called, defined anywhere it ran
+            for name in called.intersection(functions):
+                stack += [statement for f in functions.pop(name) for statement in f.body]
 
 
 def _named(nodes: Iterable[ast.AST], package: Module) -> list[Named]:
