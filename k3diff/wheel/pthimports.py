@@ -46,6 +46,9 @@ _BYTES = 8 << 20
 _SITE = "site-packages/"
 _ON = "/"  # `_places_tree`'s key of how a line names a place (no segment is `/`)
 _SOURCES = (".py", ".pyw")
+How = tuple[str, str]
+"""The `.pth` a chain starts at (its installed path), and the chain (`demo.pth's line 1 →
+demo_hook`)."""
 
 
 def imported_files(
@@ -54,13 +57,13 @@ def imported_files(
     case: CaseRule,
     places: dict[Place, str],
     read: Callable[[InstalledFile], bytes | None],
-) -> Iterator[tuple[InstalledFile, str]]:
+) -> Iterator[tuple[InstalledFile, str, str]]:
     """Each file an executable line of a `.pth` (its installed path, content and lines) imports
     at every start, or a module so imported imports in turn (its source as `read` gives it, None
     where unreadable or over `HOOK_CAP`), and how (`demo_hook: imported by demo.pth's line 1 at
-    every start`): from the top of site-packages, or from a place a path line puts on `sys.path`
-    (`places`, `pthpaths.named_places`)."""
-    named = _Named("")  # each module imported (every prefix of a name) by its segments
+    every start`), and the `.pth` whose line does: from the top of site-packages, or from a place
+    a path line puts on `sys.path` (`places`, `pthpaths.named_places`)."""
+    named = _Named(("", ""))  # each module imported (every prefix of a name) by its segments
     for key, content, lines in pths:
         pth, numbers = key.rpartition("/")[2], None
         for line in lines:
@@ -68,7 +71,7 @@ def imported_files(
             if modules and numbers is None:
                 numbers = line_numbers(content or "")
             number = numbers.get(line.text) if numbers else None
-            how = f"{pth}'s line {number}" if number else pth
+            how = key, f"{pth}'s line {number}" if number else pth
             for each in modules:
                 named.add(each, how)
     fold = str.lower if case.path_blind else str
@@ -83,11 +86,11 @@ def imported_files(
             for index, file in enumerate(files)
             if index not in reached and (runs := _reached(file, named, tree, fold, case))
         ]
-        following = _Named("")
+        following = _Named(("", ""))
         for index, file, runs in found:
             reached.add(index)
-            yield file, runs.summary
-            chain = f"{runs.how} → {'.'.join(runs.module)}"
+            yield file, runs.summary, runs.how[0]
+            chain = runs.how[0], f"{runs.how[1]} → {'.'.join(runs.module)}"
             imports: list[Named] | None = None
             if depth > _DEPTH:
                 why = f"a chain over {_DEPTH} modules deep"
@@ -104,7 +107,7 @@ def imported_files(
                 )
             if imports is None and not following.every:
                 following.every = True
-                following.how = f"{chain} ({why}: it may import any module)"
+                following.how = chain[0], f"{chain[1]} ({why}: it may import any module)"
             for module, every in imports or ():
                 if every or module not in seen:
                     seen.add(module)
@@ -182,7 +185,7 @@ class _Runs:
 
     module: Module
     package: bool
-    how: str
+    how: How
     on: str | None = None
 
     @property
@@ -193,7 +196,7 @@ class _Runs:
     @property
     def summary(self) -> str:
         """`demo_hook: imported by demo.pth's line 1 at every start[, from PLACE]`."""
-        said = f"{'.'.join(self.module)}: imported by {self.how} at every start"
+        said = f"{'.'.join(self.module)}: imported by {self.how[1]} at every start"
         return f"{said}, from {self.on}" if self.on else said
 
 
@@ -202,11 +205,11 @@ class _Named:
     """A module imported: how (`demo.pth's line 1`), the modules below it imported, and whether
     every module below it may be (`from a import *`; at the top: any module at all)."""
 
-    how: str
+    how: How
     below: dict[str, _Named] = field(default_factory=dict)
     every: bool = False
 
-    def add(self, named: Named, how: str) -> None:
+    def add(self, named: Named, how: How) -> None:
         """Name a module (and every prefix of it) for import, `how`."""
         module, every = named
         node = self

@@ -124,10 +124,17 @@ def surface_scan(
                 files, texts, install.case, places,
                 lambda file: _source_content(archive, entries[file.entry], HOOK_CAP),
             )  # fmt: skip
-            for file, how in chain(on_pth_paths(files, places, install.case, cut), hooks):
+            for file, how, pth in chain(
+                ((file, how, None) for file, how in on_pth_paths(files, places, install.case, cut)),
+                hooks,
+            ):
                 if file.path not in known:  # `sitecustomize/x.py` on a line `sitecustomize`
                     known.add(file.path)
-                    found.append(Surface(SurfaceKind.CUSTOMIZE, file.path, file.entry, how, True))
+                    found.append(
+                        Surface(
+                            SurfaceKind.CUSTOMIZE, file.path, file.entry, how, True, imported_by=pth
+                        )
+                    )
     found.extend(_entry_point_surfaces(install))
     if said.points:  # maybe another distribution's (`foreignpoints`)
         from k3diff.wheel.foreignpoints import foreign_entry_points
