@@ -78,12 +78,18 @@ def imported_files(
     tree = _places_tree(places, fold)
     seen = set(named.modules())
     reached: set[int] = set()
+    tops = None if tree or not named.below else _by_top(files)  # else each file is looked up
     parsed, budget, depth = 0, _BYTES, 0
     while named.below or named.every:  # each round reaches a file more, or is the last
         depth += 1
+        indices: Iterable[int] = (
+            range(len(files))
+            if tops is None or named.every
+            else sorted({index for top in named.below for index in tops.get(top, ())})
+        )
         found = [
             (index, file, runs)
-            for index, file in enumerate(files)
+            for index, file in zip(indices, map(files.__getitem__, indices), strict=True)
             if index not in reached and (runs := _reached(file, named, tree, fold, case))
         ]
         following = _Named(("", ""))
@@ -138,6 +144,24 @@ def _reached(
             place = None if end < 0 else place.get(fold(below[start:end]))
             start = end + 1
     return None
+
+
+def _by_top(files: Sequence[InstalledFile]) -> dict[str, list[int]]:
+    """The indices of site-packages' files by the top-level module they may be part of: a
+    directory's name, a file's up to its first dot (and without a Windows debug build's `_d`),
+    so that a round looks up the files of the modules it names alone (torch's 12,248 files
+    with setuptools' `.pth` beside them: each looked up each round was 3 ms a round)."""
+    found: dict[str, list[int]] = {}
+    start = len(_SITE)
+    for index, file in enumerate(files):
+        path = file.path
+        if path.startswith(_SITE):
+            end = path.find("/", start)
+            top = path[start:end] if end >= 0 else path[start:].partition(".")[0]
+            found.setdefault(top, []).append(index)
+            if end < 0 and top.endswith("_d"):
+                found.setdefault(top[:-2], []).append(index)
+    return found
 
 
 def _places_tree(places: dict[Place, str], fold: Callable[[str], str]) -> dict[str, Any]:
