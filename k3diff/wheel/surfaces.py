@@ -171,6 +171,13 @@ def _file_surfaces(
             f"{inner.split('/', 1)[0].split('.', 1)[0]}: imported by site at every start",
             executable=True,
         )  # fmt: skip
+    elif (target := _target_top(file)) is not None and customize_module(target, case):
+        yield Surface(
+            SurfaceKind.CUSTOMIZE, path, entry.name,
+            f"{target.split('/', 1)[0].split('.', 1)[0]}: imported by site at every start where "
+            "`pip install --target DIR` installs it, at DIR's top beside the packages",
+            executable=True,
+        )  # fmt: skip
     if file.scheme == "scripts" or on_command_path(path):  # `.data/data/bin/` lands there too
         data, truncated = _capped_bytes(archive, entry)
         content = None if data is None else data.decode("utf-8", errors="replace")
@@ -186,6 +193,18 @@ def _file_surfaces(
         )  # fmt: skip
     if (blind := read_blind(path, case)) is not None:
         yield _bytecode(archive, entries, entry, path, sources, blind)
+
+
+def _target_top(file: InstalledFile) -> str | None:
+    """Where below DIR `pip install --target DIR` puts a `.data/data/` file: pip 26 installs
+    into a temporary home and moves its library directories' and its data directory's top
+    entries into DIR, all but `lib` (the home's library directory, moved already): so
+    `.data/data/sitecustomize.py` is `DIR/sitecustomize.py`, and DIR is on `sys.path` (pth71:
+    measured, a `PYTHONPATH=DIR python -c pass` ran it). None for any other file."""
+    if file.scheme != "data":
+        return None
+    below = posixpath.normpath(file.entry).split("/", 2)[2]
+    return None if below.partition("/")[0] == "lib" else below
 
 
 def _pth(archive: ZipArchive, entry: ZipEntry, path: str) -> Surface:
