@@ -53,7 +53,7 @@ def _pth_finding(pth: Surface, surfaces: Sequence[Surface]) -> Finding:
     lines = [line for line in pth.lines if line.executable]
     for line in lines[:_SHOWN]:
         number = numbers.get(line.text)
-        names = ", ".join(dict.fromkeys(".".join(m) for m, _ in line_modules(line.text)))
+        names = ", ".join(dict.fromkeys(".".join(m) for m, _ in line_modules(line.text).modules))
         what = f"imports {shortened(names, _SAID)}" if names else "imports no module by name"
         said.append(f"line {number} {what}" if number else what)
     if len(lines) > _SHOWN:

@@ -11,7 +11,7 @@ wheel puts on `sys.path` (`pthpaths.named_places`: pywin32's `import pywin32_boo
 `win32/lib/pywin32_bootstrap.py` by its line `win32\\lib`).
 
 Each module of the wheel so reached runs its top-level code, which may import more of the wheel
-(`hookimports.module_imports`: not a function's body, unless that code calls it by name):
+(`hookimports.module_imports`: not a function's body, unless code that runs calls it):
 followed, each file once, and said with its chain (`demo_inner: imported by demo.pth's line 1 →
 demo_hook at every start`; pth71: a kept `import demo_hook` whose `demo_hook.py` imported a
 changed `demo_inner.py` passed, exit 0, W201 alone, and a venv's `python -c pass` ran it). Where
@@ -30,7 +30,7 @@ from typing import Any
 
 from k3diff.wheel.casereads import loaded_names
 from k3diff.wheel.extplatforms import CaseRule
-from k3diff.wheel.hookimports import Module, Named, line_modules, module_imports
+from k3diff.wheel.hookimports import Imports, Module, Named, line_modules, module_imports
 from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.pth import PthLine, line_numbers
 from k3diff.wheel.pthpaths import Place, places_of
@@ -46,6 +46,8 @@ _BYTES = 8 << 20
 _SITE = "site-packages/"
 _ON = "/"  # `_places_tree`'s key of how a line names a place (no segment is `/`)
 _SOURCES = (".py", ".pyw")
+Reach = tuple[int, "InstalledFile", "_Runs"]
+"""A file reached: its index, the file, and how it runs."""
 How = tuple[str, str]
 """The `.pth` a chain starts at (its installed path), and the chain (`demo.pth's line 1 →
 demo_hook`)."""
@@ -64,23 +66,24 @@ def imported_files(
     every start`), and the `.pth` whose line does: from the top of site-packages, or from a place
     a path line puts on `sys.path` (`places`, `pthpaths.named_places`)."""
     named = _Named(("", ""))  # each module imported (every prefix of a name) by its segments
+    follow = _Follow(read)
     for key, content, lines in pths:
         pth, numbers = key.rpartition("/")[2], None
         for line in lines:
-            modules = line_modules(line.text) if line.executable else ()
-            if modules and numbers is None:
-                numbers = line_numbers(content or "")
-            number = numbers.get(line.text) if numbers else None
+            imports = line_modules(line.text) if line.executable else None
+            if imports is None or not (imports.modules or imports.calls):
+                continue
+            numbers = line_numbers(content or "") if numbers is None else numbers
+            number = numbers.get(line.text)
             how = key, f"{pth}'s line {number}" if number else pth
-            for each in modules:
-                named.add(each, how)
+            follow.record(imports, how, named)
     fold = str.lower if case.path_blind else str
     tree = _places_tree(places, fold)
-    seen = set(named.modules())
-    reached: set[int] = set()
+    follow.seen.update(named.modules())
+    reached: dict[int, tuple[InstalledFile, _Runs]] = {}
     tops = None if tree or not named.below else _by_top(files)  # else each file is looked up
-    parsed, budget, depth = 0, _BYTES, 0
-    while named.below or named.every:  # each round reaches a file more, or is the last
+    depth = 0
+    while named.below or named.every or follow.pending(reached):  # a file more, or the last
         depth += 1
         indices: Iterable[int] = (
             range(len(files))
@@ -92,33 +95,72 @@ def imported_files(
             for index, file in zip(indices, map(files.__getitem__, indices), strict=True)
             if index not in reached and (runs := _reached(file, named, tree, fold, case))
         ]
+        again = follow.pending(reached)  # reached before, a function of it called since
         following = _Named(("", ""))
         for index, file, runs in found:
-            reached.add(index)
+            reached[index] = file, runs
             yield file, runs.summary, runs.how[0]
-            chain = runs.how[0], f"{runs.how[1]} → {'.'.join(runs.module)}"
-            imports: list[Named] | None = None
-            if depth > _DEPTH:
-                why = f"a chain over {_DEPTH} modules deep"
-            elif parsed >= _FILES or budget <= 0:
-                why = f"past the {_FILES} modules or {_BYTES >> 20} MiB k3diff follows"
-            elif not file.path.lower().endswith(_SOURCES):
-                why = "not source k3diff reads"
-            else:
-                source = read(file)
-                parsed, budget = parsed + 1, budget - len(source or b"")
-                imports = None if source is None else module_imports(source, *runs.imported)
-                why = (
-                    f"unread or over {HOOK_CAP >> 10} KiB" if source is None else "not parsed here"
-                )
-            if imports is None and not following.every:
-                following.every = True
-                following.how = chain[0], f"{chain[1]} ({why}: it may import any module)"
-            for module, every in imports or ():
-                if every or module not in seen:
-                    seen.add(module)
-                    following.add((module, every), chain)
+        for index, file, runs in [*found, *again]:
+            follow.parse(index, file, runs, depth, following)
         named = following
+
+
+@dataclass
+class _Follow:
+    """The modules followed so far: what each reached file was parsed for, the functions of
+    each module called from elsewhere, and what was read (`_FILES`, `_BYTES`)."""
+
+    read: Callable[[InstalledFile], bytes | None]
+    seen: set[Module] = field(default_factory=set)
+    requested: dict[Module, set[str]] = field(default_factory=dict)
+    done: dict[int, frozenset[str]] = field(default_factory=dict)
+    parsed: int = 0
+    budget: int = _BYTES
+
+    def record(self, imports: Imports, how: How, following: _Named) -> None:
+        """Name what code imports for the next round, and the functions it calls."""
+        for module, every in imports.modules:
+            if every or module not in self.seen:
+                self.seen.add(module)
+                following.add((module, every), how)
+        for module, function in imports.calls:
+            self.requested.setdefault(module, set()).add(function)
+
+    def pending(self, reached: dict[int, tuple[InstalledFile, _Runs]]) -> list[Reach]:
+        """The files reached and parsed whose module has a function called since."""
+        return [
+            (index, file, runs)
+            for index, done in self.done.items()
+            for file, runs in [reached[index]]
+            if not self.requested.get(runs.module, set()) <= done
+        ]
+
+    def parse(self, index: int, file: InstalledFile, runs: _Runs, depth: int, into: _Named) -> None:
+        """What importing the file runs (with the functions of it called), named `into` the
+        next round; where k3diff cannot say, every module (fail safe)."""
+        calls = frozenset(self.requested.get(runs.module, ()))
+        fresh = calls - self.done.get(index, frozenset())
+        self.done[index] = calls
+        chain = runs.how[0], f"{runs.how[1]} → {'.'.join(runs.module)}"
+        imports: Imports | None = None
+        if depth > _DEPTH:
+            why = f"a chain over {_DEPTH} modules deep"
+        elif self.parsed >= _FILES or self.budget <= 0:
+            why = f"past the {_FILES} modules or {_BYTES >> 20} MiB k3diff follows"
+        elif not file.path.lower().endswith(_SOURCES):
+            why = "not source k3diff reads"
+        else:
+            source = self.read(file)
+            self.parsed, self.budget = self.parsed + 1, self.budget - len(source or b"")
+            if source is not None:
+                imports = module_imports(source, runs.module, runs.package, fresh or calls)
+            why = f"unread or over {HOOK_CAP >> 10} KiB" if source is None else "not parsed here"
+        if imports is None:
+            if not into.every:
+                into.every = True
+                into.how = chain[0], f"{chain[1]} ({why}: it may import any module)"
+            return
+        self.record(imports, chain, into)
 
 
 def _reached(

@@ -84,6 +84,46 @@ CASES = {
 }
 
 
+CALLED = {
+    "a function the line calls through the module": (
+        b"import demo_hook; demo_hook.install()\n",
+        {"demo_hook.py": b"def install():\n    import demo_inner\n"},
+        "demo_inner: imported by demo.pth's line 1 → demo_hook at every start",
+    ),
+    "setuptools' shape: a function of __import__'s module": (
+        b"import os; os.environ.get('X', '1') == '1' and __import__('demo_hook').add_shim()\n",
+        {"demo_hook.py": b"def add_shim():\n    _insert()\n\n\ndef _insert():\n"
+         b"    from demo_inner import X\n"},
+        "demo_inner: imported by demo.pth's line 1 → demo_hook at every start",
+    ),
+    "a function the hook's package imports from a submodule": (
+        b"import demo_hook; demo_hook.install()\n",
+        {"demo_hook/__init__.py": b"from ._impl import install\n",
+         "demo_hook/_impl.py": b"def install():\n    import demo_inner\n"},
+        "demo_inner: imported by demo.pth's line 1 → demo_hook → demo_hook._impl at every start",
+    ),
+    "a function another module the line imports calls": (
+        b"import demo_hook, demo_boot\n",
+        {"demo_hook.py": b"def install():\n    import demo_inner\n",
+         "demo_boot.py": b"import demo_hook\ndemo_hook.install()\n"},
+        "demo_inner: imported by demo.pth's line 1 → demo_hook at every start",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("line", "kept", "chain"), CALLED.values(), ids=list(CALLED))
+def test_a_module_a_function_called_at_start_imports_fails_when_changed(
+    tmp_path: Path, line: bytes, kept: dict[str, bytes], chain: str
+) -> None:
+    """A function the line (or a module it imports) calls through a module runs at every
+    start, and so does what its body imports."""
+    kept = {"demo.pth": line, **kept}
+    code, report, new = _pair(tmp_path, {**kept, **CHANGED[0]}, {**kept, **CHANGED[1]})
+    assert _runs_in_a_venv(tmp_path, new)
+    assert code == 1
+    assert chain in _w702(report)["demo_inner.py"]
+
+
 @pytest.mark.parametrize(
     ("kept", "base", "patch", "module", "chain"), CASES.values(), ids=list(CASES)
 )
