@@ -146,11 +146,18 @@ def _imports(nodes: Iterable[ast.AST], package: Module, requested: frozenset[str
 def _module_of(node: ast.expr, bound: dict[str, Module]) -> Module | None:
     """The module an expression is, where an import bound it (`demo_hook`, `a.b` after
     `import a.b`, `__import__('a')`, `importlib.import_module('a.b')`)."""
+    attributes = []
+    while isinstance(node, ast.Attribute):  # walked, not recursed: a chain may be 10,000 long
+        attributes.append(node.attr)
+        node = node.value
+    owner = _owner(node, bound)
+    return None if owner is None else (*owner, *reversed(attributes))
+
+
+def _owner(node: ast.expr, bound: dict[str, Module]) -> Module | None:
+    """The module a name or an import call is (`_module_of` past the attributes)."""
     if isinstance(node, ast.Name):
         return bound.get(node.id)
-    if isinstance(node, ast.Attribute):
-        owner = _module_of(node.value, bound)
-        return None if owner is None else (*owner, node.attr)
     if isinstance(node, ast.Call):
         named = _called(node)
         func = node.func

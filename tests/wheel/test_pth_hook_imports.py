@@ -208,3 +208,17 @@ def test_an_unchanged_chain_passes_and_is_listed(tmp_path: Path) -> None:
     assert (
         inner["summary"] == "demo_inner: imported by demo.pth's line 1 → demo_hook at every start"
     )
+
+
+def test_deep_names_are_followed_without_recursing(tmp_path: Path) -> None:
+    """A line naming a module 7,000 segments deep and a hook calling through a 2,000-long
+    attribute chain: each walked, not recursed (Python's recursion limit is 1,000)."""
+    line = b"import demo_hook, " + b".".join([b"a"] * 7000) + b"\n"
+    hook = b"import demo_inner\ndemo_inner" + b".b" * 2000 + b".f()\n"
+    kept = {"demo.pth": line, "demo_hook.py": hook}
+    code, report, _ = _pair(tmp_path, {**kept, **CHANGED[0]}, {**kept, **CHANGED[1]})
+    assert code == 1
+    assert (
+        "imported by demo.pth's line 1 → demo_hook at every start"
+        in (_w702(report)["demo_inner.py"])
+    )
