@@ -11,15 +11,16 @@ wheel puts on `sys.path` (`pthpaths.named_places`: pywin32's `import pywin32_boo
 `win32/lib/pywin32_bootstrap.py` by its line `win32\\lib`).
 
 Each module of the wheel so reached runs its top-level code, which may import more of the wheel
-(`hookimports.module_imports`: not a function's body, unless code that runs calls it):
-followed, each file once, and said with its chain (`demo_inner: imported by demo.pth's line 1 →
-demo_hook at every start`; pth71: a kept `import demo_hook` whose `demo_hook.py` imported a
-changed `demo_inner.py` passed, exit 0, W201 alone, and a venv's `python -c pass` ran it). Where
-k3diff cannot say what a reached module imports, it counts every module of the wheel as reached
-(fail safe): its source does not parse here, is over `HOOK_CAP` or not source (an extension, a
-sourceless `.pyc`), or the chain is `_DEPTH` modules deep, or `_FILES` sources (`_BYTES` bytes) were parsed.
-Not followed: a name code computes (`__import__(name)`, an `exec` of a string), and lines past
-the part of the `.pth` k3diff reads.
+(`hookimports.module_imports`: not a function's body, unless code that runs calls it): followed,
+each file once, and said with its chain (`demo_inner: imported by demo.pth's line 1 → demo_hook at
+every start`; pth71: a kept `import demo_hook` whose `demo_hook.py` imported a changed
+`demo_inner.py` passed, exit 0, W201 alone, and a venv's `python -c pass` ran it). Where k3diff
+cannot say what a reached module imports, it counts every module of the wheel as reached (fail
+safe): its source does not parse here, is over `HOOK_CAP` or not source (an extension, a sourceless
+`.pyc`), or the chain is `_DEPTH` modules deep, or `_FILES` sources (`_BYTES` bytes) were parsed. A
+function of a module reached before that code reached since calls is followed by reading that
+module again (`_Follow.pending`). Not followed: a name code computes (`__import__(name)`, an `exec`
+of a string), and lines past the part of the `.pth` k3diff reads.
 """
 
 from __future__ import annotations
