@@ -17,7 +17,7 @@ from k3diff.wheel.policy import AUDIT_POLICY, Policy
 
 if TYPE_CHECKING:
     from k3diff.audit.platform import NativeNeeds
-    from k3diff.wheel.surfaces import Surface
+    from k3diff.wheel.surfacekinds import Surface
     from k3diff.wheel.waivers import WaiverOutcome  # loaded only with --waivers
 
 

@@ -36,6 +36,7 @@ from k3diff.audit.modes import mode_findings
 from k3diff.audit.platform import NativeNeeds, platform_findings
 from k3diff.audit.record import mark_natives, membership_findings
 from k3diff.audit.sidecar import sidecar_findings
+from k3diff.audit.startup import startup_findings
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.filehash import file_sha256
@@ -52,7 +53,8 @@ from k3diff.wheel.policy import AUDIT_POLICY
 from k3diff.wheel.record import RecordLine, parse_record
 from k3diff.wheel.refusals import no_wheel_filename
 from k3diff.wheel.soundness import soundness_findings
-from k3diff.wheel.surfaces import Surface, environment_shadowing, scan_surfaces
+from k3diff.wheel.surfacekinds import Surface
+from k3diff.wheel.surfaces import environment_shadowing, scan_surfaces
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
@@ -274,7 +276,9 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surfa
     """Soundness and layout (W601-W614), the filename against the metadata (W605), what pip
     would install (W615-W617; A112 already says a RECORD row is repeated), the execution
     surfaces, bytecode that runs instead of its source (W711) and
-    scripts that replace a virtual environment's interpreter, pip or activation (W703)."""
+    scripts that replace a virtual environment's interpreter, pip or activation (W703), a
+    `sitecustomize`/`usercustomize` the wheel installs (W702) and `.pth` lines run at every
+    start (A127, `audit.startup`)."""
     try:  # read first: W629 narrows the tags' Pythons by its Requires-Python (left66)
         identity: WheelIdentity | None = read_identity(archive)
     except CapError:
@@ -291,6 +295,7 @@ def _structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surfa
         if s.bytecode is not None and s.bytecode.shadows_source
     ]
     installable += environment_shadowing(surfaces)
+    installable += startup_findings(surfaces)
     found = [
         dataclasses.replace(f, detail=f.detail.replace("in the audited wheel: ", "", 1))
         for f in (

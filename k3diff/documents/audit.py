@@ -15,7 +15,7 @@ from k3diff.documents.surfaces import surface_json
 from k3diff.fields import Fields, words
 from k3diff.ids import AUDIT as SCHEMA
 from k3diff.wheel.policy import Policy
-from k3diff.wheel.surfaces import SurfaceKind
+from k3diff.wheel.surfacekinds import SurfaceKind
 
 
 def _artifact_json(artifact: ArtifactAudit, policy: Policy) -> dict[str, Any]:

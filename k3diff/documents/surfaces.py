@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 # (`wheels.model` pulls in the proofs, `textdiff` and `difflib`).
 if TYPE_CHECKING:
     from k3diff.wheel.sbomdoc import Sbom, SbomReport
-    from k3diff.wheel.surfaces import Surface
+    from k3diff.wheel.surfacekinds import Surface
     from k3diff.wheels.surfaces import SurfaceChange, SurfaceReport
 
 __all__ = ["sboms_json", "surface_json", "surfaces_json"]

@@ -12,7 +12,7 @@ from k3diff.documents.wheelsrerun import WheelsRerun, read_rerun
 from k3diff.fields import Fields, words
 from k3diff.provenance.check import SourceStatus
 from k3diff.wheel.kinds import EntryKind
-from k3diff.wheel.surfaces import SurfaceKind
+from k3diff.wheel.surfacekinds import SurfaceKind
 from k3diff.wheels.proof import How, Status
 from k3diff.wheels.surfaces import SurfaceStatus
 

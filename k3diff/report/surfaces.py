@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from k3diff import escape
 from k3diff.output import OutputFormat
 from k3diff.report.markdown import capped_lines, escape_inline, fenced, inline_code
-from k3diff.wheel.surfaces import Surface
+from k3diff.wheel.surfacekinds import Surface
 from k3diff.wheels.surfaces import SurfaceStatus
 
 if TYPE_CHECKING:  # annotations only: `audit`'s report does not load the comparison's model

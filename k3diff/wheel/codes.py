@@ -129,6 +129,7 @@ class Code(Enum):
     A124 = "PEP 658 metadata file differs from the wheel's METADATA"
     A125 = "native built for an architecture none of the wheel's platform tags names"
     A126 = "file name is not a wheel filename"
+    A127 = ".pth file with lines executed at every interpreter start"
     A201 = "artifact SHA-256 does not match the manifest"
     A202 = "manifest names an artifact that was not audited"
     A203 = "artifact not in the manifest"
@@ -203,12 +204,13 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W711,
     Code.W713,
     Code.W717,
-    *(code for code in AUDIT_CODES if code not in {Code.A116, Code.A120, Code.A121}),
+    *(code for code in AUDIT_CODES if code not in {Code.A116, Code.A120, Code.A121, Code.A127}),
 }
 """Codes whose findings fail the run unless an `--allow-*` option relaxes them. Every A code but
-three fails: an ELF whose platform needs could not be read (A116), and entry permissions that
+four fails: an ELF whose platform needs could not be read (A116), entry permissions that
 install, but perhaps not as meant (A120, A121: k3diff cannot know whether a file should be
-executable). A signature file (A111) fails, because k3diff cannot verify it and its content is
+executable), and a `.pth` file's executable lines (A127: setuptools, pywin32 and editable
+installs ship them; `wheels` fails one added or changed, W701). A signature file (A111) fails, because k3diff cannot verify it and its content is
 the one file RECORD never vouches for."""
 
 

@@ -1,138 +1,215 @@
-"""The modules a `.pth` file's executable lines import, and the wheel's files `site` so runs at
-every interpreter start, as it runs a `sitecustomize` (W702).
+"""The modules a `.pth` file's executable lines import, and those they import in turn: the
+wheel's files `site` so runs at every interpreter start, as it runs a `sitecustomize` (W702).
 
 `site.addpackage` runs each executable line with `exec(line)`. k3diff parses it (`ast.parse`,
-never run) and takes the modules it names as written: `import a.b, c`, `from a import b` (`a`,
-and `a.b`, which the import system tries where `a` is a package with no such attribute),
-`__import__('a')` (with a literal `fromlist`, its names below `a`) and
-`importlib.import_module('a')` (`'.b'` with a literal package). Importing `a.b.c` runs `a`'s
-package `__init__` or its module file, then `a.b`'s, then `a.b.c`'s, each looked up in
+never run) and takes the modules it names (`hookimports.line_modules`). Importing `a.b.c` runs
+`a`'s package `__init__` or its module file, then `a.b`'s, then `a.b.c`'s, each looked up in
 site-packages by the import system of every system the wheel installs on
 (`casereads.loaded_names`: a `.so` on Linux, `.pyd`, `.pyw` and suffixes in any case on
 Windows, `__INIT__.py` where paths open in any case), and in each directory a path line of the
 wheel puts on `sys.path` (`pthpaths.named_places`: pywin32's `import pywin32_bootstrap` finds
-`win32/lib/pywin32_bootstrap.py` by its line `win32\\lib`). Not followed: a name the line
-computes (`__import__(name)`, an `exec` of a string), what the imported module imports in turn,
-and lines past the part of the `.pth` k3diff reads.
+`win32/lib/pywin32_bootstrap.py` by its line `win32\\lib`).
+
+Each module of the wheel so reached runs its top-level code, which may import more of the wheel
+(`hookimports.module_imports`: not a function's body, unless code that runs calls it): followed,
+each file once, and said with its chain (`demo_inner: imported by demo.pth's line 1 → demo_hook at
+every start`; pth71: a kept `import demo_hook` whose `demo_hook.py` imported a changed
+`demo_inner.py` passed, exit 0, W201 alone, and a venv's `python -c pass` ran it). Where k3diff
+cannot say what a reached module imports, it counts every module of the wheel as reached (fail
+safe): its source does not parse here, is over `HOOK_CAP` or not source (an extension, a sourceless
+`.pyc`), or the chain is `_DEPTH` modules deep, or `_FILES` sources (`_BYTES` bytes) were parsed. A
+function of a module reached before that code reached since calls is followed by reading that
+module again (`_Follow.pending`). Not followed: a name code computes (`__import__(name)`, an `exec`
+of a string), and lines past the part of the `.pth` k3diff reads.
 """
 
 from __future__ import annotations
 
-import ast
-import importlib.util
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from k3diff.wheel.casereads import loaded_names
 from k3diff.wheel.extplatforms import CaseRule
+from k3diff.wheel.hookimports import Imports, Module, Named, line_modules, module_imports
 from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.pth import PthLine, line_numbers
 from k3diff.wheel.pthpaths import Place, places_of
 
-Module = tuple[str, ...]
-"""A dotted module name, split at its dots."""
+HOOK_CAP = 1 << 20
+"""Bytes of a reached module's source k3diff parses (a larger one may import anything)."""
+_DEPTH = 16
+"""Modules deep a chain is followed (one deeper may import anything)."""
+_FILES = 256
+"""Sources of reached modules parsed in all (those reached after may import anything)."""
+_BYTES = 1 << 20
+"""Bytes of reached modules' sources parsed in all (one past it may import anything): parsing
+runs at about 5 MB/s, and a 150 KB wheel of 400 modules of 32 KiB each that one hook imports
+took 4.5 s a pair at 8 MiB (pth71); setuptools' `_distutils_hack` is 7 KiB, coverage's whole
+package 0.6 MiB."""
 _SITE = "site-packages/"
 _ON = "/"  # `_places_tree`'s key of how a line names a place (no segment is `/`)
-
-
-def line_modules(text: str) -> list[Module]:
-    """The modules an executable `.pth` line names statically, in order (none where it does
-    not parse: `site` then runs none of it)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
-    found: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found += (alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            found.append(node.module)
-            found += (f"{node.module}.{a.name}" for a in node.names if a.name != "*")
-        elif isinstance(node, ast.Call):
-            found += _called(node)
-    return [tuple(name.split(".")) for name in dict.fromkeys(found) if name]
-
-
-def _called(call: ast.Call) -> list[str]:
-    """The module `__import__(...)` or `import_module(...)` names with literal arguments."""
-    func = call.func
-    called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-    if called not in ("__import__", "import_module"):
-        return []
-    args = [*call.args, *(None for _ in range(5))]
-    keywords = {k.arg: k.value for k in call.keywords if k.arg}
-    name = _literal(args[0] or keywords.get("name"))
-    if not isinstance(name, str):
-        return []
-    if called == "import_module":
-        if not name.startswith("."):
-            return [name]
-        package = _literal(args[1] or keywords.get("package"))
-        try:
-            return [importlib.util.resolve_name(name, package)] if isinstance(package, str) else []
-        except (ImportError, ValueError):
-            return []
-    if _literal(args[4] or keywords.get("level")) not in (None, 0):
-        return []
-    fromlist = _literal(args[3] or keywords.get("fromlist"))
-    below = fromlist if isinstance(fromlist, (list, tuple)) else ()
-    return [name, *(f"{name}.{b}" for b in below if isinstance(b, str) and b != "*")]
-
-
-def _literal(node: ast.expr | None) -> object:
-    if node is None:
-        return None
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-        return None
+_SOURCES = (".py", ".pyw")
+Reach = tuple[int, "InstalledFile", "_Runs"]
+"""A file reached: its index, the file, and how it runs."""
+How = tuple[str, str]
+"""The `.pth` a chain starts at (its installed path), and the chain (`demo.pth's line 1 →
+demo_hook`)."""
 
 
 def imported_files(
-    files: Iterable[InstalledFile], pths: Iterable[tuple[str, str | None, Iterable[PthLine]]],
-    case: CaseRule, places: dict[Place, str],
-) -> Iterator[tuple[InstalledFile, str]]:  # fmt: skip
+    files: Sequence[InstalledFile],
+    pths: Iterable[tuple[str, str | None, Iterable[PthLine]]],
+    case: CaseRule,
+    places: dict[Place, str],
+    read: Callable[[InstalledFile], bytes | None],
+) -> Iterator[tuple[InstalledFile, str, str]]:
     """Each file an executable line of a `.pth` (its installed path, content and lines) imports
-    at every start, and how (`demo_hook: imported by demo.pth's line 1 at every start`): from
-    the top of site-packages, or from a place a path line puts on `sys.path` (`places`,
-    `pthpaths.named_places`)."""
-    named = _Named("", {})  # each module imported (every prefix of a name) by its segments
+    at every start, or a module so imported imports in turn (its source as `read` gives it, None
+    where unreadable or over `HOOK_CAP`), and how (`demo_hook: imported by demo.pth's line 1 at
+    every start`), and the `.pth` whose line does: from the top of site-packages, or from a place
+    a path line puts on `sys.path` (`places`, `pthpaths.named_places`)."""
+    named = _Named(("", ""))  # each module imported (every prefix of a name) by its segments
+    follow = _Follow(read)
     for key, content, lines in pths:
         pth, numbers = key.rpartition("/")[2], None
         for line in lines:
-            modules = line_modules(line.text) if line.executable else ()
-            if modules and numbers is None:
-                numbers = line_numbers(content or "")
-            number = numbers.get(line.text) if numbers else None
-            how = f"{pth}'s line {number}" if number else pth
-            for module in modules:
-                node = named
-                for segment in module:
-                    node = node.below.setdefault(segment, _Named(how, {}))
-    if not named.below:
-        return
+            imports = line_modules(line.text) if line.executable else None
+            if imports is None or not (imports.modules or imports.calls):
+                continue
+            numbers = line_numbers(content or "") if numbers is None else numbers
+            number = numbers.get(line.text)
+            how = key, f"{pth}'s line {number}" if number else pth
+            follow.record(imports, how, named)
     fold = str.lower if case.path_blind else str
     tree = _places_tree(places, fold)
-    for file in files:
-        top = file.path.startswith(_SITE)
-        runs = _imported(file.path, len(_SITE), named, case) if top else None
-        for where, below in places_of(file) if tree and runs is None else ():
-            place, start = tree.get(where), 0
-            while place is not None:  # each place a line names above the file, walked down
-                on = place.get(_ON)
-                found = _imported(below, start, named, case) if isinstance(on, str) else None
-                if found is not None:
-                    runs = f"{found}, from {on}"
-                    break
-                end = below.find("/", start)
-                place = None if end < 0 else place.get(fold(below[start:end]))
-                start = end + 1
-            if runs is not None:
-                break
-        if runs is not None:
-            yield file, runs
+    follow.seen.update(named.modules())
+    reached: dict[int, tuple[InstalledFile, _Runs]] = {}
+    tops = None if tree or not named.below else _by_top(files)  # else each file is looked up
+    depth = 0
+    while named.below or named.every or follow.pending(reached):  # a file more, or the last
+        depth += 1
+        indices: Iterable[int] = (
+            range(len(files))
+            if tops is None or named.every
+            else sorted({index for top in named.below for index in tops.get(top, ())})
+        )
+        found = [
+            (index, file, runs)
+            for index, file in zip(indices, map(files.__getitem__, indices), strict=True)
+            if index not in reached and (runs := _reached(file, named, tree, fold, case))
+        ]
+        again = follow.pending(reached)  # reached before, a function of it called since
+        following = _Named(("", ""))
+        for index, file, runs in found:
+            reached[index] = file, runs
+            yield file, runs.summary, runs.how[0]
+        for index, file, runs in [*found, *again]:
+            follow.parse(index, file, runs, depth, following)
+        named = following
+
+
+@dataclass
+class _Follow:
+    """The modules followed so far: what each reached file was parsed for, the functions of
+    each module called from elsewhere, and what was read (`_FILES`, `_BYTES`)."""
+
+    read: Callable[[InstalledFile], bytes | None]
+    seen: set[Module] = field(default_factory=set)
+    requested: dict[Module, set[str]] = field(default_factory=dict)
+    done: dict[int, frozenset[str]] = field(default_factory=dict)
+    parsed: int = 0
+    budget: int = _BYTES
+
+    def record(self, imports: Imports, how: How, following: _Named) -> None:
+        """Name what code imports for the next round, and the functions it calls."""
+        for module, every in imports.modules:
+            if every or module not in self.seen:
+                self.seen.add(module)
+                following.add((module, every), how)
+        for module, function in imports.calls:
+            self.requested.setdefault(module, set()).add(function)
+
+    def pending(self, reached: dict[int, tuple[InstalledFile, _Runs]]) -> list[Reach]:
+        """The files reached and parsed whose module has a function called since."""
+        return [
+            (index, file, runs)
+            for index, done in self.done.items()
+            for file, runs in [reached[index]]
+            if not self.requested.get(runs.module, set()) <= done
+        ]
+
+    def parse(self, index: int, file: InstalledFile, runs: _Runs, depth: int, into: _Named) -> None:
+        """What importing the file runs (with the functions of it called), named `into` the
+        next round; where k3diff cannot say, every module (fail safe)."""
+        calls = frozenset(self.requested.get(runs.module, ()))
+        fresh = calls - self.done.get(index, frozenset())
+        self.done[index] = calls
+        chain = runs.how[0], f"{runs.how[1]} → {'.'.join(runs.module)}"
+        imports: Imports | None = None
+        if depth > _DEPTH:
+            why = f"a chain over {_DEPTH} modules deep"
+        elif not file.path.lower().endswith(_SOURCES):
+            why = "not source k3diff reads"
+        elif (source := self.read(file)) is None:
+            why = f"unread or over {HOOK_CAP >> 10} KiB"
+        elif source.isascii() and b"import" not in source:
+            imports = Imports([], [])  # no import statement, `__import__` nor `import_module`
+        elif self.parsed >= _FILES or len(source) > self.budget:
+            why = f"past the {_FILES} modules or {_BYTES >> 20} MiB k3diff follows"
+        else:
+            self.parsed, self.budget = self.parsed + 1, self.budget - len(source)
+            imports = module_imports(source, runs.module, runs.package, fresh or calls)
+            why = "not parsed here"
+        if imports is None:
+            if not into.every:
+                into.every = True
+                into.how = chain[0], f"{chain[1]} ({why}: it may import any module)"
+            return
+        self.record(imports, chain, into)
+
+
+def _reached(
+    file: InstalledFile,
+    named: _Named,
+    tree: dict[str, Any],
+    fold: Callable[[str], str],
+    case: CaseRule,
+) -> _Runs | None:
+    """How `file` runs as a module `named` imports, from the top of site-packages or from a
+    place a path line names (`tree`, `_places_tree`), if it does."""
+    top = _imported(file.path, len(_SITE), named, case) if file.path.startswith(_SITE) else None
+    if top is not None:
+        return top
+    for where, below in places_of(file) if tree else ():
+        place, start = tree.get(where), 0
+        while place is not None:  # each place a line names above the file, walked down
+            on = place.get(_ON)
+            found = _imported(below, start, named, case) if isinstance(on, str) else None
+            if found is not None:
+                return _Runs(found.module, found.package, found.how, on)
+            end = below.find("/", start)
+            place = None if end < 0 else place.get(fold(below[start:end]))
+            start = end + 1
+    return None
+
+
+def _by_top(files: Sequence[InstalledFile]) -> dict[str, list[int]]:
+    """The indices of site-packages' files by the top-level module they may be part of: a
+    directory's name, a file's up to its first dot (and without a Windows debug build's `_d`),
+    so that a round looks up the files of the modules it names alone (torch's 12,248 files
+    with setuptools' `.pth` beside them: each looked up each round was 3 ms a round)."""
+    found: dict[str, list[int]] = {}
+    start = len(_SITE)
+    for index, file in enumerate(files):
+        path = file.path
+        if path.startswith(_SITE):
+            end = path.find("/", start)
+            top = path[start:end] if end >= 0 else path[start:].partition(".")[0]
+            found.setdefault(top, []).append(index)
+            if end < 0 and top.endswith("_d"):
+                found.setdefault(top[:-2], []).append(index)
+    return found
 
 
 def _places_tree(places: dict[Place, str], fold: Callable[[str], str]) -> dict[str, Any]:
@@ -147,29 +224,77 @@ def _places_tree(places: dict[Place, str], fold: Callable[[str], str]) -> dict[s
     return tree
 
 
-def _imported(path: str, start: int, named: _Named, case: CaseRule) -> str | None:
-    """How the file at `path[start:]` below a `sys.path` entry runs as a module a line imports
-    (its directories looked up one by one, as far as the names lines import go)."""
-    package, directories = named, []
+def _imported(path: str, start: int, named: _Named, case: CaseRule) -> _Runs | None:
+    """How the file at `path[start:]` below a `sys.path` entry runs as a module `named`
+    imports (its directories looked up one by one, as far as the names imported go; below a
+    module imported with all its own, `every`, any)."""
+    package: _Named | None = named
+    every = named if named.every else None
+    directories = []
     while (end := path.find("/", start)) >= 0:
         segment = path[start:end]
-        below = package.below.get(segment)
-        if below is None:
+        package = package.below.get(segment) if package is not None else None
+        if package is None and every is None:
             return None
-        package, start = below, end + 1
+        every = every or (package if package is not None and package.every else None)
+        start = end + 1
         directories.append(segment)
     for name in sorted(loaded_names(path[start:], case)):
         own = name == "__init__"  # a package's: its directory is the module
-        runs = (package if directories else None) if own else package.below.get(name)
+        if own and not directories:
+            continue  # site-packages' own `__init__.py` is no module
+        runs = package if own else package.below.get(name) if package is not None else None
+        runs = runs or every
         if runs is not None:
-            said = ".".join(directories if own else [*directories, name])
-            return f"{said}: imported by {runs.how} at every start"
+            return _Runs(tuple(directories if own else [*directories, name]), own, runs.how)
     return None
 
 
 @dataclass(frozen=True)
-class _Named:
-    """A module a line imports: how (`demo.pth's line 1`), and the modules below it it imports."""
+class _Runs:
+    """A file reached: the module it is, whether a package's `__init__`, how it is imported
+    (`demo.pth's line 1 → demo_hook`), and the place a path line names it is found in."""
 
-    how: str
-    below: dict[str, _Named]
+    module: Module
+    package: bool
+    how: How
+    on: str | None = None
+
+    @property
+    def imported(self) -> tuple[Module, bool]:
+        """The module and whether it is a package, as `hookimports.module_imports` takes them."""
+        return self.module, self.package
+
+    @property
+    def summary(self) -> str:
+        """`demo_hook: imported by demo.pth's line 1 at every start[, from PLACE]`."""
+        said = f"{'.'.join(self.module)}: imported by {self.how[1]} at every start"
+        return f"{said}, from {self.on}" if self.on else said
+
+
+@dataclass
+class _Named:
+    """A module imported: how (`demo.pth's line 1`), the modules below it imported, and whether
+    every module below it may be (`from a import *`; at the top: any module at all)."""
+
+    how: How
+    below: dict[str, _Named] = field(default_factory=dict)
+    every: bool = False
+
+    def add(self, named: Named, how: How) -> None:
+        """Name a module (and every prefix of it) for import, `how`."""
+        module, every = named
+        node = self
+        for segment in module:
+            node = node.below.setdefault(segment, _Named(how))
+        node.every = node.every or every
+
+    def modules(self) -> Iterator[Module]:
+        """Every module named below this one (walked, not recursed: a line may name one 8,000
+        segments deep)."""
+        stack: list[tuple[Module, _Named]] = [((), self)]
+        while stack:
+            above, node = stack.pop()
+            for segment, below in node.below.items():
+                yield (*above, segment)
+                stack.append(((*above, segment), below))

@@ -7,19 +7,21 @@ files into, whose customize modules `site` then imports (`casereads.customize_mo
 there), or a file of the wheel, which `zipimport` reads as an archive whatever its name, so any
 customize module it holds runs: k3diff does not read inside it and counts the file itself.
 
-A line may leave site-packages: pip installs `.data/data/` under the scheme's data directory
-(the prefix), `.data/scripts/` and `.data/headers/` in their own, so `../../../share/demo` in a
-venv's `lib/python3.11/site-packages/demo.pth` names `share/demo` where the wheel's
-`demo-1.0.data/data/share/demo/sitecustomize.py` lands (pth70: passed, exit 0; a venv's `python
--c pass` ran it). So a line is resolved in every layout (`_anchors`) the wheel installs with:
-the install schemes of CPython's `sysconfig` pip 26 uses (`posix_prefix`, a venv's, `--user`'s
+A line may leave site-packages: pip installs `.data/data/` under the scheme's data directory (the
+prefix), `.data/scripts/` and `.data/headers/` in their own, so `../../../share/demo` in a venv's
+`lib/python3.11/site-packages/demo.pth` names `share/demo` where the wheel's
+`demo-1.0.data/data/share/demo/sitecustomize.py` lands (pth70: passed, exit 0; a venv's `python -c
+pass` ran it). So a line is resolved in every layout (`_anchors`) the wheel installs with: the
+install schemes of CPython's `sysconfig` pip 26 uses (`posix_prefix`, a venv's, `--user`'s
 `posix_user`, and on a macOS framework build `osx_framework_user`; `nt`, a Windows venv's,
-`nt_user`), each Python version the tags admit (where they admit every later one: those the
-line names, and one it does not), free-threaded builds' `python3.Nt` from 3.13. A line that
-leaves the prefix names nothing the wheel knows. An absolute line names a place the wheel cannot
-know: a directory of the wheel is under it where the prefix is the line's head and the rest is
-where that layout installs the directory (`/opt/venv/share/demo` and `share/demo`), so a
-customize module there is counted with the prefix that runs it (the install shows it runs).
+`nt_user`; Debian's `posix_local`, `lib/python3.11/dist-packages`; `lib64/python3.11/site-packages`
+as site-packages too, a 64-bit Linux venv's link to `lib/` and Fedora's platlib), each Python
+version the tags admit (where they admit every later one: those the line names, and one it does
+not), free-threaded builds' `python3.Nt` from 3.13. A line that leaves the prefix names nothing the
+wheel knows. An absolute line names a place the wheel cannot know: a directory of the wheel is
+under it where the prefix is the line's head and the rest is where that layout installs the
+directory (`/opt/venv/share/demo` and `share/demo`), so a customize module there is counted with
+the prefix that runs it (the install shows it runs).
 """
 
 from __future__ import annotations
@@ -228,8 +230,11 @@ def _anchors(targets: TargetPythons, case: CaseRule, minors: list[int]) -> dict[
             python = f"python{short}{thread}"
             site = f"lib/{python}/site-packages"
             include = (f"include/site/python{short}", f"include/{python}")
-            if targets.elsewhere:
-                _add(found, (False, site), "bin", include)
+            if targets.elsewhere:  # `lib64/` is site-packages' too: a 64-bit Linux venv's
+                # link to `lib/`, Fedora's platlib; Debian's `posix_local` (pip as root:
+                # `/usr/local/lib/python3.11/dist-packages`, headers outside the prefix)
+                _add(found, (False, site), "bin", include, f"lib64/{python}/site-packages")
+                _add(found, (False, f"lib/{python}/dist-packages"), "bin", ())
                 if case.path_blind:  # a macOS framework build's `--user`
                     _add(found, (False, "lib/python/site-packages"), "bin", include[1:])
             if targets.mingw:  # MinGW's: `..\\..\\..\\share\\demo` (review70b: one name)
@@ -244,9 +249,14 @@ def _anchors(targets: TargetPythons, case: CaseRule, minors: list[int]) -> dict[
     return found
 
 
-def _add(found: dict[Anchor, Spots], anchor: Anchor, scripts: str, headers: Iterable[str]) -> None:
+def _add(
+    found: dict[Anchor, Spots], anchor: Anchor, scripts: str, headers: Iterable[str], *sites: str
+) -> None:
+    """A layout of `anchor`'s site-packages, its scripts' and headers' directories, and
+    `sites`, other site-packages of that layout (Fedora's purelib `lib/` beside `lib64/`)."""
     spots = found.setdefault(anchor, {})
     spots.update(dict.fromkeys([("site-packages", anchor[1]), ("scripts", scripts)]))
+    spots.update(dict.fromkeys(("site-packages", other) for other in sites))
     spots.update(dict.fromkeys(("headers", include) for include in headers))
 
 

@@ -26,8 +26,6 @@ import operator
 import posixpath
 import struct
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from enum import StrEnum
 from functools import cached_property
 from itertools import chain, compress
 from typing import TYPE_CHECKING
@@ -40,15 +38,15 @@ from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheel.installable import SCRIPT_GROUPS, WheelInstall, generated_scripts
 from k3diff.wheel.installed import InstalledFile, on_command_path
 from k3diff.wheel.refusals import script_file
+from k3diff.wheel.surfacekinds import Surface, SurfaceKind
 from k3diff.wheel.surfacepaths import SurfacePaths, surface_paths
 from k3diff.wheel.toolfiles import tool_file
 from k3diff.wheel.venvnames import shadows_environment
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
-if TYPE_CHECKING:  # read only for a wheel that has a .pth file or a .pyc
-    from k3diff.wheel.bytecode import Bytecode, PycFlavor  # only for a wheel with a .pyc
-    from k3diff.wheel.pth import PthLine
+if TYPE_CHECKING:  # read only for a wheel that has a .pyc
+    from k3diff.wheel.bytecode import PycFlavor
 
 CONTENT_CAP = 16 << 10
 """Bytes of a `.pth` file or script kept for the report (the rest is said to be cut)."""
@@ -70,50 +68,6 @@ class _Sources(dict[str, str]):
         for installed in self:
             found.setdefault(installed.lower(), installed)
         return found
-
-
-class SurfaceKind(StrEnum):
-    """The ways a wheel makes code run."""
-
-    PTH = "pth"
-    CUSTOMIZE = "customize"
-    ENTRY_POINT = "entry-point"
-    SCRIPT = "script"
-    DATA_SCRIPT = "data-script"
-    BYTECODE = "bytecode"
-    TOP_LEVEL = "top-level"
-    TOOL_CONFIG = "tool-config"
-
-
-@dataclass(frozen=True)
-class Surface:
-    """One execution surface of one wheel."""
-
-    kind: SurfaceKind
-    """What sort of surface."""
-    key: str
-    """Identity across base and patch: the installed path, or `group:name` for entry points."""
-    entry: str
-    """The archive path it comes from (`entry_points.txt` for entry points)."""
-    summary: str
-    """One line: what runs, and how."""
-    executable: bool
-    """True when it runs code (an executable `.pth` line, a customize module, a script...)."""
-    content: str | None = None
-    """The text of a `.pth` file or script, capped at `CONTENT_CAP` bytes."""
-    truncated: bool = False
-    """The content was cut at the cap."""
-    lines: tuple[PthLine, ...] = ()
-    """A `.pth` file's meaningful lines, classified."""
-    bytecode: Bytecode | None = None
-    """A `.pyc`'s header facts."""
-    group: str | None = None
-    """An entry point's group."""
-    value: str | None = None
-    """An entry point's object reference (`module:attr`)."""
-    native: str | None = None
-    """A copied script that is an ELF (not a cubin) Linux loads, a Mach-O or a PE image: its
-    format and machine (`native.sniff.executable_image`); an `ar` archive or fatbin is no program."""
 
 
 def environment_shadowing(surfaces: Iterable[Surface]) -> list[Finding]:
@@ -157,7 +111,7 @@ def surface_scan(
         for index in said.surfaced:
             found.extend(_file_surfaces(archive, entries, files[index], sources, install.case))
         if pths := [s for s in found if s.kind is SurfaceKind.PTH]:
-            from k3diff.wheel.pthimports import imported_files
+            from k3diff.wheel.pthimports import HOOK_CAP, imported_files
             from k3diff.wheel.pthpaths import named_places, on_pth_paths, unread_part
 
             known = {s.key for s in found if s.kind is SurfaceKind.CUSTOMIZE}
@@ -166,13 +120,21 @@ def surface_scan(
             cut = unread_part(pairs, install.targets.windows, CONTENT_CAP)
             places = named_places(files, lines, install.case, install.targets)
             texts = [(s.key, s.content, s.lines) for s in pths]
-            for file, how in chain(
-                on_pth_paths(files, places, install.case, cut),
-                imported_files(files, texts, install.case, places),
+            hooks = imported_files(
+                files, texts, install.case, places,
+                lambda file: _source_content(archive, entries[file.entry], HOOK_CAP),
+            )  # fmt: skip
+            for file, how, pth in chain(
+                ((file, how, None) for file, how in on_pth_paths(files, places, install.case, cut)),
+                hooks,
             ):
                 if file.path not in known:  # `sitecustomize/x.py` on a line `sitecustomize`
                     known.add(file.path)
-                    found.append(Surface(SurfaceKind.CUSTOMIZE, file.path, file.entry, how, True))
+                    found.append(
+                        Surface(
+                            SurfaceKind.CUSTOMIZE, file.path, file.entry, how, True, imported_by=pth
+                        )
+                    )
     found.extend(_entry_point_surfaces(install))
     if said.points:  # maybe another distribution's (`foreignpoints`)
         from k3diff.wheel.foreignpoints import foreign_entry_points
@@ -209,6 +171,13 @@ def _file_surfaces(
             f"{inner.split('/', 1)[0].split('.', 1)[0]}: imported by site at every start",
             executable=True,
         )  # fmt: skip
+    elif (target := _target_top(file)) is not None and customize_module(target, case):
+        yield Surface(
+            SurfaceKind.CUSTOMIZE, path, entry.name,
+            f"{target.split('/', 1)[0].split('.', 1)[0]}: imported by site at every start where "
+            "`pip install --target DIR` installs it, at DIR's top beside the packages",
+            executable=True,
+        )  # fmt: skip
     if file.scheme == "scripts" or on_command_path(path):  # `.data/data/bin/` lands there too
         data, truncated = _capped_bytes(archive, entry)
         content = None if data is None else data.decode("utf-8", errors="replace")
@@ -224,6 +193,18 @@ def _file_surfaces(
         )  # fmt: skip
     if (blind := read_blind(path, case)) is not None:
         yield _bytecode(archive, entries, entry, path, sources, blind)
+
+
+def _target_top(file: InstalledFile) -> str | None:
+    """Where below DIR `pip install --target DIR` puts a `.data/data/` file: pip 26 installs
+    into a temporary home and moves its library directories' and its data directory's top
+    entries into DIR, all but `lib` (the home's library directory, moved already): so
+    `.data/data/sitecustomize.py` is `DIR/sitecustomize.py`, and DIR is on `sys.path` (pth71:
+    measured, a `PYTHONPATH=DIR python -c pass` ran it). None for any other file."""
+    if file.scheme != "data":
+        return None
+    below = posixpath.normpath(file.entry).split("/", 2)[2]
+    return None if below.partition("/")[0] == "lib" else below
 
 
 def _pth(archive: ZipArchive, entry: ZipEntry, path: str) -> Surface:
@@ -347,13 +328,15 @@ def source_of(path: str, blind: bool = False) -> str:
     return posixpath.join(head, leaf.rsplit(".", 1)[0] + ".py")
 
 
-def _source_content(archive: ZipArchive, entry: ZipEntry | None) -> bytes | None:
-    """A source's content, None when over `SOURCE_CAP` or unread: its stream short of or past
-    its declared size, or failing its CRC-32 (W604; pip installs what a short one gives)."""
-    if entry is None or entry.size > SOURCE_CAP:
+def _source_content(
+    archive: ZipArchive, entry: ZipEntry | None, cap: int = SOURCE_CAP
+) -> bytes | None:
+    """A source's content, None when over `cap` or unread: its stream short of or past its
+    declared size, or failing its CRC-32 (W604; pip installs what a short one gives)."""
+    if entry is None or entry.size > cap:
         return None
     try:
-        return archive.read_content(entry, SOURCE_CAP)
+        return archive.read_content(entry, cap)
     except ArchiveError:
         return None
 

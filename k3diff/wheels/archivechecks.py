@@ -15,7 +15,8 @@ from k3diff.wheel.coremeta import metadata_file_findings
 from k3diff.wheel.installable import WheelInstall
 from k3diff.wheel.metadata import WheelIdentity
 from k3diff.wheel.sbom import diff_components, read_sboms, sbom_findings
-from k3diff.wheel.surfaces import Surface, surface_scan
+from k3diff.wheel.surfacekinds import Surface
+from k3diff.wheel.surfaces import surface_scan
 from k3diff.wheels.abi3check import abi3_pair_findings
 from k3diff.zip.archive import ZipArchive
 

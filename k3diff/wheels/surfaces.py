@@ -20,7 +20,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 from k3diff.wheel.codes import Code, Finding
-from k3diff.wheel.surfaces import Surface, SurfaceKind
+from k3diff.wheel.surfacekinds import Surface, SurfaceKind
 from k3diff.wheel.venvnames import shadows_environment
 
 if TYPE_CHECKING:  # imported where compared: `audit` renders surfaces without the proofs module

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from k3diff.wheel import surfacepaths, surfaces, toplevel
 from k3diff.wheel.installed import InstalledFile, installed_view
-from k3diff.wheel.surfaces import Surface, SurfaceKind
+from k3diff.wheel.surfacekinds import Surface, SurfaceKind
 from k3diff.zip.directory import ZipEntry
 
 _PARTS = ["pkg", "mod.py", "x.pth", "a.pyc", "bin", "sitecustomize.py", "z.libs", "m.dist-info",
