@@ -21,7 +21,8 @@ from k3diff.logs.caps import ScanBudget
 from k3diff.logs.model import Link, Skipped
 
 LINE_CAP = 1 << 20
-"""Bytes of one line that are scanned; the rest of a longer line is skipped (and counted)."""
+"""Bytes of one line that are scanned as it; the rest of a longer line is counted, and searched
+only for a match that makes the file not read whole (`blocks`)."""
 
 BLOCK = 1 << 20
 """Bytes read at a time; the prefilter looks for its keywords in a whole block at once."""
@@ -185,30 +186,45 @@ class Inflating:
         return data
 
 
+WHOLE, CUT, TAIL = 0, 1, 2
+"""What each piece `blocks` yields is: whole lines; the first `LINE_CAP` bytes of a longer line
+(its head, scanned as the line, a newline added); a further piece of that line (its tail),
+led by the `OVERLAP` bytes before it, which counts as no line."""
+
+OVERLAP = 4096
+"""Bytes of a long line before a tail piece that lead it, so that a match across two pieces
+is whole in the later one."""
+
+
 def blocks(stream: Readable) -> Iterator[tuple[bytes, int]]:
-    """The stream as blocks of whole lines, and how many lines of each were cut at LINE_CAP
-    (a cut line's head is scanned, the rest of it skipped)."""
+    """The stream as pieces, each with what it is (`WHOLE`, `CUT` or `TAIL`): blocks of whole
+    lines, and of a line past LINE_CAP its head, then the rest of it in tail pieces, which the
+    scanner searches for what its head alone would hide (hunt71: they were skipped unread)."""
     carry = b""
     while True:
         data = stream.read(BLOCK)
         if not data:
             if carry:
-                yield carry, 0
+                yield carry, WHOLE
             return
         data = carry + data if carry else data
         cut = data.rfind(b"\n")
         if cut >= 0:
             carry = data[cut + 1 :]
-            yield data[: cut + 1], 0
+            yield data[: cut + 1], WHOLE
             continue
         if len(data) <= LINE_CAP:
             carry = data
             continue
-        yield data[:LINE_CAP] + b"\n", 1
-        carry = b""
-        while True:  # skip the rest of the long line
+        yield data[:LINE_CAP] + b"\n", CUT
+        before = data[LINE_CAP - OVERLAP :]
+        while True:  # the rest of the long line, piece by piece
             data = stream.read(BLOCK)
             end = data.find(b"\n")
+            piece = before + (data if end < 0 else data[:end])
+            if len(piece) > OVERLAP:
+                yield piece, TAIL
             if not data or end >= 0:
                 carry = data[end + 1 :] if data else b""
                 break
+            before = piece[-OVERLAP:]

@@ -88,6 +88,9 @@ class FileScan:
     name: str = ""
     """The name `report` finds it by: relative to the directory given (`/`-separated), or the
     path as given for a file given itself."""
+    unread: tuple[tuple[int, str], ...] = ()
+    """(line, rule) for each line longer than the cap whose rest, past what was scanned, an
+    error rule matches: the file was not read whole (hunt71)."""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Reading one side's logs line by line, in bounded memory, and matching the rules.
 
 Files are streamed (a `.gz` log, recognised by its magic, through gzip); a line longer than
-`LINE_CAP` is scanned up to the cap and the rest skipped. A Python traceback is one finding, read
+`LINE_CAP` is scanned up to the cap, and its rest searched only for an error rule's match, which
+makes the file one not read whole (an entry skipped: it fails the verdict). A Python traceback is one finding, read
 to its exception line (`k3diff.logs.matcher`). Distinct messages are kept up to a cap per side;
 lines past it are counted per rule, never dropped silently.
 """
@@ -22,7 +23,10 @@ from k3diff.errors import InputError
 from k3diff.logs.caps import ScanBudget
 from k3diff.logs.files import (
     BLOCK,
+    CUT,
     GZIP_MAGIC,
+    LINE_CAP,
+    TAIL,
     Inflating,
     Listing,
     Readable,
@@ -31,8 +35,8 @@ from k3diff.logs.files import (
     log_files,
     stream_of,
 )
-from k3diff.logs.matcher import TEXT_CAP, Collector, FileMatcher
-from k3diff.logs.model import FileScan, Location, SideScan, Skipped
+from k3diff.logs.matcher import TEXT_CAP, Collector, FileMatcher, first_rule
+from k3diff.logs.model import FileScan, Location, Severity, SideScan, Skipped
 from k3diff.logs.normalize import strip_terminal_codes
 from k3diff.logs.rules import PREFILTER, Rule
 
@@ -140,15 +144,22 @@ def scan_file(
         source = raw if hashing is None else cast(BinaryIO, hashing)
         stream: Readable = Inflating(source, shown, budget) if compressed else source
         lines = long_lines = 0
+        errors = tuple(r for r in rules if r.severity is Severity.ERROR)
+        unread: dict[int, str] = {}
         try:
-            for block, cut in blocks(stream):
+            for block, part in blocks(stream):
                 budget.check_time(shown, lines)
+                if part == TAIL:
+                    hit = None if lines in unread else _tail_match(block, errors, every_line)
+                    if hit is not None:
+                        unread[lines] = hit
+                    continue
                 if lines == 0 and b"\0" in block[:BINARY_SNIFF]:
                     raise BinaryLogError(
                         f"{shown}: binary content (NUL bytes in its first "
                         f"{BINARY_SNIFF // 1024} KiB), not a text log"
                     )
-                long_lines += cut
+                long_lines += part == CUT
                 _scan_block(block, lines + 1, matcher, every_line)
                 lines += block.count(b"\n") + (not block.endswith(b"\n"))
                 progress(done_before + raw.tell())
@@ -165,7 +176,21 @@ def scan_file(
         size = hashing.size
     else:
         digest = None
-    return FileScan(shown, lines, size, compressed, max(starts.values()), long_lines, digest)
+    return FileScan(
+        shown, lines, size, compressed, max(starts.values()), long_lines, digest,
+        unread=tuple(unread.items()),
+    )  # fmt: skip
+
+
+def _tail_match(piece: bytes, errors: tuple[Rule, ...], every_line: bool) -> str | None:
+    """The first error rule found in a piece of a long line past what was scanned of it (the
+    prefilter first, as for a line: hunt71), or None."""
+    if not every_line and b"\x1b" not in piece:
+        low = piece.lower()
+        if not any(keyword in low for keyword in PREFILTER):
+            return None
+    rule = first_rule(errors, strip_terminal_codes(piece.decode("utf-8", errors="replace")))
+    return None if rule is None else rule.name
 
 
 class _Hashing:
@@ -241,6 +266,14 @@ def scan_side(
             continue
         done += scan.size
         scans.append(dataclasses.replace(scan, name=names[shown]))
+        skipped += [
+            Skipped(
+                shown,
+                f"line {line} is longer than the {LINE_CAP >> 20} MiB scanned, and its rest "
+                f"matches {rule}: not read as a finding",
+            )
+            for line, rule in scan.unread
+        ]
     restarts.report(collector)
     links = []
     for p, found in zip(paths, listed, strict=True):

@@ -68,22 +68,31 @@ def is_json_log(first: dict[str, Any] | None, prefix: str) -> bool:
 
 
 def _score_value(value: Any) -> float | None:
+    """A score's value as inspect's `value_to_float()` reads it (inspect_ai
+    `src/inspect_ai/scorer/_metric.py`): numbers and booleans as numbers, `C` 1, `P` 0.5, `I` and
+    `N` 0, then the value lower-cased: `yes`/`true` 1, `no`/`false` 0, and digits with dots
+    (`value.replace(".", "").isnumeric()`) as a float. Nothing is stripped, and no other
+    number form is read (hunt71: a patch's `" yes"` or `"1e0"`, which inspect scores 0, read 1,
+    so its drop passed the gate). Where inspect warns and scores 0 (or raises), this is no
+    score, which the gate never passes over."""
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, int | float):
         return score_number(value)
-    if isinstance(value, str):
-        if value in _SCORE_WORDS:
-            return _SCORE_WORDS[value]
-        lowered = value.strip().lower()
-        if lowered in _TRUE_FALSE:
-            return _TRUE_FALSE[lowered]
-        try:
-            number = float(lowered)
-        except ValueError:
-            return None
-        return score_number(number)
-    return None
+    if not isinstance(value, str):
+        return None
+    if value in _SCORE_WORDS:
+        return _SCORE_WORDS[value]
+    lowered = value.lower()
+    if lowered in _TRUE_FALSE:
+        return _TRUE_FALSE[lowered]
+    if not lowered.replace(".", "").isnumeric():
+        return None
+    try:
+        number = float(lowered)
+    except ValueError:  # "1.2.3", "½": inspect raises
+        return None
+    return score_number(number)
 
 
 def _scores(raw: Any) -> tuple[tuple[tuple[str, str | None, float], ...], dict[str, Any]]:

@@ -1,0 +1,72 @@
+"""A line longer than the 1 MiB scanned of it is no place to hide an error (hunt71).
+
+Only a line's first 1 MiB is matched; the rest used to be skipped and counted in
+`files[].long_lines`, nowhere else, so a CUDA error logged after a progress bar that redraws
+itself with `\\r` (tqdm: one "line" of a megabyte or more until the next newline) was never
+seen, and `logs` said `Verdict: OK (exit 0): no error finding on the patch`. The rest of such a
+line is now searched (led by the end of what was scanned, so a match across the cut is whole),
+and where an error rule matches there, the file is not read whole: the side fails as one with
+an entry not read (logs64), naming the line and the rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_support import run_k3diff
+
+from .logs_support import clean, run_json, write
+
+CUDA = "ERROR 05-12 10:07:05 [core.py:42] RuntimeError: CUDA error: an illegal memory access\n"
+MIB = 1 << 20
+
+
+def _progress_bar(size: int) -> str:
+    """tqdm's redraws, `\\r` between them and no newline: one line of `size` characters."""
+    redraw = "\rProcessed prompts:  42%|####      | 4200/10000 [00:42<00:58, 99.0 it/s]"
+    return (redraw * (size // len(redraw) + 1))[:size]
+
+
+def test_an_error_past_a_long_lines_first_mib_fails_the_patch(tmp_path: Path) -> None:
+    base = write(tmp_path / "b.log", clean())
+    patch = write(tmp_path / "p.log", clean(pid=9) + _progress_bar(3 * MIB) + CUDA)
+    result = run_k3diff("logs", base, patch)
+    assert result.exit_code == 1, result.stdout
+    verdict = result.stdout.splitlines()[-1]
+    assert verdict.startswith("Verdict: FAIL (exit 1): 1 patch entry not read: "), verdict
+    assert "line 7 is longer than the 1 MiB scanned, and its rest matches cuda-error" in verdict
+    _code, doc = run_json(base, patch)
+    assert doc["verdict"]["exit_code"] == 1
+    [skipped] = doc["patch"]["skipped"]
+    assert skipped.startswith(str(patch)), skipped
+
+
+def test_a_match_across_the_cut_is_seen_whole(tmp_path: Path) -> None:
+    """`CUDA error` split by the 1 MiB cut (the log's first line, 3 MiB: the scanner reads 1 MiB
+    at a time, so the cut falls at 1 MiB exactly): neither piece alone holds it."""
+    base = write(tmp_path / "b.log", clean())
+    line = "x" * (MIB - len("CUDA e")) + "CUDA error: illegal"
+    patch = write(tmp_path / "p.log", line + "x" * (3 * MIB - len(line)) + "\n" + clean())
+    result = run_k3diff("logs", base, patch)
+    assert result.exit_code == 1, result.stdout
+    verdict = result.stdout.splitlines()[-1]
+    assert "line 1 is longer than the 1 MiB scanned, and its rest matches cuda-error" in verdict
+
+
+def test_a_long_line_with_nothing_past_the_cut_still_passes(tmp_path: Path) -> None:
+    """A long line is no failure by itself: a progress bar, a logged prompt of a long context."""
+    base = write(tmp_path / "b.log", clean())
+    patch = write(tmp_path / "p.log", clean(pid=9) + _progress_bar(3 * MIB) + "\n")
+    result = run_k3diff("logs", base, patch)
+    assert result.exit_code == 0, result.stdout
+    _code, doc = run_json(base, patch)
+    assert [f["long_lines"] for f in doc["files"] if f["side"] == "patch"] == [1]
+    assert doc["patch"]["skipped"] == []
+
+
+def test_the_base_read_in_part_fails_too(tmp_path: Path) -> None:
+    """As an entry not read (logs64): a base read in part is no reference to judge by."""
+    base = write(tmp_path / "b.log", clean() + _progress_bar(2 * MIB) + CUDA)
+    patch = write(tmp_path / "p.log", clean(pid=9))
+    result = run_k3diff("logs", base, patch)
+    assert result.exit_code == 1, result.stdout
+    assert "1 base entry not read: " in result.stdout.splitlines()[-1]
