@@ -4,10 +4,11 @@ pdm-backend ships each file its ``includes`` select at its project path less the
 ``package-dir`` prefix (``[tool.pdm.build]``; ``pdm.backend.wheel``): with ``package-dir =
 "src"``, ``src/pkg/auth.py`` ships as ``pkg/auth.py``. Without ``package-dir`` the prefix is
 ``src`` where an ``includes`` entry lies under ``src/`` (and ``excludes`` does not name ``src``),
-else none (``_get_default_package_dir``). So every wheel path is looked up under the prefix;
-an ``includes`` entry outside it ships at its own path, which one prefix cannot say: `Unread`.
-Without ``package-dir`` and ``includes`` pdm-backend finds the packages itself (under ``src/``
-where the project has one): detection by paths decides.
+else none (``_get_default_package_dir``). So every wheel path is looked up under the prefix; an
+``includes`` entry outside it ships at its own path, which one prefix cannot say: `Unread`.
+Without ``package-dir`` and ``includes`` (an empty ``includes`` is none, as pdm-backend takes it:
+review71a, the root was taken for ``src/``) pdm-backend finds the packages itself (under
+``src/`` where the project has one): detection by paths decides.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def from_pdm(document: Mapping[str, object], label: str) -> Stated:
     tool = document.get("tool")
     pdm = tool.get("pdm") if isinstance(tool, dict) else None
     build = pdm.get("build") if isinstance(pdm, dict) else None
-    if not isinstance(build, dict) or not ("package-dir" in build or "includes" in build):
+    if not isinstance(build, dict) or not ("package-dir" in build or build.get("includes")):
         return None
     keys = " and ".join(key for key in ("package-dir", "includes") if key in build)
     origin = f"{label} [tool.pdm.build] {keys}"
