@@ -19,7 +19,8 @@ class PackageDirs:
     dirs: tuple[tuple[str, str], ...]
     """(wheel directory, repository directory), each ``''`` or ending in '/': ``('pkg/',
     'src/realname/')`` ships ``src/realname/auth.py`` as ``pkg/auth.py``; ``''`` as the wheel
-    directory names the root of every wheel path no other entry covers."""
+    directory names the root of every wheel path no other entry covers; a module file's path
+    (``mod.py``, flit's) maps that file alone."""
     origin: str
     """Where it was read: ``pyproject.toml [tool.setuptools.package-dir]`` …"""
 

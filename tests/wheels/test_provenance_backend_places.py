@@ -172,3 +172,56 @@ def test_an_entry_inside_another_whose_directory_that_one_lacks_is_read(
     assert report["provenance"].get("package_dir_unread") is None
     sources = {e["path"]: e["source"] for e in report["entries"] if "source" in e}
     assert sources["pkg/ext/mod.py"]["repo_path"] == ext + "mod.py"
+
+
+FLIT_ROOT = _system("flit_core>=3.4", "flit_core.buildapi") + (
+    b'[project]\nname = "tool"\n\n[tool.flit.module]\nname = "mod"\n'
+)
+SUBPROJECT = _system("setuptools>=61", "setuptools.build_meta")
+
+
+@pytest.mark.parametrize("legacy", [True, False], ids=["legacy copy", "none"])
+def test_a_root_flit_module_file_does_not_claim_a_subprojects_package(
+    tmp_path: Path, legacy: bool
+) -> None:
+    """flit ships `src/mod.py` alone: it does not place `pkg/`, which `python/` builds (prov71
+    mapped every wheel path under `src/`, so an old `src/pkg/` there was the package, exit 0;
+    without it the root's mapping not holding the package stopped the run, exit 2)."""
+    repo = tmp_path / "repo"
+    tree = {"pyproject.toml": FLIT_ROOT, "src/mod.py": b"", "python/pyproject.toml": SUBPROJECT}
+    tree |= _placed(FILES, "python/pkg/")
+    if legacy:
+        tree |= _placed(REVERTED, "src/pkg/")
+    make_repo(repo, [tree])
+    base, patch = _wheels(tmp_path, REVERTED if legacy else {**FILES, "pkg/util.py": b"X = 2\n"})
+
+    if legacy:  # src/pkg/ and python/pkg/ hold the same paths: the user names the place
+        result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+        assert (result.exit_code, result.stdout) == (2, ""), result.stdout
+        assert "--source-prefix" in result.stderr
+        return
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    sources = {e["path"]: e["source"] for e in report["entries"] if "source" in e}
+    assert sources == {"pkg/util.py": sources["pkg/util.py"]}
+    assert sources["pkg/util.py"]["status"] == "mismatch"
+    assert sources["pkg/util.py"]["repo_path"] == "python/pkg/util.py"
+
+
+@pytest.mark.parametrize("place", ["", "src/"])
+def test_a_flit_module_file_is_found_where_flit_takes_it(tmp_path: Path, place: str) -> None:
+    repo = tmp_path / "repo"
+    module = b"def f():\n    return 1\n"
+    tree = {"pyproject.toml": FLIT_ROOT, place + "mod.py": module, "legacy/mod.py": b"OLD = 1\n"}
+    make_repo(repo, [tree])
+    base = wheelkit.make_wheel(tmp_path / "b", "tool", "1.0", {"mod.py": module})
+    patch = wheelkit.make_wheel(tmp_path / "p", "tool", "1.0", {"mod.py": b"OLD = 1\n"})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    sources = {e["path"]: e["source"] for e in report["entries"] if "source" in e}
+    assert sources["mod.py"]["status"] == "mismatch"
+    assert sources["mod.py"]["repo_path"] == place + "mod.py"
+    assert report["provenance"]["package_dir"] == {"mod.py": place + "mod.py"}
