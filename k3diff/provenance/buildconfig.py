@@ -153,7 +153,7 @@ def _readers(
         "hatchling.build": ("hatchling's", lambda: from_hatch(document, label, is_file)),
         "maturin": ("maturin's", lambda: from_maturin(document, label)),
         "flit_core.buildapi": ("flit's", lambda: from_flit(document, label, is_file, is_dir)),
-        "pdm.backend": ("pdm-backend's", lambda: from_pdm(document, label)),
+        "pdm.backend": ("pdm-backend's", lambda: from_pdm(document, label, is_file)),
         "poetry.core.masonry.api": (
             "poetry-core's",
             lambda: from_poetry(document, label, is_file, is_dir),

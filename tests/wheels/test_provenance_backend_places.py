@@ -180,15 +180,27 @@ FLIT_ROOT = _system("flit_core>=3.4", "flit_core.buildapi") + (
 SUBPROJECT = _system("setuptools>=61", "setuptools.build_meta")
 
 
+ROOTS = {
+    "flit module file": (FLIT_ROOT, {"src/mod.py": b""}),
+    "pdm includes": (
+        PDM + b'[tool.pdm.build]\nincludes = ["src/tool", "src/cli.py"]\n',
+        {"src/tool/__init__.py": b"", "src/cli.py": b""},
+    ),
+}
+
+
 @pytest.mark.parametrize("legacy", [True, False], ids=["legacy copy", "none"])
-def test_a_root_flit_module_file_does_not_claim_a_subprojects_package(
-    tmp_path: Path, legacy: bool
+@pytest.mark.parametrize("root", sorted(ROOTS))
+def test_a_root_project_does_not_claim_a_subprojects_package(
+    tmp_path: Path, root: str, legacy: bool
 ) -> None:
-    """flit ships `src/mod.py` alone: it does not place `pkg/`, which `python/` builds (prov71
-    mapped every wheel path under `src/`, so an old `src/pkg/` there was the package, exit 0;
-    without it the root's mapping not holding the package stopped the run, exit 2)."""
+    """flit ships `src/mod.py` alone, pdm-backend its `includes`: neither places `pkg/`, which
+    `python/` builds (prov71 mapped every wheel path under `src/`, so an old `src/pkg/` there
+    was the package, exit 0; without it the root's mapping not holding the package stopped
+    the run, exit 2)."""
     repo = tmp_path / "repo"
-    tree = {"pyproject.toml": FLIT_ROOT, "src/mod.py": b"", "python/pyproject.toml": SUBPROJECT}
+    pyproject, own = ROOTS[root]
+    tree = {"pyproject.toml": pyproject, **own, "python/pyproject.toml": SUBPROJECT}
     tree |= _placed(FILES, "python/pkg/")
     if legacy:
         tree |= _placed(REVERTED, "src/pkg/")
