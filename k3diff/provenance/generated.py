@@ -11,7 +11,7 @@ wheel (review70c: the nearest configuration was read, and a module the patch add
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from k3diff.provenance.blobs import WheelFiles
@@ -48,10 +48,11 @@ def generated_files(
     files: WheelFiles,
     candidates: Iterable[str],
     version: str | None,
+    commits: Collection[str] = (),
 ) -> dict[str, Generated]:
     """Wheel path -> `Generated` for each of `candidates` (wheel paths the commit does not hold
     as they are) that the building project's configuration names as a module the build
-    writes."""
+    writes; a commit it states must be one of `commits` (the source check's)."""
     python = sorted(path for path in candidates if path.endswith(".py"))
     if not python:
         return {}
@@ -62,15 +63,20 @@ def generated_files(
         held = lookup.repo_path(path)
         for written in writes:
             if written.path == (path if written.in_wheel else held):
-                found[path] = Generated(written, _refused(written, files, path, version))
+                refused = _refused(written, files, path, version, commits)
+                found[path] = Generated(written, refused)
                 break
     return found
 
 
 def _refused(
-    written: WrittenFile, files: Mapping[str, object], path: str, version: str | None
+    written: WrittenFile,
+    files: Mapping[str, object],
+    path: str,
+    version: str | None,
+    commits: Collection[str],
 ) -> str | None:
     data = files[path]
     if not isinstance(data, bytes):  # streamed: over the text-diff cap, far over the template
         return f"over {MODULE_CAP // 1024} KiB, not read"
-    return not_template(written.tool, data, version, written.extended)
+    return not_template(written.tool, data, version, written.extended, commits)
