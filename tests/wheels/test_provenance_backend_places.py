@@ -200,7 +200,8 @@ def test_a_root_project_does_not_claim_a_subprojects_package(
     the run, exit 2)."""
     repo = tmp_path / "repo"
     pyproject, own = ROOTS[root]
-    tree = {"pyproject.toml": pyproject, **own, "python/pyproject.toml": SUBPROJECT}
+    tree: dict[str, bytes | None] = {"pyproject.toml": pyproject, **own}
+    tree["python/pyproject.toml"] = SUBPROJECT
     tree |= _placed(FILES, "python/pkg/")
     if legacy:
         tree |= _placed(REVERTED, "src/pkg/")
