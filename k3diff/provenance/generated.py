@@ -58,14 +58,18 @@ def generated_files(
         return {}
     project = lookup.layout.project
     writes = written_files(git, lookup.tree, lookup.links, project)
+    # The first module named at each place, looked up, not scanned for each path (review71a: a
+    # setup.py of 8,000 get_version calls made 10,000 wheel paths take 5 s).
+    first: dict[tuple[bool, str], int] = {}
+    for at, written in enumerate(writes):
+        first.setdefault((written.in_wheel, written.path), at)
     found = {}
     for path in python:
-        held = lookup.repo_path(path)
-        for written in writes:
-            if written.path == (path if written.in_wheel else held):
-                refused = _refused(written, files, path, version, commits)
-                found[path] = Generated(written, refused)
-                break
+        named = (first.get((True, path)), first.get((False, lookup.repo_path(path))))
+        at = min((a for a in named if a is not None), default=None)
+        if at is not None:
+            refused = _refused(writes[at], files, path, version, commits)
+            found[path] = Generated(writes[at], refused)
     return found
 
 
