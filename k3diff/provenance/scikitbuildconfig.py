@@ -7,7 +7,9 @@ name (``["src/pkg"]``: ``src/pkg/`` as ``pkg/``), or maps wheel package paths to
 1.0 on), two directories shipped as one (the same, or one inside the other where the outer's
 place holds that directory too: `packagedirs.shadowed`), or an
 ``[[tool.scikit-build.overrides]]`` entry setting ``wheel.packages`` (in place of the table's
-where its ``if`` holds: a platform, a Python version, an environment variable) is `Unread`. Without ``wheel.packages``
+where its ``if`` holds: a platform, a Python version, an environment variable), or a
+``wheel.force-include`` destination in or around a package's directory (copied last, over the
+package's files) is `Unread`. Without ``wheel.packages``
 scikit-build-core takes the first of ``src/NAME``, ``python/NAME`` and ``NAME`` by the
 project's name: detection by paths decides. ``wheel.install-dir`` places what CMake installs,
 not these packages, and is not read.
@@ -17,6 +19,8 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Mapping
+
+from k3diff.escape import shortened
 
 from k3diff.provenance.hatchconfig import PATH_CAP
 from k3diff.provenance.packagedirs import (
@@ -68,7 +72,34 @@ def from_scikit_build(
             return Unread(f"{origin} ships both {entries[shipped]} and {repo} as {shipped}")
     if both := shadowed(entries, is_dir):
         return Unread(f"{origin} ships both {both[1]} and {both[2]} as {both[0]}, not read")
+    if (forced := _forced(wheel.get("force-include"), entries)) is not None:
+        return Unread(f"{origin}: wheel.force-include places {forced!r} over its files, not read")
     return PackageDirs(tuple(sorted(entries.items())), origin) if entries else None
+
+
+_PLATLIB = ("${SKBUILD_PLATLIB_DIR}", "${SKBUILD_PURELIB_DIR}")
+
+
+def _forced(table: object, entries: Mapping[str, str]) -> str | None:
+    """A ``wheel.force-include`` destination (relative to the package area, or under
+    ``${SKBUILD_PLATLIB_DIR}``) at or around a directory `entries` ships: copied last, it
+    replaces the packages' files there with a file from anywhere (review71a: a fixed
+    ``src/pkg/auth.py`` forced over ``legacy/pkg/``, the legacy copy was compared, exit 0)."""
+    if not isinstance(table, dict):
+        return None
+    for dest in table.values():
+        if not isinstance(dest, str):
+            return repr(dest)
+        head, _, rest = dest.partition("/")
+        place = rest if head in _PLATLIB else dest
+        if place.startswith(("${", "/")):
+            continue  # another wheel tree: data, scripts, headers
+        cleaned = posixpath.normpath(place or ".") + "/"
+        if cleaned == "./" or any(
+            cleaned.startswith(shipped) or shipped.startswith(cleaned) for shipped in entries
+        ):
+            return shortened(dest, 200)
+    return None
 
 
 def _overridden(overrides: object) -> bool:

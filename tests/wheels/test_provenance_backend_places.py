@@ -70,6 +70,11 @@ OLD_COPY = {
         b'pkg = "src/pkg"\n',
         _sub(REVERTED, "legacy/sub/"),
     ),
+    "scikit-build-core force-include": (
+        SKBUILD + b'[tool.scikit-build.wheel]\npackages = ["legacy/pkg"]\n'
+        b'force-include = {"src/pkg/sub/auth.py" = "pkg/sub/auth.py"}\n',
+        _placed(REVERTED, "legacy/pkg/"),
+    ),
     "poetry nested entry": (
         POETRY + b'[tool.poetry]\npackages = [{include = "pkg", from = "src"}, '
         b'{include = "pkg/sub", from = "legacy"}]\n',
@@ -120,6 +125,13 @@ UNREAD = {
         b'"pkg/sub" = "legacy/sub"\n',
         "pyproject.toml [tool.scikit-build] wheel.packages ships both src/pkg/sub/ and "
         "legacy/sub/ as pkg/sub/, not read",
+    ),
+    "scikit-build-core force-include": (
+        SKBUILD + b'[tool.scikit-build.wheel]\npackages = ["src/pkg"]\n'
+        b'force-include = {"gen/info.py" = "${SKBUILD_PLATLIB_DIR}/pkg/info.py", '
+        b'"LICENSE" = "${SKBUILD_DATA_DIR}/share/LICENSE"}\n',
+        "pyproject.toml [tool.scikit-build] wheel.packages: wheel.force-include places "
+        "'${SKBUILD_PLATLIB_DIR}/pkg/info.py' over its files, not read",
     ),
     "poetry nested entry": (
         POETRY + b'[tool.poetry]\npackages = [{include = "pkg", from = "src"}, '
