@@ -21,7 +21,6 @@ import posixpath
 from collections.abc import Callable, Mapping
 
 from k3diff.escape import shortened
-
 from k3diff.provenance.hatchconfig import PATH_CAP
 from k3diff.provenance.packagedirs import (
     PackageDirs,
