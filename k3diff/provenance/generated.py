@@ -59,17 +59,17 @@ def generated_files(
     project = lookup.layout.project
     writes = written_files(git, lookup.tree, lookup.links, project)
     # The first module named at each place, looked up, not scanned for each path (review71a: a
-    # setup.py of 8,000 get_version calls made 10,000 wheel paths take 5 s).
+    # 256 KiB setup.py of 6,800 get_version calls made 10,000 wheel paths take 4 s).
     first: dict[tuple[bool, str], int] = {}
     for at, written in enumerate(writes):
         first.setdefault((written.in_wheel, written.path), at)
     found = {}
     for path in python:
         named = (first.get((True, path)), first.get((False, lookup.repo_path(path))))
-        at = min((a for a in named if a is not None), default=None)
-        if at is not None:
-            refused = _refused(writes[at], files, path, version, commits)
-            found[path] = Generated(writes[at], refused)
+        index = min((a for a in named if a is not None), default=None)
+        if index is not None:
+            refused = _refused(writes[index], files, path, version, commits)
+            found[path] = Generated(writes[index], refused)
     return found
 
 
