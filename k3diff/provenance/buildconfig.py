@@ -33,6 +33,8 @@ its directories are read relative to it.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import tomllib
 from collections.abc import Callable, Collection, Mapping
 
@@ -107,13 +109,18 @@ def read_package_dirs(
     def is_file(path: str) -> bool:
         return directory + path in tree or directory + path in links
 
+    @functools.cache
+    def ordered() -> list[str]:
+        return sorted((*tree, *links))
+
     def is_dir(path: str) -> bool:
         """Whether the commit holds a file under `path`, or a link at it (which may lead to a
-        directory): a scan of the tree, asked a few times at most."""
+        directory): looked up in the sorted paths, sorted once if asked (review71a: a scan of
+        the tree for each of a configuration's entries)."""
         under = f"{directory}{path}/"
-        return directory + path in links or any(
-            p.startswith(under) for paths in (tree, links) for p in paths
-        )
+        paths = ordered()
+        at = bisect.bisect_left(paths, under)
+        return directory + path in links or (at < len(paths) and paths[at].startswith(under))
 
     readers = _readers(document, label, is_file, is_dir)
     system = document.get("build-system")
@@ -146,11 +153,14 @@ def _readers(
         "hatchling.build": ("hatchling's", lambda: from_hatch(document, label, is_file)),
         "maturin": ("maturin's", lambda: from_maturin(document, label)),
         "flit_core.buildapi": ("flit's", lambda: from_flit(document, label, is_file, is_dir)),
-        "pdm.backend": ("pdm-backend's", lambda: from_pdm(document, label)),
-        "poetry.core.masonry.api": ("poetry-core's", lambda: from_poetry(document, label, is_file)),
+        "pdm.backend": ("pdm-backend's", lambda: from_pdm(document, label, is_file)),
+        "poetry.core.masonry.api": (
+            "poetry-core's",
+            lambda: from_poetry(document, label, is_file, is_dir),
+        ),
         "scikit_build_core.build": (
             "scikit-build-core's",
-            lambda: from_scikit_build(document, label, is_file),
+            lambda: from_scikit_build(document, label, is_file, is_dir),
         ),
     }
 

@@ -189,7 +189,7 @@ def check_source(
     commit = revision.commit
     lookup = Lookup.build(git, commit, files, prefix, layout)
     matches = lookup.matching(commit)
-    written = generated_files(git, lookup, files, set(files) - set(matches), version)
+    written = generated_files(git, lookup, files, set(files) - set(matches), version, {commit})
     return ProvenanceReport(
         repo=str(repo),
         rev=rev,
@@ -238,7 +238,8 @@ def check_source_range(
     wanted = {where(p): blob for p, blob in lookup.wheel_blobs.items() if p not in matches}
     older = newest_matches(git, commits, (old, new), history, lookup.tree, wanted)
     matches.update({p: older[where(p)] for p in lookup.wheel_blobs if where(p) in older})
-    written = generated_files(git, lookup, files, set(files) - set(matches), version)
+    built = {old, new, *(c for c, _ in history)}
+    written = generated_files(git, lookup, files, set(files) - set(matches), version, built)
     return ProvenanceReport(
         repo=str(repo),
         rev=None,

@@ -3,8 +3,10 @@
 flit ships one module, named by ``[tool.flit.module] name`` (dots for a namespace package:
 ``a.b`` is ``a/b``), from whichever of ``NAME/``, ``NAME.py``, ``src/NAME/`` and
 ``src/NAME.py`` the project holds: exactly one, or flit refuses to build (``flit_core.common.
-Module``). The wheel ships it at ``NAME/`` (``NAME.py``): a package is mapped from its
-directory, a module file makes ``src/`` (or the root) that of every wheel path. Without
+Module``). The wheel ships it at ``NAME/`` (``NAME.py``), mapped from its directory (its
+file): a module file is mapped alone, not as ``src/`` for every wheel path (review71a: a root
+flit project's ``src/mod.py`` made an old ``src/pkg/`` the package a subproject builds, exit
+0). Without
 ``[tool.flit.module]`` flit takes the project's name: detection by paths decides, as for the
 other backends' defaults.
 """
@@ -41,7 +43,7 @@ def from_flit(
         if is_dir(prefix + path):
             found.append((f"{path}/", f"{prefix}{path}/"))
         if is_file(f"{prefix}{path}.py"):
-            found.append(("", prefix))
+            found.append((f"{path}.py", f"{prefix}{path}.py"))
     if len(found) != 1:
         places = f"{path}/, {path}.py, src/{path}/ or src/{path}.py"
         said = "none" if not found else f"{len(found)}"

@@ -11,7 +11,7 @@ wheel (review70c: the nearest configuration was read, and a module the patch add
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from k3diff.provenance.blobs import WheelFiles
@@ -48,29 +48,39 @@ def generated_files(
     files: WheelFiles,
     candidates: Iterable[str],
     version: str | None,
+    commits: Collection[str] = (),
 ) -> dict[str, Generated]:
     """Wheel path -> `Generated` for each of `candidates` (wheel paths the commit does not hold
     as they are) that the building project's configuration names as a module the build
-    writes."""
+    writes; a commit it states must be one of `commits` (the source check's)."""
     python = sorted(path for path in candidates if path.endswith(".py"))
     if not python:
         return {}
     project = lookup.layout.project
     writes = written_files(git, lookup.tree, lookup.links, project)
+    # The first module named at each place, looked up, not scanned for each path (review71a: a
+    # 256 KiB setup.py of 6,800 get_version calls made 10,000 wheel paths take 4 s).
+    first: dict[tuple[bool, str], int] = {}
+    for at, written in enumerate(writes):
+        first.setdefault((written.in_wheel, written.path), at)
     found = {}
     for path in python:
-        held = lookup.repo_path(path)
-        for written in writes:
-            if written.path == (path if written.in_wheel else held):
-                found[path] = Generated(written, _refused(written, files, path, version))
-                break
+        named = (first.get((True, path)), first.get((False, lookup.repo_path(path))))
+        index = min((a for a in named if a is not None), default=None)
+        if index is not None:
+            refused = _refused(writes[index], files, path, version, commits)
+            found[path] = Generated(writes[index], refused)
     return found
 
 
 def _refused(
-    written: WrittenFile, files: Mapping[str, object], path: str, version: str | None
+    written: WrittenFile,
+    files: Mapping[str, object],
+    path: str,
+    version: str | None,
+    commits: Collection[str],
 ) -> str | None:
     data = files[path]
     if not isinstance(data, bytes):  # streamed: over the text-diff cap, far over the template
         return f"over {MODULE_CAP // 1024} KiB, not read"
-    return not_template(written.tool, data, version, written.extended)
+    return not_template(written.tool, data, version, written.extended, commits)

@@ -41,7 +41,8 @@ class SourceLayout:
     """Repository directory ('' or ending in '/') of every path no `package_dirs` entry covers."""
     package_dirs: tuple[tuple[str, str], ...] = ()
     """(wheel directory, repository directory), both ending in '/', deepest first: the
-    configuration's mapping for each directory it names (``pkg/`` -> ``src/realname/``)."""
+    configuration's mapping for each directory it names (``pkg/`` -> ``src/realname/``), or
+    for a module file it names (flit's ``mod.py`` -> ``src/mod.py``)."""
     origin: str = "detected"
     """``detected``, ``given``, or where the configuration was read
     (``pyproject.toml [tool.setuptools.package-dir]``)."""
@@ -80,6 +81,8 @@ class SourceLayout:
         of the 30,000 of a 60 KB wheel path was hashed whole, 2 s a path, whatever the
         mapping)."""
         mapped = self._mapped
+        if (own := mapped.get(path)) is not None:  # a module file's own entry (flit's mod.py)
+            return path, own
         at = path.rfind("/", 0, self._longest) if mapped else -1
         while at >= 0:
             head = path[: at + 1]

@@ -8,7 +8,7 @@ these, relative to the project's directory (the one holding the configuration fi
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -19,7 +19,8 @@ class PackageDirs:
     dirs: tuple[tuple[str, str], ...]
     """(wheel directory, repository directory), each ``''`` or ending in '/': ``('pkg/',
     'src/realname/')`` ships ``src/realname/auth.py`` as ``pkg/auth.py``; ``''`` as the wheel
-    directory names the root of every wheel path no other entry covers."""
+    directory names the root of every wheel path no other entry covers; a module file's path
+    (``mod.py``, flit's) maps that file alone."""
     origin: str
     """Where it was read: ``pyproject.toml [tool.setuptools.package-dir]`` …"""
 
@@ -84,3 +85,22 @@ def placed(stated: Stated, directory: str) -> Stated:
         return stated
     dirs = tuple((wheel, directory + repo) for wheel, repo in stated.dirs)
     return PackageDirs(dirs, stated.origin)
+
+
+def shadowed(dirs: Mapping[str, str], is_dir: Callable[[str], bool]) -> tuple[str, str, str] | None:
+    """(wheel directory, outer place, inner place) for the first entry of `dirs` (wheel directory
+    -> repository directory) inside another whose own directory there the commit holds too: the
+    backend ships both directories' files there, the one copied last winning (scikit-build-core:
+    the table's order; poetry-core: by source path), which no one place says (review71a: the
+    inner, an old copy, was taken, exit 0). The nearest outer entry is checked: a farther one's
+    directory there lies under the nearest's own place, which the nearest's check finds."""
+    outer: list[str] = []
+    for wheel in sorted(dirs):  # an entry's inner ones follow it, before any other
+        while outer and not wheel.startswith(outer[-1]):
+            outer.pop()
+        if outer:
+            place = dirs[outer[-1]] + wheel[len(outer[-1]) :]
+            if place != dirs[wheel] and is_dir(place[:-1]):
+                return wheel, place, dirs[wheel]
+        outer.append(wheel)
+    return None

@@ -4,28 +4,34 @@ pdm-backend ships each file its ``includes`` select at its project path less the
 ``package-dir`` prefix (``[tool.pdm.build]``; ``pdm.backend.wheel``): with ``package-dir =
 "src"``, ``src/pkg/auth.py`` ships as ``pkg/auth.py``. Without ``package-dir`` the prefix is
 ``src`` where an ``includes`` entry lies under ``src/`` (and ``excludes`` does not name ``src``),
-else none (``_get_default_package_dir``). So every wheel path is looked up under the prefix;
-an ``includes`` entry outside it ships at its own path, which one prefix cannot say: `Unread`.
-Without ``package-dir`` and ``includes`` pdm-backend finds the packages itself (under ``src/``
-where the project has one): detection by paths decides.
+else none (``_get_default_package_dir``). So each ``includes`` entry is mapped from its place
+(``src/tool`` ships as ``tool/``), and with a pattern among them, or ``package-dir`` alone (every
+package under it ships), every wheel path is looked up under the prefix; an ``includes`` entry
+outside it ships at its own path, which one prefix cannot say: `Unread`.
+Without ``package-dir`` and ``includes`` (an empty ``includes`` is none, as pdm-backend takes it:
+review71a, the root was taken for ``src/``) pdm-backend finds the packages itself (under
+``src/`` where the project has one): detection by paths decides.
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from k3diff.provenance.hatchconfig import PATH_CAP
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, clean_directory
 
+_GLOB = frozenset("*?[")
 
-def from_pdm(document: Mapping[str, object], label: str) -> Stated:
-    """`[tool.pdm.build]`'s `package-dir` (stated or implied by `includes`) as the directory of
-    every wheel path."""
+
+def from_pdm(document: Mapping[str, object], label: str, is_file: Callable[[str], bool]) -> Stated:
+    """`[tool.pdm.build]`'s `includes`, each from its place under `package-dir` (stated or
+    implied by them), or `package-dir` as the directory of every wheel path (`is_file`: whether
+    a project path is a file of the commit)."""
     tool = document.get("tool")
     pdm = tool.get("pdm") if isinstance(tool, dict) else None
     build = pdm.get("build") if isinstance(pdm, dict) else None
-    if not isinstance(build, dict) or not ("package-dir" in build or "includes" in build):
+    if not isinstance(build, dict) or not ("package-dir" in build or build.get("includes")):
         return None
     keys = " and ".join(key for key in ("package-dir", "includes") if key in build)
     origin = f"{label} [tool.pdm.build] {keys}"
@@ -49,7 +55,31 @@ def from_pdm(document: Mapping[str, object], label: str) -> Stated:
             f"{origin}: includes {outside[0]!r} outside package-dir {directory or '.'!r}, "
             "which ships at its own path: not read"
         )
-    return PackageDirs((("", directory),), origin)
+    return _included(includes, directory, origin, is_file)
+
+
+def _included(
+    includes: list[str], directory: str, origin: str, is_file: Callable[[str], bool]
+) -> Stated:
+    """Each of `includes` (under `directory`) mapped from its place, a file alone; `directory`
+    for every wheel path where there are none or one is a pattern (review71a: ``includes =
+    ["src/tool"]`` placed every wheel path under ``src/``, so a root pdm project claimed the
+    package a subproject builds, and an old ``src/pkg/`` matched, exit 0)."""
+    if not includes:  # every package under package-dir ships
+        return PackageDirs((("", directory),), origin)
+    entries: dict[str, str] = {}
+    for path in includes:
+        cleaned = posixpath.normpath(path)
+        shipped = (cleaned + "/")[len(directory) :]
+        if _GLOB & set(cleaned) or shipped in ("", "./"):
+            return PackageDirs((("", directory),), origin)
+        if cleaned.startswith(("../", "/")) or cleaned == "..":
+            return Unread(f"{origin}: includes {path!r} names a path outside its project")
+        if is_file(cleaned):
+            entries[shipped[:-1]] = cleaned
+        else:
+            entries[shipped] = cleaned + "/"
+    return PackageDirs(tuple(sorted(entries.items())), origin)
 
 
 def _paths(value: object) -> bool:

@@ -4,7 +4,8 @@
 "target"}``: the directory ``src/pkg/`` ships as ``target/pkg/`` (``from`` and ``to`` optional;
 poetry-core's ``PackageInclude``), in the wheel where its ``format`` (a string or a list) is
 absent or names ``wheel``. An ``include`` holding a glob, naming a file (``mod.py``), or two
-entries shipping different directories as one, is `Unread`. Without ``packages`` poetry-core
+entries shipping different directories as one (the same, or one inside the other where the
+outer's place holds that directory too: `packagedirs.shadowed`), is `Unread`. Without ``packages`` poetry-core
 finds the package by the project's name: detection by paths decides.
 """
 
@@ -13,16 +14,25 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from k3diff.provenance.hatchconfig import PATH_CAP
-from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, clean_directory
+from k3diff.provenance.packagedirs import (
+    PackageDirs,
+    Stated,
+    Unread,
+    clean_directory,
+    shadowed,
+)
 
 _GLOB = frozenset("*?[")
 
 
 def from_poetry(
-    document: Mapping[str, object], label: str, is_file: Callable[[str], bool]
+    document: Mapping[str, object],
+    label: str,
+    is_file: Callable[[str], bool],
+    is_dir: Callable[[str], bool],
 ) -> Stated:
     """Each wheel entry of `[tool.poetry] packages` as wheel directory -> project directory
-    (`is_file`: whether a project path is a file of the commit)."""
+    (`is_file`, `is_dir`: whether a project path is a file, or a directory, of the commit)."""
     tool = document.get("tool")
     poetry = tool.get("poetry") if isinstance(tool, dict) else None
     if not isinstance(poetry, dict) or "packages" not in poetry:
@@ -52,6 +62,8 @@ def from_poetry(
             return Unread(
                 f"{origin} ships both {entries[shipped]} and {repo}{included} as {shipped}"
             )
+    if both := shadowed(entries, is_dir):
+        return Unread(f"{origin} ships both {both[1]} and {both[2]} as {both[0]}, not read")
     return PackageDirs(tuple(sorted(entries.items())), origin) if entries else None
 
 

@@ -4,7 +4,12 @@ pyproject.toml.
 ``[tool.scikit-build] wheel.packages`` lists package directories, each shipped under its last
 name (``["src/pkg"]``: ``src/pkg/`` as ``pkg/``), or maps wheel package paths to directories
 (``{"pkg" = "python/pkg"}``; scikit-build-core's ``get_packages``). A module file (``hello.py``,
-1.0 on) or two directories shipped as one is `Unread`. Without ``wheel.packages``
+1.0 on), two directories shipped as one (the same, or one inside the other where the outer's
+place holds that directory too: `packagedirs.shadowed`), or an
+``[[tool.scikit-build.overrides]]`` entry setting ``wheel.packages`` (in place of the table's
+where its ``if`` holds: a platform, a Python version, an environment variable), or a
+``wheel.force-include`` destination in or around a package's directory (copied last, over the
+package's files) is `Unread`. Without ``wheel.packages``
 scikit-build-core takes the first of ``src/NAME``, ``python/NAME`` and ``NAME`` by the
 project's name: detection by paths decides. ``wheel.install-dir`` places what CMake installs,
 not these packages, and is not read.
@@ -15,21 +20,37 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Mapping
 
+from k3diff.escape import shortened
 from k3diff.provenance.hatchconfig import PATH_CAP
-from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, clean_directory
+from k3diff.provenance.packagedirs import (
+    PackageDirs,
+    Stated,
+    Unread,
+    clean_directory,
+    shadowed,
+)
 
 
 def from_scikit_build(
-    document: Mapping[str, object], label: str, is_file: Callable[[str], bool]
+    document: Mapping[str, object],
+    label: str,
+    is_file: Callable[[str], bool],
+    is_dir: Callable[[str], bool],
 ) -> Stated:
-    """`wheel.packages` as wheel directory -> project directory (`is_file`: whether a project
-    path is a file of the commit)."""
+    """`wheel.packages` as wheel directory -> project directory (`is_file`, `is_dir`: whether a
+    project path is a file, or a directory, of the commit)."""
     tool = document.get("tool")
     skbuild = tool.get("scikit-build") if isinstance(tool, dict) else None
-    wheel = skbuild.get("wheel") if isinstance(skbuild, dict) else None
+    if not isinstance(skbuild, dict):
+        return None
+    wheel = skbuild.get("wheel")
+    origin = f"{label} [tool.scikit-build] wheel.packages"
+    if _overridden(skbuild.get("overrides")):
+        return Unread(
+            f"{origin}: [[tool.scikit-build.overrides]] sets it where its if holds, not read"
+        )
     if not isinstance(wheel, dict) or "packages" not in wheel:
         return None
-    origin = f"{label} [tool.scikit-build] wheel.packages"
     packages = wheel["packages"]
     if isinstance(packages, list) and all(isinstance(p, str) for p in packages):
         pairs = [(posixpath.basename(posixpath.normpath(p)), p) for p in packages]
@@ -48,4 +69,45 @@ def from_scikit_build(
             return Unread(f"{origin} selects the file {repo[:-1]}, not read")
         if entries.setdefault(shipped, repo) != repo:
             return Unread(f"{origin} ships both {entries[shipped]} and {repo} as {shipped}")
+    if both := shadowed(entries, is_dir):
+        return Unread(f"{origin} ships both {both[1]} and {both[2]} as {both[0]}, not read")
+    if (forced := _forced(wheel.get("force-include"), entries)) is not None:
+        return Unread(f"{origin}: wheel.force-include places {forced!r} over its files, not read")
     return PackageDirs(tuple(sorted(entries.items())), origin) if entries else None
+
+
+_PLATLIB = ("${SKBUILD_PLATLIB_DIR}", "${SKBUILD_PURELIB_DIR}")
+
+
+def _forced(table: object, entries: Mapping[str, str]) -> str | None:
+    """A ``wheel.force-include`` destination (relative to the package area, or under
+    ``${SKBUILD_PLATLIB_DIR}``) at or around a directory `entries` ships: copied last, it
+    replaces the packages' files there with a file from anywhere (review71a: a fixed
+    ``src/pkg/auth.py`` forced over ``legacy/pkg/``, the legacy copy was compared, exit 0)."""
+    if not isinstance(table, dict):
+        return None
+    for dest in table.values():
+        if not isinstance(dest, str):
+            return repr(dest)
+        head, _, rest = dest.partition("/")
+        place = rest if head in _PLATLIB else dest
+        if place.startswith(("${", "/")):
+            continue  # another wheel tree: data, scripts, headers
+        cleaned = posixpath.normpath(place or ".") + "/"
+        if cleaned == "./" or any(
+            cleaned.startswith(shipped) or shipped.startswith(cleaned) for shipped in entries
+        ):
+            return shortened(dest, 200)
+    return None
+
+
+def _overridden(overrides: object) -> bool:
+    """Whether an entry of `overrides` (a list of tables, each an ``if`` and settings) may set
+    ``wheel.packages``: one setting it, or one that is not a table."""
+    if not isinstance(overrides, list):
+        return False  # not what scikit-build-core takes: it refuses to build
+    return any(
+        not isinstance(entry, dict)
+        or (isinstance(wheel := entry.get("wheel"), dict) and "packages" in wheel)
+        for entry in overrides
+    )

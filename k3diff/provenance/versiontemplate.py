@@ -26,7 +26,10 @@ version it had the tool write (vLLM's ``setup.py``: ``0.11.0+cu128`` in METADATA
 stated version with local segments appended, and nothing else.
 
 The tuple stated (``__version_tuple__``, ``version_tuple``) must be what setuptools-scm writes
-for the version stated (`scm_tuples`: prov71, ``version_tuple = (9, 9)`` passed).
+for the version stated (`scm_tuples`: prov71, ``version_tuple = (9, 9)`` passed), and the commit
+stated (``__commit_id__``, ``commit_id``, versioneer's ``full-revisionid``) the one the source
+check compares with (one of its range's): the stated-commit reader (W408) reads a top-level
+package's module only, and a deeper one naming another commit passed (review71a).
 """
 
 from __future__ import annotations
@@ -34,7 +37,8 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
@@ -49,12 +53,24 @@ _COMMIT = ("__commit_id__", "commit_id")
 _SCM_NAMES = frozenset((*_VERSION, *_TUPLE, *_COMMIT))
 _NODE = re.compile(r"g?(?:[0-9a-f]{4,40}|[0-9a-f]{64})")
 """A commit id as setuptools-scm writes it from git (``g`` and the abbreviated id, or the id
-from ``.git_archival.txt``): hex the stated-commit reader takes for a commit, held to the source
-check's commit (W408); anything else (``'main'``, ``'unknown'``) was said and passed (prov71)."""
+from ``.git_archival.txt``): hex, held to the source check's commit (here, and by W408 in a
+top-level package's module); anything else (``'main'``, ``'unknown'``) was said and passed
+(prov71)."""
 _ALIASES = frozenset(("VERSION_TUPLE", "COMMIT_ID"))
 _TYPE_NAMES = frozenset(("str", "int", "tuple", "Tuple", "Union", "Optional", *_ALIASES))
-Stated = str | tuple[int | str, ...]
-"""What a version module states: a version, or a version tuple."""
+_COMMIT_HEX = re.compile(r"[0-9a-f]{4,40}|[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class Node:
+    """A commit id a version module states: setuptools-scm's ``commit_id``, versioneer's
+    ``full-revisionid``."""
+
+    text: str
+
+
+Stated = str | tuple[int | str, ...] | Node
+"""What a version module states: a version, a version tuple, or a commit id."""
 _GET_VERSIONS = ast.dump(ast.parse("def get_versions():\n    return json.loads(version_json)\n"))
 _STATEMENTS = {
     ast.Import: "an import",
@@ -77,10 +93,17 @@ class _NotTemplate(Exception):
     """What in the module the tool does not write."""
 
 
-def not_template(tool: str, data: bytes, version: str | None, extended: bool = False) -> str | None:
+def not_template(
+    tool: str,
+    data: bytes,
+    version: str | None,
+    extended: bool = False,
+    commits: Collection[str] = (),
+) -> str | None:
     """None where `data` is `tool`'s template stating `version` (the wheel's METADATA
-    Version; `extended`: or a version it extends by local segments), else what is not: ``line
-    26: an import``, ``__version__ is '9.9', not the wheel's METADATA Version 1.1``."""
+    Version; `extended`: or a version it extends by local segments) and, where it states a
+    commit, one of `commits` (the source check's: full ids), else what is not: ``line 26: an
+    import``, ``__version__ is '9.9', not the wheel's METADATA Version 1.1``."""
     if len(data) > MODULE_CAP:
         return f"over {MODULE_CAP // 1024} KiB, not read"
     try:
@@ -109,7 +132,19 @@ def not_template(tool: str, data: bytes, version: str | None, extended: bool = F
                 f"{name} is {shortened(repr(told), 200)}, not {expected} as setuptools-scm "
                 f"writes for {shortened(stated_version, 200)}"
             )
+    for name, told in stated:
+        if isinstance(told, Node) and commits and not _built(told.text, commits):
+            which = "the source commit" if len(commits) == 1 else "a commit of the range"
+            return f"{name} is {shortened(repr(told.text), 200)}, not {which}"
     return None
+
+
+def _built(node: str, commits: Collection[str]) -> bool:
+    """Whether `node` (``g`` and hex as setuptools-scm writes it, or hex) abbreviates one of
+    `commits`: a module nested deeper than the stated-commit reader looks (W408 reads a
+    top-level package's) stated another commit and passed (review71a)."""
+    hexa = node.removeprefix("g")  # no hex begins with it
+    return _COMMIT_HEX.fullmatch(hexa) is not None and any(c.startswith(hexa) for c in commits)
 
 
 def scm_tuples(version: str) -> tuple[tuple[int | str, ...], ...]:
@@ -275,6 +310,8 @@ def _literal(node: ast.stmt, names: list[str], value: ast.expr) -> Iterator[tupl
             raise _refused(node, f"{name} = {ast.unparse(value)[:80]}, not what it writes")
         if name in _VERSION and isinstance(value, ast.Constant) and isinstance(value.value, str):
             yield name, value.value
+        elif name in _COMMIT and isinstance(value, ast.Constant) and value.value is not None:
+            yield name, Node(str(value.value))
         elif name in _TUPLE and isinstance(value, ast.Tuple):
             parts = [e.value for e in value.elts if isinstance(e, ast.Constant)]
             yield name, tuple(p for p in parts if isinstance(p, int | str))  # checked: no bool
@@ -348,6 +385,8 @@ def _versioneer(module: ast.Module) -> Iterator[tuple[str, Stated]]:
             if not isinstance(stated, str):
                 raise _refused(node, "version_json states no version")
             yield 'version_json "version"', stated
+            if (revision := document.get("full-revisionid")) is not None:
+                yield 'version_json "full-revisionid"', Node(str(revision))
             continue
         if isinstance(node, ast.Assign):
             raise _refused(node, f"an assignment to {', '.join(_names(node, node.targets))}")

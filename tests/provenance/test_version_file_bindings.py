@@ -147,7 +147,8 @@ def test_a_second_commit_id_is_not_setuptools_scm_s_and_is_the_one_read(
 
 def test_an_annotated_commit_id_is_read_as_the_commit_stated(tmp_path: Path) -> None:
     """Assigned once, with an annotation: the template's, and the commit it states is held to
-    the source commit (it was not read: another commit passed)."""
+    the source commit (it was not read: another commit passed), as the stated commit (W408)
+    and as what the build wrote (review71a: the module's commit is the one built)."""
 
     def module(b: str) -> tuple[str, bytes]:
         return _scm(b), scm_module(
@@ -157,9 +158,12 @@ def test_an_annotated_commit_id_is_read_as_the_commit_stated(tmp_path: Path) -> 
     code, report, _b = _run(tmp_path, False, module)
 
     assert code == 1
-    assert _status(report) == "generated"
-    assert list(_errors(report)) == ["W408"]
+    assert _status(report) == "absent"
+    assert sorted(_errors(report)) == ["W402", "W408"]
     assert ELSEWHERE in _errors(report)["W408"]
+    assert _errors(report)["W402"].endswith(
+        f"__commit_id__ is 'g{ELSEWHERE}', not the source commit"
+    )
 
 
 @pytest.mark.parametrize(

@@ -50,7 +50,7 @@ CONFIGURED = {
         PDM + b'[tool.pdm.build]\nincludes = ["src/pkg"]\n',
         "src/pkg/",
         "pyproject.toml [tool.pdm.build] includes",
-        {"": "src/"},
+        {"pkg/": "src/pkg/"},
     ),
     "poetry include from": (
         POETRY + b'[[tool.poetry.packages]]\ninclude = "realname"\nfrom = "src"\nto = ""\n\n'
