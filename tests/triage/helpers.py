@@ -104,6 +104,8 @@ def write_samples(
             "concurrency": 1,
             "k3diff_version": "0.1.0",
             "started": "2025-01-01T00:00:00Z",
+            "keys": list(dict.fromkeys(s.key for s in samples)),
+            "log_format": 2,
         },
     }
     lines = [json.dumps(header)]
