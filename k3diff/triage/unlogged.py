@@ -76,6 +76,7 @@ def _held(verdict: RecordVerdict, gaps: list[Shortfall], unlisted: list[str]) ->
         "command with --resume takes them)"
         for log, parts in by_log.items()
     )
-    # More samples of the same log clear no record of a log without a format: none is asked.
+    # More samples do not clear it (no `more_samples`, so no `next:` step grows another run):
+    # the lines its run owed do, which the reason says how to get.
     why = f"unlogged: {' and '.join(said)}"
-    return held(verdict, Flag.UNLOGGED, why, samples_decide=not unlisted)
+    return held(verdict, Flag.UNLOGGED, why, samples_decide=False)
