@@ -69,10 +69,14 @@ def shortfalls(log: SamplesLog) -> tuple[Shortfall, ...] | None:
 
 def _stopped(log: SamplesLog) -> set[tuple[str, str]]:
     """The (record, mode) pairs `--adaptive` stopped by its rule: every side holds each repeat
-    below the highest logged (the sampler stops between rounds or batches, both sides alike)
-    and the lines are decisive (`Tally.decisive`). A line deleted below the last repeat, or the
-    last round deleted where it decided, is no stop."""
+    below the highest logged, a whole number of rounds (serial and loaded: one repeat a side;
+    concurrent: a batch of `concurrency`), as the sampler stops only between them, both sides
+    alike; and the lines are decisive (`Tally.decisive`). The sampler asks before each round,
+    so a line deleted below the last, part of the last batch, or the last round deleted (the
+    rounds before it were not decisive, or it would not have been taken) is no stop."""
     sides = log.header.sides or ()
+    concurrency = log.header.fields.get("concurrency")
+    batch = concurrency if isinstance(concurrency, int) and concurrency > 0 else 1
     tally = Tally()
     repeats: dict[tuple[str, str], dict[str, set[int]]] = {}
     for sample in log.samples:
@@ -85,6 +89,7 @@ def _stopped(log: SamplesLog) -> set[tuple[str, str]]:
             continue
         rounds = set(range(1 + max(max(found) for found in taken.values())))
         whole = all(taken.get(side, set()) == rounds for side in sides)
+        whole = whole and len(rounds) % (batch if mode == Mode.CONCURRENT.value else 1) == 0
         if whole and tally.decisive(key, mode, len(sides) > 1):
             stopped.add((key, mode))
     return stopped

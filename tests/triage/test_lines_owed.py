@@ -231,3 +231,27 @@ def test_an_adaptive_stop_is_no_gap_but_a_line_dropped_below_it_is(
     result, document = _triage(tmp_path, LOG)
     assert result.exit_code == 1
     assert "unlogged" in _record(document, "b")["flags"]
+
+
+def test_an_adaptive_batch_cut_short_is_no_stop(tmp_path: Path, fault_server: Any) -> None:
+    """Concurrent under --adaptive stops between batches: b's first batch of 4 gives the base
+    4 outputs and decides it (4 of 8 repeats logged: no gap). Its last 2 repeats deleted on
+    both sides, the 2 left still decide it, but no batch ends there: held."""
+    urls = _servers(tmp_path, fault_server, {"b": {"output": "rand"}}, {})
+    extra = ("--mode", "concurrent", "--concurrency", "4", "--adaptive")
+    assert _sample(tmp_path, urls, "--repeats", "8", *extra).exit_code == 0
+    lines = [json.loads(line) for line in (tmp_path / LOG).read_text().splitlines()[1:]]
+    assert sorted(x["repeat"] for x in lines if (x["side"], x["key"]) == ("base", "b")) == [
+        0,
+        1,
+        2,
+        3,
+    ]
+    _, written = _triage(tmp_path, LOG)
+    assert "unlogged" not in _record(written, "b")["flags"]
+
+    _edit(tmp_path / LOG, lambda line: (line["key"], line["repeat"] > 1) != ("b", True))
+    _, document = _triage(tmp_path, LOG)
+    record = _record(document, "b")
+    assert "unlogged" in record["flags"]
+    assert f"{LOG} holds 2 of 8 base lines in concurrent and 2 of 8 patch lines" in record["reason"]
