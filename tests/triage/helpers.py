@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -163,7 +163,7 @@ def side(key: str, which: str, texts: Sequence[str | None], mode: str = "serial"
 
 
 def triage_greedy(
-    tmp_path: Path, cases: dict[str, tuple[list[str | None], list[str | None]]]
+    tmp_path: Path, cases: Mapping[str, tuple[Sequence[str | None], Sequence[str | None]]]
 ) -> dict[str, Any]:
     """Triage (JSON) of records whose base and patch serial outputs are given per key (None: a
     failed request): the comparison captures each side's first output; the document's "exit"
