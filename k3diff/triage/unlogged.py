@@ -76,7 +76,7 @@ def _held(verdict: RecordVerdict, gaps: list[Shortfall], unlisted: list[str]) ->
         "command with --resume takes them)"
         for log, parts in by_log.items()
     )
-    # More samples do not clear it (no `more_samples`, so no `next:` step grows another run):
-    # the lines its run owed do, which the reason says how to get.
+    # A log without a format is cleared by no more samples of it (no `more_samples`); a short
+    # one keeps its `next:` step, whose `--resume` takes the lines owed (a stopped run's too).
     why = f"unlogged: {' and '.join(said)}"
-    return held(verdict, Flag.UNLOGGED, why, samples_decide=False)
+    return held(verdict, Flag.UNLOGGED, why, samples_decide=not unlisted)
