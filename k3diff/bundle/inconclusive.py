@@ -35,6 +35,13 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
                 "takes), so that side proved nothing there; samples its server answers would "
                 "decide them"
             )
+        elif "unlogged" in record.flags:
+            cause = (
+                "a log lacks lines of them its run owed, or cannot show it holds them "
+                "(unlogged: lines removed from it, a killed run's that --resume takes, or a "
+                "log written before k3diff stated what its run owed), so their verdict would "
+                "be read from the lines left; the log as sample wrote it would decide them"
+            )
         elif "doc-changed" in record.flags:
             cause = (
                 "their document changed (doc-changed): the two runs did not score the same "
@@ -124,6 +131,7 @@ HELD_WORDS = (
     ("unsampled", "never sampled on a side although the captures differ"),
     ("unsampled-lacking", "never sampled on a side, and one capture lacks the record"),
     ("unanswered", "a side answered none of the requests"),
+    ("unlogged", "lines a log lacks, or cannot show it holds, of what its run owed"),
     ("doc-changed", "the document changed"),
     ("target-changed", "the gold target changed"),
     ("arguments-changed", "the request arguments changed"),

@@ -150,7 +150,9 @@ def triage_command(
     (inconclusive records are counted, not passed silently; --fail-inconclusive fails them
     too; a record its evidence could not clear fails: a mode not exercised or unproven,
     samples of another condition, a patch capture the samples do not explain, a differing
-    record never sampled, captures of different prompts, fields other than the text that
+    record never sampled, lines a log lacks of what its header says its run owed, or a log
+    that states no format and so cannot show them (unlogged), captures of different
+    prompts, fields other than the text that
     differ (fields-unjudged), a sampled record whose distribution test did not reject and at
     its n could not have detected --shift of its answers moved (no-power), a greedy patch
     output the base never gave left undecided (novel-undecided), a vacuous control), 2 on

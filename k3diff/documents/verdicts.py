@@ -331,7 +331,8 @@ def _row_problems(pair: WheelsetPair, where: str) -> list[str]:
 
 _EQUAL_TEXTS = frozenset({"match", "tokens-differ", "logprobs-differ", "fields-differ"})
 """Comparison statuses whose captured texts are equal: such a record without samples is a
-match to triage (only a vacuous control holds it back)."""
+match to triage (only a vacuous control, or a log that cannot show it holds every line its run
+owed, `unlogged`, holds it back)."""
 
 
 def status_problems(records: Sequence[TriageRecord]) -> list[str]:
@@ -350,7 +351,7 @@ def status_problems(records: Sequence[TriageRecord]) -> list[str]:
             status in _EQUAL_TEXTS
             and record.category == "inconclusive"
             and not record.modes
-            and "vacuous" not in record.flags
+            and not {"vacuous", "unlogged"} & set(record.flags)
         ):
             problems.append(
                 f"record {record.key!r} is {status!r} but undecided without samples although its "

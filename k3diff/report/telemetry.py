@@ -265,7 +265,7 @@ SHOWN_RECORDS = 5
 
 
 def _unlogged_lines(unlogged: Sequence[UnloggedRecords], shown: Callable[[str], str]) -> list[str]:
-    """'unlogged: 1 of 3 records the run asked has no base or patch line in its log (b), ...':
+    """'unlogged: 1 of 3 records the run asked lacks base or patch lines in its log (b), ...':
     what the log lacks and the two ways it comes to lack it, each with what to do (one line
     for both sides where they lack the same records)."""
     if len(unlogged) > 1 and len({(u.records, u.of) for u in unlogged}) == 1:
@@ -277,7 +277,7 @@ def _unlogged_lines(unlogged: Sequence[UnloggedRecords], shown: Callable[[str], 
         more = f" and {count - SHOWN_RECORDS:,} more" if count > SHOWN_RECORDS else ""
         lines.append(
             f"unlogged: {count:,} of {found.of:,} records the run asked "
-            f"{'has' if count == 1 else 'have'} no {found.side} line in its log ({names}{more}), "
+            f"{'lacks' if count == 1 else 'lack'} {found.side} lines in its log ({names}{more}), "
             "not counted above: the lines were removed from the log (a filter such as jq's "
             "select(.error == null) drops the failed ones: give the log as sample wrote it) or "
             "the run was killed before them (its sample command with --resume takes them)"

@@ -237,6 +237,10 @@ HELD_CAUSES: tuple[tuple[frozenset[Flag], str], ...] = (
     (frozenset({Flag.OTHER_CONDITION}), "samples of another condition"),
     (frozenset({Flag.CAPTURE_UNEXPLAINED}), "a patch capture the samples do not explain"),
     (frozenset({Flag.UNSAMPLED}), UNSAMPLED_CAUSE),
+    (
+        frozenset({Flag.UNLOGGED}),
+        "lines a log lacks, or cannot show it holds, of what its run owed (unlogged)",
+    ),
     (frozenset({Flag.NOT_COMPARABLE}), "captures whose prompts differ (not-comparable)"),
     (frozenset({Flag.DOC_CHANGED}), "the document changed (doc-changed)"),
     (frozenset({Flag.TARGET_CHANGED}), "the gold target changed (target-changed)"),

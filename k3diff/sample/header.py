@@ -17,6 +17,14 @@ from k3diff.ids import SAMPLES as SCHEMA
 from k3diff.sample.names import MODES, SIDES
 from k3diff.sample.usage import shown
 
+LOG_FORMAT = 2
+"""The header's `run.log_format` this version writes: a header stating it lists every field
+readers check the log against (`REQUIRED`: the records asked, modes, repeats, sides, run id),
+so a header that states it and lacks one was edited (samples71). A log without it (format 1,
+written before samples71) cannot show every line its run owed was logged."""
+REQUIRED = ("run_id", "servers", "modes", "repeats", "keys")
+"""The `run` fields a header stating `log_format` carries, each read below."""
+
 
 def json_line(value: Any) -> bytes:
     """One log line: compact RFC 8259 JSON (a server's NaN or infinity is written as a string)
@@ -44,6 +52,15 @@ class RunHeader:
     """The records the run asked (`keys`, each prompt's key): every side it sampled owes a
     line of each in every mode it asked; None in logs written before the header listed them
     (triage70), whose records' missing lines cannot be told from records never asked."""
+    log_format: int | None = None
+    """`run.log_format` (`LOG_FORMAT`); None in a log written before samples71, whose header
+    cannot show that every line its run owed is in the log (`listed` false)."""
+
+    @property
+    def listed(self) -> bool:
+        """The header states what the run owed (its format, hence its keys): each line owed
+        and missing can be told (`k3diff.sample.owed`)."""
+        return self.log_format is not None and self.keys is not None
 
     @property
     def identity(self) -> str:
@@ -120,6 +137,7 @@ def read_header(value: Mapping[str, Any], where: str) -> RunHeader:
     run = value.get("run")
     if not isinstance(run, dict):
         raise InputError(f"{where}: header has no 'run' object")
+    log_format = _log_format(run, where)
     return RunHeader(
         fields=run,
         run_id=_optional_string(run, "run_id", where),
@@ -128,7 +146,32 @@ def read_header(value: Mapping[str, Any], where: str) -> RunHeader:
         modes=_modes(run, where),
         repeats=_repeats(run, where),
         keys=_keys(run, where),
+        log_format=log_format,
     )
+
+
+def _log_format(run: Mapping[str, Any], where: str) -> int | None:
+    """`run.log_format`, and under it every `REQUIRED` field present (samples71: a header whose
+    `keys` was deleted read as one written before them, and triage passed a log that had lost a
+    record's lines); a format newer than this version's is refused."""
+    found = run.get("log_format")
+    if found is None:
+        return None
+    if isinstance(found, bool) or not isinstance(found, int) or found < 1:
+        raise InputError(f"{where}: header 'run.log_format' is not a positive integer")
+    if found > LOG_FORMAT:
+        raise InputError(
+            f"{where}: header 'run.log_format' is {found}: written by a newer k3diff (this "
+            f"version reads up to {LOG_FORMAT})"
+        )
+    for name in REQUIRED:
+        if run.get(name) is None:
+            raise InputError(
+                f"{where}: header 'run.{name}' missing: a log_format {found} header states it "
+                "(k3diff sample writes it), so the header was edited; give the log as sample "
+                "wrote it"
+            )
+    return found
 
 
 def _optional_string(run: Mapping[str, Any], name: str, where: str) -> str | None:

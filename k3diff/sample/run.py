@@ -15,6 +15,7 @@ from k3diff.sample.bodies import request_bodies, request_template
 from k3diff.sample.client import SamplerClient
 from k3diff.sample.finish import FINISHED
 from k3diff.sample.gaugeadvice import given_problem
+from k3diff.sample.header import LOG_FORMAT
 from k3diff.sample.log import PerfLog, SampleLog
 from k3diff.sample.metrics import METRICS_MAX_BYTES, METRICS_TIMEOUT, Fetch, SideMetrics, probe
 from k3diff.sample.model import (
@@ -93,7 +94,8 @@ def run_header(
         # killed before them) rather than reading it as never asked (triage70). The whole list,
         # not a count and digest: 100,000 prompt-hash keys are 3.5 MB, parsed in 20 ms, beside
         # a log of at least 200,000 sample lines; and a digest could not name the record.
-        run = {**run, "keys": keys}
+        # `log_format` with them (samples71): a header stating it and lacking `keys` was edited.
+        run = {**run, "keys": keys, "log_format": LOG_FORMAT}
     if Mode.SWEEP in options.modes:
         run = {**run, "levels": list(options.levels)}
     if options.control is None:

@@ -69,18 +69,19 @@ class RunInfo:
     identity: str | None = None
     """What tells runs apart (`RunHeader.identity`: the run id, or a header digest)."""
     asked: int | None = None
-    """The records the run asked (its header's `keys`); None where the header does not list
-    them (a log written before triage70): a record whose every line was removed from it cannot
-    be told from one its run never asked, so such records were not checked."""
+    """The records the run asked (its header's `keys`); None where the header does not state
+    what its run owed (no `log_format`: a log written before samples71, `keys` before
+    triage70): a line removed from it cannot be told from one never owed, so triage holds
+    every record (`unlogged`)."""
 
 
 def unlisted_note(log: str) -> str:
-    """What triage and the bundle say of a log whose header does not list the records its run
-    asked (`RunInfo.asked` None)."""
+    """What triage and the bundle say of a log whose header does not state what its run owed
+    (`RunInfo.asked` None)."""
     return (
-        f"{log} does not list the records its run asked (a log written before k3diff listed "
-        "them): a record whose every line was removed from it, or that a killed run never "
-        "reached, reads as one the run never asked"
+        f"{log} does not state what its run owed (no run.log_format: a log written before "
+        "k3diff stated it): it cannot show every asked record was logged, so no record it "
+        "holds is cleared; re-sample with this version"
     )
 
 
@@ -94,7 +95,7 @@ def run_infos(logs: Sequence[SamplesLog]) -> tuple[RunInfo, ...]:
             log.header.prompts_sha256,
             prompts if isinstance(prompts := log.header.fields.get("prompts"), str) else None,
             log.header.identity,
-            None if log.header.keys is None else len(log.header.keys),
+            None if not log.header.listed or log.header.keys is None else len(log.header.keys),
         )
         for log in logs
     )

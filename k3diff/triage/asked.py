@@ -8,8 +8,9 @@ where the log as written held it `unanswered` (exit 1); a run killed before a re
 read the same. A header that lists the keys asked (`k3diff sample` writes it since) makes each
 record of the comparison it asked a record of every mode it asked, lines or none: a side it
 sampled with no line there is held `unanswered` (`triage.unanswered`), worded as lines the log
-lacks. A log written before the header listed them is read as before, and triage says its
-records could not be checked (`runs[].asked` null: `k3diff.sample.runs.RunInfo`)."""
+lacks. A log written before the header stated its format (`run.log_format`) cannot show it
+holds every line its run owed: `triage.unlogged` holds its records, and triage says so
+(`runs[].asked` null: `k3diff.sample.runs.RunInfo`)."""
 
 from __future__ import annotations
 

@@ -45,6 +45,12 @@ class Flag(StrEnum):
     failed (an HTTP error, a connection closed), or the logs hold none of its lines there, so
     that side proved nothing in it. Never a pass: inconclusive, and it fails the run (where the
     captures differ, `unsampled` says it)."""
+    UNLOGGED = "unlogged"
+    """A log holds fewer of the record's lines (of a side, in a mode) than its header says its
+    run owed (its repeats; a line removed, or a run killed before it), or a log states no
+    format (written before samples71) and so cannot show every line its run owed is there:
+    its verdict would be read from the lines left. Never a pass: inconclusive, and it fails
+    the run (`k3diff.triage.unlogged`)."""
     NOT_COMPARABLE = "not-comparable"
     """The captured prompts differ (the comparison's status `not-comparable`): the base's and
     the patch's captures answer different requests, so the comparison compared nothing and no
@@ -124,14 +130,14 @@ class Flag(StrEnum):
 HELD_FLAGS = frozenset(
     {Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.OTHER_CONDITION, Flag.CAPTURE_UNEXPLAINED}
     | {Flag.UNSAMPLED, Flag.NOT_COMPARABLE, Flag.NO_POWER, Flag.NOVEL_UNDECIDED}
-    | {Flag.FIELDS_UNJUDGED, Flag.UNANSWERED}
+    | {Flag.FIELDS_UNJUDGED, Flag.UNANSWERED, Flag.UNLOGGED}
 )
 """Flags of an inconclusive record that fails the run: its evidence could not clear it (a mode
 not exercised or unproven, samples of another condition, a patch capture the samples do not
 explain, a differing record never sampled, a side that answered none of a record's requests,
-captures of different prompts, a sampled test
-without power, a greedy patch output the base never gave left undecided, fields other than
-the text that differ) — never a pass."""
+lines of a record a log lacks against what its run owed, captures of different prompts, a
+sampled test without power, a greedy patch output the base never gave left undecided, fields
+other than the text that differ) — never a pass."""
 
 REFINED = {
     Flag.NOT_COMPARABLE: frozenset(

@@ -55,6 +55,7 @@ from k3diff.triage.sides import CacheCounts
 from k3diff.triage.splits import split_tree
 from k3diff.triage.sweep import with_sweep
 from k3diff.triage.unanswered import hold_unanswered
+from k3diff.triage.unlogged import hold_unlogged
 
 _Modes = dict[str, dict[str, list[Sample]]]
 """One key's samples: mode -> side -> samples."""
@@ -127,6 +128,7 @@ def triage(
         side for log in logs.logs for side in log.header.sides or {s.side for s in log.samples}
     }
     records = tuple(hold_unanswered(r, grouped.get(r.key, {}), sides) for r in records)
+    records = hold_unlogged(records, grouped, logs.logs)
     if vacuous:
         records = tuple(held_by_vacuous_control(record, vacuous, control) for record in records)
     return TriageResult(

@@ -6,6 +6,7 @@ stable)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import zipfile
 from pathlib import Path
@@ -22,6 +23,18 @@ BASE_FILES = {
     "pkg/sampler.py": b"def sample(x):\n    return x\n",
     "pkg/_native.so": wheelkit.elf_bytes(b"\x90" * 64),
 }
+
+
+def current_header(log: Path) -> None:
+    """A fixture log written before samples71 given the header fields `k3diff sample` writes
+    now (`log_format`, `keys`: the records its lines hold, in order), so a test of an older
+    document reads evidence triage can clear: a log without them holds every record
+    (tests/triage/test_lines_owed.py)."""
+    lines = log.read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    keys = [json.loads(line)["key"] for line in lines[1:]]
+    header["run"] |= {"keys": list(dict.fromkeys(keys)), "log_format": 2}
+    log.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
 
 
 def wheels_json(tmp_path: Path, native_changed: bool = False, name: str = "wheels.json") -> str:

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from cli_support import run_k3diff
 
+from .helpers import current_header
+
 EVIDENCE = Path(__file__).parent / "data" / "triage_3e8bbca" / "base_flaky"
 INPUTS = ("cmp.json", "run/samples.jsonl", "t.json")
 
@@ -19,6 +21,7 @@ INPUTS = ("cmp.json", "run/samples.jsonl", "t.json")
 def _triage(tmp_path: Path, *args: str) -> Path:
     where = tmp_path / "evidence"
     shutil.copytree(EVIDENCE, where)
+    current_header(where / "run" / "samples.jsonl")  # a log without it holds its records
     made = run_k3diff(
         "triage", "cmp.json", "run/samples.jsonl", *args, "--format", "json", "-o", "t.json",
         cwd=where,

@@ -101,9 +101,9 @@ def test_a_triage_with_undecided_records_is_an_inconclusive_row_not_a_pass(
     tmp_path: Path,
 ) -> None:
     compare_texts(tmp_path, {"k1": ("a", "a")})
-    # One base sample: too few to say, and no patch output the base never gave (a patch `x`
+    # One base sample (its other request failed): too few to say, and no patch output the base never gave (a patch `x`
     # beside a base `a, a` is held novel-undecided and fails: tests/triage/test_novel_undecided)
-    samples = side("k1", "base", ["a"]) + side("k1", "patch", ["a", "a"])
+    samples = side("k1", "base", ["a", None]) + side("k1", "patch", ["a", "a"])
     write_samples(tmp_path / "run" / "samples.jsonl", samples)
     made = run_k3diff(
         "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "triage.json",

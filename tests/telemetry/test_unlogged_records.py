@@ -20,7 +20,7 @@ __all__ = ["fault_server"]
 
 LOG = "run/samples.jsonl"
 LINE = (
-    "unlogged: 1 of 3 records the run asked has no base or patch line in its log (b), not "
+    "unlogged: 1 of 3 records the run asked lacks base or patch lines in its log (b), not "
     "counted above: the lines were removed from the log (a filter such as jq's "
     "select(.error == null) drops the failed ones: give the log as sample wrote it) or the run "
     "was killed before them (its sample command with --resume takes them)"
@@ -90,7 +90,7 @@ def test_each_side_is_said_with_the_records_it_lacks(tmp_path: Path, fault_serve
     assert text.exit_code == 0, text.stderr
     (line,) = [x for x in text.stdout.splitlines() if x.startswith("unlogged:")]
     assert line.startswith(
-        "unlogged: 2 of 3 records the run asked have no patch line in its log (b, c), "
+        "unlogged: 2 of 3 records the run asked lack patch lines in its log (b, c), "
     )
     document = run_k3diff("telemetry", LOG, "--format", "json", cwd=tmp_path)
     assert json.loads(document.stdout)["unlogged"] == [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,10 +100,12 @@ def write_samples(
             "endpoint": "completions",
             "stream": False,
             "params": params,
-            "repeats": max([3, *slots.values()]),
+            "repeats": max(slots.values(), default=3),  # what each side owes (samples71)
             "concurrency": 1,
             "k3diff_version": "0.1.0",
             "started": "2025-01-01T00:00:00Z",
+            "keys": list(dict.fromkeys(s.key for s in samples)),
+            "log_format": 2,
         },
     }
     lines = [json.dumps(header)]
@@ -160,10 +162,17 @@ def side(key: str, which: str, texts: Sequence[str | None], mode: str = "serial"
     return [S(which, key, text, mode) for text in texts]
 
 
-def triage_greedy(tmp_path: Path, cases: dict[str, tuple[list[str], list[str]]]) -> dict[str, Any]:
-    """Triage (JSON) of records whose base and patch serial outputs are given per key: the
-    comparison captures each side's first output; the document's "exit" is triage's exit code."""
-    compare_texts(tmp_path, {key: (base[0], patch[0]) for key, (base, patch) in cases.items()})
+def triage_greedy(
+    tmp_path: Path, cases: Mapping[str, tuple[Sequence[str | None], Sequence[str | None]]]
+) -> dict[str, Any]:
+    """Triage (JSON) of records whose base and patch serial outputs are given per key (None: a
+    failed request): the comparison captures each side's first output; the document's "exit"
+    is triage's exit code."""
+    first = {
+        key: tuple(next(t for t in texts if t is not None) for texts in c)
+        for key, c in cases.items()
+    }
+    compare_texts(tmp_path, {key: (texts[0], texts[1]) for key, texts in first.items()})
     samples = [
         S(side, key, text)
         for key, (base, patch) in cases.items()

@@ -12,6 +12,7 @@ a patch more stable than the base on them, both-nondeterministic, a sampled mode
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,21 +99,22 @@ def test_a_stable_patch_on_an_output_a_flaky_base_never_gave_is_held(tmp_path: P
 
 
 def test_what_is_not_held(tmp_path: Path) -> None:
-    doc = triage_greedy(
-        tmp_path,
-        {
-            # the patch inside the base's outputs, more stable than the base on them
-            "inside": (["A", "B", "A", "B"], ["A", "A", "A", "A"]),
-            # both vary, the patch's new output as the base's own variation gives them, where
-            # the test could tell (base A, B, C against patch D, E, F, a test without power,
-            # is held: tests/triage/test_greedy_without_power.py)
-            "both": (["A", "B"] * 20, ["A", "B"] * 19 + ["A", "C"]),
-            # both stable on one output
-            "match": (["A", "A", "A"], ["A", "A", "A"]),
-        },
-    )
-    assert doc["exit"] == 0, doc["records"]
-    categories = {r["key"]: r["category"] for r in doc["records"]}
+    cases: dict[str, tuple[Sequence[str | None], Sequence[str | None]]] = {
+        # the patch inside the base's outputs, more stable than the base on them
+        "inside": (["A", "B", "A", "B"], ["A", "A", "A", "A"]),
+        # both vary, the patch's new output as the base's own variation gives them, where
+        # the test could tell (base A, B, C against patch D, E, F, a test without power,
+        # is held: tests/triage/test_greedy_without_power.py)
+        "both": (["A", "B"] * 20, ["A", "B"] * 19 + ["A", "C"]),
+        # both stable on one output
+        "match": (["A", "A", "A"], ["A", "A", "A"]),
+    }
+    categories: dict[str, str] = {}
+    for key, case in cases.items():  # each its own run: a run owes each record its repeats
+        (tmp_path / key).mkdir()
+        doc = triage_greedy(tmp_path / key, {key: case})
+        assert doc["exit"] == 0, doc["records"]
+        categories |= {r["key"]: r["category"] for r in doc["records"]}
     assert categories == {
         "inside": "base-nondeterminism",
         "both": "both-nondeterministic",
@@ -183,13 +185,15 @@ def test_no_undecided_greedy_mode_with_patch_novelty_passes(
         assert verdict.reason.startswith("novel-undecided: ")
 
 
-ONE_SAMPLE_CASES = {
+ONE_SAMPLE_CASES: dict[str, tuple[list[str | None], list[str | None]]] = {
     # one sample a side: no novelty test runs, and Z is an output the base never gave
     "one-each": (["A"], ["Z"]),
-    "base-three": (["A", "A", "A"], ["Z"]),
-    "base-one": (["A"], ["A", "Z", "A"]),
-    "patch-stable-new": (["A"], ["Z", "Z", "Z"]),
+    "base-three": (["A", "A", "A"], ["Z", None, None]),
+    "base-one": (["A", None, None], ["A", "Z", "A"]),
+    "patch-stable-new": (["A", None, None], ["Z", "Z", "Z"]),
 }
+"""A side's other requests failed: a run owes each side its repeats, so a side with fewer
+samples logged them failed (samples71: fewer lines are held `unlogged`)."""
 
 
 def test_stop59_one_sample_a_side_and_a_new_patch_output_is_held(tmp_path: Path) -> None:
@@ -213,12 +217,15 @@ def test_stop59_one_sample_a_side_and_a_new_patch_output_is_held(tmp_path: Path)
 
 
 def test_one_sample_inside_the_base_set_still_passes(tmp_path: Path) -> None:
-    doc = triage_greedy(
-        tmp_path,
-        {"one-each": (["A"], ["A"]), "patch-three": (["A"], ["A", "A", "A"])},
-    )
-    assert doc["exit"] == 0, doc["records"]
-    for record in doc["records"]:
+    cases: dict[str, tuple[Sequence[str | None], Sequence[str | None]]] = {
+        "one-each": (["A"], ["A"]),
+        "patch-three": (["A", None, None], ["A", "A", "A"]),
+    }
+    for key, case in cases.items():  # each its own run: a run owes each record its repeats
+        (tmp_path / key).mkdir()
+        doc = triage_greedy(tmp_path / key, {key: case})
+        assert doc["exit"] == 0, doc["records"]
+        (record,) = doc["records"]
         assert record["category"] == "inconclusive" and "novel-undecided" not in record["flags"]
         assert record["modes"][0]["novelty"] is None
 

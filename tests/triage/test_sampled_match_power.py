@@ -38,7 +38,9 @@ def test_a_sampled_match_clears_only_on_two_or_more_outputs_a_side(
     base_capture, patch_capture, base, patch, code, category, held = CASES[name]
     cmp = compare_texts(tmp_path, {"q": (base_capture, patch_capture), "r": ("x", "x")})
     samples = [S("base", "q", t) for t in base] + [S("patch", "q", t) for t in patch]
-    samples += [S(side, "r", "x") for side in ("base", "patch") for _ in range(3)]
+    # r as many repeats as q: a side owes each record the run's repeats (samples71)
+    repeats = max(len(base), len(patch)) or 3
+    samples += [S(side, "r", "x") for side in ("base", "patch") for _ in range(repeats)]
     log = write_samples(tmp_path / "run" / "samples.jsonl", samples, params={"temperature": 1})
     result = run_k3diff("triage", str(cmp), str(log), "--format", "json", cwd=tmp_path)
     record = next(r for r in json.loads(result.stdout)["records"] if r["key"] == "q")

@@ -7,7 +7,8 @@ read b from its captures alone ("no samples; the captured outputs are equal") an
 exit 0, where the log as written held it `unanswered` (exit 1). A record the header lists that a
 side it sampled has no line of is held `unanswered` (exit 1) and worded as lines the log lacks
 (removed, or a run killed before them: `--resume` takes them). A log written before the header
-listed its records is read as before and says it cannot be checked.
+stated its format (`run.log_format`, samples71) holds its records `unlogged` and says it cannot
+be checked (tests/triage/test_lines_owed.py).
 """
 
 from __future__ import annotations
@@ -172,36 +173,42 @@ def test_a_mode_whose_lines_were_removed_on_both_sides_is_held(
 def test_a_log_written_before_the_header_listed_its_records_says_it_is_unchecked(
     tmp_path: Path, fault_server: Any
 ) -> None:
-    """A header without `keys` (k3diff before triage70) is read as before: b, of which the log
-    holds no line, is judged by its captures (exit 0), and triage and report say the log's
-    records could not be checked. `--resume` continues such a log and keeps its header."""
+    """A header with neither `keys` nor `log_format` (k3diff before them) cannot show that
+    every record its run asked was logged: b, of which the log holds no line, was judged by its
+    captures and passed (exit 0, triage70's documented reading); each record is now held
+    `unlogged` (exit 1, samples71), and triage and report say the log could not be checked.
+    `--resume` continues such a log and keeps its header, so it stays held: re-sample."""
     urls = _run(tmp_path, fault_server, {})
     path = tmp_path / LOG
     lines = path.read_text().splitlines(keepends=True)
     header = json.loads(lines[0])
     header["run"].pop("keys", None)
+    header["run"].pop("log_format", None)
     kept = [ln for ln in lines[1:] if json.loads(ln)["key"] != "b"]
     path.write_text(json.dumps(header, separators=(",", ":")) + "\n" + "".join(kept))
 
     result, document = _triage(tmp_path)
-    assert result.exit_code == 0, result.stdout
-    assert _record(document, "b")["reason"] == "no samples; the captured outputs are equal"
+    assert result.exit_code == 1, result.stdout
+    assert "unlogged" in _record(document, "b")["flags"]
     assert "asked" in document["runs"][0] and document["runs"][0]["asked"] is None
     text = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
     unchecked = (
-        f"unchecked: {LOG} does not list the records its run asked (a log written before "
-        "k3diff listed them): a record whose every line was removed from it, or that a killed "
-        "run never reached, reads as one the run never asked"
+        f"unchecked: {LOG} does not state what its run owed (no run.log_format: a log written "
+        "before k3diff stated it): it cannot show every asked record was logged, so no record "
+        "it holds is cleared; re-sample with this version"
     )
     assert unchecked in text.stdout
     bundle = run_k3diff("report", "cmp.json", LOG, "t.json", "--out", "b1", cwd=tmp_path)
-    assert bundle.exit_code == 0, bundle.stderr
-    assert "does not list the records its run asked" in (tmp_path / "b1" / "REPORT.md").read_text()
+    assert bundle.exit_code == 1, bundle.stderr
+    assert "does not state what its run owed" in (tmp_path / "b1" / "REPORT.md").read_text()
 
     resumed = _sample(tmp_path, urls, "--resume")
     assert resumed.exit_code == 0, resumed.stderr
-    assert "keys" not in json.loads(path.read_text().splitlines()[0])["run"]
+    run = json.loads(path.read_text().splitlines()[0])["run"]
+    assert "keys" not in run and "log_format" not in run
     assert '"key":"b"' in path.read_text()  # the missing record sampled
+    again, _ = _triage(tmp_path)
+    assert again.exit_code == 1  # still a log that cannot show it
 
 
 def test_resume_with_another_prompts_file_is_refused_and_keeps_the_keys(
