@@ -35,6 +35,13 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
                 "takes), so that side proved nothing there; samples its server answers would "
                 "decide them"
             )
+        elif "same-server" in record.flags:
+            cause = (
+                "base and patch were sampled from one server with the same parameters "
+                "(same-server): the patch samples are that server's, so they clear nothing; "
+                "samples of the patched build on a server of its own would decide them "
+                "(--allow-same-server for an A/A calibration run)"
+            )
         elif "doc-changed" in record.flags:
             cause = (
                 "their document changed (doc-changed): the two runs did not score the same "
@@ -124,6 +131,7 @@ HELD_WORDS = (
     ("unsampled", "never sampled on a side although the captures differ"),
     ("unsampled-lacking", "never sampled on a side, and one capture lacks the record"),
     ("unanswered", "a side answered none of the requests"),
+    ("same-server", "base and patch sampled from one server"),
     ("doc-changed", "the document changed"),
     ("target-changed", "the gold target changed"),
     ("arguments-changed", "the request arguments changed"),

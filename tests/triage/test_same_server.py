@@ -1,6 +1,8 @@
 """Samples whose base and patch are one server: `k3diff sample` says so when it runs (a note on
 stderr), and the triage and the bundle read from its log must say so too, or a reviewer reads a
-pass as the patch reproducing the base when the patch was never sampled."""
+pass as the patch reproducing the base when the patch was never sampled; and triage holds its
+records (same-server, exit 1: server71) unless --allow-same-server. These logs are written
+without the header's `connects_to` (as before server71): the URLs' names decide."""
 
 from __future__ import annotations
 
@@ -35,11 +37,11 @@ def _same_server_log(tmp_path: Path, patch_url: str = SAME) -> None:
 def test_triage_says_the_patch_side_is_the_base_server(tmp_path: Path) -> None:
     _same_server_log(tmp_path)
     result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
-    assert result.exit_code == 0, result.stderr  # a note, not a failure
+    assert result.exit_code == 1, result.stderr  # held: same-server (a note before server71)
     said = (
-        f"unchecked: base and patch were sampled from the same server ({SAME}) in "
-        "run/samples.jsonl: its patch samples measure that server against itself, not a "
-        "patched build"
+        f"unchecked: base and patch were sampled from the same server ({SAME}, both loopback "
+        "port 1) in run/samples.jsonl: its patch samples measure that server against itself, "
+        "not a patched build"
     )
     assert said in result.stdout
     result = run_k3diff(
@@ -47,12 +49,33 @@ def test_triage_says_the_patch_side_is_the_base_server(tmp_path: Path) -> None:
     )
     document = json.loads((tmp_path / "t.json").read_text())
     assert any("same server" in q for q in document["qualifications"])
+    assert all("same-server" in r["flags"] for r in document["records"])
     bundle = run_k3diff(
         "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path
     )
-    assert bundle.exit_code == 0, bundle.stderr
+    assert bundle.exit_code == 1, bundle.stderr
     report = (tmp_path / "b" / "REPORT.md").read_text()
-    assert "- Base and patch were sampled from the same server (http://127.0.0.1:1)" in report
+    assert (
+        "- Base and patch were sampled from the same server (http://127.0.0.1:1, both loopback "
+        "port 1)"
+    ) in report
+
+
+def test_an_older_log_of_one_server_under_two_names_is_held(tmp_path: Path) -> None:
+    """A log without `connects_to`: `localhost` and 127.0.0.1 are this host, a trailing slash
+    and `/v1` no other server. Failed on base71: exit 0, no word of it."""
+    _same_server_log(tmp_path, "http://LOCALHOST:1/v1/")
+    result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    assert (
+        f"result: SAME SERVER: base and patch were sampled from one server ({SAME} and "
+        "http://LOCALHOST:1/v1/, both loopback port 1, in run/samples.jsonl); 2 records it "
+        "would have cleared fail (exit 1; --allow-same-server for an A/A calibration run)"
+    ) in result.stdout
+    allowed = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--allow-same-server", cwd=tmp_path
+    )
+    assert allowed.exit_code == 0, allowed.stdout
 
 
 def test_bundle_without_triage_says_so_too(tmp_path: Path) -> None:
@@ -60,7 +83,9 @@ def test_bundle_without_triage_says_so_too(tmp_path: Path) -> None:
     bundle = run_k3diff("report", "cmp.json", "run/samples.jsonl", "--out", "b", cwd=tmp_path)
     assert bundle.exit_code == 0, bundle.stderr
     report = (tmp_path / "b" / "REPORT.md").read_text()
-    assert "the same server (http://127.0.0.1:1) in run/samples.jsonl" in report, report
+    assert "the same server (http://127.0.0.1:1, both loopback port 1) in run/samples.jsonl" in (
+        report
+    ), report
 
 
 def test_two_servers_say_nothing(tmp_path: Path) -> None:

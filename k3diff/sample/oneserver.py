@@ -1,0 +1,172 @@
+"""Whether a run's base and patch are one server, however their URLs are spelled (server71).
+
+`k3diff sample` records in its header where each side's URL connects (`connects_to`: the URL
+normalised, and the addresses its host resolved to when the run started, as the client connects
+to them); every reader decides from the header alone, never resolving anything itself:
+`k3diff sample`'s note, triage's hold (`k3diff.triage.oneserver`), the bundle's sentence and
+telemetry's drains of one server.
+
+Two sides are one server when their ports and path prefixes agree and their hosts share an
+address. Normalised: scheme and host case, the scheme's default port, a trailing slash and an
+OpenAI-SDK `/v1` suffix (`http://localhost:8000` is `http://LOCALHOST:8000/v1/`). Every loopback
+address (127.0.0.0/8, ::1), the any-address (0.0.0.0, ::: a client connecting to it reaches this
+host) and `localhost` are this host, one address: 127.0.0.1 and 127.0.0.2 on one port are read
+as one server (a server bound to the any-address answers both; two processes bound to each on
+one port are rare, and reading them as one holds a run, never passes one). A host name with no
+address recorded (a log written before `connects_to`, or a name that did not resolve) is its
+own address. A front end that routes two host names (virtual hosts) on one address and port to
+two builds reads as one server; a path prefix tells routes apart (`http://gw/base` is not
+`http://gw/patch`). No probe of the server's own identity corroborates it: the OpenAI-style
+`/v1/models` `created` of vLLM and SGLang is the time of the request, not of the server.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+RESOLVE_TIMEOUT = 5.0
+"""Seconds `connects_to` waits for the sides' host names to resolve, both together."""
+
+THIS_HOST = "this host"
+"""The address every loopback address, the any-address and `localhost` read as."""
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where one side's URL connects: its host's addresses, port and path prefix."""
+
+    addresses: frozenset[str]
+    """Each address as `address_name` reads it (`THIS_HOST` for loopback), or the host name
+    itself where none was recorded."""
+    port: int | None
+    """The port, the scheme's default where the URL names none (None: an unknown scheme)."""
+    path: str
+    """The path prefix without a trailing slash or `/v1` ('' for the root)."""
+
+
+@dataclass(frozen=True)
+class OneServer:
+    """Base and patch URLs that connect to one server."""
+
+    base: str
+    """The base URL as the header names it."""
+    patch: str
+    """The patch URL as the header names it."""
+    where: str
+    """Where both connect: 'loopback port 8000', '10.0.0.5 port 443', 'gw port 80/base'."""
+
+    @property
+    def urls(self) -> str:
+        """'http://a:1 and http://b:1', or the one URL where both are spelled alike."""
+        return self.base if self.base == self.patch else f"{self.base} and {self.patch}"
+
+
+def normalised(url: str) -> str:
+    """`scheme://host:port/path`: scheme and host in lower case, the scheme's default port
+    named, no user, query or fragment, no trailing slash or `/v1` (the URL itself where it
+    cannot be split)."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return url
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    port = port if port is not None else _DEFAULT_PORTS.get(scheme)
+    shown = f"[{host}]" if ":" in host else host
+    netloc = shown if port is None else f"{shown}:{port}"
+    return f"{scheme}://{netloc}{_prefix(parts.path)}"
+
+
+def _prefix(path: str) -> str:
+    root = path.rstrip("/")
+    return root[: -len("/v1")].rstrip("/") if root.endswith("/v1") else root
+
+
+def address_name(address: str) -> str:
+    """An address as one server's: `THIS_HOST` for loopback, the any-address and
+    `localhost`, an IPv4-mapped IPv6 address as IPv4, an IP in its compressed form, and any
+    other name in lower case."""
+    name = address.strip("[]").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return THIS_HOST
+    try:
+        ip = ipaddress.ip_address(name.split("%", 1)[0])
+    except ValueError:
+        return name
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return THIS_HOST if ip.is_loopback or ip.is_unspecified else str(ip)
+
+
+def connects_to(urls: Mapping[str, str], timeout: float = RESOLVE_TIMEOUT) -> dict[str, Any]:
+    """Per side, `{"url": normalised URL, "addresses": [...]}`: the addresses its host
+    resolves to (`socket.getaddrinfo`, as the client resolves it), in its order, both sides
+    resolved together within `timeout` seconds; `error` says why a side has none."""
+    pool = ThreadPoolExecutor(max_workers=max(1, len(urls)), thread_name_prefix="k3diff-resolve")
+    try:
+        futures = {side: pool.submit(_resolve, url) for side, url in urls.items()}
+        found: dict[str, Any] = {}
+        for side, future in futures.items():
+            entry: dict[str, Any] = {"url": normalised(urls[side]), "addresses": []}
+            try:
+                entry["addresses"] = future.result(timeout=timeout)
+            except FutureTimeout:
+                entry["error"] = f"not resolved within {timeout:g} s"
+            except (OSError, UnicodeError, ValueError) as exc:
+                entry["error"] = str(exc)[:200] or type(exc).__name__
+            found[side] = entry
+        return found
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)  # a resolver stuck past the timeout
+
+
+def _resolve(url: str) -> list[str]:
+    parts = urlsplit(url)
+    host, port = parts.hostname, parts.port or _DEFAULT_PORTS.get(parts.scheme.lower())
+    if not host:
+        return []
+    found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in found))
+
+
+def place(url: str, recorded: Any = None) -> Place:
+    """Where `url` connects: its recorded addresses (a `connects_to` entry), else its host."""
+    parts = urlsplit(normalised(url))
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    addresses = recorded.get("addresses") if isinstance(recorded, dict) else None
+    named = [a for a in addresses if isinstance(a, str)] if isinstance(addresses, list) else []
+    hosts = named or [parts.hostname or url]
+    return Place(frozenset(address_name(a) for a in hosts), port, parts.path)
+
+
+def one_server(run: Mapping[str, Any]) -> OneServer | None:
+    """The base and patch URLs of a header's `run` object where they connect to one server
+    (whatever their request fields: `side_params` is the caller's to weigh), else None."""
+    servers = run.get("servers")
+    if not isinstance(servers, dict):
+        return None
+    base, patch = servers.get("base"), servers.get("patch")
+    if not isinstance(base, str) or not isinstance(patch, str):
+        return None
+    recorded = run.get("connects_to")
+    recorded = recorded if isinstance(recorded, dict) else {}
+    one, other = place(base, recorded.get("base")), place(patch, recorded.get("patch"))
+    shared = one.addresses & other.addresses
+    if one.port != other.port or one.path != other.path or not shared:
+        return None
+    host = "loopback" if THIS_HOST in shared else sorted(shared)[0]
+    port = "" if one.port is None else f" port {one.port}"
+    return OneServer(base[:200], patch[:200], f"{host}{port}{one.path}")
