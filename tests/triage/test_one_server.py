@@ -174,5 +174,6 @@ def test_one_servers_sides_apart_by_their_parameters_are_judged_as_any(
         tmp_path, server.url, f"http://localhost:{port}", "--base-param", "top_k=1",
         "--patch-param", "top_k=2",
     )  # fmt: skip
-    result, document = _triage(tmp_path, "--allow-condition-mismatch")
+    _, document = _triage(tmp_path, "--allow-condition-mismatch")
     assert not any("same-server" in r["flags"] for r in document["records"])
+    assert not any("same server" in q for q in document["qualifications"])
