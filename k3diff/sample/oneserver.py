@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import threading
+import time
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -111,23 +111,37 @@ def address_name(address: str) -> str:
 def connects_to(urls: Mapping[str, str], timeout: float = RESOLVE_TIMEOUT) -> dict[str, Any]:
     """Per side, `{"url": normalised URL, "addresses": [...]}`: the addresses its host
     resolves to (`socket.getaddrinfo`, as the client resolves it), in its order, both sides
-    resolved together within `timeout` seconds; `error` says why a side has none."""
-    pool = ThreadPoolExecutor(max_workers=max(1, len(urls)), thread_name_prefix="k3diff-resolve")
-    try:
-        futures = {side: pool.submit(_resolve, url) for side, url in urls.items()}
-        found: dict[str, Any] = {}
-        for side, future in futures.items():
-            entry: dict[str, Any] = {"url": normalised(urls[side]), "addresses": []}
-            try:
-                entry["addresses"] = future.result(timeout=timeout)
-            except FutureTimeout:
-                entry["error"] = f"not resolved within {timeout:g} s"
-            except (OSError, UnicodeError, ValueError) as exc:
-                entry["error"] = str(exc)[:200] or type(exc).__name__
-            found[side] = entry
-        return found
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)  # a resolver stuck past the timeout
+    resolved together within `timeout` seconds (a resolver stuck past it is left behind in a
+    daemon thread, never waited for); `error` says why a side has none."""
+    results: dict[str, list[str] | Exception] = {}
+
+    def resolve(side: str, url: str) -> None:
+        try:
+            results[side] = _resolve(url)
+        except (OSError, UnicodeError, ValueError) as exc:
+            results[side] = exc
+
+    threads = [
+        threading.Thread(target=resolve, args=item, name="k3diff-resolve", daemon=True)
+        for item in urls.items()
+    ]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + timeout
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    found: dict[str, Any] = {}
+    for side, url in urls.items():
+        entry: dict[str, Any] = {"url": normalised(url), "addresses": []}
+        result = results.get(side)
+        if result is None:
+            entry["error"] = f"not resolved within {timeout:g} s"
+        elif isinstance(result, Exception):
+            entry["error"] = str(result)[:200] or type(result).__name__
+        else:
+            entry["addresses"] = result
+        found[side] = entry
+    return found
 
 
 def _resolve(url: str) -> list[str]:

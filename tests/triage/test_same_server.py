@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from cli_support import run_k3diff
 
 from .helpers import compare_texts, side, write_samples
@@ -92,3 +93,58 @@ def test_two_servers_say_nothing(tmp_path: Path) -> None:
     _same_server_log(tmp_path, "http://127.0.0.1:2")
     result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
     assert "same server" not in result.stdout
+
+
+def _connected_log(tmp_path: Path, base: str, patch: str, addresses: tuple[str, str]) -> None:
+    """A log whose header records where each side connected (`run.connects_to`)."""
+    _same_server_log(tmp_path, patch)
+    log = tmp_path / "run" / "samples.jsonl"
+    header, *rest = log.read_text().splitlines()
+    parsed = json.loads(header)
+    parsed["run"]["servers"] = {"base": base, "patch": patch}
+    parsed["run"]["connects_to"] = {
+        side: {"url": url, "addresses": [address]}
+        for side, url, address in zip(("base", "patch"), (base, patch), addresses, strict=True)
+    }
+    log.write_text("\n".join([json.dumps(parsed), *rest]) + "\n")
+
+
+@pytest.mark.parametrize(
+    ("base", "patch", "addresses", "where"),
+    [
+        ("http://serve-a.internal:8000", "http://serve-b.internal:8000", ("10.0.0.5",) * 2,
+         "10.0.0.5 port 8000"),
+        ("https://serve-a.internal", "https://10.0.0.5:443/v1", ("10.0.0.5", "10.0.0.5"),
+         "10.0.0.5 port 443"),
+        ("http://[::1]:8000", "http://127.0.0.1:8000", ("::1", "127.0.0.1"),
+         "loopback port 8000"),
+    ],
+    ids=["two-names-one-address", "name-and-literal", "ipv6-and-ipv4-loopback"],
+)  # fmt: skip
+def test_two_names_that_resolved_to_one_address_are_one_server(
+    tmp_path: Path, base: str, patch: str, addresses: tuple[str, str], where: str
+) -> None:
+    """Decided from the addresses the header recorded, not resolved again. Failed on base71:
+    exit 0, no word of it."""
+    _connected_log(tmp_path, base, patch, addresses)
+    result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    assert f"one server ({base} and {patch}, both {where}, in run/samples.jsonl)" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("base", "patch", "addresses"),
+    [
+        ("http://serve-a.internal:8000", "http://serve-b.internal:8000", ("10.0.0.5", "10.0.0.6")),
+        ("http://gw.internal/base", "http://gw.internal/patch", ("10.0.0.5",) * 2),
+        ("http://127.0.0.1:8000", "http://localhost:8001", ("127.0.0.1",) * 2),
+    ],
+    ids=["two-addresses", "two-routes", "two-ports"],
+)  # fmt: skip
+def test_two_servers_recorded_apart_are_judged_as_any(
+    tmp_path: Path, base: str, patch: str, addresses: tuple[str, str]
+) -> None:
+    _connected_log(tmp_path, base, patch, addresses)
+    result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert result.exit_code == 0, result.stdout
+    assert "same server" not in result.stdout and "same-server" not in result.stdout
