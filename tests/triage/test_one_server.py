@@ -68,15 +68,6 @@ def test_one_server_under_two_spellings_is_held(
     patch, normal = (url.format(port=port) for url in SPELLINGS[spelling])
     kept = patch.rstrip("/").removesuffix("/v1")
     sampled = _sample(tmp_path, server.url, patch)
-    assert (
-        f"k3diff: note: --base and --patch are the same server ({server.url} and {kept}, both "
-        f"loopback port {port}): the run measures that server against itself, and triage "
-        "holds it unless --allow-same-server"
-    ) in sampled.stderr
-    header = json.loads((tmp_path / "run" / "samples.jsonl").read_text().splitlines()[0])
-    connects = header["run"]["connects_to"]
-    assert connects["base"] == {"url": f"http://127.0.0.1:{port}", "addresses": ["127.0.0.1"]}
-    assert connects["patch"]["url"] == normal
 
     result, document = _triage(tmp_path)
     assert result.exit_code == 1
@@ -98,6 +89,16 @@ def test_one_server_under_two_spellings_is_held(
         f"result: SAME SERVER: base and patch were sampled from one server ({urls}); 2 records "
         "it would have cleared fail (exit 1; --allow-same-server for an A/A calibration run)"
     )
+    # What sample said as it ran, and what the header recorded for triage to read.
+    assert (
+        f"k3diff: note: --base and --patch are the same server ({server.url} and {kept}, both "
+        f"loopback port {port}): the run measures that server against itself, and triage "
+        "holds it unless --allow-same-server"
+    ) in sampled.stderr
+    header = json.loads((tmp_path / "run" / "samples.jsonl").read_text().splitlines()[0])
+    connects = header["run"]["connects_to"]
+    assert connects["base"] == {"url": f"http://127.0.0.1:{port}", "addresses": ["127.0.0.1"]}
+    assert connects["patch"]["url"] == normal
 
 
 def test_an_aa_run_is_judged_as_any_with_allow_same_server(
