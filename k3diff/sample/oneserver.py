@@ -7,17 +7,19 @@ to them); every reader decides from the header alone, never resolving anything i
 telemetry's drains of one server.
 
 Two sides are one server when their ports and path prefixes agree and their hosts share an
-address. Normalised: scheme and host case, the scheme's default port, a trailing slash and an
-OpenAI-SDK `/v1` suffix (`http://localhost:8000` is `http://LOCALHOST:8000/v1/`). Every loopback
-address (127.0.0.0/8, ::1), the any-address (0.0.0.0, ::: a client connecting to it reaches this
-host) and `localhost` are this host, one address: 127.0.0.1 and 127.0.0.2 on one port are read
-as one server (a server bound to the any-address answers both; two processes bound to each on
-one port are rare, and reading them as one holds a run, never passes one). A host name with no
-address recorded (a log written before `connects_to`, or a name that did not resolve) is its
-own address. A front end that routes two host names (virtual hosts) on one address and port to
-two builds reads as one server; a path prefix tells routes apart (`http://gw/base` is not
-`http://gw/patch`). No probe of the server's own identity corroborates it: the OpenAI-style
-`/v1/models` `created` of vLLM and SGLang is the time of the request, not of the server.
+address, the host name itself counting as one (a header whose addresses were edited apart does
+not part two spellings of one name). Normalised: scheme and host case, the scheme's default
+port, a trailing slash and an OpenAI-SDK `/v1` suffix (`http://localhost:8000` is
+`http://LOCALHOST:8000/v1/`). Every loopback address (127.0.0.0/8, ::1), the any-address
+(0.0.0.0, ::: a client connecting to it reaches this host) and `localhost` are this host, one
+address: 127.0.0.1 and 127.0.0.2 on one port are read as one server (a server bound to the
+any-address answers both; two processes bound to each on one port are rare, and reading them as
+one holds a run, never passes one). A host name with no address recorded (a log written before
+`connects_to`, or a name that did not resolve) is only itself. A front end that routes two host
+names (virtual hosts) on one address and port to two builds reads as one server; a path prefix
+tells routes apart (`http://gw/base` is not `http://gw/patch`). No probe of the server's own
+identity corroborates it: the OpenAI-style `/v1/models` `created` of vLLM and SGLang is the
+time of the request, not of the server.
 """
 
 from __future__ import annotations
@@ -45,8 +47,8 @@ class Place:
     """Where one side's URL connects: its host's addresses, port and path prefix."""
 
     addresses: frozenset[str]
-    """Each address as `address_name` reads it (`THIS_HOST` for loopback), or the host name
-    itself where none was recorded."""
+    """The host and each address recorded for it, as `address_name` reads them (`THIS_HOST`
+    for loopback)."""
     port: int | None
     """The port, the scheme's default where the URL names none (None: an unknown scheme)."""
     path: str
@@ -154,7 +156,9 @@ def _resolve(url: str) -> list[str]:
 
 
 def place(url: str, recorded: Any = None) -> Place:
-    """Where `url` connects: its recorded addresses (a `connects_to` entry), else its host."""
+    """Where `url` connects: its host, and the addresses recorded for it (a `connects_to`
+    entry). The host counts whatever was recorded: one name is one server, so a header whose
+    addresses were edited apart does not part two spellings of one URL."""
     parts = urlsplit(normalised(url))
     try:
         port = parts.port
@@ -162,7 +166,7 @@ def place(url: str, recorded: Any = None) -> Place:
         port = None
     addresses = recorded.get("addresses") if isinstance(recorded, dict) else None
     named = [a for a in addresses if isinstance(a, str)] if isinstance(addresses, list) else []
-    hosts = named or [parts.hostname or url]
+    hosts = [parts.hostname or url, *named]
     return Place(frozenset(address_name(a) for a in hosts), port, parts.path)
 
 

@@ -118,8 +118,11 @@ def _connected_log(tmp_path: Path, base: str, patch: str, addresses: tuple[str, 
          "10.0.0.5 port 443"),
         ("http://[::1]:8000", "http://127.0.0.1:8000", ("::1", "127.0.0.1"),
          "loopback port 8000"),
+        # One name is one server whatever addresses a header says it had.
+        ("http://serve.internal:8000", "http://SERVE.internal:8000/", ("10.0.0.5", "10.0.0.6"),
+         "serve.internal port 8000"),
     ],
-    ids=["two-names-one-address", "name-and-literal", "ipv6-and-ipv4-loopback"],
+    ids=["two-names-one-address", "name-and-literal", "ipv6-and-ipv4-loopback", "edited-apart"],
 )  # fmt: skip
 def test_two_names_that_resolved_to_one_address_are_one_server(
     tmp_path: Path, base: str, patch: str, addresses: tuple[str, str], where: str
