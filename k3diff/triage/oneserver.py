@@ -40,8 +40,11 @@ def hold_same_server(
     verdict: RecordVerdict, found: tuple[tuple[str, OneServer], ...]
 ) -> RecordVerdict:
     """`verdict` held `same-server` where `found` names a log of one server and the record
-    would otherwise pass (a regression candidate, or a record already held, fails as it is)."""
+    would otherwise pass (a regression candidate, or a record already held or kept by a
+    vacuous control, fails as it is, its reason and the result line saying why)."""
     if not found or verdict.regression_candidate or HELD_FLAGS & set(verdict.flags):
+        return verdict
+    if Flag.VACUOUS in verdict.flags:
         return verdict
     why = (
         f"same-server: base and patch were sampled from one server ({described(found)}) with "

@@ -128,10 +128,10 @@ def triage(
         side for log in logs.logs for side in log.header.sides or {s.side for s in log.samples}
     }
     records = tuple(hold_unanswered(r, grouped.get(r.key, {}), sides) for r in records)
-    one_server = () if settings.allow_same_server else same_server_logs(logs.logs)
-    records = tuple(hold_same_server(record, one_server) for record in records)
     if vacuous:
         records = tuple(held_by_vacuous_control(record, vacuous, control) for record in records)
+    one_server = () if settings.allow_same_server else same_server_logs(logs.logs)
+    records = tuple(hold_same_server(record, one_server) for record in records)
     return TriageResult(
         comparison=comparison.name,
         samples=tuple(str(path) for path in sample_paths),
