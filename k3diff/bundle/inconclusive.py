@@ -42,6 +42,13 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
                 "log written before k3diff stated what its run owed), so their verdict would "
                 "be read from the lines left; the log as sample wrote it would decide them"
             )
+        elif "same-server" in record.flags:
+            cause = (
+                "base and patch were sampled from one server with the same parameters "
+                "(same-server): the patch samples are that server's, so they clear nothing; "
+                "samples of the patched build on a server of its own would decide them "
+                "(--allow-same-server for an A/A calibration run)"
+            )
         elif "doc-changed" in record.flags:
             cause = (
                 "their document changed (doc-changed): the two runs did not score the same "
@@ -132,6 +139,7 @@ HELD_WORDS = (
     ("unsampled-lacking", "never sampled on a side, and one capture lacks the record"),
     ("unanswered", "a side answered none of the requests"),
     ("unlogged", "lines a log lacks, or cannot show it holds, of what its run owed"),
+    ("same-server", "base and patch sampled from one server"),
     ("doc-changed", "the document changed"),
     ("target-changed", "the gold target changed"),
     ("arguments-changed", "the request arguments changed"),

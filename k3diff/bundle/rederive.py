@@ -54,6 +54,7 @@ ADDED = (
     "metrics_url_404",
     "metrics_url_no_gauge",
     "runs[].asked",
+    "allow_same_server",
 )
 """The fields triage added within `k3diff.triage/1` since the oldest documents it reads
 (tests/bundle/data/triage_3e8bbca), in the order they were added, each written on every
@@ -207,6 +208,7 @@ def _recomputed(
             fail_inconclusive=view.fail_inconclusive,
             capture_mode=view.capture_mode,
             allow_condition_mismatch=view.allow_condition_mismatch,
+            allow_same_server=view.allow_same_server,
             # A document written before the model check is run again without it (the bundle
             # says its samples' model was not checked: `triagefacts.checked_sentence`).
             check_models=view.model_check is True,

@@ -337,17 +337,23 @@ def sample(
     # Imported here: `--help` does not load the HTTP client and the renderers.
     from k3diff.report.sample import render
     from k3diff.report.sampleconditions import side_fields_note
+    from k3diff.sample.oneserver import OneServer
     from k3diff.sample.routing import redacted_url
     from k3diff.sample.run import run_sampling
 
-    if options.patch == options.base and not options.side_params:  # deliberate, or a typo
+    def same_server(found: OneServer) -> None:  # deliberate (an A/A run), or a typo
+        urls = " and ".join(dict.fromkeys(redacted_url(u) for u in (found.base, found.patch)))
         say(
-            f"k3diff: note: --base and --patch are the same server ({redacted_url(options.base)}): "
-            "the run measures that server against itself"
+            f"k3diff: note: --base and --patch are the same server ({urls}, both "
+            f"{found.where}): the run measures that server against itself, and triage holds "
+            "it unless --allow-same-server"
         )
+
     progress = ProgressLine()
     try:
-        result = run_sampling(options, progress, lambda found: say(side_fields_note(found)))
+        result = run_sampling(
+            options, progress, lambda found: say(side_fields_note(found)), same_server
+        )
     finally:
         progress.close()
     if result.proxy is not None:

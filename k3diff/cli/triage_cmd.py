@@ -75,6 +75,14 @@ _UNIT = FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     "(exit 2); their records clear nothing.",
 )
 @click.option(
+    "--allow-same-server",
+    is_flag=True,
+    help="Base and patch were sampled from one server on purpose (an A/A calibration run): "
+    "judge its records as any. Without it a log whose base and patch connect to one server "
+    "with the same parameters (however the URLs are spelled) clears nothing: its records are "
+    "held same-server (exit 1).",
+)
+@click.option(
     "--power",
     type=_UNIT,
     default=0.8,
@@ -126,6 +134,7 @@ def triage_command(
     pool_runs: bool,
     capture_mode: str | None,
     allow_condition_mismatch: bool,
+    allow_same_server: bool,
     power: float,
     plan_only: bool,
     prompts: int | None,
@@ -155,7 +164,9 @@ def triage_command(
     prompts, fields other than the text that
     differ (fields-unjudged), a sampled record whose distribution test did not reject and at
     its n could not have detected --shift of its answers moved (no-power), a greedy patch
-    output the base never gave left undecided (novel-undecided), a vacuous control), 2 on
+    output the base never gave left undecided (novel-undecided), a vacuous control, base and
+    patch sampled from one server with the same parameters (same-server, unless
+    --allow-same-server: an A/A calibration run)), 2 on
     unreadable input. A sample counts only for the request it
     repeats: samples of another prompt, or whose route, stream or sampling fields differ from
     the captured request, are refused (exit 2) unless --allow-condition-mismatch.
@@ -193,6 +204,7 @@ def triage_command(
         fail_inconclusive=fail_inconclusive,
         capture_mode=capture_mode,
         allow_condition_mismatch=allow_condition_mismatch,
+        allow_same_server=allow_same_server,
         power=power,
         shift=shift,
     )

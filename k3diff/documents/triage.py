@@ -87,6 +87,7 @@ def triage_document(result: TriageResult) -> dict[str, Any]:
         "fail_inconclusive": settings.fail_inconclusive,
         "capture_mode": settings.capture_mode,
         "allow_condition_mismatch": settings.allow_condition_mismatch,
+        "allow_same_server": settings.allow_same_server,
         "model_check": settings.check_models,
         "power": settings.power,
         "shift": settings.shift,
@@ -210,6 +211,9 @@ class TriageDocument:
     """The mode the captures were taken under (`--capture-mode`; None: their own evidence)."""
     allow_condition_mismatch: bool
     """Samples of another condition were shown rather than refused."""
+    allow_same_server: bool
+    """Base and patch sampled from one server were judged as an A/A run (`--allow-same-server`;
+    false in a document written before the option, whose run held no such record)."""
     pool_runs: bool
     """Samples of several runs were pooled (`--pool-runs`)."""
     power: float | None
@@ -320,6 +324,7 @@ def read(body: object, name: str) -> TriageDocument:
         correction=fields.optional_string("correction", words.CORRECTIONS),
         capture_mode=fields.optional_string("capture_mode", words.MODES),
         allow_condition_mismatch=fields.optional_boolean("allow_condition_mismatch") is True,
+        allow_same_server=fields.optional_boolean("allow_same_server") is True,
         model_check=fields.optional_boolean("model_check"),
         pool_runs=fields.optional_boolean("pool_runs") is True,
         power=fields.optional_number("power", SHARE),

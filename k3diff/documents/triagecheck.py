@@ -89,8 +89,10 @@ def check_triage(view: TriageDocument, name: str) -> None:
         "inconclusive under fail_inconclusive": gated,
         "on a vacuous control": vacuous,
         "held (a mode not exercised or unproven, samples of another condition, a capture "
-        "the samples do not explain, a test without power, a patch output left undecided, or "
-        "fields other than the text that differ)": sum(1 for r in held if r.key not in never),
+        "the samples do not explain, a test without power, a patch output left undecided, "
+        "fields other than the text that differ, or base and patch on one server)": sum(
+            1 for r in held if r.key not in never
+        ),
         "never sampled on a side although their captures differ": len(never),
         "sampled without power (no-power) but not held": len(powerless),
         "with fields other than the text differing (fields-unjudged) but not held": len(unjudged),

@@ -9,7 +9,7 @@ from tabulate import tabulate
 
 from k3diff import escape
 from k3diff.documents import triage as triage_document
-from k3diff.output import OutputFormat
+from k3diff.output import OutputFormat, plural
 from k3diff.report.markdown import cell, escape_inline, inline_code
 from k3diff.report.sampledlevel import level_clause
 from k3diff.report.serialparity import lacking, parity_line, unsampled_text
@@ -250,6 +250,8 @@ def verdict_text(result: TriageResult) -> str:
             f"; {result.vacuous_records} record{'s' if result.vacuous_records != 1 else ''} it "
             f"would have cleared fail (exit {code})"
         )
+    if (same := _same_server_text(result)) is not None:
+        return f"result: {same} (exit {code}; --allow-same-server for an A/A calibration run)"
     count = result.regression_candidates
     undecided = result.failing_inconclusive
     unsampled = _unsampled_verdict(result)
@@ -267,6 +269,14 @@ def verdict_text(result: TriageResult) -> str:
     if result.held_records:
         return f"result: {_held_text(result)} (exit {code})"
     return f"result: no regression candidate (exit {code})"
+
+
+def _same_server_text(result: TriageResult) -> str | None:
+    held = result.same_server_records
+    if not held or result.same_server is None or result.regression_candidates:
+        return None  # a regression candidate's verdict says it first
+    one = f"one server ({result.same_server}); {plural(held, 'record')} it would have cleared"
+    return f"SAME SERVER: base and patch were sampled from {one} fail"
 
 
 def _held_text(result: TriageResult) -> str:
@@ -342,6 +352,8 @@ def _markdown_verdict(result: TriageResult) -> str:
             f"{vacuous} record{'s' if vacuous != 1 else ''} it would have cleared fail "
             f"(exit {code})."
         )
+    if (same := _same_server_text(result)) is not None:
+        return f"**{escape_inline(same)}** (exit {code}; `--allow-same-server` for an A/A run)."
     if result.failing_inconclusive:
         rest = (
             f"**{count} regression candidate{'s' if count != 1 else ''}** (exit {code})."

@@ -265,6 +265,7 @@ HELD_CAUSES: tuple[tuple[frozenset[Flag], str], ...] = (
         frozenset({Flag.NOVEL_UNDECIDED}),
         "a patch output the base never gave, left undecided (novel-undecided)",
     ),
+    (frozenset({Flag.SAME_SERVER}), "base and patch sampled from one server (same-server)"),
 )
 """Each cause that holds an inconclusive record, by the flags that say it (`HELD_FLAGS`), in
 the order the INCONCLUSIVE line names them."""

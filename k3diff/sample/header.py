@@ -15,6 +15,7 @@ from k3diff import jsontext
 from k3diff.errors import InputError
 from k3diff.ids import SAMPLES as SCHEMA
 from k3diff.sample.names import MODES, SIDES
+from k3diff.sample.oneserver import OneServer, one_server
 from k3diff.sample.usage import shown
 
 LOG_FORMAT = 2
@@ -71,26 +72,29 @@ class RunHeader:
         return "header-" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
     @property
-    def same_server(self) -> str | None:
-        """The URL when base and patch were sampled from one server with the same parameters
-        (`k3diff sample` notes it as it runs): its patch samples are not of a patched build."""
-        servers = self.fields.get("servers")
-        if not isinstance(servers, dict):
-            return None
-        base, patch = servers.get("base"), servers.get("patch")
+    def one_server(self) -> OneServer | None:
+        """Base and patch URLs that connect to one server, however spelled, as the header
+        records where each connects (`k3diff.sample.oneserver`), whatever their parameters."""
+        return one_server(self.fields)
+
+    @property
+    def same_server(self) -> OneServer | None:
+        """`one_server` where both sides were sent the same parameters (`k3diff sample` notes
+        it as it runs): its patch samples are not of a patched build."""
         side_params = self.fields.get("side_params")
         if isinstance(side_params, dict) and any(side_params.values()):
             return None  # deliberate: the sides differ by their parameters
-        return base if isinstance(base, str) and base == patch else None
+        return self.one_server
 
     def same_server_note(self, log: str) -> str | None:
         """The sentence the triage and the bundle state for LOG when `same_server` holds."""
-        url = self.same_server
-        if url is None:
+        found = self.same_server
+        if found is None:
             return None
         return (
-            f"base and patch were sampled from the same server ({url}) in {log}: its patch "
-            "samples measure that server against itself, not a patched build"
+            f"base and patch were sampled from the same server ({found.urls}, both "
+            f"{found.where}) in {log}: its patch samples measure that server against itself, "
+            "not a patched build"
         )
 
     @property

@@ -26,6 +26,7 @@ from k3diff.sample.model import (
 )
 from k3diff.sample.modes import SCHEDULERS, Plan, run_control
 from k3diff.sample.names import Mode
+from k3diff.sample.oneserver import OneServer, connects_to, one_server
 from k3diff.sample.perfdrain import END, PERF_BATCH_FIELD, PERF_START_FIELD, start_line
 from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
 from k3diff.sample.reader import SamplesLog
@@ -44,10 +45,13 @@ def run_sampling(
     options: SampleOptions,
     progress: Callable[[Counts], None] | None = None,
     differing: Callable[[tuple[FieldDifference, ...]], None] | None = None,
+    same_server: Callable[[OneServer], None] | None = None,
 ) -> SampleResult:
     """Take every planned sample the log in `options.out` lacks; the run read back from the log.
     A stop (an error, Ctrl-C, SIGTERM) says what the log keeps (`Kept.stops`). `differing`
-    hears, before any request, the fields the two sides will be sent differently (if any)."""
+    hears, before any request, the fields the two sides will be sent differently (if any);
+    `same_server`, the URLs where base and patch connect to one server with the same
+    parameters (`k3diff.sample.oneserver`)."""
     kept = Kept()
     with kept.stops():
         records = read_prompts(options.prompts)
@@ -65,6 +69,9 @@ def run_sampling(
             ca_cert=options.ca_cert,
         )
         run = run_header(options, endpoint, routing, [record.key for record in records])
+        one = None if any(options.side_params.values()) else one_server(run)
+        if same_server is not None and one is not None:
+            same_server(one)
         outcome = kept.run(_sample(options, endpoint, records, run, routing, progress, kept))
     skipped, taken_now, perf_count, resumed = outcome
     result = summarise(options, records, skipped, taken_now, resumed, perf_count)
@@ -114,6 +121,9 @@ def _run_fields(options: SampleOptions, endpoint: Endpoint, routing: Routing) ->
         "run_id": uuid.uuid4().hex,
         "command": list(options.command),
         "servers": {"base": options.base, "patch": options.patch},
+        # Where each side's URL connects, so that readers tell one server under two spellings
+        # without resolving anything themselves (server71).
+        "connects_to": connects_to(side_urls(options)),
         "modes": [m.value for m in options.modes],
         "endpoint": endpoint.value,
         "stream": options.stream,

@@ -97,16 +97,15 @@ class Sent:
 
 
 def shared_server(log: SamplesLog) -> str | None:
-    """The URL where the log's base and patch are one server (an A/B run of request fields),
-    None where they are not (review70d: each side's drain takes both sides' records, so a
-    record that came late is in the other side's next drain, and both sides' counts held
-    where each had lost one and gained one: the patch's cold request was read as a base
-    warm request's miss, exit 0). Two URLs of one server are not told apart."""
-    servers = log.header.fields.get("servers")
-    if not isinstance(servers, dict):
-        return None
-    base, patch = servers.get("base"), servers.get("patch")
-    return base[:200] if isinstance(base, str) and base == patch else None
+    """The URLs where the log's base and patch are one server (an A/B run of request fields),
+    with where both connect ('http://localhost:8000 and http://127.0.0.1:8000, both loopback
+    port 8000'), None where they are not (review70d: each side's drain takes both sides'
+    records, so a record that came late is in the other side's next drain, and both sides'
+    counts held where each had lost one and gained one: the patch's cold request was read as a
+    base warm request's miss, exit 0). One server under two spellings is one server, as the
+    header records where each side connects (`k3diff.sample.oneserver`, server71)."""
+    found = log.header.one_server
+    return None if found is None else f"{found.urls}, both {found.where}"
 
 
 def unnamed(mode: str) -> tuple[str, str]:

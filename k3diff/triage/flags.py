@@ -120,6 +120,12 @@ class Flag(StrEnum):
     stream, route, ...), or the server answered them as another model than the capture's or
     than one another, allowed by --allow-condition-mismatch; or the base's and the patch's
     samples were sent with other fields or answered as other models: they clear nothing."""
+    SAME_SERVER = "same-server"
+    """Base and patch were sampled from one server (however its URL was spelled: the log's
+    header records where each side connects, `k3diff.sample.oneserver`) with the same request
+    parameters: the patch samples are the base server's, so they clear nothing. Never a pass:
+    inconclusive, and it fails the run, unless `--allow-same-server` says the run measures one
+    server against itself on purpose (an A/A calibration run)."""
     FIELDS_UNJUDGED = "fields-unjudged"
     """The comparison found the captured texts equal and other fields differing (its status
     `fields-differ`: tool calls, a refusal, reasoning, the model's name, ...). Triage judges
@@ -130,14 +136,14 @@ class Flag(StrEnum):
 HELD_FLAGS = frozenset(
     {Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.OTHER_CONDITION, Flag.CAPTURE_UNEXPLAINED}
     | {Flag.UNSAMPLED, Flag.NOT_COMPARABLE, Flag.NO_POWER, Flag.NOVEL_UNDECIDED}
-    | {Flag.FIELDS_UNJUDGED, Flag.UNANSWERED, Flag.UNLOGGED}
+    | {Flag.FIELDS_UNJUDGED, Flag.UNANSWERED, Flag.UNLOGGED, Flag.SAME_SERVER}
 )
 """Flags of an inconclusive record that fails the run: its evidence could not clear it (a mode
 not exercised or unproven, samples of another condition, a patch capture the samples do not
 explain, a differing record never sampled, a side that answered none of a record's requests,
 lines of a record a log lacks against what its run owed, captures of different prompts, a
 sampled test without power, a greedy patch output the base never gave left undecided, fields
-other than the text that differ) — never a pass."""
+other than the text that differ, base and patch sampled from one server) — never a pass."""
 
 REFINED = {
     Flag.NOT_COMPARABLE: frozenset(

@@ -217,6 +217,9 @@ class TriageResult:
     """Per side with a control: (side, successful samples, distinct outputs)."""
     vacuous: tuple[str, ...] = ()
     """Sides whose control came back identical (the run could not have seen a difference)."""
+    same_server: str | None = None
+    """The logs whose base and patch were one server with the same parameters, with their
+    URLs (`oneserver.described`), where that holds the records (not `--allow-same-server`)."""
     gauges: tuple[tuple[str, str | None, str | None], ...] = ()
     """Per side the logs' headers name: (side, the running-requests gauge its `/metrics`
     exposes or None, why none where the probe said)."""
@@ -299,6 +302,11 @@ class TriageResult:
     def unanswered_records(self) -> int:
         """Records a side answered none of the requests for (each fails the run)."""
         return self._flagged(Flag.UNANSWERED)
+
+    @property
+    def same_server_records(self) -> int:
+        """Records held because base and patch were one server (each fails the run)."""
+        return self._flagged(Flag.SAME_SERVER)
 
     @property
     def vacuous_records(self) -> int:

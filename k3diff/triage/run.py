@@ -38,6 +38,7 @@ from k3diff.triage.model import (
 from k3diff.triage.nextstep import more_samples
 from k3diff.triage.notcomparable import hold_not_comparable
 from k3diff.triage.observations import Adjusted, ModeEvidence, SideObservations
+from k3diff.triage.oneserver import described, hold_same_server, same_server_logs
 from k3diff.triage.pooling import check_identical_requests
 from k3diff.triage.rollup import (
     captured_outputs,
@@ -131,6 +132,8 @@ def triage(
     records = hold_unlogged(records, grouped, logs.logs)
     if vacuous:
         records = tuple(held_by_vacuous_control(record, vacuous, control) for record in records)
+    one_server = () if settings.allow_same_server else same_server_logs(logs.logs)
+    records = tuple(hold_same_server(record, one_server) for record in records)
     return TriageResult(
         comparison=comparison.name,
         samples=tuple(str(path) for path in sample_paths),
@@ -144,6 +147,7 @@ def triage(
         pool_runs=pool_runs,
         control=tuple((side, *control[side]) for side in ("base", "patch") if side in control),
         vacuous=vacuous,
+        same_server=described(one_server) or None,
         gauges=gauges(logs.logs),
         distribution_tests=shift.family_size(corrected.shifts),
         qualifications=tuple(

@@ -41,6 +41,10 @@ class Settings:
     allow_condition_mismatch: bool = False
     """`--allow-condition-mismatch`: samples whose request differs from the captured one are
     shown, but clear nothing (their records are inconclusive and fail), instead of exit 2."""
+    allow_same_server: bool = False
+    """`--allow-same-server`: base and patch sampled from one server with the same parameters
+    is an A/A calibration run on purpose, its records judged as any; else each record it would
+    clear is held `same-server` (`k3diff.triage.oneserver`)."""
     check_models: bool = True
     """Hold the samples to the model their capture names (`k3diff.triage.servedmodel`); off only
     where `report` runs again a document written before the check (its `model_check` absent)."""

@@ -88,21 +88,26 @@ def test_a_triage_field_deleted_is_refused_unless_the_document_says_it_is_older(
         "metrics_url_404",
         "metrics_url_no_gauge",
         "runs[].asked",
+        "allow_same_server",
     )
     for paths, refused in (
-        # added last: an older document lacks it (triage70: the bundle then says its logs'
-        # records lacking every line were not checked)
+        # added last: an older document lacks it (server71: run again without the option,
+        # which made no difference here: base and patch are two servers)
         (older[-1:], False),
+        # and the one before it (triage70: the bundle then says its logs' records lacking
+        # every line were not checked)
+        (older[-2:], False),
         # and the one before it (the bundle then words the unproven records' advice as
         # before: none here)
-        (older[-2:], False),
-        (older[-4:], False),  # and the ones before it (left69)
-        (older[-5:], False),  # and `gaugeless` (telem68)
+        (older[-3:], False),
+        (older[-5:], False),  # and the ones before it (left69)
+        (older[-6:], False),  # and `gaugeless` (telem68)
         # and the one before it (run again without the model check, which made no
         # difference here: the captures' model is the samples')
-        (older[-6:], False),
         (older[-7:], False),
+        (older[-8:], False),
         (older, False),  # and the oldest lacks them all
+        (("runs[].asked",), True),  # the document holds `allow_same_server`
         (("metrics_url_no_gauge",), True),  # the document holds `runs[].asked`
         (("metrics_url_404",), True),  # the document holds `metrics_url_no_gauge`
         (("summary.unanswered",), True),  # and the fields added after it
@@ -139,6 +144,7 @@ def test_older_lacks_names_the_first_field_lacked_everywhere_and_the_later_ones(
         "metrics_url_404": [],
         "metrics_url_no_gauge": [],
         "runs": [{"asked": None}],
+        "allow_same_server": False,
         "records": [{"modes": modes}],
     }
     assert older_lacks(current, ADDED) == frozenset()  # one mode has `requests`

@@ -50,9 +50,11 @@ def _sample(
         # One server on both sides on purpose: sample says so on stderr, once, and nothing else.
         result = run_k3diff(*args, "--format", "json")
         assert result.exit_code in (0, 1), result.stderr
+        port = server.base_url.rsplit(":", 1)[1]
         assert result.stderr == (
-            f"k3diff: note: --base and --patch are the same server ({server.base_url}): "
-            "the run measures that server against itself\n"
+            f"k3diff: note: --base and --patch are the same server ({server.base_url}, both "
+            f"loopback port {port}): the run measures that server against itself, and triage "
+            "holds it unless --allow-same-server\n"
         )
         code, report = result.exit_code, json.loads(result.stdout)
     else:

@@ -97,7 +97,8 @@ def test_samples_of_the_captured_server_are_checked_against_its_model_and_count(
     )  # fmt: skip
     assert sampled.exit_code == 0, sampled.stderr
     triaged = run_k3diff(
-        "triage", "cmp.json", out / "samples.jsonl", "--format", "json", cwd=tmp_path
+        "triage", "cmp.json", out / "samples.jsonl", "--format", "json", "--allow-same-server",
+        cwd=tmp_path,
     )  # fmt: skip
     assert triaged.exit_code in (0, 1), triaged.stderr  # never refused (2)
     document = json.loads(triaged.stdout)

@@ -129,10 +129,10 @@ def _distinct(samples: list[dict[str, Any]]) -> dict[tuple[str, str], set[str]]:
     return seen
 
 
-def _triage(tmp_path: Path) -> tuple[int, dict[str, Any]]:
+def _triage(tmp_path: Path, *options: str) -> tuple[int, dict[str, Any]]:
     result = run_k3diff(
         "triage", tmp_path / "cmp.json", tmp_path / "run" / "samples.jsonl", "--format", "json",
-        "-o", tmp_path / "triage.json",
+        "-o", tmp_path / "triage.json", *options,
     )  # fmt: skip
     assert result.exit_code in (0, 1), (result.stdout, result.stderr)
     return result.exit_code, json.loads((tmp_path / "triage.json").read_text())
@@ -234,8 +234,10 @@ def test_the_same_server_at_temperature_one_is_nondeterminism_not_a_regression(
     assert all(base_texts[key] != patch_texts[key] for key in base_texts), (base_texts, patch_texts)
     # At 3 samples a side the distribution test cannot reject (no labelling gives p below
     # 2 / C(6, 3) = 0.1): its silence is no evidence, so nothing is cleared (no-power, exit 1).
+    # One server as both sides on purpose (an A/A run): --allow-same-server, or triage holds
+    # every record same-server (server71).
     _sample(tmp_path, inference_server, inference_server)
-    code, triage = _triage(tmp_path)
+    code, triage = _triage(tmp_path, "--allow-same-server")
     assert code == 1
     for record in _records(triage).values():
         assert record["category"] == "inconclusive", record
@@ -247,7 +249,7 @@ def test_the_same_server_at_temperature_one_is_nondeterminism_not_a_regression(
         assert len(distinct[(key, "base")]) >= 2, distinct
         assert len(distinct[(key, "patch")]) >= 2, distinct
 
-    code, triage = _triage(tmp_path)
+    code, triage = _triage(tmp_path, "--allow-same-server")
     assert code == 0
     records = _records(triage)
     assert set(records) == set(base_texts)

@@ -119,8 +119,9 @@ def test_one_server_on_both_sides_is_noted_once(fault_server: Any, tmp_path: Pat
     assert same.exit_code == 0, same.stderr
     notes = [line for line in same.stderr.splitlines() if "the same server" in line]
     assert notes == [
-        f"k3diff: note: --base and --patch are the same server ({url}): "
-        "the run measures that server against itself"
+        f"k3diff: note: --base and --patch are the same server ({url}, both loopback port "
+        f"{url.rsplit(':', 1)[1]}): the run measures that server against itself, and triage "
+        "holds it unless --allow-same-server"
     ]
     (tmp_path / "ab").mkdir()
     sided = _ab_run(f"{url}/v1", tmp_path / "ab", "--patch-param", "top_k=1")

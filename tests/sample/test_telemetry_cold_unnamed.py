@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import engine_schemas
+import pytest
 from cli_support import run_telemetry
 
 from .support import sample, write_prompts
@@ -126,8 +127,9 @@ def test_a_late_cold_record_is_not_read_from_a_loaded_drain(
     )
 
 
+@pytest.mark.parametrize("spelling", ["same", "localhost"])
 def test_a_cold_request_on_a_server_both_sides_share_is_unread(
-    fault_server: Any, tmp_path: Path
+    fault_server: Any, tmp_path: Path, spelling: str
 ) -> None:
     """base and patch on one server (an A/B run of request fields): each drain, labelled with
     one side, empties the server's one queue, so a record that came late is in the other
@@ -137,11 +139,16 @@ def test_a_cold_request_on_a_server_both_sides_share_is_unread(
     drain, whose own hit came late into its warm requests' drain. Each side's counts hold (4
     records where 4 requests were answered; no more in the next drain than were answered
     since). Before, the patch's cold request was read as the base's warm miss, and the patch
-    passed `cache-reuse` (exit 0) though its cold request hit."""
+    passed `cache-reuse` (exit 0) though its cold request hit. The same server spelled
+    `http://localhost:PORT/v1` as the patch is one server too (server71: before, only one
+    spelling of both was)."""
     server = fault_server("--perf-metrics")
+    port = server.url.rsplit(":", 1)[1]
+    patch = server.url if spelling == "same" else f"http://localhost:{port}/v1"
+    urls = server.url if spelling == "same" else f"{server.url} and http://localhost:{port}"
     out = tmp_path / "out"
     assert sample(
-        "--base", server.url, "--patch", server.url, "--mode", "concurrent",
+        "--base", server.url, "--patch", patch, "--mode", "concurrent",
         "--mode", "cold-warm", "--repeats", "4", "--concurrency", "2",
         "--prompts", write_prompts(tmp_path / "p.jsonl", [{"key": "b", "prompt": "b"}]),
         "--out", out, "--base-param", f"fault={json.dumps({'perf_kv': [3, 1]})}",
@@ -173,7 +180,8 @@ def test_a_cold_request_on_a_server_both_sides_share_is_unread(
     ]  # fmt: skip
     assert kv["patch"]["unread"] == (
         "the TensorRT-LLM request of b cold-warm repeat 0: base and patch were sampled from "
-        f"the same server ({server.url}): each /perf_metrics drain, labelled with one side, "
+        f"the same server ({urls}, both loopback port {port}): each /perf_metrics drain, "
+        "labelled with one side, "
         "takes both sides' records (one that came late, in the other side's next drain), so "
         "no count of one side's drains proves which record is its own; sample each side on a "
         "server of its own"

@@ -1,12 +1,15 @@
 """Samples whose base and patch are one server: `k3diff sample` says so when it runs (a note on
 stderr), and the triage and the bundle read from its log must say so too, or a reviewer reads a
-pass as the patch reproducing the base when the patch was never sampled."""
+pass as the patch reproducing the base when the patch was never sampled; and triage holds its
+records (same-server, exit 1: server71) unless --allow-same-server. These logs are written
+without the header's `connects_to` (as before server71): the URLs' names decide."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
 from cli_support import run_k3diff
 
 from .helpers import compare_texts, side, write_samples
@@ -35,11 +38,11 @@ def _same_server_log(tmp_path: Path, patch_url: str = SAME) -> None:
 def test_triage_says_the_patch_side_is_the_base_server(tmp_path: Path) -> None:
     _same_server_log(tmp_path)
     result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
-    assert result.exit_code == 0, result.stderr  # a note, not a failure
+    assert result.exit_code == 1, result.stderr  # held: same-server (a note before server71)
     said = (
-        f"unchecked: base and patch were sampled from the same server ({SAME}) in "
-        "run/samples.jsonl: its patch samples measure that server against itself, not a "
-        "patched build"
+        f"unchecked: base and patch were sampled from the same server ({SAME}, both loopback "
+        "port 1) in run/samples.jsonl: its patch samples measure that server against itself, "
+        "not a patched build"
     )
     assert said in result.stdout
     result = run_k3diff(
@@ -47,12 +50,33 @@ def test_triage_says_the_patch_side_is_the_base_server(tmp_path: Path) -> None:
     )
     document = json.loads((tmp_path / "t.json").read_text())
     assert any("same server" in q for q in document["qualifications"])
+    assert all("same-server" in r["flags"] for r in document["records"])
     bundle = run_k3diff(
         "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path
     )
-    assert bundle.exit_code == 0, bundle.stderr
+    assert bundle.exit_code == 1, bundle.stderr
     report = (tmp_path / "b" / "REPORT.md").read_text()
-    assert "- Base and patch were sampled from the same server (http://127.0.0.1:1)" in report
+    assert (
+        "- Base and patch were sampled from the same server (http://127.0.0.1:1, both loopback "
+        "port 1)"
+    ) in report
+
+
+def test_an_older_log_of_one_server_under_two_names_is_held(tmp_path: Path) -> None:
+    """A log without `connects_to`: `localhost` and 127.0.0.1 are this host, a trailing slash
+    and `/v1` no other server. Failed on base71: exit 0, no word of it."""
+    _same_server_log(tmp_path, "http://LOCALHOST:1/v1/")
+    result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    assert (
+        f"result: SAME SERVER: base and patch were sampled from one server ({SAME} and "
+        "http://LOCALHOST:1/v1/, both loopback port 1, in run/samples.jsonl); 2 records it "
+        "would have cleared fail (exit 1; --allow-same-server for an A/A calibration run)"
+    ) in result.stdout
+    allowed = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--allow-same-server", cwd=tmp_path
+    )
+    assert allowed.exit_code == 0, allowed.stdout
 
 
 def test_bundle_without_triage_says_so_too(tmp_path: Path) -> None:
@@ -60,10 +84,70 @@ def test_bundle_without_triage_says_so_too(tmp_path: Path) -> None:
     bundle = run_k3diff("report", "cmp.json", "run/samples.jsonl", "--out", "b", cwd=tmp_path)
     assert bundle.exit_code == 0, bundle.stderr
     report = (tmp_path / "b" / "REPORT.md").read_text()
-    assert "the same server (http://127.0.0.1:1) in run/samples.jsonl" in report, report
+    assert "the same server (http://127.0.0.1:1, both loopback port 1) in run/samples.jsonl" in (
+        report
+    ), report
 
 
 def test_two_servers_say_nothing(tmp_path: Path) -> None:
     _same_server_log(tmp_path, "http://127.0.0.1:2")
     result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
     assert "same server" not in result.stdout
+
+
+def _connected_log(tmp_path: Path, base: str, patch: str, addresses: tuple[str, str]) -> None:
+    """A log whose header records where each side connected (`run.connects_to`)."""
+    _same_server_log(tmp_path, patch)
+    log = tmp_path / "run" / "samples.jsonl"
+    header, *rest = log.read_text().splitlines()
+    parsed = json.loads(header)
+    parsed["run"]["servers"] = {"base": base, "patch": patch}
+    parsed["run"]["connects_to"] = {
+        side: {"url": url, "addresses": [address]}
+        for side, url, address in zip(("base", "patch"), (base, patch), addresses, strict=True)
+    }
+    log.write_text("\n".join([json.dumps(parsed), *rest]) + "\n")
+
+
+@pytest.mark.parametrize(
+    ("base", "patch", "addresses", "where"),
+    [
+        ("http://serve-a.internal:8000", "http://serve-b.internal:8000", ("10.0.0.5",) * 2,
+         "10.0.0.5 port 8000"),
+        ("https://serve-a.internal", "https://10.0.0.5:443/v1", ("10.0.0.5", "10.0.0.5"),
+         "10.0.0.5 port 443"),
+        ("http://[::1]:8000", "http://127.0.0.1:8000", ("::1", "127.0.0.1"),
+         "loopback port 8000"),
+        # One name is one server whatever addresses a header says it had.
+        ("http://serve.internal:8000", "http://SERVE.internal:8000/", ("10.0.0.5", "10.0.0.6"),
+         "serve.internal port 8000"),
+    ],
+    ids=["two-names-one-address", "name-and-literal", "ipv6-and-ipv4-loopback", "edited-apart"],
+)  # fmt: skip
+def test_two_names_that_resolved_to_one_address_are_one_server(
+    tmp_path: Path, base: str, patch: str, addresses: tuple[str, str], where: str
+) -> None:
+    """Decided from the addresses the header recorded, not resolved again. Failed on base71:
+    exit 0, no word of it."""
+    _connected_log(tmp_path, base, patch, addresses)
+    result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    assert f"one server ({base} and {patch}, both {where}, in run/samples.jsonl)" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("base", "patch", "addresses"),
+    [
+        ("http://serve-a.internal:8000", "http://serve-b.internal:8000", ("10.0.0.5", "10.0.0.6")),
+        ("http://gw.internal/base", "http://gw.internal/patch", ("10.0.0.5",) * 2),
+        ("http://127.0.0.1:8000", "http://localhost:8001", ("127.0.0.1",) * 2),
+    ],
+    ids=["two-addresses", "two-routes", "two-ports"],
+)  # fmt: skip
+def test_two_servers_recorded_apart_are_judged_as_any(
+    tmp_path: Path, base: str, patch: str, addresses: tuple[str, str]
+) -> None:
+    _connected_log(tmp_path, base, patch, addresses)
+    result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert result.exit_code == 0, result.stdout
+    assert "same server" not in result.stdout and "same-server" not in result.stdout
