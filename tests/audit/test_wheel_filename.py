@@ -67,7 +67,7 @@ def test_a_name_ending_in_whl_twice_is_a126_though_pip_installs_it(tmp_path: Pat
     files; but no build tool writes the tag `whl` and PyPI refuses it, and a release set lists
     the file as misnamed, failing (its report says "audit: A126"). `audit` passed it, exit 0."""
     built = make_wheel(tmp_path / "built", "demo", "1.0", FILES)
-    doubled = shutil.copy(built, tmp_path / f"{built.name}.whl")
+    doubled = Path(shutil.copy(built, tmp_path / f"{built.name}.whl"))
     assert pip_install(doubled, tmp_path / "installed").ok  # pip 26 takes it
     code, report = audit_json(doubled)
     assert code == 1
