@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from k3diff.documents.jsondoc import json_document
-from k3diff.fields import POSITIVE, Fields, words
+from k3diff.fields import Fields, words
 from k3diff.ids import LOGS as SCHEMA
 from k3diff.logs.model import (
     FileScan,
@@ -201,7 +201,7 @@ def _finding(fields: Fields) -> LogsFinding:
         else None,
         first=next(
             iter(
-                fields.each("examples", lambda e: (e.string("file"), e.integer("line", POSITIVE)))
+                fields.each("examples", lambda e: (e.string("file"), e.integer("line")))
             ),
             None,
         ),

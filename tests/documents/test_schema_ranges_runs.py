@@ -1,9 +1,8 @@
 """`k3diff schema telemetry` and `k3diff schema logs` state the ranges and words `k3diff report`'s
 readers hold those documents to (k3diff/fields.py `Within`, `among`), as the triage schema does
 (test_schema_ranges.py): a p-value from 0 to 1, `alpha` strictly between 0 and 1, a count of at
-least 0, a draft position or log line of at least 1, a count written only where there is one
-(a gate's units, a KV side's invalid requests) at least 1, a side and severity among the words
-written. A pipeline validating a document by the schema took one the reader refuses (a
+least 0, a draft position of at least 1, a count written only where there is one (a gate's
+units, a KV side's invalid requests) at least 1, a side and severity among the words written. A pipeline validating a document by the schema took one the reader refuses (a
 p-value of 1.5, a count of -1) as valid; and the readers took a gate finding at position 0 or
 a gate of 0 resamples, which the schema (and the writer) has no use for."""
 
@@ -62,7 +61,7 @@ LOGS: list[tuple[Path_, Any]] = [
     (("findings", 0, "count"), -1),
     (("findings", 0, "side"), "both"),
     (("findings", 0, "severity"), "fatal"),
-    (("findings", 0, "examples", 0, "line"), 0),
+    (("findings", 0, "examples", 0, "line"), -1),
     (("verdict", "exit_code"), -1),
 ]
 
@@ -141,3 +140,29 @@ def test_a_logs_value_report_refuses_is_invalid_under_the_schema(
     tmp_path: Path, path: Path_, value: Any
 ) -> None:
     _edited_is_refused_by_both(tmp_path, "logs", _logs(tmp_path), path, value)
+
+
+def test_a_restart_written_at_line_0_is_read_as_written(tmp_path: Path) -> None:
+    """`logs` writes a restart (a server that announced its start twice in one file) at line 0,
+    the file as a whole: `report` refused its own document (`'findings[0].examples[0].line'
+    must be an integer of at least 1, not 0`, exit 2) rather than fail it on the restart."""
+    started = "INFO:     Application startup complete.\n"
+    (tmp_path / "base.log").write_text(started)
+    (tmp_path / "patch.log").write_text(started + "INFO request\n" + started)
+    made = run_k3diff(
+        "logs", "base.log", "patch.log", "--format", "json", "-o", "l.json", cwd=tmp_path
+    )
+    assert made.exit_code == 1, made.stderr
+    document = json.loads((tmp_path / "l.json").read_text())
+    [restart] = [f for f in document["findings"] if f["rule"] == "restart"]
+    assert restart["examples"][0]["line"] == 0
+    printed = run_k3diff("schema", "logs", cwd=tmp_path)
+    assert (
+        list(jsonschema.Draft202012Validator(json.loads(printed.stdout)).iter_errors(document))
+        == []
+    )
+
+    result = run_k3diff("report", "l.json", "--out", "bundle", cwd=tmp_path)
+
+    assert result.exit_code == 1, result.stderr
+    assert "restart" in (tmp_path / "bundle" / "REPORT.md").read_text()
