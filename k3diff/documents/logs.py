@@ -200,9 +200,7 @@ def _finding(fields: Fields) -> LogsFinding:
         if fields.has("consequence_of")
         else None,
         first=next(
-            iter(
-                fields.each("examples", lambda e: (e.string("file"), e.integer("line")))
-            ),
+            iter(fields.each("examples", lambda e: (e.string("file"), e.integer("line")))),
             None,
         ),
     )
