@@ -85,12 +85,21 @@ def test_a_bare_non_finite_constant_in_a_passing_document_is_refused(
 
 
 def test_a_constant_inside_a_string_is_text(tmp_path: Path) -> None:
-    """A key or text that spells `NaN` is no constant: the document reads as written."""
+    """A key or text that spells `NaN` is no constant: the document reads as written, and the
+    line named is the bare constant's, past any string that spells one."""
     document = _passing_triage(tmp_path)
-    document["note NaN"] = 'Infinity "NaN" -Infinity'
-    (tmp_path / "edited.json").write_text(json.dumps(document))
+    document["note NaN"] = 'Infinity "NaN" -Infinity \\"NaN'
+    (tmp_path / "edited.json").write_text(json.dumps(document, indent=2))
     result = run_k3diff("report", "edited.json", "--out", "bundle", cwd=tmp_path)
     assert result.exit_code == 0, result.stderr
+
+    document["p"] = float("-inf")
+    text = json.dumps(document, indent=2)
+    (tmp_path / "edited.json").write_text(text)
+    result = run_k3diff("report", "edited.json", "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    line = len(text.splitlines()) - 1  # "p" is the last member, before the closing brace
+    assert f"(line {line}: bare -Infinity;" in result.stderr, result.stderr
 
 
 def test_a_bare_nan_in_a_samples_log_is_refused_naming_its_line(tmp_path: Path) -> None:
