@@ -18,8 +18,9 @@ than a parameter threaded through every loader.
 
 JSON decisions: a key repeated in one object is refused (exit 2 naming the key): which value a
 reader takes differs between parsers, so the file does not say one thing. `NaN`, `Infinity` and
-`-Infinity` are read (Python servers write them, e.g. a `-Infinity` logprob); the JSON k3diff
-writes holds them as the strings `"NaN"`, `"Infinity"`, `"-Infinity"` (`k3diff.documents.jsondoc`).
+`-Infinity` are read where others wrote the JSON (Python servers write them, e.g. a `-Infinity`
+logprob); k3diff writes them as the strings `"NaN"`, `"Infinity"`, `"-Infinity"` (`jsontext`), so
+its documents and logs are read `written`: a bare one is a syntax error there, as in `jq`.
 """
 
 from __future__ import annotations
@@ -247,23 +248,42 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _DECODER: json.JSONDecoder | None = None
 """The strict decoder, made for the first document read (`_strict`): `json` is imported then,
 so that a command that reads no JSON (a `wheels` text report) does not import it."""
+_WRITTEN: json.JSONDecoder | None = None
+"""The strict decoder of JSON k3diff wrote: no `NaN`, `Infinity` or `-Infinity` either."""
 
 
-def _strict() -> json.JSONDecoder:
-    global _DECODER
+class _NonFinite(ValueError):
+    """A bare `NaN`, `Infinity` or `-Infinity` where k3diff wrote the JSON."""
+
+
+def _strict(written: bool = False) -> json.JSONDecoder:
+    global _DECODER, _WRITTEN
     import json
 
+    def refuse(name: str) -> Any:
+        raise _NonFinite(name)
+
     _DECODER = json.JSONDecoder(object_pairs_hook=_unique_object)
-    return _DECODER
+    _WRITTEN = json.JSONDecoder(object_pairs_hook=_unique_object, parse_constant=refuse)
+    return _WRITTEN if written else _DECODER
 
 
-def loads(data: str | bytes, where: str) -> Any:
+_CONSTANT = lazy(r'"[^"\\]*(?:\\.[^"\\]*)*"|(-?Infinity|NaN)')
+
+
+def loads(data: str | bytes, where: str, written: bool = False) -> Any:
     """`data` decoded as JSON; InputError naming `where` for a duplicate key, nesting too deep,
     an integer too long to convert, or memory running out. Syntax errors are raised as
-    `json.JSONDecodeError` (and invalid UTF-8 as `UnicodeDecodeError`) for the caller to word."""
+    `json.JSONDecodeError` (and invalid UTF-8 as `UnicodeDecodeError`) for the caller to word;
+    with `written` (JSON k3diff wrote: RFC 8259), a bare `NaN` or infinity is one of them."""
     text = data.decode("utf-8") if isinstance(data, bytes) else data
     try:  # not `with _decoding(where)`: a context manager costs more than a small record's parse
-        value = (_DECODER or _strict()).decode(text)
+        value = ((_WRITTEN if written else _DECODER) or _strict(written)).decode(text)
+    except _NonFinite as exc:  # at the first bare constant outside a string: the one refused
+        import json
+
+        at = next((m.start(1) for m in _CONSTANT.finditer(text) if m.group(1)), 0)
+        raise json.JSONDecodeError(f'bare {exc}; k3diff writes it as "{exc}"', text, at) from None
     except (ValueError, RecursionError, MemoryError):
         with _decoding(where):
             raise

@@ -82,7 +82,7 @@ def parse_body(data: bytes, path: Path) -> tuple[Kind, dict[str, Any]]:
 
 def _parse(path: Path, text: str) -> dict[str, Any]:
     try:
-        value = bounded.loads(text, str(path))
+        value = bounded.loads(text, str(path), written=True)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{path}: not a k3diff JSON document (line {exc.lineno}: {exc.msg})"

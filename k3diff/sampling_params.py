@@ -4,9 +4,12 @@ default temperature): the condition under which triage judges outputs by their d
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeGuard
+
+from k3diff import jsontext
 
 SAMPLING_KNOBS: dict[str, Callable[[float], bool]] = {
     "top_p": lambda v: v < 1,
@@ -61,6 +64,28 @@ def boolean_number(params: Mapping[str, Any]) -> str | None:
         value = params.get(name)
         if isinstance(value, bool):
             return f"{name} is {str(value).lower()}, not a number"
+    return None
+
+
+def non_finite(value: Any, where: str = "") -> str | None:
+    """`temperature is NaN, which a JSON request cannot hold` for the first NaN or infinity in
+    a request body (a prompts line or `--param` read by Python's lenient JSON), else None: the
+    body is sent as RFC 8259 JSON, which has neither, and failed as an internal error."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{where or 'the request'} is {jsontext.finite(value)}, which a JSON request cannot hold"
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
+    for key, item in items:
+        inner = (
+            f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}" if where else str(key)
+        )
+        if (problem := non_finite(item, inner)) is not None:
+            return problem
     return None
 
 

@@ -51,7 +51,7 @@ from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import METADATA_LIMIT, WheelIdentity, find_dist_info, read_identity
 from k3diff.wheel.policy import AUDIT_POLICY
 from k3diff.wheel.record import RecordLine, parse_record
-from k3diff.wheel.refusals import no_wheel_filename
+from k3diff.wheel.refusals import doubled_suffix, no_wheel_filename
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfacekinds import Surface
 from k3diff.wheel.surfaces import environment_shadowing, scan_surfaces
@@ -222,9 +222,9 @@ def _check_readable(path: Path) -> None:
 
 def _open_wheel(path: Path) -> _Wheel:
     """The opened wheel with its RECORD parsed, or one holding only its A001 finding; either
-    way with A126 when its `.whl` name is no wheel filename (the name is wrong however much of
-    the file can be read)."""
-    unnamed = no_wheel_filename(str(path))
+    way with A126 when its `.whl` name is no wheel filename, or one ending in `.whl` twice, which
+    a release set does not pair either (the name is wrong however much of the file can be read)."""
+    unnamed = doubled_suffix(str(path)) or no_wheel_filename(str(path))
     findings = [Finding(Code.A126, "", unnamed)] if unnamed is not None else []
     try:
         archive = ZipArchive.open(path)

@@ -179,7 +179,7 @@ def wheelset_stages(doc: Document) -> list[Stage]:
             headline += ": " + named(unpaired, 3) + why
         if wheelset.misnamed:
             headline += (
-                f"; {plural(len(wheelset.misnamed), 'misnamed .whl file')} (pip refuses the "
+                f"; {plural(len(wheelset.misnamed), 'misnamed .whl file')} (pip or PyPI refuses the "
                 f"name): {named(list(wheelset.misnamed), 3)}"
             )
         # The set's own reasons only: a failing pair fails its own rows above.

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from k3diff.documents.jsondoc import json_document
-from k3diff.fields import POSITIVE, Fields, words
+from k3diff.fields import Fields, words
 from k3diff.ids import LOGS as SCHEMA
 from k3diff.logs.model import (
     FileScan,
@@ -200,9 +200,7 @@ def _finding(fields: Fields) -> LogsFinding:
         if fields.has("consequence_of")
         else None,
         first=next(
-            iter(
-                fields.each("examples", lambda e: (e.string("file"), e.integer("line", POSITIVE)))
-            ),
+            iter(fields.each("examples", lambda e: (e.string("file"), e.integer("line")))),
             None,
         ),
     )

@@ -242,7 +242,7 @@ class Document:
         data = bounded.read_document(Path(self.name), self.name, what)
         if hashlib.sha256(data).hexdigest() != self.sha256:
             raise InputError(f"{self.name}: changed while k3diff report read it")
-        body: dict[str, Any] = bounded.loads(data, self.name)
+        body: dict[str, Any] = bounded.loads(data, self.name, written=True)
         return body
 
 

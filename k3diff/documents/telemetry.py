@@ -297,7 +297,7 @@ def _mode(fields: Fields) -> TelemetryMode:
         cache_reported=fields.integer("cache_reported"),
         cache_hits=cache_hits,
         cold_hits=part_of(fields, "cold_hits", cache_hits, "cache_hits"),
-        cold_unread=part_of(fields, "cold_unread", samples, "samples"),
+        cold_unread=part_of(fields, "cold_unread", samples, "samples", POSITIVE),
         spec_drafted=fields.optional_integer("spec_drafted"),
     )
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import comb, isclose
 
-from k3diff.fields import POSITIVE, SHARE, Fields
+from k3diff.fields import POSITIVE, SHARE, Fields, Within
 from k3diff.telemetry.model import ACCEPTANCE_UNDECIDED, Gate
 
 DROP = Gate.ACCEPTANCE_DROP.value
 GATE_FINDINGS = (DROP, ACCEPTANCE_UNDECIDED)
+BLOCKS = Within(2)
+"""A gate's `block` where written: absent when the gate tested single units (a block of 1)."""
 
 
 @dataclass(frozen=True)
@@ -59,8 +61,8 @@ def _test(fields: Fields) -> TelemetryGateTest:
     units = fields.object("units")
     return TelemetryGateTest(
         position=fields.optional_integer("position", POSITIVE),
-        base_units=units.integer("base"),
-        patch_units=units.integer("patch"),
+        base_units=units.integer("base", POSITIVE),
+        patch_units=units.integer("patch", POSITIVE),
         p=fields.number("p", SHARE),
         p_adjusted=fields.number("p_adjusted", SHARE),
         p_min=fields.number("p_min", SHARE),
@@ -70,7 +72,8 @@ def _test(fields: Fields) -> TelemetryGateTest:
 
 def _finding(fields: Fields) -> TelemetryGateFinding:
     name = fields.string("name", GATE_FINDINGS)
-    return TelemetryGateFinding(name, fields.optional_integer("position"), fields.string("detail"))
+    position = fields.optional_integer("position", POSITIVE)
+    return TelemetryGateFinding(name, position, fields.string("detail"))
 
 
 def read_gate(fields: Fields | None) -> TelemetryGate | None:
@@ -78,12 +81,12 @@ def read_gate(fields: Fields | None) -> TelemetryGate | None:
     if fields is None:
         return None
     return TelemetryGate(
-        exact_splits=fields.integer("exact_splits"),
-        resamples=fields.integer("resamples"),
+        exact_splits=fields.integer("exact_splits", POSITIVE),
+        resamples=fields.integer("resamples", POSITIVE),
         tests=fields.each("tests", _test),
         findings=fields.each("findings", _finding),
         lost_windows=_lost(fields.optional_object("lost_windows")),
-        block=fields.optional_integer("block", POSITIVE) or 1,
+        block=fields.optional_integer("block", BLOCKS) or 1,
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from k3diff.fields import Fields
+from k3diff.fields import COUNT, POSITIVE, Fields, Within
 from k3diff.sample.names import SIDES
 from k3diff.telemetry.model import KvReuse
 
@@ -57,16 +57,17 @@ class TelemetryKv:
     """cold-warm cold requests whose `/perf_metrics` drain cannot be read (telem68)."""
 
 
-def part_of(fields: Fields, key: str, whole: int, of: str) -> int:
-    """An optional count (0 when absent) that is part of the count `of` (`whole`)."""
-    part = fields.optional_integer(key) or 0
+def part_of(fields: Fields, key: str, whole: int, of: str, within: Within = COUNT) -> int:
+    """An optional count (0 when absent) that is part of the count `of` (`whole`), within
+    `within` where written (POSITIVE: a count written only where there is one)."""
+    part = fields.optional_integer(key, within) or 0
     if not 0 <= part <= whole:
         raise fields.fail(key, f"must be between 0 and {of} ({whole})")
     return part
 
 
 def read_kv(fields: Fields) -> TelemetryKv:
-    hits, invalid = fields.integer("hits"), fields.optional_integer("invalid") or 0
+    hits, invalid = fields.integer("hits"), fields.optional_integer("invalid", POSITIVE) or 0
     return TelemetryKv(
         side=fields.string("side", SIDES),
         requests=fields.integer("requests"),
@@ -75,5 +76,5 @@ def read_kv(fields: Fields) -> TelemetryKv:
         cold_hits=part_of(fields, "cold_hits", hits, "hits"),
         invalid=invalid,
         invalid_cold=part_of(fields, "invalid_cold", invalid, "invalid"),
-        unread_cold=fields.optional_integer("unread_cold") or 0,
+        unread_cold=fields.optional_integer("unread_cold", POSITIVE) or 0,
     )

@@ -9,15 +9,30 @@ from collections.abc import Mapping
 from typing import Any
 
 from k3diff.errors import InputError
-from k3diff.sample.usage import is_count
+from k3diff.sample.usage import is_count, shown
 
-__all__ = ["in_flight", "level", "optional_count", "strings", "time", "trace"]
+__all__ = ["in_flight", "level", "optional_count", "status", "strings", "time", "trace"]
 
 
 def optional_count(value: Mapping[str, Any], name: str, where: str) -> int | None:
     item = value.get(name)
     if item is not None and not is_count(item):
         raise InputError(f"{where}: '{name}' is neither null nor a non-negative integer")
+    return item
+
+
+STATUSES = range(100, 1000)
+"""What a status line's three digits can say: RFC 9110 defines 100-599, and httpx passes on a
+server's 600-999 (h11 takes any three digits from 200), which the log records as answered."""
+
+
+def status(value: Mapping[str, Any], where: str) -> int | None:
+    """The HTTP status of a sample's last attempt (None: no answer arrived)."""
+    item = value.get("status")
+    if item is not None and (not is_count(item) or item not in STATUSES):
+        raise InputError(
+            f"{where}: 'status' is neither null nor an HTTP status (100 to 999): {shown(item)}"
+        )
     return item
 
 

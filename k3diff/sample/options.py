@@ -10,7 +10,7 @@ from typing import Any
 
 from k3diff.errors import UsageError
 from k3diff.sample.names import SIDES, Mode
-from k3diff.sampling_params import boolean_number
+from k3diff.sampling_params import boolean_number, non_finite
 
 
 def server_root(url: str) -> str:
@@ -43,7 +43,7 @@ def parse_params(values: tuple[str, ...], option: str = "--param") -> dict[str, 
             params[name] = json.loads(raw)
         except json.JSONDecodeError:
             params[name] = raw
-        if (problem := boolean_number({name: params[name]})) is not None:
+        if problem := boolean_number({name: params[name]}) or non_finite(params[name], name):
             raise UsageError(f"{option} {item!r}: {problem}: give the number the request means")
     return params
 

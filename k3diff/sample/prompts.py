@@ -27,7 +27,7 @@ from k3diff.responses.parts import CLIENT_KEY_FIELDS, PROMPT_KEYS, flat_params
 from k3diff.responses.shapes import FLAT_TEXT_KEYS, preview
 from k3diff.sample.model import Endpoint, PromptRecord
 from k3diff.sample.options import CONTROLLED_FIELDS
-from k3diff.sampling_params import SAMPLING_KNOBS, boolean_number
+from k3diff.sampling_params import SAMPLING_KNOBS, boolean_number, non_finite
 
 RESPONSE_MARKERS = ("choices", "response", "resps", *FLAT_TEXT_KEYS)
 """Fields that make a record a captured response rather than a request."""
@@ -73,7 +73,7 @@ def read_prompts(path: Path) -> list[PromptRecord]:
         records = _from_responses(path, display)
     _check_unique(records, display)
     for record in records:
-        if (problem := boolean_number(record.body)) is not None:
+        if (problem := boolean_number(record.body) or non_finite(record.body)) is not None:
             raise InputError(f"{record.where}: {problem}: give the number the request means")
     return records
 

@@ -242,7 +242,7 @@ def _read_bytes(path: Path) -> bytes:
 
 def _parse(line: bytes, path: Path, number: int) -> dict[str, Any]:
     try:
-        value = bounded.loads(line, f"{path}:{number}")
+        value = bounded.loads(line, f"{path}:{number}", written=True)
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}:{number}: not UTF-8") from exc
     except json.JSONDecodeError as exc:

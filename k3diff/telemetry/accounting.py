@@ -225,7 +225,7 @@ def _perf_entries(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            entry = bounded.loads(line, f"{path}:{number}")
+            entry = bounded.loads(line, f"{path}:{number}", written=True)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise InputError(f"{path}:{number}: malformed perf-metrics line: {exc}") from None
         if isinstance(entry, dict):

@@ -93,8 +93,8 @@ class ReleaseSide:
     ignored: tuple[IgnoredFile, ...] = ()
     """Files in the directories that are not wheels."""
     misnamed: tuple[IgnoredFile, ...] = ()
-    """`.whl` files (any case) in the directories whose name is no wheel filename pip takes
-    (`copy.whl`): a problem in the release, as `audit` says (A126), so they fail the set."""
+    """`.whl` files (any case) in the directories named as no wheel pip takes (`copy.whl`) or
+    PyPI takes (`x.whl.whl`): a problem in the release, as `audit` says (A126): they fail the set."""
     given_as_files: bool = False
     """True when the wheels were given one by one (`--base`/`--patch`), not as a directory."""
 
@@ -191,7 +191,7 @@ def set_failures(
     elif unpaired and not allow_unpaired:
         reasons.append(f"{unpaired} unpaired (only on one side)")
     if misnamed:
-        reasons.append(f"{plural(misnamed, 'misnamed .whl file')} (not a wheel filename pip takes)")
+        reasons.append(f"{plural(misnamed, 'misnamed .whl file')} (a name pip or PyPI refuses)")
     if failing_pairs:
         reasons.append(f"{failing_pairs} of {pairs} pairs fail")
     return tuple(reasons)
@@ -206,7 +206,7 @@ def set_wheel(path: Path) -> SetWheel | None:
 
 
 def misnamed_reason(name: str) -> str:
-    """Why pip refuses `name`, a `.whl` (any case) that is no wheel filename k3diff pairs."""
+    """Why pip or PyPI refuses `name`, a `.whl` (any case) no wheel filename k3diff pairs."""
     refusal = doubled_suffix(name) or no_wheel_filename(name)
     refusal = refusal or next(iter(filename_refusals(name)), ("", ""))[1]
     return refusal or f"{name!r} is not a NAME-VERSION[-BUILD]-PYTHON-ABI-PLATFORM.whl name"

@@ -141,6 +141,7 @@ def test_memory_running_out_while_decoding_is_one_line(
         raw_decode = scan_once = decode
 
     monkeypatch.setattr(bounded, "_DECODER", Exhausted())
+    monkeypatch.setattr(bounded, "_WRITTEN", Exhausted())  # k3diff's own documents and logs
     line = _refused(run_k3diff(*args), "out of memory decoding JSON")
     assert "bad.jsonl" in line or "cmp.json" in line  # triage reads its comparison first
 

@@ -307,7 +307,7 @@ def test_a_misnamed_whl_in_a_release_directory_fails_the_set(tmp_path: Path, nam
     assert (misnamed["side"], misnamed["path"]) == ("patch", f"patch/{name}")
     assert repr(name) in misnamed["reason"]  # pip's refusal of the name, naming it
     assert [i["path"] for i in document["ignored"]] == ["base/README.txt"]
-    failure = "1 misnamed .whl file (not a wheel filename pip takes)"
+    failure = "1 misnamed .whl file (a name pip or PyPI refuses)"
     assert document["verdict"]["failures"] == [failure]
     text = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
     assert text.exit_code == 1
