@@ -320,3 +320,24 @@ def test_a_hatchling_force_include_of_the_file_compared_there_keeps_the_layout(
     sources = {e["path"]: e["source"] for e in report["entries"] if "source" in e}
     assert sources["pkg/sub/auth.py"]["repo_path"] == "src/realname/sub/auth.py"
     assert sources["pkg/sub/auth.py"]["status"] == "mismatch"
+
+
+@pytest.mark.parametrize("package_dir", ["src/", "./src"])
+def test_a_pdm_package_dir_not_written_normalised_strips_nothing(
+    tmp_path: Path, package_dir: str
+) -> None:
+    """pdm-backend strips `package-dir` as written, and '/', from each file's normalised path:
+    `"src/"` or `"./src"` strips nothing, and the wheel ships `src/pkg/` (prov71 looked every
+    wheel path up under `src/`: `src/src/pkg/util.py`, absent, failed a wheel of the commit)."""
+    repo = tmp_path / "repo"
+    pyproject = PDM + f'[tool.pdm.build]\npackage-dir = "{package_dir}"\n'.encode()
+    make_repo(repo, [{**_placed(FILES, "src/pkg/"), "pyproject.toml": pyproject}])
+    shipped = {"src/" + path: data for path, data in FILES.items()}
+    base, patch = _wheels(tmp_path, shipped, {**shipped, "src/pkg/util.py": b"X = 0\n"})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 0, report["findings"]
+    sources = {e["path"]: e["source"] for e in report["entries"] if "source" in e}
+    assert sources["src/pkg/util.py"]["repo_path"] == "src/pkg/util.py"
+    assert sources["src/pkg/util.py"]["status"] == "match"
