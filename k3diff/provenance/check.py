@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 from pathlib import Path
 
 from k3diff.errors import SourceError
@@ -162,7 +163,14 @@ class ProvenanceReport:
 
     def file(self, path: str) -> FileSource | None:
         """The verdict for wheel path `path`, if it was checked."""
-        return next((entry for entry in self.files if entry.path == path), None)
+        return self._by_path.get(path)
+
+    @cached_property
+    def _by_path(self) -> Mapping[str, FileSource]:
+        """Each verdict by its wheel path (the first, where two share one), built on the first
+        lookup: a scan of `files` for each (one per wheel entry) cost a 12,000-file wheel's
+        ``--source-all`` run 3.4 s of its 6.7 s under a profiler (prov71b)."""
+        return {entry.path: entry for entry in reversed(self.files)}
 
 
 def check_source(

@@ -16,15 +16,21 @@ else the build's (``[tool.hatch.build]``). Without ``packages`` or ``only-includ
 chooses by the project's name (default file selection): detection by paths decides, and
 ``sources`` stated then is `Unread`. So is what cannot be put as wheel directory -> project
 directory: a selected file (``only-include = ["mod.py"]``), two directories shipped as one, a
-path that leaves the project. ``force-include`` is not read.
+path that leaves the project, and a ``force-include`` entry (project path -> wheel path, each
+file copied after the selected ones, over any of the same name, the destination rewritten by
+``sources`` too) that puts in the wheel other files than the layout compares there: at or in a
+package's directory from another place, around one, or elsewhere from another place than
+the one a path no entry covers is compared with (`packagedirs.forced_elsewhere`).
 """
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 from collections.abc import Callable, Iterator, Mapping
 
-from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread
+from k3diff.escape import shortened
+from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, forced_elsewhere
 
 PATH_CAP = 4096
 """Longest path read from the configuration (characters; Linux's PATH_MAX): a longer one names
@@ -54,6 +60,15 @@ def from_hatch(
     sources = options.sources()
     if isinstance(sources, Unread):
         return sources
+    forced = options.get("force-include")
+    if forced is not None and not (
+        isinstance(forced, dict) and all(isinstance(v, str) for v in forced.values())
+    ):
+        return Unread(f"{options.origin()}: force-include is not a table of paths, not read")
+    if forced and any(len(k) > PATH_CAP or len(v) > PATH_CAP for k, v in forced.items()):
+        return Unread(
+            f"{options.origin()}: force-include names a path over {PATH_CAP:,} characters"
+        )
     selected = only_include or packages
     if not selected:
         if options.used:
@@ -69,7 +84,26 @@ def from_hatch(
     for path in selected:
         if is_file(path):
             return Unread(f"{options.origin()} selects the file {path}, not a directory: not read")
-    return _layout(selected, sources, options.origin())
+    return _forced_over(_layout(selected, sources, options.origin()), forced or {}, sources)
+
+
+def _forced_over(stated: Stated, forced: Mapping[str, str], sources: Mapping[str, str]) -> Stated:
+    """`stated`, or `Unread` where a ``force-include`` entry (project path -> wheel path,
+    copied after the selected files, the later copy winning) puts other files in the wheel
+    than those the layout compares there (`packagedirs.forced_elsewhere`)."""
+    if not isinstance(stated, PackageDirs) or not forced:
+        return stated
+    keys = sorted(sources)
+    places = (
+        (_forced_place(dest, sources, keys), _forced_source(source), f"{source!r} to {dest!r}")
+        for source, dest in forced.items()
+    )
+    if (over := forced_elsewhere(places, dict(stated.dirs))) is not None:
+        return Unread(
+            f"{stated.origin}: force-include copies {shortened(over, 400)}, not the files "
+            "compared there: not read"
+        )
+    return stated
 
 
 def _layout(selected: list[str], sources: Mapping[str, str], origin: str) -> Stated:
@@ -97,6 +131,31 @@ def _layout(selected: list[str], sources: Mapping[str, str], origin: str) -> Sta
             shown = wheel or "the wheel's root"
             return Unread(f"{origin} ships both {entries[wheel]} and {repo} as {shown}: not read")
     return PackageDirs(tuple(sorted(entries.items())), origin)
+
+
+def _forced_place(dest: str, sources: Mapping[str, str], keys: list[str]) -> str:
+    """The wheel path a ``force-include`` destination lands at: normalised as hatchling does
+    (`_relative`), then rewritten by the first source its path starts with, as each file is;
+    '' (the root, never read) for one leaving the project, or a directory some source under it
+    rewrites in part (`keys`: the sources, sorted)."""
+    wheel = _relative(dest)
+    if not wheel:
+        return ""
+    inside = wheel + "/"
+    at = bisect.bisect_right(keys, inside)
+    if at < len(keys) and keys[at].startswith(inside):
+        return ""
+    source = next((d for d in _directories(inside) if d in sources), None)
+    return wheel if source is None else (sources[source] + inside[len(source) :]).rstrip("/")
+
+
+def _forced_source(path: str) -> str | None:
+    """A ``force-include`` source as hatchling resolves it, relative to the project ('.' its
+    root), or None for one outside it, absolute or in a home directory (``~``)."""
+    if path.startswith(("~", "/")) or "\\" in path or "\0" in path:
+        return None
+    cleaned = posixpath.normpath(path)
+    return None if cleaned == ".." or cleaned.startswith("../") else cleaned
 
 
 def _directories(path: str) -> Iterator[str]:

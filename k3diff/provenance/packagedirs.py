@@ -7,8 +7,9 @@ these, relative to the project's directory (the one holding the configuration fi
 
 from __future__ import annotations
 
+import bisect
 import posixpath
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -103,4 +104,39 @@ def shadowed(dirs: Mapping[str, str], is_dir: Callable[[str], bool]) -> tuple[st
             if place != dirs[wheel] and is_dir(place[:-1]):
                 return wheel, place, dirs[wheel]
         outer.append(wheel)
+    return None
+
+
+def forced_elsewhere(
+    forced: Iterable[tuple[str, str | None, str]], dirs: Mapping[str, str]
+) -> str | None:
+    """The first of `forced` (wheel path, project path, as the configuration shows it) whose
+    files, copied into the wheel last by a backend's ``force-include``, are not those the check
+    compares there: the wheel path (normalised, no trailing '/', '' the wheel's root) is the
+    root or leaves it, lies around a directory `dirs` ships (wheel directory -> project
+    directory, each ending in '/'), or its place is not the project path (normalised, no
+    trailing '/'; None outside the project). The place is under the deepest entry holding the
+    wheel path, else the wheel path itself: one no entry covers is compared under the project's
+    directory. review71a, prov71b: a fixed ``src/pkg/auth.py`` forced over ``legacy/pkg/``'s
+    files, the legacy copy was compared and a patch reverting to it passed, exit 0. Entries are
+    looked up by the wheel path's directories and bisected, never scanned (a 256 KiB file may
+    list 20,000 of each)."""
+    shipped = sorted(dirs)
+    longest = max(map(len, shipped), default=0)
+    for wheel, source, shown in forced:
+        if not wheel or wheel == ".." or wheel.startswith("../"):
+            return shown
+        inside = wheel + "/"
+        at = bisect.bisect_right(shipped, inside)
+        if at < len(shipped) and shipped[at].startswith(inside):
+            return shown  # around an entry: a directory copied over its files
+        place = dirs.get("", "") + wheel
+        cut = inside.rfind("/", 0, longest)
+        while cut >= 0:
+            if (repo := dirs.get(inside[: cut + 1])) is not None:
+                place = repo + inside[cut + 1 : -1]
+                break
+            cut = inside.rfind("/", 0, cut)
+        if source is None or posixpath.normpath(place or ".") != source:
+            return shown
     return None

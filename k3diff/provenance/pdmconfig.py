@@ -2,7 +2,9 @@
 
 pdm-backend ships each file its ``includes`` select at its project path less the
 ``package-dir`` prefix (``[tool.pdm.build]``; ``pdm.backend.wheel``): with ``package-dir =
-"src"``, ``src/pkg/auth.py`` ships as ``pkg/auth.py``. Without ``package-dir`` the prefix is
+"src"``, ``src/pkg/auth.py`` ships as ``pkg/auth.py``; the prefix is ``package-dir`` as
+written and ``/``, so one not written as the normalised path (``"src/"``, ``"./src"``) strips
+nothing, and ``src/pkg/auth.py`` ships as itself. Without ``package-dir`` the prefix is
 ``src`` where an ``includes`` entry lies under ``src/`` (and ``excludes`` does not name ``src``),
 else none (``_get_default_package_dir``). So each ``includes`` entry is mapped from its place
 (``src/tool`` ships as ``tool/``), and with a pattern among them, or ``package-dir`` alone (every
@@ -46,6 +48,8 @@ def from_pdm(document: Mapping[str, object], label: str, is_file: Callable[[str]
         directory = clean_directory(stated)
         if directory is None:
             return Unread(f"{origin}: package-dir names a directory outside its project")
+        if directory != stated + "/":  # "src/", "./src": no file's path starts with it
+            directory = ""
     else:
         under_src = any(_under(path, "src/") for path in includes)
         directory = "src/" if under_src and not {"src", "src/"} & set(excludes) else ""

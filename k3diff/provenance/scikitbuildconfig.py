@@ -8,8 +8,9 @@ name (``["src/pkg"]``: ``src/pkg/`` as ``pkg/``), or maps wheel package paths to
 place holds that directory too: `packagedirs.shadowed`), or an
 ``[[tool.scikit-build.overrides]]`` entry setting ``wheel.packages`` (in place of the table's
 where its ``if`` holds: a platform, a Python version, an environment variable), or a
-``wheel.force-include`` destination in or around a package's directory (copied last, over the
-package's files) is `Unread`. Without ``wheel.packages``
+``wheel.force-include`` entry copying, last, other files into the package area than those
+compared there (in or around a package's directory, or elsewhere from another place) is
+`Unread`. Without ``wheel.packages``
 scikit-build-core takes the first of ``src/NAME``, ``python/NAME`` and ``NAME`` by the
 project's name: detection by paths decides. ``wheel.install-dir`` places what CMake installs,
 not these packages, and is not read.
@@ -27,6 +28,7 @@ from k3diff.provenance.packagedirs import (
     Stated,
     Unread,
     clean_directory,
+    forced_elsewhere,
     shadowed,
 )
 
@@ -72,7 +74,9 @@ def from_scikit_build(
     if both := shadowed(entries, is_dir):
         return Unread(f"{origin} ships both {both[1]} and {both[2]} as {both[0]}, not read")
     if (forced := _forced(wheel.get("force-include"), entries)) is not None:
-        return Unread(f"{origin}: wheel.force-include places {forced!r} over its files, not read")
+        return Unread(
+            f"{origin}: wheel.force-include copies {forced}, not the files compared there: not read"
+        )
     return PackageDirs(tuple(sorted(entries.items())), origin) if entries else None
 
 
@@ -80,25 +84,27 @@ _PLATLIB = ("${SKBUILD_PLATLIB_DIR}", "${SKBUILD_PURELIB_DIR}")
 
 
 def _forced(table: object, entries: Mapping[str, str]) -> str | None:
-    """A ``wheel.force-include`` destination (relative to the package area, or under
-    ``${SKBUILD_PLATLIB_DIR}``) at or around a directory `entries` ships: copied last, it
-    replaces the packages' files there with a file from anywhere (review71a: a fixed
-    ``src/pkg/auth.py`` forced over ``legacy/pkg/``, the legacy copy was compared, exit 0)."""
+    """``wheel.force-include`` (project path -> wheel path, relative to the package area or
+    under ``${SKBUILD_PLATLIB_DIR}``) copying, last, other files into the package area than
+    `entries` has compared there (`packagedirs.forced_elsewhere`; review71a: a fixed
+    ``src/pkg/auth.py`` forced over ``legacy/pkg/``, the legacy copy was compared, exit 0);
+    a destination in another wheel tree (data, scripts, headers) is not compared."""
     if not isinstance(table, dict):
         return None
-    for dest in table.values():
+    places = []
+    for source, dest in table.items():
         if not isinstance(dest, str):
             return repr(dest)
         head, _, rest = dest.partition("/")
         place = rest if head in _PLATLIB else dest
         if place.startswith(("${", "/")):
-            continue  # another wheel tree: data, scripts, headers
-        cleaned = posixpath.normpath(place or ".") + "/"
-        if cleaned == "./" or any(
-            cleaned.startswith(shipped) or shipped.startswith(cleaned) for shipped in entries
-        ):
-            return shortened(dest, 200)
-    return None
+            continue
+        wheel = posixpath.normpath(place or ".")
+        origin = posixpath.normpath(source or ".")
+        outside = origin.startswith("/") or origin == ".." or origin.startswith("../")
+        shown = f"{shortened(source, 200)!r} to {shortened(dest, 200)!r}"
+        places.append(("" if wheel == "." else wheel, None if outside else origin, shown))
+    return forced_elsewhere(places, entries)
 
 
 def _overridden(overrides: object) -> bool:

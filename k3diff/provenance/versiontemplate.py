@@ -29,7 +29,9 @@ The tuple stated (``__version_tuple__``, ``version_tuple``) must be what setupto
 for the version stated (`scm_tuples`: prov71, ``version_tuple = (9, 9)`` passed), and the commit
 stated (``__commit_id__``, ``commit_id``, versioneer's ``full-revisionid``) the one the source
 check compares with (one of its range's): the stated-commit reader (W408) reads a top-level
-package's module only, and a deeper one naming another commit passed (review71a).
+package's module only, and a deeper one naming another commit passed (review71a). versioneer's
+``"dirty"`` must be false for the same reason: W411 reads a top-level package's ``"dirty":
+true``, and a deeper module's dirty build passed ``generated``, exit 0 (prov71b).
 """
 
 from __future__ import annotations
@@ -384,6 +386,9 @@ def _versioneer(module: ast.Module) -> Iterator[tuple[str, Stated]]:
             stated = document.get("version") if isinstance(document, dict) else None
             if not isinstance(stated, str):
                 raise _refused(node, "version_json states no version")
+            if (dirty := document.get("dirty", "absent")) is not False:
+                said = shortened(json.dumps(dirty), 80)
+                raise _refused(node, f'version_json "dirty" is {said}, not false: a dirty build')
             yield 'version_json "version"', stated
             if (revision := document.get("full-revisionid")) is not None:
                 yield 'version_json "full-revisionid"', Node(str(revision))

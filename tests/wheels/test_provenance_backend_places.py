@@ -43,6 +43,7 @@ def _system(requires: str, backend: str) -> bytes:
 PDM = _system("pdm-backend", "pdm.backend")
 POETRY = _system("poetry-core>=2", "poetry.core.masonry.api")
 SKBUILD = _system("scikit-build-core", "scikit_build_core.build")
+HATCH = _system("hatchling", "hatchling.build")
 
 
 def _placed(files: dict[str, bytes], directory: str) -> dict[str, bytes | None]:
@@ -79,6 +80,16 @@ OLD_COPY = {
         POETRY + b'[tool.poetry]\npackages = [{include = "pkg", from = "src"}, '
         b'{include = "pkg/sub", from = "legacy"}]\n',
         _sub(REVERTED, "legacy/pkg/sub/"),
+    ),
+    "hatchling force-include file": (
+        HATCH + b'[tool.hatch.build.targets.wheel]\npackages = ["legacy/pkg"]\n\n'
+        b'[tool.hatch.build.targets.wheel.force-include]\n"src/pkg/sub/auth.py" = "pkg/sub/auth.py"\n',
+        _placed(REVERTED, "legacy/pkg/"),
+    ),
+    "hatchling build force-include directory": (
+        HATCH + b'[tool.hatch.build]\nsources = {"legacy/pkg" = "pkg"}\npackages = ["legacy/pkg"]\n'
+        b'force-include = {"src/pkg/sub" = "pkg/sub"}\n',
+        _placed(REVERTED, "legacy/pkg/"),
     ),
 }
 
@@ -130,14 +141,22 @@ UNREAD = {
         SKBUILD + b'[tool.scikit-build.wheel]\npackages = ["src/pkg"]\n'
         b'force-include = {"gen/info.py" = "${SKBUILD_PLATLIB_DIR}/pkg/info.py", '
         b'"LICENSE" = "${SKBUILD_DATA_DIR}/share/LICENSE"}\n',
-        "pyproject.toml [tool.scikit-build] wheel.packages: wheel.force-include places "
-        "'${SKBUILD_PLATLIB_DIR}/pkg/info.py' over its files, not read",
+        "pyproject.toml [tool.scikit-build] wheel.packages: wheel.force-include copies "
+        "'gen/info.py' to '${SKBUILD_PLATLIB_DIR}/pkg/info.py', not the files compared there: "
+        "not read",
     ),
     "poetry nested entry": (
         POETRY + b'[tool.poetry]\npackages = [{include = "pkg", from = "src"}, '
         b'{include = "pkg/sub", from = "legacy"}]\n',
         "pyproject.toml [tool.poetry] packages ships both src/pkg/sub/ and legacy/pkg/sub/ as "
         "pkg/sub/, not read",
+    ),
+    "hatchling force-include": (
+        HATCH + b'[tool.hatch.build.targets.wheel]\npackages = ["src/pkg"]\n'
+        b'force-include = {"src/pkg/util.py" = "pkg/util.py", "gen/info.py" = "/src/pkg/info.py"}\n',
+        "pyproject.toml [tool.hatch.build.targets.wheel] packages and force-include: "
+        "force-include copies 'gen/info.py' to '/src/pkg/info.py', not the files compared "
+        "there: not read",
     ),
 }
 
@@ -250,3 +269,75 @@ def test_a_flit_module_file_is_found_where_flit_takes_it(tmp_path: Path, place: 
     assert sources["mod.py"]["status"] == "mismatch"
     assert sources["mod.py"]["repo_path"] == place + "mod.py"
     assert report["provenance"]["package_dir"] == {"mod.py": place + "mod.py"}
+
+
+FORCED_TOOL = {
+    "hatchling": HATCH + b'[tool.hatch.build.targets.wheel]\npackages = ["src/pkg"]\n'
+    b'force-include = {"scripts/tool.py" = "tool.py"}\n',
+    "scikit-build-core": SKBUILD + b'[tool.scikit-build.wheel]\npackages = ["src/pkg"]\n'
+    b'force-include = {"scripts/tool.py" = "${SKBUILD_PLATLIB_DIR}/tool.py"}\n',
+}
+
+
+@pytest.mark.parametrize("backend", sorted(FORCED_TOOL))
+def test_a_module_forced_in_from_elsewhere_is_not_compared_with_a_stale_one_at_the_root(
+    tmp_path: Path, backend: str
+) -> None:
+    """The build ships `scripts/tool.py` as `tool.py`; the project's root keeps an old
+    `tool.py` no build ships, which a path no package covers was compared with (exit 0)."""
+    repo = tmp_path / "repo"
+    fixed, stale = b"def run():\n    return check()\n", b"def run():\n    return True\n"
+    tree = {**_placed(FILES, "src/pkg/"), "scripts/tool.py": fixed, "tool.py": stale}
+    make_repo(repo, [{**tree, "pyproject.toml": FORCED_TOOL[backend]}])
+    base, patch = _wheels(tmp_path, {**FILES, "tool.py": stale}, {**FILES, "tool.py": fixed})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert "force-include copies 'scripts/tool.py'" in report["provenance"]["package_dir_unread"]
+    sources = {e["path"]: e["source"] for e in report["entries"] if "source" in e}
+    assert sources["tool.py"]["status"] != "match"
+
+
+def test_a_hatchling_force_include_of_the_file_compared_there_keeps_the_layout(
+    tmp_path: Path,
+) -> None:
+    """Forcing `src/pkg/sub/auth.py` in as `pkg/sub/auth.py` ships the file compared there."""
+    repo = tmp_path / "repo"
+    pyproject = HATCH + (
+        b'[tool.hatch.build.targets.wheel]\nsources = {"src/realname" = "pkg"}\n'
+        b'packages = ["src/realname"]\n'
+        b'force-include = {"src/realname/sub/auth.py" = "src/realname/sub/auth.py"}\n'
+    )
+    make_repo(repo, [{**_placed(FILES, "src/realname/"), "pyproject.toml": pyproject}])
+    base, patch = _wheels(tmp_path, REVERTED)
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    assert report["provenance"].get("package_dir_unread") is None
+    assert report["provenance"]["package_dir"] == {"pkg/": "src/realname/"}
+    sources = {e["path"]: e["source"] for e in report["entries"] if "source" in e}
+    assert sources["pkg/sub/auth.py"]["repo_path"] == "src/realname/sub/auth.py"
+    assert sources["pkg/sub/auth.py"]["status"] == "mismatch"
+
+
+@pytest.mark.parametrize("package_dir", ["src/", "./src"])
+def test_a_pdm_package_dir_not_written_normalised_strips_nothing(
+    tmp_path: Path, package_dir: str
+) -> None:
+    """pdm-backend strips `package-dir` as written, and '/', from each file's normalised path:
+    `"src/"` or `"./src"` strips nothing, and the wheel ships `src/pkg/` (prov71 looked every
+    wheel path up under `src/`: `src/src/pkg/util.py`, absent, failed a wheel of the commit)."""
+    repo = tmp_path / "repo"
+    pyproject = PDM + f'[tool.pdm.build]\npackage-dir = "{package_dir}"\n'.encode()
+    make_repo(repo, [{**_placed(FILES, "src/pkg/"), "pyproject.toml": pyproject}])
+    shipped = {"src/" + path: data for path, data in FILES.items()}
+    base, patch = _wheels(tmp_path, shipped, {**shipped, "src/pkg/util.py": b"X = 0\n"})
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 0, report["findings"]
+    sources = {e["path"]: e["source"] for e in report["entries"] if "source" in e}
+    assert sources["src/pkg/util.py"]["repo_path"] == "src/pkg/util.py"
+    assert sources["src/pkg/util.py"]["status"] == "match"
