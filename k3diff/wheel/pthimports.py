@@ -47,6 +47,9 @@ _BYTES = 1 << 20
 runs at about 5 MB/s, and a 150 KB wheel of 400 modules of 32 KiB each that one hook imports
 took 4.5 s a pair at 8 MiB (pth71); setuptools' `_distutils_hack` is 7 KiB, coverage's whole
 package 0.6 MiB."""
+_WORDS = (b"import", b"coding", b"exec", b"eval")
+"""An ASCII source without these imports nothing (no coding declaration spells `import` in other
+bytes, `\\u0069mport`, no string `exec`ed spells it `\\x69mport`) and is not parsed."""
 _SITE = "site-packages/"
 _ON = "/"  # `_places_tree`'s key of how a line names a place (no segment is `/`)
 _SOURCES = (".py", ".pyw")
@@ -153,7 +156,7 @@ class _Follow:
             why = "not source k3diff reads"
         elif (source := self.read(file)) is None:
             why = f"unread or over {HOOK_CAP >> 10} KiB"
-        elif source.isascii() and b"import" not in source:
+        elif source.isascii() and not any(word in source for word in _WORDS):
             imports = Imports([], [])  # no import statement, `__import__` nor `import_module`
         elif self.parsed >= _FILES or len(source) > self.budget:
             why = f"past the {_FILES} modules or {_BYTES >> 20} MiB k3diff follows"
