@@ -6,19 +6,26 @@ Taken as written: `import a.b, c`; `from a import b` (`a`, and `a.b`, which the 
 tries where `a` is a package with no such attribute); `from a import *` (`a` and every module
 below it: the package's `__all__` may name any); `from . import b` and `from .a import b` in a
 module, resolved against its package; `__import__('a')` (with a literal `fromlist`, its names
-below `a`) and `importlib.import_module('a')` (`'.b'` with a literal package).
+below `a`; with a `level`, against the module's package) and `importlib.import_module('a')`
+(`'.b'` with a literal package, or the module's `__name__`/`__package__`), also under a name an
+import bound them to (`from importlib import import_module as load`).
 
-A module's import runs its top-level statements, those in their `if`, `try`, `with`, `for` and
-`while` blocks, class bodies, and a function's decorators and defaults; not a function's body,
-unless that code calls the function: by its name (`def _boot(): import demo_inner` then
-`_boot()`), or from elsewhere through a module an import bound (`demo_hook.install()` on a
-line, `__import__('_distutils_hack').add_shim()`, `f()` after `from a import f`: `Imports.calls`,
-which `pthimports` asks the module for; a name the module itself imports, `from ._impl import
-install`, is followed on to that module). Not followed: a call through anything else
-(`self.start()`, an object's method: a meta path finder's `find_spec` runs at later imports,
-not at start), names computed at run time (`__import__(name)`, `exec`). Bindings are read for
-the whole module, whatever the scope (a name bound in one function and called in another
-counts: more is followed, never less).
+A module's import runs its top-level statements, those in their `if`, `try`, `with`, `for`,
+`while` and `match` blocks, class bodies, a function's decorators and defaults, and the code of
+a literal string it `exec`s or `eval`s (coverage's `.pth` line); not a function's body, unless
+that code names the function, called or not (a decorator, `atexit.register(f)`, `map(f, x)`):
+by its name (`def _boot(): import demo_inner` then `_boot()`), a method by its name through any
+object (`Hook.install()`, `self.go()`), a class's dunder methods where the class is named
+(`Hook()` runs `__init__`, `with Ctx():` `__enter__`), a module-level `__getattr__` always (a
+`from` import may call it), or from elsewhere through a module an import bound
+(`demo_hook.install()` on a line, `__import__('_distutils_hack').add_shim()`, `f()` after `from
+a import f`: `Imports.calls`, which `pthimports` asks the module for; a name the module itself
+imports, `from ._impl import install`, is followed on to that module). review71b: each of these
+shapes passed before, a kept hook and a changed module it so imports. Not followed: a method no
+code names (a meta path finder's `find_spec` runs at later imports, not at start), names
+computed at run time (`__import__(name)`, `getattr(m, 'f')()`, `exec(text)`). Bindings and
+names are read for the whole module, whatever the scope or object (a name bound in one function
+and called in another counts, `x.go()` runs every class's `go`: more is followed, never less).
 """
 
 from __future__ import annotations
@@ -114,10 +121,11 @@ def _executed(tree: ast.Module, requested: frozenset[str], left: int) -> Iterato
             stack += [*node.decorator_list, *arguments.defaults]
             stack += [default for default in arguments.kw_defaults if default is not None]
         else:
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                ready += [] if node.id in called else [node.id]
-                called.add(node.id)
-            elif isinstance(node, ast.ClassDef):
+            name = _loaded(node)
+            if name is not None:
+                ready += [] if name in called else [name]
+                called.add(name)
+            if isinstance(node, ast.ClassDef):
                 dunders = {f.name for f in node.body if isinstance(f, _FUNCTIONS)}
                 classes.setdefault(node.name, set()).update(
                     name for name in dunders if name.startswith("__") and name.endswith("__")
@@ -135,6 +143,16 @@ def _executed(tree: ast.Module, requested: frozenset[str], left: int) -> Iterato
             called.update(dunders)
             ready += dunders
             stack += [statement for f in functions.pop(name, []) for statement in f.body]
+
+
+def _loaded(node: ast.AST) -> str | None:
+    """The name code uses (`f`, and `install` in `Hook.install` or `self.install`: k3diff does
+    not tell objects apart, so a method so named of any class of the module runs)."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+        return node.attr
+    return None
 
 
 class _Unknown(Exception):

@@ -11,7 +11,7 @@ wheel puts on `sys.path` (`pthpaths.named_places`: pywin32's `import pywin32_boo
 `win32/lib/pywin32_bootstrap.py` by its line `win32\\lib`).
 
 Each module of the wheel so reached runs its top-level code, which may import more of the wheel
-(`hookimports.module_imports`: not a function's body, unless code that runs calls it): followed,
+(`hookimports.module_imports`: not a function's body, unless code that runs names it): followed,
 each file once, and said with its chain (`demo_inner: imported by demo.pth's line 1 → demo_hook at
 every start`; pth71: a kept `import demo_hook` whose `demo_hook.py` imported a changed
 `demo_inner.py` passed, exit 0, W201 alone, and a venv's `python -c pass` ran it). Where k3diff
@@ -130,8 +130,9 @@ class _Follow:
             if every or module not in self.seen:
                 self.seen.add(module)
                 following.add((module, every), how)
-        for module, function in imports.calls:
-            self.requested.setdefault(module, set()).add(function)
+        for module, function in imports.calls:  # `demo_hook.Hook.install()`: the module may
+            for end in range(1, len(module) + 1):  # be any head of the chain, the rest a class
+                self.requested.setdefault(module[:end], set()).add(function)
 
     def pending(self, reached: dict[int, tuple[InstalledFile, _Runs]]) -> list[Reach]:
         """The files reached and parsed whose module has a function called since."""

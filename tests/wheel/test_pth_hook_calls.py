@@ -1,11 +1,12 @@
 """Code a `.pth`-imported hook runs at its import without calling a function by its name still
 runs that function's body, and what the body imports runs at every start: a decorator, a
-function handed on as a callback, a class instantiated (its `__init__`) or entered (`with`),
-a module's `__getattr__` a `from` import calls, an `import_module` bound under another name, an
-`exec` of a literal string (coverage's `a1_coverage.pth` writes one), and a source whose coding
-declaration spells `import` in other bytes. Before (review71b), each, kept as the base had it,
-with a changed `demo_inner.py` passed `wheels` (exit 0, W201 alone), and a venv's `python -c
-pass` ran the patch's `demo_inner`.
+function handed on as a callback, a class instantiated (its `__init__`) or entered (`with`), a
+method called through a class or `self`, a module's `__getattr__` a `from` import calls, an
+`import_module` bound under another name or of the hook's own `__name__`, an `exec` of a literal
+string (coverage's `a1_coverage.pth` writes one), and a source whose coding declaration spells
+`import` in other bytes. Before (review71b), each, kept as the base had it, with a changed
+`demo_inner.py` passed `wheels` (exit 0, W201 alone), and a venv's `python -c pass` ran the
+patch's `demo_inner`.
 
 The oracle is the install itself: pip 26 installs the patch into a fresh venv, whose
 `python -c pass` prints the module's mark (`test_pth_leaving_site._runs_in_a_venv`)."""
@@ -48,6 +49,21 @@ CASES = {
         HOOK,
         {"demo_hook.py": b"class Hook:\n    def __init__(self):\n        import demo_inner\n\n\n"
          b"HOOK = Hook()\n"},
+    ),
+    "a class's method the line calls through the module": (
+        b"import demo_hook; demo_hook.Hook.install()\n",
+        {"demo_hook.py": b"class Hook:\n    @classmethod\n    def install(cls):\n"
+         b"        import demo_inner\n"},
+    ),
+    "a static method the hook calls": (
+        HOOK,
+        {"demo_hook.py": b"class Hook:\n    @staticmethod\n    def install():\n"
+         b"        import demo_inner\n\n\nHook.install()\n"},
+    ),
+    "a method __init__ calls on self": (
+        HOOK,
+        {"demo_hook.py": b"class Hook:\n    def __init__(self):\n        self.go()\n\n"
+         b"    def go(self):\n        import demo_inner\n\n\nHook()\n"},
     ),
     "a context manager entered": (
         HOOK,
