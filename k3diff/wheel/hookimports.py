@@ -304,6 +304,8 @@ def _called(call: ast.Call, names: _Names) -> list[tuple[str, bool]]:
         level = _literal(args[4] or keywords.get("level")) or 0
     if not isinstance(name, str) or not isinstance(level, int) or level < 0:
         return []
+    if level > len(str(package).split(".")):  # above the top: the import fails (and a level
+        return []  # of 10**9 spelt out made a string of 10**9 dots)
     name = "." * level + name
     if name.startswith("."):
         try:

@@ -130,9 +130,9 @@ class _Follow:
             if every or module not in self.seen:
                 self.seen.add(module)
                 following.add((module, every), how)
-        for module, function in imports.calls:  # `demo_hook.Hook.install()`: the module may
-            for end in range(1, len(module) + 1):  # be any head of the chain, the rest a class
-                self.requested.setdefault(module[:end], set()).add(function)
+        for module, function in imports.calls:
+            for head in _heads(module):
+                self.requested.setdefault(head, set()).add(function)
 
     def pending(self, reached: dict[int, tuple[InstalledFile, _Runs]]) -> list[Reach]:
         """The files reached and parsed whose module has a function called since."""
@@ -196,6 +196,14 @@ def _reached(
             place = None if end < 0 else place.get(fold(below[start:end]))
             start = end + 1
     return None
+
+
+def _heads(chain: Module) -> Iterator[Module]:
+    """The modules a call through `chain` may call a function of: the chain, and its first
+    `_DEPTH` heads, the rest a class (`demo_hook.Hook.install()`: `install` of `demo_hook`; 16,
+    not each: 200 chains of 2,000 attributes took 3.9 s)."""
+    yield chain
+    yield from (chain[:end] for end in range(1, min(len(chain) - 1, _DEPTH) + 1))
 
 
 def _by_top(files: Sequence[InstalledFile]) -> dict[str, list[int]]:
