@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from k3diff.wheel.casereads import loaded_names
+from k3diff.wheel.casereads import CUSTOMIZE, loaded_names
 from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheel.hookimports import Imports, Module, Named, line_modules, module_imports
 from k3diff.wheel.installed import InstalledFile
@@ -51,6 +51,8 @@ _WORDS = (b"import", b"coding", b"exec", b"eval")
 """An ASCII source without these imports nothing (no coding declaration spells `import` in other
 bytes, `\\u0069mport`, no string `exec`ed spells it `\\x69mport`) and is not parsed."""
 _SITE = "site-packages/"
+_BY_SITE = "site"
+"""What a module `sitecustomize` imports is imported by, in place of a `.pth`'s path."""
 _ON = "/"  # `_places_tree`'s key of how a line names a place (no segment is `/`)
 _SOURCES = (".py", ".pyw")
 Reach = tuple[int, "InstalledFile", "_Runs"]
@@ -71,9 +73,14 @@ def imported_files(
     at every start, or a module so imported imports in turn (its source as `read` gives it, None
     where unreadable or over `HOOK_CAP`), and how (`demo_hook: imported by demo.pth's line 1 at
     every start`), and the `.pth` whose line does: from the top of site-packages, or from a place
-    a path line puts on `sys.path` (`places`, `pthpaths.named_places`)."""
+    a path line puts on `sys.path` (`places`, `pthpaths.named_places`). `site` imports
+    `sitecustomize` and `usercustomize` as a line would, so what the wheel's import in turn is
+    followed too, said as `site`'s (`demo_inner: imported by site → sitecustomize at every
+    start`; review71b: a changed `demo_inner` a kept `sitecustomize.py` imported passed, exit
+    0)."""
     named = _Named(("", ""))  # each module imported (every prefix of a name) by its segments
     follow = _Follow(read)
+    follow.record(Imports([((name,), False) for name in CUSTOMIZE], []), (_BY_SITE, "site"), named)
     for key, content, lines in pths:
         pth, numbers = key.rpartition("/")[2], None
         for line in lines:

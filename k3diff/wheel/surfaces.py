@@ -110,11 +110,12 @@ def surface_scan(
         sources = _Sources(zip(map(_PATH, files), map(_ENTRY, files), strict=True))
         for index in said.surfaced:
             found.extend(_file_surfaces(archive, entries, files[index], sources, install.case))
-        if pths := [s for s in found if s.kind is SurfaceKind.PTH]:
+        pths = [s for s in found if s.kind is SurfaceKind.PTH]
+        known = {s.key for s in found if s.kind is SurfaceKind.CUSTOMIZE}
+        if pths or known:  # what a `.pth` line or a `sitecustomize` imports runs at start
             from k3diff.wheel.pthimports import HOOK_CAP, imported_files
             from k3diff.wheel.pthpaths import named_places, on_pth_paths, unread_part
 
-            known = {s.key for s in found if s.kind is SurfaceKind.CUSTOMIZE}
             lines = [line for s in pths for line in s.lines]
             pairs = [(s.key, s.truncated, s.lines) for s in pths]
             cut = unread_part(pairs, install.targets.windows, CONTENT_CAP)
