@@ -121,8 +121,9 @@ def surface_scan(
             cut = unread_part(pairs, install.targets.windows, CONTENT_CAP)
             places = named_places(files, lines, install.case, install.targets)
             texts = [(s.key, s.content, s.lines) for s in pths]
-            hooks = imported_files(
-                files, texts, install.case, places,
+            top = any(not key.startswith("site-packages/") for key in known)  # `--target DIR`
+            hooks = imported_files(  # puts a customize module beside the packages
+                files, texts, install.case, {**places, ("data", ""): _TARGET} if top else places,
                 lambda file: _source_content(archive, entries[file.entry], HOOK_CAP),
             )  # fmt: skip
             for file, how, pth in chain(
@@ -194,6 +195,9 @@ def _file_surfaces(
         )  # fmt: skip
     if (blind := read_blind(path, case)) is not None:
         yield _bytecode(archive, entries, entry, path, sources, blind)
+
+
+_TARGET = "`pip install --target DIR`'s top"
 
 
 def _target_top(file: InstalledFile) -> str | None:

@@ -1,8 +1,9 @@
 """A `sitecustomize` module `site` imports at every start runs its top-level code, and what that
 code imports of the wheel runs too, as for a module a `.pth` line imports: a patch that changes
 such a module changes what runs at every start (W702), its chain said. Before (review71b), a kept
-`sitecustomize.py` doing `import demo_inner` and a changed `demo_inner.py` passed `wheels` (exit
-0, W201 alone), and a venv's `python -c pass` ran the patch's `demo_inner`.
+`sitecustomize.py` doing `import demo_inner` (at the top, on a path line's directory, or at a
+`pip install --target` DIR's top) and a changed `demo_inner.py` passed `wheels` (exit 0, W201
+alone), and a venv's `python -c pass` ran the patch's `demo_inner`.
 
 The oracle is the install itself: pip 26 installs the patch into a fresh venv, whose
 `python -c pass` prints the module's mark (`test_pth_leaving_site._runs_in_a_venv`)."""
@@ -16,6 +17,7 @@ import pytest
 
 from wheel.test_pth_imports import QUIET, _pair
 from wheel.test_pth_leaving_site import RUNS, _runs_in_a_venv, _w702
+from wheel.test_target_customize import _runs_from_a_target
 
 CASES = {
     "a module sitecustomize imports": (
@@ -61,3 +63,19 @@ def test_a_module_sitecustomize_does_not_import_passes(tmp_path: Path) -> None:
     )
     assert not _runs_in_a_venv(tmp_path, new)
     assert code == 0, report["findings"]
+
+
+def test_a_module_a_kept_target_sitecustomize_imports_fails_when_changed(tmp_path: Path) -> None:
+    """`pip install --target DIR` puts `.data/data/sitecustomize.py` at DIR's top, beside the
+    packages, so its `import demo_inner` runs the wheel's `demo_inner.py`."""
+
+    def files(version: str, inner: bytes) -> dict[str, bytes]:
+        return {
+            f"demo-{version}.data/data/sitecustomize.py": b"import demo_inner\n",
+            "demo_inner.py": inner,
+        }
+
+    code, report, new = _pair(tmp_path, files("1.0", QUIET), files("2.0", RUNS))
+    assert _runs_from_a_target(tmp_path, new)
+    assert code == 1, report["findings"]
+    assert set(_w702(report)) == {"demo_inner.py"}
