@@ -168,7 +168,10 @@ def _executes(call: ast.Call) -> str | bytes | None:
 
 
 def _name(func: ast.expr) -> str | None:
-    """The name a call calls (`f` in `f()` and in `a.f()`)."""
+    """The name a call calls (`f` in `f()`, in `a.f()` and in `__builtins__['f']()`)."""
+    if isinstance(func, ast.Subscript):
+        key = _literal(func.slice)
+        return key if isinstance(key, str) else None
     return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
 
 
@@ -327,6 +330,10 @@ def _literal(node: ast.expr | None, here: dict[str, str] | None = None) -> objec
         return None
     if isinstance(node, ast.Name) and here is not None:
         return here.get(node.id) or None
+    if isinstance(node, ast.JoinedStr):  # an f-string: literal where it has no placeholder
+        parts = [part.value for part in node.values if isinstance(part, ast.Constant)]
+        fixed = len(parts) == len(node.values) and all(isinstance(p, str) for p in parts)
+        return "".join(map(str, parts)) if fixed else None
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):

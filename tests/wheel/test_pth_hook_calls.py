@@ -84,6 +84,14 @@ CASES = {
         HOOK,
         {"demo_hook.py": b"exec('\\x69mport demo_inner')\n"},
     ),
+    "an f-string without placeholders": (
+        HOOK,
+        {"demo_hook.py": b"__import__(f'demo_inner')\nexec(f'import os')\n"},
+    ),
+    "__import__ looked up in __builtins__": (
+        HOOK,
+        {"demo_hook.py": b"__builtins__['__import__']('demo_inner')\n"},
+    ),
     "import spelt by a unicode_escape coding": (
         HOOK,
         {"demo_hook.py": b"# coding: unicode_escape\n\\u0069mport demo_inner\n"},
