@@ -136,7 +136,7 @@ def _executed(tree: ast.Module, requested: frozenset[str], left: int) -> Iterato
                 if left < 0:
                     raise _Unknown
                 stack += [parsed] if (parsed := _parsed(code)) is not None else []
-            stack += ast.iter_child_nodes(node)
+            stack += reversed([*ast.iter_child_nodes(node)])  # popped in source order
         while not stack and ready:  # then the bodies of functions named, defined where it ran
             name = ready.pop()
             dunders = classes.pop(name, set()) - called
