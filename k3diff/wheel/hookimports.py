@@ -6,19 +6,26 @@ Taken as written: `import a.b, c`; `from a import b` (`a`, and `a.b`, which the 
 tries where `a` is a package with no such attribute); `from a import *` (`a` and every module
 below it: the package's `__all__` may name any); `from . import b` and `from .a import b` in a
 module, resolved against its package; `__import__('a')` (with a literal `fromlist`, its names
-below `a`) and `importlib.import_module('a')` (`'.b'` with a literal package).
+below `a`; with a `level`, against the module's package) and `importlib.import_module('a')`
+(`'.b'` with a literal package, or the module's `__name__`/`__package__`), also under a name an
+import bound them to (`from importlib import import_module as load`).
 
-A module's import runs its top-level statements, those in their `if`, `try`, `with`, `for` and
-`while` blocks, class bodies, and a function's decorators and defaults; not a function's body,
-unless that code calls the function: by its name (`def _boot(): import demo_inner` then
-`_boot()`), or from elsewhere through a module an import bound (`demo_hook.install()` on a
-line, `__import__('_distutils_hack').add_shim()`, `f()` after `from a import f`: `Imports.calls`,
-which `pthimports` asks the module for; a name the module itself imports, `from ._impl import
-install`, is followed on to that module). Not followed: a call through anything else
-(`self.start()`, an object's method: a meta path finder's `find_spec` runs at later imports,
-not at start), names computed at run time (`__import__(name)`, `exec`). Bindings are read for
-the whole module, whatever the scope (a name bound in one function and called in another
-counts: more is followed, never less).
+A module's import runs its top-level statements, those in their `if`, `try`, `with`, `for`,
+`while` and `match` blocks, class bodies, a function's decorators and defaults, and the code of
+a literal string it `exec`s or `eval`s (coverage's `.pth` line); not a function's body, unless
+that code names the function, called or not (a decorator, `atexit.register(f)`, `map(f, x)`):
+by its name (`def _boot(): import demo_inner` then `_boot()`), a method by its name through any
+object (`Hook.install()`, `self.go()`), a class's dunder methods where the class is named
+(`Hook()` runs `__init__`, `with Ctx():` `__enter__`), a module-level `__getattr__` always (a
+`from` import may call it), or from elsewhere through a module an import bound
+(`demo_hook.install()` on a line, `__import__('_distutils_hack').add_shim()`, `f()` after `from
+a import f`: `Imports.calls`, which `pthimports` asks the module for; a name the module itself
+imports, `from ._impl import install`, is followed on to that module). review71b: each of these
+shapes passed before, a kept hook and a changed module it so imports. Not followed: a method no
+code names (a meta path finder's `find_spec` runs at later imports, not at start), names
+computed at run time (`__import__(name)`, `getattr(m, 'f')()`, `exec(text)`). Bindings and
+names are read for the whole module, whatever the scope or object (a name bound in one function
+and called in another counts, `x.go()` runs every class's `go`: more is followed, never less).
 """
 
 from __future__ import annotations
@@ -35,6 +42,10 @@ Named = tuple[Module, bool]
 Call = tuple[Module, str]
 """A function called through a module: the module, and the function's name in it."""
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_EXEC = 1
+"""Characters of literal strings `exec`ed parsed, per character of the code that `exec`s them:
+one level's (coverage's `.pth` line) fits, strings nested in strings soon do not."""
+_IMPORTERS = ("__import__", "import_module")
 
 
 @dataclass(frozen=True)
@@ -50,9 +61,15 @@ class Imports:
 
 def line_modules(text: str) -> Imports:
     """What an executable `.pth` line imports and calls (nothing where it does not parse:
-    `site` then runs none of it)."""
+    `site` then runs none of it, nor where the strings it `exec`s nest past `_EXEC`: taken as a
+    name the line computes)."""
     tree = _parsed(text)
-    return Imports([], []) if tree is None else _imports(ast.walk(tree), (), frozenset())
+    if tree is None:
+        return Imports([], [])
+    try:
+        return _imports(_executed(tree, frozenset(), _EXEC * len(text)), (), (), frozenset())
+    except _Unknown:
+        return Imports([], [])
 
 
 def module_imports(
@@ -65,7 +82,12 @@ def module_imports(
     tree = _parsed(source)
     if tree is None:
         return None
-    return _imports(_executed(tree, requested), module if package else module[:-1], requested)
+    package_of = module if package else module[:-1]
+    try:
+        nodes = _executed(tree, requested, _EXEC * len(source))
+        return _imports(nodes, module, package_of, requested)
+    except _Unknown:
+        return None
 
 
 def _parsed(source: str | bytes) -> ast.Module | None:
@@ -75,37 +97,96 @@ def _parsed(source: str | bytes) -> ast.Module | None:
         return None
 
 
-def _executed(tree: ast.Module, requested: frozenset[str]) -> Iterator[ast.AST]:
+def _executed(tree: ast.Module, requested: frozenset[str], left: int) -> Iterator[ast.AST]:
     """The nodes importing the module runs: all but function bodies, and those of the module's
-    own functions its code calls by name or others call (`requested`), walked once each, when
-    the rest is."""
+    own functions its code names (calls, decorates with, hands on as a callback: `atexit.register
+    (f)`, `map(f, x)`) or others call (`requested`), a class's dunder methods where code names
+    the class (`Hook()` runs `__init__`, `with Ctx():` `__enter__`), a module-level `__getattr__`
+    (a `from` import or an attribute of the module may call it), and the code of a literal string
+    it `exec`s or `eval`s (coverage's `.pth`), `left` characters of them in all (`_Unknown` past
+    it), each walked once, when the rest is."""
     functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
-    called: set[str] = set(requested)
-    stack: list[ast.AST] = [tree]
-    while stack:
+    classes: dict[str, set[str]] = {}  # a class's dunder methods, by the class's name
+    top = {node.name for node in tree.body if isinstance(node, _FUNCTIONS)}
+    called: set[str] = {*requested, *(top & {"__getattr__"})}
+    ready = list(called)  # names called whose definitions are yet to be looked up: each once,
+    stack: list[ast.AST] = [tree]  # not every name each round (a chain of 40,000 functions
+    while stack:  # each calling the next took 14 s)
         node = stack.pop()
         yield node
         if isinstance(node, _FUNCTIONS):
             functions.setdefault(node.name, []).append(node)
+            ready += [node.name] if node.name in called else []
             arguments = node.args
             stack += [*node.decorator_list, *arguments.defaults]
             stack += [default for default in arguments.kw_defaults if default is not None]
         else:
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                called.add(node.func.id)
-            stack += ast.iter_child_nodes(node)
-        if not stack:  # then the bodies of functions called, defined anywhere it ran
-            for name in called.intersection(functions):
-                stack += [statement for f in functions.pop(name) for statement in f.body]
+            name = _loaded(node)
+            if name is not None:
+                ready += [] if name in called else [name]
+                called.add(name)
+            if isinstance(node, ast.ClassDef):
+                dunders = {f.name for f in node.body if isinstance(f, _FUNCTIONS)}
+                classes.setdefault(node.name, set()).update(
+                    name for name in dunders if name.startswith("__") and name.endswith("__")
+                )
+                ready += [node.name] if node.name in called else []
+            elif isinstance(node, ast.Call) and (code := _executes(node)) is not None:
+                left -= len(code)
+                if left < 0:
+                    raise _Unknown
+                stack += [parsed] if (parsed := _parsed(code)) is not None else []
+            stack += reversed([*ast.iter_child_nodes(node)])  # popped in source order
+        while not stack and ready:  # then the bodies of functions named, defined where it ran
+            name = ready.pop()
+            dunders = classes.pop(name, set()) - called
+            called.update(dunders)
+            ready += dunders
+            stack += [statement for f in functions.pop(name, []) for statement in f.body]
 
 
-def _imports(nodes: Iterable[ast.AST], package: Module, requested: frozenset[str]) -> Imports:
-    """The modules the import statements and calls among `nodes` name, relative ones resolved
-    against `package` (none where it has no package), and the functions called through a
-    module (`requested`: names others call, which an import here may bind)."""
+def _loaded(node: ast.AST) -> str | None:
+    """The name code uses (`f`, and `install` in `Hook.install` or `self.install`: k3diff does
+    not tell objects apart, so a method so named of any class of the module runs)."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+        return node.attr
+    return None
+
+
+class _Unknown(Exception):
+    """Code whose `exec`ed strings nest past what k3diff parses: what it imports is unknown."""
+
+
+def _executes(call: ast.Call) -> str | bytes | None:
+    """The literal string `exec('...')` or `eval('...')` runs as code."""
+    if _name(call.func) not in ("exec", "eval") or not call.args:
+        return None
+    code = _literal(call.args[0])
+    return code if isinstance(code, (str, bytes)) else None
+
+
+def _name(func: ast.expr) -> str | None:
+    """The name a call calls (`f` in `f()`, in `a.f()` and in `__builtins__['f']()`)."""
+    if isinstance(func, ast.Subscript):
+        key = _literal(func.slice)
+        return key if isinstance(key, str) else None
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+
+
+def _imports(
+    nodes: Iterable[ast.AST], module: Module, package: Module, requested: frozenset[str]
+) -> Imports:
+    """The modules the import statements and calls among `nodes` (`module`'s code; none for a
+    line) name, relative ones resolved against `package` (none where it has no package; so are
+    `import_module('.b', __name__)` and `__import__('b', level=1)`), and the functions of a
+    module they name (called, or handed on: `atexit.register(demo_hook.flush)`; `requested`:
+    names others call, which an import here may bind)."""
     found: dict[Module, bool] = {}
     bound: dict[str, Module] = {}  # a name an import binds, to the module (or `module.name`)
-    calls: list[ast.Call] = []
+    scope = _Names(bound, {"__name__": ".".join(module), "__package__": ".".join(package)})
+    named: list[ast.Name | ast.Attribute | ast.Call] = []
     for node in nodes:
         if isinstance(node, ast.Import):
             names = [(alias.name, False) for alias in node.names]
@@ -120,52 +201,71 @@ def _imports(nodes: Iterable[ast.AST], package: Module, requested: frozenset[str
             names += ((f"{source}.{a.name}", False) for a in node.names if a.name != "*")
             for alias in node.names:
                 bound[alias.asname or alias.name] = (*source.split("."), alias.name)
-        elif isinstance(node, ast.Call):
-            names = _called(node)
-            calls.append(node)
+        elif isinstance(node, (ast.Call, ast.Name, ast.Attribute)):
+            named.append(node)
+            continue
         else:
             continue
-        for name, every in names:
-            split = tuple(name.split("."))
-            if name and all(split):
-                found[split] = found.get(split, False) or every
+        _found(found, names)
     through: dict[Call, None] = {}
-    for call in calls:  # once every import is bound: a function may call one imported later
-        func = call.func
-        owner = _module_of(func.value, bound) if isinstance(func, ast.Attribute) else None
-        if owner is not None and isinstance(func, ast.Attribute):
-            through[owner, func.attr] = None
-        elif isinstance(func, ast.Name) and len(bound.get(func.id, ())) > 1:
-            through[bound[func.id][:-1], bound[func.id][-1]] = None  # `from a import f; f()`
+    for node in named:  # once every import is bound: a function may use one imported later
+        if isinstance(node, ast.Call):
+            _found(found, _called(node, scope))
+            func = node.func
+            owner = _module_of(func.value, scope) if isinstance(func, ast.Attribute) else None
+            if owner is not None and isinstance(func, ast.Attribute):
+                through[owner, func.attr] = None
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Call)):
+            owner = _owner(node.value, scope)  # `demo_hook.flush` handed on
+            if owner is not None:
+                through[owner, node.attr] = None
+        elif isinstance(node, ast.Name) and len(bound.get(node.id, ())) > 1:
+            through[bound[node.id][:-1], bound[node.id][-1]] = None  # `from a import f; f()`
     for name in requested.intersection(bound):  # `from ._impl import install`, called from
         if len(bound[name]) > 1:  # elsewhere as this module's `install`
             through[bound[name][:-1], bound[name][-1]] = None
     return Imports(list(found.items()), list(through))
 
 
-def _module_of(node: ast.expr, bound: dict[str, Module]) -> Module | None:
+def _found(found: dict[Module, bool], names: Iterable[tuple[str, bool]]) -> None:
+    """Add the modules `names` names (and whether every module below each may be imported)."""
+    for name, every in names:
+        split = tuple(name.split("."))
+        if name and all(split):
+            found[split] = found.get(split, False) or every
+
+
+@dataclass(frozen=True)
+class _Names:
+    """What the names of a module's code stand for, as k3diff reads them."""
+
+    bound: dict[str, Module]
+    """A name an import binds, to the module (or `module.name`: `from a import f`)."""
+    here: dict[str, str]
+    """`__name__` and `__package__`, the module's (empty for a `.pth` line)."""
+
+
+def _module_of(node: ast.expr, names: _Names) -> Module | None:
     """The module an expression is, where an import bound it (`demo_hook`, `a.b` after
     `import a.b`, `__import__('a')`, `importlib.import_module('a.b')`)."""
     attributes = []
     while isinstance(node, ast.Attribute):  # walked, not recursed: a chain may be 10,000 long
         attributes.append(node.attr)
         node = node.value
-    owner = _owner(node, bound)
+    owner = _owner(node, names)
     return None if owner is None else (*owner, *reversed(attributes))
 
 
-def _owner(node: ast.expr, bound: dict[str, Module]) -> Module | None:
+def _owner(node: ast.expr, names: _Names) -> Module | None:
     """The module a name or an import call is (`_module_of` past the attributes)."""
     if isinstance(node, ast.Name):
-        return bound.get(node.id)
+        return names.bound.get(node.id)
     if isinstance(node, ast.Call):
-        named = _called(node)
-        func = node.func
-        called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        named = _called(node, names)
         if named and named[0][0]:
             split = tuple(named[0][0].split("."))
-            whole = called == "import_module" or len(named) > 1 or named[0][1]
-            return split if whole else split[:1]  # `__import__('a.b')` is `a`
+            whole = _importer(node.func, names.bound) == "import_module" or len(named) > 1
+            return split if whole or named[0][1] else split[:1]  # `__import__('a.b')` is `a`
     return None
 
 
@@ -180,31 +280,43 @@ def _source(node: ast.ImportFrom, package: Module) -> str | None:
     return ".".join([*base, *([node.module] if node.module else [])])
 
 
-def _called(call: ast.Call) -> list[tuple[str, bool]]:
-    """The modules `__import__(...)` or `import_module(...)` names with literal arguments (a
-    `fromlist` of `*` imports those the package's `__all__` names: any below it)."""
-    func = call.func
-    called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-    if called not in ("__import__", "import_module"):
+def _importer(func: ast.expr, bound: dict[str, Module]) -> str | None:
+    """`__import__` or `import_module` where `func` is one: by its own name, or a name an import
+    bound to it (`from importlib import import_module as load`)."""
+    name = _name(func)
+    if isinstance(func, ast.Name) and len(bound.get(func.id, ())) > 1:
+        name = bound[func.id][-1]
+    return name if name in _IMPORTERS else None
+
+
+def _called(call: ast.Call, names: _Names) -> list[tuple[str, bool]]:
+    """The modules `__import__(...)` or `import_module(...)` names with literal arguments (or
+    the module's `__name__`, `__package__`; a `fromlist` of `*` imports those the package's
+    `__all__` names: any below it)."""
+    called = _importer(call.func, names.bound)
+    if called is None:
         return []
     args = [*call.args, *(None for _ in range(5))]
     keywords = {k.arg: k.value for k in call.keywords if k.arg}
-    name = _literal(args[0] or keywords.get("name"))
-    if not isinstance(name, str):
-        return []
+    name = _literal(args[0] or keywords.get("name"), names.here)
+    level: object = 0
     if called == "import_module":
-        if not name.startswith("."):
-            return [(name, False)]
-        package = _literal(args[1] or keywords.get("package"))
+        package = _literal(args[1] or keywords.get("package"), names.here)
+    else:
+        package = names.here.get("__package__")
+        level = _literal(args[4] or keywords.get("level")) or 0
+    if not isinstance(name, str) or not isinstance(level, int) or level < 0:
+        return []
+    if level > len(str(package).split(".")):  # above the top: the import fails (and a level
+        return []  # of 10**9 spelt out made a string of 10**9 dots)
+    name = "." * level + name
+    if name.startswith("."):
         try:
-            resolved = (
-                importlib.util.resolve_name(name, package) if isinstance(package, str) else ""
-            )
+            name = importlib.util.resolve_name(name, package) if isinstance(package, str) else ""
         except (ImportError, ValueError):
             return []
-        return [(resolved, False)] if resolved else []
-    if _literal(args[4] or keywords.get("level")) not in (None, 0):
-        return []
+    if not name or called == "import_module":
+        return [(name, False)] if name else []
     fromlist = _literal(args[3] or keywords.get("fromlist"))
     below = (
         [b for b in fromlist if isinstance(b, str)] if isinstance(fromlist, (list, tuple)) else []
@@ -212,9 +324,16 @@ def _called(call: ast.Call) -> list[tuple[str, bool]]:
     return [(name, "*" in below), *((f"{name}.{b}", False) for b in below if b != "*")]
 
 
-def _literal(node: ast.expr | None) -> object:
+def _literal(node: ast.expr | None, here: dict[str, str] | None = None) -> object:
+    """The value of a literal (or of a name `here` gives: a module's `__name__`)."""
     if node is None:
         return None
+    if isinstance(node, ast.Name) and here is not None:
+        return here.get(node.id) or None
+    if isinstance(node, ast.JoinedStr):  # an f-string: literal where it has no placeholder
+        parts = [part.value for part in node.values if isinstance(part, ast.Constant)]
+        fixed = len(parts) == len(node.values) and all(isinstance(p, str) for p in parts)
+        return "".join(map(str, parts)) if fixed else None
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):

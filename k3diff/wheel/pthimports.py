@@ -11,7 +11,7 @@ wheel puts on `sys.path` (`pthpaths.named_places`: pywin32's `import pywin32_boo
 `win32/lib/pywin32_bootstrap.py` by its line `win32\\lib`).
 
 Each module of the wheel so reached runs its top-level code, which may import more of the wheel
-(`hookimports.module_imports`: not a function's body, unless code that runs calls it): followed,
+(`hookimports.module_imports`: not a function's body, unless code that runs names it): followed,
 each file once, and said with its chain (`demo_inner: imported by demo.pth's line 1 → demo_hook at
 every start`; pth71: a kept `import demo_hook` whose `demo_hook.py` imported a changed
 `demo_inner.py` passed, exit 0, W201 alone, and a venv's `python -c pass` ran it). Where k3diff
@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from k3diff.wheel.casereads import loaded_names
+from k3diff.wheel.casereads import CUSTOMIZE, loaded_names
 from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheel.hookimports import Imports, Module, Named, line_modules, module_imports
 from k3diff.wheel.installed import InstalledFile
@@ -47,7 +47,12 @@ _BYTES = 1 << 20
 runs at about 5 MB/s, and a 150 KB wheel of 400 modules of 32 KiB each that one hook imports
 took 4.5 s a pair at 8 MiB (pth71); setuptools' `_distutils_hack` is 7 KiB, coverage's whole
 package 0.6 MiB."""
+_WORDS = (b"import", b"coding", b"exec", b"eval")
+"""An ASCII source without these imports nothing (no coding declaration spells `import` in other
+bytes, `\\u0069mport`, no string `exec`ed spells it `\\x69mport`) and is not parsed."""
 _SITE = "site-packages/"
+_BY_SITE = "site"
+"""What a module `sitecustomize` imports is imported by, in place of a `.pth`'s path."""
 _ON = "/"  # `_places_tree`'s key of how a line names a place (no segment is `/`)
 _SOURCES = (".py", ".pyw")
 Reach = tuple[int, "InstalledFile", "_Runs"]
@@ -68,9 +73,14 @@ def imported_files(
     at every start, or a module so imported imports in turn (its source as `read` gives it, None
     where unreadable or over `HOOK_CAP`), and how (`demo_hook: imported by demo.pth's line 1 at
     every start`), and the `.pth` whose line does: from the top of site-packages, or from a place
-    a path line puts on `sys.path` (`places`, `pthpaths.named_places`)."""
+    a path line puts on `sys.path` (`places`, `pthpaths.named_places`). `site` imports
+    `sitecustomize` and `usercustomize` as a line would, so what the wheel's import in turn is
+    followed too, said as `site`'s (`demo_inner: imported by site → sitecustomize at every
+    start`; review71b: a changed `demo_inner` a kept `sitecustomize.py` imported passed, exit
+    0)."""
     named = _Named(("", ""))  # each module imported (every prefix of a name) by its segments
     follow = _Follow(read)
+    follow.record(Imports([((name,), False) for name in CUSTOMIZE], []), (_BY_SITE, "site"), named)
     for key, content, lines in pths:
         pth, numbers = key.rpartition("/")[2], None
         for line in lines:
@@ -128,7 +138,8 @@ class _Follow:
                 self.seen.add(module)
                 following.add((module, every), how)
         for module, function in imports.calls:
-            self.requested.setdefault(module, set()).add(function)
+            for head in _heads(module):
+                self.requested.setdefault(head, set()).add(function)
 
     def pending(self, reached: dict[int, tuple[InstalledFile, _Runs]]) -> list[Reach]:
         """The files reached and parsed whose module has a function called since."""
@@ -153,7 +164,7 @@ class _Follow:
             why = "not source k3diff reads"
         elif (source := self.read(file)) is None:
             why = f"unread or over {HOOK_CAP >> 10} KiB"
-        elif source.isascii() and b"import" not in source:
+        elif source.isascii() and not any(word in source for word in _WORDS):
             imports = Imports([], [])  # no import statement, `__import__` nor `import_module`
         elif self.parsed >= _FILES or len(source) > self.budget:
             why = f"past the {_FILES} modules or {_BYTES >> 20} MiB k3diff follows"
@@ -192,6 +203,14 @@ def _reached(
             place = None if end < 0 else place.get(fold(below[start:end]))
             start = end + 1
     return None
+
+
+def _heads(chain: Module) -> Iterator[Module]:
+    """The modules a call through `chain` may call a function of: the chain, and its first
+    `_DEPTH` heads, the rest a class (`demo_hook.Hook.install()`: `install` of `demo_hook`; 16,
+    not each: 200 chains of 2,000 attributes took 3.9 s)."""
+    yield chain
+    yield from (chain[:end] for end in range(1, min(len(chain) - 1, _DEPTH) + 1))
 
 
 def _by_top(files: Sequence[InstalledFile]) -> dict[str, list[int]]:

@@ -56,6 +56,6 @@ class Surface:
     format and machine (`native.sniff.executable_image`); an `ar` archive or fatbin is no program."""
     imported_by: str | None = None
     """A `customize` surface that is a module a `.pth` line imports, or one such a module
-    imports in turn (`wheel.pthimports`): that `.pth`'s installed path; None for a
-    `sitecustomize` or `usercustomize` module, which `site` imports itself (`audit` fails a
-    wheel that installs one, and lists a hook)."""
+    imports in turn (`wheel.pthimports`): that `.pth`'s installed path (`site` for one a
+    `sitecustomize` imports); None for a `sitecustomize` or `usercustomize` module, which `site`
+    imports itself (`audit` fails a wheel that installs one, and lists a hook)."""

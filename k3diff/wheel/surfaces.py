@@ -110,18 +110,20 @@ def surface_scan(
         sources = _Sources(zip(map(_PATH, files), map(_ENTRY, files), strict=True))
         for index in said.surfaced:
             found.extend(_file_surfaces(archive, entries, files[index], sources, install.case))
-        if pths := [s for s in found if s.kind is SurfaceKind.PTH]:
+        pths = [s for s in found if s.kind is SurfaceKind.PTH]
+        known = {s.key for s in found if s.kind is SurfaceKind.CUSTOMIZE}
+        if pths or known:  # what a `.pth` line or a `sitecustomize` imports runs at start
             from k3diff.wheel.pthimports import HOOK_CAP, imported_files
             from k3diff.wheel.pthpaths import named_places, on_pth_paths, unread_part
 
-            known = {s.key for s in found if s.kind is SurfaceKind.CUSTOMIZE}
             lines = [line for s in pths for line in s.lines]
             pairs = [(s.key, s.truncated, s.lines) for s in pths]
             cut = unread_part(pairs, install.targets.windows, CONTENT_CAP)
             places = named_places(files, lines, install.case, install.targets)
             texts = [(s.key, s.content, s.lines) for s in pths]
-            hooks = imported_files(
-                files, texts, install.case, places,
+            top = any(not key.startswith("site-packages/") for key in known)  # `--target DIR`
+            hooks = imported_files(  # puts a customize module beside the packages
+                files, texts, install.case, {**places, ("data", ""): _TARGET} if top else places,
                 lambda file: _source_content(archive, entries[file.entry], HOOK_CAP),
             )  # fmt: skip
             for file, how, pth in chain(
@@ -193,6 +195,9 @@ def _file_surfaces(
         )  # fmt: skip
     if (blind := read_blind(path, case)) is not None:
         yield _bytecode(archive, entries, entry, path, sources, blind)
+
+
+_TARGET = "`pip install --target DIR`'s top"
 
 
 def _target_top(file: InstalledFile) -> str | None:
