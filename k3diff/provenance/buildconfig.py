@@ -189,7 +189,7 @@ def _readers(
         ),
         "scikit_build_core.build": (
             "scikit-build-core's",
-            lambda: from_scikit_build(document, label, is_file, is_dir),
+            lambda: from_scikit_build(document, label, is_file, is_dir, files_under),
         ),
     }
 

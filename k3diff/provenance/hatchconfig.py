@@ -32,15 +32,11 @@ import posixpath
 from collections.abc import Callable, Iterator, Mapping
 
 from k3diff.escape import shortened
-from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread
+from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, forced_files
 
 PATH_CAP = 4096
 """Longest path read from the configuration (characters; Linux's PATH_MAX): a longer one names
 no file of a commit, and looking up each of its directories would cost its length squared."""
-FORCED_CAP = 100_000
-"""Most files ``force-include`` entries may ship in all: each forced directory lists the
-commit's files under it, and a 256 KiB table of ``"." = "aN"`` entries would list the whole
-tree 20,000 times; past it the entries are not read."""
 _TARGET = "tool.hatch.build.targets.wheel"
 _BUILD = "tool.hatch.build"
 
@@ -110,43 +106,23 @@ def _forced_over(
     is_file: Callable[[str], bool],
     files_under: Callable[[str], list[str]],
 ) -> Stated:
-    """`stated` with each file a ``force-include`` entry (project path -> wheel path) ships
-    mapped from its own place: hatchling copies a forced file, or each file of a forced
-    directory, after the selected ones, the later copy the one pip installs (review71d: a
-    fixed ``fixes/auth.py`` forced in as ``pkg/sub/auth.py`` over ``src/pkg/``'s old one was
-    `Unread`, detection compared the old one, and a wheel shipping it matched, exit 0).
-    `Unread` where an entry's files are not the commit's (outside the project, or in no
-    commit: a build hook's output), land at the wheel's root or in a directory `sources`
-    rewrites in part, or two entries ship different files at one path."""
+    """`stated` with each file a ``force-include`` entry (project path -> wheel path, the
+    destination rewritten by ``sources``) ships mapped from its own place
+    (`packagedirs.forced_files`), or `Unread`."""
     if not isinstance(stated, PackageDirs) or not forced:
         return stated
-    keys, mapped = sorted(sources), dict(stated.dirs)
-    files: dict[str, str] = {}
-    count = 0
-    for source, dest in forced.items():
-        shown = shortened(f"{source!r} to {dest!r}", 400)
-        repo, wheel = _forced_source(source), _forced_place(dest, sources, keys)
-        if repo is None:
-            return _forced_unread(stated, shown, "from outside the project")
-        if not wheel:
-            return _forced_unread(
-                stated, shown, "to the wheel's root or a directory sources rewrite in part"
-            )
-        if repo != "." and is_file(repo):
-            shipped = {wheel: repo}
-        else:
-            inside = "" if repo == "." else repo + "/"
-            shipped = {wheel + "/" + path[len(inside) :]: path for path in files_under(repo)}
-            if not shipped:
-                return _forced_unread(stated, shown, "whose source the commit holds no file at")
-        count += len(shipped)
-        if count > FORCED_CAP:
-            return _forced_unread(stated, shown, f"past {FORCED_CAP:,} files forced in all")
-        for path, place in shipped.items():
-            if _layout_place(mapped, path) == place:
-                continue  # the file compared there (``"src/pkg/x.py" = "pkg/x.py"``)
-            if files.setdefault(path, place) != place:
-                return _forced_unread(stated, shown, f"a second file to {shortened(path, 200)}")
+    keys = sorted(sources)
+    places = (
+        (
+            _forced_place(dest, sources, keys),
+            _forced_source(source),
+            shortened(f"{source!r} to {dest!r}", 400),
+        )
+        for source, dest in forced.items()
+    )
+    files = forced_files(places, dict(stated.dirs), is_file, files_under)
+    if isinstance(files, str):
+        return Unread(f"{stated.origin}: force-include copies {shortened(files, 600)}: not read")
     dirs = dict(stated.dirs) | files
     return PackageDirs(tuple(sorted(dirs.items())), stated.origin)
 
@@ -182,18 +158,6 @@ def _build_hook(build: Mapping[str, object], target: Mapping[str, object]) -> st
         if name != "vcs" or not isinstance(value, dict) or not set(value) <= VERSION_HOOK_KEYS:
             return table
     return None
-
-
-def _layout_place(mapped: Mapping[str, str], path: str) -> str:
-    """The project path the layout `mapped` (wheel directory -> project directory) compares
-    wheel path `path` with: under the deepest entry holding it, else under the project's
-    directory."""
-    head = next((d for d in reversed(list(_directories(path))) if d in mapped), "")
-    return mapped.get(head, "") + path[len(head) :]
-
-
-def _forced_unread(stated: PackageDirs, shown: str, why: str) -> Unread:
-    return Unread(f"{stated.origin}: force-include copies {shown}, {why}: not read")
 
 
 def _layout(selected: list[str], sources: Mapping[str, str], origin: str) -> Stated:
