@@ -85,7 +85,8 @@ def from_hatch(
         if options.used:
             return Unread(
                 f"{options.origin()} without packages or only-include: hatchling selects the "
-                "files by the project's name, which is not read"
+                "files by the project's name, which is not read",
+                _forced_anyway(forced or {}, sources, is_file, files_under),
             )
         return None
     for package in packages:
@@ -125,6 +126,19 @@ def _forced_over(
         return Unread(f"{stated.origin}: force-include copies {shortened(files, 600)}: not read")
     dirs = dict(stated.dirs) | files
     return PackageDirs(tuple(sorted(dirs.items())), stated.origin)
+
+
+def _forced_anyway(
+    forced: Mapping[str, str],
+    sources: Mapping[str, str],
+    is_file: Callable[[str], bool],
+    files_under: Callable[[str], list[str]],
+) -> tuple[tuple[str, str], ...]:
+    """The files `forced` ships, each from its place, where the selection is not read: they
+    stand over whatever detection places there (`Unread.files`); none where an entry is not
+    read either."""
+    stated = _forced_over(PackageDirs((), ""), forced, sources, is_file, files_under)
+    return stated.dirs if isinstance(stated, PackageDirs) else ()
 
 
 VERSION_HOOK_KEYS = frozenset(

@@ -31,6 +31,11 @@ class Unread:
 
     reason: str
     """``setup.py's package_dir is not a literal dict`` …"""
+    files: tuple[tuple[str, str], ...] = ()
+    """(wheel path, repository path) of each file a ``force-include`` entry read ships over
+    whatever detection places there (`forced_files`; review71d: with hatchling's default
+    file selection, a fixed ``fixes/auth.py`` forced over the old ``src/pkg/sub/auth.py``
+    had the old one compared, exit 0)."""
 
 
 Stated = PackageDirs | Unread | None
@@ -81,6 +86,9 @@ def clean_directory(text: str) -> str | None:
 
 def placed(stated: Stated, directory: str) -> Stated:
     """`stated` for a project in repository directory `directory` ('' or ending in '/')."""
+    if isinstance(stated, Unread) and directory and stated.files:
+        files = tuple((wheel, directory + repo) for wheel, repo in stated.files)
+        return Unread(stated.reason, files)
     if not directory or not isinstance(stated, PackageDirs):
         return stated
     dirs = tuple((wheel, directory + repo) for wheel, repo in stated.dirs)

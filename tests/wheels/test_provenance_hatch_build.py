@@ -237,3 +237,29 @@ def test_a_build_hook_in_hatch_toml_leaves_the_settings_unread(tmp_path: Path) -
 
     assert result.exit_code == 2, result.stdout
     assert "--source-prefix" in result.stderr
+
+
+def test_a_forced_file_stands_over_detection_where_the_selection_is_not_read(
+    tmp_path: Path,
+) -> None:
+    """hatchling selects `src/pkg/` by the project's name (not read: detection finds `src/`),
+    and force-include ships the fixed `fixes/auth.py` over its old `auth.py`: the entry was
+    not read with the rest, and a wheel keeping the old file matched, exit 0."""
+    pyproject = HATCH + (
+        b'[project]\nname = "pkg"\nversion = "1.0"\n\n'
+        b'[tool.hatch.build.targets.wheel.force-include]\n"fixes/auth.py" = "pkg/sub/auth.py"\n'
+    )
+    tree = {**_placed(REVERTED, "src/pkg/"), "fixes/auth.py": SAFE, "pyproject.toml": pyproject}
+    make_repo(tmp_path / "repo", [tree])
+    base, patch = _wheels(tmp_path, REVERTED)
+
+    code, report = run_json(
+        "wheels", base, patch, "--source", tmp_path / "repo", "--commit", "HEAD", "--source-all"
+    )
+
+    assert code == 1
+    assert "without packages or only-include" in report["provenance"]["package_dir_unread"]
+    sources = {e["path"]: e["source"] for e in report["entries"] if "source" in e}
+    assert sources["pkg/sub/auth.py"]["repo_path"] == "fixes/auth.py"
+    assert sources["pkg/sub/auth.py"]["status"] == "mismatch"
+    assert sources["pkg/util.py"]["repo_path"] == "src/pkg/util.py"
