@@ -138,6 +138,7 @@ def forced_files(
     than `FORCED_CAP` files."""
     files: dict[str, str] = {}
     count = 0
+    longest = max(map(len, dirs), default=0)
     for wheel, source, shown in forced:
         if source is None:
             return f"{shown}, from outside the project"
@@ -154,19 +155,20 @@ def forced_files(
         if count > FORCED_CAP:
             return f"{shown}, past {FORCED_CAP:,} files forced in all"
         for path, place in shipped.items():
-            if _layout_place(dirs, path) == place:
+            if _layout_place(dirs, path, longest) == place:
                 continue  # the file compared there (``"src/pkg/x.py" = "pkg/x.py"``)
             if files.setdefault(path, place) != place:
                 return f"{shown}, a second file to {path}"
     return files
 
 
-def _layout_place(dirs: Mapping[str, str], path: str) -> str:
+def _layout_place(dirs: Mapping[str, str], path: str, longest: int) -> str:
     """The project path layout `dirs` compares wheel path `path` with: under the deepest
-    entry holding it (a module file's own entry first), else under the project's directory."""
+    entry holding it (a module file's own entry first), else under the project's directory;
+    only `path`'s directories as long as the longest entry at most are looked up."""
     if (own := dirs.get(path)) is not None:
         return own
-    at = len(path)
+    at = min(len(path), longest)
     while (at := path.rfind("/", 0, at)) >= 0:
         if (repo := dirs.get(path[: at + 1])) is not None:
             return repo + path[at + 1 :]
