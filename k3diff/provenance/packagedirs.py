@@ -148,7 +148,8 @@ def forced_files(
             shipped = {wheel: source}
         else:
             inside = "" if source == "." else source + "/"
-            shipped = {wheel + "/" + path[len(inside) :]: path for path in files_under(source)}
+            listed = files_under(inside[:-1])
+            shipped = {wheel + "/" + path[len(inside) :]: path for path in listed}
             if not shipped:
                 return f"{shown}, whose source the commit holds no file at"
         count += len(shipped)
