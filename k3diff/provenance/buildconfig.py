@@ -57,6 +57,8 @@ DOTS_CAP = 128
 a 256 KiB file of the costliest keys parses in about a second and 120 MB (`_toml`)."""
 
 _FILES = ("pyproject.toml", "setup.cfg", "setup.py")
+HATCH_FILE = "hatch.toml"
+"""hatchling's own configuration file, read over ``[tool.hatch]`` where hatchling builds."""
 SETUPTOOLS_BACKENDS = frozenset({"setuptools.build_meta", "setuptools.build_meta:__legacy__"})
 """`[build-system] build-backend` values that are setuptools; none given is setuptools too
 (PEP 517's legacy path, `setup.py`)."""
@@ -76,10 +78,15 @@ def read_package_dirs(
     present = {names[path]: tree[path] for path in names if path in tree}
     if not present:
         return None
+    hatch_file = directory + HATCH_FILE
+    if hatch_file in tree:
+        present[HATCH_FILE] = tree[hatch_file]
     sizes = blob_sizes(git, present.values())
     found: list[PackageDirs | Unread] = []
     readable = {}
     for name, oid in present.items():
+        if sizes[oid] > CONFIG_CAP and name == HATCH_FILE:
+            continue  # said by the hatchling reader alone (`_hatch_document`)
         if sizes[oid] > CONFIG_CAP:
             found.append(Unread(f"{directory}{name} is over {CONFIG_CAP // 1024} KiB, not read"))
         else:
@@ -122,7 +129,22 @@ def read_package_dirs(
         at = bisect.bisect_left(paths, under)
         return directory + path in links or (at < len(paths) and paths[at].startswith(under))
 
-    readers = _readers(document, label, is_file, is_dir)
+    def files_under(path: str) -> list[str]:
+        """The project paths of the commit's files (and links) under project directory
+        `path` ('' the project's root), from the sorted paths."""
+        under = f"{directory}{path}/" if path else directory
+        paths = ordered()
+        at = bisect.bisect_left(paths, under)
+        found = []
+        while at < len(paths) and paths[at].startswith(under):
+            found.append(paths[at][len(directory) :])
+            at += 1
+        return found
+
+    hatch = _hatch_document(
+        document, contents, directory, hatch_file in links, HATCH_FILE in present
+    )
+    readers = _readers(document, label, is_file, is_dir, hatch, files_under)
     system = document.get("build-system")
     own_backend = system.get("build-backend") if isinstance(system, dict) else None
     if isinstance(system, dict) and "backend-path" in system:
@@ -147,10 +169,17 @@ def _readers(
     label: str,
     is_file: Callable[[str], bool],
     is_dir: Callable[[str], bool],
+    hatch: tuple[Mapping[str, object], str] | Unread,
+    files_under: Callable[[str], list[str]],
 ) -> dict[str, tuple[str, Callable[[], Stated]]]:
-    """Each backend read but setuptools, by its `build-backend`: (whose settings, the reader)."""
+    """Each backend read but setuptools, by its `build-backend`: (whose settings, the reader);
+    `hatch`: the document and its label as hatchling reads them (`_hatch_document`)."""
+
+    def hatchling() -> Stated:
+        return hatch if isinstance(hatch, Unread) else from_hatch(*hatch, is_file, files_under)
+
     return {
-        "hatchling.build": ("hatchling's", lambda: from_hatch(document, label, is_file)),
+        "hatchling.build": ("hatchling's", hatchling),
         "maturin": ("maturin's", lambda: from_maturin(document, label)),
         "flit_core.buildapi": ("flit's", lambda: from_flit(document, label, is_file, is_dir)),
         "pdm.backend": ("pdm-backend's", lambda: from_pdm(document, label, is_file)),
@@ -160,7 +189,7 @@ def _readers(
         ),
         "scikit_build_core.build": (
             "scikit-build-core's",
-            lambda: from_scikit_build(document, label, is_file, is_dir),
+            lambda: from_scikit_build(document, label, is_file, is_dir, files_under),
         ),
     }
 
@@ -180,6 +209,36 @@ def configuration_files(tree: Collection[str], links: Collection[str]) -> list[s
     """Every configuration file of the commit (a path of `tree` or `links` named
     ``pyproject.toml``, ``setup.cfg`` or ``setup.py``), sorted: where its projects are."""
     return sorted(p for p in (*tree, *links) if p.rpartition("/")[2] in _FILES)
+
+
+def _hatch_document(
+    document: Mapping[str, object],
+    contents: Mapping[str, bytes],
+    directory: str,
+    linked: bool,
+    present: bool,
+) -> tuple[Mapping[str, object], str] | Unread:
+    """The pyproject.toml `document` as hatchling reads it, and its label: a ``hatch.toml``
+    beside it replaces ``[tool.hatch]``'s tables of the same name with its own
+    (``hatch_config.update(hatch.toml)``, its ``[build]`` for ``[tool.hatch.build]``;
+    review71d: it was not read, and a ``pyproject.toml`` naming a legacy copy as the package
+    had it compared while hatchling built from ``hatch.toml``'s ``src/pkg``, exit 0)."""
+    label = f"{directory}pyproject.toml"
+    shown = f"{directory}{HATCH_FILE}"
+    if linked:
+        return Unread(f"{shown} is a symbolic link, not read")
+    if not present:
+        return document, label
+    if HATCH_FILE not in contents:
+        return Unread(f"{shown} is over {CONFIG_CAP // 1024} KiB, not read")
+    parsed = _toml(contents[HATCH_FILE], shown)
+    if isinstance(parsed, Unread):
+        return parsed
+    tool = document.get("tool")
+    tool = tool if isinstance(tool, dict) else {}
+    hatch = tool.get("hatch")
+    merged = {**(hatch if isinstance(hatch, dict) else {}), **parsed}
+    return {**document, "tool": {**tool, "hatch": merged}}, f"{label} and {shown}"
 
 
 _SETUPTOOLS_READERS = {"setup.cfg": from_setup_cfg, "setup.py": from_setup_py}

@@ -16,11 +16,13 @@ else the build's (``[tool.hatch.build]``). Without ``packages`` or ``only-includ
 chooses by the project's name (default file selection): detection by paths decides, and
 ``sources`` stated then is `Unread`. So is what cannot be put as wheel directory -> project
 directory: a selected file (``only-include = ["mod.py"]``), two directories shipped as one, a
-path that leaves the project, and a ``force-include`` entry (project path -> wheel path, each
-file copied after the selected ones, over any of the same name, the destination rewritten by
-``sources`` too) that puts in the wheel other files than the layout compares there: at or in a
-package's directory from another place, around one, or elsewhere from another place than
-the one a path no entry covers is compared with (`packagedirs.forced_elsewhere`).
+path that leaves the project. A ``force-include`` entry (project path -> wheel path, the
+destination rewritten by ``sources`` too) ships its file, or each file of its directory, after
+the selected ones, the later copy winning: each is mapped from its own place (`_forced_over`).
+A build hook (``[tool.hatch.build.hooks.<name>]``, the wheel target's ``hooks``) other than
+hatch-vcs' version file runs code that may ship files the configuration does not say: the
+settings are `Unread`. hatchling reads ``hatch.toml`` beside ``pyproject.toml`` over
+``[tool.hatch]`` (`buildconfig` merges it before this reader).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import posixpath
 from collections.abc import Callable, Iterator, Mapping
 
 from k3diff.escape import shortened
-from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, forced_elsewhere
+from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, forced_files
 
 PATH_CAP = 4096
 """Longest path read from the configuration (characters; Linux's PATH_MAX): a longer one names
@@ -40,9 +42,13 @@ _BUILD = "tool.hatch.build"
 
 
 def from_hatch(
-    document: Mapping[str, object], label: str, is_file: Callable[[str], bool]
+    document: Mapping[str, object],
+    label: str,
+    is_file: Callable[[str], bool],
+    files_under: Callable[[str], list[str]],
 ) -> Stated:
-    """The wheel target's layout (`is_file`: whether a project path is a file of the commit)."""
+    """The wheel target's layout (`is_file`: whether a project path is a file of the commit;
+    `files_under`: the project paths of the commit's files under a directory, '' the root)."""
     tool = document.get("tool")
     hatch = tool.get("hatch") if isinstance(tool, dict) else None
     build = hatch.get("build", {}) if isinstance(hatch, dict) else {}
@@ -51,6 +57,11 @@ def from_hatch(
     if not isinstance(build, dict) or not isinstance(target, dict):
         return Unread(f"{label}'s [{_BUILD}] or [{_TARGET}] is not a table, not read")
     options = _Options(label, build, target)
+    if (hook := _build_hook(build, target)) is not None:
+        return Unread(
+            f"{label} [{shortened(hook, 200)}] configures a build hook, which may ship files the "
+            "configuration does not say (force-include, artifacts, files it writes): not read"
+        )
     packages = options.paths("packages")
     if isinstance(packages, Unread):
         return packages
@@ -74,7 +85,8 @@ def from_hatch(
         if options.used:
             return Unread(
                 f"{options.origin()} without packages or only-include: hatchling selects the "
-                "files by the project's name, which is not read"
+                "files by the project's name, which is not read",
+                _forced_anyway(forced or {}, sources, is_file, files_under),
             )
         return None
     for package in packages:
@@ -84,26 +96,82 @@ def from_hatch(
     for path in selected:
         if is_file(path):
             return Unread(f"{options.origin()} selects the file {path}, not a directory: not read")
-    return _forced_over(_layout(selected, sources, options.origin()), forced or {}, sources)
+    layout = _layout(selected, sources, options.origin())
+    return _forced_over(layout, forced or {}, sources, is_file, files_under)
 
 
-def _forced_over(stated: Stated, forced: Mapping[str, str], sources: Mapping[str, str]) -> Stated:
-    """`stated`, or `Unread` where a ``force-include`` entry (project path -> wheel path,
-    copied after the selected files, the later copy winning) puts other files in the wheel
-    than those the layout compares there (`packagedirs.forced_elsewhere`)."""
+def _forced_over(
+    stated: Stated,
+    forced: Mapping[str, str],
+    sources: Mapping[str, str],
+    is_file: Callable[[str], bool],
+    files_under: Callable[[str], list[str]],
+) -> Stated:
+    """`stated` with each file a ``force-include`` entry (project path -> wheel path, the
+    destination rewritten by ``sources``) ships mapped from its own place
+    (`packagedirs.forced_files`), or `Unread`."""
     if not isinstance(stated, PackageDirs) or not forced:
         return stated
     keys = sorted(sources)
     places = (
-        (_forced_place(dest, sources, keys), _forced_source(source), f"{source!r} to {dest!r}")
+        (
+            _forced_place(dest, sources, keys),
+            _forced_source(source),
+            shortened(f"{source!r} to {dest!r}", 400),
+        )
         for source, dest in forced.items()
     )
-    if (over := forced_elsewhere(places, dict(stated.dirs))) is not None:
-        return Unread(
-            f"{stated.origin}: force-include copies {shortened(over, 400)}, not the files "
-            "compared there: not read"
-        )
-    return stated
+    files = forced_files(places, dict(stated.dirs), is_file, files_under)
+    if isinstance(files, str):
+        return Unread(f"{stated.origin}: force-include copies {shortened(files, 600)}: not read")
+    dirs = dict(stated.dirs) | files
+    return PackageDirs(tuple(sorted(dirs.items())), stated.origin)
+
+
+def _forced_anyway(
+    forced: Mapping[str, str],
+    sources: Mapping[str, str],
+    is_file: Callable[[str], bool],
+    files_under: Callable[[str], list[str]],
+) -> tuple[tuple[str, str], ...]:
+    """The files `forced` ships, each from its place, where the selection is not read: they
+    stand over whatever detection places there (`Unread.files`); none where an entry is not
+    read either."""
+    stated = _forced_over(PackageDirs((), ""), forced, sources, is_file, files_under)
+    return stated.dirs if isinstance(stated, PackageDirs) else ()
+
+
+VERSION_HOOK_KEYS = frozenset(
+    {"version-file", "template", "enable-by-default", "dependencies"}
+    | {"require-runtime-dependencies", "require-runtime-features"}
+)
+"""hatch-vcs' build hook settings: it writes `version-file` only, which `versionconfig` reads
+(a module the build writes) and no other file."""
+
+
+def _build_hook(build: Mapping[str, object], target: Mapping[str, object]) -> str | None:
+    """The table of a build hook the wheel's build runs other than hatch-vcs' version file,
+    if any: each of the build's ``hooks`` and the wheel target's (the target's in place of the
+    build's of the same name) runs, a custom one's ``hatch_build.py`` (or its ``path``) or a
+    plugin's code, and may add ``force_include`` entries and artifacts or rewrite files
+    (review71d: with a custom hook forcing a fixed file over a legacy copy the packages named,
+    the legacy copy was compared and a wheel reverting to it matched, exit 0). One whose
+    ``enable-by-default`` is false counts too: an environment variable of the build enables
+    it (``HATCH_BUILD_HOOKS_ENABLE``), which the commit does not show."""
+    hooks: dict[str, tuple[str, object]] = {}
+    for table, config in (
+        ("tool.hatch.build.hooks", build.get("hooks")),
+        ("tool.hatch.build.targets.wheel.hooks", target.get("hooks")),
+    ):
+        if config is None:
+            continue
+        if not isinstance(config, dict):
+            return table
+        hooks |= {name: (f"{table}.{name}", value) for name, value in config.items()}
+    for name, (table, value) in sorted(hooks.items()):
+        if name != "vcs" or not isinstance(value, dict) or not set(value) <= VERSION_HOOK_KEYS:
+            return table
+    return None
 
 
 def _layout(selected: list[str], sources: Mapping[str, str], origin: str) -> Stated:

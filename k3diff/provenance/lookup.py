@@ -242,13 +242,16 @@ def _source_layout(
         return layout
     if root is not None and (claimed or not project):
         raise _not_held(root, tree, links, checked, rankings, label, found)
+    forced: tuple[tuple[str, str], ...] = ()
     if isinstance(stated, Unread):
         unread: str | None = stated.reason
+        forced = stated.files
     elif root is not None:
         unread = f"{root.origin} builds the root's project, and {project} is a project of its own"
     else:
         unread = config.reason if isinstance(config, Unread) else None
-    return SourceLayout(found, (), "detected", unread, project)
+        forced = config.files if isinstance(config, Unread) and not project else ()
+    return SourceLayout(found, tuple(sorted(forced)), "detected", unread, project)
 
 
 def _in_a_project(tree: Mapping[str, str], links: frozenset[str], found: str, label: str) -> None:

@@ -7,7 +7,6 @@ these, relative to the project's directory (the one holding the configuration fi
 
 from __future__ import annotations
 
-import bisect
 import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +31,11 @@ class Unread:
 
     reason: str
     """``setup.py's package_dir is not a literal dict`` …"""
+    files: tuple[tuple[str, str], ...] = ()
+    """(wheel path, repository path) of each file a ``force-include`` entry read ships over
+    whatever detection places there (`forced_files`; review71d: with hatchling's default
+    file selection, a fixed ``fixes/auth.py`` forced over the old ``src/pkg/sub/auth.py``
+    had the old one compared, exit 0)."""
 
 
 Stated = PackageDirs | Unread | None
@@ -82,6 +86,9 @@ def clean_directory(text: str) -> str | None:
 
 def placed(stated: Stated, directory: str) -> Stated:
     """`stated` for a project in repository directory `directory` ('' or ending in '/')."""
+    if isinstance(stated, Unread) and directory and stated.files:
+        files = tuple((wheel, directory + repo) for wheel, repo in stated.files)
+        return Unread(stated.reason, files)
     if not directory or not isinstance(stated, PackageDirs):
         return stated
     dirs = tuple((wheel, directory + repo) for wheel, repo in stated.dirs)
@@ -107,36 +114,63 @@ def shadowed(dirs: Mapping[str, str], is_dir: Callable[[str], bool]) -> tuple[st
     return None
 
 
-def forced_elsewhere(
-    forced: Iterable[tuple[str, str | None, str]], dirs: Mapping[str, str]
-) -> str | None:
-    """The first of `forced` (wheel path, project path, as the configuration shows it) whose
-    files, copied into the wheel last by a backend's ``force-include``, are not those the check
-    compares there: the wheel path (normalised, no trailing '/', '' the wheel's root) is the
-    root or leaves it, lies around a directory `dirs` ships (wheel directory -> project
-    directory, each ending in '/'), or its place is not the project path (normalised, no
-    trailing '/'; None outside the project). The place is under the deepest entry holding the
-    wheel path, else the wheel path itself: one no entry covers is compared under the project's
-    directory. review71a, prov71b: a fixed ``src/pkg/auth.py`` forced over ``legacy/pkg/``'s
-    files, the legacy copy was compared and a patch reverting to it passed, exit 0. Entries are
-    looked up by the wheel path's directories and bisected, never scanned (a 256 KiB file may
-    list 20,000 of each)."""
-    shipped = sorted(dirs)
-    longest = max(map(len, shipped), default=0)
+FORCED_CAP = 100_000
+"""Most files ``force-include`` entries may ship in all: each forced directory lists the
+commit's files under it, and a 256 KiB table of ``"." = "aN"`` entries would list the whole
+tree 20,000 times; past it the entries are not read."""
+
+
+def forced_files(
+    forced: Iterable[tuple[str, str | None, str]],
+    dirs: Mapping[str, str],
+    is_file: Callable[[str], bool],
+    files_under: Callable[[str], list[str]],
+) -> dict[str, str] | str:
+    """Wheel path -> project path for each file `forced` (wheel path, project path, as the
+    configuration shows the entry) ships: a backend's ``force-include`` copies its file, or
+    each file of its directory, after the packages' files, over any at the same path
+    (hatchling, scikit-build-core), so each is compared with its own place (review71d: a
+    fixed ``fixes/auth.py`` forced over an old ``src/pkg/sub/auth.py`` was not read, detection
+    compared the old one, and a wheel keeping it matched, exit 0). A file the layout `dirs`
+    (wheel directory -> project directory) already compares there is left out. Or why not
+    read: a source outside the project (None) or not in the commit (a hook's or build's
+    output), a wheel path at the root ('') or leaving it, two files at one path, or more
+    than `FORCED_CAP` files."""
+    files: dict[str, str] = {}
+    count = 0
+    longest = max(map(len, dirs), default=0)
     for wheel, source, shown in forced:
+        if source is None:
+            return f"{shown}, from outside the project"
         if not wheel or wheel == ".." or wheel.startswith("../"):
-            return shown
-        inside = wheel + "/"
-        at = bisect.bisect_right(shipped, inside)
-        if at < len(shipped) and shipped[at].startswith(inside):
-            return shown  # around an entry: a directory copied over its files
-        place = dirs.get("", "") + wheel
-        cut = inside.rfind("/", 0, longest)
-        while cut >= 0:
-            if (repo := dirs.get(inside[: cut + 1])) is not None:
-                place = repo + inside[cut + 1 : -1]
-                break
-            cut = inside.rfind("/", 0, cut)
-        if source is None or posixpath.normpath(place or ".") != source:
-            return shown
-    return None
+            return f"{shown}, to the wheel's root or a place k3diff does not follow"
+        if source != "." and is_file(source):
+            shipped = {wheel: source}
+        else:
+            inside = "" if source == "." else source + "/"
+            listed = files_under(inside[:-1])
+            shipped = {wheel + "/" + path[len(inside) :]: path for path in listed}
+            if not shipped:
+                return f"{shown}, whose source the commit holds no file at"
+        count += len(shipped)
+        if count > FORCED_CAP:
+            return f"{shown}, past {FORCED_CAP:,} files forced in all"
+        for path, place in shipped.items():
+            if _layout_place(dirs, path, longest) == place:
+                continue  # the file compared there (``"src/pkg/x.py" = "pkg/x.py"``)
+            if files.setdefault(path, place) != place:
+                return f"{shown}, a second file to {path}"
+    return files
+
+
+def _layout_place(dirs: Mapping[str, str], path: str, longest: int) -> str:
+    """The project path layout `dirs` compares wheel path `path` with: under the deepest
+    entry holding it (a module file's own entry first), else under the project's directory;
+    only `path`'s directories as long as the longest entry at most are looked up."""
+    if (own := dirs.get(path)) is not None:
+        return own
+    at = min(len(path), longest)
+    while (at := path.rfind("/", 0, at)) >= 0:
+        if (repo := dirs.get(path[: at + 1])) is not None:
+            return repo + path[at + 1 :]
+    return dirs.get("", "") + path

@@ -8,9 +8,9 @@ name (``["src/pkg"]``: ``src/pkg/`` as ``pkg/``), or maps wheel package paths to
 place holds that directory too: `packagedirs.shadowed`), or an
 ``[[tool.scikit-build.overrides]]`` entry setting ``wheel.packages`` (in place of the table's
 where its ``if`` holds: a platform, a Python version, an environment variable), or a
-``wheel.force-include`` entry copying, last, other files into the package area than those
-compared there (in or around a package's directory, or elsewhere from another place) is
-`Unread`. Without ``wheel.packages``
+``wheel.force-include`` entry whose files are not the commit's (outside the project, or the
+build's output) is `Unread`; the files it copies last, over the packages', are compared with
+their own places. Without ``wheel.packages``
 scikit-build-core takes the first of ``src/NAME``, ``python/NAME`` and ``NAME`` by the
 project's name: detection by paths decides. ``wheel.install-dir`` places what CMake installs,
 not these packages, and is not read.
@@ -28,7 +28,7 @@ from k3diff.provenance.packagedirs import (
     Stated,
     Unread,
     clean_directory,
-    forced_elsewhere,
+    forced_files,
     shadowed,
 )
 
@@ -38,9 +38,12 @@ def from_scikit_build(
     label: str,
     is_file: Callable[[str], bool],
     is_dir: Callable[[str], bool],
+    files_under: Callable[[str], list[str]],
 ) -> Stated:
-    """`wheel.packages` as wheel directory -> project directory (`is_file`, `is_dir`: whether a
-    project path is a file, or a directory, of the commit)."""
+    """`wheel.packages` as wheel directory -> project directory, and each file
+    ``wheel.force-include`` copies over them from its own place (`is_file`, `is_dir`: whether
+    a project path is a file, or a directory, of the commit; `files_under`: the commit's files
+    under a project directory)."""
     tool = document.get("tool")
     skbuild = tool.get("scikit-build") if isinstance(tool, dict) else None
     if not isinstance(skbuild, dict):
@@ -73,28 +76,33 @@ def from_scikit_build(
             return Unread(f"{origin} ships both {entries[shipped]} and {repo} as {shipped}")
     if both := shadowed(entries, is_dir):
         return Unread(f"{origin} ships both {both[1]} and {both[2]} as {both[0]}, not read")
-    if (forced := _forced(wheel.get("force-include"), entries)) is not None:
-        return Unread(
-            f"{origin}: wheel.force-include copies {forced}, not the files compared there: not read"
-        )
-    return PackageDirs(tuple(sorted(entries.items())), origin) if entries else None
+    forced = _forced(wheel.get("force-include"), entries, is_file, files_under)
+    if isinstance(forced, str):
+        return Unread(f"{origin}: wheel.force-include copies {forced}: not read")
+    return PackageDirs(tuple(sorted((entries | forced).items())), origin) if entries else None
 
 
 _PLATLIB = ("${SKBUILD_PLATLIB_DIR}", "${SKBUILD_PURELIB_DIR}")
 
 
-def _forced(table: object, entries: Mapping[str, str]) -> str | None:
-    """``wheel.force-include`` (project path -> wheel path, relative to the package area or
-    under ``${SKBUILD_PLATLIB_DIR}``) copying, last, other files into the package area than
-    `entries` has compared there (`packagedirs.forced_elsewhere`; review71a: a fixed
-    ``src/pkg/auth.py`` forced over ``legacy/pkg/``, the legacy copy was compared, exit 0);
-    a destination in another wheel tree (data, scripts, headers) is not compared."""
+def _forced(
+    table: object,
+    entries: Mapping[str, str],
+    is_file: Callable[[str], bool],
+    files_under: Callable[[str], list[str]],
+) -> dict[str, str] | str:
+    """Each file ``wheel.force-include`` (project path -> wheel path, relative to the package
+    area or under ``${SKBUILD_PLATLIB_DIR}``) copies into the package area after the packages'
+    files, over any there, from its own place (`packagedirs.forced_files`; review71a: a fixed
+    ``src/pkg/auth.py`` forced over ``legacy/pkg/`` had the legacy copy compared, exit 0), or
+    why it is not read; a destination in another wheel tree (data, scripts, headers) is not
+    compared."""
     if not isinstance(table, dict):
-        return None
+        return {}
     places = []
     for source, dest in table.items():
         if not isinstance(dest, str):
-            return repr(dest)
+            return f"{shortened(repr(dest), 200)}, not a path"
         head, _, rest = dest.partition("/")
         place = rest if head in _PLATLIB else dest
         if place.startswith(("${", "/")):
@@ -104,7 +112,7 @@ def _forced(table: object, entries: Mapping[str, str]) -> str | None:
         outside = origin.startswith("/") or origin == ".." or origin.startswith("../")
         shown = f"{shortened(source, 200)!r} to {shortened(dest, 200)!r}"
         places.append(("" if wheel == "." else wheel, None if outside else origin, shown))
-    return forced_elsewhere(places, entries)
+    return forced_files(places, entries, is_file, files_under)
 
 
 def _overridden(overrides: object) -> bool:

@@ -142,8 +142,8 @@ UNREAD = {
         b'force-include = {"gen/info.py" = "${SKBUILD_PLATLIB_DIR}/pkg/info.py", '
         b'"LICENSE" = "${SKBUILD_DATA_DIR}/share/LICENSE"}\n',
         "pyproject.toml [tool.scikit-build] wheel.packages: wheel.force-include copies "
-        "'gen/info.py' to '${SKBUILD_PLATLIB_DIR}/pkg/info.py', not the files compared there: "
-        "not read",
+        "'gen/info.py' to '${SKBUILD_PLATLIB_DIR}/pkg/info.py', whose source the commit holds "
+        "no file at: not read",
     ),
     "poetry nested entry": (
         POETRY + b'[tool.poetry]\npackages = [{include = "pkg", from = "src"}, '
@@ -155,8 +155,8 @@ UNREAD = {
         HATCH + b'[tool.hatch.build.targets.wheel]\npackages = ["src/pkg"]\n'
         b'force-include = {"src/pkg/util.py" = "pkg/util.py", "gen/info.py" = "/src/pkg/info.py"}\n',
         "pyproject.toml [tool.hatch.build.targets.wheel] packages and force-include: "
-        "force-include copies 'gen/info.py' to '/src/pkg/info.py', not the files compared "
-        "there: not read",
+        "force-include copies 'gen/info.py' to '/src/pkg/info.py', whose source the commit "
+        "holds no file at: not read",
     ),
 }
 
@@ -284,7 +284,8 @@ def test_a_module_forced_in_from_elsewhere_is_not_compared_with_a_stale_one_at_t
     tmp_path: Path, backend: str
 ) -> None:
     """The build ships `scripts/tool.py` as `tool.py`; the project's root keeps an old
-    `tool.py` no build ships, which a path no package covers was compared with (exit 0)."""
+    `tool.py` no build ships, which a path no package covers was compared with (exit 0).
+    The entry is mapped from its place (review71d)."""
     repo = tmp_path / "repo"
     fixed, stale = b"def run():\n    return check()\n", b"def run():\n    return True\n"
     tree = {**_placed(FILES, "src/pkg/"), "scripts/tool.py": fixed, "tool.py": stale}
@@ -294,9 +295,9 @@ def test_a_module_forced_in_from_elsewhere_is_not_compared_with_a_stale_one_at_t
     code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
 
     assert code == 1
-    assert "force-include copies 'scripts/tool.py'" in report["provenance"]["package_dir_unread"]
     sources = {e["path"]: e["source"] for e in report["entries"] if "source" in e}
-    assert sources["tool.py"]["status"] != "match"
+    assert report["provenance"]["package_dir"]["tool.py"] == "scripts/tool.py"
+    assert sources["tool.py"]["status"] == "mismatch"
 
 
 def test_a_hatchling_force_include_of_the_file_compared_there_keeps_the_layout(
@@ -341,3 +342,26 @@ def test_a_pdm_package_dir_not_written_normalised_strips_nothing(
     sources = {e["path"]: e["source"] for e in report["entries"] if "source" in e}
     assert sources["src/pkg/util.py"]["repo_path"] == "src/pkg/util.py"
     assert sources["src/pkg/util.py"]["status"] == "match"
+
+
+def test_a_scikit_build_force_include_over_an_old_package_file_does_not_pass_it(
+    tmp_path: Path,
+) -> None:
+    """`src/pkg/sub/auth.py` is the old one; `wheel.force-include` copies the fixed
+    `fixes/auth.py` over it. The entry was not read and detection compared the old file: a
+    wheel keeping it matched, exit 0 (review71d)."""
+    repo = tmp_path / "repo"
+    pyproject = SKBUILD + (
+        b'[tool.scikit-build.wheel]\npackages = ["src/pkg"]\n'
+        b'force-include = {"fixes/auth.py" = "${SKBUILD_PLATLIB_DIR}/pkg/sub/auth.py"}\n'
+    )
+    tree = {**_placed(REVERTED, "src/pkg/"), "fixes/auth.py": SAFE, "pyproject.toml": pyproject}
+    make_repo(repo, [tree])
+    base, patch = _wheels(tmp_path, REVERTED)
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert code == 1
+    sources = {e["path"]: e["source"] for e in report["entries"] if "source" in e}
+    assert sources["pkg/sub/auth.py"]["repo_path"] == "fixes/auth.py"
+    assert sources["pkg/sub/auth.py"]["status"] == "mismatch"
