@@ -183,7 +183,8 @@ def _wheels_steps(
             yield Step(rows(native), f"{label}{command} {option}")
     else:
         waiver = waiver_step(alone=True, wide=[c for c, path, _ in waivable if not path])
-    findings = [Finding(Code[c], path, "", flag) for c, path, flag in waivable]
+    # One stanza per code and path (`wheelfailing._waived`): two findings alike share it.
+    findings = [Finding(Code[c], path, "", flag) for c, path, flag in dict.fromkeys(waivable)]
     shown = findings[:WAIVERS_NAMED]
     rest = len(findings) - len(shown)
     kind = "native findings" if len(waivable) == len(native) else "findings"
