@@ -63,5 +63,14 @@ def _pth_finding(pth: Surface, surfaces: Sequence[Surface]) -> Finding:
     runs = [s.key for s in surfaces if s.imported_by == pth.key]
     if runs:
         more = f" and {len(runs) - _SHOWN} more" if len(runs) > _SHOWN else ""
-        said.append(f"the wheel's modules so run: {', '.join(runs[:_SHOWN])}{more}")
-    return Finding(Code.A127, pth.entry, f"{pth.summary}: {'; '.join(said)}")
+        said.append(f"modules of this wheel they run: {', '.join(runs[:_SHOWN])}{more}")
+    return Finding(Code.A127, pth.entry, f"{'; '.join(said)}; {_COMMON}")
+
+
+_COMMON = (
+    "listed, not failed (setuptools, pywin32, namespace packages and editable installs ship "
+    "such lines): check they are the ones the project means to ship"
+)
+"""What an A127 closes with (newuser71: on setuptools' own wheel the detail repeated the code's
+'at every start', counted its '0 path lines', and said nothing of why it was only a warning or
+what to check)."""

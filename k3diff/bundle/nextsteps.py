@@ -47,7 +47,7 @@ from k3diff.report.wheelfailing import (
     waiver_step,
     waivers_inline,
 )
-from k3diff.triage.nextstep import MoreSamples, more_samples
+from k3diff.triage.nextstep import MoreSamples, asked_more, more_samples
 from k3diff.wheel.codes import NO_PYTHON, UNWAIVABLE, Code, Finding
 from k3diff.wheel.findingorder import Named
 from k3diff.wheel.kinds import EntryKind
@@ -111,9 +111,9 @@ def _steps(doc: Document, documents: Sequence[Document]) -> Iterator[Step]:
                 "accepts them)",
             )
     elif doc.kind is Kind.TRIAGE:
-        wanted = _more_samples(doc, documents)
-        if wanted is not None:
-            step = more_samples_step(wanted, PROGRAM, RUN_DIR, logged=False)
+        asking = _more_samples(doc, documents)
+        if asking is not None:
+            step = more_samples_step(asking, PROGRAM, RUN_DIR, logged=False)
             yield Step((Evidence.FOLLOW_UP,), step)
     elif doc.kind is Kind.LOGS:
         where = _logs_step(doc.typed(LogsDocument))
@@ -183,7 +183,8 @@ def _wheels_steps(
             yield Step(rows(native), f"{label}{command} {option}")
     else:
         waiver = waiver_step(alone=True, wide=[c for c, path, _ in waivable if not path])
-    findings = [Finding(Code[c], path, "", flag) for c, path, flag in waivable]
+    # One stanza per code and path (`wheelfailing._waived`): two findings alike share it.
+    findings = [Finding(Code[c], path, "", flag) for c, path, flag in dict.fromkeys(waivable)]
     shown = findings[:WAIVERS_NAMED]
     rest = len(findings) - len(shown)
     kind = "native findings" if len(waivable) == len(native) else "findings"
@@ -198,12 +199,8 @@ def _more_samples(doc: Document, documents: Sequence[Document]) -> MoreSamples |
     (`triage.nextstep.more_samples`) from its run's samples logs given beside it; where none
     is, the run's repeats are unknown and the step says so."""
     triage = doc.typed(TriageDocument)
-    wanted = [
-        (r.key, r.more_samples)
-        for r in triage.records
-        if r.category == "inconclusive" and r.more_samples
-    ]
-    if not wanted:
+    asked = asked_more(triage.records)
+    if not asked:
         return None
     runs = set(doc.run_ids)
     logs = [
@@ -211,11 +208,11 @@ def _more_samples(doc: Document, documents: Sequence[Document]) -> MoreSamples |
         for d in documents
         if d.kind is Kind.SAMPLES and d.log is not None and runs & set(d.run_ids)
     ]
-    found = more_samples(wanted, logs)
+    found = more_samples(asked, logs, triage.allow_same_server)
     if found is not None:
         return found
     return MoreSamples(
-        f"{RUN_DIR}/samples.jsonl", max(more for _, more in wanted), None, growable=True
+        f"{RUN_DIR}/samples.jsonl", max(more for _, more in asked), None, growable=True
     )
 
 

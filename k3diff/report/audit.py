@@ -35,17 +35,19 @@ def render(report: AuditReport, fmt: OutputFormat) -> str:
 def verdict_text(report: AuditReport) -> str:
     """The one-line verdict (the report's last line), naming the report's exit code."""
     code = int(report.exit_code)
-    total = len(report.all_findings())
+    located = report.located_findings()
     errors = report.errors
+    waived = sum(report.policy.waiver(f, (artifact,)) is not None for f, artifact in located)
+    warnings = plural(len(located) - errors - waived, "warning")  # the waived: the clause's
     artifacts = plural(len(report.artifacts), "artifact")
     waivers = report.waiver_outcome()
     clause = escape.text(waivers.verdict_clause()) if waivers else ""  # reasons are input
     if errors:
-        return (
-            f"FAIL: {plural(errors, 'error')} ({plural(total, 'finding')}); {artifacts} "
-            f"audited{clause} (exit {code})"
-        )
-    return f"OK: {artifacts} audited, {plural(total, 'warning')}{clause} (exit {code})"
+        # newuser71: `FAIL: 2 errors (3 findings)` left the third to guess (a warning)
+        failed = plural(errors, "error")
+        return f"FAIL: {failed}, {warnings}; {artifacts} audited{clause} (exit {code})"
+    # newuser71: two waived errors and a warning read `3 warnings; 2 findings waived`
+    return f"OK: {artifacts} audited, {warnings}{clause} (exit {code})"
 
 
 def _finding_text(finding: Finding, report: AuditReport, artifact: str) -> str:

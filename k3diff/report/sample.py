@@ -207,8 +207,8 @@ def _sampled_text(result: SampleResult) -> str:
     untested = total - len(kinds) - len(draws - kinds.keys())
     if untested:
         took += (
-            f"; {untested} of {total} {unit} did not sample and repeated one output on the "
-            f"base: {'it needs' if untested == 1 else 'they need'} no distribution test"
+            f"; {untested} of {total} {unit} sent greedy requests and repeated one output on "
+            f"the base: {'it needs' if untested == 1 else 'they need'} no distribution test"
         )
     if figure.grid:
         command = f"{program()} triage --plan --shift {PLAN_SHIFT:g} --prompts {figure.prompts}"

@@ -9,20 +9,24 @@ from tabulate import tabulate
 
 from k3diff import escape
 from k3diff.documents import triage as triage_document
-from k3diff.output import OutputFormat, plural
+from k3diff.output import OutputFormat
 from k3diff.report.markdown import cell, escape_inline, inline_code
 from k3diff.report.sampledlevel import level_clause
 from k3diff.report.serialparity import lacking, parity_line, unsampled_text
 from k3diff.report.triage_lines import (
+    also_held,
     capture_line,
     capture_text,
     caveat_text,
     gauge_lines,
+    held_text,
     held_why,
     next_step_line,
+    same_server_text,
     shared_caveats,
     shows_captures,
     split_text,
+    would_have_cleared,
 )
 from k3diff.sample.runs import unlisted_note
 from k3diff.triage.flags import flag_label
@@ -230,12 +234,7 @@ def _unsampled_verdict(result: TriageResult) -> str | None:
         return None
     said = unsampled_text(unsampled, lacking(result.records))
     line = f"{said}: {'they fail' if unsampled != 1 else 'it fails'} the run"
-    others = result.held_records - unsampled
-    if others:
-        line += (
-            f"; {others} more record{'s' if others != 1 else ''} the evidence could not clear "
-            f"fail{'s' if others == 1 else ''} too"
-        )
+    line += also_held(result.held_records - unsampled)
     if result.failing_inconclusive:
         line += f"; {result.failing_inconclusive} inconclusive (--fail-inconclusive)"
     return line
@@ -247,10 +246,9 @@ def verdict_text(result: TriageResult) -> str:
     if result.vacuous_records:
         return (
             f"result: VACUOUS: the control came back identical on the {' and '.join(result.vacuous)}"
-            f"; {result.vacuous_records} record{'s' if result.vacuous_records != 1 else ''} it "
-            f"would have cleared fail (exit {code})"
+            f"; {would_have_cleared(result.vacuous_records)} (exit {code})"
         )
-    if (same := _same_server_text(result)) is not None:
+    if (same := same_server_text(result)) is not None:
         return f"result: {same} (exit {code}; --allow-same-server for an A/A calibration run)"
     count = result.regression_candidates
     undecided = result.failing_inconclusive
@@ -267,24 +265,8 @@ def verdict_text(result: TriageResult) -> str:
     if undecided:
         return f"result: {undecided} inconclusive, failing under --fail-inconclusive (exit {code})"
     if result.held_records:
-        return f"result: {_held_text(result)} (exit {code})"
+        return f"result: {held_text(result)} (exit {code})"
     return f"result: no regression candidate (exit {code})"
-
-
-def _same_server_text(result: TriageResult) -> str | None:
-    held = result.same_server_records
-    if not held or result.same_server is None or result.regression_candidates:
-        return None  # a regression candidate's verdict says it first
-    one = f"one server ({result.same_server}); {plural(held, 'record')} it would have cleared"
-    return f"SAME SERVER: base and patch were sampled from {one} fail"
-
-
-def _held_text(result: TriageResult) -> str:
-    held = result.held_records
-    return (
-        f"no regression candidate, but {held} record{'s' if held != 1 else ''} the evidence could "
-        f"not clear ({held_why(result)}) fail{'s' if held == 1 else ''}"
-    )
 
 
 def _text(result: TriageResult) -> str:
@@ -349,10 +331,9 @@ def _markdown_verdict(result: TriageResult) -> str:
         vacuous = result.vacuous_records
         return (
             f"**VACUOUS**: the control came back identical on the {' and '.join(result.vacuous)}; "
-            f"{vacuous} record{'s' if vacuous != 1 else ''} it would have cleared fail "
-            f"(exit {code})."
+            f"{would_have_cleared(vacuous)} (exit {code})."
         )
-    if (same := _same_server_text(result)) is not None:
+    if (same := same_server_text(result)) is not None:
         return f"**{escape_inline(same)}** (exit {code}; `--allow-same-server` for an A/A run)."
     if result.failing_inconclusive:
         rest = (
@@ -367,7 +348,7 @@ def _markdown_verdict(result: TriageResult) -> str:
     if count:
         return f"**{count} regression candidate{'s' if count != 1 else ''}** (exit {code})."
     if result.held_records:
-        return f"**{escape_inline(_held_text(result))}** (exit {code})."
+        return f"**{escape_inline(held_text(result))}** (exit {code})."
     return f"**No regression candidate on this evidence** (exit {code})."
 
 

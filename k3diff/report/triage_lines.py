@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from k3diff import shellwords
 from k3diff.numbers import named, one_of
+from k3diff.output import plural
 from k3diff.program import program
 from k3diff.report.clauses import clause_lines, split_clauses
 from k3diff.report.serialparity import lacking
@@ -167,7 +168,20 @@ def more_samples_step(step: MoreSamples, k3diff: str, out: str, logged: bool) ->
     """`next_step_line`'s step: `k3diff` the program named, `out` the run's directory; the run's
     own command where its log records it and `logged` (shell-quoted by `k3diff.shellwords`,
     runnable as printed), else a placeholder for its options (the bundle's, which names no
-    machine's path)."""
+    machine's path). A run of one server (`MoreSamples.one_server`) says first that more of its
+    samples clear nothing."""
+    said = _step(step, k3diff, out, logged)
+    if step.one_server is None:
+        return said
+    return (
+        f"base and patch were sampled from one server ({step.one_server}), so more samples of "
+        "this run clear nothing: sample the patched build on a server of its own, in a new "
+        f"--out, and triage that; only for an A/A calibration run (triage --allow-same-server), "
+        f"{said}"
+    )
+
+
+def _step(step: MoreSamples, k3diff: str, out: str, logged: bool) -> str:
     more = f"{step.more:,} more sample{'s' if step.more != 1 else ''} a side"
     if step.stopped is not None:
         return (
@@ -330,3 +344,41 @@ def held_why(result: TriageResult) -> str:
     if failed := unanswered(result):  # newuser68: said only as a flag, errors-present
         causes.append(failed)
     return one_of(causes) or "its evidence could not clear it"
+
+
+def same_server_text(result: TriageResult) -> str | None:
+    """The verdict's words where records are held `same-server` (None where none is, or a
+    regression candidate's verdict says it first), with the records held for other causes."""
+    held = result.same_server_records
+    if not held or result.same_server is None or result.regression_candidates:
+        return None  # a regression candidate's verdict says it first
+    one = f"one server ({result.same_server}); {would_have_cleared(held)}"
+    return f"SAME SERVER: base and patch were sampled from {one}" + also_held(
+        result.held_records - held
+    )
+
+
+def would_have_cleared(records: int) -> str:
+    """'2 records it would have cleared fail', '1 record it would have cleared fails'."""
+    return f"{plural(records, 'record')} it would have cleared fail{'s' if records == 1 else ''}"
+
+
+def also_held(others: int) -> str:
+    """'; 2 more records the evidence could not clear fail too' ('' where none is): the records
+    held for another cause, beside those the verdict names (newuser71: a run held same-server
+    said '1 record ... fail' where two more failed no-power)."""
+    if not others:
+        return ""
+    return (
+        f"; {plural(others, 'more record')} the evidence could not clear "
+        f"fail{'s' if others == 1 else ''} too"
+    )
+
+
+def held_text(result: TriageResult) -> str:
+    """The verdict's words where records are held and none is a regression candidate."""
+    held = result.held_records
+    return (
+        f"no regression candidate, but {held} record{'s' if held != 1 else ''} the evidence could "
+        f"not clear ({held_why(result)}) fail{'s' if held == 1 else ''}"
+    )

@@ -291,17 +291,20 @@ def waiver_stanzas(findings: Sequence[Finding]) -> list[str]:
 
 def _waived(native: Sequence[Finding]) -> list[Finding]:
     """The failing native findings a waiver stanza is shown for, in the table's order: a W708
-    that joins its W101's row right after that W101 (each is waived on its own)."""
+    that joins its W101's row right after that W101 (each is waived on its own); one stanza per
+    code and path, which waives every finding of that code on that path (newuser71: a stale
+    RECORD's two W302 on one file got two identical stanzas, and the file pasted from them
+    reported the second 'unused ... (stale?)')."""
     paths = implied(named(native))
     joined = {f.path: f for f in native if f.code is Code.W708 and f.native and f.path in paths}
-    shown = []
+    shown: dict[tuple[Code, str], Finding] = {}
     for f in ordered(native):
         if f.code is Code.W708 and joined.get(f.path) is f:
             continue
-        shown.append(f)
+        shown.setdefault((f.code, f.path), f)
         if f.code is Code.W101 and f.path in joined:
-            shown.append(joined[f.path])
-    return shown
+            shown.setdefault((Code.W708, f.path), joined[f.path])
+    return list(shown.values())
 
 
 def _waiver(finding: Finding) -> str:

@@ -6,10 +6,10 @@ that does not stream), what to change instead."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from k3diff import escape, shellwords
 from k3diff.program import program
@@ -57,6 +57,13 @@ class MoreSamples:
     its own `--repeats` takes (newuser65: a run stopped after 48 of 1,600 samples was told
     to grow from 100 repeats to 160 for records asking for 60); None where unknown (no
     repeats in the header)."""
+    one_server: str | None = None
+    """Where the run's base and patch were one server with the same parameters and triage was
+    not told it is an A/A calibration run (`--allow-same-server`): its URLs, 'both WHERE', and
+    the log ('http://localhost:8000 and http://127.0.0.1:8000, both loopback port 8000, in
+    run/samples.jsonl'). Every record such a run would clear is held `same-server`, so more of
+    its samples clear nothing and the next step says to sample the patch on a server of its own
+    first (newuser71: it said only to grow the run, and the grown run was held again)."""
 
     @property
     def out(self) -> str:
@@ -64,14 +71,34 @@ class MoreSamples:
         return str(Path(self.log).parent)
 
 
+class Asking(Protocol):
+    """A triaged record, as triage holds it or its document records it."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def category(self) -> str: ...
+    @property
+    def more_samples(self) -> int | None: ...
+
+
+def asked_more(records: Iterable[Asking]) -> list[tuple[str, int]]:
+    """(key, how many more samples a side) of each inconclusive record that asks for more."""
+    return [
+        (r.key, r.more_samples) for r in records if r.category == "inconclusive" and r.more_samples
+    ]
+
+
 def more_samples(
-    wanted: Sequence[tuple[str, int]], logs: Sequence[SamplesLog]
+    wanted: Sequence[tuple[str, int]], logs: Sequence[SamplesLog], allow_same_server: bool
 ) -> MoreSamples | None:
     """The next step for records asking for more samples a side, `wanted` as (key, how many)
-    (None: none asks, or no log was read)."""
+    (None: none asks, or no log was read); `allow_same_server`: triage's option (a run of one
+    server is then no reason to sample elsewhere: `MoreSamples.one_server`)."""
     if not wanted or not logs:
         return None
     log = logs[-1]
+    one = None if allow_same_server else log.header.same_server
     levels = log.header.fields.get("levels")
     sweep = isinstance(levels, list) and len(levels) > 1
     repeats = log.header.repeats
@@ -87,6 +114,7 @@ def more_samples(
         _refused(log),
         _failing(log, [key for key, _ in wanted]),
         None if repeats is None else _grown_to(wanted, log, repeats),
+        None if one is None else escape.text(f"{one.urls}, both {one.where}, in {log.path}"),
     )
 
 

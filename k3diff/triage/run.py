@@ -27,7 +27,6 @@ from k3diff.triage.gauges import gaugeless, gauges, given_404, given_no_gauge
 from k3diff.triage.inputs import read_comparison
 from k3diff.triage.keys import unmatched_keys_hint
 from k3diff.triage.model import (
-    Category,
     Correction,
     Flag,
     ModeVerdict,
@@ -35,7 +34,7 @@ from k3diff.triage.model import (
     Settings,
     TriageResult,
 )
-from k3diff.triage.nextstep import more_samples
+from k3diff.triage.nextstep import asked_more, more_samples
 from k3diff.triage.notcomparable import hold_not_comparable
 from k3diff.triage.observations import Adjusted, ModeEvidence, SideObservations
 from k3diff.triage.oneserver import described, hold_same_server, same_server_logs
@@ -162,14 +161,7 @@ def triage(
             )
             if q is not None
         ),
-        more_samples_run=more_samples(
-            [
-                (r.key, r.more_samples)
-                for r in records
-                if r.category is Category.INCONCLUSIVE and r.more_samples
-            ],
-            logs.logs,
-        ),
+        more_samples_run=more_samples(asked_more(records), logs.logs, settings.allow_same_server),
     )
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from cli_support import run_k3diff
-from wheelkit import make_wheel
+from wheel.test_pth_imports import PRECEDENCE
+from wheelkit import make_wheel, record_hash
 
 
 def test_the_failing_verdict_counts_the_artifacts_audited_not_those_at_fault(
@@ -25,5 +26,39 @@ def test_the_failing_verdict_counts_the_artifacts_audited_not_those_at_fault(
     assert "A201 demo-1.0-py3-none-any.whl: " in result.stdout, result.stdout
     assert "other-2.0" not in result.stdout.split("manifest SUMS:")[1], result.stdout
     assert result.stdout.splitlines()[-1] == (
-        "FAIL: 1 error (1 finding); 2 artifacts audited (exit 1)"
+        "FAIL: 1 error, 0 warnings; 2 artifacts audited (exit 1)"
     ), result.stdout
+
+
+def test_the_verdict_counts_errors_warnings_and_waived_findings_apart(tmp_path: Path) -> None:
+    """newuser71, on a real setuptools wheel with one .py edited and re-zipped: its two RECORD
+    errors and its .pth warning read `FAIL: 2 errors (3 findings)`, the third left to guess;
+    with both errors waived, `OK: 1 artifact audited, 3 warnings; 2 findings waived`, the
+    waived counted as warnings too. Failed on base71: both lines."""
+    original = b"x = 1\n"
+    stale = f"demo/__init__.py,{record_hash(original)},{len(original)}"
+    files = {
+        "demo/__init__.py": b"x = 22\n",
+        "demo.pth": PRECEDENCE,
+        "_distutils_hack/__init__.py": b"def add_shim():\n    pass\n",
+    }
+    dist = tmp_path / "dist"
+    make_wheel(dist, "demo", "1.0", files, record_overrides={"demo/__init__.py": stale})
+    result = run_k3diff("audit", "dist", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    assert "A103 demo/__init__.py" in result.stdout and "A104 demo/__init__.py" in result.stdout
+    assert "A127 (warning) demo.pth" in result.stdout
+    assert result.stdout.splitlines()[-1] == (
+        "FAIL: 2 errors, 1 warning; 1 artifact audited (exit 1)"
+    ), result.stdout
+    (tmp_path / "w.toml").write_text(
+        "".join(
+            f'[[waiver]]\ncode = "{code}"\npath = "demo/__init__.py"\nreason = "reviewed"\n'
+            for code in ("A103", "A104")
+        )
+    )
+    waived = run_k3diff("audit", "dist", "--waivers", "w.toml", cwd=tmp_path)
+    assert waived.exit_code == 0, waived.stdout
+    assert waived.stdout.splitlines()[-1].startswith(
+        "OK: 1 artifact audited, 1 warning; 2 findings waived: "
+    ), waived.stdout

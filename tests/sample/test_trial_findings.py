@@ -74,3 +74,25 @@ def test_a_seeded_run_that_repeats_one_draw_is_not_told_it_needs_a_distribution_
         "1 of 2 records sent a fixed seed and repeated one output a side: triage judges it as "
         "greedy (one draw)"
     ) in mixed, mixed
+
+
+def test_a_greedy_record_beside_sampled_ones_is_said_to_be_greedy(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """newuser71, against a real `transformers serve`: a temperature-0 prompt beside two
+    sampled ones was summed up as '1 of 3 records did not sample', which reads as a record the
+    run left unsampled; it was sampled 5 times a side, greedily. Failed on base71."""
+    base, patch = fault_server(), fault_server()
+    rand = {"temperature": 0.8, "fault": {"output": "rand"}}
+    prompts = write_prompts(
+        tmp_path / "p.jsonl",
+        [{"key": "a", "prompt": "a", "temperature": 0}, {"key": "b", "prompt": "b", **rand}],
+    )
+    args = ("--base", base.url, "--patch", patch.url, "--prompts", prompts, "--repeats", "3")
+    shown = sample(*args, "--out", tmp_path / "out")
+    assert shown.exit_code == 0, shown.stderr
+    text = flat(shown.stdout)
+    assert (
+        "1 of 2 records sent greedy requests and repeated one output on the base: it needs no "
+        "distribution test"
+    ) in text, text

@@ -151,3 +151,65 @@ def test_two_servers_recorded_apart_are_judged_as_any(
     result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
     assert result.exit_code == 0, result.stdout
     assert "same server" not in result.stdout and "same-server" not in result.stdout
+
+
+def test_the_next_step_of_a_run_of_one_server_is_a_server_of_its_own(tmp_path: Path) -> None:
+    """newuser71, against a real `transformers serve` as http://localhost:P and
+    http://127.0.0.1:P: one record held same-server, the others asking for more samples, and
+    triage's `next:` said only to grow the run (whose every record a grown run holds again),
+    its result line '1 record it would have cleared fail' where two more failed. Failed on
+    base71 (and main at 00f47e1b): no word of the server in the next step, 'fail', and no other
+    record counted."""
+    compare_texts(tmp_path, {"a": ("x", "x"), "b": ("y", "z")})
+    log = tmp_path / "run" / "samples.jsonl"
+    write_samples(
+        log,
+        [
+            *side("a", "base", ["x"] * 3),
+            *side("a", "patch", ["x"] * 3),
+            *side("b", "base", ["y", "w", "y"]),  # novel patch output, undecided at n = 3
+            *side("b", "patch", ["y", "z", "y"]),
+        ],
+    )
+    header, *rest = log.read_text().splitlines()
+    parsed = json.loads(header)
+    parsed["run"]["servers"] = {"base": SAME, "patch": "http://localhost:1"}
+    log.write_text("\n".join([json.dumps(parsed), *rest]) + "\n")
+    urls = f"{SAME} and http://localhost:1, both loopback port 1, in run/samples.jsonl"
+
+    result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    lines = result.stdout.splitlines()
+    step = next(line for line in lines if line.startswith("next: "))
+    assert step.startswith(
+        f"next: base and patch were sampled from one server ({urls}), so more samples of this "
+        "run clear nothing: sample the patched build on a server of its own, in a new --out, "
+        "and triage that; only for an A/A calibration run (triage --allow-same-server), to "
+        "take the "
+    ), step
+    assert lines[-1] == (
+        f"result: SAME SERVER: base and patch were sampled from one server ({urls}); 1 record "
+        "it would have cleared fails; 1 more record the evidence could not clear fails too "
+        "(exit 1; --allow-same-server for an A/A calibration run)"
+    )
+    # An A/A calibration run said so: more samples of it are what it asks for.
+    allowed = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--allow-same-server", cwd=tmp_path
+    )
+    assert allowed.exit_code == 1, allowed.stdout  # b: still undecided
+    assert [line for line in allowed.stdout.splitlines() if line.startswith("next: ")] == [
+        step.replace(step[len("next: ") : step.index("to take the ")], "")
+    ]
+    # The bundle's next step reads the same from the document and its log.
+    document = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "t.json", cwd=tmp_path
+    )
+    assert document.exit_code == 1
+    bundle = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path
+    )
+    assert bundle.exit_code == 1, bundle.stderr
+    steps = json.loads((tmp_path / "b" / "summary.json").read_text())["next_steps"]
+    assert [s["step"][:60] for s in steps if s["source"] == "t.json"] == [
+        f"base and patch were sampled from one server ({urls})"[:60]
+    ]

@@ -199,6 +199,36 @@ def test_stale_record_hash_is_flagged(tmp_path: Path) -> None:
     assert any("stale RECORD" in f["detail"] for f in report["findings"] if f["code"] == "W302")
 
 
+def test_two_findings_of_one_code_on_one_path_get_one_waiver_stanza(tmp_path: Path) -> None:
+    """A .py edited and the wheel re-zipped with RECORD as it was (newuser71, on a real
+    setuptools wheel): its row's size and hash both say the base's, two W302 on one path. One
+    stanza waives both; the report printed two, and the file pasted from them reported the
+    second 'unused ... (stale?)'. Failed on base71: two stanzas, one unused waiver."""
+    original = FILES["engine/model.py"]
+    edited = {**FILES, "engine/model.py": original + b"# patched\n"}
+    stale_row = f"engine/model.py,{wheelkit.record_hash(original)},{len(original)}"
+    patch = _wheel(tmp_path, "p", edited, record_overrides={"engine/model.py": stale_row})
+    base = _wheel(tmp_path, "b", FILES)
+    code, report = run_json("wheels", base, patch)
+    assert code == 1
+    w302 = [f for f in report["findings"] if f["code"] == "W302"]
+    assert [f["path"] for f in w302] == ["engine/model.py"] * 2
+    result = run_k3diff("wheels", base, patch)
+    assert result.exit_code == 1
+    stanzas = result.stdout.split("Next steps", 1)[1].split("Verdict:", 1)[0]
+    assert stanzas.count("[[waiver]]") == 2  # the step's own words name it once
+    assert stanzas.count('path = "engine/model.py"') == 1
+    pasted = "\n".join(
+        line.strip() for line in stanzas.splitlines() if line.startswith("    ")
+    ).replace("why this change is expected, and who reviewed it", "re-zipped by hand, reviewed")
+    waivers = tmp_path / "waivers.toml"
+    waivers.write_text(pasted + "\n")
+    waived = run_k3diff("wheels", base, patch, "--waivers", waivers)
+    assert waived.exit_code == 0, waived.stdout
+    assert "2 findings waived" in waived.stdout
+    assert "unused" not in waived.stdout
+
+
 def test_output_file_is_written_only_on_success(tmp_path: Path, k3diff_cli: Any) -> None:
     base = _wheel(tmp_path, "b", FILES)
     out = tmp_path / "report.json"
