@@ -213,6 +213,11 @@ REACHING = [  # statements that import demo_inner (directly or through the wheel
     b"for _ in [1]:\n    import demo_inner", b"def f(x=__import__('demo_inner')):\n    pass",
     b"@__import__('demo_pkg.c').c.deco\ndef f():\n    pass", b"import demo_pkg.cycle_a",
     b"import demo_pkg.deep.d1", b"lambda: 0\nimport demo_inner",
+    b"import runpy\nrunpy.run_module('demo_inner')", b"import pkgutil\npkgutil.resolve_name('demo_inner:X')",
+    b"import importlib.util as u\ns = u.find_spec('demo_inner')\ns.loader.exec_module(u.module_from_spec(s))",
+    b"imp = __import__\nimp('demo_inner')", b"from demo_pkg.boot import *\nstart()",
+    b"import demo_pkg.boot\nf = demo_pkg.boot.start\nf()", b"def _b():\n    import demo_inner\ng = _b\ng()",
+    b"def _b():\n    import demo_inner\nimport atexit\nlist(map(lambda f: f(), [_b]))",
 ]  # fmt: skip
 OTHER = [  # statements that import nothing of the wheel's changed module (or fail)
     b"import os", b"import sys", b"from . import x", b"from .. import x", b"from ... import x",

@@ -129,27 +129,37 @@ def _commit_of(tree: Mapping[str, bytes], probe: Path) -> str:
 
 def _setup_py_seeds(corpus: Path) -> list[Target]:
     """`edited`: the patch's `_version.py` holds an import (fails whatever setup.py says);
-    `kept`: the module as setuptools-scm writes it (passes; robustness only)."""
+    `kept`: the module as setuptools-scm writes it (passes where setup.py still names it)."""
     targets = []
     tree = {**_tree("src/realname", True), "pyproject.toml": SETUP_PYPROJECT}
+    files = {"pkg/__init__.py": b"", "pkg/auth.py": AUTH}
     for name, fails in (("edited", True), ("kept", False)):
         folder = corpus / f"v71-setuppy-{name}"
         shutil.rmtree(folder, ignore_errors=True)
         _write(folder / "tree", tree)
         (folder / "setup.py").write_bytes(SETUP_PY)
-        commit = _commit_of({**tree, "setup.py": SETUP_PY}, folder / "probe")
-        module = scm_module("1.0", SCM_10, f"g{commit[:9]}")
-        if fails:
-            module += b"import os\n"
-        files = {"pkg/__init__.py": b"", "pkg/auth.py": AUTH}
         wheelkit.make_wheel(folder / "base", "engine", "1.0+cu128", files)
-        wheelkit.make_wheel(folder / "patch", "engine", "1.0+cu128",
-                            {**files, "pkg/_version.py": module})  # fmt: skip
+
+        def setup(work: Path, mutated: Path, fails: bool = fails) -> None:
+            """Commit the mutated setup.py; the patch ships the module made at that commit."""
+            _source_setup("setup.py")(work, mutated)
+            commit = subprocess.run(
+                ["git", "-C", str(work / "repo"), "rev-parse", "HEAD"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+            module = scm_module("1.0", SCM_10, f"g{commit[:9]}")
+            module += b"import os\n" if fails else b""
+            wheelkit.make_wheel(
+                work / "patch", "engine", "1.0+cu128", {**files, "pkg/_version.py": module}
+            )
+
         targets.append(
             Target(f"v71-setuppy-{name}", f"v71-setuppy-{name}/setup.py",
                    lambda c, f: ["wheels", *_pair_v(f, "1.0+cu128"), "--source",
                                  str(f.parent / "repo"), "--commit", "HEAD"],
-                   m71.SETUP_PY_MUTATORS, fails=fails, setup=_source_setup("setup.py"))
+                   m71.SETUP_PY_MUTATORS, fails=fails, setup=setup)
         )  # fmt: skip
     return targets
 
