@@ -17,14 +17,15 @@ A module's import runs its top-level statements, those in their `if`, `try`, `wi
 unless that code calls the function: by its name (`def _boot(): import demo_inner` then
 `_boot()`; a function code that runs takes by name, `boot = _boot` or a callback, counts as
 called), or from elsewhere through a module an import bound (`demo_hook.install()` on a line,
-`__import__('_distutils_hack').add_shim()`, `f()` after `from a import f` or `from a import *`,
-`start = demo_boot.install` then `start()`: `Imports.calls`, which `pthimports` asks the module
-for; a name the module itself imports, `from ._impl import install`, is followed on to that
-module). Not followed: a call through anything else (`self.start()`, an object's method: a meta
-path finder's `find_spec` runs at later imports, not at start; `__init_subclass__` and the
-other methods Python calls itself), names computed at run time (`__import__(name)`, `exec`).
-Bindings are read for the whole module, whatever the scope (a name bound in one function and
-called in another counts: more is followed, never less).
+`__import__('_distutils_hack').add_shim()`, `f()` after `from a import f`, `start =
+demo_boot.install` then `start()`: `Imports.calls`, which `pthimports` asks the module for; a
+name the module itself imports, `from ._impl import install`, is followed on to that module; a
+name no import binds, called beside `from a import *`: every function of `a`). Not followed:
+a call through anything else (`self.start()`, an object's method: a meta path finder's
+`find_spec` runs at later imports, not at start; `__init_subclass__` and the other methods
+Python calls itself), names computed at run time (`__import__(name)`, `exec`). Bindings are
+read for the whole module, whatever the scope (a name bound in one function and called in
+another counts: more is followed, never less).
 """
 
 from __future__ import annotations
