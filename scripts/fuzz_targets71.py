@@ -318,19 +318,16 @@ def _log_seeds(corpus: Path) -> list[Target]:
 # --- inspect_ai score values -----------------------------------------------------------------
 
 SAMPLES = 1000
+_WORDS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 
 
 def inspect_float(value: object) -> float | None:
     """inspect_ai's `value_to_float()` (src/inspect_ai/scorer/_metric.py), None where it raises;
     a value it warns about is 0."""
     if isinstance(value, int | float | bool):
-        return float(value)
-    if value == "C":
-        return 1.0
-    if value == "P":
-        return 0.5
-    if value in ("I", "N"):
-        return 0.0
+        return float(value) if abs(value) < 1e308 else None  # float() raises past its range
+    if isinstance(value, str) and value in _WORDS:
+        return _WORDS[value]
     if isinstance(value, str):
         low = value.lower()
         if low in ("yes", "true"):
@@ -345,11 +342,8 @@ def inspect_float(value: object) -> float | None:
     return 0.0
 
 
-def _judged(log: object) -> list[object]:
-    if not isinstance(log, dict) or not isinstance(log.get("samples"), list):
-        return []
-    return [s.get("scores", {}).get("judge", {}).get("value") for s in log["samples"]
-            if isinstance(s, dict)]  # fmt: skip
+def _judged(log: dict[str, list[dict[str, dict[str, dict[str, object]]]]]) -> list[object]:
+    return [sample["scores"]["judge"]["value"] for sample in log["samples"]]
 
 
 def score_dropped(seed: bytes, data: bytes) -> str | None:
@@ -358,7 +352,7 @@ def score_dropped(seed: bytes, data: bytes) -> str | None:
     must fail."""
     try:
         base, patch = _judged(json.loads(seed)), _judged(json.loads(data))
-    except (ValueError, RecursionError, AttributeError):
+    except (ValueError, RecursionError, AttributeError, KeyError, TypeError):
         return None
     if len(base) != len(patch):
         return None
