@@ -316,9 +316,12 @@ def _not_held(
     """A configured layout that does not hold the wheel's files, and where detection finds
     them (`found`, '' for nowhere or the root)."""
     held, of = _shortfall(layout, tree, links, checked, rankings) or (0, 0)
-    elsewhere = f"; detection by paths finds them under {found!r}" if found else ""
+    elsewhere = (
+        f"; detection by paths finds them under {shortened(repr(found), 200)}" if found else ""
+    )
+    place = shortened(layout.describe().rpartition(" (")[0], 200)  # setup.py's may be 100 KB
     return SourceError(
-        f"{label}: {layout.origin} places the package at {layout.describe().rpartition(' (')[0]}, "
+        f"{label}: {layout.origin} places the package at {place}, "
         f"which holds at most {held:,} of {of:,} of the wheel's Python files{elsewhere}: the "
         "configuration read does not build this wheel; name the package's directory with "
         "--source-prefix"

@@ -42,7 +42,7 @@ import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from k3diff.escape import shortened
 from k3diff.provenance.versionconfig import VERSIONEER
@@ -159,7 +159,7 @@ def scm_tuples(version: str) -> tuple[tuple[int | str, ...], ...]:
     split = tuple(_int_or_str(part) for part in version.split("."))
     try:
         parsed = Version(version)
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or a number over int()'s 4,300 digits
         return ((version,), (0, 0, 0), split)
     release: tuple[int | str, ...] = parsed.release
     dev = (f"dev{parsed.dev}",) if parsed.dev is not None else ()
@@ -185,7 +185,7 @@ def _holds(stated: str, version: str, extended: bool) -> bool:
         return True
     try:
         mine, theirs = Version(stated), Version(version)
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or a number over int()'s 4,300 digits
         return False
     if not extended or mine.public != theirs.public or theirs.local is None:
         return False
@@ -196,7 +196,7 @@ def _holds(stated: str, version: str, extended: bool) -> bool:
 def _normal(version: str) -> str:
     try:
         return str(Version(version))
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or a number over int()'s 4,300 digits
         return version
 
 

@@ -36,6 +36,8 @@ def core_metadata_problems(text: str) -> tuple[tuple[str, str], ...]:
         problems += [_problem(exc) for exc in group.exceptions]
     except InvalidMetadata as exc:
         problems.append(_problem(exc))
+    except ValueError as exc:  # raised past validation: a number over int()'s 4,300 digits
+        problems.append(("", f"packaging cannot read it: {exc}"))  # (fuzz71: internal error)
     return tuple(problems)
 
 

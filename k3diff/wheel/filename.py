@@ -93,7 +93,7 @@ def same_version(left: str, right: str) -> bool:
     is not a PEP 440 version, equal as text with `-`/`_` and case ignored."""
     try:
         return Version(left) == Version(right)
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or a number over int()'s 4,300 digits
         return left.replace("-", "_").lower() == right.replace("-", "_").lower()
 
 
@@ -185,7 +185,7 @@ def _dist_info_contradictions(
 def _invalid(version: str) -> bool:
     try:
         Version(version)
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or a number over int()'s 4,300 digits
         return True
     return False
 

@@ -66,7 +66,7 @@ def _bytes(archive: ZipArchive, name: str) -> bytes | None:
 def _invalid_version(version: str) -> str | None:
     try:
         Version(version)
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or a number over int()'s 4,300 digits
         return f"version {version!r} is not a PEP 440 version (packaging cannot parse it)"
     return None
 

@@ -306,3 +306,19 @@ def test_setup_py_read_through_its_imports(tmp_path: Path, form: str) -> None:
 
     assert code == 1
     assert _sources(report) == {"pkg/auth.py": ("mismatch", "src/realname/auth.py")}
+
+
+def test_a_long_configured_directory_is_said_shortened(tmp_path: Path) -> None:
+    """setup.py may name a directory of 100,000 characters (fuzz71: the whole of it was said,
+    a 200 KB error line); the line stays one a terminal shows."""
+    repo = tmp_path / "repo"
+    setup_py = SETUP_PY.replace(b"src/realname", b"x" * 100_000)
+    make_repo(repo, [{**LEGACY, "setup.py": setup_py}])
+    base, patch = _wheels(tmp_path, {**FILES, "pkg/auth.py": OLD})
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    assert "setup.py setup(package_dir=…) places the package at xxx" in line
+    assert len(line) < 1000, len(line)
