@@ -7,8 +7,10 @@ tries where `a` is a package with no such attribute); `from a import *` (`a` and
 below it: the package's `__all__` may name any); `from . import b` and `from .a import b` in a
 module, resolved against its package; `__import__('a')` (with a literal `fromlist`, its names
 below `a`; with a `level`, against the module's package) and `importlib.import_module('a')`
-(`'.b'` with a literal package, or the module's `__name__`/`__package__`), also under a name an
-import bound them to (`from importlib import import_module as load`).
+(`'.b'` with a literal package, or the module's `__name__`/`__package__`), and as imports
+`importlib.util.find_spec('a')` (`exec_module` may then run `a`), `runpy.run_module('a')` and
+`pkgutil.resolve_name('a:f')`, also under a name an import or an assignment bound them to (`from
+importlib import import_module as load`, `imp = __import__`; fuzz71: each passed, exit 0).
 
 A module's import runs its top-level statements, those in their `if`, `try`, `with`, `for`,
 `while` and `match` blocks, class bodies, a function's decorators and defaults, and the code of
@@ -19,10 +21,11 @@ object (`Hook.install()`, `self.go()`), a class's dunder methods where the class
 (`Hook()` runs `__init__`, `with Ctx():` `__enter__`), a module-level `__getattr__` always (a
 `from` import may call it), or from elsewhere through a module an import bound
 (`demo_hook.install()` on a line, `__import__('_distutils_hack').add_shim()`, `f()` after `from
-a import f`: `Imports.calls`, which `pthimports` asks the module for; a name the module itself
-imports, `from ._impl import install`, is followed on to that module). review71b: each of these
-shapes passed before, a kept hook and a changed module it so imports. Not followed: a method no
-code names (a meta path finder's `find_spec` runs at later imports, not at start), names
+a import f` or `start = demo_boot.install`: `Imports.calls`, which `pthimports` asks the module
+for; a name the module itself imports, `from ._impl import install`, is followed on to that
+module; a name no import binds used beside `from a import *`: every function of `a`, `EVERY`).
+review71b and fuzz71: each of these shapes passed before, a kept hook and a changed module it so
+imports. Not followed: a method no code names (a meta path finder's `find_spec` runs at later imports, not at start), names
 computed at run time (`__import__(name)`, `getattr(m, 'f')()`, `exec(text)`). Bindings and
 names are read for the whole module, whatever the scope or object (a name bound in one function
 and called in another counts, `x.go()` runs every class's `go`: more is followed, never less).
@@ -45,7 +48,14 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _EXEC = 1
 """Characters of literal strings `exec`ed parsed, per character of the code that `exec`s them:
 one level's (coverage's `.pth` line) fits, strings nested in strings soon do not."""
-_IMPORTERS = ("__import__", "import_module")
+EVERY = "*"
+"""Requested of a module: every function of it (a name no import binds was used beside `from a
+import *`; one request a star module, not one a name: 2,000 star imports × 20,000 calls took 7 GB,
+fuzz71)."""
+_IMPORTING = {"__import__": "name", "import_module": "name", "find_spec": "name",
+              "run_module": "mod_name", "resolve_name": "name"}  # fmt: skip
+"""The functions that import (or run, or find the package of) the module their first argument
+(or this keyword) names."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +119,7 @@ def _executed(tree: ast.Module, requested: frozenset[str], left: int) -> Iterato
     classes: dict[str, set[str]] = {}  # a class's dunder methods, by the class's name
     top = {node.name for node in tree.body if isinstance(node, _FUNCTIONS)}
     called: set[str] = {*requested, *(top & {"__getattr__"})}
+    every = EVERY in requested  # every function of it called (`from a import *`, then `f()`)
     ready = list(called)  # names called whose definitions are yet to be looked up: each once,
     stack: list[ast.AST] = [tree]  # not every name each round (a chain of 40,000 functions
     while stack:  # each calling the next took 14 s)
@@ -116,7 +127,7 @@ def _executed(tree: ast.Module, requested: frozenset[str], left: int) -> Iterato
         yield node
         if isinstance(node, _FUNCTIONS):
             functions.setdefault(node.name, []).append(node)
-            ready += [node.name] if node.name in called else []
+            ready += [node.name] if every or node.name in called else []
             arguments = node.args
             stack += [*node.decorator_list, *arguments.defaults]
             stack += [default for default in arguments.kw_defaults if default is not None]
@@ -130,7 +141,7 @@ def _executed(tree: ast.Module, requested: frozenset[str], left: int) -> Iterato
                 classes.setdefault(node.name, set()).update(
                     name for name in dunders if name.startswith("__") and name.endswith("__")
                 )
-                ready += [node.name] if node.name in called else []
+                ready += [node.name] if every or node.name in called else []
             elif isinstance(node, ast.Call) and (code := _executes(node)) is not None:
                 left -= len(code)
                 if left < 0:
@@ -187,6 +198,8 @@ def _imports(
     bound: dict[str, Module] = {}  # a name an import binds, to the module (or `module.name`)
     scope = _Names(bound, {"__name__": ".".join(module), "__package__": ".".join(package)})
     named: list[ast.Name | ast.Attribute | ast.Call] = []
+    stars: list[Module] = []  # the modules `from a import *` binds every public name of
+    assigned: list[tuple[str, ast.expr]] = []
     for node in nodes:
         if isinstance(node, ast.Import):
             names = [(alias.name, False) for alias in node.names]
@@ -199,14 +212,22 @@ def _imports(
                 continue
             names = [(source, any(a.name == "*" for a in node.names))]
             names += ((f"{source}.{a.name}", False) for a in node.names if a.name != "*")
+            stars += [tuple(source.split("."))] if names[0][1] else []
             for alias in node.names:
                 bound[alias.asname or alias.name] = (*source.split("."), alias.name)
         elif isinstance(node, (ast.Call, ast.Name, ast.Attribute)):
             named.append(node)
             continue
+        elif isinstance(node, ast.Assign):
+            value = node.value
+            assigned += ((t.id, value) for t in node.targets if isinstance(t, ast.Name))
+            continue
         else:
             continue
         _found(found, names)
+    for target, value in assigned:  # `imp = __import__`, `start = demo_hook.install`: bound as
+        function = _function_of(value, bound)  # an import binds a function
+        bound.update({target: function} if function else {})
     through: dict[Call, None] = {}
     for node in named:  # once every import is bound: a function may use one imported later
         if isinstance(node, ast.Call):
@@ -221,9 +242,12 @@ def _imports(
                 through[owner, node.attr] = None
         elif isinstance(node, ast.Name) and len(bound.get(node.id, ())) > 1:
             through[bound[node.id][:-1], bound[node.id][-1]] = None  # `from a import f; f()`
-    for name in requested.intersection(bound):  # `from ._impl import install`, called from
-        if len(bound[name]) > 1:  # elsewhere as this module's `install`
-            through[bound[name][:-1], bound[name][-1]] = None
+    for name in bound if EVERY in requested else requested.intersection(bound):
+        if len(bound[name]) > 1:  # `from ._impl import install`, called from elsewhere as
+            through[bound[name][:-1], bound[name][-1]] = None  # this module's `install`
+    names_used = (node.id for node in named if isinstance(node, ast.Name))
+    if any(name not in bound for name in (*requested, *names_used)):  # `from a import *` then
+        through.update(((star, EVERY), None) for star in stars)  # `f()`: every function of `a`
     return Imports(list(found.items()), list(through))
 
 
@@ -256,6 +280,18 @@ def _module_of(node: ast.expr, names: _Names) -> Module | None:
     return None if owner is None else (*owner, *reversed(attributes))
 
 
+def _function_of(value: ast.expr, bound: dict[str, Module]) -> Module | None:
+    """The function an assigned value is, where an import bound it (`demo_hook.install`, `f`
+    after `from a import f`) or it imports (`__import__`), as `bound` holds a function."""
+    if isinstance(value, ast.Name):
+        known = bound.get(value.id)
+        return known or (("builtins", value.id) if value.id in _IMPORTING else None)
+    if isinstance(value, ast.Attribute):
+        owner = _module_of(value.value, _Names(bound, {}))
+        return None if owner is None else (*owner, value.attr)
+    return None
+
+
 def _owner(node: ast.expr, names: _Names) -> Module | None:
     """The module a name or an import call is (`_module_of` past the attributes)."""
     if isinstance(node, ast.Name):
@@ -281,28 +317,32 @@ def _source(node: ast.ImportFrom, package: Module) -> str | None:
 
 
 def _importer(func: ast.expr, bound: dict[str, Module]) -> str | None:
-    """`__import__` or `import_module` where `func` is one: by its own name, or a name an import
-    bound to it (`from importlib import import_module as load`)."""
+    """The function of `_IMPORTING` `func` is: by its own name, or a name an import or an
+    assignment bound to it (`from importlib import import_module as load`, `imp = __import__`)."""
     name = _name(func)
     if isinstance(func, ast.Name) and len(bound.get(func.id, ())) > 1:
         name = bound[func.id][-1]
-    return name if name in _IMPORTERS else None
+    return name if name in _IMPORTING else None
 
 
 def _called(call: ast.Call, names: _Names) -> list[tuple[str, bool]]:
-    """The modules `__import__(...)` or `import_module(...)` names with literal arguments (or
-    the module's `__name__`, `__package__`; a `fromlist` of `*` imports those the package's
-    `__all__` names: any below it)."""
+    """The modules `__import__(...)`, `import_module(...)` (or `find_spec`, which imports the
+    package: taken as the module's import, more followed, never less), runpy's `run_module(...)`
+    or pkgutil's `resolve_name('a.b:f')` (`a.b`) names with literal arguments (or the module's
+    `__name__`, `__package__`; a `fromlist` of `*` imports those the package's `__all__` names:
+    any below it)."""
     called = _importer(call.func, names.bound)
     if called is None:
         return []
     args = [*call.args, *(None for _ in range(5))]
     keywords = {k.arg: k.value for k in call.keywords if k.arg}
-    name = _literal(args[0] or keywords.get("name"), names.here)
+    name = _literal(args[0] or keywords.get(_IMPORTING[called]), names.here)
+    name = name.partition(":")[0] if called == "resolve_name" and isinstance(name, str) else name
     level: object = 0
-    if called == "import_module":
+    package: object = None  # run_module and resolve_name take no relative name
+    if called in ("import_module", "find_spec"):
         package = _literal(args[1] or keywords.get("package"), names.here)
-    else:
+    elif called == "__import__":
         package = names.here.get("__package__")
         level = _literal(args[4] or keywords.get("level")) or 0
     if not isinstance(name, str) or not isinstance(level, int) or level < 0:
@@ -315,7 +355,7 @@ def _called(call: ast.Call, names: _Names) -> list[tuple[str, bool]]:
             name = importlib.util.resolve_name(name, package) if isinstance(package, str) else ""
         except (ImportError, ValueError):
             return []
-    if not name or called == "import_module":
+    if not name or called != "__import__":
         return [(name, False)] if name else []
     fromlist = _literal(args[3] or keywords.get("fromlist"))
     below = (

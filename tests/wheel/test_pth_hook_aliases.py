@@ -9,7 +9,7 @@ function called by its own name or through a module an import bound: fuzz71 foun
 `importlib.util.find_spec` and `exec_module`, `import_module` bound as another name (`from
 importlib import import_module as load`, `imp = __import__`), a function taken before it is
 called (`boot = _boot; boot()`, `start = demo_boot.install`), or a function a star import
-bound. The oracle is the install itself (`test_pth_leaving_site._runs_in_a_venv`)."""
+bound (port71: also one the star-imported package re-exports, `from ._impl import install`). The oracle is the install itself (`test_pth_leaving_site._runs_in_a_venv`)."""
 
 from __future__ import annotations
 
@@ -45,6 +45,13 @@ HOOKS = {
         BOOT,
     ),
     "a function a star import bound": (b"from demo_boot import *\ninstall()\n", BOOT),
+    "a re-export a star import bound": (
+        b"from demo_pkg import *\ninstall()\n",
+        {
+            "demo_pkg/__init__.py": b"from ._impl import install\n",
+            "demo_pkg/_impl.py": BOOT["demo_boot.py"],
+        },
+    ),
 }
 
 
