@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import math
 import os
 import stat
 import sys
@@ -253,60 +252,38 @@ _WRITTEN: json.JSONDecoder | None = None
 """The strict decoder of JSON k3diff wrote: no `NaN`, `Infinity` or `-Infinity` either."""
 
 
-class _NonFinite(ValueError):
-    """A bare `NaN`, `Infinity` or `-Infinity` where k3diff wrote the JSON, or a number beyond
-    a double's range (`1e999`), which Python's `json` reads as an infinity (`jq` as the
-    greatest double): k3diff writes every float it can read back as itself (review71e)."""
+class _NotWritten(ValueError):
+    """What k3diff never writes, in JSON it wrote (`jsontext.unwritten`): a bare `NaN`, `1e999`."""
 
 
 def _strict(written: bool = False) -> json.JSONDecoder:
     global _DECODER, _WRITTEN
     import json
 
-    def refuse(name: str) -> Any:
-        raise _NonFinite(name)
-
-    def finite(literal: str) -> float:
-        number = float(literal)
-        if number in (math.inf, -math.inf):
-            raise _NonFinite(literal)
-        return number
+    def refuse(literal: str) -> float:  # `parse_constant`, `parse_float`: `1e999` is infinite
+        if literal[-1:].isdigit() and abs(number := float(literal)) != float("inf"):
+            return number
+        raise _NotWritten(literal)
 
     _DECODER = json.JSONDecoder(object_pairs_hook=_unique_object)
     _WRITTEN = json.JSONDecoder(
-        object_pairs_hook=_unique_object, parse_constant=refuse, parse_float=finite
+        object_pairs_hook=_unique_object, parse_constant=refuse, parse_float=refuse
     )
     return _WRITTEN if written else _DECODER
-
-
-_CONSTANT = lazy(r'"[^"\\]*(?:\\.[^"\\]*)*"|(-?Infinity|NaN|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)')
-"""A string, or a bare constant or number (group 1): where `loads` finds the one refused."""
-
-
-def _refused(exc: _NonFinite) -> str:
-    """Why a `written` document's constant or number is refused, and how k3diff writes it."""
-    text = str(exc)
-    if text in ("NaN", "Infinity", "-Infinity"):
-        return f'bare {text}; k3diff writes it as "{text}"'
-    name = "-Infinity" if text.startswith("-") else "Infinity"
-    shown = text if len(text) <= 24 else text[:20] + "..."
-    return f'{shown} is beyond a double, read as {name}; k3diff writes it as "{name}"'
 
 
 def loads(data: str | bytes, where: str, written: bool = False) -> Any:
     """`data` decoded as JSON; InputError naming `where` for a duplicate key, nesting too deep,
     an integer too long to convert, or memory running out. Syntax errors are raised as
     `json.JSONDecodeError` (and invalid UTF-8 as `UnicodeDecodeError`) for the caller to word;
-    with `written` (JSON k3diff wrote: RFC 8259), a bare `NaN` or infinity is one of them, and
-    so is a number a double cannot hold (`1e999`, which `json` would read as an infinity)."""
+    with `written` (JSON k3diff wrote), so are a bare `NaN` or infinity and `1e999` (`jsontext`)."""
     text = data.decode("utf-8") if isinstance(data, bytes) else data
     try:  # not `with _decoding(where)`: a context manager costs more than a small record's parse
         value = ((_WRITTEN if written else _DECODER) or _strict(written)).decode(text)
-    except _NonFinite as exc:  # at the first bare constant outside a string: the one refused
-        import json
+    except _NotWritten as exc:
+        from k3diff.jsontext import unwritten
 
-        at = next((m.start(1) for m in _CONSTANT.finditer(text) if m.group(1) == str(exc)), 0)
-        raise json.JSONDecodeError(_refused(exc), text, at) from None
+        raise unwritten(str(exc), text) from None
     except (ValueError, RecursionError, MemoryError):
         with _decoding(where):
             raise
