@@ -21,9 +21,10 @@ class Rule:
     """Searched in each line (after a worker prefix such as `(EngineCore pid=7)` is removed)."""
     builtin: bool = True
     """False for a rule given with `--rule` / `--warn-rule`."""
-    spans: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = ()
-    """The (first, later) parts of each `_then` alternative of `pattern`: what the rest of a
-    long line is searched for past a `first` seen before it (`k3diff.logs.tail`)."""
+    spans: tuple[tuple[bytes, re.Pattern[str], re.Pattern[str]], ...] = ()
+    """The (word, first, later) parts of each `_then` alternative of `pattern`, `word` the
+    lower-case bytes every `first` holds: what the rest of a long line is searched for past a
+    `first` seen before it (`k3diff.logs.tail`)."""
 
 
 Span = tuple[str, str]
@@ -32,7 +33,11 @@ Span = tuple[str, str]
 def _rule(
     name: str, severity: Severity, pattern: str, flags: int = 0, spans: tuple[Span, ...] = ()
 ) -> Rule:
-    parts = tuple((re.compile(a, flags), re.compile(b, flags)) for a, b in spans)
+    # Each `first` starts with a literal word, which the tail searches the bytes for first.
+    parts = tuple(
+        (a.split()[0].lower().encode(), re.compile(a, flags), re.compile(b, flags))
+        for a, b in spans
+    )
     return Rule(name, severity, re.compile(pattern, flags), spans=parts)
 
 

@@ -33,33 +33,36 @@ class TailSearch:
         self.begun: set[tuple[str, int]] = set()
         """(rule, span) whose `first` part the line holds before the piece being searched."""
 
-    def _see(self, text: str) -> None:
+    def _see(self, low: bytes, piece: bytes) -> None:
+        """Note the `first` parts `piece` (`low`: lower-cased) holds."""
         for rule in self.errors:
-            for index, (first, _later) in enumerate(rule.spans):
-                if (rule.name, index) not in self.begun and first.search(text):
+            for index, (word, first, _later) in enumerate(rule.spans):
+                begun = (rule.name, index) in self.begun
+                if not begun and word in low and first.search(_text(piece)):
                     self.begun.add((rule.name, index))
 
     def head(self, head: bytes) -> None:
         """A new long line, whose first `head` bytes were scanned as a line (their last
         `OVERLAP` lead the first piece, where a `first` part in them is matched whole)."""
         self.begun.clear()
-        self._see(_text(head[: len(head) - 1 - OVERLAP]))
+        before = head[: len(head) - 1 - OVERLAP]
+        self._see(before.lower(), before)
 
     def match(self, piece: bytes) -> str | None:
-        """The first error rule found in `piece` (the prefilter first, as for a line, unless a
-        `first` part was seen), or None."""
-        if not self.every_line and not self.begun and b"\x1b" not in piece:
-            low = piece.lower()
-            if not any(keyword in low for keyword in PREFILTER):
-                return None
-        text = _text(piece)
-        for part in (text, *text.split("\r")) if "\r" in text else (text,):
-            rule = first_rule(self.errors, part)
-            if rule is not None:
-                return rule.name
-        for rule in self.errors:
-            for index, (_first, later) in enumerate(rule.spans):
-                if (rule.name, index) in self.begun and later.search(text):
+        """The first error rule found in `piece` (where the prefilter passes it, as a line), or
+        whose `later` part it holds past a `first` seen before it; None."""
+        low = piece.lower()
+        if self.every_line or b"\x1b" in piece or any(word in low for word in PREFILTER):
+            text = _text(piece)
+            for part in (text, *text.split("\r")) if "\r" in text else (text,):
+                rule = first_rule(self.errors, part)
+                if rule is not None:
                     return rule.name
-        self._see(text[: len(text) - OVERLAP])
+        if self.begun:
+            text = _text(piece)
+            for rule in self.errors:
+                for index, (_word, _first, later) in enumerate(rule.spans):
+                    if (rule.name, index) in self.begun and later.search(text):
+                        return rule.name
+        self._see(low[: len(low) - OVERLAP], piece[: len(piece) - OVERLAP])
         return None
