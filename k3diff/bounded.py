@@ -252,38 +252,38 @@ _WRITTEN: json.JSONDecoder | None = None
 """The strict decoder of JSON k3diff wrote: no `NaN`, `Infinity` or `-Infinity` either."""
 
 
-class _NonFinite(ValueError):
-    """A bare `NaN`, `Infinity` or `-Infinity` where k3diff wrote the JSON."""
+class _NotWritten(ValueError):
+    """What k3diff never writes, in JSON it wrote (`jsontext.unwritten`): a bare `NaN`, `1e999`."""
 
 
 def _strict(written: bool = False) -> json.JSONDecoder:
     global _DECODER, _WRITTEN
     import json
 
-    def refuse(name: str) -> Any:
-        raise _NonFinite(name)
+    def refuse(literal: str) -> float:  # `parse_constant`, `parse_float`: `1e999` is infinite
+        if literal[-1:].isdigit() and abs(number := float(literal)) != float("inf"):
+            return number
+        raise _NotWritten(literal)
 
     _DECODER = json.JSONDecoder(object_pairs_hook=_unique_object)
-    _WRITTEN = json.JSONDecoder(object_pairs_hook=_unique_object, parse_constant=refuse)
+    _WRITTEN = json.JSONDecoder(
+        object_pairs_hook=_unique_object, parse_constant=refuse, parse_float=refuse
+    )
     return _WRITTEN if written else _DECODER
-
-
-_CONSTANT = lazy(r'"[^"\\]*(?:\\.[^"\\]*)*"|(-?Infinity|NaN)')
 
 
 def loads(data: str | bytes, where: str, written: bool = False) -> Any:
     """`data` decoded as JSON; InputError naming `where` for a duplicate key, nesting too deep,
     an integer too long to convert, or memory running out. Syntax errors are raised as
     `json.JSONDecodeError` (and invalid UTF-8 as `UnicodeDecodeError`) for the caller to word;
-    with `written` (JSON k3diff wrote: RFC 8259), a bare `NaN` or infinity is one of them."""
+    with `written` (JSON k3diff wrote), so are a bare `NaN` or infinity and `1e999` (`jsontext`)."""
     text = data.decode("utf-8") if isinstance(data, bytes) else data
     try:  # not `with _decoding(where)`: a context manager costs more than a small record's parse
         value = ((_WRITTEN if written else _DECODER) or _strict(written)).decode(text)
-    except _NonFinite as exc:  # at the first bare constant outside a string: the one refused
-        import json
+    except _NotWritten as exc:
+        from k3diff.jsontext import unwritten
 
-        at = next((m.start(1) for m in _CONSTANT.finditer(text) if m.group(1)), 0)
-        raise json.JSONDecodeError(f'bare {exc}; k3diff writes it as "{exc}"', text, at) from None
+        raise unwritten(str(exc), text) from None
     except (ValueError, RecursionError, MemoryError):
         with _decoding(where):
             raise

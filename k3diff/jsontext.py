@@ -48,3 +48,20 @@ def dumps(value: Any, **options: Any) -> str:
         return text
     # Outside strings JSON text is ASCII, so every surrogate is inside one: escape it there.
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_CONSTANT = lazy(r'"[^"\\]*(?:\\.[^"\\]*)*"|(-?Infinity|NaN|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)')
+"""A string, or a bare constant or number (group 1): where `unwritten` finds the one refused."""
+
+
+def unwritten(literal: str, text: str) -> json.JSONDecodeError:
+    """The syntax error of a bare `NaN`, `Infinity` or `-Infinity`, or a number beyond a double
+    (`1e999`, which `json` reads as an infinity and `jq` as the greatest double: review71e), in
+    JSON `text` k3diff wrote, at the first one outside a string: `dumps` writes none of them."""
+    at = next((m.start(1) for m in _CONSTANT.finditer(text) if m.group(1) == literal), 0)
+    if literal in ("NaN", "Infinity", "-Infinity"):
+        return json.JSONDecodeError(f'bare {literal}; k3diff writes it as "{literal}"', text, at)
+    name = "-Infinity" if literal.startswith("-") else "Infinity"
+    shown = literal if len(literal) <= 24 else literal[:20] + "..."
+    why = f'{shown} is beyond a double, read as {name}; k3diff writes it as "{name}"'
+    return json.JSONDecodeError(why, text, at)

@@ -21,10 +21,24 @@ class Rule:
     """Searched in each line (after a worker prefix such as `(EngineCore pid=7)` is removed)."""
     builtin: bool = True
     """False for a rule given with `--rule` / `--warn-rule`."""
+    spans: tuple[tuple[bytes, re.Pattern[str], re.Pattern[str]], ...] = ()
+    """The (word, first, later) parts of each `_then` alternative of `pattern`, `word` the
+    lower-case bytes every `first` holds: what the rest of a long line is searched for past a
+    `first` seen before it (`k3diff.logs.tail`)."""
 
 
-def _rule(name: str, severity: Severity, pattern: str, flags: int = 0) -> Rule:
-    return Rule(name, severity, re.compile(pattern, flags))
+Span = tuple[str, str]
+
+
+def _rule(
+    name: str, severity: Severity, pattern: str, flags: int = 0, spans: tuple[Span, ...] = ()
+) -> Rule:
+    # Each `first` starts with a literal word, which the tail searches the bytes for first.
+    parts = tuple(
+        (a.split()[0].lower().encode(), re.compile(a, flags), re.compile(b, flags))
+        for a, b in spans
+    )
+    return Rule(name, severity, re.compile(pattern, flags), spans=parts)
 
 
 def _then(first: str, later: str) -> str:
@@ -37,11 +51,13 @@ def _then(first: str, later: str) -> str:
 
 
 TRACEBACK_START = re.compile(
-    r"^Traceback \(most recent call last\):|: Traceback \(most recent call last\):\s*$"
+    r"^Traceback \(most recent call last\):|Traceback \(most recent call last\):\s*$"
 )
 """A Python traceback's first line; the scanner reads on to its exception line. It may end a
 line that announces it: SGLang logs `[time TP0] Scheduler hit an exception: Traceback (most
-recent call last):` and the frames after it."""
+recent call last):` and the frames after it; a progress bar left without its newline (tqdm's
+`Loading safetensors checkpoint shards:  50% ... 1.1it/s]Traceback (most recent call last):`,
+review71e) leads it too."""
 
 CONSEQUENCE = re.compile(
     r"EngineDeadError|output_handler failed"
@@ -64,6 +80,9 @@ STARTUP_KINDS = ("Application startup complete", "The server is fired up")
 """The announcements counted apart: a server printing both once started once."""
 
 _E, _W = Severity.ERROR, Severity.WARNING
+_ASSERTION: Span = (r"Assertion [`'\"(]", r"[`'\")] failed")
+_ENGINE_CORE: Span = ("Engine ?core ", "(?:died|failed|dead)")
+_WORKER: Span = ("worker ", "died")
 
 BUILTIN_RULES: tuple[Rule, ...] = (
     # A traceback is recognised by the scanner (multi-line); this rule only names it.
@@ -98,9 +117,9 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     _rule(
         "assertion",
         _E,
-        r"\bAssertionError\b|assert(?:ion)? failed|"
-        + _then(r"Assertion [`'\"(]", r"[`'\")] failed"),
+        r"\bAssertionError\b|assert(?:ion)? failed|" + _then(*_ASSERTION),
         re.IGNORECASE,
+        (_ASSERTION,),
     ),
     _rule(
         "crash",
@@ -108,8 +127,9 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         r"Segmentation fault|core dumped|Fatal Python error|SIGSEGV|SIGABRT|SIGBUS"
         r"|terminate called|EngineDeadError|\bKilled\b"
         r"|exited (?:unexpectedly|with (?:exit )?code [1-9])|Received sigquit from a child process"
-        f"|{_then('Engine ?core ', '(?:died|failed|dead)')}|{_then('worker ', 'died')}",
+        f"|{_then(*_ENGINE_CORE)}|{_then(*_WORKER)}",
         re.IGNORECASE,
+        (_ENGINE_CORE, _WORKER),
     ),
     _rule("trtllm-error", _E, r"\[TRT-LLM\]\s*\[E\]"),
     _rule("trtllm-warning", _W, r"\[TRT-LLM\]\s*\[W\]"),

@@ -35,10 +35,11 @@ from k3diff.logs.files import (
     log_files,
     stream_of,
 )
-from k3diff.logs.matcher import TEXT_CAP, Collector, FileMatcher, first_rule
+from k3diff.logs.matcher import TEXT_CAP, Collector, FileMatcher
 from k3diff.logs.model import FileScan, Location, Severity, SideScan, Skipped
 from k3diff.logs.normalize import strip_terminal_codes
 from k3diff.logs.rules import PREFILTER, Rule
+from k3diff.logs.tail import TailSearch
 
 Progress = Callable[[int], None]
 """Called with the bytes read so far (of the compressed file for a `.gz` log)."""
@@ -111,8 +112,12 @@ def _scan_block(block: bytes, first: int, matcher: FileMatcher, every_line: bool
         end = block.find(b"\n", start)
         if end < 0:
             end = size
-        text = block[start:end].decode("utf-8", errors="replace").rstrip("\r")
-        matcher.line(number, strip_terminal_codes(text))
+        text = strip_terminal_codes(block[start:end].decode("utf-8", errors="replace").rstrip("\r"))
+        # A carriage return starts the line over, as a terminal shows it (tqdm's redraws, a log
+        # with CR-only line ends): each part is a line to the rules, at the line's number.
+        for part in text.split("\r") if "\r" in text else (text,):
+            if part or "\r" not in text:
+                matcher.line(number, part)
         pos = end + 1
 
 
@@ -144,13 +149,13 @@ def scan_file(
         source = raw if hashing is None else cast(BinaryIO, hashing)
         stream: Readable = Inflating(source, shown, budget) if compressed else source
         lines = long_lines = 0
-        errors = tuple(r for r in rules if r.severity is Severity.ERROR)
+        tails = TailSearch(tuple(r for r in rules if r.severity is Severity.ERROR), every_line)
         unread: dict[int, str] = {}
         try:
             for block, part in blocks(stream):
                 budget.check_time(shown, lines)
                 if part == TAIL:
-                    hit = None if lines in unread else _tail_match(block, errors, every_line)
+                    hit = None if lines in unread else tails.match(block)
                     if hit is not None:
                         unread[lines] = hit
                     continue
@@ -159,7 +164,9 @@ def scan_file(
                         f"{shown}: binary content (NUL bytes in its first "
                         f"{BINARY_SNIFF // 1024} KiB), not a text log"
                     )
-                long_lines += part == CUT
+                if part == CUT:
+                    long_lines += 1
+                    tails.head(block)
                 _scan_block(block, lines + 1, matcher, every_line)
                 lines += block.count(b"\n") + (not block.endswith(b"\n"))
                 progress(done_before + raw.tell())
@@ -180,17 +187,6 @@ def scan_file(
         shown, lines, size, compressed, max(starts.values()), long_lines, digest,
         unread=tuple(unread.items()),
     )  # fmt: skip
-
-
-def _tail_match(piece: bytes, errors: tuple[Rule, ...], every_line: bool) -> str | None:
-    """The first error rule found in a piece of a long line past what was scanned of it (the
-    prefilter first, as for a line: hunt71), or None."""
-    if not every_line and b"\x1b" not in piece:
-        low = piece.lower()
-        if not any(keyword in low for keyword in PREFILTER):
-            return None
-    rule = first_rule(errors, strip_terminal_codes(piece.decode("utf-8", errors="replace")))
-    return None if rule is None else rule.name
 
 
 class _Hashing:

@@ -229,7 +229,7 @@ def read_line(value: Mapping[str, Any], where: str, header: RunHeader) -> Sample
         mode=mode,
         repeat=repeat,
         request_sha256=_string(value, "request_sha256", where),
-        status=linevalues.status(value, where),
+        status=linevalues.status(value, where, error is not None),
         text=text,
         text_xxh3=digest,
         token_ids_xxh3=_nullable(value, "token_ids_xxh3", str, where),

@@ -26,12 +26,19 @@ STATUSES = range(100, 1000)
 server's 600-999 (h11 takes any three digits from 200), which the log records as answered."""
 
 
-def status(value: Mapping[str, Any], where: str) -> int | None:
-    """The HTTP status of a sample's last attempt (None: no answer arrived)."""
+def status(value: Mapping[str, Any], where: str, failed: bool) -> int | None:
+    """The HTTP status of a sample's last attempt (None: no answer arrived); that of an answer
+    (not `failed`: no error logged) 200, the only one `sample` takes an answer from (review71e:
+    a 503 line with its error removed was read as an answer, and triage passed on it)."""
     item = value.get("status")
     if item is not None and (not is_count(item) or item not in STATUSES):
         raise InputError(
             f"{where}: 'status' is neither null nor an HTTP status (100 to 999): {shown(item)}"
+        )
+    if not failed and item != 200:
+        raise InputError(
+            f"{where}: status {shown(item)} with no 'error': sample logs an answer only from a "
+            "200, and every other status with its error"
         )
     return item
 

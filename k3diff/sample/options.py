@@ -6,6 +6,7 @@ root URL, and the command line as the log records it (credentials hidden). Each 
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from k3diff.errors import UsageError
@@ -43,6 +44,11 @@ def parse_params(values: tuple[str, ...], option: str = "--param") -> dict[str, 
             params[name] = json.loads(raw)
         except json.JSONDecodeError:
             params[name] = raw
+        except ValueError:  # review71e: an integer past Python's digits, an internal error
+            digits = f"{sys.get_int_max_str_digits():,}"
+            raise UsageError(
+                f"{option} {name}=...: an integer of more than {digits} digits"
+            ) from None
         if problem := boolean_number({name: params[name]}) or non_finite(params[name], name):
             raise UsageError(f"{option} {item!r}: {problem}: give the number the request means")
     return params

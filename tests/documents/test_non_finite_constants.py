@@ -121,3 +121,53 @@ def test_a_bare_nan_in_a_samples_log_is_refused_naming_its_line(tmp_path: Path) 
         assert result.stderr == (
             'k3diff: error: run/samples.jsonl:2: not JSON (bare NaN; k3diff writes it as "NaN")\n'
         )
+
+
+OVERFLOWS = [
+    ("modal_share", "1e999", "Infinity"),
+    ("temperature", "-1E+400", "-Infinity"),
+    ("top_p", "1" + "0" * 310 + ".5", "Infinity"),
+]
+
+
+@pytest.mark.parametrize(("field", "literal", "name"), OVERFLOWS, ids=[o[0] for o in OVERFLOWS])
+def test_a_number_beyond_a_double_is_refused_as_its_infinity_is(
+    tmp_path: Path, field: str, literal: str, name: str
+) -> None:
+    """review71e: `1e999` is RFC 8259 grammar, but no double: Python's `json` reads it as the
+    infinity a bare `Infinity` was refused for (`jq` as 1.8e308), so a passing document with
+    `"modal_share": 1e999` (a field no reader bounds) read as the pass it had been, exit 0.
+    k3diff writes every float as the shortest text that reads back as itself: none overflows."""
+    text = json.dumps(_passing_triage(tmp_path), indent=2)
+    rows = text.splitlines()
+    line = next(n for n, row in enumerate(rows, 1) if row.strip().startswith(f'"{field}": '))
+    key, _, value = rows[line - 1].partition(": ")
+    rows[line - 1] = f"{key}: {literal}{',' if value.endswith(',') else ''}"
+    (tmp_path / "edited.json").write_text("\n".join(rows))
+
+    result = run_k3diff("report", "edited.json", "--out", "bundle", cwd=tmp_path)
+
+    shown = literal if len(literal) <= 24 else literal[:20] + "..."
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr == (
+        f"k3diff: error: edited.json: not a k3diff JSON document (line {line}: {shown} is "
+        f'beyond a double, read as {name}; k3diff writes it as "{name}")\n'
+    )
+
+
+def test_a_number_beyond_a_double_in_a_samples_log_is_refused(tmp_path: Path) -> None:
+    """The samples log too: a line's `1e999` temperature read as a sampled infinity."""
+    log = write_samples(tmp_path / "run" / "samples.jsonl", [S("base", "k", "x")])
+    lines = log.read_text().splitlines(keepends=True)
+    sample = json.loads(lines[1])
+    sample["request_params"] = {"temperature": 0.5}
+    log.write_text(lines[0] + json.dumps(sample).replace("0.5", "1e999") + "\n")
+    compare_texts(tmp_path, {"k": ("x", "x")})
+
+    result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr == (
+        "k3diff: error: run/samples.jsonl:2: not JSON (1e999 is beyond a double, read as "
+        'Infinity; k3diff writes it as "Infinity")\n'
+    )

@@ -5,6 +5,7 @@ and line (exit 2). Any integer was read before, and `report` passed the log, exi
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +62,42 @@ def test_the_log_of_a_server_answering_799_is_read_back(fault_server: Any, tmp_p
     assert logged["status"] == 799 and logged["error"].startswith("HTTP 799")
     result = run_k3diff("report", "out/samples.jsonl", "--out", "bundle", cwd=tmp_path)
     assert result.exit_code == 0, result.stderr
+
+
+def _answered_with(tmp_path: Path, status: int | None) -> None:
+    """Base and patch answer `x` three times; the patch's last answer logged with `status`
+    and no error, as no run of `sample` logs it (an answer is only ever taken from a 200)."""
+    log = write_samples(
+        tmp_path / "run" / "samples.jsonl",
+        [S("base", "k", "x")] * 3 + [S("patch", "k", "x")] * 3,
+    )
+    lines = log.read_text().splitlines(keepends=True)
+    edited = json.loads(lines[-1])
+    assert (edited["side"], edited["status"], edited["error"]) == ("patch", 200, None)
+    edited["status"] = status
+    log.write_text("".join(lines[:-1]) + json.dumps(edited) + "\n")
+    compare_texts(tmp_path, {"k": ("x", "x")})
+
+
+@pytest.mark.parametrize("status", [503, 404, 204, None])
+def test_an_answer_logged_with_a_status_other_than_200_is_refused(
+    tmp_path: Path, status: int | None
+) -> None:
+    """review71e: a 503 line whose error was removed was read as the patch's answer, and
+    `triage` passed the record on it (exit 0): `sample` logs a failure with its error always."""
+    _answered_with(tmp_path, status)
+    for command in (
+        ["triage", "cmp.json", "run/samples.jsonl"],
+        ["report", "run/samples.jsonl", "--out", "bundle"],
+    ):
+        result = run_k3diff(*command, cwd=tmp_path)
+        assert result.exit_code == 2, result.stderr
+        assert result.stderr == (
+            f"k3diff: error: run/samples.jsonl:7: status {json.dumps(status)} with no 'error': "
+            "sample logs an answer only from a 200, and every other status with its error\n"
+        )
+
+
+def test_an_answer_logged_with_200_is_read(tmp_path: Path) -> None:
+    _answered_with(tmp_path, 200)
+    assert run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path).exit_code == 0

@@ -55,3 +55,20 @@ def test_a_non_finite_param_is_a_usage_error(fault_server: Any, tmp_path: Path, 
         f"k3diff: error: --param 'temperature={value}': temperature is {value}, which a JSON "
         "request cannot hold: give the number the request means"
     )
+
+
+def test_a_param_of_more_digits_than_python_converts_is_a_usage_error(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """review71e: `--param seed=` and 5,001 digits stopped the run as "internal error (a bug in
+    k3diff ...)": `json` refuses to convert the integer (CPython's 4,300-digit limit)."""
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "a", "prompt": "a"}])
+    result = sample(
+        "--base", fault_server().url, "--prompts", prompts, "--repeats", "1",
+        "--param", "seed=1" + "0" * 5000, "--out", tmp_path / "out",
+    )  # fmt: skip
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        "k3diff: error: --param seed=...: an integer of more than 4,300 digits"
+    )
+    assert not (tmp_path / "out" / "samples.jsonl").exists()
