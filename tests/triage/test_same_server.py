@@ -40,11 +40,12 @@ def test_triage_says_the_patch_side_is_the_base_server(tmp_path: Path) -> None:
     result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
     assert result.exit_code == 1, result.stderr  # held: same-server (a note before server71)
     said = (
-        f"unchecked: base and patch were sampled from the same server ({SAME}, both loopback "
+        f"one server: base and patch were sampled from the same server ({SAME}, both loopback "
         "port 1) in run/samples.jsonl: its patch samples measure that server against itself, "
         "not a patched build"
     )
     assert said in result.stdout
+    assert "unchecked: base and patch" not in result.stdout  # it was checked, and held
     result = run_k3diff(
         "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "t.json", cwd=tmp_path
     )
@@ -213,3 +214,20 @@ def test_the_next_step_of_a_run_of_one_server_is_a_server_of_its_own(tmp_path: P
     assert [s["step"][:60] for s in steps if s["source"] == "t.json"] == [
         f"base and patch were sampled from one server ({urls})"[:60]
     ]
+
+
+def test_an_allowed_a_a_run_says_so_not_unchecked(tmp_path: Path) -> None:
+    """Under --allow-same-server the note says it was allowed, in text and Markdown: the run
+    was checked, so never `unchecked:`. Failed on base71: `unchecked:`."""
+    _same_server_log(tmp_path)
+    for fmt, mark in (("text", ""), ("markdown", "**")):
+        result = run_k3diff(
+            "triage", "cmp.json", "run/samples.jsonl", "--allow-same-server", "--format", fmt,
+            cwd=tmp_path,
+        )
+        assert result.exit_code == 0, result.stdout
+        assert (
+            f"{mark}allowed (--allow-same-server): base and patch were sampled from the same "
+            "server"
+        ) in result.stdout
+        assert "unchecked: base and patch" not in result.stdout
