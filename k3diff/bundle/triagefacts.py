@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from k3diff.bundle.aarun import aa_run
 from k3diff.bundle.distfacts import distribution_sentence, untested_nondeterminism
 from k3diff.bundle.housealpha import HOUSE_ALPHA, rejudge
 from k3diff.bundle.inconclusive import held_sentence, inconclusive_sentences
@@ -362,6 +363,9 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     quals.extend(_cross_checks(doc, triage, documents))
     fails = doc.fails or bool(house)
     status = Status.FAIL if fails else Status.INCONCLUSIVE if inconclusive else Status.PASS
+    if aa_run(documents) is not None:  # the server against itself: no patched build passed
+        headline = f"A/A run of one server: {headline}"
+        status = Status.INFO if status is Status.PASS else status
     return Stage(
         Evidence.FOLLOW_UP,
         doc.name,
