@@ -44,6 +44,8 @@ def _span(values: Sequence[int]) -> str:
 
 
 def _side_numbers(records: Sequence[TriageRecord], side: str) -> str:
+    """'the base gave 35 distinct outputs in 35 samples on each record' (small71: it read
+    'base 35 distinct of 35 each'); a span over the records where they differ."""
     pairs = [
         (stats.distinct, stats.n)
         for r in records
@@ -51,10 +53,12 @@ def _side_numbers(records: Sequence[TriageRecord], side: str) -> str:
         for stats in (mode.base if side == "base" else mode.patch,)
     ]
     if not pairs:
-        return f"{side} not sampled"
+        return f"the {side} was not sampled"
     distinct, n = [p[0] for p in pairs], [p[1] for p in pairs]
-    each = " each" if len(pairs) > 1 and len(set(pairs)) == 1 else ""
-    return f"{side} {_span(distinct)} distinct of {_span(n)}{each}"
+    each = "" if len(pairs) == 1 else " on each record" if len(set(pairs)) == 1 else " per record"
+    outputs = f"output{'s' if max(distinct) != 1 else ''}"
+    samples = f"sample{'s' if max(n) != 1 else ''}"
+    return f"the {side} gave {_span(distinct)} distinct {outputs} in {_span(n)} {samples}{each}"
 
 
 def _differ_sentence(triage: TriageDocument) -> str:

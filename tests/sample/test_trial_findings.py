@@ -100,9 +100,7 @@ def test_a_greedy_record_beside_sampled_ones_is_said_to_be_greedy(
     ) in text, text
 
 
-def test_a_side_that_failed_every_request_answered_none(
-    fault_server: Any, tmp_path: Path
-) -> None:
+def test_a_side_that_failed_every_request_answered_none(fault_server: Any, tmp_path: Path) -> None:
     """small71: the patch server answered every sampled request with a 500; the summary said
     "this run took 0 or more per record and side" (failed on main 44d4101f). It now says that
     side answered none, and what the other side took."""

@@ -222,13 +222,17 @@ def test_an_allowed_a_a_run_says_so_not_unchecked(tmp_path: Path) -> None:
     _same_server_log(tmp_path)
     for fmt, mark in (("text", ""), ("markdown", "**")):
         result = run_k3diff(
-            "triage", "cmp.json", "run/samples.jsonl", "--allow-same-server", "--format", fmt,
+            "triage",
+            "cmp.json",
+            "run/samples.jsonl",
+            "--allow-same-server",
+            "--format",
+            fmt,
             cwd=tmp_path,
         )
         assert result.exit_code == 0, result.stdout
         assert (
-            f"{mark}allowed (--allow-same-server): base and patch were sampled from the same "
-            "server"
+            f"{mark}allowed (--allow-same-server): base and patch were sampled from the same server"
         ) in result.stdout
         assert "unchecked: base and patch" not in result.stdout
 
@@ -240,8 +244,15 @@ def test_an_a_a_bundle_says_so_in_its_bottom_line(tmp_path: Path) -> None:
     pass, the one server named only under Qualifications."""
     _same_server_log(tmp_path)
     triaged = run_k3diff(
-        "triage", "cmp.json", "run/samples.jsonl", "--allow-same-server", "--format", "json",
-        "-o", "t.json", cwd=tmp_path,
+        "triage",
+        "cmp.json",
+        "run/samples.jsonl",
+        "--allow-same-server",
+        "--format",
+        "json",
+        "-o",
+        "t.json",
+        cwd=tmp_path,
     )
     assert triaged.exit_code == 0, triaged.stderr
     bundle = run_k3diff(
