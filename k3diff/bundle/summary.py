@@ -7,6 +7,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+from k3diff.bundle.aarun import aa_run
 from k3diff.bundle.alphanotes import alpha_notes
 from k3diff.bundle.facts import explaining_triage, stages_of, wheel_documents
 from k3diff.bundle.housealpha import define_house_alpha
@@ -119,6 +120,8 @@ def _bottom_line(
         alone = sum(d.judged_alone for d in documents)  # as `report_cmd._caveats` counts them
         count = plural(len(documents), "document") + (f", {alone:,} judged alone" if alone else "")
         lines = [f"Nothing in this evidence fails its policy ({count})"]
+        if aa_run(documents) is not None:
+            lines = [f"{aa_run(documents)}; nothing in it fails its policy ({count})"]
     if required:
         lines.insert(0, "FAIL: required evidence missing: " + ", ".join(e.value for e in required))
     # Beside the verdict: the levels it was judged at, where they are not the defaults.

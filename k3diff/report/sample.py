@@ -22,6 +22,7 @@ from k3diff.report.sampleconditions import (
     side_fields_text,
 )
 from k3diff.report.sampledlevel import level_clause
+from k3diff.report.sampletook import took_clause
 from k3diff.sample.gaugeadvice import header_advice
 from k3diff.sample.model import RecordStats, SampleResult
 from k3diff.sample.names import Mode
@@ -194,9 +195,7 @@ def _sampled_text(result: SampleResult) -> str:
             "triage judges them by their exact outputs, as greedy requests (no distribution test)"
         )
     needed = figure.per_prompt
-    least = min(r.n for r in result.records if (r.key, r.mode) in kinds)
-    took = f"; this run took {least} or more per record and side"
-    took += f", fewer than {needed}" if least < needed else ""
+    took = took_clause([r for r in result.records if (r.key, r.mode) in kinds], needed)
     unit = "records" if len({r.mode for r in result.records}) == 1 else "record/mode pairs"
     total = len({(r.key, r.mode) for r in result.records})
     if draws:

@@ -221,9 +221,17 @@ def _loud_lines(result: TriageResult) -> list[str]:
             f"ignored: samples for {len(result.unknown_sample_keys)} keys not in the "
             f"comparison (e.g. {result.unknown_sample_keys[0]!r})"
         )
-    lines.extend(f"unchecked: {qualification}" for qualification in result.qualifications)
+    lines.extend(f"{_prefix(result, said)}: {said}" for said in result.qualifications)
     lines.extend(f"unchecked: {unlisted_note(run.log)}" for run in result.runs if run.asked is None)
     return lines
+
+
+def _prefix(result: TriageResult, qualification: str) -> str:
+    """What a qualification is: one server as both sides was checked (held, or allowed as
+    an A/A run), not unchecked as the rest."""
+    if qualification not in result.one_server_notes:
+        return "unchecked"
+    return "one server" if result.same_server else "allowed (--allow-same-server)"
 
 
 def _unsampled_verdict(result: TriageResult) -> str | None:

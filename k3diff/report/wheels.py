@@ -31,7 +31,8 @@ def render(report: WheelReport, fmt: OutputFormat, in_set: Sequence[str] | None 
         sections = _sections(report, _Style(fmt), in_set)
     else:
         assert_never(fmt)
-    sections.append(_verdict_line(report, fmt))
+    text = verdict_text(report, pair=in_set is not None)  # a pair's line has no exit code
+    sections.append(f"**{escape.markdown(text)}**" if fmt is OutputFormat.MARKDOWN else text)
     return "\n\n".join(section.rstrip("\n") for section in sections if section) + "\n"
 
 
@@ -379,21 +380,18 @@ def _markdown_diffs(report: WheelReport) -> str:
     return "\n\n".join(blocks)
 
 
-def verdict_text(report: WheelReport) -> str:
-    """The one-line verdict, with what `--allow-*` let pass and `--select`/`--ignore` left out."""
+def verdict_text(report: WheelReport, pair: bool = False) -> str:
+    """The one-line verdict, with what `--allow-*` let pass and `--select`/`--ignore` left out;
+    `pair`: one pair of a release set, `pair: OK` with no exit code (the set's line has it)."""
     failing = _failing(report)
+    said = "pair: {}" if pair else f"Verdict: {{}} (exit {int(report.exit_code)})"
     if failing:
         from k3diff.report.wheelfailing import verdict_counts
 
-        text = f"Verdict: FAIL (exit {int(report.exit_code)}): {verdict_counts(failing)}"
+        text = f"{said.format('FAIL')}: {verdict_counts(failing)}"
     else:
-        text = f"Verdict: OK (exit {int(report.exit_code)}): nothing fails the policy"
+        text = f"{said.format('OK')}: nothing fails the policy"
     waivers = report.waiver_outcome()
     clause = escape.text(waivers.verdict_clause()) if waivers else ""  # reasons are input
     tail = unverified_clause(report.unverified_streams) + clause + policy_clauses(report)
     return text + tail
-
-
-def _verdict_line(report: WheelReport, fmt: OutputFormat) -> str:
-    text = verdict_text(report)
-    return f"**{escape.markdown(text)}**" if fmt is OutputFormat.MARKDOWN else text

@@ -220,6 +220,9 @@ class TriageResult:
     same_server: str | None = None
     """The logs whose base and patch were one server with the same parameters, with their
     URLs (`oneserver.described`), where that holds the records (not `--allow-same-server`)."""
+    one_server_notes: tuple[str, ...] = ()
+    """The qualifications (also in `qualifications`) saying a log sampled one server as both
+    sides: checked, not unchecked (held, or allowed by `--allow-same-server`)."""
     gauges: tuple[tuple[str, str | None, str | None], ...] = ()
     """Per side the logs' headers name: (side, the running-requests gauge its `/metrics`
     exposes or None, why none where the probe said)."""

@@ -133,6 +133,8 @@ def triage(
         records = tuple(held_by_vacuous_control(record, vacuous, control) for record in records)
     one_server = () if settings.allow_same_server else same_server_logs(logs.logs)
     records = tuple(hold_same_server(record, one_server) for record in records)
+    notes = (log.header.same_server_note(log.path) for log in logs.logs)
+    one_server_notes = tuple(note for note in notes if note is not None)
     return TriageResult(
         comparison=comparison.name,
         samples=tuple(str(path) for path in sample_paths),
@@ -147,6 +149,7 @@ def triage(
         control=tuple((side, *control[side]) for side in ("base", "patch") if side in control),
         vacuous=vacuous,
         same_server=described(one_server) or None,
+        one_server_notes=one_server_notes,
         gauges=gauges(logs.logs),
         distribution_tests=shift.family_size(corrected.shifts),
         qualifications=tuple(
@@ -156,7 +159,7 @@ def triage(
                 served.qualification(),
                 ignored_qualification(comparison.ignore_fields),
                 beams_qualification(comparison.beams),
-                *(log.header.same_server_note(log.path) for log in logs.logs),
+                *one_server_notes,
                 not_counted(everything),
             )
             if q is not None

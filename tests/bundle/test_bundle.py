@@ -21,7 +21,8 @@ def seed_line(checked: str = SEED_CHECKED) -> str:
     """The seed scenario's follow-up line; `checked`: what its samples were held to."""
     return (
         "serially, the patch reproduces the base on 8 of 8 records; text differs on 4 of 8 "
-        "records; all 4 are base nondeterminism (base 3 distinct of 3 each); caveat: "
+        "records; all 4 are base nondeterminism (the base gave 3 distinct outputs in 3 samples on "
+        "each record); caveat: "
         "the patch's stability is bounded only by 0.78 (3 samples: up to 77.6 % of its outputs "
         "may differ from its usual one), 60 per side would bound it by 0.05, both at α = 0.05; "
         f"{checked}; the base gave 8 other outputs on 4 records "

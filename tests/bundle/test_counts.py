@@ -51,5 +51,8 @@ def test_the_follow_up_names_regression_candidates_without_doubled_parentheses(
     # (base 1 distinct of 6)": a singular record was plural, and two parentheses followed.
     summary = _bundle(tmp_path, base_stable=True)
     row = next(r for r in summary["matrix"] if r["evidence"] == "nondeterminism follow-up")
-    assert "; all 4 are regression candidates: deterministic divergence (base " in row["finding"]
+    finding = row["finding"]
+    assert "; all 4 are regression candidates: deterministic divergence (the base gave " in finding
+    # small71: English, singular where one ("base 1 distinct of 3 each" before)
+    assert "(the base gave 1 distinct output in " in finding and " distinct of " not in finding
     assert ") (" not in row["finding"]

@@ -4,6 +4,8 @@ sample in turn; the help says what proves a batch."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -95,4 +97,25 @@ def test_a_greedy_record_beside_sampled_ones_is_said_to_be_greedy(
     assert (
         "1 of 2 records sent greedy requests and repeated one output on the base: it needs no "
         "distribution test"
+    ) in text, text
+
+
+def test_a_side_that_failed_every_request_answered_none(fault_server: Any, tmp_path: Path) -> None:
+    """small71: the patch server answered every sampled request with a 500; the summary said
+    "this run took 0 or more per record and side" (failed on main 44d4101f). It now says that
+    side answered none, and what the other side took."""
+    failing = json.dumps({k: {"status": 500, "times": -1} for k in ("a", "b")})
+    base, patch = fault_server(), fault_server("--faults", failing)
+    rand = [{"key": k, "prompt": k, "temperature": 0.8} for k in ("a", "b")]
+    prompts = write_prompts(tmp_path / "p.jsonl", rand)
+    args = ("--base", base.url, "--patch", patch.url, "--prompts", prompts, "--repeats", "3")
+    shown = sample(*args, "--retries", "0", "--out", tmp_path / "out")
+    assert shown.exit_code == 1, shown.stderr
+    text = flat(shown.stdout)
+    assert "took 0 or more" not in text, text
+    needed = re.search(r"from (\d+) samples per side per prompt", text)
+    assert needed is not None, text
+    assert (
+        "; the patch side answered none of its requests; the other side took 3 or more per "
+        f"record, fewer than {needed[1]}"
     ) in text, text

@@ -372,7 +372,9 @@ def test_the_bundle_fails_a_rare_base_output_case_and_explains_nothing(tmp_path:
     assert rows["record-level comparison"]["status"] == "FAIL"
     follow_up = rows["nondeterminism follow-up"]
     assert follow_up["status"] == "FAIL"
-    assert "it is a regression candidate: distribution shift (base " in follow_up["finding"]
+    assert (
+        "it is a regression candidate: distribution shift (the base gave " in follow_up["finding"]
+    )
     assert "distribution tests on 1 record: 1 shifted (q)" in follow_up["finding"]
 
 

@@ -40,11 +40,12 @@ def test_triage_says_the_patch_side_is_the_base_server(tmp_path: Path) -> None:
     result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
     assert result.exit_code == 1, result.stderr  # held: same-server (a note before server71)
     said = (
-        f"unchecked: base and patch were sampled from the same server ({SAME}, both loopback "
+        f"one server: base and patch were sampled from the same server ({SAME}, both loopback "
         "port 1) in run/samples.jsonl: its patch samples measure that server against itself, "
         "not a patched build"
     )
     assert said in result.stdout
+    assert "unchecked: base and patch" not in result.stdout  # it was checked, and held
     result = run_k3diff(
         "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "t.json", cwd=tmp_path
     )
@@ -213,3 +214,57 @@ def test_the_next_step_of_a_run_of_one_server_is_a_server_of_its_own(tmp_path: P
     assert [s["step"][:60] for s in steps if s["source"] == "t.json"] == [
         f"base and patch were sampled from one server ({urls})"[:60]
     ]
+
+
+def test_an_allowed_a_a_run_says_so_not_unchecked(tmp_path: Path) -> None:
+    """Under --allow-same-server the note says it was allowed, in text and Markdown: the run
+    was checked, so never `unchecked:`. Failed on base71: `unchecked:`."""
+    _same_server_log(tmp_path)
+    for fmt, mark in (("text", ""), ("markdown", "**")):
+        result = run_k3diff(
+            "triage",
+            "cmp.json",
+            "run/samples.jsonl",
+            "--allow-same-server",
+            "--format",
+            fmt,
+            cwd=tmp_path,
+        )
+        assert result.exit_code == 0, result.stdout
+        assert (
+            f"{mark}allowed (--allow-same-server): base and patch were sampled from the same server"
+        ) in result.stdout
+        assert "unchecked: base and patch" not in result.stdout
+
+
+def test_an_a_a_bundle_says_so_in_its_bottom_line(tmp_path: Path) -> None:
+    """The bundle of an allowed A/A run says first that it measured one server against itself
+    and validated no patched build; its follow-up row is `recorded`, not `pass`; exit 0 as
+    before. Failed on main 44d4101f: "Nothing in this evidence fails its policy", follow-up
+    pass, the one server named only under Qualifications."""
+    _same_server_log(tmp_path)
+    triaged = run_k3diff(
+        "triage",
+        "cmp.json",
+        "run/samples.jsonl",
+        "--allow-same-server",
+        "--format",
+        "json",
+        "-o",
+        "t.json",
+        cwd=tmp_path,
+    )
+    assert triaged.exit_code == 0, triaged.stderr
+    bundle = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path
+    )
+    assert bundle.exit_code == 0, bundle.stderr
+    report = (tmp_path / "b" / "REPORT.md").read_text()
+    bottom = report.split("## Bottom line", 1)[1].split("## Evidence matrix", 1)[0]
+    assert (
+        f"**A/A run of one server (--allow-same-server): base and patch were sampled from one "
+        f"server ({SAME}, both loopback port 1, in run/samples.jsonl), so the run measures that "
+        "server against itself and validates no patched build; nothing in it fails its policy"
+    ) in bottom
+    assert "Nothing in this evidence fails its policy" not in bottom
+    assert "| nondeterminism follow-up | recorded | A/A run of one server: " in report

@@ -347,3 +347,18 @@ def test_wheels_saved_twice_over_on_both_sides_are_not_paired(tmp_path: Path) ->
         ]
         * 2
     )
+
+
+@pytest.mark.parametrize(("fmt", "mark"), [("text", ""), ("markdown", "**")])
+def test_only_the_set_verdict_carries_an_exit_code(tmp_path: Path, fmt: str, mark: str) -> None:
+    """A pair's line says `pair: OK` with no exit code, so it does not read as the command's
+    verdict right above the set's `Verdict: FAIL (exit 1)`. Failed on main 44d4101f: each
+    pair said `Verdict: OK (exit 0)`."""
+    release_sets(tmp_path)
+    text = run_k3diff("wheels", "base", "patch", "--format", fmt, cwd=tmp_path)
+    assert text.exit_code == 1, text.stderr
+    lines = text.stdout.rstrip().splitlines()
+    verdicts = [line for line in lines if "(exit " in line and "Verdict" in line]
+    assert verdicts == [lines[-1]]
+    assert lines[-1].startswith(f"{mark}Verdict: FAIL (exit 1): 1 unpaired")
+    assert f"{mark}pair: OK: nothing fails the policy{mark}" in lines
