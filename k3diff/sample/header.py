@@ -63,6 +63,17 @@ class RunHeader:
         and missing can be told (`k3diff.sample.owed`)."""
         return self.log_format is not None and self.keys is not None
 
+    def check_asked(self, key: str, where: str) -> None:
+        """A sample line's record is one `keys` lists (`sample` logs no other): before
+        (review71c), a key taken out of `keys` left its lines owed nothing, and a repeat line
+        of it deleted too passed."""
+        if self.keys is not None and key not in self.keys:
+            raise InputError(
+                f"{where}: a sample of record {key!r}, which the header's 'run.keys' does not "
+                "list (sample logs only the records it asked), so the log was edited; give the "
+                "log as sample wrote it"
+            )
+
     @property
     def identity(self) -> str:
         """What tells runs apart: the run id, or for older logs a digest of the header."""

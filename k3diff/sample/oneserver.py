@@ -90,7 +90,16 @@ def normalised(url: str) -> str:
 
 
 def _prefix(path: str) -> str:
-    root = path.rstrip("/")
+    """The path without its dot segments (the HTTP client sends `/x/../v1` as `/v1`: before,
+    review71c, `http://h:1/x/..` read as another route of `http://h:1`), a trailing slash or
+    a `/v1` suffix."""
+    kept: list[str] = []
+    for segment in path.split("/"):
+        if segment == "..":
+            kept = kept[:-1] if len(kept) > 1 else kept
+        elif segment != ".":
+            kept.append(segment)
+    root = "/".join(kept).rstrip("/")
     return root[: -len("/v1")].rstrip("/") if root.endswith("/v1") else root
 
 

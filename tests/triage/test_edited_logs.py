@@ -1,0 +1,75 @@
+"""Logs `k3diff sample` wrote, edited as a user could, and a server spelled so that its two
+sides look apart (review71c). Each passed triage before (exit 0).
+
+- a record taken out of the header's `run.keys` with one of its repeat lines deleted: its lines
+  were owed nothing, so the record was judged on the lines left;
+- one server as both sides, the patch's URL a path that the HTTP client resolves to the base's
+  (`http://127.0.0.1:PORT/x/..`): the dot segments parted the two.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from cli_support import CliResult, run_k3diff
+
+from .helpers import compare_texts
+
+PROMPTS = [{"key": "a", "prompt": "a"}, {"key": "b", "prompt": "b"}]
+LOG = "run/samples.jsonl"
+
+
+def _sample(tmp_path: Path, base: str, patch: str, *extra: str) -> CliResult:
+    """Sample a and b three times a side, both captures matching what the servers answer."""
+    compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "echo:b")})
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PROMPTS))
+    result = run_k3diff(
+        "sample", "--base", base, "--patch", patch, "--prompts", "p.jsonl", "--repeats", "3",
+        "--retries", "0", "--control", "off", "--out", "run", *extra, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    return result
+
+
+def _edit(path: Path, keep: Any, header: Any) -> None:
+    """The log with `header(run)` applied and only the sample lines `keep(line)` keeps."""
+    values = [json.loads(line) for line in path.read_text().splitlines()]
+    header(values[0]["run"])
+    kept = [values[0], *(v for v in values[1:] if "schema" in v or keep(v))]
+    path.write_text("".join(json.dumps(v, separators=(",", ":")) + "\n" for v in kept))
+
+
+def test_a_record_taken_out_of_keys_is_refused(tmp_path: Path, fault_server: Any) -> None:
+    """Failed on base71 (exit 0): b taken out of `run.keys` and its third patch line deleted;
+    b's two lines left were owed nothing and matched. `sample` logs only the records its
+    header lists: refused, exit 2, one line naming the file's line, by every reader."""
+    _sample(tmp_path, fault_server().url, fault_server().url)
+    _edit(
+        tmp_path / LOG,
+        lambda line: (line["side"], line["key"], line["repeat"]) != ("patch", "b", 2),
+        lambda run: run.__setitem__("keys", ["a"]),
+    )
+    for command in (("triage", "cmp.json", LOG), ("telemetry", LOG), ("report", LOG, "--out", "r")):
+        result = run_k3diff(*command, cwd=tmp_path)
+        assert result.exit_code == 2, (command, result.stdout)
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(f"k3diff: error: {LOG}:") and "Traceback" not in line
+        assert "a sample of record 'b', which the header's 'run.keys' does not list" in line
+
+
+def test_a_path_that_resolves_to_the_same_server_is_one_server(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """Failed on base71 (exit 0): the patch `http://127.0.0.1:PORT/x/..`, which the client
+    sends to `http://127.0.0.1:PORT/v1/...` as it does the base's, read as another route.
+    Held `same-server` (exit 1)."""
+    server = fault_server()
+    sampled = _sample(tmp_path, server.url, server.url + "/x/..")
+    assert "--base and --patch are the same server" in sampled.stderr
+    header = json.loads((tmp_path / LOG).read_text().splitlines()[0])["run"]
+    assert header["connects_to"]["patch"]["url"] == server.url
+    result = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
+    assert result.exit_code == 1, result.stdout
+    assert "result: SAME SERVER: base and patch were sampled from one server" in result.stdout
