@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff.errors import OutputError, UsageError
+from k3diff.sample.credentials import redacted
 from k3diff.sample.header import header_line, json_line, resumed_line
 from k3diff.sample.lines import SampleLine, encode_line
 from k3diff.sample.reader import SamplesLog, read_samples_log
@@ -67,7 +68,8 @@ def read_log(path: Path) -> SamplesLog:
 def differing_fields(logged: Mapping[str, Any], wanted: Mapping[str, Any]) -> list[str]:
     """The compared header fields whose values differ between the log and this run."""
     names = COMPARED_RUN_FIELDS + tuple(name for name in ADDED_RUN_FIELDS if name in logged)
-    return [name for name in names if logged.get(name) != wanted.get(name)]
+    # Redacted both (a log written before review71c holds the user:password it was given).
+    return [name for name in names if redacted(logged.get(name)) != redacted(wanted.get(name))]
 
 
 def more_repeats(path: Path, logged: Mapping[str, Any], wanted: Mapping[str, Any]) -> int | None:

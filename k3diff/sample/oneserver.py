@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from k3diff.sample.credentials import redacted_url
+
 RESOLVE_TIMEOUT = 5.0
 """Seconds `connects_to` waits for the sides' host names to resolve, both together."""
 
@@ -196,4 +198,4 @@ def one_server(run: Mapping[str, Any]) -> OneServer | None:
         return None
     host = "loopback" if THIS_HOST in shared else sorted(shared)[0]
     port = "" if one.port is None else f" port {one.port}"
-    return OneServer(base[:200], patch[:200], f"{host}{port}{one.path}")
+    return OneServer(redacted_url(base)[:200], redacted_url(patch)[:200], f"{host}{port}{one.path}")

@@ -73,3 +73,30 @@ def test_a_path_that_resolves_to_the_same_server_is_one_server(
     result = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
     assert result.exit_code == 1, result.stdout
     assert "result: SAME SERVER: base and patch were sampled from one server" in result.stdout
+
+
+def test_a_servers_password_is_written_nowhere(tmp_path: Path, fault_server: Any) -> None:
+    """Failed on base71: `--patch http://user:sekrit@localhost:PORT` (one server as both sides)
+    was written into the log's header (`servers`, `command`, the metrics URL), and triage's
+    text, its JSON document and the bundle repeated it. The requests carry it; nothing k3diff
+    writes does, and the run still resumes."""
+    server = fault_server()
+    patch = server.url.replace("http://127.0.0.1", "http://user:sekrit@localhost")
+    outputs = [_sample(tmp_path, server.url, patch, "--format", "json")]
+    outputs.append(_sample(tmp_path, server.url, patch, "--resume"))
+    assert "0 taken now" in outputs[-1].stdout.replace("(", " ").replace(",", " ")
+    header = json.loads((tmp_path / LOG).read_text().splitlines()[0])["run"]
+    assert header["servers"]["patch"] == patch.replace("user:sekrit", "***")
+    for command in (
+        ("triage", "cmp.json", LOG),
+        ("triage", "cmp.json", LOG, "--format", "json", "-o", "t.json"),
+        ("telemetry", LOG, "--format", "json"),
+        ("report", "cmp.json", LOG, "t.json", "--out", "b"),
+    ):
+        outputs.append(run_k3diff(*command, cwd=tmp_path))
+    assert [r.exit_code for r in outputs[2:4]] == [1, 1]  # held: same-server
+    assert (tmp_path / "b" / "REPORT.md").exists()
+    for result in outputs:
+        assert "sekrit" not in result.stdout + result.stderr
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and b"sekrit" in p.read_bytes()]
+    assert written == []
