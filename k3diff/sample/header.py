@@ -14,8 +14,10 @@ from typing import Any
 from k3diff import jsontext
 from k3diff.errors import InputError
 from k3diff.ids import SAMPLES as SCHEMA
+from k3diff.sample.credentials import redacted_url
 from k3diff.sample.names import MODES, SIDES
-from k3diff.sample.oneserver import OneServer, one_server
+from k3diff.sample.oneserver import OneServer, normalised, one_server
+from k3diff.sample.recorded import check_command
 from k3diff.sample.usage import shown
 
 LOG_FORMAT = 2
@@ -23,8 +25,10 @@ LOG_FORMAT = 2
 readers check the log against (`REQUIRED`: the records asked, modes, repeats, sides, run id),
 so a header that states it and lacks one was edited (samples71). A log without it (format 1,
 written before samples71) cannot show every line its run owed was logged."""
-REQUIRED = ("run_id", "servers", "modes", "repeats", "keys")
-"""The `run` fields a header stating `log_format` carries, each read below."""
+REQUIRED = ("run_id", "servers", "modes", "repeats", "keys", "connects_to")
+"""The `run` fields a header stating `log_format` carries, each read below (`connects_to`:
+review71c, a header whose record of where each side connected was deleted read two spellings
+of one server, `http://127.1:8000` and `http://127.0.0.1:8000`, as two)."""
 
 
 def json_line(value: Any) -> bytes:
@@ -186,7 +190,32 @@ def _log_format(run: Mapping[str, Any], where: str) -> int | None:
                 "(k3diff sample writes it), so the header was edited; give the log as sample "
                 "wrote it"
             )
+    _check_connects(run, where)
+    check_command(run, where)
     return found
+
+
+def _check_connects(run: Mapping[str, Any], where: str) -> None:
+    """Each side's `connects_to` entry is of the URL `servers` names (`sample` records it
+    from that URL): before (review71c), the patch's URL edited to another port, its entry
+    kept, parted one server into two."""
+    servers, recorded = run.get("servers"), run.get("connects_to")
+    if not isinstance(servers, dict) or not isinstance(recorded, dict):
+        raise InputError(f"{where}: header 'run.connects_to' is not an object of the sides")
+    for side in SIDES:
+        url, entry = servers.get(side), recorded.get(side)
+        if url is None:
+            continue  # a side not sampled
+        said = entry.get("url") if isinstance(entry, dict) else None
+        if not isinstance(url, str) or not isinstance(said, str):
+            raise InputError(f"{where}: header 'run.connects_to' has no {side} URL")
+        if normalised(said) != normalised(url):
+            raise InputError(
+                f"{where}: header 'run.connects_to' says the {side} connected to "
+                f"{shown(redacted_url(said))}, but 'run.servers' names "
+                f"{shown(redacted_url(url))}: the header was edited; give the log as sample "
+                "wrote it"
+            )
 
 
 def _optional_string(run: Mapping[str, Any], name: str, where: str) -> str | None:

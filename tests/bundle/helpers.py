@@ -33,7 +33,10 @@ def current_header(log: Path) -> None:
     lines = log.read_text().splitlines(keepends=True)
     header = json.loads(lines[0])
     keys = [json.loads(line)["key"] for line in lines[1:]]
+    servers = header["run"]["servers"]
+    connects = {side: {"url": url, "addresses": []} for side, url in servers.items() if url}
     header["run"] |= {"keys": list(dict.fromkeys(keys)), "log_format": 2}
+    header["run"].setdefault("connects_to", connects)
     log.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
 
 

@@ -21,12 +21,12 @@ PROMPTS = [{"key": "a", "prompt": "a"}, {"key": "b", "prompt": "b"}]
 LOG = "run/samples.jsonl"
 
 
-def _sample(tmp_path: Path, base: str, patch: str, *extra: str) -> CliResult:
+def _sample(tmp_path: Path, base: str, patch: str, *extra: str, repeats: int = 3) -> CliResult:
     """Sample a and b three times a side, both captures matching what the servers answer."""
     compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "echo:b")})
     (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PROMPTS))
     result = run_k3diff(
-        "sample", "--base", base, "--patch", patch, "--prompts", "p.jsonl", "--repeats", "3",
+        "sample", "--base", base, "--patch", patch, "--prompts", "p.jsonl", "--repeats", str(repeats),
         "--retries", "0", "--control", "off", "--out", "run", *extra, cwd=tmp_path,
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr
@@ -100,3 +100,61 @@ def test_a_servers_password_is_written_nowhere(tmp_path: Path, fault_server: Any
         assert "sekrit" not in result.stdout + result.stderr
     written = [p for p in tmp_path.rglob("*") if p.is_file() and b"sekrit" in p.read_bytes()]
     assert written == []
+
+
+def test_where_the_sides_connected_is_kept_with_their_urls(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """Failed on base71 (exit 0 both): one server as `http://127.0.0.1:PORT` and
+    `http://localhost:PORT`, held as written; then the header's `connects_to` deleted with the
+    patch spelled `127.1` (the client's inet_aton short form), and the patch's URL edited to
+    another port, its `connects_to` kept. `sample` records both: refused, exit 2."""
+    server = fault_server()
+    port = server.url.rsplit(":", 1)[1]
+    _sample(tmp_path, server.url, f"http://localhost:{port}")
+    held = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
+    assert held.exit_code == 1 and "result: SAME SERVER" in held.stdout
+    original = (tmp_path / LOG).read_text()
+
+    def patch_url(url: str) -> Any:
+        return lambda run: run["servers"].__setitem__("patch", url)
+
+    for edit, said in (
+        (lambda run: [patch_url(f"http://127.1:{port}")(run), run.pop("connects_to")],
+         "header 'run.connects_to' missing: "),
+        (patch_url(f"http://localhost:{int(port) + 1}"),
+         f"header 'run.connects_to' says the patch connected to \"http://localhost:{port}\", "
+         f"but 'run.servers' names \"http://localhost:{int(port) + 1}\""),
+    ):  # fmt: skip
+        (tmp_path / LOG).write_text(original)
+        _edit(tmp_path / LOG, lambda line: True, edit)
+        result = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
+        assert result.exit_code == 2, result.stdout
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(f"k3diff: error: {LOG}:1: {said}"), line
+
+
+def test_repeats_and_adaptive_are_read_against_the_command_that_set_them(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """Failed on base71 (exit 0, and b read as stopped): `run.repeats` lowered from 3 to 2
+    with every side's repeat 2 deleted owed the lines left; `run.adaptive` set on a run of 6
+    whose base of b gives a new output each time, b's rounds after the first two deleted, read
+    as `--adaptive`'s stop. The header's command says what the run asked: refused, exit 2."""
+    urls = [fault_server("--faults", json.dumps({"b": {"output": "rand"}})).url]
+    urls.append(fault_server().url)
+    _sample(tmp_path, *urls, repeats=6)
+    original = (tmp_path / LOG).read_text()
+    for keep, edit, said in (
+        (lambda line: line["repeat"] < 5, lambda run: run.__setitem__("repeats", 5),
+         "header 'run.repeats' is 5, but its command ran --repeats 6"),
+        (lambda line: line["key"] != "b" or line["repeat"] < 2,
+         lambda run: run.__setitem__("adaptive", True),
+         "header 'run.adaptive' is true, but its command ran no --adaptive"),
+    ):  # fmt: skip
+        (tmp_path / LOG).write_text(original)
+        _edit(tmp_path / LOG, keep, edit)
+        result = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
+        assert result.exit_code == 2, result.stdout
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(f"k3diff: error: {LOG}:1: {said}"), line
