@@ -101,8 +101,10 @@ class RunHeader:
             return None  # deliberate: the sides differ by their parameters
         return self.one_server
 
-    def same_server_note(self, log: str) -> str | None:
-        """The sentence the triage and the bundle state for LOG when `same_server` holds."""
+    def same_server_note(self, log: str, allowed: bool = False) -> str | None:
+        """The sentence the triage and the bundle state for LOG when `same_server` holds;
+        `allowed`, that triage judged it anyway (`--allow-same-server`: before, review71c, its
+        result said only "no regression candidate")."""
         found = self.same_server
         if found is None:
             return None
@@ -110,7 +112,7 @@ class RunHeader:
             f"base and patch were sampled from the same server ({found.urls}, both "
             f"{found.where}) in {log}: its patch samples measure that server against itself, "
             "not a patched build"
-        )
+        ) + ("; judged as an A/A calibration run (--allow-same-server)" if allowed else "")
 
     @property
     def params(self) -> Mapping[str, Any] | None:

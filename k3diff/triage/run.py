@@ -157,7 +157,7 @@ def triage(
                 served.qualification(),
                 ignored_qualification(comparison.ignore_fields),
                 beams_qualification(comparison.beams),
-                *(log.header.same_server_note(log.path) for log in logs.logs),
+                *(g.header.same_server_note(g.path, settings.allow_same_server) for g in logs.logs),
                 not_counted(everything),
             )
             if q is not None

@@ -42,7 +42,7 @@ def _edit(path: Path, keep: Any, header: Any) -> None:
 
 
 def test_a_record_taken_out_of_keys_is_refused(tmp_path: Path, fault_server: Any) -> None:
-    """Failed on base71 (exit 0): b taken out of `run.keys` and its third patch line deleted;
+    """Failed on main at 00f47e1b (exit 0): b taken out of `run.keys` and its third patch line deleted;
     b's two lines left were owed nothing and matched. `sample` logs only the records its
     header lists: refused, exit 2, one line naming the file's line, by every reader."""
     _sample(tmp_path, fault_server().url, fault_server().url)
@@ -62,7 +62,7 @@ def test_a_record_taken_out_of_keys_is_refused(tmp_path: Path, fault_server: Any
 def test_a_path_that_resolves_to_the_same_server_is_one_server(
     tmp_path: Path, fault_server: Any
 ) -> None:
-    """Failed on base71 (exit 0): the patch `http://127.0.0.1:PORT/x/..`, which the client
+    """Failed on main at 00f47e1b (exit 0): the patch `http://127.0.0.1:PORT/x/..`, which the client
     sends to `http://127.0.0.1:PORT/v1/...` as it does the base's, read as another route.
     Held `same-server` (exit 1)."""
     server = fault_server()
@@ -76,7 +76,7 @@ def test_a_path_that_resolves_to_the_same_server_is_one_server(
 
 
 def test_a_servers_password_is_written_nowhere(tmp_path: Path, fault_server: Any) -> None:
-    """Failed on base71: `--patch http://user:sekrit@localhost:PORT` (one server as both sides)
+    """Failed on main at 00f47e1b: `--patch http://user:sekrit@localhost:PORT` (one server as both sides)
     was written into the log's header (`servers`, `command`, the metrics URL), and triage's
     text, its JSON document and the bundle repeated it. The requests carry it; nothing k3diff
     writes does, and the run still resumes."""
@@ -105,7 +105,7 @@ def test_a_servers_password_is_written_nowhere(tmp_path: Path, fault_server: Any
 def test_where_the_sides_connected_is_kept_with_their_urls(
     tmp_path: Path, fault_server: Any
 ) -> None:
-    """Failed on base71 (exit 0 both): one server as `http://127.0.0.1:PORT` and
+    """Failed on main at 00f47e1b (exit 0 both): one server as `http://127.0.0.1:PORT` and
     `http://localhost:PORT`, held as written; then the header's `connects_to` deleted with the
     patch spelled `127.1` (the client's inet_aton short form), and the patch's URL edited to
     another port, its `connects_to` kept. `sample` records both: refused, exit 2."""
@@ -137,7 +137,7 @@ def test_where_the_sides_connected_is_kept_with_their_urls(
 def test_repeats_and_adaptive_are_read_against_the_command_that_set_them(
     tmp_path: Path, fault_server: Any
 ) -> None:
-    """Failed on base71 (exit 0, and b read as stopped): `run.repeats` lowered from 3 to 2
+    """Failed on main at 00f47e1b (exit 0, and b read as stopped): `run.repeats` lowered from 3 to 2
     with every side's repeat 2 deleted owed the lines left; `run.adaptive` set on a run of 6
     whose base of b gives a new output each time, b's rounds after the first two deleted, read
     as `--adaptive`'s stop. The header's command says what the run asked: refused, exit 2."""
@@ -158,3 +158,22 @@ def test_repeats_and_adaptive_are_read_against_the_command_that_set_them(
         assert result.exit_code == 2, result.stdout
         (line,) = result.stderr.splitlines()
         assert line.startswith(f"k3diff: error: {LOG}:1: {said}"), line
+
+
+def test_a_run_judged_under_allow_same_server_says_so(tmp_path: Path, fault_server: Any) -> None:
+    """Failed on main at 00f47e1b: `--allow-same-server` passed one server as both sides (exit 0) and
+    neither triage's text nor the bundle named the option, so a reader of either saw a
+    patch cleared. Its qualification says the run was judged as an A/A calibration."""
+    server = fault_server()
+    _sample(tmp_path, server.url, server.url.replace("127.0.0.1", "localhost"))
+    said = "judged as an A/A calibration run (--allow-same-server)"
+    text = run_k3diff("triage", "cmp.json", LOG, "--allow-same-server", cwd=tmp_path)
+    assert text.exit_code == 0 and said in text.stdout, text.stdout
+    run_k3diff(
+        "triage", "cmp.json", LOG, "--allow-same-server", "--format", "json", "-o", "t.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    for given in (("t.json",), ("cmp.json", LOG, "t.json")):
+        bundle = run_k3diff("report", *given, "--out", "b", cwd=tmp_path)
+        assert bundle.exit_code == 0, bundle.stderr
+        assert said in (tmp_path / "b" / "REPORT.md").read_text()
