@@ -1,53 +1,72 @@
 """The header's `command` (the `k3diff sample` command line as run, as
 `k3diff.sample.options.redacted_command` records it) read back against the `run` fields it
-set that decide what the run owed its log: `repeats` (`--repeats N`) and `adaptive`
-(`--adaptive`).
+set that decide what the run owed its log: `repeats` (`--repeats N`), `adaptive`
+(`--adaptive`), under it `concurrency` (`--concurrency`, default 8: the batch it stops
+between), and a sweep's `levels` (`--levels`, default 1,2,4,8).
 
 Before (review71c), a header whose `repeats` was lowered from 3 to 2, every side's repeat 2
 deleted, owed the lines left and passed (a patch output the base never gave, on a deleted line,
-went unseen); and one given `adaptive: true`, every record's rounds after two base outputs
-deleted, read each as stopped by `--adaptive`'s rule. A header whose command is unknown (empty:
-`sample` invoked outside the `k3diff` group) is checked by nothing here; one whose command was
-edited alike is not told from a run that asked it."""
+went unseen); one given `adaptive: true`, every record's rounds after two base outputs deleted,
+read each as stopped by `--adaptive`'s rule; and `concurrency` lowered made a batch cut short
+read as whole. A header whose command is unknown (empty: `sample` invoked outside the `k3diff`
+group) is checked by nothing here; one whose command was edited alike is not told from a run
+that asked it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from k3diff.errors import InputError
+from k3diff.errors import InputError, UsageError
+from k3diff.sample.options import parse_levels
 from k3diff.sample.usage import shown
+
+OPTIONS: tuple[tuple[str, str, Callable[[str], Any], str | None], ...] = (
+    ("--repeats", "repeats", int, None),
+    ("--concurrency", "concurrency", int, "8"),
+    ("--levels", "levels", lambda text: list(parse_levels(text)), "1,2,4,8"),
+)
+"""(option, header field, the value as click reads it, the option's default)."""
+ADAPTIVE_ONLY = frozenset({"concurrency"})
+"""Fields that decide what a run owed only under `--adaptive` (a batch it stops between)."""
 
 
 def check_command(run: Mapping[str, Any], where: str) -> None:
-    """InputError where the header's recorded command gave `--repeats` or `--adaptive`
-    otherwise than its `repeats` and `adaptive` say."""
+    """InputError where the header's recorded command gave an option of `OPTIONS` or
+    `--adaptive` otherwise than the header's field says."""
     command = run.get("command")
     if not isinstance(command, list) or not all(isinstance(arg, str) for arg in command):
         return
     if "sample" not in command:
         return
-    repeats = _value(command, "--repeats")
-    if repeats is not None and repeats != run.get("repeats"):
-        _edited(where, f"'run.repeats' is {shown(run.get('repeats'))}", f"--repeats {repeats}")
+    for option, field, read, default in OPTIONS:
+        text = _value(command, option) or default
+        if (
+            text is None
+            or field not in run
+            or (field in ADAPTIVE_ONLY and run.get("adaptive") is not True)
+        ):
+            continue
+        try:
+            given = read(text)
+        except (ValueError, UsageError):
+            continue  # not what click took: nothing to compare
+        if given != run[field]:
+            _edited(where, f"'run.{field}' is {shown(run[field])}", f"{option} {text}")
     adaptive = "--adaptive" in command
     if adaptive != (run.get("adaptive") is True):
         ran = "--adaptive" if adaptive else "no --adaptive"
         _edited(where, f"'run.adaptive' is {shown(run.get('adaptive'))}", ran)
 
 
-def _value(command: Sequence[str], option: str) -> int | None:
-    """The last integer `option` was given (`--repeats 3`, `--repeats=3`), as click reads it."""
+def _value(command: Sequence[str], option: str) -> str | None:
+    """The last value `option` was given (`--repeats 3`, `--repeats=3`), as click takes it."""
     found = None
     for number, arg in enumerate(command):
-        text = command[number + 1] if arg == option and number + 1 < len(command) else None
-        if arg.startswith(option + "="):
-            text = arg.partition("=")[2]
-        if text is not None:
-            try:
-                found = int(text)
-            except ValueError:
-                continue
+        if arg == option and number + 1 < len(command):
+            found = command[number + 1]
+        elif arg.startswith(option + "="):
+            found = arg.partition("=")[2]
     return found
 
 

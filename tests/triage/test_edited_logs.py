@@ -177,3 +177,25 @@ def test_a_run_judged_under_allow_same_server_says_so(tmp_path: Path, fault_serv
         bundle = run_k3diff("report", *given, "--out", "b", cwd=tmp_path)
         assert bundle.exit_code == 0, bundle.stderr
         assert said in (tmp_path / "b" / "REPORT.md").read_text()
+
+
+def test_an_adaptive_batch_is_read_at_the_concurrency_its_command_gave(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """Failed on main at 00f47e1b (b not held): concurrent under --adaptive, batches of 4, b
+    decided by its first; its last 2 repeats deleted on both sides and `run.concurrency`
+    lowered to 2 read the 2 left as a whole batch, stopped by the rule. Refused, exit 2."""
+    urls = [fault_server("--faults", json.dumps({"b": {"output": "rand"}})).url]
+    urls.append(fault_server().url)
+    extra = ("--mode", "concurrent", "--concurrency", "4", "--adaptive")
+    _sample(tmp_path, *urls, *extra, repeats=8)
+    _edit(
+        tmp_path / LOG,
+        lambda line: (line["key"], line["repeat"] > 1) != ("b", True),
+        lambda run: run.__setitem__("concurrency", 2),
+    )
+    result = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    (line,) = result.stderr.splitlines()
+    said = "header 'run.concurrency' is 2, but its command ran --concurrency 4"
+    assert line.startswith(f"k3diff: error: {LOG}:1: {said}"), line
