@@ -21,7 +21,9 @@ PROMPTS = [{"key": "a", "prompt": "a"}, {"key": "b", "prompt": "b"}]
 LOG = "run/samples.jsonl"
 
 
-def _sample(tmp_path: Path, base: str, patch: str, *extra: str, repeats: int = 3) -> CliResult:
+def _sample(
+    tmp_path: Path, base: str, patch: str, *extra: str, repeats: int = 3, code: int = 0
+) -> CliResult:
     """Sample a and b three times a side, both captures matching what the servers answer."""
     compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "echo:b")})
     (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PROMPTS))
@@ -29,7 +31,7 @@ def _sample(tmp_path: Path, base: str, patch: str, *extra: str, repeats: int = 3
         "sample", "--base", base, "--patch", patch, "--prompts", "p.jsonl", "--repeats", str(repeats),
         "--retries", "0", "--control", "off", "--out", "run", *extra, cwd=tmp_path,
     )  # fmt: skip
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == code, result.stderr
     return result
 
 
@@ -80,10 +82,12 @@ def test_a_servers_password_is_written_nowhere(tmp_path: Path, fault_server: Any
     was written into the log's header (`servers`, `command`, the metrics URL), and triage's
     text, its JSON document and the bundle repeated it. The requests carry it; nothing k3diff
     writes does, and the run still resumes."""
-    server = fault_server()
+    faults = {"a": {"status": 500, "times": 2}}  # each side's first request fails: logged
+    server = fault_server("--faults", json.dumps(faults))
     patch = server.url.replace("http://127.0.0.1", "http://user:sekrit@localhost")
-    outputs = [_sample(tmp_path, server.url, patch, "--format", "json")]
-    outputs.append(_sample(tmp_path, server.url, patch, "--resume"))
+    outputs = [_sample(tmp_path, server.url, patch, "--format", "json", code=1)]
+    assert '"error":"' in (tmp_path / LOG).read_text()
+    outputs.append(_sample(tmp_path, server.url, patch, "--resume", code=1))
     assert "0 taken now" in outputs[-1].stdout.replace("(", " ").replace(",", " ")
     header = json.loads((tmp_path / LOG).read_text().splitlines()[0])["run"]
     assert header["servers"]["patch"] == patch.replace("user:sekrit", "***")
@@ -98,6 +102,13 @@ def test_a_servers_password_is_written_nowhere(tmp_path: Path, fault_server: Any
     assert (tmp_path / "b" / "REPORT.md").exists()
     for result in outputs:
         assert "sekrit" not in result.stdout + result.stderr
+    other = fault_server("--faults", json.dumps({"a": {"garbage": -1}}))  # not a server
+    stopped = run_k3diff(
+        "sample", "--base", server.url, "--patch", other.url.replace("//", "//user:sekrit@"),
+        "--prompts", "p.jsonl", "--repeats", "3", "--out", "run2", cwd=tmp_path,
+    )  # fmt: skip
+    assert stopped.exit_code == 2 and "not an OpenAI-compatible endpoint" in stopped.stderr
+    assert "sekrit" not in stopped.stderr
     written = [p for p in tmp_path.rglob("*") if p.is_file() and b"sekrit" in p.read_bytes()]
     assert written == []
 
