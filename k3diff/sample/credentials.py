@@ -7,6 +7,7 @@ them: only what is written is redacted, and `--resume` compares the redacted hea
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -28,8 +29,18 @@ def redacted_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{HIDDEN}@{parts.netloc.rpartition('@')[2]}"))
 
 
+URL_FIELDS = frozenset({"servers", "command", "metrics", "flush_url", "proxy"})
+"""The header's `run` fields that name a server's URL (the request fields, prompts and
+templates are written as sent)."""
+
+
+def redacted_run(run: Mapping[str, Any]) -> dict[str, Any]:
+    """A header's `run` object with every URL in `URL_FIELDS` redacted."""
+    return {name: redacted(value) if name in URL_FIELDS else value for name, value in run.items()}
+
+
 def redacted(value: Any) -> Any:
-    """`value` (a header's `run` object, JSON-like) with every URL in it redacted."""
+    """`value` (JSON-like) with every URL string in it redacted."""
     if isinstance(value, str):
         return redacted_url(value)
     if isinstance(value, dict):
