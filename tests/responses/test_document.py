@@ -105,11 +105,13 @@ EDITS: dict[str, tuple[Callable[[Document], Document | str], str]] = {
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A comparison `k3diff responses` wrote (one record differs, one matches) and a samples
-    log of the differing record (the base gives both texts, so the patch's one sample is inside
-    its observed set and triage passes)."""
+    log of the differing record (the base gives both texts, so the patch's samples are inside
+    its observed set and triage passes; as many a side as the run owed, samples71)."""
     folder = tmp_path_factory.mktemp("comparison")
     compare_texts(folder, {"k": ("a", "b"), "m": ("x", "x")})
-    write_samples(folder / "s.jsonl", side("k", "base", ["a", "b"]) + side("k", "patch", ["b"]))
+    write_samples(
+        folder / "s.jsonl", side("k", "base", ["a", "b"]) + side("k", "patch", ["b", "b"])
+    )
     return folder
 
 
