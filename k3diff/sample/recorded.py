@@ -1,7 +1,8 @@
 """The header's `command` (the `k3diff sample` command line as run, as
 `k3diff.sample.options.redacted_command` records it) read back against the `run` fields it
 set that decide what the run owed its log: `repeats` (`--repeats N`), `adaptive`
-(`--adaptive`), under it `concurrency` (`--concurrency`, default 8: the batch it stops
+(`--adaptive`), `side_params` (`--base-param`, `--patch-param`: sides that differ by them are
+no same server), under it `concurrency` (`--concurrency`, default 8: the batch it stops
 between), and a sweep's `levels` (`--levels`, default 1,2,4,8).
 
 Before (review71c), a header whose `repeats` was lowered from 3 to 2, every side's repeat 2
@@ -18,7 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from k3diff.errors import InputError, UsageError
-from k3diff.sample.options import parse_levels
+from k3diff.sample.names import SIDES
+from k3diff.sample.options import parse_levels, parse_params
 from k3diff.sample.usage import shown
 
 OPTIONS: tuple[tuple[str, str, Callable[[str], Any], str | None], ...] = (
@@ -53,21 +55,44 @@ def check_command(run: Mapping[str, Any], where: str) -> None:
             continue  # not what click took: nothing to compare
         if given != run[field]:
             _edited(where, f"'run.{field}' is {shown(run[field])}", f"{option} {text}")
+    _check_side_params(run, command, where)
     adaptive = "--adaptive" in command
     if adaptive != (run.get("adaptive") is True):
         ran = "--adaptive" if adaptive else "no --adaptive"
         _edited(where, f"'run.adaptive' is {shown(run.get('adaptive'))}", ran)
 
 
+def _check_side_params(run: Mapping[str, Any], command: Sequence[str], where: str) -> None:
+    """`side_params` as `--base-param`/`--patch-param` gave them: a header given them of a run
+    of one server (review71c) read as an A/B of request fields, and passed."""
+    servers = run.get("servers")
+    sides = [side for side in SIDES if isinstance(servers, dict) and servers.get(side)]
+    try:
+        given = {s: parse_params(_values(command, f"--{s}-param"), f"--{s}-param") for s in sides}
+    except (UsageError, ValueError):
+        return  # not what click took: nothing to compare
+    expected = given if any(given.values()) else None
+    if run.get("side_params") != expected:
+        flags = " and ".join(f"--{side}-param" for side in sides if given[side])
+        ran = flags or "neither --base-param nor --patch-param"
+        _edited(where, f"'run.side_params' is {shown(run.get('side_params'))}", ran)
+
+
 def _value(command: Sequence[str], option: str) -> str | None:
     """The last value `option` was given (`--repeats 3`, `--repeats=3`), as click takes it."""
-    found = None
+    found = _values(command, option)
+    return found[-1] if found else None
+
+
+def _values(command: Sequence[str], option: str) -> tuple[str, ...]:
+    """Each value `option` was given, in order."""
+    found = []
     for number, arg in enumerate(command):
         if arg == option and number + 1 < len(command):
-            found = command[number + 1]
+            found.append(command[number + 1])
         elif arg.startswith(option + "="):
-            found = arg.partition("=")[2]
-    return found
+            found.append(arg.partition("=")[2])
+    return tuple(found)
 
 
 def _edited(where: str, field: str, ran: str) -> None:

@@ -210,3 +210,30 @@ def test_an_adaptive_batch_is_read_at_the_concurrency_its_command_gave(
     (line,) = result.stderr.splitlines()
     said = "header 'run.concurrency' is 2, but its command ran --concurrency 4"
     assert line.startswith(f"k3diff: error: {LOG}:1: {said}"), line
+
+
+def test_side_params_added_to_a_run_of_one_server_are_refused(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """Failed on main at 00f47e1b (exit 0): one server as both sides, the header given
+    `side_params` (`{"patch": {"seed": 1}}`) as if `--patch-param seed=1` had set the sides
+    apart: read as a deliberate A/B of request fields, not held. Its command gave none:
+    refused, exit 2; a run that gave `--patch-param` is judged as any."""
+    server = fault_server()
+    _sample(tmp_path, server.url, server.url.replace("127.0.0.1", "localhost"))
+    _edit(
+        tmp_path / LOG,
+        lambda line: True,
+        lambda run: run.__setitem__("side_params", {"base": {}, "patch": {"seed": 1}}),
+    )
+    result = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    (line,) = result.stderr.splitlines()
+    said = 'header \'run.side_params\' is {"base": {}, "patch": {"seed": 1}}, but its command '
+    assert line.startswith(f"k3diff: error: {LOG}:1: {said}ran neither --base-param nor"), line
+
+    (tmp_path / "run" / "samples.jsonl").unlink()
+    _sample(tmp_path, server.url, server.url, "--patch-param", "seed=1")
+    given = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
+    assert given.exit_code in (0, 1) and given.stderr == "", given.stderr
+    assert "same-server" not in given.stdout
