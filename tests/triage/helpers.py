@@ -210,3 +210,13 @@ def without_added_after(document: dict[str, Any], field: str) -> dict[str, Any]:
         for held in holders:
             del held[name]
     return document
+
+
+def given_side_params(run: dict[str, Any], sent: dict[str, dict[str, Any]]) -> None:
+    """A header's `run` object given `side_params` `sent` as `--base-param`/`--patch-param`
+    give them: in `side_params` and in its recorded command (review71c reads one against the
+    other)."""
+    run["side_params"] = sent
+    for side, fields in sent.items():
+        for name, value in fields.items():
+            run["command"] += [f"--{side}-param", f"{name}={json.dumps(value)}"]
