@@ -123,7 +123,7 @@ def test_a_base_that_sampled_does_not_excuse_a_greedy_patch_capture(tmp_path: Pa
     )
     header, *lines = log.read_text().splitlines()
     run = json.loads(header)
-    sent = {"base": {"temperature": 0.7}, "patch": {"temperature": 0}}
+    sent: dict[str, dict[str, Any]] = {"base": {"temperature": 0.7}, "patch": {"temperature": 0}}
     given_side_params(run["run"], sent)
     lines = [
         json.dumps({**(line := json.loads(text)), "request_params": sent[line["side"]]})
