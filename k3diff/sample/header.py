@@ -126,12 +126,15 @@ def header_line(run: Mapping[str, Any]) -> bytes:
     return json_line({"schema": SCHEMA, "run": dict(run)})
 
 
-def resumed_line(when: str, repeats: int | None = None) -> bytes:
+def resumed_line(when: str, repeats: int | None = None, command: Any = None) -> bytes:
     """The marker `--resume` appends before its first sample; `repeats` where the resumed run
-    takes more samples per record, side and mode than the log's run did (`--repeats` grown)."""
+    takes more samples per record, side and mode than the log's run did (`--repeats` grown),
+    with the resuming `command` that grew them (redacted), read against it as a header is."""
     marker: dict[str, Any] = {"schema": SCHEMA, "resumed": when}
     if repeats is not None:
         marker["repeats"] = repeats
+        if command:
+            marker["command"] = command
     return json_line(marker)
 
 
@@ -285,6 +288,7 @@ def read_marker(value: Mapping[str, Any], where: str, header: RunHeader) -> int 
     repeats = value["repeats"]
     if isinstance(repeats, bool) or not isinstance(repeats, int) or header.repeats is None:
         raise InputError(f"{where}: resume marker 'repeats' is not an integer grown from the run's")
+    check_command({"command": value.get("command"), "repeats": repeats}, where, marker=True)
     if repeats <= header.repeats:
         raise InputError(
             f"{where}: resume marker 'repeats' is {repeats}, not more than the run's "

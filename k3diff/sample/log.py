@@ -228,7 +228,7 @@ class SampleLog:
             except OSError as exc:
                 log.close()
                 raise OutputError(f"{path}: cannot drop the torn line: {exc}") from exc
-        log._write(resumed_line(resumed, grown))
+        log._write(resumed_line(resumed, grown, run.get("command")))
         log.samples = len(contents.samples)
         return log, contents
 

@@ -33,15 +33,16 @@ ADAPTIVE_ONLY = frozenset({"concurrency"})
 """Fields that decide what a run owed only under `--adaptive` (a batch it stops between)."""
 
 
-def check_command(run: Mapping[str, Any], where: str) -> None:
+def check_command(run: Mapping[str, Any], where: str, marker: bool = False) -> None:
     """InputError where the header's recorded command gave an option of `OPTIONS` or
-    `--adaptive` otherwise than the header's field says."""
+    `--adaptive` otherwise than the header's field says; a resume `marker`'s, its `--repeats`
+    (review71c: a marker's repeats lowered, the last repeat's lines deleted, passed)."""
     command = run.get("command")
     if not isinstance(command, list) or not all(isinstance(arg, str) for arg in command):
         return
     if "sample" not in command:
         return
-    for option, field, read, default in OPTIONS:
+    for option, field, read, default in OPTIONS[:1] if marker else OPTIONS:
         text = _value(command, option) or default
         if (
             text is None
@@ -54,12 +55,15 @@ def check_command(run: Mapping[str, Any], where: str) -> None:
         except (ValueError, UsageError):
             continue  # not what click took: nothing to compare
         if given != run[field]:
-            _edited(where, f"'run.{field}' is {shown(run[field])}", f"{option} {text}")
+            name = "resume marker 'repeats'" if marker else f"header 'run.{field}'"
+            _edited(where, f"{name} is {shown(run[field])}", f"{option} {text}")
+    if marker:
+        return
     _check_side_params(run, command, where)
     adaptive = "--adaptive" in command
     if adaptive != (run.get("adaptive") is True):
         ran = "--adaptive" if adaptive else "no --adaptive"
-        _edited(where, f"'run.adaptive' is {shown(run.get('adaptive'))}", ran)
+        _edited(where, f"header 'run.adaptive' is {shown(run.get('adaptive'))}", ran)
 
 
 def _check_side_params(run: Mapping[str, Any], command: Sequence[str], where: str) -> None:
@@ -75,7 +79,7 @@ def _check_side_params(run: Mapping[str, Any], command: Sequence[str], where: st
     if run.get("side_params") != expected:
         flags = " and ".join(f"--{side}-param" for side in sides if given[side])
         ran = flags or "neither --base-param nor --patch-param"
-        _edited(where, f"'run.side_params' is {shown(run.get('side_params'))}", ran)
+        _edited(where, f"header 'run.side_params' is {shown(run.get('side_params'))}", ran)
 
 
 def _value(command: Sequence[str], option: str) -> str | None:
@@ -97,6 +101,6 @@ def _values(command: Sequence[str], option: str) -> tuple[str, ...]:
 
 def _edited(where: str, field: str, ran: str) -> None:
     raise InputError(
-        f"{where}: header {field}, but its command ran {ran}: the header was edited; give the "
-        "log as sample wrote it"
+        f"{where}: {field}, but its command ran {ran}: the log was edited; give the log as "
+        "sample wrote it"
     )

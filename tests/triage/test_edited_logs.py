@@ -237,3 +237,24 @@ def test_side_params_added_to_a_run_of_one_server_are_refused(
     given = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
     assert given.exit_code in (0, 1) and given.stderr == "", given.stderr
     assert "same-server" not in given.stdout
+
+
+def test_a_resume_markers_repeats_are_read_against_its_command(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """Failed on main at 00f47e1b (exit 0): a run of 2 repeats grown to 4 by `--resume`; its
+    marker's `repeats` lowered to 3 and every side's repeat 3 deleted owed the lines left. The
+    marker records the resuming command beside the repeats it grew: refused, exit 2."""
+    urls = [fault_server().url, fault_server().url]
+    _sample(tmp_path, *urls, repeats=2)
+    _sample(tmp_path, *urls, "--resume", repeats=4)
+    lines = (tmp_path / LOG).read_text().splitlines()
+    (marker,) = [json.loads(line) for line in lines if '"resumed"' in line]
+    assert marker["repeats"] == 4 and "--repeats" in marker["command"]
+    kept = [line for line in lines if '"repeat":3,' not in line]
+    (tmp_path / LOG).write_text("\n".join(kept).replace('"repeats":4', '"repeats":3') + "\n")
+    result = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    (line,) = result.stderr.splitlines()
+    said = "resume marker 'repeats' is 3, but its command ran --repeats 4: the log was edited"
+    assert line.startswith(f"k3diff: error: {LOG}:") and said in line, line
