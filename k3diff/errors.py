@@ -24,6 +24,8 @@ stderr. Anything else escaping to the CLI is a bug.
 
 from __future__ import annotations
 
+import re
+
 
 class K3diffError(Exception):
     """Root of every error k3diff reports as exit code 2."""
@@ -90,7 +92,21 @@ class NestedRepositoryError(SourceError):
 
 class ServerError(K3diffError):
     """A server that cannot be reached at all (every attempt failed to connect), or whose
-    answer shows it is no completion server, or one that does not stream (`sample.unstreamed`)."""
+    answer shows it is no completion server, or one that does not stream (`sample.unstreamed`).
+    Its message names the server's URL without a user:password (`without_credentials`)."""
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(without_credentials(message))
+
+
+def without_credentials(text: str) -> str:
+    """`text` with each URL's user:password written `***` (`http://***@host:8000/v1`): before
+    (review71c), a stop's message said `--patch http://user:pw@host`'s password on stderr and
+    in the log's stop line."""
+    return _CREDENTIALS.sub(r"\1***@", text)
+
+
+_CREDENTIALS = re.compile(r"(://)[^\s/@]+@")
 
 
 class OutputError(K3diffError):

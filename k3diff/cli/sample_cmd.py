@@ -338,11 +338,10 @@ def sample(
     from k3diff.report.sample import render
     from k3diff.report.sampleconditions import side_fields_note
     from k3diff.sample.oneserver import OneServer
-    from k3diff.sample.routing import redacted_url
     from k3diff.sample.run import run_sampling
 
     def same_server(found: OneServer) -> None:  # deliberate (an A/A run), or a typo
-        urls = " and ".join(dict.fromkeys(redacted_url(u) for u in (found.base, found.patch)))
+        urls = found.urls  # credentials hidden (`one_server`)
         say(
             f"k3diff: note: --base and --patch are the same server ({urls}, both "
             f"{found.where}): the run measures that server against itself, and triage holds "

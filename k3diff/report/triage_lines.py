@@ -21,7 +21,7 @@ from k3diff.triage.model import (
     SideStats,
     TriageResult,
 )
-from k3diff.triage.nextstep import MoreSamples, command_line, hides_headers
+from k3diff.triage.nextstep import MoreSamples, command_line, hidden_values
 from k3diff.triage.splits import SplitTree
 
 
@@ -208,11 +208,8 @@ def _step(step: MoreSamples, k3diff: str, out: str, logged: bool) -> str:
 
 def _take_more(step: MoreSamples, more: str, k3diff: str, out: str, logged: bool) -> str:
     placeholder = f"{k3diff} sample <its options, as before>"
-    hidden = (
-        " (each --header value the log hides as *** given again)"
-        if logged and hides_headers(step)
-        else ""
-    )
+    kinds = hidden_values(step) if logged else ()
+    hidden = f" (each {' and '.join(kinds)} the log hides as *** given again)" if kinds else ""
     if step.growable:
         total = step.grown_to
         if total is None and step.repeats is not None:

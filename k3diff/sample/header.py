@@ -14,8 +14,10 @@ from typing import Any
 from k3diff import jsontext
 from k3diff.errors import InputError
 from k3diff.ids import SAMPLES as SCHEMA
+from k3diff.sample.credentials import redacted_url
 from k3diff.sample.names import MODES, SIDES
-from k3diff.sample.oneserver import OneServer, one_server
+from k3diff.sample.oneserver import OneServer, normalised, one_server
+from k3diff.sample.recorded import check_command
 from k3diff.sample.usage import shown
 
 LOG_FORMAT = 2
@@ -23,8 +25,10 @@ LOG_FORMAT = 2
 readers check the log against (`REQUIRED`: the records asked, modes, repeats, sides, run id),
 so a header that states it and lacks one was edited (samples71). A log without it (format 1,
 written before samples71) cannot show every line its run owed was logged."""
-REQUIRED = ("run_id", "servers", "modes", "repeats", "keys")
-"""The `run` fields a header stating `log_format` carries, each read below."""
+REQUIRED = ("run_id", "servers", "modes", "repeats", "keys", "connects_to")
+"""The `run` fields a header stating `log_format` carries, each read below (`connects_to`:
+review71c, a header whose record of where each side connected was deleted read two spellings
+of one server, `http://127.1:8000` and `http://127.0.0.1:8000`, as two)."""
 
 
 def json_line(value: Any) -> bytes:
@@ -63,6 +67,17 @@ class RunHeader:
         and missing can be told (`k3diff.sample.owed`)."""
         return self.log_format is not None and self.keys is not None
 
+    def check_asked(self, key: str, where: str) -> None:
+        """A sample line's record is one `keys` lists (`sample` logs no other): before
+        (review71c), a key taken out of `keys` left its lines owed nothing, and a repeat line
+        of it deleted too passed."""
+        if self.keys is not None and key not in self.keys:
+            raise InputError(
+                f"{where}: a sample of record {key!r}, which the header's 'run.keys' does not "
+                "list (sample logs only the records it asked), so the log was edited; give the "
+                "log as sample wrote it"
+            )
+
     @property
     def identity(self) -> str:
         """What tells runs apart: the run id, or for older logs a digest of the header."""
@@ -86,8 +101,10 @@ class RunHeader:
             return None  # deliberate: the sides differ by their parameters
         return self.one_server
 
-    def same_server_note(self, log: str) -> str | None:
-        """The sentence the triage and the bundle state for LOG when `same_server` holds."""
+    def same_server_note(self, log: str, allowed: bool = False) -> str | None:
+        """The sentence the triage and the bundle state for LOG when `same_server` holds;
+        `allowed`, that triage judged it anyway (`--allow-same-server`: before, review71c, its
+        result said only "no regression candidate")."""
         found = self.same_server
         if found is None:
             return None
@@ -95,7 +112,7 @@ class RunHeader:
             f"base and patch were sampled from the same server ({found.urls}, both "
             f"{found.where}) in {log}: its patch samples measure that server against itself, "
             "not a patched build"
-        )
+        ) + ("; judged as an A/A calibration run (--allow-same-server)" if allowed else "")
 
     @property
     def params(self) -> Mapping[str, Any] | None:
@@ -109,12 +126,15 @@ def header_line(run: Mapping[str, Any]) -> bytes:
     return json_line({"schema": SCHEMA, "run": dict(run)})
 
 
-def resumed_line(when: str, repeats: int | None = None) -> bytes:
+def resumed_line(when: str, repeats: int | None = None, command: Any = None) -> bytes:
     """The marker `--resume` appends before its first sample; `repeats` where the resumed run
-    takes more samples per record, side and mode than the log's run did (`--repeats` grown)."""
+    takes more samples per record, side and mode than the log's run did (`--repeats` grown),
+    with the resuming `command` that grew them (redacted), read against it as a header is."""
     marker: dict[str, Any] = {"schema": SCHEMA, "resumed": when}
     if repeats is not None:
         marker["repeats"] = repeats
+        if command:
+            marker["command"] = command
     return json_line(marker)
 
 
@@ -175,7 +195,32 @@ def _log_format(run: Mapping[str, Any], where: str) -> int | None:
                 "(k3diff sample writes it), so the header was edited; give the log as sample "
                 "wrote it"
             )
+    _check_connects(run, where)
+    check_command(run, where)
     return found
+
+
+def _check_connects(run: Mapping[str, Any], where: str) -> None:
+    """Each side's `connects_to` entry is of the URL `servers` names (`sample` records it
+    from that URL): before (review71c), the patch's URL edited to another port, its entry
+    kept, parted one server into two."""
+    servers, recorded = run.get("servers"), run.get("connects_to")
+    if not isinstance(servers, dict) or not isinstance(recorded, dict):
+        raise InputError(f"{where}: header 'run.connects_to' is not an object of the sides")
+    for side in SIDES:
+        url, entry = servers.get(side), recorded.get(side)
+        if url is None:
+            continue  # a side not sampled
+        said = entry.get("url") if isinstance(entry, dict) else None
+        if not isinstance(url, str) or not isinstance(said, str):
+            raise InputError(f"{where}: header 'run.connects_to' has no {side} URL")
+        if normalised(said) != normalised(url):
+            raise InputError(
+                f"{where}: header 'run.connects_to' says the {side} connected to "
+                f"{shown(redacted_url(said))}, but 'run.servers' names "
+                f"{shown(redacted_url(url))}: the header was edited; give the log as sample "
+                "wrote it"
+            )
 
 
 def _optional_string(run: Mapping[str, Any], name: str, where: str) -> str | None:
@@ -243,6 +288,7 @@ def read_marker(value: Mapping[str, Any], where: str, header: RunHeader) -> int 
     repeats = value["repeats"]
     if isinstance(repeats, bool) or not isinstance(repeats, int) or header.repeats is None:
         raise InputError(f"{where}: resume marker 'repeats' is not an integer grown from the run's")
+    check_command({"command": value.get("command"), "repeats": repeats}, where, marker=True)
     if repeats <= header.repeats:
         raise InputError(
             f"{where}: resume marker 'repeats' is {repeats}, not more than the run's "

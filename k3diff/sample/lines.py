@@ -199,6 +199,7 @@ def read_line(value: Mapping[str, Any], where: str, header: RunHeader) -> Sample
     key = value.get("key")
     if not isinstance(key, str):
         raise InputError(f"{where}: 'key' is missing or not a string")
+    header.check_asked(key, where)
     mode = _string(value, "mode", where)
     if mode not in MODES:
         raise InputError(f"{where}: 'mode' is {mode!r}; known modes: {', '.join(MODES)}")

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from k3diff.errors import OutputError, UsageError
+from k3diff.sample.credentials import redacted_run
 from k3diff.sample.header import header_line, json_line, resumed_line
 from k3diff.sample.lines import SampleLine, encode_line
 from k3diff.sample.reader import SamplesLog, read_samples_log
@@ -67,7 +68,9 @@ def read_log(path: Path) -> SamplesLog:
 def differing_fields(logged: Mapping[str, Any], wanted: Mapping[str, Any]) -> list[str]:
     """The compared header fields whose values differ between the log and this run."""
     names = COMPARED_RUN_FIELDS + tuple(name for name in ADDED_RUN_FIELDS if name in logged)
-    return [name for name in names if logged.get(name) != wanted.get(name)]
+    # Redacted both (a log written before review71c holds the user:password it was given).
+    was, now = redacted_run(logged), redacted_run(wanted)
+    return [name for name in names if was.get(name) != now.get(name)]
 
 
 def more_repeats(path: Path, logged: Mapping[str, Any], wanted: Mapping[str, Any]) -> int | None:
@@ -75,6 +78,7 @@ def more_repeats(path: Path, logged: Mapping[str, Any], wanted: Mapping[str, Any
     naming what differs and the command that takes the samples instead. Only `--repeats` may
     grow: the samples logged are the first repeats of the larger run, taken under every other
     option as now (a sweep numbers its repeats by level, so it cannot grow)."""
+    logged, wanted = redacted_run(logged), redacted_run(wanted)  # as said, too
     differ = differing_fields(logged, wanted)
     elsewhere = (
         "to sample another run, give another --out, then pool both runs: give triage both "
@@ -224,7 +228,7 @@ class SampleLog:
             except OSError as exc:
                 log.close()
                 raise OutputError(f"{path}: cannot drop the torn line: {exc}") from exc
-        log._write(resumed_line(resumed, grown))
+        log._write(resumed_line(resumed, grown, run.get("command")))
         log.samples = len(contents.samples)
         return log, contents
 

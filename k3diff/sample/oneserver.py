@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from k3diff.sample.credentials import redacted_url
+
 RESOLVE_TIMEOUT = 5.0
 """Seconds `connects_to` waits for the sides' host names to resolve, both together."""
 
@@ -90,7 +92,16 @@ def normalised(url: str) -> str:
 
 
 def _prefix(path: str) -> str:
-    root = path.rstrip("/")
+    """The path without its dot segments (the HTTP client sends `/x/../v1` as `/v1`: before,
+    review71c, `http://h:1/x/..` read as another route of `http://h:1`), a trailing slash or
+    a `/v1` suffix."""
+    kept: list[str] = []
+    for segment in path.split("/"):
+        if segment == "..":
+            kept = kept[:-1] if len(kept) > 1 else kept
+        elif segment != ".":
+            kept.append(segment)
+    root = "/".join(kept).rstrip("/")
     return root[: -len("/v1")].rstrip("/") if root.endswith("/v1") else root
 
 
@@ -187,4 +198,4 @@ def one_server(run: Mapping[str, Any]) -> OneServer | None:
         return None
     host = "loopback" if THIS_HOST in shared else sorted(shared)[0]
     port = "" if one.port is None else f" port {one.port}"
-    return OneServer(base[:200], patch[:200], f"{host}{port}{one.path}")
+    return OneServer(redacted_url(base)[:200], redacted_url(patch)[:200], f"{host}{port}{one.path}")

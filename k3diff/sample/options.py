@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from k3diff.errors import UsageError
+from k3diff.sample.credentials import redacted_url
 from k3diff.sample.names import SIDES, Mode
 from k3diff.sampling_params import boolean_number, non_finite
 
@@ -70,24 +71,22 @@ SECRET_OPTIONS = ("--header", "--flush-header")
 
 
 def redacted_command(argv: list[str]) -> tuple[str, ...]:
-    """The command line with `--header`/`--flush-header` values and a proxy URL's credentials
-    hidden."""
-    from k3diff.sample.routing import redacted_url  # the HTTP client, only when sampling
-
+    """The command line with `--header`/`--flush-header` values and every URL's credentials
+    (`--base`, `--patch`, `--proxy`, `--metrics-url`, `--flush-url`) hidden."""
     command = ["k3diff"]
     hide_next: str | None = None
     for arg in argv:
-        if hide_next == "--proxy":
-            arg = redacted_url(arg)
-        elif hide_next is not None:
+        if hide_next is not None:
             arg = arg.partition(":")[0] + ":***"
         else:
             option, equals, value = arg.partition("=")
             if equals and option in SECRET_OPTIONS:
                 arg = f"{option}={value.partition(':')[0]}:***"
-            elif equals and option == "--proxy":
-                arg = f"--proxy={redacted_url(value)}"
-        hide_next = arg if arg in (*SECRET_OPTIONS, "--proxy") else None
+            elif equals and option.startswith("--"):
+                arg = f"{option}={redacted_url(value)}"
+            else:
+                arg = redacted_url(arg)
+        hide_next = arg if arg in SECRET_OPTIONS else None
         command.append(arg)
     return tuple(command)
 

@@ -24,6 +24,7 @@ import httpx
 import truststore
 
 from k3diff.errors import UsageError
+from k3diff.sample.credentials import redacted_url
 
 
 @dataclass(frozen=True)
@@ -120,16 +121,6 @@ def _check_proxy_url(proxy: str, source: str) -> None:
             f"{source}: proxy {redacted_url(proxy)} is a SOCKS proxy, which needs the "
             "socksio package: pip install 'httpx[socks]'"
         )
-
-
-def redacted_url(url: str) -> str:
-    """`url` with any user:password replaced by `***`."""
-    parts = urllib.parse.urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
 
 
 def tls_context(ca_cert: Path | None) -> ssl.SSLContext:

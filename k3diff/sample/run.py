@@ -13,6 +13,7 @@ from k3diff.filehash import file_sha256
 from k3diff.sample.adaptive import Tally
 from k3diff.sample.bodies import request_bodies, request_template
 from k3diff.sample.client import SamplerClient
+from k3diff.sample.credentials import redacted_run
 from k3diff.sample.finish import FINISHED
 from k3diff.sample.gaugeadvice import given_problem
 from k3diff.sample.header import LOG_FORMAT
@@ -81,6 +82,7 @@ def run_sampling(
 def _open_log(
     options: SampleOptions, run: dict[str, Any], sent: Sent
 ) -> tuple[SampleLog, SamplesLog | None]:
+    run = redacted_run(run)  # written, and compared by a resume, without any URL's user:password
     if options.resume and (options.out / "samples.jsonl").exists():
         return SampleLog.resume(options.out, run, now(), sent.check)
     PerfLog.refuse_stale(options.out)

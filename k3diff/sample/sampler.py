@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from k3diff.errors import without_credentials
 from k3diff.responses.parts import canonical, request_params
 from k3diff.responses.shapes import preview
 from k3diff.sample.adaptive import Tally
@@ -343,7 +344,7 @@ def sample_line(
         fingerprint=outcome.fingerprint,
         model=outcome.model,
         stream_models=None if outcome.stream_models is None else list(outcome.stream_models),
-        error=outcome.error,
+        error=outcome.error and without_credentials(outcome.error),
         attempts=outcome.attempts,
         out_of_step=outcome.out_of_step or None,
         started=round(outcome.started, 6),

@@ -285,6 +285,12 @@ def command_line(step: MoreSamples, out: str, repeats: int, resume: bool) -> str
     return f"{program()} {shellwords.join([*kept[1:], *tail])}"  # the k3diff the user ran
 
 
-def hides_headers(step: MoreSamples) -> bool:
-    """The logged command hides a `--header` value: the line says to give it again."""
-    return step.command is not None and any(arg.endswith(HIDDEN) for arg in step.command)
+def hidden_values(step: MoreSamples) -> tuple[str, ...]:
+    """What the logged command hides (a `--header` value; a URL's user:password, review71c),
+    which the line says to give again."""
+    command = step.command or ()
+    kinds = (
+        ("--header value", any(arg.endswith(HIDDEN) for arg in command)),
+        ("URL user:password", any("://***@" in arg for arg in command)),
+    )
+    return tuple(kind for kind, hidden in kinds if hidden)

@@ -133,7 +133,7 @@ def triage(
         records = tuple(held_by_vacuous_control(record, vacuous, control) for record in records)
     one_server = () if settings.allow_same_server else same_server_logs(logs.logs)
     records = tuple(hold_same_server(record, one_server) for record in records)
-    notes = (log.header.same_server_note(log.path) for log in logs.logs)
+    notes = (log.header.same_server_note(log.path, settings.allow_same_server) for log in logs.logs)
     one_server_notes = tuple(note for note in notes if note is not None)
     return TriageResult(
         comparison=comparison.name,

@@ -33,7 +33,13 @@ def current_header(log: Path) -> None:
     lines = log.read_text().splitlines(keepends=True)
     header = json.loads(lines[0])
     keys = [json.loads(line)["key"] for line in lines[1:]]
+    servers = header["run"]["servers"]
+    connects = {side: {"url": url, "addresses": []} for side, url in servers.items() if url}
     header["run"] |= {"keys": list(dict.fromkeys(keys)), "log_format": 2}
+    header["run"].setdefault("connects_to", connects)
+    command = header["run"].get("command") or []
+    if "--repeats" in command:  # the fixture's helper wrote 3 whatever the run's repeats
+        command[command.index("--repeats") + 1] = str(header["run"]["repeats"])
     log.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
 
 

@@ -157,6 +157,7 @@ def test_samples_without_triage_are_stated_and_stray_keys_named(
     comparison, samples, _ = sampled_seed(tmp_path, engines)
     lines = [json.loads(line) for line in (tmp_path / samples).read_text().splitlines()]
     stray = [line | {"key": "nowhere"} for line in lines[1:3]]
+    lines[0]["run"]["keys"].append("nowhere")  # a record of the prompts, not of cmp.json
     (tmp_path / "stray.jsonl").write_text(
         "".join(json.dumps(line) + "\n" for line in [*lines, *stray])
     )
@@ -239,7 +240,9 @@ def test_samples_none_of_whose_keys_match_do_not_say_only_the_base_was_sampled(
     # bundle says so; it never says the patch was not sampled.
     comparison, samples, _ = sampled_seed(tmp_path, engines)
     lines = [json.loads(line) for line in (tmp_path / samples).read_text().splitlines()]
-    stray = [lines[0], *(line | {"key": f"elsewhere-{line['key']}"} for line in lines[1:])]
+    keys = [f"elsewhere-{key}" for key in lines[0]["run"]["keys"]]  # its prompts' records
+    header = lines[0] | {"run": lines[0]["run"] | {"keys": keys}}
+    stray = [header, *(line | {"key": f"elsewhere-{line['key']}"} for line in lines[1:])]
     assert {line["side"] for line in stray[1:]} == {"base", "patch"}
     (tmp_path / "stray.jsonl").write_text("".join(json.dumps(line) + "\n" for line in stray))
     _report(tmp_path, comparison, "stray.jsonl")

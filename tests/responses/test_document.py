@@ -105,8 +105,8 @@ EDITS: dict[str, tuple[Callable[[Document], Document | str], str]] = {
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A comparison `k3diff responses` wrote (one record differs, one matches) and a samples
-    log of the differing record (the base gives both texts, so the patch's two samples are inside
-    its observed set and triage passes)."""
+    log of the differing record (the base gives both texts, so the patch's samples are inside
+    its observed set and triage passes; as many a side as the run owed, samples71)."""
     folder = tmp_path_factory.mktemp("comparison")
     compare_texts(folder, {"k": ("a", "b"), "m": ("x", "x")})
     write_samples(

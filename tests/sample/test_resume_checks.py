@@ -70,10 +70,10 @@ def test_a_line_of_a_key_none_of_the_prompts_has_is_refused(
 
     result = _run(server, tmp_path, "run", "--repeats", "2", "--resume")
     assert result.exit_code == 2, result.stdout
-    assert result.stderr.splitlines() == [
-        f"k3diff: error: {log}:{len(lines) + 1}: cannot resume: a base sample of key 'added', "
-        "which none of the prompts has (a line added by hand, or of another prompts file): the "
-        "log is not this run's alone; sample these requests in another --out"
+    assert result.stderr.splitlines() == [  # the header lists the records asked (review71c)
+        f"k3diff: error: {log}:{len(lines) + 1}: a sample of record 'added', which the header's "
+        "'run.keys' does not list (sample logs only the records it asked), so the log was "
+        "edited; give the log as sample wrote it"
     ]
     assert len(read_samples(tmp_path / "run")[1]) == 3
 

@@ -89,23 +89,28 @@ def write_samples(
     params = {"temperature": 0} if params is None else params
     modes = tuple(dict.fromkeys((*modes, *(s.mode for s in samples))))
     slots = Counter((s.side, s.key, s.mode) for s in samples)
+    owed = max(slots.values(), default=3)
     header = {
         "schema": "k3diff.samples/1",
         "run": {
             "run_id": run_id
             or hashlib.sha256(f"{path.parent.name}/{path.name}".encode()).hexdigest()[:32],
-            "command": ["k3diff", "sample", "--base", "http://127.0.0.1:1", "--repeats", "3"],
+            "command": ["k3diff", "sample", "--base", "http://127.0.0.1:1", "--repeats", str(owed)],
             "servers": {"base": "http://127.0.0.1:1", "patch": "http://127.0.0.1:2"},
             "modes": list(modes),
             "endpoint": "completions",
             "stream": False,
             "params": params,
-            "repeats": max(slots.values(), default=3),  # what each side owes (samples71)
+            "repeats": owed,  # what each side owes (samples71), as its command says
             "concurrency": 1,
             "k3diff_version": "0.1.0",
             "started": "2025-01-01T00:00:00Z",
             "keys": list(dict.fromkeys(s.key for s in samples)),
             "log_format": 2,
+            "connects_to": {  # where each side connected (no address: names decide)
+                "base": {"url": "http://127.0.0.1:1", "addresses": []},
+                "patch": {"url": "http://127.0.0.1:2", "addresses": []},
+            },
         },
     }
     lines = [json.dumps(header)]
@@ -205,3 +210,13 @@ def without_added_after(document: dict[str, Any], field: str) -> dict[str, Any]:
         for held in holders:
             del held[name]
     return document
+
+
+def given_side_params(run: dict[str, Any], sent: dict[str, dict[str, Any]]) -> None:
+    """A header's `run` object given `side_params` `sent` as `--base-param`/`--patch-param`
+    give them: in `side_params` and in its recorded command (review71c reads one against the
+    other)."""
+    run["side_params"] = sent
+    for side, fields in sent.items():
+        for name, value in fields.items():
+            run["command"] += [f"--{side}-param", f"{name}={json.dumps(value)}"]

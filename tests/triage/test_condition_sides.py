@@ -14,7 +14,7 @@ from cli_support import run_k3diff
 
 from k3diff.sample.prompts import prompt_digest
 
-from .helpers import completion, side, write_samples
+from .helpers import completion, given_side_params, side, write_samples
 
 GREEDY = {"temperature": 0, "max_tokens": 8}
 
@@ -29,7 +29,7 @@ def _log(tmp_path: Path, sent: dict[str, dict[str, Any]], base: list[str]) -> Pa
     )
     header, *lines = log.read_text().splitlines()
     run = json.loads(header)
-    run["run"]["side_params"] = sent
+    given_side_params(run["run"], sent)
     rows = []
     for text in lines:
         row = json.loads(text)

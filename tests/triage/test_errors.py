@@ -65,7 +65,10 @@ CASES: dict[str, tuple[Callable[[list[Any]], list[Any]], str]] = {
         "s.jsonl:2: 'trace.positions' is not a non-negative integer",
     ),
     "no-key-matches": (
-        lambda rows: [rows[0], *(r | {"key": "other"} for r in rows[1:])],
+        lambda rows: [  # a log of another prompts file: its header lists its own records
+            rows[0] | {"run": rows[0]["run"] | {"keys": ["other"]}},
+            *(r | {"key": "other"} for r in rows[1:]),
+        ],
         "no sample key matches a record of cmp.json",
     ),
 }

@@ -317,3 +317,15 @@ def test_a_run_stopped_short_of_what_is_asked_grows_from_what_it_logged(tmp_path
         "grow the run: k3diff sample --base http://127.0.0.1:1 --out run --resume "
         f"--repeats {3 + more} (" in line
     )
+
+
+def test_a_url_whose_password_the_log_hides_is_said_to_be_given_again(tmp_path: Path) -> None:
+    """review71c: the log records `--patch http://user:pw@host` as `http://***@host`; the next
+    step's command, run as printed, would send `***` as the password. Its line says to give
+    it again, as it does a hidden `--header` value (before: no word of it)."""
+    _logged(tmp_path, ["k3diff", "sample", "--base", "http://127.0.0.1:1", "--patch",
+                       "http://***@127.0.0.1:2", "--repeats", "3"])  # fmt: skip
+    text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path).stdout
+    (line,) = [line for line in text.splitlines() if line.startswith("next: ")]
+    assert "--patch 'http://***@127.0.0.1:2'" in line
+    assert "(each URL user:password the log hides as *** given again)" in line

@@ -116,7 +116,8 @@ def test_an_aa_run_is_judged_as_any_with_allow_same_server(
     assert (
         f"base and patch were sampled from the same server ({server.url} and "
         f"http://localhost:{port}, both loopback port {port}) in run/samples.jsonl: its patch "
-        "samples measure that server against itself, not a patched build"
+        "samples measure that server against itself, not a patched build; judged as an A/A "
+        "calibration run (--allow-same-server)"
     ) in document["qualifications"]
     bundle = run_k3diff(
         "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path

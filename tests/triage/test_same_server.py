@@ -32,6 +32,9 @@ def _same_server_log(tmp_path: Path, patch_url: str = SAME) -> None:
     header, *rest = log.read_text().splitlines()
     parsed = json.loads(header)
     parsed["run"]["servers"] = {"base": SAME, "patch": patch_url}
+    parsed["run"]["connects_to"] = {  # no address recorded: the URLs' names decide
+        side: {"url": url, "addresses": []} for side, url in parsed["run"]["servers"].items()
+    }
     log.write_text("\n".join([json.dumps(parsed), *rest]) + "\n")
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from cli_support import run_k3diff
 
-from .helpers import compare_texts, side, write_samples
+from .helpers import compare_texts, given_side_params, side, write_samples
 
 
 def _triage(tmp_path: Path, patch_captured: str, *args: str) -> tuple[int, dict[str, Any]]:
@@ -123,8 +123,8 @@ def test_a_base_that_sampled_does_not_excuse_a_greedy_patch_capture(tmp_path: Pa
     )
     header, *lines = log.read_text().splitlines()
     run = json.loads(header)
-    run["run"]["side_params"] = {"base": {"temperature": 0.7}, "patch": {"temperature": 0}}
-    sent = {"base": {"temperature": 0.7}, "patch": {"temperature": 0}}
+    sent: dict[str, dict[str, Any]] = {"base": {"temperature": 0.7}, "patch": {"temperature": 0}}
+    given_side_params(run["run"], sent)
     lines = [
         json.dumps({**(line := json.loads(text)), "request_params": sent[line["side"]]})
         for text in lines
