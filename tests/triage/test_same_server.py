@@ -178,6 +178,9 @@ def test_the_next_step_of_a_run_of_one_server_is_a_server_of_its_own(tmp_path: P
     header, *rest = log.read_text().splitlines()
     parsed = json.loads(header)
     parsed["run"]["servers"] = {"base": SAME, "patch": "http://localhost:1"}
+    parsed["run"]["connects_to"] = {  # no address recorded: the URLs' names decide
+        side: {"url": url, "addresses": []} for side, url in parsed["run"]["servers"].items()
+    }
     log.write_text("\n".join([json.dumps(parsed), *rest]) + "\n")
     urls = f"{SAME} and http://localhost:1, both loopback port 1, in run/samples.jsonl"
 
