@@ -21,20 +21,9 @@ from cli_support import run_json, run_k3diff
 
 from k3diff.documents.catalog import load_schema
 from provenance.repokit import make_repo
-from provenance.versiontemplates import SCM_10, SCM_TEMPLATES, scm_module
+from provenance.versiontemplates import SCM_10, SCM_TEMPLATES, scm_module, scm_pyproject
 
-SCM_PYPROJECT = b"""\
-[build-system]
-requires = ["setuptools>=64", "setuptools-scm>=8"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "engine"
-dynamic = ["version"]
-
-[tool.setuptools_scm]
-version_file = "src/engine/_version.py"
-"""
+SCM_PYPROJECT = scm_pyproject("src/engine/_version.py")
 SOURCES = {
     "pyproject.toml": SCM_PYPROJECT,
     ".gitignore": b"src/engine/_version.py\n",

@@ -21,20 +21,9 @@ import wheelkit
 from cli_support import run_json
 
 from provenance.repokit import make_repo
-from provenance.versiontemplates import SCM_6, SCM_10, scm_module, versioneer_module
+from provenance.versiontemplates import SCM_6, SCM_10, scm_module, scm_pyproject, versioneer_module
 
-SCM_PYPROJECT = b"""\
-[build-system]
-requires = ["setuptools>=64", "setuptools-scm>=8"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "engine"
-dynamic = ["version"]
-
-[tool.setuptools_scm]
-version_file = "src/engine/_version.py"
-"""
+SCM_PYPROJECT = scm_pyproject("src/engine/_version.py")
 VERSIONEER_CFG = b"""\
 [metadata]
 name = engine

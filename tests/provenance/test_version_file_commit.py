@@ -17,20 +17,9 @@ import wheelkit
 from cli_support import run_json
 
 from provenance.repokit import make_repo
-from provenance.versiontemplates import scm_module
+from provenance.versiontemplates import scm_module, scm_pyproject
 
-PYPROJECT = b"""\
-[build-system]
-requires = ["setuptools>=64", "setuptools-scm>=8"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "engine"
-dynamic = ["version"]
-
-[tool.setuptools_scm]
-version_file = "src/engine/sub/_version.py"
-"""
+PYPROJECT = scm_pyproject("src/engine/sub/_version.py")
 FILES = {"engine/__init__.py": b"", "engine/sub/__init__.py": b"", "engine/core.py": b"STEP = 2\n"}
 
 

@@ -22,20 +22,9 @@ import wheelkit
 from cli_support import run_json
 
 from provenance.repokit import make_repo
-from provenance.versiontemplates import SCM_6, SCM_10, scm_module
+from provenance.versiontemplates import SCM_6, SCM_10, scm_module, scm_pyproject
 
-PYPROJECT = b"""\
-[build-system]
-requires = ["setuptools>=64", "setuptools-scm>=8"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "engine"
-dynamic = ["version"]
-
-[tool.setuptools_scm]
-version_file = "src/engine/_version.py"
-"""
+PYPROJECT = scm_pyproject("src/engine/_version.py")
 
 
 def _run(tmp_path: Path, module: Any) -> tuple[int, dict[str, Any], str]:

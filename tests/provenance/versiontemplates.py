@@ -138,3 +138,18 @@ def versioneer_module(version: str, revision: str | None, dirty: bool = False) -
         f"version_json = '''\n{blob}\n'''  # END VERSION_JSON\n\n\n"
         "def get_versions():\n    return json.loads(version_json)\n"
     ).encode()
+
+
+def scm_pyproject(version_file: str) -> bytes:
+    """The `engine` project's pyproject.toml under setuptools with setuptools-scm writing
+    `version_file` (a path from the project's root)."""
+    return (
+        "[build-system]\n"
+        'requires = ["setuptools>=64", "setuptools-scm>=8"]\n'
+        'build-backend = "setuptools.build_meta"\n\n'
+        "[project]\n"
+        'name = "engine"\n'
+        'dynamic = ["version"]\n\n'
+        "[tool.setuptools_scm]\n"
+        f'version_file = "{version_file}"\n'
+    ).encode()
