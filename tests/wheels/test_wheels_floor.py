@@ -17,7 +17,7 @@ def _pair(tmp_path: Path) -> tuple[Path, Path]:
     big = os.urandom(300_000)
     files = {"pkg/__init__.py": b"x = 1\n", "pkg/big.bin": big, "pkg/same.txt": b"same\n" * 50}
     base = make_wheel(tmp_path / "base", "pkg", "1.0", files, method=zipfile.ZIP_STORED)
-    edited = {**files, "pkg/big.bin": big[:-1] + b"\0", "pkg/new.py": b"y = 2\n"}
+    edited = {**files, "pkg/big.bin": big[:-1] + bytes([big[-1] ^ 1]), "pkg/new.py": b"y = 2\n"}
     patch = make_wheel(tmp_path / "patch", "pkg", "1.0", edited, method=zipfile.ZIP_STORED)
     return base, patch
 
