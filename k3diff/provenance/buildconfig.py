@@ -56,7 +56,7 @@ CONFIG_CAP = 256 * 1024
 
 DOTS_CAP = 128
 """Most dots a line of a pyproject.toml read may hold: no key needs more parts, and with them
-a 256 KiB file of the costliest keys parses in about a second and 120 MB (`_toml`)."""
+a 256 KiB file of the costliest keys parses in about a second and 120 MB (`toml_document`)."""
 
 _FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 HATCH_FILE = "hatch.toml"
@@ -91,7 +91,7 @@ def read_package_dirs(
     readable = {}
     for name, oid in present.items():
         if sizes[oid] > CONFIG_CAP and name == HATCH_FILE:
-            continue  # said by the hatchling reader alone (`_hatch_document`)
+            continue  # said by the hatchling reader alone (`hatch_document`)
         if sizes[oid] > CONFIG_CAP:
             found.append(Unread(f"{directory}{name} is over {CONFIG_CAP // 1024} KiB, not read"))
         else:
@@ -103,7 +103,7 @@ def read_package_dirs(
         if name not in contents:
             continue
         if name == "pyproject.toml":
-            parsed = _toml(contents[name], label)
+            parsed = toml_document(contents[name], label)
             if isinstance(parsed, Unread):
                 found.append(parsed)
                 continue
@@ -146,7 +146,7 @@ def read_package_dirs(
             at += 1
         return found
 
-    hatch = _hatch_document(
+    hatch = hatch_document(
         document, contents, directory, hatch_file in links, HATCH_FILE in present
     )
     system = document.get("build-system")
@@ -182,7 +182,7 @@ def _readers(
     installs: list[tuple[str, str, str]],
 ) -> dict[str, tuple[str, Callable[[], Stated]]]:
     """Each backend read but setuptools, by its `build-backend`: (whose settings, the reader);
-    `hatch`: the document and its label as hatchling reads them (`_hatch_document`);
+    `hatch`: the document and its label as hatchling reads them (`hatch_document`);
     `installs`: the files a scikit-build-core build's CMake installs (`cmakeinstall`)."""
 
     def hatchling() -> Stated:
@@ -265,7 +265,7 @@ def configuration_files(tree: Collection[str], links: Collection[str]) -> list[s
     return sorted(p for p in (*tree, *links) if p.rpartition("/")[2] in _FILES)
 
 
-def _hatch_document(
+def hatch_document(
     document: Mapping[str, object],
     contents: Mapping[str, bytes],
     directory: str,
@@ -285,7 +285,7 @@ def _hatch_document(
         return document, label
     if HATCH_FILE not in contents:
         return Unread(f"{shown} is over {CONFIG_CAP // 1024} KiB, not read")
-    parsed = _toml(contents[HATCH_FILE], shown)
+    parsed = toml_document(contents[HATCH_FILE], shown)
     if isinstance(parsed, Unread):
         return parsed
     tool = document.get("tool")
@@ -298,7 +298,7 @@ def _hatch_document(
 _SETUPTOOLS_READERS = {"setup.cfg": from_setup_cfg, "setup.py": from_setup_py}
 
 
-def _toml(data: bytes, label: str) -> Mapping[str, object] | Unread:
+def toml_document(data: bytes, label: str) -> Mapping[str, object] | Unread:
     """The parsed document, or why it is not read: not TOML, or a line holding more than
     `DOTS_CAP` dots. A dotted key of n parts costs `tomllib` n²/2 references, held until the
     next table header (review70a: a 32 KiB line ``x.x.x…y = 1`` took 1 GB and 3 s, a 256 KiB
