@@ -102,6 +102,10 @@ class FileSource:
     not_generated: str | None = None
     """Where `generated_by` is set but the file is not that tool's template stating the wheel's
     version: what is not, said in its W401/W402 (its status stays absent or mismatch)."""
+    stated_version: str | None = None
+    """`generated` only: the version the module states where METADATA's extends it by local
+    segments a build script appends (vLLM's ``0.11.0``, METADATA ``0.11.0+cu128``), else
+    None (it states METADATA's)."""
 
 
 @dataclass(frozen=True)
@@ -316,6 +320,7 @@ def _file_sources(
                 submodule=link_over(lookup.submodules, where(path)) if absent else None,
                 generated_by=verdict.written.describe() if verdict else None,
                 not_generated=verdict.refusal() if verdict else None,
+                stated_version=verdict.stated if verdict and path in holds else None,
             )
         )  # fmt: skip
     return tuple(entries)
