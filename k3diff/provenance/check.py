@@ -36,6 +36,7 @@ from k3diff.provenance.git import (
     open_repo,
     range_commits,
 )
+from k3diff.provenance.leftout import left_out
 from k3diff.provenance.lookup import Lookup, SourceLayout
 from k3diff.provenance.rangewalk import newest_matches
 from k3diff.provenance.revisions import (
@@ -202,6 +203,7 @@ def check_source(
     lookup = Lookup.build(git, commit, files, prefix, layout)
     matches = lookup.matching(commit)
     written = generated_files(git, lookup, files, set(files) - set(matches), version, {commit})
+    leaves = left_out(git, lookup)
     return ProvenanceReport(
         repo=str(repo),
         rev=rev,
@@ -215,7 +217,8 @@ def check_source(
         revisions=(revision,),
         notes=history_notes(git, (revision,))
         + stated_notes(git, revision, stated)
-        + lookup.dropped_notes(dropped),
+        + lookup.dropped_notes(leaves.kept(lookup, dropped))
+        + leaves.notes(lookup, matches),
         version=version,
     )
 
@@ -252,6 +255,7 @@ def check_source_range(
     matches.update({p: older[where(p)] for p in lookup.wheel_blobs if where(p) in older})
     built = {old, new, *(c for c, _ in history)}
     written = generated_files(git, lookup, files, set(files) - set(matches), version, built)
+    leaves = left_out(git, lookup)
     return ProvenanceReport(
         repo=str(repo),
         rev=None,
@@ -265,7 +269,8 @@ def check_source_range(
         revisions=(old_end, new_end),
         notes=history_notes(git, (old_end, new_end))
         + range_stated_notes(git, (old_end, new_end), {c for c, _ in history}, stated, base_stated)
-        + lookup.dropped_notes(dropped),
+        + lookup.dropped_notes(leaves.kept(lookup, dropped))
+        + leaves.notes(lookup, [p for p, c in matches.items() if c == new]),
         version=version,
     )
 
