@@ -60,6 +60,8 @@ class LeftOut:
         repo = lookup.repo_path(path)
         if path in dict(lookup.layout.package_dirs) or not repo.startswith(self.project):
             return None  # a file forced in or installed by CMake: never excluded
+        if repo not in lookup.tree:
+            return None  # a link's or a submodule's: where the build finds it is not read
         relative = repo[len(self.project) :]
         if self.artifacts is not None and self.artifacts.excludes(relative) is not False:
             return None
@@ -67,7 +69,8 @@ class LeftOut:
             if rule.patterns.excludes(path if rule.on_wheel_path else relative):
                 return rule.origin, rule.certain
         package = posixpath.join(posixpath.dirname(repo), "__init__.py")
-        if self.only_packages is not None and package not in lookup.tree:
+        held = package in lookup.tree or package in lookup.links  # a link the build follows
+        if self.only_packages is not None and not held:
             return f"{self.only_packages} (no __init__.py beside it)", True
         return None
 
@@ -90,12 +93,14 @@ class LeftOut:
 
 
 def left_out(git: GitRepo, lookup: Lookup) -> LeftOut:
-    """What the build of the project `lookup` reads the package from leaves out."""
+    """What the build of the project `lookup` reads the package from leaves out (its
+    configuration and the ``.gitignore`` files above it read at once: one ``git`` call)."""
     project, tree = lookup.layout.project, lookup.tree
     names = (f"{project}pyproject.toml", f"{project}{HATCH_FILE}")
     if any(name in lookup.links for name in names) or names[0] not in tree:
         return LeftOut()
-    contents = _read(git, tree, names)
+    ignores = _gitignores(project)
+    contents = _read(git, tree, (*names, *ignores))
     label = names[0]
     document = toml_document(contents.get(names[0], b""), label)
     system = {} if not isinstance(document, Mapping) else document.get("build-system")
@@ -110,10 +115,17 @@ def left_out(git: GitRepo, lookup: Lookup) -> LeftOut:
     hatch = hatch_document(document, files, project, False, names[1] in tree)
     if not isinstance(hatch, tuple):
         return LeftOut()
-    return _hatchling(git, lookup, *hatch)
+    gitignore = next((path for path in ignores if path in tree or path in lookup.links), None)
+    found = None
+    if gitignore is not None and gitignore in contents:  # a link, or over the cap: not read
+        found = (gitignore, contents[gitignore].decode("utf-8", "replace"))
+    return _hatchling(lookup, *hatch, found)
 
 
-def _hatchling(git: GitRepo, lookup: Lookup, document: Mapping[str, object], label: str) -> LeftOut:
+def _hatchling(
+    lookup: Lookup, document: Mapping[str, object], label: str, found: tuple[str, str] | None
+) -> LeftOut:
+    """`found`: the path and text of the ``.gitignore`` hatchling reads, if k3diff reads it."""
     tool = document.get("tool")
     hatch = tool.get("hatch") if isinstance(tool, dict) else None
     build = hatch.get("build", {}) if isinstance(hatch, dict) else {}
@@ -134,7 +146,7 @@ def _hatchling(git: GitRepo, lookup: Lookup, document: Mapping[str, object], lab
     if patterns is None or artifacts is None:
         return LeftOut()
     rules = [_Rule(compiled([*HATCH_DEFAULTS, *patterns]), origin, True)]
-    if not ignore_vcs and (found := _gitignore(git, lookup)) is not None:
+    if not ignore_vcs and found is not None:
         rules.append(_Rule(compiled(found[1].splitlines()), f"hatchling, by {found[0]},", False))
     return LeftOut(
         tuple(rules),
@@ -167,21 +179,14 @@ def _strings(value: object) -> list[str] | None:
     return None
 
 
-def _gitignore(git: GitRepo, lookup: Lookup) -> tuple[str, str] | None:
-    """(path, text) of the ``.gitignore`` hatchling reads: the first at or above the project
-    (``locate_file``, up to the repository's root); None for none or one not read."""
-    place = lookup.layout.project
-    while True:
-        path = f"{place}.gitignore"
-        if path in lookup.links:
-            return None
-        if path in lookup.tree:
-            data = _read(git, lookup.tree, (path,)).get(path)
-            return None if data is None else (path, data.decode("utf-8", "replace"))
-        if not place:
-            return None
-        place = place[:-1].rpartition("/")[0]
-        place = place + "/" if place else ""
+def _gitignores(project: str) -> list[str]:
+    """Where hatchling looks for ``.gitignore``, nearest first: the project's directory, then
+    each above it to the repository's root (``locate_file``, bounded by ``.git``)."""
+    places = [project]
+    while places[-1]:
+        parent = places[-1][:-1].rpartition("/")[0]
+        places.append(parent + "/" if parent else "")
+    return [f"{place}.gitignore" for place in places]
 
 
 def _read(git: GitRepo, tree: Mapping[str, str], paths: Collection[str]) -> dict[str, bytes]:
