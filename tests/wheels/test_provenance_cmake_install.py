@@ -21,15 +21,8 @@ import wheelkit
 from cli_support import run_json, run_k3diff
 from provenance.repokit import make_repo
 
-SAFE = b"import hmac\n\ndef check(token, secret):\n    return hmac.compare_digest(token, secret)\n"
-OLD = b"def check(token, secret):\n    return True  # 0.9, before the fix\n"
-FILES = {
-    "pkg/__init__.py": b"",
-    "pkg/util.py": b"X = 1\n",
-    "pkg/sub/__init__.py": b"",
-    "pkg/sub/auth.py": SAFE,
-}
-REVERTED = {**FILES, "pkg/sub/auth.py": OLD}
+from .test_provenance_backend_places import FILES, REVERTED, SAFE
+
 SKBUILD = (
     b'[build-system]\nrequires = ["scikit-build-core"]\n'
     b'build-backend = "scikit_build_core.build"\n\n[project]\nname = "pkg"\nversion = "1.0"\n\n'
