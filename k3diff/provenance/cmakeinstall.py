@@ -12,7 +12,8 @@ top level (in no ``if``, loop, function, macro or block, before any ``return()``
 files with one literal relative ``DESTINATION`` and optionally ``RENAME``, ``PERMISSIONS``,
 ``COMPONENT`` or ``OPTIONAL``: each file ships at ``install-dir/DESTINATION/name``. An
 ``install(TARGETS|EXPORT|IMPORTED_RUNTIME_ARTIFACTS|RUNTIME_DEPENDENCY_SET …)`` installs built
-binaries and CMake's own files, no source. Any other ``install()`` (``DIRECTORY``, ``CODE``,
+binaries and CMake's own files, no source, and an ``install(FILES …)`` of literal files none
+of which is a Python file (headers) ships nothing the source check compares. Any other ``install()`` (``DIRECTORY``, ``CODE``,
 ``SCRIPT``, a variable, a generator expression, one in another CMake file, a condition) may
 ship any file at any wheel path: `Unreadable` says which, and the source check stops.
 """
@@ -34,6 +35,11 @@ _CLOSERS = frozenset(_OPENERS.values())
 _VALUED = {"DESTINATION", "RENAME", "COMPONENT"}
 _FLAGS = {"OPTIONAL"}
 _PERMISSIONS = "PERMISSIONS"
+_PYTHON = (".py", ".pyi", ".pyw", ".pyc", ".pyo")
+"""Names of files the source check compares (or finds bytecode in)."""
+_NOT_LITERAL = frozenset("$;\\@[")
+"""Characters of an argument that is not a literal: a variable, a list, an escape, a
+generator expression's ``$<``, a bracket argument."""
 _COMMAND = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
 _BRACKET = re.compile(rb"\[(=*)\[")
 
@@ -72,7 +78,7 @@ def cmake_installs(
             if command.name != "install":
                 continue
             form = command.args[0].upper() if command.args else ""
-            if form in BINARIES:
+            if form in BINARIES or _no_python(command.args):
                 continue
             where = f"{path} line {command.line}"
             if path != top or not command.top or not command.literal:
@@ -118,6 +124,22 @@ def _files(
             return Unreadable(f"{where}: install({form} …) of {shown}, outside the project")
         found.append((wheel, project, f"{where}: install({form} {shortened(source, 200)})"))
     return found
+
+
+def _no_python(args: tuple[str, ...]) -> bool:
+    """Whether an ``install(FILES|PROGRAMS …)`` names its files, and any ``RENAME``, as literals
+    none of which is a Python file: headers and data, which the source check never compares,
+    wherever and whenever it installs them (a vendored library's rules under an ``if``)."""
+    if not args or args[0].upper() not in {"FILES", "PROGRAMS"}:
+        return False
+    rest, names = list(args[1:]), []
+    while rest and rest[0] not in _VALUED | _FLAGS | {_PERMISSIONS}:
+        names.append(rest.pop(0))
+    if "RENAME" in rest and rest.index("RENAME") + 1 < len(rest):
+        names.append(rest[rest.index("RENAME") + 1])
+    return bool(names) and all(
+        not set(name) & _NOT_LITERAL and not name.lower().endswith(_PYTHON) for name in names
+    )
 
 
 def _inside(path: str) -> str | None:
@@ -187,6 +209,7 @@ def _arguments(data: bytes, at: int) -> tuple[tuple[str, ...], bool, int]:
         elif char == b"[" and (bracket := _BRACKET.match(data, at)) is not None:
             close = data.find(b"]" + bracket.group(1) + b"]", bracket.end())
             at, literal = (len(data) if close < 0 else close + len(bracket.group(1)) + 2), False
+            args.append("[")  # a bracket argument: not read, and no literal
         elif char == b'"':
             close = _quote_end(data, at + 1)
             args.append(data[at + 1 : close].decode("utf-8", "replace"))
@@ -198,7 +221,7 @@ def _arguments(data: bytes, at: int) -> tuple[tuple[str, ...], bool, int]:
                 end += 1
             args.append(data[at:end].decode("utf-8", "replace"))
             at = end if end > at else at + 1
-    if any(set(a) & {"$", ";", "\\", "@", "["} for a in args):
+    if any(set(a) & _NOT_LITERAL for a in args):
         literal = False
     return tuple(args), literal, at
 

@@ -153,3 +153,22 @@ def test_another_backend_does_not_read_cmake(tmp_path: Path) -> None:
 
     assert code == 0
     assert report["provenance"]["package_dir"] == {"pkg/": "src/pkg/"}
+
+
+def test_installs_of_files_that_are_not_python_leave_the_packages_read(tmp_path: Path) -> None:
+    """A vendored library's headers, under a condition, in its own CMake file: no file the
+    source check compares, wherever they go."""
+    vendored = (
+        b"if(FMT_INSTALL)\n  install(FILES fmt.h core.h DESTINATION ${INCLUDE_DIR})\nendif()\n"
+    )
+    repo = _repo(
+        tmp_path,
+        SKBUILD + PACKAGES,
+        TOP + b"add_subdirectory(third_party/fmt)\n" + TARGETS,
+        **{"third_party/fmt/CMakeLists.txt": vendored},
+    )
+
+    code, report = _check(tmp_path, repo, REVERTED)
+
+    assert code == 0
+    assert report["provenance"]["package_dir"] == {"pkg/": "src/pkg/"}
