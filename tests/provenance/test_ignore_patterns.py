@@ -22,7 +22,7 @@ PATHS = ["a", "pkg/a", "src/pkg/x.py", "a/b/x.py", "pkg/t1/x.py", "x.py", "a/x.p
 PATHS += ["ab/x.pyd", "src/b/t/x.py", "pkg", "a/a/a", "src/a/b", "c/x.py"]
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.lists(st.lists(st.sampled_from(PIECES), min_size=1, max_size=4), min_size=1, max_size=3))
 def test_what_k3diff_claims_is_what_pathspec_says(patterns: list[list[str]]) -> None:
     lines = ["".join(pieces) for pieces in patterns]
