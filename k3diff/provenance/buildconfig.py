@@ -38,7 +38,9 @@ import functools
 import tomllib
 from collections.abc import Callable, Collection, Mapping
 
+from k3diff.errors import SourceError
 from k3diff.escape import shortened
+from k3diff.provenance.cmakeinstall import Unreadable, cmake_installs
 from k3diff.provenance.flitconfig import from_flit
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.hatchconfig import from_hatch
@@ -46,7 +48,7 @@ from k3diff.provenance.maturinconfig import from_maturin
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, one, placed
 from k3diff.provenance.pdmconfig import from_pdm
 from k3diff.provenance.poetryconfig import from_poetry
-from k3diff.provenance.scikitbuildconfig import from_scikit_build
+from k3diff.provenance.scikitbuildconfig import cmake_layout, from_scikit_build
 from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
 
 CONFIG_CAP = 256 * 1024
@@ -54,11 +56,14 @@ CONFIG_CAP = 256 * 1024
 
 DOTS_CAP = 128
 """Most dots a line of a pyproject.toml read may hold: no key needs more parts, and with them
-a 256 KiB file of the costliest keys parses in about a second and 120 MB (`_toml`)."""
+a 256 KiB file of the costliest keys parses in about a second and 120 MB (`toml_document`)."""
 
 _FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 HATCH_FILE = "hatch.toml"
 """hatchling's own configuration file, read over ``[tool.hatch]`` where hatchling builds."""
+SCIKIT_BUILD = "scikit_build_core.build"
+CMAKE_FILES_CAP = 2_000
+"""Most CMake files (``CMakeLists.txt``, ``*.cmake``) of a project read for its installs."""
 SETUPTOOLS_BACKENDS = frozenset({"setuptools.build_meta", "setuptools.build_meta:__legacy__"})
 """`[build-system] build-backend` values that are setuptools; none given is setuptools too
 (PEP 517's legacy path, `setup.py`)."""
@@ -86,7 +91,7 @@ def read_package_dirs(
     readable = {}
     for name, oid in present.items():
         if sizes[oid] > CONFIG_CAP and name == HATCH_FILE:
-            continue  # said by the hatchling reader alone (`_hatch_document`)
+            continue  # said by the hatchling reader alone (`hatch_document`)
         if sizes[oid] > CONFIG_CAP:
             found.append(Unread(f"{directory}{name} is over {CONFIG_CAP // 1024} KiB, not read"))
         else:
@@ -98,7 +103,7 @@ def read_package_dirs(
         if name not in contents:
             continue
         if name == "pyproject.toml":
-            parsed = _toml(contents[name], label)
+            parsed = toml_document(contents[name], label)
             if isinstance(parsed, Unread):
                 found.append(parsed)
                 continue
@@ -141,14 +146,17 @@ def read_package_dirs(
             at += 1
         return found
 
-    hatch = _hatch_document(
+    hatch = hatch_document(
         document, contents, directory, hatch_file in links, HATCH_FILE in present
     )
-    readers = _readers(document, label, is_file, is_dir, hatch, files_under)
     system = document.get("build-system")
     own_backend = system.get("build-backend") if isinstance(system, dict) else None
     if isinstance(system, dict) and "backend-path" in system:
         own_backend = None  # the project's own backend reads none of these
+    installs = []
+    if own_backend == SCIKIT_BUILD:
+        installs = _cmake_installs(git, tree, links, directory, document)
+    readers = _readers(document, label, is_file, is_dir, hatch, files_under, installs)
     if isinstance(own_backend, str) and own_backend in readers:
         own = readers[own_backend][1]()
         if own is not None:
@@ -171,9 +179,11 @@ def _readers(
     is_dir: Callable[[str], bool],
     hatch: tuple[Mapping[str, object], str] | Unread,
     files_under: Callable[[str], list[str]],
+    installs: list[tuple[str, str, str]],
 ) -> dict[str, tuple[str, Callable[[], Stated]]]:
     """Each backend read but setuptools, by its `build-backend`: (whose settings, the reader);
-    `hatch`: the document and its label as hatchling reads them (`_hatch_document`)."""
+    `hatch`: the document and its label as hatchling reads them (`hatch_document`);
+    `installs`: the files a scikit-build-core build's CMake installs (`cmakeinstall`)."""
 
     def hatchling() -> Stated:
         return hatch if isinstance(hatch, Unread) else from_hatch(*hatch, is_file, files_under)
@@ -187,11 +197,55 @@ def _readers(
             "poetry-core's",
             lambda: from_poetry(document, label, is_file, is_dir),
         ),
-        "scikit_build_core.build": (
+        SCIKIT_BUILD: (
             "scikit-build-core's",
-            lambda: from_scikit_build(document, label, is_file, is_dir, files_under),
+            lambda: from_scikit_build(document, label, is_file, is_dir, files_under, installs),
         ),
     }
+
+
+def _cmake_installs(
+    git: GitRepo,
+    tree: Mapping[str, str],
+    links: Collection[str],
+    directory: str,
+    document: Mapping[str, object],
+) -> list[tuple[str, str, str]]:
+    """The files the CMake of the scikit-build-core project in `directory` installs into the
+    wheel (`cmakeinstall`), each read from the commit's CMake files under it; the source check
+    stops (`SourceError`) where one is not read: such a file may stand at any wheel path, over
+    the package's file there (src72: a fixed ``fixes/auth.py`` CMake installed over the old
+    ``src/pkg/sub/auth.py`` had the old one compared, and a wheel keeping it matched, exit 0)."""
+    settings = cmake_layout(document)
+    if settings is None:
+        return []
+    stop = f"{git.label}: {directory}pyproject.toml builds with scikit-build-core, whose CMake"
+    advice = (
+        "a file it installs may stand at any wheel path, over the package's: compare a wheel "
+        "built from the commit with this one (k3diff wheels BUILT RELEASED)"
+    )
+    if isinstance(settings, str):
+        raise SourceError(
+            f"{stop} installs under a place k3diff does not read ({settings}): {advice}"
+        )
+    top, install_dir = settings
+    paths = [
+        path
+        for path in (*tree, *links)
+        if path.startswith(directory)
+        and (path.rpartition("/")[2] == "CMakeLists.txt" or path.endswith(".cmake"))
+    ]
+    linked = [path for path in paths if path in links]
+    sizes = blob_sizes(git, [tree[path] for path in paths if path in tree])
+    if linked or len(paths) > CMAKE_FILES_CAP or any(s > CONFIG_CAP for s in sizes.values()):
+        why = f"{linked[0]} is a symbolic link" if linked else "its files are too many or large"
+        raise SourceError(f"{stop} files are not read ({why}): {advice}")
+    contents = dict(iter_blobs(git, sorted({tree[path] for path in paths})))
+    files = {path[len(directory) :]: contents[tree[path]] for path in paths}
+    read = cmake_installs(files, top, install_dir)
+    if isinstance(read, Unreadable):
+        raise SourceError(f"{stop} at {shortened(directory + read.reason, 400)}: {advice}")
+    return read
 
 
 def project_directory(tree: Mapping[str, str], links: Collection[str], place: str) -> str:
@@ -211,7 +265,7 @@ def configuration_files(tree: Collection[str], links: Collection[str]) -> list[s
     return sorted(p for p in (*tree, *links) if p.rpartition("/")[2] in _FILES)
 
 
-def _hatch_document(
+def hatch_document(
     document: Mapping[str, object],
     contents: Mapping[str, bytes],
     directory: str,
@@ -231,7 +285,7 @@ def _hatch_document(
         return document, label
     if HATCH_FILE not in contents:
         return Unread(f"{shown} is over {CONFIG_CAP // 1024} KiB, not read")
-    parsed = _toml(contents[HATCH_FILE], shown)
+    parsed = toml_document(contents[HATCH_FILE], shown)
     if isinstance(parsed, Unread):
         return parsed
     tool = document.get("tool")
@@ -244,7 +298,7 @@ def _hatch_document(
 _SETUPTOOLS_READERS = {"setup.cfg": from_setup_cfg, "setup.py": from_setup_py}
 
 
-def _toml(data: bytes, label: str) -> Mapping[str, object] | Unread:
+def toml_document(data: bytes, label: str) -> Mapping[str, object] | Unread:
     """The parsed document, or why it is not read: not TOML, or a line holding more than
     `DOTS_CAP` dots. A dotted key of n parts costs `tomllib` n²/2 references, held until the
     next table header (review70a: a 32 KiB line ``x.x.x…y = 1`` took 1 GB and 3 s, a 256 KiB

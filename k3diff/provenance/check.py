@@ -36,6 +36,7 @@ from k3diff.provenance.git import (
     open_repo,
     range_commits,
 )
+from k3diff.provenance.leftout import left_out
 from k3diff.provenance.lookup import Lookup, SourceLayout
 from k3diff.provenance.rangewalk import newest_matches
 from k3diff.provenance.revisions import (
@@ -102,6 +103,10 @@ class FileSource:
     not_generated: str | None = None
     """Where `generated_by` is set but the file is not that tool's template stating the wheel's
     version: what is not, said in its W401/W402 (its status stays absent or mismatch)."""
+    stated_version: str | None = None
+    """`generated` only: the version the module states where METADATA's extends it by local
+    segments a build script appends (vLLM's ``0.11.0``, METADATA ``0.11.0+cu128``), else
+    None (it states METADATA's)."""
 
 
 @dataclass(frozen=True)
@@ -198,6 +203,7 @@ def check_source(
     lookup = Lookup.build(git, commit, files, prefix, layout)
     matches = lookup.matching(commit)
     written = generated_files(git, lookup, files, set(files) - set(matches), version, {commit})
+    leaves = left_out(git, lookup)
     return ProvenanceReport(
         repo=str(repo),
         rev=rev,
@@ -211,7 +217,8 @@ def check_source(
         revisions=(revision,),
         notes=history_notes(git, (revision,))
         + stated_notes(git, revision, stated)
-        + lookup.dropped_notes(dropped),
+        + lookup.dropped_notes(leaves.kept(lookup, dropped))
+        + leaves.notes(lookup, matches),
         version=version,
     )
 
@@ -248,6 +255,7 @@ def check_source_range(
     matches.update({p: older[where(p)] for p in lookup.wheel_blobs if where(p) in older})
     built = {old, new, *(c for c, _ in history)}
     written = generated_files(git, lookup, files, set(files) - set(matches), version, built)
+    leaves = left_out(git, lookup)
     return ProvenanceReport(
         repo=str(repo),
         rev=None,
@@ -261,7 +269,8 @@ def check_source_range(
         revisions=(old_end, new_end),
         notes=history_notes(git, (old_end, new_end))
         + range_stated_notes(git, (old_end, new_end), {c for c, _ in history}, stated, base_stated)
-        + lookup.dropped_notes(dropped),
+        + lookup.dropped_notes(leaves.kept(lookup, dropped))
+        + leaves.notes(lookup, [p for p, c in matches.items() if c == new]),
         version=version,
     )
 
@@ -316,6 +325,7 @@ def _file_sources(
                 submodule=link_over(lookup.submodules, where(path)) if absent else None,
                 generated_by=verdict.written.describe() if verdict else None,
                 not_generated=verdict.refusal() if verdict else None,
+                stated_version=verdict.stated if verdict and path in holds else None,
             )
         )  # fmt: skip
     return tuple(entries)

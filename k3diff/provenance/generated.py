@@ -18,7 +18,7 @@ from k3diff.provenance.blobs import WheelFiles
 from k3diff.provenance.git import GitRepo
 from k3diff.provenance.lookup import Lookup
 from k3diff.provenance.versionconfig import WrittenFile, written_files
-from k3diff.provenance.versiontemplate import MODULE_CAP, not_template
+from k3diff.provenance.versiontemplate import MODULE_CAP, TemplateCheck, check_template
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,9 @@ class Generated:
     """Which tool writes it, and where the configuration says so."""
     refused: str | None
     """None where it is the tool's template stating the wheel's version, else what is not."""
+    stated: str | None = None
+    """The version the module states where it holds and METADATA's extends it by local
+    segments (vLLM's ``0.11.0``, METADATA ``0.11.0+cu128``), else None."""
 
     def refusal(self) -> str | None:
         """``setuptools-scm writes it (pyproject.toml …), but this is not what it writes: line
@@ -68,19 +71,19 @@ def generated_files(
         named = (first.get((True, path)), first.get((False, lookup.repo_path(path))))
         index = min((a for a in named if a is not None), default=None)
         if index is not None:
-            refused = _refused(writes[index], files, path, version, commits)
-            found[path] = Generated(writes[index], refused)
+            held = _held(writes[index], files, path, version, commits)
+            found[path] = Generated(writes[index], held.refused, held.stated)
     return found
 
 
-def _refused(
+def _held(
     written: WrittenFile,
     files: Mapping[str, object],
     path: str,
     version: str | None,
     commits: Collection[str],
-) -> str | None:
+) -> TemplateCheck:
     data = files[path]
     if not isinstance(data, bytes):  # streamed: over the text-diff cap, far over the template
-        return f"over {MODULE_CAP // 1024} KiB, not read"
-    return not_template(written.tool, data, version, written.extended, commits)
+        return TemplateCheck(f"over {MODULE_CAP // 1024} KiB, not read")
+    return check_template(written.tool, data, version, written.extended, commits)

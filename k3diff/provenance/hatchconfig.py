@@ -57,7 +57,7 @@ def from_hatch(
     if not isinstance(build, dict) or not isinstance(target, dict):
         return Unread(f"{label}'s [{_BUILD}] or [{_TARGET}] is not a table, not read")
     options = _Options(label, build, target)
-    if (hook := _build_hook(build, target)) is not None:
+    if (hook := build_hook(build, target)) is not None:
         return Unread(
             f"{label} [{shortened(hook, 200)}] configures a build hook, which may ship files the "
             "configuration does not say (force-include, artifacts, files it writes): not read"
@@ -149,7 +149,7 @@ VERSION_HOOK_KEYS = frozenset(
 (a module the build writes) and no other file."""
 
 
-def _build_hook(build: Mapping[str, object], target: Mapping[str, object]) -> str | None:
+def build_hook(build: Mapping[str, object], target: Mapping[str, object]) -> str | None:
     """The table of a build hook the wheel's build runs other than hatch-vcs' version file,
     if any: each of the build's ``hooks`` and the wheel target's (the target's in place of the
     build's of the same name) runs, a custom one's ``hatch_build.py`` (or its ``path``) or a

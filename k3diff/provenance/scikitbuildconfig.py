@@ -12,14 +12,16 @@ where its ``if`` holds: a platform, a Python version, an environment variable), 
 build's output) is `Unread`; the files it copies last, over the packages', are compared with
 their own places. Without ``wheel.packages``
 scikit-build-core takes the first of ``src/NAME``, ``python/NAME`` and ``NAME`` by the
-project's name: detection by paths decides. ``wheel.install-dir`` places what CMake installs,
-not these packages, and is not read.
+project's name: detection by paths decides, and the files CMake installs or
+``wheel.force-include`` copies still stand over its place. CMake installs before the packages'
+files are copied, each only where CMake left no file, so a file CMake installs wins over the
+package's (`cmakeinstall`), under ``wheel.install-dir``.
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from k3diff.escape import shortened
 from k3diff.provenance.hatchconfig import PATH_CAP
@@ -39,15 +41,16 @@ def from_scikit_build(
     is_file: Callable[[str], bool],
     is_dir: Callable[[str], bool],
     files_under: Callable[[str], list[str]],
+    installs: Sequence[tuple[str, str, str]] = (),
 ) -> Stated:
-    """`wheel.packages` as wheel directory -> project directory, and each file
-    ``wheel.force-include`` copies over them from its own place (`is_file`, `is_dir`: whether
-    a project path is a file, or a directory, of the commit; `files_under`: the commit's files
+    """`wheel.packages` as wheel directory -> project directory, and each file CMake
+    `installs` (`cmakeinstall`: wheel path, project path, as shown) or ``wheel.force-include``
+    copies over them, in that order, from its own place (`is_file`, `is_dir`: whether a
+    project path is a file, or a directory, of the commit; `files_under`: the commit's files
     under a project directory)."""
     tool = document.get("tool")
     skbuild = tool.get("scikit-build") if isinstance(tool, dict) else None
-    if not isinstance(skbuild, dict):
-        return None
+    skbuild = skbuild if isinstance(skbuild, dict) else {}
     wheel = skbuild.get("wheel")
     origin = f"{label} [tool.scikit-build] wheel.packages"
     if _overridden(skbuild.get("overrides")):
@@ -55,7 +58,7 @@ def from_scikit_build(
             f"{origin}: [[tool.scikit-build.overrides]] sets it where its if holds, not read"
         )
     if not isinstance(wheel, dict) or "packages" not in wheel:
-        return None
+        return _over_default(wheel, label, installs, is_file, files_under)
     packages = wheel["packages"]
     if isinstance(packages, list) and all(isinstance(p, str) for p in packages):
         pairs = [(posixpath.basename(posixpath.normpath(p)), p) for p in packages]
@@ -76,10 +79,62 @@ def from_scikit_build(
             return Unread(f"{origin} ships both {entries[shipped]} and {repo} as {shipped}")
     if both := shadowed(entries, is_dir):
         return Unread(f"{origin} ships both {both[1]} and {both[2]} as {both[0]}, not read")
+    installed = forced_files(installs, entries, is_file, files_under)
+    if isinstance(installed, str):
+        return Unread(f"{origin}: CMake installs {installed}: not read")
     forced = _forced(wheel.get("force-include"), entries, is_file, files_under)
     if isinstance(forced, str):
         return Unread(f"{origin}: wheel.force-include copies {forced}: not read")
-    return PackageDirs(tuple(sorted((entries | forced).items())), origin) if entries else None
+    dirs = entries | installed | forced
+    if installed:
+        origin += " and CMakeLists.txt install()"
+    return PackageDirs(tuple(sorted(dirs.items())), origin) if entries else None
+
+
+def _over_default(
+    wheel: object,
+    label: str,
+    installs: Sequence[tuple[str, str, str]],
+    is_file: Callable[[str], bool],
+    files_under: Callable[[str], list[str]],
+) -> Stated:
+    """Without ``wheel.packages`` scikit-build-core takes the package by the project's name
+    (not read: detection decides), and the files CMake installs or ``wheel.force-include``
+    copies still stand over it (`Unread.files`; src72: the force-include table was read only
+    beside ``wheel.packages``)."""
+    if not installs and not (isinstance(wheel, dict) and wheel.get("force-include")):
+        return None
+    installed = forced_files(installs, {}, is_file, files_under)
+    table = wheel.get("force-include") if isinstance(wheel, dict) else None
+    forced = _forced(table, {}, is_file, files_under)
+    reason = (
+        f"{label} [tool.scikit-build] states no wheel.packages: scikit-build-core takes the "
+        "package by the project's name, which is not read"
+    )
+    if isinstance(installed, str) or isinstance(forced, str):
+        return Unread(f"{reason}, nor the files it installs or copies over it")
+    return Unread(reason, tuple(sorted((installed | forced).items())))
+
+
+def cmake_layout(document: Mapping[str, object]) -> tuple[str, str] | str | None:
+    """(the top ``CMakeLists.txt``'s project path, ``wheel.install-dir`` as '' or a directory
+    ending in '/') of a build that runs CMake; None where ``wheel.cmake`` is false; or why not
+    read (not a literal relative path)."""
+    tool = document.get("tool")
+    skbuild = tool.get("scikit-build") if isinstance(tool, dict) else None
+    skbuild = skbuild if isinstance(skbuild, dict) else {}
+    wheel, cmake = skbuild.get("wheel"), skbuild.get("cmake")
+    wheel = wheel if isinstance(wheel, dict) else {}
+    if wheel.get("cmake") is False:
+        return None
+    source = cmake.get("source-dir", ".") if isinstance(cmake, dict) else "."
+    install = wheel.get("install-dir", "")
+    if not isinstance(source, str) or not isinstance(install, str) or "$" in install:
+        return "cmake.source-dir or wheel.install-dir is not a literal path"
+    top, place = clean_directory(source), clean_directory(install or ".")
+    if top is None or place is None or len(source) + len(install) > PATH_CAP:
+        return "cmake.source-dir or wheel.install-dir is outside the project or the wheel"
+    return top + "CMakeLists.txt", place
 
 
 _PLATLIB = ("${SKBUILD_PLATLIB_DIR}", "${SKBUILD_PURELIB_DIR}")

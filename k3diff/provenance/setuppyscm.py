@@ -24,6 +24,8 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from k3diff.provenance.setuppyparse import parsed_setup_py
+
 _MODULE = "setuptools_scm"
 _FUNCTION = "get_version"
 
@@ -44,11 +46,10 @@ class ScmCall:
 def scm_calls(data: bytes, label: str) -> list[ScmCall]:
     """Each module a ``get_version(…)`` call of `data` (``setup.py``, `label` its path) has
     setuptools-scm write, in the file's order; none where it does not parse."""
-    if _MODULE.encode() not in data:  # no import binds it: not parsed (setup.py is parsed
-        return []  # once already, for package_dir, and may be 256 KiB)
-    try:
-        module = ast.parse(data, label)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    if _MODULE.encode() not in data:  # no import binds it: not walked (setup.py may be 256 KiB)
+        return []
+    module = parsed_setup_py(data, label)  # the layout reader's parse (`setuppyparse`)
+    if module is None:
         return []
     names, modules = _bindings(module)
     if not names and not modules:

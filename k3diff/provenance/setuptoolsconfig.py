@@ -20,6 +20,7 @@ import configparser
 from collections.abc import Collection, Mapping
 
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, checked_dirs, one
+from k3diff.provenance.setuppyparse import parsed_setup_py
 
 
 def from_pyproject(document: Mapping[str, object], label: str) -> Stated:
@@ -61,9 +62,8 @@ def from_setup_cfg(data: bytes, label: str) -> Stated:
 
 def from_setup_py(data: bytes, label: str) -> Stated:
     """The `package_dir=` of every `setup()` call, which must agree."""
-    try:
-        module = ast.parse(data, label)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    module = parsed_setup_py(data, label)
+    if module is None:
         return Unread(f"{label} cannot be parsed")
     names, modules = _setup_names(module)
     found: list[PackageDirs | Unread] = []

@@ -12,8 +12,9 @@ where that tool builds:
   ``python/pyproject.toml``), where setuptools builds (``build-backend`` setuptools' or none)
   and ``[build-system] requires`` names setuptools-scm;
 * hatch-vcs: the wheel target's ``hooks.vcs``, else ``[tool.hatch.build.hooks.vcs]``,
-  ``version-file`` (none where its ``enable-by-default`` is false), where ``hatchling.build``
-  builds and ``requires`` names hatch-vcs;
+  ``version-file`` (none where its ``enable-by-default`` is false), ``hatch.toml``'s tables in
+  place of ``[tool.hatch]``'s as hatchling reads them, where ``hatchling.build`` builds and
+  ``requires`` names hatch-vcs;
 * versioneer: ``[tool.versioneer]`` of ``pyproject.toml``, else ``setup.cfg``'s
   ``[versioneer]``, ``VCS = git`` and ``versionfile_build`` (a path in the build, so in the
   wheel), where setuptools builds and the project holds ``versioneer.py`` or ``requires`` names
@@ -32,16 +33,22 @@ from __future__ import annotations
 
 import configparser
 import posixpath
-import tomllib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from k3diff.provenance.buildconfig import CONFIG_CAP, SETUPTOOLS_BACKENDS
+from k3diff.provenance.buildconfig import (
+    CONFIG_CAP,
+    HATCH_FILE,
+    SETUPTOOLS_BACKENDS,
+    hatch_document,
+    toml_document,
+)
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.hatchconfig import PATH_CAP
+from k3diff.provenance.packagedirs import Unread
 from k3diff.provenance.setuppyscm import scm_calls
 
 SETUPTOOLS_SCM, HATCH_VCS, VERSIONEER = "setuptools-scm", "hatch-vcs", "versioneer"
@@ -74,13 +81,17 @@ def written_files(
     """The modules the project in `directory` ('' or ending in '/') writes while building, by
     its `pyproject.toml`, `setup.cfg` and `setup.py` at the commit whose files are `tree` (a
     file that is a symbolic link, or over `CONFIG_CAP`, is not read)."""
-    names = {f"{directory}{name}": name for name in ("pyproject.toml", "setup.cfg", "setup.py")}
+    files = ("pyproject.toml", "setup.cfg", "setup.py", HATCH_FILE)
+    names = {f"{directory}{name}": name for name in files}
     present = {names[p]: tree[p] for p in names if p in tree and p not in links}
     sizes = blob_sizes(git, present.values())
     readable = {oid: name for name, oid in present.items() if sizes[oid] <= CONFIG_CAP}
     contents = {readable[oid]: data for oid, data in iter_blobs(git, sorted(readable))}
-    document = _toml(contents.get("pyproject.toml", b""))
     label = f"{directory}pyproject.toml"
+    # Capped as the layout's reader caps it (src72: uncapped here, a 16,000-part dotted key
+    # made `wheels --source` take 1.5 GB and 5 s).
+    parsed = toml_document(contents.get("pyproject.toml", b""), label)
+    document = parsed if not isinstance(parsed, Unread) else {}
     system = document.get("build-system")
     system = system if isinstance(system, dict) else {}
     backend = None if "backend-path" in system else system.get("build-backend", "setuptools")
@@ -99,7 +110,10 @@ def written_files(
         if has_script or VERSIONEER in requires:
             found += _versioneer(tool.get("versioneer"), contents.get("setup.cfg"), directory)
     elif backend == "hatchling.build" and HATCH_VCS in requires:
-        found += _hatch_vcs(tool.get("hatch"), label, directory)
+        linked, held = f"{directory}{HATCH_FILE}" in links, HATCH_FILE in present
+        hatch = hatch_document(document, contents, directory, linked, held)
+        if not isinstance(hatch, Unread):  # hatchling's settings not read: none named
+            found += _hatch_vcs(hatch[0], hatch[1], directory)
     return tuple(found)
 
 
@@ -134,11 +148,16 @@ def _setup_py(data: bytes, directory: str) -> list[WrittenFile]:
     return found
 
 
-def _hatch_vcs(hatch: object, label: str, directory: str) -> list[WrittenFile]:
+def _hatch_vcs(document: Mapping[str, object], label: str, directory: str) -> list[WrittenFile]:
     """The build hook's `version-file`, as hatchling configures the wheel's hooks: the wheel
     target's `hooks.vcs` where it has one, in place of the build's (not beside it), and none
     where `enable-by-default` is false (the hook runs only where the build's environment asks
-    for it: review70c, both were read as written)."""
+    for it: review70c, both were read as written); `document` is pyproject.toml's with
+    ``hatch.toml``'s tables in place of ``[tool.hatch]``'s (`buildconfig.hatch_document`;
+    src72: a ``[build.hooks.vcs]`` of ``hatch.toml`` was not read, and the module it writes
+    failed W402)."""
+    tool = document.get("tool")
+    hatch = tool.get("hatch") if isinstance(tool, dict) else None
     build = hatch.get("build") if isinstance(hatch, dict) else None
     build = build if isinstance(build, dict) else {}
     targets = build.get("targets")
@@ -206,10 +225,3 @@ def _requirement_names(requires: object) -> frozenset[str]:
         except (InvalidRequirement, TypeError):
             continue
     return frozenset(names)
-
-
-def _toml(data: bytes) -> Mapping[str, object]:
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
-        return {}

@@ -46,6 +46,7 @@ from packaging.version import Version
 
 from k3diff.escape import shortened
 from k3diff.provenance.versionconfig import VERSIONEER
+from k3diff.provenance.versiontuples import scm_tuples
 
 MODULE_CAP = 64 * 1024
 """Largest version module read (bytes); the tools write well under 1 KiB."""
@@ -95,17 +96,39 @@ class _NotTemplate(Exception):
     """What in the module the tool does not write."""
 
 
-def not_template(
+@dataclass(frozen=True)
+class TemplateCheck:
+    """Whether a version module is its tool's template stating the wheel's version."""
+
+    refused: str | None
+    """None where it is, else what is not: ``line 26: an import``, ``__version__ is '9.9',
+    not the wheel's METADATA Version 1.1``."""
+    stated: str | None = None
+    """The version it states, where it holds and METADATA's extends it by local segments
+    (vLLM's ``0.11.0`` for ``0.11.0+cu128``), else None."""
+
+
+def check_template(
     tool: str,
     data: bytes,
     version: str | None,
     extended: bool = False,
     commits: Collection[str] = (),
-) -> str | None:
-    """None where `data` is `tool`'s template stating `version` (the wheel's METADATA
-    Version; `extended`: or a version it extends by local segments) and, where it states a
-    commit, one of `commits` (the source check's: full ids), else what is not: ``line 26: an
-    import``, ``__version__ is '9.9', not the wheel's METADATA Version 1.1``."""
+) -> TemplateCheck:
+    """Whether `data` is `tool`'s template stating `version` (the wheel's METADATA Version;
+    `extended`: or a version it extends by local segments) and, where it states a commit, one
+    of `commits` (the source check's: full ids)."""
+    refused = _not_template(tool, data, version, extended, commits)
+    if not isinstance(refused, tuple):
+        return TemplateCheck(refused)
+    stated = refused[0]
+    return TemplateCheck(None, None if _normal(stated) == _normal(version or "") else stated)
+
+
+def _not_template(
+    tool: str, data: bytes, version: str | None, extended: bool, commits: Collection[str]
+) -> str | tuple[str]:
+    """What is not the template, else (the version stated,)."""
     if len(data) > MODULE_CAP:
         return f"over {MODULE_CAP // 1024} KiB, not read"
     try:
@@ -138,7 +161,7 @@ def not_template(
         if isinstance(told, Node) and commits and not _built(told.text, commits):
             which = "the source commit" if len(commits) == 1 else "a commit of the range"
             return f"{name} is {shortened(repr(told.text), 200)}, not {which}"
-    return None
+    return (versions[0][1],)
 
 
 def _built(node: str, commits: Collection[str]) -> bool:
@@ -147,34 +170,6 @@ def _built(node: str, commits: Collection[str]) -> bool:
     top-level package's) stated another commit and passed (review71a)."""
     hexa = node.removeprefix("g")  # no hex begins with it
     return _COMMIT_HEX.fullmatch(hexa) is not None and any(c.startswith(hexa) for c in commits)
-
-
-def scm_tuples(version: str) -> tuple[tuple[int | str, ...], ...]:
-    """The version tuples setuptools-scm writes for `version` (the newest rule first): from
-    8.2.1 (``_version_as_tuple``) the release numbers as ints, then ``N!`` (an epoch, placed
-    first), the pre-release, ``postN``, ``devN`` and the local part as strings; from 6.1 to 8.2.0
-    the release, ``devN`` and the local part only; in 5.x and 6.0 each of the dot-separated
-    parts, as an int where ``int()`` reads it. A version packaging does not parse is
-    ``(version,)`` (6.4 on) or ``(0, 0, 0)`` (6.1 to 6.3)."""
-    split = tuple(_int_or_str(part) for part in version.split("."))
-    try:
-        parsed = Version(version)
-    except ValueError:  # InvalidVersion, or a number over int()'s 4,300 digits
-        return ((version,), (0, 0, 0), split)
-    release: tuple[int | str, ...] = parsed.release
-    dev = (f"dev{parsed.dev}",) if parsed.dev is not None else ()
-    local = (parsed.local,) if parsed.local is not None else ()
-    epoch = (f"{parsed.epoch}!",) if parsed.epoch else ()
-    pre = (f"{parsed.pre[0]}{parsed.pre[1]}",) if parsed.pre is not None else ()
-    post = (f"post{parsed.post}",) if parsed.post is not None else ()
-    return ((*epoch, *release, *pre, *post, *dev, *local), (*release, *dev, *local), split)
-
-
-def _int_or_str(part: str) -> int | str:
-    try:
-        return int(part)
-    except ValueError:
-        return part
 
 
 def _holds(stated: str, version: str, extended: bool) -> bool:

@@ -1,0 +1,233 @@
+"""The files a scikit-build-core build's CMake installs into the wheel, read from the commit's
+CMake files without running CMake.
+
+scikit-build-core runs ``cmake --install`` into the wheel's package area first, then copies the
+packages' files only where CMake left no file (``packages_to_file_mapping``: ``if not
+target_path.is_file()``), so a file CMake installs wins over the package's at the same path
+(src72: ``install(FILES fixes/auth.py DESTINATION pkg/sub)`` shipped the fix while k3diff
+compared ``src/pkg/sub/auth.py``, the old one ``wheel.packages`` names, and a wheel reverting
+to it matched, exit 0). Only what CMake does the same on every build is read: an
+``install(FILES …)`` or ``install(PROGRAMS …)`` in the project's top ``CMakeLists.txt``, at its
+top level (in no ``if``, loop, function, macro or block, before any ``return()``), of literal
+files with one literal relative ``DESTINATION`` and optionally ``RENAME``, ``PERMISSIONS``,
+``COMPONENT`` or ``OPTIONAL``: each file ships at ``install-dir/DESTINATION/name``. An
+``install(TARGETS|EXPORT|IMPORTED_RUNTIME_ARTIFACTS|RUNTIME_DEPENDENCY_SET …)`` installs built
+binaries and CMake's own files, no source, and an ``install(FILES …)`` of literal files none
+of which is a Python file (headers) ships nothing the source check compares. Any other ``install()`` (``DIRECTORY``, ``CODE``,
+``SCRIPT``, a variable, a generator expression, one in another CMake file, a condition) may
+ship any file at any wheel path: `Unreadable` says which, and the source check stops.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from k3diff.escape import shortened
+
+BINARIES = frozenset({"TARGETS", "EXPORT", "IMPORTED_RUNTIME_ARTIFACTS", "RUNTIME_DEPENDENCY_SET"})
+"""``install()`` forms that install what the build compiles or CMake's export files."""
+_OPENERS = {"if": "endif", "foreach": "endforeach", "while": "endwhile"}
+_OPENERS |= {"function": "endfunction", "macro": "endmacro", "block": "endblock"}
+_CLOSERS = frozenset(_OPENERS.values())
+_VALUED = {"DESTINATION", "RENAME", "COMPONENT"}
+_FLAGS = {"OPTIONAL"}
+_PERMISSIONS = "PERMISSIONS"
+_PYTHON = (".py", ".pyi", ".pyw", ".pyc", ".pyo")
+"""Names of files the source check compares (or finds bytecode in)."""
+_NOT_LITERAL = frozenset("$;\\@[")
+"""Characters of an argument that is not a literal: a variable, a list, an escape, a
+generator expression's ``$<``, a bracket argument."""
+_COMMAND = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
+_BRACKET = re.compile(rb"\[(=*)\[")
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """An ``install()`` of the project's CMake files that k3diff does not read."""
+
+    reason: str
+    """``CMakeLists.txt line 4: install(DIRECTORY …), which k3diff does not read``."""
+
+
+@dataclass(frozen=True)
+class _Command:
+    name: str
+    """Lower case, as CMake compares command names."""
+    args: tuple[str, ...]
+    """The arguments as written."""
+    literal: bool
+    """Every argument is a literal: no variable, escape, list or bracket argument."""
+    line: int
+    top: bool
+    """At the file's top level, before any ``return()``."""
+
+
+def cmake_installs(
+    files: Mapping[str, bytes], top: str, install_dir: str
+) -> list[tuple[str, str, str]] | Unreadable:
+    """(wheel path, project path, as shown) for each file CMake installs, by the project's CMake
+    `files` (project path -> content; `top` the top ``CMakeLists.txt``'s path), under
+    `install_dir` ('' or ending in '/', ``wheel.install-dir``); or the first ``install()``
+    not read."""
+    installs: list[tuple[str, str, str]] = []
+    for path in sorted(files):
+        for command in _commands(files[path]):
+            if command.name != "install":
+                continue
+            form = command.args[0].upper() if command.args else ""
+            if form in BINARIES or _no_python(command.args):
+                continue
+            where = f"{path} line {command.line}"
+            if path != top or not command.top or not command.literal:
+                shown = f"install({form} …)" if form else "install(…)"
+                return Unreadable(f"{where}: {shown}, which k3diff does not read")
+            read = _files(command.args, posixpath.dirname(path), install_dir, where)
+            if isinstance(read, Unreadable):
+                return read
+            installs += read
+    return installs
+
+
+def _files(
+    args: tuple[str, ...], directory: str, install_dir: str, where: str
+) -> list[tuple[str, str, str]] | Unreadable:
+    """The files an ``install(FILES|PROGRAMS …)`` whose arguments are `args` ships."""
+    form, rest = args[0].upper(), list(args[1:])
+    sources: list[str] = []
+    options: dict[str, str] = {}
+    while rest and rest[0] not in _VALUED | _FLAGS | {_PERMISSIONS}:
+        sources.append(rest.pop(0))
+    while rest:
+        key = rest.pop(0)
+        if key in _VALUED and rest:
+            options[key] = rest.pop(0)
+        elif key == _PERMISSIONS:
+            while rest and rest[0] not in _VALUED | _FLAGS:
+                rest.pop(0)
+        elif key not in _FLAGS:
+            return Unreadable(f"{where}: install({form} … {shortened(key, 100)} …), not read")
+    destination = options.get("DESTINATION")
+    if form not in {"FILES", "PROGRAMS"} or destination is None or not sources:
+        return Unreadable(f"{where}: install({form} …), which k3diff does not read")
+    if "RENAME" in options and len(sources) != 1:
+        return Unreadable(f"{where}: install({form} …) renames more than one file, not read")
+    found = []
+    for source in sources:
+        name = options.get("RENAME", posixpath.basename(source))
+        wheel = _inside(install_dir + destination + "/" + name)
+        project = _inside(posixpath.join(directory, source))
+        if wheel is None or project is None:
+            shown = shortened(f"{source!r} to {destination!r}", 300)
+            return Unreadable(f"{where}: install({form} …) of {shown}, outside the project")
+        found.append((wheel, project, f"{where}: install({form} {shortened(source, 200)})"))
+    return found
+
+
+def _no_python(args: tuple[str, ...]) -> bool:
+    """Whether an ``install(FILES|PROGRAMS …)`` names its files, and any ``RENAME``, as literals
+    none of which is a Python file: headers and data, which the source check never compares,
+    wherever and whenever it installs them (a vendored library's rules under an ``if``)."""
+    if not args or args[0].upper() not in {"FILES", "PROGRAMS"}:
+        return False
+    rest, names = list(args[1:]), []
+    while rest and rest[0] not in _VALUED | _FLAGS | {_PERMISSIONS}:
+        names.append(rest.pop(0))
+    if "RENAME" in rest and rest.index("RENAME") + 1 < len(rest):
+        names.append(rest[rest.index("RENAME") + 1])
+    return bool(names) and all(
+        not set(name) & _NOT_LITERAL and not name.lower().endswith(_PYTHON) for name in names
+    )
+
+
+def _inside(path: str) -> str | None:
+    """`path` normalised, or None for an absolute path or one leaving its root."""
+    if path.startswith("/") or "\\" in path or "\0" in path:
+        return None
+    cleaned = posixpath.normpath(path)
+    return None if cleaned in {".", ".."} or cleaned.startswith("../") else cleaned
+
+
+def _commands(data: bytes) -> Iterator[_Command]:
+    """Each command invocation of a CMake file, with its block depth (``if`` to ``endif`` …)."""
+    depth, returned, at, line = 0, False, 0, 1
+    while (found := _next_command(data, at)) is not None:
+        start, name, args_at = found
+        line += data.count(b"\n", at, start)
+        args, literal, end = _arguments(data, args_at)
+        command = name.decode("ascii").lower()
+        yield _Command(command, args, literal, line, depth == 0 and not returned)
+        if command in _OPENERS:
+            depth += 1
+        elif command in _CLOSERS:
+            depth = max(depth - 1, 0)
+        elif command == "return" and depth == 0:
+            returned = True
+        line += data.count(b"\n", start, end)
+        at = end
+
+
+def _next_command(data: bytes, at: int) -> tuple[int, bytes, int] | None:
+    """(start, name, where its arguments begin) of the next command after `at`, past comments."""
+    while at < len(data):
+        if data[at : at + 1] == b"#":
+            bracket = _BRACKET.match(data, at + 1)
+            if bracket is not None:
+                close = data.find(b"]" + bracket.group(1) + b"]", bracket.end())
+                at = len(data) if close < 0 else close + len(bracket.group(1)) + 2
+            else:
+                newline = data.find(b"\n", at)
+                at = len(data) if newline < 0 else newline
+            continue
+        match = _COMMAND.match(data, at)
+        if match is not None and (at == 0 or not data[at - 1 : at].isalnum()):
+            return at, match.group(1), match.end()
+        at += 1
+    return None
+
+
+def _arguments(data: bytes, at: int) -> tuple[tuple[str, ...], bool, int]:
+    """The arguments from `at` (just past the command's '(') to its ')', whether each is a
+    literal, and where the command ends."""
+    args: list[str] = []
+    literal, depth = True, 1
+    while at < len(data):
+        char = data[at : at + 1]
+        if char in b" \t\r\n":
+            at += 1
+        elif char == b"#":
+            newline = data.find(b"\n", at)
+            at, literal = (len(data) if newline < 0 else newline), False
+        elif char == b"(":
+            depth, literal, at = depth + 1, False, at + 1
+        elif char == b")":
+            depth, at = depth - 1, at + 1
+            if depth == 0:
+                break
+        elif char == b"[" and (bracket := _BRACKET.match(data, at)) is not None:
+            close = data.find(b"]" + bracket.group(1) + b"]", bracket.end())
+            at, literal = (len(data) if close < 0 else close + len(bracket.group(1)) + 2), False
+            args.append("[")  # a bracket argument: not read, and no literal
+        elif char == b'"':
+            close = _quote_end(data, at + 1)
+            args.append(data[at + 1 : close].decode("utf-8", "replace"))
+            literal = literal and b"\\" not in data[at + 1 : close]
+            at = close + 1
+        else:
+            end = at
+            while end < len(data) and data[end : end + 1] not in b' \t\r\n()"#':
+                end += 1
+            args.append(data[at:end].decode("utf-8", "replace"))
+            at = end if end > at else at + 1
+    if any(set(a) & _NOT_LITERAL for a in args):
+        literal = False
+    return tuple(args), literal, at
+
+
+def _quote_end(data: bytes, at: int) -> int:
+    """Where the quoted argument whose text begins at `at` ends (its closing '"'), past escapes."""
+    while at < len(data) and data[at : at + 1] != b'"':
+        at += 2 if data[at : at + 1] == b"\\" else 1
+    return min(at, len(data))

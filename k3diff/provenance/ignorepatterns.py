@@ -1,0 +1,126 @@
+"""gitignore-style patterns as hatchling and scikit-build-core match them, where k3diff can say.
+
+Both backends match a file's path with ``pathspec.GitIgnoreSpec`` (hatchling's ``exclude`` and
+the ``.gitignore`` it reads, scikit-build-core's ``wheel.exclude``), which k3diff does not
+depend on. The patterns read here are those whose meaning every pathspec release agrees on, each
+translated as pathspec 1.x translates it (``GitIgnoreSpecPattern``): segments of literal
+characters, ``*``, ``?`` and simple ``[…]`` classes, ``**`` as a whole segment, a leading or
+inner ``/`` anchoring at the root, a trailing ``/`` matching what is under a directory. A
+negation (``!…``, whose precedence over directory matches pathspec releases changed), an escape,
+a leading space or another bracket form is not read: a path such a pattern may decide is
+`None`, never claimed either way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_CLASS = re.compile(r"\[!?[A-Za-z0-9_.]+\]")
+_PLAIN = re.compile(r"[^*?\[\]\\!]")
+PATTERNS_CAP = 10_000
+"""Most patterns read from one source; past it none is read (`Patterns.undecided`)."""
+
+
+@dataclass(frozen=True)
+class Patterns:
+    """A list of gitignore-style patterns, compiled where k3diff reads them."""
+
+    regexes: tuple[re.Pattern[str], ...]
+    """One per pattern read, matched (`re.match`) against a path relative to the patterns'
+    root."""
+    undecided: str | None = None
+    """The first pattern not read (an escape, a range …), shown, else None."""
+    negated: bool = False
+    """A negation (``!…``) is among them: it may take a match back, so none is claimed."""
+
+    def excludes(self, path: str) -> bool | None:
+        """Whether `path` matches: True where a read pattern matches it and no negation
+        could take it back; False where no pattern could; None where one not read could."""
+        if self.negated:
+            return None
+        if any(regex.match(path) for regex in self.regexes):
+            return True
+        return False if self.undecided is None else None
+
+
+def compiled(lines: Iterable[str]) -> Patterns:
+    """`lines` (a ``.gitignore``'s, or a setting's list) as `Patterns`."""
+    regexes = []
+    undecided: str | None = None
+    for count, line in enumerate(lines):
+        if count >= PATTERNS_CAP:
+            return Patterns((), f"over {PATTERNS_CAP:,} patterns")
+        text = line.rstrip()
+        if not text or text.startswith("#") or text == "/":
+            continue
+        if text.startswith("!"):
+            return Patterns((), text[:200], negated=True)
+        regex = _regex(text)
+        if regex is None:
+            undecided = undecided or text[:200]
+        else:
+            regexes.append(regex)
+    return Patterns(tuple(regexes), undecided)
+
+
+def _regex(pattern: str) -> re.Pattern[str] | None:
+    """The pattern as pathspec 1.x's ``GitIgnoreSpecPattern`` translates it, or None for one
+    not read."""
+    if pattern.startswith((" ", "\t")) or "\\" in pattern:
+        return None
+    segments = pattern.split("/")
+    if not segments[0]:
+        del segments[0]
+    elif (len(segments) == 1 or (len(segments) == 2 and not segments[1])) and segments[0] != "**":
+        segments.insert(0, "**")  # no inner '/': matched at any depth
+    if not segments:
+        return None
+    if not segments[-1]:
+        segments[-1] = "**"
+    segments = [s for i, s in enumerate(segments) if not (i and s == "**" == segments[i - 1])]
+    if segments in (["**"], ["**", "*"], ["**", "*", "**"]):
+        return None  # the whole tree, or every directory: read as nothing, not guessed
+    parts: list[str] = []
+    slash, end = False, len(segments) - 1
+    for at, segment in enumerate(segments):
+        if segment == "**":
+            parts.append("^(?:.+/)?" if at == 0 else "(?:/.+)?" if at < end else "/")
+            slash = slash or 0 < at < end
+            continue
+        glob = _glob(segment)
+        if glob is None:
+            return None
+        parts += ["^" if at == 0 else "", "/" if slash else "", glob]
+        parts.append("(?:/|$)" if at == end else "")
+        slash = True
+    return re.compile("".join(parts), re.DOTALL)
+
+
+def _glob(segment: str) -> str | None:
+    """A segment's regex: ``*`` alone is ``[^/]+``; within one ``*`` is ``[^/]*``, ``?`` one
+    character, ``[…]`` a class of literal characters (``[!…]`` its complement)."""
+    if segment == "*":
+        return "[^/]+"
+    out, at = [], 0
+    while at < len(segment):
+        char = segment[at]
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[":
+            match = _CLASS.match(segment, at)
+            if match is None:
+                return None
+            body = match.group()[1:-1]
+            out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
+            at = match.end()
+            continue
+        elif _PLAIN.match(char):
+            out.append(re.escape(char))
+        else:
+            return None
+        at += 1
+    return "".join(out)

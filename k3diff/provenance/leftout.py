@@ -1,0 +1,198 @@
+"""Python files of the commit that its build leaves out of the wheel, by the configuration.
+
+hatchling leaves out what ``exclude`` (the wheel target's, else the build's) and its defaults
+(``*.py[cdo]``, ``/dist``) match, files outside a package (a directory without
+``__init__.py``) under ``only-packages``, and, unless ``ignore-vcs``, what the ``.gitignore``
+nearest the project (at or above it, within the repository) names, a tracked file too;
+scikit-build-core what ``wheel.exclude`` matches at its wheel path. A real build (hatchling
+1.33) of a commit whose ``exclude`` names ``src/pkg/testing`` shipped no ``pkg/testing/``: a
+patch wheel adding the commit's ``fake_auth.py`` there matched, exit 0 (now W412), and the
+wheel the commit builds, after a base that shipped it, failed W410 (now not said).
+
+Only what k3diff reads for certain is claimed (`ignorepatterns`): a pattern it does not read,
+an ``artifacts`` pattern (which brings a file back), a build hook, an override table or a file
+a ``force-include`` entry or CMake ships (never excluded) leaves a file unclaimed. hatchling
+reads ``.gitignore`` only where no pattern of it matches the build's own directory path (a
+project built under ``/tmp/build/`` beside a ``build/`` pattern reads none), which the commit
+does not show: its exclusions are W412 (failing, waivable) but never drop a W410.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+from k3diff.provenance.buildconfig import CONFIG_CAP, HATCH_FILE, hatch_document, toml_document
+from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
+from k3diff.provenance.hatchconfig import build_hook
+from k3diff.provenance.ignorepatterns import Patterns, compiled
+from k3diff.provenance.lookup import Lookup
+from k3diff.provenance.revisions import RepoNote
+
+HATCH_DEFAULTS = ("*.py[cdo]", "/dist")
+"""hatchling's global exclusions (``default_global_exclude``)."""
+
+
+@dataclass(frozen=True)
+class _Rule:
+    patterns: Patterns
+    origin: str
+    """``pyproject.toml [tool.hatch.build.targets.wheel] exclude`` …"""
+    certain: bool
+    """Whatever directory the build runs in (not a ``.gitignore``'s)."""
+    on_wheel_path: bool = False
+    """Matched against the wheel path (scikit-build-core), not the project path."""
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """What the build at the commit leaves out, as far as k3diff reads it."""
+
+    rules: tuple[_Rule, ...] = ()
+    only_packages: str | None = None
+    """Where ``only-packages`` is set, its origin."""
+    artifacts: Patterns | None = None
+    project: str = ""
+
+    def why(self, lookup: Lookup, path: str) -> tuple[str, bool] | None:
+        """(what leaves wheel path `path` out, whether for certain), or None."""
+        repo = lookup.repo_path(path)
+        if path in dict(lookup.layout.package_dirs) or not repo.startswith(self.project):
+            return None  # a file forced in or installed by CMake: never excluded
+        if repo not in lookup.tree:
+            return None  # a link's or a submodule's: where the build finds it is not read
+        relative = repo[len(self.project) :]
+        if self.artifacts is not None and self.artifacts.excludes(relative) is not False:
+            return None
+        for rule in self.rules:
+            if rule.patterns.excludes(path if rule.on_wheel_path else relative):
+                return rule.origin, rule.certain
+        package = posixpath.join(posixpath.dirname(repo), "__init__.py")
+        held = package in lookup.tree or package in lookup.links  # a link the build follows
+        if self.only_packages is not None and not held:
+            return f"{self.only_packages} (no __init__.py beside it)", True
+        return None
+
+    def notes(self, lookup: Lookup, shipped: Collection[str]) -> tuple[RepoNote, ...]:
+        """W412 for each of `shipped` (the patch's files matching the commit) left out."""
+        notes = []
+        for path in sorted(shipped):
+            if (why := self.why(lookup, path)) is not None:
+                unless = "" if why[1] else " (unless a pattern names the build's own directory)"
+                message = (
+                    f"{lookup.repo_path(path)} is at the source commit, but {why[0]} leaves it "
+                    f"out of the wheel the commit builds{unless}: the patch wheel ships it"
+                )
+                notes.append(RepoNote("W412", message, path))
+        return tuple(notes)
+
+    def kept(self, lookup: Lookup, dropped: Collection[str]) -> list[str]:
+        """`dropped` less the modules the build leaves out for certain (no W410 for them)."""
+        return [p for p in dropped if (why := self.why(lookup, p)) is None or not why[1]]
+
+
+def left_out(git: GitRepo, lookup: Lookup) -> LeftOut:
+    """What the build of the project `lookup` reads the package from leaves out (its
+    configuration and the ``.gitignore`` files above it read at once: one ``git`` call)."""
+    project, tree = lookup.layout.project, lookup.tree
+    names = (f"{project}pyproject.toml", f"{project}{HATCH_FILE}")
+    if any(name in lookup.links for name in names) or names[0] not in tree:
+        return LeftOut()
+    ignores = _gitignores(project)
+    contents = _read(git, tree, (*names, *ignores))
+    label = names[0]
+    document = toml_document(contents.get(names[0], b""), label)
+    system = {} if not isinstance(document, Mapping) else document.get("build-system")
+    if not isinstance(document, Mapping) or not isinstance(system, dict):
+        return LeftOut()
+    backend = None if "backend-path" in system else system.get("build-backend")
+    if backend == "scikit_build_core.build":
+        return _scikit_build(document, label, project)
+    if backend != "hatchling.build":
+        return LeftOut()
+    files = {HATCH_FILE: contents[names[1]]} if names[1] in contents else {}
+    hatch = hatch_document(document, files, project, False, names[1] in tree)
+    if not isinstance(hatch, tuple):
+        return LeftOut()
+    gitignore = next((path for path in ignores if path in tree or path in lookup.links), None)
+    found = None
+    if gitignore is not None and gitignore in contents:  # a link, or over the cap: not read
+        found = (gitignore, contents[gitignore].decode("utf-8", "replace"))
+    return _hatchling(lookup, *hatch, found)
+
+
+def _hatchling(
+    lookup: Lookup, document: Mapping[str, object], label: str, found: tuple[str, str] | None
+) -> LeftOut:
+    """`found`: the path and text of the ``.gitignore`` hatchling reads, if k3diff reads it."""
+    tool = document.get("tool")
+    hatch = tool.get("hatch") if isinstance(tool, dict) else None
+    build = hatch.get("build", {}) if isinstance(hatch, dict) else {}
+    targets = build.get("targets", {}) if isinstance(build, dict) else None
+    target = targets.get("wheel", {}) if isinstance(targets, dict) else None
+    if not isinstance(build, dict) or not isinstance(target, dict) or build_hook(build, target):
+        return LeftOut()
+
+    def option(key: str) -> tuple[object, str]:
+        table = "tool.hatch.build.targets.wheel" if key in target else "tool.hatch.build"
+        return (target if key in target else build).get(key), f"{label} [{table}] {key}"
+
+    exclude, origin = option("exclude")
+    artifacts = _strings(option("artifacts")[0])
+    only, only_origin = option("only-packages")
+    ignore_vcs, _ = option("ignore-vcs")
+    patterns = _strings(exclude)
+    if patterns is None or artifacts is None:
+        return LeftOut()
+    rules = [_Rule(compiled([*HATCH_DEFAULTS, *patterns]), origin, True)]
+    if not ignore_vcs and found is not None:
+        rules.append(_Rule(compiled(found[1].splitlines()), f"hatchling, by {found[0]},", False))
+    return LeftOut(
+        tuple(rules),
+        only_origin if only is True else None,
+        compiled(artifacts) if artifacts else None,
+        lookup.layout.project,
+    )
+
+
+def _scikit_build(document: Mapping[str, object], label: str, project: str) -> LeftOut:
+    """``wheel.exclude``, matched at each wheel path (``_wheelfile.build``); none where an
+    ``[[tool.scikit-build.overrides]]`` table may set it."""
+    tool = document.get("tool")
+    skbuild = tool.get("scikit-build") if isinstance(tool, dict) else None
+    skbuild = skbuild if isinstance(skbuild, dict) else {}
+    wheel = skbuild.get("wheel")
+    exclude = _strings(wheel.get("exclude")) if isinstance(wheel, dict) else None
+    if not exclude or "overrides" in skbuild:
+        return LeftOut()
+    origin = f"{label} [tool.scikit-build] wheel.exclude"
+    return LeftOut((_Rule(compiled(exclude), origin, True, on_wheel_path=True),), project=project)
+
+
+def _strings(value: object) -> list[str] | None:
+    """`value` as a list of strings ([] for none), or None for anything else."""
+    if value is None:
+        return []
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    return None
+
+
+def _gitignores(project: str) -> list[str]:
+    """Where hatchling looks for ``.gitignore``, nearest first: the project's directory, then
+    each above it to the repository's root (``locate_file``, bounded by ``.git``)."""
+    places = [project]
+    while places[-1]:
+        parent = places[-1][:-1].rpartition("/")[0]
+        places.append(parent + "/" if parent else "")
+    return [f"{place}.gitignore" for place in places]
+
+
+def _read(git: GitRepo, tree: Mapping[str, str], paths: Collection[str]) -> dict[str, bytes]:
+    """Each of `paths` the commit holds within `CONFIG_CAP`, by path."""
+    held = {path: tree[path] for path in paths if path in tree}
+    sizes = blob_sizes(git, held.values())
+    wanted = sorted({oid for oid in held.values() if sizes[oid] <= CONFIG_CAP})
+    blobs = dict(iter_blobs(git, wanted))
+    return {path: blobs[oid] for path, oid in held.items() if oid in blobs}
