@@ -32,6 +32,20 @@ def manifest_line(sha256: str, name: str) -> str:
     return f"{sha256}  {name}\n"
 
 
+def check_writable(name: str, artifact: Path, manifest: Path) -> None:
+    """Raise InputError where `name` (an artifact's name in the manifest written at `manifest`)
+    is no UTF-8 text (a file name of bytes that decode as none, held as lone surrogates):
+    manifests are written and read as UTF-8 text (hunt72: one such name was an internal error,
+    after the whole audit)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            f"{artifact}: the file name is not UTF-8 text, and {manifest} is written (and "
+            "--manifest read) as UTF-8 text: rename the file"
+        ) from None
+
+
 def manifest_text(entries: Iterable[tuple[str, str]]) -> str:
     """The manifest for (sha256, name) pairs, in the given order."""
     return "".join(manifest_line(sha256, name) for sha256, name in entries)

@@ -1,4 +1,6 @@
-"""A manifest line whose name is escaped (a leading backslash, as GNU coreutils writes a name
+"""Names in manifests as `sha256sum` reads and writes them.
+
+A manifest line whose name is escaped (a leading backslash, as GNU coreutils writes a name
 holding a backslash or a newline) is read as `sha256sum -c` reads it: only `\\\\`, `\\n` and
 `\\r` escape there, and any other escape, or a trailing backslash, makes the line no sha256sum
 line (hunt72: k3diff read `a\\xb` as a name and passed the file `a\\xb`, exit 0, where
@@ -7,6 +9,7 @@ line (hunt72: k3diff read `a\\xb` as a name and passed the file `a\\xb`, exit 0,
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -52,3 +55,22 @@ def test_the_escapes_sha256sum_writes_read_back(tmp_path: Path, tag: bool) -> No
     result = run_k3diff("audit", name, "--manifest", "SUMS", cwd=tmp_path)
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "1 matched, 0 mismatched, 0 missing, 0 extra" in result.stdout
+
+
+def test_a_name_that_is_no_utf8_is_refused_before_the_audit(tmp_path: Path) -> None:
+    """A file name of bytes that are no UTF-8 cannot go into a manifest k3diff writes (and
+    reads) as UTF-8 text: exit 2 naming the file, before any work (hunt72: an internal error
+    once the audit had passed)."""
+    name = os.fsdecode(b"notes-\xff.txt")
+    (tmp_path / name).write_bytes(b"release notes\n")
+    (tmp_path / "plain.txt").write_bytes(b"plain\n")
+    result = run_k3diff("audit", ".", "--write-manifest", "SUMS", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stdout == ""
+    assert result.stderr == (
+        "k3diff: error: notes-\\udcff.txt: the file name is not UTF-8 text, and SUMS is "
+        "written (and --manifest read) as UTF-8 text: rename the file\n"
+    )
+    assert not (tmp_path / "SUMS").exists()
+    written = run_k3diff("audit", "plain.txt", "--write-manifest", "SUMS", cwd=tmp_path)
+    assert written.exit_code == 0, written.stderr
