@@ -25,12 +25,12 @@ from k3diff.errors import InputError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.filehash import file_sha256
 from k3diff.output import plural
-from k3diff.wheel.filename import normalized_name, wheel_filename_parts
+from k3diff.wheel.filename import wheel_filename_parts
 from k3diff.wheel.refusals import doubled_suffix, filename_refusals, no_wheel_filename
-from k3diff.wheel.tags import expand
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.model import WheelReport, asked_to_explain
 from k3diff.wheels.setpairing import Pairing as Pairing
+from k3diff.wheels.setpairing import SetWheel as SetWheel
 from k3diff.wheels.setpairing import pair_wheels as pair_wheels
 from k3diff.zip.archive import ZipArchive
 
@@ -46,35 +46,6 @@ class Side(StrEnum):
 
     BASE = "base"
     PATCH = "patch"
-
-
-@dataclass(frozen=True)
-class SetWheel:
-    """One wheel file of a release set, as its filename describes it."""
-
-    path: Path
-    """The path as the user gave it (a directory joined with the file name)."""
-    name: str
-    """Distribution name as the filename spells it."""
-    version: str
-    """Version as the filename spells it (ignored for pairing)."""
-    tag_set: str
-    """The compressed tag set the filename states (`py2.py3-none-any`), as it states it."""
-    sha256: str | None = None
-    """SHA-256 of the file, for a wheel left unpaired (its pair's report has it otherwise);
-    None when not computed (`--no-file-hash`)."""
-
-    @property
-    def key_name(self) -> str:
-        """The PEP 503-normalised distribution name."""
-        return normalized_name(self.name)
-
-    @property
-    def tags(self) -> frozenset[str]:
-        """The expanded tags (`python-abi-platform`; `wheel.tags.expand`: at most `MAX_TAGS`,
-        a larger set standing for itself), as a report shows them. Pairing reads the tag set's
-        three parts instead (`wheels.setpairing`), never the product they expand to."""
-        return expand(self.tag_set)
 
 
 @dataclass(frozen=True)

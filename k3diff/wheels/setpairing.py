@@ -19,13 +19,41 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 from k3diff.errors import UsageError
 from k3diff.numbers import named
+from k3diff.wheel.filename import normalized_name
+from k3diff.wheel.tags import expand
 
-if TYPE_CHECKING:
-    from k3diff.wheels.releaseset import SetWheel
+
+@dataclass(frozen=True)
+class SetWheel:
+    """One wheel file of a release set, as its filename describes it."""
+
+    path: Path
+    """The path as the user gave it (a directory joined with the file name)."""
+    name: str
+    """Distribution name as the filename spells it."""
+    version: str
+    """Version as the filename spells it (ignored for pairing)."""
+    tag_set: str
+    """The compressed tag set the filename states (`py2.py3-none-any`), as it states it."""
+    sha256: str | None = None
+    """SHA-256 of the file, for a wheel left unpaired (its pair's report has it otherwise);
+    None when not computed (`--no-file-hash`)."""
+
+    @property
+    def key_name(self) -> str:
+        """The PEP 503-normalised distribution name."""
+        return normalized_name(self.name)
+
+    @property
+    def tags(self) -> frozenset[str]:
+        """The expanded tags (`python-abi-platform`; `wheel.tags.expand`: at most `MAX_TAGS`,
+        a larger set standing for itself), as a report shows them. Pairing reads the tag set's
+        three parts instead (`pair_wheels`), never the product they expand to."""
+        return expand(self.tag_set)
 
 
 @dataclass(frozen=True)
@@ -69,7 +97,7 @@ def _families(wheel: SetWheel) -> Parts:
     return python, abi, frozenset(map(_platform_family, platform))
 
 
-Keys = Callable[["SetWheel"], Parts]
+Keys = Callable[[SetWheel], Parts]
 """What a wheel pairs by besides its name: its tag set's parts, or their families."""
 
 
