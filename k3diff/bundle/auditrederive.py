@@ -192,6 +192,45 @@ def _again(
     return again
 
 
+def _manifest_again(
+    name: str, body: Mapping[str, Any], manifest: Path, near: Path
+) -> list[runagain.StaleDocument]:
+    """The refusal of an audit judged alone (its wheels not given) whose manifest check does not
+    follow from the manifest given with it (by the bytes it records) and the SHA-256s it
+    records of its artifacts: the check run again on those (hunt72: a mismatch moved to
+    `matched`, or a missing name deleted, with its finding and the verdict, passed beside the
+    very manifest that contradicts it)."""
+    from k3diff.audit.manifest import check_manifest, read_manifest
+    from k3diff.documents.audit import manifest_json
+
+    checked = body["manifest"]
+    artifacts = [a for a in body.get("artifacts", []) if isinstance(a, Mapping)]
+    audited = [(str(a.get("path")), str(a.get("sha256"))) for a in artifacts]
+    try:
+        again = manifest_json(check_manifest(str(manifest), read_manifest(manifest), audited))
+    except InputError as exc:
+        difference: str | None = f"the manifest cannot be read: {exc}"
+    else:
+        lists = ("matched", "mismatched", "missing", "extra")
+        difference = first_difference(
+            {"manifest": {k: checked.get(k) for k in lists}},
+            {"manifest": {k: (again or {}).get(k) for k in lists}},
+        )
+    if difference is None:
+        return []
+    wheels = [changedinputs.where_recorded(str(a.get("path")), near) for a in artifacts]
+    command = runagain.audit_args(wheels, manifest, bool(checked.get("ignore_missing")))
+    return [
+        runagain.refusal(
+            name,
+            "manifest",
+            f"its manifest check run again on {manifest} and the SHA-256s it records",
+            difference,
+            "give the document the wheels it audited, or " + runagain.again(command, name, "audit"),
+        )
+    ]
+
+
 def _placeless(body: Mapping[str, Any]) -> dict[str, Any]:
     """The document but for what depends on where the wheels and the manifest lie and what it
     wrote."""
@@ -239,6 +278,7 @@ def check_audit_again(
         if found is None and not changed:
             if isinstance(held, Path) and manifest is not None:
                 alone[doc.name] = ((str(held), manifest.sha256, (files or {})[manifest.sha256][1]),)
+                stale.extend(_manifest_again(doc.name, body, held, near))
             continue
         if found is None:  # the manifest alone changed: the wheels as the document names them
             artifacts = [a for a in body.get("artifacts", []) if isinstance(a, Mapping)]
