@@ -30,7 +30,7 @@ from typing import Any
 from k3diff.bundle import changedinputs, runagain
 from k3diff.bundle.changedinputs import Mismatch, Recorded
 from k3diff.bundle.difference import first_difference
-from k3diff.bundle.givenfiles import inputs_read
+from k3diff.bundle.givenfiles import Copies, inputs_read, pick_copies
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -44,11 +44,15 @@ def _found(
     given: Mapping[str, tuple[Path, int]],
     near: Path,
     claimed: frozenset[str],
+    copies: Copies,
 ) -> tuple[list[str], list[Path], list[Mismatch]] | None:
-    """Each audited artifact's SHA-256 and the wheel to run `audit` again on (the one given
-    with its bytes, else the one given under its name, changed since: `changedinputs`), with
-    each changed or missing; None where none is given either way. `near`: the document's
-    directory (`changedinputs.given_under`)."""
+    """Each audited artifact's SHA-256 and the wheel to run `audit` again on (one given with
+    its bytes, the one under its recorded name first, each given once: `pick_copies`; else the
+    one given under its name, changed since: `changedinputs`), with each changed or missing;
+    None where none is given either way. `near`: the document's directory
+    (`changedinputs.given_under`). Two artifacts of one wheel's bytes under two names are two
+    files (hunt72: both were run again as the first, so a W605 one's name earned, deleted with
+    the verdict, passed, and the document as written was refused)."""
     artifacts = body.get("artifacts")
     if not isinstance(artifacts, list) or not artifacts:
         return None
@@ -58,7 +62,12 @@ def _found(
         if not isinstance(digest, str):
             return None
         recorded.append(Recorded(str(artifact.get("path")), digest, "an audited wheel"))
-    by_bytes = [given[r.sha256][0] if r.sha256 in given else None for r in recorded]
+    wanted = [(str(changedinputs.where_recorded(r.name, near)), r.sha256) for r in recorded]
+    picked = pick_copies(copies, wanted) if copies else (None,) * len(recorded)
+    by_bytes = [
+        chosen or (given[r.sha256][0] if r.sha256 in given else None)
+        for r, chosen in zip(recorded, picked, strict=True)
+    ]
     digest_of = {path: digest for digest, (path, _) in given.items()}
     free = list(digest_of)
     found = changedinputs.match(
@@ -250,6 +259,7 @@ def check_audit_again(
     given: Mapping[str, tuple[Path, int]],
     stale: list[runagain.StaleDocument],
     files: Mapping[str, tuple[Path, int]] | None = None,
+    copies: Copies | None = None,
 ) -> tuple[dict[str, tuple[WheelRead, ...]], set[Path], dict[str, tuple[WheelRead, ...]]]:
     """Add to `stale` the refusal of an audit document that `audit`, run again on the wheels it
     audited (all given) and the manifest it checked, does not reproduce, and of each of those
@@ -274,7 +284,7 @@ def check_audit_again(
         manifests.update(
             [held] if isinstance(held, Path) else [m.given for m in changed if m.given]
         )
-        found = _found(body, given, near, claimed)
+        found = _found(body, given, near, claimed, copies or {})
         if found is None and not changed:
             if isinstance(held, Path) and manifest is not None:
                 alone[doc.name] = ((str(held), manifest.sha256, (files or {})[manifest.sha256][1]),)

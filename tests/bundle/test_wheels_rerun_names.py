@@ -4,7 +4,8 @@ fails W605, its filename saying 1.1 where METADATA says 1.0. Run again on the fi
 their bytes, both sides were read as the base file, so the W605 was not found again (hunt72):
 the document as written was refused (exit 2) and one with the W605 deleted, its verdict edited
 to pass, followed from the wheels and passed (exit 0), a single pair's and a release set's
-alike."""
+alike, and an audit of the two files (each of its artifacts run again on the file given
+under its name)."""
 
 from __future__ import annotations
 
@@ -69,3 +70,24 @@ def test_a_renamed_copy_s_w605_is_found_again_under_the_recorded_names(
     assert not (tmp_path / "c").exists()
     written = run_k3diff("report", "w.json", *given, "--out", "b", cwd=tmp_path)
     assert written.exit_code == 1, written.stderr  # the document as written follows
+
+
+def test_an_audit_of_two_names_of_one_wheel_s_bytes_runs_again_on_both(tmp_path: Path) -> None:
+    """`audit` of the base wheel and its renamed copy: two artifacts, one SHA-256. Run again,
+    both were read as the first file given, so the copy's W605 was not found again: its
+    deletion, with the verdict, passed, and the document as written was refused."""
+    _copied_release(tmp_path)
+    shutil.copy(tmp_path / PATCH, tmp_path / "base" / "engine-1.1-py3-none-any.whl")
+    made = run_k3diff("audit", "base", "--format", "json", "-o", "a.json", cwd=tmp_path)
+    assert made.exit_code == 1, made.stderr
+    document = json.loads((tmp_path / "a.json").read_text())
+    for artifact in document["artifacts"]:
+        artifact["findings"] = [f for f in artifact["findings"] if f["code"] != "W605"]
+    document["verdict"].update(ok=True, exit_code=0, errors=0)
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+    wheels = ("base/engine-1.0-py3-none-any.whl", "base/engine-1.1-py3-none-any.whl")
+    forged = run_k3diff("report", "forged.json", *wheels, "--out", "c", cwd=tmp_path)
+    assert forged.exit_code == 2, forged.stdout
+    assert "artifacts[1].findings: 0 items, run again 1" in forged.stderr
+    written = run_k3diff("report", "a.json", *wheels, "--out", "b", cwd=tmp_path)
+    assert written.exit_code == 1, written.stderr
