@@ -24,7 +24,8 @@ from k3diff.errors import InputError, UsageError
 def expand_directories(paths: Sequence[Path], own_files: Iterable[Path | None]) -> list[Path]:
     """`paths` with each directory replaced by its files (see the module); raise InputError
     for a directory that cannot be listed or holds none."""
-    own = {_identity(path) for path in own_files if path is not None}
+    own_paths = [path for path in own_files if path is not None]
+    own = {_identity(path) for path in own_paths} | {_place(path) for path in own_paths}
     expanded: list[Path] = []
     for path in paths:
         if not path.is_dir():
@@ -37,7 +38,7 @@ def expand_directories(paths: Sequence[Path], own_files: Iterable[Path | None]) 
         candidates = [
             path / name
             for name in names
-            if not name.startswith(".") and _identity(path / name) not in own
+            if not name.startswith(".") and _place(path / name) not in own
         ]
         _refuse_links(candidates)
         files = [file for file in candidates if not file.is_dir()]
@@ -61,8 +62,9 @@ def without_manifests(paths: Sequence[Path], manifests: Iterable[Path | None]) -
     very file that `--manifest` or `--write-manifest` names is left out: a stray SHA256SUMS that
     no option names is an artifact like any other, so an extra file cannot hide behind the
     name."""
-    own = {_identity(path) for path in manifests if path is not None}
-    return [path for path in paths if path.is_dir() or _identity(path) not in own]
+    own_paths = [path for path in manifests if path is not None]
+    own = {_identity(path) for path in own_paths} | {_place(path) for path in own_paths}
+    return [path for path in paths if path.is_dir() or _place(path) not in own]
 
 
 def _refuse_links(candidates: Sequence[Path]) -> None:
@@ -93,6 +95,14 @@ def manifest_name(artifact: str, manifest: Path) -> str:
         return _identity(Path(artifact)).relative_to(home).as_posix()
     except ValueError:
         return artifact
+
+
+def _place(path: Path) -> Path:
+    """Where `path` lies, its directory resolved but not the file itself: a run's own file
+    among a directory's is the one at that place, so a link there to the manifest or the report
+    is refused as any link is, never left out in silence (hunt72: `dist/x.whl` linked to the
+    manifest checked was skipped, exit 0, and `twine upload dist/*` would take it)."""
+    return _identity(path.parent) / path.name
 
 
 def _identity(path: Path) -> Path:

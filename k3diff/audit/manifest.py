@@ -32,20 +32,44 @@ def manifest_line(sha256: str, name: str) -> str:
     return f"{sha256}  {name}\n"
 
 
+def check_writable(name: str, artifact: Path, manifest: Path) -> None:
+    """Raise InputError where `name` (an artifact's name in the manifest written at `manifest`)
+    is no UTF-8 text (a file name of bytes that decode as none, held as lone surrogates):
+    manifests are written and read as UTF-8 text (hunt72: one such name was an internal error,
+    after the whole audit)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            f"{artifact}: the file name is not UTF-8 text, and {manifest} is written (and "
+            "--manifest read) as UTF-8 text: rename the file"
+        ) from None
+
+
 def manifest_text(entries: Iterable[tuple[str, str]]) -> str:
     """The manifest for (sha256, name) pairs, in the given order."""
     return "".join(manifest_line(sha256, name) for sha256, name in entries)
 
 
-def _unescape(name: str) -> str:
+_ESCAPES = {"n": "\n", "r": "\r", "\\": "\\"}
+"""The escapes GNU coreutils writes and reads in a name whose line starts with a backslash."""
+
+
+def _unescape(name: str) -> str | None:
+    """The name an escaped line means, or None where sha256sum refuses the line: GNU coreutils
+    reads only `\\\\`, `\\n` and `\\r` there, and takes any other escape (`a\\xb`) or a
+    trailing backslash as an improperly formatted line (hunt72: k3diff read `a\\xb` as the
+    name `a\\xb` and passed a file of that name that `sha256sum -c` fails)."""
     out: list[str] = []
     chars = iter(name)
     for char in chars:
         if char != "\\":
             out.append(char)
             continue
-        following = next(chars, "")
-        out.append({"n": "\n", "r": "\r", "\\": "\\"}.get(following, "\\" + following))
+        unescaped = _ESCAPES.get(next(chars, ""))
+        if unescaped is None:
+            return None
+        out.append(unescaped)
     return "".join(out)
 
 
@@ -85,7 +109,14 @@ def _hashes(path: Path, text: str) -> dict[str, str]:
             raise InputError(
                 f"{path}:{number}: not a sha256sum line (HASH  NAME or SHA256 (NAME) = HASH)"
             )
-        name = _unescape(name) if escaped else name
+        if escaped:
+            unescaped = _unescape(name)
+            if unescaped is None:
+                raise InputError(
+                    f"{path}:{number}: not a sha256sum line: a name escaped with a leading "
+                    "backslash may hold only \\\\, \\n and \\r escapes, as sha256sum -c reads it"
+                )
+            name = unescaped
         # `NAME`, `./NAME` and `x/../NAME` are one file to sha256sum: two hashes for it is a
         # contradiction, not a line to match and a line left over.
         same = keys.setdefault(_key(name), name)

@@ -27,6 +27,7 @@ from k3diff.audit.artifacts import expand_directories, manifest_name, without_ma
 from k3diff.audit.batch import Verified, verify_batch
 from k3diff.audit.manifest import (
     check_manifest,
+    check_writable,
     is_manifest,
     manifest_text,
     read_manifest_digest,
@@ -141,6 +142,11 @@ def audit(
         paths, (options.manifest, options.write_manifest, *options.own_files)
     )
     read = read_manifest_digest(options.manifest) if options.manifest is not None else None
+    if options.write_manifest is not None:
+        for path in paths:  # before the work, not after it
+            check_writable(
+                manifest_name(str(path), options.write_manifest), path, options.write_manifest
+            )
     for path in paths:
         _check_readable(path)
     jobs = options.jobs or os.cpu_count() or 1

@@ -30,7 +30,7 @@ from typing import Any
 from k3diff.bundle import changedinputs, runagain
 from k3diff.bundle.changedinputs import Mismatch, Recorded
 from k3diff.bundle.difference import first_difference
-from k3diff.bundle.givenfiles import inputs_read
+from k3diff.bundle.givenfiles import Copies, inputs_read, pick_copies
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -44,11 +44,15 @@ def _found(
     given: Mapping[str, tuple[Path, int]],
     near: Path,
     claimed: frozenset[str],
+    copies: Copies,
 ) -> tuple[list[str], list[Path], list[Mismatch]] | None:
-    """Each audited artifact's SHA-256 and the wheel to run `audit` again on (the one given
-    with its bytes, else the one given under its name, changed since: `changedinputs`), with
-    each changed or missing; None where none is given either way. `near`: the document's
-    directory (`changedinputs.given_under`)."""
+    """Each audited artifact's SHA-256 and the wheel to run `audit` again on (one given with
+    its bytes, the one under its recorded name first, each given once: `pick_copies`; else the
+    one given under its name, changed since: `changedinputs`), with each changed or missing;
+    None where none is given either way. `near`: the document's directory
+    (`changedinputs.given_under`). Two artifacts of one wheel's bytes under two names are two
+    files (hunt72: both were run again as the first, so a W605 one's name earned, deleted with
+    the verdict, passed, and the document as written was refused)."""
     artifacts = body.get("artifacts")
     if not isinstance(artifacts, list) or not artifacts:
         return None
@@ -58,7 +62,12 @@ def _found(
         if not isinstance(digest, str):
             return None
         recorded.append(Recorded(str(artifact.get("path")), digest, "an audited wheel"))
-    by_bytes = [given[r.sha256][0] if r.sha256 in given else None for r in recorded]
+    wanted = [(str(changedinputs.where_recorded(r.name, near)), r.sha256) for r in recorded]
+    picked = pick_copies(copies, wanted) if copies else (None,) * len(recorded)
+    by_bytes = [
+        chosen or (given[r.sha256][0] if r.sha256 in given else None)
+        for r, chosen in zip(recorded, picked, strict=True)
+    ]
     digest_of = {path: digest for digest, (path, _) in given.items()}
     free = list(digest_of)
     found = changedinputs.match(
@@ -192,6 +201,45 @@ def _again(
     return again
 
 
+def _manifest_again(
+    name: str, body: Mapping[str, Any], manifest: Path, near: Path
+) -> list[runagain.StaleDocument]:
+    """The refusal of an audit judged alone (its wheels not given) whose manifest check does not
+    follow from the manifest given with it (by the bytes it records) and the SHA-256s it
+    records of its artifacts: the check run again on those (hunt72: a mismatch moved to
+    `matched`, or a missing name deleted, with its finding and the verdict, passed beside the
+    very manifest that contradicts it)."""
+    from k3diff.audit.manifest import check_manifest, read_manifest
+    from k3diff.documents.audit import manifest_json
+
+    checked = body["manifest"]
+    artifacts = [a for a in body.get("artifacts", []) if isinstance(a, Mapping)]
+    audited = [(str(a.get("path")), str(a.get("sha256"))) for a in artifacts]
+    try:
+        again = manifest_json(check_manifest(str(manifest), read_manifest(manifest), audited))
+    except InputError as exc:
+        difference: str | None = f"the manifest cannot be read: {exc}"
+    else:
+        lists = ("matched", "mismatched", "missing", "extra")
+        difference = first_difference(
+            {"manifest": {k: checked.get(k) for k in lists}},
+            {"manifest": {k: (again or {}).get(k) for k in lists}},
+        )
+    if difference is None:
+        return []
+    wheels = [changedinputs.where_recorded(str(a.get("path")), near) for a in artifacts]
+    command = runagain.audit_args(wheels, manifest, bool(checked.get("ignore_missing")))
+    return [
+        runagain.refusal(
+            name,
+            "manifest",
+            f"its manifest check run again on {manifest} and the SHA-256s it records",
+            difference,
+            "give the document the wheels it audited, or " + runagain.again(command, name, "audit"),
+        )
+    ]
+
+
 def _placeless(body: Mapping[str, Any]) -> dict[str, Any]:
     """The document but for what depends on where the wheels and the manifest lie and what it
     wrote."""
@@ -211,6 +259,7 @@ def check_audit_again(
     given: Mapping[str, tuple[Path, int]],
     stale: list[runagain.StaleDocument],
     files: Mapping[str, tuple[Path, int]] | None = None,
+    copies: Copies | None = None,
 ) -> tuple[dict[str, tuple[WheelRead, ...]], set[Path], dict[str, tuple[WheelRead, ...]]]:
     """Add to `stale` the refusal of an audit document that `audit`, run again on the wheels it
     audited (all given) and the manifest it checked, does not reproduce, and of each of those
@@ -235,10 +284,11 @@ def check_audit_again(
         manifests.update(
             [held] if isinstance(held, Path) else [m.given for m in changed if m.given]
         )
-        found = _found(body, given, near, claimed)
+        found = _found(body, given, near, claimed, copies or {})
         if found is None and not changed:
             if isinstance(held, Path) and manifest is not None:
                 alone[doc.name] = ((str(held), manifest.sha256, (files or {})[manifest.sha256][1]),)
+                stale.extend(_manifest_again(doc.name, body, held, near))
             continue
         if found is None:  # the manifest alone changed: the wheels as the document names them
             artifacts = [a for a in body.get("artifacts", []) if isinstance(a, Mapping)]

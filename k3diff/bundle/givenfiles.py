@@ -68,7 +68,16 @@ def is_wheel_path(path: Path) -> bool:
 
 def wheel_digests(paths: Sequence[Path]) -> dict[str, tuple[Path, int]]:
     """SHA-256 of each wheel given, to the path it was given as and its size."""
+    return wheel_digests_and_copies(paths)[0]
+
+
+def wheel_digests_and_copies(
+    paths: Sequence[Path],
+) -> tuple[dict[str, tuple[Path, int]], dict[str, tuple[Path, ...]]]:
+    """`wheel_digests`, and every wheel given of each SHA-256 (`Copies`): two artifacts of one
+    audit may be one wheel's bytes under two names (hunt72)."""
     found: dict[str, tuple[Path, int]] = {}
+    copies: dict[str, tuple[Path, ...]] = {}
     for path in paths:
         size = 0
         try:
@@ -80,4 +89,5 @@ def wheel_digests(paths: Sequence[Path]) -> dict[str, tuple[Path, int]]:
         except OSError as exc:
             raise InputError(f"{path}: cannot read the wheel ({exc.strerror})") from exc
         found.setdefault(digest.hexdigest(), (path, size))
-    return found
+        copies[digest.hexdigest()] = (*copies.get(digest.hexdigest(), ()), path)
+    return found, copies

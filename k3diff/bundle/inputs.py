@@ -16,7 +16,7 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 from k3diff.bundle.auditrederive import check_audit_again
-from k3diff.bundle.givenfiles import given_digests, is_wheel_path, wheel_digests
+from k3diff.bundle.givenfiles import given_digests, is_wheel_path, wheel_digests_and_copies
 from k3diff.bundle.logsdirs import logs_directories
 from k3diff.bundle.logsrederive import check_logs_again, older_refusal
 from k3diff.bundle.rederive import derived_comparisons, made_from_remade, triaged_at_house
@@ -85,8 +85,10 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
             documents, digests, log_dirs, copies, stale=stale
         )
         wheels += [path for sides in sets.values() for path in sides.wheels]
-        given = wheel_digests(wheels)
-        audits, manifests, tied_alone = check_audit_again(documents, given, stale, digests)
+        given, wheel_copies = wheel_digests_and_copies(wheels)
+        audits, manifests, tied_alone = check_audit_again(
+            documents, given, stale, digests, wheel_copies
+        )
         audited = frozenset(Path(name) for reads in audits.values() for name, _, _ in reads)
         directories = {name: (sides.base, sides.patch) for name, sides in sets.items()}
         wheels_again = check_wheels_again(

@@ -33,6 +33,7 @@ from k3diff.bundle.changedinputs import changed_unpaired, changed_wheels
 from k3diff.bundle.difference import first_difference, older_lacks
 from k3diff.bundle.givenfiles import inputs_read
 from k3diff.bundle.stale import problem
+from k3diff.bundle.wheelnames import under_recorded_names
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -116,13 +117,16 @@ def _again(
         alone = source is not None and repo is None
     else:
         options, alone = _inferred_options(body, name), False
-    try:
-        report = asked_to_explain(compare_wheels(base, patch, options), options.explain)
-    except K3diffError as exc:
-        return Again(f"wheels refuses them: {exc}", repo, alone)
-    # Under the names the document gives the wheels: a waiver's `artifact` glob matches them.
+    # Under the names the document gives the wheels: what `wheels` reads off a file name (W605,
+    # W630) is read off those (`wheelnames`), and a waiver's `artifact` glob matches them.
     sides = [body.get(side, {}) for side in ("base", "patch")]
     names = [s.get("path") if isinstance(s, dict) else None for s in sides]
+    try:
+        with under_recorded_names((base, patch), names) as (named_base, named_patch):
+            compared = compare_wheels(named_base, named_patch, options)
+        report = asked_to_explain(compared, options.explain)
+    except K3diffError as exc:
+        return Again(f"wheels refuses them: {exc}", repo, alone)
     if all(isinstance(n, str) for n in names):
         report = replace(
             report,

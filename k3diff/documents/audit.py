@@ -35,7 +35,8 @@ def _artifact_json(artifact: ArtifactAudit, policy: Policy) -> dict[str, Any]:
     }
 
 
-def _manifest_json(check: ManifestCheck | None) -> dict[str, Any] | None:
+def manifest_json(check: ManifestCheck | None) -> dict[str, Any] | None:
+    """The document's `manifest` object (None without `--manifest`)."""
     if check is None:
         return None
     return {
@@ -65,7 +66,7 @@ def audit_document(report: AuditReport) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "artifacts": [_artifact_json(a, report.policy) for a in report.artifacts],
-        "manifest": _manifest_json(report.manifest),
+        "manifest": manifest_json(report.manifest),
         "written_manifest": report.written_manifest,
         "findings": findings,
         "verdict": {

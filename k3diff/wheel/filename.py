@@ -20,9 +20,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePath
 from typing import NamedTuple, Protocol
 
-from packaging.utils import InvalidWheelFilename, canonicalize_name
-from packaging.utils import parse_wheel_filename as parse_pep427
-from packaging.version import InvalidVersion, Version
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.metadata import WheelIdentity
@@ -61,19 +60,28 @@ class WheelFilename(NamedTuple):
 def parse_wheel_filename(path: str) -> WheelFilename | None:
     """The filename's claims, or None when it is not a wheel filename.
 
-    packaging reads a valid PEP 427 name; one it refuses (a version PEP 440 cannot read) is
-    still split into its five or six parts, so its claims are checked all the same."""
+    A name in five or six parts is read so, whether or not packaging takes it (a version PEP
+    440 cannot read), so its claims are checked all the same. Its tags are packaging's
+    (`parse_tag` of the last three parts, as `parse_wheel_filename` reads them), expanded as
+    `wheel.tags.expand` expands them: at most `MAX_TAGS` (hunt72: packaging expanded a 255-byte
+    name to 46,000 tags, and a release directory of 400 such names took 2 GB and 70 s)."""
+    parts = wheel_filename_parts(path)
+    if parts is None:
+        return None
+    name, version, tag_set = parts
+    return WheelFilename(name, version, expand(tag_set))
+
+
+def wheel_filename_parts(path: str) -> tuple[str, str, str] | None:
+    """(name, version, compressed tag set) as a wheel filename states them, the tag set not
+    expanded (`py2.py3-none-any`); None when the name is not in five or six parts."""
     filename = PurePath(path).name
     if not filename.endswith(".whl"):
         return None
     parts = filename[: -len(".whl")].split("-")
     if len(parts) not in (5, 6) or not all(parts):
         return None
-    try:
-        tags = frozenset(str(tag) for tag in parse_pep427(filename)[3])
-    except (InvalidWheelFilename, InvalidVersion):
-        tags = expand("-".join(parts[-3:]))
-    return WheelFilename(parts[0], parts[1], tags)
+    return parts[0], parts[1], "-".join(parts[-3:])
 
 
 def loaded_formats(path: str, wheel_tags: Iterable[str]) -> frozenset[str]:

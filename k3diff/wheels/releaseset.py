@@ -6,7 +6,7 @@ number: a base wheel and a patch wheel pair when their names match and their exp
 (`py2.py3-none-any` is two tags) share a tag; wheels left over pair by name and platform family
 (`manylinux1_x86_64` and `manylinux_2_17_x86_64`: a raised baseline, same architecture). A
 wheel with two or more candidates on the other side is an
-ambiguity, refused naming every one (five, then a count), never a guess. Wheels with no candidate are listed as unpaired:
+ambiguity, refused naming every one (five, then a count), never a guess (`wheels.setpairing`). Wheels with no candidate are listed as unpaired:
 they are evidence that was not compared, so they fail the run unless explicitly allowed.
 
 Pairs are compared a few at a time (`PAIR_JOBS`); each comparison already reads its entries on a
@@ -15,7 +15,6 @@ pool of one thread per core, so running more pairs at once would only add memory
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
@@ -25,12 +24,14 @@ from pathlib import Path
 from k3diff.errors import InputError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.filehash import file_sha256
-from k3diff.numbers import named
 from k3diff.output import plural
-from k3diff.wheel.filename import normalized_name, parse_wheel_filename
+from k3diff.wheel.filename import wheel_filename_parts
 from k3diff.wheel.refusals import doubled_suffix, filename_refusals, no_wheel_filename
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.model import WheelReport, asked_to_explain
+from k3diff.wheels.setpairing import Pairing as Pairing
+from k3diff.wheels.setpairing import SetWheel as SetWheel
+from k3diff.wheels.setpairing import pair_wheels as pair_wheels
 from k3diff.zip.archive import ZipArchive
 
 PAIR_JOBS = 2
@@ -45,28 +46,6 @@ class Side(StrEnum):
 
     BASE = "base"
     PATCH = "patch"
-
-
-@dataclass(frozen=True)
-class SetWheel:
-    """One wheel file of a release set, as its filename describes it."""
-
-    path: Path
-    """The path as the user gave it (a directory joined with the file name)."""
-    name: str
-    """Distribution name as the filename spells it."""
-    version: str
-    """Version as the filename spells it (ignored for pairing)."""
-    tags: frozenset[str]
-    """Expanded tags (`python-abi-platform`), the pairing key with the normalised name."""
-    sha256: str | None = None
-    """SHA-256 of the file, for a wheel left unpaired (its pair's report has it otherwise);
-    None when not computed (`--no-file-hash`)."""
-
-    @property
-    def key_name(self) -> str:
-        """The PEP 503-normalised distribution name."""
-        return normalized_name(self.name)
 
 
 @dataclass(frozen=True)
@@ -97,18 +76,6 @@ class ReleaseSide:
     PyPI takes (`x.whl.whl`): a problem in the release, as `audit` says (A126): they fail the set."""
     given_as_files: bool = False
     """True when the wheels were given one by one (`--base`/`--patch`), not as a directory."""
-
-
-@dataclass(frozen=True)
-class Pairing:
-    """Which wheels pair, and which have no counterpart."""
-
-    pairs: tuple[tuple[SetWheel, SetWheel], ...]
-    """(base, patch), sorted by base file name."""
-    only_base: tuple[SetWheel, ...]
-    """Base wheels with no patch counterpart."""
-    only_patch: tuple[SetWheel, ...]
-    """Patch wheels with no base counterpart."""
 
 
 @dataclass(frozen=True)
@@ -199,10 +166,10 @@ def set_failures(
 
 def set_wheel(path: Path) -> SetWheel | None:
     """The wheel `path` names, or None when its name is no PEP 427 wheel filename it pairs."""
-    parsed = parse_wheel_filename(path.name)
-    if parsed is None or doubled_suffix(path.name):
+    parts = wheel_filename_parts(path.name)
+    if parts is None or doubled_suffix(path.name):
         return None
-    return SetWheel(path, parsed.name, parsed.version, parsed.tags)
+    return SetWheel(path, *parts)
 
 
 def misnamed_reason(name: str) -> str:
@@ -261,83 +228,6 @@ def given_files(paths: Sequence[Path], side: Side) -> ReleaseSide:
         wheels.append(wheel)
     return ReleaseSide(
         tuple(paths), tuple(sorted(wheels, key=lambda w: w.path.name)), given_as_files=True
-    )
-
-
-_GLIBC_PLATFORM = re.compile(r"^(manylinux|musllinux)(?:1|2010|2014|_\d+_\d+)_(.+)$")
-_MACOS_PLATFORM = re.compile(r"^macosx_\d+_\d+_(.+)$")
-
-
-def _family(tag: str) -> str:
-    """A tag with its platform's libc or OS version dropped (`cp311-cp311-manylinux1_x86_64`
-    and `…-manylinux_2_17_x86_64` are one family): the fallback pairing key for a release that
-    raised its platform baseline."""
-    python, abi, platform = tag.split("-", 2)
-    if (glibc := _GLIBC_PLATFORM.match(platform)) is not None:
-        platform = f"{glibc.group(1)}_{glibc.group(2)}"
-    elif (macos := _MACOS_PLATFORM.match(platform)) is not None:
-        platform = f"macosx_{macos.group(1)}"
-    return f"{python}-{abi}-{platform}"
-
-
-def _exact(wheel: SetWheel, other: SetWheel) -> bool:
-    return other.key_name == wheel.key_name and bool(other.tags & wheel.tags)
-
-
-def _same_family(wheel: SetWheel, other: SetWheel) -> bool:
-    families = {_family(t) for t in wheel.tags}
-    return other.key_name == wheel.key_name and any(_family(t) in families for t in other.tags)
-
-
-def _pair_by(
-    base: Sequence[SetWheel],
-    patch: Sequence[SetWheel],
-    related: Callable[[SetWheel, SetWheel], bool],
-    given_as_files: bool,
-) -> list[tuple[SetWheel, SetWheel]]:
-    """Pairs of `related` wheels; UsageError naming every candidate (`numbers.named`: five, then
-    a count) of any wheel with more than one."""
-    pairs: list[tuple[SetWheel, SetWheel]] = []
-    for own_side, wheels, other_side, others in (
-        (Side.BASE, base, Side.PATCH, patch),
-        (Side.PATCH, patch, Side.BASE, base),
-    ):
-        for wheel in wheels:
-            found = [o for o in others if related(wheel, o)]
-            if len(found) > 1:
-                raise UsageError(
-                    f"ambiguous pairing: {own_side} wheel {wheel.path} has "
-                    f"{len(found)} {other_side} candidates of the same name and tags: "
-                    f"{named([str(o.path) for o in found])}; "
-                    + (
-                        f"give only the one to compare with --{other_side}"
-                        if given_as_files
-                        else "give the wheels to compare with --base/--patch"
-                    )
-                )
-            if found and own_side is Side.BASE:
-                pairs.append((wheel, found[0]))
-    return pairs
-
-
-def pair_wheels(
-    base: Sequence[SetWheel], patch: Sequence[SetWheel], given_as_files: bool = False
-) -> Pairing:
-    """Pair by normalised name and shared tags; then, among the wheels left unpaired, by name
-    and platform family (a release that moved from `manylinux1` to `manylinux_2_17`, or to a
-    newer macOS baseline, on the same architecture). Raise UsageError naming the candidates of
-    any wheel with more than one (on either side). `given_as_files`: the wheels came from
-    `--base`/`--patch`, so the way out is to give fewer of them, not to use those options."""
-    pairs = _pair_by(base, patch, _exact, given_as_files)
-    left_base = [w for w in base if all(w is not b for b, _ in pairs)]
-    left_patch = [w for w in patch if all(w is not p for _, p in pairs)]
-    pairs += _pair_by(left_base, left_patch, _same_family, given_as_files)
-    paired_base = {id(b) for b, _ in pairs}
-    paired_patch = {id(p) for _, p in pairs}
-    return Pairing(
-        pairs=tuple(sorted(pairs, key=lambda pair: pair[0].path.name)),
-        only_base=tuple(w for w in base if id(w) not in paired_base),
-        only_patch=tuple(w for w in patch if id(w) not in paired_patch),
     )
 
 

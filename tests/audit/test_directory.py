@@ -196,3 +196,31 @@ def test_a_file_named_like_a_manifest_that_is_not_the_manifest_given_is_audited(
     assert refused.exit_code == 2
     assert "is the artifact" in refused.stderr
     assert (dist / "SHA256SUMS").read_text() == "#!/bin/sh\necho planted\n"
+
+
+@pytest.mark.parametrize("own", ["--manifest", "-o"])
+def test_a_link_to_the_run_s_own_file_is_refused_like_any_link(tmp_path: Path, own: str) -> None:
+    """A link in the directory to the manifest read or the report written is a link like any
+    other, refused (hunt72: it was left out as the run's own file, exit 0, and `twine upload
+    dist/*` would take it); the manifest or report itself in the directory, a link or not, is
+    still the run's own file."""
+    dist = _release(tmp_path)
+    listed = subprocess.run(
+        ["sha256sum", "demo-1.0-py3-none-any.whl", "other-2.0-py3-none-any.whl", "notes.txt"],
+        cwd=dist, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    (tmp_path / "SHA256SUMS").write_text(listed)
+    (dist / "sums-1.0-py3-none-any.whl").symlink_to(tmp_path / "out.json")
+    if own == "--manifest":
+        (dist / "sums-1.0-py3-none-any.whl").unlink()
+        (dist / "sums-1.0-py3-none-any.whl").symlink_to(tmp_path / "SHA256SUMS")
+    args = ("--manifest", "SHA256SUMS") if own == "--manifest" else ("-o", "out.json")
+    result = run_k3diff("audit", "dist", *args, "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr.startswith(
+        "k3diff: error: dist/sums-1.0-py3-none-any.whl: a symbolic link (to "
+    ), result.stderr
+    (dist / "sums-1.0-py3-none-any.whl").unlink()
+    (dist / "SHA256SUMS").symlink_to(tmp_path / "SHA256SUMS")
+    kept = run_k3diff("audit", "dist", "--manifest", "dist/SHA256SUMS", cwd=tmp_path)
+    assert kept.exit_code == 0, kept.stdout + kept.stderr
