@@ -17,9 +17,12 @@ any-address answers both; two processes bound to each on one port are rare, and 
 one holds a run, never passes one). A host name with no address recorded (a log written before
 `connects_to`, or a name that did not resolve) is only itself. A front end that routes two host
 names (virtual hosts) on one address and port to two builds reads as one server; a path prefix
-tells routes apart (`http://gw/base` is not `http://gw/patch`). No probe of the server's own
-identity corroborates it: the OpenAI-style `/v1/models` `created` of vLLM and SGLang is the
-time of the request, not of the server.
+tells routes apart (`http://gw/base` is not `http://gw/patch`). The OpenAI-style `/v1/models`
+`created` of vLLM and SGLang is the time of the request, not of the server, so it tells
+nothing; what addresses cannot tell (one server bound to the any-address reached by loopback
+and by its LAN address, a DNS alias, a forwarder) the servers' own request counters can: the
+header's `server_identity` (`k3diff.sample.identity`, samples72), and one it says is one server
+is one server whatever the URLs.
 """
 
 from __future__ import annotations
@@ -42,6 +45,11 @@ THIS_HOST = "this host"
 """The address every loopback address, the any-address and `localhost` read as."""
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+
+IDENTITY_FIELD = "server_identity"
+"""The header field of what the servers' own counters said (`k3diff.sample.identity`)."""
+IDENTITY_ONE, IDENTITY_TWO, IDENTITY_UNCHECKED = "one-server", "two-servers", "unchecked"
+"""Its `result`s: the base's server counted the patch's requests, it did not, not checked."""
 
 
 @dataclass(frozen=True)
@@ -194,8 +202,30 @@ def one_server(run: Mapping[str, Any]) -> OneServer | None:
     recorded = recorded if isinstance(recorded, dict) else {}
     one, other = place(base, recorded.get("base")), place(patch, recorded.get("patch"))
     shared = one.addresses & other.addresses
+    urls = redacted_url(base)[:200], redacted_url(patch)[:200]
     if one.port != other.port or one.path != other.path or not shared:
-        return None
+        counted = counted_as_one(run)
+        return None if counted is None else OneServer(*urls, counted)
     host = "loopback" if THIS_HOST in shared else sorted(shared)[0]
     port = "" if one.port is None else f" port {one.port}"
-    return OneServer(redacted_url(base)[:200], redacted_url(patch)[:200], f"{host}{port}{one.path}")
+    return OneServer(*urls, f"{host}{port}{one.path}")
+
+
+def counted_as_one(run: Mapping[str, Any]) -> str | None:
+    """'counted by one server: the base's ... counted ...' where the header's `server_identity` says the
+    base's server counted the requests sent to the patch, else None."""
+    identity = run.get(IDENTITY_FIELD)
+    if not isinstance(identity, dict) or identity.get("result") != IDENTITY_ONE:
+        return None
+    why = identity.get("why")
+    return "counted by one server" + (f": {why[:300]}" if isinstance(why, str) else "")
+
+
+def identity_unchecked(run: Mapping[str, Any]) -> str | None:
+    """Why the header's `server_identity` could not tell one server from two (None where it
+    told, or where the header records no check: a log written before samples72)."""
+    identity = run.get(IDENTITY_FIELD)
+    if not isinstance(identity, dict) or identity.get("result") != IDENTITY_UNCHECKED:
+        return None
+    why = identity.get("why")
+    return why[:300] if isinstance(why, str) else "no reason recorded"

@@ -147,6 +147,8 @@ CACHE_HITS = [0]
 """Cached prompt tokens so far (the prefix-cache hit counter of --metrics)."""
 METRICS_READS = [0]
 SPEC = SpecCounters()
+HANDLED: Counter[str] = Counter()
+"""GETs answered per path (vLLM's `http_requests_total`, counted once the answer is sent)."""
 
 
 def _record(*records: dict[str, Any]) -> None:
@@ -162,6 +164,8 @@ class Handler(JsonHandler):
     def do_GET(self) -> None:
         if self.path == "/v1/models":
             self._json(200, models("m"))
+            with STATE_LOCK:
+                HANDLED[self.path] += 1
         elif self.path == "/metrics" and self.server.metrics:  # type: ignore[attr-defined]
             self._metrics(self.server.metrics)  # type: ignore[attr-defined]
         elif self.path == "/perf_metrics" and self.server.perf_metrics:  # type: ignore[attr-defined]
@@ -198,7 +202,9 @@ class Handler(JsonHandler):
         if kind == "trtllm":
             self._json(200, trtllm_stats(running))
             return
-        self._raw(200, *metrics_text(kind, running, hits, SPEC))
+        with STATE_LOCK:
+            handled = dict(HANDLED)
+        self._raw(200, *metrics_text(kind, running, hits, SPEC, handled))
 
     def do_POST(self) -> None:
         start = time.monotonic()
@@ -497,6 +503,7 @@ def _so_far(meta: dict[str, Any]) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--log", required=True)
+    parser.add_argument("--bind", default="127.0.0.1", help="the address to listen on")
     parser.add_argument("--perf-metrics", action="store_true")
     parser.add_argument("--perf-cap", type=int, default=0)
     parser.add_argument("--perf-request-ids", action="store_true")
@@ -532,7 +539,7 @@ def main() -> None:
         help='{"PROMPT": FAULT}: this server\'s fault for a prompt (a patch side that fails)',
     )
     args = parser.parse_args()
-    server = QuietServer(("127.0.0.1", 0), Handler)
+    server = QuietServer((args.bind, 0), Handler)
     if args.tls_cert:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args.tls_cert)
