@@ -115,18 +115,24 @@ def _prefix(path: str) -> str:
 
 def address_name(address: str) -> str:
     """An address as one server's: `THIS_HOST` for loopback, the any-address and
-    `localhost`, an IPv4-mapped IPv6 address as IPv4, an IP in its compressed form, and any
-    other name in lower case."""
+    `localhost`, an IPv4-mapped IPv6 address as IPv4, an IP in its compressed form (a
+    link-local one with its zone, `fe80::1%eth0`: the same address on two interfaces is two
+    hosts; any other's zone dropped), and any other name in lower case."""
     name = address.strip("[]").lower()
     if name == "localhost" or name.endswith(".localhost"):
         return THIS_HOST
+    bare, _, zone = name.partition("%")
     try:
-        ip = ipaddress.ip_address(name.split("%", 1)[0])
+        ip = ipaddress.ip_address(bare)
     except ValueError:
         return name
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
-    return THIS_HOST if ip.is_loopback or ip.is_unspecified else str(ip)
+    if ip.is_loopback or ip.is_unspecified:
+        return THIS_HOST
+    # The zone as written, as the HTTP client reads it (httpx connects `[fe80::1%eth0]` and
+    # passes RFC 6874's `%25eth0` on as zone `25eth0`, which does not resolve).
+    return f"{ip}%{zone}" if zone and ip.is_link_local else str(ip)
 
 
 def connects_to(urls: Mapping[str, str], timeout: float = RESOLVE_TIMEOUT) -> dict[str, Any]:
@@ -166,12 +172,20 @@ def connects_to(urls: Mapping[str, str], timeout: float = RESOLVE_TIMEOUT) -> di
 
 
 def _resolve(url: str) -> list[str]:
+    """The addresses `url`'s host resolves to, an IPv6 one with its scope (`fe80::1%2`:
+    getaddrinfo gives the zone apart, as the interface's index)."""
     parts = urlsplit(url)
     host, port = parts.hostname, parts.port or _DEFAULT_PORTS.get(parts.scheme.lower())
     if not host:
         return []
     found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return list(dict.fromkeys(str(info[4][0]) for info in found))
+    return list(dict.fromkeys(_scoped(info[4]) for info in found))
+
+
+def _scoped(sockaddr: tuple[Any, ...]) -> str:
+    address = str(sockaddr[0])
+    scope = sockaddr[3] if len(sockaddr) == 4 else 0
+    return f"{address}%{scope}" if scope and "%" not in address else address
 
 
 def place(url: str, recorded: Any = None) -> Place:
