@@ -14,7 +14,7 @@ KINDS = (
 )  # fmt: skip
 """What `--metrics` takes (`slow`, `flaky` and `restarting` are the handler's: a stall, then
 `vllm` once and `garbage` after, and `vllm-spec` whose speculation counters go back to zero at
-every 4th read, a server restarting; `flaky` has no speculation counters, so it never gives
+every 4th read from the 6th (reads 1-4 are `sample`'s probes), a server restarting; `flaky` has no speculation counters, so it never gives
 `telemetry` a counter-reset: `restarting` does, every 2nd serial window; `bulky` is `vllm` with 1.5 MiB of histogram buckets beside it, a large
 data-parallel server's body, under the cap; `wide` is `vllm` after a 100 KiB comment line, a
 line prometheus_client's parser takes quadratic time over)."""

@@ -148,7 +148,8 @@ CACHE_HITS = [0]
 METRICS_READS = [0]
 SPEC = SpecCounters()
 HANDLED: Counter[str] = Counter()
-"""GETs answered per path (vLLM's `http_requests_total`, counted once the answer is sent)."""
+"""GETs answered per path (vLLM's `http_requests_total`; counted as the request arrives, where
+vLLM counts it once answered: `sample` waits for the count either way)."""
 
 
 def _record(*records: dict[str, Any]) -> None:
@@ -163,9 +164,9 @@ class Handler(JsonHandler):
 
     def do_GET(self) -> None:
         if self.path == "/v1/models":
-            self._json(200, models("m"))
-            with STATE_LOCK:
+            with STATE_LOCK:  # counted before it is answered: the next read shows it
                 HANDLED[self.path] += 1
+            self._json(200, models("m"))
         elif self.path == "/metrics" and self.server.metrics:  # type: ignore[attr-defined]
             self._metrics(self.server.metrics)  # type: ignore[attr-defined]
         elif self.path == "/perf_metrics" and self.server.perf_metrics:  # type: ignore[attr-defined]
@@ -192,10 +193,10 @@ class Handler(JsonHandler):
                 METRICS_READS[0] += 1
                 first = METRICS_READS[0] == 1
             kind = "vllm" if first else "garbage"
-        if kind == "restarting":  # reads 1 and 2 are the probes; then 2 reads a serial window
+        if kind == "restarting":  # reads 1-4 are the probes; then 2 reads a serial window
             with STATE_LOCK:
                 METRICS_READS[0] += 1
-                restart = METRICS_READS[0] % 4 == 0
+                restart = METRICS_READS[0] > 2 and (METRICS_READS[0] - 2) % 4 == 0
             if restart:
                 SPEC.restart()
             kind = "vllm-spec"
