@@ -181,7 +181,8 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     prose = escape.markdown_prose if bold else escape.text
     lines += [_failed_line(failed, prose) for failed in report.failed]
     lines += _unlogged_lines(report.unlogged, prose)
-    lines += [""] if report.failed or report.unlogged else []
+    lines += [_unlisted_line(log, prose) for log in report.unlisted]
+    lines += [""] if report.failed or report.unlogged or report.unlisted else []
     if report.speculation:
         level = f"{100 * (1 - report.alpha):g} %"
         for spec in report.speculation:
@@ -283,6 +284,17 @@ def _unlogged_lines(unlogged: Sequence[UnloggedRecords], shown: Callable[[str], 
             "the run was killed before them (its sample command with --resume takes them)"
         )
     return lines
+
+
+def _unlisted_line(log: str, shown: Callable[[str], str]) -> str:
+    """What telemetry says of a log whose header does not state what its run owed (samples72:
+    before, nothing, where triage holds its records `unlogged`)."""
+    return (
+        f"unlogged: {shown(log)} does not state what its run owed (no run.log_format: a log "
+        "written before k3diff stated it): lines removed from it cannot be told from lines "
+        "never owed, so the rows above may lack some, and triage clears none of its records; "
+        "re-sample with this version"
+    )
 
 
 def _vllm_lines(report: TelemetryReport, bold: bool) -> list[str]:
