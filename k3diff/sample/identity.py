@@ -29,6 +29,7 @@ and four reads of `/metrics`; its result is the header's `server_identity`
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -77,7 +78,8 @@ def counters(body: bytes) -> Counters:
     found: Counters = {}
     for sample in prometheus_samples(body):
         if sample.name.endswith("_total"):
-            labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
+            # JSON-quoted: a label's escapes (a newline) stay escapes in every sentence.
+            labels = ",".join(f"{k}={json.dumps(v)}" for k, v in sorted(sample.labels.items()))
             found[f"{sample.name}{{{labels}}}"[:SERIES_SHOWN]] = sample.value
     return found
 

@@ -20,7 +20,14 @@ from k3diff.sample.gaugeadvice import given_problem
 from k3diff.sample.header import LOG_FORMAT
 from k3diff.sample.identity import Identity, probe_identity, unchecked
 from k3diff.sample.log import PerfLog, SampleLog
-from k3diff.sample.metrics import METRICS_MAX_BYTES, METRICS_TIMEOUT, Fetch, SideMetrics, probe
+from k3diff.sample.metrics import (
+    METRICS_MAX_BYTES,
+    METRICS_TIMEOUT,
+    TRTLLM_RUNNING,
+    Fetch,
+    SideMetrics,
+    probe,
+)
 from k3diff.sample.model import (
     Endpoint,
     PromptRecord,
@@ -294,6 +301,8 @@ async def _identity(
     async def send_patch() -> None:
         await client.get_json(patch_models)
 
+    if any(m.running == TRTLLM_RUNNING for m in found.values()):  # read again, it drains
+        return unchecked("TensorRT-LLM's /metrics is JSON iteration stats, with no request counter")
     unread = [f"{side}: {m.problem}" for side, m in found.items() if m.problem and not m.known]
     if unread:  # not read again: a dead or slow /metrics costs the run its timeout once only
         return unchecked(f"a side's /metrics gives no reading ({'; '.join(unread)})")
