@@ -13,17 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import signal
 import socket
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_support import CliResult, run_k3diff
+from server_support import loopback_script
 
 from .helpers import compare_texts
 
@@ -56,20 +52,9 @@ def _triage(tmp_path: Path) -> tuple[CliResult, dict[str, Any]]:
     return result, json.loads((tmp_path / "t.json").read_text())
 
 
-@contextlib.contextmanager
-def _forwarder(url: str) -> Iterator[str]:
+def _forwarder(url: str) -> contextlib.AbstractContextManager[str]:
     """A TCP forwarder to `url`'s port: its URL, stopped by pid."""
-    proc = subprocess.Popen(
-        [sys.executable, str(FORWARDER), "--to", url.rsplit(":", 1)[1]],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        yield f"http://127.0.0.1:{int(proc.stdout.readline())}"
-    finally:
-        os.kill(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=10)
+    return loopback_script(FORWARDER, "--to", url.rsplit(":", 1)[1])
 
 
 def _assert_held(tmp_path: Path, sampled: CliResult, base: str, patch: str) -> None:
