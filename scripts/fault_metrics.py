@@ -14,7 +14,7 @@ KINDS = (
 )  # fmt: skip
 """What `--metrics` takes (`slow`, `flaky` and `restarting` are the handler's: a stall, then
 `vllm` once and `garbage` after, and `vllm-spec` whose speculation counters go back to zero at
-every 4th read, a server restarting; `flaky` has no speculation counters, so it never gives
+every 4th read from the 6th (reads 1-4 are `sample`'s probes), a server restarting; `flaky` has no speculation counters, so it never gives
 `telemetry` a counter-reset: `restarting` does, every 2nd serial window; `bulky` is `vllm` with 1.5 MiB of histogram buckets beside it, a large
 data-parallel server's body, under the cap; `wide` is `vllm` after a 100 KiB comment line, a
 line prometheus_client's parser takes quadratic time over)."""
@@ -25,10 +25,13 @@ def trtllm_stats(running: int) -> list[dict[str, Any]]:
     return [{"iter": 1, "numActiveRequests": running, "numQueuedRequests": 0}]
 
 
-def metrics_text(kind: str, running: int, hits: int, spec: SpecCounters) -> tuple[bytes, str]:
+def metrics_text(
+    kind: str, running: int, hits: int, spec: SpecCounters, handled: dict[str, int] | None = None
+) -> tuple[bytes, str]:
     """The body and Content-Type of a Prometheus-text `/metrics` answer of `kind` (`vllm`,
     `vllm-spec`, `sglang`, `tgi`, `garbage`, `huge`) with `running` requests running and `hits`
-    cached prompt tokens so far."""
+    cached prompt tokens so far; `vllm`'s with `handled` (GETs of /v1/models answered so far)
+    as vLLM's HTTP request counter (prometheus-fastapi-instrumentator's `http_requests_total`)."""
     if kind == "garbage":
         return b"vllm:num_requests_running{oops 1\n{{{ garbage\n", "text/plain"
     if kind == "huge":
@@ -39,7 +42,7 @@ def metrics_text(kind: str, running: int, hits: int, spec: SpecCounters) -> tupl
     if kind == "vllm-spec":
         kind, spec_lines = "vllm", spec.series()
     if kind == "wide":
-        body, content_type = metrics_text("vllm", running, hits, spec)
+        body, content_type = metrics_text("vllm", running, hits, spec, handled)
         return b"# " + b" " * (100 << 10) + b"x\n" + body, content_type
     series = {
         "vllm": [
@@ -50,6 +53,11 @@ def metrics_text(kind: str, running: int, hits: int, spec: SpecCounters) -> tupl
             f'vllm:prefix_cache_hits_total{{engine="0",model_name="fault"}} {float(hits)}',
             "# TYPE vllm:prefix_cache_queries counter",
             'vllm:prefix_cache_queries_total{engine="0",model_name="fault"} 99.0',
+            "# TYPE http_requests_total counter",
+            *(
+                f'http_requests_total{{handler="{path}",method="GET",status="2xx"}} {float(count)}'
+                for path, count in sorted((handled or {}).items())
+            ),
         ],
         "sglang": [
             "# TYPE sglang:num_running_reqs gauge",

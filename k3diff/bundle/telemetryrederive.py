@@ -82,7 +82,7 @@ def _difference(body: dict[str, Any], again: dict[str, Any]) -> str | None:
     return first_difference(
         _placeless(body),
         _placeless(again),
-        may_lack=older_lacks(body, ["stopped[].log", "failed", "unlogged"]),  # in the order added
+        may_lack=older_lacks(body, ["stopped[].log", "failed", "unlogged", "unlisted"]),  # as added
     )
 
 
@@ -98,6 +98,10 @@ def _placeless(document: dict[str, Any]) -> dict[str, Any]:
             for s in stops
         ]
         document = {**document, "stopped": stops}
+    unlisted = document.get("unlisted")
+    if isinstance(unlisted, list):  # the logs named, as each stop's
+        resolved = [str(Path(log).resolve()) if isinstance(log, str) else log for log in unlisted]
+        document = {**document, "unlisted": resolved}
     return {k: v for k, v in document.items() if k != "logs"}
 
 

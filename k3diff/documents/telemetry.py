@@ -153,6 +153,7 @@ def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
         "unlogged": [
             {"side": u.side, "records": list(u.records), "of": u.of} for u in report.unlogged
         ],
+        "unlisted": list(report.unlisted),
         **vllm_json(report),
         "verdict": {"ok": code == 0, "exit_code": code},
     }

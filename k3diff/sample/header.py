@@ -16,19 +16,29 @@ from k3diff.errors import InputError
 from k3diff.ids import SAMPLES as SCHEMA
 from k3diff.sample.credentials import redacted_url
 from k3diff.sample.names import MODES, SIDES
-from k3diff.sample.oneserver import OneServer, normalised, one_server
+from k3diff.sample.oneserver import (
+    IDENTITY_FIELD,
+    OneServer,
+    identity_unchecked,
+    normalised,
+    one_server,
+)
 from k3diff.sample.recorded import check_command
 from k3diff.sample.usage import shown
 
-LOG_FORMAT = 2
+LOG_FORMAT = 3
 """The header's `run.log_format` this version writes: a header stating it lists every field
 readers check the log against (`REQUIRED`: the records asked, modes, repeats, sides, run id),
 so a header that states it and lacks one was edited (samples71). A log without it (format 1,
-written before samples71) cannot show every line its run owed was logged."""
+written before samples71) cannot show every line its run owed was logged. Format 3 (samples72)
+adds `server_identity` (`REQUIRED_3`)."""
 REQUIRED = ("run_id", "servers", "modes", "repeats", "keys", "connects_to")
 """The `run` fields a header stating `log_format` carries, each read below (`connects_to`:
 review71c, a header whose record of where each side connected was deleted read two spellings
 of one server, `http://127.1:8000` and `http://127.0.0.1:8000`, as two)."""
+REQUIRED_3 = (IDENTITY_FIELD,)
+"""What a format 3 header carries besides: what the servers' own counters said of base and
+patch (`k3diff.sample.identity`: deleted, one server reached at two addresses read as two)."""
 
 
 def json_line(value: Any) -> bytes:
@@ -114,6 +124,19 @@ class RunHeader:
             "not a patched build"
         ) + ("; judged as an A/A calibration run (--allow-same-server)" if allowed else "")
 
+    def identity_note(self, log: str) -> str | None:
+        """The sentence triage states for LOG where the servers' own counters could not tell
+        whether base and patch are one server reached at two addresses (samples72)."""
+        if self.same_server is not None or self.sides != ("base", "patch"):
+            return None
+        why = identity_unchecked(self.fields)
+        if why is None:
+            return None
+        return (
+            f"whether base and patch of {log} are one server reached at two addresses (a LAN "
+            f"address, a DNS alias, a forwarder) was not checked by the servers' counters: {why}"
+        )
+
     @property
     def params(self) -> Mapping[str, Any] | None:
         """The request parameters (`--param`), None when the header has none."""
@@ -188,7 +211,7 @@ def _log_format(run: Mapping[str, Any], where: str) -> int | None:
             f"{where}: header 'run.log_format' is {found}: written by a newer k3diff (this "
             f"version reads up to {LOG_FORMAT})"
         )
-    for name in REQUIRED:
+    for name in (*REQUIRED, *(REQUIRED_3 if found >= 3 else ())):
         if run.get(name) is None:
             raise InputError(
                 f"{where}: header 'run.{name}' missing: a log_format {found} header states it "

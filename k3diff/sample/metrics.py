@@ -64,6 +64,10 @@ POLL_INTERVAL = 0.1
 """Seconds between two reads of the gauge while a batch is in flight."""
 
 
+NONE_KNOWN = "none of the known series"
+"""The probe's problem with a `/metrics` that answered without any series it reads."""
+
+
 class MetricsProblem(Exception):
     """Why a `/metrics` body gives no reading."""
 
@@ -174,6 +178,11 @@ class SideMetrics:
     """The URL is a `--metrics-url` the user gave, not the server's `/metrics` (left69: one that
     answered without the gauge was said to be a server no `--metrics-url` can help)."""
 
+    @property
+    def known(self) -> bool:
+        """It answered Prometheus text or JSON (with or without the known series)."""
+        return self.problem is None or self.problem == NONE_KNOWN
+
     def header(self) -> dict[str, Any]:
         return {
             "url": self.url,
@@ -215,7 +224,7 @@ async def probe(fetch: Fetch, url: str) -> SideMetrics:
         reading = await read(fetch, url)
     except MetricsProblem as exc:
         return SideMetrics(url, None, None, str(exc))
-    problem = None if reading.running_name or reading.cache_name else "none of the known series"
+    problem = None if reading.running_name or reading.cache_name else NONE_KNOWN
     return SideMetrics(url, reading.running_name, reading.cache_name, problem)
 
 

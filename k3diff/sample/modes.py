@@ -85,6 +85,37 @@ def _decided(sampler: Sampler, plan: Plan, key: str, mode: str) -> bool:
     return plan.adaptive and sampler.tally.decisive(key, mode, len(plan.sides) > 1)
 
 
+def _rounds(plan: Plan, size: int) -> list[range]:
+    """The repeats of each round: `size` from each multiple of `size`, the last one short."""
+    return [range(s, min(plan.repeats, s + size)) for s in range(0, plan.repeats, size)]
+
+
+def _partial(sampler: Sampler, plan: Plan, key: str, mode: str, repeats: range) -> bool:
+    """Some side has a line of these repeats and some side lacks one."""
+    ids = [(side, key, mode, repeat) for side in plan.sides for repeat in repeats]
+    held = sum(1 for sample_id in ids if sample_id in sampler.done)
+    return 0 < held < len(ids)
+
+
+Round = Callable[[int, range], Awaitable[None]]
+"""Take what a round (its turn, its repeats) lacks on each side."""
+
+
+async def _stop(
+    sampler: Sampler, plan: Plan, key: str, mode: str, rounds: list[range], take: Round
+) -> int:
+    """An adaptive stop: first every round some side has a line of is finished on every side,
+    so the log holds whole rounds as `owed` reads a stop (samples72: before, a run resumed
+    after a kill mid-round, or with `--repeats` grown past a short last round at concurrency
+    2, stopped with a round part-logged, and triage and telemetry held the record `unlogged`
+    where nothing was edited and `--resume` took nothing more); then the samples it made
+    unnecessary."""
+    for turn, repeats in enumerate(rounds):
+        if _partial(sampler, plan, key, mode, repeats):
+            await take(turn, repeats)
+    return _unneeded(sampler, plan, key, mode)
+
+
 async def run_serial(sampler: Sampler, plan: Plan) -> int:
     return await _one_at_a_time(sampler, plan, Mode.SERIAL.value, [""])
 
@@ -92,22 +123,26 @@ async def run_serial(sampler: Sampler, plan: Plan) -> int:
 async def run_concurrent(sampler: Sampler, plan: Plan) -> int:
     mode = Mode.CONCURRENT.value
     skipped = 0
+    rounds = _rounds(plan, plan.concurrency)
     for record in plan.records:
-        for turn, start in enumerate(range(0, plan.repeats, plan.concurrency)):
-            if _decided(sampler, plan, record.key, mode):
-                skipped += _unneeded(sampler, plan, record.key, mode)
-                break
-            repeats = range(start, min(plan.repeats, start + plan.concurrency))
+
+        async def batch(turn: int, repeats: range, record: PromptRecord = record) -> None:
             for side in _order(plan.sides, turn):
                 todo = [r for r in repeats if (side, record.key, mode, r) not in sampler.done]
                 if not todo:
                     continue
                 await sampler.flush()
-                batch = f"{mode}:{side}:{record.key}:{start}"
-                await together(*(sampler.take(side, record, mode, r, batch) for r in todo))
+                label = f"{mode}:{side}:{record.key}:{repeats.start}"
+                await together(*(sampler.take(side, record, mode, r, label) for r in todo))
                 # Its own server's, labelled with a request of it (telem70): the other's drain
                 # came before that server's batch, and counted it as sent.
                 await sampler.drain_perf(mode, record.key, todo[0], sides=(side,))
+
+        for turn, repeats in enumerate(rounds):
+            if _decided(sampler, plan, record.key, mode):
+                skipped += await _stop(sampler, plan, record.key, mode, rounds, batch)
+                break
+            await batch(turn, repeats)
     return skipped
 
 
@@ -122,14 +157,14 @@ async def _one_at_a_time(sampler: Sampler, plan: Plan, mode: str, current: list[
 
     `current` is set to the record being sampled (the load workers skip it)."""
     skipped = 0
+    rounds = _rounds(plan, 1)
     for record in plan.records:
         current[0] = record.key
-        for repeat in range(plan.repeats):
-            if _decided(sampler, plan, record.key, mode):
-                skipped += _unneeded(sampler, plan, record.key, mode)
-                break
+
+        async def one(turn: int, repeats: range, record: PromptRecord = record) -> None:
+            repeat = repeats.start  # a round of one repeat a side, sides alternating by it
             took = False
-            for side in _order(plan.sides, repeat):
+            for side in _order(plan.sides, turn):
                 if (side, record.key, mode, repeat) not in sampler.done:
                     await sampler.flush()
                     batch = (
@@ -141,6 +176,12 @@ async def _one_at_a_time(sampler: Sampler, plan: Plan, mode: str, current: list[
                     took = True
             if took:
                 await sampler.drain_perf(mode, record.key, repeat)
+
+        for turn, repeats in enumerate(rounds):
+            if _decided(sampler, plan, record.key, mode):
+                skipped += await _stop(sampler, plan, record.key, mode, rounds, one)
+                break
+            await one(turn, repeats)
     return skipped
 
 

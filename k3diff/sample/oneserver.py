@@ -17,9 +17,12 @@ any-address answers both; two processes bound to each on one port are rare, and 
 one holds a run, never passes one). A host name with no address recorded (a log written before
 `connects_to`, or a name that did not resolve) is only itself. A front end that routes two host
 names (virtual hosts) on one address and port to two builds reads as one server; a path prefix
-tells routes apart (`http://gw/base` is not `http://gw/patch`). No probe of the server's own
-identity corroborates it: the OpenAI-style `/v1/models` `created` of vLLM and SGLang is the
-time of the request, not of the server.
+tells routes apart (`http://gw/base` is not `http://gw/patch`). The OpenAI-style `/v1/models`
+`created` of vLLM and SGLang is the time of the request, not of the server, so it tells
+nothing; what addresses cannot tell (one server bound to the any-address reached by loopback
+and by its LAN address, a DNS alias, a forwarder) the servers' own request counters can: the
+header's `server_identity` (`k3diff.sample.identity`, samples72), and one it says is one server
+is one server whatever the URLs.
 """
 
 from __future__ import annotations
@@ -42,6 +45,11 @@ THIS_HOST = "this host"
 """The address every loopback address, the any-address and `localhost` read as."""
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+
+IDENTITY_FIELD = "server_identity"
+"""The header field of what the servers' own counters said (`k3diff.sample.identity`)."""
+IDENTITY_ONE, IDENTITY_TWO, IDENTITY_UNCHECKED = "one-server", "two-servers", "unchecked"
+"""Its `result`s: the base's server counted the patch's requests, it did not, not checked."""
 
 
 @dataclass(frozen=True)
@@ -107,18 +115,24 @@ def _prefix(path: str) -> str:
 
 def address_name(address: str) -> str:
     """An address as one server's: `THIS_HOST` for loopback, the any-address and
-    `localhost`, an IPv4-mapped IPv6 address as IPv4, an IP in its compressed form, and any
-    other name in lower case."""
+    `localhost`, an IPv4-mapped IPv6 address as IPv4, an IP in its compressed form (a
+    link-local one with its zone, `fe80::1%eth0`: the same address on two interfaces is two
+    hosts; any other's zone dropped), and any other name in lower case."""
     name = address.strip("[]").lower()
     if name == "localhost" or name.endswith(".localhost"):
         return THIS_HOST
+    bare, _, zone = name.partition("%")
     try:
-        ip = ipaddress.ip_address(name.split("%", 1)[0])
+        ip = ipaddress.ip_address(bare)
     except ValueError:
         return name
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
-    return THIS_HOST if ip.is_loopback or ip.is_unspecified else str(ip)
+    if ip.is_loopback or ip.is_unspecified:
+        return THIS_HOST
+    # The zone as written, as the HTTP client reads it (httpx connects `[fe80::1%eth0]` and
+    # passes RFC 6874's `%25eth0` on as zone `25eth0`, which does not resolve).
+    return f"{ip}%{zone}" if zone and ip.is_link_local else str(ip)
 
 
 def connects_to(urls: Mapping[str, str], timeout: float = RESOLVE_TIMEOUT) -> dict[str, Any]:
@@ -158,12 +172,20 @@ def connects_to(urls: Mapping[str, str], timeout: float = RESOLVE_TIMEOUT) -> di
 
 
 def _resolve(url: str) -> list[str]:
+    """The addresses `url`'s host resolves to, an IPv6 one with its scope (`fe80::1%2`:
+    getaddrinfo gives the zone apart, as the interface's index)."""
     parts = urlsplit(url)
     host, port = parts.hostname, parts.port or _DEFAULT_PORTS.get(parts.scheme.lower())
     if not host:
         return []
     found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return list(dict.fromkeys(str(info[4][0]) for info in found))
+    return list(dict.fromkeys(_scoped(info[4]) for info in found))
+
+
+def _scoped(sockaddr: tuple[Any, ...]) -> str:
+    address = str(sockaddr[0])
+    scope = sockaddr[3] if len(sockaddr) == 4 else 0
+    return f"{address}%{scope}" if scope and "%" not in address else address
 
 
 def place(url: str, recorded: Any = None) -> Place:
@@ -194,8 +216,30 @@ def one_server(run: Mapping[str, Any]) -> OneServer | None:
     recorded = recorded if isinstance(recorded, dict) else {}
     one, other = place(base, recorded.get("base")), place(patch, recorded.get("patch"))
     shared = one.addresses & other.addresses
+    urls = redacted_url(base)[:200], redacted_url(patch)[:200]
     if one.port != other.port or one.path != other.path or not shared:
-        return None
+        counted = counted_as_one(run)
+        return None if counted is None else OneServer(*urls, counted)
     host = "loopback" if THIS_HOST in shared else sorted(shared)[0]
     port = "" if one.port is None else f" port {one.port}"
-    return OneServer(redacted_url(base)[:200], redacted_url(patch)[:200], f"{host}{port}{one.path}")
+    return OneServer(*urls, f"{host}{port}{one.path}")
+
+
+def counted_as_one(run: Mapping[str, Any]) -> str | None:
+    """'counted by one server: the base's ... counted ...' where the header's `server_identity` says the
+    base's server counted the requests sent to the patch, else None."""
+    identity = run.get(IDENTITY_FIELD)
+    if not isinstance(identity, dict) or identity.get("result") != IDENTITY_ONE:
+        return None
+    why = identity.get("why")
+    return "counted by one server" + (f": {why[:300]}" if isinstance(why, str) else "")
+
+
+def identity_unchecked(run: Mapping[str, Any]) -> str | None:
+    """Why the header's `server_identity` could not tell one server from two (None where it
+    told, or where the header records no check: a log written before samples72)."""
+    identity = run.get(IDENTITY_FIELD)
+    if not isinstance(identity, dict) or identity.get("result") != IDENTITY_UNCHECKED:
+        return None
+    why = identity.get("why")
+    return why[:300] if isinstance(why, str) else "no reason recorded"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,16 @@ from k3diff.sample.credentials import redacted_run
 from k3diff.sample.finish import FINISHED
 from k3diff.sample.gaugeadvice import given_problem
 from k3diff.sample.header import LOG_FORMAT
+from k3diff.sample.identity import Identity, probe_identity, unchecked
 from k3diff.sample.log import PerfLog, SampleLog
-from k3diff.sample.metrics import METRICS_MAX_BYTES, METRICS_TIMEOUT, Fetch, SideMetrics, probe
+from k3diff.sample.metrics import (
+    METRICS_MAX_BYTES,
+    METRICS_TIMEOUT,
+    TRTLLM_RUNNING,
+    Fetch,
+    SideMetrics,
+    probe,
+)
 from k3diff.sample.model import (
     Endpoint,
     PromptRecord,
@@ -27,7 +36,7 @@ from k3diff.sample.model import (
 )
 from k3diff.sample.modes import SCHEDULERS, Plan, run_control
 from k3diff.sample.names import Mode
-from k3diff.sample.oneserver import OneServer, connects_to, one_server
+from k3diff.sample.oneserver import IDENTITY_FIELD, OneServer, connects_to, one_server
 from k3diff.sample.perfdrain import END, PERF_BATCH_FIELD, PERF_START_FIELD, start_line
 from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
 from k3diff.sample.reader import SamplesLog
@@ -70,13 +79,26 @@ def run_sampling(
             ca_cert=options.ca_cert,
         )
         run = run_header(options, endpoint, routing, [record.key for record in records])
-        one = None if any(options.side_params.values()) else one_server(run)
-        if same_server is not None and one is not None:
-            same_server(one)
-        outcome = kept.run(_sample(options, endpoint, records, run, routing, progress, kept))
+        heard = _Heard(progress, same_server)
+        outcome = kept.run(_sample(options, endpoint, records, run, routing, heard, kept))
     skipped, taken_now, perf_count, resumed = outcome
     result = summarise(options, records, skipped, taken_now, resumed, perf_count)
     return dataclasses.replace(result, ignored_proxy_variables=routing.ignored_variables)
+
+
+@dataclass(frozen=True)
+class _Heard:
+    """Who hears of the run as it goes: its progress, and one server as both sides."""
+
+    progress: Callable[[Counts], None] | None
+    same_server: Callable[[OneServer], None] | None
+
+    def check_one_server(self, run: dict[str, Any], options: SampleOptions) -> None:
+        """Tell `same_server` where base and patch are one server with the same parameters
+        (by their addresses, or by their own counters: `server_identity`)."""
+        one = None if any(options.side_params.values()) else one_server(run)
+        if self.same_server is not None and one is not None:
+            self.same_server(one)
 
 
 def _open_log(
@@ -171,7 +193,7 @@ async def _sample(
     records: list[PromptRecord],
     run: dict[str, Any],
     routing: Routing,
-    progress: Callable[[Counts], None] | None,
+    heard: _Heard,
     kept: Kept,
 ) -> tuple[int, int, int, SamplesLog | None]:
     urls = side_urls(options)
@@ -192,6 +214,9 @@ async def _sample(
         found = await _probe_metrics(options, client, urls)
         if found:
             run = {**run, "metrics": {side: m.header() for side, m in found.items()}}
+        identity = await _identity(client, urls, found)
+        run = {**run, IDENTITY_FIELD: identity.header()}
+        heard.check_one_server(run, options)
         bodies = request_bodies(options, records, models)
         log, resumed = _open_log(options, run, Sent(bodies, options.control))
         kept.log = log
@@ -210,7 +235,7 @@ async def _sample(
             done,
             tally,
             total,
-            progress,
+            heard.progress,
         )
         sampler.flush_url = options.flush_url
         sampler.watch_metrics(_fetch(client), found)
@@ -263,6 +288,26 @@ async def _probe_metrics(
             probed, problem=given_problem(probed.problem, given is not None), given=bool(given)
         )
     return found
+
+
+async def _identity(
+    client: SamplerClient, urls: dict[str, str], found: dict[str, SideMetrics]
+) -> Identity:
+    """What the servers' own counters say of base and patch being one (`sample.identity`)."""
+    if "patch" not in urls:
+        return unchecked("the run sampled one side")
+    patch_models = f"{urls['patch']}/v1/models"
+
+    async def send_patch() -> None:
+        await client.get_json(patch_models)
+
+    if any(m.running == TRTLLM_RUNNING for m in found.values()):  # read again, it drains
+        return unchecked("TensorRT-LLM's /metrics is JSON iteration stats, with no request counter")
+    unread = [f"{side}: {m.problem}" for side, m in found.items() if m.problem and not m.known]
+    if unread:  # not read again: a dead or slow /metrics costs the run its timeout once only
+        return unchecked(f"a side's /metrics gives no reading ({'; '.join(unread)})")
+    metrics = {side: m.url for side, m in found.items()}
+    return await probe_identity(_fetch(client), metrics, send_patch)
 
 
 async def _find_perf_metrics(

@@ -369,6 +369,10 @@ class TelemetryReport:
     unlogged: tuple[UnloggedRecords, ...] = ()
     """Per side, the records the run asked that the log has no line of (filtered out, or a run
     killed before them: newuser70)."""
+    unlisted: tuple[str, ...] = ()
+    """The logs whose header does not state what their run owed (no `run.log_format`: written
+    before samples71), of which `unlogged` can tell nothing (samples72: before, telemetry said
+    nothing of them where triage holds their records)."""
 
     @property
     def new_preemption(self) -> Preemptions | None:

@@ -260,6 +260,7 @@ def summarize(
         unsampled=tuple(side for side in sides if side not in {m.side for m in modes}),
         failed=failed_samples(samples),
         unlogged=unlogged_records(read_logs),
+        unlisted=tuple(log.path for log in read_logs if not log.header.listed),
     )
 
 

@@ -135,6 +135,7 @@ def triage(
     records = tuple(hold_same_server(record, one_server) for record in records)
     notes = (log.header.same_server_note(log.path, settings.allow_same_server) for log in logs.logs)
     one_server_notes = tuple(note for note in notes if note is not None)
+    unchecked_servers = (log.header.identity_note(log.path) for log in logs.logs)
     return TriageResult(
         comparison=comparison.name,
         samples=tuple(str(path) for path in sample_paths),
@@ -160,6 +161,7 @@ def triage(
                 ignored_qualification(comparison.ignore_fields),
                 beams_qualification(comparison.beams),
                 *one_server_notes,
+                *unchecked_servers,
                 not_counted(everything),
             )
             if q is not None

@@ -120,6 +120,7 @@ QUALIFIED = {
     "bounded only by 0.78": "bound the patch's stability only by 0.78",
     "could not detect any shift": "could not have detected every shift",
     "checked no pinned manifest": "audit checked no pinned manifest",
+    "not checked by the servers' counters": "could not check that base and patch are two servers",
 }
 """Each qualification the demo's bundle carries (a phrase of it) -> how the README's tour says it."""
 

@@ -147,6 +147,9 @@ CACHE_HITS = [0]
 """Cached prompt tokens so far (the prefix-cache hit counter of --metrics)."""
 METRICS_READS = [0]
 SPEC = SpecCounters()
+HANDLED: Counter[str] = Counter()
+"""GETs answered per path (vLLM's `http_requests_total`; counted as the request arrives, where
+vLLM counts it once answered: `sample` waits for the count either way)."""
 
 
 def _record(*records: dict[str, Any]) -> None:
@@ -161,6 +164,8 @@ class Handler(JsonHandler):
 
     def do_GET(self) -> None:
         if self.path == "/v1/models":
+            with STATE_LOCK:  # counted before it is answered: the next read shows it
+                HANDLED[self.path] += 1
             self._json(200, models("m"))
         elif self.path == "/metrics" and self.server.metrics:  # type: ignore[attr-defined]
             self._metrics(self.server.metrics)  # type: ignore[attr-defined]
@@ -188,17 +193,19 @@ class Handler(JsonHandler):
                 METRICS_READS[0] += 1
                 first = METRICS_READS[0] == 1
             kind = "vllm" if first else "garbage"
-        if kind == "restarting":  # reads 1 and 2 are the probes; then 2 reads a serial window
+        if kind == "restarting":  # reads 1-4 are the probes; then 2 reads a serial window
             with STATE_LOCK:
                 METRICS_READS[0] += 1
-                restart = METRICS_READS[0] % 4 == 0
+                restart = METRICS_READS[0] > 2 and (METRICS_READS[0] - 2) % 4 == 0
             if restart:
                 SPEC.restart()
             kind = "vllm-spec"
         if kind == "trtllm":
             self._json(200, trtllm_stats(running))
             return
-        self._raw(200, *metrics_text(kind, running, hits, SPEC))
+        with STATE_LOCK:
+            handled = dict(HANDLED)
+        self._raw(200, *metrics_text(kind, running, hits, SPEC, handled))
 
     def do_POST(self) -> None:
         start = time.monotonic()
@@ -497,6 +504,7 @@ def _so_far(meta: dict[str, Any]) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--log", required=True)
+    parser.add_argument("--bind", default="127.0.0.1", help="the address to listen on")
     parser.add_argument("--perf-metrics", action="store_true")
     parser.add_argument("--perf-cap", type=int, default=0)
     parser.add_argument("--perf-request-ids", action="store_true")
@@ -532,7 +540,7 @@ def main() -> None:
         help='{"PROMPT": FAULT}: this server\'s fault for a prompt (a patch side that fails)',
     )
     args = parser.parse_args()
-    server = QuietServer(("127.0.0.1", 0), Handler)
+    server = QuietServer((args.bind, 0), Handler)
     if args.tls_cert:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(args.tls_cert)

@@ -74,7 +74,7 @@ def test_a_header_whose_keys_were_deleted_is_refused(tmp_path: Path, fault_serve
         assert result.exit_code == 2, (command, result.stdout)
         (line,) = result.stderr.splitlines()
         assert f"{LOG}:1: header 'run.keys' missing: " in line and "Traceback" not in line
-    assert json.loads((tmp_path / LOG).read_text().splitlines()[0])["run"]["log_format"] == 2
+    assert json.loads((tmp_path / LOG).read_text().splitlines()[0])["run"]["log_format"] == 3
 
 
 def test_a_log_without_a_format_holds_its_records(tmp_path: Path, fault_server: Any) -> None:

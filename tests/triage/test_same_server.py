@@ -125,8 +125,14 @@ def _connected_log(tmp_path: Path, base: str, patch: str, addresses: tuple[str, 
         # One name is one server whatever addresses a header says it had.
         ("http://serve.internal:8000", "http://SERVE.internal:8000/", ("10.0.0.5", "10.0.0.6"),
          "serve.internal port 8000"),
+        # A link-local address's zone by name and by index, resolved to one (samples72).
+        ("http://[fe80::1%eth0]:8000", "http://[fe80::1%2]:8000", ("fe80::1%2", "fe80::1%2"),
+         "fe80::1%2 port 8000"),
     ],
-    ids=["two-names-one-address", "name-and-literal", "ipv6-and-ipv4-loopback", "edited-apart"],
+    ids=[
+        "two-names-one-address", "name-and-literal", "ipv6-and-ipv4-loopback", "edited-apart",
+        "link-local-zone-name-and-index",
+    ],
 )  # fmt: skip
 def test_two_names_that_resolved_to_one_address_are_one_server(
     tmp_path: Path, base: str, patch: str, addresses: tuple[str, str], where: str
@@ -145,12 +151,16 @@ def test_two_names_that_resolved_to_one_address_are_one_server(
         ("http://serve-a.internal:8000", "http://serve-b.internal:8000", ("10.0.0.5", "10.0.0.6")),
         ("http://gw.internal/base", "http://gw.internal/patch", ("10.0.0.5",) * 2),
         ("http://127.0.0.1:8000", "http://localhost:8001", ("127.0.0.1",) * 2),
+        # One link-local address on two interfaces is two hosts (samples72).
+        ("http://[fe80::1%eth0]:8000", "http://[fe80::1%eth1]:8000", ("fe80::1%2", "fe80::1%3")),
     ],
-    ids=["two-addresses", "two-routes", "two-ports"],
+    ids=["two-addresses", "two-routes", "two-ports", "link-local-two-interfaces"],
 )  # fmt: skip
 def test_two_servers_recorded_apart_are_judged_as_any(
     tmp_path: Path, base: str, patch: str, addresses: tuple[str, str]
 ) -> None:
+    """link-local-two-interfaces failed on main at 75ea4965 (held same-server, exit 1): the
+    zone was dropped, so `fe80::1` on eth0 and on eth1 read as one host."""
     _connected_log(tmp_path, base, patch, addresses)
     result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
     assert result.exit_code == 0, result.stdout

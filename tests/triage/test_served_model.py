@@ -15,7 +15,7 @@ from typing import Any
 from cli_support import CliResult, run_k3diff
 from sample.support import sample, write_prompts
 
-from .helpers import completion, without_added_after
+from .helpers import besides_counters, completion, without_added_after
 
 GREEDY = {"temperature": 0, "max_tokens": 8}
 
@@ -123,7 +123,7 @@ def test_samples_answered_as_the_captured_model_count(fault_server: Any, tmp_pat
     result = _triage(tmp_path, log)
     assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)
-    assert document["qualifications"] == []
+    assert besides_counters(document["qualifications"]) == []
     assert document["records"][0]["category"] == "match"
     assert document["records"][0]["flags"] == []
     report, markdown = _bundle(tmp_path, log)
@@ -171,7 +171,7 @@ def test_a_capture_that_names_no_model_is_a_qualification_on_the_verdict_and_the
         "the captures do not name the model that answered them (1 record): that the samples "
         "were answered by the captured model could not be checked"
     )
-    assert document["qualifications"] == [said]
+    assert besides_counters(document["qualifications"]) == [said]
     assert "condition-unchecked" in document["records"][0]["flags"]
     report, markdown = _bundle(tmp_path, log)
     assert report.exit_code == 0, report.stderr
@@ -272,7 +272,9 @@ def test_a_triage_without_its_model_check_never_hides_what_the_check_found(
     )  # fmt: skip
     assert refused.exit_code == 2, refused.stdout
     assert "forged.json: does not follow from the evidence given with it" in refused.stderr
-    document["qualifications"] = []
+    document["qualifications"] = [
+        q for q in document["qualifications"] if q not in besides_counters([q])
+    ]  # the model check's cleared, the one-server check's kept
     document["records"][0]["flags"] = []
     (tmp_path / "forged.json").write_text(json.dumps(document))
     shown = run_k3diff(

@@ -170,6 +170,19 @@ def test_a_mode_whose_lines_were_removed_on_both_sides_is_held(
     assert _record(document, "a")["category"] == "match"
 
 
+def _as_before_samples71(tmp_path: Path) -> Path:
+    """The log as k3diff wrote it before its header stated its format (no `keys`, no
+    `log_format`), b's lines removed."""
+    path = tmp_path / LOG
+    lines = path.read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["run"].pop("keys", None)
+    header["run"].pop("log_format", None)
+    kept = [ln for ln in lines[1:] if json.loads(ln)["key"] != "b"]
+    path.write_text(json.dumps(header, separators=(",", ":")) + "\n" + "".join(kept))
+    return path
+
+
 def test_a_log_written_before_the_header_listed_its_records_says_it_is_unchecked(
     tmp_path: Path, fault_server: Any
 ) -> None:
@@ -179,13 +192,7 @@ def test_a_log_written_before_the_header_listed_its_records_says_it_is_unchecked
     `unlogged` (exit 1, samples71), and triage and report say the log could not be checked.
     `--resume` continues such a log and keeps its header, so it stays held: re-sample."""
     urls = _run(tmp_path, fault_server, {})
-    path = tmp_path / LOG
-    lines = path.read_text().splitlines(keepends=True)
-    header = json.loads(lines[0])
-    header["run"].pop("keys", None)
-    header["run"].pop("log_format", None)
-    kept = [ln for ln in lines[1:] if json.loads(ln)["key"] != "b"]
-    path.write_text(json.dumps(header, separators=(",", ":")) + "\n" + "".join(kept))
+    path = _as_before_samples71(tmp_path)
 
     result, document = _triage(tmp_path)
     assert result.exit_code == 1, result.stdout
@@ -225,3 +232,27 @@ def test_resume_with_another_prompts_file_is_refused_and_keeps_the_keys(
     (line,) = refused.stderr.splitlines()
     assert "cannot resume" in line and "prompts_sha256" in line
     assert (tmp_path / LOG).read_text() == before
+
+
+def test_telemetry_says_a_log_that_does_not_state_what_its_run_owed(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """Failed on main at 75ea4965: telemetry said nothing of a log with no `run.log_format`
+    (b's lines removed), where triage holds its records. It says so (text and JSON
+    `unlisted`, exit 0 as before without --expect), and report runs it again alike."""
+    _run(tmp_path, fault_server, {})
+    _as_before_samples71(tmp_path)
+    text = run_k3diff("telemetry", LOG, cwd=tmp_path)
+    assert text.exit_code == 0, text.stderr
+    assert (
+        f"unlogged: {LOG} does not state what its run owed (no run.log_format: a log written "
+        "before k3diff stated it): lines removed from it cannot be told from lines never owed, "
+        "so the rows above may lack some, and triage clears none of its records; re-sample with "
+        "this version"
+    ) in text.stdout
+    written = run_k3diff("telemetry", LOG, "--format", "json", "-o", "tel.json", cwd=tmp_path)
+    assert written.exit_code == 0, written.stderr
+    assert json.loads((tmp_path / "tel.json").read_text())["unlisted"] == [LOG]
+    bundle = run_k3diff("report", LOG, "tel.json", "--out", "b", cwd=tmp_path)
+    assert bundle.exit_code in (0, 1), bundle.stderr
+    assert "tel.json" not in bundle.stderr

@@ -1,0 +1,158 @@
+"""One server reached at two addresses no URL tells apart, found by its own counters (samples72).
+
+A server bound to the any-address reached at loopback and at the host's LAN address, or reached
+directly and through a TCP forwarder (a port forward, a load balancer), is two addresses to
+`connects_to`: before, `k3diff sample` sampled it as two servers and triage passed (exit 0),
+every patch sample the base server's. Now `sample` asks both sides' `/metrics`: the base's
+request counter counting the GETs it sent to the patch only shows one server, recorded in the
+header (`server_identity`), and triage holds it (`same-server`, exit 1). Two servers are
+judged as before; where the counters cannot tell, triage says what it could not check.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import CliResult, run_k3diff
+from server_support import loopback_script
+
+from .helpers import compare_texts
+
+PROMPTS = [{"key": "a", "prompt": "a"}, {"key": "b", "prompt": "b"}]
+FORWARDER = Path(__file__).resolve().parents[1] / "sample" / "tcp_forwarder.py"
+LOG = "run/samples.jsonl"
+
+
+def _sample(tmp_path: Path, base: str, patch: str) -> CliResult:
+    compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "echo:b")})
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PROMPTS))
+    result = run_k3diff(
+        "sample", "--base", base, "--patch", patch, "--prompts", "p.jsonl", "--repeats", "3",
+        "--control", "off", "--out", "run", cwd=tmp_path,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    return result
+
+
+def _identity(tmp_path: Path) -> dict[str, Any]:
+    header = json.loads((tmp_path / LOG).read_text().splitlines()[0])["run"]
+    assert header["log_format"] == 3
+    identity: dict[str, Any] = header["server_identity"]
+    return identity
+
+
+def _triage(tmp_path: Path) -> tuple[CliResult, dict[str, Any]]:
+    result = run_k3diff("triage", "cmp.json", LOG, "--format", "json", "-o", "t.json", cwd=tmp_path)
+    assert result.exit_code in (0, 1), result.stderr
+    return result, json.loads((tmp_path / "t.json").read_text())
+
+
+def _forwarder(url: str) -> contextlib.AbstractContextManager[str]:
+    """A TCP forwarder to `url`'s port: its URL, stopped by pid."""
+    return loopback_script(FORWARDER, "--to", url.rsplit(":", 1)[1])
+
+
+def _assert_held(tmp_path: Path, sampled: CliResult, base: str, patch: str) -> None:
+    result, document = _triage(tmp_path)
+    assert result.exit_code == 1, result.stdout
+    identity = _identity(tmp_path)
+    assert identity["result"] == "one-server", identity
+    assert (
+        identity["series"] == 'http_requests_total{handler="/v1/models",method="GET",status="2xx"}'
+    )
+    assert f"--base and --patch are the same server ({base} and {patch}, both counted by" in (
+        sampled.stderr
+    )
+    assert document["summary"]["held"] == 2 and document["summary"]["match"] == 0
+    for record in document["records"]:
+        assert "same-server" in record["flags"]
+        assert record["reason"].startswith(
+            f"same-server: base and patch were sampled from one server ({base} and {patch}, "
+            "both counted by one server: the base's http_requests_total"
+        )
+
+
+def test_one_server_behind_a_forwarder_is_held(tmp_path: Path, fault_server: Any) -> None:
+    """Failed on main at 75ea4965 (exit 0, both records `match`): base the server, patch a TCP
+    forwarder to it on another port."""
+    server = fault_server("--metrics", "vllm")
+    with _forwarder(server.url) as patch:
+        sampled = _sample(tmp_path, server.url, patch)
+    _assert_held(tmp_path, sampled, server.url, patch)
+
+
+def _lan_address() -> str | None:
+    """This host's address on its default route (no packet is sent), None without one."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("198.51.100.1", 9))
+        except OSError:
+            return None
+        found = str(probe.getsockname()[0])
+    return None if found.startswith("127.") or found == "0.0.0.0" else found
+
+
+def test_one_server_at_loopback_and_at_its_lan_address_is_held(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """Failed on main at 75ea4965 (exit 0): a server bound to 0.0.0.0, reached as 127.0.0.1
+    and as this host's LAN address."""
+    lan = _lan_address()
+    if lan is None:
+        pytest.skip("this host has no non-loopback address")
+    server = fault_server("--metrics", "vllm", "--bind", "0.0.0.0")
+    patch = server.url.replace("127.0.0.1", lan)
+    sampled = _sample(tmp_path, server.url, patch)
+    _assert_held(tmp_path, sampled, server.url, patch)
+
+
+def test_two_servers_are_two_by_their_counters(tmp_path: Path, fault_server: Any) -> None:
+    """Two servers exposing the same counter: the base's did not count the patch's requests;
+    no note, no hold (exit 0), and nothing said unchecked."""
+    base, patch = fault_server("--metrics", "vllm"), fault_server("--metrics", "vllm")
+    sampled = _sample(tmp_path, base.url, patch.url)
+    assert "same server" not in sampled.stderr
+    assert _identity(tmp_path)["result"] == "two-servers"
+    result, document = _triage(tmp_path)
+    assert result.exit_code == 0, result.stdout
+    assert [r["category"] for r in document["records"]] == ["match", "match"]
+    assert not any("one server" in q for q in document["qualifications"])
+
+
+def test_servers_without_counters_are_said_unchecked(tmp_path: Path, fault_server: Any) -> None:
+    """Two servers without `/metrics`: judged as before (exit 0), and triage says that one
+    server at two addresses could not be ruled out, and why."""
+    base, patch = fault_server(), fault_server()
+    _sample(tmp_path, base.url, patch.url)
+    assert _identity(tmp_path)["result"] == "unchecked"
+    result, document = _triage(tmp_path)
+    assert result.exit_code == 0, result.stdout
+    (said,) = [q for q in document["qualifications"] if "two addresses" in q]
+    assert said.startswith(
+        f"whether base and patch of {LOG} are one server reached at two addresses (a LAN "
+        "address, a DNS alias, a forwarder) was not checked by the servers' counters: a side's "
+        "/metrics gives no reading (base: HTTP 404; patch: HTTP 404)"
+    ), said
+    text = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
+    assert "unchecked: whether base and patch of" in text.stdout
+
+
+def test_a_header_whose_identity_was_deleted_is_refused(tmp_path: Path, fault_server: Any) -> None:
+    """A format 3 header without `server_identity` was edited (one server read as two): exit
+    2, one line."""
+    server = fault_server("--metrics", "vllm")
+    with _forwarder(server.url) as patch:
+        _sample(tmp_path, server.url, patch)
+    lines = (tmp_path / LOG).read_text().splitlines()
+    header = json.loads(lines[0])
+    del header["run"]["server_identity"]
+    (tmp_path / LOG).write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    result = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    (line,) = result.stderr.splitlines()
+    assert "header 'run.server_identity' missing" in line
