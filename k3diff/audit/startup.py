@@ -53,8 +53,10 @@ def _pth_finding(pth: Surface, surfaces: Sequence[Surface]) -> Finding:
     lines = [line for line in pth.lines if line.executable]
     for line in lines[:_SHOWN]:
         number = numbers.get(line.text)
-        names = ", ".join(dict.fromkeys(".".join(m) for m, _ in line_modules(line.text).modules))
+        imports = line_modules(line.text)
+        names = ", ".join(dict.fromkeys(".".join(m) for m, _ in imports.modules))
         what = f"imports {shortened(names, _SAID)}" if names else "imports no module by name"
+        what += f" ({imports.computed}: it may import any module)" if imports.computed else ""
         said.append(f"line {number} {what}" if number else what)
     if len(lines) > _SHOWN:
         said.append(f"{len(lines) - _SHOWN} more executable lines")

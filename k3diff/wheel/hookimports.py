@@ -34,9 +34,21 @@ and called in another counts, `x.go()` runs every class's `go`: more is followed
 from __future__ import annotations
 
 import ast
-import importlib.util
+import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+
+from k3diff.wheel.computednames import (
+    IMPORTING,
+    attribute,
+    by_computed_name,
+    called_name,
+    computed,
+    imported,
+    importer,
+    literal,
+    namespace_key,
+)
 
 Module = tuple[str, ...]
 """A dotted module name, split at its dots."""
@@ -48,14 +60,19 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _EXEC = 1
 """Characters of literal strings `exec`ed parsed, per character of the code that `exec`s them:
 one level's (coverage's `.pth` line) fits, strings nested in strings soon do not."""
+_WORDS = (b"import", b"coding", b"exec", b"eval", b"compile", b"getattr", b"globals",
+          b"vars", b"locals", b"breakpoint", b"__")  # fmt: skip
+"""An ASCII source without these imports nothing and computes no name it calls (no coding
+declaration spells `import` in other bytes, `\\u0069mport`, no string `exec`ed spells it
+`\\x69mport`; hooks72: `__builtins__.__dict__['__imp' + 'ort__']('demo_inner')` spells neither,
+and passed unparsed, exit 0; a dunder, `().__class__.__base__.__subclasses__()`, may reach any
+loader), and is not parsed."""
+_DEFINED = re.compile(rb"\bdef\s+([A-Za-z_]\w*)")
+_READ = re.compile(rb"\.\s*([A-Za-z_]\w*)")
 EVERY = "*"
 """Requested of a module: every function of it (a name no import binds was used beside `from a
 import *`; one request a star module, not one a name: 2,000 star imports × 20,000 calls took 7 GB,
 fuzz71)."""
-_IMPORTING = {"__import__": "name", "import_module": "name", "find_spec": "name",
-              "run_module": "mod_name", "resolve_name": "name"}  # fmt: skip
-"""The functions that import (or run, or find the package of) the module their first argument
-(or this keyword) names."""
 
 
 @dataclass(frozen=True)
@@ -67,19 +84,31 @@ class Imports:
     calls: list[Call]
     """The functions it calls through a module it imported (`demo_hook.install()`,
     `__import__('a').f()`, `f()` after `from a import f`)."""
+    computed: str = ""
+    """How the code computes a name it imports or calls, where it does (`__import__` of a
+    computed name at line 2: it may import any module, `computednames`); empty where it names
+    each as written."""
+    methods: frozenset[str] = frozenset()
+    """The names of the methods of the classes whose statements run (code elsewhere may call
+    one through an object handed to it: `demo_reg.register(Plugin())`, then `p.activate()`)."""
+    attributes: frozenset[str] = frozenset()
+    """The attributes the code reads (`p.activate`, `getattr(p, 'activate')`): a method so
+    named of any module reached runs (hooks72: one of another module passed, exit 0)."""
 
 
 def line_modules(text: str) -> Imports:
     """What an executable `.pth` line imports and calls (nothing where it does not parse:
-    `site` then runs none of it, nor where the strings it `exec`s nest past `_EXEC`: taken as a
-    name the line computes)."""
+    `site` then runs none of it; where the strings it `exec`s nest past `_EXEC`, a name it
+    computes: hooks72, such a line was read as importing nothing)."""
     tree = _parsed(text)
     if tree is None:
         return Imports([], [])
     try:
-        return _imports(_executed(tree, frozenset(), _EXEC * len(text)), (), (), frozenset())
+        seen = _Seen()
+        found = _imports(_executed(tree, frozenset(), _EXEC * len(text), seen), (), (), frozenset())
+        return replace(found, attributes=frozenset(seen.attributes))
     except _Unknown:
-        return Imports([], [])
+        return Imports([], [], "`exec` of strings nested past what k3diff parses")
 
 
 def module_imports(
@@ -94,10 +123,25 @@ def module_imports(
         return None
     package_of = module if package else module[:-1]
     try:
-        nodes = _executed(tree, requested, _EXEC * len(source))
-        return _imports(nodes, module, package_of, requested)
+        seen = _Seen()
+        found = _imports(
+            _executed(tree, requested, _EXEC * len(source), seen), module, package_of, requested
+        )
+        return replace(
+            found, methods=frozenset(seen.methods), attributes=frozenset(seen.attributes)
+        )
     except _Unknown:
         return None
+
+
+def plain_imports(source: bytes) -> Imports | None:
+    """What an ASCII source with none of `_WORDS` imports, unparsed: nothing, and the methods
+    it may define and attributes it may read, as words after `def` and `.` (more, never less);
+    None where it has one of them (it is parsed)."""
+    if not source.isascii() or any(word in source for word in _WORDS):
+        return None
+    methods = frozenset(m.decode() for m in _DEFINED.findall(source))
+    return Imports([], [], "", methods, frozenset(a.decode() for a in _READ.findall(source)))
 
 
 def _parsed(source: str | bytes) -> ast.Module | None:
@@ -107,11 +151,24 @@ def _parsed(source: str | bytes) -> ast.Module | None:
         return None
 
 
-def _executed(tree: ast.Module, requested: frozenset[str], left: int) -> Iterator[ast.AST]:
+@dataclass
+class _Seen:
+    """What `_executed` saw run: the methods of the classes whose statements ran, and the
+    attributes read."""
+
+    methods: set[str] = field(default_factory=set)
+    attributes: set[str] = field(default_factory=set)
+
+
+def _executed(
+    tree: ast.Module, requested: frozenset[str], left: int, seen: _Seen
+) -> Iterator[ast.AST]:
     """The nodes importing the module runs: all but function bodies, and those of the module's
     own functions its code names (calls, decorates with, hands on as a callback: `atexit.register
     (f)`, `map(f, x)`) or others call (`requested`), a class's dunder methods where code names
-    the class (`Hook()` runs `__init__`, `with Ctx():` `__enter__`), a module-level `__getattr__`
+    the class (`Hook()` runs `__init__`, `with Ctx():` `__enter__`), and where its statement has
+    a base or a keyword (a metaclass calls them: `enum.Enum`'s `_generate_next_value_`, members'
+    `__init__`), its sunder ones too (`_missing_`), a module-level `__getattr__`
     (a `from` import or an attribute of the module may call it), and the code of a literal string
     it `exec`s or `eval`s (coverage's `.pth`), `left` characters of them in all (`_Unknown` past
     it), each walked once, when the rest is."""
@@ -136,12 +193,13 @@ def _executed(tree: ast.Module, requested: frozenset[str], left: int) -> Iterato
             if name is not None:
                 ready += [] if name in called else [name]
                 called.add(name)
+                seen.attributes.update([] if isinstance(node, ast.Name) else [name])
             if isinstance(node, ast.ClassDef):
-                dunders = {f.name for f in node.body if isinstance(f, _FUNCTIONS)}
-                classes.setdefault(node.name, set()).update(
-                    name for name in dunders if name.startswith("__") and name.endswith("__")
-                )
-                ready += [node.name] if every or node.name in called else []
+                methods = {f.name for f in node.body if isinstance(f, _FUNCTIONS)}
+                seen.methods.update(methods)
+                classes.setdefault(node.name, set()).update(filter(_special, methods))
+                made = every or node.name in called or node.bases or node.keywords
+                ready += [node.name] if made else []
             elif isinstance(node, ast.Call) and (code := _executes(node)) is not None:
                 left -= len(code)
                 if left < 0:
@@ -156,14 +214,21 @@ def _executed(tree: ast.Module, requested: frozenset[str], left: int) -> Iterato
             stack += [statement for f in functions.pop(name, []) for statement in f.body]
 
 
+def _special(name: str) -> bool:
+    """A dunder or sunder method's name (`__init__`, `_missing_`): Python or a metaclass calls
+    it."""
+    return len(name) > 2 and name.startswith("_") and name.endswith("_")
+
+
 def _loaded(node: ast.AST) -> str | None:
     """The name code uses (`f`, and `install` in `Hook.install` or `self.install`: k3diff does
     not tell objects apart, so a method so named of any class of the module runs)."""
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
         return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-        return node.attr
-    return None
+    if isinstance(node, ast.Attribute):
+        return node.attr if isinstance(node.ctx, ast.Load) else None
+    found = attribute(node)  # `getattr(self, 'install')`, `globals()['install']`
+    return namespace_key(node) if found is None else found[1]
 
 
 class _Unknown(Exception):
@@ -172,18 +237,10 @@ class _Unknown(Exception):
 
 def _executes(call: ast.Call) -> str | bytes | None:
     """The literal string `exec('...')` or `eval('...')` runs as code."""
-    if _name(call.func) not in ("exec", "eval") or not call.args:
+    if called_name(call.func) not in ("exec", "eval") or not call.args:
         return None
-    code = _literal(call.args[0])
+    code = literal(call.args[0])
     return code if isinstance(code, (str, bytes)) else None
-
-
-def _name(func: ast.expr) -> str | None:
-    """The name a call calls (`f` in `f()`, in `a.f()` and in `__builtins__['f']()`)."""
-    if isinstance(func, ast.Subscript):
-        key = _literal(func.slice)
-        return key if isinstance(key, str) else None
-    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
 
 
 def _imports(
@@ -200,6 +257,7 @@ def _imports(
     named: list[ast.Name | ast.Attribute | ast.Call] = []
     stars: list[Module] = []  # the modules `from a import *` binds every public name of
     assigned: list[tuple[str, ast.expr]] = []
+    unread = ""  # how the code computes a name it imports or calls, the first found
     for node in nodes:
         if isinstance(node, ast.Import):
             names = [(alias.name, False) for alias in node.names]
@@ -228,14 +286,17 @@ def _imports(
     for target, value in assigned:  # `imp = __import__`, `start = demo_hook.install`: bound as
         function = _function_of(value, bound)  # an import binds a function
         bound.update({target: function} if function else {})
-    through: dict[Call, None] = {}
+    taken = {target for target, value in assigned if by_computed_name(value)}  # `f = getattr(m,
+    through: dict[Call, None] = {}  # name)`, then `f()`
     for node in named:  # once every import is bound: a function may use one imported later
         if isinstance(node, ast.Call):
-            _found(found, _called(node, scope))
+            modules = imported(node, scope.bound, scope.here)
+            _found(found, modules or [])
             func = node.func
-            owner = _module_of(func.value, scope) if isinstance(func, ast.Attribute) else None
-            if owner is not None and isinstance(func, ast.Attribute):
-                through[owner, func.attr] = None
+            unread = unread or _unread(node, modules is None, taken)
+            for value, name in filter(None, (attribute(func), attribute(node))):
+                owner = _module_of(value, scope)  # `demo_hook.go()`, `getattr(demo_hook, 'go')`
+                through.update({(owner, name): None} if owner is not None else {})
         elif isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Call)):
             owner = _owner(node.value, scope)  # `demo_hook.flush` handed on
             if owner is not None:
@@ -248,7 +309,19 @@ def _imports(
     names_used = (node.id for node in named if isinstance(node, ast.Name))
     if any(name not in bound for name in (*requested, *names_used)):  # `from a import *` then
         through.update(((star, EVERY), None) for star in stars)  # `f()`: every function of `a`
-    return Imports(list(found.items()), list(through))
+    return Imports(list(found.items()), list(through), unread)
+
+
+def _unread(call: ast.Call, unnamed: bool, taken: set[str]) -> str:
+    """How `call` computes what it imports or calls (`unnamed`: it is an importing function
+    whose module k3diff cannot name; `taken`: names assigned a function taken by a computed
+    name), empty where it does not."""
+    func = call.func
+    if unnamed:
+        return f"`{called_name(func)}` of a computed name at line {call.lineno}"
+    if isinstance(func, ast.Name) and func.id in taken:
+        return f"a call by a computed name at line {call.lineno}"
+    return computed(call) or ""
 
 
 def _found(found: dict[Module, bool], names: Iterable[tuple[str, bool]]) -> None:
@@ -273,9 +346,9 @@ def _module_of(node: ast.expr, names: _Names) -> Module | None:
     """The module an expression is, where an import bound it (`demo_hook`, `a.b` after
     `import a.b`, `__import__('a')`, `importlib.import_module('a.b')`)."""
     attributes = []
-    while isinstance(node, ast.Attribute):  # walked, not recursed: a chain may be 10,000 long
-        attributes.append(node.attr)
-        node = node.value
+    while (found := attribute(node)) is not None:  # walked, not recursed: a chain may be 10,000
+        node, name = found  # long (`getattr(a, 'b')` is `a.b`)
+        attributes.append(name)
     owner = _owner(node, names)
     return None if owner is None else (*owner, *reversed(attributes))
 
@@ -285,7 +358,7 @@ def _function_of(value: ast.expr, bound: dict[str, Module]) -> Module | None:
     after `from a import f`) or it imports (`__import__`), as `bound` holds a function."""
     if isinstance(value, ast.Name):
         known = bound.get(value.id)
-        return known or (("builtins", value.id) if value.id in _IMPORTING else None)
+        return known or (("builtins", value.id) if value.id in IMPORTING else None)
     if isinstance(value, ast.Attribute):
         owner = _module_of(value.value, _Names(bound, {}))
         return None if owner is None else (*owner, value.attr)
@@ -296,11 +369,13 @@ def _owner(node: ast.expr, names: _Names) -> Module | None:
     """The module a name or an import call is (`_module_of` past the attributes)."""
     if isinstance(node, ast.Name):
         return names.bound.get(node.id)
-    if isinstance(node, ast.Call):
-        named = _called(node, names)
+    if isinstance(node, ast.Subscript) and (key := namespace_key(node)):
+        return tuple(key.split("."))  # `sys.modules['demo_boot']` (`globals()['x']`: no module
+    if isinstance(node, ast.Call):  # of that name, or one it imports: more followed, never less)
+        named = imported(node, names.bound, names.here)
         if named and named[0][0]:
             split = tuple(named[0][0].split("."))
-            whole = _importer(node.func, names.bound) == "import_module" or len(named) > 1
+            whole = importer(node.func, names.bound) == "import_module" or len(named) > 1
             return split if whole or named[0][1] else split[:1]  # `__import__('a.b')` is `a`
     return None
 
@@ -314,67 +389,3 @@ def _source(node: ast.ImportFrom, package: Module) -> str | None:
         return None
     base = package[: len(package) - node.level + 1]
     return ".".join([*base, *([node.module] if node.module else [])])
-
-
-def _importer(func: ast.expr, bound: dict[str, Module]) -> str | None:
-    """The function of `_IMPORTING` `func` is: by its own name, or a name an import or an
-    assignment bound to it (`from importlib import import_module as load`, `imp = __import__`)."""
-    name = _name(func)
-    if isinstance(func, ast.Name) and len(bound.get(func.id, ())) > 1:
-        name = bound[func.id][-1]
-    return name if name in _IMPORTING else None
-
-
-def _called(call: ast.Call, names: _Names) -> list[tuple[str, bool]]:
-    """The modules `__import__(...)`, `import_module(...)` (or `find_spec`, which imports the
-    package: taken as the module's import, more followed, never less), runpy's `run_module(...)`
-    or pkgutil's `resolve_name('a.b:f')` (`a.b`) names with literal arguments (or the module's
-    `__name__`, `__package__`; a `fromlist` of `*` imports those the package's `__all__` names:
-    any below it)."""
-    called = _importer(call.func, names.bound)
-    if called is None:
-        return []
-    args = [*call.args, *(None for _ in range(5))]
-    keywords = {k.arg: k.value for k in call.keywords if k.arg}
-    name = _literal(args[0] or keywords.get(_IMPORTING[called]), names.here)
-    name = name.partition(":")[0] if called == "resolve_name" and isinstance(name, str) else name
-    level: object = 0
-    package: object = None  # run_module and resolve_name take no relative name
-    if called in ("import_module", "find_spec"):
-        package = _literal(args[1] or keywords.get("package"), names.here)
-    elif called == "__import__":
-        package = names.here.get("__package__")
-        level = _literal(args[4] or keywords.get("level")) or 0
-    if not isinstance(name, str) or not isinstance(level, int) or level < 0:
-        return []
-    if level > len(str(package).split(".")):  # above the top: the import fails (and a level
-        return []  # of 10**9 spelt out made a string of 10**9 dots)
-    name = "." * level + name
-    if name.startswith("."):
-        try:
-            name = importlib.util.resolve_name(name, package) if isinstance(package, str) else ""
-        except (ImportError, ValueError):
-            return []
-    if not name or called != "__import__":
-        return [(name, False)] if name else []
-    fromlist = _literal(args[3] or keywords.get("fromlist"))
-    below = (
-        [b for b in fromlist if isinstance(b, str)] if isinstance(fromlist, (list, tuple)) else []
-    )
-    return [(name, "*" in below), *((f"{name}.{b}", False) for b in below if b != "*")]
-
-
-def _literal(node: ast.expr | None, here: dict[str, str] | None = None) -> object:
-    """The value of a literal (or of a name `here` gives: a module's `__name__`)."""
-    if node is None:
-        return None
-    if isinstance(node, ast.Name) and here is not None:
-        return here.get(node.id) or None
-    if isinstance(node, ast.JoinedStr):  # an f-string: literal where it has no placeholder
-        parts = [part.value for part in node.values if isinstance(part, ast.Constant)]
-        fixed = len(parts) == len(node.values) and all(isinstance(p, str) for p in parts)
-        return "".join(map(str, parts)) if fixed else None
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-        return None

@@ -31,7 +31,14 @@ from typing import Any
 
 from k3diff.wheel.casereads import CUSTOMIZE, loaded_names
 from k3diff.wheel.extplatforms import CaseRule
-from k3diff.wheel.hookimports import Imports, Module, Named, line_modules, module_imports
+from k3diff.wheel.hookimports import (
+    Imports,
+    Module,
+    Named,
+    line_modules,
+    module_imports,
+    plain_imports,
+)
 from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.pth import PthLine, line_numbers
 from k3diff.wheel.pthpaths import Place, places_of
@@ -47,9 +54,6 @@ _BYTES = 1 << 20
 runs at about 5 MB/s, and a 150 KB wheel of 400 modules of 32 KiB each that one hook imports
 took 4.5 s a pair at 8 MiB (pth71); setuptools' `_distutils_hack` is 7 KiB, coverage's whole
 package 0.6 MiB."""
-_WORDS = (b"import", b"coding", b"exec", b"eval")
-"""An ASCII source without these imports nothing (no coding declaration spells `import` in other
-bytes, `\\u0069mport`, no string `exec`ed spells it `\\x69mport`) and is not parsed."""
 _SITE = "site-packages/"
 _BY_SITE = "site"
 """What a module `sitecustomize` imports is imported by, in place of a `.pth`'s path."""
@@ -85,7 +89,7 @@ def imported_files(
         pth, numbers = key.rpartition("/")[2], None
         for line in lines:
             imports = line_modules(line.text) if line.executable else None
-            if imports is None or not (imports.modules or imports.calls):
+            if imports is None or not (imports.modules or imports.calls or imports.computed):
                 continue
             numbers = line_numbers(content or "") if numbers is None else numbers
             number = numbers.get(line.text)
@@ -128,11 +132,20 @@ class _Follow:
     seen: set[Module] = field(default_factory=set)
     requested: dict[Module, set[str]] = field(default_factory=dict)
     done: dict[int, frozenset[str]] = field(default_factory=dict)
+    methods: dict[Module, frozenset[str]] = field(default_factory=dict)
+    attributes: set[str] = field(default_factory=set)
     parsed: int = 0
     budget: int = _BYTES
 
     def record(self, imports: Imports, how: How, following: _Named) -> None:
-        """Name what code imports for the next round, and the functions it calls."""
+        """Name what code imports for the next round, and the functions it calls; where it
+        computes a name it imports or calls, every module (as a cap reached)."""
+        if imports.computed:
+            following.any_module((how[0], f"{how[1]} ({imports.computed}"))
+        if new := imports.attributes - self.attributes:  # a method of any module reached runs
+            self.attributes |= new  # where code reads an attribute of its name (`p.activate()`)
+            for module, methods in self.methods.items():
+                self._call(module, methods & new)
         for module, every in imports.modules:
             if every or module not in self.seen:
                 self.seen.add(module)
@@ -140,6 +153,11 @@ class _Follow:
         for module, function in imports.calls:
             for head in _heads(module):
                 self.requested.setdefault(head, set()).add(function)
+
+    def _call(self, module: Module, functions: frozenset[str]) -> None:
+        """Request `functions` of `module`, called from elsewhere."""
+        if functions:
+            self.requested.setdefault(module, set()).update(functions)
 
     def pending(self, reached: dict[int, tuple[InstalledFile, _Runs]]) -> list[Reach]:
         """The files reached and parsed whose module has a function called since."""
@@ -164,18 +182,19 @@ class _Follow:
             why = "not source k3diff reads"
         elif (source := self.read(file)) is None:
             why = f"unread or over {HOOK_CAP >> 10} KiB"
-        elif source.isascii() and not any(word in source for word in _WORDS):
-            imports = Imports([], [])  # no import statement, `__import__` nor `import_module`
+        elif (plain := plain_imports(source)) is not None:
+            imports = plain  # no import statement, `__import__` nor `import_module`: not parsed
         elif self.parsed >= _FILES or len(source) > self.budget:
             why = f"past the {_FILES} modules or {_BYTES >> 20} MiB k3diff follows"
         else:
             self.parsed, self.budget = self.parsed + 1, self.budget - len(source)
             imports = module_imports(source, runs.module, runs.package, fresh or calls)
             why = "not parsed here"
+            if imports is not None:
+                self.methods[runs.module] = imports.methods
+                self._call(runs.module, imports.methods & self.attributes)
         if imports is None:
-            if not into.every:
-                into.every = True
-                into.how = chain[0], f"{chain[1]} ({why}: it may import any module)"
+            into.any_module((chain[0], f"{chain[1]} ({why}"))
             return
         self.record(imports, chain, into)
 
@@ -299,6 +318,13 @@ class _Named:
     how: How
     below: dict[str, _Named] = field(default_factory=dict)
     every: bool = False
+
+    def any_module(self, how: How) -> None:
+        """Name every module for import (at the top: what k3diff cannot read may import any),
+        `how` said as its reason (`demo.pth's line 1 → demo_hook (not parsed here`)."""
+        if not self.every:
+            self.every = True
+            self.how = how[0], f"{how[1]}: it may import any module)"
 
     def add(self, named: Named, how: How) -> None:
         """Name a module (and every prefix of it) for import, `how`."""
