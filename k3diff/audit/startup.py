@@ -56,7 +56,7 @@ def _pth_finding(pth: Surface, surfaces: Sequence[Surface]) -> Finding:
         imports = line_modules(line.text)
         names = ", ".join(dict.fromkeys(".".join(m) for m, _ in imports.modules))
         what = f"imports {shortened(names, _SAID)}" if names else "imports no module by name"
-        what += f" ({imports.computed}: it may import any module)" if imports.computed else ""
+        what += f" ({imports.unknown}: it may import any module)" if imports.unknown else ""
         said.append(f"line {number} {what}" if number else what)
     if len(lines) > _SHOWN:
         said.append(f"{len(lines) - _SHOWN} more executable lines")

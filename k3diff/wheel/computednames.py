@@ -28,8 +28,18 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import re
 from itertools import islice
 
+_WORDS = (b"import", b"coding", b"exec", b"eval", b"compile", b"getattr", b"globals",
+          b"vars", b"locals", b"breakpoint", b"__")  # fmt: skip
+"""An ASCII source without these imports nothing and computes no name it calls (no coding
+declaration spells `import` in other bytes, `\\u0069mport`, no string `exec`ed spells it
+`\\x69mport`; hooks72: `__builtins__.__dict__['__imp' + 'ort__']('demo_inner')` spells neither,
+and passed unparsed, exit 0; a dunder, `().__class__.__base__.__subclasses__()`, may reach any
+loader), and is not parsed."""
+_DEFINED = re.compile(rb"\bdef\s+([A-Za-z_]\w*)")
+_READ = re.compile(rb"\.\s*([A-Za-z_]\w*)")
 IMPORTING = {"__import__": "name", "import_module": "name", "find_spec": "name",
              "run_module": "mod_name", "resolve_name": "name"}  # fmt: skip
 """The functions that import (or run, or find the package of) the module their first argument
@@ -210,3 +220,13 @@ def imported(
     unread = not isinstance(written, (ast.Constant, type(None))) and fromlist is None
     below += ["*"] if unread else []  # `fromlist=names`: any below it
     return [(name, "*" in below), *((f"{name}.{b}", False) for b in below if b != "*")]
+
+
+def unparsed_names(source: bytes) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The methods an ASCII source with none of `_WORDS` may define and the attributes it may
+    read, unparsed, as words after `def` and `.` (more, never less): it imports nothing; None
+    where it has one of them (it is parsed)."""
+    if not source.isascii() or any(word in source for word in _WORDS):
+        return None
+    methods = frozenset(m.decode() for m in _DEFINED.findall(source))
+    return methods, frozenset(a.decode() for a in _READ.findall(source))

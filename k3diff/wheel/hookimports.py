@@ -34,7 +34,6 @@ and called in another counts, `x.go()` runs every class's `go`: more is followed
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
@@ -60,15 +59,6 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _EXEC = 1
 """Characters of literal strings `exec`ed parsed, per character of the code that `exec`s them:
 one level's (coverage's `.pth` line) fits, strings nested in strings soon do not."""
-_WORDS = (b"import", b"coding", b"exec", b"eval", b"compile", b"getattr", b"globals",
-          b"vars", b"locals", b"breakpoint", b"__")  # fmt: skip
-"""An ASCII source without these imports nothing and computes no name it calls (no coding
-declaration spells `import` in other bytes, `\\u0069mport`, no string `exec`ed spells it
-`\\x69mport`; hooks72: `__builtins__.__dict__['__imp' + 'ort__']('demo_inner')` spells neither,
-and passed unparsed, exit 0; a dunder, `().__class__.__base__.__subclasses__()`, may reach any
-loader), and is not parsed."""
-_DEFINED = re.compile(rb"\bdef\s+([A-Za-z_]\w*)")
-_READ = re.compile(rb"\.\s*([A-Za-z_]\w*)")
 EVERY = "*"
 """Requested of a module: every function of it (a name no import binds was used beside `from a
 import *`; one request a star module, not one a name: 2,000 star imports × 20,000 calls took 7 GB,
@@ -84,16 +74,18 @@ class Imports:
     calls: list[Call]
     """The functions it calls through a module it imported (`demo_hook.install()`,
     `__import__('a').f()`, `f()` after `from a import f`)."""
-    computed: str = ""
-    """How the code computes a name it imports or calls, where it does (`__import__` of a
-    computed name at line 2: it may import any module, `computednames`); empty where it names
-    each as written."""
+    unknown: str = ""
+    """Why k3diff cannot say all the code imports, where it cannot: it computes a name it
+    imports or calls (`__import__` of a computed name at line 2, `computednames`), or is over
+    the nodes k3diff walks; it may import any module. Empty where it names each as written."""
     methods: frozenset[str] = frozenset()
     """The names of the methods of the classes whose statements run (code elsewhere may call
     one through an object handed to it: `demo_reg.register(Plugin())`, then `p.activate()`)."""
     attributes: frozenset[str] = frozenset()
     """The attributes the code reads (`p.activate`, `getattr(p, 'activate')`): a method so
     named of any module reached runs (hooks72: one of another module passed, exit 0)."""
+    walked: int = 0
+    """The syntax nodes walked to read it."""
 
 
 def line_modules(text: str) -> Imports:
@@ -112,36 +104,31 @@ def line_modules(text: str) -> Imports:
 
 
 def module_imports(
-    source: bytes, module: Module, package: bool, requested: frozenset[str] = frozenset()
+    source: bytes,
+    module: Module,
+    package: bool,
+    requested: frozenset[str] = frozenset(),
+    nodes: int = 1 << 17,
 ) -> Imports | None:
     """What importing `module` (its source; `package`: it is a package's `__init__`) imports
-    and calls in turn, the functions of it `requested` (called from elsewhere) run too; None
-    where its source does not parse here (a later Python's syntax may: the caller cannot say
-    what it imports)."""
+    and calls in turn, the functions of it `requested` (called from elsewhere) run too, reading
+    `nodes` syntax nodes of it at most (unknown past them: a node-dense 1 MiB hook took 4.5 s
+    of CPU to walk, hooks72); None where its source does not parse here (a later Python's syntax
+    may: the caller cannot say what it imports)."""
     tree = _parsed(source)
     if tree is None:
         return None
     package_of = module if package else module[:-1]
+    seen = _Seen(nodes=nodes)
     try:
-        seen = _Seen()
-        found = _imports(
-            _executed(tree, requested, _EXEC * len(source), seen), module, package_of, requested
-        )
-        return replace(
-            found, methods=frozenset(seen.methods), attributes=frozenset(seen.attributes)
-        )
+        nodes_run = _executed(tree, requested, _EXEC * len(source), seen)
+        found = _imports(nodes_run, module, package_of, requested)
     except _Unknown:
         return None
-
-
-def plain_imports(source: bytes) -> Imports | None:
-    """What an ASCII source with none of `_WORDS` imports, unparsed: nothing, and the methods
-    it may define and attributes it may read, as words after `def` and `.` (more, never less);
-    None where it has one of them (it is parsed)."""
-    if not source.isascii() or any(word in source for word in _WORDS):
-        return None
-    methods = frozenset(m.decode() for m in _DEFINED.findall(source))
-    return Imports([], [], "", methods, frozenset(a.decode() for a in _READ.findall(source)))
+    except _TooMany:
+        return Imports([], [], f"over the {nodes:,} syntax nodes left to walk", walked=seen.walked)
+    methods, attributes = frozenset(seen.methods), frozenset(seen.attributes)
+    return replace(found, methods=methods, attributes=attributes, walked=seen.walked)
 
 
 def _parsed(source: str | bytes) -> ast.Module | None:
@@ -158,6 +145,9 @@ class _Seen:
 
     methods: set[str] = field(default_factory=set)
     attributes: set[str] = field(default_factory=set)
+    walked: int = 0
+    nodes: int = 1 << 62
+    """Nodes to walk at most (`_TooMany` past them)."""
 
 
 def _executed(
@@ -181,6 +171,9 @@ def _executed(
     stack: list[ast.AST] = [tree]  # not every name each round (a chain of 40,000 functions
     while stack:  # each calling the next took 14 s)
         node = stack.pop()
+        seen.walked += 1
+        if seen.walked > seen.nodes:
+            raise _TooMany
         yield node
         if isinstance(node, _FUNCTIONS):
             functions.setdefault(node.name, []).append(node)
@@ -233,6 +226,10 @@ def _loaded(node: ast.AST) -> str | None:
 
 class _Unknown(Exception):
     """Code whose `exec`ed strings nest past what k3diff parses: what it imports is unknown."""
+
+
+class _TooMany(Exception):
+    """Code of more syntax nodes than k3diff walks."""
 
 
 def _executes(call: ast.Call) -> str | bytes | None:

@@ -25,11 +25,14 @@ of a string), and lines past the part of the `.pth` k3diff reads.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from k3diff.wheel.casereads import CUSTOMIZE, loaded_names
+from k3diff.wheel.computednames import unparsed_names
 from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheel.hookimports import (
     Imports,
@@ -37,7 +40,6 @@ from k3diff.wheel.hookimports import (
     Named,
     line_modules,
     module_imports,
-    plain_imports,
 )
 from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.pth import PthLine, line_numbers
@@ -54,6 +56,15 @@ _BYTES = 1 << 20
 runs at about 5 MB/s, and a 150 KB wheel of 400 modules of 32 KiB each that one hook imports
 took 4.5 s a pair at 8 MiB (pth71); setuptools' `_distutils_hack` is 7 KiB, coverage's whole
 package 0.6 MiB."""
+_TOKENS = 1 << 17
+"""Tokens (words and punctuation, counted before parsing) of reached modules' sources parsed in
+all (one past it may import anything): parsing costs by the token, and 1 MiB of `f(a)` lines,
+840,000 tokens, took 4.5 s of CPU to parse and walk, against 0.25 s for 1 MiB of setuptools'
+`dist.py` (204,000 tokens; hooks72). 131,072 is 640 KiB of such code: `_distutils_hack` is
+1,100 tokens, coverage's whole package 127,000."""
+_NODES = 1 << 17
+"""Syntax nodes of reached modules walked in all (past it, the module may import anything)."""
+_TOKEN = re.compile(rb"\w+|[^\w\s]")
 _SITE = "site-packages/"
 _BY_SITE = "site"
 """What a module `sitecustomize` imports is imported by, in place of a `.pth`'s path."""
@@ -89,7 +100,7 @@ def imported_files(
         pth, numbers = key.rpartition("/")[2], None
         for line in lines:
             imports = line_modules(line.text) if line.executable else None
-            if imports is None or not (imports.modules or imports.calls or imports.computed):
+            if imports is None or not (imports.modules or imports.calls or imports.unknown):
                 continue
             numbers = line_numbers(content or "") if numbers is None else numbers
             number = numbers.get(line.text)
@@ -136,12 +147,14 @@ class _Follow:
     attributes: set[str] = field(default_factory=set)
     parsed: int = 0
     budget: int = _BYTES
+    tokens: int = _TOKENS
+    nodes: int = _NODES
 
     def record(self, imports: Imports, how: How, following: _Named) -> None:
         """Name what code imports for the next round, and the functions it calls; where it
         computes a name it imports or calls, every module (as a cap reached)."""
-        if imports.computed:
-            following.any_module((how[0], f"{how[1]} ({imports.computed}"))
+        if imports.unknown:
+            following.any_module((how[0], f"{how[1]} ({imports.unknown}"))
         if new := imports.attributes - self.attributes:  # a method of any module reached runs
             self.attributes |= new  # where code reads an attribute of its name (`p.activate()`)
             for module, methods in self.methods.items():
@@ -182,13 +195,23 @@ class _Follow:
             why = "not source k3diff reads"
         elif (source := self.read(file)) is None:
             why = f"unread or over {HOOK_CAP >> 10} KiB"
-        elif (plain := plain_imports(source)) is not None:
-            imports = plain  # no import statement, `__import__` nor `import_module`: not parsed
-        elif self.parsed >= _FILES or len(source) > self.budget:
-            why = f"past the {_FILES} modules or {_BYTES >> 20} MiB k3diff follows"
+        elif (plain := unparsed_names(source)) is not None:
+            imports = Imports([], [], "", *plain)  # no import statement, `__import__` nor
+            # `import_module`, no name computed: not parsed
+        elif (
+            self.parsed >= _FILES
+            or len(source) > self.budget
+            or (tokens := _count(source, self.tokens)) > self.tokens
+        ):
+            why = (
+                f"past the {_FILES} modules, {_BYTES >> 20} MiB or {_TOKENS:,} tokens k3diff reads"
+            )
         else:
             self.parsed, self.budget = self.parsed + 1, self.budget - len(source)
-            imports = module_imports(source, runs.module, runs.package, fresh or calls)
+            self.tokens -= tokens
+            requested = fresh or calls
+            imports = module_imports(source, runs.module, runs.package, requested, self.nodes)
+            self.nodes -= imports.walked if imports is not None else 0
             why = "not parsed here"
             if imports is not None:
                 self.methods[runs.module] = imports.methods
@@ -197,6 +220,11 @@ class _Follow:
             into.any_module((chain[0], f"{chain[1]} ({why}"))
             return
         self.record(imports, chain, into)
+
+
+def _count(source: bytes, most: int = 1 << 62) -> int:
+    """The tokens of `source` (a word or a punctuation character each), `most` + 1 at most."""
+    return sum(1 for _ in islice(_TOKEN.finditer(source), most + 1))
 
 
 def _reached(
