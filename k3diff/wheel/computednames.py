@@ -15,7 +15,10 @@ passed `wheels`, exit 0, while CPython's `site` ran the patch's changed module):
   code computes;
 - a function looked up by a name that is no literal and called, or taken to call later
   (`getattr(m, name)()`, `f = getattr(m, name)`), or through a namespace by a key that is no
-  literal (`globals()[name]()`, `sys.modules[name].go()`, `vars(m)[name]()`).
+  literal (`globals()[name]()`, `sys.modules[name].go()`, `vars(m)[name]()`), or by `operator`'s
+  `methodcaller` or `attrgetter`;
+- an importing function, `exec` or `eval` taken as a value rather than called by its name
+  (`map(__import__, names)`, `functools.partial(importlib.import_module, 'a')`, `e = exec`).
 
 A literal `getattr(m, 'go')` is read as `m.go` (`getattr(importlib, 'import_module')('a')`
 imports `a`): nothing computed. setuptools' `_distutils_hack`, `-nspkg.pth` lines,
@@ -49,6 +52,12 @@ _BY_PATH = frozenset({"spec_from_file_location", "run_path", "load_source", "loa
                       "load_dynamic", "load_package", "SourceFileLoader", "SourcelessFileLoader",
                       "ExtensionFileLoader", "zipimporter"})  # fmt: skip
 """The functions that load (or make a loader of) a module from a path."""
+_BY_STRING = frozenset({"methodcaller", "attrgetter"})
+"""`operator`'s functions that call or take by a name given as a string."""
+RUNNING = frozenset({"exec", "eval", *IMPORTING}) - {"find_spec"}
+"""The functions that run code or import: one taken as a value, not called by name (`map(
+__import__, names)`, `e = exec`), is a call k3diff cannot read (`find_spec`, which finders
+name, runs nothing itself)."""
 _NAMESPACES = frozenset({"globals", "locals", "vars", "__dict__", "modules", "__builtins__"})
 """What code subscripts to reach a function or module by a key (`globals()[name]`,
 `sys.modules[name]`, `m.__dict__[name]`)."""
@@ -74,14 +83,20 @@ def literal(node: ast.expr | None, here: dict[str, str] | None = None) -> object
 
 
 def attribute(node: ast.AST) -> tuple[ast.expr, str] | None:
-    """The object and the name of an attribute code reads: `m.go`, and `getattr(m, 'go')` (or
-    `getattr(m, 'go', default)`) with a literal name."""
+    """The object and the name of an attribute code reads: `m.go`, and with a literal name
+    `getattr(m, 'go')` (or `getattr(m, 'go', default)`), `vars(m)['go']`, `m.__dict__['go']`."""
     if isinstance(node, ast.Attribute):
         return node.value, node.attr
     args = _getattr_args(node)
     if args is not None and len(args) in (2, 3):
         name = literal(args[1])
         return (args[0], name) if isinstance(name, str) else None
+    if isinstance(node, ast.Subscript) and isinstance(key := literal(node.slice), str):
+        space = node.value  # `vars(m)['go']`, `m.__dict__['go']`
+        if isinstance(space, ast.Call) and _namespace(space) == "vars" and len(space.args) == 1:
+            return space.args[0], key
+        if isinstance(space, ast.Attribute) and space.attr == "__dict__":
+            return space.value, key
     return None
 
 
@@ -117,11 +132,25 @@ def computed(node: ast.Call) -> str | None:
         )
     if name in _BY_PATH:
         return f"a module loaded from a path (`{name}`) at line {line}"
+    if name in _BY_STRING:
+        return f"a call by a name `{name}` takes at line {line}"
     while isinstance(func, ast.Attribute):  # `sys.modules[name].go()`
         func = func.value
     if by_computed_name(func):
         return f"a call by a computed name at line {line}"
     return None
+
+
+def unread_call(call: ast.Call, unnamed: bool, taken: set[str]) -> str:
+    """How `call` computes what it imports or calls (`unnamed`: it is an importing function
+    whose module k3diff cannot name; `taken`: names assigned a function taken by a computed
+    name), empty where it does not."""
+    func = call.func
+    if unnamed:
+        return f"`{called_name(func)}` of a computed name at line {call.lineno}"
+    if isinstance(func, ast.Name) and func.id in taken:
+        return f"a call by a computed name at line {call.lineno}"
+    return computed(call) or ""
 
 
 def _getattr_args(node: ast.AST) -> list[ast.expr] | None:

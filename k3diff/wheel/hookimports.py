@@ -17,18 +17,18 @@ A module's import runs its top-level statements, those in their `if`, `try`, `wi
 a literal string it `exec`s or `eval`s (coverage's `.pth` line); not a function's body, unless
 that code names the function, called or not (a decorator, `atexit.register(f)`, `map(f, x)`):
 by its name (`def _boot(): import demo_inner` then `_boot()`), a method by its name through any
-object (`Hook.install()`, `self.go()`), a class's dunder methods where the class is named
-(`Hook()` runs `__init__`, `with Ctx():` `__enter__`), a module-level `__getattr__` always (a
-`from` import may call it), or from elsewhere through a module an import bound
-(`demo_hook.install()` on a line, `__import__('_distutils_hack').add_shim()`, `f()` after `from
-a import f` or `start = demo_boot.install`: `Imports.calls`, which `pthimports` asks the module
-for; a name the module itself imports, `from ._impl import install`, is followed on to that
-module; a name no import binds used beside `from a import *`: every function of `a`, `EVERY`).
-review71b and fuzz71: each of these shapes passed before, a kept hook and a changed module it so
-imports. Not followed: a method no code names (a meta path finder's `find_spec` runs at later imports, not at start), names
-computed at run time (`__import__(name)`, `getattr(m, 'f')()`, `exec(text)`). Bindings and
-names are read for the whole module, whatever the scope or object (a name bound in one function
-and called in another counts, `x.go()` runs every class's `go`: more is followed, never less).
+object, of this module or of any other reached (`Hook.install()`, `self.go()`, a registry's
+`p.activate()`: `Imports.methods`, `Imports.attributes`), a class's dunder and sunder methods
+where the class is named or its statement has a base (`Hook()` runs `__init__`, an `Enum`'s
+`_generate_next_value_`), a module-level `__getattr__` always, or from elsewhere through a
+module an import bound (`demo_hook.install()`, `getattr(demo_hook, 'install')()`, `f()` after
+`from a import f`: `Imports.calls`; a re-export, `from ._impl import install`, is followed on;
+a name no import binds beside `from a import *`: every function of `a`, `EVERY`). review71b,
+fuzz71, hooks72: each shape passed before, a kept hook and a changed module it so imports.
+A name computed at run time (`__import__(name)`, `getattr(m, name)()`, `exec(text)`:
+`computednames`) is `Imports.unknown`: it may import any module. Not followed: a method no code
+names (a meta path finder's `find_spec` runs at later imports, not at start). Names are read
+for the whole module, whatever the scope or object (more is followed, never less).
 """
 
 from __future__ import annotations
@@ -39,14 +39,15 @@ from dataclasses import dataclass, field, replace
 
 from k3diff.wheel.computednames import (
     IMPORTING,
+    RUNNING,
     attribute,
     by_computed_name,
     called_name,
-    computed,
     imported,
     importer,
     literal,
     namespace_key,
+    unread_call,
 )
 
 Module = tuple[str, ...]
@@ -285,16 +286,21 @@ def _imports(
         bound.update({target: function} if function else {})
     taken = {target for target, value in assigned if by_computed_name(value)}  # `f = getattr(m,
     through: dict[Call, None] = {}  # name)`, then `f()`
+    called = {id(node.func) for node in named if isinstance(node, ast.Call)}
+    called.update(id(value) for _, value in assigned if _function_of(value, bound))  # bound
     for node in named:  # once every import is bound: a function may use one imported later
         if isinstance(node, ast.Call):
             modules = imported(node, scope.bound, scope.here)
             _found(found, modules or [])
             func = node.func
-            unread = unread or _unread(node, modules is None, taken)
+            unread = unread or unread_call(node, modules is None, taken)
             for value, name in filter(None, (attribute(func), attribute(node))):
                 owner = _module_of(value, scope)  # `demo_hook.go()`, `getattr(demo_hook, 'go')`
                 through.update({(owner, name): None} if owner is not None else {})
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Call)):
+            continue
+        if id(node) not in called and (runs := _running(node, scope)):  # `map(__import__, x)`
+            unread = unread or f"`{runs}` taken as a value at line {node.lineno}"
+        if isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Call)):
             owner = _owner(node.value, scope)  # `demo_hook.flush` handed on
             if owner is not None:
                 through[owner, node.attr] = None
@@ -309,16 +315,16 @@ def _imports(
     return Imports(list(found.items()), list(through), unread)
 
 
-def _unread(call: ast.Call, unnamed: bool, taken: set[str]) -> str:
-    """How `call` computes what it imports or calls (`unnamed`: it is an importing function
-    whose module k3diff cannot name; `taken`: names assigned a function taken by a computed
-    name), empty where it does not."""
-    func = call.func
-    if unnamed:
-        return f"`{called_name(func)}` of a computed name at line {call.lineno}"
-    if isinstance(func, ast.Name) and func.id in taken:
-        return f"a call by a computed name at line {call.lineno}"
-    return computed(call) or ""
+def _running(node: ast.Name | ast.Attribute, names: _Names) -> str | None:
+    """The importing function, `exec` or `eval` a name or a module's attribute read stands for
+    (`__import__`, `importlib.import_module`, `load` after `from importlib import import_module
+    as load`)."""
+    if not isinstance(node.ctx, ast.Load):
+        return None
+    name = importer(node, names.bound) or called_name(node)
+    if isinstance(node, ast.Attribute) and _module_of(node.value, names) is None:
+        return None
+    return name if name in RUNNING else None
 
 
 def _found(found: dict[Module, bool], names: Iterable[tuple[str, bool]]) -> None:
@@ -356,10 +362,12 @@ def _function_of(value: ast.expr, bound: dict[str, Module]) -> Module | None:
     if isinstance(value, ast.Name):
         known = bound.get(value.id)
         return known or (("builtins", value.id) if value.id in IMPORTING else None)
-    if isinstance(value, ast.Attribute):
-        owner = _module_of(value.value, _Names(bound, {}))
-        return None if owner is None else (*owner, value.attr)
-    return None
+    found = attribute(value)  # `demo_hook.install`, `getattr(importlib, 'import_module')`
+    owner = None if found is None else _module_of(found[0], _Names(bound, {}))
+    if owner is not None and found is not None:
+        return (*owner, found[1])
+    name = called_name(value)  # `__builtins__['__import__']`
+    return ("builtins", name) if name in IMPORTING else None
 
 
 def _owner(node: ast.expr, names: _Names) -> Module | None:

@@ -88,6 +88,19 @@ COMPUTED_HOOKS = {
         {},
         "a call by a computed name at line 3",
     ),
+    "__import__ handed to map": (b"list(map(__import__, ['demo_inner']))\n", {}, "`__import__` taken as a value at line 1"),
+    "import_module under another name, handed to functools.partial": (
+        b"import functools\nfrom importlib import import_module as load\n"
+        b"functools.partial(load, 'demo_inner')()\n",
+        {},
+        "`import_module` taken as a value at line 3",
+    ),
+    "exec under another name": (b"e = exec\ne('import demo_inner')\n", {}, "`exec` taken as a value at line 1"),
+    "a function operator.methodcaller names": (
+        b"import operator, demo_boot\noperator.methodcaller('go')(demo_boot)\n",
+        BOOT,
+        "a call by a name `methodcaller` takes at line 2",
+    ),
     "exec of code compiled from a file": (
         b"import os\np = os.path.join(os.path.dirname(__file__), 'demo_inner.py')\n"
         b"exec(compile(open(p).read(), p, 'exec'))\n",
@@ -109,6 +122,14 @@ NAMED_HOOKS = {
     "a function of sys.modules by a literal key": (
         b"import sys, demo_boot\nsys.modules['demo_boot'].go()\n",
         BOOT,
+    ),
+    "a function of vars() of a module by a literal key": (
+        b"import demo_boot\nvars(demo_boot)['go']()\n",
+        BOOT,
+    ),
+    "__import__ taken from __builtins__ by a literal key, then called": (
+        b"imp = __builtins__['__import__']\nimp('demo_pkg.inner')\n",
+        {"demo_pkg/__init__.py": b""},
     ),
     "a function of globals() by a literal key": (
         b"def go():\n    import demo_inner\n\n\nglobals()['go']()\n",
