@@ -168,12 +168,7 @@ def test_a_kept_hook_that_computes_what_it_imports_fails_any_module_changed(
     kept = {**LINE, "demo_hook.py": hook, **more}
     if b"'.inner'" in hook:  # the package it computes, `demo_x`, holds the changed module
         kept["demo_x/__init__.py"] = b""
-        base, patch = (
-            {"demo_x/inner.py": CHANGED[0]["demo_inner.py"]},
-            {"demo_x/inner.py": CHANGED[1]["demo_inner.py"]},
-        )
-    else:
-        base, patch = CHANGED
+    base, patch = _changed("demo_x" if b"'.inner'" in hook else None)
     code, report, new = _pair(tmp_path, {**kept, **base}, {**kept, **patch})
     assert _runs_in_a_venv(tmp_path, new)
     assert code == 1, report["findings"]
@@ -187,13 +182,7 @@ def test_a_name_written_as_a_literal_is_followed_as_written(
 ) -> None:
     """Nothing computed: the chain names the module, and an unrelated module is not reached."""
     kept = {**LINE, "demo_hook.py": hook, "demo_other.py": b"X = 1\n", **more}
-    if "demo_pkg/__init__.py" in more:
-        base, patch = (
-            {"demo_pkg/inner.py": CHANGED[0]["demo_inner.py"]},
-            {"demo_pkg/inner.py": CHANGED[1]["demo_inner.py"]},
-        )
-    else:
-        base, patch = CHANGED
+    base, patch = _changed("demo_pkg" if "demo_pkg/__init__.py" in more else None)
     code, report, new = _pair(tmp_path, {**kept, **base}, {**kept, **patch})
     assert _runs_in_a_venv(tmp_path, new)
     assert code == 1, report["findings"]
@@ -203,3 +192,11 @@ def test_a_name_written_as_a_literal_is_followed_as_written(
         tmp_path / "other", {**kept, **base}, {**kept, **base, "demo_other.py": b"X = 2\n"}
     )
     assert code == 0 and not _w702(report), report["findings"]
+
+
+def _changed(package: str | None) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """The base's and the patch's `demo_inner` (`PACKAGE/inner.py` where it is in a package)."""
+    if package is None:
+        return CHANGED
+    path = f"{package}/inner.py"
+    return {path: CHANGED[0]["demo_inner.py"]}, {path: CHANGED[1]["demo_inner.py"]}
