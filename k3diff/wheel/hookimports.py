@@ -27,8 +27,9 @@ a name no import binds beside `from a import *`: every function of `a`, `EVERY`)
 fuzz71, hooks72: each shape passed before, a kept hook and a changed module it so imports.
 A name computed at run time (`__import__(name)`, `getattr(m, name)()`, `exec(text)`:
 `computednames`) is `Imports.unknown`: it may import any module. Not followed: a method no code
-names (a meta path finder's `find_spec` runs at later imports, not at start). Names are read
-for the whole module, whatever the scope or object (more is followed, never less).
+names, a meta path finder's `find_spec` included, though `site`'s `import sitecustomize` calls
+an installed one at every start (hooks72: left, as setuptools' finder reaches all of setuptools
+by a computed name). Names are read for the whole module, whatever the scope or object.
 """
 
 from __future__ import annotations
