@@ -61,6 +61,9 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _EXEC = 1
 """Characters of literal strings `exec`ed parsed, per character of the code that `exec`s them:
 one level's (coverage's `.pth` line) fits, strings nested in strings soon do not."""
+NODES = 1 << 17
+"""Syntax nodes of the code run at start walked in all (past them, it may import anything:
+hooks72, 1 MiB of `f(a)` lines took 4.5 s of CPU to parse and walk)."""
 EVERY = "*"
 """Requested of a module: every function of it (a name no import binds was used beside `from a
 import *`; one request a star module, not one a name: 2,000 star imports × 20,000 calls took 7 GB,
@@ -90,19 +93,21 @@ class Imports:
     """The syntax nodes walked to read it."""
 
 
-def line_modules(text: str) -> Imports:
-    """What an executable `.pth` line imports and calls (nothing where it does not parse:
-    `site` then runs none of it; where the strings it `exec`s nest past `_EXEC`, a name it
-    computes: hooks72, such a line was read as importing nothing)."""
+def line_modules(text: str, nodes: int = NODES) -> Imports:
+    """What an executable `.pth` line imports and calls, `nodes` syntax nodes of it read at most
+    (nothing where it does not parse: `site` then runs none of it; where the strings it `exec`s
+    nest past `_EXEC`, a name it computes: hooks72, such a line was read as importing nothing)."""
     tree = _parsed(text)
     if tree is None:
         return Imports([], [])
+    seen = _Seen(nodes=nodes)
     try:
-        seen = _Seen()
         found = _imports(_executed(tree, frozenset(), _EXEC * len(text), seen), (), (), frozenset())
-        return replace(found, attributes=frozenset(seen.attributes))
     except _Unknown:
         return Imports([], [], "`exec` of strings nested past what k3diff parses")
+    except _TooMany:
+        return Imports([], [], f"past the {NODES:,} syntax nodes k3diff walks", walked=seen.walked)
+    return replace(found, attributes=frozenset(seen.attributes), walked=seen.walked)
 
 
 def module_imports(
@@ -110,13 +115,12 @@ def module_imports(
     module: Module,
     package: bool,
     requested: frozenset[str] = frozenset(),
-    nodes: int = 1 << 17,
+    nodes: int = NODES,
 ) -> Imports | None:
     """What importing `module` (its source; `package`: it is a package's `__init__`) imports
-    and calls in turn, the functions of it `requested` (called from elsewhere) run too, reading
-    `nodes` syntax nodes of it at most (unknown past them: a node-dense 1 MiB hook took 4.5 s
-    of CPU to walk, hooks72); None where its source does not parse here (a later Python's syntax
-    may: the caller cannot say what it imports)."""
+    and calls in turn, the functions of it `requested` (called from elsewhere) run too, `nodes`
+    syntax nodes of it read at most (unknown past them); None where its source does not parse
+    here (a later Python's syntax may: the caller cannot say what it imports)."""
     tree = _parsed(source)
     if tree is None:
         return None
@@ -128,7 +132,7 @@ def module_imports(
     except _Unknown:
         return None
     except _TooMany:
-        return Imports([], [], f"over the {nodes:,} syntax nodes left to walk", walked=seen.walked)
+        return Imports([], [], f"past the {NODES:,} syntax nodes k3diff walks", walked=seen.walked)
     methods, attributes = frozenset(seen.methods), frozenset(seen.attributes)
     return replace(found, methods=methods, attributes=attributes, walked=seen.walked)
 
@@ -142,14 +146,13 @@ def _parsed(source: str | bytes) -> ast.Module | None:
 
 @dataclass
 class _Seen:
-    """What `_executed` saw run: the methods of the classes whose statements ran, and the
-    attributes read."""
+    """What `_executed` saw run: the methods of the classes whose statements ran, the
+    attributes read, the nodes walked, of `nodes` at most (`_TooMany` past them)."""
 
     methods: set[str] = field(default_factory=set)
     attributes: set[str] = field(default_factory=set)
     walked: int = 0
-    nodes: int = 1 << 62
-    """Nodes to walk at most (`_TooMany` past them)."""
+    nodes: int = NODES
 
 
 def _executed(

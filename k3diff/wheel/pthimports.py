@@ -35,6 +35,7 @@ from k3diff.wheel.casereads import CUSTOMIZE, loaded_names
 from k3diff.wheel.computednames import unparsed_names
 from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheel.hookimports import (
+    NODES,
     Imports,
     Module,
     Named,
@@ -62,8 +63,6 @@ all (one past it may import anything): parsing costs by the token, and 1 MiB of 
 840,000 tokens, took 4.5 s of CPU to parse and walk, against 0.25 s for 1 MiB of setuptools'
 `dist.py` (204,000 tokens; hooks72). 131,072 is 640 KiB of such code: `_distutils_hack` is
 1,100 tokens, coverage's whole package 127,000."""
-_NODES = 1 << 17
-"""Syntax nodes of reached modules walked in all (past it, the module may import anything)."""
 _TOKEN = re.compile(rb"\w+|[^\w\s]")
 _SITE = "site-packages/"
 _BY_SITE = "site"
@@ -99,7 +98,7 @@ def imported_files(
     for key, content, lines in pths:
         pth, numbers = key.rpartition("/")[2], None
         for line in lines:
-            imports = line_modules(line.text) if line.executable else None
+            imports = follow.left.line(line.text) if line.executable else None
             if imports is None or not (imports.modules or imports.calls or imports.unknown):
                 continue
             numbers = line_numbers(content or "") if numbers is None else numbers
@@ -147,8 +146,7 @@ class _Follow:
     attributes: set[str] = field(default_factory=set)
     parsed: int = 0
     budget: int = _BYTES
-    tokens: int = _TOKENS
-    nodes: int = _NODES
+    left: Budget = field(default_factory=lambda: Budget())
 
     def record(self, imports: Imports, how: How, following: _Named) -> None:
         """Name what code imports for the next round, and the functions it calls; where it
@@ -201,17 +199,17 @@ class _Follow:
         elif (
             self.parsed >= _FILES
             or len(source) > self.budget
-            or (tokens := _count(source, self.tokens)) > self.tokens
+            or (tokens := token_count(source, self.left.tokens)) > self.left.tokens
         ):
             why = (
                 f"past the {_FILES} modules, {_BYTES >> 20} MiB or {_TOKENS:,} tokens k3diff reads"
             )
         else:
             self.parsed, self.budget = self.parsed + 1, self.budget - len(source)
-            self.tokens -= tokens
+            self.left.tokens -= tokens
             requested = fresh or calls
-            imports = module_imports(source, runs.module, runs.package, requested, self.nodes)
-            self.nodes -= imports.walked if imports is not None else 0
+            imports = module_imports(source, runs.module, runs.package, requested, self.left.nodes)
+            self.left.nodes -= imports.walked if imports is not None else 0
             why = "not parsed here"
             if imports is not None:
                 self.methods[runs.module] = imports.methods
@@ -222,9 +220,30 @@ class _Follow:
         self.record(imports, chain, into)
 
 
-def _count(source: bytes, most: int = 1 << 62) -> int:
+def token_count(source: bytes, most: int = 1 << 62) -> int:
     """The tokens of `source` (a word or a punctuation character each), `most` + 1 at most."""
     return sum(1 for _ in islice(_TOKEN.finditer(source), most + 1))
+
+
+@dataclass
+class Budget:
+    """What is left to read of the code that runs at start: tokens parsed, syntax nodes walked
+    (`_TOKENS`, `NODES`), `.pth` lines and modules alike (hooks72: a 77 KB wheel of 500 `.pth`
+    files, each a 16 KiB line listing 8,000 names, took 34 s of CPU a pair)."""
+
+    tokens: int = _TOKENS
+    nodes: int = NODES
+
+    def line(self, text: str) -> Imports:
+        """What a `.pth` line imports, read within what is left (past it: any module)."""
+        tokens = token_count(text.encode(), self.tokens)
+        if tokens > self.tokens:
+            self.tokens = -1  # spent: each line after is not counted again
+            return Imports([], [], f"past the {_TOKENS:,} tokens k3diff reads")
+        self.tokens -= tokens
+        imports = line_modules(text, self.nodes)
+        self.nodes -= imports.walked
+        return imports
 
 
 def _reached(
