@@ -17,10 +17,14 @@ judges what a patch adds or changes: W701, W702).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from k3diff.escape import shortened
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.surfacekinds import Surface, SurfaceKind
+
+if TYPE_CHECKING:
+    from k3diff.wheel.pthimports import Budget
 
 _SHOWN = 5
 """Lines, and the wheel's files they run, named in an A127's detail (the rest counted)."""
@@ -41,11 +45,15 @@ def startup_findings(surfaces: Sequence[Surface]) -> list[Finding]:
         if s.kind is SurfaceKind.CUSTOMIZE and s.imported_by is None
     ]
     pths = [s for s in surfaces if s.kind is SurfaceKind.PTH and s.executable]
-    return found + [_pth_finding(pth, surfaces) for pth in pths]
+    if not pths:
+        return found
+    from k3diff.wheel.pthimports import Budget
+
+    left = Budget()  # of all the lines read (hooks72: 500 `.pth` files of 16 KiB lines)
+    return found + [_pth_finding(pth, surfaces, left) for pth in pths]
 
 
-def _pth_finding(pth: Surface, surfaces: Sequence[Surface]) -> Finding:
-    from k3diff.wheel.hookimports import line_modules
+def _pth_finding(pth: Surface, surfaces: Sequence[Surface], left: Budget) -> Finding:
     from k3diff.wheel.pth import line_numbers
 
     numbers = line_numbers(pth.content or "")
@@ -53,8 +61,10 @@ def _pth_finding(pth: Surface, surfaces: Sequence[Surface]) -> Finding:
     lines = [line for line in pth.lines if line.executable]
     for line in lines[:_SHOWN]:
         number = numbers.get(line.text)
-        names = ", ".join(dict.fromkeys(".".join(m) for m, _ in line_modules(line.text).modules))
+        imports = left.line(line.text)
+        names = ", ".join(dict.fromkeys(".".join(m) for m, _ in imports.modules))
         what = f"imports {shortened(names, _SAID)}" if names else "imports no module by name"
+        what += f" ({imports.unknown}: it may import any module)" if imports.unknown else ""
         said.append(f"line {number} {what}" if number else what)
     if len(lines) > _SHOWN:
         said.append(f"{len(lines) - _SHOWN} more executable lines")

@@ -17,26 +17,39 @@ A module's import runs its top-level statements, those in their `if`, `try`, `wi
 a literal string it `exec`s or `eval`s (coverage's `.pth` line); not a function's body, unless
 that code names the function, called or not (a decorator, `atexit.register(f)`, `map(f, x)`):
 by its name (`def _boot(): import demo_inner` then `_boot()`), a method by its name through any
-object (`Hook.install()`, `self.go()`), a class's dunder methods where the class is named
-(`Hook()` runs `__init__`, `with Ctx():` `__enter__`), a module-level `__getattr__` always (a
-`from` import may call it), or from elsewhere through a module an import bound
-(`demo_hook.install()` on a line, `__import__('_distutils_hack').add_shim()`, `f()` after `from
-a import f` or `start = demo_boot.install`: `Imports.calls`, which `pthimports` asks the module
-for; a name the module itself imports, `from ._impl import install`, is followed on to that
-module; a name no import binds used beside `from a import *`: every function of `a`, `EVERY`).
-review71b and fuzz71: each of these shapes passed before, a kept hook and a changed module it so
-imports. Not followed: a method no code names (a meta path finder's `find_spec` runs at later imports, not at start), names
-computed at run time (`__import__(name)`, `getattr(m, 'f')()`, `exec(text)`). Bindings and
-names are read for the whole module, whatever the scope or object (a name bound in one function
-and called in another counts, `x.go()` runs every class's `go`: more is followed, never less).
+object, of this module or of any other reached (`Hook.install()`, `self.go()`, a registry's
+`p.activate()`: `Imports.methods`, `Imports.attributes`), a class's dunder and sunder methods
+where the class is named or its statement has a base (`Hook()` runs `__init__`, an `Enum`'s
+`_generate_next_value_`), a module-level `__getattr__` always, or from elsewhere through a
+module an import bound (`demo_hook.install()`, `getattr(demo_hook, 'install')()`, `f()` after
+`from a import f`: `Imports.calls`; a re-export, `from ._impl import install`, is followed on;
+a name no import binds beside `from a import *`: every function of `a`, `EVERY`). review71b,
+fuzz71, hooks72: each shape passed before, a kept hook and a changed module it so imports.
+A name computed at run time (`__import__(name)`, `getattr(m, name)()`, `exec(text)`:
+`computednames`) is `Imports.unknown`: it may import any module. Not followed: a method no code
+names, a meta path finder's `find_spec` included, though `site`'s `import sitecustomize` calls
+an installed one at every start (hooks72: left, as setuptools' finder reaches all of setuptools
+by a computed name). Names are read for the whole module, whatever the scope or object.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib.util
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+
+from k3diff.wheel.computednames import (
+    IMPORTING,
+    RUNNING,
+    attribute,
+    by_computed_name,
+    called_name,
+    imported,
+    importer,
+    literal,
+    namespace_key,
+    unread_call,
+)
 
 Module = tuple[str, ...]
 """A dotted module name, split at its dots."""
@@ -48,14 +61,13 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _EXEC = 1
 """Characters of literal strings `exec`ed parsed, per character of the code that `exec`s them:
 one level's (coverage's `.pth` line) fits, strings nested in strings soon do not."""
+NODES = 1 << 17
+"""Syntax nodes of the code run at start walked in all (past them, it may import anything:
+hooks72, 1 MiB of `f(a)` lines took 4.5 s of CPU to parse and walk)."""
 EVERY = "*"
 """Requested of a module: every function of it (a name no import binds was used beside `from a
 import *`; one request a star module, not one a name: 2,000 star imports × 20,000 calls took 7 GB,
 fuzz71)."""
-_IMPORTING = {"__import__": "name", "import_module": "name", "find_spec": "name",
-              "run_module": "mod_name", "resolve_name": "name"}  # fmt: skip
-"""The functions that import (or run, or find the package of) the module their first argument
-(or this keyword) names."""
 
 
 @dataclass(frozen=True)
@@ -67,37 +79,62 @@ class Imports:
     calls: list[Call]
     """The functions it calls through a module it imported (`demo_hook.install()`,
     `__import__('a').f()`, `f()` after `from a import f`)."""
+    unknown: str = ""
+    """Why k3diff cannot say all the code imports, where it cannot: it computes a name it
+    imports or calls (`__import__` of a computed name at line 2, `computednames`), or is over
+    the nodes k3diff walks; it may import any module. Empty where it names each as written."""
+    methods: frozenset[str] = frozenset()
+    """The names of the methods of the classes whose statements run (code elsewhere may call
+    one through an object handed to it: `demo_reg.register(Plugin())`, then `p.activate()`)."""
+    attributes: frozenset[str] = frozenset()
+    """The attributes the code reads (`p.activate`, `getattr(p, 'activate')`): a method so
+    named of any module reached runs (hooks72: one of another module passed, exit 0)."""
+    walked: int = 0
+    """The syntax nodes walked to read it."""
 
 
-def line_modules(text: str) -> Imports:
-    """What an executable `.pth` line imports and calls (nothing where it does not parse:
-    `site` then runs none of it, nor where the strings it `exec`s nest past `_EXEC`: taken as a
-    name the line computes)."""
+def line_modules(text: str, nodes: int = NODES) -> Imports:
+    """What an executable `.pth` line imports and calls, `nodes` syntax nodes of it read at most
+    (nothing where it does not parse: `site` then runs none of it; where the strings it `exec`s
+    nest past `_EXEC`, a name it computes: hooks72, such a line was read as importing nothing)."""
     tree = _parsed(text)
     if tree is None:
         return Imports([], [])
+    seen = _Seen(nodes=nodes)
     try:
-        return _imports(_executed(tree, frozenset(), _EXEC * len(text)), (), (), frozenset())
+        found = _imports(_executed(tree, frozenset(), _EXEC * len(text), seen), (), (), frozenset())
     except _Unknown:
-        return Imports([], [])
+        return Imports([], [], "`exec` of strings nested past what k3diff parses")
+    except _TooMany:
+        return Imports([], [], f"past the {NODES:,} syntax nodes k3diff walks", walked=seen.walked)
+    return replace(found, attributes=frozenset(seen.attributes), walked=seen.walked)
 
 
 def module_imports(
-    source: bytes, module: Module, package: bool, requested: frozenset[str] = frozenset()
+    source: bytes,
+    module: Module,
+    package: bool,
+    requested: frozenset[str] = frozenset(),
+    nodes: int = NODES,
 ) -> Imports | None:
     """What importing `module` (its source; `package`: it is a package's `__init__`) imports
-    and calls in turn, the functions of it `requested` (called from elsewhere) run too; None
-    where its source does not parse here (a later Python's syntax may: the caller cannot say
-    what it imports)."""
+    and calls in turn, the functions of it `requested` (called from elsewhere) run too, `nodes`
+    syntax nodes of it read at most (unknown past them); None where its source does not parse
+    here (a later Python's syntax may: the caller cannot say what it imports)."""
     tree = _parsed(source)
     if tree is None:
         return None
     package_of = module if package else module[:-1]
+    seen = _Seen(nodes=nodes)
     try:
-        nodes = _executed(tree, requested, _EXEC * len(source))
-        return _imports(nodes, module, package_of, requested)
+        nodes_run = _executed(tree, requested, _EXEC * len(source), seen)
+        found = _imports(nodes_run, module, package_of, requested)
     except _Unknown:
         return None
+    except _TooMany:
+        return Imports([], [], f"past the {NODES:,} syntax nodes k3diff walks", walked=seen.walked)
+    methods, attributes = frozenset(seen.methods), frozenset(seen.attributes)
+    return replace(found, methods=methods, attributes=attributes, walked=seen.walked)
 
 
 def _parsed(source: str | bytes) -> ast.Module | None:
@@ -107,11 +144,26 @@ def _parsed(source: str | bytes) -> ast.Module | None:
         return None
 
 
-def _executed(tree: ast.Module, requested: frozenset[str], left: int) -> Iterator[ast.AST]:
+@dataclass
+class _Seen:
+    """What `_executed` saw run: the methods of the classes whose statements ran, the
+    attributes read, the nodes walked, of `nodes` at most (`_TooMany` past them)."""
+
+    methods: set[str] = field(default_factory=set)
+    attributes: set[str] = field(default_factory=set)
+    walked: int = 0
+    nodes: int = NODES
+
+
+def _executed(
+    tree: ast.Module, requested: frozenset[str], left: int, seen: _Seen
+) -> Iterator[ast.AST]:
     """The nodes importing the module runs: all but function bodies, and those of the module's
     own functions its code names (calls, decorates with, hands on as a callback: `atexit.register
     (f)`, `map(f, x)`) or others call (`requested`), a class's dunder methods where code names
-    the class (`Hook()` runs `__init__`, `with Ctx():` `__enter__`), a module-level `__getattr__`
+    the class (`Hook()` runs `__init__`, `with Ctx():` `__enter__`), and where its statement has
+    a base or a keyword (a metaclass calls them: `enum.Enum`'s `_generate_next_value_`, members'
+    `__init__`), its sunder ones too (`_missing_`), a module-level `__getattr__`
     (a `from` import or an attribute of the module may call it), and the code of a literal string
     it `exec`s or `eval`s (coverage's `.pth`), `left` characters of them in all (`_Unknown` past
     it), each walked once, when the rest is."""
@@ -124,6 +176,9 @@ def _executed(tree: ast.Module, requested: frozenset[str], left: int) -> Iterato
     stack: list[ast.AST] = [tree]  # not every name each round (a chain of 40,000 functions
     while stack:  # each calling the next took 14 s)
         node = stack.pop()
+        seen.walked += 1
+        if seen.walked > seen.nodes:
+            raise _TooMany
         yield node
         if isinstance(node, _FUNCTIONS):
             functions.setdefault(node.name, []).append(node)
@@ -136,12 +191,13 @@ def _executed(tree: ast.Module, requested: frozenset[str], left: int) -> Iterato
             if name is not None:
                 ready += [] if name in called else [name]
                 called.add(name)
+                seen.attributes.update([] if isinstance(node, ast.Name) else [name])
             if isinstance(node, ast.ClassDef):
-                dunders = {f.name for f in node.body if isinstance(f, _FUNCTIONS)}
-                classes.setdefault(node.name, set()).update(
-                    name for name in dunders if name.startswith("__") and name.endswith("__")
-                )
-                ready += [node.name] if every or node.name in called else []
+                methods = {f.name for f in node.body if isinstance(f, _FUNCTIONS)}
+                seen.methods.update(methods)
+                classes.setdefault(node.name, set()).update(filter(_special, methods))
+                made = every or node.name in called or node.bases or node.keywords
+                ready += [node.name] if made else []
             elif isinstance(node, ast.Call) and (code := _executes(node)) is not None:
                 left -= len(code)
                 if left < 0:
@@ -156,34 +212,37 @@ def _executed(tree: ast.Module, requested: frozenset[str], left: int) -> Iterato
             stack += [statement for f in functions.pop(name, []) for statement in f.body]
 
 
+def _special(name: str) -> bool:
+    """A dunder or sunder method's name (`__init__`, `_missing_`): Python or a metaclass calls
+    it."""
+    return len(name) > 2 and name.startswith("_") and name.endswith("_")
+
+
 def _loaded(node: ast.AST) -> str | None:
     """The name code uses (`f`, and `install` in `Hook.install` or `self.install`: k3diff does
     not tell objects apart, so a method so named of any class of the module runs)."""
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
         return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-        return node.attr
-    return None
+    if isinstance(node, ast.Attribute):
+        return node.attr if isinstance(node.ctx, ast.Load) else None
+    found = attribute(node)  # `getattr(self, 'install')`, `globals()['install']`
+    return namespace_key(node) if found is None else found[1]
 
 
 class _Unknown(Exception):
     """Code whose `exec`ed strings nest past what k3diff parses: what it imports is unknown."""
 
 
+class _TooMany(Exception):
+    """Code of more syntax nodes than k3diff walks."""
+
+
 def _executes(call: ast.Call) -> str | bytes | None:
     """The literal string `exec('...')` or `eval('...')` runs as code."""
-    if _name(call.func) not in ("exec", "eval") or not call.args:
+    if called_name(call.func) not in ("exec", "eval") or not call.args:
         return None
-    code = _literal(call.args[0])
+    code = literal(call.args[0])
     return code if isinstance(code, (str, bytes)) else None
-
-
-def _name(func: ast.expr) -> str | None:
-    """The name a call calls (`f` in `f()`, in `a.f()` and in `__builtins__['f']()`)."""
-    if isinstance(func, ast.Subscript):
-        key = _literal(func.slice)
-        return key if isinstance(key, str) else None
-    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
 
 
 def _imports(
@@ -200,6 +259,7 @@ def _imports(
     named: list[ast.Name | ast.Attribute | ast.Call] = []
     stars: list[Module] = []  # the modules `from a import *` binds every public name of
     assigned: list[tuple[str, ast.expr]] = []
+    unread = ""  # how the code computes a name it imports or calls, the first found
     for node in nodes:
         if isinstance(node, ast.Import):
             names = [(alias.name, False) for alias in node.names]
@@ -228,15 +288,23 @@ def _imports(
     for target, value in assigned:  # `imp = __import__`, `start = demo_hook.install`: bound as
         function = _function_of(value, bound)  # an import binds a function
         bound.update({target: function} if function else {})
-    through: dict[Call, None] = {}
+    taken = {target for target, value in assigned if by_computed_name(value)}  # `f = getattr(m,
+    through: dict[Call, None] = {}  # name)`, then `f()`
+    called = {id(node.func) for node in named if isinstance(node, ast.Call)}
+    called.update(id(value) for _, value in assigned if _function_of(value, bound))  # bound
     for node in named:  # once every import is bound: a function may use one imported later
         if isinstance(node, ast.Call):
-            _found(found, _called(node, scope))
+            modules = imported(node, scope.bound, scope.here)
+            _found(found, modules or [])
             func = node.func
-            owner = _module_of(func.value, scope) if isinstance(func, ast.Attribute) else None
-            if owner is not None and isinstance(func, ast.Attribute):
-                through[owner, func.attr] = None
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Call)):
+            unread = unread or unread_call(node, modules is None, taken)
+            for value, name in filter(None, (attribute(func), attribute(node))):
+                owner = _module_of(value, scope)  # `demo_hook.go()`, `getattr(demo_hook, 'go')`
+                through.update({(owner, name): None} if owner is not None else {})
+            continue
+        if id(node) not in called and (runs := _running(node, scope)):  # `map(__import__, x)`
+            unread = unread or f"`{runs}` taken as a value at line {node.lineno}"
+        if isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Call)):
             owner = _owner(node.value, scope)  # `demo_hook.flush` handed on
             if owner is not None:
                 through[owner, node.attr] = None
@@ -248,7 +316,19 @@ def _imports(
     names_used = (node.id for node in named if isinstance(node, ast.Name))
     if any(name not in bound for name in (*requested, *names_used)):  # `from a import *` then
         through.update(((star, EVERY), None) for star in stars)  # `f()`: every function of `a`
-    return Imports(list(found.items()), list(through))
+    return Imports(list(found.items()), list(through), unread)
+
+
+def _running(node: ast.Name | ast.Attribute, names: _Names) -> str | None:
+    """The importing function, `exec` or `eval` a name or a module's attribute read stands for
+    (`__import__`, `importlib.import_module`, `load` after `from importlib import import_module
+    as load`)."""
+    if not isinstance(node.ctx, ast.Load):
+        return None
+    name = importer(node, names.bound) or called_name(node)
+    if isinstance(node, ast.Attribute) and _module_of(node.value, names) is None:
+        return None
+    return name if name in RUNNING else None
 
 
 def _found(found: dict[Module, bool], names: Iterable[tuple[str, bool]]) -> None:
@@ -273,9 +353,9 @@ def _module_of(node: ast.expr, names: _Names) -> Module | None:
     """The module an expression is, where an import bound it (`demo_hook`, `a.b` after
     `import a.b`, `__import__('a')`, `importlib.import_module('a.b')`)."""
     attributes = []
-    while isinstance(node, ast.Attribute):  # walked, not recursed: a chain may be 10,000 long
-        attributes.append(node.attr)
-        node = node.value
+    while (found := attribute(node)) is not None:  # walked, not recursed: a chain may be 10,000
+        node, name = found  # long (`getattr(a, 'b')` is `a.b`)
+        attributes.append(name)
     owner = _owner(node, names)
     return None if owner is None else (*owner, *reversed(attributes))
 
@@ -285,22 +365,26 @@ def _function_of(value: ast.expr, bound: dict[str, Module]) -> Module | None:
     after `from a import f`) or it imports (`__import__`), as `bound` holds a function."""
     if isinstance(value, ast.Name):
         known = bound.get(value.id)
-        return known or (("builtins", value.id) if value.id in _IMPORTING else None)
-    if isinstance(value, ast.Attribute):
-        owner = _module_of(value.value, _Names(bound, {}))
-        return None if owner is None else (*owner, value.attr)
-    return None
+        return known or (("builtins", value.id) if value.id in IMPORTING else None)
+    found = attribute(value)  # `demo_hook.install`, `getattr(importlib, 'import_module')`
+    owner = None if found is None else _module_of(found[0], _Names(bound, {}))
+    if owner is not None and found is not None:
+        return (*owner, found[1])
+    name = called_name(value)  # `__builtins__['__import__']`
+    return ("builtins", name) if name in IMPORTING else None
 
 
 def _owner(node: ast.expr, names: _Names) -> Module | None:
     """The module a name or an import call is (`_module_of` past the attributes)."""
     if isinstance(node, ast.Name):
         return names.bound.get(node.id)
-    if isinstance(node, ast.Call):
-        named = _called(node, names)
+    if isinstance(node, ast.Subscript) and (key := namespace_key(node)):
+        return tuple(key.split("."))  # `sys.modules['demo_boot']` (`globals()['x']`: no module
+    if isinstance(node, ast.Call):  # of that name, or one it imports: more followed, never less)
+        named = imported(node, names.bound, names.here)
         if named and named[0][0]:
             split = tuple(named[0][0].split("."))
-            whole = _importer(node.func, names.bound) == "import_module" or len(named) > 1
+            whole = importer(node.func, names.bound) == "import_module" or len(named) > 1
             return split if whole or named[0][1] else split[:1]  # `__import__('a.b')` is `a`
     return None
 
@@ -314,67 +398,3 @@ def _source(node: ast.ImportFrom, package: Module) -> str | None:
         return None
     base = package[: len(package) - node.level + 1]
     return ".".join([*base, *([node.module] if node.module else [])])
-
-
-def _importer(func: ast.expr, bound: dict[str, Module]) -> str | None:
-    """The function of `_IMPORTING` `func` is: by its own name, or a name an import or an
-    assignment bound to it (`from importlib import import_module as load`, `imp = __import__`)."""
-    name = _name(func)
-    if isinstance(func, ast.Name) and len(bound.get(func.id, ())) > 1:
-        name = bound[func.id][-1]
-    return name if name in _IMPORTING else None
-
-
-def _called(call: ast.Call, names: _Names) -> list[tuple[str, bool]]:
-    """The modules `__import__(...)`, `import_module(...)` (or `find_spec`, which imports the
-    package: taken as the module's import, more followed, never less), runpy's `run_module(...)`
-    or pkgutil's `resolve_name('a.b:f')` (`a.b`) names with literal arguments (or the module's
-    `__name__`, `__package__`; a `fromlist` of `*` imports those the package's `__all__` names:
-    any below it)."""
-    called = _importer(call.func, names.bound)
-    if called is None:
-        return []
-    args = [*call.args, *(None for _ in range(5))]
-    keywords = {k.arg: k.value for k in call.keywords if k.arg}
-    name = _literal(args[0] or keywords.get(_IMPORTING[called]), names.here)
-    name = name.partition(":")[0] if called == "resolve_name" and isinstance(name, str) else name
-    level: object = 0
-    package: object = None  # run_module and resolve_name take no relative name
-    if called in ("import_module", "find_spec"):
-        package = _literal(args[1] or keywords.get("package"), names.here)
-    elif called == "__import__":
-        package = names.here.get("__package__")
-        level = _literal(args[4] or keywords.get("level")) or 0
-    if not isinstance(name, str) or not isinstance(level, int) or level < 0:
-        return []
-    if level > len(str(package).split(".")):  # above the top: the import fails (and a level
-        return []  # of 10**9 spelt out made a string of 10**9 dots)
-    name = "." * level + name
-    if name.startswith("."):
-        try:
-            name = importlib.util.resolve_name(name, package) if isinstance(package, str) else ""
-        except (ImportError, ValueError):
-            return []
-    if not name or called != "__import__":
-        return [(name, False)] if name else []
-    fromlist = _literal(args[3] or keywords.get("fromlist"))
-    below = (
-        [b for b in fromlist if isinstance(b, str)] if isinstance(fromlist, (list, tuple)) else []
-    )
-    return [(name, "*" in below), *((f"{name}.{b}", False) for b in below if b != "*")]
-
-
-def _literal(node: ast.expr | None, here: dict[str, str] | None = None) -> object:
-    """The value of a literal (or of a name `here` gives: a module's `__name__`)."""
-    if node is None:
-        return None
-    if isinstance(node, ast.Name) and here is not None:
-        return here.get(node.id) or None
-    if isinstance(node, ast.JoinedStr):  # an f-string: literal where it has no placeholder
-        parts = [part.value for part in node.values if isinstance(part, ast.Constant)]
-        fixed = len(parts) == len(node.values) and all(isinstance(p, str) for p in parts)
-        return "".join(map(str, parts)) if fixed else None
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-        return None

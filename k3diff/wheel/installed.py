@@ -50,6 +50,10 @@ _OTHER_SITE_PACKAGES = lazy(
 """Site-packages under the prefix on some installs alone: `nt_user`'s (`pip install --user` on
 Windows: `Python311/site-packages`), `osx_framework_user`'s (`lib/python/site-packages`), and a
 venv's in another case, which APFS opens as it (`LIB/python3.11/Site-Packages`)."""
+_DEBIAN_SITE_PACKAGES = lazy(r"^(?:local/)?lib/python3(?:\.(\d+))?/dist-packages/")
+"""Debian's and Ubuntu's site-packages under the data directory (pip 26.3 and Debian's Python
+3.11.2, hooks72): `lib/python3.Y/dist-packages/` under pip's default `posix_local` (`/usr/local`),
+and with `--prefix /usr` also `lib/python3/dist-packages/` and `local/lib/python3.Y/...`."""
 _WRAPPER_SUFFIXES = (".exe", "-script.py", ".pya")
 _NAME = operator.itemgetter(0)
 _HEAD = operator.itemgetter(0)
@@ -330,6 +334,10 @@ def _scheme_path(
                 rest,
                 "is site-packages on macOS alone (`--user` on a framework build, or APFS's case)",
             )
+    debian = _DEBIAN_SITE_PACKAGES.match(rest)
+    minor = debian and debian.group(1)
+    if debian and targets.linux and (minor is None or targets.admits((3, version_number(minor)))):
+        return rest, "is site-packages on Debian and Ubuntu alone (`dist-packages`)"
     return rest, None
 
 

@@ -25,13 +25,23 @@ of a string), and lines past the part of the `.pth` k3diff reads.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from k3diff.wheel.casereads import CUSTOMIZE, loaded_names
+from k3diff.wheel.computednames import unparsed_names
 from k3diff.wheel.extplatforms import CaseRule
-from k3diff.wheel.hookimports import Imports, Module, Named, line_modules, module_imports
+from k3diff.wheel.hookimports import (
+    NODES,
+    Imports,
+    Module,
+    Named,
+    line_modules,
+    module_imports,
+)
 from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.pth import PthLine, line_numbers
 from k3diff.wheel.pthpaths import Place, places_of
@@ -47,9 +57,13 @@ _BYTES = 1 << 20
 runs at about 5 MB/s, and a 150 KB wheel of 400 modules of 32 KiB each that one hook imports
 took 4.5 s a pair at 8 MiB (pth71); setuptools' `_distutils_hack` is 7 KiB, coverage's whole
 package 0.6 MiB."""
-_WORDS = (b"import", b"coding", b"exec", b"eval")
-"""An ASCII source without these imports nothing (no coding declaration spells `import` in other
-bytes, `\\u0069mport`, no string `exec`ed spells it `\\x69mport`) and is not parsed."""
+_TOKENS = 1 << 17
+"""Tokens (words and punctuation, counted before parsing) of reached modules' sources parsed in
+all (one past it may import anything): parsing costs by the token, and 1 MiB of `f(a)` lines,
+840,000 tokens, took 4.5 s of CPU to parse and walk, against 0.25 s for 1 MiB of setuptools'
+`dist.py` (204,000 tokens; hooks72). 131,072 is 640 KiB of such code: `_distutils_hack` is
+1,100 tokens, coverage's whole package 127,000."""
+_TOKEN = re.compile(rb"\w+|[^\w\s]")
 _SITE = "site-packages/"
 _BY_SITE = "site"
 """What a module `sitecustomize` imports is imported by, in place of a `.pth`'s path."""
@@ -84,8 +98,8 @@ def imported_files(
     for key, content, lines in pths:
         pth, numbers = key.rpartition("/")[2], None
         for line in lines:
-            imports = line_modules(line.text) if line.executable else None
-            if imports is None or not (imports.modules or imports.calls):
+            imports = follow.left.line(line.text) if line.executable else None
+            if imports is None or not (imports.modules or imports.calls or imports.unknown):
                 continue
             numbers = line_numbers(content or "") if numbers is None else numbers
             number = numbers.get(line.text)
@@ -128,11 +142,21 @@ class _Follow:
     seen: set[Module] = field(default_factory=set)
     requested: dict[Module, set[str]] = field(default_factory=dict)
     done: dict[int, frozenset[str]] = field(default_factory=dict)
+    methods: dict[Module, frozenset[str]] = field(default_factory=dict)
+    attributes: set[str] = field(default_factory=set)
     parsed: int = 0
     budget: int = _BYTES
+    left: Budget = field(default_factory=lambda: Budget())
 
     def record(self, imports: Imports, how: How, following: _Named) -> None:
-        """Name what code imports for the next round, and the functions it calls."""
+        """Name what code imports for the next round, and the functions it calls; where it
+        computes a name it imports or calls, every module (as a cap reached)."""
+        if imports.unknown:
+            following.any_module((how[0], f"{how[1]} ({imports.unknown}"))
+        if new := imports.attributes - self.attributes:  # a method of any module reached runs
+            self.attributes |= new  # where code reads an attribute of its name (`p.activate()`)
+            for module, methods in self.methods.items():
+                self._call(module, methods & new)
         for module, every in imports.modules:
             if every or module not in self.seen:
                 self.seen.add(module)
@@ -140,6 +164,11 @@ class _Follow:
         for module, function in imports.calls:
             for head in _heads(module):
                 self.requested.setdefault(head, set()).add(function)
+
+    def _call(self, module: Module, functions: frozenset[str]) -> None:
+        """Request `functions` of `module`, called from elsewhere."""
+        if functions:
+            self.requested.setdefault(module, set()).update(functions)
 
     def pending(self, reached: dict[int, tuple[InstalledFile, _Runs]]) -> list[Reach]:
         """The files reached and parsed whose module has a function called since."""
@@ -164,20 +193,57 @@ class _Follow:
             why = "not source k3diff reads"
         elif (source := self.read(file)) is None:
             why = f"unread or over {HOOK_CAP >> 10} KiB"
-        elif source.isascii() and not any(word in source for word in _WORDS):
-            imports = Imports([], [])  # no import statement, `__import__` nor `import_module`
-        elif self.parsed >= _FILES or len(source) > self.budget:
-            why = f"past the {_FILES} modules or {_BYTES >> 20} MiB k3diff follows"
+        elif (plain := unparsed_names(source)) is not None:
+            imports = Imports([], [], "", *plain)  # no import statement, `__import__` nor
+            # `import_module`, no name computed: not parsed
+        elif (
+            self.parsed >= _FILES
+            or len(source) > self.budget
+            or (tokens := token_count(source, self.left.tokens)) > self.left.tokens
+        ):
+            why = (
+                f"past the {_FILES} modules, {_BYTES >> 20} MiB or {_TOKENS:,} tokens k3diff reads"
+            )
         else:
             self.parsed, self.budget = self.parsed + 1, self.budget - len(source)
-            imports = module_imports(source, runs.module, runs.package, fresh or calls)
+            self.left.tokens -= tokens
+            requested = fresh or calls
+            imports = module_imports(source, runs.module, runs.package, requested, self.left.nodes)
+            self.left.nodes -= imports.walked if imports is not None else 0
             why = "not parsed here"
+            if imports is not None:
+                self.methods[runs.module] = imports.methods
+                self._call(runs.module, imports.methods & self.attributes)
         if imports is None:
-            if not into.every:
-                into.every = True
-                into.how = chain[0], f"{chain[1]} ({why}: it may import any module)"
+            into.any_module((chain[0], f"{chain[1]} ({why}"))
             return
         self.record(imports, chain, into)
+
+
+def token_count(source: bytes, most: int = 1 << 62) -> int:
+    """The tokens of `source` (a word or a punctuation character each), `most` + 1 at most."""
+    return sum(1 for _ in islice(_TOKEN.finditer(source), most + 1))
+
+
+@dataclass
+class Budget:
+    """What is left to read of the code that runs at start: tokens parsed, syntax nodes walked
+    (`_TOKENS`, `NODES`), `.pth` lines and modules alike (hooks72: a 77 KB wheel of 500 `.pth`
+    files, each a 16 KiB line listing 8,000 names, took 34 s of CPU a pair)."""
+
+    tokens: int = _TOKENS
+    nodes: int = NODES
+
+    def line(self, text: str) -> Imports:
+        """What a `.pth` line imports, read within what is left (past it: any module)."""
+        tokens = token_count(text.encode(), self.tokens)
+        if tokens > self.tokens:
+            self.tokens = -1  # spent: each line after is not counted again
+            return Imports([], [], f"past the {_TOKENS:,} tokens k3diff reads")
+        self.tokens -= tokens
+        imports = line_modules(text, self.nodes)
+        self.nodes -= imports.walked
+        return imports
 
 
 def _reached(
@@ -299,6 +365,13 @@ class _Named:
     how: How
     below: dict[str, _Named] = field(default_factory=dict)
     every: bool = False
+
+    def any_module(self, how: How) -> None:
+        """Name every module for import (at the top: what k3diff cannot read may import any),
+        `how` said as its reason (`demo.pth's line 1 → demo_hook (not parsed here`)."""
+        if not self.every:
+            self.every = True
+            self.how = how[0], f"{how[1]}: it may import any module)"
 
     def add(self, named: Named, how: How) -> None:
         """Name a module (and every prefix of it) for import, `how`."""

@@ -34,6 +34,9 @@ class TargetPythons(NamedTuple):
     """Some tag installs on a platform other than Windows."""
     mac: bool = True
     """Some tag installs on macOS (a `macosx_…` or `any` platform)."""
+    linux: bool = True
+    """Some tag installs on Linux (a `linux`, `manylinux`, `musllinux` or `any` platform): on
+    Debian and Ubuntu, site-packages is `dist-packages`."""
     mingw: bool = True
     """Some tag installs on MSYS2's MinGW Python (a `mingw_…` or `any` platform): a Windows
     build, reading paths as Windows does, with the POSIX layout (`lib/python3.Y/site-packages`)."""
@@ -90,7 +93,7 @@ def target_pythons(tags: Iterable[str]) -> TargetPythons:
     """The Pythons and platforms of expanded tags (`cp312-cp312-manylinux_2_17_x86_64`)."""
     exact: set[Version] = set()
     open_from: Version | None = None
-    windows = elsewhere = mac = mingw = False
+    windows = elsewhere = mac = linux = mingw = False
     seen = False
     for tag in tags:
         parts = tag.split("-")
@@ -110,7 +113,8 @@ def target_pythons(tags: Iterable[str]) -> TargetPythons:
         windows = windows or platform == "any" or platform.startswith("win")
         elsewhere = elsewhere or not platform.startswith("win")
         mac = mac or platform == "any" or platform.startswith("macosx_")
+        linux = linux or platform == "any" or "linux" in platform
         mingw = mingw or platform == "any" or platform.startswith("mingw_")
     if not seen:
         return ANY
-    return TargetPythons(frozenset(exact), open_from, windows, elsewhere, mac, mingw)
+    return TargetPythons(frozenset(exact), open_from, windows, elsewhere, mac, linux, mingw)

@@ -73,6 +73,13 @@ HOOKS = {
         "line 1 imports os, _distutils_hack; modules of this wheel they run: "
         "site-packages/_distutils_hack/__init__.py",
     ),
+    "a line that computes what it imports (hooks72: said nothing of it)": (
+        b"import os; name = 'demo_' + 'inner'; __import__(name)\n",
+        {"demo_inner.py": RUNS},
+        "line 1 imports os (`__import__` of a computed name at line 1: it may import any "
+        "module); modules of this wheel they run: site-packages/demo/__init__.py, "
+        "site-packages/demo_inner.py",
+    ),
 }
 
 

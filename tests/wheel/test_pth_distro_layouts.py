@@ -48,20 +48,23 @@ def _debian_version() -> str | None:
     return version.strip() if done.returncode == 0 and local == "True" else None
 
 
-def _debian_site_runs(tmp_path: Path, wheel: Path, version: str) -> bool:
+def _debian_site_runs(
+    tmp_path: Path, wheel: Path, version: str, prefix: str | None = None, site_dir: str = ""
+) -> bool:
     """pip 26 installs `wheel` for the Debian Python under `--root` (its `posix_local` layout,
-    nothing outside the root written); that Python's `site` reads the installed dist-packages
-    as a site directory, and its import system finds `sitecustomize` in a directory the `.pth`
-    added."""
+    or `--prefix`'s, nothing outside the root written); that Python's `site` reads the installed
+    dist-packages (or `site_dir`) as a site directory, and its import system finds
+    `sitecustomize` there or in a directory the `.pth` added."""
     root = tmp_path / "root"
+    more = ["--prefix", prefix] if prefix else []
     subprocess.run(
         [sys.executable, "-m", "pip", "--python", DEBIAN, "install", "--no-deps", "--no-index",
          "--quiet", "--disable-pip-version-check", "--break-system-packages", "--root", root,
-         wheel],
+         *more, wheel],
         check=True, capture_output=True, timeout=300,
         env={**os.environ, "PIP_NO_INPUT": "1", "PIP_CONFIG_FILE": os.devnull},
     )  # fmt: skip
-    site = root / "usr" / "local" / "lib" / f"python{version}" / "dist-packages"
+    site = root / (site_dir or f"usr/local/lib/python{version}/dist-packages")
     probe = (
         "import importlib.machinery, site, sys; before = list(sys.path); "
         f"site.addsitedir({str(site)!r}); added = [p for p in sys.path if p not in before]; "
@@ -82,3 +85,28 @@ def test_a_line_through_debians_dist_packages_names_site_packages(tmp_path: Path
     assert _debian_site_runs(tmp_path, new, version)
     assert code == 1
     assert "sitecustomize: imported by site at every start" in _w702(report)[MODULE]
+
+
+@pytest.mark.parametrize(
+    ("data", "prefix", "site_dir"),
+    [
+        ("lib/python{v}/dist-packages", None, ""),  # pip's default there: `/usr/local`
+        ("lib/python3/dist-packages", "/usr", "usr/lib/python3/dist-packages"),
+        ("local/lib/python{v}/dist-packages", "/usr", ""),
+    ],
+)
+def test_a_data_file_in_debians_dist_packages_is_w627(
+    tmp_path: Path, data: str, prefix: str | None, site_dir: str
+) -> None:
+    """pip writes `.data/data/` under the prefix, and on Debian and Ubuntu site-packages is
+    `dist-packages` there: a `sitecustomize` (or anything) in it is site-packages on those
+    installs alone, W627. Before (hooks72), a patch adding one passed, exit 0, W203 alone."""
+    version = _debian_version()
+    if version is None:
+        pytest.skip("no Debian Python with sysconfig's posix_local here")
+    module = f"demo-2.0.data/data/{data.format(v=version)}/sitecustomize.py"
+    code, report, new = _wheels(tmp_path, {module: RUNS})
+    assert _debian_site_runs(tmp_path, new, version, prefix, site_dir)
+    assert code == 1
+    [w627] = [f for f in report["findings"] if f["code"] == "W627"]
+    assert w627["path"] == module and "Debian and Ubuntu" in w627["detail"]
