@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable
 from typing import assert_never
 
 from tabulate import tabulate
@@ -14,6 +13,7 @@ from k3diff.counts import FISHER_MAX_TOTAL
 from k3diff.documents import telemetry as telemetry_document
 from k3diff.output import OutputFormat
 from k3diff.report.telemetry_positions import position_lines
+from k3diff.report.telemetry_rows import failed_line, one_server_lines, unlogged_lines
 from k3diff.sample.names import SIDES
 from k3diff.telemetry.coverage import (
     COLD_NOTE,
@@ -24,10 +24,8 @@ from k3diff.telemetry.coverage import (
     cold_unread,
     kv_lost,
 )
-from k3diff.telemetry.failed import FailedSamples
 from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
 from k3diff.telemetry.power import could_detect
-from k3diff.telemetry.unlogged import UnloggedRecords
 from k3diff.telemetry.windows import grouped, lost_to, lost_units, side_lost
 
 
@@ -179,8 +177,9 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     lines = [tabulate(rows, headers=headers, tablefmt=table, floatfmt=".3f"), ""]
     # The server's own words (an HTML page's start): Markdown escapes them as prose.
     prose = escape.markdown_prose if bold else escape.text
-    lines += [_failed_line(failed, prose) for failed in report.failed]
-    lines += _unlogged_lines(report.unlogged, prose)
+    lines += [prose(line) for line in one_server_lines(report)]
+    lines += [failed_line(failed, prose) for failed in report.failed]
+    lines += unlogged_lines(report.unlogged, prose)
     lines += [""] if report.failed or report.unlogged else []
     if report.speculation:
         level = f"{100 * (1 - report.alpha):g} %"
@@ -243,46 +242,6 @@ def _plain(report: TelemetryReport, table: str, bold: bool = False) -> str:
     verdict = verdict_line(report)
     lines.append(f"**{verdict}**" if bold else verdict)
     return "\n".join(lines)
-
-
-def _failed_line(failed: FailedSamples, shown: Callable[[str], str]) -> str:
-    """'failed: 3 of 6 patch samples, not counted above (most common error, 3 of them: ...)',
-    as `sample` says them (triage70: without --expect, not said at all)."""
-    error = " ".join(failed.error.split())
-    error = error if len(error) <= ERROR_CHARS else error[: ERROR_CHARS - 1] + "…"
-    return (
-        f"failed: {failed.samples:,} of {failed.of:,} {failed.side} samples, not counted above "
-        f"(most common error, {failed.error_samples:,} of them: {shown(error)})"
-    )
-
-
-ERROR_CHARS = 200
-"""The most common error's characters a failed line shows (as `sample`'s summary)."""
-
-
-SHOWN_RECORDS = 5
-"""The records an unlogged line names (the rest counted; JSON lists every one)."""
-
-
-def _unlogged_lines(unlogged: Sequence[UnloggedRecords], shown: Callable[[str], str]) -> list[str]:
-    """'unlogged: 1 of 3 records the run asked lacks base or patch lines in its log (b), ...':
-    what the log lacks and the two ways it comes to lack it, each with what to do (one line
-    for both sides where they lack the same records)."""
-    if len(unlogged) > 1 and len({(u.records, u.of) for u in unlogged}) == 1:
-        unlogged = [replace(unlogged[0], side=" or ".join(u.side for u in unlogged))]
-    lines = []
-    for found in unlogged:
-        count = len(found.records)
-        names = ", ".join(map(shown, found.records[:SHOWN_RECORDS]))
-        more = f" and {count - SHOWN_RECORDS:,} more" if count > SHOWN_RECORDS else ""
-        lines.append(
-            f"unlogged: {count:,} of {found.of:,} records the run asked "
-            f"{'lacks' if count == 1 else 'lack'} {found.side} lines in its log ({names}{more}), "
-            "not counted above: the lines were removed from the log (a filter such as jq's "
-            "select(.error == null) drops the failed ones: give the log as sample wrote it) or "
-            "the run was killed before them (its sample command with --resume takes them)"
-        )
-    return lines
 
 
 def _vllm_lines(report: TelemetryReport, bold: bool) -> list[str]:

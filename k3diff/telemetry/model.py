@@ -369,6 +369,9 @@ class TelemetryReport:
     unlogged: tuple[UnloggedRecords, ...] = ()
     """Per side, the records the run asked that the log has no line of (filtered out, or a run
     killed before them: newuser70)."""
+    one_server: tuple[tuple[str, str], ...] = ()
+    """Each log whose base and patch were one server, with where (`coldsent.shared_server`):
+    its latency rows are one server's under two labels (words72)."""
 
     @property
     def new_preemption(self) -> Preemptions | None:
