@@ -80,7 +80,8 @@ def _headline_parts(result: SampleResult) -> list[tuple[str, bool]]:
         f"{verdict}: {result.taken} of {result.planned} planned samples taken "
         f"({result.out}/samples.jsonl, {result.taken_now} taken now), "
         f"{_failed_text(result)}{_error_text(result)}, "
-        f"{result.unstable} record/side/mode with more than one distinct output"
+        f"{result.unstable} of {len(result.records)} rows (one per record, side and mode) gave "
+        "more than one distinct output"
     )
     return [
         (first, True),
