@@ -29,7 +29,7 @@ from k3diff.sample.names import Mode
 from k3diff.triage.plan import sampled_figure, test_kind
 
 KEY_WIDTH = 40
-_HEADERS = ["record", "side", "mode", "n", "errors", "distinct", "modal share"]
+_HEADERS = ["record", "side", "mode", "n", "errors", "distinct", "most common share"]
 
 
 def render(result: SampleResult, fmt: OutputFormat) -> str:

@@ -236,7 +236,11 @@ def test_the_unstable_rows_are_counted_out_of_the_rows_shown() -> None:
         RecordStats("q1", "base", "serial", 3, 0, 3, 0.33),
         RecordStats("q1", "patch", "serial", 3, 0, 1, 1.0),
     )
-    text = flat(render(SampleResult(Path("out"), rows, 6, 6, 0, 6, False, 0), OutputFormat.TEXT))
+    shown = render(SampleResult(Path("out"), rows, 6, 6, 0, 6, False, 0), OutputFormat.TEXT)
+    assert shown.splitlines()[0].split() == [  # words72: "modal share" named a statistic
+        "record", "side", "mode", "n", "errors", "distinct", "most", "common", "share"
+    ]  # fmt: skip
+    text = flat(shown)
     assert (
         "none failed, 1 of 2 rows (one per record, side and mode) gave more than one distinct "
         "output" in text
