@@ -221,12 +221,12 @@ def record_step(
     pack = code(f"wheel pack DIR/{unpacked}")
     return (
         f"{counted(stale, thousands=False)} on {files}: RECORD does not describe the archive "
-        "(files edited, added or removed after the wheel was built, by a step that edits built "
+        "(its files or RECORD changed after the wheel was built, by a step that edits built "
         "wheels or by someone else): rebuild the wheel from its source (its build backend "
         "writes RECORD), or start the editing step from the wheel the build wrote, with the "
-        f"commands of the wheel package ({unpack}; it checks each file against RECORD, so it "
-        "refuses this one), edit under DIR and "
-        f"repack with {pack}, which writes RECORD anew; then compare the new wheel"
+        f"commands of the wheel package ({unpack}, which refuses a file that does not match "
+        f"its RECORD hash), edit under DIR and repack with {pack}, which writes RECORD anew; "
+        "then compare the new wheel"
     )
 
 
