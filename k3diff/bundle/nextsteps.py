@@ -41,6 +41,7 @@ from k3diff.report.triage_lines import more_samples_step
 from k3diff.report.wheelfailing import (
     is_native_named,
     native_steps,
+    record_step,
     set_left,
     still_failing,
     unwaivable_step,
@@ -166,6 +167,9 @@ def _wheels_steps(
     if rebuild is not None:
         unwaivable = [f for f in failing if Code[f[0]] in UNWAIVABLE]
         yield Step(rows(unwaivable), f"{label}{rebuild}")
+    repack = record_step(failing, wheels.patch.path)
+    if repack is not None:
+        yield Step(rows([f for f in failing if f[0] == Code.W302.name]), f"{label}{repack}")
     if not waivable:  # native findings are all waivable
         return
     if native:
@@ -182,7 +186,8 @@ def _wheels_steps(
         for option in options:
             yield Step(rows(native), f"{label}{command} {option}")
     else:
-        waiver = waiver_step(alone=True, wide=[c for c, path, _ in waivable if not path])
+        wide = [c for c, path, _ in waivable if not path]
+        waiver = waiver_step(alone=repack is None, wide=wide)
     # One stanza per code and path (`wheelfailing._waived`): two findings alike share it.
     findings = [Finding(Code[c], path, "", flag) for c, path, flag in dict.fromkeys(waivable)]
     shown = findings[:WAIVERS_NAMED]

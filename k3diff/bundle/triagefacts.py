@@ -20,7 +20,7 @@ from k3diff.documents.triagemodes import TriageMode, TriageSide
 from k3diff.documents.triagerules import unsampled_count
 from k3diff.numbers import all_of, named
 from k3diff.output import plural
-from k3diff.report.serialparity import lacking, unsampled_text
+from k3diff.report.serialparity import lacking, reproduces, unsampled_text
 from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.gaugeadvice import gauge_advice
 from k3diff.sample.names import SIDES
@@ -222,9 +222,10 @@ def _gauge_step(triage: TriageDocument) -> str:
     )
 
 
-def parity_sentence(triage: TriageDocument) -> str | None:
+def parity_sentence(triage: TriageDocument, aa_run: bool = False) -> str | None:
     """'serially, the patch reproduces the base on 8 of 8 records': batch-1 parity, the headline
-    of a follow-up (None for a triage document that does not record it)."""
+    of a follow-up (None for a triage document that does not record it); of an A/A run, one
+    server's two labels (`serialparity.reproduces`)."""
     agree, measured = triage.summary.get("serial_agree"), triage.summary.get("serial_records")
     if agree is None or measured is None:
         return None
@@ -236,9 +237,7 @@ def parity_sentence(triage: TriageDocument) -> str | None:
     if measured == 0:
         return f"batch-1 parity not measured (no record has serial samples on both sides){never}"
     both = " sampled on both sides" if unsampled else ""
-    return (
-        f"serially, the patch reproduces the base on {agree:,} of {measured:,} records{both}{never}"
-    )
+    return f"serially, {reproduces(aa_run)} on {agree:,} of {measured:,} records{both}{never}"
 
 
 def _cross_checks(
@@ -293,7 +292,8 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     triage = doc.typed(TriageDocument)
     summary = triage.summary
     headline = _differ_sentence(triage)
-    parity = parity_sentence(triage)
+    aa = aa_run(documents)
+    parity = parity_sentence(triage, aa is not None)
     if parity is not None:
         headline = f"{parity}; {headline}"
     quals: list[str] = []
@@ -367,7 +367,7 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     quals.extend(_cross_checks(doc, triage, documents))
     fails = doc.fails or bool(house)
     status = Status.FAIL if fails else Status.INCONCLUSIVE if inconclusive else Status.PASS
-    if aa_run(documents) is not None:  # the server against itself: no patched build passed
+    if aa is not None:  # the server against itself: no patched build passed
         headline = f"A/A run of one server: {headline}"
         status = Status.INFO if status is Status.PASS else status
     return Stage(

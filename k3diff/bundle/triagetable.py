@@ -95,10 +95,16 @@ COLUMNS_MEAN = {
     "likewise",
     "more samples": "the samples per side that would decide the record (— where it is decided, "
     "or more samples cannot decide it)",
+    "comparison": "what k3diff responses found of the record's two captures (match, "
+    "text-differs, …)",
+    "mode category": "the verdict of this row's mode alone (category is the record's)",
+    "record category from": f"{CATEGORY_FROM!r} on the row of the mode the record's category "
+    "comes from, its most severe",
 }
 """What the triage table's columns a reader who never ran k3diff cannot guess mean, said under
-it in REPORT.md and report.html (left67: they were unexplained). `summary.json` keeps the
-columns' names; the legend is the renderers'."""
+it in REPORT.md and report.html (left67: they were unexplained; words72: `comparison`, `mode
+category` and `record category from` too). `summary.json` keeps the columns' names; the
+legend is the renderers'."""
 
 
 def column_legend(columns: Sequence[str]) -> str | None:

@@ -10,7 +10,7 @@ from k3diff.output import OutputFormat, plural
 from k3diff.report import waived
 from k3diff.report.entries import entries_phrase
 from k3diff.report.markdown import cell, escape_inline, inline_code, markdown_cell
-from k3diff.report.surfaces import surfaces_block
+from k3diff.report.surfaces import audit_surfaces_block
 from k3diff.wheel.codes import Finding, Severity
 from k3diff.wheel.findingorder import order_key
 
@@ -106,7 +106,7 @@ def _text(report: AuditReport) -> str:
         hidden = len(artifact.findings) - FINDINGS_SHOWN
         if hidden > 0:
             lines.append(f"  ... and {plural(hidden, 'more finding')} (--format json lists all)")
-        block = surfaces_block(artifact.surfaces, OutputFormat.TEXT)
+        block = audit_surfaces_block(artifact.surfaces, OutputFormat.TEXT)
         if block:
             lines += ["  " + line if line else line for line in block.split("\n")]
     if report.manifest is not None:
@@ -164,7 +164,7 @@ def _markdown(report: AuditReport) -> str:
             parts.append(f"\n{len(artifact.findings) - len(shown)} more in `--format json`.")
         parts.append("")
     for artifact in report.artifacts:
-        block = surfaces_block(artifact.surfaces, OutputFormat.MARKDOWN)
+        block = audit_surfaces_block(artifact.surfaces, OutputFormat.MARKDOWN)
         if block:
             parts += [
                 block.replace(

@@ -29,7 +29,7 @@ from k3diff.sample.names import Mode
 from k3diff.triage.plan import sampled_figure, test_kind
 
 KEY_WIDTH = 40
-_HEADERS = ["record", "side", "mode", "n", "errors", "distinct", "modal share"]
+_HEADERS = ["record", "side", "mode", "n", "errors", "distinct", "most common share"]
 
 
 def render(result: SampleResult, fmt: OutputFormat) -> str:
@@ -80,7 +80,8 @@ def _headline_parts(result: SampleResult) -> list[tuple[str, bool]]:
         f"{verdict}: {result.taken} of {result.planned} planned samples taken "
         f"({result.out}/samples.jsonl, {result.taken_now} taken now), "
         f"{_failed_text(result)}{_error_text(result)}, "
-        f"{result.unstable} record/side/mode with more than one distinct output"
+        f"{result.unstable} of {len(result.records)} rows (one per record, side and mode) gave "
+        "more than one distinct output"
     )
     return [
         (first, True),

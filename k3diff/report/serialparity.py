@@ -14,15 +14,26 @@ from k3diff.sample.names import SIDES, Mode
 from k3diff.triage.model import Flag, RecordVerdict, TriageResult
 
 
+def reproduces(one_server: bool) -> str:
+    """Who reproduces whom in the batch-1 headline: of an A/A run (base and patch one server),
+    one server's two labels, not a patch and its base (words72: the bundle's A/A row read 'A/A
+    run of one server: serially, the patch reproduces the base')."""
+    if one_server:
+        return "the one server's samples labelled patch reproduce those labelled base"
+    return "the patch reproduces the base"
+
+
 def parity_line(result: TriageResult) -> str:
     """The batch-1 headline: 'serially, the patch reproduces the base on 8 of 8 records', and
-    which side had no successful serial sample of the records it leaves out."""
+    which side had no successful serial sample of the records it leaves out; `reproduces`' A/A
+    words where every log sampled one server as both sides."""
     agree, measured = result.serial_parity
     unsampled = result.unsampled_records
     never = f"; {unsampled_text(unsampled, lacking(result.records))}" if unsampled else ""
     if not measured:
         return f"no record has serial samples on both sides: batch-1 parity was not measured{never}"
-    line = f"serially, the patch reproduces the base on {agree:,} of {measured:,} records"
+    one_server = len(result.one_server_notes) == len(result.samples)
+    line = f"serially, {reproduces(one_server)} on {agree:,} of {measured:,} records"
     line += " sampled on both sides" if unsampled else ""
     flaky = result.serial_base_unstable
     if flaky:

@@ -1,19 +1,26 @@
 """Text and Markdown blocks for execution surfaces, shared by the wheels and audit reports.
 
-Every surface is listed (not only the changed ones: a reviewer must see what runs); `.pth`
-files, scripts and the files tools of the environment load show their content, capped at `SHOWN_LINES` lines. Names, summaries and
-contents come from the wheel and are hostile: every one goes through `k3diff.escape`
-(`text` in text, `escape_inline` / a fenced block in Markdown)."""
+Every surface that bears on the verdict is listed: in `wheels` each one the patch adds, changes
+or removes, and each `.pth` file and module it imports (they run at every interpreter start,
+changed or not); in `audit` each file that runs. The quiet rest (`wheels`: the other unchanged
+surfaces; `audit`: entry points and top-level names) is listed while it is short and otherwise
+counted by kind in one line that names `--format json`, which lists every surface (words72:
+setuptools' 46 unchanged entry points filled 55 lines of `wheels` and `audit` text). `.pth`
+files, scripts and the files tools of the environment load show their content, capped at
+`SHOWN_LINES` lines. Names, summaries and contents come from the wheel and are hostile: every
+one goes through `k3diff.escape` (`text` in text, `escape_inline` / a fenced block in
+Markdown)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from k3diff import escape
-from k3diff.output import OutputFormat
+from k3diff.output import OutputFormat, plural
 from k3diff.report.markdown import capped_lines, escape_inline, fenced, inline_code
-from k3diff.wheel.surfacekinds import Surface
+from k3diff.wheel.surfacekinds import Surface, SurfaceKind
 from k3diff.wheels.surfaces import SurfaceStatus
 
 if TYPE_CHECKING:  # annotations only: `audit`'s report does not load the comparison's model
@@ -26,9 +33,27 @@ SHOWN_SURFACES = 60
 """Surfaces listed in text and Markdown, changed ones first (JSON lists every one)."""
 SHOWN_BODIES = 10
 """`.pth` files and scripts whose content is shown in text and Markdown."""
+QUIET_LISTED = 8
+"""Quiet surfaces listed one by one when there are at most this many; more are counted by kind."""
+GROUPS_NAMED = 4
+"""Entry point groups the count line names (the most populous first) before counting the rest."""
 _SHOWN_KINDS = ("pth", "data-script", "tool-config")
 """The kinds of surface whose content is shown: `.pth` files, copied scripts and the files a tool
 of the environment runs or loads (`wheel.toolfiles`)."""
+_EVERY_START = (SurfaceKind.PTH, SurfaceKind.CUSTOMIZE)
+"""What runs at every interpreter start: listed in `wheels` even when unchanged."""
+_REGISTRATIONS = (SurfaceKind.ENTRY_POINT, SurfaceKind.TOP_LEVEL)
+"""Names a wheel registers rather than files that run: `audit`'s quiet surfaces."""
+_NOUNS = {
+    SurfaceKind.PTH: ".pth file",
+    SurfaceKind.CUSTOMIZE: "start-up module",
+    SurfaceKind.ENTRY_POINT: "entry point",
+    SurfaceKind.SCRIPT: "generated script",
+    SurfaceKind.DATA_SCRIPT: "copied script",
+    SurfaceKind.BYTECODE: "bytecode file",
+    SurfaceKind.TOP_LEVEL: "top-level name",
+    SurfaceKind.TOOL_CONFIG: "tool file",
+}
 
 
 def surfaces_block(
@@ -36,15 +61,20 @@ def surfaces_block(
     fmt: OutputFormat,
     statuses: dict[tuple[str, str], SurfaceStatus] | None = None,
     removed: Sequence[Surface] = (),
+    quiet: Callable[[Surface], bool] = lambda surface: False,
 ) -> str:
     """The 'Execution surfaces' block: one line per surface (with its status base -> patch when
-    `statuses` is given), then the content of `.pth` files and scripts."""
+    `statuses` is given), the `quiet` ones counted instead when there are more than
+    `QUIET_LISTED` of them, then the content of the listed `.pth` files and scripts."""
     if not surfaces and not removed:
         return ""
     markdown = fmt is OutputFormat.MARKDOWN
     unchanged = SurfaceStatus.UNCHANGED
+    counted = [surface for surface in surfaces if quiet(surface)]
+    if len(counted) <= QUIET_LISTED:
+        counted = []
     ordered = sorted(
-        surfaces,
+        (surface for surface in surfaces if not counted or not quiet(surface)),
         key=lambda s: statuses is not None and statuses.get((s.kind.value, s.key)) is unchanged,
     )
     rows: list[str] = []
@@ -61,6 +91,8 @@ def surfaces_block(
             *rows[:SHOWN_SURFACES],
             f"{'- ' if markdown else '  '}… {hidden} more in --format json",
         ]
+    if counted:
+        rows.append(_counted_row(counted, "unchanged " if statuses else "", markdown))
     if len(bodies) > SHOWN_BODIES:
         hidden = len(bodies) - SHOWN_BODIES
         bodies = [
@@ -71,11 +103,49 @@ def surfaces_block(
     return "\n".join([title, "", *rows, *([""] if bodies else []), *bodies])
 
 
+def audit_surfaces_block(surfaces: Sequence[Surface], fmt: OutputFormat) -> str:
+    """The block of one audited wheel: every file that runs, the names it registers (entry
+    points, top-level names) counted when there are many."""
+    return surfaces_block(surfaces, fmt, quiet=lambda surface: surface.kind in _REGISTRATIONS)
+
+
 def wheels_surfaces_block(report: SurfaceReport, fmt: OutputFormat) -> str:
-    """The block of a wheels report: the patch's surfaces with their status, then removals."""
+    """The block of a wheels report: the patch's surfaces with their status, then removals; the
+    unchanged ones but what runs at every start counted when there are many."""
     statuses = {(c.kind.value, c.key): c.status for c in report.changes if c.patch is not None}
     removed = [c.base for c in report.changes if c.patch is None and c.base is not None]
-    return surfaces_block(report.patch, fmt, statuses, removed)
+
+    def quiet(surface: Surface) -> bool:
+        status = statuses.get((surface.kind.value, surface.key))
+        return status is SurfaceStatus.UNCHANGED and surface.kind not in _EVERY_START
+
+    return surfaces_block(report.patch, fmt, statuses, removed, quiet)
+
+
+def _counted_row(counted: Sequence[Surface], status: str, markdown: bool) -> str:
+    """`47 unchanged surfaces not listed: 44 entry points (distutils.commands 21, …), 3
+    top-level names; --format json lists them`: the kinds by count, entry point groups named."""
+    kinds = Counter(surface.kind for surface in counted)
+    parts: list[str] = []
+    for kind, count in sorted(kinds.items(), key=lambda item: (-item[1], item[0].value)):
+        part = plural(count, _NOUNS[kind])
+        if kind is SurfaceKind.ENTRY_POINT:
+            part += f" ({_groups(s.group or '?' for s in counted if s.kind is kind)})"
+        parts.append(part)
+    json = "`--format json`" if markdown else "--format json"
+    line = f"{plural(len(counted), status + 'surface')} not listed: {', '.join(parts)}"
+    if markdown:
+        return f"- {escape_inline(line)}; {json} lists them"
+    return f"  {escape.text(line)}; {json} lists them"
+
+
+def _groups(groups: Iterator[str]) -> str:
+    """`distutils.commands 21, egg_info.writers 7, 2 more groups`: the most populous first."""
+    counts = sorted(Counter(groups).items(), key=lambda item: (-item[1], item[0]))
+    named = [f"{group} {count}" for group, count in counts[:GROUPS_NAMED]]
+    if len(counts) > GROUPS_NAMED:
+        named.append(plural(len(counts) - GROUPS_NAMED, "more group"))
+    return ", ".join(named)
 
 
 def _row(surface: Surface, status: str | None, markdown: bool) -> str:

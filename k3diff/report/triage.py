@@ -48,7 +48,7 @@ _HEADERS = [
     "patch bound",
     "Fisher p adj",
     "novelty p adj",
-    "more",
+    "more per side",
     "flags",
 ]
 

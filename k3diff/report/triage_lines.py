@@ -26,14 +26,16 @@ from k3diff.triage.splits import SplitTree
 
 
 def split_text(tree: SplitTree) -> str:
-    """'base serial: 2 other outputs leave the modal one (4 samples) at token 3 (margin 0.02,
-    1 sample), token 9 (margin 2.5, 1 sample)'; outputs that split at one place with one margin
-    are counted together: 'character 0 (margin unknown, 6 outputs, 6 samples)'. Where no output
+    """'base serial: 2 other outputs leave the modal one (4 samples) at token 3 (logprob margin
+    0.02, 1 sample), token 9 (logprob margin 2.5, 1 sample)'; outputs that split at one place
+    with one margin are counted together: 'character 0 (logprob margin unknown, 6 outputs, 6
+    samples)'. Where no output
     is more common than another, it says so: 'base serial: no output repeats (3 outputs,
     1 sample each); measured from the first sampled, the 2 other outputs split off at ...'."""
     groups: dict[tuple[int, str], list[int]] = {}  # outputs splitting alike are said once
     for b in tree.branches:
-        margin = "margin unknown" if b.margin is None else f"margin {b.margin:.3g}"
+        # "logprob margin", not "margin" (words72): the term says what it is a margin of.
+        margin = "logprob margin unknown" if b.margin is None else f"logprob margin {b.margin:.3g}"
         groups.setdefault((b.position, margin), []).append(b.samples)
     where = ", ".join(
         f"{tree.unit} {position} ({margin}, "
@@ -63,10 +65,13 @@ def split_text(tree: SplitTree) -> str:
 
 
 def capture_text(capture: CaptureEvidence) -> str:
-    """'captured base output: 3 of 8 serial, 0 of 8 concurrent' (modes without a successful
-    sample left out: '0 of 0' says nothing)."""
+    """'captured base output reproduced by 3 of 8 serial, 0 of 8 concurrent samples' (modes
+    without a successful sample left out: '0 of 0' says nothing; words72: 'captured base
+    output: 0 of 3 serial' did not say 0 of 3 what)."""
     where = ", ".join(f"{m.reproduced} of {m.n} {m.mode}" for m in capture.modes if m.n)
-    return f"captured {capture.side} output: {where or 'no samples'}"
+    if not where:
+        return f"captured {capture.side} output: no samples"
+    return f"captured {capture.side} output reproduced by {where} samples"
 
 
 def _sampled(capture: CaptureEvidence) -> bool:

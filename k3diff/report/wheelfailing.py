@@ -122,6 +122,7 @@ def next_steps(
         (f.detail for f in failing if f.code is Code.W616 and f.detail.endswith(NO_PYTHON)), None
     )
     rebuild = unwaivable_step(named(failing), nowhere)
+    repack = record_step(named(failing), report.patch.path, code)
     if not waivable:  # native findings are all waivable
         if rebuild is None:
             return ""
@@ -139,7 +140,9 @@ def next_steps(
             _wide(waivable),
         )
     else:
-        steps = [waiver_step(code, alone=True, wide=_wide(waivable))]
+        steps = [waiver_step(code, alone=repack is None, wide=_wide(waivable))]
+    if repack is not None:
+        steps.insert(0, repack)
     if rebuild is not None:
         steps.insert(0, rebuild)
     stanzas = waiver_stanzas(waivable)
@@ -197,6 +200,33 @@ def unwaivable_step(failing: Sequence[Named], nowhere: str | None = None) -> str
         f"wheel as it lists its entries, or not at all): rebuild it without {them}, renaming or "
         "dropping each entry named (its detail says what pip or Windows does with it)"
         f"{also}, then compare the rebuilt wheel"
+    )
+
+
+def record_step(
+    failing: Sequence[Named], patch_path: str, code: Callable[[str], str] = str
+) -> str | None:
+    """The fix for failing W302 (RECORD does not describe the archive), None where none fails:
+    a wheel whose RECORD is written anew, by its build or by `wheel pack` (words72: a stale
+    RECORD's next step offered only a waiver). `wheel unpack` checks every file it extracts
+    against RECORD, so it refuses this wheel: the step starts from the wheel the build wrote,
+    which it unpacks into `DIR/NAME-VERSION`, the first two fields of the patch's file name."""
+    stale = [f for f in failing if f[0] == Code.W302.name]
+    if not stale:
+        return None
+    files = plural(len({path for _, path, _ in stale}), "file")
+    unpack = code("wheel unpack BUILT.whl -d DIR")
+    fields = patch_path.replace("\\", "/").rpartition("/")[2].split("-")
+    unpacked = "-".join(fields[:2]) if len(fields) >= 5 else "NAME-VERSION"
+    pack = code(f"wheel pack DIR/{unpacked}")
+    return (
+        f"{counted(stale, thousands=False)} on {files}: RECORD does not describe the archive "
+        "(its files or RECORD changed after the wheel was built, by a step that edits built "
+        "wheels or by someone else): rebuild the wheel from its source (its build backend "
+        "writes RECORD), or start the editing step from the wheel the build wrote, with the "
+        f"commands of the wheel package ({unpack}, which refuses a file that does not match "
+        f"its RECORD hash), edit under DIR and repack with {pack}, which writes RECORD anew; "
+        "then compare the new wheel"
     )
 
 

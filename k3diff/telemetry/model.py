@@ -373,6 +373,9 @@ class TelemetryReport:
     """The logs whose header does not state what their run owed (no `run.log_format`: written
     before samples71), of which `unlogged` can tell nothing (samples72: before, telemetry said
     nothing of them where triage holds their records)."""
+    one_server: tuple[tuple[str, str], ...] = ()
+    """Each log whose base and patch were one server, with where (`coldsent.shared_server`):
+    its latency rows are one server's under two labels (words72)."""
 
     @property
     def new_preemption(self) -> Preemptions | None:

@@ -18,6 +18,7 @@ from k3diff.sample.runs import check_pooled
 from k3diff.sample.stopline import LogStop, stop_said
 from k3diff.telemetry.accounting import Accounts, account
 from k3diff.telemetry.blocks import within_caps
+from k3diff.telemetry.coldsent import shared_server
 from k3diff.telemetry.coverage import Coverage, not_exercised
 from k3diff.telemetry.engines import server_count
 from k3diff.telemetry.failed import failed_samples
@@ -261,6 +262,11 @@ def summarize(
         failed=failed_samples(samples),
         unlogged=unlogged_records(read_logs),
         unlisted=tuple(log.path for log in read_logs if not log.header.listed),
+        one_server=tuple(
+            (str(path), found)
+            for path, log in zip(logs, read_logs, strict=True)
+            if (found := shared_server(log)) is not None
+        ),
     )
 
 

@@ -101,3 +101,20 @@ def test_a_bundles_own_summary_of_either_version_is_no_input(tmp_path: Path, ver
         f"k3diff: error: summary.json: schema {version} is not read back: it is a bundle's own "
         "summary; give the documents it was made from\n",
     )
+
+
+def test_the_category_columns_are_explained_too(tmp_path: Path) -> None:
+    """words72: `comparison`, `mode category` and `record category from` (its cells `this
+    mode`) stood beside `category` unexplained. Failed on base72."""
+    _held(tmp_path)
+    markdown = (tmp_path / "bundle/REPORT.md").read_text(encoding="utf-8")
+    section = markdown.split("## Records (triage)", 1)[1].split("\n## ", 1)[0]
+    legend = section.strip().split("\n\n", 1)[1].strip().splitlines()[0]
+    for said in (
+        "comparison = what k3diff responses found of the record's two captures (match, "
+        "text-differs, …)",
+        "mode category = the verdict of this row's mode alone (category is the record's)",
+        "record category from = 'this mode' on the row of the mode the record's category comes "
+        "from, its most severe",
+    ):
+        assert said in legend, legend

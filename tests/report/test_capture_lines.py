@@ -11,4 +11,4 @@ def test_modes_without_successful_samples_are_left_out() -> None:
     nothing = CaptureEvidence("base", (Reproduced("concurrent", 0, 0),))
     assert capture_text(nothing) == "captured base output: no samples"
     some = CaptureEvidence("base", (Reproduced("serial", 3, 4), Reproduced("concurrent", 0, 0)))
-    assert capture_text(some) == "captured base output: 3 of 4 serial"
+    assert capture_text(some) == "captured base output reproduced by 3 of 4 serial samples"

@@ -227,3 +227,21 @@ def test_a_sampled_runs_advice_is_the_figure_triage_will_require() -> None:
     text = flat(render(two_modes, OutputFormat.TEXT))
     assert "at α / 8 distribution tests = 0.00625 (6 records and 2 pooled tests" in text, text
     assert text.rstrip().endswith("--prompts 3 --modes 2"), text
+
+
+def test_the_unstable_rows_are_counted_out_of_the_rows_shown() -> None:
+    """words72: '4 record/side/mode with more than one distinct output' named no unit a new
+    reader could find; the rows of the table above are that unit. Failed on base72."""
+    rows = (
+        RecordStats("q1", "base", "serial", 3, 0, 3, 0.33),
+        RecordStats("q1", "patch", "serial", 3, 0, 1, 1.0),
+    )
+    shown = render(SampleResult(Path("out"), rows, 6, 6, 0, 6, False, 0), OutputFormat.TEXT)
+    assert shown.splitlines()[0].split() == [  # words72: "modal share" named a statistic
+        "record", "side", "mode", "n", "errors", "distinct", "most", "common", "share"
+    ]  # fmt: skip
+    text = flat(shown)
+    assert (
+        "none failed, 1 of 2 rows (one per record, side and mode) gave more than one distinct "
+        "output" in text
+    )

@@ -24,3 +24,15 @@ def test_every_latency_cell_has_three_decimals(tmp_path: Path) -> None:
         cells = row.replace("|", " ").split()
         # side, mode, samples, then p50, p90, p99: numpy's percentiles of 0.028, 0.03, 0.5
         assert cells[3:6] == ["0.030", "0.406", "0.491"], row
+
+
+def test_without_expect_the_verdict_says_no_expectation_was_checked(tmp_path: Path) -> None:
+    """words72: 'telemetry summarised, nothing expected (--expect)' read as a finding, and the
+    demo printed a line of its own to explain it. Failed on base72."""
+    log = write_samples(tmp_path / "run" / "samples.jsonl", [S("base", "a", "x")] * 3)
+    result = run_k3diff("telemetry", log)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.endswith(
+        "Verdict: OK (exit 0): telemetry summarised; no --expect was given, so no expectation "
+        "was checked\n"
+    )

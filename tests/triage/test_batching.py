@@ -51,7 +51,7 @@ def test_batch_variance_of_the_base_with_serial_parity_passes_and_says_why(
     assert record["captures"]["patch"]["serial"] == {"reproduced": 6, "n": 6}
     assert run.document["summary"]["serial_agree"] == run.document["summary"]["serial_records"]
     assert "serially, the patch reproduces the base on 2 of 2 records" in run.text
-    assert "p1: captured base output: 0 of 6 serial, " in run.text
+    assert "p1: captured base output reproduced by 0 of 6 serial, " in run.text
     assert "result: no regression candidate (exit 0)" in run.text
 
 

@@ -179,3 +179,27 @@ def test_one_servers_sides_apart_by_their_parameters_are_judged_as_any(
     _, document = _triage(tmp_path, "--allow-condition-mismatch")
     assert not any("same-server" in r["flags"] for r in document["records"])
     assert not any("same server" in q for q in document["qualifications"])
+
+
+def test_an_aa_runs_parity_is_one_servers_two_labels(tmp_path: Path, fault_server: Any) -> None:
+    """words72: the bundle's A/A row read "A/A run of one server: serially, the patch
+    reproduces the base", and triage's headline the same: no patch was sampled. Failed on
+    base72."""
+    server = fault_server()
+    _sample(tmp_path, server.url, f"http://localhost:{_port(server.url)}")
+    parity = (
+        "serially, the one server's samples labelled patch reproduce those labelled base on 2 of "
+        "2 records"
+    )
+    text = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--allow-same-server", cwd=tmp_path
+    ).stdout
+    assert f"\n{parity}\n" in text and "the patch reproduces the base" not in text, text
+    _triage(tmp_path, "--allow-same-server")
+    bundle = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path
+    )
+    assert bundle.exit_code == 0, bundle.stderr
+    report = (tmp_path / "b" / "REPORT.md").read_text()
+    assert f"| nondeterminism follow-up | recorded | A/A run of one server: {parity};" in report
+    assert "the patch reproduces the base" not in report

@@ -30,8 +30,8 @@ def test_no_output_repeats_is_said_not_a_modal_one(tmp_path: Path) -> None:
     text, markdown, triage = _run(tmp_path, base, ["A red fox"] * 4)
     said = (
         "base serial: no output repeats (4 outputs, 1 sample each); measured from the first "
-        "sampled, the 3 other outputs split off at character 0 (margin unknown, 1 sample), "
-        "character 6 (margin unknown, 1 sample), character 8 (margin unknown, 1 sample)"
+        "sampled, the 3 other outputs split off at character 0 (logprob margin unknown, 1 sample), "
+        "character 6 (logprob margin unknown, 1 sample), character 8 (logprob margin unknown, 1 sample)"
     )
     assert f"q: split {said}" in text
     assert said in markdown
@@ -54,8 +54,8 @@ def test_a_tie_of_repeated_outputs_is_said(tmp_path: Path) -> None:
     text, _, _ = _run(tmp_path, base, ["A red fox"] * 5)
     assert (
         "base serial: no output is modal (2 outputs tie at 2 samples each); measured from the "
-        "first sampled of them, the 2 other outputs split off at character 0 (margin unknown, "
-        "1 sample), character 6 (margin unknown, 2 samples)"
+        "first sampled of them, the 2 other outputs split off at character 0 (logprob margin unknown, "
+        "1 sample), character 6 (logprob margin unknown, 2 samples)"
     ) in text
 
 
@@ -64,5 +64,5 @@ def test_a_modal_output_is_worded_as_before(tmp_path: Path) -> None:
     text, _, _ = _run(tmp_path, base, ["A red fox"] * 3)
     assert (
         "base serial: 1 other output leaves the modal one (2 samples) at character 6 "
-        "(margin unknown, 1 sample)"
+        "(logprob margin unknown, 1 sample)"
     ) in text

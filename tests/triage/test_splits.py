@@ -81,7 +81,7 @@ def test_near_tie_splits_of_the_base_are_placed_and_measured(scripted: Any) -> N
     assert "near-tie-splits" in flags and "wide-margin-split" not in flags
     assert (
         "p1: split base serial: 2 other outputs leave the modal one (4 samples) at token 1 "
-        "(margin 0.02, 2 samples), token 2 (margin 0.02, 2 samples)"
+        "(logprob margin 0.02, 2 samples), token 2 (logprob margin 0.02, 2 samples)"
     ) in run.text
 
 
@@ -118,7 +118,7 @@ def test_without_tokens_the_tree_counts_characters_and_says_so(scripted: Any) ->
     assert [(b["position"], b["margin"]) for b in tree["branches"]] == [(4, None), (8, None)]
     flags = run.record("p1")["flags"]
     assert "near-tie-splits" not in flags and "wide-margin-split" not in flags
-    assert "at character 4 (margin unknown, 2 samples)" in run.text
+    assert "at character 4 (logprob margin unknown, 2 samples)" in run.text
 
 
 def test_the_bundle_says_how_the_base_split_and_plots_it(scripted: Any) -> None:

@@ -21,7 +21,7 @@ def _more_cell(stdout: str, key: str) -> str:
     lines = stdout.splitlines()
     header = next(line for line in lines if line.startswith("key "))
     (row,) = [line for line in lines if line.startswith(f"{key}  ")]
-    return row[header.index("  more  ") + 2 : header.index("  flags")].strip()
+    return row[header.index("  more per side  ") + 2 : header.index("  flags")].strip()
 
 
 def test_a_not_comparable_record_shows_no_more_samples(tmp_path: Path) -> None:
