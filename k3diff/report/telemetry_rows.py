@@ -42,4 +42,3 @@ def failed_line(failed: FailedSamples, shown: Callable[[str], str]) -> str:
 
 ERROR_CHARS = 200
 """The most common error's characters a failed line shows (as `sample`'s summary)."""
-
