@@ -27,8 +27,21 @@ from dataclasses import dataclass
 
 from k3diff.escape import shortened
 
-BINARIES = frozenset({"TARGETS", "EXPORT", "IMPORTED_RUNTIME_ARTIFACTS", "RUNTIME_DEPENDENCY_SET"})
-"""``install()`` forms that install what the build compiles or CMake's export files."""
+BINARIES = frozenset({"TARGETS", "EXPORT", "RUNTIME_DEPENDENCY_SET"})
+"""``install()`` forms that install what the build compiles or CMake's export files (review72a:
+not ``IMPORTED_RUNTIME_ARTIFACTS``, whose imported target's ``IMPORTED_LOCATION`` may be any
+file of the project: ``fixes/auth.py`` installed as ``pkg/sub/auth.py``). The files a target
+carries (`ATTACHED`) are read where they are attached (`_elsewhere`)."""
+ATTACHED = frozenset({"PUBLIC_HEADER", "PRIVATE_HEADER", "RESOURCE", "FILE_SET"})
+"""Target properties and ``target_sources`` sets naming source files ``install(TARGETS …)``
+installs beside the binary (review72a: ``PUBLIC_HEADER fixes/auth.py`` and
+``install(TARGETS core … PUBLIC_HEADER DESTINATION pkg/sub)`` shipped the fix, exit 0)."""
+_WHEEL_DIR = re.compile(r"SKBUILD_(?:\w*_DIR|\$)")
+"""scikit-build-core's wheel directories (``${SKBUILD_PLATLIB_DIR}`` …), named outside an
+``install()``: a ``file(COPY …)`` or ``configure_file`` into one writes a file into the wheel
+at configure time, over the package's (review72a: exit 0)."""
+_MODULE = re.compile(r"[A-Za-z0-9_-]+")
+"""An ``include()`` of a module by name (``GNUInstallDirs``), not of a file by path."""
 _OPENERS = {"if": "endif", "foreach": "endforeach", "while": "endwhile"}
 _OPENERS |= {"function": "endfunction", "macro": "endmacro", "block": "endblock"}
 _CLOSERS = frozenset(_OPENERS.values())
@@ -75,12 +88,14 @@ def cmake_installs(
     installs: list[tuple[str, str, str]] = []
     for path in sorted(files):
         for command in _commands(files[path]):
-            if command.name != "install":
+            where = f"{path} line {command.line}"
+            if command.name.lstrip("_") != "install":  # ``_install``: the original, redefined
+                if (why := _elsewhere(command)) is not None:
+                    return Unreadable(f"{where}: {why}")
                 continue
             form = command.args[0].upper() if command.args else ""
             if form in BINARIES or _no_python(command.args):
                 continue
-            where = f"{path} line {command.line}"
             if path != top or not command.top or not command.literal:
                 shown = f"install({form} …)" if form else "install(…)"
                 return Unreadable(f"{where}: {shown}, which k3diff does not read")
@@ -126,6 +141,34 @@ def _files(
     return found
 
 
+def _elsewhere(command: _Command) -> str | None:
+    """Why a command other than ``install()`` may place a file in the wheel k3diff does not
+    read (review72a: each shipped ``fixes/auth.py`` over ``pkg/sub/auth.py`` in a real build
+    while k3diff compared the package's old file, exit 0), or None."""
+    name, args = command.name, command.args
+    shown = f"{shortened(name, 100)}(…)"
+    if name == "cmake_language":
+        return f"{shown}, which may call install() or run code k3diff does not read"
+    first = args[0] if args else ""
+    if name == "include" and not _MODULE.fullmatch(first) and not _cmake_file(first):
+        return f"include({shortened(first, 200)}), a file k3diff does not read"
+    if name == "add_subdirectory" and not _cmake_file(first + "/CMakeLists.txt"):
+        return f"add_subdirectory({shortened(first, 200)}), outside the project"
+    if name != "message" and any(_WHEEL_DIR.search(arg) for arg in args):
+        return f"{shown} names a wheel directory (SKBUILD_…_DIR) outside install()"
+    pieces = [piece for arg in args for piece in arg.split(";")]
+    if ATTACHED & set(args) and any(_not_plain(piece) for piece in pieces):
+        return f"{shown} attaches files to a target, which install(TARGETS …) ships"
+    return None
+
+
+def _cmake_file(path: str) -> bool:
+    """Whether `path` (an ``include()``'s) names a ``.cmake`` file within the project, as far
+    as its text shows: every one of those is read."""
+    parts = path.split("/")
+    return path.endswith((".cmake", "/CMakeLists.txt")) and ".." not in parts and parts[0] != ""
+
+
 def _no_python(args: tuple[str, ...]) -> bool:
     """Whether an ``install(FILES|PROGRAMS …)`` names its files, and any ``RENAME``, as literals
     none of which is a Python file: headers and data, which the source check never compares,
@@ -137,9 +180,12 @@ def _no_python(args: tuple[str, ...]) -> bool:
         names.append(rest.pop(0))
     if "RENAME" in rest and rest.index("RENAME") + 1 < len(rest):
         names.append(rest[rest.index("RENAME") + 1])
-    return bool(names) and all(
-        not set(name) & _NOT_LITERAL and not name.lower().endswith(_PYTHON) for name in names
-    )
+    return bool(names) and not any(_not_plain(name) for name in names)
+
+
+def _not_plain(name: str) -> bool:
+    """Whether `name` may be a Python file: not a literal, or named as one."""
+    return bool(set(name) & _NOT_LITERAL) or name.lower().endswith(_PYTHON)
 
 
 def _inside(path: str) -> str | None:

@@ -1,0 +1,154 @@
+"""`wheels --source`: CMake that places a file in a scikit-build-core wheel without an
+``install()`` k3diff reads (review72a).
+
+Each shape below shipped ``fixes/auth.py`` as ``pkg/sub/auth.py`` in a real build
+(scikit-build-core 1.1.2, CMake 3.25), over the package's old ``src/pkg/sub/auth.py``, while
+k3diff passed every CMake command but ``install()`` over and compared the old file: a wheel
+reverting to it matched, exit 0. Each now stops the check, exit 2; the shapes of common real
+projects (pybind11's and nanobind's examples, headers attached to a library, CMake modules
+included by name or from the project) still read the packages.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import wheelkit
+from cli_support import run_k3diff
+
+from .test_provenance_backend_places import FILES, REVERTED
+from .test_provenance_cmake_install import (
+    INSTALL_FIX,
+    PACKAGES,
+    SKBUILD,
+    TARGETS,
+    TOP,
+    _check,
+    _repo,
+)
+
+LIBRARY = b"add_library(core SHARED lib.c)\n"
+ELSEWHERE = {
+    "cmake_language": (
+        b"cmake_language(CALL install FILES fixes/auth.py DESTINATION pkg/sub)\n",
+        "line 3: cmake_language(",
+    ),
+    "include of another file": (b"include(rules.txt)\n", "include(rules.txt)"),
+    "include from outside": (b"include(../shared/rules.cmake)\n", "include(../shared"),
+    "add_subdirectory outside": (b"add_subdirectory(../shared shared)\n", "add_subdirectory("),
+    "imported runtime artifacts": (
+        b"add_executable(fx IMPORTED)\n"
+        b"set_property(TARGET fx PROPERTY IMPORTED_LOCATION ${CMAKE_SOURCE_DIR}/fixes/auth.py)\n"
+        b"install(IMPORTED_RUNTIME_ARTIFACTS fx DESTINATION pkg/sub)\n",
+        "install(IMPORTED_RUNTIME_ARTIFACTS",
+    ),
+    "public header": (
+        LIBRARY + b"set_target_properties(core PROPERTIES PUBLIC_HEADER fixes/auth.py)\n"
+        b"install(TARGETS core LIBRARY DESTINATION pkg PUBLIC_HEADER DESTINATION pkg/sub)\n",
+        "set_target_properties(…) attaches files",
+    ),
+    "resource by variable": (
+        LIBRARY + b"set_property(TARGET core PROPERTY RESOURCE ${FIX})\n"
+        b"install(TARGETS core LIBRARY DESTINATION pkg RESOURCE DESTINATION pkg/sub)\n",
+        "set_property(…) attaches files",
+    ),
+    "file set": (
+        LIBRARY + b"target_sources(core PUBLIC FILE_SET HEADERS BASE_DIRS fixes FILES "
+        b'"fixes/core.h;fixes/auth.py")\n'
+        b"install(TARGETS core FILE_SET HEADERS DESTINATION pkg/sub)\n",
+        "target_sources(…) attaches files",
+    ),
+    "copy into the wheel": (
+        b"file(COPY fixes/auth.py DESTINATION ${SKBUILD_PLATLIB_DIR}/pkg/sub)\n",
+        "file(…) names a wheel directory",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ELSEWHERE))
+def test_cmake_placing_a_file_without_a_read_install_stops_the_check(
+    tmp_path: Path, case: str
+) -> None:
+    cmake, said = ELSEWHERE[case]
+    more = {"rules.txt": INSTALL_FIX}
+    repo = _repo(tmp_path, SKBUILD + PACKAGES, TOP + cmake, **more)
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert result.exit_code == 2, result.stdout
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1
+    assert said in result.stderr
+    assert "k3diff wheels BUILT RELEASED" in result.stderr
+
+
+PYBIND11_EXAMPLE = b"""cmake_minimum_required(VERSION 3.15...3.26)
+project(${SKBUILD_PROJECT_NAME} LANGUAGES CXX)
+set(PYBIND11_FINDPYTHON ON)
+find_package(pybind11 CONFIG REQUIRED)
+pybind11_add_module(_core MODULE src/main.cpp)
+install(TARGETS _core DESTINATION ${SKBUILD_PROJECT_NAME})
+"""
+NANOBIND_EXAMPLE = b"""cmake_minimum_required(VERSION 3.15...3.27)
+project(nanobind_example LANGUAGES CXX)
+if (NOT SKBUILD)
+  message(WARNING "This CMake file is meant to be executed using 'scikit-build'.")
+endif()
+message(STATUS "installing into ${SKBUILD_PLATLIB_DIR}")
+find_package(Python 3.8 COMPONENTS Interpreter Development.Module REQUIRED)
+execute_process(
+  COMMAND "${Python_EXECUTABLE}" -m nanobind --cmake_dir
+  OUTPUT_STRIP_TRAILING_WHITESPACE OUTPUT_VARIABLE nanobind_ROOT)
+find_package(nanobind CONFIG REQUIRED)
+nanobind_add_module(nanobind_example_ext STABLE_ABI NB_STATIC src/nanobind_example_ext.cpp)
+install(TARGETS nanobind_example_ext LIBRARY DESTINATION nanobind_example)
+"""
+HEADERS = b"""cmake_minimum_required(VERSION 3.23)
+project(pkg LANGUAGES C)
+include(GNUInstallDirs)
+include(${CMAKE_CURRENT_LIST_DIR}/cmake/warnings.cmake)
+add_subdirectory(${CMAKE_CURRENT_SOURCE_DIR}/src/core)
+add_library(core SHARED lib.c)
+set_target_properties(core PROPERTIES PUBLIC_HEADER "include/core.h;include/util.h")
+target_sources(core PUBLIC FILE_SET HEADERS BASE_DIRS include FILES include/core.h)
+install(TARGETS core LIBRARY DESTINATION pkg PUBLIC_HEADER DESTINATION pkg/include
+        FILE_SET HEADERS DESTINATION pkg/include)
+"""
+
+
+@pytest.mark.parametrize(
+    "cmake",
+    [PYBIND11_EXAMPLE, NANOBIND_EXAMPLE, HEADERS],
+    ids=["pybind11 example", "nanobind example", "headers"],
+)
+def test_common_projects_still_read_the_packages(tmp_path: Path, cmake: bytes) -> None:
+    more = {"cmake/warnings.cmake": b"add_compile_options(-Wall)\n"}
+    repo = _repo(tmp_path, SKBUILD + PACKAGES, cmake, **more)
+
+    code, report = _check(tmp_path, repo, REVERTED)
+
+    assert code == 0
+    assert report["provenance"]["package_dir"] == {"pkg/": "src/pkg/"}
+
+
+def test_the_original_install_under_its_underscored_name_is_read(tmp_path: Path) -> None:
+    """A project redefining ``install`` calls CMake's own as ``_install``."""
+    cmake = TOP + b"_install(FILES fixes/auth.py DESTINATION pkg/sub)\n"
+    repo = _repo(tmp_path, SKBUILD + PACKAGES, cmake)
+
+    code, report = _check(tmp_path, repo, REVERTED)
+
+    assert code == 1
+    sources = {e["path"]: e["source"] for e in report["entries"] if "source" in e}
+    assert sources["pkg/sub/auth.py"]["repo_path"] == "fixes/auth.py"
+
+
+def test_targets_alone_still_read_the_packages(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, SKBUILD + PACKAGES, TOP + TARGETS)
+
+    code, _ = _check(tmp_path, repo, REVERTED)
+
+    assert code == 0
