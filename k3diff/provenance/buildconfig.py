@@ -48,7 +48,7 @@ from k3diff.provenance.maturinconfig import from_maturin
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, one, placed
 from k3diff.provenance.pdmconfig import from_pdm
 from k3diff.provenance.poetryconfig import from_poetry
-from k3diff.provenance.scikitbuildconfig import cmake_layout, from_scikit_build
+from k3diff.provenance.scikitbuildconfig import cmake_layout, from_scikit_build, install_doubt
 from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
 
 CONFIG_CAP = 256 * 1024
@@ -245,6 +245,8 @@ def _cmake_installs(
     read = cmake_installs(files, top, install_dir)
     if isinstance(read, Unreadable):
         raise SourceError(f"{stop} at {shortened(directory + read.reason, 400)}: {advice}")
+    if read and (doubt := install_doubt(document)) is not None:
+        raise SourceError(f"{stop} installs files, but {doubt}: {advice}")
     return read
 
 

@@ -219,13 +219,7 @@ def _next_command(data: bytes, at: int) -> tuple[int, bytes, int] | None:
     """(start, name, where its arguments begin) of the next command after `at`, past comments."""
     while at < len(data):
         if data[at : at + 1] == b"#":
-            bracket = _BRACKET.match(data, at + 1)
-            if bracket is not None:
-                close = data.find(b"]" + bracket.group(1) + b"]", bracket.end())
-                at = len(data) if close < 0 else close + len(bracket.group(1)) + 2
-            else:
-                newline = data.find(b"\n", at)
-                at = len(data) if newline < 0 else newline
+            at = _comment_end(data, at)
             continue
         match = _COMMAND.match(data, at)
         if match is not None and (at == 0 or not data[at - 1 : at].isalnum()):
@@ -243,9 +237,8 @@ def _arguments(data: bytes, at: int) -> tuple[tuple[str, ...], bool, int]:
         char = data[at : at + 1]
         if char in b" \t\r\n":
             at += 1
-        elif char == b"#":
-            newline = data.find(b"\n", at)
-            at, literal = (len(data) if newline < 0 else newline), False
+        elif char == b"#":  # review72a: a bracket comment ends at its ']]', not the line's end
+            at, literal = _comment_end(data, at), False
         elif char == b"(":
             depth, literal, at = depth + 1, False, at + 1
         elif char == b")":
@@ -270,6 +263,17 @@ def _arguments(data: bytes, at: int) -> tuple[tuple[str, ...], bool, int]:
     if any(set(a) & _NOT_LITERAL for a in args):
         literal = False
     return tuple(args), literal, at
+
+
+def _comment_end(data: bytes, at: int) -> int:
+    """Where the comment whose '#' is at `at` ends: a bracket comment (``#[[…]]``, ``#[=[…]=]``)
+    past its closing bracket, a line comment at its line's end."""
+    bracket = _BRACKET.match(data, at + 1)
+    if bracket is not None:
+        close = data.find(b"]" + bracket.group(1) + b"]", bracket.end())
+        return len(data) if close < 0 else close + len(bracket.group(1)) + 2
+    newline = data.find(b"\n", at)
+    return len(data) if newline < 0 else newline
 
 
 def _quote_end(data: bytes, at: int) -> int:

@@ -152,3 +152,55 @@ def test_targets_alone_still_read_the_packages(tmp_path: Path) -> None:
     code, _ = _check(tmp_path, repo, REVERTED)
 
     assert code == 0
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        b"install(TARGETS _core #[[ the module ]] DESTINATION pkg)\n",
+        b'message(STATUS #[[x]] "hi")\n',
+    ],
+    ids=["install(TARGETS", "message"],
+)
+def test_a_bracket_comment_does_not_hide_the_next_command(tmp_path: Path, before: bytes) -> None:
+    """A bracket comment inside a command's arguments ends at ``]]``, not at the line's end:
+    read to the line's end, it took the next ``install(FILES …)`` into the arguments of one
+    passed over (a real build shipped the fix, k3diff compared the old file, exit 0)."""
+    repo = _repo(tmp_path, SKBUILD + PACKAGES, TOP + before + INSTALL_FIX)
+
+    code, report = _check(tmp_path, repo, REVERTED)
+
+    assert code == 1
+    sources = {e["path"]: e["source"] for e in report["entries"] if "source" in e}
+    assert sources["pkg/sub/auth.py"]["repo_path"] == "fixes/auth.py"
+
+
+CHOOSING = {
+    "override install-dir": (
+        b'[[tool.scikit-build.overrides]]\nif.platform-system = "linux"\n'
+        b'wheel.install-dir = "pkg"\n',
+        "[[tool.scikit-build.overrides]] may set",
+    ),
+    "components": (b'install.components = ["python"]\n', "install.components chooses"),
+    "spaced install-dir": (b'wheel.install-dir = " pkg"\n', "not a literal path"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CHOOSING))
+def test_settings_choosing_what_cmake_installs_where_stop_the_check(
+    tmp_path: Path, case: str
+) -> None:
+    """A real build with the Linux override shipped the fix at ``pkg/sub/auth.py`` while
+    k3diff read ``sub/auth.py``; one with ``install.components`` installed nothing while k3diff
+    compared ``fixes/auth.py``: a wheel with the fix matched a build that ships the old file."""
+    setting, said = CHOOSING[case]
+    cmake = TOP + b"install(FILES fixes/auth.py DESTINATION sub)\n"
+    repo = _repo(tmp_path, SKBUILD + PACKAGES + setting, cmake)
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert result.exit_code == 2, result.stdout
+    assert len(result.stderr.splitlines()) == 1
+    assert said in result.stderr
