@@ -19,6 +19,10 @@ from dataclasses import dataclass
 
 _CLASS = re.compile(r"\[!?[A-Za-z0-9_.]+\]")
 _PLAIN = re.compile(r"[^*?\[\]\\!]")
+_SPACE = re.compile(r"[^\S ]")
+"""Whitespace but a space (a tab, ``\\x0b``, ``\\x85``, ``\\u3000`` …): pathspec releases strip it
+from a pattern's ends differently (review72a: 0.12.1 read ``\\x0b/a?`` as ``/a?``), so a
+pattern holding it is not read."""
 PATTERNS_CAP = 10_000
 """Most patterns read from one source; past it none is read (`Patterns.undecided`)."""
 
@@ -40,6 +44,8 @@ class Patterns:
         could take it back; False where no pattern could; None where one not read could."""
         if self.negated:
             return None
+        if "\n" in path:  # pathspec's '.' stops at a newline, each release's its own way
+            return None
         if any(regex.match(path) for regex in self.regexes):
             return True
         return False if self.undecided is None else None
@@ -52,7 +58,7 @@ def compiled(lines: Iterable[str]) -> Patterns:
     for count, line in enumerate(lines):
         if count >= PATTERNS_CAP:
             return Patterns((), f"over {PATTERNS_CAP:,} patterns")
-        text = line.rstrip()
+        text = line.rstrip("\r\n").rstrip(" ")
         if not text or text.startswith("#") or text == "/":
             continue
         if text.startswith("!"):
@@ -68,7 +74,7 @@ def compiled(lines: Iterable[str]) -> Patterns:
 def _regex(pattern: str) -> re.Pattern[str] | None:
     """The pattern as pathspec 1.x's ``GitIgnoreSpecPattern`` translates it, or None for one
     not read."""
-    if pattern.startswith((" ", "\t")) or "\\" in pattern:
+    if pattern.startswith(" ") or "\\" in pattern or _SPACE.search(pattern):
         return None
     segments = pattern.split("/")
     if not segments[0]:

@@ -147,7 +147,7 @@ def _hatchling(
         return LeftOut()
     rules = [_Rule(compiled([*HATCH_DEFAULTS, *patterns]), origin, True)]
     if not ignore_vcs and found is not None:
-        rules.append(_Rule(compiled(found[1].splitlines()), f"hatchling, by {found[0]},", False))
+        rules.append(_Rule(compiled(_lines(found[1])), f"hatchling, by {found[0]},", False))
     return LeftOut(
         tuple(rules),
         only_origin if only is True else None,
@@ -168,6 +168,13 @@ def _scikit_build(document: Mapping[str, object], label: str, project: str) -> L
         return LeftOut()
     origin = f"{label} [tool.scikit-build] wheel.exclude"
     return LeftOut((_Rule(compiled(exclude), origin, True, on_wheel_path=True),), project=project)
+
+
+def _lines(text: str) -> list[str]:
+    """`text`'s lines as hatchling reads them (``readlines`` of a file opened in text mode:
+    ``\\r\\n``, ``\\r`` and ``\\n`` end a line; ``str.splitlines`` also split at ``\\x85``,
+    ``\\x0b`` …, where hatchling's pattern goes on)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def _strings(value: object) -> list[str] | None:

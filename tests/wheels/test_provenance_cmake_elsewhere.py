@@ -204,3 +204,21 @@ def test_settings_choosing_what_cmake_installs_where_stop_the_check(
     assert result.exit_code == 2, result.stdout
     assert len(result.stderr.splitlines()) == 1
     assert said in result.stderr
+
+
+def test_cmake_files_over_the_bytes_cap_in_all_stop_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each file within the per-file cap, but together past the total one (2,000 files of
+    256 KiB would take the reader about 7 minutes): not read, exit 2."""
+    monkeypatch.setattr("k3diff.provenance.buildconfig.CMAKE_BYTES_CAP", 1_000, raising=False)
+    padding = b"# " + b"x" * 600 + b"\n"
+    more = {"cmake/a.cmake": padding, "cmake/b.cmake": padding}
+    repo = _repo(tmp_path, SKBUILD + PACKAGES, TOP + TARGETS, **more)
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert result.exit_code == 2, result.stdout
+    assert "files are not read (its files are too many or large)" in result.stderr
