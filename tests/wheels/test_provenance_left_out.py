@@ -127,3 +127,15 @@ def test_what_k3diff_does_not_read_is_claimed_neither_way(tmp_path: Path, case: 
     assert code == 1
     assert ("W410", "pkg/testing/fake_auth.py") in _failing(report)
     assert not [f for f in report["findings"] if f["code"] == "W412"]
+
+
+def test_a_gitignore_line_is_split_where_hatchling_splits_it(tmp_path: Path) -> None:
+    """hatchling reads `.gitignore` with `readlines` (a line ends at `\\n`, `\\r\\n` or `\\r`):
+    `build\\x85src/pkg/testing` is one pattern, which names no file here, and the wheel the
+    commit builds ships `pkg/testing/` (review72a: split at `\\x85` as `str.splitlines` does,
+    `src/pkg/testing` was read from it, and that wheel failed W412)."""
+    later: dict[str, bytes | None] = {".gitignore": "build\x85src/pkg/testing\n".encode()}
+    code, report = _check(tmp_path, HATCH, BUILT, {**FILES, **BUILT}, later)
+
+    assert code == 0, _failing(report)
+    assert not [f for f in report["findings"] if f["code"] == "W412"]
