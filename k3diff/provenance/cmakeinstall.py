@@ -11,11 +11,14 @@ to it matched, exit 0). Only what CMake does the same on every build is read: an
 top level (in no ``if``, loop, function, macro or block, before any ``return()``), of literal
 files with one literal relative ``DESTINATION`` and optionally ``RENAME``, ``PERMISSIONS``,
 ``COMPONENT`` or ``OPTIONAL``: each file ships at ``install-dir/DESTINATION/name``. An
-``install(TARGETS|EXPORT|IMPORTED_RUNTIME_ARTIFACTS|RUNTIME_DEPENDENCY_SET …)`` installs built
-binaries and CMake's own files, no source, and an ``install(FILES …)`` of literal files none
-of which is a Python file (headers) ships nothing the source check compares. Any other ``install()`` (``DIRECTORY``, ``CODE``,
-``SCRIPT``, a variable, a generator expression, one in another CMake file, a condition) may
-ship any file at any wheel path: `Unreadable` says which, and the source check stops.
+``install(TARGETS|EXPORT|RUNTIME_DEPENDENCY_SET …)`` installs built binaries and CMake's own
+files, no source, and an ``install(FILES …)`` of literal files none of which is a Python file
+(headers) ships nothing the source check compares. Any other ``install()`` (``DIRECTORY``,
+``CODE``, ``SCRIPT``, a variable, a generator expression, one in another CMake file, a
+condition) may ship any file at any wheel path: `Unreadable` says which, and the source check
+stops; so do commands placing a file without such an ``install()`` (`_elsewhere`:
+``cmake_language``, an ``include()`` of a file not read, files attached to a target, a wheel
+directory named outside ``install()``).
 """
 
 from __future__ import annotations

@@ -139,8 +139,8 @@ def cmake_layout(document: Mapping[str, object]) -> tuple[str, str] | str | None
     return top + "CMakeLists.txt", place
 
 
-_CHOOSING = (("wheel", "install-dir"), ("wheel", "cmake"), ("cmake", "source-dir"))
-_CHOOSING += (("install", "components"),)
+_CHOOSING: tuple[tuple[str, str], ...] = (("wheel", "install-dir"), ("wheel", "cmake"))
+_CHOOSING += (("cmake", "source-dir"), ("install", "components"))
 
 
 def install_doubt(document: Mapping[str, object]) -> str | None:
