@@ -165,11 +165,24 @@ def _elsewhere(command: _Command) -> str | None:
     return None
 
 
+_SOURCE_DIRS = ("${CMAKE_CURRENT_LIST_DIR}/", "${CMAKE_CURRENT_SOURCE_DIR}/")
+_SOURCE_DIRS += ("${CMAKE_SOURCE_DIR}/", "${PROJECT_SOURCE_DIR}/", "${CMAKE_ROOT}/")
+
+
 def _cmake_file(path: str) -> bool:
     """Whether `path` (an ``include()``'s) names a ``.cmake`` file within the project, as far
-    as its text shows: every one of those is read."""
-    parts = path.split("/")
-    return path.endswith((".cmake", "/CMakeLists.txt")) and ".." not in parts and parts[0] != ""
+    as its text shows (every one of those is read), or one of CMake's own: relative, or under
+    a source directory's variable; not one the configure step writes (review72a:
+    ``configure_file(rules.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/rules.cmake)`` then its
+    ``include()``, a file k3diff never sees)."""
+    place = next((path[len(d) :] for d in _SOURCE_DIRS if path.startswith(d)), path)
+    parts = place.split("/")
+    return (
+        place.endswith((".cmake", "/CMakeLists.txt"))
+        and not set(place) & _NOT_LITERAL
+        and ".." not in parts
+        and parts[0] != ""
+    )
 
 
 def _no_python(args: tuple[str, ...]) -> bool:

@@ -37,6 +37,11 @@ ELSEWHERE = {
     "include of another file": (b"include(rules.txt)\n", "include(rules.txt)"),
     "include from outside": (b"include(../shared/rules.cmake)\n", "include(../shared"),
     "add_subdirectory outside": (b"add_subdirectory(../shared shared)\n", "add_subdirectory("),
+    "include of a configured file": (
+        b"configure_file(rules.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/rules.cmake COPYONLY)\n"
+        b"include(${CMAKE_CURRENT_BINARY_DIR}/rules.cmake)\n",
+        "include(${CMAKE_CURRENT_BINARY_DIR}/rules.cmake)",
+    ),
     "imported runtime artifacts": (
         b"add_executable(fx IMPORTED)\n"
         b"set_property(TARGET fx PROPERTY IMPORTED_LOCATION ${CMAKE_SOURCE_DIR}/fixes/auth.py)\n"
@@ -71,7 +76,7 @@ def test_cmake_placing_a_file_without_a_read_install_stops_the_check(
     tmp_path: Path, case: str
 ) -> None:
     cmake, said = ELSEWHERE[case]
-    more = {"rules.txt": INSTALL_FIX}
+    more = {"rules.txt": INSTALL_FIX, "rules.cmake.in": INSTALL_FIX}
     repo = _repo(tmp_path, SKBUILD + PACKAGES, TOP + cmake, **more)
     base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
     patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
