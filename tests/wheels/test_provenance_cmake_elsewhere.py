@@ -227,3 +227,38 @@ def test_cmake_files_over_the_bytes_cap_in_all_stop_the_check(
 
     assert result.exit_code == 2, result.stdout
     assert "files are not read (its files are too many or large)" in result.stderr
+
+
+def test_wheel_exclude_leaves_out_what_cmake_installs(tmp_path: Path) -> None:
+    """scikit-build-core matches `wheel.exclude` at every wheel path but a file
+    `wheel.force-include` names: a real build of this commit shipped no `pkg/sub/auth.py`
+    (CMake's file excluded, the package's never copied over it). A patch shipping the fix
+    there matched the file CMake installs, exit 0: it is W412 now."""
+    pyproject = SKBUILD + PACKAGES + b'wheel.exclude = ["pkg/sub/auth.py"]\n'
+    repo = _repo(tmp_path, pyproject, TOP + INSTALL_FIX)
+    base = {p: d for p, d in FILES.items() if p != "pkg/sub/auth.py"}
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", FILES)
+
+    result = run_k3diff(
+        "wheels", wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", base), patch,
+        "--source", repo, "--commit", "HEAD", "--format", "json",
+    )  # fmt: skip
+
+    assert result.exit_code == 1, result.stderr
+    assert '"W412"' in result.stdout
+    assert "wheel.exclude leaves it out" in result.stdout
+
+
+def test_wheel_exclude_does_not_reach_a_file_force_include_names(tmp_path: Path) -> None:
+    pyproject = SKBUILD + PACKAGES + b'wheel.exclude = ["pkg/sub/auth.py"]\n'
+    pyproject += b'wheel.force-include = {"fixes/auth.py" = "pkg/sub/auth.py"}\n'
+    repo = _repo(tmp_path, pyproject, TOP)
+    base = {p: d for p, d in FILES.items() if p != "pkg/sub/auth.py"}
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", FILES)
+
+    result = run_k3diff(
+        "wheels", wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", base), patch,
+        "--source", repo, "--commit", "HEAD",
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.stdout
