@@ -165,7 +165,7 @@ def _elsewhere(command: _Command) -> str | None:
     return None
 
 
-_SOURCE_DIRS = ("${CMAKE_CURRENT_LIST_DIR}/", "${CMAKE_CURRENT_SOURCE_DIR}/")
+_SOURCE_DIRS: tuple[str, ...] = ("${CMAKE_CURRENT_LIST_DIR}/", "${CMAKE_CURRENT_SOURCE_DIR}/")
 _SOURCE_DIRS += ("${CMAKE_SOURCE_DIR}/", "${PROJECT_SOURCE_DIR}/", "${CMAKE_ROOT}/")
 
 

@@ -183,12 +183,12 @@ def _scikit_build(document: Mapping[str, object], label: str, project: str) -> L
     return LeftOut((rule,), project=project, exempt=_forced_files(wheel))
 
 
-def _forced_files(wheel: Mapping[str, object]) -> frozenset[str]:
+def _forced_files(wheel: object) -> frozenset[str]:
     """The wheel paths ``wheel.force-include`` copies to, normalised: a file's is exempt
     from ``wheel.exclude``, a directory's members are not, and what CMake installs never is
     (review72a: ``wheel.exclude = ["pkg/sub/auth.py"]`` left the file ``install(FILES …)``
     put there out of a real build's wheel, and a patch shipping it matched, exit 0)."""
-    table = wheel.get("force-include")
+    table = wheel.get("force-include") if isinstance(wheel, dict) else None
     destinations = table.values() if isinstance(table, dict) else ()
     places = set()
     for dest in (d for d in destinations if isinstance(d, str)):
