@@ -225,7 +225,7 @@ def _commands(data: bytes) -> Iterator[_Command]:
             depth += 1
         elif command in _CLOSERS:
             depth = max(depth - 1, 0)
-        elif command == "return" and depth == 0:
+        elif command == "return":  # review72a: one under an if() ends the file where it holds
             returned = True
         line += data.count(b"\n", start, end)
         at = end

@@ -109,6 +109,10 @@ UNREAD = {
     "variable": (b"install(FILES ${FIX} DESTINATION pkg/sub)\n", "install(FILES"),
     "condition": (b"if(FIXED)\n  " + INSTALL_FIX + b"endif()\n", "CMakeLists.txt line 4"),
     "after return": (b"return()\n" + INSTALL_FIX, "CMakeLists.txt line 4"),
+    "after a conditional return": (  # review72a: read, while a real build returned first
+        b"if(DEFINED SKBUILD)\n  return()\nendif()\n" + INSTALL_FIX,
+        "CMakeLists.txt line 6",
+    ),
     "code": (b'install(CODE "file(COPY_FILE a b)")\n', "install(CODE"),
 }
 
