@@ -10,11 +10,12 @@ patch wheel adding the commit's ``fake_auth.py`` there matched, exit 0 (now W412
 wheel the commit builds, after a base that shipped it, failed W410 (now not said).
 
 Only what k3diff reads for certain is claimed (`ignorepatterns`): a pattern it does not read,
-an ``artifacts`` pattern (which brings a file back), a build hook, an override table or a file
-a ``force-include`` entry or CMake ships (never excluded) leaves a file unclaimed. hatchling
-reads ``.gitignore`` only where no pattern of it matches the build's own directory path (a
-project built under ``/tmp/build/`` beside a ``build/`` pattern reads none), which the commit
-does not show: its exclusions are W412 (failing, waivable) but never drop a W410.
+an ``artifacts`` pattern (which brings a file back), a build hook, an override table, or
+hatchling's ``force-include`` or a file scikit-build-core's ``wheel.force-include`` names
+shipping it (never excluded; ``wheel.exclude`` does reach what CMake installs) leaves a file
+unclaimed. hatchling reads ``.gitignore`` only where no pattern of it matches the build's own
+directory path (a project built under ``/tmp/build/`` beside a ``build/`` pattern reads none),
+which the commit does not show: its exclusions are W412 (failing, waivable) but never drop a W410.
 """
 
 from __future__ import annotations
