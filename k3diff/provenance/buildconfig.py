@@ -48,7 +48,7 @@ from k3diff.provenance.maturinconfig import from_maturin
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, one, placed
 from k3diff.provenance.pdmconfig import from_pdm
 from k3diff.provenance.poetryconfig import from_poetry
-from k3diff.provenance.scikitbuildconfig import cmake_layout, from_scikit_build
+from k3diff.provenance.scikitbuildconfig import cmake_layout, from_scikit_build, install_doubt
 from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
 
 CONFIG_CAP = 256 * 1024
@@ -64,6 +64,10 @@ HATCH_FILE = "hatch.toml"
 SCIKIT_BUILD = "scikit_build_core.build"
 CMAKE_FILES_CAP = 2_000
 """Most CMake files (``CMakeLists.txt``, ``*.cmake``) of a project read for its installs."""
+CMAKE_BYTES_CAP = 4 * 1024 * 1024
+"""Most bytes of those files read, all together: each costs the reader up to a microsecond
+(review72a: a 256 KiB file of ``x(`` took 0.22 s, so 2,000 of them, each within the caps
+above, about 7 minutes, all held in memory at once)."""
 SETUPTOOLS_BACKENDS = frozenset({"setuptools.build_meta", "setuptools.build_meta:__legacy__"})
 """`[build-system] build-backend` values that are setuptools; none given is setuptools too
 (PEP 517's legacy path, `setup.py`)."""
@@ -237,7 +241,9 @@ def _cmake_installs(
     ]
     linked = [path for path in paths if path in links]
     sizes = blob_sizes(git, [tree[path] for path in paths if path in tree])
-    if linked or len(paths) > CMAKE_FILES_CAP or any(s > CONFIG_CAP for s in sizes.values()):
+    total = sum(sizes[tree[path]] for path in paths if path in tree)  # a blob per path read
+    large = any(s > CONFIG_CAP for s in sizes.values()) or total > CMAKE_BYTES_CAP
+    if linked or len(paths) > CMAKE_FILES_CAP or large:
         why = f"{linked[0]} is a symbolic link" if linked else "its files are too many or large"
         raise SourceError(f"{stop} files are not read ({why}): {advice}")
     contents = dict(iter_blobs(git, sorted({tree[path] for path in paths})))
@@ -245,6 +251,8 @@ def _cmake_installs(
     read = cmake_installs(files, top, install_dir)
     if isinstance(read, Unreadable):
         raise SourceError(f"{stop} at {shortened(directory + read.reason, 400)}: {advice}")
+    if read and (doubt := install_doubt(document)) is not None:
+        raise SourceError(f"{stop} installs files, but {doubt}: {advice}")
     return read
 
 

@@ -11,11 +11,14 @@ to it matched, exit 0). Only what CMake does the same on every build is read: an
 top level (in no ``if``, loop, function, macro or block, before any ``return()``), of literal
 files with one literal relative ``DESTINATION`` and optionally ``RENAME``, ``PERMISSIONS``,
 ``COMPONENT`` or ``OPTIONAL``: each file ships at ``install-dir/DESTINATION/name``. An
-``install(TARGETS|EXPORT|IMPORTED_RUNTIME_ARTIFACTS|RUNTIME_DEPENDENCY_SET …)`` installs built
-binaries and CMake's own files, no source, and an ``install(FILES …)`` of literal files none
-of which is a Python file (headers) ships nothing the source check compares. Any other ``install()`` (``DIRECTORY``, ``CODE``,
-``SCRIPT``, a variable, a generator expression, one in another CMake file, a condition) may
-ship any file at any wheel path: `Unreadable` says which, and the source check stops.
+``install(TARGETS|EXPORT|RUNTIME_DEPENDENCY_SET …)`` installs built binaries and CMake's own
+files, no source, and an ``install(FILES …)`` of literal files none of which is a Python file
+(headers) ships nothing the source check compares. Any other ``install()`` (``DIRECTORY``,
+``CODE``, ``SCRIPT``, a variable, a generator expression, one in another CMake file, a
+condition) may ship any file at any wheel path: `Unreadable` says which, and the source check
+stops; so do commands placing a file without such an ``install()`` (`_elsewhere`:
+``cmake_language``, an ``include()`` of a file not read, files attached to a target, a wheel
+directory named outside ``install()``).
 """
 
 from __future__ import annotations
@@ -27,8 +30,21 @@ from dataclasses import dataclass
 
 from k3diff.escape import shortened
 
-BINARIES = frozenset({"TARGETS", "EXPORT", "IMPORTED_RUNTIME_ARTIFACTS", "RUNTIME_DEPENDENCY_SET"})
-"""``install()`` forms that install what the build compiles or CMake's export files."""
+BINARIES = frozenset({"TARGETS", "EXPORT", "RUNTIME_DEPENDENCY_SET"})
+"""``install()`` forms that install what the build compiles or CMake's export files (review72a:
+not ``IMPORTED_RUNTIME_ARTIFACTS``, whose imported target's ``IMPORTED_LOCATION`` may be any
+file of the project: ``fixes/auth.py`` installed as ``pkg/sub/auth.py``). The files a target
+carries (`ATTACHED`) are read where they are attached (`_elsewhere`)."""
+ATTACHED = frozenset({"PUBLIC_HEADER", "PRIVATE_HEADER", "RESOURCE", "FILE_SET"})
+"""Target properties and ``target_sources`` sets naming source files ``install(TARGETS …)``
+installs beside the binary (review72a: ``PUBLIC_HEADER fixes/auth.py`` and
+``install(TARGETS core … PUBLIC_HEADER DESTINATION pkg/sub)`` shipped the fix, exit 0)."""
+_WHEEL_DIR = re.compile(r"SKBUILD_(?:\w*_DIR|\$)")
+"""scikit-build-core's wheel directories (``${SKBUILD_PLATLIB_DIR}`` …), named outside an
+``install()``: a ``file(COPY …)`` or ``configure_file`` into one writes a file into the wheel
+at configure time, over the package's (review72a: exit 0)."""
+_MODULE = re.compile(r"[A-Za-z0-9_-]+")
+"""An ``include()`` of a module by name (``GNUInstallDirs``), not of a file by path."""
 _OPENERS = {"if": "endif", "foreach": "endforeach", "while": "endwhile"}
 _OPENERS |= {"function": "endfunction", "macro": "endmacro", "block": "endblock"}
 _CLOSERS = frozenset(_OPENERS.values())
@@ -75,12 +91,14 @@ def cmake_installs(
     installs: list[tuple[str, str, str]] = []
     for path in sorted(files):
         for command in _commands(files[path]):
-            if command.name != "install":
+            where = f"{path} line {command.line}"
+            if command.name.lstrip("_") != "install":  # ``_install``: the original, redefined
+                if (why := _elsewhere(command)) is not None:
+                    return Unreadable(f"{where}: {why}")
                 continue
             form = command.args[0].upper() if command.args else ""
             if form in BINARIES or _no_python(command.args):
                 continue
-            where = f"{path} line {command.line}"
             if path != top or not command.top or not command.literal:
                 shown = f"install({form} …)" if form else "install(…)"
                 return Unreadable(f"{where}: {shown}, which k3diff does not read")
@@ -126,6 +144,47 @@ def _files(
     return found
 
 
+def _elsewhere(command: _Command) -> str | None:
+    """Why a command other than ``install()`` may place a file in the wheel k3diff does not
+    read (review72a: each shipped ``fixes/auth.py`` over ``pkg/sub/auth.py`` in a real build
+    while k3diff compared the package's old file, exit 0), or None."""
+    name, args = command.name, command.args
+    shown = f"{shortened(name, 100)}(…)"
+    if name == "cmake_language":
+        return f"{shown}, which may call install() or run code k3diff does not read"
+    first = args[0] if args else ""
+    if name == "include" and not _MODULE.fullmatch(first) and not _cmake_file(first):
+        return f"include({shortened(first, 200)}), a file k3diff does not read"
+    if name == "add_subdirectory" and not _cmake_file(first + "/CMakeLists.txt"):
+        return f"add_subdirectory({shortened(first, 200)}), outside the project"
+    if name != "message" and any(_WHEEL_DIR.search(arg) for arg in args):
+        return f"{shown} names a wheel directory (SKBUILD_…_DIR) outside install()"
+    pieces = [piece for arg in args for piece in arg.split(";")]
+    if ATTACHED & set(args) and any(_not_plain(piece) for piece in pieces):
+        return f"{shown} attaches files to a target, which install(TARGETS …) ships"
+    return None
+
+
+_SOURCE_DIRS: tuple[str, ...] = ("${CMAKE_CURRENT_LIST_DIR}/", "${CMAKE_CURRENT_SOURCE_DIR}/")
+_SOURCE_DIRS += ("${CMAKE_SOURCE_DIR}/", "${PROJECT_SOURCE_DIR}/", "${CMAKE_ROOT}/")
+
+
+def _cmake_file(path: str) -> bool:
+    """Whether `path` (an ``include()``'s) names a ``.cmake`` file within the project, as far
+    as its text shows (every one of those is read), or one of CMake's own: relative, or under
+    a source directory's variable; not one the configure step writes (review72a:
+    ``configure_file(rules.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/rules.cmake)`` then its
+    ``include()``, a file k3diff never sees)."""
+    place = next((path[len(d) :] for d in _SOURCE_DIRS if path.startswith(d)), path)
+    parts = place.split("/")
+    return (
+        place.endswith((".cmake", "/CMakeLists.txt"))
+        and not set(place) & _NOT_LITERAL
+        and ".." not in parts
+        and parts[0] != ""
+    )
+
+
 def _no_python(args: tuple[str, ...]) -> bool:
     """Whether an ``install(FILES|PROGRAMS …)`` names its files, and any ``RENAME``, as literals
     none of which is a Python file: headers and data, which the source check never compares,
@@ -137,9 +196,12 @@ def _no_python(args: tuple[str, ...]) -> bool:
         names.append(rest.pop(0))
     if "RENAME" in rest and rest.index("RENAME") + 1 < len(rest):
         names.append(rest[rest.index("RENAME") + 1])
-    return bool(names) and all(
-        not set(name) & _NOT_LITERAL and not name.lower().endswith(_PYTHON) for name in names
-    )
+    return bool(names) and not any(_not_plain(name) for name in names)
+
+
+def _not_plain(name: str) -> bool:
+    """Whether `name` may be a Python file: not a literal, or named as one."""
+    return bool(set(name) & _NOT_LITERAL) or name.lower().endswith(_PYTHON)
 
 
 def _inside(path: str) -> str | None:
@@ -163,7 +225,7 @@ def _commands(data: bytes) -> Iterator[_Command]:
             depth += 1
         elif command in _CLOSERS:
             depth = max(depth - 1, 0)
-        elif command == "return" and depth == 0:
+        elif command == "return":  # review72a: one under an if() ends the file where it holds
             returned = True
         line += data.count(b"\n", start, end)
         at = end
@@ -173,13 +235,7 @@ def _next_command(data: bytes, at: int) -> tuple[int, bytes, int] | None:
     """(start, name, where its arguments begin) of the next command after `at`, past comments."""
     while at < len(data):
         if data[at : at + 1] == b"#":
-            bracket = _BRACKET.match(data, at + 1)
-            if bracket is not None:
-                close = data.find(b"]" + bracket.group(1) + b"]", bracket.end())
-                at = len(data) if close < 0 else close + len(bracket.group(1)) + 2
-            else:
-                newline = data.find(b"\n", at)
-                at = len(data) if newline < 0 else newline
+            at = _comment_end(data, at)
             continue
         match = _COMMAND.match(data, at)
         if match is not None and (at == 0 or not data[at - 1 : at].isalnum()):
@@ -197,9 +253,8 @@ def _arguments(data: bytes, at: int) -> tuple[tuple[str, ...], bool, int]:
         char = data[at : at + 1]
         if char in b" \t\r\n":
             at += 1
-        elif char == b"#":
-            newline = data.find(b"\n", at)
-            at, literal = (len(data) if newline < 0 else newline), False
+        elif char == b"#":  # review72a: a bracket comment ends at its ']]', not the line's end
+            at, literal = _comment_end(data, at), False
         elif char == b"(":
             depth, literal, at = depth + 1, False, at + 1
         elif char == b")":
@@ -224,6 +279,17 @@ def _arguments(data: bytes, at: int) -> tuple[tuple[str, ...], bool, int]:
     if any(set(a) & _NOT_LITERAL for a in args):
         literal = False
     return tuple(args), literal, at
+
+
+def _comment_end(data: bytes, at: int) -> int:
+    """Where the comment whose '#' is at `at` ends: a bracket comment (``#[[…]]``, ``#[=[…]=]``)
+    past its closing bracket, a line comment at its line's end."""
+    bracket = _BRACKET.match(data, at + 1)
+    if bracket is not None:
+        close = data.find(b"]" + bracket.group(1) + b"]", bracket.end())
+        return len(data) if close < 0 else close + len(bracket.group(1)) + 2
+    newline = data.find(b"\n", at)
+    return len(data) if newline < 0 else newline
 
 
 def _quote_end(data: bytes, at: int) -> int:

@@ -3,12 +3,18 @@
 Both backends match a file's path with ``pathspec.GitIgnoreSpec`` (hatchling's ``exclude`` and
 the ``.gitignore`` it reads, scikit-build-core's ``wheel.exclude``), which k3diff does not
 depend on. The patterns read here are those whose meaning every pathspec release agrees on, each
-translated as pathspec 1.x translates it (``GitIgnoreSpecPattern``): segments of literal
+matching what pathspec 1.x's ``GitIgnoreSpecPattern`` matches: segments of literal
 characters, ``*``, ``?`` and simple ``[…]`` classes, ``**`` as a whole segment, a leading or
 inner ``/`` anchoring at the root, a trailing ``/`` matching what is under a directory. A
 negation (``!…``, whose precedence over directory matches pathspec releases changed), an escape,
-a leading space or another bracket form is not read: a path such a pattern may decide is
-`None`, never claimed either way.
+a leading space, a complement ``[!…]`` (which matches a ``/`` too) or another bracket form is
+not read: a path such a pattern may decide is `None`, never claimed either way.
+
+pathspec's regex backtracks: ``*a*a*a*a*a*a*b`` against a 120-character name took it (and
+k3diff's translation, review72a) over a minute. Here each run of segments between two ``**``
+and each part of a segment between two ``*`` is matched where it first can be, in an atomic
+group that is not tried again: the same answer (the parts are of fixed length, so the first
+place leaves the most room for the rest), in time about linear in the path.
 """
 
 from __future__ import annotations
@@ -19,8 +25,14 @@ from dataclasses import dataclass
 
 _CLASS = re.compile(r"\[!?[A-Za-z0-9_.]+\]")
 _PLAIN = re.compile(r"[^*?\[\]\\!]")
-PATTERNS_CAP = 10_000
-"""Most patterns read from one source; past it none is read (`Patterns.undecided`)."""
+_SPACE = re.compile(r"[^\S ]")
+"""Whitespace but a space (a tab, ``\\x0b``, ``\\x85``, ``\\u3000`` …): pathspec releases strip it
+from a pattern's ends differently (review72a: 0.12.1 read ``\\x0b/a?`` as ``/a?``), so a
+pattern holding it is not read."""
+PATTERNS_CAP = 1_000
+"""Most patterns read from one source; past it none is read (`Patterns.undecided`): each path
+is matched against each (review72a: 10,000 took 2.5 s for 2,000 paths; GitHub's Python
+``.gitignore`` template holds under 200 lines)."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +52,8 @@ class Patterns:
         could take it back; False where no pattern could; None where one not read could."""
         if self.negated:
             return None
+        if "\n" in path:  # pathspec's '.' stops at a newline, each release's its own way
+            return None
         if any(regex.match(path) for regex in self.regexes):
             return True
         return False if self.undecided is None else None
@@ -52,7 +66,7 @@ def compiled(lines: Iterable[str]) -> Patterns:
     for count, line in enumerate(lines):
         if count >= PATTERNS_CAP:
             return Patterns((), f"over {PATTERNS_CAP:,} patterns")
-        text = line.rstrip()
+        text = line.rstrip("\r\n").rstrip(" ")
         if not text or text.startswith("#") or text == "/":
             continue
         if text.startswith("!"):
@@ -68,7 +82,7 @@ def compiled(lines: Iterable[str]) -> Patterns:
 def _regex(pattern: str) -> re.Pattern[str] | None:
     """The pattern as pathspec 1.x's ``GitIgnoreSpecPattern`` translates it, or None for one
     not read."""
-    if pattern.startswith((" ", "\t")) or "\\" in pattern:
+    if pattern.startswith(" ") or "\\" in pattern or _SPACE.search(pattern):
         return None
     segments = pattern.split("/")
     if not segments[0]:
@@ -82,40 +96,52 @@ def _regex(pattern: str) -> re.Pattern[str] | None:
     segments = [s for i, s in enumerate(segments) if not (i and s == "**" == segments[i - 1])]
     if segments in (["**"], ["**", "*"], ["**", "*", "**"]):
         return None  # the whole tree, or every directory: read as nothing, not guessed
-    parts: list[str] = []
-    slash, end = False, len(segments) - 1
-    for at, segment in enumerate(segments):
+    leading, trailing = segments[0] == "**", len(segments) > 1 and segments[-1] == "**"
+    groups: list[list[str]] = [[]]  # the segments' regexes between one '**' and the next
+    for segment in segments[int(leading) : len(segments) - int(trailing)]:
+        glob = None if segment == "**" else _glob(segment)
         if segment == "**":
-            parts.append("^(?:.+/)?" if at == 0 else "(?:/.+)?" if at < end else "/")
-            slash = slash or 0 < at < end
-            continue
-        glob = _glob(segment)
-        if glob is None:
+            groups.append([])
+        elif glob is None:
             return None
-        parts += ["^" if at == 0 else "", "/" if slash else "", glob]
-        parts.append("(?:/|$)" if at == end else "")
-        slash = True
-    return re.compile("".join(parts), re.DOTALL)
+        else:
+            groups[-1].append(glob)
+    pieces = []
+    for index, group in enumerate(groups):
+        before = ("(?:.+?/)??" if leading else "") if index == 0 else "(?:/.+?)??/"
+        after = "(?=/)" if index < len(groups) - 1 else "/" if trailing else "(?:/|$)"
+        pieces.append(f"(?>{before}{'/'.join(group)}{after})")
+    return re.compile("^" + "".join(pieces), re.DOTALL)
 
 
 def _glob(segment: str) -> str | None:
-    """A segment's regex: ``*`` alone is ``[^/]+``; within one ``*`` is ``[^/]*``, ``?`` one
-    character, ``[…]`` a class of literal characters (``[!…]`` its complement)."""
+    """A segment's regex: ``*`` alone is ``[^/]+``; within one ``*`` is ``[^/]*``, each part
+    between two matched where it first can be (atomic), ``?`` one character, ``[…]`` a class
+    of literal characters."""
     if segment == "*":
         return "[^/]+"
+    chunks = [_chunk(chunk) for chunk in re.split(r"\*+", segment)]
+    if any(chunk is None for chunk in chunks):
+        return None
+    if len(chunks) == 1:
+        return chunks[0]
+    middle = "".join(f"(?>[^/]*?{chunk})" for chunk in chunks[1:-1])
+    return f"{chunks[0]}{middle}[^/]*{chunks[-1]}"
+
+
+def _chunk(text: str) -> str | None:
+    """A regex for `text`, a segment's part between two ``*``: literal characters, ``?``
+    and classes, each one character."""
     out, at = [], 0
-    while at < len(segment):
-        char = segment[at]
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
+    while at < len(text):
+        char = text[at]
+        if char == "?":
             out.append("[^/]")
         elif char == "[":
-            match = _CLASS.match(segment, at)
-            if match is None:
-                return None
-            body = match.group()[1:-1]
-            out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
+            match = _CLASS.match(text, at)
+            if match is None or match.group().startswith("[!"):
+                return None  # a complement matches '/' too, in pathspec: a chunk past a segment
+            out.append(match.group())
             at = match.end()
             continue
         elif _PLAIN.match(char):

@@ -10,11 +10,12 @@ patch wheel adding the commit's ``fake_auth.py`` there matched, exit 0 (now W412
 wheel the commit builds, after a base that shipped it, failed W410 (now not said).
 
 Only what k3diff reads for certain is claimed (`ignorepatterns`): a pattern it does not read,
-an ``artifacts`` pattern (which brings a file back), a build hook, an override table or a file
-a ``force-include`` entry or CMake ships (never excluded) leaves a file unclaimed. hatchling
-reads ``.gitignore`` only where no pattern of it matches the build's own directory path (a
-project built under ``/tmp/build/`` beside a ``build/`` pattern reads none), which the commit
-does not show: its exclusions are W412 (failing, waivable) but never drop a W410.
+an ``artifacts`` pattern (which brings a file back), a build hook, an override table, or
+hatchling's ``force-include`` or a file scikit-build-core's ``wheel.force-include`` names
+shipping it (never excluded; ``wheel.exclude`` does reach what CMake installs) leaves a file
+unclaimed. hatchling reads ``.gitignore`` only where no pattern of it matches the build's own
+directory path (a project built under ``/tmp/build/`` beside a ``build/`` pattern reads none),
+which the commit does not show: its exclusions are W412 (failing, waivable) but never drop a W410.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from k3diff.provenance.lookup import Lookup
 from k3diff.provenance.revisions import RepoNote
 
 HATCH_DEFAULTS = ("*.py[cdo]", "/dist")
+_PLATLIB = ("${SKBUILD_PLATLIB_DIR}", "${SKBUILD_PURELIB_DIR}")
 """hatchling's global exclusions (``default_global_exclude``)."""
 
 
@@ -54,20 +56,31 @@ class LeftOut:
     """Where ``only-packages`` is set, its origin."""
     artifacts: Patterns | None = None
     project: str = ""
+    exempt: frozenset[str] | None = None
+    """scikit-build-core's: the wheel paths ``wheel.force-include`` names as files, the only
+    ones of the files forced or CMake installs over the packages that ``wheel.exclude`` does
+    not reach (``_wheelfile.build``'s ``exclude_exempt``); None (hatchling): it reaches none."""
 
     def why(self, lookup: Lookup, path: str) -> tuple[str, bool] | None:
         """(what leaves wheel path `path` out, whether for certain), or None."""
         repo = lookup.repo_path(path)
-        if path in dict(lookup.layout.package_dirs) or not repo.startswith(self.project):
-            return None  # a file forced in or installed by CMake: never excluded
+        placed = path in dict(lookup.layout.package_dirs)  # forced in, or installed by CMake
+        if placed and (self.exempt is None or path in self.exempt):
+            return None  # hatchling's forced files, scikit-build-core's forced files
+        if not repo.startswith(self.project):
+            return None
         if repo not in lookup.tree:
             return None  # a link's or a submodule's: where the build finds it is not read
         relative = repo[len(self.project) :]
         if self.artifacts is not None and self.artifacts.excludes(relative) is not False:
             return None
         for rule in self.rules:
+            if placed and not rule.on_wheel_path:
+                continue
             if rule.patterns.excludes(path if rule.on_wheel_path else relative):
                 return rule.origin, rule.certain
+        if placed:
+            return None
         package = posixpath.join(posixpath.dirname(repo), "__init__.py")
         held = package in lookup.tree or package in lookup.links  # a link the build follows
         if self.only_packages is not None and not held:
@@ -147,7 +160,7 @@ def _hatchling(
         return LeftOut()
     rules = [_Rule(compiled([*HATCH_DEFAULTS, *patterns]), origin, True)]
     if not ignore_vcs and found is not None:
-        rules.append(_Rule(compiled(found[1].splitlines()), f"hatchling, by {found[0]},", False))
+        rules.append(_Rule(compiled(_lines(found[1])), f"hatchling, by {found[0]},", False))
     return LeftOut(
         tuple(rules),
         only_origin if only is True else None,
@@ -167,7 +180,29 @@ def _scikit_build(document: Mapping[str, object], label: str, project: str) -> L
     if not exclude or "overrides" in skbuild:
         return LeftOut()
     origin = f"{label} [tool.scikit-build] wheel.exclude"
-    return LeftOut((_Rule(compiled(exclude), origin, True, on_wheel_path=True),), project=project)
+    rule = _Rule(compiled(exclude), origin, True, on_wheel_path=True)
+    return LeftOut((rule,), project=project, exempt=_forced_files(wheel))
+
+
+def _forced_files(wheel: object) -> frozenset[str]:
+    """The wheel paths ``wheel.force-include`` copies to, normalised: a file's is exempt
+    from ``wheel.exclude``, a directory's members are not, and what CMake installs never is
+    (review72a: ``wheel.exclude = ["pkg/sub/auth.py"]`` left the file ``install(FILES …)``
+    put there out of a real build's wheel, and a patch shipping it matched, exit 0)."""
+    table = wheel.get("force-include") if isinstance(wheel, dict) else None
+    destinations = table.values() if isinstance(table, dict) else ()
+    places = set()
+    for dest in (d for d in destinations if isinstance(d, str)):
+        head, _, rest = dest.partition("/")
+        places.add(posixpath.normpath(rest if head in _PLATLIB else dest))
+    return frozenset(places)
+
+
+def _lines(text: str) -> list[str]:
+    """`text`'s lines as hatchling reads them (``readlines`` of a file opened in text mode:
+    ``\\r\\n``, ``\\r`` and ``\\n`` end a line; ``str.splitlines`` also split at ``\\x85``,
+    ``\\x0b`` …, where hatchling's pattern goes on)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def _strings(value: object) -> list[str] | None:

@@ -131,10 +131,38 @@ def cmake_layout(document: Mapping[str, object]) -> tuple[str, str] | str | None
     install = wheel.get("install-dir", "")
     if not isinstance(source, str) or not isinstance(install, str) or "$" in install:
         return "cmake.source-dir or wheel.install-dir is not a literal path"
+    if source != source.strip() or install != install.strip():
+        return "cmake.source-dir or wheel.install-dir is not a literal path"
     top, place = clean_directory(source), clean_directory(install or ".")
     if top is None or place is None or len(source) + len(install) > PATH_CAP:
         return "cmake.source-dir or wheel.install-dir is outside the project or the wheel"
     return top + "CMakeLists.txt", place
+
+
+_CHOOSING: tuple[tuple[str, str], ...] = (("wheel", "install-dir"), ("wheel", "cmake"))
+_CHOOSING += (("cmake", "source-dir"), ("install", "components"))
+
+
+def install_doubt(document: Mapping[str, object]) -> str | None:
+    """Why the files read from the project's ``install()`` may not be what the build installs,
+    or None: ``install.components`` runs only the installs of those components (a file's
+    default one too, ``Unspecified``, unless the CMake renames it), and an
+    ``[[tool.scikit-build.overrides]]`` entry may set it, ``wheel.install-dir``,
+    ``wheel.cmake`` or ``cmake.source-dir`` where its ``if`` holds (review72a: one setting
+    ``wheel.install-dir = "pkg"`` on Linux placed the fix at ``pkg/sub/auth.py`` while k3diff
+    read ``sub/auth.py`` and compared the package's old file, exit 0)."""
+    tool = document.get("tool")
+    skbuild = tool.get("scikit-build") if isinstance(tool, dict) else None
+    skbuild = skbuild if isinstance(skbuild, dict) else {}
+    install = skbuild.get("install")
+    if isinstance(install, dict) and install.get("components"):
+        return "install.components chooses which of them run"
+    if _overridden(skbuild.get("overrides"), *_CHOOSING):
+        return (
+            "[[tool.scikit-build.overrides]] may set install.components, wheel.install-dir, "
+            "wheel.cmake or cmake.source-dir where its if holds"
+        )
+    return None
 
 
 _PLATLIB = ("${SKBUILD_PLATLIB_DIR}", "${SKBUILD_PURELIB_DIR}")
@@ -170,13 +198,17 @@ def _forced(
     return forced_files(places, entries, is_file, files_under)
 
 
-def _overridden(overrides: object) -> bool:
+def _overridden(overrides: object, *settings: tuple[str, str]) -> bool:
     """Whether an entry of `overrides` (a list of tables, each an ``if`` and settings) may set
-    ``wheel.packages``: one setting it, or one that is not a table."""
+    one of `settings` (table, key; ``wheel.packages`` where none is given): one setting it, or
+    one that is not a table."""
     if not isinstance(overrides, list):
         return False  # not what scikit-build-core takes: it refuses to build
     return any(
         not isinstance(entry, dict)
-        or (isinstance(wheel := entry.get("wheel"), dict) and "packages" in wheel)
+        or any(
+            isinstance(table := entry.get(name), dict) and key in table
+            for name, key in settings or (("wheel", "packages"),)
+        )
         for entry in overrides
     )

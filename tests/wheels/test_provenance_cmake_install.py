@@ -42,6 +42,22 @@ def _repo(tmp_path: Path, pyproject: bytes, cmake: bytes, **more: bytes) -> Path
     return tmp_path / "repo"
 
 
+def _stopped(tmp_path: Path, pyproject: bytes, cmake: bytes, **more: bytes) -> str:
+    """The one line k3diff stops with (exit 2, nothing on stdout) for a wheel reverting
+    ``pkg/sub/auth.py`` to the package's old file."""
+    repo = _repo(tmp_path, pyproject, cmake, **more)
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert result.exit_code == 2, result.stdout
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1
+    assert "k3diff wheels BUILT RELEASED" in result.stderr
+    return result.stderr
+
+
 def _check(tmp_path: Path, repo: Path, patch_files: dict[str, bytes]) -> tuple[int, dict[str, Any]]:
     base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", {**FILES, "pkg/util.py": b""})
     patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", patch_files)
@@ -93,6 +109,10 @@ UNREAD = {
     "variable": (b"install(FILES ${FIX} DESTINATION pkg/sub)\n", "install(FILES"),
     "condition": (b"if(FIXED)\n  " + INSTALL_FIX + b"endif()\n", "CMakeLists.txt line 4"),
     "after return": (b"return()\n" + INSTALL_FIX, "CMakeLists.txt line 4"),
+    "after a conditional return": (  # review72a: read, while a real build returned first
+        b"if(DEFINED SKBUILD)\n  return()\nendif()\n" + INSTALL_FIX,
+        "CMakeLists.txt line 6",
+    ),
     "code": (b'install(CODE "file(COPY_FILE a b)")\n', "install(CODE"),
 }
 
@@ -102,17 +122,8 @@ def test_an_install_k3diff_does_not_read_stops_the_check(tmp_path: Path, case: s
     """`if(FIXED)` read as installing would compare the fix while a build without FIXED
     ships the old file, and the reverse: neither place is known."""
     cmake, said = UNREAD[case]
-    repo = _repo(tmp_path, SKBUILD + PACKAGES, TOP + cmake)
-    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
-    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
 
-    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
-
-    assert result.exit_code == 2, result.stdout
-    assert result.stdout == ""
-    assert len(result.stderr.splitlines()) == 1
-    assert said in result.stderr
-    assert "k3diff wheels BUILT RELEASED" in result.stderr
+    assert said in _stopped(tmp_path, SKBUILD + PACKAGES, TOP + cmake)
 
 
 def test_an_install_in_another_cmake_file_stops_the_check(tmp_path: Path) -> None:

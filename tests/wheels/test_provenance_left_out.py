@@ -11,6 +11,7 @@ build's own directory, so W410 stands for it).
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -127,3 +128,38 @@ def test_what_k3diff_does_not_read_is_claimed_neither_way(tmp_path: Path, case: 
     assert code == 1
     assert ("W410", "pkg/testing/fake_auth.py") in _failing(report)
     assert not [f for f in report["findings"] if f["code"] == "W412"]
+
+
+def test_a_gitignore_line_is_split_where_hatchling_splits_it(tmp_path: Path) -> None:
+    """hatchling reads `.gitignore` with `readlines` (a line ends at `\\n`, `\\r\\n` or `\\r`):
+    `build\\x85src/pkg/testing` is one pattern, which names no file here, and the wheel the
+    commit builds ships `pkg/testing/` (review72a: split at `\\x85` as `str.splitlines` does,
+    `src/pkg/testing` was read from it, and that wheel failed W412)."""
+    later: dict[str, bytes | None] = {".gitignore": "build\x85src/pkg/testing\n".encode()}
+    code, report = _check(tmp_path, HATCH, BUILT, {**FILES, **BUILT}, later)
+
+    assert code == 0, _failing(report)
+    assert not [f for f in report["findings"] if f["code"] == "W412"]
+
+
+def test_a_pattern_that_backtracks_is_matched_in_bounded_time(tmp_path: Path) -> None:
+    """`*a*a*a*a*a*a*a*a*b` against a 100-character name took pathspec's regex, and k3diff's
+    translation of it, minutes (review72a: 6 stars, 120 characters, over a minute); each part
+    is now matched where it first can be: the check ends within seconds."""
+    name = "a" * 100
+    pyproject = HATCH + b'exclude = ["' + b"*a" * 8 + b'*b"]\n'
+    later: dict[str, bytes | None] = {f"src/pkg/{name}.py": b"X = 1\n"}
+    patch = {**BUILT, f"pkg/{name}.py": b"X = 1\n"}
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimeoutError("the check took over 20 s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(20)
+    try:
+        code, report = _check(tmp_path, pyproject, BUILT, patch, later)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+    assert code == 0, _failing(report)
