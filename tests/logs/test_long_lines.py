@@ -70,3 +70,47 @@ def test_the_base_read_in_part_fails_too(tmp_path: Path) -> None:
     result = run_k3diff("logs", base, patch)
     assert result.exit_code == 1, result.stdout
     assert "1 base entry not read: " in result.stdout.splitlines()[-1]
+
+
+SEAM = 3 * MIB
+"""Where, in a long line that starts its file, the first piece past the scanned MiB ends: the
+scanner reads a MiB at a time, the head is the line's first MiB and the first piece the rest of
+the 2 MiB read with it plus the next MiB read; the next piece is led by the 4 KiB before this."""
+
+
+def _spread(first: str, gap: str, later: str) -> str:
+    """A 5 MiB first line in which `first` ends 5000 bytes before `SEAM` (so not in the 4 KiB
+    that lead the next piece) and `later` starts just past it: no piece holds both."""
+    line = "x" * (SEAM - 5000 - len(first)) + first
+    line += gap * ((SEAM + 100 - len(line)) // len(gap)) + later
+    return line + "x" * (5 * MIB - len(line)) + "\n"
+
+
+def test_a_trtllm_error_split_by_spaces_longer_than_the_overlap_is_seen(tmp_path: Path) -> None:
+    """`[TRT-LLM]\\s*[E]` with 5 KiB of spaces between, across a seam between two pieces:
+    neither holds the match (readers72: exit 0)."""
+    base = write(tmp_path / "b.log", clean())
+    patch = write(tmp_path / "p.log", _spread("[TRT-LLM]", " ", "[E] boom") + clean(pid=9))
+    result = run_k3diff("logs", base, patch)
+    assert result.exit_code == 1, result.stdout
+    verdict = result.stdout.splitlines()[-1]
+    assert "line 1 is longer than the 1 MiB scanned, and its rest matches trtllm-error" in verdict
+
+
+def test_a_users_rule_of_first_then_later_spans_the_line(tmp_path: Path) -> None:
+    """A `--rule` with `.*`, its match across a seam (readers72: only the built-in rules of
+    that form were followed across, exit 0)."""
+    base = write(tmp_path / "b.log", clean())
+    patch = write(tmp_path / "p.log", _spread("worker", "y", "gone") + clean(pid=9))
+    result = run_k3diff("logs", base, patch, "--rule", "lost=worker.*gone")
+    assert result.exit_code == 1, result.stdout
+    verdict = result.stdout.splitlines()[-1]
+    assert "line 1 is longer than the 1 MiB scanned, and its rest matches lost" in verdict
+
+
+def test_parts_out_of_order_are_no_match(tmp_path: Path) -> None:
+    """`gone` before `worker`, and `[E]` before `[TRT-LLM]`: no rule's parts in its order."""
+    base = write(tmp_path / "b.log", clean())
+    patch = write(tmp_path / "p.log", _spread("gone [E]", " ", "worker [TRT-LLM]") + clean(pid=9))
+    result = run_k3diff("logs", base, patch, "--rule", "lost=worker.*gone")
+    assert result.exit_code == 0, result.stdout
