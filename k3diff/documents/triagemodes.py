@@ -277,6 +277,7 @@ def _unpromised(fields: Fields) -> tuple[str, ...]:
 
 
 def read_mode(fields: Fields, alpha: float) -> TriageMode:
+    fields.hold_numbers(SHARE, "p", "novelty_p", "detectable")
     return TriageMode(
         mode=fields.string("mode", MODES),
         category=fields.string("category", CATEGORIES),
