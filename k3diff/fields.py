@@ -56,6 +56,8 @@ class Within:
     def said(self, kind: str) -> str:
         """`an integer of at least 0`, `a number from 0 to 1`, ...: how a refusal says it."""
         low, high = f"{self.low:g}", f"{self.high:g}"
+        if self.low == -math.inf and self.high == math.inf:
+            return f"a finite {kind.removeprefix('a ')}" if self.open_low else kind
         if self.high == math.inf:
             return f"{kind} {'above' if self.open_low else 'of at least'} {low}"
         if self.open_low and self.open_high:
@@ -78,6 +80,11 @@ NONNEGATIVE = Within(0.0)
 """A number of seconds, tokens or units that cannot be negative."""
 SIGNED = Within()
 """Any number but NaN (a difference of means, a logprob margin)."""
+FINITE = Within(open_low=True, open_high=True)
+"""Any finite number: what a number field holds where its reader names no range."""
+NON_FINITE_WRITTEN = None
+"""No range at all, `"NaN"` and the infinities included: named by a reader where its writer
+writes them (a logprob gap or margin where a server's logprob is NaN or -inf)."""
 
 
 def words(kind: type[StrEnum]) -> frozenset[str]:
@@ -142,20 +149,22 @@ class Fields:
         checked: int | None = self._within(key, value, within, "an integer", " or null")
         return checked
 
-    def number(self, key: str, within: Within | None = None) -> float:
+    def number(self, key: str, within: Within | None = FINITE) -> float:
         """A number (integer or float; `"NaN"`, `"Infinity"` and `"-Infinity"` are how k3diff
-        writes the non-finite ones), within `within` where the reader names one."""
+        writes the non-finite ones), within `within`: a finite one where the reader names no
+        range, any (`NON_FINITE_WRITTEN`) only where it says its writer writes the others
+        (readers72: `"NaN"` was read wherever no range was named)."""
         value: float | str = self._typed(key, is_number, "a number", False)
         checked: float = self._within(key, value, within, "a number", "")
         return checked
 
-    def optional_number(self, key: str, within: Within | None = None) -> float | None:
-        """A number within `within` (where named), or None when absent or null."""
+    def optional_number(self, key: str, within: Within | None = FINITE) -> float | None:
+        """A number within `within` (as `number`), or None when absent or null."""
         value: float | str | None = self._typed(key, is_number, "a number or null", True)
         checked: float | None = self._within(key, value, within, "a number", " or null")
         return checked
 
-    def hold_numbers(self, within: Within, *keys: str) -> None:
+    def hold_numbers(self, within: Within | None, *keys: str) -> None:
         """Numbers no view keeps, held to `within` where written (absent or null pass): the
         schema states their range, so a reader that skipped them read a document the schema
         refuses (readers72: a triage record's `p` of 1.5)."""

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from k3diff.fields import NONNEGATIVE, Fields, is_number
+from k3diff.fields import NON_FINITE_WRITTEN, NONNEGATIVE, Fields, is_number
 from k3diff.responses.beams import BeamNote, read_beams
 from k3diff.responses.gateview import GateView, read_gate
 from k3diff.responses.recordscores import check_total, read_record_scores
@@ -242,11 +242,13 @@ def _gaps(logprobs: Fields | None) -> tuple[float, ...]:
     """The labelled gap at the divergence, else each side's top-1 minus top-2 gap."""
     if logprobs is None:
         return ()
-    labelled = logprobs.optional_number("gap")
+    labelled = logprobs.optional_number("gap", NON_FINITE_WRITTEN)  # a NaN or -inf logprob
     if logprobs.optional_string("label") is not None and labelled is not None:
         return (abs(labelled),)
     points = (logprobs.optional_object(side) for side in SIDES)
-    gaps = (point.optional_number("gap") for point in points if point is not None)
+    gaps = (
+        point.optional_number("gap", NON_FINITE_WRITTEN) for point in points if point is not None
+    )
     return tuple(gap for gap in gaps if gap is not None)
 
 
