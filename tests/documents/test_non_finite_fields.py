@@ -6,7 +6,6 @@ which the schema refuses, was read, and `report` went on, exit 1)."""
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
