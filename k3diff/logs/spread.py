@@ -90,9 +90,13 @@ def _parts(state: Any, items: list[Any]) -> Branch:
     run: list[Any] = []
 
     def close() -> None:
+        """End the run of items as a part (one `re` cannot compile alone is left a gap)."""
         if run and not _refers(run):
             low, high = sre_parse.SubPattern(state, run).getwidth()
-            parts.append(Part(_compile(state, list(run)), low == high))
+            try:
+                parts.append(Part(_compile(state, list(run)), low == high))
+            except (re.error, TypeError, ValueError):
+                pass
         run.clear()
 
     for item in _flat(state, items):

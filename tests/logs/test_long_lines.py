@@ -114,3 +114,17 @@ def test_parts_out_of_order_are_no_match(tmp_path: Path) -> None:
     patch = write(tmp_path / "p.log", _spread("gone [E]", " ", "worker [TRT-LLM]") + clean(pid=9))
     result = run_k3diff("logs", base, patch, "--rule", "lost=worker.*gone")
     assert result.exit_code == 0, result.stdout
+
+
+def test_a_rule_with_no_bounded_part_fails_a_long_line_it_cannot_see_whole(
+    tmp_path: Path,
+) -> None:
+    """`(a.*b)+` has nothing to look for piece by piece: a line past the scanned MiB may hold
+    its match anywhere, so the file is not read whole (never a pass on what was not seen)."""
+    base = write(tmp_path / "b.log", clean())
+    patch = write(tmp_path / "p.log", _spread("x", "y", "z") + clean(pid=9))
+    result = run_k3diff("logs", base, patch, "--rule", "odd=(a.*b)+")
+    assert result.exit_code == 1, result.stdout
+    assert "its rest matches odd" in result.stdout.splitlines()[-1]
+    short = write(tmp_path / "short.log", "x" * 1000 + "\n" + clean(pid=9))
+    assert run_k3diff("logs", base, short, "--rule", "odd=(a.*b)+").exit_code == 0
