@@ -22,6 +22,7 @@ linear in the piece; nothing of the line is kept but the parts found so far.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -93,10 +94,8 @@ def _parts(state: Any, items: list[Any]) -> Branch:
         """End the run of items as a part (one `re` cannot compile alone is left a gap)."""
         if run and not _refers(run):
             low, high = sre_parse.SubPattern(state, run).getwidth()
-            try:
+            with contextlib.suppress(re.error, TypeError, ValueError):
                 parts.append(Part(_compile(state, list(run)), low == high))
-            except (re.error, TypeError, ValueError):
-                pass
         run.clear()
 
     for item in _flat(state, items):
