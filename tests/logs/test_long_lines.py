@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cli_support import run_k3diff
 
 from .logs_support import clean, run_json, write
@@ -78,19 +79,22 @@ scanner reads a MiB at a time, the head is the line's first MiB and the first pi
 the 2 MiB read with it plus the next MiB read; the next piece is led by the 4 KiB before this."""
 
 
-def _spread(first: str, gap: str, later: str) -> str:
-    """A 5 MiB first line in which `first` ends 5000 bytes before `SEAM` (so not in the 4 KiB
-    that lead the next piece) and `later` starts just past it: no piece holds both."""
-    line = "x" * (SEAM - 5000 - len(first)) + first
-    line += gap * ((SEAM + 100 - len(line)) // len(gap)) + later
+def _spread(first: str, gap: str, later: str, seam: int = SEAM) -> str:
+    """A 5 MiB first line in which `first` ends 5000 bytes before `seam` (so not in the 4 KiB
+    that lead the piece after it) and `later` starts just past it: no piece holds both."""
+    line = "x" * (seam - 5000 - len(first)) + first
+    line += gap * ((seam + 100 - len(line)) // len(gap)) + later
     return line + "x" * (5 * MIB - len(line)) + "\n"
 
 
-def test_a_trtllm_error_split_by_spaces_longer_than_the_overlap_is_seen(tmp_path: Path) -> None:
-    """`[TRT-LLM]\\s*[E]` with 5 KiB of spaces between, across a seam between two pieces:
-    neither holds the match (readers72: exit 0)."""
+@pytest.mark.parametrize("seam", [MIB, SEAM], ids=["the 1 MiB cut", "a later seam"])
+def test_a_trtllm_error_split_by_spaces_longer_than_the_overlap_is_seen(
+    tmp_path: Path, seam: int
+) -> None:
+    """`[TRT-LLM]\\s*[E]` with 5 KiB of spaces between, across the cut after the scanned MiB
+    or a seam between two pieces: no piece holds the match (readers72: exit 0)."""
     base = write(tmp_path / "b.log", clean())
-    patch = write(tmp_path / "p.log", _spread("[TRT-LLM]", " ", "[E] boom") + clean(pid=9))
+    patch = write(tmp_path / "p.log", _spread("[TRT-LLM]", " ", "[E] boom", seam) + clean(pid=9))
     result = run_k3diff("logs", base, patch)
     assert result.exit_code == 1, result.stdout
     verdict = result.stdout.splitlines()[-1]
