@@ -44,9 +44,10 @@ class TailSearch:
         for spread in self.spread:
             spread.start(text)
 
-    def match(self, piece: bytes) -> str | None:
+    def match(self, piece: bytes, last: bool = False) -> str | None:
         """The first error rule found in `piece` (where the prefilter passes it, as a line), or
-        whose parts the line holds in order, the last in `piece`; None."""
+        whose parts the line holds in order, the last in `piece` (`last`: the line ends with
+        it); None."""
         low = piece.lower()
         text = None
         if self.every_line or b"\x1b" in piece or any(word in low for word in PREFILTER):
@@ -60,6 +61,6 @@ class TailSearch:
             # Where the leading bytes end in the text, less a character a cut one became.
             led = max(len(_text(piece[:OVERLAP])) - 1, 0)
             for spread in self.spread:
-                if spread.piece(text, led):
+                if spread.piece(text, led, last):
                     return spread.name
         return None

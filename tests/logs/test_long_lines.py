@@ -132,3 +132,19 @@ def test_a_rule_with_no_bounded_part_fails_a_long_line_it_cannot_see_whole(
     assert "its rest matches odd" in result.stdout.splitlines()[-1]
     short = write(tmp_path / "short.log", "x" * 1000 + "\n" + clean(pid=9))
     assert run_k3diff("logs", base, short, "--rule", "odd=(a.*b)+").exit_code == 0
+
+
+def test_a_traceback_quoted_inside_a_long_line_is_no_match(tmp_path: Path) -> None:
+    """`Traceback …:\\s*$` holds only where the spaces after it run to the line's end: a JSON
+    log's escaped traceback in the middle of a 5 MiB line is no traceback start (its parts in
+    order, `$` at a piece's end, would have failed the file)."""
+    base = write(tmp_path / "b.log", clean())
+    quoted = ' {"exc": "Traceback (most recent call last):\\n  File \\"x.py\\""} '
+    patch = write(tmp_path / "p.log", _spread("x", "y", quoted) + clean(pid=9))
+    assert run_k3diff("logs", base, patch).exit_code == 0
+    started = "Traceback (most recent call last):"  # then spaces to the line's end
+    ending = "y" * (SEAM - 5000 - len(started)) + started + " " * (5000 + 8192) + "\n"
+    patch = write(tmp_path / "p.log", ending + clean(pid=9))
+    result = run_k3diff("logs", base, patch)
+    assert result.exit_code == 1, result.stdout
+    assert "its rest matches traceback" in result.stdout.splitlines()[-1]
