@@ -56,6 +56,8 @@ class Within:
     def said(self, kind: str) -> str:
         """`an integer of at least 0`, `a number from 0 to 1`, ...: how a refusal says it."""
         low, high = f"{self.low:g}", f"{self.high:g}"
+        if self.low == -math.inf and self.high == math.inf:
+            return f"a finite {kind.removeprefix('a ')}" if self.open_low else kind
         if self.high == math.inf:
             return f"{kind} {'above' if self.open_low else 'of at least'} {low}"
         if self.open_low and self.open_high:
@@ -78,6 +80,11 @@ NONNEGATIVE = Within(0.0)
 """A number of seconds, tokens or units that cannot be negative."""
 SIGNED = Within()
 """Any number but NaN (a difference of means, a logprob margin)."""
+FINITE = Within(open_low=True, open_high=True)
+"""Any finite number: what a number field holds where its reader names no range."""
+NON_FINITE_WRITTEN = None
+"""No range at all, `"NaN"` and the infinities included: named by a reader where its writer
+writes them (a logprob gap or margin where a server's logprob is NaN or -inf)."""
 
 
 def words(kind: type[StrEnum]) -> frozenset[str]:
@@ -142,18 +149,32 @@ class Fields:
         checked: int | None = self._within(key, value, within, "an integer", " or null")
         return checked
 
-    def number(self, key: str, within: Within | None = None) -> float:
+    def number(self, key: str, within: Within | None = FINITE) -> float:
         """A number (integer or float; `"NaN"`, `"Infinity"` and `"-Infinity"` are how k3diff
-        writes the non-finite ones), within `within` where the reader names one."""
-        value: float | str = self._typed(key, _is_number, "a number", False)
+        writes the non-finite ones), within `within`: a finite one where the reader names no
+        range, any (`NON_FINITE_WRITTEN`) only where it says its writer writes the others
+        (readers72: `"NaN"` was read wherever no range was named)."""
+        value: float | str = self._typed(key, is_number, "a number", False)
         checked: float = self._within(key, value, within, "a number", "")
         return checked
 
-    def optional_number(self, key: str, within: Within | None = None) -> float | None:
-        """A number within `within` (where named), or None when absent or null."""
-        value: float | str | None = self._typed(key, _is_number, "a number or null", True)
+    def optional_number(self, key: str, within: Within | None = FINITE) -> float | None:
+        """A number within `within` (as `number`), or None when absent or null."""
+        value: float | str | None = self._typed(key, is_number, "a number or null", True)
         checked: float | None = self._within(key, value, within, "a number", " or null")
         return checked
+
+    def hold_numbers(self, within: Within | None, *keys: str) -> None:
+        """Numbers no view keeps, held to `within` where written (absent or null pass): the
+        schema states their range, so a reader that skipped them read a document the schema
+        refuses (readers72: a triage record's `p` of 1.5)."""
+        for key in keys:
+            self.optional_number(key, within)
+
+    def hold_counts(self, *keys: str) -> None:
+        """Integers no view keeps, held to 0 or more where written (as `hold_numbers`)."""
+        for key in keys:
+            self.optional_integer(key)
 
     def level(self, key: str) -> float:
         """A significance level: a finite number strictly between 0 and 1, what every
@@ -196,6 +217,15 @@ class Fields:
             if not isinstance(item, str):
                 raise self.fail(f"{key}[{index}]", "must be a string")
             self._among(f"{key}[{index}]", item, among, "")
+        return tuple(value)
+
+    def integers(self, key: str, within: Within = COUNT) -> tuple[int, ...]:
+        """A list of integers, each within `within` (0 or more by default)."""
+        value = self._typed(key, _is_list, "a list of integers", False)
+        for index, item in enumerate(value):
+            if not _is_int(item):
+                raise self.fail(f"{key}[{index}]", "must be an integer")
+            self._within(f"{key}[{index}]", item, within, "an integer", "")
         return tuple(value)
 
     def object(self, key: str) -> Fields:
@@ -265,7 +295,9 @@ NON_FINITE = frozenset({"NaN", "Infinity", "-Infinity"})
 """The strings k3diff's JSON holds for non-finite floats (`k3diff.jsontext`)."""
 
 
-def _is_number(value: object) -> bool:
+def is_number(value: object) -> bool:
+    """Whether a JSON value is a number as k3diff writes one: an integer or float (never
+    `true` or `false`), or `"NaN"`, `"Infinity"`, `"-Infinity"`."""
     if isinstance(value, str):
         return value in NON_FINITE
     return isinstance(value, int | float) and not isinstance(value, bool)

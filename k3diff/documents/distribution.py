@@ -146,6 +146,7 @@ def read_distribution(fields: Fields, alpha: float) -> TriageDistribution | None
     found = fields.optional_object("distribution")
     if found is None:
         return None
+    found.hold_numbers(SHARE, "p")
     return TriageDistribution(
         test=found.string("test", TESTS),
         sampled=found.boolean("sampled"),

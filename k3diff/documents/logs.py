@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from k3diff.documents.jsondoc import json_document
-from k3diff.fields import Fields, words
+from k3diff.fields import Fields, Within, words
 from k3diff.ids import LOGS as SCHEMA
 from k3diff.logs.model import (
     FileScan,
@@ -211,6 +211,7 @@ def read(body: object, name: str) -> LogsDocument:
     when one is missing or of another type."""
     fields = Fields(body, name)
     verdict = fields.object("verdict")
+    _held(fields)
     return LogsDocument(
         findings=fields.each("findings", _finding),
         lines={side: fields.object(side).integer("lines") for side in ("base", "patch")},
@@ -225,3 +226,20 @@ def read(body: object, name: str) -> LogsDocument:
             if fields.object(side).has("skipped")
         },
     )
+
+
+def _held(fields: Fields) -> None:
+    """What no view keeps, held to the ranges the schema states (readers72: a side's `size` of
+    -1 or a `rerun.max_seconds` of 0 was read, which the schema refuses): the bytes of each file
+    read, and the settings `rerun` records (where written: none before stop 62)."""
+    for side in ("base", "patch"):
+        info = fields.object(side)
+        info.optional_integer("size")
+        for entry in info.objects("read") if info.has("read") else ():
+            entry.integer("size")
+    rerun = fields.optional_object("rerun")
+    if rerun is not None:
+        rerun.optional_integer("max_inflated_bytes")
+        rerun.optional_number("max_seconds", Within(0, open_low=True))
+        for rule in rerun.objects("rules") if rerun.has("rules") else ():
+            rule.string("severity", words(Severity))

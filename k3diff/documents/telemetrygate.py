@@ -59,6 +59,9 @@ class TelemetryGate:
 
 def _test(fields: Fields) -> TelemetryGateTest:
     units = fields.object("units")
+    for side in ("base", "patch"):  # [accepted, total]; readers72: -1 was read
+        if fields.has(side):
+            fields.integers(side)
     return TelemetryGateTest(
         position=fields.optional_integer("position", POSITIVE),
         base_units=units.integer("base", POSITIVE),

@@ -68,6 +68,7 @@ def part_of(fields: Fields, key: str, whole: int, of: str, within: Within = COUN
 
 def read_kv(fields: Fields) -> TelemetryKv:
     hits, invalid = fields.integer("hits"), fields.optional_integer("invalid", POSITIVE) or 0
+    fields.hold_counts("missed_blocks")  # readers72: -1 was read
     return TelemetryKv(
         side=fields.string("side", SIDES),
         requests=fields.integer("requests"),

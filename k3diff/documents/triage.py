@@ -262,6 +262,8 @@ class TriageDocument:
 
 
 def _record(fields: Fields, alpha: float) -> TriageRecord:
+    fields.hold_numbers(SHARE, "p", "novelty_p")
+    fields.hold_counts("novelty")
     return TriageRecord(
         key=fields.string("key"),
         label=fields.optional_string("label"),
@@ -314,6 +316,7 @@ def read(body: object, name: str) -> TriageDocument:
     fields = Fields(body, name)
     verdict = fields.object("verdict")
     alpha = fields.level("alpha")
+    fields.hold_counts("tests", "novelty_tests")
     return TriageDocument(
         comparison=fields.optional_string("comparison"),
         samples=fields.strings("samples"),
@@ -348,4 +351,4 @@ def read(body: object, name: str) -> TriageDocument:
 
 def _sides(fields: Fields, name: str) -> tuple[str, ...] | None:
     """A list of sides triage added within `k3diff.triage/1`; None where the document lacks it."""
-    return fields.strings(name) if fields.has(name) else None
+    return fields.strings(name, SIDES) if fields.has(name) else None

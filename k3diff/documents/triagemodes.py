@@ -10,7 +10,7 @@ from typing import Any
 
 from k3diff.documents.distribution import TriageDistribution, distribution_json, read_distribution
 from k3diff.documents.triagewords import CATEGORIES, FLAGS, MODES
-from k3diff.fields import POSITIVE, SHARE, Fields
+from k3diff.fields import NON_FINITE_WRITTEN, POSITIVE, SHARE, Fields
 from k3diff.sample.names import SIDES
 from k3diff.sampling_params import RequestFields
 from k3diff.triage.model import ModeVerdict, SideStats, SweepPoint
@@ -217,7 +217,7 @@ def _tree(fields: Fields) -> tuple[SplitBranch, ...]:
     return tuple(
         SplitBranch(
             position=branch.integer("position"),
-            margin=branch.optional_number("margin"),
+            margin=branch.optional_number("margin", NON_FINITE_WRITTEN),  # a -inf logprob
             from_tie=tied,
         )
         for branch in read
@@ -277,6 +277,7 @@ def _unpromised(fields: Fields) -> tuple[str, ...]:
 
 
 def read_mode(fields: Fields, alpha: float) -> TriageMode:
+    fields.hold_numbers(SHARE, "p", "novelty_p", "detectable")
     return TriageMode(
         mode=fields.string("mode", MODES),
         category=fields.string("category", CATEGORIES),

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from k3diff.documents.findingview import FindingView, read_finding, waived_count
 from k3diff.documents.wheelsrerun import WheelsRerun, read_rerun
-from k3diff.fields import Fields, words
+from k3diff.fields import POSITIVE, Fields, words
 from k3diff.provenance.check import SourceStatus
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.surfacekinds import SurfaceKind
@@ -278,7 +278,7 @@ def read_fields(fields: Fields) -> WheelsDocument:
     provenance = fields.optional_object("provenance")
     surfaces = fields.optional_object("execution_surfaces")
     rerun = fields.optional_object("rerun")
-    images, sizes = _patch_surfaces(surfaces) if surfaces and surfaces.has("patch") else ({}, {})
+    images, sizes = _patch_surfaces(surfaces) if surfaces is not None else ({}, {})
     return WheelsDocument(
         base=_side(fields.object("base")),
         patch=_side(fields.object("patch")),
@@ -292,10 +292,12 @@ def read_fields(fields: Fields) -> WheelsDocument:
         surface_changes=None if surfaces is None else surfaces.each("changes", _surface_change),
         filtered=verdict.each("filtered", _filtered) if verdict.has("filtered") else (),
         unverified_streams=(
-            verdict.integer("unverified_streams") if verdict.has("unverified_streams") else 0
+            verdict.integer("unverified_streams", POSITIVE)
+            if verdict.has("unverified_streams")
+            else 0
         ),
         verified_streams=(
-            verdict.integer("verified_streams") if verdict.has("verified_streams") else 0
+            verdict.integer("verified_streams", POSITIVE) if verdict.has("verified_streams") else 0
         ),
         waived=waived_count(fields),
         waivers_listed=_listed(fields.optional_object("waivers")),
@@ -318,9 +320,13 @@ def _listed(waivers: Fields | None) -> frozenset[int] | None:
 
 
 def _patch_surfaces(surfaces: Fields) -> tuple[dict[str, str], dict[str, int]]:
-    """`WheelsDocument.script_images` and `stamped_sizes` of `execution_surfaces`."""
+    """`WheelsDocument.script_images` and `stamped_sizes` of `execution_surfaces`, each
+    surface's kind one k3diff writes."""
     images, sizes = {}, {}
-    for surface in surfaces.objects("patch"):
+    for side in ("base", "patch"):
+        for surface in surfaces.objects(side) if surfaces.has(side) else ():
+            surface.string("kind", words(SurfaceKind))  # readers72: any word was read
+    for surface in surfaces.objects("patch") if surfaces.has("patch") else ():
         if surface.has("native"):
             images[surface.string("entry")] = surface.string("native")
         bytecode = surface.optional_object("bytecode")

@@ -186,10 +186,11 @@ class Inflating:
         return data
 
 
-WHOLE, CUT, TAIL = 0, 1, 2
+WHOLE, CUT, TAIL, LAST = 0, 1, 2, 3
 """What each piece `blocks` yields is: whole lines; the first `LINE_CAP` bytes of a longer line
 (its head, scanned as the line, a newline added); a further piece of that line (its tail),
-led by the `OVERLAP` bytes before it, which counts as no line."""
+led by the `OVERLAP` bytes before it, which counts as no line; the last such piece, which ends
+where the line does (what a rule's `$` holds at)."""
 
 OVERLAP = 4096
 """Bytes of a long line before a tail piece that lead it, so that a match across two pieces
@@ -222,9 +223,10 @@ def blocks(stream: Readable) -> Iterator[tuple[bytes, int]]:
             data = stream.read(BLOCK)
             end = data.find(b"\n")
             piece = before + (data if end < 0 else data[:end])
-            if len(piece) > OVERLAP:
-                yield piece, TAIL
-            if not data or end >= 0:
+            last = not data or end >= 0
+            if len(piece) > OVERLAP or last:
+                yield piece, LAST if last else TAIL
+            if last:
                 carry = data[end + 1 :] if data else b""
                 break
             before = piece[-OVERLAP:]

@@ -21,24 +21,14 @@ class Rule:
     """Searched in each line (after a worker prefix such as `(EngineCore pid=7)` is removed)."""
     builtin: bool = True
     """False for a rule given with `--rule` / `--warn-rule`."""
-    spans: tuple[tuple[bytes, re.Pattern[str], re.Pattern[str]], ...] = ()
-    """The (word, first, later) parts of each `_then` alternative of `pattern`, `word` the
-    lower-case bytes every `first` holds: what the rest of a long line is searched for past a
-    `first` seen before it (`k3diff.logs.tail`)."""
 
 
 Span = tuple[str, str]
+"""A `_then` rule's (first, later)."""
 
 
-def _rule(
-    name: str, severity: Severity, pattern: str, flags: int = 0, spans: tuple[Span, ...] = ()
-) -> Rule:
-    # Each `first` starts with a literal word, which the tail searches the bytes for first.
-    parts = tuple(
-        (a.split()[0].lower().encode(), re.compile(a, flags), re.compile(b, flags))
-        for a, b in spans
-    )
-    return Rule(name, severity, re.compile(pattern, flags), spans=parts)
+def _rule(name: str, severity: Severity, pattern: str, flags: int = 0) -> Rule:
+    return Rule(name, severity, re.compile(pattern, flags))
 
 
 def _then(first: str, later: str) -> str:
@@ -119,7 +109,6 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         _E,
         r"\bAssertionError\b|assert(?:ion)? failed|" + _then(*_ASSERTION),
         re.IGNORECASE,
-        (_ASSERTION,),
     ),
     _rule(
         "crash",
@@ -129,7 +118,6 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         r"|exited (?:unexpectedly|with (?:exit )?code [1-9])|Received sigquit from a child process"
         f"|{_then(*_ENGINE_CORE)}|{_then(*_WORKER)}",
         re.IGNORECASE,
-        (_ENGINE_CORE, _WORKER),
     ),
     _rule("trtllm-error", _E, r"\[TRT-LLM\]\s*\[E\]"),
     _rule("trtllm-warning", _W, r"\[TRT-LLM\]\s*\[W\]"),

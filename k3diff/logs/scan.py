@@ -25,6 +25,7 @@ from k3diff.logs.files import (
     BLOCK,
     CUT,
     GZIP_MAGIC,
+    LAST,
     LINE_CAP,
     TAIL,
     Inflating,
@@ -154,8 +155,8 @@ def scan_file(
         try:
             for block, part in blocks(stream):
                 budget.check_time(shown, lines)
-                if part == TAIL:
-                    hit = None if lines in unread else tails.match(block)
+                if part in (TAIL, LAST):
+                    hit = None if lines in unread else tails.match(block, part == LAST)
                     if hit is not None:
                         unread[lines] = hit
                     continue

@@ -2,13 +2,14 @@
 makes the file one not read whole (hunt71).
 
 The rest comes in pieces (`k3diff.logs.files.blocks`), each led by the `OVERLAP` bytes before
-it, so a match shorter than that is whole in one piece. A rule of the form `first.*later`
-(`Rule.spans`: an engine core that died, a C assertion that failed) spans any length of the
-line: `first` near the line's start and `later` past its first MiB matched in no piece, so
-the crash went unseen, exit 0 (review71e). Where `first` was seen before a piece, `later`
-alone in the piece matches the rule. A carriage return starts a line over here as in the
-scanned head (`k3diff.logs.scan`): each part is searched too, for a rule anchored to a line's
-start or end (a `Traceback` line).
+it, so a match shorter than that is whole in one piece. A rule whose match can be longer (a
+`first.*later` rule, `[TRT-LLM]\\s*[E]`, a `--rule` of the user's) spans any length of the line:
+its bounded parts are looked for in order across the pieces (`k3diff.logs.spread`), and the
+parts all found, the last past the scanned head, count as its match (review71e: `Engine core `
+near the line's start and `died` past its first MiB went unseen, exit 0; readers72: 4 KiB of
+spaces inside `[TRT-LLM]  [E]`, and a user's `.*`, did too). A carriage return starts a line
+over here as in the scanned head (`k3diff.logs.scan`): each part is searched too, for a rule
+anchored to a line's start or end (a `Traceback` line).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from k3diff.logs.files import OVERLAP
 from k3diff.logs.matcher import first_rule
 from k3diff.logs.normalize import strip_terminal_codes
 from k3diff.logs.rules import PREFILTER, Rule
+from k3diff.logs.spread import Spread, spread_branches
 
 
 def _text(data: bytes) -> str:
@@ -24,45 +26,41 @@ def _text(data: bytes) -> str:
 
 
 class TailSearch:
-    """The error rules searched in one file's long lines, and the `first` parts seen in the
-    line being read."""
+    """The error rules searched in one file's long lines, and how far each rule whose match
+    can be longer than a piece got in the line being read."""
 
     def __init__(self, errors: tuple[Rule, ...], every_line: bool) -> None:
         self.errors = errors
         self.every_line = every_line
-        self.begun: set[tuple[str, int]] = set()
-        """(rule, span) whose `first` part the line holds before the piece being searched."""
-
-    def _see(self, low: bytes, piece: bytes) -> None:
-        """Note the `first` parts `piece` (`low`: lower-cased) holds."""
-        for rule in self.errors:
-            for index, (word, first, _later) in enumerate(rule.spans):
-                begun = (rule.name, index) in self.begun
-                if not begun and word in low and first.search(_text(piece)):
-                    self.begun.add((rule.name, index))
+        self.spread = tuple(
+            Spread(rule.name, branches)
+            for rule in errors
+            if (branches := spread_branches(rule.pattern))
+        )
 
     def head(self, head: bytes) -> None:
-        """A new long line, whose first `head` bytes were scanned as a line (their last
-        `OVERLAP` lead the first piece, where a `first` part in them is matched whole)."""
-        self.begun.clear()
-        before = head[: len(head) - 1 - OVERLAP]
-        self._see(before.lower(), before)
+        """A new long line, whose first `head` bytes were scanned as a line."""
+        text = _text(head[:-1])
+        for spread in self.spread:
+            spread.start(text)
 
-    def match(self, piece: bytes) -> str | None:
+    def match(self, piece: bytes, last: bool = False) -> str | None:
         """The first error rule found in `piece` (where the prefilter passes it, as a line), or
-        whose `later` part it holds past a `first` seen before it; None."""
+        whose parts the line holds in order, the last in `piece` (`last`: the line ends with
+        it); None."""
         low = piece.lower()
+        text = None
         if self.every_line or b"\x1b" in piece or any(word in low for word in PREFILTER):
             text = _text(piece)
             for part in (text, *text.split("\r")) if "\r" in text else (text,):
                 rule = first_rule(self.errors, part)
                 if rule is not None:
                     return rule.name
-        if self.begun:
-            text = _text(piece)
-            for rule in self.errors:
-                for index, (_word, _first, later) in enumerate(rule.spans):
-                    if (rule.name, index) in self.begun and later.search(text):
-                        return rule.name
-        self._see(low[: len(low) - OVERLAP], piece[: len(piece) - OVERLAP])
+        if self.spread:
+            text = _text(piece) if text is None else text
+            # Where the leading bytes end in the text, less a character a cut one became.
+            led = max(len(_text(piece[:OVERLAP])) - 1, 0)
+            for spread in self.spread:
+                if spread.piece(text, led, last):
+                    return spread.name
         return None

@@ -18,6 +18,7 @@ from k3diff.responses.logprobs import parse_logprobs
 from k3diff.responses.model import TOKEN_ID_TYPECODE, LoadOptions, ResponseRecord, text_digest
 from k3diff.responses.parts import CLIENT_KEY_FIELDS, MISSING, Parts, canonical, lookup
 from k3diff.responses.runstate import split_run_state
+from k3diff.responses.tokenbytes import holds_bool
 
 PREVIEW_CHARS = 60
 
@@ -166,7 +167,7 @@ def _optional_str(value: Any, name: str, where: str) -> str | None:
 def _token_ids(value: Any, where: str) -> array[int] | None:
     if value is None:
         return None
-    if not isinstance(value, list):
+    if not isinstance(value, list) or holds_bool(value):
         raise ResponseFormatError(f"{where}: token_ids is not a list of integers")
     try:
         # array() rejects floats, strings and nulls itself, far faster than checking each id.

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from k3diff.fields import Fields
+from k3diff.fields import NON_FINITE_WRITTEN, NONNEGATIVE, Fields, is_number
 from k3diff.responses.beams import BeamNote, read_beams
 from k3diff.responses.gateview import GateView, read_gate
 from k3diff.responses.recordscores import check_total, read_record_scores
@@ -242,11 +242,13 @@ def _gaps(logprobs: Fields | None) -> tuple[float, ...]:
     """The labelled gap at the divergence, else each side's top-1 minus top-2 gap."""
     if logprobs is None:
         return ()
-    labelled = logprobs.optional_number("gap")
+    labelled = logprobs.optional_number("gap", NON_FINITE_WRITTEN)  # a NaN or -inf logprob
     if logprobs.optional_string("label") is not None and labelled is not None:
         return (abs(labelled),)
     points = (logprobs.optional_object(side) for side in SIDES)
-    gaps = (point.optional_number("gap") for point in points if point is not None)
+    gaps = (
+        point.optional_number("gap", NON_FINITE_WRITTEN) for point in points if point is not None
+    )
     return tuple(gap for gap in gaps if gap is not None)
 
 
@@ -325,6 +327,7 @@ def read(body: object, name: str) -> ResponsesDocument:
     pairing = fields.optional_object("pairing")
     records = fields.each("records", _record)
     check_total(fields, sum(len(r.scores or ()) for r in records))
+    _held(fields)
     return ResponsesDocument(
         name=name,
         records=records,
@@ -350,6 +353,31 @@ def read(body: object, name: str) -> ResponsesDocument:
         formats=_formats(fields),
         beams=read_beams(fields.optional_object("beams")),
     )
+
+
+def _held(fields: Fields) -> None:
+    """What no view keeps, held to the ranges the schema states (readers72: a size of -1 or a
+    `rerun.beam` of -1 was read, which the schema refuses): each input's size, the settings
+    `rerun` records (where written: documents before forge61b have none)."""
+    for side in ("base", "patch"):
+        info = fields.optional_object(side)
+        if info is not None:
+            info.optional_integer("size")
+    rerun = fields.optional_object("rerun")
+    if rerun is None:
+        return
+    for key in ("logprob_tol", "near_tie", "score_alpha"):
+        rerun.optional_number(key, NONNEGATIVE)
+    for key in ("beam", "max_record_bytes", "max_document_bytes"):
+        rerun.optional_integer(key)
+    gate = rerun.optional_object("score_gate")
+    if gate is not None:
+        gate.optional_number("tolerance_points", NONNEGATIVE)
+        tolerances = gate.raw("tolerances")
+        for index, pair in enumerate(tolerances if isinstance(tolerances, list) else ()):
+            points = pair[1] if isinstance(pair, list) and len(pair) == 2 else 0
+            if not is_number(points) or not NONNEGATIVE.holds(float(points)):
+                raise gate.fail(f"tolerances[{index}][1]", "must be a number of at least 0")
 
 
 def _formats(fields: Fields) -> tuple[str, ...]:

@@ -50,6 +50,7 @@ from k3diff.responses.model import (
 )
 from k3diff.responses.shapes import record_from_raw
 from k3diff.responses.sse import EventData, StreamAssembler, misnamed_field
+from k3diff.responses.tokenbytes import holds_bool
 from k3diff.sample.bodyread import (
     TooLarge,
     one_line,
@@ -347,7 +348,7 @@ def _output_ids(obj: dict[str, Any]) -> array[int] | None:
     choices = obj.get("choices") or [{}]
     value = choices[0].get("output_ids") if isinstance(choices[0], dict) else None
     value = obj.get("output_ids") if value is None else value
-    if not isinstance(value, list):
+    if not isinstance(value, list) or holds_bool(value):
         return None
     try:
         return array(TOKEN_ID_TYPECODE, value)

@@ -16,7 +16,7 @@ from wheels.wheelset_support import release_sets
 from documents.readers_support import Edit, edited, refused, triage_json
 from k3diff.documents import report, sample, triage, wheelset, wheelsview
 from k3diff.errors import InputError
-from k3diff.fields import Fields
+from k3diff.fields import NON_FINITE_WRITTEN, Fields
 from k3diff.sample.model import RecordStats, SampleResult
 
 
@@ -278,10 +278,14 @@ def test_a_malformed_triage_field_is_refused_naming_it(
     refused(tmp_path, name, message)
 
 
-def test_a_non_finite_number_reads_as_written() -> None:
+def test_a_non_finite_number_reads_as_written_where_its_reader_says_so() -> None:
+    """Where its writer writes one (a logprob gap: `NON_FINITE_WRITTEN`); elsewhere a number
+    with no range named is a finite one (readers72)."""
     fields = Fields({"p": "NaN", "q": "-Infinity", "r": 1}, "t.json")
-    assert fields.number("p") != fields.number("p")  # NaN
-    assert fields.number("q") == float("-inf") and fields.number("r") == 1
+    assert fields.number("p", NON_FINITE_WRITTEN) != fields.number("p", NON_FINITE_WRITTEN)
+    assert fields.number("q", NON_FINITE_WRITTEN) == float("-inf") and fields.number("r") == 1
+    with pytest.raises(InputError, match="'q' must be a finite number, not \"-Infinity\""):
+        fields.number("q")
     with pytest.raises(InputError, match="'s' must be a number or null"):
         Fields({"s": "0.5"}, "t.json").optional_number("s")
 

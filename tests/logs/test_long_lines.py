@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cli_support import run_k3diff
 
 from .logs_support import clean, run_json, write
@@ -70,3 +71,80 @@ def test_the_base_read_in_part_fails_too(tmp_path: Path) -> None:
     result = run_k3diff("logs", base, patch)
     assert result.exit_code == 1, result.stdout
     assert "1 base entry not read: " in result.stdout.splitlines()[-1]
+
+
+SEAM = 3 * MIB
+"""Where, in a long line that starts its file, the first piece past the scanned MiB ends: the
+scanner reads a MiB at a time, the head is the line's first MiB and the first piece the rest of
+the 2 MiB read with it plus the next MiB read; the next piece is led by the 4 KiB before this."""
+
+
+def _spread(first: str, gap: str, later: str, seam: int = SEAM) -> str:
+    """A 5 MiB first line in which `first` ends 5000 bytes before `seam` (so not in the 4 KiB
+    that lead the piece after it) and `later` starts just past it: no piece holds both."""
+    line = "x" * (seam - 5000 - len(first)) + first
+    line += gap * ((seam + 100 - len(line)) // len(gap)) + later
+    return line + "x" * (5 * MIB - len(line)) + "\n"
+
+
+@pytest.mark.parametrize("seam", [MIB, SEAM], ids=["the 1 MiB cut", "a later seam"])
+def test_a_trtllm_error_split_by_spaces_longer_than_the_overlap_is_seen(
+    tmp_path: Path, seam: int
+) -> None:
+    """`[TRT-LLM]\\s*[E]` with 5 KiB of spaces between, across the cut after the scanned MiB
+    or a seam between two pieces: no piece holds the match (readers72: exit 0)."""
+    base = write(tmp_path / "b.log", clean())
+    patch = write(tmp_path / "p.log", _spread("[TRT-LLM]", " ", "[E] boom", seam) + clean(pid=9))
+    result = run_k3diff("logs", base, patch)
+    assert result.exit_code == 1, result.stdout
+    verdict = result.stdout.splitlines()[-1]
+    assert "line 1 is longer than the 1 MiB scanned, and its rest matches trtllm-error" in verdict
+
+
+def test_a_users_rule_of_first_then_later_spans_the_line(tmp_path: Path) -> None:
+    """A `--rule` with `.*`, its match across a seam (readers72: only the built-in rules of
+    that form were followed across, exit 0)."""
+    base = write(tmp_path / "b.log", clean())
+    patch = write(tmp_path / "p.log", _spread("worker", "y", "gone") + clean(pid=9))
+    result = run_k3diff("logs", base, patch, "--rule", "lost=worker.*gone")
+    assert result.exit_code == 1, result.stdout
+    verdict = result.stdout.splitlines()[-1]
+    assert "line 1 is longer than the 1 MiB scanned, and its rest matches lost" in verdict
+
+
+def test_parts_out_of_order_are_no_match(tmp_path: Path) -> None:
+    """`gone` before `worker`, and `[E]` before `[TRT-LLM]`: no rule's parts in its order."""
+    base = write(tmp_path / "b.log", clean())
+    patch = write(tmp_path / "p.log", _spread("gone [E]", " ", "worker [TRT-LLM]") + clean(pid=9))
+    result = run_k3diff("logs", base, patch, "--rule", "lost=worker.*gone")
+    assert result.exit_code == 0, result.stdout
+
+
+def test_a_rule_with_no_bounded_part_fails_a_long_line_it_cannot_see_whole(
+    tmp_path: Path,
+) -> None:
+    """`(a.*b)+` has nothing to look for piece by piece: a line past the scanned MiB may hold
+    its match anywhere, so the file is not read whole (never a pass on what was not seen)."""
+    base = write(tmp_path / "b.log", clean())
+    patch = write(tmp_path / "p.log", _spread("x", "y", "z") + clean(pid=9))
+    result = run_k3diff("logs", base, patch, "--rule", "odd=(a.*b)+")
+    assert result.exit_code == 1, result.stdout
+    assert "its rest matches odd" in result.stdout.splitlines()[-1]
+    short = write(tmp_path / "short.log", "x" * 1000 + "\n" + clean(pid=9))
+    assert run_k3diff("logs", base, short, "--rule", "odd=(a.*b)+").exit_code == 0
+
+
+def test_a_traceback_quoted_inside_a_long_line_is_no_match(tmp_path: Path) -> None:
+    """`Traceback …:\\s*$` holds only where the spaces after it run to the line's end: a JSON
+    log's escaped traceback in the middle of a 5 MiB line is no traceback start (its parts in
+    order, `$` at a piece's end, would have failed the file)."""
+    base = write(tmp_path / "b.log", clean())
+    quoted = ' {"exc": "Traceback (most recent call last):\\n  File \\"x.py\\""} '
+    patch = write(tmp_path / "p.log", _spread("x", "y", quoted) + clean(pid=9))
+    assert run_k3diff("logs", base, patch).exit_code == 0
+    started = "Traceback (most recent call last):"  # then spaces to the line's end
+    ending = "y" * (SEAM - 5000 - len(started)) + started + " " * (5000 + 8192) + "\n"
+    patch = write(tmp_path / "p.log", ending + clean(pid=9))
+    result = run_k3diff("logs", base, patch)
+    assert result.exit_code == 1, result.stdout
+    assert "its rest matches traceback" in result.stdout.splitlines()[-1]

@@ -32,6 +32,8 @@ VALUES = st.recursive(
 
 
 def _array_bytes(ids: list[Any]) -> bytes | None:
+    if any(isinstance(i, bool) for i in ids):
+        return None  # a JSON true or false is no token id, though the array takes it as 1 or 0
     try:
         return array("q", ids).tobytes()
     except (TypeError, OverflowError):

@@ -293,6 +293,7 @@ HOSTILE = [
     '{"id": "x", "choices": [{"text": "a"}], "deep": ' + "[" * 150 + "]" * 150 + "}",
     '{"id": "x", "choices": [{"text": "a", "token_ids": [1, 18446744073709551616]}]}',
     '{"id": "x", "choices": [{"text": "a\u0000\x01"}]}',
+    '{"id": "x", "choices": [{"text": "a", "token_ids": [true, 2]}]}',  # no token id: readers72
 ]
 
 
@@ -302,7 +303,7 @@ ODD_LINES = [
     '{"id": "r", "choices": [{"text": "crlf"}]}\r',
     '\ufeff{"id": "b", "choices": [{"text": "bom"}]}',
     '{"id": "n", "choices": [{"text": "nan", "token_ids": [1]}], "t": NaN}',
-    '{"id": "d", "choices": [{"text": "ids", "token_ids": [true, -9223372036854775808]}]}',
+    '{"id": "d", "choices": [{"text": "ids", "token_ids": [0, -9223372036854775808]}]}',
     '{"id": "e", "choices": [{"text": "empty ids", "token_ids": []}]}',
 ]
 

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from cli_support import run_k3diff
 from triage.helpers import S, compare_texts, write_samples
@@ -101,3 +102,21 @@ def test_an_answer_logged_with_a_status_other_than_200_is_refused(
 def test_an_answer_logged_with_200_is_read(tmp_path: Path) -> None:
     _answered_with(tmp_path, 200)
     assert run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path).exit_code == 0
+
+
+@pytest.mark.parametrize("status", [503, 404, 204, None])
+def test_the_schema_refuses_the_answer_the_readers_refuse(
+    tmp_path: Path, status: int | None
+) -> None:
+    """`k3diff schema samples` states it too (readers72: it took any status from 100 to 999,
+    or null, on a line without an error, so a pipeline validating by the schema took the
+    edited line the readers refuse)."""
+    _answered_with(tmp_path, status)
+    printed = run_k3diff("schema", "samples", cwd=tmp_path)
+    assert printed.exit_code == 0, printed.stderr
+    validator = jsonschema.Draft202012Validator(json.loads(printed.stdout))
+    *lines, edited = (tmp_path / "run" / "samples.jsonl").read_text().splitlines()
+    assert all(validator.is_valid(json.loads(line)) for line in lines)
+    assert not validator.is_valid(json.loads(edited))
+    edited_200 = {**json.loads(edited), "status": 200}
+    assert validator.is_valid(edited_200)
