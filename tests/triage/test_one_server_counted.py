@@ -156,3 +156,28 @@ def test_a_header_whose_identity_was_deleted_is_refused(tmp_path: Path, fault_se
     assert result.exit_code == 2, result.stdout
     (line,) = result.stderr.splitlines()
     assert "header 'run.server_identity' missing" in line
+
+
+def test_a_resume_that_finds_one_server_the_header_does_not_hold_is_refused(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """review72c: failed on main at 7f47db6b (the resume exit 0, its note saying triage holds
+    the run, and triage, reading the kept header, exit 0): a run sampled with `--metrics-url off`
+    (its header's check `unchecked`), resumed without it; the resume's counters find one server,
+    but a resume keeps the log's header. Now the resume is refused (exit 2, one line)."""
+    server = fault_server("--metrics", "vllm")
+    with _forwarder(server.url) as patch:
+        compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "echo:b")})
+        (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PROMPTS))
+        args = ["sample", "--base", server.url, "--patch", patch, "--prompts", "p.jsonl"]
+        args += ["--repeats", "3", "--control", "off", "--out", "run"]
+        first = run_k3diff(*args, "--metrics-url", "off", cwd=tmp_path)
+        assert first.exit_code == 0, first.stderr
+        assert _identity(tmp_path)["result"] == "unchecked"
+        logged = (tmp_path / LOG).read_bytes()
+        resumed = run_k3diff(*args, "--resume", cwd=tmp_path)
+    assert resumed.exit_code == 2, resumed.stderr
+    (line,) = resumed.stderr.splitlines()
+    assert "cannot resume: base and patch are one server now" in line, line
+    assert "the log's header, which a resume keeps, says unchecked" in line, line
+    assert (tmp_path / LOG).read_bytes() == logged  # nothing appended
