@@ -51,6 +51,7 @@ IDENTITY_FIELD = "server_identity"
 """The header field of what the servers' own counters said (`k3diff.sample.identity`)."""
 IDENTITY_ONE, IDENTITY_TWO, IDENTITY_UNCHECKED = "one-server", "two-servers", "unchecked"
 """Its `result`s: the base's server counted the patch's requests, it did not, not checked."""
+IDENTITY_RESULTS = (IDENTITY_ONE, IDENTITY_TWO, IDENTITY_UNCHECKED)
 
 
 @dataclass(frozen=True)

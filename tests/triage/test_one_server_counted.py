@@ -28,12 +28,12 @@ FORWARDER = Path(__file__).resolve().parents[1] / "sample" / "tcp_forwarder.py"
 LOG = "run/samples.jsonl"
 
 
-def _sample(tmp_path: Path, base: str, patch: str) -> CliResult:
+def _sample(tmp_path: Path, base: str, patch: str, *more: str) -> CliResult:
     compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "echo:b")})
     (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PROMPTS))
     result = run_k3diff(
         "sample", "--base", base, "--patch", patch, "--prompts", "p.jsonl", "--repeats", "3",
-        "--control", "off", "--out", "run", cwd=tmp_path,
+        "--control", "off", "--out", "run", *more, cwd=tmp_path,
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     return result
@@ -181,3 +181,33 @@ def test_a_resume_that_finds_one_server_the_header_does_not_hold_is_refused(
     assert "cannot resume: base and patch are one server now" in line, line
     assert "the log's header, which a resume keeps, says unchecked" in line, line
     assert (tmp_path / LOG).read_bytes() == logged  # nothing appended
+
+
+def _edit_identity(tmp_path: Path, **identity: Any) -> None:
+    lines = (tmp_path / LOG).read_text().splitlines()
+    header = json.loads(lines[0])
+    header["run"]["server_identity"].update(identity)
+    (tmp_path / LOG).write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        ({"result": "two-servers"}, "says two-servers, but the header records no /metrics"),
+        ({"result": "two-server"}, "is not what k3diff sample writes"),
+    ],
+)
+def test_a_header_whose_identity_was_edited_is_refused(
+    tmp_path: Path, fault_server: Any, edit: dict[str, str], said: str
+) -> None:
+    """review72c: failed on main at 7f47db6b (exit 0, triage's unchecked note gone): a run of
+    two servers under `--metrics-url off` (`unchecked`), its result edited to `two-servers` (which no
+    counter read could have said) or to a word sample never writes. Now exit 2, one line."""
+    base, patch = fault_server(), fault_server()
+    _sample(tmp_path, base.url, patch.url, "--metrics-url", "off")
+    assert _identity(tmp_path)["result"] == "unchecked"
+    _edit_identity(tmp_path, **edit)
+    result = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    (line,) = result.stderr.splitlines()
+    assert f"{LOG}:1: header 'run.server_identity' {said}" in line, line
