@@ -211,3 +211,18 @@ def test_a_header_whose_identity_was_edited_is_refused(
     assert result.exit_code == 2, result.stdout
     (line,) = result.stderr.splitlines()
     assert f"{LOG}:1: header 'run.server_identity' {said}" in line, line
+
+
+def test_two_servers_by_counters_never_clears_one_server_by_address(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """review72c (a guard, passes on main): one server spelled two ways (127.0.0.1 and
+    localhost), its header's counters edited to `two-servers`: still held by its addresses."""
+    server = fault_server("--metrics", "vllm")
+    patch = server.url.replace("127.0.0.1", "localhost")
+    _sample(tmp_path, server.url, patch)
+    _edit_identity(tmp_path, result="two-servers")
+    result, document = _triage(tmp_path)
+    assert result.exit_code == 1, result.stdout
+    assert document["summary"]["held"] == 2
+    assert all("same-server" in r["flags"] for r in document["records"])
