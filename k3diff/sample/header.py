@@ -233,7 +233,8 @@ def _check_identity(run: Mapping[str, Any], where: str) -> None:
     edited to another word, or to `two-servers` in a run of `--metrics-url off`, dropped
     triage's unchecked note, and `one-server` its hold)."""
     identity, metrics = run.get(IDENTITY_FIELD), run.get("metrics")
-    result = identity.get("result") if isinstance(identity, dict) else None
+    identity = identity if isinstance(identity, dict) else {}
+    result = identity.get("result")
     if result not in IDENTITY_RESULTS or not isinstance(identity.get("why"), str):
         raise InputError(
             f"{where}: header 'run.{IDENTITY_FIELD}' is not what k3diff sample writes (a "
