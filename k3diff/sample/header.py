@@ -18,6 +18,8 @@ from k3diff.sample.credentials import redacted_url
 from k3diff.sample.names import MODES, SIDES
 from k3diff.sample.oneserver import (
     IDENTITY_FIELD,
+    IDENTITY_RESULTS,
+    IDENTITY_UNCHECKED,
     OneServer,
     identity_unchecked,
     normalised,
@@ -219,8 +221,33 @@ def _log_format(run: Mapping[str, Any], where: str) -> int | None:
                 "wrote it"
             )
     _check_connects(run, where)
+    if found >= 3:
+        _check_identity(run, where)
     check_command(run, where)
     return found
+
+
+def _check_identity(run: Mapping[str, Any], where: str) -> None:
+    """`server_identity` as `sample` writes it: a `result` it gives, and one or two servers
+    only where the header records both sides' `/metrics` read (review72c: before, a result
+    edited to another word, or to `two-servers` in a run of `--metrics-url off`, dropped
+    triage's unchecked note, and `one-server` its hold)."""
+    identity, metrics = run.get(IDENTITY_FIELD), run.get("metrics")
+    identity = identity if isinstance(identity, dict) else {}
+    result = identity.get("result")
+    if result not in IDENTITY_RESULTS or not isinstance(identity.get("why"), str):
+        raise InputError(
+            f"{where}: header 'run.{IDENTITY_FIELD}' is not what k3diff sample writes (a "
+            f"result of {', '.join(IDENTITY_RESULTS)} and why): the header was edited; give "
+            "the log as sample wrote it"
+        )
+    read = isinstance(metrics, dict) and all(isinstance(metrics.get(s), dict) for s in SIDES)
+    if result != IDENTITY_UNCHECKED and not read:
+        raise InputError(
+            f"{where}: header 'run.{IDENTITY_FIELD}' says {result}, but the header records "
+            "no /metrics of both sides for the servers' counters to have said it: the header "
+            "was edited; give the log as sample wrote it"
+        )
 
 
 def _check_connects(run: Mapping[str, Any], where: str) -> None:

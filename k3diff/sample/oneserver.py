@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from k3diff.errors import UsageError
 from k3diff.sample.credentials import redacted_url
 
 RESOLVE_TIMEOUT = 5.0
@@ -50,6 +51,7 @@ IDENTITY_FIELD = "server_identity"
 """The header field of what the servers' own counters said (`k3diff.sample.identity`)."""
 IDENTITY_ONE, IDENTITY_TWO, IDENTITY_UNCHECKED = "one-server", "two-servers", "unchecked"
 """Its `result`s: the base's server counted the patch's requests, it did not, not checked."""
+IDENTITY_RESULTS = (IDENTITY_ONE, IDENTITY_TWO, IDENTITY_UNCHECKED)
 
 
 @dataclass(frozen=True)
@@ -243,3 +245,22 @@ def identity_unchecked(run: Mapping[str, Any]) -> str | None:
         return None
     why = identity.get("why")
     return why[:300] if isinstance(why, str) else "no reason recorded"
+
+
+def refuse_unheld_one_server(log: str, logged: Mapping[str, Any], run: Mapping[str, Any]) -> None:
+    """UsageError where a resumed run finds base and patch one server (by their addresses or by
+    their own counters) and the log's header, which a resume keeps, does not (review72c:
+    before, `sample` said triage held the run, and triage read the kept header, its check
+    unchecked or not made at all by the version that wrote it, and passed, exit 0)."""
+    found = None if run.get("side_params") else one_server(run)  # an A/B of request fields
+    if found is None or one_server(logged) is not None:
+        return
+    identity = logged.get(IDENTITY_FIELD)
+    said = identity.get("result") if isinstance(identity, dict) else None
+    was = f"says {said}" if isinstance(said, str) else "records no such check"
+    raise UsageError(
+        f"{log}: cannot resume: base and patch are one server now ({found.urls}, both "
+        f"{found.where}), but the log's header, which a resume keeps, {was[:40]}: the samples "
+        "logged may be of one server too; sample afresh with another --out (triage holds a "
+        "run of one server unless --allow-same-server)"
+    )

@@ -36,7 +36,13 @@ from k3diff.sample.model import (
 )
 from k3diff.sample.modes import SCHEDULERS, Plan, run_control
 from k3diff.sample.names import Mode
-from k3diff.sample.oneserver import IDENTITY_FIELD, OneServer, connects_to, one_server
+from k3diff.sample.oneserver import (
+    IDENTITY_FIELD,
+    OneServer,
+    connects_to,
+    one_server,
+    refuse_unheld_one_server,
+)
 from k3diff.sample.perfdrain import END, PERF_BATCH_FIELD, PERF_START_FIELD, start_line
 from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
 from k3diff.sample.reader import SamplesLog
@@ -106,7 +112,12 @@ def _open_log(
 ) -> tuple[SampleLog, SamplesLog | None]:
     run = redacted_run(run)  # written, and compared by a resume, without any URL's user:password
     if options.resume and (options.out / "samples.jsonl").exists():
-        return SampleLog.resume(options.out, run, now(), sent.check)
+
+        def check(logged: SamplesLog) -> None:
+            refuse_unheld_one_server(logged.path, logged.header.fields, run)
+            sent.check(logged)
+
+        return SampleLog.resume(options.out, run, now(), check)
     PerfLog.refuse_stale(options.out)
     return SampleLog.create(options.out, run), None
 
@@ -216,9 +227,9 @@ async def _sample(
             run = {**run, "metrics": {side: m.header() for side, m in found.items()}}
         identity = await _identity(client, urls, found)
         run = {**run, IDENTITY_FIELD: identity.header()}
-        heard.check_one_server(run, options)
         bodies = request_bodies(options, records, models)
         log, resumed = _open_log(options, run, Sent(bodies, options.control))
+        heard.check_one_server(run, options)
         kept.log = log
         kept.name_sides({side: url + endpoint.path for side, url in urls.items()})
         done, tally = _from_log(resumed)

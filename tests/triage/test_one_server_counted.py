@@ -28,12 +28,12 @@ FORWARDER = Path(__file__).resolve().parents[1] / "sample" / "tcp_forwarder.py"
 LOG = "run/samples.jsonl"
 
 
-def _sample(tmp_path: Path, base: str, patch: str) -> CliResult:
+def _sample(tmp_path: Path, base: str, patch: str, *more: str) -> CliResult:
     compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "echo:b")})
     (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PROMPTS))
     result = run_k3diff(
         "sample", "--base", base, "--patch", patch, "--prompts", "p.jsonl", "--repeats", "3",
-        "--control", "off", "--out", "run", cwd=tmp_path,
+        "--control", "off", "--out", "run", *more, cwd=tmp_path,
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     return result
@@ -156,3 +156,73 @@ def test_a_header_whose_identity_was_deleted_is_refused(tmp_path: Path, fault_se
     assert result.exit_code == 2, result.stdout
     (line,) = result.stderr.splitlines()
     assert "header 'run.server_identity' missing" in line
+
+
+def test_a_resume_that_finds_one_server_the_header_does_not_hold_is_refused(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """review72c: failed on main at 7f47db6b (the resume exit 0, its note saying triage holds
+    the run, and triage, reading the kept header, exit 0): a run sampled with `--metrics-url off`
+    (its header's check `unchecked`), resumed without it; the resume's counters find one server,
+    but a resume keeps the log's header. Now the resume is refused (exit 2, one line)."""
+    server = fault_server("--metrics", "vllm")
+    with _forwarder(server.url) as patch:
+        compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "echo:b")})
+        (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PROMPTS))
+        args = ["sample", "--base", server.url, "--patch", patch, "--prompts", "p.jsonl"]
+        args += ["--repeats", "3", "--control", "off", "--out", "run"]
+        first = run_k3diff(*args, "--metrics-url", "off", cwd=tmp_path)
+        assert first.exit_code == 0, first.stderr
+        assert _identity(tmp_path)["result"] == "unchecked"
+        logged = (tmp_path / LOG).read_bytes()
+        resumed = run_k3diff(*args, "--resume", cwd=tmp_path)
+    assert resumed.exit_code == 2, resumed.stderr
+    (line,) = resumed.stderr.splitlines()
+    assert "cannot resume: base and patch are one server now" in line, line
+    assert "the log's header, which a resume keeps, says unchecked" in line, line
+    assert (tmp_path / LOG).read_bytes() == logged  # nothing appended
+
+
+def _edit_identity(tmp_path: Path, **identity: Any) -> None:
+    lines = (tmp_path / LOG).read_text().splitlines()
+    header = json.loads(lines[0])
+    header["run"]["server_identity"].update(identity)
+    (tmp_path / LOG).write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        ({"result": "two-servers"}, "says two-servers, but the header records no /metrics"),
+        ({"result": "two-server"}, "is not what k3diff sample writes"),
+    ],
+)
+def test_a_header_whose_identity_was_edited_is_refused(
+    tmp_path: Path, fault_server: Any, edit: dict[str, str], said: str
+) -> None:
+    """review72c: failed on main at 7f47db6b (exit 0, triage's unchecked note gone): a run of
+    two servers under `--metrics-url off` (`unchecked`), its result edited to `two-servers` (which no
+    counter read could have said) or to a word sample never writes. Now exit 2, one line."""
+    base, patch = fault_server(), fault_server()
+    _sample(tmp_path, base.url, patch.url, "--metrics-url", "off")
+    assert _identity(tmp_path)["result"] == "unchecked"
+    _edit_identity(tmp_path, **edit)
+    result = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    (line,) = result.stderr.splitlines()
+    assert f"{LOG}:1: header 'run.server_identity' {said}" in line, line
+
+
+def test_two_servers_by_counters_never_clears_one_server_by_address(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """review72c (a guard, passes on main): one server spelled two ways (127.0.0.1 and
+    localhost), its header's counters edited to `two-servers`: still held by its addresses."""
+    server = fault_server("--metrics", "vllm")
+    patch = server.url.replace("127.0.0.1", "localhost")
+    _sample(tmp_path, server.url, patch)
+    _edit_identity(tmp_path, result="two-servers")
+    result, document = _triage(tmp_path)
+    assert result.exit_code == 1, result.stdout
+    assert document["summary"]["held"] == 2
+    assert all("same-server" in r["flags"] for r in document["records"])
