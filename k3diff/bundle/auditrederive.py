@@ -326,7 +326,7 @@ def check_audit_again(
                     + runagain.again(command, doc.name, "audit"),
                 )
             )
-        read = inputs_read(given, digests)
+        read = inputs_read(given, zip(digests, paths, strict=True))
         if isinstance(held, Path) and manifest is not None:
             read += ((str(held), manifest.sha256, (files or {})[manifest.sha256][1]),)
         checked[doc.name] = read

@@ -5,7 +5,7 @@ same bytes kept apart, and how the bundle lists the files a document was run aga
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from k3diff.errors import InputError
@@ -54,11 +54,12 @@ def pick_copies(copies: Copies, wanted: Sequence[tuple[str, str]]) -> tuple[Path
 
 
 def inputs_read(
-    given: Mapping[str, tuple[Path, int]], digests: Sequence[str]
+    given: Mapping[str, tuple[Path, int]], read: Iterable[tuple[str, Path]]
 ) -> tuple[tuple[str, str, int], ...]:
-    """The files a document was run again on, each once: (its name as given, SHA-256, size),
-    as the bundle lists them among its inputs."""
-    return tuple((str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests))
+    """The files a document was run again on (SHA-256, file), each once: (its name as given,
+    SHA-256, size), as the bundle lists them among its inputs; two copies of one wheel's bytes
+    read both listed (review72b: the second, run again, was listed as the first)."""
+    return tuple(dict.fromkeys((str(path), d, given[d][1]) for d, path in read))
 
 
 def is_wheel_path(path: Path) -> bool:

@@ -91,3 +91,58 @@ def test_an_audit_of_two_names_of_one_wheel_s_bytes_runs_again_on_both(tmp_path:
     assert "artifacts[1].findings: 0 items, run again 1" in forged.stderr
     written = run_k3diff("report", "a.json", *wheels, "--out", "b", cwd=tmp_path)
     assert written.exit_code == 1, written.stderr
+
+
+@pytest.mark.parametrize(
+    "recorded",
+    [
+        "patch/engine-1.1-py3-none-any.whl\0",
+        "patch/" + "e" * 300 + ".whl",
+        "patch/..",
+        "patch/",
+        "patch/engine.whl",
+        "patch/engine-1.0-py3-none-any.whl",
+    ],
+    ids=["nul", "300-bytes", "dotdot", "directory", "not-a-wheel-name", "the-base-s-name"],
+)
+@pytest.mark.parametrize(
+    ("given", "forge"),
+    [((BASE, PATCH), _pair_passes), (("base", "patch"), _set_passes)],
+    ids=["wheels", "release-set"],
+)
+def test_a_name_the_document_gives_its_patch_is_not_what_the_rerun_reads(
+    tmp_path: Path,
+    given: tuple[str, str],
+    forge: Callable[[dict[str, Any]], None],
+    recorded: str,
+) -> None:
+    """The renamed copy's document with its W605 deleted, the verdict edited to pass, and the
+    patch's path edited: run again under the name the document gave (hunt72: a link of that
+    name), or on the base file where no file can have it, the W605 was not found again and the
+    bundle passed, exit 0 (review72b). A wheel is run again only under a name it is given by."""
+    _copied_release(tmp_path)
+    made = run_k3diff("wheels", *given, "--format", "json", "-o", "w.json", cwd=tmp_path)
+    assert made.exit_code == 1, made.stderr
+    document = json.loads((tmp_path / "w.json").read_text())
+    forge(document)
+    wheels = document["pairs"][0]["wheels"] if "pairs" in document else document
+    wheels["patch"]["path"] = recorded
+    if "pairs" in document:
+        document["pairs"][0]["patch"] = recorded
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+    forged = run_k3diff("report", "forged.json", *given, "--out", "c", cwd=tmp_path)
+    assert forged.exit_code == 2, forged.stdout + forged.stderr
+    assert forged.stderr.startswith("k3diff: error: "), forged.stderr
+    assert not (tmp_path / "c").exists()
+
+
+def test_both_copies_run_again_are_listed_among_the_inputs(tmp_path: Path) -> None:
+    """The bundle lists each wheel run again under its own name: the renamed copy was listed
+    as the base wheel, once (review72b)."""
+    _copied_release(tmp_path)
+    made = run_k3diff("wheels", BASE, PATCH, "--format", "json", "-o", "w.json", cwd=tmp_path)
+    assert made.exit_code == 1, made.stderr
+    written = run_k3diff("report", "w.json", BASE, PATCH, "--out", "b", cwd=tmp_path)
+    assert written.exit_code == 1, written.stderr
+    inputs = json.loads((tmp_path / "b" / "summary.json").read_text())["inputs"]
+    assert [i["name"] for i in inputs if i["name"].endswith(".whl")] == [BASE, PATCH]
