@@ -87,3 +87,36 @@ def test_an_audit_as_written_still_reads_beside_its_manifest(tmp_path: Path) -> 
     assert made.exit_code == 0, made.stderr
     passing = run_k3diff("report", "ok.json", "ok/SUMS", "--out", "c", cwd=tmp_path)
     assert passing.exit_code == 0, passing.stderr
+
+
+@pytest.mark.parametrize("with_wheel", [False, True], ids=["manifest-alone", "with-its-wheel"])
+def test_an_artifact_named_past_what_a_file_name_can_be_is_no_internal_error(
+    tmp_path: Path, with_wheel: bool
+) -> None:
+    """An audit whose artifact's path is edited to a 300-byte file name: looking the name up
+    beside the document (`changedinputs.where_recorded`) raised ENAMETOOLONG, an internal error
+    (review72b); it is a name no file given has, so the manifest check does not follow from the
+    manifest (exit 2, one line), and the wheel given is run again (its path is the document's
+    to say, not compared)."""
+    wheel = wheelkit.make_wheel(tmp_path / "dist", "demo", "1.0", {"demo/__init__.py": b""})
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    (tmp_path / "SHA256SUMS").write_text(f"{digest}  {wheel.name}\n")
+    name = str(wheel.relative_to(tmp_path))
+    made = run_k3diff(
+        "audit", name, "--manifest", "SHA256SUMS", "--format", "json", "-o", "a.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 0, made.stderr
+    document = json.loads((tmp_path / "a.json").read_text())
+    document["artifacts"][0]["path"] = "dist/" + "e" * 300 + ".whl"
+    (tmp_path / "a.json").write_text(json.dumps(document))
+    given = ("a.json", "SHA256SUMS", *([name] if with_wheel else []))
+    result = run_k3diff("report", *given, "--out", "b", cwd=tmp_path)
+    assert "internal error" not in result.stderr, result.stderr
+    if with_wheel:
+        assert result.exit_code == 0, result.stderr
+    else:
+        assert result.exit_code == 2, result.stdout
+        assert result.stderr.startswith(
+            "k3diff: error: a.json: does not follow from the manifest given with it"
+        ), result.stderr
