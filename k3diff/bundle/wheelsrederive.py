@@ -309,7 +309,7 @@ def _check_set(
             "made from)"
         )
     tied = {path for _, paths in got for path in paths}
-    tied.update(given[str(d)][0] for d in unpaired)
+    tied.update(p for d in unpaired for p in (copies or {}).get(str(d), (given[str(d)][0],)))
     if directories is None:  # one listed on one side only, changed since (report67)
         tied.update(changed_unpaired(name, body, given, stale, claimed))
     reads = tuple(dict.fromkeys(read for checked, _ in got for read in checked.wheels))

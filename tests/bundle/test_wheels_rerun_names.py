@@ -146,3 +146,23 @@ def test_both_copies_run_again_are_listed_among_the_inputs(tmp_path: Path) -> No
     assert written.exit_code == 1, written.stderr
     inputs = json.loads((tmp_path / "b" / "summary.json").read_text())["inputs"]
     assert [i["name"] for i in inputs if i["name"].endswith(".whl")] == [BASE, PATCH]
+
+
+def test_a_set_s_unpaired_copy_of_a_paired_wheel_is_tied_to_the_set(tmp_path: Path) -> None:
+    """A base directory holding one wheel's bytes under two names, one paired and one listed on
+    the base side only: each copy is a file the set lists, so the set as written follows (every
+    copy given must be one a document was run again on or lists: review72b)."""
+    write(tmp_path / "base", "engine", "1.0", "py3-none-any", {"engine/__init__.py": b"X = 1\n"})
+    write(tmp_path / "patch", "engine", "1.1", "py3-none-any", {"engine/__init__.py": b"X = 2\n"})
+    shutil.copy(tmp_path / BASE, tmp_path / "base" / "solo-1.0-py3-none-any.whl")
+    made = run_k3diff(
+        "wheels", "base", "patch", "--allow-unpaired", "--format", "json", "-o", "s.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 0, made.stderr  # an unpaired wheel is listed, not compared
+    assert json.loads((tmp_path / "s.json").read_text())["only_base"], made.stdout
+    written = run_k3diff("report", "s.json", "base", "patch", "--out", "b", cwd=tmp_path)
+    assert written.exit_code == 0, written.stderr
+    files = (BASE, "base/solo-1.0-py3-none-any.whl", "patch/engine-1.1-py3-none-any.whl")
+    one_by_one = run_k3diff("report", "s.json", *files, "--out", "c", cwd=tmp_path)
+    assert one_by_one.exit_code == 0, one_by_one.stderr
