@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from k3diff.bundle.givenfiles import Copies, pick_copies
+from k3diff.bundle.givenfiles import Copies, pick_named
 
 
 def recorded_names(body: Mapping[str, Any]) -> list[object]:
@@ -32,23 +32,12 @@ def named_copies(
     body: Mapping[str, Any], digests: Sequence[str], copies: Copies
 ) -> tuple[Path, Path] | str:
     """The two wheels given to run `wheels` again on: for each side, one given with the bytes
-    the document records and the file name it records (`pick_copies`: under the recorded path
-    first, two files where two are given), so what `wheels` reads off a file name (W605, W616,
-    W630) is read off the name the document records, from a file given under it; or why there
-    is none. Never a link named as the document says (hunt72): a document naming its patch
-    `patch/`, `x.whl` or a name no file can have was run again under that name, or on the base
-    file, and its W605 deleted, with the verdict, passed (review72b)."""
+    the document records and under the file name it records (`givenfiles.pick_named`); or why
+    there is none. Never a link named as the document says (hunt72): a document naming its
+    patch `patch/`, `x.whl` or a name no file can have was run again under that name, or on
+    the base file, and its W605 deleted, with the verdict, passed (review72b)."""
     recorded = [(str(n), d) for n, d in zip(recorded_names(body), digests, strict=True)]
-    # Each side's candidates: the files of its bytes under its file name (one key a side).
-    wanted = [(n, f"{d}/{Path(n).name}") for n, d in recorded]
-    named: dict[str, tuple[Path, ...]] = {}
-    for _, key in wanted:
-        digest, _, file = key.partition("/")
-        named[key] = tuple(path for path in copies.get(digest, ()) if path.name == file)
-    picked = pick_copies(named, wanted)
-    base, patch = (
-        path or next(iter(named[key]), None) for path, (_, key) in zip(picked, wanted, strict=True)
-    )
+    base, patch = pick_named(copies, recorded)
     if base is not None and patch is not None:
         return base, patch
     side, (name, digest) = ("base", recorded[0]) if base is None else ("patch", recorded[1])

@@ -166,3 +166,25 @@ def test_a_set_s_unpaired_copy_of_a_paired_wheel_is_tied_to_the_set(tmp_path: Pa
     files = (BASE, "base/solo-1.0-py3-none-any.whl", "patch/engine-1.1-py3-none-any.whl")
     one_by_one = run_k3diff("report", "s.json", *files, "--out", "c", cwd=tmp_path)
     assert one_by_one.exit_code == 0, one_by_one.stderr
+
+
+@pytest.mark.parametrize("given", [BASE, "base/engine-1.1-py3-none-any.whl"])
+def test_an_audit_of_two_names_of_one_wheel_s_bytes_given_one_is_not_run_again_on_it_twice(
+    tmp_path: Path, given: str
+) -> None:
+    """The audit of the base wheel and its renamed copy, W605 deleted with the verdict, given
+    with one of the two files: both artifacts were run again on that one file, under its name,
+    so the W605 the other's name earns was found nowhere and the forged audit passed as
+    cross-checked, exit 0 (review72b). An artifact is run again only on a file of its name."""
+    _copied_release(tmp_path)
+    shutil.copy(tmp_path / PATCH, tmp_path / "base" / "engine-1.1-py3-none-any.whl")
+    made = run_k3diff("audit", "base", "--format", "json", "-o", "a.json", cwd=tmp_path)
+    assert made.exit_code == 1, made.stderr
+    document = json.loads((tmp_path / "a.json").read_text())
+    for artifact in document["artifacts"]:
+        artifact["findings"] = [f for f in artifact["findings"] if f["code"] != "W605"]
+    document["verdict"].update(ok=True, exit_code=0, errors=0)
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+    forged = run_k3diff("report", "forged.json", given, "--out", "c", cwd=tmp_path)
+    assert forged.exit_code == 2, forged.stdout + forged.stderr
+    assert not (tmp_path / "c").exists()
