@@ -46,11 +46,28 @@ def _set_passes(document: dict[str, Any]) -> None:
     document["verdict"].update(ok=True, exit_code=0, failures=[], failing_pairs=[])
 
 
-@pytest.mark.parametrize(
+_SIDES = pytest.mark.parametrize(
     ("given", "forge"),
     [((BASE, PATCH), _pair_passes), (("base", "patch"), _set_passes)],
     ids=["wheels", "release-set"],
 )
+
+
+def _forged_audit(tmp_path: Path) -> None:
+    """`forged.json`: the audit of the base wheel and its renamed copy (two artifacts, one
+    SHA-256; the copy fails W605), every W605 deleted and the verdict edited to pass."""
+    _copied_release(tmp_path)
+    shutil.copy(tmp_path / PATCH, tmp_path / "base" / "engine-1.1-py3-none-any.whl")
+    made = run_k3diff("audit", "base", "--format", "json", "-o", "a.json", cwd=tmp_path)
+    assert made.exit_code == 1, made.stderr
+    document = json.loads((tmp_path / "a.json").read_text())
+    for artifact in document["artifacts"]:
+        artifact["findings"] = [f for f in artifact["findings"] if f["code"] != "W605"]
+    document["verdict"].update(ok=True, exit_code=0, errors=0)
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+
+
+@_SIDES
 def test_a_renamed_copy_s_w605_is_found_again_under_the_recorded_names(
     tmp_path: Path,
     given: tuple[str, str],
@@ -76,15 +93,7 @@ def test_an_audit_of_two_names_of_one_wheel_s_bytes_runs_again_on_both(tmp_path:
     """`audit` of the base wheel and its renamed copy: two artifacts, one SHA-256. Run again,
     both were read as the first file given, so the copy's W605 was not found again: its
     deletion, with the verdict, passed, and the document as written was refused."""
-    _copied_release(tmp_path)
-    shutil.copy(tmp_path / PATCH, tmp_path / "base" / "engine-1.1-py3-none-any.whl")
-    made = run_k3diff("audit", "base", "--format", "json", "-o", "a.json", cwd=tmp_path)
-    assert made.exit_code == 1, made.stderr
-    document = json.loads((tmp_path / "a.json").read_text())
-    for artifact in document["artifacts"]:
-        artifact["findings"] = [f for f in artifact["findings"] if f["code"] != "W605"]
-    document["verdict"].update(ok=True, exit_code=0, errors=0)
-    (tmp_path / "forged.json").write_text(json.dumps(document))
+    _forged_audit(tmp_path)
     wheels = ("base/engine-1.0-py3-none-any.whl", "base/engine-1.1-py3-none-any.whl")
     forged = run_k3diff("report", "forged.json", *wheels, "--out", "c", cwd=tmp_path)
     assert forged.exit_code == 2, forged.stdout
@@ -105,11 +114,7 @@ def test_an_audit_of_two_names_of_one_wheel_s_bytes_runs_again_on_both(tmp_path:
     ],
     ids=["nul", "300-bytes", "dotdot", "directory", "not-a-wheel-name", "the-base-s-name"],
 )
-@pytest.mark.parametrize(
-    ("given", "forge"),
-    [((BASE, PATCH), _pair_passes), (("base", "patch"), _set_passes)],
-    ids=["wheels", "release-set"],
-)
+@_SIDES
 def test_a_name_the_document_gives_its_patch_is_not_what_the_rerun_reads(
     tmp_path: Path,
     given: tuple[str, str],
@@ -176,15 +181,7 @@ def test_an_audit_of_two_names_of_one_wheel_s_bytes_given_one_is_not_run_again_o
     with one of the two files: both artifacts were run again on that one file, under its name,
     so the W605 the other's name earns was found nowhere and the forged audit passed as
     cross-checked, exit 0 (review72b). An artifact is run again only on a file of its name."""
-    _copied_release(tmp_path)
-    shutil.copy(tmp_path / PATCH, tmp_path / "base" / "engine-1.1-py3-none-any.whl")
-    made = run_k3diff("audit", "base", "--format", "json", "-o", "a.json", cwd=tmp_path)
-    assert made.exit_code == 1, made.stderr
-    document = json.loads((tmp_path / "a.json").read_text())
-    for artifact in document["artifacts"]:
-        artifact["findings"] = [f for f in artifact["findings"] if f["code"] != "W605"]
-    document["verdict"].update(ok=True, exit_code=0, errors=0)
-    (tmp_path / "forged.json").write_text(json.dumps(document))
+    _forged_audit(tmp_path)
     forged = run_k3diff("report", "forged.json", given, "--out", "c", cwd=tmp_path)
     assert forged.exit_code == 2, forged.stdout + forged.stderr
     assert not (tmp_path / "c").exists()
