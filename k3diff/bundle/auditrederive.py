@@ -30,7 +30,7 @@ from typing import Any
 from k3diff.bundle import changedinputs, runagain
 from k3diff.bundle.changedinputs import Mismatch, Recorded
 from k3diff.bundle.difference import first_difference
-from k3diff.bundle.givenfiles import Copies, inputs_read, pick_copies
+from k3diff.bundle.givenfiles import Copies, inputs_read, pick_named
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -47,7 +47,7 @@ def _found(
     copies: Copies,
 ) -> tuple[list[str], list[Path], list[Mismatch]] | None:
     """Each audited artifact's SHA-256 and the wheel to run `audit` again on (one given with
-    its bytes, the one under its recorded name first, each given once: `pick_copies`; else the
+    its bytes under its recorded file name, at its recorded path first: `pick_named`; else the
     one given under its name, changed since: `changedinputs`), with each changed or missing;
     None where none is given either way. `near`: the document's directory
     (`changedinputs.given_under`). Two artifacts of one wheel's bytes under two names are two
@@ -63,11 +63,9 @@ def _found(
             return None
         recorded.append(Recorded(str(artifact.get("path")), digest, "an audited wheel"))
     wanted = [(str(changedinputs.where_recorded(r.name, near)), r.sha256) for r in recorded]
-    picked = pick_copies(copies, wanted) if copies else (None,) * len(recorded)
-    by_bytes = [
-        chosen or (given[r.sha256][0] if r.sha256 in given else None)
-        for r, chosen in zip(recorded, picked, strict=True)
-    ]
+    # Each on a file of its bytes under its file name (review72b: the one file given of two
+    # artifacts' bytes was run again as both, the second's W605 deleted passing).
+    by_bytes = pick_named(copies or {d: (path,) for d, (path, _) in given.items()}, wanted)
     digest_of = {path: digest for digest, (path, _) in given.items()}
     free = list(digest_of)
     found = changedinputs.match(
@@ -326,7 +324,7 @@ def check_audit_again(
                     + runagain.again(command, doc.name, "audit"),
                 )
             )
-        read = inputs_read(given, digests)
+        read = inputs_read(given, zip(digests, paths, strict=True))
         if isinstance(held, Path) and manifest is not None:
             read += ((str(held), manifest.sha256, (files or {})[manifest.sha256][1]),)
         checked[doc.name] = read

@@ -96,7 +96,17 @@ def where_recorded(name: str, near: Path | None) -> Path:
     if near is None:
         return recorded
     beside = near / name
-    return recorded if recorded.is_file() and not beside.is_file() else beside
+    return recorded if _is_file(recorded) and not _is_file(beside) else beside
+
+
+def _is_file(path: Path) -> bool:
+    """Whether a recorded path names a file here; False where the system cannot look it up (a
+    name over 255 bytes: review72b, an internal error, `report` on an audit naming its artifact
+    so)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def match(

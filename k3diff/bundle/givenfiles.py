@@ -5,7 +5,7 @@ same bytes kept apart, and how the bundle lists the files a document was run aga
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from k3diff.errors import InputError
@@ -53,12 +53,33 @@ def pick_copies(copies: Copies, wanted: Sequence[tuple[str, str]]) -> tuple[Path
     return tuple(picked)
 
 
+def pick_named(copies: Copies, wanted: Sequence[tuple[str, str]]) -> tuple[Path | None, ...]:
+    """For each (recorded path, SHA-256) of `wanted`, a file given with those bytes under the
+    recorded path's file name (`pick_copies` among those: the one at the recorded path first,
+    each file once where there are enough, else one already picked); None where no file of
+    those bytes is given under that name. What a command reads off a file name (`wheels`'
+    W605, W616, W630) is then read off the name recorded, from a file given under it
+    (review72b: two artifacts or sides of one wheel's bytes under two names were run again on
+    one file, or under a name the document chose, and a W605 deleted, with the verdict,
+    passed)."""
+    keyed = [(name, f"{digest}/{Path(name).name}") for name, digest in wanted]
+    named: dict[str, tuple[Path, ...]] = {}
+    for _, key in keyed:
+        digest, _, file = key.partition("/")
+        named[key] = tuple(path for path in copies.get(digest, ()) if path.name == file)
+    picked = pick_copies(named, keyed)
+    return tuple(
+        path or next(iter(named[key]), None) for path, (_, key) in zip(picked, keyed, strict=True)
+    )
+
+
 def inputs_read(
-    given: Mapping[str, tuple[Path, int]], digests: Sequence[str]
+    given: Mapping[str, tuple[Path, int]], read: Iterable[tuple[str, Path]]
 ) -> tuple[tuple[str, str, int], ...]:
-    """The files a document was run again on, each once: (its name as given, SHA-256, size),
-    as the bundle lists them among its inputs."""
-    return tuple((str(given[d][0]), d, given[d][1]) for d in dict.fromkeys(digests))
+    """The files a document was run again on (SHA-256, file), each once: (its name as given,
+    SHA-256, size), as the bundle lists them among its inputs; two copies of one wheel's bytes
+    read both listed (review72b: the second, run again, was listed as the first)."""
+    return tuple(dict.fromkeys((str(path), d, given[d][1]) for d, path in read))
 
 
 def is_wheel_path(path: Path) -> bool:

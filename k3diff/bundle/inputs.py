@@ -92,7 +92,7 @@ def read_inputs(paths: Sequence[Path], pool_runs: bool = False) -> tuple[Documen
         audited = frozenset(Path(name) for reads in audits.values() for name, _, _ in reads)
         directories = {name: (sides.base, sides.patch) for name, sides in sets.items()}
         wheels_again = check_wheels_again(
-            documents, given, audited, repos, directories, stale=stale
+            documents, given, audited, repos, directories, stale=stale, copies=wheel_copies
         )
         set_files = files_sets(documents, wheels_again)
         paired = check_set_files(documents, list(set_files), given, stale)  # rerun63

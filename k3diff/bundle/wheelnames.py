@@ -1,50 +1,49 @@
-"""The two wheels a wheels document compared, under the file names it gives them, for `wheels`
-run again on them (`wheelsrederive`).
+"""Which of the wheels given to `report` a wheels document is run again on (`wheelsrederive`).
 
 A wheel given to `report` is found by its bytes, whatever it is called there, yet `wheels` reads
 findings off a wheel's file name: W605 (the filename against METADATA and WHEEL), W616 (a name pip
-refuses), W630 (the tags it installs on), the platforms its natives load on. Run again on the
-files as given, those were read off other names: off the base wheel's for both sides where the
-patch was a byte-for-byte copy renamed (the two given, one digest), so a W605 deleted from such a
-document, with its verdict, followed from the wheels and passed, and the document as written was
-refused (hunt72). Each wheel is read through a link named as the document names it, in a
-directory of its own, so the rerun reads the names the document was made from.
+refuses), W630 (the tags it installs on), the platforms its natives load on. So each side is run
+again on a wheel given with the bytes the document records and under the file name it records,
+the one at the recorded path first, two files where two are given: a patch that is the base
+wheel copied under the next version's name (one SHA-256 for both) was run again as the base file
+on both sides, so its W605 deleted, with the verdict, passed (hunt72). Never on a link named as
+the document says (hunt72's first fix): the document chose the name, and one naming its patch
+`patch/`, `x.whl`, or a name no file can have (a NUL, 300 bytes: read then under the base file's
+name) had its W605 deleted, with the verdict, pass beside the wheels it was made from
+(review72b). A document whose wheel no file given is named as is refused, not run again.
 """
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from pathlib import Path, PurePosixPath
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from k3diff.bundle.givenfiles import Copies, pick_named
 
 
-@contextmanager
-def under_recorded_names(
-    paths: tuple[Path, Path], names: Sequence[object]
-) -> Iterator[tuple[Path, Path]]:
-    """`paths` (base, patch) as links named by the file names of `names` (the document's
-    `base.path`, `patch.path`); the paths themselves where a name is none a file can have."""
-    files = [_file_name(name) for name in names]
-    if len(files) != 2 or None in files:
-        yield paths
-        return
-    with tempfile.TemporaryDirectory(prefix="k3diff-names-") as scratch:
-        links = []
-        for side, path, file in zip(("base", "patch"), paths, files, strict=True):
-            link = Path(scratch, side, str(file))
-            link.parent.mkdir()
-            link.symlink_to(path.resolve())
-            links.append(link)
-        yield links[0], links[1]
+def recorded_names(body: Mapping[str, Any]) -> list[object]:
+    """The paths the document records of its base and patch wheels (None where none is)."""
+    sides = [body.get(side, {}) for side in ("base", "patch")]
+    return [side.get("path") if isinstance(side, Mapping) else None for side in sides]
 
 
-def _file_name(name: object) -> str | None:
-    """The last part of a recorded path, as `wheels` reads a wheel's file name; None for a
-    value no file can be named (empty, `.`, `..`, a NUL, over 255 bytes)."""
-    if not isinstance(name, str):
-        return None
-    file = PurePosixPath(name).name
-    if file in ("", ".", "..") or "\0" in file or len(file.encode("utf-8", "replace")) > 255:
-        return None
-    return file
+def named_copies(
+    body: Mapping[str, Any], digests: Sequence[str], copies: Copies
+) -> tuple[Path, Path] | str:
+    """The two wheels given to run `wheels` again on: for each side, one given with the bytes
+    the document records and under the file name it records (`givenfiles.pick_named`); or why
+    there is none. Never a link named as the document says (hunt72): a document naming its
+    patch `patch/`, `x.whl` or a name no file can have was run again under that name, or on
+    the base file, and its W605 deleted, with the verdict, passed (review72b)."""
+    recorded = [(str(n), d) for n, d in zip(recorded_names(body), digests, strict=True)]
+    base, patch = pick_named(copies, recorded)
+    if base is not None and patch is not None:
+        return base, patch
+    side, (name, digest) = ("base", recorded[0]) if base is None else ("patch", recorded[1])
+    return (
+        f"it records its {side} wheel as {name!r}, and no wheel given of its bytes "
+        f"(SHA-256 {digest}) has that file name: `wheels` reads findings off a file name "
+        "(W605, W616, W630), so it is run again only on wheels named as it records them; give "
+        "them so named, or make the document again on the wheels as they are named"
+    )

@@ -31,9 +31,9 @@ from typing import Any, NamedTuple
 from k3diff.bundle import changedinputs, runagain, wheelsource
 from k3diff.bundle.changedinputs import changed_unpaired, changed_wheels
 from k3diff.bundle.difference import first_difference, older_lacks
-from k3diff.bundle.givenfiles import inputs_read
+from k3diff.bundle.givenfiles import Copies, inputs_read
 from k3diff.bundle.stale import problem
-from k3diff.bundle.wheelnames import under_recorded_names
+from k3diff.bundle.wheelnames import named_copies, recorded_names
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
@@ -117,16 +117,12 @@ def _again(
         alone = source is not None and repo is None
     else:
         options, alone = _inferred_options(body, name), False
-    # Under the names the document gives the wheels: what `wheels` reads off a file name (W605,
-    # W630) is read off those (`wheelnames`), and a waiver's `artifact` glob matches them.
-    sides = [body.get(side, {}) for side in ("base", "patch")]
-    names = [s.get("path") if isinstance(s, dict) else None for s in sides]
     try:
-        with under_recorded_names((base, patch), names) as (named_base, named_patch):
-            compared = compare_wheels(named_base, named_patch, options)
-        report = asked_to_explain(compared, options.explain)
+        report = asked_to_explain(compare_wheels(base, patch, options), options.explain)
     except K3diffError as exc:
         return Again(f"wheels refuses them: {exc}", repo, alone)
+    # Under the names the document gives the wheels: a waiver's `artifact` glob matches them.
+    names = recorded_names(body)
     if all(isinstance(n, str) for n in names):
         report = replace(
             report,
@@ -191,12 +187,14 @@ def _check_one(
     stale: list[runagain.StaleDocument],
     whole: tuple[str, dict[str, Any], list[list[str]] | None] | None = None,
     claimed: frozenset[str] = frozenset(),
+    copies: Copies | None = None,
 ) -> tuple[Checked, set[Path]] | None:
     """`wheels` run again on the two wheels a wheels document (`body`: one given, or a pair of
     a release set) names, when both are `given`: what it was run on, and the files it tied;
     the refusal added to `stale` where it does not reproduce the document, naming the command that writes it
     again (a pair's: `whole`, its release set's name, body and sides as given to `report`:
-    `runagain.given_sides`). None: its wheels are not given."""
+    `runagain.given_sides`). None: its wheels are not given. `copies`: every wheel given of
+    each SHA-256 (`givenfiles.Copies`), the one of the file name recorded run again on."""
     digests = _digests(body, given)
     if digests is None or whole is not None:  # a wheel changed since (report67), or none given
         # (a pair of a set's directories: a side's wheel the other side holds, changed in its own)
@@ -205,7 +203,13 @@ def _check_one(
             return Checked((), None, False), changed
         if digests is None:
             return None
-    paths = given[digests[0]][0], given[digests[1]][0]
+    held = {d: (copies or {}).get(d, (given[d][0],)) for d in digests}
+    paths = named_copies(body, digests, held)
+    if isinstance(paths, str):  # not run again: what it reads off a name would be read off another
+        files = tuple(dict.fromkeys(path for d in digests for path in held[d]))
+        document = name if whole is None else whole[0]
+        stale.append(runagain.StaleDocument(f"{name}: {paths}", document, files))
+        return Checked((), None, False), set(files)
     tied = set(paths)
     again = _again(body, *paths, name, repos)
     if again.repository is not None:
@@ -243,7 +247,7 @@ def _check_one(
                 document=written,
             )
         )
-    inputs = inputs_read(given, digests)
+    inputs = inputs_read(given, zip(digests, paths, strict=True))
     repository = None if again.repository is None else str(again.repository)
     by_name = body["base"].get("sha256") is None
     names = (
@@ -264,6 +268,7 @@ def _check_set(
     stale: list[runagain.StaleDocument],
     directories: tuple[Path, Path] | None = None,
     claimed: frozenset[str] = frozenset(),
+    copies: Copies | None = None,
 ) -> tuple[Checked, set[Path]] | None:
     """Every pair of a release set run again as a single pair is (rerun62), named
     `set.json pairs[1] (patch/x.whl)`; a wheel given that the set lists on one side only (by
@@ -286,6 +291,7 @@ def _check_set(
             stale,
             whole,
             claimed,
+            copies,
         )
         for i, pair in enumerate(pairs)
         if isinstance(pair, dict) and isinstance(pair.get("wheels"), dict)
@@ -303,7 +309,7 @@ def _check_set(
             "made from)"
         )
     tied = {path for _, paths in got for path in paths}
-    tied.update(given[str(d)][0] for d in unpaired)
+    tied.update(p for d in unpaired for p in (copies or {}).get(str(d), (given[str(d)][0],)))
     if directories is None:  # one listed on one side only, changed since (report67)
         tied.update(changed_unpaired(name, body, given, stale, claimed))
     reads = tuple(dict.fromkeys(read for checked, _ in got for read in checked.wheels))
@@ -323,13 +329,15 @@ def check_wheels_again(
     directories: Mapping[str, tuple[Path, Path]] | None = None,
     *,
     stale: list[runagain.StaleDocument],
+    copies: Copies | None = None,
 ) -> dict[str, Checked]:
     """Add to `stale` the refusal of a wheels document, or a release set's pair (rerun62), that
     `wheels`, run again on its two wheels (both `given`: `wheel_digests` of the wheels given;
     its source check in a directory of `repos` holding its commit), does not reproduce; raise
     InputError for a wheel no wheels document compares and no audit run again on it audited
     (`audited`), and for a directory no document was checked again in; return the documents so re-derived by
-    name. `directories`: per release set made from two directories given, those two."""
+    name. `directories`: per release set made from two directories given, those two.
+    `copies`: every wheel given of each SHA-256 (`givenfiles.wheel_digests_and_copies`)."""
     checked: dict[str, Checked] = {}
     claimed = changedinputs.recorded_digests(documents) if given else frozenset()
     tied: set[Path] = set()
@@ -338,16 +346,19 @@ def check_wheels_again(
             continue
         if doc.kind is Kind.WHEELS:
             body = doc.body_again("wheels document")
-            one = _check_one(doc.name, body, given, repos, stale, None, claimed)
+            one = _check_one(doc.name, body, given, repos, stale, None, claimed, copies)
         else:
             body = doc.body_again("release-set document")
             sides = (directories or {}).get(doc.name)
-            one = _check_set(doc.name, body, given, repos, stale, sides, claimed)
+            one = _check_set(doc.name, body, given, repos, stale, sides, claimed, copies)
         if one is not None:
             checked[doc.name], paths = one
             tied.update(paths)
     named = runagain.named_inputs(stale)
-    for path, _ in given.values():  # each said with every refusal, the checks after run on
+    every = [path for paths in copies.values() for path in paths] if copies else []
+    for path in every or [path for path, _ in given.values()]:  # each said with every refusal,
+        # the checks after run on; every copy of one wheel's bytes (review72b: a second left
+        # unread, its name the base's in a document that named it, passed)
         if path not in tied and path not in audited and path not in named:
             stale.append(  # left67: it was raised, and the checks after it never ran
                 problem(

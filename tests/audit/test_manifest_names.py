@@ -74,3 +74,34 @@ def test_a_name_that_is_no_utf8_is_refused_before_the_audit(tmp_path: Path) -> N
     assert not (tmp_path / "SUMS").exists()
     written = run_k3diff("audit", "plain.txt", "--write-manifest", "SUMS", cwd=tmp_path)
     assert written.exit_code == 0, written.stderr
+
+
+_NAMES = [
+    "a\\b", "a\nb", "a\rb", "a\\nb", "\\", "a\\\\b", " lead", "trail ", "*star", "a  b",
+    "x) = y", "tab\tname", "ünï", "a\\r", "end\\", "\\n", "a\r", "b\n", "-dash", "(p)",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("crlf", [False, True], ids=["lf", "crlf"])
+@pytest.mark.parametrize("tag", [False, True], ids=["plain", "tag"])
+def test_k3diff_reads_what_sha256sum_writes_as_sha256sum_c_does(
+    tmp_path: Path, tag: bool, crlf: bool
+) -> None:
+    """Names with backslashes, newlines, CRs, spaces, stars and parentheses, written by
+    `sha256sum` (a line each, CRLF ends too): `audit --manifest` passes exactly where
+    `sha256sum -c` does, and the line with its leading backslash dropped or added (review72b:
+    checked against coreutils 9.1)."""
+    for number, name in enumerate(_NAMES):
+        place = tmp_path / str(number)
+        place.mkdir()
+        (place / name).write_bytes(b"release notes\n")
+        written = subprocess.run(
+            ["sha256sum", *(["--tag"] if tag else []), "--", name],
+            cwd=place, capture_output=True, check=True,
+        ).stdout  # fmt: skip
+        toggled = written[1:] if written.startswith(b"\\") else b"\\" + written
+        for line in (written, toggled):
+            (place / "SUMS").write_bytes(line[:-1] + b"\r\n" if crlf else line)
+            checked = subprocess.run(["sha256sum", "-c", "SUMS"], cwd=place, capture_output=True)
+            result = run_k3diff("audit", "--manifest", "SUMS", "--", name, cwd=place)
+            assert (result.exit_code == 0) == (checked.returncode == 0), (name, line, result)

@@ -87,3 +87,24 @@ def test_an_audit_as_written_still_reads_beside_its_manifest(tmp_path: Path) -> 
     assert made.exit_code == 0, made.stderr
     passing = run_k3diff("report", "ok.json", "ok/SUMS", "--out", "c", cwd=tmp_path)
     assert passing.exit_code == 0, passing.stderr
+
+
+@pytest.mark.parametrize("with_wheel", [False, True], ids=["manifest-alone", "with-its-wheel"])
+def test_an_artifact_named_past_what_a_file_name_can_be_is_no_internal_error(
+    tmp_path: Path, with_wheel: bool
+) -> None:
+    """An audit whose artifact's path is edited to a 300-byte file name: looking the name up
+    beside the document (`changedinputs.where_recorded`) raised ENAMETOOLONG, an internal error
+    (review72b); it is a name no file given has, so the manifest check does not follow from the
+    manifest (exit 2), and the wheel given, under another name, is not run again as it: it is
+    given for nothing, said with the refusal."""
+    name = _audited(tmp_path, "0" * 64)  # its manifest pins another hash: exit 1
+    document = json.loads((tmp_path / "a.json").read_text())
+    document["artifacts"][0]["path"] = "dist/" + "e" * 300 + ".whl"
+    (tmp_path / "a.json").write_text(json.dumps(document))
+    given = ("a.json", "SHA256SUMS", *([name] if with_wheel else []))
+    result = run_k3diff("report", *given, "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert "a.json: does not follow from the manifest given with it" in result.stderr
+    assert "internal error" not in result.stderr, result.stderr
+    assert ("dist/demo-1.0-py3-none-any.whl: no wheels document" in result.stderr) is with_wheel
