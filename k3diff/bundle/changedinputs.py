@@ -374,3 +374,18 @@ def changed_unpaired(
     command = runagain.wheelset_args(body, runagain.given_sides(body, {**given, **now}))
     stale.extend(refusals(name, found[1], "wheels", command, "wheels"))
     return {m.given for m in found[1] if m.given is not None}
+
+
+def recorded_sides(doc: Document, what: str) -> str:
+    """ ": BASE and PATCH", the two inputs a document records (its `base.path` and
+    `patch.path`), named as the report's reader looks for them (`where_recorded`), for the
+    qualification of a document judged alone; "" where it records no such pair (newuser72:
+    "give report both inputs" named no file, and a newcomer could not tell which)."""
+    body = doc.body_again(what)
+    sides = [body.get(side) for side in ("base", "patch")]
+    paths = [side.get("path") if isinstance(side, dict) else None for side in sides]
+    if not all(isinstance(path, str) and 0 < len(path) <= 300 for path in paths):
+        return ""
+    near = Path(doc.name).parent
+    base, patch = (escape.text(str(where_recorded(str(path), near))) for path in paths)
+    return f": {base} and {patch}"

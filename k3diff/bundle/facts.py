@@ -272,7 +272,7 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
         if doc.kind is Kind.WHEELS:
             own = wheels_stages(doc.name, doc.typed(WheelsDocument))
             if doc.follows_from is None:  # not run again on its wheels (wheelsrederive)
-                quals = (*own[0].qualifications, alone_qualification(doc.name))
+                quals = (*own[0].qualifications, alone_qualification(doc))
                 own[0] = dataclasses.replace(own[0], qualifications=quals)
             if (doc.source_names or doc.source_storage) and doc.source_read and len(own) > 1:
                 said_names = names_qualifications(doc.name, doc.source_read, doc.source_names)
@@ -299,7 +299,7 @@ def stages_of(documents: Sequence[Document]) -> tuple[list[Stage], list[Artifact
         elif doc.kind is Kind.RESPONSES:
             stage = responses_stage(doc)
             if doc.follows_from is None:  # not run again on its inputs (responsesrederive)
-                quals = (*stage.qualifications, responses_alone(doc.name))
+                quals = (*stage.qualifications, responses_alone(doc))
                 stage = dataclasses.replace(stage, qualifications=quals)
             stages.append(_followed_up(stage, doc, documents))
         elif doc.kind is Kind.SAMPLES:

@@ -40,6 +40,7 @@ from k3diff.numbers import named
 from k3diff.report.triage_lines import more_samples_step
 from k3diff.report.wheelfailing import (
     is_native_named,
+    left_out_step,
     native_steps,
     record_step,
     set_left,
@@ -167,6 +168,9 @@ def _wheels_steps(
     if rebuild is not None:
         unwaivable = [f for f in failing if Code[f[0]] in UNWAIVABLE]
         yield Step(rows(unwaivable), f"{label}{rebuild}")
+    left_out = left_out_step(failing)
+    if left_out is not None:
+        yield Step(rows([f for f in failing if f[0] == Code.W412.name]), f"{label}{left_out}")
     repack = record_step(failing, wheels.patch.path)
     if repack is not None:
         yield Step(rows([f for f in failing if f[0] == Code.W302.name]), f"{label}{repack}")
@@ -187,7 +191,7 @@ def _wheels_steps(
             yield Step(rows(native), f"{label}{command} {option}")
     else:
         wide = [c for c, path, _ in waivable if not path]
-        waiver = waiver_step(alone=repack is None, wide=wide)
+        waiver = waiver_step(alone=repack is None and left_out is None, wide=wide)
     # One stanza per code and path (`wheelfailing._waived`): two findings alike share it.
     findings = [Finding(Code[c], path, "", flag) for c, path, flag in dict.fromkeys(waivable)]
     shown = findings[:WAIVERS_NAMED]

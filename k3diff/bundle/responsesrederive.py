@@ -186,9 +186,11 @@ def check_responses_again(
     return checked
 
 
-def alone_qualification(name: str) -> str:
-    """The bottom-line qualification of a responses document read without its inputs."""
+def alone_qualification(doc: Document) -> str:
+    """The bottom-line qualification of a responses document read without its inputs, naming
+    both (`changedinputs.recorded_sides`)."""
+    given = changedinputs.recorded_sides(doc, "responses document")
     return (
-        f"{name} judged from the document alone: texts and scores not re-derived (give report "
-        "both inputs)"
+        f"{doc.name} judged from the document alone: texts and scores not re-derived (give "
+        f"report its two captures beside it{given})"
     )

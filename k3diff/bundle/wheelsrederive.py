@@ -389,9 +389,11 @@ def check_wheels_again(
     return checked
 
 
-def alone_qualification(name: str) -> str:
-    """The bottom-line qualification of a wheels document read without its wheels."""
+def alone_qualification(doc: Document) -> str:
+    """The bottom-line qualification of a wheels document read without its wheels, naming
+    both (`changedinputs.recorded_sides`)."""
+    given = changedinputs.recorded_sides(doc, "wheels document")
     return (
-        f"{name} judged from the document alone: RECORD, paths and protected commands not "
-        "re-derived (give report both wheels)"
+        f"{doc.name} judged from the document alone: RECORD, paths and protected commands not "
+        f"re-derived (give report both wheels beside it{given})"
     )

@@ -123,6 +123,7 @@ def next_steps(
     )
     rebuild = unwaivable_step(named(failing), nowhere)
     repack = record_step(named(failing), report.patch.path, code)
+    left_out = left_out_step(named(failing), code)
     if not waivable:  # native findings are all waivable
         if rebuild is None:
             return ""
@@ -140,9 +141,11 @@ def next_steps(
             _wide(waivable),
         )
     else:
-        steps = [waiver_step(code, alone=repack is None, wide=_wide(waivable))]
-    if repack is not None:
-        steps.insert(0, repack)
+        alone = repack is None and left_out is None
+        steps = [waiver_step(code, alone=alone, wide=_wide(waivable))]
+    for step in (left_out, repack):
+        if step is not None:
+            steps.insert(0, step)
     if rebuild is not None:
         steps.insert(0, rebuild)
     stanzas = waiver_stanzas(waivable)
@@ -227,6 +230,26 @@ def record_step(
         f"commands of the wheel package ({unpack}, which refuses a file that does not match "
         f"its RECORD hash), edit under DIR and repack with {pack}, which writes RECORD anew; "
         "then compare the new wheel"
+    )
+
+
+def left_out_step(failing: Sequence[Named], code: Callable[[str], str] = str) -> str | None:
+    """What to do about failing W412 (the patch ships a file its commit's build leaves out),
+    None where none fails (newuser72: only a waiver was offered, and the source table beside
+    it read `match` for the file)."""
+    shipped = [f for f in failing if f[0] == Code.W412.name]
+    if not shipped:
+        return None
+    files = plural(len({path for _, path, _ in shipped}), "file")
+    compare = code("k3diff wheels BUILT.whl PATCH.whl")
+    return (
+        f"{counted(shipped, thousands=False)} on {files}: the patch wheel ships a file its "
+        "commit's build configuration leaves out ('match' in the source table says only that "
+        "its content is the commit's), so the wheel was not built from that commit as "
+        "configured, or a step after the build added the file: build the wheel from the commit "
+        f"and compare it with this one ({compare}, where the file reads as added), then drop "
+        "the file from the release, or change the configuration at the commit if the wheel "
+        "is meant to ship it"
     )
 
 

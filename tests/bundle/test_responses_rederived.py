@@ -14,8 +14,8 @@ from cli_support import run_k3diff
 from responses.test_score_gate_review import _forge_unchanged, thirty_lost_of_1500
 
 ALONE = (
-    "d.json judged from the document alone: texts and scores not re-derived (give report both "
-    "inputs)"
+    "d.json judged from the document alone: texts and scores not re-derived (give report its "
+    "two captures beside it: base.eval and patch.eval)"
 )
 
 
@@ -162,3 +162,30 @@ def test_a_rerun_object_without_a_field_is_refused_naming_it(tmp_path: Path) -> 
     assert result.exit_code == 2, result.stderr
     assert "rerun lacks its 'logprob_tol' field" in result.stderr, result.stderr
     assert "KeyError" not in result.stderr
+
+
+def test_alone_it_names_the_captures_to_give_as_a_command_run_here_finds_them(
+    tmp_path: Path,
+) -> None:
+    """newuser72: "give report both inputs" named no file; a newcomer who wrote the comparison
+    into another directory did not know which files to give. The qualification names the two
+    captures as the report's reader looks for them, and giving those, as said, cross-checks."""
+    rows = [{"key": f"k{i}", "prompt": f"p{i}", "text": f"t{i}"} for i in range(3)]
+    for name in ("b.jsonl", "p.jsonl"):
+        (tmp_path / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "out").mkdir()
+    made = run_k3diff(
+        "responses", "b.jsonl", "p.jsonl", "--format", "json", "-o", "out/d.json", cwd=tmp_path
+    )
+    assert made.exit_code == 0, made.stderr
+    alone = run_k3diff("report", "out/d.json", "--out", "a", cwd=tmp_path)
+    assert alone.exit_code == 0, alone.stderr
+    said = json.loads((tmp_path / "a" / "summary.json").read_text())["qualifications"]
+    named = (
+        "out/d.json judged from the document alone: texts and scores not re-derived (give report"
+        " its two captures beside it: b.jsonl and p.jsonl)"
+    )
+    assert named in said, said
+    given = run_k3diff("report", "out/d.json", "b.jsonl", "p.jsonl", "--out", "b", cwd=tmp_path)
+    assert given.exit_code == 0, given.stderr
+    assert "judged from the document alone" not in (tmp_path / "b" / "REPORT.md").read_text()

@@ -17,7 +17,7 @@ from cli_support import run_k3diff
 MODULE = b"print('m')\n"
 ALONE = (
     "doc.json judged from the document alone: RECORD, paths and protected commands not "
-    "re-derived (give report both wheels)"
+    "re-derived (give report both wheels beside it: "
 )
 
 
@@ -80,6 +80,12 @@ def test_a_w302_deleted_is_named_document_alone_without_the_wheels(tmp_path: Pat
     assert ALONE in summary
     for name in ("REPORT.md", "report.html"):
         assert ALONE in (tmp_path / "bundle" / name).read_text()
+    # newuser72: "give report both wheels" named neither; the wheels the document records are
+    # named, and the report given them, as said, runs the wheels again.
+    (said,) = [q for q in json.loads(summary)["qualifications"] if ALONE in q]
+    assert said.endswith(f"{ALONE}{wheels[0]} and {wheels[1]})"), said
+    again = _report(tmp_path, document, *wheels, out="again")
+    assert again.exit_code == 2 and "does not follow from the wheels" in again.stderr
 
 
 def test_a_genuine_document_with_its_wheels_passes_and_reads_the_same(tmp_path: Path) -> None:

@@ -140,6 +140,13 @@ def test_servers_without_counters_are_said_unchecked(tmp_path: Path, fault_serve
     ), said
     text = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
     assert "unchecked: whether base and patch of" in text.stdout
+    # newuser72: it alarmed without saying what to do about it.
+    assert said.endswith(
+        "; nothing to do where you know the two URLs reach two servers you started; else check "
+        "that they do, or sample again where both servers' Prometheus metrics (their /metrics, "
+        "or --metrics-url SIDE=URL) count HTTP requests, as vLLM's do"
+    ), said
+    assert "nothing to do where you know the two URLs reach two servers" in text.stdout
 
 
 def test_a_header_whose_identity_was_deleted_is_refused(tmp_path: Path, fault_server: Any) -> None:

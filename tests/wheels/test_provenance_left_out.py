@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import wheelkit
-from cli_support import run_json
+from cli_support import run_json, run_k3diff
 from provenance.repokit import make_repo
 
 FILES = {
@@ -163,3 +163,39 @@ def test_a_pattern_that_backtracks_is_matched_in_bounded_time(tmp_path: Path) ->
         signal.signal(signal.SIGALRM, previous)
 
     assert code == 0, _failing(report)
+
+
+def test_the_next_step_says_what_to_do_about_a_file_the_build_leaves_out(tmp_path: Path) -> None:
+    """newuser72: the text report's next steps offered only a waiver for W412, while the source
+    table beside it read `match` for the file: it now says what the finding means and what to
+    run, and the waiver is the alternative."""
+    pyproject, _ = SETTINGS["hatchling exclude"]
+    tree: dict[str, bytes | None] = {"src/" + path: data for path, data in FILES.items()}
+    make_repo(
+        tmp_path / "repo", [tree | {"src/pkg/util.py": b"X = 2\n", "pyproject.toml": pyproject}]
+    )
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", BUILT)
+    patch = {**BUILT, "pkg/testing/fake_auth.py": FILES["pkg/testing/fake_auth.py"]}
+    patched = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", patch)
+    result = run_k3diff("wheels", base, patched, "--source", tmp_path / "repo", "--commit", "HEAD")
+    assert result.exit_code == 1, result.stderr
+    steps = result.stdout.split("\nNext steps\n", 1)[1]
+    assert steps.startswith(
+        "  1 × W412 on 1 file: the patch wheel ships a file its commit's build configuration "
+        "leaves out ('match' in the source table says only that its content is the commit's), "
+        "so the wheel was not built from that commit as configured, or a step after the build "
+        "added the file: build the wheel from the commit and compare it with this one (k3diff "
+        "wheels BUILT.whl PATCH.whl, where the file reads as added)"
+    ), steps
+    assert "\n  or accept each reviewed file with a waiver" in steps
+    # The bundle names the same step, the waiver as the alternative.
+    args = (base, patched, "--source", tmp_path / "repo", "--commit", "HEAD")
+    written = run_k3diff("wheels", *args, "--format", "json", "-o", tmp_path / "w.json")
+    assert written.exit_code == 1, written.stderr
+    bundle = run_k3diff(
+        "report", tmp_path / "w.json", *args[:2], tmp_path / "repo", "--out", tmp_path / "bundle"
+    )
+    assert bundle.exit_code == 1, bundle.stderr
+    said = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "1 × W412 on 1 file: the patch wheel ships a file its commit's build" in said
+    assert "w.json): or accept each reviewed file with a waiver" in said
