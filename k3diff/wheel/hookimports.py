@@ -48,6 +48,7 @@ from k3diff.wheel.computednames import (
     importer,
     literal,
     namespace_key,
+    runner,
     unread_call,
 )
 
@@ -322,13 +323,15 @@ def _imports(
 def _running(node: ast.Name | ast.Attribute, names: Names) -> str | None:
     """The importing function, `exec` or `eval` a name or a module's attribute read stands for
     (`__import__`, `importlib.import_module`, `load` after `from importlib import import_module
-    as load`)."""
+    as load`), or a function of `computednames.RUNNERS` (`map(timeit.timeit, x)`, `h = help`:
+    review72d, each passed, exit 0)."""
     if not isinstance(node.ctx, ast.Load):
         return None
     name = importer(node, names.bound) or called_name(node)
     if isinstance(node, ast.Attribute) and module_of(node.value, names) is None:
         return None
-    return name if name in RUNNING else None
+    function = function_called(node, names) or ()
+    return name if name in RUNNING else ".".join(function) if runner(function, 0) else None
 
 
 def _found(found: dict[Module, bool], names: Iterable[tuple[str, bool]]) -> None:

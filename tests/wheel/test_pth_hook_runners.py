@@ -76,3 +76,27 @@ def test_a_kept_sitecustomize_asking_help_of_a_module_fails_it_changed(tmp_path:
     assert code == 1, report["findings"]
     (detail,) = _w702(report).values()
     assert f"site → sitecustomize (`builtins.help`, {WHY} 1: {ANY}" in detail
+
+
+TAKEN = {
+    "timeit handed to functools.partial": (
+        b"import functools, timeit\nfunctools.partial(timeit.timeit, number=1)('import demo_inner')\n",
+        "`timeit.timeit` taken as a value at line 2",
+    ),
+    "pickle.loads handed to functools.partial": (
+        b"import functools, pickle\nfunctools.partial(pickle.loads, b'cdemo_inner\\n__name__\\n.')()\n",
+        "`pickle.loads` taken as a value at line 2",
+    ),
+}
+
+
+@pytest.mark.parametrize(("hook", "why"), TAKEN.values(), ids=list(TAKEN))
+def test_a_kept_hook_handing_such_a_function_on_fails_any_module_changed(
+    tmp_path: Path, hook: bytes, why: str
+) -> None:
+    kept = {**LINE, "demo_hook.py": hook}
+    code, report, new = _pair(tmp_path, {**kept, **CHANGED[0]}, {**kept, **CHANGED[1]})
+    assert _runs_in_a_venv(tmp_path, new)
+    assert code == 1, report["findings"]
+    (detail,) = _w702(report).values()
+    assert f"demo.pth's line 1 → demo_hook ({why}: {ANY}" in detail
