@@ -35,12 +35,13 @@ import re
 from itertools import islice
 
 _WORDS = (b"import", b"coding", b"exec", b"eval", b"compile", b"getattr", b"globals",
-          b"vars", b"locals", b"breakpoint", b"__")  # fmt: skip
+          b"vars", b"locals", b"breakpoint", b"help", b"__")  # fmt: skip
 """An ASCII source without these imports nothing and computes no name it calls (no coding
 declaration spells `import` in other bytes, `\\u0069mport`, no string `exec`ed spells it
 `\\x69mport`; hooks72: `__builtins__.__dict__['__imp' + 'ort__']('demo_inner')` spells neither,
 and passed unparsed, exit 0; a dunder, `().__class__.__base__.__subclasses__()`, may reach any
-loader), and is not parsed."""
+loader; review72d: a `sitecustomize` of `help('demo_inner')`, pydoc's import, passed unparsed),
+and is not parsed."""
 _DEFINED = re.compile(rb"\bdef\s+([A-Za-z_]\w*)")
 _READ = re.compile(rb"\.\s*([A-Za-z_]\w*)")
 IMPORTING = {"__import__": "name", "import_module": "name", "find_spec": "name",
@@ -61,6 +62,26 @@ name, runs nothing itself)."""
 _NAMESPACES = frozenset({"globals", "locals", "vars", "__dict__", "modules", "__builtins__"})
 """What code subscripts to reach a function or module by a key (`globals()[name]`,
 `sys.modules[name]`, `m.__dict__[name]`)."""
+RUNNERS: dict[str, frozenset[str]] = {
+    "builtins": frozenset({"help", "breakpoint"}),  # pydoc's `locate`; `PYTHONBREAKPOINT`
+    "timeit": frozenset(), "code": frozenset(), "cProfile": frozenset(), "profile": frozenset(),
+    "pdb": frozenset(), "trace": frozenset(), "doctest": frozenset(), "pydoc": frozenset(),
+    "pickle": frozenset(), "_pickle": frozenset(), "shelve": frozenset(), "ctypes": frozenset(),
+    "importlib._bootstrap": frozenset(), "importlib._bootstrap_external": frozenset(),
+    "unittest.mock": frozenset(), "logging.config": frozenset(),
+    "importlib.metadata": frozenset({"entry_points", "EntryPoint"}),
+    "importlib_metadata": frozenset({"entry_points", "EntryPoint"}),
+    "pkg_resources": frozenset({"iter_entry_points", "load_entry_point", "EntryPoint"}),
+    "pkgutil": frozenset({"walk_packages", "get_loader", "find_loader"}),
+    "runpy": frozenset({"_run_module_as_main", "_run_code", "_run_module_code"}),
+    "warnings": frozenset({"_setoption", "_processoptions"}),
+    "types": frozenset({"FunctionType", "LambdaType", "CodeType"}),
+}  # fmt: skip
+"""The functions (every function of a module where none is listed) that import or run what a
+string names, beside `IMPORTING` and `exec`: `timeit.timeit('import a')`, `help('a')` (pydoc
+imports it), `pickle.loads` (a pickle names the function it calls), `importlib._bootstrap.
+_gcd_import('a')`, `unittest.mock.patch('a.X')`, an entry point's `load`, a function made of a
+code object (review72d: each passed, exit 0, while a venv's `python -c pass` ran the module)."""
 _BUILTINS = frozenset({"builtins", "__builtins__"})
 _AROUND = 16
 """Nodes of what code subscripts looked through for a namespace (a chain may be 10,000 long)."""
@@ -141,16 +162,31 @@ def computed(node: ast.Call) -> str | None:
     return None
 
 
-def unread_call(call: ast.Call, unnamed: bool, taken: set[str]) -> str:
+def unread_call(
+    call: ast.Call, unnamed: bool, taken: set[str], function: tuple[str, ...] | None = None
+) -> str:
     """How `call` computes what it imports or calls (`unnamed`: it is an importing function
     whose module k3diff cannot name; `taken`: names assigned a function taken by a computed
-    name), empty where it does not."""
+    name; `function`: the function it calls, where an import names it), empty where it does
+    not."""
     func = call.func
     if unnamed:
         return f"`{called_name(func)}` of a computed name at line {call.lineno}"
     if isinstance(func, ast.Name) and func.id in taken:
         return f"a call by a computed name at line {call.lineno}"
-    return computed(call) or ""
+    return computed(call) or runner(function or (), call.lineno)
+
+
+def runner(function: tuple[str, ...], line: int) -> str:
+    """How a call of `function` (`timeit.timeit`, `builtins.help`) imports or runs what a
+    string names, as `RUNNERS` holds, empty where it does not."""
+    for end in range(len(function) - 1, 0, -1):
+        names = RUNNERS.get(".".join(function[:end]))
+        if names is not None and (not names or function[end] in names):
+            return (
+                f"`{'.'.join(function)}`, which imports or runs what a string names, at line {line}"
+            )
+    return ""
 
 
 def _getattr_args(node: ast.AST) -> list[ast.expr] | None:

@@ -38,8 +38,8 @@ import ast
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
+from k3diff.wheel.boundnames import Module, Names, function_called, function_of, module_of, owner_of
 from k3diff.wheel.computednames import (
-    IMPORTING,
     RUNNING,
     attribute,
     by_computed_name,
@@ -48,11 +48,10 @@ from k3diff.wheel.computednames import (
     importer,
     literal,
     namespace_key,
+    runner,
     unread_call,
 )
 
-Module = tuple[str, ...]
-"""A dotted module name, split at its dots."""
 Named = tuple[Module, bool]
 """A module named for import, and whether every module below it may be imported too (`*`)."""
 Call = tuple[Module, str]
@@ -255,7 +254,7 @@ def _imports(
     names others call, which an import here may bind)."""
     found: dict[Module, bool] = {}
     bound: dict[str, Module] = {}  # a name an import binds, to the module (or `module.name`)
-    scope = _Names(bound, {"__name__": ".".join(module), "__package__": ".".join(package)})
+    scope = Names(bound, {"__name__": ".".join(module), "__package__": ".".join(package)})
     named: list[ast.Name | ast.Attribute | ast.Call] = []
     stars: list[Module] = []  # the modules `from a import *` binds every public name of
     assigned: list[tuple[str, ast.expr]] = []
@@ -286,26 +285,28 @@ def _imports(
             continue
         _found(found, names)
     for target, value in assigned:  # `imp = __import__`, `start = demo_hook.install`: bound as
-        function = _function_of(value, bound)  # an import binds a function
+        function = function_of(value, bound)  # an import binds a function
         bound.update({target: function} if function else {})
     taken = {target for target, value in assigned if by_computed_name(value)}  # `f = getattr(m,
     through: dict[Call, None] = {}  # name)`, then `f()`
     called = {id(node.func) for node in named if isinstance(node, ast.Call)}
-    called.update(id(value) for _, value in assigned if _function_of(value, bound))  # bound
+    called.update(id(value) for _, value in assigned if function_of(value, bound))  # bound
     for node in named:  # once every import is bound: a function may use one imported later
         if isinstance(node, ast.Call):
             modules = imported(node, scope.bound, scope.here)
             _found(found, modules or [])
             func = node.func
-            unread = unread or unread_call(node, modules is None, taken)
+            unread = unread or unread_call(
+                node, modules is None, taken, function_called(func, scope)
+            )
             for value, name in filter(None, (attribute(func), attribute(node))):
-                owner = _module_of(value, scope)  # `demo_hook.go()`, `getattr(demo_hook, 'go')`
+                owner = module_of(value, scope)  # `demo_hook.go()`, `getattr(demo_hook, 'go')`
                 through.update({(owner, name): None} if owner is not None else {})
             continue
         if id(node) not in called and (runs := _running(node, scope)):  # `map(__import__, x)`
             unread = unread or f"`{runs}` taken as a value at line {node.lineno}"
         if isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Call)):
-            owner = _owner(node.value, scope)  # `demo_hook.flush` handed on
+            owner = owner_of(node.value, scope)  # `demo_hook.flush` handed on
             if owner is not None:
                 through[owner, node.attr] = None
         elif isinstance(node, ast.Name) and len(bound.get(node.id, ())) > 1:
@@ -319,16 +320,18 @@ def _imports(
     return Imports(list(found.items()), list(through), unread)
 
 
-def _running(node: ast.Name | ast.Attribute, names: _Names) -> str | None:
+def _running(node: ast.Name | ast.Attribute, names: Names) -> str | None:
     """The importing function, `exec` or `eval` a name or a module's attribute read stands for
     (`__import__`, `importlib.import_module`, `load` after `from importlib import import_module
-    as load`)."""
+    as load`), or a function of `computednames.RUNNERS` (`map(timeit.timeit, x)`, `h = help`:
+    review72d, each passed, exit 0)."""
     if not isinstance(node.ctx, ast.Load):
         return None
     name = importer(node, names.bound) or called_name(node)
-    if isinstance(node, ast.Attribute) and _module_of(node.value, names) is None:
+    if isinstance(node, ast.Attribute) and module_of(node.value, names) is None:
         return None
-    return name if name in RUNNING else None
+    function = function_called(node, names) or ()
+    return name if name in RUNNING else ".".join(function) if runner(function, 0) else None
 
 
 def _found(found: dict[Module, bool], names: Iterable[tuple[str, bool]]) -> None:
@@ -337,56 +340,6 @@ def _found(found: dict[Module, bool], names: Iterable[tuple[str, bool]]) -> None
         split = tuple(name.split("."))
         if name and all(split):
             found[split] = found.get(split, False) or every
-
-
-@dataclass(frozen=True)
-class _Names:
-    """What the names of a module's code stand for, as k3diff reads them."""
-
-    bound: dict[str, Module]
-    """A name an import binds, to the module (or `module.name`: `from a import f`)."""
-    here: dict[str, str]
-    """`__name__` and `__package__`, the module's (empty for a `.pth` line)."""
-
-
-def _module_of(node: ast.expr, names: _Names) -> Module | None:
-    """The module an expression is, where an import bound it (`demo_hook`, `a.b` after
-    `import a.b`, `__import__('a')`, `importlib.import_module('a.b')`)."""
-    attributes = []
-    while (found := attribute(node)) is not None:  # walked, not recursed: a chain may be 10,000
-        node, name = found  # long (`getattr(a, 'b')` is `a.b`)
-        attributes.append(name)
-    owner = _owner(node, names)
-    return None if owner is None else (*owner, *reversed(attributes))
-
-
-def _function_of(value: ast.expr, bound: dict[str, Module]) -> Module | None:
-    """The function an assigned value is, where an import bound it (`demo_hook.install`, `f`
-    after `from a import f`) or it imports (`__import__`), as `bound` holds a function."""
-    if isinstance(value, ast.Name):
-        known = bound.get(value.id)
-        return known or (("builtins", value.id) if value.id in IMPORTING else None)
-    found = attribute(value)  # `demo_hook.install`, `getattr(importlib, 'import_module')`
-    owner = None if found is None else _module_of(found[0], _Names(bound, {}))
-    if owner is not None and found is not None:
-        return (*owner, found[1])
-    name = called_name(value)  # `__builtins__['__import__']`
-    return ("builtins", name) if name in IMPORTING else None
-
-
-def _owner(node: ast.expr, names: _Names) -> Module | None:
-    """The module a name or an import call is (`_module_of` past the attributes)."""
-    if isinstance(node, ast.Name):
-        return names.bound.get(node.id)
-    if isinstance(node, ast.Subscript) and (key := namespace_key(node)):
-        return tuple(key.split("."))  # `sys.modules['demo_boot']` (`globals()['x']`: no module
-    if isinstance(node, ast.Call):  # of that name, or one it imports: more followed, never less)
-        named = imported(node, names.bound, names.here)
-        if named and named[0][0]:
-            split = tuple(named[0][0].split("."))
-            whole = importer(node.func, names.bound) == "import_module" or len(named) > 1
-            return split if whole or named[0][1] else split[:1]  # `__import__('a.b')` is `a`
-    return None
 
 
 def _source(node: ast.ImportFrom, package: Module) -> str | None:

@@ -31,13 +31,13 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
+from k3diff.wheel.boundnames import Module
 from k3diff.wheel.casereads import CUSTOMIZE, loaded_names
 from k3diff.wheel.computednames import unparsed_names
 from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheel.hookimports import (
     NODES,
     Imports,
-    Module,
     Named,
     line_modules,
     module_imports,
