@@ -118,7 +118,12 @@ def _flat(state: Any, items: Iterable[Any]) -> Iterator[Any]:
         yield item
 
 
+_READ: list[str] = []
+"""The operators read by name here: one missing is a parser changed (`ParserChanged`)."""
+
+
 def _ops(*names: str) -> frozenset[Any]:
+    _READ.extend(names)
     return frozenset(getattr(sre_constants, name, None) for name in names)
 
 
@@ -196,6 +201,9 @@ def spread_branches(pattern: re.Pattern[str]) -> tuple[Branch, ...]:
 
 
 def _branches(pattern: re.Pattern[str]) -> tuple[Branch, ...]:
+    gone = [name for name in _READ if not hasattr(sre_constants, name)]
+    if gone:
+        raise AttributeError(f"no {', '.join(gone)}")
     parsed = sre_parse.parse(pattern.pattern, pattern.flags)
     if _width(parsed.state, parsed.data) <= PART_CHARS:
         return ()

@@ -68,12 +68,16 @@ def test_a_terminal_code_across_a_seam_hides_no_crash(tmp_path: Path) -> None:
     assert "matches crash" in _fails(tmp_path, line)
 
 
+@pytest.mark.parametrize("change", ["missing", "an operator renamed"])
 def test_a_python_whose_parser_is_not_read_here_refuses_a_long_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str
 ) -> None:
     """`re._parser` is private to CPython: where it is missing or changed, a long line is
     refused in one line (exit 2), never passed unread; a log of short lines is scanned."""
-    monkeypatch.setattr(spread, "sre_parse", None)
+    if change == "missing":
+        monkeypatch.setattr(spread, "sre_parse", None)
+    else:
+        monkeypatch.setattr(spread, "_READ", [*spread._READ, "POSSESSIVE_REPEAT_RENAMED"])
     base = write(tmp_path / "b.log", clean())
     patch = write(tmp_path / "p.log", "x" * (2 * MIB) + "\n" + clean(pid=9))
     result = run_k3diff("logs", base, patch)
