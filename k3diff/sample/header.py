@@ -18,6 +18,9 @@ from k3diff.sample.credentials import redacted_url
 from k3diff.sample.names import MODES, SIDES
 from k3diff.sample.oneserver import (
     IDENTITY_FIELD,
+    IDENTITY_ONE,
+    IDENTITY_TWO,
+    IDENTITY_UNCHECKED,
     OneServer,
     identity_unchecked,
     normalised,
@@ -185,6 +188,7 @@ def read_header(value: Mapping[str, Any], where: str) -> RunHeader:
     if not isinstance(run, dict):
         raise InputError(f"{where}: header has no 'run' object")
     log_format = _log_format(run, where)
+    _check_identity(run, where)
     return RunHeader(
         fields=run,
         run_id=_optional_string(run, "run_id", where),
@@ -221,6 +225,33 @@ def _log_format(run: Mapping[str, Any], where: str) -> int | None:
     _check_connects(run, where)
     check_command(run, where)
     return found
+
+
+_IDENTITY_KEYS = frozenset({"result", "why", "sent", "series"})
+
+
+def _check_identity(run: Mapping[str, Any], where: str) -> None:
+    """`run.server_identity`, where written, as the schema states it (review72e: a `result`
+    of no such word, or `sent` GETs of 0, was read: a word other than `one-server` or
+    `unchecked` as two servers checked)."""
+    identity = run.get(IDENTITY_FIELD)
+    if identity is None:
+        return
+    said = f"{where}: header 'run.{IDENTITY_FIELD}'"
+    if not isinstance(identity, dict) or not _IDENTITY_KEYS.issuperset(identity):
+        raise InputError(f"{said} is not an object of {', '.join(sorted(_IDENTITY_KEYS))}")
+    if identity.get("result") not in (IDENTITY_ONE, IDENTITY_TWO, IDENTITY_UNCHECKED):
+        raise InputError(
+            f"{said}.result is not {IDENTITY_ONE}, {IDENTITY_TWO} or {IDENTITY_UNCHECKED}"
+        )
+    sent = identity.get("sent")
+    if isinstance(sent, bool) or not isinstance(sent, int) or sent < 1:
+        raise InputError(f"{said}.sent is not a positive integer")
+    for key in ("why", "series"):
+        if not isinstance(identity.get(key, ""), str):
+            raise InputError(f"{said}.{key} is not a string")
+    if "why" not in identity:
+        raise InputError(f"{said}.why missing")
 
 
 def _check_connects(run: Mapping[str, Any], where: str) -> None:
