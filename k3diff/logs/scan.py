@@ -150,7 +150,8 @@ def scan_file(
         source = raw if hashing is None else cast(BinaryIO, hashing)
         stream: Readable = Inflating(source, shown, budget) if compressed else source
         lines = long_lines = 0
-        tails = TailSearch(tuple(r for r in rules if r.severity is Severity.ERROR), every_line)
+        errors = tuple(r for r in rules if r.severity is Severity.ERROR)
+        tails = TailSearch(errors, every_line, shown)
         unread: dict[int, str] = {}
         try:
             for block, part in blocks(stream):

@@ -26,15 +26,21 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import platform
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from re import _compiler as sre_compile  # type: ignore[attr-defined]
-from re import _constants as sre_constants  # type: ignore[attr-defined]
-from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
+try:  # CPython's own (3.11 on); a Python without them refuses a long line (`ParserChanged`)
+    from re import _compiler as sre_compile  # type: ignore[attr-defined]
+    from re import _constants as sre_constants  # type: ignore[attr-defined]
+    from re import _parser as sre_parse  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover
+    sre_compile = sre_constants = sre_parse = None
+
 from k3diff.logs.files import OVERLAP
+from k3diff.logs.normalize import strip_worker_prefix
 
 PART_CHARS = OVERLAP // 4
 """Characters a part's match may hold: whole in the `OVERLAP` bytes that lead a piece, at up to
@@ -76,8 +82,27 @@ def _refers(value: object) -> bool:
 
 
 def _width(state: Any, items: list[Any]) -> int:
+    """The most characters a match of `items` may span, with the text its lookarounds read
+    beyond it (review72e: `fatal(?=.*end)`, three characters wide, read the rest of the line:
+    `end` a piece later was missed, exit 0)."""
     high: int = sre_parse.SubPattern(state, items).getwidth()[1]
-    return high
+    return high + sum(reach for _ahead, reach in _lookarounds(items))
+
+
+def _lookarounds(value: object) -> Iterator[tuple[bool, int]]:
+    """Each lookaround in parsed items, nested ones too: (whether it looks ahead, the most
+    characters it reads)."""
+    if isinstance(value, sre_parse.SubPattern):
+        value = value.data
+    if not isinstance(value, tuple | list):
+        return
+    if len(value) == 2 and value[0] in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
+        direction, body = value[1]
+        ahead = value[0] is sre_constants.ASSERT and direction == 1
+        yield ahead, body.getwidth()[1] + sum(reach for _a, reach in _lookarounds(body))
+        return
+    for item in value:
+        yield from _lookarounds(item)
 
 
 def _flat(state: Any, items: Iterable[Any]) -> Iterator[Any]:
@@ -93,21 +118,24 @@ def _flat(state: Any, items: Iterable[Any]) -> Iterator[Any]:
         yield item
 
 
-_CHARACTER = frozenset(
-    {
-        sre_constants.ANY,
-        sre_constants.IN,
-        sre_constants.LITERAL,
-        sre_constants.NOT_LITERAL,
-        sre_constants.CATEGORY,
-    }
-)
+_READ: list[str] = []
+"""The operators read by name here: one missing is a parser changed (`ParserChanged`)."""
+
+
+def _ops(*names: str) -> frozenset[Any]:
+    _READ.extend(names)
+    return frozenset(getattr(sre_constants, name, None) for name in names)
+
+
+class ParserChanged(Exception):
+    """`re._parser` is missing, or not of the shape read here (it is private to CPython)."""
+
+
+_CHARACTER = _ops("ANY", "IN", "LITERAL", "NOT_LITERAL", "CATEGORY")
 """Items that match one character whatever surrounds it (a repeat of one runs alike read
 backwards)."""
-_REPEATS = frozenset(
-    {sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT}
-)
-_ENDS = frozenset({sre_constants.AT_END, sre_constants.AT_END_STRING})
+_REPEATS = _ops("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+_ENDS = _ops("AT_END", "AT_END_STRING")
 
 
 def _run_to_end(state: Any, items: list[Any]) -> tuple[list[Any], re.Pattern[str] | None]:
@@ -131,6 +159,9 @@ def _run_to_end(state: Any, items: list[Any]) -> tuple[list[Any], re.Pattern[str
 def _parts(state: Any, whole: list[Any]) -> Branch:
     parts: list[Part] = []
     run: list[Any] = []
+    if any(ahead and reach > PART_CHARS for ahead, reach in _lookarounds(whole)):
+        # Whether it matches hangs on text anywhere past it, the head's included: no part.
+        return ()
     items, to_end = _run_to_end(state, list(_flat(state, whole)))
 
     def close() -> None:
@@ -160,8 +191,21 @@ def spread_branches(pattern: re.Pattern[str]) -> tuple[Branch, ...]:
     (none: every match of it is whole in one piece)."""
     if pattern.flags & re.DEBUG:
         return ()
+    try:
+        return _branches(pattern)
+    except (AttributeError, TypeError, ValueError, IndexError, KeyError) as exc:
+        raise ParserChanged(
+            f"Python {platform.python_version()}'s re._parser is not the one read here "
+            f"({type(exc).__name__}: {exc})"
+        ) from None
+
+
+def _branches(pattern: re.Pattern[str]) -> tuple[Branch, ...]:
+    gone = [name for name in _READ if not hasattr(sre_constants, name)]
+    if gone:
+        raise AttributeError(f"no {', '.join(gone)}")
     parsed = sre_parse.parse(pattern.pattern, pattern.flags)
-    if parsed.getwidth()[1] <= PART_CHARS:
+    if _width(parsed.state, parsed.data) <= PART_CHARS:
         return ()
     items = list(_flat(parsed.state, parsed.data))
     if len(items) == 1 and items[0][0] is sre_constants.BRANCH:
@@ -198,7 +242,21 @@ class Spread:
     def piece(self, text: str, led: int, last: bool) -> bool:
         """Search the next piece (`text`, its first `led` characters the end of what came
         before; `last`: the line ends with it): whether a branch's parts are now all found,
-        the last one past `led` (or running to the line's end)."""
+        the last one past `led` (or running to the line's end). A carriage return past `led`
+        starts the line over, as the scanner reads it: the line read so far ends there, and
+        the text past the last one is searched afresh, its worker prefix removed (review72e:
+        `^fatal.*gone` after a `\r` or a worker prefix, `fatal.*gone$` before `\r`, were
+        missed, exit 0). The parts between two are whole in the piece (`TailSearch.match`)."""
+        cut = text.find("\r", led)
+        if cut < 0:
+            return self._piece(text, led, last)
+        if self._piece(text[:cut], led, True):
+            return True
+        self.found = [0] * len(self.branches)
+        self.running = [False] * len(self.branches)
+        return self._piece(strip_worker_prefix(text[text.rfind("\r") + 1 :]), -1, last)
+
+    def _piece(self, text: str, led: int, last: bool) -> bool:
         for index, branch in enumerate(self.branches):
             if branch and branch[-1].to_end is not None:
                 found = self._advance(branch, self.found[index], text, len(branch) - 1, led)

@@ -18,7 +18,8 @@ from k3diff.sample.credentials import redacted_url
 from k3diff.sample.names import MODES, SIDES
 from k3diff.sample.oneserver import (
     IDENTITY_FIELD,
-    IDENTITY_RESULTS,
+    IDENTITY_ONE,
+    IDENTITY_TWO,
     IDENTITY_UNCHECKED,
     OneServer,
     identity_unchecked,
@@ -190,6 +191,7 @@ def read_header(value: Mapping[str, Any], where: str) -> RunHeader:
     if not isinstance(run, dict):
         raise InputError(f"{where}: header has no 'run' object")
     log_format = _log_format(run, where)
+    _check_identity(run, where)
     return RunHeader(
         fields=run,
         run_id=_optional_string(run, "run_id", where),
@@ -224,32 +226,46 @@ def _log_format(run: Mapping[str, Any], where: str) -> int | None:
                 "wrote it"
             )
     _check_connects(run, where)
-    if found >= 3:
-        _check_identity(run, where)
     check_command(run, where)
     return found
 
 
+_IDENTITY_KEYS = frozenset({"result", "why", "sent", "series"})
+
+
 def _check_identity(run: Mapping[str, Any], where: str) -> None:
-    """`server_identity` as `sample` writes it: a `result` it gives, and one or two servers
-    only where the header records both sides' `/metrics` read (review72c: before, a result
-    edited to another word, or to `two-servers` in a run of `--metrics-url off`, dropped
-    triage's unchecked note, and `one-server` its hold)."""
-    identity, metrics = run.get(IDENTITY_FIELD), run.get("metrics")
-    identity = identity if isinstance(identity, dict) else {}
+    """`run.server_identity`, where written, as `sample` writes it and the schema states it: a
+    `result` it gives with its `why`, `sent` GETs ≥ 1, and one or two servers only where the
+    header records both sides' `/metrics` read (review72c: a result edited to another word, or
+    to `two-servers` in a run of `--metrics-url off`, dropped triage's unchecked note, and
+    `one-server` its hold; review72e: `sent` of 0 was read)."""
+    identity = run.get(IDENTITY_FIELD)
+    if identity is None:
+        return
+    said = f"{where}: header 'run.{IDENTITY_FIELD}'"
+    edited = "the header was edited; give the log as sample wrote it"
+    if not isinstance(identity, dict) or not _IDENTITY_KEYS.issuperset(identity):
+        raise InputError(f"{said} is not an object of {', '.join(sorted(_IDENTITY_KEYS))}")
     result = identity.get("result")
-    if result not in IDENTITY_RESULTS or not isinstance(identity.get("why"), str):
+    if result not in (IDENTITY_ONE, IDENTITY_TWO, IDENTITY_UNCHECKED):
         raise InputError(
-            f"{where}: header 'run.{IDENTITY_FIELD}' is not what k3diff sample writes (a "
-            f"result of {', '.join(IDENTITY_RESULTS)} and why): the header was edited; give "
-            "the log as sample wrote it"
+            f"{said} is not what k3diff sample writes (a result of {IDENTITY_ONE}, "
+            f"{IDENTITY_TWO} or {IDENTITY_UNCHECKED}): {edited}"
         )
+    sent = identity.get("sent")
+    if isinstance(sent, bool) or not isinstance(sent, int) or sent < 1:
+        raise InputError(f"{said}.sent is not a positive integer")
+    for key in ("why", "series"):
+        if not isinstance(identity.get(key, ""), str):
+            raise InputError(f"{said}.{key} is not a string")
+    if "why" not in identity:
+        raise InputError(f"{said}.why missing")
+    metrics = run.get("metrics")
     read = isinstance(metrics, dict) and all(isinstance(metrics.get(s), dict) for s in SIDES)
     if result != IDENTITY_UNCHECKED and not read:
         raise InputError(
-            f"{where}: header 'run.{IDENTITY_FIELD}' says {result}, but the header records "
-            "no /metrics of both sides for the servers' counters to have said it: the header "
-            "was edited; give the log as sample wrote it"
+            f"{said} says {result}, but the header records no /metrics of both sides for the "
+            f"servers' counters to have said it: {edited}"
         )
 
 

@@ -24,6 +24,7 @@ import pytest
 from cli_support import run_k3diff
 from wheels.wheelset_support import release_sets
 
+import k3diff.documents
 from documents.test_schema_ranges_runs import _telemetry
 
 Path_ = tuple[str | int, ...]
@@ -203,3 +204,53 @@ def test_every_bound_the_samples_schema_states_report_holds(
             _set(line, path, was)
     assert tried > 0
     assert passed == [], "\n".join(passed)
+
+
+SCHEMA_MAPS = frozenset({"properties", "$defs", "patternProperties"})
+"""Keywords whose value maps names to subschemas."""
+SCHEMA_ONE = frozenset({"items", "additionalProperties", "if", "then", "else", "not"})
+"""Keywords whose value is a subschema."""
+SCHEMA_LISTS = frozenset({"prefixItems", "anyOf", "oneOf", "allOf"})
+"""Keywords whose value lists subschemas."""
+FOLLOWED = SCHEMA_MAPS | SCHEMA_ONE | SCHEMA_LISTS | {"$ref"}
+"""What the walk above reaches a field's subschemas through: the validator's own errors,
+which follow every one of these (`_subschemas`)."""
+NOT_WALKED = frozenset({"minItems", "maxItems", "minLength", "maxLength", "pattern", "const"})
+"""Bounds the walk does not edit past (review72e: a `sha256` of no hex, a wheelset pair's
+`wheels.schema` of another name, were read; a list's length needs a list edit)."""
+DATA = frozenset(
+    {"type", "description", "title", "$schema", "$id", "required", "dependentRequired", "format"}
+)
+"""Keywords that state no subschema and no bound a value could pass."""
+
+
+def _keywords(schema: Any) -> Iterator[str]:
+    """Every keyword of `schema` and of each subschema in it."""
+    if not isinstance(schema, dict):
+        return
+    for key, value in schema.items():
+        yield key
+        if key in SCHEMA_MAPS:
+            for sub in value.values():
+                yield from _keywords(sub)
+        elif key in SCHEMA_ONE:
+            yield from _keywords(value)
+        elif key in SCHEMA_LISTS:
+            for sub in value:
+                yield from _keywords(sub)
+
+
+def test_every_schema_keyword_is_one_the_walk_knows() -> None:
+    """A schema that states a field's bound through a construct the walk does not follow, or a
+    bound it does not try, would leave that bound unheld unseen: every keyword the schemas use
+    is one of those listed here (the walk's bounds, the constructs the validator follows, the
+    bounds not walked, data)."""
+    schemas = Path(k3diff.documents.__file__).parent / "schemas"
+    found = {
+        key
+        for path in sorted(schemas.glob("*.json"))
+        for key in _keywords(json.loads(path.read_text()))
+    }
+    assert found, schemas
+    unknown = found - set(BOUNDS) - FOLLOWED - NOT_WALKED - DATA
+    assert unknown == set(), f"schema keywords the walk does not know: {sorted(unknown)}"
