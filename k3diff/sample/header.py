@@ -139,8 +139,8 @@ class RunHeader:
             f"whether base and patch of {log} are one server reached at two addresses (a LAN "
             f"address, a DNS alias, a forwarder) was not checked by the servers' counters: {why}; "
             "nothing to do where you know the two URLs reach two servers you started; else "
-            "check that they do, or sample again where both servers' Prometheus metrics (their "
-            "/metrics, or --metrics-url SIDE=URL) count HTTP requests, as vLLM's do"
+            "check that they do, or sample again against servers whose Prometheus metrics count "
+            "HTTP requests, as vLLM's do"
         )
 
     @property

@@ -143,8 +143,8 @@ def test_servers_without_counters_are_said_unchecked(tmp_path: Path, fault_serve
     # newuser72: it alarmed without saying what to do about it.
     assert said.endswith(
         "; nothing to do where you know the two URLs reach two servers you started; else check "
-        "that they do, or sample again where both servers' Prometheus metrics (their /metrics, "
-        "or --metrics-url SIDE=URL) count HTTP requests, as vLLM's do"
+        "that they do, or sample again against servers whose Prometheus metrics count HTTP "
+        "requests, as vLLM's do"
     ), said
     assert "nothing to do where you know the two URLs reach two servers" in text.stdout
 
