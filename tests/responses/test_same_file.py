@@ -11,12 +11,14 @@ from typing import Any
 
 import pytest
 
-from .lm_eval_logs import generate_current
 from .fixtures import write_jsonl
+from .lm_eval_logs import generate_current
 
 
 def _log(path: Path) -> Path:
-    return write_jsonl(path, [generate_current(n, f"Q{n}", ["42"], "42", "none", 1.0) for n in range(8)])
+    return write_jsonl(
+        path, [generate_current(n, f"Q{n}", ["42"], "42", "none", 1.0) for n in range(8)]
+    )
 
 
 @pytest.mark.parametrize("how", ["same-path", "hard-link", "symlink", "dot-slash"])
