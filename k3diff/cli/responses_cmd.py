@@ -10,6 +10,7 @@ import click
 
 from k3diff.cli.common import FiniteFloatRange, input_cap_options, output_options
 from k3diff.cli.progress import TerminalProgress
+from k3diff.cli.samefile import refuse_same_file
 from k3diff.cli.summaries import SUMMARIES
 from k3diff.output import OutputFormat, emit_chunks
 from k3diff.report.responses import DEFAULT_LIMIT, StreamedReport, verdict_text
@@ -245,6 +246,7 @@ def responses(
       k3diff responses base.jsonl patch.jsonl --ignore-field model
       k3diff responses base/samples_gsm8k.jsonl patch/samples_gsm8k.jsonl --fail-on score-drop
     """
+    _refuse_one_file(base, patch, base_rerun)
     options = CompareOptions(
         key=key,
         normalize=tuple(Normalization(n) for n in normalize),
@@ -280,3 +282,13 @@ def responses(
         verdict = verdict_text(overview)
         emit_chunks(report.chunks(overview), output, verdict)
     return int(overview.exit_code)
+
+
+def _refuse_one_file(base: Path, patch: Path, base_rerun: Path | None) -> None:
+    """BASE, PATCH and --base-rerun naming one file: exit 2. A log compared with itself differs
+    nowhere and its scores moved nowhere, an exit 0 that says nothing of the patch."""
+    give = "give each run's own log"
+    refuse_same_file(base, patch, ("BASE", "PATCH"), give)
+    if base_rerun is not None:
+        refuse_same_file(base, base_rerun, ("BASE", "--base-rerun"), give)
+        refuse_same_file(patch, base_rerun, ("PATCH", "--base-rerun"), give)

@@ -18,6 +18,7 @@ from k3diff.cli.common import (
     refuse_output_over_input,
     waivers_option,
 )
+from k3diff.cli.samefile import refuse_same_file
 from k3diff.cli.sourceoptions import source_spec
 from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import InputError, NestedRepositoryError, SourceError, UsageError
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
     from k3diff.wheel.codes import Code
     from k3diff.wheels.compare import WheelOptions
     from k3diff.wheels.releaseset import ReleaseSide
+
+_SIDES = ("BASE", "PATCH")
+_GIVE_WHEELS = "give the base and the patch wheel (or two release directories)"
 
 
 def _codes(values: tuple[str, ...], option: str) -> frozenset[Code]:
@@ -250,7 +254,7 @@ def wheels(
         )
         for base_file in base_files:
             for patch_file in patch_files:
-                _refuse_same_file(base_file, patch_file)
+                refuse_same_file(base_file, patch_file, _SIDES, _GIVE_WHEELS)
         return _release_set(
             base_side,
             patch_side,
@@ -261,7 +265,7 @@ def wheels(
         )
     if base is None or patch is None:
         raise UsageError("give BASE and PATCH (two wheels or two directories), or --base/--patch")
-    _refuse_same_file(base, patch)
+    refuse_same_file(base, patch, _SIDES, _GIVE_WHEELS)
     if base.is_dir() or patch.is_dir():
         from k3diff.wheels.releaseset import Side, scan_directory
 
@@ -309,20 +313,6 @@ def wheels(
     )
     quickexit.hold(report)  # written and closed: the process may end without freeing it
     return int(report.exit_code)
-
-
-def _refuse_same_file(base: Path, patch: Path) -> None:
-    """BASE and PATCH naming one file (or directory) would compare nothing: exit 2, never a
-    pass that proves nothing. A copy of a file is a real comparison and is not refused."""
-    try:
-        same = base.samefile(patch)
-    except OSError:
-        return  # a missing input is reported where it is opened
-    if same:
-        raise UsageError(
-            f"BASE {base} and PATCH {patch} are the same file: nothing would be compared; "
-            "give the base and the patch wheel (or two release directories)"
-        )
 
 
 @contextmanager

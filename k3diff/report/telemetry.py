@@ -25,7 +25,13 @@ from k3diff.telemetry.coverage import (
     cold_unread,
     kv_lost,
 )
-from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
+from k3diff.telemetry.model import (
+    COUNTER_RESET,
+    PREEMPTION_NEW,
+    UNREPORTED_PREFIX,
+    Expectation,
+    TelemetryReport,
+)
 from k3diff.telemetry.power import could_detect
 from k3diff.telemetry.windows import grouped, lost_to, lost_units, side_lost
 
@@ -67,6 +73,8 @@ def _gate_failure(report: TelemetryReport) -> str | None:
             and gate.smallest_p_adjusted <= report.alpha
         ):
             why = f"{lost_units(report.counter_resets)} lost to {_lost_to(report)}"
+        elif findings[0].detail.startswith(UNREPORTED_PREFIX):
+            why = findings[0].detail.split(":", 1)[0] + " (positions in no test)"
         return f"acceptance-undecided (--fail-on acceptance-drop could not decide: {why})"
     return None
 

@@ -21,6 +21,7 @@ from k3diff.telemetry.model import (
     ACCEPTANCE_UNDECIDED,
     GATE_EXACT_SPLITS,
     GATE_RESAMPLES,
+    UNREPORTED_PREFIX,
     AcceptanceGate,
     GateFinding,
     GateTest,
@@ -174,6 +175,8 @@ def acceptance_gate(
         )
     elif not findings and any(lost):
         findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, _lost(resets, tests, block)))
+    elif not findings and (unreported := _unreported(sides, len(tests))) is not None:
+        findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, unreported))
     return AcceptanceGate(
         tests,
         smallest,
@@ -197,4 +200,30 @@ def _lost(resets: Sequence[CounterReset], tests: tuple[GateTest, ...], block: in
         f"{first.where()}): the tests used {used.base_units:,} base and {used.patch_units:,} "
         f"patch {_of(block)}, not every unit the run sampled, so no drop in them is no pass; "
         "a run that loses none decides it"
+    )
+
+
+def _positions(reach: int) -> str:
+    return "no positions" if reach == 0 else "position 1" if reach == 1 else f"positions 1-{reach}"
+
+
+def _unreported(sides: Mapping[str, SideUnits], tests: int) -> str | None:
+    """Why a gate that found no drop does not pass when the base reports draft positions the
+    patch does not (no per-position counter, or fewer positions), or the patch reports positions
+    and the base none: those positions are in no test, and a drafter broken there barely moves
+    the pooled rate (hunt72b: a patch without vLLM's per-position counter passed on the pooled
+    test alone). A patch that drafts deeper than the base leaves nothing of the base untested."""
+    base, patch = sides.get("base"), sides.get("patch")
+    if base is None or patch is None:
+        return None
+    reach = [max((len(a) for _, a in c.position_units), default=0) for c in (base, patch)]
+    compared = compared_positions(base, patch)
+    if reach[0] <= compared and not compared == 0 < reach[1]:
+        return None
+    last = max(reach)
+    untested = f"position {last}" if compared + 1 == last else f"positions {compared + 1}-{last}"
+    return (
+        f"{UNREPORTED_PREFIX}{_positions(reach[0])}, patch {_positions(reach[1])}: {untested} in no "
+        f"test, where a broken drafter's late positions move the pooled rate little, so no drop "
+        f"in the {tests} tests is no pass; a run whose sides report the same positions decides it"
     )

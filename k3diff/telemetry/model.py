@@ -41,6 +41,8 @@ class Gate(StrEnum):
 ACCEPTANCE_UNDECIDED = "acceptance-undecided"
 """The finding of a gate whose units are too few for any p <= alpha (or with nothing to
 compare): held, it fails, as triage's no-power does."""
+UNREPORTED_PREFIX = "base reports "
+"""How the undecided detail of positions one side reports and the other not begins."""
 
 
 COUNTER_RESET = "counter-reset"

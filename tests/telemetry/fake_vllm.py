@@ -8,7 +8,8 @@ draft's token at position L is accepted with probability RATES[L-1] while every 
 Options: `preempt=N` adds N to `vllm:num_preemptions` per request (every server exposes the
 counter); `restart=N` restarts the counters (all back to 0, as a new server process) after
 the N-th request (inside its window); `restart_after_read=N` restarts them after the first
-`/metrics` read that follows the N-th request (between two windows); `hide=1` runs every
+`/metrics` read that follows the N-th request (between two windows); `positions=N` exposes
+the per-position counter for the first N positions only (0: no per-position counter); `hide=1` runs every
 2nd request at a tenth of RATES and answers the `/metrics` read after it with HTTP 500 (a server
 whose `/metrics` hides its bad windows; `hide=2`: that read lacks the speculation series); `v0=1` exposes vLLM V0's series instead (`vllm/engine/metrics.py`: draft,
 accepted and emitted token counters and the acceptance-rate gauge, no drafts, no positions),
@@ -36,6 +37,8 @@ rates = [float(x) for x in sys.argv[1].split(",")]
 rng = random.Random(int(sys.argv[2]))
 options = {k: int(v) for k, v in (arg.split("=") for arg in sys.argv[3:])}
 names = ["model_name", "engine"]
+SHOWN = options.get("positions", len(rates))
+"""Positions the per-position counter exposes (`positions=N`; 0: no such counter)."""
 lock = threading.Lock()
 served = 0
 fail_next_read = False
@@ -88,7 +91,9 @@ class Metrics:
         else:
             registry.unregister(self.emitted)
             registry.unregister(self.rate)
-            for position in range(len(rates)):
+            if not SHOWN:
+                registry.unregister(self.per_pos)
+            for position in range(SHOWN):
                 self.per_pos.labels(*LABELS, str(position))
         running_totals[:] = [0, 0, 0]
 
@@ -150,7 +155,7 @@ class Handler(BaseHTTPRequestHandler):
                     m.drafts.labels(*LABELS).inc()
                     m.draft_tokens.labels(*LABELS).inc(len(rates))
                     m.accepted_tokens.labels(*LABELS).inc(accepted)
-                    for position in range(accepted):
+                    for position in range(min(accepted, SHOWN)):
                         m.per_pos.labels(*LABELS, str(position)).inc()
             if options.get("v0"):  # V0's log interval: the running totals added (a sum of sums)
                 m.accepted_tokens.labels(*LABELS).inc(running_totals[0])
