@@ -106,6 +106,22 @@ def attribute(node: ast.AST) -> tuple[ast.expr, str] | None:
     return None
 
 
+def special(name: str) -> bool:
+    """A dunder or sunder method's name (`__init__`, `_missing_`): Python or a metaclass calls
+    it."""
+    return len(name) > 2 and name.startswith("_") and name.endswith("_")
+
+
+def short_chain(node: ast.expr) -> bool:
+    """Whether `node` is a name or a call, or attributes of one at most `_AROUND` deep (each
+    attribute of a chain 10,000 long read down to its head would be quadratic)."""
+    for _ in range(_AROUND):
+        if not isinstance(node, ast.Attribute):
+            return isinstance(node, (ast.Name, ast.Call))
+        node = node.value
+    return False
+
+
 def namespace_key(node: ast.AST) -> str | None:
     """The literal key of a namespace subscripted (`globals()['go']`, `sys.modules['a']`)."""
     if not isinstance(node, ast.Subscript) or _namespace(node.value) is None:

@@ -149,6 +149,10 @@ NAMED_HOOKS = {
         b"import importlib._bootstrap as b\nb._gcd_import('demo_pkg.inner')\n",
         {"demo_pkg/__init__.py": b""},
     ),
+    "a function of a package's module handed on in a list, then called (fuzz72)": (
+        b"import demo_pkg.boot\n[f() for f in [demo_pkg.boot.go]]\n",
+        {"demo_pkg/__init__.py": b"", "demo_pkg/boot.py": b"def go():\n    import demo_pkg.inner\n"},
+    ),
     "__import__ with a computed fromlist": (
         b"names = ['in' + 'ner']\n__import__('demo_pkg', fromlist=names)\n",
         {"demo_pkg/__init__.py": b""},
