@@ -42,6 +42,7 @@ import fuzz_mutators as mut
 from fuzz_target import Target
 from fuzz_targets70 import prepare70
 from fuzz_targets71 import prepare71
+from fuzz_targets72 import prepare72
 
 K3DIFF = Path(sys.executable).parent / "k3diff"
 WHEEL = "engine-1.0-cp311-cp311-linux_x86_64.whl"
@@ -496,7 +497,7 @@ def main() -> int:
     args = parser.parse_args()
     corpus = args.corpus.resolve()
     prepare(corpus)
-    every = [*_targets(), *prepare70(corpus, K3DIFF), *prepare71(corpus)]
+    every = [*_targets(), *prepare70(corpus, K3DIFF), *prepare71(corpus), *prepare72(corpus)]
     targets = [t for t in every if not args.only or t.name in args.only.split(",")]
     rng = random.Random(args.seed)
     args.findings.mkdir(parents=True, exist_ok=True)

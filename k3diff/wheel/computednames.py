@@ -45,14 +45,20 @@ and is not parsed."""
 _DEFINED = re.compile(rb"\bdef\s+([A-Za-z_]\w*)")
 _READ = re.compile(rb"\.\s*([A-Za-z_]\w*)")
 IMPORTING = {"__import__": "name", "import_module": "name", "find_spec": "name",
-             "run_module": "mod_name", "resolve_name": "name"}  # fmt: skip
+             "run_module": "mod_name", "resolve_name": "name", "_gcd_import": "name",
+             "_find_and_load": "name"}  # fmt: skip
 """The functions that import (or run, or find the package of) the module their first argument
-(or this keyword) names."""
+(or this keyword) names (fuzz72: `importlib._bootstrap._gcd_import('demo_inner')`, which
+`import_module` calls, passed, exit 0, while `site` ran the changed module)."""
 _BY_PATH = frozenset({"spec_from_file_location", "run_path", "load_source", "load_compiled",
                       "load_module", "exec_module",
                       "load_dynamic", "load_package", "SourceFileLoader", "SourcelessFileLoader",
                       "ExtensionFileLoader", "zipimporter"})  # fmt: skip
 """The functions that load (or make a loader of) a module from a path."""
+_BY_CODE = frozenset({"FunctionType", "LambdaType"})
+"""`types`' functions that make a function of a code object (`compile`'s), called later
+(fuzz72: `types.FunctionType(compile('import demo_inner', 'x', 'exec'), {})()` passed, exit 0,
+while `site` ran the changed module)."""
 _BY_STRING = frozenset({"methodcaller", "attrgetter"})
 """`operator`'s functions that call or take by a name given as a string."""
 RUNNING = frozenset({"exec", "eval", *IMPORTING}) - {"find_spec"}
@@ -121,6 +127,22 @@ def attribute(node: ast.AST) -> tuple[ast.expr, str] | None:
     return None
 
 
+def special(name: str) -> bool:
+    """A dunder or sunder method's name (`__init__`, `_missing_`): Python or a metaclass calls
+    it."""
+    return len(name) > 2 and name.startswith("_") and name.endswith("_")
+
+
+def short_chain(node: ast.expr) -> bool:
+    """Whether `node` is a name or a call, or attributes of one at most `_AROUND` deep (each
+    attribute of a chain 10,000 long read down to its head would be quadratic)."""
+    for _ in range(_AROUND):
+        if not isinstance(node, ast.Attribute):
+            return isinstance(node, (ast.Name, ast.Call))
+        node = node.value
+    return False
+
+
 def namespace_key(node: ast.AST) -> str | None:
     """The literal key of a namespace subscripted (`globals()['go']`, `sys.modules['a']`)."""
     if not isinstance(node, ast.Subscript) or _namespace(node.value) is None:
@@ -153,6 +175,8 @@ def computed(node: ast.Call) -> str | None:
         )
     if name in _BY_PATH:
         return f"a module loaded from a path (`{name}`) at line {line}"
+    if name in _BY_CODE:
+        return f"a function made of a code object (`{name}`) at line {line}"
     if name in _BY_STRING:
         return f"a call by a name `{name}` takes at line {line}"
     while isinstance(func, ast.Attribute):  # `sys.modules[name].go()`

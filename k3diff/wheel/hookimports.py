@@ -23,13 +23,13 @@ where the class is named or its statement has a base (`Hook()` runs `__init__`, 
 `_generate_next_value_`), a module-level `__getattr__` always, or from elsewhere through a
 module an import bound (`demo_hook.install()`, `getattr(demo_hook, 'install')()`, `f()` after
 `from a import f`: `Imports.calls`; a re-export, `from ._impl import install`, is followed on;
-a name no import binds beside `from a import *`: every function of `a`, `EVERY`). review71b,
-fuzz71, hooks72: each shape passed before, a kept hook and a changed module it so imports.
-A name computed at run time (`__import__(name)`, `getattr(m, name)()`, `exec(text)`:
-`computednames`) is `Imports.unknown`: it may import any module. Not followed: a method no code
-names, a meta path finder's `find_spec` included, though `site`'s `import sitecustomize` calls
-an installed one at every start (hooks72: left, as setuptools' finder reaches all of setuptools
-by a computed name). Names are read for the whole module, whatever the scope or object.
+a name no import binds beside `from a import *`: every function of `a`, `EVERY`). Each shape passed
+before (review71b, fuzz71, hooks72; fuzz72: a function handed on as `a.b.go`). A name computed at
+run time (`__import__(name)`, `getattr(m, name)()`, `exec(text)`: `computednames`) is
+`Imports.unknown`: it may import any module. Not followed: a method no code names, a meta path
+finder's `find_spec` included, though `site`'s `import sitecustomize` calls an installed one at
+every start (hooks72: left, as setuptools' finder reaches all of setuptools by a computed name).
+Names are read for the whole module, whatever the scope or object.
 """
 
 from __future__ import annotations
@@ -49,6 +49,8 @@ from k3diff.wheel.computednames import (
     literal,
     namespace_key,
     runner,
+    short_chain,
+    special,
     unread_call,
 )
 
@@ -194,7 +196,7 @@ def _executed(
             if isinstance(node, ast.ClassDef):
                 methods = {f.name for f in node.body if isinstance(f, _FUNCTIONS)}
                 seen.methods.update(methods)
-                classes.setdefault(node.name, set()).update(filter(_special, methods))
+                classes.setdefault(node.name, set()).update(filter(special, methods))
                 made = every or node.name in called or node.bases or node.keywords
                 ready += [node.name] if made else []
             elif isinstance(node, ast.Call) and (code := _executes(node)) is not None:
@@ -209,12 +211,6 @@ def _executed(
             called.update(dunders)
             ready += dunders
             stack += [statement for f in functions.pop(name, []) for statement in f.body]
-
-
-def _special(name: str) -> bool:
-    """A dunder or sunder method's name (`__init__`, `_missing_`): Python or a metaclass calls
-    it."""
-    return len(name) > 2 and name.startswith("_") and name.endswith("_")
 
 
 def _loaded(node: ast.AST) -> str | None:
@@ -305,8 +301,8 @@ def _imports(
             continue
         if id(node) not in called and (runs := _running(node, scope)):  # `map(__import__, x)`
             unread = unread or f"`{runs}` taken as a value at line {node.lineno}"
-        if isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Call)):
-            owner = owner_of(node.value, scope)  # `demo_hook.flush` handed on
+        if isinstance(node, ast.Attribute) and short_chain(node.value):  # fuzz72: `a.b.go` too
+            owner = module_of(node.value, scope)  # `demo_hook.flush` handed on
             if owner is not None:
                 through[owner, node.attr] = None
         elif isinstance(node, ast.Name) and len(bound.get(node.id, ())) > 1:

@@ -115,6 +115,11 @@ COMPUTED_HOOKS = {
         {},
         "a module loaded from a path (`spec_from_file_location`) at line 3",
     ),
+    "a function made of compiled code, called (fuzz72)": (
+        b"import types\ntypes.FunctionType(compile('import demo_inner', 'x', 'exec'), {})()\n",
+        {},
+        "a function made of a code object (`FunctionType`) at line 2",
+    ),
 }  # fmt: skip
 
 NAMED_HOOKS = {
@@ -139,6 +144,14 @@ NAMED_HOOKS = {
         b"class Hook:\n    def install(self):\n        import demo_inner\n\n\n"
         b"getattr(Hook(), 'install')()\n",
         {},
+    ),
+    "importlib._bootstrap's _gcd_import of a literal name (fuzz72)": (
+        b"import importlib._bootstrap as b\nb._gcd_import('demo_pkg.inner')\n",
+        {"demo_pkg/__init__.py": b""},
+    ),
+    "a function of a package's module handed on in a list, then called (fuzz72)": (
+        b"import demo_pkg.boot\n[f() for f in [demo_pkg.boot.go]]\n",
+        {"demo_pkg/__init__.py": b"", "demo_pkg/boot.py": b"def go():\n    import demo_pkg.inner\n"},
     ),
     "__import__ with a computed fromlist": (
         b"names = ['in' + 'ner']\n__import__('demo_pkg', fromlist=names)\n",
