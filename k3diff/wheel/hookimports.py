@@ -38,7 +38,7 @@ import ast
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
-from k3diff.wheel.boundnames import Module, Names, function_called, function_of, module_of, owner_of
+from k3diff.wheel.boundnames import Module, Names, function_called, function_of, module_of
 from k3diff.wheel.computednames import (
     RUNNING,
     attribute,
