@@ -55,10 +55,6 @@ _BY_PATH = frozenset({"spec_from_file_location", "run_path", "load_source", "loa
                       "load_dynamic", "load_package", "SourceFileLoader", "SourcelessFileLoader",
                       "ExtensionFileLoader", "zipimporter"})  # fmt: skip
 """The functions that load (or make a loader of) a module from a path."""
-_BY_CODE = frozenset({"FunctionType", "LambdaType"})
-"""`types`' functions that make a function of a code object (`compile`'s), called later
-(fuzz72: `types.FunctionType(compile('import demo_inner', 'x', 'exec'), {})()` passed, exit 0,
-while `site` ran the changed module)."""
 _BY_STRING = frozenset({"methodcaller", "attrgetter"})
 """`operator`'s functions that call or take by a name given as a string."""
 RUNNING = frozenset({"exec", "eval", *IMPORTING}) - {"find_spec"}
@@ -85,8 +81,8 @@ RUNNERS: dict[str, frozenset[str]] = {
 }  # fmt: skip
 """The functions (every function of a module where none is listed) that import or run what a
 string names, beside `IMPORTING` and `exec`: `timeit.timeit('import a')`, `help('a')` (pydoc
-imports it), `pickle.loads` (a pickle names the function it calls), `importlib._bootstrap.
-_gcd_import('a')`, `unittest.mock.patch('a.X')`, an entry point's `load`, a function made of a
+imports it), `pickle.loads` (a pickle names the function it calls), `importlib._bootstrap`'s functions
+but those `IMPORTING` reads as written, `unittest.mock.patch('a.X')`, an entry point's `load`, a function made of a
 code object (review72d: each passed, exit 0, while a venv's `python -c pass` ran the module)."""
 _BUILTINS = frozenset({"builtins", "__builtins__"})
 _AROUND = 16
@@ -175,8 +171,6 @@ def computed(node: ast.Call) -> str | None:
         )
     if name in _BY_PATH:
         return f"a module loaded from a path (`{name}`) at line {line}"
-    if name in _BY_CODE:
-        return f"a function made of a code object (`{name}`) at line {line}"
     if name in _BY_STRING:
         return f"a call by a name `{name}` takes at line {line}"
     while isinstance(func, ast.Attribute):  # `sys.modules[name].go()`
@@ -203,7 +197,11 @@ def unread_call(
 
 def runner(function: tuple[str, ...], line: int) -> str:
     """How a call of `function` (`timeit.timeit`, `builtins.help`) imports or runs what a
-    string names, as `RUNNERS` holds, empty where it does not."""
+    string names, as `RUNNERS` holds, empty where it does not (an `IMPORTING` function,
+    `importlib._bootstrap._gcd_import`, imports the module its literal names: read as written,
+    fuzz72)."""
+    if function and function[-1] in IMPORTING:
+        return ""
     for end in range(len(function) - 1, 0, -1):
         names = RUNNERS.get(".".join(function[:end]))
         if names is not None and (not names or function[end] in names):

@@ -118,7 +118,7 @@ COMPUTED_HOOKS = {
     "a function made of compiled code, called (fuzz72)": (
         b"import types\ntypes.FunctionType(compile('import demo_inner', 'x', 'exec'), {})()\n",
         {},
-        "a function made of a code object (`FunctionType`) at line 2",
+        "`types.FunctionType`, which imports or runs what a string names, at line 2",
     ),
 }  # fmt: skip
 

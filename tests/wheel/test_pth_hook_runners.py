@@ -1,6 +1,6 @@
 """A kept hook that imports or runs code through a function of the standard library given a
 string (`timeit.timeit('import a')`, pydoc's `help('a')`, `pickle.loads`, `importlib._bootstrap.
-_gcd_import('a')`, `unittest.mock.patch('a.X')`, a function made of a code object) reaches
+_call_with_frames_removed`, `unittest.mock.patch('a.X')`, a function made of a code object) reaches
 every module of the wheel: a patch changing any of them is W702, the chain saying which call.
 Before (review72d), each passed `wheels`, exit 0, W201 alone, while a venv's `python -c pass`
 ran the patch's `demo_inner` (the oracle, `_runs_in_a_venv`); a `sitecustomize` of
@@ -29,9 +29,9 @@ RUNNERS = {
         b"from timeit import Timer as T\nT('import demo_inner').timeit(1)\n",
         "`timeit.Timer`",
     ),
-    "importlib's _gcd_import": (
-        b"import importlib._bootstrap as b\nb._gcd_import('demo_inner')\n",
-        "`importlib._bootstrap._gcd_import`",
+    "importlib's _call_with_frames_removed": (
+        b"import importlib._bootstrap as b\nb._call_with_frames_removed(exec, 'import demo_inner')\n",
+        "`importlib._bootstrap._call_with_frames_removed`",
     ),
     "a pickle naming the module's attribute": (
         b"import pickle\npickle.loads(b'cdemo_inner\\n__name__\\n.')\n",
