@@ -28,10 +28,12 @@ def test_no_message_quotes_a_k3diff_command(fault_server: Any, tmp_path: Path) -
     audit.write_text(run_k3diff("audit", tmp_path / "p.jsonl", "--format", "json").stdout)
     torn = tmp_path / "torn.jsonl"
     torn.write_bytes(log.read_bytes() + b'{"key": "a", "si')
+    copy = tmp_path / "copy.jsonl"  # one file given as both sides is refused first (hunt72b)
+    copy.write_bytes(log.read_bytes())
     said = []
     for args in (
         ("triage", audit, log),  # another document given as the comparison
-        ("responses", log, log),  # a samples log given as captures
+        ("responses", log, copy),  # a samples log given as captures
         ("telemetry", torn),  # a torn last line
     ):
         result = run_k3diff(*args)
