@@ -45,6 +45,12 @@ def _named_logs(body: dict[str, Any], given: dict[Path, Document]) -> list[Docum
     return list(found.values())
 
 
+def _allowed(body: dict[str, Any]) -> bool:
+    """The document's gate judged a run of one server (`--allow-same-server`, telem72)."""
+    gate = body.get("acceptance_gate")
+    return isinstance(gate, dict) and gate.get("allow_same_server") is True
+
+
 def _again(body: dict[str, Any], logs: Sequence[Document]) -> dict[str, Any] | str:
     """The document `telemetry` writes on `logs` with the document's settings, or why none."""
     from k3diff.documents import telemetry as telemetry_document
@@ -58,6 +64,7 @@ def _again(body: dict[str, Any], logs: Sequence[Document]) -> dict[str, Any] | s
             draft_lengths=body.get("draft_lengths"),
             fail_on=tuple(Gate(g) for g in body.get("fail_on", [])),
             pool_runs=True,  # report refused logs of different runs unless --pool-runs
+            allow_same_server=_allowed(body),
         )
         read = tuple(log.log for log in logs if log.log is not None)
         paths = tuple(Path(log.name) for log in logs)
@@ -82,22 +89,31 @@ def _difference(body: dict[str, Any], again: dict[str, Any]) -> str | None:
     return first_difference(
         _placeless(body),
         _placeless(again),
-        may_lack=older_lacks(body, ["stopped[].log", "failed", "unlogged", "unlisted"]),  # as added
+        may_lack=older_lacks(
+            body, ["stopped[].log", "failed", "unlogged", "unlisted", "one_server"]
+        ),  # as added
     )
 
 
+def _resolved(items: object) -> object:
+    """A list of objects with each object's `log` the file it names (resolved)."""
+    if not isinstance(items, list):
+        return items
+    return [
+        {**o, "log": str(Path(o["log"]).resolve())}
+        if isinstance(o, dict) and isinstance(o.get("log"), str)
+        else o
+        for o in items
+    ]
+
+
 def _placeless(document: dict[str, Any]) -> dict[str, Any]:
-    """The document but its `logs`, each stop's `log` (report66) the file it names, as
-    `_named_logs` finds it: named as given to `telemetry`, run again as given to `report`."""
-    stops = document.get("stopped")
-    if isinstance(stops, list):
-        stops = [
-            {**s, "log": str(Path(s["log"]).resolve())}
-            if isinstance(s, dict) and isinstance(s.get("log"), str)
-            else s
-            for s in stops
-        ]
-        document = {**document, "stopped": stops}
+    """The document but its `logs`, each stop's `log` (report66) and each `one_server` log
+    (telem72) the file it names, as `_named_logs` finds it: named as given to `telemetry`, run
+    again as given to `report`."""
+    for key in ("stopped", "one_server"):
+        if key in document:
+            document = {**document, key: _resolved(document[key])}
     unlisted = document.get("unlisted")
     if isinstance(unlisted, list):  # the logs named, as each stop's
         resolved = [str(Path(log).resolve()) if isinstance(log, str) else log for log in unlisted]

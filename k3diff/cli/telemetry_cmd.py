@@ -75,6 +75,12 @@ def parse_expectations(values: tuple[str, ...]) -> tuple[tuple[Expectation, ...]
     is_flag=True,
     help="Pool sample logs of different runs (a log given twice is refused either way).",
 )
+@click.option(
+    "--allow-same-server",
+    is_flag=True,
+    help="Judge a run whose base and patch were one server (an A/A calibration run) with "
+    "--fail-on acceptance-drop; without it such a run is held (acceptance-undecided).",
+)
 @input_cap_options
 @output_options
 def telemetry_command(
@@ -83,6 +89,7 @@ def telemetry_command(
     fail_on: tuple[str, ...],
     alpha: float,
     pool_runs: bool,
+    allow_same_server: bool,
     output_format: str,
     output: Path | None,
 ) -> int:
@@ -94,7 +101,8 @@ def telemetry_command(
 
     Exit 1 when an --expect axis was not exercised on a side (coverage debt, never a pass),
     or a --fail-on gate failed (acceptance-drop; acceptance-undecided: too few units, or no
-    speculation counts, to decide), 0 otherwise, 2 when a log cannot be read.
+    speculation counts, to decide, or base and patch one server without --allow-same-server),
+    0 otherwise, 2 when a log cannot be read.
 
     \b
     Examples:
@@ -112,6 +120,7 @@ def telemetry_command(
             draft_lengths=longest,
             fail_on=tuple(dict.fromkeys(Gate(g) for g in fail_on)),
             pool_runs=pool_runs,
+            allow_same_server=allow_same_server,
         ),
     )
     fmt = OutputFormat(output_format)

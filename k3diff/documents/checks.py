@@ -258,7 +258,8 @@ def check_telemetry(view: TelemetryDocument, name: str) -> None:
     """`k3diff.telemetry/1`: a verdict of ok while an expected axis was not exercised or the
     acceptance gate's own tests fail it; gate findings that do not follow from its tests."""
     gaps = [f"{gap.expectation.value} on {gap.side}" for gap in view.not_exercised]
-    failing, problems = gate_problems(view.acceptance_gate, view.fail_on, view.alpha)
+    held = bool(view.one_server)
+    failing, problems = gate_problems(view.acceptance_gate, view.fail_on, view.alpha, held)
     lost = sum(1 for r in view.vllm.counter_resets if r.lost)
     gate = view.acceptance_gate
     if gate is not None and gate.lost_windows != lost:

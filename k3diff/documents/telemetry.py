@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from k3diff.documents.jsondoc import json_document
-from k3diff.documents.telemetrygate import TelemetryGate, read_gate
+from k3diff.documents.telemetrygate import TelemetryGate, read_gate, read_one_server
 from k3diff.documents.telemetrykv import TelemetryKv, kv_json, part_of, read_kv
 from k3diff.documents.telemetrystops import read_stops
 from k3diff.documents.telemetryunits import read_units, units_json
@@ -115,6 +115,7 @@ def _gate_json(gate: AcceptanceGate | None) -> dict[str, Any] | None:
             else {}
         )
         | ({"block": gate.block} if gate.block > 1 else {})
+        | ({"allow_same_server": True} if gate.allow_same_server else {})
     )
 
 
@@ -154,6 +155,7 @@ def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
             {"side": u.side, "records": list(u.records), "of": u.of} for u in report.unlogged
         ],
         "unlisted": list(report.unlisted),
+        "one_server": [{"log": log, "where": where} for log, where in report.one_server],
         **vllm_json(report),
         "verdict": {"ok": code == 0, "exit_code": code},
     }
@@ -272,6 +274,8 @@ class TelemetryDocument:
     """The α the imposed gate ran at (`report --fail-on`: the house α); None: `alpha`."""
     stops: tuple[LogStop, ...] = ()
     """The stop of each log that ends in one (`stopped`; empty where none, or older)."""
+    one_server: tuple[tuple[str, str], ...] = ()
+    """Each log whose base and patch were one server, with where (empty: none, or older)."""
 
     @property
     def acceptance_alpha(self) -> float:
@@ -366,4 +370,5 @@ def read(body: object, name: str) -> TelemetryDocument:
         acceptance_units=read_units(fields),
         vllm=read_vllm(fields),
         stops=read_stops(fields),
+        one_server=read_one_server(fields),
     )

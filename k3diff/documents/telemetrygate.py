@@ -55,6 +55,8 @@ class TelemetryGate:
     block: int = 1
     """The rule that decided it: 1 (absent), a test of units; past the gate's caps, of blocks
     of this many consecutive units (`k3diff.telemetry.blocks`)."""
+    allow_same_server: bool = False
+    """`--allow-same-server` (absent: false): a run of one server judged, not held."""
 
 
 def _test(fields: Fields) -> TelemetryGateTest:
@@ -90,7 +92,18 @@ def read_gate(fields: Fields | None) -> TelemetryGate | None:
         findings=fields.each("findings", _finding),
         lost_windows=_lost(fields.optional_object("lost_windows")),
         block=fields.optional_integer("block", BLOCKS) or 1,
+        allow_same_server=fields.optional_boolean("allow_same_server") is True,
     )
+
+
+def _one_server(fields: Fields) -> tuple[str, str]:
+    return fields.string("log"), fields.string("where")
+
+
+def read_one_server(fields: Fields) -> tuple[tuple[str, str], ...]:
+    """The document's `one_server`: each log whose base and patch were one server, with where
+    (empty where absent: a document written before telem72)."""
+    return fields.each("one_server", _one_server) if fields.has("one_server") else ()
 
 
 def _lost(fields: Fields | None) -> int:
@@ -132,9 +145,10 @@ def _test_problems(gate: TelemetryGate) -> list[str]:
 
 
 def gate_problems(
-    gate: TelemetryGate | None, fail_on: tuple[str, ...], alpha: float
+    gate: TelemetryGate | None, fail_on: tuple[str, ...], alpha: float, one_server: bool = False
 ) -> tuple[list[str], list[str]]:
-    """(the findings the gate's own tests give, named; its inconsistencies)."""
+    """(the findings the gate's own tests give, named, with the document's logs of one server
+    (`one_server`) held unless the gate allowed them; its inconsistencies)."""
     if gate is None:
         missing = [f"fail_on names {DROP} but acceptance_gate is null"] if DROP in fail_on else []
         return [], missing
@@ -142,7 +156,8 @@ def gate_problems(
     problems += _test_problems(gate)
     failing = [f"{DROP} at {_where(t.position)}" for t in gate.tests if t.p_adjusted <= alpha]
     smallest = len(gate.tests) * min((t.p_min for t in gate.tests), default=1.0)
-    if not failing and (not gate.tests or smallest > alpha or gate.lost_windows):
+    held = one_server and not gate.allow_same_server
+    if not failing and (held or not gate.tests or smallest > alpha or gate.lost_windows):
         failing.append(ACCEPTANCE_UNDECIDED)
     stated = [
         f.name if f.name == ACCEPTANCE_UNDECIDED else f"{f.name} at {_where(f.position)}"
@@ -151,7 +166,9 @@ def gate_problems(
     if sorted(stated) != sorted(failing):
         problems.append(
             f"acceptance gate lists {', '.join(stated) or 'no finding'}, but its tests "
-            f"(Holm p against alpha {alpha:g}; least Holm p {smallest:.3g}) give "
+            f"(Holm p against alpha {alpha:g}; least Holm p {smallest:.3g})"
+            + (" and one_server (base and patch one server, not allowed)" if held else "")
+            + " give "
             f"{', '.join(failing) or 'none'}"
         )
     return failing, problems

@@ -50,6 +50,7 @@ def gate_view(gate: AcceptanceGate) -> TelemetryGate:
         findings=tuple(TelemetryGateFinding(f.name, f.position, f.detail) for f in gate.findings),
         lost_windows=sum(gate.lost_windows),
         block=gate.block,
+        allow_same_server=gate.allow_same_server,
     )
 
 
@@ -58,11 +59,16 @@ def run_gate(
 ) -> TelemetryGate:
     """`telemetry`'s own gate (`k3diff.telemetry.gate`) on the recorded units and the vLLM
     counter resets the document lists (checked against the gate's `lost_windows` before), at
-    `alpha` (None: the document's own)."""
+    `alpha` (None: the document's own), with the logs it records as of one server
+    (`one_server`: held unless the document's own gate allowed them)."""
     from k3diff.telemetry.gate import acceptance_gate
 
     level = view.alpha if alpha is None else alpha
-    return gate_view(acceptance_gate(units, level, view.vllm.counter_resets))
+    # The document's logs of one server, held unless its own gate allowed them (an imposed
+    # gate never does): telem72, a run of one server passed the gate.
+    own = view.acceptance_gate
+    held = (view.one_server, alpha is None and own is not None and own.allow_same_server)
+    return gate_view(acceptance_gate(units, level, view.vllm.counter_resets, held))
 
 
 def _close(a: float, b: float) -> bool:

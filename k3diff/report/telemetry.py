@@ -25,6 +25,7 @@ from k3diff.telemetry.coverage import (
     cold_unread,
     kv_lost,
 )
+from k3diff.telemetry.gate import SAME_SERVER_PREFIX
 from k3diff.telemetry.model import (
     COUNTER_RESET,
     PREEMPTION_NEW,
@@ -64,7 +65,9 @@ def _gate_failure(report: TelemetryReport) -> str | None:
     if findings:
         gate = report.acceptance_gate
         why = "too few units"
-        if gate is not None and not gate.tests:  # no side had 2 units: say what was missing
+        if findings[0].detail.startswith(SAME_SERVER_PREFIX):
+            why = "base and patch were one server"
+        elif gate is not None and not gate.tests:  # no side had 2 units: say what was missing
             why = findings[0].detail.removesuffix(", so no drop could have been detected")
         elif (
             gate is not None

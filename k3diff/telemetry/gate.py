@@ -33,6 +33,12 @@ MIN_UNITS = 2
 """Units a side a comparison needs (scipy's permutation_test takes no fewer; with 1 the
 fewest splits would be 2)."""
 
+SAME_SERVER_PREFIX = "base and patch were one server "
+
+OneServer = tuple[Sequence[tuple[str, str]], bool]
+"""Each log whose base and patch were one server with where (`TelemetryReport.one_server`),
+and whether `--allow-same-server` judges it anyway (an A/A calibration run)."""
+
 Units = list[tuple[int, int]]
 """Per unit: (accepted, total)."""
 
@@ -133,11 +139,15 @@ def gate_work(sides: Mapping[str, SideUnits]) -> int:
 
 
 def acceptance_gate(
-    sides: Mapping[str, SideUnits], alpha: float, resets: Sequence[CounterReset] = ()
+    sides: Mapping[str, SideUnits],
+    alpha: float,
+    resets: Sequence[CounterReset] = (),
+    one_server: OneServer = ((), False),
 ) -> AcceptanceGate:
-    """The gate's tests and findings from each side's units and the vLLM counter resets of
-    the run (`telemetry` from the logs, `report` again from the document's `acceptance_units`
-    and `counter_resets`)."""
+    """The gate's tests and findings from each side's units, the vLLM counter resets of the
+    run and its logs whose base and patch were one server with whether that is allowed
+    (`--allow-same-server`): `telemetry` from the logs, `report` again from the document's
+    `acceptance_units`, `counter_resets`, `one_server` and the gate's `allow_same_server`."""
     from k3diff.correction import holm
     from k3diff.telemetry.permutation import p_values
 
@@ -158,7 +168,9 @@ def acceptance_gate(
         if t.p_adjusted <= alpha
     ]
     lost = tuple(sum(1 for r in resets if r.side == side and r.lost) for side in ("base", "patch"))
-    if not findings and smallest is None:
+    if not findings and one_server[0] and not one_server[1]:
+        findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, same_server(one_server[0])))
+    elif not findings and smallest is None:
         findings.append(GateFinding(ACCEPTANCE_UNDECIDED, None, _no_comparison(sides, resets)))
     elif not findings and smallest is not None and smallest > alpha:
         most = min(tests, key=lambda t: (t.p_min, t.position or 0))
@@ -185,6 +197,18 @@ def acceptance_gate(
         GATE_RESAMPLES,
         (lost[0], lost[1]),
         block,
+        one_server[1],
+    )
+
+
+def same_server(logs: Sequence[tuple[str, str]]) -> str:
+    """Why a gate that found no drop does not pass a run whose base and patch were one server
+    (hunt72b: such a run passed, exit 0, where triage holds it same-server): its two sides'
+    counts are one server's under two labels, so no drop between them says nothing of a patch."""
+    where = "; ".join(f"{log}: {found}" for log, found in logs)
+    return (
+        f"{SAME_SERVER_PREFIX}({where}), so no drop between them is no pass of a patch; sample "
+        "a base and a patch server, or --allow-same-server for an A/A calibration run"
     )
 
 

@@ -282,8 +282,7 @@ class AcceptanceGate:
 
     tests: tuple[GateTest, ...]
     smallest_p_adjusted: float | None
-    """The smallest Holm-adjusted p these units could give any test (tests x the smallest
-    p_min); above alpha, no drop could have been detected. None with no test."""
+    """Tests x the smallest p_min: the least Holm p any test could give (None: no test)."""
     findings: tuple[GateFinding, ...]
     exact_splits: int
     """Splits enumerated exactly up to this many."""
@@ -293,8 +292,9 @@ class AcceptanceGate:
     """vLLM windows lost to a counter that went down (base, patch): in no test. A gate that
     lost windows finds a drop in the others, or holds (`acceptance-undecided`), never passes."""
     block: int = 1
-    """The rule that decided it: 1, a test of units; past the caps, of blocks of this many
-    consecutive units (`k3diff.telemetry.blocks`)."""
+    """1, a test of units; past the caps, of blocks of this many (`k3diff.telemetry.blocks`)."""
+    allow_same_server: bool = False
+    """`--allow-same-server`: a run of one server judged as an A/A run, not held."""
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,9 @@ class TelemetryOptions:
     pool_runs: bool = False
     """`--pool-runs`: logs of different runs may be pooled (a sample of a run given twice
     never is)."""
+    allow_same_server: bool = False
+    """`--allow-same-server`: the gate judges a run of one server (an A/A calibration run)
+    where it would hold it."""
 
 
 def cached_tokens(usage: Mapping[str, Any] | None) -> int | None:
@@ -224,9 +227,15 @@ def summarize(
     # The sides of the samples, as `speculation` lists them (what report adds the units up to);
     # past the gate's caps, in blocks (stop 62: `k3diff.telemetry.blocks`).
     units = within_caps({side: found for side, found in accounts.units().items() if side in sides})
+    one_server = tuple(
+        (str(path), found)
+        for path, log in zip(logs, read_logs, strict=True)
+        if (found := shared_server(log)) is not None
+    )
     gate = None
     if Gate.ACCEPTANCE_DROP in options.fail_on:
-        gate = acceptance_gate(units, options.alpha, accounts.resets)
+        held = (one_server, options.allow_same_server)
+        gate = acceptance_gate(units, options.alpha, accounts.resets, held)
     return TelemetryReport(
         logs=tuple(str(p) for p in logs),
         alpha=options.alpha,
@@ -262,11 +271,7 @@ def summarize(
         failed=failed_samples(samples),
         unlogged=unlogged_records(read_logs),
         unlisted=tuple(log.path for log in read_logs if not log.header.listed),
-        one_server=tuple(
-            (str(path), found)
-            for path, log in zip(logs, read_logs, strict=True)
-            if (found := shared_server(log)) is not None
-        ),
+        one_server=one_server,
     )
 
 

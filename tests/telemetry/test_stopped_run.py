@@ -123,11 +123,11 @@ def test_runs_pooled_name_the_log_of_each_stop(tmp_path: Path) -> None:
         f"; the run stopped part-way ({first}: no-answer; {second}: interrupted)"
     ), row["headline"]
     # A document written before its stops named their logs is run again as it is (older);
-    # it lacks `failed`, `unlogged` and `unlisted` too, added after (triage70, newuser70,
-    # samples72).
+    # it lacks `failed`, `unlogged`, `unlisted` and `one_server` too, added after (triage70,
+    # newuser70, samples72, telem72).
     for stop in doc["stopped"]:
         del stop["log"]
-    del doc["failed"], doc["unlogged"], doc["unlisted"]
+    del doc["failed"], doc["unlogged"], doc["unlisted"], doc["one_server"]
     (tmp_path / "telemetry.json").write_text(json.dumps(doc))
     older = run_k3diff(
         "report", "telemetry.json", first, second, "--pool-runs", "--out", "older", cwd=tmp_path

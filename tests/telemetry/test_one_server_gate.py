@@ -1,0 +1,100 @@
+"""`--fail-on acceptance-drop` holds a run whose base and patch were one server (telem72).
+
+hunt72b: `sample --base http://127.0.0.1:P --patch http://localhost:P` measures one server under
+two labels; `telemetry LOG --fail-on acceptance-drop` said `Verdict: OK (exit 0)` of it, where
+triage holds such a run same-server. Now the gate holds it (`acceptance-undecided`, naming both
+URLs and where they connect), unless `--allow-same-server` (an A/A calibration run); the
+document records `one_server` and the gate's `allow_same_server`, and `report` runs the gate
+again with them: the same exit, and a document whose finding and `one_server` disagree is
+refused. Servers are real processes on loopback (`fake_vllm.py`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import run_k3diff, run_telemetry
+from server_support import loopback_script
+
+from .test_acceptance_gate import BASE_RATES, FAKE, _sample
+
+GATE = ("--fail-on", "acceptance-drop")
+SAYS = "base and patch were one server ("
+
+
+@pytest.fixture
+def one_server_log(tmp_path: Path) -> Iterator[Path]:
+    """One fake vLLM server sampled as base (127.0.0.1) and patch (localhost); nothing broken."""
+    with loopback_script(FAKE, BASE_RATES, "1") as url:
+        other = url.replace("127.0.0.1", "localhost")
+        yield _sample(tmp_path, (url, other), repeats=10)
+
+
+def _report(tmp_path: Path, doc: dict[str, Any], *args: str) -> Any:
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    return run_k3diff("report", "t.json", "--out", "bundle", *args, cwd=tmp_path)
+
+
+def test_one_server_under_two_spellings_is_held(one_server_log: Path, tmp_path: Path) -> None:
+    code, doc, text = run_telemetry(one_server_log, *GATE)
+    assert code == 1, text
+    (finding,) = doc["acceptance_gate"]["findings"]
+    assert finding["name"] == "acceptance-undecided"
+    assert finding["detail"].startswith(SAYS)
+    assert "127.0.0.1" in finding["detail"] and "localhost" in finding["detail"]
+    assert "could not decide: base and patch were one server" in text
+    assert [o["log"] for o in doc["one_server"]] == [str(one_server_log)]
+    assert "allow_same_server" not in doc["acceptance_gate"]
+    # report runs the gate again from the document, with its one_server: the same exit.
+    assert _report(tmp_path, doc).exit_code == 1
+    # ... and, given the log beside it, runs telemetry again on it: the same document.
+    assert _report(tmp_path, doc, str(one_server_log)).exit_code == 1
+    # A reviewer's gate imposed on a document made without one holds it too.
+    _, plain, _ = run_telemetry(one_server_log)
+    assert _report(tmp_path, plain, *GATE).exit_code == 1
+
+
+def test_allow_same_server_judges_it_as_before(one_server_log: Path, tmp_path: Path) -> None:
+    code, doc, text = run_telemetry(one_server_log, *GATE, "--allow-same-server")
+    assert code == 0, text
+    assert doc["acceptance_gate"]["findings"] == []
+    assert doc["acceptance_gate"]["allow_same_server"] is True
+    assert _report(tmp_path, doc).exit_code == 0
+    with_log = _report(tmp_path, doc, str(one_server_log))
+    assert with_log.exit_code == 0, with_log.stdout + with_log.stderr
+
+
+def test_a_document_whose_finding_and_one_server_disagree_is_refused(
+    one_server_log: Path, tmp_path: Path
+) -> None:
+    _, held, _ = run_telemetry(one_server_log, *GATE)
+    dropped = {**held, "one_server": []}  # the record removed, the finding kept
+    result = _report(tmp_path, dropped)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    assert "lists acceptance-undecided, but" in result.stderr
+    cleared = {  # the finding removed and the verdict made a pass, the record kept
+        **held,
+        "acceptance_gate": {**held["acceptance_gate"], "findings": []},
+        "verdict": {"ok": True, "exit_code": 0},
+    }
+    result = _report(tmp_path, cleared)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    assert "lists no finding" in result.stderr
+    assert "one_server (base and patch one server, not allowed) give acceptance-undecided" in (
+        result.stderr
+    )
+
+
+def test_two_servers_are_judged_as_before(tmp_path: Path) -> None:
+    with (
+        loopback_script(FAKE, BASE_RATES, "1") as base,
+        loopback_script(FAKE, BASE_RATES, "2") as patch,
+    ):
+        log = _sample(tmp_path, (base, patch), repeats=10)
+    code, doc, text = run_telemetry(log, *GATE)
+    assert code == 0, text
+    assert doc["one_server"] == [] and doc["acceptance_gate"]["findings"] == []
+    assert _report(tmp_path, doc).exit_code == 0
