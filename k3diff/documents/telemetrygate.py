@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from math import comb, isclose
 
 from k3diff.fields import POSITIVE, SHARE, Fields, Within
-from k3diff.telemetry.model import ACCEPTANCE_UNDECIDED, Gate
+from k3diff.telemetry.model import ACCEPTANCE_UNDECIDED, UNREPORTED_PREFIX, Gate
 
 DROP = Gate.ACCEPTANCE_DROP.value
 GATE_FINDINGS = (DROP, ACCEPTANCE_UNDECIDED)
@@ -157,7 +157,15 @@ def gate_problems(
     failing = [f"{DROP} at {_where(t.position)}" for t in gate.tests if t.p_adjusted <= alpha]
     smallest = len(gate.tests) * min((t.p_min for t in gate.tests), default=1.0)
     held = one_server and not gate.allow_same_server
-    if not failing and (held or not gate.tests or smallest > alpha or gate.lost_windows):
+    # Positions one side reports and the other does not hold the gate (hunt72b); the tests do
+    # not show them, so the finding's own words are taken here (the stricter way: it holds),
+    # and the gate run again on `acceptance_units` checks it (`telemetryrerun`).
+    unreported = any(
+        f.name == ACCEPTANCE_UNDECIDED and f.detail.startswith(UNREPORTED_PREFIX)
+        for f in gate.findings
+    )
+    undecided = held or unreported or not gate.tests or smallest > alpha or gate.lost_windows
+    if not failing and undecided:
         failing.append(ACCEPTANCE_UNDECIDED)
     stated = [
         f.name if f.name == ACCEPTANCE_UNDECIDED else f"{f.name} at {_where(f.position)}"

@@ -6,12 +6,13 @@ drop were in no test. Now it is `acceptance-undecided`, exit 1, naming the posit
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from cli_support import run_telemetry
+from cli_support import run_k3diff, run_telemetry
 from server_support import loopback_script
 
 from .test_acceptance_gate import BASE_RATES, FAKE, _sample
@@ -45,7 +46,7 @@ def run_log(tmp_path: Path) -> Iterator[object]:
     ],
 )
 def test_positions_the_patch_does_not_report_hold_the_gate(
-    shown: str, says: str, run_log: object
+    shown: str, says: str, run_log: object, tmp_path: Path
 ) -> None:
     log = run_log(shown)  # type: ignore[operator]
     code, doc, text = run_telemetry(log, "--fail-on", "acceptance-drop")
@@ -54,6 +55,19 @@ def test_positions_the_patch_does_not_report_hold_the_gate(
     assert finding["name"] == "acceptance-undecided"
     assert finding["detail"].startswith(says)
     assert f"could not decide: {says.split(':')[0]} (positions in no test)" in text
+    # `report` runs the gate again from the document and reaches the same hold.
+    (tmp_path / "telemetry.json").write_text(json.dumps(doc))
+    again = run_k3diff("report", tmp_path / "telemetry.json", "--out", tmp_path / "bundle")
+    assert again.exit_code == 1, again.stdout + again.stderr
+    # The finding removed and the verdict made a pass: the gate run again on the units holds.
+    cleared = {
+        **doc,
+        "acceptance_gate": {**doc["acceptance_gate"], "findings": []},
+        "verdict": {"ok": True, "exit_code": 0},
+    }
+    (tmp_path / "cleared.json").write_text(json.dumps(cleared))
+    forged = run_k3diff("report", tmp_path / "cleared.json", "--out", tmp_path / "forged")
+    assert forged.exit_code == 2, forged.stdout + forged.stderr
 
 
 def test_the_same_break_reported_fails_at_position_4(run_log: object) -> None:
