@@ -15,6 +15,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -142,3 +143,13 @@ def pasted(command: str) -> list[str]:
         ["bash", "-c", f"printf '%s\\0' {command}"], capture_output=True, check=True
     )
     return done.stdout.decode("utf-8", "surrogateescape").split("\0")[:-1]
+
+
+def twin(path: str | os.PathLike[str], cwd: Path | None = None) -> str:
+    """A copy of `path` (relative to `cwd`) beside it, by the name `.twin` adds: one file given
+    as both sides of `responses` is refused (hunt72b), so a test of how one file reads gives it
+    and its copy."""
+    source = Path(path) if cwd is None else cwd / path
+    copy = source.with_name(f"{source.stem}.twin{source.suffix}")
+    shutil.copyfile(source, copy)
+    return str(copy if cwd is None else copy.relative_to(cwd))

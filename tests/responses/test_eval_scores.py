@@ -14,7 +14,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from cli_support import run_k3diff
+from cli_support import run_k3diff, twin
 from scipy import stats
 
 from k3diff.documents.catalog import load_schema
@@ -253,14 +253,14 @@ def test_vllm_bench_results_of_unequal_counts_are_refused(tmp_path: Path) -> Non
     broken = bench_result(["a", "b"])
     broken["errors"] = [""]
     write_bench(tmp_path / "broken.json", broken)
-    result = run_k3diff("responses", "broken.json", "broken.json", cwd=tmp_path)
+    result = run_k3diff("responses", "broken.json", twin("broken.json", tmp_path), cwd=tmp_path)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert "broken.json: 'errors' holds 1 entries but 'generated_texts' 2" in result.stderr
     # review66: a per-request field that is no list was an internal error (its message
     # formatted a string as a number).
     broken["errors"] = 5
     write_bench(tmp_path / "broken.json", broken)
-    result = run_k3diff("responses", "broken.json", "broken.json", cwd=tmp_path)
+    result = run_k3diff("responses", "broken.json", twin("broken.json", tmp_path), cwd=tmp_path)
     assert result.exit_code == 2
     assert result.stderr == (
         "k3diff: error: broken.json: 'errors' is not a list (one entry a request)\n"

@@ -256,7 +256,7 @@ def test_k3diffs_own_documents_are_named_not_read_as_captures(tmp_path: Path) ->
 def test_a_document_with_both_a_responses_and_a_records_list_is_refused(tmp_path: Path) -> None:
     # review65: the document loader read the "responses" list and left "records" unread, so
     # two captures differing only there compared equal (exit 0).
-    from cli_support import run_k3diff
+    from cli_support import run_k3diff, twin
 
     def capture(name: str, text: str) -> Path:
         return write_json(
@@ -275,7 +275,7 @@ def test_a_document_with_both_a_responses_and_a_records_list_is_refused(tmp_path
     )
     # Either one alone is read as ever.
     alone = write_json(tmp_path / "alone.json", {"records": [{"id": "b", "text": "no"}]})
-    assert run_k3diff("responses", alone, alone).exit_code == 0
+    assert run_k3diff("responses", alone, twin(alone)).exit_code == 0
 
 
 def test_a_response_holding_a_responses_list_is_refused(tmp_path: Path) -> None:
@@ -344,7 +344,7 @@ def test_logprobs_of_the_wrong_type_are_bad_input_not_an_internal_error(
 ) -> None:
     # review66: a number where a list belongs was "internal error (a bug in k3diff)", naming
     # no file; a string was read as a list of one-character tokens.
-    from cli_support import run_k3diff
+    from cli_support import run_k3diff, twin
 
     answer = completion("a", "x")
     answer["choices"][0]["logprobs"] = logprobs
@@ -354,7 +354,7 @@ def test_logprobs_of_the_wrong_type_are_bad_input_not_an_internal_error(
         path.write_text(sse_transcript([[answer]]), encoding="utf-8")
     else:
         write_jsonl(path, [answer])
-    result = run_k3diff("responses", path, path)
+    result = run_k3diff("responses", path, twin(path))
     assert result.exit_code == 2, result.stdout
     assert result.stderr == f"k3diff: error: {path}:1: {problem}\n"
 
@@ -365,7 +365,7 @@ def test_engine_records_of_the_wrong_type_are_read_or_refused_never_an_internal_
     # review66 (a fuzz of every field of each record shape with values of other types): an
     # SGLang top-logprobs position that is no list, and an lm-eval `metrics` list holding an
     # object, were "internal error (a bug in k3diff)".
-    from cli_support import run_k3diff
+    from cli_support import run_k3diff, twin
 
     from .engines import sglang_answer
     from .lm_eval_logs import generate_current
@@ -373,14 +373,14 @@ def test_engine_records_of_the_wrong_type_are_read_or_refused_never_an_internal_
     sglang = sglang_answer("Paris.", [5], logprobs=[-0.5], key="k")
     sglang["meta_info"]["output_top_logprobs"] = [5]
     path = write_jsonl(tmp_path / "sglang.jsonl", [sglang])
-    result = run_k3diff("responses", path, path)
+    result = run_k3diff("responses", path, twin(path))
     assert result.exit_code == 2, result.stdout
     assert result.stderr == f"k3diff: error: {path}:1: output_top_logprobs entry is not a list\n"
     # A metric name that is no string names no metric: passed over, as before for a number.
     sample = generate_current(0, "Q?", ["42"], "42", "strict-match", 1.0)
     sample["metrics"] = ["exact_match", {"name": "x"}]
     path = write_jsonl(tmp_path / "samples_q.jsonl", [sample])
-    result = run_k3diff("responses", path, path)
+    result = run_k3diff("responses", path, twin(path))
     assert (result.exit_code, result.stderr) == (0, ""), result.stderr
 
 
@@ -389,11 +389,11 @@ def test_a_streamed_chunk_whose_choices_are_no_list_is_bad_input(
     tmp_path: Path, choices: object
 ) -> None:
     # review66 (the type fuzz, of stream chunks): a number was an internal error.
-    from cli_support import run_k3diff
+    from cli_support import run_k3diff, twin
 
     chunk = {"id": "a", "object": "text_completion", "model": "m", "choices": choices}
     path = tmp_path / "capture.sse"
     path.write_text(sse_transcript([[chunk]]), encoding="utf-8")
-    result = run_k3diff("responses", path, path)
+    result = run_k3diff("responses", path, twin(path))
     assert result.exit_code == 2, result.stdout
     assert result.stderr == f"k3diff: error: {path}:1: choices is not a list\n"

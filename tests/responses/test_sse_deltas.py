@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cli_support import run_k3diff
+from cli_support import run_k3diff, twin
 
 from .fixtures import sse_transcript, write_jsonl
 
@@ -139,7 +139,12 @@ def test_a_stream_whose_chunks_hold_no_choice_is_refused_not_read_as_empty(
     )
     # A stream that failed before any choice is still a failed request (exit 1), as before.
     failed = _write(tmp_path, "failed.sse", [{"id": "e", "error": {"message": "overloaded"}}])
-    assert run_k3diff("responses", failed, failed, "--by-order", cwd=tmp_path).exit_code == 1
+    assert (
+        run_k3diff(
+            "responses", failed, twin(failed, tmp_path), "--by-order", cwd=tmp_path
+        ).exit_code
+        == 1
+    )
 
 
 def test_a_line_that_begins_with_white_space_is_refused_not_read_as_data(

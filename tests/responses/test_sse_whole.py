@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cli_support import run_k3diff
+from cli_support import run_k3diff, twin
 
 from .fixtures import sse_transcript, write_jsonl
 
@@ -57,7 +57,7 @@ def test_a_message_after_deltas_is_refused(tmp_path: Path) -> None:
         _chunk("a", {"message": {"role": "assistant", "content": "The answer"}}, "stop"),
     ]
     base = _write(tmp_path, "base.sse", chunks)
-    result = run_k3diff("responses", base, base, "--by-order", cwd=tmp_path)
+    result = run_k3diff("responses", base, twin(base, tmp_path), "--by-order", cwd=tmp_path)
     assert result.exit_code == 2, result.stdout
     assert result.stderr.startswith("k3diff: error: base.sse:3: a streamed choice carries a ")
     assert result.stderr.count("\n") == 1, result.stderr

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import twin
 
 from k3diff.responses.doccheck import parse_comparison
 
@@ -465,7 +466,8 @@ def test_the_unshared_key_field_is_kept_in_the_json_document(
     assert document["pairing"]["unshared_field"] == "key"
     view = parse_comparison((tmp_path / "cmp.json").read_bytes(), tmp_path / "cmp.json")
     assert view.unshared_field == "key"
-    args = ("responses", "base.jsonl", "base.jsonl", "--format", "json", "-o", "same.json")
+    same = ("base.jsonl", twin("base.jsonl", tmp_path))
+    args = ("responses", *same, "--format", "json", "-o", "same.json")
     assert k3diff_cli(*args, cwd=tmp_path).exit_code == 0
     assert json.loads((tmp_path / "same.json").read_text())["pairing"]["unshared_field"] is None
     old = Path(__file__).parent.parent / "bundle/data/triage_3e8bbca/base_flaky/cmp.json"
