@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import wheelkit
-from cli_support import CliResult, run_k3diff
+from cli_support import CliResult, run_k3diff, twin
 from peakrss import run_with_peak_rss
 
 from k3diff import bounded
@@ -44,7 +44,7 @@ def _good_wheel(directory: Path) -> Path:
 def _comparison(directory: Path) -> Path:
     good = _good_capture(directory)
     out = directory / "cmp.json"
-    result = run_k3diff("responses", good, good, "--format", "json", "-o", out)
+    result = run_k3diff("responses", good, twin(good), "--format", "json", "-o", out)
     assert result.exit_code == 0, result.stderr
     return out
 
@@ -167,7 +167,7 @@ def test_a_json_event_over_two_data_lines_is_one_chunk(tmp_path: Path) -> None:
     )
     stream = f"data: {chunk}\n\ndata: [DONE]\n"
     capture = _write(tmp_path, "base.sse", stream)
-    result = run_k3diff("responses", capture, capture, "--by-order", "--format", "json")
+    result = run_k3diff("responses", capture, twin(capture), "--by-order", "--format", "json")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["records"][0]["base"]["chars"] == 2
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import run_k3diff
+from cli_support import run_k3diff, twin
 
 from .serve import InferenceServer
 
@@ -52,7 +52,7 @@ def _triage_mode(tmp_path: Path, out: Path, mode: str) -> dict[str, Any]:
         json.dumps({"key": "fox", "prompt": "the quick brown fox", "text": text}) + "\n"
     )
     compared = run_k3diff(
-        "responses", capture, capture, "--format", "json", "-o", tmp_path / "cmp.json"
+        "responses", capture, twin(capture), "--format", "json", "-o", tmp_path / "cmp.json"
     )
     assert compared.exit_code == 0, compared.stderr
     # One server as both sides on purpose (an A/A run of its axes): --allow-same-server, or

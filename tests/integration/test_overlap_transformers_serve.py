@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import run_k3diff
+from cli_support import run_k3diff, twin
 
 from .serve import InferenceServer
 
@@ -49,7 +49,7 @@ def _triage(tmp_path: Path, out: Path) -> tuple[int, dict[str, Any]]:
     capture = tmp_path / "capture.jsonl"
     capture.write_text(json.dumps({"key": "fox", "prompt": PROMPT, "text": text}) + "\n")
     compared = run_k3diff(
-        "responses", capture, capture, "--format", "json", "-o", tmp_path / "cmp.json"
+        "responses", capture, twin(capture), "--format", "json", "-o", tmp_path / "cmp.json"
     )
     assert compared.exit_code == 0, compared.stderr
     # One server as both sides on purpose (an A/A run): --allow-same-server, or triage holds

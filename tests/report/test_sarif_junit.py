@@ -12,7 +12,7 @@ from typing import Any
 
 import jsonschema
 import wheelkit
-from cli_support import run_k3diff
+from cli_support import run_k3diff, twin
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-2.1.0.schema.json").read_text())
 SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 512)
@@ -227,7 +227,7 @@ def test_audit_junit_has_a_testcase_per_artifact_and_fails_the_broken_one(
 def test_commands_without_findings_refuse_ci_formats(tmp_path: Path) -> None:
     capture = tmp_path / "c.jsonl"
     capture.write_text('{"id": "a", "text": "x"}\n')
-    result = run_k3diff("responses", capture, capture, "--format", "sarif")
+    result = run_k3diff("responses", capture, twin(capture), "--format", "sarif")
     assert result.exit_code == 2 and "sarif" in result.stderr
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import wheelkit
-from cli_support import run_json, run_k3diff
+from cli_support import run_json, run_k3diff, twin
 
 from wheels.trust_support import FILES, MATURIN_TAG, failing_codes, finding_codes, orjson_wheel
 
@@ -245,7 +245,7 @@ def test_output_named_like_a_wheel_or_holding_a_zip_is_refused(
 def test_a_responses_report_is_not_written_over_a_zip_either(tmp_path: Path) -> None:
     capture = tmp_path / "base.jsonl"
     capture.write_text('{"id": "a", "text": "x"}\n')
-    result = run_k3diff("responses", capture, capture, "-o", tmp_path / "out.zip")
+    result = run_k3diff("responses", capture, twin(capture), "-o", tmp_path / "out.zip")
     assert result.exit_code == 2
     assert "put the option after the inputs" in result.stderr
 
