@@ -19,7 +19,6 @@ patch wheel of one project, audited in one run from their own directories, are n
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Hashable, Sequence
 from pathlib import PurePath
 
@@ -31,9 +30,6 @@ from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import wheel_filename_parts
 from k3diff.wheel.refusals import doubled_suffix
 from k3diff.wheel.tagsharing import Keyed, shared_tag, sharing_positions, tag_parts
-
-_BUILD = re.compile(r"(\d+)(.*)", re.ASCII)
-"""packaging's build tag: a number, then anything (`1`, `01`, `2abc`)."""
 
 
 def same_wheel_findings(paths: Sequence[str]) -> dict[int, Finding]:
@@ -55,7 +51,8 @@ def same_wheel_findings(paths: Sequence[str]) -> dict[int, Finding]:
             continue  # itself alone
         position = positions[mine]
         theirs = [positions[other] for other in others if other != mine]
-        tag = shared_tag(keyed[mine][1], keyed[others[others[0] == mine]][1])
+        first = next(other for other in others if other != mine)
+        tag = shared_tag(keyed[mine][1], keyed[first][1])
         detail = (
             f"the same project, version and build to pip as {named([paths[p] for p in theirs])}, "
             f"with tag {tag} in common: pip installs whichever it lists first"
@@ -95,7 +92,8 @@ def _version(text: str) -> Hashable:
 
 
 def _build(text: str) -> Hashable:
-    """A build tag as packaging reads it, number and suffix (`01` is `1`); as text when it
-    does not start with a digit (pip refuses that name: W616)."""
-    match = _BUILD.fullmatch(text)
-    return (int(match.group(1)), match.group(2)) if match is not None else text
+    """A build tag as packaging reads it, its leading number and the rest (`01` is `1`,
+    `2abc` is 2 and `abc`); as text when it does not start with a digit (pip refuses that
+    name: W616)."""
+    digits = len(text) - len(text.lstrip("0123456789"))
+    return (int(text[:digits]), text[digits:]) if digits else text
