@@ -32,7 +32,7 @@ from packaging.version import InvalidVersion, Version
 from k3diff.errors import SourceError
 from k3diff.escape import shortened
 from k3diff.provenance.blobs import WheelFiles
-from k3diff.provenance.buildconfig import CONFIG_CAP, SCIKIT_BUILD, toml_document
+from k3diff.provenance.buildconfig import CONFIG_CAP, scikit_build_document
 from k3diff.provenance.generated import Generated
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.lookup import Lookup
@@ -65,10 +65,12 @@ def generated_by_skbuild(
     read."""
     project, tree = lookup.layout.project, lookup.tree
     label = f"{project}pyproject.toml"
-    document = _document(git, lookup, label)
-    if document is None:
+    document = scikit_build_document(git, tree, lookup.links, project)
+    tool = document.get("tool") if document is not None else None
+    skbuild = tool.get("scikit-build") if isinstance(tool, dict) else None
+    if not isinstance(skbuild, dict):
         return {}
-    entries = _entries(document, label, f"{git.label}: {label}")
+    entries = _entries(skbuild, label, f"{git.label}: {label}")
     placed = dict(lookup.layout.package_dirs)
     by_repo: dict[str, list[str]] = {}
     for path in files:
@@ -86,25 +88,6 @@ def generated_by_skbuild(
                 git, tree, lookup.links, project, entry, files[path], version, written
             )
     return found
-
-
-def _document(git: GitRepo, lookup: Lookup, label: str) -> Mapping[str, object] | None:
-    """The building project's pyproject.toml where scikit-build-core builds with a
-    ``generate`` table, else None."""
-    oid = lookup.tree.get(label)
-    if oid is None or label in lookup.links or blob_sizes(git, [oid])[oid] > CONFIG_CAP:
-        return None
-    document = toml_document(dict(iter_blobs(git, [oid]))[oid], label)
-    if not isinstance(document, Mapping):
-        return None
-    system = document.get("build-system")
-    if not isinstance(system, dict) or "backend-path" in system:
-        return None
-    tool = document.get("tool")
-    skbuild = tool.get("scikit-build") if isinstance(tool, dict) else None
-    if system.get("build-backend") != SCIKIT_BUILD or not isinstance(skbuild, dict):
-        return None
-    return skbuild
 
 
 def _entries(skbuild: Mapping[str, object], label: str, shown: str) -> list[_Entry]:
