@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import wheelkit
-from cli_support import run_json
+from cli_support import run_json, run_k3diff
 from provenance.repokit import make_repo
 
 from .test_provenance_left_out import BUILT, FILES, HATCH, _check, _failing
@@ -94,3 +94,27 @@ def test_a_gitignore_negation_takes_back_hatchlings_dist_default(tmp_path: Path)
 
     assert code == 1
     assert ("W410", "dist/d.py") in [(f["code"], f["path"]) for f in report["findings"]]
+
+
+@pytest.mark.parametrize("form", ["text", "markdown"])
+def test_the_source_table_says_a_file_the_build_leaves_out_is_left_out(
+    tmp_path: Path, form: str
+) -> None:
+    """The row read ``match`` (only that its content is the commit's) beside W412."""
+    pyproject = HATCH + b'exclude = ["src/pkg/testing"]\n'
+    tree = {"src/" + path: data for path, data in FILES.items()}
+    make_repo(
+        tmp_path / "repo", [tree | {"src/pkg/util.py": b"X = 2\n", "pyproject.toml": pyproject}]
+    )
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", BUILT)
+    patched = {**BUILT, "pkg/testing/fake_auth.py": FAKE}
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", patched)
+    args = ("--source", tmp_path / "repo", "--commit", "HEAD", "--format", form)
+
+    result = run_k3diff("wheels", base, patch, *args)
+
+    assert result.exit_code == 1, result.stderr
+    rows = [line for line in result.stdout.splitlines() if "fake_auth.py" in line]
+    source_row = [line for line in rows if "0aa1326aa30c" in line or "left out" in line]
+    assert len(source_row) == 1, rows
+    assert "left out" in source_row[0] and "match" not in source_row[0]
