@@ -43,6 +43,8 @@ HATCH_PRUNED = frozenset(
 (``EXCLUDED_DIRECTORIES``, 1.33)."""
 _PLATLIB = ("${SKBUILD_PLATLIB_DIR}", "${SKBUILD_PURELIB_DIR}")
 _UNLESS_OWN = " (unless a pattern names the build's own directory)"
+_UNLESS_OLDER = " (unless an older hatchling builds it)"
+"""`HATCH_PRUNED` is 1.33's list, which releases grew: a W412, never a W410 waived."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,7 @@ class LeftOut:
             return None  # a link's or a submodule's: where the build finds it is not read
         relative = repo[len(self.project) :]
         if not placed and (pruned := self._pruned(relative)) is not None:
-            return f"hatchling, which never walks a {pruned} directory,", None
+            return f"hatchling, which never walks a {pruned} directory,", _UNLESS_OLDER
         if self.artifacts is not None and self.artifacts.excludes(relative) is not False:
             return None
         for rule in self.rules:
