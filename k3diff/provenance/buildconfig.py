@@ -159,7 +159,7 @@ def read_package_dirs(
         own_backend = None  # the project's own backend reads none of these
     installs = []
     if own_backend == SCIKIT_BUILD:
-        installs = _cmake_installs(git, tree, links, directory, document)
+        installs = cmake_installs_of(git, tree, links, directory, document)
     readers = _readers(document, label, is_file, is_dir, hatch, files_under, installs)
     if isinstance(own_backend, str) and own_backend in readers:
         own = readers[own_backend][1]()
@@ -208,7 +208,7 @@ def _readers(
     }
 
 
-def _cmake_installs(
+def cmake_installs_of(
     git: GitRepo,
     tree: Mapping[str, str],
     links: Collection[str],
@@ -254,6 +254,25 @@ def _cmake_installs(
     if read and (doubt := install_doubt(document)) is not None:
         raise SourceError(f"{stop} installs files, but {doubt}: {advice}")
     return read
+
+
+def scikit_build_document(
+    git: GitRepo, tree: Mapping[str, str], links: Collection[str], directory: str
+) -> Mapping[str, object] | None:
+    """The pyproject.toml of the project in `directory` where scikit-build-core builds it
+    (its ``build-backend``, no ``backend-path``), parsed; None for another backend, or a
+    file that is a link, over `CONFIG_CAP` or not TOML (the layout's reader says so)."""
+    label = f"{directory}pyproject.toml"
+    oid = tree.get(label)
+    if oid is None or label in links or blob_sizes(git, [oid])[oid] > CONFIG_CAP:
+        return None
+    document = toml_document(dict(iter_blobs(git, [oid]))[oid], label)
+    if isinstance(document, Unread):
+        return None
+    system = document.get("build-system")
+    if not isinstance(system, dict) or "backend-path" in system:
+        return None
+    return document if system.get("build-backend") == SCIKIT_BUILD else None
 
 
 def project_directory(tree: Mapping[str, str], links: Collection[str], place: str) -> str:

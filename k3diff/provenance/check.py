@@ -45,6 +45,7 @@ from k3diff.provenance.revisions import (
     history_notes,
     resolve_revision,
 )
+from k3diff.provenance.skbuildgenerate import generated_by_skbuild
 from k3diff.provenance.statedcheck import range_stated_notes, stated_notes
 from k3diff.provenance.trees import link_over
 
@@ -203,6 +204,7 @@ def check_source(
     lookup = Lookup.build(git, commit, files, prefix, layout)
     matches = lookup.matching(commit)
     written = generated_files(git, lookup, files, set(files) - set(matches), version, {commit})
+    written |= _replaced(generated_by_skbuild(git, lookup, files, version), matches)
     leaves = left_out(git, lookup)
     return ProvenanceReport(
         repo=str(repo),
@@ -255,6 +257,7 @@ def check_source_range(
     matches.update({p: older[where(p)] for p in lookup.wheel_blobs if where(p) in older})
     built = {old, new, *(c for c, _ in history)}
     written = generated_files(git, lookup, files, set(files) - set(matches), version, built)
+    written |= _replaced(generated_by_skbuild(git, lookup, files, version), matches)
     leaves = left_out(git, lookup)
     return ProvenanceReport(
         repo=str(repo),
@@ -287,6 +290,14 @@ def parse_range(repo_label: str, commits: str) -> tuple[str, str]:
     return parts[0], parts[1]
 
 
+def _replaced(written: dict[str, Generated], matches: dict[str, str]) -> dict[str, Generated]:
+    """`written` (files the build writes over the commit's copy), each dropped from `matches`:
+    the commit's copy is never what the wheel ships (`skbuildgenerate`)."""
+    for path in written:
+        matches.pop(path, None)
+    return written
+
+
 def _file_sources(
     git: GitRepo,
     commit: str,
@@ -304,7 +315,10 @@ def _file_sources(
     differing = {
         p: tree[where(p)]
         for p in files
-        if matches.get(p) != commit and where(p) in tree and p not in holds
+        if matches.get(p) != commit
+        and where(p) in tree
+        and p not in holds
+        and tree[where(p)] != lookup.wheel_blobs[p]  # the commit's copy a build writes over
     }
     label = f"@{commit[:SHORT_ID_LENGTH]}"
     diffs, skipped = bounded_diffs(git, differing, files, where, label, diff_cap)
@@ -315,6 +329,8 @@ def _file_sources(
         verdict = written.get(path)
         if path in holds:
             status = SourceStatus.GENERATED
+        elif verdict is not None and verdict.written.replaces and status is SourceStatus.MATCH:
+            status = SourceStatus.MISMATCH  # the commit's copy, which the build writes over
         absent = status is SourceStatus.ABSENT
         diff = diffs.get(path, (None, None, None))
         entries.append(

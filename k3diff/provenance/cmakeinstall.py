@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from k3diff.escape import shortened
+from k3diff.provenance.cmakelists import NOT_LITERAL, Command, Refused, commands
 
 BINARIES = frozenset({"TARGETS", "EXPORT", "RUNTIME_DEPENDENCY_SET"})
 """``install()`` forms that install what the build compiles or CMake's export files (review72a:
@@ -45,19 +46,11 @@ _WHEEL_DIR = re.compile(r"SKBUILD_(?:\w*_DIR|\$)")
 at configure time, over the package's (review72a: exit 0)."""
 _MODULE = re.compile(r"[A-Za-z0-9_-]+")
 """An ``include()`` of a module by name (``GNUInstallDirs``), not of a file by path."""
-_OPENERS = {"if": "endif", "foreach": "endforeach", "while": "endwhile"}
-_OPENERS |= {"function": "endfunction", "macro": "endmacro", "block": "endblock"}
-_CLOSERS = frozenset(_OPENERS.values())
 _VALUED = {"DESTINATION", "RENAME", "COMPONENT"}
 _FLAGS = {"OPTIONAL"}
 _PERMISSIONS = "PERMISSIONS"
 _PYTHON = (".py", ".pyi", ".pyw", ".pyc", ".pyo")
 """Names of files the source check compares (or finds bytecode in)."""
-_NOT_LITERAL = frozenset("$;\\@[")
-"""Characters of an argument that is not a literal: a variable, a list, an escape, a
-generator expression's ``$<``, a bracket argument."""
-_COMMAND = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
-_BRACKET = re.compile(rb"\[(=*)\[")
 
 
 @dataclass(frozen=True)
@@ -66,19 +59,6 @@ class Unreadable:
 
     reason: str
     """``CMakeLists.txt line 4: install(DIRECTORY …), which k3diff does not read``."""
-
-
-@dataclass(frozen=True)
-class _Command:
-    name: str
-    """Lower case, as CMake compares command names."""
-    args: tuple[str, ...]
-    """The arguments as written."""
-    literal: bool
-    """Every argument is a literal: no variable, escape, list or bracket argument."""
-    line: int
-    top: bool
-    """At the file's top level, before any ``return()``."""
 
 
 def cmake_installs(
@@ -90,7 +70,12 @@ def cmake_installs(
     not read."""
     installs: list[tuple[str, str, str]] = []
     for path in sorted(files):
-        for command in _commands(files[path]):
+        parsed = commands(files[path])
+        if isinstance(parsed, Refused):
+            return Unreadable(
+                f"{path} line {parsed.line}: {parsed.why}: no build of this commit configures"
+            )
+        for command in parsed:
             where = f"{path} line {command.line}"
             if command.name.lstrip("_") != "install":  # ``_install``: the original, redefined
                 if (why := _elsewhere(command)) is not None:
@@ -144,7 +129,7 @@ def _files(
     return found
 
 
-def _elsewhere(command: _Command) -> str | None:
+def _elsewhere(command: Command) -> str | None:
     """Why a command other than ``install()`` may place a file in the wheel k3diff does not
     read (review72a: each shipped ``fixes/auth.py`` over ``pkg/sub/auth.py`` in a real build
     while k3diff compared the package's old file, exit 0), or None."""
@@ -179,7 +164,7 @@ def _cmake_file(path: str) -> bool:
     parts = place.split("/")
     return (
         place.endswith((".cmake", "/CMakeLists.txt"))
-        and not set(place) & _NOT_LITERAL
+        and not set(place) & NOT_LITERAL
         and ".." not in parts
         and parts[0] != ""
     )
@@ -201,7 +186,7 @@ def _no_python(args: tuple[str, ...]) -> bool:
 
 def _not_plain(name: str) -> bool:
     """Whether `name` may be a Python file: not a literal, or named as one."""
-    return bool(set(name) & _NOT_LITERAL) or name.lower().endswith(_PYTHON)
+    return bool(set(name) & NOT_LITERAL) or name.lower().endswith(_PYTHON)
 
 
 def _inside(path: str) -> str | None:
@@ -210,90 +195,3 @@ def _inside(path: str) -> str | None:
         return None
     cleaned = posixpath.normpath(path)
     return None if cleaned in {".", ".."} or cleaned.startswith("../") else cleaned
-
-
-def _commands(data: bytes) -> Iterator[_Command]:
-    """Each command invocation of a CMake file, with its block depth (``if`` to ``endif`` …)."""
-    depth, returned, at, line = 0, False, 0, 1
-    while (found := _next_command(data, at)) is not None:
-        start, name, args_at = found
-        line += data.count(b"\n", at, start)
-        args, literal, end = _arguments(data, args_at)
-        command = name.decode("ascii").lower()
-        yield _Command(command, args, literal, line, depth == 0 and not returned)
-        if command in _OPENERS:
-            depth += 1
-        elif command in _CLOSERS:
-            depth = max(depth - 1, 0)
-        elif command == "return":  # review72a: one under an if() ends the file where it holds
-            returned = True
-        line += data.count(b"\n", start, end)
-        at = end
-
-
-def _next_command(data: bytes, at: int) -> tuple[int, bytes, int] | None:
-    """(start, name, where its arguments begin) of the next command after `at`, past comments."""
-    while at < len(data):
-        if data[at : at + 1] == b"#":
-            at = _comment_end(data, at)
-            continue
-        match = _COMMAND.match(data, at)
-        if match is not None and (at == 0 or not data[at - 1 : at].isalnum()):
-            return at, match.group(1), match.end()
-        at += 1
-    return None
-
-
-def _arguments(data: bytes, at: int) -> tuple[tuple[str, ...], bool, int]:
-    """The arguments from `at` (just past the command's '(') to its ')', whether each is a
-    literal, and where the command ends."""
-    args: list[str] = []
-    literal, depth = True, 1
-    while at < len(data):
-        char = data[at : at + 1]
-        if char in b" \t\r\n":
-            at += 1
-        elif char == b"#":  # review72a: a bracket comment ends at its ']]', not the line's end
-            at, literal = _comment_end(data, at), False
-        elif char == b"(":
-            depth, literal, at = depth + 1, False, at + 1
-        elif char == b")":
-            depth, at = depth - 1, at + 1
-            if depth == 0:
-                break
-        elif char == b"[" and (bracket := _BRACKET.match(data, at)) is not None:
-            close = data.find(b"]" + bracket.group(1) + b"]", bracket.end())
-            at, literal = (len(data) if close < 0 else close + len(bracket.group(1)) + 2), False
-            args.append("[")  # a bracket argument: not read, and no literal
-        elif char == b'"':
-            close = _quote_end(data, at + 1)
-            args.append(data[at + 1 : close].decode("utf-8", "replace"))
-            literal = literal and b"\\" not in data[at + 1 : close]
-            at = close + 1
-        else:
-            end = at
-            while end < len(data) and data[end : end + 1] not in b' \t\r\n()"#':
-                end += 1
-            args.append(data[at:end].decode("utf-8", "replace"))
-            at = end if end > at else at + 1
-    if any(set(a) & _NOT_LITERAL for a in args):
-        literal = False
-    return tuple(args), literal, at
-
-
-def _comment_end(data: bytes, at: int) -> int:
-    """Where the comment whose '#' is at `at` ends: a bracket comment (``#[[…]]``, ``#[=[…]=]``)
-    past its closing bracket, a line comment at its line's end."""
-    bracket = _BRACKET.match(data, at + 1)
-    if bracket is not None:
-        close = data.find(b"]" + bracket.group(1) + b"]", bracket.end())
-        return len(data) if close < 0 else close + len(bracket.group(1)) + 2
-    newline = data.find(b"\n", at)
-    return len(data) if newline < 0 else newline
-
-
-def _quote_end(data: bytes, at: int) -> int:
-    """Where the quoted argument whose text begins at `at` ends (its closing '"'), past escapes."""
-    while at < len(data) and data[at : at + 1] != b'"':
-        at += 2 if data[at : at + 1] == b"\\" else 1
-    return min(at, len(data))

@@ -32,6 +32,8 @@ class Generated:
     stated: str | None = None
     """The version the module states where it holds and METADATA's extends it by local
     segments (vLLM's ``0.11.0``, METADATA ``0.11.0+cu128``), else None."""
+    unsure: bool = False
+    """k3diff cannot render what the tool writes (`refused` says why), so does not hold it."""
 
     def refusal(self) -> str | None:
         """``setuptools-scm writes it (pyproject.toml …), but this is not what it writes: line
@@ -39,10 +41,8 @@ class Generated:
         if self.refused is None:
             return None
         written = self.written
-        return (
-            f"{written.tool} writes it ({written.origin}), but this is not what it writes: "
-            f"{self.refused}"
-        )
+        but = "k3diff cannot render what it writes" if self.unsure else "this is not what it writes"
+        return f"{written.tool} writes it ({written.origin}), but {but}: {self.refused}"
 
 
 def generated_files(

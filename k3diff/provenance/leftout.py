@@ -2,8 +2,10 @@
 
 hatchling leaves out what ``exclude`` (the wheel target's, else the build's) and its defaults
 (``*.py[cdo]``, ``/dist``) match, files outside a package (a directory without
-``__init__.py``) under ``only-packages``, and, unless ``ignore-vcs``, what the ``.gitignore``
-nearest the project (at or above it, within the repository) names, a tracked file too;
+``__init__.py``) under ``only-packages``, what is under a directory its walk never enters
+(``__pycache__``, ``.venv`` …), and, unless ``ignore-vcs``, what the ``.gitignore`` and the
+``.hgignore`` nearest the project (at or above it, within the repository) name, a tracked file
+too, matched in one list with ``exclude`` and the defaults (`_hatchling`);
 scikit-build-core what ``wheel.exclude`` matches at its wheel path. A real build (hatchling
 1.33) of a commit whose ``exclude`` names ``src/pkg/testing`` shipped no ``pkg/testing/``: a
 patch wheel adding the commit's ``fake_auth.py`` there matched, exit 0 (now W412), and the
@@ -13,7 +15,7 @@ Only what k3diff reads for certain is claimed (`ignorepatterns`): a pattern it d
 an ``artifacts`` pattern (which brings a file back), a build hook, an override table, or
 hatchling's ``force-include`` or a file scikit-build-core's ``wheel.force-include`` names
 shipping it (never excluded; ``wheel.exclude`` does reach what CMake installs) leaves a file
-unclaimed. hatchling reads ``.gitignore`` only where no pattern of it matches the build's own
+unclaimed. hatchling reads those VCS files only where no pattern of them matches the build's own
 directory path (a project built under ``/tmp/build/`` beside a ``build/`` pattern reads none),
 which the commit does not show: its exclusions are W412 (failing, waivable) but never drop a W410.
 """
@@ -32,8 +34,17 @@ from k3diff.provenance.lookup import Lookup
 from k3diff.provenance.revisions import RepoNote
 
 HATCH_DEFAULTS = ("*.py[cdo]", "/dist")
-_PLATLIB = ("${SKBUILD_PLATLIB_DIR}", "${SKBUILD_PURELIB_DIR}")
 """hatchling's global exclusions (``default_global_exclude``)."""
+HATCH_PRUNED = frozenset(
+    {"__pycache__", ".venv", ".git", ".hg", ".hatch", ".tox", ".nox", ".ruff_cache"}
+    | {".pytest_cache", ".mypy_cache", ".pixi"}
+)
+"""The directories hatchling's walk never enters, whatever a pattern says
+(``EXCLUDED_DIRECTORIES``, 1.33)."""
+_PLATLIB = ("${SKBUILD_PLATLIB_DIR}", "${SKBUILD_PURELIB_DIR}")
+_UNLESS_OWN = " (unless a pattern names the build's own directory)"
+_UNLESS_OLDER = " (unless an older hatchling builds it)"
+"""`HATCH_PRUNED` is 1.33's list, which releases grew: a W412, never a W410 waived."""
 
 
 @dataclass(frozen=True)
@@ -41,10 +52,14 @@ class _Rule:
     patterns: Patterns
     origin: str
     """``pyproject.toml [tool.hatch.build.targets.wheel] exclude`` …"""
-    certain: bool
-    """Whatever directory the build runs in (not a ``.gitignore``'s)."""
+    hedge: str | None
+    """None where it leaves the file out whatever directory the build runs in, else what may
+    take it back (`_UNLESS_OWN`: hatchling reads no VCS file where one of its patterns names
+    the build's own directory)."""
     on_wheel_path: bool = False
     """Matched against the wheel path (scikit-build-core), not the project path."""
+    also: Patterns | None = None
+    """Where set, the rule holds only where these patterns leave the file out too."""
 
 
 @dataclass(frozen=True)
@@ -56,13 +71,17 @@ class LeftOut:
     """Where ``only-packages`` is set, its origin."""
     artifacts: Patterns | None = None
     project: str = ""
+    walks: tuple[str, ...] | None = None
+    """hatchling's: where its walk starts (``only-include``'s directories, each ending in '/';
+    () for the project's root), below which it enters no `HATCH_PRUNED` directory."""
     exempt: frozenset[str] | None = None
     """scikit-build-core's: the wheel paths ``wheel.force-include`` names as files, the only
     ones of the files forced or CMake installs over the packages that ``wheel.exclude`` does
     not reach (``_wheelfile.build``'s ``exclude_exempt``); None (hatchling): it reaches none."""
 
-    def why(self, lookup: Lookup, path: str) -> tuple[str, bool] | None:
-        """(what leaves wheel path `path` out, whether for certain), or None."""
+    def why(self, lookup: Lookup, path: str) -> tuple[str, str | None] | None:
+        """(what leaves wheel path `path` out, None for certain or what may take it back),
+        or None."""
         repo = lookup.repo_path(path)
         placed = path in dict(lookup.layout.package_dirs)  # forced in, or installed by CMake
         if placed and (self.exempt is None or path in self.exempt):
@@ -72,27 +91,44 @@ class LeftOut:
         if repo not in lookup.tree:
             return None  # a link's or a submodule's: where the build finds it is not read
         relative = repo[len(self.project) :]
+        if not placed and (pruned := self._pruned(relative)) is not None:
+            return f"hatchling, which never walks a {pruned} directory,", _UNLESS_OLDER
         if self.artifacts is not None and self.artifacts.excludes(relative) is not False:
             return None
         for rule in self.rules:
             if placed and not rule.on_wheel_path:
                 continue
-            if rule.patterns.excludes(path if rule.on_wheel_path else relative):
-                return rule.origin, rule.certain
+            matched = path if rule.on_wheel_path else relative
+            if rule.patterns.excludes(matched) and (
+                rule.also is None or rule.also.excludes(matched)
+            ):
+                return rule.origin, rule.hedge
         if placed:
             return None
         package = posixpath.join(posixpath.dirname(repo), "__init__.py")
         held = package in lookup.tree or package in lookup.links  # a link the build follows
         if self.only_packages is not None and not held:
-            return f"{self.only_packages} (no __init__.py beside it)", True
+            return f"{self.only_packages} (no __init__.py beside it)", None
         return None
+
+    def _pruned(self, relative: str) -> str | None:
+        """The `HATCH_PRUNED` directory hatchling's walk would have to enter for project path
+        `relative`, if any (src73: ``pkg/__pycache__/x.py`` was read as shipped, and a patch
+        shipping the commit's matched, exit 0)."""
+        if self.walks is None:
+            return None
+        root = next((w for w in self.walks if relative.startswith(w)), None)
+        if root is None and self.walks:
+            return None
+        directories = relative[len(root or "") :].split("/")[:-1]
+        return next((d for d in directories if d in HATCH_PRUNED), None)
 
     def notes(self, lookup: Lookup, shipped: Collection[str]) -> tuple[RepoNote, ...]:
         """W412 for each of `shipped` (the patch's files matching the commit) left out."""
         notes = []
         for path in sorted(shipped):
             if (why := self.why(lookup, path)) is not None:
-                unless = "" if why[1] else " (unless a pattern names the build's own directory)"
+                unless = why[1] or ""
                 message = (
                     f"{lookup.repo_path(path)} is at the source commit, but {why[0]} leaves it "
                     f"out of the wheel the commit builds{unless}: the patch wheel ships it"
@@ -102,7 +138,7 @@ class LeftOut:
 
     def kept(self, lookup: Lookup, dropped: Collection[str]) -> list[str]:
         """`dropped` less the modules the build leaves out for certain (no W410 for them)."""
-        return [p for p in dropped if (why := self.why(lookup, p)) is None or not why[1]]
+        return [p for p in dropped if (why := self.why(lookup, p)) is None or why[1] is not None]
 
 
 def left_out(git: GitRepo, lookup: Lookup) -> LeftOut:
@@ -112,8 +148,8 @@ def left_out(git: GitRepo, lookup: Lookup) -> LeftOut:
     names = (f"{project}pyproject.toml", f"{project}{HATCH_FILE}")
     if any(name in lookup.links for name in names) or names[0] not in tree:
         return LeftOut()
-    ignores = _gitignores(project)
-    contents = _read(git, tree, (*names, *ignores))
+    ignores = {name: _vcs_files(project, name) for name in (".gitignore", ".hgignore")}
+    contents = _read(git, tree, (*names, *ignores[".gitignore"], *ignores[".hgignore"]))
     label = names[0]
     document = toml_document(contents.get(names[0], b""), label)
     system = {} if not isinstance(document, Mapping) else document.get("build-system")
@@ -128,17 +164,36 @@ def left_out(git: GitRepo, lookup: Lookup) -> LeftOut:
     hatch = hatch_document(document, files, project, False, names[1] in tree)
     if not isinstance(hatch, tuple):
         return LeftOut()
-    gitignore = next((path for path in ignores if path in tree or path in lookup.links), None)
-    found = None
-    if gitignore is not None and gitignore in contents:  # a link, or over the cap: not read
-        found = (gitignore, contents[gitignore].decode("utf-8", "replace"))
-    return _hatchling(lookup, *hatch, found)
+    found: list[str] = []
+    lines: list[str] | None = []
+    for name, places in ignores.items():
+        path = next((p for p in places if p in tree or p in lookup.links), None)
+        if path is None:
+            continue
+        found.append(path)
+        if path not in contents or lines is None:  # a link, or over the cap: not read
+            lines = None
+            continue
+        text = _lines(contents[path].decode("utf-8", "replace"))
+        lines += text if name == ".gitignore" else _hg_glob(text)
+    return _hatchling(lookup, *hatch, found, lines)
 
 
 def _hatchling(
-    lookup: Lookup, document: Mapping[str, object], label: str, found: tuple[str, str] | None
+    lookup: Lookup,
+    document: Mapping[str, object],
+    label: str,
+    vcs_files: list[str],
+    vcs_lines: list[str] | None,
 ) -> LeftOut:
-    """`found`: the path and text of the ``.gitignore`` hatchling reads, if k3diff reads it."""
+    """`vcs_files`: the ``.gitignore`` and ``.hgignore`` hatchling reads, `vcs_lines` their
+    patterns in its order (None where one is not read). hatchling matches one list, its
+    defaults, then these, then ``exclude``, the last matching pattern deciding: a VCS file's
+    negation takes back a default (a real build, hatchling 1.33: ``!/dist`` in
+    ``.gitignore`` shipped ``dist/d.py``, ``!*.pyc`` a ``.pyc``; k3diff said they were left
+    out for certain, and a patch dropping ``dist/d.py`` passed without W410), an
+    ``exclude`` negation a VCS file's pattern. Where a VCS file's patterns may not apply
+    (`_UNLESS_OWN`), a file left out with them and without them is left out for certain."""
     tool = document.get("tool")
     hatch = tool.get("hatch") if isinstance(tool, dict) else None
     build = hatch.get("build", {}) if isinstance(hatch, dict) else {}
@@ -158,14 +213,23 @@ def _hatchling(
     patterns = _strings(exclude)
     if patterns is None or artifacts is None:
         return LeftOut()
-    rules = [_Rule(compiled([*HATCH_DEFAULTS, *patterns]), origin, True)]
-    if not ignore_vcs and found is not None:
-        rules.append(_Rule(compiled(_lines(found[1])), f"hatchling, by {found[0]},", False))
+    bare = compiled([*HATCH_DEFAULTS, *patterns])
+    rules = [_Rule(bare, origin, None)]
+    if not ignore_vcs and vcs_files:
+        shown = " and ".join(vcs_files)
+        unread = Patterns((), f"{shown} not read")
+        whole = unread if vcs_lines is None else compiled([*HATCH_DEFAULTS, *vcs_lines, *patterns])
+        rules = [
+            _Rule(whole, origin, None, also=bare),
+            _Rule(whole, f"hatchling, by {shown},", _UNLESS_OWN),
+            _Rule(bare, origin, f" (unless {shown} takes it back)"),
+        ]
     return LeftOut(
         tuple(rules),
         only_origin if only is True else None,
         compiled(artifacts) if artifacts else None,
         lookup.layout.project,
+        _walks(option("only-include")[0]),
     )
 
 
@@ -180,7 +244,7 @@ def _scikit_build(document: Mapping[str, object], label: str, project: str) -> L
     if not exclude or "overrides" in skbuild:
         return LeftOut()
     origin = f"{label} [tool.scikit-build] wheel.exclude"
-    rule = _Rule(compiled(exclude), origin, True, on_wheel_path=True)
+    rule = _Rule(compiled(exclude), origin, None, on_wheel_path=True)
     return LeftOut((rule,), project=project, exempt=_forced_files(wheel))
 
 
@@ -214,14 +278,38 @@ def _strings(value: object) -> list[str] | None:
     return None
 
 
-def _gitignores(project: str) -> list[str]:
-    """Where hatchling looks for ``.gitignore``, nearest first: the project's directory, then
-    each above it to the repository's root (``locate_file``, bounded by ``.git``)."""
+def _walks(only_include: object) -> tuple[str, ...] | None:
+    """Where hatchling's walk starts: ``only-include``'s directories (each ending in '/'), ()
+    for the project's root where none is given; None where it is not read."""
+    if only_include is None:
+        return ()
+    if not isinstance(only_include, list) or not all(isinstance(p, str) for p in only_include):
+        return None
+    return tuple(posixpath.normpath(p).strip("/") + "/" for p in only_include)
+
+
+def _hg_glob(lines: list[str]) -> list[str]:
+    """The ``.hgignore`` lines hatchling reads as patterns: those after a ``syntax: glob``
+    line, until another ``syntax: …`` (its default, regexp, is not read)."""
+    found, glob = [], False
+    for line in lines:
+        exact = line.strip()
+        if exact.startswith("syntax: "):
+            glob = exact == "syntax: glob"
+        elif glob:
+            found.append(line)
+    return found
+
+
+def _vcs_files(project: str, name: str) -> list[str]:
+    """Where hatchling looks for ``.gitignore`` (or ``.hgignore``), nearest first: the
+    project's directory, then each above it to the repository's root (``locate_file``,
+    bounded by ``.git``; an ``.hgignore`` above the repository is not seen)."""
     places = [project]
     while places[-1]:
         parent = places[-1][:-1].rpartition("/")[0]
         places.append(parent + "/" if parent else "")
-    return [f"{place}.gitignore" for place in places]
+    return [f"{place}{name}" for place in places]
 
 
 def _read(git: GitRepo, tree: Mapping[str, str], paths: Collection[str]) -> dict[str, bytes]:

@@ -21,9 +21,11 @@ from k3diff.errors import SourceError
 from k3diff.escape import shortened
 from k3diff.provenance.blobs import WheelFiles, wheel_blob_id
 from k3diff.provenance.buildconfig import (
+    cmake_installs_of,
     configuration_files,
     project_directory,
     read_package_dirs,
+    scikit_build_document,
 )
 from k3diff.provenance.git import SHORT_ID_LENGTH, GitRepo
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread
@@ -142,7 +144,9 @@ class Lookup:
         wheel_blobs = {path: wheel_blob_id(data, git.object_format) for path, data in files.items()}
         if prefix is not None:
             place = normalize_prefix(prefix)
-            given = SourceLayout(place, (), "given", project=project_directory(tree, links, place))
+            project = project_directory(tree, links, place)
+            over = _cmake_placed(git, tree, links, project)
+            given = SourceLayout(place, over, "given", project=project)
             return cls(tree, links, wheel_blobs, given, listing.submodules)
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
         layout = _source_layout(git, tree, links, wheel_blobs, rankings, label)
@@ -174,6 +178,30 @@ class Lookup:
         return {
             p: commit for p, blob in self.wheel_blobs.items() if tree.get(self.repo_path(p)) == blob
         }
+
+
+def _cmake_placed(
+    git: GitRepo, tree: Mapping[str, str], links: frozenset[str], project: str
+) -> tuple[tuple[str, str], ...]:
+    """(wheel path, repository path) of each file the CMake of the scikit-build-core project
+    in `project` installs, which stands over the package's file there wherever the package
+    lives (src73: with ``--source-prefix`` none was read, and a wheel reverting a file CMake
+    installs to the package's old copy matched, exit 0); `SourceError` where they are not
+    read, as without it."""
+    document = scikit_build_document(git, tree, links, project)
+    if document is None:
+        return ()
+    placed = {}
+    for wheel, source, shown in cmake_installs_of(git, tree, links, project, document):
+        if project + source not in tree:  # a link, a directory or nothing: not followed
+            raise SourceError(
+                f"{git.label}: {project}pyproject.toml builds with scikit-build-core, whose "
+                f"CMake at {shortened(shown, 400)} installs no file of the commit k3diff reads: "
+                "compare a wheel built from the commit with this one (k3diff wheels BUILT "
+                "RELEASED)"
+            )
+        placed[wheel] = project + source
+    return tuple(sorted(placed.items()))
 
 
 def _where_held(held: str, link: str | None, submodule: str | None) -> str:

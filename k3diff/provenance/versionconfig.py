@@ -69,6 +69,9 @@ class WrittenFile:
     extended: bool = False
     """The build script may append local segments to the version the module states before
     METADATA states it (vLLM's ``setup.py``: ``+cu128``, ``.precompiled``)."""
+    replaces: bool = False
+    """The build writes it over any copy the commit holds there, which is never what ships
+    (scikit-build-core's ``generate``): a wheel shipping that copy does not match."""
 
     def describe(self) -> str:
         """``setuptools-scm (pyproject.toml [tool.setuptools_scm] version_file)``."""

@@ -244,8 +244,8 @@ def left_out_step(failing: Sequence[Named], code: Callable[[str], str] = str) ->
     compare = code("k3diff wheels BUILT.whl PATCH.whl")
     return (
         f"{counted(shipped, thousands=False)} on {files}: the patch wheel ships a file its "
-        "commit's build configuration leaves out ('match' in the source table says only that "
-        "its content is the commit's), so the wheel was not built from that commit as "
+        "commit's build configuration leaves out (its content is the commit's: 'left out' in "
+        "the source table), so the wheel was not built from that commit as "
         "configured, or a step after the build added the file: build the wheel from the commit "
         f"and compare it with this one ({compare}, where the file reads as added), then drop "
         "the file from the release, or change the configuration at the commit if the wheel "

@@ -248,6 +248,10 @@ def _source_findings(entry: EntryResult) -> Iterator[Finding]:
         if source.diff_skipped:
             lines = f"; {source.diff_skipped}"
         detail = f"differs from {source.repo_path} at the source commit{lines}"
+        if source.repo_blob == source.wheel_blob:  # a file the build writes over that copy
+            detail = (
+                f"is {source.repo_path} as the source commit holds it, which the build replaces"
+            )
         yield Finding(Code.W401, entry.path, detail + _not_generated(source))
     elif source.status is SourceStatus.ABSENT:
         held = "does not exist at the source commit"

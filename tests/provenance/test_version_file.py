@@ -20,6 +20,7 @@ import wheelkit
 from cli_support import run_json, run_k3diff
 
 from k3diff.documents.catalog import load_schema
+from provenance.hatchvcs import HATCH_VCS_PYPROJECT
 from provenance.repokit import make_repo
 from provenance.versiontemplates import SCM_10, SCM_TEMPLATES, scm_module, scm_pyproject
 
@@ -247,15 +248,9 @@ write_to = "python/sglang/_written.py"
 
 
 def test_hatch_vcs_version_file_is_generated(tmp_path: Path) -> None:
-    pyproject = b"""\
-[build-system]
-requires = ["hatchling", "hatch-vcs"]
-build-backend = "hatchling.build"
-
-[project]
-name = "engine"
-dynamic = ["version"]
-
+    pyproject = (
+        HATCH_VCS_PYPROJECT
+        + b"""
 [tool.hatch.version]
 source = "vcs"
 
@@ -265,6 +260,7 @@ version-file = "src/engine/_version.py"
 [tool.hatch.build.targets.wheel]
 packages = ["src/engine"]
 """
+    )
     repo, _a, b = _project(tmp_path, {**SOURCES, "pyproject.toml": pyproject})
     version = f"1.1.dev1+g{b[:9]}"
     wheels = _wheels(tmp_path, scm_module(version, SCM_10, None), version)

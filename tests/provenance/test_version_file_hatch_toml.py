@@ -12,44 +12,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import wheelkit
-from cli_support import run_json
+from provenance.hatchvcs import HATCH_VCS_PYPROJECT, hatch_vcs_check
 
-from provenance.repokit import make_repo
-from provenance.versiontemplates import SCM_10, scm_module
-
-PYPROJECT = b"""\
-[build-system]
-requires = ["hatchling", "hatch-vcs"]
-build-backend = "hatchling.build"
-
-[project]
-name = "engine"
-dynamic = ["version"]
-"""
+PYPROJECT = HATCH_VCS_PYPROJECT
 HOOK = b'[version]\nsource = "vcs"\n\n[build.hooks.vcs]\nversion-file = "src/engine/_version.py"\n'
 PACKAGES = b'\n[build.targets.wheel]\npackages = ["src/engine"]\n'
-SOURCES = {
-    ".gitignore": b"src/engine/_version.py\n",
-    "src/engine/__init__.py": b"from engine._version import __version__\n",
-    "src/engine/core.py": b"STEP = 1\n",
-}
 
 
 def _check(tmp_path: Path, files: dict[str, bytes]) -> tuple[int, dict[str, object]]:
-    """Commits A and B (B changes `core.py`); the patch wheel built from B, checked against B."""
-    _a, b = make_repo(tmp_path / "repo", [{**SOURCES, **files}, {"src/engine/core.py": b"S=2\n"}])
-    version = f"1.1.dev1+g{b[:9]}"
-    init = SOURCES["src/engine/__init__.py"]
-    base_files = {"engine/__init__.py": init, "engine/core.py": b"STEP = 1\n"}
-    base = wheelkit.make_wheel(tmp_path / "b", "engine", "1.0", base_files)
-    patch_files = {
-        "engine/__init__.py": init,
-        "engine/core.py": b"S=2\n",
-        "engine/_version.py": scm_module(version, SCM_10, None),
-    }
-    patch = wheelkit.make_wheel(tmp_path / "p", "engine", version, patch_files)
-    return run_json("wheels", base, patch, "--source", tmp_path / "repo", "--commit", b)
+    return hatch_vcs_check(tmp_path, {".gitignore": b"src/engine/_version.py\n", **files})
 
 
 def _version_source(report: dict[str, object]) -> dict[str, object]:

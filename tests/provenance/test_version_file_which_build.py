@@ -15,8 +15,9 @@ import pytest
 import wheelkit
 from cli_support import run_json
 
+from provenance.hatchvcs import HATCH_VCS_PYPROJECT, hatch_vcs_check
 from provenance.repokit import make_repo
-from provenance.versiontemplates import SCM_6, SCM_10, scm_module, versioneer_module
+from provenance.versiontemplates import SCM_6, scm_module, versioneer_module
 
 ROOT_PYPROJECT = b"""\
 [build-system]
@@ -83,21 +84,10 @@ def test_only_the_configuration_that_builds_the_wheel_names_a_written_file(
     assert failing == [("W402", "engine/_vendor/tomlish/_version.py")]
 
 
-HATCH_HEAD = b"""\
-[build-system]
-requires = ["hatchling", "hatch-vcs"]
-build-backend = "hatchling.build"
-
-[project]
-name = "engine"
-dynamic = ["version"]
-
-[tool.hatch.version]
-source = "vcs"
-
-[tool.hatch.build.targets.wheel]
-packages = ["src/engine"]
-"""
+HATCH_HEAD = HATCH_VCS_PYPROJECT + (
+    b'\n[tool.hatch.version]\nsource = "vcs"\n\n'
+    b'[tool.hatch.build.targets.wheel]\npackages = ["src/engine"]\n'
+)
 
 
 @pytest.mark.parametrize(
@@ -113,24 +103,7 @@ packages = ["src/engine"]
 def test_a_hatch_vcs_hook_the_wheel_build_does_not_run_names_no_file(
     tmp_path: Path, hooks: bytes
 ) -> None:
-    sources = {
-        "pyproject.toml": HATCH_HEAD + hooks,
-        "src/engine/__init__.py": b"",
-        "src/engine/core.py": b"STEP = 1\n",
-    }
-    _a, b = make_repo(tmp_path / "repo", [sources, {"src/engine/core.py": b"STEP = 2\n"}])
-    version = f"1.1.dev1+g{b[:9]}"
-    files = {"engine/__init__.py": b""}
-    base = wheelkit.make_wheel(
-        tmp_path / "base", "engine", "1.0", files | {"engine/core.py": b"STEP = 1\n"}
-    )
-    patch_files = files | {
-        "engine/core.py": b"STEP = 2\n",
-        "engine/_version.py": scm_module(version, SCM_10, f"g{b[:9]}"),
-    }
-    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", version, patch_files)
-
-    code, report = run_json("wheels", base, patch, "--source", tmp_path / "repo", "--commit", b)
+    code, report = hatch_vcs_check(tmp_path, {"pyproject.toml": HATCH_HEAD + hooks})
 
     assert code == 1
     (entry,) = [e for e in report["entries"] if e["path"] == "engine/_version.py"]
@@ -142,23 +115,7 @@ def test_a_hatch_vcs_hook_the_wheel_build_does_not_run_names_no_file(
 def test_the_wheel_target_s_hatch_vcs_version_file_is_generated(tmp_path: Path) -> None:
     """The wheel target's own `hooks.vcs` is the one the wheel build runs."""
     hooks = b'[tool.hatch.build.targets.wheel.hooks.vcs]\nversion-file = "src/engine/_version.py"\n'
-    sources = {
-        "pyproject.toml": HATCH_HEAD + hooks,
-        "src/engine/__init__.py": b"",
-        "src/engine/core.py": b"STEP = 1\n",
-    }
-    _a, b = make_repo(tmp_path / "repo", [sources, {"src/engine/core.py": b"STEP = 2\n"}])
-    version = f"1.1.dev1+g{b[:9]}"
-    base = wheelkit.make_wheel(
-        tmp_path / "base", "engine", "1.0", {"engine/core.py": b"STEP = 1\n"}
-    )
-    patch_files = {
-        "engine/core.py": b"STEP = 2\n",
-        "engine/_version.py": scm_module(version, SCM_10, f"g{b[:9]}"),
-    }
-    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", version, patch_files)
-
-    code, report = run_json("wheels", base, patch, "--source", tmp_path / "repo", "--commit", b)
+    code, report = hatch_vcs_check(tmp_path, {"pyproject.toml": HATCH_HEAD + hooks})
 
     assert code == 0
     (entry,) = [e for e in report["entries"] if e["path"] == "engine/_version.py"]

@@ -183,3 +183,38 @@ def test_installs_of_files_that_are_not_python_leave_the_packages_read(tmp_path:
 
     assert code == 0
     assert report["provenance"]["package_dir"] == {"pkg/": "src/pkg/"}
+
+
+def test_with_source_prefix_what_cmake_installs_is_still_compared_with_its_place(
+    tmp_path: Path,
+) -> None:
+    """src73: with ``--source-prefix src/`` no CMake was read, the old ``src/pkg/sub/auth.py``
+    was compared, and the wheel reverting to it matched, exit 0."""
+    repo = _repo(tmp_path, SKBUILD + PACKAGES, TOP + INSTALL_FIX)
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
+    given = ("--source-prefix", "src/", "--source-all")
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", "HEAD", *given)
+
+    assert code == 1
+    sources = {e["path"]: e["source"] for e in report["entries"] if "source" in e}
+    assert sources["pkg/sub/auth.py"]["repo_path"] == "fixes/auth.py"
+    assert sources["pkg/sub/auth.py"]["status"] == "mismatch"
+    assert sources["pkg/util.py"]["repo_path"] == "src/pkg/util.py"
+
+
+def test_with_source_prefix_an_install_k3diff_does_not_read_stops_the_check(
+    tmp_path: Path,
+) -> None:
+    repo = _repo(tmp_path, SKBUILD + PACKAGES, TOP + b"install(DIRECTORY fixes/ DESTINATION pkg)\n")
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
+
+    result = run_k3diff(
+        "wheels", base, patch, "--source", repo, "--commit", "HEAD", "--source-prefix", "src/"
+    )
+
+    assert result.exit_code == 2, result.stdout
+    assert "CMakeLists.txt line 3: install(DIRECTORY …)" in result.stderr
+    assert "k3diff wheels BUILT RELEASED" in result.stderr

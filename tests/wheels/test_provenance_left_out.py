@@ -182,7 +182,7 @@ def test_the_next_step_says_what_to_do_about_a_file_the_build_leaves_out(tmp_pat
     steps = result.stdout.split("\nNext steps\n", 1)[1]
     assert steps.startswith(
         "  1 × W412 on 1 file: the patch wheel ships a file its commit's build configuration "
-        "leaves out ('match' in the source table says only that its content is the commit's), "
+        "leaves out (its content is the commit's: 'left out' in the source table), "
         "so the wheel was not built from that commit as configured, or a step after the build "
         "added the file: build the wheel from the commit and compare it with this one (k3diff "
         "wheels BUILT.whl PATCH.whl, where the file reads as added)"
