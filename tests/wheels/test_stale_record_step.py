@@ -38,7 +38,11 @@ def test_the_next_steps_say_to_rebuild_or_repack_before_the_waiver(tmp_path: Pat
         "  2 × W302 on 1 file: RECORD does not describe the archive (its files or RECORD "
         "changed after the wheel was built"
     )
-    assert "rebuild the wheel from its source (its build backend writes RECORD)" in steps[0]
+    # words73: the rebuild names its commands
+    assert (
+        "rebuild the wheel from its source (python -m build --wheel, or pip wheel --no-deps -w "
+        "dist .: its build backend writes RECORD)" in steps[0]
+    )
     assert (
         "(wheel unpack BUILT.whl -d DIR, which refuses a file that does not match its RECORD "
         "hash)" in steps[0]
