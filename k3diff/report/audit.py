@@ -88,11 +88,12 @@ def _artifact_header(artifact: ArtifactAudit) -> str:
 
 
 def _manifest_lines(check: ManifestCheck, report: AuditReport) -> list[str]:
+    # words73: "1 missing, 1 extra" left the reader to guess which side each was missing from
+    ignored = "; --ignore-missing" if check.ignore_missing else ""
     lines = [
         f"manifest {check.path}: {len(check.matched)} matched, {len(check.mismatched)} "
-        f"mismatched, {len(check.missing)} missing"
-        f"{' (not audited here: --ignore-missing)' if check.ignore_missing else ''}, "
-        f"{len(check.extra)} extra"
+        f"mismatched, {len(check.missing)} missing (listed, not audited{ignored}), "
+        f"{len(check.extra)} extra (audited, not listed)"
     ]
     lines += [_finding_text(f, report, f.path) for f in check.findings()]
     return lines
