@@ -25,6 +25,7 @@ from k3diff.report.stepwords import (
     record_step,
     section,
     stanza_block,
+    unpacked_dir,
     unwaivable_step,
     waiver_stanza,
     waiver_step,
@@ -194,15 +195,14 @@ def _signed(found: Sequence[Failing], artifact: str, code: Style) -> str | None:
     counts = _counts(found, frozenset({Code.A111}))
     if counts is None:
         return None
-    fields = artifact.replace("\\", "/").rpartition("/")[2].split("-")
-    unpacked = "-".join(fields[:2]) if len(fields) >= 5 else "NAME-VERSION"
+    unpacked = unpacked_dir(artifact)
     unpack = code(f"wheel unpack {shellwords.quote(artifact)} -d DIR")
+    pack = code(f"wheel pack {shellwords.quote(unpacked)}")
     return (
         f"{counts}: a RECORD signature pip no longer reads and k3diff cannot verify: rebuild "
         f"the wheel without the signing step, or {unpack}, delete the signature file under "
-        f"DIR/{unpacked} and repack with {code(f'wheel pack DIR/{unpacked}')}; publish a "
-        f"signature beside the wheel instead (PyPI's attestations, or a detached .asc file), "
-        f"then {AUDITED}"
+        f"{code(unpacked)} and repack with {pack}; publish a signature beside the wheel instead "
+        f"(PyPI's attestations, or a detached .asc file), then {AUDITED}"
     )
 
 
@@ -246,7 +246,7 @@ def _metadata(found: Sequence[Failing], wheel: str, code: Style) -> list[str | N
     """A122 (metadata PyPI refuses) and A124 (a PEP 658 file not the wheel's METADATA)."""
     refused = _counts(found, frozenset({Code.A122}))
     served = _counts(found, frozenset({Code.A124}))
-    sidecar = f"{wheel}.metadata" if found else "WHEEL.metadata"
+    sidecar = shellwords.quote(f"{found[0].artifact}.metadata") if found else "WHEEL.metadata"
     unzip = code(f"unzip -p {wheel} '*.dist-info/METADATA' > {sidecar}")
     return [
         None

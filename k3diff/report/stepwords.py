@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from k3diff import escape
+from k3diff import escape, shellwords
 from k3diff.output import OutputFormat, plural
 from k3diff.report.markdown import fenced
 from k3diff.wheel.codes import (
@@ -103,9 +103,7 @@ def record_step(
         return None
     files = plural(len({path for _, path, _ in stale}), "file")
     unpack = code("wheel unpack BUILT.whl -d DIR")
-    fields = patch_path.replace("\\", "/").rpartition("/")[2].split("-")
-    unpacked = "-".join(fields[:2]) if len(fields) >= 5 else "NAME-VERSION"
-    pack = code(f"wheel pack DIR/{unpacked}")
+    pack = code(f"wheel pack {shellwords.quote(unpacked_dir(patch_path))}")
     build, pip = (code(command) for command in REBUILD)
     return (
         f"{counted(stale, thousands=False)} on {files}: RECORD does not describe the archive "
@@ -117,6 +115,14 @@ def record_step(
         f"its RECORD hash), edit under DIR and repack with {pack}, which writes RECORD anew; "
         f"then {then}"
     )
+
+
+def unpacked_dir(path: str) -> str:
+    """Where `wheel unpack WHEEL -d DIR` puts the wheel at `path`: `DIR/NAME-VERSION`, the
+    first two fields of its file name (`NAME-VERSION` where it is no wheel's name). A step
+    shell-quotes it (words73: a file name holding `$(…)` made a `wheel pack` line that ran it)."""
+    fields = path.replace("\\", "/").rpartition("/")[2].split("-")
+    return "DIR/" + ("-".join(fields[:2]) if len(fields) >= 5 else "NAME-VERSION")
 
 
 def waiver_step(

@@ -150,3 +150,11 @@ def test_the_bundle_says_the_audits_steps(tmp_path: Path) -> None:
     assert 'artifact = "engine-1.0-py3-none-any.whl"' in steps[1]["toml"]
     html = (tmp_path / "bundle" / "report.html").read_text()
     assert "wheel pack DIR/engine-1.0" in html
+
+
+def test_a_file_name_holding_shell_syntax_is_quoted_in_every_command(tmp_path: Path) -> None:
+    wheel = _stale(tmp_path)
+    hostile = wheel.rename(tmp_path / "engine$(touch pwned)-1.0-py3-none-any.whl")
+    steps = "\n".join(_steps(run_k3diff("audit", hostile.name, cwd=tmp_path).stdout))
+    assert "wheel pack 'DIR/engine$(touch pwned)-1.0'" in steps
+    assert "pack DIR/engine$(" not in steps

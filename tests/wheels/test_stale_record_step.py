@@ -67,3 +67,14 @@ def test_the_bundle_says_the_fix_too(tmp_path: Path) -> None:
     assert "2 × W302 on 1 file: RECORD does not describe the archive" in steps[0]
     assert REPACK in steps[0]
     assert steps[1].startswith("or accept each reviewed file with a waiver")
+
+
+def test_a_file_name_holding_shell_syntax_is_quoted_in_the_step(tmp_path: Path) -> None:
+    """words73: the step wrote `wheel pack DIR/engine$(touch pwned)-1.0` as the file name
+    gave it, and the line pasted into a shell ran `touch pwned`."""
+    base, patch = _stale_pair(tmp_path)
+    hostile = patch.with_name("engine$(touch pwned)-1.0-py3-none-any.whl")
+    patch.rename(hostile)
+    result = run_k3diff("wheels", base, hostile)
+    assert "repack with wheel pack 'DIR/engine$(touch pwned)-1.0', which" in result.stdout
+    assert "wheel pack DIR/engine$(" not in result.stdout
