@@ -121,23 +121,37 @@ def _named(found: Sequence[Failing], codes: frozenset[Code] | None = None) -> li
 
 def _artifact_steps(artifact: str, found: Sequence[Failing], code: Style) -> list[str]:
     """The fixes for one artifact's failing findings, the archive pip refuses first."""
-    wheel = shellwords.quote(artifact)
     nowhere = next(
         (f.detail for f in found if f.code == Code.W616.name and f.detail.endswith(NO_PYTHON)),
         None,
     )
     sound = [f for f in _named(found) if f[0].startswith("W")]
     steps = [
-        _unreadable(found, wheel, code),
-        _misnamed(found, wheel, code),
+        *_fixes(REFUSED, found, artifact, code),
         unwaivable_step(sound, nowhere, then="audit the rebuilt wheel"),
         record_step(_named(found), artifact, code, STALE, AUDITED),
-        _unvouched(found, code),
-        _signed(found, artifact, code),
-        *_platform(found, wheel, code),
-        *_metadata(found, wheel, code),
+        *_fixes(FIXES, found, artifact, code),
     ]
     return [step for step in steps if step is not None]
+
+
+Fix = Callable[[str, str, Style], str]
+"""A fix's words from the counts of its findings, the artifact as given and the style."""
+
+
+def _fixes(
+    table: Sequence[tuple[frozenset[Code], Fix]],
+    found: Sequence[Failing],
+    artifact: str,
+    code: Style,
+) -> list[str]:
+    """Each fix of `table` whose codes are among `found`, in the table's order."""
+    steps = []
+    for codes, fix in table:
+        counts = _counts(found, codes)
+        if counts is not None:
+            steps.append(fix(counts, artifact, code))
+    return steps
 
 
 def _counts(found: Sequence[Failing], codes: frozenset[Code], noun: str = "file") -> str | None:
@@ -151,35 +165,30 @@ def _counts(found: Sequence[Failing], codes: frozenset[Code], noun: str = "file"
     return f"{counted(kept, thousands=False)}{on}"
 
 
-def _unreadable(found: Sequence[Failing], wheel: str, code: Style) -> str | None:
-    counts = _counts(found, frozenset({Code.A001}))
-    if counts is None:
-        return None
+def _unreadable(counts: str, artifact: str, code: Style) -> str:
     return (
         f"{counts}: no waiver accepts it (pip cannot read the file: cut short by a download or "
         "copy, or no wheel at all): copy it again from where it was built, check that "
-        f"{code('sha256sum ' + wheel)} gives the hash the build or the index lists, and audit "
-        "it again"
+        f"{code('sha256sum ' + shellwords.quote(artifact))} gives the hash the build or the "
+        "index lists, and audit it again"
     )
 
 
-def _misnamed(found: Sequence[Failing], wheel: str, code: Style) -> str | None:
-    counts = _counts(found, frozenset({Code.A126}))
-    if counts is None:
-        return None
-    tags = code(f"unzip -p {wheel} '*.dist-info/WHEEL'")
+def _misnamed(counts: str, artifact: str, code: Style) -> str:
+    tags = code(_tags_command(artifact))
     return (
         f"{counts}: no waiver accepts it (pip, twine and PyPI refuse a wheel by this name): "
         f"rename it to the name its build wrote, {code('NAME-VERSION-PYTHON-ABI-PLATFORM.whl')} "
-        f"(its tags: {tags}), or "
-        f"rebuild it ({code(REBUILD[0])}), then audit it again"
+        f"(its tags: {tags}), or rebuild it ({code(REBUILD[0])}), then audit it again"
     )
 
 
-def _unvouched(found: Sequence[Failing], code: Style) -> str | None:
-    counts = _counts(found, UNVOUCHED)
-    if counts is None:
-        return None
+def _tags_command(artifact: str) -> str:
+    """The command that prints the wheel's `WHEEL` file, its tags among its lines."""
+    return f"unzip -p {shellwords.quote(artifact)} '*.dist-info/WHEEL'"
+
+
+def _unvouched(counts: str, artifact: str, code: Style) -> str:
     build, pip = (code(command) for command in REBUILD)
     return (
         f"{counts}: the wheel's RECORD or METADATA vouches for no content pip checks (missing, "
@@ -191,10 +200,7 @@ def _unvouched(found: Sequence[Failing], code: Style) -> str | None:
     )
 
 
-def _signed(found: Sequence[Failing], artifact: str, code: Style) -> str | None:
-    counts = _counts(found, frozenset({Code.A111}))
-    if counts is None:
-        return None
+def _signed(counts: str, artifact: str, code: Style) -> str:
     unpacked = unpacked_dir(artifact)
     unpack = code(f"wheel unpack {shellwords.quote(artifact)} -d DIR")
     pack = code(f"wheel pack {shellwords.quote(unpacked)}")
@@ -206,64 +212,114 @@ def _signed(found: Sequence[Failing], artifact: str, code: Style) -> str | None:
     )
 
 
-def _platform(found: Sequence[Failing], wheel: str, code: Style) -> list[str | None]:
-    """A115 (glibc/libstdc++ newer than the tag), A125 (another architecture), A123 (abi3)."""
-    glibc = _counts(found, frozenset({Code.A115}))
-    arch = _counts(found, frozenset({Code.A125}))
-    abi3 = _counts(found, frozenset({Code.A123}))
-    retag = code(f"wheel tags --platform-tag manylinux_2_X_ARCH {wheel}")
-    return [
-        None
-        if glibc is None
-        else (
-            f"{glibc}: pip installs the wheel on systems whose glibc or libstdc++ its natives "
-            f"need newer: {code('auditwheel show ' + wheel)} names the manylinux tag their "
-            "symbols allow; build the natives in the manylinux image of the tag the wheel "
-            f"is to promise (cibuildwheel does) and run {code('auditwheel repair')}, which "
-            f"refuses a tag they exceed, or retag the wheel with the one they need ({retag}, "
-            f"X as auditwheel shows), then {AUDITED}"
-        ),
-        None
-        if arch is None
-        else (
-            f"{arch}: pip installs the wheel on machines that cannot load its natives: rebuild "
-            f"them for the architecture its tags name (cibuildwheel's {code('--archs')}), or "
-            f"retag the wheel for the one they are built for ({retag}), then {AUDITED}"
-        ),
-        None
-        if abi3 is None
-        else (
-            f"{abi3}: pip installs the extension on Pythons it may not import on: rebuild it "
-            f"against the stable ABI its abi3 tag promises ({code('Py_LIMITED_API')} defined; "
-            f"setuptools: {code('Extension(..., py_limited_api=True)')}), or retag the wheel "
-            "for the one Python it was built for "
-            f"({code(f'wheel tags --python-tag cp3X --abi-tag cp3X {wheel}')}), then {AUDITED}"
-        ),
-    ]
+def _retag(artifact: str, code: Style) -> str:
+    return code(f"wheel tags --platform-tag manylinux_2_X_ARCH {shellwords.quote(artifact)}")
 
 
-def _metadata(found: Sequence[Failing], wheel: str, code: Style) -> list[str | None]:
-    """A122 (metadata PyPI refuses) and A124 (a PEP 658 file not the wheel's METADATA)."""
-    refused = _counts(found, frozenset({Code.A122}))
-    served = _counts(found, frozenset({Code.A124}))
-    sidecar = shellwords.quote(f"{found[0].artifact}.metadata") if found else "WHEEL.metadata"
+def _glibc(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: pip installs the wheel on systems whose glibc or libstdc++ its natives "
+        f"need newer: {code('auditwheel show ' + shellwords.quote(artifact))} names the "
+        "manylinux tag their symbols allow; build the natives in the manylinux image of the tag "
+        f"the wheel is to promise (cibuildwheel does) and run {code('auditwheel repair')}, "
+        "which refuses a tag they exceed, or retag the wheel with the one they need "
+        f"({_retag(artifact, code)}, X as auditwheel shows), then {AUDITED}"
+    )
+
+
+def _architecture(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: pip installs the wheel on machines that cannot load its natives: rebuild "
+        f"them for the architecture its tags name (cibuildwheel's {code('--archs')}), or "
+        f"retag the wheel for the one they are built for ({_retag(artifact, code)}), then "
+        f"{AUDITED}"
+    )
+
+
+def _abi3(counts: str, artifact: str, code: Style) -> str:
+    retag = code(f"wheel tags --python-tag cp3X --abi-tag cp3X {shellwords.quote(artifact)}")
+    return (
+        f"{counts}: pip installs the extension on Pythons it may not import on: rebuild it "
+        f"against the stable ABI its abi3 tag promises ({code('Py_LIMITED_API')} defined; "
+        f"setuptools: {code('Extension(..., py_limited_api=True)')}), or retag the wheel for "
+        f"the one Python it was built for ({retag}), then {AUDITED}"
+    )
+
+
+def _refused_metadata(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: fix the field its detail names where the build reads it "
+        f"({code('pyproject.toml')}'s {code('[project]')} table, or {code('setup.cfg')}), "
+        f"rebuild ({code(REBUILD[0])}) and check with {code('twine check dist/*')} before "
+        "uploading"
+    )
+
+
+def _served_metadata(counts: str, artifact: str, code: Style) -> str:
+    wheel, sidecar = (shellwords.quote(name) for name in (artifact, f"{artifact}.metadata"))
     unzip = code(f"unzip -p {wheel} '*.dist-info/METADATA' > {sidecar}")
-    return [
-        None
-        if refused is None
-        else (
-            f"{refused}: fix the field its detail names where the build reads it "
-            f"({code('pyproject.toml')}'s {code('[project]')} table, or {code('setup.cfg')}), "
-            f"rebuild ({code(REBUILD[0])}) and check with {code('twine check dist/*')} before "
-            "uploading"
-        ),
-        None
-        if served is None
-        else (
-            f"{served}: resolvers read a METADATA that is not the wheel's: write the file anew "
-            f"from the wheel ({unzip}) and publish it with the wheel"
-        ),
-    ]
+    return (
+        f"{counts}: resolvers read a METADATA that is not the wheel's: write the file anew "
+        f"from the wheel ({unzip}) and publish it with the wheel"
+    )
+
+
+def _misfiled(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: entries pip installs otherwise than the archive lists them (a symbolic "
+        "link, a backslash in a name, a directory entry carrying data): rebuild the wheel "
+        "without them, renaming or dropping each entry named (its detail says what pip does "
+        f"with it), then {AUDITED}"
+    )
+
+
+def _filename(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: the file's name and the wheel's metadata disagree (the detail says where): "
+        f"rebuild it ({code(REBUILD[0])}: the build names the file from its metadata), or "
+        "rename the file to the name, version and tags its .dist-info gives "
+        f"({code(_tags_command(artifact))} lists the tags), then audit it again"
+    )
+
+
+def _customize(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: a sitecustomize or usercustomize module, which runs at every start of every "
+        "program of the environment: drop it from the packages the build configuration lists "
+        f"and rebuild ({code(REBUILD[0])}), then {AUDITED}"
+    )
+
+
+def _unimportable(counts: str, artifact: str, code: Style) -> str:
+    retag = code(f"wheel tags --python-tag cp3X --abi-tag cp3X {shellwords.quote(artifact)}")
+    return (
+        f"{counts}: pip installs an extension on Pythons that cannot import it: build one wheel "
+        "per Python the extension is for (cibuildwheel does), or narrow the tags to the one it "
+        f"imports on ({retag}), then {AUDITED}"
+    )
+
+
+REFUSED: tuple[tuple[frozenset[Code], Fix], ...] = (
+    (frozenset({Code.A001}), _unreadable),
+    (frozenset({Code.A126}), _misnamed),
+)
+"""Files pip refuses whole (no waiver takes them): their fixes come first."""
+FIXES: tuple[tuple[frozenset[Code], Fix], ...] = (
+    (frozenset({Code.W602, Code.W607, Code.W617}), _misfiled),
+    (frozenset({Code.W605}), _filename),
+    (UNVOUCHED, _unvouched),
+    (frozenset({Code.A111}), _signed),
+    (frozenset({Code.A115}), _glibc),
+    (frozenset({Code.A125}), _architecture),
+    (frozenset({Code.A123}), _abi3),
+    (frozenset({Code.W629}), _unimportable),
+    (frozenset({Code.W702}), _customize),
+    (frozenset({Code.A122}), _refused_metadata),
+    (frozenset({Code.A124}), _served_metadata),
+)
+"""The fixes after the archive's and RECORD's, in the order they are said: the entries and the
+name pip reads otherwise, what the build wrote, the platform the wheel promises, then what runs
+and the metadata. A failing code none names gets its waiver stanza alone."""
 
 
 def _manifest_steps(found: Sequence[Failing], manifest: str, code: Style) -> list[str]:

@@ -158,3 +158,12 @@ def test_a_file_name_holding_shell_syntax_is_quoted_in_every_command(tmp_path: P
     steps = "\n".join(_steps(run_k3diff("audit", hostile.name, cwd=tmp_path).stdout))
     assert "wheel pack 'DIR/engine$(touch pwned)-1.0'" in steps
     assert "pack DIR/engine$(" not in steps
+
+
+def test_a_file_name_its_metadata_contradicts_says_to_rebuild_or_rename(tmp_path: Path) -> None:
+    built = wheelkit.wheel_files("engine", "1.0", FILES)
+    wheelkit.write_zip(tmp_path / "engine-2.0-py3-none-any.whl", built)
+    steps = _steps(run_k3diff("audit", "engine-2.0-py3-none-any.whl", cwd=tmp_path).stdout)
+    assert steps[0].startswith("  1 × W605: the file's name and the wheel's metadata disagree")
+    assert "rebuild it (python -m build --wheel: the build names the file" in steps[0]
+    assert "unzip -p engine-2.0-py3-none-any.whl '*.dist-info/WHEEL' lists the tags" in steps[0]
