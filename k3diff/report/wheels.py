@@ -264,8 +264,9 @@ def _sections(report: WheelReport, style: _Style, in_set: Sequence[str] | None =
     sections = [
         _markdown_header(report) if markdown else _text_header(report),
         _distributions_headline(report, markdown),
-        style.section(
-            "Summary", style.table(_summary_rows(report), _SUMMARY_HEADERS, _SUMMARY_ALIGN)
+        style.section(  # words73: "Summary" did not say what the totals count
+            "Entries by kind",
+            style.table(_summary_rows(report), _SUMMARY_HEADERS, _SUMMARY_ALIGN),
         ),
     ]
     if report.metadata_changes:

@@ -1,5 +1,6 @@
-"""The wheels text report as a release engineer reads it (words73): a size says its unit, and
-every count of a code reads `N × CODE`, as the verdict line and the next steps count."""
+"""The wheels text report as a release engineer reads it (words73): a size says its unit, a
+table of counts what it counts, and every count of a code reads `N × CODE`, as the verdict line
+and the next steps count."""
 
 from __future__ import annotations
 
@@ -46,3 +47,9 @@ def test_markdown_too(tmp_path: Path) -> None:
     text = _report(tmp_path, "--format", "markdown")
     assert "base bytes" in text and "patch bytes" in text
     assert "1 × W201 (Python file changed)" in text
+
+
+def test_the_counts_by_kind_say_they_count_entries(tmp_path: Path) -> None:
+    text = _report(tmp_path)
+    assert "\nEntries by kind\nkind " in text
+    assert "\nSummary\n" not in text
