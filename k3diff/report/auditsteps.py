@@ -341,12 +341,20 @@ def _manifest_steps(found: Sequence[Failing], manifest: str, code: Style) -> lis
         )
     missing = _pins(found, Code.A202, code)
     if missing is not None:
-        (counts, names), _ = missing
-        steps.append(
-            f"{counts}{names}: {shown} pins files this run did not audit: give them to the "
-            f"audit too, or pass {code('--ignore-missing')} to audit part of a release; drop "
-            f"their lines from {shown} if they are no longer released"
-        )
+        (counts, names), paths = missing
+        if paths:
+            steps.append(
+                f"{counts}{names}: {shown} pins files this run did not audit: give them to the "
+                f"audit too, or pass {code('--ignore-missing')} to audit part of a release; "
+                f"drop their lines from {shown} if they are no longer released"
+            )
+        else:  # --ignore-missing, and none of the artifacts is one the manifest pins
+            steps.append(
+                f"{counts}: {shown} pins none of the files audited, so nothing was verified: "
+                "audit the files it names (each line's name; "
+                f"{code(f'sha256sum -c {pinned}')} in its directory checks them too), or give "
+                "the manifest that pins these"
+            )
     extra = _pins(found, Code.A203, code)
     if extra is not None:
         (counts, names), _ = extra

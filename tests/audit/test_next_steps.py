@@ -167,3 +167,12 @@ def test_a_file_name_its_metadata_contradicts_says_to_rebuild_or_rename(tmp_path
     assert steps[0].startswith("  1 × W605: the file's name and the wheel's metadata disagree")
     assert "rebuild it (python -m build --wheel: the build names the file" in steps[0]
     assert "unzip -p engine-2.0-py3-none-any.whl '*.dist-info/WHEEL' lists the tags" in steps[0]
+
+
+def test_a_manifest_that_pins_none_of_the_files_says_nothing_was_verified(tmp_path: Path) -> None:
+    (tmp_path / "NOTES.txt").write_text("notes\n")
+    (tmp_path / "SUMS").write_text("1" * 64 + "  gone.whl\n")
+    args = ("audit", "NOTES.txt", "--manifest", "SUMS", "--ignore-missing")
+    steps = _steps(run_k3diff(*args, cwd=tmp_path).stdout)
+    assert steps[0].startswith("  1 × A202: SUMS pins none of the files audited, so nothing")
+    assert "sha256sum -c SUMS in its directory checks them too" in steps[0]
