@@ -237,7 +237,7 @@ def _audit_steps(audit: AuditDocument) -> Iterator[Step]:
     if waived:
         wide = [f.code for f in waived if not f.path]
         findings = [auditsteps.as_finding(f) for f in waived]
-        waiver = waiver_step(alone=not lines, wide=wide)
+        waiver = waiver_step(alone=not lines, wide=wide, artifact=True)
         yield _waiver_line((Evidence.AUDIT,), waiver, findings, [f.artifact for f in waived])
 
 

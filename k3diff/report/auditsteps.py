@@ -109,7 +109,7 @@ def next_steps(
     stanzas = [waiver_stanza(as_finding(f), f.artifact) for f in waived]
     if waived:
         wide = [f.code for f in waived if not f.path]
-        lines.append(waiver_step(code, alone=not lines, wide=wide))
+        lines.append(waiver_step(code, alone=not lines, wide=wide, artifact=True))
     if not lines:
         return ""
     return section("Next steps", lines, stanza_block(stanzas), fmt, level=2)

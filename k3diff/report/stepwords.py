@@ -126,14 +126,18 @@ def unpacked_dir(path: str) -> str:
 
 
 def waiver_step(
-    code: Callable[[str], str] = str, alone: bool = False, wide: Sequence[str] = ()
+    code: Callable[[str], str] = str,
+    alone: bool = False,
+    wide: Sequence[str] = (),
+    artifact: bool = False,
 ) -> str:
     """The step that introduces the waiver stanzas: the last of the native steps (`or …`), or
     the only one when no native finding fails. `wide`: the codes of the findings among them
     about the wheel as a whole (W605, W630, …), whose path is `""`: a waiver's `path` is a
-    glob on the finding's path, so `""` (or `*`) covers them, and `""` no entry's finding."""
+    glob on the finding's path, so `""` (or `*`) covers them, and `""` no entry's finding.
+    `artifact`: each stanza names its artifact too (`audit`'s)."""
     accept = "accept" if alone else "or accept"
-    said = "each stanza below names one exact path"
+    said = "each stanza below names one exact path" + (" and its artifact" if artifact else "")
     if wide:
         codes = list(dict.fromkeys(wide))  # each once, in order
         whole = "is" if len(codes) == 1 else "are"
@@ -145,7 +149,8 @@ def waiver_step(
     noun = "finding" if wide else "file"
     return (
         f"{accept} each reviewed {noun} with a waiver, one {code('[[waiver]]')} per code and "
-        f"path in a TOML file given with {code('--waivers FILE')} ({said}):"
+        f"path{' and artifact' if artifact else ''} in a TOML file given with "
+        f"{code('--waivers FILE')} ({said}):"
     )
 
 

@@ -47,7 +47,11 @@ def test_a_stale_record_says_how_to_rebuild_or_repack(tmp_path: Path) -> None:
     assert "python -m build --wheel, or pip wheel --no-deps -w dist ." in steps[0]
     assert "repack with wheel pack DIR/engine-1.0, which writes RECORD anew" in steps[0]
     assert steps[0].endswith("then audit the new wheel")
-    assert steps[1].startswith("  or accept each reviewed file with a waiver")
+    assert steps[1].startswith(
+        "  or accept each reviewed file with a waiver, one [[waiver]] per code and path and "
+        "artifact in a TOML file given with --waivers FILE (each stanza below names one exact "
+        "path and its artifact):"
+    )
     assert result.stdout.endswith("FAIL: 2 errors, 0 warnings; 1 artifact audited (exit 1)\n")
 
 
