@@ -195,6 +195,25 @@ class Fields:
         value: str | None = self._typed(key, _is_str, "a string or null", True)
         return None if value is None else self._among(key, value, among, " or null")
 
+    def sha256(self, key: str) -> str:
+        """A SHA-256 as k3diff writes one: 64 lowercase hex characters, the schema's pattern
+        (audit73: `"sha256": "XYZ"` was read, and a tie by digest then compared a value no run
+        writes)."""
+        value: str = self._typed(key, _is_str, "a string", False)
+        return self._hex(key, value, "")
+
+    def optional_sha256(self, key: str) -> str | None:
+        """A SHA-256 (as `sha256`), or None when absent or null."""
+        value: str | None = self._typed(key, _is_str, "a string or null", True)
+        return None if value is None else self._hex(key, value, " or null")
+
+    def _hex(self, key: str, value: str, null: str) -> str:
+        if len(value) == 64 and _LOWER_HEX.issuperset(value):
+            return value
+        raise self.fail(
+            key, f"must be a SHA-256 (64 lowercase hex characters){null}, not {_shown(value)}"
+        )
+
     def _among(self, key: str, value: str, among: Collection[str] | None, null: str) -> str:
         if among is None or value in among:
             return value
@@ -285,6 +304,10 @@ def _shown(value: object) -> str:
     """A refused value as the document holds it (`-1`, `1.5`, `"NaN"`), cut to 60 characters."""
     text = json.dumps(value, ensure_ascii=True)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+_LOWER_HEX = frozenset("0123456789abcdef")
+"""The characters of a SHA-256 as k3diff writes it (`hashlib`'s `hexdigest`)."""
 
 
 def _is_int(value: object) -> bool:

@@ -4,7 +4,8 @@
 directory, in name order, hidden ones (a leading dot, as the shell's `*` skips them) and
 subdirectories left out. A symbolic link among them is refused (exit 2, naming the link and its
 target), never skipped: `dist/*` would take the file it points to, which may lie outside the
-directory and which the link can name anew after the audit (a manifest pins the name only). A file given
+directory and which the link can name anew after the audit (a manifest pins the name only;
+`k3diff.releaselinks`, which `wheels` refuses one with too). A file given
 twice (`audit a.whl a.whl`, or `audit dist dist/a.whl`) is refused: one artifact audited twice
 would count twice in the verdict and the manifest. The run's own files (the manifest read, the manifest and the report
 written) are never artifacts of it, so `audit dist --write-manifest dist/SHA256SUMS` twice
@@ -19,6 +20,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from k3diff.errors import InputError, UsageError
+from k3diff.releaselinks import refuse_links
+
+_GIVE_THE_FILE = "give the file it points to, or replace the link with it"
 
 
 def expand_directories(paths: Sequence[Path], own_files: Iterable[Path | None]) -> list[Path]:
@@ -40,7 +44,7 @@ def expand_directories(paths: Sequence[Path], own_files: Iterable[Path | None]) 
             for name in names
             if not name.startswith(".") and _place(path / name) not in own
         ]
-        _refuse_links(candidates)
+        refuse_links(candidates, "audit", "audit", _GIVE_THE_FILE)
         files = [file for file in candidates if not file.is_dir()]
         if not files:
             raise InputError(
@@ -65,24 +69,6 @@ def without_manifests(paths: Sequence[Path], manifests: Iterable[Path | None]) -
     own_paths = [path for path in manifests if path is not None]
     own = {_identity(path) for path in own_paths} | {_place(path) for path in own_paths}
     return [path for path in paths if path.is_dir() or _place(path) not in own]
-
-
-def _refuse_links(candidates: Sequence[Path]) -> None:
-    """Raise InputError for the first symbolic link among a directory's files: `dist/*` (and
-    so `twine upload dist/*`) would take the file it points to, which the link can name anew
-    after the audit (the manifest pins a name, not a target), and may lie outside the
-    directory. Never skipped in silence: the user gives the file itself."""
-    for candidate in candidates:
-        if candidate.is_symlink():
-            try:
-                target = os.readlink(candidate)
-            except OSError as exc:
-                target = f"unreadable: {exc.strerror or exc}"
-            raise InputError(
-                f"{candidate}: a symbolic link (to {target}) in a release directory: audit "
-                "does not follow links there, as the link can be pointed elsewhere after the "
-                "audit; give the file it points to, or replace the link with it"
-            )
 
 
 def manifest_name(artifact: str, manifest: Path) -> str:

@@ -36,6 +36,7 @@ from k3diff.audit.model import ArtifactAudit, ArtifactKind, AuditReport
 from k3diff.audit.modes import mode_findings
 from k3diff.audit.platform import NativeNeeds, platform_findings
 from k3diff.audit.record import mark_natives, membership_findings
+from k3diff.audit.samewheels import same_wheel_findings
 from k3diff.audit.sidecar import sidecar_findings
 from k3diff.audit.startup import startup_findings
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
@@ -191,6 +192,10 @@ def audit(
             wheel.findings.extend(platform_findings(str(wheel.archive.path), wheel.natives))
             if options.waivers is not None:  # only a waiver reads the mark (a few heads read)
                 wheel.findings = mark_natives(wheel.archive, wheel.findings)
+        for position, finding in same_wheel_findings([str(path) for path in paths]).items():
+            same = wheels[position]
+            assert same is not None  # a wheel filename ends in `.whl`: audited as a wheel
+            same.findings.append(finding)
         artifacts = tuple(
             _artifact(path, wheel, digest.result())
             for path, wheel, digest in zip(paths, wheels, digests, strict=True)

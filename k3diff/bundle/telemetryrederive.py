@@ -46,7 +46,12 @@ def _named_logs(body: dict[str, Any], given: dict[Path, Document]) -> list[Docum
 
 
 def _allowed(body: dict[str, Any]) -> bool:
-    """The document's gate judged a run of one server (`--allow-same-server`, telem72)."""
+    """The run was given `--allow-same-server` (telem72): the document says so, or, written
+    before audit73, its gate alone does."""
+    return body.get("allow_same_server") is True or _gate_allowed(body)
+
+
+def _gate_allowed(body: dict[str, Any]) -> bool:
     gate = body.get("acceptance_gate")
     return isinstance(gate, dict) and gate.get("allow_same_server") is True
 
@@ -89,10 +94,18 @@ def _difference(body: dict[str, Any], again: dict[str, Any]) -> str | None:
     return first_difference(
         _placeless(body),
         _placeless(again),
-        may_lack=older_lacks(
-            body, ["stopped[].log", "failed", "unlogged", "unlisted", "one_server"]
-        ),  # as added
+        may_lack=_may_lack(body),
     )
+
+
+def _may_lack(body: dict[str, Any]) -> frozenset[str]:
+    """The fields the document may lack, as written by an older k3diff."""
+    lacks = older_lacks(
+        body, ["stopped[].log", "failed", "unlogged", "unlisted", "one_server"]
+    )  # as added
+    if _gate_allowed(body) and "allow_same_server" not in body:
+        lacks |= {"allow_same_server"}  # before audit73 only the gate recorded the option
+    return lacks
 
 
 def _resolved(items: object) -> object:

@@ -154,7 +154,7 @@ class AuditDocument:
 def _artifact(fields: Fields) -> AuditArtifact:
     return AuditArtifact(
         path=fields.string("path"),
-        sha256=fields.string("sha256"),
+        sha256=fields.sha256("sha256"),
         size=fields.integer("size"),
         findings=fields.each("findings", read_finding),
         scripts=tuple(
@@ -176,7 +176,7 @@ def _manifest(fields: Fields) -> AuditManifest:
         extra=len(fields.strings("extra")),
         ignore_missing=fields.boolean("ignore_missing"),
         path=fields.string("path"),
-        sha256=fields.optional_string("sha256"),
+        sha256=fields.optional_sha256("sha256"),
     )
 
 

@@ -230,13 +230,15 @@ def read(body: object, name: str) -> LogsDocument:
 
 def _held(fields: Fields) -> None:
     """What no view keeps, held to the ranges the schema states (readers72: a side's `size` of
-    -1 or a `rerun.max_seconds` of 0 was read, which the schema refuses): the bytes of each file
-    read, and the settings `rerun` records (where written: none before stop 62)."""
+    -1 or a `rerun.max_seconds` of 0 was read, which the schema refuses): the bytes and SHA-256 of
+    each file read, and the settings `rerun` records (where written: none before stop 62)."""
     for side in ("base", "patch"):
         info = fields.object(side)
         info.optional_integer("size")
+        info.optional_sha256("sha256")
         for entry in info.objects("read") if info.has("read") else ():
             entry.integer("size")
+            entry.sha256("sha256")
     rerun = fields.optional_object("rerun")
     if rerun is not None:
         rerun.optional_integer("max_inflated_bytes")

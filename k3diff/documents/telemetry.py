@@ -156,6 +156,7 @@ def telemetry_document(report: TelemetryReport) -> dict[str, Any]:
         ],
         "unlisted": list(report.unlisted),
         "one_server": [{"log": log, "where": where} for log, where in report.one_server],
+        **({"allow_same_server": True} if report.allow_same_server else {}),
         **vllm_json(report),
         "verdict": {"ok": code == 0, "exit_code": code},
     }
@@ -276,6 +277,9 @@ class TelemetryDocument:
     """The stop of each log that ends in one (`stopped`; empty where none, or older)."""
     one_server: tuple[tuple[str, str], ...] = ()
     """Each log whose base and patch were one server, with where (empty: none, or older)."""
+    allow_same_server: bool = False
+    """`--allow-same-server` was given (`allow_same_server`, or before audit73 only its gate's):
+    a gate, its own or one `report` imposes, judges a run of one server."""
 
     @property
     def acceptance_alpha(self) -> float:
@@ -353,6 +357,7 @@ def read(body: object, name: str) -> TelemetryDocument:
     field when one is missing or of another type."""
     fields = Fields(body, name)
     verdict = fields.object("verdict")
+    gate = read_gate(fields.optional_object("acceptance_gate"))
     return TelemetryDocument(
         expected=fields.strings("expected", EXPECTATIONS),
         modes=fields.each("modes", _mode),
@@ -366,9 +371,11 @@ def read(body: object, name: str) -> TelemetryDocument:
         draft_lengths=fields.optional_integer("draft_lengths", POSITIVE),
         alpha=fields.level("alpha"),
         fail_on=fields.strings("fail_on", words(Gate)) if fields.has("fail_on") else (),
-        acceptance_gate=read_gate(fields.optional_object("acceptance_gate")),
+        acceptance_gate=gate,
         acceptance_units=read_units(fields),
         vllm=read_vllm(fields),
         stops=read_stops(fields),
         one_server=read_one_server(fields),
+        allow_same_server=fields.optional_boolean("allow_same_server") is True
+        or (gate is not None and gate.allow_same_server),
     )

@@ -60,14 +60,14 @@ def run_gate(
     """`telemetry`'s own gate (`k3diff.telemetry.gate`) on the recorded units and the vLLM
     counter resets the document lists (checked against the gate's `lost_windows` before), at
     `alpha` (None: the document's own), with the logs it records as of one server
-    (`one_server`: held unless the document's own gate allowed them)."""
+    (`one_server`: held unless the run was given `--allow-same-server`)."""
     from k3diff.telemetry.gate import acceptance_gate
 
     level = view.alpha if alpha is None else alpha
-    # The document's logs of one server, held unless its own gate allowed them (an imposed
-    # gate never does): telem72, a run of one server passed the gate.
-    own = view.acceptance_gate
-    held = (view.one_server, alpha is None and own is not None and own.allow_same_server)
+    # The document's logs of one server, held unless the user allowed them (telem72: a run of
+    # one server passed the gate); a gate `report` imposes too (audit73: it held a run the
+    # user allowed, as only the run's own gate recorded the option).
+    held = (view.one_server, view.allow_same_server)
     return gate_view(acceptance_gate(units, level, view.vllm.counter_resets, held))
 
 

@@ -14,6 +14,7 @@ from k3diff.documents.wheels import kind_counts_json
 from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.exitcodes import ExitCode
 from k3diff.fields import Fields
+from k3diff.ids import WHEELS
 from k3diff.ids import WHEELSET as SCHEMA
 from k3diff.wheels.model import WheelReport
 from k3diff.wheels.releaseset import IgnoredFile, PairResult, SetWheel, WheelSetReport
@@ -166,10 +167,12 @@ class WheelsetDocument:
 
 
 def _pair(fields: Fields) -> WheelsetPair:
+    document = fields.object("wheels")
+    document.string("schema", (WHEELS,))  # the schema's `const`: a whole `k3diff.wheels/1`
     return WheelsetPair(
         base=fields.string("base"),
         patch=fields.string("patch"),
-        wheels=wheelsview.read_fields(fields.object("wheels")),
+        wheels=wheelsview.read_fields(document),
         verdict=fields.string("verdict"),
         exit_code=fields.integer("exit_code"),
         failing_codes=fields.strings("failing_codes"),
@@ -180,6 +183,14 @@ def _paths(fields: Fields, key: str) -> tuple[str, ...]:
     return tuple(item.string("path") for item in fields.objects(key))
 
 
+def _unpaired(fields: Fields, key: str) -> tuple[str, ...]:
+    """The paths of the wheels on one side only, each one's SHA-256 held where written."""
+    rows = tuple(fields.objects(key))
+    for row in rows:
+        row.optional_sha256("sha256")
+    return tuple(row.string("path") for row in rows)
+
+
 def read(body: object, name: str) -> WheelsetDocument:
     """The typed view of a `k3diff.wheelset/1` document; InputError naming the file and the
     field when one is missing or of another type."""
@@ -187,8 +198,8 @@ def read(body: object, name: str) -> WheelsetDocument:
     verdict = fields.object("verdict")
     return WheelsetDocument(
         pairs=fields.each("pairs", _pair),
-        only_base=_paths(fields, "only_base"),
-        only_patch=_paths(fields, "only_patch"),
+        only_base=_unpaired(fields, "only_base"),
+        only_patch=_unpaired(fields, "only_patch"),
         misnamed=_paths(fields, "misnamed") if fields.has("misnamed") else (),
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),

@@ -206,7 +206,7 @@ def _side(fields: Fields) -> WheelsSide:
         path=fields.string("path"),
         name=fields.optional_string("name"),
         version=fields.optional_string("version"),
-        sha256=fields.optional_string("sha256"),
+        sha256=fields.optional_sha256("sha256"),
         size=fields.integer("size"),
         tags=fields.strings("tags") if fields.has("tags") else (),
         stated=tuple(map(_stated, fields.objects("stated_commits")))

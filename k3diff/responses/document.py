@@ -363,6 +363,7 @@ def _held(fields: Fields) -> None:
         info = fields.optional_object(side)
         if info is not None:
             info.optional_integer("size")
+            info.optional_sha256("sha256")
     rerun = fields.optional_object("rerun")
     if rerun is None:
         return

@@ -343,11 +343,9 @@ class TelemetryReport:
     draft_lengths: int | None = None
     """K of `--expect draft-lengths=1-K`."""
     metrics_problems: tuple[tuple[str, str, bool], ...] = ()
-    """Per side, `URL: problem` of its `/metrics` as `sample` recorded it when it probed the
-    server (an HTML error page, a truncated body, HTTP 404): why vLLM's counters may be
-    missing; and whether it could not be read (an error, unlike HTTP 404 or a body without
-    the known series: a server that exposes none; telem68). Said in text beside a side that
-    reports no speculation; the samples log keeps it."""
+    """Per side, `URL: problem` of its `/metrics` as `sample` probed it (an HTML error page,
+    HTTP 404): why vLLM's counters may be missing; and whether it could not be read (an error,
+    not a server that exposes none; telem68). Said beside a side that reports no speculation."""
     fail_on: tuple[Gate, ...] = ()
     acceptance_gate: AcceptanceGate | None = None
     """`--fail-on acceptance-drop`'s tests and findings (None when not asked)."""
@@ -378,6 +376,8 @@ class TelemetryReport:
     one_server: tuple[tuple[str, str], ...] = ()
     """Each log whose base and patch were one server, with where (`coldsent.shared_server`):
     its latency rows are one server's under two labels (words72)."""
+    allow_same_server: bool = False
+    """`--allow-same-server`: a gate (its own, or one `report` imposes) judges one server."""
 
     @property
     def new_preemption(self) -> Preemptions | None:

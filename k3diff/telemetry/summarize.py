@@ -272,6 +272,7 @@ def summarize(
         unlogged=unlogged_records(read_logs),
         unlisted=tuple(log.path for log in read_logs if not log.header.listed),
         one_server=one_server,
+        allow_same_server=options.allow_same_server,
     )
 
 

@@ -131,6 +131,7 @@ class Code(Enum):
     A125 = "native built for an architecture none of the wheel's platform tags names"
     A126 = "file name is not a wheel filename"
     A127 = ".pth file with lines executed at every interpreter start"
+    A128 = "wheels pip reads as one project, version and build share a tag (pip installs either)"
     A201 = "artifact SHA-256 does not match the manifest"
     A202 = "manifest names an artifact that was not audited"
     A203 = "artifact not in the manifest"

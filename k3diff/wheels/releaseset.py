@@ -25,6 +25,7 @@ from k3diff.errors import InputError, UsageError
 from k3diff.exitcodes import ExitCode
 from k3diff.filehash import file_sha256
 from k3diff.output import plural
+from k3diff.releaselinks import refuse_links
 from k3diff.wheel.filename import wheel_filename_parts
 from k3diff.wheel.refusals import doubled_suffix, filename_refusals, no_wheel_filename
 from k3diff.wheels.compare import WheelOptions, compare_wheels
@@ -33,6 +34,9 @@ from k3diff.wheels.setpairing import Pairing as Pairing
 from k3diff.wheels.setpairing import SetWheel as SetWheel
 from k3diff.wheels.setpairing import pair_wheels as pair_wheels
 from k3diff.zip.archive import ZipArchive
+
+_GIVE_FILES = "give the file it points to with --base/--patch, or replace the link with it"
+"""What a release directory holding a symbolic link is refused with (as `audit` refuses it)."""
 
 PAIR_JOBS = 2
 """Pairs compared at once. Each comparison already uses every core for its entries; a second
@@ -188,6 +192,7 @@ def scan_directory(directory: Path, side: Side) -> ReleaseSide:
         names = sorted(child.name for child in directory.iterdir())
     except OSError as exc:
         raise InputError(f"{directory}: cannot list: {exc.strerror or exc}") from exc
+    refuse_links((directory / name for name in names), "wheels", "comparison", _GIVE_FILES)
     wheels: list[SetWheel] = []
     ignored: list[IgnoredFile] = []
     misnamed: list[IgnoredFile] = []

@@ -4,19 +4,15 @@ tag, then, among the wheels left, by name and platform family (`manylinux1_x86_6
 candidates on the other side is an ambiguity, refused naming every one (five, then a count),
 never a guess.
 
-A filename's compressed tag set (`py2.py3-none-any`) is the product of its three parts, so two
-wheels share a tag exactly when each part of one shares a value with the same part of the
-other: pairing reads the parts, never the product they expand to (hunt72: a 255-byte name
-expands to 46,000 tags, and 400 such names took 2 GB and 70 s). Each side is indexed by name,
-part and value once, and a wheel's candidates are looked up in its smallest bucket, not
-searched for among every wheel of the other side (2,000 empty files named as wheels of one
-project on each side took 53 s to pair, every wheel tried against every other; now 1 s).
+Pairing reads the three parts of each filename's tag set, never the product they expand to, and
+looks a wheel's candidates up by name, part and value (`wheel.tagsharing`, which `audit` shares:
+2,000 empty files named as wheels of one project on each side took 53 s to pair, every wheel
+tried against every other; now 1 s).
 """
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +21,7 @@ from k3diff.errors import UsageError
 from k3diff.numbers import named
 from k3diff.wheel.filename import normalized_name
 from k3diff.wheel.tags import expand
+from k3diff.wheel.tagsharing import Parts, sharing_positions, tag_parts
 
 
 @dataclass(frozen=True)
@@ -71,9 +68,6 @@ class Pairing:
 _GLIBC_PLATFORM = re.compile(r"^(manylinux|musllinux)(?:1|2010|2014|_\d+_\d+)_(.+)$")
 _MACOS_PLATFORM = re.compile(r"^macosx_\d+_\d+_(.+)$")
 
-Parts = tuple[frozenset[str], frozenset[str], frozenset[str]]
-"""A tag set's python, ABI and platform values (`py2.py3-none-any`: {py2, py3}, {none}, {any})."""
-
 
 def _platform_family(platform: str) -> str:
     """A platform with its libc or OS version dropped (`manylinux1_x86_64` and
@@ -88,8 +82,7 @@ def _platform_family(platform: str) -> str:
 
 def _parts(wheel: SetWheel) -> Parts:
     """The values of each part of the wheel's tag set, lower case as packaging reads tags."""
-    python, abi, platform = (frozenset(p.split(".")) for p in wheel.tag_set.lower().split("-"))
-    return python, abi, platform
+    return tag_parts(wheel.tag_set)
 
 
 def _families(wheel: SetWheel) -> Parts:
@@ -104,40 +97,12 @@ Keys = Callable[[SetWheel], Parts]
 def _candidates(
     wheels: Sequence[SetWheel], others: Sequence[SetWheel], keys: Keys
 ) -> list[list[SetWheel]]:
-    """For each of `wheels`, the `others` of its normalised name whose every part shares a
-    value with its own (a shared tag), in the order of `others`: the positions of its smallest
-    part's buckets, narrowed part by part, by the few left or else by the next part's buckets
-    taken whole (set operations, never one wheel tried against each of thousands: review72b,
-    names whose every part shares values with thousands that share no tag took minutes)."""
-    other_parts = [keys(other) for other in others]
-    index: dict[tuple[str, int, str], list[int]] = defaultdict(list)
-    for position, (other, parts) in enumerate(zip(others, other_parts, strict=True)):
-        name = other.key_name
-        for part, values in enumerate(parts):
-            for value in values:
-                index[(name, part, value)].append(position)
-    found: list[list[SetWheel]] = []
-    for wheel in wheels:
-        name, parts = wheel.key_name, keys(wheel)
-        lists = [
-            [index.get((name, part, value), []) for value in values]
-            for part, values in enumerate(parts)
-        ]
-        buckets = sorted(enumerate(lists), key=lambda bucket: (sum(map(len, bucket[1])), bucket[0]))
-        positions: set[int] = set().union(*buckets[0][1])
-        for part, bucket in buckets[1:]:
-            if len(positions) <= _FEW:
-                positions = {
-                    p for p in positions if not parts[part].isdisjoint(other_parts[p][part])
-                }
-            else:
-                positions.intersection_update(set().union(*bucket))
-        found.append([others[p] for p in sorted(positions)])
-    return found
-
-
-_FEW = 8
-"""Positions few enough to narrow one by one rather than by a part's buckets taken whole."""
+    """For each of `wheels`, the `others` of its normalised name that share a tag (or a
+    family's tag, by `keys`) with it, in the order of `others` (`wheel.tagsharing`)."""
+    found = sharing_positions(
+        [(w.key_name, keys(w)) for w in wheels], [(o.key_name, keys(o)) for o in others]
+    )
+    return [[others[p] for p in positions] for positions in found]
 
 
 def _pair_by(

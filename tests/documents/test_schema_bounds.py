@@ -3,7 +3,8 @@ over every schema, not listed by hand.
 
 For each document of the example (`make demo`: every command on the example engine), each
 field's bounds are read from the schema itself (the subschemas that validate the field:
-`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `enum`), the document is edited
+`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `enum`, a string's `const`,
+`pattern`), the document is edited
 one step past each bound, and where the schema refuses the edit, `report` must too: exit 2, one
 line naming the file. Stop 71 left `report` reading a logs document's `base.size` of -1, a KV
 side's `missed_blocks` of -1, a gate's per-unit counts below 0 and a triage record's `p` of 1.5
@@ -32,7 +33,7 @@ Path_ = tuple[str | int, ...]
 DOCUMENTS = ("wheels.json", "cmp.json", "triage.json", "audit.json", "logs.json", "telemetry.json")
 """The example's documents `report` reads (its own `summary.json` it writes, never reads)."""
 
-BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "enum")
+BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "enum", "const", "pattern")
 
 
 MORE = ("telemetry-gate", "wheelset")
@@ -117,6 +118,10 @@ def _past(schema: dict[str, Any]) -> Iterator[tuple[str, Any]]:
     words = schema.get("enum")
     if words and all(isinstance(word, str) for word in words):
         yield "enum", "no-such-word"
+    if isinstance(schema.get("const"), str):  # a pair's `wheels.schema` (audit73)
+        yield "const", f"{schema['const']}-renamed"
+    if "pattern" in schema:  # a SHA-256 in capitals, or any text the pattern refuses (audit73)
+        yield "pattern", "ABCDEF0123456789" * 4
 
 
 def _edits(validator: Any, document: Any) -> Iterator[tuple[Path_, str, Any]]:
@@ -215,9 +220,10 @@ SCHEMA_LISTS = frozenset({"prefixItems", "anyOf", "oneOf", "allOf"})
 FOLLOWED = SCHEMA_MAPS | SCHEMA_ONE | SCHEMA_LISTS | {"$ref"}
 """What the walk above reaches a field's subschemas through: the validator's own errors,
 which follow every one of these (`_subschemas`)."""
-NOT_WALKED = frozenset({"minItems", "maxItems", "minLength", "maxLength", "pattern", "const"})
-"""Bounds the walk does not edit past (review72e: a `sha256` of no hex, a wheelset pair's
-`wheels.schema` of another name, were read; a list's length needs a list edit)."""
+NOT_WALKED = frozenset({"minItems", "maxItems", "minLength", "maxLength"})
+"""Bounds the walk does not edit past (a list's length needs a list edit). `pattern` and a
+string's `const` are walked since audit73 (review72e: a `sha256` of no hex, a wheelset pair's
+`wheels.schema` of another name, were read)."""
 DATA = frozenset(
     {"type", "description", "title", "$schema", "$id", "required", "dependentRequired", "format"}
 )

@@ -4,8 +4,9 @@ hunt72b: `sample --base http://127.0.0.1:P --patch http://localhost:P` measures 
 two labels; `telemetry LOG --fail-on acceptance-drop` said `Verdict: OK (exit 0)` of it, where
 triage holds such a run same-server. Now the gate holds it (`acceptance-undecided`, naming both
 URLs and where they connect), unless `--allow-same-server` (an A/A calibration run); the
-document records `one_server` and the gate's `allow_same_server`, and `report` runs the gate
-again with them: the same exit, and a document whose finding and `one_server` disagree is
+document records `one_server` and `allow_same_server` (whenever the option is given, so that
+a gate `report` imposes later judges the run as the user allowed: audit73), and `report` runs the
+gate again with them: the same exit, and a document whose finding and `one_server` disagree is
 refused. Servers are real processes on loopback (`fake_vllm.py`)."""
 
 from __future__ import annotations
@@ -65,6 +66,30 @@ def test_allow_same_server_judges_it_as_before(one_server_log: Path, tmp_path: P
     assert _report(tmp_path, doc).exit_code == 0
     with_log = _report(tmp_path, doc, str(one_server_log))
     assert with_log.exit_code == 0, with_log.stdout + with_log.stderr
+
+
+def test_allow_same_server_is_recorded_for_a_gate_report_imposes(
+    one_server_log: Path, tmp_path: Path
+) -> None:
+    """audit73: without `--fail-on`, the option was recorded nowhere, so the gate `report
+    --fail-on acceptance-drop` imposes later held the run the user allowed (exit 1)."""
+    code, doc, text = run_telemetry(one_server_log, "--allow-same-server")
+    assert code == 0, text
+    imposed = _report(tmp_path, doc, *GATE)
+    assert imposed.exit_code == 0, imposed.stdout + imposed.stderr
+    assert doc["allow_same_server"] is True and doc["acceptance_gate"] is None
+    with_log = _report(tmp_path, doc, str(one_server_log), *GATE)
+    assert with_log.exit_code == 0, with_log.stdout + with_log.stderr
+    # A document that says so without the user's word is caught where its gate says otherwise.
+    _, held, _ = run_telemetry(one_server_log, *GATE)
+    edited = _report(tmp_path, {**held, "allow_same_server": True})
+    assert edited.exit_code == 2, edited.stdout + edited.stderr
+    # One written before the field (only its gate said it) reads as before, its log beside it.
+    _, allowed, _ = run_telemetry(one_server_log, *GATE, "--allow-same-server")
+    older = {k: v for k, v in allowed.items() if k != "allow_same_server"}
+    assert _report(tmp_path, older).exit_code == 0
+    again = _report(tmp_path, older, str(one_server_log))
+    assert again.exit_code == 0, again.stdout + again.stderr
 
 
 def test_a_document_whose_finding_and_one_server_disagree_is_refused(

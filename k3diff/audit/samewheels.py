@@ -1,0 +1,99 @@
+"""A128: wheels of one directory that pip reads as the same distribution, version and build
+sharing a tag, so that which one installs depends on the order pip lists them in.
+
+pip reads a wheel by its filename, as `packaging.utils.parse_wheel_filename` does: the name
+PEP 503-normalised (`Demo`, `demo`, `demo_pkg` and `demo.pkg` are one project), the version
+under PEP 440 (`1.0` is `1.0.0`), the build number as a number and its suffix (`01` is `1`),
+and the tags as a set (`py2.py3-none-any` is `py3.py2-none-any`, in any case). Two wheels
+alike in all of those but the tags, whose tags share one, are two candidates pip ranks equal on
+a system that takes that tag (its sort key is the version, the tag's priority and the build),
+so it installs whichever its listing gives first: not the one the audit vouched for. Where the
+two filenames differ in case alone, they are one file on a case-insensitive filesystem (macOS,
+Windows), where copying the release over writes one with the other. Wheels of other versions or
+build numbers, or sharing no tag, are a release's usual set (the build number is how a wheel is
+rebuilt: pip takes the higher one). Only wheels of one directory are held together (a release
+directory: what `twine upload dist/*` takes, what `pip --find-links` lists): the base and the
+patch wheel of one project, audited in one run from their own directories, are no A128.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Hashable, Sequence
+from pathlib import PurePath
+
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from k3diff.numbers import named
+from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.filename import wheel_filename_parts
+from k3diff.wheel.refusals import doubled_suffix
+from k3diff.wheel.tagsharing import Keyed, shared_tag, sharing_positions, tag_parts
+
+
+def same_wheel_findings(paths: Sequence[str]) -> dict[int, Finding]:
+    """A128 for each of `paths` (as given) that another of its directory shares name, version,
+    build and a tag with (see the module), keyed by its position in `paths`. A path whose name
+    is no wheel filename is not one pip reads at all (A126)."""
+    keyed: list[Keyed] = []
+    positions: list[int] = []
+    numbered: dict[Hashable, int] = {}  # a key compared once, not at every lookup
+    for position, path in enumerate(paths):
+        read = _keyed(path)
+        if read is not None:
+            keyed.append((numbered.setdefault(read[0], len(numbered)), read[1]))
+            positions.append(position)
+    folded = [PurePath(path).name.casefold() for path in paths]
+    found: dict[int, Finding] = {}
+    for mine, others in enumerate(sharing_positions(keyed, keyed)):
+        if len(others) < 2:
+            continue  # itself alone
+        position = positions[mine]
+        theirs = [positions[other] for other in others if other != mine]
+        first = next(other for other in others if other != mine)
+        tag = shared_tag(keyed[mine][1], keyed[first][1])
+        detail = (
+            f"the same project, version and build to pip as {named([paths[p] for p in theirs])}, "
+            f"with tag {tag} in common: pip installs whichever it lists first"
+        )
+        alike = [paths[p] for p in theirs if folded[p] == folded[position]]
+        if alike:
+            detail += (
+                f"; {named(alike)}: this name but for case, one file on a case-insensitive "
+                "filesystem (macOS, Windows)"
+            )
+        found[position] = Finding(Code.A128, "", detail)
+    return found
+
+
+def _keyed(path: str) -> Keyed | None:
+    """(directory, name, version, build) as pip compares them, and the tag set's parts; None
+    for a name that is no wheel filename."""
+    filename = PurePath(path).name
+    stated = wheel_filename_parts(filename)
+    if stated is None or doubled_suffix(filename):
+        return None
+    name, version, tag_set = stated
+    pieces = filename.split("-")
+    build = _build(pieces[2]) if len(pieces) == 6 else ()
+    directory = os.path.realpath(os.path.dirname(path) or ".")
+    key: Hashable = (directory, canonicalize_name(name), _version(version), build)
+    return key, tag_parts(tag_set)
+
+
+def _version(text: str) -> Hashable:
+    """The version as PEP 440 compares it (`1.0` is `1.0.0`), or, when it is none, as text with
+    `-`/`_` and case ignored (`wheel.filename.same_version`)."""
+    try:
+        return Version(text)
+    except ValueError:  # InvalidVersion, or a number over int()'s 4,300 digits
+        return text.replace("-", "_").lower()
+
+
+def _build(text: str) -> Hashable:
+    """A build tag as packaging reads it, its leading number and the rest (`01` is `1`,
+    `2abc` is 2 and `abc`); as text when it does not start with a digit (pip refuses that
+    name: W616)."""
+    digits = len(text) - len(text.lstrip("0123456789"))
+    return (int(text[:digits]), text[digits:]) if digits else text

@@ -1,0 +1,100 @@
+"""A128: two wheels of one audit that pip reads as one project, version and build, sharing a
+tag, fail it: pip installs whichever it lists first, and names alike but for case are one file
+on a case-insensitive filesystem. `wheels` refuses such a set as ambiguous; `audit` passed it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_support import run_k3diff
+from wheelkit import make_wheel
+
+from audit.helpers import audit_json
+
+FILES = {"demo/__init__.py": b"VALUE = 1\n"}
+
+
+def _dist(tmp_path: Path, *names: str) -> Path:
+    """A release directory holding a wheel of each file name (NAME-VERSION[-BUILD]-TAGS.whl)."""
+    dist = tmp_path / "dist"
+    for filename in names:
+        parts = filename.removesuffix(".whl").split("-")
+        tag = "-".join(parts[-3:])
+        make_wheel(dist, parts[0], parts[1], FILES, tag=tag, filename=filename)
+    return dist
+
+
+def _a128(report: dict[str, object]) -> dict[str, str]:
+    artifacts = report["artifacts"]
+    assert isinstance(artifacts, list)
+    return {
+        Path(a["path"]).name: f["detail"]
+        for a in artifacts
+        for f in a["findings"]
+        if f["code"] == "A128"
+    }
+
+
+def test_names_alike_but_for_case_fail_the_audit(tmp_path: Path) -> None:
+    dist = _dist(tmp_path, "Demo-1.0-py3-none-any.whl", "demo-1.0-py3-none-any.whl")
+    code, report = audit_json(dist)
+    assert code == 1
+    assert report["verdict"]["ok"] is False
+    found = _a128(report)
+    assert found["Demo-1.0-py3-none-any.whl"] == (
+        f"the same project, version and build to pip as {dist}/demo-1.0-py3-none-any.whl, "
+        "with tag py3-none-any in common: pip installs whichever it lists first; "
+        f"{dist}/demo-1.0-py3-none-any.whl: this name but for case, one file on a "
+        "case-insensitive filesystem (macOS, Windows)"
+    )
+    assert set(found) == {"Demo-1.0-py3-none-any.whl", "demo-1.0-py3-none-any.whl"}
+    text = run_k3diff("audit", dist)
+    assert text.exit_code == 1 and "A128" in text.stdout
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ("demo_pkg-1.0-py3-none-any.whl", "demo.pkg-1.0-py3-none-any.whl"),  # PEP 503 name
+        ("demo-1.0-py3-none-any.whl", "demo-1.0.0-py3-none-any.whl"),  # PEP 440 version
+        ("demo-1.0-1-py3-none-any.whl", "demo-1.0-01-py3-none-any.whl"),  # build number
+        ("demo-1.0-py2.py3-none-any.whl", "demo-1.0-py3.py2-none-any.whl"),  # tag order
+        ("demo-1.0-py3-none-any.whl", "demo-1.0-py2.py3-none-any.whl"),  # a tag in common
+    ],
+)
+def test_names_pip_reads_alike_fail_the_audit(tmp_path: Path, names: tuple[str, str]) -> None:
+    code, report = audit_json(_dist(tmp_path, *names))
+    assert code == 1
+    found = _a128(report)
+    assert set(found) == set(names)
+    assert all("case-insensitive" not in detail for detail in found.values())
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ("demo-1.0-py3-none-any.whl", "demo-1.1-py3-none-any.whl"),  # two versions
+        ("demo-1.0-1-py3-none-any.whl", "demo-1.0-2-py3-none-any.whl"),  # a rebuild
+        ("demo-1.0-py3-none-any.whl", "demo-1.0-1-py3-none-any.whl"),
+        ("demo-1.0-cp312-cp312-linux_x86_64.whl", "demo-1.0-cp313-cp313-linux_x86_64.whl"),
+        ("demo-1.0-py3-none-any.whl", "other-1.0-py3-none-any.whl"),
+    ],
+)
+def test_a_release_s_usual_wheels_pass(tmp_path: Path, names: tuple[str, str]) -> None:
+    code, report = audit_json(_dist(tmp_path, *names))
+    assert (code, _a128(report)) == (0, {})
+
+
+def test_files_given_one_by_one_are_held_together_by_directory(tmp_path: Path) -> None:
+    dist = _dist(tmp_path, "Demo-1.0-py3-none-any.whl", "demo-1.0-py3-none-any.whl")
+    code, report = audit_json(*sorted(dist.iterdir()))
+    assert code == 1 and len(_a128(report)) == 2
+    # the base and the patch wheel of one project, audited together from their own
+    # directories (as the bundle ties an audit to both wheels compared), are no A128
+    base = _dist(tmp_path / "base", "demo-1.0-py3-none-any.whl")
+    patch = _dist(tmp_path / "patch", "demo-1.0-py3-none-any.whl")
+    code, report = audit_json(
+        base / "demo-1.0-py3-none-any.whl", patch / "demo-1.0-py3-none-any.whl"
+    )
+    assert (code, _a128(report)) == (0, {})
