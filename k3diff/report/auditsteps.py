@@ -299,6 +299,16 @@ def _unimportable(counts: str, artifact: str, code: Style) -> str:
     )
 
 
+def _same_wheel(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: another wheel of its directory is the same project, version and build to "
+        "pip and shares a tag (the detail names it), so pip installs whichever it lists first: "
+        "keep one of them in the release directory (remove the other), or give the rebuild "
+        f"a higher build number ({code(f'wheel tags --build 1 {shellwords.quote(artifact)}')}), "
+        "which pip prefers, then audit the directory again"
+    )
+
+
 REFUSED: tuple[tuple[frozenset[Code], Fix], ...] = (
     (frozenset({Code.A001}), _unreadable),
     (frozenset({Code.A126}), _misnamed),
@@ -307,6 +317,7 @@ REFUSED: tuple[tuple[frozenset[Code], Fix], ...] = (
 FIXES: tuple[tuple[frozenset[Code], Fix], ...] = (
     (frozenset({Code.W602, Code.W607, Code.W617}), _misfiled),
     (frozenset({Code.W605}), _filename),
+    (frozenset({Code.A128}), _same_wheel),
     (UNVOUCHED, _unvouched),
     (frozenset({Code.A111}), _signed),
     (frozenset({Code.A115}), _glibc),

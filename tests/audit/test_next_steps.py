@@ -180,3 +180,14 @@ def test_a_manifest_that_pins_none_of_the_files_says_nothing_was_verified(tmp_pa
     steps = _steps(run_k3diff(*args, cwd=tmp_path).stdout)
     assert steps[0].startswith("  1 × A202: SUMS pins none of the files audited, so nothing")
     assert "sha256sum -c SUMS in its directory checks them too" in steps[0]
+
+
+def test_two_wheels_pip_reads_as_one_say_to_keep_one(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    for tag in ("py3-none-any", "py2.py3-none-any"):
+        wheelkit.make_wheel(dist, "engine", "1.0", FILES, tag=tag)
+    steps = _steps(run_k3diff("audit", "dist", cwd=tmp_path).stdout)
+    assert steps[0].startswith("  dist/engine-1.0-py2.py3-none-any.whl: 1 × A128: another wheel")
+    assert "keep one of them in the release directory" in steps[0]
+    assert "wheel tags --build 1 dist/engine-1.0-py2.py3-none-any.whl" in steps[0]
+    assert steps[1].startswith("  dist/engine-1.0-py3-none-any.whl: 1 × A128: another wheel")
