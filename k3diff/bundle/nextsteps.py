@@ -16,8 +16,12 @@ never invented; none when every row passes or is explained.
 * runtime logs with new error findings: where each is first, as the logs report lists it under
   "New on the patch", a crash's before its consequences.
 
-A row whose command's report suggests nothing (an audit, a comparison, telemetry) gets no step:
-its findings are in the matrix above. Bare `k3diff`, as `model.MAKES` (a bundle is read
+* an audit with failing findings: `audit`'s own "Next steps" (`report.auditsteps`, words73):
+  the fix of each kind of failing finding, artifact by artifact, then the manifest's, then the
+  waiver stanzas of those a waiver takes, naming their artifact, as one TOML line.
+
+A row whose command's report suggests nothing (a comparison, telemetry) gets no step: its
+findings are in the matrix above. Bare `k3diff`, as `model.MAKES` (a bundle is read
 elsewhere, where its maker's program path means nothing); files named as the documents name
 them (the paths as given, as the artifact table shows them), a run's directory as `RUN_DIR`.
 """
@@ -31,23 +35,22 @@ from k3diff import shellwords
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.bundle.wheelrows import row_of
 from k3diff.docbody import Kind
+from k3diff.documents.audit import AuditDocument
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.numbers import named
+from k3diff.report import auditsteps
+from k3diff.report.stepwords import record_step, unwaivable_step, waiver_step, waivers_inline
 from k3diff.report.triage_lines import more_samples_step
 from k3diff.report.wheelfailing import (
     is_native_named,
     left_out_step,
     native_steps,
-    record_step,
     set_left,
     still_failing,
-    unwaivable_step,
-    waiver_step,
-    waivers_inline,
 )
 from k3diff.triage.nextstep import MoreSamples, asked_more, more_samples
 from k3diff.wheel.codes import NO_PYTHON, UNWAIVABLE, Code, Finding
@@ -117,6 +120,8 @@ def _steps(doc: Document, documents: Sequence[Document]) -> Iterator[Step]:
         if asking is not None:
             step = more_samples_step(asking, PROGRAM, RUN_DIR, logged=False)
             yield Step((Evidence.FOLLOW_UP,), step)
+    elif doc.kind is Kind.AUDIT:
+        yield from _audit_steps(doc.typed(AuditDocument))
     elif doc.kind is Kind.LOGS:
         where = _logs_step(doc.typed(LogsDocument))
         if where is not None:
@@ -192,15 +197,48 @@ def _wheels_steps(
     else:
         wide = [c for c, path, _ in waivable if not path]
         waiver = waiver_step(alone=repack is None and left_out is None, wide=wide)
-    # One stanza per code and path (`wheelfailing._waived`): two findings alike share it.
+    # One stanza per code and path (`stepwords._waived`): two findings alike share it.
     findings = [Finding(Code[c], path, "", flag) for c, path, flag in dict.fromkeys(waivable)]
+    kind = "native findings" if len(waivable) == len(native) else "findings"
+    yield _waiver_line(rows(waivable), f"{label}{waiver}", findings, None, kind)
+
+
+def _waiver_line(
+    rows: tuple[Evidence, ...],
+    waiver: str,
+    findings: Sequence[Finding],
+    artifacts: Sequence[str] | None,
+    kind: str = "findings",
+) -> Step:
+    """The waiver step (`waiver`, its words) with the stanzas of the first `WAIVERS_NAMED`
+    `findings` as one TOML line (`artifacts`: each one's, for audit's), the rest counted."""
     shown = findings[:WAIVERS_NAMED]
     rest = len(findings) - len(shown)
-    kind = "native findings" if len(waivable) == len(native) else "findings"
     more = f"; {rest:,} more failing {kind} want one each" if rest > 0 else ""
-    toml = waivers_inline(shown)
-    line = f"{label}{waiver} {toml} (the same tables as one TOML line){more}"
-    yield Step(rows(waivable), line, toml)
+    toml = waivers_inline(shown, None if artifacts is None else artifacts[:WAIVERS_NAMED])
+    return Step(rows, f"{waiver} {toml} (the same tables as one TOML line){more}", toml)
+
+
+def _audit_steps(audit: AuditDocument) -> Iterator[Step]:
+    """`audit`'s next steps (`report.auditsteps`), from the findings of severity error: each
+    fix, then the waiver of each a waiver takes (words73: an audit row got none)."""
+    located = [(f, a.path) for a in audit.artifacts for f in a.findings]
+    located += [(f, f.path) for f in audit.findings]  # the manifest's: about the name listed
+    failing = [
+        auditsteps.Failing(f.code, f.path, artifact, f.detail, f.native)
+        for f, artifact in located
+        if f.severity == "error" and f.code in Code.__members__
+    ]
+    manifest = None if audit.manifest is None else audit.manifest.path
+    lines = auditsteps.steps(failing, manifest, labelled=len(audit.artifacts) > 1)
+    for line in lines:
+        yield Step((Evidence.AUDIT,), line)
+    waived = auditsteps.waivable(failing)
+    if waived:
+        wide = [f.code for f in waived if not f.path]
+        findings = [auditsteps.as_finding(f) for f in waived]
+        waiver = waiver_step(alone=not lines, wide=wide, artifact=True)
+        yield _waiver_line((Evidence.AUDIT,), waiver, findings, [f.artifact for f in waived])
 
 
 def _more_samples(doc: Document, documents: Sequence[Document]) -> MoreSamples | None:

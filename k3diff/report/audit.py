@@ -88,11 +88,12 @@ def _artifact_header(artifact: ArtifactAudit) -> str:
 
 
 def _manifest_lines(check: ManifestCheck, report: AuditReport) -> list[str]:
+    # words73: "1 missing, 1 extra" left the reader to guess which side each was missing from
+    ignored = "; --ignore-missing" if check.ignore_missing else ""
     lines = [
         f"manifest {check.path}: {len(check.matched)} matched, {len(check.mismatched)} "
-        f"mismatched, {len(check.missing)} missing"
-        f"{' (not audited here: --ignore-missing)' if check.ignore_missing else ''}, "
-        f"{len(check.extra)} extra"
+        f"mismatched, {len(check.missing)} missing (listed, not audited{ignored}), "
+        f"{len(check.extra)} extra (audited, not listed)"
     ]
     lines += [_finding_text(f, report, f.path) for f in check.findings()]
     return lines
@@ -116,8 +117,25 @@ def _text(report: AuditReport) -> str:
     section = waived.section(report.waiver_outcome(), markdown=False)
     if section:
         lines += section.split("\n")
-    lines.append(verdict_text(report))
-    return "\n".join(escape.text(line) for line in lines) + "\n"
+    text = "\n".join(escape.text(line) for line in lines) + "\n"
+    steps = _next_steps(report, OutputFormat.TEXT)  # escaped as it is built
+    return text + (f"{steps}\n" if steps else "") + escape.text(verdict_text(report)) + "\n"
+
+
+def _next_steps(report: AuditReport, fmt: OutputFormat) -> str:
+    """What to do about the failing findings (`report.auditsteps`), '' when none fails."""
+    if not report.errors:
+        return ""
+    # Imported when something fails: a passing audit loads none of the steps' words.
+    from k3diff.report import auditsteps
+
+    failing = [
+        auditsteps.Failing(f.code.name, f.path, artifact, f.detail, f.native)
+        for f, artifact in report.located_findings()
+        if report.severity(f, artifact) is Severity.ERROR
+    ]
+    manifest = None if report.manifest is None else report.manifest.path
+    return auditsteps.next_steps(failing, manifest, fmt, len(report.artifacts) > 1)
 
 
 def _code(text: str) -> str:
@@ -187,5 +205,8 @@ def _markdown(report: AuditReport) -> str:
     section = waived.section(report.waiver_outcome(), markdown=True)
     if section:
         parts += [section, ""]
+    steps = _next_steps(report, OutputFormat.MARKDOWN)
+    if steps:
+        parts += [steps, ""]
     parts.append(f"**{escape.markdown(verdict_text(report))}**")
     return "\n".join(parts) + "\n"

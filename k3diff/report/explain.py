@@ -28,7 +28,7 @@ IMAGE_CAP = 20
 SECTION_CAP = 40
 """Differing section rows shown before "… N more"."""
 
-_SECTION_HEADER = ("section", "kind", "status", "base size", "patch size")
+_SECTION_HEADER = ("section", "kind", "status", "base bytes", "patch bytes")  # words73: a unit
 _SECTION_ALIGN = ("left", "left", "left", "right", "right")
 """Sizes right-aligned, set here: tabulate guesses per column, and a column of `-` and
 `1,234` cells reads as text and would be left-aligned beside a numeric one."""

@@ -191,12 +191,12 @@ def _left(report: WheelSetReport, pair: PairResult) -> list[str]:
     that passes (no next steps); `wheelfailing` loads only for one that fails."""
     if not pair.report.failing:
         return []
-    from k3diff.report import wheelfailing
+    from k3diff.report import stepwords, wheelfailing
 
     others = sum(
         1
         for p in report.pairs
-        if p is not pair and wheelfailing.still_failing(wheelfailing.named(p.report.failing))
+        if p is not pair and wheelfailing.still_failing(stepwords.named(p.report.failing))
     )
     unpaired = 0 if report.allow_unpaired else report.unpaired
     return wheelfailing.set_left(unpaired, len(report.misnamed), others)

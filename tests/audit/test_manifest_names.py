@@ -54,7 +54,10 @@ def test_the_escapes_sha256sum_writes_read_back(tmp_path: Path, tag: bool) -> No
     assert written.stdout.startswith(b"\\")
     result = run_k3diff("audit", name, "--manifest", "SUMS", cwd=tmp_path)
     assert result.exit_code == 0, result.stdout + result.stderr
-    assert "1 matched, 0 mismatched, 0 missing, 0 extra" in result.stdout
+    assert (
+        "1 matched, 0 mismatched, 0 missing (listed, not audited), 0 extra (audited, not listed)"
+        in result.stdout
+    )
 
 
 def test_a_name_that_is_no_utf8_is_refused_before_the_audit(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """Counts and byte sizes in the text and Markdown reports carry thousands separators, as the
-headers already did (`12,248 entries`): a W101 detail, the Differences and Summary tables,
+headers already did (`12,248 entries`): a W101 detail, the Differences and Entries by kind tables,
 audit's sizes. The JSON keeps plain integers."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def test_wheels_text_and_markdown_separate_thousands_and_json_does_not(tmp_path:
         sizes = [len(wheelkit.elf_bytes(b"\x90" * n)) for n in (15000, 15040)]
         assert f"{sizes[0]:,} -> {sizes[1]:,} bytes" in result.stdout  # W101's detail
         assert f" {sizes[0]:,} " in result.stdout and f" {sizes[1]:,} " in result.stdout
-        assert " 1,000 " in result.stdout  # the Summary's `other` row: 1,000 files
+        assert " 1,000 " in result.stdout  # the Entries by kind `other` row: 1,000 files
     document = json.loads(run_k3diff("wheels", base, patch, "--format", "json").stdout)
     native = next(e for e in document["entries"] if e["path"] == "pkg/_n.so")
     assert isinstance(native["base_size"], int)

@@ -97,7 +97,7 @@ def test_markdown_has_a_section_table_and_symbol_items(tmp_path: Path) -> None:
 
 
 def test_markdown_section_table_right_aligns_both_sizes(tmp_path: Path) -> None:
-    # A section only in the patch ("-" in base size) and sizes over 1,000: cells tabulate
+    # A section only in the patch ("-" in base bytes) and sizes over 1,000: cells tabulate
     # would not all read as numbers.
     extra = Section(".k3extra", SHT_PROGBITS, b"\x07" * 1500, flags=SHF_ALLOC)
     base, patch = write_pair(
@@ -107,7 +107,7 @@ def test_markdown_section_table_right_aligns_both_sizes(tmp_path: Path) -> None:
     )
     markdown = explain_markdown(explain_native(base, patch))
     table = [line for line in markdown.splitlines() if line.startswith("| ")]
-    assert "base size" in table[0] and "patch size" in table[0]
+    assert "base bytes" in table[0] and "patch bytes" in table[0]  # words73: the unit
     rows = [line.strip("|").split("|") for line in table]
     assert len(rows) > 1
     for cells in rows:  # header and data: padded on the left, one space on the right

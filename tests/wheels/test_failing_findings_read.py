@@ -222,7 +222,7 @@ def test_the_real_z3_solver_release_reads_bin_z3_once() -> None:
 def test_the_waiver_s_path_reads_back_as_the_finding_s_path(path: str) -> None:
     """A hostile name is a TOML string that reads back as written (and shows no raw control
     character: the text report escapes what is left)."""
-    from k3diff.report.wheelfailing import toml_string
+    from k3diff.report.stepwords import toml_string
 
     quoted = toml_string(path)
     assert tomllib.loads(f"path = {quoted}")["path"] == path
@@ -285,7 +285,7 @@ def test_a_waiver_shown_for_a_bracketed_path_waives_that_path_only(code: str, pa
     """review63c: W628 and W708 waivers are globs, and `[1]` in a glob is a character class: the
     stanza shown for `pkg/lib[1].so` waived `pkg/lib1.so` and not the finding it was shown for.
     A path with `[` is now shown with `literal = true`, as one with `*` or `?` is."""
-    from k3diff.report.wheelfailing import _waiver
+    from k3diff.report.stepwords import _waiver
     from k3diff.wheel.codes import Code, Finding
     from k3diff.wheel.waivers import checked_waiver
 

@@ -38,7 +38,11 @@ def test_the_next_steps_say_to_rebuild_or_repack_before_the_waiver(tmp_path: Pat
         "  2 × W302 on 1 file: RECORD does not describe the archive (its files or RECORD "
         "changed after the wheel was built"
     )
-    assert "rebuild the wheel from its source (its build backend writes RECORD)" in steps[0]
+    # words73: the rebuild names its commands
+    assert (
+        "rebuild the wheel from its source (python -m build --wheel, or pip wheel --no-deps -w "
+        "dist .: its build backend writes RECORD)" in steps[0]
+    )
     assert (
         "(wheel unpack BUILT.whl -d DIR, which refuses a file that does not match its RECORD "
         "hash)" in steps[0]
@@ -63,3 +67,14 @@ def test_the_bundle_says_the_fix_too(tmp_path: Path) -> None:
     assert "2 × W302 on 1 file: RECORD does not describe the archive" in steps[0]
     assert REPACK in steps[0]
     assert steps[1].startswith("or accept each reviewed file with a waiver")
+
+
+def test_a_file_name_holding_shell_syntax_is_quoted_in_the_step(tmp_path: Path) -> None:
+    """words73: the step wrote `wheel pack DIR/engine$(touch pwned)-1.0` as the file name
+    gave it, and the line pasted into a shell ran `touch pwned`."""
+    base, patch = _stale_pair(tmp_path)
+    hostile = patch.with_name("engine$(touch pwned)-1.0-py3-none-any.whl")
+    patch.rename(hostile)
+    result = run_k3diff("wheels", base, hostile)
+    assert "repack with wheel pack 'DIR/engine$(touch pwned)-1.0', which" in result.stdout
+    assert "wheel pack DIR/engine$(" not in result.stdout

@@ -1,0 +1,391 @@
+"""What to do about `k3diff audit`'s failing findings: its "Next steps" (words73: a stale
+RECORD, a manifest line that does not match, an unsound archive or a missing file said what
+was wrong and never what to do).
+
+The mechanism is `wheels`' (`report.stepwords`): for each artifact in the order given, a fix
+per kind of failing finding, each a command or an action (the archive pip refuses first, then
+RECORD, the platform, the metadata), then the manifest's (A201-A203), then the waiver step with
+a stanza per failing finding a waiver takes, naming its artifact. A manifest finding gets no
+stanza: a waived pin is no pin. The text and Markdown reports show the section before the
+verdict line; the bundle (`bundle.nextsteps`) says the same steps from the audit document.
+Loaded only when something fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from k3diff import shellwords
+from k3diff.numbers import named
+from k3diff.output import OutputFormat, plural
+from k3diff.report.markdown import inline_code
+from k3diff.report.stepwords import (
+    REBUILD,
+    record_step,
+    section,
+    stanza_block,
+    unpacked_dir,
+    unwaivable_step,
+    waiver_stanza,
+    waiver_step,
+)
+from k3diff.wheel.codes import NO_PYTHON, UNWAIVABLE, Code, Finding
+from k3diff.wheel.findingorder import Named, counted, order_key
+
+AUDITED = "audit the new wheel"
+"""What a step says to do with the rebuilt or repacked wheel."""
+STALE = frozenset({Code.A103, Code.A104, Code.A105, Code.A106, Code.A110, Code.A112})
+"""RECORD does not describe the archive: a file or RECORD changed after the build."""
+UNVOUCHED = frozenset({Code.A101, Code.A102, Code.A107, Code.A108, Code.A109, Code.A113, Code.A114})
+"""What the build wrote vouches for no content pip checks: no RECORD or METADATA, rows
+without a usable hash, an entry compressed by a method pip may not read. Repacking would
+vouch for bytes no hash checked, so only a rebuild fixes them."""
+MANIFEST_CODES = frozenset({Code.A201, Code.A202, Code.A203})
+
+
+class Failing(NamedTuple):
+    """A failing finding, located: what the steps read of it."""
+
+    code: str
+    """The W or A code."""
+    path: str
+    """The archive path ('' for the artifact; a manifest finding's artifact or name)."""
+    artifact: str
+    """The artifact it is about, as given (a manifest finding's name)."""
+    detail: str = ""
+    """What was observed (a W616's says whether pip installs it on no Python)."""
+    native: bool = False
+    """The finding's `native` flag."""
+
+
+Style = Callable[[str], str]
+"""How a step shows a command or a name: as code in Markdown, as it is in text."""
+
+
+def steps(
+    failing: Sequence[Failing], manifest: str | None, code: Style = str, labelled: bool = False
+) -> list[str]:
+    """The fixes for `failing`, one line each: per artifact (in the order first found), then
+    the manifest's (`manifest`: the manifest as given). `labelled`: each artifact's steps
+    start with its name (several were audited), as they do where several fail."""
+    lines: list[str] = []
+    artifacts = dict.fromkeys(f.artifact for f in failing if Code[f.code] not in MANIFEST_CODES)
+    for artifact in artifacts:
+        found = [f for f in failing if f.artifact == artifact]
+        label = f"{code(artifact)}: " if labelled or len(artifacts) > 1 else ""
+        lines += [f"{label}{step}" for step in _artifact_steps(artifact, found, code)]
+    if manifest is not None:
+        pins = [f for f in failing if Code[f.code] in MANIFEST_CODES]
+        lines += _manifest_steps(pins, manifest, code)
+    return lines
+
+
+def waivable(failing: Sequence[Failing]) -> list[Failing]:
+    """The failing findings a waiver stanza is suggested for, one per code, path and artifact,
+    in each artifact's table order: every one a waiver accepts but the manifest's."""
+    order = list(dict.fromkeys(f.artifact for f in failing))
+    shown: dict[tuple[str, str, str], Failing] = {}
+    for f in sorted(
+        failing, key=lambda f: (order.index(f.artifact), order_key("error", f.code, f.path))
+    ):
+        if Code[f.code] not in UNWAIVABLE | MANIFEST_CODES:
+            shown.setdefault((f.code, f.path, f.artifact), f)
+    return list(shown.values())
+
+
+def as_finding(failing: Failing) -> Finding:
+    """The finding a waiver stanza is written for."""
+    return Finding(Code[failing.code], failing.path, failing.detail, failing.native)
+
+
+def next_steps(
+    failing: Sequence[Failing], manifest: str | None, fmt: OutputFormat, labelled: bool
+) -> str:
+    """The audit report's "Next steps" section ('' when nothing fails); `labelled` as `steps`."""
+    code = inline_code if fmt is OutputFormat.MARKDOWN else str
+    lines = steps(failing, manifest, code, labelled)
+    waived = waivable(failing)
+    stanzas = [waiver_stanza(as_finding(f), f.artifact) for f in waived]
+    if waived:
+        wide = [f.code for f in waived if not f.path]
+        lines.append(waiver_step(code, alone=not lines, wide=wide, artifact=True))
+    if not lines:
+        return ""
+    return section("Next steps", lines, stanza_block(stanzas), fmt, level=2)
+
+
+def _named(found: Sequence[Failing], codes: frozenset[Code] | None = None) -> list[Named]:
+    return [(f.code, f.path, f.native) for f in found if codes is None or Code[f.code] in codes]
+
+
+def _artifact_steps(artifact: str, found: Sequence[Failing], code: Style) -> list[str]:
+    """The fixes for one artifact's failing findings, the archive pip refuses first."""
+    nowhere = next(
+        (f.detail for f in found if f.code == Code.W616.name and f.detail.endswith(NO_PYTHON)),
+        None,
+    )
+    sound = [f for f in _named(found) if f[0].startswith("W")]
+    steps = [
+        *_fixes(REFUSED, found, artifact, code),
+        unwaivable_step(sound, nowhere, then="audit the rebuilt wheel"),
+        record_step(_named(found), artifact, code, STALE, AUDITED),
+        *_fixes(FIXES, found, artifact, code),
+    ]
+    return [step for step in steps if step is not None]
+
+
+Fix = Callable[[str, str, Style], str]
+"""A fix's words from the counts of its findings, the artifact as given and the style."""
+
+
+def _fixes(
+    table: Sequence[tuple[frozenset[Code], Fix]],
+    found: Sequence[Failing],
+    artifact: str,
+    code: Style,
+) -> list[str]:
+    """Each fix of `table` whose codes are among `found`, in the table's order."""
+    steps = []
+    for codes, fix in table:
+        counts = _counts(found, codes)
+        if counts is not None:
+            steps.append(fix(counts, artifact, code))
+    return steps
+
+
+def _counts(found: Sequence[Failing], codes: frozenset[Code], noun: str = "file") -> str | None:
+    """`2 × A103, 1 × A104 on 3 files` for the findings of `codes` (`noun`: what a path
+    names), None where none is."""
+    kept = _named(found, codes)
+    if not kept:
+        return None
+    paths = {path for _, path, _ in kept if path}
+    on = f" on {plural(len(paths), noun)}" if paths else ""
+    return f"{counted(kept, thousands=False)}{on}"
+
+
+def _unreadable(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: no waiver accepts it (pip cannot read the file: cut short by a download or "
+        "copy, or no wheel at all): copy it again from where it was built, check that "
+        f"{code('sha256sum ' + shellwords.quote(artifact))} gives the hash the build or the "
+        "index lists, and audit it again"
+    )
+
+
+def _misnamed(counts: str, artifact: str, code: Style) -> str:
+    tags = code(_tags_command(artifact))
+    return (
+        f"{counts}: no waiver accepts it (pip, twine and PyPI refuse a wheel by this name): "
+        f"rename it to the name its build wrote, {code('NAME-VERSION-PYTHON-ABI-PLATFORM.whl')} "
+        f"(its tags: {tags}), or rebuild it ({code(REBUILD[0])}), then audit it again"
+    )
+
+
+def _tags_command(artifact: str) -> str:
+    """The command that prints the wheel's `WHEEL` file, its tags among its lines."""
+    return f"unzip -p {shellwords.quote(artifact)} '*.dist-info/WHEEL'"
+
+
+def _unvouched(counts: str, artifact: str, code: Style) -> str:
+    build, pip = (code(command) for command in REBUILD)
+    return (
+        f"{counts}: the wheel's RECORD or METADATA vouches for no content pip checks (missing, "
+        "a row without a hash or with a weak, unknown or malformed one, or an entry compressed "
+        f"by a method pip may not read): rebuild it from its source with a current build "
+        f"backend ({build}, or {pip}), which writes METADATA and a RECORD of sha256 rows and "
+        f"deflates every entry, then {AUDITED} (repacking these bytes would vouch for content "
+        "no hash checked)"
+    )
+
+
+def _signed(counts: str, artifact: str, code: Style) -> str:
+    unpacked = unpacked_dir(artifact)
+    unpack = code(f"wheel unpack {shellwords.quote(artifact)} -d DIR")
+    pack = code(f"wheel pack {shellwords.quote(unpacked)}")
+    return (
+        f"{counts}: a RECORD signature pip no longer reads and k3diff cannot verify: rebuild "
+        f"the wheel without the signing step, or {unpack}, delete the signature file under "
+        f"{code(unpacked)} and repack with {pack}; publish a signature beside the wheel instead "
+        f"(PyPI's attestations, or a detached .asc file), then {AUDITED}"
+    )
+
+
+def _retag(artifact: str, code: Style) -> str:
+    return code(f"wheel tags --platform-tag manylinux_2_X_ARCH {shellwords.quote(artifact)}")
+
+
+def _glibc(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: pip installs the wheel on systems whose glibc or libstdc++ its natives "
+        f"need newer: {code('auditwheel show ' + shellwords.quote(artifact))} names the "
+        "manylinux tag their symbols allow; build the natives in the manylinux image of the tag "
+        f"the wheel is to promise (cibuildwheel does) and run {code('auditwheel repair')}, "
+        "which refuses a tag they exceed, or retag the wheel with the one they need "
+        f"({_retag(artifact, code)}, X as auditwheel shows), then {AUDITED}"
+    )
+
+
+def _architecture(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: pip installs the wheel on machines that cannot load its natives: rebuild "
+        f"them for the architecture its tags name (cibuildwheel's {code('--archs')}), or "
+        f"retag the wheel for the one they are built for ({_retag(artifact, code)}), then "
+        f"{AUDITED}"
+    )
+
+
+def _abi3(counts: str, artifact: str, code: Style) -> str:
+    retag = code(f"wheel tags --python-tag cp3X --abi-tag cp3X {shellwords.quote(artifact)}")
+    return (
+        f"{counts}: pip installs the extension on Pythons it may not import on: rebuild it "
+        f"against the stable ABI its abi3 tag promises ({code('Py_LIMITED_API')} defined; "
+        f"setuptools: {code('Extension(..., py_limited_api=True)')}), or retag the wheel for "
+        f"the one Python it was built for ({retag}), then {AUDITED}"
+    )
+
+
+def _refused_metadata(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: fix the field its detail names where the build reads it "
+        f"({code('pyproject.toml')}'s {code('[project]')} table, or {code('setup.cfg')}), "
+        f"rebuild ({code(REBUILD[0])}) and check with {code('twine check dist/*')} before "
+        "uploading"
+    )
+
+
+def _served_metadata(counts: str, artifact: str, code: Style) -> str:
+    wheel, sidecar = (shellwords.quote(name) for name in (artifact, f"{artifact}.metadata"))
+    unzip = code(f"unzip -p {wheel} '*.dist-info/METADATA' > {sidecar}")
+    return (
+        f"{counts}: resolvers read a METADATA that is not the wheel's: write the file anew "
+        f"from the wheel ({unzip}) and publish it with the wheel"
+    )
+
+
+def _misfiled(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: entries pip installs otherwise than the archive lists them (a symbolic "
+        "link, a backslash in a name, a directory entry carrying data): rebuild the wheel "
+        "without them, renaming or dropping each entry named (its detail says what pip does "
+        f"with it), then {AUDITED}"
+    )
+
+
+def _filename(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: the file's name and the wheel's metadata disagree (the detail says where): "
+        f"rebuild it ({code(REBUILD[0])}: the build names the file from its metadata), or "
+        "rename the file to the name, version and tags its .dist-info gives "
+        f"({code(_tags_command(artifact))} lists the tags), then audit it again"
+    )
+
+
+def _customize(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: a sitecustomize or usercustomize module, which runs at every start of every "
+        "program of the environment: drop it from the packages the build configuration lists "
+        f"and rebuild ({code(REBUILD[0])}), then {AUDITED}"
+    )
+
+
+def _unimportable(counts: str, artifact: str, code: Style) -> str:
+    retag = code(f"wheel tags --python-tag cp3X --abi-tag cp3X {shellwords.quote(artifact)}")
+    return (
+        f"{counts}: pip installs an extension on Pythons that cannot import it: build one wheel "
+        "per Python the extension is for (cibuildwheel does), or narrow the tags to the one it "
+        f"imports on ({retag}), then {AUDITED}"
+    )
+
+
+def _same_wheel(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: another wheel of its directory is the same project, version and build to "
+        "pip and shares a tag (the detail names it), so pip installs whichever it lists first: "
+        "keep one of them in the release directory (remove the other), or give the rebuild "
+        f"a higher build number ({code(f'wheel tags --build 1 {shellwords.quote(artifact)}')}), "
+        "which pip prefers, then audit the directory again"
+    )
+
+
+REFUSED: tuple[tuple[frozenset[Code], Fix], ...] = (
+    (frozenset({Code.A001}), _unreadable),
+    (frozenset({Code.A126}), _misnamed),
+)
+"""Files pip refuses whole (no waiver takes them): their fixes come first."""
+FIXES: tuple[tuple[frozenset[Code], Fix], ...] = (
+    (frozenset({Code.W602, Code.W607, Code.W617}), _misfiled),
+    (frozenset({Code.W605}), _filename),
+    (frozenset({Code.A128}), _same_wheel),
+    (UNVOUCHED, _unvouched),
+    (frozenset({Code.A111}), _signed),
+    (frozenset({Code.A115}), _glibc),
+    (frozenset({Code.A125}), _architecture),
+    (frozenset({Code.A123}), _abi3),
+    (frozenset({Code.W629}), _unimportable),
+    (frozenset({Code.W702}), _customize),
+    (frozenset({Code.A122}), _refused_metadata),
+    (frozenset({Code.A124}), _served_metadata),
+)
+"""The fixes after the archive's and RECORD's, in the order they are said: the entries and the
+name pip reads otherwise, what the build wrote, the platform the wheel promises, then what runs
+and the metadata. A failing code none names gets its waiver stanza alone."""
+
+
+def _manifest_steps(found: Sequence[Failing], manifest: str, code: Style) -> list[str]:
+    """A201 (hash differs), A202 (named, not audited), A203 (audited, not named), each naming
+    the files it is about."""
+    pinned = shellwords.quote(manifest)
+    shown = code(manifest)
+    steps = []
+    differ = _pins(found, Code.A201, code)
+    if differ is not None:
+        (counts, names), paths = differ
+        one = shellwords.quote(paths[0]) if len(paths) == 1 else "ARTIFACT"
+        steps.append(
+            f"{counts}{names}: not the file {shown} pins (changed since, or another build): "
+            f"compare the two ({code(f'k3diff wheels PINNED.whl {one}')}, where both are "
+            "wheels); if this file is the one to release, pin it anew once reviewed, "
+            f"{code(f'k3diff audit ARTIFACT... --write-manifest {pinned}')} (written only when "
+            "the audit passes), else release the pinned file"
+        )
+    missing = _pins(found, Code.A202, code)
+    if missing is not None:
+        (counts, names), paths = missing
+        if paths:
+            steps.append(
+                f"{counts}{names}: {shown} pins files this run did not audit: give them to the "
+                f"audit too, or pass {code('--ignore-missing')} to audit part of a release; "
+                f"drop their lines from {shown} if they are no longer released"
+            )
+        else:  # --ignore-missing, and none of the artifacts is one the manifest pins
+            steps.append(
+                f"{counts}: {shown} pins none of the files audited, so nothing was verified: "
+                "audit the files it names (each line's name; "
+                f"{code(f'sha256sum -c {pinned}')} in its directory checks them too), or give "
+                "the manifest that pins these"
+            )
+    extra = _pins(found, Code.A203, code)
+    if extra is not None:
+        (counts, names), _ = extra
+        steps.append(
+            f"{counts}{names}: {shown} does not pin these files: pin each once reviewed, "
+            f"{code(f'sha256sum NAME >> {pinned}')} run in the manifest's directory (or the "
+            f"manifest anew with {code('--write-manifest')}), or leave the file out of the "
+            "release"
+        )
+    return steps
+
+
+def _pins(
+    found: Sequence[Failing], kind: Code, code: Style
+) -> tuple[tuple[str, str], list[str]] | None:
+    """((`1 × A201`, ` (a.whl, b.whl)`), the names) for the manifest findings of `kind`, None
+    where none is; the names as the findings give them, five at most and the rest counted."""
+    kept = [f for f in found if f.code == kind.name]
+    if not kept:
+        return None
+    paths = list(dict.fromkeys(f.path for f in kept if f.path))
+    names = f" ({named([code(p) for p in paths], 5)})" if paths else ""
+    return (counted(_named(kept), thousands=False), names), paths

@@ -1,0 +1,257 @@
+"""The words every command's next steps share (words73): the fix of a stale RECORD and of the
+findings no waiver accepts, the waiver step and its stanzas, and the "Next steps" section that
+holds them, in text or Markdown. `wheels` (`report.wheelfailing`) and `audit`
+(`report.auditsteps`) say them alike, and the bundle (`bundle.nextsteps`) reads them for both,
+so a finding's next step has one wording wherever it is shown. Loaded only when something
+fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from k3diff import escape, shellwords
+from k3diff.output import OutputFormat, plural
+from k3diff.report.markdown import fenced
+from k3diff.wheel.codes import (
+    BY_TAGS_ALONE,
+    NO_PYTHON,
+    UNWAIVABLE,
+    WAIVER_PLACEHOLDER_REASON,
+    Code,
+    Finding,
+)
+from k3diff.wheel.findingorder import Named, counted, implied, order_key
+
+WAIVERS_SHOWN = 10  # waiver stanzas the next steps fill in; the rest are counted
+REBUILD = ("python -m build --wheel", "pip wheel --no-deps -w dist .")
+"""How a wheel is built anew from its source: the commands a step names (each runs the
+project's build backend, which writes METADATA and RECORD)."""
+
+
+def named(findings: Sequence[Finding]) -> list[Named]:
+    """What `wheel.findingorder` reads of each finding."""
+    return [(f.code.name, f.path, f.native) for f in findings]
+
+
+def ordered(findings: Sequence[Finding]) -> list[Finding]:
+    """The failing findings in the table's order (all of severity error: code, then path)."""
+    return sorted(findings, key=lambda f: order_key("error", f.code.name, f.path))
+
+
+def unwaivable_step(
+    failing: Sequence[Named], nowhere: str | None = None, then: str = "compare the rebuilt wheel"
+) -> str | None:
+    """The step for failing findings no waiver accepts (`UNWAIVABLE`), None where none fails:
+    the wheel itself must change (newuser65: a wheel failing W619 alone, `pkg/aux.py`, got no
+    next step at all, and neither `--explain` nor its detail said what to do). `nowhere`: one
+    the detail of the W616 whose tags (`BY_TAGS_ALONE`), or tags and Requires-Python, admit no
+    Python in common (`NO_PYTHON`), which the tags or Requires-Python fix, not a renamed entry
+    (w408b; review68c: tags alone, the tags). `then`: what to do with the rebuilt wheel
+    (`audit`'s steps audit it)."""
+    kept = [f for f in failing if Code[f[0]] in UNWAIVABLE]
+    if not kept:
+        return None
+    them = "it" if len(kept) == 1 else "them"
+    counts = counted(kept, thousands=False)
+    alone = nowhere is not None and BY_TAGS_ALONE in nowhere
+    tags = (
+        "tags pip installs (an ABI with a platform's tag, or 'none' with 'any')"
+        if alone
+        else "its tags or its Requires-Python so that they admit the Pythons it is for"
+    )
+    if nowhere and len(kept) == 1:
+        why = (
+            "its tags pair an ABI with the platform 'any'"
+            if alone
+            else "its tags and Requires-Python admit none in common"
+        )
+        named = "" if alone else " (the detail names both)"
+        return (
+            f"{counts}: no waiver accepts it (pip installs the wheel on no Python: {why}): "
+            f"rebuild it with {tags}{named}, then {then}"
+        )
+    also = (
+        f"; for the W616 that says {NO_PYTHON!r}, rebuild it with {tags} instead" if nowhere else ""
+    )
+    return (
+        f"{counts}: no waiver accepts {them} (pip would not install the "
+        f"wheel as it lists its entries, or not at all): rebuild it without {them}, renaming or "
+        "dropping each entry named (its detail says what pip or Windows does with it)"
+        f"{also}, then {then}"
+    )
+
+
+def record_step(
+    failing: Sequence[Named],
+    patch_path: str,
+    code: Callable[[str], str] = str,
+    codes: frozenset[Code] = frozenset({Code.W302}),
+    then: str = "compare the new wheel",
+) -> str | None:
+    """The fix for failing W302 (RECORD does not describe the archive), None where none fails:
+    a wheel whose RECORD is written anew, by its build or by `wheel pack` (words72: a stale
+    RECORD's next step offered only a waiver). `wheel unpack` checks every file it extracts
+    against RECORD, so it refuses this wheel: the step starts from the wheel the build wrote,
+    which it unpacks into `DIR/NAME-VERSION`, the first two fields of the patch's file name.
+    `codes`: the findings that say so (`audit`'s A103-A106, A110, A112); `then`: what to do
+    with the new wheel. The rebuild names its commands (`REBUILD`; words73: "rebuild the wheel
+    from its source" left the reader to find how)."""
+    names = {c.name for c in codes}
+    stale = [f for f in failing if f[0] in names]
+    if not stale:
+        return None
+    files = plural(len({path for _, path, _ in stale}), "file")
+    unpack = code("wheel unpack BUILT.whl -d DIR")
+    pack = code(f"wheel pack {shellwords.quote(unpacked_dir(patch_path))}")
+    build, pip = (code(command) for command in REBUILD)
+    return (
+        f"{counted(stale, thousands=False)} on {files}: RECORD does not describe the archive "
+        "(its files or RECORD changed after the wheel was built, by a step that edits built "
+        f"wheels or by someone else): rebuild the wheel from its source ({build}, or {pip}: "
+        "its build backend writes RECORD), or start the editing step from the wheel the build "
+        "wrote, with the "
+        f"commands of the wheel package ({unpack}, which refuses a file that does not match "
+        f"its RECORD hash), edit under DIR and repack with {pack}, which writes RECORD anew; "
+        f"then {then}"
+    )
+
+
+def unpacked_dir(path: str) -> str:
+    """Where `wheel unpack WHEEL -d DIR` puts the wheel at `path`: `DIR/NAME-VERSION`, the
+    first two fields of its file name (`NAME-VERSION` where it is no wheel's name). A step
+    shell-quotes it (words73: a file name holding `$(…)` made a `wheel pack` line that ran it)."""
+    fields = path.replace("\\", "/").rpartition("/")[2].split("-")
+    return "DIR/" + ("-".join(fields[:2]) if len(fields) >= 5 else "NAME-VERSION")
+
+
+def waiver_step(
+    code: Callable[[str], str] = str,
+    alone: bool = False,
+    wide: Sequence[str] = (),
+    artifact: bool = False,
+) -> str:
+    """The step that introduces the waiver stanzas: the last of the native steps (`or …`), or
+    the only one when no native finding fails. `wide`: the codes of the findings among them
+    about the wheel as a whole (W605, W630, …), whose path is `""`: a waiver's `path` is a
+    glob on the finding's path, so `""` (or `*`) covers them, and `""` no entry's finding.
+    `artifact`: each stanza names its artifact too (`audit`'s)."""
+    accept = "accept" if alone else "or accept"
+    said = "each stanza below names one exact path" + (" and its artifact" if artifact else "")
+    if wide:
+        codes = list(dict.fromkeys(wide))  # each once, in order
+        whole = "is" if len(codes) == 1 else "are"
+        empty = code('path = ""')
+        said = (
+            f"{said}; {', '.join(codes)}, about the wheel as a whole, {whole} waived by "
+            f"{empty}, which covers no entry's finding"
+        )
+    noun = "finding" if wide else "file"
+    return (
+        f"{accept} each reviewed {noun} with a waiver, one {code('[[waiver]]')} per code and "
+        f"path{' and artifact' if artifact else ''} in a TOML file given with "
+        f"{code('--waivers FILE')} ({said}):"
+    )
+
+
+def waiver_stanzas(findings: Sequence[Finding]) -> list[str]:
+    """A waiver stanza for each failing finding given, in the table's order."""
+    return [_waiver(f) for f in _waived(findings)]
+
+
+def _waived(native: Sequence[Finding]) -> list[Finding]:
+    """The failing native findings a waiver stanza is shown for, in the table's order: a W708
+    that joins its W101's row right after that W101 (each is waived on its own); one stanza per
+    code and path, which waives every finding of that code on that path (newuser71: a stale
+    RECORD's two W302 on one file got two identical stanzas, and the file pasted from them
+    reported the second 'unused ... (stale?)')."""
+    paths = implied(named(native))
+    joined = {f.path: f for f in native if f.code is Code.W708 and f.native and f.path in paths}
+    shown: dict[tuple[Code, str], Finding] = {}
+    for f in ordered(native):
+        if f.code is Code.W708 and joined.get(f.path) is f:
+            continue
+        shown.setdefault((f.code, f.path), f)
+        if f.code is Code.W101 and f.path in joined:
+            shown.setdefault((Code.W708, f.path), joined[f.path])
+    return list(shown.values())
+
+
+def _waiver(finding: Finding) -> str:
+    """A waiver for `finding`, in the waiver file's TOML: `literal = true` where the path holds
+    a glob character, `[` included (review63c: a W628 or W708 waiver is a glob, and the stanza
+    for `lib[1].so` waived `lib1.so`, not the finding)."""
+    return "\n".join(["[[waiver]]", *_waiver_keys(finding)])
+
+
+def waiver_stanza(finding: Finding, artifact: str | None = None) -> str:
+    """`_waiver`, naming the artifact's file name where given (`audit`'s stanzas: a waiver
+    without `artifact` covers the code and path in every artifact audited)."""
+    return "\n".join(["[[waiver]]", *_waiver_keys(finding, artifact)])
+
+
+def _waiver_keys(finding: Finding, artifact: str | None = None) -> list[str]:
+    literal = ["literal = true"] if any(c in finding.path for c in "*?[") else []
+    # `artifact` is a glob on the file name: each glob character of the name matched as itself
+    name = "".join(f"[{c}]" if c in "*?[" else c for c in _file_name(artifact or ""))
+    return [
+        f'code = "{finding.code.name}"',
+        f"path = {toml_string(finding.path)}",
+        *literal,
+        *([f"artifact = {toml_string(name)}"] if name else []),
+        f'reason = "{WAIVER_PLACEHOLDER_REASON}"',
+    ]
+
+
+def _file_name(path: str) -> str:
+    """The file name of an artifact as given (what a waiver's `artifact` glob matches)."""
+    return path.replace("\\", "/").rpartition("/")[2]
+
+
+def waivers_inline(native: Sequence[Finding], artifacts: Sequence[str] | None = None) -> str:
+    """`waiver_stanzas` as one TOML line, an array of inline tables (`waiver = [{code = …}]`:
+    the same tables the stanzas make), for a report whose steps are one line each (the
+    bundle's). `artifacts`: each finding's artifact, in order (`audit`'s, each stanza as
+    `waiver_stanza` writes it, the findings already one per code, path and artifact)."""
+    if artifacts is None:
+        keys = [_waiver_keys(f) for f in _waived(native)]
+    else:
+        keys = [_waiver_keys(f, a) for f, a in zip(native, artifacts, strict=True)]
+    tables = ", ".join("{" + ", ".join(k) + "}" for k in keys)
+    return f"waiver = [{tables}]"
+
+
+def toml_string(value: str) -> str:
+    """`value` as a TOML basic string: quotes and backslashes escaped, and every control
+    character (TOML allows none raw in a basic string) as `\\uXXXX`. Not `json.dumps`: a text
+    report loads no `json` (tests/cli/test_startup_imports.py)."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    shown = (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c for c in escaped)
+    return '"' + "".join(shown) + '"'
+
+
+def stanza_block(stanzas: Sequence[str], kind: str = "finding") -> str:
+    """The waiver stanzas a section shows: the first `WAIVERS_SHOWN`, then the rest counted
+    (`kind`: what each waives, `native finding` or `finding`)."""
+    waiver = "\n".join(stanzas[:WAIVERS_SHOWN])
+    if len(stanzas) > WAIVERS_SHOWN:
+        more = len(stanzas) - WAIVERS_SHOWN
+        waiver += (
+            f"\n# … {plural(more, f'more failing {kind}', f'more failing {kind}s')}"
+            ", one [[waiver]] each: --format json lists every finding's code and path"
+        )
+    return waiver
+
+
+def section(
+    title: str, steps: Sequence[str], waiver: str, fmt: OutputFormat, level: int = 3
+) -> str:
+    """The "Next steps" section: each step on its line (a bullet in Markdown, under a heading
+    of `level`), then the waiver TOML (`waiver`, '' for none) indented, or fenced."""
+    if fmt is OutputFormat.MARKDOWN:
+        bullets = "\n".join(f"- {step}" for step in steps)
+        fence = f"\n\n{fenced(waiver, 'toml')}" if waiver else ""
+        return f"{'#' * level} {title}\n\n{bullets}{fence}"
+    lines = [f"  {escape.text(step)}" for step in steps]
+    lines += [f"    {escape.text(line)}" for line in waiver.splitlines()]
+    return "\n".join([title, *lines])

@@ -1,0 +1,193 @@
+"""`audit`'s failing findings say what to do next, as `wheels`' do (words73: a stale RECORD, a
+manifest line that does not match, an unsound archive or a missing file said what was wrong
+and never what to do).
+
+Each kind of failing finding gets a command or an action (rebuild with `python -m build`,
+repack with `wheel pack`, pin anew with `--write-manifest`, ...) before the verdict line; then
+the waiver stanzas of those a waiver takes, naming their artifact, which, pasted with a reason,
+waive exactly those findings. The bundle says the same steps from the audit document."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import wheelkit
+from cli_support import run_k3diff
+
+from k3diff.wheel.codes import WAIVER_PLACEHOLDER_REASON
+
+FILES = {
+    "engine/__init__.py": b"VERSION = '1.0'\n",
+    "engine/model.py": b"def run(x):\n    return x\n",
+}
+
+
+def _stale(directory: Path, version: str = "1.0") -> Path:
+    """A wheel whose `engine/model.py` was edited after the build (RECORD as it was): A103,
+    A104."""
+    built = wheelkit.wheel_files("engine", version, FILES)
+    built["engine/model.py"] += b"# patched\n"
+    path = directory / f"engine-{version}-py3-none-any.whl"
+    return wheelkit.write_zip(path, built)
+
+
+def _steps(stdout: str) -> list[str]:
+    """The lines of the text report's "Next steps" section, the verdict line left out."""
+    section = stdout.split("\nNext steps\n", 1)[1]
+    return section.splitlines()[:-1]
+
+
+def test_a_stale_record_says_how_to_rebuild_or_repack(tmp_path: Path) -> None:
+    wheel = _stale(tmp_path)
+    result = run_k3diff("audit", wheel.name, cwd=tmp_path)
+    assert result.exit_code == 1
+    steps = _steps(result.stdout)
+    assert steps[0].startswith("  1 × A103, 1 × A104 on 1 file: RECORD does not describe the")
+    assert "python -m build --wheel, or pip wheel --no-deps -w dist ." in steps[0]
+    assert "repack with wheel pack DIR/engine-1.0, which writes RECORD anew" in steps[0]
+    assert steps[0].endswith("then audit the new wheel")
+    assert steps[1].startswith(
+        "  or accept each reviewed file with a waiver, one [[waiver]] per code and path and "
+        "artifact in a TOML file given with --waivers FILE (each stanza below names one exact "
+        "path and its artifact):"
+    )
+    assert result.stdout.endswith("FAIL: 2 errors, 0 warnings; 1 artifact audited (exit 1)\n")
+
+
+def test_the_suggested_waivers_waive_what_they_name(tmp_path: Path) -> None:
+    """The stanzas, with a reason written in, make the run pass: `artifact` names the file."""
+    _stale(tmp_path)
+    clean = wheelkit.make_wheel(tmp_path, "other", "1.0", {"other/__init__.py": b""})
+    result = run_k3diff("audit", "engine-1.0-py3-none-any.whl", clean.name, cwd=tmp_path)
+    stanzas = [line.strip() for line in _steps(result.stdout) if line.startswith("    ")]
+    assert 'artifact = "engine-1.0-py3-none-any.whl"' in stanzas
+    reviewed = "\n".join(stanzas).replace(WAIVER_PLACEHOLDER_REASON, "reviewed by the release team")
+    (tmp_path / "waivers.toml").write_text(reviewed + "\n")
+    again = run_k3diff(
+        "audit", "engine-1.0-py3-none-any.whl", clean.name, "--waivers", "waivers.toml",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert again.exit_code == 0, again.stdout
+    assert "Next steps" not in again.stdout
+
+
+def test_each_artifact_names_its_own_steps(tmp_path: Path) -> None:
+    _stale(tmp_path)
+    _stale(tmp_path, "2.0")
+    names = ["engine-1.0-py3-none-any.whl", "engine-2.0-py3-none-any.whl"]
+    steps = _steps(run_k3diff("audit", *names, cwd=tmp_path).stdout)
+    assert steps[0].startswith("  engine-1.0-py3-none-any.whl: 1 × A103, 1 × A104")
+    assert "wheel pack DIR/engine-1.0" in steps[0]
+    assert steps[1].startswith("  engine-2.0-py3-none-any.whl: 1 × A103, 1 × A104")
+    assert "wheel pack DIR/engine-2.0" in steps[1]
+
+
+def test_a_weak_hash_says_to_rebuild_not_repack(tmp_path: Path) -> None:
+    row = f"engine/model.py,md5=AAAAAAAAAAAAAAAAAAAAAA,{len(FILES['engine/model.py'])}"
+    wheelkit.make_wheel(tmp_path, "engine", "1.0", FILES, record_overrides={"engine/model.py": row})
+    steps = _steps(run_k3diff("audit", "engine-1.0-py3-none-any.whl", cwd=tmp_path).stdout)
+    assert steps[0].startswith("  1 × A108 on 1 file: the wheel's RECORD or METADATA vouches")
+    assert "rebuild it from its source with a current build backend" in steps[0]
+    assert "repacking these bytes would vouch for content no hash checked" in steps[0]
+
+
+def test_manifest_findings_say_how_to_pin(tmp_path: Path) -> None:
+    wheel = wheelkit.make_wheel(tmp_path, "engine", "1.0", FILES)
+    (tmp_path / "NOTES.txt").write_text("notes\n")
+    sums = "0" * 64 + f"  {wheel.name}\n" + "1" * 64 + "  gone.whl\n"
+    (tmp_path / "SUMS").write_text(sums)
+    result = run_k3diff("audit", wheel.name, "NOTES.txt", "--manifest", "SUMS", cwd=tmp_path)
+    assert result.exit_code == 1
+    steps = _steps(result.stdout)
+    assert steps[0].startswith(f"  1 × A201 ({wheel.name}): not the file SUMS pins")
+    assert f"k3diff wheels PINNED.whl {wheel.name}" in steps[0]
+    assert "k3diff audit ARTIFACT... --write-manifest SUMS" in steps[0]
+    assert steps[1].startswith("  1 × A202 (gone.whl): SUMS pins files this run did not audit")
+    assert "--ignore-missing" in steps[1]
+    assert steps[2].startswith("  1 × A203 (NOTES.txt): SUMS does not pin these files")
+    assert "sha256sum NAME >> SUMS" in steps[2]
+    assert len(steps) == 3  # a pin is not waived: no stanza
+
+
+def test_an_unsound_archive_and_a_file_that_is_no_zip(tmp_path: Path) -> None:
+    unsafe = wheelkit.make_wheel(tmp_path, "engine", "1.0", {**FILES, "../escape.py": b"x\n"})
+    (tmp_path / "cut-1.0-py3-none-any.whl").write_bytes(unsafe.read_bytes()[:100])
+    result = run_k3diff("audit", unsafe.name, "cut-1.0-py3-none-any.whl", cwd=tmp_path)
+    steps = _steps(result.stdout)
+    assert steps[0].startswith(f"  {unsafe.name}: 1 × W601: no waiver accepts it")
+    assert steps[0].endswith("then audit the rebuilt wheel")
+    assert steps[1].startswith("  cut-1.0-py3-none-any.whl: 1 × A001: no waiver accepts it")
+    assert "copy it again from where it was built" in steps[1]
+    assert "sha256sum cut-1.0-py3-none-any.whl" in steps[1]
+
+
+def test_a_passing_audit_has_no_next_steps(tmp_path: Path) -> None:
+    wheel = wheelkit.make_wheel(tmp_path, "engine", "1.0", FILES)
+    result = run_k3diff("audit", wheel.name, cwd=tmp_path)
+    assert result.exit_code == 0
+    assert "Next steps" not in result.stdout
+
+
+def test_markdown_shows_the_commands_as_code(tmp_path: Path) -> None:
+    _stale(tmp_path)
+    text = run_k3diff(
+        "audit", "engine-1.0-py3-none-any.whl", "--format", "markdown", cwd=tmp_path
+    ).stdout
+    steps = text.split("## Next steps\n", 1)[1]
+    assert "`python -m build --wheel`" in steps and "`wheel pack DIR/engine-1.0`" in steps
+    assert '```toml\n[[waiver]]\ncode = "A103"' in steps
+    assert steps.index("```toml") < steps.index("**FAIL")
+
+
+def test_the_bundle_says_the_audits_steps(tmp_path: Path) -> None:
+    _stale(tmp_path)
+    document = tmp_path / "audit.json"
+    args = ("audit", "engine-1.0-py3-none-any.whl", "--format", "json", "-o", document)
+    assert run_k3diff(*args, cwd=tmp_path).exit_code == 1
+    assert run_k3diff("report", document, "--out", tmp_path / "bundle").exit_code == 1
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    steps = [s for s in summary["next_steps"] if s["evidence"] == "audit"]
+    assert steps[0]["step"].startswith("1 × A103, 1 × A104 on 1 file: RECORD does not describe")
+    assert "wheel pack DIR/engine-1.0" in steps[0]["step"]
+    assert steps[1]["step"].startswith("or accept each reviewed file with a waiver")
+    assert 'artifact = "engine-1.0-py3-none-any.whl"' in steps[1]["toml"]
+    html = (tmp_path / "bundle" / "report.html").read_text()
+    assert "wheel pack DIR/engine-1.0" in html
+
+
+def test_a_file_name_holding_shell_syntax_is_quoted_in_every_command(tmp_path: Path) -> None:
+    wheel = _stale(tmp_path)
+    hostile = wheel.rename(tmp_path / "engine$(touch pwned)-1.0-py3-none-any.whl")
+    steps = "\n".join(_steps(run_k3diff("audit", hostile.name, cwd=tmp_path).stdout))
+    assert "wheel pack 'DIR/engine$(touch pwned)-1.0'" in steps
+    assert "pack DIR/engine$(" not in steps
+
+
+def test_a_file_name_its_metadata_contradicts_says_to_rebuild_or_rename(tmp_path: Path) -> None:
+    built = wheelkit.wheel_files("engine", "1.0", FILES)
+    wheelkit.write_zip(tmp_path / "engine-2.0-py3-none-any.whl", built)
+    steps = _steps(run_k3diff("audit", "engine-2.0-py3-none-any.whl", cwd=tmp_path).stdout)
+    assert steps[0].startswith("  1 × W605: the file's name and the wheel's metadata disagree")
+    assert "rebuild it (python -m build --wheel: the build names the file" in steps[0]
+    assert "unzip -p engine-2.0-py3-none-any.whl '*.dist-info/WHEEL' lists the tags" in steps[0]
+
+
+def test_a_manifest_that_pins_none_of_the_files_says_nothing_was_verified(tmp_path: Path) -> None:
+    (tmp_path / "NOTES.txt").write_text("notes\n")
+    (tmp_path / "SUMS").write_text("1" * 64 + "  gone.whl\n")
+    args = ("audit", "NOTES.txt", "--manifest", "SUMS", "--ignore-missing")
+    steps = _steps(run_k3diff(*args, cwd=tmp_path).stdout)
+    assert steps[0].startswith("  1 × A202: SUMS pins none of the files audited, so nothing")
+    assert "sha256sum -c SUMS in its directory checks them too" in steps[0]
+
+
+def test_two_wheels_pip_reads_as_one_say_to_keep_one(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    for tag in ("py3-none-any", "py2.py3-none-any"):
+        wheelkit.make_wheel(dist, "engine", "1.0", FILES, tag=tag)
+    steps = _steps(run_k3diff("audit", "dist", cwd=tmp_path).stdout)
+    assert steps[0].startswith("  dist/engine-1.0-py2.py3-none-any.whl: 1 × A128: another wheel")
+    assert "keep one of them in the release directory" in steps[0]
+    assert "wheel tags --build 1 dist/engine-1.0-py2.py3-none-any.whl" in steps[0]
+    assert steps[1].startswith("  dist/engine-1.0-py3-none-any.whl: 1 × A128: another wheel")
