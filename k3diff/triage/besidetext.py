@@ -25,12 +25,14 @@ only: sampling may draw another tokenization of a text.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 from k3diff.responses.document import ResponsesRecord
 from k3diff.responses.results import Status
+from k3diff.sample.names import Mode
 from k3diff.triage import distribution as dist
 from k3diff.triage import stats
 from k3diff.triage.flags import Flag
@@ -41,6 +43,8 @@ from k3diff.triage.settings import Correction, Settings
 
 _Modes = Mapping[str, Mapping[str, Sequence[Sample]]]
 """One key's samples: mode -> side -> samples."""
+Shift = tuple[str, str]
+"""(the mode it was found in, what was found in words)."""
 
 
 def _finish(sample: Sample) -> str | None:
@@ -100,10 +104,10 @@ def _greedy_finish(mode: str, sides: Mapping[str, Sequence[Sample]]) -> str | No
 
 def token_shifts(
     grouped: Mapping[str, _Modes], sampled: frozenset[tuple[str, str]]
-) -> dict[str, str]:
+) -> dict[str, Shift]:
     """Per record key whose patch gave, in a greedy mode, a text the base also gave as token ids
-    the base never gave it as, that in words."""
-    found: dict[str, str] = {}
+    the base never gave it as, that mode and that in words."""
+    found: dict[str, Shift] = {}
     for key, modes in grouped.items():
         for mode in ordered_modes(dict(modes)):
             if (key, mode) in sampled:
@@ -112,9 +116,10 @@ def token_shifts(
             if tokens is not None:
                 _, times, base = tokens
                 found[key] = (
+                    mode,
                     f"{mode}: the patch gave a text the base also gave as token ids the base "
                     f"never gave it as ({times:,} of its samples; the base: {len(base):,} "
-                    "token-id sequence(s))"
+                    "token-id sequence(s))",
                 )
                 break
     return found
@@ -122,18 +127,18 @@ def token_shifts(
 
 def finish_shifts(
     grouped: Mapping[str, _Modes], sampled: frozenset[tuple[str, str]], settings: Settings
-) -> dict[str, str]:
+) -> dict[str, Shift]:
     """Per record key whose patch's answers ended otherwise than the base's, why in words: a
     greedy mode's shared text with a new finish reason, or a mode whose finish reasons the count
     test finds moved (`--correction` across every mode tested, judged at `--alpha`)."""
-    found: dict[str, str] = {}
-    tested: list[tuple[str, float, str]] = []
+    found: dict[str, Shift] = {}
+    tested: list[tuple[str, str, float, str]] = []
     for key, modes in grouped.items():
         for mode in ordered_modes(dict(modes)):
             sides = modes[mode]
             greedy = (key, mode) not in sampled and key not in found
             if greedy and (shift := _greedy_finish(mode, sides)) is not None:
-                found[key] = shift
+                found[key] = (mode, shift)
             base, patch = _answered(sides.get("base", ())), _answered(sides.get("patch", ()))
             labels = {_finish(s) for s in (*base, *patch)}
             if len(base) < 2 or len(patch) < 2 or len(labels) < 2:
@@ -141,34 +146,46 @@ def finish_shifts(
             _, p, _ = dist.count_test(
                 [_finish(s) or "" for s in patch], [_finish(s) or "" for s in base]
             )
-            tested.append((key, p, f"{mode}: base {_shares(base)}; patch {_shares(patch)}"))
+            said = f"{mode}: base {_shares(base)}; patch {_shares(patch)}"
+            tested.append((key, mode, p, said))
     family_wise = settings.correction == Correction.HOLM
-    adjusted = stats.corrected([p for _, p, _ in tested], family_wise)
-    for (key, p, said), p_adjusted in zip(tested, adjusted, strict=True):
+    adjusted = stats.corrected([p for _, _, p, _ in tested], family_wise)
+    for (key, mode, p, said), p_adjusted in zip(tested, adjusted, strict=True):
         if p_adjusted <= settings.alpha and key not in found:
             found[key] = (
+                mode,
                 f"the finish reasons moved ({said}; count test p = {p:.3g}, corrected "
-                f"{p_adjusted:.3g} <= alpha = {settings.alpha:g})"
+                f"{p_adjusted:.3g} <= alpha = {settings.alpha:g})",
             )
     return found
 
 
-def hold_finish_shift(verdict: RecordVerdict, shifts: Mapping[str, str]) -> RecordVerdict:
+def _held(verdict: RecordVerdict, flag: Flag, shift: Shift, why: str) -> RecordVerdict:
+    """`verdict` held with `flag`; found in serial mode, the patch no longer reproduces the
+    base serially (the headline's parity counts outputs, not texts)."""
+    found = held(verdict, flag, why)
+    if shift[0] != Mode.SERIAL.value or not found.serial_parity:
+        return found
+    return dataclasses.replace(found, serial_parity=False)
+
+
+def hold_finish_shift(verdict: RecordVerdict, shifts: Mapping[str, Shift]) -> RecordVerdict:
     """`verdict`, made inconclusive (flag finish-reason-shift) where its patch ended its answers
     otherwise than the base (`finish_shifts`); a regression candidate stays one."""
-    why = shifts.get(verdict.key)
-    if why is None or verdict.regression_candidate:
+    shift = shifts.get(verdict.key)
+    if shift is None or verdict.regression_candidate:
         return verdict
-    return held(
+    return _held(
         verdict,
         Flag.FINISH_REASON_SHIFT,
-        f"finish-reason-shift: {why}: the finish reason is output the client acts on, and the "
-        "texts the other tests compare do not hold it",
+        shift,
+        f"finish-reason-shift: {shift[1]}: the finish reason is output the client acts on, and "
+        "the texts the other tests compare do not hold it",
     )
 
 
 def hold_token_ids(
-    verdict: RecordVerdict, record: ResponsesRecord, modes: _Modes, shifts: Mapping[str, str]
+    verdict: RecordVerdict, record: ResponsesRecord, modes: _Modes, shifts: Mapping[str, Shift]
 ) -> RecordVerdict:
     """`verdict`, made inconclusive (flag token-ids-differ) where a greedy mode's patch gave a
     text as token ids the base never gave it as (`token_shifts`), or where the comparison found
@@ -176,9 +193,9 @@ def hold_token_ids(
     on both sides to judge them. A regression candidate stays one."""
     if verdict.regression_candidate:
         return verdict
-    why = shifts.get(verdict.key)
-    if why is not None:
-        return held(verdict, Flag.TOKEN_IDS_DIFFER, f"token-ids-differ: {why}")
+    shift = shifts.get(verdict.key)
+    if shift is not None:
+        return _held(verdict, Flag.TOKEN_IDS_DIFFER, shift, f"token-ids-differ: {shift[1]}")
     if record.status != Status.TOKENS_DIFFER.value:
         return verdict
     for sides in modes.values():

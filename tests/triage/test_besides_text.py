@@ -98,6 +98,11 @@ def test_a_greedy_patch_giving_the_bases_text_cut_at_length_is_no_match(tmp_path
         'reason "length" (4 of its samples), which the base never gave it with (the base: '
         '"stop")'
     )
+    # The headline counts outputs: serially the patch did not reproduce the base.
+    assert record["serial_parity"] is False
+    assert document["summary"]["serial_agree"] == 0
+    text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert "serially, the patch reproduces the base on 0 of 1 records" in text.stdout
 
 
 def test_a_patch_inside_a_flaky_base_but_ending_otherwise_is_not_excused(tmp_path: Path) -> None:
