@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from cli_support import run_k3diff
@@ -17,7 +18,7 @@ from triage.helpers import S, compare_texts, write_samples
 N = 1_500
 
 
-def _run(tmp_path: Path, broken_after: int | None) -> tuple[int, dict[str, object]]:
+def _run(tmp_path: Path, broken_after: int | None) -> tuple[int, dict[str, Any]]:
     rng = np.random.default_rng(5)
     letters = list("abcdefghijklmnopqrstuvwxyz")
 
