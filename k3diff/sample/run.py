@@ -276,9 +276,12 @@ async def _sample(
         await client.aclose()
 
 
-def _fetch(client: SamplerClient) -> Fetch:
+def _fetch(client: SamplerClient, fresh: bool = False) -> Fetch:
+    """GETs of `/metrics` within the gauge's cap and timeout; `fresh`: each on a new
+    connection."""
+
     async def fetch(url: str) -> tuple[int, bytes | None]:
-        return await client.get_bytes(url, METRICS_MAX_BYTES, METRICS_TIMEOUT)
+        return await client.get_bytes(url, METRICS_MAX_BYTES, METRICS_TIMEOUT, fresh)
 
     return fetch
 
@@ -310,7 +313,7 @@ async def _identity(
     patch_models = f"{urls['patch']}/v1/models"
 
     async def send_patch() -> None:
-        await client.get_json(patch_models)
+        await client.get_json(patch_models, fresh=True)
 
     if any(m.running == TRTLLM_RUNNING for m in found.values()):  # read again, it drains
         return unchecked("TensorRT-LLM's /metrics is JSON iteration stats, with no request counter")
@@ -318,7 +321,7 @@ async def _identity(
     if unread:  # not read again: a dead or slow /metrics costs the run its timeout once only
         return unchecked(f"a side's /metrics gives no reading ({'; '.join(unread)})")
     metrics = {side: m.url for side, m in found.items()}
-    return await probe_identity(_fetch(client), metrics, send_patch)
+    return await probe_identity(_fetch(client, fresh=True), metrics, send_patch)
 
 
 async def _find_perf_metrics(
