@@ -41,21 +41,17 @@ def uvicorn_app(app: str, app_dir: Path, workers: int) -> Iterator[str]:
     """Run the ASGI `app` ('module:attribute' in `app_dir`) under a real uvicorn of `workers`
     worker processes on a free loopback port, and give its URL once it answers; SIGTERM its
     parent by pid (which stops the workers) and wait when done."""
-    log = tempfile.TemporaryFile("w+")
-    proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "uvicorn", app, "--app-dir", str(app_dir),
-            "--host", "127.0.0.1", "--port", "0", "--workers", str(workers), "--no-access-log",
-        ],  # fmt: skip
-        stdout=subprocess.DEVNULL,
-        stderr=log,
-    )
-    try:
-        yield f"http://127.0.0.1:{_uvicorn_port(proc, log, workers)}"
-    finally:
-        os.kill(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=20)
-        log.close()
+    command = [sys.executable, "-m", "uvicorn", app, "--app-dir", str(app_dir)]
+    command += ["--host", "127.0.0.1", "--port", "0", "--workers", str(workers)]
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(
+            [*command, "--no-access-log"], stdout=subprocess.DEVNULL, stderr=log
+        )
+        try:
+            yield f"http://127.0.0.1:{_uvicorn_port(proc, log, workers)}"
+        finally:
+            os.kill(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=20)
 
 
 def _uvicorn_port(proc: subprocess.Popen[bytes], log: IO[str], workers: int) -> int:

@@ -13,8 +13,10 @@ GETs (`one-server`, held); never `two-servers`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,15 @@ FORWARDER = SAMPLE_TESTS / "tcp_forwarder.py"
 RUNS = 12
 """Runs of `k3diff sample` against the one server: before, 12 runs without a `two-servers`
 came about once in 15 (at the best rate measured, 4 of 20 probes) or in 4,000 (at 50 %)."""
+
+
+@contextlib.contextmanager
+def _one_server(workers: int) -> Iterator[tuple[str, str]]:
+    """The app under uvicorn of `workers` workers, and a TCP forwarder to it: its two URLs."""
+    with contextlib.ExitStack() as stack:
+        server = stack.enter_context(uvicorn_app("workers_app:app", SAMPLE_TESTS, workers))
+        patch = stack.enter_context(loopback_script(FORWARDER, "--to", server.rsplit(":", 1)[1]))
+        yield server, patch
 
 
 def _sample(tmp_path: Path, base: str, patch: str, out: str) -> dict[str, Any]:
@@ -65,13 +76,12 @@ def test_one_server_of_two_worker_processes_is_never_two_servers(tmp_path: Path)
     (tmp_path / "p.jsonl").write_text(json.dumps({"key": "a", "prompt": "a"}) + "\n")
     found: Counter[str] = Counter()
     whys = []
-    with uvicorn_app("workers_app:app", SAMPLE_TESTS, workers=2) as server:
-        with loopback_script(FORWARDER, "--to", server.rsplit(":", 1)[1]) as patch:
-            for run in range(RUNS):
-                identity = _sample(tmp_path, server, patch, f"run{run}")
-                found[identity["result"]] += 1
-                whys.append(identity["why"])
-                _assert_not_passed(tmp_path, f"run{run}", identity)
+    with _one_server(workers=2) as (server, patch):
+        for run in range(RUNS):
+            identity = _sample(tmp_path, server, patch, f"run{run}")
+            found[identity["result"]] += 1
+            whys.append(identity["why"])
+            _assert_not_passed(tmp_path, f"run{run}", identity)
     assert found["two-servers"] == 0, (found, whys)
     # The workers' own counters told: one went down between two readings of a side.
     assert any("between two readings: several processes answer there" in why for why in whys)
@@ -81,9 +91,8 @@ def test_one_server_of_one_worker_is_still_one_server(tmp_path: Path) -> None:
     """The same app under `uvicorn --workers 1` through the forwarder: one server (held)."""
     compare_texts(tmp_path, {"a": ("echo:a", "echo:a")})
     (tmp_path / "p.jsonl").write_text(json.dumps({"key": "a", "prompt": "a"}) + "\n")
-    with uvicorn_app("workers_app:app", SAMPLE_TESTS, workers=1) as server:
-        with loopback_script(FORWARDER, "--to", server.rsplit(":", 1)[1]) as patch:
-            identity = _sample(tmp_path, server, patch, "run")
+    with _one_server(workers=1) as (server, patch):
+        identity = _sample(tmp_path, server, patch, "run")
     assert identity["result"] == "one-server", identity
     assert identity["series"].startswith('http_requests_total{handler="/v1/models"')
     _assert_not_passed(tmp_path, "run", identity)
@@ -94,9 +103,11 @@ def test_two_single_process_servers_are_two_servers(tmp_path: Path) -> None:
     triage passes (exit 0)."""
     compare_texts(tmp_path, {"a": ("echo:a", "echo:a")})
     (tmp_path / "p.jsonl").write_text(json.dumps({"key": "a", "prompt": "a"}) + "\n")
-    with uvicorn_app("workers_app:app", SAMPLE_TESTS, workers=1) as base:
-        with uvicorn_app("workers_app:app", SAMPLE_TESTS, workers=1) as patch:
-            identity = _sample(tmp_path, base, patch, "run")
+    with (
+        uvicorn_app("workers_app:app", SAMPLE_TESTS, workers=1) as base,
+        uvicorn_app("workers_app:app", SAMPLE_TESTS, workers=1) as patch,
+    ):
+        identity = _sample(tmp_path, base, patch, "run")
     assert identity["result"] == "two-servers", identity
     result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
     assert result.exit_code == 0, result.stdout
