@@ -87,3 +87,37 @@ def test_a_log_without_the_check_is_said_unchecked_in_triage_and_report(
     assert alone.exit_code in (0, 1), alone.stderr
     summary = " ".join((tmp_path / "b2" / "REPORT.md").read_text().split())
     assert "was not checked by the servers' counters: the log's header records no such" in summary
+
+
+def test_a_triage_naming_its_log_by_another_path_is_re_derived(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """A run whose counters could not tell (`unchecked`: servers without `/metrics`) triaged
+    with its log's absolute path and reported with a relative one. Failed on main at fb4ef845
+    (report exit 2: the triage 'does not follow from the evidence', its qualification naming
+    the log by the other path)."""
+    compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "echo:b")})
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PROMPTS))
+    base, patch = fault_server(), fault_server()
+    sampled = run_k3diff(
+        "sample", "--base", base.url, "--patch", patch.url, "--prompts", "p.jsonl",
+        "--repeats", "3", "--control", "off", "--out", "run", cwd=tmp_path,
+    )  # fmt: skip
+    assert sampled.exit_code == 0, sampled.stderr
+    absolute = tmp_path / LOG
+    triaged = run_k3diff("triage", "cmp.json", absolute, "--format", "json", "-o", "t.json", cwd=tmp_path)  # fmt: skip
+    assert triaged.exit_code == 0, triaged.stdout
+    (said,) = [
+        q
+        for q in json.loads((tmp_path / "t.json").read_text())["qualifications"]
+        if "two addresses" in q
+    ]
+    assert said.startswith(f"whether base and patch of {absolute} are one server"), said
+    report = run_k3diff("report", "cmp.json", LOG, "t.json", "--out", "b", cwd=tmp_path)
+    assert report.exit_code == 0, report.stderr
+    (row,) = [
+        line
+        for line in (tmp_path / "b" / "REPORT.md").read_text().splitlines()
+        if line.startswith("| t.json |")
+    ]
+    assert row.endswith("| yes |"), row  # re-derived from the comparison and log given
