@@ -13,17 +13,22 @@ A counter the patch's requests moved by exactly `PROBE_REQUESTS` is a request co
 no other traffic (vLLM's `http_requests_total{handler="/v1/models"}`, which every
 prometheus-fastapi-instrumentator server exposes):
 
-- the same series of the base's moved by exactly as many: one server (`ONE`): the base's
-  server counted requests sent to the patch only;
-- it did not move on the base: two servers (`TWO`);
-- anything else (no such counter on the patch, the base's moved by another count, no
+- the same series of the base's moved by exactly as many in any round: one server (`ONE`):
+  the base's server counted requests sent to the patch only;
+- it did not move on the base in every one of `ROUNDS` rounds, and no counter of either side
+  read lower than before: two servers (`TWO`);
+- anything else (no such counter on the patch, the base's moved by another count, a counter
+  seen going down, which shows several processes each counting its own (samples73), no
   `/metrics`, `--metrics-url off`, one side): `UNCHECKED`, with why.
 
-A separate pair never reads as one: the base's counter would have to count exactly
-`PROBE_REQUESTS` requests of that kind from someone else within the probe's fraction of a
-second. The probe costs `PROBE_REQUESTS` GETs of `/v1/models` (no inference, no cache entry)
-and four reads of `/metrics`; its result is the header's `server_identity`
-(`Identity.header`), read by every reader through `oneserver.one_server`.
+Every reading and GET goes on a new connection (`Connection: close`), so that a server of
+several workers, each serving whole connections, is read across them (`probe_identity`). A
+separate pair never reads as one: the base's counter would have to count exactly
+`PROBE_REQUESTS` requests of that kind from someone else within a round's fraction of a second.
+The probe costs at most `ROUNDS` × `PROBE_REQUESTS` GETs of `/v1/models` (no inference, no
+cache entry) and four or more reads of `/metrics` a round; its result is the header's
+`server_identity` (`Identity.header`), and a resume's is its marker's (`sample.identityread`),
+read by every reader through `oneserver.one_server`.
 """
 
 from __future__ import annotations
