@@ -40,10 +40,17 @@ ATTACHED = frozenset({"PUBLIC_HEADER", "PRIVATE_HEADER", "RESOURCE", "FILE_SET"}
 """Target properties and ``target_sources`` sets naming source files ``install(TARGETS …)``
 installs beside the binary (review72a: ``PUBLIC_HEADER fixes/auth.py`` and
 ``install(TARGETS core … PUBLIC_HEADER DESTINATION pkg/sub)`` shipped the fix, exit 0)."""
-_WHEEL_DIR = re.compile(r"SKBUILD_(?:\w*_DIR|\$)")
-"""scikit-build-core's wheel directories (``${SKBUILD_PLATLIB_DIR}`` …), named outside an
+_WHEEL_DIR = re.compile(r"SKBUILD_(?:\w*_DIR|\$)|CMAKE_INSTALL_PREFIX")
+"""scikit-build-core's wheel directories (``${SKBUILD_PLATLIB_DIR}`` …) and the install
+directory it sets as ``CMAKE_INSTALL_PREFIX`` at configure time, named outside an
 ``install()``: a ``file(COPY …)`` or ``configure_file`` into one writes a file into the wheel
-at configure time, over the package's (review72a: exit 0)."""
+at configure time, over the package's (review72a; review73b: ``file(COPY fixes/auth.py
+DESTINATION ${CMAKE_INSTALL_PREFIX}/pkg/sub)`` shipped the fix in a real build, exit 0)."""
+_DEFINERS = frozenset({"function", "macro"})
+"""Commands defining a command, which may take ``install``'s name (review73b: ``macro(install)
+endmacro()`` made every ``install()`` after it do nothing in a real build, while k3diff read
+``install(FILES fixes/auth.py …)`` as shipping the fix, and a wheel shipping it matched over
+the package's file the build shipped, exit 0)."""
 _MODULE = re.compile(r"[A-Za-z0-9_-]+")
 """An ``include()`` of a module by name (``GNUInstallDirs``), not of a file by path."""
 _VALUED = {"DESTINATION", "RENAME", "COMPONENT"}
@@ -138,6 +145,8 @@ def _elsewhere(command: Command) -> str | None:
     if name == "cmake_language":
         return f"{shown}, which may call install() or run code k3diff does not read"
     first = args[0] if args else ""
+    if name in _DEFINERS and _may_be_install(first):
+        return f"{shown} defines {shortened(first, 100)}, which may stand for install()"
     if name == "include" and not _MODULE.fullmatch(first) and not _cmake_file(first):
         return f"include({shortened(first, 200)}), a file k3diff does not read"
     if name == "add_subdirectory" and not _cmake_file(first + "/CMakeLists.txt"):
@@ -187,6 +196,12 @@ def _no_python(args: tuple[str, ...]) -> bool:
 def _not_plain(name: str) -> bool:
     """Whether `name` may be a Python file: not a literal, or named as one."""
     return bool(set(name) & NOT_LITERAL) or name.lower().endswith(_PYTHON)
+
+
+def _may_be_install(name: str) -> bool:
+    """Whether the command name a ``function()`` or ``macro()`` defines (as `Command.args`
+    holds it) may be ``install`` or ``_install``: so named, or not a literal."""
+    return name.lower().lstrip("_") == "install" or not name or bool(set(name) & NOT_LITERAL)
 
 
 def _inside(path: str) -> str | None:

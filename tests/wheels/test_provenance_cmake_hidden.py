@@ -1,0 +1,81 @@
+"""`wheels --source`: CMake that changes what an ``install()`` does, or names the wheel's
+install directory as ``CMAKE_INSTALL_PREFIX`` (review73b).
+
+Each shape below was built for real (scikit-build-core 1.1.2, CMake 3.25): ``macro(install)``
+made the ``install(FILES fixes/auth.py DESTINATION pkg/sub)`` after it do nothing, so the
+wheel shipped the package's old ``src/pkg/sub/auth.py`` while k3diff compared the fix, and a
+wheel shipping the fix matched, exit 0; ``file(COPY … DESTINATION ${CMAKE_INSTALL_PREFIX}/…)``
+(scikit-build-core sets the prefix to the wheel's install directory at configure time) shipped
+the fix while k3diff compared the old file, and a wheel reverting to it matched, exit 0. Each
+now stops the check, exit 2.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import wheelkit
+from cli_support import run_k3diff
+
+from .test_provenance_backend_places import FILES, REVERTED
+from .test_provenance_cmake_install import INSTALL_FIX, PACKAGES, SKBUILD, TOP, _repo
+
+REDEFINED = {
+    "macro(install)": b"macro(install)\nendmacro()\n",
+    "function(INSTALL)": b"function(INSTALL)\nendfunction()\n",
+    "macro(_install)": b"macro(_install)\nendmacro()\n",
+    "a name by variable": b"set(N install)\nmacro(${N})\nendmacro()\n",
+    "a name in a bracket": b"function([[install]])\nendfunction()\n",
+}
+
+
+def _stops(tmp_path: Path, cmake: bytes, patch_files: dict[str, bytes]) -> str:
+    repo = _repo(tmp_path, SKBUILD + PACKAGES, TOP + cmake)
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", patch_files)
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert result.exit_code == 2, result.stdout
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1
+    assert "k3diff wheels BUILT RELEASED" in result.stderr
+    return result.stderr
+
+
+@pytest.mark.parametrize("case", sorted(REDEFINED))
+def test_a_command_that_may_stand_for_install_stops_the_check(tmp_path: Path, case: str) -> None:
+    """The wheel ships the fix ``install(FILES …)`` names, which a build of this commit does
+    not install (its ``install`` does nothing): it passed, exit 0."""
+    call = INSTALL_FIX.replace(b"install(", b"_install(") if "_install" in case else INSTALL_FIX
+    cmake = REDEFINED[case] + call
+
+    assert "which may stand for install()" in _stops(tmp_path, cmake, FILES)
+
+
+@pytest.mark.parametrize(
+    "cmake",
+    [
+        b"file(COPY fixes/auth.py DESTINATION ${CMAKE_INSTALL_PREFIX}/pkg/sub)\n",
+        b"set(D $CACHE{CMAKE_INSTALL_PREFIX})\n",
+    ],
+    ids=["file(COPY", "set"],
+)
+def test_cmake_naming_the_install_prefix_outside_install_stops_the_check(
+    tmp_path: Path, cmake: bytes
+) -> None:
+    """The wheel reverts to the package's old file, which a build of this commit replaces
+    with the fix it copies into ``CMAKE_INSTALL_PREFIX``: it passed, exit 0."""
+    assert "names a wheel directory" in _stops(tmp_path, cmake, REVERTED)
+
+
+def test_functions_of_other_names_still_read_the_packages(tmp_path: Path) -> None:
+    cmake = TOP + b"function(install_headers)\nendfunction()\nmacro(my_install)\nendmacro()\n"
+    repo = _repo(tmp_path, SKBUILD + PACKAGES, cmake)
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert result.exit_code == 0, result.stdout + result.stderr
