@@ -124,6 +124,10 @@ def _files(
         return Unreadable(f"{where}: install({form} …), which k3diff does not read")
     if "RENAME" in options and len(sources) != 1:
         return Unreadable(f"{where}: install({form} …) renames more than one file, not read")
+    if posixpath.basename(options.get("RENAME", "x")) in {"", ".", ".."}:
+        # review73b: CMake installs `RENAME ""` under the file's own name, and `RENAME .`
+        # nothing, where k3diff placed the file at DESTINATION itself (exit 0).
+        return Unreadable(f"{where}: install({form} …) renames to no file name, not read")
     found = []
     for source in sources:
         name = options.get("RENAME", posixpath.basename(source))

@@ -79,3 +79,20 @@ def test_functions_of_other_names_still_read_the_packages(tmp_path: Path) -> Non
     result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
 
     assert result.exit_code == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("install", "patch"),
+    [
+        (b'install(FILES fixes/auth.py DESTINATION pkg/sub RENAME "")\n', REVERTED),
+        (b"install(FILES fixes/auth.py DESTINATION pkg/sub/auth.py RENAME .)\n", FILES),
+    ],
+    ids=["empty", "dot"],
+)
+def test_a_rename_to_no_file_name_stops_the_check(
+    tmp_path: Path, install: bytes, patch: dict[str, bytes]
+) -> None:
+    """A real build installed ``RENAME ""`` under the file's own name (the fix at
+    ``pkg/sub/auth.py``) and ``RENAME .`` nothing (the package's old file there), while k3diff
+    placed the file at ``DESTINATION`` itself: a wheel shipping the other one matched, exit 0."""
+    assert "renames to no file name" in _stops(tmp_path, install, patch)
