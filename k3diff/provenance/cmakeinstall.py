@@ -40,12 +40,14 @@ ATTACHED = frozenset({"PUBLIC_HEADER", "PRIVATE_HEADER", "RESOURCE", "FILE_SET"}
 """Target properties and ``target_sources`` sets naming source files ``install(TARGETS …)``
 installs beside the binary (review72a: ``PUBLIC_HEADER fixes/auth.py`` and
 ``install(TARGETS core … PUBLIC_HEADER DESTINATION pkg/sub)`` shipped the fix, exit 0)."""
-_WHEEL_DIR = re.compile(r"SKBUILD_(?:\w*_DIR|\$)|CMAKE_INSTALL_PREFIX")
+_WHEEL_DIR = re.compile(r"SKBUILD_(?:\w*_DIR|\$)|CMAKE_INSTALL_PREFIX(?!\w)")
 """scikit-build-core's wheel directories (``${SKBUILD_PLATLIB_DIR}`` …) and the install
 directory it sets as ``CMAKE_INSTALL_PREFIX`` at configure time, named outside an
 ``install()``: a ``file(COPY …)`` or ``configure_file`` into one writes a file into the wheel
 at configure time, over the package's (review72a; review73b: ``file(COPY fixes/auth.py
-DESTINATION ${CMAKE_INSTALL_PREFIX}/pkg/sub)`` shipped the fix in a real build, exit 0)."""
+DESTINATION ${CMAKE_INSTALL_PREFIX}/pkg/sub)`` shipped the fix in a real build, exit 0). Not
+``CMAKE_INSTALL_PREFIX_INITIALIZED_TO_DEFAULT``, nor the prefix set (``set(CMAKE_INSTALL_PREFIX
+…)``, which ``cmake --install --prefix`` overrides): a common project's idiom."""
 _DEFINERS = frozenset({"function", "macro"})
 """Commands defining a command, which may take ``install``'s name (review73b: ``macro(install)
 endmacro()`` made every ``install()`` after it do nothing in a real build, while k3diff read
@@ -155,7 +157,8 @@ def _elsewhere(command: Command) -> str | None:
         return f"include({shortened(first, 200)}), a file k3diff does not read"
     if name == "add_subdirectory" and not _cmake_file(first + "/CMakeLists.txt"):
         return f"add_subdirectory({shortened(first, 200)}), outside the project"
-    if name != "message" and any(_WHEEL_DIR.search(arg) for arg in args):
+    named = args[1:] if name == "set" and first == "CMAKE_INSTALL_PREFIX" else args
+    if name != "message" and any(_WHEEL_DIR.search(arg) for arg in named):
         return f"{shown} names a wheel directory (SKBUILD_…_DIR) outside install()"
     pieces = [piece for arg in args for piece in arg.split(";")]
     if ATTACHED & set(args) and any(_not_plain(piece) for piece in pieces):

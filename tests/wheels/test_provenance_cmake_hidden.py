@@ -70,8 +70,12 @@ def test_cmake_naming_the_install_prefix_outside_install_stops_the_check(
     assert "names a wheel directory" in _stops(tmp_path, cmake, REVERTED)
 
 
-def test_functions_of_other_names_still_read_the_packages(tmp_path: Path) -> None:
+def test_functions_of_other_names_and_a_prefix_set_still_read_the_packages(
+    tmp_path: Path,
+) -> None:
     cmake = TOP + b"function(install_headers)\nendfunction()\nmacro(my_install)\nendmacro()\n"
+    cmake += b"if(CMAKE_INSTALL_PREFIX_INITIALIZED_TO_DEFAULT)\n"
+    cmake += b'  set(CMAKE_INSTALL_PREFIX "/opt/x" CACHE PATH "" FORCE)\nendif()\n'
     repo = _repo(tmp_path, SKBUILD + PACKAGES, cmake)
     base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
     patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
