@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import NOT_LITERAL, Command, Refused, commands
+from k3diff.provenance.cmakewrites import outside_build_tree
 
 BINARIES = frozenset({"TARGETS", "EXPORT", "RUNTIME_DEPENDENCY_SET"})
 """``install()`` forms that install what the build compiles or CMake's export files (review72a:
@@ -160,6 +161,8 @@ def _elsewhere(command: Command) -> str | None:
     named = args[1:] if name == "set" and first == "CMAKE_INSTALL_PREFIX" else args
     if name != "message" and any(_WHEEL_DIR.search(arg) for arg in named):
         return f"{shown} names a wheel directory (SKBUILD_…_DIR) outside install()"
+    if (why := outside_build_tree(command)) is not None:
+        return why
     pieces = [piece for arg in args for piece in arg.split(";")]
     if ATTACHED & set(args) and any(_not_plain(piece) for piece in pieces):
         return f"{shown} attaches files to a target, which install(TARGETS …) ships"

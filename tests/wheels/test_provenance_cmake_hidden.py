@@ -100,3 +100,46 @@ def test_a_rename_to_no_file_name_stops_the_check(
     ``pkg/sub/auth.py``) and ``RENAME .`` nothing (the package's old file there), while k3diff
     placed the file at ``DESTINATION`` itself: a wheel shipping the other one matched, exit 0."""
     assert "renames to no file name" in _stops(tmp_path, install, patch)
+
+
+OUT_OF_THE_BUILD_TREE = {
+    "file(WRITE into the project": b'file(WRITE src/pkg/sub/auth.py "import hmac")\n',
+    "file(COPY up out of the build tree": (
+        b"file(COPY fixes/auth.py DESTINATION ../wheel/platlib/pkg/sub)\n"
+    ),
+    "configure_file into the source tree": (
+        b"configure_file(fixes/auth.py ${CMAKE_CURRENT_SOURCE_DIR}/src/pkg/sub/auth.py COPYONLY)\n"
+    ),
+    "a build tree variable set": (
+        b"set(CMAKE_CURRENT_BINARY_DIR ${CMAKE_CURRENT_SOURCE_DIR}/src)\n"
+        b'file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/pkg/sub/auth.py "import hmac")\n'
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OUT_OF_THE_BUILD_TREE))
+def test_cmake_writing_outside_the_build_tree_stops_the_check(tmp_path: Path, case: str) -> None:
+    """Each wrote the fix over ``src/pkg/sub/auth.py`` (or into the wheel's staging directory
+    beside the build tree) in a real build, which shipped it, while k3diff compared the
+    commit's old file: a wheel reverting to it matched, exit 0."""
+    stderr = _stops(tmp_path, OUT_OF_THE_BUILD_TREE[case], REVERTED)
+
+    assert "outside the build tree" in stderr or "may set a build tree variable" in stderr
+
+
+def test_writes_into_the_build_tree_still_read_the_packages(tmp_path: Path) -> None:
+    cmake = (
+        TOP + b"if(CMAKE_SOURCE_DIR STREQUAL CMAKE_BINARY_DIR)\n  message(FATAL_ERROR x)\nendif()\n"
+    )
+    cmake += b"configure_file(config.h.in config.h)\n"
+    cmake += b"configure_file(c.in ${CMAKE_CURRENT_BINARY_DIR}/${PROJECT_NAME}Config.cmake @ONLY)\n"
+    cmake += b'file(WRITE "${CMAKE_BINARY_DIR}/stamp.txt" "x")\nfile(READ VERSION V)\n'
+    cmake += b"file(COPY data DESTINATION share)\nfile(GLOB S src/*.c)\n"
+    cmake += b'set(out_file "${CMAKE_CURRENT_BINARY_DIR}/log.txt")\nfile(WRITE "${out_file}" "")\n'
+    repo = _repo(tmp_path, SKBUILD + PACKAGES, cmake)
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
+
+    assert result.exit_code == 0, result.stdout + result.stderr
