@@ -36,8 +36,11 @@ _TARGETS_AFTER = {"TOUCH": 1, "TOUCH_NOCREATE": 1}
 _KEYED = {"GENERATE": "OUTPUT", "CONFIGURE": "OUTPUT", "COPY": "DESTINATION"}
 _KEYED |= {"INSTALL": "DESTINATION", "ARCHIVE_EXTRACT": "DESTINATION"}
 """Subcommands writing where this keyword's value names."""
-_RELATIVE_IN_BUILD = frozenset({"COPY", "INSTALL"})
-"""Subcommands taking a relative destination from the build tree (``configure_file`` too)."""
+_RELATIVE_IN_BUILD = frozenset({"COPY", "INSTALL", "CONFIGURE"})
+"""Subcommands taking a relative destination from the build tree (``configure_file`` too).
+Not ``GENERATE``, whose ``OUTPUT`` policy CMP0070 takes from the project's directory where
+the project asks for CMake before 3.10 (review73b: ``file(GENERATE OUTPUT
+src/pkg/sub/auth.py …)`` under ``cmake_minimum_required(VERSION 3.5)`` shipped it)."""
 
 
 def outside_build_tree(command: Command) -> str | None:

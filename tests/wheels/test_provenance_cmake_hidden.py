@@ -110,6 +110,7 @@ OUT_OF_THE_BUILD_TREE = {
     "configure_file into the source tree": (
         b"configure_file(fixes/auth.py ${CMAKE_CURRENT_SOURCE_DIR}/src/pkg/sub/auth.py COPYONLY)\n"
     ),
+    "file(GENERATE relative": b'file(GENERATE OUTPUT src/pkg/sub/auth.py CONTENT "x")\n',
     "a build tree variable set": (
         b"set(CMAKE_CURRENT_BINARY_DIR ${CMAKE_CURRENT_SOURCE_DIR}/src)\n"
         b'file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/pkg/sub/auth.py "import hmac")\n'
@@ -135,6 +136,7 @@ def test_writes_into_the_build_tree_still_read_the_packages(tmp_path: Path) -> N
     cmake += b"configure_file(c.in ${CMAKE_CURRENT_BINARY_DIR}/${PROJECT_NAME}Config.cmake @ONLY)\n"
     cmake += b'file(WRITE "${CMAKE_BINARY_DIR}/stamp.txt" "x")\nfile(READ VERSION V)\n'
     cmake += b"file(COPY data DESTINATION share)\nfile(GLOB S src/*.c)\n"
+    cmake += b'file(CONFIGURE OUTPUT v.h CONTENT "x")\n'
     cmake += b'set(out_file "${CMAKE_CURRENT_BINARY_DIR}/log.txt")\nfile(WRITE "${out_file}" "")\n'
     repo = _repo(tmp_path, SKBUILD + PACKAGES, cmake)
     base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
