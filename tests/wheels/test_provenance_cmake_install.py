@@ -42,12 +42,19 @@ def _repo(tmp_path: Path, pyproject: bytes, cmake: bytes, **more: bytes) -> Path
     return tmp_path / "repo"
 
 
-def _stopped(tmp_path: Path, pyproject: bytes, cmake: bytes, **more: bytes) -> str:
+def _stopped(
+    tmp_path: Path,
+    pyproject: bytes,
+    cmake: bytes,
+    *,
+    shipped: dict[str, bytes] = REVERTED,
+    **more: bytes,
+) -> str:
     """The one line k3diff stops with (exit 2, nothing on stdout) for a wheel reverting
-    ``pkg/sub/auth.py`` to the package's old file."""
+    ``pkg/sub/auth.py`` to the package's old file (or shipping `shipped`)."""
     repo = _repo(tmp_path, pyproject, cmake, **more)
     base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
-    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", shipped)
 
     result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
 
