@@ -66,6 +66,10 @@ def _entry(table: object, origin: str) -> GenerateEntry | str | None:
     template, template_path = table.get("template"), table.get("template-path") or None
     if not path or location not in _LOCATIONS or (not template and not template_path):
         return "no path, no template, or a location scikit-build-core refuses"
+    if table.get("template-path") == "":
+        # review73b: scikit-build-core reads it as the path '.', and the build fails
+        # (IsADirectoryError), where k3diff rendered the inline template: exit 0.
+        return "an empty template-path, which scikit-build-core reads as '.' (the build fails)"
     place = posixpath.normpath(path)
     if location == "build" or path.startswith("/") or place == ".." or place.startswith("../"):
         return None

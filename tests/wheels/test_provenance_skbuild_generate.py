@@ -173,3 +173,22 @@ def test_a_package_of_one_module_and_a_generated_one_is_read(tmp_path: Path, sha
 
     assert code == 0, report
     assert _source(report)["status"] == "generated"
+
+
+def test_an_empty_template_path_stops_the_check(tmp_path: Path) -> None:
+    """A real build of this commit failed (scikit-build-core read ``template-path = ""`` as
+    ``.``, IsADirectoryError), while k3diff held the file to the inline template and a wheel
+    shipping it rendered passed, exit 0: no build of the commit ships it."""
+    generate = GENERATE + b'template-path = ""\n'
+    tree = {"src/" + path: data for path, data in FILES.items()}
+    tree |= {"pyproject.toml": SKBUILD + PACKAGES + generate}
+    make_repo(tmp_path / "repo", [tree])
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(
+        tmp_path / "p", "pkg", "1.0", {**FILES, "pkg/_version.py": RENDERED}
+    )
+
+    result = run_k3diff("wheels", base, patch, "--source", tmp_path / "repo", "--commit", "HEAD")
+
+    assert result.exit_code == 2, result.stdout
+    assert "an empty template-path" in result.stderr
