@@ -79,14 +79,19 @@ def cmake_installs(
     `install_dir` ('' or ending in '/', ``wheel.install-dir``); or the first ``install()``
     not read."""
     installs: list[tuple[str, str, str]] = []
+    returning: str | None = None  # where a macro's return() is, if any
     for path in sorted(files):
         parsed = commands(files[path])
         if isinstance(parsed, Refused):
             return Unreadable(
                 f"{path} line {parsed.line}: {parsed.why}: no build of this commit configures"
             )
+        macros = 0
         for command in parsed:
             where = f"{path} line {command.line}"
+            macros += {"macro": 1, "endmacro": -1}.get(command.name, 0)
+            if command.name == "return" and macros > 0 and returning is None:
+                returning = where
             if command.name.lstrip("_") != "install":  # ``_install``: the original, redefined
                 if (why := _elsewhere(command)) is not None:
                     return Unreadable(f"{where}: {why}")
@@ -101,6 +106,10 @@ def cmake_installs(
             if isinstance(read, Unreadable):
                 return read
             installs += read
+    if installs and returning is not None:
+        # review73b: a macro's return() returns from where it is called, and a real build
+        # calling one before install(FILES fixes/auth.py …) installed nothing (exit 0).
+        return Unreadable(f"{returning}: return() in a macro, which may end the file calling it")
     return installs
 
 

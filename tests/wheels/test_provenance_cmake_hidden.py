@@ -71,6 +71,20 @@ def test_cmake_naming_the_install_prefix_outside_install_stops_the_check(
     assert "names a wheel directory" in _stops(tmp_path, cmake, REVERTED)
 
 
+def test_a_macro_returning_stops_the_check(tmp_path: Path) -> None:
+    """``return()`` in a macro returns from where it is called: a real build with
+    ``stop_here()`` (from ``helpers.cmake``) before ``install(FILES fixes/auth.py …)``
+    installed nothing and shipped the package's old file, while k3diff compared the fix and
+    a wheel shipping it matched, exit 0."""
+    helpers = b"macro(stop_here)\n  if(1)\n    return()\n  endif()\nendmacro()\n"
+    cmake = TOP + b"include(helpers.cmake)\nstop_here()\n" + INSTALL_FIX
+    pyproject = SKBUILD + PACKAGES
+
+    stderr = _stopped(tmp_path, pyproject, cmake, shipped=FILES, **{"helpers.cmake": helpers})
+
+    assert "helpers.cmake line 3: return() in a macro" in stderr
+
+
 def test_functions_of_other_names_and_a_prefix_set_still_read_the_packages(
     tmp_path: Path,
 ) -> None:
