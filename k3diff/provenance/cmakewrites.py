@@ -6,7 +6,8 @@ project's own files, which it copies into the wheel after CMake runs: a file wri
 project (``file(WRITE src/pkg/sub/auth.py …)``, relative to the source directory) or up out of
 the build tree (``file(COPY fixes/auth.py DESTINATION ../wheel/platlib/pkg/sub)``) shipped in a
 real build (scikit-build-core 1.1.2, CMake 3.25) while k3diff compared the commit's file, and a
-wheel holding the commit's matched, exit 0 (review73b). A write whose target's text may lead
+wheel holding the commit's matched, exit 0 (review73b); so did one removed (``file(REMOVE
+src/pkg/sub/auth.py)``, the wheel lacked it). A write (or removal) whose target's text may lead
 out of the build tree (`_leaves`) is said, and so is a command (but a test) naming a build
 tree variable (``CMAKE_CURRENT_BINARY_DIR`` …), which it may set over CMake's. A target under
 another variable, and writes by another name (``execute_process``, a build step, a module's
@@ -28,11 +29,13 @@ _SOURCE_TREE = re.compile(
 """Variables naming a directory of the project (``${pkg_SOURCE_DIR}`` a ``project(pkg)``'s)."""
 _TESTS = frozenset({"if", "elseif", "while", "message"})
 """Commands that may name a build tree variable without setting it."""
-_TARGET_AT = {"WRITE": 1, "APPEND": 1, "DOWNLOAD": 2, "RENAME": 2, "COPY_FILE": 2}
-_TARGET_AT |= {"CREATE_LINK": 2}
+_TARGET_AT = {"WRITE": 1, "APPEND": 1, "DOWNLOAD": 2, "COPY_FILE": 2, "CREATE_LINK": 2}
 """``file()`` subcommands writing the file their argument at this index names."""
-_TARGETS_AFTER = {"TOUCH": 1, "TOUCH_NOCREATE": 1}
-"""Subcommands writing every file from this index on."""
+_TARGETS_AFTER = {"TOUCH": 1, "TOUCH_NOCREATE": 1, "REMOVE": 1, "REMOVE_RECURSE": 1}
+"""Subcommands writing (or removing) every file from this index on (review73b:
+``file(REMOVE src/pkg/sub/auth.py)`` left the module out of a real build's wheel)."""
+_TARGETS_AT = {"RENAME": slice(1, 3)}
+"""Subcommands writing or removing the files these arguments name."""
 _KEYED = {"GENERATE": "OUTPUT", "CONFIGURE": "OUTPUT", "COPY": "DESTINATION"}
 _KEYED |= {"INSTALL": "DESTINATION", "ARCHIVE_EXTRACT": "DESTINATION"}
 """Subcommands writing where this keyword's value names."""
@@ -57,6 +60,8 @@ def outside_build_tree(command: Command) -> str | None:
             targets = list(args[_TARGET_AT[sub] : _TARGET_AT[sub] + 1])
         elif sub in _TARGETS_AFTER:
             targets = list(args[_TARGETS_AFTER[sub] :])
+        elif sub in _TARGETS_AT:
+            targets = list(args[_TARGETS_AT[sub]])
         elif sub in _KEYED:
             key = _KEYED[sub]
             targets = [args[i + 1] for i, a in enumerate(args[:-1]) if a == key] or [""]

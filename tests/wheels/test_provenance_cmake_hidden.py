@@ -121,6 +121,10 @@ OUT_OF_THE_BUILD_TREE = {
         b"configure_file(fixes/auth.py ${CMAKE_CURRENT_SOURCE_DIR}/src/pkg/sub/auth.py COPYONLY)\n"
     ),
     "file(GENERATE relative": b'file(GENERATE OUTPUT src/pkg/sub/auth.py CONTENT "x")\n',
+    "file(REMOVE from the project": b"file(REMOVE src/pkg/sub/auth.py)\n",
+    "file(RENAME out of the project": (
+        b"file(RENAME src/pkg/sub/auth.py ${CMAKE_BINARY_DIR}/auth.py)\n"
+    ),
     "a build tree variable set": (
         b"set(CMAKE_CURRENT_BINARY_DIR ${CMAKE_CURRENT_SOURCE_DIR}/src)\n"
         b'file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/pkg/sub/auth.py "import hmac")\n'
