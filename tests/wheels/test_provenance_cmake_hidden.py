@@ -19,7 +19,7 @@ import wheelkit
 from cli_support import run_k3diff
 
 from .test_provenance_backend_places import FILES, REVERTED
-from .test_provenance_cmake_install import INSTALL_FIX, PACKAGES, SKBUILD, TOP, _repo, _stopped
+from .test_provenance_cmake_install import INSTALL_FIX, PACKAGES, SKBUILD, TOP, _repo, _stopped_at
 
 REDEFINED = {
     "macro(install)": b"macro(install)\nendmacro()\n",
@@ -31,7 +31,7 @@ REDEFINED = {
 
 
 def _stops(tmp_path: Path, cmake: bytes, shipped: dict[str, bytes]) -> str:
-    return _stopped(tmp_path, SKBUILD + PACKAGES, TOP + cmake, shipped=shipped)
+    return _stopped_at(tmp_path, _repo(tmp_path, SKBUILD + PACKAGES, TOP + cmake), shipped)
 
 
 def _passes(tmp_path: Path, cmake: bytes) -> None:
@@ -80,7 +80,9 @@ def test_a_macro_returning_stops_the_check(tmp_path: Path) -> None:
     cmake = TOP + b"include(helpers.cmake)\nstop_here()\n" + INSTALL_FIX
     pyproject = SKBUILD + PACKAGES
 
-    stderr = _stopped(tmp_path, pyproject, cmake, shipped=FILES, **{"helpers.cmake": helpers})
+    repo = _repo(tmp_path, pyproject, cmake, **{"helpers.cmake": helpers})
+
+    stderr = _stopped_at(tmp_path, repo, FILES)
 
     assert "helpers.cmake line 3: return() in a macro" in stderr
 

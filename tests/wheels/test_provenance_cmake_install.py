@@ -42,17 +42,14 @@ def _repo(tmp_path: Path, pyproject: bytes, cmake: bytes, **more: bytes) -> Path
     return tmp_path / "repo"
 
 
-def _stopped(
-    tmp_path: Path,
-    pyproject: bytes,
-    cmake: bytes,
-    *,
-    shipped: dict[str, bytes] = REVERTED,
-    **more: bytes,
-) -> str:
+def _stopped(tmp_path: Path, pyproject: bytes, cmake: bytes, **more: bytes) -> str:
     """The one line k3diff stops with (exit 2, nothing on stdout) for a wheel reverting
-    ``pkg/sub/auth.py`` to the package's old file (or shipping `shipped`)."""
-    repo = _repo(tmp_path, pyproject, cmake, **more)
+    ``pkg/sub/auth.py`` to the package's old file."""
+    return _stopped_at(tmp_path, _repo(tmp_path, pyproject, cmake, **more), REVERTED)
+
+
+def _stopped_at(tmp_path: Path, repo: Path, shipped: dict[str, bytes]) -> str:
+    """The one line k3diff stops with checking a wheel of `shipped` files against `repo`."""
     base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
     patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", shipped)
 
