@@ -313,7 +313,7 @@ def _maps(stated: Stated, layout: SourceLayout, paths: Sequence[Collection[str]]
     return any(layout.maps(path) for group in paths for path in group)
 
 
-Generated = Callable[[str], tuple[frozenset[str], frozenset[str]]]
+GeneratedPlaces = Callable[[str], tuple[frozenset[str], frozenset[str]]]
 """A project's directory -> `generated_places` of its scikit-build-core ``generate``."""
 
 
@@ -323,7 +323,7 @@ def _shortfall(
     links: frozenset[str],
     checked: Mapping[str, str],
     rankings: Sequence[Collection[str]],
-    generated: Generated,
+    generated: GeneratedPlaces,
 ) -> tuple[int, int] | None:
     """None where `layout` holds most of the wheel's Python files (the first count, as
     detection's, under which any is found), else (how many it holds, of how many). A file
@@ -354,7 +354,7 @@ def _not_held(
     links: frozenset[str],
     checked: Mapping[str, str],
     rankings: Sequence[Collection[str]],
-    generated: Generated,
+    generated: GeneratedPlaces,
     label: str,
     found: str,
 ) -> SourceError:
