@@ -38,12 +38,6 @@ def shared_tag(left: Parts, right: Parts) -> str:
     return "-".join(min(mine & theirs) for mine, theirs in zip(left, right, strict=True))
 
 
-def sharing_positions(wheels: Sequence[Keyed], others: Sequence[Keyed]) -> list[list[int]]:
-    """For each of `wheels`, the positions of the `others` of its key whose every part shares a
-    value with its own (a shared tag), in order (`sharing_sets`, sorted)."""
-    return [sorted(positions) for positions in sharing_sets(wheels, others)]
-
-
 def sharing_sets(wheels: Sequence[Keyed], others: Sequence[Keyed]) -> Iterator[set[int]]:
     """For each of `wheels` in turn, the set of positions of the `others` of its key whose every
     part shares a value with its own (a shared tag): the positions of its smallest part's
