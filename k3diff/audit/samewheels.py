@@ -33,10 +33,12 @@ from k3diff.wheel.refusals import doubled_suffix
 from k3diff.wheel.tagsharing import Keyed, shared_tag, sharing_sets, tag_parts
 
 
-def same_wheel_findings(paths: Sequence[str]) -> dict[int, Finding]:
+def same_wheel_findings(paths: Sequence[str], resolve: bool = True) -> dict[int, Finding]:
     """A128 for each of `paths` (as given) that another of its directory shares name, version,
     build and a tag with (see the module), keyed by its position in `paths`. A path whose name
-    is no wheel filename is not one pip reads at all (A126). Each wheel's detail names the
+    is no wheel filename is not one pip reads at all (A126). `resolve`: directories are told
+    apart with their links resolved (`audit`), else as spelled (`report`'s check of a document,
+    whose paths need not exist where it runs: it groups no more wheels than audit did). Each wheel's detail names the
     first few others and counts the rest, read from its set of them without listing it
     (review73a: 8,000 names sharing a tag, each list made whole and kept, took 570 MB and
     25 s where the audit took 2 s)."""
@@ -44,7 +46,7 @@ def same_wheel_findings(paths: Sequence[str]) -> dict[int, Finding]:
     positions: list[int] = []
     numbered: dict[Hashable, int] = {}  # a key compared once, not at every lookup
     for position, path in enumerate(paths):
-        read = _keyed(path)
+        read = _keyed(path, resolve)
         if read is not None:
             keyed.append((numbered.setdefault(read[0], len(numbered)), read[1]))
             positions.append(position)
@@ -80,7 +82,7 @@ def _named(paths: Sequence[str], positions: Sequence[int], others: Sequence[int]
     return named(first, total=len(others))
 
 
-def _keyed(path: str) -> Keyed | None:
+def _keyed(path: str, resolve: bool) -> Keyed | None:
     """(directory, name, version, build) as pip compares them, and the tag set's parts; None
     for a name that is no wheel filename."""
     filename = PurePath(path).name
@@ -90,7 +92,8 @@ def _keyed(path: str) -> Keyed | None:
     name, version, tag_set = stated
     pieces = filename.split("-")
     build = _build(pieces[2]) if len(pieces) == 6 else ()
-    directory = os.path.realpath(os.path.dirname(path) or ".")
+    directory = os.path.dirname(path) or "."
+    directory = os.path.realpath(directory) if resolve else os.path.normpath(directory)
     key: Hashable = (directory, canonicalize_name(name), _version(version), build)
     return key, tag_parts(tag_set)
 
