@@ -21,8 +21,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from k3diff.audit.samewheels import same_wheel_findings
 from k3diff.documents.audit import AuditDocument
+from k3diff.documents.auditnames import name_problems
 from k3diff.documents.findingview import FindingView
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.sourcecheck import source_problems, waiver_list_problems
@@ -213,7 +213,7 @@ def check_audit(view: AuditDocument, name: str) -> None:
         problems.append(
             f"verdict.warnings is {view.warnings:,} but its findings give {len(found) - errors:,}"
         )
-    problems += shadowing_problems(view) + _same_wheel_problems(view)
+    problems += shadowing_problems(view) + name_problems(view)
     if view.manifest is not None:
         codes = Counter(f.code for f in view.findings)
         manifest = view.manifest
@@ -233,20 +233,6 @@ def check_audit(view: AuditDocument, name: str) -> None:
                 "findings are listed"
             )
     refuse_disagreement(name, problems)
-
-
-def _same_wheel_problems(view: AuditDocument) -> list[str]:
-    """Each artifact that A128 holds by the artifacts' own paths (names and directories) but
-    that lists no A128 finding: a deletion the document itself shows (review73a: deleted with
-    the verdict's counts, it passed `report`, alone or with its wheels given from two
-    directories, where `audit` run again does not find it). The paths are read as spelled, so
-    no more wheels are held together than `audit` held: an A128 listed beyond them is none."""
-    paths = [artifact.path for artifact in view.artifacts]
-    return [
-        f"{paths[position]} lists no A128 finding, which its name and directory give"
-        for position in sorted(same_wheel_findings(paths, resolve=False))
-        if not any(f.code == "A128" for f in view.artifacts[position].findings)
-    ]
 
 
 def check_logs(view: LogsDocument, name: str) -> None:

@@ -62,3 +62,21 @@ def test_the_document_as_written_is_read_as_before(tmp_path: Path) -> None:
     # spellings of one directory) is no disagreement: the check never holds more together.
     document["artifacts"][1]["path"] = "elsewhere/" + NAMES[1]
     assert _report(tmp_path, document).exit_code == 1
+
+
+def test_an_a126_deleted_is_refused(tmp_path: Path) -> None:
+    """A `.whl` whose name is no wheel filename is A126 by its recorded name alone: deleted with
+    the verdict's counts, the audit passed `report` (exit 0, judged alone; review73a)."""
+    wheel = wheelkit.make_wheel(tmp_path / "built", "demo", "1.0", {"demo/v.py": b""})
+    (tmp_path / "dist").mkdir()
+    shutil.copy(wheel, tmp_path / "dist" / "demo-1.0.whl")
+    made = run_k3diff("audit", "dist", "--format", "json", "-o", "a.json", cwd=tmp_path)
+    assert made.exit_code == 1, made.stderr
+    document = json.loads((tmp_path / "a.json").read_text())
+    assert [f["code"] for f in document["artifacts"][0]["findings"]] == ["A126"]
+    assert _report(tmp_path, document).exit_code == 1
+    document["artifacts"][0]["findings"] = []
+    document["verdict"] = {"ok": True, "exit_code": 0, "errors": 0, "warnings": 0}
+    edited = _report(tmp_path, document)
+    assert edited.exit_code == 2, edited.stdout + edited.stderr
+    assert "(dist/demo-1.0.whl lists no A126 finding, which its name gives)" in edited.stderr
