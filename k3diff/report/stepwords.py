@@ -222,12 +222,23 @@ def waivers_inline(native: Sequence[Finding], artifacts: Sequence[str] | None = 
 
 
 def toml_string(value: str) -> str:
-    """`value` as a TOML basic string: quotes and backslashes escaped, and every control
-    character (TOML allows none raw in a basic string) as `\\uXXXX`. Not `json.dumps`: a text
-    report loads no `json` (tests/cli/test_startup_imports.py)."""
+    """`value` as a TOML basic string: quotes and backslashes escaped, and every character
+    `escape.text` would show as an escape (C0 and DEL, which TOML allows none of raw, and C1,
+    the line separators, bidirectional and invisible ones) as TOML's `\\uXXXX` or
+    `\\UXXXXXXXX`, so that no renderer changes the string on its way out (review73c: a raw
+    NEL, U+0085, in an entry name split the stanza over two lines in the text report, and in
+    Markdown was shown as `\\x85`, an escape TOML refuses: either way the pasted waiver file
+    did not load). Not `json.dumps`: a text report loads no `json`
+    (tests/cli/test_startup_imports.py)."""
     escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-    shown = (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c for c in escaped)
-    return '"' + "".join(shown) + '"'
+    return '"' + "".join(map(_toml_char, escaped)) + '"'
+
+
+def _toml_char(character: str) -> str:
+    if escape.text(character) == character:
+        return character
+    code = ord(character)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def stanza_block(stanzas: Sequence[str], kind: str = "finding") -> str:
@@ -253,5 +264,6 @@ def section(
         fence = f"\n\n{fenced(waiver, 'toml')}" if waiver else ""
         return f"{'#' * level} {title}\n\n{bullets}{fence}"
     lines = [f"  {escape.text(step)}" for step in steps]
-    lines += [f"    {escape.text(line)}" for line in waiver.splitlines()]
+    # At newlines only: `str.splitlines` also breaks at NEL, U+2028 and the like.
+    lines += [f"    {escape.text(line)}" for line in waiver.split("\n") if waiver]
     return "\n".join([title, *lines])

@@ -191,3 +191,47 @@ def test_two_wheels_pip_reads_as_one_say_to_keep_one(tmp_path: Path) -> None:
     assert "keep one of them in the release directory" in steps[0]
     assert "wheel tags --build 1 dist/engine-1.0-py2.py3-none-any.whl" in steps[0]
     assert steps[1].startswith("  dist/engine-1.0-py3-none-any.whl: 1 × A128: another wheel")
+
+
+def _stale_entry(directory: Path, entry: str) -> Path:
+    """A wheel whose entry `entry` was edited after the build (A103, A104 on it)."""
+    built = wheelkit.wheel_files("engine", "1.0", {**FILES, entry: b"x = 1\n"})
+    built[entry] += b"# patched\n"
+    return wheelkit.write_zip(directory / "engine-1.0-py3-none-any.whl", built)
+
+
+def _reviewed(toml: str) -> str:
+    return toml.replace(WAIVER_PLACEHOLDER_REASON, "reviewed by the release team") + "\n"
+
+
+LINE_BREAKING = "engine/a\x85b\u2028c\x9bd.py"
+"""An entry name holding characters `str.splitlines` breaks at (NEL, U+2028) and a C1 control
+`escape.text` shows as `\\x9b`, an escape TOML does not read (review73c)."""
+
+
+def test_a_waiver_for_a_name_holding_a_line_separator_loads_from_the_text_report(
+    tmp_path: Path,
+) -> None:
+    wheel = _stale_entry(tmp_path, LINE_BREAKING)
+    result = run_k3diff("audit", wheel.name, cwd=tmp_path)
+    stanzas = [line[4:] for line in _steps(result.stdout) if line.startswith("    ")]
+    assert len(stanzas) == 10, stanzas  # two stanzas of five lines: none split
+    (tmp_path / "waivers.toml").write_text(_reviewed("\n".join(stanzas)))
+    again = run_k3diff("audit", wheel.name, "--waivers", "waivers.toml", cwd=tmp_path)
+    assert again.exit_code == 1, again.stderr  # the waiver file loads: W614 alone fails
+    assert "2 findings waived: A103 engine/a\\x85b\\u2028c\\x9bd.py" in again.stdout
+    assert again.stdout.endswith("FAIL: 1 error, 0 warnings; 1 artifact audited; 2 findings "
+                                 "waived: A103 engine/a\\x85b\\u2028c\\x9bd.py — reviewed by the "
+                                 "release team (and 1 more) (exit 1)\n")  # fmt: skip
+
+
+def test_a_waiver_for_a_name_holding_a_c1_control_loads_from_the_markdown_report(
+    tmp_path: Path,
+) -> None:
+    wheel = _stale_entry(tmp_path, LINE_BREAKING)
+    text = run_k3diff("audit", wheel.name, "--format", "markdown", cwd=tmp_path).stdout
+    toml = text.split("```toml\n", 1)[1].split("\n```", 1)[0]
+    (tmp_path / "waivers.toml").write_text(_reviewed(toml))
+    again = run_k3diff("audit", wheel.name, "--waivers", "waivers.toml", cwd=tmp_path)
+    assert again.exit_code == 1, again.stderr
+    assert "2 findings waived" in again.stdout
