@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from k3diff import escape, shellwords
 from k3diff.output import OutputFormat, plural
 from k3diff.report.markdown import fenced
+from k3diff.wheel.artifactglob import artifact_name, literal_glob
 from k3diff.wheel.codes import (
     BY_TAGS_ALONE,
     NO_PYTHON,
@@ -121,7 +122,7 @@ def unpacked_dir(path: str) -> str:
     """Where `wheel unpack WHEEL -d DIR` puts the wheel at `path`: `DIR/NAME-VERSION`, the
     first two fields of its file name (`NAME-VERSION` where it is no wheel's name). A step
     shell-quotes it (words73: a file name holding `$(…)` made a `wheel pack` line that ran it)."""
-    fields = path.replace("\\", "/").rpartition("/")[2].split("-")
+    fields = artifact_name(path).split("-")  # as `wheel unpack` names it on POSIX
     return "DIR/" + ("-".join(fields[:2]) if len(fields) >= 5 else "NAME-VERSION")
 
 
@@ -193,7 +194,7 @@ def waiver_stanza(finding: Finding, artifact: str | None = None) -> str:
 def _waiver_keys(finding: Finding, artifact: str | None = None) -> list[str]:
     literal = ["literal = true"] if any(c in finding.path for c in "*?[") else []
     # `artifact` is a glob on the file name: each glob character of the name matched as itself
-    name = "".join(f"[{c}]" if c in "*?[" else c for c in _file_name(artifact or ""))
+    name = literal_glob(artifact_name(artifact or ""))
     return [
         f'code = "{finding.code.name}"',
         f"path = {toml_string(finding.path)}",
@@ -201,11 +202,6 @@ def _waiver_keys(finding: Finding, artifact: str | None = None) -> list[str]:
         *([f"artifact = {toml_string(name)}"] if name else []),
         f'reason = "{WAIVER_PLACEHOLDER_REASON}"',
     ]
-
-
-def _file_name(path: str) -> str:
-    """The file name of an artifact as given (what a waiver's `artifact` glob matches)."""
-    return path.replace("\\", "/").rpartition("/")[2]
 
 
 def waivers_inline(native: Sequence[Finding], artifacts: Sequence[str] | None = None) -> str:

@@ -235,3 +235,24 @@ def test_a_waiver_for_a_name_holding_a_c1_control_loads_from_the_markdown_report
     again = run_k3diff("audit", wheel.name, "--waivers", "waivers.toml", cwd=tmp_path)
     assert again.exit_code == 1, again.stderr
     assert "2 findings waived" in again.stdout
+
+
+def test_a_waiver_names_a_file_holding_a_backslash_as_the_reader_matches_it(
+    tmp_path: Path,
+) -> None:
+    """A backslash is a character of a POSIX file name: the stanza for `x\\engine-1.0-…` named
+    `engine-1.0-…`, which waived nothing of it and the same findings of the file so named."""
+    hostile = _stale(tmp_path).rename(tmp_path / "x\\engine-1.0-py3-none-any.whl")
+    _stale(tmp_path)
+    names = (hostile.name, "engine-1.0-py3-none-any.whl")
+    result = run_k3diff("audit", *names, cwd=tmp_path)
+    stanzas = "\n".join(line[4:] for line in _steps(result.stdout) if line.startswith("    "))
+    mine = [s for s in stanzas.split("[[waiver]]\n") if "x\\\\engine" in s]
+    assert len(mine) == 3, stanzas  # A103, A104, W605
+    (tmp_path / "waivers.toml").write_text(_reviewed("".join(f"[[waiver]]\n{s}" for s in mine)))
+    again = run_k3diff("audit", *names, "--waivers", "waivers.toml", cwd=tmp_path)
+    assert "3 findings waived" in again.stdout, again.stdout
+    assert "unused" not in again.stdout
+    assert "- waived A103 engine/model.py in x\\engine-1.0-py3-none-any.whl by" in again.stdout
+    assert "in engine-1.0-py3-none-any.whl by" not in again.stdout  # the other file's stay
+    assert "FAIL: 4 errors" in again.stdout  # its A103, A104 and the first file's two W616
