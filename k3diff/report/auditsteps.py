@@ -169,7 +169,7 @@ def _unreadable(counts: str, artifact: str, code: Style) -> str:
     return (
         f"{counts}: no waiver accepts it (pip cannot read the file: cut short by a download or "
         "copy, or no wheel at all): copy it again from where it was built, check that "
-        f"{code('sha256sum ' + shellwords.quote(artifact))} gives the hash the build or the "
+        f"{code('sha256sum ' + shellwords.path(artifact))} gives the hash the build or the "
         "index lists, and audit it again"
     )
 
@@ -185,7 +185,7 @@ def _misnamed(counts: str, artifact: str, code: Style) -> str:
 
 def _tags_command(artifact: str) -> str:
     """The command that prints the wheel's `WHEEL` file, its tags among its lines."""
-    return f"unzip -p {shellwords.quote(artifact)} '*.dist-info/WHEEL'"
+    return f"unzip -p {shellwords.path(artifact)} '*.dist-info/WHEEL'"
 
 
 def _unvouched(counts: str, artifact: str, code: Style) -> str:
@@ -202,7 +202,7 @@ def _unvouched(counts: str, artifact: str, code: Style) -> str:
 
 def _signed(counts: str, artifact: str, code: Style) -> str:
     unpacked = unpacked_dir(artifact)
-    unpack = code(f"wheel unpack {shellwords.quote(artifact)} -d DIR")
+    unpack = code(f"wheel unpack {shellwords.path(artifact)} -d DIR")
     pack = code(f"wheel pack {shellwords.quote(unpacked)}")
     return (
         f"{counts}: a RECORD signature pip no longer reads and k3diff cannot verify: rebuild "
@@ -213,13 +213,13 @@ def _signed(counts: str, artifact: str, code: Style) -> str:
 
 
 def _retag(artifact: str, code: Style) -> str:
-    return code(f"wheel tags --platform-tag manylinux_2_X_ARCH {shellwords.quote(artifact)}")
+    return code(f"wheel tags --platform-tag manylinux_2_X_ARCH {shellwords.path(artifact)}")
 
 
 def _glibc(counts: str, artifact: str, code: Style) -> str:
     return (
         f"{counts}: pip installs the wheel on systems whose glibc or libstdc++ its natives "
-        f"need newer: {code('auditwheel show ' + shellwords.quote(artifact))} names the "
+        f"need newer: {code('auditwheel show ' + shellwords.path(artifact))} names the "
         "manylinux tag their symbols allow; build the natives in the manylinux image of the tag "
         f"the wheel is to promise (cibuildwheel does) and run {code('auditwheel repair')}, "
         "which refuses a tag they exceed, or retag the wheel with the one they need "
@@ -237,7 +237,7 @@ def _architecture(counts: str, artifact: str, code: Style) -> str:
 
 
 def _abi3(counts: str, artifact: str, code: Style) -> str:
-    retag = code(f"wheel tags --python-tag cp3X --abi-tag cp3X {shellwords.quote(artifact)}")
+    retag = code(f"wheel tags --python-tag cp3X --abi-tag cp3X {shellwords.path(artifact)}")
     return (
         f"{counts}: pip installs the extension on Pythons it may not import on: rebuild it "
         f"against the stable ABI its abi3 tag promises ({code('Py_LIMITED_API')} defined; "
@@ -256,7 +256,7 @@ def _refused_metadata(counts: str, artifact: str, code: Style) -> str:
 
 
 def _served_metadata(counts: str, artifact: str, code: Style) -> str:
-    wheel, sidecar = (shellwords.quote(name) for name in (artifact, f"{artifact}.metadata"))
+    wheel, sidecar = (shellwords.path(name) for name in (artifact, f"{artifact}.metadata"))
     unzip = code(f"unzip -p {wheel} '*.dist-info/METADATA' > {sidecar}")
     return (
         f"{counts}: resolvers read a METADATA that is not the wheel's: write the file anew "
@@ -291,7 +291,7 @@ def _customize(counts: str, artifact: str, code: Style) -> str:
 
 
 def _unimportable(counts: str, artifact: str, code: Style) -> str:
-    retag = code(f"wheel tags --python-tag cp3X --abi-tag cp3X {shellwords.quote(artifact)}")
+    retag = code(f"wheel tags --python-tag cp3X --abi-tag cp3X {shellwords.path(artifact)}")
     return (
         f"{counts}: pip installs an extension on Pythons that cannot import it: build one wheel "
         "per Python the extension is for (cibuildwheel does), or narrow the tags to the one it "
@@ -304,7 +304,7 @@ def _same_wheel(counts: str, artifact: str, code: Style) -> str:
         f"{counts}: another wheel of its directory is the same project, version and build to "
         "pip and shares a tag (the detail names it), so pip installs whichever it lists first: "
         "keep one of them in the release directory (remove the other), or give the rebuild "
-        f"a higher build number ({code(f'wheel tags --build 1 {shellwords.quote(artifact)}')}), "
+        f"a higher build number ({code(f'wheel tags --build 1 {shellwords.path(artifact)}')}), "
         "which pip prefers, then audit the directory again"
     )
 
@@ -336,13 +336,13 @@ and the metadata. A failing code none names gets its waiver stanza alone."""
 def _manifest_steps(found: Sequence[Failing], manifest: str, code: Style) -> list[str]:
     """A201 (hash differs), A202 (named, not audited), A203 (audited, not named), each naming
     the files it is about."""
-    pinned = shellwords.quote(manifest)
+    pinned = shellwords.path(manifest)
     shown = code(manifest)
     steps = []
     differ = _pins(found, Code.A201, code)
     if differ is not None:
         (counts, names), paths = differ
-        one = shellwords.quote(paths[0]) if len(paths) == 1 else "ARTIFACT"
+        one = shellwords.path(paths[0]) if len(paths) == 1 else "ARTIFACT"
         steps.append(
             f"{counts}{names}: not the file {shown} pins (changed since, or another build): "
             f"compare the two ({code(f'k3diff wheels PINNED.whl {one}')}, where both are "

@@ -10,6 +10,9 @@ waive exactly those findings. The bundle says the same steps from the audit docu
 from __future__ import annotations
 
 import json
+import re
+import shlex
+import subprocess
 from pathlib import Path
 
 import wheelkit
@@ -256,3 +259,17 @@ def test_a_waiver_names_a_file_holding_a_backslash_as_the_reader_matches_it(
     assert "- waived A103 engine/model.py in x\\engine-1.0-py3-none-any.whl by" in again.stdout
     assert "in engine-1.0-py3-none-any.whl by" not in again.stdout  # the other file's stay
     assert "FAIL: 4 errors" in again.stdout  # its A103, A104 and the first file's two W616
+
+
+def test_a_file_named_like_an_option_is_named_as_a_path_in_each_command(tmp_path: Path) -> None:
+    """`audit .` names `-cut.whl` so: pasted as printed, `sha256sum -cut.whl` read it as
+    options (`-c`: check a list) and hashed nothing (review73c)."""
+    (tmp_path / "-cut.whl").write_bytes(b"PK\x03\x04 cut short")
+    steps = "\n".join(_steps(run_k3diff("audit", ".", cwd=tmp_path).stdout))
+    found = re.search(r"check that (sha256sum \S+) gives the hash", steps)
+    assert found is not None, steps
+    words = shlex.split(found.group(1))
+    assert words == ["sha256sum", "./-cut.whl"]
+    hashed = subprocess.run(words, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert hashed.returncode == 0, hashed.stderr
+    assert "unzip -p ./-cut.whl '*.dist-info/WHEEL'" in steps
