@@ -6,9 +6,8 @@ The mechanism is `wheels`' (`report.stepwords`): for each artifact in the order 
 per kind of failing finding, each a command or an action (the archive pip refuses first, then
 RECORD, the platform, the metadata), then the manifest's (A201-A203), then the waiver step with
 a stanza per failing finding a waiver takes, naming its artifact. A manifest finding gets no
-stanza: a waived pin is no pin. The text and Markdown reports show the section before the
-verdict line; the bundle (`bundle.nextsteps`) says the same steps from the audit document.
-Loaded only when something fails.
+stanza: a waived pin is no pin. Text and Markdown show the section before the verdict line;
+the bundle (`bundle.nextsteps`) says the same steps. Loaded only when something fails.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from k3diff.report.stepwords import (
     waiver_stanza,
     waiver_step,
 )
+from k3diff.wheel.artifactglob import artifact_name
 from k3diff.wheel.codes import NO_PYTHON, UNWAIVABLE, Code, Finding
 from k3diff.wheel.findingorder import Named, counted, order_key
 
@@ -175,11 +175,11 @@ def _unreadable(counts: str, artifact: str, code: Style) -> str:
 
 
 def _misnamed(counts: str, artifact: str, code: Style) -> str:
-    tags = code(_tags_command(artifact))
     return (
         f"{counts}: no waiver accepts it (pip, twine and PyPI refuse a wheel by this name): "
         f"rename it to the name its build wrote, {code('NAME-VERSION-PYTHON-ABI-PLATFORM.whl')} "
-        f"(its tags: {tags}), or rebuild it ({code(REBUILD[0])}), then audit it again"
+        f"(its tags: {code(_tags_command(artifact))}), or rebuild it ({code(REBUILD[0])}), "
+        "then audit it again"
     )
 
 
@@ -212,8 +212,14 @@ def _signed(counts: str, artifact: str, code: Style) -> str:
     )
 
 
+def _tags(options: str, artifact: str) -> str:
+    """`wheel tags` with `options` on `artifact`, `--remove`d (review73c: else the original
+    stays beside the new file, fails the directory's audit as before, is uploaded by `dist/*`)."""
+    return f"wheel tags --remove {options} {shellwords.path(artifact)}"
+
+
 def _retag(artifact: str, code: Style) -> str:
-    return code(f"wheel tags --platform-tag manylinux_2_X_ARCH {shellwords.path(artifact)}")
+    return code(_tags("--platform-tag manylinux_2_X_ARCH", artifact))
 
 
 def _glibc(counts: str, artifact: str, code: Style) -> str:
@@ -237,7 +243,7 @@ def _architecture(counts: str, artifact: str, code: Style) -> str:
 
 
 def _abi3(counts: str, artifact: str, code: Style) -> str:
-    retag = code(f"wheel tags --python-tag cp3X --abi-tag cp3X {shellwords.path(artifact)}")
+    retag = code(_tags("--python-tag cp3X --abi-tag cp3X", artifact))
     return (
         f"{counts}: pip installs the extension on Pythons it may not import on: rebuild it "
         f"against the stable ABI its abi3 tag promises ({code('Py_LIMITED_API')} defined; "
@@ -291,7 +297,7 @@ def _customize(counts: str, artifact: str, code: Style) -> str:
 
 
 def _unimportable(counts: str, artifact: str, code: Style) -> str:
-    retag = code(f"wheel tags --python-tag cp3X --abi-tag cp3X {shellwords.path(artifact)}")
+    retag = code(_tags("--python-tag cp3X --abi-tag cp3X", artifact))
     return (
         f"{counts}: pip installs an extension on Pythons that cannot import it: build one wheel "
         "per Python the extension is for (cibuildwheel does), or narrow the tags to the one it "
@@ -300,12 +306,15 @@ def _unimportable(counts: str, artifact: str, code: Style) -> str:
 
 
 def _same_wheel(counts: str, artifact: str, code: Style) -> str:
+    built = len(artifact_name(artifact).split("-")) == 6  # has a build tag: 1 may be no higher
+    build = "N" if built else "1"
+    higher = ", N above its build number" if built else ""
     return (
         f"{counts}: another wheel of its directory is the same project, version and build to "
         "pip and shares a tag (the detail names it), so pip installs whichever it lists first: "
-        "keep one of them in the release directory (remove the other), or give the rebuild "
-        f"a higher build number ({code(f'wheel tags --build 1 {shellwords.path(artifact)}')}), "
-        "which pip prefers, then audit the directory again"
+        "keep one of them in the release directory (remove the other), or give this one "
+        f"a higher build number ({code(_tags(f'--build {build}', artifact))}{higher}: the "
+        "wheel renamed, the original removed), which pip prefers, then audit the directory again"
     )
 
 

@@ -192,7 +192,9 @@ def test_two_wheels_pip_reads_as_one_say_to_keep_one(tmp_path: Path) -> None:
     steps = _steps(run_k3diff("audit", "dist", cwd=tmp_path).stdout)
     assert steps[0].startswith("  dist/engine-1.0-py2.py3-none-any.whl: 1 × A128: another wheel")
     assert "keep one of them in the release directory" in steps[0]
-    assert "wheel tags --build 1 dist/engine-1.0-py2.py3-none-any.whl" in steps[0]
+    # --remove: `wheel tags` keeps the original beside the renamed wheel, and the directory
+    # failed A128 as before once the step was followed (review73c, with wheel 0.48)
+    assert "wheel tags --remove --build 1 dist/engine-1.0-py2.py3-none-any.whl" in steps[0]
     assert steps[1].startswith("  dist/engine-1.0-py3-none-any.whl: 1 × A128: another wheel")
 
 
@@ -273,3 +275,15 @@ def test_a_file_named_like_an_option_is_named_as_a_path_in_each_command(tmp_path
     hashed = subprocess.run(words, cwd=tmp_path, capture_output=True, text=True, check=False)
     assert hashed.returncode == 0, hashed.stderr
     assert "unzip -p ./-cut.whl '*.dist-info/WHEEL'" in steps
+
+
+def test_a_wheel_with_a_build_tag_is_given_a_higher_one(tmp_path: Path) -> None:
+    """`--build 1` on a wheel whose build tag is 1 already renames it to itself."""
+    dist = tmp_path / "dist"
+    for tag in ("py3-none-any", "py2.py3-none-any"):
+        name = f"engine-1.0-1-{tag}.whl"
+        wheelkit.make_wheel(dist, "engine", "1.0", FILES, tag=tag, filename=name)
+    steps = _steps(run_k3diff("audit", "dist", cwd=tmp_path).stdout)
+    assert steps[0].startswith("  dist/engine-1.0-1-py2.py3-none-any.whl: 1 × A128: another")
+    assert "wheel tags --remove --build N dist/engine-1.0-1-py2.py3-none-any.whl" in steps[0]
+    assert "N above its build number" in steps[0]
