@@ -178,14 +178,15 @@ def _misnamed(counts: str, artifact: str, code: Style) -> str:
     return (
         f"{counts}: no waiver accepts it (pip, twine and PyPI refuse a wheel by this name): "
         f"rename it to the name its build wrote, {code('NAME-VERSION-PYTHON-ABI-PLATFORM.whl')} "
-        f"(its tags: {code(_tags_command(artifact))}), or rebuild it ({code(REBUILD[0])}), "
+        f"(its tags: {code(_dist_info(artifact, 'WHEEL'))}), or rebuild it ({code(REBUILD[0])}), "
         "then audit it again"
     )
 
 
-def _tags_command(artifact: str) -> str:
-    """The command that prints the wheel's `WHEEL` file, its tags among its lines."""
-    return f"unzip -p {shellwords.path(artifact)} '*.dist-info/WHEEL'"
+def _dist_info(artifact: str, name: str) -> str:
+    """`unzip -p` of the wheel's top-level `.dist-info/NAME` (`-x '*/*/*'`: unzip's `*` crosses
+    `/`, and a vendored `pkg/x.dist-info/NAME` was printed first; review73c)."""
+    return f"unzip -p {shellwords.path(artifact)} '*.dist-info/{name}' -x '*/*/*'"
 
 
 def _unvouched(counts: str, artifact: str, code: Style) -> str:
@@ -262,11 +263,10 @@ def _refused_metadata(counts: str, artifact: str, code: Style) -> str:
 
 
 def _served_metadata(counts: str, artifact: str, code: Style) -> str:
-    wheel, sidecar = (shellwords.path(name) for name in (artifact, f"{artifact}.metadata"))
-    unzip = code(f"unzip -p {wheel} '*.dist-info/METADATA' > {sidecar}")
+    unzip = code(f"{_dist_info(artifact, 'METADATA')} > {shellwords.path(artifact + '.metadata')}")
     return (
         f"{counts}: resolvers read a METADATA that is not the wheel's: write the file anew "
-        f"from the wheel ({unzip}) and publish it with the wheel"
+        f"from the wheel ({unzip}), audit it again and publish it with the wheel"
     )
 
 
@@ -284,7 +284,7 @@ def _filename(counts: str, artifact: str, code: Style) -> str:
         f"{counts}: the file's name and the wheel's metadata disagree (the detail says where): "
         f"rebuild it ({code(REBUILD[0])}: the build names the file from its metadata), or "
         "rename the file to the name, version and tags its .dist-info gives "
-        f"({code(_tags_command(artifact))} lists the tags), then audit it again"
+        f"({code(_dist_info(artifact, 'WHEEL'))} lists the tags), then audit it again"
     )
 
 

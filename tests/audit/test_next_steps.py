@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
 import wheelkit
 from cli_support import run_k3diff
 
@@ -173,7 +175,10 @@ def test_a_file_name_its_metadata_contradicts_says_to_rebuild_or_rename(tmp_path
     steps = _steps(run_k3diff("audit", "engine-2.0-py3-none-any.whl", cwd=tmp_path).stdout)
     assert steps[0].startswith("  1 × W605: the file's name and the wheel's metadata disagree")
     assert "rebuild it (python -m build --wheel: the build names the file" in steps[0]
-    assert "unzip -p engine-2.0-py3-none-any.whl '*.dist-info/WHEEL' lists the tags" in steps[0]
+    assert (
+        "unzip -p engine-2.0-py3-none-any.whl '*.dist-info/WHEEL' -x '*/*/*' lists the tags"
+        in steps[0]
+    )
 
 
 def test_a_manifest_that_pins_none_of_the_files_says_nothing_was_verified(tmp_path: Path) -> None:
@@ -287,3 +292,20 @@ def test_a_wheel_with_a_build_tag_is_given_a_higher_one(tmp_path: Path) -> None:
     assert steps[0].startswith("  dist/engine-1.0-1-py2.py3-none-any.whl: 1 × A128: another")
     assert "wheel tags --remove --build N dist/engine-1.0-1-py2.py3-none-any.whl" in steps[0]
     assert "N above its build number" in steps[0]
+
+
+@pytest.mark.skipif(shutil.which("unzip") is None, reason="the step's command is unzip's")
+def test_the_served_metadata_step_writes_the_wheels_own_metadata(tmp_path: Path) -> None:
+    """unzip's `*` crosses `/`: `'*.dist-info/METADATA'` printed a vendored package's METADATA
+    first, and the file the step wrote served its name, version and requirements (review73c)."""
+    vendored = b"Metadata-Version: 2.1\nName: evil\nVersion: 9\nRequires-Dist: evil\n"
+    files = {**FILES, "engine/_vendor/evil-9.dist-info/METADATA": vendored}
+    wheel = wheelkit.make_wheel(tmp_path, "engine", "1.0", files)
+    served = b"Metadata-Version: 2.1\nName: engine\nVersion: 1.0\nRequires-Dist: evil\n"
+    Path(f"{wheel}.metadata").write_bytes(served)
+    steps = "\n".join(_steps(run_k3diff("audit", ".", cwd=tmp_path).stdout))
+    found = re.search(r"from the wheel \((unzip -p .+? > \S+)\)", steps)
+    assert found is not None, steps
+    subprocess.run(["bash", "-c", found.group(1)], cwd=tmp_path, check=True)
+    again = run_k3diff("audit", ".", cwd=tmp_path)
+    assert again.exit_code == 0, again.stdout
