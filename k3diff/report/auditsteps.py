@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from k3diff import shellwords
-from k3diff.numbers import named
 from k3diff.output import OutputFormat, plural
+from k3diff.report.manifeststeps import manifest_steps
 from k3diff.report.markdown import inline_code
 from k3diff.report.stepwords import (
     REBUILD,
@@ -77,7 +77,7 @@ def steps(
         lines += [f"{label}{step}" for step in _artifact_steps(artifact, found, code)]
     if manifest is not None:
         pins = [f for f in failing if Code[f.code] in MANIFEST_CODES]
-        lines += _manifest_steps(pins, manifest, code)
+        lines += manifest_steps([(f.code, f.path) for f in pins], manifest, code)
     return lines
 
 
@@ -340,61 +340,3 @@ FIXES: tuple[tuple[frozenset[Code], Fix], ...] = (
 """The fixes after the archive's and RECORD's, in the order they are said: the entries and the
 name pip reads otherwise, what the build wrote, the platform the wheel promises, then what runs
 and the metadata. A failing code none names gets its waiver stanza alone."""
-
-
-def _manifest_steps(found: Sequence[Failing], manifest: str, code: Style) -> list[str]:
-    """A201 (hash differs), A202 (named, not audited), A203 (audited, not named), each naming
-    the files it is about."""
-    pinned = shellwords.path(manifest)
-    shown = code(manifest)
-    steps = []
-    differ = _pins(found, Code.A201, code)
-    if differ is not None:
-        (counts, names), paths = differ
-        one = shellwords.path(paths[0]) if len(paths) == 1 else "ARTIFACT"
-        steps.append(
-            f"{counts}{names}: not the file {shown} pins (changed since, or another build): "
-            f"compare the two ({code(f'k3diff wheels PINNED.whl {one}')}, where both are "
-            "wheels); if this file is the one to release, pin it anew once reviewed, "
-            f"{code(f'k3diff audit ARTIFACT... --write-manifest {pinned}')} (written only when "
-            "the audit passes), else release the pinned file"
-        )
-    missing = _pins(found, Code.A202, code)
-    if missing is not None:
-        (counts, names), paths = missing
-        if paths:
-            steps.append(
-                f"{counts}{names}: {shown} pins files this run did not audit: give them to the "
-                f"audit too, or pass {code('--ignore-missing')} to audit part of a release; "
-                f"drop their lines from {shown} if they are no longer released"
-            )
-        else:  # --ignore-missing, and none of the artifacts is one the manifest pins
-            steps.append(
-                f"{counts}: {shown} pins none of the files audited, so nothing was verified: "
-                "audit the files it names (each line's name; "
-                f"{code(f'sha256sum -c {pinned}')} in its directory checks them too), or give "
-                "the manifest that pins these"
-            )
-    extra = _pins(found, Code.A203, code)
-    if extra is not None:
-        (counts, names), _ = extra
-        steps.append(
-            f"{counts}{names}: {shown} does not pin these files: pin each once reviewed, "
-            f"{code(f'sha256sum NAME >> {pinned}')} run in the manifest's directory (or the "
-            f"manifest anew with {code('--write-manifest')}), or leave the file out of the "
-            "release"
-        )
-    return steps
-
-
-def _pins(
-    found: Sequence[Failing], kind: Code, code: Style
-) -> tuple[tuple[str, str], list[str]] | None:
-    """((`1 × A201`, ` (a.whl, b.whl)`), the names) for the manifest findings of `kind`, None
-    where none is; the names as the findings give them, five at most and the rest counted."""
-    kept = [f for f in found if f.code == kind.name]
-    if not kept:
-        return None
-    paths = list(dict.fromkeys(f.path for f in kept if f.path))
-    names = f" ({named([code(p) for p in paths], 5)})" if paths else ""
-    return (counted(_named(kept), thousands=False), names), paths

@@ -9,6 +9,7 @@ waive exactly those findings. The bundle says the same steps from the audit docu
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shlex
@@ -187,7 +188,7 @@ def test_a_manifest_that_pins_none_of_the_files_says_nothing_was_verified(tmp_pa
     args = ("audit", "NOTES.txt", "--manifest", "SUMS", "--ignore-missing")
     steps = _steps(run_k3diff(*args, cwd=tmp_path).stdout)
     assert steps[0].startswith("  1 × A202: SUMS pins none of the files audited, so nothing")
-    assert "sha256sum -c SUMS in its directory checks them too" in steps[0]
+    assert "sha256sum -c SUMS checks them too" in steps[0]
 
 
 def test_two_wheels_pip_reads_as_one_say_to_keep_one(tmp_path: Path) -> None:
@@ -309,3 +310,23 @@ def test_the_served_metadata_step_writes_the_wheels_own_metadata(tmp_path: Path)
     subprocess.run(["bash", "-c", found.group(1)], cwd=tmp_path, check=True)
     again = run_k3diff("audit", ".", cwd=tmp_path)
     assert again.exit_code == 0, again.stdout
+
+
+def test_a_manifest_in_another_directory_is_pinned_there(tmp_path: Path) -> None:
+    """The step said `sha256sum NAME >> dist/SUMS run in the manifest's directory`: run there,
+    it named `dist/dist/SUMS`; run here, a line naming `dist/NOTES.txt`, which
+    `sha256sum -c SUMS` in its directory does not find (review73c)."""
+    dist = tmp_path / "dist"
+    wheel = wheelkit.make_wheel(dist, "engine", "1.0", FILES)
+    (dist / "NOTES.txt").write_text("notes\n")
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    (dist / "SUMS").write_text(f"{digest}  {wheel.name}\n")
+    args = ("audit", "dist/NOTES.txt", f"dist/{wheel.name}", "--manifest", "dist/SUMS")
+    steps = "\n".join(_steps(run_k3diff(*args, cwd=tmp_path).stdout))
+    found = re.search(r"pin each once reviewed, (.+?), NAME ", steps)
+    assert found is not None, steps
+    assert found.group(1) == "(cd dist && sha256sum NAME >> SUMS)"
+    pin = found.group(1).replace("NAME", "NOTES.txt")
+    subprocess.run(["bash", "-c", pin], cwd=tmp_path, check=True)
+    assert run_k3diff(*args, cwd=tmp_path).exit_code == 0
+    subprocess.run(["sha256sum", "-c", "SUMS"], cwd=dist, check=True, capture_output=True)
