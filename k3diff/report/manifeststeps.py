@@ -58,8 +58,8 @@ def manifest_steps(found: Sequence[Pin], manifest: str, code: Style = str) -> li
         steps.append(
             f"{counts}{names}: {shown} does not pin these files: pin each once reviewed, "
             f"{code(in_its_directory(manifest, 'sha256sum NAME >> {}'))}, NAME the file's "
-            f"name in the manifest's directory (or the manifest anew with {code('--write-manifest')}),"
-            " or leave the file out of the release"
+            "name in the manifest's directory (or the manifest anew with "
+            f"{code('--write-manifest')}), or leave the file out of the release"
         )
     return steps
 
