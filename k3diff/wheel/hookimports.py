@@ -53,6 +53,7 @@ from k3diff.wheel.computednames import (
     special,
     unread_call,
 )
+from k3diff.wheel.decorators import Decorators
 
 Named = tuple[Module, bool]
 """A module named for import, and whether every module below it may be imported too (`*`)."""
@@ -173,6 +174,7 @@ def _executed(
     top = {node.name for node in tree.body if isinstance(node, _FUNCTIONS)}
     called: set[str] = {*requested, *(top & {"__getattr__"})}
     every = EVERY in requested  # every function of it called (`from a import *`, then `f()`)
+    decorators = _Decorated(tree)  # what each decorator may call, read where one is
     ready = list(called)  # names called whose definitions are yet to be looked up: each once,
     stack: list[ast.AST] = [tree]  # not every name each round (a chain of 40,000 functions
     while stack:  # each calling the next took 14 s)
@@ -183,7 +185,8 @@ def _executed(
         yield node
         if isinstance(node, _FUNCTIONS):
             functions.setdefault(node.name, []).append(node)
-            ready += [node.name] if every or node.name in called else []
+            run = every or node.name in called or decorators.may_call(node.decorator_list)
+            ready += [node.name] if run else []
             arguments = node.args
             stack += [*node.decorator_list, *arguments.defaults]
             stack += [default for default in arguments.kw_defaults if default is not None]
@@ -197,7 +200,8 @@ def _executed(
                 methods = {f.name for f in node.body if isinstance(f, _FUNCTIONS)}
                 seen.methods.update(methods)
                 classes.setdefault(node.name, set()).update(filter(special, methods))
-                made = every or node.name in called or node.bases or node.keywords
+                made = every or node.name in called or bool(node.bases or node.keywords)
+                made = made or decorators.may_call(node.decorator_list)
                 ready += [node.name] if made else []
             elif isinstance(node, ast.Call) and (code := _executes(node)) is not None:
                 left -= len(code)
@@ -211,6 +215,21 @@ def _executed(
             called.update(dunders)
             ready += dunders
             stack += [statement for f in functions.pop(name, []) for statement in f.body]
+
+
+@dataclass
+class _Decorated:
+    """The module's decorators, its names read (`Decorators.of`) where the first is met."""
+
+    tree: ast.Module
+    read: Decorators | None = None
+
+    def may_call(self, decorators: list[ast.expr]) -> bool:
+        """Whether one of `decorators` may call what it decorates (`decorators.Decorators`)."""
+        if not decorators:
+            return False
+        self.read = self.read or Decorators.of(self.tree)
+        return self.read.may_call(decorators)
 
 
 def _loaded(node: ast.AST) -> str | None:
