@@ -21,10 +21,10 @@ passed `wheels`, exit 0, while CPython's `site` ran the patch's changed module):
   (`map(__import__, names)`, `functools.partial(importlib.import_module, 'a')`, `e = exec`).
 
 A literal `getattr(m, 'go')` is read as `m.go` (`getattr(importlib, 'import_module')('a')`
-imports `a`): nothing computed. setuptools' `_distutils_hack`, `-nspkg.pth` lines,
-`_virtualenv`, pywin32's bootstrap and editable finders compute names only in a meta path
-finder's `find_spec`, which no code calls at start, so they stay as written
-(`tests/wheel/test_pth_real_hooks.py`).
+imports `a`): nothing computed, nor are strings joined of literals (`fold`). setuptools'
+`_distutils_hack`, `-nspkg.pth` lines, `_virtualenv`, pywin32's bootstrap and editable finders
+compute names only in a meta path finder's `find_spec`, and none for the names asked at start
+(`finders`), so they stay as written (`tests/wheel/test_pth_real_hooks.py`).
 """
 
 from __future__ import annotations

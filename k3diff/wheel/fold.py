@@ -12,39 +12,62 @@ from __future__ import annotations
 import ast
 import string
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 UNKNOWN = object()
 """What `folded` gives where the value is not certain."""
 LONGEST = 4096
 """Characters of a string folded at most (a longer one is unknown)."""
+MOST = 4096
+"""Nodes `folded` folds at most (past them, the value is unknown)."""
 _LOCALS = "locals"
+_METHODS = frozenset({"partition", "rpartition", "split", "rsplit", "startswith", "endswith",
+                      "strip", "lstrip", "rstrip", "lower", "upper", "isidentifier"})  # fmt: skip
+"""A string's methods whose result is no longer than the string (`fullname.rpartition('.')`)."""
 _SCALARS = (str, bytes, int, float, complex, bool, type(None))
 
 
-def folded(node: ast.AST, names: Mapping[str, object] | None = None) -> object:
-    """The value of `node`, `UNKNOWN` where it is not certain (`names`: the values of the
-    names it may use, and, under `locals`, those `**locals()` gives)."""
+def folded(node: ast.AST, names: Mapping[str, object] | None = None, most: int = MOST) -> object:
+    """The value of `node`, `UNKNOWN` where it is not certain or takes more than `most` nodes
+    folded (`names`: the values of the names it may use, and, under `locals`, those
+    `**locals()` gives)."""
     try:
-        return _fold(node, names or {})
-    except (RecursionError, MemoryError):
+        return _fold(node, _Scope(names or {}, most))
+    except (RecursionError, MemoryError, _Spent):
         return UNKNOWN
 
 
-def _fold(node: ast.AST, names: Mapping[str, object]) -> object:
+@dataclass
+class _Scope:
+    """The names known, and the nodes left to fold."""
+
+    names: Mapping[str, object]
+    left: int
+
+
+class _Spent(Exception):
+    """More nodes than `folded` was given."""
+
+
+def _fold(node: ast.AST, scope: _Scope) -> object:
+    scope.left -= 1
+    if scope.left < 0:
+        raise _Spent
+    names = scope.names
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.Name):
         return names.get(node.id, UNKNOWN) if node.id != _LOCALS else UNKNOWN
     folder = _FOLDERS.get(type(node))
     if folder is not None:
-        return folder(node, names)
+        return folder(node, scope)
     try:
         return ast.literal_eval(node)  # a tuple, list, set or dict display of literals
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
         return UNKNOWN
 
 
-def _joined(node: ast.AST, names: Mapping[str, object]) -> object:
+def _joined(node: ast.AST, scope: _Scope) -> object:
     assert isinstance(node, ast.JoinedStr)
     parts = []
     for part in node.values:
@@ -52,18 +75,18 @@ def _joined(node: ast.AST, names: Mapping[str, object]) -> object:
             if part.conversion != -1 or part.format_spec is not None:
                 return UNKNOWN
             part = part.value
-        value = _fold(part, names)
+        value = _fold(part, scope)
         if not isinstance(value, str):
             return UNKNOWN
         parts.append(value)
     return _short("".join(parts))
 
 
-def _added(node: ast.AST, names: Mapping[str, object]) -> object:
+def _added(node: ast.AST, scope: _Scope) -> object:
     assert isinstance(node, ast.BinOp)
     if not isinstance(node.op, ast.Add):
         return UNKNOWN
-    left, right = _fold(node.left, names), _fold(node.right, names)
+    left, right = _fold(node.left, scope), _fold(node.right, scope)
     if isinstance(left, str) and isinstance(right, str):
         return _short(left + right)
     if isinstance(left, bytes) and isinstance(right, bytes):
@@ -71,28 +94,36 @@ def _added(node: ast.AST, names: Mapping[str, object]) -> object:
     return UNKNOWN
 
 
-def _called(node: ast.AST, names: Mapping[str, object]) -> object:
-    """`'...'.format(...)` and `'sep'.join([...])` of a literal string."""
+def _called(node: ast.AST, scope: _Scope) -> object:
+    """`'...'.format(...)`, `'sep'.join([...])` and `_METHODS` of a string certain."""
     assert isinstance(node, ast.Call)
     func = node.func
-    if not isinstance(func, ast.Attribute) or func.attr not in ("format", "join"):
+    if not isinstance(func, ast.Attribute) or func.attr not in ("format", "join", *_METHODS):
         return UNKNOWN
-    text = _fold(func.value, names)
+    text = _fold(func.value, scope)
     if not isinstance(text, str):
         return UNKNOWN
+    if func.attr in _METHODS:
+        args = [_fold(arg, scope) for arg in node.args]
+        if node.keywords or not all(isinstance(a, (str, int, tuple)) for a in args):
+            return UNKNOWN
+        try:
+            return getattr(text, func.attr)(*args)
+        except (TypeError, ValueError):
+            return UNKNOWN
     if func.attr == "join":
         if len(node.args) != 1 or node.keywords:
             return UNKNOWN
         items = node.args[0]
         if not isinstance(items, (ast.List, ast.Tuple)):
             return UNKNOWN
-        values = [_fold(item, names) for item in items.elts]
+        values = [_fold(item, scope) for item in items.elts]
         fine = all(isinstance(value, str) for value in values)
         return _short(text.join(map(str, values))) if fine else UNKNOWN
-    return _formatted(text, node, names)
+    return _formatted(text, node, scope)
 
 
-def _formatted(text: str, node: ast.Call, names: Mapping[str, object]) -> object:
+def _formatted(text: str, node: ast.Call, scope: _Scope) -> object:
     """`text.format(...)`, where each field names an argument alone (`{}`, `{0}`, `{name}`)."""
     try:
         fields = list(string.Formatter().parse(text))
@@ -107,14 +138,14 @@ def _formatted(text: str, node: ast.Call, names: Mapping[str, object]) -> object
             or not (field_name == "" or field_name.isdigit() or field_name.isidentifier())
         ):
             return UNKNOWN
-    args = [_fold(arg, names) for arg in node.args]
+    args = [_fold(arg, scope) for arg in node.args]
     keywords: dict[str, object] = {}
     for keyword in node.keywords:
         if keyword.arg is not None:
-            keywords[keyword.arg] = _fold(keyword.value, names)
+            keywords[keyword.arg] = _fold(keyword.value, scope)
             continue
         value = keyword.value  # `**locals()`: the names the finder's reading knows
-        local = names.get(_LOCALS)
+        local = scope.names.get(_LOCALS)
         if not (_is_locals(value) and isinstance(local, dict)):
             return UNKNOWN
         keywords.update(local)
@@ -136,11 +167,11 @@ def _is_locals(node: ast.expr) -> bool:
     )
 
 
-def _compared(node: ast.AST, names: Mapping[str, object]) -> object:
+def _compared(node: ast.AST, scope: _Scope) -> object:
     assert isinstance(node, ast.Compare)
     if len(node.ops) != 1:
         return UNKNOWN
-    left, right = _fold(node.left, names), _fold(node.comparators[0], names)
+    left, right = _fold(node.left, scope), _fold(node.comparators[0], scope)
     if left is UNKNOWN or right is UNKNOWN or not isinstance(left, _SCALARS):
         return UNKNOWN
     op = node.ops[0]
@@ -157,11 +188,11 @@ def _compared(node: ast.AST, names: Mapping[str, object]) -> object:
     return UNKNOWN
 
 
-def _boolean(node: ast.AST, names: Mapping[str, object]) -> object:
+def _boolean(node: ast.AST, scope: _Scope) -> object:
     assert isinstance(node, ast.BoolOp)
     value: object = UNKNOWN
     for part in node.values:
-        value = _fold(part, names)
+        value = _fold(part, scope)
         if value is UNKNOWN or not isinstance(value, _SCALARS):
             return UNKNOWN
         if bool(value) != isinstance(node.op, ast.And):
@@ -169,14 +200,14 @@ def _boolean(node: ast.AST, names: Mapping[str, object]) -> object:
     return value
 
 
-def _negated(node: ast.AST, names: Mapping[str, object]) -> object:
+def _negated(node: ast.AST, scope: _Scope) -> object:
     assert isinstance(node, ast.UnaryOp)
     if not isinstance(node.op, ast.Not):
         try:
             return ast.literal_eval(node)  # `-1`
         except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
             return UNKNOWN
-    value = _fold(node.operand, names)
+    value = _fold(node.operand, scope)
     return UNKNOWN if value is UNKNOWN or not isinstance(value, _SCALARS) else not value
 
 
@@ -184,7 +215,7 @@ def _short(value: str | bytes) -> object:
     return value if len(value) <= LONGEST else UNKNOWN
 
 
-_FOLDERS: dict[type, Callable[[ast.AST, Mapping[str, object]], object]] = {
+_FOLDERS: dict[type, Callable[[ast.AST, _Scope], object]] = {
     ast.JoinedStr: _joined,
     ast.BinOp: _added,
     ast.Call: _called,
