@@ -9,8 +9,8 @@ Strings joined of literals are certain (`'demo' + '_inner'`, an f-string of lite
 Before (hooks73), each was computed: the hook reached every module, and a patch changing an
 unrelated one failed W702.
 
-The real `.pth` files people ship compute names only in a meta path finder's `find_spec`, which
-no code calls at start: kept, with an unrelated module changed, they pass
+The real `.pth` files people ship compute names only in a meta path finder's `find_spec`, and
+none for the names asked at start (`test_pth_hook_finders.py`): kept, with an unrelated module changed, they pass
 (`test_pth_real_hooks.py`). The oracle is the install itself (`_runs_in_a_venv`)."""
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ def test_a_method_run_at_start_without_the_hook_naming_it_fails_when_changed(
 @pytest.mark.parametrize(
     ("hook", "more"),
     [
-        (  # a finder's find_spec: the import system calls it at later imports, no code here
+        (  # a finder's find_spec that cannot take the import system's three arguments: never run
             b"import sys\n\n\nclass Finder(object):\n    def find_spec(self, name, path=None):\n"
             b"        import demo_inner\n\n\nsys.meta_path.append(Finder())\n",
             {},
