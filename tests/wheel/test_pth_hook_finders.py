@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from wheel.test_pth_hook_imports import CHANGED, LINE
-from wheel.test_pth_imports import PRECEDENCE, QUIET, _pair
-from wheel.test_pth_leaving_site import RUNS, _runs_in_a_venv, _w702
+from wheel.test_pth_hook_imports import CHANGED, LINE, kept_fails, kept_passes
+from wheel.test_pth_imports import PRECEDENCE, QUIET
+from wheel.test_pth_leaving_site import RUNS
 from wheel.test_pth_real_hooks import DISTUTILS_HACK
 
 ANY = "it may import any module) at every start"
@@ -76,11 +76,7 @@ def test_a_finder_a_kept_hook_installs_fails_a_module_it_imports_at_start_change
     tmp_path: Path, hook: bytes, more: dict[str, bytes], said: str
 ) -> None:
     kept = {**LINE, "demo_hook.py": hook, **more}
-    code, report, new = _pair(tmp_path, {**kept, **CHANGED[0]}, {**kept, **CHANGED[1]})
-    assert _runs_in_a_venv(tmp_path, new)
-    assert code == 1, report["findings"]
-    assert set(_w702(report)) == {"demo_inner.py"}
-    assert f"demo.pth's line 1 → demo_hook {said}" in _w702(report)["demo_inner.py"]
+    kept_fails(tmp_path, kept, f"demo.pth's line 1 → demo_hook {said}")
 
 
 NOT_AT_START = {
@@ -100,7 +96,4 @@ NOT_AT_START = {
 def test_a_finder_importing_only_for_names_no_start_imports_passes(
     tmp_path: Path, kept: dict[str, bytes], changed: tuple[dict[str, bytes], dict[str, bytes]]
 ) -> None:
-    code, report, new = _pair(tmp_path, {**kept, **changed[0]}, {**kept, **changed[1]})
-    assert not _runs_in_a_venv(tmp_path, new)
-    assert code == 0, report["findings"]
-    assert not _w702(report)
+    kept_passes(tmp_path, kept, changed)
