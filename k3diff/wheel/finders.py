@@ -6,7 +6,8 @@ venv's `python -c pass` ran it.
 
 The names asked at start, `asked_at_start`: `ASKED` (`site` imports `sitecustomize` and
 `usercustomize`; `os.path.expanduser` imports `pwd` where `HOME` is unset; Python 3.13 imports
-`linecache` for `-c`: `python -c pass` with a finder that logs, 3.8 to 3.13), and every module
+`linecache` for `-c`: `python -c pass` with a finder that logs, 3.8 to 3.13; `runpy` for `-m`),
+and every module
 the code k3diff follows at start names (more, never less: one already imported is not asked).
 `distutils` is not among them, so setuptools' finder does not import `setuptools._distutils`
 at start (`python -X importtime -c pass` in a venv with setuptools imports neither).
@@ -17,7 +18,8 @@ name written in place of its argument, so that what the body computes of it is c
 setuptools' `getattr(self, 'spec_for_{fullname}'.format(**locals()))` names
 `spec_for_sitecustomize`, no method; an editable install's `if fullname in MAPPING:` is false
 for `sitecustomize` where `MAPPING` is a constant of the module (`module_constants`), and the
-branch is not followed. What stays unknown is followed as written (a computed name: any
+branch is not followed. The loader methods of the module's classes (`LOADERS`) are followed as
+written: a finder may return a spec of one (`ModuleSpec(name, Loader())`). What stays unknown is followed as written (a computed name: any
 module). Past `MOST_ASKED` names, or `_LARGEST` nodes of a method, the body is followed once as
 written."""
 
@@ -32,8 +34,9 @@ from k3diff.wheel.fold import UNKNOWN, folded
 ASK = "?"
 """What starts a request of a module's finder methods for a name (`?sitecustomize`): no
 function's name does."""
-ASKED = ("sitecustomize", "usercustomize", "pwd", "linecache")
-"""The modules every start imports after the `.pth` files, where no finder found them before."""
+ASKED = ("sitecustomize", "usercustomize", "pwd", "linecache", "runpy")
+"""The modules every start imports after the `.pth` files, where no finder found them before
+(`runpy` for `python -m`)."""
 METHODS = {"find_spec": 3, "find_module": 2}
 """A finder's methods the import system calls, and the arguments it passes them."""
 MOST_ASKED = 32
@@ -45,6 +48,10 @@ _FOLDED = 24
 """Nodes an expression of a finder method folds at most (setuptools' `'spec_for_{fullname}'.
 format(**locals())` is 7): each expression is tried, and a larger one stays as written."""
 _MUTABLE = (list, dict, set)
+_BINDERS = frozenset({"staticmethod", "classmethod"})
+LOADERS = frozenset({"create_module", "exec_module", "load_module"})
+"""A loader's methods the import system calls with what a finder returns (its spec's loader),
+followed as written where a finder is (`ModuleSpec(name, Loader())`)."""
 _OPAQUE = frozenset({"exec", "eval", "globals", "vars", "locals", "__dict__"})
 """What may rebind a module's names unseen (`globals()['MAPPING'] = ...`)."""
 
@@ -55,16 +62,23 @@ def asked_at_start(modules: Iterable[tuple[str, ...]]) -> frozenset[str]:
     return frozenset(ASK + name for name in (*ASKED, *(".".join(m) for m in modules)))
 
 
+def finder_requests(methods: frozenset[str], asked: frozenset[str]) -> frozenset[str]:
+    """What a module whose classes define `methods` is requested where a finder is installed:
+    its finder methods asked for each name of `asked`, its loaders' methods called."""
+    return (asked if methods & METHODS.keys() else frozenset()) | (methods & LOADERS)
+
+
 def bound_bodies(tree: ast.Module, asked: frozenset[str]) -> list[ast.stmt]:
     """The statements each finder method of `tree` runs when asked for each name of `asked`."""
     if not asked:
         return []
     constants = module_constants(tree)
+    rebound = {name for node in ast.walk(tree) for name in _binds(node)}
     found: list[ast.stmt] = []
     left = _COPIED
-    for function, argument in _finder_methods(tree):
+    for function, argument in _finder_methods(tree, rebound):
         left -= len(asked) * sum(1 for _ in ast.walk(function))
-        if len(asked) > MOST_ASKED or left < 0:
+        if argument is None or len(asked) > MOST_ASKED or left < 0:
             found += function.body
             continue
         for name in sorted(asked):
@@ -72,9 +86,13 @@ def bound_bodies(tree: ast.Module, asked: frozenset[str]) -> list[ast.stmt]:
     return found
 
 
-def _finder_methods(tree: ast.Module) -> Iterator[tuple[ast.FunctionDef, str]]:
+def _finder_methods(
+    tree: ast.Module, rebound: set[str]
+) -> Iterator[tuple[ast.FunctionDef, str | None]]:
     """Each method of a class of `tree` the import system calls, and the name of its argument
-    the module's name is given to; one that cannot take the arguments is never called."""
+    the module's name is given to (None where a decorator other than `staticmethod` or
+    `classmethod`, or one of those rebound in the module, may change it: its body is followed
+    as written); one that cannot take the arguments is never called."""
     for node in ast.walk(tree):
         if not isinstance(node, ast.ClassDef):
             continue
@@ -82,9 +100,13 @@ def _finder_methods(tree: ast.Module) -> Iterator[tuple[ast.FunctionDef, str]]:
             passed = METHODS.get(getattr(function, "name", ""))
             if passed is None or not isinstance(function, ast.FunctionDef):
                 continue
-            static = any(getattr(d, "id", None) == "staticmethod" for d in function.decorator_list)
+            decorators = [getattr(d, "id", None) for d in function.decorator_list]
+            if len(decorators) > 1 or not {*decorators} <= _BINDERS - rebound:
+                yield function, None
+                continue
             arguments = function.args
-            positional = [*arguments.posonlyargs, *arguments.args][0 if static else 1 :]
+            skipped = 0 if decorators == ["staticmethod"] else 1
+            positional = [*arguments.posonlyargs, *arguments.args][skipped:]
             required = len(positional) - len(arguments.defaults)
             takes = len(positional) >= passed or arguments.vararg is not None
             if positional and takes and required <= passed:

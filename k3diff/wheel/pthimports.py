@@ -36,7 +36,7 @@ from k3diff.wheel.boundnames import Module
 from k3diff.wheel.casereads import CUSTOMIZE, loaded_names
 from k3diff.wheel.computednames import unparsed_names
 from k3diff.wheel.extplatforms import CaseRule
-from k3diff.wheel.finders import METHODS, asked_at_start
+from k3diff.wheel.finders import asked_at_start, finder_requests
 from k3diff.wheel.hookimports import (
     NODES,
     Imports,
@@ -168,10 +168,9 @@ class _Follow:
             for head in _heads(module):
                 self.requested.setdefault(head, set()).add(function)
         self.finders = self.finders or imports.finders
-        if self.finders:  # each finder of a module reached, asked for each name imported
-            asked = asked_at_start(self.seen)
-            for module, methods in self.methods.items():
-                self._call(module, asked if methods & METHODS.keys() else frozenset())
+        asked = asked_at_start(self.seen) if self.finders else frozenset()
+        for module, methods in self.methods.items() if asked else ():  # finders and loaders
+            self._call(module, finder_requests(methods, asked))
 
     def _call(self, module: Module, functions: frozenset[str]) -> None:
         """Request `functions` of `module`, called from elsewhere."""

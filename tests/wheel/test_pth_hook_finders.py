@@ -61,6 +61,28 @@ RUN_AT_START = {
         {},
         "",
     ),
+    "a loader's exec_module, of the spec a finder returns": (
+        b"import sys\nfrom importlib.machinery import ModuleSpec\n\n\nclass Loader:\n"
+        b"    def create_module(self, spec):\n        return None\n\n"
+        b"    def exec_module(self, module):\n        import demo_inner\n\n\n"
+        b"class Finder:\n    def find_spec(self, name, path, target=None):\n"
+        b"        if name == 'sitecustomize':\n            return ModuleSpec(name, Loader())\n"
+        b"        return None\n\n\nsys.meta_path.insert(0, Finder())\n",
+        {},
+        "",
+    ),
+    "a finder whose staticmethod the module rebinds": (
+        _finder(
+            b"if cls != 'sitecustomize' and name == 'sitecustomize':\n    import demo_inner",
+            b"",
+            b"find_spec(cls, name, path, target=None)",
+        ).replace(
+            b"class Finder:\n",
+            b"staticmethod = classmethod\n\n\nclass Finder:\n    @staticmethod\n",
+        ),
+        {},
+        "",
+    ),
     "a finder importing a name it computes": (
         _finder(
             b"if name == 'sitecustomize':\n    __import__(os.environ.get('DEMO', 'demo_inner'))"
