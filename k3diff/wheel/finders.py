@@ -125,6 +125,8 @@ def _bound(
             counts[bound] = counts.get(bound, 0) + 1
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             assignments.append(node)
+    if counts.get(argument, 0) > 1:  # the body rebinds the name asked: as written
+        return function.body
     names = {key: value for key, value in constants.items() if key not in counts}
     names[argument] = name
     once = {bound for bound, count in counts.items() if count == 1} - {argument}

@@ -83,6 +83,13 @@ RUN_AT_START = {
         {},
         "",
     ),
+    "a finder rebinding the name it is asked for": (
+        _finder(
+            b"name = {'sitecustomize': 'demo_x'}.get(name, name)\nif name == 'demo_x':\n    import demo_inner"
+        ),
+        {},
+        "",
+    ),
     "a finder importing a name it computes": (
         _finder(
             b"if name == 'sitecustomize':\n    __import__(os.environ.get('DEMO', 'demo_inner'))"
