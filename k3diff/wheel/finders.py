@@ -280,9 +280,22 @@ def module_constants(tree: ast.Module) -> dict[str, object]:
         if isinstance(statement, ast.Assign) and len(statement.targets) != 1:
             continue
         known = folded(value, found)
-        if known is not UNKNOWN and not (isinstance(known, _MUTABLE) and target.id in changed):
+        mutable = isinstance(known, _MUTABLE)
+        if known is not UNKNOWN and (not mutable or target.id not in changed) and _frozen(known):
             found[target.id] = known
     return found
+
+
+def _frozen(value: object, top: bool = True) -> bool:
+    """Whether nothing but a change of `value` itself may change it: what it holds is
+    immutable (a dict of strings; not one of lists, which an alias of a value may change)."""
+    if isinstance(value, dict):
+        return top and all(_frozen(part, False) for item in value.items() for part in item)
+    if isinstance(value, (list, set)):
+        return top and all(_frozen(part, False) for part in value)
+    if isinstance(value, (tuple, frozenset)):
+        return all(_frozen(part, False) for part in value)
+    return isinstance(value, (str, bytes, int, float, complex, bool, type(None)))
 
 
 def _used_otherwise(node: ast.AST) -> Iterator[str]:
