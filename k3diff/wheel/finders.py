@@ -121,7 +121,7 @@ def _bound(
     counts: dict[str, int] = {}
     assignments = []
     for node in _own_nodes([function.args, *function.body]):
-        for bound in _binds(node):
+        for bound in _binds(node, stored=False):
             counts[bound] = counts.get(bound, 0) + 1
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             assignments.append(node)
@@ -219,8 +219,9 @@ def _statements(visited: ast.AST | list[ast.stmt] | None) -> list[ast.stmt]:
     return visited if isinstance(visited, list) else [visited]  # type: ignore[list-item]
 
 
-def _binds(node: ast.AST) -> Iterator[str]:
-    """The names `node` binds (a store, a `del`, an import, a `def`, a `global`, ...)."""
+def _binds(node: ast.AST, stored: bool = True) -> Iterator[str]:
+    """The names `node` binds (a store, a `del`, an import, a `def`, a `global`, ...; and
+    where `stored`, of a module's names, an attribute or a key stored of the name)."""
     if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
         yield node.id
     elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -235,7 +236,11 @@ def _binds(node: ast.AST) -> Iterator[str]:
         yield node.name
     elif isinstance(node, ast.MatchMapping) and node.rest:
         yield node.rest
-    elif isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
+    elif (
+        stored
+        and isinstance(node, (ast.Attribute, ast.Subscript))
+        and not isinstance(node.ctx, ast.Load)
+    ):
         yield _stored_name(node)
 
 
