@@ -34,6 +34,10 @@ CALLING = {
         b"def run(n):\n    def deco(f):\n        f()\n        return f\n    return deco\n\n\n@run(1)\n"
         + GO
     ),
+    "a functools.wraps wrapper called where it decorates": (
+        b"import functools\n\n\ndef once(f):\n    @functools.wraps(f)\n    def wrapper():\n"
+        b"        return f()\n\n    wrapper()\n    return wrapper\n\n\n@once\n" + GO
+    ),
     "a class decorator calling the class": (
         b"def make(c):\n    c()\n    return c\n\n\n@make\nclass Hook:\n    def __init__(self):\n"
         b"        import demo_inner\n"
