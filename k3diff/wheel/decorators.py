@@ -18,7 +18,10 @@ other may call it):
 
 Not shown, so calling: one of another module (`from demo_deco import run`), a decorator
 factory's result but `_NOT_CALLING`'s (`@run(1)`), a wrapper (`functools.partial(...)`), and
-every decorator of a module that `exec`s or `eval`s a string (its code may rebind any name).
+every decorator of a module that names `exec`, `eval`, `globals`, `vars`, `locals` or
+`__dict__` (its code may rebind any name). Code that runs rebinding one of them where other
+modules see it (`builtins.classmethod = run`, `sys.modules['functools'] = x`: `rebinding`) may
+import any module.
 The real hooks decorate their finders' methods with `classmethod` and `staticmethod` alone
 (`tests/wheel/test_pth_real_hooks.py`)."""
 
@@ -28,6 +31,7 @@ import ast
 from dataclasses import dataclass, field
 
 from k3diff.wheel.computednames import called_name
+from k3diff.wheel.fold import folded
 
 _NOT_CALLING = frozenset({
     "builtins.classmethod", "builtins.staticmethod", "builtins.property",
@@ -39,6 +43,13 @@ _NOT_CALLING = frozenset({
 at most (a method, a context, a cache), by the names their modules give them."""
 _FACTORIES = frozenset({"functools.wraps", "functools.lru_cache"})
 """The functions whose result is a decorator that calls nothing it decorates."""
+_REBOUND = frozenset(
+    {"__builtins__", *(part for known in _NOT_CALLING | _FACTORIES for part in known.split("."))}
+)
+"""The names whose rebinding may make such a decorator call: each decorator's, and its
+module's (`sys.modules['functools'] = x`); an attribute or `setattr` of a module so named."""
+_SPACES = frozenset({"vars", "globals", "__dict__", "modules", "__builtins__"})
+"""The namespaces a key stored in may rebind a module's name (`vars(builtins)['cache']`)."""
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _REBINDING = frozenset({"exec", "eval", "compile", "globals", "vars", "locals", "__builtins__",
                         "__dict__", "__setattr__", "__setitem__", "update", "setdefault"})  # fmt: skip
@@ -187,3 +198,27 @@ def _returns_its_argument(arguments: ast.arguments, body: list[ast.stmt] | list[
         ):
             return False
     return True
+
+
+def rebinding(node: ast.AST) -> str:
+    """How code that runs rebinds, where another module may use it, a decorator `_NOT_CALLING`
+    holds (`builtins.classmethod = run`, `setattr(functools, 'wraps', run)`, `vars(builtins)[
+    'staticmethod'] = run`, `sys.modules['functools'] = x`): then any decorator may call what
+    it decorates, and the code may import any module (hooks73); empty where it does not."""
+    name: object = None
+    if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+        name = node.attr if _owner(node.value) else None
+    elif isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
+        space = node.value.func if isinstance(node.value, ast.Call) else node.value
+        spaced = getattr(space, "id", getattr(space, "attr", None)) in _SPACES
+        name = folded(node.slice) if spaced else None
+    elif isinstance(node, ast.Call) and called_name(node.func) == "setattr" and node.args[1:]:
+        name = folded(node.args[1]) if _owner(node.args[0]) else None
+    if not isinstance(name, str) or name not in _REBOUND:
+        return ""
+    return f"a decorator k3diff reads as calling nothing rebound (`{name}`)"
+
+
+def _owner(node: ast.expr) -> bool:
+    """Whether `node` may be a module holding a decorator of `_NOT_CALLING` (by its name)."""
+    return getattr(node, "id", None) in _REBOUND

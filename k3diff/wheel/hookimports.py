@@ -54,7 +54,7 @@ from k3diff.wheel.computednames import (
     special,
     unread_call,
 )
-from k3diff.wheel.decorators import Decorators
+from k3diff.wheel.decorators import Decorators, rebinding
 from k3diff.wheel.finders import ASK, bound_bodies
 
 Named = tuple[Module, bool]
@@ -114,9 +114,7 @@ def line_modules(text: str, nodes: int = NODES) -> Imports:
         return Imports([], [], "`exec` of strings nested past what k3diff parses")
     except _TooMany:
         return Imports([], [], f"past the {NODES:,} syntax nodes k3diff walks", walked=seen.walked)
-    return replace(
-        found, attributes=frozenset(seen.attributes), walked=seen.walked, finders=seen.finders
-    )
+    return _with_seen(found, seen, frozenset())
 
 
 def module_imports(
@@ -144,10 +142,15 @@ def module_imports(
         return None
     except _TooMany:
         return Imports([], [], f"past the {NODES:,} syntax nodes k3diff walks", walked=seen.walked)
-    methods, attributes = frozenset(seen.methods), frozenset(seen.attributes)
-    return replace(
-        found, methods=methods, attributes=attributes, walked=seen.walked, finders=seen.finders
-    )
+    return _with_seen(found, seen, frozenset(seen.methods))
+
+
+def _with_seen(found: Imports, seen: _Seen, methods: frozenset[str]) -> Imports:
+    """What code imports, with what its walk saw: `methods`, the attributes it reads, the nodes
+    walked, a finder put on `sys.meta_path`, a decorator rebound (any module)."""
+    attributes, unknown = frozenset(seen.attributes), found.unknown or seen.rebound
+    return replace(found, unknown=unknown, methods=methods, attributes=attributes,
+                   walked=seen.walked, finders=seen.finders)  # fmt: skip
 
 
 def _parsed(source: str | bytes) -> ast.Module | None:
@@ -167,6 +170,7 @@ class _Seen:
     walked: int = 0
     nodes: int = NODES
     finders: bool = False
+    rebound: str = ""
 
 
 def _executed(
@@ -211,6 +215,8 @@ def _executed(
         else:
             name = _loaded(node)
             meta_path = isinstance(node, ast.Attribute) and node.attr == _META_PATH
+            if not seen.rebound and (rebound := rebinding(node)):
+                seen.rebound = f"{rebound} at line {getattr(node, 'lineno', 0)}"
             seen.finders = seen.finders or meta_path or name == _META_PATH
             if name is not None:
                 ready += [] if name in called else [name]

@@ -81,3 +81,15 @@ def test_a_decorator_shown_not_to_call_what_it_decorates_passes(
     tmp_path: Path, hook: bytes
 ) -> None:
     kept_passes(tmp_path, {**LINE, "demo_hook.py": hook})
+
+
+def test_a_decorator_read_as_not_calling_another_module_rebinds_fails_any_module(
+    tmp_path: Path,
+) -> None:
+    """`builtins.classmethod = ...` in a module reached makes `@classmethod` call what it
+    decorates in every module after: the module rebinding it may import any."""
+    boot = b"import builtins\nbuiltins.classmethod = lambda f: f()\n"
+    hook = b"import demo_boot\n\n\n@classmethod\n" + GO
+    rebound = "a decorator k3diff reads as calling nothing rebound (`classmethod`) at line 2"
+    chain = f"demo_hook → demo_boot ({rebound}: it may import any module) at every start"
+    kept_fails(tmp_path, {**LINE, "demo_hook.py": hook, "demo_boot.py": boot}, chain)
