@@ -109,8 +109,8 @@ def _finder_methods(
             positional = [*arguments.posonlyargs, *arguments.args][skipped:]
             required = len(positional) - len(arguments.defaults)
             takes = len(positional) >= passed or arguments.vararg is not None
-            if positional and takes and required <= passed:
-                yield function, positional[0].arg
+            if takes and required <= passed:  # `find_spec(self, *args)`: as written
+                yield function, positional[0].arg if positional else None
 
 
 def _bound(

@@ -90,6 +90,14 @@ RUN_AT_START = {
         {},
         "",
     ),
+    "a finder taking its arguments as *args": (
+        _finder(
+            b"if args[0] == 'sitecustomize':\n    import demo_inner",
+            method=b"find_spec(self, *args)",
+        ),
+        {},
+        "",
+    ),
     "a finder importing a name it computes": (
         _finder(
             b"if name == 'sitecustomize':\n    __import__(os.environ.get('DEMO', 'demo_inner'))"
