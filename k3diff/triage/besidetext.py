@@ -240,7 +240,7 @@ def hold_token_ids(
             for side in ("base", "patch")
         ]
         if all(logged):
-            return verdict
+            return _unexplained_ids(verdict, record, modes)
     return held(
         verdict,
         Flag.TOKEN_IDS_DIFFER,
@@ -248,6 +248,27 @@ def hold_token_ids(
         "comparison's tokens-differ) and no mode's samples log token ids on both sides, so no "
         "sample clears it (sample again from servers that return token ids)",
         samples_decide=False,
+    )
+
+
+def _unexplained_ids(
+    verdict: RecordVerdict, record: ResponsesRecord, modes: _Modes
+) -> RecordVerdict:
+    """`verdict`, held (token-ids-differ) where the patch's captured token ids are ones no sample
+    gave (review73d: samples of both sides all giving the base's ids read as a `match`, exit 0):
+    as `capture-unexplained` for texts, they speak of other output than the capture the user
+    asked about. Samples that gave them too (a side that gives the text both ways) clear it."""
+    captured = None if record.patch is None else record.patch.token_ids_xxh3
+    given = [s for sides in modes.values() for side in sides.values() for s in _answered(side)]
+    if captured is None or any(_token_ids(s) == captured for s in given):
+        return verdict
+    return held(
+        verdict,
+        Flag.TOKEN_IDS_DIFFER,
+        "token-ids-differ: the captured texts agree but their token ids differ (the "
+        f"comparison's tokens-differ), and the patch's captured token ids are ones none of the "
+        f"{len(given):,} samples gave, so the samples do not explain the difference; they "
+        "speak only of the outputs sampled",
     )
 
 

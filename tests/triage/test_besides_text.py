@@ -177,13 +177,36 @@ def test_captured_token_ids_that_differ_are_not_cleared_by_samples_of_texts(
     assert record["more_samples"] is None
 
 
-def test_samples_whose_token_ids_agree_clear_a_token_difference_of_the_capture(
-    tmp_path: Path,
-) -> None:
-    code, document = _tokens_differ(tmp_path, {"base": "a" * 32, "patch": "a" * 32})
+def _digest(tokens: list[int]) -> str:
+    from array import array
+
+    from k3diff.responses.model import TOKEN_ID_TYPECODE, token_ids_digest
+
+    return token_ids_digest(array(TOKEN_ID_TYPECODE, tokens))
+
+
+def test_samples_that_also_gave_the_patchs_captured_token_ids_clear_it(tmp_path: Path) -> None:
+    """Samples of both sides gave the text as the patch's captured ids: they explain it."""
+    ids: dict[str, str | None] = {"base": _digest([39, 9907]), "patch": _digest([39, 9907])}
+    code, document = _tokens_differ(tmp_path, ids)
     (record,) = document["records"]
     assert code == 0, record["reason"]
     assert record["category"] == "match" and "token-ids-differ" not in record["flags"]
+
+
+def test_samples_that_never_gave_the_patchs_captured_token_ids_do_not_clear_it(
+    tmp_path: Path,
+) -> None:
+    """review73d: the comparison found the patch giving the base's text as other token ids;
+    samples of both sides all gave the base's ids. They speak of other output than the capture
+    the user asked about (as `capture-unexplained` for texts): before, a `match`, exit 0."""
+    code, document = _tokens_differ(tmp_path, {"base": "a" * 32, "patch": "a" * 32})
+    (record,) = document["records"]
+    assert code == 1, record["reason"]
+    assert record["category"] == "inconclusive" and "token-ids-differ" in record["flags"]
+    assert (
+        "the patch's captured token ids are ones none of the 8 samples gave" in (record["reason"])
+    )
 
 
 def _thinly(tmp_path: Path, patch_length: int) -> Path:
