@@ -61,6 +61,8 @@ class RecordSide:
     model: str | None = None
     """The model the server said it answered as (None: the capture names none, or a document
     written before `model`)."""
+    token_ids_xxh3: str | None = None
+    """xxh3-128 of the captured token ids (None: the capture has none)."""
 
 
 @dataclass(frozen=True)
@@ -235,6 +237,7 @@ def _side(fields: Fields | None) -> RecordSide | None:
         prompt_xxh3=fields.optional_string("prompt_xxh3"),
         condition=_condition(fields.optional_object("request")),
         model=fields.optional_string("model"),
+        token_ids_xxh3=fields.optional_string("token_ids_xxh3"),
     )
 
 

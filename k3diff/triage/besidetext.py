@@ -13,7 +13,9 @@ texts never saw (hunt73: each passed, exit 0, the difference a flag at most):
   `both-nondeterministic`, the MMD test on texts seeing nothing. Each mode with 2 or more
   answers a side and more than one finish reason among them gets the count test
   (`distribution.count_test`, exact on these few labels: one-sided, a patch settling on the
-  base's most common finish reason gives p = 1), corrected across every mode so tested
+  base's most common finish reason gives p = 1), and each mode of 2 or more records so tested
+  the pooled count test on their finish reasons (`pooled_counts`, stratified by record: a
+  shift spread thinly over many prompts, review73d), corrected across every test so run
   (`--correction`); a rejection at `--alpha` holds the record;
 - a comparison whose captured texts agree and whose token ids differ (`tokens-differ`), where
   no mode's samples log token ids on both sides: samples of texts cannot tell it.
@@ -34,17 +36,23 @@ from k3diff.responses.document import ResponsesRecord
 from k3diff.responses.results import Status
 from k3diff.sample.names import Mode
 from k3diff.triage import distribution as dist
-from k3diff.triage import stats
+from k3diff.triage import pooled_counts, stats
 from k3diff.triage.flags import Flag
 from k3diff.triage.model import RecordVerdict
 from k3diff.triage.rollup import held, ordered_modes
 from k3diff.triage.samples import Sample
 from k3diff.triage.settings import Correction, Settings
+from k3diff.triage.streams import record_stream
 
 _Modes = Mapping[str, Mapping[str, Sequence[Sample]]]
 """One key's samples: mode -> side -> samples."""
 Shift = tuple[str, str]
 """(the mode it was found in, what was found in words)."""
+_Labels = tuple[list[str], list[str]]
+"""One record's finish reasons in a mode: (the patch's, the base's), one label a sample."""
+_Tested = tuple[tuple[str, ...], str, float, str]
+"""A count test of the finish-reason family: (the records a rejection holds, the mode, p, what
+it compared in words)."""
 
 
 def _finish(sample: Sample) -> str | None:
@@ -84,8 +92,8 @@ def same_text_other(
     return None
 
 
-def _shares(samples: Sequence[Sample]) -> str:
-    counts = Counter(_finish(s) for s in samples)
+def _shares(labels: Sequence[str]) -> str:
+    counts = Counter(labels)
     return ", ".join(f"{name} {count:,}" for name, count in sorted(counts.items()))
 
 
@@ -130,9 +138,11 @@ def finish_shifts(
 ) -> dict[str, Shift]:
     """Per record key whose patch's answers ended otherwise than the base's, why in words: a
     greedy mode's shared text with a new finish reason, or a mode whose finish reasons the count
-    test finds moved (`--correction` across every mode tested, judged at `--alpha`)."""
+    test finds moved, the record's own or its mode's pooled one (`_pooled`), `--correction`
+    across every one of them, judged at `--alpha`."""
     found: dict[str, Shift] = {}
-    tested: list[tuple[str, str, float, str]] = []
+    tested: list[_Tested] = []
+    pools: dict[str, list[tuple[str, _Labels]]] = {}
     for key, modes in grouped.items():
         for mode in ordered_modes(dict(modes)):
             sides = modes[mode]
@@ -143,21 +153,47 @@ def finish_shifts(
             labels = {_finish(s) for s in (*base, *patch)}
             if len(base) < 2 or len(patch) < 2 or len(labels) < 2:
                 continue
-            _, p, _ = dist.count_test(
-                [_finish(s) or "" for s in patch], [_finish(s) or "" for s in base]
-            )
-            said = f"{mode}: base {_shares(base)}; patch {_shares(patch)}"
-            tested.append((key, mode, p, said))
+            table = ([_finish(s) or "" for s in patch], [_finish(s) or "" for s in base])
+            _, p, _ = dist.count_test(*table)
+            said = f"{mode}: base {_shares(table[1])}; patch {_shares(table[0])}"
+            tested.append(((key,), mode, p, f"{said}; count test"))
+            pools.setdefault(mode, []).append((key, table))
+    tested += [_pooled(mode, members) for mode, members in pools.items() if len(members) > 1]
     family_wise = settings.correction == Correction.HOLM
     adjusted = stats.corrected([p for _, _, p, _ in tested], family_wise)
-    for (key, mode, p, said), p_adjusted in zip(tested, adjusted, strict=True):
-        if p_adjusted <= settings.alpha and key not in found:
-            found[key] = (
-                mode,
-                f"the finish reasons moved ({said}; count test p = {p:.3g}, corrected "
-                f"{p_adjusted:.3g} <= alpha = {settings.alpha:g})",
+    for (keys, mode, p, said), p_adjusted in zip(tested, adjusted, strict=True):
+        if p_adjusted > settings.alpha:
+            continue
+        for key in keys:
+            found.setdefault(
+                key,
+                (
+                    mode,
+                    f"the finish reasons moved ({said} p = {p:.3g}, corrected "
+                    f"{p_adjusted:.3g} <= alpha = {settings.alpha:g})",
+                ),
             )
     return found
+
+
+def _pooled(mode: str, members: Sequence[tuple[str, _Labels]]) -> _Tested:
+    """The mode's pooled count test on the finish reasons of its records (`pooled_counts`:
+    stratified by record, each keeping its own margins), as a test of the family. A shift
+    spread thinly over many prompts (review73d: 5 of every prompt's 20 answers cut at `length`
+    against the base's 2, twelve prompts) is one no record's own test reaches α with after
+    correction. A rejection names the records whose patch ended answers otherwise than its
+    base's most common finish reason (statistic above 0)."""
+    tables = [table for _, table in members]
+    streams = [record_stream(key, mode, "pooled finish reasons") for key, _ in members]
+    _, p, _ = pooled_counts.pooled_count_test(tables, dist.PERMUTATIONS, streams)
+    named = tuple(key for key, table in members if pooled_counts.observed(table) > 0)
+    patch = [label for _, (mine, _) in members for label in mine]
+    base = [label for _, (_, theirs) in members for label in theirs]
+    said = (
+        f"{mode}: pooled over the mode's {len(members):,} records, base {_shares(base)}; "
+        f"patch {_shares(patch)}; pooled count test"
+    )
+    return named, mode, p, said
 
 
 def _held(verdict: RecordVerdict, flag: Flag, shift: Shift, why: str) -> RecordVerdict:
@@ -204,7 +240,7 @@ def hold_token_ids(
             for side in ("base", "patch")
         ]
         if all(logged):
-            return verdict
+            return _unexplained_ids(verdict, record, modes)
     return held(
         verdict,
         Flag.TOKEN_IDS_DIFFER,
@@ -212,6 +248,27 @@ def hold_token_ids(
         "comparison's tokens-differ) and no mode's samples log token ids on both sides, so no "
         "sample clears it (sample again from servers that return token ids)",
         samples_decide=False,
+    )
+
+
+def _unexplained_ids(
+    verdict: RecordVerdict, record: ResponsesRecord, modes: _Modes
+) -> RecordVerdict:
+    """`verdict`, held (token-ids-differ) where the patch's captured token ids are ones no sample
+    gave (review73d: samples of both sides all giving the base's ids read as a `match`, exit 0):
+    as `capture-unexplained` for texts, they speak of other output than the capture the user
+    asked about. Samples that gave them too (a side that gives the text both ways) clear it."""
+    captured = None if record.patch is None else record.patch.token_ids_xxh3
+    given = [s for sides in modes.values() for side in sides.values() for s in _answered(side)]
+    if captured is None or any(_token_ids(s) == captured for s in given):
+        return verdict
+    return held(
+        verdict,
+        Flag.TOKEN_IDS_DIFFER,
+        "token-ids-differ: the captured texts agree but their token ids differ (the "
+        f"comparison's tokens-differ), and the patch's captured token ids are ones none of the "
+        f"{len(given):,} samples gave, so the samples do not explain the difference; they "
+        "speak only of the outputs sampled",
     )
 
 

@@ -177,10 +177,76 @@ def test_captured_token_ids_that_differ_are_not_cleared_by_samples_of_texts(
     assert record["more_samples"] is None
 
 
-def test_samples_whose_token_ids_agree_clear_a_token_difference_of_the_capture(
-    tmp_path: Path,
-) -> None:
-    code, document = _tokens_differ(tmp_path, {"base": "a" * 32, "patch": "a" * 32})
+def _digest(tokens: list[int]) -> str:
+    from array import array
+
+    from k3diff.responses.model import TOKEN_ID_TYPECODE, token_ids_digest
+
+    return token_ids_digest(array(TOKEN_ID_TYPECODE, tokens))
+
+
+def test_samples_that_also_gave_the_patchs_captured_token_ids_clear_it(tmp_path: Path) -> None:
+    """Samples of both sides gave the text as the patch's captured ids: they explain it."""
+    ids: dict[str, str | None] = {"base": _digest([39, 9907]), "patch": _digest([39, 9907])}
+    code, document = _tokens_differ(tmp_path, ids)
     (record,) = document["records"]
     assert code == 0, record["reason"]
     assert record["category"] == "match" and "token-ids-differ" not in record["flags"]
+
+
+def test_samples_that_never_gave_the_patchs_captured_token_ids_do_not_clear_it(
+    tmp_path: Path,
+) -> None:
+    """review73d: the comparison found the patch giving the base's text as other token ids;
+    samples of both sides all gave the base's ids. They speak of other output than the capture
+    the user asked about (as `capture-unexplained` for texts): before, a `match`, exit 0."""
+    code, document = _tokens_differ(tmp_path, {"base": "a" * 32, "patch": "a" * 32})
+    (record,) = document["records"]
+    assert code == 1, record["reason"]
+    assert record["category"] == "inconclusive" and "token-ids-differ" in record["flags"]
+    assert (
+        "the patch's captured token ids are ones none of the 8 samples gave" in (record["reason"])
+    )
+
+
+def _thinly(tmp_path: Path, patch_length: int) -> Path:
+    """Temperature-1 samples of twelve prompts, 20 a side, texts drawn alike: the base ends 2 of
+    each prompt's answers `length`, the patch `patch_length` of them."""
+    rng = np.random.default_rng(11)
+    letters = list("abcdefghijklmnopqrstuvwxyz")
+    keys = [f"p{i}" for i in range(12)]
+
+    def answers() -> list[str]:
+        return ["The answer is " + "".join(rng.choice(letters, 10)) for _ in range(21)]
+
+    texts = {key: (answers(), answers()) for key in keys}
+    compare_texts(tmp_path, {key: (base[0], patch[0]) for key, (base, patch) in texts.items()})
+    cut = {"base": 2, "patch": patch_length}
+    samples = [
+        S(side, key, text, finish="length" if i < cut[side] else "stop")
+        for key, pair in texts.items()
+        for side, sent in zip(("base", "patch"), pair, strict=True)
+        for i, text in enumerate(sent[1:])
+    ]
+    return write_samples(tmp_path / "run" / "samples.jsonl", samples, params={"temperature": 1})
+
+
+def test_finish_reasons_moved_thinly_over_every_prompt_fail(tmp_path: Path) -> None:
+    """review73d: the patch cut 5 of every prompt's 20 answers at `length`, the base 2: no
+    prompt's own test reaches α after correction over the twelve (each p about 0.2), but the
+    patch truncated 60 answers of 240 against the base's 24. The mode's pooled count test on
+    the finish reasons (stratified by prompt) sees it; before, all twelve passed as
+    `both-nondeterministic`, exit 0."""
+    code, document = _triage(tmp_path, _thinly(tmp_path, 5))
+    assert code == 1, [r["reason"] for r in document["records"]]
+    assert document["summary"]["held"] == 12
+    for record in document["records"]:
+        assert "finish-reason-shift" in record["flags"]
+        assert "pooled over the mode's 12 records" in record["reason"]
+        assert 'base "length" 24, "stop" 216; patch "length" 60, "stop" 180' in record["reason"]
+
+
+def test_finish_reasons_as_the_base_spreads_them_over_every_prompt_pass(tmp_path: Path) -> None:
+    code, document = _triage(tmp_path, _thinly(tmp_path, 2))
+    assert code == 0, [r["reason"] for r in document["records"]]
+    assert not any("finish-reason-shift" in r["flags"] for r in document["records"])
