@@ -40,24 +40,18 @@ NO_CHECK_RESUMED = "records no such check"
 
 
 def check_identity(run: Mapping[str, Any], where: str, log_format: int | None) -> None:
-    """`run.server_identity`, where written, as `sample` writes it and the schema states it: in
-    a header of `log_format` 3 on (review73e: a `two-servers` in a header rewritten to format 2,
-    which sample never wrote, was read as checked), a `result` it gives with its `why`, `sent`
-    GETs ≥ 1, and one or two servers only where the header records both sides' `/metrics`
-    read (review72c: a result edited to another word, or to `two-servers` in a run of
-    `--metrics-url off`, dropped triage's unchecked note, and `one-server` its hold;
-    review72e: `sent` of 0 was read)."""
+    """`run.server_identity`, where written, as `sample` writes it and the schema states it: a
+    `result` it gives with its `why`, `sent` GETs ≥ 1, one or two servers only where the
+    header records both sides' `/metrics` read (review72c: a result edited to another word, or
+    to `two-servers` in a run of `--metrics-url off`, dropped triage's unchecked note, and
+    `one-server` its hold; review72e: `sent` of 0 was read), and two servers only in a header
+    of `log_format` 3 on, the first whose run made the check (review73e: a header rewritten to
+    format 2 with `two-servers` read as checked, with nothing said)."""
     identity = run.get(IDENTITY_FIELD)
     if identity is None:
         return
     said = f"{where}: header 'run.{IDENTITY_FIELD}'"
     edited = "the header was edited; give the log as sample wrote it"
-    if log_format is None or log_format < IDENTITY_FORMAT:
-        written = "no log_format" if log_format is None else f"log_format {log_format}"
-        raise InputError(
-            f"{said} in a header of {written}: k3diff sample records it from log_format "
-            f"{IDENTITY_FORMAT} on, so {edited}"
-        )
     result = _checked(identity, said, edited)
     metrics = run.get("metrics")
     read = isinstance(metrics, dict) and all(isinstance(metrics.get(s), dict) for s in SIDES)
@@ -65,6 +59,12 @@ def check_identity(run: Mapping[str, Any], where: str, log_format: int | None) -
         raise InputError(
             f"{said} says {result}, but the header records no /metrics of both sides for the "
             f"servers' counters to have said it: {edited}"
+        )
+    if result == IDENTITY_TWO and (log_format is None or log_format < IDENTITY_FORMAT):
+        written = "no log_format" if log_format is None else f"log_format {log_format}"
+        raise InputError(
+            f"{said} says {result} in a header of {written}: k3diff sample records the check "
+            f"from log_format {IDENTITY_FORMAT} on, so {edited}"
         )
 
 

@@ -60,8 +60,11 @@ def test_a_two_servers_check_in_an_older_format_header_is_refused(
         result = run_k3diff(*command, cwd=tmp_path)
         assert result.exit_code == 2, result.stdout + result.stderr
         (line,) = result.stderr.splitlines()
-        assert f"{LOG}:1: header 'run.server_identity' in a header of log_format 2: " in line, line
-        assert "records it from log_format 3 on, so the header was edited" in line
+        assert (
+            f"{LOG}:1: header 'run.server_identity' says two-servers in a header of log_format 2: "
+            in line
+        ), line
+        assert "records the check from log_format 3 on, so the header was edited" in line
 
 
 def test_a_resume_marker_recording_no_check_leaves_the_run_unchecked(
