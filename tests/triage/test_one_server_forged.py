@@ -14,23 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from cli_support import run_k3diff
-from server_support import loopback_script
 
-from .helpers import compare_texts
+from .test_one_server_counted import _forwarder, _sample
 
-FORWARDER = Path(__file__).resolve().parents[1] / "sample" / "tcp_forwarder.py"
 LOG = "run/samples.jsonl"
-PROMPTS = [{"key": "a", "prompt": "a"}, {"key": "b", "prompt": "b"}]
-
-
-def _sample(tmp_path: Path, base: str, patch: str, *more: str) -> None:
-    compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "echo:b")})
-    (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PROMPTS))
-    result = run_k3diff(
-        "sample", "--base", base, "--patch", patch, "--prompts", "p.jsonl", "--repeats", "3",
-        "--control", "off", "--out", "run", *more, cwd=tmp_path,
-    )  # fmt: skip
-    assert result.exit_code == 0, result.stderr
 
 
 def _lines(tmp_path: Path) -> list[dict[str, Any]]:
@@ -48,7 +35,7 @@ def test_a_two_servers_check_in_an_older_format_header_is_refused(
     `log_format` 2 with its check edited to `two-servers`. Failed on main at 34d5a9d9 (triage
     exit 0, nothing said: read as checked); now exit 2, one line naming line 1."""
     server = fault_server("--metrics", "vllm")
-    with loopback_script(FORWARDER, "--to", server.url.rsplit(":", 1)[1]) as patch:
+    with _forwarder(server.url) as patch:
         _sample(tmp_path, server.url, patch)
     lines = _lines(tmp_path)
     run = lines[0]["run"]
