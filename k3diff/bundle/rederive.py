@@ -35,7 +35,7 @@ from k3diff.documents import triage as triage_document
 from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument
 from k3diff.errors import InputError, K3diffError
-from k3diff.sample.header import NO_CHECK
+from k3diff.sample.header import NO_CHECKS
 from k3diff.triage.run import triage
 from k3diff.triage.settings import Correction, Settings
 
@@ -244,17 +244,22 @@ def _difference(stated: Mapping[str, Any], recomputed: Mapping[str, Any] | str) 
 
 def _unsaid_no_check(stated: Mapping[str, Any], recomputed: Mapping[str, Any]) -> Mapping[str, Any]:
     """The run again without its qualifications that a log records no one-server check
-    (`header.NO_CHECK`, samples73) where the document states none: triage wrote none before,
-    and it changes no verdict; the bundle states it from the logs given whatever the document
-    says (`samplefacts`), so a document that drops it hides nothing."""
+    (`header.NO_CHECKS`: its header's format is older, samples73, or a resume marker's,
+    review73e) where the document states none: triage wrote none before, and it changes no
+    verdict; the bundle states it from the logs given whatever the document says
+    (`samplefacts`), so a document that drops it hides nothing."""
     said = stated.get("qualifications")
-    if not isinstance(said, list) or any(isinstance(q, str) and NO_CHECK in q for q in said):
+    if not isinstance(said, list) or any(_no_check(q) for q in said):
         return recomputed
     found = recomputed.get("qualifications")
     if not isinstance(found, list):
         return recomputed
-    kept = [q for q in found if not (isinstance(q, str) and NO_CHECK in q)]
+    kept = [q for q in found if not _no_check(q)]
     return {**recomputed, "qualifications": kept}
+
+
+def _no_check(qualification: Any) -> bool:
+    return isinstance(qualification, str) and any(said in qualification for said in NO_CHECKS)
 
 
 def _placeless(document: Mapping[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from k3diff import jsontext
 from k3diff.errors import InputError
 from k3diff.ids import SAMPLES as SCHEMA
 from k3diff.sample.credentials import redacted_url
-from k3diff.sample.identityread import check_identity
+from k3diff.sample.identityread import IDENTITY_FORMAT, NO_CHECK_RESUMED, check_identity
 from k3diff.sample.names import MODES, SIDES
 from k3diff.sample.oneserver import (
     IDENTITY_FIELD,
@@ -37,10 +37,11 @@ REQUIRED = ("run_id", "servers", "modes", "repeats", "keys", "connects_to")
 """The `run` fields a header stating `log_format` carries, each read below (`connects_to`:
 review71c, a header whose record of where each side connected was deleted read two spellings
 of one server, `http://127.1:8000` and `http://127.0.0.1:8000`, as two)."""
-IDENTITY_FORMAT = 3
-"""The first `log_format` whose header records `server_identity` (samples72)."""
 NO_CHECK = "the log's header records no such check"
 """Why a log of an older format is unchecked (`RunHeader.identity_note`)."""
+NO_CHECKS = (NO_CHECK, NO_CHECK_RESUMED)
+"""What a qualification says where the log records no check: its header's format is older, or
+a resume marker's (`identityread.resumed_fields`)."""
 REQUIRED_3 = (IDENTITY_FIELD,)
 """What a format 3 header carries besides: what the servers' own counters said of base and
 patch (`k3diff.sample.identity`: deleted, one server reached at two addresses read as two)."""
@@ -214,7 +215,7 @@ def read_header(value: Mapping[str, Any], where: str) -> RunHeader:
     if not isinstance(run, dict):
         raise InputError(f"{where}: header has no 'run' object")
     log_format = _log_format(run, where)
-    check_identity(run, where)
+    check_identity(run, where, log_format)
     return RunHeader(
         fields=run,
         run_id=_optional_string(run, "run_id", where),

@@ -26,7 +26,8 @@ several workers, each serving whole connections, is read across them (`probe_ide
 separate pair never reads as one: the base's counter would have to count exactly
 `PROBE_REQUESTS` requests of that kind from someone else within a round's fraction of a second.
 The probe costs at most `ROUNDS` × `PROBE_REQUESTS` GETs of `/v1/models` (no inference, no
-cache entry) and four or more reads of `/metrics` a round; its result is the header's
+cache entry) and four or more reads of `/metrics` a round, within `BUDGET_S` seconds in all
+(past it, `unchecked`); its result is the header's
 `server_identity` (`Identity.header`), and a resume's is its marker's (`sample.identityread`),
 read by every reader through `oneserver.one_server`.
 """
@@ -50,6 +51,11 @@ ROUNDS = 3
 """Rounds of the probe, each of its own readings and GETs: `two-servers` needs every one."""
 SETTLE_S = 1.0
 """Seconds a round waits for the patch's counter to count its requests."""
+BUDGET_S = 10.0
+"""Seconds the whole probe may take, every round's readings and GETs together; past it the
+check is `unchecked` (review73e: a patch answering each GET of `/v1/models` in 9.5 s, within
+the client's 10 s, held the run 86 s in the probe's 3 rounds; servers that answer at once
+take 0.04 to 0.3 s)."""
 SETTLE_POLL_S = 0.05
 """Seconds between two reads of the patch's counters while it waits."""
 SERIES_SHOWN = 120
@@ -140,12 +146,18 @@ async def probe_identity(
         return unchecked("the run has no /metrics of both sides to ask (--metrics-url off)")
     readings = _Readings(fetch, metrics)
     try:
-        for _ in range(ROUNDS):
-            found = await _round(readings, send_patch)
-            if found.result != IDENTITY_TWO or readings.down is not None:
-                break
+        async with asyncio.timeout(BUDGET_S):
+            for _ in range(ROUNDS):
+                found = await _round(readings, send_patch)
+                if found.result != IDENTITY_TWO or readings.down is not None:
+                    break
     except MetricsProblem as exc:
         return unchecked(f"a side's /metrics gave no Prometheus counters to read ({exc})")
+    except TimeoutError:
+        return unchecked(
+            f"the servers did not answer the check's {ROUNDS} rounds of /metrics readings and "
+            f"GETs of /v1/models within {BUDGET_S:g} s"
+        )
     if found.result == IDENTITY_ONE or readings.down is None:
         return found
     return unchecked(

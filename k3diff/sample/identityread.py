@@ -33,14 +33,20 @@ _RANK = {IDENTITY_TWO: 0, IDENTITY_UNCHECKED: 1, IDENTITY_ONE: 2}
 ranks as `unchecked`)."""
 WHEN_SHOWN = 40
 """Characters of a marker's `resumed` time a sentence shows (the log's text: hostile)."""
+IDENTITY_FORMAT = 3
+"""The first `log_format` whose header records `server_identity` (samples72)."""
+NO_CHECK_RESUMED = "records no such check"
+"""Why a resume marker without `server_identity` leaves a run unchecked (`resumed_fields`)."""
 
 
-def check_identity(run: Mapping[str, Any], where: str) -> None:
+def check_identity(run: Mapping[str, Any], where: str, log_format: int | None) -> None:
     """`run.server_identity`, where written, as `sample` writes it and the schema states it: a
-    `result` it gives with its `why`, `sent` GETs ≥ 1, and one or two servers only where the
+    `result` it gives with its `why`, `sent` GETs ≥ 1, one or two servers only where the
     header records both sides' `/metrics` read (review72c: a result edited to another word, or
     to `two-servers` in a run of `--metrics-url off`, dropped triage's unchecked note, and
-    `one-server` its hold; review72e: `sent` of 0 was read)."""
+    `one-server` its hold; review72e: `sent` of 0 was read), and two servers only in a header
+    of `log_format` 3 on, the first whose run made the check (review73e: a header rewritten to
+    format 2 with `two-servers` read as checked, with nothing said)."""
     identity = run.get(IDENTITY_FIELD)
     if identity is None:
         return
@@ -53,6 +59,12 @@ def check_identity(run: Mapping[str, Any], where: str) -> None:
         raise InputError(
             f"{said} says {result}, but the header records no /metrics of both sides for the "
             f"servers' counters to have said it: {edited}"
+        )
+    if result == IDENTITY_TWO and (log_format is None or log_format < IDENTITY_FORMAT):
+        written = "no log_format" if log_format is None else f"log_format {log_format}"
+        raise InputError(
+            f"{said} says {result} in a header of {written}: k3diff sample records the check "
+            f"from log_format {IDENTITY_FORMAT} on, so {edited}"
         )
 
 
@@ -82,17 +94,22 @@ def resumed_fields(
 ) -> Mapping[str, Any] | None:
     """The header's `run` fields with a resume marker's check where it is worse than the one
     they hold (its `why` saying which resume found it, and what the header said), else None.
-    InputError where the marker's check is not as `sample` writes it."""
+    InputError where the marker's check is not as `sample` writes it. A marker without one (a
+    resume by k3diff before samples73, or one whose check was deleted) ranks as `unchecked`:
+    the samples after it were not checked (review73e: before, it changed nothing, and a
+    `two-servers` header cleared them)."""
+    when = str(marker.get("resumed", ""))[:WHEN_SHOWN]
     found = marker.get(IDENTITY_FIELD)
     if found is None:
-        return None
-    said = f"{where}: resume marker '{IDENTITY_FIELD}'"
-    result = _checked(found, said, "the log was edited; give the log as sample wrote it")
+        why = f"its resume marker {NO_CHECK_RESUMED} (k3diff sample records it from samples73 on)"
+        found, result = {"result": IDENTITY_UNCHECKED, "why": why}, IDENTITY_UNCHECKED
+    else:
+        said = f"{where}: resume marker '{IDENTITY_FIELD}'"
+        result = _checked(found, said, "the log was edited; give the log as sample wrote it")
     logged = fields.get(IDENTITY_FIELD)
     was = logged.get("result") if isinstance(logged, dict) else None
     if _RANK[result] <= _RANK.get(str(was), _RANK[IDENTITY_UNCHECKED]):
         return None
-    when = str(marker.get("resumed", ""))[:WHEN_SHOWN]
     header = f"said {was}" if was is not None else "recorded no such check"
     why = f"found by the resume of {when} (the log's header {header}): {found['why']}"
     return {**fields, IDENTITY_FIELD: {**found, "why": why}}

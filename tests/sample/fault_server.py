@@ -166,6 +166,7 @@ class Handler(JsonHandler):
         if self.path == "/v1/models":
             with STATE_LOCK:  # counted before it is answered: the next read shows it
                 HANDLED[self.path] += 1
+            time.sleep(self.server.models_delay)  # type: ignore[attr-defined]
             self._json(200, models("m"))
         elif self.path == "/metrics" and self.server.metrics:  # type: ignore[attr-defined]
             self._metrics(self.server.metrics)  # type: ignore[attr-defined]
@@ -534,6 +535,9 @@ def main() -> None:
     )
     parser.add_argument("--tls-cert", default=None, help="PEM chain and key: serve HTTPS")
     parser.add_argument(
+        "--models-delay", type=float, default=0.0, help="seconds GET /v1/models waits to answer"
+    )
+    parser.add_argument(
         "--faults",
         type=json.loads,
         default={},
@@ -553,6 +557,7 @@ def main() -> None:
     server.seed_salt = args.seed_salt  # type: ignore[attr-defined]
     server.finish_reason = args.finish_reason  # type: ignore[attr-defined]
     server.model = args.model  # type: ignore[attr-defined]
+    server.models_delay = args.models_delay  # type: ignore[attr-defined]
     server.model_cycle = args.model_cycle  # type: ignore[attr-defined]
     server.serialise = args.serialise  # type: ignore[attr-defined]
     server.queue = (  # type: ignore[attr-defined]
