@@ -134,8 +134,12 @@ def _gram_keys(text: str) -> np.ndarray:
 
     points = np.frombuffer(text[:GRAM_CAP].encode("utf-32-le", "surrogatepass"), dtype="<u4")
     framed = np.concatenate(
-        [np.full(GRAM - 1, _START), points.astype(np.uint64), np.full(GRAM - 1, _STOP)]
-    ).astype(np.uint64)
+        [
+            np.full(GRAM - 1, _START, dtype=np.uint64),
+            points.astype(np.uint64),
+            np.full(GRAM - 1, _STOP, dtype=np.uint64),
+        ]
+    )
     keys = np.zeros(len(framed) - GRAM + 1, dtype=np.uint64)
     for offset in range(GRAM):
         keys = (keys << np.uint64(_BITS)) | framed[offset : offset + len(keys)]
@@ -165,10 +169,11 @@ def _counts(texts: Sequence[str]) -> np.ndarray:
 
 
 def _gram_cosines(texts: Sequence[str]) -> np.ndarray:
-    """The gram kernel: the cosine of the texts' bucket count vectors (each has a gram)."""
+    """The gram kernel: the cosine of the texts' bucket count vectors (each has a gram; N ×
+    `BUCKETS` floats, N at most 2 × `distribution.MMD_SAMPLES`)."""
     import numpy as np
 
     counts = _counts(texts)
-    counts /= np.sqrt((counts * counts).sum(axis=1))[:, None]
+    counts /= np.sqrt(np.einsum("ij,ij->i", counts, counts))[:, None]
     result: np.ndarray = counts @ counts.T
     return result

@@ -19,11 +19,61 @@ from triage.helpers import S, compare_texts, write_samples
 SAMPLES = 40
 LENGTH = 2_900
 GARBLED = slice(1_114, 2_814)
-WORDS = (
-    "the a of to and in is it that for on with as this by be are from or an at which we can "
-    "function value return list string number patch change result error file line call use "
-    "first second then when if else while each new old data model server request answer"
-).split()
+WORDS = [
+    "the",
+    "a",
+    "of",
+    "to",
+    "and",
+    "in",
+    "is",
+    "it",
+    "that",
+    "for",
+    "on",
+    "with",
+    "as",
+    "this",
+    "by",
+    "be",
+    "are",
+    "from",
+    "or",
+    "an",
+    "at",
+    "which",
+    "we",
+    "can",
+    "function",
+    "value",
+    "return",
+    "list",
+    "string",
+    "number",
+    "patch",
+    "change",
+    "result",
+    "error",
+    "file",
+    "line",
+    "call",
+    "use",
+    "first",
+    "second",
+    "then",
+    "when",
+    "if",
+    "else",
+    "while",
+    "each",
+    "new",
+    "old",
+    "data",
+    "model",
+    "server",
+    "request",
+    "answer",
+]
 
 
 def _answer(rng: np.random.Generator) -> str:
