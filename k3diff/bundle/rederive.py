@@ -36,6 +36,7 @@ from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument
 from k3diff.errors import InputError, K3diffError
 from k3diff.sample.header import NO_CHECKS
+from k3diff.triage.kernel import DESCRIPTION as KERNEL
 from k3diff.triage.run import triage
 from k3diff.triage.settings import Correction, Settings
 
@@ -236,6 +237,9 @@ def _difference(stated: Mapping[str, Any], recomputed: Mapping[str, Any] | str) 
     again inconclusive'), None when they agree."""
     if isinstance(recomputed, str):
         return recomputed
+    kernel = _kernel_difference(stated)
+    if kernel is not None:
+        return kernel
     again = _unsaid_no_check(stated, recomputed)
     return first_difference(
         _placeless(stated), _placeless(again), may_lack=older_lacks(stated, ADDED)
@@ -260,6 +264,25 @@ def _unsaid_no_check(stated: Mapping[str, Any], recomputed: Mapping[str, Any]) -
 
 def _no_check(qualification: Any) -> bool:
     return isinstance(qualification, str) and any(said in qualification for said in NO_CHECKS)
+
+
+def _kernel_difference(stated: Mapping[str, Any]) -> str | None:
+    """Where the document's MMD test names a kernel other than triage's: which, and that its
+    statistics, p-values and detectable shifts are another kernel's (kernel73 added the 3-gram
+    cosine: a document of the old kernel is not re-derived with a kernel it does not name)."""
+    records = stated.get("records")
+    for i, record in enumerate(records if isinstance(records, list) else []):
+        modes = record.get("modes") if isinstance(record, dict) else None
+        for j, mode in enumerate(modes if isinstance(modes, list) else []):
+            test = mode.get("distribution") if isinstance(mode, dict) else None
+            named = test.get("kernel") if isinstance(test, dict) else None
+            if named is not None and named != KERNEL:
+                return (
+                    f"records[{i}].modes[{j}].distribution.kernel: its MMD test's kernel is "
+                    f"{json.dumps(named)}, triage's today {json.dumps(KERNEL)} (another kernel's "
+                    "statistics, p-values and detectable shifts: run triage again on them)"
+                )
+    return None
 
 
 def _placeless(document: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,5 +1,7 @@
-"""The MMD test's kernel on texts: the mean of three Hamming kernels, so that a change anywhere
-in the first `CAP` characters (and in the last `EDGE`, however long the text) moves the MMD².
+"""The MMD test's kernel on texts: the mean of three Hamming kernels and a character n-gram
+kernel, so that a change anywhere in a text moves the MMD²: at its place in the first `CAP`
+characters and the last `EDGE`, and wherever it is in the first `GRAM_CAP` (a middle rewritten,
+"the the the ..." in place of 1,700 characters of a 2,900-character answer).
 
 - head: the share of the first `EDGE` positions at which two texts agree (a position past both
   ends agrees), the kernel's whole view before; an early change keeps its weight there.
@@ -8,10 +10,17 @@ in the first `CAP` characters (and in the last `EDGE`, however long the text) mo
 - whole: positions 0 .. min(len, `CAP` - 1) of each text, the end of a shorter text marked, the
   agreeing positions over the geometric mean of the positions each text has (cosine
   normalisation, so two equal texts score 1 whatever their length).
+- grams: position-free, the cosine of two count vectors of `BUCKETS` buckets: each character
+  `GRAM`-gram of the first `GRAM_CAP` characters (the text framed by `GRAM` - 1 start and end
+  marks, so an empty text has grams too) counted in the bucket `xxh64(key, SEED) % BUCKETS`,
+  the key the gram's code points, 21 bits each, first in the high bits, as 8 bytes little-endian
+  (start mark 0x110000, end 0x110001). The bucket count bounds memory (a row of `BUCKETS`
+  floats a text), and the fixed seed makes the kernel the same on every run.
 
-Each is an inner product of feature maps (one indicator per position and character; the whole
-kernel's divided by its norm), so each is positive semi-definite, and so is their mean: the MMD
-is a metric on the distributions the features tell apart. numpy is imported inside the
+Each is an inner product of feature maps (one indicator per position and character, or the
+bucket counts; the whole and gram kernels' divided by their norms), so each is positive
+semi-definite, and so is their mean: the MMD is a metric on the distributions the features tell
+apart. numpy is imported inside the
 functions (the `--help` path never loads it).
 """
 
@@ -29,10 +38,24 @@ CAP = 1_024
 """Characters of each text the whole-text kernel compares at most (from the start)."""
 BLOCK = 1 << 24
 """Position comparisons per block of Gram rows (memory: about this many bytes at a time)."""
-DESCRIPTION = f"hamming, mean of first {EDGE}, last {EDGE} and first {CAP:,} characters"
-"""The kernel as the JSON report's `kernel` field names it."""
+GRAM = 3
+"""Characters per gram of the position-free kernel."""
+GRAM_CAP = 1 << 16
+"""Characters of each text the gram kernel counts at most (from the start): bounds its time."""
+BUCKETS = 1 << 12
+"""Buckets of the gram kernel's count vectors."""
+SEED = 0x6B3D
+"""The seed of the gram kernel's xxh64 (fixed: the kernel is the same on every run)."""
+DESCRIPTION = (
+    f"mean of hamming on first {EDGE}, last {EDGE} and first {CAP:,} characters and cosine of"
+    f" hashed {GRAM}-gram counts of first {GRAM_CAP:,} characters"
+    f" (xxh64 seed {SEED:#x}, {BUCKETS:,} buckets)"
+)
+"""The kernel as the JSON report's `kernel` field names it (`report` re-derives a document only
+with the kernel it names)."""
 PROSE = (
     f"mean of Hamming kernels on the first {EDGE}, the last {EDGE} and the first {CAP:,} characters"
+    f" and the cosine of {GRAM}-gram counts of the first {GRAM_CAP:,}"
 )
 """The kernel as the triage reason names it."""
 
@@ -80,7 +103,7 @@ def _agreements(codes: np.ndarray, counted: bool) -> np.ndarray:
 
 
 def gram(texts: Sequence[str]) -> np.ndarray:
-    """The kernel matrix of `texts`: the mean of the head, tail and whole-text kernels."""
+    """The kernel matrix of `texts`: the mean of the head, tail, whole-text and gram kernels."""
     import numpy as np
 
     if not texts:
@@ -92,5 +115,65 @@ def gram(texts: Sequence[str]) -> np.ndarray:
         _agreements(head, False) / EDGE
         + _agreements(tail, False) / EDGE
         + _agreements(whole, True) / norm
-    ) / 3.0
+        + _gram_cosines(texts)
+    ) / 4.0
+    return result
+
+
+_START = 0x110000
+"""Code of the gram kernel's start mark (past every code point)."""
+_STOP = 0x110001
+"""Code of the gram kernel's end mark."""
+_BITS = 21
+"""Bits of one code point in a gram's key."""
+
+
+def _gram_keys(text: str) -> np.ndarray:
+    """The key of each `GRAM`-gram of the framed text (its first `GRAM_CAP` characters)."""
+    import numpy as np
+
+    points = np.frombuffer(text[:GRAM_CAP].encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    framed = np.concatenate(
+        [
+            np.full(GRAM - 1, _START, dtype=np.uint64),
+            points.astype(np.uint64),
+            np.full(GRAM - 1, _STOP, dtype=np.uint64),
+        ]
+    )
+    keys = np.zeros(len(framed) - GRAM + 1, dtype=np.uint64)
+    for offset in range(GRAM):
+        keys = (keys << np.uint64(_BITS)) | framed[offset : offset + len(keys)]
+    return keys
+
+
+def _counts(texts: Sequence[str]) -> np.ndarray:
+    """One row of bucket counts per text (each distinct key hashed once per call)."""
+    import numpy as np
+    import xxhash
+
+    buckets: dict[int, int] = {}
+    result = np.zeros((len(texts), BUCKETS), dtype=np.float64)
+    for row, text in enumerate(texts):
+        keys, counts = np.unique(_gram_keys(text), return_counts=True)
+        where = []
+        for key in keys.tolist():
+            bucket = buckets.get(key)
+            if bucket is None:
+                bucket = xxhash.xxh64_intdigest(key.to_bytes(8, "little"), SEED) % BUCKETS
+                buckets[key] = bucket
+            where.append(bucket)
+        np.add.at(result[row], np.array(where, dtype=np.intp), counts)
+        if len(buckets) > BLOCK // 16:  # bounded memory: a fresh cache
+            buckets.clear()
+    return result
+
+
+def _gram_cosines(texts: Sequence[str]) -> np.ndarray:
+    """The gram kernel: the cosine of the texts' bucket count vectors (each has a gram; N ×
+    `BUCKETS` floats, N at most 2 × `distribution.MMD_SAMPLES`)."""
+    import numpy as np
+
+    counts = _counts(texts)
+    counts /= np.sqrt(np.einsum("ij,ij->i", counts, counts))[:, None]
+    result: np.ndarray = counts @ counts.T
     return result

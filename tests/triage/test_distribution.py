@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import math
+import struct
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+import xxhash
 from cli_support import run_k3diff
 from scipy import stats
 
@@ -215,7 +217,7 @@ SETTINGS = Settings(alpha=ALPHA, bound=0.05, near_tie=0.1, correction=Correction
 def hand_kernel(x: str, y: str) -> float:
     """The MMD kernel by hand: the mean of Hamming on the first 20 characters (padded: past both
     ends agrees), on the last 20 (right-aligned), and on the first 1,024 with an end mark, over
-    the geometric mean of the positions each text has."""
+    the geometric mean of the positions each text has; and the cosine of hashed 3-gram counts."""
 
     def agree(a: list[str | None], b: list[str | None]) -> int:
         return sum(ca == cb for ca, cb in zip(a, b, strict=False))
@@ -228,7 +230,25 @@ def hand_kernel(x: str, y: str) -> float:
     wx: list[str | None] = [*x[:1024], None][:1024]  # None: the end of a shorter text
     wy: list[str | None] = [*y[:1024], None][:1024]
     whole = agree(wx, wy) / math.sqrt(len(wx) * len(wy))
-    return (head / 20 + tail / 20 + whole) / 3
+    gx, gy = hand_grams(x), hand_grams(y)
+    grams = sum(c * gy.get(b, 0) for b, c in gx.items()) / math.sqrt(
+        sum(c * c for c in gx.values()) * sum(c * c for c in gy.values())
+    )
+    return (head / 20 + tail / 20 + whole + grams) / 4
+
+
+def hand_grams(text: str) -> dict[int, int]:
+    """Bucket -> count of the 3-grams of the first 65,536 characters framed by two start marks
+    (0x110000) and two end marks (0x110001); a gram's bucket is xxh64, seed 0x6B3D, of its code
+    points packed 21 bits each (first highest) as 8 little-endian bytes, mod 4,096."""
+    points = [0x110000] * 2 + [ord(ch) for ch in text[:65_536]] + [0x110001] * 2
+    counts: dict[int, int] = {}
+    for i in range(len(points) - 2):
+        a, b, c = points[i : i + 3]
+        packed = struct.pack("<Q", (a << 42) | (b << 21) | c)
+        bucket = xxhash.xxh64(packed, seed=0x6B3D).intdigest() % 4_096
+        counts[bucket] = counts.get(bucket, 0) + 1
+    return counts
 
 
 def _v_statistic(patch: list[str], base: list[str]) -> float:
@@ -253,7 +273,10 @@ def test_reworded_answers_at_temperature_1_are_a_distribution_shift(tmp_path: Pa
         assert record["category"] == "distribution-shift"
         test = record["modes"][0]["distribution"]
         assert test["test"] == "mmd" and test["sampled"] is True
-        assert test["kernel"] == "hamming, mean of first 20, last 20 and first 1,024 characters"
+        assert test["kernel"] == (
+            "mean of hamming on first 20, last 20 and first 1,024 characters and cosine of hashed"
+            " 3-gram counts of first 65,536 characters (xxh64 seed 0x6b3d, 4,096 buckets)"
+        )
         mine = [t["text"] for t in texts if t["key"] == key and t["side"] == "patch"]
         theirs = [t["text"] for t in texts if t["key"] == key and t["side"] == "base"]
         assert test["statistic"] == pytest.approx(_v_statistic(mine, theirs))

@@ -28,7 +28,7 @@ from k3diff.triage.observations import Adjusted, SideObservations
 from triage.test_distribution import BASE_MASS, PROMPTS, _sampled_logs
 
 FEW = 5
-"""Samples a side: the MMD test has power only against about 55 % of the answers moved."""
+"""Samples a side: the MMD test has power only against about 55-62 % of the answers moved."""
 
 
 def _fisher_power(n: int, shift: float, level: float) -> float:
@@ -66,7 +66,7 @@ def _triage(where: Path, *args: str) -> tuple[int, dict[str, Any]]:
 
 def test_a_sampled_non_rejection_that_could_not_detect_the_shift_fails(tmp_path: Path) -> None:
     # The base against itself at temperature 1, 5 samples a side on 3 prompts: the MMD test
-    # does not reject and could have detected only about 55 % of the answers moved. It passed
+    # does not reject and could have detected only about 55-62 % of the answers moved. It passed
     # with exit 0; now every record is held no-power.
     _sampled_logs(tmp_path, 0, BASE_MASS, "The answer is {}.", n=FEW)
     code, document = _triage(tmp_path)
@@ -109,9 +109,9 @@ def test_a_sampled_non_rejection_that_could_not_detect_the_shift_fails(tmp_path:
 
 def test_a_mode_whose_test_could_detect_the_shift_asked_for_passes(tmp_path: Path) -> None:
     _sampled_logs(tmp_path, 0, BASE_MASS, "The answer is {}.", n=FEW)
-    code, document = _triage(tmp_path, "--shift", "0.6")
+    code, document = _triage(tmp_path, "--shift", "0.65")
     assert code == 0, [r["reason"] for r in document["records"]]
-    assert document["shift"] == 0.6
+    assert document["shift"] == 0.65
     for record in document["records"]:
         assert record["category"] == "both-nondeterministic", record
         assert "no-power" not in record["flags"]

@@ -106,7 +106,7 @@ def test_lowering_a_detectable_shift_to_pass_is_refused_against_the_logs(tmp_pat
 def test_raising_a_detectable_shift_of_a_passing_document_is_refused(tmp_path: Path) -> None:
     _sampled_logs(tmp_path, 0, BASE_MASS, "The answer is {}.", n=FEW)
     made = run_k3diff(
-        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "--shift", "0.6",
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "--shift", "0.65",
         "-o", "t.json", cwd=tmp_path,
     )  # fmt: skip
     assert made.exit_code == 0, made.stderr

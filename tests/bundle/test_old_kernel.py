@@ -1,0 +1,38 @@
+"""A triage document whose MMD test names another kernel (the three Hamming kernels before
+kernel73 added the 3-gram cosine) is not re-derived with today's kernel: `report` refuses it,
+exit 2, one line naming both kernels; triage run again on the same evidence is believed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from cli_support import run_k3diff
+
+from k3diff.triage import kernel
+
+SAMPLED = Path(__file__).parent / "data" / "triage_31411530" / "sampled"
+OLD = "hamming, mean of first 20, last 20 and first 1,024 characters"
+EVIDENCE = ("cmp.json", "run/samples.jsonl", "triage.json")
+
+
+def test_a_triage_of_the_old_kernel_is_refused_naming_it(tmp_path: Path) -> None:
+    where = tmp_path / "sampled"
+    shutil.copytree(SAMPLED, where)
+    again = run_k3diff("triage", "cmp.json", "run/samples.jsonl", "--format", "json", cwd=where)
+    assert again.exit_code in (0, 1), again.stderr
+    (where / "triage.json").write_text(again.stdout)
+    believed = run_k3diff("report", *EVIDENCE, "--out", "today", cwd=where)
+    assert believed.exit_code in (0, 1), believed.stderr
+    document = json.loads(again.stdout)
+    for record in document["records"]:
+        assert record["modes"][0]["distribution"]["kernel"] == kernel.DESCRIPTION
+        record["modes"][0]["distribution"]["kernel"] = OLD
+    (where / "triage.json").write_text(json.dumps(document))
+    result = run_k3diff("report", *EVIDENCE, "--out", "old", cwd=where)
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "triage.json: does not follow from the evidence" in result.stderr
+    assert f"its MMD test's kernel is {json.dumps(OLD)}" in result.stderr
+    assert f"triage's today {json.dumps(kernel.DESCRIPTION)}" in result.stderr
