@@ -5,7 +5,10 @@ ran the patch's `demo_inner`: the rebinding went through a module's other name (
 as b`, `b = builtins`), a namespace's `update`, or a name computed (`setattr(builtins, n +
 'method', ...)`). And a finder's constant changed through the module's own attribute
 (`sys.modules[__name__].MAPPING[...] = 1`) was read as certain, its branch for a name asked at
-start unfollowed."""
+start unfollowed. Marked `xfail(strict=True)`, each still exit 0 while a venv runs the body:
+another module changing a finder's constant, a base's `__init_subclass__` calling a subclass's
+functions through its `__dict__`, and a finder asked for a module a standard library module
+imports after it is put (`import json` asks `json.scanner`)."""
 
 from __future__ import annotations
 
@@ -91,6 +94,20 @@ def test_init_subclass_calling_the_class_functions_fails_them(tmp_path: Path) ->
         b"                v()\n\n\nclass H(B):\n    def go():\n        import demo_inner\n"
     )
     _fails(tmp_path, {**LINE, "demo_hook.py": hook})
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a finder is asked for the names the code followed names and `finders.ASKED` alone: "
+    "the modules a standard library module imports after it is put (`import json` asks "
+    "`json.scanner`) are not, and its branch for one is unfollowed (review73f: exit 0, venv "
+    "runs it); reading the body as written for any name fails setuptools' editable finder",
+)
+def test_a_finder_asked_for_a_module_the_standard_library_imports_fails_its_branch(
+    tmp_path: Path,
+) -> None:
+    hook = FINDER.replace(b"fullname in MAPPING", b"fullname == 'json.scanner'")
+    _fails(tmp_path, {**LINE, "demo_hook.py": hook + b"sys.meta_path.insert(0, F)\nimport json\n"})
 
 
 def test_attributes_of_other_objects_so_named_and_modules_stored_pass(tmp_path: Path) -> None:
