@@ -42,7 +42,9 @@ _NOT_CALLING = frozenset({
 """The decorators that return what they decorate, or an object around it, and call it later
 at most (a method, a context, a cache), by the names their modules give them."""
 _FACTORIES = frozenset({"functools.wraps", "functools.lru_cache"})
-"""The functions whose result is a decorator that calls nothing it decorates."""
+"""The functions whose result is a decorator that calls nothing it decorates: `lru_cache`'s
+where its arguments are literals (review73f: `@functools.lru_cache(run)` is `run`, cached, and
+it passed, exit 0, while a venv's `python -c pass` ran the body `run` called)."""
 _REBOUND = frozenset(
     {"__builtins__", *(part for known in _NOT_CALLING | _FACTORIES for part in known.split("."))}
 )
@@ -140,8 +142,11 @@ class Decorators:
             return False
         if isinstance(decorator, ast.Lambda):
             return _returns_its_argument(decorator.args, [decorator.body])
-        if isinstance(decorator, ast.Call):
-            return self._qualified(decorator.func) in _FACTORIES
+        if isinstance(decorator, ast.Call):  # `lru_cache(run)` is `run` cached: it calls
+            factory = self._qualified(decorator.func)
+            values = [*decorator.args, *(keyword.value for keyword in decorator.keywords)]
+            literal = all(isinstance(value, ast.Constant) for value in values)
+            return factory in _FACTORIES and (literal or factory == "functools.wraps")
         if isinstance(decorator, ast.Name) and decorator.id not in self.imported:
             defs = self.defs.get(decorator.id, [])
             if decorator.id in self.bound or len(defs) > 1:

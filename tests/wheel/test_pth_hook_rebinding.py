@@ -5,7 +5,7 @@ ran the patch's `demo_inner`: the rebinding went through a module's other name (
 as b`, `b = builtins`), a namespace's `update`, or a name computed (`setattr(builtins, n +
 'method', ...)`). And a finder's constant changed through the module's own attribute
 (`sys.modules[__name__].MAPPING[...] = 1`) was read as certain, its branch for a name asked at
-start unfollowed. Marked `xfail(strict=True)`, each still exit 0 while a venv runs the body:
+start unfollowed; `@functools.lru_cache(run)` is `run` cached, a decorator that calls. Marked `xfail(strict=True)`, each still exit 0 while a venv runs the body:
 another module changing a finder's constant, a base's `__init_subclass__` calling a subclass's
 functions through its `__dict__`, and a finder asked for a module a standard library module
 imports after it is put (`import json` asks `json.scanner`)."""
@@ -64,6 +64,14 @@ def test_a_finder_constant_changed_through_the_module_itself_fails_its_branch(
 ) -> None:
     mine = ASKED.replace(b"MAPPING[", b"sys.modules[__name__].MAPPING[")
     hook = FINDER + mine + b"sys.meta_path.insert(0, F)\n"
+    _fails(tmp_path, {**LINE, "demo_hook.py": hook})
+
+
+def test_lru_cache_of_a_function_that_calls_fails_the_body_it_decorates(tmp_path: Path) -> None:
+    hook = (
+        b"import functools\n\n\ndef run(f):\n    f()\n    return f\n\n\n"
+        b"@functools.lru_cache(run)\ndef _go():\n    import demo_inner\n"
+    )
     _fails(tmp_path, {**LINE, "demo_hook.py": hook})
 
 
