@@ -31,7 +31,7 @@ import ast
 from dataclasses import dataclass, field
 
 from k3diff.wheel.computednames import called_name
-from k3diff.wheel.fold import folded
+from k3diff.wheel.fold import UNKNOWN, folded
 
 _NOT_CALLING = frozenset({
     "builtins.classmethod", "builtins.staticmethod", "builtins.property",
@@ -42,7 +42,9 @@ _NOT_CALLING = frozenset({
 """The decorators that return what they decorate, or an object around it, and call it later
 at most (a method, a context, a cache), by the names their modules give them."""
 _FACTORIES = frozenset({"functools.wraps", "functools.lru_cache"})
-"""The functions whose result is a decorator that calls nothing it decorates."""
+"""The functions whose result is a decorator that calls nothing it decorates: `lru_cache`'s
+where its arguments are literals (review73f: `@functools.lru_cache(run)` is `run`, cached, and
+it passed, exit 0, while a venv's `python -c pass` ran the body `run` called)."""
 _REBOUND = frozenset(
     {"__builtins__", *(part for known in _NOT_CALLING | _FACTORIES for part in known.split("."))}
 )
@@ -140,8 +142,11 @@ class Decorators:
             return False
         if isinstance(decorator, ast.Lambda):
             return _returns_its_argument(decorator.args, [decorator.body])
-        if isinstance(decorator, ast.Call):
-            return self._qualified(decorator.func) in _FACTORIES
+        if isinstance(decorator, ast.Call):  # `lru_cache(run)` is `run` cached: it calls
+            factory = self._qualified(decorator.func)
+            values = [*decorator.args, *(keyword.value for keyword in decorator.keywords)]
+            literal = all(isinstance(value, ast.Constant) for value in values)
+            return factory in _FACTORIES and (literal or factory == "functools.wraps")
         if isinstance(decorator, ast.Name) and decorator.id not in self.imported:
             defs = self.defs.get(decorator.id, [])
             if decorator.id in self.bound or len(defs) > 1:
@@ -200,25 +205,131 @@ def _returns_its_argument(arguments: ast.arguments, body: list[ast.stmt] | list[
     return True
 
 
-def rebinding(node: ast.AST) -> str:
-    """How code that runs rebinds, where another module may use it, a decorator `_NOT_CALLING`
-    holds (`builtins.classmethod = run`, `setattr(functools, 'wraps', run)`, `vars(builtins)[
-    'staticmethod'] = run`, `sys.modules['functools'] = x`): then any decorator may call what
-    it decorates, and the code may import any module (hooks73); empty where it does not."""
-    name: object = None
-    if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
-        name = node.attr if _owner(node.value) else None
-    elif isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
-        space = node.value.func if isinstance(node.value, ast.Call) else node.value
-        spaced = getattr(space, "id", getattr(space, "attr", None)) in _SPACES
-        name = folded(node.slice) if spaced else None
-    elif isinstance(node, ast.Call) and called_name(node.func) == "setattr" and node.args[1:]:
-        name = folded(node.args[1]) if _owner(node.args[0]) else None
-    if not isinstance(name, str) or name not in _REBOUND:
-        return ""
-    return f"a decorator k3diff reads as calling nothing rebound (`{name}`)"
+@dataclass
+class Rebinding:
+    """Where code of a module rebinds, where another module may use it, a decorator
+    `_NOT_CALLING` holds (`builtins.classmethod = run`, `setattr(functools, 'wraps', run)`,
+    `vars(builtins)['staticmethod'] = run`, `sys.modules['functools'] = x`): then any decorator
+    may call what it decorates, and the code may import any module (hooks73). The module's
+    names that may hold such a module (`import builtins as b`, `b = builtins`: `owners`) are
+    read where first needed (review73f: `b.staticmethod = run` after `import builtins as b`,
+    `vars(builtins).update(staticmethod=run)` and `setattr(builtins, n + 'method', run)` each
+    passed, exit 0, while a venv's `python -c pass` ran the decorated body). Not seen: a module
+    handed to a function as its argument (`f(builtins)`)."""
+
+    tree: ast.Module
+    owners: frozenset[str] | None = None
+
+    def of(self, node: ast.AST) -> str:
+        """How `node` rebinds such a decorator, empty where it does not."""
+        name: object = None
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            name = node.attr if self._owner(node.value) else None
+        elif isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
+            name = self._key(node.value, node.slice)
+        elif isinstance(node, ast.Call):
+            name = self._written(node)
+        if name is UNKNOWN:
+            return "a decorator k3diff reads as calling nothing may be rebound (a name computed)"
+        if not isinstance(name, str) or name not in _REBOUND:
+            return ""
+        return f"a decorator k3diff reads as calling nothing rebound (`{name}`)"
+
+    def _key(self, space: ast.expr, key: ast.expr | None) -> object:
+        """The name a key stored in `space` binds: None where `space` is no namespace, or the key
+        is computed where the namespace is no such module's (`sys.modules[fullname] = m`)."""
+        if not _space(space):
+            return None
+        name = folded(key) if key is not None else UNKNOWN
+        holder = space.args[0] if isinstance(space, ast.Call) and space.args else space
+        holder = holder.value if isinstance(holder, ast.Attribute) else holder  # `b.__dict__`
+        owned = getattr(holder, "id", None) == "__builtins__" or self._owner(holder)
+        return None if name is UNKNOWN and not owned else name
+
+    def _written(self, node: ast.Call) -> object:
+        """The name a call binds of such a module (`setattr(b, name, x)`, `vars(b).update(
+        name=x)`, `b.__setattr__(name, x)`), `UNKNOWN` where it is computed, None where none."""
+        func, args = node.func, node.args
+        if called_name(func) == "setattr" and args[1:] and self._owner(args[0]):
+            return folded(args[1])
+        if not isinstance(func, ast.Attribute) or func.attr not in _WRITERS:
+            return None
+        if args[2:] and self._owner(args[0]):  # `object.__setattr__(builtins, name, x)`
+            return folded(args[1])
+        owner = self._owner(func.value)
+        if not (owner or _space(func.value)):
+            return None
+        if func.attr != "update":
+            first = args[0] if args else None
+            return (folded(first) if first else None) if owner else self._key(func.value, first)
+        keys: list[object] = [keyword.arg or UNKNOWN for keyword in node.keywords]
+        for arg in args:
+            keys += [folded(k) for k in arg.keys if k] if isinstance(arg, ast.Dict) else [UNKNOWN]
+            keys += [UNKNOWN] if isinstance(arg, ast.Dict) and None in arg.keys else []
+        return next((key for key in keys if key is UNKNOWN or key in _REBOUND), None)
+
+    def _owner(self, node: ast.expr) -> bool:
+        """Whether `node` may be a module holding a decorator of `_NOT_CALLING`."""
+        if isinstance(node, ast.Call):  # `__import__('builtins')`, `import_module(...)`
+            return called_name(node.func) in _IMPORTERS
+        if isinstance(node, ast.Subscript):  # `sys.modules['builtins']`
+            return _space(node.value)
+        if self.owners is None:
+            self.owners = _owners(self.tree)
+        return getattr(node, "id", None) in self.owners
 
 
-def _owner(node: ast.expr) -> bool:
-    """Whether `node` may be a module holding a decorator of `_NOT_CALLING` (by its name)."""
-    return getattr(node, "id", None) in _REBOUND
+_WRITERS = frozenset({"update", "setdefault", "__setitem__", "__setattr__"})
+"""The methods of a namespace or a module that bind a name of it (`vars(builtins).update(...)`)."""
+_IMPORTERS = frozenset({"__import__", "import_module", "modules"})
+"""What gives a module by its name (`__import__('builtins')`, `sys.modules['builtins']`)."""
+
+
+def _space(node: ast.expr) -> bool:
+    """Whether `node` is a namespace a key stored in may rebind a module's name."""
+    space = node.func if isinstance(node, ast.Call) else node
+    return getattr(space, "id", getattr(space, "attr", None)) in _SPACES
+
+
+def _owners(tree: ast.Module) -> frozenset[str]:
+    """The names of `tree` that may hold a module of `_REBOUND`: its own names, those an import
+    binds to one (`import builtins as b`), and those assigned from a value naming one of them
+    (`b = builtins`, `b = sys.modules['builtins']`), however many assignments away."""
+    found = set(_REBOUND | _IMPORTERS)
+    assigned: dict[str, set[str]] = {}  # a name read → the names assigned from it
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            module = getattr(node, "module", None) or ""
+            for alias in node.names:
+                heads = {module.partition(".")[0], alias.name.partition(".")[0]}
+                if heads & _REBOUND:
+                    found.add(alias.asname or alias.name.partition(".")[0])
+            continue
+        bound = _assigned_from(node)
+        if bound is None:
+            continue
+        targets = [n.id for n in ast.walk(bound[0]) if isinstance(n, ast.Name)]
+        for read in ast.walk(bound[1]):
+            named = getattr(read, "id", getattr(read, "attr", None))
+            if isinstance(named, str):
+                assigned.setdefault(named, set()).update(targets)
+    stack = list(found)
+    while stack:
+        for target in assigned.pop(stack.pop(), set()) - found:
+            found.add(target)
+            stack.append(target)
+    return frozenset(found)
+
+
+def _assigned_from(node: ast.AST) -> tuple[ast.AST, ast.expr] | None:
+    """What a statement binds, and the value it binds it to (`b = x`, `for b in x`, `with x as
+    b`, `(b := x)`)."""
+    if isinstance(node, ast.Assign):
+        return ast.Tuple(elts=node.targets, ctx=ast.Store()), node.value
+    if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value:
+        return node.target, node.value
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        return node.target, node.iter
+    if isinstance(node, ast.withitem) and node.optional_vars:
+        return node.optional_vars, node.context_expr
+    return None

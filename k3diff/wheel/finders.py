@@ -305,13 +305,24 @@ def _frozen(value: object, top: bool = True) -> bool:
 
 def _used_otherwise(node: ast.AST) -> Iterator[str]:
     """The names `node` uses otherwise than by `in`, `==` or a key read: it may change their
-    value (`MAPPING.update(...)`, `f(MAPPING)`, `x = MAPPING`, `MAPPING[k] = v`)."""
+    value (`MAPPING.update(...)`, `f(MAPPING)`, `x = MAPPING`, `MAPPING[k] = v`, and so of an
+    attribute of the name: `sys.modules[__name__].MAPPING[k] = v`)."""
     if isinstance(node, ast.Compare):
         return
     if isinstance(node, ast.Subscript):
-        if not isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
-            yield node.value.id
+        if not isinstance(node.ctx, ast.Load):
+            yield from _named(node.value)
         return
     for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
-            yield child.id
+        if isinstance(child, (ast.Name, ast.Attribute)) and isinstance(child.ctx, ast.Load):
+            yield from _named(child)
+
+
+def _named(node: ast.expr) -> Iterator[str]:
+    """The name `node` reads: a name's, or an attribute's, which may be the module's own
+    (review73f: `sys.modules[__name__].MAPPING['sitecustomize'] = 1` then `fullname in
+    MAPPING` in the finder passed, exit 0, while a venv's `python -c pass` ran its branch)."""
+    if isinstance(node, ast.Name):
+        yield node.id
+    elif isinstance(node, ast.Attribute):
+        yield node.attr

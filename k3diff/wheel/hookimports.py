@@ -54,7 +54,7 @@ from k3diff.wheel.computednames import (
     special,
     unread_call,
 )
-from k3diff.wheel.decorators import Decorators, rebinding
+from k3diff.wheel.decorators import Decorators, Rebinding
 from k3diff.wheel.finders import ASK, bound_bodies
 
 Named = tuple[Module, bool]
@@ -196,6 +196,7 @@ def _executed(
     called: set[str] = {*requested, *(top & {"__getattr__"})}
     every = EVERY in requested  # every function of it called (`from a import *`, then `f()`)
     decorators = _Decorated(tree)  # what each decorator may call, read where one is
+    rebinds = Rebinding(tree)  # a decorator rebound where other modules see it
     finding = bound_bodies(tree, asked)  # its finders' methods, asked for each name
     ready = list(called)  # names called whose definitions are yet to be looked up: each once,
     stack: list[ast.AST] = [*reversed(finding), tree]  # not every name each round (a chain of
@@ -215,7 +216,7 @@ def _executed(
         else:
             name = _loaded(node)
             meta_path = isinstance(node, ast.Attribute) and node.attr == _META_PATH
-            if not seen.rebound and (rebound := rebinding(node)):
+            if not seen.rebound and (rebound := rebinds.of(node)):
                 seen.rebound = f"{rebound} at line {getattr(node, 'lineno', 0)}"
             seen.finders = seen.finders or meta_path or name == _META_PATH
             if name is not None:
