@@ -169,7 +169,7 @@ def _wheels_steps(
         ),
         None,
     )
-    rebuild = unwaivable_step(failing, nowhere)
+    rebuild = unwaivable_step(failing, nowhere, files=(wheels.base.path, wheels.patch.path))
     if rebuild is not None:
         unwaivable = [f for f in failing if Code[f[0]] in UNWAIVABLE]
         yield Step(rows(unwaivable), f"{label}{rebuild}")

@@ -112,7 +112,8 @@ def next_steps(
     nowhere = next(
         (f.detail for f in failing if f.code is Code.W616 and f.detail.endswith(NO_PYTHON)), None
     )
-    rebuild = unwaivable_step(named(failing), nowhere)
+    wheels = (report.base.path, report.patch.path)
+    rebuild = unwaivable_step(named(failing), nowhere, files=wheels, code=code)
     repack = record_step(named(failing), report.patch.path, code)
     left_out = left_out_step(named(failing), code)
     if not waivable:  # native findings are all waivable
