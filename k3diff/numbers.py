@@ -48,11 +48,11 @@ NAMED = 5
 """Names a sentence lists before counting the rest."""
 
 
-def named(names: list[str] | tuple[str, ...], limit: int = NAMED) -> str:
+def named(names: list[str] | tuple[str, ...], limit: int = NAMED, total: int | None = None) -> str:
     """`a, b, c` or `a, b, c, d, e and 2 more`: a list that names records names every one or
-    says how many it left out."""
+    says how many it left out (of `total`, where `names` holds only the first)."""
     shown_names = ", ".join(names[:limit])
-    rest = len(names) - limit
+    rest = (len(names) if total is None else total) - limit
     return shown_names + (f" and {rest:,} more" if rest > 0 else "")
 
 

@@ -29,6 +29,18 @@ def quote(word: str) -> str:
     return "$'" + "".join(map(_ansi_c, word)) + "'"
 
 
+def not_option(path: str) -> str:
+    """A file's `path` as a command's argument that no command reads as an option: one that
+    starts with `-` as `./-…`, the same file (`audit .` names `-x.whl` so; review73c: its
+    next step's `sha256sum -x.whl` was read as options)."""
+    return f"./{path}" if path.startswith("-") else path
+
+
+def path(word: str) -> str:
+    """`quote` of `not_option(word)`: a file's path as one shell word."""
+    return quote(not_option(word))
+
+
 def join(words: Iterable[str]) -> str:
     """`words` as a command line (`shlex.join`, each word by `quote`)."""
     return " ".join(map(quote, words))

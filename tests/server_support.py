@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
@@ -30,3 +34,35 @@ def loopback_script(*args: str | Path) -> Iterator[str]:
     finally:
         os.kill(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def uvicorn_app(app: str, app_dir: Path, workers: int) -> Iterator[str]:
+    """Run the ASGI `app` ('module:attribute' in `app_dir`) under a real uvicorn of `workers`
+    worker processes on a free loopback port, and give its URL once it answers; SIGTERM its
+    parent by pid (which stops the workers) and wait when done."""
+    command = [sys.executable, "-m", "uvicorn", app, "--app-dir", str(app_dir)]
+    command += ["--host", "127.0.0.1", "--port", "0", "--workers", str(workers)]
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(
+            [*command, "--no-access-log"], stdout=subprocess.DEVNULL, stderr=log
+        )
+        try:
+            yield f"http://127.0.0.1:{_uvicorn_port(proc, log, workers)}"
+        finally:
+            os.kill(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=20)
+
+
+def _uvicorn_port(proc: subprocess.Popen[bytes], log: IO[str], workers: int) -> int:
+    """The port uvicorn logs it runs on, once each worker has started its application."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and proc.poll() is None:
+        log.seek(0)
+        text = log.read()
+        found = re.search(r"Uvicorn running on http://127\.0\.0\.1:(\d+)", text)
+        if found and text.count("Application startup complete") >= workers:
+            return int(found.group(1))
+        time.sleep(0.05)
+    log.seek(0)
+    raise AssertionError(f"uvicorn did not start: {log.read()[-2000:]}")

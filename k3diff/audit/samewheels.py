@@ -19,55 +19,70 @@ patch wheel of one project, audited in one run from their own directories, are n
 from __future__ import annotations
 
 import os
+from collections import defaultdict
 from collections.abc import Hashable, Sequence
 from pathlib import PurePath
 
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from k3diff.numbers import named
+from k3diff.numbers import NAMED, named
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import wheel_filename_parts
 from k3diff.wheel.refusals import doubled_suffix
-from k3diff.wheel.tagsharing import Keyed, shared_tag, sharing_positions, tag_parts
+from k3diff.wheel.tagsharing import Keyed, shared_tag, sharing_sets, tag_parts
 
 
-def same_wheel_findings(paths: Sequence[str]) -> dict[int, Finding]:
+def same_wheel_findings(paths: Sequence[str], resolve: bool = True) -> dict[int, Finding]:
     """A128 for each of `paths` (as given) that another of its directory shares name, version,
     build and a tag with (see the module), keyed by its position in `paths`. A path whose name
-    is no wheel filename is not one pip reads at all (A126)."""
+    is no wheel filename is not one pip reads at all (A126). `resolve`: directories are told
+    apart with their links resolved (`audit`), else as spelled (`report`'s check of a document,
+    whose paths need not exist where it runs: it groups no more wheels than audit did). Each wheel's detail names the
+    first few others and counts the rest, read from its set of them without listing it
+    (review73a: 8,000 names sharing a tag, each list made whole and kept, took 570 MB and
+    25 s where the audit took 2 s)."""
     keyed: list[Keyed] = []
     positions: list[int] = []
     numbered: dict[Hashable, int] = {}  # a key compared once, not at every lookup
     for position, path in enumerate(paths):
-        read = _keyed(path)
+        read = _keyed(path, resolve)
         if read is not None:
             keyed.append((numbered.setdefault(read[0], len(numbered)), read[1]))
             positions.append(position)
-    folded = [PurePath(path).name.casefold() for path in paths]
+    folded: dict[str, set[int]] = defaultdict(set)  # names alike but for case, by the lookup's
+    for mine, position in enumerate(positions):
+        folded[PurePath(paths[position]).name.casefold()].add(mine)
     found: dict[int, Finding] = {}
-    for mine, others in enumerate(sharing_positions(keyed, keyed)):
-        if len(others) < 2:
-            continue  # itself alone
+    for mine, others in enumerate(sharing_sets(keyed, keyed)):
+        others.discard(mine)
+        if not others:
+            continue
         position = positions[mine]
-        theirs = [positions[other] for other in others if other != mine]
-        first = next(other for other in others if other != mine)
-        tag = shared_tag(keyed[mine][1], keyed[first][1])
+        ordered = sorted(others)  # in C: heapq's few smallest are a loop in Python
+        tag = shared_tag(keyed[mine][1], keyed[ordered[0]][1])
         detail = (
-            f"the same project, version and build to pip as {named([paths[p] for p in theirs])}, "
+            f"the same project, version and build to pip as {_named(paths, positions, ordered)}, "
             f"with tag {tag} in common: pip installs whichever it lists first"
         )
-        alike = [paths[p] for p in theirs if folded[p] == folded[position]]
+        alike = sorted(folded[PurePath(paths[position]).name.casefold()] & others)
         if alike:
             detail += (
-                f"; {named(alike)}: this name but for case, one file on a case-insensitive "
-                "filesystem (macOS, Windows)"
+                f"; {_named(paths, positions, alike)}: this name but for case, one file on a "
+                "case-insensitive filesystem (macOS, Windows)"
             )
         found[position] = Finding(Code.A128, "", detail)
     return found
 
 
-def _keyed(path: str) -> Keyed | None:
+def _named(paths: Sequence[str], positions: Sequence[int], others: Sequence[int]) -> str:
+    """The paths of the first of `others` (the lookup's positions, in order) named, the rest
+    counted."""
+    first = [paths[positions[other]] for other in others[:NAMED]]
+    return named(first, total=len(others))
+
+
+def _keyed(path: str, resolve: bool) -> Keyed | None:
     """(directory, name, version, build) as pip compares them, and the tag set's parts; None
     for a name that is no wheel filename."""
     filename = PurePath(path).name
@@ -77,7 +92,8 @@ def _keyed(path: str) -> Keyed | None:
     name, version, tag_set = stated
     pieces = filename.split("-")
     build = _build(pieces[2]) if len(pieces) == 6 else ()
-    directory = os.path.realpath(os.path.dirname(path) or ".")
+    directory = os.path.dirname(path) or "."
+    directory = os.path.realpath(directory) if resolve else os.path.normpath(directory)
     key: Hashable = (directory, canonicalize_name(name), _version(version), build)
     return key, tag_parts(tag_set)
 

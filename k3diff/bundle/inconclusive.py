@@ -89,6 +89,17 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
                 "judges texts, so no sample clears them; a comparison with --ignore-field for "
                 "the fields that do not matter would"
             )
+        elif "finish-reason-shift" in record.flags:
+            cause = (
+                "the patch ended its answers otherwise than the base (finish-reason-shift): "
+                "the finish reason is output the texts compared do not hold, and no sample of "
+                "the same patch clears it"
+            )
+        elif "token-ids-differ" in record.flags:
+            cause = (
+                "the patch gave a text as other token ids than the base, or their captures "
+                "differ in token ids no sample logged (token-ids-differ): texts do not hold them"
+            )
         elif "no-power" in record.flags:
             shift = "--shift" if triage.shift is None else f"--shift {100 * triage.shift:.3g} %"
             cause = (
@@ -147,6 +158,8 @@ HELD_WORDS = (
     ("arguments-unknown", "the request arguments are missing from one log or both"),
     ("not-comparable", "the captured prompts differ"),
     ("fields-unjudged", "fields other than the text differ"),
+    ("finish-reason-shift", "the patch ends its answers otherwise (finish reasons)"),
+    ("token-ids-differ", "token ids that differ under one text"),
     ("no-power", "no power at {shift}"),
     ("novel-undecided", "a patch output the base never gave, undecided at this n"),
     ("not-exercised", "batches the server never overlapped"),

@@ -191,7 +191,9 @@ def _wheels_steps(
         # Shell-quoted, as triage's command is (review64b: a wheel's path holding a space or
         # `$(…)` made a step that ran something else when pasted into a shell; shell65: one
         # holding two spaces or a tab was folded on the way out, `shellwords`).
-        command = shellwords.join([PROGRAM, "wheels", wheels.base.path, wheels.patch.path])
+        command = " ".join(
+            [PROGRAM, "wheels", *map(shellwords.path, (wheels.base.path, wheels.patch.path))]
+        )
         wide = [c for c, path, _ in waivable if not path]
         *options, waiver = native_steps(
             changed, wheels.explain, native, still, in_set=in_set, wide=wide

@@ -35,6 +35,7 @@ from k3diff.documents import triage as triage_document
 from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument
 from k3diff.errors import InputError, K3diffError
+from k3diff.sample.header import NO_CHECK
 from k3diff.triage.run import triage
 from k3diff.triage.settings import Correction, Settings
 
@@ -235,17 +236,53 @@ def _difference(stated: Mapping[str, Any], recomputed: Mapping[str, Any] | str) 
     again inconclusive'), None when they agree."""
     if isinstance(recomputed, str):
         return recomputed
+    again = _unsaid_no_check(stated, recomputed)
     return first_difference(
-        _placeless(stated), _placeless(recomputed), may_lack=older_lacks(stated, ADDED)
+        _placeless(stated), _placeless(again), may_lack=older_lacks(stated, ADDED)
     )
 
 
+def _unsaid_no_check(stated: Mapping[str, Any], recomputed: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The run again without its qualifications that a log records no one-server check
+    (`header.NO_CHECK`, samples73) where the document states none: triage wrote none before,
+    and it changes no verdict; the bundle states it from the logs given whatever the document
+    says (`samplefacts`), so a document that drops it hides nothing."""
+    said = stated.get("qualifications")
+    if not isinstance(said, list) or any(isinstance(q, str) and NO_CHECK in q for q in said):
+        return recomputed
+    found = recomputed.get("qualifications")
+    if not isinstance(found, list):
+        return recomputed
+    kept = [q for q in found if not (isinstance(q, str) and NO_CHECK in q)]
+    return {**recomputed, "qualifications": kept}
+
+
 def _placeless(document: Mapping[str, Any]) -> dict[str, Any]:
-    """The document without the paths it names (`_WHERE_RUN`, and each run's `log`)."""
+    """The document without the paths it names (`_WHERE_RUN`, each run's `log`, and the logs'
+    paths within its qualifications: samples73, a triage of an unchecked log made with one path
+    and given with another was refused)."""
     kept = {k: v for k, v in document.items() if k not in _WHERE_RUN}
+    named = document.get("samples")
+    paths = sorted(
+        {p for p in named if isinstance(p, str) and p} if isinstance(named, list) else set(),
+        key=len,
+        reverse=True,
+    )
+    if paths and isinstance(kept.get("qualifications"), list):
+        kept["qualifications"] = [_pathless(q, paths) for q in kept["qualifications"]]
     if isinstance(kept.get("runs"), list):
         kept["runs"] = [
             {k: v for k, v in run.items() if k != "log"} if isinstance(run, dict) else run
             for run in kept["runs"]
         ]
     return kept
+
+
+def _pathless(said: object, paths: Sequence[str]) -> object:
+    """A qualification with each log path it names written `LOG` (the longest first, so no
+    path is cut inside a longer one)."""
+    if not isinstance(said, str):
+        return said
+    for path in paths:
+        said = said.replace(path, "LOG")
+    return said

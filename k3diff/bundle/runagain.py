@@ -72,8 +72,7 @@ def again(args: Sequence[str] | None, name: str, command: str, subject: str = "i
 def _path(path: object) -> str:
     """A path as a command's argument: one that starts with `-` (a file given so, or a name a
     document records) as `./-…`, the same file, never read as an option when pasted."""
-    text = str(path)
-    return f"./{text}" if text.startswith("-") else text
+    return shellwords.not_option(str(path))
 
 
 def _value(value: object) -> str:

@@ -15,6 +15,7 @@ from k3diff import escape
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
+from k3diff.documents.triage import TriageDocument
 from k3diff.output import plural
 from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.lines import SampleLine
@@ -31,6 +32,18 @@ KEYS_NAMED = 5
 def _named(keys: Sequence[str]) -> str:
     shown = ", ".join(keys[:KEYS_NAMED])
     return shown + (f" and {len(keys) - KEYS_NAMED:,} more" if len(keys) > KEYS_NAMED else "")
+
+
+def _triage_says(documents: Sequence[Document], note: str) -> bool:
+    """A triage document given states whether the log's base and patch were checked as one
+    server (`RunHeader.identity_note`: what it says after the log's path)."""
+    said = note.split(" was not checked by ", 1)[1]
+    return any(
+        said in q
+        for d in documents
+        if d.kind is Kind.TRIAGE
+        for q in d.typed(TriageDocument).qualifications
+    )
 
 
 def _comparison_keys(documents: Sequence[Document]) -> tuple[list[str], set[str]] | None:
@@ -97,6 +110,9 @@ def samples_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     same_server = doc.log.header.same_server_note(doc.name)
     if same_server is not None and not triaged:  # a triage document states it already
         quals.append(same_server)
+    unchecked = doc.log.header.identity_note(doc.name)
+    if unchecked is not None and not _triage_says(documents, unchecked):
+        quals.append(unchecked)  # a triage document written before samples73 lacks NO_CHECK
     if not triaged and samples:
         sentence, implied = _untriaged(doc.name, samples)
         headline += f"; {sentence}"

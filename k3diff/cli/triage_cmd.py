@@ -162,7 +162,9 @@ def triage_command(
     record never sampled, lines a log lacks of what its header says its run owed, or a log
     that states no format and so cannot show them (unlogged), captures of different
     prompts, fields other than the text that
-    differ (fields-unjudged), a sampled record whose distribution test did not reject and at
+    differ (fields-unjudged), a patch that ends its answers otherwise than the base (its
+    finish reasons: finish-reason-shift) or gives a text as other token ids
+    (token-ids-differ), a sampled record whose distribution test did not reject and at
     its n could not have detected --shift of its answers moved (no-power), a greedy patch
     output the base never gave left undecided (novel-undecided), a vacuous control, base and
     patch sampled from one server with the same parameters (same-server, unless

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from k3diff.documents.audit import AuditDocument
+from k3diff.documents.auditnames import name_problems
 from k3diff.documents.findingview import FindingView
 from k3diff.documents.logs import LogsDocument
 from k3diff.documents.sourcecheck import source_problems, waiver_list_problems
@@ -212,7 +213,7 @@ def check_audit(view: AuditDocument, name: str) -> None:
         problems.append(
             f"verdict.warnings is {view.warnings:,} but its findings give {len(found) - errors:,}"
         )
-    problems += shadowing_problems(view)
+    problems += shadowing_problems(view) + name_problems(view)
     if view.manifest is not None:
         codes = Counter(f.code for f in view.findings)
         manifest = view.manifest

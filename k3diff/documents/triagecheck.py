@@ -90,7 +90,8 @@ def check_triage(view: TriageDocument, name: str) -> None:
         "on a vacuous control": vacuous,
         "held (a mode not exercised or unproven, samples of another condition, a capture "
         "the samples do not explain, a test without power, a patch output left undecided, "
-        "fields other than the text that differ, or base and patch on one server)": sum(
+        "fields other than the text that differ, a patch ending its answers otherwise or "
+        "giving other token ids, or base and patch on one server)": sum(
             1 for r in held if r.key not in never
         ),
         "never sampled on a side although their captures differ": len(never),

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import NOT_LITERAL, Command, Refused, commands
+from k3diff.provenance.cmakewrites import outside_build_tree
 
 BINARIES = frozenset({"TARGETS", "EXPORT", "RUNTIME_DEPENDENCY_SET"})
 """``install()`` forms that install what the build compiles or CMake's export files (review72a:
@@ -40,10 +41,19 @@ ATTACHED = frozenset({"PUBLIC_HEADER", "PRIVATE_HEADER", "RESOURCE", "FILE_SET"}
 """Target properties and ``target_sources`` sets naming source files ``install(TARGETS …)``
 installs beside the binary (review72a: ``PUBLIC_HEADER fixes/auth.py`` and
 ``install(TARGETS core … PUBLIC_HEADER DESTINATION pkg/sub)`` shipped the fix, exit 0)."""
-_WHEEL_DIR = re.compile(r"SKBUILD_(?:\w*_DIR|\$)")
-"""scikit-build-core's wheel directories (``${SKBUILD_PLATLIB_DIR}`` …), named outside an
+_WHEEL_DIR = re.compile(r"SKBUILD_(?:\w*_DIR|\$)|CMAKE_INSTALL_PREFIX(?!\w)")
+"""scikit-build-core's wheel directories (``${SKBUILD_PLATLIB_DIR}`` …) and the install
+directory it sets as ``CMAKE_INSTALL_PREFIX`` at configure time, named outside an
 ``install()``: a ``file(COPY …)`` or ``configure_file`` into one writes a file into the wheel
-at configure time, over the package's (review72a: exit 0)."""
+at configure time, over the package's (review72a; review73b: ``file(COPY fixes/auth.py
+DESTINATION ${CMAKE_INSTALL_PREFIX}/pkg/sub)`` shipped the fix in a real build, exit 0). Not
+``CMAKE_INSTALL_PREFIX_INITIALIZED_TO_DEFAULT``, nor the prefix set (``set(CMAKE_INSTALL_PREFIX
+…)``, which ``cmake --install --prefix`` overrides): a common project's idiom."""
+_DEFINERS = frozenset({"function", "macro"})
+"""Commands defining a command, which may take ``install``'s name (review73b: ``macro(install)
+endmacro()`` made every ``install()`` after it do nothing in a real build, while k3diff read
+``install(FILES fixes/auth.py …)`` as shipping the fix, and a wheel shipping it matched over
+the package's file the build shipped, exit 0)."""
 _MODULE = re.compile(r"[A-Za-z0-9_-]+")
 """An ``include()`` of a module by name (``GNUInstallDirs``), not of a file by path."""
 _VALUED = {"DESTINATION", "RENAME", "COMPONENT"}
@@ -69,14 +79,19 @@ def cmake_installs(
     `install_dir` ('' or ending in '/', ``wheel.install-dir``); or the first ``install()``
     not read."""
     installs: list[tuple[str, str, str]] = []
+    returning: str | None = None  # where a macro's return() is, if any
     for path in sorted(files):
         parsed = commands(files[path])
         if isinstance(parsed, Refused):
             return Unreadable(
                 f"{path} line {parsed.line}: {parsed.why}: no build of this commit configures"
             )
+        macros = 0
         for command in parsed:
             where = f"{path} line {command.line}"
+            macros += {"macro": 1, "endmacro": -1}.get(command.name, 0)
+            if command.name == "return" and macros > 0 and returning is None:
+                returning = where
             if command.name.lstrip("_") != "install":  # ``_install``: the original, redefined
                 if (why := _elsewhere(command)) is not None:
                     return Unreadable(f"{where}: {why}")
@@ -91,6 +106,10 @@ def cmake_installs(
             if isinstance(read, Unreadable):
                 return read
             installs += read
+    if installs and returning is not None:
+        # review73b: a macro's return() returns from where it is called, and a real build
+        # calling one before install(FILES fixes/auth.py …) installed nothing (exit 0).
+        return Unreadable(f"{returning}: return() in a macro, which may end the file calling it")
     return installs
 
 
@@ -117,6 +136,10 @@ def _files(
         return Unreadable(f"{where}: install({form} …), which k3diff does not read")
     if "RENAME" in options and len(sources) != 1:
         return Unreadable(f"{where}: install({form} …) renames more than one file, not read")
+    if posixpath.basename(options.get("RENAME", "x")) in {"", ".", ".."}:
+        # review73b: CMake installs `RENAME ""` under the file's own name, and `RENAME .`
+        # nothing, where k3diff placed the file at DESTINATION itself (exit 0).
+        return Unreadable(f"{where}: install({form} …) renames to no file name, not read")
     found = []
     for source in sources:
         name = options.get("RENAME", posixpath.basename(source))
@@ -138,12 +161,17 @@ def _elsewhere(command: Command) -> str | None:
     if name == "cmake_language":
         return f"{shown}, which may call install() or run code k3diff does not read"
     first = args[0] if args else ""
+    if name in _DEFINERS and _may_be_install(first):
+        return f"{shown} defines {shortened(first, 100)}, which may stand for install()"
     if name == "include" and not _MODULE.fullmatch(first) and not _cmake_file(first):
         return f"include({shortened(first, 200)}), a file k3diff does not read"
     if name == "add_subdirectory" and not _cmake_file(first + "/CMakeLists.txt"):
         return f"add_subdirectory({shortened(first, 200)}), outside the project"
-    if name != "message" and any(_WHEEL_DIR.search(arg) for arg in args):
+    named = args[1:] if name == "set" and first == "CMAKE_INSTALL_PREFIX" else args
+    if name != "message" and any(_WHEEL_DIR.search(arg) for arg in named):
         return f"{shown} names a wheel directory (SKBUILD_…_DIR) outside install()"
+    if (why := outside_build_tree(command)) is not None:
+        return why
     pieces = [piece for arg in args for piece in arg.split(";")]
     if ATTACHED & set(args) and any(_not_plain(piece) for piece in pieces):
         return f"{shown} attaches files to a target, which install(TARGETS …) ships"
@@ -187,6 +215,12 @@ def _no_python(args: tuple[str, ...]) -> bool:
 def _not_plain(name: str) -> bool:
     """Whether `name` may be a Python file: not a literal, or named as one."""
     return bool(set(name) & NOT_LITERAL) or name.lower().endswith(_PYTHON)
+
+
+def _may_be_install(name: str) -> bool:
+    """Whether the command name a ``function()`` or ``macro()`` defines (as `Command.args`
+    holds it) may be ``install`` or ``_install``: so named, or not a literal."""
+    return name.lower().lstrip("_") == "install" or not name or bool(set(name) & NOT_LITERAL)
 
 
 def _inside(path: str) -> str | None:

@@ -14,7 +14,7 @@ or the run stops: the configuration read is then not the one this wheel was buil
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from k3diff.errors import SourceError
@@ -31,6 +31,7 @@ from k3diff.provenance.git import SHORT_ID_LENGTH, GitRepo
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread
 from k3diff.provenance.prefix import detect_prefix, normalize_prefix
 from k3diff.provenance.revisions import RepoNote
+from k3diff.provenance.skbuildentries import generated_places
 from k3diff.provenance.trees import link_over, list_tree
 
 
@@ -247,13 +248,14 @@ def _source_layout(
     package, and a file reverted to it matched, exit 0)."""
     config = read_package_dirs(git, tree, links)
     root = configured_layout(config) if isinstance(config, PackageDirs) else None
-    if root is not None and _shortfall(root, tree, links, checked, rankings) is None:
+    generated = functools.cache(functools.partial(generated_places, git, tree, links))
+    if root is not None and _shortfall(root, tree, links, checked, rankings, generated) is None:
         return root
     try:
         found = detect_prefix(tree, checked, rankings, label=label)
     except SourceError:
         if root is not None:
-            raise _not_held(root, tree, links, checked, rankings, label, "") from None
+            raise _not_held(root, tree, links, checked, rankings, generated, label, "") from None
         raise
     project = project_directory(tree, links, found)
     if not project:
@@ -264,12 +266,12 @@ def _source_layout(
     if isinstance(stated, PackageDirs):
         layout = configured_layout(stated, project)
         if root is not None and claimed and not _maps(stated, layout, paths):
-            raise _not_held(root, tree, links, checked, rankings, label, found)
-        if _shortfall(layout, tree, links, checked, rankings) is not None:
-            raise _not_held(layout, tree, links, checked, rankings, label, found)
+            raise _not_held(root, tree, links, checked, rankings, generated, label, found)
+        if _shortfall(layout, tree, links, checked, rankings, generated) is not None:
+            raise _not_held(layout, tree, links, checked, rankings, generated, label, found)
         return layout
     if root is not None and (claimed or not project):
-        raise _not_held(root, tree, links, checked, rankings, label, found)
+        raise _not_held(root, tree, links, checked, rankings, generated, label, found)
     forced: tuple[tuple[str, str], ...] = ()
     if isinstance(stated, Unread):
         unread: str | None = stated.reason
@@ -311,16 +313,30 @@ def _maps(stated: Stated, layout: SourceLayout, paths: Sequence[Collection[str]]
     return any(layout.maps(path) for group in paths for path in group)
 
 
+GeneratedPlaces = Callable[[str], tuple[frozenset[str], frozenset[str]]]
+"""A project's directory -> `generated_places` of its scikit-build-core ``generate``."""
+
+
 def _shortfall(
     layout: SourceLayout,
     tree: Mapping[str, str],
     links: frozenset[str],
     checked: Mapping[str, str],
     rankings: Sequence[Collection[str]],
+    generated: GeneratedPlaces,
 ) -> tuple[int, int] | None:
     """None where `layout` holds most of the wheel's Python files (the first count, as
-    detection's, under which any is found), else (how many it holds, of how many)."""
-    counts = [paths for paths in (*rankings, checked) if paths]
+    detection's, under which any is found), else (how many it holds, of how many). A file
+    its project's ``[[tool.scikit-build.generate]]`` writes is not counted: the build writes
+    it, the commit need not hold it (review73b: ``src/pkg/__init__.py`` and a generated
+    ``pkg/_version.py`` held 1 of 2, and a real build of scikit-build-core's own example
+    stopped the run)."""
+    installed, sourced = generated(layout.project)
+    counts = [
+        kept
+        for paths in (*rankings, checked)
+        if (kept := [p for p in paths if p not in installed and layout.repo_path(p) not in sourced])
+    ]
     if not counts:
         return None
     held, of = 0, len(counts[0])
@@ -338,12 +354,13 @@ def _not_held(
     links: frozenset[str],
     checked: Mapping[str, str],
     rankings: Sequence[Collection[str]],
+    generated: GeneratedPlaces,
     label: str,
     found: str,
 ) -> SourceError:
     """A configured layout that does not hold the wheel's files, and where detection finds
     them (`found`, '' for nowhere or the root)."""
-    held, of = _shortfall(layout, tree, links, checked, rankings) or (0, 0)
+    held, of = _shortfall(layout, tree, links, checked, rankings, generated) or (0, 0)
     elsewhere = (
         f"; detection by paths finds them under {shortened(repr(found), 200)}" if found else ""
     )

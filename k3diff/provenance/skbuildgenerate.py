@@ -25,36 +25,19 @@ from __future__ import annotations
 import posixpath
 import string
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
-from k3diff.errors import SourceError
 from k3diff.escape import shortened
 from k3diff.provenance.blobs import WheelFiles
 from k3diff.provenance.buildconfig import CONFIG_CAP, scikit_build_document
 from k3diff.provenance.generated import Generated
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.lookup import Lookup
+from k3diff.provenance.skbuildentries import GenerateEntry, generate_entries
 from k3diff.provenance.versionconfig import WrittenFile
 
 SCIKIT_BUILD_CORE = "scikit-build-core"
-_LOCATIONS = frozenset({"install", "build", "source"})
-_ADVICE = "compare a wheel built from the commit with this one (k3diff wheels BUILT RELEASED)"
-
-
-@dataclass(frozen=True)
-class _Entry:
-    """One ``[[tool.scikit-build.generate]]`` table."""
-
-    place: str
-    """The wheel path (``install``) or project path (``source``) it writes, normalised."""
-    location: str
-    template: str | None
-    """The inline template; None where ``template-path`` names the file."""
-    template_path: str | None
-    origin: str
-    """``pyproject.toml [[tool.scikit-build.generate]] 1 (pkg/_version.py)``."""
 
 
 def generated_by_skbuild(
@@ -70,7 +53,7 @@ def generated_by_skbuild(
     skbuild = tool.get("scikit-build") if isinstance(tool, dict) else None
     if not isinstance(skbuild, dict):
         return {}
-    entries = _entries(skbuild, label, f"{git.label}: {label}")
+    entries = generate_entries(skbuild, label, f"{git.label}: {label}")
     placed = dict(lookup.layout.package_dirs)
     by_repo: dict[str, list[str]] = {}
     for path in files:
@@ -90,55 +73,12 @@ def generated_by_skbuild(
     return found
 
 
-def _entries(skbuild: Mapping[str, object], label: str, shown: str) -> list[_Entry]:
-    """Each entry of ``generate`` that writes into the wheel or the project (`shown`: the
-    label with the repository's, for a stop)."""
-    where = f"{shown} [[tool.scikit-build.generate]]"
-    overrides = skbuild.get("overrides")
-    if isinstance(overrides, list) and any(
-        not isinstance(o, dict) or "generate" in o for o in overrides
-    ):
-        raise SourceError(
-            f"{shown} [[tool.scikit-build.overrides]] may set generate where its if holds, "
-            f"which k3diff does not read: a file it writes may stand at any wheel path: {_ADVICE}"
-        )
-    tables = skbuild.get("generate", [])
-    if not isinstance(tables, list):
-        raise SourceError(f"{where} is not a list of tables, not read: {_ADVICE}")
-    found = []
-    for number, table in enumerate(tables, 1):
-        entry = _entry(table, f"{label} [[tool.scikit-build.generate]] {number}")
-        if isinstance(entry, str):
-            raise SourceError(f"{where} {number}: {entry}, not read: {_ADVICE}")
-        if entry is not None:
-            found.append(entry)
-    return found
-
-
-def _entry(table: object, origin: str) -> _Entry | str | None:
-    """The entry `table` as scikit-build-core reads it, None where it writes outside the wheel
-    and the project (``build``, an absolute path, one leaving its root), or why not read."""
-    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
-        return "not a table of strings"
-    path, location = table.get("path"), table.get("location", "install")
-    template, template_path = table.get("template"), table.get("template-path") or None
-    if not path or location not in _LOCATIONS or (not template and not template_path):
-        return "no path, no template, or a location scikit-build-core refuses"
-    place = posixpath.normpath(path)
-    if location == "build" or path.startswith("/") or place == ".." or place.startswith("../"):
-        return None
-    if "\\" in path or "\0" in path:
-        return "a path with a backslash or NUL"
-    shown = f"{origin} ({shortened(path, 200)})"
-    return _Entry(place, location, None if template_path else template, template_path, shown)
-
-
 def _held(
     git: GitRepo,
     tree: Mapping[str, str],
     links: frozenset[str],
     project: str,
-    entry: _Entry,
+    entry: GenerateEntry,
     data: object,
     version: str | None,
     written: WrittenFile,

@@ -6,9 +6,8 @@ The mechanism is `wheels`' (`report.stepwords`): for each artifact in the order 
 per kind of failing finding, each a command or an action (the archive pip refuses first, then
 RECORD, the platform, the metadata), then the manifest's (A201-A203), then the waiver step with
 a stanza per failing finding a waiver takes, naming its artifact. A manifest finding gets no
-stanza: a waived pin is no pin. The text and Markdown reports show the section before the
-verdict line; the bundle (`bundle.nextsteps`) says the same steps from the audit document.
-Loaded only when something fails.
+stanza: a waived pin is no pin. Text and Markdown show the section before the verdict line;
+the bundle (`bundle.nextsteps`) says the same steps. Loaded only when something fails.
 """
 
 from __future__ import annotations
@@ -17,8 +16,8 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from k3diff import shellwords
-from k3diff.numbers import named
 from k3diff.output import OutputFormat, plural
+from k3diff.report.manifeststeps import manifest_steps
 from k3diff.report.markdown import inline_code
 from k3diff.report.stepwords import (
     REBUILD,
@@ -30,6 +29,7 @@ from k3diff.report.stepwords import (
     waiver_stanza,
     waiver_step,
 )
+from k3diff.wheel.artifactglob import artifact_name
 from k3diff.wheel.codes import NO_PYTHON, UNWAIVABLE, Code, Finding
 from k3diff.wheel.findingorder import Named, counted, order_key
 
@@ -77,7 +77,7 @@ def steps(
         lines += [f"{label}{step}" for step in _artifact_steps(artifact, found, code)]
     if manifest is not None:
         pins = [f for f in failing if Code[f.code] in MANIFEST_CODES]
-        lines += _manifest_steps(pins, manifest, code)
+        lines += manifest_steps([(f.code, f.path) for f in pins], manifest, code)
     return lines
 
 
@@ -169,23 +169,24 @@ def _unreadable(counts: str, artifact: str, code: Style) -> str:
     return (
         f"{counts}: no waiver accepts it (pip cannot read the file: cut short by a download or "
         "copy, or no wheel at all): copy it again from where it was built, check that "
-        f"{code('sha256sum ' + shellwords.quote(artifact))} gives the hash the build or the "
+        f"{code('sha256sum ' + shellwords.path(artifact))} gives the hash the build or the "
         "index lists, and audit it again"
     )
 
 
 def _misnamed(counts: str, artifact: str, code: Style) -> str:
-    tags = code(_tags_command(artifact))
     return (
         f"{counts}: no waiver accepts it (pip, twine and PyPI refuse a wheel by this name): "
         f"rename it to the name its build wrote, {code('NAME-VERSION-PYTHON-ABI-PLATFORM.whl')} "
-        f"(its tags: {tags}), or rebuild it ({code(REBUILD[0])}), then audit it again"
+        f"(its tags: {code(_dist_info(artifact, 'WHEEL'))}), or rebuild it ({code(REBUILD[0])}), "
+        "then audit it again"
     )
 
 
-def _tags_command(artifact: str) -> str:
-    """The command that prints the wheel's `WHEEL` file, its tags among its lines."""
-    return f"unzip -p {shellwords.quote(artifact)} '*.dist-info/WHEEL'"
+def _dist_info(artifact: str, name: str) -> str:
+    """`unzip -p` of the wheel's top-level `.dist-info/NAME` (`-x '*/*/*'`: unzip's `*` crosses
+    `/`, and a vendored `pkg/x.dist-info/NAME` was printed first; review73c)."""
+    return f"unzip -p {shellwords.path(artifact)} '*.dist-info/{name}' -x '*/*/*'"
 
 
 def _unvouched(counts: str, artifact: str, code: Style) -> str:
@@ -202,7 +203,7 @@ def _unvouched(counts: str, artifact: str, code: Style) -> str:
 
 def _signed(counts: str, artifact: str, code: Style) -> str:
     unpacked = unpacked_dir(artifact)
-    unpack = code(f"wheel unpack {shellwords.quote(artifact)} -d DIR")
+    unpack = code(f"wheel unpack {shellwords.path(artifact)} -d DIR")
     pack = code(f"wheel pack {shellwords.quote(unpacked)}")
     return (
         f"{counts}: a RECORD signature pip no longer reads and k3diff cannot verify: rebuild "
@@ -212,14 +213,20 @@ def _signed(counts: str, artifact: str, code: Style) -> str:
     )
 
 
+def _tags(options: str, artifact: str) -> str:
+    """`wheel tags` with `options` on `artifact`, `--remove`d (review73c: else the original
+    stays beside the new file, fails the directory's audit as before, is uploaded by `dist/*`)."""
+    return f"wheel tags --remove {options} {shellwords.path(artifact)}"
+
+
 def _retag(artifact: str, code: Style) -> str:
-    return code(f"wheel tags --platform-tag manylinux_2_X_ARCH {shellwords.quote(artifact)}")
+    return code(_tags("--platform-tag manylinux_2_X_ARCH", artifact))
 
 
 def _glibc(counts: str, artifact: str, code: Style) -> str:
     return (
         f"{counts}: pip installs the wheel on systems whose glibc or libstdc++ its natives "
-        f"need newer: {code('auditwheel show ' + shellwords.quote(artifact))} names the "
+        f"need newer: {code('auditwheel show ' + shellwords.path(artifact))} names the "
         "manylinux tag their symbols allow; build the natives in the manylinux image of the tag "
         f"the wheel is to promise (cibuildwheel does) and run {code('auditwheel repair')}, "
         "which refuses a tag they exceed, or retag the wheel with the one they need "
@@ -237,7 +244,7 @@ def _architecture(counts: str, artifact: str, code: Style) -> str:
 
 
 def _abi3(counts: str, artifact: str, code: Style) -> str:
-    retag = code(f"wheel tags --python-tag cp3X --abi-tag cp3X {shellwords.quote(artifact)}")
+    retag = code(_tags("--python-tag cp3X --abi-tag cp3X", artifact))
     return (
         f"{counts}: pip installs the extension on Pythons it may not import on: rebuild it "
         f"against the stable ABI its abi3 tag promises ({code('Py_LIMITED_API')} defined; "
@@ -256,11 +263,10 @@ def _refused_metadata(counts: str, artifact: str, code: Style) -> str:
 
 
 def _served_metadata(counts: str, artifact: str, code: Style) -> str:
-    wheel, sidecar = (shellwords.quote(name) for name in (artifact, f"{artifact}.metadata"))
-    unzip = code(f"unzip -p {wheel} '*.dist-info/METADATA' > {sidecar}")
+    unzip = code(f"{_dist_info(artifact, 'METADATA')} > {shellwords.path(artifact + '.metadata')}")
     return (
         f"{counts}: resolvers read a METADATA that is not the wheel's: write the file anew "
-        f"from the wheel ({unzip}) and publish it with the wheel"
+        f"from the wheel ({unzip}), audit it again and publish it with the wheel"
     )
 
 
@@ -278,7 +284,7 @@ def _filename(counts: str, artifact: str, code: Style) -> str:
         f"{counts}: the file's name and the wheel's metadata disagree (the detail says where): "
         f"rebuild it ({code(REBUILD[0])}: the build names the file from its metadata), or "
         "rename the file to the name, version and tags its .dist-info gives "
-        f"({code(_tags_command(artifact))} lists the tags), then audit it again"
+        f"({code(_dist_info(artifact, 'WHEEL'))} lists the tags), then audit it again"
     )
 
 
@@ -291,7 +297,7 @@ def _customize(counts: str, artifact: str, code: Style) -> str:
 
 
 def _unimportable(counts: str, artifact: str, code: Style) -> str:
-    retag = code(f"wheel tags --python-tag cp3X --abi-tag cp3X {shellwords.quote(artifact)}")
+    retag = code(_tags("--python-tag cp3X --abi-tag cp3X", artifact))
     return (
         f"{counts}: pip installs an extension on Pythons that cannot import it: build one wheel "
         "per Python the extension is for (cibuildwheel does), or narrow the tags to the one it "
@@ -300,12 +306,15 @@ def _unimportable(counts: str, artifact: str, code: Style) -> str:
 
 
 def _same_wheel(counts: str, artifact: str, code: Style) -> str:
+    built = len(artifact_name(artifact).split("-")) == 6  # has a build tag: 1 may be no higher
+    build = "N" if built else "1"
+    higher = ", N above its build number" if built else ""
     return (
         f"{counts}: another wheel of its directory is the same project, version and build to "
         "pip and shares a tag (the detail names it), so pip installs whichever it lists first: "
-        "keep one of them in the release directory (remove the other), or give the rebuild "
-        f"a higher build number ({code(f'wheel tags --build 1 {shellwords.quote(artifact)}')}), "
-        "which pip prefers, then audit the directory again"
+        "keep one of them in the release directory (remove the other), or give this one "
+        f"a higher build number ({code(_tags(f'--build {build}', artifact))}{higher}: the "
+        "wheel renamed, the original removed), which pip prefers, then audit the directory again"
     )
 
 
@@ -331,61 +340,3 @@ FIXES: tuple[tuple[frozenset[Code], Fix], ...] = (
 """The fixes after the archive's and RECORD's, in the order they are said: the entries and the
 name pip reads otherwise, what the build wrote, the platform the wheel promises, then what runs
 and the metadata. A failing code none names gets its waiver stanza alone."""
-
-
-def _manifest_steps(found: Sequence[Failing], manifest: str, code: Style) -> list[str]:
-    """A201 (hash differs), A202 (named, not audited), A203 (audited, not named), each naming
-    the files it is about."""
-    pinned = shellwords.quote(manifest)
-    shown = code(manifest)
-    steps = []
-    differ = _pins(found, Code.A201, code)
-    if differ is not None:
-        (counts, names), paths = differ
-        one = shellwords.quote(paths[0]) if len(paths) == 1 else "ARTIFACT"
-        steps.append(
-            f"{counts}{names}: not the file {shown} pins (changed since, or another build): "
-            f"compare the two ({code(f'k3diff wheels PINNED.whl {one}')}, where both are "
-            "wheels); if this file is the one to release, pin it anew once reviewed, "
-            f"{code(f'k3diff audit ARTIFACT... --write-manifest {pinned}')} (written only when "
-            "the audit passes), else release the pinned file"
-        )
-    missing = _pins(found, Code.A202, code)
-    if missing is not None:
-        (counts, names), paths = missing
-        if paths:
-            steps.append(
-                f"{counts}{names}: {shown} pins files this run did not audit: give them to the "
-                f"audit too, or pass {code('--ignore-missing')} to audit part of a release; "
-                f"drop their lines from {shown} if they are no longer released"
-            )
-        else:  # --ignore-missing, and none of the artifacts is one the manifest pins
-            steps.append(
-                f"{counts}: {shown} pins none of the files audited, so nothing was verified: "
-                "audit the files it names (each line's name; "
-                f"{code(f'sha256sum -c {pinned}')} in its directory checks them too), or give "
-                "the manifest that pins these"
-            )
-    extra = _pins(found, Code.A203, code)
-    if extra is not None:
-        (counts, names), _ = extra
-        steps.append(
-            f"{counts}{names}: {shown} does not pin these files: pin each once reviewed, "
-            f"{code(f'sha256sum NAME >> {pinned}')} run in the manifest's directory (or the "
-            f"manifest anew with {code('--write-manifest')}), or leave the file out of the "
-            "release"
-        )
-    return steps
-
-
-def _pins(
-    found: Sequence[Failing], kind: Code, code: Style
-) -> tuple[tuple[str, str], list[str]] | None:
-    """((`1 × A201`, ` (a.whl, b.whl)`), the names) for the manifest findings of `kind`, None
-    where none is; the names as the findings give them, five at most and the rest counted."""
-    kept = [f for f in found if f.code == kind.name]
-    if not kept:
-        return None
-    paths = list(dict.fromkeys(f.path for f in kept if f.path))
-    names = f" ({named([code(p) for p in paths], 5)})" if paths else ""
-    return (counted(_named(kept), thousands=False), names), paths

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from k3diff import escape, shellwords
 from k3diff.output import OutputFormat, plural
 from k3diff.report.markdown import fenced
+from k3diff.wheel.artifactglob import artifact_name, literal_glob
 from k3diff.wheel.codes import (
     BY_TAGS_ALONE,
     NO_PYTHON,
@@ -84,7 +85,7 @@ def damaged_step(
     if not kept:
         return None
     them = "it" if len(kept) == 1 else "them"
-    hashed = code(shellwords.join(["sha256sum", *(files or ["WHEEL.whl"])]))
+    hashed = code(" ".join(["sha256sum", *map(shellwords.path, files or ["WHEEL.whl"])]))
     again = f"{then.split()[0]} it again"
     which = ("", "the") if len(files) == 1 else ("; the detail says which wheel", "that")
     return (
@@ -168,7 +169,7 @@ def unpacked_dir(path: str) -> str:
     """Where `wheel unpack WHEEL -d DIR` puts the wheel at `path`: `DIR/NAME-VERSION`, the
     first two fields of its file name (`NAME-VERSION` where it is no wheel's name). A step
     shell-quotes it (words73: a file name holding `$(…)` made a `wheel pack` line that ran it)."""
-    fields = path.replace("\\", "/").rpartition("/")[2].split("-")
+    fields = artifact_name(path).split("-")  # as `wheel unpack` names it on POSIX
     return "DIR/" + ("-".join(fields[:2]) if len(fields) >= 5 else "NAME-VERSION")
 
 
@@ -240,7 +241,7 @@ def waiver_stanza(finding: Finding, artifact: str | None = None) -> str:
 def _waiver_keys(finding: Finding, artifact: str | None = None) -> list[str]:
     literal = ["literal = true"] if any(c in finding.path for c in "*?[") else []
     # `artifact` is a glob on the file name: each glob character of the name matched as itself
-    name = "".join(f"[{c}]" if c in "*?[" else c for c in _file_name(artifact or ""))
+    name = literal_glob(artifact_name(artifact or ""))
     return [
         f'code = "{finding.code.name}"',
         f"path = {toml_string(finding.path)}",
@@ -248,11 +249,6 @@ def _waiver_keys(finding: Finding, artifact: str | None = None) -> list[str]:
         *([f"artifact = {toml_string(name)}"] if name else []),
         f'reason = "{WAIVER_PLACEHOLDER_REASON}"',
     ]
-
-
-def _file_name(path: str) -> str:
-    """The file name of an artifact as given (what a waiver's `artifact` glob matches)."""
-    return path.replace("\\", "/").rpartition("/")[2]
 
 
 def waivers_inline(native: Sequence[Finding], artifacts: Sequence[str] | None = None) -> str:
@@ -269,12 +265,23 @@ def waivers_inline(native: Sequence[Finding], artifacts: Sequence[str] | None = 
 
 
 def toml_string(value: str) -> str:
-    """`value` as a TOML basic string: quotes and backslashes escaped, and every control
-    character (TOML allows none raw in a basic string) as `\\uXXXX`. Not `json.dumps`: a text
-    report loads no `json` (tests/cli/test_startup_imports.py)."""
+    """`value` as a TOML basic string: quotes and backslashes escaped, and every character
+    `escape.text` would show as an escape (C0 and DEL, which TOML allows none of raw, and C1,
+    the line separators, bidirectional and invisible ones) as TOML's `\\uXXXX` or
+    `\\UXXXXXXXX`, so that no renderer changes the string on its way out (review73c: a raw
+    NEL, U+0085, in an entry name split the stanza over two lines in the text report, and in
+    Markdown was shown as `\\x85`, an escape TOML refuses: either way the pasted waiver file
+    did not load). Not `json.dumps`: a text report loads no `json`
+    (tests/cli/test_startup_imports.py)."""
     escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-    shown = (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c for c in escaped)
-    return '"' + "".join(shown) + '"'
+    return '"' + "".join(map(_toml_char, escaped)) + '"'
+
+
+def _toml_char(character: str) -> str:
+    if escape.text(character) == character:
+        return character
+    code = ord(character)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def stanza_block(stanzas: Sequence[str], kind: str = "finding") -> str:
@@ -300,5 +307,6 @@ def section(
         fence = f"\n\n{fenced(waiver, 'toml')}" if waiver else ""
         return f"{'#' * level} {title}\n\n{bullets}{fence}"
     lines = [f"  {escape.text(step)}" for step in steps]
-    lines += [f"    {escape.text(line)}" for line in waiver.splitlines()]
+    # At newlines only: `str.splitlines` also breaks at NEL, U+2028 and the like.
+    lines += [f"    {escape.text(line)}" for line in waiver.split("\n") if waiver]
     return "\n".join([title, *lines])

@@ -278,6 +278,11 @@ HELD_CAUSES: tuple[tuple[frozenset[Flag], str], ...] = (
     ),
     (frozenset({Flag.FIELDS_UNJUDGED}), "fields other than the text that differ (fields-unjudged)"),
     (
+        frozenset({Flag.FINISH_REASON_SHIFT}),
+        "a patch that ends its answers otherwise than the base (finish-reason-shift)",
+    ),
+    (frozenset({Flag.TOKEN_IDS_DIFFER}), "token ids that differ under one text (token-ids-differ)"),
+    (
         frozenset({Flag.NOVEL_UNDECIDED}),
         "a patch output the base never gave, left undecided (novel-undecided)",
     ),

@@ -198,7 +198,7 @@ def source_steps(
     if source is None:
         return []
     build = code(REBUILD[0])
-    compare = code("k3diff wheels BUILT.whl " + shellwords.quote(wheels[1]))
+    compare = code("k3diff wheels BUILT.whl " + shellwords.path(wheels[1]))
     steps = []
     wrong = [f for f in failing if f[0] == Code.W401.name]
     if wrong:
@@ -213,8 +213,9 @@ def source_steps(
                 f"commits the wheel may come from, or {rebuilt}"
             )
         else:
-            words = [PROGRAM, "wheels", *wheels, "--source", source.repo, "--commits"]
-            command = code(shellwords.join(words) + " OLD..NEW")
+            base, patch, repo = map(shellwords.path, (*wheels, source.repo))
+            words = [PROGRAM, "wheels", base, patch, "--source", repo, "--commits", "OLD..NEW"]
+            command = code(" ".join(words))
             step = (
                 f"{counts}: the wheel's file is not the one at {code(source.rev or source.commit)} "
                 "(the report's source diff shows how): where the wheel may have been built from "

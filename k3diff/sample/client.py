@@ -62,6 +62,11 @@ sending; at concurrency 64, pools of 2 took the client from ~210 to ~850 request
 (scripts/bench_sample.py)."""
 
 
+CLOSE = {"Connection": "close"}
+"""Sent with a request whose connection must not be kept: the next request opens a new one,
+which a server of several worker processes may hand to another worker (`sample.identity`)."""
+
+
 class SamplerClient:
     """One async HTTP client for both servers, with connection limits and timeouts."""
 
@@ -270,22 +275,27 @@ class SamplerClient:
                 await asyncio.sleep(self.delay(attempt, None))
         raise ServerStop(f"{url}: the cache flush failed: {message}", url, StopReason.FLUSH_FAILED)
 
-    async def get_json(self, url: str) -> tuple[int, Any]:
+    async def get_json(self, url: str, fresh: bool = False) -> tuple[int, Any]:
         """One GET of a server's URL (no retries): its status and JSON body (None when absent
-        or unreadable)."""
+        or unreadable); `fresh`: the connection closed after it (`CLOSE`)."""
+        headers = {**self._routing.server_headers, **CLOSE} if fresh else None
         try:
-            return await self._side_request("GET", url)
+            return await self._side_request("GET", url, headers)
         except httpx.TransportError:
             return 0, None
 
-    async def get_bytes(self, url: str, cap: int, timeout: float) -> tuple[int, bytes | None]:
+    async def get_bytes(
+        self, url: str, cap: int, timeout: float, fresh: bool = False
+    ) -> tuple[int, bytes | None]:
         """One GET of a server's URL (`--header` values sent, no retries) within `timeout`
-        seconds: its status and body, None when the body is larger than `cap` bytes. A timeout
-        or transport error is raised (httpx.TimeoutException, httpx.TransportError)."""
+        seconds: its status and body, None when the body is larger than `cap` bytes; `fresh`:
+        the connection closed after it (`CLOSE`). A timeout or transport error is raised
+        (httpx.TimeoutException, httpx.TransportError)."""
+        headers = self._routing.server_headers
         try:
             async with asyncio.timeout(timeout):
                 request = self._http.build_request(
-                    "GET", url, timeout=timeout, headers=self._routing.server_headers
+                    "GET", url, timeout=timeout, headers={**headers, **CLOSE} if fresh else headers
                 )
                 response = await self._http.send(request, stream=True)
                 try:

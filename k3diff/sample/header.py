@@ -15,12 +15,10 @@ from k3diff import jsontext
 from k3diff.errors import InputError
 from k3diff.ids import SAMPLES as SCHEMA
 from k3diff.sample.credentials import redacted_url
+from k3diff.sample.identityread import check_identity
 from k3diff.sample.names import MODES, SIDES
 from k3diff.sample.oneserver import (
     IDENTITY_FIELD,
-    IDENTITY_ONE,
-    IDENTITY_TWO,
-    IDENTITY_UNCHECKED,
     OneServer,
     identity_unchecked,
     normalised,
@@ -39,6 +37,10 @@ REQUIRED = ("run_id", "servers", "modes", "repeats", "keys", "connects_to")
 """The `run` fields a header stating `log_format` carries, each read below (`connects_to`:
 review71c, a header whose record of where each side connected was deleted read two spellings
 of one server, `http://127.1:8000` and `http://127.0.0.1:8000`, as two)."""
+IDENTITY_FORMAT = 3
+"""The first `log_format` whose header records `server_identity` (samples72)."""
+NO_CHECK = "the log's header records no such check"
+"""Why a log of an older format is unchecked (`RunHeader.identity_note`)."""
 REQUIRED_3 = (IDENTITY_FIELD,)
 """What a format 3 header carries besides: what the servers' own counters said of base and
 patch (`k3diff.sample.identity`: deleted, one server reached at two addresses read as two)."""
@@ -128,19 +130,35 @@ class RunHeader:
         ) + ("; judged as an A/A calibration run (--allow-same-server)" if allowed else "")
 
     def identity_note(self, log: str) -> str | None:
-        """The sentence triage states for LOG where the servers' own counters could not tell
-        whether base and patch are one server reached at two addresses (samples72)."""
+        """The sentence triage and the bundle state for LOG where the servers' own counters
+        could not tell whether base and patch are one server reached at two addresses
+        (samples72), or where its header records no such check: a log of an older format
+        (samples73: before, one whose header was rewritten to `log_format` 2 without its
+        `server_identity` read as checked, and a one-server run passed with nothing said)."""
         if self.same_server is not None or self.sides != ("base", "patch"):
             return None
-        why = identity_unchecked(self.fields)
+        recorded = IDENTITY_FIELD in self.fields
+        why = identity_unchecked(self.fields) if recorded else self._no_check()
         if why is None:
             return None
+        then = (
+            "sample again against servers whose Prometheus metrics count HTTP requests, as "
+            "vLLM's do"
+            if recorded
+            else "sample them again with this version, which records the check"
+        )
         return (
             f"whether base and patch of {log} are one server reached at two addresses (a LAN "
             f"address, a DNS alias, a forwarder) was not checked by the servers' counters: {why}; "
             "nothing to do where you know the two URLs reach two servers you started; else "
-            "check that they do, or sample again against servers whose Prometheus metrics count "
-            "HTTP requests, as vLLM's do"
+            f"check that they do, or {then}"
+        )
+
+    def _no_check(self) -> str:
+        """Why a header without `server_identity` states no check: its format is older."""
+        written = "no log_format" if self.log_format is None else f"log_format {self.log_format}"
+        return (
+            f"{NO_CHECK} ({written}: k3diff sample records it from log_format {IDENTITY_FORMAT} on)"
         )
 
     @property
@@ -155,11 +173,16 @@ def header_line(run: Mapping[str, Any]) -> bytes:
     return json_line({"schema": SCHEMA, "run": dict(run)})
 
 
-def resumed_line(when: str, repeats: int | None = None, command: Any = None) -> bytes:
+def resumed_line(
+    when: str, repeats: int | None = None, command: Any = None, identity: Any = None
+) -> bytes:
     """The marker `--resume` appends before its first sample; `repeats` where the resumed run
     takes more samples per record, side and mode than the log's run did (`--repeats` grown),
-    with the resuming `command` that grew them (redacted), read against it as a header is."""
+    with the resuming `command` that grew them (redacted), read against it as a header is;
+    `identity`, the one-server check the resume made (`k3diff.sample.identityread`)."""
     marker: dict[str, Any] = {"schema": SCHEMA, "resumed": when}
+    if identity is not None:
+        marker[IDENTITY_FIELD] = identity
     if repeats is not None:
         marker["repeats"] = repeats
         if command:
@@ -191,7 +214,7 @@ def read_header(value: Mapping[str, Any], where: str) -> RunHeader:
     if not isinstance(run, dict):
         raise InputError(f"{where}: header has no 'run' object")
     log_format = _log_format(run, where)
-    _check_identity(run, where)
+    check_identity(run, where)
     return RunHeader(
         fields=run,
         run_id=_optional_string(run, "run_id", where),
@@ -218,7 +241,7 @@ def _log_format(run: Mapping[str, Any], where: str) -> int | None:
             f"{where}: header 'run.log_format' is {found}: written by a newer k3diff (this "
             f"version reads up to {LOG_FORMAT})"
         )
-    for name in (*REQUIRED, *(REQUIRED_3 if found >= 3 else ())):
+    for name in (*REQUIRED, *(REQUIRED_3 if found >= IDENTITY_FORMAT else ())):
         if run.get(name) is None:
             raise InputError(
                 f"{where}: header 'run.{name}' missing: a log_format {found} header states it "
@@ -228,45 +251,6 @@ def _log_format(run: Mapping[str, Any], where: str) -> int | None:
     _check_connects(run, where)
     check_command(run, where)
     return found
-
-
-_IDENTITY_KEYS = frozenset({"result", "why", "sent", "series"})
-
-
-def _check_identity(run: Mapping[str, Any], where: str) -> None:
-    """`run.server_identity`, where written, as `sample` writes it and the schema states it: a
-    `result` it gives with its `why`, `sent` GETs ≥ 1, and one or two servers only where the
-    header records both sides' `/metrics` read (review72c: a result edited to another word, or
-    to `two-servers` in a run of `--metrics-url off`, dropped triage's unchecked note, and
-    `one-server` its hold; review72e: `sent` of 0 was read)."""
-    identity = run.get(IDENTITY_FIELD)
-    if identity is None:
-        return
-    said = f"{where}: header 'run.{IDENTITY_FIELD}'"
-    edited = "the header was edited; give the log as sample wrote it"
-    if not isinstance(identity, dict) or not _IDENTITY_KEYS.issuperset(identity):
-        raise InputError(f"{said} is not an object of {', '.join(sorted(_IDENTITY_KEYS))}")
-    result = identity.get("result")
-    if result not in (IDENTITY_ONE, IDENTITY_TWO, IDENTITY_UNCHECKED):
-        raise InputError(
-            f"{said} is not what k3diff sample writes (a result of {IDENTITY_ONE}, "
-            f"{IDENTITY_TWO} or {IDENTITY_UNCHECKED}): {edited}"
-        )
-    sent = identity.get("sent")
-    if isinstance(sent, bool) or not isinstance(sent, int) or sent < 1:
-        raise InputError(f"{said}.sent is not a positive integer")
-    for key in ("why", "series"):
-        if not isinstance(identity.get(key, ""), str):
-            raise InputError(f"{said}.{key} is not a string")
-    if "why" not in identity:
-        raise InputError(f"{said}.why missing")
-    metrics = run.get("metrics")
-    read = isinstance(metrics, dict) and all(isinstance(metrics.get(s), dict) for s in SIDES)
-    if result != IDENTITY_UNCHECKED and not read:
-        raise InputError(
-            f"{said} says {result}, but the header records no /metrics of both sides for the "
-            f"servers' counters to have said it: {edited}"
-        )
 
 
 def _check_connects(run: Mapping[str, Any], where: str) -> None:

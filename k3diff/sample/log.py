@@ -25,6 +25,7 @@ from k3diff.errors import OutputError, UsageError
 from k3diff.sample.credentials import redacted_run
 from k3diff.sample.header import header_line, json_line, resumed_line
 from k3diff.sample.lines import SampleLine, encode_line
+from k3diff.sample.oneserver import IDENTITY_FIELD
 from k3diff.sample.reader import SamplesLog, read_samples_log
 from k3diff.sample.stopline import StopLine, stop_line
 
@@ -228,7 +229,7 @@ class SampleLog:
             except OSError as exc:
                 log.close()
                 raise OutputError(f"{path}: cannot drop the torn line: {exc}") from exc
-        log._write(resumed_line(resumed, grown, run.get("command")))
+        log._write(resumed_line(resumed, grown, run.get("command"), run.get(IDENTITY_FIELD)))
         log.samples = len(contents.samples)
         return log, contents
 

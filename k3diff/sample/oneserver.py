@@ -248,11 +248,14 @@ def identity_unchecked(run: Mapping[str, Any]) -> str | None:
 
 
 def refuse_unheld_one_server(log: str, logged: Mapping[str, Any], run: Mapping[str, Any]) -> None:
-    """UsageError where a resumed run finds base and patch one server (by their addresses or by
-    their own counters) and the log's header, which a resume keeps, does not (review72c:
-    before, `sample` said triage held the run, and triage read the kept header, its check
-    unchecked or not made at all by the version that wrote it, and passed, exit 0)."""
-    found = None if run.get("side_params") else one_server(run)  # an A/B of request fields
+    """UsageError where a resumed run finds base and patch one server by their addresses and
+    the log's header, which a resume keeps, does not (review72c: before, `sample` said triage
+    held the run, and triage read the kept header and passed, exit 0). One found by their own
+    counters is not refused: the resume's marker records it, and readers hold the run
+    (`k3diff.sample.identityread`, samples73)."""
+    if run.get("side_params"):  # an A/B of request fields
+        return
+    found = one_server({name: value for name, value in run.items() if name != IDENTITY_FIELD})
     if found is None or one_server(logged) is not None:
         return
     identity = logged.get(IDENTITY_FIELD)

@@ -34,6 +34,7 @@ from k3diff.errors import InputError
 from k3diff.ids import SAMPLES as SCHEMA
 from k3diff.sample.finish import finishing, problem
 from k3diff.sample.header import RunHeader, extended, read_header, read_marker
+from k3diff.sample.identityread import resumed_fields
 from k3diff.sample.lines import SampleLine, read_line
 from k3diff.sample.names import COLD_REPEAT, Mode
 from k3diff.sample.stopline import StopLine, is_stop, read_stop
@@ -117,6 +118,8 @@ def parse_samples_log(data: bytes, path: Path, *, drop_torn: bool = False) -> Sa
         if "schema" in value:
             grown = read_marker(value, where, header)
             header = header if grown is None else extended(header, grown)
+            if (fields := resumed_fields(header.fields, value, where)) is not None:
+                header = dataclasses.replace(header, fields=fields)  # its check, held
             resumed.append(value["resumed"])
             continue
         sample = _where_cold(read_line(value, where, header), where, len(resumed), sent)

@@ -99,12 +99,22 @@ class _Heard:
     progress: Callable[[Counts], None] | None
     same_server: Callable[[OneServer], None] | None
 
-    def check_one_server(self, run: dict[str, Any], options: SampleOptions) -> None:
+    def check_one_server(
+        self, run: dict[str, Any], options: SampleOptions, resumed: SamplesLog | None
+    ) -> None:
         """Tell `same_server` where base and patch are one server with the same parameters
-        (by their addresses, or by their own counters: `server_identity`)."""
+        (by their addresses, or by their own counters: `server_identity`), and where a resume
+        found it and the log had not (its marker records it: `sample.identityread`)."""
         one = None if any(options.side_params.values()) else one_server(run)
-        if self.same_server is not None and one is not None:
-            self.same_server(one)
+        if self.same_server is None or one is None:
+            return
+        if resumed is not None and resumed.header.one_server is None:
+            one = dataclasses.replace(
+                one,
+                where=f"{one.where}; found by this resume, not by the log's own check: its "
+                "resume marker records it, and triage holds every sample of the log",
+            )
+        self.same_server(one)
 
 
 def _open_log(
@@ -229,7 +239,7 @@ async def _sample(
         run = {**run, IDENTITY_FIELD: identity.header()}
         bodies = request_bodies(options, records, models)
         log, resumed = _open_log(options, run, Sent(bodies, options.control))
-        heard.check_one_server(run, options)
+        heard.check_one_server(run, options, resumed)
         kept.log = log
         kept.name_sides({side: url + endpoint.path for side, url in urls.items()})
         done, tally = _from_log(resumed)
@@ -276,9 +286,12 @@ async def _sample(
         await client.aclose()
 
 
-def _fetch(client: SamplerClient) -> Fetch:
+def _fetch(client: SamplerClient, fresh: bool = False) -> Fetch:
+    """GETs of `/metrics` within the gauge's cap and timeout; `fresh`: each on a new
+    connection."""
+
     async def fetch(url: str) -> tuple[int, bytes | None]:
-        return await client.get_bytes(url, METRICS_MAX_BYTES, METRICS_TIMEOUT)
+        return await client.get_bytes(url, METRICS_MAX_BYTES, METRICS_TIMEOUT, fresh)
 
     return fetch
 
@@ -310,7 +323,7 @@ async def _identity(
     patch_models = f"{urls['patch']}/v1/models"
 
     async def send_patch() -> None:
-        await client.get_json(patch_models)
+        await client.get_json(patch_models, fresh=True)
 
     if any(m.running == TRTLLM_RUNNING for m in found.values()):  # read again, it drains
         return unchecked("TensorRT-LLM's /metrics is JSON iteration stats, with no request counter")
@@ -318,7 +331,7 @@ async def _identity(
     if unread:  # not read again: a dead or slow /metrics costs the run its timeout once only
         return unchecked(f"a side's /metrics gives no reading ({'; '.join(unread)})")
     metrics = {side: m.url for side, m in found.items()}
-    return await probe_identity(_fetch(client), metrics, send_patch)
+    return await probe_identity(_fetch(client, fresh=True), metrics, send_patch)
 
 
 async def _find_perf_metrics(

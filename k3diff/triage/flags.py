@@ -24,6 +24,17 @@ class Flag(StrEnum):
     """Failed samples reduced n."""
     FINISH_REASON_DIFFERS = "finish-reason-differs"
     """The sides gave the same text with different finish reasons (stop vs length, ...)."""
+    FINISH_REASON_SHIFT = "finish-reason-shift"
+    """The patch ended its answers otherwise than the base: a greedy mode's text the base also
+    gave, with a finish reason the base never gave it with, or finish reasons the count test
+    finds moved off the base's (`k3diff.triage.finishholds`). The finish reason is output that
+    the texts the other tests compare do not hold. Never a pass: inconclusive, and it fails the
+    run."""
+    TOKEN_IDS_DIFFER = "token-ids-differ"
+    """A greedy mode's patch gave a text the base also gave as token ids the base never gave it
+    as, or the comparison found the captured texts equal and their token ids differing
+    (`tokens-differ`) and no mode's samples log token ids on both sides to judge them
+    (`k3diff.triage.besidetext`). Never a pass: inconclusive, and it fails the run."""
     NEAR_TIE_SPLITS = "near-tie-splits"
     """Every split of the base's outputs happened where its top two tokens were nearly tied
     (margin under --near-tie): the signature of floating-point reduction order."""
@@ -137,13 +148,15 @@ HELD_FLAGS = frozenset(
     {Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.OTHER_CONDITION, Flag.CAPTURE_UNEXPLAINED}
     | {Flag.UNSAMPLED, Flag.NOT_COMPARABLE, Flag.NO_POWER, Flag.NOVEL_UNDECIDED}
     | {Flag.FIELDS_UNJUDGED, Flag.UNANSWERED, Flag.UNLOGGED, Flag.SAME_SERVER}
+    | {Flag.FINISH_REASON_SHIFT, Flag.TOKEN_IDS_DIFFER}
 )
 """Flags of an inconclusive record that fails the run: its evidence could not clear it (a mode
 not exercised or unproven, samples of another condition, a patch capture the samples do not
 explain, a differing record never sampled, a side that answered none of a record's requests,
 lines of a record a log lacks against what its run owed, captures of different prompts, a
 sampled test without power, a greedy patch output the base never gave left undecided, fields
-other than the text that differ, base and patch sampled from one server) — never a pass."""
+other than the text that differ, base and patch sampled from one server, a patch that ends its
+answers otherwise or gives a text as other token ids) — never a pass."""
 
 REFINED = {
     Flag.NOT_COMPARABLE: frozenset(

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from k3diff.correction import holm
 from k3diff.errors import UsageError
 from k3diff.responses.beams import beams_qualification
 from k3diff.responses.document import ResponsesDocument, ResponsesRecord
@@ -21,6 +20,7 @@ from k3diff.sample.proof import batch_overlap
 from k3diff.sample.runs import run_infos
 from k3diff.triage import classify, conditions, shift, shiftverdict, stats
 from k3diff.triage.asked import asked_slots
+from k3diff.triage.besidetext import hold_besides_text
 from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.fieldholds import hold_fields_differ
 from k3diff.triage.gauges import gaugeless, gauges, given_404, given_no_gauge
@@ -128,6 +128,7 @@ def triage(
         side for log in logs.logs for side in log.header.sides or {s.side for s in log.samples}
     }
     records = tuple(hold_unanswered(r, grouped.get(r.key, {}), sides) for r in records)
+    records = hold_besides_text(records, comparison.records, grouped, corrected.sampled, settings)
     records = hold_unlogged(records, grouped, logs.logs)
     if vacuous:
         records = tuple(held_by_vacuous_control(record, vacuous, control) for record in records)
@@ -340,9 +341,7 @@ def _group(samples: tuple[Sample, ...]) -> _Grouped:
 
 
 def _correct(pvalues: list[float], settings: Settings) -> list[float]:
-    if settings.correction is Correction.HOLM:
-        return holm(pvalues)
-    return stats.benjamini_hochberg(pvalues)
+    return stats.corrected(pvalues, settings.correction == Correction.HOLM)
 
 
 def _mode_evidence(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from k3diff.sample.names import SIDES
 from k3diff.sampling_params import (
@@ -28,6 +28,9 @@ from k3diff.triage.plan import pooled_tests, test_kind
 from k3diff.triage.samples import Sample, SampleLogs
 from k3diff.triage.settings import Settings
 from k3diff.triage.streams import record_stream
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Grouped = Mapping[str, Mapping[str, Mapping[str, Sequence[Sample]]]]
 """key -> mode -> side -> samples."""
@@ -142,11 +145,12 @@ def _plan(
         return None
     labels = texts if kind == "mmd" else digests
     if kind == "mmd" and max(len(base), len(patch)) > dist.MMD_SAMPLES:
-        cap = dist.MMD_SAMPLES
-        keep = [*range(min(cap, len(base))), *range(len(base), len(base) + min(cap, len(patch)))]
+        stream = record_stream(key, mode, "mmd samples")
+        mine = _spread(len(base), stream)
+        keep = [*mine, *(len(base) + i for i in _spread(len(patch), stream))]
         labels = [labels[i] for i in keep]
         texts = [texts[i] for i in keep]
-        base = base[:cap]
+        base = [base[i] for i in mine]
     return _Planned(
         key,
         mode,
@@ -157,6 +161,16 @@ def _plan(
         tuple(texts[len(base) :]),
         tuple(texts[: len(base)]),
     )
+
+
+def _spread(count: int, stream: np.random.Generator) -> list[int]:
+    """Indexes of the samples the MMD test compares of a side of `count`: all, or where there
+    are more than `dist.MMD_SAMPLES`, that many drawn from every request (hunt73: the first
+    1,000 alone passed a patch whose answers after its 1,000th request were garbage), in
+    request order."""
+    if count <= dist.MMD_SAMPLES:
+        return list(range(count))
+    return sorted(int(i) for i in stream.choice(count, size=dist.MMD_SAMPLES, replace=False))
 
 
 def distribution_tests(

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from k3diff.correction import holm
 from k3diff.errors import UsageError
 
 if TYPE_CHECKING:
@@ -223,6 +224,12 @@ def benjamini_hochberg(pvalues: Sequence[float]) -> list[float]:
     if not pvalues:
         return []
     return [float(p) for p in stats.false_discovery_control(list(pvalues), method="bh")]
+
+
+def corrected(pvalues: Sequence[float], family_wise: bool) -> list[float]:
+    """`pvalues` adjusted across their family: Holm's (`family_wise`, `--correction holm`) or
+    Benjamini–Hochberg's (`--correction bh`)."""
+    return holm(pvalues) if family_wise else benjamini_hochberg(pvalues)
 
 
 EXACT_LABELINGS = 50_000

@@ -21,10 +21,10 @@ passed `wheels`, exit 0, while CPython's `site` ran the patch's changed module):
   (`map(__import__, names)`, `functools.partial(importlib.import_module, 'a')`, `e = exec`).
 
 A literal `getattr(m, 'go')` is read as `m.go` (`getattr(importlib, 'import_module')('a')`
-imports `a`): nothing computed. setuptools' `_distutils_hack`, `-nspkg.pth` lines,
-`_virtualenv`, pywin32's bootstrap and editable finders compute names only in a meta path
-finder's `find_spec`, which no code calls at start, so they stay as written
-(`tests/wheel/test_pth_real_hooks.py`).
+imports `a`): nothing computed, nor are strings joined of literals (`fold`). setuptools'
+`_distutils_hack`, `-nspkg.pth` lines, `_virtualenv`, pywin32's bootstrap and editable finders
+compute names only in a meta path finder's `find_spec`, and none for the names asked at start
+(`finders`), so they stay as written (`tests/wheel/test_pth_real_hooks.py`).
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ import ast
 import importlib.util
 import re
 from itertools import islice
+
+from k3diff.wheel.fold import UNKNOWN, folded
 
 _WORDS = (b"import", b"coding", b"exec", b"eval", b"compile", b"getattr", b"globals",
           b"vars", b"locals", b"breakpoint", b"help", b"__")  # fmt: skip
@@ -90,19 +92,15 @@ _AROUND = 16
 
 
 def literal(node: ast.expr | None, here: dict[str, str] | None = None) -> object:
-    """The value of a literal (or of a name `here` gives: a module's `__name__`)."""
+    """The value of a literal, or of strings joined of literals (`'demo' + '_inner'`, an
+    f-string of literals, `'.'.join([...])`: `fold`), None where it is not certain (or of a
+    name `here` gives: a module's `__name__`)."""
     if node is None:
         return None
     if isinstance(node, ast.Name) and here is not None:
         return here.get(node.id) or None
-    if isinstance(node, ast.JoinedStr):  # an f-string: literal where it has no placeholder
-        parts = [part.value for part in node.values if isinstance(part, ast.Constant)]
-        fixed = len(parts) == len(node.values) and all(isinstance(p, str) for p in parts)
-        return "".join(map(str, parts)) if fixed else None
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-        return None
+    value = folded(node)
+    return None if value is UNKNOWN else value
 
 
 def attribute(node: ast.AST) -> tuple[ast.expr, str] | None:

@@ -15,7 +15,8 @@ importlib import import_module as load`, `imp = __import__`; fuzz71: each passed
 A module's import runs its top-level statements, those in their `if`, `try`, `with`, `for`,
 `while` and `match` blocks, class bodies, a function's decorators and defaults, and the code of
 a literal string it `exec`s or `eval`s (coverage's `.pth` line); not a function's body, unless
-that code names the function, called or not (a decorator, `atexit.register(f)`, `map(f, x)`):
+that code names the function, called or not (`atexit.register(f)`, `map(f, x)`), or a decorator
+that may call it decorates it (`decorators`; a class so decorated runs its dunder methods):
 by its name (`def _boot(): import demo_inner` then `_boot()`), a method by its name through any
 object, of this module or of any other reached (`Hook.install()`, `self.go()`, a registry's
 `p.activate()`: `Imports.methods`, `Imports.attributes`), a class's dunder and sunder methods
@@ -26,10 +27,10 @@ module an import bound (`demo_hook.install()`, `getattr(demo_hook, 'install')()`
 a name no import binds beside `from a import *`: every function of `a`, `EVERY`). Each shape passed
 before (review71b, fuzz71, hooks72; fuzz72: a function handed on as `a.b.go`). A name computed at
 run time (`__import__(name)`, `getattr(m, name)()`, `exec(text)`: `computednames`) is
-`Imports.unknown`: it may import any module. Not followed: a method no code names, a meta path
-finder's `find_spec` included, though `site`'s `import sitecustomize` calls an installed one at
-every start (hooks72: left, as setuptools' finder reaches all of setuptools by a computed name).
-Names are read for the whole module, whatever the scope or object.
+`Imports.unknown`: it may import any module; strings joined of literals are certain (`fold`).
+A meta path finder's methods, where code followed names `sys.meta_path` (`Imports.finders`), run
+for each name asked at start (`finders`: hooks73). Not followed: a method no code names. Names
+are read for the whole module, whatever the scope or object.
 """
 
 from __future__ import annotations
@@ -53,12 +54,15 @@ from k3diff.wheel.computednames import (
     special,
     unread_call,
 )
+from k3diff.wheel.decorators import Decorators, rebinding
+from k3diff.wheel.finders import ASK, bound_bodies
 
 Named = tuple[Module, bool]
 """A module named for import, and whether every module below it may be imported too (`*`)."""
 Call = tuple[Module, str]
 """A function called through a module: the module, and the function's name in it."""
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_META_PATH = "meta_path"
 _EXEC = 1
 """Characters of literal strings `exec`ed parsed, per character of the code that `exec`s them:
 one level's (coverage's `.pth` line) fits, strings nested in strings soon do not."""
@@ -92,6 +96,8 @@ class Imports:
     named of any module reached runs (hooks72: one of another module passed, exit 0)."""
     walked: int = 0
     """The syntax nodes walked to read it."""
+    finders: bool = False
+    """Whether it names `sys.meta_path` (it may put a finder there, `finders`)."""
 
 
 def line_modules(text: str, nodes: int = NODES) -> Imports:
@@ -108,7 +114,7 @@ def line_modules(text: str, nodes: int = NODES) -> Imports:
         return Imports([], [], "`exec` of strings nested past what k3diff parses")
     except _TooMany:
         return Imports([], [], f"past the {NODES:,} syntax nodes k3diff walks", walked=seen.walked)
-    return replace(found, attributes=frozenset(seen.attributes), walked=seen.walked)
+    return _with_seen(found, seen, frozenset())
 
 
 def module_imports(
@@ -128,14 +134,23 @@ def module_imports(
     package_of = module if package else module[:-1]
     seen = _Seen(nodes=nodes)
     try:
-        nodes_run = _executed(tree, requested, _EXEC * len(source), seen)
+        asked = frozenset(name for name in requested if name.startswith(ASK))
+        requested = requested - asked  # a finder's methods asked for a name, the rest called
+        nodes_run = _executed(tree, requested, _EXEC * len(source), seen, asked)
         found = _imports(nodes_run, module, package_of, requested)
     except _Unknown:
         return None
     except _TooMany:
         return Imports([], [], f"past the {NODES:,} syntax nodes k3diff walks", walked=seen.walked)
-    methods, attributes = frozenset(seen.methods), frozenset(seen.attributes)
-    return replace(found, methods=methods, attributes=attributes, walked=seen.walked)
+    return _with_seen(found, seen, frozenset(seen.methods))
+
+
+def _with_seen(found: Imports, seen: _Seen, methods: frozenset[str]) -> Imports:
+    """What code imports, with what its walk saw: `methods`, the attributes it reads, the nodes
+    walked, a finder put on `sys.meta_path`, a decorator rebound (any module)."""
+    attributes, unknown = frozenset(seen.attributes), found.unknown or seen.rebound
+    return replace(found, unknown=unknown, methods=methods, attributes=attributes,
+                   walked=seen.walked, finders=seen.finders)  # fmt: skip
 
 
 def _parsed(source: str | bytes) -> ast.Module | None:
@@ -154,10 +169,16 @@ class _Seen:
     attributes: set[str] = field(default_factory=set)
     walked: int = 0
     nodes: int = NODES
+    finders: bool = False
+    rebound: str = ""
 
 
 def _executed(
-    tree: ast.Module, requested: frozenset[str], left: int, seen: _Seen
+    tree: ast.Module,
+    requested: frozenset[str],
+    left: int,
+    seen: _Seen,
+    asked: frozenset[str] = frozenset(),
 ) -> Iterator[ast.AST]:
     """The nodes importing the module runs: all but function bodies, and those of the module's
     own functions its code names (calls, decorates with, hands on as a callback: `atexit.register
@@ -167,15 +188,18 @@ def _executed(
     `__init__`), its sunder ones too (`_missing_`), a module-level `__getattr__`
     (a `from` import or an attribute of the module may call it), and the code of a literal string
     it `exec`s or `eval`s (coverage's `.pth`), `left` characters of them in all (`_Unknown` past
-    it), each walked once, when the rest is."""
+    it), each walked once, when the rest is; and the bodies of its finders' methods asked for
+    each name of `asked` (`finders.bound_bodies`)."""
     functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
     classes: dict[str, set[str]] = {}  # a class's dunder methods, by the class's name
     top = {node.name for node in tree.body if isinstance(node, _FUNCTIONS)}
     called: set[str] = {*requested, *(top & {"__getattr__"})}
     every = EVERY in requested  # every function of it called (`from a import *`, then `f()`)
+    decorators = _Decorated(tree)  # what each decorator may call, read where one is
+    finding = bound_bodies(tree, asked)  # its finders' methods, asked for each name
     ready = list(called)  # names called whose definitions are yet to be looked up: each once,
-    stack: list[ast.AST] = [tree]  # not every name each round (a chain of 40,000 functions
-    while stack:  # each calling the next took 14 s)
+    stack: list[ast.AST] = [*reversed(finding), tree]  # not every name each round (a chain of
+    while stack:  # 40,000 functions each calling the next took 14 s)
         node = stack.pop()
         seen.walked += 1
         if seen.walked > seen.nodes:
@@ -183,12 +207,17 @@ def _executed(
         yield node
         if isinstance(node, _FUNCTIONS):
             functions.setdefault(node.name, []).append(node)
-            ready += [node.name] if every or node.name in called else []
+            run = every or node.name in called or decorators.may_call(node.decorator_list)
+            ready += [node.name] if run else []
             arguments = node.args
             stack += [*node.decorator_list, *arguments.defaults]
             stack += [default for default in arguments.kw_defaults if default is not None]
         else:
             name = _loaded(node)
+            meta_path = isinstance(node, ast.Attribute) and node.attr == _META_PATH
+            if not seen.rebound and (rebound := rebinding(node)):
+                seen.rebound = f"{rebound} at line {getattr(node, 'lineno', 0)}"
+            seen.finders = seen.finders or meta_path or name == _META_PATH
             if name is not None:
                 ready += [] if name in called else [name]
                 called.add(name)
@@ -197,7 +226,8 @@ def _executed(
                 methods = {f.name for f in node.body if isinstance(f, _FUNCTIONS)}
                 seen.methods.update(methods)
                 classes.setdefault(node.name, set()).update(filter(special, methods))
-                made = every or node.name in called or node.bases or node.keywords
+                made = every or node.name in called or bool(node.bases or node.keywords)
+                made = made or decorators.may_call(node.decorator_list)
                 ready += [node.name] if made else []
             elif isinstance(node, ast.Call) and (code := _executes(node)) is not None:
                 left -= len(code)
@@ -211,6 +241,21 @@ def _executed(
             called.update(dunders)
             ready += dunders
             stack += [statement for f in functions.pop(name, []) for statement in f.body]
+
+
+@dataclass
+class _Decorated:
+    """The module's decorators, its names read (`Decorators.of`) where the first is met."""
+
+    tree: ast.Module
+    read: Decorators | None = None
+
+    def may_call(self, decorators: list[ast.expr]) -> bool:
+        """Whether one of `decorators` may call what it decorates (`decorators.Decorators`)."""
+        if not decorators:
+            return False
+        self.read = self.read or Decorators.of(self.tree)
+        return self.read.may_call(decorators)
 
 
 def _loaded(node: ast.AST) -> str | None:

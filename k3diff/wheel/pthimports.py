@@ -19,8 +19,9 @@ cannot say what a reached module imports, it counts every module of the wheel as
 safe): its source does not parse here, is over `HOOK_CAP` or not source (an extension, a sourceless
 `.pyc`), or the chain is `_DEPTH` modules deep, or `_FILES` sources (`_BYTES` bytes) were parsed. A
 function of a module reached before that code reached since calls is followed by reading that
-module again (`_Follow.pending`). Not followed: a name code computes (`__import__(name)`, an `exec`
-of a string), and lines past the part of the `.pth` k3diff reads.
+module again (`_Follow.pending`), as is a module's meta path finder, asked for each name
+imported at start (`finders`), once code followed names `sys.meta_path`. Lines past the part of
+the `.pth` k3diff reads are not followed.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from k3diff.wheel.boundnames import Module
 from k3diff.wheel.casereads import CUSTOMIZE, loaded_names
 from k3diff.wheel.computednames import unparsed_names
 from k3diff.wheel.extplatforms import CaseRule
+from k3diff.wheel.finders import asked_at_start, finder_requests
 from k3diff.wheel.hookimports import (
     NODES,
     Imports,
@@ -144,6 +146,7 @@ class _Follow:
     done: dict[int, frozenset[str]] = field(default_factory=dict)
     methods: dict[Module, frozenset[str]] = field(default_factory=dict)
     attributes: set[str] = field(default_factory=set)
+    finders: bool = False  # code followed names `sys.meta_path` (`finders.asked_at_start`)
     parsed: int = 0
     budget: int = _BYTES
     left: Budget = field(default_factory=lambda: Budget())
@@ -164,6 +167,10 @@ class _Follow:
         for module, function in imports.calls:
             for head in _heads(module):
                 self.requested.setdefault(head, set()).add(function)
+        self.finders = self.finders or imports.finders
+        asked = asked_at_start(self.seen) if self.finders else frozenset()
+        for module, methods in self.methods.items() if asked else ():  # finders and loaders
+            self._call(module, finder_requests(methods, asked))
 
     def _call(self, module: Module, functions: frozenset[str]) -> None:
         """Request `functions` of `module`, called from elsewhere."""

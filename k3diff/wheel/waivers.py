@@ -33,11 +33,12 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from k3diff import bounded
 from k3diff.errors import InputError
+from k3diff.wheel.artifactglob import artifact_name
 from k3diff.wheel.codes import (
     UNVOUCHED_CODES,
     UNWAIVABLE,
@@ -109,7 +110,7 @@ class Waiver:
             return False
         if self.artifact is None:
             return True
-        return any(fnmatchcase(PurePosixPath(name).name, self.artifact) for name in artifacts)
+        return any(fnmatchcase(artifact_name(name), self.artifact) for name in artifacts)
 
     def globs_only(self, finding: Finding, artifacts: Iterable[str]) -> bool:
         """True when this waiver would cover `finding` by its glob but may not: code RECORD
@@ -119,7 +120,7 @@ class Waiver:
         if not fnmatchcase(finding.path, self.path) or self.covers(finding, artifacts):
             return False
         return self.artifact is None or any(
-            fnmatchcase(PurePosixPath(name).name, self.artifact) for name in artifacts
+            fnmatchcase(artifact_name(name), self.artifact) for name in artifacts
         )
 
     def label(self) -> str:

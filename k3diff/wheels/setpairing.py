@@ -13,7 +13,7 @@ tried against every other; now 1 s).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from k3diff.errors import UsageError
 from k3diff.numbers import named
 from k3diff.wheel.filename import normalized_name
 from k3diff.wheel.tags import expand
-from k3diff.wheel.tagsharing import Parts, sharing_positions, tag_parts
+from k3diff.wheel.tagsharing import Parts, sharing_sets, tag_parts
 
 
 @dataclass(frozen=True)
@@ -96,13 +96,16 @@ Keys = Callable[[SetWheel], Parts]
 
 def _candidates(
     wheels: Sequence[SetWheel], others: Sequence[SetWheel], keys: Keys
-) -> list[list[SetWheel]]:
-    """For each of `wheels`, the `others` of its normalised name that share a tag (or a
-    family's tag, by `keys`) with it, in the order of `others` (`wheel.tagsharing`)."""
-    found = sharing_positions(
+) -> Iterator[list[SetWheel]]:
+    """For each of `wheels` in turn, the `others` of its normalised name that share a tag (or
+    a family's tag, by `keys`) with it, in the order of `others` (`wheel.tagsharing`), each
+    found as it is asked for: the first ambiguous wheel is refused before the next is looked up
+    (review73a: 6,000 names sharing a tag on each side were all looked up first, 630 MB and
+    12 s before the refusal)."""
+    found = sharing_sets(
         [(w.key_name, keys(w)) for w in wheels], [(o.key_name, keys(o)) for o in others]
     )
-    return [[others[p] for p in positions] for positions in found]
+    return ([others[p] for p in sorted(positions)] for positions in found)
 
 
 def _pair_by(

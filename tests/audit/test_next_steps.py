@@ -9,9 +9,15 @@ waive exactly those findings. The bundle says the same steps from the audit docu
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+import shlex
+import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
 import wheelkit
 from cli_support import run_k3diff
 
@@ -170,7 +176,10 @@ def test_a_file_name_its_metadata_contradicts_says_to_rebuild_or_rename(tmp_path
     steps = _steps(run_k3diff("audit", "engine-2.0-py3-none-any.whl", cwd=tmp_path).stdout)
     assert steps[0].startswith("  1 × W605: the file's name and the wheel's metadata disagree")
     assert "rebuild it (python -m build --wheel: the build names the file" in steps[0]
-    assert "unzip -p engine-2.0-py3-none-any.whl '*.dist-info/WHEEL' lists the tags" in steps[0]
+    assert (
+        "unzip -p engine-2.0-py3-none-any.whl '*.dist-info/WHEEL' -x '*/*/*' lists the tags"
+        in steps[0]
+    )
 
 
 def test_a_manifest_that_pins_none_of_the_files_says_nothing_was_verified(tmp_path: Path) -> None:
@@ -179,7 +188,7 @@ def test_a_manifest_that_pins_none_of_the_files_says_nothing_was_verified(tmp_pa
     args = ("audit", "NOTES.txt", "--manifest", "SUMS", "--ignore-missing")
     steps = _steps(run_k3diff(*args, cwd=tmp_path).stdout)
     assert steps[0].startswith("  1 × A202: SUMS pins none of the files audited, so nothing")
-    assert "sha256sum -c SUMS in its directory checks them too" in steps[0]
+    assert "sha256sum -c SUMS checks them too" in steps[0]
 
 
 def test_two_wheels_pip_reads_as_one_say_to_keep_one(tmp_path: Path) -> None:
@@ -189,5 +198,135 @@ def test_two_wheels_pip_reads_as_one_say_to_keep_one(tmp_path: Path) -> None:
     steps = _steps(run_k3diff("audit", "dist", cwd=tmp_path).stdout)
     assert steps[0].startswith("  dist/engine-1.0-py2.py3-none-any.whl: 1 × A128: another wheel")
     assert "keep one of them in the release directory" in steps[0]
-    assert "wheel tags --build 1 dist/engine-1.0-py2.py3-none-any.whl" in steps[0]
+    # --remove: `wheel tags` keeps the original beside the renamed wheel, and the directory
+    # failed A128 as before once the step was followed (review73c, with wheel 0.48)
+    assert "wheel tags --remove --build 1 dist/engine-1.0-py2.py3-none-any.whl" in steps[0]
     assert steps[1].startswith("  dist/engine-1.0-py3-none-any.whl: 1 × A128: another wheel")
+
+
+def _stale_entry(directory: Path, entry: str) -> Path:
+    """A wheel whose entry `entry` was edited after the build (A103, A104 on it)."""
+    built = wheelkit.wheel_files("engine", "1.0", {**FILES, entry: b"x = 1\n"})
+    built[entry] += b"# patched\n"
+    return wheelkit.write_zip(directory / "engine-1.0-py3-none-any.whl", built)
+
+
+def _reviewed(toml: str) -> str:
+    return toml.replace(WAIVER_PLACEHOLDER_REASON, "reviewed by the release team") + "\n"
+
+
+LINE_BREAKING = "engine/a\x85b\u2028c\x9bd.py"
+"""An entry name holding characters `str.splitlines` breaks at (NEL, U+2028) and a C1 control
+`escape.text` shows as `\\x9b`, an escape TOML does not read (review73c)."""
+
+
+def test_a_waiver_for_a_name_holding_a_line_separator_loads_from_the_text_report(
+    tmp_path: Path,
+) -> None:
+    wheel = _stale_entry(tmp_path, LINE_BREAKING)
+    result = run_k3diff("audit", wheel.name, cwd=tmp_path)
+    stanzas = [line[4:] for line in _steps(result.stdout) if line.startswith("    ")]
+    assert len(stanzas) == 10, stanzas  # two stanzas of five lines: none split
+    (tmp_path / "waivers.toml").write_text(_reviewed("\n".join(stanzas)))
+    again = run_k3diff("audit", wheel.name, "--waivers", "waivers.toml", cwd=tmp_path)
+    assert again.exit_code == 1, again.stderr  # the waiver file loads: W614 alone fails
+    assert "2 findings waived: A103 engine/a\\x85b\\u2028c\\x9bd.py" in again.stdout
+    assert again.stdout.endswith("FAIL: 1 error, 0 warnings; 1 artifact audited; 2 findings "
+                                 "waived: A103 engine/a\\x85b\\u2028c\\x9bd.py — reviewed by the "
+                                 "release team (and 1 more) (exit 1)\n")  # fmt: skip
+
+
+def test_a_waiver_for_a_name_holding_a_c1_control_loads_from_the_markdown_report(
+    tmp_path: Path,
+) -> None:
+    wheel = _stale_entry(tmp_path, LINE_BREAKING)
+    text = run_k3diff("audit", wheel.name, "--format", "markdown", cwd=tmp_path).stdout
+    toml = text.split("```toml\n", 1)[1].split("\n```", 1)[0]
+    (tmp_path / "waivers.toml").write_text(_reviewed(toml))
+    again = run_k3diff("audit", wheel.name, "--waivers", "waivers.toml", cwd=tmp_path)
+    assert again.exit_code == 1, again.stderr
+    assert "2 findings waived" in again.stdout
+
+
+def test_a_waiver_names_a_file_holding_a_backslash_as_the_reader_matches_it(
+    tmp_path: Path,
+) -> None:
+    """A backslash is a character of a POSIX file name: the stanza for `x\\engine-1.0-…` named
+    `engine-1.0-…`, which waived nothing of it and the same findings of the file so named."""
+    hostile = _stale(tmp_path).rename(tmp_path / "x\\engine-1.0-py3-none-any.whl")
+    _stale(tmp_path)
+    names = (hostile.name, "engine-1.0-py3-none-any.whl")
+    result = run_k3diff("audit", *names, cwd=tmp_path)
+    stanzas = "\n".join(line[4:] for line in _steps(result.stdout) if line.startswith("    "))
+    mine = [s for s in stanzas.split("[[waiver]]\n") if "x\\\\engine" in s]
+    assert len(mine) == 3, stanzas  # A103, A104, W605
+    (tmp_path / "waivers.toml").write_text(_reviewed("".join(f"[[waiver]]\n{s}" for s in mine)))
+    again = run_k3diff("audit", *names, "--waivers", "waivers.toml", cwd=tmp_path)
+    assert "3 findings waived" in again.stdout, again.stdout
+    assert "unused" not in again.stdout
+    assert "- waived A103 engine/model.py in x\\engine-1.0-py3-none-any.whl by" in again.stdout
+    assert "in engine-1.0-py3-none-any.whl by" not in again.stdout  # the other file's stay
+    assert "FAIL: 4 errors" in again.stdout  # its A103, A104 and the first file's two W616
+
+
+def test_a_file_named_like_an_option_is_named_as_a_path_in_each_command(tmp_path: Path) -> None:
+    """`audit .` names `-cut.whl` so: pasted as printed, `sha256sum -cut.whl` read it as
+    options (`-c`: check a list) and hashed nothing (review73c)."""
+    (tmp_path / "-cut.whl").write_bytes(b"PK\x03\x04 cut short")
+    steps = "\n".join(_steps(run_k3diff("audit", ".", cwd=tmp_path).stdout))
+    found = re.search(r"check that (sha256sum \S+) gives the hash", steps)
+    assert found is not None, steps
+    words = shlex.split(found.group(1))
+    assert words == ["sha256sum", "./-cut.whl"]
+    hashed = subprocess.run(words, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert hashed.returncode == 0, hashed.stderr
+    assert "unzip -p ./-cut.whl '*.dist-info/WHEEL'" in steps
+
+
+def test_a_wheel_with_a_build_tag_is_given_a_higher_one(tmp_path: Path) -> None:
+    """`--build 1` on a wheel whose build tag is 1 already renames it to itself."""
+    dist = tmp_path / "dist"
+    for tag in ("py3-none-any", "py2.py3-none-any"):
+        name = f"engine-1.0-1-{tag}.whl"
+        wheelkit.make_wheel(dist, "engine", "1.0", FILES, tag=tag, filename=name)
+    steps = _steps(run_k3diff("audit", "dist", cwd=tmp_path).stdout)
+    assert steps[0].startswith("  dist/engine-1.0-1-py2.py3-none-any.whl: 1 × A128: another")
+    assert "wheel tags --remove --build N dist/engine-1.0-1-py2.py3-none-any.whl" in steps[0]
+    assert "N above its build number" in steps[0]
+
+
+@pytest.mark.skipif(shutil.which("unzip") is None, reason="the step's command is unzip's")
+def test_the_served_metadata_step_writes_the_wheels_own_metadata(tmp_path: Path) -> None:
+    """unzip's `*` crosses `/`: `'*.dist-info/METADATA'` printed a vendored package's METADATA
+    first, and the file the step wrote served its name, version and requirements (review73c)."""
+    vendored = b"Metadata-Version: 2.1\nName: evil\nVersion: 9\nRequires-Dist: evil\n"
+    files = {**FILES, "engine/_vendor/evil-9.dist-info/METADATA": vendored}
+    wheel = wheelkit.make_wheel(tmp_path, "engine", "1.0", files)
+    served = b"Metadata-Version: 2.1\nName: engine\nVersion: 1.0\nRequires-Dist: evil\n"
+    Path(f"{wheel}.metadata").write_bytes(served)
+    steps = "\n".join(_steps(run_k3diff("audit", ".", cwd=tmp_path).stdout))
+    found = re.search(r"from the wheel \((unzip -p .+? > \S+)\)", steps)
+    assert found is not None, steps
+    subprocess.run(["bash", "-c", found.group(1)], cwd=tmp_path, check=True)
+    again = run_k3diff("audit", ".", cwd=tmp_path)
+    assert again.exit_code == 0, again.stdout
+
+
+def test_a_manifest_in_another_directory_is_pinned_there(tmp_path: Path) -> None:
+    """The step said `sha256sum NAME >> dist/SUMS run in the manifest's directory`: run there,
+    it named `dist/dist/SUMS`; run here, a line naming `dist/NOTES.txt`, which
+    `sha256sum -c SUMS` in its directory does not find (review73c)."""
+    dist = tmp_path / "dist"
+    wheel = wheelkit.make_wheel(dist, "engine", "1.0", FILES)
+    (dist / "NOTES.txt").write_text("notes\n")
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    (dist / "SUMS").write_text(f"{digest}  {wheel.name}\n")
+    args = ("audit", "dist/NOTES.txt", f"dist/{wheel.name}", "--manifest", "dist/SUMS")
+    steps = "\n".join(_steps(run_k3diff(*args, cwd=tmp_path).stdout))
+    found = re.search(r"pin each once reviewed, (.+?), NAME ", steps)
+    assert found is not None, steps
+    assert found.group(1) == "(cd dist && sha256sum NAME >> SUMS)"
+    pin = found.group(1).replace("NAME", "NOTES.txt")
+    subprocess.run(["bash", "-c", pin], cwd=tmp_path, check=True)
+    assert run_k3diff(*args, cwd=tmp_path).exit_code == 0
+    subprocess.run(["sha256sum", "-c", "SUMS"], cwd=dist, check=True, capture_output=True)

@@ -100,7 +100,8 @@ def test_an_artifact_named_past_what_a_file_name_can_be_is_no_internal_error(
     given for nothing, said with the refusal."""
     name = _audited(tmp_path, "0" * 64)  # its manifest pins another hash: exit 1
     document = json.loads((tmp_path / "a.json").read_text())
-    document["artifacts"][0]["path"] = "dist/" + "e" * 300 + ".whl"
+    # still a wheel filename: a name that is none is refused first, for its A126 (review73a)
+    document["artifacts"][0]["path"] = "dist/" + "e" * 300 + "-1.0-py3-none-any.whl"
     (tmp_path / "a.json").write_text(json.dumps(document))
     given = ("a.json", "SHA256SUMS", *([name] if with_wheel else []))
     result = run_k3diff("report", *given, "--out", "b", cwd=tmp_path)

@@ -287,3 +287,18 @@ def test_the_waiver_line_stands_in_report_md_as_code_to_paste(tmp_path: Path) ->
     assert spans == [toml], markdown
     (waiver,) = tomllib.loads(spans[0])["waiver"]
     assert (waiver["code"], waiver["path"]) == ("W101", path)
+
+
+def test_a_wheels_step_names_a_wheel_named_like_an_option_as_a_path(tmp_path: Path) -> None:
+    """A base given as `-- -pkg….whl` made the step `k3diff wheels -pkg….whl …`, whose first
+    path k3diff read as options (review73c): it names `./-pkg….whl`, the same file."""
+    wheels_json(tmp_path, native_changed=True)
+    (tmp_path / "base" / WHEEL).rename(tmp_path / f"-{WHEEL}")
+    args = ("--format", "json", "-o", "dash.json", "--", f"-{WHEEL}", f"patch/{WHEEL}")
+    assert run_k3diff("wheels", *args, cwd=tmp_path).exit_code == 1
+    steps, _, _ = _report(tmp_path, "dash.json", code=1)
+    commands = [s["step"] for s in steps if s["step"].startswith("k3diff wheels ")]
+    assert commands
+    for command in commands:
+        words = shlex.split(command.split(": ", 1)[0])
+        assert words[:4] == ["k3diff", "wheels", f"./-{WHEEL}", f"patch/{WHEEL}"], command

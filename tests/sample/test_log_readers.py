@@ -132,7 +132,10 @@ def test_every_reader_takes_a_log_that_ends_in_a_stop_line(
         name: r.stderr for name, r in results.items()
     }
     lines = [json.loads(line) for line in log.read_text().splitlines()]
-    assert lines[-2:] == [_STOP, {"schema": "k3diff.samples/1", "resumed": lines[-1]["resumed"]}]
+    # The resume marker records the resume's one-server check (samples73).
+    marker = {"schema": "k3diff.samples/1", "resumed": lines[-1]["resumed"]}
+    assert lines[-2:] == [_STOP, {**marker, "server_identity": lines[-1]["server_identity"]}]
+    assert lines[-1]["server_identity"]["result"] in ("one-server", "two-servers", "unchecked")
 
 
 @pytest.mark.parametrize("edit", sorted(EDITS))

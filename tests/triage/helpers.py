@@ -224,7 +224,8 @@ def given_side_params(run: dict[str, Any], sent: dict[str, dict[str, Any]]) -> N
 
 COUNTERS_UNCHECKED = "was not checked by the servers' counters"
 """What the qualification of a run whose servers expose no request counter says (samples72: the
-fault server without `--metrics`): one server at two addresses not ruled out."""
+fault server without `--metrics`), or whose header records no such check (samples73: the logs
+`write_samples` writes, of log_format 2): one server at two addresses not ruled out."""
 
 
 def besides_counters(qualifications: list[str]) -> list[str]:

@@ -165,29 +165,100 @@ def test_a_header_whose_identity_was_deleted_is_refused(tmp_path: Path, fault_se
     assert "header 'run.server_identity' missing" in line
 
 
-def test_a_resume_that_finds_one_server_the_header_does_not_hold_is_refused(
+def _resume_args(base: str, patch: str) -> list[str]:
+    args = ["sample", "--base", base, "--patch", patch, "--prompts", "p.jsonl"]
+    return [*args, "--repeats", "3", "--control", "off", "--out", "run"]
+
+
+def _marker(tmp_path: Path) -> dict[str, Any]:
+    """The log's one resume marker."""
+    (marker,) = [
+        json.loads(line)
+        for line in (tmp_path / LOG).read_text().splitlines()[1:]
+        if '"resumed"' in line
+    ]
+    found: dict[str, Any] = marker
+    return found
+
+
+def test_a_resume_that_finds_one_server_the_header_does_not_hold_holds_the_run(
     tmp_path: Path, fault_server: Any
 ) -> None:
-    """review72c: failed on main at 7f47db6b (the resume exit 0, its note saying triage holds
-    the run, and triage, reading the kept header, exit 0): a run sampled with `--metrics-url off`
-    (its header's check `unchecked`), resumed without it; the resume's counters find one server,
-    but a resume keeps the log's header. Now the resume is refused (exit 2, one line)."""
+    """A run sampled with `--metrics-url off` (its header's check `unchecked`), resumed
+    without it: the resume's counters find one server, but a resume keeps the log's header.
+    review72c refused such a resume (exit 2), which left the log as it was, passed by triage
+    (exit 0). samples73: failed on main at fb4ef845 (the resume exit 2); now the resume's
+    marker records its check, sample says so, and triage holds every record (exit 1)."""
     server = fault_server("--metrics", "vllm")
     with _forwarder(server.url) as patch:
         compare_texts(tmp_path, {"a": ("echo:a", "echo:a"), "b": ("echo:b", "echo:b")})
         (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in PROMPTS))
-        args = ["sample", "--base", server.url, "--patch", patch, "--prompts", "p.jsonl"]
-        args += ["--repeats", "3", "--control", "off", "--out", "run"]
+        args = _resume_args(server.url, patch)
         first = run_k3diff(*args, "--metrics-url", "off", cwd=tmp_path)
         assert first.exit_code == 0, first.stderr
         assert _identity(tmp_path)["result"] == "unchecked"
-        logged = (tmp_path / LOG).read_bytes()
+        result, _ = _triage(tmp_path)
+        assert result.exit_code == 0, result.stdout  # the samples of one server, passed
         resumed = run_k3diff(*args, "--resume", cwd=tmp_path)
-    assert resumed.exit_code == 2, resumed.stderr
-    (line,) = resumed.stderr.splitlines()
-    assert "cannot resume: base and patch are one server now" in line, line
-    assert "the log's header, which a resume keeps, says unchecked" in line, line
-    assert (tmp_path / LOG).read_bytes() == logged  # nothing appended
+    assert resumed.exit_code == 0, resumed.stderr
+    assert "found by this resume, not by the log's own check: its resume marker records it, " in (
+        resumed.stderr
+    )
+    assert _identity(tmp_path)["result"] == "unchecked"  # the header, kept
+    assert _marker(tmp_path)["server_identity"]["result"] == "one-server"
+    result, document = _triage(tmp_path)
+    assert result.exit_code == 1, result.stdout
+    assert document["summary"]["held"] == 2
+    for record in document["records"]:
+        assert "same-server" in record["flags"]
+        assert "counted by one server: found by the resume of " in record["reason"]
+        assert (
+            "(the log's header said unchecked): the base's http_requests_total"
+            in (record["reason"])
+        )
+
+
+def test_a_resume_that_could_not_check_leaves_two_servers_unchecked(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """Two servers (`two-servers`), resumed with `--metrics-url off`: the resumed samples were
+    not checked, so triage says the run unchecked, naming the resume. Failed on main at
+    fb4ef845 (no note: the header's `two-servers` stayed)."""
+    base, patch = fault_server("--metrics", "vllm"), fault_server("--metrics", "vllm")
+    args = _resume_args(base.url, patch.url)
+    _sample(tmp_path, base.url, patch.url)
+    assert _identity(tmp_path)["result"] == "two-servers"
+    resumed = run_k3diff(*args, "--resume", "--metrics-url", "off", cwd=tmp_path)
+    assert resumed.exit_code == 0, resumed.stderr
+    assert _marker(tmp_path)["server_identity"]["result"] == "unchecked"
+    result, document = _triage(tmp_path)
+    assert result.exit_code == 0, result.stdout
+    (said,) = [q for q in document["qualifications"] if "two addresses" in q]
+    assert "was not checked by the servers' counters: found by the resume of " in said
+    assert "(the log's header said two-servers): the run has no /metrics of both sides" in said
+
+
+def test_a_resume_that_finds_two_servers_never_clears_one_server(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """A marker can only hold a run: one server found first (through a forwarder), its
+    resume's marker edited to `two-servers`, is still held (a guard: passes on main)."""
+    server = fault_server("--metrics", "vllm")
+    with _forwarder(server.url) as patch:
+        _sample(tmp_path, server.url, patch)
+        resumed = run_k3diff(*_resume_args(server.url, patch), "--resume", cwd=tmp_path)
+    assert resumed.exit_code == 0, resumed.stderr
+    lines = (tmp_path / LOG).read_text().splitlines()
+    edited = [
+        line.replace('"result":"one-server"', '"result":"two-servers"')
+        if '"resumed"' in line
+        else line
+        for line in lines
+    ]
+    (tmp_path / LOG).write_text("\n".join(edited) + "\n")
+    result, document = _triage(tmp_path)
+    assert result.exit_code == 1, result.stdout
+    assert all("same-server" in r["flags"] for r in document["records"])
 
 
 def _edit_identity(tmp_path: Path, **identity: Any) -> None:

@@ -18,14 +18,17 @@ from .helpers import S, compare_texts, side, write_samples
 
 
 def _run(
-    tmp_path: Path, finish: str | None, header: list[str] | None = None
+    tmp_path: Path, finish: str | None, header: list[str] | None = None, patch_finish: str = "stop"
 ) -> tuple[int, dict[str, Any]]:
     compare_texts(tmp_path, {"k1": ("a long answer", "a long")})  # base full, patch cut
     full, cut = "a long answer", "a long"
     samples = [
         S("base", "k1", text, finish=finish if text == cut else "stop") for text in [full, cut] * 4
     ]
-    samples += side("k1", "patch", [full, cut] * 4)
+    samples += [
+        S("patch", "k1", text, finish=patch_finish if text == cut else "stop")
+        for text in [full, cut] * 4
+    ]
     log = write_samples(tmp_path / "run" / "samples.jsonl", samples)
     if header is not None:
         lines = log.read_text().splitlines()
@@ -66,8 +69,10 @@ def test_an_unknown_or_gave_up_finish_reason_is_not_counted(tmp_path: Path) -> N
 
 def test_a_reason_the_header_adds_counts_as_whole(tmp_path: Path) -> None:
     """`--finish-reason model_length` was recorded in the header: the sample counts, so the
-    base's nondeterminism explains the patch (as when it said stop)."""
-    _, plain = _run(tmp_path, "model_length", header=["model_length"])
+    base's nondeterminism explains the patch (as when it said stop; the patch's cut answers
+    end as the base's do: a finish reason the base never gave a text with is output the base
+    never gave, `test_finish_reason_shift`)."""
+    _, plain = _run(tmp_path, "model_length", header=["model_length"], patch_finish="model_length")
     (tmp_path / "stop").mkdir()
     _, stopped = _run(tmp_path / "stop", "stop")
     assert plain["records"][0]["category"] == stopped["records"][0]["category"]

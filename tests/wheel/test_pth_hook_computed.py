@@ -4,8 +4,13 @@ Before (hooks72), a kept line or hook doing `__import__(name)`, `importlib.impor
 `exec(text)`, `getattr(m, 'go')()` or `getattr(importlib, 'import_module')('x')` passed
 `wheels` (exit 0, W201 alone) while a venv's `python -c pass` ran the patch's `demo_inner`.
 
-The real `.pth` files people ship compute names only in a meta path finder's `find_spec`, which
-no code calls at start: kept, with an unrelated module changed, they pass
+Strings joined of literals are certain (`'demo' + '_inner'`, an f-string of literals,
+`'.'.join([...])`, `'demo_{}'.format('inner')`): read as written, as Python computes them.
+Before (hooks73), each was computed: the hook reached every module, and a patch changing an
+unrelated one failed W702.
+
+The real `.pth` files people ship compute names only in a meta path finder's `find_spec`, and
+none for the names asked at start (`test_pth_hook_finders.py`): kept, with an unrelated module changed, they pass
 (`test_pth_real_hooks.py`). The oracle is the install itself (`_runs_in_a_venv`)."""
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ COMPUTED_LINES = {
         f"demo.pth's line 1 (`exec` of computed code at line 1: {ANY}",
     ),
     "getattr of a computed name, called": (
-        b"import demo_boot; getattr(demo_boot, 'g' + 'o')()\n",
+        b"import demo_boot; n = 'go'; getattr(demo_boot, n)()\n",
         BOOT,
         f"demo.pth's line 1 (a call by a computed name at line 1: {ANY}",
     ),
@@ -68,22 +73,22 @@ COMPUTED_HOOKS = {
         "`import_module` of a computed name at line 3",
     ),
     "a function taken by a computed name, then called": (
-        b"import demo_boot\nf = getattr(demo_boot, 'g' + 'o')\nf()\n",
+        b"import demo_boot\nf = getattr(demo_boot, 'og'[::-1])\nf()\n",
         BOOT,
         "a call by a computed name at line 3",
     ),
     "a call through globals() by a computed key": (
-        b"def go():\n    import demo_inner\n\n\nglobals()['g' + 'o']()\n",
+        b"def go():\n    import demo_inner\n\n\nglobals()['og'[::-1]]()\n",
         {},
         "a call by a computed name at line 5",
     ),
     "a call through sys.modules by a computed key": (
-        b"import sys, demo_boot\nsys.modules['demo_' + 'boot'].go()\n",
+        b"import sys, demo_boot\nsys.modules['toob_omed'[::-1]].go()\n",
         BOOT,
         "a call by a computed name at line 2",
     ),
     "__import__ looked up in __builtins__ by a computed key (with no word k3diff parsed for)": (
-        b"b = __builtins__\nf = (b if isinstance(b, dict) else b.__dict__)['__imp' + 'ort__']\n"
+        b"b = __builtins__\nf = (b if isinstance(b, dict) else b.__dict__)['__tropmi__'[::-1]]\n"
         b"f('demo_inner')\n",
         {},
         "a call by a computed name at line 3",
@@ -156,6 +161,24 @@ NAMED_HOOKS = {
     "__import__ with a computed fromlist": (
         b"names = ['in' + 'ner']\n__import__('demo_pkg', fromlist=names)\n",
         {"demo_pkg/__init__.py": b""},
+    ),
+    "__import__ of literals joined by + (hooks73)": (b"__import__('demo' + '_inner')\n", {}),
+    "a function called by getattr of an f-string of literals (hooks73)": (
+        b"import demo_boot\ngetattr(demo_boot, f'g{\"o\"}')()\n",
+        BOOT,
+    ),
+    "import_module of a name '.'.join()s of literals (hooks73)": (
+        b"import importlib\nimportlib.import_module('.'.join(['demo_pkg', 'inner']))\n",
+        {"demo_pkg/__init__.py": b""},
+    ),
+    "__import__ looked up in __builtins__ by literals joined (hooks73)": (
+        b"b = __builtins__\nf = (b if isinstance(b, dict) else b.__dict__)['__imp' + 'ort__']\n"
+        b"f('demo_inner')\n",
+        {},
+    ),
+    "a name format()s of literals (hooks73)": (
+        b"import importlib\nimportlib.import_module('demo_{}'.format('inner'))\n",
+        {},
     ),
 }  # fmt: skip
 

@@ -153,8 +153,27 @@ def test_a_module_a_kept_hook_imports_fails_when_the_patch_changes_or_adds_it(
     ids=["function", "method", "other module"],
 )
 def test_a_module_the_hook_does_not_import_at_start_passes(tmp_path: Path, hook: bytes) -> None:
-    kept = {**LINE, "demo_hook.py": hook, "demo_other.py": QUIET}
+    kept_passes(tmp_path, {**LINE, "demo_hook.py": hook, "demo_other.py": QUIET})
+
+
+def kept_fails(tmp_path: Path, kept: dict[str, bytes], chain: str) -> None:
+    """`kept` in both wheels, `demo_inner.py` changed: the venv runs the patch's, and it alone
+    is W702, its chain saying `chain`."""
     code, report, new = _pair(tmp_path, {**kept, **CHANGED[0]}, {**kept, **CHANGED[1]})
+    assert _runs_in_a_venv(tmp_path, new)
+    assert code == 1, report["findings"]
+    assert set(_w702(report)) == {"demo_inner.py"}
+    assert chain in _w702(report)["demo_inner.py"]
+
+
+def kept_passes(
+    tmp_path: Path,
+    kept: dict[str, bytes],
+    changed: tuple[dict[str, bytes], dict[str, bytes]] = CHANGED,
+) -> None:
+    """`kept` in both wheels, `changed` the base's and the patch's: the venv runs none of it,
+    and the pair passes."""
+    code, report, new = _pair(tmp_path, {**kept, **changed[0]}, {**kept, **changed[1]})
     assert not _runs_in_a_venv(tmp_path, new)
     assert code == 0, report["findings"]
     assert not _w702(report)

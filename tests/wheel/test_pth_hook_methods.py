@@ -12,9 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from wheel.test_pth_hook_imports import CHANGED, LINE
-from wheel.test_pth_imports import _pair
-from wheel.test_pth_leaving_site import _runs_in_a_venv, _w702
+from wheel.test_pth_hook_imports import LINE, kept_fails, kept_passes
 
 HOOKS = {
     "an Enum's _generate_next_value_, at its class statement": (
@@ -58,18 +56,13 @@ HOOKS = {
 def test_a_method_run_at_start_without_the_hook_naming_it_fails_when_changed(
     tmp_path: Path, hook: bytes, more: dict[str, bytes], last: str
 ) -> None:
-    kept = {**LINE, "demo_hook.py": hook, **more}
-    code, report, new = _pair(tmp_path, {**kept, **CHANGED[0]}, {**kept, **CHANGED[1]})
-    assert _runs_in_a_venv(tmp_path, new)
-    assert code == 1, report["findings"]
-    assert set(_w702(report)) == {"demo_inner.py"}
-    assert f"imported by demo.pth's line 1 → {last}" in _w702(report)["demo_inner.py"]
+    kept_fails(tmp_path, {**LINE, "demo_hook.py": hook, **more}, f"demo.pth's line 1 → {last}")
 
 
 @pytest.mark.parametrize(
     ("hook", "more"),
     [
-        (  # a finder's find_spec: the import system calls it at later imports, no code here
+        (  # a finder's find_spec that cannot take the import system's three arguments: never run
             b"import sys\n\n\nclass Finder(object):\n    def find_spec(self, name, path=None):\n"
             b"        import demo_inner\n\n\nsys.meta_path.append(Finder())\n",
             {},
@@ -85,8 +78,4 @@ def test_a_method_run_at_start_without_the_hook_naming_it_fails_when_changed(
 def test_a_method_nothing_calls_at_start_passes(
     tmp_path: Path, hook: bytes, more: dict[str, bytes]
 ) -> None:
-    kept = {**LINE, "demo_hook.py": hook, **more}
-    code, report, new = _pair(tmp_path, {**kept, **CHANGED[0]}, {**kept, **CHANGED[1]})
-    assert not _runs_in_a_venv(tmp_path, new)
-    assert code == 0, report["findings"]
-    assert not _w702(report)
+    kept_passes(tmp_path, {**LINE, "demo_hook.py": hook, **more})

@@ -45,9 +45,13 @@ def _repo(tmp_path: Path, pyproject: bytes, cmake: bytes, **more: bytes) -> Path
 def _stopped(tmp_path: Path, pyproject: bytes, cmake: bytes, **more: bytes) -> str:
     """The one line k3diff stops with (exit 2, nothing on stdout) for a wheel reverting
     ``pkg/sub/auth.py`` to the package's old file."""
-    repo = _repo(tmp_path, pyproject, cmake, **more)
+    return _stopped_at(tmp_path, _repo(tmp_path, pyproject, cmake, **more), REVERTED)
+
+
+def _stopped_at(tmp_path: Path, repo: Path, shipped: dict[str, bytes]) -> str:
+    """The one line k3diff stops with checking a wheel of `shipped` files against `repo`."""
     base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
-    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", shipped)
 
     result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
 

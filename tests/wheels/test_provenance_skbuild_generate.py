@@ -149,3 +149,46 @@ def test_an_override_that_may_set_generate_stops_the_check(tmp_path: Path) -> No
     assert len(result.stderr.splitlines()) == 1
     assert "may set generate" in result.stderr
     assert "k3diff wheels BUILT RELEASED" in result.stderr
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_a_package_of_one_module_and_a_generated_one_is_read(tmp_path: Path, shape: str) -> None:
+    """scikit-build-core's own example: ``src/pkg/__init__.py`` and a generated
+    ``pkg/_version.py`` the commit does not hold. The configured place held 1 of the wheel's
+    2 Python files, and a real build's wheel stopped the run, exit 2 (review73b): a file the
+    build writes is not counted."""
+    generate, more = SHAPES[shape]
+    files = {"pkg/__init__.py": b"from ._version import __version__\n"}
+    tree = {"src/pkg/__init__.py": files["pkg/__init__.py"]}
+    tree |= {"pyproject.toml": SKBUILD + PACKAGES + generate, "CMakeLists.txt": b"project(p)\n"}
+    make_repo(tmp_path / "repo", [tree | more])
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", {**files, "pkg/_version.py": b""})
+    patch = wheelkit.make_wheel(
+        tmp_path / "p", "pkg", "1.0", {**files, "pkg/_version.py": RENDERED}
+    )
+
+    code, report = run_json(
+        "wheels", base, patch, "--source", tmp_path / "repo", "--commit", "HEAD", "--source-all"
+    )
+
+    assert code == 0, report
+    assert _source(report)["status"] == "generated"
+
+
+def test_an_empty_template_path_stops_the_check(tmp_path: Path) -> None:
+    """A real build of this commit failed (scikit-build-core read ``template-path = ""`` as
+    ``.``, IsADirectoryError), while k3diff held the file to the inline template and a wheel
+    shipping it rendered passed, exit 0: no build of the commit ships it."""
+    generate = GENERATE + b'template-path = ""\n'
+    tree = {"src/" + path: data for path, data in FILES.items()}
+    tree |= {"pyproject.toml": SKBUILD + PACKAGES + generate}
+    make_repo(tmp_path / "repo", [tree])
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(
+        tmp_path / "p", "pkg", "1.0", {**FILES, "pkg/_version.py": RENDERED}
+    )
+
+    result = run_k3diff("wheels", base, patch, "--source", tmp_path / "repo", "--commit", "HEAD")
+
+    assert result.exit_code == 2, result.stdout
+    assert "an empty template-path" in result.stderr

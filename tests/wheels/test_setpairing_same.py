@@ -7,9 +7,11 @@ compressed sets (`py2.py3`), upper-case tags and raised platform baselines (revi
 from __future__ import annotations
 
 import re
+import tracemalloc
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
@@ -148,3 +150,19 @@ def test_pairing_by_parts_is_pairing_by_expanded_tags(
     assert _outcome(lambda: pair_wheels(base, patch)) == _outcome(
         lambda: _old_pair_wheels(base, patch)
     )
+
+
+def test_the_first_ambiguity_is_refused_before_the_next_wheel_is_looked_up() -> None:
+    """review73a: every wheel's candidates were looked up and kept before the first was read,
+    so 6,000 names sharing `py3-none-any` on each side took 630 MB and 12 s to be refused
+    (measured for 2,000: a peak of 65 MB before, 5 MB after)."""
+    names = [f"demo-1.0-py3.x{n}-none-any.whl" for n in range(2000)]
+    base, patch = _side("base", names), _side("patch", names)
+    tracemalloc.start()
+    try:
+        with pytest.raises(UsageError, match="has 2000 patch candidates"):
+            pair_wheels(base, patch)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20, peak

@@ -1,0 +1,87 @@
+"""CMake commands that write a file at configure time, and whether k3diff can tell the file
+stays in the build tree.
+
+scikit-build-core configures with the build tree beside the wheel's staging directory and the
+project's own files, which it copies into the wheel after CMake runs: a file written into the
+project (``file(WRITE src/pkg/sub/auth.py …)``, relative to the source directory) or up out of
+the build tree (``file(COPY fixes/auth.py DESTINATION ../wheel/platlib/pkg/sub)``) shipped in a
+real build (scikit-build-core 1.1.2, CMake 3.25) while k3diff compared the commit's file, and a
+wheel holding the commit's matched, exit 0 (review73b); so did one removed (``file(REMOVE
+src/pkg/sub/auth.py)``, the wheel lacked it). A write (or removal) whose target's text may lead
+out of the build tree (`_leaves`) is said, and so is a command (but a test) naming a build
+tree variable (``CMAKE_CURRENT_BINARY_DIR`` …), which it may set over CMake's. A target under
+another variable, and writes by another name (``execute_process``, a build step, a module's
+function), are not read: a hostile commit's CMake is checked only by building it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from k3diff.escape import shortened
+from k3diff.provenance.cmakelists import Command
+
+_NAMES = frozenset({"CMAKE_CURRENT_BINARY_DIR", "CMAKE_BINARY_DIR", "PROJECT_BINARY_DIR"})
+"""The build tree's variables, which a project may set over CMake's."""
+_SOURCE_TREE = re.compile(
+    r"\$\{(?:CMAKE_SOURCE_DIR|CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|\w*_SOURCE_DIR)\}"
+)
+"""Variables naming a directory of the project (``${pkg_SOURCE_DIR}`` a ``project(pkg)``'s)."""
+_TESTS = frozenset({"if", "elseif", "while", "message"})
+"""Commands that may name a build tree variable without setting it."""
+_TARGET_AT = {"WRITE": 1, "APPEND": 1, "DOWNLOAD": 2, "COPY_FILE": 2, "CREATE_LINK": 2}
+"""``file()`` subcommands writing the file their argument at this index names."""
+_TARGETS_AFTER = {"TOUCH": 1, "TOUCH_NOCREATE": 1, "REMOVE": 1, "REMOVE_RECURSE": 1}
+"""Subcommands writing (or removing) every file from this index on (review73b:
+``file(REMOVE src/pkg/sub/auth.py)`` left the module out of a real build's wheel)."""
+_TARGETS_AT = {"RENAME": slice(1, 3)}
+"""Subcommands writing or removing the files these arguments name."""
+_KEYED = {"GENERATE": "OUTPUT", "CONFIGURE": "OUTPUT", "COPY": "DESTINATION"}
+_KEYED |= {"INSTALL": "DESTINATION", "ARCHIVE_EXTRACT": "DESTINATION"}
+"""Subcommands writing where this keyword's value names."""
+_RELATIVE_IN_BUILD = frozenset({"COPY", "INSTALL", "CONFIGURE"})
+"""Subcommands taking a relative destination from the build tree (``configure_file`` too).
+Not ``GENERATE``, whose ``OUTPUT`` policy CMP0070 takes from the project's directory where
+the project asks for CMake before 3.10 (review73b: ``file(GENERATE OUTPUT
+src/pkg/sub/auth.py …)`` under ``cmake_minimum_required(VERSION 3.5)`` shipped it)."""
+
+
+def outside_build_tree(command: Command) -> str | None:
+    """Why `command` may write a file outside the build tree, or None."""
+    name, args = command.name, command.args
+    if name not in _TESTS and _NAMES & set(args):
+        return f"{shortened(name, 100)}(…) may set a build tree variable, which k3diff reads"
+    if name == "configure_file":
+        targets, relative_ok = list(args[1:2]), True
+    elif name == "file" and args:
+        sub = args[0].upper()
+        relative_ok = sub in _RELATIVE_IN_BUILD
+        if sub in _TARGET_AT:
+            targets = list(args[_TARGET_AT[sub] : _TARGET_AT[sub] + 1])
+        elif sub in _TARGETS_AFTER:
+            targets = list(args[_TARGETS_AFTER[sub] :])
+        elif sub in _TARGETS_AT:
+            targets = list(args[_TARGETS_AT[sub]])
+        elif sub in _KEYED:
+            key = _KEYED[sub]
+            targets = [args[i + 1] for i, a in enumerate(args[:-1]) if a == key] or [""]
+        else:
+            return None
+    else:
+        return None
+    for target in targets:
+        if _leaves(target, relative_ok):
+            shown = shortened(repr(target), 200)
+            return f"{name}(…) writes {shown}, which may be outside the build tree"
+    return None
+
+
+def _leaves(target: str, relative_in_build: bool) -> bool:
+    """Whether `target` may name a place outside the build tree, as its text shows: a ``..``
+    part, an absolute path, a source directory's variable, or a relative path where CMake takes
+    it from the source directory (``file(WRITE src/pkg/x.py …)``). A path under another
+    variable (``${out_file}``, ``${CMAKE_CURRENT_BINARY_DIR}/…``) is not read: its value may
+    lead anywhere (review73b: stopping on it stopped scikit-build-core's own test projects)."""
+    if ".." in target.split("/") or target.startswith("/") or _SOURCE_TREE.match(target):
+        return True
+    return not target.startswith("$") and not relative_in_build

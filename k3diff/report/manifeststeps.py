@@ -1,0 +1,88 @@
+"""The next steps of `audit --manifest`'s failing findings (words73, from `report.auditsteps`):
+A201 (a hash differs), A202 (listed, not audited), A203 (audited, not listed). A pin gets no
+waiver stanza: a waived pin is no pin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import PurePosixPath
+
+from k3diff import shellwords
+from k3diff.numbers import named
+from k3diff.wheel.codes import Code
+from k3diff.wheel.findingorder import counted
+
+Pin = tuple[str, str]
+"""A manifest finding: its code and the name it is about."""
+Style = Callable[[str], str]
+"""How a step shows a command or a name: as code in Markdown, as it is in text."""
+
+
+def manifest_steps(found: Sequence[Pin], manifest: str, code: Style = str) -> list[str]:
+    """A201 (hash differs), A202 (named, not audited), A203 (audited, not named), each naming
+    the files it is about."""
+    pinned = shellwords.path(manifest)
+    shown = code(manifest)
+    steps = []
+    differ = _pins(found, Code.A201, code)
+    if differ is not None:
+        (counts, names), paths = differ
+        one = shellwords.path(paths[0]) if len(paths) == 1 else "ARTIFACT"
+        steps.append(
+            f"{counts}{names}: not the file {shown} pins (changed since, or another build): "
+            f"compare the two ({code(f'k3diff wheels PINNED.whl {one}')}, where both are "
+            "wheels); if this file is the one to release, pin it anew once reviewed, "
+            f"{code(f'k3diff audit ARTIFACT... --write-manifest {pinned}')} (written only when "
+            "the audit passes), else release the pinned file"
+        )
+    missing = _pins(found, Code.A202, code)
+    if missing is not None:
+        (counts, names), paths = missing
+        if paths:
+            steps.append(
+                f"{counts}{names}: {shown} pins files this run did not audit: give them to the "
+                f"audit too, or pass {code('--ignore-missing')} to audit part of a release; "
+                f"drop their lines from {shown} if they are no longer released"
+            )
+        else:  # --ignore-missing, and none of the artifacts is one the manifest pins
+            steps.append(
+                f"{counts}: {shown} pins none of the files audited, so nothing was verified: "
+                "audit the files it names (each line's name; "
+                f"{code(in_its_directory(manifest, 'sha256sum -c {}'))} checks them too), or give "
+                "the manifest that pins these"
+            )
+    extra = _pins(found, Code.A203, code)
+    if extra is not None:
+        (counts, names), _ = extra
+        steps.append(
+            f"{counts}{names}: {shown} does not pin these files: pin each once reviewed, "
+            f"{code(in_its_directory(manifest, 'sha256sum NAME >> {}'))}, NAME the file's "
+            "name in the manifest's directory (or the manifest anew with "
+            f"{code('--write-manifest')}), or leave the file out of the release"
+        )
+    return steps
+
+
+def _pins(
+    found: Sequence[Pin], kind: Code, code: Style
+) -> tuple[tuple[str, str], list[str]] | None:
+    """((`1 × A201`, ` (a.whl, b.whl)`), the names) for the manifest findings of `kind`, None
+    where none is; the names as the findings give them, five at most and the rest counted."""
+    kept = [(c, path) for c, path in found if c == kind.name]
+    if not kept:
+        return None
+    paths = list(dict.fromkeys(path for _, path in kept if path))
+    names = f" ({named([code(p) for p in paths], 5)})" if paths else ""
+    return (counted([(c, path, False) for c, path in kept], thousands=False), names), paths
+
+
+def in_its_directory(manifest: str, command: str) -> str:
+    """`command` (`{}` for the manifest) run in the manifest's directory, where its lines' names
+    are files, naming it by its file name there (review73c: `sha256sum NAME >> dist/SUMS run in
+    the manifest's directory` named `dist/dist/SUMS` once there)."""
+    path = PurePosixPath(manifest)
+    line = command.format(shellwords.path(path.name))
+    if str(path.parent) == ".":
+        return line
+    return f"(cd {shellwords.path(str(path.parent))} && {line})"
