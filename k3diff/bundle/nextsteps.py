@@ -50,6 +50,7 @@ from k3diff.report.wheelfailing import (
     left_out_step,
     native_steps,
     set_left,
+    source_steps,
     still_failing,
 )
 from k3diff.triage.nextstep import MoreSamples, asked_more, more_samples
@@ -169,13 +170,16 @@ def _wheels_steps(
         ),
         None,
     )
-    rebuild = unwaivable_step(failing, nowhere)
+    rebuild = unwaivable_step(failing, nowhere, files=(wheels.base.path, wheels.patch.path))
     if rebuild is not None:
         unwaivable = [f for f in failing if Code[f[0]] in UNWAIVABLE]
         yield Step(rows(unwaivable), f"{label}{rebuild}")
     left_out = left_out_step(failing)
     if left_out is not None:
         yield Step(rows([f for f in failing if f[0] == Code.W412.name]), f"{label}{left_out}")
+    checked = source_steps(failing, wheels.provenance, (wheels.base.path, wheels.patch.path))
+    for name, step in checked:
+        yield Step(rows([f for f in failing if f[0] == name]), f"{label}{step}")
     repack = record_step(failing, wheels.patch.path)
     if repack is not None:
         yield Step(rows([f for f in failing if f[0] == Code.W302.name]), f"{label}{repack}")
@@ -198,7 +202,7 @@ def _wheels_steps(
             yield Step(rows(native), f"{label}{command} {option}")
     else:
         wide = [c for c, path, _ in waivable if not path]
-        waiver = waiver_step(alone=repack is None and left_out is None, wide=wide)
+        waiver = waiver_step(alone=repack is None and left_out is None and not checked, wide=wide)
     # One stanza per code and path (`stepwords._waived`): two findings alike share it.
     findings = [Finding(Code[c], path, "", flag) for c, path, flag in dict.fromkeys(waivable)]
     kind = "native findings" if len(waivable) == len(native) else "findings"

@@ -128,7 +128,7 @@ def _artifact_steps(artifact: str, found: Sequence[Failing], code: Style) -> lis
     sound = [f for f in _named(found) if f[0].startswith("W")]
     steps = [
         *_fixes(REFUSED, found, artifact, code),
-        unwaivable_step(sound, nowhere, then="audit the rebuilt wheel"),
+        unwaivable_step(sound, nowhere, "audit the rebuilt wheel", (artifact,), code),
         record_step(_named(found), artifact, code, STALE, AUDITED),
         *_fixes(FIXES, found, artifact, code),
     ]

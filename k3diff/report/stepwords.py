@@ -40,8 +40,19 @@ def ordered(findings: Sequence[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: order_key("error", f.code.name, f.path))
 
 
+DAMAGED = frozenset({Code.W604, Code.W609, Code.W610, Code.W611, Code.W613})
+"""Unwaivable codes that say the archive is not as a zip writer wrote it (a stream failing its
+own CRC-32, headers that disagree, bytes outside any entry, entries that overlap, end records
+that name another directory): damaged by a download, a copy or a disk, or altered after the
+build. No entry is misnamed, so their fix is a good copy, not a renamed entry."""
+
+
 def unwaivable_step(
-    failing: Sequence[Named], nowhere: str | None = None, then: str = "compare the rebuilt wheel"
+    failing: Sequence[Named],
+    nowhere: str | None = None,
+    then: str = "compare the rebuilt wheel",
+    files: Sequence[str] = (),
+    code: Callable[[str], str] = str,
 ) -> str | None:
     """The step for failing findings no waiver accepts (`UNWAIVABLE`), None where none fails:
     the wheel itself must change (newuser65: a wheel failing W619 alone, `pkg/aux.py`, got no
@@ -49,10 +60,46 @@ def unwaivable_step(
     the detail of the W616 whose tags (`BY_TAGS_ALONE`), or tags and Requires-Python, admit no
     Python in common (`NO_PYTHON`), which the tags or Requires-Python fix, not a renamed entry
     (w408b; review68c: tags alone, the tags). `then`: what to do with the rebuilt wheel
-    (`audit`'s steps audit it)."""
-    kept = [f for f in failing if Code[f[0]] in UNWAIVABLE]
+    (`audit`'s steps audit it). A damaged archive (`DAMAGED`) gets its own step, first
+    (`damaged_step`; newuser73: a stream failing its CRC-32 was told to rename or drop the
+    entry), `files` the wheels it names, `code` how it shows its command."""
+    damaged = damaged_step(failing, files, then, code)
+    kept = [f for f in failing if Code[f[0]] in UNWAIVABLE and Code[f[0]] not in DAMAGED]
+    if not kept:
+        return damaged
+    rest = _rebuild_step(kept, nowhere, then)
+    return rest if damaged is None else f"{damaged}; {rest}"
+
+
+def damaged_step(
+    failing: Sequence[Named],
+    files: Sequence[str] = (),
+    then: str = "compare the rebuilt wheel",
+    code: Callable[[str], str] = str,
+) -> str | None:
+    """The step for failing findings that say the archive is damaged or altered (`DAMAGED`),
+    None where none fails: a fresh copy of the wheel, its hash checked against the one its
+    build or index lists, and a rebuild where the fresh copy fails alike. `files`: the wheels
+    to hash (`WHEEL.whl` where none is given); `then`'s verb says what to do with it."""
+    kept = [f for f in failing if Code[f[0]] in DAMAGED]
     if not kept:
         return None
+    them = "it" if len(kept) == 1 else "them"
+    hashed = code(" ".join(["sha256sum", *map(shellwords.path, files or ["WHEEL.whl"])]))
+    again = f"{then.split()[0]} it again"
+    which = ("", "the") if len(files) == 1 else ("; the detail says which wheel", "that")
+    return (
+        f"{counted(kept, thousands=False)}: no waiver accepts {them} (the archive is not as "
+        "its zip writer wrote it: damaged by a download, a copy or the disk, or altered after "
+        f"the build{which[0]}): copy {which[1]} wheel again from where it was "
+        f"built, check that {hashed} gives the hash the build or the index lists, and "
+        f"{again}; where a fresh copy fails alike, rebuild it ({code(REBUILD[0])}) and find "
+        "the step that alters it"
+    )
+
+
+def _rebuild_step(kept: Sequence[Named], nowhere: str | None, then: str) -> str:
+    """The step for unwaivable findings a rebuilt wheel fixes (`unwaivable_step`)."""
     them = "it" if len(kept) == 1 else "them"
     counts = counted(kept, thousands=False)
     alone = nowhere is not None and BY_TAGS_ALONE in nowhere

@@ -18,10 +18,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
+from k3diff import shellwords
 from k3diff.output import OutputFormat, plural
 from k3diff.report.markdown import inline_code
 from k3diff.report.stepwords import (
+    REBUILD,
     named,
     ordered,
     record_step,
@@ -38,6 +41,7 @@ from k3diff.wheel.policy import Policy
 from k3diff.wheels.model import WheelReport
 
 FINDING_HEADERS = ["code", "path", "finding", "detail"]
+PROGRAM = "k3diff"
 
 
 def finding_rows(findings: Sequence[Finding]) -> list[list[str]]:
@@ -112,9 +116,11 @@ def next_steps(
     nowhere = next(
         (f.detail for f in failing if f.code is Code.W616 and f.detail.endswith(NO_PYTHON)), None
     )
-    rebuild = unwaivable_step(named(failing), nowhere)
+    wheels = (report.base.path, report.patch.path)
+    rebuild = unwaivable_step(named(failing), nowhere, files=wheels, code=code)
     repack = record_step(named(failing), report.patch.path, code)
     left_out = left_out_step(named(failing), code)
+    sourced = [step for _, step in source_steps(named(failing), report.provenance, wheels, code)]
     if not waivable:  # native findings are all waivable
         return "" if rebuild is None else section("Next steps", [rebuild], "", fmt)
     if native:
@@ -128,8 +134,9 @@ def next_steps(
             _wide(waivable),
         )
     else:
-        alone = repack is None and left_out is None
+        alone = repack is None and left_out is None and not sourced
         steps = [waiver_step(code, alone=alone, wide=_wide(waivable))]
+    steps[:0] = sourced
     for step in (left_out, repack):
         if step is not None:
             steps.insert(0, step)
@@ -159,6 +166,83 @@ def left_out_step(failing: Sequence[Named], code: Callable[[str], str] = str) ->
         "the file from the release, or change the configuration at the commit if the wheel "
         "is meant to ship it"
     )
+
+
+class Source(Protocol):
+    """What the source steps read of a source check: a report's (`ProvenanceReport`) or a
+    document's (`WheelsProvenance`)."""
+
+    @property
+    def repo(self) -> str: ...
+    @property
+    def rev(self) -> str | None: ...
+    @property
+    def range(self) -> str | None: ...
+    @property
+    def commit(self) -> str: ...
+
+
+def source_steps(
+    failing: Sequence[Named],
+    source: Source | None,
+    wheels: tuple[str, str],
+    code: Callable[[str], str] = str,
+) -> list[tuple[str, str]]:
+    """What to do about failing W401 (a Python file that is not the source commit's) and W403
+    (one that is only an older commit's than the range's head): (code, step) for each that
+    fails (newuser73: a wheel checked against the commit before the one it was built from, or
+    built before the range's last change, was offered only a waiver). W401 with `--commit`:
+    check the commits it may come from with `--commits` (its command filled in but for the
+    range); with `--commits`: no commit of the range holds the file. Either way, or build the
+    wheel from the commit and compare. `wheels`: the base's and the patch's paths as given."""
+    if source is None:
+        return []
+    build = code(REBUILD[0])
+    compare = code("k3diff wheels BUILT.whl " + shellwords.path(wheels[1]))
+    steps = []
+    wrong = [f for f in failing if f[0] == Code.W401.name]
+    if wrong:
+        counts = f"{counted(wrong, thousands=False)} on {_files(wrong)}"
+        rebuilt = (
+            f"build the wheel from the commit ({build}) and compare it with this one ({compare})"
+        )
+        if source.range is not None:
+            step = (
+                f"{counts}: no commit of {code(source.range)} holds the wheel's file (the "
+                "report's source diff is against the range's head): widen the range to the "
+                f"commits the wheel may come from, or {rebuilt}"
+            )
+        else:
+            base, patch, repo = map(shellwords.path, (*wheels, source.repo))
+            words = [PROGRAM, "wheels", base, patch, "--source", repo, "--commits", "OLD..NEW"]
+            command = code(" ".join(words))
+            step = (
+                f"{counts}: the wheel's file is not the one at {code(source.rev or source.commit)} "
+                "(the report's source diff shows how): where the wheel may have been built from "
+                "another commit, check it against the commits it may come from "
+                f"({command}: each file is matched with its newest matching commit, and one "
+                "matching only an older commit than NEW fails as a stale build, W403); else "
+                f"{rebuilt}"
+            )
+        steps.append((Code.W401.name, step))
+    stale = [f for f in failing if f[0] == Code.W403.name]
+    if stale:
+        steps.append(
+            (
+                Code.W403.name,
+                f"{counted(stale, thousands=False)} on {_files(stale)}: the wheel's file is the one "
+                "an older commit than the range's head holds (the detail names it), so the wheel was "
+                f"built before the range's last change to it: build it from the head ({build}) and "
+                f"compare it with this one ({compare}), or, where that older build is the one meant, "
+                f"check the wheel against its commit ({code('--commit COMMIT')})",
+            )
+        )
+    return steps
+
+
+def _files(findings: Sequence[Named]) -> str:
+    """`2 files`: the paths `findings` name."""
+    return plural(len({path for _, path, _ in findings}), "file")
 
 
 def _wide(findings: Sequence[Finding]) -> list[str]:

@@ -198,12 +198,13 @@ def test_the_bundle_says_what_still_fails_under_allow_native_changes_as_wheels_d
     said = [line.strip() for line in text.splitlines()]
     _bundle(tmp_path, wheels)
     summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
-    _, allow, waiver = (s["step"] for s in summary["next_steps"])
+    source, _, allow, waiver = (s["step"] for s in summary["next_steps"])
+    assert source.startswith("1 × W401 on 1 file: the wheel's file is not the one at")
     command = f"k3diff wheels {wheels[0]} {wheels[1]} "
     assert allow.startswith(command) and allow.removeprefix(command) in said
     assert allow.endswith("(1 × W101); 1 × W401 still fails")
     assert "then passes" not in (tmp_path / "bundle" / "REPORT.md").read_text()
-    reviewed = summary["next_steps"][2]["toml"].replace(WAIVER_PLACEHOLDER_REASON, "reviewed")
+    reviewed = summary["next_steps"][3]["toml"].replace(WAIVER_PLACEHOLDER_REASON, "reviewed")
     (tmp_path / "waivers.toml").write_text(reviewed + "\n")
     assert waiver.startswith("or accept each reviewed file with a waiver")
     assert _run(tmp_path, wheels, "--waivers", "waivers.toml").exit_code == 0
@@ -222,16 +223,19 @@ def test_each_next_step_names_its_own_row(tmp_path: Path) -> None:
     assert failing == {"artifact identity", "source match"}
     steps = summary["next_steps"]
     assert [s["evidence"] for s in steps] == [
+        "source match",
         "artifact identity",
         "artifact identity",
         "artifact identity and source match",
     ], steps
-    assert "--explain" in steps[0]["step"] and "--allow-native-changes" in steps[1]["step"]
-    assert '{code = "W101"' in steps[2]["toml"] and '{code = "W401"' in steps[2]["toml"]
+    assert "--commits OLD..NEW" in steps[0]["step"]  # newuser73: the W401's own step
+    assert "--explain" in steps[1]["step"] and "--allow-native-changes" in steps[2]["step"]
+    assert '{code = "W101"' in steps[3]["toml"] and '{code = "W401"' in steps[3]["toml"]
     report = (tmp_path / "bundle" / "REPORT.md").read_text()
     listed = report.split("### Next steps")[1].split("## Evidence matrix")[0]
     bullets = [line for line in listed.splitlines() if line.startswith("- ")]
     assert [b.split(" (w.json): ")[0] for b in bullets] == [
+        "- source match",
         "- artifact identity",
         "- artifact identity",
         "- artifact identity and source match",
@@ -239,11 +243,13 @@ def test_each_next_step_names_its_own_row(tmp_path: Path) -> None:
     html = (tmp_path / "bundle" / "report.html").read_text()
     assert html.count("<li>artifact identity (w.json): ") == 2
     assert html.count("<li>artifact identity and source match (w.json): ") == 1
+    assert html.count("<li>source match (w.json): ") == 1
 
 
 def test_a_source_mismatch_alone_is_the_source_row_s_step(tmp_path: Path) -> None:
     wheels = _setup(tmp_path)
     _bundle(tmp_path, wheels)
     summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
-    (step,) = summary["next_steps"]
+    source, step = summary["next_steps"]
+    assert source["evidence"] == "source match" and "--commits OLD..NEW" in source["step"]
     assert step["evidence"] == "source match" and '{code = "W401"' in step["toml"], step

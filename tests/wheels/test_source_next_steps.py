@@ -1,0 +1,136 @@
+"""`wheels --source`: a file that is not the commit's says what to do, not only a waiver
+(newuser73).
+
+A real setuptools project, built at its head and checked against the commit before it
+(`--commit HEAD~2`), failed W401 with "Next steps" offering only a waiver; checked over a range
+that ends before the wheel's change, W403 likewise. The usual cause is the wrong commit, so the
+step for W401 fills in the `--commits OLD..NEW` command that finds the commit each file comes
+from (or, over a range already, says none of it holds the file), and the one for W403 says the
+wheel was built before the range's last change; each names the rebuild and the comparison, and
+the waiver follows as `or accept`. The bundle says the same from the document.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import wheelkit
+from cli_support import run_k3diff
+from provenance.repokit import make_repo
+
+BASE = {"pkg/__init__.py": b"", "pkg/mod.py": b"def f():\n    return 1\n"}
+BUILT = {"pkg/__init__.py": b"", "pkg/mod.py": b"def f():\n    return 2\n"}
+
+
+def _setup(tmp_path: Path) -> None:
+    """A repository whose commits hold mod.py returning 1, 2, then 3; the base wheel holds the
+    first, the patch the second."""
+    make_repo(
+        tmp_path / "repo",
+        [
+            {"pkg/__init__.py": b"", "pkg/mod.py": BASE["pkg/mod.py"]},
+            {"pkg/mod.py": BUILT["pkg/mod.py"]},
+            {"pkg/mod.py": b"def f():\n    return 3\n"},
+        ],
+    )
+    wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", BASE)
+    wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", BUILT)
+
+
+WHEELS = ("b/pkg-1.0-py3-none-any.whl", "p/pkg-1.0-py3-none-any.whl")
+
+
+def _steps(stdout: str) -> list[str]:
+    return stdout.split("\nNext steps\n", 1)[1].splitlines()
+
+
+def test_a_mismatch_at_one_commit_names_the_range_check(tmp_path: Path) -> None:
+    _setup(tmp_path)
+    result = run_k3diff("wheels", *WHEELS, "--source", "repo", "--commit", "HEAD~2", cwd=tmp_path)
+    assert result.exit_code == 1
+    steps = _steps(result.stdout)
+    assert steps[0].startswith(
+        "  1 × W401 on 1 file: the wheel's file is not the one at HEAD~2 (the report's source diff shows how)"
+    )
+    command = f"k3diff wheels {WHEELS[0]} {WHEELS[1]} --source repo --commits OLD..NEW"
+    assert command in steps[0]
+    assert (
+        f"(python -m build --wheel) and compare it with this one (k3diff wheels BUILT.whl {WHEELS[1]})"
+        in steps[0]
+    )
+    assert steps[1].startswith("  or accept each reviewed file with a waiver")
+
+
+def test_the_range_check_the_step_names_finds_the_commit(tmp_path: Path) -> None:
+    """The command the step fills in, with the range, passes where the wheel is the commit's
+    before the head, and fails W403 with its own step where the range ends after it."""
+    _setup(tmp_path)
+    within = run_k3diff(
+        "wheels", *WHEELS, "--source", "repo", "--commits", "HEAD~2..HEAD~1", cwd=tmp_path
+    )
+    assert within.exit_code == 0
+    stale = run_k3diff(
+        "wheels", *WHEELS, "--source", "repo", "--commits", "HEAD~2..HEAD", cwd=tmp_path
+    )
+    assert stale.exit_code == 1
+    steps = _steps(stale.stdout)
+    assert steps[0].startswith(
+        "  1 × W403 on 1 file: the wheel's file is the one an older commit than the range's "
+        "head holds (the detail names it), so the wheel was built before the range's last "
+        "change to it: build it from the head"
+    )
+    assert steps[1].startswith("  or accept each reviewed file with a waiver")
+
+
+def test_a_mismatch_over_a_range_says_none_of_it_holds_the_file(tmp_path: Path) -> None:
+    _setup(tmp_path)
+    result = run_k3diff(
+        "wheels", *WHEELS, "--source", "repo", "--commits", "HEAD~1..HEAD", cwd=tmp_path
+    )
+    assert result.exit_code == 1
+    steps = _steps(result.stdout)
+    # HEAD~1 is OLD, checked too: it holds the wheel's file, which is then stale, not W401
+    assert steps[0].startswith("  1 × W403 on 1 file")
+    tampered = tmp_path / "p2"
+    wheelkit.make_wheel(
+        tampered, "pkg", "1.0", {**BUILT, "pkg/mod.py": b"def f():\n    return 9\n"}
+    )
+    result = run_k3diff(
+        "wheels",
+        WHEELS[0],
+        "p2/pkg-1.0-py3-none-any.whl",
+        "--source",
+        "repo",
+        "--commits",
+        "HEAD~2..HEAD",
+        cwd=tmp_path,
+    )
+    assert result.exit_code == 1
+    steps = _steps(result.stdout)
+    assert steps[0].startswith(
+        "  1 × W401 on 1 file: no commit of HEAD~2..HEAD holds the wheel's file (the report's source diff "
+        "is against the range's head): widen the range"
+    )
+
+
+def test_the_bundle_says_the_same_step_from_the_document(tmp_path: Path) -> None:
+    _setup(tmp_path)
+    wheels = run_k3diff(
+        "wheels",
+        *WHEELS,
+        "--source",
+        "repo",
+        "--commit",
+        "HEAD~2",
+        "--format",
+        "json",
+        "-o",
+        "wheels.json",
+        cwd=tmp_path,
+    )
+    assert wheels.exit_code == 1
+    result = run_k3diff("report", "wheels.json", *WHEELS, "repo", "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == 1
+    report = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "1 × W401 on 1 file: the wheel's file is not the one at HEAD~2" in report
+    assert "--source repo --commits OLD..NEW" in report
