@@ -128,11 +128,14 @@ def hold_patch_errors(
     verdicts: Sequence[RecordVerdict], grouped: Mapping[str, _Modes], settings: Settings
 ) -> tuple[RecordVerdict, ...]:
     """Each verdict held (flag `patch-errors`) where its patch failed requests more often than
-    its base (`error_holds`); a regression candidate stays one."""
+    its base (`error_holds`); a regression candidate stays one, and a record `unsampled`
+    holds (a side with no answer in any mode, the captures differing) says so itself."""
     found = error_holds(grouped, settings)
     return tuple(
         verdict
-        if verdict.key not in found or verdict.regression_candidate
+        if verdict.key not in found
+        or verdict.regression_candidate
+        or Flag.UNSAMPLED in verdict.flags
         else held(
             verdict,
             Flag.PATCH_ERRORS,
