@@ -100,6 +100,12 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
                 "the patch gave a text as other token ids than the base, or their captures "
                 "differ in token ids no sample logged (token-ids-differ): texts do not hold them"
             )
+        elif "patch-errors" in record.flags:
+            cause = (
+                "the patch failed requests more often than the base (patch-errors): a failed "
+                "request is a regression the texts compared do not show; a patch server that "
+                "answers them would decide them"
+            )
         elif "no-power" in record.flags:
             shift = "--shift" if triage.shift is None else f"--shift {100 * triage.shift:.3g} %"
             cause = (
@@ -160,6 +166,7 @@ HELD_WORDS = (
     ("fields-unjudged", "fields other than the text differ"),
     ("finish-reason-shift", "the patch ends its answers otherwise (finish reasons)"),
     ("token-ids-differ", "token ids that differ under one text"),
+    ("patch-errors", "a patch that fails requests more often than the base"),
     ("no-power", "no power at {shift}"),
     ("novel-undecided", "a patch output the base never gave, undecided at this n"),
     ("not-exercised", "batches the server never overlapped"),

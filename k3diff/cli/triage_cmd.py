@@ -164,8 +164,9 @@ def triage_command(
     prompts, fields other than the text that
     differ (fields-unjudged), a patch that ends its answers otherwise than the base (its
     finish reasons: finish-reason-shift) or gives a text as other token ids
-    (token-ids-differ), a sampled record whose distribution test did not reject and at
-    its n could not have detected --shift of its answers moved (no-power), a greedy patch
+    (token-ids-differ) or fails requests more often (patch-errors), a sampled record
+    whose distribution test did not reject and at its n could not have detected --shift of
+    its answers moved (no-power), a greedy patch
     output the base never gave left undecided (novel-undecided), a vacuous control, base and
     patch sampled from one server with the same parameters (same-server, unless
     --allow-same-server: an A/A calibration run)), 2 on

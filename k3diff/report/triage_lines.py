@@ -283,6 +283,10 @@ HELD_CAUSES: tuple[tuple[frozenset[Flag], str], ...] = (
     ),
     (frozenset({Flag.TOKEN_IDS_DIFFER}), "token ids that differ under one text (token-ids-differ)"),
     (
+        frozenset({Flag.PATCH_ERRORS}),
+        "a patch that fails requests more often than the base (patch-errors)",
+    ),
+    (
         frozenset({Flag.NOVEL_UNDECIDED}),
         "a patch output the base never gave, left undecided (novel-undecided)",
     ),

@@ -35,6 +35,11 @@ class Flag(StrEnum):
     as, or the comparison found the captured texts equal and their token ids differing
     (`tokens-differ`) and no mode's samples log token ids on both sides to judge them
     (`k3diff.triage.besidetext`). Never a pass: inconclusive, and it fails the run."""
+    PATCH_ERRORS = "patch-errors"
+    """The patch failed requests (HTTP errors, transport failures, answers cut off as null,
+    `error` or `abort`) more often than the base: Fisher's exact test, one-sided, per record
+    and mode and pooled over a mode's records, rejects in its own family
+    (`k3diff.triage.errorholds`). Never a pass: inconclusive, and it fails the run."""
     NEAR_TIE_SPLITS = "near-tie-splits"
     """Every split of the base's outputs happened where its top two tokens were nearly tied
     (margin under --near-tie): the signature of floating-point reduction order."""
@@ -148,7 +153,7 @@ HELD_FLAGS = frozenset(
     {Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.OTHER_CONDITION, Flag.CAPTURE_UNEXPLAINED}
     | {Flag.UNSAMPLED, Flag.NOT_COMPARABLE, Flag.NO_POWER, Flag.NOVEL_UNDECIDED}
     | {Flag.FIELDS_UNJUDGED, Flag.UNANSWERED, Flag.UNLOGGED, Flag.SAME_SERVER}
-    | {Flag.FINISH_REASON_SHIFT, Flag.TOKEN_IDS_DIFFER}
+    | {Flag.FINISH_REASON_SHIFT, Flag.TOKEN_IDS_DIFFER, Flag.PATCH_ERRORS}
 )
 """Flags of an inconclusive record that fails the run: its evidence could not clear it (a mode
 not exercised or unproven, samples of another condition, a patch capture the samples do not
@@ -156,7 +161,8 @@ explain, a differing record never sampled, a side that answered none of a record
 lines of a record a log lacks against what its run owed, captures of different prompts, a
 sampled test without power, a greedy patch output the base never gave left undecided, fields
 other than the text that differ, base and patch sampled from one server, a patch that ends its
-answers otherwise or gives a text as other token ids) — never a pass."""
+answers otherwise or gives a text as other token ids, a patch that fails requests more often)
+— never a pass."""
 
 REFINED = {
     Flag.NOT_COMPARABLE: frozenset(

@@ -22,6 +22,7 @@ from k3diff.triage import classify, conditions, shift, shiftverdict, stats
 from k3diff.triage.asked import asked_slots
 from k3diff.triage.besidetext import hold_besides_text
 from k3diff.triage.distribution import DistributionTest
+from k3diff.triage.errorholds import hold_patch_errors
 from k3diff.triage.fieldholds import hold_fields_differ
 from k3diff.triage.gauges import gaugeless, gauges, given_404, given_no_gauge
 from k3diff.triage.inputs import read_comparison
@@ -129,6 +130,7 @@ def triage(
     }
     records = tuple(hold_unanswered(r, grouped.get(r.key, {}), sides) for r in records)
     records = hold_besides_text(records, comparison.records, grouped, corrected.sampled, settings)
+    records = hold_patch_errors(records, grouped, settings)
     records = hold_unlogged(records, grouped, logs.logs)
     if vacuous:
         records = tuple(held_by_vacuous_control(record, vacuous, control) for record in records)
