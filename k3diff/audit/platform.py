@@ -16,13 +16,9 @@ from dataclasses import dataclass
 from k3diff.audit.arch import ElfIdent, elf_ident, mismatch, tagged_architectures
 from k3diff.audit.elfneeds import FastTap
 from k3diff.errors import ArchiveError
+from k3diff.native.glibcpromise import named_glibc_reasons, promised_glibc
 from k3diff.native.libstdcxx import Promise, promised_libstdcxx
-from k3diff.native.platform import (
-    PlatformNeeds,
-    PlatformUnknown,
-    promised_glibc,
-    version_key,
-)
+from k3diff.native.platform import PlatformNeeds, PlatformUnknown, version_key
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import parse_wheel_filename
 from k3diff.wheel.kinds import EntryKind, kind_from_path
@@ -91,14 +87,23 @@ def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[Finding
 
 
 def _glibc_reasons(needs: PlatformNeeds, promise: tuple[int, ...] | None) -> list[str]:
-    if promise is None or needs.glibc is None:
+    """Each `GLIBC_` version past the promise: the highest numbered one, and every numberless
+    one (`GLIBC_ABI_DT_RELR` before glibc 2.36, `GLIBC_PRIVATE` always; review74: an ELF
+    linked with packed relative relocations passed under `manylinux_2_17`)."""
+    if promise is None:
         return []
+    named = named_glibc_reasons(needs.glibc_named, promise)
+    if needs.glibc is None:
+        return named
     if promise == ():
-        return [f"needs GLIBC_{needs.glibc} but the wheel is tagged musllinux"]
+        return [f"needs GLIBC_{needs.glibc} but the wheel is tagged musllinux", *named]
     if version_key(needs.glibc) > promise:
         claimed = ".".join(map(str, promise))
-        return [f"needs GLIBC_{needs.glibc}, newer than the glibc {claimed} its tag promises"]
-    return []
+        return [
+            f"needs GLIBC_{needs.glibc}, newer than the glibc {claimed} its tag promises",
+            *named,
+        ]
+    return named
 
 
 def _libstdcxx_reasons(needs: PlatformNeeds, promise: Promise | None) -> list[str]:

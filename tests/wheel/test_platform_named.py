@@ -1,0 +1,94 @@
+"""`GLIBC_` versions without a number: `GLIBC_ABI_DT_RELR` (an ELF linked with packed relative
+relocations loads on glibc 2.36 and later only) and `GLIBC_PRIVATE` (glibc's own interface),
+against the wheel's tag (audit, A115) and base -> patch (`wheels --explain`, W713). review74:
+both passed `audit` under `manylinux_2_17`, exit 0, read as GLIBC_2.2.5."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from cli_support import run_k3diff
+
+from wheel.test_installed_view import BASE_FILES, audit_code
+from wheel.test_platform import compile_library, needs_of, tagged
+from wheel.tricks import build
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler")
+
+# A pointer table gives the link editor relative relocations to pack.
+RELOCATED = (
+    "#include <string.h>\nstatic char buf[64];\nchar *table[] = {buf, buf + 1, buf + 2};\n"
+    "int go(const char *s) { return (int)strlen(s) + (table[1] != 0); }\n"
+)
+
+
+def packed(tmp_path: Path) -> bytes:
+    """A library linked with `-z pack-relative-relocs` (skips where ld cannot)."""
+    try:
+        library = compile_library(tmp_path, RELOCATED, "packed", "-Wl,-z,pack-relative-relocs")
+    except subprocess.CalledProcessError:
+        pytest.skip("the link editor cannot pack relative relocations")
+    readelf = shutil.which("readelf")
+    if readelf is not None:  # the real tool names the version the loader will ask for
+        (tmp_path / "check.so").write_bytes(library)
+        shown = subprocess.run(
+            [readelf, "-V", str(tmp_path / "check.so")], capture_output=True, text=True
+        ).stdout
+        if "GLIBC_ABI_DT_RELR" not in shown:
+            pytest.skip("this toolchain packs relocations without GLIBC_ABI_DT_RELR")
+    return library
+
+
+def test_packed_relative_relocations_need_glibc_2_36(tmp_path: Path) -> None:
+    library = packed(tmp_path)
+    needs = needs_of(library)
+    assert needs.glibc_named == ("GLIBC_ABI_DT_RELR",)
+    assert needs.glibc is not None and tuple(map(int, needs.glibc.split("."))) <= (2, 17)
+    exit_code, found = audit_code(tagged(tmp_path, library, "manylinux_2_17_x86_64"))
+    assert (exit_code, found) == (1, {"A115"})
+    report = json.loads(
+        run_k3diff(
+            "audit", tagged(tmp_path, library, "manylinux2014_x86_64"), "--format", "json"
+        ).stdout
+    )
+    findings = report["artifacts"][0]["findings"]
+    detail = next(f["detail"] for f in findings if f["code"] == "A115")
+    assert "GLIBC_ABI_DT_RELR (glibc 2.36 and later)" in detail and "2.17" in detail
+    assert audit_code(tagged(tmp_path, library, "manylinux_2_36_x86_64")) == (0, set())
+
+
+def test_glibc_private_is_promised_by_no_tag(tmp_path: Path) -> None:
+    stub = tmp_path / "stub"
+    stub.mkdir()
+    (stub / "v.map").write_text("GLIBC_PRIVATE { global: __libc_secret; local: *; };\n")
+    (stub / "s.c").write_text("int __libc_secret(void) { return 0; }\n")
+    libc = stub / "libc.so.6"
+    script = f"-Wl,--version-script={stub / 'v.map'}"
+    command = ["gcc", "-shared", "-fPIC", "-Wl,-soname,libc.so.6", script, "-o", str(libc)]
+    subprocess.run([*command, str(stub / "s.c")], check=True)
+    source = "extern int __libc_secret(void);\nint go(void) { return __libc_secret(); }\n"
+    library = compile_library(tmp_path, source, "private", str(libc))
+    assert needs_of(library).glibc_named == ("GLIBC_PRIVATE",)
+    for platform in ("manylinux_2_17_x86_64", "manylinux_2_41_x86_64", "musllinux_1_2_x86_64"):
+        assert audit_code(tagged(tmp_path, library, platform)) == (1, {"A115"}), platform
+    assert audit_code(tagged(tmp_path, library, "linux_x86_64")) == (0, set())
+
+
+def test_wheels_explain_fails_a_patch_that_starts_packing_relocations(tmp_path: Path) -> None:
+    old = compile_library(tmp_path, RELOCATED, "plain")
+    new = packed(tmp_path)
+    assert needs_of(old).glibc_named == ()
+    base = build(tmp_path / "b", "1.0", {**BASE_FILES, "demo/_lib.so": old})
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, "demo/_lib.so": new})
+    result = run_k3diff(
+        "wheels", base, patch, "--explain", "--allow-native-changes", "--format", "json"
+    )
+    report = json.loads(result.stdout)
+    failing = {f["code"] for f in report["findings"] if f["severity"] == "error"}
+    assert result.exit_code == 1 and "W713" in failing
+    text = run_k3diff("wheels", base, patch, "--explain", "--allow-native-changes").stdout
+    assert "GLIBC names: (none) -> GLIBC_ABI_DT_RELR" in text
