@@ -19,6 +19,7 @@ from k3diff.errors import ArchiveError
 from k3diff.native.glibcpromise import named_glibc_reasons, promised_glibc
 from k3diff.native.libstdcxx import Promise, promised_libstdcxx
 from k3diff.native.platform import PlatformNeeds, PlatformUnknown, version_key
+from k3diff.native.syslibs import syslib_reasons
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import parse_wheel_filename
 from k3diff.wheel.kinds import EntryKind, kind_from_path
@@ -80,7 +81,11 @@ def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[Finding
             detail = f"loader tables unreadable, platform needs unchecked: {native.problem}"
             findings.append(Finding(Code.A116, native.entry, detail))
             continue
-        reasons = [*_glibc_reasons(needs, promise), *_libstdcxx_reasons(needs, stdcxx)]
+        reasons = [
+            *_glibc_reasons(needs, promise),
+            *_libstdcxx_reasons(needs, stdcxx),
+            *syslib_reasons(needs.other_versions, platforms),
+        ]
         if reasons:
             findings.append(Finding(Code.A115, native.entry, "; ".join(reasons)))
     return findings
@@ -92,7 +97,7 @@ def _glibc_reasons(needs: PlatformNeeds, promise: tuple[int, ...] | None) -> lis
     linked with packed relative relocations passed under `manylinux_2_17`)."""
     if promise is None:
         return []
-    named = named_glibc_reasons(needs.glibc_named, promise)
+    named = named_glibc_reasons(needs.other_versions, promise)
     if needs.glibc is None:
         return named
     if promise == ():

@@ -38,10 +38,11 @@ def promised_glibc(platform_tags: Iterable[str]) -> tuple[int, ...] | None:
 
 
 def named_glibc_reasons(names: Iterable[str], promise: tuple[int, ...]) -> list[str]:
-    """Why each numberless `GLIBC_` name an ELF needs breaks the glibc `promise` (a manylinux
-    tag's (2, X); () for musllinux, which promises no glibc at all)."""
+    """Why each numberless `GLIBC_` name among the versions an ELF needs (`names`; the others are
+    not glibc's) breaks the glibc `promise` (a manylinux tag's (2, X); () for musllinux, which
+    promises no glibc at all)."""
     reasons = []
-    for name in names:
+    for name in (name for name in names if name.startswith("GLIBC_")):
         first = NAMED_GLIBC.get(name)
         if promise == ():
             reasons.append(f"needs {name} but the wheel is tagged musllinux")
@@ -64,6 +65,6 @@ def glibc_floor(numbered: tuple[int, ...], names: Iterable[str]) -> tuple[int, .
     a named one's first release where later; a name no release is known to define is above
     every release."""
     floor = numbered
-    for name in names:
+    for name in (name for name in names if name.startswith("GLIBC_")):
         floor = max(floor, NAMED_GLIBC.get(name, (10**9,)))
     return floor

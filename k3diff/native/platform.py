@@ -35,6 +35,7 @@ _SECOND_PASS = threading.BoundedSemaphore(1)
 `PREFIX_CAP`), so memory stays bounded however many threads verify entries."""
 
 _FAMILIES = ("GLIBC", "GLIBCXX", "CXXABI")
+_OTHER = ("GLIBC_", "GCC_", "LIBATOMIC_", "ZLIB_")
 _VERSION = re.compile(r"^(GLIBC|GLIBCXX|CXXABI)_(\d+(?:\.\d+)*)$")
 
 
@@ -68,9 +69,9 @@ class PlatformNeeds:
     """DT_RPATH, None when absent."""
     runpath: str | None
     """DT_RUNPATH, None when absent."""
-    glibc_named: tuple[str, ...] = ()
-    """`GLIBC_` versions required that carry no number (`GLIBC_ABI_DT_RELR`, `GLIBC_PRIVATE`:
-    `native/glibcpromise.py`), sorted."""
+    other_versions: tuple[str, ...] = ()
+    """Other versions required that a manylinux policy judges, sorted: numberless `GLIBC_` ones
+    (`GLIBC_ABI_DT_RELR`: `glibcpromise`), libgcc_s' `GCC_`, libatomic's, zlib's (`syslibs`)."""
 
     def changes(self, newer: PlatformNeeds) -> list[str]:
         """One line per field that differs from `self` to `newer`."""
@@ -91,9 +92,9 @@ class PlatformNeeds:
             lines.append(
                 "DT_NEEDED: " + ", ".join([*(f"-{n}" for n in removed), *(f"+{n}" for n in added)])
             )
-        if self.glibc_named != newer.glibc_named:
-            old, new = (", ".join(n.glibc_named) or "(none)" for n in (self, newer))
-            lines.append(f"GLIBC names: {old} -> {new}")
+        if self.other_versions != newer.other_versions:
+            old, new = (", ".join(n.other_versions) or "(none)" for n in (self, newer))
+            lines.append(f"Other versions: {old} -> {new}")
         return lines
 
     def raises(self, newer: PlatformNeeds) -> list[str]:
@@ -107,7 +108,7 @@ class PlatformNeeds:
 
     def _floor(self, field: str) -> tuple[int, ...]:
         numbered = version_key(getattr(self, field))
-        return glibc_floor(numbered, self.glibc_named) if field == "glibc" else numbered
+        return glibc_floor(numbered, self.other_versions) if field == "glibc" else numbered
 
 
 def needs_from(
@@ -120,7 +121,7 @@ def needs_from(
         match = _VERSION.match(name)
         if match:
             best[match[1]] = max(best.get(match[1], ()), version_key(match[2]))
-        elif name.startswith("GLIBC_"):
+        elif name.startswith(_OTHER):
             named.add(name)
     glibc, cxx, abi = (".".join(map(str, best[f])) if f in best else None for f in _FAMILIES)
     return PlatformNeeds(glibc, cxx, abi, tuple(needed), rpath, runpath, tuple(sorted(named)))

@@ -46,7 +46,7 @@ def packed(tmp_path: Path) -> bytes:
 def test_packed_relative_relocations_need_glibc_2_36(tmp_path: Path) -> None:
     library = packed(tmp_path)
     needs = needs_of(library)
-    assert needs.glibc_named == ("GLIBC_ABI_DT_RELR",)
+    assert needs.other_versions == ("GLIBC_ABI_DT_RELR",)
     assert needs.glibc is not None and tuple(map(int, needs.glibc.split("."))) <= (2, 17)
     exit_code, found = audit_code(tagged(tmp_path, library, "manylinux_2_17_x86_64"))
     assert (exit_code, found) == (1, {"A115"})
@@ -72,7 +72,7 @@ def test_glibc_private_is_promised_by_no_tag(tmp_path: Path) -> None:
     subprocess.run([*command, str(stub / "s.c")], check=True)
     source = "extern int __libc_secret(void);\nint go(void) { return __libc_secret(); }\n"
     library = compile_library(tmp_path, source, "private", str(libc))
-    assert needs_of(library).glibc_named == ("GLIBC_PRIVATE",)
+    assert needs_of(library).other_versions == ("GLIBC_PRIVATE",)
     for platform in ("manylinux_2_17_x86_64", "manylinux_2_41_x86_64", "musllinux_1_2_x86_64"):
         assert audit_code(tagged(tmp_path, library, platform)) == (1, {"A115"}), platform
     assert audit_code(tagged(tmp_path, library, "linux_x86_64")) == (0, set())
@@ -81,7 +81,7 @@ def test_glibc_private_is_promised_by_no_tag(tmp_path: Path) -> None:
 def test_wheels_explain_fails_a_patch_that_starts_packing_relocations(tmp_path: Path) -> None:
     old = compile_library(tmp_path, RELOCATED, "plain")
     new = packed(tmp_path)
-    assert needs_of(old).glibc_named == ()
+    assert needs_of(old).other_versions == ()
     base = build(tmp_path / "b", "1.0", {**BASE_FILES, "demo/_lib.so": old})
     patch = build(tmp_path / "p", "2.0", {**BASE_FILES, "demo/_lib.so": new})
     result = run_k3diff(
@@ -91,4 +91,60 @@ def test_wheels_explain_fails_a_patch_that_starts_packing_relocations(tmp_path: 
     failing = {f["code"] for f in report["findings"] if f["severity"] == "error"}
     assert result.exit_code == 1 and "W713" in failing
     text = run_k3diff("wheels", base, patch, "--explain", "--allow-native-changes").stdout
-    assert "GLIBC names: (none) -> GLIBC_ABI_DT_RELR" in text
+    assert "Other versions: (none) -> GLIBC_ABI_DT_RELR" in text
+
+
+def stub_linked(tmp_path: Path, soname: str, version: str, symbol: str) -> bytes:
+    """A library calling `symbol` of a stub `soname` that defines it at `version`, as the
+    system's zlib or libgcc_s does."""
+    stub = tmp_path / f"stub-{version}"
+    stub.mkdir()
+    (stub / "v.map").write_text(f"{version} {{ global: {symbol}; local: *; }};\n")
+    (stub / "s.c").write_text(f"int {symbol}(void) {{ return 0; }}\n")
+    script = f"-Wl,--version-script={stub / 'v.map'}"
+    command = ["gcc", "-shared", "-fPIC", f"-Wl,-soname,{soname}", script, "-o", str(stub / soname)]
+    subprocess.run([*command, str(stub / "s.c")], check=True)
+    source = f"extern int {symbol}(void);\nint go(void) {{ return {symbol}(); }}\n"
+    return compile_library(stub, source, "user", str(stub / soname))
+
+
+@pytest.mark.parametrize(
+    ("soname", "version", "symbol", "old", "new"),
+    [
+        # CentOS 7 (manylinux2014) ships zlib 1.2.7 and GCC 4.8's libgcc_s.
+        (
+            "libz.so.1",
+            "ZLIB_1.2.9",
+            "inflateValidate",
+            "manylinux2014_x86_64",
+            "manylinux_2_28_x86_64",
+        ),
+        (
+            "libgcc_s.so.1",
+            "GCC_7.0.0",
+            "__divmodti4",
+            "manylinux_2_17_x86_64",
+            "manylinux_2_28_x86_64",
+        ),
+        (
+            "libgcc_s.so.1",
+            "GCC_12.0.0",
+            "__truncdfbf2",
+            "manylinux_2_34_x86_64",
+            "manylinux_2_35_x86_64",
+        ),
+    ],
+)
+def test_zlib_and_libgcc_versions_are_held_to_the_tag(
+    tmp_path: Path, soname: str, version: str, symbol: str, old: str, new: str
+) -> None:
+    """auditwheel's policy judges the whitelisted libgcc_s and zlib by their symbol versions too
+    (review74: `ZLIB_1.2.9` under `manylinux2014` passed, exit 0)."""
+    library = stub_linked(tmp_path, soname, version, symbol)
+    assert version in needs_of(library).other_versions
+    wheel = tagged(tmp_path, library, old)
+    assert audit_code(wheel) == (1, {"A115"})
+    report = json.loads(run_k3diff("audit", wheel, "--format", "json").stdout)
+    detail = report["artifacts"][0]["findings"][0]["detail"]
+    assert f"needs {version}, newer than the" in detail
+    assert audit_code(tagged(tmp_path, library, new)) == (0, set())
