@@ -19,6 +19,7 @@ from k3diff.errors import ArchiveError
 from k3diff.native.glibcpromise import named_glibc_reasons, promised_glibc
 from k3diff.native.libstdcxx import Promise, promised_libstdcxx
 from k3diff.native.platform import PlatformNeeds, PlatformUnknown, version_key
+from k3diff.native.pysymbols import LIBPYTHON
 from k3diff.native.syslibs import syslib_reasons
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import parse_wheel_filename
@@ -85,6 +86,7 @@ def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[Finding
             *_glibc_reasons(needs, promise),
             *_libstdcxx_reasons(needs, stdcxx),
             *syslib_reasons(needs.other_versions, platforms),
+            *_libpython_reasons(needs, promise),
         ]
         if reasons:
             findings.append(Finding(Code.A115, native.entry, "; ".join(reasons)))
@@ -127,3 +129,17 @@ def _libstdcxx_reasons(needs: PlatformNeeds, promise: Promise | None) -> list[st
                 "its manylinux tag promises"
             )
     return reasons
+
+
+def _libpython_reasons(needs: PlatformNeeds, promise: tuple[int, ...] | None) -> list[str]:
+    """One CPython's libpython in DT_NEEDED under a manylinux or musllinux tag: the policies
+    forbid it (`auditwheel repair` removes it), as a CPython built without a shared library
+    (the manylinux images', pyenv's by default) has no such file to load (review74: passed)."""
+    if promise is None:
+        return []
+    return [
+        f"needs {name}, which manylinux and musllinux forbid: a CPython built without a shared "
+        "library has none to load"
+        for name in needs.needed
+        if LIBPYTHON.match(name)
+    ]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 _PREFIXES = ("Py", "_Py")
-_LIBPYTHON = re.compile(r"^libpython3\.\d+[a-z]*\.so(?:\.[0-9.]+)?$")
+LIBPYTHON = re.compile(r"^libpython3\.\d+[a-z]*\.so(?:\.[0-9.]+)?$")
 """One CPython version's shared library (`libpython3.11.so.1.0`, `libpython3.13t.so`), as
 auditwheel matches it; `libpython3.so`, the stable ABI's, names no version."""
 NAME_LIMIT = 4096
@@ -78,7 +78,7 @@ def libpython_needed(path: Path) -> tuple[str, ...]:
             }
     except (ELFError, ValueError, KeyError, IndexError, OSError, AssertionError) as exc:
         raise UnreadableSymbols(f"{type(exc).__name__}: {exc}") from exc
-    return tuple(sorted(name for name in needed if _LIBPYTHON.match(name)))
+    return tuple(sorted(name for name in needed if LIBPYTHON.match(name)))
 
 
 def _segment_imports(elf: Any, segment: Any) -> Iterable[str]:

@@ -59,7 +59,7 @@ def test_an_abi3_extension_linked_against_one_cpythons_libpython_fails(tmp_path:
     )
     assert tried.returncode != 0 and f"{other}: cannot open shared object file" in tried.stderr
     wheel = abi3_wheel(tmp_path / "p", "2.0", TAG, "_ext.abi3.so", so)
-    assert audit_code(wheel) == (1, {"A123"})
+    assert audit_code(wheel) == (1, {"A115", "A123"})  # A115: manylinux forbids the link too
     report = json.loads(run_k3diff("audit", wheel, "--format", "json").stdout)
     detail = next(
         f["detail"] for a in report["artifacts"] for f in a["findings"] if f["code"] == "A123"
@@ -75,3 +75,19 @@ def test_an_abi3_extension_linked_against_one_cpythons_libpython_fails(tmp_path:
 def test_the_stable_abis_own_libpython3_names_no_version(tmp_path: Path) -> None:
     so = linked(tmp_path / "c", "libpython3.so")
     assert audit_code(abi3_wheel(tmp_path / "p", "2.0", TAG, "_ext.abi3.so", so)) == (0, set())
+
+
+def test_a_manylinux_extension_linked_against_libpython_fails_audit(tmp_path: Path) -> None:
+    """auditwheel: "Linking with libpython is forbidden for manylinux/musllinux wheels" (its
+    repair removes the entry); a CPython without the shared library cannot load the extension
+    (review74: a `cp311-cp311-manylinux_2_17` wheel so linked passed `audit`, exit 0)."""
+    so = linked(tmp_path / "c", "libpython3.11.so.1.0")
+    for tag in ("cp311-cp311-manylinux_2_17_x86_64", "cp311-cp311-musllinux_1_2_x86_64"):
+        wheel = abi3_wheel(tmp_path / tag, "2.0", tag, "_ext.cpython-311-x86_64-linux-gnu.so", so)
+        assert audit_code(wheel) == (1, {"A115"}), tag
+        report = json.loads(run_k3diff("audit", wheel, "--format", "json").stdout)
+        detail = report["artifacts"][0]["findings"][0]["detail"]
+        assert "needs libpython3.11.so.1.0, which manylinux and musllinux forbid" in detail
+    plain = "cp311-cp311-linux_x86_64"
+    wheel = abi3_wheel(tmp_path / plain, "2.0", plain, "_ext.cpython-311-x86_64-linux-gnu.so", so)
+    assert audit_code(wheel) == (0, set())
