@@ -18,6 +18,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from k3diff.native.glibcpromise import glibc_floor
+from k3diff.native.syslibs import raised_syslibs
 
 # pyelftools (≈ 50 ms of imports: construct, DWARF, every ELF structure) is imported where an
 # ELF is parsed with it: the audit reads most loader tables with `struct` (audit.elfneeds), and
@@ -76,14 +77,9 @@ class PlatformNeeds:
     def changes(self, newer: PlatformNeeds) -> list[str]:
         """One line per field that differs from `self` to `newer`."""
         lines = [
-            f"{label}: {getattr(self, field) or '(none)'} -> {getattr(newer, field) or '(none)'}"
-            for field, label in (
-                ("glibc", "GLIBC"),
-                ("glibcxx", "GLIBCXX"),
-                ("cxxabi", "CXXABI"),
-                ("rpath", "RPATH"),
-                ("runpath", "RUNPATH"),
-            )
+            f"{field.upper()}: {getattr(self, field) or '(none)'} -> "
+            f"{getattr(newer, field) or '(none)'}"
+            for field in ("glibc", "glibcxx", "cxxabi", "rpath", "runpath")
             if getattr(self, field) != getattr(newer, field)
         ]
         added = [n for n in newer.needed if n not in self.needed]
@@ -99,12 +95,14 @@ class PlatformNeeds:
 
     def raises(self, newer: PlatformNeeds) -> list[str]:
         """The families whose required version `newer` raises above `self`'s (for GLIBC the
-        oldest glibc defining every version needed, numberless names included)."""
-        return [
+        oldest glibc defining every version needed, numberless names included; `GCC`,
+        `LIBATOMIC`, `ZLIB` by their highest version)."""
+        numbered = [
             family
             for family, field in zip(_FAMILIES, ("glibc", "glibcxx", "cxxabi"), strict=True)
             if newer._floor(field) > self._floor(field)
         ]
+        return [*numbered, *raised_syslibs(self.other_versions, newer.other_versions)]
 
     def _floor(self, field: str) -> tuple[int, ...]:
         numbered = version_key(getattr(self, field))

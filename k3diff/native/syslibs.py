@@ -58,6 +58,24 @@ def _parse(version: str) -> Version | None:
     return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
 
 
+def _highest(names: Iterable[str]) -> dict[str, Version]:
+    """Family → the highest numbered version among `names`, for the families judged here."""
+    highest: dict[str, Version] = {}
+    for name in names:
+        family, _, version = name.partition("_")
+        parsed = _parse(version)
+        if family in _LIBRARIES and parsed is not None:
+            highest[family] = max(highest.get(family, ()), parsed)
+    return highest
+
+
+def raised_syslibs(old: Iterable[str], new: Iterable[str]) -> list[str]:
+    """The families (`GCC`, `LIBATOMIC`, `ZLIB`) whose highest version `new` raises over
+    `old` (each an ELF's version needs): a patch that now needs a newer libgcc_s or zlib."""
+    before, after = _highest(old), _highest(new)
+    return [family for family in _LIBRARIES if after.get(family, ()) > before.get(family, ())]
+
+
 def syslib_reasons(names: Iterable[str], platform_tags: Iterable[str]) -> list[str]:
     """Why each `GCC_`, `LIBATOMIC_` or `ZLIB_` version among `names` (an ELF's version needs)
     is past what the manylinux tags promise: for each family the lowest limit over the tags

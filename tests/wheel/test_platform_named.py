@@ -88,8 +88,10 @@ def test_wheels_explain_fails_a_patch_that_starts_packing_relocations(tmp_path: 
         "wheels", base, patch, "--explain", "--allow-native-changes", "--format", "json"
     )
     report = json.loads(result.stdout)
-    failing = {f["code"] for f in report["findings"] if f["severity"] == "error"}
-    assert result.exit_code == 1 and "W713" in failing
+    failing = {f["code"]: f["detail"] for f in report["findings"] if f["severity"] == "error"}
+    assert (
+        result.exit_code == 1 and "Other versions: (none) -> GLIBC_ABI_DT_RELR" in failing["W713"]
+    )
     text = run_k3diff("wheels", base, patch, "--explain", "--allow-native-changes").stdout
     assert "Other versions: (none) -> GLIBC_ABI_DT_RELR" in text
 
@@ -148,3 +150,15 @@ def test_zlib_and_libgcc_versions_are_held_to_the_tag(
     detail = report["artifacts"][0]["findings"][0]["detail"]
     assert f"needs {version}, newer than the" in detail
     assert audit_code(tagged(tmp_path, library, new)) == (0, set())
+
+
+def test_wheels_explain_fails_a_patch_that_needs_a_newer_zlib(tmp_path: Path) -> None:
+    old = compile_library(tmp_path, "int go(void) { return 1; }\n", "plain")
+    new = stub_linked(tmp_path, "libz.so.1", "ZLIB_1.2.9", "inflateValidate")
+    base = build(tmp_path / "b", "1.0", {**BASE_FILES, "demo/_lib.so": old})
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, "demo/_lib.so": new})
+    result = run_k3diff(
+        "wheels", base, patch, "--explain", "--allow-native-changes", "--format", "json"
+    )
+    failing = {f["code"]: f["detail"] for f in json.loads(result.stdout)["findings"]}
+    assert result.exit_code == 1 and "Other versions: (none) -> ZLIB_1.2.9" in failing["W713"]
