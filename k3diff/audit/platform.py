@@ -86,7 +86,7 @@ def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[Finding
             *_glibc_reasons(needs, promise),
             *_libstdcxx_reasons(needs, stdcxx),
             *syslib_reasons(needs.other_versions, platforms),
-            *_libpython_reasons(needs, promise),
+            *_library_reasons(needs, promise),
         ]
         if reasons:
             findings.append(Finding(Code.A115, native.entry, "; ".join(reasons)))
@@ -131,15 +131,23 @@ def _libstdcxx_reasons(needs: PlatformNeeds, promise: Promise | None) -> list[st
     return reasons
 
 
-def _libpython_reasons(needs: PlatformNeeds, promise: tuple[int, ...] | None) -> list[str]:
-    """One CPython's libpython in DT_NEEDED under a manylinux or musllinux tag: the policies
-    forbid it (`auditwheel repair` removes it), as a CPython built without a shared library
-    (the manylinux images', pyenv's by default) has no such file to load (review74: passed)."""
+def _library_reasons(needs: PlatformNeeds, promise: tuple[int, ...] | None) -> list[str]:
+    """Libraries in DT_NEEDED a manylinux or musllinux tag rules out: one CPython's libpython,
+    which the policies forbid (`auditwheel repair` removes it), as a CPython built without a
+    shared library (the manylinux images', pyenv's by default) has none to load; and musl's
+    libc under a manylinux tag, which no glibc system has (review74: both passed)."""
     if promise is None:
         return []
-    return [
+    reasons = [
         f"needs {name}, which manylinux and musllinux forbid: a CPython built without a shared "
         "library has none to load"
         for name in needs.needed
         if LIBPYTHON.match(name)
     ]
+    if promise:  # a manylinux tag: glibc systems
+        reasons += [
+            f"needs {name}, musl's C library, which no glibc system has (a musllinux build)"
+            for name in needs.needed
+            if name.startswith("libc.musl-")
+        ]
+    return reasons

@@ -162,3 +162,20 @@ def test_wheels_explain_fails_a_patch_that_needs_a_newer_zlib(tmp_path: Path) ->
     )
     failing = {f["code"]: f["detail"] for f in json.loads(result.stdout)["findings"]}
     assert result.exit_code == 1 and "Other versions: (none) -> ZLIB_1.2.9" in failing["W713"]
+
+
+def test_a_musl_build_under_a_manylinux_tag_fails_audit(tmp_path: Path) -> None:
+    """An ELF linked against musl (DT_NEEDED `libc.musl-x86_64.so.1`, no `GLIBC_` version at
+    all) tagged manylinux: no glibc system has that library (review74: it passed, exit 0)."""
+    stub = tmp_path / "musl"
+    stub.mkdir()
+    (stub / "s.c").write_text("int puts(const char *s) { return 0; }\n")
+    soname = "libc.musl-x86_64.so.1"
+    command = ["gcc", "-shared", "-fPIC", "-nostdlib", f"-Wl,-soname,{soname}"]
+    subprocess.run([*command, "-o", str(stub / soname), str(stub / "s.c")], check=True)
+    source = 'extern int puts(const char *);\nint go(void) { return puts("x"); }\n'
+    library = compile_library(stub, source, "user", "-nostdlib", str(stub / soname))
+    needs = needs_of(library)
+    assert needs.needed == (soname,) and needs.glibc is None
+    assert audit_code(tagged(tmp_path, library, "manylinux_2_17_x86_64")) == (1, {"A115"})
+    assert audit_code(tagged(tmp_path, library, "musllinux_1_2_x86_64")) == (0, set())
