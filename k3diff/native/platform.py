@@ -126,8 +126,9 @@ def needs_from(
 
 
 def version_key(version: str | None) -> tuple[int, ...]:
-    """`2.17` as (2, 17); None as () (lower than any version)."""
-    return tuple(int(part) for part in version.split(".")) if version else ()
+    """`2.17` as (2, 17); None as () (lower than any version). A part of over 9 digits (an
+    input's: 5,000 of them, which `int` refuses, was an internal error) reads as 10**9."""
+    return tuple(min(int(part[:10]), 10**9) for part in version.split(".")) if version else ()
 
 
 def read_needs(elf: ELFFile) -> PlatformNeeds:

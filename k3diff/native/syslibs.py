@@ -14,11 +14,13 @@ it (as auditwheel judges only the families the policy names).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from k3diff.native.libstdcxx import glibc_of, policy_minor
 
 Version = tuple[int, ...]
+_NUMBERED = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9}){0,15}")
 
 _LIBRARIES = {"GCC": "libgcc_s", "LIBATOMIC": "libatomic", "ZLIB": "zlib"}
 _LIMITS: dict[str, tuple[tuple[int, Version | None], ...]] = {
@@ -54,17 +56,21 @@ def _limit(family: str, minor: int, arch: str) -> Version | None:
 
 
 def _parse(version: str) -> Version | None:
-    parts = version.split(".")
-    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
+    """`1.2.9` as (1, 2, 9); None for anything else (an input's name: `²`, or 5,000 digits,
+    which `int` refuses, is no version any library defines)."""
+    if not _NUMBERED.fullmatch(version):
+        return None
+    return tuple(int(part) for part in version.split("."))
 
 
 def _highest(names: Iterable[str]) -> dict[str, Version]:
-    """Family → the highest numbered version among `names`, for the families judged here."""
+    """Family → the highest version among `names`, for the families judged here (one that is
+    no version number is above every version, as no library is known to define it)."""
     highest: dict[str, Version] = {}
     for name in names:
         family, _, version = name.partition("_")
-        parsed = _parse(version)
-        if family in _LIBRARIES and parsed is not None:
+        if family in _LIBRARIES:
+            parsed = _parse(version) or (10**9,)
             highest[family] = max(highest.get(family, ()), parsed)
     return highest
 

@@ -99,7 +99,7 @@ def test_wheels_explain_fails_a_patch_that_starts_packing_relocations(tmp_path: 
 def stub_linked(tmp_path: Path, soname: str, version: str, symbol: str) -> bytes:
     """A library calling `symbol` of a stub `soname` that defines it at `version`, as the
     system's zlib or libgcc_s does."""
-    stub = tmp_path / f"stub-{version}"
+    stub = tmp_path / f"stub-{version[:40]}"
     stub.mkdir()
     (stub / "v.map").write_text(f"{version} {{ global: {symbol}; local: *; }};\n")
     (stub / "s.c").write_text(f"int {symbol}(void) {{ return 0; }}\n")
@@ -179,3 +179,24 @@ def test_a_musl_build_under_a_manylinux_tag_fails_audit(tmp_path: Path) -> None:
     assert needs.needed == (soname,) and needs.glibc is None
     assert audit_code(tagged(tmp_path, library, "manylinux_2_17_x86_64")) == (1, {"A115"})
     assert audit_code(tagged(tmp_path, library, "musllinux_1_2_x86_64")) == (0, set())
+
+
+@pytest.mark.parametrize(
+    ("soname", "version"),
+    [("libc.so.6", "GLIBC_2." + "9" * 5000), ("libz.so.1", "ZLIB_1." + "9" * 5000)],
+)
+def test_a_version_of_thousands_of_digits_fails_and_never_crashes(
+    tmp_path: Path, soname: str, version: str
+) -> None:
+    """An input's version name past `int`'s 4,300 digits (review74: `audit` stopped on an
+    internal error, exit 2, and `wheels --explain --allow-native-changes` passed, exit 0)."""
+    library = stub_linked(tmp_path, soname, version, "inflateValidate")
+    assert audit_code(tagged(tmp_path, library, "manylinux_2_17_x86_64")) == (1, {"A115"})
+    old = compile_library(tmp_path, "int go(void) { return 1; }\n", "plain")
+    base = build(tmp_path / "b", "1.0", {**BASE_FILES, "demo/_lib.so": old})
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, "demo/_lib.so": library})
+    result = run_k3diff(
+        "wheels", base, patch, "--explain", "--allow-native-changes", "--format", "json"
+    )
+    failing = {f["code"] for f in json.loads(result.stdout)["findings"] if f["severity"] == "error"}
+    assert result.exit_code == 1 and "W713" in failing
