@@ -13,7 +13,7 @@ import struct
 from collections.abc import Iterator
 
 from k3diff.native import platform as native
-from k3diff.native.platform import PlatformNeeds, version_key
+from k3diff.native.platform import PlatformNeeds
 
 DT_NULL, _DT_NEEDED, DT_STRTAB, DT_STRSZ = 0, 1, 5, 10
 _DT_SONAME, _DT_RPATH, _DT_RUNPATH = 14, 15, 29
@@ -161,7 +161,7 @@ def read_needs(view: Regions) -> PlatformNeeds:
     """`k3diff.native.platform._read` over `view`; Miss or Unsure where it would not answer
     the same."""
     layout = Layout(view.exact(0, 64))
-    best: dict[str, tuple[int, ...]] = {}
+    names: list[str] = []
     needed: list[str] = []
     rpath = runpath = None
     for index in range(layout.phnum):
@@ -188,14 +188,8 @@ def read_needs(view: Regions) -> PlatformNeeds:
                 count = value
         if verneed is None or not count or table is None:
             continue
-        for name in _version_names(layout, view, table, verneed, count):
-            match = native._VERSION.match(name)
-            if match:
-                best[match[1]] = max(best.get(match[1], ()), version_key(match[2]))
-    shown = {family: ".".join(map(str, key)) for family, key in best.items()}
-    return PlatformNeeds(
-        shown.get("GLIBC"), shown.get("GLIBCXX"), shown.get("CXXABI"), tuple(needed), rpath, runpath
-    )
+        names.extend(_version_names(layout, view, table, verneed, count))
+    return native.needs_from(names, needed, rpath, runpath)
 
 
 def _tags(layout: Layout, view: Regions, offset: int, filesz: int) -> Iterator[tuple[int, int]]:

@@ -1,12 +1,10 @@
 """Platform truth for an ELF: what the dynamic loader will demand of the system.
 
-Per ELF: the highest `GLIBC_`, `GLIBCXX_` and `CXXABI_` symbol versions it requires (its
-version-needs table), DT_NEEDED, DT_RPATH and DT_RUNPATH, read through the program headers as
-the loader reads them (pyelftools' dynamic segment and its version-need structures), so the
-section table at the end of a large library is never needed, and an entry is never written to
-disk (`audit` taps the read it makes to hash the entry: `ElfTap`). auditwheel's question
-follows: does any ELF need a newer glibc (or libstdc++: `native/libstdcxx.py`) than the
-wheel's `manylinux_2_X` tag promises (or any glibc at all on a `musllinux` tag)?
+Per ELF: the highest `GLIBC_`, `GLIBCXX_` and `CXXABI_` versions it requires (its version-needs
+table; numberless `GLIBC_` names apart), DT_NEEDED, DT_RPATH and DT_RUNPATH, read through the
+program headers as the loader reads them (pyelftools' dynamic segment and version needs), so
+the section table is never needed, and an entry is never written to disk (`audit` taps the read
+it makes to hash the entry: `ElfTap`). What tags promise: `glibcpromise`, `libstdcxx`.
 """
 
 from __future__ import annotations
@@ -18,6 +16,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
+
+from k3diff.native.glibcpromise import glibc_floor
+from k3diff.native.syslibs import raised_syslibs
 
 # pyelftools (≈ 50 ms of imports: construct, DWARF, every ELF structure) is imported where an
 # ELF is parsed with it: the audit reads most loader tables with `struct` (audit.elfneeds), and
@@ -35,9 +36,8 @@ _SECOND_PASS = threading.BoundedSemaphore(1)
 `PREFIX_CAP`), so memory stays bounded however many threads verify entries."""
 
 _FAMILIES = ("GLIBC", "GLIBCXX", "CXXABI")
+_OTHER = ("GLIBC_", "GCC_", "LIBATOMIC_", "ZLIB_")
 _VERSION = re.compile(r"^(GLIBC|GLIBCXX|CXXABI)_(\d+(?:\.\d+)*)$")
-_LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
-_MANYLINUX = re.compile(r"^manylinux_(\d+)_(\d+)_")
 
 
 @cache
@@ -70,18 +70,16 @@ class PlatformNeeds:
     """DT_RPATH, None when absent."""
     runpath: str | None
     """DT_RUNPATH, None when absent."""
+    other_versions: tuple[str, ...] = ()
+    """Other versions required that a manylinux policy judges, sorted: numberless `GLIBC_` ones
+    (`GLIBC_ABI_DT_RELR`: `glibcpromise`), libgcc_s' `GCC_`, libatomic's, zlib's (`syslibs`)."""
 
     def changes(self, newer: PlatformNeeds) -> list[str]:
         """One line per field that differs from `self` to `newer`."""
         lines = [
-            f"{label}: {getattr(self, field) or '(none)'} -> {getattr(newer, field) or '(none)'}"
-            for field, label in (
-                ("glibc", "GLIBC"),
-                ("glibcxx", "GLIBCXX"),
-                ("cxxabi", "CXXABI"),
-                ("rpath", "RPATH"),
-                ("runpath", "RUNPATH"),
-            )
+            f"{field.upper()}: {getattr(self, field) or '(none)'} -> "
+            f"{getattr(newer, field) or '(none)'}"
+            for field in ("glibc", "glibcxx", "cxxabi", "rpath", "runpath")
             if getattr(self, field) != getattr(newer, field)
         ]
         added = [n for n in newer.needed if n not in self.needed]
@@ -90,20 +88,47 @@ class PlatformNeeds:
             lines.append(
                 "DT_NEEDED: " + ", ".join([*(f"-{n}" for n in removed), *(f"+{n}" for n in added)])
             )
+        if self.other_versions != newer.other_versions:
+            old, new = (", ".join(n.other_versions) or "(none)" for n in (self, newer))
+            lines.append(f"Other versions: {old} -> {new}")
         return lines
 
     def raises(self, newer: PlatformNeeds) -> list[str]:
-        """The families whose required version `newer` raises above `self`'s."""
-        return [
+        """The families whose required version `newer` raises above `self`'s (for GLIBC the
+        oldest glibc defining every version needed, numberless names included; `GCC`,
+        `LIBATOMIC`, `ZLIB` by their highest version)."""
+        numbered = [
             family
             for family, field in zip(_FAMILIES, ("glibc", "glibcxx", "cxxabi"), strict=True)
-            if version_key(getattr(newer, field)) > version_key(getattr(self, field))
+            if newer._floor(field) > self._floor(field)
         ]
+        return [*numbered, *raised_syslibs(self.other_versions, newer.other_versions)]
+
+    def _floor(self, field: str) -> tuple[int, ...]:
+        numbered = version_key(getattr(self, field))
+        return glibc_floor(numbered, self.other_versions) if field == "glibc" else numbered
+
+
+def needs_from(
+    names: Iterable[str], needed: list[str], rpath: str | None, runpath: str | None
+) -> PlatformNeeds:
+    """The needs of an ELF whose version-need table names `names` (either reader's answer)."""
+    best: dict[str, tuple[int, ...]] = {}
+    named: set[str] = set()
+    for name in names:
+        match = _VERSION.match(name)
+        if match:
+            best[match[1]] = max(best.get(match[1], ()), version_key(match[2]))
+        elif name.startswith(_OTHER):
+            named.add(name)
+    glibc, cxx, abi = (".".join(map(str, best[f])) if f in best else None for f in _FAMILIES)
+    return PlatformNeeds(glibc, cxx, abi, tuple(needed), rpath, runpath, tuple(sorted(named)))
 
 
 def version_key(version: str | None) -> tuple[int, ...]:
-    """`2.17` as (2, 17); None as () (lower than any version)."""
-    return tuple(int(part) for part in version.split(".")) if version else ()
+    """`2.17` as (2, 17); None as () (lower than any version). A part of over 9 digits (an
+    input's: 5,000 of them, which `int` refuses, was an internal error) reads as 10**9."""
+    return tuple(min(int(part[:10]), 10**9) for part in version.split(".")) if version else ()
 
 
 def read_needs(elf: ELFFile) -> PlatformNeeds:
@@ -127,7 +152,7 @@ def read_needs_from_stream(chunks: Iterable[bytes], size: int) -> PlatformNeeds:
 def _read(elf: ELFFile) -> PlatformNeeds:
     from elftools.elf.dynamic import DynamicSegment
 
-    best: dict[str, tuple[int, ...]] = {}
+    names: list[str] = []
     needed: list[str] = []
     rpath = runpath = None
     for segment in elf.iter_segments():
@@ -147,15 +172,8 @@ def _read(elf: ELFFile) -> PlatformNeeds:
                 verneed = next(elf.address_offsets(int(tag.entry.d_ptr)), None)
             elif kind == "DT_VERNEEDNUM" and not count:
                 count = int(tag.entry.d_val)
-        for name in _version_needs(elf, segment, verneed, count):
-            match = _VERSION.match(name)
-            if match:
-                key = version_key(match[2])
-                best[match[1]] = max(best.get(match[1], ()), key)
-    shown = {family: ".".join(map(str, key)) for family, key in best.items()}
-    return PlatformNeeds(
-        shown.get("GLIBC"), shown.get("GLIBCXX"), shown.get("CXXABI"), tuple(needed), rpath, runpath
-    )
+        names.extend(_version_needs(elf, segment, verneed, count))
+    return needs_from(names, needed, rpath, runpath)
 
 
 def _version_needs(
@@ -379,19 +397,3 @@ class _Sparse(io.RawIOBase):
                 return len(piece)
         self.missed = True
         raise _Missing(f"bytes {start}-{end}")
-
-
-def promised_glibc(platform_tags: Iterable[str]) -> tuple[int, ...] | None:
-    """The glibc a wheel's platform tags promise to need at most: the lowest of its manylinux
-    tags; () for a musllinux tag (no glibc at all); None when no tag promises anything."""
-    promises: list[tuple[int, ...]] = []
-    for tag in platform_tags:
-        if tag.startswith("musllinux_"):
-            promises.append(())
-        legacy = next((v for k, v in _LEGACY_MANYLINUX.items() if tag.startswith(k + "_")), None)
-        if legacy is not None:
-            promises.append(legacy)
-        match = _MANYLINUX.match(tag)
-        if match:
-            promises.append((int(match[1]), int(match[2])))
-    return min(promises) if promises else None

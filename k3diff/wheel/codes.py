@@ -121,7 +121,7 @@ class Code(Enum):
     A112 = "RECORD lists a path more than once"
     A113 = "wheel has no .dist-info directory with METADATA"
     A114 = "entry uses a compression method k3diff does not read"
-    A115 = "native needs a newer glibc or libstdc++ than its manylinux/musllinux tag promises"
+    A115 = "native needs a newer glibc, libstdc++ or libgcc/zlib than its manylinux/musllinux tag promises"
     A116 = "native's loader tables could not be read: its platform needs are unchecked"
     A120 = "exec bits pip ignores (a mode without a file type)"
     A121 = "ELF executable that pip installs not executable"

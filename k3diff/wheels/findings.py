@@ -211,7 +211,8 @@ def _entry_findings(entry: EntryResult) -> Iterator[Finding]:
         base, patch = entry.native.platform
         raised = base.raises(patch)
         if raised:
-            changes = [line for line in base.changes(patch) if line.split(":")[0] in raised]
+            shown = {*raised, "Other versions"}  # where numberless GLIBC_, GCC_, ZLIB_ ... show
+            changes = [line for line in base.changes(patch) if line.split(":")[0] in shown]
             yield Finding(Code.W713, entry.path, "; ".join(changes))
 
 
