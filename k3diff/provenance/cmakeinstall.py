@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import NOT_LITERAL, Command, Refused, commands
+from k3diff.provenance.cmakenames import WHEEL_NAMES, by_computed_name, may_name
+from k3diff.provenance.cmakeprograms import program_writes
 from k3diff.provenance.cmakewrites import outside_build_tree
 
 BINARIES = frozenset({"TARGETS", "EXPORT", "RUNTIME_DEPENDENCY_SET"})
@@ -54,6 +56,8 @@ _DEFINERS = frozenset({"function", "macro"})
 endmacro()`` made every ``install()`` after it do nothing in a real build, while k3diff read
 ``install(FILES fixes/auth.py …)`` as shipping the fix, and a wheel shipping it matched over
 the package's file the build shipped, exit 0)."""
+_TESTS = frozenset({"if", "elseif", "while", "message"})
+"""Commands that read a variable without writing anything."""
 _MODULE = re.compile(r"[A-Za-z0-9_-]+")
 """An ``include()`` of a module by name (``GNUInstallDirs``), not of a file by path."""
 _VALUED = {"DESTINATION", "RENAME", "COMPONENT"}
@@ -170,7 +174,15 @@ def _elsewhere(command: Command) -> str | None:
     named = args[1:] if name == "set" and first == "CMAKE_INSTALL_PREFIX" else args
     if name != "message" and any(_WHEEL_DIR.search(arg) for arg in named):
         return f"{shown} names a wheel directory (SKBUILD_…_DIR) outside install()"
-    if (why := outside_build_tree(command)) is not None:
+    computed = next((c for arg in named if (c := may_name(arg, WHEEL_NAMES)) is not None), None)
+    if name not in _TESTS and computed is not None:
+        # stop 73's note: set(X SKBUILD_PLATLIB) then file(COPY … DESTINATION ${${X}_DIR}/…)
+        # shipped the fix in a real build while k3diff compared the old file, exit 0.
+        shown += f" names {shortened(computed, 200)}, a variable by a computed name"
+        return f"{shown} that may be a wheel directory"
+    if (why := by_computed_name(command) or outside_build_tree(command)) is not None:
+        return why
+    if (why := program_writes(command)) is not None:
         return why
     pieces = [piece for arg in args for piece in arg.split(";")]
     if ATTACHED & set(args) and any(_not_plain(piece) for piece in pieces):

@@ -16,17 +16,12 @@ function), are not read: a hostile commit's CMake is checked only by building it
 
 from __future__ import annotations
 
-import re
-
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import Command
+from k3diff.provenance.cmakenames import in_source_tree
 
 _NAMES = frozenset({"CMAKE_CURRENT_BINARY_DIR", "CMAKE_BINARY_DIR", "PROJECT_BINARY_DIR"})
 """The build tree's variables, which a project may set over CMake's."""
-_SOURCE_TREE = re.compile(
-    r"\$\{(?:CMAKE_SOURCE_DIR|CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|\w*_SOURCE_DIR)\}"
-)
-"""Variables naming a directory of the project (``${pkg_SOURCE_DIR}`` a ``project(pkg)``'s)."""
 _TESTS = frozenset({"if", "elseif", "while", "message"})
 """Commands that may name a build tree variable without setting it."""
 _TARGET_AT = {"WRITE": 1, "APPEND": 1, "DOWNLOAD": 2, "COPY_FILE": 2, "CREATE_LINK": 2}
@@ -82,6 +77,6 @@ def _leaves(target: str, relative_in_build: bool) -> bool:
     it from the source directory (``file(WRITE src/pkg/x.py …)``). A path under another
     variable (``${out_file}``, ``${CMAKE_CURRENT_BINARY_DIR}/…``) is not read: its value may
     lead anywhere (review73b: stopping on it stopped scikit-build-core's own test projects)."""
-    if ".." in target.split("/") or target.startswith("/") or _SOURCE_TREE.match(target):
+    if ".." in target.split("/") or target.startswith("/") or in_source_tree(target):
         return True
     return not target.startswith("$") and not relative_in_build

@@ -1,0 +1,94 @@
+"""Programs a CMake build runs (``execute_process`` at configure time, ``add_custom_command``
+and ``add_custom_target`` at build time), and whether their words point them outside the
+build tree.
+
+A program writes wherever its own code decides, which k3diff does not read: only the words
+the CMake gives it are. scikit-build-core configures in the project's directory, so
+``execute_process`` (with no ``WORKING_DIRECTORY``) runs there: ``execute_process(COMMAND
+${CMAKE_COMMAND} -E copy fixes/auth.py src/pkg/sub/auth.py)`` shipped the fix in a real build
+(scikit-build-core 1.1.2, CMake 3.25), the packages' files being copied after CMake runs, and
+so did ``add_custom_target(fix ALL COMMAND ${CMAKE_COMMAND} -E copy
+${CMAKE_CURRENT_SOURCE_DIR}/fixes/auth.py ../wheel/platlib/pkg/sub/auth.py)`` at build time,
+while k3diff compared the old file and a wheel reverting to it matched, exit 0 (stop 73's
+note). A program given a place that may be outside the build tree (a ``..`` part, an absolute
+path, a source directory's variable, or a relative path where it runs in the project) is
+said; a program given only build-tree places, or places under other variables (``cython
+${ZMQ_PYX} --output-file ${ZMQ_C}``, pyzmq), is not: what its code writes elsewhere is seen
+only by building the commit.
+"""
+
+from __future__ import annotations
+
+from k3diff.escape import shortened
+from k3diff.provenance.cmakelists import Command
+from k3diff.provenance.cmakenames import in_source_tree
+
+PROGRAMS = frozenset({"execute_process", "add_custom_command", "add_custom_target"})
+_READ = frozenset({"DEPENDS", "MAIN_DEPENDENCY", "IMPLICIT_DEPENDS", "COMMENT", "SOURCES"})
+_READ |= {"INPUT_FILE"}
+"""Keywords whose values the program reads (or CMake only shows), never writes."""
+_DEPENDS = frozenset({"DEPENDS", "MAIN_DEPENDENCY"})
+"""Keywords naming the files a build step reads (relative ones from the source directory):
+a word naming one of them is its input (scikit-build-core's ``fortran_example`` gives f2py
+``${CMAKE_CURRENT_SOURCE_DIR}/fib1.f`` and ``DEPENDS fib1.f``)."""
+_KEYWORDS = frozenset(
+    {"COMMAND", "ARGS", "OUTPUT", "BYPRODUCTS", "WORKING_DIRECTORY", "DEPFILE", "JOB_POOL"}
+    | {"OUTPUT_FILE", "ERROR_FILE", "TIMEOUT", "RESULT_VARIABLE", "RESULTS_VARIABLE"}
+    | {"OUTPUT_VARIABLE", "ERROR_VARIABLE", "ENCODING", "COMMAND_ECHO", "TARGET"}
+)
+"""Other keywords, after which the words are places, commands or names again."""
+
+
+def program_writes(command: Command) -> str | None:
+    """Why the program `command` runs may write outside the build tree, as its words show,
+    or None."""
+    if command.name not in PROGRAMS:
+        return None
+    words: list[str] = []
+    inputs: set[str] = set()
+    directory: str | None = None
+    keyword = ""
+    for arg in command.args[1 if command.name == "add_custom_target" else 0 :]:
+        if arg in _READ or arg in _KEYWORDS:
+            keyword = arg
+        elif keyword == "WORKING_DIRECTORY":
+            directory = arg
+        elif keyword in _DEPENDS:
+            inputs |= {arg, f"${{CMAKE_CURRENT_SOURCE_DIR}}/{arg}"}
+        elif keyword not in _READ:
+            words.append(arg)
+    shown = f"{command.name}(…) runs a program"
+    if directory is not None and _away(directory):
+        return f"{shown} in {shortened(repr(directory), 200)}, which may be outside the build tree"
+    in_project = _runs_in_project(command.name, directory)
+    for piece in (piece for word in words for piece in word.split(";") if piece not in inputs):
+        if _away(piece) or in_source_tree(piece):
+            return f"{shown} given {shortened(repr(piece), 200)}, outside the build tree"
+        if in_project and _relative(piece):
+            shown += f" in the project's directory given {shortened(repr(piece), 200)}"
+            return f"{shown}, a place in the project"
+    return None
+
+
+def _runs_in_project(name: str, directory: str | None) -> bool:
+    """Whether relative paths the program is given are taken from the project's directory:
+    ``execute_process`` runs where CMake runs (the project's directory under
+    scikit-build-core) unless told, a build step in the build tree."""
+    if directory is None:
+        return name == "execute_process"
+    if in_source_tree(directory):
+        return True
+    return name == "execute_process" and not directory.startswith(("$", "/"))
+
+
+def _away(word: str) -> bool:
+    """Whether `word`, as a path, may lead away from where it is taken: a ``..`` part, or an
+    absolute path (of two parts or more: not an option such as ``/m``)."""
+    parts = word.split("/")
+    return ".." in parts or (word.startswith("/") and len(parts) > 2)
+
+
+def _relative(word: str) -> bool:
+    """Whether `word` may be a relative path of more than one part (``src/pkg/x.py``), not an
+    option, a variable's value or a URL."""
+    return "/" in word and not word.startswith(("$", "-")) and "://" not in word
