@@ -97,7 +97,7 @@ def cmake_installs(
             if command.name == "return" and macros > 0 and returning is None:
                 returning = where
             if command.name.lstrip("_") != "install":  # ``_install``: the original, redefined
-                if (why := _elsewhere(command)) is not None:
+                if (why := _elsewhere(command, path == top)) is not None:
                     return Unreadable(f"{where}: {why}")
                 continue
             form = command.args[0].upper() if command.args else ""
@@ -156,7 +156,7 @@ def _files(
     return found
 
 
-def _elsewhere(command: Command) -> str | None:
+def _elsewhere(command: Command, top: bool) -> str | None:
     """Why a command other than ``install()`` may place a file in the wheel k3diff does not
     read (review72a: each shipped ``fixes/auth.py`` over ``pkg/sub/auth.py`` in a real build
     while k3diff compared the package's old file, exit 0), or None."""
@@ -182,7 +182,7 @@ def _elsewhere(command: Command) -> str | None:
         return f"{shown} that may be a wheel directory"
     if (why := by_computed_name(command) or outside_build_tree(command)) is not None:
         return why
-    if (why := program_writes(command)) is not None:
+    if (why := program_writes(command, top)) is not None:
         return why
     pieces = [piece for arg in args for piece in arg.split(";")]
     if ATTACHED & set(args) and any(_not_plain(piece) for piece in pieces):

@@ -19,6 +19,8 @@ only by building the commit.
 
 from __future__ import annotations
 
+import re
+
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import Command
 from k3diff.provenance.cmakenames import in_source_tree
@@ -39,9 +41,9 @@ _KEYWORDS = frozenset(
 """Other keywords, after which the words are places, commands or names again."""
 
 
-def program_writes(command: Command) -> str | None:
-    """Why the program `command` runs may write outside the build tree, as its words show,
-    or None."""
+def program_writes(command: Command, top: bool) -> str | None:
+    """Why the program `command` (of the project's top ``CMakeLists.txt`` where `top`) runs
+    may write outside the build tree, as its words show, or None."""
     if command.name not in PROGRAMS:
         return None
     words: list[str] = []
@@ -58,27 +60,42 @@ def program_writes(command: Command) -> str | None:
         elif keyword not in _READ:
             words.append(arg)
     shown = f"{command.name}(…) runs a program"
-    if directory is not None and _away(directory):
-        return f"{shown} in {shortened(repr(directory), 200)}, which may be outside the build tree"
-    in_project = _runs_in_project(command.name, directory)
+    place = _where(command.name, directory, top)
+    if place == _BELOW:
+        shown += f" in {shortened(repr(directory), 200)}"
+        return f"{shown}, a directory below the project's or outside the build tree"
     for piece in (piece for word in words for piece in word.split(";") if piece not in inputs):
         if _away(piece) or in_source_tree(piece):
             return f"{shown} given {shortened(repr(piece), 200)}, outside the build tree"
-        if in_project and _relative(piece):
+        if place == _ROOT and _relative(piece):
             shown += f" in the project's directory given {shortened(repr(piece), 200)}"
             return f"{shown}, a place in the project"
     return None
 
 
-def _runs_in_project(name: str, directory: str | None) -> bool:
-    """Whether relative paths the program is given are taken from the project's directory:
-    ``execute_process`` runs where CMake runs (the project's directory under
-    scikit-build-core) unless told, a build step in the build tree."""
+_BUILD, _ROOT, _BELOW = "build tree", "project", "below"
+_ROOTS = frozenset({"${CMAKE_SOURCE_DIR}", "${CMAKE_HOME_DIRECTORY}", ".", "./"})
+_A_ROOT = re.compile(r"\$\{\w*_SOURCE_DIR\}")
+"""A project's root (``${PROJECT_SOURCE_DIR}``, a ``project(pkg)``'s ``${pkg_SOURCE_DIR}``), or
+a fetched dependency's (pyzmq's ``${bundled_libsodium_SOURCE_DIR}``), in the build tree."""
+_HERE = frozenset({"${CMAKE_CURRENT_SOURCE_DIR}", "${CMAKE_CURRENT_LIST_DIR}"})
+
+
+def _where(name: str, directory: str | None, top: bool) -> str:
+    """Where the program runs, as far as its relative words go: the build tree (a build
+    step's default, a directory under another variable, read as not leaving it); the
+    project's directory (``execute_process``'s default: where CMake runs, the project's
+    directory under scikit-build-core); or below it, or outside the build tree (a ``..``
+    part, an absolute path), where a bare name (``auth.py``) may be a package's file."""
     if directory is None:
-        return name == "execute_process"
-    if in_source_tree(directory):
-        return True
-    return name == "execute_process" and not directory.startswith(("$", "/"))
+        return _ROOT if name == "execute_process" else _BUILD
+    base = directory.rstrip("/")
+    if base in _ROOTS or _A_ROOT.fullmatch(base) or (top and base in _HERE):
+        return _ROOT
+    if _away(directory) or in_source_tree(directory):
+        return _BELOW
+    relative = not directory.startswith("$")
+    return _BELOW if relative and name == "execute_process" else _BUILD
 
 
 def _away(word: str) -> bool:

@@ -5,7 +5,8 @@ Each shape below was built for real (scikit-build-core 1.1.2, CMake 3.25.1, ``py
 --no-isolation``): the wheel shipped ``fixes/auth.py`` as ``pkg/sub/auth.py``, over the
 package's old ``src/pkg/sub/auth.py``, while k3diff compared the old file, and a wheel
 reverting to it matched, exit 0. ``execute_process`` runs in the project's directory (a
-``cmake -E touch`` marker landed there). Each now stops the check, exit 2, naming the file,
+``cmake -E touch`` marker landed there; one in ``src/pkg/sub`` removing ``auth.py`` left the
+module out). Each now stops the check, exit 2, naming the file,
 its line and the construct; what real projects do (pyzmq's bundled ``./configure`` in a
 fetched directory, nanobind's query of its CMake directory, scikit-build-core's f2py example)
 still checks.
@@ -39,6 +40,15 @@ WRITES = {
         f"execute_process(COMMAND {COPY} fixes/auth.py src/pkg/sub/auth.py)\n".encode(),
         "line 3: execute_process(…) runs a program in the project's directory given "
         "'fixes/auth.py'",
+    ),
+    "execute_process in a package's directory": (
+        b"execute_process(COMMAND ${CMAKE_COMMAND} -E remove auth.py\n"
+        b"  WORKING_DIRECTORY src/pkg/sub)\n",
+        "line 3: execute_process(…) runs a program in 'src/pkg/sub', a directory below",
+    ),
+    "install(SCRIPT": (  # stopped before too: the SCRIPT copied the fix in a real build
+        b"install(SCRIPT cmake/fix.cmake)\n",
+        "line 3: install(SCRIPT …), which k3diff does not read",
     ),
     "add_custom_target into the sources": (
         f"add_custom_target(fix ALL COMMAND {COPY} fixes/auth.py "
