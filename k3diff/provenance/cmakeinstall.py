@@ -18,7 +18,8 @@ files, no source, and an ``install(FILES …)`` of literal files none of which i
 condition) may ship any file at any wheel path: `Unreadable` says which, and the source check
 stops; so do commands placing a file without such an ``install()`` (`_elsewhere`:
 ``cmake_language``, an ``include()`` of a file not read, files attached to a target, a wheel
-directory named outside ``install()``).
+directory named outside ``install()``, by name or by a computed name (`cmakenames`), a write
+that may leave the build tree (`cmakewrites`), a program pointed outside it (`cmakeprograms`)).
 """
 
 from __future__ import annotations

@@ -9,9 +9,11 @@ real build (scikit-build-core 1.1.2, CMake 3.25) while k3diff compared the commi
 wheel holding the commit's matched, exit 0 (review73b); so did one removed (``file(REMOVE
 src/pkg/sub/auth.py)``, the wheel lacked it). A write (or removal) whose target's text may lead
 out of the build tree (`_leaves`) is said, and so is a command (but a test) naming a build
-tree variable (``CMAKE_CURRENT_BINARY_DIR`` …), which it may set over CMake's. A target under
-another variable, and writes by another name (``execute_process``, a build step, a module's
-function), are not read: a hostile commit's CMake is checked only by building it.
+tree variable (``CMAKE_CURRENT_BINARY_DIR`` …), which it may set over CMake's. A target led
+by a source directory's variable by a computed name (``${${PROJECT_NAME}_SOURCE_DIR}``:
+`cmakenames`) is read as one. A target under another variable, and a module's function, are not
+read (programs the build runs are read by `cmakeprograms`): a hostile commit's CMake is checked
+only by building it.
 """
 
 from __future__ import annotations
