@@ -11,8 +11,9 @@ so did ``add_custom_target(fix ALL COMMAND ${CMAKE_COMMAND} -E copy
 ${CMAKE_CURRENT_SOURCE_DIR}/fixes/auth.py ../wheel/platlib/pkg/sub/auth.py)`` at build time,
 while k3diff compared the old file and a wheel reverting to it matched, exit 0 (stop 73's
 note). A program given a place that may be outside the build tree (a ``..`` part, an absolute
-path, a source directory's variable, or a relative path where it runs in the project) is
-said; a program given only build-tree places, or places under other variables (``cython
+path, a source directory's variable, anywhere in a word, as in a shell command line; a
+relative path, or ``-P``, where it runs in the project; any word where it runs below the
+project's directory) is said; a program given only build-tree places, or places under other variables (``cython
 ${ZMQ_PYX} --output-file ${ZMQ_C}``, pyzmq), is not: what its code writes elsewhere is seen
 only by building the commit.
 """
@@ -23,7 +24,7 @@ import re
 
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import Command
-from k3diff.provenance.cmakenames import in_source_tree
+from k3diff.provenance.cmakenames import SOURCE_NAMES, in_source_tree, may_name
 
 PROGRAMS = frozenset({"execute_process", "add_custom_command", "add_custom_target"})
 _READ = frozenset({"DEPENDS", "MAIN_DEPENDENCY", "IMPLICIT_DEPENDS", "COMMENT", "SOURCES"})
@@ -65,8 +66,11 @@ def program_writes(command: Command, top: bool) -> str | None:
         shown += f" in {shortened(repr(directory), 200)}"
         return f"{shown}, a directory below the project's or outside the build tree"
     for piece in (piece for word in words for piece in word.split(";") if piece not in inputs):
-        if _away(piece) or in_source_tree(piece):
+        if _points_out(piece):
             return f"{shown} given {shortened(repr(piece), 200)}, outside the build tree"
+        if place == _ROOT and piece == "-P":
+            # In script mode CMake takes relative paths from where it runs: the project.
+            return f"{shown} running a CMake script (-P) in the project's directory"
         if place == _ROOT and _relative(piece):
             shown += f" in the project's directory given {shortened(repr(piece), 200)}"
             return f"{shown}, a place in the project"
@@ -103,6 +107,25 @@ def _away(word: str) -> bool:
     absolute path (of two parts or more: not an option such as ``/m``)."""
     parts = word.split("/")
     return ".." in parts or (word.startswith("/") and len(parts) > 2)
+
+
+_WORD_START = r"(?:^|(?<=[\s=:'\"]))"
+_UP = re.compile(r"(?:^|(?<=[\s=:'\"/]))\.\.(?:[/\s'\"]|$)")
+_ABSOLUTE = re.compile(_WORD_START + r"/[^/\s]+/")
+_SOURCE_VARIABLE = re.compile(
+    r"\$\{(?:CMAKE_SOURCE_DIR|CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR"
+    r"|CMAKE_HOME_DIRECTORY|\w*_SOURCE_DIR)\}"
+)
+
+
+def _points_out(word: str) -> bool:
+    """Whether a program's `word` names, anywhere in it (``--prefix=…``, a shell command line
+    ``cp fixes/auth.py ${CMAKE_SOURCE_DIR}/src/pkg/sub/``), a path with a ``..`` part, an
+    absolute path of two parts or more (not an option such as ``/m``), or a source
+    directory's variable, by name or by a computed name."""
+    if _UP.search(word) or _ABSOLUTE.search(word) or _SOURCE_VARIABLE.search(word):
+        return True
+    return "${" in word and may_name(word, SOURCE_NAMES) is not None
 
 
 def _relative(word: str) -> bool:

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from .test_provenance_backend_places import REVERTED
-from .test_provenance_cmake_hidden import _passes, _stops
+from .test_provenance_cmake_hidden import _passes
+from .test_provenance_cmake_install import PACKAGES, SKBUILD, TOP, _repo, _stopped_at
 
 COPY = "${CMAKE_COMMAND} -E copy"
 WRITES = {
@@ -47,9 +48,18 @@ WRITES = {
         b"  WORKING_DIRECTORY src/pkg/sub)\n",
         "line 3: execute_process(…) runs a program in 'src/pkg/sub', a directory below",
     ),
+    "a shell command line": (
+        b'add_custom_target(fix ALL COMMAND sh -c "cp ${CMAKE_SOURCE_DIR}/fixes/auth.py '
+        b'${CMAKE_SOURCE_DIR}/src/pkg/sub/")\n',
+        "line 3: add_custom_target(…) runs a program given 'cp ${CMAKE_SOURCE_DIR}/fixes",
+    ),
+    "a CMake script in the project": (
+        b"execute_process(COMMAND ${CMAKE_COMMAND} -P fix.cmake)\n",
+        "line 3: execute_process(…) runs a program running a CMake script (-P) in the project",
+    ),
     "install(SCRIPT": (  # stopped before too: the SCRIPT copied the fix in a real build
-        b"install(SCRIPT cmake/fix.cmake)\n",
-        "line 3: install(SCRIPT …), which k3diff does not read",
+        b'install(CODE "set(SRC ${CMAKE_CURRENT_SOURCE_DIR})")\ninstall(SCRIPT cmake/fix.cmake)\n',
+        "line 3: install(CODE …), which k3diff does not read",
     ),
     "add_custom_target into the sources": (
         f"add_custom_target(fix ALL COMMAND {COPY} fixes/auth.py "
@@ -66,6 +76,15 @@ WRITES = {
     ),
 }
 
+SCRIPT = b"file(COPY ${SRC}/fixes/auth.py DESTINATION ${CMAKE_INSTALL_PREFIX}/pkg/sub)\n"
+SCRIPTS = {
+    "a CMake script in the project": {
+        "fix.cmake": b"file(COPY fixes/auth.py DESTINATION src/pkg/sub)\n"
+    },
+    "install(SCRIPT": {"cmake/fix.cmake": SCRIPT},
+}
+"""The scripts those run (their relative paths, in script mode, are the project's)."""
+
 
 @pytest.mark.parametrize("case", sorted(WRITES))
 def test_cmake_writing_into_the_wheel_by_a_name_not_evaluated_stops_the_check(
@@ -73,8 +92,9 @@ def test_cmake_writing_into_the_wheel_by_a_name_not_evaluated_stops_the_check(
 ) -> None:
     """A real build shipped the fix; the wheel reverting to the old file passed, exit 0."""
     cmake, said = WRITES[case]
+    repo = _repo(tmp_path, SKBUILD + PACKAGES, TOP + cmake, **SCRIPTS.get(case, {}))
 
-    assert f"CMakeLists.txt {said}" in _stops(tmp_path, cmake, REVERTED)
+    assert f"CMakeLists.txt {said}" in _stopped_at(tmp_path, repo, REVERTED)
 
 
 CHECKED = {
