@@ -30,6 +30,7 @@ import copy
 from collections.abc import Iterable, Iterator, Mapping
 
 from k3diff.wheel.fold import UNKNOWN, folded
+from k3diff.wheel.hookwords import ANY, CHANGED
 
 ASK = "?"
 """What starts a request of a module's finder methods for a name (`?sitecustomize`): no
@@ -68,11 +69,16 @@ def finder_requests(methods: frozenset[str], asked: frozenset[str]) -> frozenset
     return (asked if methods & METHODS.keys() else frozenset()) | (methods & LOADERS)
 
 
-def bound_bodies(tree: ast.Module, asked: frozenset[str]) -> list[ast.stmt]:
-    """The statements each finder method of `tree` runs when asked for each name of `asked`."""
+def bound_bodies(tree: ast.Module, requests: frozenset[str]) -> list[ast.stmt]:
+    """The statements each finder method of `tree` runs when asked for each name of the
+    `requests` (`?sitecustomize`), its globals other code may change (`=MAPPING`, `=*`:
+    `hookwords`) not read as constants."""
+    asked = frozenset(request for request in requests if request.startswith(ASK))
     if not asked:
         return []
-    constants = module_constants(tree)
+    changed = {request[1:] for request in requests if request.startswith(CHANGED)}
+    constants = {} if ANY in changed else module_constants(tree)
+    constants = {name: value for name, value in constants.items() if name not in changed}
     rebound = {name for node in ast.walk(tree) for name in _binds(node)}
     found: list[ast.stmt] = []
     left = _COPIED
