@@ -342,6 +342,8 @@ class Spaces:
 
     def of(self, node: ast.AST) -> str:
         """How `node` reads a namespace whole, empty where it does not."""
+        if not isinstance(node, (ast.Subscript, ast.Compare, ast.Call, ast.Attribute)):
+            return ""
         if isinstance(node, ast.Subscript) and isinstance(literal(node.slice), str):
             self._key(node.value)
         elif isinstance(node, ast.Compare) and isinstance(node.ops[0], (ast.In, ast.NotIn)):

@@ -17,7 +17,8 @@ statement runs, taking the arguments the import system passes) once for each nam
 name written in place of its argument, so that what the body computes of it is certain (`fold`):
 setuptools' `getattr(self, 'spec_for_{fullname}'.format(**locals()))` names
 `spec_for_sitecustomize`, no method; an editable install's `if fullname in MAPPING:` is false
-for `sitecustomize` where `MAPPING` is a constant of the module (`module_constants`), and the
+for `sitecustomize` where `MAPPING` is a constant of the module (`module_constants`) no other
+piece of the code followed may change (`hookwords`: the requests `=MAPPING`, `=*`), and the
 branch is not followed. The loader methods of the module's classes (`LOADERS`) are followed as
 written: a finder may return a spec of one (`ModuleSpec(name, Loader())`). What stays unknown is followed as written (a computed name: any
 module). Past `MOST_ASKED` names, or `_LARGEST` nodes of a method, the body is followed once as

@@ -26,8 +26,9 @@ module an import bound (`demo_hook.install()`, `getattr(demo_hook, 'install')()`
 `from a import f`: `Imports.calls`; a re-export, `from ._impl import install`, is followed on;
 a name no import binds beside `from a import *`: every function of `a`, `EVERY`). Each shape passed
 before (review71b, fuzz71, hooks72; fuzz72: a function handed on as `a.b.go`). A name computed at
-run time (`__import__(name)`, `getattr(m, name)()`, `exec(text)`: `computednames`) is
-`Imports.unknown`: it may import any module; strings joined of literals are certain (`fold`).
+run time (`__import__(name)`, `getattr(m, name)()`, `exec(text)`: `computednames`), or a
+namespace read whole (`cls.__dict__.values()`: `Spaces`), is `Imports.unknown`: it may import
+any module; strings joined of literals are certain (`fold`).
 A meta path finder's methods, where code followed names `sys.meta_path` (`Imports.finders`), run
 for each name asked at start (`finders`: hooks73). Not followed: a method no code names. Names
 are read for the whole module, whatever the scope or object.

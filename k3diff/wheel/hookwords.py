@@ -24,6 +24,9 @@ CHANGED = "="
 """What starts a request of a finder's module that a global of it may be changed elsewhere
 (`=MAPPING`; `=*`: any): no function's name does."""
 ANY = "*"
+MOST = 1024
+"""Words of a finder module another piece spells too, at most, each asked on its own (past them,
+any global of it may change: a hostile wheel's 256 modules sharing 100,000 words)."""
 _WORD = re.compile(r"\w+")
 _OPAQUE = frozenset({
     "getattr", "setattr", "delattr", "vars", "__dict__", "globals", "locals", "exec", "eval",
@@ -47,32 +50,43 @@ def words(source: str | bytes) -> frozenset[str] | None:
 @dataclass
 class Spelt:
     """The words of the pieces of code followed: which piece spells each (one, or several:
-    None), the pieces that may change any name, and each finder module's own words."""
+    None), the pieces that may change any name, and each finder module's words another piece
+    spells too (past `MOST`, any of its globals)."""
 
     by: dict[str, Module | None] = field(default_factory=dict)
     opaque: set[Module] = field(default_factory=set)
-    finders: dict[Module, frozenset[str] | None] = field(default_factory=dict)
+    shared: dict[Module, set[str]] = field(default_factory=dict)
+    read: set[Module] = field(default_factory=set)
 
     def add(self, piece: Module, source: str | bytes, finder: bool) -> None:
         """Read the words of a module followed (`piece`; every `.pth` line is `()`, no
         module's name), `finder`: it defines a finder's method."""
+        if piece in self.read:
+            return  # a module parsed again: the same words (each line is read)
+        self.read.update([piece] if piece else [])
         found = words(source)
-        if finder:
-            self.finders[piece] = found
+        if finder:  # its words unread: any of its globals may change
+            self.shared.setdefault(piece, set()).update([ANY] if found is None else [])
         if found is None or not found.isdisjoint(_OPAQUE):
             self.opaque.add(piece)
-        for word in found or ():
-            self.by[word] = piece if self.by.get(word, piece) == piece else None
+        found = found or frozenset()
+        known = found & self.by.keys()
+        self.by.update(dict.fromkeys(found - known, piece))
+        for word in known:
+            other = self.by[word]
+            if other == piece:
+                continue
+            self.by[word] = None  # spelt by several pieces: a finder module's global may change
+            for module in (piece,) if other is None else (other, piece):
+                if module in self.shared:
+                    self.shared[module].add(word)
 
     def changed(self, module: Module) -> frozenset[str]:
         """The requests of a finder's `module` for its globals another piece may change
         (`=MAPPING`)."""
-        if module not in self.finders:
+        shared = self.shared.get(module)
+        if shared is None:
             return frozenset()
-        if self.opaque - {module}:
+        if self.opaque - {module} or len(shared) > MOST:
             return frozenset({CHANGED + ANY})
-        own = self.finders.get(module, frozenset())
-        if own is None:
-            others = any(piece != module for piece in self.by.values())
-            return frozenset({CHANGED + ANY}) if others else frozenset()
-        return frozenset(CHANGED + word for word in own if self.by.get(word, module) != module)
+        return frozenset(CHANGED + word for word in shared)

@@ -20,8 +20,9 @@ safe): its source does not parse here, is over `HOOK_CAP` or not source (an exte
 `.pyc`), or the chain is `_DEPTH` modules deep, or `_FILES` sources (`_BYTES` bytes) were parsed. A
 function of a module reached before that code reached since calls is followed by reading that
 module again (`_Follow.pending`), as is a module's meta path finder, asked for each name
-imported at start (`finders`), once code followed names `sys.meta_path`. Lines past the part of
-the `.pth` k3diff reads are not followed.
+imported at start (`finders`), once code followed names `sys.meta_path`, or another piece of
+the code followed spells a global it reads (`hookwords`). Lines past the part of the `.pth`
+k3diff reads are not followed.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def imported_files(
             if not line.executable:
                 continue
             imports = follow.left.line(line.text)
-            follow.spelt.add((), line.text, False)  # a line's words: the piece `()`
+            follow.spelt.add((), "" if imports.unknown else line.text, False)  # the piece `()`
             if not (imports.modules or imports.calls or imports.unknown):
                 continue
             numbers = line_numbers(content or "") if numbers is None else numbers

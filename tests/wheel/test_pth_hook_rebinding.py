@@ -153,7 +153,7 @@ def test_a_namespace_read_by_a_literal_key_or_written_passes(tmp_path: Path) -> 
     "runs it); reading the body as written for any name fails setuptools' editable finder, and "
     "asking it for a module of the standard library not said which (hooks74: false only against "
     "a name no such module has) fails setuptools 84.2.1's `_distutils_hack`, whose "
-    "`getattr(self, 'spec_for_' + name)` is then a computed name (160 more surfaces): following "
+    "`getattr(self, 'spec_for_' + name)` is then a computed name (228 more surfaces): following "
     "it needs the modules each standard library module imports, per Python version",
 )
 def test_a_finder_asked_for_a_module_the_standard_library_imports_fails_its_branch(
