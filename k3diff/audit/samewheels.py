@@ -26,11 +26,12 @@ from pathlib import PurePath
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from k3diff.errors import InputError
 from k3diff.numbers import NAMED, named
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import wheel_filename_parts
 from k3diff.wheel.refusals import doubled_suffix
-from k3diff.wheel.tagsharing import Keyed, shared_tag, sharing_sets, tag_parts
+from k3diff.wheel.tagsharing import MAX_SAME, Keyed, Parts, shared_tag, sharing_sets, tag_parts
 
 
 def same_wheel_findings(paths: Sequence[str], resolve: bool = True) -> dict[int, Finding]:
@@ -38,18 +39,43 @@ def same_wheel_findings(paths: Sequence[str], resolve: bool = True) -> dict[int,
     build and a tag with (see the module), keyed by its position in `paths`. A path whose name
     is no wheel filename is not one pip reads at all (A126). `resolve`: directories are told
     apart with their links resolved (`audit`), else as spelled (`report`'s check of a document,
-    whose paths need not exist where it runs: it groups no more wheels than audit did). Each wheel's detail names the
+    whose paths need not exist where it runs: it groups no more wheels than audit did). The
+    wheels are grouped by directory, project, version and build first, and tags compared within
+    a group only (audit74: one group's lookup made each wheel's set of all the others); a group
+    over `MAX_SAME` is refused, InputError naming its directory. Each wheel's detail names the
     first few others and counts the rest, read from its set of them without listing it
     (review73a: 8,000 names sharing a tag, each list made whole and kept, took 570 MB and
     25 s where the audit took 2 s)."""
-    keyed: list[Keyed] = []
-    positions: list[int] = []
-    numbered: dict[Hashable, int] = {}  # a key compared once, not at every lookup
+    groups: dict[Hashable, list[tuple[int, Parts]]] = defaultdict(list)
     for position, path in enumerate(paths):
         read = _keyed(path, resolve)
         if read is not None:
-            keyed.append((numbered.setdefault(read[0], len(numbered)), read[1]))
-            positions.append(position)
+            groups[read[0]].append((position, read[1]))
+    for group in groups.values():
+        if len(group) > MAX_SAME:
+            raise InputError(_too_many(paths[group[0][0]], len(group)))
+    found: dict[int, Finding] = {}
+    for group in groups.values():
+        if len(group) > 1:
+            found.update(_group_findings(paths, group))
+    return found
+
+
+def _too_many(path: str, count: int) -> str:
+    """The refusal of a group over `MAX_SAME`, named by its first wheel's directory."""
+    directory = os.path.dirname(path) or "."
+    return (
+        f"{directory}: {count:,} wheels of one project, version and build (as pip reads "
+        f"{PurePath(path).name}), over k3diff's cap of {MAX_SAME:,}: a release holds one per "
+        "platform and Python; audit the wheels of one release directory"
+    )
+
+
+def _group_findings(paths: Sequence[str], group: Sequence[tuple[int, Parts]]) -> dict[int, Finding]:
+    """A128 for each wheel of one group (positions in `paths`, tag parts) whose tags share one
+    with another's, keyed by its position in `paths`."""
+    positions = [position for position, _ in group]
+    keyed: list[Keyed] = [(0, parts) for _, parts in group]
     folded: dict[str, set[int]] = defaultdict(set)  # names alike but for case, by the lookup's
     for mine, position in enumerate(positions):
         folded[PurePath(paths[position]).name.casefold()].add(mine)

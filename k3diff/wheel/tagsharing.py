@@ -21,6 +21,13 @@ Keyed = tuple[Hashable, Parts]
 """A wheel as the lookup sees it: what it must share besides a tag (its normalised name), and
 its tag set's parts."""
 
+MAX_SAME = 1_000
+"""Wheels one lookup may hold under one key (k3diff's cap, exit 2 past it: `audit.samewheels`
+and `wheels.setpairing` refuse a larger group): a release holds one wheel per platform and
+Python, a few hundred of one project at the most, while the cost of naming each one's others
+grows with the square of the wheels that share a tag (stop 73: 16,000 names of one project
+sharing a tag took 36 s for audit)."""
+
 _FEW = 8
 """Positions few enough to narrow one by one rather than by a part's buckets taken whole."""
 
