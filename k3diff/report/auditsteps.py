@@ -30,8 +30,9 @@ from k3diff.report.stepwords import (
     waiver_step,
 )
 from k3diff.wheel.artifactglob import artifact_name
-from k3diff.wheel.codes import NO_PYTHON, UNWAIVABLE, Code, Finding
+from k3diff.wheel.codes import NO_PYTHON, UNWAIVABLE, Code, Finding, refuses_name
 from k3diff.wheel.findingorder import Named, counted, order_key
+from k3diff.wheel.refusals import filename_refusals
 
 AUDITED = "audit the new wheel"
 """What a step says to do with the rebuilt or repacked wheel."""
@@ -125,9 +126,13 @@ def _artifact_steps(artifact: str, found: Sequence[Failing], code: Style) -> lis
         (f.detail for f in found if f.code == Code.W616.name and f.detail.endswith(NO_PYTHON)),
         None,
     )
-    sound = [f for f in _named(found) if f[0].startswith("W")]
+    renamed = [
+        f for f in found if f.code == Code.W616.name and not f.path and refuses_name(f.detail)
+    ]
+    sound = [f for f in _named([f for f in found if f not in renamed]) if f[0].startswith("W")]
     steps = [
         *_fixes(REFUSED, found, artifact, code),
+        _bad_name(renamed, artifact, code),
         unwaivable_step(sound, nowhere, "audit the rebuilt wheel", (artifact,), code),
         record_step(_named(found), artifact, code, STALE, AUDITED),
         *_fixes(FIXES, found, artifact, code),
@@ -180,6 +185,34 @@ def _misnamed(counts: str, artifact: str, code: Style) -> str:
         f"rename it to the name its build wrote, {code('NAME-VERSION-PYTHON-ABI-PLATFORM.whl')} "
         f"(its tags: {code(_dist_info(artifact, 'WHEEL'))}), or rebuild it ({code(REBUILD[0])}), "
         "then audit it again"
+    )
+
+
+def _bad_name(renamed: Sequence[Failing], artifact: str, code: Style) -> str | None:
+    """The step for a W616 that refuses the wheel's file name (`codes.refuses_name`): the file
+    renamed, as the build named it (audit74: it was told to rebuild the wheel without the
+    entries named, and named none). A `.whl` in another case, right but for it, is renamed by
+    the command given; `mv -n` overwrites no file of the name. None where none is."""
+    counts = _counts(renamed, frozenset({Code.W616}))
+    if counts is None:
+        return None
+    head = (
+        f"{counts}: no waiver accepts it (pip refuses the wheel by its file name, the detail "
+        "says why)"
+    )
+    name = artifact_name(artifact)
+    lowered = name[:-4] + ".whl"
+    if name.lower().endswith(".whl") and name != lowered and not any(filename_refusals(lowered)):
+        target = artifact[: len(artifact) - len(name)] + lowered
+        rename = code(f"mv -n {shellwords.path(artifact)} {shellwords.path(target)}")
+        return f"{head}: rename it with '.whl' in lower case ({rename}), then audit it again"
+    fields = code(_dist_info(artifact, "METADATA") + " | grep -E '^(Name|Version): '")
+    return (
+        f"{head}: rename it to the name its build wrote, "
+        f"{code('NAME-VERSION[-BUILD]-PYTHON-ABI-PLATFORM.whl')}: the project and version its "
+        f"METADATA gives ({fields}), the name "
+        f"with '_' for each run of '-', '_' and '.', a build number, if any, starting with a "
+        f"digit, and its tags ({code(_dist_info(artifact, 'WHEEL'))}), then audit it again"
     )
 
 
