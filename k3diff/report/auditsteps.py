@@ -100,20 +100,42 @@ def as_finding(failing: Failing) -> Finding:
     return Finding(Code[failing.code], failing.path, failing.detail, failing.native)
 
 
+def _said(
+    failing: Sequence[Failing], manifest: str | None, code: Style, labelled: bool
+) -> tuple[list[str], str]:
+    """The steps, the waiver step last where a waiver takes a failing finding, and the waiver
+    stanzas it introduces (`stanza_block`, '' for none): what every format says."""
+    lines = steps(failing, manifest, code, labelled)
+    waived = waivable(failing)
+    if not waived:
+        return lines, ""
+    wide = [f.code for f in waived if not f.path]
+    lines.append(waiver_step(code, alone=not lines, wide=wide, artifact=True))
+    return lines, stanza_block([waiver_stanza(as_finding(f), f.artifact) for f in waived])
+
+
 def next_steps(
     failing: Sequence[Failing], manifest: str | None, fmt: OutputFormat, labelled: bool
 ) -> str:
     """The audit report's "Next steps" section ('' when nothing fails); `labelled` as `steps`."""
     code = inline_code if fmt is OutputFormat.MARKDOWN else str
-    lines = steps(failing, manifest, code, labelled)
-    waived = waivable(failing)
-    stanzas = [waiver_stanza(as_finding(f), f.artifact) for f in waived]
-    if waived:
-        wide = [f.code for f in waived if not f.path]
-        lines.append(waiver_step(code, alone=not lines, wide=wide, artifact=True))
+    lines, stanzas = _said(failing, manifest, code, labelled)
     if not lines:
         return ""
-    return section("Next steps", lines, stanza_block(stanzas), fmt, level=2)
+    return section("Next steps", lines, stanzas, fmt, level=2)
+
+
+def step_records(
+    failing: Sequence[Failing], manifest: str | None, labelled: bool
+) -> list[dict[str, str]]:
+    """The steps as `audit --format json` records them (audit74: a CI job reading the JSON got
+    none): `{"step": …}` each, as the text report says it, the waiver step with `"toml"`, the
+    stanzas the text shows below it."""
+    lines, stanzas = _said(failing, manifest, str, labelled)
+    records = [{"step": line} for line in lines]
+    if stanzas:
+        records[-1]["toml"] = stanzas
+    return records
 
 
 def _named(found: Sequence[Failing], codes: frozenset[Code] | None = None) -> list[Named]:
