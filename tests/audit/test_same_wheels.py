@@ -5,10 +5,13 @@ on a case-insensitive filesystem. `wheels` refuses such a set as ambiguous; `aud
 from __future__ import annotations
 
 import tracemalloc
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import pytest
 from cli_support import run_k3diff
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from packaging.utils import parse_wheel_filename
 from wheelkit import make_wheel
 
 from audit.helpers import audit_json
@@ -160,3 +163,40 @@ def test_hostile_names_past_the_cap_are_refused_before_any_lookup() -> None:
         "the same project, version and build to pip as /dist/demo-1.15-py3.x15000-none-any.whl"
     )
     assert "and 994 more, with tag py3-none-any in common" in found[15_999].detail
+
+
+_NAMES = st.sampled_from(["demo", "Demo", "demo_pkg", "demo.pkg", "other"])
+_VERSIONS = st.sampled_from(["1.0", "1.0.0", "1.1"])
+_BUILDS = st.sampled_from(["", "1", "01", "2"])
+_PYTHONS = st.lists(st.sampled_from(["py2", "py3", "cp312", "PY3"]), min_size=1, max_size=3)
+_PLATFORMS = st.lists(st.sampled_from(["any", "linux_x86_64", "win32"]), min_size=1, max_size=2)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            _NAMES, _VERSIONS, _BUILDS, _PYTHONS, st.sampled_from(["none", "abi3"]), _PLATFORMS
+        ),
+        min_size=2,
+        max_size=12,
+    )
+)
+@settings(max_examples=200, deadline=None)
+def test_the_groups_read_names_as_packaging_does(
+    wheels: list[tuple[str, str, str, list[str], str, list[str]]],
+) -> None:
+    """The masks of a group (audit74) find what every pair read by packaging's
+    `parse_wheel_filename`, as pip 26 reads a wheel, gives: one name, version and build, and a
+    tag in common."""
+    paths = [
+        f"dist/{n}-{v}{'-' + b if b else ''}-{'.'.join(p)}-{a}-{'.'.join(x)}.whl"
+        for n, v, b, p, a, x in wheels
+    ]
+    read = [parse_wheel_filename(PurePath(path).name) for path in paths]
+    expected = {
+        i
+        for i, (name, version, build, tags) in enumerate(read)
+        for j, other in enumerate(read)
+        if i != j and (name, version, build) == other[:3] and tags & other[3]
+    }
+    assert set(same_wheel_findings(paths, resolve=False)) == expected
