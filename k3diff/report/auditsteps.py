@@ -214,7 +214,9 @@ def _bad_name(renamed: Sequence[Failing], artifact: str, code: Style) -> str | N
     """The step for a W616 that refuses the wheel's file name (`codes.refuses_name`): the file
     renamed, as the build named it (audit74: it was told to rebuild the wheel without the
     entries named, and named none). A `.whl` in another case, right but for it, is renamed by
-    the command given; `mv -n` overwrites no file of the name. None where none is."""
+    the commands given: `mv -n` overwrites no file of the name, and by way of another name,
+    since on a filesystem that ignores case (macOS) the lower-case name is the file itself, which
+    `mv -n` would leave as it is. None where none is."""
     counts = _counts(renamed, frozenset({Code.W616}))
     if counts is None:
         return None
@@ -226,7 +228,11 @@ def _bad_name(renamed: Sequence[Failing], artifact: str, code: Style) -> str | N
     lowered = name[:-4] + ".whl"
     if name.lower().endswith(".whl") and name != lowered and not any(filename_refusals(lowered)):
         target = artifact[: len(artifact) - len(name)] + lowered
-        rename = code(f"mv -n {shellwords.path(artifact)} {shellwords.path(target)}")
+        between = shellwords.path(target + ".renamed")
+        rename = code(
+            f"mv -n {shellwords.path(artifact)} {between} && mv -n {between} "
+            f"{shellwords.path(target)}"
+        )
         return f"{head}: rename it with '.whl' in lower case ({rename}), then audit it again"
     fields = code(_dist_info(artifact, "METADATA") + " | grep -E '^(Name|Version): '")
     return (
