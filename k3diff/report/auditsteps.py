@@ -19,6 +19,7 @@ from k3diff import shellwords
 from k3diff.output import OutputFormat, plural
 from k3diff.report.manifeststeps import manifest_steps
 from k3diff.report.markdown import inline_code
+from k3diff.report.refusedsteps import Style, bad_name, dist_info, misnamed, unreadable
 from k3diff.report.stepwords import (
     REBUILD,
     record_step,
@@ -32,7 +33,6 @@ from k3diff.report.stepwords import (
 from k3diff.wheel.artifactglob import artifact_name
 from k3diff.wheel.codes import NO_PYTHON, UNWAIVABLE, Code, Finding, refuses_name
 from k3diff.wheel.findingorder import Named, counted, order_key
-from k3diff.wheel.refusals import filename_refusals
 
 AUDITED = "audit the new wheel"
 """What a step says to do with the rebuilt or repacked wheel."""
@@ -58,10 +58,6 @@ class Failing(NamedTuple):
     """What was observed (a W616's says whether pip installs it on no Python)."""
     native: bool = False
     """The finding's `native` flag."""
-
-
-Style = Callable[[str], str]
-"""How a step shows a command or a name: as code in Markdown, as it is in text."""
 
 
 def steps(
@@ -154,7 +150,7 @@ def _artifact_steps(artifact: str, found: Sequence[Failing], code: Style) -> lis
     sound = [f for f in _named([f for f in found if f not in renamed]) if f[0].startswith("W")]
     steps = [
         *_fixes(REFUSED, found, artifact, code),
-        _bad_name(renamed, artifact, code),
+        bad_name(_counts(renamed, frozenset({Code.W616})), artifact, code),
         unwaivable_step(sound, nowhere, "audit the rebuilt wheel", (artifact,), code),
         record_step(_named(found), artifact, code, STALE, AUDITED),
         *_fixes(FIXES, found, artifact, code),
@@ -190,64 +186,6 @@ def _counts(found: Sequence[Failing], codes: frozenset[Code], noun: str = "file"
     paths = {path for _, path, _ in kept if path}
     on = f" on {plural(len(paths), noun)}" if paths else ""
     return f"{counted(kept, thousands=False)}{on}"
-
-
-def _unreadable(counts: str, artifact: str, code: Style) -> str:
-    return (
-        f"{counts}: no waiver accepts it (pip cannot read the file: cut short by a download or "
-        "copy, or no wheel at all): copy it again from where it was built, check that "
-        f"{code('sha256sum ' + shellwords.path(artifact))} gives the hash the build or the "
-        "index lists, and audit it again"
-    )
-
-
-def _misnamed(counts: str, artifact: str, code: Style) -> str:
-    return (
-        f"{counts}: no waiver accepts it (pip, twine and PyPI refuse a wheel by this name): "
-        f"rename it to the name its build wrote, {code('NAME-VERSION-PYTHON-ABI-PLATFORM.whl')} "
-        f"(its tags: {code(_dist_info(artifact, 'WHEEL'))}), or rebuild it ({code(REBUILD[0])}), "
-        "then audit it again"
-    )
-
-
-def _bad_name(renamed: Sequence[Failing], artifact: str, code: Style) -> str | None:
-    """The step for a W616 that refuses the wheel's file name (`codes.refuses_name`): the file
-    renamed, as the build named it (audit74: it was told to rebuild the wheel without the
-    entries named, and named none). A `.whl` in another case, right but for it, is renamed by
-    the commands given: `mv -n` overwrites no file of the name, and by way of another name,
-    since on a filesystem that ignores case (macOS) the lower-case name is the file itself, which
-    `mv -n` would leave as it is. None where none is."""
-    counts = _counts(renamed, frozenset({Code.W616}))
-    if counts is None:
-        return None
-    head = (
-        f"{counts}: no waiver accepts it (pip refuses the wheel by its file name, the detail "
-        "says why)"
-    )
-    name = artifact_name(artifact)
-    lowered = name[:-4] + ".whl"
-    if name.lower().endswith(".whl") and name != lowered and not any(filename_refusals(lowered)):
-        target = artifact[: len(artifact) - len(name)] + lowered
-        between = shellwords.path(target + ".renamed")
-        rename = code(
-            f"mv -n {shellwords.path(artifact)} {between} && mv -n {between} "
-            f"{shellwords.path(target)}"
-        )
-        return f"{head}: rename it with '.whl' in lower case ({rename}), then audit it again"
-    fields = code(_dist_info(artifact, "METADATA") + " | grep -E '^(Name|Version): '")
-    return (
-        f"{head}: rename it to the name its build wrote, "
-        f"{code('NAME-VERSION[-BUILD]-PYTHON-ABI-PLATFORM.whl')}: the project and version its "
-        f"METADATA gives ({fields}), the name "
-        f"with '_' for each run of '-', '_' and '.', a build number, if any, starting with a "
-        f"digit, and its tags ({code(_dist_info(artifact, 'WHEEL'))}), then audit it again"
-    )
-
-
-def _dist_info(artifact: str, name: str) -> str:
-    """`unzip -p` of the wheel's top-level `.dist-info/NAME` (`-x '*/*/*'`: unzip's `*` crosses
-    `/`, and a vendored `pkg/x.dist-info/NAME` was printed first; review73c)."""
-    return f"unzip -p {shellwords.path(artifact)} '*.dist-info/{name}' -x '*/*/*'"
 
 
 def _unvouched(counts: str, artifact: str, code: Style) -> str:
@@ -324,7 +262,7 @@ def _refused_metadata(counts: str, artifact: str, code: Style) -> str:
 
 
 def _served_metadata(counts: str, artifact: str, code: Style) -> str:
-    unzip = code(f"{_dist_info(artifact, 'METADATA')} > {shellwords.path(artifact + '.metadata')}")
+    unzip = code(f"{dist_info(artifact, 'METADATA')} > {shellwords.path(artifact + '.metadata')}")
     return (
         f"{counts}: resolvers read a METADATA that is not the wheel's: write the file anew "
         f"from the wheel ({unzip}), audit it again and publish it with the wheel"
@@ -345,7 +283,7 @@ def _filename(counts: str, artifact: str, code: Style) -> str:
         f"{counts}: the file's name and the wheel's metadata disagree (the detail says where): "
         f"rebuild it ({code(REBUILD[0])}: the build names the file from its metadata), or "
         "rename the file to the name, version and tags its .dist-info gives "
-        f"({code(_dist_info(artifact, 'WHEEL'))} lists the tags), then audit it again"
+        f"({code(dist_info(artifact, 'WHEEL'))} lists the tags), then audit it again"
     )
 
 
@@ -380,8 +318,8 @@ def _same_wheel(counts: str, artifact: str, code: Style) -> str:
 
 
 REFUSED: tuple[tuple[frozenset[Code], Fix], ...] = (
-    (frozenset({Code.A001}), _unreadable),
-    (frozenset({Code.A126}), _misnamed),
+    (frozenset({Code.A001}), unreadable),
+    (frozenset({Code.A126}), misnamed),
 )
 """Files pip refuses whole (no waiver takes them): their fixes come first."""
 FIXES: tuple[tuple[frozenset[Code], Fix], ...] = (
