@@ -284,6 +284,18 @@ BY_TAGS_ALONE = "so pip refuses it everywhere"
 paired with the platform `any`, `cp313-cp313-any`): no Requires-Python fixes it (review68c:
 the step said to change the tags or the Requires-Python, 'the detail names both')."""
 
+BAD_NAME = "invalid wheel filename "
+"""How the detail of a W616 for a filename pip's parser refuses starts (`wheel.refusals`):
+its next step is to rename the file, not its entries (audit74)."""
+NOT_LOWER_WHL = "pip does not take it for a wheel (it tries it as a source archive and fails)"
+"""How the detail of a W616 for a `.whl` in another case (`x.WHL`) ends."""
+
+
+def refuses_name(detail: str) -> bool:
+    """Whether a W616's detail (its `in the … wheel: ` prefix dropped, as `audit` drops it) is
+    a refusal of the wheel's file name, which renaming the file fixes."""
+    return detail.startswith(BAD_NAME) or detail.endswith(NOT_LOWER_WHL)
+
 
 WAIVER_PLACEHOLDER_REASON = "why this change is expected, and who reviewed it"
 """The reason a suggested waiver stanza carries (`report.wheelfailing`); a waiver file that
