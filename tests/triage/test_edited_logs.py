@@ -185,7 +185,9 @@ def test_a_run_judged_under_allow_same_server_says_so(tmp_path: Path, fault_serv
         cwd=tmp_path,
     )  # fmt: skip
     for given in (("t.json",), ("cmp.json", LOG, "t.json")):
-        bundle = run_k3diff("report", *given, "--out", "b", cwd=tmp_path)
+        # The document's allowance is its author's word: held without the reviewer's (gate74).
+        assert run_k3diff("report", *given, "--out", "b", cwd=tmp_path).exit_code == 1
+        bundle = run_k3diff("report", *given, "--out", "b", "--allow-same-server", cwd=tmp_path)
         assert bundle.exit_code == 0, bundle.stderr
         assert said in (tmp_path / "b" / "REPORT.md").read_text()
 
