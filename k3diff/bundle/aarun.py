@@ -19,9 +19,11 @@ telemetry alike (`one_server_runs`):
 - the gate `report --fail-on acceptance-drop` imposes is the reviewer's: it reads only
   `report --allow-same-server` (`telemetryrerun.imposed`), never the document's word.
 
-Its follow-up row is `recorded`, not `pass` (it validated no patched build), and the bottom line
-says so first; before small71, it read "Nothing in this evidence fails its policy" and "pass",
-the one server named only under Qualifications."""
+An A/A run the reviewer allowed has its follow-up row `recorded`, not `pass` (it validated no
+patched build), and the bottom line says so first (`aa_run`); before small71, it read "Nothing
+in this evidence fails its policy" and "pass", the one server named only under Qualifications.
+The document's own allowance still decides whether it agrees with itself and its logs (its gate
+and records are checked as its run was told: `telemetryrederive`, `rederive`)."""
 
 from __future__ import annotations
 
