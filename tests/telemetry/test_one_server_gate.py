@@ -203,3 +203,19 @@ def test_two_servers_are_judged_as_before(tmp_path: Path) -> None:
         result = _report(tmp_path, allowed, *given)
         assert result.exit_code == 0, result.stdout + result.stderr
         assert not any("A/A" in q for q in _summary(tmp_path)["qualifications"])
+
+
+def test_the_command_that_makes_it_again_keeps_its_allowance(
+    one_server_log: Path, tmp_path: Path
+) -> None:
+    """A telemetry document made with --allow-same-server that its log no longer gives is
+    refused with the command that writes it anew: it left the option out (base74), so the
+    document it wrote held the gate, another document than the one refused."""
+    code, doc, text = run_telemetry(one_server_log, *GATE, "--allow-same-server")
+    assert code == 0, text
+    doc["modes"][0]["latency_s"]["p50"] += 1.0
+    refused = _report(tmp_path, doc, str(one_server_log))
+    assert refused.exit_code == 2, refused.stdout + refused.stderr
+    assert "--fail-on acceptance-drop --allow-same-server --format json -o t.json" in (
+        refused.stderr
+    ), refused.stderr

@@ -342,3 +342,21 @@ def test_an_allowance_over_two_servers_decides_nothing(tmp_path: Path) -> None:
     )
     assert bundle.exit_code == 0, bundle.stderr
     assert "A/A" not in (tmp_path / "b" / "REPORT.md").read_text()
+
+
+def test_the_command_that_makes_it_again_keeps_its_allowance(tmp_path: Path) -> None:
+    """A triage made with --allow-same-server that no longer follows from its logs is refused
+    with the command that writes it anew: that command left the option out (base74), so the
+    document it wrote held every record same-server, another document than the one refused."""
+    _same_server_log(tmp_path)
+    _allowed_triage(tmp_path)
+    document = json.loads((tmp_path / "t.json").read_text())
+    document["records"][0]["reason"] += " (edited)"
+    (tmp_path / "t.json").write_text(json.dumps(document))
+    refused = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path
+    )
+    assert refused.exit_code == 2, refused.stderr
+    assert "run/samples.jsonl --allow-same-server --format json -o t.json" in refused.stderr, (
+        refused.stderr
+    )
