@@ -364,12 +364,12 @@ nondeterministic record that no distribution test judged (`untested_nondetermini
 
 
 def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document | None:
-    """A triage document that follows from this comparison (run again on it and the logs
-    beside it, it reproduces itself: `Document.follows_from`), classifies exactly its records
+    """A triage document that follows from this comparison (`Document.follows_from`), not held
+    for a run of one server its author alone allowed (gate74), classifies exactly its records
     and accounts for every one that differs as the base's (or both sides') nondeterminism."""
     keys = doc.typed(ResponsesDocument).keys
     for other in documents:
-        if other.kind is not Kind.TRIAGE:
+        if other.kind is not Kind.TRIAGE or other.one_server_held:
             continue
         triage = other.typed(TriageDocument)
         if (
