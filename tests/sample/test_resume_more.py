@@ -79,7 +79,7 @@ def test_a_resume_never_shrinks_nor_changes_another_option(
     # newuser65: the refusal named `params, repeats, request_template`, repeats (which may grow)
     # among them, and neither value: the option changed is named with both.
     assert (
-        "differs from the logged one in params.temperature (logged absent, now 1)" in other.stderr
+        "differs from the logged one in --param temperature (logged absent, now 1)" in other.stderr
     )
     assert "repeats (" not in other.stderr
     assert "only --repeats may grow" in other.stderr
