@@ -11,7 +11,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .support import read_samples, sample, write_prompts
+from .support import read_samples, sample
+from .test_resume_more import _run as logged_run
 
 REQUEST_OPTIONS = (
     "--endpoint", "completions", "--stream", "--cache-salt", "--param", "temperature=0",
@@ -26,18 +27,8 @@ def _errors(stderr: str) -> list[str]:
 
 def _run(fault_server: Any, tmp_path: Path) -> tuple[list[str | Path], Path]:
     """A run of 2 prompts, 2 repeats, with every request option above: the options a resume
-    must give (servers, prompts, out)."""
-    base, patch = fault_server(), fault_server()
-    prompts = write_prompts(
-        tmp_path / "p.jsonl", [{"key": f"k{i}", "prompt": f"p{i}"} for i in range(2)]
-    )
-    out = tmp_path / "run"
-    common: list[str | Path] = [
-        "--base", base.url, "--patch", patch.url, "--prompts", prompts, "--out", out,
-    ]  # fmt: skip
-    first = sample(*common, "--repeats", "2", *REQUEST_OPTIONS)
-    assert first.exit_code == 0, first.stderr
-    return common, out
+    gives (servers, prompts, out), and its folder."""
+    return logged_run(fault_server, tmp_path, *REQUEST_OPTIONS)
 
 
 def test_a_resume_takes_the_request_options_left_out_from_the_log(

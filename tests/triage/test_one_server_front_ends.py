@@ -24,7 +24,7 @@ from typing import Any
 from cli_support import run_k3diff
 from server_support import loopback_script, uvicorn_app
 
-from .helpers import compare_texts
+from .helpers import compare_texts, sampled_identity
 
 SAMPLE_TESTS = Path(__file__).resolve().parents[1] / "sample"
 FRONT_END = SAMPLE_TESTS / "front_end.py"
@@ -42,14 +42,7 @@ def _sample(tmp_path: Path, base: str, patch: str, out: str) -> dict[str, Any]:
     if not (tmp_path / "p.jsonl").exists():
         compare_texts(tmp_path, {"a": ("echo:a", "echo:a")})
         (tmp_path / "p.jsonl").write_text(json.dumps({"key": "a", "prompt": "a"}) + "\n")
-    result = run_k3diff(
-        "sample", "--base", base, "--patch", patch, "--prompts", "p.jsonl", "--repeats", "1",
-        "--control", "off", "--out", out, cwd=tmp_path,
-    )  # fmt: skip
-    assert result.exit_code == 0, result.stderr
-    header = json.loads((tmp_path / out / "samples.jsonl").read_text().splitlines()[0])["run"]
-    identity: dict[str, Any] = header["server_identity"]
-    return identity
+    return sampled_identity(tmp_path, base, patch, out)
 
 
 def _assert_said_unchecked(tmp_path: Path, out: str, identity: dict[str, Any]) -> None:
