@@ -19,7 +19,7 @@ from k3diff.sample.finish import FINISHED
 from k3diff.sample.gaugeadvice import given_problem
 from k3diff.sample.header import LOG_FORMAT
 from k3diff.sample.identity import Identity, probe_identity, unchecked
-from k3diff.sample.log import PerfLog, SampleLog
+from k3diff.sample.log import LOG_NAME, PerfLog, SampleLog
 from k3diff.sample.metrics import (
     METRICS_MAX_BYTES,
     METRICS_TIMEOUT,
@@ -47,6 +47,7 @@ from k3diff.sample.perfdrain import END, PERF_BATCH_FIELD, PERF_START_FIELD, sta
 from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
 from k3diff.sample.reader import SamplesLog
 from k3diff.sample.resumed import Sent
+from k3diff.sample.resumeoptions import resumed_options
 from k3diff.sample.routing import Routing, resolve_routing
 from k3diff.sample.sampler import Counts, SampleId, Sampler
 from k3diff.sample.sidefields import FieldDifference
@@ -70,6 +71,8 @@ def run_sampling(
     parameters (`k3diff.sample.oneserver`)."""
     kept = Kept()
     with kept.stops():
+        # A resume's request options left out are the logged run's (samples74).
+        options = resumed_options(options, options.out / LOG_NAME)
         records = read_prompts(options.prompts)
         endpoint = options.endpoint or infer_endpoint(records)
         check_endpoint(records, endpoint)
