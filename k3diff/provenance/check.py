@@ -28,6 +28,7 @@ from k3diff.provenance.blobs import (
     WheelFiles,
     bounded_diffs,
 )
+from k3diff.provenance.builtversion import version_notes
 from k3diff.provenance.generated import Generated, generated_files
 from k3diff.provenance.git import (
     SHORT_ID_LENGTH,
@@ -219,6 +220,7 @@ def check_source(
         revisions=(revision,),
         notes=history_notes(git, (revision,))
         + stated_notes(git, revision, stated)
+        + version_notes(git, lookup, commit, version)
         + lookup.dropped_notes(leaves.kept(lookup, dropped))
         + leaves.notes(lookup, matches),
         version=version,

@@ -1,0 +1,55 @@
+"""The files of the project that builds the wheel, at the commit, as the version readers read
+them (`builtversion`, `setupversion`): capped, a symbolic link not followed, a path that leaves
+the repository not read."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+from k3diff.provenance.buildconfig import CONFIG_CAP
+from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
+from k3diff.provenance.versionsources import Said
+
+
+@dataclass(frozen=True)
+class Built:
+    """The version the commit's build writes, and where its configuration says it."""
+
+    version: str
+    origin: str
+    """``pyproject.toml [project] version``, ``src/pkg/__init__.py (pyproject.toml
+    [tool.hatch.version] path)``."""
+
+
+@dataclass(frozen=True)
+class ProjectFiles:
+    """The files of the building project at the commit, read on demand and capped."""
+
+    git: GitRepo
+    tree: Mapping[str, str]
+    links: Collection[str]
+    directory: str
+    """The project's directory ('' or ending in '/')."""
+
+    def path(self, relative: object) -> str | None:
+        """`relative` (a string) as a repository path under the project; None for no string,
+        or one that leaves the repository."""
+        if not isinstance(relative, str) or not relative.strip() or "\0" in relative:
+            return None
+        if relative.startswith(("/", "~")) or "\\" in relative or len(relative) > 4096:
+            return None
+        joined = posixpath.normpath(self.directory + relative.strip())
+        return None if joined == ".." or joined.startswith(("../", "/")) else joined
+
+    def read(self, path: str) -> bytes | Said:
+        """The file at repository path `path`, or why it is not read."""
+        if path in self.links:
+            return Said(f"{path} is a symbolic link, not read")
+        oid = self.tree.get(path)
+        if oid is None:
+            return Said(f"the commit holds no file {path}")
+        if blob_sizes(self.git, [oid])[oid] > CONFIG_CAP:
+            return Said(f"{path} is over {CONFIG_CAP // 1024} KiB, not read")
+        return dict(iter_blobs(self.git, [oid]))[oid]
