@@ -252,7 +252,10 @@ def _maturin(
     data = files.read(path)
     if isinstance(data, Said):
         return data
-    found = cargo_version(data)
+    cargo = toml_document(data, path)
+    if isinstance(cargo, Unread):
+        return Said(cargo.reason)
+    found = cargo_version(cargo)
     if isinstance(found, Said):
         return Said(f"{path}: {found.reason}")
     return Built(found, f"{path} [package] version (maturin)")

@@ -3,7 +3,8 @@
 Each reader takes the file's bytes and returns the version text it yields, or why none can be
 had without running code (a `Said`). Nothing here runs the file: a module is parsed by `ast`,
 a text file searched with the backend's own default pattern (a pattern the project sets is a
-regular expression from the input: not run), a ``Cargo.toml`` parsed by `tomllib`.
+regular expression from the input: not run), a ``Cargo.toml`` parsed as the
+layout's reader parses TOML (`buildconfig.toml_document`, its dotted keys capped).
 
 * setuptools' ``attr:`` (`setuptools.config.expand.StaticModule`): the first top-level
   assignment to the name, ``ast.literal_eval``-ed; a tuple or list is joined with dots
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
-import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 HATCH_PATTERN = re.compile(r'(?i)^(__version__|VERSION) *= *([\'"])v?(?P<version>.+?)\2', re.M)
@@ -97,12 +98,8 @@ def pattern_version(data: bytes, pattern: re.Pattern[str]) -> str | Said:
     return match["version"]
 
 
-def cargo_version(data: bytes) -> str | Said:
-    """``[package] version`` of a ``Cargo.toml``."""
-    try:
-        document = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
-        return Said("it is not valid TOML")
+def cargo_version(document: Mapping[str, object]) -> str | Said:
+    """``[package] version`` of a parsed ``Cargo.toml``."""
     package = document.get("package")
     version = package.get("version") if isinstance(package, dict) else None
     if isinstance(version, dict):
