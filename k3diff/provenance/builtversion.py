@@ -148,12 +148,10 @@ def _from_file(
     files: ProjectFiles, relative: object, setting: str, pattern: re.Pattern[str]
 ) -> Built | Said:
     """The version `pattern` finds in the project file `relative` names."""
-    path = files.path(relative)
-    if path is None:
-        return Said(f"{setting} names no file in the repository")
-    data = files.read(path)
-    if isinstance(data, Said):
-        return data
+    named = files.named(relative, setting)
+    if isinstance(named, Said):
+        return named
+    path, data = named
     found = pattern_version(data, pattern)
     if isinstance(found, Said):
         return Said(f"{path} ({setting}): {found.reason}")
@@ -246,12 +244,10 @@ def _maturin(
 ) -> Built | Said:
     """``Cargo.toml``'s ``[package] version`` (``[tool.maturin] manifest-path``'s)."""
     manifest = _tool(document, "maturin").get("manifest-path", "Cargo.toml")
-    path = files.path(manifest)
-    if path is None:
-        return Said("[tool.maturin] manifest-path names no file in the repository")
-    data = files.read(path)
-    if isinstance(data, Said):
-        return data
+    named = files.named(manifest, f"{files.directory}pyproject.toml [tool.maturin] manifest-path")
+    if isinstance(named, Said):
+        return named
+    path, data = named
     cargo = toml_document(data, path)
     if isinstance(cargo, Unread):
         return Said(cargo.reason)

@@ -53,3 +53,11 @@ class ProjectFiles:
         if blob_sizes(self.git, [oid])[oid] > CONFIG_CAP:
             return Said(f"{path} is over {CONFIG_CAP // 1024} KiB, not read")
         return dict(iter_blobs(self.git, [oid]))[oid]
+
+    def named(self, relative: object, setting: str) -> tuple[str, bytes] | Said:
+        """(repository path, bytes) of the project file `setting` names as `relative`."""
+        path = self.path(relative)
+        if path is None:
+            return Said(f"{setting} names no file in the repository")
+        data = self.read(path)
+        return data if isinstance(data, Said) else (path, data)

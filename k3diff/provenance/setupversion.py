@@ -150,17 +150,15 @@ def _file(files: ProjectFiles, value: object, setting: str) -> Built | Said:
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not names:
         return Said(f"{setting} names no file")
-    texts = []
+    texts, paths = [], []
     for name in names:
-        path = files.path(name)
-        if path is None:
-            return Said(f"{setting} names no file in the repository")
-        data = files.read(path)
-        if isinstance(data, Said):
-            return data
+        named = files.named(name, setting)
+        if isinstance(named, Said):
+            return named
+        path, data = named
+        paths.append(path)
         try:
             texts.append(data.decode("utf-8"))
         except UnicodeDecodeError:
             return Said(f"{path} ({setting}) is not UTF-8")
-    paths = ", ".join(str(files.path(name)) for name in names)
-    return Built("\n".join(texts).strip(), f"{paths} ({setting})")
+    return Built("\n".join(texts).strip(), f"{', '.join(paths)} ({setting})")
