@@ -182,6 +182,31 @@ UNCHECKED: dict[str, tuple[dict[str, bytes], str]] = {
         },
         "which setuptools imports it for",
     ),
+    "a pattern of the project's own": (
+        {
+            "pyproject.toml": b'[build-system]\nrequires = ["hatchling"]\n'
+            b'build-backend = "hatchling.build"\n[project]\nname = "engine"\ndynamic = ["version"]\n'
+            b'[tool.hatch.version]\npath = "engine/__init__.py"\npattern = "(a+)+$"\n'
+        },
+        "pattern is the project's own, not run",
+    ),
+    "a Cargo workspace version": (
+        {
+            "pyproject.toml": b'[build-system]\nrequires = ["maturin"]\nbuild-backend = "maturin"\n'
+            b'[project]\nname = "engine"\ndynamic = ["version"]\n',
+            "Cargo.toml": b'[package]\nname = "engine"\nversion.workspace = true\n',
+        },
+        "is the workspace's, which k3diff does not read",
+    ),
+    "a Cargo.toml of a line of dots": (
+        {
+            "pyproject.toml": b'[build-system]\nrequires = ["maturin"]\nbuild-backend = "maturin"\n'
+            b'[project]\nname = "engine"\ndynamic = ["version"]\n',
+            "Cargo.toml": b"x" + b".x" * 100_000 + b" = 1\n",
+        },
+        "Cargo.toml has a line of over 128 dots, not read",
+    ),
+    "no build configuration": ({}, "it holds no pyproject.toml, setup.py or setup.cfg at its root"),
 }
 
 
@@ -248,3 +273,21 @@ def test_a_version_the_commit_cannot_state_is_said_unchecked(tmp_path: Path, sha
     assert note["code"] == ""
     assert "is not checked against the version commit" in note["message"]
     assert reason in note["message"]
+
+
+def test_the_version_is_read_where_the_project_lives(tmp_path: Path) -> None:
+    """SGLang's shape: the project in ``python/``, its ``[project] version`` read there."""
+    pyproject = SHAPES["project version, hatchling"][0]["pyproject.toml"]
+    files = {"engine/__init__.py": INIT, "engine/core.py": b"STEP = 2\n"}
+    tree = {f"python/{path}": data for path, data in files.items()}
+    repo = tmp_path / "repo"
+    (b,) = make_repo(repo, [{**tree, "python/pyproject.toml": pyproject, "README": b"x\n"}])
+    base = wheelkit.make_wheel(tmp_path / "base", "engine", "2.2.0", files)
+    for version, expected in (("2.3.0", []), ("2.4.0", ["W413"])):
+        patch = wheelkit.make_wheel(tmp_path / version, "engine", version, files)
+        code, report = run_json(
+            "wheels", base, patch, "--source", repo, "--commit", b, "--source-all"
+        )
+        assert (code, _codes(report)) == (1 if expected else 0, expected)
+    (finding,) = [f for f in report["findings"] if f["code"] == "W413"]
+    assert finding["detail"].endswith("builds 2.3 (python/pyproject.toml [project] version)")
