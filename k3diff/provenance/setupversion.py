@@ -9,8 +9,9 @@
 * ``setup.cfg`` ``[metadata] version``: ``attr: pkg.__version__``, ``file: VERSION`` or the
   version itself.
 
-``attr`` reads the module setuptools finds (its wheel path's place in the repository, by the
-layout the source check uses) without importing it (`versionsources.module_attribute`); a
+``attr`` reads the module setuptools finds (`_place`: by the configuration's ``package_dir``,
+else in the project's directory or its ``src/``, never where the wheel's paths alone place
+it) without importing it (`versionsources.module_attribute`); a
 ``file`` is read stripped, as setuptools strips it.
 """
 
@@ -133,7 +134,9 @@ def _attr(files: ProjectFiles, lookup: Lookup, value: object, setting: str) -> B
         return Said(f"{setting} {shortened(repr(value), 200)} is no module attribute k3diff reads")
     *module, name = parts
     wheel_paths = ("/".join(module) + ".py", "/".join(module) + "/__init__.py")
-    for repo_path in (lookup.repo_path(p) for p in wheel_paths):
+    for repo_path in (_place(files, lookup, p) for p in wheel_paths):
+        if repo_path is None:
+            return Said(f"{setting}: the project and its src/ both hold {'.'.join(module)}")
         if repo_path in files.tree or repo_path in files.links:
             data = files.read(repo_path)
             if isinstance(data, Said):
@@ -143,6 +146,21 @@ def _attr(files: ProjectFiles, lookup: Lookup, value: object, setting: str) -> B
                 return Said(f"{repo_path} ({setting}): {found.reason}")
             return Built(found, f"{repo_path} {name} ({setting})")
     return Said(f"{setting}: the commit holds no module {'.'.join(module)} where it looks")
+
+
+def _place(files: ProjectFiles, lookup: Lookup, wheel_path: str) -> str | None:
+    """Where setuptools finds `wheel_path`'s module: by the configuration's ``package_dir``
+    (or the prefix given) as the source check places it; where the layout was detected from
+    the wheel's own paths, in the project's directory or its ``src/`` (setuptools' own
+    places), so the wheel's paths choose no other copy to read the version from; None where
+    both hold it (which one setuptools reads depends on its discovery, not read)."""
+    if lookup.layout.origin != "detected":
+        return lookup.repo_path(wheel_path)
+    places = [f"{files.directory}{wheel_path}", f"{files.directory}src/{wheel_path}"]
+    held = [place for place in places if place in files.tree or place in files.links]
+    if len(held) == 2:
+        return None
+    return held[0] if held else places[0]
 
 
 def _file(files: ProjectFiles, value: object, setting: str) -> Built | Said:

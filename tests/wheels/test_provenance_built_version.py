@@ -291,3 +291,42 @@ def test_the_version_is_read_where_the_project_lives(tmp_path: Path) -> None:
         assert (code, _codes(report)) == (1 if expected else 0, expected)
     (finding,) = [f for f in report["findings"] if f["code"] == "W413"]
     assert finding["detail"].endswith("builds 2.3 (python/pyproject.toml [project] version)")
+
+
+def test_an_attr_is_read_where_setuptools_reads_it_not_where_the_wheel_points(
+    tmp_path: Path,
+) -> None:
+    """No ``package_dir``: setuptools reads ``engine.__version__`` from ``engine/__init__.py``
+    (a real build wrote 2.3.0) whatever old copy the commit keeps elsewhere. A wheel of the
+    ``legacy/engine/`` copy (``2.4.0``) has the layout detected there, and its version read
+    there passed; it is W413 now."""
+    pyproject = SHAPES["setuptools dynamic attr"][0]["pyproject.toml"]
+    legacy = {
+        "engine/__init__.py": b'"""Engine."""\n__version__ = "2.4.0"\n',
+        "engine/core.py": b"STEP = 2\n",
+        "engine/extra.py": b"EXTRA = 1\n",  # only the old copy holds it: detection goes there
+    }
+    tree = {
+        "pyproject.toml": pyproject,
+        "engine/__init__.py": INIT,
+        "engine/core.py": b"STEP = 1\n",
+    }
+    tree |= {f"legacy/{path}": data for path, data in legacy.items()}
+    repo = tmp_path / "repo"
+    (b,) = make_repo(repo, [tree])
+    base = wheelkit.make_wheel(
+        tmp_path / "base",
+        "engine",
+        "2.3.0",
+        {**legacy, "engine/core.py": b"STEP = 0\n"},
+    )
+    patch = wheelkit.make_wheel(tmp_path / "patch", "engine", "2.4.0", legacy)
+
+    code, report = run_json("wheels", base, patch, "--source", repo, "--commit", b)
+
+    assert report["provenance"]["prefix"] == "legacy/"
+    assert (code, _codes(report)) == (1, ["W413"])
+    (finding,) = [f for f in report["findings"] if f["code"] == "W413"]
+    assert finding["detail"].endswith(
+        "builds 2.3.0 (engine/__init__.py __version__ (pyproject.toml [tool.setuptools.dynamic] version attr))"
+    )
