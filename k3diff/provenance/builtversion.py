@@ -219,16 +219,17 @@ def _flit(files: ProjectFiles, document: Document, project: object, _req: object
     if not isinstance(name, str) or not all(p.isidentifier() for p in name.split(".")):
         return Said("flit's module is not named")
     module = name.replace(".", "/")
+    found_at: list[list[str]] = []
     for base in ("", "src/"):
         package = f"{files.directory}{base}{module}/"
         if f"{package}__init__.py" in files.tree:
-            paths = [package + f for f in FLIT_FILES if package + f in files.tree]
-            break
+            found_at.append([package + f for f in FLIT_FILES if package + f in files.tree])
         if f"{files.directory}{base}{module}.py" in files.tree:
-            paths = [f"{files.directory}{base}{module}.py"]
-            break
-    else:
-        return Said(f"the commit holds no module {module} for flit to read __version__ from")
+            found_at.append([f"{files.directory}{base}{module}.py"])
+    if len(found_at) != 1:  # flit needs exactly one (`flitconfig`)
+        said = "no" if not found_at else f"{len(found_at)} places of the"
+        return Said(f"the commit holds {said} module {module} for flit to read __version__ from")
+    (paths,) = found_at
     modules = [files.read(path) for path in paths]
     unread = [m for m in modules if isinstance(m, Said)]
     if unread:

@@ -206,6 +206,13 @@ UNCHECKED: dict[str, tuple[dict[str, bytes], str]] = {
         },
         "Cargo.toml has a line of over 128 dots, not read",
     ),
+    "flit's module in two places": (
+        {
+            "pyproject.toml": SHAPES["flit"][0]["pyproject.toml"],
+            "src/engine/__init__.py": b'"""Engine."""\n__version__ = "2.4.0"\n',
+        },
+        "holds 2 places of the module engine",
+    ),
     "no build configuration": ({}, "it holds no pyproject.toml, setup.py or setup.cfg at its root"),
 }
 
