@@ -55,6 +55,8 @@ from k3diff.provenance.versionsources import (
 )
 
 VERSION_CODE = "W413"
+_CONFIGURATION = ("pyproject.toml", "setup.py", "setup.cfg", HATCH_FILE)
+"""The files the layout reader reads too, read together up front."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,7 @@ def version_notes(
     if version is None:
         return ()
     files = ProjectFiles(git, lookup.tree, lookup.links, lookup.layout.project)
+    files.prefetch([f"{files.directory}{name}" for name in _CONFIGURATION])
     built = built_version(files, lookup)
     short = commit[:SHORT_ID_LENGTH]
     if isinstance(built, Unchecked):

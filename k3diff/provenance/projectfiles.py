@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from k3diff.provenance.buildconfig import CONFIG_CAP
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
@@ -32,6 +32,8 @@ class ProjectFiles:
     links: Collection[str]
     directory: str
     """The project's directory ('' or ending in '/')."""
+    _read: dict[str, bytes | Said] = field(default_factory=dict, compare=False, repr=False)
+    """What `read` and `prefetch` read, by path."""
 
     def path(self, relative: object) -> str | None:
         """`relative` (a string) as a repository path under the project; None for no string,
@@ -47,12 +49,26 @@ class ProjectFiles:
         """The file at repository path `path`, or why it is not read."""
         if path in self.links:
             return Said(f"{path} is a symbolic link, not read")
-        oid = self.tree.get(path)
-        if oid is None:
+        if path not in self.tree:
             return Said(f"the commit holds no file {path}")
-        if blob_sizes(self.git, [oid])[oid] > CONFIG_CAP:
-            return Said(f"{path} is over {CONFIG_CAP // 1024} KiB, not read")
-        return dict(iter_blobs(self.git, [oid]))[oid]
+        if path not in self._read:
+            self.prefetch([path])
+        return self._read[path]
+
+    def prefetch(self, paths: Collection[str]) -> None:
+        """Read those of `paths` the commit holds as files, together: one size check and one
+        read for all (each git call costs some 5 ms; read one by one, a setup.cfg project's
+        version took six)."""
+        wanted = {p: self.tree[p] for p in paths if p in self.tree and p not in self._read}
+        sizes = blob_sizes(self.git, wanted.values())
+        over = {p for p, oid in wanted.items() if sizes[oid] > CONFIG_CAP}
+        for path in over:
+            self._read[path] = Said(f"{path} is over {CONFIG_CAP // 1024} KiB, not read")
+        small = sorted({oid for p, oid in wanted.items() if p not in over})
+        contents = dict(iter_blobs(self.git, small))
+        for path, oid in wanted.items():
+            if path not in over:
+                self._read[path] = contents[oid]
 
     def named(self, relative: object, setting: str) -> tuple[str, bytes] | Said:
         """(repository path, bytes) of the project file `setting` names as `relative`."""
