@@ -101,7 +101,7 @@ def _source_stage(name: str, wheels: WheelsDocument, label: str) -> Stage:
     provenance = wheels.provenance
     assert provenance is not None
     counts = dict(provenance.summary)
-    checked = sum(counts.get(k, 0) for k in ("match", "mismatch", "absent"))
+    checked = sum(counts.get(k, 0) for k in ("match", "mismatch", "absent", "left out"))
     commit = provenance.commit  # the full id: a short one can be shadowed
     rev = provenance.rev or provenance.range  # the commit itself (newuser67): said once
     where = f"{provenance.repo} at {rev}" + ("" if rev == commit else f" ({commit})")
@@ -109,7 +109,7 @@ def _source_stage(name: str, wheels: WheelsDocument, label: str) -> Stage:
         f"{label}: source: {counts.get('match', 0):,} of {checked:,} changed or added Python "
         f"files match {where}"
     )
-    bad = [f"{counts.get(k, 0):,} {k}" for k in STATUS_CODES if counts.get(k, 0)]
+    bad = [f"{counts.get(k, 0):,} {k}" for k in (*STATUS_CODES, "left out") if counts.get(k, 0)]
     if bad:
         headline += f"; {', '.join(bad)}"
     # Absent files fail as `wheels` fails them (W402): their origin is unchecked, never a pass.

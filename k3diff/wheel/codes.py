@@ -56,6 +56,7 @@ class Code(Enum):
     W410 = "Python module the base wheel shipped is at the source commit but missing from the patch"
     W411 = "the patch wheel says it was built from a dirty work tree (uncommitted changes)"
     W412 = "Python file the source commit's build leaves out of the wheel is in the patch"
+    W413 = "the patch wheel's METADATA Version is not the version the source commit builds"
     W501 = "other entry changed, missing or added"
     W601 = "unsafe entry path (absolute or '..')"
     W602 = "symbolic link entry"
@@ -171,6 +172,7 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W410,
     Code.W411,
     Code.W412,
+    Code.W413,
     Code.W601,
     Code.W602,
     Code.W603,
