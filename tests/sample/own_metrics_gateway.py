@@ -21,12 +21,7 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["type"] != "http" or not path.endswith("/completions"):
         await workers_app.app(scope, receive, send)  # /v1/models, /metrics, lifespan: its own
         return
-    body = b""
-    while True:
-        message = await receive()
-        body += message.get("body", b"")
-        if not message.get("more_body"):
-            break
+    body = await workers_app.read_body(receive)
     headers = {"content-type": "application/json"}
     answer = await _UPSTREAM.post(path, content=body, headers=headers)
     kept = [(b"content-type", answer.headers.get("content-type", "application/json").encode())]
