@@ -42,11 +42,17 @@ import asyncio
 import dataclasses
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from k3diff.sample.metrics import Fetch, MetricsProblem, prometheus_samples, read_body
+from k3diff.sample.metrics import (
+    Fetch,
+    MetricsProblem,
+    SideMetrics,
+    prometheus_samples,
+    read_body,
+)
 from k3diff.sample.oneserver import IDENTITY_ONE, IDENTITY_TWO, IDENTITY_UNCHECKED
 
 PROBE_REQUESTS = 3
@@ -265,6 +271,28 @@ def decided(seen: Seen) -> Identity:
     ):
         return Identity(IDENTITY_TWO, f"the base's {counted[0]} did not count {sent}", counted[0])
     return unchecked(_why_not(seen, counted[0], sent))
+
+
+def through_a_gateway(identity: Identity, found: Mapping[str, SideMetrics]) -> Identity:
+    """`identity`, or `unchecked` where it says two servers but only one side's `/metrics`
+    names an engine's series (a running gauge or prefix-cache counter; `SideMetrics`).
+
+    review74e: a gateway that answers `/v1/models` and `/metrics` itself and forwards
+    completions to the server (LiteLLM's proxy, a router listing its backends' models), given
+    as one side with the server as the other, is one engine reached two ways; its counters are
+    its own, so the base's never counted the GETs sent the patch: `two-servers` 3 of 3, triage
+    passing one engine compared with itself without a word. A gateway's `/metrics` names no
+    engine's series; two engines' both do."""
+    engines = {side for side, metrics in found.items() if metrics.running or metrics.cache}
+    if identity.result != IDENTITY_TWO or len(engines) != 1:
+        return identity
+    (engine,) = engines
+    (other,) = set(found) - engines
+    return unchecked(
+        f"{identity.why}, but the {other}'s /metrics names no engine's series where the "
+        f"{engine}'s does: a gateway answering /v1/models and /metrics itself, in front of a "
+        "server the other side may be, is not told apart from a second server"
+    )
 
 
 def _why_not(seen: Seen, name: str, sent: str) -> str:

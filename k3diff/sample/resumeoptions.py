@@ -7,10 +7,10 @@ values the run was sampled with. Now the options that shape the requests and wer
 (`--endpoint`, `--stream`, `--cache-salt`, `--adaptive`, `--finish-reason`, and each field of
 `--param`, `--base-param`, `--patch-param` not given) are the logged run's; one given is
 compared with the header as before (`log.more_repeats`), and one that differs is refused (exit
-2), named as the option with both values (`--param temperature (logged 0, now 0.5)`). Options whose omission the command
-cannot tell from their default (`--mode`, `--concurrency`, `--levels`, `--control`,
-`--control-repeats`) and those it requires (`--base`, `--prompts`, `--repeats`) are still
-compared as given. A header value that is not what `sample` writes (a `params` of `true` where
+2), named as the option with both values (`--param temperature (logged 0, now 0.5)`). The
+run's shape left at its default (`--repeats`, `--mode`, `--concurrency`, `--levels`,
+`--control`, `--control-repeats`: `SampleOptions.left_out`, click's parameter source) is the
+logged run's too (review74e); `--base` and `--prompts` are required and compared as given. A header value that is not what `sample` writes (a `params` of `true` where
 a number goes, a stream of "yes") is not taken: the comparison then refuses the resume, naming
 both values.
 """
@@ -24,12 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from k3diff import bounded
-from k3diff.errors import InputError
+from k3diff.errors import InputError, UsageError
 from k3diff.sample.model import Endpoint, SampleOptions
-from k3diff.sample.names import SIDES
+from k3diff.sample.names import SAMPLING_MODES, SIDES, Mode
 from k3diff.sample.options import CONTROLLED_FIELDS
 from k3diff.sampling_params import boolean_number, non_finite
 
+CONTROLS = ("seeds", "nonce")
+"""The header's `control` values (`--control off`: none)."""
 HEADER_BYTES = bounded.DEFAULT_MAX_RECORD_BYTES
 """The most of the log's first line read for its header (the reader's cap on a line)."""
 
@@ -82,8 +84,18 @@ def resumed_options(options: SampleOptions, log: Path) -> SampleOptions:
         return options
     run = _logged_run(log)
     if run is None:
+        if "repeats" in options.left_out:
+            raise UsageError(
+                f"{log}: --resume without --repeats takes the logged run's, but there is no "
+                "log header to take it from: give --repeats"
+            )
         return options
-    taken: dict[str, Any] = {}
+    taken: dict[str, Any] = _run_shape(run, options.left_out)
+    if "repeats" in options.left_out and "repeats" not in taken:
+        raise UsageError(
+            f"{log}: --resume without --repeats takes the logged run's, but the header "
+            f"records none (repeats {_shown(run.get('repeats'))}): give --repeats"
+        )
     if options.endpoint is None and run.get("endpoint") in tuple(Endpoint):
         taken["endpoint"] = Endpoint(run["endpoint"])
     for name in ("stream", "cache_salt", "adaptive"):
@@ -100,6 +112,52 @@ def resumed_options(options: SampleOptions, log: Path) -> SampleOptions:
     if not options.finish_reasons and isinstance(reasons, list) and _strings(reasons):
         taken["finish_reasons"] = tuple(reasons)
     return dataclasses.replace(options, **taken) if taken else options
+
+
+def _run_shape(run: Mapping[str, Any], left_out: frozenset[str]) -> dict[str, Any]:
+    """The logged `repeats`, `modes`, `concurrency`, `levels`, `control` and
+    `control_repeats` of those a resume left out, each where the header holds what `sample`
+    writes (review74e: before, each left out was its default, compared with the header and
+    refused, `--mode serial` against a run of concurrent and loaded)."""
+    taken: dict[str, Any] = {}
+    for name, least in (("repeats", 1), ("concurrency", 1), ("control_repeats", 2)):
+        if name in left_out and _count(run.get(name), least):
+            taken[name] = run[name]
+    modes = _modes(run.get("modes"))
+    if "modes" in left_out and modes is not None:
+        taken["modes"] = modes
+    levels = _levels(run.get("levels"))
+    if "levels" in left_out and levels is not None:
+        taken["levels"] = levels
+    if "control" in left_out and run.get("control") in (None, *CONTROLS):
+        taken["control"] = run.get("control")
+    return taken
+
+
+def _modes(value: Any) -> tuple[Mode, ...] | None:
+    """The header's `modes` as `--mode` gave them (the control's, which `--control` adds,
+    left out); None where they are not what `sample` writes."""
+    if not isinstance(value, list):
+        return None
+    sampled = [mode for mode in value if mode != Mode.CONTROL.value]
+    if not sampled or not all(isinstance(mode, str) and mode in SAMPLING_MODES for mode in sampled):
+        return None
+    return tuple(map(Mode, sampled)) if len(set(sampled)) == len(sampled) else None
+
+
+def _levels(value: Any) -> tuple[int, ...] | None:
+    """`levels` as `sample` writes them (distinct positive integers), None else."""
+    if not isinstance(value, list) or not value or not all(_count(v, 1) for v in value):
+        return None
+    return tuple(value) if len(set(value)) == len(value) else None
+
+
+def _count(value: Any, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+def _shown(value: Any) -> str:
+    return "absent" if value is None else str(value)[:40]
 
 
 def _side_fields(value: Any) -> Mapping[str, Mapping[str, Any]] | None:

@@ -18,7 +18,7 @@ from k3diff.sample.credentials import redacted_run
 from k3diff.sample.finish import FINISHED
 from k3diff.sample.gaugeadvice import given_problem
 from k3diff.sample.header import LOG_FORMAT
-from k3diff.sample.identity import Identity, probe_identity, unchecked
+from k3diff.sample.identity import Identity, probe_identity, through_a_gateway, unchecked
 from k3diff.sample.log import LOG_NAME, PerfLog, SampleLog
 from k3diff.sample.metrics import (
     METRICS_MAX_BYTES,
@@ -334,7 +334,8 @@ async def _identity(
     if unread:  # not read again: a dead or slow /metrics costs the run its timeout once only
         return unchecked(f"a side's /metrics gives no reading ({'; '.join(unread)})")
     metrics = {side: m.url for side, m in found.items()}
-    return await probe_identity(_fetch(client, fresh=True), metrics, send_patch)
+    found_now = await probe_identity(_fetch(client, fresh=True), metrics, send_patch)
+    return through_a_gateway(found_now, found)
 
 
 async def _find_perf_metrics(

@@ -86,3 +86,61 @@ def test_a_header_value_sample_never_writes_is_not_taken(fault_server: Any, tmp_
     refused = sample(*common, "--repeats", "3", "--resume")
     assert refused.exit_code == 2 and len(_errors(refused.stderr)) == 1, refused.stderr
     assert "--param temperature (logged true, now absent)" in refused.stderr
+
+
+SHAPE = (
+    "--mode", "serial", "--mode", "concurrent", "--concurrency", "2",
+    "--control", "nonce", "--control-repeats", "2",
+)  # fmt: skip
+
+
+def test_a_resume_takes_repeats_modes_concurrency_and_control_left_out_from_the_log(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """Failed before review74e (exit 2: `Missing option '--repeats'`, and with it given,
+    `differs from the logged one in --mode (logged ["serial", "concurrent", "control"], now
+    ["serial"]); --concurrency (logged 2, now 8); ...`): options left at their default (click's
+    parameter source) are the logged run's; a resume with nothing missing takes nothing."""
+    common, out = logged_run(fault_server, tmp_path, *SHAPE)
+    before = (out / "samples.jsonl").read_bytes()
+    again = sample(*common, "--resume", "--format", "json")
+    assert again.exit_code == 0, again.stderr
+    assert json.loads(again.stdout)["summary"]["taken_now"] == 0
+    grown = sample(*common, "--repeats", "3", "--resume", "--format", "json")
+    assert grown.exit_code == 0, grown.stderr
+    assert json.loads(grown.stdout)["summary"]["taken_now"] == 2 * 2 * 2  # keys, sides, modes
+    assert (out / "samples.jsonl").read_bytes().startswith(before)
+    run, _ = read_samples(out)
+    assert run["modes"] == ["serial", "concurrent", "control"] and run["concurrency"] == 2
+
+
+def test_a_mode_or_concurrency_given_that_differs_is_still_refused(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """Given, even at its default value, an option is compared with the log as before."""
+    common, out = logged_run(fault_server, tmp_path, *SHAPE)
+    before = (out / "samples.jsonl").read_bytes()
+    for given, named in (
+        (("--mode", "serial"), "--mode (logged"),
+        (("--concurrency", "8"), "--concurrency (logged 2, now 8)"),
+        (("--control", "off"), "--control (logged"),
+    ):
+        refused = sample(*common, "--resume", *given)
+        assert refused.exit_code == 2 and len(_errors(refused.stderr)) == 1, refused.stderr
+        assert named in refused.stderr, refused.stderr
+    assert (out / "samples.jsonl").read_bytes() == before
+
+
+def test_repeats_left_out_without_a_log_to_take_them_from_is_refused(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """Exit 2, one line: without --resume, and with --resume where --out holds no log yet."""
+    server = fault_server()
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text(json.dumps({"key": "a", "prompt": "a"}) + "\n")
+    for resume in ((), ("--resume",)):
+        args = ("--base", server.url, "--prompts", prompts, "--out", tmp_path / "new", *resume)
+        refused = sample(*args)
+        assert refused.exit_code == 2 and len(_errors(refused.stderr)) == 1, refused.stderr
+        assert "--repeats" in refused.stderr
+        assert not (tmp_path / "new" / "samples.jsonl").exists()
