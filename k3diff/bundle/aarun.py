@@ -10,10 +10,11 @@ telemetry alike (`one_server_runs`):
 
 - a document that judged a run of one server as an A/A run (triage: its `allow_same_server`
   with a samples log of its runs given whose header says one server, or, given alone, its own
-  qualification saying so; telemetry: a gate that allowed the `one_server` logs it lists) is
-  held without the option: its row fails (exit 1) with one line naming it and the option
-  (`held_line`), and the next step names the option (`step_line`); with it, it passes and the
-  bundle says the reviewer allowed it (`allowed_line`, and the bottom line of an A/A run);
+  qualification saying so; telemetry: a gate that allowed the `one_server` logs it lists,
+  or, without a gate, its `--expect` passed on them: review74d) is held without the option:
+  its row fails (exit 1) with one line naming it and the option (`held_line`), and the next
+  step names the option (`step_line`); with it, it passes and the bundle says the reviewer
+  allowed it (`allowed_line`, and the bottom line of an A/A run);
 - a document that records the allowance but whose logs show two servers is unaffected: the
   allowance decided nothing;
 - the gate `report --fail-on acceptance-drop` imposes is the reviewer's: it reads only
@@ -67,9 +68,8 @@ def _judged_one_server(doc: Document, documents: Sequence[Document]) -> str | No
     """Where `doc` judged a run of one server as an A/A run (None: it did not, or none was)."""
     if doc.kind is Kind.TELEMETRY:
         telemetry = doc.typed(TelemetryDocument)
-        gate = telemetry.acceptance_gate
-        if gate is None or not gate.allow_same_server or not telemetry.one_server:
-            return None  # no gate, or the gate held the run: the allowance decided nothing
+        if not telemetry.one_server or not (_gate_allowed(doc) or _covered(telemetry)):
+            return None  # the gate held the run, or nothing was judged of it
         return "; ".join(f"{where}, in {log}" for log, where in telemetry.one_server)
     if doc.kind is not Kind.TRIAGE or not doc.typed(TriageDocument).allow_same_server:
         return None
@@ -85,11 +85,29 @@ def _judged_one_server(doc: Document, documents: Sequence[Document]) -> str | No
     return "; ".join(notes) or None
 
 
+def _gate_allowed(doc: Document) -> bool:
+    gate = doc.typed(TelemetryDocument).acceptance_gate
+    return gate is not None and gate.allow_same_server
+
+
+def _covered(telemetry: TelemetryDocument) -> bool:
+    """A telemetry run judged by its `--expect` alone (no gate): a side exercising what it
+    was meant to passed the row, though the patch side was the base's server (review74d:
+    `telemetry --expect speculation` of one server passed, exit 0, its one server unsaid)."""
+    return telemetry.acceptance_gate is None and bool(telemetry.expected)
+
+
 def held_line(doc: Document) -> str:
-    """The line that holds a document whose run of one server its author alone allowed."""
+    """The line that holds a document whose run of one server the reviewer did not allow."""
+    author = doc.kind is Kind.TRIAGE or _gate_allowed(doc)
+    judged = (
+        ", judged as an A/A calibration run on its author's word (allow_same_server in the "
+        "document),"
+        if author
+        else ","
+    )
     return (
-        f"{doc.name}: base and patch were sampled from one server ({doc.one_server}), judged as "
-        "an A/A calibration run on its author's word (allow_same_server in the document), "
+        f"{doc.name}: base and patch were sampled from one server ({doc.one_server}){judged} "
         f"which validates no patched build: held; {OPTION} if you accept it as one"
     )
 

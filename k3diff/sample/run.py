@@ -50,7 +50,7 @@ from k3diff.sample.resumed import Sent
 from k3diff.sample.resumeoptions import resumed_options
 from k3diff.sample.routing import Routing, resolve_routing
 from k3diff.sample.sampler import Counts, SampleId, Sampler
-from k3diff.sample.sidefields import FieldDifference
+from k3diff.sample.sidefields import FieldDifference, sides_differ
 from k3diff.sample.stop import Kept
 from k3diff.sample.stopline import now
 from k3diff.sample.summary import side_fields, side_urls, summarise, sweep_extra
@@ -108,7 +108,7 @@ class _Heard:
         """Tell `same_server` where base and patch are one server with the same parameters
         (by their addresses, or by their own counters: `server_identity`), and where a resume
         found it and the log had not (its marker records it: `sample.identityread`)."""
-        one = None if any(options.side_params.values()) else one_server(run)
+        one = None if sides_differ(run) else one_server(run)
         if self.same_server is None or one is None:
             return
         if resumed is not None and resumed.header.one_server is None:
