@@ -42,7 +42,7 @@ BLOCK = 1 << 24
 """Position comparisons per block of Gram rows (memory: about this many bytes at a time)."""
 GRAM = 3
 """Characters per gram of the position-free kernel."""
-GRAM_CHUNK = 1 << 18
+GRAM_CHUNK = 1 << 16
 """Characters of a text the gram kernel hashes at a time (memory: about 40 bytes each)."""
 BUCKETS = 1 << 12
 """Buckets of the gram kernel's count vectors (a power of 2)."""
@@ -159,8 +159,8 @@ def _buckets(piece: np.ndarray) -> np.ndarray:
     keys ^= keys >> second
     keys *= again
     keys ^= keys >> last
-    result: np.ndarray = keys & np.uint64(BUCKETS - 1)
-    return result
+    keys &= np.uint64(BUCKETS - 1)
+    return keys.view(np.int64)  # below `BUCKETS`: the same values, as bincount takes them
 
 
 def _counts(texts: Sequence[str]) -> np.ndarray:
@@ -171,7 +171,7 @@ def _counts(texts: Sequence[str]) -> np.ndarray:
     result = np.zeros((len(texts), BUCKETS), dtype=np.float64)
     for row, text in enumerate(texts):
         for piece in _pieces(text):
-            result[row] += np.bincount(_buckets(piece).astype(np.intp), minlength=BUCKETS)
+            result[row] += np.bincount(_buckets(piece), minlength=BUCKETS)
     return result
 
 
