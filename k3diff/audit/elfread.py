@@ -13,6 +13,7 @@ import struct
 from collections.abc import Iterator
 
 from k3diff.native import platform as native
+from k3diff.native.glibcpromise import LOADER_PRIVATE, is_loader
 from k3diff.native.platform import PlatformNeeds
 
 DT_NULL, _DT_NEEDED, DT_STRTAB, DT_STRSZ = 0, 1, 5, 10
@@ -223,12 +224,14 @@ def _version_names(
     """`_version_needs` of `k3diff.native.platform`."""
     budget = _VERSION_ENTRIES
     for _ in range(min(count, _VERSION_ENTRIES)):
-        _v, cnt, _f, aux, following = layout.verneed.unpack(view.exact(offset, 16))
+        _v, cnt, file, aux, following = layout.verneed.unpack(view.exact(offset, 16))
         aux_offset = offset + aux
         for _ in range(min(cnt, budget)):
             budget -= 1
             _h, _fl, _o, name, aux_next = layout.vernaux.unpack(view.exact(aux_offset, 16))
-            yield view.cstring(table + name)
+            text = view.cstring(table + name)
+            if text != LOADER_PRIVATE or not is_loader(view.cstring(table + file)):
+                yield text
             if not aux_next:
                 break
             aux_offset += aux_next

@@ -16,7 +16,12 @@ from dataclasses import dataclass
 from k3diff.audit.arch import ElfIdent, elf_ident, mismatch, tagged_architectures
 from k3diff.audit.elfneeds import FastTap
 from k3diff.errors import ArchiveError
-from k3diff.native.glibcpromise import named_glibc_reasons, promised_glibc
+from k3diff.native.glibcpromise import (
+    GLIBC_LIBRARIES,
+    is_loader,
+    named_glibc_reasons,
+    promised_glibc,
+)
 from k3diff.native.libstdcxx import Promise, promised_libstdcxx
 from k3diff.native.platform import PlatformNeeds, PlatformUnknown, version_key
 from k3diff.native.pysymbols import LIBPYTHON
@@ -149,5 +154,11 @@ def _library_reasons(needs: PlatformNeeds, promise: tuple[int, ...] | None) -> l
             f"needs {name}, musl's C library, which no glibc system has (a musllinux build)"
             for name in needs.needed
             if name.startswith("libc.musl-")
+        ]
+    else:  # musllinux (review74a: an ELF needing libc.so.6, no GLIBC_ version named, passed)
+        reasons += [
+            f"needs {name}, glibc's, which no musl system has (a manylinux build)"
+            for name in needs.needed
+            if name in GLIBC_LIBRARIES or is_loader(name)
         ]
     return reasons

@@ -3,9 +3,8 @@
 Per ELF: the highest `GLIBC_`, `GLIBCXX_` and `CXXABI_` versions it requires (its version-needs
 table; numberless `GLIBC_` names apart), DT_NEEDED, DT_RPATH and DT_RUNPATH, read through the
 program headers as the loader reads them (pyelftools' dynamic segment and version needs), so
-the section table is never needed, and an entry is never written to disk (`audit` taps the read
-it makes to hash the entry: `ElfTap`). What tags promise: `glibcpromise`, `libstdcxx`.
-"""
+the section table is never needed, and no entry is written to disk (`audit` taps the read it
+makes to hash it: `ElfTap`). What tags promise: `glibcpromise`, `libstdcxx`."""
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
-from k3diff.native.glibcpromise import glibc_floor
+from k3diff.native.glibcpromise import LOADER_PRIVATE, glibc_floor, is_loader
 from k3diff.native.syslibs import raised_syslibs
 
 # pyelftools (≈ 50 ms of imports: construct, DWARF, every ELF structure) is imported where an
@@ -194,7 +193,9 @@ def _version_needs(
         for _ in range(min(int(need["vn_cnt"]), budget)):
             budget -= 1
             aux = struct_parse(structs.Elf_Vernaux, elf.stream, aux_offset)
-            yield strings.get_string(int(aux["vna_name"]))
+            name = strings.get_string(int(aux["vna_name"]))
+            if name != LOADER_PRIVATE or not is_loader(strings.get_string(int(need["vn_file"]))):
+                yield name
             if not aux["vna_next"]:
                 break
             aux_offset += int(aux["vna_next"])

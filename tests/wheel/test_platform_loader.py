@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 import shutil
 import struct
+import subprocess
 from pathlib import Path
 
 import pytest
 from cli_support import run_k3diff
 from elftools.elf.elffile import ELFFile
 
-from wheel.test_installed_view import BASE_FILES
-from wheel.test_platform import compile_library
+from wheel.test_installed_view import BASE_FILES, audit_code
+from wheel.test_platform import compile_library, needs_of, tagged
 from wheel.tricks import build
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler")
@@ -52,3 +53,80 @@ def test_unreadable_loader_tables_fail_wheels_explain_under_the_allowance(
     assert (
         run_k3diff("wheels", base, readable, "--explain", "--allow-native-changes").exit_code == 0
     )
+
+
+def stub(directory: Path, soname: str, version: str | None, symbol: str) -> Path:
+    """A library of `soname` defining `symbol`, under `version` when given."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{symbol}.c").write_text(f"int {symbol}(void) {{ return 0; }}\n")
+    command = ["gcc", "-shared", "-fPIC", f"-Wl,-soname,{soname}", "-o", str(directory / soname)]
+    if version is not None:
+        (directory / "v.map").write_text(f"{version} {{ global: {symbol}; local: *; }};\n")
+        command.append(f"-Wl,--version-script={directory / 'v.map'}")
+    subprocess.run([*command, str(directory / f"{symbol}.c")], check=True)
+    return directory / soname
+
+
+def calling(tmp_path: Path, name: str, library: Path, symbol: str) -> bytes:
+    source = f"extern int {symbol}(void);\n{STRLEN}int call(void) {{ return {symbol}(); }}\n"
+    return compile_library(tmp_path, source, name, str(library))
+
+
+def readelf_needs(tmp_path: Path, library: bytes) -> str:
+    """`readelf -V`'s version needs ('' where there is no readelf)."""
+    if shutil.which("readelf") is None:
+        return ""
+    (tmp_path / "shown.so").write_bytes(library)
+    shown = subprocess.run(["readelf", "-V", str(tmp_path / "shown.so")], capture_output=True)
+    return shown.stdout.decode()
+
+
+def test_glibc_private_of_the_loader_is_not_judged(tmp_path: Path) -> None:
+    """review74a: `GLIBC_PRIVATE` needed of `ld-linux-x86-64.so.2` (old sanitizer runtimes'
+    `_dl_get_tls_static_info`) failed A115 under every manylinux tag, where auditwheel skips
+    the loader's entries; libc's `GLIBC_PRIVATE` still fails."""
+    loader = stub(
+        tmp_path / "ld", "ld-linux-x86-64.so.2", "GLIBC_PRIVATE", "_dl_get_tls_static_info"
+    )
+    library = calling(tmp_path, "sanitizer", loader, "_dl_get_tls_static_info")
+    shown = readelf_needs(tmp_path, library)
+    assert not shown or ("File: ld-linux-x86-64.so.2" in shown and "GLIBC_PRIVATE" in shown)
+    assert needs_of(library).other_versions == ()
+    assert audit_code(tagged(tmp_path, library, "manylinux_2_17_x86_64")) == (0, set())
+    # the loader's numbered versions are judged as any: the loader refuses a newer one
+    newer = stub(tmp_path / "ld235", "ld-linux-x86-64.so.2", "GLIBC_2.35", "__rseq_size")
+    rseq = calling(tmp_path, "rseq", newer, "__rseq_size")
+    assert audit_code(tagged(tmp_path, rseq, "manylinux_2_17_x86_64")) == (1, {"A115"})
+    libc = stub(tmp_path / "libc", "libc.so.6", "GLIBC_PRIVATE", "__libc_secret")
+    private = calling(tmp_path, "private", libc, "__libc_secret")
+    assert audit_code(tagged(tmp_path, private, "manylinux_2_41_x86_64")) == (1, {"A115"})
+
+
+def test_glibc_libraries_fail_under_a_musllinux_tag(tmp_path: Path) -> None:
+    """review74a: an ELF naming glibc's libraries in DT_NEEDED but no `GLIBC_` version (the
+    loader's `GLIBC_PRIVATE`, or none at all) passed `audit` under `musllinux_1_2`, exit 0: no
+    musl system has `libc.so.6` or `ld-linux-x86-64.so.2`."""
+    loader = stub(
+        tmp_path / "ld", "ld-linux-x86-64.so.2", "GLIBC_PRIVATE", "_dl_get_tls_static_info"
+    )
+    libc = stub(tmp_path / "libc", "libc.so.6", None, "plain_call")
+    for name, library, symbol in (
+        ("libc", libc, "plain_call"),
+        ("ld", loader, "_dl_get_tls_static_info"),
+    ):
+        source = f"extern int {symbol}(void);\nint call(void) {{ return {symbol}(); }}\n"
+        built = compile_library(tmp_path, source, f"musl_{name}", str(library), "-nostdlib")
+        assert not [n for n in needs_of(built).other_versions if n.startswith("GLIBC")]
+        assert needs_of(built).glibc is None, name
+        assert audit_code(tagged(tmp_path, built, "musllinux_1_2_x86_64")) == (1, {"A115"}), name
+        assert audit_code(tagged(tmp_path, built, "manylinux_2_17_x86_64")) == (0, set()), name
+
+
+def test_a_native_linked_against_libpython2_fails_under_manylinux(tmp_path: Path) -> None:
+    """review74a: `libpython2.7.so.1.0` in DT_NEEDED passed `audit` under `manylinux1`, exit 0
+    (auditwheel's pattern, `libpython\\d+\\.\\d+`, takes it)."""
+    python = stub(tmp_path / "py", "libpython2.7.so.1.0", None, "Py_Initialize")
+    library = calling(tmp_path, "py27", python, "Py_Initialize")
+    assert "libpython2.7.so.1.0" in needs_of(library).needed
+    assert audit_code(tagged(tmp_path, library, "manylinux1_x86_64")) == (1, {"A115"})
+    assert audit_code(tagged(tmp_path, library, "linux_x86_64")) == (0, set())
