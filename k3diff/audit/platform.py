@@ -26,6 +26,7 @@ from k3diff.native.libstdcxx import Promise, promised_libstdcxx
 from k3diff.native.platform import PlatformNeeds, PlatformUnknown, version_key
 from k3diff.native.pysymbols import LIBPYTHON
 from k3diff.native.syslibs import syslib_reasons
+from k3diff.output import first_few
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import parse_wheel_filename
 from k3diff.wheel.kinds import EntryKind, kind_from_path
@@ -94,7 +95,7 @@ def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[Finding
             *_library_reasons(needs, promise),
         ]
         if reasons:
-            findings.append(Finding(Code.A115, native.entry, "; ".join(reasons)))
+            findings.append(Finding(Code.A115, native.entry, first_few(reasons, "; ")))
     return findings
 
 

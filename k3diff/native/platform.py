@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 
 from k3diff.native.glibcpromise import LOADER_PRIVATE, glibc_floor, is_loader
 from k3diff.native.syslibs import raised_syslibs
+from k3diff.output import first_few
 
-# pyelftools (≈ 50 ms of imports: construct, DWARF, every ELF structure) is imported where an
-# ELF is parsed with it: the audit reads most loader tables with `struct` (audit.elfneeds), and
-# the model, version helpers and manylinux table here are needed without it.
+# pyelftools (≈ 50 ms of imports) is imported where an ELF is parsed with it: the audit reads
+# most loader tables with `struct` (audit.elfneeds), and the model here is needed without it.
 if TYPE_CHECKING:
     from elftools.elf.dynamic import DynamicSegment
     from elftools.elf.elffile import ELFFile
@@ -88,7 +88,7 @@ class PlatformNeeds:
                 "DT_NEEDED: " + ", ".join([*(f"-{n}" for n in removed), *(f"+{n}" for n in added)])
             )
         if self.other_versions != newer.other_versions:
-            old, new = (", ".join(n.other_versions) or "(none)" for n in (self, newer))
+            old, new = (first_few(n.other_versions, ", ") or "(none)" for n in (self, newer))
             lines.append(f"Other versions: {old} -> {new}")
         return lines
 

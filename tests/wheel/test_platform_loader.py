@@ -130,3 +130,51 @@ def test_a_native_linked_against_libpython2_fails_under_manylinux(tmp_path: Path
     assert "libpython2.7.so.1.0" in needs_of(library).needed
     assert audit_code(tagged(tmp_path, library, "manylinux1_x86_64")) == (1, {"A115"})
     assert audit_code(tagged(tmp_path, library, "linux_x86_64")) == (0, set())
+
+
+def test_thousands_of_version_needs_are_named_a_few_and_counted(tmp_path: Path) -> None:
+    """review74a: every version need past the tag was one reason of the A115 detail, and every
+    other version one name of W713's: an input's 65,536 made a line of megabytes."""
+    names = [f"ZLIB_9.{i}" for i in range(40)]
+    directory = tmp_path / "z"
+    directory.mkdir()
+    (directory / "v.map").write_text(
+        "".join(f"{n} {{ global: f{i}; }};\n" for i, n in enumerate(names))
+    )
+    (directory / "z.c").write_text(
+        "".join(f"int f{i}(void) {{ return {i}; }}\n" for i in range(40))
+    )
+    script = f"-Wl,--version-script={directory / 'v.map'}"
+    command = [
+        "gcc",
+        "-shared",
+        "-fPIC",
+        "-Wl,-soname,libz.so.1",
+        script,
+        "-o",
+        str(directory / "libz.so.1"),
+    ]
+    subprocess.run([*command, str(directory / "z.c")], check=True)
+    calls = "".join(f"extern int f{i}(void);" for i in range(40))
+    total = " + ".join(f"f{i}()" for i in range(40))
+    source = f"{calls}\nint go(void) {{ return {total}; }}\n"
+    library = compile_library(tmp_path, source, "zlibs", str(directory / "libz.so.1"))
+    assert needs_of(library).other_versions == tuple(sorted(names))
+    report = json.loads(
+        run_k3diff(
+            "audit", tagged(tmp_path, library, "manylinux2014_x86_64"), "--format", "json"
+        ).stdout
+    )
+    detail = next(f["detail"] for f in report["artifacts"][0]["findings"] if f["code"] == "A115")
+    assert detail.count("needs ZLIB_") == 8 and detail.endswith("; and 32 more"), detail
+    base = build(
+        tmp_path / "b",
+        "1.0",
+        {**BASE_FILES, "demo/_lib.so": compile_library(tmp_path, STRLEN, "old")},
+    )
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, "demo/_lib.so": library})
+    result = run_k3diff(
+        "wheels", base, patch, "--explain", "--allow-native-changes", "--format", "json"
+    )
+    w713 = next(f["detail"] for f in json.loads(result.stdout)["findings"] if f["code"] == "W713")
+    assert result.exit_code == 1 and w713.count("ZLIB_") == 8 and w713.endswith(", and 32 more")
