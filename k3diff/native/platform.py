@@ -20,8 +20,7 @@ from k3diff.native.glibcpromise import LOADER_PRIVATE, glibc_floor, is_loader
 from k3diff.native.syslibs import raised_syslibs
 from k3diff.output import first_few
 
-# pyelftools (≈ 50 ms of imports) is imported where an ELF is parsed with it: the audit reads
-# most loader tables with `struct` (audit.elfneeds), and the model here is needed without it.
+# pyelftools (≈ 50 ms of imports) is imported where an ELF is parsed with it (audit: elfneeds).
 if TYPE_CHECKING:
     from elftools.elf.dynamic import DynamicSegment
     from elftools.elf.elffile import ELFFile
@@ -36,7 +35,8 @@ _SECOND_PASS = threading.BoundedSemaphore(1)
 
 _FAMILIES = ("GLIBC", "GLIBCXX", "CXXABI")
 _OTHER = ("GLIBC_", "GCC_", "LIBATOMIC_", "ZLIB_")
-_VERSION = re.compile(r"^(GLIBC|GLIBCXX|CXXABI)_(\d+(?:\.\d+)*)$")
+_VERSION = re.compile(r"^(GLIBC|GLIBCXX|CXXABI)_(?:(?<=[XI]_)(?:LDBL|IEEE128)_)?(\d+(?:\.\d+)*)$")
+"""libstdc++'s long-double variants (ppc64le, s390x: `GLIBCXX_IEEE128_3.4.29`) as its number."""
 
 
 @cache

@@ -178,3 +178,24 @@ def test_thousands_of_version_needs_are_named_a_few_and_counted(tmp_path: Path) 
     )
     w713 = next(f["detail"] for f in json.loads(result.stdout)["findings"] if f["code"] == "W713")
     assert result.exit_code == 1 and w713.count("ZLIB_") == 8 and w713.endswith(", and 32 more")
+
+
+def test_libstdcxx_long_double_versions_count_as_their_number(tmp_path: Path) -> None:
+    """review74a: `GLIBCXX_IEEE128_3.4.29` (ppc64le's IEEE long double, GCC 11's libstdc++)
+    passed `audit` under `manylinux_2_28_ppc64le`, whose policy allows `GLIBCXX_3.4.24` and no
+    IEEE128 name, read as no libstdc++ need at all; glibc has no such names (an input's
+    `GLIBC_LDBL_2.4` stays a name no tag promises)."""
+    cxx = stub(tmp_path / "cxx", "libstdc++.so.6", "GLIBCXX_IEEE128_3.4.29", "ieee_put")
+    library = calling(tmp_path, "ieee", cxx, "ieee_put")
+    assert needs_of(library).glibcxx == "3.4.29"
+    report = json.loads(
+        run_k3diff(
+            "audit", tagged(tmp_path, library, "manylinux_2_28_ppc64le"), "--format", "json"
+        ).stdout
+    )
+    a115 = [f for f in report["artifacts"][0]["findings"] if f["code"] == "A115"]
+    assert a115 and "GLIBCXX_3.4.29" in a115[0]["detail"]
+    libc = stub(tmp_path / "libc", "libc.so.6", "GLIBC_LDBL_2.4", "odd_call")
+    assert needs_of(calling(tmp_path, "odd", libc, "odd_call")).other_versions == (
+        "GLIBC_LDBL_2.4",
+    )
