@@ -140,7 +140,8 @@ def _libstdcxx_reasons(needs: PlatformNeeds, promise: Promise | None) -> list[st
 def _library_reasons(needs: PlatformNeeds, promise: tuple[int, ...] | None) -> list[str]:
     """Libraries in DT_NEEDED a manylinux or musllinux tag rules out: one CPython's libpython,
     which the policies forbid (`auditwheel repair` removes it), as a CPython built without a
-    shared library (the manylinux images', pyenv's by default) has none to load; and musl's
+    shared library (the manylinux images', pyenv's by default) has none to load, nor the stable
+    ABI's `libpython3.so` (on no policy's list: `auditwheel show` refuses it); and musl's
     libc under a manylinux tag, which no glibc system has (review74: both passed)."""
     if promise is None:
         return []
@@ -148,7 +149,7 @@ def _library_reasons(needs: PlatformNeeds, promise: tuple[int, ...] | None) -> l
         f"needs {name}, which manylinux and musllinux forbid: a CPython built without a shared "
         "library has none to load"
         for name in needs.needed
-        if LIBPYTHON.match(name)
+        if LIBPYTHON.match(name) or name == "libpython3.so"  # review74a: the stable ABI's passed
     ]
     if promise:  # a manylinux tag: glibc systems
         reasons += [

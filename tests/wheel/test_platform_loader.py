@@ -199,3 +199,15 @@ def test_libstdcxx_long_double_versions_count_as_their_number(tmp_path: Path) ->
     assert needs_of(calling(tmp_path, "odd", libc, "odd_call")).other_versions == (
         "GLIBC_LDBL_2.4",
     )
+
+
+def test_the_stable_abis_libpython_fails_under_manylinux(tmp_path: Path) -> None:
+    """review74a: `libpython3.so` in DT_NEEDED passed `audit` under `manylinux_2_17`, exit 0: a
+    CPython built without a shared library (the manylinux images') has no `libpython3.so`
+    either, and no policy lists it."""
+    python = stub(tmp_path / "py3", "libpython3.so", None, "PyLong_FromLong")
+    library = calling(tmp_path, "py3", python, "PyLong_FromLong")
+    assert "libpython3.so" in needs_of(library).needed
+    assert audit_code(tagged(tmp_path, library, "manylinux_2_17_x86_64")) == (1, {"A115"})
+    assert audit_code(tagged(tmp_path, library, "musllinux_1_2_x86_64"))[1] == {"A115"}
+    assert audit_code(tagged(tmp_path, library, "linux_x86_64")) == (0, set())
