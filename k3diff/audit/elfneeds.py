@@ -31,7 +31,7 @@ from k3diff.audit.elfread import (
 )
 from k3diff.audit.tablecapture import EARLY_MIN_SIZE, TableCapture
 from k3diff.native import platform as native
-from k3diff.native.platform import KEPT_PREFIX, PREFIX_CAP, ElfTap, PlatformNeeds
+from k3diff.native.platform import KEPT_PREFIX, PREFIX_CAP, VERNEED_BYTES, ElfTap, PlatformNeeds
 
 
 def _capture_for(
@@ -237,7 +237,10 @@ class FastTap:
                 break
             values.setdefault(tag, value)
         ranges = []
-        for address_tag, size in ((DT_STRTAB, values.get(DT_STRSZ, 0)), (DT_VERNEED, 64 << 10)):
+        for address_tag, size in (
+            (DT_STRTAB, values.get(DT_STRSZ, 0)),
+            (DT_VERNEED, VERNEED_BYTES),
+        ):
             if address_tag in values:
                 offset = layout.file_offset(view, values[address_tag])
                 if offset is not None:

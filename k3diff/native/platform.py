@@ -29,9 +29,10 @@ PREFIX_CAP = 64 << 20
 """Most bytes of a loader table kept from a second pass over an entry."""
 _VERSION_ENTRIES = 65536
 """Most version-need entries read from one ELF (real libraries have a few dozen)."""
+VERNEED_BYTES = 32 * _VERSION_ENTRIES  # a second pass keeps an Elf_Verneed + Elf_Vernaux each
 _SECOND_PASS = threading.BoundedSemaphore(1)
-"""One second pass at a time: its kept tables are the one large allocation (up to
-`PREFIX_CAP`), so memory stays bounded however many threads verify entries."""
+"""One second pass at a time: its kept tables are the one large allocation, so memory stays
+bounded however many threads verify entries."""
 
 _FAMILIES = ("GLIBC", "GLIBCXX", "CXXABI")
 _OTHER = ("GLIBC_", "GCC_", "LIBATOMIC_", "ZLIB_")
@@ -41,8 +42,7 @@ _VERSION = re.compile(r"^(GLIBC|GLIBCXX|CXXABI)_(?:(?<=[XI]_)(?:LDBL|IEEE128)_)?
 
 @cache
 def _errors(*extra: type[Exception]) -> tuple[type[Exception], ...]:
-    """What a malformed ELF raises through pyelftools (an `except` clause evaluates this only
-    when something was raised: pyelftools is not imported before then)."""
+    """What a malformed ELF raises through pyelftools (imported when something was raised)."""
     from elftools.common.exceptions import ELFError
     from elftools.construct import ConstructError
 
@@ -313,7 +313,7 @@ class ElfTap:
             ranges = []
             for address_tag, size in (
                 ("DT_STRTAB", values.get("DT_STRSZ", 0)),
-                ("DT_VERNEED", 64 << 10),
+                ("DT_VERNEED", VERNEED_BYTES),
             ):
                 if address_tag in values:
                     offset = next(elf.address_offsets(values[address_tag]), None)

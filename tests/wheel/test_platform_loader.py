@@ -211,3 +211,40 @@ def test_the_stable_abis_libpython_fails_under_manylinux(tmp_path: Path) -> None
     assert audit_code(tagged(tmp_path, library, "manylinux_2_17_x86_64")) == (1, {"A115"})
     assert audit_code(tagged(tmp_path, library, "musllinux_1_2_x86_64"))[1] == {"A115"}
     assert audit_code(tagged(tmp_path, library, "linux_x86_64")) == (0, set())
+
+
+def test_a_version_need_table_past_64_kib_is_read(tmp_path: Path) -> None:
+    """review74a: a second pass kept 64 KiB of the version-need table, so a linker-made ELF
+    with 5,000 needs (the table past the first MiB, behind long symbol names) was A116,
+    unchecked, and passed `audit` under `manylinux_2_17`, exit 0."""
+    count, pad = 5000, "x" * 200
+    directory = tmp_path / "many"
+    directory.mkdir()
+    (directory / "v.map").write_text(
+        "".join(f"GLIBC_X{i} {{ global: f{i}{pad}; }};\n" for i in range(count))
+    )
+    (directory / "s.c").write_text(
+        "".join(f"int f{i}{pad}(void) {{ return {i}; }}\n" for i in range(count))
+    )
+    libc = directory / "libc.so.6"
+    script = f"-Wl,--version-script={directory / 'v.map'}"
+    command = ["gcc", "-shared", "-fPIC", "-Wl,-soname,libc.so.6", script, "-o", str(libc)]
+    subprocess.run([*command, str(directory / "s.c")], check=True)
+    calls = "".join(f"extern int f{i}{pad}(void);\n" for i in range(count))
+    total = " + ".join(f"f{i}{pad}()" for i in range(count))
+    library = compile_library(
+        tmp_path, f"{calls}int go(void) {{ return {total}; }}\n", "many", str(libc)
+    )
+    (tmp_path / "probe.so").write_bytes(library)
+    with open(tmp_path / "probe.so", "rb") as handle:
+        table = ELFFile(handle).get_section_by_name(".gnu.version_r")
+        assert table["sh_offset"] > 1 << 20 and table["sh_size"] > 64 << 10
+    assert len(needs_of(library).other_versions) == count
+    report = json.loads(
+        run_k3diff(
+            "audit", tagged(tmp_path, library, "manylinux_2_17_x86_64"), "--format", "json"
+        ).stdout
+    )
+    found = {f["code"]: f["detail"] for f in report["artifacts"][0]["findings"]}
+    assert report["verdict"]["exit_code"] == 1 and "A116" not in found
+    assert found["A115"].endswith("; and 4,992 more")
