@@ -4,7 +4,7 @@
 pyelftools builds its struct tables for every file and parses each dynamic tag through
 `construct`: on the torch CPU wheel (136 ELFs) that was a fifth of the audit's CPU time. `FastTap`
 keeps the very regions `ElfTap` keeps (the first `KEPT_PREFIX` bytes, the PT_DYNAMIC segment)
-and replays `_read`'s reads in pyelftools' order over them, with `_Sparse`'s semantics (a short
+and replays `_read`'s reads in pyelftools' order over them, with `Sparse`'s semantics (a short
 read at a region's end, the section-table fields read as zero). It answers only when every read
 is one pyelftools would make and succeed on; the first read outside the regions leads to the same
 second pass `ElfTap` makes (the string and version-need tables, collected from a re-read). Any
@@ -31,7 +31,7 @@ from k3diff.audit.elfread import (
 )
 from k3diff.audit.tablecapture import EARLY_MIN_SIZE, TableCapture
 from k3diff.native import platform as native
-from k3diff.native.platform import KEPT_PREFIX, PREFIX_CAP, VERNEED_BYTES, ElfTap, PlatformNeeds
+from k3diff.native.platform import KEPT_PREFIX, PREFIX_CAP, ElfTap, PlatformNeeds
 
 
 def _capture_for(
@@ -237,10 +237,7 @@ class FastTap:
                 break
             values.setdefault(tag, value)
         ranges = []
-        for address_tag, size in (
-            (DT_STRTAB, values.get(DT_STRSZ, 0)),
-            (DT_VERNEED, VERNEED_BYTES),
-        ):
+        for address_tag, size in ((DT_STRTAB, values.get(DT_STRSZ, 0)), (DT_VERNEED, 64 << 10)):
             if address_tag in values:
                 offset = layout.file_offset(view, values[address_tag])
                 if offset is not None:

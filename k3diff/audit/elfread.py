@@ -1,7 +1,7 @@
 """The loader's demands of an ELF read with `struct` from kept regions of its content, as
 `k3diff.native.platform._read` (pyelftools) reads them: `FastTap` (`elfneeds`) answers with it.
 
-`Regions` replays `_Sparse`'s semantics (a short read at a region's end, the section-table
+`Regions` replays `Sparse`'s semantics (a short read at a region's end, the section-table
 fields read as zero); `read_needs` makes pyelftools' reads in its order, and raises `Miss` for a
 read wholly outside the regions (a second pass may fetch them) or `Unsure` for anything
 pyelftools might read differently (`ElfTap` then answers).
@@ -27,7 +27,7 @@ _VERSION_ENTRIES = 65536
 
 
 class Miss(Exception):
-    """A read wholly outside the kept regions (pyelftools: `_Missing`, a second pass)."""
+    """A read wholly outside the kept regions (pyelftools: `Missing`, a second pass)."""
 
 
 class Unsure(Exception):
@@ -35,7 +35,7 @@ class Unsure(Exception):
 
 
 class Regions:
-    """`_Sparse` of `k3diff.native.platform`, as plain reads."""
+    """`Sparse` of `k3diff.native.sparse`, as plain reads."""
 
     def __init__(self, regions: dict[int, bytes], size: int) -> None:
         self.size = size

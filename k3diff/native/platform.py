@@ -8,7 +8,6 @@ makes to hash it: `ElfTap`). What tags promise: `glibcpromise`, `libstdcxx`."""
 
 from __future__ import annotations
 
-import io
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -17,6 +16,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from k3diff.native.glibcpromise import LOADER_PRIVATE, glibc_floor, is_loader
+from k3diff.native.sparse import Missing, Sparse
 from k3diff.native.syslibs import raised_syslibs
 from k3diff.output import first_few
 
@@ -209,10 +209,6 @@ KEPT_PREFIX = 1 << 20
 the dynamic string and version tables)."""
 
 
-class _Missing(Exception):
-    """A read outside the kept regions."""
-
-
 class ElfTap:
     """Fed an entry's content in order (the read `audit` makes anyway to hash it); keeps the
     first `KEPT_PREFIX` bytes and the PT_DYNAMIC segment, wherever it lies (after the code, in a
@@ -225,7 +221,7 @@ class ElfTap:
         self._dynamic: tuple[int, int] | None = None
         self._dynamic_bytes = bytearray()
         self._elf: bool | None = None
-        self._view: _Sparse | None = None
+        self._view: Sparse | None = None
         self._parsed: ELFFile | None = None
         """pyelftools' reader over `_view`, built once (its struct tables are not cheap)."""
 
@@ -258,7 +254,7 @@ class ElfTap:
         if self._view is None or self._parsed is None:
             from elftools.elf.elffile import ELFFile
 
-            self._view = _Sparse(regions, self.size)
+            self._view = Sparse(regions, self.size)
             self._parsed = ELFFile(self._view)  # type: ignore[arg-type]
         else:
             self._view.replace(regions)
@@ -270,7 +266,7 @@ class ElfTap:
             for segment in elf.iter_segments():
                 if segment["p_type"] == "PT_DYNAMIC":
                     return int(segment["p_offset"]), min(int(segment["p_filesz"]), 1 << 20)
-        except _errors(_Missing):
+        except _errors(Missing):
             pass
         return 0, 0
 
@@ -284,19 +280,22 @@ class ElfTap:
             regions[self._dynamic[0]] = bytes(self._dynamic_bytes)
         try:
             return _read(self._reader(regions))
-        except _errors(_Missing) as exc:
+        except _errors(Missing) as exc:
             # pyelftools wraps a read outside the kept regions in its own parse error
             if self._view is None or not self._view.missed:
                 raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
-        wanted = self._table_ranges(regions)
-        try:
-            with _SECOND_PASS:
-                regions.update(_collect(reread(), wanted))
-                return _read(self._reader(regions))
-        except _errors(_Missing) as exc:
-            raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
+        for verneed_bytes in (64 << 10, VERNEED_BYTES):  # a longer table: once more, all of it
+            wanted = self._table_ranges(regions, verneed_bytes)
+            try:
+                with _SECOND_PASS:
+                    regions.update(_collect(reread(), wanted))
+                    return _read(self._reader(regions))
+            except _errors(Missing) as exc:
+                if verneed_bytes == VERNEED_BYTES or self._view is None or not self._view.missed:
+                    raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
+        raise AssertionError("unreachable")
 
-    def _table_ranges(self, regions: dict[int, bytes]) -> list[tuple[int, int]]:
+    def _table_ranges(self, regions: dict[int, bytes], verneed_bytes: int) -> list[tuple[int, int]]:
         """File ranges of the dynamic string table and the version-need table, from the raw
         dynamic entries (no strings needed to read them)."""
         elf = self._reader(regions)
@@ -313,13 +312,13 @@ class ElfTap:
             ranges = []
             for address_tag, size in (
                 ("DT_STRTAB", values.get("DT_STRSZ", 0)),
-                ("DT_VERNEED", VERNEED_BYTES),
+                ("DT_VERNEED", verneed_bytes),
             ):
                 if address_tag in values:
                     offset = next(elf.address_offsets(values[address_tag]), None)
                     if offset is not None:
                         ranges.append((offset, min(size, PREFIX_CAP)))
-        except _errors(_Missing) as exc:
+        except _errors(Missing) as exc:
             raise PlatformUnknown(f"unreadable dynamic segment: {exc}") from exc
         return ranges
 
@@ -339,62 +338,3 @@ def _collect(chunks: Iterator[bytes], wanted: list[tuple[int, int]]) -> dict[int
         if position >= last:
             break
     return {offset: bytes(data) for offset, data in kept.items()}
-
-
-class _Sparse(io.RawIOBase):
-    """A seekable view of kept regions of a file (offset -> bytes); reading anything else raises
-    `_Missing`. The ELF header's section-table fields read as zero (a stripped section table is
-    valid ELF), so pyelftools works from the program headers alone."""
-
-    def __init__(self, regions: dict[int, bytes], size: int) -> None:
-        self._size = size
-        self._position = 0
-        self._regions: list[tuple[int, bytes]] = []
-        self._head = b""
-        self.replace(regions)
-
-    def replace(self, regions: dict[int, bytes]) -> None:
-        """Serve these regions from now on."""
-        self.missed = False
-        """A read asked for bytes outside the regions."""
-        self._regions = sorted(regions.items())
-        head = bytearray(regions.get(0, b"")[:64])
-        if len(head) >= 64:
-            if head[4] == 2:  # ELFCLASS64: e_shoff at 0x28, e_shnum/e_shstrndx at 0x3c
-                head[0x28:0x30] = bytes(8)
-                head[0x3C:0x40] = bytes(4)
-            else:  # ELFCLASS32: e_shoff at 0x20, e_shnum/e_shstrndx at 0x30
-                head[0x20:0x24] = bytes(4)
-                head[0x30:0x34] = bytes(4)
-        self._head = bytes(head)
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._position
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._size}[whence]
-        self._position = max(0, base + offset)
-        return self._position
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        start = self._position
-        end = min(start + len(buffer), self._size)
-        if end <= start:
-            return 0
-        for offset, data in self._regions:
-            if offset <= start < offset + len(data):  # a short read at a region's end
-                piece = data[start - offset : min(end, offset + len(data)) - offset]
-                if start < len(self._head):
-                    patched = self._head[start : min(end, len(self._head))]
-                    piece = patched + piece[len(patched) :]
-                buffer[: len(piece)] = piece
-                self._position = start + len(piece)
-                return len(piece)
-        self.missed = True
-        raise _Missing(f"bytes {start}-{end}")

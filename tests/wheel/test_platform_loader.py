@@ -27,7 +27,9 @@ def unreadable_version_needs(library: bytes, tmp_path: Path) -> bytes:
     sections and symbols read, the version needs do not."""
     (tmp_path / "probe.so").write_bytes(library)
     with open(tmp_path / "probe.so", "rb") as handle:
-        offset = int(ELFFile(handle).get_section_by_name(".gnu.version_r")["sh_offset"])
+        section = ELFFile(handle).get_section_by_name(".gnu.version_r")
+        assert section is not None
+        offset = int(section["sh_offset"])
     data = bytearray(library)
     struct.pack_into("<I", data, offset + 8, 0x7FFF0000)  # vn_aux
     return bytes(data)
@@ -238,7 +240,7 @@ def test_a_version_need_table_past_64_kib_is_read(tmp_path: Path) -> None:
     (tmp_path / "probe.so").write_bytes(library)
     with open(tmp_path / "probe.so", "rb") as handle:
         table = ELFFile(handle).get_section_by_name(".gnu.version_r")
-        assert table["sh_offset"] > 1 << 20 and table["sh_size"] > 64 << 10
+        assert table is not None and table["sh_offset"] > 1 << 20 and table["sh_size"] > 64 << 10
     assert len(needs_of(library).other_versions) == count
     report = json.loads(
         run_k3diff(
