@@ -16,11 +16,17 @@ from dataclasses import dataclass
 from k3diff.audit.arch import ElfIdent, elf_ident, mismatch, tagged_architectures
 from k3diff.audit.elfneeds import FastTap
 from k3diff.errors import ArchiveError
-from k3diff.native.glibcpromise import named_glibc_reasons, promised_glibc
+from k3diff.native.glibcpromise import (
+    GLIBC_LIBRARIES,
+    is_loader,
+    named_glibc_reasons,
+    promised_glibc,
+)
 from k3diff.native.libstdcxx import Promise, promised_libstdcxx
 from k3diff.native.platform import PlatformNeeds, PlatformUnknown, version_key
 from k3diff.native.pysymbols import LIBPYTHON
 from k3diff.native.syslibs import syslib_reasons
+from k3diff.output import first_few
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import parse_wheel_filename
 from k3diff.wheel.kinds import EntryKind, kind_from_path
@@ -89,7 +95,7 @@ def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[Finding
             *_library_reasons(needs, promise),
         ]
         if reasons:
-            findings.append(Finding(Code.A115, native.entry, "; ".join(reasons)))
+            findings.append(Finding(Code.A115, native.entry, first_few(reasons, "; ")))
     return findings
 
 
@@ -134,7 +140,8 @@ def _libstdcxx_reasons(needs: PlatformNeeds, promise: Promise | None) -> list[st
 def _library_reasons(needs: PlatformNeeds, promise: tuple[int, ...] | None) -> list[str]:
     """Libraries in DT_NEEDED a manylinux or musllinux tag rules out: one CPython's libpython,
     which the policies forbid (`auditwheel repair` removes it), as a CPython built without a
-    shared library (the manylinux images', pyenv's by default) has none to load; and musl's
+    shared library (the manylinux images', pyenv's by default) has none to load, nor the stable
+    ABI's `libpython3.so` (on no policy's list: `auditwheel show` refuses it); and musl's
     libc under a manylinux tag, which no glibc system has (review74: both passed)."""
     if promise is None:
         return []
@@ -142,12 +149,18 @@ def _library_reasons(needs: PlatformNeeds, promise: tuple[int, ...] | None) -> l
         f"needs {name}, which manylinux and musllinux forbid: a CPython built without a shared "
         "library has none to load"
         for name in needs.needed
-        if LIBPYTHON.match(name)
+        if LIBPYTHON.match(name) or name == "libpython3.so"  # review74a: the stable ABI's passed
     ]
     if promise:  # a manylinux tag: glibc systems
         reasons += [
             f"needs {name}, musl's C library, which no glibc system has (a musllinux build)"
             for name in needs.needed
             if name.startswith("libc.musl-")
+        ]
+    else:  # musllinux (review74a: an ELF needing libc.so.6, no GLIBC_ version named, passed)
+        reasons += [
+            f"needs {name}, glibc's, which no musl system has (a manylinux build)"
+            for name in needs.needed
+            if name in GLIBC_LIBRARIES or is_loader(name)
         ]
     return reasons

@@ -21,6 +21,28 @@ NAMED_GLIBC = {"GLIBC_ABI_DT_RELR": (2, 36)}
 """`GLIBC_` names without a version number, and the first glibc release that defines each."""
 
 
+LOADER_PRIVATE = "GLIBC_PRIVATE"
+"""The version auditwheel does not judge when the dynamic loader is asked for it (it skips the
+loader's entries: old sanitizer runtimes call `_dl_get_tls_static_info@GLIBC_PRIVATE`); libc's
+`GLIBC_PRIVATE` stays promised by no tag, and the loader's numbered versions are judged as any
+(`__rseq_offset@GLIBC_2.35` needs glibc 2.35). The readers skip it (`is_loader`)."""
+
+
+GLIBC_LIBRARIES = frozenset(
+    {
+        *("libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1"),
+        *("libutil.so.1", "libresolv.so.2", "libanl.so.1", "libnsl.so.1", "libmvec.so.1"),
+    }
+)
+"""glibc's own libraries (with its loader: `is_loader`), which no musl system has."""
+
+
+def is_loader(file: str) -> bool:
+    """`file` (a version need's library) names glibc's dynamic loader (`ld-linux-x86-64.so.2`,
+    `ld-linux-aarch64.so.1`, `ld64.so.2` of ppc64le, `ld64.so.1` of s390x)."""
+    return file.startswith(("ld-linux", "ld64.so."))
+
+
 def promised_glibc(platform_tags: Iterable[str]) -> tuple[int, ...] | None:
     """The glibc a wheel's platform tags promise to need at most: the lowest of its manylinux
     tags; () for a musllinux tag (no glibc at all); None when no tag promises anything."""

@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 _PREFIXES = ("Py", "_Py")
-LIBPYTHON = re.compile(r"^libpython3\.\d+[a-z]*\.so(?:\.[0-9.]+)?$")
-"""One CPython version's shared library (`libpython3.11.so.1.0`, `libpython3.13t.so`), as
-auditwheel matches it; `libpython3.so`, the stable ABI's, names no version."""
+LIBPYTHON = re.compile(r"^libpython\d+\.\d+[a-z]*\.so(?:\.[0-9.]+)?$")
+"""One CPython version's shared library (`libpython3.11.so.1.0`, `libpython3.13t.so`,
+`libpython2.7.so.1.0`: review74a, it passed), as auditwheel matches it; `libpython3.so`, the
+stable ABI's, names no version."""
 NAME_LIMIT = 4096
 """The bytes of a symbol's name read (a longer `Py*` name, in no CPython's table, is judged by
 them: outside the stable ABI)."""

@@ -102,7 +102,7 @@ class Code(Enum):
     W710 = "execution surface removed"
     W711 = "bytecode runs instead of its source (unchecked hash, or the source's own hash)"
     W712 = "bytecode changed together with its source"
-    W713 = "native entry raises its required glibc/libstdc++ version (--explain)"
+    W713 = "native entry raises its required glibc/libstdc++ version, or its loader tables cannot be read (--explain)"
     W714 = "SBOM component added, removed or changed in version"
     W715 = "SBOM document that cannot be read"
     W716 = "timestamp bytecode changed beside its unchanged source (stale: Python recompiles it)"

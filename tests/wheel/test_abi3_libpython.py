@@ -73,8 +73,12 @@ def test_an_abi3_extension_linked_against_one_cpythons_libpython_fails(tmp_path:
 
 
 def test_the_stable_abis_own_libpython3_names_no_version(tmp_path: Path) -> None:
+    """No A123: `libpython3.so` is every 3.x's. Under a manylinux tag it is A115 all the same
+    (review74a: on no policy's list, and absent where CPython has no shared library)."""
     so = linked(tmp_path / "c", "libpython3.so")
-    assert audit_code(abi3_wheel(tmp_path / "p", "2.0", TAG, "_ext.abi3.so", so)) == (0, set())
+    assert audit_code(abi3_wheel(tmp_path / "p", "2.0", TAG, "_ext.abi3.so", so)) == (1, {"A115"})
+    plain = "cp38-abi3-linux_x86_64"
+    assert audit_code(abi3_wheel(tmp_path / "l", "2.0", plain, "_ext.abi3.so", so)) == (0, set())
 
 
 def test_a_manylinux_extension_linked_against_libpython_fails_audit(tmp_path: Path) -> None:
