@@ -150,6 +150,22 @@ SHAPES: dict[str, tuple[dict[str, bytes], str]] = {
     ),
 }
 
+HATCHLING = b'[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
+HATCH_HOOK = (
+    b"from hatchling.metadata.plugin.interface import MetadataHookInterface\n"
+    b"class CustomMetadataHook(MetadataHookInterface):\n"
+    b"    def update(self, metadata):\n"
+    b'        metadata["version"] = "2.4.0"\n'
+)
+SHAPES["hatchling hook, nothing dynamic"] = (  # hatchling runs no hook: a real build wrote 2.3.0
+    {
+        "pyproject.toml": HATCHLING + b'[project]\nname = "engine"\nversion = "2.3.0"\n'
+        b"[tool.hatch.metadata.hooks.custom]\n",
+        "hatch_build.py": HATCH_HOOK,
+    },
+    "2.3.0",
+)
+
 UNCHECKED: dict[str, tuple[dict[str, bytes], str]] = {
     "setuptools-scm": (
         {
@@ -212,6 +228,32 @@ UNCHECKED: dict[str, tuple[dict[str, bytes], str]] = {
             "src/engine/__init__.py": b'"""Engine."""\n__version__ = "2.4.0"\n',
         },
         "holds 2 places of the module engine",
+    ),
+    # review74g: each built for real, a hook's 2.4.0 written over the configuration's 2.3.0
+    "hatchling custom metadata hook": (
+        {
+            "pyproject.toml": SHAPES["hatch path"][0]["pyproject.toml"]
+            + b"[tool.hatch.metadata.hooks.custom]\n",
+            "hatch_build.py": HATCH_HOOK,
+        },
+        "[tool.hatch.metadata.hooks.custom] runs code that may set it",
+    ),
+    "hatchling hook over a stated version": (
+        {
+            "pyproject.toml": HATCHLING + b'[project]\nname = "engine"\nversion = "2.3.0"\n'
+            b'dynamic = ["description"]\n[tool.hatch.metadata.hooks.custom]\n',
+            "hatch_build.py": HATCH_HOOK,
+        },
+        "[tool.hatch.metadata.hooks.custom] runs code that may set it",
+    ),
+    "pdm_build.py over a stated version": (
+        {
+            "pyproject.toml": b'[build-system]\nrequires = ["pdm-backend"]\n'
+            b'build-backend = "pdm.backend"\n[project]\nname = "engine"\nversion = "2.3.0"\n',
+            "pdm_build.py": b"def pdm_build_initialize(context):\n"
+            b'    context.config.metadata["version"] = "2.4.0"\n',
+        },
+        "pdm-backend runs pdm_build.py, whose hooks may set it",
     ),
     "no build configuration": ({}, "it holds no pyproject.toml, setup.py or setup.cfg at its root"),
 }
