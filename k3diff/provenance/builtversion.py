@@ -6,7 +6,8 @@ A wheel whose files all match the commit may still not be its build: a 2.4.0 whe
 build-backend``, of `SourceLayout.project`'s configuration) would write is read, as that
 backend reads it, and compared with METADATA's by PEP 440 (``1.0`` is ``1.0.0``):
 
-* ``[project] version``, not listed in ``dynamic``, whichever backend builds;
+* ``[project] version``, not listed in ``dynamic``, whichever backend builds (unless
+  ``requires`` pins one from before it read ``[project]``: `projecttable`);
 * setuptools: ``[tool.setuptools.dynamic] version`` (``attr``, ``file``), else ``setup.cfg``'s
   ``[metadata] version`` (``attr:``, ``file:`` or the version);
 * hatchling: ``[tool.hatch.version] path`` (hatch.toml's ``[version]`` in its place) by its
@@ -42,6 +43,7 @@ from k3diff.provenance.git import SHORT_ID_LENGTH, GitRepo
 from k3diff.provenance.lookup import Lookup
 from k3diff.provenance.packagedirs import Unread
 from k3diff.provenance.projectfiles import Built, ProjectFiles
+from k3diff.provenance.projecttable import reads_project_table
 from k3diff.provenance.revisions import RepoNote
 from k3diff.provenance.setupversion import setuptools_version
 from k3diff.provenance.versionconfig import requirement_names
@@ -120,6 +122,8 @@ def built_version(files: ProjectFiles, lookup: Lookup) -> Built | Unchecked:
         return Unchecked("the project's own backend (backend-path) builds it")
     project = parsed.get("project")
     project = project if isinstance(project, dict) else None
+    if not reads_project_table(system.get("requires")):
+        project = None  # a backend pinned before it read [project] (`projecttable`)
     dynamic = project.get("dynamic", []) if project else []
     hooked = _hooked(files, parsed, backend, dynamic)
     if hooked is not None:

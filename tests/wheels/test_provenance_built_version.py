@@ -165,6 +165,25 @@ SHAPES["hatchling hook, nothing dynamic"] = (  # hatchling runs no hook: a real 
     },
     "2.3.0",
 )
+# review74g: a backend pinned before it read [project] ignores it (poetry-core 1.9.1 and
+# setuptools 60.10.0 built for real wrote [tool.poetry]'s and setup.cfg's version); a wheel of
+# the ignored [project] version (2.4.0 here) passed
+SHAPES["poetry-core pinned before [project]"] = (
+    {
+        "pyproject.toml": b'[build-system]\nrequires = ["poetry-core>=1.0.0,<2"]\n'
+        b'build-backend = "poetry.core.masonry.api"\n[project]\nname = "engine"\nversion = "2.4.0"\n'
+        b'[tool.poetry]\nname = "engine"\nversion = "2.3.0"\ndescription = ""\nauthors = []\n'
+    },
+    "2.3.0",
+)
+SHAPES["setuptools pinned before [project]"] = (
+    {
+        "pyproject.toml": b'[build-system]\nrequires = ["setuptools<61"]\n'
+        b'build-backend = "setuptools.build_meta"\n[project]\nname = "engine"\nversion = "2.4.0"\n',
+        "setup.cfg": b"[metadata]\nname = engine\nversion = 2.3.0\n[options]\npackages = engine\n",
+    },
+    "2.3.0",
+)
 
 UNCHECKED: dict[str, tuple[dict[str, bytes], str]] = {
     "setuptools-scm": (
