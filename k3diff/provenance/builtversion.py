@@ -122,7 +122,7 @@ def built_version(files: ProjectFiles, lookup: Lookup) -> Built | Unchecked:
         return Unchecked("the project's own backend (backend-path) builds it")
     project = parsed.get("project")
     project = project if isinstance(project, dict) else None
-    if not reads_project_table(system.get("requires")):
+    if not reads_project_table(backend, system.get("requires")):
         project = None  # a backend pinned before it read [project] (`projecttable`)
     dynamic = project.get("dynamic", []) if project else []
     hooked = _hooked(files, parsed, backend, dynamic)
