@@ -6,7 +6,8 @@ A wheel whose files all match the commit may still not be its build: a 2.4.0 whe
 build-backend``, of `SourceLayout.project`'s configuration) would write is read, as that
 backend reads it, and compared with METADATA's by PEP 440 (``1.0`` is ``1.0.0``):
 
-* ``[project] version``, not listed in ``dynamic``, whichever backend builds;
+* ``[project] version``, not listed in ``dynamic``, whichever backend builds (unless
+  ``requires`` pins one from before it read ``[project]``: `projecttable`);
 * setuptools: ``[tool.setuptools.dynamic] version`` (``attr``, ``file``), else ``setup.cfg``'s
   ``[metadata] version`` (``attr:``, ``file:`` or the version);
 * hatchling: ``[tool.hatch.version] path`` (hatch.toml's ``[version]`` in its place) by its
@@ -18,7 +19,9 @@ backend reads it, and compared with METADATA's by PEP 440 (``1.0`` is ``1.0.0``)
 (`versionsources` reads the files.) A version the commit cannot state without running code or
 reading history k3diff does not read is `Unchecked`, said in a note: setuptools-scm, hatch-vcs,
 pdm's ``scm`` (the distance from a tag), a ``setup.py`` that sets it, a pattern the project
-writes, an attribute setuptools would import the module for, another backend.
+writes, an attribute setuptools would import the module for, another backend, and a hook of the
+project's own that may set it over any of these (`versionhooks`: hatchling's metadata hooks,
+pdm-backend's ``pdm_build.py``).
 """
 
 from __future__ import annotations
@@ -40,9 +43,11 @@ from k3diff.provenance.git import SHORT_ID_LENGTH, GitRepo
 from k3diff.provenance.lookup import Lookup
 from k3diff.provenance.packagedirs import Unread
 from k3diff.provenance.projectfiles import Built, ProjectFiles
+from k3diff.provenance.projecttable import reads_project_table
 from k3diff.provenance.revisions import RepoNote
 from k3diff.provenance.setupversion import setuptools_version
 from k3diff.provenance.versionconfig import requirement_names
+from k3diff.provenance.versionhooks import hatch_hook, pdm_hook
 from k3diff.provenance.versionsources import (
     FLIT_FILES,
     HATCH_PATTERN,
@@ -117,7 +122,12 @@ def built_version(files: ProjectFiles, lookup: Lookup) -> Built | Unchecked:
         return Unchecked("the project's own backend (backend-path) builds it")
     project = parsed.get("project")
     project = project if isinstance(project, dict) else None
+    if not reads_project_table(backend, system.get("requires")):
+        project = None  # a backend pinned before it read [project] (`projecttable`)
     dynamic = project.get("dynamic", []) if project else []
+    hooked = _hooked(files, parsed, backend, dynamic)
+    if hooked is not None:
+        return Unchecked(hooked.reason)
     if project is not None and "version" in project and "version" not in dynamic:
         stated = project["version"]
         if not isinstance(stated, str):
@@ -161,8 +171,18 @@ def _from_file(
     return Built(str(found), f"{path} ({setting})")
 
 
-def _hatch(files: ProjectFiles, document: Document, _project: object, _req: object) -> Built | Said:
-    """``[tool.hatch.version]``: the ``regex`` source's file, by hatchling's pattern."""
+def _hooked(files: ProjectFiles, document: Document, backend: str, dynamic: object) -> Said | None:
+    """Why a hook of the project's own may set the version the configuration states."""
+    if backend == "pdm.backend":
+        return pdm_hook(files, document)
+    if backend != "hatchling.build":
+        return None
+    merged = _hatch_settings(files, document)
+    return merged if isinstance(merged, Said) else hatch_hook(*merged, dynamic)
+
+
+def _hatch_settings(files: ProjectFiles, document: Document) -> tuple[Document, str] | Said:
+    """pyproject.toml with hatch.toml's tables in ``[tool.hatch]``'s place, and its label."""
     directory = files.directory
     contents: dict[str, bytes] = {}
     hatch_path = f"{directory}{HATCH_FILE}"
@@ -172,8 +192,14 @@ def _hatch(files: ProjectFiles, document: Document, _project: object, _req: obje
             contents[HATCH_FILE] = read
     held = hatch_path in files.tree
     merged = hatch_document(document, contents, directory, hatch_path in files.links, held)
-    if isinstance(merged, Unread):
-        return Said(merged.reason)
+    return Said(merged.reason) if isinstance(merged, Unread) else merged
+
+
+def _hatch(files: ProjectFiles, document: Document, _project: object, _req: object) -> Built | Said:
+    """``[tool.hatch.version]``: the ``regex`` source's file, by hatchling's pattern."""
+    merged = _hatch_settings(files, document)
+    if isinstance(merged, Said):
+        return merged
     settings, label = merged
     version = _tool(settings, "hatch", "version")
     source = version.get("source", "regex")

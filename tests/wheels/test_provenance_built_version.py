@@ -150,6 +150,41 @@ SHAPES: dict[str, tuple[dict[str, bytes], str]] = {
     ),
 }
 
+HATCHLING = b'[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
+HATCH_HOOK = (
+    b"from hatchling.metadata.plugin.interface import MetadataHookInterface\n"
+    b"class CustomMetadataHook(MetadataHookInterface):\n"
+    b"    def update(self, metadata):\n"
+    b'        metadata["version"] = "2.4.0"\n'
+)
+SHAPES["hatchling hook, nothing dynamic"] = (  # hatchling runs no hook: a real build wrote 2.3.0
+    {
+        "pyproject.toml": HATCHLING + b'[project]\nname = "engine"\nversion = "2.3.0"\n'
+        b"[tool.hatch.metadata.hooks.custom]\n",
+        "hatch_build.py": HATCH_HOOK,
+    },
+    "2.3.0",
+)
+# review74g: a backend pinned before it read [project] ignores it (poetry-core 1.9.1 and
+# setuptools 60.10.0 built for real wrote [tool.poetry]'s and setup.cfg's version); a wheel of
+# the ignored [project] version (2.4.0 here) passed
+SHAPES["poetry-core pinned before [project]"] = (
+    {
+        "pyproject.toml": b'[build-system]\nrequires = ["poetry-core>=1.0.0,<2"]\n'
+        b'build-backend = "poetry.core.masonry.api"\n[project]\nname = "engine"\nversion = "2.4.0"\n'
+        b'[tool.poetry]\nname = "engine"\nversion = "2.3.0"\ndescription = ""\nauthors = []\n'
+    },
+    "2.3.0",
+)
+SHAPES["setuptools pinned before [project]"] = (
+    {
+        "pyproject.toml": b'[build-system]\nrequires = ["setuptools<61"]\n'
+        b'build-backend = "setuptools.build_meta"\n[project]\nname = "engine"\nversion = "2.4.0"\n',
+        "setup.cfg": b"[metadata]\nname = engine\nversion = 2.3.0\n[options]\npackages = engine\n",
+    },
+    "2.3.0",
+)
+
 UNCHECKED: dict[str, tuple[dict[str, bytes], str]] = {
     "setuptools-scm": (
         {
@@ -212,6 +247,32 @@ UNCHECKED: dict[str, tuple[dict[str, bytes], str]] = {
             "src/engine/__init__.py": b'"""Engine."""\n__version__ = "2.4.0"\n',
         },
         "holds 2 places of the module engine",
+    ),
+    # review74g: each built for real, a hook's 2.4.0 written over the configuration's 2.3.0
+    "hatchling custom metadata hook": (
+        {
+            "pyproject.toml": SHAPES["hatch path"][0]["pyproject.toml"]
+            + b"[tool.hatch.metadata.hooks.custom]\n",
+            "hatch_build.py": HATCH_HOOK,
+        },
+        "[tool.hatch.metadata.hooks.custom] runs code that may set it",
+    ),
+    "hatchling hook over a stated version": (
+        {
+            "pyproject.toml": HATCHLING + b'[project]\nname = "engine"\nversion = "2.3.0"\n'
+            b'dynamic = ["description"]\n[tool.hatch.metadata.hooks.custom]\n',
+            "hatch_build.py": HATCH_HOOK,
+        },
+        "[tool.hatch.metadata.hooks.custom] runs code that may set it",
+    ),
+    "pdm_build.py over a stated version": (
+        {
+            "pyproject.toml": b'[build-system]\nrequires = ["pdm-backend"]\n'
+            b'build-backend = "pdm.backend"\n[project]\nname = "engine"\nversion = "2.3.0"\n',
+            "pdm_build.py": b"def pdm_build_initialize(context):\n"
+            b'    context.config.metadata["version"] = "2.4.0"\n',
+        },
+        "pdm-backend runs pdm_build.py, whose hooks may set it",
     ),
     "no build configuration": ({}, "it holds no pyproject.toml, setup.py or setup.cfg at its root"),
 }
