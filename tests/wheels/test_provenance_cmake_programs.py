@@ -74,6 +74,29 @@ WRITES = {
         "line 3: add_custom_target(…) runs a program given '../wheel/platlib/pkg/sub/auth.py', "
         "outside the build tree",
     ),
+    # review74b: the words in a variable, which k3diff read as a place under a variable
+    "a program's words in a variable": (
+        b"set(cmd cp fixes/auth.py src/pkg/sub/auth.py)\nexecute_process(COMMAND ${cmd})\n",
+        "line 4: execute_process(…) runs a program in the project's directory given "
+        "'fixes/auth.py'",
+    ),
+    "a program's words listed": (
+        b"list(APPEND cmd cp fixes/auth.py)\nif(WIN32)\nelse()\nlist(APPEND cmd src)\nendif()\n"
+        b"set(to ${cmd}/pkg/sub/auth.py)\nexecute_process(COMMAND ${to})\n",
+        "line 9: execute_process(…) runs a program in the project's directory given "
+        "'fixes/auth.py'",
+    ),
+    "a working directory in a variable": (
+        b"set(W ${CMAKE_SOURCE_DIR}/src/pkg/sub)\nexecute_process(COMMAND ${CMAKE_COMMAND} -E "
+        b"remove auth.py\n  WORKING_DIRECTORY ${W})\n",
+        "line 4: execute_process(…) runs a program in '${CMAKE_SOURCE_DIR}/src/pkg/sub'",
+    ),
+    "FetchContent into the sources": (
+        b"include(FetchContent)\nFetchContent_Declare(x URL file://${CMAKE_SOURCE_DIR}/fix.tar"
+        b" SOURCE_DIR ${CMAKE_SOURCE_DIR}/src/pkg/sub)\nFetchContent_MakeAvailable(x)\n",
+        "line 4: fetchcontent_declare(…) fetches a project given "
+        "'file://${CMAKE_SOURCE_DIR}/fix.tar', outside the build tree",
+    ),
 }
 
 SCRIPT = b"file(COPY ${SRC}/fixes/auth.py DESTINATION ${CMAKE_INSTALL_PREFIX}/pkg/sub)\n"
@@ -100,7 +123,9 @@ def test_cmake_writing_into_the_wheel_by_a_name_not_evaluated_stops_the_check(
 CHECKED = {
     "nanobind's query": b'execute_process(\n  COMMAND "${Python_EXECUTABLE}" -m nanobind '
     b"--cmake_dir\n  OUTPUT_STRIP_TRAILING_WHITESPACE OUTPUT_VARIABLE nanobind_ROOT)\n",
-    "pyzmq's bundled build": b"list(APPEND cfg ./configure --prefix=${BUNDLE_DIR})\n"
+    "pyzmq's bundled build": b'set(BUNDLE_DIR "${CMAKE_CURRENT_BINARY_DIR}/bundled")\n'
+    b"FetchContent_Declare(bundled_libsodium\n  URL ${PYZMQ_LIBSODIUM_URL}\n"
+    b"  PREFIX ${BUNDLE_DIR}\n)\nlist(APPEND cfg ./configure --prefix=${BUNDLE_DIR})\n"
     b"execute_process(COMMAND ${cfg}\n"
     b"  WORKING_DIRECTORY ${bundled_libsodium_SOURCE_DIR} RESULT_VARIABLE _status)\n"
     b'if("$ENV{${_optname}}" STREQUAL "")\nendif()\n',
@@ -110,6 +135,10 @@ CHECKED = {
     "a build-tree step": b"add_custom_command(OUTPUT gen.c COMMAND ${CYTHON} ${PYX} "
     b"--output-file ${CMAKE_CURRENT_BINARY_DIR}/gen.c)\n",
     "a version by a computed name": b"set(V ${${PROJECT_NAME}_VERSION})\n",
+    "correctionlib's vendored pybind11": b"FetchContent_Declare(pybind11\n  SOURCE_DIR "
+    b"${CMAKE_CURRENT_SOURCE_DIR}/pybind11)\nFetchContent_MakeAvailable(pybind11)\n",
+    "flags grown from themselves": b"set(F -O2)\nset(F ${F} -g)\nset(F ${F} ${F})\n"
+    b"add_custom_command(OUTPUT gen.c COMMAND cc ${F} -o gen.c)\n",
 }
 
 
@@ -132,3 +161,23 @@ def test_a_name_of_many_inner_references_is_read_in_time(tmp_path: Path) -> None
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_variables_expanding_past_the_budget_stop_the_check_in_time(tmp_path: Path) -> None:
+    """A list doubling each round, referenced by thousands of programs: read within the
+    budget, or stopped, never for minutes."""
+    cmake = b"set(a " + b" ".join(b"x%d" % i for i in range(20_000)) + b")\nset(b ${a} ${a})\n"
+    cmake += b"add_custom_command(OUTPUT o COMMAND c ${b})\n" * 20_000
+    repo = _repo(tmp_path, SKBUILD + PACKAGES, TOP + cmake)
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimeoutError("the check took over 20 s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(20)
+    try:
+        said = _stopped_at(tmp_path, repo, REVERTED)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert "k3diff wheels BUILT RELEASED" in said
