@@ -94,7 +94,8 @@ def program_writes(command: Command, top: bool, values: Values) -> str | None:
         if place == _ROOT and piece == "-P":
             # In script mode CMake takes relative paths from where it runs: the project.
             return f"{shown} running a CMake script (-P) in the project's directory"
-        if place == _ROOT and _relative(piece):
+        if place == _ROOT and (_relative(piece) or piece in values.entries):
+            # review74b: ``${CMAKE_COMMAND} -E copy_directory fixes src`` shipped the fix
             shown += f" in the project's directory given {shortened(repr(piece), 200)}"
             return f"{shown}, a place in the project"
     return None

@@ -38,10 +38,13 @@ class Values:
     fetched: frozenset[str]
     """Lower-case names ``FetchContent_Declare`` or ``ExternalProject_Add`` fetch into the
     build tree (``${bundled_libsodium_SOURCE_DIR}``, pyzmq's)."""
+    entries: frozenset[str] = frozenset()
+    """The names at the project's top (``src``, ``fixes``), each a place a bare word of a
+    program running there may name."""
 
 
-def project_values(parsed: Iterable[Sequence[Command]]) -> Values:
-    """The `Values` of the project's parsed CMake files."""
+def project_values(parsed: Iterable[Sequence[Command]], entries: frozenset[str]) -> Values:
+    """The `Values` of the project's parsed CMake files, whose top holds `entries`."""
     words: dict[str, dict[str, None]] = {}
     fetched: set[str] = set()
     for commands in parsed:
@@ -52,7 +55,7 @@ def project_values(parsed: Iterable[Sequence[Command]]) -> Values:
             if (named := _named(command)) is not None:
                 into = words.setdefault(named[0], {})
                 into.update(dict.fromkeys(piece for a in named[1] for piece in a.split(";")))
-    return Values({k: tuple(v) for k, v in words.items()}, frozenset(fetched))
+    return Values({k: tuple(v) for k, v in words.items()}, frozenset(fetched), entries)
 
 
 def _named(command: Command) -> tuple[str, tuple[str, ...]] | None:

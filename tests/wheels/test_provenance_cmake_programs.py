@@ -91,6 +91,10 @@ WRITES = {
         b"remove auth.py\n  WORKING_DIRECTORY ${W})\n",
         "line 4: execute_process(…) runs a program in '${CMAKE_SOURCE_DIR}/src/pkg/sub'",
     ),
+    "a program given a directory of the project by name": (
+        b"execute_process(COMMAND ${CMAKE_COMMAND} -E copy_directory fixes src)\n",
+        "line 3: execute_process(…) runs a program in the project's directory given 'fixes'",
+    ),
     "FetchContent into the sources": (
         b"include(FetchContent)\nFetchContent_Declare(x URL file://${CMAKE_SOURCE_DIR}/fix.tar"
         b" SOURCE_DIR ${CMAKE_SOURCE_DIR}/src/pkg/sub)\nFetchContent_MakeAvailable(x)\n",
