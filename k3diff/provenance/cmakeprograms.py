@@ -66,7 +66,7 @@ def program_writes(command: Command, top: bool, values: Values) -> str | None:
         if not _DOWNLOADS & set(args) and "SOURCE_DIR" in args[:-1]:  # a directory it reads
             at = args.index("SOURCE_DIR")
             args = args[:at] + args[at + 2 :]
-        out = next((a for a in args if _points_out(a)), None)
+        out = next((a for a in args if points_out(a)), None)
         shown = f"{command.name}(…) fetches a project given {shortened(repr(out), 200)}"
         return None if out is None else f"{shown}, outside the build tree"
     words: list[str] = []
@@ -89,7 +89,7 @@ def program_writes(command: Command, top: bool, values: Values) -> str | None:
         shown += f" in {shortened(repr(directory), 200)}"
         return f"{shown}, a directory below the project's or outside the build tree"
     for piece in (piece for word in words for piece in word.split(";") if piece not in inputs):
-        if _points_out(piece):
+        if points_out(piece):
             return f"{shown} given {shortened(repr(piece), 200)}, outside the build tree"
         if place == _ROOT and piece == "-P":
             # In script mode CMake takes relative paths from where it runs: the project.
@@ -145,7 +145,7 @@ _SOURCE_VARIABLE = re.compile(
 )
 
 
-def _points_out(word: str) -> bool:
+def points_out(word: str) -> bool:
     """Whether a program's `word` names, anywhere in it (``--prefix=…``, a shell command line
     ``cp fixes/auth.py ${CMAKE_SOURCE_DIR}/src/pkg/sub/``), a path with a ``..`` part, an
     absolute path of two parts or more (not an option such as ``/m``), or a source

@@ -11,7 +11,8 @@ src/pkg/sub/auth.py)``, the wheel lacked it). A write (or removal) whose target'
 out of the build tree (`_leaves`) is said, and so is a command (but a test) naming a build
 tree variable (``CMAKE_CURRENT_BINARY_DIR`` …), which it may set over CMake's. A target led
 by a source directory's variable by a computed name (``${${PROJECT_NAME}_SOURCE_DIR}``:
-`cmakenames`) is read as one. A target under another variable, and a module's function, are not
+`cmakenames`) is read as one, and a generator expression's (``$<1:${CMAKE_SOURCE_DIR}>/…``)
+as a program's word (`cmakeprograms`). A target under another variable, and a module's function, are not
 read (programs the build runs are read by `cmakeprograms`): a hostile commit's CMake is checked
 only by building it.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import Command
 from k3diff.provenance.cmakenames import in_source_tree
+from k3diff.provenance.cmakeprograms import points_out
 
 _NAMES = frozenset({"CMAKE_CURRENT_BINARY_DIR", "CMAKE_BINARY_DIR", "PROJECT_BINARY_DIR"})
 """The build tree's variables, which a project may set over CMake's."""
@@ -81,4 +83,8 @@ def _leaves(target: str, relative_in_build: bool) -> bool:
     lead anywhere (review73b: stopping on it stopped scikit-build-core's own test projects)."""
     if ".." in target.split("/") or target.startswith("/") or in_source_tree(target):
         return True
+    if "$<" in target:
+        # review74b: file(GENERATE OUTPUT $<1:${CMAKE_SOURCE_DIR}>/src/pkg/sub/auth.py …)
+        # shipped the fix in a real build; a generator expression's value is read anywhere.
+        return points_out(target)
     return not target.startswith("$") and not relative_in_build

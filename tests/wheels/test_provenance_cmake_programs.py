@@ -95,6 +95,10 @@ WRITES = {
         b"execute_process(COMMAND ${CMAKE_COMMAND} -E copy_directory fixes src)\n",
         "line 3: execute_process(…) runs a program in the project's directory given 'fixes'",
     ),
+    "a generator expression's output": (
+        b"file(GENERATE OUTPUT $<1:${CMAKE_SOURCE_DIR}>/src/pkg/sub/auth.py INPUT fixes/auth.py)\n",
+        "line 3: file(…) writes '$<1:${CMAKE_SOURCE_DIR}>/src/pkg/sub/auth.py', which may be",
+    ),
     "FetchContent into the sources": (
         b"include(FetchContent)\nFetchContent_Declare(x URL file://${CMAKE_SOURCE_DIR}/fix.tar"
         b" SOURCE_DIR ${CMAKE_SOURCE_DIR}/src/pkg/sub)\nFetchContent_MakeAvailable(x)\n",
