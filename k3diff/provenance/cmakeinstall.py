@@ -190,6 +190,9 @@ def _elsewhere(command: Command, top: bool, expander: Expander) -> str | None:
         return f"{shown} that may be a wheel directory"
     if (why := by_computed_name(command) or outside_build_tree(command)) is not None:
         return why
+    written = expander.command(command) if name in {"file", "configure_file"} else None
+    if written is not None and (why := outside_build_tree(written, expanded=True)) is not None:
+        return why  # review74b: set(D ${CMAKE_SOURCE_DIR}/…) then file(COPY … DESTINATION ${D})
     program = expander.command(command) if name in PROGRAMS else command  # set(cmd …), ${cmd}
     if (why := program_writes(program, top, expander.values)) is not None:
         return why

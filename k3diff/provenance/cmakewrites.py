@@ -20,7 +20,7 @@ only by building it.
 from __future__ import annotations
 
 from k3diff.escape import shortened
-from k3diff.provenance.cmakelists import Command
+from k3diff.provenance.cmakelists import NOT_LITERAL, Command
 from k3diff.provenance.cmakenames import in_source_tree
 from k3diff.provenance.cmakeprograms import points_out
 
@@ -45,8 +45,10 @@ the project asks for CMake before 3.10 (review73b: ``file(GENERATE OUTPUT
 src/pkg/sub/auth.py …)`` under ``cmake_minimum_required(VERSION 3.5)`` shipped it)."""
 
 
-def outside_build_tree(command: Command) -> str | None:
-    """Why `command` may write a file outside the build tree, or None."""
+def outside_build_tree(command: Command, *, expanded: bool = False) -> str | None:
+    """Why `command` may write a file outside the build tree, or None; where its variables
+    were `expanded` (`cmakevalues`), not a file named as other than Python's (pyzmq writes
+    ``${LICENSE_DIR}/LICENSE.libsodium.txt`` into its source tree)."""
     name, args = command.name, command.args
     if name not in _TESTS and _NAMES & set(args):
         return f"{shortened(name, 100)}(…) may set a build tree variable, which k3diff reads"
@@ -69,6 +71,8 @@ def outside_build_tree(command: Command) -> str | None:
     else:
         return None
     for target in targets:
+        if expanded and _plain(target):
+            continue
         if _leaves(target, relative_ok):
             shown = shortened(repr(target), 200)
             return f"{name}(…) writes {shown}, which may be outside the build tree"
@@ -88,3 +92,12 @@ def _leaves(target: str, relative_in_build: bool) -> bool:
         # shipped the fix in a real build; a generator expression's value is read anywhere.
         return points_out(target)
     return not target.startswith("$") and not relative_in_build
+
+
+_PYTHON = (".py", ".pyi", ".pyw", ".pyc", ".pyo", ".pth")
+
+
+def _plain(target: str) -> bool:
+    """Whether `target` names a file, as a literal, with a suffix other than Python's."""
+    name = target.rpartition("/")[2]
+    return "." in name.strip(".") and not set(name) & NOT_LITERAL and not name.endswith(_PYTHON)

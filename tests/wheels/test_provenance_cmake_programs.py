@@ -99,6 +99,10 @@ WRITES = {
         b"file(GENERATE OUTPUT $<1:${CMAKE_SOURCE_DIR}>/src/pkg/sub/auth.py INPUT fixes/auth.py)\n",
         "line 3: file(…) writes '$<1:${CMAKE_SOURCE_DIR}>/src/pkg/sub/auth.py', which may be",
     ),
+    "a write's place in a variable": (
+        b"set(D ${CMAKE_SOURCE_DIR}/src/pkg/sub)\nfile(COPY fixes/auth.py DESTINATION ${D})\n",
+        "line 4: file(…) writes '${CMAKE_SOURCE_DIR}/src/pkg/sub', which may be",
+    ),
     "FetchContent into the sources": (
         b"include(FetchContent)\nFetchContent_Declare(x URL file://${CMAKE_SOURCE_DIR}/fix.tar"
         b" SOURCE_DIR ${CMAKE_SOURCE_DIR}/src/pkg/sub)\nFetchContent_MakeAvailable(x)\n",
@@ -143,6 +147,8 @@ CHECKED = {
     "a build-tree step": b"add_custom_command(OUTPUT gen.c COMMAND ${CYTHON} ${PYX} "
     b"--output-file ${CMAKE_CURRENT_BINARY_DIR}/gen.c)\n",
     "a version by a computed name": b"set(V ${${PROJECT_NAME}_VERSION})\n",
+    "pyzmq's licence": b'set(LICENSE_DIR "${CMAKE_CURRENT_SOURCE_DIR}/licenses")\n'
+    b'configure_file("x/LICENSE" "${LICENSE_DIR}/LICENSE.libsodium.txt" COPYONLY)\n',
     "correctionlib's vendored pybind11": b"FetchContent_Declare(pybind11\n  SOURCE_DIR "
     b"${CMAKE_CURRENT_SOURCE_DIR}/pybind11)\nFetchContent_MakeAvailable(pybind11)\n",
     "flags grown from themselves": b"set(F -O2)\nset(F ${F} -g)\nset(F ${F} ${F})\n"
