@@ -25,7 +25,12 @@ WORD_CAP = 1 << 16
 BUDGET = 1 << 24
 """Characters all expanded arguments of one check may reach together."""
 _ROUNDS = 4
-_REFERENCE = re.compile(r"\$\{([A-Za-z0-9_.+-]+)\}")
+_REFERENCE = re.compile(r"\$(?:CACHE|(ENV))?\{([A-Za-z0-9_.+-]+)\}")
+"""A reference: ``${X}``, ``$CACHE{X}`` (``set(X … CACHE …)``'s), ``$ENV{X}`` (``set(ENV{X}
+…)``'s, the project's own, else the builder's, left as written)."""
+_DEFINERS = frozenset({"function", "macro"})
+_IN = frozenset({"LISTS", "ITEMS", "ZIP_LISTS"})
+Args = tuple[str, ...]
 _LISTED = {"APPEND": 2, "PREPEND": 2, "INSERT": 3}
 """``list()`` subcommands adding the words from this index on."""
 
@@ -45,27 +50,56 @@ class Values:
 
 def project_values(parsed: Iterable[Sequence[Command]], entries: frozenset[str]) -> Values:
     """The `Values` of the project's parsed CMake files, whose top holds `entries`."""
+    every = [command for commands in parsed for command in commands]
+    defined = {c.args[0].lower(): c.args[1:] for c in every if c.name in _DEFINERS and c.args}
     words: dict[str, dict[str, None]] = {}
     fetched: set[str] = set()
-    for commands in parsed:
-        for command in commands:
-            name, args = command.name, command.args
-            if name in {"fetchcontent_declare", "externalproject_add"} and args:
-                fetched.add(args[0].lower())
-            if (named := _named(command)) is not None:
-                into = words.setdefault(named[0], {})
-                into.update(dict.fromkeys(piece for a in named[1] for piece in a.split(";")))
+    for command in every:
+        name, args = command.name, command.args
+        if name in {"fetchcontent_declare", "externalproject_add"} and args:
+            fetched.add(args[0].lower())
+        for variable, given in _named(command, defined.get(name)):
+            into = words.setdefault(variable, {})
+            into.update(dict.fromkeys(piece for a in given for piece in a.split(";")))
     return Values({k: tuple(v) for k, v in words.items()}, frozenset(fetched), entries)
 
 
-def _named(command: Command) -> tuple[str, tuple[str, ...]] | None:
-    """The variable a ``set()`` or ``list(APPEND|PREPEND|INSERT …)`` gives words, and them."""
-    args = command.args
-    if command.name == "set" and args:
-        return args[0], args[1:]
-    if command.name == "list" and len(args) > 1 and args[0] in _LISTED:
-        return args[1], args[_LISTED[args[0]] :]
-    return None
+def _named(command: Command, parameters: tuple[str, ...] | None) -> list[tuple[str, Args]]:
+    """Each variable `command` gives words, and them: ``set()``, ``list(APPEND|PREPEND|INSERT
+    …)``, ``string(APPEND|PREPEND|CONCAT …)`` (its pieces), ``foreach()``'s loop variable
+    (``IN LISTS L``: ``${L}``'s words), and a call of a ``function()`` or ``macro()`` of
+    these `parameters` (each, ``ARGN``, ``ARGV``, ``ARGV0`` …: review74b, ``run(cp
+    fixes/auth.py src/pkg/sub/auth.py)`` of ``execute_process(COMMAND ${ARGN})``)."""
+    name, args = command.name, command.args
+    if parameters is not None:
+        bound = [(p, args[i : i + 1]) for i, p in enumerate(parameters)]
+        bound += [(f"ARGV{i}", (a,)) for i, a in enumerate(args)]
+        return [*bound, ("ARGN", args[len(parameters) :]), ("ARGV", args)]
+    if name == "set" and args:
+        return [(args[0], args[1:])]
+    if name == "list" and len(args) > 1 and args[0] in _LISTED:
+        return [(args[1], args[_LISTED[args[0]] :])]
+    if name == "string" and len(args) > 1 and args[0] in {"APPEND", "PREPEND", "CONCAT"}:
+        return [(args[1], args[2:])]
+    if name == "foreach" and args:
+        return [(args[0], args[1:] if args[1:2] != ("IN",) else _looped(args[2:]))]
+    return []
+
+
+def _looped(args: Args) -> Args:
+    """The words ``foreach(V IN …)`` gives `V`: ``ITEMS``' words, ``LISTS``' references."""
+    words, keyword = [], ""
+    for arg in args:
+        if arg in _IN:
+            keyword = arg
+        else:
+            words.append(arg if keyword == "ITEMS" else f"${{{arg}}}")
+    return tuple(words)
+
+
+def _key(reference: re.Match[str]) -> str:
+    """The name a reference's words are kept under (``ENV{X}`` for ``$ENV{X}``)."""
+    return f"ENV{{{reference[2]}}}" if reference[1] else reference[2]
 
 
 class OverBudget(Exception):
@@ -84,9 +118,9 @@ class Expander:
         `OverBudget`."""
         words = self.values.words
         for _ in range(_ROUNDS):
-            if "${" not in text:
+            if "$" not in text:
                 break
-            done = _REFERENCE.sub(lambda m: ";".join(words.get(m[1], (m[0],))), text)
+            done = _REFERENCE.sub(lambda m: ";".join(words.get(_key(m), (m[0],))), text)
             self.spent += len(done)
             if len(done) > WORD_CAP or self.spent > BUDGET:
                 raise OverBudget(text)
@@ -98,10 +132,10 @@ class Expander:
     def command(self, command: Command) -> Command:
         """`command` with each argument holding a known reference replaced by its words, one
         argument each (as CMake splits an unquoted list); raises `OverBudget`."""
-        if not any("${" in arg for arg in command.args):
+        if not any("$" in arg for arg in command.args):
             return command
         args: list[str] = []
         for arg in command.args:
-            done = self.word(arg) if "${" in arg else arg
+            done = self.word(arg) if "$" in arg else arg
             args += done.split(";") if done != arg else [arg]
         return replace(command, args=tuple(args))

@@ -103,6 +103,18 @@ WRITES = {
         b"set(D ${CMAKE_SOURCE_DIR}/src/pkg/sub)\nfile(COPY fixes/auth.py DESTINATION ${D})\n",
         "line 4: file(…) writes '${CMAKE_SOURCE_DIR}/src/pkg/sub', which may be",
     ),
+    "a function's arguments": (
+        b"function(run)\n  execute_process(COMMAND ${ARGN})\nendfunction()\n"
+        b"set(ENV{F} fixes/auth.py)\nrun(cp $ENV{F} src/pkg/sub/auth.py)\n",
+        "line 4: execute_process(…) runs a program in the project's directory given "
+        "'fixes/auth.py'",
+    ),
+    "a loop's variable": (
+        b"set(L fixes/auth.py src/pkg/sub/)\nforeach(w IN LISTS L)\n"
+        b"  list(APPEND cmd ${w})\nendforeach()\nexecute_process(COMMAND cp ${cmd})\n",
+        "line 7: execute_process(…) runs a program in the project's directory given "
+        "'fixes/auth.py'",
+    ),
     "FetchContent into the sources": (
         b"include(FetchContent)\nFetchContent_Declare(x URL file://${CMAKE_SOURCE_DIR}/fix.tar"
         b" SOURCE_DIR ${CMAKE_SOURCE_DIR}/src/pkg/sub)\nFetchContent_MakeAvailable(x)\n",
