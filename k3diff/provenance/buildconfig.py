@@ -251,7 +251,7 @@ def cmake_installs_of(
     entries = frozenset(
         p[len(directory) :].split("/")[0] for p in (*tree, *links) if p.startswith(directory)
     )
-    read = cmake_installs(files, top, install_dir, entries)
+    read = cmake_installs(files, top, install_dir, entries, document)
     if isinstance(read, Unreadable):
         raise SourceError(f"{stop} at {shortened(directory + read.reason, 400)}: {advice}")
     if read and (doubt := install_doubt(document)) is not None:

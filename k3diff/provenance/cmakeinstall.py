@@ -78,17 +78,21 @@ class Unreadable:
 
 
 def cmake_installs(
-    files: Mapping[str, bytes], top: str, install_dir: str, entries: frozenset[str] = frozenset()
+    files: Mapping[str, bytes],
+    top: str,
+    install_dir: str,
+    entries: frozenset[str] = frozenset(),
+    document: Mapping[str, object] | None = None,
 ) -> list[tuple[str, str, str]] | Unreadable:
     """(wheel path, project path, as shown) for each file CMake installs, by the project's CMake
     `files` (project path -> content; `top` the top ``CMakeLists.txt``'s path), under
     `install_dir` ('' or ending in '/', ``wheel.install-dir``; `entries` the names at the
-    project's top); or the first ``install()`` not read."""
+    project's top, `document` its ``pyproject.toml``); or the first ``install()`` not read."""
     installs: list[tuple[str, str, str]] = []
     returning: str | None = None  # where a macro's return() is, if any
     every = {path: commands(files[path]) for path in sorted(files)}
     parsed_ok = (c for c in every.values() if not isinstance(c, Refused))
-    expander = Expander(project_values(parsed_ok, entries))
+    expander = Expander(project_values(parsed_ok, entries, document))
     for path, parsed in every.items():
         if isinstance(parsed, Refused):
             return Unreadable(

@@ -15,7 +15,7 @@ a budget: past it, the check stops (a hostile CMake of nested lists doubling eac
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from k3diff.provenance.cmakelists import Command
@@ -48,9 +48,17 @@ class Values:
     program running there may name."""
 
 
-def project_values(parsed: Iterable[Sequence[Command]], entries: frozenset[str]) -> Values:
-    """The `Values` of the project's parsed CMake files, whose top holds `entries`."""
+def project_values(
+    parsed: Iterable[Sequence[Command]],
+    entries: frozenset[str],
+    document: Mapping[str, object] | None = None,
+) -> Values:
+    """The `Values` of the project's parsed CMake files, whose top holds `entries`, and of
+    its ``pyproject.toml`` `document`'s ``cmake.define`` (and each override's: review74b,
+    ``cmake.define = {W = "src/pkg/sub"}`` reached ``WORKING_DIRECTORY ${W}`` in a real
+    build)."""
     every = [command for commands in parsed for command in commands]
+    every += [Command("set", words, False, 0, True) for words in _defines(document or {})]
     defined = {c.args[0].lower(): c.args[1:] for c in every if c.name in _DEFINERS and c.args}
     words: dict[str, dict[str, None]] = {}
     fetched: set[str] = set()
@@ -84,6 +92,25 @@ def _named(command: Command, parameters: tuple[str, ...] | None) -> list[tuple[s
     if name == "foreach" and args:
         return [(args[0], args[1:] if args[1:2] != ("IN",) else _looped(args[2:]))]
     return []
+
+
+def _defines(document: Mapping[str, object]) -> Iterator[Args]:
+    """(name, *words) for each ``cmake.define`` entry of `document`'s
+    ``[tool.scikit-build]`` and its overrides (a table's value, read from the builder's
+    environment, left out)."""
+    tool = document.get("tool")
+    table = tool.get("scikit-build") if isinstance(tool, dict) else None
+    if not isinstance(table, dict):
+        return
+    overrides = table.get("overrides")
+    for where in [table, *(overrides if isinstance(overrides, list) else [])]:
+        cmake = where.get("cmake") if isinstance(where, dict) else None
+        defined = cmake.get("define") if isinstance(cmake, dict) else None
+        for name, value in defined.items() if isinstance(defined, dict) else ():
+            if isinstance(value, bool):
+                yield name, "TRUE" if value else "FALSE"
+            elif isinstance(value, (str, list)):
+                yield name, *(str(v) for v in ([value] if isinstance(value, str) else value))
 
 
 def _looped(args: Args) -> Args:

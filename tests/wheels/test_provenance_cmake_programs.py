@@ -115,6 +115,10 @@ WRITES = {
         "line 7: execute_process(…) runs a program in the project's directory given "
         "'fixes/auth.py'",
     ),
+    "a working directory by cmake.define": (
+        b"execute_process(COMMAND ${CMAKE_COMMAND} -E remove auth.py WORKING_DIRECTORY ${W})\n",
+        "line 3: execute_process(…) runs a program in 'src/pkg/sub', a directory below",
+    ),
     "FetchContent into the sources": (
         b"include(FetchContent)\nFetchContent_Declare(x URL file://${CMAKE_SOURCE_DIR}/fix.tar"
         b" SOURCE_DIR ${CMAKE_SOURCE_DIR}/src/pkg/sub)\nFetchContent_MakeAvailable(x)\n",
@@ -133,13 +137,18 @@ SCRIPTS = {
 """The scripts those run (their relative paths, in script mode, are the project's)."""
 
 
+DEFINED = b'cmake.define = {W = "src/pkg/sub"}\n'
+"""A ``cmake.define`` of ``pyproject.toml``, which scikit-build-core passes as ``-DW=…``."""
+
+
 @pytest.mark.parametrize("case", sorted(WRITES))
 def test_cmake_writing_into_the_wheel_by_a_name_not_evaluated_stops_the_check(
     tmp_path: Path, case: str
 ) -> None:
     """A real build shipped the fix; the wheel reverting to the old file passed, exit 0."""
     cmake, said = WRITES[case]
-    repo = _repo(tmp_path, SKBUILD + PACKAGES, TOP + cmake, **SCRIPTS.get(case, {}))
+    pyproject = SKBUILD + PACKAGES + (DEFINED if "cmake.define" in case else b"")
+    repo = _repo(tmp_path, pyproject, TOP + cmake, **SCRIPTS.get(case, {}))
 
     assert f"CMakeLists.txt {said}" in _stopped_at(tmp_path, repo, REVERTED)
 
