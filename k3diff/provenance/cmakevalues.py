@@ -95,9 +95,9 @@ def _named(command: Command, parameters: tuple[str, ...] | None) -> list[tuple[s
 
 
 def _defines(document: Mapping[str, object]) -> Iterator[Args]:
-    """(name, *words) for each ``cmake.define`` entry of `document`'s
-    ``[tool.scikit-build]`` and its overrides (a table's value, read from the builder's
-    environment, left out)."""
+    """(name, *words) for each ``cmake.define`` entry and ``cmake.args`` ``-D`` of
+    `document`'s ``[tool.scikit-build]`` and its overrides (a table's value, read from the
+    builder's environment, left out)."""
     tool = document.get("tool")
     table = tool.get("scikit-build") if isinstance(tool, dict) else None
     if not isinstance(table, dict):
@@ -106,6 +106,11 @@ def _defines(document: Mapping[str, object]) -> Iterator[Args]:
     for where in [table, *(overrides if isinstance(overrides, list) else [])]:
         cmake = where.get("cmake") if isinstance(where, dict) else None
         defined = cmake.get("define") if isinstance(cmake, dict) else None
+        args = cmake.get("args") if isinstance(cmake, dict) else None
+        for arg in args if isinstance(args, list) else ():  # -DW=… or -DW:PATH=…
+            if isinstance(arg, str) and arg.startswith("-D") and "=" in arg:
+                name, _, value = arg[2:].partition("=")
+                yield name.partition(":")[0], value
         for name, value in defined.items() if isinstance(defined, dict) else ():
             if isinstance(value, bool):
                 yield name, "TRUE" if value else "FALSE"

@@ -119,6 +119,10 @@ WRITES = {
         b"execute_process(COMMAND ${CMAKE_COMMAND} -E remove auth.py WORKING_DIRECTORY ${W})\n",
         "line 3: execute_process(…) runs a program in 'src/pkg/sub', a directory below",
     ),
+    "a working directory by cmake.args": (
+        b"execute_process(COMMAND ${CMAKE_COMMAND} -E remove auth.py WORKING_DIRECTORY ${W})\n",
+        "line 3: execute_process(…) runs a program in 'src/pkg/sub', a directory below",
+    ),
     "FetchContent into the sources": (
         b"include(FetchContent)\nFetchContent_Declare(x URL file://${CMAKE_SOURCE_DIR}/fix.tar"
         b" SOURCE_DIR ${CMAKE_SOURCE_DIR}/src/pkg/sub)\nFetchContent_MakeAvailable(x)\n",
@@ -148,6 +152,7 @@ def test_cmake_writing_into_the_wheel_by_a_name_not_evaluated_stops_the_check(
     """A real build shipped the fix; the wheel reverting to the old file passed, exit 0."""
     cmake, said = WRITES[case]
     pyproject = SKBUILD + PACKAGES + (DEFINED if "cmake.define" in case else b"")
+    pyproject += b'cmake.args = ["-DW:PATH=src/pkg/sub"]\n' if "cmake.args" in case else b""
     repo = _repo(tmp_path, pyproject, TOP + cmake, **SCRIPTS.get(case, {}))
 
     assert f"CMakeLists.txt {said}" in _stopped_at(tmp_path, repo, REVERTED)
