@@ -74,7 +74,8 @@ def project_values(
 
 def _named(command: Command, parameters: tuple[str, ...] | None) -> list[tuple[str, Args]]:
     """Each variable `command` gives words, and them: ``set()``, ``list(APPEND|PREPEND|INSERT
-    …)``, ``string(APPEND|PREPEND|CONCAT …)`` (its pieces), ``foreach()``'s loop variable
+    …)``, ``string(APPEND|PREPEND|CONCAT …)`` (its pieces), ``get_filename_component()``
+    (its path, taken from the source directory where made absolute), ``foreach()``'s loop variable
     (``IN LISTS L``: ``${L}``'s words), and a call of a ``function()`` or ``macro()`` of
     these `parameters` (each, ``ARGN``, ``ARGV``, ``ARGV0`` …: review74b, ``run(cp
     fixes/auth.py src/pkg/sub/auth.py)`` of ``execute_process(COMMAND ${ARGN})``)."""
@@ -89,6 +90,10 @@ def _named(command: Command, parameters: tuple[str, ...] | None) -> list[tuple[s
         return [(args[1], args[_LISTED[args[0]] :])]
     if name == "string" and len(args) > 1 and args[0] in {"APPEND", "PREPEND", "CONCAT"}:
         return [(args[1], args[2:])]
+    if name == "get_filename_component" and len(args) > 2:
+        # review74b: ABSOLUTE and REALPATH take a relative path from the source directory
+        absolute = args[2] in {"ABSOLUTE", "REALPATH"} and not args[1].startswith(("/", "$"))
+        return [(args[0], (args[1], *[f"${{CMAKE_CURRENT_SOURCE_DIR}}/{args[1]}"] * absolute))]
     if name == "foreach" and args:
         return [(args[0], args[1:] if args[1:2] != ("IN",) else _looped(args[2:]))]
     return []

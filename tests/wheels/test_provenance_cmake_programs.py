@@ -123,6 +123,13 @@ WRITES = {
         b"execute_process(COMMAND ${CMAKE_COMMAND} -E remove auth.py WORKING_DIRECTORY ${W})\n",
         "line 3: execute_process(…) runs a program in 'src/pkg/sub', a directory below",
     ),
+    "a path made absolute": (
+        b"get_filename_component(S fixes/auth.py ABSOLUTE)\n"
+        b"get_filename_component(D src/pkg/sub/auth.py ABSOLUTE)\n"
+        b"add_custom_target(fix ALL COMMAND ${CMAKE_COMMAND} -E copy ${S} ${D})\n",
+        "line 5: add_custom_target(…) runs a program given "
+        "'${CMAKE_CURRENT_SOURCE_DIR}/fixes/auth.py', outside the build tree",
+    ),
     "FetchContent into the sources": (
         b"include(FetchContent)\nFetchContent_Declare(x URL file://${CMAKE_SOURCE_DIR}/fix.tar"
         b" SOURCE_DIR ${CMAKE_SOURCE_DIR}/src/pkg/sub)\nFetchContent_MakeAvailable(x)\n",
