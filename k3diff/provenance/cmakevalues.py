@@ -3,11 +3,14 @@ words or a write's target hold a variable (``set(cmd cp fixes/auth.py src/pkg/su
 then ``execute_process(COMMAND ${cmd})``: review74b, a real build, scikit-build-core 1.1.2,
 CMake 3.25, shipped the fix while k3diff read ``${cmd}`` as a place it does not read, exit 0).
 
-Every ``set()``, ``list(APPEND|PREPEND|INSERT …)`` of a name anywhere in the project's CMake
-counts, whatever its condition, scope or order: a reference stands for every word any of them
-gives it (a list, as CMake splits an unquoted reference), so a check of each word sees the
-worst. A name written otherwise (``string()``, a loop, the cache from the command line) keeps
-its reference, which is read as before. References inside values are replaced a few rounds
+Every ``set()``, ``list(APPEND|PREPEND|INSERT …)``, ``string(APPEND|PREPEND|CONCAT …)``,
+``get_filename_component()``, ``foreach()``, call of a ``function()`` or ``macro()`` (its
+parameters, ``ARGN``, ``ARGV…``) anywhere in the project's CMake, and ``pyproject.toml``'s
+``cmake.define`` and ``cmake.args`` ``-D``, count, whatever their condition, scope or order: a
+reference stands for every word any of them gives it (a list, as CMake splits an unquoted
+reference), so a check of each word sees the worst. A name written otherwise
+(``string(REPLACE …)``, ``cmake_path()``, ``find_program()``, the builder's cache or
+environment) keeps its reference, which is read as before (not said). References inside values are replaced a few rounds
 over (``set(flags ${flags} -O2)`` stops growing there), each word and the whole check within
 a budget: past it, the check stops (a hostile CMake of nested lists doubling each round).
 """
@@ -37,7 +40,7 @@ _LISTED = {"APPEND": 2, "PREPEND": 2, "INSERT": 3}
 
 @dataclass(frozen=True)
 class Values:
-    """Each variable's words, as the project's ``set()`` and ``list()`` calls give them."""
+    """Each variable's words, as the project's commands and settings give them."""
 
     words: Mapping[str, tuple[str, ...]]
     fetched: frozenset[str]
@@ -84,8 +87,9 @@ def _named(command: Command, parameters: tuple[str, ...] | None) -> list[tuple[s
         bound = [(p, args[i : i + 1]) for i, p in enumerate(parameters)]
         bound += [(f"ARGV{i}", (a,)) for i, a in enumerate(args)]
         return [*bound, ("ARGN", args[len(parameters) :]), ("ARGV", args)]
-    if name == "set" and args:
-        return [(args[0], args[1:])]
+    if name == "set" and args:  # not CACHE's type and help text, nor PARENT_SCOPE
+        words = args[1 : args.index("CACHE")] if "CACHE" in args[1:] else args[1:]
+        return [(args[0], tuple(w for w in words if w != "PARENT_SCOPE"))]
     if name == "list" and len(args) > 1 and args[0] in _LISTED:
         return [(args[1], args[_LISTED[args[0]] :])]
     if name == "string" and len(args) > 1 and args[0] in {"APPEND", "PREPEND", "CONCAT"}:
