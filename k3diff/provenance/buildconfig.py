@@ -248,7 +248,10 @@ def cmake_installs_of(
         raise SourceError(f"{stop} files are not read ({why}): {advice}")
     contents = dict(iter_blobs(git, sorted({tree[path] for path in paths})))
     files = {path[len(directory) :]: contents[tree[path]] for path in paths}
-    read = cmake_installs(files, top, install_dir)
+    entries = frozenset(
+        p[len(directory) :].split("/")[0] for p in (*tree, *links) if p.startswith(directory)
+    )
+    read = cmake_installs(files, top, install_dir, entries, document)
     if isinstance(read, Unreadable):
         raise SourceError(f"{stop} at {shortened(directory + read.reason, 400)}: {advice}")
     if read and (doubt := install_doubt(document)) is not None:

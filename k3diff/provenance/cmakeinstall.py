@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import NOT_LITERAL, Command, Refused, commands
 from k3diff.provenance.cmakenames import WHEEL_NAMES, by_computed_name, may_name
-from k3diff.provenance.cmakeprograms import program_writes
+from k3diff.provenance.cmakeprograms import PROGRAMS, program_writes
+from k3diff.provenance.cmakevalues import Expander, OverBudget, project_values
 from k3diff.provenance.cmakewrites import outside_build_tree
 
 BINARIES = frozenset({"TARGETS", "EXPORT", "RUNTIME_DEPENDENCY_SET"})
@@ -77,16 +78,22 @@ class Unreadable:
 
 
 def cmake_installs(
-    files: Mapping[str, bytes], top: str, install_dir: str
+    files: Mapping[str, bytes],
+    top: str,
+    install_dir: str,
+    entries: frozenset[str] = frozenset(),
+    document: Mapping[str, object] | None = None,
 ) -> list[tuple[str, str, str]] | Unreadable:
     """(wheel path, project path, as shown) for each file CMake installs, by the project's CMake
     `files` (project path -> content; `top` the top ``CMakeLists.txt``'s path), under
-    `install_dir` ('' or ending in '/', ``wheel.install-dir``); or the first ``install()``
-    not read."""
+    `install_dir` ('' or ending in '/', ``wheel.install-dir``; `entries` the names at the
+    project's top, `document` its ``pyproject.toml``); or the first ``install()`` not read."""
     installs: list[tuple[str, str, str]] = []
     returning: str | None = None  # where a macro's return() is, if any
-    for path in sorted(files):
-        parsed = commands(files[path])
+    every = {path: commands(files[path]) for path in sorted(files)}
+    parsed_ok = (c for c in every.values() if not isinstance(c, Refused))
+    expander = Expander(project_values(parsed_ok, entries, document))
+    for path, parsed in every.items():
         if isinstance(parsed, Refused):
             return Unreadable(
                 f"{path} line {parsed.line}: {parsed.why}: no build of this commit configures"
@@ -98,7 +105,11 @@ def cmake_installs(
             if command.name == "return" and macros > 0 and returning is None:
                 returning = where
             if command.name.lstrip("_") != "install":  # ``_install``: the original, redefined
-                if (why := _elsewhere(command, path == top)) is not None:
+                try:
+                    why = _elsewhere(command, path == top, expander)
+                except OverBudget:
+                    why = f"{command.name}(…): its variables expand past what k3diff reads"
+                if why is not None:
                     return Unreadable(f"{where}: {why}")
                 continue
             form = command.args[0].upper() if command.args else ""
@@ -157,7 +168,7 @@ def _files(
     return found
 
 
-def _elsewhere(command: Command, top: bool) -> str | None:
+def _elsewhere(command: Command, top: bool, expander: Expander) -> str | None:
     """Why a command other than ``install()`` may place a file in the wheel k3diff does not
     read (review72a: each shipped ``fixes/auth.py`` over ``pkg/sub/auth.py`` in a real build
     while k3diff compared the package's old file, exit 0), or None."""
@@ -183,7 +194,11 @@ def _elsewhere(command: Command, top: bool) -> str | None:
         return f"{shown} that may be a wheel directory"
     if (why := by_computed_name(command) or outside_build_tree(command)) is not None:
         return why
-    if (why := program_writes(command, top)) is not None:
+    written = expander.command(command) if name in {"file", "configure_file"} else None
+    if written is not None and (why := outside_build_tree(written, expanded=True)) is not None:
+        return why  # review74b: set(D ${CMAKE_SOURCE_DIR}/…) then file(COPY … DESTINATION ${D})
+    program = expander.command(command) if name in PROGRAMS else command  # set(cmd …), ${cmd}
+    if (why := program_writes(program, top, expander.values)) is not None:
         return why
     pieces = [piece for arg in args for piece in arg.split(";")]
     if ATTACHED & set(args) and any(_not_plain(piece) for piece in pieces):

@@ -25,8 +25,21 @@ import re
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import Command
 from k3diff.provenance.cmakenames import SOURCE_NAMES, in_source_tree, may_name
+from k3diff.provenance.cmakevalues import Values
 
 PROGRAMS = frozenset({"execute_process", "add_custom_command", "add_custom_target"})
+_FETCHERS = frozenset({"externalproject_add", "fetchcontent_declare", "fetchcontent_populate"})
+"""Module functions fetching, building and installing another project, whose places
+(``SOURCE_DIR``, ``file://…``) and commands (``DOWNLOAD_COMMAND``) are read as a build step's:
+review74b, a real build: ``FetchContent_Declare(x URL file://${CMAKE_SOURCE_DIR}/fix.tar
+SOURCE_DIR ${CMAKE_SOURCE_DIR}/src/pkg/sub)`` unpacked the fix over the package's file."""
+PROGRAMS |= _FETCHERS
+_DOWNLOADS = frozenset({"URL", "GIT_REPOSITORY", "SVN_REPOSITORY", "HG_REPOSITORY"})
+_DOWNLOADS |= {"CVS_REPOSITORY", "DOWNLOAD_COMMAND", "BUILD_IN_SOURCE", "BUILD_COMMAND"}
+_DOWNLOADS |= {"CONFIGURE_COMMAND", "INSTALL_COMMAND", "PATCH_COMMAND", "UPDATE_COMMAND"}
+"""Keywords by which a fetcher writes into its ``SOURCE_DIR`` (or runs there); without
+them, a ``SOURCE_DIR`` in the project is a vendored copy it only reads (correctionlib's
+``FetchContent_Declare(pybind11 SOURCE_DIR ${CMAKE_CURRENT_SOURCE_DIR}/pybind11)``)."""
 _READ = frozenset({"DEPENDS", "MAIN_DEPENDENCY", "IMPLICIT_DEPENDS", "COMMENT", "SOURCES"})
 _READ |= {"INPUT_FILE"}
 """Keywords whose values the program reads (or CMake only shows), never writes."""
@@ -42,50 +55,62 @@ _KEYWORDS = frozenset(
 """Other keywords, after which the words are places, commands or names again."""
 
 
-def program_writes(command: Command, top: bool) -> str | None:
-    """Why the program `command` (of the project's top ``CMakeLists.txt`` where `top`) runs
-    may write outside the build tree, as its words show, or None."""
+def program_writes(command: Command, top: bool, values: Values) -> str | None:
+    """Why the program `command` (of the project's top ``CMakeLists.txt`` where `top`, its
+    known variables replaced by `values`' words) runs may write outside the build tree, as its
+    words show, or None."""
     if command.name not in PROGRAMS:
         return None
+    if command.name in _FETCHERS:
+        args = command.args[1:]
+        if not _DOWNLOADS & set(args) and "SOURCE_DIR" in args[:-1]:  # a directory it reads
+            at = args.index("SOURCE_DIR")
+            args = args[:at] + args[at + 2 :]
+        out = next((a for a in args if points_out(a)), None)
+        shown = f"{command.name}(…) fetches a project given {shortened(repr(out), 200)}"
+        return None if out is None else f"{shown}, outside the build tree"
     words: list[str] = []
     inputs: set[str] = set()
-    directory: str | None = None
+    directories: list[str | None] = []
     keyword = ""
     for arg in command.args[1 if command.name == "add_custom_target" else 0 :]:
         if arg in _READ or arg in _KEYWORDS:
             keyword = arg
         elif keyword == "WORKING_DIRECTORY":
-            directory = arg
+            directories.append(arg)  # more than one where a variable holds a list
         elif keyword in _DEPENDS:
             inputs |= {arg, f"${{CMAKE_CURRENT_SOURCE_DIR}}/{arg}"}
         elif keyword not in _READ:
             words.append(arg)
     shown = f"{command.name}(…) runs a program"
-    place = _where(command.name, directory, top)
+    places = [(_where(command.name, d, top, values.fetched), d) for d in directories or [None]]
+    place, directory = max(places, key=lambda found: _WORST.index(found[0]))
     if place == _BELOW:
         shown += f" in {shortened(repr(directory), 200)}"
         return f"{shown}, a directory below the project's or outside the build tree"
     for piece in (piece for word in words for piece in word.split(";") if piece not in inputs):
-        if _points_out(piece):
+        if points_out(piece):
             return f"{shown} given {shortened(repr(piece), 200)}, outside the build tree"
         if place == _ROOT and piece == "-P":
             # In script mode CMake takes relative paths from where it runs: the project.
             return f"{shown} running a CMake script (-P) in the project's directory"
-        if place == _ROOT and _relative(piece):
+        if place == _ROOT and (_relative(piece) or piece in values.entries):
+            # review74b: ``${CMAKE_COMMAND} -E copy_directory fixes src`` shipped the fix
             shown += f" in the project's directory given {shortened(repr(piece), 200)}"
             return f"{shown}, a place in the project"
     return None
 
 
 _BUILD, _ROOT, _BELOW = "build tree", "project", "below"
+_WORST = (_BUILD, _ROOT, _BELOW)
 _ROOTS = frozenset({"${CMAKE_SOURCE_DIR}", "${CMAKE_HOME_DIRECTORY}", ".", "./"})
-_A_ROOT = re.compile(r"\$\{\w*_SOURCE_DIR\}")
+_A_ROOT = re.compile(r"\$\{(\w*)_SOURCE_DIR\}")
 """A project's root (``${PROJECT_SOURCE_DIR}``, a ``project(pkg)``'s ``${pkg_SOURCE_DIR}``), or
 a fetched dependency's (pyzmq's ``${bundled_libsodium_SOURCE_DIR}``), in the build tree."""
 _HERE = frozenset({"${CMAKE_CURRENT_SOURCE_DIR}", "${CMAKE_CURRENT_LIST_DIR}"})
 
 
-def _where(name: str, directory: str | None, top: bool) -> str:
+def _where(name: str, directory: str | None, top: bool, fetched: frozenset[str]) -> str:
     """Where the program runs, as far as its relative words go: the build tree (a build
     step's default, a directory under another variable, read as not leaving it); the
     project's directory (``execute_process``'s default: where CMake runs, the project's
@@ -94,6 +119,8 @@ def _where(name: str, directory: str | None, top: bool) -> str:
     if directory is None:
         return _ROOT if name == "execute_process" else _BUILD
     base = directory.rstrip("/")
+    if (root := _A_ROOT.fullmatch(base)) and root[1].lower() in fetched:
+        return _BUILD  # a fetched project's, its own place checked where it is fetched
     if base in _ROOTS or _A_ROOT.fullmatch(base) or (top and base in _HERE):
         return _ROOT
     if _away(directory) or in_source_tree(directory):
@@ -118,7 +145,7 @@ _SOURCE_VARIABLE = re.compile(
 )
 
 
-def _points_out(word: str) -> bool:
+def points_out(word: str) -> bool:
     """Whether a program's `word` names, anywhere in it (``--prefix=…``, a shell command line
     ``cp fixes/auth.py ${CMAKE_SOURCE_DIR}/src/pkg/sub/``), a path with a ``..`` part, an
     absolute path of two parts or more (not an option such as ``/m``), or a source

@@ -11,7 +11,8 @@ src/pkg/sub/auth.py)``, the wheel lacked it). A write (or removal) whose target'
 out of the build tree (`_leaves`) is said, and so is a command (but a test) naming a build
 tree variable (``CMAKE_CURRENT_BINARY_DIR`` …), which it may set over CMake's. A target led
 by a source directory's variable by a computed name (``${${PROJECT_NAME}_SOURCE_DIR}``:
-`cmakenames`) is read as one. A target under another variable, and a module's function, are not
+`cmakenames`) is read as one, and a generator expression's (``$<1:${CMAKE_SOURCE_DIR}>/…``)
+as a program's word (`cmakeprograms`). A target under another variable, and a module's function, are not
 read (programs the build runs are read by `cmakeprograms`): a hostile commit's CMake is checked
 only by building it.
 """
@@ -19,8 +20,9 @@ only by building it.
 from __future__ import annotations
 
 from k3diff.escape import shortened
-from k3diff.provenance.cmakelists import Command
+from k3diff.provenance.cmakelists import NOT_LITERAL, Command
 from k3diff.provenance.cmakenames import in_source_tree
+from k3diff.provenance.cmakeprograms import points_out
 
 _NAMES = frozenset({"CMAKE_CURRENT_BINARY_DIR", "CMAKE_BINARY_DIR", "PROJECT_BINARY_DIR"})
 """The build tree's variables, which a project may set over CMake's."""
@@ -43,8 +45,10 @@ the project asks for CMake before 3.10 (review73b: ``file(GENERATE OUTPUT
 src/pkg/sub/auth.py …)`` under ``cmake_minimum_required(VERSION 3.5)`` shipped it)."""
 
 
-def outside_build_tree(command: Command) -> str | None:
-    """Why `command` may write a file outside the build tree, or None."""
+def outside_build_tree(command: Command, *, expanded: bool = False) -> str | None:
+    """Why `command` may write a file outside the build tree, or None; where its variables
+    were `expanded` (`cmakevalues`), not a file named as other than Python's (pyzmq writes
+    ``${LICENSE_DIR}/LICENSE.libsodium.txt`` into its source tree)."""
     name, args = command.name, command.args
     if name not in _TESTS and _NAMES & set(args):
         return f"{shortened(name, 100)}(…) may set a build tree variable, which k3diff reads"
@@ -67,6 +71,8 @@ def outside_build_tree(command: Command) -> str | None:
     else:
         return None
     for target in targets:
+        if expanded and _plain(target):
+            continue
         if _leaves(target, relative_ok):
             shown = shortened(repr(target), 200)
             return f"{name}(…) writes {shown}, which may be outside the build tree"
@@ -81,4 +87,17 @@ def _leaves(target: str, relative_in_build: bool) -> bool:
     lead anywhere (review73b: stopping on it stopped scikit-build-core's own test projects)."""
     if ".." in target.split("/") or target.startswith("/") or in_source_tree(target):
         return True
+    if "$<" in target:
+        # review74b: file(GENERATE OUTPUT $<1:${CMAKE_SOURCE_DIR}>/src/pkg/sub/auth.py …)
+        # shipped the fix in a real build; a generator expression's value is read anywhere.
+        return points_out(target)
     return not target.startswith("$") and not relative_in_build
+
+
+_PYTHON = (".py", ".pyi", ".pyw", ".pyc", ".pyo", ".pth")
+
+
+def _plain(target: str) -> bool:
+    """Whether `target` names a file, as a literal, with a suffix other than Python's."""
+    name = target.rpartition("/")[2]
+    return "." in name.strip(".") and not set(name) & NOT_LITERAL and not name.endswith(_PYTHON)

@@ -74,6 +74,68 @@ WRITES = {
         "line 3: add_custom_target(…) runs a program given '../wheel/platlib/pkg/sub/auth.py', "
         "outside the build tree",
     ),
+    # review74b: the words in a variable, which k3diff read as a place under a variable
+    "a program's words in a variable": (
+        b"set(cmd cp fixes/auth.py src/pkg/sub/auth.py)\nexecute_process(COMMAND ${cmd})\n",
+        "line 4: execute_process(…) runs a program in the project's directory given "
+        "'fixes/auth.py'",
+    ),
+    "a program's words listed": (
+        b"list(APPEND cmd cp fixes/auth.py)\nif(WIN32)\nelse()\nlist(APPEND cmd src)\nendif()\n"
+        b"set(to ${cmd}/pkg/sub/auth.py)\nexecute_process(COMMAND ${to})\n",
+        "line 9: execute_process(…) runs a program in the project's directory given "
+        "'fixes/auth.py'",
+    ),
+    "a working directory in a variable": (
+        b"set(W ${CMAKE_SOURCE_DIR}/src/pkg/sub)\nexecute_process(COMMAND ${CMAKE_COMMAND} -E "
+        b"remove auth.py\n  WORKING_DIRECTORY ${W})\n",
+        "line 4: execute_process(…) runs a program in '${CMAKE_SOURCE_DIR}/src/pkg/sub'",
+    ),
+    "a program given a directory of the project by name": (
+        b"execute_process(COMMAND ${CMAKE_COMMAND} -E copy_directory fixes src)\n",
+        "line 3: execute_process(…) runs a program in the project's directory given 'fixes'",
+    ),
+    "a generator expression's output": (
+        b"file(GENERATE OUTPUT $<1:${CMAKE_SOURCE_DIR}>/src/pkg/sub/auth.py INPUT fixes/auth.py)\n",
+        "line 3: file(…) writes '$<1:${CMAKE_SOURCE_DIR}>/src/pkg/sub/auth.py', which may be",
+    ),
+    "a write's place in a variable": (
+        b"set(D ${CMAKE_SOURCE_DIR}/src/pkg/sub)\nfile(COPY fixes/auth.py DESTINATION ${D})\n",
+        "line 4: file(…) writes '${CMAKE_SOURCE_DIR}/src/pkg/sub', which may be",
+    ),
+    "a function's arguments": (
+        b"function(run)\n  execute_process(COMMAND ${ARGN})\nendfunction()\n"
+        b"set(ENV{F} fixes/auth.py)\nrun(cp $ENV{F} src/pkg/sub/auth.py)\n",
+        "line 4: execute_process(…) runs a program in the project's directory given "
+        "'fixes/auth.py'",
+    ),
+    "a loop's variable": (
+        b"set(L fixes/auth.py src/pkg/sub/)\nforeach(w IN LISTS L)\n"
+        b"  list(APPEND cmd ${w})\nendforeach()\nexecute_process(COMMAND cp ${cmd})\n",
+        "line 7: execute_process(…) runs a program in the project's directory given "
+        "'fixes/auth.py'",
+    ),
+    "a working directory by cmake.define": (
+        b"execute_process(COMMAND ${CMAKE_COMMAND} -E remove auth.py WORKING_DIRECTORY ${W})\n",
+        "line 3: execute_process(…) runs a program in 'src/pkg/sub', a directory below",
+    ),
+    "a working directory by cmake.args": (
+        b"execute_process(COMMAND ${CMAKE_COMMAND} -E remove auth.py WORKING_DIRECTORY ${W})\n",
+        "line 3: execute_process(…) runs a program in 'src/pkg/sub', a directory below",
+    ),
+    "a path made absolute": (
+        b"get_filename_component(S fixes/auth.py ABSOLUTE)\n"
+        b"get_filename_component(D src/pkg/sub/auth.py ABSOLUTE)\n"
+        b"add_custom_target(fix ALL COMMAND ${CMAKE_COMMAND} -E copy ${S} ${D})\n",
+        "line 5: add_custom_target(…) runs a program given "
+        "'${CMAKE_CURRENT_SOURCE_DIR}/fixes/auth.py', outside the build tree",
+    ),
+    "FetchContent into the sources": (
+        b"include(FetchContent)\nFetchContent_Declare(x URL file://${CMAKE_SOURCE_DIR}/fix.tar"
+        b" SOURCE_DIR ${CMAKE_SOURCE_DIR}/src/pkg/sub)\nFetchContent_MakeAvailable(x)\n",
+        "line 4: fetchcontent_declare(…) fetches a project given "
+        "'file://${CMAKE_SOURCE_DIR}/fix.tar', outside the build tree",
+    ),
 }
 
 SCRIPT = b"file(COPY ${SRC}/fixes/auth.py DESTINATION ${CMAKE_INSTALL_PREFIX}/pkg/sub)\n"
@@ -86,13 +148,19 @@ SCRIPTS = {
 """The scripts those run (their relative paths, in script mode, are the project's)."""
 
 
+DEFINED = b'cmake.define = {W = "src/pkg/sub"}\n'
+"""A ``cmake.define`` of ``pyproject.toml``, which scikit-build-core passes as ``-DW=…``."""
+
+
 @pytest.mark.parametrize("case", sorted(WRITES))
 def test_cmake_writing_into_the_wheel_by_a_name_not_evaluated_stops_the_check(
     tmp_path: Path, case: str
 ) -> None:
     """A real build shipped the fix; the wheel reverting to the old file passed, exit 0."""
     cmake, said = WRITES[case]
-    repo = _repo(tmp_path, SKBUILD + PACKAGES, TOP + cmake, **SCRIPTS.get(case, {}))
+    pyproject = SKBUILD + PACKAGES + (DEFINED if "cmake.define" in case else b"")
+    pyproject += b'cmake.args = ["-DW:PATH=src/pkg/sub"]\n' if "cmake.args" in case else b""
+    repo = _repo(tmp_path, pyproject, TOP + cmake, **SCRIPTS.get(case, {}))
 
     assert f"CMakeLists.txt {said}" in _stopped_at(tmp_path, repo, REVERTED)
 
@@ -100,7 +168,9 @@ def test_cmake_writing_into_the_wheel_by_a_name_not_evaluated_stops_the_check(
 CHECKED = {
     "nanobind's query": b'execute_process(\n  COMMAND "${Python_EXECUTABLE}" -m nanobind '
     b"--cmake_dir\n  OUTPUT_STRIP_TRAILING_WHITESPACE OUTPUT_VARIABLE nanobind_ROOT)\n",
-    "pyzmq's bundled build": b"list(APPEND cfg ./configure --prefix=${BUNDLE_DIR})\n"
+    "pyzmq's bundled build": b'set(BUNDLE_DIR "${CMAKE_CURRENT_BINARY_DIR}/bundled")\n'
+    b"FetchContent_Declare(bundled_libsodium\n  URL ${PYZMQ_LIBSODIUM_URL}\n"
+    b"  PREFIX ${BUNDLE_DIR}\n)\nlist(APPEND cfg ./configure --prefix=${BUNDLE_DIR})\n"
     b"execute_process(COMMAND ${cfg}\n"
     b"  WORKING_DIRECTORY ${bundled_libsodium_SOURCE_DIR} RESULT_VARIABLE _status)\n"
     b'if("$ENV{${_optname}}" STREQUAL "")\nendif()\n',
@@ -110,6 +180,12 @@ CHECKED = {
     "a build-tree step": b"add_custom_command(OUTPUT gen.c COMMAND ${CYTHON} ${PYX} "
     b"--output-file ${CMAKE_CURRENT_BINARY_DIR}/gen.c)\n",
     "a version by a computed name": b"set(V ${${PROJECT_NAME}_VERSION})\n",
+    "pyzmq's licence": b'set(LICENSE_DIR "${CMAKE_CURRENT_SOURCE_DIR}/licenses")\n'
+    b'configure_file("x/LICENSE" "${LICENSE_DIR}/LICENSE.libsodium.txt" COPYONLY)\n',
+    "correctionlib's vendored pybind11": b"FetchContent_Declare(pybind11\n  SOURCE_DIR "
+    b"${CMAKE_CURRENT_SOURCE_DIR}/pybind11)\nFetchContent_MakeAvailable(pybind11)\n",
+    "flags grown from themselves": b"set(F -O2)\nset(F ${F} -g)\nset(F ${F} ${F})\n"
+    b"add_custom_command(OUTPUT gen.c COMMAND cc ${F} -o gen.c)\n",
 }
 
 
@@ -132,3 +208,23 @@ def test_a_name_of_many_inner_references_is_read_in_time(tmp_path: Path) -> None
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_variables_expanding_past_the_budget_stop_the_check_in_time(tmp_path: Path) -> None:
+    """A list doubling each round, referenced by thousands of programs: read within the
+    budget, or stopped, never for minutes."""
+    cmake = b"set(a " + b" ".join(b"x%d" % i for i in range(20_000)) + b")\nset(b ${a} ${a})\n"
+    cmake += b"add_custom_command(OUTPUT o COMMAND c ${b})\n" * 20_000
+    repo = _repo(tmp_path, SKBUILD + PACKAGES, TOP + cmake)
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimeoutError("the check took over 20 s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(20)
+    try:
+        said = _stopped_at(tmp_path, repo, REVERTED)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert "k3diff wheels BUILT RELEASED" in said

@@ -1,0 +1,182 @@
+"""The values a project's CMake gives its variables in its own words, read where a program's
+words or a write's target hold a variable (``set(cmd cp fixes/auth.py src/pkg/sub/auth.py)``
+then ``execute_process(COMMAND ${cmd})``: review74b, a real build, scikit-build-core 1.1.2,
+CMake 3.25, shipped the fix while k3diff read ``${cmd}`` as a place it does not read, exit 0).
+
+Every ``set()``, ``list(APPEND|PREPEND|INSERT …)``, ``string(APPEND|PREPEND|CONCAT …)``,
+``get_filename_component()``, ``foreach()``, call of a ``function()`` or ``macro()`` (its
+parameters, ``ARGN``, ``ARGV…``) anywhere in the project's CMake, and ``pyproject.toml``'s
+``cmake.define`` and ``cmake.args`` ``-D``, count, whatever their condition, scope or order: a
+reference stands for every word any of them gives it (a list, as CMake splits an unquoted
+reference), so a check of each word sees the worst. A name written otherwise
+(``string(REPLACE …)``, ``cmake_path()``, ``find_program()``, the builder's cache or
+environment) keeps its reference, which is read as before (not said). References inside values are replaced a few rounds
+over (``set(flags ${flags} -O2)`` stops growing there), each word and the whole check within
+a budget: past it, the check stops (a hostile CMake of nested lists doubling each round).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from k3diff.provenance.cmakelists import Command
+
+WORD_CAP = 1 << 16
+"""Characters one expanded argument may reach."""
+BUDGET = 1 << 24
+"""Characters all expanded arguments of one check may reach together."""
+_ROUNDS = 4
+_REFERENCE = re.compile(r"\$(?:CACHE|(ENV))?\{([A-Za-z0-9_.+-]+)\}")
+"""A reference: ``${X}``, ``$CACHE{X}`` (``set(X … CACHE …)``'s), ``$ENV{X}`` (``set(ENV{X}
+…)``'s, the project's own, else the builder's, left as written)."""
+_DEFINERS = frozenset({"function", "macro"})
+_IN = frozenset({"LISTS", "ITEMS", "ZIP_LISTS"})
+Args = tuple[str, ...]
+_LISTED = {"APPEND": 2, "PREPEND": 2, "INSERT": 3}
+"""``list()`` subcommands adding the words from this index on."""
+
+
+@dataclass(frozen=True)
+class Values:
+    """Each variable's words, as the project's commands and settings give them."""
+
+    words: Mapping[str, tuple[str, ...]]
+    fetched: frozenset[str]
+    """Lower-case names ``FetchContent_Declare`` or ``ExternalProject_Add`` fetch into the
+    build tree (``${bundled_libsodium_SOURCE_DIR}``, pyzmq's)."""
+    entries: frozenset[str] = frozenset()
+    """The names at the project's top (``src``, ``fixes``), each a place a bare word of a
+    program running there may name."""
+
+
+def project_values(
+    parsed: Iterable[Sequence[Command]],
+    entries: frozenset[str],
+    document: Mapping[str, object] | None = None,
+) -> Values:
+    """The `Values` of the project's parsed CMake files, whose top holds `entries`, and of
+    its ``pyproject.toml`` `document`'s ``cmake.define`` (and each override's: review74b,
+    ``cmake.define = {W = "src/pkg/sub"}`` reached ``WORKING_DIRECTORY ${W}`` in a real
+    build)."""
+    every = [command for commands in parsed for command in commands]
+    every += [Command("set", words, False, 0, True) for words in _defines(document or {})]
+    defined = {c.args[0].lower(): c.args[1:] for c in every if c.name in _DEFINERS and c.args}
+    words: dict[str, dict[str, None]] = {}
+    fetched: set[str] = set()
+    for command in every:
+        name, args = command.name, command.args
+        if name in {"fetchcontent_declare", "externalproject_add"} and args:
+            fetched.add(args[0].lower())
+        for variable, given in _named(command, defined.get(name)):
+            into = words.setdefault(variable, {})
+            into.update(dict.fromkeys(piece for a in given for piece in a.split(";")))
+    return Values({k: tuple(v) for k, v in words.items()}, frozenset(fetched), entries)
+
+
+def _named(command: Command, parameters: tuple[str, ...] | None) -> list[tuple[str, Args]]:
+    """Each variable `command` gives words, and them: ``set()``, ``list(APPEND|PREPEND|INSERT
+    …)``, ``string(APPEND|PREPEND|CONCAT …)`` (its pieces), ``get_filename_component()``
+    (its path, taken from the source directory where made absolute), ``foreach()``'s loop variable
+    (``IN LISTS L``: ``${L}``'s words), and a call of a ``function()`` or ``macro()`` of
+    these `parameters` (each, ``ARGN``, ``ARGV``, ``ARGV0`` …: review74b, ``run(cp
+    fixes/auth.py src/pkg/sub/auth.py)`` of ``execute_process(COMMAND ${ARGN})``)."""
+    name, args = command.name, command.args
+    if parameters is not None:
+        bound = [(p, args[i : i + 1]) for i, p in enumerate(parameters)]
+        bound += [(f"ARGV{i}", (a,)) for i, a in enumerate(args)]
+        return [*bound, ("ARGN", args[len(parameters) :]), ("ARGV", args)]
+    if name == "set" and args:  # not CACHE's type and help text, nor PARENT_SCOPE
+        words = args[1 : args.index("CACHE")] if "CACHE" in args[1:] else args[1:]
+        return [(args[0], tuple(w for w in words if w != "PARENT_SCOPE"))]
+    if name == "list" and len(args) > 1 and args[0] in _LISTED:
+        return [(args[1], args[_LISTED[args[0]] :])]
+    if name == "string" and len(args) > 1 and args[0] in {"APPEND", "PREPEND", "CONCAT"}:
+        return [(args[1], args[2:])]
+    if name == "get_filename_component" and len(args) > 2:
+        # review74b: ABSOLUTE and REALPATH take a relative path from the source directory
+        absolute = args[2] in {"ABSOLUTE", "REALPATH"} and not args[1].startswith(("/", "$"))
+        return [(args[0], (args[1], *[f"${{CMAKE_CURRENT_SOURCE_DIR}}/{args[1]}"] * absolute))]
+    if name == "foreach" and args:
+        return [(args[0], args[1:] if args[1:2] != ("IN",) else _looped(args[2:]))]
+    return []
+
+
+def _defines(document: Mapping[str, object]) -> Iterator[Args]:
+    """(name, *words) for each ``cmake.define`` entry and ``cmake.args`` ``-D`` of
+    `document`'s ``[tool.scikit-build]`` and its overrides (a table's value, read from the
+    builder's environment, left out)."""
+    tool = document.get("tool")
+    table = tool.get("scikit-build") if isinstance(tool, dict) else None
+    if not isinstance(table, dict):
+        return
+    overrides = table.get("overrides")
+    for where in [table, *(overrides if isinstance(overrides, list) else [])]:
+        cmake = where.get("cmake") if isinstance(where, dict) else None
+        defined = cmake.get("define") if isinstance(cmake, dict) else None
+        args = cmake.get("args") if isinstance(cmake, dict) else None
+        for arg in args if isinstance(args, list) else ():  # -DW=… or -DW:PATH=…
+            if isinstance(arg, str) and arg.startswith("-D") and "=" in arg:
+                name, _, value = arg[2:].partition("=")
+                yield name.partition(":")[0], value
+        for name, value in defined.items() if isinstance(defined, dict) else ():
+            if isinstance(value, bool):
+                yield name, "TRUE" if value else "FALSE"
+            elif isinstance(value, (str, list)):
+                yield name, *(str(v) for v in ([value] if isinstance(value, str) else value))
+
+
+def _looped(args: Args) -> Args:
+    """The words ``foreach(V IN …)`` gives `V`: ``ITEMS``' words, ``LISTS``' references."""
+    words, keyword = [], ""
+    for arg in args:
+        if arg in _IN:
+            keyword = arg
+        else:
+            words.append(arg if keyword == "ITEMS" else f"${{{arg}}}")
+    return tuple(words)
+
+
+def _key(reference: re.Match[str]) -> str:
+    """The name a reference's words are kept under (``ENV{X}`` for ``$ENV{X}``)."""
+    return f"ENV{{{reference[2]}}}" if reference[1] else reference[2]
+
+
+class OverBudget(Exception):
+    """The project's variables expand past `WORD_CAP` or `BUDGET`."""
+
+
+class Expander:
+    """Replaces references to the variables `Values` holds, within `BUDGET`."""
+
+    def __init__(self, values: Values) -> None:
+        self.values = values
+        self.spent = 0
+
+    def word(self, text: str) -> str:
+        """`text` with each known reference replaced by its words (``;``-joined); raises
+        `OverBudget`."""
+        words = self.values.words
+        for _ in range(_ROUNDS):
+            if "$" not in text:
+                break
+            done = _REFERENCE.sub(lambda m: ";".join(words.get(_key(m), (m[0],))), text)
+            self.spent += len(done)
+            if len(done) > WORD_CAP or self.spent > BUDGET:
+                raise OverBudget(text)
+            if done == text:
+                break
+            text = done
+        return text
+
+    def command(self, command: Command) -> Command:
+        """`command` with each argument holding a known reference replaced by its words, one
+        argument each (as CMake splits an unquoted list); raises `OverBudget`."""
+        if not any("$" in arg for arg in command.args):
+            return command
+        args: list[str] = []
+        for arg in command.args:
+            done = self.word(arg) if "$" in arg else arg
+            args += done.split(";") if done != arg else [arg]
+        return replace(command, args=tuple(args))
