@@ -23,23 +23,28 @@ def _steps(stdout: str) -> list[str]:
     return [line for line in said if line]
 
 
+def _only_step(*args: str, cwd: Path) -> str:
+    """The one next step of a failing `wheels` run: a rename, no rebuild."""
+    result = run_k3diff("wheels", *args, cwd=cwd)
+    assert result.exit_code == 1
+    steps = _steps(result.stdout)
+    assert len(steps) == 1 and REBUILD not in steps[0], steps
+    return steps[0]
+
+
 def test_a_patch_named_in_upper_case_is_renamed_and_then_passes(tmp_path: Path) -> None:
     (tmp_path / "base").mkdir()
     wheelkit.make_wheel(tmp_path / "base", "engine", "1.0", FILES)
     odd = tmp_path / "it's $(touch x) dir"  # quoted for the shell
     odd.mkdir()
     wheelkit.make_wheel(odd, "engine", "1.0", FILES, filename="engine-1.0-py3-none-any.WHL")
-    patch = f"{odd.name}/engine-1.0-py3-none-any.WHL"
-    result = run_k3diff("wheels", f"base/{WHEEL}", patch, cwd=tmp_path)
-    assert result.exit_code == 1
-    steps = _steps(result.stdout)
-    assert len(steps) == 1 and REBUILD not in steps[0], steps
-    assert steps[0].startswith(
+    step = _only_step(f"base/{WHEEL}", f"{odd.name}/engine-1.0-py3-none-any.WHL", cwd=tmp_path)
+    assert step.startswith(
         "  1 × W616 (patch wheel): no waiver accepts it (pip refuses the wheel by its file "
         "name, the detail says why): rename it with '.whl' in lower case (mv -n "
     )
-    assert steps[0].endswith("), then compare it again")
-    found = re.search(r"\((mv -n .+?)\), then", steps[0])
+    assert step.endswith("), then compare it again")
+    found = re.search(r"\((mv -n .+?)\), then", step)
     assert found is not None
     subprocess.run(["bash", "-c", found.group(1)], cwd=tmp_path, check=True)
     assert not (tmp_path / "x").exists()
@@ -52,11 +57,7 @@ def test_a_build_number_pip_refuses_says_to_rename_the_base(tmp_path: Path) -> N
     (tmp_path / "p").mkdir()
     wheelkit.make_wheel(tmp_path, "engine", "1.0", FILES, filename=bad)
     wheelkit.make_wheel(tmp_path / "p", "engine", "1.0", FILES)
-    result = run_k3diff("wheels", bad, f"p/{WHEEL}", cwd=tmp_path)
-    assert result.exit_code == 1
-    steps = _steps(result.stdout)
-    assert len(steps) == 1 and REBUILD not in steps[0], steps
-    assert steps[0].startswith(
+    assert _only_step(bad, f"p/{WHEEL}", cwd=tmp_path).startswith(
         "  1 × W616 (base wheel): no waiver accepts it (pip refuses the wheel by its file name, "
         "the detail says why): rename it to the name its build wrote, "
         "NAME-VERSION[-BUILD]-PYTHON-ABI-PLATFORM.whl: the project and version its METADATA "
