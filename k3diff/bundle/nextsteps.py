@@ -47,6 +47,7 @@ from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.numbers import named
 from k3diff.report import auditsteps
+from k3diff.report.refusedsteps import sided_renames
 from k3diff.report.stepwords import record_step, unwaivable_step, waiver_step, waivers_inline
 from k3diff.report.triage_lines import more_samples_step
 from k3diff.report.wheelfailing import (
@@ -178,9 +179,15 @@ def _wheels_steps(
         ),
         None,
     )
-    rebuild = unwaivable_step(failing, nowhere, files=(wheels.base.path, wheels.patch.path))
+    said = [(f.code, f.path, f.detail) for f in wheels.findings if f.severity == "error"]
+    paths = (wheels.base.path, wheels.patch.path)
+    renames, renamed = sided_renames(said, paths)
+    for step in renames:
+        yield Step(rows([(Code.W616.name, "", False)]), f"{label}{step}")
+    rest = [f for position, f in enumerate(failing) if position not in renamed]
+    rebuild = unwaivable_step(rest, nowhere, files=paths)
     if rebuild is not None:
-        unwaivable = [f for f in failing if Code[f[0]] in UNWAIVABLE]
+        unwaivable = [f for f in rest if Code[f[0]] in UNWAIVABLE]
         yield Step(rows(unwaivable), f"{label}{rebuild}")
     left_out = left_out_step(failing)
     if left_out is not None:

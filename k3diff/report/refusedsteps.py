@@ -5,11 +5,12 @@ first, and the `unzip -p` of a wheel's `.dist-info` file every step that shows o
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from k3diff import shellwords
 from k3diff.report.stepwords import REBUILD
 from k3diff.wheel.artifactglob import artifact_name
+from k3diff.wheel.codes import Code, refuses_name
 from k3diff.wheel.refusals import filename_refusals
 
 Style = Callable[[str], str]
@@ -36,13 +37,16 @@ def misnamed(counts: str, artifact: str, code: Style) -> str:
     )
 
 
-def bad_name(counts: str | None, artifact: str, code: Style) -> str | None:
+def bad_name(
+    counts: str | None, artifact: str, code: Style, then: str = "audit it again"
+) -> str | None:
     """The step for a W616 that refuses the wheel's file name (`codes.refuses_name`): the file
     renamed, as the build named it (audit74: it was told to rebuild the wheel without the
     entries named, and named none). A `.whl` in another case, right but for it, is renamed by
     the commands given: `mv -n` overwrites no file of the name, and by way of another name,
     since on a filesystem that ignores case (macOS) the lower-case name is the file itself, which
-    `mv -n` would leave as it is. `counts`: the W616s counted, None where none is (no step)."""
+    `mv -n` would leave as it is. `counts`: the W616s counted, None where none is (no step);
+    `then`: what to do with the renamed wheel."""
     if counts is None:
         return None
     head = (
@@ -58,15 +62,43 @@ def bad_name(counts: str | None, artifact: str, code: Style) -> str | None:
             f"mv -n {shellwords.path(artifact)} {between} && mv -n {between} "
             f"{shellwords.path(target)}"
         )
-        return f"{head}: rename it with '.whl' in lower case ({rename}), then audit it again"
+        return f"{head}: rename it with '.whl' in lower case ({rename}), then {then}"
     fields = code(dist_info(artifact, "METADATA") + " | grep -E '^(Name|Version): '")
     return (
         f"{head}: rename it to the name its build wrote, "
         f"{code('NAME-VERSION[-BUILD]-PYTHON-ABI-PLATFORM.whl')}: the project and version its "
         f"METADATA gives ({fields}), the name "
         f"with '_' for each run of '-', '_' and '.', a build number, if any, starting with a "
-        f"digit, and its tags ({code(dist_info(artifact, 'WHEEL'))}), then audit it again"
+        f"digit, and its tags ({code(dist_info(artifact, 'WHEEL'))}), then {then}"
     )
+
+
+SIDES = ("base", "patch")
+"""A comparison's wheels, in the order `wheels` gives them."""
+
+
+def sided_renames(
+    failing: Sequence[tuple[str, str, str]], wheels: Sequence[str], code: Style = str
+) -> tuple[list[str], frozenset[int]]:
+    """`wheels`' steps for a comparison's failing findings (code name, path, detail): the
+    `bad_name` step of each wheel (`wheels`: base, patch) a W616 refuses by its file name, the
+    detail's `in the SIDE wheel: ` saying which, and the positions in `failing` of those W616s,
+    which the rebuild step leaves out (review74f: `wheels` said to rebuild such a wheel without
+    the entries named, and named none, where `audit` said to rename it)."""
+    sides: list[list[int]] = [[] for _ in SIDES]
+    for position, (name, path, detail) in enumerate(failing):
+        for side, label in enumerate(SIDES):
+            said = detail.removeprefix(f"in the {label} wheel: ")
+            if name == Code.W616.name and not path and said != detail and refuses_name(said):
+                sides[side].append(position)
+    steps = [
+        bad_name(
+            f"{len(kept)} × W616 ({SIDES[side]} wheel)", wheels[side], code, "compare it again"
+        )
+        for side, kept in enumerate(sides)
+        if kept
+    ]
+    return [step for step in steps if step], frozenset(p for kept in sides for p in kept)
 
 
 def dist_info(artifact: str, name: str) -> str:

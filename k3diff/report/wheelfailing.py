@@ -23,6 +23,7 @@ from typing import Protocol
 from k3diff import shellwords
 from k3diff.output import OutputFormat, plural
 from k3diff.report.markdown import inline_code
+from k3diff.report.refusedsteps import sided_renames
 from k3diff.report.stepwords import (
     REBUILD,
     named,
@@ -117,12 +118,16 @@ def next_steps(
         (f.detail for f in failing if f.code is Code.W616 and f.detail.endswith(NO_PYTHON)), None
     )
     wheels = (report.base.path, report.patch.path)
-    rebuild = unwaivable_step(named(failing), nowhere, files=wheels, code=code)
+    said = [(f.code.name, f.path, f.detail) for f in failing]
+    renames, renamed = sided_renames(said, wheels, code)
+    rest = [f for position, f in enumerate(failing) if position not in renamed]
+    rebuild = unwaivable_step(named(rest), nowhere, files=wheels, code=code)
     repack = record_step(named(failing), report.patch.path, code)
     left_out = left_out_step(named(failing), code)
     sourced = [step for _, step in source_steps(named(failing), report.provenance, wheels, code)]
     if not waivable:  # native findings are all waivable
-        return "" if rebuild is None else section("Next steps", [rebuild], "", fmt)
+        first = [*renames, *([] if rebuild is None else [rebuild])]
+        return section("Next steps", first, "", fmt) if first else ""
     if native:
         steps = native_steps(
             report.summary[EntryKind.NATIVE].changed,
@@ -142,6 +147,7 @@ def next_steps(
             steps.insert(0, step)
     if rebuild is not None:
         steps.insert(0, rebuild)
+    steps[:0] = renames
     kind = "native finding" if len(waivable) == len(native) else "finding"
     waiver = stanza_block(waiver_stanzas(waivable), kind)
     title = "Next steps (native code differs)" if native else "Next steps"
