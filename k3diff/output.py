@@ -7,7 +7,7 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import TextIO
@@ -45,6 +45,13 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
             else singular + "s"
         )
     return f"{count:,} {plural_form}"
+
+
+def first_few(items: Sequence[str], separator: str, limit: int = 8) -> str:
+    """`items` joined, the first `limit` named and the rest counted (`and 65,528 more`): a list
+    an input decides (an ELF's 65,536 version needs) stays one readable line."""
+    named = separator.join(items[:limit])
+    return named + (f"{separator}and {len(items) - limit:,} more" if len(items) > limit else "")
 
 
 def write_atomic(path: Path, text: str) -> None:

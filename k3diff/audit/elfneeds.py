@@ -4,7 +4,7 @@
 pyelftools builds its struct tables for every file and parses each dynamic tag through
 `construct`: on the torch CPU wheel (136 ELFs) that was a fifth of the audit's CPU time. `FastTap`
 keeps the very regions `ElfTap` keeps (the first `KEPT_PREFIX` bytes, the PT_DYNAMIC segment)
-and replays `_read`'s reads in pyelftools' order over them, with `_Sparse`'s semantics (a short
+and replays `_read`'s reads in pyelftools' order over them, with `Sparse`'s semantics (a short
 read at a region's end, the section-table fields read as zero). It answers only when every read
 is one pyelftools would make and succeed on; the first read outside the regions leads to the same
 second pass `ElfTap` makes (the string and version-need tables, collected from a re-read). Any

@@ -1,7 +1,7 @@
 """The loader's demands of an ELF read with `struct` from kept regions of its content, as
 `k3diff.native.platform._read` (pyelftools) reads them: `FastTap` (`elfneeds`) answers with it.
 
-`Regions` replays `_Sparse`'s semantics (a short read at a region's end, the section-table
+`Regions` replays `Sparse`'s semantics (a short read at a region's end, the section-table
 fields read as zero); `read_needs` makes pyelftools' reads in its order, and raises `Miss` for a
 read wholly outside the regions (a second pass may fetch them) or `Unsure` for anything
 pyelftools might read differently (`ElfTap` then answers).
@@ -13,7 +13,8 @@ import struct
 from collections.abc import Iterator
 
 from k3diff.native import platform as native
-from k3diff.native.platform import PlatformNeeds, version_key
+from k3diff.native.glibcpromise import LOADER_PRIVATE, is_loader
+from k3diff.native.platform import PlatformNeeds
 
 DT_NULL, _DT_NEEDED, DT_STRTAB, DT_STRSZ = 0, 1, 5, 10
 _DT_SONAME, _DT_RPATH, _DT_RUNPATH = 14, 15, 29
@@ -26,7 +27,7 @@ _VERSION_ENTRIES = 65536
 
 
 class Miss(Exception):
-    """A read wholly outside the kept regions (pyelftools: `_Missing`, a second pass)."""
+    """A read wholly outside the kept regions (pyelftools: `Missing`, a second pass)."""
 
 
 class Unsure(Exception):
@@ -34,7 +35,7 @@ class Unsure(Exception):
 
 
 class Regions:
-    """`_Sparse` of `k3diff.native.platform`, as plain reads."""
+    """`Sparse` of `k3diff.native.sparse`, as plain reads."""
 
     def __init__(self, regions: dict[int, bytes], size: int) -> None:
         self.size = size
@@ -161,7 +162,7 @@ def read_needs(view: Regions) -> PlatformNeeds:
     """`k3diff.native.platform._read` over `view`; Miss or Unsure where it would not answer
     the same."""
     layout = Layout(view.exact(0, 64))
-    best: dict[str, tuple[int, ...]] = {}
+    names: list[str] = []
     needed: list[str] = []
     rpath = runpath = None
     for index in range(layout.phnum):
@@ -188,14 +189,8 @@ def read_needs(view: Regions) -> PlatformNeeds:
                 count = value
         if verneed is None or not count or table is None:
             continue
-        for name in _version_names(layout, view, table, verneed, count):
-            match = native._VERSION.match(name)
-            if match:
-                best[match[1]] = max(best.get(match[1], ()), version_key(match[2]))
-    shown = {family: ".".join(map(str, key)) for family, key in best.items()}
-    return PlatformNeeds(
-        shown.get("GLIBC"), shown.get("GLIBCXX"), shown.get("CXXABI"), tuple(needed), rpath, runpath
-    )
+        names.extend(_version_names(layout, view, table, verneed, count))
+    return native.needs_from(names, needed, rpath, runpath)
 
 
 def _tags(layout: Layout, view: Regions, offset: int, filesz: int) -> Iterator[tuple[int, int]]:
@@ -229,12 +224,14 @@ def _version_names(
     """`_version_needs` of `k3diff.native.platform`."""
     budget = _VERSION_ENTRIES
     for _ in range(min(count, _VERSION_ENTRIES)):
-        _v, cnt, _f, aux, following = layout.verneed.unpack(view.exact(offset, 16))
+        _v, cnt, file, aux, following = layout.verneed.unpack(view.exact(offset, 16))
         aux_offset = offset + aux
         for _ in range(min(cnt, budget)):
             budget -= 1
             _h, _fl, _o, name, aux_next = layout.vernaux.unpack(view.exact(aux_offset, 16))
-            yield view.cstring(table + name)
+            text = view.cstring(table + name)
+            if text != LOADER_PRIVATE or not is_loader(view.cstring(table + file)):
+                yield text
             if not aux_next:
                 break
             aux_offset += aux_next

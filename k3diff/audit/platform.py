@@ -16,13 +16,17 @@ from dataclasses import dataclass
 from k3diff.audit.arch import ElfIdent, elf_ident, mismatch, tagged_architectures
 from k3diff.audit.elfneeds import FastTap
 from k3diff.errors import ArchiveError
-from k3diff.native.libstdcxx import Promise, promised_libstdcxx
-from k3diff.native.platform import (
-    PlatformNeeds,
-    PlatformUnknown,
+from k3diff.native.glibcpromise import (
+    GLIBC_LIBRARIES,
+    is_loader,
+    named_glibc_reasons,
     promised_glibc,
-    version_key,
 )
+from k3diff.native.libstdcxx import Promise, promised_libstdcxx
+from k3diff.native.platform import PlatformNeeds, PlatformUnknown, version_key
+from k3diff.native.pysymbols import LIBPYTHON
+from k3diff.native.syslibs import syslib_reasons
+from k3diff.output import first_few
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import parse_wheel_filename
 from k3diff.wheel.kinds import EntryKind, kind_from_path
@@ -84,21 +88,35 @@ def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[Finding
             detail = f"loader tables unreadable, platform needs unchecked: {native.problem}"
             findings.append(Finding(Code.A116, native.entry, detail))
             continue
-        reasons = [*_glibc_reasons(needs, promise), *_libstdcxx_reasons(needs, stdcxx)]
+        reasons = [
+            *_glibc_reasons(needs, promise),
+            *_libstdcxx_reasons(needs, stdcxx),
+            *syslib_reasons(needs.other_versions, platforms),
+            *_library_reasons(needs, promise),
+        ]
         if reasons:
-            findings.append(Finding(Code.A115, native.entry, "; ".join(reasons)))
+            findings.append(Finding(Code.A115, native.entry, first_few(reasons, "; ")))
     return findings
 
 
 def _glibc_reasons(needs: PlatformNeeds, promise: tuple[int, ...] | None) -> list[str]:
-    if promise is None or needs.glibc is None:
+    """Each `GLIBC_` version past the promise: the highest numbered one, and every numberless
+    one (`GLIBC_ABI_DT_RELR` before glibc 2.36, `GLIBC_PRIVATE` always; review74: an ELF
+    linked with packed relative relocations passed under `manylinux_2_17`)."""
+    if promise is None:
         return []
+    named = named_glibc_reasons(needs.other_versions, promise)
+    if needs.glibc is None:
+        return named
     if promise == ():
-        return [f"needs GLIBC_{needs.glibc} but the wheel is tagged musllinux"]
+        return [f"needs GLIBC_{needs.glibc} but the wheel is tagged musllinux", *named]
     if version_key(needs.glibc) > promise:
         claimed = ".".join(map(str, promise))
-        return [f"needs GLIBC_{needs.glibc}, newer than the glibc {claimed} its tag promises"]
-    return []
+        return [
+            f"needs GLIBC_{needs.glibc}, newer than the glibc {claimed} its tag promises",
+            *named,
+        ]
+    return named
 
 
 def _libstdcxx_reasons(needs: PlatformNeeds, promise: Promise | None) -> list[str]:
@@ -116,4 +134,33 @@ def _libstdcxx_reasons(needs: PlatformNeeds, promise: Promise | None) -> list[st
                 f"needs {family}_{needed}, newer than the libstdc++ ({family}_{limit}) "
                 "its manylinux tag promises"
             )
+    return reasons
+
+
+def _library_reasons(needs: PlatformNeeds, promise: tuple[int, ...] | None) -> list[str]:
+    """Libraries in DT_NEEDED a manylinux or musllinux tag rules out: one CPython's libpython,
+    which the policies forbid (`auditwheel repair` removes it), as a CPython built without a
+    shared library (the manylinux images', pyenv's by default) has none to load, nor the stable
+    ABI's `libpython3.so` (on no policy's list: `auditwheel show` refuses it); and musl's
+    libc under a manylinux tag, which no glibc system has (review74: both passed)."""
+    if promise is None:
+        return []
+    reasons = [
+        f"needs {name}, which manylinux and musllinux forbid: a CPython built without a shared "
+        "library has none to load"
+        for name in needs.needed
+        if LIBPYTHON.match(name) or name == "libpython3.so"  # review74a: the stable ABI's passed
+    ]
+    if promise:  # a manylinux tag: glibc systems
+        reasons += [
+            f"needs {name}, musl's C library, which no glibc system has (a musllinux build)"
+            for name in needs.needed
+            if name.startswith("libc.musl-")
+        ]
+    else:  # musllinux (review74a: an ELF needing libc.so.6, no GLIBC_ version named, passed)
+        reasons += [
+            f"needs {name}, glibc's, which no musl system has (a manylinux build)"
+            for name in needs.needed
+            if name in GLIBC_LIBRARIES or is_loader(name)
+        ]
     return reasons

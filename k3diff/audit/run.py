@@ -150,6 +150,8 @@ def audit(
             )
     for path in paths:
         _check_readable(path)
+    # By the names alone: a directory over A128's cap is refused before a file is read.
+    same_wheels = same_wheel_findings([str(path) for path in paths])
     jobs = options.jobs or os.cpu_count() or 1
     with ExitStack() as stack:
         pool = stack.enter_context(ThreadPoolExecutor(jobs, thread_name_prefix="k3diff-audit"))
@@ -192,7 +194,7 @@ def audit(
             wheel.findings.extend(platform_findings(str(wheel.archive.path), wheel.natives))
             if options.waivers is not None:  # only a waiver reads the mark (a few heads read)
                 wheel.findings = mark_natives(wheel.archive, wheel.findings)
-        for position, finding in same_wheel_findings([str(path) for path in paths]).items():
+        for position, finding in same_wheels.items():
             same = wheels[position]
             assert same is not None  # a wheel filename ends in `.whl`: audited as a wheel
             same.findings.append(finding)

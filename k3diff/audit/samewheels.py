@@ -26,11 +26,13 @@ from pathlib import PurePath
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from k3diff.errors import InputError
 from k3diff.numbers import NAMED, named
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import wheel_filename_parts
 from k3diff.wheel.refusals import doubled_suffix
-from k3diff.wheel.tagsharing import Keyed, shared_tag, sharing_sets, tag_parts
+from k3diff.wheel.tagsharing import MAX_SAME, Keyed, Parts, shared_tag, sharing_masks, tag_parts
+from k3diff.wheel.tagsharing import positions as bit_positions
 
 
 def same_wheel_findings(paths: Sequence[str], resolve: bool = True) -> dict[int, Finding]:
@@ -38,53 +40,81 @@ def same_wheel_findings(paths: Sequence[str], resolve: bool = True) -> dict[int,
     build and a tag with (see the module), keyed by its position in `paths`. A path whose name
     is no wheel filename is not one pip reads at all (A126). `resolve`: directories are told
     apart with their links resolved (`audit`), else as spelled (`report`'s check of a document,
-    whose paths need not exist where it runs: it groups no more wheels than audit did). Each wheel's detail names the
-    first few others and counts the rest, read from its set of them without listing it
+    whose paths need not exist where it runs: it groups no more wheels than audit did). The
+    wheels are grouped by directory, project, version and build first, and tags compared within
+    a group only (audit74: one group's lookup made each wheel's set of all the others); a group
+    over `MAX_SAME` is refused, InputError naming its directory. Each wheel's detail names the
+    first few others and counts the rest, read from a bit mask of them without listing it
     (review73a: 8,000 names sharing a tag, each list made whole and kept, took 570 MB and
     25 s where the audit took 2 s)."""
-    keyed: list[Keyed] = []
-    positions: list[int] = []
-    numbered: dict[Hashable, int] = {}  # a key compared once, not at every lookup
+    groups: dict[Hashable, list[tuple[int, Parts]]] = defaultdict(list)
+    directories: dict[str, str] = {}  # each resolved once, not once a wheel
     for position, path in enumerate(paths):
-        read = _keyed(path, resolve)
+        read = _keyed(path, resolve, directories)
         if read is not None:
-            keyed.append((numbered.setdefault(read[0], len(numbered)), read[1]))
-            positions.append(position)
-    folded: dict[str, set[int]] = defaultdict(set)  # names alike but for case, by the lookup's
-    for mine, position in enumerate(positions):
-        folded[PurePath(paths[position]).name.casefold()].add(mine)
+            groups[read[0]].append((position, read[1]))
+    for group in groups.values():
+        if len(group) > MAX_SAME:
+            raise InputError(_too_many(paths[group[0][0]], len(group)))
     found: dict[int, Finding] = {}
-    for mine, others in enumerate(sharing_sets(keyed, keyed)):
-        others.discard(mine)
+    for group in groups.values():
+        if len(group) > 1:
+            found.update(_group_findings(paths, group))
+    return found
+
+
+def _too_many(path: str, count: int) -> str:
+    """The refusal of a group over `MAX_SAME`, named by its first wheel's directory."""
+    directory = os.path.dirname(path) or "."
+    return (
+        f"{directory}: {count:,} wheels of one project, version and build (as pip reads "
+        f"{PurePath(path).name}), over k3diff's cap of {MAX_SAME:,}: a release holds one per "
+        "platform and Python; audit the wheels of one release directory"
+    )
+
+
+def _group_findings(paths: Sequence[str], group: Sequence[tuple[int, Parts]]) -> dict[int, Finding]:
+    """A128 for each wheel of one group (positions in `paths`, tag parts) whose tags share one
+    with another's, keyed by its position in `paths`: each wheel's others a bit mask of the
+    group's positions (`tagsharing.sharing_masks`), its first few named and the rest counted."""
+    where = [position for position, _ in group]
+    parts = [tag_parts for _, tag_parts in group]
+    folded: dict[str, int] = defaultdict(int)  # names alike but for case, a mask of each
+    for mine, position in enumerate(where):
+        folded[PurePath(paths[position]).name.casefold()] |= 1 << mine
+    found: dict[int, Finding] = {}
+    for mine, others in enumerate(sharing_masks(parts)):
+        others &= ~(1 << mine)
         if not others:
             continue
-        position = positions[mine]
-        ordered = sorted(others)  # in C: heapq's few smallest are a loop in Python
-        tag = shared_tag(keyed[mine][1], keyed[ordered[0]][1])
+        position = where[mine]
+        first = bit_positions(others, NAMED)
+        tag = shared_tag(parts[mine], parts[first[0]])
         detail = (
-            f"the same project, version and build to pip as {_named(paths, positions, ordered)}, "
+            f"the same project, version and build to pip as {_named(paths, where, others)}, "
             f"with tag {tag} in common: pip installs whichever it lists first"
         )
-        alike = sorted(folded[PurePath(paths[position]).name.casefold()] & others)
+        alike = folded[PurePath(paths[position]).name.casefold()] & others
         if alike:
             detail += (
-                f"; {_named(paths, positions, alike)}: this name but for case, one file on a "
+                f"; {_named(paths, where, alike)}: this name but for case, one file on a "
                 "case-insensitive filesystem (macOS, Windows)"
             )
         found[position] = Finding(Code.A128, "", detail)
     return found
 
 
-def _named(paths: Sequence[str], positions: Sequence[int], others: Sequence[int]) -> str:
-    """The paths of the first of `others` (the lookup's positions, in order) named, the rest
-    counted."""
-    first = [paths[positions[other]] for other in others[:NAMED]]
-    return named(first, total=len(others))
+def _named(paths: Sequence[str], where: Sequence[int], mask: int) -> str:
+    """The paths of the group's first positions in `mask` named (`where`: each position's in
+    `paths`), the rest counted."""
+    first = [paths[where[other]] for other in bit_positions(mask, NAMED)]
+    return named(first, total=mask.bit_count())
 
 
-def _keyed(path: str, resolve: bool) -> Keyed | None:
+def _keyed(path: str, resolve: bool, directories: dict[str, str]) -> Keyed | None:
     """(directory, name, version, build) as pip compares them, and the tag set's parts; None
-    for a name that is no wheel filename."""
+    for a name that is no wheel filename. `directories`: each directory as given, resolved
+    (`resolve`) or normalised, filled as they are met."""
     filename = PurePath(path).name
     stated = wheel_filename_parts(filename)
     if stated is None or doubled_suffix(filename):
@@ -92,8 +122,11 @@ def _keyed(path: str, resolve: bool) -> Keyed | None:
     name, version, tag_set = stated
     pieces = filename.split("-")
     build = _build(pieces[2]) if len(pieces) == 6 else ()
-    directory = os.path.dirname(path) or "."
-    directory = os.path.realpath(directory) if resolve else os.path.normpath(directory)
+    given = os.path.dirname(path) or "."
+    directory = directories.get(given)
+    if directory is None:
+        directory = os.path.realpath(given) if resolve else os.path.normpath(given)
+        directories[given] = directory
     key: Hashable = (directory, canonicalize_name(name), _version(version), build)
     return key, tag_parts(tag_set)
 

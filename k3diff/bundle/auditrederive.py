@@ -240,8 +240,9 @@ def _manifest_again(
 
 def _placeless(body: Mapping[str, Any]) -> dict[str, Any]:
     """The document but for what depends on where the wheels and the manifest lie and what it
-    wrote."""
-    out = {k: v for k, v in body.items() if k != "written_manifest"}
+    wrote, and its next steps, which name the wheels where they lay and which `report` never
+    reads (it says its own from the findings; audit74)."""
+    out = {k: v for k, v in body.items() if k not in ("written_manifest", "next_steps")}
     if isinstance(out.get("manifest"), dict):
         out["manifest"] = {k: v for k, v in out["manifest"].items() if k != "path"}
     if isinstance(out.get("artifacts"), list):

@@ -101,7 +101,7 @@ def _source_stage(name: str, wheels: WheelsDocument, label: str) -> Stage:
     provenance = wheels.provenance
     assert provenance is not None
     counts = dict(provenance.summary)
-    checked = sum(counts.get(k, 0) for k in ("match", "mismatch", "absent"))
+    checked = sum(counts.get(k, 0) for k in ("match", "mismatch", "absent", "left out"))
     commit = provenance.commit  # the full id: a short one can be shadowed
     rev = provenance.rev or provenance.range  # the commit itself (newuser67): said once
     where = f"{provenance.repo} at {rev}" + ("" if rev == commit else f" ({commit})")
@@ -109,7 +109,7 @@ def _source_stage(name: str, wheels: WheelsDocument, label: str) -> Stage:
         f"{label}: source: {counts.get('match', 0):,} of {checked:,} changed or added Python "
         f"files match {where}"
     )
-    bad = [f"{counts.get(k, 0):,} {k}" for k in STATUS_CODES if counts.get(k, 0)]
+    bad = [f"{counts.get(k, 0):,} {k}" for k in (*STATUS_CODES, "left out") if counts.get(k, 0)]
     if bad:
         headline += f"; {', '.join(bad)}"
     # Absent files fail as `wheels` fails them (W402): their origin is unchecked, never a pass.
@@ -364,12 +364,12 @@ nondeterministic record that no distribution test judged (`untested_nondetermini
 
 
 def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document | None:
-    """A triage document that follows from this comparison (run again on it and the logs
-    beside it, it reproduces itself: `Document.follows_from`), classifies exactly its records
+    """A triage document that follows from this comparison (`Document.follows_from`), not held
+    for a run of one server its author alone allowed (gate74), classifies exactly its records
     and accounts for every one that differs as the base's (or both sides') nondeterminism."""
     keys = doc.typed(ResponsesDocument).keys
     for other in documents:
-        if other.kind is not Kind.TRIAGE:
+        if other.kind is not Kind.TRIAGE or other.one_server_held:
             continue
         triage = other.typed(TriageDocument)
         if (

@@ -167,10 +167,13 @@ def _check_promised(
             raise InputError(unpromised_error(doc.name, missing))
 
 
-def impose_gates(documents: Sequence[Document], fail_on: Sequence[str]) -> tuple[Document, ...]:
+def impose_gates(
+    documents: Sequence[Document], fail_on: Sequence[str], allowed: bool = False
+) -> tuple[Document, ...]:
     """`report --fail-on acceptance-drop`: every telemetry document judged with the acceptance
-    gate, its own or run from its `acceptance_units` (InputError for one that records none);
-    UsageError when no telemetry document is given to run it on."""
+    gate, its own or run from its `acceptance_units` (InputError for one that records none),
+    its logs of one server held unless the reviewer `allowed` them (`report
+    --allow-same-server`); UsageError when no telemetry document is given to run it on."""
     if not fail_on:
         return tuple(documents)
     if not any(doc.kind is Kind.TELEMETRY for doc in documents):
@@ -179,7 +182,7 @@ def impose_gates(documents: Sequence[Document], fail_on: Sequence[str]) -> tuple
             "the gate on; give the telemetry JSON of the run"
         )
     return tuple(
-        dataclasses.replace(doc, view=imposed(doc.typed(TelemetryDocument), doc.name))
+        dataclasses.replace(doc, view=imposed(doc.typed(TelemetryDocument), doc.name, allowed))
         if doc.kind is Kind.TELEMETRY
         else doc
         for doc in documents

@@ -16,6 +16,9 @@ never invented; none when every row passes or is explained.
 * runtime logs with new error findings: where each is first, as the logs report lists it under
   "New on the patch", a crash's before its consequences.
 
+* a triage or telemetry document held for a run of one server its author alone allowed (or
+  by the gate `report --fail-on` imposed without the reviewer's word): a server of its own for
+  the patched build, or `report --allow-same-server` for an A/A run (`aarun.step_line`);
 * an audit with failing findings: `audit`'s own "Next steps" (`report.auditsteps`, words73):
   the fix of each kind of failing finding, artifact by artifact, then the manifest's, then the
   waiver stanzas of those a waiver takes, naming their artifact, as one TOML line.
@@ -32,6 +35,7 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from k3diff import shellwords
+from k3diff.bundle.aarun import step_line
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.bundle.wheelrows import row_of
 from k3diff.docbody import Kind
@@ -102,6 +106,10 @@ def next_steps(stages: Sequence[Stage], documents: Sequence[Document]) -> list[d
 
 
 def _steps(doc: Document, documents: Sequence[Document]) -> Iterator[Step]:
+    one_server = step_line(doc)  # a run of one server held: the reviewer's option (gate74)
+    if one_server is not None:
+        row = Evidence.TELEMETRY if doc.kind is Kind.TELEMETRY else Evidence.FOLLOW_UP
+        yield Step((row,), one_server)
     if doc.kind is Kind.WHEELS:
         yield from _wheels_steps(doc.typed(WheelsDocument), "")
     elif doc.kind is Kind.WHEELSET:

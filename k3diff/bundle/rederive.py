@@ -269,7 +269,8 @@ def _no_check(qualification: Any) -> bool:
 def _kernel_difference(stated: Mapping[str, Any]) -> str | None:
     """Where the document's MMD test names a kernel other than triage's: which, and that its
     statistics, p-values and detectable shifts are another kernel's (kernel73 added the 3-gram
-    cosine: a document of the old kernel is not re-derived with a kernel it does not name)."""
+    cosine, mmd74 counted every character where kernel73 counted the first 65,536: a document of
+    an older kernel is not re-derived with a kernel it does not name)."""
     records = stated.get("records")
     for i, record in enumerate(records if isinstance(records, list) else []):
         modes = record.get("modes") if isinstance(record, dict) else None

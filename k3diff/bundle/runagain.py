@@ -112,6 +112,7 @@ def triage_args(settings: TriageDocument, comparison: str, logs: Sequence[str]) 
         "--fail-inconclusive": settings.fail_inconclusive,
         "--pool-runs": settings.pool_runs,
         "--allow-condition-mismatch": settings.allow_condition_mismatch,
+        "--allow-same-server": settings.allow_same_server,  # gate74: it was left out
     }
     return [
         "triage",
@@ -134,7 +135,20 @@ def telemetry_args(body: Mapping[str, Any], logs: Sequence[str]) -> list[str]:
         *_each("--expect", expected),
         *_each("--fail-on", body.get("fail_on", [])),
         *_valued("telemetry", "--alpha", body.get("alpha")),
+        *(["--allow-same-server"] if telemetry_allowed(body) else []),  # gate74: left out
     ]
+
+
+def telemetry_allowed(body: Mapping[str, Any]) -> bool:
+    """The run was given `--allow-same-server` (telem72): the document says so, or, written
+    before audit73, its gate alone does (`gate_allowed`)."""
+    return body.get("allow_same_server") is True or gate_allowed(body)
+
+
+def gate_allowed(body: Mapping[str, Any]) -> bool:
+    """A telemetry document's gate records `--allow-same-server`."""
+    gate = body.get("acceptance_gate")
+    return isinstance(gate, Mapping) and gate.get("allow_same_server") is True
 
 
 def audit_args(

@@ -4,6 +4,7 @@ speculative-decoding acceptance per side (and per draft position), with coverage
 from __future__ import annotations
 
 from k3diff import escape
+from k3diff.bundle.aarun import allowed_line, held_line
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.documents.read import Document
 from k3diff.documents.telemetry import TelemetryDocument
@@ -227,7 +228,11 @@ def telemetry_stage(doc: Document) -> Stage:
         headline += f"; --fail-on acceptance-drop passed: {passing}"
     if findings:
         headline += f"; --fail-on acceptance-drop: {', '.join(sorted({f.name for f in findings}))}"
-    if gaps or findings:
+    if doc.one_server_held:  # gate74: the reviewer's word, not the document's
+        headline += f"; {held_line(doc)}"
+    elif doc.one_server is not None:
+        quals.append(allowed_line(doc))
+    if gaps or findings or doc.one_server_held:
         status = Status.FAIL
     elif passed or telemetry.expected:
         status = Status.PASS

@@ -45,17 +45,6 @@ def _named_logs(body: dict[str, Any], given: dict[Path, Document]) -> list[Docum
     return list(found.values())
 
 
-def _allowed(body: dict[str, Any]) -> bool:
-    """The run was given `--allow-same-server` (telem72): the document says so, or, written
-    before audit73, its gate alone does."""
-    return body.get("allow_same_server") is True or _gate_allowed(body)
-
-
-def _gate_allowed(body: dict[str, Any]) -> bool:
-    gate = body.get("acceptance_gate")
-    return isinstance(gate, dict) and gate.get("allow_same_server") is True
-
-
 def _again(body: dict[str, Any], logs: Sequence[Document]) -> dict[str, Any] | str:
     """The document `telemetry` writes on `logs` with the document's settings, or why none."""
     from k3diff.documents import telemetry as telemetry_document
@@ -69,7 +58,7 @@ def _again(body: dict[str, Any], logs: Sequence[Document]) -> dict[str, Any] | s
             draft_lengths=body.get("draft_lengths"),
             fail_on=tuple(Gate(g) for g in body.get("fail_on", [])),
             pool_runs=True,  # report refused logs of different runs unless --pool-runs
-            allow_same_server=_allowed(body),
+            allow_same_server=runagain.telemetry_allowed(body),
         )
         read = tuple(log.log for log in logs if log.log is not None)
         paths = tuple(Path(log.name) for log in logs)
@@ -103,7 +92,7 @@ def _may_lack(body: dict[str, Any]) -> frozenset[str]:
     lacks = older_lacks(
         body, ["stopped[].log", "failed", "unlogged", "unlisted", "one_server"]
     )  # as added
-    if _gate_allowed(body) and "allow_same_server" not in body:
+    if runagain.gate_allowed(body) and "allow_same_server" not in body:
         lacks |= {"allow_same_server"}  # before audit73 only the gate recorded the option
     return lacks
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from k3diff.bundle.aarun import aa_run
+from k3diff.bundle.aarun import allowed_line, held_line
 from k3diff.bundle.distfacts import distribution_sentence, untested_nondeterminism
 from k3diff.bundle.housealpha import HOUSE_ALPHA, rejudge
 from k3diff.bundle.inconclusive import held_sentence, inconclusive_sentences
@@ -292,8 +292,8 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     triage = doc.typed(TriageDocument)
     summary = triage.summary
     headline = _differ_sentence(triage)
-    aa = aa_run(documents)
-    parity = parity_sentence(triage, aa is not None)
+    aa = doc.one_server is not None  # an A/A run: held unless the reviewer allowed it
+    parity = parity_sentence(triage, aa)
     if parity is not None:
         headline = f"{parity}; {headline}"
     quals: list[str] = []
@@ -366,8 +366,15 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
         )
     quals.extend(_cross_checks(doc, triage, documents))
     fails = doc.fails or bool(house)
+    held = held_sentence(triage) if fails else None
+    if doc.one_server_held:  # gate74: the reviewer's word, not the document's
+        headline += f"; {held_line(doc)}"
+        held = "; ".join(s for s in (held, held_line(doc)) if s)
+        fails = True
+    elif doc.one_server is not None:
+        quals.append(allowed_line(doc))
     status = Status.FAIL if fails else Status.INCONCLUSIVE if inconclusive else Status.PASS
-    if aa is not None:  # the server against itself: no patched build passed
+    if aa:  # the server against itself: no patched build passed
         headline = f"A/A run of one server: {headline}"
         status = Status.INFO if status is Status.PASS else status
     return Stage(
@@ -378,5 +385,5 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
         tuple(quals),
         dict(summary),
         records=tuple(regressing),
-        held=held_sentence(triage) if fails else None,
+        held=held,
     )

@@ -22,12 +22,12 @@ from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.wheel.findingorder import counted
 from k3diff.wheels.releaseset import set_failures
 
-SOURCE_FAILING = frozenset({*STATUS_CODES.values(), "W408", "W410", "W411", "W412"})
+SOURCE_FAILING = frozenset({*STATUS_CODES.values(), "W408", "W410", "W411", "W412", "W413"})
 """The source findings that fail a run that neither waives, filters nor allows them (W408: the
 patch wheel states another commit than the one compared, or one the repository lacks; W410:
 the patch lacks a module the base shipped and the commit holds; W411: the patch states a
 commit it was built from with uncommitted changes; W412: the patch ships a file of the commit
-its build leaves out)."""
+its build leaves out; W413: the patch's METADATA Version is not the one the commit builds)."""
 
 
 def row_of(code: str, sourced: bool) -> Evidence:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from k3diff.wheels.rerunoptions import RecordedSource
 
 SOURCE_CODES = frozenset(
-    {"W401", "W402", "W403", "W405", "W406", "W407", "W408", "W409", "W410", "W411", "W412"}
+    {"W401", "W402", "W403", "W405", "W406", "W407", "W408", "W409", "W410", "W411", "W412", "W413"}
 )
 """Findings only a source check writes (`wheel.codes`: W4xx)."""
 AS_GIVEN = ("repo", "rev", "range")

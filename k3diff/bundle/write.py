@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from k3diff.bundle.aarun import one_server_runs
 from k3diff.bundle.html import render_html
 from k3diff.bundle.inputs import impose_gates, read_inputs
 from k3diff.bundle.markdown import render_markdown
@@ -43,13 +44,16 @@ def build_bundle(
     required: Sequence[Evidence] = (),
     pool_runs: bool = False,
     fail_on: Sequence[str] = (),
+    allow_same_server: bool = False,
 ) -> Bundle:
     """Read `inputs` (samples of one run unless `pool_runs`), judge telemetry by the gates
-    `fail_on` imposes, derive the report, write it to `out`."""
+    `fail_on` imposes, a run of one server as an A/A run only where the reviewer
+    `allow_same_server` (`k3diff.bundle.aarun`), derive the report, write it to `out`."""
     # Imported here: matplotlib is loaded only when a bundle is drawn, never for `--help`.
     from k3diff.bundle.plots import make_plots
 
-    documents = impose_gates(read_inputs(inputs, pool_runs), fail_on)
+    read = impose_gates(read_inputs(inputs, pool_runs), fail_on, allow_same_server)
+    documents = one_server_runs(read, allow_same_server)
     _check_out(out)
     try:
         summary = build_summary(documents, title, required)

@@ -13,7 +13,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from k3diff.sample.sampler import Counts
 
 _BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
 
@@ -125,3 +128,19 @@ def _width(stream: TextIO) -> int:
         return os.get_terminal_size(stream.fileno()).columns or 80
     except (AttributeError, OSError, ValueError):
         return 80
+
+
+class ProgressLine:
+    """`k3diff sample`'s line: requests done/total with errors and unstable slots (two or more
+    distinct outputs)."""
+
+    def __init__(self) -> None:
+        self._line = TerminalProgress("sample", unit="requests")
+
+    def __call__(self, counts: Counts) -> None:
+        self._line.note = f"{counts.errors} errors, {counts.unstable} unstable"
+        self._line(counts.done, counts.total)
+
+    def close(self) -> None:
+        """Erase the line."""
+        self._line.close()

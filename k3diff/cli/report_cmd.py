@@ -48,6 +48,14 @@ ACCEPTANCE_DROP = "acceptance-drop"
     help="Judge every telemetry document by this gate whether or not telemetry was asked for "
     "it (run again from the units the document records).",
 )
+@click.option(
+    "--allow-same-server",
+    "allow_same_server",
+    is_flag=True,
+    help="Accept a triage or telemetry run whose base and patch were one server as an A/A "
+    "calibration run; without it such a document is held (exit 1), whatever allowance it "
+    "records (its author's word, not yours).",
+)
 @input_cap_options
 def report_command(
     results: tuple[Path, ...],
@@ -56,6 +64,7 @@ def report_command(
     required: tuple[str, ...],
     pool_runs: bool,
     fail_on: tuple[str, ...],
+    allow_same_server: bool,
 ) -> int:
     """Write the evidence bundle from RESULT documents of the other commands.
 
@@ -73,7 +82,9 @@ def report_command(
     otherwise, 2 on an unreadable, unknown or self-contradictory document, one that does not
     follow from the inputs given with it, or on sample logs of different runs without
     --pool-runs. --fail-on acceptance-drop judges each telemetry document by the acceptance
-    gate, run from the units it records, even one made without the gate.
+    gate, run from the units it records, even one made without the gate. A run whose base and
+    patch were one server passes as an A/A calibration run only with --allow-same-server: the
+    allow_same_server a document records is its author's word, and the bundle holds it.
 
     \b
     Examples:
@@ -83,6 +94,7 @@ def report_command(
       k3diff report wheels.json base.whl patch.whl ~/src/engine --out bundle
       k3diff report wheels.json --out bundle --require "nondeterminism follow-up"
       k3diff report telemetry.json --out bundle --fail-on acceptance-drop
+      k3diff report cmp.json run/samples.jsonl triage.json --out bundle --allow-same-server
     """
     if out == Path("-"):
         raise UsageError("--out -: give a DIRECTORY (the bundle is three files, not a stream)")
@@ -98,6 +110,7 @@ def report_command(
         [Evidence(r) for r in required],
         pool_runs,
         tuple(dict.fromkeys(fail_on)),
+        allow_same_server,
     )
     verdict = "FAIL" if bundle.exit_code else "OK"
     say(

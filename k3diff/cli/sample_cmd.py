@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
+from click.core import ParameterSource
 
 from k3diff.cli.common import (
     EvidenceDir,
@@ -16,7 +16,7 @@ from k3diff.cli.common import (
     invoked_argv,
     output_options,
 )
-from k3diff.cli.progress import TerminalProgress
+from k3diff.cli.progress import ProgressLine
 from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import UsageError
 from k3diff.output import OutputFormat, emit, say, short_verdict
@@ -31,25 +31,6 @@ from k3diff.sample.options import (
     redacted_command,
     server_root,
 )
-
-if TYPE_CHECKING:
-    from k3diff.sample.sampler import Counts
-
-
-class ProgressLine:
-    """requests done/total with errors and unstable slots (two or more distinct outputs), on
-    the one progress line."""
-
-    def __init__(self) -> None:
-        self._line = TerminalProgress("sample", unit="requests")
-
-    def __call__(self, counts: Counts) -> None:
-        self._line.note = f"{counts.errors} errors, {counts.unstable} unstable"
-        self._line(counts.done, counts.total)
-
-    def close(self) -> None:
-        """Erase the line."""
-        self._line.close()
 
 
 @click.command("sample", short_help=SUMMARIES["sample"])
@@ -68,9 +49,9 @@ class ProgressLine:
 )
 @click.option(
     "--repeats",
-    required=True,
     type=click.IntRange(min=1),
-    help="Samples per record, side and mode.",
+    default=None,
+    help="Samples per record, side and mode (required; with --resume, default: the log's).",
 )
 @click.option(
     "--mode",
@@ -184,7 +165,8 @@ class ProgressLine:
     "--resume",
     is_flag=True,
     help="Continue the run in --out, taking only missing samples; a larger --repeats "
-    "grows the run (every other option as logged).",
+    "grows the run (every other option as logged; request options, --repeats, --mode, "
+    "--concurrency, --levels and --control left out are taken from the log).",
 )
 @click.option("--adaptive", is_flag=True, help="Stop a record once the evidence is decisive.")
 @click.option("--cache-salt", is_flag=True, help="Send a fresh cache_salt with every request.")
@@ -242,7 +224,7 @@ def sample(
     base: str,
     patch: str | None,
     prompts: Path,
-    repeats: int,
+    repeats: int | None,
     modes: tuple[str, ...],
     control: str | None,
     control_repeats: int,
@@ -295,12 +277,14 @@ def sample(
     """
     if patch_params and patch is None:
         raise UsageError("--patch-param needs --patch (the side it changes)")
+    if repeats is None and not resume:
+        raise UsageError("Missing option '--repeats' (only a --resume takes the log's)")
     options = SampleOptions(
         base=server_root(base),
         patch=None if patch is None else server_root(patch),
         prompts=prompts,
         out=out,
-        repeats=repeats,
+        repeats=repeats or 0,  # with --resume, the log's (`left_out`)
         modes=tuple(Mode(m) for m in dict.fromkeys(modes)) or (Mode.SERIAL,),
         concurrency=concurrency,
         control=control_choice(control, modes),
@@ -333,6 +317,7 @@ def sample(
         finish_reasons=_finish_reasons(finish_reasons),
         retries=retries,
         command=_recorded_command(),
+        left_out=_left_out() if resume else frozenset(),
     )
     # Imported here: `--help` does not load the HTTP client and the renderers.
     from k3diff.report.sample import render
@@ -377,6 +362,18 @@ def _recorded_command() -> tuple[str, ...]:
     command invoked outside the `k3diff` group): never the host process's arguments."""
     argv = invoked_argv()
     return () if argv is None else redacted_command(argv)
+
+
+RESUMED = ("repeats", "modes", "concurrency", "levels", "control", "control_repeats")
+"""Options a `--resume` takes from the log where left at their default (`SampleOptions.left_out`)."""
+
+
+def _left_out() -> frozenset[str]:
+    context = click.get_current_context()
+    sources = {name: context.get_parameter_source(name) for name in RESUMED}
+    return frozenset(
+        name for name, source in sources.items() if source in (None, ParameterSource.DEFAULT)
+    )
 
 
 def _finish_reasons(given: tuple[str, ...]) -> tuple[str, ...]:

@@ -3,6 +3,7 @@ its writer, and its typed reader (`read`: what the bundle reads of it)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,8 +54,12 @@ def manifest_json(check: ManifestCheck | None) -> dict[str, Any] | None:
     }
 
 
-def audit_document(report: AuditReport) -> dict[str, Any]:
-    """The `k3diff.audit/2` document."""
+def audit_document(
+    report: AuditReport, next_steps: Sequence[Mapping[str, str]] = ()
+) -> dict[str, Any]:
+    """The `k3diff.audit/2` document; `next_steps`: what the text report says to do, as the
+    renderer (`report.audit.json_steps`) gives it (audit74: the JSON held none). A reader
+    never takes a step from a document: the bundle says its own, from the findings."""
     # Each finding is listed once: under its artifact, or here when it is about the run as a
     # whole (the manifest check), so a consumer summing both counts each once.
     findings = []
@@ -76,12 +81,13 @@ def audit_document(report: AuditReport) -> dict[str, Any]:
             "warnings": len(report.all_findings()) - report.errors,
         },
         **extra,
+        "next_steps": [dict(step) for step in next_steps],
     }
 
 
-def write(report: AuditReport) -> str:
-    """The document as JSON text (`k3diff audit --format json`)."""
-    return json_document(audit_document(report), per_line=("findings",))
+def write(report: AuditReport, next_steps: Sequence[Mapping[str, str]] = ()) -> str:
+    """The document as JSON text (`k3diff audit --format json`), with `next_steps`."""
+    return json_document(audit_document(report, next_steps), per_line=("findings",))
 
 
 # The typed reader ---------------------------------------------------------------------------

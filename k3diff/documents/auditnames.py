@@ -5,7 +5,9 @@ of one directory that pip reads as one, sharing a tag, are A128 by their names a
 (review73a: either deleted, with the verdict's counts, passed `report`, exit 0, judged alone;
 A128 also beside its wheels given from two directories, where `audit` run again finds none).
 The paths are read as spelled, never resolved (they need not exist where `report` runs), so no
-more wheels are held together than `audit` held: an A128 listed beyond them is none.
+more wheels are held together than `audit` held: an A128 listed beyond them is none. A
+directory holding more wheels of one project, version and build than `audit` reads
+(`wheel.tagsharing.MAX_SAME`) is refused, as `audit` refuses it (audit74).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import PurePath
 
 from k3diff.audit.samewheels import same_wheel_findings
 from k3diff.documents.audit import AuditDocument
+from k3diff.errors import InputError
 from k3diff.wheel.refusals import doubled_suffix, no_wheel_filename
 
 
@@ -21,9 +24,12 @@ def name_problems(view: AuditDocument) -> list[str]:
     """`PATH lists no A126 finding, which its name gives` for each finding the artifacts'
     recorded paths give that the artifact does not list."""
     paths = [artifact.path for artifact in view.artifacts]
+    try:
+        same = same_wheel_findings(paths, resolve=False)
+    except InputError as exc:  # a directory over the cap: `audit` writes no such document
+        return [str(exc)]
     due: dict[int, dict[str, str]] = {
-        position: {"A128": "its name and directory give"}
-        for position in same_wheel_findings(paths, resolve=False)
+        position: {"A128": "its name and directory give"} for position in same
     }
     for position, path in enumerate(paths):
         wheel = PurePath(path).suffix.lower() == ".whl"  # as `audit` reads one as a wheel

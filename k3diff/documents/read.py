@@ -146,6 +146,18 @@ class Document:
     """For a triage made at an α above the house α whose premise voided a first-token test the
     house α runs, given with its comparison and logs: triage run again on them at the house α
     (`k3diff.bundle.rederive.triaged_at_house`; rerun62). None otherwise."""
+    one_server: str | None = None
+    """For a triage or telemetry document that judged base and patch sampled from one server
+    as an A/A calibration run (its `allow_same_server`, its author's word): the logs and where
+    they connect ('URLS, both WHERE, in LOG'); None otherwise (`k3diff.bundle.aarun`)."""
+    one_server_allowed: bool = False
+    """The reviewer accepted such a run (`report --allow-same-server`); without it the bundle
+    holds the document (gate74: the author's word alone passed it)."""
+
+    @property
+    def one_server_held(self) -> bool:
+        """A run of one server allowed by its document's author and not by the reviewer."""
+        return self.one_server is not None and not self.one_server_allowed
 
     @property
     def judged_alone(self) -> bool:

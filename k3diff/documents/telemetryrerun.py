@@ -55,19 +55,23 @@ def gate_view(gate: AcceptanceGate) -> TelemetryGate:
 
 
 def run_gate(
-    view: TelemetryDocument, units: Mapping[str, SideUnits], alpha: float | None = None
+    view: TelemetryDocument,
+    units: Mapping[str, SideUnits],
+    alpha: float | None = None,
+    allowed: bool | None = None,
 ) -> TelemetryGate:
     """`telemetry`'s own gate (`k3diff.telemetry.gate`) on the recorded units and the vLLM
     counter resets the document lists (checked against the gate's `lost_windows` before), at
     `alpha` (None: the document's own), with the logs it records as of one server
-    (`one_server`: held unless the run was given `--allow-same-server`)."""
+    (`one_server`), held unless `allowed` (None: the document's own `allow_same_server`, as
+    the run was given it)."""
     from k3diff.telemetry.gate import acceptance_gate
 
     level = view.alpha if alpha is None else alpha
-    # The document's logs of one server, held unless the user allowed them (telem72: a run of
-    # one server passed the gate); a gate `report` imposes too (audit73: it held a run the
-    # user allowed, as only the run's own gate recorded the option).
-    held = (view.one_server, view.allow_same_server)
+    # The document's logs of one server, held unless allowed (telem72: a run of one server
+    # passed the gate): checking the document's own gate, as its run was told; a gate `report`
+    # imposes, as the reviewer says (gate74: the document's word passed an edited document).
+    held = (view.one_server, view.allow_same_server if allowed is None else allowed)
     return gate_view(acceptance_gate(units, level, view.vllm.counter_resets, held))
 
 
@@ -169,15 +173,18 @@ def rerun_problems(view: TelemetryDocument) -> list[str]:
     return [] if difference is None else [difference]
 
 
-def imposed(view: TelemetryDocument, name: str) -> TelemetryDocument:
+def imposed(view: TelemetryDocument, name: str, allowed: bool = False) -> TelemetryDocument:
     """The document with the acceptance gate the reviewer imposes (`report --fail-on
-    acceptance-drop`) at the house α (`telemetry`'s default): its own where it has one made at
-    that α (checked already), else run from its units at that α, replacing a gate of its own
-    made at another (alpha60: `--alpha 0.001` hid a moderate drop); InputError when it records
-    no units."""
+    acceptance-drop`) at the house α (`telemetry`'s default), its logs of one server held
+    unless the reviewer `allowed` them (`report --allow-same-server`; gate74: never on the
+    document's word): its own where it has one made at that α that reads them alike (checked
+    already), else run from its units, replacing a gate of its own made at another α (alpha60:
+    `--alpha 0.001` hid a moderate drop) or allowance; InputError when it records no units."""
     from k3diff.telemetry.model import DEFAULT_ALPHA
 
-    if view.acceptance_gate is not None and view.alpha == DEFAULT_ALPHA:
+    own = view.acceptance_gate
+    alike = own is not None and (not view.one_server or own.allow_same_server == allowed)
+    if alike and view.alpha == DEFAULT_ALPHA:
         return view
     if view.acceptance_units is None:
         why = (
@@ -192,7 +199,7 @@ def imposed(view: TelemetryDocument, name: str) -> TelemetryDocument:
             "gated in blocks); re-run k3diff telemetry on the "
             f"logs with --fail-on {DROP}"
         )
-    gate = run_gate(view, view.acceptance_units, DEFAULT_ALPHA)
+    gate = run_gate(view, view.acceptance_units, DEFAULT_ALPHA, allowed)
     # The verdict without any gate of its own (telemetry's exit code: not exercised, or gated).
     ok = not view.not_exercised and not gate.findings
     return dataclasses.replace(

@@ -205,6 +205,7 @@ def _explain_scans(base: ElfScan, patch: ElfScan) -> NativeExplanation:
     segments = compare_segments(base.layout.segments, patch.layout.segments)
     header_changes = compare_header_fields(base.layout.header_fields, patch.layout.header_fields)
     fmt: NativeFormat = "cubin" if is_cubin(patch.layout) else "elf"
+    platform, problem = _platform(base, patch)
     labels = classify(sections, regions, segments, header_changes, dynamic, symbols, cuda_changes)
     explanation = NativeExplanation(
         format=fmt,
@@ -219,17 +220,21 @@ def _explain_scans(base: ElfScan, patch: ElfScan) -> NativeExplanation:
         dynamic=dynamic,
         symbols=symbols,
         cuda=cuda_changes,
-        platform=_platform(base, patch),
+        platform=platform,
+        platform_problem=problem if fmt == "elf" else None,
     )
     return replace(explanation, summary=summarize(explanation))
 
 
-def _platform(base: ElfScan, patch: ElfScan) -> tuple[PlatformNeeds, PlatformNeeds] | None:
-    """Both sides' loader demands (glibc versions, DT_NEEDED, paths), None when unreadable."""
+def _platform(
+    base: ElfScan, patch: ElfScan
+) -> tuple[tuple[PlatformNeeds, PlatformNeeds] | None, str | None]:
+    """Both sides' loader demands (glibc versions, DT_NEEDED, paths); None and why when a
+    side's tables cannot be read."""
     try:
-        return read_needs(base.elf), read_needs(patch.elf)
-    except PlatformUnknown:
-        return None
+        return (read_needs(base.elf), read_needs(patch.elf)), None
+    except PlatformUnknown as exc:
+        return None, str(exc)
 
 
 def _loader_changes(

@@ -46,7 +46,7 @@ _LEGACY = {"manylinux1": 5, "manylinux2010": 12, "manylinux2014": 17}
 _TAG = re.compile(r"^manylinux_(\d+)_(\d+)_(.+)$")
 
 
-def _glibc_of(tag: str) -> tuple[int, int, str] | None:
+def glibc_of(tag: str) -> tuple[int, int, str] | None:
     """(glibc major, minor, architecture) of a manylinux platform tag; None for any other."""
     for legacy, minor in _LEGACY.items():
         if tag.startswith(legacy + "_"):
@@ -55,18 +55,24 @@ def _glibc_of(tag: str) -> tuple[int, int, str] | None:
     return (int(match[1]), int(match[2]), match[3]) if match else None
 
 
-def _policy(major: int, minor: int, arch: str) -> Promise:
-    """The limits of the newest policy a glibc 2.X tag can rely on."""
+def policy_minor(major: int, minor: int) -> int:
+    """The glibc minor of the newest policy a glibc `major.minor` tag can rely on (also for
+    `native/syslibs.py`: the policies are auditwheel's, one per glibc)."""
     known = sorted(_POLICIES)
     older = [m for m in known if m <= minor]
-    chosen = known[-1] if major > 2 else (older[-1] if older else known[0])
+    return known[-1] if major > 2 else (older[-1] if older else known[0])
+
+
+def _policy(major: int, minor: int, arch: str) -> Promise:
+    """The limits of the newest policy a glibc 2.X tag can rely on."""
+    chosen = policy_minor(major, minor)
     return _EXCEPTIONS.get((chosen, arch), _POLICIES[chosen])
 
 
 def promised_libstdcxx(platform_tags: Iterable[str]) -> Promise | None:
     """The libstdc++ a wheel's platform tags promise at most: for each family the lowest over
     its manylinux tags (an installer may pick any of them); None when no manylinux tag."""
-    promises = [_policy(*parsed) for tag in platform_tags if (parsed := _glibc_of(tag))]
+    promises = [_policy(*parsed) for tag in platform_tags if (parsed := glibc_of(tag))]
     if not promises:
         return None
     return min(p[0] for p in promises), min(p[1] for p in promises)

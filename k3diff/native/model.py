@@ -311,6 +311,9 @@ class NativeExplanation:
     platform: tuple[PlatformNeeds, PlatformNeeds] | None = None
     """(base, patch) highest GLIBC_/GLIBCXX_/CXXABI_ versions, DT_NEEDED, RPATH/RUNPATH, for ELF
     files whose loader tables parse."""
+    platform_problem: str | None = None
+    """Why an ELF's (not a cubin's) loader tables could not be read, when `platform` is None
+    for that reason: its platform needs are unchecked (W713 fails it)."""
 
     @property
     def differing_sections(self) -> tuple[SectionRow, ...]:

@@ -1,17 +1,13 @@
 """Platform truth for an ELF: what the dynamic loader will demand of the system.
 
-Per ELF: the highest `GLIBC_`, `GLIBCXX_` and `CXXABI_` symbol versions it requires (its
-version-needs table), DT_NEEDED, DT_RPATH and DT_RUNPATH, read through the program headers as
-the loader reads them (pyelftools' dynamic segment and its version-need structures), so the
-section table at the end of a large library is never needed, and an entry is never written to
-disk (`audit` taps the read it makes to hash the entry: `ElfTap`). auditwheel's question
-follows: does any ELF need a newer glibc (or libstdc++: `native/libstdcxx.py`) than the
-wheel's `manylinux_2_X` tag promises (or any glibc at all on a `musllinux` tag)?
-"""
+Per ELF: the highest `GLIBC_`, `GLIBCXX_` and `CXXABI_` versions it requires (its version-needs
+table; numberless `GLIBC_` names apart), DT_NEEDED, DT_RPATH and DT_RUNPATH, read through the
+program headers as the loader reads them (pyelftools' dynamic segment and version needs), so
+the section table is never needed, and no entry is written to disk (`audit` taps the read it
+makes to hash it: `ElfTap`). What tags promise: `glibcpromise`, `libstdcxx`."""
 
 from __future__ import annotations
 
-import io
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -19,9 +15,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
 
-# pyelftools (≈ 50 ms of imports: construct, DWARF, every ELF structure) is imported where an
-# ELF is parsed with it: the audit reads most loader tables with `struct` (audit.elfneeds), and
-# the model, version helpers and manylinux table here are needed without it.
+from k3diff.native.glibcpromise import LOADER_PRIVATE, glibc_floor, is_loader
+from k3diff.native.sparse import Missing, Sparse
+from k3diff.native.syslibs import raised_syslibs
+from k3diff.output import first_few
+
+# pyelftools (≈ 50 ms of imports) is imported where an ELF is parsed with it (audit: elfneeds).
 if TYPE_CHECKING:
     from elftools.elf.dynamic import DynamicSegment
     from elftools.elf.elffile import ELFFile
@@ -30,20 +29,20 @@ PREFIX_CAP = 64 << 20
 """Most bytes of a loader table kept from a second pass over an entry."""
 _VERSION_ENTRIES = 65536
 """Most version-need entries read from one ELF (real libraries have a few dozen)."""
+VERNEED_BYTES = 32 * _VERSION_ENTRIES  # a second pass keeps an Elf_Verneed + Elf_Vernaux each
 _SECOND_PASS = threading.BoundedSemaphore(1)
-"""One second pass at a time: its kept tables are the one large allocation (up to
-`PREFIX_CAP`), so memory stays bounded however many threads verify entries."""
+"""One second pass at a time: its kept tables are the one large allocation, so memory stays
+bounded however many threads verify entries."""
 
 _FAMILIES = ("GLIBC", "GLIBCXX", "CXXABI")
-_VERSION = re.compile(r"^(GLIBC|GLIBCXX|CXXABI)_(\d+(?:\.\d+)*)$")
-_LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
-_MANYLINUX = re.compile(r"^manylinux_(\d+)_(\d+)_")
+_OTHER = ("GLIBC_", "GCC_", "LIBATOMIC_", "ZLIB_")
+_VERSION = re.compile(r"^(GLIBC|GLIBCXX|CXXABI)_(?:(?<=[XI]_)(?:LDBL|IEEE128)_)?(\d+(?:\.\d+)*)$")
+"""libstdc++'s long-double variants (ppc64le, s390x: `GLIBCXX_IEEE128_3.4.29`) as its number."""
 
 
 @cache
 def _errors(*extra: type[Exception]) -> tuple[type[Exception], ...]:
-    """What a malformed ELF raises through pyelftools (an `except` clause evaluates this only
-    when something was raised: pyelftools is not imported before then)."""
+    """What a malformed ELF raises through pyelftools (imported when something was raised)."""
     from elftools.common.exceptions import ELFError
     from elftools.construct import ConstructError
 
@@ -70,18 +69,16 @@ class PlatformNeeds:
     """DT_RPATH, None when absent."""
     runpath: str | None
     """DT_RUNPATH, None when absent."""
+    other_versions: tuple[str, ...] = ()
+    """Other versions required that a manylinux policy judges, sorted: numberless `GLIBC_` ones
+    (`GLIBC_ABI_DT_RELR`: `glibcpromise`), libgcc_s' `GCC_`, libatomic's, zlib's (`syslibs`)."""
 
     def changes(self, newer: PlatformNeeds) -> list[str]:
         """One line per field that differs from `self` to `newer`."""
         lines = [
-            f"{label}: {getattr(self, field) or '(none)'} -> {getattr(newer, field) or '(none)'}"
-            for field, label in (
-                ("glibc", "GLIBC"),
-                ("glibcxx", "GLIBCXX"),
-                ("cxxabi", "CXXABI"),
-                ("rpath", "RPATH"),
-                ("runpath", "RUNPATH"),
-            )
+            f"{field.upper()}: {getattr(self, field) or '(none)'} -> "
+            f"{getattr(newer, field) or '(none)'}"
+            for field in ("glibc", "glibcxx", "cxxabi", "rpath", "runpath")
             if getattr(self, field) != getattr(newer, field)
         ]
         added = [n for n in newer.needed if n not in self.needed]
@@ -90,20 +87,47 @@ class PlatformNeeds:
             lines.append(
                 "DT_NEEDED: " + ", ".join([*(f"-{n}" for n in removed), *(f"+{n}" for n in added)])
             )
+        if self.other_versions != newer.other_versions:
+            old, new = (first_few(n.other_versions, ", ") or "(none)" for n in (self, newer))
+            lines.append(f"Other versions: {old} -> {new}")
         return lines
 
     def raises(self, newer: PlatformNeeds) -> list[str]:
-        """The families whose required version `newer` raises above `self`'s."""
-        return [
+        """The families whose required version `newer` raises above `self`'s (for GLIBC the
+        oldest glibc defining every version needed, numberless names included; `GCC`,
+        `LIBATOMIC`, `ZLIB` by their highest version)."""
+        numbered = [
             family
             for family, field in zip(_FAMILIES, ("glibc", "glibcxx", "cxxabi"), strict=True)
-            if version_key(getattr(newer, field)) > version_key(getattr(self, field))
+            if newer._floor(field) > self._floor(field)
         ]
+        return [*numbered, *raised_syslibs(self.other_versions, newer.other_versions)]
+
+    def _floor(self, field: str) -> tuple[int, ...]:
+        numbered = version_key(getattr(self, field))
+        return glibc_floor(numbered, self.other_versions) if field == "glibc" else numbered
+
+
+def needs_from(
+    names: Iterable[str], needed: list[str], rpath: str | None, runpath: str | None
+) -> PlatformNeeds:
+    """The needs of an ELF whose version-need table names `names` (either reader's answer)."""
+    best: dict[str, tuple[int, ...]] = {}
+    named: set[str] = set()
+    for name in names:
+        match = _VERSION.match(name)
+        if match:
+            best[match[1]] = max(best.get(match[1], ()), version_key(match[2]))
+        elif name.startswith(_OTHER):
+            named.add(name)
+    glibc, cxx, abi = (".".join(map(str, best[f])) if f in best else None for f in _FAMILIES)
+    return PlatformNeeds(glibc, cxx, abi, tuple(needed), rpath, runpath, tuple(sorted(named)))
 
 
 def version_key(version: str | None) -> tuple[int, ...]:
-    """`2.17` as (2, 17); None as () (lower than any version)."""
-    return tuple(int(part) for part in version.split(".")) if version else ()
+    """`2.17` as (2, 17); None as () (lower than any version). A part of over 9 digits (an
+    input's: 5,000 of them, which `int` refuses, was an internal error) reads as 10**9."""
+    return tuple(min(int(part[:10]), 10**9) for part in version.split(".")) if version else ()
 
 
 def read_needs(elf: ELFFile) -> PlatformNeeds:
@@ -127,7 +151,7 @@ def read_needs_from_stream(chunks: Iterable[bytes], size: int) -> PlatformNeeds:
 def _read(elf: ELFFile) -> PlatformNeeds:
     from elftools.elf.dynamic import DynamicSegment
 
-    best: dict[str, tuple[int, ...]] = {}
+    names: list[str] = []
     needed: list[str] = []
     rpath = runpath = None
     for segment in elf.iter_segments():
@@ -147,15 +171,8 @@ def _read(elf: ELFFile) -> PlatformNeeds:
                 verneed = next(elf.address_offsets(int(tag.entry.d_ptr)), None)
             elif kind == "DT_VERNEEDNUM" and not count:
                 count = int(tag.entry.d_val)
-        for name in _version_needs(elf, segment, verneed, count):
-            match = _VERSION.match(name)
-            if match:
-                key = version_key(match[2])
-                best[match[1]] = max(best.get(match[1], ()), key)
-    shown = {family: ".".join(map(str, key)) for family, key in best.items()}
-    return PlatformNeeds(
-        shown.get("GLIBC"), shown.get("GLIBCXX"), shown.get("CXXABI"), tuple(needed), rpath, runpath
-    )
+        names.extend(_version_needs(elf, segment, verneed, count))
+    return needs_from(names, needed, rpath, runpath)
 
 
 def _version_needs(
@@ -176,7 +193,9 @@ def _version_needs(
         for _ in range(min(int(need["vn_cnt"]), budget)):
             budget -= 1
             aux = struct_parse(structs.Elf_Vernaux, elf.stream, aux_offset)
-            yield strings.get_string(int(aux["vna_name"]))
+            name = strings.get_string(int(aux["vna_name"]))
+            if name != LOADER_PRIVATE or not is_loader(strings.get_string(int(need["vn_file"]))):
+                yield name
             if not aux["vna_next"]:
                 break
             aux_offset += int(aux["vna_next"])
@@ -188,10 +207,6 @@ def _version_needs(
 KEPT_PREFIX = 1 << 20
 """Bytes kept from the start of an ELF while it streams past (headers, and in most libraries
 the dynamic string and version tables)."""
-
-
-class _Missing(Exception):
-    """A read outside the kept regions."""
 
 
 class ElfTap:
@@ -206,7 +221,7 @@ class ElfTap:
         self._dynamic: tuple[int, int] | None = None
         self._dynamic_bytes = bytearray()
         self._elf: bool | None = None
-        self._view: _Sparse | None = None
+        self._view: Sparse | None = None
         self._parsed: ELFFile | None = None
         """pyelftools' reader over `_view`, built once (its struct tables are not cheap)."""
 
@@ -239,7 +254,7 @@ class ElfTap:
         if self._view is None or self._parsed is None:
             from elftools.elf.elffile import ELFFile
 
-            self._view = _Sparse(regions, self.size)
+            self._view = Sparse(regions, self.size)
             self._parsed = ELFFile(self._view)  # type: ignore[arg-type]
         else:
             self._view.replace(regions)
@@ -251,7 +266,7 @@ class ElfTap:
             for segment in elf.iter_segments():
                 if segment["p_type"] == "PT_DYNAMIC":
                     return int(segment["p_offset"]), min(int(segment["p_filesz"]), 1 << 20)
-        except _errors(_Missing):
+        except _errors(Missing):
             pass
         return 0, 0
 
@@ -265,19 +280,22 @@ class ElfTap:
             regions[self._dynamic[0]] = bytes(self._dynamic_bytes)
         try:
             return _read(self._reader(regions))
-        except _errors(_Missing) as exc:
+        except _errors(Missing) as exc:
             # pyelftools wraps a read outside the kept regions in its own parse error
             if self._view is None or not self._view.missed:
                 raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
-        wanted = self._table_ranges(regions)
-        try:
-            with _SECOND_PASS:
-                regions.update(_collect(reread(), wanted))
-                return _read(self._reader(regions))
-        except _errors(_Missing) as exc:
-            raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
+        for verneed_bytes in (64 << 10, VERNEED_BYTES):  # a longer table: once more, all of it
+            wanted = self._table_ranges(regions, verneed_bytes)
+            try:
+                with _SECOND_PASS:
+                    regions.update(_collect(reread(), wanted))
+                    return _read(self._reader(regions))
+            except _errors(Missing) as exc:
+                if verneed_bytes == VERNEED_BYTES or self._view is None or not self._view.missed:
+                    raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
+        raise AssertionError("unreachable")
 
-    def _table_ranges(self, regions: dict[int, bytes]) -> list[tuple[int, int]]:
+    def _table_ranges(self, regions: dict[int, bytes], verneed_bytes: int) -> list[tuple[int, int]]:
         """File ranges of the dynamic string table and the version-need table, from the raw
         dynamic entries (no strings needed to read them)."""
         elf = self._reader(regions)
@@ -294,13 +312,13 @@ class ElfTap:
             ranges = []
             for address_tag, size in (
                 ("DT_STRTAB", values.get("DT_STRSZ", 0)),
-                ("DT_VERNEED", 64 << 10),
+                ("DT_VERNEED", verneed_bytes),
             ):
                 if address_tag in values:
                     offset = next(elf.address_offsets(values[address_tag]), None)
                     if offset is not None:
                         ranges.append((offset, min(size, PREFIX_CAP)))
-        except _errors(_Missing) as exc:
+        except _errors(Missing) as exc:
             raise PlatformUnknown(f"unreadable dynamic segment: {exc}") from exc
         return ranges
 
@@ -320,78 +338,3 @@ def _collect(chunks: Iterator[bytes], wanted: list[tuple[int, int]]) -> dict[int
         if position >= last:
             break
     return {offset: bytes(data) for offset, data in kept.items()}
-
-
-class _Sparse(io.RawIOBase):
-    """A seekable view of kept regions of a file (offset -> bytes); reading anything else raises
-    `_Missing`. The ELF header's section-table fields read as zero (a stripped section table is
-    valid ELF), so pyelftools works from the program headers alone."""
-
-    def __init__(self, regions: dict[int, bytes], size: int) -> None:
-        self._size = size
-        self._position = 0
-        self._regions: list[tuple[int, bytes]] = []
-        self._head = b""
-        self.replace(regions)
-
-    def replace(self, regions: dict[int, bytes]) -> None:
-        """Serve these regions from now on."""
-        self.missed = False
-        """A read asked for bytes outside the regions."""
-        self._regions = sorted(regions.items())
-        head = bytearray(regions.get(0, b"")[:64])
-        if len(head) >= 64:
-            if head[4] == 2:  # ELFCLASS64: e_shoff at 0x28, e_shnum/e_shstrndx at 0x3c
-                head[0x28:0x30] = bytes(8)
-                head[0x3C:0x40] = bytes(4)
-            else:  # ELFCLASS32: e_shoff at 0x20, e_shnum/e_shstrndx at 0x30
-                head[0x20:0x24] = bytes(4)
-                head[0x30:0x34] = bytes(4)
-        self._head = bytes(head)
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._position
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._size}[whence]
-        self._position = max(0, base + offset)
-        return self._position
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        start = self._position
-        end = min(start + len(buffer), self._size)
-        if end <= start:
-            return 0
-        for offset, data in self._regions:
-            if offset <= start < offset + len(data):  # a short read at a region's end
-                piece = data[start - offset : min(end, offset + len(data)) - offset]
-                if start < len(self._head):
-                    patched = self._head[start : min(end, len(self._head))]
-                    piece = patched + piece[len(patched) :]
-                buffer[: len(piece)] = piece
-                self._position = start + len(piece)
-                return len(piece)
-        self.missed = True
-        raise _Missing(f"bytes {start}-{end}")
-
-
-def promised_glibc(platform_tags: Iterable[str]) -> tuple[int, ...] | None:
-    """The glibc a wheel's platform tags promise to need at most: the lowest of its manylinux
-    tags; () for a musllinux tag (no glibc at all); None when no tag promises anything."""
-    promises: list[tuple[int, ...]] = []
-    for tag in platform_tags:
-        if tag.startswith("musllinux_"):
-            promises.append(())
-        legacy = next((v for k, v in _LEGACY_MANYLINUX.items() if tag.startswith(k + "_")), None)
-        if legacy is not None:
-            promises.append(legacy)
-        match = _MANYLINUX.match(tag)
-        if match:
-            promises.append((int(match[1]), int(match[2])))
-    return min(promises) if promises else None

@@ -13,12 +13,17 @@ stable-ABI use is unchecked, which the callers report, never a pass."""
 from __future__ import annotations
 
 import operator
+import re
 import struct
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 _PREFIXES = ("Py", "_Py")
+LIBPYTHON = re.compile(r"^libpython\d+\.\d+[a-z]*\.so(?:\.[0-9.]+)?$")
+"""One CPython version's shared library (`libpython3.11.so.1.0`, `libpython3.13t.so`,
+`libpython2.7.so.1.0`: review74a, it passed), as auditwheel matches it; `libpython3.so`, the
+stable ABI's, names no version."""
 NAME_LIMIT = 4096
 """The bytes of a symbol's name read (a longer `Py*` name, in no CPython's table, is judged by
 them: outside the stable ABI)."""
@@ -54,6 +59,27 @@ def python_imports(path: Path) -> tuple[str, ...]:
         raise
     except (ELFError, ValueError, KeyError, IndexError, OSError, AssertionError) as exc:
         raise UnreadableSymbols(f"{type(exc).__name__}: {exc}") from exc
+
+
+def libpython_needed(path: Path) -> tuple[str, ...]:
+    """The DT_NEEDED entries of the ELF at `path` naming one CPython version's libpython (the
+    loader reads them through `PT_DYNAMIC`, as `python_imports` reads the symbols)."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.dynamic import DynamicSegment
+    from elftools.elf.elffile import ELFFile
+
+    try:
+        with open(path, "rb") as handle:
+            elf = ELFFile(handle)
+            needed = {
+                str(getattr(tag, "needed"))  # noqa: B009 (untyped attribute)
+                for segment in elf.iter_segments("PT_DYNAMIC")
+                if isinstance(segment, DynamicSegment)
+                for tag in segment.iter_tags("DT_NEEDED")
+            }
+    except (ELFError, ValueError, KeyError, IndexError, OSError, AssertionError) as exc:
+        raise UnreadableSymbols(f"{type(exc).__name__}: {exc}") from exc
+    return tuple(sorted(name for name in needed if LIBPYTHON.match(name)))
 
 
 def _segment_imports(elf: Any, segment: Any) -> Iterable[str]:

@@ -17,7 +17,7 @@ this check exists to catch, so OLD is the oldest candidate.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
@@ -28,6 +28,7 @@ from k3diff.provenance.blobs import (
     WheelFiles,
     bounded_diffs,
 )
+from k3diff.provenance.builtversion import version_notes
 from k3diff.provenance.generated import Generated, generated_files
 from k3diff.provenance.git import (
     SHORT_ID_LENGTH,
@@ -66,6 +67,9 @@ class SourceStatus(StrEnum):
     GENERATED = "generated"
     """A module the build writes (setuptools-scm's `_version.py`), named so by the configuration
     at REV/NEW, that is its tool's template stating the wheel's version (`generated`)."""
+    LEFT_OUT = "left out"
+    """Same blob id as the file at REV/NEW, but the commit's build leaves it out of the wheel
+    (W412, `leftout`): the text table said so while the JSON said `match` (stop 73)."""
 
 
 @dataclass(frozen=True)
@@ -156,7 +160,7 @@ class ProvenanceReport:
         totals = {status.value: 0 for status in SourceStatus}
         for entry in self.files:
             totals[entry.status.value] += 1
-        for status in (SourceStatus.UNVERIFIABLE, SourceStatus.GENERATED):
+        for status in (SourceStatus.UNVERIFIABLE, SourceStatus.GENERATED, SourceStatus.LEFT_OUT):
             if not totals[status.value]:
                 del totals[status.value]  # only runs that checked bytecode or one say it
         return totals
@@ -206,6 +210,13 @@ def check_source(
     written = generated_files(git, lookup, files, set(files) - set(matches), version, {commit})
     written |= _replaced(generated_by_skbuild(git, lookup, files, version), matches)
     leaves = left_out(git, lookup)
+    notes = (
+        history_notes(git, (revision,))
+        + stated_notes(git, revision, stated)
+        + version_notes(git, lookup, commit, version)
+        + lookup.dropped_notes(leaves.kept(lookup, dropped))
+        + leaves.notes(lookup, matches)
+    )
     return ProvenanceReport(
         repo=str(repo),
         rev=rev,
@@ -215,12 +226,11 @@ def check_source(
         object_format=git.object_format,
         layout=lookup.layout,
         commits_examined=1,
-        files=_file_sources(git, commit, lookup, files, matches, diff_cap, written),
+        files=_left_out(
+            _file_sources(git, commit, lookup, files, matches, diff_cap, written), notes
+        ),
         revisions=(revision,),
-        notes=history_notes(git, (revision,))
-        + stated_notes(git, revision, stated)
-        + lookup.dropped_notes(leaves.kept(lookup, dropped))
-        + leaves.notes(lookup, matches),
+        notes=notes,
         version=version,
     )
 
@@ -259,6 +269,12 @@ def check_source_range(
     written = generated_files(git, lookup, files, set(files) - set(matches), version, built)
     written |= _replaced(generated_by_skbuild(git, lookup, files, version), matches)
     leaves = left_out(git, lookup)
+    notes = (
+        history_notes(git, (old_end, new_end))
+        + range_stated_notes(git, (old_end, new_end), {c for c, _ in history}, stated, base_stated)
+        + lookup.dropped_notes(leaves.kept(lookup, dropped))
+        + leaves.notes(lookup, [p for p, c in matches.items() if c == new])
+    )
     return ProvenanceReport(
         repo=str(repo),
         rev=None,
@@ -268,12 +284,9 @@ def check_source_range(
         object_format=git.object_format,
         layout=lookup.layout,
         commits_examined=len(history) + 1,
-        files=_file_sources(git, new, lookup, files, matches, diff_cap, written),
+        files=_left_out(_file_sources(git, new, lookup, files, matches, diff_cap, written), notes),
         revisions=(old_end, new_end),
-        notes=history_notes(git, (old_end, new_end))
-        + range_stated_notes(git, (old_end, new_end), {c for c, _ in history}, stated, base_stated)
-        + lookup.dropped_notes(leaves.kept(lookup, dropped))
-        + leaves.notes(lookup, [p for p, c in matches.items() if c == new]),
+        notes=notes,
         version=version,
     )
 
@@ -296,6 +309,18 @@ def _replaced(written: dict[str, Generated], matches: dict[str, str]) -> dict[st
     for path in written:
         matches.pop(path, None)
     return written
+
+
+def _left_out(files: tuple[FileSource, ...], notes: Sequence[RepoNote]) -> tuple[FileSource, ...]:
+    """`files` with each match a W412 names (its commit's build leaves it out of the wheel)
+    `left out`, as the text table says it (src73: the JSON said `match`)."""
+    named = {note.path for note in notes if note.code == "W412"}
+    return tuple(
+        replace(entry, status=SourceStatus.LEFT_OUT)
+        if entry.path in named and entry.status is SourceStatus.MATCH
+        else entry
+        for entry in files
+    )
 
 
 def _file_sources(

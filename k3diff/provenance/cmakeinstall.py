@@ -18,7 +18,8 @@ files, no source, and an ``install(FILES …)`` of literal files none of which i
 condition) may ship any file at any wheel path: `Unreadable` says which, and the source check
 stops; so do commands placing a file without such an ``install()`` (`_elsewhere`:
 ``cmake_language``, an ``include()`` of a file not read, files attached to a target, a wheel
-directory named outside ``install()``).
+directory named outside ``install()``, by name or by a computed name (`cmakenames`), a write
+that may leave the build tree (`cmakewrites`), a program pointed outside it (`cmakeprograms`)).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from dataclasses import dataclass
 
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import NOT_LITERAL, Command, Refused, commands
+from k3diff.provenance.cmakenames import WHEEL_NAMES, by_computed_name, may_name
+from k3diff.provenance.cmakeprograms import program_writes
 from k3diff.provenance.cmakewrites import outside_build_tree
 
 BINARIES = frozenset({"TARGETS", "EXPORT", "RUNTIME_DEPENDENCY_SET"})
@@ -54,6 +57,8 @@ _DEFINERS = frozenset({"function", "macro"})
 endmacro()`` made every ``install()`` after it do nothing in a real build, while k3diff read
 ``install(FILES fixes/auth.py …)`` as shipping the fix, and a wheel shipping it matched over
 the package's file the build shipped, exit 0)."""
+_TESTS = frozenset({"if", "elseif", "while", "message"})
+"""Commands that read a variable without writing anything."""
 _MODULE = re.compile(r"[A-Za-z0-9_-]+")
 """An ``include()`` of a module by name (``GNUInstallDirs``), not of a file by path."""
 _VALUED = {"DESTINATION", "RENAME", "COMPONENT"}
@@ -93,7 +98,7 @@ def cmake_installs(
             if command.name == "return" and macros > 0 and returning is None:
                 returning = where
             if command.name.lstrip("_") != "install":  # ``_install``: the original, redefined
-                if (why := _elsewhere(command)) is not None:
+                if (why := _elsewhere(command, path == top)) is not None:
                     return Unreadable(f"{where}: {why}")
                 continue
             form = command.args[0].upper() if command.args else ""
@@ -152,7 +157,7 @@ def _files(
     return found
 
 
-def _elsewhere(command: Command) -> str | None:
+def _elsewhere(command: Command, top: bool) -> str | None:
     """Why a command other than ``install()`` may place a file in the wheel k3diff does not
     read (review72a: each shipped ``fixes/auth.py`` over ``pkg/sub/auth.py`` in a real build
     while k3diff compared the package's old file, exit 0), or None."""
@@ -170,7 +175,15 @@ def _elsewhere(command: Command) -> str | None:
     named = args[1:] if name == "set" and first == "CMAKE_INSTALL_PREFIX" else args
     if name != "message" and any(_WHEEL_DIR.search(arg) for arg in named):
         return f"{shown} names a wheel directory (SKBUILD_…_DIR) outside install()"
-    if (why := outside_build_tree(command)) is not None:
+    computed = next((c for arg in named if (c := may_name(arg, WHEEL_NAMES)) is not None), None)
+    if name not in _TESTS and computed is not None:
+        # stop 73's note: set(X SKBUILD_PLATLIB) then file(COPY … DESTINATION ${${X}_DIR}/…)
+        # shipped the fix in a real build while k3diff compared the old file, exit 0.
+        shown += f" names {shortened(computed, 200)}, a variable by a computed name"
+        return f"{shown} that may be a wheel directory"
+    if (why := by_computed_name(command) or outside_build_tree(command)) is not None:
+        return why
+    if (why := program_writes(command, top)) is not None:
         return why
     pieces = [piece for arg in args for piece in arg.split(";")]
     if ATTACHED & set(args) and any(_not_plain(piece) for piece in pieces):

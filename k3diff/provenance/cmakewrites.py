@@ -9,24 +9,21 @@ real build (scikit-build-core 1.1.2, CMake 3.25) while k3diff compared the commi
 wheel holding the commit's matched, exit 0 (review73b); so did one removed (``file(REMOVE
 src/pkg/sub/auth.py)``, the wheel lacked it). A write (or removal) whose target's text may lead
 out of the build tree (`_leaves`) is said, and so is a command (but a test) naming a build
-tree variable (``CMAKE_CURRENT_BINARY_DIR`` …), which it may set over CMake's. A target under
-another variable, and writes by another name (``execute_process``, a build step, a module's
-function), are not read: a hostile commit's CMake is checked only by building it.
+tree variable (``CMAKE_CURRENT_BINARY_DIR`` …), which it may set over CMake's. A target led
+by a source directory's variable by a computed name (``${${PROJECT_NAME}_SOURCE_DIR}``:
+`cmakenames`) is read as one. A target under another variable, and a module's function, are not
+read (programs the build runs are read by `cmakeprograms`): a hostile commit's CMake is checked
+only by building it.
 """
 
 from __future__ import annotations
 
-import re
-
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import Command
+from k3diff.provenance.cmakenames import in_source_tree
 
 _NAMES = frozenset({"CMAKE_CURRENT_BINARY_DIR", "CMAKE_BINARY_DIR", "PROJECT_BINARY_DIR"})
 """The build tree's variables, which a project may set over CMake's."""
-_SOURCE_TREE = re.compile(
-    r"\$\{(?:CMAKE_SOURCE_DIR|CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|\w*_SOURCE_DIR)\}"
-)
-"""Variables naming a directory of the project (``${pkg_SOURCE_DIR}`` a ``project(pkg)``'s)."""
 _TESTS = frozenset({"if", "elseif", "while", "message"})
 """Commands that may name a build tree variable without setting it."""
 _TARGET_AT = {"WRITE": 1, "APPEND": 1, "DOWNLOAD": 2, "COPY_FILE": 2, "CREATE_LINK": 2}
@@ -82,6 +79,6 @@ def _leaves(target: str, relative_in_build: bool) -> bool:
     it from the source directory (``file(WRITE src/pkg/x.py …)``). A path under another
     variable (``${out_file}``, ``${CMAKE_CURRENT_BINARY_DIR}/…``) is not read: its value may
     lead anywhere (review73b: stopping on it stopped scikit-build-core's own test projects)."""
-    if ".." in target.split("/") or target.startswith("/") or _SOURCE_TREE.match(target):
+    if ".." in target.split("/") or target.startswith("/") or in_source_tree(target):
         return True
     return not target.startswith("$") and not relative_in_build

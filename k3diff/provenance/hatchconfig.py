@@ -31,6 +31,11 @@ import bisect
 import posixpath
 from collections.abc import Callable, Iterator, Mapping
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import Specifier
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
 from k3diff.escape import shortened
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, forced_files
 
@@ -313,3 +318,47 @@ def _relative(path: str) -> str | None:
     if cleaned == ".." or cleaned.startswith("../"):
         return None
     return cleaned
+
+
+_NEW_ORDER = Version("1.22")
+"""The first hatchling reading ``exclude`` after the VCS files (1.21.1 reads it before)."""
+
+
+def exclude_first(document: Mapping[str, object]) -> bool | None:
+    """Whether the hatchling `document`'s ``[build-system] requires`` installs reads
+    ``exclude`` before the VCS files: True where every version it allows is before 1.22
+    (``hatchling<1.22``, ``==1.21.1``, ``~=1.21.0``), False where it allows a later one (the
+    newest is what an isolated build installs), None where k3diff cannot say (a marker, a
+    URL, a requirement that is not one)."""
+    system = document.get("build-system")
+    requires = system.get("requires") if isinstance(system, dict) else None
+    if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
+        return None
+    capped = False
+    for line in requires:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            return None
+        if canonicalize_name(requirement.name) != "hatchling":
+            continue
+        if requirement.marker is not None or requirement.url:
+            return None
+        capped = capped or any(_below(spec) for spec in requirement.specifier)
+    return capped
+
+
+def _below(spec: Specifier) -> bool:
+    """Whether `spec` allows only versions before `_NEW_ORDER`."""
+    operator, text = spec.operator, spec.version
+    try:
+        if operator in ("==", "~=") and (operator == "~=" or text.endswith(".*")):
+            release = Version(text.removesuffix(".*")).release
+            prefix = release[:-1] if operator == "~=" else release
+            return prefix < (_NEW_ORDER.release + (0,) * len(prefix))[: len(prefix)]
+        version = Version(text)
+    except InvalidVersion:
+        return False
+    if operator == "<":
+        return version <= _NEW_ORDER
+    return operator in ("<=", "==", "===") and version < _NEW_ORDER

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from k3diff.provenance.buildconfig import CONFIG_CAP, HATCH_FILE, hatch_document, toml_document
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
-from k3diff.provenance.hatchconfig import build_hook
+from k3diff.provenance.hatchconfig import build_hook, exclude_first
 from k3diff.provenance.ignorepatterns import Patterns, compiled
 from k3diff.provenance.lookup import Lookup
 from k3diff.provenance.revisions import RepoNote
@@ -44,6 +44,11 @@ HATCH_PRUNED = frozenset(
 _PLATLIB = ("${SKBUILD_PLATLIB_DIR}", "${SKBUILD_PURELIB_DIR}")
 _UNLESS_OWN = " (unless a pattern names the build's own directory)"
 _UNLESS_OLDER = " (unless an older hatchling builds it)"
+_UNLESS_ABOVE = (
+    " (unless a .gitignore or .hgignore above the repository takes it back: hatchling before"
+    " 1.22 reads one there, after exclude)"
+)
+_EITHER = " (unless the hatchling that builds it reads its exclude and VCS files the other way)"
 """`HATCH_PRUNED` is 1.33's list, which releases grew: a W412, never a W410 waived."""
 
 
@@ -215,15 +220,16 @@ def _hatchling(
         return LeftOut()
     bare = compiled([*HATCH_DEFAULTS, *patterns])
     rules = [_Rule(bare, origin, None)]
-    if not ignore_vcs and vcs_files:
-        shown = " and ".join(vcs_files)
-        unread = Patterns((), f"{shown} not read")
-        whole = unread if vcs_lines is None else compiled([*HATCH_DEFAULTS, *vcs_lines, *patterns])
-        rules = [
-            _Rule(whole, origin, None, also=bare),
-            _Rule(whole, f"hatchling, by {shown},", _UNLESS_OWN),
-            _Rule(bare, origin, f" (unless {shown} takes it back)"),
-        ]
+    order = exclude_first(document)
+    if not ignore_vcs and (vcs_files or order is not False):
+        vcs = _Vcs(vcs_files, vcs_lines, both=len(vcs_files) == 2)
+        rules = []
+        if order is not True:  # hatchling 1.22 on: defaults, the VCS files, then exclude
+            rules += _vcs_rules(bare, patterns, origin, vcs, older=False)
+        if order is not False:  # before 1.22: defaults, exclude, then the VCS files
+            rules += _vcs_rules(bare, patterns, origin, vcs, older=True)
+        if order is None:  # either may build it: nothing claimed for certain
+            rules = [_Rule(r.patterns, r.origin, r.hedge or _EITHER, also=r.also) for r in rules]
     return LeftOut(
         tuple(rules),
         only_origin if only is True else None,
@@ -231,6 +237,50 @@ def _hatchling(
         lookup.layout.project,
         _walks(option("only-include")[0]),
     )
+
+
+@dataclass(frozen=True)
+class _Vcs:
+    """The ``.gitignore`` and ``.hgignore`` of the repository hatchling reads (nearest the
+    project first) and their patterns in its order (None where one is not read)."""
+
+    files: list[str]
+    lines: list[str] | None
+    both: bool
+    """Both were found in the repository: hatchling before 1.22 reads none above it."""
+
+
+def _vcs_rules(
+    bare: Patterns, patterns: list[str], origin: str, vcs: _Vcs, *, older: bool
+) -> list[_Rule]:
+    """The rules of the one list hatchling matches, the last matching pattern deciding:
+    from 1.22 the VCS files' patterns then ``exclude`` (`bare` with the defaults), before it
+    ``exclude`` then the VCS files', which it looks for up past the repository's root
+    (``locate_file`` with no ``.git`` boundary): a file of the build machine's there, read
+    last, may take an exclusion back (a real build, hatchling 1.21.1: a ``.gitignore`` above
+    the checkout saying ``!src/pkg/testing/`` shipped what ``exclude`` named)."""
+    shown = " and ".join(vcs.files) or "no .gitignore"
+    unread = Patterns((), f"{shown} not read")
+    lines = vcs.lines
+    if not older:
+        whole = unread if lines is None else compiled([*HATCH_DEFAULTS, *lines, *patterns])
+        return [
+            _Rule(whole, origin, None, also=bare),
+            _Rule(whole, f"hatchling, by {shown},", _UNLESS_OWN),
+            _Rule(bare, origin, f" (unless {shown} takes it back)"),
+        ]
+    above = None if vcs.both else _UNLESS_ABOVE
+    if not vcs.files:
+        return [_Rule(bare, origin, above)]
+    whole = unread if lines is None else compiled([*HATCH_DEFAULTS, *patterns, *lines])
+    # review73 (hatchling 1.21.1, a real build): exclude = ["!src/pkg/testing/"] and a
+    # .gitignore saying src/pkg/testing/ left pkg/testing/ out, the VCS files read last.
+    last = unread if lines is None else compiled(lines)
+    return [
+        _Rule(last, f"hatchling before 1.22, by {shown} (read after exclude),", above),
+        _Rule(whole, origin, above, also=bare),
+        _Rule(bare, origin, f" (unless {shown} takes it back)"),
+    ]
 
 
 def _scikit_build(document: Mapping[str, object], label: str, project: str) -> LeftOut:

@@ -99,7 +99,7 @@ def written_files(
     system = system if isinstance(system, dict) else {}
     backend = None if "backend-path" in system else system.get("build-backend", "setuptools")
     backend = backend if isinstance(backend, str) else None  # a list is no backend (fuzz70)
-    requires = _requirement_names(system.get("requires"))
+    requires = requirement_names(system.get("requires"))
     tool = document.get("tool")
     tool = tool if isinstance(tool, dict) else {}
     found: list[WrittenFile] = []
@@ -216,7 +216,7 @@ def _path(directory: str, value: object) -> str | None:
     return "" if joined == "." else joined
 
 
-def _requirement_names(requires: object) -> frozenset[str]:
+def requirement_names(requires: object) -> frozenset[str]:
     """The canonical names of `[build-system] requires` (a string that is no requirement is
     none)."""
     if not isinstance(requires, list):

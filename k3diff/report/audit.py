@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import assert_never
+from typing import TYPE_CHECKING, assert_never
 
 from k3diff import escape
 from k3diff.audit.model import ArtifactAudit, AuditReport, ManifestCheck
@@ -14,6 +14,9 @@ from k3diff.report.surfaces import audit_surfaces_block
 from k3diff.wheel.codes import Finding, Severity
 from k3diff.wheel.findingorder import order_key
 
+if TYPE_CHECKING:  # loaded only when something fails
+    from k3diff.report.auditsteps import Failing
+
 FINDINGS_SHOWN = 200
 """Findings listed per artifact in text and Markdown (JSON lists them all, in the run's order)."""
 
@@ -24,7 +27,7 @@ def render(report: AuditReport, fmt: OutputFormat) -> str:
         # Imported for the format chosen: the document writer is not loaded for text.
         from k3diff.documents import audit as audit_document
 
-        return audit_document.write(report)
+        return audit_document.write(report, json_steps(report))
     if fmt is OutputFormat.TEXT:
         return _text(report)
     if fmt is OutputFormat.MARKDOWN:
@@ -129,13 +132,31 @@ def _next_steps(report: AuditReport, fmt: OutputFormat) -> str:
     # Imported when something fails: a passing audit loads none of the steps' words.
     from k3diff.report import auditsteps
 
-    failing = [
-        auditsteps.Failing(f.code.name, f.path, artifact, f.detail, f.native)
+    manifest = None if report.manifest is None else report.manifest.path
+    return auditsteps.next_steps(_failing(report), manifest, fmt, len(report.artifacts) > 1)
+
+
+def json_steps(report: AuditReport) -> list[dict[str, str]]:
+    """The next steps the JSON document records (`auditsteps.step_records`: the text's, one
+    mechanism), none when nothing fails. `report` never reads them back: the bundle says its
+    own, from the findings (`bundle.nextsteps`), so an edited step reaches no bundle."""
+    if not report.errors:
+        return []
+    from k3diff.report import auditsteps
+
+    manifest = None if report.manifest is None else report.manifest.path
+    return auditsteps.step_records(_failing(report), manifest, len(report.artifacts) > 1)
+
+
+def _failing(report: AuditReport) -> list[Failing]:
+    """The failing findings, located, as the steps read them."""
+    from k3diff.report.auditsteps import Failing
+
+    return [
+        Failing(f.code.name, f.path, artifact, f.detail, f.native)
         for f, artifact in report.located_findings()
         if report.severity(f, artifact) is Severity.ERROR
     ]
-    manifest = None if report.manifest is None else report.manifest.path
-    return auditsteps.next_steps(failing, manifest, fmt, len(report.artifacts) > 1)
 
 
 def _code(text: str) -> str:

@@ -19,6 +19,7 @@ from k3diff import shellwords
 from k3diff.output import OutputFormat, plural
 from k3diff.report.manifeststeps import manifest_steps
 from k3diff.report.markdown import inline_code
+from k3diff.report.refusedsteps import Style, bad_name, dist_info, misnamed, unreadable
 from k3diff.report.stepwords import (
     REBUILD,
     record_step,
@@ -30,7 +31,7 @@ from k3diff.report.stepwords import (
     waiver_step,
 )
 from k3diff.wheel.artifactglob import artifact_name
-from k3diff.wheel.codes import NO_PYTHON, UNWAIVABLE, Code, Finding
+from k3diff.wheel.codes import NO_PYTHON, UNWAIVABLE, Code, Finding, refuses_name
 from k3diff.wheel.findingorder import Named, counted, order_key
 
 AUDITED = "audit the new wheel"
@@ -57,10 +58,6 @@ class Failing(NamedTuple):
     """What was observed (a W616's says whether pip installs it on no Python)."""
     native: bool = False
     """The finding's `native` flag."""
-
-
-Style = Callable[[str], str]
-"""How a step shows a command or a name: as code in Markdown, as it is in text."""
 
 
 def steps(
@@ -99,20 +96,42 @@ def as_finding(failing: Failing) -> Finding:
     return Finding(Code[failing.code], failing.path, failing.detail, failing.native)
 
 
+def _said(
+    failing: Sequence[Failing], manifest: str | None, code: Style, labelled: bool
+) -> tuple[list[str], str]:
+    """The steps, the waiver step last where a waiver takes a failing finding, and the waiver
+    stanzas it introduces (`stanza_block`, '' for none): what every format says."""
+    lines = steps(failing, manifest, code, labelled)
+    waived = waivable(failing)
+    if not waived:
+        return lines, ""
+    wide = [f.code for f in waived if not f.path]
+    lines.append(waiver_step(code, alone=not lines, wide=wide, artifact=True))
+    return lines, stanza_block([waiver_stanza(as_finding(f), f.artifact) for f in waived])
+
+
 def next_steps(
     failing: Sequence[Failing], manifest: str | None, fmt: OutputFormat, labelled: bool
 ) -> str:
     """The audit report's "Next steps" section ('' when nothing fails); `labelled` as `steps`."""
     code = inline_code if fmt is OutputFormat.MARKDOWN else str
-    lines = steps(failing, manifest, code, labelled)
-    waived = waivable(failing)
-    stanzas = [waiver_stanza(as_finding(f), f.artifact) for f in waived]
-    if waived:
-        wide = [f.code for f in waived if not f.path]
-        lines.append(waiver_step(code, alone=not lines, wide=wide, artifact=True))
+    lines, stanzas = _said(failing, manifest, code, labelled)
     if not lines:
         return ""
-    return section("Next steps", lines, stanza_block(stanzas), fmt, level=2)
+    return section("Next steps", lines, stanzas, fmt, level=2)
+
+
+def step_records(
+    failing: Sequence[Failing], manifest: str | None, labelled: bool
+) -> list[dict[str, str]]:
+    """The steps as `audit --format json` records them (audit74: a CI job reading the JSON got
+    none): `{"step": …}` each, as the text report says it, the waiver step with `"toml"`, the
+    stanzas the text shows below it."""
+    lines, stanzas = _said(failing, manifest, str, labelled)
+    records = [{"step": line} for line in lines]
+    if stanzas:
+        records[-1]["toml"] = stanzas
+    return records
 
 
 def _named(found: Sequence[Failing], codes: frozenset[Code] | None = None) -> list[Named]:
@@ -125,9 +144,13 @@ def _artifact_steps(artifact: str, found: Sequence[Failing], code: Style) -> lis
         (f.detail for f in found if f.code == Code.W616.name and f.detail.endswith(NO_PYTHON)),
         None,
     )
-    sound = [f for f in _named(found) if f[0].startswith("W")]
+    renamed = [
+        f for f in found if f.code == Code.W616.name and not f.path and refuses_name(f.detail)
+    ]
+    sound = [f for f in _named([f for f in found if f not in renamed]) if f[0].startswith("W")]
     steps = [
         *_fixes(REFUSED, found, artifact, code),
+        bad_name(_counts(renamed, frozenset({Code.W616})), artifact, code),
         unwaivable_step(sound, nowhere, "audit the rebuilt wheel", (artifact,), code),
         record_step(_named(found), artifact, code, STALE, AUDITED),
         *_fixes(FIXES, found, artifact, code),
@@ -163,30 +186,6 @@ def _counts(found: Sequence[Failing], codes: frozenset[Code], noun: str = "file"
     paths = {path for _, path, _ in kept if path}
     on = f" on {plural(len(paths), noun)}" if paths else ""
     return f"{counted(kept, thousands=False)}{on}"
-
-
-def _unreadable(counts: str, artifact: str, code: Style) -> str:
-    return (
-        f"{counts}: no waiver accepts it (pip cannot read the file: cut short by a download or "
-        "copy, or no wheel at all): copy it again from where it was built, check that "
-        f"{code('sha256sum ' + shellwords.path(artifact))} gives the hash the build or the "
-        "index lists, and audit it again"
-    )
-
-
-def _misnamed(counts: str, artifact: str, code: Style) -> str:
-    return (
-        f"{counts}: no waiver accepts it (pip, twine and PyPI refuse a wheel by this name): "
-        f"rename it to the name its build wrote, {code('NAME-VERSION-PYTHON-ABI-PLATFORM.whl')} "
-        f"(its tags: {code(_dist_info(artifact, 'WHEEL'))}), or rebuild it ({code(REBUILD[0])}), "
-        "then audit it again"
-    )
-
-
-def _dist_info(artifact: str, name: str) -> str:
-    """`unzip -p` of the wheel's top-level `.dist-info/NAME` (`-x '*/*/*'`: unzip's `*` crosses
-    `/`, and a vendored `pkg/x.dist-info/NAME` was printed first; review73c)."""
-    return f"unzip -p {shellwords.path(artifact)} '*.dist-info/{name}' -x '*/*/*'"
 
 
 def _unvouched(counts: str, artifact: str, code: Style) -> str:
@@ -263,7 +262,7 @@ def _refused_metadata(counts: str, artifact: str, code: Style) -> str:
 
 
 def _served_metadata(counts: str, artifact: str, code: Style) -> str:
-    unzip = code(f"{_dist_info(artifact, 'METADATA')} > {shellwords.path(artifact + '.metadata')}")
+    unzip = code(f"{dist_info(artifact, 'METADATA')} > {shellwords.path(artifact + '.metadata')}")
     return (
         f"{counts}: resolvers read a METADATA that is not the wheel's: write the file anew "
         f"from the wheel ({unzip}), audit it again and publish it with the wheel"
@@ -284,7 +283,7 @@ def _filename(counts: str, artifact: str, code: Style) -> str:
         f"{counts}: the file's name and the wheel's metadata disagree (the detail says where): "
         f"rebuild it ({code(REBUILD[0])}: the build names the file from its metadata), or "
         "rename the file to the name, version and tags its .dist-info gives "
-        f"({code(_dist_info(artifact, 'WHEEL'))} lists the tags), then audit it again"
+        f"({code(dist_info(artifact, 'WHEEL'))} lists the tags), then audit it again"
     )
 
 
@@ -319,8 +318,8 @@ def _same_wheel(counts: str, artifact: str, code: Style) -> str:
 
 
 REFUSED: tuple[tuple[frozenset[Code], Fix], ...] = (
-    (frozenset({Code.A001}), _unreadable),
-    (frozenset({Code.A126}), _misnamed),
+    (frozenset({Code.A001}), unreadable),
+    (frozenset({Code.A126}), misnamed),
 )
 """Files pip refuses whole (no waiver takes them): their fixes come first."""
 FIXES: tuple[tuple[frozenset[Code], Fix], ...] = (

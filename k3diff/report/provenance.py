@@ -32,19 +32,13 @@ def short(commit: str | None) -> str:
     return commit[:SHORT_ID_LENGTH] if commit else "-"
 
 
-LEFT_OUT = "left out"
-"""The status shown for a file that matches the commit while the commit's build leaves it out
-(W412): `match` said only that its content is the commit's (src73)."""
-
-
 def provenance_rows(report: ProvenanceReport) -> list[list[str]]:
-    """One row per file: wheel path, status (`LEFT_OUT` for a W412 file), matched commit,
-    ``+added/-removed``."""
-    left_out = {note.path for note in report.notes if note.code == "W412"}
+    """One row per file: wheel path, status (``left out`` for a W412 file: the JSON's since
+    version74), matched commit, ``+added/-removed``."""
     return [
         [
             entry.path,
-            LEFT_OUT if entry.path in left_out else entry.status.value,
+            entry.status.value,
             short(entry.matched_commit),
             f"+{entry.added}/-{entry.removed}" if entry.diff is not None else "",
         ]

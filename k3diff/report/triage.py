@@ -28,6 +28,7 @@ from k3diff.report.triage_lines import (
     split_text,
     would_have_cleared,
 )
+from k3diff.report.triagelevel import run_level_line
 from k3diff.sample.runs import unlisted_note
 from k3diff.triage.flags import flag_label
 from k3diff.triage.model import (
@@ -296,7 +297,9 @@ def _text(result: TriageResult) -> str:
     gauges = gauge_lines(result)
     sections = [
         f"comparison: {escape.text(result.comparison)}\n"
-        f"samples: {escape.text(', '.join(result.samples))}\n" + _settings_line(result),
+        f"samples: {escape.text(', '.join(result.samples))}\n"
+        + _settings_line(result)
+        + f"\n{run_level_line(result)}",
         tabulate(rows, headers=_HEADERS, disable_numparse=True),
         "\n".join(reasons),
         "\n".join(escape.text(line) for line in captures),
@@ -374,7 +377,7 @@ def _markdown(result: TriageResult) -> str:
         f"**{escape_inline(parity_line(result)[0].upper() + parity_line(result)[1:])}.**",
         f"- comparison: {inline_code(result.comparison)}\n- samples: "
         + ", ".join(inline_code(path) for path in result.samples)
-        + f"\n- {_settings_line(result)}",
+        + f"\n- {_settings_line(result)}\n- {run_level_line(result)}",
         bottom
         + " "
         + _counts_line(result)

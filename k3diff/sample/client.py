@@ -27,11 +27,13 @@ import httpx
 from k3diff import bounded
 from k3diff.errors import InputError, ServerError
 from k3diff.sample.alive import Liveness
-from k3diff.sample.bodyread import ACCEPT_ENCODING, TooLarge, read_capped, stream_lines
+from k3diff.sample.bodyread import TooLarge, read_capped, stream_lines
 from k3diff.sample.finish import FINISHED
 from k3diff.sample.model import Outcome
 from k3diff.sample.outcomes import failed, succeeded
 from k3diff.sample.overlap import Timing
+from k3diff.sample.pools import CONNECTIONS_PER_POOL
+from k3diff.sample.pools import pools as _pools
 from k3diff.sample.response import (
     DEFAULT_MAX_RESPONSE_BYTES,
     ERROR_BODY_BYTES,
@@ -49,17 +51,12 @@ from k3diff.sample.retry import (
     check_status,
     describe,
 )
-from k3diff.sample.routing import Routing, proxy_transport, tls_context
+from k3diff.sample.routing import Routing
 from k3diff.sample.stopline import ServerStop, StopReason
-from k3diff.sample.transport import answered_unsent, transport
+from k3diff.sample.transport import answered_unsent
 from k3diff.sample.unstreamed import Sniff, media_type, not_json
 
 PROBE_TIMEOUT = 10.0
-CONNECTIONS_PER_POOL = 2
-"""Connections per httpx pool. httpcore scans every connection of a pool for each request (and
-polls each idle one's socket), so one pool of 64 connections spends more time scanning than
-sending; at concurrency 64, pools of 2 took the client from ~210 to ~850 requests per CPU-second
-(scripts/bench_sample.py)."""
 
 
 CLOSE = {"Connection": "close"}
@@ -82,11 +79,11 @@ class SamplerClient:
     ) -> None:
         self._routing = routing or Routing()
         # One pool more than the samples need, kept for side requests (probe, flush, the
-        # running-requests gauge): a gauge poll never waits for a busy sample connection, so it
+        # running-requests gauge, the one-server check): a gauge poll never waits for a busy sample connection, so it
         # is read while the batch it should see is still in flight.
-        pools, transports = _pools(connections + CONNECTIONS_PER_POOL, timeout, self._routing)
-        self._side = pools.pop()
-        transports.pop()
+        pools, transports, self._side = _pools(
+            connections + CONNECTIONS_PER_POOL, timeout, self._routing
+        )
         self._pools, self._transports = pools, transports
         shards = len(self._pools)
         self._busy = [0] * shards
@@ -357,35 +354,3 @@ def _check_in_step(response: httpx.Response) -> None:
             200,
             None,
         )
-
-
-def _pools(
-    connections: int, timeout: float, routing: Routing
-) -> tuple[list[httpx.AsyncClient], list[httpx.AsyncHTTPTransport]]:
-    """The client's pools and their transports: httpx clients that never read the environment
-    (`trust_env=False`), each over a transport of its own, through the routing's proxy when it
-    names one (`k3diff.sample.routing`)."""
-    shards = max(1, -(-connections // CONNECTIONS_PER_POOL))
-    per_pool = -(-connections // shards)
-    limits = httpx.Limits(max_connections=per_pool, max_keepalive_connections=per_pool)
-    # One TLS context for all pools: building one loads the CA bundle (tens of ms each).
-    tls = tls_context(routing.ca_cert)
-    proxy = routing.proxy
-    transports = [
-        transport(limits, tls) if proxy is None else proxy_transport(limits, tls, proxy)
-        for _ in range(shards)
-    ]
-    pools = [
-        httpx.AsyncClient(
-            limits=limits,
-            verify=tls,
-            transport=one,
-            timeout=httpx.Timeout(timeout),
-            trust_env=False,
-            # httpx would advertise (and decode) br and zstd whenever their modules are
-            # installed; their expansion is not bounded (k3diff.sample.response).
-            headers={"Accept-Encoding": ACCEPT_ENCODING},
-        )
-        for one in transports
-    ]
-    return pools, transports

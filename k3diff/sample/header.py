@@ -25,6 +25,7 @@ from k3diff.sample.oneserver import (
     one_server,
 )
 from k3diff.sample.recorded import check_command
+from k3diff.sample.sidefields import sides_differ
 from k3diff.sample.usage import shown
 
 LOG_FORMAT = 3
@@ -112,8 +113,7 @@ class RunHeader:
     def same_server(self) -> OneServer | None:
         """`one_server` where both sides were sent the same parameters (`k3diff sample` notes
         it as it runs): its patch samples are not of a patched build."""
-        side_params = self.fields.get("side_params")
-        if isinstance(side_params, dict) and any(side_params.values()):
+        if sides_differ(self.fields):
             return None  # deliberate: the sides differ by their parameters
         return self.one_server
 

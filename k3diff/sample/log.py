@@ -27,6 +27,7 @@ from k3diff.sample.header import header_line, json_line, resumed_line
 from k3diff.sample.lines import SampleLine, encode_line
 from k3diff.sample.oneserver import IDENTITY_FIELD
 from k3diff.sample.reader import SamplesLog, read_samples_log
+from k3diff.sample.resumeoptions import option_named
 from k3diff.sample.stopline import StopLine, stop_line
 
 LOG_NAME = "samples.jsonl"
@@ -127,7 +128,7 @@ def _both(name: str, logged: Mapping[str, Any], wanted: Mapping[str, Any]) -> st
     """'params.temperature (logged 0, now 0.5)': each value that differs, an object's
     down to the keys that differ ('absent' where one side lacks the key)."""
     return "; ".join(
-        f"{where} (logged {_shown(was)}, now {_shown(now)})"
+        f"{option_named(where)} (logged {_shown(was)}, now {_shown(now)})"
         for where, was, now in _differences(
             name, logged.get(name, ABSENT), wanted.get(name, ABSENT)
         )
@@ -139,6 +140,10 @@ ABSENT = object()
 
 
 def _differences(where: str, was: Any, now: Any) -> list[tuple[str, Any, Any]]:
+    if was is ABSENT and isinstance(now, Mapping):  # an object a side lacks: down to its keys
+        was = {}
+    elif now is ABSENT and isinstance(was, Mapping):
+        now = {}
     if isinstance(was, Mapping) and isinstance(now, Mapping):
         keys = sorted({*was, *now}, key=str)
         return [

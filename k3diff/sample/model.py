@@ -113,6 +113,10 @@ class SampleOptions:
     (`--metrics-url off`: not at all)."""
     metrics_urls: dict[str, str] = field(default_factory=dict)
     """`--metrics-url SIDE=URL`: where a side's metrics are (default: its server's `/metrics`)."""
+    left_out: frozenset[str] = frozenset()
+    """The options of a `--resume` left at their default (`--repeats`, `--mode`,
+    `--concurrency`, `--levels`, `--control`, `--control-repeats`, by their parameter names,
+    click's parameter source): the logged run's are taken (`sample.resumeoptions`)."""
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 
 from k3diff.errors import UsageError
 from k3diff.sample.credentials import redacted_url
+from k3diff.sample.sidefields import sides_differ
 
 RESOLVE_TIMEOUT = 5.0
 """Seconds `connects_to` waits for the sides' host names to resolve, both together."""
@@ -253,7 +254,7 @@ def refuse_unheld_one_server(log: str, logged: Mapping[str, Any], run: Mapping[s
     held the run, and triage read the kept header and passed, exit 0). One found by their own
     counters is not refused: the resume's marker records it, and readers hold the run
     (`k3diff.sample.identityread`, samples73)."""
-    if run.get("side_params"):  # an A/B of request fields
+    if sides_differ(run):  # an A/B of request fields
         return
     found = one_server({name: value for name, value in run.items() if name != IDENTITY_FIELD})
     if found is None or one_server(logged) is not None:

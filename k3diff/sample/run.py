@@ -18,8 +18,8 @@ from k3diff.sample.credentials import redacted_run
 from k3diff.sample.finish import FINISHED
 from k3diff.sample.gaugeadvice import given_problem
 from k3diff.sample.header import LOG_FORMAT
-from k3diff.sample.identity import Identity, probe_identity, unchecked
-from k3diff.sample.log import PerfLog, SampleLog
+from k3diff.sample.identity import Identity, probe_identity, through_a_gateway, unchecked
+from k3diff.sample.log import LOG_NAME, PerfLog, SampleLog
 from k3diff.sample.metrics import (
     METRICS_MAX_BYTES,
     METRICS_TIMEOUT,
@@ -47,9 +47,10 @@ from k3diff.sample.perfdrain import END, PERF_BATCH_FIELD, PERF_START_FIELD, sta
 from k3diff.sample.prompts import check_endpoint, infer_endpoint, read_prompts
 from k3diff.sample.reader import SamplesLog
 from k3diff.sample.resumed import Sent
+from k3diff.sample.resumeoptions import resumed_options
 from k3diff.sample.routing import Routing, resolve_routing
 from k3diff.sample.sampler import Counts, SampleId, Sampler
-from k3diff.sample.sidefields import FieldDifference
+from k3diff.sample.sidefields import FieldDifference, sides_differ
 from k3diff.sample.stop import Kept
 from k3diff.sample.stopline import now
 from k3diff.sample.summary import side_fields, side_urls, summarise, sweep_extra
@@ -70,6 +71,8 @@ def run_sampling(
     parameters (`k3diff.sample.oneserver`)."""
     kept = Kept()
     with kept.stops():
+        # A resume's request options left out are the logged run's (samples74).
+        options = resumed_options(options, options.out / LOG_NAME)
         records = read_prompts(options.prompts)
         endpoint = options.endpoint or infer_endpoint(records)
         check_endpoint(records, endpoint)
@@ -105,7 +108,7 @@ class _Heard:
         """Tell `same_server` where base and patch are one server with the same parameters
         (by their addresses, or by their own counters: `server_identity`), and where a resume
         found it and the log had not (its marker records it: `sample.identityread`)."""
-        one = None if any(options.side_params.values()) else one_server(run)
+        one = None if sides_differ(run) else one_server(run)
         if self.same_server is None or one is None:
             return
         if resumed is not None and resumed.header.one_server is None:
@@ -331,7 +334,8 @@ async def _identity(
     if unread:  # not read again: a dead or slow /metrics costs the run its timeout once only
         return unchecked(f"a side's /metrics gives no reading ({'; '.join(unread)})")
     metrics = {side: m.url for side, m in found.items()}
-    return await probe_identity(_fetch(client, fresh=True), metrics, send_patch)
+    found_now = await probe_identity(_fetch(client, fresh=True), metrics, send_patch)
+    return through_a_gateway(found_now, found)
 
 
 async def _find_perf_metrics(

@@ -81,3 +81,27 @@ def side_differences(
     return tuple(
         FieldDifference(n, one, two, count, total) for n, one, two, count in found.values()
     )
+
+
+def sides_differ(run: Mapping[str, Any]) -> bool:
+    """Whether a header's `run` sends its two sides other request fields: a field its
+    `side_params` (`--base-param`, `--patch-param`) give one side with another value than the
+    other side is sent, under the run's `params` (`cache_salt` aside; `model` counts: one
+    server's two models, a LoRA adapter against its base, are an A/B). A run of one server so
+    given is an A/B of those fields, not one server against itself (`RunHeader.same_server`);
+    one whose side fields repeat what the other side is sent (`--patch-param temperature=0`
+    under `--param temperature=0`) or only salt the cache is not (review74d: such a run passed
+    triage and the bundle, exit 0, its one server unsaid)."""
+    sides, params = run.get("side_params"), run.get("params")
+    if not isinstance(sides, Mapping):
+        return False
+    shared = dict(params) if isinstance(params, Mapping) else {}
+    base, patch = ({**shared, **_own(sides.get(side))} for side in ("base", "patch"))
+    return any(
+        not same_value(base.get(name, _UNSET), patch.get(name, _UNSET))
+        for name in (set(_own(sides.get("base"))) | set(_own(sides.get("patch")))) - IGNORED
+    )
+
+
+def _own(fields: Any) -> dict[str, Any]:
+    return dict(fields) if isinstance(fields, Mapping) else {}

@@ -1,7 +1,8 @@
 """The MMD test's kernel on texts: the mean of three Hamming kernels and a character n-gram
 kernel, so that a change anywhere in a text moves the MMD²: at its place in the first `CAP`
-characters and the last `EDGE`, and wherever it is in the first `GRAM_CAP` (a middle rewritten,
-"the the the ..." in place of 1,700 characters of a 2,900-character answer).
+characters and the last `EDGE`, and wherever it is in the whole text (a middle rewritten, "the
+the the ..." in place of 1,700 characters of a 2,900-character answer, or of characters 66,000
+to 68,000 of a 70,000-character one).
 
 - head: the share of the first `EDGE` positions at which two texts agree (a position past both
   ends agrees), the kernel's whole view before; an early change keeps its weight there.
@@ -11,22 +12,23 @@ characters and the last `EDGE`, and wherever it is in the first `GRAM_CAP` (a mi
   agreeing positions over the geometric mean of the positions each text has (cosine
   normalisation, so two equal texts score 1 whatever their length).
 - grams: position-free, the cosine of two count vectors of `BUCKETS` buckets: each character
-  `GRAM`-gram of the first `GRAM_CAP` characters (the text framed by `GRAM` - 1 start and end
-  marks, so an empty text has grams too) counted in the bucket `xxh64(key, SEED) % BUCKETS`,
-  the key the gram's code points, 21 bits each, first in the high bits, as 8 bytes little-endian
-  (start mark 0x110000, end 0x110001). The bucket count bounds memory (a row of `BUCKETS`
-  floats a text), and the fixed seed makes the kernel the same on every run.
+  `GRAM`-gram of the whole text (framed by `GRAM` - 1 start and end marks, so an empty text has
+  grams too) counted in the bucket `splitmix64(key) % BUCKETS`, the key the gram's code points,
+  21 bits each, first in the high bits (start mark 0x110000, end 0x110001), splitmix64 the
+  SplitMix64 finalizer (`_MIX`, a bijection of 64-bit words). Each text is counted in one pass
+  of `GRAM_CHUNK` characters at a time, so the time is linear in the characters and the memory
+  N × `BUCKETS` floats and one chunk, whatever the texts' length (kernel73 counted the first
+  65,536 characters only: a change past them and before the last `EDGE` passed, exit 0).
 
 Each is an inner product of feature maps (one indicator per position and character, or the
 bucket counts; the whole and gram kernels' divided by their norms), so each is positive
 semi-definite, and so is their mean: the MMD is a metric on the distributions the features tell
-apart. numpy is imported inside the
-functions (the `--help` path never loads it).
+apart. numpy is imported inside the functions (the `--help` path never loads it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -40,22 +42,19 @@ BLOCK = 1 << 24
 """Position comparisons per block of Gram rows (memory: about this many bytes at a time)."""
 GRAM = 3
 """Characters per gram of the position-free kernel."""
-GRAM_CAP = 1 << 16
-"""Characters of each text the gram kernel counts at most (from the start): bounds its time."""
+GRAM_CHUNK = 1 << 16
+"""Characters of a text the gram kernel hashes at a time (memory: about 40 bytes each)."""
 BUCKETS = 1 << 12
-"""Buckets of the gram kernel's count vectors."""
-SEED = 0x6B3D
-"""The seed of the gram kernel's xxh64 (fixed: the kernel is the same on every run)."""
+"""Buckets of the gram kernel's count vectors (a power of 2)."""
 DESCRIPTION = (
     f"mean of hamming on first {EDGE}, last {EDGE} and first {CAP:,} characters and cosine of"
-    f" hashed {GRAM}-gram counts of first {GRAM_CAP:,} characters"
-    f" (xxh64 seed {SEED:#x}, {BUCKETS:,} buckets)"
+    f" hashed {GRAM}-gram counts of all characters (splitmix64, {BUCKETS:,} buckets)"
 )
 """The kernel as the JSON report's `kernel` field names it (`report` re-derives a document only
 with the kernel it names)."""
 PROSE = (
     f"mean of Hamming kernels on the first {EDGE}, the last {EDGE} and the first {CAP:,} characters"
-    f" and the cosine of {GRAM}-gram counts of the first {GRAM_CAP:,}"
+    f" and the cosine of {GRAM}-gram counts of the whole text"
 )
 """The kernel as the triage reason names it."""
 
@@ -126,45 +125,53 @@ _STOP = 0x110001
 """Code of the gram kernel's end mark."""
 _BITS = 21
 """Bits of one code point in a gram's key."""
+_MIX = (30, 0xBF58476D1CE4E5B9, 27, 0x94D049BB133111EB, 31)
+"""The SplitMix64 finalizer's shifts and multipliers: z ^= z >> 30; z *= m1; z ^= z >> 27;
+z *= m2; z ^= z >> 31 (mod 2**64)."""
 
 
-def _gram_keys(text: str) -> np.ndarray:
-    """The key of each `GRAM`-gram of the framed text (its first `GRAM_CAP` characters)."""
+def _pieces(text: str) -> Iterator[np.ndarray]:
+    """The framed text's code points, `GRAM_CHUNK` characters at a time, each piece led by the
+    last `GRAM` - 1 codes before it (so every gram lies whole in one piece, and once)."""
     import numpy as np
 
-    points = np.frombuffer(text[:GRAM_CAP].encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    framed = np.concatenate(
-        [
-            np.full(GRAM - 1, _START, dtype=np.uint64),
-            points.astype(np.uint64),
-            np.full(GRAM - 1, _STOP, dtype=np.uint64),
-        ]
-    )
-    keys = np.zeros(len(framed) - GRAM + 1, dtype=np.uint64)
+    carried = np.full(GRAM - 1, _START, dtype=np.uint64)
+    for start in range(0, len(text), GRAM_CHUNK):
+        chunk = text[start : start + GRAM_CHUNK].encode("utf-32-le", "surrogatepass")
+        piece = np.concatenate([carried, np.frombuffer(chunk, dtype="<u4").astype(np.uint64)])
+        yield piece
+        carried = piece[len(piece) - GRAM + 1 :]
+    yield np.concatenate([carried, np.full(GRAM - 1, _STOP, dtype=np.uint64)])
+
+
+def _buckets(piece: np.ndarray) -> np.ndarray:
+    """The bucket of each `GRAM`-gram of a piece: its key mixed by `_MIX`, mod `BUCKETS`."""
+    import numpy as np
+
+    count = len(piece) - GRAM + 1
+    keys = np.zeros(count, dtype=np.uint64)
     for offset in range(GRAM):
-        keys = (keys << np.uint64(_BITS)) | framed[offset : offset + len(keys)]
-    return keys
+        keys <<= np.uint64(_BITS)
+        keys |= piece[offset : offset + count]
+    first, times, second, again, last = (np.uint64(v) for v in _MIX)
+    keys ^= keys >> first
+    keys *= times
+    keys ^= keys >> second
+    keys *= again
+    keys ^= keys >> last
+    keys &= np.uint64(BUCKETS - 1)
+    return keys.view(np.int64)  # below `BUCKETS`: the same values, as bincount takes them
 
 
 def _counts(texts: Sequence[str]) -> np.ndarray:
-    """One row of bucket counts per text (each distinct key hashed once per call)."""
+    """One row of bucket counts per text, each text in one pass (`_pieces`): time linear in the
+    characters, memory the N × `BUCKETS` rows and one piece."""
     import numpy as np
-    import xxhash
 
-    buckets: dict[int, int] = {}
     result = np.zeros((len(texts), BUCKETS), dtype=np.float64)
     for row, text in enumerate(texts):
-        keys, counts = np.unique(_gram_keys(text), return_counts=True)
-        where = []
-        for key in keys.tolist():
-            bucket = buckets.get(key)
-            if bucket is None:
-                bucket = xxhash.xxh64_intdigest(key.to_bytes(8, "little"), SEED) % BUCKETS
-                buckets[key] = bucket
-            where.append(bucket)
-        np.add.at(result[row], np.array(where, dtype=np.intp), counts)
-        if len(buckets) > BLOCK // 16:  # bounded memory: a fresh cache
-            buckets.clear()
+        for piece in _pieces(text):
+            result[row] += np.bincount(_buckets(piece), minlength=BUCKETS)
     return result
 
 

@@ -17,7 +17,10 @@ stable-ABI table of `abi3info` (the data abi3audit uses, generated from CPython'
   `Py*` imports against the interpreter when an extension that needs it is imported;
 * an extension named for one CPython version (`_C.cpython-312-x86_64-linux-gnu.so`) is only
   ever found by that version's import system, whatever its symbols: a `cp38-abi3` wheel
-  shipping one imports on 3.12 alone (vLLM issue #41487).
+  shipping one imports on 3.12 alone (vLLM issue #41487);
+* an ELF that names one CPython version's shared library in DT_NEEDED (`libpython3.11.so.1.0`,
+  CMake's `Python::Python` where `Python::Module` was meant) loads only where that library is:
+  on 3.12 the loader stops at "libpython3.11.so.1.0: cannot open shared object file".
 
 Extensions in other formats (Windows `.pyd`, Mach-O) are not read; their names are checked.
 """
@@ -62,7 +65,9 @@ def wheel_tags(archive: ZipArchive, declared: tuple[str, ...]) -> tuple[str, ...
     return tuple(sorted(filename.tags)) if filename is not None else declared
 
 
-def stable_abi_use(entry: str, imports: Iterable[str], baseline: Version) -> StableAbiUse:
+def stable_abi_use(
+    entry: str, imports: Iterable[str], baseline: Version, libpython: tuple[str, ...] = ()
+) -> StableAbiUse:
     """The extension's imports judged against the stable-ABI table and the tag's version."""
     # Imported here: the table is only needed for abi3 wheels, not on every run's start.
     from abi3info import DATAS, FUNCTIONS
@@ -83,7 +88,9 @@ def stable_abi_use(entry: str, imports: Iterable[str], baseline: Version) -> Sta
         if added > baseline:
             newer.append((name, added))
     bound = _VERSION_BOUND.search(entry) is not None
-    return StableAbiUse(entry, bound, tuple(private), needs, tuple(sorted(newer)))
+    return StableAbiUse(
+        entry, bound, tuple(private), needs, tuple(sorted(newer)), libpython=libpython
+    )
 
 
 def scan_abi3(archive: ZipArchive, baseline: Version) -> tuple[StableAbiUse, ...]:
@@ -102,25 +109,26 @@ def scan_abi3(archive: ZipArchive, baseline: Version) -> tuple[StableAbiUse, ...
             found.append(StableAbiUse(entry.name, bound))
             continue
         try:
-            imports = _imports(archive, entry)
+            imports, libpython = _imports(archive, entry)
         except (UnreadableSymbols, ArchiveError) as exc:
             found.append(StableAbiUse(entry.name, bound, problem=str(exc)))
             continue
-        found.append(stable_abi_use(entry.name, imports, baseline))
+        found.append(stable_abi_use(entry.name, imports, baseline, libpython))
     return tuple(found)
 
 
-def _imports(archive: ZipArchive, entry: ZipEntry) -> tuple[str, ...]:
+def _imports(archive: ZipArchive, entry: ZipEntry) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The extension's `Py*` imports, and the libpython of one CPython version it needs."""
     import tempfile  # only an abi3 wheel's ELF extensions are written out
 
-    from k3diff.native.pysymbols import python_imports
+    from k3diff.native.pysymbols import libpython_needed, python_imports
 
     with tempfile.TemporaryDirectory(prefix="k3diff-abi3-") as scratch:
         target = Path(scratch) / "extension"
         with open(target, "wb") as handle:
             for chunk in archive.content_chunks(entry):
                 handle.write(chunk)
-        return python_imports(target)
+        return python_imports(target), libpython_needed(target)
 
 
 def _show(version: Version) -> str:
@@ -142,6 +150,12 @@ def abi3_findings(
         if use.version_bound:
             name = PurePosixPath(use.entry).name
             reasons.append(f"named {name!r}, which only one CPython version imports")
+        if use.libpython:
+            # review74: linked against libpython3.11.so, it loads where that library is alone
+            reasons.append(
+                f"linked against {', '.join(use.libpython)}: it loads only where that CPython's "
+                "shared library is installed, so no other version imports it"
+            )
         if use.private:
             shown = ", ".join(use.private[:5]) + (" ..." if len(use.private) > 5 else "")
             reasons.append(f"imports {len(use.private)} symbol(s) outside the stable ABI: {shown}")

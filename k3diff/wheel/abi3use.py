@@ -26,3 +26,5 @@ class StableAbiUse:
     """Its imports added to the stable ABI after the tag's version, with that version."""
     problem: str | None = None
     """Why its symbols could not be read (None when they were, or it is not ELF)."""
+    libpython: tuple[str, ...] = ()
+    """One CPython version's shared library it names in DT_NEEDED (`libpython3.11.so.1.0`)."""

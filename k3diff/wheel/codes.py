@@ -56,6 +56,7 @@ class Code(Enum):
     W410 = "Python module the base wheel shipped is at the source commit but missing from the patch"
     W411 = "the patch wheel says it was built from a dirty work tree (uncommitted changes)"
     W412 = "Python file the source commit's build leaves out of the wheel is in the patch"
+    W413 = "the patch wheel's METADATA Version is not the version the source commit builds"
     W501 = "other entry changed, missing or added"
     W601 = "unsafe entry path (absolute or '..')"
     W602 = "symbolic link entry"
@@ -101,7 +102,7 @@ class Code(Enum):
     W710 = "execution surface removed"
     W711 = "bytecode runs instead of its source (unchecked hash, or the source's own hash)"
     W712 = "bytecode changed together with its source"
-    W713 = "native entry raises its required glibc/libstdc++ version (--explain)"
+    W713 = "native entry raises its required glibc/libstdc++ version, or its loader tables cannot be read (--explain)"
     W714 = "SBOM component added, removed or changed in version"
     W715 = "SBOM document that cannot be read"
     W716 = "timestamp bytecode changed beside its unchanged source (stale: Python recompiles it)"
@@ -121,7 +122,7 @@ class Code(Enum):
     A112 = "RECORD lists a path more than once"
     A113 = "wheel has no .dist-info directory with METADATA"
     A114 = "entry uses a compression method k3diff does not read"
-    A115 = "native needs a newer glibc or libstdc++ than its manylinux/musllinux tag promises"
+    A115 = "native needs a newer glibc, libstdc++ or libgcc/zlib than its manylinux/musllinux tag promises"
     A116 = "native's loader tables could not be read: its platform needs are unchecked"
     A120 = "exec bits pip ignores (a mode without a file type)"
     A121 = "ELF executable that pip installs not executable"
@@ -171,6 +172,7 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W410,
     Code.W411,
     Code.W412,
+    Code.W413,
     Code.W601,
     Code.W602,
     Code.W603,
@@ -283,6 +285,18 @@ BY_TAGS_ALONE = "so pip refuses it everywhere"
 """What the detail of a `NO_PYTHON` W616 says where its tags alone admit no Python (an ABI
 paired with the platform `any`, `cp313-cp313-any`): no Requires-Python fixes it (review68c:
 the step said to change the tags or the Requires-Python, 'the detail names both')."""
+
+BAD_NAME = "invalid wheel filename "
+"""How the detail of a W616 for a filename pip's parser refuses starts (`wheel.refusals`):
+its next step is to rename the file, not its entries (audit74)."""
+NOT_LOWER_WHL = "pip does not take it for a wheel (it tries it as a source archive and fails)"
+"""How the detail of a W616 for a `.whl` in another case (`x.WHL`) ends."""
+
+
+def refuses_name(detail: str) -> bool:
+    """Whether a W616's detail (its `in the … wheel: ` prefix dropped, as `audit` drops it) is
+    a refusal of the wheel's file name, which renaming the file fixes."""
+    return detail.startswith(BAD_NAME) or detail.endswith(NOT_LOWER_WHL)
 
 
 WAIVER_PLACEHOLDER_REASON = "why this change is expected, and who reviewed it"

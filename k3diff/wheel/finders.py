@@ -17,7 +17,8 @@ statement runs, taking the arguments the import system passes) once for each nam
 name written in place of its argument, so that what the body computes of it is certain (`fold`):
 setuptools' `getattr(self, 'spec_for_{fullname}'.format(**locals()))` names
 `spec_for_sitecustomize`, no method; an editable install's `if fullname in MAPPING:` is false
-for `sitecustomize` where `MAPPING` is a constant of the module (`module_constants`), and the
+for `sitecustomize` where `MAPPING` is a constant of the module (`module_constants`) no other
+piece of the code followed may change (`hookwords`: the requests `=MAPPING`, `=*`), and the
 branch is not followed. The loader methods of the module's classes (`LOADERS`) are followed as
 written: a finder may return a spec of one (`ModuleSpec(name, Loader())`). What stays unknown is followed as written (a computed name: any
 module). Past `MOST_ASKED` names, or `_LARGEST` nodes of a method, the body is followed once as
@@ -30,6 +31,7 @@ import copy
 from collections.abc import Iterable, Iterator, Mapping
 
 from k3diff.wheel.fold import UNKNOWN, folded
+from k3diff.wheel.hookwords import ANY, CHANGED
 
 ASK = "?"
 """What starts a request of a module's finder methods for a name (`?sitecustomize`): no
@@ -68,11 +70,16 @@ def finder_requests(methods: frozenset[str], asked: frozenset[str]) -> frozenset
     return (asked if methods & METHODS.keys() else frozenset()) | (methods & LOADERS)
 
 
-def bound_bodies(tree: ast.Module, asked: frozenset[str]) -> list[ast.stmt]:
-    """The statements each finder method of `tree` runs when asked for each name of `asked`."""
+def bound_bodies(tree: ast.Module, requests: frozenset[str]) -> list[ast.stmt]:
+    """The statements each finder method of `tree` runs when asked for each name of the
+    `requests` (`?sitecustomize`), its globals other code may change (`=MAPPING`, `=*`:
+    `hookwords`) not read as constants."""
+    asked = frozenset(request for request in requests if request.startswith(ASK))
     if not asked:
         return []
-    constants = module_constants(tree)
+    changed = {request[1:] for request in requests if request.startswith(CHANGED)}
+    constants = {} if ANY in changed else module_constants(tree)
+    constants = {name: value for name, value in constants.items() if name not in changed}
     rebound = {name for node in ast.walk(tree) for name in _binds(node)}
     found: list[ast.stmt] = []
     left = _COPIED

@@ -26,8 +26,9 @@ module an import bound (`demo_hook.install()`, `getattr(demo_hook, 'install')()`
 `from a import f`: `Imports.calls`; a re-export, `from ._impl import install`, is followed on;
 a name no import binds beside `from a import *`: every function of `a`, `EVERY`). Each shape passed
 before (review71b, fuzz71, hooks72; fuzz72: a function handed on as `a.b.go`). A name computed at
-run time (`__import__(name)`, `getattr(m, name)()`, `exec(text)`: `computednames`) is
-`Imports.unknown`: it may import any module; strings joined of literals are certain (`fold`).
+run time (`__import__(name)`, `getattr(m, name)()`, `exec(text)`: `computednames`), or a
+namespace read whole (`cls.__dict__.values()`: `Spaces`), is `Imports.unknown`: it may import
+any module; strings joined of literals are certain (`fold`).
 A meta path finder's methods, where code followed names `sys.meta_path` (`Imports.finders`), run
 for each name asked at start (`finders`: hooks73). Not followed: a method no code names. Names
 are read for the whole module, whatever the scope or object.
@@ -42,6 +43,7 @@ from dataclasses import dataclass, field, replace
 from k3diff.wheel.boundnames import Module, Names, function_called, function_of, module_of
 from k3diff.wheel.computednames import (
     RUNNING,
+    Spaces,
     attribute,
     by_computed_name,
     called_name,
@@ -56,6 +58,7 @@ from k3diff.wheel.computednames import (
 )
 from k3diff.wheel.decorators import Decorators, Rebinding
 from k3diff.wheel.finders import ASK, bound_bodies
+from k3diff.wheel.hookwords import CHANGED
 
 Named = tuple[Module, bool]
 """A module named for import, and whether every module below it may be imported too (`*`)."""
@@ -134,7 +137,7 @@ def module_imports(
     package_of = module if package else module[:-1]
     seen = _Seen(nodes=nodes)
     try:
-        asked = frozenset(name for name in requested if name.startswith(ASK))
+        asked = frozenset(name for name in requested if name.startswith((ASK, CHANGED)))
         requested = requested - asked  # a finder's methods asked for a name, the rest called
         nodes_run = _executed(tree, requested, _EXEC * len(source), seen, asked)
         found = _imports(nodes_run, module, package_of, requested)
@@ -196,7 +199,7 @@ def _executed(
     called: set[str] = {*requested, *(top & {"__getattr__"})}
     every = EVERY in requested  # every function of it called (`from a import *`, then `f()`)
     decorators = _Decorated(tree)  # what each decorator may call, read where one is
-    rebinds = Rebinding(tree)  # a decorator rebound where other modules see it
+    rebinds, spaces = Rebinding(tree), Spaces()  # a decorator rebound, a namespace read whole
     finding = bound_bodies(tree, asked)  # its finders' methods, asked for each name
     ready = list(called)  # names called whose definitions are yet to be looked up: each once,
     stack: list[ast.AST] = [*reversed(finding), tree]  # not every name each round (a chain of
@@ -216,7 +219,7 @@ def _executed(
         else:
             name = _loaded(node)
             meta_path = isinstance(node, ast.Attribute) and node.attr == _META_PATH
-            if not seen.rebound and (rebound := rebinds.of(node)):
+            if not seen.rebound and (rebound := rebinds.of(node) or spaces.of(node)):
                 seen.rebound = f"{rebound} at line {getattr(node, 'lineno', 0)}"
             seen.finders = seen.finders or meta_path or name == _META_PATH
             if name is not None:

@@ -20,30 +20,26 @@ safe): its source does not parse here, is over `HOOK_CAP` or not source (an exte
 `.pyc`), or the chain is `_DEPTH` modules deep, or `_FILES` sources (`_BYTES` bytes) were parsed. A
 function of a module reached before that code reached since calls is followed by reading that
 module again (`_Follow.pending`), as is a module's meta path finder, asked for each name
-imported at start (`finders`), once code followed names `sys.meta_path`. Lines past the part of
-the `.pth` k3diff reads are not followed.
+imported at start (`finders`), once code followed names `sys.meta_path`, or another piece of
+the code followed spells a global it reads (`hookwords`). Lines past the part of the `.pth`
+k3diff reads are not followed.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import Any
 
 from k3diff.wheel.boundnames import Module
 from k3diff.wheel.casereads import CUSTOMIZE, loaded_names
 from k3diff.wheel.computednames import unparsed_names
 from k3diff.wheel.extplatforms import CaseRule
-from k3diff.wheel.finders import asked_at_start, finder_requests
-from k3diff.wheel.hookimports import (
-    NODES,
-    Imports,
-    Named,
-    line_modules,
-    module_imports,
-)
+from k3diff.wheel.finders import METHODS, asked_at_start, finder_requests
+from k3diff.wheel.hookbudget import TOKENS, token_count
+from k3diff.wheel.hookbudget import Budget as Budget  # `audit`'s start-up surfaces read by it
+from k3diff.wheel.hookimports import Imports, Named, module_imports
+from k3diff.wheel.hookwords import CHANGED, Spelt
 from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.pth import PthLine, line_numbers
 from k3diff.wheel.pthpaths import Place, places_of
@@ -59,13 +55,6 @@ _BYTES = 1 << 20
 runs at about 5 MB/s, and a 150 KB wheel of 400 modules of 32 KiB each that one hook imports
 took 4.5 s a pair at 8 MiB (pth71); setuptools' `_distutils_hack` is 7 KiB, coverage's whole
 package 0.6 MiB."""
-_TOKENS = 1 << 17
-"""Tokens (words and punctuation, counted before parsing) of reached modules' sources parsed in
-all (one past it may import anything): parsing costs by the token, and 1 MiB of `f(a)` lines,
-840,000 tokens, took 4.5 s of CPU to parse and walk, against 0.25 s for 1 MiB of setuptools'
-`dist.py` (204,000 tokens; hooks72). 131,072 is 640 KiB of such code: `_distutils_hack` is
-1,100 tokens, coverage's whole package 127,000."""
-_TOKEN = re.compile(rb"\w+|[^\w\s]")
 _SITE = "site-packages/"
 _BY_SITE = "site"
 """What a module `sitecustomize` imports is imported by, in place of a `.pth`'s path."""
@@ -100,8 +89,11 @@ def imported_files(
     for key, content, lines in pths:
         pth, numbers = key.rpartition("/")[2], None
         for line in lines:
-            imports = follow.left.line(line.text) if line.executable else None
-            if imports is None or not (imports.modules or imports.calls or imports.unknown):
+            if not line.executable:
+                continue
+            imports = follow.left.line(line.text)
+            follow.spelt.add((), "" if imports.unknown else line.text, False)  # the piece `()`
+            if not (imports.modules or imports.calls or imports.unknown):
                 continue
             numbers = line_numbers(content or "") if numbers is None else numbers
             number = numbers.get(line.text)
@@ -150,6 +142,7 @@ class _Follow:
     parsed: int = 0
     budget: int = _BYTES
     left: Budget = field(default_factory=lambda: Budget())
+    spelt: Spelt = field(default_factory=Spelt)  # the words of each piece (`hookwords`)
 
     def record(self, imports: Imports, how: How, following: _Named) -> None:
         """Name what code imports for the next round, and the functions it calls; where it
@@ -170,7 +163,7 @@ class _Follow:
         self.finders = self.finders or imports.finders
         asked = asked_at_start(self.seen) if self.finders else frozenset()
         for module, methods in self.methods.items() if asked else ():  # finders and loaders
-            self._call(module, finder_requests(methods, asked))
+            self._call(module, finder_requests(methods, asked) | self.spelt.changed(module))
 
     def _call(self, module: Module, functions: frozenset[str]) -> None:
         """Request `functions` of `module`, called from elsewhere."""
@@ -201,56 +194,30 @@ class _Follow:
         elif (source := self.read(file)) is None:
             why = f"unread or over {HOOK_CAP >> 10} KiB"
         elif (plain := unparsed_names(source)) is not None:
-            imports = Imports([], [], "", *plain)  # no import statement, `__import__` nor
-            # `import_module`, no name computed: not parsed
+            imports = Imports([], [], "", *plain)  # no import, no name computed: not parsed
+            self.spelt.add(runs.module, source, bool(plain[0] & METHODS.keys()))
         elif (
             self.parsed >= _FILES
             or len(source) > self.budget
             or (tokens := token_count(source, self.left.tokens)) > self.left.tokens
         ):
-            why = (
-                f"past the {_FILES} modules, {_BYTES >> 20} MiB or {_TOKENS:,} tokens k3diff reads"
-            )
+            why = f"past the {_FILES} modules, {_BYTES >> 20} MiB or {TOKENS:,} tokens k3diff reads"
         else:
             self.parsed, self.budget = self.parsed + 1, self.budget - len(source)
             self.left.tokens -= tokens
-            requested = fresh or calls
+            changes = {request for request in calls if request.startswith(CHANGED)}
+            requested = fresh | changes if fresh - changes else calls  # with what changes
             imports = module_imports(source, runs.module, runs.package, requested, self.left.nodes)
             self.left.nodes -= imports.walked if imports is not None else 0
             why = "not parsed here"
             if imports is not None:
+                self.spelt.add(runs.module, source, bool(imports.methods & METHODS.keys()))
                 self.methods[runs.module] = imports.methods
                 self._call(runs.module, imports.methods & self.attributes)
         if imports is None:
             into.any_module((chain[0], f"{chain[1]} ({why}"))
             return
         self.record(imports, chain, into)
-
-
-def token_count(source: bytes, most: int = 1 << 62) -> int:
-    """The tokens of `source` (a word or a punctuation character each), `most` + 1 at most."""
-    return sum(1 for _ in islice(_TOKEN.finditer(source), most + 1))
-
-
-@dataclass
-class Budget:
-    """What is left to read of the code that runs at start: tokens parsed, syntax nodes walked
-    (`_TOKENS`, `NODES`), `.pth` lines and modules alike (hooks72: a 77 KB wheel of 500 `.pth`
-    files, each a 16 KiB line listing 8,000 names, took 34 s of CPU a pair)."""
-
-    tokens: int = _TOKENS
-    nodes: int = NODES
-
-    def line(self, text: str) -> Imports:
-        """What a `.pth` line imports, read within what is left (past it: any module)."""
-        tokens = token_count(text.encode(), self.tokens)
-        if tokens > self.tokens:
-            self.tokens = -1  # spent: each line after is not counted again
-            return Imports([], [], f"past the {_TOKENS:,} tokens k3diff reads")
-        self.tokens -= tokens
-        imports = line_modules(text, self.nodes)
-        self.nodes -= imports.walked
-        return imports
 
 
 def _reached(

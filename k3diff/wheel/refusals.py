@@ -35,6 +35,7 @@ from packaging.version import InvalidVersion, Version
 
 from k3diff.errors import ArchiveError, CapError
 from k3diff.lazyre import lazy
+from k3diff.wheel.codes import BAD_NAME, NOT_LOWER_WHL
 from k3diff.wheel.metadata import METADATA_LIMIT
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
@@ -116,23 +117,20 @@ def filename_refusals(path: str) -> Iterator[tuple[str, str]]:
     if suffix != ".whl":
         yield (
             "",
-            (
-                f"{filename!r} does not end in '.whl' (lower case): pip does not take it for a "
-                "wheel (it tries it as a source archive and fails)"
-            ),
+            (f"{filename!r} does not end in '.whl' (lower case): {NOT_LOWER_WHL}"),
         )
         return
     parts = stem.split("-")
     if len(parts) in (5, 6):
         problem = _invalid_version(parts[1])
         if problem is not None:
-            yield "", f"invalid wheel filename {filename!r}: {problem}"
+            yield "", f"{BAD_NAME}{filename!r}: {problem}"
             return
     try:
         name, version, _, _ = parse_pep427(filename)
         Requirement(f"{name}=={version}")
     except (InvalidWheelFilename, InvalidRequirement) as exc:
-        yield "", f"invalid wheel filename {filename!r}: {_first_line(exc)}"
+        yield "", f"{BAD_NAME}{filename!r}: {_first_line(exc)}"
 
 
 def _first_line(exc: Exception) -> str:

@@ -353,3 +353,37 @@ def test_files_not_pinned_are_named_in_the_pasted_command(tmp_path: Path) -> Non
     outside = ("audit", "dist", "elsewhere.txt", "--manifest", "dist/SUMS")
     steps = "\n".join(_steps(run_k3diff(*outside, cwd=tmp_path).stdout))
     assert "(cd dist && sha256sum NAME >> SUMS), NAME the file's name" in steps
+
+
+def test_a_wheel_named_in_upper_case_is_renamed_and_then_passes(tmp_path: Path) -> None:
+    """W616 for a file name pip refuses said to rebuild the wheel without the entries named,
+    and named none (audit74): the file's name is what pip refuses, and renaming it fixes it."""
+    wheelkit.make_wheel(tmp_path, "engine", "1.0", FILES, filename="engine-1.0-py3-none-any.WHL")
+    steps = _steps(run_k3diff("audit", ".", cwd=tmp_path).stdout)
+    assert steps == [
+        "  1 × W616: no waiver accepts it (pip refuses the wheel by its file name, the detail "
+        "says why): rename it with '.whl' in lower case (mv -n engine-1.0-py3-none-any.WHL "
+        "engine-1.0-py3-none-any.whl.renamed && mv -n engine-1.0-py3-none-any.whl.renamed "
+        "engine-1.0-py3-none-any.whl), then audit it again"
+    ]
+    found = re.search(r"\((mv -n .+?)\), then", steps[0])
+    assert found is not None
+    subprocess.run(["bash", "-c", found.group(1)], cwd=tmp_path, check=True)
+    again = run_k3diff("audit", ".", cwd=tmp_path)
+    assert again.exit_code == 0, again.stdout
+
+
+def test_a_build_number_pip_refuses_says_to_rename_the_file(tmp_path: Path) -> None:
+    wheelkit.make_wheel(tmp_path, "engine", "1.0", FILES, filename="engine-1.0-x-py3-none-any.whl")
+    steps = _steps(run_k3diff("audit", ".", cwd=tmp_path).stdout)
+    assert len(steps) == 1 and "rebuild it without it" not in steps[0]
+    assert steps[0].startswith(
+        "  1 × W616: no waiver accepts it (pip refuses the wheel by its file name, the detail "
+        "says why): rename it to the name its build wrote, "
+        "NAME-VERSION[-BUILD]-PYTHON-ABI-PLATFORM.whl: the project and version its METADATA "
+        "gives (unzip -p engine-1.0-x-py3-none-any.whl '*.dist-info/METADATA' -x '*/*/*' | "
+        "grep -E '^(Name|Version): ')"
+    )
+    assert "a build number, if any, starting with a digit" in steps[0]
+    (tmp_path / "engine-1.0-x-py3-none-any.whl").rename(tmp_path / "engine-1.0-py3-none-any.whl")
+    assert run_k3diff("audit", ".", cwd=tmp_path).exit_code == 0

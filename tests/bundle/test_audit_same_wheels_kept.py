@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 import wheelkit
 from cli_support import CliResult, run_k3diff
 
@@ -80,3 +81,21 @@ def test_an_a126_deleted_is_refused(tmp_path: Path) -> None:
     edited = _report(tmp_path, document)
     assert edited.exit_code == 2, edited.stdout + edited.stderr
     assert "(dist/demo-1.0.whl lists no A126 finding, which its name gives)" in edited.stderr
+
+
+def test_a_document_over_the_cap_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A document recording more wheels of one project, version and build in one directory
+    than `audit` reads (`MAX_SAME`; audit74: each was looked up among all the others, 16,000
+    names 36 s) is refused as `audit` refuses the directory: `audit` writes none."""
+    document = _audited(tmp_path)
+    assert _report(tmp_path, document).exit_code == 1
+    monkeypatch.setattr("k3diff.audit.samewheels.MAX_SAME", 1)
+    refused = _report(tmp_path, document)
+    assert refused.exit_code == 2, refused.stdout + refused.stderr
+    assert refused.stderr.startswith(
+        "k3diff: error: edited.json: the document disagrees with itself (dist: 2 wheels of one "
+        "project, version and build (as pip reads demo-1.0-py2.py3-none-any.whl), over "
+        "k3diff's cap of 1"
+    )

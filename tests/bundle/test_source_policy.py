@@ -187,5 +187,8 @@ def test_a_failing_mismatch_relabelled_is_refused(tmp_path: Path) -> None:
     entry["source"]["status"] = "Mismatch"
     result = _forged(tmp_path, document)
     assert result.exit_code == 2, result.stdout + result.stderr
-    assert 'source.status\' must be one of "absent", "generated", "match", ' in result.stderr
+    assert (
+        'source.status\' must be one of "absent", "generated", "left out", "match", '
+        in result.stderr
+    )
     assert 'not "Mismatch"' in result.stderr

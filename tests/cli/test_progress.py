@@ -174,7 +174,7 @@ def test_a_tally_calls_its_listener_about_a_thousand_times_at_most() -> None:
 
 
 def test_sample_counts_requests_on_the_same_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    from k3diff.cli.sample_cmd import ProgressLine
+    from k3diff.cli.progress import ProgressLine
     from k3diff.sample.sampler import Counts
 
     stream = _Terminal()

@@ -138,11 +138,11 @@ def _triage(tmp_path: Path, *options: str) -> tuple[int, dict[str, Any]]:
     return result.exit_code, json.loads((tmp_path / "triage.json").read_text())
 
 
-def _report(tmp_path: Path) -> tuple[int, str]:
+def _report(tmp_path: Path, *options: str) -> tuple[int, str]:
     bundle = tmp_path / "bundle"
     result = run_k3diff(
         "report", tmp_path / "cmp.json", tmp_path / "run" / "samples.jsonl",
-        tmp_path / "triage.json", "--out", bundle,
+        tmp_path / "triage.json", "--out", bundle, *options,
     )  # fmt: skip
     assert result.exit_code in (0, 1), (result.stdout, result.stderr)
     return result.exit_code, (bundle / "REPORT.md").read_text()
@@ -271,11 +271,13 @@ def test_the_same_server_at_temperature_one_is_nondeterminism_not_a_regression(
         )
         assert all(b["margin"] is None for b in tree["branches"]), tree
 
-    code, report = _report(tmp_path)
+    # The triage's --allow-same-server is its author's word: held without the reviewer's (gate74).
+    assert _report(tmp_path)[0] == 1
+    code, report = _report(tmp_path, "--allow-same-server")
     assert code == 0
     bottom = _bottom_line(report)
     # One server as both sides: the bottom line says it was an A/A run (small71).
-    assert bottom.startswith("**A/A run of one server (--allow-same-server): "), bottom
+    assert bottom.startswith("**A/A run of one server (report --allow-same-server): "), bottom
     assert "validates no patched build; nothing in it fails its policy" in bottom, bottom
     assert "regression candidate" not in bottom, bottom
     every = "both" if len(base_texts) == 2 else f"all {len(base_texts)}"  # numbers.all_of's words

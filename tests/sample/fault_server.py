@@ -146,6 +146,10 @@ CACHE_SEEN: Counter[str] = Counter()
 CACHE_HITS = [0]
 """Cached prompt tokens so far (the prefix-cache hit counter of --metrics)."""
 METRICS_READS = [0]
+PROBE_READS = 26
+"""Reads of `/metrics` before the first sample of a run of two servers: the gauge's probe, the
+one-server check's (3 rounds of 2 readings of 4 bodies a side: `k3diff.sample.identity`) and
+the speculation counters' (`--metrics restarting`)."""
 SPEC = SpecCounters()
 HANDLED: Counter[str] = Counter()
 """GETs answered per path (vLLM's `http_requests_total`; counted as the request arrives, where
@@ -194,10 +198,11 @@ class Handler(JsonHandler):
                 METRICS_READS[0] += 1
                 first = METRICS_READS[0] == 1
             kind = "vllm" if first else "garbage"
-        if kind == "restarting":  # reads 1-4 are the probes; then 2 reads a serial window
+        if kind == "restarting":  # reads 1-26 are the probes; then 2 reads a serial window
             with STATE_LOCK:
                 METRICS_READS[0] += 1
-                restart = METRICS_READS[0] > 2 and (METRICS_READS[0] - 2) % 4 == 0
+                after = METRICS_READS[0] - PROBE_READS
+                restart = after > 0 and after % 4 == 2
             if restart:
                 SPEC.restart()
             kind = "vllm-spec"

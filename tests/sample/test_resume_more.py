@@ -19,7 +19,9 @@ from k3diff.documents.catalog import load_schema
 from .support import read_samples, sample, write_prompts
 
 
-def _run(fault_server: Any, tmp_path: Path) -> tuple[list[str | Path], Path]:
+def _run(fault_server: Any, tmp_path: Path, *flags: str) -> tuple[list[str | Path], Path]:
+    """A run of 2 prompts, 2 repeats, with `flags`: the options a resume gives again, and its
+    folder."""
     base, patch = fault_server(), fault_server()
     prompts = write_prompts(
         tmp_path / "p.jsonl", [{"key": f"k{i}", "prompt": f"p{i}"} for i in range(2)]
@@ -28,7 +30,8 @@ def _run(fault_server: Any, tmp_path: Path) -> tuple[list[str | Path], Path]:
     common: list[str | Path] = [
         "--base", base.url, "--patch", patch.url, "--prompts", prompts, "--out", out,
     ]  # fmt: skip
-    assert sample(*common, "--repeats", "2").exit_code == 0
+    first = sample(*common, "--repeats", "2", *flags)
+    assert first.exit_code == 0, first.stderr
     return common, out
 
 
@@ -79,7 +82,7 @@ def test_a_resume_never_shrinks_nor_changes_another_option(
     # newuser65: the refusal named `params, repeats, request_template`, repeats (which may grow)
     # among them, and neither value: the option changed is named with both.
     assert (
-        "differs from the logged one in params.temperature (logged absent, now 1)" in other.stderr
+        "differs from the logged one in --param temperature (logged absent, now 1)" in other.stderr
     )
     assert "repeats (" not in other.stderr
     assert "only --repeats may grow" in other.stderr

@@ -246,4 +246,4 @@ def test_a_run_cannot_be_resumed_through_another_route(
     direct = sample(*args, "--out", tmp_path / "o", "--resume")
     assert direct.exit_code == 2
     (line,) = direct.stderr.splitlines()
-    assert "differs from the logged one in proxy" in line
+    assert "differs from the logged one in --proxy (logged {" in line

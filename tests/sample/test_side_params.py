@@ -94,7 +94,9 @@ def test_a_run_without_side_fields_keeps_its_header_and_resumes(
     assert resumed.exit_code == 0, resumed.stderr
     changed = _ab_run(url, tmp_path, "--resume", "--base-param", "seed=1")
     assert changed.exit_code == 2
-    assert "differs from the logged one in side_params" in changed.stderr
+    assert "differs from the logged one in --base-param seed (logged absent, now 1)" in (
+        changed.stderr
+    )
 
 
 def test_patch_fields_without_a_patch_and_malformed_fields_are_usage_errors(

@@ -3,10 +3,11 @@
 The trial behind this (left67b) ran the fault server with `--metrics flaky` and saw no
 `counter-reset` line: that mode serves vLLM's gauge without speculation counters and garbage
 after, so there was never a counter to reset. `--metrics restarting` serves the speculation
-counters and puts them back to zero at every 4th read from the 6th (reads 1 to 4 are `sample`'s
-probes: of the gauge, the two of its one-server check, samples72, and of the speculation
-counters; then two a serial window), so every 2nd window spans a restart: each is lost, and the lines that say
-the same but for the window are one line per side.
+counters and puts them back to zero at every 4th read from the 28th (reads 1 to 26 are
+`sample`'s probes: of the gauge, the 24 of its one-server check, 3 rounds of 2 readings of 4
+bodies since samples74, and of the speculation counters; then two a serial window), so every
+2nd window spans a restart: each is lost, and the lines that say the same but for the window
+are one line per side.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ SPEC = {
 def test_a_server_restarting_every_second_window_loses_those_windows_said_once_per_side(
     fault_server: Any, tmp_path: Path
 ) -> None:
-    """Read 6 restarts it inside window 0 (its `_created` time moves; the counts it lost equal
-    the window's rise, so only that shows it), reads 10, 14 and 18 inside windows 2, 4 and 6
+    """Read 28 restarts it inside window 0 (its `_created` time moves; the counts it lost equal
+    the window's rise, so only that shows it), reads 32, 36 and 40 inside windows 2, 4 and 6
     (the counters go down): 4 lost windows per side, the three alike said as one line."""
     out = sample_fault_pair(
         fault_server, tmp_path, (SPEC, SPEC), REPEATS, "--metrics", "restarting"

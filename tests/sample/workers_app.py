@@ -27,7 +27,8 @@ METRICS = make_asgi_app()
 MODEL = "m"
 
 
-async def _body(receive: Receive) -> bytes:
+async def read_body(receive: Receive) -> bytes:
+    """A request's whole body."""
     chunks = []
     while True:
         message = await receive()
@@ -80,7 +81,7 @@ async def app(scope: Scope, receive: Receive, send: Send) -> None:
         await _json(send, 200, {"object": "list", "data": [{"id": MODEL, "object": "model"}]})
     elif method == "POST" and path in ("/v1/completions", "/v1/chat/completions"):
         status = 200
-        await _json(send, 200, _answer(path, json.loads(await _body(receive))))
+        await _json(send, 200, _answer(path, json.loads(await read_body(receive))))
     else:
         status = 404
         await _json(send, 404, {"error": "not found"})

@@ -232,3 +232,16 @@ def besides_counters(qualifications: list[str]) -> list[str]:
     """The qualifications but that one, which every run of two fault servers without
     `/metrics` carries."""
     return [q for q in qualifications if COUNTERS_UNCHECKED not in q]
+
+
+def sampled_identity(tmp_path: Path, base: str, patch: str, out: str) -> dict[str, Any]:
+    """One run of `k3diff sample` of `p.jsonl` in `tmp_path` (1 repeat, no control; exit 0):
+    its header's `server_identity`, what the one-server check found."""
+    result = run_k3diff(
+        "sample", "--base", base, "--patch", patch, "--prompts", "p.jsonl", "--repeats", "1",
+        "--control", "off", "--out", out, cwd=tmp_path,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    header = json.loads((tmp_path / out / "samples.jsonl").read_text().splitlines()[0])["run"]
+    identity: dict[str, Any] = header["server_identity"]
+    return identity

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import json
 import math
-import struct
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-import xxhash
 from cli_support import run_k3diff
 from scipy import stats
 
@@ -238,17 +236,24 @@ def hand_kernel(x: str, y: str) -> float:
 
 
 def hand_grams(text: str) -> dict[int, int]:
-    """Bucket -> count of the 3-grams of the first 65,536 characters framed by two start marks
-    (0x110000) and two end marks (0x110001); a gram's bucket is xxh64, seed 0x6B3D, of its code
-    points packed 21 bits each (first highest) as 8 little-endian bytes, mod 4,096."""
-    points = [0x110000] * 2 + [ord(ch) for ch in text[:65_536]] + [0x110001] * 2
+    """Bucket -> count of the 3-grams of the whole text framed by two start marks (0x110000) and
+    two end marks (0x110001); a gram's bucket is the SplitMix64 finalizer of its code points
+    packed 21 bits each (first highest), mod 4,096."""
+    points = [0x110000] * 2 + [ord(ch) for ch in text] + [0x110001] * 2
     counts: dict[int, int] = {}
     for i in range(len(points) - 2):
         a, b, c = points[i : i + 3]
-        packed = struct.pack("<Q", (a << 42) | (b << 21) | c)
-        bucket = xxhash.xxh64(packed, seed=0x6B3D).intdigest() % 4_096
+        bucket = splitmix64((a << 42) | (b << 21) | c) % 4_096
         counts[bucket] = counts.get(bucket, 0) + 1
     return counts
+
+
+def splitmix64(z: int) -> int:
+    """The SplitMix64 finalizer (Vigna's splitmix64.c, Stafford's mix 13) of a 64-bit word."""
+    mask = (1 << 64) - 1
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return z ^ (z >> 31)
 
 
 def _v_statistic(patch: list[str], base: list[str]) -> float:
@@ -275,7 +280,7 @@ def test_reworded_answers_at_temperature_1_are_a_distribution_shift(tmp_path: Pa
         assert test["test"] == "mmd" and test["sampled"] is True
         assert test["kernel"] == (
             "mean of hamming on first 20, last 20 and first 1,024 characters and cosine of hashed"
-            " 3-gram counts of first 65,536 characters (xxh64 seed 0x6b3d, 4,096 buckets)"
+            " 3-gram counts of all characters (splitmix64, 4,096 buckets)"
         )
         mine = [t["text"] for t in texts if t["key"] == key and t["side"] == "patch"]
         theirs = [t["text"] for t in texts if t["key"] == key and t["side"] == "base"]

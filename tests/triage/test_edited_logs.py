@@ -185,7 +185,9 @@ def test_a_run_judged_under_allow_same_server_says_so(tmp_path: Path, fault_serv
         cwd=tmp_path,
     )  # fmt: skip
     for given in (("t.json",), ("cmp.json", LOG, "t.json")):
-        bundle = run_k3diff("report", *given, "--out", "b", cwd=tmp_path)
+        # The document's allowance is its author's word: held without the reviewer's (gate74).
+        assert run_k3diff("report", *given, "--out", "b", cwd=tmp_path).exit_code == 1
+        bundle = run_k3diff("report", *given, "--out", "b", "--allow-same-server", cwd=tmp_path)
         assert bundle.exit_code == 0, bundle.stderr
         assert said in (tmp_path / "b" / "REPORT.md").read_text()
 
@@ -258,3 +260,45 @@ def test_a_resume_markers_repeats_are_read_against_its_command(
     (line,) = result.stderr.splitlines()
     said = "resume marker 'repeats' is 3, but its command ran --repeats 4: the log was edited"
     assert line.startswith(f"k3diff: error: {LOG}:") and said in line, line
+
+
+def _sides_apart(tmp_path: Path, change: dict[str, Any]) -> None:
+    """The log with the patch's lines of record a given `change` (another prompt, or another
+    request field), the base's left as sampled."""
+    path = tmp_path / LOG
+    values = [json.loads(line) for line in path.read_text().splitlines()]
+    for value in values[1:]:
+        if value.get("key") == "a" and value.get("side") == "patch":
+            for name, edit in change.items():
+                value[name] = edit(value[name])
+    path.write_text("".join(json.dumps(v, separators=(",", ":")) + "\n" for v in values))
+
+
+def test_a_records_sides_asking_other_requests_are_refused(
+    tmp_path: Path, fault_server: Any
+) -> None:
+    """gate74 (stop 73 left it): the patch's lines of record a edited to ask b's prompt, or
+    another temperature (no --patch-param gave it), with captures that record no prompt or
+    request: nothing compared the two sides' requests, and triage passed (exit 0 on base74),
+    as report did running it again. A record is one request: refused, exit 2, one line naming
+    the log and the key, whatever the capture holds."""
+    from k3diff.sample.prompts import prompt_digest
+
+    _sample(tmp_path, fault_server().url, fault_server().url)
+    made = run_k3diff("triage", "cmp.json", LOG, "--format", "json", "-o", "t.json", cwd=tmp_path)
+    assert made.exit_code == 0, made.stdout + made.stderr
+    sampled = (tmp_path / LOG).read_text()
+    edits: list[dict[str, Any]] = [
+        {"prompt_xxh3": lambda _: prompt_digest("b"), "prompt_preview": lambda _: "b"},
+        {"request_params": lambda sent: {**sent, "temperature": 1}},
+    ]
+    for change in edits:
+        (tmp_path / LOG).write_text(sampled)
+        _sides_apart(tmp_path, change)
+        result = run_k3diff("triage", "cmp.json", LOG, cwd=tmp_path)
+        assert result.exit_code == 2, result.stdout
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(f"k3diff: error: {LOG}: key 'a': ") and "Traceback" not in line
+        bundle = run_k3diff("report", "cmp.json", LOG, "t.json", "--out", "b", cwd=tmp_path)
+        assert bundle.exit_code == 2, bundle.stdout
+        assert f"{LOG}: key 'a': " in bundle.stderr

@@ -118,6 +118,9 @@ TEXTS = [
     "x" * 1500 + "y",
     "\0",
     "é" * 30,
+    "\ud800 a lone surrogate",
+    "ab" * 35_000,
+    "ab" * 33_000 + "xy" * 1_990 + "ab" * 10,  # the last but for characters 66,000-69,979
 ]
 
 
@@ -133,3 +136,19 @@ def test_row_blocks_give_the_same_matrix(monkeypatch: pytest.MonkeyPatch) -> Non
     whole = kernel.gram(TEXTS)
     monkeypatch.setattr(kernel, "BLOCK", 1)  # one row per block
     assert np.array_equal(kernel.gram(TEXTS), whole)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 65_536])
+def test_the_grams_counted_a_chunk_at_a_time_are_the_whole_texts(
+    monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    whole = kernel.gram(TEXTS)
+    monkeypatch.setattr(kernel, "GRAM_CHUNK", chunk)
+    assert np.allclose(kernel.gram(TEXTS), whole, rtol=0, atol=1e-15)
+
+
+def test_a_change_past_character_65536_moves_the_kernel() -> None:
+    # kernel73 counted the first 65,536 characters: these two scored 1, the same text to it.
+    first, second = TEXTS[-2:]
+    assert first[:65_536] == second[:65_536] and first[-20:] == second[-20:]
+    assert kernel.gram([first, second])[0, 1] < 0.9999  # kernel73: 1.0

@@ -76,22 +76,21 @@ WORDS = [
 ]
 
 
-def _answer(rng: np.random.Generator) -> str:
-    """A temperature-1 answer: words drawn at random, `LENGTH` characters (each word and its
+def answer(rng: np.random.Generator, length: int = LENGTH) -> str:
+    """A temperature-1 answer: words drawn at random, `length` characters (each word and its
     space are 2 or more)."""
-    return " ".join(WORDS[i] for i in rng.integers(0, len(WORDS), LENGTH // 2))[:LENGTH]
+    return " ".join(WORDS[i] for i in rng.integers(0, len(WORDS), length // 2))[:length]
 
 
-def _garbled(text: str) -> str:
-    middle = len(text[GARBLED])
-    return text[: GARBLED.start] + ("the " * middle)[:middle] + text[GARBLED.stop :]
+def garbled(text: str, where: slice = GARBLED) -> str:
+    """`text` with "the the ..." over the characters `where` names."""
+    middle = len(text[where])
+    return text[: where.start] + ("the " * middle)[:middle] + text[where.stop :]
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_long_answers_garbled_in_the_middle_are_a_shift(tmp_path: Path, seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    base = [_answer(rng) for _ in range(SAMPLES + 1)]
-    patch = [_garbled(_answer(rng)) for _ in range(SAMPLES + 1)]
+def check_shifted(tmp_path: Path, base: list[str], patch: list[str]) -> None:
+    """Triage of one prompt (the captures each side's first answer, the rest its samples, at
+    temperature 1) holds it a `distribution-shift` the 3-gram kernel names, exit 1."""
     compare_texts(tmp_path, {"q": (base[0], patch[0])})
     samples = [S("base", "q", t) for t in base[1:]] + [S("patch", "q", t) for t in patch[1:]]
     write_samples(tmp_path / "run" / "samples.jsonl", samples, params={"temperature": 1})
@@ -102,13 +101,21 @@ def test_long_answers_garbled_in_the_middle_are_a_shift(tmp_path: Path, seed: in
     assert "3-gram" in record["reason"]
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_long_answers_garbled_in_the_middle_are_a_shift(tmp_path: Path, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    base = [answer(rng) for _ in range(SAMPLES + 1)]
+    patch = [garbled(answer(rng)) for _ in range(SAMPLES + 1)]
+    check_shifted(tmp_path, base, patch)
+
+
 def test_same_distribution_both_sides_rejects_about_as_often_as_alpha_allows() -> None:
     # 50 seeded A/A records (40 long temperature-1 answers a side from one law): at α = 0.05
     # about 2.5 reject; 8 or more has probability about 0.001 under a valid test.
     rejected = 0
     for seed in range(50):
         rng = np.random.default_rng(1_000 + seed)
-        patch = [_answer(rng) for _ in range(SAMPLES)]
-        base = [_answer(rng) for _ in range(SAMPLES)]
+        patch = [answer(rng) for _ in range(SAMPLES)]
+        base = [answer(rng) for _ in range(SAMPLES)]
         rejected += dist.mmd_test(patch, base, rng, 199).p <= 0.05
     assert rejected <= 7

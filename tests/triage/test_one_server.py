@@ -105,7 +105,8 @@ def test_an_aa_run_is_judged_as_any_with_allow_same_server(
     tmp_path: Path, fault_server: Any
 ) -> None:
     """The A/A calibration the user asks for: both records match (exit 0), the
-    qualification still says the patch samples are the server's own, and report follows."""
+    qualification still says the patch samples are the server's own, and report follows where
+    the reviewer allows it too (`report --allow-same-server`, gate74)."""
     server = fault_server()
     port = _port(server.url)
     _sample(tmp_path, server.url, f"http://localhost:{port}")
@@ -120,8 +121,9 @@ def test_an_aa_run_is_judged_as_any_with_allow_same_server(
         "calibration run (--allow-same-server)"
     ) in document["qualifications"]
     bundle = run_k3diff(
-        "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path
-    )
+        "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b",
+        "--allow-same-server", cwd=tmp_path,
+    )  # fmt: skip
     assert bundle.exit_code == 0, bundle.stderr
 
 
@@ -197,8 +199,9 @@ def test_an_aa_runs_parity_is_one_servers_two_labels(tmp_path: Path, fault_serve
     assert f"\n{parity}\n" in text and "the patch reproduces the base" not in text, text
     _triage(tmp_path, "--allow-same-server")
     bundle = run_k3diff(
-        "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path
-    )
+        "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b",
+        "--allow-same-server", cwd=tmp_path,
+    )  # fmt: skip
     assert bundle.exit_code == 0, bundle.stderr
     report = (tmp_path / "b" / "REPORT.md").read_text()
     assert f"| nondeterminism follow-up | recorded | A/A run of one server: {parity};" in report

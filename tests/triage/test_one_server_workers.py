@@ -23,7 +23,7 @@ from typing import Any
 from cli_support import run_k3diff
 from server_support import loopback_script, uvicorn_app
 
-from .helpers import compare_texts
+from .helpers import compare_texts, sampled_identity
 
 SAMPLE_TESTS = Path(__file__).resolve().parents[1] / "sample"
 FORWARDER = SAMPLE_TESTS / "tcp_forwarder.py"
@@ -39,18 +39,6 @@ def _one_server(workers: int) -> Iterator[tuple[str, str]]:
         server = stack.enter_context(uvicorn_app("workers_app:app", SAMPLE_TESTS, workers))
         patch = stack.enter_context(loopback_script(FORWARDER, "--to", server.rsplit(":", 1)[1]))
         yield server, patch
-
-
-def _sample(tmp_path: Path, base: str, patch: str, out: str) -> dict[str, Any]:
-    """One run of `k3diff sample`: its header's `server_identity`."""
-    result = run_k3diff(
-        "sample", "--base", base, "--patch", patch, "--prompts", "p.jsonl", "--repeats", "1",
-        "--control", "off", "--out", out, cwd=tmp_path,
-    )  # fmt: skip
-    assert result.exit_code == 0, result.stderr
-    header = json.loads((tmp_path / out / "samples.jsonl").read_text().splitlines()[0])["run"]
-    identity: dict[str, Any] = header["server_identity"]
-    return identity
 
 
 def _assert_not_passed(tmp_path: Path, out: str, identity: dict[str, Any]) -> None:
@@ -78,7 +66,7 @@ def test_one_server_of_two_worker_processes_is_never_two_servers(tmp_path: Path)
     whys = []
     with _one_server(workers=2) as (server, patch):
         for run in range(RUNS):
-            identity = _sample(tmp_path, server, patch, f"run{run}")
+            identity = sampled_identity(tmp_path, server, patch, f"run{run}")
             found[identity["result"]] += 1
             whys.append(identity["why"])
             _assert_not_passed(tmp_path, f"run{run}", identity)
@@ -93,7 +81,7 @@ def test_one_server_of_one_worker_is_still_one_server(tmp_path: Path) -> None:
     compare_texts(tmp_path, {"a": ("echo:a", "echo:a")})
     (tmp_path / "p.jsonl").write_text(json.dumps({"key": "a", "prompt": "a"}) + "\n")
     with _one_server(workers=1) as (server, patch):
-        identity = _sample(tmp_path, server, patch, "run")
+        identity = sampled_identity(tmp_path, server, patch, "run")
     assert identity["result"] == "one-server", identity
     assert identity["series"].startswith('http_requests_total{handler="/v1/models"')
     _assert_not_passed(tmp_path, "run", identity)
@@ -108,7 +96,7 @@ def test_two_single_process_servers_are_two_servers(tmp_path: Path) -> None:
         uvicorn_app("workers_app:app", SAMPLE_TESTS, workers=1) as base,
         uvicorn_app("workers_app:app", SAMPLE_TESTS, workers=1) as patch,
     ):
-        identity = _sample(tmp_path, base, patch, "run")
+        identity = sampled_identity(tmp_path, base, patch, "run")
     assert identity["result"] == "two-servers", identity
     result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
     assert result.exit_code == 0, result.stdout

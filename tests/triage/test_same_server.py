@@ -253,12 +253,7 @@ def test_an_allowed_a_a_run_says_so_not_unchecked(tmp_path: Path) -> None:
         assert "unchecked: base and patch" not in result.stdout
 
 
-def test_an_a_a_bundle_says_so_in_its_bottom_line(tmp_path: Path) -> None:
-    """The bundle of an allowed A/A run says first that it measured one server against itself
-    and validated no patched build; its follow-up row is `recorded`, not `pass`; exit 0 as
-    before. Failed on main 44d4101f: "Nothing in this evidence fails its policy", follow-up
-    pass, the one server named only under Qualifications."""
-    _same_server_log(tmp_path)
+def _allowed_triage(tmp_path: Path) -> None:
     triaged = run_k3diff(
         "triage",
         "cmp.json",
@@ -271,16 +266,97 @@ def test_an_a_a_bundle_says_so_in_its_bottom_line(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert triaged.exit_code == 0, triaged.stderr
+
+
+def _bottom(tmp_path: Path) -> str:
+    report = (tmp_path / "b" / "REPORT.md").read_text()
+    return report.split("## Bottom line", 1)[1].split("## Evidence matrix", 1)[0]
+
+
+HELD = (
+    "t.json: base and patch were sampled from one server ({SAME}, both loopback port 1, in "
+    "run/samples.jsonl), judged as an A/A calibration run on its author's word "
+    "(allow\\_same\\_server in the document), which validates no patched build: held; report "
+    "--allow-same-server if you accept it as one"
+).replace("{SAME}", SAME)
+
+
+def test_an_a_a_bundle_says_so_in_its_bottom_line(tmp_path: Path) -> None:
+    """The bundle of an A/A run the reviewer allowed (gate74: `report --allow-same-server`)
+    says first that it measured one server against itself and validated no patched build; its
+    follow-up row is `recorded`, not `pass`; exit 0. Failed on main 44d4101f: "Nothing in this
+    evidence fails its policy", follow-up pass, the one server named only under
+    Qualifications."""
+    _same_server_log(tmp_path)
+    _allowed_triage(tmp_path)
+    bundle = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b",
+        "--allow-same-server", cwd=tmp_path,
+    )  # fmt: skip
+    assert bundle.exit_code == 0, bundle.stderr
+    bottom = _bottom(tmp_path)
+    assert (
+        f"**A/A run of one server (report --allow-same-server): base and patch were sampled from "
+        f"one server ({SAME}, both loopback port 1, in run/samples.jsonl), so the run measures "
+        "that server against itself and validates no patched build; nothing in it fails its "
+        "policy"
+    ) in bottom
+    assert "Nothing in this evidence fails its policy" not in bottom
+    report = (tmp_path / "b" / "REPORT.md").read_text()
+    assert "| nondeterminism follow-up | recorded | A/A run of one server: " in report
+    said = "judged as an A/A calibration run, allowed by the reviewer (report --allow-same-server)"
+    assert said in report and said in (tmp_path / "b" / "report.html").read_text()
+
+
+def test_a_triage_allowing_one_server_is_held_without_the_reviewers_word(tmp_path: Path) -> None:
+    """gate74: `triage --allow-same-server` (or `"allow_same_server": true` written into the
+    document with the records it then gives) is the document author's word; `report` honoured
+    it (exit 0 on base74, given with its comparison and log, or alone). Now the bundle holds
+    it, exit 1, with one line naming the document and the option, and a next step naming it."""
+    _same_server_log(tmp_path)
+    _allowed_triage(tmp_path)
+    for given in (("cmp.json", "run/samples.jsonl", "t.json"), ("cmp.json", "t.json")):
+        bundle = run_k3diff("report", *given, "--out", "b", cwd=tmp_path)
+        assert bundle.exit_code == 1, (given, bundle.stderr)
+        bottom = _bottom(tmp_path)
+        assert bottom.startswith(f"\n\n**FAIL: {HELD}; nondeterminism follow-up (t.json) fails"), (
+            bottom
+        )
+        summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+        (row,) = [r for r in summary["matrix"] if r["evidence"] == "nondeterminism follow-up"]
+        assert row["status"] == "FAIL", row
+        (step,) = [s["step"] for s in summary["next_steps"] if s["source"] == "t.json"]
+        assert step.startswith("base and patch of t.json were sampled from one server (")
+        assert step.endswith("run k3diff report again with the same inputs and --allow-same-server")
+        allowed = run_k3diff("report", *given, "--out", "b", "--allow-same-server", cwd=tmp_path)
+        assert allowed.exit_code == 0, (given, allowed.stderr)
+
+
+def test_an_allowance_over_two_servers_decides_nothing(tmp_path: Path) -> None:
+    """A triage given --allow-same-server whose log shows two servers is judged as any: the
+    bundle passes it without the reviewer's option, and says nothing of an A/A run."""
+    _same_server_log(tmp_path, "http://127.0.0.1:2")
+    _allowed_triage(tmp_path)
     bundle = run_k3diff(
         "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path
     )
     assert bundle.exit_code == 0, bundle.stderr
-    report = (tmp_path / "b" / "REPORT.md").read_text()
-    bottom = report.split("## Bottom line", 1)[1].split("## Evidence matrix", 1)[0]
-    assert (
-        f"**A/A run of one server (--allow-same-server): base and patch were sampled from one "
-        f"server ({SAME}, both loopback port 1, in run/samples.jsonl), so the run measures that "
-        "server against itself and validates no patched build; nothing in it fails its policy"
-    ) in bottom
-    assert "Nothing in this evidence fails its policy" not in bottom
-    assert "| nondeterminism follow-up | recorded | A/A run of one server: " in report
+    assert "A/A" not in (tmp_path / "b" / "REPORT.md").read_text()
+
+
+def test_the_command_that_makes_it_again_keeps_its_allowance(tmp_path: Path) -> None:
+    """A triage made with --allow-same-server that no longer follows from its logs is refused
+    with the command that writes it anew: that command left the option out (base74), so the
+    document it wrote held every record same-server, another document than the one refused."""
+    _same_server_log(tmp_path)
+    _allowed_triage(tmp_path)
+    document = json.loads((tmp_path / "t.json").read_text())
+    document["records"][0]["reason"] += " (edited)"
+    (tmp_path / "t.json").write_text(json.dumps(document))
+    refused = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path
+    )
+    assert refused.exit_code == 2, refused.stderr
+    assert "run/samples.jsonl --allow-same-server --format json -o t.json" in refused.stderr, (
+        refused.stderr
+    )

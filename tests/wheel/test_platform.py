@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from cli_support import run_k3diff
 
-from k3diff.native.platform import PlatformNeeds, promised_glibc, read_needs_from_stream
+from k3diff.native.glibcpromise import promised_glibc
+from k3diff.native.platform import PlatformNeeds, read_needs_from_stream
 from wheel.test_installed_view import BASE_FILES, audit_code
 from wheel.tricks import build
 

@@ -12,10 +12,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from cli_support import run_k3diff
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion
+from wheelkit import make_wheel
 
 from k3diff.errors import UsageError
 from k3diff.numbers import named
@@ -155,14 +157,35 @@ def test_pairing_by_parts_is_pairing_by_expanded_tags(
 def test_the_first_ambiguity_is_refused_before_the_next_wheel_is_looked_up() -> None:
     """review73a: every wheel's candidates were looked up and kept before the first was read,
     so 6,000 names sharing `py3-none-any` on each side took 630 MB and 12 s to be refused
-    (measured for 2,000: a peak of 65 MB before, 5 MB after)."""
-    names = [f"demo-1.0-py3.x{n}-none-any.whl" for n in range(2000)]
+    (measured for 2,000: a peak of 65 MB before, 5 MB after; 1,000 here, the cap since
+    audit74)."""
+    names = [f"demo-1.0-py3.x{n}-none-any.whl" for n in range(1000)]
     base, patch = _side("base", names), _side("patch", names)
     tracemalloc.start()
     try:
-        with pytest.raises(UsageError, match="has 2000 patch candidates"):
+        with pytest.raises(UsageError, match="has 1000 patch candidates"):
             pair_wheels(base, patch)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert peak < 16 * 2**20, peak
+
+
+def test_a_release_set_over_the_cap_is_refused_naming_its_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """audit74: each wheel was looked up among every wheel of its project on the other side
+    (64,000 names each pairing with one, every tag part shared with thousands: 37 s). A side
+    holding more wheels of one project than a release does is refused, naming its directory."""
+    monkeypatch.setattr("k3diff.wheels.setpairing.MAX_SAME", 2)
+    for side in ("base", "patch"):
+        for tag in ("cp312-cp312-linux_x86_64", "cp313-cp313-linux_x86_64"):
+            make_wheel(tmp_path / side, "demo", "1.0", {"demo/v.py": b""}, tag=tag)
+    assert run_k3diff("wheels", "base", "patch", cwd=tmp_path).exit_code == 0
+    make_wheel(tmp_path / "patch", "Demo", "1.0", {"demo/v.py": b""}, tag="py3-none-win32")
+    refused = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert refused.exit_code == 2, refused.stdout
+    assert refused.stderr == (
+        "k3diff: error: patch: 3 wheels of project demo (PEP 503-normalised), over k3diff's cap "
+        "of 2: a release holds one per platform and Python; give one release on each side\n"
+    )
