@@ -5,6 +5,7 @@ waiver stanza: a waived pin is no pin.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 
@@ -54,14 +55,33 @@ def manifest_steps(found: Sequence[Pin], manifest: str, code: Style = str) -> li
             )
     extra = _pins(found, Code.A203, code)
     if extra is not None:
-        (counts, names), _ = extra
+        (counts, names), paths = extra
+        beside = _beside(manifest, paths)
+        pin = (
+            code(in_its_directory(manifest, f"sha256sum {beside} >> {{}}"))
+            if beside
+            else f"{code(in_its_directory(manifest, 'sha256sum NAME >> {}'))}, NAME the file's "
+            "name in the manifest's directory"
+        )
         steps.append(
             f"{counts}{names}: {shown} does not pin these files: pin each once reviewed, "
-            f"{code(in_its_directory(manifest, 'sha256sum NAME >> {}'))}, NAME the file's "
-            "name in the manifest's directory (or the manifest anew with "
-            f"{code('--write-manifest')}), or leave the file out of the release"
+            f"{pin} (or the manifest anew with {code('--write-manifest')}), or leave the file "
+            "out of the release"
         )
     return steps
+
+
+def _beside(manifest: str, paths: Sequence[str]) -> str:
+    """The files' names as `sha256sum`'s words in the manifest's directory (braces doubled for
+    `in_its_directory`), where each is in it and they are five at most; '' otherwise, and the
+    step names them NAME (newuser74: it said NAME for the one file it had just named)."""
+    folder = posixpath.dirname(posixpath.normpath(manifest))
+    if not paths or len(paths) > 5:
+        return ""
+    if any(posixpath.dirname(posixpath.normpath(p)) != folder for p in paths):
+        return ""
+    words = " ".join(shellwords.path(posixpath.basename(posixpath.normpath(p))) for p in paths)
+    return words.replace("{", "{{").replace("}", "}}")
 
 
 def _pins(

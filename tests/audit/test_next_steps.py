@@ -112,7 +112,7 @@ def test_manifest_findings_say_how_to_pin(tmp_path: Path) -> None:
     assert steps[1].startswith("  1 × A202 (gone.whl): SUMS pins files this run did not audit")
     assert "--ignore-missing" in steps[1]
     assert steps[2].startswith("  1 × A203 (NOTES.txt): SUMS does not pin these files")
-    assert "sha256sum NAME >> SUMS" in steps[2]
+    assert "pin each once reviewed, sha256sum NOTES.txt >> SUMS (or the" in steps[2]
     assert len(steps) == 3  # a pin is not waived: no stanza
 
 
@@ -323,13 +323,36 @@ def test_a_manifest_in_another_directory_is_pinned_there(tmp_path: Path) -> None
     (dist / "SUMS").write_text(f"{digest}  {wheel.name}\n")
     args = ("audit", "dist/NOTES.txt", f"dist/{wheel.name}", "--manifest", "dist/SUMS")
     steps = "\n".join(_steps(run_k3diff(*args, cwd=tmp_path).stdout))
-    found = re.search(r"pin each once reviewed, (.+?), NAME ", steps)
+    found = re.search(r"pin each once reviewed, (.+?) \(or the manifest anew", steps)
     assert found is not None, steps
-    assert found.group(1) == "(cd dist && sha256sum NAME >> SUMS)"
-    pin = found.group(1).replace("NAME", "NOTES.txt")
-    subprocess.run(["bash", "-c", pin], cwd=tmp_path, check=True)
+    assert found.group(1) == "(cd dist && sha256sum NOTES.txt >> SUMS)"
+    subprocess.run(["bash", "-c", found.group(1)], cwd=tmp_path, check=True)
     assert run_k3diff(*args, cwd=tmp_path).exit_code == 0
     subprocess.run(["sha256sum", "-c", "SUMS"], cwd=dist, check=True, capture_output=True)
+
+
+def test_files_not_pinned_are_named_in_the_pasted_command(tmp_path: Path) -> None:
+    """The A203 step said `(cd dist && sha256sum NAME >> SUMS), NAME the file's name` for the
+    files it had just named (newuser74): pasted, `sha256sum: NAME: No such file`. It names them
+    where they lie in the manifest's directory; a file elsewhere keeps NAME (its name there is
+    the user's to choose)."""
+    dist = tmp_path / "dist"
+    wheel = wheelkit.make_wheel(dist, "engine", "1.0", FILES)
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    (dist / "SUMS").write_text(f"{digest}  {wheel.name}\n")
+    (dist / "-notes {x}.txt").write_text("notes\n")
+    (dist / "b.txt").write_text("b\n")
+    (tmp_path / "elsewhere.txt").write_text("e\n")
+    args = ("audit", "dist", "--manifest", "dist/SUMS")
+    steps = "\n".join(_steps(run_k3diff(*args, cwd=tmp_path).stdout))
+    found = re.search(r"pin each once reviewed, (.+?) \(or the manifest anew", steps)
+    assert found is not None, steps
+    assert found.group(1) == "(cd dist && sha256sum './-notes {x}.txt' b.txt >> SUMS)"
+    subprocess.run(["bash", "-c", found.group(1)], cwd=tmp_path, check=True)
+    assert run_k3diff(*args, cwd=tmp_path).exit_code == 0
+    outside = ("audit", "dist", "elsewhere.txt", "--manifest", "dist/SUMS")
+    steps = "\n".join(_steps(run_k3diff(*outside, cwd=tmp_path).stdout))
+    assert "(cd dist && sha256sum NAME >> SUMS), NAME the file's name" in steps
 
 
 def test_a_wheel_named_in_upper_case_is_renamed_and_then_passes(tmp_path: Path) -> None:

@@ -53,11 +53,13 @@ def test_without_prompts_the_plan_says_what_it_assumes() -> None:
 
 
 def test_a_held_modes_more_samples_reach_the_plans_figure(tmp_path: Path) -> None:
-    # 5 a side on 3 prompts at temperature 1: held no-power; the samples it asks for are the
-    # plan's figure for 3 prompts.
+    # 5 a side on 3 prompts at temperature 1: held no-power; the samples it asks for reach the
+    # plan's figure for 3 prompts (here above it: 5 scaled by (94 % / 35 %)², since newuser74
+    # stated the test's power against the permutation test's floor).
     _sampled_logs(tmp_path, 0, BASE_MASS, "The answer is {}.", n=5)
     made = run_k3diff("triage", "cmp.json", "run/samples.jsonl", "--format", "json", cwd=tmp_path)
     assert made.exit_code == 1
     plan = json.loads(run_k3diff("triage", "--plan", "--prompts", "3", "--format", "json").stdout)
     for record in json.loads(made.stdout)["records"]:
-        assert record["more_samples"] + 5 == plan["plan"]["per_prompt"] == 22
+        assert plan["plan"]["per_prompt"] == 22
+        assert record["more_samples"] + 5 >= 22

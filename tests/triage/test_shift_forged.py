@@ -84,11 +84,11 @@ def test_dropping_the_flag_of_a_failing_document_is_refused(tmp_path: Path) -> N
 
 def test_raising_the_shift_above_the_holds_is_refused(tmp_path: Path) -> None:
     document = _held(tmp_path)
-    document["shift"] = 0.6
+    document["shift"] = 0.96
     result = _report(tmp_path, document)
     assert result.exit_code == 2, result.stdout
     assert "is held no-power but its sampled test could detect" in result.stderr
-    assert "at or below the document's shift 0.6" in result.stderr
+    assert "at or below the document's shift 0.96" in result.stderr
 
 
 def test_lowering_a_detectable_shift_to_pass_is_refused_against_the_logs(tmp_path: Path) -> None:
@@ -106,15 +106,15 @@ def test_lowering_a_detectable_shift_to_pass_is_refused_against_the_logs(tmp_pat
 def test_raising_a_detectable_shift_of_a_passing_document_is_refused(tmp_path: Path) -> None:
     _sampled_logs(tmp_path, 0, BASE_MASS, "The answer is {}.", n=FEW)
     made = run_k3diff(
-        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "--shift", "0.65",
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "--shift", "0.96",
         "-o", "t.json", cwd=tmp_path,
     )  # fmt: skip
     assert made.exit_code == 0, made.stderr
     document = json.loads((tmp_path / "t.json").read_text())
-    document["records"][1]["modes"][0]["distribution"]["detectable_shift"] = 0.9
+    document["records"][1]["modes"][0]["distribution"]["detectable_shift"] = 0.98
     result = _report(tmp_path, document)
     assert result.exit_code == 2, result.stdout
-    assert "records[1].modes[0]'s sampled test did not reject and could detect only 0.9" in (
+    assert "records[1].modes[0]'s sampled test did not reject and could detect only 0.98" in (
         result.stderr
     )
 
