@@ -8,6 +8,8 @@ ran no test adds nothing; the last two are counted whether or not they tested.""
 
 from __future__ import annotations
 
+from decimal import ROUND_CEILING, Decimal
+
 from k3diff.triage.model import TriageResult
 
 UNCOUNTED = ("finish reasons", "patch errors")
@@ -25,10 +27,21 @@ def run_level_line(result: TriageResult) -> str:
     )
     families = [name for name, tests in counted if tests > 0] + list(UNCOUNTED)
     alpha = result.settings.alpha
-    bound = min(1.0, len(families) * alpha)
+    percent = percent_at_most(len(families), alpha)
     return (
         f"run level: {len(families)} families at α = {alpha:g} each ({', '.join(families)}; "
         f"the last two counted whether or not they tested): a patch drawing from the base's own "
-        f"distribution fails the run on a chance rejection at most {100 * bound:.3g} % of the "
+        f"distribution fails the run on a chance rejection at most {percent} % of the "
         "time (the sum of their levels)"
     )
+
+
+def percent_at_most(families: int, alpha: float) -> str:
+    """min(100, `families` × 100 α) in percent, 3 significant digits rounded up, so the bound
+    said is never below the bound: 5 × 0.0123456 is 6.1728 %, said '6.18' ('6.17', the bound
+    rounded to nearest, understated it). α is taken as its shortest decimal (`--alpha 0.05` is
+    0.05, not the binary float's 0.05000000000000000277: 5 families give 25, not 25.1)."""
+    exact = min(Decimal(100), Decimal(repr(alpha)) * families * 100)
+    step = Decimal(1).scaleb(exact.adjusted() - 2)  # the third significant digit's unit
+    said = exact.quantize(step, rounding=ROUND_CEILING)
+    return f"{said.normalize():f}"
