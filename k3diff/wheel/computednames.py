@@ -58,12 +58,17 @@ _BY_PATH = frozenset({"spec_from_file_location", "run_path", "load_source", "loa
                       "load_dynamic", "load_package", "SourceFileLoader", "SourcelessFileLoader",
                       "ExtensionFileLoader", "zipimporter"})  # fmt: skip
 """The functions that load (or make a loader of) a module from a path."""
+_GETATTR = frozenset({"getattr", "getattr_static", "__getattribute__"})
+"""What takes an object's attribute by a name given as a string, as `getattr` does (review74c:
+`inspect.getattr_static(H, n)()`, `type.__getattribute__(H, n)()` passed, exit 0, while a
+venv's `python -c pass` ran what they took)."""
 _BY_STRING = frozenset({"methodcaller", "attrgetter"})
 """`operator`'s functions that call or take by a name given as a string."""
-RUNNING = frozenset({"exec", "eval", *IMPORTING}) - {"find_spec"}
-"""The functions that run code or import: one taken as a value, not called by name (`map(
-__import__, names)`, `e = exec`), is a call k3diff cannot read (`find_spec`, which finders
-name, runs nothing itself)."""
+RUNNING = frozenset({"exec", "eval", *IMPORTING, *_GETATTR}) - {"find_spec"}
+"""The functions that run code, import, or take an attribute by a name: one taken as a value,
+not called by name (`map(__import__, names)`, `e = exec`, review74c: `functools.reduce(getattr,
+[n], H)()`, exit 0 while a venv ran it), is a call k3diff cannot read (`find_spec`, which
+finders name, runs nothing itself)."""
 _NAMESPACES = frozenset({"globals", "locals", "vars", "__dict__", "modules", "__builtins__"})
 """What code subscripts to reach a function or module by a key (`globals()[name]`,
 `sys.modules[name]`, `m.__dict__[name]`)."""
@@ -109,7 +114,7 @@ def attribute(node: ast.AST) -> tuple[ast.expr, str] | None:
     `getattr(m, 'go')` (or `getattr(m, 'go', default)`), `vars(m)['go']`, `m.__dict__['go']`."""
     if isinstance(node, ast.Attribute):
         return node.value, node.attr
-    args = _getattr_args(node)
+    args = getattr_args(node)
     if args is not None and len(args) in (2, 3):
         name = literal(args[1])
         return (args[0], name) if isinstance(name, str) else None
@@ -210,11 +215,19 @@ def runner(function: tuple[str, ...], line: int) -> str:
     return ""
 
 
-def _getattr_args(node: ast.AST) -> list[ast.expr] | None:
-    """The arguments of a `getattr(...)` call."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr":
-        return node.args
-    return None
+def getattr_args(node: ast.AST) -> list[ast.expr] | None:
+    """The object and name arguments of a `getattr(...)` call, or of one of `_GETATTR`
+    (`inspect.getattr_static(m, n)`, `object.__getattribute__(m, n)`, `m.__getattribute__(n)`)."""
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+    if name not in _GETATTR:
+        return None
+    if name == "__getattribute__" and isinstance(func, ast.Attribute):
+        types = isinstance(func.value, ast.Name) and func.value.id in ("object", "type")
+        return node.args if types else [func.value, *node.args]
+    return node.args
 
 
 def _builtin(func: ast.expr) -> bool:
@@ -230,7 +243,7 @@ def by_computed_name(node: ast.expr) -> bool:
     """`getattr(m, name)` or `globals()[name]` (`vars(m)`, `m.__dict__`, `sys.modules`,
     `__builtins__`) by a key that is no literal: a function (or module) taken by a name the
     code computes, which a call (or a name assigned it, then called) calls."""
-    args = _getattr_args(node)
+    args = getattr_args(node)
     if args is not None:
         return len(args) >= 2 and not isinstance(literal(args[1]), str)
     if not isinstance(node, ast.Subscript) or isinstance(literal(node.slice), str):

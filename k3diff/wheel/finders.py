@@ -30,6 +30,7 @@ import ast
 import copy
 from collections.abc import Iterable, Iterator, Mapping
 
+from k3diff.wheel.computednames import getattr_args
 from k3diff.wheel.fold import UNKNOWN, folded
 from k3diff.wheel.hookwords import ANY, CHANGED
 
@@ -54,8 +55,11 @@ _BINDERS = frozenset({"staticmethod", "classmethod"})
 LOADERS = frozenset({"create_module", "exec_module", "load_module"})
 """A loader's methods the import system calls with what a finder returns (its spec's loader),
 followed as written where a finder is (`ModuleSpec(name, Loader())`)."""
-_OPAQUE = frozenset({"exec", "eval", "globals", "vars", "locals", "__dict__"})
-"""What may rebind a module's names unseen (`globals()['MAPPING'] = ...`)."""
+_OPAQUE = frozenset({"exec", "eval", "globals", "vars", "locals", "__dict__", "__globals__",
+                     "f_globals", "f_locals"})  # fmt: skip
+"""What may rebind a module's names unseen (`globals()['MAPPING'] = ...`; review74c:
+`sys._getframe().f_globals['MAPPING'][k] = v`, a function's `__globals__`, passed, exit 0,
+while a venv ran the branch)."""
 
 
 def asked_at_start(modules: Iterable[tuple[str, ...]]) -> frozenset[str]:
@@ -274,8 +278,9 @@ def module_constants(tree: ast.Module) -> dict[str, object]:
             return {}
         for bound in _binds(node):
             counts[bound] = counts.get(bound, 0) + 1
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr":
-            key = folded(node.args[1]) if len(node.args) > 1 else UNKNOWN
+        args = _named_by(node)
+        if args is not None:  # `setattr(m, 'MAPPING', v)`, `getattr(m, 'MAPPING')[k] = v`
+            key = folded(args[1]) if len(args) > 1 else UNKNOWN
             if not isinstance(key, str):
                 return {}
             counts[key] = counts.get(key, 0) + 1
@@ -296,6 +301,15 @@ def module_constants(tree: ast.Module) -> dict[str, object]:
         if known is not UNKNOWN and (not mutable or target.id not in changed) and _frozen(known):
             found[target.id] = known
     return found
+
+
+def _named_by(node: ast.AST) -> list[ast.expr] | None:
+    """The object and name arguments of a call that sets or takes an attribute by a name
+    (`setattr`, `getattr`, `inspect.getattr_static`, `object.__getattribute__`: review74c, the
+    module's constant changed through one of these passed, exit 0, while a venv ran its branch)."""
+    if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr":
+        return node.args
+    return getattr_args(node)
 
 
 def _frozen(value: object, top: bool = True) -> bool:
