@@ -59,9 +59,8 @@ _BY_PATH = frozenset({"spec_from_file_location", "run_path", "load_source", "loa
                       "ExtensionFileLoader", "zipimporter"})  # fmt: skip
 """The functions that load (or make a loader of) a module from a path."""
 _GETATTR = frozenset({"getattr", "getattr_static", "__getattribute__"})
-"""What takes an object's attribute by a name given as a string, as `getattr` does (review74c:
-`inspect.getattr_static(H, n)()`, `type.__getattribute__(H, n)()` passed, exit 0, while a
-venv's `python -c pass` ran what they took)."""
+"""What takes an attribute by a name given as a string, as `getattr` does (review74c: `inspect.
+getattr_static(H, n)()`, `type.__getattribute__(H, n)()` passed, exit 0, while a venv ran it)."""
 _BY_STRING = frozenset({"methodcaller", "attrgetter"})
 """`operator`'s functions that call or take by a name given as a string."""
 RUNNING = frozenset({"exec", "eval", *IMPORTING, *_GETATTR}) - {"find_spec"}
@@ -86,12 +85,16 @@ RUNNERS: dict[str, frozenset[str]] = {
     "runpy": frozenset({"_run_module_as_main", "_run_code", "_run_module_code"}),
     "warnings": frozenset({"_setoption", "_processoptions"}),
     "types": frozenset({"FunctionType", "LambdaType", "CodeType"}),
+    "typing": frozenset({"get_type_hints", "ForwardRef", "_eval_type"}),  # review74c: `eval` of
+    "inspect": frozenset({"get_annotations"}), "annotationlib": frozenset(),  # a string
 }  # fmt: skip
 """The functions (every function of a module where none is listed) that import or run what a
 string names, beside `IMPORTING` and `exec`: `timeit.timeit('import a')`, `help('a')` (pydoc
 imports it), `pickle.loads` (a pickle names the function it calls), `importlib._bootstrap`'s functions
 but those `IMPORTING` reads as written, `unittest.mock.patch('a.X')`, an entry point's `load`, a function made of a
-code object (review72d: each passed, exit 0, while a venv's `python -c pass` ran the module)."""
+code object (review72d: each passed, exit 0, while a venv's `python -c pass` ran the module),
+`typing.get_type_hints` and `inspect.get_annotations`, which `eval` string annotations (review74c:
+`def f(x: "__import__('a')")` then `typing.get_type_hints(f)` passed, exit 0, while a venv ran it)."""
 _BUILTINS = frozenset({"builtins", "__builtins__"})
 _AROUND = 16
 """Nodes of what code subscripts looked through for a namespace (a chain may be 10,000 long)."""
@@ -347,8 +350,9 @@ class Spaces:
     `inspect.getmembers(cls)`): it may call any function, one no code names (review73f: a base's
     `__init_subclass__` calling each function of the subclass's `__dict__` passed, exit 0, while
     a venv's `python -c pass` ran it). Read by a literal key (`m.__dict__['go']`, `.get('go')`,
-    `.setdefault('__path__', [])` of the `-nspkg.pth` lines), written (`.update(...)`), asked
-    `in`, or formatted with (`'{x}'.format(**locals())`, setuptools' finder), it is not whole.
+    `.setdefault('__path__', [])` of the `-nspkg.pth` lines), written (`.update(...)`; not one
+    written in elsewhere, review74c: `d.update(x=H.__dict__)` then `d['x'].values()` passed,
+    exit 0), asked `in`, or formatted with (`'{x}'.format(**locals())`), it is not whole.
     The nodes are met parent first, as `hookimports` walks them."""
 
     keyed: set[int] = field(default_factory=set)
@@ -362,10 +366,11 @@ class Spaces:
         elif isinstance(node, ast.Compare) and isinstance(node.ops[0], (ast.In, ast.NotIn)):
             self._key(node.comparators[0])
         elif isinstance(node, ast.Call) and isinstance(func := node.func, ast.Attribute):
-            writes = func.attr in _WRITES  # `**locals()` of a `format` too
+            writes = func.attr in _WRITES
             key = literal(node.args[0]) if node.args and func.attr in _KEYED else None
             spaces = [func.value] if writes or isinstance(key, str) else []
-            for space in [*spaces, *(keyword.value for keyword in node.keywords if writes)]:
+            formats = func.attr in ("format", "format_map")  # `**locals()`; not `update(x=...)`
+            for space in [*spaces, *(keyword.value for keyword in node.keywords if formats)]:
                 self._key(space)
         whole = _whole(node)
         if whole is None or id(node) in self.keyed:

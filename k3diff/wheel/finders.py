@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 from collections.abc import Iterable, Iterator, Mapping
 
 from k3diff.wheel.computednames import getattr_args
@@ -51,6 +52,9 @@ _FOLDED = 24
 """Nodes an expression of a finder method folds at most (setuptools' `'spec_for_{fullname}'.
 format(**locals())` is 7): each expression is tried, and a larger one stays as written."""
 _MUTABLE = (list, dict, set)
+_WORD = re.compile(r"\w+")
+"""A word of a string of the module: a name it may take its global by (`resolve_name`, passed,
+exit 0, while a venv ran the branch), a list, dict or set so named not read as constant."""
 _BINDERS = frozenset({"staticmethod", "classmethod"})
 LOADERS = frozenset({"create_module", "exec_module", "load_module"})
 """A loader's methods the import system calls with what a finder returns (its spec's loader),
@@ -267,9 +271,9 @@ def _stored_name(node: ast.Attribute | ast.Subscript) -> str:
 def module_constants(tree: ast.Module) -> dict[str, object]:
     """The names of the module bound once, at its top, to a value certain (`MAPPING = {...}`,
     `_DISTUTILS_PATCH = 'a', 'b'`), rebound nowhere, by no attribute, key nor `setattr` of
-    their name, and a list, dict or set never changed (read by `in` and `[...]` alone); none
-    where the module names what may rebind any name unseen (`globals`, `exec`, ...) or
-    `setattr`s a name it computes."""
+    their name, and a list, dict or set never changed (read by `in` and `[...]` alone, spelt
+    in no string); none where the module names what may rebind any name unseen (`globals`,
+    `exec`, ...) or `setattr`s a name it computes."""
     counts: dict[str, int] = {}
     changed: set[str] = set()
     for node in ast.walk(tree):
@@ -285,6 +289,8 @@ def module_constants(tree: ast.Module) -> dict[str, object]:
                 return {}
             counts[key] = counts.get(key, 0) + 1
         changed.update(_used_otherwise(node))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):  # review74c: the
+            changed.update(_WORD.findall(node.value))  # `pkgutil.resolve_name('m:MAPPING')`
     if "*" in counts:
         return {}
     found: dict[str, object] = {}

@@ -7,7 +7,10 @@ module's constant changed by the module itself through `sys._getframe().f_global
 function's `__globals__`, `inspect.getattr_static` or `object.__getattribute__`
 (`finders.module_constants`); and one changed by another module through
 `inspect.getattr_static`, `pkgutil.resolve_name` or `string.Formatter().get_field` of a name
-spelt in two parts (`hookwords`)."""
+spelt in two parts (`hookwords`), or named in a string of the module itself
+(`pkgutil.resolve_name('demo_hook:MAPPING')`); a string annotation `typing.get_type_hints` or
+`inspect.get_annotations` evaluates (`RUNNERS`); a class's `__dict__` written into a dict
+(`d.update(x=H.__dict__)`) then read whole (`computednames.Spaces`)."""
 
 from __future__ import annotations
 
@@ -87,3 +90,28 @@ def test_an_attribute_taken_by_a_literal_name_passes(tmp_path: Path) -> None:
         b"object.__getattribute__(sys, 'flags')\nsys.__getattribute__('flags')\n"
     )
     kept_passes(tmp_path, {**LINE, "demo_hook.py": hook})
+
+
+EVALUATED = {
+    "typing.get_type_hints": b"import typing\n\n\ndef f(x: \"__import__('demo_' + 'inner')\"):\n"
+    b"    pass\n\n\ntyping.get_type_hints(f)\n",
+    "inspect.get_annotations": b"import inspect\n\n\ndef f(x: \"__import__('demo_' + 'inner')\"):\n"
+    b"    pass\n\n\ninspect.get_annotations(f, eval_str=True)\n",
+}
+
+
+@pytest.mark.parametrize("evaluated", EVALUATED.values(), ids=list(EVALUATED))
+def test_a_string_annotation_evaluated_fails_what_it_imports(
+    tmp_path: Path, evaluated: bytes
+) -> None:
+    _fails(tmp_path, {**LINE, "demo_hook.py": evaluated})
+
+
+def test_a_namespace_written_into_another_then_read_whole_fails(tmp_path: Path) -> None:
+    read = b"d = {}\nd.update(x=H.__dict__)\n[v() for v in list(d['x'].values()) if callable(v)]\n"
+    _fails(tmp_path, {**LINE, "demo_hook.py": GO + read})
+
+
+def test_a_finder_constant_its_module_names_in_a_string_fails_its_branch(tmp_path: Path) -> None:
+    own = b"import pkgutil\n\npkgutil.resolve_name('demo_hook:MAPPING')['sitecustomize'] = 1\n"
+    _fails(tmp_path, {**LINE, "demo_hook.py": FINDER + own + PUT})
