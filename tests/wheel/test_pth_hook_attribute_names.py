@@ -10,7 +10,10 @@ function's `__globals__`, `inspect.getattr_static` or `object.__getattribute__`
 spelt in two parts (`hookwords`), or named in a string of the module itself
 (`pkgutil.resolve_name('demo_hook:MAPPING')`); a string annotation `typing.get_type_hints` or
 `inspect.get_annotations` evaluates (`RUNNERS`); a class's `__dict__` written into a dict
-(`d.update(x=H.__dict__)`) then read whole (`computednames.Spaces`)."""
+(`d.update(x=H.__dict__)`) then read whole (`namespacereads.Spaces`); a function read by a
+literal key through `.get`, `.pop`, `.setdefault` or a frame's `f_globals`, then called, which
+was not followed (the key's name not read as called: `computednames.namespace_key`), and one
+`functools.singledispatch`'s `register` evaluates the annotation of."""
 
 from __future__ import annotations
 
@@ -115,3 +118,24 @@ def test_a_namespace_written_into_another_then_read_whole_fails(tmp_path: Path) 
 def test_a_finder_constant_its_module_names_in_a_string_fails_its_branch(tmp_path: Path) -> None:
     own = b"import pkgutil\n\npkgutil.resolve_name('demo_hook:MAPPING')['sitecustomize'] = 1\n"
     _fails(tmp_path, {**LINE, "demo_hook.py": FINDER + own + PUT})
+
+
+GO_TOP = b"import sys\n\n\ndef _go():\n    import demo_inner\n\n\n"
+KEYED = {
+    "`__dict__.get`": GO + b"H.__dict__.get('go')()\n",
+    "`vars(...).get`": GO + b"vars(H).get('go')()\n",
+    "`globals().get`": GO_TOP + b"globals().get('_go')()\n",
+    "`globals().pop`": GO_TOP + b"globals().pop('_go')()\n",
+    "`globals().setdefault`": GO_TOP + b"globals().setdefault('_go', None)()\n",
+    "a frame's `f_globals`": GO_TOP + b"sys._getframe(0).f_globals['_go']()\n",
+    "`functools.singledispatch`": b"import functools\n\n\n@functools.singledispatch\n"
+    b"def f(x):\n    pass\n\n\n@f.register\ndef _(x: \"__import__('demo_' + 'inner')\"):\n"
+    b"    pass\n",
+}
+
+
+@pytest.mark.parametrize("keyed", KEYED.values(), ids=list(KEYED))
+def test_a_function_read_by_a_literal_key_and_called_fails_its_body(
+    tmp_path: Path, keyed: bytes
+) -> None:
+    _fails(tmp_path, {**LINE, "demo_hook.py": keyed})
