@@ -32,7 +32,6 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
-from dataclasses import dataclass, field
 from itertools import islice
 
 from k3diff.wheel.fold import UNKNOWN, folded
@@ -58,13 +57,18 @@ _BY_PATH = frozenset({"spec_from_file_location", "run_path", "load_source", "loa
                       "load_dynamic", "load_package", "SourceFileLoader", "SourcelessFileLoader",
                       "ExtensionFileLoader", "zipimporter"})  # fmt: skip
 """The functions that load (or make a loader of) a module from a path."""
+_GETATTR = frozenset({"getattr", "getattr_static", "__getattribute__"})
+"""What takes an attribute by a name given as a string, as `getattr` does (review74c: `inspect.
+getattr_static(H, n)()`, `type.__getattribute__(H, n)()` passed, exit 0, while a venv ran it)."""
 _BY_STRING = frozenset({"methodcaller", "attrgetter"})
 """`operator`'s functions that call or take by a name given as a string."""
-RUNNING = frozenset({"exec", "eval", *IMPORTING}) - {"find_spec"}
-"""The functions that run code or import: one taken as a value, not called by name (`map(
-__import__, names)`, `e = exec`), is a call k3diff cannot read (`find_spec`, which finders
-name, runs nothing itself)."""
-_NAMESPACES = frozenset({"globals", "locals", "vars", "__dict__", "modules", "__builtins__"})
+RUNNING = frozenset({"exec", "eval", *IMPORTING, *_GETATTR}) - {"find_spec"}
+"""The functions that run code, import, or take an attribute by a name: one taken as a value,
+not called by name (`map(__import__, names)`, `e = exec`, review74c: `functools.reduce(getattr,
+[n], H)()`, exit 0 while a venv ran it), is a call k3diff cannot read (`find_spec`, which
+finders name, runs nothing itself)."""
+_NAMESPACES = frozenset({"globals", "locals", "vars", "__dict__", "modules", "__builtins__",
+                         "__globals__", "f_globals", "f_locals"})  # fmt: skip
 """What code subscripts to reach a function or module by a key (`globals()[name]`,
 `sys.modules[name]`, `m.__dict__[name]`)."""
 RUNNERS: dict[str, frozenset[str]] = {
@@ -81,14 +85,20 @@ RUNNERS: dict[str, frozenset[str]] = {
     "runpy": frozenset({"_run_module_as_main", "_run_code", "_run_module_code"}),
     "warnings": frozenset({"_setoption", "_processoptions"}),
     "types": frozenset({"FunctionType", "LambdaType", "CodeType"}),
+    "typing": frozenset({"get_type_hints", "ForwardRef", "_eval_type"}),  # review74c: `eval` of
+    "inspect": frozenset({"get_annotations"}), "annotationlib": frozenset(),  # a string
+    "functools": frozenset({"singledispatch", "singledispatchmethod"}),  # annotation
 }  # fmt: skip
 """The functions (every function of a module where none is listed) that import or run what a
 string names, beside `IMPORTING` and `exec`: `timeit.timeit('import a')`, `help('a')` (pydoc
 imports it), `pickle.loads` (a pickle names the function it calls), `importlib._bootstrap`'s functions
 but those `IMPORTING` reads as written, `unittest.mock.patch('a.X')`, an entry point's `load`, a function made of a
-code object (review72d: each passed, exit 0, while a venv's `python -c pass` ran the module)."""
+code object (review72d: each passed, exit 0, while a venv's `python -c pass` ran the module),
+`typing.get_type_hints`, `inspect.get_annotations` and `functools.singledispatch` (its `register`),
+which `eval` string annotations (review74c:
+`def f(x: "__import__('a')")` then `typing.get_type_hints(f)` passed, exit 0, while a venv ran it)."""
 _BUILTINS = frozenset({"builtins", "__builtins__"})
-_AROUND = 16
+AROUND = 16
 """Nodes of what code subscripts looked through for a namespace (a chain may be 10,000 long)."""
 
 
@@ -104,12 +114,28 @@ def literal(node: ast.expr | None, here: dict[str, str] | None = None) -> object
     return None if value is UNKNOWN else value
 
 
+KEYED = frozenset({"get", "setdefault", "pop"})
+"""A namespace's methods that read it by a key (a literal one: one name, as `[...]` does)."""
+
+
+def _by_key(node: ast.AST) -> ast.AST:
+    """`m.__dict__.get('go')` (`.pop`, `.setdefault`) as `m.__dict__['go']` (review74c:
+    `H.__dict__.get('go')()`, `globals().pop('_go')()` passed, exit 0, while a venv ran it)."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return node
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in KEYED:
+        return ast.Subscript(value=func.value, slice=node.args[0], ctx=ast.Load())
+    return node
+
+
 def attribute(node: ast.AST) -> tuple[ast.expr, str] | None:
     """The object and the name of an attribute code reads: `m.go`, and with a literal name
     `getattr(m, 'go')` (or `getattr(m, 'go', default)`), `vars(m)['go']`, `m.__dict__['go']`."""
     if isinstance(node, ast.Attribute):
         return node.value, node.attr
-    args = _getattr_args(node)
+    node = _by_key(node)
+    args = getattr_args(node)
     if args is not None and len(args) in (2, 3):
         name = literal(args[1])
         return (args[0], name) if isinstance(name, str) else None
@@ -129,9 +155,9 @@ def special(name: str) -> bool:
 
 
 def short_chain(node: ast.expr) -> bool:
-    """Whether `node` is a name or a call, or attributes of one at most `_AROUND` deep (each
+    """Whether `node` is a name or a call, or attributes of one at most `AROUND` deep (each
     attribute of a chain 10,000 long read down to its head would be quadratic)."""
-    for _ in range(_AROUND):
+    for _ in range(AROUND):
         if not isinstance(node, ast.Attribute):
             return isinstance(node, (ast.Name, ast.Call))
         node = node.value
@@ -139,7 +165,9 @@ def short_chain(node: ast.expr) -> bool:
 
 
 def namespace_key(node: ast.AST) -> str | None:
-    """The literal key of a namespace subscripted (`globals()['go']`, `sys.modules['a']`)."""
+    """The literal key of a namespace subscripted (`globals()['go']`, `sys.modules['a']`), or
+    read by `get`, `pop` or `setdefault`."""
+    node = _by_key(node)
     if not isinstance(node, ast.Subscript) or _namespace(node.value) is None:
         return None
     key = literal(node.slice)
@@ -148,7 +176,8 @@ def namespace_key(node: ast.AST) -> str | None:
 
 def called_name(func: ast.expr) -> str | None:
     """The name a call calls (`f` in `f()`, in `a.f()`, in `getattr(a, 'f')()` and in
-    `__builtins__['f']()`)."""
+    `__builtins__['f']()`, `globals().get('f')()`)."""
+    func = _by_key(func)  # type: ignore[assignment]
     if isinstance(func, ast.Subscript):
         key = literal(func.slice)
         return key if isinstance(key, str) else None
@@ -210,11 +239,19 @@ def runner(function: tuple[str, ...], line: int) -> str:
     return ""
 
 
-def _getattr_args(node: ast.AST) -> list[ast.expr] | None:
-    """The arguments of a `getattr(...)` call."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr":
-        return node.args
-    return None
+def getattr_args(node: ast.AST) -> list[ast.expr] | None:
+    """The object and name arguments of a `getattr(...)` call, or of one of `_GETATTR`
+    (`inspect.getattr_static(m, n)`, `object.__getattribute__(m, n)`, `m.__getattribute__(n)`)."""
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+    if name not in _GETATTR:
+        return None
+    if name == "__getattribute__" and isinstance(func, ast.Attribute):
+        types = isinstance(func.value, ast.Name) and func.value.id in ("object", "type")
+        return node.args if types else [func.value, *node.args]
+    return node.args
 
 
 def _builtin(func: ast.expr) -> bool:
@@ -230,12 +267,12 @@ def by_computed_name(node: ast.expr) -> bool:
     """`getattr(m, name)` or `globals()[name]` (`vars(m)`, `m.__dict__`, `sys.modules`,
     `__builtins__`) by a key that is no literal: a function (or module) taken by a name the
     code computes, which a call (or a name assigned it, then called) calls."""
-    args = _getattr_args(node)
+    args = getattr_args(node)
     if args is not None:
         return len(args) >= 2 and not isinstance(literal(args[1]), str)
     if not isinstance(node, ast.Subscript) or isinstance(literal(node.slice), str):
         return False
-    around = islice(ast.walk(node.value), _AROUND)  # `(b if isinstance(b, dict) else
+    around = islice(ast.walk(node.value), AROUND)  # `(b if isinstance(b, dict) else
     return any(map(_namespace, around))  # b.__dict__)[name]`
 
 
@@ -316,67 +353,3 @@ def unparsed_names(source: bytes) -> tuple[frozenset[str], frozenset[str]] | Non
         return None
     methods = frozenset(m.decode() for m in _DEFINED.findall(source))
     return methods, frozenset(a.decode() for a in _READ.findall(source))
-
-
-_WHOLE = frozenset({"vars", "globals", "locals", "dir", "getmembers", "getmembers_static"})
-"""The calls that give an object's names or namespace whole (`vars(cls)`, `dir(cls)`)."""
-_SPACES = frozenset({"__dict__", "__globals__", "f_globals", "f_locals"})
-"""The attributes that are a namespace (`cls.__dict__`, a function's `__globals__`)."""
-_KEYED = frozenset({"get", "setdefault", "pop"})
-"""A namespace's methods that read it by a key (a literal one: one name)."""
-_WRITES = frozenset({"update", "__setitem__", "__delitem__", "clear", "format", "format_map"})
-"""The calls that write to a namespace or format with it, and call none of its values."""
-
-
-@dataclass
-class Spaces:
-    """Where code reads a namespace whole (`for v in cls.__dict__.values(): v()`, `dir(m)`,
-    `inspect.getmembers(cls)`): it may call any function, one no code names (review73f: a base's
-    `__init_subclass__` calling each function of the subclass's `__dict__` passed, exit 0, while
-    a venv's `python -c pass` ran it). Read by a literal key (`m.__dict__['go']`, `.get('go')`,
-    `.setdefault('__path__', [])` of the `-nspkg.pth` lines), written (`.update(...)`), asked
-    `in`, or formatted with (`'{x}'.format(**locals())`, setuptools' finder), it is not whole.
-    The nodes are met parent first, as `hookimports` walks them."""
-
-    keyed: set[int] = field(default_factory=set)
-
-    def of(self, node: ast.AST) -> str:
-        """How `node` reads a namespace whole, empty where it does not."""
-        if not isinstance(node, (ast.Subscript, ast.Compare, ast.Call, ast.Attribute)):
-            return ""
-        if isinstance(node, ast.Subscript) and isinstance(literal(node.slice), str):
-            self._key(node.value)
-        elif isinstance(node, ast.Compare) and isinstance(node.ops[0], (ast.In, ast.NotIn)):
-            self._key(node.comparators[0])
-        elif isinstance(node, ast.Call) and isinstance(func := node.func, ast.Attribute):
-            writes = func.attr in _WRITES  # `**locals()` of a `format` too
-            key = literal(node.args[0]) if node.args and func.attr in _KEYED else None
-            spaces = [func.value] if writes or isinstance(key, str) else []
-            for space in [*spaces, *(keyword.value for keyword in node.keywords if writes)]:
-                self._key(space)
-        whole = _whole(node)
-        if whole is None or id(node) in self.keyed:
-            return ""
-        return f"a namespace read whole (`{whole}`): it may call any function"
-
-    def _key(self, space: ast.expr) -> None:
-        """Mark `space` read by a key, and the namespaces it may be (`(b if isinstance(b, dict)
-        else b.__dict__)['__import__']`), `_AROUND` nodes of it at most."""
-        stack = [space]
-        for _ in range(_AROUND):
-            if not stack:
-                return
-            node = stack.pop()
-            self.keyed.add(id(node))
-            stack += [node.body, node.orelse] if isinstance(node, ast.IfExp) else []
-            stack += node.values if isinstance(node, ast.BoolOp) else []
-
-
-def _whole(node: ast.AST) -> str | None:
-    """The namespace (or names) an expression gives whole: `__dict__`, `vars(...)`, ..."""
-    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-        return node.attr if node.attr in _SPACES else None
-    if isinstance(node, ast.Call):
-        name = called_name(node.func)
-        return name if name in _WHOLE else None
-    return None

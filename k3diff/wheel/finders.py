@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 from collections.abc import Iterable, Iterator, Mapping
 
+from k3diff.wheel.computednames import getattr_args
 from k3diff.wheel.fold import UNKNOWN, folded
 from k3diff.wheel.hookwords import ANY, CHANGED
 
@@ -50,12 +52,18 @@ _FOLDED = 24
 """Nodes an expression of a finder method folds at most (setuptools' `'spec_for_{fullname}'.
 format(**locals())` is 7): each expression is tried, and a larger one stays as written."""
 _MUTABLE = (list, dict, set)
+_WORD = re.compile(r"\w+")
+"""A word of a string of the module: a name it may take its global by (`resolve_name`, passed,
+exit 0, while a venv ran the branch), a list, dict or set so named not read as constant."""
 _BINDERS = frozenset({"staticmethod", "classmethod"})
 LOADERS = frozenset({"create_module", "exec_module", "load_module"})
 """A loader's methods the import system calls with what a finder returns (its spec's loader),
 followed as written where a finder is (`ModuleSpec(name, Loader())`)."""
-_OPAQUE = frozenset({"exec", "eval", "globals", "vars", "locals", "__dict__"})
-"""What may rebind a module's names unseen (`globals()['MAPPING'] = ...`)."""
+_OPAQUE = frozenset({"exec", "eval", "globals", "vars", "locals", "__dict__", "__globals__",
+                     "f_globals", "f_locals"})  # fmt: skip
+"""What may rebind a module's names unseen (`globals()['MAPPING'] = ...`; review74c:
+`sys._getframe().f_globals['MAPPING'][k] = v`, a function's `__globals__`, passed, exit 0,
+while a venv ran the branch)."""
 
 
 def asked_at_start(modules: Iterable[tuple[str, ...]]) -> frozenset[str]:
@@ -263,9 +271,9 @@ def _stored_name(node: ast.Attribute | ast.Subscript) -> str:
 def module_constants(tree: ast.Module) -> dict[str, object]:
     """The names of the module bound once, at its top, to a value certain (`MAPPING = {...}`,
     `_DISTUTILS_PATCH = 'a', 'b'`), rebound nowhere, by no attribute, key nor `setattr` of
-    their name, and a list, dict or set never changed (read by `in` and `[...]` alone); none
-    where the module names what may rebind any name unseen (`globals`, `exec`, ...) or
-    `setattr`s a name it computes."""
+    their name, and a list, dict or set never changed (read by `in` and `[...]` alone, spelt
+    in no string); none where the module names what may rebind any name unseen (`globals`,
+    `exec`, ...) or `setattr`s a name it computes."""
     counts: dict[str, int] = {}
     changed: set[str] = set()
     for node in ast.walk(tree):
@@ -274,12 +282,15 @@ def module_constants(tree: ast.Module) -> dict[str, object]:
             return {}
         for bound in _binds(node):
             counts[bound] = counts.get(bound, 0) + 1
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr":
-            key = folded(node.args[1]) if len(node.args) > 1 else UNKNOWN
+        args = _named_by(node)
+        if args is not None:  # `setattr(m, 'MAPPING', v)`, `getattr(m, 'MAPPING')[k] = v`
+            key = folded(args[1]) if len(args) > 1 else UNKNOWN
             if not isinstance(key, str):
                 return {}
             counts[key] = counts.get(key, 0) + 1
         changed.update(_used_otherwise(node))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):  # review74c: the
+            changed.update(_WORD.findall(node.value))  # `pkgutil.resolve_name('m:MAPPING')`
     if "*" in counts:
         return {}
     found: dict[str, object] = {}
@@ -296,6 +307,15 @@ def module_constants(tree: ast.Module) -> dict[str, object]:
         if known is not UNKNOWN and (not mutable or target.id not in changed) and _frozen(known):
             found[target.id] = known
     return found
+
+
+def _named_by(node: ast.AST) -> list[ast.expr] | None:
+    """The object and name arguments of a call that sets or takes an attribute by a name
+    (`setattr`, `getattr`, `inspect.getattr_static`, `object.__getattribute__`: review74c, the
+    module's constant changed through one of these passed, exit 0, while a venv ran its branch)."""
+    if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr":
+        return node.args
+    return getattr_args(node)
 
 
 def _frozen(value: object, top: bool = True) -> bool:

@@ -43,7 +43,6 @@ from dataclasses import dataclass, field, replace
 from k3diff.wheel.boundnames import Module, Names, function_called, function_of, module_of
 from k3diff.wheel.computednames import (
     RUNNING,
-    Spaces,
     attribute,
     by_computed_name,
     called_name,
@@ -59,6 +58,7 @@ from k3diff.wheel.computednames import (
 from k3diff.wheel.decorators import Decorators, Rebinding
 from k3diff.wheel.finders import ASK, bound_bodies
 from k3diff.wheel.hookwords import CHANGED
+from k3diff.wheel.namespacereads import Spaces
 
 Named = tuple[Module, bool]
 """A module named for import, and whether every module below it may be imported too (`*`)."""

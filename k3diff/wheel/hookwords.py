@@ -32,9 +32,13 @@ _OPAQUE = frozenset({
     "getattr", "setattr", "delattr", "vars", "__dict__", "globals", "locals", "exec", "eval",
     "compile", "__setattr__", "__getattribute__", "__delattr__", "getmembers",
     "getmembers_static", "__globals__", "f_globals", "f_locals", "get_objects", "get_referents",
-    "get_referrers", "attrgetter", "methodcaller",
+    "get_referrers", "attrgetter", "methodcaller", "getattr_static", "resolve_name",
+    "get_field", "resolve_dotted_attribute",
 })  # fmt: skip
-"""What takes or changes an object's names by a name computed, or every object (`gc`'s)."""
+"""What takes or changes an object's names by a name computed, or every object (`gc`'s;
+review74c: `inspect.getattr_static(m, 'MAP' + 'PING')`, `pkgutil.resolve_name('demo_hook:MAP' +
+'PING')`, `string.Formatter().get_field('0.MAP' + 'PING', [m], {})` passed, exit 0, while a venv
+ran the branch)."""
 
 
 def words(source: str | bytes) -> frozenset[str] | None:

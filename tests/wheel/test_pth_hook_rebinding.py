@@ -11,7 +11,7 @@ hooks74: each of these passed too (exit 0) while a venv ran the body: another mo
 `.pth` line, changing a finder's constant (`demo_hook.MAPPING[...] = 1`, `from demo_hook import
 MAPPING`, `vars(demo_hook)[n + 'PING']`: `hookwords`), and a base's `__init_subclass__` calling
 a subclass's functions through its `__dict__`, `vars` or `inspect.getmembers` (a namespace read
-whole: `computednames.Spaces`). Marked `xfail(strict=True)`, still exit 0 while a venv runs the
+whole: `namespacereads.Spaces`). Marked `xfail(strict=True)`, still exit 0 while a venv runs the
 body: a finder asked for a module a standard library module imports after it is put (`import
 json` asks `json.scanner`)"""
 
