@@ -231,18 +231,32 @@ def _positions(reach: int) -> str:
     return "no positions" if reach == 0 else "position 1" if reach == 1 else f"positions 1-{reach}"
 
 
+def _drafted_depth(side: SideUnits) -> int:
+    """The positions a vLLM side drafted at: its draft tokens per draft (vLLM counts k draft
+    tokens a draft), so a base whose per-position counter shows fewer positions than it drafted
+    is told apart from one that drafts shallower than the patch (hunt74b); 0 for SGLang, whose
+    histogram ends where no step reached."""
+    drafts = sum(d for d, _ in side.position_units)
+    if side.source == SOURCE_SGLANG or drafts == 0:
+        return 0
+    return -(-sum(t for _, t in side.token_units) // drafts)
+
+
 def _unreported(sides: Mapping[str, SideUnits], tests: int) -> str | None:
     """Why a gate that found no drop does not pass when the base reports draft positions the
     patch does not (no per-position counter, or fewer positions), or the patch reports positions
     and the base none: those positions are in no test, and a drafter broken there barely moves
     the pooled rate (hunt72b: a patch without vLLM's per-position counter passed on the pooled
-    test alone). A patch that drafts deeper than the base leaves nothing of the base untested."""
+    test alone), or a vLLM base shows fewer positions than it drafted beside a patch reporting
+    more (hunt74b). A patch that drafts deeper than the base leaves nothing of the base
+    untested."""
     base, patch = sides.get("base"), sides.get("patch")
     if base is None or patch is None:
         return None
     reach = [max((len(a) for _, a in c.position_units), default=0) for c in (base, patch)]
     compared = compared_positions(base, patch)
-    if reach[0] <= compared and not compared == 0 < reach[1]:
+    hidden = compared < min(reach[1], _drafted_depth(base))  # the base drafted, unshown
+    if reach[0] <= compared and not compared == 0 < reach[1] and not hidden:
         return None
     last = max(reach)
     untested = f"position {last}" if compared + 1 == last else f"positions {compared + 1}-{last}"

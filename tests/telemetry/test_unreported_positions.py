@@ -75,3 +75,37 @@ def test_the_same_break_reported_fails_at_position_4(run_log: object) -> None:
     assert code == 1, text
     drops = [f["position"] for f in doc["acceptance_gate"]["findings"]]
     assert drops == [4]
+
+
+def _two_servers(tmp_path: Path, base: tuple[str, ...], patch: tuple[str, ...]) -> Path:
+    with ExitStack() as stack:
+        urls = (
+            stack.enter_context(loopback_script(FAKE, *base)),
+            stack.enter_context(loopback_script(FAKE, *patch)),
+        )
+        return _sample(tmp_path, urls, repeats=10)
+
+
+def test_a_base_that_shows_fewer_positions_than_it_drafts_holds_the_gate(tmp_path: Path) -> None:
+    """hunt74b: the base drafts 4 tokens a draft but its counter shows positions 1-2; the patch,
+    broken at position 4, passed on positions 1-2 and the pooled rate (`Verdict: OK (exit 0)`)."""
+    log = _two_servers(tmp_path, (BASE_RATES, "1", "positions=2"), (BROKEN_AT_4, "2"))
+    code, doc, text = run_telemetry(log, "--fail-on", "acceptance-drop")
+    assert code == 1, text
+    (finding,) = doc["acceptance_gate"]["findings"]
+    assert finding["name"] == "acceptance-undecided"
+    assert finding["detail"].startswith(
+        "base reports positions 1-2, patch positions 1-4: positions 3-4 in no test"
+    )
+    (tmp_path / "telemetry.json").write_text(json.dumps(doc))
+    again = run_k3diff("report", tmp_path / "telemetry.json", "--out", tmp_path / "bundle")
+    assert again.exit_code == 1, again.stdout + again.stderr
+
+
+def test_a_patch_that_drafts_deeper_than_the_base_still_decides(tmp_path: Path) -> None:
+    """A base drafting 2 tokens a draft reports every position it drafts at: nothing of it is
+    untested, so the gate decides on positions 1-2 as before."""
+    log = _two_servers(tmp_path, ("0.8,0.65", "1"), ("0.95,0.95,0.95,0.95", "2"))
+    code, doc, text = run_telemetry(log, "--fail-on", "acceptance-drop")
+    assert code == 0, text
+    assert doc["acceptance_gate"]["findings"] == []
