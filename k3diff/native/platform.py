@@ -72,6 +72,8 @@ class PlatformNeeds:
     other_versions: tuple[str, ...] = ()
     """Other versions required that a manylinux policy judges, sorted: numberless `GLIBC_` ones
     (`GLIBC_ABI_DT_RELR`: `glibcpromise`), libgcc_s' `GCC_`, libatomic's, zlib's (`syslibs`)."""
+    soname: str | None = None
+    """DT_SONAME, None when absent (pairs an added library with the one it replaces)."""
 
     def changes(self, newer: PlatformNeeds) -> list[str]:
         """One line per field that differs from `self` to `newer`."""
@@ -103,13 +105,25 @@ class PlatformNeeds:
         ]
         return [*numbered, *raised_syslibs(self.other_versions, newer.other_versions)]
 
+    def raised_changes(self, newer: PlatformNeeds) -> list[str]:
+        """The `changes` lines of the families `newer` raises (W713's detail); [] for none."""
+        raised = self.raises(newer)
+        if not raised:
+            return []
+        shown = {*raised, "Other versions"}  # where numberless GLIBC_, GCC_, ZLIB_ ... show
+        return [line for line in self.changes(newer) if line.split(":")[0] in shown]
+
     def _floor(self, field: str) -> tuple[int, ...]:
         numbered = version_key(getattr(self, field))
         return glibc_floor(numbered, self.other_versions) if field == "glibc" else numbered
 
 
 def needs_from(
-    names: Iterable[str], needed: list[str], rpath: str | None, runpath: str | None
+    names: Iterable[str],
+    needed: list[str],
+    rpath: str | None,
+    runpath: str | None,
+    soname: str | None = None,
 ) -> PlatformNeeds:
     """The needs of an ELF whose version-need table names `names` (either reader's answer)."""
     best: dict[str, tuple[int, ...]] = {}
@@ -121,7 +135,8 @@ def needs_from(
         elif name.startswith(_OTHER):
             named.add(name)
     glibc, cxx, abi = (".".join(map(str, best[f])) if f in best else None for f in _FAMILIES)
-    return PlatformNeeds(glibc, cxx, abi, tuple(needed), rpath, runpath, tuple(sorted(named)))
+    other = tuple(sorted(named))
+    return PlatformNeeds(glibc, cxx, abi, tuple(needed), rpath, runpath, other, soname)
 
 
 def version_key(version: str | None) -> tuple[int, ...]:
@@ -153,7 +168,7 @@ def _read(elf: ELFFile) -> PlatformNeeds:
 
     names: list[str] = []
     needed: list[str] = []
-    rpath = runpath = None
+    rpath = runpath = soname = None
     for segment in elf.iter_segments():
         if not isinstance(segment, DynamicSegment):
             continue
@@ -167,12 +182,14 @@ def _read(elf: ELFFile) -> PlatformNeeds:
                 rpath = str(getattr(tag, "rpath"))  # noqa: B009
             elif kind == "DT_RUNPATH":
                 runpath = str(getattr(tag, "runpath"))  # noqa: B009
+            elif kind == "DT_SONAME":
+                soname = str(getattr(tag, "soname"))  # noqa: B009
             elif kind == "DT_VERNEED" and verneed is None:
                 verneed = next(elf.address_offsets(int(tag.entry.d_ptr)), None)
             elif kind == "DT_VERNEEDNUM" and not count:
                 count = int(tag.entry.d_val)
         names.extend(_version_needs(elf, segment, verneed, count))
-    return needs_from(names, needed, rpath, runpath)
+    return needs_from(names, needed, rpath, runpath, soname)
 
 
 def _version_needs(

@@ -209,10 +209,8 @@ def _entry_findings(entry: EntryResult) -> Iterator[Finding]:
         yield from _source_findings(entry)
     if entry.native is not None and entry.native.platform is not None:
         base, patch = entry.native.platform
-        raised = base.raises(patch)
-        if raised:
-            shown = {*raised, "Other versions"}  # where numberless GLIBC_, GCC_, ZLIB_ ... show
-            changes = [line for line in base.changes(patch) if line.split(":")[0] in shown]
+        changes = base.raised_changes(patch)
+        if changes:
             yield Finding(Code.W713, entry.path, "; ".join(changes))
     elif entry.native is not None and entry.native.format == "elf":
         # review74: unreadable tables gave no W713, so `--allow-native-changes` passed the
