@@ -192,7 +192,8 @@ def _wheels_steps(
     left_out = left_out_step(failing)
     if left_out is not None:
         yield Step(rows([f for f in failing if f[0] == Code.W412.name]), f"{label}{left_out}")
-    checked = source_steps(failing, wheels.provenance, (wheels.base.path, wheels.patch.path))
+    stale = [f.detail for f in wheels.findings if f.code == "W403" and f.severity == "error"]
+    checked = source_steps(failing, wheels.provenance, paths, details=stale)
     for name, step in checked:
         yield Step(rows([f for f in failing if f[0] == name]), f"{label}{step}")
     repack = record_step(failing, wheels.patch.path)

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -43,6 +44,9 @@ from k3diff.wheels.model import WheelReport
 
 FINDING_HEADERS = ["code", "path", "finding", "detail"]
 PROGRAM = "k3diff"
+_OLDER = " at older commit "
+"""What a W403's detail says before the commit its file matches (`wheels.findings`)."""
+_HEX = re.compile(r"[0-9a-f]{4,64}")
 
 
 def finding_rows(findings: Sequence[Finding]) -> list[list[str]]:
@@ -124,7 +128,10 @@ def next_steps(
     rebuild = unwaivable_step(named(rest), nowhere, files=wheels, code=code)
     repack = record_step(named(failing), report.patch.path, code)
     left_out = left_out_step(named(failing), code)
-    sourced = [step for _, step in source_steps(named(failing), report.provenance, wheels, code)]
+    stale = [f.detail for f in failing if f.code is Code.W403]
+    sourced = [
+        step for _, step in source_steps(named(failing), report.provenance, wheels, code, stale)
+    ]
     if not waivable:  # native findings are all waivable
         first = [*renames, *([] if rebuild is None else [rebuild])]
         return section("Next steps", first, "", fmt) if first else ""
@@ -193,6 +200,7 @@ def source_steps(
     source: Source | None,
     wheels: tuple[str, str],
     code: Callable[[str], str] = str,
+    details: Sequence[str] = (),
 ) -> list[tuple[str, str]]:
     """What to do about failing W401 (a Python file that is not the source commit's) and W403
     (one that is only an older commit's than the range's head): (code, step) for each that
@@ -200,7 +208,9 @@ def source_steps(
     built before the range's last change, was offered only a waiver). W401 with `--commit`:
     check the commits it may come from with `--commits` (its command filled in but for the
     range); with `--commits`: no commit of the range holds the file. Either way, or build the
-    wheel from the commit and compare. `wheels`: the base's and the patch's paths as given."""
+    wheel from the commit and compare. `wheels`: the base's and the patch's paths as given.
+    `details`: the failing W403s' details, whose older commit the W403 step's command checks
+    against where they name one (steps74: it said `--commit COMMIT`)."""
     if source is None:
         return []
     build = code(REBUILD[0])
@@ -233,6 +243,9 @@ def source_steps(
         steps.append((Code.W401.name, step))
     stale = [f for f in failing if f[0] == Code.W403.name]
     if stale:
+        base, patch, repo = map(shellwords.path, (*wheels, source.repo))
+        commit = _older_commit(details) or "COMMIT"
+        against = " ".join([PROGRAM, "wheels", base, patch, "--source", repo, "--commit", commit])
         steps.append(
             (
                 Code.W403.name,
@@ -240,10 +253,21 @@ def source_steps(
                 "an older commit than the range's head holds (the detail names it), so the wheel was "
                 f"built before the range's last change to it: build it from the head ({build}) and "
                 f"compare it with this one ({compare}), or, where that older build is the one meant, "
-                f"check the wheel against its commit ({code('--commit COMMIT')})",
+                f"check the wheel against its commit ({code(against)})",
             )
         )
     return steps
+
+
+def _older_commit(details: Sequence[str]) -> str | None:
+    """The one older commit the W403 `details` name (`… at older commit HEX`); None where
+    they name none, several, or one that is not a commit's hex (a document's detail is
+    hostile: only hex reaches the command)."""
+    commits = {detail.rpartition(_OLDER)[2] for detail in details if _OLDER in detail}
+    if len(commits) != 1:
+        return None
+    (commit,) = commits
+    return commit if _HEX.fullmatch(commit) else None
 
 
 def _files(findings: Sequence[Named]) -> str:

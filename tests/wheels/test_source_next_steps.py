@@ -12,6 +12,7 @@ the waiver follows as `or accept`. The bundle says the same from the document.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import wheelkit
@@ -134,3 +135,53 @@ def test_the_bundle_says_the_same_step_from_the_document(tmp_path: Path) -> None
     report = (tmp_path / "bundle" / "REPORT.md").read_text()
     assert "1 × W401 on 1 file: the wheel's file is not the one at HEAD~2" in report
     assert "--source repo --commits OLD..NEW" in report
+
+
+def _against(step: str) -> list[str]:
+    """The `k3diff wheels … --commit …` command the W403 step names, as words."""
+    command = step.split("check the wheel against its commit (", 1)[1].rsplit(")", 1)[0]
+    return shlex.split(command)
+
+
+def test_the_stale_step_names_the_older_commit_and_its_command_passes(tmp_path: Path) -> None:
+    """steps74: the W403 step said `--commit COMMIT` while its detail named the commit; it
+    now fills in the whole command, which passes (the wheel is that commit's), in the report
+    and in the bundle."""
+    _setup(tmp_path)
+    args = ("--source", "repo", "--commits", "HEAD~2..HEAD")
+    stale = run_k3diff("wheels", *WHEELS, *args, "--format", "json", "-o", "w.json", cwd=tmp_path)
+    assert stale.exit_code == 1
+    text = run_k3diff("wheels", *WHEELS, *args, cwd=tmp_path)
+    step = next(line for line in _steps(text.stdout) if "W403" in line)
+    words = _against(step)
+    assert "COMMIT" not in words
+    assert words[:7] == ["k3diff", "wheels", *WHEELS, "--source", "repo", "--commit"]
+    commit = words[7]
+    assert f"older commit {commit}" in text.stdout
+    rerun = run_k3diff(*words[1:], cwd=tmp_path)
+    assert rerun.exit_code == 0, rerun.stdout
+    bundled = run_k3diff("report", "w.json", *WHEELS, "repo", "--out", "bundle", cwd=tmp_path)
+    assert bundled.exit_code == 1
+    assert f"--source repo --commit {commit}" in (tmp_path / "bundle" / "REPORT.md").read_text()
+
+
+def test_a_hostile_or_mixed_detail_keeps_the_placeholder() -> None:
+    """A document's W403 detail is hostile: only a commit's hex reaches the command; two
+    different commits, or none, keep `COMMIT`."""
+    from k3diff.report.wheelfailing import source_steps
+
+    class Source:
+        repo, rev, range, commit = "-r epo", None, "a..b", "b" * 40
+
+    failing = [("W403", "pkg/mod.py", False)]
+    for details in (
+        ["matches m at older commit $(touch x)"],
+        ["matches m at older commit abcd", "matches n at older commit beef"],
+        [],
+    ):
+        (_, step), *_ = source_steps(failing, Source(), ("b.whl", "p.whl"), details=details)
+        assert step.endswith("--source './-r epo' --commit COMMIT)")
+    (_, step), *_ = source_steps(
+        failing, Source(), ("b.whl", "p.whl"), details=["matches m at older commit abcd"]
+    )
+    assert step.endswith("--commit abcd)")
