@@ -50,7 +50,7 @@ from k3diff.sample.resumed import Sent
 from k3diff.sample.resumeoptions import resumed_options
 from k3diff.sample.routing import Routing, resolve_routing
 from k3diff.sample.sampler import Counts, SampleId, Sampler
-from k3diff.sample.sidefields import FieldDifference, sides_differ
+from k3diff.sample.sidefields import FieldDifference, sides_differ, with_sent_fields
 from k3diff.sample.stop import Kept
 from k3diff.sample.stopline import now
 from k3diff.sample.summary import side_fields, side_urls, summarise, sweep_extra
@@ -88,6 +88,7 @@ def run_sampling(
             ca_cert=options.ca_cert,
         )
         run = run_header(options, endpoint, routing, [record.key for record in records])
+        run = with_sent_fields(run, found)  # what decides one server's A/B (sides74)
         heard = _Heard(progress, same_server)
         outcome = kept.run(_sample(options, endpoint, records, run, routing, heard, kept))
     skipped, taken_now, perf_count, resumed = outcome

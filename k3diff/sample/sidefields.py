@@ -83,18 +83,37 @@ def side_differences(
     )
 
 
+SENT_FIELD = "side_fields_sent"
+"""The header field naming the request fields some record's two sides are sent differently,
+the prompts' own fields merged with each side's (`with_sent_fields`): what decides
+`sides_differ` where a header has it."""
+
+
+def with_sent_fields(run: Mapping[str, Any], found: Iterable[FieldDifference]) -> dict[str, Any]:
+    """The header `run` with `SENT_FIELD` (the fields of `found`, `side_differences` of the
+    bodies each side is sent) where it gives a side fields of its own (`side_params`)."""
+    if not isinstance(run.get("side_params"), Mapping):
+        return dict(run)
+    return {**run, SENT_FIELD: sorted({difference.field for difference in found})}
+
+
 def sides_differ(run: Mapping[str, Any]) -> bool:
-    """Whether a header's `run` sends its two sides other request fields: a field its
-    `side_params` (`--base-param`, `--patch-param`) give one side with another value than the
-    other side is sent, under the run's `params` (`cache_salt` aside; `model` counts: one
-    server's two models, a LoRA adapter against its base, are an A/B). A run of one server so
-    given is an A/B of those fields, not one server against itself (`RunHeader.same_server`);
-    one whose side fields repeat what the other side is sent (`--patch-param temperature=0`
-    under `--param temperature=0`) or only salt the cache is not (review74d: such a run passed
-    triage and the bundle, exit 0, its one server unsaid)."""
+    """Whether a header's `run` sends its two sides other request fields. A run of one server
+    so sent is an A/B of those fields, not one server against itself (`RunHeader.same_server`);
+    `cache_salt` aside (`model` counts: one server's two models, a LoRA adapter against its
+    base, are an A/B). Where the header records what the requests were sent (`SENT_FIELD`),
+    that decides: a `--patch-param temperature=0` whose prompts send the base
+    `"temperature": 0` on every record changes nothing (sides74: it exempted the run, and
+    triage passed one server against itself, exit 0). A header without it (written before
+    sides74, or a list that is no list of names) is read by its `side_params` under its
+    `params`: a field they give one side with another value than the other side is sent
+    (`--patch-param temperature=0` under `--param temperature=0` is not one: review74d)."""
     sides, params = run.get("side_params"), run.get("params")
     if not isinstance(sides, Mapping):
         return False
+    sent = run.get(SENT_FIELD)
+    if isinstance(sent, list) and all(isinstance(name, str) for name in sent):
+        return bool(set(sent) - IGNORED)
     shared = dict(params) if isinstance(params, Mapping) else {}
     base, patch = ({**shared, **_own(sides.get(side))} for side in ("base", "patch"))
     return any(
