@@ -120,7 +120,11 @@ def _simulated(test: DistributionTest) -> str:
     draws = f"{dist.SIMULATIONS:,} simulated patches per size"
     if test.kind == "counts":
         return f"the count test itself on {draws} drawn from the base's own samples"
-    return f"approximate: a bootstrap of the MMD², not its permutation test, {draws}"
+    return (
+        f"approximate: a bootstrap of the MMD², not its permutation test, {draws}, the new answer "
+        "sharing nothing with the base's under the test's kernel (one sharing more, a rewording, "
+        "is detected less often)"
+    )
 
 
 def _tests(test: DistributionTest, settings: Settings) -> str:
