@@ -126,8 +126,9 @@ def test_a_mode_whose_test_could_detect_the_shift_asked_for_passes(tmp_path: Pat
         assert "the requests sampled; no shift detected (MMD test" in record["reason"]
         # The claim says what it assumes of the new answer (power74r: a realistic one, sharing
         # something with the base's answers, was detected about half as often as stated).
-        assert "the new answer sharing nothing with the base's under the test's kernel" in (
-            record["reason"]
+        assert (
+            "the new answer sharing nothing with the base's under the test's kernel"
+            in (record["reason"])
         )
     # At exactly the test's own figure the mode passes; a hair below it, it is held.
     detectable = max(r["modes"][0]["distribution"]["detectable_shift"] for r in document["records"])
