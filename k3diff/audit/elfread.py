@@ -164,7 +164,7 @@ def read_needs(view: Regions) -> PlatformNeeds:
     layout = Layout(view.exact(0, 64))
     names: list[str] = []
     needed: list[str] = []
-    rpath = runpath = None
+    rpath = runpath = soname = None
     for index in range(layout.phnum):
         kind, offset, _vaddr, filesz = layout.segment(view, index)
         if kind != _PT_DYNAMIC:
@@ -183,6 +183,8 @@ def read_needs(view: Regions) -> PlatformNeeds:
                     rpath = text
                 elif tag == _DT_RUNPATH:
                     runpath = text
+                elif tag == _DT_SONAME:
+                    soname = text
             elif tag == DT_VERNEED and verneed is None:
                 verneed = layout.file_offset(view, value)
             elif tag == _DT_VERNEEDNUM and not count:
@@ -190,7 +192,7 @@ def read_needs(view: Regions) -> PlatformNeeds:
         if verneed is None or not count or table is None:
             continue
         names.extend(_version_names(layout, view, table, verneed, count))
-    return native.needs_from(names, needed, rpath, runpath)
+    return native.needs_from(names, needed, rpath, runpath, soname)
 
 
 def _tags(layout: Layout, view: Regions, offset: int, filesz: int) -> Iterator[tuple[int, int]]:
