@@ -193,3 +193,18 @@ def _passes_with(tmp_path: Path, pyproject: bytes, **more: bytes) -> None:
     result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD")
 
     assert result.exit_code == 0, result.stdout + result.stderr
+
+
+def test_a_value_set_in_an_included_file_stops_the_check(tmp_path: Path) -> None:
+    """``include(cmake/dirs.cmake)`` setting ``D`` by ``cmake_path()``: the write in the top
+    ``CMakeLists.txt`` is said with the file and line setting it."""
+    dirs = f"cmake_path(SET D {SOURCE}/src/pkg/sub)\n".encode()
+    cmake = TOP + b"include(cmake/dirs.cmake)\n" + COPY.encode()
+    repo = _repo(tmp_path, SKBUILD + PACKAGES, cmake, **{"cmake/dirs.cmake": dirs})
+
+    said = _stopped_at(tmp_path, repo, REVERTED)
+
+    assert (
+        "line 4: file(…) writes under '${D}', which cmake_path(…) at cmake/dirs.cmake line 1"
+        in said
+    )
