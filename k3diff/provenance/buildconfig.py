@@ -40,6 +40,7 @@ from collections.abc import Callable, Collection, Mapping
 
 from k3diff.errors import SourceError
 from k3diff.escape import shortened
+from k3diff.provenance.cmakebackends import PY_BUILD_CMAKE, imports_skbuild, py_build_cmake_runs
 from k3diff.provenance.cmakeinstall import Unreadable, cmake_installs
 from k3diff.provenance.flitconfig import from_flit
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
@@ -49,6 +50,7 @@ from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, one, plac
 from k3diff.provenance.pdmconfig import from_pdm
 from k3diff.provenance.poetryconfig import from_poetry
 from k3diff.provenance.scikitbuildconfig import cmake_layout, from_scikit_build, install_doubt
+from k3diff.provenance.setuppyparse import parsed_setup_py
 from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
 
 CONFIG_CAP = 256 * 1024
@@ -119,6 +121,7 @@ def read_package_dirs(
             found.append(stated)
     setuptools = one(found)
     builder = _builder(document)
+    _other_cmake(git.label, directory, document, builder, contents.get("setup.py"))
     if builder is None:
         return placed(setuptools, directory)
 
@@ -208,6 +211,32 @@ def _readers(
     }
 
 
+_ADVICE = (
+    "a file it installs may stand at any wheel path, over the package's: compare a wheel "
+    "built from the commit with this one (k3diff wheels BUILT RELEASED)"
+)
+
+
+def _other_cmake(
+    label: str,
+    directory: str,
+    document: Mapping[str, object],
+    builder: str | None,
+    setup_py: bytes | None,
+) -> None:
+    """Stop (`SourceError`) where py-build-cmake or classic scikit-build builds the project
+    in `directory` and runs CMake, whose installs k3diff does not read (`cmakebackends`)."""
+    if builder == repr(PY_BUILD_CMAKE) and py_build_cmake_runs(document):
+        what = f"{directory}pyproject.toml builds with py-build-cmake, whose CMake"
+    elif builder is None and setup_py is not None:
+        if not imports_skbuild(parsed_setup_py(setup_py, directory + "setup.py")):
+            return
+        what = f"{directory}setup.py builds with scikit-build (skbuild), whose CMake"
+    else:
+        return
+    raise SourceError(f"{label}: {what} installs files into the wheel, not read: {_ADVICE}")
+
+
 def cmake_installs_of(
     git: GitRepo,
     tree: Mapping[str, str],
@@ -224,10 +253,7 @@ def cmake_installs_of(
     if settings is None:
         return []
     stop = f"{git.label}: {directory}pyproject.toml builds with scikit-build-core, whose CMake"
-    advice = (
-        "a file it installs may stand at any wheel path, over the package's: compare a wheel "
-        "built from the commit with this one (k3diff wheels BUILT RELEASED)"
-    )
+    advice = _ADVICE
     if isinstance(settings, str):
         raise SourceError(
             f"{stop} installs under a place k3diff does not read ({settings}): {advice}"

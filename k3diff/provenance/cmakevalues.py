@@ -8,9 +8,12 @@ Every ``set()``, ``list(APPEND|PREPEND|INSERT …)``, ``string(APPEND|PREPEND|CO
 parameters, ``ARGN``, ``ARGV…``) anywhere in the project's CMake, and ``pyproject.toml``'s
 ``cmake.define`` and ``cmake.args`` ``-D``, count, whatever their condition, scope or order: a
 reference stands for every word any of them gives it (a list, as CMake splits an unquoted
-reference), so a check of each word sees the worst. A name written otherwise
-(``string(REPLACE …)``, ``cmake_path()``, ``find_program()``, the builder's cache or
-environment) keeps its reference, which is read as before (not said). References inside values are replaced a few rounds
+reference), so a check of each word sees the worst. A name set by a command
+whose value is not evaluated (``string(REPLACE …)``, ``cmake_path()``, ``find_path()``, a
+program's ``OUTPUT_VARIABLE``: `cmakeunread`) keeps its reference, whatever words other
+commands give it, and a write or a program depending on it stops the check; one the project
+never sets (``find_package()``'s, the builder's cache or environment) keeps its reference,
+read as before (not said). References inside values are replaced a few rounds
 over (``set(flags ${flags} -O2)`` stops growing there), each word and the whole check within
 a budget: past it, the check stops (a hostile CMake of nested lists doubling each round).
 """
@@ -18,10 +21,12 @@ a budget: past it, the check stops (a hostile CMake of nested lists doubling eac
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
+from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import Command
+from k3diff.provenance.cmakeunread import unread_names
 
 WORD_CAP = 1 << 16
 """Characters one expanded argument may reach."""
@@ -49,10 +54,14 @@ class Values:
     entries: frozenset[str] = frozenset()
     """The names at the project's top (``src``, ``fixes``), each a place a bare word of a
     program running there may name."""
+    unread: Mapping[str, str] = field(default_factory=dict)
+    """Each variable a command k3diff does not evaluate sets (`unread_names`), and the first
+    such command (``cmake_path(…) at CMakeLists.txt line 3``): its references are kept as
+    written, never replaced by the words another command gives it."""
 
 
 def project_values(
-    parsed: Iterable[Sequence[Command]],
+    parsed: Mapping[str, Sequence[Command]],
     entries: frozenset[str],
     document: Mapping[str, object] | None = None,
 ) -> Values:
@@ -60,7 +69,13 @@ def project_values(
     its ``pyproject.toml`` `document`'s ``cmake.define`` (and each override's: review74b,
     ``cmake.define = {W = "src/pkg/sub"}`` reached ``WORKING_DIRECTORY ${W}`` in a real
     build)."""
-    every = [command for commands in parsed for command in commands]
+    every = [command for commands in parsed.values() for command in commands]
+    unread: dict[str, str] = {}
+    for path, commands in parsed.items():
+        for command in commands:
+            for variable in unread_names(command):
+                shown = f"{shortened(command.name, 100)}(…) at {path} line {command.line}"
+                unread.setdefault(variable, shown)
     every += [Command("set", words, False, 0, True) for words in _defines(document or {})]
     defined = {c.args[0].lower(): c.args[1:] for c in every if c.name in _DEFINERS and c.args}
     words: dict[str, dict[str, None]] = {}
@@ -72,7 +87,8 @@ def project_values(
         for variable, given in _named(command, defined.get(name)):
             into = words.setdefault(variable, {})
             into.update(dict.fromkeys(piece for a in given for piece in a.split(";")))
-    return Values({k: tuple(v) for k, v in words.items()}, frozenset(fetched), entries)
+    known = {k: tuple(v) for k, v in words.items() if k not in unread}
+    return Values(known, frozenset(fetched), entries, unread)
 
 
 def _named(command: Command, parameters: tuple[str, ...] | None) -> list[tuple[str, Args]]:

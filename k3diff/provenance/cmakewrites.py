@@ -19,10 +19,13 @@ only by building it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import NOT_LITERAL, Command
 from k3diff.provenance.cmakenames import in_source_tree
 from k3diff.provenance.cmakeprograms import points_out
+from k3diff.provenance.cmakeunread import unread_reference
 
 _NAMES = frozenset({"CMAKE_CURRENT_BINARY_DIR", "CMAKE_BINARY_DIR", "PROJECT_BINARY_DIR"})
 """The build tree's variables, which a project may set over CMake's."""
@@ -52,6 +55,32 @@ def outside_build_tree(command: Command, *, expanded: bool = False) -> str | Non
     name, args = command.name, command.args
     if name not in _TESTS and _NAMES & set(args):
         return f"{shortened(name, 100)}(…) may set a build tree variable, which k3diff reads"
+    written = write_targets(command)
+    if written is None:
+        return None
+    targets, relative_ok = written
+    for target in targets:
+        if expanded and _plain(target):
+            continue
+        if _leaves(target, relative_ok):
+            shown = shortened(repr(target), 200)
+            return f"{name}(…) writes {shown}, which may be outside the build tree"
+    return None
+
+
+def unread_write(command: Command, unread: Mapping[str, str]) -> str | None:
+    """Why `command` (its known variables replaced) writes where a variable of `unread`
+    (`cmakeunread`) decides, other than a file named as other than Python's; or None."""
+    written = write_targets(command)
+    targets = [t for t in written[0] if not _plain(t)] if written is not None else []
+    why = unread_reference(tuple(targets), unread)
+    return None if why is None else f"{command.name}(…) writes under {why}, not evaluated"
+
+
+def write_targets(command: Command) -> tuple[list[str], bool] | None:
+    """The places a ``file()`` or ``configure_file()`` `command` writes (or removes), and
+    whether CMake takes a relative one from the build tree; None for another command."""
+    name, args = command.name, command.args
     if name == "configure_file":
         targets, relative_ok = list(args[1:2]), True
     elif name == "file" and args:
@@ -70,13 +99,7 @@ def outside_build_tree(command: Command, *, expanded: bool = False) -> str | Non
             return None
     else:
         return None
-    for target in targets:
-        if expanded and _plain(target):
-            continue
-        if _leaves(target, relative_ok):
-            shown = shortened(repr(target), 200)
-            return f"{name}(…) writes {shown}, which may be outside the build tree"
-    return None
+    return targets, relative_ok
 
 
 def _leaves(target: str, relative_in_build: bool) -> bool:

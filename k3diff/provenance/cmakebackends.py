@@ -1,0 +1,52 @@
+"""Build backends other than scikit-build-core whose CMake installs files into the wheel:
+py-build-cmake (``build-backend = "py_build_cmake.build"`` with a ``cmake`` table) and classic
+scikit-build (a ``setup.py`` importing ``skbuild``, which setuptools runs).
+
+Each runs ``cmake --install`` into the wheel's staging directory after (py-build-cmake:
+``copy_pkg_source_to``, then ``cmaker.install()``) or beside the package's own files, so a file
+CMake installs ships over the package's: real builds (py-build-cmake 0.5.1, scikit-build
+0.18.1, CMake 3.25.1, ``python -m build --no-isolation``) of ``install(FILES fixes/auth.py
+DESTINATION …)`` shipped the fix as ``pkg/sub/auth.py``, while k3diff read the package's
+directory alone, compared the old ``src/pkg/sub/auth.py`` and a wheel reverting to it matched,
+exit 0 (cmake75). Their install places are not read here: the source check stops.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+
+PY_BUILD_CMAKE = "py_build_cmake.build"
+_PLATFORMS = ("linux", "windows", "mac", "cross")
+"""py-build-cmake's tables overriding its settings for one platform (``[tool.py-build-cmake.
+linux.cmake]``), or for cross-compiling."""
+
+
+def py_build_cmake_runs(document: Mapping[str, object]) -> bool:
+    """Whether py-build-cmake, building the project of `document` (its ``pyproject.toml``),
+    runs CMake: a ``cmake`` table of ``[tool.py-build-cmake]`` or of a platform's table
+    (without one it ships the module's files alone)."""
+    tool = document.get("tool")
+    table = tool.get("py-build-cmake") if isinstance(tool, dict) else None
+    if not isinstance(table, dict):
+        return False
+    tables = [table, *(table.get(platform) for platform in _PLATFORMS)]
+    return any(isinstance(t, dict) and "cmake" in t for t in tables)
+
+
+def imports_skbuild(module: ast.Module | None) -> bool:
+    """Whether a parsed ``setup.py`` imports scikit-build's ``skbuild`` (or a module of it),
+    anywhere: its ``setup()`` runs CMake and installs what CMake installs. A ``setup.py``
+    that does not parse (None) is read elsewhere."""
+    if module is None:
+        return False
+    for node in ast.walk(module):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        else:
+            continue
+        if any(name == "skbuild" or name.startswith("skbuild.") for name in names):
+            return True
+    return False
