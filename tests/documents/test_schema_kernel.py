@@ -12,7 +12,7 @@ from k3diff.triage import kernel
 
 def _distribution(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema of a record mode's `distribution` object."""
-    found = []
+    found: list[dict[str, Any]] = []
 
     def walk(node: object) -> None:
         if isinstance(node, dict):
