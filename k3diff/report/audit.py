@@ -133,7 +133,8 @@ def _next_steps(report: AuditReport, fmt: OutputFormat) -> str:
     from k3diff.report import auditsteps
 
     manifest = None if report.manifest is None else report.manifest.path
-    return auditsteps.next_steps(_failing(report), manifest, fmt, len(report.artifacts) > 1)
+    audited = [a.path for a in report.artifacts]
+    return auditsteps.next_steps(_failing(report), manifest, fmt, audited)
 
 
 def json_steps(report: AuditReport) -> list[dict[str, str]]:
@@ -145,7 +146,8 @@ def json_steps(report: AuditReport) -> list[dict[str, str]]:
     from k3diff.report import auditsteps
 
     manifest = None if report.manifest is None else report.manifest.path
-    return auditsteps.step_records(_failing(report), manifest, len(report.artifacts) > 1)
+    audited = [a.path for a in report.artifacts]
+    return auditsteps.step_records(_failing(report), manifest, audited)
 
 
 def _failing(report: AuditReport) -> list[Failing]:

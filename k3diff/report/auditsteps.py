@@ -61,20 +61,24 @@ class Failing(NamedTuple):
 
 
 def steps(
-    failing: Sequence[Failing], manifest: str | None, code: Style = str, labelled: bool = False
+    failing: Sequence[Failing],
+    manifest: str | None,
+    artifacts: Sequence[str],
+    code: Style = str,
 ) -> list[str]:
     """The fixes for `failing`, one line each: per artifact (in the order first found), then
-    the manifest's (`manifest`: the manifest as given). `labelled`: each artifact's steps
-    start with its name (several were audited), as they do where several fail."""
+    the manifest's (`manifest`: the manifest as given; `artifacts`: the files audited, as
+    given). Where several were audited, each artifact's steps start with its name, as they do
+    where several fail."""
     lines: list[str] = []
-    artifacts = dict.fromkeys(f.artifact for f in failing if Code[f.code] not in MANIFEST_CODES)
-    for artifact in artifacts:
+    own = dict.fromkeys(f.artifact for f in failing if Code[f.code] not in MANIFEST_CODES)
+    for artifact in own:
         found = [f for f in failing if f.artifact == artifact]
-        label = f"{code(artifact)}: " if labelled or len(artifacts) > 1 else ""
+        label = f"{code(artifact)}: " if len(artifacts) > 1 or len(own) > 1 else ""
         lines += [f"{label}{step}" for step in _artifact_steps(artifact, found, code)]
     if manifest is not None:
         pins = [f for f in failing if Code[f.code] in MANIFEST_CODES]
-        lines += manifest_steps([(f.code, f.path) for f in pins], manifest, code)
+        lines += manifest_steps([(f.code, f.path) for f in pins], manifest, code, artifacts)
     return lines
 
 
@@ -97,11 +101,11 @@ def as_finding(failing: Failing) -> Finding:
 
 
 def _said(
-    failing: Sequence[Failing], manifest: str | None, code: Style, labelled: bool
+    failing: Sequence[Failing], manifest: str | None, code: Style, artifacts: Sequence[str]
 ) -> tuple[list[str], str]:
     """The steps, the waiver step last where a waiver takes a failing finding, and the waiver
     stanzas it introduces (`stanza_block`, '' for none): what every format says."""
-    lines = steps(failing, manifest, code, labelled)
+    lines = steps(failing, manifest, artifacts, code)
     waived = waivable(failing)
     if not waived:
         return lines, ""
@@ -111,23 +115,23 @@ def _said(
 
 
 def next_steps(
-    failing: Sequence[Failing], manifest: str | None, fmt: OutputFormat, labelled: bool
+    failing: Sequence[Failing], manifest: str | None, fmt: OutputFormat, artifacts: Sequence[str]
 ) -> str:
-    """The audit report's "Next steps" section ('' when nothing fails); `labelled` as `steps`."""
+    """The audit report's "Next steps" section ('' when nothing fails); `artifacts` as `steps`."""
     code = inline_code if fmt is OutputFormat.MARKDOWN else str
-    lines, stanzas = _said(failing, manifest, code, labelled)
+    lines, stanzas = _said(failing, manifest, code, artifacts)
     if not lines:
         return ""
     return section("Next steps", lines, stanzas, fmt, level=2)
 
 
 def step_records(
-    failing: Sequence[Failing], manifest: str | None, labelled: bool
+    failing: Sequence[Failing], manifest: str | None, artifacts: Sequence[str]
 ) -> list[dict[str, str]]:
     """The steps as `audit --format json` records them (audit74: a CI job reading the JSON got
     none): `{"step": …}` each, as the text report says it, the waiver step with `"toml"`, the
     stanzas the text shows below it."""
-    lines, stanzas = _said(failing, manifest, str, labelled)
+    lines, stanzas = _said(failing, manifest, str, artifacts)
     records = [{"step": line} for line in lines]
     if stanzas:
         records[-1]["toml"] = stanzas
