@@ -108,6 +108,9 @@ class Code(Enum):
     W716 = "timestamp bytecode changed beside its unchanged source (stale: Python recompiles it)"
     W717 = "file a tool of the environment runs or loads added or changed (Jupyter, IPython, pip, conda, bash)"
     A001 = "not a readable zip archive"
+    A002 = (
+        "sdist is not a sound gzip-compressed tar (cut short, a failed check, bytes after its end)"
+    )
     A101 = "wheel has no RECORD"
     A102 = "malformed RECORD row"
     A103 = "entry content does not match its RECORD hash"
@@ -133,6 +136,14 @@ class Code(Enum):
     A126 = "file name is not a wheel filename"
     A127 = ".pth file with lines executed at every interpreter start"
     A128 = "wheels pip reads as one project, version and build share a tag (pip installs either)"
+    A129 = "sdist member path leaves the tree it unpacks into (.., absolute, drive letter, NUL)"
+    A130 = "sdist link out of the tree, one tarfile's data filter refuses, or a path through a link"
+    A131 = "sdist member that is a device or FIFO"
+    A132 = "sdist member name given more than once (extraction keeps the last)"
+    A133 = "sdist member outside its one top directory NAME-VERSION/"
+    A134 = "sdist has no readable PKG-INFO in its top directory"
+    A135 = "sdist PKG-INFO name or version is not the file name's (PEP 625)"
+    A136 = "source archive PyPI does not take (only .tar.gz sdists): not read"
     A201 = "artifact SHA-256 does not match the manifest"
     A202 = "manifest names an artifact that was not audited"
     A203 = "artifact not in the manifest"
@@ -321,6 +332,11 @@ UNWAIVABLE = frozenset(
         Code.W619,  # entry Windows cannot write as named
         Code.A001,  # not a zip archive: pip cannot read it
         Code.A126,  # not a wheel filename: pip refuses it (review66: both were waived, exit 0)
+        Code.A002,  # not a sound gzip tar: pip may read another archive than the one checked
+        Code.A129,  # sdist member path out of the tree
+        Code.A130,  # sdist link out of the tree (or through a link)
+        Code.A131,  # sdist device or FIFO
+        Code.A132,  # sdist member name given twice
     }
 )
 """Archive-soundness codes a waiver is refused for: each says the archive is not what pip reads
