@@ -37,7 +37,7 @@ def member_findings(members: Sequence[tarfile.TarInfo], top: str) -> list[Findin
     stripped = _as_pip_strips(members)
     links: set[str] = set()
     for member, view in zip(members, stripped, strict=True):
-        escape = _escape(member.name)
+        escape = _escape(member.name) or _escape(view.name)  # as named, and as pip strips it
         if escape is not None:
             found.append(Finding(Code.A129, member.name, escape))
         else:
@@ -59,7 +59,7 @@ def _escape(name: str) -> str | None:
     if name.startswith(("/", "\\")):
         return "an absolute path (tarfile's data filter strips the '/'; other tools do not)"
     if _DRIVE.match(name):
-        return "a drive letter: an absolute path on Windows"
+        return "a drive letter: an absolute path on Windows (pip strips the top directory first)"
     if ".." in re.split(r"[/\\]", name):
         return "a '..' component"
     return None
