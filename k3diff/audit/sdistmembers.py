@@ -21,6 +21,7 @@ import tarfile
 from collections import Counter
 from collections.abc import Sequence
 
+from k3diff.output import plural
 from k3diff.wheel.codes import Code, Finding
 
 _DESTINATION = "/k3diff-sdist-destination"
@@ -172,7 +173,7 @@ def _kind(member: tarfile.TarInfo) -> str:
         return f"a hard link to {member.linkname!r}"
     if member.isdir():
         return "a directory"
-    return f"{member.size:,} bytes" if member.isreg() else "a special file"
+    return plural(member.size, "byte") if member.isreg() else "a special file"
 
 
 def _outside_top(members: Sequence[tarfile.TarInfo], top: str) -> list[Finding]:
