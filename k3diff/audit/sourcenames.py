@@ -3,7 +3,8 @@ reader, `audit.sdist`, is imported only for a run that has one).
 
 A file named `*.tar.gz` (any case, as pip matches it) is read as an sdist. The other source
 archives pip builds from (`.zip`, `.tar`, `.tgz`, `.tar.bz2`, `.tar.xz`, ...) are not read:
-PyPI takes sdists only as `.tar.gz` (PEP 625), so one in a release is A136, hashed only.
+PyPI takes sdists only as `.tar.gz` (PEP 625), so one in a release is A136, hashed
+only.
 """
 
 from __future__ import annotations
