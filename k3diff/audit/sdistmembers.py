@@ -36,7 +36,7 @@ def member_findings(members: Sequence[tarfile.TarInfo], top: str) -> list[Findin
     `top`."""
     found: list[Finding] = []
     stripped = _as_pip_strips(members)
-    links: set[str] = set()
+    links: dict[str, str] = {}
     for member, view in zip(members, stripped, strict=True):
         escape = _escape(member.name) or _escape(view.name)  # as named, and as pip strips it
         if escape is not None:
@@ -47,7 +47,7 @@ def member_findings(members: Sequence[tarfile.TarInfo], top: str) -> list[Findin
         if through is not None:
             found.append(Finding(Code.A130, member.name, through))
         if view.issym():
-            links.add(posixpath.normpath(view.name))
+            links[posixpath.normpath(view.name)] = member.name
     found += _duplicates(members)
     found += _outside_top(members, top)
     return found
@@ -90,26 +90,32 @@ def _link_words(member: tarfile.TarInfo, exc: tarfile.FilterError) -> str:
     return f"{kind} to {member.linkname!r}, {where}: tarfile's data filter refuses it, and so pip"
 
 
-def _through_link(view: tarfile.TarInfo, links: set[str]) -> str | None:
+def _through_link(view: tarfile.TarInfo, links: dict[str, str]) -> str | None:
     """Where the member's path, or a link's target, passes through an earlier symbolic link
-    member (pip's extraction follows it on disk)."""
+    member (`links`: each by its path as pip strips it, to its name in the archive): pip's
+    extraction follows it on disk, and `realpath` there resolves what a header check reads as
+    text. Walked component by component as `realpath` walks it (`a/../b` goes through `a`). A
+    symbolic link to another is no finding (each is checked where it lies); a hard link to one
+    is (the link is made to whatever it points at)."""
     if not links:
         return None
-    paths = [posixpath.normpath(view.name)]
+    walks = [(view.name, False)]
     if view.issym():
-        paths.append(
-            posixpath.normpath(posixpath.join(posixpath.dirname(view.name), view.linkname))
-        )
+        walks.append((posixpath.join(posixpath.dirname(view.name), view.linkname), False))
     elif view.islnk():
-        paths.append(posixpath.normpath(view.linkname))
-    for index, path in enumerate(paths):
-        parts = path.split("/")
-        # a member's own path: its parents; a link's target: the target too (a link to a link)
-        for depth in range(1, len(parts) + (index > 0)):
-            prefix = "/".join(parts[:depth])
-            if prefix in links:
+        walks.append((view.linkname, True))
+    for walk, whole in walks:
+        parts = [part for part in walk.split("/") if part not in ("", ".")]
+        stack: list[str] = []
+        for part in parts if whole else parts[:-1]:
+            if part == "..":
+                del stack[-1:]
+                continue
+            stack.append(part)
+            through = links.get("/".join(stack))
+            if through is not None:
                 return (
-                    f"goes through the symbolic link {prefix!r} of the archive: where pip "
+                    f"goes through the symbolic link {through!r} of the archive: where pip "
                     "writes it depends on that link"
                 )
     return None

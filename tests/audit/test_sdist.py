@@ -78,7 +78,11 @@ HOSTILE = {
         [link("demo-1.0/l", "sub"), Member("demo-1.0/l/x.py", b"x")],
         {"A130"},
     ),
-    "link to a link": ([link("demo-1.0/a", "b"), link("demo-1.0/c", "a")], {"A130"}),
+    "target through a link": ([link("demo-1.0/a", "sub"), link("demo-1.0/c", "a/../x")], {"A130"}),
+    "hardlink to a link": (
+        [link("demo-1.0/a", "b"), hardlink("demo-1.0/h", "demo-1.0/a")],
+        {"A130"},
+    ),
     "character device": ([Member("demo-1.0/d", type=tarfile.CHRTYPE)], {"A131"}),
     "block device": ([Member("demo-1.0/d", type=tarfile.BLKTYPE)], {"A131"}),
     "fifo": ([Member("demo-1.0/f", type=tarfile.FIFOTYPE)], {"A131"}),
@@ -96,6 +100,17 @@ def test_each_hostile_member_fails(tmp_path: Path, shape: str) -> None:
     assert set(codes(report)) == expected
     failing = {f["code"] for f in report["artifacts"][0]["findings"] if f["severity"] == "error"}
     assert failing == expected
+
+
+def test_a_link_to_a_link_inside_the_tree_passes(tmp_path: Path) -> None:
+    # libfoo.so -> libfoo.so.1 -> libfoo.so.1.0: each resolves inside where it lies
+    members = [
+        Member("demo-1.0/lib/libfoo.so.1.0", b"\x7fELF"),
+        link("demo-1.0/lib/libfoo.so.1", "libfoo.so.1.0"),
+        link("demo-1.0/lib/libfoo.so", "libfoo.so.1"),
+    ]
+    code, report = audit_json(make_sdist(tmp_path, members))
+    assert (code, codes(report)) == (0, {})
 
 
 def test_a_name_given_twice_says_which_one_pip_builds_from(tmp_path: Path) -> None:
