@@ -153,23 +153,21 @@ def _split_leading(path: str) -> tuple[str, str]:
 
 
 def _duplicates(members: Sequence[tarfile.TarInfo]) -> list[Finding]:
-    named = [(posixpath.normpath(m.name), m) for m in members]
-    counts = Counter(name for name, member in named if not member.isdir())
-    found = []
-    for name, count in counts.items():
-        if count < 2:
-            continue
-        last = next(m for n, m in reversed(named) if n == name)
-        every = sum(1 for n, _ in named if n == name)
-        found.append(
-            Finding(
-                Code.A132,
-                last.name,
-                f"{every} members write it: extraction writes each in turn, the last "
-                f"({_kind(last)}) is what pip builds from; other tools may keep the first",
-            )
+    """A132 per name (as `normpath` writes it) that more than one member writes, unless every
+    one of them is a directory (a tar may list a directory again)."""
+    named: dict[str, list[tarfile.TarInfo]] = {}
+    for member in members:
+        named.setdefault(posixpath.normpath(member.name), []).append(member)
+    return [
+        Finding(
+            Code.A132,
+            same[-1].name,
+            f"{len(same)} members write it: extraction writes each in turn, the last "
+            f"({_kind(same[-1])}) is what pip builds from; other tools may keep the first",
         )
-    return found
+        for same in named.values()
+        if len(same) > 1 and not all(member.isdir() for member in same)
+    ]
 
 
 def _kind(member: tarfile.TarInfo) -> str:

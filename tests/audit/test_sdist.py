@@ -87,6 +87,10 @@ HOSTILE = {
     "block device": ([Member("demo-1.0/d", type=tarfile.BLKTYPE)], {"A131"}),
     "fifo": ([Member("demo-1.0/f", type=tarfile.FIFOTYPE)], {"A131"}),
     "a name given twice": ([Member("demo-1.0/setup.py", b"import os\n")], {"A132"}),
+    "a file where a directory was": (
+        [Member("demo-1.0/pkg", type=tarfile.DIRTYPE), Member("demo-1.0/pkg", b"x")],
+        {"A132"},
+    ),
     "a member beside the top directory": ([Member("other/x.py", b"x")], {"A133"}),
     "a file at the top": ([Member("setup.py", b"x")], {"A133"}),
 }
@@ -100,6 +104,12 @@ def test_each_hostile_member_fails(tmp_path: Path, shape: str) -> None:
     assert set(codes(report)) == expected
     failing = {f["code"] for f in report["artifacts"][0]["findings"] if f["severity"] == "error"}
     assert failing == expected
+
+
+def test_a_directory_listed_twice_passes(tmp_path: Path) -> None:
+    twice = [Member("demo-1.0/pkg", type=tarfile.DIRTYPE)] * 2
+    code, report = audit_json(make_sdist(tmp_path, twice))
+    assert (code, codes(report)) == (0, {})
 
 
 def test_a_link_to_a_link_inside_the_tree_passes(tmp_path: Path) -> None:
