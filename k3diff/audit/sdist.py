@@ -2,7 +2,9 @@
 `audit.sdistread`) and judged as pip unpacks it and PyPI takes it: A002 for a file that is no
 sound gzip-compressed tar, A129-A133 for its members (`audit.sdistmembers`), A134 for a missing
 or unreadable `PKG-INFO`, A135 for a `PKG-INFO` whose name or version is not the file name's
-(PEP 625, both normalised), and A122 for core metadata PyPI refuses (the wheel's check).
+(PEP 625, both normalised), A122 for core metadata PyPI refuses (the wheel's check), and the
+warning A137 for a file name PEP 625 spells otherwise (`demo-pkg-1.0.tar.gz` for
+`demo_pkg-1.0.tar.gz`), which PyPI still takes.
 
 Which files are sdists, and the other source archives (A136), is `audit.sourcenames`' to say
 by the name alone, so a run without an sdist imports neither `tarfile` nor this module.
@@ -56,18 +58,36 @@ def audit_sdist(path: Path) -> SdistAudit:
     findings += member_findings(read.members, top)
     if isinstance(named, str):
         findings.append(Finding(Code.A135, "", named))
-    elif read.members and _identity(top) != named:
-        findings.append(
-            Finding(
-                Code.A133,
-                top,
-                f"the top directory is not {named[0]}-{named[1]}, the name and version of the "
-                "file name (PEP 625: NAME-VERSION/, both normalised as in the file name)",
+    else:
+        findings += _unnormalised(path.name, named)
+        if read.members and _identity(top) != named:
+            findings.append(
+                Finding(
+                    Code.A133,
+                    top,
+                    f"the top directory is not {named[0]}-{named[1]}, the name and version of "
+                    "the file name (PEP 625: NAME-VERSION/, both normalised as in the file name)",
+                )
             )
-        )
     findings += _pkg_info_findings(read, top, named)
     directories = sum(1 for member in read.members if member.isdir())
     return SdistAudit(tuple(findings), len(read.members), directories)
+
+
+def _unnormalised(filename: str, named: _Identity) -> list[Finding]:
+    """A137 where the file name is not PEP 625's spelling of its own name and version."""
+    normal = f"{named[0].replace('-', '_')}-{named[1]}"
+    if filename == normal + SDIST_SUFFIX:
+        return []
+    return [
+        Finding(
+            Code.A137,
+            "",
+            f"PEP 625 names it {normal}.tar.gz: PyPI takes this name but warns the uploader "
+            "that it will refuse it (setuptools 69.3 or later, hatchling and flit-core write "
+            "the normalised name)",
+        )
+    ]
 
 
 def _top(read: SdistRead) -> str:

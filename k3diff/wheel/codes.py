@@ -144,6 +144,7 @@ class Code(Enum):
     A134 = "sdist has no readable PKG-INFO in its top directory"
     A135 = "sdist PKG-INFO name or version is not the file name's (PEP 625)"
     A136 = "source archive PyPI does not take (only .tar.gz sdists): not read"
+    A137 = "sdist file name not normalised as PEP 625 asks (PyPI warns on upload)"
     A201 = "artifact SHA-256 does not match the manifest"
     A202 = "manifest names an artifact that was not audited"
     A203 = "artifact not in the manifest"
@@ -220,13 +221,18 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W711,
     Code.W713,
     Code.W717,
-    *(code for code in AUDIT_CODES if code not in {Code.A116, Code.A120, Code.A121, Code.A127}),
+    *(
+        code
+        for code in AUDIT_CODES
+        if code not in {Code.A116, Code.A120, Code.A121, Code.A127, Code.A137}
+    ),
 }
 """Codes whose findings fail the run unless an `--allow-*` option relaxes them. Every A code but
-four fails: an ELF whose platform needs could not be read (A116), entry permissions that
+five fails: an ELF whose platform needs could not be read (A116), entry permissions that
 install, but perhaps not as meant (A120, A121: k3diff cannot know whether a file should be
-executable), and a `.pth` file's executable lines (A127: setuptools, pywin32 and editable
-installs ship them; `wheels` fails one added or changed, W701). A signature file (A111) fails, because k3diff cannot verify it and its content is
+executable), a `.pth` file's executable lines (A127: setuptools, pywin32 and editable
+installs ship them; `wheels` fails one added or changed, W701), and an sdist file name PyPI
+still takes but warns about (A137: setuptools before 69.3 writes `demo-pkg-1.0.tar.gz`). A signature file (A111) fails, because k3diff cannot verify it and its content is
 the one file RECORD never vouches for."""
 
 

@@ -49,7 +49,9 @@ def test_a_real_sdist_passes_with_its_members_counted(tmp_path: Path) -> None:
     assert code == 0
     (artifact,) = report["artifacts"]
     assert artifact["kind"] == "sdist"
-    assert artifact["findings"] == []
+    # setuptools before 69.3 names it demo-pkg-1.0.tar.gz: PEP 625's warning, not a failure
+    assert [(f["code"], f["severity"]) for f in artifact["findings"]] == [("A137", "info")]
+    assert "demo_pkg-1.0.tar.gz" in artifact["findings"][0]["detail"]
     with tarfile.open(built) as tar:
         members = tar.getmembers()
     assert artifact["entry_count"] == len(members)
@@ -182,6 +184,16 @@ def test_names_are_compared_normalised(tmp_path: Path) -> None:
     )
     code, report = audit_json(path)
     assert (code, codes(report)) == (0, {})
+
+
+@pytest.mark.parametrize("filename", ["Demo-1.0.tar.gz", "demo-01.0.tar.gz", "demo-1.0.TAR.GZ"])
+def test_a_file_name_pep_625_spells_otherwise_is_a_warning(tmp_path: Path, filename: str) -> None:
+    top = filename[: -len(".tar.gz")]
+    code, report = audit_json(make_sdist(tmp_path, filename=filename, top=top))
+    assert code == 0
+    (finding,) = report["artifacts"][0]["findings"]
+    assert (finding["code"], finding["severity"]) == ("A137", "info")
+    assert "PEP 625 names it demo-1.0" in finding["detail"]
 
 
 @pytest.mark.parametrize(
