@@ -79,11 +79,15 @@ def _entries(artifact: ArtifactAudit, *, noun: bool = True) -> str:
     read (A001) none was counted, so it says so instead of a count of 0."""
     if any(finding.code.name == "A001" for finding in artifact.findings):
         return "entries unreadable" if noun else "unreadable"
+    if artifact.kind.value == "sdist" and noun:  # its tar members, those read before any A002
+        members = plural(artifact.entry_count, "tar member")
+        directories = artifact.directory_count
+        return f"{members} ({plural(directories, 'directory')})" if directories else members
     return entries_phrase(artifact.entry_count, artifact.directory_count, noun=noun)
 
 
 def _artifact_header(artifact: ArtifactAudit) -> str:
-    entries = f", {_entries(artifact)}" if artifact.kind.value == "wheel" else ""
+    entries = f", {_entries(artifact)}" if artifact.kind.value in ("wheel", "sdist") else ""
     return (
         f"{artifact.path}: {artifact.kind.value}, {plural(artifact.size, 'byte')}{entries}, "
         f"sha256 {artifact.sha256}"

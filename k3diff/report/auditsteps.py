@@ -20,6 +20,7 @@ from k3diff.output import OutputFormat, plural
 from k3diff.report.manifeststeps import manifest_steps
 from k3diff.report.markdown import inline_code
 from k3diff.report.refusedsteps import Style, bad_name, dist_info, misnamed, unreadable
+from k3diff.report.sdiststeps import layout, members, other_archive, unsound
 from k3diff.report.stepwords import (
     REBUILD,
     record_step,
@@ -324,6 +325,8 @@ def _same_wheel(counts: str, artifact: str, code: Style) -> str:
 REFUSED: tuple[tuple[frozenset[Code], Fix], ...] = (
     (frozenset({Code.A001}), unreadable),
     (frozenset({Code.A126}), misnamed),
+    (frozenset({Code.A002}), unsound),
+    (frozenset({Code.A129, Code.A130, Code.A131, Code.A132}), members),
 )
 """Files pip refuses whole (no waiver takes them): their fixes come first."""
 FIXES: tuple[tuple[frozenset[Code], Fix], ...] = (
@@ -339,6 +342,8 @@ FIXES: tuple[tuple[frozenset[Code], Fix], ...] = (
     (frozenset({Code.W702}), _customize),
     (frozenset({Code.A122}), _refused_metadata),
     (frozenset({Code.A124}), _served_metadata),
+    (frozenset({Code.A133, Code.A134, Code.A135}), layout),
+    (frozenset({Code.A136}), other_archive),
 )
 """The fixes after the archive's and RECORD's, in the order they are said: the entries and the
 name pip reads otherwise, what the build wrote, the platform the wheel promises, then what runs

@@ -1,0 +1,199 @@
+"""What an sdist's member headers say pip would write (A129-A133), judged as pip unpacks it.
+
+pip (`_internal/utils/unpacking.untar_file`) strips the one leading directory every member
+shares (from hardlink targets too, where theirs is the same), then extracts each member through
+`tarfile.data_filter` and refuses the sdist at the first member the filter refuses. The filter is
+the oracle here: a member it refuses is a finding by the exception's kind (a path out of the tree:
+A129; a link: A130; a device or FIFO: A131). Stricter than the filter, as a release archive
+should be: any `..` component, an absolute path (which the filter only strips), a drive letter
+or a NUL in a name (A129), and a member or link that goes through a symbolic link of the archive
+(A130: the filter resolves links already extracted on disk, which a check of headers alone cannot
+follow, so a tree that needs them is not vouched for). A name given twice for anything but a
+directory is A132 (extraction writes each in turn: the last wins), and a member outside the one
+top directory `NAME-VERSION/` is A133 (PEP 625; pip then strips no directory at all).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import tarfile
+from collections import Counter
+from collections.abc import Sequence
+
+from k3diff.output import plural
+from k3diff.wheel.codes import Code, Finding
+
+_DESTINATION = "/k3diff-sdist-destination"
+"""Where the filter is told the members land: a path that does not exist, so nothing of this
+machine's filesystem is resolved into the answer."""
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_SPECIAL = "a device or FIFO: tarfile's data filter refuses it, and so pip"
+
+
+def member_findings(members: Sequence[tarfile.TarInfo], top: str) -> list[Finding]:
+    """A129-A133 of `members` (archive order) in an sdist whose top directory should be
+    `top`."""
+    found: list[Finding] = []
+    stripped = _as_pip_strips(members)
+    links: dict[str, str] = {}
+    for member, view in zip(members, stripped, strict=True):
+        escape = _escape(member.name) or _escape(view.name)  # as named, and as pip strips it
+        if escape is not None:
+            found.append(Finding(Code.A129, member.name, escape))
+        else:
+            found += _filtered(member, view)
+        through = _through_link(view, links)
+        if through is not None:
+            found.append(Finding(Code.A130, member.name, through))
+        if view.issym():
+            links[posixpath.normpath(view.name)] = member.name
+    found += _duplicates(members)
+    found += _outside_top(members, top)
+    return found
+
+
+def _escape(name: str) -> str | None:
+    """Why a name leaves the tree it unpacks into, by its spelling alone."""
+    if "\0" in name:
+        return "a NUL in the name"
+    if name.startswith(("/", "\\")):
+        return "an absolute path (tarfile's data filter strips the '/'; other tools do not)"
+    if _DRIVE.match(name):
+        return "a drive letter: an absolute path on Windows (pip strips the top directory first)"
+    if ".." in re.split(r"[/\\]", name):
+        return "a '..' component"
+    return None
+
+
+def _filtered(member: tarfile.TarInfo, view: tarfile.TarInfo) -> list[Finding]:
+    """The data filter's refusal of the member as pip hands it over (`view`), as a finding."""
+    try:
+        tarfile.data_filter(view, _DESTINATION)
+    except tarfile.SpecialFileError:
+        return [Finding(Code.A131, member.name, _SPECIAL)]
+    except (tarfile.AbsoluteLinkError, tarfile.LinkOutsideDestinationError) as exc:
+        return [Finding(Code.A130, member.name, _link_words(member, exc))]
+    except tarfile.FilterError as exc:
+        return [Finding(Code.A129, member.name, f"tarfile's data filter refuses it: {exc}")]
+    except ValueError as exc:  # a NUL in a link target: realpath refuses it
+        return [Finding(Code.A130, member.name, f"tarfile's data filter cannot read it: {exc}")]
+    return []
+
+
+def _link_words(member: tarfile.TarInfo, exc: tarfile.FilterError) -> str:
+    kind = "symbolic link" if member.issym() else "hard link"
+    if isinstance(exc, tarfile.AbsoluteLinkError):
+        where = "an absolute path"
+    else:
+        where = "outside the tree pip unpacks"
+    return f"{kind} to {member.linkname!r}, {where}: tarfile's data filter refuses it, and so pip"
+
+
+def _through_link(view: tarfile.TarInfo, links: dict[str, str]) -> str | None:
+    """Where the member's path, or a link's target, passes through an earlier symbolic link
+    member (`links`: each by its path as pip strips it, to its name in the archive): pip's
+    extraction follows it on disk, and `realpath` there resolves what a header check reads as
+    text. Walked component by component as `realpath` walks it (`a/../b` goes through `a`). A
+    symbolic link to another is no finding (each is checked where it lies); a hard link to one
+    is (the link is made to whatever it points at)."""
+    if not links:
+        return None
+    walks = [(view.name, False)]
+    if view.issym():
+        walks.append((posixpath.join(posixpath.dirname(view.name), view.linkname), False))
+    elif view.islnk():
+        walks.append((view.linkname, True))
+    for walk, whole in walks:
+        parts = [part for part in walk.split("/") if part not in ("", ".")]
+        stack: list[str] = []
+        for part in parts if whole else parts[:-1]:
+            if part == "..":
+                del stack[-1:]
+                continue
+            stack.append(part)
+            through = links.get("/".join(stack))
+            if through is not None:
+                return (
+                    f"goes through the symbolic link {through!r} of the archive: where pip "
+                    "writes it depends on that link"
+                )
+    return None
+
+
+def _as_pip_strips(members: Sequence[tarfile.TarInfo]) -> list[tarfile.TarInfo]:
+    """The members as pip hands them to the filter: the one leading directory every name shares
+    stripped from names, and from a hardlink's target where its lead is the same."""
+    leads = [_split_leading(member.name) for member in members]
+    first = leads[0][0] if leads else ""
+    if not first or any(lead != first for lead, _ in leads):
+        return list(members)
+    views = []
+    for member, (_, rest) in zip(members, leads, strict=True):
+        linkname = member.linkname
+        if member.islnk():
+            link_lead, link_rest = _split_leading(linkname)
+            linkname = link_rest if link_lead == first else linkname
+        views.append(member.replace(name=rest, linkname=linkname, deep=False))
+    return views
+
+
+def _split_leading(path: str) -> tuple[str, str]:
+    """pip's `split_leading_dir`: the first component and the rest ('/' or '\\', whichever
+    comes first), leading separators dropped."""
+    path = path.lstrip("/").lstrip("\\")
+    slash, backslash = path.find("/"), path.find("\\")
+    if slash >= 0 and (backslash < 0 or slash < backslash):
+        lead, _, rest = path.partition("/")
+    elif backslash >= 0:
+        lead, _, rest = path.partition("\\")
+    else:
+        lead, rest = path, ""
+    return lead, rest
+
+
+def _duplicates(members: Sequence[tarfile.TarInfo]) -> list[Finding]:
+    """A132 per name (as `normpath` writes it) that more than one member writes, unless every
+    one of them is a directory (a tar may list a directory again)."""
+    named: dict[str, list[tarfile.TarInfo]] = {}
+    for member in members:
+        named.setdefault(posixpath.normpath(member.name), []).append(member)
+    return [
+        Finding(
+            Code.A132,
+            same[-1].name,
+            f"{len(same)} members write it: extraction writes each in turn, the last "
+            f"({_kind(same[-1])}) is what pip builds from; other tools may keep the first",
+        )
+        for same in named.values()
+        if len(same) > 1 and not all(member.isdir() for member in same)
+    ]
+
+
+def _kind(member: tarfile.TarInfo) -> str:
+    if member.issym():
+        return f"a symbolic link to {member.linkname!r}"
+    if member.islnk():
+        return f"a hard link to {member.linkname!r}"
+    if member.isdir():
+        return "a directory"
+    return plural(member.size, "byte") if member.isreg() else "a special file"
+
+
+def _outside_top(members: Sequence[tarfile.TarInfo], top: str) -> list[Finding]:
+    """One A133 per top-level name other than `top`, naming how many members it holds."""
+    outside = Counter(
+        first
+        for first in (posixpath.normpath(m.name).partition("/")[0] for m in members)
+        if first != top
+    )
+    return [
+        Finding(
+            Code.A133,
+            name,
+            f"{count} member{'s' if count > 1 else ''} outside {top}/, the one top directory "
+            "of an sdist (PEP 625): pip then strips no directory, and unpacks every member "
+            "where it lies",
+        )
+        for name, count in outside.items()
+    ]
