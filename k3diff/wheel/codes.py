@@ -81,13 +81,14 @@ class Code(Enum):
     W621 = "entry's file type changed (regular file, symbolic link)"
     W622 = "exec bits changed where pip installs both sides alike"
     W623 = "RECORD row uses a weak or unknown hash algorithm"
-    W624 = "core metadata that PyPI and twine refuse (packaging.metadata)"
+    W624 = "core metadata that PyPI and twine refuse (packaging.metadata, readme_renderer)"
     W625 = "extension breaks the wheel's abi3 (stable ABI) tag"
     W626 = "extension needs a newer stable ABI than in the base (--explain)"
     W627 = "data file that is site-packages on some of the wheel's Pythons or platforms only"
     W628 = "module shadowed or unshadowed: a file no longer runs, or one that never ran now does"
     W629 = "extension not importable on some Python its tags install it on"
     W630 = "patch installs on fewer systems than the base (its tags drop Pythons or platforms)"
+    W631 = "patch's long description too long for k3diff to render as twine does: unchecked"
     W701 = "executable .pth line added or changed (runs at every interpreter start)"
     W702 = (
         "sitecustomize/usercustomize or .pth-imported module added or changed (runs at every start)"
@@ -129,7 +130,7 @@ class Code(Enum):
     A116 = "native's loader tables could not be read: its platform needs are unchecked"
     A120 = "exec bits pip ignores (a mode without a file type)"
     A121 = "ELF executable that pip installs not executable"
-    A122 = "core metadata that PyPI and twine refuse (packaging.metadata)"
+    A122 = "core metadata that PyPI and twine refuse (packaging.metadata, readme_renderer)"
     A123 = "extension breaks the wheel's abi3 (stable ABI) tag"
     A124 = "PEP 658 metadata file differs from the wheel's METADATA"
     A125 = "native built for an architecture none of the wheel's platform tags names"
@@ -145,6 +146,7 @@ class Code(Enum):
     A135 = "sdist PKG-INFO name or version is not the file name's (PEP 625)"
     A136 = "source archive PyPI does not take (only .tar.gz sdists): not read"
     A137 = "sdist file name not normalised as PEP 625 asks (PyPI warns on upload)"
+    A138 = "long description too long for k3diff to render as twine check does: unchecked"
     A201 = "artifact SHA-256 does not match the manifest"
     A202 = "manifest names an artifact that was not audited"
     A203 = "artifact not in the manifest"
@@ -224,11 +226,12 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     *(
         code
         for code in AUDIT_CODES
-        if code not in {Code.A116, Code.A120, Code.A121, Code.A127, Code.A137}
+        if code not in {Code.A116, Code.A120, Code.A121, Code.A127, Code.A137, Code.A138}
     ),
 }
 """Codes whose findings fail the run unless an `--allow-*` option relaxes them. Every A code but
-five fails: an ELF whose platform needs could not be read (A116), entry permissions that
+six fails: an ELF whose platform needs could not be read (A116), a long description too long to
+render (A138: PyPI's upload renders it anyway), entry permissions that
 install, but perhaps not as meant (A120, A121: k3diff cannot know whether a file should be
 executable), a `.pth` file's executable lines (A127: setuptools, pywin32 and editable
 installs ship them; `wheels` fails one added or changed, W701), and an sdist file name PyPI
