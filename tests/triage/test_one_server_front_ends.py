@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from cli_support import run_k3diff
-from server_support import loopback_script, uvicorn_app
+from server_support import loopback_script, uvicorn_app, uvicorn_apps
 
 from .helpers import compare_texts, sampled_identity
 
@@ -116,8 +116,7 @@ def test_one_servers_workers_each_answering_one_side_only_are_unchecked_never_tw
     74's CI read one server as two). Two servers started within a second of each other read so
     too: `unchecked`, said by triage."""
     with (
-        uvicorn_app("workers_app:app", SAMPLE_TESTS, workers=1) as one,
-        uvicorn_app("workers_app:app", SAMPLE_TESTS, workers=1) as two,
+        uvicorn_apps("workers_app:app", SAMPLE_TESTS, workers=1, servers=2) as (one, two),
         _front_end(_port(one), _port(two), pin=True) as front,
     ):
         identity = _sample(tmp_path, f"{front}/base", f"{front}/patch", "run")
