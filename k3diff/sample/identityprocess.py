@@ -10,7 +10,7 @@ the processes can: prometheus_client's default registry shows each process's
 `process_start_time_seconds`, and the workers of one server are started together, within
 milliseconds of each other (10 to 20 ms apart for `uvicorn --workers 2` here; one clock tick,
 10 ms, is its resolution, so two workers may show one value). So `two-servers` needs every
-process the base showed to have started at least `STARTED_TOGETHER_S` apart from every process
+process the base showed to have started more than `STARTED_TOGETHER_S` apart from every process
 the patch showed; two servers started together (by one script) read `unchecked`, a
 qualification, never `two-servers` of one server.
 """
