@@ -125,6 +125,23 @@ def test_one_servers_workers_each_answering_one_side_only_are_unchecked_never_tw
     _assert_said_unchecked(tmp_path, "run", identity)
 
 
+def test_workers_whose_process_collector_has_a_namespace_are_unchecked_never_two_servers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Failed on the merge of oneserver75, bbb971b0 (`two-servers`, triage exit 0 without a
+    word): the pinned pair above, each process's start time shown as prometheus_client's
+    process collector writes it given a `namespace` (`llm_process_start_time_seconds`), which
+    the check read as no start time."""
+    monkeypatch.setenv("K3DIFF_TEST_PROCESS_NAMESPACE", "llm")
+    with (
+        uvicorn_apps("workers_app:app", SAMPLE_TESTS, workers=1, servers=2) as (one, two),
+        _front_end(_port(one), _port(two), pin=True) as front,
+    ):
+        identity = _sample(tmp_path, f"{front}/base", f"{front}/patch", "run")
+    assert "are not told apart from two servers started within 1 s" in identity["why"], identity
+    _assert_said_unchecked(tmp_path, "run", identity)
+
+
 def test_two_servers_whose_base_counts_the_patchs_traffic_too_are_not_one_server(
     tmp_path: Path,
 ) -> None:
