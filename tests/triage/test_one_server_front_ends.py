@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from cli_support import run_k3diff
-from server_support import loopback_script, uvicorn_app
+from server_support import loopback_script, uvicorn_app, uvicorn_apps
 
 from .helpers import compare_texts, sampled_identity
 
@@ -116,13 +116,29 @@ def test_one_servers_workers_each_answering_one_side_only_are_unchecked_never_tw
     74's CI read one server as two). Two servers started within a second of each other read so
     too: `unchecked`, said by triage."""
     with (
-        uvicorn_app("workers_app:app", SAMPLE_TESTS, workers=1) as one,
-        uvicorn_app("workers_app:app", SAMPLE_TESTS, workers=1) as two,
+        uvicorn_apps("workers_app:app", SAMPLE_TESTS, workers=1, servers=2) as (one, two),
         _front_end(_port(one), _port(two), pin=True) as front,
     ):
         identity = _sample(tmp_path, f"{front}/base", f"{front}/patch", "run")
     assert "did not count the 3 GETs" in identity["why"], identity
     assert "are not told apart from two servers started within 1 s" in identity["why"]
+    _assert_said_unchecked(tmp_path, "run", identity)
+
+
+def test_workers_whose_process_collector_has_a_namespace_are_unchecked_never_two_servers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Failed on the merge of oneserver75, bbb971b0 (`two-servers`, triage exit 0 without a
+    word): the pinned pair above, each process's start time shown as prometheus_client's
+    process collector writes it given a `namespace` (`llm_process_start_time_seconds`), which
+    the check read as no start time."""
+    monkeypatch.setenv("K3DIFF_TEST_PROCESS_NAMESPACE", "llm")
+    with (
+        uvicorn_apps("workers_app:app", SAMPLE_TESTS, workers=1, servers=2) as (one, two),
+        _front_end(_port(one), _port(two), pin=True) as front,
+    ):
+        identity = _sample(tmp_path, f"{front}/base", f"{front}/patch", "run")
+    assert "are not told apart from two servers started within 1 s" in identity["why"], identity
     _assert_said_unchecked(tmp_path, "run", identity)
 
 
