@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_support import run_k3diff
 
 PATCHES = {
-    "tokens-differ": ('"token_ids": [1, 2]', '"token_ids": [1, 3]', "token ids, a first divergence"),
+    "tokens-differ": (
+        '"token_ids": [1, 2]',
+        '"token_ids": [1, 3]',
+        "token ids, a first divergence",
+    ),
     "fields-differ": ('"finish_reason": "stop"', '"finish_reason": "length"', "field changes"),
     "logprobs-differ": (
         '"logprobs": {"tokens": ["x"], "token_logprobs": [-0.1]}',
@@ -39,7 +44,7 @@ def _comparison(folder: Path, status: str) -> Path:
     return folder / "cmp.json"
 
 
-def _relabelled(document: dict, status: str) -> dict:
+def _relabelled(document: dict[str, Any], status: str) -> dict[str, Any]:
     """The differing record called a match, every count and the verdict edited to agree."""
     record = next(r for r in document["records"] if r["key"] == "k")
     assert record["status"] == status
