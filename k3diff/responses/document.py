@@ -20,6 +20,7 @@ from k3diff.responses.beams import BeamNote, read_beams
 from k3diff.responses.gateview import GateView, read_gate
 from k3diff.responses.matchclaim import differs_in
 from k3diff.responses.recordscores import check_total, read_record_scores
+from k3diff.responses.sampled import SampledNote, read_sampled
 from k3diff.responses.scoresview import ScoresView, read_scores
 
 SIDES = ("base", "patch")
@@ -210,6 +211,8 @@ class ResponsesDocument:
     beams: BeamNote | None = None
     """Records that held beams `--beam` did not read (`beams`; None: none did, or a document
     from before resp66)."""
+    sampled: SampledNote | None = None
+    """Paired records whose requests sampled (`sampled`; None: none, or before hunt75)."""
 
     @property
     def keys(self) -> frozenset[str]:
@@ -359,6 +362,7 @@ def read(body: object, name: str) -> ResponsesDocument:
         ignore_fields=fields.strings("ignore_fields") if fields.has("ignore_fields") else (),
         formats=_formats(fields),
         beams=read_beams(fields.optional_object("beams")),
+        sampled=read_sampled(fields.optional_object("sampled")),
     )
 
 
