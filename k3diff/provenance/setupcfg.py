@@ -104,10 +104,10 @@ def read_setup_cfg(data: bytes, label: str) -> SetupCfg | str:
         return f"{label} states {shortened(twice, 200)} twice (configparser, strict as setuptools reads it, fails)"
     except configparser.Error:
         return f"{label} is not a file configparser reads (setuptools fails)"
-    sections, defaults = len(parser.sections()), len(parser.defaults())
-    if sections * defaults > VALUES_CAP:  # each section's own options: the file's size bounds
+    held, defaults = len(parser.sections()), len(parser.defaults())
+    if held * defaults > VALUES_CAP:  # each section's own options: the file's size bounds
         return (
-            f"{label} has {sections:,} sections each holding its {defaults:,} [DEFAULT] options, "
+            f"{label} has {held:,} sections each holding its {defaults:,} [DEFAULT] options, "
             f"over {VALUES_CAP:,} values, not read"
         )
     if _expanded_size(parser) > EXPANDED_CAP:
