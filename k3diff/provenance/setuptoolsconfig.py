@@ -46,7 +46,7 @@ def from_setup_cfg(data: bytes, label: str) -> Stated:
         return Unread(config)
     value = config.get("options", "package_dir")
     if value is not None:
-        pairs = [line.partition("=") for line in value.splitlines() if line.strip()]
+        pairs = [item.partition("=") for item in _parse_list(value)]
         if any(not sep for _, sep, _ in pairs):
             return Unread(f"{label}'s [options] package_dir is not a list of NAME = DIR")
         mapping = {key.strip(): target.strip() for key, _, target in pairs}
@@ -56,6 +56,14 @@ def from_setup_cfg(data: bytes, label: str) -> Stated:
     if finds and where is not None:
         return _where(where.split(), label, "[options.packages.find] where")
     return None
+
+
+def _parse_list(value: str) -> list[str]:
+    """`value` as setuptools' ``_parse_list`` splits a list: by lines where it has several, else
+    by commas (review75c: ``package_dir = =src, tools = tools`` was one item, ``src, tools =
+    tools`` the package root)."""
+    items = value.splitlines() if "\n" in value else value.split(",")
+    return [item.strip() for item in items if item.strip()]
 
 
 def from_setup_py(data: bytes, label: str) -> Stated:

@@ -138,7 +138,7 @@ def _next_steps(report: AuditReport, fmt: OutputFormat) -> str:
 
     manifest = None if report.manifest is None else report.manifest.path
     audited = [a.path for a in report.artifacts]
-    return auditsteps.next_steps(_failing(report), manifest, fmt, audited)
+    return auditsteps.next_steps(_failing(report), manifest, fmt, audited, _unaudited(report))
 
 
 def json_steps(report: AuditReport) -> list[dict[str, str]]:
@@ -151,7 +151,13 @@ def json_steps(report: AuditReport) -> list[dict[str, str]]:
 
     manifest = None if report.manifest is None else report.manifest.path
     audited = [a.path for a in report.artifacts]
-    return auditsteps.step_records(_failing(report), manifest, audited)
+    return auditsteps.step_records(_failing(report), manifest, audited, _unaudited(report))
+
+
+def _unaudited(report: AuditReport) -> int:
+    """How many files the manifest pins that the run did not audit (`--ignore-missing` or
+    not)."""
+    return 0 if report.manifest is None else len(report.manifest.missing)
 
 
 def _failing(report: AuditReport) -> list[Failing]:

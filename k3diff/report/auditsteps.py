@@ -66,11 +66,12 @@ def steps(
     manifest: str | None,
     artifacts: Sequence[str],
     code: Style = str,
+    unaudited: int = 0,
 ) -> list[str]:
     """The fixes for `failing`, one line each: per artifact (in the order first found), then
     the manifest's (`manifest`: the manifest as given; `artifacts`: the files audited, as
-    given). Where several were audited, each artifact's steps start with its name, as they do
-    where several fail."""
+    given; `unaudited`: how many files it pins were not, `manifest_steps`). Where several were
+    audited, each artifact's steps start with its name, as they do where several fail."""
     lines: list[str] = []
     own = dict.fromkeys(f.artifact for f in failing if Code[f.code] not in MANIFEST_CODES)
     for artifact in own:
@@ -79,7 +80,8 @@ def steps(
         lines += [f"{label}{step}" for step in _artifact_steps(artifact, found, code)]
     if manifest is not None:
         pins = [f for f in failing if Code[f.code] in MANIFEST_CODES]
-        lines += manifest_steps([(f.code, f.path) for f in pins], manifest, code, artifacts)
+        named = [(f.code, f.path) for f in pins]
+        lines += manifest_steps(named, manifest, code, artifacts, unaudited)
     return lines
 
 
@@ -102,11 +104,15 @@ def as_finding(failing: Failing) -> Finding:
 
 
 def _said(
-    failing: Sequence[Failing], manifest: str | None, code: Style, artifacts: Sequence[str]
+    failing: Sequence[Failing],
+    manifest: str | None,
+    code: Style,
+    artifacts: Sequence[str],
+    unaudited: int,
 ) -> tuple[list[str], str]:
     """The steps, the waiver step last where a waiver takes a failing finding, and the waiver
     stanzas it introduces (`stanza_block`, '' for none): what every format says."""
-    lines = steps(failing, manifest, artifacts, code)
+    lines = steps(failing, manifest, artifacts, code, unaudited)
     waived = waivable(failing)
     if not waived:
         return lines, ""
@@ -116,23 +122,31 @@ def _said(
 
 
 def next_steps(
-    failing: Sequence[Failing], manifest: str | None, fmt: OutputFormat, artifacts: Sequence[str]
+    failing: Sequence[Failing],
+    manifest: str | None,
+    fmt: OutputFormat,
+    artifacts: Sequence[str],
+    unaudited: int = 0,
 ) -> str:
-    """The audit report's "Next steps" section ('' when nothing fails); `artifacts` as `steps`."""
+    """The audit report's "Next steps" section ('' when nothing fails); `artifacts` and
+    `unaudited` as `steps`."""
     code = inline_code if fmt is OutputFormat.MARKDOWN else str
-    lines, stanzas = _said(failing, manifest, code, artifacts)
+    lines, stanzas = _said(failing, manifest, code, artifacts, unaudited)
     if not lines:
         return ""
     return section("Next steps", lines, stanzas, fmt, level=2)
 
 
 def step_records(
-    failing: Sequence[Failing], manifest: str | None, artifacts: Sequence[str]
+    failing: Sequence[Failing],
+    manifest: str | None,
+    artifacts: Sequence[str],
+    unaudited: int = 0,
 ) -> list[dict[str, str]]:
     """The steps as `audit --format json` records them (audit74: a CI job reading the JSON got
     none): `{"step": …}` each, as the text report says it, the waiver step with `"toml"`, the
     stanzas the text shows below it."""
-    lines, stanzas = _said(failing, manifest, str, artifacts)
+    lines, stanzas = _said(failing, manifest, str, artifacts, unaudited)
     records = [{"step": line} for line in lines]
     if stanzas:
         records[-1]["toml"] = stanzas

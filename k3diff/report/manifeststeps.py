@@ -23,11 +23,16 @@ Style = Callable[[str], str]
 
 
 def manifest_steps(
-    found: Sequence[Pin], manifest: str, code: Style = str, artifacts: Sequence[str] = ()
+    found: Sequence[Pin],
+    manifest: str,
+    code: Style = str,
+    artifacts: Sequence[str] = (),
+    unaudited: int = 0,
 ) -> list[str]:
     """A201 (hash differs), A202 (named, not audited), A203 (audited, not named), each naming
     the files it is about; `artifacts`: the files audited, as given, which the A201 step pins
-    anew."""
+    anew; `unaudited`: how many files the manifest pins that were not audited, A202 or not
+    (``--ignore-missing``)."""
     pinned = shellwords.path(manifest)
     shown = code(manifest)
     steps = []
@@ -35,7 +40,8 @@ def manifest_steps(
     if differ is not None:
         (counts, names), paths = differ
         one = shellwords.path(paths[0]) if len(paths) == 1 else "ARTIFACT"
-        audited, which = _audited(artifacts, any(c == Code.A202.name for c, _ in found))
+        left = unaudited > 0 or any(c == Code.A202.name for c, _ in found)
+        audited, which = _audited(artifacts, left)
         steps.append(
             f"{counts}{names}: not the file {shown} pins (changed since, or another build): "
             f"compare the two ({code(f'k3diff wheels PINNED.whl {one}')}, where both are "
@@ -80,8 +86,9 @@ def manifest_steps(
 def _audited(artifacts: Sequence[str], missing: bool) -> tuple[str, str]:
     """The files the A201 step pins anew, as shell words (cleanup75: it said `ARTIFACT...`),
     and what the step says of them: the files audited, `AUDITED_NAMED` at most; past them, or
-    with none known, ARTIFACT..., said; where the manifest pins files not audited (A202), that
-    they are to be added."""
+    with none known, ARTIFACT..., said; where the manifest pins files not audited (A202, or
+    left out by ``--ignore-missing``: review75c, the step then wrote their pins away unsaid),
+    that they are to be added."""
     more = "; add the files it pins that this run did not audit" if missing else ""
     if not artifacts or len(artifacts) > AUDITED_NAMED:
         known = f"the {len(artifacts):,} files audited" if artifacts else "the release's files"

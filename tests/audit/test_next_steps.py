@@ -425,3 +425,29 @@ def test_past_twenty_files_the_pin_anew_step_says_artifact() -> None:
     assert (
         "k3diff audit ARTIFACT... --write-manifest SUMS (ARTIFACT... the 21 files audited;" in step
     )
+
+
+def test_under_ignore_missing_the_pin_anew_step_says_to_add_the_files_not_audited(
+    tmp_path: Path,
+) -> None:
+    """review75c: part of a release audited under `--ignore-missing`, the A201 step named the
+    files audited alone: run as printed, the manifest was written without the other files'
+    pins, unsaid. It says to add them, in the audit's steps and the bundle's."""
+    (tmp_path / "a.txt").write_text("a, rebuilt\n")
+    (tmp_path / "b.txt").write_text("b\n")
+    b = hashlib.sha256(b"b\n").hexdigest()
+    (tmp_path / "SUMS").write_text("0" * 64 + f"  a.txt\n{b}  b.txt\n")
+    args = ("audit", "a.txt", "--manifest", "SUMS", "--ignore-missing")
+
+    failed = run_k3diff(*args, cwd=tmp_path)
+
+    assert failed.exit_code == 1
+    said = (
+        "k3diff audit a.txt --write-manifest SUMS (the files audited; add the files it pins "
+        "that this run did not audit; written only when the audit passes)"
+    )
+    assert said in _steps(failed.stdout)[0]
+    assert run_k3diff(*args, "--format", "json", "-o", "audit.json", cwd=tmp_path).exit_code == 1
+    bundle = run_k3diff("report", "audit.json", "--out", "bundle", cwd=tmp_path)
+    assert bundle.exit_code == 1
+    assert said in (tmp_path / "bundle" / "REPORT.md").read_text()

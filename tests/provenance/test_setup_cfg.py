@@ -43,15 +43,25 @@ def _layout(tmp_path: Path, setup_cfg: bytes) -> tuple[int, dict[str, Any]]:
     [
         b"[options]\npackages = pkg\npackage-dir =\n    pkg = src/realname\n",
         b"[options]\nroot = src\npackages = pkg\npackage_dir =\n    pkg = %(root)s/realname\n",
+        b"[options]\nPackages = pkg\nPackage_Dir =\n    pkg = src/realname\n",
+        b"[options]\npackages = pkg\npackage_dir = pkg = src/realname, pkg.x = src/realname/x\n",
+        b"[options]\rpackages = pkg\rpackage_dir =\r    pkg = src/realname\r",
     ],
-    ids=["dash-separated name", "interpolated"],
+    ids=["dash-separated name", "interpolated", "upper case", "one line, commas", "CR endings"],
 )
 def test_package_dir_is_read_as_setuptools_reads_it(tmp_path: Path, options: bytes) -> None:
     """setuptools reads ``package-dir`` as ``package_dir`` and interpolates ``%(root)s``; read
-    neither way (before), detection found the legacy copy, which matched: exit 0."""
-    code, report = _layout(tmp_path, b"[metadata]\nname = pkg\n" + options)
+    neither way (before), detection found the legacy copy, which matched: exit 0. So did
+    ``Package_Dir`` (setuptools 80 and later lower an ``[options]`` name: review75c, read as
+    65 reads it), a one-line ``package_dir`` of commas (setuptools' ``_parse_list``: one item,
+    ``src/realname, pkg.x = …`` the root) and a file of ``\r`` line endings (one line)."""
+    if b"\r" in options:
+        options = b"[metadata]\rname = pkg\r" + options
+    else:
+        options = b"[metadata]\nname = pkg\n" + options
+    code, report = _layout(tmp_path, options)
 
-    assert report["provenance"]["package_dir"] == {"pkg/": "src/realname/"}
+    assert report["provenance"]["package_dir"]["pkg/"] == "src/realname/"
     assert report["provenance"]["prefix_from"] == "setup.cfg [options] package_dir"
     assert code == 1
     assert [f["code"] for f in report["findings"] if f["severity"] == "error"] == ["W401"]
@@ -77,13 +87,16 @@ def _errors(report: dict[str, Any]) -> list[str]:
         b"[metadata]\nname = engine\nmajor = 2.3\nversion = %(major)s.0\n",
         b"[DEFAULT]\nmajor = 2.3\n[metadata]\nname = engine\nversion = %(major)s.0\n",
         b"[metadata]\nname = engine\nversion = 2.2.0\nVersion = 2.3.0\n",
+        b"[metadata]\rname = engine\rversion = 2.3.0\r",
+        b"[metadata]\r\nname = engine\r\nversion = 2.3.0\r\n",
     ],
-    ids=["interpolated", "interpolated from DEFAULT", "upper case, later"],
+    ids=["interpolated", "interpolated from DEFAULT", "upper case, later", "CR", "CRLF"],
 )
 def test_the_version_is_read_as_setuptools_reads_it(tmp_path: Path, metadata: bytes) -> None:
     """``%(major)s.0`` builds 2.3.0 (it was read as written); of ``version`` and ``Version``,
     setuptools builds the later (it was two of one option, the version unchecked, exit 0 for
-    any wheel)."""
+    any wheel); setuptools opens the file in text mode, ``\r`` ending a line (review75c: a
+    file of ``\r`` endings was one line, ``[metadata]``, no version: unchecked, exit 0)."""
     code, report = _version(tmp_path / "built", metadata, "2.3.0")
     assert (code, _errors(report)) == (0, [])
 
@@ -157,4 +170,21 @@ def test_interpolation_that_expands_past_the_cap_is_not_read(fan_out: int) -> No
     said = read_setup_cfg("\n".join(lines).encode(), "setup.cfg")
 
     assert said == "setup.cfg's %(name)s interpolation expands past 1024 KiB (or loops), not read"
+    assert time.monotonic() - started < 2
+
+
+def test_many_sections_of_many_defaults_are_not_read() -> None:
+    """Each section holds each ``[DEFAULT]`` option: 2,000 of each (25 KB) are 4 × 10⁶ values,
+    each got and interpolated (review75c: 128 KiB of each ran past two minutes); not read, at
+    once."""
+    defaults = "".join(f"d{i} =\n" for i in range(2_000))
+    sections = "".join(f"[s{i}]\n" for i in range(2_000))
+    started = time.monotonic()
+
+    said = read_setup_cfg(f"[DEFAULT]\n{defaults}{sections}".encode(), "setup.cfg")
+
+    assert said == (
+        "setup.cfg has 2,000 sections each holding its 2,000 [DEFAULT] options, over 20,000 "
+        "values, not read"
+    )
     assert time.monotonic() - started < 2
