@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_k3diff
-
 from wheel.rawwheel import write_wheel
 from wheel.test_installed_view import audit_code, codes, wheels_json
 
@@ -125,13 +124,10 @@ def test_wheels_explain_fails_a_changed_or_added_native_with_a_risky_path(
 
 HELPER = "int helper(void) { return 1; }\n"
 PLANTED = (
-    '#include <stdio.h>\n__attribute__((constructor)) static void planted(void) '
+    "#include <stdio.h>\n__attribute__((constructor)) static void planted(void) "
     '{ puts("PLANTED LIBRARY RAN"); fflush(stdout); }\nint helper(void) { return 2; }\n'
 )
-MODULE = (
-    "extern int helper(void);\n"
-    "void *PyInit__ext(void) { return (void *)0 + helper() * 0; }\n"
-)
+MODULE = "extern int helper(void);\nvoid *PyInit__ext(void) { return (void *)0 + helper() * 0; }\n"
 
 
 @pytest.mark.parametrize("rpath", [".:$ORIGIN", ":$ORIGIN"])
