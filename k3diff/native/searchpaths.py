@@ -36,6 +36,9 @@ _SYSTEM = lazy(r"^/(?:usr|lib|lib32|lib64|libx32)(?:/.*)?$")
 """Absolute directories only root writes on an FHS system (with `/usr/local`)."""
 _ORIGIN = lazy(r"^\$(?:ORIGIN|\{ORIGIN\})(?:/|$)")
 """A component anchored at the object's own directory."""
+JUDGED_LENGTH = 1 << 16
+"""The longest RPATH/RUNPATH judged component by component (real ones: a few KiB at most); a
+longer one fails whole, unchecked."""
 _SHOWN = 160
 """How much of a component a finding quotes (an input decides its length)."""
 _PREFIX_CLIMB = {"purelib": 3, "platlib": 3, "scripts": 1, "data": 0}
@@ -51,7 +54,13 @@ def risky_search_paths(entry: str, needs: PlatformNeeds) -> list[str]:
     for tag, value in (("RPATH", needs.rpath), ("RUNPATH", needs.runpath)):
         if not value:
             continue  # absent, or wholly empty: the loader ignores it
-        for component in value.split(":"):
+        if len(value) > JUDGED_LENGTH:  # an input decides the length: held, not split
+            reasons.append(
+                f"{tag} of {len(value):,} characters, more than k3diff judges "
+                f"({JUDGED_LENGTH:,}): its components are unchecked"
+            )
+            continue
+        for component in dict.fromkeys(value.split(":")):  # each once, in order
             why = _why(entry, component)
             if why is not None:
                 shown = component if len(component) <= _SHOWN else component[:_SHOWN] + "..."

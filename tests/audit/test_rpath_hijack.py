@@ -130,12 +130,14 @@ PLANTED = (
 MODULE = "extern int helper(void);\nvoid *PyInit__ext(void) { return (void *)0 + helper() * 0; }\n"
 
 
-@pytest.mark.parametrize("rpath", [".:$ORIGIN", ":$ORIGIN"])
+@pytest.mark.parametrize("rpath", [".:$ORIGIN", ":$ORIGIN", "$ORIGIN/elsewhere:"])
 def test_the_loader_loads_a_planted_library_from_the_working_directory(
     tmp_path: Path, rpath: str
 ) -> None:
     """pip installs the wheel into a venv; `python -c "import demo._ext"` in a directory
-    holding a planted `libhelper.so` runs it (the import then fails: no module object)."""
+    holding a planted `libhelper.so` runs it (the import then fails: no module object). A
+    trailing `:` is searched after the others, before the system's directories: a library the
+    extension expects from the system (here none ships it) comes from the working directory."""
     helper_dir = tmp_path / "helper"
     helper_dir.mkdir()
     (helper_dir / "h.c").write_text(HELPER)
@@ -146,9 +148,8 @@ def test_the_loader_loads_a_planted_library_from_the_working_directory(
         check=True, capture_output=True,
     )  # fmt: skip
     ext = library(tmp_path / "ext", rpath, source=MODULE, links=(str(helper),))
-    wheel = demo_wheel(
-        tmp_path / "w", "1.0", {"demo/_ext.so": ext, "demo/libhelper.so": helper.read_bytes()}
-    )
+    shipped = {} if rpath.endswith(":") else {"demo/libhelper.so": helper.read_bytes()}
+    wheel = demo_wheel(tmp_path / "w", "1.0", {"demo/_ext.so": ext, **shipped})
     assert audit_code(wheel) == (1, {"A139"})
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=False)
@@ -174,3 +175,17 @@ def test_the_loader_loads_a_planted_library_from_the_working_directory(
     (attacker / "p.c").unlink()
     hijacked = subprocess.run(run, cwd=attacker, capture_output=True, text=True)
     assert "PLANTED LIBRARY RAN" in hijacked.stdout, hijacked.stderr
+
+
+def test_a_search_path_too_long_to_judge_fails_whole(tmp_path: Path) -> None:
+    """A hostile RUNPATH of 70,000 `:`-separated `$ORIGIN`s and one `.` at its end: held
+    unchecked rather than split into 70,000 components (or let pass)."""
+    so = library(tmp_path / "c", "$ORIGIN:" * 9000 + ".", runpath=True)
+    wheel = demo_wheel(tmp_path / "w", "1.0", {"demo/_ext.so": so})
+    report = json.loads(run_k3diff("audit", wheel, "--format", "json").stdout)
+    (finding,) = report["artifacts"][0]["findings"]
+    assert finding["code"] == "A139" and finding["severity"] == "error"
+    assert finding["detail"] == (
+        "RUNPATH of 72,001 characters, more than k3diff judges (65,536): its components are "
+        "unchecked"
+    )
