@@ -261,6 +261,18 @@ def _architecture(counts: str, artifact: str, code: Style) -> str:
     )
 
 
+_ORIGIN_RPATH = "-Wl,-rpath,'$ORIGIN/../NAME.libs'"
+
+
+def _search_path(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: the loader searches a directory someone else may fill for the libraries "
+        "these natives need: link them with search paths anchored at the library's own folder "
+        f"({code(_ORIGIN_RPATH)}) or none, and run "
+        f"{code('auditwheel repair')}, which keeps only those inside the wheel, then {AUDITED}"
+    )
+
+
 def _abi3(counts: str, artifact: str, code: Style) -> str:
     retag = code(_tags("--python-tag cp3X --abi-tag cp3X", artifact))
     return (
@@ -351,6 +363,7 @@ FIXES: tuple[tuple[frozenset[Code], Fix], ...] = (
     (frozenset({Code.A111}), _signed),
     (frozenset({Code.A115}), _glibc),
     (frozenset({Code.A125}), _architecture),
+    (frozenset({Code.A139}), _search_path),
     (frozenset({Code.A123}), _abi3),
     (frozenset({Code.W629}), _unimportable),
     (frozenset({Code.W702}), _customize),

@@ -89,6 +89,11 @@ class Code(Enum):
     W629 = "extension not importable on some Python its tags install it on"
     W630 = "patch installs on fewer systems than the base (its tags drop Pythons or platforms)"
     W631 = "patch's long description too long for k3diff to render as twine does: unchecked"
+    W632 = (
+        "added or changed native whose RPATH/RUNPATH lets another party plant a library it "
+        "loads (empty, relative, outside the system's directories, or above site-packages; "
+        "--explain)"
+    )
     W701 = "executable .pth line added or changed (runs at every interpreter start)"
     W702 = (
         "sitecustomize/usercustomize or .pth-imported module added or changed (runs at every start)"
@@ -147,6 +152,10 @@ class Code(Enum):
     A136 = "source archive PyPI does not take (only .tar.gz sdists): not read"
     A137 = "sdist file name not normalised as PEP 625 asks (PyPI warns on upload)"
     A138 = "long description too long for k3diff to render as twine check does: unchecked"
+    A139 = (
+        "native's RPATH/RUNPATH lets another party plant a library it loads (empty, relative, "
+        "outside the system's directories, or above site-packages)"
+    )
     A201 = "artifact SHA-256 does not match the manifest"
     A202 = "manifest names an artifact that was not audited"
     A203 = "artifact not in the manifest"
@@ -214,6 +223,7 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W628,
     Code.W629,
     Code.W630,
+    Code.W632,
     Code.W701,
     Code.W702,
     Code.W703,
