@@ -8,7 +8,9 @@ A129; a link: A130; a device or FIFO: A131). Stricter than the filter, as a rele
 should be: any `..` component, an absolute path (which the filter only strips), a drive letter
 or a NUL in a name (A129), and a member or link that goes through a symbolic link of the archive
 (A130: the filter resolves links already extracted on disk, which a check of headers alone cannot
-follow, so a tree that needs them is not vouched for). A name given twice for anything but a
+follow, so a tree that needs them is not vouched for; a link written later counts too, as
+`l -> sub/../..` then `sub -> .` leaves `l` pointing above the tree though the filter passed
+both). A name given twice for anything but a
 directory is A132 (extraction writes each in turn: the last wins), and a member outside the one
 top directory `NAME-VERSION/` is A133 (PEP 625; pip then strips no directory at all).
 """
@@ -36,7 +38,11 @@ def member_findings(members: Sequence[tarfile.TarInfo], top: str) -> list[Findin
     `top`."""
     found: list[Finding] = []
     stripped = _as_pip_strips(members)
-    links: dict[str, str] = {}
+    links = {  # every symbolic link: one written later still redirects a link made before it
+        posixpath.normpath(view.name): member.name
+        for member, view in zip(members, stripped, strict=True)
+        if view.issym()
+    }
     for member, view in zip(members, stripped, strict=True):
         escape = _escape(member.name) or _escape(view.name)  # as named, and as pip strips it
         if escape is not None:
@@ -46,8 +52,6 @@ def member_findings(members: Sequence[tarfile.TarInfo], top: str) -> list[Findin
         through = _through_link(view, links)
         if through is not None:
             found.append(Finding(Code.A130, member.name, through))
-        if view.issym():
-            links[posixpath.normpath(view.name)] = member.name
     found += _duplicates(members)
     found += _outside_top(members, top)
     return found
@@ -91,8 +95,9 @@ def _link_words(member: tarfile.TarInfo, exc: tarfile.FilterError) -> str:
 
 
 def _through_link(view: tarfile.TarInfo, links: dict[str, str]) -> str | None:
-    """Where the member's path, or a link's target, passes through an earlier symbolic link
-    member (`links`: each by its path as pip strips it, to its name in the archive): pip's
+    """Where the member's path, or a link's target, passes through a symbolic link member
+    (`links`: each by its path as pip strips it, to its name in the archive; one written after
+    the member as well: the link on disk then resolves through it): pip's
     extraction follows it on disk, and `realpath` there resolves what a header check reads as
     text. Walked component by component as `realpath` walks it (`a/../b` goes through `a`). A
     symbolic link to another is no finding (each is checked where it lies); a hard link to one
