@@ -10,9 +10,11 @@ or a NUL in a name (A129), and a member or link that goes through a symbolic lin
 (A130: the filter resolves links already extracted on disk, which a check of headers alone cannot
 follow, so a tree that needs them is not vouched for; a link written later counts too, as
 `l -> sub/../..` then `sub -> .` leaves `l` pointing above the tree though the filter passed
-both). A name given twice for anything but a
+both), and a hard link to no member written before it (tarfile, and so pip, cannot make it).
+A name given twice for anything but a
 directory is A132 (extraction writes each in turn: the last wins), and a member outside the one
-top directory `NAME-VERSION/` is A133 (PEP 625; pip then strips no directory at all).
+top directory `NAME-VERSION/` is A133 (PEP 625; pip then strips no directory at all), as is a
+directory above it that pip strips instead (`./demo-1.0/...`: pip then finds no project).
 """
 
 from __future__ import annotations
@@ -43,7 +45,9 @@ def member_findings(members: Sequence[tarfile.TarInfo], top: str) -> list[Findin
         for member, view in zip(members, stripped, strict=True)
         if view.issym()
     }
+    written: set[str] = set()
     for member, view in zip(members, stripped, strict=True):
+        before = len(found)
         escape = _escape(member.name) or _escape(view.name)  # as named, and as pip strips it
         if escape is not None:
             found.append(Finding(Code.A129, member.name, escape))
@@ -52,8 +56,22 @@ def member_findings(members: Sequence[tarfile.TarInfo], top: str) -> list[Findin
         through = _through_link(view, links)
         if through is not None:
             found.append(Finding(Code.A130, member.name, through))
+        if len(found) == before and member.islnk():
+            found += _unmade(member, written)
+        written.add(posixpath.normpath(member.name))
     found += _duplicates(members)
     found += _outside_top(members, top)
+    stripped_top = pip_top(members)
+    if stripped_top not in ("", top):
+        found.append(
+            Finding(
+                Code.A133,
+                stripped_top,
+                f"every member lies under {stripped_top!r}, the directory pip strips as the "
+                f"top one: {top}/ then lies a level down, where pip looks for no pyproject.toml "
+                "or setup.py (the build fails)",
+            )
+        )
     return found
 
 
@@ -94,6 +112,19 @@ def _link_words(member: tarfile.TarInfo, exc: tarfile.FilterError) -> str:
     return f"{kind} to {member.linkname!r}, {where}: tarfile's data filter refuses it, and so pip"
 
 
+def _unmade(member: tarfile.TarInfo, written: set[str]) -> list[Finding]:
+    """A130 where tarfile cannot make the hard link `member`: its target is no member written
+    before it (`written`, names as `normpath` writes them), where tarfile looks for it, so pip
+    stops there (`KeyError`, pip 26)."""
+    if posixpath.normpath(member.linkname) in written:
+        return []
+    detail = (
+        f"hard link to {member.linkname!r}, which no member before it writes: tarfile cannot "
+        "make it, and pip stops unpacking there"
+    )
+    return [Finding(Code.A130, member.name, detail)]
+
+
 def _through_link(view: tarfile.TarInfo, links: dict[str, str]) -> str | None:
     """Where the member's path, or a link's target, passes through a symbolic link member
     (`links`: each by its path as pip strips it, to its name in the archive; one written after
@@ -129,10 +160,10 @@ def _through_link(view: tarfile.TarInfo, links: dict[str, str]) -> str | None:
 def _as_pip_strips(members: Sequence[tarfile.TarInfo]) -> list[tarfile.TarInfo]:
     """The members as pip hands them to the filter: the one leading directory every name shares
     stripped from names, and from a hardlink's target where its lead is the same."""
-    leads = [_split_leading(member.name) for member in members]
-    first = leads[0][0] if leads else ""
-    if not first or any(lead != first for lead, _ in leads):
+    first = pip_top(members)
+    if not first:
         return list(members)
+    leads = [_split_leading(member.name) for member in members]
     views = []
     for member, (_, rest) in zip(members, leads, strict=True):
         linkname = member.linkname
@@ -141,6 +172,14 @@ def _as_pip_strips(members: Sequence[tarfile.TarInfo]) -> list[tarfile.TarInfo]:
             linkname = link_rest if link_lead == first else linkname
         views.append(member.replace(name=rest, linkname=linkname, deep=False))
     return views
+
+
+def pip_top(members: Sequence[tarfile.TarInfo]) -> str:
+    """The one leading directory pip strips from every member's name (`./` of
+    `./demo-1.0/PKG-INFO` too), or '' where they share none."""
+    leads = [_split_leading(member.name)[0] for member in members]
+    first = leads[0] if leads else ""
+    return first if first and all(lead == first for lead in leads) else ""
 
 
 def _split_leading(path: str) -> tuple[str, str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from cli_support import run_k3diff
 
 from audit.helpers import audit_json, codes
-from audit.sdistcraft import PKG_INFO, Member, link, tar_bytes
+from audit.sdistcraft import PKG_INFO, Member, hardlink, link, tar_bytes
 
 
 def _sdist(tmp_path: Path, tar: bytes) -> Path:
@@ -107,3 +107,23 @@ def test_a_pax_path_record_still_passes(tmp_path: Path) -> None:
     members = [*_base(), Member("demo-1.0/" + "long/" * 30 + "name_2024_01_01.py", b"x")]
     code, report = audit_json(_sdist(tmp_path, tar_bytes(members)))
     assert (code, codes(report)) == (0, {})
+
+
+def test_a_hard_link_to_a_member_written_after_it_fails(tmp_path: Path) -> None:
+    # pip 26 stops with KeyError: tarfile looks for the target among the members before it
+    members = [*_base(), hardlink("demo-1.0/h", "demo-1.0/z"), Member("demo-1.0/z", b"z")]
+    code, report = audit_json(_sdist(tmp_path, tar_bytes(members)))
+    assert (code, codes(report)) == (1, {"A130": 1})
+
+
+def test_a_hard_link_to_an_earlier_member_passes(tmp_path: Path) -> None:
+    members = [*_base(), hardlink("demo-1.0/h", "demo-1.0/setup.py")]
+    code, report = audit_json(_sdist(tmp_path, tar_bytes(members)))
+    assert (code, codes(report)) == (0, {})
+
+
+def test_a_dot_above_the_top_directory_fails(tmp_path: Path) -> None:
+    # `tar czf demo-1.0.tar.gz ./demo-1.0`: pip strips `.`, then finds no project to build
+    members = [Member("./demo-1.0/PKG-INFO", PKG_INFO), Member("./demo-1.0/setup.py", b"x")]
+    code, report = audit_json(_sdist(tmp_path, tar_bytes(members)))
+    assert (code, codes(report)) == (1, {"A133": 1})
