@@ -12,7 +12,8 @@ follow, so a tree that needs them is not vouched for; a link written later count
 `l -> sub/../..` then `sub -> .` leaves `l` pointing above the tree though the filter passed
 both), and a hard link to no member written before it (tarfile, and so pip, cannot make it).
 A name given twice for anything but a
-directory is A132 (extraction writes each in turn: the last wins), and a member outside the one
+directory is A132 (extraction writes each in turn: the last wins), as is a file where other
+members need a directory of its name, and a member outside the one
 top directory `NAME-VERSION/` is A133 (PEP 625; pip then strips no directory at all), as is a
 directory above it that pip strips instead (`./demo-1.0/...`: pip then finds no project).
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 import posixpath
 import re
 import tarfile
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 
@@ -211,7 +213,32 @@ def _duplicates(members: Sequence[tarfile.TarInfo]) -> list[Finding]:
         )
         for same in named.values()
         if len(same) > 1 and not all(member.isdir() for member in same)
+    ] + _files_over_directories(named)
+
+
+def _files_over_directories(named: dict[str, list[tarfile.TarInfo]]) -> list[Finding]:
+    """A132 per name written once as a file (or hard link, device) where another member's path
+    needs a directory of that name: extraction fails either way round (pip 26:
+    NotADirectoryError or IsADirectoryError). A symbolic link there is A130, not this."""
+    ordered = sorted(named)
+    return [
+        Finding(
+            Code.A132,
+            same[-1].name,
+            f"{_kind(same[-1])} where other members lie under a directory of this name: "
+            "extraction cannot write both (pip stops there)",
+        )
+        for name, same in named.items()
+        if len(same) == 1
+        and not (same[0].isdir() or same[0].issym())
+        and _holds_others(ordered, name)
     ]
+
+
+def _holds_others(ordered: list[str], name: str) -> bool:
+    """Whether a name of `ordered` (sorted) lies under `name` as a directory."""
+    index = bisect_left(ordered, name + "/")
+    return index < len(ordered) and ordered[index].startswith(name + "/")
 
 
 def _kind(member: tarfile.TarInfo) -> str:

@@ -13,6 +13,7 @@ import tarfile
 import time
 from pathlib import Path
 
+import pytest
 from cli_support import run_k3diff
 
 from audit.helpers import audit_json, codes
@@ -127,3 +128,18 @@ def test_a_dot_above_the_top_directory_fails(tmp_path: Path) -> None:
     members = [Member("./demo-1.0/PKG-INFO", PKG_INFO), Member("./demo-1.0/setup.py", b"x")]
     code, report = audit_json(_sdist(tmp_path, tar_bytes(members)))
     assert (code, codes(report)) == (1, {"A133": 1})
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        [Member("demo-1.0", b"x")],
+        [Member("demo-1.0/a", b"x"), Member("demo-1.0/a/b.py", b"y")],
+        [Member("demo-1.0/a/b.py", b"y"), Member("demo-1.0/a", b"x")],
+    ],
+    ids=["the top directory as a file", "a file then under it", "under a file then the file"],
+)
+def test_a_file_where_members_need_a_directory_fails(tmp_path: Path, extra: list[Member]) -> None:
+    # pip 26 stops with IsADirectoryError or NotADirectoryError on each
+    code, report = audit_json(_sdist(tmp_path, tar_bytes([*_base(), *extra])))
+    assert (code, codes(report)) == (1, {"A132": 1})
