@@ -210,6 +210,8 @@ def _read_members(
         top = "" if member is None else posixpath.normpath(member.name).partition("/")[0]
         while member is not None:
             members.append(member)
+            if member.size < 0:  # a base-256 size field: tarfile reads it, then cannot extract
+                raise tarfile.ReadError(f"member {member.name!r} of negative size {member.size}")
             if len(members) > MAX_MEMBERS:
                 raise CapError(f"{name}: more than {MAX_MEMBERS:,} tar members, k3diff's cap")
             names += len(member.name) + len(member.linkname)

@@ -143,3 +143,15 @@ def test_a_file_where_members_need_a_directory_fails(tmp_path: Path, extra: list
     # pip 26 stops with IsADirectoryError or NotADirectoryError on each
     code, report = audit_json(_sdist(tmp_path, tar_bytes([*_base(), *extra])))
     assert (code, codes(report)) == (1, {"A132": 1})
+
+
+def test_a_member_of_negative_size_fails(tmp_path: Path) -> None:
+    # a base-256 size of -1: tarfile lists the member, pip 26 stops ("unexpected end of data")
+    header = bytearray(tarfile.TarInfo("demo-1.0/x").tobuf(format=tarfile.GNU_FORMAT))
+    header[124:136] = b"\xff" * 12
+    header[148:156] = b" " * 8
+    header[148:156] = b"%06o\0 " % sum(header)
+    tar = _without_end(_base()) + bytes(header) + b"\0" * 1024
+    code, report = audit_json(_sdist(tmp_path, tar))
+    assert (code, codes(report)) == (1, {"A002": 1})
+    assert "negative size" in report["artifacts"][0]["findings"][0]["detail"]
