@@ -8,9 +8,14 @@ A129; a link: A130; a device or FIFO: A131). Stricter than the filter, as a rele
 should be: any `..` component, an absolute path (which the filter only strips), a drive letter
 or a NUL in a name (A129), and a member or link that goes through a symbolic link of the archive
 (A130: the filter resolves links already extracted on disk, which a check of headers alone cannot
-follow, so a tree that needs them is not vouched for). A name given twice for anything but a
-directory is A132 (extraction writes each in turn: the last wins), and a member outside the one
-top directory `NAME-VERSION/` is A133 (PEP 625; pip then strips no directory at all).
+follow, so a tree that needs them is not vouched for; a link written later counts too, as
+`l -> sub/../..` then `sub -> .` leaves `l` pointing above the tree though the filter passed
+both), and a hard link to no member written before it (tarfile, and so pip, cannot make it).
+A name given twice for anything but a
+directory is A132 (extraction writes each in turn: the last wins), as is a file where other
+members need a directory of its name, and a member outside the one
+top directory `NAME-VERSION/` is A133 (PEP 625; pip then strips no directory at all), as is a
+directory above it that pip strips instead (`./demo-1.0/...`: pip then finds no project).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import posixpath
 import re
 import tarfile
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 
@@ -36,8 +42,14 @@ def member_findings(members: Sequence[tarfile.TarInfo], top: str) -> list[Findin
     `top`."""
     found: list[Finding] = []
     stripped = _as_pip_strips(members)
-    links: dict[str, str] = {}
+    links = {  # every symbolic link: one written later still redirects a link made before it
+        posixpath.normpath(view.name): member.name
+        for member, view in zip(members, stripped, strict=True)
+        if view.issym()
+    }
+    written: set[str] = set()
     for member, view in zip(members, stripped, strict=True):
+        before = len(found)
         escape = _escape(member.name) or _escape(view.name)  # as named, and as pip strips it
         if escape is not None:
             found.append(Finding(Code.A129, member.name, escape))
@@ -46,10 +58,22 @@ def member_findings(members: Sequence[tarfile.TarInfo], top: str) -> list[Findin
         through = _through_link(view, links)
         if through is not None:
             found.append(Finding(Code.A130, member.name, through))
-        if view.issym():
-            links[posixpath.normpath(view.name)] = member.name
+        if len(found) == before and member.islnk():
+            found += _unmade(member, written)
+        written.add(posixpath.normpath(member.name))
     found += _duplicates(members)
     found += _outside_top(members, top)
+    stripped_top = pip_top(members)
+    if stripped_top not in ("", top):
+        found.append(
+            Finding(
+                Code.A133,
+                stripped_top,
+                f"every member lies under {stripped_top!r}, the directory pip strips as the "
+                f"top one: {top}/ then lies a level down, where pip looks for no pyproject.toml "
+                "or setup.py (the build fails)",
+            )
+        )
     return found
 
 
@@ -90,9 +114,23 @@ def _link_words(member: tarfile.TarInfo, exc: tarfile.FilterError) -> str:
     return f"{kind} to {member.linkname!r}, {where}: tarfile's data filter refuses it, and so pip"
 
 
+def _unmade(member: tarfile.TarInfo, written: set[str]) -> list[Finding]:
+    """A130 where tarfile cannot make the hard link `member`: its target is no member written
+    before it (`written`, names as `normpath` writes them), where tarfile looks for it, so pip
+    stops there (`KeyError`, pip 26)."""
+    if posixpath.normpath(member.linkname) in written:
+        return []
+    detail = (
+        f"hard link to {member.linkname!r}, which no member before it writes: tarfile cannot "
+        "make it, and pip stops unpacking there"
+    )
+    return [Finding(Code.A130, member.name, detail)]
+
+
 def _through_link(view: tarfile.TarInfo, links: dict[str, str]) -> str | None:
-    """Where the member's path, or a link's target, passes through an earlier symbolic link
-    member (`links`: each by its path as pip strips it, to its name in the archive): pip's
+    """Where the member's path, or a link's target, passes through a symbolic link member
+    (`links`: each by its path as pip strips it, to its name in the archive; one written after
+    the member as well: the link on disk then resolves through it): pip's
     extraction follows it on disk, and `realpath` there resolves what a header check reads as
     text. Walked component by component as `realpath` walks it (`a/../b` goes through `a`). A
     symbolic link to another is no finding (each is checked where it lies); a hard link to one
@@ -124,10 +162,10 @@ def _through_link(view: tarfile.TarInfo, links: dict[str, str]) -> str | None:
 def _as_pip_strips(members: Sequence[tarfile.TarInfo]) -> list[tarfile.TarInfo]:
     """The members as pip hands them to the filter: the one leading directory every name shares
     stripped from names, and from a hardlink's target where its lead is the same."""
-    leads = [_split_leading(member.name) for member in members]
-    first = leads[0][0] if leads else ""
-    if not first or any(lead != first for lead, _ in leads):
+    first = pip_top(members)
+    if not first:
         return list(members)
+    leads = [_split_leading(member.name) for member in members]
     views = []
     for member, (_, rest) in zip(members, leads, strict=True):
         linkname = member.linkname
@@ -136,6 +174,14 @@ def _as_pip_strips(members: Sequence[tarfile.TarInfo]) -> list[tarfile.TarInfo]:
             linkname = link_rest if link_lead == first else linkname
         views.append(member.replace(name=rest, linkname=linkname, deep=False))
     return views
+
+
+def pip_top(members: Sequence[tarfile.TarInfo]) -> str:
+    """The one leading directory pip strips from every member's name (`./` of
+    `./demo-1.0/PKG-INFO` too), or '' where they share none."""
+    leads = [_split_leading(member.name)[0] for member in members]
+    first = leads[0] if leads else ""
+    return first if first and all(lead == first for lead in leads) else ""
 
 
 def _split_leading(path: str) -> tuple[str, str]:
@@ -167,7 +213,32 @@ def _duplicates(members: Sequence[tarfile.TarInfo]) -> list[Finding]:
         )
         for same in named.values()
         if len(same) > 1 and not all(member.isdir() for member in same)
+    ] + _files_over_directories(named)
+
+
+def _files_over_directories(named: dict[str, list[tarfile.TarInfo]]) -> list[Finding]:
+    """A132 per name written once as a file (or hard link, device) where another member's path
+    needs a directory of that name: extraction fails either way round (pip 26:
+    NotADirectoryError or IsADirectoryError). A symbolic link there is A130, not this."""
+    ordered = sorted(named)
+    return [
+        Finding(
+            Code.A132,
+            same[-1].name,
+            f"{_kind(same[-1])} where other members lie under a directory of this name: "
+            "extraction cannot write both (pip stops there)",
+        )
+        for name, same in named.items()
+        if len(same) == 1
+        and not (same[0].isdir() or same[0].issym())
+        and _holds_others(ordered, name)
     ]
+
+
+def _holds_others(ordered: list[str], name: str) -> bool:
+    """Whether a name of `ordered` (sorted) lies under `name` as a directory."""
+    index = bisect_left(ordered, name + "/")
+    return index < len(ordered) and ordered[index].startswith(name + "/")
 
 
 def _kind(member: tarfile.TarInfo) -> str:

@@ -11,7 +11,12 @@ as extraction leaves it), at most `METADATA_LIMIT` bytes.
 
 Caps: `MAX_MEMBERS` members, `MAX_HEADER_READ` bytes for one header (a pax header or GNU long
 name, which `tarfile` reads whole), `MAX_NAME_BYTES` of names and link targets in all, and
-`MAX_INFLATED` bytes of tar: past one, `CapError` (exit 2). A stream inflating past
+`MAX_INFLATED` bytes of tar: past one, `CapError` (exit 2). A pax extended header is checked
+before `tarfile` parses it (`_check_pax`): the regular expressions `tarfile` of Python before
+3.11.10 and 3.12.6 parses one with take time quadratic in its size (CVE-2024-6232: a 1 KB sdist
+holding a 1 MiB pax header of digits took half an hour), so one whose records are not
+`LENGTH KEYWORD=VALUE\n` end to end, or with a run of more than `MAX_DIGIT_RUN` digits, is
+refused (exit 2), and `MAX_PAX_BYTES` of them in all. A stream inflating past
 `BOMB_RATIO` times its compressed size (from `BOMB_MIN_SIZE`) is a compression bomb, as an
 entry of a wheel is: a problem (A002), read no further.
 """
@@ -21,6 +26,7 @@ from __future__ import annotations
 import gzip
 import os
 import posixpath
+import re
 import tarfile
 import zlib
 from dataclasses import dataclass
@@ -38,9 +44,17 @@ MAX_HEADER_READ = 1 << 20
 refused, as tarfile itself would hold it whole in memory."""
 MAX_NAME_BYTES = MAX_DIRECTORY_BYTES
 """Bytes of member names and link targets in all (as a wheel's central directory)."""
+MAX_PAX_BYTES = MAX_DIRECTORY_BYTES
+"""Bytes of pax records in all, padding aside (each one's regular expressions cost up to
+`MAX_DIGIT_RUN` steps a byte: 32 MiB of the worst took 8 s)."""
+MAX_DIGIT_RUN = 32
+"""Digits in a row a pax extended header may hold (a path's, an mtime's: far fewer)."""
 MAX_INFLATED = 8 << 30
 """Bytes of tar one sdist may inflate to."""
 _CHUNK = 1 << 20
+_PAX_TYPES = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
+_PAX_RECORD_LENGTH = re.compile(rb"([0-9]{1,20}) ")
+_DIGIT_RUN = re.compile(rb"[0-9]{%d}" % (MAX_DIGIT_RUN + 1))
 
 
 @dataclass(frozen=True)
@@ -68,6 +82,9 @@ class _CappedTar:
         self._gz = gz
         self._path = path
         self.bomb_limit = max(BOMB_MIN_SIZE, BOMB_RATIO * compressed)
+        self._pax_next = False
+        self._last_read = b""
+        self._pax_bytes = 0
 
     def tell(self) -> int:
         return self._gz.tell()
@@ -84,7 +101,14 @@ class _CappedTar:
                 f"{self._path}: a tar header of {size:,} bytes (pax or GNU long name), over "
                 f"k3diff's cap of {MAX_HEADER_READ:,}"
             )
-        return self.read_data(size)
+        data = self.read_data(size)
+        if self._pax_next:  # tarfile reads a pax header's records right after its header
+            self._pax_bytes = _check_pax(data, self._path, self._pax_bytes)
+            self._pax_next = False
+        else:
+            self._pax_next = size == tarfile.BLOCKSIZE and data[156:157] in _PAX_TYPES
+        self._last_read = data
+        return data
 
     def read_data(self, size: int) -> bytes:
         self._check(self._gz.tell() + size)
@@ -104,14 +128,41 @@ class _CappedTar:
 
     def rest_is_zeros(self) -> bool:
         """Read the stream to its end (so gzip checks every member's CRC-32 and length, and
-        the bytes after the last); whether every byte left is a NUL."""
-        zeros = True
+        the bytes after the last); whether every byte left is a NUL, from the block `tarfile`
+        stopped at: a header it cannot read (a bad checksum, cut short) ends its read as an
+        end-of-archive block does, unseen by pip, where another tool may read one."""
+        zeros = self._last_read.count(0) == len(self._last_read)
         while True:
             self._check(self._gz.tell() + _CHUNK)
             chunk = self._gz.read(_CHUNK)
             if not chunk:
                 return zeros
             zeros = zeros and chunk.count(0) == len(chunk)
+
+
+def _check_pax(data: bytes, path: str, total: int) -> int:
+    """CapError unless the pax extended header `data` (its records, then NUL padding) is one
+    that `tarfile` parses in linear time (see the module); `total`: bytes of records read
+    before it. The bytes of records read with it."""
+    end = len(data.rstrip(b"\0"))
+    if total + end > MAX_PAX_BYTES:
+        raise CapError(f"{path}: over {MAX_PAX_BYTES:,} bytes of pax headers, k3diff's cap")
+    position = 0
+    while position < end:
+        match = _PAX_RECORD_LENGTH.match(data, position)
+        length = int(match.group(1)) if match else 0
+        record = data[position : position + length]
+        if length <= len(match.group(0) if match else b"") or not record.endswith(b"\n"):
+            raise CapError(f"{path}: a pax header whose records do not parse, refused unread")
+        if b"=" not in record:
+            raise CapError(f"{path}: a pax record without '=', refused unread")
+        position += length
+    if _DIGIT_RUN.search(data, 0, end):
+        raise CapError(
+            f"{path}: a pax header with over {MAX_DIGIT_RUN} digits in a row, k3diff's cap "
+            "(tarfile of this Python parses it in quadratic time)"
+        )
+    return total + end
 
 
 _GZIP_PROBLEMS = (gzip.BadGzipFile, EOFError, zlib.error, tarfile.TarError)
@@ -159,6 +210,8 @@ def _read_members(
         top = "" if member is None else posixpath.normpath(member.name).partition("/")[0]
         while member is not None:
             members.append(member)
+            if member.size < 0:  # a base-256 size field: tarfile reads it, then cannot extract
+                raise tarfile.ReadError(f"member {member.name!r} of negative size {member.size}")
             if len(members) > MAX_MEMBERS:
                 raise CapError(f"{name}: more than {MAX_MEMBERS:,} tar members, k3diff's cap")
             names += len(member.name) + len(member.linkname)
