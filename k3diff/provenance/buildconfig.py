@@ -50,6 +50,7 @@ from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, one, plac
 from k3diff.provenance.pdmconfig import from_pdm
 from k3diff.provenance.poetryconfig import from_poetry
 from k3diff.provenance.scikitbuildconfig import cmake_layout, from_scikit_build, install_doubt
+from k3diff.provenance.setuppycmake import cmake_line
 from k3diff.provenance.setuppyparse import parsed_setup_py
 from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
 
@@ -224,14 +225,20 @@ def _other_cmake(
     builder: str | None,
     setup_py: bytes | None,
 ) -> None:
-    """Stop (`SourceError`) where py-build-cmake or classic scikit-build builds the project
-    in `directory` and runs CMake, whose installs k3diff does not read (`cmakebackends`)."""
+    """Stop (`SourceError`) where py-build-cmake, classic scikit-build or a ``setup.py`` of
+    its own (`setuppycmake`) builds the project in `directory` and runs CMake, whose installs
+    k3diff does not read (`cmakebackends`)."""
     if builder == repr(PY_BUILD_CMAKE) and py_build_cmake_runs(document):
         what = f"{directory}pyproject.toml builds with py-build-cmake, whose CMake"
     elif builder is None and setup_py is not None:
-        if not imports_skbuild(parsed_setup_py(setup_py, directory + "setup.py")):
+        module = parsed_setup_py(setup_py, directory + "setup.py")
+        line = cmake_line(module)
+        if imports_skbuild(module):
+            what = f"{directory}setup.py builds with scikit-build (skbuild), whose CMake"
+        elif line is not None:
+            what = f"{directory}setup.py runs CMake (line {line}), whose CMake"
+        else:
             return
-        what = f"{directory}setup.py builds with scikit-build (skbuild), whose CMake"
     else:
         return
     raise SourceError(f"{label}: {what} installs files into the wheel, not read: {_ADVICE}")
