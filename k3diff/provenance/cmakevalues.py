@@ -26,16 +26,18 @@ from dataclasses import dataclass, field, replace
 
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import Command
-from k3diff.provenance.cmakeunread import unread_names
+from k3diff.provenance.cmakenames import in_source_tree
+from k3diff.provenance.cmakeunread import unread_as, unread_names
 
 WORD_CAP = 1 << 16
 """Characters one expanded argument may reach."""
 BUDGET = 1 << 24
 """Characters all expanded arguments of one check may reach together."""
 _ROUNDS = 4
-_REFERENCE = re.compile(r"\$(?:CACHE|(ENV))?\{([A-Za-z0-9_.+-]+)\}")
+_REFERENCE = re.compile(r"\$(?:CACHE|(ENV))?\{([A-Za-z0-9_.+/-]+)\}")
 """A reference: ``${X}``, ``$CACHE{X}`` (``set(X … CACHE …)``'s), ``$ENV{X}`` (``set(ENV{X}
-…)``'s, the project's own, else the builder's, left as written)."""
+…)``'s, the project's own, else the builder's, left as written); a name may hold ``/``
+(review75a: ``set(a/b ${CMAKE_SOURCE_DIR}/src/pkg/sub)`` then ``${a/b}`` wrote there)."""
 _DEFINERS = frozenset({"function", "macro"})
 _IN = frozenset({"LISTS", "ITEMS", "ZIP_LISTS"})
 Args = tuple[str, ...]
@@ -58,6 +60,12 @@ class Values:
     """Each variable a command k3diff does not evaluate sets (`unread_names`), and the first
     such command (``cmake_path(…) at CMakeLists.txt line 3``): its references are kept as
     written, never replaced by the words another command gives it."""
+    programs: frozenset[str] = frozenset()
+    """The variables of `unread` only ``find_program()`` sets, searching no place of the
+    project: a build step running one as its program (``COMMAND ${CYTHON} …``) runs a
+    program of the building machine's, whose words are read (review75a: not another
+    command's, ``cmake_path(SET P ${CMAKE_SOURCE_DIR}/fixes/cp.sh)`` then ``COMMAND ${P}``
+    ran the project's script, which wrote the fix into the package, exit 0)."""
 
 
 def project_values(
@@ -71,11 +79,13 @@ def project_values(
     build)."""
     every = [command for commands in parsed.values() for command in commands]
     unread: dict[str, str] = {}
+    searching: set[str] = set()  # set otherwise than by a find_program() of no project place
     for path, commands in parsed.items():
         for command in commands:
             for variable in unread_names(command):
                 shown = f"{shortened(command.name, 100)}(…) at {path} line {command.line}"
                 unread.setdefault(variable, shown)
+                searching |= {variable} if command.name != "find_program" else set()
     every += [Command("set", words, False, 0, True) for words in _defines(document or {})]
     defined = {c.args[0].lower(): c.args[1:] for c in every if c.name in _DEFINERS and c.args}
     words: dict[str, dict[str, None]] = {}
@@ -87,8 +97,37 @@ def project_values(
         for variable, given in _named(command, defined.get(name)):
             into = words.setdefault(variable, {})
             into.update(dict.fromkeys(piece for a in given for piece in a.split(";")))
-    known = {k: tuple(v) for k, v in words.items() if k not in unread}
-    return Values(known, frozenset(fetched), entries, unread)
+    known = {k: tuple(v) for k, v in words.items() if unread_as(k, unread) is None}
+    values = Values(known, frozenset(fetched), entries, unread)
+    programs = _found_programs(every, values, searching)
+    # review75a: set(P ${CMAKE_SOURCE_DIR}/fixes/cp.sh) over find_program(P …) ran the script
+    kept = {k: tuple(v) for k, v in words.items() if k in programs}
+    return replace(values, words=known | kept, programs=programs)
+
+
+def _found_programs(every: list[Command], values: Values, searching: set[str]) -> frozenset[str]:
+    """The variables only ``find_program()`` sets (none of `searching`), given no place of
+    the project (`_in_project`: its names, ``PATHS`` and ``HINTS``, their variables replaced
+    by `values`' words; past the budget, read as one)."""
+    expander, found = Expander(values), set()
+    for command in (c for c in every if c.name == "find_program" and c.args):
+        try:
+            args = expander.command(command).args
+        except OverBudget:
+            args = ("..",)
+        doc = {i + 1 for i, a in enumerate(args) if a == "DOC"}  # its text, not a place
+        if any(_in_project(a, values.entries) for i, a in enumerate(args) if i not in doc):
+            searching.add(command.args[0])
+        found.add(command.args[0])
+    return frozenset(found - searching)
+
+
+def _in_project(word: str, entries: frozenset[str]) -> bool:
+    """Whether `word` may name a place of the project: under a source directory's variable,
+    up (``..``), a relative path of more than one part, or a name at its top (``fixes``)."""
+    if in_source_tree(word) or ".." in word.split("/") or word in entries:
+        return True
+    return "/" in word and not word.startswith(("$", "/"))
 
 
 def _named(command: Command, parameters: tuple[str, ...] | None) -> list[tuple[str, Args]]:

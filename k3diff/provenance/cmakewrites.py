@@ -19,6 +19,7 @@ only by building it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from k3diff.escape import shortened
@@ -70,10 +71,13 @@ def outside_build_tree(command: Command, *, expanded: bool = False) -> str | Non
 
 def unread_write(command: Command, unread: Mapping[str, str]) -> str | None:
     """Why `command` (its known variables replaced) writes where a variable of `unread`
-    (`cmakeunread`) decides, other than a file named as other than Python's; or None."""
+    (`cmakeunread`) or a generator expression decides, other than a file named as other than
+    Python's; or None."""
     written = write_targets(command)
     targets = [t for t in written[0] if not _plain(t)] if written is not None else []
     why = unread_reference(tuple(targets), unread)
+    if why is None and (genex := next((t for t in targets if _GENEX.search(t)), None)):
+        why = f"{shortened(repr(genex), 200)}, a generator expression"
     return None if why is None else f"{command.name}(…) writes under {why}, not evaluated"
 
 
@@ -118,6 +122,10 @@ def _leaves(target: str, relative_in_build: bool) -> bool:
 
 
 _PYTHON = (".py", ".pyi", ".pyw", ".pyc", ".pyo", ".pth")
+_GENEX = re.compile(r"\$<(?!(?:CONFIG|CONFIGURATION)>)")
+"""A generator expression but the build's configuration's name: review75a, ``file(GENERATE
+OUTPUT $<TARGET_PROPERTY:core,SOURCE_DIR>/src/pkg/sub/auth.py …)`` wrote the fix into the
+package in a real configure, exit 0 (its value names the project's directory)."""
 
 
 def _plain(target: str) -> bool:
