@@ -40,7 +40,12 @@ from collections.abc import Callable, Collection, Mapping
 
 from k3diff.errors import SourceError
 from k3diff.escape import shortened
-from k3diff.provenance.cmakebackends import PY_BUILD_CMAKE, imports_skbuild, py_build_cmake_runs
+from k3diff.provenance.cmakebackends import (
+    COMPONENT,
+    PY_BUILD_CMAKE,
+    imports_skbuild,
+    py_build_cmake_runs,
+)
 from k3diff.provenance.cmakeinstall import Unreadable, cmake_installs
 from k3diff.provenance.flitconfig import from_flit
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
@@ -121,12 +126,13 @@ def read_package_dirs(
             found.append(stated)
     setuptools = one(found)
     builder = _builder(document)
-    _other_cmake(git.label, directory, document, builder, contents.get("setup.py"))
-    if builder is None:
-        return placed(setuptools, directory)
 
     def is_file(path: str) -> bool:
         return directory + path in tree or directory + path in links
+
+    _other_cmake(git.label, directory, document, builder, contents.get("setup.py"), is_file)
+    if builder is None:
+        return placed(setuptools, directory)
 
     @functools.cache
     def ordered() -> list[str]:
@@ -223,11 +229,15 @@ def _other_cmake(
     document: Mapping[str, object],
     builder: str | None,
     setup_py: bytes | None,
+    is_file: Callable[[str], bool],
 ) -> None:
     """Stop (`SourceError`) where py-build-cmake or classic scikit-build builds the project
-    in `directory` and runs CMake, whose installs k3diff does not read (`cmakebackends`)."""
-    if builder == repr(PY_BUILD_CMAKE) and py_build_cmake_runs(document):
-        what = f"{directory}pyproject.toml builds with py-build-cmake, whose CMake"
+    in `directory` and runs CMake, whose installs k3diff does not read (`cmakebackends`;
+    `is_file`: whether the project holds a file)."""
+    told = py_build_cmake_runs(document, is_file) if builder == repr(PY_BUILD_CMAKE) else None
+    if told is not None or builder == repr(COMPONENT):
+        told = f" ({directory}{told} may give it a cmake table)" if told else ""
+        what = f"{directory}pyproject.toml builds with py-build-cmake{told}, whose CMake"
     elif builder is None and setup_py is not None:
         if not imports_skbuild(parsed_setup_py(setup_py, directory + "setup.py")):
             return

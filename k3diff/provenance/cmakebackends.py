@@ -14,24 +14,35 @@ exit 0 (cmake75). Their install places are not read here: the source check stops
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 PY_BUILD_CMAKE = "py_build_cmake.build"
-_PLATFORMS = ("linux", "windows", "mac", "cross")
+COMPONENT = "py_build_cmake.build_component"
+"""py-build-cmake's backend building a wheel of what one CMake component installs, always."""
+_PLATFORMS = ("linux", "windows", "mac", "pyodide", "cross")
 """py-build-cmake's tables overriding its settings for one platform (``[tool.py-build-cmake.
 linux.cmake]``), or for cross-compiling."""
+_LOCAL = tuple(f"py-build-cmake.{k}.{e}" for k in ("local", "cross") for e in ("toml", "pbc"))
+"""Files beside ``pyproject.toml`` py-build-cmake reads its settings from too (0.5.1,
+``check_if_local_configs_exist``): review75a, a real build of a project whose
+``pyproject.toml`` has no ``cmake`` table and whose ``py-build-cmake.local.toml`` has one
+ran its CMake, which installed ``fixes/auth.py`` as ``pkg/sub/auth.py``, exit 0."""
 
 
-def py_build_cmake_runs(document: Mapping[str, object]) -> bool:
-    """Whether py-build-cmake, building the project of `document` (its ``pyproject.toml``),
-    runs CMake: a ``cmake`` table of ``[tool.py-build-cmake]`` or of a platform's table
-    (without one it ships the module's files alone)."""
+def py_build_cmake_runs(
+    document: Mapping[str, object], is_file: Callable[[str], bool]
+) -> str | None:
+    """Where py-build-cmake, building the project of `document` (its ``pyproject.toml``; its
+    other files' `is_file`), may be told to run CMake: a ``cmake`` table of
+    ``[tool.py-build-cmake]`` or of a platform's table (``""``), or a settings file of
+    `_LOCAL` (its name); None where neither (it ships the module's files alone)."""
     tool = document.get("tool")
     table = tool.get("py-build-cmake") if isinstance(tool, dict) else None
-    if not isinstance(table, dict):
-        return False
+    table = table if isinstance(table, dict) else {}
     tables = [table, *(table.get(platform) for platform in _PLATFORMS)]
-    return any(isinstance(t, dict) and "cmake" in t for t in tables)
+    if any(isinstance(t, dict) and "cmake" in t for t in tables):
+        return ""
+    return next((name for name in _LOCAL if is_file(name)), None)
 
 
 def imports_skbuild(module: ast.Module | None) -> bool:
