@@ -134,7 +134,8 @@ def _named(command: Command, parameters: tuple[str, ...] | None) -> list[tuple[s
     """Each variable `command` gives words, and them: ``set()``, ``list(APPEND|PREPEND|INSERT
     …)``, ``string(APPEND|PREPEND|CONCAT …)`` (its pieces), ``get_filename_component()``
     (its path, taken from the source directory where made absolute), ``foreach()``'s loop variable
-    (``IN LISTS L``: ``${L}``'s words), and a call of a ``function()`` or ``macro()`` of
+    (``IN LISTS L``: ``${L}``'s words), ``set_property(CACHE … PROPERTY VALUE …)``'s
+    entries, and a call of a ``function()`` or ``macro()`` of
     these `parameters` (each, ``ARGN``, ``ARGV``, ``ARGV0`` …: review74b, ``run(cp
     fixes/auth.py src/pkg/sub/auth.py)`` of ``execute_process(COMMAND ${ARGN})``)."""
     name, args = command.name, command.args
@@ -155,6 +156,11 @@ def _named(command: Command, parameters: tuple[str, ...] | None) -> list[tuple[s
         return [(args[0], (args[1], *[f"${{CMAKE_CURRENT_SOURCE_DIR}}/{args[1]}"] * absolute))]
     if name == "foreach" and args:
         return [(args[0], args[1:] if args[1:2] != ("IN",) else _looped(args[2:]))]
+    if name == "set_property" and args[:1] == ("CACHE",) and "PROPERTY" in args:
+        # review75a: set_property(CACHE D PROPERTY VALUE ${CMAKE_SOURCE_DIR}/…) wrote there
+        at = args.index("PROPERTY")
+        named = [n for n in args[1:at] if n not in {"APPEND", "APPEND_STRING"}]
+        return [(n, args[at + 2 :]) for n in named] if args[at + 1 : at + 2] == ("VALUE",) else []
     return []
 
 
