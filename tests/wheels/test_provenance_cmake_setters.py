@@ -95,6 +95,20 @@ SHAPES = {
         "file(…) writes under '$<TARGET_PROPERTY:core,SOURCE_DIR>/src/pkg/sub/auth.py', a "
         "generator expression, not evaluated",
     ),
+    "set() in two branches": (
+        f"if(WIN32)\n  set(D build)\nelse()\n  set(D {SOURCE}/src/pkg/sub)\nendif()\n{COPY}",
+        f"line 8: file(…) writes '{SOURCE}/src/pkg/sub', which may be outside the build tree",
+    ),
+    "configure_file() in two branches": (
+        f"if(WIN32)\n  set(D ${{CMAKE_BINARY_DIR}}/auth.py)\nelse()\n"
+        f"  set(D {SOURCE}/src/pkg/sub/auth.py)\nendif()\nconfigure_file(fixes/auth.py ${{D}} COPYONLY)\n",
+        f"line 8: configure_file(…) writes '{SOURCE}/src/pkg/sub/auth.py', which may be outside",
+    ),
+    "set_property(CACHE": (
+        f"set(D build CACHE PATH x)\nset_property(CACHE D PROPERTY VALUE {SOURCE}/src/pkg/sub)\n"
+        "file(COPY fixes/auth.py DESTINATION $CACHE{D})\n",
+        f"file(…) writes '{SOURCE}/src/pkg/sub', which may be outside the build tree",
+    ),
     "a program set by cmake_path": (
         f"cmake_path(SET P {SOURCE}/fixes/cp.sh)\nexecute_process(COMMAND ${{P}})\n",
         "execute_process(…) runs a program given '${P}', which cmake_path(…) at CMakeLists.txt line 3",
