@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import Command
 from k3diff.provenance.cmakenames import in_source_tree
-from k3diff.provenance.cmakeunread import unread_as, unread_names
+from k3diff.provenance.cmakeunread import unread_as, unread_names, unread_reference
 
 WORD_CAP = 1 << 16
 """Characters one expanded argument may reach."""
@@ -39,6 +39,14 @@ _REFERENCE = re.compile(r"\$(?:CACHE|(ENV))?\{([A-Za-z0-9_.+/-]+)\}")
 …)``'s, the project's own, else the builder's, left as written); a name may hold ``/``
 (review75a: ``set(a/b ${CMAKE_SOURCE_DIR}/src/pkg/sub)`` then ``${a/b}`` wrote there)."""
 _DEFINERS = frozenset({"function", "macro"})
+_SEARCHED = frozenset(
+    {"ENV{PATH}", "CMAKE_PROGRAM_PATH", "CMAKE_PREFIX_PATH", "CMAKE_FIND_ROOT_PATH"}
+    | {"CMAKE_SYSTEM_PROGRAM_PATH", "CMAKE_SYSTEM_PREFIX_PATH", "CMAKE_SYSROOT"}
+    | {"ENV{CMAKE_PROGRAM_PATH}", "ENV{CMAKE_PREFIX_PATH}", "CMAKE_APPBUNDLE_PATH"}
+)
+"""Places ``find_program()`` searches that a project may set (review75a: ``list(APPEND
+CMAKE_PROGRAM_PATH ${CMAKE_SOURCE_DIR}/fixes)``, or ``set(ENV{PATH} …)``, then
+``find_program(P cp.sh)`` found the project's script, which wrote the fix, exit 0)."""
 _IN = frozenset({"LISTS", "ITEMS", "ZIP_LISTS"})
 Args = tuple[str, ...]
 _LISTED = {"APPEND": 2, "PREPEND": 2, "INSERT": 3}
@@ -108,26 +116,39 @@ def project_values(
 def _found_programs(every: list[Command], values: Values, searching: set[str]) -> frozenset[str]:
     """The variables only ``find_program()`` sets (none of `searching`), given no place of
     the project (`_in_project`: its names, ``PATHS`` and ``HINTS``, their variables replaced
-    by `values`' words; past the budget, read as one)."""
+    by `values`' words; past the budget, read as one), where no `_SEARCHED` variable may
+    name one either."""
     expander, found = Expander(values), set()
+    try:
+        paths = [expander.word(w) for k in sorted(_SEARCHED) for w in values.words.get(k, ())]
+    except OverBudget:
+        paths = [".."]
+    if any(_in_project(w, values) for w in paths) or any(k in values.unread for k in _SEARCHED):
+        return frozenset()
     for command in (c for c in every if c.name == "find_program" and c.args):
         try:
             args = expander.command(command).args
         except OverBudget:
             args = ("..",)
         doc = {i + 1 for i, a in enumerate(args) if a == "DOC"}  # its text, not a place
-        if any(_in_project(a, values.entries) for i, a in enumerate(args) if i not in doc):
+        if any(_in_project(a, values) for i, a in enumerate(args) if i not in doc):
             searching.add(command.args[0])
         found.add(command.args[0])
     return frozenset(found - searching)
 
 
-def _in_project(word: str, entries: frozenset[str]) -> bool:
-    """Whether `word` may name a place of the project: under a source directory's variable,
-    up (``..``), a relative path of more than one part, or a name at its top (``fixes``)."""
-    if in_source_tree(word) or ".." in word.split("/") or word in entries:
+def _in_project(word: str, values: Values) -> bool:
+    """Whether `word`, or a piece of it between ``:`` or ``;`` (a search path), may name a
+    place of the project: under a source directory's variable, up (``..``), a relative path
+    of more than one part, a name at its top (``fixes``), or under a value not evaluated."""
+    if unread_reference((word,), values.unread) is not None:
         return True
-    return "/" in word and not word.startswith(("$", "/"))
+    for piece in re.split("[:;]", word):
+        if in_source_tree(piece) or ".." in piece.split("/") or piece in values.entries:
+            return True
+        if "/" in piece and not piece.startswith(("$", "/")):
+            return True
+    return False
 
 
 def _named(command: Command, parameters: tuple[str, ...] | None) -> list[tuple[str, Args]]:

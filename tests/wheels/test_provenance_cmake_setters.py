@@ -121,6 +121,21 @@ SHAPES = {
         "find_program(P cp.sh PATHS fixes NO_DEFAULT_PATH)\nexecute_process(COMMAND ${P})\n",
         "runs a program given '${P}', which find_program(…) at CMakeLists.txt line 3",
     ),
+    "a program found on a PATH set": (
+        f'set(ENV{{PATH}} "{SOURCE}/fixes:$ENV{{PATH}}")\nfind_program(P cp.sh)\n'
+        "execute_process(COMMAND ${P})\n",
+        "runs a program given '${P}', which find_program(…) at CMakeLists.txt line 4",
+    ),
+    "a program found on CMAKE_PROGRAM_PATH": (
+        f"list(APPEND CMAKE_PROGRAM_PATH {SOURCE}/fixes)\nfind_program(P cp.sh)\n"
+        "execute_process(COMMAND ${P})\n",
+        "runs a program given '${P}', which find_program(…) at CMakeLists.txt line 4",
+    ),
+    "a program found under a value not evaluated": (
+        "execute_process(COMMAND pwd OUTPUT_VARIABLE R OUTPUT_STRIP_TRAILING_WHITESPACE)\n"
+        "find_program(P cp.sh PATHS ${R}/fixes NO_DEFAULT_PATH)\nexecute_process(COMMAND ${P})\n",
+        "runs a program given '${P}', which find_program(…) at CMakeLists.txt line 4",
+    ),
     "a program set over find_program": (
         f"find_program(P true)\nset(P {SOURCE}/fixes/cp.sh)\nexecute_process(COMMAND ${{P}})\n",
         f"execute_process(…) runs a program given '{SOURCE}/fixes/cp.sh', outside the build tree",
