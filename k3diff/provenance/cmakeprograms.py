@@ -95,8 +95,10 @@ def program_writes(command: Command, top: bool, values: Values) -> str | None:
         if keyword not in _READ and keyword not in _OUT_NAMES and arg != keyword:
             given += [] if found and found[1] in values.programs else [arg]
         previous = arg
-    given = [word for word in given if word not in inputs]  # a step's input, as below
-    if (why := unread_reference(tuple(given), values.unread)) is not None:
+    read = tuple(word for word in given if word in inputs)  # a step's input, as below
+    given = [word for word in given if word not in inputs]
+    why = unread_reference(tuple(given), values.unread)
+    if (why := why or unread_reference(read, values.unread, values.globbed)) is not None:
         # cmake75: cmake_path(SET D …) then ${CMAKE_COMMAND} -E copy fixes/auth.py ${D}
         return f"{command.name}(…) runs a program given {why}, not evaluated"
     shown = f"{command.name}(…) runs a program"

@@ -118,11 +118,43 @@ def unread_as(variable: str, unread: Mapping[str, str]) -> str | None:
     return unread.get(head[:_PREFIX_CAP] + _LONG) if len(head) > _PREFIX_CAP else None
 
 
-def unread_reference(words: tuple[str, ...], unread: Mapping[str, str]) -> str | None:
-    """Why a write or a program given `words` depends on a variable of `unread`:
-    ``'${D}', which cmake_path(…) at CMakeLists.txt line 3 sets``; None where none does."""
+def unread_reference(
+    words: tuple[str, ...], unread: Mapping[str, str], but: frozenset[str] = frozenset()
+) -> str | None:
+    """Why a write or a program given `words` depends on a variable of `unread` (not one of
+    `but`): ``'${D}', which cmake_path(…) at CMakeLists.txt line 3 sets``; None where none
+    does."""
     for word in words:
         for reference in _REFERENCE.finditer(word):
+            if reference[1] in but:
+                continue
             if (shown := unread_as(reference[1], unread)) is not None:
                 return f"{reference[0]!r}, which {shown} sets"
     return None
+
+
+_GLOBS = frozenset({"GLOB", "GLOB_RECURSE"})
+_GLOB_WORDS = frozenset({"LIST_DIRECTORIES", "true", "false", "CONFIGURE_DEPENDS"})
+_GLOB_WORDS |= {"FOLLOW_SYMLINKS"}
+_PYTHON = (".py", ".pyi", ".pyw", ".pyc", ".pyo", ".pth")
+
+
+def globbed_inputs(command: Command) -> bool:
+    """Whether `command` is a ``file(GLOB|GLOB_RECURSE V …)`` each of whose patterns ends in
+    a literal suffix other than Python's (``${CMAKE_CURRENT_SOURCE_DIR}/*.pyx``): its files,
+    named as a build step's ``DEPENDS``, are read as that step's inputs (review75a: the
+    step's other values not evaluated, ``cmake_path(SET D …/src/pkg/sub/auth.py)`` named in
+    ``DEPENDS ${D}`` too, stop it; its ``-E copy … ${D}`` wrote the fix, exit 0)."""
+    args = command.args
+    if command.name != "file" or not args or args[0] not in _GLOBS or len(args) < 3:
+        return False
+    patterns, skip = [], False
+    for arg in args[2:]:
+        if not skip and arg not in _GLOB_WORDS and arg != "RELATIVE":
+            patterns.append(arg)
+        skip = arg == "RELATIVE"
+    suffixes = [p.rpartition("/")[2].rpartition(".") for p in patterns]
+    return bool(patterns) and all(
+        dot and suffix and not set(suffix) & set('$;*?[]\\{}<>@"') and f".{suffix}" not in _PYTHON
+        for _, dot, suffix in suffixes
+    )

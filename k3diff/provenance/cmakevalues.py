@@ -27,7 +27,12 @@ from dataclasses import dataclass, field, replace
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import Command
 from k3diff.provenance.cmakenames import in_source_tree
-from k3diff.provenance.cmakeunread import unread_as, unread_names, unread_reference
+from k3diff.provenance.cmakeunread import (
+    globbed_inputs,
+    unread_as,
+    unread_names,
+    unread_reference,
+)
 
 WORD_CAP = 1 << 16
 """Characters one expanded argument may reach."""
@@ -68,6 +73,9 @@ class Values:
     """Each variable a command k3diff does not evaluate sets (`unread_names`), and the first
     such command (``cmake_path(…) at CMakeLists.txt line 3``): its references are kept as
     written, never replaced by the words another command gives it."""
+    globbed: frozenset[str] = frozenset()
+    """The variables of `unread` only ``file(GLOB …)`` of files named as other than Python's
+    sets (`globbed_inputs`), read as a build step's inputs where its ``DEPENDS`` names them."""
     programs: frozenset[str] = frozenset()
     """The variables of `unread` only ``find_program()`` sets, searching no place of the
     project: a build step running one as its program (``COMMAND ${CYTHON} …``) runs a
@@ -88,12 +96,14 @@ def project_values(
     every = [command for commands in parsed.values() for command in commands]
     unread: dict[str, str] = {}
     searching: set[str] = set()  # set otherwise than by a find_program() of no project place
+    other: set[str] = set()  # set otherwise than by a file(GLOB) of no Python file
     for path, commands in parsed.items():
         for command in commands:
             for variable in unread_names(command):
                 shown = f"{shortened(command.name, 100)}(…) at {path} line {command.line}"
                 unread.setdefault(variable, shown)
                 searching |= {variable} if command.name != "find_program" else set()
+                other |= {variable} if not globbed_inputs(command) else set()
     every += [Command("set", words, False, 0, True) for words in _defines(document or {})]
     defined = {c.args[0].lower(): c.args[1:] for c in every if c.name in _DEFINERS and c.args}
     words: dict[str, dict[str, None]] = {}
@@ -110,7 +120,8 @@ def project_values(
     programs = _found_programs(every, values, searching)
     # review75a: set(P ${CMAKE_SOURCE_DIR}/fixes/cp.sh) over find_program(P …) ran the script
     kept = {k: tuple(v) for k, v in words.items() if k in programs}
-    return replace(values, words=known | kept, programs=programs)
+    globbed = frozenset(unread) - other - set(words)  # not one set() may give words too
+    return replace(values, words=known | kept, programs=programs, globbed=globbed)
 
 
 def _found_programs(every: list[Command], values: Values, searching: set[str]) -> frozenset[str]:

@@ -136,6 +136,16 @@ SHAPES = {
         "find_program(P cp.sh PATHS ${R}/fixes NO_DEFAULT_PATH)\nexecute_process(COMMAND ${P})\n",
         "runs a program given '${P}', which find_program(…) at CMakeLists.txt line 4",
     ),
+    "a target named in DEPENDS": (
+        f"cmake_path(SET D {SOURCE}/src/pkg/sub/auth.py)\ncmake_path(SET F {SOURCE}/fixes/auth.py)\n"
+        "add_custom_target(fix ALL COMMAND ${CMAKE_COMMAND} -E copy ${F} ${D} DEPENDS ${F} ${D})\n",
+        "add_custom_target(…) runs a program given '${F}', which cmake_path(…) at CMakeLists.txt line 4",
+    ),
+    "a target globbed and named in DEPENDS": (
+        f"file(GLOB D {SOURCE}/src/pkg/sub/auth.py)\nfile(GLOB F {SOURCE}/fixes/*.py)\n"
+        "add_custom_target(fix ALL COMMAND ${CMAKE_COMMAND} -E copy ${F} ${D} DEPENDS ${F} ${D})\n",
+        "add_custom_target(…) runs a program given '${F}', which file(…) at CMakeLists.txt line 4",
+    ),
     "a program set over find_program": (
         f"find_program(P true)\nset(P {SOURCE}/fixes/cp.sh)\nexecute_process(COMMAND ${{P}})\n",
         f"execute_process(…) runs a program given '{SOURCE}/fixes/cp.sh', outside the build tree",
@@ -163,8 +173,9 @@ def test_cmake_itself_puts_the_fix_in_the_package(tmp_path: Path, case: str) -> 
     """CMake, configuring the project in its directory as scikit-build-core does, puts the
     fix at ``src/pkg/sub/auth.py``, which the wheel then ships."""
     more = {"fixes/cp.sh": SCRIPT, "src/pkg/sub/x.cmake": b""}
+    built = "DEPENDS" in case  # a build step: it runs when the build does
 
-    assert configured(tmp_path, SHAPES[case][0], more) == SAFE
+    assert configured(tmp_path, SHAPES[case][0], more, built=built) == SAFE
 
 
 USED = {
