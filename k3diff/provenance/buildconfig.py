@@ -33,6 +33,7 @@ its directories are read relative to it.
 
 from __future__ import annotations
 
+import ast
 import bisect
 import functools
 import tomllib
@@ -40,12 +41,7 @@ from collections.abc import Callable, Collection, Mapping
 
 from k3diff.errors import SourceError
 from k3diff.escape import shortened
-from k3diff.provenance.cmakebackends import (
-    COMPONENT,
-    PY_BUILD_CMAKE,
-    imports_skbuild,
-    py_build_cmake_runs,
-)
+from k3diff.provenance.cmakebackends import other_cmake
 from k3diff.provenance.cmakeinstall import Unreadable, cmake_installs
 from k3diff.provenance.flitconfig import from_flit
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
@@ -231,20 +227,16 @@ def _other_cmake(
     setup_py: bytes | None,
     is_file: Callable[[str], bool],
 ) -> None:
-    """Stop (`SourceError`) where py-build-cmake or classic scikit-build builds the project
-    in `directory` and runs CMake, whose installs k3diff does not read (`cmakebackends`;
-    `is_file`: whether the project holds a file)."""
-    told = py_build_cmake_runs(document, is_file) if builder == repr(PY_BUILD_CMAKE) else None
-    if told is not None or builder == repr(COMPONENT):
-        told = f" ({directory}{told} may give it a cmake table)" if told else ""
-        what = f"{directory}pyproject.toml builds with py-build-cmake{told}, whose CMake"
-    elif builder is None and setup_py is not None:
-        if not imports_skbuild(parsed_setup_py(setup_py, directory + "setup.py")):
-            return
-        what = f"{directory}setup.py builds with scikit-build (skbuild), whose CMake"
-    else:
-        return
-    raise SourceError(f"{label}: {what} installs files into the wheel, not read: {_ADVICE}")
+    """Stop (`SourceError`) where another backend than scikit-build-core's own builds the
+    project in `directory` and runs CMake, whose installs k3diff does not read
+    (`cmakebackends`; `is_file`: whether the project holds a file)."""
+
+    def module() -> ast.Module | None:
+        return None if setup_py is None else parsed_setup_py(setup_py, directory + "setup.py")
+
+    what = other_cmake(directory, document, builder, module, is_file)
+    if what is not None:
+        raise SourceError(f"{label}: {what} installs files into the wheel, not read: {_ADVICE}")
 
 
 def cmake_installs_of(

@@ -16,7 +16,16 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Mapping
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
 PY_BUILD_CMAKE = "py_build_cmake.build"
+PLUGIN = "scikit_build_core.setuptools.build_meta"
+"""scikit-build-core's setuptools backend: its ``build_cmake`` step (a setuptools plugin,
+registered wherever scikit-build-core is installed, so under ``setuptools.build_meta`` too
+where ``[build-system] requires`` it) configures and installs the CMake of
+``setup(cmake_source_dir=…)`` into the wheel: review75a, a real build (scikit-build-core
+1.1.2) of ``install(FILES fixes/auth.py DESTINATION pkg/sub)`` shipped the fix, exit 0."""
 COMPONENT = "py_build_cmake.build_component"
 """py-build-cmake's backend building a wheel of what one CMake component installs, always."""
 _PLATFORMS = ("linux", "windows", "mac", "pyodide", "cross")
@@ -43,6 +52,42 @@ def py_build_cmake_runs(
     if any(isinstance(t, dict) and "cmake" in t for t in tables):
         return ""
     return next((name for name in _LOCAL if is_file(name)), None)
+
+
+def other_cmake(
+    directory: str,
+    document: Mapping[str, object],
+    builder: str | None,
+    setup_py: Callable[[], ast.Module | None],
+    is_file: Callable[[str], bool],
+) -> str | None:
+    """What runs CMake building the project in `directory` (its ``pyproject.toml``
+    `document`, its backend `builder` as `buildconfig` says it, None for setuptools; its
+    parsed ``setup.py``; `is_file`: whether it holds a file), other than scikit-build-core's
+    own backend: ``pyproject.toml builds with py-build-cmake, whose CMake``; or None."""
+    told = py_build_cmake_runs(document, is_file) if builder == repr(PY_BUILD_CMAKE) else None
+    if told is not None or builder == repr(COMPONENT):
+        told = f" ({directory}{told} may give it a cmake table)" if told else ""
+        return f"{directory}pyproject.toml builds with py-build-cmake{told}, whose CMake"
+    if builder == repr(PLUGIN) or (builder is None and _requires_plugin(document)):
+        return f"{directory}pyproject.toml builds with scikit-build-core's setuptools plugin, whose CMake"
+    if builder is None and imports_skbuild(setup_py()):
+        return f"{directory}setup.py builds with scikit-build (skbuild), whose CMake"
+    return None
+
+
+def _requires_plugin(document: Mapping[str, object]) -> bool:
+    """Whether `document`'s ``[build-system] requires`` names scikit-build-core."""
+    system = document.get("build-system")
+    requires = system.get("requires") if isinstance(system, dict) else None
+    for requirement in requires if isinstance(requires, list) else ():
+        try:
+            name = Requirement(requirement).name if isinstance(requirement, str) else ""
+        except InvalidRequirement:
+            continue  # no build installs it
+        if canonicalize_name(name) == "scikit-build-core":
+            return True
+    return False
 
 
 def imports_skbuild(module: ast.Module | None) -> bool:

@@ -238,3 +238,25 @@ def test_py_build_cmake_for_pyodide_or_a_component_stops_the_check(
 
 def test_py_build_cmake_with_other_files_but_no_settings_still_checks(tmp_path: Path) -> None:
     _passes_with(tmp_path / "a", PY_BUILD_CMAKE, **{"py-build-cmake.toml": b"[cmake]\n"})
+
+
+PLUGIN_SETUP = b'from setuptools import setup\nsetup(packages=["pkg", "pkg.sub"], '
+PLUGIN_SETUP += b'package_dir={"": "src"}, cmake_source_dir=".")\n'
+
+
+@pytest.mark.parametrize(
+    "backend", [b"scikit_build_core.setuptools.build_meta", b"setuptools.build_meta"]
+)
+def test_scikit_build_core_setuptools_plugin_stops_the_check(
+    tmp_path: Path, backend: bytes
+) -> None:
+    """scikit-build-core's setuptools plugin (its backend, or setuptools' where the build
+    requires scikit-build-core, which registers it) installs the CMake of
+    ``cmake_source_dir`` into the wheel: a real build shipped ``install(FILES …)``'s fix."""
+    pyproject = b'[build-system]\nrequires = ["scikit-build-core>=0.10", "setuptools"]\n'
+    pyproject += b'build-backend = "' + backend + b'"\n\n[project]\nname = "pkg"\nversion = "1.0"\n'
+    repo = _repo(tmp_path, pyproject, CMAKE, **{"setup.py": PLUGIN_SETUP})
+
+    said = _stopped_at(tmp_path, repo, REVERTED)
+
+    assert "pyproject.toml builds with scikit-build-core's setuptools plugin, whose CMake" in said
