@@ -1,6 +1,8 @@
-"""Build backends other than scikit-build-core whose CMake installs files into the wheel:
-py-build-cmake (``build-backend = "py_build_cmake.build"`` with a ``cmake`` table) and classic
-scikit-build (a ``setup.py`` importing ``skbuild``, which setuptools runs).
+"""Build backends other than scikit-build-core's own whose CMake installs files into the wheel:
+py-build-cmake (``build-backend = "py_build_cmake.build"`` with a ``cmake`` table, or its
+settings files, or ``py_build_cmake.build_component``), scikit-build-core's setuptools plugin
+(`PLUGIN`) and classic scikit-build (a ``setup.py`` importing ``skbuild``, which setuptools
+runs).
 
 Each runs ``cmake --install`` into the wheel's staging directory after (py-build-cmake:
 ``copy_pkg_source_to``, then ``cmaker.install()``) or beside the package's own files, so a file
