@@ -33,6 +33,7 @@ its directories are read relative to it.
 
 from __future__ import annotations
 
+import ast
 import bisect
 import functools
 import tomllib
@@ -40,7 +41,7 @@ from collections.abc import Callable, Collection, Mapping
 
 from k3diff.errors import SourceError
 from k3diff.escape import shortened
-from k3diff.provenance.cmakebackends import PY_BUILD_CMAKE, imports_skbuild, py_build_cmake_runs
+from k3diff.provenance.cmakebackends import other_cmake
 from k3diff.provenance.cmakeinstall import Unreadable, cmake_installs
 from k3diff.provenance.flitconfig import from_flit
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
@@ -122,12 +123,13 @@ def read_package_dirs(
             found.append(stated)
     setuptools = one(found)
     builder = _builder(document)
-    _other_cmake(git.label, directory, document, builder, contents.get("setup.py"))
-    if builder is None:
-        return placed(setuptools, directory)
 
     def is_file(path: str) -> bool:
         return directory + path in tree or directory + path in links
+
+    _other_cmake(git.label, directory, document, builder, contents.get("setup.py"), is_file)
+    if builder is None:
+        return placed(setuptools, directory)
 
     @functools.cache
     def ordered() -> list[str]:
@@ -224,24 +226,22 @@ def _other_cmake(
     document: Mapping[str, object],
     builder: str | None,
     setup_py: bytes | None,
+    is_file: Callable[[str], bool],
 ) -> None:
-    """Stop (`SourceError`) where py-build-cmake, classic scikit-build or a ``setup.py`` of
-    its own (`setuppycmake`) builds the project in `directory` and runs CMake, whose installs
-    k3diff does not read (`cmakebackends`)."""
-    if builder == repr(PY_BUILD_CMAKE) and py_build_cmake_runs(document):
-        what = f"{directory}pyproject.toml builds with py-build-cmake, whose CMake"
-    elif builder is None and setup_py is not None:
-        module = parsed_setup_py(setup_py, directory + "setup.py")
-        line = cmake_line(module)
-        if imports_skbuild(module):
-            what = f"{directory}setup.py builds with scikit-build (skbuild), whose CMake"
-        elif line is not None:
-            what = f"{directory}setup.py runs CMake (line {line}), whose CMake"
-        else:
-            return
-    else:
-        return
-    raise SourceError(f"{label}: {what} installs files into the wheel, not read: {_ADVICE}")
+    """Stop (`SourceError`) where another backend than scikit-build-core's own builds the
+    project in `directory` and runs CMake (`cmakebackends`), or its ``setup.py`` runs CMake
+    itself (`setuppycmake`): k3diff does not read what that CMake installs (`is_file`:
+    whether the project holds a file)."""
+
+    def module() -> ast.Module | None:
+        return None if setup_py is None else parsed_setup_py(setup_py, directory + "setup.py")
+
+    what = other_cmake(directory, document, builder, module, is_file)
+    line = cmake_line(module()) if what is None and builder is None else None
+    if line is not None:
+        what = f"{directory}setup.py runs CMake (line {line}), whose CMake"
+    if what is not None:
+        raise SourceError(f"{label}: {what} installs files into the wheel, not read: {_ADVICE}")
 
 
 def cmake_installs_of(

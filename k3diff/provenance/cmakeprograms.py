@@ -57,6 +57,8 @@ _KEYWORDS = frozenset(
 _OUT_NAMES = frozenset({"RESULT_VARIABLE", "RESULTS_VARIABLE", "OUTPUT_VARIABLE"})
 _OUT_NAMES |= {"ERROR_VARIABLE", "TARGET", "JOB_POOL", "TIMEOUT", "ENCODING", "COMMAND_ECHO"}
 """Keywords whose values name a variable, a target or a setting, never a place."""
+_ONE = re.compile(r"\$\{([A-Za-z0-9_.+/-]+)\}")
+"""A word that is one reference (a step's program, ``${CYTHON}``)."""
 
 
 def program_writes(command: Command, top: bool, values: Values) -> str | None:
@@ -89,11 +91,14 @@ def program_writes(command: Command, top: bool, values: Values) -> str | None:
             inputs |= {arg, f"${{CMAKE_CURRENT_SOURCE_DIR}}/{arg}"}
         elif keyword not in _READ:
             words.append(arg)
-        if keyword not in _READ and keyword not in _OUT_NAMES and previous != "COMMAND":
-            given += [arg] if arg != keyword else []
+        found = previous == "COMMAND" and _ONE.fullmatch(arg)  # the program itself
+        if keyword not in _READ and keyword not in _OUT_NAMES and arg != keyword:
+            given += [] if found and found[1] in values.programs else [arg]
         previous = arg
-    given = [word for word in given if word not in inputs]  # a step's input, as below
-    if (why := unread_reference(tuple(given), values.unread)) is not None:
+    read = tuple(word for word in given if word in inputs)  # a step's input, as below
+    given = [word for word in given if word not in inputs]
+    why = unread_reference(tuple(given), values.unread)
+    if (why := why or unread_reference(read, values.unread, values.globbed)) is not None:
         # cmake75: cmake_path(SET D …) then ${CMAKE_COMMAND} -E copy fixes/auth.py ${D}
         return f"{command.name}(…) runs a program given {why}, not evaluated"
     shown = f"{command.name}(…) runs a program"

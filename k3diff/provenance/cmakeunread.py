@@ -10,7 +10,11 @@ scikit-build-core does before copying the packages' files), while k3diff read ``
 place under a variable it does not read and compared the old file: a wheel reverting to it
 matched, exit 0 (cmake75). Such a value is not computed here (CMake's own string, path and
 regex rules, and the machine's files, decide it): a write's target, or a program's word or
-directory, holding a reference to one of these variables stops the check.
+directory, holding a reference to one of these variables stops the check. So do the values
+``list(GET|JOIN|POP_FRONT|TRANSFORM …)``, ``cmake_parse_arguments()``, ``get_…property()``,
+``separate_arguments()``, ``include(… RESULT_VARIABLE …)`` and a regular expression's match
+(``${CMAKE_MATCH_1}``) give: each reached the package's directory in a real configure while
+k3diff read it as another variable's, exit 0 (review75a).
 """
 
 from __future__ import annotations
@@ -41,11 +45,33 @@ _PATH_SET = frozenset(
 ``OUTPUT_VARIABLE`` instead)."""
 _FINDERS = frozenset({"find_file", "find_path", "find_program", "find_library"})
 _OUTPUTS = frozenset({"OUTPUT_VARIABLE", "ERROR_VARIABLE", "RESULT_VARIABLE", "PROGRAM_ARGS"})
-_REFERENCE = re.compile(r"\$(?:CACHE)?\{([A-Za-z0-9_.+-]+)\}")
+"""Keywords naming a variable set (``include(… RESULT_VARIABLE R)``: the file's full path,
+review75a: ``src/pkg/sub/x.cmake``'s directory took the fix in a real configure, exit 0)."""
+_LIST_OUT = {"GET": -1, "JOIN": -1, "SUBLIST": -1, "FIND": -1, "LENGTH": -1, "TRANSFORM": 1}
+"""``list()`` subcommands and the index of the variable each sets (``TRANSFORM``: its list,
+or its ``OUTPUT_VARIABLE``; ``POP_BACK`` and ``POP_FRONT``: every one after the list)."""
+_FIRST = frozenset(
+    {"get_property", "get_directory_property", "get_target_property", "get_cmake_property"}
+    | {"get_source_file_property", "get_test_property", "separate_arguments", "site_name"}
+)
+"""Commands setting their first argument: a property (``get_directory_property(D
+SOURCE_DIR)``: the project's directory), a command line split, the host's name."""
+_MATCHES = (*(f"CMAKE_MATCH_{n}" for n in range(10)), "CMAKE_MATCH_COUNT")
+"""What a regular expression's match sets (``string(REGEX …)``, ``if(… MATCHES …)``)."""
+_PARSED = "_*"
+"""A key of `unread` ending so stands for every variable its prefix and ``_`` start:
+``cmake_parse_arguments(ARG …)`` sets ``ARG_DEST`` …, whose keywords a variable may hold."""
+_PREFIX_CAP = 64
+"""Characters of such a prefix looked up; a longer one (``_LONG``) stands for every name its
+first ones start (each lookup then takes a bounded time, whatever a hostile name's length)."""
+_LONG = "*"
+_REFERENCE = re.compile(r"\$(?:CACHE)?\{([A-Za-z0-9_.+/-]+)\}")
+"""A reference (CMake's names may hold ``/``: review75a, ``${a/b}``)."""
 
 
 def unread_names(command: Command) -> tuple[str, ...]:
-    """The variables `command` sets to a value k3diff does not evaluate."""
+    """The variables `command` sets to a value k3diff does not evaluate (a name ending in
+    `_PARSED`: each its prefix starts)."""
     name, args = command.name, command.args
     sub = args[0].upper() if args else ""
     at: int | None = None
@@ -61,17 +87,74 @@ def unread_names(command: Command) -> tuple[str, ...]:
         at = 1
     elif name == "cmake_path" and args:
         at = -1
+    elif name == "list":
+        at = _LIST_OUT.get(sub)
+    elif name in _FIRST or (name == "math" and sub == "EXPR"):
+        at = 1 if name == "math" else 0
     found = [args[at]] if at is not None and -len(args) <= at < len(args) else []
-    if name in {"execute_process", "cmake_path", "get_filename_component"}:
+    if name in {"execute_process", "cmake_path", "get_filename_component", "list", "include"}:
         found += [args[i + 1] for i, a in enumerate(args[:-1]) if a in _OUTPUTS]
+    if name == "list" and sub in {"POP_BACK", "POP_FRONT"}:
+        found += args[2:]  # review75a: list(POP_FRONT L D) gave D a word of L's, unread
+    if name == "cmake_parse_arguments" and len(args) > (2 if sub == "PARSE_ARGV" else 0):
+        prefix = args[2 if sub == "PARSE_ARGV" else 0]  # review75a: ${ARG_DEST} wrote there
+        short = len(prefix) <= _PREFIX_CAP
+        found.append(prefix + _PARSED if short else prefix[:_PREFIX_CAP] + _LONG)
+    if "REGEX" in args or "MATCHES" in args:
+        found += _MATCHES  # review75a: ${CMAKE_MATCH_1} named the package's directory
     return tuple(found)
 
 
-def unread_reference(words: tuple[str, ...], unread: Mapping[str, str]) -> str | None:
-    """Why a write or a program given `words` depends on a variable of `unread`:
-    ``'${D}', which cmake_path(…) at CMakeLists.txt line 3 sets``; None where none does."""
+def unread_as(variable: str, unread: Mapping[str, str]) -> str | None:
+    """The command `unread` says sets `variable` (by its name, or by a prefix of it and
+    ``_`` where `_PARSED` ends a key, or its first `_PREFIX_CAP` characters `_LONG`), or
+    None."""
+    if variable in unread:
+        return unread[variable]
+    head = variable[: _PREFIX_CAP + 1]
+    for at, char in enumerate(head):
+        if char == "_" and (shown := unread.get(head[:at] + _PARSED)) is not None:
+            return shown
+    return unread.get(head[:_PREFIX_CAP] + _LONG) if len(head) > _PREFIX_CAP else None
+
+
+def unread_reference(
+    words: tuple[str, ...], unread: Mapping[str, str], but: frozenset[str] = frozenset()
+) -> str | None:
+    """Why a write or a program given `words` depends on a variable of `unread` (not one of
+    `but`): ``'${D}', which cmake_path(…) at CMakeLists.txt line 3 sets``; None where none
+    does."""
     for word in words:
         for reference in _REFERENCE.finditer(word):
-            if reference[1] in unread:
-                return f"{reference[0]!r}, which {unread[reference[1]]} sets"
+            if reference[1] in but:
+                continue
+            if (shown := unread_as(reference[1], unread)) is not None:
+                return f"{reference[0]!r}, which {shown} sets"
     return None
+
+
+_GLOBS = frozenset({"GLOB", "GLOB_RECURSE"})
+_GLOB_WORDS = frozenset({"LIST_DIRECTORIES", "true", "false", "CONFIGURE_DEPENDS"})
+_GLOB_WORDS |= {"FOLLOW_SYMLINKS"}
+_PYTHON = (".py", ".pyi", ".pyw", ".pyc", ".pyo", ".pth")
+
+
+def globbed_inputs(command: Command) -> bool:
+    """Whether `command` is a ``file(GLOB|GLOB_RECURSE V …)`` each of whose patterns ends in
+    a literal suffix other than Python's (``${CMAKE_CURRENT_SOURCE_DIR}/*.pyx``): its files,
+    named as a build step's ``DEPENDS``, are read as that step's inputs (review75a: the
+    step's other values not evaluated, ``cmake_path(SET D …/src/pkg/sub/auth.py)`` named in
+    ``DEPENDS ${D}`` too, stop it; its ``-E copy … ${D}`` wrote the fix, exit 0)."""
+    args = command.args
+    if command.name != "file" or not args or args[0] not in _GLOBS or len(args) < 3:
+        return False
+    patterns, skip = [], False
+    for arg in args[2:]:
+        if not skip and arg not in _GLOB_WORDS and arg != "RELATIVE":
+            patterns.append(arg)
+        skip = arg == "RELATIVE"
+    suffixes = [p.rpartition("/")[2].rpartition(".") for p in patterns]
+    return bool(patterns) and all(
+        dot and suffix and not set(suffix) & set('$;*?[]\\{}<>@"') and f".{suffix}" not in _PYTHON
+        for _, dot, suffix in suffixes
+    )

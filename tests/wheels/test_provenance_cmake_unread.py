@@ -82,28 +82,34 @@ def test_a_write_where_an_unevaluated_value_decides_stops_the_check(
 def test_cmake_itself_writes_the_fix(tmp_path: Path, case: str) -> None:
     """CMake, configuring the project in its directory as scikit-build-core does, puts the
     fix at ``src/pkg/sub/auth.py``, which the wheel then ships."""
+    built = case == "a program given a path"  # a build step: it runs when the build does
+
+    assert configured(tmp_path, UNREAD[case], built=built) == SAFE
+
+
+def configured(
+    tmp_path: Path, cmake: str, more: dict[str, bytes] | None = None, *, built: bool = False
+) -> bytes:
+    """``src/pkg/sub/auth.py`` after CMake configures (and, where `built`, builds) a project
+    of the package's old file, ``fixes/auth.py`` newer (``file(COPY)`` copies only a file of
+    another timestamp), `more` files (executable) and `cmake` after `TOP`, in its directory."""
     project = tmp_path / "project"
     (project / "src/pkg/sub").mkdir(parents=True)
     (project / "fixes").mkdir()
     (project / "src/pkg/sub/auth.py").write_bytes(OLD)
     (project / "fixes/auth.py").write_bytes(SAFE)
+    for name, data in (more or {}).items():
+        (project / name).write_bytes(data)
+        (project / name).chmod(0o755)
     os.utime(project / "src/pkg/sub/auth.py", (1_000_000_000, 1_000_000_000))
     top = TOP.replace(b"LANGUAGES CXX", b"LANGUAGES NONE")
-    (project / "CMakeLists.txt").write_bytes(top + UNREAD[case].encode())
-
-    subprocess.run(
-        ["cmake", "-S", ".", "-B", str(tmp_path / "build")],
-        cwd=project,
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
-    if case == "a program given a path":  # a build step: it runs when the build does
-        subprocess.run(
-            ["cmake", "--build", str(tmp_path / "build")], check=True, capture_output=True
-        )
-
-    assert (project / "src/pkg/sub/auth.py").read_bytes() == SAFE
+    (project / "CMakeLists.txt").write_bytes(top + cmake.encode())
+    build = ["cmake", "-S", ".", "-B", str(tmp_path / "build")]
+    subprocess.run(build, cwd=project, check=True, capture_output=True, timeout=120)
+    if built:
+        build = ["cmake", "--build", str(tmp_path / "build")]
+        subprocess.run(build, check=True, capture_output=True, timeout=120)
+    return (project / "src/pkg/sub/auth.py").read_bytes()
 
 
 USED = {
