@@ -21,9 +21,6 @@ import re
 from email.message import EmailMessage
 from functools import lru_cache
 
-from k3diff.wheel import rstchild
-from k3diff.wheel.rstchild import UNFINISHED
-
 RENDER_LIMIT = 128 << 10
 """Most characters of reStructuredText rendered: a 100 KiB README with its changelog costs the
 audit 0.5 s CPU; hostile text at this size up to the child's `RENDER_SECONDS` (docs/findings.md,
@@ -72,7 +69,9 @@ def description_problems(
     failure = render_failure(description, params)
     if failure is None:
         return []
-    if failure == UNFINISHED:
+    from k3diff.wheel import rstchild  # loaded by the render
+
+    if failure == rstchild.UNFINISHED:
         return [
             (
                 "description",
@@ -100,6 +99,8 @@ def render_failure(description: str, params: tuple[tuple[str, str], ...] = ()) -
     first docutils message, as twine check words it; None when it renders; `UNFINISHED` when
     docutils ran past k3diff's bounds (`rstchild`). A release set's wheels share their
     description: each is rendered once."""
+    from k3diff.wheel import rstchild  # json and subprocess: imported only to render
+
     answer = rstchild.render(description, params)
     if isinstance(answer, str):
         return answer
