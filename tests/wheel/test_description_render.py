@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from cli_support import run_k3diff
 
+from k3diff.wheel import rstchild
 from k3diff.wheel.description import RENDER_LIMIT
 from wheel.rawwheel import metadata, write_wheel
 from wheel.test_core_metadata import twine_refuses
@@ -28,6 +29,17 @@ REFUSED = {
     "blocks nested deeper than docutils recurses": (
         (RST,),
         "".join(" " * depth + "x\n\n" for depth in range(300)),
+    ),
+    # review75e: twine passes the type's parameters to readme_renderer, which takes `raw` and
+    # `stream` itself: twine check crashes (TypeError) on clean rst (k3diff passed it)
+    "clean rst, a content type parameter named raw": (
+        ("Description-Content-Type: text/x-rst; raw=1",),
+        "Demo\n====\n\nText.\n",
+    ),
+    # review75e: a folded field (a line break in the value) was an internal error (exit 2)
+    "clean rst, a folded content type": (
+        ("Description-Content-Type: text/x-rst;\n charset=UTF-8",),
+        "Demo\n====\n\nText.\n",
     ),
 }
 ACCEPTED = {
@@ -89,3 +101,19 @@ def test_a_description_past_the_render_cap_is_said_unchecked_a_warning(tmp_path:
     base = _wheel(tmp_path / "b", "1.0", (RST,), "Demo\n====\n")
     exit_code, report = wheels_json(base, patch)
     assert exit_code == 0 and "W631" in codes(report) and "W624" not in codes(report)
+
+
+def test_a_description_docutils_cannot_render_in_bounded_time_is_said_unchecked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # review75e: 4 KiB well under the cap: a substitution holding 1,000 references to another,
+    # used 20 times in one paragraph, took docutils 15 s CPU (each doubling of the uses 4x that;
+    # the merge rendered it in this process, unbounded). Rendered in a child under a CPU bound:
+    # past it, unchecked (A138), a warning
+    monkeypatch.setattr(rstchild, "RENDER_SECONDS", 1)
+    body = "|a| " * 20 + "\n\n.. |a| replace:: " + "|b| " * 1000 + "\n.. |b| replace:: x\n"
+    patch = _wheel(tmp_path / "p", "2.0", (RST,), body)
+    result = run_k3diff("audit", patch)
+    assert result.exit_code == 0, result.stdout
+    assert "A138" in result.stdout and "A122" not in result.stdout
+    assert "docutils did not render it within k3diff's 1 s CPU" in result.stdout
