@@ -74,3 +74,43 @@ def test_a_python_or_platform_added_is_still_one_sided(tmp_path: Path, added: st
     allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
     assert allowed.exit_code == 0, allowed.stderr
     assert "1 unpaired (allowed)" in allowed.stdout
+
+
+def test_a_pure_fallback_added_beside_platform_wheels_is_one_sided(tmp_path: Path) -> None:
+    """pip prefers a platform wheel to a platform-`any` one wherever both install: the added
+    py3-none-any is installed only where the base had no wheel."""
+    write(tmp_path / "base", "engine", "1.0", CP312, _engine("1.0", LIB))
+    write(tmp_path / "patch", "engine", "1.1", CP312, _engine("1.1", LIB))
+    write(tmp_path / "patch", "engine", "1.1", "py3-none-any", _SOLO)
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 0, allowed.stderr
+
+
+def test_a_wheel_replaced_by_an_unpaired_one_of_the_other_side_is_refused(
+    tmp_path: Path,
+) -> None:
+    """The base's py3 wheel dropped and a cp312 one added: CPython 3.12 installed the one and
+    installs the other, and nothing compared them (another project pairs)."""
+    write(tmp_path / "base", "engine", "1.0", CP312, _engine("1.0", LIB))
+    write(tmp_path / "patch", "engine", "1.1", CP312, _engine("1.1", LIB))
+    write(tmp_path / "base", "solo", "1.0", "py3-none-any", _SOLO)
+    write(tmp_path / "patch", "solo", "1.1", "cp312-none-any", _SOLO)
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 2
+    assert "base wheel base/solo-1.0-py3-none-any.whl is not one-sided" in allowed.stderr
+    assert (
+        "--base base/solo-1.0-py3-none-any.whl --patch patch/solo-1.1-cp312-none-any.whl"
+        in allowed.stderr
+    )
+
+
+def test_the_checks_are_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("k3diff.wheels.competing.MAX_CHECKS", 1)
+    write(tmp_path / "base", "solo", "1.0", "py3-none-any", _SOLO)
+    write(tmp_path / "patch", "solo", "1.1", "py3-none-any", _SOLO)
+    write(tmp_path / "patch", "solo", "1.1", "cp313-none-any", _SOLO)
+    write(tmp_path / "patch", "solo", "1.1", "cp314-none-any", _SOLO)
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 2
+    assert allowed.stderr.startswith("k3diff: error: patch: --allow-unpaired: project solo: ")
+    assert "over k3diff's cap of 1 checks" in allowed.stderr
