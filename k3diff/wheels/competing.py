@@ -61,7 +61,7 @@ def _one_python(left: Parts, right: Parts) -> bool:
     return False
 
 
-_LINUX = re.compile(r"^(manylinux|musllinux|linux)_(?:\d+_\d+_|1_|2010_|2014_)?(.+)$")
+_LINUX = re.compile(r"^(manylinux|musllinux|linux)(?:_\d+_\d+|1|2010|2014)?_(.+)$")
 _MACOS = re.compile(r"^macosx_\d+_\d+_(.+)$")
 _MAC_FAT = {
     "universal2": ("arm64", "x86_64"),

@@ -20,6 +20,11 @@ _SOLO = {"solo.py": b"pass\n"}
         ("py3-none-any", ["py3-none-any", "cp312-none-any"]),
         # A glibc 2.28 machine prefers manylinux_2_28 to manylinux_2_17.
         (CP312, [CP312, "cp312-cp312-manylinux_2_28_x86_64"]),
+        # The legacy alias manylinux2014 is glibc 2.17.
+        (
+            "cp312-cp312-manylinux2014_x86_64",
+            ["cp312-cp312-manylinux2014_x86_64", "cp312-cp312-manylinux_2_28_x86_64"],
+        ),
         # An abi3 wheel for 3.8 and later installs on 3.12 too.
         (CP312, [CP312, "cp38-abi3-manylinux_2_17_x86_64"]),
         # pip on a glibc Linux accepts linux_x86_64 too.
@@ -30,7 +35,7 @@ _SOLO = {"solo.py": b"pass\n"}
             ["cp312-cp312-macosx_11_0_arm64", "cp312-cp312-macosx_10_9_universal2"],
         ),
     ],
-    ids=["py3-and-cp312", "raised-glibc", "abi3", "linux", "universal2"],
+    ids=["py3-and-cp312", "raised-glibc", "manylinux2014", "abi3", "linux", "universal2"],
 )
 def test_an_unpaired_wheel_pip_may_install_instead_is_refused(
     tmp_path: Path, base_tag: str, patch_tags: list[str]
