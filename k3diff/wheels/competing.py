@@ -63,6 +63,8 @@ def _one_python(left: Parts, right: Parts) -> bool:
 
 _LINUX = re.compile(r"^(manylinux|musllinux|linux)(?:_\d+_\d+|1|2010|2014)?_(.+)$")
 _MACOS = re.compile(r"^macosx_\d+_\d+_(.+)$")
+_VERSIONED = re.compile(r"^(android|ios)_\d+(?:_\d+)?_(.+)$")
+"""Android's API level and iOS's version (PEP 738, PEP 730): a newer system takes older ones."""
 _MAC_FAT = {
     "universal2": ("arm64", "x86_64"),
     "universal": ("x86_64", "i386", "ppc64", "ppc"),
@@ -77,7 +79,7 @@ _MAC_FAT = {
 def _machines(platform: str) -> frozenset[str]:
     """The machines a platform value installs on, as far as its name tells: a glibc or musl
     Linux of its architecture (`linux_ARCH` either), a macOS of each architecture a fat binary
-    holds, else its own family."""
+    holds, an Android or iOS of its architecture, else its own family."""
     if (linux := _LINUX.match(platform)) is not None:
         libc, arch = linux.groups()
         libcs = {"manylinux": ("glibc",), "musllinux": ("musl",)}.get(libc, ("glibc", "musl"))
@@ -85,6 +87,8 @@ def _machines(platform: str) -> frozenset[str]:
     if (macos := _MACOS.match(platform)) is not None:
         arch = macos.group(1)
         return frozenset(f"macos_{a}" for a in _MAC_FAT.get(arch, (arch,)))
+    if (versioned := _VERSIONED.match(platform)) is not None:
+        return frozenset({"_".join(versioned.groups())})
     return frozenset({platform_family(platform)})
 
 

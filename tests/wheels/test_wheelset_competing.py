@@ -34,8 +34,21 @@ _SOLO = {"solo.py": b"pass\n"}
             "cp312-cp312-macosx_11_0_arm64",
             ["cp312-cp312-macosx_11_0_arm64", "cp312-cp312-macosx_10_9_universal2"],
         ),
+        # Android API level 24 takes wheels for 21 and for 24 (PEP 738).
+        (
+            "cp313-cp313-android_21_arm64_v8a",
+            ["cp313-cp313-android_21_arm64_v8a", "cp313-cp313-android_24_arm64_v8a"],
+        ),
     ],
-    ids=["py3-and-cp312", "raised-glibc", "manylinux2014", "abi3", "linux", "universal2"],
+    ids=[
+        "py3-and-cp312",
+        "raised-glibc",
+        "manylinux2014",
+        "abi3",
+        "linux",
+        "universal2",
+        "android",
+    ],
 )
 def test_an_unpaired_wheel_pip_may_install_instead_is_refused(
     tmp_path: Path, base_tag: str, patch_tags: list[str]
