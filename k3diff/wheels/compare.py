@@ -154,7 +154,7 @@ def compare_wheels(
         if options.explain and options.policy.allow_native_changes:  # review74a: renamed natives
             from k3diff.wheels.addednatives import added_native_findings
 
-            unsound += added_native_findings(entries, base, patch)
+            unsound += added_native_findings(entries, base, patch, patch_path.name)
         versions = (facts.base_identity.version, facts.patch_identity.version)
         surfaces = diff_surfaces(*checked.scans, entries, versions)
         sboms = checked.sboms
