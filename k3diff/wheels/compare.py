@@ -113,6 +113,11 @@ def compare_wheels(
         raw_compares(base, patch, readers if options.file_hash else None, head) as early,
         screened_heads(base, patch, None if head is None else head.heads) as heads,
     ):
+        if options.source is not None:  # holds75: a build setup not read stops before comparing
+            from k3diff.provenance.setupstop import stop_before_comparing
+
+            spec = options.source
+            stop_before_comparing(spec.repo, spec.commit, spec.commits, spec.prefix)
         facts = read_facts(base, patch)
         # RECORD is parsed once per wheel; the installability check reads the same parse.
         # Every name test once for the names both wheels share (equal by value).
