@@ -7,6 +7,10 @@ removed and one added, and passed (review74a, exit 0). Here an added ELF's needs
 against the removed native it replaces, paired in its folder by its name without auditwheel's
 8-hex hash and version parts or by its DT_SONAME so cut, else against the highest need of every
 base native (a new library needing more than anything the base needed raises the wheel's floor).
+A base with no ELF native at all (a pure wheel turned native) gives no need to compare against:
+the added ELF is judged, as `audit` judges it (A115), against what the patch's own tags promise
+(the glibc and libstdc++ of its manylinux tag, no glibc under musllinux), and one in a wheel
+whose tags name no Linux platform fails, as nothing about its needs was promised.
 An added ELF whose loader tables cannot be read fails as unchecked, as a changed one does. An
 added ELF whose RPATH/RUNPATH another party may plant a library in is W632
 (`k3diff.native.searchpaths`), as a changed one is."""
@@ -16,12 +20,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from k3diff.audit.platform import NativeNeeds, platform_findings
 from k3diff.errors import ArchiveError
 from k3diff.lazyre import lazy
 from k3diff.native.platform import ElfTap, PlatformNeeds, PlatformUnknown, version_key
 from k3diff.native.searchpaths import risky_search_paths
 from k3diff.output import first_few
 from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.filename import parse_wheel_filename
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheels.entry import EntryResult
 from k3diff.wheels.proof import Status
@@ -45,10 +51,11 @@ class _Read:
 
 
 def added_native_findings(
-    entries: Sequence[EntryResult], base: ZipArchive, patch: ZipArchive
+    entries: Sequence[EntryResult], base: ZipArchive, patch: ZipArchive, patch_name: str
 ) -> list[Finding]:
-    """W713 for each added ELF native whose needs rise over what it replaces (see above); W632
-    for each whose RPATH/RUNPATH is risky."""
+    """W713 for each added ELF native whose needs rise over what it replaces, or past what the
+    patch's tags (`patch_name`, its file name) promise when the base has no ELF (see above);
+    W632 for each whose RPATH/RUNPATH is risky."""
     added = [e for e in entries if e.kind is EntryKind.NATIVE and e.status is Status.ADDED]
     if not added:
         return []
@@ -80,7 +87,10 @@ def added_native_findings(
                 floor = [r for p in paths if (r := _needs(base, base_entries, p)) is not None]
             # an unreadable base native is left out: a lower floor only fails more
             readable = [old for old in floor if old.needs is not None]
-            finding = _judged(new.path, new.needs, readable, "any base native")
+            if floor:
+                finding = _judged(new.path, new.needs, readable, "any base native")
+            else:  # a pure base: nothing to compare, the patch's tags say what it may need
+                finding = _promised(new.path, new.needs, patch_name)
         if finding is not None:
             findings.append(finding)
     return findings
@@ -97,6 +107,22 @@ def _judged(path: str, needs: PlatformNeeds, olds: list[_Read], what: str) -> Fi
     if not changes:
         return None
     return Finding(Code.W713, path, f"added, against {what}: " + "; ".join(changes))
+
+
+def _promised(path: str, needs: PlatformNeeds, patch_name: str) -> Finding | None:
+    """W713 when an added ELF of a wheel whose base had none breaks its tags' promise (A115's
+    reasons), or when no tag names a Linux platform at all."""
+    filename = parse_wheel_filename(patch_name)
+    platforms = {tag.rsplit("-", 1)[-1] for tag in filename.tags} if filename else set()
+    if not any("linux" in platform for platform in platforms):
+        shown = ", ".join(sorted(platforms)) or "none"
+        detail = f"added to a wheel that had no ELF; its tags name no Linux platform ({shown})"
+        return Finding(Code.W713, path, detail)
+    broken = platform_findings(patch_name, [NativeNeeds(path, needs)])
+    reasons = [finding.detail for finding in broken if finding.code is Code.A115]
+    if not reasons:
+        return None
+    return Finding(Code.W713, path, "added to a wheel that had no ELF; " + "; ".join(reasons))
 
 
 def _highest(needs: list[PlatformNeeds]) -> PlatformNeeds:

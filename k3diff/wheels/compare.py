@@ -113,6 +113,11 @@ def compare_wheels(
         raw_compares(base, patch, readers if options.file_hash else None, head) as early,
         screened_heads(base, patch, None if head is None else head.heads) as heads,
     ):
+        if options.source is not None:  # holds75: a build setup not read stops before comparing
+            from k3diff.provenance.setupstop import stop_before_comparing
+
+            spec = options.source
+            stop_before_comparing(spec.repo, spec.commit, spec.commits, spec.prefix)
         facts = read_facts(base, patch)
         # RECORD is parsed once per wheel; the installability check reads the same parse.
         # Every name test once for the names both wheels share (equal by value).
@@ -154,7 +159,7 @@ def compare_wheels(
         if options.explain and options.policy.allow_native_changes:  # review74a: renamed natives
             from k3diff.wheels.addednatives import added_native_findings
 
-            unsound += added_native_findings(entries, base, patch)
+            unsound += added_native_findings(entries, base, patch, patch_path.name)
         versions = (facts.base_identity.version, facts.patch_identity.version)
         surfaces = diff_surfaces(*checked.scans, entries, versions)
         sboms = checked.sboms

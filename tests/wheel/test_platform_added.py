@@ -28,15 +28,17 @@ def needing(tmp_path: Path, name: str, glibc: str, soname: str | None = None) ->
 
 
 def explain(
-    tmp_path: Path, base: dict[str, bytes], patch: dict[str, bytes]
+    tmp_path: Path, base: dict[str, bytes], patch: dict[str, bytes], tag: str = "py3-none-any"
 ) -> tuple[int, dict[str, str]]:
-    """Exit code and the failing findings' details by path."""
+    """Exit code and the failing findings' details by path (`tag`: the patch wheel's)."""
     for side in ("b", "p"):  # built again by each call
         shutil.rmtree(tmp_path / side, ignore_errors=True)
     old = build(tmp_path / "b", "1.0", {**BASE_FILES, **base})
-    new = build(tmp_path / "p", "2.0", {**BASE_FILES, **patch})
+    new = build(tmp_path / "p", "2.0", {**BASE_FILES, **patch}, tag=tag, purelib=False)
+    # W630: a pure base's py3-none-any installs on more systems than a native patch
+    ignore = () if tag == "py3-none-any" else ("--ignore", "W630")
     result = run_k3diff(
-        "wheels", old, new, "--explain", "--allow-native-changes", "--format", "json"
+        "wheels", old, new, "--explain", "--allow-native-changes", "--format", "json", *ignore
     )
     report = json.loads(result.stdout)
     failing = {f["path"]: f["detail"] for f in report["findings"] if f["severity"] == "error"}
@@ -97,3 +99,21 @@ def test_a_new_library_needing_more_than_any_base_native_fails(tmp_path: Path) -
         tmp_path, base, {**base, "demo/_extra.so": needing(tmp_path, "low", "2.17")}
     )
     assert (code, failing) == (0, {})
+
+
+MANYLINUX = "cp312-cp312-manylinux_2_28_x86_64"
+
+
+def test_a_pure_wheel_turned_native_is_judged_against_its_tags_promise(tmp_path: Path) -> None:
+    """holds75: no base native to compare with, so every need failed as raised (exit 1 for a
+    library within its manylinux_2_28 tag); the added ELF is now judged as audit's A115 is."""
+    within = {"demo/_core.so": needing(tmp_path, "within", "2.17")}
+    assert explain(tmp_path, {}, within, MANYLINUX) == (0, {})
+    assert explain(tmp_path, {}, within, "cp312-cp312-linux_x86_64") == (0, {})
+    beyond = {"demo/_core.so": needing(tmp_path, "beyond", "2.34")}
+    code, failing = explain(tmp_path, {}, beyond, MANYLINUX)
+    assert code == 1 and "newer than the glibc 2.28 its tag promises" in failing["demo/_core.so"]
+    code, failing = explain(tmp_path, {}, within, "cp312-cp312-musllinux_1_2_x86_64")
+    assert code == 1 and "tagged musllinux" in failing["demo/_core.so"], failing
+    code, failing = explain(tmp_path, {}, within)  # an ELF in a py3-none-any wheel
+    assert code == 1 and "no Linux platform (any)" in failing["demo/_core.so"], failing

@@ -1,0 +1,55 @@
+"""`wheels --source`: a build setup the check cannot read stops the run before the wheels are
+compared (holds75: vLLM's ``setup.py`` running CMake stopped only after the whole comparison,
+~19 s), with the same exit code and line as before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import wheelkit
+from cli_support import run_k3diff
+from provenance.repokit import make_repo
+
+from k3diff.wheels.facts import read_facts
+
+from .test_provenance_backend_places import FILES, REVERTED, SAFE
+from .test_provenance_cmake_install import TOP
+from .test_provenance_setuppy_cmake import BUILD_EXT, RUNS, SETUP
+
+STOP = "setup.py runs CMake (line 11), whose CMake installs files into the wheel, not read"
+
+
+@pytest.mark.parametrize(
+    "revision", [("--commit", "HEAD"), ("--commits", "HEAD~1..HEAD")], ids=["commit", "range"]
+)
+def test_a_setup_py_running_cmake_stops_before_comparing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, revision: tuple[str, str]
+) -> None:
+    """The wheels are opened (a wheel that is no wheel still says so first) but not compared."""
+    tree: dict[str, bytes | None] = {
+        "src/pkg/" + path.removeprefix("pkg/"): data for path, data in REVERTED.items()
+    }
+    tree |= {"fixes/auth.py": SAFE, "CMakeLists.txt": TOP}
+    setup_py = BUILD_EXT + RUNS["a list (vLLM)"] + SETUP
+    make_repo(tmp_path / "repo", [tree, tree | {"setup.py": setup_py}])
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
+    compared = []
+
+    def recorded(*args: object) -> object:
+        compared.append(args)
+        return read_facts(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("k3diff.wheels.compare.read_facts", recorded)
+
+    result = run_k3diff("wheels", base, patch, "--source", tmp_path / "repo", *revision)
+
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert STOP in result.stderr and len(result.stderr.splitlines()) == 1, result.stderr
+    assert compared == []
+    # a wheel that is no zip is said first, as before
+    broken = tmp_path / "p" / "pkg-1.0-py3-none-any.whl"
+    broken.write_bytes(b"not a zip")
+    result = run_k3diff("wheels", base, broken, "--source", tmp_path / "repo", *revision)
+    assert result.exit_code == 2 and STOP not in result.stderr, result.stderr
