@@ -44,7 +44,7 @@ _WORLD_WRITABLE = frozenset(
 )
 """Trees anyone may write in (mode 1777 on common distributions; `/usr/tmp` links to `/var/tmp`
 on RHEL), the directory itself included."""
-_USERS = frozenset({"home", "run/user", "var/run/user"})
+_USERS = frozenset({"home", "run/user"})
 """Trees whose subdirectories users own (`/home/runner`: a user `runner` on the installing
 machine plants a library there)."""
 _TOKEN = lazy(r"\$(?:ORIGIN|LIB|PLATFORM|\{(?:ORIGIN|LIB|PLATFORM)\})")
@@ -138,6 +138,8 @@ def _absolute(component: str) -> tuple[bool, str] | None:
             "climbs with '..', which the loader resolves through links (/usr/tmp is /var/tmp "
             "on RHEL): where it lands is not the string's"
         )
+    if segments[:2] == ["var", "run"]:  # a link to /run: /var/run/user/1000, /var/run/lock
+        segments = ["run", *segments[2:]]
     head = segments[:1]
     if head and (
         "/".join(segments[:2]) in _WORLD_WRITABLE

@@ -66,6 +66,8 @@ RISKY = [
     ("/tmp$ORIGIN", False, "demo/_ext.so", "someone other than root writes"),
     ("/run/user/1000/lib", False, "demo/_ext.so", "someone other than root writes"),
     ("/dev/shm", True, "demo/_ext.so", "someone other than root writes"),
+    ("/var/run/user/1000/lib", False, "demo/_ext.so", "someone other than root writes"),
+    ("/var/run/lock", True, "demo/_ext.so", "someone other than root writes"),
     ("$ORIGIN/../../../../../tmp", True, "demo/_ext.so", "climbs out of the environment"),
     ("$ORIGIN/x" + "/.." * 7, False, "demo/sub/_ext.so", "climbs out of the environment"),
     ("$ORIGIN/../../../../..", False, "demo-1.0.data/platlib/demo/_ext.so", "climbs out"),
