@@ -243,3 +243,19 @@ def test_a_search_path_too_long_to_judge_fails_whole(tmp_path: Path) -> None:
         "RUNPATH of 72,001 characters, more than k3diff judges (65,536): its components are "
         "unchecked"
     )
+
+
+def test_a_search_path_running_past_the_kept_prefix_is_read_whole(tmp_path: Path) -> None:
+    """review75g: a RUNPATH of 2 MB (`$ORIGIN:` repeated, `.` at its end), which runs past the
+    first MiB k3diff keeps of a native, read as '' (a short read at the kept region's end taken
+    for the file's end), so audit passed it, exit 0; `wheels --explain` likewise."""
+    rsp = tmp_path / "rsp"
+    rsp.write_text("-Wl,--enable-new-dtags,-rpath," + "$ORIGIN:" * 250_000 + ".")
+    so = library(tmp_path / "c", None, links=(f"@{rsp}",))
+    wheel = demo_wheel(tmp_path / "w", "1.0", {"demo/_ext.so": so})
+    report = json.loads(run_k3diff("audit", wheel, "--format", "json").stdout)
+    (finding,) = report["artifacts"][0]["findings"]
+    assert finding["code"] == "A139" and "RUNPATH of 2,000,001 characters" in finding["detail"]
+    base = demo_wheel(tmp_path / "b", "0.9", {"demo/_ext.so": library(tmp_path / "p", None)})
+    exit_code, report = wheels_json(base, wheel, "--explain", "--allow-native-changes")
+    assert exit_code == 1 and "W632" in codes(report), report["findings"]
