@@ -26,7 +26,7 @@ from k3diff.native.glibcpromise import (
 from k3diff.native.libstdcxx import Promise, promised_libstdcxx
 from k3diff.native.platform import PlatformNeeds, PlatformUnknown, version_key
 from k3diff.native.pysymbols import LIBPYTHON
-from k3diff.native.searchpaths import risky_search_paths
+from k3diff.native.searchpaths import leftover_search_paths, risky_search_paths
 from k3diff.native.syslibs import syslib_reasons
 from k3diff.output import first_few
 from k3diff.wheel.codes import Code, Finding
@@ -75,7 +75,8 @@ def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[Finding
     """A115 for each ELF needing more glibc or libstdc++ than the filename's tags promise; A116
     for each whose tables could not be read; A125 for each built for none of the tags'
     architectures; A139 for each whose RPATH/RUNPATH another party may plant a library in
-    (`k3diff.native.searchpaths`: the tables already read, no new pass)."""
+    (`k3diff.native.searchpaths`: the tables already read, no new pass); A140, a warning, for
+    each whose names a build machine's directory only root creates."""
     filename = parse_wheel_filename(path)
     platforms = {tag.rsplit("-", 1)[-1] for tag in filename.tags} if filename else set()
     promise = promised_glibc(platforms)
@@ -102,6 +103,9 @@ def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[Finding
         hijacks = risky_search_paths(native.entry, needs)
         if hijacks:
             findings.append(Finding(Code.A139, native.entry, first_few(hijacks, "; ")))
+        leftovers = leftover_search_paths(native.entry, needs)
+        if leftovers:
+            findings.append(Finding(Code.A140, native.entry, first_few(leftovers, "; ")))
     return findings
 
 

@@ -11,11 +11,14 @@ splits it, after nothing but `$ORIGIN`:
 - relative and not anchored at `$ORIGIN` (`.`, `lib`, `$LIB`, `../x`): resolved from the
   working directory, so `python -c "import mod"` in a directory holding a planted library loads
   it (held to the real loader in `tests/audit/test_rpath_hijack.py`);
-- absolute outside `/usr`, `/lib`, `/lib32`, `/lib64` and `/libx32` (the trees only root writes
-  on a Filesystem Hierarchy Standard system, `/usr/local` with them): a build machine's path
-  (`/home/runner/work/...`, `/tmp/...`, `/opt/_internal/...`, `/__w/...`) that whoever can
-  create it on the user's machine fills with a library; one with a `..` segment is judged so
-  too (`/usr/../tmp`);
+- absolute in a tree someone other than root may write: world-writable ones (`/tmp`,
+  `/var/tmp`, `/usr/tmp`, which RHEL links to `/var/tmp`, `/dev/shm`, `/run/shm`, `/run/lock`,
+  `/var/lock`, `/var/crash`, `/dev/mqueue`) and users' own (below `/home/NAME`, `/run/user/UID`:
+  on the installing machine another user may be `runner`); one with a `..` segment is judged
+  so too (the loader resolves `..` through links: `/usr/tmp/..` is `/var`). Any other absolute
+  path outside `/usr`, `/lib`, `/lib32`, `/lib64` and `/libx32` (`/opt/_internal/...`,
+  `/__w/...`, `/root/...`) is a build machine's leftover in a directory only root creates: a
+  warning (A140, W633), not a hijack; `auditwheel repair` drops it;
 - `$ORIGIN` followed by `..` segments that climb out of the environment the wheel installs
   into, above its prefix (site-packages is `PREFIX/lib/pythonX.Y/site-packages`): where it lands
   is wherever the environment was made (a venv in `/tmp`, a project folder), owned by anyone.
@@ -32,8 +35,20 @@ from __future__ import annotations
 from k3diff.lazyre import lazy
 from k3diff.native.platform import PlatformNeeds
 
-_SYSTEM = lazy(r"^/(?:usr|lib|lib32|lib64|libx32)(?:/.*)?$")
-"""Absolute directories only root writes on an FHS system (with `/usr/local`)."""
+_SYSTEM_TREES = frozenset({"usr", "lib", "lib32", "lib64", "libx32"})
+"""Absolute directories only root writes on an FHS system (with `/usr/local`), but for
+`_WORLD_WRITABLE`'s `/usr/tmp`."""
+_WORLD_WRITABLE = frozenset(
+    {"tmp", "var/tmp", "usr/tmp", "dev/shm", "run/shm", "run/lock", "var/lock", "var/crash"}
+    | {"dev/mqueue"}
+)
+"""Trees anyone may write in (mode 1777 on common distributions; `/usr/tmp` links to `/var/tmp`
+on RHEL), the directory itself included."""
+_USERS = frozenset({"home", "run/user"})
+"""Trees whose subdirectories users own (`/home/runner`: a user `runner` on the installing
+machine plants a library there)."""
+_TOKEN = lazy(r"\$(?:ORIGIN|LIB|PLATFORM|\{(?:ORIGIN|LIB|PLATFORM)\})")
+"""A dynamic string token the loader expands anywhere in a component."""
 _ORIGIN = lazy(r"^\$(?:ORIGIN|\{ORIGIN\})(?:/|$)")
 """A component anchored at the object's own directory."""
 JUDGED_LENGTH = 1 << 16
@@ -50,39 +65,49 @@ _DATA_SCHEME = lazy(r"^[^/]+\.data/[^/]+/")
 def risky_search_paths(entry: str, needs: PlatformNeeds) -> list[str]:
     """Why each risky component of `needs`' RPATH and RUNPATH is one, for the ELF the wheel
     holds at archive path `entry` (empty when none is)."""
-    reasons = []
+    return [why for fails, why in _judged(entry, needs) if fails]
+
+
+def leftover_search_paths(entry: str, needs: PlatformNeeds) -> list[str]:
+    """Why each absolute component outside the system's trees that only root may create is a
+    build machine's leftover (a warning, not a hijack)."""
+    return [why for fails, why in _judged(entry, needs) if not fails]
+
+
+def _judged(entry: str, needs: PlatformNeeds) -> list[tuple[bool, str]]:
+    """(fails, why) for each component of `needs`' RPATH and RUNPATH not plainly safe."""
+    reasons: list[tuple[bool, str]] = []
     for tag, value in (("RPATH", needs.rpath), ("RUNPATH", needs.runpath)):
         if not value:
             continue  # absent, or wholly empty: the loader ignores it
         if len(value) > JUDGED_LENGTH:  # an input decides the length: held, not split
             reasons.append(
-                f"{tag} of {len(value):,} characters, more than k3diff judges "
-                f"({JUDGED_LENGTH:,}): its components are unchecked"
+                (
+                    True,
+                    f"{tag} of {len(value):,} characters, more than k3diff judges "
+                    f"({JUDGED_LENGTH:,}): its components are unchecked",
+                )
             )
             continue
         for component in dict.fromkeys(value.split(":")):  # each once, in order
-            why = _why(entry, component)
-            if why is not None:
+            judged = _why(entry, component)
+            if judged is not None:
                 shown = component if len(component) <= _SHOWN else component[:_SHOWN] + "..."
-                reasons.append(f"{tag} component {shown!r} {why}")
+                reasons.append((judged[0], f"{tag} component {shown!r} {judged[1]}"))
     return reasons
 
 
-def _why(entry: str, component: str) -> str | None:
-    """Why the loader searching `component` for `entry` lets another party place a library
-    there; None when only the wheel or the system can."""
+def _why(entry: str, component: str) -> tuple[bool, str] | None:
+    """Whether the loader searching `component` for `entry` lets another party place a library
+    there (True) or names a build machine's directory only root creates (False), and why; None
+    when only the wheel or the system can fill it."""
     if not component:
-        return "is empty: the loader searches the process's working directory"
+        return True, "is empty: the loader searches the process's working directory"
     segments = component.split("/")
     if component.startswith("/"):
-        if _SYSTEM.match(component) and ".." not in segments:
-            return None
-        return (
-            "is a directory outside the system's (/usr, /lib*): a build machine's path, "
-            "which whoever can create it on the installing machine fills with a library"
-        )
+        return _absolute(component)
     if not _ORIGIN.match(component):
-        return (
+        return True, (
             "is relative, not anchored at $ORIGIN: the loader resolves it from the process's "
             "working directory"
         )
@@ -91,7 +116,7 @@ def _why(entry: str, component: str) -> str | None:
         if segment == "..":
             depth -= 1
             if depth < floor:
-                return (
+                return True, (
                     "climbs out of the environment the wheel installs into (above its prefix, "
                     "which lies three levels above site-packages): it names a directory beside "
                     "the environment, which whoever owns that fills with a library"
@@ -99,6 +124,40 @@ def _why(entry: str, component: str) -> str | None:
         elif segment not in ("", "."):
             depth += 1
     return None
+
+
+def _absolute(component: str) -> tuple[bool, str] | None:
+    """An absolute component: fails in a tree someone other than root writes, or with `..`
+    (resolved through links); warned outside the system's trees; None inside them."""
+    # `$ORIGIN` expands to an absolute folder (`/tmp$ORIGIN` is under /tmp), `$LIB` and
+    # `$PLATFORM` to plain names; `//` and `/./` are one `/`
+    expanded = _TOKEN.sub(lambda token: "/X" if "ORIGIN" in token.group(0) else "X", component)
+    segments = [segment for segment in expanded.split("/") if segment not in ("", ".")]
+    if ".." in segments:
+        return True, (
+            "climbs with '..', which the loader resolves through links (/usr/tmp is /var/tmp "
+            "on RHEL): where it lands is not the string's"
+        )
+    if segments[:2] == ["var", "run"]:  # a link to /run: /var/run/user/1000, /var/run/lock
+        segments = ["run", *segments[2:]]
+    head = segments[:1]
+    if head and (
+        "/".join(segments[:2]) in _WORLD_WRITABLE
+        or head[0] in _WORLD_WRITABLE
+        or (len(segments) > 2 and "/".join(segments[:2]) in _USERS)
+        or (len(segments) > 1 and head[0] in _USERS)
+    ):
+        return True, (
+            "is in a directory someone other than root writes (world-writable, or a user's "
+            "own): whoever can write there on the installing machine plants a library"
+        )
+    if head and head[0] in _SYSTEM_TREES:
+        return None
+    return False, (
+        "is outside the system's (/usr, /lib*): a build machine's leftover, in a directory "
+        "only root creates on the installing machine, so no other party fills it; "
+        "`auditwheel repair` drops it"
+    )
 
 
 def _install_depth(entry: str) -> tuple[int, int]:

@@ -59,6 +59,11 @@ class Sparse(io.RawIOBase):
         for offset, data in self._regions:
             if offset <= start < offset + len(data):  # a short read at a region's end
                 piece = data[start - offset : min(end, offset + len(data)) - offset]
+                if offset + len(data) < end and b"\x00" not in piece:
+                    # review75g: the file goes on past the region, so a string running past
+                    # its end is not cut there (a 4 MB RUNPATH read as '' and passed): another
+                    # region may hold it whole, else it is missing
+                    continue
                 if start < len(self._head):
                     patched = self._head[start : min(end, len(self._head))]
                     piece = patched + piece[len(patched) :]

@@ -94,6 +94,10 @@ class Code(Enum):
         "loads (empty, relative, outside the system's directories, or above site-packages; "
         "--explain)"
     )
+    W633 = (
+        "added or changed native whose RPATH/RUNPATH names a build machine's directory only "
+        "root creates (a leftover, no hijack; --explain)"
+    )
     W701 = "executable .pth line added or changed (runs at every interpreter start)"
     W702 = (
         "sitecustomize/usercustomize or .pth-imported module added or changed (runs at every start)"
@@ -156,6 +160,7 @@ class Code(Enum):
         "native's RPATH/RUNPATH lets another party plant a library it loads (empty, relative, "
         "outside the system's directories, or above site-packages)"
     )
+    A140 = "native's RPATH/RUNPATH names a build machine's directory only root creates (a leftover)"
     A201 = "artifact SHA-256 does not match the manifest"
     A202 = "manifest names an artifact that was not audited"
     A203 = "artifact not in the manifest"
@@ -236,16 +241,17 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     *(
         code
         for code in AUDIT_CODES
-        if code not in {Code.A116, Code.A120, Code.A121, Code.A127, Code.A137, Code.A138}
+        if code not in {Code.A116, Code.A120, Code.A121, Code.A127, Code.A137, Code.A138, Code.A140}
     ),
 }
 """Codes whose findings fail the run unless an `--allow-*` option relaxes them. Every A code but
-six fails: an ELF whose platform needs could not be read (A116), a long description too long to
+seven fails: an ELF whose platform needs could not be read (A116), a long description too long to
 render (A138: PyPI's upload renders it anyway), entry permissions that
 install, but perhaps not as meant (A120, A121: k3diff cannot know whether a file should be
 executable), a `.pth` file's executable lines (A127: setuptools, pywin32 and editable
 installs ship them; `wheels` fails one added or changed, W701), and an sdist file name PyPI
-still takes but warns about (A137: setuptools before 69.3 writes `demo-pkg-1.0.tar.gz`). A signature file (A111) fails, because k3diff cannot verify it and its content is
+still takes but warns about (A137: setuptools before 69.3 writes `demo-pkg-1.0.tar.gz`), and
+an RPATH naming a build machine's directory only root creates (A140: `/opt/_internal/...`). A signature file (A111) fails, because k3diff cannot verify it and its content is
 the one file RECORD never vouches for."""
 
 

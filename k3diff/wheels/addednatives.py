@@ -24,7 +24,7 @@ from k3diff.audit.platform import NativeNeeds, platform_findings
 from k3diff.errors import ArchiveError
 from k3diff.lazyre import lazy
 from k3diff.native.platform import ElfTap, PlatformNeeds, PlatformUnknown, version_key
-from k3diff.native.searchpaths import risky_search_paths
+from k3diff.native.searchpaths import leftover_search_paths, risky_search_paths
 from k3diff.output import first_few
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import parse_wheel_filename
@@ -75,9 +75,7 @@ def added_native_findings(
             detail = f"loader tables unreadable, platform needs unchecked: {new.problem}"
             findings.append(Finding(Code.W713, new.path, detail))
             continue
-        hijacks = risky_search_paths(new.path, new.needs)
-        if hijacks:
-            findings.append(Finding(Code.W632, new.path, "added; " + first_few(hijacks, "; ")))
+        findings.extend(search_path_findings(new.path, new.needs, None, "added; "))
         replaced = [old for old in gone if _replaces(old, new)]
         if replaced:
             finding = _judged(new.path, new.needs, replaced, replaced[0].path)
@@ -163,6 +161,22 @@ def _is_cubin(head: bytes) -> bool:
 def _by_name(archive: ZipArchive) -> dict[str, ZipEntry]:
     """The archive's entries by name: the last of a name given twice, as pip installs it."""
     return {entry.name: entry for entry in archive.entries}
+
+
+def search_path_findings(
+    path: str, needs: PlatformNeeds, base: tuple[str, PlatformNeeds] | None, lead: str = ""
+) -> list[Finding]:
+    """W632 for each risky RPATH/RUNPATH component of the native at `path`, W633 (a warning)
+    for each build machine's leftover; of a changed one (`base`: its base path and needs),
+    only those the base's own search paths did not already have (review75g: a patch that kept
+    its RPATH failed for it; the base's are `audit`'s business)."""
+    findings = []
+    for code, judge in ((Code.W632, risky_search_paths), (Code.W633, leftover_search_paths)):
+        had = set(judge(*base)) if base is not None else set()
+        new = [why for why in judge(path, needs) if why not in had]
+        if new:
+            findings.append(Finding(code, path, lead + first_few(new, "; ")))
+    return findings
 
 
 def _needs(archive: ZipArchive, entries: dict[str, ZipEntry], path: str) -> _Read | None:

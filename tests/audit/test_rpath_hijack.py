@@ -57,9 +57,17 @@ RISKY = [
     (":$ORIGIN", True, "demo/_ext.so", "empty"),
     ("$ORIGIN:", False, "demo/_ext.so", "empty"),
     ("$ORIGIN::$ORIGIN/../demo.libs", False, "demo/_ext.so", "empty"),
-    ("/tmp/build/lib", True, "demo/_ext.so", "outside the system's"),
-    ("/home/runner/work/demo/lib", False, "demo/_ext.so", "outside the system's"),
-    ("/usr/lib/../../tmp", False, "demo/_ext.so", "outside the system's"),
+    ("/tmp/build/lib", True, "demo/_ext.so", "someone other than root writes"),
+    ("/home/runner/work/demo/lib", False, "demo/_ext.so", "someone other than root writes"),
+    ("/usr/lib/../../tmp", False, "demo/_ext.so", "climbs with '..'"),
+    # review75g: these passed as system paths (exit 0); RHEL links /usr/tmp to /var/tmp
+    ("/usr/tmp/lib", False, "demo/_ext.so", "someone other than root writes"),
+    ("/usr//tmp", True, "demo/_ext.so", "someone other than root writes"),
+    ("/tmp$ORIGIN", False, "demo/_ext.so", "someone other than root writes"),
+    ("/run/user/1000/lib", False, "demo/_ext.so", "someone other than root writes"),
+    ("/dev/shm", True, "demo/_ext.so", "someone other than root writes"),
+    ("/var/run/user/1000/lib", False, "demo/_ext.so", "someone other than root writes"),
+    ("/var/run/lock", True, "demo/_ext.so", "someone other than root writes"),
     ("$ORIGIN/../../../../../tmp", True, "demo/_ext.so", "climbs out of the environment"),
     ("$ORIGIN/x" + "/.." * 7, False, "demo/sub/_ext.so", "climbs out of the environment"),
     ("$ORIGIN/../../../../..", False, "demo-1.0.data/platlib/demo/_ext.so", "climbs out"),
@@ -99,6 +107,52 @@ def test_origin_and_system_search_paths_pass(tmp_path: Path, rpath: str, entry: 
         so = library(tmp_path / f"c{runpath}", rpath, runpath=runpath)
         wheel = demo_wheel(tmp_path / f"w{runpath}", "1.0", {entry: so})
         assert audit_code(wheel) == (0, set()), (rpath, runpath)
+
+
+LEFTOVERS = [
+    "/opt/_internal/cpython-3.11.13/lib/python3.11/site-packages/scipy_openblas32/lib",
+    "/__w/_temp/conda_environment_1/lib",
+    "/root/.triton/llvm/lib",
+    "$ORIGIN:/home",
+]
+
+
+@pytest.mark.parametrize("rpath", LEFTOVERS)
+def test_a_root_owned_build_path_warns(tmp_path: Path, rpath: str) -> None:
+    """review75g (lead's policy): a build machine's directory only root creates (scipy's
+    `/opt/_internal`, torchvision's `/__w`, triton's `/root/.triton`) is no hijack: a warning
+    (A140), exit 0; before, A139 held it (exit 1)."""
+    so = library(tmp_path / "c", rpath)
+    wheel = demo_wheel(tmp_path / "w", "1.0", {"demo/_ext.so": so})
+    assert audit_code(wheel) == (0, {"A140"})
+    report = json.loads(run_k3diff("audit", wheel, "--format", "json").stdout)
+    (finding,) = report["artifacts"][0]["findings"]
+    assert finding["severity"] == "info" and "build machine's leftover" in finding["detail"]
+
+
+def test_wheels_fails_only_the_risky_components_a_changed_native_adds(tmp_path: Path) -> None:
+    """review75g: a patch whose native kept the base's own risky RPATH failed W632 (exit 1):
+    the base's are audit's business; a component the patch adds still fails, and a root-owned
+    leftover the patch adds is the warning W633."""
+    allow = ("--explain", "--allow-native-changes")
+    old = library(tmp_path / "old", "lib:$ORIGIN")
+    kept = library(tmp_path / "kept", "lib:$ORIGIN", source="int plain(void) { return 3; }\n")
+    more = library(tmp_path / "more", "lib:$ORIGIN:.")
+    opt = library(tmp_path / "opt", "lib:$ORIGIN:/opt/_internal/lib")
+    base = demo_wheel(tmp_path / "b", "1.0", {"demo/_ext.so": old})
+    exit_code, report = wheels_json(
+        base, demo_wheel(tmp_path / "p1", "2.0", {"demo/_ext.so": kept}), *allow
+    )
+    assert exit_code == 0 and not codes(report) & {"W632", "W633"}, report["findings"]
+    exit_code, report = wheels_json(
+        base, demo_wheel(tmp_path / "p2", "2.0", {"demo/_ext.so": more}), *allow
+    )
+    (finding,) = (f for f in report["findings"] if f["code"] == "W632")
+    assert exit_code == 1 and finding["detail"].startswith("RPATH component '.' is relative")
+    exit_code, report = wheels_json(
+        base, demo_wheel(tmp_path / "p3", "2.0", {"demo/_ext.so": opt}), *allow
+    )
+    assert exit_code == 0 and "W633" in codes(report) and "W632" not in codes(report)
 
 
 def test_wheels_explain_fails_a_changed_or_added_native_with_a_risky_path(
@@ -189,3 +243,19 @@ def test_a_search_path_too_long_to_judge_fails_whole(tmp_path: Path) -> None:
         "RUNPATH of 72,001 characters, more than k3diff judges (65,536): its components are "
         "unchecked"
     )
+
+
+def test_a_search_path_running_past_the_kept_prefix_is_read_whole(tmp_path: Path) -> None:
+    """review75g: a RUNPATH of 2 MB (`$ORIGIN:` repeated, `.` at its end), which runs past the
+    first MiB k3diff keeps of a native, read as '' (a short read at the kept region's end taken
+    for the file's end), so audit passed it, exit 0; `wheels --explain` likewise."""
+    rsp = tmp_path / "rsp"
+    rsp.write_text("-Wl,--enable-new-dtags,-rpath," + "$ORIGIN:" * 250_000 + ".")
+    so = library(tmp_path / "c", None, links=(f"@{rsp}",))
+    wheel = demo_wheel(tmp_path / "w", "1.0", {"demo/_ext.so": so})
+    report = json.loads(run_k3diff("audit", wheel, "--format", "json").stdout)
+    (finding,) = report["artifacts"][0]["findings"]
+    assert finding["code"] == "A139" and "RUNPATH of 2,000,001 characters" in finding["detail"]
+    base = demo_wheel(tmp_path / "b", "0.9", {"demo/_ext.so": library(tmp_path / "p", None)})
+    exit_code, report = wheels_json(base, wheel, "--explain", "--allow-native-changes")
+    assert exit_code == 1 and "W632" in codes(report), report["findings"]
