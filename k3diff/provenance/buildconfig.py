@@ -169,7 +169,7 @@ def read_package_dirs(
         own = readers[own_backend][1]()
         if own is not None:
             return placed(own, directory)
-        dead = [("setuptools'", setuptools)]
+    dead = [("setuptools'", setuptools)]
     dead += [(owner, read()) for name, (owner, read) in readers.items() if name != own_backend]
     for owner, stated in dead:
         if isinstance(stated, PackageDirs):
