@@ -17,9 +17,9 @@ it, as ``pyproject.toml``'s ``[build-system] build-backend`` names it:
 * ``poetry.core.masonry.api``: `poetryconfig` (``[tool.poetry] packages``);
 * ``scikit_build_core.build``: `scikitbuildconfig` (``[tool.scikit-build] wheel.packages``).
 
-Another backend (one of the project's own by ``backend-path``, or one not listed), or one of
-these without its own statement, never reads setuptools' settings, nor another listed
-backend's, so one found there is `Unread`, said as not read (review69b:
+Another backend (one of the project's own by ``backend-path``, or one not listed) stops the
+run (`unreadbackends`). One of these without its own statement never reads setuptools'
+settings, nor another listed backend's, so one found there is `Unread`, said as not read (review69b:
 a ``[tool.setuptools.package-dir]`` or ``setup.py`` left beside hatchling's ``packages`` chose a
 legacy copy, which matched, exit 0; small70: ``[tool.hatch.build]`` under ``pdm.backend`` was
 passed over silently). So is a configuration file that is a
@@ -54,6 +54,7 @@ from k3diff.provenance.scikitbuildconfig import cmake_layout, from_scikit_build,
 from k3diff.provenance.setuppycmake import cmake_line
 from k3diff.provenance.setuppyparse import parsed_setup_py
 from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
+from k3diff.provenance.unreadbackends import SETUPTOOLS_BACKENDS, unread_backend
 
 CONFIG_CAP = 256 * 1024
 """Largest configuration file read (bytes); a larger one is not read (`ast` on it is slow)."""
@@ -72,9 +73,6 @@ CMAKE_BYTES_CAP = 4 * 1024 * 1024
 """Most bytes of those files read, all together: each costs the reader up to a microsecond
 (review72a: a 256 KiB file of ``x(`` took 0.22 s, so 2,000 of them, each within the caps
 above, about 7 minutes, all held in memory at once)."""
-SETUPTOOLS_BACKENDS = frozenset({"setuptools.build_meta", "setuptools.build_meta:__legacy__"})
-"""`[build-system] build-backend` values that are setuptools; none given is setuptools too
-(PEP 517's legacy path, `setup.py`)."""
 
 
 def read_package_dirs(
@@ -128,6 +126,8 @@ def read_package_dirs(
         return directory + path in tree or directory + path in links
 
     _other_cmake(git.label, directory, document, builder, contents.get("setup.py"), is_file)
+    if (unread := unread_backend(directory, document)) is not None:
+        raise SourceError(f"{git.label}: {unread}")
     if builder is None:
         return placed(setuptools, directory)
 
@@ -161,8 +161,6 @@ def read_package_dirs(
     )
     system = document.get("build-system")
     own_backend = system.get("build-backend") if isinstance(system, dict) else None
-    if isinstance(system, dict) and "backend-path" in system:
-        own_backend = None  # the project's own backend reads none of these
     installs = []
     if own_backend == SCIKIT_BUILD:
         installs = cmake_installs_of(git, tree, links, directory, document)
@@ -171,7 +169,6 @@ def read_package_dirs(
         own = readers[own_backend][1]()
         if own is not None:
             return placed(own, directory)
-    # Every backend's settings but the builder's own (None by now where it states nothing).
     dead = [("setuptools'", setuptools)]
     dead += [(owner, read()) for name, (owner, read) in readers.items() if name != own_backend]
     for owner, stated in dead:
@@ -292,18 +289,27 @@ def cmake_installs_of(
     return read
 
 
-def scikit_build_document(
+def pyproject_document(
     git: GitRepo, tree: Mapping[str, str], links: Collection[str], directory: str
 ) -> Mapping[str, object] | None:
-    """The pyproject.toml of the project in `directory` where scikit-build-core builds it
-    (its ``build-backend``, no ``backend-path``), parsed; None for another backend, or a
-    file that is a link, over `CONFIG_CAP` or not TOML (the layout's reader says so)."""
+    """The pyproject.toml of the project in `directory`, parsed; None where there is none, or
+    it is a link, over `CONFIG_CAP` or not TOML (the layout's reader says so)."""
     label = f"{directory}pyproject.toml"
     oid = tree.get(label)
     if oid is None or label in links or blob_sizes(git, [oid])[oid] > CONFIG_CAP:
         return None
     document = toml_document(dict(iter_blobs(git, [oid]))[oid], label)
-    if isinstance(document, Unread):
+    return None if isinstance(document, Unread) else document
+
+
+def scikit_build_document(
+    git: GitRepo, tree: Mapping[str, str], links: Collection[str], directory: str
+) -> Mapping[str, object] | None:
+    """The pyproject.toml of the project in `directory` where scikit-build-core builds it
+    (its ``build-backend``, no ``backend-path``), parsed (`pyproject_document`); None for
+    another backend, or none read."""
+    document = pyproject_document(git, tree, links, directory)
+    if document is None:
         return None
     system = document.get("build-system")
     if not isinstance(system, dict) or "backend-path" in system:

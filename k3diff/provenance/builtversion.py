@@ -35,7 +35,6 @@ from packaging.version import Version
 from k3diff.escape import shortened
 from k3diff.provenance.buildconfig import (
     HATCH_FILE,
-    SETUPTOOLS_BACKENDS,
     hatch_document,
     toml_document,
 )
@@ -46,6 +45,7 @@ from k3diff.provenance.projectfiles import Built, ProjectFiles
 from k3diff.provenance.projecttable import reads_project_table
 from k3diff.provenance.revisions import RepoNote
 from k3diff.provenance.setupversion import setuptools_version
+from k3diff.provenance.unreadbackends import SETUPTOOLS_BACKENDS
 from k3diff.provenance.versionconfig import requirement_names
 from k3diff.provenance.versionhooks import hatch_hook, pdm_hook
 from k3diff.provenance.versionsources import (

@@ -24,6 +24,7 @@ from k3diff.provenance.buildconfig import (
     cmake_installs_of,
     configuration_files,
     project_directory,
+    pyproject_document,
     read_package_dirs,
     scikit_build_document,
 )
@@ -33,6 +34,7 @@ from k3diff.provenance.prefix import detect_prefix, normalize_prefix
 from k3diff.provenance.revisions import RepoNote
 from k3diff.provenance.skbuildentries import generated_places
 from k3diff.provenance.trees import link_over, list_tree
+from k3diff.provenance.unreadbackends import unread_backend
 
 
 @dataclass(frozen=True)
@@ -189,6 +191,9 @@ def _cmake_placed(
     lives (src73: with ``--source-prefix`` none was read, and a wheel reverting a file CMake
     installs to the package's old copy matched, exit 0); `SourceError` where they are not
     read, as without it."""
+    unread = unread_backend(project, pyproject_document(git, tree, links, project) or {})
+    if unread is not None:  # it may install any file over the package (backend75)
+        raise SourceError(f"{git.label}: {unread}")
     document = scikit_build_document(git, tree, links, project)
     if document is None:
         return ()

@@ -42,7 +42,6 @@ from packaging.utils import canonicalize_name
 from k3diff.provenance.buildconfig import (
     CONFIG_CAP,
     HATCH_FILE,
-    SETUPTOOLS_BACKENDS,
     hatch_document,
     toml_document,
 )
@@ -51,6 +50,7 @@ from k3diff.provenance.hatchconfig import PATH_CAP
 from k3diff.provenance.packagedirs import Unread
 from k3diff.provenance.setupcfg import read_setup_cfg
 from k3diff.provenance.setuppyscm import scm_calls
+from k3diff.provenance.unreadbackends import SETUPTOOLS_BACKENDS
 
 SETUPTOOLS_SCM, HATCH_VCS, VERSIONEER = "setuptools-scm", "hatch-vcs", "versioneer"
 

@@ -208,10 +208,6 @@ DEAD_CONFIGS = {
         "pyproject.toml": FLIT,
         "setup.py": b'from setuptools import setup\nsetup(package_dir={"pkg": "legacy/pkg"})\n',
     },
-    "setup.cfg beside an in-tree backend": {
-        "pyproject.toml": b'[build-system]\nbuild-backend = "setuptools.build_meta"\nbackend-path = ["_build"]\n',
-        "setup.cfg": b"[options]\npackage_dir =\n    pkg = legacy/pkg\n",
-    },
     "a second setup() that states none": {
         "setup.py": b'from setuptools import setup\nif False:\n    setup(package_dir={"pkg": "legacy/pkg"})\nsetup(name="pkg", packages=["pkg"])\n',
         **{p: d for p, d in FILES.items()},
@@ -226,11 +222,12 @@ DEAD_CONFIGS = {
 def test_a_setuptools_setting_the_build_never_reads_does_not_place_the_package(
     tmp_path: Path, case: str
 ) -> None:
-    """setuptools' settings where another backend builds (flit here, or the project's own
-    by `backend-path`), or a `setup()` call beside the one that runs: the build takes the
-    package from elsewhere, so the legacy copy the dead setting names is not compared. It was,
-    and a patch reverting a file to it matched, exit 0 (review69b); detection decides, as
-    before prov69, and the copies' difference stops the run."""
+    """setuptools' settings where another backend builds (flit here; the project's own, by
+    `backend-path`, stops: test_provenance_unread_backends), or a `setup()` call beside the
+    one that runs: the build takes the package from elsewhere, so the legacy copy the dead
+    setting names is not compared. It was, and a patch reverting a file to it matched, exit 0
+    (review69b); detection decides, as before prov69, and the copies' difference stops the
+    run."""
     repo = tmp_path / "repo"
     make_repo(repo, [{**SRC_AND_LEGACY, **DEAD_CONFIGS[case]}])
     base, patch = _wheels(tmp_path, {**FILES, "pkg/auth.py": OLD})
