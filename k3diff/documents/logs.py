@@ -195,7 +195,7 @@ class LogsDocument:
     rules: tuple[tuple[str, str, bool], ...] = ()
     """Each rule scanned for: name, severity, built in (`rules`)."""
     ignored: tuple[str, ...] = ()
-    """The rules left out (`rerun.ignored`; none in documents without `rerun`)."""
+    """The rules left out (`rerun.ignored`, and any built-in rule `rules` does not list)."""
     user_rules: tuple[tuple[str, str], ...] | None = None
     """The user's rules it ran with, name and severity (`rerun.rules`; None without `rerun`)."""
 
@@ -240,8 +240,8 @@ def read(body: object, name: str) -> LogsDocument:
         },
         # Every document lists its rules (the schema requires them; review75f: one whose
         # `rules` was removed had its findings' severities checked against nothing)
-        rules=fields.each("rules", _rule),
-        ignored=_ignored(fields.optional_object("rerun")),
+        rules=(rules := fields.each("rules", _rule)),
+        ignored=_ignored(fields.optional_object("rerun"), rules),
         user_rules=_user_rules(fields.optional_object("rerun")),
     )
 
@@ -251,8 +251,12 @@ def _rule(fields: Fields) -> tuple[str, str, bool]:
     return fields.string("name"), severity, fields.boolean("builtin")
 
 
-def _ignored(rerun: Fields | None) -> tuple[str, ...]:
-    return rerun.strings("ignored") if rerun is not None and rerun.has("ignored") else ()
+def _ignored(rerun: Fields | None, rules: Sequence[tuple[str, str, bool]]) -> tuple[str, ...]:
+    """`rerun.ignored`, then each built-in rule its `rules` do not list (review75f: with
+    `rerun.ignored` emptied, a scan that left out cuda-error was said to have scanned for all)."""
+    said = rerun.strings("ignored") if rerun is not None and rerun.has("ignored") else ()
+    listed = {name for name, _severity, _builtin in rules}
+    return (*said, *(r.name for r in BUILTIN_RULES if r.name not in listed and r.name not in said))
 
 
 def _user_rules(rerun: Fields | None) -> tuple[tuple[str, str], ...] | None:

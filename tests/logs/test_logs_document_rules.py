@@ -97,3 +97,17 @@ def test_genuine_warning_findings_are_read(tmp_path: Path) -> None:
     assert {"engine-warning", "kv-retract", "trtllm-warning", "slow"} <= rules, rules
     bundle = run_k3diff("report", "logs.json", "--out", "bundle", cwd=tmp_path)
     assert bundle.exit_code == document["verdict"]["exit_code"], bundle.stderr
+
+
+def test_a_rule_left_out_is_said_though_rerun_ignored_was_emptied(tmp_path: Path) -> None:
+    """review75f: `rerun.ignored` emptied hid from the bundle that cuda-error was not scanned
+    for (its `rules` did not list it); a built-in rule the rules leave out is said as ignored."""
+    document = _scan(tmp_path, "INFO start\n", PATCH_LOG, "--ignore-rule", "cuda-error")
+    document["rerun"]["ignored"] = []
+    (tmp_path / "logs.json").write_text(json.dumps(document))
+    bundle = run_k3diff("report", "logs.json", "--out", "bundle", cwd=tmp_path)
+    assert bundle.exit_code == 1, bundle.stderr  # the traceback still fails it
+    assert (
+        "- logs.json: rules ignored (--ignore-rule cuda-error): not scanned for, so an error "
+        "only they match is not judged\n"
+    ) in (tmp_path / "bundle" / "REPORT.md").read_text()
