@@ -167,6 +167,8 @@ class LogsFinding:
     """The rule of the crash it follows from (an engine dead of it; logs64), else None."""
     first: tuple[str, int] | None = None
     """Its first example's file and line (what the logs report lists it at), None without."""
+    texts: tuple[str, ...] = ()
+    """Its examples' lines as logged (each cut at `matcher.TEXT_CAP` characters)."""
 
 
 @dataclass(frozen=True)
@@ -193,7 +195,9 @@ class LogsDocument:
     rules: tuple[tuple[str, str, bool], ...] = ()
     """Each rule scanned for: name, severity, built in (`rules`)."""
     ignored: tuple[str, ...] = ()
-    """The rules left out (`rerun.ignored`; none in documents without `rerun`)."""
+    """The rules left out (`rerun.ignored`, and any built-in rule `rules` does not list)."""
+    user_rules: tuple[tuple[str, str], ...] | None = None
+    """The user's rules it ran with, name and severity (`rerun.rules`; None without `rerun`)."""
 
 
 def _finding(fields: Fields) -> LogsFinding:
@@ -211,6 +215,7 @@ def _finding(fields: Fields) -> LogsFinding:
             iter(fields.each("examples", lambda e: (e.string("file"), e.integer("line")))),
             None,
         ),
+        texts=fields.each("examples", lambda e: e.string("text")),
     )
 
 
@@ -233,8 +238,11 @@ def read(body: object, name: str) -> LogsDocument:
             for side in ("base", "patch")
             if fields.object(side).has("skipped")
         },
-        rules=fields.each("rules", _rule) if fields.has("rules") else (),
-        ignored=_ignored(fields.optional_object("rerun")),
+        # Every document lists its rules (the schema requires them; review75f: one whose
+        # `rules` was removed had its findings' severities checked against nothing)
+        rules=(rules := fields.each("rules", _rule)),
+        ignored=_ignored(fields.optional_object("rerun"), rules),
+        user_rules=_user_rules(fields.optional_object("rerun")),
     )
 
 
@@ -243,8 +251,18 @@ def _rule(fields: Fields) -> tuple[str, str, bool]:
     return fields.string("name"), severity, fields.boolean("builtin")
 
 
-def _ignored(rerun: Fields | None) -> tuple[str, ...]:
-    return rerun.strings("ignored") if rerun is not None and rerun.has("ignored") else ()
+def _ignored(rerun: Fields | None, rules: Sequence[tuple[str, str, bool]]) -> tuple[str, ...]:
+    """`rerun.ignored`, then each built-in rule its `rules` do not list (review75f: with
+    `rerun.ignored` emptied, a scan that left out cuda-error was said to have scanned for all)."""
+    said = rerun.strings("ignored") if rerun is not None and rerun.has("ignored") else ()
+    listed = {name for name, _severity, _builtin in rules}
+    return (*said, *(r.name for r in BUILTIN_RULES if r.name not in listed and r.name not in said))
+
+
+def _user_rules(rerun: Fields | None) -> tuple[tuple[str, str], ...] | None:
+    if rerun is None or not rerun.has("rules"):
+        return None
+    return rerun.each("rules", lambda r: (r.string("name"), r.string("severity", words(Severity))))
 
 
 def ignored_sentence(ignored: Sequence[str]) -> str:
@@ -268,7 +286,7 @@ def severity_problems(view: LogsDocument) -> list[str]:
     listed = {name: severity for name, severity, _builtin in view.rules}
     for f in view.findings:
         rule = listed.get(f.rule)
-        if view.rules and rule != f.severity:
+        if rule != f.severity:
             article = "an" if rule == Severity.ERROR.value else "a"
             of = "is not among its rules" if rule is None else f"is {article} {rule} rule"
             problems.append(f"the {f.side}'s {f.rule} finding is a {f.severity}, but its rule {of}")

@@ -362,7 +362,7 @@ def read(body: object, name: str) -> ResponsesDocument:
         ignore_fields=fields.strings("ignore_fields") if fields.has("ignore_fields") else (),
         formats=_formats(fields),
         beams=read_beams(fields.optional_object("beams")),
-        sampled=read_sampled(fields.optional_object("sampled")),
+        sampled=read_sampled(fields, records),
     )
 
 

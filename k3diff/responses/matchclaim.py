@@ -11,7 +11,7 @@ failed record relabelled `match`, its counts and verdict edited to agree, passed
 
 from __future__ import annotations
 
-from k3diff.fields import Fields
+from k3diff.fields import Fields, is_number
 
 
 def differs_in(fields: Fields) -> tuple[str, ...]:
@@ -27,7 +27,9 @@ def differs_in(fields: Fields) -> tuple[str, ...]:
     if fields.optional_object("divergence") is not None:
         found.append("a first divergence")
     logprobs = fields.optional_object("logprobs")
-    if logprobs is not None and logprobs.optional_boolean("within_tolerance") is False:
+    if logprobs is not None and (
+        logprobs.optional_boolean("within_tolerance") is False or _beyond(logprobs)
+    ):
         found.append("logprobs beyond the tolerance")
     if fields.raw("field_changes"):
         found.append("field changes")
@@ -55,3 +57,16 @@ def _digests_differ(fields: Fields) -> bool:
     sides = (fields.optional_object(side) for side in ("base", "patch"))
     digests = [None if s is None else s.optional_string("token_ids_xxh3") for s in sides]
     return None not in digests and digests[0] != digests[1]
+
+
+DIGITS = 6
+"""Digits `max_abs_delta` is written to (`diff.DIGITS`)."""
+
+
+def _beyond(logprobs: Fields) -> bool:
+    """The largest logprob difference written is beyond the tolerance written, whatever
+    `within_tolerance` says (review75f: a logprobs-differ record relabelled `match` with
+    `within_tolerance` flipped to true, its counts and verdict edited, passed `report`, exit 0).
+    The tolerance is rounded as the delta is: a delta within it never reads beyond."""
+    delta, tolerance = logprobs.raw("max_abs_delta"), logprobs.raw("tolerance")
+    return is_number(delta) and is_number(tolerance) and delta > round(tolerance, DIGITS)

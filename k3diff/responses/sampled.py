@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,8 +61,11 @@ class SampledCounter:
 
     def add(self, base: str | None, patch: str | None) -> None:
         """Count one paired record by its base and patch conditions."""
+        self.add_judged(self._read(base), self._read(patch))
+
+    def add_judged(self, *sides: tuple[bool, bool, float | None]) -> None:
+        """Count one paired record by its two sides' (samples, seeded, temperature)."""
         self._paired += 1
-        sides = [self._read(base), self._read(patch)]
         sampling = [side for side in sides if side[0]]
         if not sampling:
             return
@@ -88,8 +92,12 @@ _UNSAMPLED = (False, False, None)
 
 
 def _judged(condition: Any) -> tuple[bool, bool, float | None]:
-    params = condition.get("params") if isinstance(condition, dict) else None
-    if not isinstance(params, dict):
+    return judged_params(condition.get("params") if isinstance(condition, dict) else None)
+
+
+def judged_params(params: object) -> tuple[bool, bool, float | None]:
+    """(samples, seeded, temperature) of a request's `params` (None: not recorded)."""
+    if not isinstance(params, Mapping):
         return _UNSAMPLED
     nested = params.get("sampling_params")  # vLLM's `LLM.generate` records
     fields = {**params, **nested} if isinstance(nested, dict) else params
@@ -101,13 +109,35 @@ def _judged(condition: Any) -> tuple[bool, bool, float | None]:
     return True, has_seed(fields), float(temperature)
 
 
-def read_sampled(fields: Fields | None) -> SampledNote | None:
-    """A comparison's `sampled` object, typed (None where it has none: no paired record's
-    request sampled, or a document from before hunt75); InputError where it is no note
-    `SampledCounter` writes (no record, more than were paired, more seeded than sampled,
-    temperatures not positive numbers in ascending order)."""
-    if fields is None:
-        return None
+def read_sampled(document: Fields, records: Iterable[Any]) -> SampledNote | None:
+    """A comparison's `sampled` note as its records give it (`records`: its
+    `document.ResponsesRecord`s, each side's request `condition.params` judged where both
+    sides are there), None where none sampled; InputError where the
+    document's `sampled` is no note `SampledCounter` writes (no record, more than were paired,
+    more seeded than sampled, temperatures not positive numbers in ascending order) or not the
+    one its records give (review75f: `sampled` lowered or a temperature left out was read as
+    written). A document without it (before hunt75, or with it removed) is said to have sampled
+    where its records did (review75f: removing it hid that they had, exit 0 with nothing said)."""
+    counter = SampledCounter()
+    for record in records:
+        if record.base is not None and record.patch is not None:
+            counter.add_judged(_side(record.base), _side(record.patch))
+    derived = counter.note()
+    fields = document.optional_object("sampled")
+    written = None if fields is None else _written(fields)
+    if fields is not None and written != derived:
+        gives = "none sampled" if derived is None else json.dumps(derived.to_json())
+        said = json.dumps(written.to_json() if written is not None else None)
+        raise document.fail("sampled", f"is {said}, but its records' requests give {gives}")
+    return derived
+
+
+def _side(side: Any) -> tuple[bool, bool, float | None]:
+    """A `document.RecordSide` judged by its request's recorded `params`."""
+    return judged_params(None if side.condition is None else side.condition.params)
+
+
+def _written(fields: Fields) -> SampledNote:
     note = SampledNote(
         fields.integer("records"),
         fields.integer("paired"),

@@ -142,11 +142,15 @@ def test_one_log_alone_and_an_older_document_are_refused(tmp_path: Path) -> None
 def test_recorded_settings_that_logs_would_refuse_are_refused(tmp_path: Path) -> None:
     document = _logs(tmp_path)
     document["rerun"]["rules"] = [{"name": "bad", "severity": "error", "pattern": "("}]
+    listed = {"name": "bad", "severity": "error", "builtin": False, "pattern": "("}
+    # Listed among its rules too (review75f: else refused as disagreeing with itself)
+    document["rules"].insert(0, listed | {"base": 0, "patch": 0, "new_on_patch": 0})
     (tmp_path / "r.json").write_text(json.dumps(document))
     result = run_k3diff("report", "r.json", "base.log", "patch.log", "--out", "b", cwd=tmp_path)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "r.json: rerun.rules[0]: rule bad: invalid regular expression" in result.stderr
     document["rerun"].update(rules=[], max_seconds=0)
+    del document["rules"][0]
     (tmp_path / "s.json").write_text(json.dumps(document))
     result = run_k3diff("report", "s.json", "base.log", "patch.log", "--out", "c", cwd=tmp_path)
     assert result.exit_code == 2, result.stderr

@@ -65,3 +65,35 @@ def test_an_impossible_note_is_refused(tmp_path: Path) -> None:
         "k3diff: error: c.json: field 'sampled.records' must count 1 to 'paired' records, of "
         "which 'seeded' some\n"
     )
+
+
+def test_a_document_whose_sampled_was_removed_still_says_it(tmp_path: Path) -> None:
+    """review75f: `sampled` deleted from the document made its bundle say nothing of it."""
+    _captures(tmp_path, 0.7)
+    run_k3diff(
+        "responses", "base.jsonl", "patch.jsonl", "--format", "json", "-o", "c.json", cwd=tmp_path
+    )
+    document = json.loads((tmp_path / "c.json").read_text())
+    del document["sampled"]
+    (tmp_path / "c.json").write_text(json.dumps(document))
+    bundle = run_k3diff("report", "c.json", "--out", "bundle", cwd=tmp_path)
+    assert bundle.exit_code == 0, bundle.stderr
+    assert f"- {SAID}\n" in (tmp_path / "bundle" / "REPORT.md").read_text()
+
+
+def test_a_sampled_note_its_records_do_not_give_is_refused(tmp_path: Path) -> None:
+    """review75f: `sampled` lowered to one record, in range, was read as written."""
+    _captures(tmp_path, 0.7)
+    run_k3diff(
+        "responses", "base.jsonl", "patch.jsonl", "--format", "json", "-o", "c.json", cwd=tmp_path
+    )
+    document = json.loads((tmp_path / "c.json").read_text())
+    document["sampled"] = {"records": 1, "paired": 3, "seeded": 1, "temperatures": [0.7]}
+    (tmp_path / "c.json").write_text(json.dumps(document))
+    refused = run_k3diff("report", "c.json", "--out", "bundle", cwd=tmp_path)
+    assert refused.exit_code == 2, refused.stdout
+    assert refused.stderr == (
+        'k3diff: error: c.json: field \'sampled\' is {"records": 1, "paired": 3, "seeded": 1, '
+        '"temperatures": [0.7]}, but its records\' requests give {"records": 2, "paired": 3, '
+        '"seeded": 1, "temperatures": [0.7]}\n'
+    )
