@@ -124,10 +124,10 @@ def test_a_mode_whose_test_could_detect_the_shift_asked_for_passes(tmp_path: Pat
         assert record["category"] == "both-nondeterministic", record
         assert "no-power" not in record["flags"]
         assert "the requests sampled; no shift detected (MMD test" in record["reason"]
-        # The claim says what it assumes of the new answer (power74r: a realistic one, sharing
-        # something with the base's answers, was detected about half as often as stated).
+        # The claim says what it assumes of the new answer (power74r: one sharing nothing with
+        # the base's was assumed, and a rewording was detected about half as often as stated).
         assert (
-            "the new answer sharing nothing with the base's under the test's kernel"
+            "the new answer as like the base's answers under the test's kernel"
             in (record["reason"])
         )
     # At exactly the test's own figure the mode passes; a hair below it, it is held.
