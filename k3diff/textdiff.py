@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import AnyStr, Literal
 
 from k3diff import escape
 
@@ -94,7 +95,7 @@ _PLACEHOLDER = "\0 common line not split out\n"
 """Stands for a line of the common head or tail that no hunk shows (never rendered)."""
 
 
-def _common_prefix(old: str, new: str) -> int:
+def _common_prefix(old: AnyStr, new: AnyStr) -> int:
     """Length of the longest common prefix, found by block compares in C, not byte by byte."""
     limit = min(len(old), len(new))
     low = 0
@@ -114,7 +115,7 @@ def _common_prefix(old: str, new: str) -> int:
     return low
 
 
-def _common_suffix(old: str, new: str, limit: int) -> int:
+def _common_suffix(old: AnyStr, new: AnyStr, limit: int) -> int:
     """Length of the longest common suffix, at most `limit`."""
     low, end_old, end_new = 0, len(old), len(new)
     while low < limit:
@@ -133,55 +134,71 @@ def _common_suffix(old: str, new: str, limit: int) -> int:
     return low
 
 
-def _line_count(text: str) -> int:
+def _line_count(text: AnyStr, newline: AnyStr) -> int:
     """Lines `_split` makes of `text`."""
-    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+    return text.count(newline) + (1 if text and not text.endswith(newline) else 0)
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def _strict(data: bytes) -> str:
+    return data.decode("utf-8")
 
 
 def _trimmed_lines(
-    old_bytes: bytes, new_bytes: bytes, decoded: tuple[str, str] | None = None
+    old_bytes: bytes, new_bytes: bytes
 ) -> tuple[list[str], list[str], tuple[int, int]]:
     """`_diff_lines` of both, except that the common leading and trailing lines (found by
     comparing the decoded texts in C, not line by line) are split out only as far as a hunk's
     context can show them: the others are placeholders. Compared after decoding, not as bytes,
     so that lines whose different invalid bytes decode alike stay common as they were. Returns
-    the lines and how many (head, tail) lines are common. `decoded`: both texts, when the
-    caller already decoded them (valid UTF-8: the same text the lenient decode gives)."""
-    if decoded is None:
-        old = old_bytes.decode("utf-8", "replace")
-        new = new_bytes.decode("utf-8", "replace")
-    else:
-        old, new = decoded
+    the lines and how many (head, tail) lines are common."""
+    old = old_bytes.decode("utf-8", "replace")
+    new = new_bytes.decode("utf-8", "replace")
+    return _trimmed(old, new, "\n", _same)
+
+
+def _trimmed(
+    old: AnyStr, new: AnyStr, newline: AnyStr, text: Callable[[AnyStr], str]
+) -> tuple[list[str], list[str], tuple[int, int]]:
+    """`_trimmed_lines` of `old` and `new` as they are, `text` making each piece split into
+    lines a string: decoded text (`_same`), or valid UTF-8 bytes (`_strict`), which give the
+    same lines, since a line break is the byte 0x0A in UTF-8 and nowhere else, and equal bytes
+    decode to equal text (`_diff_valid`). Only the pieces the lines are split from are made
+    text: a patch of a long source decodes the few lines around its change, not the file."""
     prefix = _common_prefix(old, new)
-    head_end = old.rfind("\n", 0, prefix) + 1  # where the last whole common line ends
+    head_end = old.rfind(newline, 0, prefix) + 1  # where the last whole common line ends
     suffix = _common_suffix(old, new, min(len(old), len(new)) - head_end)
     tail_old = len(old) - suffix
     tail_new = len(new) - suffix
-    starts_line = (tail_old == head_end or old[tail_old - 1] == "\n") and (
-        tail_new == head_end or new[tail_new - 1] == "\n"
+    starts_line = (tail_old == head_end or old[tail_old - 1 : tail_old] == newline) and (
+        tail_new == head_end or new[tail_new - 1 : tail_new] == newline
     )
     if not starts_line:  # the common tail's first whole line starts after its next newline
-        newline = old.find("\n", tail_old)
-        shift = (newline + 1 - tail_old) if newline >= 0 else suffix
+        found = old.find(newline, tail_old)
+        shift = (found + 1 - tail_old) if found >= 0 else suffix
         tail_old, tail_new = tail_old + shift, tail_new + shift
-    head_lines = old.count("\n", 0, head_end)
-    tail_lines = _line_count(old[tail_old:])
+    head_lines = old.count(newline, 0, head_end)
+    tail_lines = _line_count(old[tail_old:], newline)
     context_start = head_end
     for _ in range(min(_CONTEXT, head_lines)):
-        context_start = old.rfind("\n", 0, context_start - 1) + 1
+        context_start = old.rfind(newline, 0, context_start - 1) + 1
     context_end = tail_old
     for _ in range(_CONTEXT):
-        newline = old.find("\n", context_end)
-        if newline < 0:
+        found = old.find(newline, context_end)
+        if found < 0:
             context_end = len(old)
             break
-        context_end = newline + 1
-    head = _split(old[context_start:head_end])
-    tail = _split(old[tail_old:context_end])
-    filler_head = [_PLACEHOLDER] * (head_lines - len(head))
-    filler_tail = [_PLACEHOLDER] * (tail_lines - len(tail))
-    old_lines = [*filler_head, *head, *_split(old[head_end:tail_old]), *tail, *filler_tail]
-    new_lines = [*filler_head, *head, *_split(new[head_end:tail_new]), *tail, *filler_tail]
+        context_end = found + 1
+    changed_new = _split(text(new[head_end:tail_new]))  # first: the one that may not decode
+    head: list[str] = _split(text(old[context_start:head_end]))
+    tail: list[str] = _split(text(old[tail_old:context_end]))
+    before = [_PLACEHOLDER] * (head_lines - len(head)) + head
+    after = tail + [_PLACEHOLDER] * (tail_lines - len(tail))
+    old_lines = before + _split(text(old[head_end:tail_old])) + after
+    new_lines = before + changed_new + after
     return old_lines, new_lines, (head_lines, tail_lines)
 
 
@@ -192,12 +209,18 @@ def _range(start: int, stop: int) -> str:
     return f"{start if length == 0 else start + 1},{length}"
 
 
-def unified_diff(
-    old: bytes, new: bytes, old_label: str, new_label: str, decoded: tuple[str, str] | None = None
+def unified_diff(old: bytes, new: bytes, old_label: str, new_label: str) -> tuple[str, int, int]:
+    """A unified diff of two byte strings read as UTF-8 text, with its added and removed
+    lines."""
+    return _unified(_trimmed_lines(old, new), old_label, new_label)
+
+
+def _unified(
+    trimmed: tuple[list[str], list[str], tuple[int, int]], old_label: str, new_label: str
 ) -> tuple[str, int, int]:
-    """A unified diff of two byte strings read as UTF-8 text, with its added and removed lines
-    (`decoded`: both as text, when already decoded strictly)."""
-    old_lines, new_lines, skipped = _trimmed_lines(old, new, decoded)
+    """The unified diff of lines as `_trimmed_lines` gives them, with its added and removed
+    lines."""
+    old_lines, new_lines, skipped = trimmed
     groups = list(_TrimmedMatcher(old_lines, new_lines, skipped).get_grouped_opcodes(_CONTEXT))
     if not groups or groups == [[("equal", 0, len(old_lines), 0, len(new_lines))]]:
         return "", 0, 0
@@ -219,14 +242,9 @@ def unified_diff(
 
 
 def diff_text(
-    base: bytes | None,
-    patch: bytes | None,
-    base_label: str,
-    patch_label: str,
-    decoded: tuple[str, str] | None = None,
+    base: bytes | None, patch: bytes | None, base_label: str, patch_label: str
 ) -> TextDiff:
     """Unified diff of two versions of a text file; None stands for a file that is not there.
-    `decoded`: both as text (an absent one ""), when the caller decoded them strictly.
 
     Files that differ only in line endings (a Windows build's CRLF sources) are marked so, not
     diffed: every line would show as removed and added again, visually identical."""
@@ -237,7 +255,6 @@ def diff_text(
         patch or b"",
         base_label if base is not None else "/dev/null",
         patch_label if patch is not None else "/dev/null",
-        decoded,
     )
     return TextDiff(added=added, removed=removed, unified=text)
 
@@ -268,11 +285,39 @@ def describe_content(data: bytes | None) -> str:
 def diff_content(
     base: bytes | None, patch: bytes | None, base_label: str, patch_label: str
 ) -> TextDiff:
-    """`diff_text` for text; a binary side (an ELF named `.py`) is described, never diffed.
-    Each side is decoded once: the test for binary content gives the text that is diffed."""
+    """`diff_text` for text; a binary side (an ELF named `.py`) is described, never diffed."""
+    text = _diff_valid(base, patch, base_label, patch_label)
+    if text is not None:
+        return text
     base_text = "" if base is None else _text(base)
     patch_text = "" if patch is None else _text(patch)
     if base_text is None or patch_text is None:
         summary = f"base: {describe_content(base)}; patch: {describe_content(patch)}"
         return TextDiff(added=0, removed=0, unified="", binary=summary)
-    return diff_text(base, patch, base_label, patch_label, (base_text, patch_text))
+    return diff_text(base, patch, base_label, patch_label)
+
+
+def _diff_valid(
+    base: bytes | None, patch: bytes | None, base_label: str, patch_label: str
+) -> TextDiff | None:
+    """`diff_text` of two sides that are text (no NUL, UTF-8: `is_binary` of neither), made from
+    the bytes; None where either may be binary. The base is decoded whole (is it UTF-8?); the
+    patch only between the lines it shares with the base at its start and end, whose bytes are
+    the base's: UTF-8 is valid or not character by character, and each piece starts after a
+    line break, so the patch is UTF-8 exactly when that stretch is (issue 41: torch's dozen
+    edited sources, 5.6 MB a side, were both decoded whole and compared as text)."""
+    old, new = base or b"", patch or b""
+    if b"\0" in old or b"\0" in new or _text(old) is None:
+        return None
+    if base is not None and patch is not None and differs_only_in_line_endings(base, patch):
+        return TextDiff(added=0, removed=0, unified="", line_endings_only=True)
+    try:
+        trimmed = _trimmed(old, new, b"\n", _strict)
+    except UnicodeDecodeError:
+        return None  # the patch is not UTF-8
+    text, added, removed = _unified(
+        trimmed,
+        base_label if base is not None else "/dev/null",
+        patch_label if patch is not None else "/dev/null",
+    )
+    return TextDiff(added=added, removed=removed, unified=text)

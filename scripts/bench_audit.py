@@ -171,6 +171,9 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--size-mb", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
+    if args.wheel is not None and not args.wheel.is_file():
+        # Before, a mistyped --wheel built a synthetic wheel under that name and timed it.
+        parser.error(f"--wheel {args.wheel}: no such file")
     wheel = args.wheel or args.dir / f"bigwheel-{args.size_mb}mb" / "bigwheel-1.0-py3-none-any.whl"
     script = str(Path(__file__).resolve())
     if not wheel.exists():

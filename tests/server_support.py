@@ -41,17 +41,33 @@ def uvicorn_app(app: str, app_dir: Path, workers: int) -> Iterator[str]:
     """Run the ASGI `app` ('module:attribute' in `app_dir`) under a real uvicorn of `workers`
     worker processes on a free loopback port, and give its URL once it answers; SIGTERM its
     parent by pid (which stops the workers) and wait when done."""
+    with uvicorn_apps(app, app_dir, workers, servers=1) as (url,):
+        yield url
+
+
+@contextlib.contextmanager
+def uvicorn_apps(app: str, app_dir: Path, workers: int, servers: int) -> Iterator[list[str]]:
+    """`servers` such uvicorns, every one started before any is waited for, so that their
+    processes start together, as one server's workers do (review75b: one started once the
+    other answered began 0.5 s later on a loaded 2-core machine, more under more load, and
+    read as two servers started apart); their URLs."""
     command = [sys.executable, "-m", "uvicorn", app, "--app-dir", str(app_dir)]
     command += ["--host", "127.0.0.1", "--port", "0", "--workers", str(workers)]
-    with tempfile.TemporaryFile("w+") as log:
-        proc = subprocess.Popen(
-            [*command, "--no-access-log"], stdout=subprocess.DEVNULL, stderr=log
-        )
-        try:
-            yield f"http://127.0.0.1:{_uvicorn_port(proc, log, workers)}"
-        finally:
-            os.kill(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=20)
+    with contextlib.ExitStack() as stack:
+        started = []
+        for _ in range(servers):
+            log = stack.enter_context(tempfile.TemporaryFile("w+"))
+            proc = subprocess.Popen(
+                [*command, "--no-access-log"], stdout=subprocess.DEVNULL, stderr=log
+            )
+            stack.callback(_stop, proc)
+            started.append((proc, log))
+        yield [f"http://127.0.0.1:{_uvicorn_port(proc, log, workers)}" for proc, log in started]
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    os.kill(proc.pid, signal.SIGTERM)
+    proc.wait(timeout=20)
 
 
 def _uvicorn_port(proc: subprocess.Popen[bytes], log: IO[str], workers: int) -> int:

@@ -26,8 +26,10 @@ class ArtifactKind(StrEnum):
 
     WHEEL = "wheel"
     """RECORD, archive soundness and filename checked."""
+    SDIST = "sdist"
+    """A `.tar.gz`: gzip stream, tar member headers, PKG-INFO and file name checked."""
     FILE = "file"
-    """Hashed only."""
+    """Hashed only (a source archive PyPI does not take is named, A136)."""
 
 
 @dataclass(frozen=True)
@@ -41,10 +43,10 @@ class ArtifactAudit:
     size: int
     """File size in bytes."""
     kind: ArtifactKind
-    """wheel or file."""
+    """wheel, sdist or file."""
     entry_count: int
-    """Entries in the central directory (0 for plain files and unreadable archives), directory
-    entries included."""
+    """Entries in the central directory, or an sdist's tar members read (0 for plain files and
+    unreadable archives), directory entries included."""
     directory_count: int
     """How many of those entries are directories (names ending in '/')."""
     findings: tuple[Finding, ...]

@@ -1,7 +1,8 @@
 """auditwheel's question, asked by `audit`: does any ELF of a wheel need a newer glibc, or a newer
 libstdc++ (`GLIBCXX_`, `CXXABI_`), than its `manylinux_2_X` tag promises, or any glibc at all
 under a `musllinux` tag (A115)? And is each built for an architecture its tags name (A125,
-`k3diff.audit.arch`)?
+`k3diff.audit.arch`)? Does its RPATH/RUNPATH make the loader search a directory someone else
+may fill (A139, `k3diff.native.searchpaths`)?
 
 Each ELF's loader tables come from the read verification makes anyway (`FastTap` is fed the same
 chunks that are hashed, and reads them with `struct` as pyelftools would), so a library is not inflated a second time unless its string or
@@ -25,6 +26,7 @@ from k3diff.native.glibcpromise import (
 from k3diff.native.libstdcxx import Promise, promised_libstdcxx
 from k3diff.native.platform import PlatformNeeds, PlatformUnknown, version_key
 from k3diff.native.pysymbols import LIBPYTHON
+from k3diff.native.searchpaths import risky_search_paths
 from k3diff.native.syslibs import syslib_reasons
 from k3diff.output import first_few
 from k3diff.wheel.codes import Code, Finding
@@ -72,7 +74,8 @@ def native_needs(archive: ZipArchive, entry: ZipEntry, tap: FastTap) -> NativeNe
 def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[Finding]:
     """A115 for each ELF needing more glibc or libstdc++ than the filename's tags promise; A116
     for each whose tables could not be read; A125 for each built for none of the tags'
-    architectures."""
+    architectures; A139 for each whose RPATH/RUNPATH another party may plant a library in
+    (`k3diff.native.searchpaths`: the tables already read, no new pass)."""
     filename = parse_wheel_filename(path)
     platforms = {tag.rsplit("-", 1)[-1] for tag in filename.tags} if filename else set()
     promise = promised_glibc(platforms)
@@ -96,6 +99,9 @@ def platform_findings(path: str, natives: Sequence[NativeNeeds]) -> list[Finding
         ]
         if reasons:
             findings.append(Finding(Code.A115, native.entry, first_few(reasons, "; ")))
+        hijacks = risky_search_paths(native.entry, needs)
+        if hijacks:
+            findings.append(Finding(Code.A139, native.entry, first_few(hijacks, "; ")))
     return findings
 
 

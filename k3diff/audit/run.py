@@ -38,6 +38,7 @@ from k3diff.audit.platform import NativeNeeds, platform_findings
 from k3diff.audit.record import mark_natives, membership_findings
 from k3diff.audit.samewheels import same_wheel_findings
 from k3diff.audit.sidecar import sidecar_findings
+from k3diff.audit.sourcenames import is_sdist, other_source_archive
 from k3diff.audit.startup import startup_findings
 from k3diff.errors import ArchiveError, CapError, InputError, UsageError
 from k3diff.exitcodes import ExitCode
@@ -61,6 +62,7 @@ from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
 
 if TYPE_CHECKING:  # a waiver file is read by the CLI (`wheel.waivers`, only with --waivers)
+    from k3diff.audit.sdist import SdistAudit  # only a run with an sdist imports tarfile
     from k3diff.wheel.waivers import WaiverSet
 
 _NAME = itemgetter(0)
@@ -157,6 +159,7 @@ def audit(
         pool = stack.enter_context(ThreadPoolExecutor(jobs, thread_name_prefix="k3diff-audit"))
         tally = Tally(sum(_file_size(path) for path in paths), progress, known=False)
         digests = [pool.submit(file_sha256, path, tally.advance()) for path in paths]
+        sdists = [_submit_sdist(pool, path) for path in paths]
         wheels: list[_Wheel | None] = []
         for path in paths:
             wheel = _open_wheel(path) if path.suffix.lower() == ".whl" else None
@@ -199,8 +202,8 @@ def audit(
             assert same is not None  # a wheel filename ends in `.whl`: audited as a wheel
             same.findings.append(finding)
         artifacts = tuple(
-            _artifact(path, wheel, digest.result())
-            for path, wheel, digest in zip(paths, wheels, digests, strict=True)
+            _artifact(path, wheel, digest.result(), None if sdist is None else sdist.result())
+            for path, wheel, digest, sdist in zip(paths, wheels, digests, sdists, strict=True)
         )
     manifest = None
     if read is not None and options.manifest is not None:
@@ -352,11 +355,27 @@ def _verify_batch(wheel: _Wheel, entries: list[ZipEntry], tally: Tally) -> Verif
     return verify_batch(wheel.archive, wheel.expected, entries, tally)
 
 
-def _artifact(path: Path, wheel: _Wheel | None, digest: tuple[str, int]) -> ArtifactAudit:
+def _submit_sdist(pool: ThreadPoolExecutor, path: Path) -> Future[SdistAudit] | None:
+    """The sdist's audit under way (`audit.sdist`), or None for a file not named `*.tar.gz`."""
+    if not is_sdist(path):
+        return None
+    from k3diff.audit.sdist import audit_sdist
+
+    return pool.submit(audit_sdist, path)
+
+
+def _artifact(
+    path: Path, wheel: _Wheel | None, digest: tuple[str, int], sdist: SdistAudit | None
+) -> ArtifactAudit:
     sha256, size = digest
+    if sdist is not None:
+        kind, members, dirs = ArtifactKind.SDIST, sdist.member_count, sdist.directory_count
+        return ArtifactAudit(str(path), sha256, size, kind, members, dirs, _sorted(sdist.findings))
     if wheel is None:
-        return ArtifactAudit(str(path), sha256, size, ArtifactKind.FILE, 0, 0, ())
-    findings = tuple(sorted(wheel.findings, key=lambda f: (f.code.name, f.path, f.detail)))
+        other = other_source_archive(path)
+        found = () if other is None else (other,)
+        return ArtifactAudit(str(path), sha256, size, ArtifactKind.FILE, 0, 0, found)
+    findings = _sorted(wheel.findings)
     count = len(wheel.entries)
     # `entry.is_dir` of every entry, in C-level maps (12,000 property calls cost 3-4 ms)
     directories = sum(map(str.endswith, map(_NAME, wheel.entries), repeat("/")))
@@ -371,3 +390,7 @@ def _artifact(path: Path, wheel: _Wheel | None, digest: tuple[str, int]) -> Arti
         wheel.surfaces,
         wheel.natives,
     )
+
+
+def _sorted(findings: Sequence[Finding]) -> tuple[Finding, ...]:
+    return tuple(sorted(findings, key=lambda f: (f.code.name, f.path, f.detail)))

@@ -12,8 +12,9 @@ telemetry alike (`one_server_runs`):
   with a samples log of its runs given whose header says one server, or, given alone, its own
   qualification saying so; telemetry: a gate that allowed the `one_server` logs it lists,
   or, without a gate, its `--expect` passed on them: review74d) is held without the option:
-  its row fails (exit 1) with one line naming it and the option (`held_line`), and the next
-  step names the option (`step_line`); with it, it passes and the bundle says the reviewer
+  its row fails (exit 1) with one line naming it and the option (`held_line`), said once, first
+  in the bottom line (cleanup75: it was said there, in the row's sentence beside it and in the
+  matrix row), the row saying `HELD`, and the next step names the option (`step_line`); with it, it passes and the bundle says the reviewer
   allowed it (`allowed_line`, and the bottom line of an A/A run);
 - a document that records the allowance but whose logs show two servers is unaffected: the
   allowance decided nothing;
@@ -95,6 +96,10 @@ def _covered(telemetry: TelemetryDocument) -> bool:
     was meant to passed the row, though the patch side was the base's server (review74d:
     `telemetry --expect speculation` of one server passed, exit 0, its one server unsaid)."""
     return telemetry.acceptance_gate is None and bool(telemetry.expected)
+
+
+HELD = "held: base and patch were sampled from one server (the bottom line says why)"
+"""What the row of a document `held_line` holds says of it."""
 
 
 def held_line(doc: Document) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from k3diff.bundle.model import Evidence, Stage, Status
-from k3diff.documents.logs import LogsDocument, LogsFinding
+from k3diff.documents.logs import LogsDocument, LogsFinding, ignored_sentence
 from k3diff.documents.read import Document
 from k3diff.numbers import named
 from k3diff.output import plural
@@ -71,6 +71,9 @@ def logs_stage(doc: Document) -> Stage:
             f"the patch's {'error match also occurs' if errors_by_side['patch'] == 1 else 'error matches also occur'} "
             "on the base: not new, but not a clean log either"
         )
+    if logs.ignored:  # hunt75
+        said = ignored_sentence(logs.ignored)
+        quals.append(f"{doc.name}: {said}, so an error only they match is not judged")
     for side, skipped in logs.skipped.items():  # review63b: not read, so not judged
         if skipped:
             quals.append(

@@ -109,6 +109,9 @@ class Stage:
     held: str | None = None
     """Why the records a follow-up holds fail, by cause (`inconclusive.held_sentence`): the
     bottom line says so before the comparison's differing records."""
+    one_server: str | None = None
+    """The line that holds a run of one server the reviewer did not allow (`aarun.held_line`):
+    the bottom line says it first, once; the headline says only `aarun.HELD`."""
     label: str | None = None
     """How the matrix names the source when its self-check is not the whole story (an audit
     not tied to the wheels compared: `k3diff.bundle.auditfacts`); None: `cross-checked` or

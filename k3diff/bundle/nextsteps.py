@@ -252,7 +252,9 @@ def _audit_steps(audit: AuditDocument) -> Iterator[Step]:
         if f.severity == "error" and f.code in Code.__members__
     ]
     manifest = None if audit.manifest is None else audit.manifest.path
-    lines = auditsteps.steps(failing, manifest, labelled=len(audit.artifacts) > 1)
+    unaudited = 0 if audit.manifest is None else audit.manifest.missing
+    audited = [a.path for a in audit.artifacts]
+    lines = auditsteps.steps(failing, manifest, audited, unaudited=unaudited)
     for line in lines:
         yield Step((Evidence.AUDIT,), line)
     waived = auditsteps.waivable(failing)

@@ -34,6 +34,7 @@ def responses_stage(doc: Document) -> Stage:
     for said in (
         ignored_qualification(responses.ignore_fields),
         beams_qualification(responses.beams),  # left66
+        None if responses.sampled is None else responses.sampled.sentence(),  # hunt75
     ):
         if said is not None:
             quals.append(said[0].upper() + said[1:])

@@ -112,10 +112,13 @@ def _bottom_line(
         names = list(dict.fromkeys(f"{s.evidence.value} ({s.source})" for s in failing))
         verb = "fails its policy" if len(names) == 1 else "fail their policies"
         lines = [f"FAIL: {', '.join(names)} {verb}"]
+        # A run of one server held first (said only here: cleanup75), then the records: which
+        # prompts regressed is what a reviewer reads the line for.
+        said = list(dict.fromkeys(s.one_server for s in failing if s.one_server))
         records = _failing_records(failing)
-        if records:
-            # The records first: which prompts regressed is what a reviewer reads the line for.
-            lines = [f"FAIL: {records}; {lines[0].removeprefix('FAIL: ')}"]
+        said += [records] if records else []
+        if said:
+            lines = [f"FAIL: {'; '.join(said)}; {lines[0].removeprefix('FAIL: ')}"]
     else:
         alone = sum(d.judged_alone for d in documents)  # as `report_cmd._caveats` counts them
         count = plural(len(documents), "document") + (f", {alone:,} judged alone" if alone else "")

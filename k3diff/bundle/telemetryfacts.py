@@ -4,7 +4,7 @@ speculative-decoding acceptance per side (and per draft position), with coverage
 from __future__ import annotations
 
 from k3diff import escape
-from k3diff.bundle.aarun import allowed_line, held_line
+from k3diff.bundle.aarun import HELD, allowed_line, held_line
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.documents.read import Document
 from k3diff.documents.telemetry import TelemetryDocument
@@ -229,7 +229,7 @@ def telemetry_stage(doc: Document) -> Stage:
     if findings:
         headline += f"; --fail-on acceptance-drop: {', '.join(sorted({f.name for f in findings}))}"
     if doc.one_server_held:  # gate74: the reviewer's word, not the document's
-        headline += f"; {held_line(doc)}"
+        headline += f"; {HELD}"
     elif doc.one_server is not None:
         quals.append(allowed_line(doc))
     if gaps or findings or doc.one_server_held:
@@ -247,4 +247,7 @@ def telemetry_stage(doc: Document) -> Stage:
     counts = {"not_exercised": len(gaps), "cached_tokens": cached}
     if gate is not None:
         counts["acceptance_gate_findings"] = len(findings)
-    return Stage(Evidence.TELEMETRY, doc.name, status, headline, tuple(quals), counts)
+    held = held_line(doc) if doc.one_server_held else None
+    return Stage(
+        Evidence.TELEMETRY, doc.name, status, headline, tuple(quals), counts, one_server=held
+    )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from k3diff.bundle.aarun import allowed_line, held_line
+from k3diff.bundle.aarun import HELD, allowed_line, held_line
 from k3diff.bundle.distfacts import distribution_sentence, untested_nondeterminism
 from k3diff.bundle.housealpha import HOUSE_ALPHA, rejudge
 from k3diff.bundle.inconclusive import held_sentence, inconclusive_sentences
@@ -368,8 +368,7 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
     fails = doc.fails or bool(house)
     held = held_sentence(triage) if fails else None
     if doc.one_server_held:  # gate74: the reviewer's word, not the document's
-        headline += f"; {held_line(doc)}"
-        held = "; ".join(s for s in (held, held_line(doc)) if s)
+        headline += f"; {HELD}"
         fails = True
     elif doc.one_server is not None:
         quals.append(allowed_line(doc))
@@ -386,4 +385,5 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
         dict(summary),
         records=tuple(regressing),
         held=held,
+        one_server=held_line(doc) if doc.one_server_held else None,
     )

@@ -69,7 +69,9 @@ def audit_command(
 ) -> int:
     """Audit release ARTIFACTS: every wheel's RECORD (hash and size of every entry, unlisted and
     absent files, weak algorithms, signatures), archive soundness (W6xx, shared with `wheels`)
-    and the filename against the metadata; any other file is hashed only. A directory stands
+    and the filename against the metadata; every sdist (`*.tar.gz`) as pip unpacks it (the
+    gzip stream whole, every tar member, PKG-INFO); a source archive PyPI does not take (`.zip`,
+    `.tar.bz2`, ...) is A136; any other file is hashed only. A directory stands
     for the files directly in it, as `dist/*` would (not its subdirectories or hidden files,
     nor this run's manifest and report).
 

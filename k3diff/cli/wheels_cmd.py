@@ -67,7 +67,8 @@ def _codes(values: tuple[str, ...], option: str) -> frozenset[Code]:
 @click.option(
     "--allow-unpaired",
     is_flag=True,
-    help="Release sets: wheels on one side only do not fail the run (still listed).",
+    help="Release sets: wheels on one side only do not fail the run (still listed); "
+    "one pip may install instead of a compared wheel is refused (exit 2).",
 )
 @click.option(
     "--allow-native-changes",

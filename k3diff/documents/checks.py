@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.auditnames import name_problems
 from k3diff.documents.findingview import FindingView
-from k3diff.documents.logs import LogsDocument
+from k3diff.documents.logs import LogsDocument, novelty_problems, severity_problems
 from k3diff.documents.sourcecheck import source_problems, waiver_list_problems
 from k3diff.documents.surfacecauses import (
     relabel_problems,
@@ -242,7 +242,7 @@ def check_logs(view: LogsDocument, name: str) -> None:
     new = [f for f in findings if f.side == "patch" and f.new is True]
     errors = [f for f in findings if f.severity == "error"]
     new_errors = [f for f in new if f.severity == "error"]
-    problems: list[str] = []
+    problems = novelty_problems(findings) + severity_problems(view)
     compare_summary(problems, view.summary, "new_on_patch", len(new))
     compare_summary(problems, view.summary, "new_errors_on_patch", len(new_errors))
     if _verdict_ok(view) and (new_errors or (view.strict and errors)):

@@ -3,7 +3,7 @@ typed reader (`read`: what the bundle reads of it)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ from k3diff.logs.model import (
     Severity,
     SideScan,
 )
+from k3diff.logs.rules import BUILTIN_RULES
 from k3diff.sample.names import SIDES
 
 
@@ -154,6 +155,8 @@ class LogsFinding:
     """base or patch."""
     rule: str
     """The rule that matched (what the bundle names of a failing row)."""
+    message: str
+    """The message, masked as `logs` matches it across runs (its `new` follows from it)."""
     severity: str
     """error or warning."""
     count: int
@@ -187,12 +190,17 @@ class LogsDocument:
     skipped: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Per side, the entries found and not read as logs (links, FIFOs, devices, binary files;
     review63b: the bundle names them)."""
+    rules: tuple[tuple[str, str, bool], ...] = ()
+    """Each rule scanned for: name, severity, built in (`rules`)."""
+    ignored: tuple[str, ...] = ()
+    """The rules left out (`rerun.ignored`; none in documents without `rerun`)."""
 
 
 def _finding(fields: Fields) -> LogsFinding:
     return LogsFinding(
         side=fields.string("side", SIDES),
         rule=fields.string("rule"),
+        message=fields.string("message"),
         severity=fields.string("severity", words(Severity)),
         count=fields.integer("count"),
         new=fields.optional_boolean("new"),
@@ -225,7 +233,71 @@ def read(body: object, name: str) -> LogsDocument:
             for side in ("base", "patch")
             if fields.object(side).has("skipped")
         },
+        rules=fields.each("rules", _rule) if fields.has("rules") else (),
+        ignored=_ignored(fields.optional_object("rerun")),
     )
+
+
+def _rule(fields: Fields) -> tuple[str, str, bool]:
+    severity = fields.string("severity", words(Severity))
+    return fields.string("name"), severity, fields.boolean("builtin")
+
+
+def _ignored(rerun: Fields | None) -> tuple[str, ...]:
+    return rerun.strings("ignored") if rerun is not None and rerun.has("ignored") else ()
+
+
+def ignored_sentence(ignored: Sequence[str]) -> str:
+    """'rules ignored (--ignore-rule cuda-error): not scanned for': said wherever a verdict is
+    (hunt75: an OK that left out the rule an error matched said nothing of it)."""
+    return f"rules ignored ({' '.join(f'--ignore-rule {n}' for n in ignored)}): not scanned for"
+
+
+def severity_problems(view: LogsDocument) -> list[str]:
+    """Each built-in error rule listed as one, and each finding of its rule's severity: an
+    error relabelled a warning fails nothing (hunt75: the patch's new CUDA error written as a
+    warning, its counts and verdict edited to agree, passed the runtime-logs row)."""
+    problems = [
+        f"the built-in rule {name} is an error rule, listed as a {severity}"
+        if builtin
+        else f"the rule {name} is named as a built-in rule but listed as a user's"
+        for name, severity, builtin in view.rules
+        if BUILTIN_SEVERITIES.get(name) == Severity.ERROR.value
+        and (severity != Severity.ERROR.value or not builtin)
+    ]
+    listed = {name: severity for name, severity, _builtin in view.rules}
+    for f in view.findings:
+        rule = listed.get(f.rule)
+        if view.rules and rule != f.severity:
+            article = "an" if rule == Severity.ERROR.value else "a"
+            of = "is not among its rules" if rule is None else f"is {article} {rule} rule"
+            problems.append(f"the {f.side}'s {f.rule} finding is a {f.severity}, but its rule {of}")
+    return problems[:3]
+
+
+BUILTIN_SEVERITIES = {rule.name: rule.severity.value for rule in BUILTIN_RULES}
+"""Each built-in rule's severity, by name."""
+
+
+def novelty_problems(findings: Sequence[LogsFinding], shown: int = 3) -> list[str]:
+    """Each patch finding's `new` against the base's findings: `logs` calls one new exactly when
+    the base lists no finding of its rule and message (hunt75: a patch's CUDA error marked
+    `new: false`, or its `new` removed, with nothing on the base to excuse it, the counts and
+    verdict edited to agree, passed the bundle's runtime-logs row); the first `shown`."""
+    base = {(f.rule, f.message) for f in findings if f.side == "base"}
+    problems = []
+    for f in findings:
+        if f.side != "patch" or (f.new is True) == ((f.rule, f.message) not in base):
+            continue
+        said = "leaves out new" if f.new is None else f"says new: {str(f.new).lower()}"
+        listed = "lists a finding" if f.new else "lists no finding"
+        problems.append(
+            f"the patch's {f.rule} finding {f.message[:120]!r} {said}, but the base {listed} "
+            "of its rule and message"
+        )
+    if len(problems) > shown:
+        problems[shown:] = [f"{len(problems) - shown:,} more such findings"]
+    return problems
 
 
 def _held(fields: Fields) -> None:

@@ -217,6 +217,7 @@ def overview_json(value: ResponsesOverview) -> dict[str, Any]:
         "ignore_fields": list(value.ignore_fields),
         # Only where a record held beams --beam did not read: other documents stay as before.
         **({} if value.beams is None else {"beams": value.beams.to_json()}),
+        **({} if value.sampled is None else {"sampled": value.sampled.to_json()}),
         "similarity": SIMILARITY_METHOD,
         "summary": _summary_json(value.summary),
         "run_state": {

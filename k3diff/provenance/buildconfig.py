@@ -33,6 +33,7 @@ its directories are read relative to it.
 
 from __future__ import annotations
 
+import ast
 import bisect
 import functools
 import tomllib
@@ -40,6 +41,7 @@ from collections.abc import Callable, Collection, Mapping
 
 from k3diff.errors import SourceError
 from k3diff.escape import shortened
+from k3diff.provenance.cmakebackends import other_cmake
 from k3diff.provenance.cmakeinstall import Unreadable, cmake_installs
 from k3diff.provenance.flitconfig import from_flit
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
@@ -49,6 +51,8 @@ from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, one, plac
 from k3diff.provenance.pdmconfig import from_pdm
 from k3diff.provenance.poetryconfig import from_poetry
 from k3diff.provenance.scikitbuildconfig import cmake_layout, from_scikit_build, install_doubt
+from k3diff.provenance.setuppycmake import cmake_line
+from k3diff.provenance.setuppyparse import parsed_setup_py
 from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
 
 CONFIG_CAP = 256 * 1024
@@ -119,11 +123,13 @@ def read_package_dirs(
             found.append(stated)
     setuptools = one(found)
     builder = _builder(document)
-    if builder is None:
-        return placed(setuptools, directory)
 
     def is_file(path: str) -> bool:
         return directory + path in tree or directory + path in links
+
+    _other_cmake(git.label, directory, document, builder, contents.get("setup.py"), is_file)
+    if builder is None:
+        return placed(setuptools, directory)
 
     @functools.cache
     def ordered() -> list[str]:
@@ -208,6 +214,36 @@ def _readers(
     }
 
 
+_ADVICE = (
+    "a file it installs may stand at any wheel path, over the package's: compare a wheel "
+    "built from the commit with this one (k3diff wheels BUILT RELEASED)"
+)
+
+
+def _other_cmake(
+    label: str,
+    directory: str,
+    document: Mapping[str, object],
+    builder: str | None,
+    setup_py: bytes | None,
+    is_file: Callable[[str], bool],
+) -> None:
+    """Stop (`SourceError`) where another backend than scikit-build-core's own builds the
+    project in `directory` and runs CMake (`cmakebackends`), or its ``setup.py`` runs CMake
+    itself (`setuppycmake`): k3diff does not read what that CMake installs (`is_file`:
+    whether the project holds a file)."""
+
+    def module() -> ast.Module | None:
+        return None if setup_py is None else parsed_setup_py(setup_py, directory + "setup.py")
+
+    what = other_cmake(directory, document, builder, module, is_file)
+    line = cmake_line(module()) if what is None and builder is None else None
+    if line is not None:
+        what = f"{directory}setup.py runs CMake (line {line}), whose CMake"
+    if what is not None:
+        raise SourceError(f"{label}: {what} installs files into the wheel, not read: {_ADVICE}")
+
+
 def cmake_installs_of(
     git: GitRepo,
     tree: Mapping[str, str],
@@ -224,10 +260,7 @@ def cmake_installs_of(
     if settings is None:
         return []
     stop = f"{git.label}: {directory}pyproject.toml builds with scikit-build-core, whose CMake"
-    advice = (
-        "a file it installs may stand at any wheel path, over the package's: compare a wheel "
-        "built from the commit with this one (k3diff wheels BUILT RELEASED)"
-    )
+    advice = _ADVICE
     if isinstance(settings, str):
         raise SourceError(
             f"{stop} installs under a place k3diff does not read ({settings}): {advice}"

@@ -34,7 +34,7 @@ from k3diff.provenance.cmakelists import NOT_LITERAL, Command, Refused, commands
 from k3diff.provenance.cmakenames import WHEEL_NAMES, by_computed_name, may_name
 from k3diff.provenance.cmakeprograms import PROGRAMS, program_writes
 from k3diff.provenance.cmakevalues import Expander, OverBudget, project_values
-from k3diff.provenance.cmakewrites import outside_build_tree
+from k3diff.provenance.cmakewrites import each_word_written, outside_build_tree, unread_write
 
 BINARIES = frozenset({"TARGETS", "EXPORT", "RUNTIME_DEPENDENCY_SET"})
 """``install()`` forms that install what the build compiles or CMake's export files (review72a:
@@ -91,7 +91,7 @@ def cmake_installs(
     installs: list[tuple[str, str, str]] = []
     returning: str | None = None  # where a macro's return() is, if any
     every = {path: commands(files[path]) for path in sorted(files)}
-    parsed_ok = (c for c in every.values() if not isinstance(c, Refused))
+    parsed_ok = {p: c for p, c in every.items() if not isinstance(c, Refused)}
     expander = Expander(project_values(parsed_ok, entries, document))
     for path, parsed in every.items():
         if isinstance(parsed, Refused):
@@ -195,8 +195,13 @@ def _elsewhere(command: Command, top: bool, expander: Expander) -> str | None:
     if (why := by_computed_name(command) or outside_build_tree(command)) is not None:
         return why
     written = expander.command(command) if name in {"file", "configure_file"} else None
+    unread = expander.values.unread
     if written is not None and (why := outside_build_tree(written, expanded=True)) is not None:
         return why  # review74b: set(D ${CMAKE_SOURCE_DIR}/…) then file(COPY … DESTINATION ${D})
+    if written is not None and (why := unread_write(written, unread)):
+        return why  # cmake75: cmake_path(SET D …) then file(COPY … DESTINATION ${D})
+    if written is not None and (why := each_word_written(command, expander.word, unread)):
+        return why  # review75a: D set to build, or to ${CMAKE_SOURCE_DIR}/…, in two branches
     program = expander.command(command) if name in PROGRAMS else command  # set(cmd …), ${cmd}
     if (why := program_writes(program, top, expander.values)) is not None:
         return why

@@ -25,6 +25,7 @@ import re
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import Command
 from k3diff.provenance.cmakenames import SOURCE_NAMES, in_source_tree, may_name
+from k3diff.provenance.cmakeunread import unread_reference
 from k3diff.provenance.cmakevalues import Values
 
 PROGRAMS = frozenset({"execute_process", "add_custom_command", "add_custom_target"})
@@ -53,6 +54,11 @@ _KEYWORDS = frozenset(
     | {"OUTPUT_VARIABLE", "ERROR_VARIABLE", "ENCODING", "COMMAND_ECHO", "TARGET"}
 )
 """Other keywords, after which the words are places, commands or names again."""
+_OUT_NAMES = frozenset({"RESULT_VARIABLE", "RESULTS_VARIABLE", "OUTPUT_VARIABLE"})
+_OUT_NAMES |= {"ERROR_VARIABLE", "TARGET", "JOB_POOL", "TIMEOUT", "ENCODING", "COMMAND_ECHO"}
+"""Keywords whose values name a variable, a target or a setting, never a place."""
+_ONE = re.compile(r"\$\{([A-Za-z0-9_.+/-]+)\}")
+"""A word that is one reference (a step's program, ``${CYTHON}``)."""
 
 
 def program_writes(command: Command, top: bool, values: Values) -> str | None:
@@ -68,11 +74,14 @@ def program_writes(command: Command, top: bool, values: Values) -> str | None:
             args = args[:at] + args[at + 2 :]
         out = next((a for a in args if points_out(a)), None)
         shown = f"{command.name}(…) fetches a project given {shortened(repr(out), 200)}"
+        if out is None and (why := unread_reference(args, values.unread)) is not None:
+            return f"{command.name}(…) fetches a project given {why}, not evaluated"
         return None if out is None else f"{shown}, outside the build tree"
     words: list[str] = []
     inputs: set[str] = set()
     directories: list[str | None] = []
-    keyword = ""
+    given: list[str] = []  # the words but each command's program, and the directories
+    keyword = previous = ""
     for arg in command.args[1 if command.name == "add_custom_target" else 0 :]:
         if arg in _READ or arg in _KEYWORDS:
             keyword = arg
@@ -82,6 +91,16 @@ def program_writes(command: Command, top: bool, values: Values) -> str | None:
             inputs |= {arg, f"${{CMAKE_CURRENT_SOURCE_DIR}}/{arg}"}
         elif keyword not in _READ:
             words.append(arg)
+        found = previous == "COMMAND" and _ONE.fullmatch(arg)  # the program itself
+        if keyword not in _READ and keyword not in _OUT_NAMES and arg != keyword:
+            given += [] if found and found[1] in values.programs else [arg]
+        previous = arg
+    read = tuple(word for word in given if word in inputs)  # a step's input, as below
+    given = [word for word in given if word not in inputs]
+    why = unread_reference(tuple(given), values.unread)
+    if (why := why or unread_reference(read, values.unread, values.globbed)) is not None:
+        # cmake75: cmake_path(SET D …) then ${CMAKE_COMMAND} -E copy fixes/auth.py ${D}
+        return f"{command.name}(…) runs a program given {why}, not evaluated"
     shown = f"{command.name}(…) runs a program"
     places = [(_where(command.name, d, top, values.fetched), d) for d in directories or [None]]
     place, directory = max(places, key=lambda found: _WORST.index(found[0]))

@@ -19,10 +19,14 @@ only by building it.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Mapping
+
 from k3diff.escape import shortened
 from k3diff.provenance.cmakelists import NOT_LITERAL, Command
 from k3diff.provenance.cmakenames import in_source_tree
 from k3diff.provenance.cmakeprograms import points_out
+from k3diff.provenance.cmakeunread import unread_reference
 
 _NAMES = frozenset({"CMAKE_CURRENT_BINARY_DIR", "CMAKE_BINARY_DIR", "PROJECT_BINARY_DIR"})
 """The build tree's variables, which a project may set over CMake's."""
@@ -52,6 +56,62 @@ def outside_build_tree(command: Command, *, expanded: bool = False) -> str | Non
     name, args = command.name, command.args
     if name not in _TESTS and _NAMES & set(args):
         return f"{shortened(name, 100)}(…) may set a build tree variable, which k3diff reads"
+    written = write_targets(command)
+    if written is None:
+        return None
+    targets, relative_ok = written
+    for target in targets:
+        if expanded and _plain(target):
+            continue
+        if _leaves(target, relative_ok):
+            shown = shortened(repr(target), 200)
+            return f"{name}(…) writes {shown}, which may be outside the build tree"
+    return None
+
+
+def unread_write(command: Command, unread: Mapping[str, str]) -> str | None:
+    """Why `command` (its known variables replaced) writes where a variable of `unread`
+    (`cmakeunread`) or a generator expression decides, other than a file named as other than
+    Python's; or None."""
+    written = write_targets(command)
+    return _unread_target(written[0] if written is not None else [], unread, command.name)
+
+
+def each_word_written(
+    command: Command, expand: Callable[[str], str], unread: Mapping[str, str]
+) -> str | None:
+    """Why the write `command` may leave the build tree, or write where a value not evaluated
+    decides, each target read as every word its references may hold (`expand`:
+    `Expander.word`): review75a, ``set(D build)`` and ``set(D ${CMAKE_SOURCE_DIR}/src/pkg/sub)``
+    in an ``if()``'s two branches, then ``DESTINATION ${D}``, was read as ``build`` alone (the
+    other word fell past ``DESTINATION``), and a real configure wrote the fix into the
+    package, exit 0. None where neither."""
+    written = write_targets(command)
+    if written is None:
+        return None
+    targets, relative_ok = written
+    words = [word for t in targets for word in (expand(t).split(";") if "$" in t else [t])]
+    for word in (word for word in words if not _plain(word)):
+        if _leaves(word, relative_ok):
+            shown = shortened(repr(word), 200)
+            return f"{command.name}(…) writes {shown}, which may be outside the build tree"
+    return _unread_target(words, unread, command.name)
+
+
+def _unread_target(targets: list[str], unread: Mapping[str, str], name: str) -> str | None:
+    """Why the command `name`, writing `targets`, writes where a variable of `unread` or a
+    generator expression decides, other than a file named as other than Python's; or None."""
+    targets = [t for t in targets if not _plain(t)]
+    why = unread_reference(tuple(targets), unread)
+    if why is None and (genex := next((t for t in targets if _GENEX.search(t)), None)):
+        why = f"{shortened(repr(genex), 200)}, a generator expression"
+    return None if why is None else f"{name}(…) writes under {why}, not evaluated"
+
+
+def write_targets(command: Command) -> tuple[list[str], bool] | None:
+    """The places a ``file()`` or ``configure_file()`` `command` writes (or removes), and
+    whether CMake takes a relative one from the build tree; None for another command."""
+    name, args = command.name, command.args
     if name == "configure_file":
         targets, relative_ok = list(args[1:2]), True
     elif name == "file" and args:
@@ -70,13 +130,7 @@ def outside_build_tree(command: Command, *, expanded: bool = False) -> str | Non
             return None
     else:
         return None
-    for target in targets:
-        if expanded and _plain(target):
-            continue
-        if _leaves(target, relative_ok):
-            shown = shortened(repr(target), 200)
-            return f"{name}(…) writes {shown}, which may be outside the build tree"
-    return None
+    return targets, relative_ok
 
 
 def _leaves(target: str, relative_in_build: bool) -> bool:
@@ -95,6 +149,10 @@ def _leaves(target: str, relative_in_build: bool) -> bool:
 
 
 _PYTHON = (".py", ".pyi", ".pyw", ".pyc", ".pyo", ".pth")
+_GENEX = re.compile(r"\$<(?!(?:CONFIG|CONFIGURATION)>)")
+"""A generator expression but the build's configuration's name: review75a, ``file(GENERATE
+OUTPUT $<TARGET_PROPERTY:core,SOURCE_DIR>/src/pkg/sub/auth.py …)`` wrote the fix into the
+package in a real configure, exit 0 (its value names the project's directory)."""
 
 
 def _plain(target: str) -> bool:

@@ -2,7 +2,7 @@
 
 * ``pyproject.toml``: ``[tool.setuptools.package-dir]``, and ``[tool.setuptools.packages.find]``
   ``where`` (one directory: the root of every package found there);
-* ``setup.cfg`` (`configparser`, no interpolation): ``[options] package_dir``, and
+* ``setup.cfg`` (`setupcfg`, as setuptools reads it): ``[options] package_dir``, and
   ``[options.packages.find] where`` with ``packages = find:`` (or ``find_namespace:``);
 * ``setup.py`` (`ast`): a ``setup(...)`` call's ``package_dir=`` when it is a literal dict of
   strings, never evaluated otherwise.
@@ -16,10 +16,10 @@ project) is `Unread`, said with the reason; so are `setup()` calls of one setup.
 from __future__ import annotations
 
 import ast
-import configparser
 from collections.abc import Collection, Mapping
 
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, checked_dirs, one
+from k3diff.provenance.setupcfg import read_setup_cfg
 from k3diff.provenance.setuppyparse import parsed_setup_py
 
 
@@ -41,23 +41,29 @@ def from_pyproject(document: Mapping[str, object], label: str) -> Stated:
 
 def from_setup_cfg(data: bytes, label: str) -> Stated:
     """`[options] package_dir`, or `[options.packages.find] where` under `find:`."""
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string(data.decode("utf-8"))
-    except (UnicodeDecodeError, configparser.Error):
-        return Unread(f"{label} cannot be read (configparser)")
-    if parser.has_option("options", "package_dir"):
-        value = parser.get("options", "package_dir")
-        pairs = [line.partition("=") for line in value.splitlines() if line.strip()]
+    config = read_setup_cfg(data, label)
+    if isinstance(config, str):
+        return Unread(config)
+    value = config.get("options", "package_dir")
+    if value is not None:
+        pairs = [item.partition("=") for item in _parse_list(value)]
         if any(not sep for _, sep, _ in pairs):
             return Unread(f"{label}'s [options] package_dir is not a list of NAME = DIR")
         mapping = {key.strip(): target.strip() for key, _, target in pairs}
         return checked_dirs(mapping, label, "[options] package_dir")
-    finds = parser.get("options", "packages", fallback="").strip() in ("find:", "find_namespace:")
-    if finds and parser.has_option("options.packages.find", "where"):
-        where = parser.get("options.packages.find", "where").split()
-        return _where(where, label, "[options.packages.find] where")
+    finds = (config.get("options", "packages") or "").strip() in ("find:", "find_namespace:")
+    where = config.get("options.packages.find", "where")
+    if finds and where is not None:
+        return _where(where.split(), label, "[options.packages.find] where")
     return None
+
+
+def _parse_list(value: str) -> list[str]:
+    """`value` as setuptools' ``_parse_list`` splits a list: by lines where it has several, else
+    by commas (review75c: ``package_dir = =src, tools = tools`` was one item, ``src, tools =
+    tools`` the package root)."""
+    items = value.splitlines() if "\n" in value else value.split(",")
+    return [item.strip() for item in items if item.strip()]
 
 
 def from_setup_py(data: bytes, label: str) -> Stated:

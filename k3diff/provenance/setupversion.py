@@ -6,8 +6,8 @@
   setup.py may;
 * ``setup.py``: a ``setup(version="…")`` literal (any other ``version=``, a
   ``use_scm_version=``, or ``**kwargs`` sets it by code k3diff does not run);
-* ``setup.cfg`` ``[metadata] version``: ``attr: pkg.__version__``, ``file: VERSION`` or the
-  version itself.
+* ``setup.cfg`` ``[metadata] version`` (`setupcfg`, as setuptools reads it): ``attr:
+  pkg.__version__``, ``file: VERSION`` or the version itself.
 
 ``attr`` reads the module setuptools finds (`_place`: by the configuration's ``package_dir``,
 else in the project's directory or its ``src/``, never where the wheel's paths alone place
@@ -18,12 +18,12 @@ it) without importing it (`versionsources.module_attribute`); a
 from __future__ import annotations
 
 import ast
-import configparser
 from collections.abc import Collection, Mapping
 
 from k3diff.escape import shortened
 from k3diff.provenance.lookup import Lookup
 from k3diff.provenance.projectfiles import Built, ProjectFiles
+from k3diff.provenance.setupcfg import read_setup_cfg
 from k3diff.provenance.setuppyparse import parsed_setup_py
 from k3diff.provenance.versionconfig import SETUPTOOLS_SCM
 from k3diff.provenance.versionsources import Said, module_attribute
@@ -109,14 +109,13 @@ def _setup_cfg(files: ProjectFiles, lookup: Lookup) -> Built | Said:
     data = files.read(path)
     if isinstance(data, Said):
         return data
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string(data.decode("utf-8"))
-    except (UnicodeDecodeError, configparser.Error):
-        return Said(f"{path} cannot be read (configparser)")
-    if not parser.has_option("metadata", "version"):
+    config = read_setup_cfg(data, path)
+    if isinstance(config, str):
+        return Said(config)
+    stated = config.get("metadata", "version")
+    if stated is None:
         return Said(f"no configuration states it ({path} has no [metadata] version)")
-    value = parser.get("metadata", "version").strip()
+    value = stated.strip()
     setting = f"{path} [metadata] version"
     if value.startswith("attr:"):
         return _attr(files, lookup, value.removeprefix("attr:"), setting)

@@ -26,12 +26,12 @@ where that tool builds:
 
 Not read: ``setup.py``'s ``use_scm_version=``, other backends' settings (scikit-build-core's
 setuptools-scm provider, pdm, poetry plugins). Nothing here is run: TOML by `tomllib`, setup.cfg
-by `configparser`, setup.py by `ast`.
+by `setupcfg` (as setuptools reads it; versioneer's names in lower case, as its own
+`configparser` reads them), setup.py by `ast`.
 """
 
 from __future__ import annotations
 
-import configparser
 import posixpath
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -49,6 +49,7 @@ from k3diff.provenance.buildconfig import (
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.hatchconfig import PATH_CAP
 from k3diff.provenance.packagedirs import Unread
+from k3diff.provenance.setupcfg import read_setup_cfg
 from k3diff.provenance.setuppyscm import scm_calls
 
 SETUPTOOLS_SCM, HATCH_VCS, VERSIONEER = "setuptools-scm", "hatch-vcs", "versioneer"
@@ -186,14 +187,14 @@ def _versioneer(table: object, setup_cfg: bytes | None, directory: str) -> list[
     if isinstance(table, dict):
         settings, origin = table, f"{directory}pyproject.toml [tool.versioneer]"
     elif setup_cfg is not None:
-        parser = configparser.ConfigParser(interpolation=None)
-        try:
-            parser.read_string(setup_cfg.decode("utf-8"))
-        except (UnicodeDecodeError, configparser.Error):
+        config = read_setup_cfg(setup_cfg, f"{directory}setup.cfg")
+        if isinstance(config, str) or "versioneer" not in config.sections:
             return []
-        if not parser.has_section("versioneer"):
+        written = config.sections["versioneer"]
+        settings = {name.lower(): value for name, value in written.items()}
+        if len(settings) < len(written):  # versioneer's own configparser fails on it
             return []
-        settings, origin = dict(parser.items("versioneer")), f"{directory}setup.cfg [versioneer]"
+        origin = f"{directory}setup.cfg [versioneer]"
     else:
         return []
     vcs = settings.get("VCS", settings.get("vcs"))

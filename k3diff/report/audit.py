@@ -79,11 +79,15 @@ def _entries(artifact: ArtifactAudit, *, noun: bool = True) -> str:
     read (A001) none was counted, so it says so instead of a count of 0."""
     if any(finding.code.name == "A001" for finding in artifact.findings):
         return "entries unreadable" if noun else "unreadable"
+    if artifact.kind.value == "sdist" and noun:  # its tar members, those read before any A002
+        members = plural(artifact.entry_count, "tar member")
+        directories = artifact.directory_count
+        return f"{members} ({plural(directories, 'directory')})" if directories else members
     return entries_phrase(artifact.entry_count, artifact.directory_count, noun=noun)
 
 
 def _artifact_header(artifact: ArtifactAudit) -> str:
-    entries = f", {_entries(artifact)}" if artifact.kind.value == "wheel" else ""
+    entries = f", {_entries(artifact)}" if artifact.kind.value in ("wheel", "sdist") else ""
     return (
         f"{artifact.path}: {artifact.kind.value}, {plural(artifact.size, 'byte')}{entries}, "
         f"sha256 {artifact.sha256}"
@@ -133,7 +137,8 @@ def _next_steps(report: AuditReport, fmt: OutputFormat) -> str:
     from k3diff.report import auditsteps
 
     manifest = None if report.manifest is None else report.manifest.path
-    return auditsteps.next_steps(_failing(report), manifest, fmt, len(report.artifacts) > 1)
+    audited = [a.path for a in report.artifacts]
+    return auditsteps.next_steps(_failing(report), manifest, fmt, audited, _unaudited(report))
 
 
 def json_steps(report: AuditReport) -> list[dict[str, str]]:
@@ -145,7 +150,14 @@ def json_steps(report: AuditReport) -> list[dict[str, str]]:
     from k3diff.report import auditsteps
 
     manifest = None if report.manifest is None else report.manifest.path
-    return auditsteps.step_records(_failing(report), manifest, len(report.artifacts) > 1)
+    audited = [a.path for a in report.artifacts]
+    return auditsteps.step_records(_failing(report), manifest, audited, _unaudited(report))
+
+
+def _unaudited(report: AuditReport) -> int:
+    """How many files the manifest pins that the run did not audit (`--ignore-missing` or
+    not)."""
+    return 0 if report.manifest is None else len(report.manifest.missing)
 
 
 def _failing(report: AuditReport) -> list[Failing]:

@@ -20,6 +20,7 @@ from k3diff.output import OutputFormat, plural
 from k3diff.report.manifeststeps import manifest_steps
 from k3diff.report.markdown import inline_code
 from k3diff.report.refusedsteps import Style, bad_name, dist_info, misnamed, unreadable
+from k3diff.report.sdiststeps import layout, members, other_archive, unsound
 from k3diff.report.stepwords import (
     REBUILD,
     record_step,
@@ -61,20 +62,26 @@ class Failing(NamedTuple):
 
 
 def steps(
-    failing: Sequence[Failing], manifest: str | None, code: Style = str, labelled: bool = False
+    failing: Sequence[Failing],
+    manifest: str | None,
+    artifacts: Sequence[str],
+    code: Style = str,
+    unaudited: int = 0,
 ) -> list[str]:
     """The fixes for `failing`, one line each: per artifact (in the order first found), then
-    the manifest's (`manifest`: the manifest as given). `labelled`: each artifact's steps
-    start with its name (several were audited), as they do where several fail."""
+    the manifest's (`manifest`: the manifest as given; `artifacts`: the files audited, as
+    given; `unaudited`: how many files it pins were not, `manifest_steps`). Where several were
+    audited, each artifact's steps start with its name, as they do where several fail."""
     lines: list[str] = []
-    artifacts = dict.fromkeys(f.artifact for f in failing if Code[f.code] not in MANIFEST_CODES)
-    for artifact in artifacts:
+    own = dict.fromkeys(f.artifact for f in failing if Code[f.code] not in MANIFEST_CODES)
+    for artifact in own:
         found = [f for f in failing if f.artifact == artifact]
-        label = f"{code(artifact)}: " if labelled or len(artifacts) > 1 else ""
+        label = f"{code(artifact)}: " if len(artifacts) > 1 or len(own) > 1 else ""
         lines += [f"{label}{step}" for step in _artifact_steps(artifact, found, code)]
     if manifest is not None:
         pins = [f for f in failing if Code[f.code] in MANIFEST_CODES]
-        lines += manifest_steps([(f.code, f.path) for f in pins], manifest, code)
+        named = [(f.code, f.path) for f in pins]
+        lines += manifest_steps(named, manifest, code, artifacts, unaudited)
     return lines
 
 
@@ -97,11 +104,15 @@ def as_finding(failing: Failing) -> Finding:
 
 
 def _said(
-    failing: Sequence[Failing], manifest: str | None, code: Style, labelled: bool
+    failing: Sequence[Failing],
+    manifest: str | None,
+    code: Style,
+    artifacts: Sequence[str],
+    unaudited: int,
 ) -> tuple[list[str], str]:
     """The steps, the waiver step last where a waiver takes a failing finding, and the waiver
     stanzas it introduces (`stanza_block`, '' for none): what every format says."""
-    lines = steps(failing, manifest, code, labelled)
+    lines = steps(failing, manifest, artifacts, code, unaudited)
     waived = waivable(failing)
     if not waived:
         return lines, ""
@@ -111,23 +122,31 @@ def _said(
 
 
 def next_steps(
-    failing: Sequence[Failing], manifest: str | None, fmt: OutputFormat, labelled: bool
+    failing: Sequence[Failing],
+    manifest: str | None,
+    fmt: OutputFormat,
+    artifacts: Sequence[str],
+    unaudited: int = 0,
 ) -> str:
-    """The audit report's "Next steps" section ('' when nothing fails); `labelled` as `steps`."""
+    """The audit report's "Next steps" section ('' when nothing fails); `artifacts` and
+    `unaudited` as `steps`."""
     code = inline_code if fmt is OutputFormat.MARKDOWN else str
-    lines, stanzas = _said(failing, manifest, code, labelled)
+    lines, stanzas = _said(failing, manifest, code, artifacts, unaudited)
     if not lines:
         return ""
     return section("Next steps", lines, stanzas, fmt, level=2)
 
 
 def step_records(
-    failing: Sequence[Failing], manifest: str | None, labelled: bool
+    failing: Sequence[Failing],
+    manifest: str | None,
+    artifacts: Sequence[str],
+    unaudited: int = 0,
 ) -> list[dict[str, str]]:
     """The steps as `audit --format json` records them (audit74: a CI job reading the JSON got
     none): `{"step": …}` each, as the text report says it, the waiver step with `"toml"`, the
     stanzas the text shows below it."""
-    lines, stanzas = _said(failing, manifest, str, labelled)
+    lines, stanzas = _said(failing, manifest, str, artifacts, unaudited)
     records = [{"step": line} for line in lines]
     if stanzas:
         records[-1]["toml"] = stanzas
@@ -242,6 +261,18 @@ def _architecture(counts: str, artifact: str, code: Style) -> str:
     )
 
 
+_ORIGIN_RPATH = "-Wl,-rpath,'$ORIGIN/../NAME.libs'"
+
+
+def _search_path(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: the loader searches a directory someone else may fill for the libraries "
+        "these natives need: link them with search paths anchored at the library's own folder "
+        f"({code(_ORIGIN_RPATH)}) or none, and run "
+        f"{code('auditwheel repair')}, which keeps only those inside the wheel, then {AUDITED}"
+    )
+
+
 def _abi3(counts: str, artifact: str, code: Style) -> str:
     retag = code(_tags("--python-tag cp3X --abi-tag cp3X", artifact))
     return (
@@ -320,6 +351,8 @@ def _same_wheel(counts: str, artifact: str, code: Style) -> str:
 REFUSED: tuple[tuple[frozenset[Code], Fix], ...] = (
     (frozenset({Code.A001}), unreadable),
     (frozenset({Code.A126}), misnamed),
+    (frozenset({Code.A002}), unsound),
+    (frozenset({Code.A129, Code.A130, Code.A131, Code.A132}), members),
 )
 """Files pip refuses whole (no waiver takes them): their fixes come first."""
 FIXES: tuple[tuple[frozenset[Code], Fix], ...] = (
@@ -330,11 +363,14 @@ FIXES: tuple[tuple[frozenset[Code], Fix], ...] = (
     (frozenset({Code.A111}), _signed),
     (frozenset({Code.A115}), _glibc),
     (frozenset({Code.A125}), _architecture),
+    (frozenset({Code.A139}), _search_path),
     (frozenset({Code.A123}), _abi3),
     (frozenset({Code.W629}), _unimportable),
     (frozenset({Code.W702}), _customize),
     (frozenset({Code.A122}), _refused_metadata),
     (frozenset({Code.A124}), _served_metadata),
+    (frozenset({Code.A133, Code.A134, Code.A135}), layout),
+    (frozenset({Code.A136}), other_archive),
 )
 """The fixes after the archive's and RECORD's, in the order they are said: the entries and the
 name pip reads otherwise, what the build wrote, the platform the wheel promises, then what runs

@@ -30,8 +30,10 @@ def render(report: LogsReport, fmt: OutputFormat) -> str:
 def verdict_line(report: LogsReport) -> str:
     """The report's last line, naming the exit code."""
     code = int(report.exit_code)
+    ignored = report.settings.ignored
+    left_out = f"; {logs_document.ignored_sentence(ignored)}" if ignored else ""
     if report.failures:
-        return f"Verdict: FAIL (exit {code}): {'; '.join(report.failures)}"
+        return f"Verdict: FAIL (exit {code}): {'; '.join(report.failures)}{left_out}"
     errors = sum(f.count for f in report.patch.findings if f.severity.value == "error")
     if errors:
         occur = "occurs" if errors == 1 else "occur"
@@ -47,7 +49,7 @@ def verdict_line(report: LogsReport) -> str:
             why += f"; more often on the patch than on the base: {', '.join(rose)}"
     else:
         why = "no error finding on the patch"
-    return f"Verdict: OK (exit {code}): {why}"
+    return f"Verdict: OK (exit {code}): {why}{left_out}"
 
 
 # Text and Markdown --------------------------------------------------------------------------

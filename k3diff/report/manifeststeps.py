@@ -14,15 +14,25 @@ from k3diff.numbers import named
 from k3diff.wheel.codes import Code
 from k3diff.wheel.findingorder import counted
 
+AUDITED_NAMED = 20
+"""Most files audited the A201 step names in its command (more: `ARTIFACT...`, said)."""
 Pin = tuple[str, str]
 """A manifest finding: its code and the name it is about."""
 Style = Callable[[str], str]
 """How a step shows a command or a name: as code in Markdown, as it is in text."""
 
 
-def manifest_steps(found: Sequence[Pin], manifest: str, code: Style = str) -> list[str]:
+def manifest_steps(
+    found: Sequence[Pin],
+    manifest: str,
+    code: Style = str,
+    artifacts: Sequence[str] = (),
+    unaudited: int = 0,
+) -> list[str]:
     """A201 (hash differs), A202 (named, not audited), A203 (audited, not named), each naming
-    the files it is about."""
+    the files it is about; `artifacts`: the files audited, as given, which the A201 step pins
+    anew; `unaudited`: how many files the manifest pins that were not audited, A202 or not
+    (``--ignore-missing``)."""
     pinned = shellwords.path(manifest)
     shown = code(manifest)
     steps = []
@@ -30,12 +40,14 @@ def manifest_steps(found: Sequence[Pin], manifest: str, code: Style = str) -> li
     if differ is not None:
         (counts, names), paths = differ
         one = shellwords.path(paths[0]) if len(paths) == 1 else "ARTIFACT"
+        left = unaudited > 0 or any(c == Code.A202.name for c, _ in found)
+        audited, which = _audited(artifacts, left)
         steps.append(
             f"{counts}{names}: not the file {shown} pins (changed since, or another build): "
             f"compare the two ({code(f'k3diff wheels PINNED.whl {one}')}, where both are "
             "wheels); if this file is the one to release, pin it anew once reviewed, "
-            f"{code(f'k3diff audit ARTIFACT... --write-manifest {pinned}')} (written only when "
-            "the audit passes), else release the pinned file"
+            f"{code(f'k3diff audit {audited} --write-manifest {pinned}')} ({which}written only "
+            "when the audit passes), else release the pinned file"
         )
     missing = _pins(found, Code.A202, code)
     if missing is not None:
@@ -69,6 +81,19 @@ def manifest_steps(found: Sequence[Pin], manifest: str, code: Style = str) -> li
             "out of the release"
         )
     return steps
+
+
+def _audited(artifacts: Sequence[str], missing: bool) -> tuple[str, str]:
+    """The files the A201 step pins anew, as shell words (cleanup75: it said `ARTIFACT...`),
+    and what the step says of them: the files audited, `AUDITED_NAMED` at most; past them, or
+    with none known, ARTIFACT..., said; where the manifest pins files not audited (A202, or
+    left out by ``--ignore-missing``: review75c, the step then wrote their pins away unsaid),
+    that they are to be added."""
+    more = "; add the files it pins that this run did not audit" if missing else ""
+    if not artifacts or len(artifacts) > AUDITED_NAMED:
+        known = f"the {len(artifacts):,} files audited" if artifacts else "the release's files"
+        return "ARTIFACT...", f"ARTIFACT... {known}{more}; "
+    return " ".join(map(shellwords.path, artifacts)), f"the files audited{more}; "
 
 
 def _beside(manifest: str, paths: Sequence[str]) -> str:

@@ -235,6 +235,8 @@ def verdict_text(comparison: ResponsesOverview) -> str:
         parts.append(gate_verdict(gate))
     if comparison.beams is not None:
         parts.append(comparison.beams.sentence())
+    if comparison.sampled is not None:
+        parts.append(comparison.sampled.sentence())
     if comparison.ignore_fields:
         parts.append(ignored_note(comparison))
     return f"result: {'; '.join(parts)} {exit_note}"

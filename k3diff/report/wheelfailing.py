@@ -230,15 +230,17 @@ def source_steps(
             )
         else:
             base, patch, repo = map(shellwords.path, (*wheels, source.repo))
-            words = [PROGRAM, "wheels", base, patch, "--source", repo, "--commits", "OLD..NEW"]
+            checked = source.rev or source.commit
+            span, which = _commits_range(source)
+            words = [PROGRAM, "wheels", base, patch, "--source", repo, "--commits", span]
             command = code(" ".join(words))
             step = (
-                f"{counts}: the wheel's file is not the one at {code(source.rev or source.commit)} "
-                "(the report's source diff shows how): where the wheel may have been built from "
-                "another commit, check it against the commits it may come from "
-                f"({command}: each file is matched with its newest matching commit, and one "
-                "matching only an older commit than NEW fails as a stale build, W403); else "
-                f"{rebuilt}"
+                f"{counts}: the wheel's file is not the one at {code(checked)} (the report's "
+                "source diff shows how): where the wheel may have been built from another "
+                f"commit, check it against the commits it may come from ({command}: {which}; "
+                "each file is matched with its newest matching commit, and one matching only an "
+                "older commit than the range's last fails as a stale build, W403, naming it); "
+                f"else {rebuilt}"
             )
         steps.append((Code.W401.name, step))
     stale = [f for f in failing if f[0] == Code.W403.name]
@@ -257,6 +259,25 @@ def source_steps(
             )
         )
     return steps
+
+
+def _commits_range(source: Source) -> tuple[str, str]:
+    """The range the W401 step checks (cleanup75: it said `OLD..NEW`), and what it is: from
+    the commit checked to the repository's HEAD (a wheel built after it, newuser73's case); up
+    to it where it was given as HEAD, from OLD, which the report does not know; OLD..NEW where
+    the commit is not a commit's hex (a document is hostile: only hex reaches the command)."""
+    commit = source.commit
+    if not _HEX.fullmatch(commit):
+        return "OLD..NEW", "OLD and NEW the first and the last commit it may come from"
+    if (source.rev or "").strip() == "HEAD":
+        return f"OLD..{commit}", (
+            f"OLD the first commit it may come from, which the report does not know, {commit} "
+            "the one checked"
+        )
+    return f"{commit}..HEAD", (
+        f"from {commit}, the one checked, to the repository's HEAD; start it earlier (the "
+        "report does not know where) where the wheel may be older"
+    )
 
 
 def _older_commit(details: Sequence[str]) -> str | None:

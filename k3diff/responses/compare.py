@@ -21,7 +21,7 @@ from k3diff.responses.ignore import parse_ignore_fields
 from k3diff.responses.matchpair import MatchRow, identical
 from k3diff.responses.model import ItemScore, LoadOptions, Normalization, score_number
 from k3diff.responses.overview import ResponsesOverview
-from k3diff.responses.packed import SCORES, TOKEN_IDS, unpack
+from k3diff.responses.packed import CONDITION, SCORES, TOKEN_IDS, unpack
 from k3diff.responses.pairing import (
     OrderPairing,
     Pairing,
@@ -31,6 +31,7 @@ from k3diff.responses.pairing import (
 from k3diff.responses.parts import parse_path
 from k3diff.responses.rerunsettings import rerun_settings
 from k3diff.responses.results import RecordDiff, Status
+from k3diff.responses.sampled import SampledCounter
 from k3diff.responses.scoregate import ScoreGate, decide
 from k3diff.responses.scores import DEFAULT_ALPHA, DEFAULT_POWER, ScoreCollector
 from k3diff.responses.spill import SpilledSide, spill_side
@@ -243,7 +244,7 @@ def compare_streaming(
         base.release_keys()
         patch.release_keys()
         beams = beam_note(base.beams, patch.beams, options.beam)
-        counter = SummaryCounter()
+        counter, sampled = SummaryCounter(), SampledCounter()
         share = tally.share(inputs, base.spilled_bytes + patch.spilled_bytes)
         displays = (base.display, patch.display)
         volatile = options.include_volatile
@@ -253,6 +254,7 @@ def compare_streaming(
         for key, base_at, patch_at in pairing.pairs():
             if base_at is not None and patch_at is not None:
                 base_packed, patch_packed = base_packed_at(base_at), patch_packed_at(patch_at)
+                sampled.add(base_packed[CONDITION], patch_packed[CONDITION])
                 if identical(base_packed, patch_packed, volatile):
                     row = MatchRow(key, base_packed, patch_packed, displays)
                     matched += 1
@@ -298,6 +300,7 @@ def compare_streaming(
         near_tie=options.near_tie,
         score_gate=_gate(summary, options),
         beams=beams,
+        sampled=sampled.note(),
         rerun=rerun_settings(options),
     )
 

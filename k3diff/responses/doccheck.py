@@ -170,6 +170,11 @@ def _record_problems(paired: Sequence[ResponsesRecord], normalized: bool) -> lis
             )
         if record.status == "match" and record.text_match is False and not record.normalized_match:
             problems.append(f"record {record.key!r} is a match whose texts differ")
+        if record.status == "match" and record.differs_in:
+            problems.append(
+                f"record {record.key!r} is a match, but its own evidence differs "
+                f"({', '.join(record.differs_in)})"
+            )
     return problems
 
 

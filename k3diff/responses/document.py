@@ -18,7 +18,9 @@ from typing import Any
 from k3diff.fields import NON_FINITE_WRITTEN, NONNEGATIVE, Fields, is_number
 from k3diff.responses.beams import BeamNote, read_beams
 from k3diff.responses.gateview import GateView, read_gate
+from k3diff.responses.matchclaim import differs_in
 from k3diff.responses.recordscores import check_total, read_record_scores
+from k3diff.responses.sampled import SampledNote, read_sampled
 from k3diff.responses.scoresview import ScoresView, read_scores
 
 SIDES = ("base", "patch")
@@ -109,6 +111,8 @@ class ResponsesRecord:
     scores: tuple[tuple[str, str | None, float, float], ...] | None = None
     """(metric, filter, base, patch) per score the record gave the paired tests; None: not
     written (a record without scores, or a document written before stop 61)."""
+    differs_in: tuple[str, ...] = ()
+    """What the record's own evidence shows differs, whatever its status says (`matchclaim`)."""
 
     @property
     def name(self) -> str:
@@ -207,6 +211,8 @@ class ResponsesDocument:
     beams: BeamNote | None = None
     """Records that held beams `--beam` did not read (`beams`; None: none did, or a document
     from before resp66)."""
+    sampled: SampledNote | None = None
+    """Paired records whose requests sampled (`sampled`; None: none, or before hunt75)."""
 
     @property
     def keys(self) -> frozenset[str]:
@@ -277,6 +283,7 @@ def _record(fields: Fields) -> ResponsesRecord:
         lm_eval_group=None if lm_eval is None else _group(lm_eval),
         not_comparable_inputs=_differing_inputs(lm_eval),
         scores=read_record_scores(fields),
+        differs_in=differs_in(fields),
     )
 
 
@@ -355,6 +362,7 @@ def read(body: object, name: str) -> ResponsesDocument:
         ignore_fields=fields.strings("ignore_fields") if fields.has("ignore_fields") else (),
         formats=_formats(fields),
         beams=read_beams(fields.optional_object("beams")),
+        sampled=read_sampled(fields.optional_object("sampled")),
     )
 
 

@@ -12,6 +12,7 @@ from k3diff.responses.beams import BeamNote
 from k3diff.responses.model import Normalization
 from k3diff.responses.pairing import KeyMode, describe
 from k3diff.responses.results import Status
+from k3diff.responses.sampled import SampledNote
 from k3diff.responses.scoregate import GATE, ScoreGate
 from k3diff.responses.scores import NoiseBand
 from k3diff.responses.summary import SideInfo, Summary
@@ -56,6 +57,9 @@ class ResponsesOverview:
     beams: BeamNote | None = None
     """Records that held beams `--beam` did not read (TensorRT-LLM), None when none did
     (`beams` in the JSON document, written only then; added within `k3diff.responses/1`)."""
+    sampled: SampledNote | None = None
+    """Paired records whose requests sampled (`k3diff.responses.sampled`), None when none did
+    (`sampled` in the JSON document, written only then; added within `k3diff.responses/1`)."""
     rerun: Mapping[str, Any] | None = None
     """The settings it ran with (`k3diff.responses.rerunsettings`): the JSON document's `rerun`,
     what `report` runs `responses` again with on the inputs (forge61b)."""

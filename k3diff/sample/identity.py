@@ -17,8 +17,10 @@ prometheus-fastapi-instrumentator server exposes):
   round: one server (`ONE`): one counter, which counted requests sent to the patch only
   (samples74: before, a base moved by exactly as many from other clients, a busy base serving
   ~250 GETs of `/v1/models` a second, read as one server 11 of 20 times);
-- the base's read one value throughout every one of `ROUNDS` rounds, and no counter of either
-  side read lower than before: two servers (`TWO`);
+- the base's read one value throughout every one of `ROUNDS` rounds, no counter of either
+  side read lower than before, and no process the base's `/metrics` showed started within
+  `identityprocess.STARTED_TOGETHER_S` of one the patch's showed (the workers of one server,
+  each answering one side only, started together: oneserver75): two servers (`TWO`);
 - anything else (no such counter on the patch, the base's moved by another count or by as
   many to another value, readings at once that disagree, a counter seen going down, which
   shows several processes each counting its own (samples73), no `/metrics`, `--metrics-url
@@ -46,6 +48,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from prometheus_client.samples import Sample
+
+from k3diff.sample.identityprocess import STARTED_TOGETHER_S, process_starts, started_together
 from k3diff.sample.metrics import (
     Fetch,
     MetricsProblem,
@@ -110,8 +115,12 @@ Reading = dict[str, Span]
 
 def counters(body: bytes) -> Counters:
     """The `_total` samples of a Prometheus text body; MetricsProblem when it is not one."""
+    return _counters(prometheus_samples(body))
+
+
+def _counters(samples: list[Sample]) -> Counters:
     found: Counters = {}
-    for sample in prometheus_samples(body):
+    for sample in samples:
         if sample.name.endswith("_total"):
             # JSON-quoted: a label's escapes (a newline) stay escapes in every sentence.
             labels = ",".join(f"{k}={json.dumps(v)}" for k, v in sorted(sample.labels.items()))
@@ -156,13 +165,18 @@ class _Readings:
     fetch: Fetch
     urls: dict[str, str]
     last: dict[str, Reading] = field(default_factory=dict)
+    starts: dict[str, set[float]] = field(default_factory=lambda: {"base": set(), "patch": set()})
+    """The process start times each side's bodies showed (`identityprocess`)."""
     down: str | None = None
     """'the SIDE's SERIES went from X to Y', once seen."""
 
     async def read(self, side: str) -> Reading:
         url = self.urls[side]
         bodies = await asyncio.gather(*(read_body(self.fetch, url) for _ in range(TOGETHER)))
-        found = together([await asyncio.to_thread(counters, body) for body in bodies])
+        parsed = [await asyncio.to_thread(prometheus_samples, body) for body in bodies]
+        for samples in parsed:
+            self.starts[side] |= process_starts(samples)
+        found = together([_counters(samples) for samples in parsed])
         before = self.last.get(side)
         went = None if before is None or self.down else went_down(before, found)
         if went is not None and before is not None:
@@ -225,6 +239,8 @@ async def probe_identity(
             f"the servers did not answer the check's {ROUNDS} rounds of /metrics readings and "
             f"GETs of /v1/models within {BUDGET_S:g} s"
         )
+    if found.result == IDENTITY_TWO and readings.down is None:
+        return _started_apart(found, readings.starts)
     if found.result == IDENTITY_ONE or readings.down is None:
         return found
     return unchecked(
@@ -248,6 +264,24 @@ async def _round(readings: _Readings, send_patch: Callable[[], Awaitable[object]
             break
         await asyncio.sleep(SETTLE_POLL_S)
     return decided(dataclasses.replace(seen, base_after=await readings.read("base")))
+
+
+def _started_apart(found: Identity, starts: Mapping[str, set[float]]) -> Identity:
+    """`found` (`two-servers`), or `unchecked` where a process the base's `/metrics` showed
+    started within `STARTED_TOGETHER_S` of one the patch's showed: workers of one server,
+    started together, the base's readings answered by one and the patch's by another
+    (oneserver75), or two servers started together (`identityprocess`)."""
+    near = started_together(starts["base"], starts["patch"])
+    if near is None:
+        return found
+    base, patch = near
+    return unchecked(
+        f"{found.why}, but the base's /metrics showed a process started at {base:.2f} and the "
+        f"patch's one started at {patch:.2f} (epoch seconds, {abs(base - patch):.2f} s apart): "
+        "worker processes of one server start together, each counting its own requests, as "
+        "behind a front end keeping its own connections to them, and are not told apart from "
+        f"two servers started within {STARTED_TOGETHER_S:g} s of each other"
+    )
 
 
 def decided(seen: Seen) -> Identity:

@@ -18,9 +18,8 @@ from k3diff.triage.model import Category, Flag, ModeVerdict, Settings
 
 
 def _test_text(test: DistributionTest, settings: Settings) -> str:
-    """'MMD test (mean of Hamming kernels on the first 20, the last 20 and the first 1,024
-    characters, 9,999 permutations, seed 0):
-    p = 0.0001, holm 0.0004; pooled over 3 records p = 0.0001, holm 0.0004'."""
+    """'MMD test (`kernel.PROSE`, 9,999 label permutations, seed 0): MMD² = 0.21, p = 0.0001,
+    holm 0.0004; pooled over 3 records p = 0.0001, holm 0.0004'."""
     name = settings.correction.value
     if test.kind == "mmd":
         # A rounding error of the kernel sums, never a negative MMD² (-5.55e-17 read as one).

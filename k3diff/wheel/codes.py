@@ -81,13 +81,19 @@ class Code(Enum):
     W621 = "entry's file type changed (regular file, symbolic link)"
     W622 = "exec bits changed where pip installs both sides alike"
     W623 = "RECORD row uses a weak or unknown hash algorithm"
-    W624 = "core metadata that PyPI and twine refuse (packaging.metadata)"
+    W624 = "core metadata that PyPI and twine refuse (packaging.metadata, readme_renderer)"
     W625 = "extension breaks the wheel's abi3 (stable ABI) tag"
     W626 = "extension needs a newer stable ABI than in the base (--explain)"
     W627 = "data file that is site-packages on some of the wheel's Pythons or platforms only"
     W628 = "module shadowed or unshadowed: a file no longer runs, or one that never ran now does"
     W629 = "extension not importable on some Python its tags install it on"
     W630 = "patch installs on fewer systems than the base (its tags drop Pythons or platforms)"
+    W631 = "patch's long description too long for k3diff to render as twine does: unchecked"
+    W632 = (
+        "added or changed native whose RPATH/RUNPATH lets another party plant a library it "
+        "loads (empty, relative, outside the system's directories, or above site-packages; "
+        "--explain)"
+    )
     W701 = "executable .pth line added or changed (runs at every interpreter start)"
     W702 = (
         "sitecustomize/usercustomize or .pth-imported module added or changed (runs at every start)"
@@ -108,6 +114,9 @@ class Code(Enum):
     W716 = "timestamp bytecode changed beside its unchanged source (stale: Python recompiles it)"
     W717 = "file a tool of the environment runs or loads added or changed (Jupyter, IPython, pip, conda, bash)"
     A001 = "not a readable zip archive"
+    A002 = (
+        "sdist is not a sound gzip-compressed tar (cut short, a failed check, bytes after its end)"
+    )
     A101 = "wheel has no RECORD"
     A102 = "malformed RECORD row"
     A103 = "entry content does not match its RECORD hash"
@@ -126,13 +135,27 @@ class Code(Enum):
     A116 = "native's loader tables could not be read: its platform needs are unchecked"
     A120 = "exec bits pip ignores (a mode without a file type)"
     A121 = "ELF executable that pip installs not executable"
-    A122 = "core metadata that PyPI and twine refuse (packaging.metadata)"
+    A122 = "core metadata that PyPI and twine refuse (packaging.metadata, readme_renderer)"
     A123 = "extension breaks the wheel's abi3 (stable ABI) tag"
     A124 = "PEP 658 metadata file differs from the wheel's METADATA"
     A125 = "native built for an architecture none of the wheel's platform tags names"
     A126 = "file name is not a wheel filename"
     A127 = ".pth file with lines executed at every interpreter start"
     A128 = "wheels pip reads as one project, version and build share a tag (pip installs either)"
+    A129 = "sdist member path leaves the tree it unpacks into (.., absolute, drive letter, NUL)"
+    A130 = "sdist link out of the tree, one tarfile's data filter refuses, or a path through a link"
+    A131 = "sdist member that is a device or FIFO"
+    A132 = "sdist member name given more than once (extraction keeps the last)"
+    A133 = "sdist member outside its one top directory NAME-VERSION/"
+    A134 = "sdist has no readable PKG-INFO in its top directory"
+    A135 = "sdist PKG-INFO name or version is not the file name's (PEP 625)"
+    A136 = "source archive PyPI does not take (only .tar.gz sdists): not read"
+    A137 = "sdist file name not normalised as PEP 625 asks (PyPI warns on upload)"
+    A138 = "long description too long for k3diff to render as twine check does: unchecked"
+    A139 = (
+        "native's RPATH/RUNPATH lets another party plant a library it loads (empty, relative, "
+        "outside the system's directories, or above site-packages)"
+    )
     A201 = "artifact SHA-256 does not match the manifest"
     A202 = "manifest names an artifact that was not audited"
     A203 = "artifact not in the manifest"
@@ -200,6 +223,7 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W628,
     Code.W629,
     Code.W630,
+    Code.W632,
     Code.W701,
     Code.W702,
     Code.W703,
@@ -209,13 +233,19 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     Code.W711,
     Code.W713,
     Code.W717,
-    *(code for code in AUDIT_CODES if code not in {Code.A116, Code.A120, Code.A121, Code.A127}),
+    *(
+        code
+        for code in AUDIT_CODES
+        if code not in {Code.A116, Code.A120, Code.A121, Code.A127, Code.A137, Code.A138}
+    ),
 }
 """Codes whose findings fail the run unless an `--allow-*` option relaxes them. Every A code but
-four fails: an ELF whose platform needs could not be read (A116), entry permissions that
+six fails: an ELF whose platform needs could not be read (A116), a long description too long to
+render (A138: PyPI's upload renders it anyway), entry permissions that
 install, but perhaps not as meant (A120, A121: k3diff cannot know whether a file should be
-executable), and a `.pth` file's executable lines (A127: setuptools, pywin32 and editable
-installs ship them; `wheels` fails one added or changed, W701). A signature file (A111) fails, because k3diff cannot verify it and its content is
+executable), a `.pth` file's executable lines (A127: setuptools, pywin32 and editable
+installs ship them; `wheels` fails one added or changed, W701), and an sdist file name PyPI
+still takes but warns about (A137: setuptools before 69.3 writes `demo-pkg-1.0.tar.gz`). A signature file (A111) fails, because k3diff cannot verify it and its content is
 the one file RECORD never vouches for."""
 
 
@@ -321,6 +351,11 @@ UNWAIVABLE = frozenset(
         Code.W619,  # entry Windows cannot write as named
         Code.A001,  # not a zip archive: pip cannot read it
         Code.A126,  # not a wheel filename: pip refuses it (review66: both were waived, exit 0)
+        Code.A002,  # not a sound gzip tar: pip may read another archive than the one checked
+        Code.A129,  # sdist member path out of the tree
+        Code.A130,  # sdist link out of the tree (or through a link)
+        Code.A131,  # sdist device or FIFO
+        Code.A132,  # sdist member name given twice
     }
 )
 """Archive-soundness codes a waiver is refused for: each says the archive is not what pip reads

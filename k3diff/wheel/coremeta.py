@@ -3,8 +3,9 @@ validation on. A field newer than the declared `Metadata-Version` (`License-Expr
 2.3), a value the field's grammar refuses (a `Requires-Dist` that is not a PEP 508
 requirement, a `Version` PEP 440 cannot parse), a required field missing, or a field the
 specification does not know: each is one problem, named by its field, as twine 6.1+ reports
-it. `audit` fails them
-(A122); `wheels` shows the patch's (W624)."""
+it. So is a long description twine check cannot render (`k3diff.wheel.description`: broken
+reStructuredText). `audit` fails them (A122); `wheels` shows the patch's (W624). A description
+too long for k3diff to render is said unchecked: a warning (A138, W631)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from packaging.metadata import ExceptionGroup, InvalidMetadata, Metadata, parse_
 
 from k3diff.errors import ArchiveError, CapError
 from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.description import UNCHECKED, description_problems
 from k3diff.wheel.metadata import METADATA_LIMIT
 from k3diff.zip.archive import ZipArchive
 
@@ -19,7 +21,8 @@ from k3diff.zip.archive import ZipArchive
 def core_metadata_problems(text: str) -> tuple[tuple[str, str], ...]:
     """Every problem twine 6.1+ raises for this METADATA, in its order: each field
     `packaging.metadata.parse_email` cannot read ("unrecognized or malformed field"), then
-    every error of `Metadata.from_raw(..., validate=True)`. Each is (field, message): the field
+    every error of `Metadata.from_raw(..., validate=True)`, then the description's
+    (`description_problems`: twine check renders it after those). Each is (field, message): the field
     in the email header spelling packaging reports (`license-expression`; '' when it names
     none) and packaging's sentence; plain pairs, since almost no run finds one and a frozen
     class would cost every run ≈ 1.5 ms to define. Like twine (pypa/twine#1217),
@@ -38,6 +41,8 @@ def core_metadata_problems(text: str) -> tuple[tuple[str, str], ...]:
         problems.append(_problem(exc))
     except ValueError as exc:  # raised past validation: a number over int()'s 4,300 digits
         problems.append(("", f"packaging cannot read it: {exc}"))  # (fuzz71: internal error)
+    description = raw.get("description")
+    problems += description_problems(description, raw.get("description_content_type"))
     return tuple(problems)
 
 
@@ -59,11 +64,18 @@ it serves from earlier (attrs 23.1.0's `License-Expression` under Metadata-Versi
 still hold one (newuser64)."""
 
 
+UNCHECKED_CODES = {Code.A122: Code.A138, Code.W624: Code.W631}
+"""The code of a description k3diff did not render, by the code of the command's problems."""
+
+
 def core_metadata_findings(path: str, text: str, code: Code, side: str = "") -> list[Finding]:
-    """One finding of `code` (A122 or W624) per problem of the METADATA at archive `path`."""
+    """One finding of `code` (A122 or W624) per problem of the METADATA at archive `path`; one
+    of A138 or W631 for a description too long to render."""
     where = f"in the {side} wheel: " if side else ""
     return [
-        Finding(code, path, f"{where}{field or 'METADATA'}: {message} ({REFUSED})")
+        Finding(UNCHECKED_CODES[code], path, f"{where}{field}: {message}")
+        if message.endswith(UNCHECKED)
+        else Finding(code, path, f"{where}{field or 'METADATA'}: {message} ({REFUSED})")
         for field, message in core_metadata_problems(text)
     ]
 

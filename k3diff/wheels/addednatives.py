@@ -7,7 +7,9 @@ removed and one added, and passed (review74a, exit 0). Here an added ELF's needs
 against the removed native it replaces, paired in its folder by its name without auditwheel's
 8-hex hash and version parts or by its DT_SONAME so cut, else against the highest need of every
 base native (a new library needing more than anything the base needed raises the wheel's floor).
-An added ELF whose loader tables cannot be read fails as unchecked, as a changed one does."""
+An added ELF whose loader tables cannot be read fails as unchecked, as a changed one does. An
+added ELF whose RPATH/RUNPATH another party may plant a library in is W632
+(`k3diff.native.searchpaths`), as a changed one is."""
 
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from dataclasses import dataclass
 from k3diff.errors import ArchiveError
 from k3diff.lazyre import lazy
 from k3diff.native.platform import ElfTap, PlatformNeeds, PlatformUnknown, version_key
+from k3diff.native.searchpaths import risky_search_paths
+from k3diff.output import first_few
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheels.entry import EntryResult
@@ -43,7 +47,8 @@ class _Read:
 def added_native_findings(
     entries: Sequence[EntryResult], base: ZipArchive, patch: ZipArchive
 ) -> list[Finding]:
-    """W713 for each added ELF native whose needs rise over what it replaces (see above)."""
+    """W713 for each added ELF native whose needs rise over what it replaces (see above); W632
+    for each whose RPATH/RUNPATH is risky."""
     added = [e for e in entries if e.kind is EntryKind.NATIVE and e.status is Status.ADDED]
     if not added:
         return []
@@ -63,6 +68,9 @@ def added_native_findings(
             detail = f"loader tables unreadable, platform needs unchecked: {new.problem}"
             findings.append(Finding(Code.W713, new.path, detail))
             continue
+        hijacks = risky_search_paths(new.path, new.needs)
+        if hijacks:
+            findings.append(Finding(Code.W632, new.path, "added; " + first_few(hijacks, "; ")))
         replaced = [old for old in gone if _replaces(old, new)]
         if replaced:
             finding = _judged(new.path, new.needs, replaced, replaced[0].path)

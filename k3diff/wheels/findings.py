@@ -15,7 +15,8 @@ from itertools import chain, compress, repeat
 from operator import and_, attrgetter, eq, is_, is_not, itemgetter, not_, or_
 from typing import TYPE_CHECKING
 
-from k3diff.output import plural
+from k3diff.native.searchpaths import risky_search_paths
+from k3diff.output import first_few, plural
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.modes import mode_findings
@@ -212,6 +213,9 @@ def _entry_findings(entry: EntryResult) -> Iterator[Finding]:
         changes = base.raised_changes(patch)
         if changes:
             yield Finding(Code.W713, entry.path, "; ".join(changes))
+        hijacks = risky_search_paths(entry.patch_path or entry.path, patch)
+        if hijacks:
+            yield Finding(Code.W632, entry.path, first_few(hijacks, "; "))
     elif entry.native is not None and entry.native.format == "elf":
         # review74: unreadable tables gave no W713, so `--allow-native-changes` passed the
         # entry whatever glibc it needs; unchecked is held, as `audit` cannot hold it (A116)

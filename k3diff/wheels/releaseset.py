@@ -29,6 +29,7 @@ from k3diff.releaselinks import refuse_links
 from k3diff.wheel.filename import wheel_filename_parts
 from k3diff.wheel.refusals import doubled_suffix, filename_refusals, no_wheel_filename
 from k3diff.wheels.compare import WheelOptions, compare_wheels
+from k3diff.wheels.competing import refuse_competing
 from k3diff.wheels.model import WheelReport, asked_to_explain
 from k3diff.wheels.setpairing import Pairing as Pairing
 from k3diff.wheels.setpairing import SetWheel as SetWheel
@@ -254,6 +255,8 @@ def compare_release_sets(
     not yet started are cancelled."""
     options = options or WheelOptions()
     pairing = pair_wheels(base.wheels, patch.wheels, base.given_as_files or patch.given_as_files)
+    if allow_unpaired:
+        refuse_competing(pairing)
     for wheel in (*pairing.only_base, *pairing.only_patch):
         ZipArchive.open(wheel.path).close()  # unpaired, yet a wheel that cannot be read is exit 2
     results: list[PairResult | None] = [None] * len(pairing.pairs)

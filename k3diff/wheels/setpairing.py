@@ -70,7 +70,7 @@ _GLIBC_PLATFORM = re.compile(r"^(manylinux|musllinux)(?:1|2010|2014|_\d+_\d+)_(.
 _MACOS_PLATFORM = re.compile(r"^macosx_\d+_\d+_(.+)$")
 
 
-def _platform_family(platform: str) -> str:
+def platform_family(platform: str) -> str:
     """A platform with its libc or OS version dropped (`manylinux1_x86_64` and
     `manylinux_2_17_x86_64` are one family): the fallback pairing key for a release that
     raised its platform baseline."""
@@ -88,7 +88,7 @@ def _parts(wheel: SetWheel) -> Parts:
 
 def _families(wheel: SetWheel) -> Parts:
     python, abi, platform = _parts(wheel)
-    return python, abi, frozenset(map(_platform_family, platform))
+    return python, abi, frozenset(map(platform_family, platform))
 
 
 Keys = Callable[[SetWheel], Parts]

@@ -15,6 +15,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -108,7 +109,10 @@ def test_manifest_findings_say_how_to_pin(tmp_path: Path) -> None:
     steps = _steps(result.stdout)
     assert steps[0].startswith(f"  1 × A201 ({wheel.name}): not the file SUMS pins")
     assert f"k3diff wheels PINNED.whl {wheel.name}" in steps[0]
-    assert "k3diff audit ARTIFACT... --write-manifest SUMS" in steps[0]
+    assert (
+        f"k3diff audit {wheel.name} NOTES.txt --write-manifest SUMS (the files audited; add the "
+        "files it pins that this run did not audit; written only when the audit passes)"
+    ) in steps[0]
     assert steps[1].startswith("  1 × A202 (gone.whl): SUMS pins files this run did not audit")
     assert "--ignore-missing" in steps[1]
     assert steps[2].startswith("  1 × A203 (NOTES.txt): SUMS does not pin these files")
@@ -387,3 +391,63 @@ def test_a_build_number_pip_refuses_says_to_rename_the_file(tmp_path: Path) -> N
     assert "a build number, if any, starting with a digit" in steps[0]
     (tmp_path / "engine-1.0-x-py3-none-any.whl").rename(tmp_path / "engine-1.0-py3-none-any.whl")
     assert run_k3diff("audit", ".", cwd=tmp_path).exit_code == 0
+
+
+def test_the_pin_anew_step_names_the_files_audited_and_runs_as_printed(tmp_path: Path) -> None:
+    """cleanup75: A201's step said `k3diff audit ARTIFACT... --write-manifest SUMS`; it names
+    the files audited, shell-quoted: pasted into a shell, a `$(touch pwned)` in a name stays
+    text, the manifest is written, and the audit against it passes."""
+    wheel = wheelkit.make_wheel(tmp_path, "engine", "1.0", FILES)
+    notes = tmp_path / "notes $(touch pwned).txt"
+    notes.write_text("notes\n")
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    (tmp_path / "SUMS").write_text(f"{digest}  {wheel.name}\n" + "0" * 64 + f"  {notes.name}\n")
+    args = ("audit", wheel.name, notes.name, "--manifest", "SUMS")
+    failed = run_k3diff(*args, cwd=tmp_path)
+    assert failed.exit_code == 1
+    pattern = r"pin it anew once reviewed, (k3diff audit .+? --write-manifest SUMS) \("
+    found = re.search(pattern, failed.stdout)
+    assert found is not None, failed.stdout
+    assert found.group(1) == f"k3diff audit {wheel.name} '{notes.name}' --write-manifest SUMS"
+    shim = f'k3diff() {{ "{sys.executable}" -m k3diff "$@"; }}; '
+
+    subprocess.run(["bash", "-c", shim + found.group(1)], cwd=tmp_path, check=True)
+
+    assert not (tmp_path / "pwned").exists()
+    assert run_k3diff(*args, cwd=tmp_path).exit_code == 0
+
+
+def test_past_twenty_files_the_pin_anew_step_says_artifact() -> None:
+    from k3diff.report.manifeststeps import manifest_steps
+
+    many = [f"w{i}.whl" for i in range(21)]
+    (step,) = manifest_steps([("A201", "w0.whl")], "SUMS", artifacts=many)
+    assert (
+        "k3diff audit ARTIFACT... --write-manifest SUMS (ARTIFACT... the 21 files audited;" in step
+    )
+
+
+def test_under_ignore_missing_the_pin_anew_step_says_to_add_the_files_not_audited(
+    tmp_path: Path,
+) -> None:
+    """review75c: part of a release audited under `--ignore-missing`, the A201 step named the
+    files audited alone: run as printed, the manifest was written without the other files'
+    pins, unsaid. It says to add them, in the audit's steps and the bundle's."""
+    (tmp_path / "a.txt").write_text("a, rebuilt\n")
+    (tmp_path / "b.txt").write_text("b\n")
+    b = hashlib.sha256(b"b\n").hexdigest()
+    (tmp_path / "SUMS").write_text("0" * 64 + f"  a.txt\n{b}  b.txt\n")
+    args = ("audit", "a.txt", "--manifest", "SUMS", "--ignore-missing")
+
+    failed = run_k3diff(*args, cwd=tmp_path)
+
+    assert failed.exit_code == 1
+    said = (
+        "k3diff audit a.txt --write-manifest SUMS (the files audited; add the files it pins "
+        "that this run did not audit; written only when the audit passes)"
+    )
+    assert said in _steps(failed.stdout)[0]
+    assert run_k3diff(*args, "--format", "json", "-o", "audit.json", cwd=tmp_path).exit_code == 1
+    bundle = run_k3diff("report", "audit.json", "--out", "bundle", cwd=tmp_path)
+    assert bundle.exit_code == 1
+    assert said in (tmp_path / "bundle" / "REPORT.md").read_text()

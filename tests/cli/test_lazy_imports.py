@@ -1,6 +1,6 @@
 """Start-up stays cheap: `--help` of every command, the text renderers and the document readers
 load none of scipy, numpy or matplotlib (they are imported where a statistic is computed or a
-plot drawn). The checks run in a fresh interpreter, since this test process has them loaded;
+plot drawn), nor docutils and readme_renderer (imported where a description is rendered). The checks run in a fresh interpreter, since this test process has them loaded;
 one interpreter takes every step in turn and names the step after which one first appears."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import k3diff.report
 from k3diff.cli import COMMANDS, cli
 from k3diff.cli.summaries import SUMMARIES
 
-HEAVY = ("scipy", "numpy", "matplotlib")
+HEAVY = ("scipy", "numpy", "matplotlib", "docutils", "readme_renderer")
 
 _PROBE = """
 import contextlib, importlib, io, json, sys

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import wheelkit
+from wheel.rawwheel import write_wheel
 
 WATCHED = (
     "elftools",
@@ -58,6 +59,9 @@ WATCHED = (
     "k3diff.wheels.proof",
     "k3diff.zip",
     "deepdiff",
+    "docutils",
+    "readme_renderer",
+    "k3diff.wheel.rstchild",
     "numpy",
     "pandas",
     "scipy",
@@ -70,6 +74,11 @@ HELP_LOADS_NONE = WATCHED
 
 HEAVY = ("numpy", "pandas", "scipy", "matplotlib")
 """Array, frame, statistics and plotting libraries: no wheel or response comparison needs one."""
+
+RENDERERS = ("docutils", "readme_renderer")
+"""What renders a reStructuredText description as twine check does (A122/W624): 70-140 ms to
+import, loaded in the child `k3diff.wheel.rstchild` starts (review75e: docutils' time is not
+bounded by the text's length), never in k3diff's process."""
 
 RARE_MODELS = (
     "k3diff.wheel.abi3use",
@@ -96,6 +105,7 @@ RUN_LOADS_NONE = (
     "k3diff.wheel.pth",
     "deepdiff",
     "json",
+    *RENDERERS,
     *RARE_MODELS,
     *HEAVY,
 )
@@ -303,6 +313,29 @@ def test_a_run_that_needs_a_lazy_module_loads_it(
     for command in (["audit", str(wheels[0])], ["wheels", *map(str, wheels)]):
         _, loaded = _loaded(*command, *argv)
         assert needs in loaded, (command, argv)
+
+
+@pytest.mark.parametrize(
+    ("content_type", "renders"),
+    [("text/markdown", False), ("text/plain", False), ("text/x-rst", True), (None, True)],
+)
+def test_only_a_restructuredtext_description_loads_docutils(
+    tmp_path: Path, content_type: str | None, renders: bool
+) -> None:
+    # twine check renders reStructuredText (declared, or no type declared) alone
+    header = "" if content_type is None else f"Description-Content-Type: {content_type}\n"
+    meta = f"Metadata-Version: 2.1\nName: engine\nVersion: 1.0\n{header}\nEngine\n======\n"
+    base, patch = (
+        write_wheel(
+            tmp_path / side, "engine", "1.0", {"engine/__init__.py": b""}, meta=meta.encode()
+        )
+        for side in ("base", "patch")
+    )
+    for command in (["audit", str(patch)], ["wheels", str(base), str(patch)]):
+        code, loaded = _loaded(*command)
+        assert code == 0, command
+        assert not set(RENDERERS) & loaded, (command, sorted(loaded))
+        assert ("k3diff.wheel.rstchild" in loaded) is renders, (command, sorted(loaded))
 
 
 def test_the_audits_markdown_report_loads_its_table_writer(wheels: tuple[Path, Path]) -> None:

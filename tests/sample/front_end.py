@@ -3,7 +3,7 @@ by the tests: one server, whose base and patch routes each reach the workers ove
 kept connections of their own (nginx's two `upstream` blocks with `keepalive` in front of one
 server, an HTTP load balancer with a pool per route or listener).
 
-    python front_end.py --to PORT [--to PORT ...] [--mirror PORT]
+    python front_end.py --to PORT [--to PORT ...] [--mirror PORT] [--pin]
 
 listens on a free loopback port, prints it on stdout, and answers `/ROUTE/PATH` (ROUTE any
 first path segment: `http://127.0.0.1:PORT/base`, `.../patch`) from `PATH` of a worker. Each
@@ -15,7 +15,9 @@ route on the worker its first connection reached, and the client's `Connection: 
 not passed on (it is the client's connection's, not the upstream's). `--mirror PORT` also sends
 every request to 127.0.0.1:PORT, before answering, its answer dropped (traffic shadowing:
 nginx's `mirror`, Envoy's request mirroring): that server, another one, then counts every
-request this one's workers count.
+request this one's workers count. `--pin` opens every connection of the Nth route first asked
+to the Nth `--to` port (in turn): the base's route reaches one worker only and the patch's
+another, the worst the kernel's choice can do (oneserver75).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ class Route:
             self._idle.append(connection)
 
 
-def app_for(ports: list[int], mirror: int | None) -> Any:
+def app_for(ports: list[int], mirror: int | None, pin: bool = False) -> Any:
     cycle = itertools.cycle(ports)
     routes: dict[str, Route] = {}
     shadow = Route(itertools.cycle([mirror])) if mirror is not None else None
@@ -79,7 +81,10 @@ def app_for(ports: list[int], mirror: int | None) -> Any:
         }
         query = scope["query_string"].decode()
         path = f"/{rest}" + (f"?{query}" if query else "")
-        route = routes.setdefault(name, Route(cycle))
+        if name not in routes:
+            own = itertools.cycle([ports[len(routes) % len(ports)]]) if pin else cycle
+            routes[name] = Route(own)
+        route = routes[name]
         if shadow is not None:
             await shadow.send(scope["method"], path, headers, body)
         answer = await route.send(scope["method"], path, headers, body)
@@ -94,13 +99,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--to", type=int, action="append", required=True)
     parser.add_argument("--mirror", type=int)
+    parser.add_argument("--pin", action="store_true")
     args = parser.parse_args()
     listening = socket.socket()
     listening.bind(("127.0.0.1", 0))
     listening.listen(128)  # connections wait in the backlog until uvicorn serves them
     sys.stdout.write(f"{listening.getsockname()[1]}\n")
     sys.stdout.flush()
-    config = uvicorn.Config(app_for(args.to, args.mirror), log_level="warning", access_log=False)
+    config = uvicorn.Config(
+        app_for(args.to, args.mirror, args.pin), log_level="warning", access_log=False
+    )
     asyncio.run(uvicorn.Server(config).serve(sockets=[listening]))
 
 

@@ -7,16 +7,18 @@ It answers `GET /v1/models`, `POST /v1/completions` and `/v1/chat/completions` (
 echoed, `echo:PROMPT`, whole and unstreamed) and `GET /metrics` (prometheus_client's exposition
 of this worker's default registry), and counts every request but `/metrics` in
 `http_requests_total{handler,method,status}` after answering it, as
-prometheus-fastapi-instrumentator does.
+prometheus-fastapi-instrumentator does. With `K3DIFF_TEST_PROCESS_NAMESPACE` set, its process
+collector is prometheus_client's with that `namespace` (`NAMESPACE_process_start_time_seconds`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from prometheus_client import Counter, make_asgi_app
+from prometheus_client import PROCESS_COLLECTOR, REGISTRY, Counter, ProcessCollector, make_asgi_app
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -24,6 +26,9 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 REQUESTS = Counter("http_requests", "Requests answered", ["handler", "method", "status"])
 METRICS = make_asgi_app()
+if NAMESPACE := os.environ.get("K3DIFF_TEST_PROCESS_NAMESPACE"):
+    REGISTRY.unregister(PROCESS_COLLECTOR)
+    ProcessCollector(namespace=NAMESPACE)
 MODEL = "m"
 
 

@@ -41,7 +41,11 @@ def test_coverage_of_one_server_is_held(one_server_log: Path, tmp_path: Path) ->
         assert result.exit_code == 1, result.stdout + result.stderr
         summary = json.loads((tmp_path / "b" / "summary.json").read_text())
         (row,) = [r for r in summary["matrix"] if r["evidence"] == "telemetry/coverage"]
-        assert row["status"] == "FAIL" and held in row["finding"], row
+        assert row["status"] == "FAIL" and held not in row["finding"], row
+        assert row["finding"].endswith(
+            "held: base and patch were sampled from one server (the bottom line says why)"
+        ), row
+        assert held in summary["bottom_line"][0], summary["bottom_line"]
         allowed = run_k3diff(
             "report", "t.json", *given, "--out", "b", "--allow-same-server", cwd=tmp_path
         )

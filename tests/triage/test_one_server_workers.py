@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,8 @@ from typing import Any
 
 from cli_support import run_k3diff
 from server_support import loopback_script, uvicorn_app
+
+from k3diff.sample.identityprocess import STARTED_TOGETHER_S
 
 from .helpers import compare_texts, sampled_identity
 
@@ -88,15 +91,15 @@ def test_one_server_of_one_worker_is_still_one_server(tmp_path: Path) -> None:
 
 
 def test_two_single_process_servers_are_two_servers(tmp_path: Path) -> None:
-    """Two servers of one worker each: every round's base stayed put, `two-servers`, no note,
-    triage passes (exit 0)."""
+    """Two servers of one worker each, the patch's started `STARTED_TOGETHER_S` after the
+    base's was up (servers started together read `unchecked`: oneserver75): every round's base
+    stayed put, `two-servers`, no note, triage passes (exit 0)."""
     compare_texts(tmp_path, {"a": ("echo:a", "echo:a")})
     (tmp_path / "p.jsonl").write_text(json.dumps({"key": "a", "prompt": "a"}) + "\n")
-    with (
-        uvicorn_app("workers_app:app", SAMPLE_TESTS, workers=1) as base,
-        uvicorn_app("workers_app:app", SAMPLE_TESTS, workers=1) as patch,
-    ):
-        identity = sampled_identity(tmp_path, base, patch, "run")
+    with uvicorn_app("workers_app:app", SAMPLE_TESTS, workers=1) as base:
+        time.sleep(STARTED_TOGETHER_S)
+        with uvicorn_app("workers_app:app", SAMPLE_TESTS, workers=1) as patch:
+            identity = sampled_identity(tmp_path, base, patch, "run")
     assert identity["result"] == "two-servers", identity
     result = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
     assert result.exit_code == 0, result.stdout

@@ -360,3 +360,20 @@ def test_the_command_that_makes_it_again_keeps_its_allowance(tmp_path: Path) -> 
     assert "run/samples.jsonl --allow-same-server --format json -o t.json" in refused.stderr, (
         refused.stderr
     )
+
+
+def test_the_held_line_is_said_once(tmp_path: Path) -> None:
+    """cleanup75: REPORT.md said the held line three times (the bottom line, the row's sentence
+    under it, the matrix row); now the bottom line says it, the row says it is held."""
+    _same_server_log(tmp_path)
+    _allowed_triage(tmp_path)
+    bundle = run_k3diff("report", "cmp.json", "t.json", "--out", "b", cwd=tmp_path)
+    assert bundle.exit_code == 1, bundle.stderr
+    report = (tmp_path / "b" / "REPORT.md").read_text()
+
+    assert report.count("which validates no patched build: held") == 1
+    assert _bottom(tmp_path).startswith(f"\n\n**FAIL: {HELD}; nondeterminism follow-up (t.json)")
+    held = "held: base and patch were sampled from one server (the bottom line says why)"
+    assert "| nondeterminism follow-up | FAIL | A/A run of one server: " in report
+    (row,) = [line for line in report.splitlines() if line.startswith("| nondeterminism")]
+    assert held in row

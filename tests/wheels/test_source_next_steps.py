@@ -13,11 +13,12 @@ the waiver follows as `or accept`. The bundle says the same from the document.
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 
 import wheelkit
 from cli_support import run_k3diff
-from provenance.repokit import make_repo
+from provenance.repokit import git, make_repo
 
 BASE = {"pkg/__init__.py": b"", "pkg/mod.py": b"def f():\n    return 1\n"}
 BUILT = {"pkg/__init__.py": b"", "pkg/mod.py": b"def f():\n    return 2\n"}
@@ -53,7 +54,8 @@ def test_a_mismatch_at_one_commit_names_the_range_check(tmp_path: Path) -> None:
     assert steps[0].startswith(
         "  1 × W401 on 1 file: the wheel's file is not the one at HEAD~2 (the report's source diff shows how)"
     )
-    command = f"k3diff wheels {WHEELS[0]} {WHEELS[1]} --source repo --commits OLD..NEW"
+    first = _sha(tmp_path, "HEAD~2")
+    command = f"k3diff wheels {WHEELS[0]} {WHEELS[1]} --source repo --commits {first}..HEAD"
     assert command in steps[0]
     assert (
         f"(python -m build --wheel) and compare it with this one (k3diff wheels BUILT.whl {WHEELS[1]})"
@@ -134,7 +136,63 @@ def test_the_bundle_says_the_same_step_from_the_document(tmp_path: Path) -> None
     assert result.exit_code == 1
     report = (tmp_path / "bundle" / "REPORT.md").read_text()
     assert "1 × W401 on 1 file: the wheel's file is not the one at HEAD~2" in report
-    assert "--source repo --commits OLD..NEW" in report
+    assert f"--source repo --commits {_sha(tmp_path, 'HEAD~2')}..HEAD" in report
+
+
+def _sha(tmp_path: Path, rev: str) -> str:
+    return git(tmp_path / "repo", "rev-parse", rev)
+
+
+def _checks(step: str) -> list[str]:
+    """The `k3diff wheels … --commits …` command the W401 step names, as words."""
+    command = step.split("check it against the commits it may come from (", 1)[1]
+    return shlex.split(command.split(":", 1)[0])
+
+
+def test_the_range_the_w401_step_names_finds_the_commit_the_wheel_is_from(
+    tmp_path: Path,
+) -> None:
+    """cleanup75: the step said `--commits OLD..NEW`; it fills in the commit checked and the
+    repository's HEAD, and run as printed it names the commit the wheel's file is from (W403,
+    whose own step's command then passes)."""
+    _setup(tmp_path)
+    result = run_k3diff("wheels", *WHEELS, "--source", "repo", "--commit", "HEAD~2", cwd=tmp_path)
+    assert result.exit_code == 1
+    words = _checks(_steps(result.stdout)[0])
+    assert "OLD" not in " ".join(words) and "NEW" not in " ".join(words)
+
+    rerun = run_k3diff(*words[1:], cwd=tmp_path)
+
+    assert rerun.exit_code == 1
+    assert f"older commit {_sha(tmp_path, 'HEAD~1')}" in rerun.stdout
+    step = next(line for line in _steps(rerun.stdout) if "W403" in line)
+    assert run_k3diff(*_against(step)[1:], cwd=tmp_path).exit_code == 0
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """A source check as the steps read it (`wheelfailing.Source`)."""
+
+    repo: str
+    rev: str | None
+    range: str | None
+    commit: str
+
+
+def test_a_w401_step_keeps_a_placeholder_only_for_what_is_unknown() -> None:
+    """Checked at HEAD, the wheel can only be older: OLD, said unknown. A document's commit
+    that is not hex (hostile: `$(touch x)`) reaches no command: OLD..NEW."""
+    from k3diff.report.wheelfailing import source_steps
+
+    failing = [("W401", "pkg/mod.py", False)]
+    for rev, commit, span in (
+        ("HEAD", "c" * 40, f"OLD..{'c' * 40}"),
+        ("v1", "$(touch x)", "OLD..NEW"),
+    ):
+        source = _Checked("-r epo", rev, None, commit)
+        (_, step), *_ = source_steps(failing, source, ("b.whl", "p.whl"))
+        assert f"--source './-r epo' --commits {span}:" in step
+        assert "which the report does not know" in step or span == "OLD..NEW"
 
 
 def _against(step: str) -> list[str]:

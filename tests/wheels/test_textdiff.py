@@ -96,3 +96,45 @@ def test_diff_content_decodes_each_side_once_to_the_same_diff(
         assert got.binary is not None and got.unified == ""
     else:
         assert got == diff_text(base, patch, "a/x", "b/x")
+
+
+# Valid UTF-8 whose characters share lead or continuation bytes (é C3 A9, © C2 A9, è C3 A8,
+# € E2 82 AC, ☃ E2 98 83, 😀 F0 9F 98 80): a common byte head or tail may end or start inside a
+# character, where the common text does not.
+_CHAR = st.sampled_from(["a", "b", "é", "©", "è", "€", "☃", "😀", "\r", " "])
+_TEXT_LINE = st.lists(_CHAR, max_size=4).map(lambda chars: "".join(chars).encode())
+_TEXT_LINES = st.lists(_TEXT_LINE, max_size=30)
+
+
+@st.composite
+def _text_pairs(draw: st.DrawFn) -> tuple[bytes | None, bytes | None]:
+    head, tail = draw(_TEXT_LINES), draw(_TEXT_LINES)
+    ends = st.sampled_from([b"", b"\n", b"\xc3\xa9", b"\xc2\xa9\n"])
+
+    def text(middle: list[bytes]) -> bytes:
+        return b"\n".join([*head, *middle, *tail]) + draw(ends)
+
+    base, patch = text(draw(_TEXT_LINES)), text(draw(_TEXT_LINES))
+    if draw(st.booleans()):  # a line of the patch's own that is not UTF-8: binary
+        patch = patch.replace(b"\n", b"\n\xa9\n", 1)
+    absent = draw(st.sampled_from(["neither", "base", "patch"]))
+    return (None if absent == "base" else base), (None if absent == "patch" else patch)
+
+
+@settings(max_examples=800, deadline=None)
+@given(_text_pairs())
+def test_diff_content_from_the_bytes_is_the_diff_of_the_text(
+    pair: tuple[bytes | None, bytes | None],
+) -> None:
+    """Issue 41: `diff_content` trims the common lines of two UTF-8 sides as bytes and decodes
+    the patch only between them; its diff (or binary summary) is the one made from the whole
+    texts decoded (`diff_text`), characters sharing bytes across the cut included."""
+    base, patch = pair
+    got = textdiff.diff_content(base, patch, "a/x", "b/x")
+    if any(side is not None and textdiff.is_binary(side) for side in (base, patch)):
+        summary = (
+            f"base: {textdiff.describe_content(base)}; patch: {textdiff.describe_content(patch)}"
+        )
+        assert got == textdiff.TextDiff(added=0, removed=0, unified="", binary=summary)
+    else:
+        assert got == diff_text(base, patch, "a/x", "b/x")

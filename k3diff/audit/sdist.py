@@ -1,0 +1,157 @@
+"""`audit` of a source distribution: a file named `*.tar.gz` is read as an sdist (see
+`audit.sdistread`) and judged as pip unpacks it and PyPI takes it: A002 for a file that is no
+sound gzip-compressed tar, A129-A133 for its members (`audit.sdistmembers`), A134 for a missing
+or unreadable `PKG-INFO`, A135 for a `PKG-INFO` whose name or version is not the file name's
+(PEP 625, both normalised), A122 for core metadata PyPI refuses (the wheel's check), and the
+warning A137 for a file name PEP 625 spells otherwise (`demo-pkg-1.0.tar.gz` for
+`demo_pkg-1.0.tar.gz`), which PyPI still takes.
+
+Which files are sdists, and the other source archives (A136), is `audit.sourcenames`' to say
+by the name alone, so a run without an sdist imports neither `tarfile` nor this module.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.metadata import parse_email
+from packaging.utils import (
+    InvalidSdistFilename,
+    NormalizedName,
+    canonicalize_name,
+    parse_sdist_filename,
+)
+from packaging.version import InvalidVersion, Version
+
+from k3diff.audit.sdistmembers import member_findings
+from k3diff.audit.sdistread import SdistRead, read_sdist
+from k3diff.audit.sourcenames import SDIST_SUFFIX
+from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.coremeta import core_metadata_findings
+from k3diff.wheel.metadata import METADATA_LIMIT
+
+_Identity = tuple[NormalizedName, Version]
+
+
+@dataclass(frozen=True)
+class SdistAudit:
+    """What `audit` found of one sdist."""
+
+    findings: tuple[Finding, ...]
+    """Every finding, unsorted."""
+    member_count: int
+    """Tar members read (directories included)."""
+    directory_count: int
+    """How many of them are directories."""
+
+
+def audit_sdist(path: Path) -> SdistAudit:
+    """Read the sdist at `path` and judge it (see the module); InputError when it cannot be
+    read, CapError past a cap."""
+    read = read_sdist(path)
+    findings = [] if read.problem is None else [Finding(Code.A002, "", read.problem)]
+    named = _file_identity(path.name)
+    top = _top(read) if read.members else path.name[: -len(SDIST_SUFFIX)]
+    findings += member_findings(read.members, top)
+    if isinstance(named, str):
+        findings.append(Finding(Code.A135, "", named))
+    else:
+        findings += _unnormalised(path.name, named)
+        if read.members and _identity(top) != named:
+            findings.append(
+                Finding(
+                    Code.A133,
+                    top,
+                    f"the top directory is not {named[0]}-{named[1]}, the name and version of "
+                    "the file name (PEP 625: NAME-VERSION/, both normalised as in the file name)",
+                )
+            )
+    findings += _pkg_info_findings(read, top, named)
+    directories = sum(1 for member in read.members if member.isdir())
+    return SdistAudit(tuple(findings), len(read.members), directories)
+
+
+def _unnormalised(filename: str, named: _Identity) -> list[Finding]:
+    """A137 where the file name is not PEP 625's spelling of its own name and version."""
+    normal = f"{named[0].replace('-', '_')}-{named[1]}"
+    if filename == normal + SDIST_SUFFIX:
+        return []
+    return [
+        Finding(
+            Code.A137,
+            "",
+            f"PEP 625 names it {normal}.tar.gz: PyPI takes this name but warns the uploader "
+            "that it will refuse it (setuptools 69.3 or later, hatchling and flit-core write "
+            "the normalised name)",
+        )
+    ]
+
+
+def _top(read: SdistRead) -> str:
+    return posixpath.normpath(read.members[0].name).partition("/")[0]
+
+
+def _file_identity(filename: str) -> _Identity | str:
+    """The file name's project and version, or why it is no PEP 625 sdist name."""
+    try:
+        return parse_sdist_filename(filename[: -len(SDIST_SUFFIX)] + SDIST_SUFFIX)
+    except (InvalidSdistFilename, InvalidVersion) as exc:
+        return f"not an sdist file name NAME-VERSION.tar.gz (PEP 625): {exc}"
+
+
+def _identity(stem: str) -> _Identity | None:
+    name, _, version = stem.rpartition("-")
+    try:
+        return canonicalize_name(name), Version(version)
+    except InvalidVersion:
+        return None
+
+
+def _pkg_info_findings(read: SdistRead, top: str, named: _Identity | str) -> list[Finding]:
+    path = f"{top}/PKG-INFO"
+    data = read.pkg_info.get(path)
+    if data is None:
+        last = next((m for m in reversed(read.members) if posixpath.normpath(m.name) == path), None)
+        if last is None and read.problem is not None:
+            return []  # the read stopped before it: A002 says why
+        return [Finding(Code.A134, path, _why_unread(last))]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [Finding(Code.A134, path, f"not UTF-8 ({exc.reason})")]
+    found = core_metadata_findings(path, text, Code.A122)
+    raw, _ = parse_email(text)
+    stated = (raw.get("name"), raw.get("version"))
+    if isinstance(named, tuple) and not _same(stated, named):
+        found.append(
+            Finding(
+                Code.A135,
+                path,
+                f"PKG-INFO says {stated[0]!r} {stated[1]!r}, the file name "
+                f"{named[0]} {named[1]} (both normalised: PEP 503 name, PEP 440 version)",
+            )
+        )
+    return found
+
+
+def _same(stated: tuple[str | None, str | None], named: _Identity) -> bool:
+    name, version = stated
+    if name is None or version is None:
+        return False
+    try:
+        return canonicalize_name(name) == named[0] and Version(version) == named[1]
+    except InvalidVersion:
+        return False
+
+
+def _why_unread(member: tarfile.TarInfo | None) -> str:
+    if member is None:
+        return "no PKG-INFO in the top directory: pip and PyPI read the sdist's metadata from it"
+    if not member.isreg():
+        return "PKG-INFO is not a regular file (a link, directory or special file)"
+    if member.size > METADATA_LIMIT:
+        return f"PKG-INFO of {member.size:,} bytes, over k3diff's cap of {METADATA_LIMIT:,}"
+    return "PKG-INFO is a sparse member"

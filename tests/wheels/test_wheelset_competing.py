@@ -1,0 +1,134 @@
+"""`--allow-unpaired` accepts a wheel on one side only, never an unpaired wheel pip may install
+instead of a compared one (hunt75b: such a patch wheel, never compared, passed with exit 0)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_support import run_k3diff
+
+from .wheelset_support import CHANGED_LIB, CP312, LIB, _engine, write
+
+_SOLO = {"solo.py": b"pass\n"}
+
+
+@pytest.mark.parametrize(
+    ("base_tag", "patch_tags"),
+    [
+        # CPython 3.12 prefers cp312-none-any to py3-none-any.
+        ("py3-none-any", ["py3-none-any", "cp312-none-any"]),
+        # A glibc 2.28 machine prefers manylinux_2_28 to manylinux_2_17.
+        (CP312, [CP312, "cp312-cp312-manylinux_2_28_x86_64"]),
+        # The legacy alias manylinux2014 is glibc 2.17.
+        (
+            "cp312-cp312-manylinux2014_x86_64",
+            ["cp312-cp312-manylinux2014_x86_64", "cp312-cp312-manylinux_2_28_x86_64"],
+        ),
+        # An abi3 wheel for 3.8 and later installs on 3.12 too.
+        (CP312, [CP312, "cp38-abi3-manylinux_2_17_x86_64"]),
+        # pip on a glibc Linux accepts linux_x86_64 too.
+        (CP312, [CP312, "cp312-cp312-linux_x86_64"]),
+        # An arm64 Mac accepts a universal2 wheel and an arm64 one.
+        (
+            "cp312-cp312-macosx_11_0_arm64",
+            ["cp312-cp312-macosx_11_0_arm64", "cp312-cp312-macosx_10_9_universal2"],
+        ),
+        # Android API level 24 takes wheels for 21 and for 24 (PEP 738).
+        (
+            "cp313-cp313-android_21_arm64_v8a",
+            ["cp313-cp313-android_21_arm64_v8a", "cp313-cp313-android_24_arm64_v8a"],
+        ),
+    ],
+    ids=[
+        "py3-and-cp312",
+        "raised-glibc",
+        "manylinux2014",
+        "abi3",
+        "linux",
+        "universal2",
+        "android",
+    ],
+)
+def test_an_unpaired_wheel_pip_may_install_instead_is_refused(
+    tmp_path: Path, base_tag: str, patch_tags: list[str]
+) -> None:
+    write(tmp_path / "base", "engine", "1.0", base_tag, _engine("1.0", LIB))
+    write(tmp_path / "patch", "engine", "1.1", patch_tags[0], _engine("1.1", LIB))
+    write(tmp_path / "patch", "engine", "1.1", patch_tags[1], _engine("1.1", CHANGED_LIB))
+    default = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert default.exit_code == 1
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 2, allowed.stdout
+    assert allowed.stdout == ""
+    assert allowed.stderr.count("\n") == 1
+    assert f"patch wheel patch/engine-1.1-{patch_tags[1]}.whl is not one-sided" in allowed.stderr
+    assert f"--base base/engine-1.0-{base_tag}.whl --patch patch/engine-1.1-" in allowed.stderr
+
+
+def test_a_base_wheel_the_patch_dropped_for_a_compared_one_is_refused(tmp_path: Path) -> None:
+    write(tmp_path / "base", "solo", "1.0", "py3-none-any", _SOLO)
+    write(tmp_path / "base", "solo", "1.0", "cp312-none-any", _SOLO)
+    write(tmp_path / "patch", "solo", "1.1", "py3-none-any", _SOLO)
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 2
+    assert "base wheel base/solo-1.0-cp312-none-any.whl is not one-sided" in allowed.stderr
+
+
+@pytest.mark.parametrize(
+    "added",
+    [
+        "cp313-cp313-manylinux_2_17_x86_64",
+        "cp312-cp312-win_amd64",
+        "cp312-cp312-musllinux_1_2_x86_64",
+        "cp312-cp312-manylinux_2_17_aarch64",
+        "cp312-cp312-macosx_11_0_arm64",
+    ],
+)
+def test_a_python_or_platform_added_is_still_one_sided(tmp_path: Path, added: str) -> None:
+    write(tmp_path / "base", "engine", "1.0", CP312, _engine("1.0", LIB))
+    write(tmp_path / "patch", "engine", "1.1", CP312, _engine("1.1", LIB))
+    write(tmp_path / "patch", "engine", "1.1", added, _engine("1.1", LIB))
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 0, allowed.stderr
+    assert "1 unpaired (allowed)" in allowed.stdout
+
+
+def test_a_pure_fallback_added_beside_platform_wheels_is_one_sided(tmp_path: Path) -> None:
+    """pip prefers a platform wheel to a platform-`any` one wherever both install: the added
+    py3-none-any is installed only where the base had no wheel."""
+    write(tmp_path / "base", "engine", "1.0", CP312, _engine("1.0", LIB))
+    write(tmp_path / "patch", "engine", "1.1", CP312, _engine("1.1", LIB))
+    write(tmp_path / "patch", "engine", "1.1", "py3-none-any", _SOLO)
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 0, allowed.stderr
+
+
+def test_a_wheel_replaced_by_an_unpaired_one_of_the_other_side_is_refused(
+    tmp_path: Path,
+) -> None:
+    """The base's py3 wheel dropped and a cp312 one added: CPython 3.12 installed the one and
+    installs the other, and nothing compared them (another project pairs)."""
+    write(tmp_path / "base", "engine", "1.0", CP312, _engine("1.0", LIB))
+    write(tmp_path / "patch", "engine", "1.1", CP312, _engine("1.1", LIB))
+    write(tmp_path / "base", "solo", "1.0", "py3-none-any", _SOLO)
+    write(tmp_path / "patch", "solo", "1.1", "cp312-none-any", _SOLO)
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 2
+    assert "base wheel base/solo-1.0-py3-none-any.whl is not one-sided" in allowed.stderr
+    assert (
+        "--base base/solo-1.0-py3-none-any.whl --patch patch/solo-1.1-cp312-none-any.whl"
+        in allowed.stderr
+    )
+
+
+def test_the_checks_are_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("k3diff.wheels.competing.MAX_CHECKS", 1)
+    write(tmp_path / "base", "solo", "1.0", "py3-none-any", _SOLO)
+    write(tmp_path / "patch", "solo", "1.1", "py3-none-any", _SOLO)
+    write(tmp_path / "patch", "solo", "1.1", "cp313-none-any", _SOLO)
+    write(tmp_path / "patch", "solo", "1.1", "cp314-none-any", _SOLO)
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 2
+    assert allowed.stderr.startswith("k3diff: error: patch: --allow-unpaired: project solo: ")
+    assert "over k3diff's cap of 1 checks" in allowed.stderr
