@@ -6,8 +6,9 @@ The stated power is that of the test that is really run, at the level it is judg
   moved to one answer the base does not give; each simulated patch, against the observed base
   counts, goes through `count_test` itself (the same exact conditional p, the same Monte Carlo
   where the tables are too many), and is detected where its p is at most the level.
-- mmd: a bootstrap of the MMD² (both sides resampled from the base's samples give the null's
-  critical value), not the permutation test: an approximation, and the reason says so.
+- mmd: `mmdpower`: the base's answers, ε of the patch's moved to a new answer as like the base
+  under the kernel as its most typical sample is like the others, through the permutation test
+  itself (a pooled bootstrap where that is too costly).
 
 numpy is imported inside the functions (the `--help` path never loads it).
 """
@@ -15,12 +16,11 @@ numpy is imported inside the functions (the `--help` path never loads it).
 from __future__ import annotations
 
 import functools
-import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from k3diff.triage import kernel as text_kernel
+from k3diff.triage import mmdpower
 from k3diff.triage.distribution import (
     PERMUTATIONS,
     SEED,
@@ -55,7 +55,7 @@ def detectable_shift(
     if kind == "counts":
         counts = tuple(sorted(Counter(base).values(), reverse=True))
         return _count_shift(counts, sizes[0], level, power, permutations)
-    return _mmd_shift(base, sizes, level, power)
+    return mmdpower.mmd_shift(base, sizes, level, power, permutations, _smallest)
 
 
 def _smallest(detected: Callable[[float], bool]) -> float | None:
@@ -205,86 +205,5 @@ def _log_choose(factorials: np.ndarray, n: int, k: np.ndarray) -> np.ndarray:
     return result
 
 
-def _power_threshold(null: np.ndarray, level: float) -> float | None:
-    """The smallest observed null value t with P_null(T >= t) <= level (None: none)."""
-    import numpy as np
-
-    values = np.sort(null)
-    # P(T >= values[i]), a tied value's whole mass counted: `1 - i / len` at the i-th of a
-    # run of ties left out the ties before it, and a null all 0 (a base of one answer) gave
-    # threshold 0, which every simulated patch reaches (newuser74).
-    tail = 1.0 - np.searchsorted(values, values, side="left") / len(values)
-    ok = np.nonzero(tail <= level)[0]
-    if not len(ok):
-        return float(values[-1]) + 1e-9  # reject only above anything the null gave
-    return float(values[ok[0]])
-
-
-def smallest_permutation_p(sizes: tuple[int, int]) -> float:
-    """The smallest p a permutation test of the side labels can give with these sample sizes:
-    the observed labelling among the C(m + n, n) labellings, tied with its full swap when the
-    sides are the same size (the MMD² is symmetric). The bootstrap of `_mmd_shift` does not see
-    this floor; above the test's level no shift, however large, is detected."""
-    m, n = sizes
-    return (2 if m == n else 1) / math.comb(m + n, n)
-
-
-def _mmd_shift(
-    base: Sequence[str], sizes: tuple[int, int], level: float, power: float
-) -> float | None:
-    """`detectable_shift` of the MMD test, approximated: a bootstrap of the MMD² (both sides
-    resampled from the base's samples) gives the null's critical value, not the permutation
-    law; the kernel is the test's (`kernel.gram`), the new answer at kernel 0 to every base
-    output."""
-    import numpy as np
-
-    if smallest_permutation_p(sizes) > level:
-        return None  # the permutation test cannot reject at this n, whatever the shift
-    rng = np.random.default_rng(SEED)
-    atoms = list(dict.fromkeys(base))
-    probs = np.array([base.count(a) for a in atoms] + [0], dtype=np.float64) / len(base)
-    m, n = sizes
-    # The test's own kernel between the base's outputs; the new answer agrees with none of them.
-    kernel = np.zeros((len(atoms) + 1, len(atoms) + 1))
-    kernel[:-1, :-1] = text_kernel.gram(atoms)
-    kernel[-1, -1] = 1.0
-
-    def stat(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        diff = x / m - y / n
-        # diff K diffᵀ per draw, through one product: a draw-by-atom-by-atom array was 2.9 GB
-        # for 600 distinct base outputs (fuzz69), and no faster for a few atoms.
-        result: np.ndarray = ((diff @ kernel) * diff).sum(axis=1)
-        return result
-
-    null = stat(rng.multinomial(m, probs, SIMULATIONS), rng.multinomial(n, probs, SIMULATIONS))
-    threshold = _power_threshold(null, level)
-
-    def detected(shift: float) -> bool:
-        moved_probs = probs * (1.0 - shift)
-        moved_probs[-1] += shift
-        patch = rng.multinomial(m, moved_probs, SIMULATIONS)
-        base_counts = rng.multinomial(n, probs, SIMULATIONS)
-        hit = (stat(patch, base_counts) >= threshold) & (
-            _permutation_floor(patch, base_counts) <= level
-        )
-        return threshold is not None and float(hit.mean()) >= power
-
-    return _smallest(detected)
-
-
-def _permutation_floor(patch: np.ndarray, base: np.ndarray) -> np.ndarray:
-    """Per simulated table (a row of counts per answer a side), a floor under the p of the
-    permutation test really run: every labelling that gives the same table (and, with sides of
-    one size, its swap) gives the same MMD², so p is at least their share of the C(m + n, m)
-    labellings. The bootstrap alone does not see it: where the base gave one answer, 1 new
-    answer in 20 passed its threshold, which the permutation test rejects only from 7 on at
-    0.0125 (newuser74)."""
-    import numpy as np
-
-    m, n = int(patch[0].sum()), int(base[0].sum())
-    factorials = _log_factorials(m + n)
-    same = (factorials[patch + base] - factorials[patch] - factorials[base]).sum(axis=1)
-    total = factorials[m + n] - factorials[m] - factorials[n]
-    swapped = np.where((patch != base).any(axis=1), math.log(2) if m == n else 0.0, 0.0)
-    floor: np.ndarray = np.exp(same + swapped - total)
-    return floor
+smallest_permutation_p = mmdpower.smallest_permutation_p
+"""The smallest p the permutation test's labels can give (`mmdpower.smallest_permutation_p`)."""

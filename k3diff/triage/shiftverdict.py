@@ -110,7 +110,7 @@ def power_text(test: DistributionTest, settings: Settings) -> str:
 
 
 def _level_text(test: DistributionTest, settings: Settings) -> str:
-    """'at α / 4 tests = 0.0125; approximate: a bootstrap of the MMD², ...'."""
+    """'at α / 4 tests = 0.0125; the permutation test itself on 500 simulated patches ...'."""
     return f"at α / {_tests(test, settings)} = {test.level:.3g}; {_simulated(test)}"
 
 
@@ -120,9 +120,10 @@ def _simulated(test: DistributionTest) -> str:
     if test.kind == "counts":
         return f"the count test itself on {draws} drawn from the base's own samples"
     return (
-        f"approximate: a bootstrap of the MMD², not its permutation test, {draws}, the new answer "
-        "sharing nothing with the base's under the test's kernel (one sharing more, a rewording, "
-        "is detected less often)"
+        f"the permutation test itself on {draws} drawn from the base's own samples (a bootstrap"
+        " of the MMD² from the pooled law where that is too costly), the new answer as like the"
+        " base's answers under the test's kernel, on average, as the most typical of them is"
+        " like the others (one closer, a smaller rewording, is detected less often)"
     )
 
 

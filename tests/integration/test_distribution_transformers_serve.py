@@ -23,7 +23,9 @@ subsamples of 60 samples a side (single prompts: 40 of 40); top-k 5 at the same 
 24 of 40 only, so the patch is top-k 2. The same server passes only where its test could detect
 --shift 0.35: at α / 4 the plan's exact Fisher figure is 38 a side, and the MMD test on these
 answers detected 38-40 % at 24 a side, 30-32 % at 32, 28-32 % at 40 and 22-24 % at 48
-(measured for stop 59), so both runs take 48. Sampling 64 a side took 8 s.
+(measured for stop 59), so both runs take 48. Sampling 64 a side took 8 s. Since mmdpower75 the
+stated figure is honest (the permutation test's own law against a new answer as like the base as
+its most typical sample): about 36 % at 48, so the same-server run is judged at --shift 0.45.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ def _run(
     patch: InferenceServer,
     repeats: int = REPEATS,
     alpha: str = ALPHA,
+    shift: str = "0.35",
 ) -> tuple[int, Any]:
     """capture -> responses -> sample (temperature 1) -> triage; triage's exit and document."""
     (tmp_path / "prompts.jsonl").write_text("".join(json.dumps(p) + "\n" for p in PROMPTS))
@@ -114,7 +117,7 @@ def _run(
     same = ["--allow-same-server"] if base.base_url == patch.base_url else []
     triaged = run_k3diff(
         "triage", tmp_path / "cmp.json", tmp_path / "run" / "samples.jsonl", "--alpha", alpha,
-        "--format", "json", "-o", tmp_path / "triage.json", *same,
+        "--format", "json", "-o", tmp_path / "triage.json", "--shift", shift, *same,
     )  # fmt: skip
     assert triaged.exit_code in (0, 1), triaged.stderr
     return triaged.exit_code, json.loads((tmp_path / "triage.json").read_text())
@@ -134,7 +137,10 @@ def _distribution(record: dict[str, Any]) -> dict[str, Any]:
 def test_the_same_server_at_temperature_one_is_no_distribution_shift(
     inference_server: InferenceServer, tmp_path: Path
 ) -> None:
-    code, triage = _run(tmp_path, inference_server, inference_server)
+    # At 48 a side the MMD test on these answers detects about 36 % (mmdpower75's honest figure:
+    # the test's own law, the new answer as like the base as its most typical sample; stop 59's
+    # model said 22-24 %): the A/A run is judged at --shift 0.45.
+    code, triage = _run(tmp_path, inference_server, inference_server, shift="0.45")
     assert code == 0, [r["reason"] for r in triage["records"]]
     assert triage["summary"].get("distribution-shift", 0) == 0
     assert triage["distribution_tests"] == len(PROMPTS) + 1
@@ -146,8 +152,8 @@ def test_the_same_server_at_temperature_one_is_no_distribution_shift(
         # What the run could have detected, stated in the verdict (its power at this n).
         assert "the requests sampled; no shift detected (MMD test" in record["reason"]
         assert "80 % power against" in record["reason"], record["reason"]
-        # A pass: the test could have detected --shift 35 % of the answers moved.
-        assert 0.0 < test["detectable_shift"] <= 0.35, test
+        # A pass: the test could have detected --shift 45 % of the answers moved.
+        assert 0.0 < test["detectable_shift"] <= 0.45, test
         assert "no-power" not in record["flags"]
 
 

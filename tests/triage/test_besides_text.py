@@ -74,7 +74,9 @@ def test_a_sampled_patch_whose_answers_all_end_at_length_fails(tmp_path: Path) -
 
 
 def test_a_sampled_patch_ending_as_the_base_does_passes(tmp_path: Path) -> None:
-    code, document = _triage(tmp_path, _sampled(tmp_path, "stop", length_every=6))
+    # Every answer new at 24 a side: the MMD test's honest figure (mmdpower75) is above the
+    # default 35 %; this test is about finish reasons, so it is judged at --shift 0.9.
+    code, document = _triage(tmp_path, _sampled(tmp_path, "stop", length_every=6), "--shift", "0.9")
     assert code == 0, [r["reason"] for r in document["records"]]
     assert {r["category"] for r in document["records"]} == {"both-nondeterministic"}
     assert not any("finish-reason-shift" in r["flags"] for r in document["records"])
@@ -247,6 +249,7 @@ def test_finish_reasons_moved_thinly_over_every_prompt_fail(tmp_path: Path) -> N
 
 
 def test_finish_reasons_as_the_base_spreads_them_over_every_prompt_pass(tmp_path: Path) -> None:
-    code, document = _triage(tmp_path, _thinly(tmp_path, 2))
+    # 20 a side, every answer new: judged at --shift 0.9, above the MMD test's honest figure.
+    code, document = _triage(tmp_path, _thinly(tmp_path, 2), "--shift", "0.9")
     assert code == 0, [r["reason"] for r in document["records"]]
     assert not any("finish-reason-shift" in r["flags"] for r in document["records"])

@@ -5,6 +5,7 @@ independent computation (scipy's hypergeometric and Fisher tests, a hand-written
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -210,6 +211,8 @@ def _sampled_logs(
 
 
 SETTINGS = Settings(alpha=ALPHA, bound=0.05, near_tie=0.1, correction=Correction.HOLM)
+WIDER = dataclasses.replace(SETTINGS, shift=0.5)
+"""A shift the MMD test at 36 a side could detect (about 40 %)."""
 
 
 def hand_kernel(x: str, y: str) -> float:
@@ -304,10 +307,12 @@ def test_a_third_of_the_answer_mass_moved_is_flagged(tmp_path: Path) -> None:
 def test_the_base_distribution_passes_in_7_of_8_runs_and_says_what_it_could_detect(
     tmp_path: Path,
 ) -> None:
+    # 36 a side: each MMD test detects about 40 % of the answers moved (mmdpower75's honest
+    # figure, above the default 35 %), so the shift asked for is 50 %.
     passed = 0
     for seed in range(8):
         cmp, log = _sampled_logs(tmp_path / str(seed), seed, BASE_MASS, "The answer is {}.")
-        result = triage(cmp, (log,), SETTINGS)
+        result = triage(cmp, (log,), WIDER)
         passed += int(result.exit_code) == 0
         for record in result.records:
             if record.regression_candidate:
@@ -411,15 +416,16 @@ def test_the_bundle_carries_a_sampled_pass_with_its_distribution_verdict_and_pow
 ) -> None:
     cmp, log = _sampled_logs(tmp_path, 0, BASE_MASS, "The answer is {}.")
     made = run_k3diff(
-        "triage", str(cmp), str(log), "--format", "json", "-o", "t.json", cwd=tmp_path
-    )
+        "triage", str(cmp), str(log), "--format", "json", "--shift", "0.5", "-o", "t.json",
+        cwd=tmp_path,
+    )  # fmt: skip
     assert made.exit_code == 0, made.stdout
     code, summary = _bundle(tmp_path, "cmp.json", "run/samples.jsonl", "t.json")
     assert code == 0
     rows = _matrix(summary)
     assert rows["record-level comparison"]["status"] == "explained"
     finding = rows["nondeterminism follow-up"]["finding"]
-    assert "distribution tests on 3 records (3 sampled, judged at --shift 35 %): none shifted" in (
+    assert "distribution tests on 3 records (3 sampled, judged at --shift 50 %): none shifted" in (
         finding
     )
     assert "the least sensitive test that passed had 80 % power against" in finding

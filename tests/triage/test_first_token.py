@@ -192,11 +192,12 @@ def test_a_patch_sampling_the_bases_distribution_passes_and_says_what_it_could_d
     passed = 0
     for seed in range(8):
         cmp, log = write_run(tmp_path / str(seed), 100 + seed, BASE)
-        # At 12 samples a side the MMD test could detect only about 55 % of the answers moved,
-        # held no-power at --shift 0.35: this test is about the first-token test, so the run
-        # is judged at --shift 0.7 (at 36 a side, which passes at 0.35, the base's premise
-        # check voids the first-token test of a record by chance in these seeds).
-        result = triage(cmp, (log,), dataclasses.replace(SETTINGS, shift=0.7))
+        # At 12 samples a side the MMD test could detect only about 82 % of the answers moved
+        # (mmdpower75's honest figure; 55 % before), held no-power at --shift 0.35: this test is
+        # about the first-token test, so the run is judged at --shift 0.9 (at 36 a side, which
+        # passes at 0.35, the base's premise check voids the first-token test of a record by
+        # chance in these seeds).
+        result = triage(cmp, (log,), dataclasses.replace(SETTINGS, shift=0.9))
         passed += int(result.exit_code) == 0
         for record in result.records:
             if record.regression_candidate:

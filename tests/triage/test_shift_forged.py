@@ -83,12 +83,14 @@ def test_dropping_the_flag_of_a_failing_document_is_refused(tmp_path: Path) -> N
 
 
 def test_raising_the_shift_above_the_holds_is_refused(tmp_path: Path) -> None:
+    # At 5 a side the permutation test detects only every answer moved (mmdpower75): its
+    # detectable shift is 1, at or below a document shift raised to 1.
     document = _held(tmp_path)
-    document["shift"] = 0.96
+    document["shift"] = 1.0
     result = _report(tmp_path, document)
     assert result.exit_code == 2, result.stdout
     assert "is held no-power but its sampled test could detect" in result.stderr
-    assert "at or below the document's shift 0.96" in result.stderr
+    assert "at or below the document's shift 1" in result.stderr
 
 
 def test_lowering_a_detectable_shift_to_pass_is_refused_against_the_logs(tmp_path: Path) -> None:
@@ -104,9 +106,10 @@ def test_lowering_a_detectable_shift_to_pass_is_refused_against_the_logs(tmp_pat
 
 
 def test_raising_a_detectable_shift_of_a_passing_document_is_refused(tmp_path: Path) -> None:
-    _sampled_logs(tmp_path, 0, BASE_MASS, "The answer is {}.", n=FEW)
+    # 36 a side: each test detects about 40 % (mmdpower75's honest figure), so --shift 0.5 passes.
+    _sampled_logs(tmp_path, 0, BASE_MASS, "The answer is {}.")
     made = run_k3diff(
-        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "--shift", "0.96",
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "--shift", "0.5",
         "-o", "t.json", cwd=tmp_path,
     )  # fmt: skip
     assert made.exit_code == 0, made.stderr
