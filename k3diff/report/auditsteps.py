@@ -20,7 +20,7 @@ from k3diff.output import OutputFormat, plural
 from k3diff.report.manifeststeps import manifest_steps
 from k3diff.report.markdown import inline_code
 from k3diff.report.refusedsteps import Style, bad_name, dist_info, misnamed, unreadable
-from k3diff.report.sdiststeps import layout, members, other_archive, unsound
+from k3diff.report.sdiststeps import SDIST_BUILD, layout, members, other_archive, unsound
 from k3diff.report.stepwords import (
     REBUILD,
     record_step,
@@ -284,10 +284,13 @@ def _abi3(counts: str, artifact: str, code: Style) -> str:
 
 
 def _refused_metadata(counts: str, artifact: str, code: Style) -> str:
+    """A122, of a wheel's METADATA or an sdist's PKG-INFO: the artifact of that kind rebuilt
+    (newuser75: attrs 24.2.0's sdist was told `python -m build --wheel`, which writes none)."""
+    build = SDIST_BUILD if artifact.lower().endswith(".tar.gz") else REBUILD[0]
     return (
         f"{counts}: fix the field its detail names where the build reads it "
         f"({code('pyproject.toml')}'s {code('[project]')} table, or {code('setup.cfg')}), "
-        f"rebuild ({code(REBUILD[0])}) and check with {code('twine check dist/*')} before "
+        f"rebuild ({code(build)}) and check with {code('twine check dist/*')} before "
         "uploading"
     )
 
