@@ -265,11 +265,20 @@ _ORIGIN_RPATH = "-Wl,-rpath,'$ORIGIN/../NAME.libs'"
 
 
 def _search_path(counts: str, artifact: str, code: Style) -> str:
+    """A139: relinked, or the search paths removed from the files named. `auditwheel repair`
+    rewrites the search path only of a native it copies a library in for (newuser75: scipy
+    1.17.1's repaired wheel kept a build machine's RUNPATH on `cython_special`, which needs
+    none), so the step names `patchelf` on the unpacked wheel too."""
+    unpacked = unpacked_dir(artifact)
+    unpack = code(f"wheel unpack {shellwords.path(artifact)} -d DIR")
     return (
         f"{counts}: the loader searches a directory someone else may fill for the libraries "
         "these natives need: link them with search paths anchored at the library's own folder "
-        f"({code(_ORIGIN_RPATH)}) or none, and run "
-        f"{code('auditwheel repair')}, which keeps only those inside the wheel, then {AUDITED}"
+        f"({code(_ORIGIN_RPATH)}) or none and rebuild; {code('auditwheel repair')} drops the "
+        "others only from a native it copies a library in for, so for the rest "
+        f"{unpack}, run {code('patchelf --remove-rpath FILE')} on each file named under "
+        f"{code(unpacked)} ({code('--set-rpath')} where it needs its {code('$ORIGIN')} paths) "
+        f"and repack with {code('wheel pack ' + shellwords.quote(unpacked))}, then {AUDITED}"
     )
 
 
