@@ -219,6 +219,10 @@ def test_refused_pkg_info_is_fixed_by_rebuilding_the_sdist(tmp_path: Path) -> No
     (step,) = [line for line in result.stdout.splitlines() if "1 × A122" in line]
     assert "rebuild (python -m build --sdist)" in step
     assert "--wheel" not in step
+    (finding,) = [line for line in result.stdout.splitlines() if line.startswith("  A122 ")]
+    assert finding.endswith(
+        "(PyPI and twine refuse it on upload today; files uploaded before are still served)"
+    )
 
 
 def test_a_pkg_info_that_is_a_link_is_no_pkg_info(tmp_path: Path) -> None:
