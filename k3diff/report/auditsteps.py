@@ -20,7 +20,7 @@ from k3diff.output import OutputFormat, plural
 from k3diff.report.manifeststeps import manifest_steps
 from k3diff.report.markdown import inline_code
 from k3diff.report.refusedsteps import Style, bad_name, dist_info, misnamed, unreadable
-from k3diff.report.sdiststeps import layout, members, other_archive, unsound
+from k3diff.report.sdiststeps import SDIST_BUILD, layout, members, other_archive, unsound
 from k3diff.report.stepwords import (
     REBUILD,
     record_step,
@@ -265,11 +265,20 @@ _ORIGIN_RPATH = "-Wl,-rpath,'$ORIGIN/../NAME.libs'"
 
 
 def _search_path(counts: str, artifact: str, code: Style) -> str:
+    """A139: relinked, or the search paths removed from the files named. `auditwheel repair`
+    rewrites the search path only of a native it copies a library in for (newuser75: scipy
+    1.17.1's repaired wheel kept a build machine's RUNPATH on `cython_special`, which needs
+    none), so the step names `patchelf` on the unpacked wheel too."""
+    unpacked = unpacked_dir(artifact)
+    unpack = code(f"wheel unpack {shellwords.path(artifact)} -d DIR")
     return (
         f"{counts}: the loader searches a directory someone else may fill for the libraries "
         "these natives need: link them with search paths anchored at the library's own folder "
-        f"({code(_ORIGIN_RPATH)}) or none, and run "
-        f"{code('auditwheel repair')}, which keeps only those inside the wheel, then {AUDITED}"
+        f"({code(_ORIGIN_RPATH)}) or none and rebuild; {code('auditwheel repair')} drops the "
+        "others only from a native it copies a library in for, so for the rest "
+        f"{unpack}, run {code('patchelf --remove-rpath FILE')} on each file named under "
+        f"{code(unpacked)} ({code('--set-rpath')} where it needs its {code('$ORIGIN')} paths) "
+        f"and repack with {code('wheel pack ' + shellwords.quote(unpacked))}, then {AUDITED}"
     )
 
 
@@ -284,10 +293,13 @@ def _abi3(counts: str, artifact: str, code: Style) -> str:
 
 
 def _refused_metadata(counts: str, artifact: str, code: Style) -> str:
+    """A122, of a wheel's METADATA or an sdist's PKG-INFO: the artifact of that kind rebuilt
+    (newuser75: attrs 24.2.0's sdist was told `python -m build --wheel`, which writes none)."""
+    build = SDIST_BUILD if artifact.lower().endswith(".tar.gz") else REBUILD[0]
     return (
         f"{counts}: fix the field its detail names where the build reads it "
         f"({code('pyproject.toml')}'s {code('[project]')} table, or {code('setup.cfg')}), "
-        f"rebuild ({code(REBUILD[0])}) and check with {code('twine check dist/*')} before "
+        f"rebuild ({code(build)}) and check with {code('twine check dist/*')} before "
         "uploading"
     )
 

@@ -58,10 +58,10 @@ def _problem(exc: Exception) -> tuple[str, str]:
     return field, str(exc)
 
 
-REFUSED = "PyPI and twine refuse it on upload today; wheels uploaded before are still served"
+REFUSED = "PyPI and twine refuse it on upload today; files uploaded before are still served"
 """Said of each problem: PyPI validates METADATA with `packaging.metadata` on upload, so a wheel
-it serves from earlier (attrs 23.1.0's `License-Expression` under Metadata-Version 2.1) can
-still hold one (newuser64)."""
+or sdist it serves from earlier (attrs 23.1.0's `License-Expression` under Metadata-Version 2.1)
+can still hold one (newuser64; newuser75: "wheels" was said of attrs 24.2.0's sdist too)."""
 
 
 UNCHECKED_CODES = {Code.A122: Code.A138, Code.W624: Code.W631}

@@ -210,6 +210,21 @@ def test_pkg_info_is_read(tmp_path: Path, pkg_info: bytes | None, expected: dict
     assert (code, codes(report)) == (1, expected)
 
 
+def test_refused_pkg_info_is_fixed_by_rebuilding_the_sdist(tmp_path: Path) -> None:
+    """newuser75: attrs 24.2.0's sdist (License-Expression under Metadata-Version 2.3) was told
+    to rebuild with `python -m build --wheel`, which writes no sdist."""
+    pkg_info = b"Metadata-Version: 2.1\nName: demo\nVersion: 1.0\nRequires-Dist: ][\n"
+    result = run_k3diff("audit", str(make_sdist(tmp_path, pkg_info=pkg_info)))
+    assert result.exit_code == 1, result.stderr
+    (step,) = [line for line in result.stdout.splitlines() if "1 × A122" in line]
+    assert "rebuild (python -m build --sdist)" in step
+    assert "--wheel" not in step
+    (finding,) = [line for line in result.stdout.splitlines() if line.startswith("  A122 ")]
+    assert finding.endswith(
+        "(PyPI and twine refuse it on upload today; files uploaded before are still served)"
+    )
+
+
 def test_a_pkg_info_that_is_a_link_is_no_pkg_info(tmp_path: Path) -> None:
     members = [link("demo-1.0/PKG-INFO", "setup.py")]
     code, report = audit_json(make_sdist(tmp_path, members, pkg_info=None))
