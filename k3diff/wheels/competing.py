@@ -10,9 +10,12 @@ installed where an unpaired wheel of the other release was (`py3-none-any` dropp
 `cp312-none-any` added). The interpreters are judged from the tag set's parts, as `setpairing`
 reads them: a machine both platforms install on (`any`, a platform family, `linux_ARCH` on a
 glibc or musl Linux, each architecture of a fat macOS wheel), a Python of one implementation
-and version (a major-only `py3` matches any of its major; an `abi3` wheel its version and
-later), an ABI both may hold (`none` and `abi3` fit any). A platform-`any` wheel is never
-chosen over a platform one (packaging's tag order): a pure fallback added is one-sided.
+and version (a major-only `py3` matches any of its major; a `py38` value, as an `abi3` wheel,
+its version and later: packaging's compatible tags), an ABI both may hold (`none` and `abi3`
+fit any). A platform-`any` wheel of the same version is never chosen over a platform one
+(packaging's tag order): a pure fallback added is one-sided; pip weighs a wheel's version
+before its tags, so one of another version is not (review75h: `1.2-py3-none-any` beside the
+compared `1.1` platform wheel passed).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 
 from k3diff.errors import InputError, UsageError
+from k3diff.wheel.filename import same_version
 from k3diff.wheel.tagsharing import Parts, tag_parts
 from k3diff.wheels.setpairing import Pairing, SetWheel, platform_family
 
@@ -45,7 +49,10 @@ def _python_values(parts: Parts) -> Iterator[tuple[str, int, int | None, bool]]:
     python, abi, _ = parts
     later = "abi3" in abi
     for value in python:
-        yield (*_python_value(value), later)
+        name, major, minor = _python_value(value)
+        # Every interpreter accepts `py3Y` of each minor Y up to its own (review75h: a `py310`
+        # wheel beside the compared `py38` one passed, though pip on 3.10 installs it).
+        yield name, major, minor, later or name == "py"
 
 
 def _one_python(left: Parts, right: Parts) -> bool:
@@ -115,12 +122,17 @@ def _together(a: Parts, b: Parts) -> bool:
     return _one_platform(a, b) and _one_abi(a, b) and _one_python(a, b)
 
 
-def _preferred(wheel: Parts, over: Parts) -> bool:
-    """Whether pip, on an interpreter that installs both, may choose `wheel` over `over`: a
-    platform-specific wheel always ranks above one for `any` platform (packaging's tag order),
-    so a platform-`any` wheel beside a compared platform wheel is installed only where that one
-    is not (a pure fallback added: one-sided)."""
-    return _together(wheel, over) and not ("any" in wheel[2] and "any" not in over[2])
+def _preferred(wheel: SetWheel, over: SetWheel) -> bool:
+    """Whether pip, on an interpreter that installs both, may choose `wheel` over `over`: of
+    one version, a platform-specific wheel always ranks above one for `any` platform
+    (packaging's tag order), so a platform-`any` wheel beside a compared platform wheel is
+    installed only where that one is not (a pure fallback added: one-sided); pip ranks versions
+    before tags, so of two versions either may be chosen."""
+    parts, over_parts = tag_parts(wheel.tag_set), tag_parts(over.tag_set)
+    fallback = "any" in parts[2] and "any" not in over_parts[2]
+    return _together(parts, over_parts) and not (
+        fallback and same_version(wheel.version, over.version)
+    )
 
 
 Pair = tuple[SetWheel, SetWheel]
@@ -156,8 +168,8 @@ def _refuse_side(
     _refuse_work(unpaired, own_paired, other_unpaired)
     for wheel in unpaired:
         parts = tag_parts(wheel.tag_set)
-        for own, own_parts in own_paired.get(wheel.key_name, []):
-            if _preferred(parts, own_parts):
+        for own, _ in own_paired.get(wheel.key_name, []):
+            if _preferred(wheel, own):
                 counterpart = counterparts[id(own)]
                 _refuse(
                     side,

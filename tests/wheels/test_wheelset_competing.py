@@ -39,6 +39,11 @@ _SOLO = {"solo.py": b"pass\n"}
             "cp313-cp313-android_21_arm64_v8a",
             ["cp313-cp313-android_21_arm64_v8a", "cp313-cp313-android_24_arm64_v8a"],
         ),
+        # Every Python 3.10 and later accepts py310 and py38 (packaging's compatible tags),
+        # and prefers py310 (review75h: exit 0).
+        ("py38-none-any", ["py38-none-any", "py310-none-any"]),
+        # A py38 platform wheel ranks above any platform-any wheel on 3.12 (review75h: exit 0).
+        ("cp312-none-any", ["cp312-none-any", "py38-none-manylinux_2_17_x86_64"]),
     ],
     ids=[
         "py3-and-cp312",
@@ -48,6 +53,8 @@ _SOLO = {"solo.py": b"pass\n"}
         "linux",
         "universal2",
         "android",
+        "py-minor-later",
+        "py-minor-platform",
     ],
 )
 def test_an_unpaired_wheel_pip_may_install_instead_is_refused(
@@ -102,6 +109,21 @@ def test_a_pure_fallback_added_beside_platform_wheels_is_one_sided(tmp_path: Pat
     write(tmp_path / "patch", "engine", "1.1", "py3-none-any", _SOLO)
     allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
     assert allowed.exit_code == 0, allowed.stderr
+
+
+def test_a_pure_wheel_of_a_later_version_beside_platform_wheels_is_refused(tmp_path: Path) -> None:
+    """pip ranks a wheel's version before its tags: a `py3-none-any` of 1.2 beside the compared
+    1.1 platform wheel is what pip installs everywhere (review75h: exit 0, never compared)."""
+    write(tmp_path / "base", "engine", "1.0", CP312, _engine("1.0", LIB))
+    write(tmp_path / "patch", "engine", "1.1", CP312, _engine("1.1", LIB))
+    write(tmp_path / "patch", "engine", "1.2", "py3-none-any", _SOLO)
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 2, allowed.stdout
+    assert "patch wheel patch/engine-1.2-py3-none-any.whl is not one-sided" in allowed.stderr
+    assert (
+        f"--base base/engine-1.0-{CP312}.whl --patch patch/engine-1.2-py3-none-any.whl"
+        in allowed.stderr
+    )
 
 
 def test_a_wheel_replaced_by_an_unpaired_one_of_the_other_side_is_refused(
