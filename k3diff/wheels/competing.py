@@ -11,8 +11,8 @@ installed where an unpaired wheel of the other release was (`py3-none-any` dropp
 reads them: a machine both platforms install on (`any`, a platform family, `linux_ARCH` on a
 glibc or musl Linux, each architecture of a fat macOS wheel), a Python of one implementation
 and version (a major-only `py3` matches any of its major; a `py38` value, as an `abi3` wheel,
-its version and later: packaging's compatible tags), an ABI both may hold (`none` and `abi3`
-fit any). A platform-`any` wheel of the same version is never chosen over a platform one
+its version and later: packaging's compatible tags; `abi3t` too), an ABI both may hold (`none`
+fits any, `abi3` any but a free-threaded `cp313t`). A platform-`any` wheel of the same version is never chosen over a platform one
 (packaging's tag order): a pure fallback added is one-sided; pip weighs a wheel's version
 before its tags, so one of another version is not (review75h: `1.2-py3-none-any` beside the
 compared `1.1` platform wheel passed).
@@ -30,7 +30,8 @@ from k3diff.wheel.tagsharing import Parts, tag_parts
 from k3diff.wheels.setpairing import Pairing, SetWheel, platform_family
 
 _PYTHON = re.compile(r"^([a-z]+?)(\d)(\d*)$")
-_GENERIC_ABIS = frozenset({"none", "abi3"})
+_FREE_THREADED = re.compile(r"^cp\d+td?$")
+_LATER_ABIS = frozenset({"abi3", "abi3t"})
 
 
 @cache
@@ -47,7 +48,7 @@ def _python_value(value: str) -> tuple[str, int, int | None]:
 def _python_values(parts: Parts) -> Iterator[tuple[str, int, int | None, bool]]:
     """(implementation, major, minor or None, minor or later) for each Python value read."""
     python, abi, _ = parts
-    later = "abi3" in abi
+    later = bool(abi & _LATER_ABIS)
     for value in python:
         name, major, minor = _python_value(value)
         # Every interpreter accepts `py3Y` of each minor Y up to its own (review75h: a `py310`
@@ -112,9 +113,23 @@ def _one_platform(left: Parts, right: Parts) -> bool:
     return bool(_machine_set(left[2]) & _machine_set(right[2]))
 
 
+@cache
+def _free_threaded(abis: frozenset[str]) -> bool:
+    """Whether every ABI value is a free-threaded CPython's (`cp313t`), which takes no `abi3`
+    wheel (packaging's `_abi3_applies`)."""
+    return all(_FREE_THREADED.match(abi) for abi in abis)
+
+
+def _fits(generic: frozenset[str], abis: frozenset[str]) -> bool:
+    """Whether a generic ABI value of `generic` fits an interpreter of one of `abis`: `none`
+    any, `abi3t` taken as any, `abi3` any but a free-threaded one (review75h: `cp313t` added
+    beside compared `cp39-abi3` wheels was refused, though no interpreter takes both)."""
+    return bool(generic & {"none", "abi3t"}) or ("abi3" in generic and not _free_threaded(abis))
+
+
 def _one_abi(left: Parts, right: Parts) -> bool:
     """Whether one interpreter accepts an ABI value of each."""
-    return bool(left[1] & right[1]) or bool((left[1] | right[1]) & _GENERIC_ABIS)
+    return bool(left[1] & right[1]) or _fits(left[1], right[1]) or _fits(right[1], left[1])
 
 
 def _together(a: Parts, b: Parts) -> bool:

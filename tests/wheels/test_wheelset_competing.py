@@ -44,6 +44,11 @@ _SOLO = {"solo.py": b"pass\n"}
         ("py38-none-any", ["py38-none-any", "py310-none-any"]),
         # A py38 platform wheel ranks above any platform-any wheel on 3.12 (review75h: exit 0).
         ("cp312-none-any", ["cp312-none-any", "py38-none-manylinux_2_17_x86_64"]),
+        # A free-threaded 3.14 prefers cp314-abi3t to cp313-abi3t (review75h: exit 0).
+        (
+            "cp313-abi3t-manylinux_2_17_x86_64",
+            ["cp313-abi3t-manylinux_2_17_x86_64", "cp314-abi3t-manylinux_2_17_x86_64"],
+        ),
     ],
     ids=[
         "py3-and-cp312",
@@ -55,6 +60,7 @@ _SOLO = {"solo.py": b"pass\n"}
         "android",
         "py-minor-later",
         "py-minor-platform",
+        "abi3t",
     ],
 )
 def test_an_unpaired_wheel_pip_may_install_instead_is_refused(
@@ -154,3 +160,15 @@ def test_the_checks_are_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert allowed.exit_code == 2
     assert allowed.stderr.startswith("k3diff: error: patch: --allow-unpaired: project solo: ")
     assert "over k3diff's cap of 1 checks" in allowed.stderr
+
+
+def test_free_threaded_wheels_added_beside_abi3_ones_are_one_sided(tmp_path: Path) -> None:
+    """A free-threaded CPython takes no abi3 wheel (packaging's `_abi3_applies`): cp313t wheels
+    added beside the compared cp39-abi3 ones install where nothing did (review75h: refused)."""
+    abi3 = "cp39-abi3-manylinux_2_17_x86_64"
+    write(tmp_path / "base", "solo", "1.0", abi3, _SOLO)
+    write(tmp_path / "patch", "solo", "1.1", abi3, _SOLO)
+    write(tmp_path / "patch", "solo", "1.1", "cp313-cp313t-manylinux_2_17_x86_64", _SOLO)
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 0, allowed.stderr
+    assert "1 unpaired (allowed)" in allowed.stdout
