@@ -137,16 +137,57 @@ def _together(a: Parts, b: Parts) -> bool:
     return _one_platform(a, b) and _one_abi(a, b) and _one_python(a, b)
 
 
+_BASELINE = re.compile(r"^(?:manylinux|musllinux|macosx)_(\d+)_(\d+)_")
+_LEGACY = {"manylinux1_": (2, 5), "manylinux2010_": (2, 12), "manylinux2014_": (2, 17)}
+_FEW_PLATFORMS = 16
+"""Platform value pairs weighed by `_older_baseline` (a real wheel names one to three); more
+are taken as ranking either way."""
+
+
+@cache
+def _baseline(platform: str) -> tuple[int, int] | None:
+    """The glibc, musl or macOS version a platform value needs; None where the name tells no
+    order (`linux_ARCH`, which packaging lists first on a Linux)."""
+    if (found := _BASELINE.match(platform)) is not None:
+        return int(found.group(1)), int(found.group(2))
+    for prefix, version in _LEGACY.items():
+        if platform.startswith(prefix):
+            return version
+    return None
+
+
+def _older_baseline(wheel: Parts, over: Parts) -> bool:
+    """Whether, their Pythons and ABIs the same, each platform value of `wheel` needs an older
+    system than each of `over`'s on a machine both install on: packaging lists a machine's
+    platform values newest system first, so pip chooses `over` wherever both install
+    (review75h: a `manylinux_2_17` wheel dropped beside a compared `manylinux_2_28` one was
+    refused, though only systems the patch no longer serves installed it)."""
+    if wheel[:2] != over[:2] or len(wheel[2]) * len(over[2]) > _FEW_PLATFORMS:
+        return False
+    shared = False
+    for mine in wheel[2]:
+        for theirs in over[2]:
+            if not _machines(mine) & _machines(theirs):
+                continue
+            shared = True
+            low, high = _baseline(mine), _baseline(theirs)
+            if low is None or high is None or low >= high:
+                return False
+    return shared
+
+
 def _preferred(wheel: SetWheel, over: SetWheel) -> bool:
     """Whether pip, on an interpreter that installs both, may choose `wheel` over `over`: of
     one version, a platform-specific wheel always ranks above one for `any` platform
     (packaging's tag order), so a platform-`any` wheel beside a compared platform wheel is
-    installed only where that one is not (a pure fallback added: one-sided); pip ranks versions
+    installed only where that one is not (a pure fallback added: one-sided), as is one for an
+    older glibc, musl or macOS (`_older_baseline`); pip ranks versions
     before tags, so of two versions either may be chosen."""
     parts, over_parts = tag_parts(wheel.tag_set), tag_parts(over.tag_set)
     fallback = "any" in parts[2] and "any" not in over_parts[2]
+    ranked_below = fallback or _older_baseline(parts, over_parts)
     return _together(parts, over_parts) and not (
-        fallback and same_version(wheel.version, over.version)
+        ranked_below and same_version(wheel.version, over.version)
     )
 
 

@@ -29,10 +29,10 @@ _SOLO = {"solo.py": b"pass\n"}
         (CP312, [CP312, "cp38-abi3-manylinux_2_17_x86_64"]),
         # pip on a glibc Linux accepts linux_x86_64 too.
         (CP312, [CP312, "cp312-cp312-linux_x86_64"]),
-        # An arm64 Mac accepts a universal2 wheel and an arm64 one.
+        # An arm64 Mac accepts a universal2 wheel and an arm64 one, the newer system's first.
         (
             "cp312-cp312-macosx_11_0_arm64",
-            ["cp312-cp312-macosx_11_0_arm64", "cp312-cp312-macosx_10_9_universal2"],
+            ["cp312-cp312-macosx_11_0_arm64", "cp312-cp312-macosx_14_0_universal2"],
         ),
         # Android API level 24 takes wheels for 21 and for 24 (PEP 738).
         (
@@ -169,6 +169,39 @@ def test_free_threaded_wheels_added_beside_abi3_ones_are_one_sided(tmp_path: Pat
     write(tmp_path / "base", "solo", "1.0", abi3, _SOLO)
     write(tmp_path / "patch", "solo", "1.1", abi3, _SOLO)
     write(tmp_path / "patch", "solo", "1.1", "cp313-cp313t-manylinux_2_17_x86_64", _SOLO)
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 0, allowed.stderr
+    assert "1 unpaired (allowed)" in allowed.stdout
+
+
+@pytest.mark.parametrize(
+    ("base_tags", "patch_tags"),
+    [
+        # manylinux_2_17 dropped: glibc 2.28 installed (and installs) the compared 2_28 wheel.
+        ([CP312, "cp312-cp312-manylinux_2_28_x86_64"], ["cp312-cp312-manylinux_2_28_x86_64"]),
+        # manylinux2014 added for older systems beside the compared manylinux_2_28.
+        (["cp312-cp312-manylinux_2_28_x86_64"], ["cp312-cp312-manylinux_2_28_x86_64", CP312]),
+        # macOS 10.13 added for older Macs beside the compared 11.0 (Intel) wheel.
+        (
+            ["cp312-cp312-macosx_11_0_x86_64"],
+            ["cp312-cp312-macosx_11_0_x86_64", "cp312-cp312-macosx_10_13_x86_64"],
+        ),
+        # An arm64 Mac (macOS 11 or later) lists macosx_11_0_arm64 above macosx_10_9_universal2.
+        (
+            ["cp312-cp312-macosx_11_0_arm64"],
+            ["cp312-cp312-macosx_11_0_arm64", "cp312-cp312-macosx_10_9_universal2"],
+        ),
+    ],
+    ids=["glibc-2-17-dropped", "glibc-2-17-added", "macos-10-13-added", "universal2-10-9"],
+)
+def test_a_wheel_for_an_older_system_is_one_sided(
+    tmp_path: Path, base_tags: list[str], patch_tags: list[str]
+) -> None:
+    """pip on a machine lists platforms newest system first: a wheel for an older glibc or macOS
+    beside a compared newer one installs only where that one does not (review75h: refused)."""
+    for side, tags in (("base", base_tags), ("patch", patch_tags)):
+        for tag in tags:
+            write(tmp_path / side, "engine", "1.0", tag, _engine("1.0", LIB))
     allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
     assert allowed.exit_code == 0, allowed.stderr
     assert "1 unpaired (allowed)" in allowed.stdout
