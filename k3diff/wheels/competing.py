@@ -10,9 +10,12 @@ installed where an unpaired wheel of the other release was (`py3-none-any` dropp
 `cp312-none-any` added). The interpreters are judged from the tag set's parts, as `setpairing`
 reads them: a machine both platforms install on (`any`, a platform family, `linux_ARCH` on a
 glibc or musl Linux, each architecture of a fat macOS wheel), a Python of one implementation
-and version (a major-only `py3` matches any of its major; an `abi3` wheel its version and
-later), an ABI both may hold (`none` and `abi3` fit any). A platform-`any` wheel is never
-chosen over a platform one (packaging's tag order): a pure fallback added is one-sided.
+and version (a major-only `py3` matches any of its major; a `py38` value, as an `abi3` wheel,
+its version and later: packaging's compatible tags; `abi3t` too), an ABI both may hold (`none`
+fits any, `abi3` any but a free-threaded `cp313t`). A platform-`any` wheel of the same version is never chosen over a platform one
+(packaging's tag order): a pure fallback added is one-sided; pip weighs a wheel's version
+before its tags, so one of another version is not (review75h: `1.2-py3-none-any` beside the
+compared `1.1` platform wheel passed).
 """
 
 from __future__ import annotations
@@ -22,11 +25,13 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 
 from k3diff.errors import InputError, UsageError
+from k3diff.wheel.filename import same_version
 from k3diff.wheel.tagsharing import Parts, tag_parts
 from k3diff.wheels.setpairing import Pairing, SetWheel, platform_family
 
 _PYTHON = re.compile(r"^([a-z]+?)(\d)(\d*)$")
-_GENERIC_ABIS = frozenset({"none", "abi3"})
+_FREE_THREADED = re.compile(r"^cp\d+td?$")
+_LATER_ABIS = frozenset({"abi3", "abi3t"})
 
 
 @cache
@@ -43,9 +48,12 @@ def _python_value(value: str) -> tuple[str, int, int | None]:
 def _python_values(parts: Parts) -> Iterator[tuple[str, int, int | None, bool]]:
     """(implementation, major, minor or None, minor or later) for each Python value read."""
     python, abi, _ = parts
-    later = "abi3" in abi
+    later = bool(abi & _LATER_ABIS)
     for value in python:
-        yield (*_python_value(value), later)
+        name, major, minor = _python_value(value)
+        # Every interpreter accepts `py3Y` of each minor Y up to its own (review75h: a `py310`
+        # wheel beside the compared `py38` one passed, though pip on 3.10 installs it).
+        yield name, major, minor, later or name == "py"
 
 
 def _one_python(left: Parts, right: Parts) -> bool:
@@ -105,9 +113,23 @@ def _one_platform(left: Parts, right: Parts) -> bool:
     return bool(_machine_set(left[2]) & _machine_set(right[2]))
 
 
+@cache
+def _free_threaded(abis: frozenset[str]) -> bool:
+    """Whether every ABI value is a free-threaded CPython's (`cp313t`), which takes no `abi3`
+    wheel (packaging's `_abi3_applies`)."""
+    return all(_FREE_THREADED.match(abi) for abi in abis)
+
+
+def _fits(generic: frozenset[str], abis: frozenset[str]) -> bool:
+    """Whether a generic ABI value of `generic` fits an interpreter of one of `abis`: `none`
+    any, `abi3t` taken as any, `abi3` any but a free-threaded one (review75h: `cp313t` added
+    beside compared `cp39-abi3` wheels was refused, though no interpreter takes both)."""
+    return bool(generic & {"none", "abi3t"}) or ("abi3" in generic and not _free_threaded(abis))
+
+
 def _one_abi(left: Parts, right: Parts) -> bool:
     """Whether one interpreter accepts an ABI value of each."""
-    return bool(left[1] & right[1]) or bool((left[1] | right[1]) & _GENERIC_ABIS)
+    return bool(left[1] & right[1]) or _fits(left[1], right[1]) or _fits(right[1], left[1])
 
 
 def _together(a: Parts, b: Parts) -> bool:
@@ -115,12 +137,58 @@ def _together(a: Parts, b: Parts) -> bool:
     return _one_platform(a, b) and _one_abi(a, b) and _one_python(a, b)
 
 
-def _preferred(wheel: Parts, over: Parts) -> bool:
-    """Whether pip, on an interpreter that installs both, may choose `wheel` over `over`: a
-    platform-specific wheel always ranks above one for `any` platform (packaging's tag order),
-    so a platform-`any` wheel beside a compared platform wheel is installed only where that one
-    is not (a pure fallback added: one-sided)."""
-    return _together(wheel, over) and not ("any" in wheel[2] and "any" not in over[2])
+_BASELINE = re.compile(r"^(?:manylinux|musllinux|macosx)_(\d+)_(\d+)_")
+_LEGACY = {"manylinux1_": (2, 5), "manylinux2010_": (2, 12), "manylinux2014_": (2, 17)}
+_FEW_PLATFORMS = 16
+"""Platform value pairs weighed by `_older_baseline` (a real wheel names one to three); more
+are taken as ranking either way."""
+
+
+@cache
+def _baseline(platform: str) -> tuple[int, int] | None:
+    """The glibc, musl or macOS version a platform value needs; None where the name tells no
+    order (`linux_ARCH`, which packaging lists first on a Linux)."""
+    if (found := _BASELINE.match(platform)) is not None:
+        return int(found.group(1)), int(found.group(2))
+    for prefix, version in _LEGACY.items():
+        if platform.startswith(prefix):
+            return version
+    return None
+
+
+def _older_baseline(wheel: Parts, over: Parts) -> bool:
+    """Whether, their Pythons and ABIs the same, each platform value of `wheel` needs an older
+    system than each of `over`'s on a machine both install on: packaging lists a machine's
+    platform values newest system first, so pip chooses `over` wherever both install
+    (review75h: a `manylinux_2_17` wheel dropped beside a compared `manylinux_2_28` one was
+    refused, though only systems the patch no longer serves installed it)."""
+    if wheel[:2] != over[:2] or len(wheel[2]) * len(over[2]) > _FEW_PLATFORMS:
+        return False
+    shared = False
+    for mine in wheel[2]:
+        for theirs in over[2]:
+            if not _machines(mine) & _machines(theirs):
+                continue
+            shared = True
+            low, high = _baseline(mine), _baseline(theirs)
+            if low is None or high is None or low >= high:
+                return False
+    return shared
+
+
+def _preferred(wheel: SetWheel, over: SetWheel) -> bool:
+    """Whether pip, on an interpreter that installs both, may choose `wheel` over `over`: of
+    one version, a platform-specific wheel always ranks above one for `any` platform
+    (packaging's tag order), so a platform-`any` wheel beside a compared platform wheel is
+    installed only where that one is not (a pure fallback added: one-sided), as is one for an
+    older glibc, musl or macOS (`_older_baseline`); pip ranks versions
+    before tags, so of two versions either may be chosen."""
+    parts, over_parts = tag_parts(wheel.tag_set), tag_parts(over.tag_set)
+    fallback = "any" in parts[2] and "any" not in over_parts[2]
+    ranked_below = fallback or _older_baseline(parts, over_parts)
+    return _together(parts, over_parts) and not (
+        ranked_below and same_version(wheel.version, over.version)
+    )
 
 
 Pair = tuple[SetWheel, SetWheel]
@@ -156,8 +224,8 @@ def _refuse_side(
     _refuse_work(unpaired, own_paired, other_unpaired)
     for wheel in unpaired:
         parts = tag_parts(wheel.tag_set)
-        for own, own_parts in own_paired.get(wheel.key_name, []):
-            if _preferred(parts, own_parts):
+        for own, _ in own_paired.get(wheel.key_name, []):
+            if _preferred(wheel, own):
                 counterpart = counterparts[id(own)]
                 _refuse(
                     side,

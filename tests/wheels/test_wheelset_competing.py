@@ -29,15 +29,25 @@ _SOLO = {"solo.py": b"pass\n"}
         (CP312, [CP312, "cp38-abi3-manylinux_2_17_x86_64"]),
         # pip on a glibc Linux accepts linux_x86_64 too.
         (CP312, [CP312, "cp312-cp312-linux_x86_64"]),
-        # An arm64 Mac accepts a universal2 wheel and an arm64 one.
+        # An arm64 Mac accepts a universal2 wheel and an arm64 one, the newer system's first.
         (
             "cp312-cp312-macosx_11_0_arm64",
-            ["cp312-cp312-macosx_11_0_arm64", "cp312-cp312-macosx_10_9_universal2"],
+            ["cp312-cp312-macosx_11_0_arm64", "cp312-cp312-macosx_14_0_universal2"],
         ),
         # Android API level 24 takes wheels for 21 and for 24 (PEP 738).
         (
             "cp313-cp313-android_21_arm64_v8a",
             ["cp313-cp313-android_21_arm64_v8a", "cp313-cp313-android_24_arm64_v8a"],
+        ),
+        # Every Python 3.10 and later accepts py310 and py38 (packaging's compatible tags),
+        # and prefers py310 (review75h: exit 0).
+        ("py38-none-any", ["py38-none-any", "py310-none-any"]),
+        # A py38 platform wheel ranks above any platform-any wheel on 3.12 (review75h: exit 0).
+        ("cp312-none-any", ["cp312-none-any", "py38-none-manylinux_2_17_x86_64"]),
+        # A free-threaded 3.14 prefers cp314-abi3t to cp313-abi3t (review75h: exit 0).
+        (
+            "cp313-abi3t-manylinux_2_17_x86_64",
+            ["cp313-abi3t-manylinux_2_17_x86_64", "cp314-abi3t-manylinux_2_17_x86_64"],
         ),
     ],
     ids=[
@@ -48,6 +58,9 @@ _SOLO = {"solo.py": b"pass\n"}
         "linux",
         "universal2",
         "android",
+        "py-minor-later",
+        "py-minor-platform",
+        "abi3t",
     ],
 )
 def test_an_unpaired_wheel_pip_may_install_instead_is_refused(
@@ -104,6 +117,21 @@ def test_a_pure_fallback_added_beside_platform_wheels_is_one_sided(tmp_path: Pat
     assert allowed.exit_code == 0, allowed.stderr
 
 
+def test_a_pure_wheel_of_a_later_version_beside_platform_wheels_is_refused(tmp_path: Path) -> None:
+    """pip ranks a wheel's version before its tags: a `py3-none-any` of 1.2 beside the compared
+    1.1 platform wheel is what pip installs everywhere (review75h: exit 0, never compared)."""
+    write(tmp_path / "base", "engine", "1.0", CP312, _engine("1.0", LIB))
+    write(tmp_path / "patch", "engine", "1.1", CP312, _engine("1.1", LIB))
+    write(tmp_path / "patch", "engine", "1.2", "py3-none-any", _SOLO)
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 2, allowed.stdout
+    assert "patch wheel patch/engine-1.2-py3-none-any.whl is not one-sided" in allowed.stderr
+    assert (
+        f"--base base/engine-1.0-{CP312}.whl --patch patch/engine-1.2-py3-none-any.whl"
+        in allowed.stderr
+    )
+
+
 def test_a_wheel_replaced_by_an_unpaired_one_of_the_other_side_is_refused(
     tmp_path: Path,
 ) -> None:
@@ -132,3 +160,48 @@ def test_the_checks_are_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert allowed.exit_code == 2
     assert allowed.stderr.startswith("k3diff: error: patch: --allow-unpaired: project solo: ")
     assert "over k3diff's cap of 1 checks" in allowed.stderr
+
+
+def test_free_threaded_wheels_added_beside_abi3_ones_are_one_sided(tmp_path: Path) -> None:
+    """A free-threaded CPython takes no abi3 wheel (packaging's `_abi3_applies`): cp313t wheels
+    added beside the compared cp39-abi3 ones install where nothing did (review75h: refused)."""
+    abi3 = "cp39-abi3-manylinux_2_17_x86_64"
+    write(tmp_path / "base", "solo", "1.0", abi3, _SOLO)
+    write(tmp_path / "patch", "solo", "1.1", abi3, _SOLO)
+    write(tmp_path / "patch", "solo", "1.1", "cp313-cp313t-manylinux_2_17_x86_64", _SOLO)
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 0, allowed.stderr
+    assert "1 unpaired (allowed)" in allowed.stdout
+
+
+@pytest.mark.parametrize(
+    ("base_tags", "patch_tags"),
+    [
+        # manylinux_2_17 dropped: glibc 2.28 installed (and installs) the compared 2_28 wheel.
+        ([CP312, "cp312-cp312-manylinux_2_28_x86_64"], ["cp312-cp312-manylinux_2_28_x86_64"]),
+        # manylinux2014 added for older systems beside the compared manylinux_2_28.
+        (["cp312-cp312-manylinux_2_28_x86_64"], ["cp312-cp312-manylinux_2_28_x86_64", CP312]),
+        # macOS 10.13 added for older Macs beside the compared 11.0 (Intel) wheel.
+        (
+            ["cp312-cp312-macosx_11_0_x86_64"],
+            ["cp312-cp312-macosx_11_0_x86_64", "cp312-cp312-macosx_10_13_x86_64"],
+        ),
+        # An arm64 Mac (macOS 11 or later) lists macosx_11_0_arm64 above macosx_10_9_universal2.
+        (
+            ["cp312-cp312-macosx_11_0_arm64"],
+            ["cp312-cp312-macosx_11_0_arm64", "cp312-cp312-macosx_10_9_universal2"],
+        ),
+    ],
+    ids=["glibc-2-17-dropped", "glibc-2-17-added", "macos-10-13-added", "universal2-10-9"],
+)
+def test_a_wheel_for_an_older_system_is_one_sided(
+    tmp_path: Path, base_tags: list[str], patch_tags: list[str]
+) -> None:
+    """pip on a machine lists platforms newest system first: a wheel for an older glibc or macOS
+    beside a compared newer one installs only where that one does not (review75h: refused)."""
+    for side, tags in (("base", base_tags), ("patch", patch_tags)):
+        for tag in tags:
+            write(tmp_path / side, "engine", "1.0", tag, _engine("1.0", LIB))
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 0, allowed.stderr
+    assert "1 unpaired (allowed)" in allowed.stdout
