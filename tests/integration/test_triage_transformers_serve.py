@@ -38,7 +38,11 @@ SAMPLED_REPEATS = 40
 """Samples a side at temperature 1: enough for the distribution test to have power against
 --shift 0.35 (a pass needs it). The plan's exact Fisher figure at α / 3 tests is 22; the MMD test
 on these answers needs more (measured on this server: 48 % at 16 a side, 34 % at 24, 28 % at 32,
-24 % at 40; sampling 64 a side took 8 s)."""
+24 % at 40; sampling 64 a side took 8 s). Since mmdpower75 the stated power is the permutation
+test's own against a rewording as like the base as its most typical answer: at 48 a side these
+answers gave 36 % (the integration test of the distribution), so this test asks for 50 %."""
+SAMPLED_SHIFT = 0.5
+"""The `--shift` the sampled triage is judged at: one `SAMPLED_REPEATS` a side can support."""
 GREEDY_PROMPTS: list[dict[str, Any]] = [
     # The penalty changes these greedy paths (found on the tiny model; the test checks it below).
     {"key": "fox", "prompt": "the quick brown fox"},
@@ -243,20 +247,20 @@ def test_the_same_server_at_temperature_one_is_nondeterminism_not_a_regression(
         assert record["category"] == "inconclusive", record
         assert "no-power" in record["flags"], record
         assert record["modes"][0]["distribution"]["detectable_shift"] is None, record
-    # With enough samples the test could have seen --shift 35 % and did not: nondeterminism.
+    # With enough samples the test could have seen --shift 50 % and did not: nondeterminism.
     distinct = _distinct(_sample(tmp_path, inference_server, inference_server, SAMPLED_REPEATS))
     for key in base_texts:  # no seed: new outputs nearly every time, on each side
         assert len(distinct[(key, "base")]) >= 2, distinct
         assert len(distinct[(key, "patch")]) >= 2, distinct
 
-    code, triage = _triage(tmp_path, "--allow-same-server")
+    code, triage = _triage(tmp_path, "--allow-same-server", "--shift", str(SAMPLED_SHIFT))
     assert code == 0
     records = _records(triage)
     assert set(records) == set(base_texts)
     for record in records.values():
         assert record["category"] in NONDETERMINISTIC, record
         assert record["regression_candidate"] is False, record
-        assert record["modes"][0]["distribution"]["detectable_shift"] <= 0.35, record
+        assert record["modes"][0]["distribution"]["detectable_shift"] <= SAMPLED_SHIFT, record
         _check_numbers(record, distinct, SAMPLED_REPEATS)
         base = record["modes"][0]["base"]
         assert base["distinct"] >= 2 and base["modal_share"] < 1.0, record
