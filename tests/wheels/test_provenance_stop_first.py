@@ -32,7 +32,7 @@ def test_a_setup_py_running_cmake_stops_before_comparing(
 ) -> None:
     """The wheels are opened (a wheel that is no wheel still says so first) but not compared;
     with ``--source-prefix`` too (vllm76: there it never stopped, and the wheel matched)."""
-    revision = (*revision, *given)
+    args = (*revision, *given)
     tree: dict[str, bytes | None] = {
         "src/pkg/" + path.removeprefix("pkg/"): data for path, data in REVERTED.items()
     }
@@ -49,7 +49,7 @@ def test_a_setup_py_running_cmake_stops_before_comparing(
 
     monkeypatch.setattr("k3diff.wheels.compare.read_facts", recorded)
 
-    result = run_k3diff("wheels", base, patch, "--source", tmp_path / "repo", *revision)
+    result = run_k3diff("wheels", base, patch, "--source", tmp_path / "repo", *args)
 
     assert (result.exit_code, result.stdout) == (2, "")
     assert STOP in result.stderr and len(result.stderr.splitlines()) == 1, result.stderr
@@ -57,5 +57,5 @@ def test_a_setup_py_running_cmake_stops_before_comparing(
     # a wheel that is no zip is said first, as before
     broken = tmp_path / "p" / "pkg-1.0-py3-none-any.whl"
     broken.write_bytes(b"not a zip")
-    result = run_k3diff("wheels", base, broken, "--source", tmp_path / "repo", *revision)
+    result = run_k3diff("wheels", base, broken, "--source", tmp_path / "repo", *args)
     assert result.exit_code == 2 and STOP not in result.stderr, result.stderr
