@@ -33,7 +33,6 @@ its directories are read relative to it.
 
 from __future__ import annotations
 
-import ast
 import bisect
 import functools
 import tomllib
@@ -41,7 +40,7 @@ from collections.abc import Callable, Collection, Mapping
 
 from k3diff.errors import SourceError
 from k3diff.escape import shortened
-from k3diff.provenance.cmakebackends import other_cmake
+from k3diff.provenance.cmakebackends import ADVICE, stop_other_cmake
 from k3diff.provenance.cmakeinstall import Unreadable, cmake_installs
 from k3diff.provenance.flitconfig import from_flit
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
@@ -51,7 +50,6 @@ from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, one, plac
 from k3diff.provenance.pdmconfig import from_pdm
 from k3diff.provenance.poetryconfig import from_poetry
 from k3diff.provenance.scikitbuildconfig import cmake_layout, from_scikit_build, install_doubt
-from k3diff.provenance.setuppycmake import cmake_line
 from k3diff.provenance.setuppyparse import parsed_setup_py
 from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
 from k3diff.provenance.unreadbackends import SETUPTOOLS_BACKENDS, unread_backend
@@ -125,7 +123,7 @@ def read_package_dirs(
     def is_file(path: str) -> bool:
         return directory + path in tree or directory + path in links
 
-    _other_cmake(git.label, directory, document, builder, contents.get("setup.py"), is_file)
+    stop_other_cmake(git.label, directory, document, builder, contents.get("setup.py"), is_file)
     if (unread := unread_backend(directory, document)) is not None:
         raise SourceError(f"{git.label}: {unread}")
     if builder is None:
@@ -211,36 +209,6 @@ def _readers(
     }
 
 
-_ADVICE = (
-    "a file it installs may stand at any wheel path, over the package's: compare a wheel "
-    "built from the commit with this one (k3diff wheels BUILT RELEASED)"
-)
-
-
-def _other_cmake(
-    label: str,
-    directory: str,
-    document: Mapping[str, object],
-    builder: str | None,
-    setup_py: bytes | None,
-    is_file: Callable[[str], bool],
-) -> None:
-    """Stop (`SourceError`) where another backend than scikit-build-core's own builds the
-    project in `directory` and runs CMake (`cmakebackends`), or its ``setup.py`` runs CMake
-    itself (`setuppycmake`): k3diff does not read what that CMake installs (`is_file`:
-    whether the project holds a file)."""
-
-    def module() -> ast.Module | None:
-        return None if setup_py is None else parsed_setup_py(setup_py, directory + "setup.py")
-
-    what = other_cmake(directory, document, builder, module, is_file)
-    line = cmake_line(module()) if what is None and builder is None else None
-    if line is not None:
-        what = f"{directory}setup.py runs CMake (line {line}), whose CMake"
-    if what is not None:
-        raise SourceError(f"{label}: {what} installs files into the wheel, not read: {_ADVICE}")
-
-
 def cmake_installs_of(
     git: GitRepo,
     tree: Mapping[str, str],
@@ -257,7 +225,7 @@ def cmake_installs_of(
     if settings is None:
         return []
     stop = f"{git.label}: {directory}pyproject.toml builds with scikit-build-core, whose CMake"
-    advice = _ADVICE
+    advice = ADVICE
     if isinstance(settings, str):
         raise SourceError(
             f"{stop} installs under a place k3diff does not read ({settings}): {advice}"
@@ -287,6 +255,33 @@ def cmake_installs_of(
     if read and (doubt := install_doubt(document)) is not None:
         raise SourceError(f"{stop} installs files, but {doubt}: {advice}")
     return read
+
+
+def stop_cmake_given_prefix(
+    git: GitRepo, tree: Mapping[str, str], links: Collection[str], directory: str
+) -> None:
+    """Stop (`SourceError`) as `read_package_dirs` does where another backend than
+    scikit-build-core's own, or the project's ``setup.py``, runs CMake, for the project in
+    `directory` whose package place was given (``--source-prefix``), which is not read there
+    (vllm76: vLLM's tree with ``--source-prefix ""``: a wheel keeping a file CMake installs
+    over matched, exit 0); also where its ``setup.py`` is a link, over `CONFIG_CAP` or does
+    not parse: it may run CMake."""
+    document = pyproject_document(git, tree, links, directory) or {}
+    builder, path, data = _builder(document), directory + "setup.py", None
+    oid = tree.get(path)
+    if oid is not None and path not in links and blob_sizes(git, [oid])[oid] <= CONFIG_CAP:
+        data = dict(iter_blobs(git, [oid]))[oid]
+    held = path in tree or path in links
+    if builder is None and held and (data is None or parsed_setup_py(data, path) is None):
+        raise SourceError(
+            f"{git.label}: {path} is not read (a symbolic link, over {CONFIG_CAP // 1024} KiB "
+            f"or not Python), and may run CMake, whose files go into the wheel: {ADVICE}"
+        )
+
+    def is_file(name: str) -> bool:
+        return directory + name in tree or directory + name in links
+
+    stop_other_cmake(git.label, directory, document, builder, data, is_file)
 
 
 def pyproject_document(

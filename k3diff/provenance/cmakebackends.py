@@ -21,6 +21,10 @@ from collections.abc import Callable, Mapping
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from k3diff.errors import SourceError
+from k3diff.provenance.setuppycmake import cmake_line
+from k3diff.provenance.setuppyparse import parsed_setup_py
+
 PY_BUILD_CMAKE = "py_build_cmake.build"
 PLUGIN = "scikit_build_core.setuptools.build_meta"
 """scikit-build-core's setuptools backend: its ``build_cmake`` step (a setuptools plugin,
@@ -30,6 +34,10 @@ where ``[build-system] requires`` it) configures and installs the CMake of
 1.1.2) of ``install(FILES fixes/auth.py DESTINATION pkg/sub)`` shipped the fix, exit 0."""
 COMPONENT = "py_build_cmake.build_component"
 """py-build-cmake's backend building a wheel of what one CMake component installs, always."""
+ADVICE = (
+    "a file it installs may stand at any wheel path, over the package's: compare a wheel "
+    "built from the commit with this one (k3diff wheels BUILT RELEASED)"
+)
 _PLATFORMS = ("linux", "windows", "mac", "pyodide", "cross")
 """py-build-cmake's tables overriding its settings for one platform (``[tool.py-build-cmake.
 linux.cmake]``), or for cross-compiling."""
@@ -76,6 +84,30 @@ def other_cmake(
     if builder is None and imports_skbuild(setup_py()):
         return f"{directory}setup.py builds with scikit-build (skbuild), whose CMake"
     return None
+
+
+def stop_other_cmake(
+    label: str,
+    directory: str,
+    document: Mapping[str, object],
+    builder: str | None,
+    setup_py: bytes | None,
+    is_file: Callable[[str], bool],
+) -> None:
+    """Stop (`SourceError`) where another backend than scikit-build-core's own builds the
+    project in `directory` and runs CMake (`other_cmake`), or its ``setup.py`` runs CMake
+    itself (`setuppycmake`): k3diff does not read what that CMake installs (`is_file`:
+    whether the project holds a file)."""
+
+    def module() -> ast.Module | None:
+        return None if setup_py is None else parsed_setup_py(setup_py, directory + "setup.py")
+
+    what = other_cmake(directory, document, builder, module, is_file)
+    line = cmake_line(module()) if what is None and builder is None else None
+    if line is not None:
+        what = f"{directory}setup.py runs CMake (line {line}), whose CMake"
+    if what is not None:
+        raise SourceError(f"{label}: {what} installs files into the wheel, not read: {ADVICE}")
 
 
 def _requires_plugin(document: Mapping[str, object]) -> bool:

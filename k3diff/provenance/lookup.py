@@ -27,6 +27,7 @@ from k3diff.provenance.buildconfig import (
     pyproject_document,
     read_package_dirs,
     scikit_build_document,
+    stop_cmake_given_prefix,
 )
 from k3diff.provenance.git import SHORT_ID_LENGTH, GitRepo
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread
@@ -148,7 +149,7 @@ class Lookup:
         if prefix is not None:
             place = normalize_prefix(prefix)
             project = project_directory(tree, links, place)
-            over = _cmake_placed(git, tree, links, project)
+            over = cmake_placed(git, tree, links, project)
             given = SourceLayout(place, over, "given", project=project)
             return cls(tree, links, wheel_blobs, given, listing.submodules)
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
@@ -183,7 +184,7 @@ class Lookup:
         }
 
 
-def _cmake_placed(
+def cmake_placed(
     git: GitRepo, tree: Mapping[str, str], links: frozenset[str], project: str
 ) -> tuple[tuple[str, str], ...]:
     """(wheel path, repository path) of each file the CMake of the scikit-build-core project
@@ -194,6 +195,7 @@ def _cmake_placed(
     unread = unread_backend(project, pyproject_document(git, tree, links, project) or {})
     if unread is not None:  # it may install any file over the package (backend75)
         raise SourceError(f"{git.label}: {unread}")
+    stop_cmake_given_prefix(git, tree, links, project)  # vllm76: a setup.py running CMake
     document = scikit_build_document(git, tree, links, project)
     if document is None:
         return ()

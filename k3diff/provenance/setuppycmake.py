@@ -8,6 +8,15 @@ package's files: a real build (setuptools 65.5.0, CMake 3.25.1, ``pip wheel
 shipped the fix as ``pkg/sub/auth.py``, while k3diff compared the old ``src/pkg/sub/auth.py``
 and a wheel keeping it matched, exit 0 (realsource75). The script's own code decides the
 install prefix and components, so they are not read: the source check stops.
+
+vLLM's shape was not read further (vllm76): its prefix is setuptools' build directory, the
+wheel's root (``get_ext_fullpath(name)``'s directory, one level up per dot of the name: a real
+build installed ``DESTINATION pkg/fa`` as ``pkg/fa/…``), but its CMake moves that prefix with
+``install(CODE "set(CMAKE_INSTALL_PREFIX …/vllm/)")`` and lets a ``FetchContent`` project's
+own ``install()`` rules run (``CMAKE_INSTALL_LOCAL_ONLY FALSE``), whose source is fetched or
+taken from the builder's environment (``VLLM_FLASH_ATTN_SRC_DIR``): a real build of that shape
+shipped the fetched project's ``sampling_params.py`` over the package's, so what it installs
+may stand anywhere in the package, and nothing could be matched.
 """
 
 from __future__ import annotations

@@ -7,15 +7,19 @@ repository's root configuration does not depend on the wheel, so it is read firs
 same steps in the same order as `check.check_source` and `check.check_source_range` take
 before it (the revision, the commit's tree, the root's build setup): the first stop they
 would raise is raised at once, with the same message; nothing is kept, the check itself reads
-it all again. With `--source-prefix` the root's setup is not read by the check: nothing here."""
+it all again. With `--source-prefix` the check reads the build setup of the project holding
+the given place instead (`lookup.cmake_placed`: a backend not read, CMake it does not read,
+vllm76), and so does this."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from k3diff.provenance.buildconfig import read_package_dirs
+from k3diff.provenance.buildconfig import project_directory, read_package_dirs
 from k3diff.provenance.check import parse_range
 from k3diff.provenance.git import check_revision_syntax, open_repo
+from k3diff.provenance.lookup import cmake_placed
+from k3diff.provenance.prefix import normalize_prefix
 from k3diff.provenance.revisions import resolve_revision
 from k3diff.provenance.trees import list_tree
 
@@ -24,9 +28,8 @@ def stop_before_comparing(
     repo: Path, commit: str | None, commits: str | None, prefix: str | None
 ) -> None:
     """Raise the `SourceError` the source check of `commit` (or of NEW of `commits`, OLD..NEW)
-    would raise reading the revision or the root's build setup; return where it would not."""
-    if prefix is not None:
-        return
+    would raise reading the revision or the build setup (the root's, or with `prefix` the
+    project's holding it); return where it would not."""
     if commit is not None:
         check_revision_syntax(str(repo), commit)
         git = open_repo(repo)
@@ -38,4 +41,8 @@ def stop_before_comparing(
         resolve_revision(git, old_rev)
         new = resolve_revision(git, new_rev).commit
     listing = list_tree(git, new)
-    read_package_dirs(git, listing.files, listing.links)
+    if prefix is None:
+        read_package_dirs(git, listing.files, listing.links)
+        return
+    tree, links = listing.files, listing.links
+    cmake_placed(git, tree, links, project_directory(tree, links, normalize_prefix(prefix)))

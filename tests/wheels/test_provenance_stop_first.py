@@ -20,13 +20,19 @@ from .test_provenance_setuppy_cmake import BUILD_EXT, RUNS, SETUP
 STOP = "setup.py runs CMake (line 11), whose CMake installs files into the wheel, not read"
 
 
+@pytest.mark.parametrize("given", [(), ("--source-prefix", "src/")], ids=["", "prefix"])
 @pytest.mark.parametrize(
     "revision", [("--commit", "HEAD"), ("--commits", "HEAD~1..HEAD")], ids=["commit", "range"]
 )
 def test_a_setup_py_running_cmake_stops_before_comparing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, revision: tuple[str, str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    revision: tuple[str, str],
+    given: tuple[str, ...],
 ) -> None:
-    """The wheels are opened (a wheel that is no wheel still says so first) but not compared."""
+    """The wheels are opened (a wheel that is no wheel still says so first) but not compared;
+    with ``--source-prefix`` too (vllm76: there it never stopped, and the wheel matched)."""
+    args = (*revision, *given)
     tree: dict[str, bytes | None] = {
         "src/pkg/" + path.removeprefix("pkg/"): data for path, data in REVERTED.items()
     }
@@ -43,7 +49,7 @@ def test_a_setup_py_running_cmake_stops_before_comparing(
 
     monkeypatch.setattr("k3diff.wheels.compare.read_facts", recorded)
 
-    result = run_k3diff("wheels", base, patch, "--source", tmp_path / "repo", *revision)
+    result = run_k3diff("wheels", base, patch, "--source", tmp_path / "repo", *args)
 
     assert (result.exit_code, result.stdout) == (2, "")
     assert STOP in result.stderr and len(result.stderr.splitlines()) == 1, result.stderr
@@ -51,5 +57,5 @@ def test_a_setup_py_running_cmake_stops_before_comparing(
     # a wheel that is no zip is said first, as before
     broken = tmp_path / "p" / "pkg-1.0-py3-none-any.whl"
     broken.write_bytes(b"not a zip")
-    result = run_k3diff("wheels", base, broken, "--source", tmp_path / "repo", *revision)
+    result = run_k3diff("wheels", base, broken, "--source", tmp_path / "repo", *args)
     assert result.exit_code == 2 and STOP not in result.stderr, result.stderr
