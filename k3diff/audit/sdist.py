@@ -2,7 +2,9 @@
 `audit.sdistread`) and judged as pip unpacks it and PyPI takes it: A002 for a file that is no
 sound gzip-compressed tar, A129-A133 for its members (`audit.sdistmembers`), A134 for a missing
 or unreadable `PKG-INFO`, A135 for a `PKG-INFO` whose name or version is not the file name's
-(PEP 625, both normalised), A122 for core metadata PyPI refuses (the wheel's check), and the
+(PEP 625, both normalised) or a `pyproject.toml` whose `[project]` table names another (pip
+builds that name and version, and `pip install NAME` from an index then refuses the sdist as
+inconsistent: sdist76, it passed), A122 for core metadata PyPI refuses (the wheel's check), and the
 warning A137 for a file name PEP 625 spells otherwise (`demo-pkg-1.0.tar.gz` for
 `demo_pkg-1.0.tar.gz`), which PyPI still takes.
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import posixpath
 import tarfile
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,6 +73,8 @@ def audit_sdist(path: Path) -> SdistAudit:
                 )
             )
     findings += _pkg_info_findings(read, top, named)
+    if isinstance(named, tuple):
+        findings += _pyproject_findings(read, top, named)
     directories = sum(1 for member in read.members if member.isdir())
     return SdistAudit(tuple(findings), len(read.members), directories)
 
@@ -112,7 +117,7 @@ def _identity(stem: str) -> _Identity | None:
 
 def _pkg_info_findings(read: SdistRead, top: str, named: _Identity | str) -> list[Finding]:
     path = f"{top}/PKG-INFO"
-    data = read.pkg_info.get(path)
+    data = read.top_files.get(path)
     if data is None:
         last = next((m for m in reversed(read.members) if posixpath.normpath(m.name) == path), None)
         if last is None and read.problem is not None:
@@ -137,9 +142,35 @@ def _pkg_info_findings(read: SdistRead, top: str, named: _Identity | str) -> lis
     return found
 
 
-def _same(stated: tuple[str | None, str | None], named: _Identity) -> bool:
+def _pyproject_findings(read: SdistRead, top: str, named: _Identity) -> list[Finding]:
+    """A135 where `TOP/pyproject.toml`'s `[project]` table states a name or version other than
+    the file name's: the build backend writes the wheel's
+    metadata from it, and pip compares that with the name and version it asked the index for
+    (pip 26: `inconsistent name: expected 'demo', but metadata has 'other'`). A file that is
+    no TOML, or holds no such table, is not judged here."""
+    path = f"{top}/pyproject.toml"
+    data = read.top_files.get(path)
+    try:
+        table = tomllib.loads(data.decode("utf-8")).get("project") if data else None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return []
+    if not isinstance(table, dict):
+        return []
+    # unstated: the name PEP 621 requires, a version the backend computes (`dynamic`)
+    stated = (table.get("name", str(named[0])), table.get("version", str(named[1])))
+    if _same(stated, named):
+        return []
+    detail = (
+        f"pyproject.toml's [project] says {stated[0]!r} {stated[1]!r}, the file name "
+        f"{named[0]} {named[1]}: pip builds the project pyproject.toml names, and `pip install "
+        f"{named[0]}` from an index refuses the sdist as inconsistent"
+    )
+    return [Finding(Code.A135, path, detail)]
+
+
+def _same(stated: tuple[object, object], named: _Identity) -> bool:
     name, version = stated
-    if name is None or version is None:
+    if not isinstance(name, str) or not isinstance(version, str):
         return False
     try:
         return canonicalize_name(name) == named[0] and Version(version) == named[1]

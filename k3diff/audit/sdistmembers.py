@@ -12,7 +12,10 @@ follow, so a tree that needs them is not vouched for; a link written later count
 `l -> sub/../..` then `sub -> .` leaves `l` pointing above the tree though the filter passed
 both), and a hard link to no member written before it (tarfile, and so pip, cannot make it).
 A name given twice for anything but a
-directory is A132 (extraction writes each in turn: the last wins), as is a file where other
+directory is A132 (extraction writes each in turn: the last wins), as are names that differ but
+are one file where pip runs on macOS or Windows (`pkg/Mod.py` and `pkg/mod.py`, NFC and NFD of
+one name: case-insensitive, normalising file systems; a trailing dot, which Windows drops; the
+wheel's W615 rule, `wheel.installed.fold`), and a file where other
 members need a directory of its name, and a member outside the one
 top directory `NAME-VERSION/` is A133 (PEP 625; pip then strips no directory at all), as is a
 directory above it that pip strips instead (`./demo-1.0/...`: pip then finds no project).
@@ -29,6 +32,8 @@ from collections.abc import Sequence
 
 from k3diff.output import plural
 from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.collision import kind_of, where_one_file, windows_keys
+from k3diff.wheel.installed import fold
 
 _DESTINATION = "/k3diff-sdist-destination"
 """Where the filter is told the members land: a path that does not exist, so nothing of this
@@ -213,7 +218,33 @@ def _duplicates(members: Sequence[tarfile.TarInfo]) -> list[Finding]:
         )
         for same in named.values()
         if len(same) > 1 and not all(member.isdir() for member in same)
-    ] + _files_over_directories(named)
+    ] + _files_over_directories(named) + _alike(named)
+
+
+def _alike(named: dict[str, list[tarfile.TarInfo]]) -> list[Finding]:
+    """A132 per group of names (`named`'s, each written by a file, link or device) that differ
+    but are one file on macOS or Windows: extraction there writes each into the file the first
+    made, the last member's bytes kept (pip raises nothing), so what the build gets depends on
+    the system pip runs on (sdist76: `pkg/Mod.py` beside `pkg/mod.py` passed, exit 0)."""
+    files = [name for name, same in named.items() if not all(m.isdir() for m in same)]
+    folded = [fold(name) for name in files]
+    groups: dict[str, list[str]] = {}
+    for name, key in zip(files, windows_keys(folded), strict=True):
+        groups.setdefault(key, []).append(name)
+    found = []
+    for names in groups.values():
+        if len(names) < 2:
+            continue
+        names.sort(key=lambda name: named[name][-1].offset)  # in the order extraction writes
+        last = named[names[-1]][-1]
+        kind = kind_of(set(names), {fold(name) for name in names})
+        shown = ", ".join(repr(name) for name in names)
+        detail = (
+            f"{shown} are one file{where_one_file(kind)}: extraction there writes each in "
+            f"turn, the last ({_kind(last)}) is what pip builds from"
+        )
+        found.append(Finding(Code.A132, last.name, detail))
+    return found
 
 
 def _files_over_directories(named: dict[str, list[tarfile.TarInfo]]) -> list[Finding]:

@@ -149,10 +149,13 @@ class Code(Enum):
     A129 = "sdist member path leaves the tree it unpacks into (.., absolute, drive letter, NUL)"
     A130 = "sdist link out of the tree, one tarfile's data filter refuses, or a path through a link"
     A131 = "sdist member that is a device or FIFO"
-    A132 = "sdist member name given more than once (extraction keeps the last)"
+    A132 = (
+        "sdist member name given more than once, or alike but for case or Unicode form "
+        "(extraction keeps the last)"
+    )
     A133 = "sdist member outside its one top directory NAME-VERSION/"
     A134 = "sdist has no readable PKG-INFO in its top directory"
-    A135 = "sdist PKG-INFO name or version is not the file name's (PEP 625)"
+    A135 = "sdist PKG-INFO or pyproject.toml name or version is not the file name's (PEP 625)"
     A136 = "source archive PyPI does not take (only .tar.gz sdists): not read"
     A137 = "sdist file name not normalised as PEP 625 asks (PyPI warns on upload)"
     A138 = "long description too long for k3diff to render as twine check does: unchecked"
