@@ -4,9 +4,10 @@ sound gzip-compressed tar, A129-A133 for its members (`audit.sdistmembers`), A13
 or unreadable `PKG-INFO`, A135 for a `PKG-INFO` whose name or version is not the file name's
 (PEP 625, both normalised) or a `pyproject.toml` whose `[project]` table names another (pip
 builds that name and version, and `pip install NAME` from an index then refuses the sdist as
-inconsistent: sdist76, it passed), A122 for core metadata PyPI refuses (the wheel's check), and the
-warning A137 for a file name PEP 625 spells otherwise (`demo-pkg-1.0.tar.gz` for
-`demo_pkg-1.0.tar.gz`), which PyPI still takes.
+inconsistent: sdist76, it passed), A122 for core metadata PyPI refuses (the wheel's check), and
+A137 for a file name PEP 625 spells otherwise (`demo-pkg-1.0.tar.gz` for `demo_pkg-1.0.tar.gz`),
+which PyPI refuses on upload since October 2025 (sdist76: a warning, exit 0, after PyPI had
+stopped warning and begun to refuse).
 
 Which files are sdists, and the other source archives (A136), is `audit.sourcenames`' to say
 by the name alone, so a run without an sdist imports neither `tarfile` nor this module.
@@ -88,9 +89,9 @@ def _unnormalised(filename: str, named: _Identity) -> list[Finding]:
         Finding(
             Code.A137,
             "",
-            f"PEP 625 names it {normal}.tar.gz: PyPI takes this name but warns the uploader "
-            "that it will refuse it (setuptools 69.3 or later, hatchling and flit-core write "
-            "the normalised name)",
+            f"PEP 625 names it {normal}.tar.gz: PyPI refuses this name on upload (`Filename "
+            f"... is invalid, should be '{normal}.tar.gz'`, since October 2025); setuptools "
+            "69.3 or later, hatchling and flit-core write the normalised name",
         )
     ]
 

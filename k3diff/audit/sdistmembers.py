@@ -209,16 +209,20 @@ def _duplicates(members: Sequence[tarfile.TarInfo]) -> list[Finding]:
     named: dict[str, list[tarfile.TarInfo]] = {}
     for member in members:
         named.setdefault(posixpath.normpath(member.name), []).append(member)
-    return [
-        Finding(
-            Code.A132,
-            same[-1].name,
-            f"{len(same)} members write it: extraction writes each in turn, the last "
-            f"({_kind(same[-1])}) is what pip builds from; other tools may keep the first",
-        )
-        for same in named.values()
-        if len(same) > 1 and not all(member.isdir() for member in same)
-    ] + _files_over_directories(named) + _alike(named)
+    return (
+        [
+            Finding(
+                Code.A132,
+                same[-1].name,
+                f"{len(same)} members write it: extraction writes each in turn, the last "
+                f"({_kind(same[-1])}) is what pip builds from; other tools may keep the first",
+            )
+            for same in named.values()
+            if len(same) > 1 and not all(member.isdir() for member in same)
+        ]
+        + _files_over_directories(named)
+        + _alike(named)
+    )
 
 
 def _alike(named: dict[str, list[tarfile.TarInfo]]) -> list[Finding]:

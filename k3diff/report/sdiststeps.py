@@ -38,7 +38,7 @@ def members(counts: str, artifact: str, code: Style) -> str:
 
 
 def layout(counts: str, artifact: str, code: Style) -> str:
-    """A133-A135: built anew by a current backend, which names the file and its top directory
+    """A133-A135, A137: built anew by a current backend, which names the file and its top directory
     from the metadata it writes to PKG-INFO."""
     return (
         f"{counts}: the sdist is not laid out as PEP 625 and PyPI ask (one top directory "
