@@ -34,7 +34,7 @@ from k3diff.audit.sdistmembers import member_findings
 from k3diff.audit.sdistread import SdistRead, read_sdist
 from k3diff.audit.sourcenames import SDIST_SUFFIX
 from k3diff.wheel.codes import Code, Finding
-from k3diff.wheel.coremeta import core_metadata_findings
+from k3diff.wheel.coremeta import core_metadata_findings, uploaded_license_files
 from k3diff.wheel.metadata import METADATA_LIMIT
 
 _Identity = tuple[NormalizedName, Version]
@@ -130,6 +130,7 @@ def _pkg_info_findings(read: SdistRead, top: str, named: _Identity | str) -> lis
         return [Finding(Code.A134, path, f"not UTF-8 ({exc.reason})")]
     found = core_metadata_findings(path, text, Code.A122)
     raw, _ = parse_email(text)
+    found += _missing_license_files(read, top, uploaded_license_files(raw))
     stated = (raw.get("name"), raw.get("version"))
     if isinstance(named, tuple) and not _same(stated, named):
         found.append(
@@ -141,6 +142,25 @@ def _pkg_info_findings(read: SdistRead, top: str, named: _Identity | str) -> lis
             )
         )
     return found
+
+
+def _missing_license_files(read: SdistRead, top: str, named: list[str]) -> list[Finding]:
+    """A122 per `License-File` of PKG-INFO (`named`) that names no member under `top`: PyPI
+    refuses the upload (`License-File LICENSE does not exist in distribution file ...`, PEP
+    639; sdist76: it passed, exit 0)."""
+    if not named:
+        return []
+    held = {posixpath.normpath(member.name) for member in read.members}
+    return [
+        Finding(
+            Code.A122,
+            f"{top}/PKG-INFO",
+            f"License-File: {name!r} names {top}/{name}, which the sdist does not hold (PyPI "
+            "refuses the upload: PEP 639 asks every License-File to be in the sdist)",
+        )
+        for name in named
+        if posixpath.normpath(f"{top}/{name}") not in held
+    ]
 
 
 def _pyproject_findings(read: SdistRead, top: str, named: _Identity) -> list[Finding]:

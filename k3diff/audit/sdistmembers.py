@@ -4,8 +4,8 @@ pip (`_internal/utils/unpacking.untar_file`) strips the one leading directory ev
 shares (from hardlink targets too, where theirs is the same), then extracts each member through
 `tarfile.data_filter` and refuses the sdist at the first member the filter refuses. The filter is
 the oracle here: a member it refuses is a finding by the exception's kind (a path out of the tree:
-A129; a link: A130; a device or FIFO: A131). Stricter than the filter, as a release archive
-should be: any `..` component, an absolute path (which the filter only strips), a drive letter
+A129; a link: A130; a device or FIFO: A131; a sparse file, which the filter passes and PyPI
+refuses, is A131 too). Stricter than the filter, as a release archive should be: any `..` component, an absolute path (which the filter only strips), a drive letter
 or a NUL in a name (A129), and a member or link that goes through a symbolic link of the archive
 (A130: the filter resolves links already extracted on disk, which a check of headers alone cannot
 follow, so a tree that needs them is not vouched for; a link written later counts too, as
@@ -40,6 +40,11 @@ _DESTINATION = "/k3diff-sdist-destination"
 machine's filesystem is resolved into the answer."""
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _SPECIAL = "a device or FIFO: tarfile's data filter refuses it, and so pip"
+_SPARSE = (
+    "a sparse file (GNU sparse, in a GNU or pax header): PyPI refuses the upload (`tar archive "
+    "not accepted: Sparse members are not allowed`, since August 2026), and a tar reader "
+    "without the GNU extension writes its map as the file's bytes"
+)
 
 
 def member_findings(members: Sequence[tarfile.TarInfo], top: str) -> list[Finding]:
@@ -65,6 +70,8 @@ def member_findings(members: Sequence[tarfile.TarInfo], top: str) -> list[Findin
             found.append(Finding(Code.A130, member.name, through))
         if len(found) == before and member.islnk():
             found += _unmade(member, written)
+        if member.issparse():  # sdist76: pip unpacks it, PyPI refuses it; it passed, exit 0
+            found.append(Finding(Code.A131, member.name, _SPARSE))
         written.add(posixpath.normpath(member.name))
     found += _duplicates(members)
     found += _outside_top(members, top)

@@ -148,7 +148,7 @@ class Code(Enum):
     A128 = "wheels pip reads as one project, version and build share a tag (pip installs either)"
     A129 = "sdist member path leaves the tree it unpacks into (.., absolute, drive letter, NUL)"
     A130 = "sdist link out of the tree, one tarfile's data filter refuses, or a path through a link"
-    A131 = "sdist member that is a device or FIFO"
+    A131 = "sdist member that is a device, FIFO or sparse file"
     A132 = (
         "sdist member name given more than once, or alike but for case or Unicode form "
         "(extraction keeps the last)"

@@ -9,7 +9,13 @@ too long for k3diff to render is said unchecked: a warning (A138, W631)."""
 
 from __future__ import annotations
 
-from packaging.metadata import ExceptionGroup, InvalidMetadata, Metadata, parse_email
+from packaging.metadata import (
+    ExceptionGroup,
+    InvalidMetadata,
+    Metadata,
+    RawMetadata,
+    parse_email,
+)
 
 from k3diff.errors import ArchiveError, CapError
 from k3diff.wheel.codes import Code, Finding
@@ -44,6 +50,14 @@ def core_metadata_problems(text: str) -> tuple[tuple[str, str], ...]:
     description = raw.get("description")
     problems += description_problems(description, raw.get("description_content_type"))
     return tuple(problems)
+
+
+def uploaded_license_files(raw: RawMetadata) -> list[str]:
+    """The `License-File` values PyPI reads of parsed METADATA or PKG-INFO (`parse_email`):
+    none under a Metadata-Version before 2.4, where twine drops them on upload."""
+    if _version(raw.get("metadata_version")) < (2, 4):
+        return []
+    return list(raw.get("license_files") or [])
 
 
 def _version(value: object) -> tuple[int, ...]:

@@ -10,6 +10,7 @@ index then refuses the sdist as inconsistent).
 from __future__ import annotations
 
 import gzip
+import tarfile
 import time
 import unicodedata
 from pathlib import Path
@@ -129,4 +130,50 @@ def test_pyproject_naming_another_project_fails(tmp_path: Path, project: str, sa
 )
 def test_pyproject_naming_the_file_s_project_passes(tmp_path: Path, project: str) -> None:
     code, report = audit_json(make_sdist(tmp_path, [_pyproject(project)]))
+    assert (code, codes(report)) == (0, {})
+
+
+def _sparse_sdist(tmp_path: Path) -> Path:
+    """demo-1.0.tar.gz holding `demo-1.0/big.py` as a GNU sparse member (tarfile writes none)."""
+    tar = tar_bytes([Member("demo-1.0/PKG-INFO", PKG_INFO)]).rstrip(b"\0")
+    sparse = tarfile.TarInfo("demo-1.0/big.py")
+    sparse.type = tarfile.GNUTYPE_SPARSE
+    tar += b"\0" * (-len(tar) % tarfile.BLOCKSIZE) + sparse.tobuf(format=tarfile.GNU_FORMAT)
+    path = tmp_path / "demo-1.0.tar.gz"
+    path.write_bytes(gzip.compress(tar + b"\0" * 1024, mtime=0))
+    return path
+
+
+def test_a_sparse_member_fails(tmp_path: Path) -> None:
+    # pip 26 unpacks it; PyPI refuses it (`Sparse members are not allowed`)
+    code, report = audit_json(_sparse_sdist(tmp_path))
+    assert (code, codes(report)) == (1, {"A131": 1})
+    (finding,) = report["artifacts"][0]["findings"]
+    assert finding["path"] == "demo-1.0/big.py" and "PyPI refuses" in finding["detail"]
+
+
+_LICENSED = PKG_INFO.replace(b"2.1", b"2.4") + b"License-File: LICENSE\n"
+
+
+def test_a_license_file_the_sdist_lacks_fails(tmp_path: Path) -> None:
+    # PyPI refuses the upload: `License-File LICENSE does not exist in distribution file`
+    code, report = audit_json(make_sdist(tmp_path, pkg_info=_LICENSED))
+    assert (code, codes(report)) == (1, {"A122": 1})
+    (finding,) = report["artifacts"][0]["findings"]
+    assert finding["path"] == "demo-1.0/PKG-INFO"
+    assert "'LICENSE' names demo-1.0/LICENSE, which the sdist does not hold" in finding["detail"]
+
+
+@pytest.mark.parametrize(
+    ("pkg_info", "members"),
+    [
+        (_LICENSED, [Member("demo-1.0/LICENSE", b"MIT\n")]),
+        (PKG_INFO + b"License-File: LICENSE\n", []),  # before 2.4: twine drops it on upload
+    ],
+    ids=["held", "metadata-2.1"],
+)
+def test_a_license_file_pypi_finds_or_never_reads_passes(
+    tmp_path: Path, pkg_info: bytes, members: list[Member]
+) -> None:
+    code, report = audit_json(make_sdist(tmp_path, members, pkg_info=pkg_info))
     assert (code, codes(report)) == (0, {})
