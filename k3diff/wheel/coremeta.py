@@ -9,6 +9,8 @@ too long for k3diff to render is said unchecked: a warning (A138, W631)."""
 
 from __future__ import annotations
 
+import posixpath
+
 from packaging.metadata import (
     ExceptionGroup,
     InvalidMetadata,
@@ -109,4 +111,30 @@ def metadata_file_findings(
         raise
     except (ArchiveError, UnicodeDecodeError):
         return []
-    return core_metadata_findings(path, text, code, side)
+    return core_metadata_findings(path, text, code, side) + _missing_licenses(
+        archive, path, text, code, side
+    )
+
+
+def _missing_licenses(
+    archive: ZipArchive, path: str, text: str, code: Code, side: str
+) -> list[Finding]:
+    """One finding of `code` per `License-File` of the METADATA at `path` that the wheel does not
+    hold in its `.dist-info/licenses/`: PyPI refuses the upload (`License-File LICENSE does not
+    exist in distribution file ...`, PEP 639; sdist76: it passed, exit 0). The header alone is
+    searched first, so a METADATA without the field is not parsed again."""
+    if "license-file:" not in text.partition("\n\n")[0].lower():
+        return []
+    licenses = f"{posixpath.dirname(path)}/licenses/"
+    held = {entry.name for entry in archive.entries}
+    where = f"in the {side} wheel: " if side else ""
+    return [
+        Finding(
+            code,
+            path,
+            f"{where}License-File: {name!r} names {licenses}{name}, which the wheel does not "
+            "hold (PyPI refuses the upload: PEP 639 asks every License-File to be there)",
+        )
+        for name in uploaded_license_files(parse_email(text)[0])
+        if licenses + name not in held
+    ]
