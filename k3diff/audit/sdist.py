@@ -1,6 +1,6 @@
 """`audit` of a source distribution: a file named `*.tar.gz` is read as an sdist (see
 `audit.sdistread`) and judged as pip unpacks it and PyPI takes it: A002 for a file that is no
-sound gzip-compressed tar, A129-A133 for its members (`audit.sdistmembers`), A134 for a missing
+sound gzip-compressed tar, or that `zipfile` reads as a zip too (PyPI refuses it), A129-A133 for its members (`audit.sdistmembers`), A134 for a missing
 or unreadable `PKG-INFO`, A135 for a `PKG-INFO` whose name or version is not the file name's
 (PEP 625, both normalised) or a `pyproject.toml` whose `[project]` table names another (pip
 builds that name and version, and `pip install NAME` from an index then refuses the sdist as
@@ -18,6 +18,7 @@ from __future__ import annotations
 import posixpath
 import tarfile
 import tomllib
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,11 @@ from k3diff.wheel.coremeta import core_metadata_findings, uploaded_license_files
 from k3diff.wheel.metadata import METADATA_LIMIT
 
 _Identity = tuple[NormalizedName, Version]
+_POLYGLOT = (
+    "the file reads as a zip archive too (a zip end record in its last 64 KiB, as `zipfile` "
+    "finds one): PyPI refuses it (`File is both a zip and a tar file`), and pip unzips it "
+    "instead of untarring it where an index serves it as application/zip (sdist76: it passed)"
+)
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,8 @@ def audit_sdist(path: Path) -> SdistAudit:
     read, CapError past a cap."""
     read = read_sdist(path)
     findings = [] if read.problem is None else [Finding(Code.A002, "", read.problem)]
+    if zipfile.is_zipfile(path):
+        findings.append(Finding(Code.A002, "", _POLYGLOT))
     named = _file_identity(path.name)
     top = _top(read) if read.members else path.name[: -len(SDIST_SUFFIX)]
     findings += member_findings(read.members, top)

@@ -177,3 +177,23 @@ def test_a_license_file_pypi_finds_or_never_reads_passes(
 ) -> None:
     code, report = audit_json(make_sdist(tmp_path, members, pkg_info=pkg_info))
     assert (code, codes(report)) == (0, {})
+
+
+def _zip_too(comment_length: int) -> bytes:
+    """demo-1.0.tar.gz, stored (gzip level 0), holding a zip end record whose comment runs
+    `comment_length` bytes on."""
+    end = b"PK\x05\x06" + b"\0" * 16 + comment_length.to_bytes(2, "little")
+    members = [Member("demo-1.0/PKG-INFO", PKG_INFO), Member("demo-1.0/zip.bin", end)]
+    return gzip.compress(tar_bytes(members), compresslevel=0, mtime=0)
+
+
+def test_an_sdist_that_is_a_zip_too_fails(tmp_path: Path) -> None:
+    # PyPI refuses it (`File is both a zip and a tar file`); pip unzips a download the index
+    # serves as application/zip
+    first = _zip_too(0)
+    comment = len(first) - first.rfind(b"PK\x05\x06") - 22  # to the end of the file
+    path = tmp_path / "demo-1.0.tar.gz"
+    path.write_bytes(_zip_too(comment))
+    code, report = audit_json(path)
+    assert (code, codes(report)) == (1, {"A002": 1})
+    assert "reads as a zip archive too" in report["artifacts"][0]["findings"][0]["detail"]
