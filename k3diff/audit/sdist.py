@@ -1,10 +1,13 @@
 """`audit` of a source distribution: a file named `*.tar.gz` is read as an sdist (see
 `audit.sdistread`) and judged as pip unpacks it and PyPI takes it: A002 for a file that is no
-sound gzip-compressed tar, A129-A133 for its members (`audit.sdistmembers`), A134 for a missing
+sound gzip-compressed tar, or that `zipfile` reads as a zip too (PyPI refuses it), A129-A133 for its members (`audit.sdistmembers`), A134 for a missing
 or unreadable `PKG-INFO`, A135 for a `PKG-INFO` whose name or version is not the file name's
-(PEP 625, both normalised), A122 for core metadata PyPI refuses (the wheel's check), and the
-warning A137 for a file name PEP 625 spells otherwise (`demo-pkg-1.0.tar.gz` for
-`demo_pkg-1.0.tar.gz`), which PyPI still takes.
+(PEP 625, both normalised) or a `pyproject.toml` whose `[project]` table names another (pip
+builds that name and version, and `pip install NAME` from an index then refuses the sdist as
+inconsistent: sdist76, it passed), A122 for core metadata PyPI refuses (the wheel's check), and
+A137 for a file name PEP 625 spells otherwise (`demo-pkg-1.0.tar.gz` for `demo_pkg-1.0.tar.gz`),
+which PyPI refuses on upload since October 2025 (sdist76: a warning, exit 0, after PyPI had
+stopped warning and begun to refuse).
 
 Which files are sdists, and the other source archives (A136), is `audit.sourcenames`' to say
 by the name alone, so a run without an sdist imports neither `tarfile` nor this module.
@@ -14,6 +17,8 @@ from __future__ import annotations
 
 import posixpath
 import tarfile
+import tomllib
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,10 +35,15 @@ from k3diff.audit.sdistmembers import member_findings
 from k3diff.audit.sdistread import SdistRead, read_sdist
 from k3diff.audit.sourcenames import SDIST_SUFFIX
 from k3diff.wheel.codes import Code, Finding
-from k3diff.wheel.coremeta import core_metadata_findings
+from k3diff.wheel.coremeta import core_metadata_findings, uploaded_license_files
 from k3diff.wheel.metadata import METADATA_LIMIT
 
 _Identity = tuple[NormalizedName, Version]
+_POLYGLOT = (
+    "the file reads as a zip archive too (a zip end record in its last 64 KiB, as `zipfile` "
+    "finds one): PyPI refuses it (`File is both a zip and a tar file`), and pip unzips it "
+    "instead of untarring it where an index serves it as application/zip (sdist76: it passed)"
+)
 
 
 @dataclass(frozen=True)
@@ -53,6 +63,8 @@ def audit_sdist(path: Path) -> SdistAudit:
     read, CapError past a cap."""
     read = read_sdist(path)
     findings = [] if read.problem is None else [Finding(Code.A002, "", read.problem)]
+    if zipfile.is_zipfile(path):
+        findings.append(Finding(Code.A002, "", _POLYGLOT))
     named = _file_identity(path.name)
     top = _top(read) if read.members else path.name[: -len(SDIST_SUFFIX)]
     findings += member_findings(read.members, top)
@@ -70,6 +82,8 @@ def audit_sdist(path: Path) -> SdistAudit:
                 )
             )
     findings += _pkg_info_findings(read, top, named)
+    if isinstance(named, tuple):
+        findings += _pyproject_findings(read, top, named)
     directories = sum(1 for member in read.members if member.isdir())
     return SdistAudit(tuple(findings), len(read.members), directories)
 
@@ -83,9 +97,9 @@ def _unnormalised(filename: str, named: _Identity) -> list[Finding]:
         Finding(
             Code.A137,
             "",
-            f"PEP 625 names it {normal}.tar.gz: PyPI takes this name but warns the uploader "
-            "that it will refuse it (setuptools 69.3 or later, hatchling and flit-core write "
-            "the normalised name)",
+            f"PEP 625 names it {normal}.tar.gz: PyPI refuses this name on upload (`Filename "
+            f"... is invalid, should be '{normal}.tar.gz'`, since October 2025); setuptools "
+            "69.3 or later, hatchling and flit-core write the normalised name",
         )
     ]
 
@@ -112,7 +126,7 @@ def _identity(stem: str) -> _Identity | None:
 
 def _pkg_info_findings(read: SdistRead, top: str, named: _Identity | str) -> list[Finding]:
     path = f"{top}/PKG-INFO"
-    data = read.pkg_info.get(path)
+    data = read.top_files.get(path)
     if data is None:
         last = next((m for m in reversed(read.members) if posixpath.normpath(m.name) == path), None)
         if last is None and read.problem is not None:
@@ -124,6 +138,7 @@ def _pkg_info_findings(read: SdistRead, top: str, named: _Identity | str) -> lis
         return [Finding(Code.A134, path, f"not UTF-8 ({exc.reason})")]
     found = core_metadata_findings(path, text, Code.A122)
     raw, _ = parse_email(text)
+    found += _missing_license_files(read, top, uploaded_license_files(raw))
     stated = (raw.get("name"), raw.get("version"))
     if isinstance(named, tuple) and not _same(stated, named):
         found.append(
@@ -137,9 +152,54 @@ def _pkg_info_findings(read: SdistRead, top: str, named: _Identity | str) -> lis
     return found
 
 
-def _same(stated: tuple[str | None, str | None], named: _Identity) -> bool:
+def _missing_license_files(read: SdistRead, top: str, named: list[str]) -> list[Finding]:
+    """A122 per `License-File` of PKG-INFO (`named`) that names no member under `top`: PyPI
+    refuses the upload (`License-File LICENSE does not exist in distribution file ...`, PEP
+    639; sdist76: it passed, exit 0)."""
+    if not named:
+        return []
+    held = {posixpath.normpath(member.name) for member in read.members}
+    return [
+        Finding(
+            Code.A122,
+            f"{top}/PKG-INFO",
+            f"License-File: {name!r} names {top}/{name}, which the sdist does not hold (PyPI "
+            "refuses the upload: PEP 639 asks every License-File to be in the sdist)",
+        )
+        for name in named
+        if posixpath.normpath(f"{top}/{name}") not in held
+    ]
+
+
+def _pyproject_findings(read: SdistRead, top: str, named: _Identity) -> list[Finding]:
+    """A135 where `TOP/pyproject.toml`'s `[project]` table states a name or version other than
+    the file name's: the build backend writes the wheel's
+    metadata from it, and pip compares that with the name and version it asked the index for
+    (pip 26: `inconsistent name: expected 'demo', but metadata has 'other'`). A file that is
+    no TOML, or holds no such table, is not judged here."""
+    path = f"{top}/pyproject.toml"
+    data = read.top_files.get(path)
+    try:
+        table = tomllib.loads(data.decode("utf-8")).get("project") if data else None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return []
+    if not isinstance(table, dict):
+        return []
+    # unstated: the name PEP 621 requires, a version the backend computes (`dynamic`)
+    stated = (table.get("name", str(named[0])), table.get("version", str(named[1])))
+    if _same(stated, named):
+        return []
+    detail = (
+        f"pyproject.toml's [project] says {stated[0]!r} {stated[1]!r}, the file name "
+        f"{named[0]} {named[1]}: pip builds the project pyproject.toml names, and `pip install "
+        f"{named[0]}` from an index refuses the sdist as inconsistent"
+    )
+    return [Finding(Code.A135, path, detail)]
+
+
+def _same(stated: tuple[object, object], named: _Identity) -> bool:
     name, version = stated
-    if name is None or version is None:
+    if not isinstance(name, str) or not isinstance(version, str):
         return False
     try:
         return canonicalize_name(name) == named[0] and Version(version) == named[1]

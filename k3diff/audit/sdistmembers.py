@@ -4,15 +4,18 @@ pip (`_internal/utils/unpacking.untar_file`) strips the one leading directory ev
 shares (from hardlink targets too, where theirs is the same), then extracts each member through
 `tarfile.data_filter` and refuses the sdist at the first member the filter refuses. The filter is
 the oracle here: a member it refuses is a finding by the exception's kind (a path out of the tree:
-A129; a link: A130; a device or FIFO: A131). Stricter than the filter, as a release archive
-should be: any `..` component, an absolute path (which the filter only strips), a drive letter
+A129; a link: A130; a device or FIFO: A131; a sparse file, which the filter passes and PyPI
+refuses, is A131 too). Stricter than the filter, as a release archive should be: any `..` component, an absolute path (which the filter only strips), a drive letter
 or a NUL in a name (A129), and a member or link that goes through a symbolic link of the archive
 (A130: the filter resolves links already extracted on disk, which a check of headers alone cannot
 follow, so a tree that needs them is not vouched for; a link written later counts too, as
 `l -> sub/../..` then `sub -> .` leaves `l` pointing above the tree though the filter passed
 both), and a hard link to no member written before it (tarfile, and so pip, cannot make it).
 A name given twice for anything but a
-directory is A132 (extraction writes each in turn: the last wins), as is a file where other
+directory is A132 (extraction writes each in turn: the last wins), as are names that differ but
+are one file where pip runs on macOS or Windows (`pkg/Mod.py` and `pkg/mod.py`, NFC and NFD of
+one name: case-insensitive, normalising file systems; a trailing dot, which Windows drops; the
+wheel's W615 rule, `wheel.installed.fold`), and a file where other
 members need a directory of its name, and a member outside the one
 top directory `NAME-VERSION/` is A133 (PEP 625; pip then strips no directory at all), as is a
 directory above it that pip strips instead (`./demo-1.0/...`: pip then finds no project).
@@ -29,12 +32,19 @@ from collections.abc import Sequence
 
 from k3diff.output import plural
 from k3diff.wheel.codes import Code, Finding
+from k3diff.wheel.collision import kind_of, where_one_file, windows_keys
+from k3diff.wheel.installed import fold
 
 _DESTINATION = "/k3diff-sdist-destination"
 """Where the filter is told the members land: a path that does not exist, so nothing of this
 machine's filesystem is resolved into the answer."""
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _SPECIAL = "a device or FIFO: tarfile's data filter refuses it, and so pip"
+_SPARSE = (
+    "a sparse file (GNU sparse, in a GNU or pax header): PyPI refuses the upload (`tar archive "
+    "not accepted: Sparse members are not allowed`, since August 2026), and a tar reader "
+    "without the GNU extension writes its map as the file's bytes"
+)
 
 
 def member_findings(members: Sequence[tarfile.TarInfo], top: str) -> list[Finding]:
@@ -60,6 +70,8 @@ def member_findings(members: Sequence[tarfile.TarInfo], top: str) -> list[Findin
             found.append(Finding(Code.A130, member.name, through))
         if len(found) == before and member.islnk():
             found += _unmade(member, written)
+        if member.issparse():  # sdist76: pip unpacks it, PyPI refuses it; it passed, exit 0
+            found.append(Finding(Code.A131, member.name, _SPARSE))
         written.add(posixpath.normpath(member.name))
     found += _duplicates(members)
     found += _outside_top(members, top)
@@ -204,16 +216,46 @@ def _duplicates(members: Sequence[tarfile.TarInfo]) -> list[Finding]:
     named: dict[str, list[tarfile.TarInfo]] = {}
     for member in members:
         named.setdefault(posixpath.normpath(member.name), []).append(member)
-    return [
-        Finding(
-            Code.A132,
-            same[-1].name,
-            f"{len(same)} members write it: extraction writes each in turn, the last "
-            f"({_kind(same[-1])}) is what pip builds from; other tools may keep the first",
+    return (
+        [
+            Finding(
+                Code.A132,
+                same[-1].name,
+                f"{len(same)} members write it: extraction writes each in turn, the last "
+                f"({_kind(same[-1])}) is what pip builds from; other tools may keep the first",
+            )
+            for same in named.values()
+            if len(same) > 1 and not all(member.isdir() for member in same)
+        ]
+        + _files_over_directories(named)
+        + _alike(named)
+    )
+
+
+def _alike(named: dict[str, list[tarfile.TarInfo]]) -> list[Finding]:
+    """A132 per group of names (`named`'s, each written by a file, link or device) that differ
+    but are one file on macOS or Windows: extraction there writes each into the file the first
+    made, the last member's bytes kept (pip raises nothing), so what the build gets depends on
+    the system pip runs on (sdist76: `pkg/Mod.py` beside `pkg/mod.py` passed, exit 0)."""
+    files = [name for name, same in named.items() if not all(m.isdir() for m in same)]
+    folded = [fold(name) for name in files]
+    groups: dict[str, list[str]] = {}
+    for name, key in zip(files, windows_keys(folded), strict=True):
+        groups.setdefault(key, []).append(name)
+    found = []
+    for names in groups.values():
+        if len(names) < 2:
+            continue
+        names.sort(key=lambda name: named[name][-1].offset)  # in the order extraction writes
+        last = named[names[-1]][-1]
+        kind = kind_of(set(names), {fold(name) for name in names})
+        shown = ", ".join(repr(name) for name in names)
+        detail = (
+            f"{shown} are one file{where_one_file(kind)}: extraction there writes each in "
+            f"turn, the last ({_kind(last)}) is what pip builds from"
         )
-        for same in named.values()
-        if len(same) > 1 and not all(member.isdir() for member in same)
-    ] + _files_over_directories(named)
+        found.append(Finding(Code.A132, last.name, detail))
+    return found
 
 
 def _files_over_directories(named: dict[str, list[tarfile.TarInfo]]) -> list[Finding]:

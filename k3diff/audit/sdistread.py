@@ -19,6 +19,12 @@ holding a 1 MiB pax header of digits took half an hour), so one whose records ar
 refused (exit 2), and `MAX_PAX_BYTES` of them in all. A stream inflating past
 `BOMB_RATIO` times its compressed size (from `BOMB_MIN_SIZE`) is a compression bomb, as an
 entry of a wheel is: a problem (A002), read no further.
+
+`gzip` reads a member header's file name and comment (FNAME, FCOMMENT) and the NULs it skips
+after a member one byte at a time, in Python: a 20 MB comment took 3 s of `gzip`'s loop, in
+pip's read as in this one (sdist76). No gzip writer puts more than a file name there (FEXTRA,
+read at once, holds at most 64 KiB by its format), so past `MAX_GZIP_FIELD` bytes read one at a
+time the read stops: a problem (A002), as a bomb is, the members after it unchecked.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import tarfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from k3diff.errors import ArchiveError, CapError, InputError
 from k3diff.wheel.metadata import METADATA_LIMIT
@@ -51,6 +58,9 @@ MAX_DIGIT_RUN = 32
 """Digits in a row a pax extended header may hold (a path's, an mtime's: far fewer)."""
 MAX_INFLATED = 8 << 30
 """Bytes of tar one sdist may inflate to."""
+MAX_GZIP_FIELD = 1 << 16
+"""Bytes `gzip` may read one at a time in a row: a header's file name or comment (as FEXTRA's
+format caps that field), or the NULs after a member."""
 _CHUNK = 1 << 20
 _PAX_TYPES = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
 _PAX_RECORD_LENGTH = re.compile(rb"([0-9]{1,20}) ")
@@ -65,14 +75,45 @@ class SdistRead:
     """Every member header, in archive order (those read before a problem stopped the read)."""
     problem: str | None
     """Why the file is not a sound gzip-compressed tar (A002), or None."""
-    pkg_info: dict[str, bytes]
-    """Content of `TOP/PKG-INFO` (TOP: the first member's top directory) by its normalised
-    name, when the last member of that name is a regular file of at most `METADATA_LIMIT`
-    bytes."""
+    top_files: dict[str, bytes]
+    """Content of `TOP/PKG-INFO` and `TOP/pyproject.toml` (TOP: the first member's top
+    directory) by normalised name, each where the last member of that name is a regular file
+    of at most `METADATA_LIMIT` bytes."""
 
 
 class _Bomb(Exception):
     """The stream inflates past the bomb ratio."""
+
+
+class _LongField(Exception):
+    """`gzip` read past `MAX_GZIP_FIELD` bytes one at a time (see the module)."""
+
+    def __init__(self, padding: bool) -> None:
+        super().__init__(padding)
+        self.padding = padding
+        """NULs after a member, not a header's file name or comment."""
+
+
+class _CappedGzipInput:
+    """The compressed file as `gzip` reads it, its runs of one-byte reads capped."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+        self._run = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._raw.read(size)
+        if size != 1:
+            self._run = 0
+            return data
+        self._run += 1
+        if self._run > MAX_GZIP_FIELD:
+            raise _LongField(data == b"\0")
+        return data
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        self._run = 0
+        return self._raw.seek(offset, whence)
 
 
 class _CappedTar:
@@ -173,12 +214,12 @@ def read_sdist(path: Path) -> SdistRead:
     CapError past a cap."""
     name = str(path)
     members: list[tarfile.TarInfo] = []
-    pkg_info: dict[str, bytes] = {}
+    top_files: dict[str, bytes] = {}
     try:
-        with open(path, "rb") as raw, gzip.GzipFile(fileobj=raw, mode="rb") as gz:
+        with open(path, "rb") as raw, gzip.GzipFile(fileobj=_CappedGzipInput(raw), mode="rb") as gz:
             stream = _CappedTar(gz, name, os.fstat(raw.fileno()).st_size)
             try:
-                _read_members(stream, name, members, pkg_info)
+                _read_members(stream, name, members, top_files)
                 if not stream.rest_is_zeros():
                     problem: str | None = (
                         "bytes other than NULs after the tar's end-of-archive block (tarfile, "
@@ -191,17 +232,19 @@ def read_sdist(path: Path) -> SdistRead:
                     f"inflates past {BOMB_RATIO}:1 its compressed size (a compression bomb): "
                     "not read further"
                 )
+            except _LongField as exc:
+                problem = _long_field_wording(exc)
             except _GZIP_PROBLEMS as exc:
                 problem = _wording(exc)
     except (CapError, InputError):
         raise
     except OSError as exc:
         raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from exc
-    return SdistRead(tuple(members), problem, pkg_info)
+    return SdistRead(tuple(members), problem, top_files)
 
 
 def _read_members(
-    stream: _CappedTar, name: str, members: list[tarfile.TarInfo], pkg_info: dict[str, bytes]
+    stream: _CappedTar, name: str, members: list[tarfile.TarInfo], top_files: dict[str, bytes]
 ) -> None:
     # tarfile.open(mode="r:") opens it so; pip opens sdists with encoding="utf-8"
     with tarfile.TarFile(fileobj=stream, mode="r", encoding="utf-8") as tar:
@@ -220,19 +263,31 @@ def _read_members(
                     f"{name}: over {MAX_NAME_BYTES:,} bytes of member names, k3diff's cap"
                 )
             path = posixpath.normpath(member.name)
-            if path == f"{top}/PKG-INFO":
-                pkg_info.pop(path, None)  # the last of the name is the one extraction leaves
-                _read_pkg_info(stream, member, path, pkg_info)
+            if path in (f"{top}/PKG-INFO", f"{top}/pyproject.toml"):
+                top_files.pop(path, None)  # the last of the name is the one extraction leaves
+                _read_top_file(stream, member, path, top_files)
             member = tar.next()
 
 
-def _read_pkg_info(
-    stream: _CappedTar, member: tarfile.TarInfo, path: str, pkg_info: dict[str, bytes]
+def _read_top_file(
+    stream: _CappedTar, member: tarfile.TarInfo, path: str, top_files: dict[str, bytes]
 ) -> None:
     """The member's content, read where `tarfile` left the stream: at its data."""
     readable = member.isreg() and not member.issparse() and member.size <= METADATA_LIMIT
     if readable and stream.tell() == member.offset_data:
-        pkg_info[path] = stream.read_data(member.size)
+        top_files[path] = stream.read_data(member.size)
+
+
+def _long_field_wording(exc: _LongField) -> str:
+    if exc.padding:
+        what = "NULs after a gzip member"
+    else:
+        what = "a gzip header's file name or comment (FNAME, FCOMMENT)"
+    return (
+        f"over {MAX_GZIP_FIELD:,} bytes of {what}: no gzip writer puts them there, pip reads "
+        "past them a byte at a time, and k3diff reads no further (the members after are "
+        "unchecked)"
+    )
 
 
 def _wording(exc: BaseException) -> str:

@@ -381,7 +381,7 @@ FIXES: tuple[tuple[frozenset[Code], Fix], ...] = (
     (frozenset({Code.W702}), _customize),
     (frozenset({Code.A122}), _refused_metadata),
     (frozenset({Code.A124}), _served_metadata),
-    (frozenset({Code.A133, Code.A134, Code.A135}), layout),
+    (frozenset({Code.A133, Code.A134, Code.A135, Code.A137}), layout),
     (frozenset({Code.A136}), other_archive),
 )
 """The fixes after the archive's and RECORD's, in the order they are said: the entries and the

@@ -28,17 +28,17 @@ def unsound(counts: str, artifact: str, code: Style) -> str:
 def members(counts: str, artifact: str, code: Style) -> str:
     """A129-A132: rebuilt from the source tree, the members named left out."""
     return (
-        f"{counts}: no waiver accepts it (members pip refuses, or that land outside the tree "
-        "pip unpacks, or a name written twice): rebuild the sdist from its source tree "
-        f"({code(SDIST_BUILD)}), never by editing the archive, with the members named (a link, "
-        "a device or FIFO, a path with '..') removed from the tree or from the files the "
-        f"build takes ({code('MANIFEST.in')}, the backend's include and exclude lists), then "
-        f"{AUDITED_SDIST}"
+        f"{counts}: no waiver accepts it (members pip or PyPI refuses, or that land outside "
+        "the tree pip unpacks, or names extraction writes twice): rebuild the sdist from its "
+        f"source tree ({code(SDIST_BUILD)}), never by editing the archive, with the members "
+        "named (a link, a device or FIFO, a path with '..') removed from the tree or from the "
+        f"files the build takes ({code('MANIFEST.in')}, the backend's include and exclude "
+        f"lists), or renamed apart (names alike but for case), then {AUDITED_SDIST}"
     )
 
 
 def layout(counts: str, artifact: str, code: Style) -> str:
-    """A133-A135: built anew by a current backend, which names the file and its top directory
+    """A133-A135, A137: built anew by a current backend, which names the file and its top directory
     from the metadata it writes to PKG-INFO."""
     return (
         f"{counts}: the sdist is not laid out as PEP 625 and PyPI ask (one top directory "

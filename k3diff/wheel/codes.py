@@ -148,13 +148,16 @@ class Code(Enum):
     A128 = "wheels pip reads as one project, version and build share a tag (pip installs either)"
     A129 = "sdist member path leaves the tree it unpacks into (.., absolute, drive letter, NUL)"
     A130 = "sdist link out of the tree, one tarfile's data filter refuses, or a path through a link"
-    A131 = "sdist member that is a device or FIFO"
-    A132 = "sdist member name given more than once (extraction keeps the last)"
+    A131 = "sdist member that is a device, FIFO or sparse file"
+    A132 = (
+        "sdist member name given more than once, or alike but for case or Unicode form "
+        "(extraction keeps the last)"
+    )
     A133 = "sdist member outside its one top directory NAME-VERSION/"
     A134 = "sdist has no readable PKG-INFO in its top directory"
-    A135 = "sdist PKG-INFO name or version is not the file name's (PEP 625)"
+    A135 = "sdist PKG-INFO or pyproject.toml name or version is not the file name's (PEP 625)"
     A136 = "source archive PyPI does not take (only .tar.gz sdists): not read"
-    A137 = "sdist file name not normalised as PEP 625 asks (PyPI warns on upload)"
+    A137 = "sdist file name not normalised as PEP 625 asks (PyPI refuses it on upload)"
     A138 = "long description too long for k3diff to render as twine check does: unchecked"
     A139 = (
         "native's RPATH/RUNPATH lets another party plant a library it loads (empty, relative, "
@@ -241,18 +244,19 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     *(
         code
         for code in AUDIT_CODES
-        if code not in {Code.A116, Code.A120, Code.A121, Code.A127, Code.A137, Code.A138, Code.A140}
+        if code not in {Code.A116, Code.A120, Code.A121, Code.A127, Code.A138, Code.A140}
     ),
 }
 """Codes whose findings fail the run unless an `--allow-*` option relaxes them. Every A code but
-seven fails: an ELF whose platform needs could not be read (A116), a long description too long to
+six fails: an ELF whose platform needs could not be read (A116), a long description too long to
 render (A138: PyPI's upload renders it anyway), entry permissions that
 install, but perhaps not as meant (A120, A121: k3diff cannot know whether a file should be
 executable), a `.pth` file's executable lines (A127: setuptools, pywin32 and editable
-installs ship them; `wheels` fails one added or changed, W701), and an sdist file name PyPI
-still takes but warns about (A137: setuptools before 69.3 writes `demo-pkg-1.0.tar.gz`), and
+installs ship them; `wheels` fails one added or changed, W701), and
 an RPATH naming a build machine's directory only root creates (A140: `/opt/_internal/...`). A signature file (A111) fails, because k3diff cannot verify it and its content is
-the one file RECORD never vouches for."""
+the one file RECORD never vouches for, and so does an sdist file name PEP 625 spells otherwise
+(A137: PyPI refuses it on upload since October 2025, where it warned before; setuptools before
+69.3 writes `demo-pkg-1.0.tar.gz`)."""
 
 
 class Severity(StrEnum):

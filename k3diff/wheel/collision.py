@@ -110,6 +110,25 @@ def kind_of(paths: set[str], folded: set[str]) -> CollisionKind:
     return CollisionKind.NORMALIZATION if len(nfc) == 1 else CollisionKind.CASE
 
 
+def where_one_file(kind: CollisionKind) -> str:
+    """Where paths of a collision of `kind` are one file: '' for the same path everywhere, else
+    the file systems, as a clause to follow "one file" (an sdist's members too)."""
+    return {
+        CollisionKind.SAME_PATH: "",
+        CollisionKind.CASE: " on case-insensitive file systems (Windows, macOS)",
+        CollisionKind.NORMALIZATION: " on macOS (names equal after Unicode normalisation)",
+        CollisionKind.WINDOWS: (
+            " on Windows (which drops a name's trailing dots and spaces, reads "
+            "NAME::$DATA and a directory's NAME::$INDEX_ALLOCATION as NAME, and an 8.3 "
+            "short name such as LONGMO~1.PY as the long name it abbreviates)"
+        ),
+        CollisionKind.WINDOWS_SCRIPT: (
+            " on Windows (where pip writes a script it generates as NAME.exe, a .py… "
+            "extension of the name dropped)"
+        ),
+    }[kind]
+
+
 @dataclass(frozen=True)
 class Collision:
     """Several entries of one wheel that end as one installed file."""
@@ -129,20 +148,7 @@ class Collision:
     def describe(self) -> str:
         """One sentence naming every entry and the one that wins."""
         shown = ", ".join(repr(name) for name in self.entries)
-        where = {
-            CollisionKind.SAME_PATH: "",
-            CollisionKind.CASE: " on case-insensitive file systems (Windows, macOS)",
-            CollisionKind.NORMALIZATION: " on macOS (names equal after Unicode normalisation)",
-            CollisionKind.WINDOWS: (
-                " on Windows (which drops a name's trailing dots and spaces, reads "
-                "NAME::$DATA and a directory's NAME::$INDEX_ALLOCATION as NAME, and an 8.3 "
-                "short name such as LONGMO~1.PY as the long name it abbreviates)"
-            ),
-            CollisionKind.WINDOWS_SCRIPT: (
-                " on Windows (where pip writes a script it generates as NAME.exe, a .py… "
-                "extension of the name dropped)"
-            ),
-        }[self.kind]
+        where = where_one_file(self.kind)
         return (
             f"{shown} all install to {self.path}{where}; pip writes them in this order, so "
             f"{self.winner!r} wins"

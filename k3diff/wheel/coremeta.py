@@ -9,7 +9,15 @@ too long for k3diff to render is said unchecked: a warning (A138, W631)."""
 
 from __future__ import annotations
 
-from packaging.metadata import ExceptionGroup, InvalidMetadata, Metadata, parse_email
+import posixpath
+
+from packaging.metadata import (
+    ExceptionGroup,
+    InvalidMetadata,
+    Metadata,
+    RawMetadata,
+    parse_email,
+)
 
 from k3diff.errors import ArchiveError, CapError
 from k3diff.wheel.codes import Code, Finding
@@ -44,6 +52,14 @@ def core_metadata_problems(text: str) -> tuple[tuple[str, str], ...]:
     description = raw.get("description")
     problems += description_problems(description, raw.get("description_content_type"))
     return tuple(problems)
+
+
+def uploaded_license_files(raw: RawMetadata) -> list[str]:
+    """The `License-File` values PyPI reads of parsed METADATA or PKG-INFO (`parse_email`):
+    none under a Metadata-Version before 2.4, where twine drops them on upload."""
+    if _version(raw.get("metadata_version")) < (2, 4):
+        return []
+    return list(raw.get("license_files") or [])
 
 
 def _version(value: object) -> tuple[int, ...]:
@@ -95,4 +111,30 @@ def metadata_file_findings(
         raise
     except (ArchiveError, UnicodeDecodeError):
         return []
-    return core_metadata_findings(path, text, code, side)
+    return core_metadata_findings(path, text, code, side) + _missing_licenses(
+        archive, path, text, code, side
+    )
+
+
+def _missing_licenses(
+    archive: ZipArchive, path: str, text: str, code: Code, side: str
+) -> list[Finding]:
+    """One finding of `code` per `License-File` of the METADATA at `path` that the wheel does not
+    hold in its `.dist-info/licenses/`: PyPI refuses the upload (`License-File LICENSE does not
+    exist in distribution file ...`, PEP 639; sdist76: it passed, exit 0). The header alone is
+    searched first, so a METADATA without the field is not parsed again."""
+    if "license-file:" not in text.partition("\n\n")[0].lower():
+        return []
+    licenses = f"{posixpath.dirname(path)}/licenses/"
+    held = {entry.name for entry in archive.entries}
+    where = f"in the {side} wheel: " if side else ""
+    return [
+        Finding(
+            code,
+            path,
+            f"{where}License-File: {name!r} names {licenses}{name}, which the wheel does not "
+            "hold (PyPI refuses the upload: PEP 639 asks every License-File to be there)",
+        )
+        for name in uploaded_license_files(parse_email(text)[0])
+        if licenses + name not in held
+    ]

@@ -43,14 +43,15 @@ def _built_sdist(root: Path) -> Path:
     return built
 
 
-def test_a_real_sdist_passes_with_its_members_counted(tmp_path: Path) -> None:
+def test_a_real_sdist_is_read_with_its_members_counted(tmp_path: Path) -> None:
     built = _built_sdist(tmp_path)
     code, report = audit_json(built)
-    assert code == 0
     (artifact,) = report["artifacts"]
     assert artifact["kind"] == "sdist"
-    # setuptools before 69.3 names it demo-pkg-1.0.tar.gz: PEP 625's warning, not a failure
-    assert [(f["code"], f["severity"]) for f in artifact["findings"]] == [("A137", "info")]
+    # setuptools before 69.3 names it demo-pkg-1.0.tar.gz, which PyPI refuses since October
+    # 2025 (sdist76: a warning, exit 0); nothing else is found
+    assert code == 1
+    assert [(f["code"], f["severity"]) for f in artifact["findings"]] == [("A137", "error")]
     assert "demo_pkg-1.0.tar.gz" in artifact["findings"][0]["detail"]
     with tarfile.open(built) as tar:
         members = tar.getmembers()
@@ -187,13 +188,23 @@ def test_names_are_compared_normalised(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("filename", ["Demo-1.0.tar.gz", "demo-01.0.tar.gz", "demo-1.0.TAR.GZ"])
-def test_a_file_name_pep_625_spells_otherwise_is_a_warning(tmp_path: Path, filename: str) -> None:
+def test_a_file_name_pep_625_spells_otherwise_fails(tmp_path: Path, filename: str) -> None:
+    # PyPI refuses each on upload since October 2025 (`Filename 'Demo-1.0.tar.gz' is invalid,
+    # should be 'demo-1.0.tar.gz'`); sdist76: a warning, exit 0
     top = filename[: -len(".tar.gz")]
     code, report = audit_json(make_sdist(tmp_path, filename=filename, top=top))
-    assert code == 0
+    assert code == 1
     (finding,) = report["artifacts"][0]["findings"]
-    assert (finding["code"], finding["severity"]) == ("A137", "info")
+    assert (finding["code"], finding["severity"]) == ("A137", "error")
     assert "PEP 625 names it demo-1.0" in finding["detail"]
+    assert "PyPI refuses this name" in finding["detail"]
+
+
+def test_a_file_name_pep_625_spells_otherwise_is_told_to_rebuild(tmp_path: Path) -> None:
+    result = run_k3diff("audit", make_sdist(tmp_path, filename="Demo-1.0.tar.gz", top="Demo-1.0"))
+    assert result.exit_code == 1, result.stderr
+    (step,) = [line for line in result.stdout.splitlines() if "1 × A137" in line]
+    assert "rebuild it with a current build backend" in step and "setuptools 69.3" in step
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_support import run_k3diff
 
 from wheel.pipinstall import pip_install
 from wheel.rawwheel import metadata, write_wheel
@@ -61,6 +62,32 @@ def test_metadata_twine_refuses_fails_audit_and_is_listed_by_wheels(
 def test_metadata_twine_accepts_passes(tmp_path: Path, case: str) -> None:
     meta = metadata("demo", "2.0", *ACCEPTED[case], metadata_version="2.1")
     files = {**FILES, "demo-2.0.dist-info/LICENSE": b"MIT\n"}
+    wheel = write_wheel(tmp_path, "demo", "2.0", files, meta=meta)
+    assert twine_refuses(wheel, tmp_path) in (False, None)
+    assert audit_code(wheel) == (0, set())
+
+
+def test_a_license_file_the_wheel_lacks_fails_audit_and_is_listed_by_wheels(
+    tmp_path: Path,
+) -> None:
+    """sdist76: PyPI refuses the upload (`License-File LICENSE does not exist in distribution
+    file ... at demo-2.0.dist-info/licenses/LICENSE`, PEP 639); it passed, exit 0. Where the
+    file is elsewhere in the wheel, the same."""
+    meta = metadata("demo", "2.0", "License-File: LICENSE", metadata_version="2.4")
+    files = {**FILES, "demo-2.0.dist-info/LICENSE": b"MIT\n"}  # not under licenses/
+    patch = write_wheel(tmp_path / "p", "demo", "2.0", files, meta=meta)
+    assert pip_install(patch, tmp_path / "target").ok
+    assert audit_code(patch) == (1, {"A122"})
+    result = run_k3diff("audit", patch)
+    assert "License-File: 'LICENSE' names demo-2.0.dist-info/licenses/LICENSE" in result.stdout
+    base = write_wheel(tmp_path / "b", "demo", "1.0", FILES)
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 0 and "W624" in codes(report)
+
+
+def test_a_license_file_the_wheel_holds_passes(tmp_path: Path) -> None:
+    meta = metadata("demo", "2.0", "License-File: LICENSE", metadata_version="2.4")
+    files = {**FILES, "demo-2.0.dist-info/licenses/LICENSE": b"MIT\n"}
     wheel = write_wheel(tmp_path, "demo", "2.0", files, meta=meta)
     assert twine_refuses(wheel, tmp_path) in (False, None)
     assert audit_code(wheel) == (0, set())
