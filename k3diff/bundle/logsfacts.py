@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.documents.logs import LogsDocument, LogsFinding, ignored_sentence
+from k3diff.documents.logsparts import downgraded_sentence
 from k3diff.documents.read import Document
 from k3diff.numbers import named
 from k3diff.output import plural
@@ -70,10 +71,21 @@ def logs_stage(doc: Document) -> Stage:
         quals.append(
             f"the patch's {'error match also occurs' if errors_by_side['patch'] == 1 else 'error matches also occur'} "
             "on the base: not new, but not a clean log either"
+            + (
+                # records76: judged alone, only the logs show the base logged it
+                "; judged without its logs, that the base logged it is the document's word: "
+                f"give both logs (k3diff report {doc.name} BASE PATCH) to check it"
+                if doc.judged_alone
+                else ""
+            )
         )
     if logs.ignored:  # hunt75
         said = ignored_sentence(logs.ignored)
         quals.append(f"{doc.name}: {said}, so an error only they match is not judged")
+    for side, downgraded in logs.downgraded.items():  # records76
+        if downgraded:
+            said = downgraded_sentence(downgraded, side)
+            quals.append(f"{doc.name}: {said}, so not judged as errors")
     for side, skipped in logs.skipped.items():  # review63b: not read, so not judged
         if skipped:
             quals.append(

@@ -26,6 +26,8 @@ from k3diff.documents.auditnames import name_problems
 from k3diff.documents.findingview import FindingView
 from k3diff.documents.logs import LogsDocument, novelty_problems, severity_problems
 from k3diff.documents.logsclaims import rule_list_problems, warning_line_problems
+from k3diff.documents.logsdowngrade import downgrade_problems
+from k3diff.documents.logstally import tally_problems
 from k3diff.documents.sourcecheck import source_problems, waiver_list_problems
 from k3diff.documents.surfacecauses import (
     relabel_problems,
@@ -248,6 +250,8 @@ def check_logs(view: LogsDocument, name: str) -> None:
         + severity_problems(view)
         + rule_list_problems(view)
         + warning_line_problems(view)
+        + tally_problems(view)
+        + downgrade_problems(view)
     )
     compare_summary(problems, view.summary, "new_on_patch", len(new))
     compare_summary(problems, view.summary, "new_errors_on_patch", len(new_errors))

@@ -8,6 +8,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from k3diff.documents.jsondoc import json_document
+from k3diff.documents.logsparts import (
+    Downgraded,
+    SideTally,
+    downgraded_json,
+    read_downgraded,
+    read_tallies,
+    rule_count,
+)
 from k3diff.fields import Fields, Within, words
 from k3diff.ids import LOGS as SCHEMA
 from k3diff.logs.model import (
@@ -81,6 +89,7 @@ def _side_json(side: SideScan) -> dict[str, Any]:
             if side.links
             else {}
         ),
+        **downgraded_json(side.downgraded),
     }
 
 
@@ -169,6 +178,8 @@ class LogsFinding:
     """Its first example's file and line (what the logs report lists it at), None without."""
     texts: tuple[str, ...] = ()
     """Its examples' lines as logged (each cut at `matcher.TEXT_CAP` characters)."""
+    places: tuple[tuple[str, int], ...] = ()
+    """Each example's file and line."""
 
 
 @dataclass(frozen=True)
@@ -198,6 +209,12 @@ class LogsDocument:
     """The rules left out (`rerun.ignored`, and any built-in rule `rules` does not list)."""
     user_rules: tuple[tuple[str, str], ...] | None = None
     """The user's rules it ran with, name and severity (`rerun.rules`; None without `rerun`)."""
+    tallies: Mapping[str, SideTally] = field(default_factory=dict)
+    """Per side, its stated counts and the files it read (`k3diff.documents.logstally`)."""
+    rule_counts: tuple[tuple[str, int, int, int], ...] = ()
+    """Each rule's name, base and patch matches and distinct messages new on the patch."""
+    downgraded: Mapping[str, Downgraded] = field(default_factory=dict)
+    """Per side, the error lines a user's warning rule counted as warnings (records76)."""
 
 
 def _finding(fields: Fields) -> LogsFinding:
@@ -211,12 +228,14 @@ def _finding(fields: Fields) -> LogsFinding:
         consequence_of=fields.object("consequence_of").string("rule")
         if fields.has("consequence_of")
         else None,
-        first=next(
-            iter(fields.each("examples", lambda e: (e.string("file"), e.integer("line")))),
-            None,
-        ),
+        first=next(iter(places := _places(fields)), None),
         texts=fields.each("examples", lambda e: e.string("text")),
+        places=places,
     )
+
+
+def _places(fields: Fields) -> tuple[tuple[str, int], ...]:
+    return fields.each("examples", lambda e: (e.string("file"), e.integer("line")))
 
 
 def read(body: object, name: str) -> LogsDocument:
@@ -243,6 +262,9 @@ def read(body: object, name: str) -> LogsDocument:
         rules=(rules := fields.each("rules", _rule)),
         ignored=_ignored(fields.optional_object("rerun"), rules),
         user_rules=_user_rules(fields.optional_object("rerun")),
+        tallies=read_tallies(fields),
+        rule_counts=fields.each("rules", rule_count),
+        downgraded=read_downgraded(fields),
     )
 
 

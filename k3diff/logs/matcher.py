@@ -67,6 +67,9 @@ class Collector:
 
     buckets: dict[tuple[str, str], _Bucket] = field(default_factory=dict)
     overflow: dict[str, int] = field(default_factory=dict)
+    downgraded: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(user warning rule, built-in error rule) → lines the warning rule matched first that the
+    error rule matches too: an error counted as a warning (records76)."""
 
     def add(self, rule: Rule, message: str, where: Location, root: Key | None = None) -> Key:
         """Count `message` of `rule` seen at `where` (`root`: the crash it is a consequence
@@ -194,7 +197,15 @@ class FileMatcher:
     def _match(
         self, number: int, line: str, body: str, rules: tuple[Rule, ...] | None = None
     ) -> None:
-        rule = first_rule(self.line_rules if rules is None else rules, line)
+        tried = self.line_rules if rules is None else rules
+        rule = first_rule(tried, line)
+        if rule is not None and not rule.builtin and rule.severity is Severity.WARNING:
+            over = first_rule(
+                tuple(r for r in tried if r.builtin and r.severity is Severity.ERROR), line
+            )
+            if over is not None:
+                key = (rule.name, over.name)
+                self.collector.downgraded[key] = self.collector.downgraded.get(key, 0) + 1
         if rule is not None:
             where = Location(self.shown, number, self.raw[:TEXT_CAP])
             root = self.root if CONSEQUENCE.search(line) else None

@@ -147,6 +147,9 @@ class SideScan:
     """Per rule, the lines counted past the distinct-message cap."""
     links: tuple[Link, ...] = ()
     """Links under a given directory to what it holds and is read anyway."""
+    downgraded: tuple[tuple[str, str, int], ...] = ()
+    """(user warning rule, built-in error rule, lines) for each error rule whose lines a
+    `--warn-rule` matched first, counted as warnings (records76)."""
 
     @property
     def digest(self) -> tuple[str, int] | None:

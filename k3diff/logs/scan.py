@@ -288,6 +288,7 @@ def scan_side(
         overflow=sum(collector.overflow.values()),
         overflow_by_rule=tuple(sorted(collector.overflow.items())),
         links=tuple(links),
+        downgraded=tuple((r, o, n) for (r, o), n in sorted(collector.downgraded.items())),
     )
 
 

@@ -8,6 +8,7 @@ from tabulate import tabulate
 
 from k3diff import escape
 from k3diff.documents import logs as logs_document
+from k3diff.documents.logsparts import downgraded_sentence
 from k3diff.logs.model import Location, LogFinding, LogsReport, SideScan
 from k3diff.output import OutputFormat, plural
 from k3diff.report.markdown import capped, cell, inline_code, markdown_cell
@@ -32,6 +33,8 @@ def verdict_line(report: LogsReport) -> str:
     code = int(report.exit_code)
     ignored = report.settings.ignored
     left_out = f"; {logs_document.ignored_sentence(ignored)}" if ignored else ""
+    if report.patch.downgraded:  # records76
+        left_out += f"; {downgraded_sentence(report.patch.downgraded)}"
     if report.failures:
         return f"Verdict: FAIL (exit {code}): {'; '.join(report.failures)}{left_out}"
     errors = sum(f.count for f in report.patch.findings if f.severity.value == "error")

@@ -98,8 +98,9 @@ class ResponsesRecord:
     the larger side); in documents without it, each side's top-1 minus top-2 gap."""
     field_paths: tuple[str, ...] = ()
     """The paths of the record's field changes (`field_changes[].path`)."""
-    changed_paths: tuple[str, ...] = ()
-    """The paths of the field changes whose value changed on both sides (`change` changed)."""
+    changed_values: tuple[tuple[str, object, object], ...] = ()
+    """(path, base, patch) of each field change whose value changed on both sides (`change`
+    changed)."""
     metric_changes: tuple[tuple[str, str | None, object, object], ...] | None = None
     """lm-eval: (metric, filter group, base value, patch value) per metric that changed (the
     group None for no filter or `none`); None: the record holds no `lm_eval` comparison."""
@@ -278,7 +279,7 @@ def _record(fields: Fields) -> ResponsesRecord:
         prompt_preview=fields.optional_string("prompt_preview"),
         divergence_gaps=() if divergence is None else _gaps(divergence.optional_object("logprobs")),
         field_paths=_field_paths(fields),
-        changed_paths=_changed_paths(fields),
+        changed_values=_changed_values(fields),
         metric_changes=_metric_changes(lm_eval),
         lm_eval_group=None if lm_eval is None else _group(lm_eval),
         not_comparable_inputs=_differing_inputs(lm_eval),
@@ -318,13 +319,14 @@ def _field_paths(fields: Fields) -> tuple[str, ...]:
     return tuple(fields.each("field_changes", lambda change: change.string("path")))
 
 
-def _changed_paths(fields: Fields) -> tuple[str, ...]:
+def _changed_values(fields: Fields) -> tuple[tuple[str, object, object], ...]:
     if not fields.has("field_changes"):
         return ()
     found = fields.each(
-        "field_changes", lambda change: (change.string("path"), change.raw("change"))
+        "field_changes",
+        lambda c: (c.string("path"), c.raw("change"), c.raw("base"), c.raw("patch")),
     )
-    return tuple(path for path, change in found if change == "changed")
+    return tuple((path, base, patch) for path, change, base, patch in found if change == "changed")
 
 
 def read(body: object, name: str) -> ResponsesDocument:

@@ -67,7 +67,7 @@ def is_json_log(first: dict[str, Any] | None, prefix: str) -> bool:
     return head.startswith("{") and '"version"' in head[:200] and '"eval"' in head
 
 
-def _score_value(value: Any) -> float | None:
+def score_value(value: Any) -> float | None:
     """A score's value as inspect's `value_to_float()` reads it (inspect_ai
     `src/inspect_ai/scorer/_metric.py`): numbers and booleans as numbers, `C` 1, `P` 0.5, `I` and
     `N` 0, then the value lower-cased: `yes`/`true` 1, `no`/`false` 0, and digits with dots
@@ -108,7 +108,7 @@ def _scores(raw: Any) -> tuple[tuple[tuple[str, str | None, float], ...], dict[s
         compared[str(name)] = {"value": value, "answer": score.get("answer")}
         items = value.items() if isinstance(value, dict) else [(None, value)]
         for key, item in items:
-            number = _score_value(item)
+            number = score_value(item)
             if number is not None:
                 metric = str(name) if key is None else f"{name}.{key}"
                 numbers.append((metric, None, number))

@@ -142,21 +142,48 @@ def _from_scores(
     return problems
 
 
+def _scored_metric(path: str) -> str | None:
+    """The inspect_ai metric a field change's path holds the value of: `scores.NAME.value` is
+    NAME's, `scores.NAME.value.KEY` (a score whose value is a dict) `NAME.KEY`'s."""
+    if not path.startswith("scores."):
+        return None
+    rest = path.removeprefix("scores.")
+    if rest.endswith(".value"):
+        return rest.removesuffix(".value")
+    name, dot, key = rest.rpartition(".value.")
+    return f"{name}.{key}" if dot and name and key and "." not in key else None
+
+
 def _unscored_changes(scores: ScoresView, comparable: Sequence[ResponsesRecord]) -> list[str]:
     """A record whose score for a tested metric changed (an inspect_ai `scores.NAME.value`
-    field change, read from the logs on both sides) but that carries no scores (review61b:
-    the scores of only the changed records dropped, with the tests edited to match, passed)."""
-    paths = {f"scores.{test.metric}.value" for test in scores.tests}
-    unscored = [
-        record.name
-        for record in comparable
-        if not record.scores and any(path in paths for path in record.changed_paths)
-    ]
+    field change, read from the logs on both sides) to values that are scores on both sides,
+    as inspect reads them, but that carries no score of that metric (review61b: the scores of
+    only the changed records dropped, with the tests edited to match, passed). A value that is
+    no score (`" yes"`, `"1e0"`, a number past `MAX_SCORE_MAGNITUDE`) makes the metric
+    one-sided on that record, and `responses` writes no score for it (records76: such a
+    genuine document was refused)."""
+    from k3diff.responses.inspect_log import score_value
+
+    tested = {test.metric for test in scores.tests}
+    unscored = []
+    for record in comparable:
+        carried = {metric for metric, _, _, _ in record.scores or ()}
+        for path, base, patch in record.changed_values:
+            metric = _scored_metric(path)
+            if (
+                metric in tested
+                and metric not in carried
+                and score_value(base) is not None
+                and score_value(patch) is not None
+            ):
+                unscored.append(record.name)
+                break
     if not unscored:
         return []
     return [
         f"records {', '.join(unscored[:5])}{' and more' if len(unscored) > 5 else ''}: a "
-        "tested score changed (field_changes), but the record carries no scores"
+        "tested score changed (field_changes) between two scores, but the record carries no "
+        "score of it"
     ]
 
 

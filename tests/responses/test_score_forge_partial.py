@@ -28,6 +28,6 @@ def test_dropping_the_changed_records_scores_is_refused(tmp_path: Path) -> None:
     (tmp_path / "f.json").write_text(json.dumps(forged))
     result = run_k3diff("report", "f.json", "--out", "b", cwd=tmp_path)
     assert result.exit_code == 2, result.stderr
-    assert "a tested score changed (field_changes), but the record carries no scores" in (
+    assert "a tested score changed (field_changes) between two scores, but the record" in (
         result.stderr
     )

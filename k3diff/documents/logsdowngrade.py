@@ -1,0 +1,78 @@
+"""Errors a user's `--warn-rule` counted as warnings, said wherever a logs verdict is
+(records76).
+
+User rules are tried before the built-in ones and the first match wins, so a `--warn-rule`
+whose pattern also matches a CUDA error line (`--warn-rule gpu-noise='CUDA|cuBLAS'`) makes that
+line a warning: it fails nothing, and the verdict read `no error finding on the patch` with
+nothing said (as `--ignore-rule` did until hunt75). `logs` now counts, per side, each such line
+by the warning rule and the built-in error rule that matches it too, writes them in the side's
+`downgraded` (JSON; only where there are any), and the verdict line, the bundle's runtime-logs
+row and its qualifications say so: `warning rules over error rules (--warn-rule gpu-noise): 1
+patch line cuda-error matches counted as a warning`.
+
+Judged alone, a document is held to its own quoted lines, with k3diff's patterns only (a user's
+pattern is never run): a user warning finding quoting a whole line that an active built-in
+error rule matches however `logs` read it (with and without its logger prefix) must be listed in
+its side's `downgraded`, and every entry there must name a user warning rule and a built-in
+error rule of its `rules`, with no more lines than the warning rule counts on that side.
+"""
+
+from __future__ import annotations
+
+from k3diff.documents.logs import LogsDocument
+from k3diff.logs.matcher import TEXT_CAP
+from k3diff.logs.normalize import strip_log_prefix, strip_worker_prefix
+from k3diff.logs.rules import BUILTIN_RULES, LEVEL_RULES, MULTILINE_RULES
+
+_LINE_ERRORS = tuple(
+    r for r in BUILTIN_RULES if r.name not in MULTILINE_RULES and r.severity.value == "error"
+)
+
+
+def _an_error(text: str, active: set[str]) -> bool:
+    """Whether `logs` found an active built-in error rule in the quoted line however it read it
+    (the line, or inside a traceback the line without its logger prefix, level rules aside)."""
+    line = strip_worker_prefix(text)
+    rules = [r for r in _LINE_ERRORS if r.name in active]
+    inner = [r for r in rules if r.name not in LEVEL_RULES]
+    return any(r.pattern.search(line) for r in rules) and any(
+        r.pattern.search(strip_log_prefix(line)) for r in inner
+    )
+
+
+def downgrade_problems(view: LogsDocument) -> list[str]:
+    """Where the document's `downgraded` disagrees with its rules and quoted lines; the first
+    three."""
+    warn = {n for n, severity, builtin in view.rules if not builtin and severity == "warning"}
+    errors = {n for n, severity, builtin in view.rules if builtin and severity == "error"}
+    counts = {name: {"base": b, "patch": p} for name, b, p, _new in view.rule_counts}
+    problems = []
+    for side, entries in view.downgraded.items():
+        for rule, over, lines in entries:
+            if rule not in warn or over not in errors or lines < 1:
+                problems.append(
+                    f"{side}.downgraded names {rule} over {over}, but its rules list no such user "
+                    "warning rule and built-in error rule"
+                )
+        for rule in sorted({r for r, _o, _n in entries} & warn):
+            said = sum(n for r, _o, n in entries if r == rule)
+            if said > counts.get(rule, {}).get(side, 0):
+                problems.append(
+                    f"{side}.downgraded counts {said:,} {rule} lines, more than the rule matched"
+                )
+    problems += _unsaid(view, warn, errors)
+    return problems[:3]
+
+
+def _unsaid(view: LogsDocument, warn: set[str], errors: set[str]) -> list[str]:
+    problems = []
+    for f in view.findings:
+        if f.rule not in warn or any(r == f.rule for r, _o, _n in view.downgraded[f.side]):
+            continue
+        line = next((t for t in f.texts if len(t) < TEXT_CAP and _an_error(t, errors)), None)
+        if line is not None:
+            problems.append(
+                f"the {f.side}'s {f.rule} warning finding quotes the line {line[:120]!r}, which a "
+                f"built-in error rule matches, but {f.side}.downgraded does not list it"
+            )
+    return problems
