@@ -109,6 +109,16 @@ def _versions(values: Iterable[str]) -> Iterator[tuple[str, int, int | None]]:
                 yield name, int(major), int(minor)
 
 
+def _debug(abi: str) -> tuple[str, ...]:
+    """The ABI values a CPython of `abi` takes: a debug build (`cp312d`, 3.8 and later) the
+    release build's too, as packaging's `_cpython_abis` lists them."""
+    flags = abi[2:].lstrip("0123456789")
+    digits = abi[2 : len(abi) - len(flags)]
+    if "d" not in flags or len(digits) < 2 or (int(digits[0]), int(digits[1:])) < (3, 8):
+        return (abi,)
+    return abi, abi.replace("d", "")
+
+
 def pythons(parts: Iterable[Parts]) -> list[Python]:
     """The Pythons the tag sets tell apart: CPython (GIL, free-threaded, each named ABI of its
     version), a Python of no named implementation, at each named minor, the minor after it and
@@ -134,7 +144,7 @@ def pythons(parts: Iterable[Parts]) -> list[Python]:
             abis[f"cp{nodot}t"] = f"free-threaded CPython {major}.{minor}"
         for abi in sorted(cp_abis.get(nodot, ())):
             abis.setdefault(abi, f"CPython {major}.{minor} ({abi})")
-        found += [Python(name, version, f"cp{nodot}", (abi,)) for abi, name in abis.items()]
+        found += [Python(name, version, f"cp{nodot}", _debug(abi)) for abi, name in abis.items()]
         found.append(Python(f"Python {major}.{minor} of another implementation", version, None, ()))
     own_abis = sorted(abi_values - _GENERIC_ABIS - set().union(*cp_abis.values()))
     others = {item for item in _versions(python_values) if item[0] not in ("cp", "py")}

@@ -81,8 +81,15 @@ def _releases(root: Path, base: list[str], patch: list[str]) -> None:
             ("3.12", [], _GLIBC_2_17),
             [],
         ),
+        # A debug CPython 3.12 takes cp312 wheels too, and prefers the added cp312d one.
+        (
+            ["cp312-cp312-manylinux_2_17_x86_64"],
+            ["cp312-cp312-manylinux_2_17_x86_64", "cp312-cp312d-manylinux_2_17_x86_64"],
+            ("3.12", ["cp312d", "cp312"], _GLIBC_2_17),
+            ["--allow-unpaired"],
+        ),
     ],
-    ids=["macos-universal2-older", "py2-and-cp312", "paired-with-others"],
+    ids=["macos-universal2-older", "py2-and-cp312", "paired-with-others", "debug-build"],
 )
 def test_two_wheels_pip_installs_on_one_interpreter_uncompared_are_refused(
     tmp_path: Path, base: list[str], patch: list[str], interpreter: Interpreter, extra: list[str]
@@ -96,7 +103,7 @@ def test_two_wheels_pip_installs_on_one_interpreter_uncompared_are_refused(
     assert result.exit_code == 2, result.stdout
     assert result.stderr.count("\n") == 1
     assert f"--base base/{chosen_base} --patch patch/{chosen_patch}" in result.stderr
-    assert "CPython 3.12 on " in result.stderr
+    assert " on CPython 3.12" in result.stderr
 
 
 @pytest.mark.parametrize(
