@@ -107,7 +107,10 @@ class _Compared:
 def refuse_competing(pairing: Pairing, allow_unpaired: bool = True) -> None:
     """UsageError (exit 2) naming the first two wheels pip installs on one interpreter, one of
     each release, that were not compared with each other (without `allow_unpaired`, only two
-    paired wheels of different pairs); InputError past `MAX_CHECKS`."""
+    paired wheels of different pairs, and only where every wheel is paired: an unpaired one fails
+    the set already, exit 1); InputError past `MAX_CHECKS`."""
+    if not allow_unpaired and (pairing.only_base or pairing.only_patch):
+        return
     compared = _Compared(
         frozenset((id(base), id(patch)) for base, patch in pairing.pairs),
         frozenset(id(wheel) for pair in pairing.pairs for wheel in pair),
