@@ -255,8 +255,7 @@ def compare_release_sets(
     not yet started are cancelled."""
     options = options or WheelOptions()
     pairing = pair_wheels(base.wheels, patch.wheels, base.given_as_files or patch.given_as_files)
-    if allow_unpaired:
-        refuse_competing(pairing)
+    refuse_competing(pairing, allow_unpaired)
     for wheel in (*pairing.only_base, *pairing.only_patch):
         ZipArchive.open(wheel.path).close()  # unpaired, yet a wheel that cannot be read is exit 2
     results: list[PairResult | None] = [None] * len(pairing.pairs)

@@ -25,8 +25,9 @@ _SOLO = {"solo.py": b"pass\n"}
             "cp312-cp312-manylinux2014_x86_64",
             ["cp312-cp312-manylinux2014_x86_64", "cp312-cp312-manylinux_2_28_x86_64"],
         ),
-        # An abi3 wheel for 3.8 and later installs on 3.12 too.
-        (CP312, [CP312, "cp38-abi3-manylinux_2_17_x86_64"]),
+        # An abi3 wheel for 3.8 and later installs on 3.12 too, and pip prefers it to any
+        # wheel of the base that 3.12 takes.
+        ("py3-none-any", ["py3-none-any", "cp38-abi3-manylinux_2_17_x86_64"]),
         # pip on a glibc Linux accepts linux_x86_64 too.
         (CP312, [CP312, "cp312-cp312-linux_x86_64"]),
         # An arm64 Mac accepts a universal2 wheel and an arm64 one, the newer system's first.
