@@ -1,41 +1,77 @@
-"""The source check's stops that need no wheel, asked before the wheels are compared.
+"""What the source check reads before any wheel file: the revisions, the commit's tree and the
+root's build setup, read once per run, before the wheels are compared.
 
 A build setup k3diff cannot read (a ``setup.py`` running CMake, classic scikit-build,
 py-build-cmake, a scikit-build-core CMake file not read) stops a `--source` run with exit 2,
-but the stop came from the source check, after the whole wheel comparison (vLLM: ~19 s). The
-repository's root configuration does not depend on the wheel, so it is read first, by the
-same steps in the same order as `check.check_source` and `check.check_source_range` take
-before it (the revision, the commit's tree, the root's build setup): the first stop they
-would raise is raised at once, with the same message; nothing is kept, the check itself reads
-it all again. With `--source-prefix` the root's setup is not read by the check: nothing here."""
+but the stop came from the source check, after the whole wheel comparison (vLLM: ~19 s; holds75).
+None of it depends on the wheel, so `read_start` reads it first, and the check
+(`check.check_source`, `check.check_source_range`) starts from what it read: the repository
+opened, each revision resolved, one listing of the commit's tree and one read of the root's
+configuration per run (setupstop76: the check read them all again, a second ``cat-file`` walk of
+every tree of the commit). A check called without a start reads its own, by the same function,
+so the first stop is the same either way. With `--source-prefix` the root's setup is not read."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
+from k3diff.errors import SourceError
 from k3diff.provenance.buildconfig import read_package_dirs
-from k3diff.provenance.check import parse_range
-from k3diff.provenance.git import check_revision_syntax, open_repo
-from k3diff.provenance.revisions import resolve_revision
-from k3diff.provenance.trees import list_tree
+from k3diff.provenance.git import GitRepo, check_revision_syntax, open_repo
+from k3diff.provenance.packagedirs import Stated
+from k3diff.provenance.revisions import Revision, resolve_revision
+from k3diff.provenance.trees import CommitTree, list_tree
 
 
-def stop_before_comparing(
+@dataclass(frozen=True)
+class SourceStart:
+    """The repository, the revisions and the commit's root, as the source check starts from."""
+
+    git: GitRepo
+    """The repository opened (`git.open_repo`)."""
+    revisions: tuple[Revision, ...]
+    """How each revision given resolved: REV, or OLD then NEW of ``OLD..NEW``."""
+    listing: CommitTree
+    """Every file, link and submodule of the commit compared (REV, or NEW)."""
+    config: Stated
+    """The root's build configuration at that commit (`buildconfig.read_package_dirs`); None
+    also with `--source-prefix`, which does not read it."""
+
+    @property
+    def commit(self) -> str:
+        """The full id of the commit compared: REV, or NEW."""
+        return self.revisions[-1].commit
+
+
+def read_start(
     repo: Path, commit: str | None, commits: str | None, prefix: str | None
-) -> None:
-    """Raise the `SourceError` the source check of `commit` (or of NEW of `commits`, OLD..NEW)
-    would raise reading the revision or the root's build setup; return where it would not."""
-    if prefix is not None:
-        return
+) -> SourceStart:
+    """Open `repo`, resolve `commit` (or OLD then NEW of `commits`), list the commit's tree and
+    read the root's build setup (unless a `prefix` is given), raising the `SourceError` the
+    first of them stops on."""
     if commit is not None:
         check_revision_syntax(str(repo), commit)
         git = open_repo(repo)
-        new = resolve_revision(git, commit).commit
+        revisions: tuple[Revision, ...] = (resolve_revision(git, commit),)
     else:
         assert commits is not None
         old_rev, new_rev = parse_range(str(repo), commits)
         git = open_repo(repo)
-        resolve_revision(git, old_rev)
-        new = resolve_revision(git, new_rev).commit
-    listing = list_tree(git, new)
-    read_package_dirs(git, listing.files, listing.links)
+        old_end = resolve_revision(git, old_rev)
+        revisions = (old_end, resolve_revision(git, new_rev))
+    listing = list_tree(git, revisions[-1].commit)
+    config = None if prefix is not None else read_package_dirs(git, listing.files, listing.links)
+    return SourceStart(git, revisions, listing, config)
+
+
+def parse_range(repo_label: str, commits: str) -> tuple[str, str]:
+    """Split ``OLD..NEW`` into its two revisions, refusing anything else."""
+    if "..." in commits:
+        raise SourceError(f"{repo_label}: range {commits!r}: use OLD..NEW, not OLD...NEW")
+    parts = commits.split("..")
+    if len(parts) != 2 or not all(parts):
+        raise SourceError(f"{repo_label}: range {commits!r} is not of the form OLD..NEW")
+    for rev in parts:
+        check_revision_syntax(repo_label, rev)
+    return parts[0], parts[1]
