@@ -134,6 +134,9 @@ class ProvenanceReport:
     borrowed from another repository's store."""
     version: str | None = None
     """The patch wheel's METADATA Version, which a generated version module must state."""
+    head_commit: str | None = None
+    """The repository's HEAD commit when a single revision was checked (None for a range, or
+    where HEAD names none): where it is `commit`, no newer commit exists to check against."""
 
     @property
     def prefix(self) -> str:
@@ -223,6 +226,7 @@ def check_source(
         revisions=(revision,),
         notes=notes,
         version=version,
+        head_commit=start.head,
     )
 
 

@@ -37,6 +37,9 @@ class SourceStart:
     config: Stated
     """The root's build configuration at that commit (`buildconfig.read_package_dirs`); None
     also with `--source-prefix`, which does not read it."""
+    head: str | None = None
+    """The repository's HEAD commit, for a single revision; None for a range, or where HEAD
+    names no commit (setupstop76: the W401 step's ``REV..HEAD`` is empty where REV is it)."""
 
     @property
     def commit(self) -> str:
@@ -54,15 +57,23 @@ def read_start(
         check_revision_syntax(str(repo), commit)
         git = open_repo(repo)
         revisions: tuple[Revision, ...] = (resolve_revision(git, commit),)
+        head = head_commit(git)
     else:
         assert commits is not None
         old_rev, new_rev = parse_range(str(repo), commits)
         git = open_repo(repo)
         old_end = resolve_revision(git, old_rev)
-        revisions = (old_end, resolve_revision(git, new_rev))
+        revisions, head = (old_end, resolve_revision(git, new_rev)), None
     listing = list_tree(git, revisions[-1].commit)
     config = None if prefix is not None else read_package_dirs(git, listing.files, listing.links)
-    return SourceStart(git, revisions, listing, config)
+    return SourceStart(git, revisions, listing, config, head)
+
+
+def head_commit(git: GitRepo) -> str | None:
+    """The commit the repository's HEAD names; None where it names none (an unborn branch)."""
+    code, out, _err = git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
+    commit = out.decode("ascii", "replace").strip()
+    return commit if code == 0 and commit else None
 
 
 def parse_range(repo_label: str, commits: str) -> tuple[str, str]:

@@ -177,6 +177,7 @@ class _Checked:
     rev: str | None
     range: str | None
     commit: str
+    head_commit: str | None = None
 
 
 def test_a_w401_step_keeps_a_placeholder_only_for_what_is_unknown() -> None:
@@ -229,7 +230,7 @@ def test_a_hostile_or_mixed_detail_keeps_the_placeholder() -> None:
     from k3diff.report.wheelfailing import source_steps
 
     class Source:
-        repo, rev, range, commit = "-r epo", None, "a..b", "b" * 40
+        repo, rev, range, commit, head_commit = "-r epo", None, "a..b", "b" * 40, None
 
     failing = [("W403", "pkg/mod.py", False)]
     for details in (
@@ -243,3 +244,22 @@ def test_a_hostile_or_mixed_detail_keeps_the_placeholder() -> None:
         failing, Source(), ("b.whl", "p.whl"), details=["matches m at older commit abcd"]
     )
     assert step.endswith("--commit abcd)")
+
+
+def test_a_w401_step_at_head_named_by_its_id_names_a_range_up_to_it(tmp_path: Path) -> None:
+    """setupstop76: checked at the repository's HEAD named by its id, the step named
+    ``ID..HEAD``, which holds no commit; it names ``OLD..ID``, as for ``HEAD``, in the report
+    and in the bundle from the document (which records the HEAD checked at)."""
+    _setup(tmp_path)
+    head = _sha(tmp_path, "HEAD")
+    args = ("--source", "repo", "--commit", head)
+    result = run_k3diff("wheels", *WHEELS, *args, "--format", "json", "-o", "w.json", cwd=tmp_path)
+    assert result.exit_code == 1
+    text = run_k3diff("wheels", *WHEELS, *args, cwd=tmp_path)
+    step = _steps(text.stdout)[0]
+    assert f"--commits OLD..{head}: OLD the first commit it may come from" in step
+    assert f"{head}..HEAD" not in step
+    bundled = run_k3diff("report", "w.json", *WHEELS, "repo", "--out", "bundle", cwd=tmp_path)
+    assert bundled.exit_code == 1
+    report = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert f"--commits OLD..{head}" in report and f"{head}..HEAD" not in report
