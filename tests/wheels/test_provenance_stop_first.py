@@ -17,6 +17,19 @@ from .test_provenance_backend_places import FILES, REVERTED, SAFE
 from .test_provenance_cmake_install import TOP
 from .test_provenance_setuppy_cmake import BUILD_EXT, RUNS, SETUP
 
+
+def _recorded(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The wheel pairs the comparison reads the facts of, as it reads them."""
+    compared: list[object] = []
+
+    def recorded(*args: object) -> object:
+        compared.append(args)
+        return read_facts(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("k3diff.wheels.compare.read_facts", recorded)
+    return compared
+
+
 STOP = "setup.py runs CMake (line 11), whose CMake installs files into the wheel, not read"
 
 
@@ -35,13 +48,7 @@ def test_a_setup_py_running_cmake_stops_before_comparing(
     make_repo(tmp_path / "repo", [tree, tree | {"setup.py": setup_py}])
     base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
     patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
-    compared = []
-
-    def recorded(*args: object) -> object:
-        compared.append(args)
-        return read_facts(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr("k3diff.wheels.compare.read_facts", recorded)
+    compared = _recorded(monkeypatch)
 
     result = run_k3diff("wheels", base, patch, "--source", tmp_path / "repo", *revision)
 
@@ -64,13 +71,7 @@ def test_a_bad_revision_with_a_prefix_stops_before_comparing(
     make_repo(tmp_path / "repo", [tree])
     base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
     patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
-    compared = []
-
-    def recorded(*args: object) -> object:
-        compared.append(args)
-        return read_facts(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr("k3diff.wheels.compare.read_facts", recorded)
+    compared = _recorded(monkeypatch)
     repo = tmp_path / "repo"
 
     result = run_k3diff(
