@@ -57,7 +57,7 @@ def read_start(
         check_revision_syntax(str(repo), commit)
         git = open_repo(repo)
         revisions: tuple[Revision, ...] = (resolve_revision(git, commit),)
-        head = head_commit(git)
+        head = revisions[0].commit if commit == "HEAD" else head_commit(git)
     else:
         assert commits is not None
         old_rev, new_rev = parse_range(str(repo), commits)

@@ -12,6 +12,7 @@ the waiver follows as `or accept`. The bundle says the same from the document.
 
 from __future__ import annotations
 
+import json
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -263,3 +264,23 @@ def test_a_w401_step_at_head_named_by_its_id_names_a_range_up_to_it(tmp_path: Pa
     assert bundled.exit_code == 1
     report = (tmp_path / "bundle" / "REPORT.md").read_text()
     assert f"--commits OLD..{head}" in report and f"{head}..HEAD" not in report
+
+
+def test_a_document_s_head_is_its_word_and_an_older_one_lacks_it(tmp_path: Path) -> None:
+    """The clone's HEAD moves on after the document (a new commit): `report` runs the check
+    again and takes the document's `head_commit`, as it takes its revision names; a document
+    written before it had one lacks it and is run again without it (exit 1: W401, not 2)."""
+    _setup(tmp_path)
+    head = _sha(tmp_path, "HEAD")
+    args = ("--source", "repo", "--commit", head, "--format", "json", "-o", "w.json")
+    assert run_k3diff("wheels", *WHEELS, *args, cwd=tmp_path).exit_code == 1
+    document = json.loads((tmp_path / "w.json").read_text())
+    assert document["provenance"]["head_commit"] == head
+    git(tmp_path / "repo", "commit", "--allow-empty", "-q", "-m", "later", tick=9)
+    moved = run_k3diff("report", "w.json", *WHEELS, "repo", "--out", "moved", cwd=tmp_path)
+    assert moved.exit_code == 1, moved.stderr
+    assert f"--commits OLD..{head}" in (tmp_path / "moved" / "REPORT.md").read_text()
+    del document["provenance"]["head_commit"]
+    (tmp_path / "old.json").write_text(json.dumps(document))
+    older = run_k3diff("report", "old.json", *WHEELS, "repo", "--out", "older", cwd=tmp_path)
+    assert older.exit_code == 1, older.stderr
