@@ -161,6 +161,7 @@ def run(directory: Path) -> int:
 
     demo.section("4. Triage: what the differences are")
     _code, said = demo.run_k3diff(("triage", "cmp.json", "run/samples.jsonl"))
+    _say_captures(said)
     demo.k3diff("triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "triage.json")
     print(f"\n{grow_step(directory, said)}", flush=True)
 
@@ -195,6 +196,33 @@ def sample_args(urls: dict[str, str], repeats: int, resume: bool = False) -> tup
         "--prompts", "responses/base.jsonl", "--repeats", str(repeats), "--out", "run",
         *(["--resume"] if resume else []),
     )  # fmt: skip
+
+
+_UNREPRODUCED = re.compile(r"captured base output reproduced by 0 of (\d+) serial samples")
+_REPRODUCED = re.compile(r"captured patch output reproduced by (\d+) of \1 serial samples")
+
+
+def capture_note(triaged: str) -> str | None:
+    """Triage's `captured base output reproduced by 0 of N` in plain words, where it printed
+    one (setupstop76: a newcomer read it as the base failing): None where it printed none."""
+    found = _UNREPRODUCED.search(triaged)
+    if found is None:
+        return None
+    n = found.group(1)
+    return (
+        f'demo: "captured base output reproduced by 0 of {n} serial samples" means: the answer '
+        "the base engine gave when step 2 captured that prompt never came back in its "
+        f"{n} samples. The base answers those prompts differently almost every time (its "
+        'scripted answers are numbered "(draw n)"), so its capture was one draw among many, not '
+        "an answer it keeps giving: the base varies on its own, which is why those records are "
+        "base-nondeterminism and not regressions."
+        + (" The patch's capture came back every time." if _REPRODUCED.search(triaged) else "")
+    )
+
+
+def _say_captures(triaged: str) -> None:
+    if (note := capture_note(triaged)) is not None:
+        print(f"\n{note}", flush=True)
 
 
 def grow_step(directory: Path, triaged: str) -> str:
@@ -262,7 +290,8 @@ def grow(directory: Path, repeats: int) -> int:
     except RuntimeError as exc:
         print(f"demo: {exc}: a port the run logged ({ports}) is taken? run the demo again")
         return 1
-    demo.k3diff("triage", "cmp.json", SAMPLES)
+    _code, said = demo.run_k3diff(("triage", "cmp.json", SAMPLES))
+    _say_captures(said)
     # The documents made from the run, written anew from it: the demo's own `k3diff report`
     # refuses the 3-repeat run's (newuser65: it named one stale document at a time, and the
     # demo's note named the commands as `k3diff triage ... -o triage.json`, not pasteable).

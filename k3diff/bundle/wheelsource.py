@@ -24,9 +24,10 @@ SOURCE_CODES = frozenset(
     {"W401", "W402", "W403", "W405", "W406", "W407", "W408", "W409", "W410", "W411", "W412", "W413"}
 )
 """Findings only a source check writes (`wheel.codes`: W4xx)."""
-AS_GIVEN = ("repo", "rev", "range")
+AS_GIVEN = ("repo", "rev", "range", "head_commit")
 """Provenance fields that say how the repository and revision were named, not what they hold:
-the repository's path as given, `HEAD` or a tag (a name that moves; the commit id is checked)."""
+the repository's path as given, `HEAD` or a tag (a name that moves; the commit id is checked),
+and the commit the clone's HEAD named then (setupstop76: it moves too)."""
 REVISION_AS_GIVEN = ("given", "ref", "ref_target", "ref_target_type")
 """The same for each resolved revision: its name and the ref it named then."""
 

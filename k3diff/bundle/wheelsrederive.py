@@ -44,10 +44,11 @@ which its rerun infers from its findings instead (as before)."""
 ADDED = (
     *("base.stated_commits", "patch.stated_commits", "base.not_commits", "patch.not_commits"),
     *("provenance.prefix_from", "provenance.package_dir", "provenance.package_dir_unread"),
+    "provenance.head_commit",
 )
-"""Fields added since `rerun`, in order (claim67: the commits each wheel states; w408b: values
-in a commit's place that are none; prov69: where the build configuration placed the package); a
-document lacking them is older, and run again it is compared without them (`older_lacks`)."""
+"""Fields added since `rerun`, in order (claim67: each wheel's stated commits; w408b: values in
+a commit's place that are none; prov69: where the build configuration placed the package;
+setupstop76: the clone's HEAD); a document lacking them is older (`older_lacks`)."""
 NATIVE_INFO_CODES = frozenset({"W101", "W102", "W103", "W708", "W628"})
 """Codes `--allow-native-changes` reports at info (W708/W628 only about native code)."""
 

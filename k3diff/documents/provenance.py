@@ -36,6 +36,7 @@ def provenance_json(value: ProvenanceReport) -> dict[str, Any]:
         "range": value.range,
         "commit": value.commit,
         "old_commit": value.old_commit,
+        "head_commit": value.head_commit,
         "object_format": value.object_format,
         "prefix": value.prefix,
         "prefix_detected": value.prefix_detected,

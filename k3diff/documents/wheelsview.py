@@ -113,6 +113,9 @@ class WheelsProvenance:
     summary: Mapping[str, int]
     """Python files per source status (match, mismatch, absent, stale, unverifiable,
     generated)."""
+    head_commit: str | None = None
+    """The repository's HEAD commit when one revision was checked (absent from a document
+    written before setupstop76, and for a range)."""
 
 
 @dataclass(frozen=True)
@@ -251,6 +254,7 @@ def _provenance(fields: Fields) -> WheelsProvenance:
         range=fields.optional_string("range"),
         commit=fields.string("commit"),
         summary=fields.counts("summary"),
+        head_commit=fields.optional_string("head_commit"),
     )
 
 

@@ -30,22 +30,12 @@ from k3diff.provenance.blobs import (
 )
 from k3diff.provenance.builtversion import version_notes
 from k3diff.provenance.generated import Generated, generated_files
-from k3diff.provenance.git import (
-    SHORT_ID_LENGTH,
-    GitRepo,
-    check_revision_syntax,
-    open_repo,
-    range_commits,
-)
+from k3diff.provenance.git import SHORT_ID_LENGTH, GitRepo, range_commits
 from k3diff.provenance.leftout import left_out
 from k3diff.provenance.lookup import Lookup, SourceLayout
 from k3diff.provenance.rangewalk import newest_matches
-from k3diff.provenance.revisions import (
-    RepoNote,
-    Revision,
-    history_notes,
-    resolve_revision,
-)
+from k3diff.provenance.revisions import RepoNote, Revision, history_notes
+from k3diff.provenance.setupstop import SourceStart, read_start
 from k3diff.provenance.skbuildgenerate import generated_by_skbuild
 from k3diff.provenance.statedcheck import range_stated_notes, stated_notes
 from k3diff.provenance.trees import link_over
@@ -144,6 +134,9 @@ class ProvenanceReport:
     borrowed from another repository's store."""
     version: str | None = None
     """The patch wheel's METADATA Version, which a generated version module must state."""
+    head_commit: str | None = None
+    """The repository's HEAD commit when a single revision was checked (None for a range, or
+    where HEAD names none): where it is `commit`, no newer commit exists to check against."""
 
     @property
     def prefix(self) -> str:
@@ -194,18 +187,19 @@ def check_source(
     stated: Sequence[tuple[str, str, str]] = (),
     dropped: Collection[str] = (),
     version: str | None = None,
+    start: SourceStart | None = None,
 ) -> ProvenanceReport:
     """Compare each of `files` (wheel path -> exact bytes) with the same file at `rev`;
     `layout` (sets of wheel paths, most trusted first) says where the package lives when the
     prefix is detected (`k3diff.provenance.prefix`); `stated` (commit, entry, description): the
     commits the wheel states, each not `rev`'s a W408 note (`statedcheck.stated_notes`);
     `dropped`: modules the base wheel shipped and the patch lacks, each `rev` holds a W410 note;
-    `version`: the patch's METADATA Version, which a module the build writes must state."""
-    check_revision_syntax(str(repo), rev)
-    git = open_repo(repo)
-    revision = resolve_revision(git, rev)
-    commit = revision.commit
-    lookup = Lookup.build(git, commit, files, prefix, layout)
+    `version`: the patch's METADATA Version, which a module the build writes must state;
+    `start`: the repository, `rev` and the commit's root as read before the wheels were
+    compared (`setupstop.read_start`), else read here."""
+    start = start or read_start(repo, rev, None, prefix)
+    git, (revision,), commit = start.git, start.revisions, start.commit
+    lookup = Lookup.build(git, commit, start.listing, start.config, files, prefix, layout)
     matches = lookup.matching(commit)
     written = generated_files(git, lookup, files, set(files) - set(matches), version, {commit})
     written |= _replaced(generated_by_skbuild(git, lookup, files, version), matches)
@@ -232,6 +226,7 @@ def check_source(
         revisions=(revision,),
         notes=notes,
         version=version,
+        head_commit=start.head,
     )
 
 
@@ -247,16 +242,16 @@ def check_source_range(
     base_stated: Sequence[tuple[str, str, str]] = (),
     dropped: Collection[str] = (),
     version: str | None = None,
+    start: SourceStart | None = None,
 ) -> ProvenanceReport:
     """Like `check_source` against NEW of ``OLD..NEW``; a file that differs from NEW is traced
     to the newest commit of the range (OLD included) holding the wheel's version: stale. Each
     commit the patch wheel states (`stated`) must be in the range, each the base states
     (`base_stated`) is said where it is not OLD (`statedcheck.range_stated_notes`)."""
-    old_rev, new_rev = parse_range(str(repo), commits)
-    git = open_repo(repo)
-    old_end, new_end = resolve_revision(git, old_rev), resolve_revision(git, new_rev)
+    start = start or read_start(repo, None, commits, prefix)
+    git, (old_end, new_end) = start.git, start.revisions
     new, old = new_end.commit, old_end.commit
-    lookup = Lookup.build(git, new, files, prefix, layout)
+    lookup = Lookup.build(git, new, start.listing, start.config, files, prefix, layout)
     history = range_commits(git, old, new)
     if not history and old != new:
         raise SourceError(f"{repo}: range {commits!r} holds no commits (NEW is an ancestor of OLD)")
@@ -289,18 +284,6 @@ def check_source_range(
         notes=notes,
         version=version,
     )
-
-
-def parse_range(repo_label: str, commits: str) -> tuple[str, str]:
-    """Split ``OLD..NEW`` into its two revisions, refusing anything else."""
-    if "..." in commits:
-        raise SourceError(f"{repo_label}: range {commits!r}: use OLD..NEW, not OLD...NEW")
-    parts = commits.split("..")
-    if len(parts) != 2 or not all(parts):
-        raise SourceError(f"{repo_label}: range {commits!r} is not of the form OLD..NEW")
-    for rev in parts:
-        check_revision_syntax(repo_label, rev)
-    return parts[0], parts[1]
 
 
 def _replaced(written: dict[str, Generated], matches: dict[str, str]) -> dict[str, Generated]:

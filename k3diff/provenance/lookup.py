@@ -34,7 +34,7 @@ from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread
 from k3diff.provenance.prefix import detect_prefix, normalize_prefix
 from k3diff.provenance.revisions import RepoNote
 from k3diff.provenance.skbuildentries import generated_places
-from k3diff.provenance.trees import link_over, list_tree
+from k3diff.provenance.trees import CommitTree, link_over
 from k3diff.provenance.unreadbackends import unread_backend
 
 
@@ -139,12 +139,16 @@ class Lookup:
         cls,
         git: GitRepo,
         commit: str,
+        listing: CommitTree,
+        config: Stated,
         files: WheelFiles,
         prefix: str | None,
         rankings: Sequence[Collection[str]],
     ) -> Lookup:
-        """`rankings`: the wheel paths that say where the package lives, most trusted first."""
-        tree, links = (listing := list_tree(git, commit)).files, listing.links
+        """`listing`: the commit's tree; `config`: the root's build configuration there (read
+        once per run, `setupstop.read_start`; not read with a `prefix`); `rankings`: the wheel
+        paths that say where the package lives, most trusted first."""
+        tree, links = listing.files, listing.links
         wheel_blobs = {path: wheel_blob_id(data, git.object_format) for path, data in files.items()}
         if prefix is not None:
             place = normalize_prefix(prefix)
@@ -153,7 +157,7 @@ class Lookup:
             given = SourceLayout(place, over, "given", project=project)
             return cls(tree, links, wheel_blobs, given, listing.submodules)
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
-        layout = _source_layout(git, tree, links, wheel_blobs, rankings, label)
+        layout = _source_layout(git, tree, links, config, wheel_blobs, rankings, label)
         return cls(tree, links, wheel_blobs, layout, listing.submodules)
 
     def repo_path(self, path: str) -> str:
@@ -242,6 +246,7 @@ def _source_layout(
     git: GitRepo,
     tree: Mapping[str, str],
     links: frozenset[str],
+    config: Stated,
     checked: Mapping[str, str],
     rankings: Sequence[Collection[str]],
     label: str,
@@ -253,7 +258,6 @@ def _source_layout(
     package; where it maps this wheel's package, only a project whose own configuration maps
     it too may stand (review70a: a stray ``setup.py`` beside a legacy copy made the copy the
     package, and a file reverted to it matched, exit 0)."""
-    config = read_package_dirs(git, tree, links)
     root = configured_layout(config) if isinstance(config, PackageDirs) else None
     generated = functools.cache(functools.partial(generated_places, git, tree, links))
     if root is not None and _shortfall(root, tree, links, checked, rankings, generated) is None:

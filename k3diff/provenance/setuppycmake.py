@@ -17,33 +17,180 @@ own ``install()`` rules run (``CMAKE_INSTALL_LOCAL_ONLY FALSE``), whose source i
 taken from the builder's environment (``VLLM_FLASH_ATTN_SRC_DIR``): a real build of that shape
 shipped the fetched project's ``sampling_params.py`` over the package's, so what it installs
 may stand anywhere in the package, and nothing could be matched.
+
+A string naming CMake counts wherever it may reach a program's command line (an argument, a
+list, a variable, a default, a return value: the shapes are too many to list, and one missed
+is a pass), except where it is a requirement, which installs a package and runs nothing
+(setupstop76: ``setup_requires=["cmake"]`` stopped the check): a requirement specifier no
+command line is (``cmake >= 3.26``, ``cmake; sys_platform == "linux"``), or a string held only
+as data (in a list, tuple, set or dict, never through a call) by a requirement argument of a
+call (``install_requires``, ``setup_requires``, ``extras_require`` …), directly or through
+names nothing else reads (``REQUIRES = ["cmake"]``, ``REQUIRES.append("cmake")``).
 """
 
 from __future__ import annotations
 
 import ast
 
+from packaging.requirements import InvalidRequirement, Requirement
+
 _PROGRAMS = frozenset({"cmake", "cmake3", "cmake.exe"})
 """CMake's program names, as a command's first word (after any directory)."""
+
+_REQUIREMENT_ARGUMENTS = frozenset(
+    {"install_requires", "setup_requires", "tests_require", "extras_require", "requires"}
+)
+"""setuptools' (and distutils') arguments whose strings are requirements, installed not run."""
+
+_SPECIFIER_CAP = 1000
+"""Longest string parsed as a requirement (a longer one naming CMake counts)."""
+
+_LIST_METHODS = frozenset({"append", "extend", "insert"})
+"""A list's methods that add to it: ``REQUIRES.append("cmake")`` is still a requirement."""
+
+_NAMESPACE_READERS = frozenset({"globals", "locals", "vars", "eval", "exec"})
+"""Calls that read a variable by a name no `ast.Name` shows: no name is then taken as data."""
+
+_Place = tuple[str, frozenset[str]]
+"""Where a data value ends up: ("requirement", {}), ("names", the names it is stored in, or
+whose list it is added to), or ("other", {}): anywhere else."""
 
 
 def cmake_line(module: ast.Module | None) -> int | None:
     """The first line of a parsed ``setup.py`` naming CMake as a program to run (a string
-    whose first word is ``cmake``, as in ``["cmake", "--install", …]`` or
-    ``"cmake --build ."``), or importing the ``cmake`` package (PyPI's, which holds the
-    program); None where it names none. A ``setup.py`` that does not parse (None) is read
+    whose first word is ``cmake``, as in ``["cmake", "--install", …]`` or ``"cmake --build
+    ."``, that is not a requirement), or importing the ``cmake`` package (PyPI's, which holds
+    the program); None where it names none. A ``setup.py`` that does not parse (None) is read
     elsewhere."""
     if module is None:
         return None
-    lines = []
+    named, lines = [], []
     for node in ast.walk(module):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            words = node.value.split(maxsplit=1)
-            if words and words[0].replace("\\", "/").rsplit("/", 1)[-1] in _PROGRAMS:
-                lines.append(node.lineno)
+            if _names_cmake(node.value) and not _specifier(node.value):
+                named.append(node)
         elif isinstance(node, ast.Import | ast.ImportFrom) and _imports_cmake(node):
             lines.append(node.lineno)
+    if named:  # where each string ends up, read only where one names CMake
+        parents = {child: node for node in ast.walk(module) for child in ast.iter_child_nodes(node)}
+        trusted = not any(map(_unreadable, ast.walk(module)))
+        data = _data_names(module, parents) if trusted else None
+        lines += [node.lineno for node in named if not _held(node, parents, data)]
     return min(lines, default=None)
+
+
+def _names_cmake(text: str) -> bool:
+    words = text.split(maxsplit=1)
+    return bool(words) and words[0].replace("\\", "/").rsplit("/", 1)[-1] in _PROGRAMS
+
+
+def _held(node: ast.Constant, parents: dict[ast.AST, ast.AST], data: set[str] | None) -> bool:
+    """Whether the string `node` is data a requirement argument holds, directly or through
+    names only such arguments read (`data`; None where the script's own ``setup`` or its
+    reading of variables by name leaves no argument or name known for one)."""
+    return data is not None and _within(_place(node, parents), data)
+
+
+def _specifier(text: str) -> bool:
+    """``cmake >= 3.26``, ``cmake[x]``, ``cmake; marker``, ``cmake @ url``: a requirement with
+    more than a name, which no command line is (a bare ``cmake`` may be either)."""
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement:
+        return False
+    return bool(
+        requirement.specifier or requirement.extras or requirement.marker or requirement.url
+    )
+
+
+def _place(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> _Place:
+    """Where the value `node` ends up, through the data around it (lists, tuples, sets, dicts,
+    ``+``, ``*``, a conditional's branches), never through a call."""
+    child, parent = node, parents.get(node)
+    while parent is not None and _holds_as_data(parent, child):
+        child, parent = parent, parents.get(parent)
+    if isinstance(parent, ast.keyword) and parent.arg in _REQUIREMENT_ARGUMENTS:
+        return ("requirement" if _calls_setup(parents.get(parent)) else "other"), frozenset()
+    if isinstance(parent, ast.Assign | ast.AnnAssign | ast.AugAssign) and child is parent.value:
+        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+        names = [target.id for target in targets if isinstance(target, ast.Name)]
+        if len(names) == len(targets):
+            return "names", frozenset(names)
+    if isinstance(parent, ast.Call) and child in parent.args and (added := _added_to(parent)):
+        return "names", frozenset({added})
+    return "other", frozenset()
+
+
+def _calls_setup(call: ast.AST | None) -> bool:
+    """Whether `call` calls ``setup(…)`` or ``….setup(…)``: another function's ``requires=``
+    may be a command line it runs."""
+    if not isinstance(call, ast.Call):
+        return False
+    func = call.func
+    return (isinstance(func, ast.Name) and func.id == "setup") or (
+        isinstance(func, ast.Attribute) and func.attr == "setup"
+    )
+
+
+def _holds_as_data(parent: ast.AST, child: ast.AST) -> bool:
+    if isinstance(parent, ast.List | ast.Tuple | ast.Set | ast.Dict | ast.Starred):
+        return True
+    if isinstance(parent, ast.BinOp):
+        return isinstance(parent.op, ast.Add | ast.Mult)
+    return isinstance(parent, ast.IfExp) and child is not parent.test
+
+
+def _added_to(call: ast.Call) -> str | None:
+    """``NAME`` of ``NAME.append(…)``, ``NAME.extend(…)``, ``NAME.insert(…)``, else None."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in _LIST_METHODS:
+        return func.value.id if isinstance(func.value, ast.Name) else None
+    return None
+
+
+def _data_names(module: ast.Module, parents: dict[ast.AST, ast.AST]) -> set[str]:
+    """The names read only as requirements' data: each read of one ends in a requirement
+    argument, in another such name, or adds to its own list; none where the module reads
+    its variables by name (``globals()``, ``eval`` …)."""
+    reads: dict[str, list[_Place]] = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            reads.setdefault(node.id, []).append(_read_place(node, parents))
+    data = {name for name, places in reads.items() if any(p[0] == "requirement" for p in places)}
+    data |= {name for name, places in reads.items() if any(p[0] == "names" for p in places)}
+    changed = True
+    while changed:  # the largest set whose every read stays inside it
+        kept = {name for name in data if all(_within(p, data) for p in reads[name])}
+        changed, data = kept != data, kept
+    return data
+
+
+def _unreadable(node: ast.AST) -> bool:
+    """A ``setup`` of the script's own (a function, a class, a name bound or imported as one),
+    whose ``requires=`` may be a command line it runs, or a read of variables by a name no
+    `ast.Name` shows (``globals()``, ``eval`` …)."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return node.name == "setup"
+    if isinstance(node, ast.alias):
+        return node.asname == "setup" and node.name != "setup"
+    if isinstance(node, ast.Name):
+        bound = node.id == "setup" and not isinstance(node.ctx, ast.Load)
+        return bound or node.id in _NAMESPACE_READERS
+    return False
+
+
+def _read_place(node: ast.Name, parents: dict[ast.AST, ast.AST]) -> _Place:
+    parent = parents.get(node)
+    if isinstance(parent, ast.Attribute) and parent.attr in _LIST_METHODS:
+        call = parents.get(parent)
+        if isinstance(call, ast.Call) and call.func is parent:
+            return "names", frozenset({node.id})  # adds to its own list
+    return _place(node, parents)
+
+
+def _within(place: _Place, data: set[str]) -> bool:
+    kind, names = place
+    return kind == "requirement" or (kind == "names" and names <= data)
 
 
 def _imports_cmake(node: ast.Import | ast.ImportFrom) -> bool:

@@ -1,48 +1,97 @@
-"""The source check's stops that need no wheel, asked before the wheels are compared.
+"""What the source check reads before any wheel file: the revisions, the commit's tree and the
+root's build setup, read once per run, before the wheels are compared.
 
 A build setup k3diff cannot read (a ``setup.py`` running CMake, classic scikit-build,
 py-build-cmake, a scikit-build-core CMake file not read) stops a `--source` run with exit 2,
-but the stop came from the source check, after the whole wheel comparison (vLLM: ~19 s). The
-repository's root configuration does not depend on the wheel, so it is read first, by the
-same steps in the same order as `check.check_source` and `check.check_source_range` take
-before it (the revision, the commit's tree, the root's build setup): the first stop they
-would raise is raised at once, with the same message; nothing is kept, the check itself reads
-it all again. With `--source-prefix` the check reads the build setup of the project holding
-the given place instead (`lookup.cmake_placed`: a backend not read, CMake it does not read,
-vllm76), and so does this."""
+but the stop came from the source check, after the whole wheel comparison (vLLM: ~19 s; holds75).
+None of it depends on the wheel, so `read_start` reads it first, and the check
+(`check.check_source`, `check.check_source_range`) starts from what it read: the repository
+opened, each revision resolved, one listing of the commit's tree and one read of the root's
+configuration per run (setupstop76: the check read them all again, a second ``cat-file`` walk of
+every tree of the commit). A check called without a start reads its own, by the same function,
+so the first stop is the same either way. With `--source-prefix` the root's setup is not read: the build setup of the project holding
+the given place is (`lookup.cmake_placed`: a backend not read, CMake it does not read, vllm76),
+and its first stop raised."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
+from k3diff.errors import SourceError
 from k3diff.provenance.buildconfig import project_directory, read_package_dirs
-from k3diff.provenance.check import parse_range
-from k3diff.provenance.git import check_revision_syntax, open_repo
+from k3diff.provenance.git import GitRepo, check_revision_syntax, open_repo
 from k3diff.provenance.lookup import cmake_placed
+from k3diff.provenance.packagedirs import Stated
 from k3diff.provenance.prefix import normalize_prefix
-from k3diff.provenance.revisions import resolve_revision
-from k3diff.provenance.trees import list_tree
+from k3diff.provenance.revisions import Revision, resolve_revision
+from k3diff.provenance.trees import CommitTree, list_tree
 
 
-def stop_before_comparing(
+@dataclass(frozen=True)
+class SourceStart:
+    """The repository, the revisions and the commit's root, as the source check starts from."""
+
+    git: GitRepo
+    """The repository opened (`git.open_repo`)."""
+    revisions: tuple[Revision, ...]
+    """How each revision given resolved: REV, or OLD then NEW of ``OLD..NEW``."""
+    listing: CommitTree
+    """Every file, link and submodule of the commit compared (REV, or NEW)."""
+    config: Stated
+    """The root's build configuration at that commit (`buildconfig.read_package_dirs`); None
+    also with `--source-prefix`, which does not read it."""
+    head: str | None = None
+    """The repository's HEAD commit, for a single revision; None for a range, or where HEAD
+    names no commit (setupstop76: the W401 step's ``REV..HEAD`` is empty where REV is it)."""
+
+    @property
+    def commit(self) -> str:
+        """The full id of the commit compared: REV, or NEW."""
+        return self.revisions[-1].commit
+
+
+def read_start(
     repo: Path, commit: str | None, commits: str | None, prefix: str | None
-) -> None:
-    """Raise the `SourceError` the source check of `commit` (or of NEW of `commits`, OLD..NEW)
-    would raise reading the revision or the build setup (the root's, or with `prefix` the
-    project's holding it); return where it would not."""
+) -> SourceStart:
+    """Open `repo`, resolve `commit` (or OLD then NEW of `commits`), list the commit's tree and
+    read the root's build setup (with a `prefix`, the build setup of the project holding it),
+    raising the `SourceError` the first of them stops on."""
     if commit is not None:
         check_revision_syntax(str(repo), commit)
         git = open_repo(repo)
-        new = resolve_revision(git, commit).commit
+        revisions: tuple[Revision, ...] = (resolve_revision(git, commit),)
+        head = revisions[0].commit if commit == "HEAD" else head_commit(git)
     else:
         assert commits is not None
         old_rev, new_rev = parse_range(str(repo), commits)
         git = open_repo(repo)
-        resolve_revision(git, old_rev)
-        new = resolve_revision(git, new_rev).commit
-    listing = list_tree(git, new)
+        old_end = resolve_revision(git, old_rev)
+        revisions, head = (old_end, resolve_revision(git, new_rev)), None
+    listing = list_tree(git, revisions[-1].commit)
     if prefix is None:
-        read_package_dirs(git, listing.files, listing.links)
-        return
-    tree, links = listing.files, listing.links
-    cmake_placed(git, tree, links, project_directory(tree, links, normalize_prefix(prefix)))
+        config = read_package_dirs(git, listing.files, listing.links)
+    else:
+        tree, links = listing.files, listing.links
+        cmake_placed(git, tree, links, project_directory(tree, links, normalize_prefix(prefix)))
+        config = None
+    return SourceStart(git, revisions, listing, config, head)
+
+
+def head_commit(git: GitRepo) -> str | None:
+    """The commit the repository's HEAD names; None where it names none (an unborn branch)."""
+    code, out, _err = git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
+    commit = out.decode("ascii", "replace").strip()
+    return commit if code == 0 and commit else None
+
+
+def parse_range(repo_label: str, commits: str) -> tuple[str, str]:
+    """Split ``OLD..NEW`` into its two revisions, refusing anything else."""
+    if "..." in commits:
+        raise SourceError(f"{repo_label}: range {commits!r}: use OLD..NEW, not OLD...NEW")
+    parts = commits.split("..")
+    if len(parts) != 2 or not all(parts):
+        raise SourceError(f"{repo_label}: range {commits!r} is not of the form OLD..NEW")
+    for rev in parts:
+        check_revision_syntax(repo_label, rev)
+    return parts[0], parts[1]

@@ -12,15 +12,16 @@ the bundle (`bundle.nextsteps`) says the same steps. Loaded only when something 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from k3diff import shellwords
 from k3diff.output import OutputFormat, plural
 from k3diff.report.manifeststeps import manifest_steps
 from k3diff.report.markdown import inline_code
+from k3diff.report.metadatasteps import Fix, refused_fix, refused_metadata
 from k3diff.report.refusedsteps import Style, bad_name, dist_info, misnamed, unreadable
-from k3diff.report.sdiststeps import SDIST_BUILD, layout, members, other_archive, unsound
+from k3diff.report.sdiststeps import layout, members, other_archive, unsound
 from k3diff.report.stepwords import (
     REBUILD,
     record_step,
@@ -172,13 +173,9 @@ def _artifact_steps(artifact: str, found: Sequence[Failing], code: Style) -> lis
         bad_name(_counts(renamed, frozenset({Code.W616})), artifact, code),
         unwaivable_step(sound, nowhere, "audit the rebuilt wheel", (artifact,), code),
         record_step(_named(found), artifact, code, STALE, AUDITED),
-        *_fixes(FIXES, found, artifact, code),
+        *_fixes(_fix_table(found), found, artifact, code),
     ]
     return [step for step in steps if step is not None]
-
-
-Fix = Callable[[str, str, Style], str]
-"""A fix's words from the counts of its findings, the artifact as given and the style."""
 
 
 def _fixes(
@@ -194,6 +191,12 @@ def _fixes(
         if counts is not None:
             steps.append(fix(counts, artifact, code))
     return steps
+
+
+def _fix_table(found: Sequence[Failing]) -> tuple[tuple[frozenset[Code], Fix], ...]:
+    """`FIXES`, A122's fix chosen by its details (`metadatasteps.refused_fix`)."""
+    fix = refused_fix([f.detail for f in found if f.code == Code.A122.name])
+    return tuple((codes, fix if Code.A122 in codes else step) for codes, step in FIXES)
 
 
 def _counts(found: Sequence[Failing], codes: frozenset[Code], noun: str = "file") -> str | None:
@@ -292,18 +295,6 @@ def _abi3(counts: str, artifact: str, code: Style) -> str:
     )
 
 
-def _refused_metadata(counts: str, artifact: str, code: Style) -> str:
-    """A122, of a wheel's METADATA or an sdist's PKG-INFO: the artifact of that kind rebuilt
-    (newuser75: attrs 24.2.0's sdist was told `python -m build --wheel`, which writes none)."""
-    build = SDIST_BUILD if artifact.lower().endswith(".tar.gz") else REBUILD[0]
-    return (
-        f"{counts}: fix the field its detail names where the build reads it "
-        f"({code('pyproject.toml')}'s {code('[project]')} table, or {code('setup.cfg')}), "
-        f"rebuild ({code(build)}) and check with {code('twine check dist/*')} before "
-        "uploading"
-    )
-
-
 def _served_metadata(counts: str, artifact: str, code: Style) -> str:
     unzip = code(f"{dist_info(artifact, 'METADATA')} > {shellwords.path(artifact + '.metadata')}")
     return (
@@ -379,7 +370,7 @@ FIXES: tuple[tuple[frozenset[Code], Fix], ...] = (
     (frozenset({Code.A123}), _abi3),
     (frozenset({Code.W629}), _unimportable),
     (frozenset({Code.W702}), _customize),
-    (frozenset({Code.A122}), _refused_metadata),
+    (frozenset({Code.A122}), refused_metadata),
     (frozenset({Code.A124}), _served_metadata),
     (frozenset({Code.A133, Code.A134, Code.A135, Code.A137}), layout),
     (frozenset({Code.A136}), other_archive),

@@ -39,6 +39,7 @@ from k3diff.triage.model import (
     SideStats,
     TriageResult,
 )
+from k3diff.triage.sameserverwhy import briefly
 
 _HEADERS = [
     "key",
@@ -282,6 +283,7 @@ def _text(result: TriageResult) -> str:
     rows = [[escape.text(c) for c in row] for record in result.records for row in _rows(record)]
     explained = [r for r in result.records if r.category is not Category.MATCH]
     said, caveats = shared_caveats(explained)
+    said = {key: briefly(reason, result.same_server) for key, reason in said.items()}
     reasons = [escape.text(f"{r.name}: {r.category.value}: {said[r.key]}") for r in explained]
     reasons += [caveat_text(escape.text(names), escape.text(text)) for names, text in caveats]
     captures = [capture_line(r) for r in result.records if shows_captures(r)]
@@ -368,6 +370,7 @@ def _markdown(result: TriageResult) -> str:
     rows = [[cell(text) for text in row] for r in result.records for row in _rows(r)]
     explained = [r for r in result.records if r.category is not Category.MATCH]
     said, caveats = shared_caveats(explained)
+    said = {key: briefly(reason, result.same_server) for key, reason in said.items()}
     arguments = [_argument(r, said[r.key]) for r in explained]
     arguments += [
         f"- Caveat for {escape_inline(names)}: {escape_inline(text)}." for names, text in caveats

@@ -193,6 +193,8 @@ class Source(Protocol):
     def range(self) -> str | None: ...
     @property
     def commit(self) -> str: ...
+    @property
+    def head_commit(self) -> str | None: ...
 
 
 def source_steps(
@@ -264,12 +266,13 @@ def source_steps(
 def _commits_range(source: Source) -> tuple[str, str]:
     """The range the W401 step checks (cleanup75: it said `OLD..NEW`), and what it is: from
     the commit checked to the repository's HEAD (a wheel built after it, newuser73's case); up
-    to it where it was given as HEAD, from OLD, which the report does not know; OLD..NEW where
+    to it where it was given as HEAD or is HEAD (setupstop76: its id gave ``ID..HEAD``, which
+    holds no commit), from OLD, which the report does not know; OLD..NEW where
     the commit is not a commit's hex (a document is hostile: only hex reaches the command)."""
     commit = source.commit
     if not _HEX.fullmatch(commit):
         return "OLD..NEW", "OLD and NEW the first and the last commit it may come from"
-    if (source.rev or "").strip() == "HEAD":
+    if (source.rev or "").strip() == "HEAD" or source.head_commit == commit:
         return f"OLD..{commit}", (
             f"OLD the first commit it may come from, which the report does not know, {commit} "
             "the one checked"

@@ -18,9 +18,7 @@ from k3diff.sample.reader import SamplesLog
 from k3diff.triage.flags import HELD_FLAGS, Flag
 from k3diff.triage.model import RecordVerdict
 from k3diff.triage.rollup import held
-
-OPTION = "--allow-same-server"
-"""The option that says one server as both sides is an A/A calibration run on purpose."""
+from k3diff.triage.sameserverwhy import same_server_why
 
 
 def same_server_logs(logs: Sequence[SamplesLog]) -> tuple[tuple[str, OneServer], ...]:
@@ -46,10 +44,5 @@ def hold_same_server(
         return verdict
     if Flag.VACUOUS in verdict.flags:
         return verdict
-    why = (
-        f"same-server: base and patch were sampled from one server ({described(found)}) with "
-        "the same parameters, so the patch samples are that server's and clear nothing; "
-        f"sample the patched build on a server of its own ({OPTION} for an A/A calibration "
-        "run)"
-    )
+    why = same_server_why(described(found))
     return held(verdict, Flag.SAME_SERVER, why, samples_decide=False)

@@ -21,7 +21,12 @@ from packaging.metadata import (
 
 from k3diff.errors import ArchiveError, CapError
 from k3diff.wheel.codes import Code, Finding
-from k3diff.wheel.description import UNCHECKED, description_problems
+from k3diff.wheel.description import (
+    INDENTED_HEADER,
+    UNCHECKED,
+    description_problems,
+    indented_header,
+)
 from k3diff.wheel.metadata import METADATA_LIMIT
 from k3diff.zip.archive import ZipArchive
 
@@ -50,8 +55,10 @@ def core_metadata_problems(text: str) -> tuple[tuple[str, str], ...]:
     except ValueError as exc:  # raised past validation: a number over int()'s 4,300 digits
         problems.append(("", f"packaging cannot read it: {exc}"))  # (fuzz71: internal error)
     description = raw.get("description")
-    problems += description_problems(description, raw.get("description_content_type"))
-    return tuple(problems)
+    said = description_problems(description, raw.get("description_content_type"))
+    if said and description and indented_header(text, description):
+        said = [(field, f"{message.rstrip(':')}; {INDENTED_HEADER}") for field, message in said]
+    return tuple(problems + said)
 
 
 def uploaded_license_files(raw: RawMetadata) -> list[str]:

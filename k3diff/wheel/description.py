@@ -116,3 +116,27 @@ def render_failure(description: str, params: tuple[tuple[str, str], ...] = ()) -
         return said.strip()[:_MESSAGE_LIMIT] or "nothing rendered"
     line, level, message = found.groups()
     return f"line {line or '?'}: {level.capitalize()}: {message.strip()[:_MESSAGE_LIMIT]}"
+
+
+INDENTED_HEADER = (
+    "it is the Description: header an old setuptools wrote, each line after the first "
+    "indented by 8 spaces, which twine before 6.1 stripped and twine 6.1+ and PyPI render as "
+    "written"
+)
+"""Said of a description that fails as the indented header an old setuptools wrote
+(setupstop76: six 1.16.0's sdist); `report.metadatasteps` reads it to say rebuild."""
+
+_HEADER_LINE = re.compile(r"^Description:", re.I | re.M)
+
+
+def indented_header(text: str, description: str) -> bool:
+    """Whether the description is a ``Description:`` header (before the first blank line)
+    whose every line after the first starts with setuptools' 8 spaces (``rfc822_escape``,
+    which wrote it so until the description became the body)."""
+    head = text.split("\n\n", 1)[0]
+    lines = description.split("\n")[1:]
+    return (
+        _HEADER_LINE.search(head) is not None
+        and all(line.startswith(" " * 8) or not line.strip() for line in lines)
+        and any(line.strip() for line in lines)
+    )

@@ -62,6 +62,7 @@ from k3diff.zip.archive import ZipArchive
 
 if TYPE_CHECKING:
     from k3diff.provenance.check import ProvenanceReport
+    from k3diff.provenance.setupstop import SourceStart
     from k3diff.wheel.sbomdoc import SbomReport
     from k3diff.wheels.headstart import HeadStart
     from k3diff.wheels.sources import SourceSpec
@@ -113,11 +114,12 @@ def compare_wheels(
         raw_compares(base, patch, readers if options.file_hash else None, head) as early,
         screened_heads(base, patch, None if head is None else head.heads) as heads,
     ):
+        start: SourceStart | None = None
         if options.source is not None:  # holds75: a build setup not read stops before comparing
-            from k3diff.provenance.setupstop import stop_before_comparing
+            from k3diff.provenance.setupstop import read_start
 
-            spec = options.source
-            stop_before_comparing(spec.repo, spec.commit, spec.commits, spec.prefix)
+            spec = options.source  # what it reads, the check starts from (setupstop76)
+            start = read_start(spec.repo, spec.commit, spec.commits, spec.prefix)
         facts = read_facts(base, patch)
         # RECORD is parsed once per wheel; the installability check reads the same parse.
         # Every name test once for the names both wheels share (equal by value).
@@ -185,6 +187,7 @@ def compare_wheels(
             entries, provenance = attach_provenance(
                 entries, patch, options.source, patch_side.stated_commits,
                 base_side.stated_commits, patch_side.dirty_builds, facts.patch_identity.version,
+                start,
             )  # fmt: skip
             unsound += [
                 Finding(Code[note.code], note.path, note.message)

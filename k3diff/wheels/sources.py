@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from k3diff.provenance.blobs import StreamedFile
     from k3diff.provenance.check import ProvenanceReport
     from k3diff.provenance.revisions import RepoNote
+    from k3diff.provenance.setupstop import SourceStart
     from k3diff.wheels.statedcommit import DirtyBuild, StatedCommit
 
 
@@ -74,12 +75,15 @@ def attach_provenance(
     base_stated: Sequence[StatedCommit] = (),
     dirty_builds: Sequence[DirtyBuild] = (),
     version: str | None = None,
+    start: SourceStart | None = None,
 ) -> tuple[tuple[EntryResult, ...], ProvenanceReport]:
     """Check the selected Python files against the source and attach each verdict; each
     commit the patch wheel states (`stated`) is held against the commit, or the range (W408),
     and with a range each the base wheel states against OLD (W409, informational); a dirty
     build, stated with a commit or (`dirty_builds`) without one, is W411. A module the build
-    writes must be its tool's template stating `version`, the patch's METADATA Version."""
+    writes must be its tool's template stating `version`, the patch's METADATA Version.
+    `start`: the repository, revisions and root setup read before the wheels were compared
+    (`setupstop.read_start`), which the check starts from instead of reading them again."""
     from k3diff.provenance.check import check_source, check_source_range
 
     by_name = {entry.name: entry for entry in patch.entries}
@@ -92,14 +96,14 @@ def attach_provenance(
     if spec.commit is not None:
         report = check_source(
             spec.repo, spec.commit, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT, layout=layout,
-            stated=claims, dropped=_dropped(entries), version=version,
+            stated=claims, dropped=_dropped(entries), version=version, start=start,
         )  # fmt: skip
     else:
         assert spec.commits is not None
         report = check_source_range(
             spec.repo, spec.commits, files, prefix=spec.prefix, diff_cap=TEXT_LIMIT, layout=layout,
             stated=claims, base_stated=_claims(base_stated),
-            dropped=_dropped(entries), version=version,
+            dropped=_dropped(entries), version=version, start=start,
         )  # fmt: skip
     report = _with_bytecode(report, entries, patch, spec.check_all)
     report = replace(report, notes=report.notes + _dirty_notes(stated, dirty_builds))

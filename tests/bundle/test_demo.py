@@ -111,6 +111,9 @@ def test_the_demo_writes_the_seed_bundle_and_stops_its_engines(tmp_path: Path) -
     _the_tour_says_what_the_qualifications_are(tour, proc.stdout, summary["qualifications"])
     assert SEED_LINE in summary["bottom_line"]
     assert "48 samples of 8 records (serial): base 24, patch 24; 0 failed" in summary["bottom_line"]
+    assert (
+        '\ndemo: "captured base output reproduced by 0 of 3 serial samples" means: ' in proc.stdout
+    )
     assert not list((tmp_path / "demo/servers").glob("*.pid"))
     _the_next_step_runs_after_the_demo(tmp_path, proc.stdout)
 
@@ -267,3 +270,20 @@ def test_the_grow_command_pastes_as_the_demo_directory_given(tmp_path: Path) -> 
     words = pasted(command)
     assert words[2:] == ["--grow", "11", str(directory)], command
     assert Path(words[0]).samefile(sys.executable) and Path(words[1]).samefile(demo.__file__)
+
+
+def test_the_demo_says_an_unreproduced_base_capture_in_plain_words() -> None:
+    """setupstop76: triage's `captured base output reproduced by 0 of 60 serial samples`
+    puzzled a newcomer (the base failing?); the demo says what it means after triage."""
+    said = (
+        "b: captured base output reproduced by 0 of 60 serial samples; captured patch output "
+        "reproduced by 60 of 60 serial samples\n"
+    )
+    note = demo.capture_note(said)
+    assert note is not None
+    assert (
+        "the answer the base engine gave when step 2 captured that prompt never came back " in note
+    )
+    assert "in its 60 samples" in note and "base-nondeterminism and not regressions" in note
+    assert note.endswith("The patch's capture came back every time.")
+    assert demo.capture_note("a: captured base output reproduced by 2 of 3 serial samples") is None

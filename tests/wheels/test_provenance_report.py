@@ -34,50 +34,60 @@ def test_json_shape(linear: tuple[Path, list[str]]) -> None:
 
     data = json.loads(json.dumps(provenance_json(report)))
 
-    assert data == {
-        "repo": str(repo),
-        "rev": None,
-        "range": f"{c0}..HEAD",
-        "commit": c4,
-        "old_commit": c0,
-        "object_format": "sha1",
-        "prefix": "src/",
-        "prefix_detected": True,
-        "prefix_from": None,
-        "package_dir": {},
-        "package_dir_unread": None,
-        "commits_examined": 5,
-        "revisions": [
-            {"given": c0, "commit": c0, "ref": None, "ref_target": None, "ref_target_type": None},
-            {
-                "given": "HEAD",
-                "commit": c4,
-                "ref": "refs/heads/main",
-                "ref_target": None,
-                "ref_target_type": None,
-            },
-        ],
-        "notes": [],
-        "summary": {"match": 0, "mismatch": 0, "absent": 0, "stale": 1},
-        "files": [
-            {
-                "path": "pkg/engine.py",
-                "repo_path": "src/pkg/engine.py",
-                "status": "stale",
-                "wheel_blob": blob_id(b"ENGINE = 1\n", "sha1"),
-                "repo_blob": blob_id(b"ENGINE = 2\n", "sha1"),
-                "matched_commit": c2,
-                "diff": (
-                    f"--- a/src/pkg/engine.py@{c4[:12]}\n+++ b/pkg/engine.py\n"
-                    "@@ -1 +1 @@\n-ENGINE = 2\n+ENGINE = 1\n"
-                ),
-                "added": 1,
-                "removed": 1,
-                "diff_skipped": None,
-                "generated_by": None,
-            }
-        ],
-    }
+    assert (
+        data
+        == {
+            "repo": str(repo),
+            "rev": None,
+            "range": f"{c0}..HEAD",
+            "commit": c4,
+            "old_commit": c0,
+            "head_commit": None,  # a range's: the W401 step needs HEAD only for one commit
+            "object_format": "sha1",
+            "prefix": "src/",
+            "prefix_detected": True,
+            "prefix_from": None,
+            "package_dir": {},
+            "package_dir_unread": None,
+            "commits_examined": 5,
+            "revisions": [
+                {
+                    "given": c0,
+                    "commit": c0,
+                    "ref": None,
+                    "ref_target": None,
+                    "ref_target_type": None,
+                },
+                {
+                    "given": "HEAD",
+                    "commit": c4,
+                    "ref": "refs/heads/main",
+                    "ref_target": None,
+                    "ref_target_type": None,
+                },
+            ],
+            "notes": [],
+            "summary": {"match": 0, "mismatch": 0, "absent": 0, "stale": 1},
+            "files": [
+                {
+                    "path": "pkg/engine.py",
+                    "repo_path": "src/pkg/engine.py",
+                    "status": "stale",
+                    "wheel_blob": blob_id(b"ENGINE = 1\n", "sha1"),
+                    "repo_blob": blob_id(b"ENGINE = 2\n", "sha1"),
+                    "matched_commit": c2,
+                    "diff": (
+                        f"--- a/src/pkg/engine.py@{c4[:12]}\n+++ b/pkg/engine.py\n"
+                        "@@ -1 +1 @@\n-ENGINE = 2\n+ENGINE = 1\n"
+                    ),
+                    "added": 1,
+                    "removed": 1,
+                    "diff_skipped": None,
+                    "generated_by": None,
+                }
+            ],
+        }
+    )
 
 
 def test_rows_and_text_report_cap_long_diffs(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ the waiver follows as `or accept`. The bundle says the same from the document.
 
 from __future__ import annotations
 
+import json
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -177,6 +178,7 @@ class _Checked:
     rev: str | None
     range: str | None
     commit: str
+    head_commit: str | None = None
 
 
 def test_a_w401_step_keeps_a_placeholder_only_for_what_is_unknown() -> None:
@@ -229,7 +231,7 @@ def test_a_hostile_or_mixed_detail_keeps_the_placeholder() -> None:
     from k3diff.report.wheelfailing import source_steps
 
     class Source:
-        repo, rev, range, commit = "-r epo", None, "a..b", "b" * 40
+        repo, rev, range, commit, head_commit = "-r epo", None, "a..b", "b" * 40, None
 
     failing = [("W403", "pkg/mod.py", False)]
     for details in (
@@ -243,3 +245,42 @@ def test_a_hostile_or_mixed_detail_keeps_the_placeholder() -> None:
         failing, Source(), ("b.whl", "p.whl"), details=["matches m at older commit abcd"]
     )
     assert step.endswith("--commit abcd)")
+
+
+def test_a_w401_step_at_head_named_by_its_id_names_a_range_up_to_it(tmp_path: Path) -> None:
+    """setupstop76: checked at the repository's HEAD named by its id, the step named
+    ``ID..HEAD``, which holds no commit; it names ``OLD..ID``, as for ``HEAD``, in the report
+    and in the bundle from the document (which records the HEAD checked at)."""
+    _setup(tmp_path)
+    head = _sha(tmp_path, "HEAD")
+    args = ("--source", "repo", "--commit", head)
+    result = run_k3diff("wheels", *WHEELS, *args, "--format", "json", "-o", "w.json", cwd=tmp_path)
+    assert result.exit_code == 1
+    text = run_k3diff("wheels", *WHEELS, *args, cwd=tmp_path)
+    step = _steps(text.stdout)[0]
+    assert f"--commits OLD..{head}: OLD the first commit it may come from" in step
+    assert f"{head}..HEAD" not in step
+    bundled = run_k3diff("report", "w.json", *WHEELS, "repo", "--out", "bundle", cwd=tmp_path)
+    assert bundled.exit_code == 1
+    report = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert f"--commits OLD..{head}" in report and f"{head}..HEAD" not in report
+
+
+def test_a_document_s_head_is_its_word_and_an_older_one_lacks_it(tmp_path: Path) -> None:
+    """The clone's HEAD moves on after the document (a new commit): `report` runs the check
+    again and takes the document's `head_commit`, as it takes its revision names; a document
+    written before it had one lacks it and is run again without it (exit 1: W401, not 2)."""
+    _setup(tmp_path)
+    head = _sha(tmp_path, "HEAD")
+    args = ("--source", "repo", "--commit", head, "--format", "json", "-o", "w.json")
+    assert run_k3diff("wheels", *WHEELS, *args, cwd=tmp_path).exit_code == 1
+    document = json.loads((tmp_path / "w.json").read_text())
+    assert document["provenance"]["head_commit"] == head
+    git(tmp_path / "repo", "commit", "--allow-empty", "-q", "-m", "later", tick=9)
+    moved = run_k3diff("report", "w.json", *WHEELS, "repo", "--out", "moved", cwd=tmp_path)
+    assert moved.exit_code == 1, moved.stderr
+    assert f"--commits OLD..{head}" in (tmp_path / "moved" / "REPORT.md").read_text()
+    del document["provenance"]["head_commit"]
+    (tmp_path / "old.json").write_text(json.dumps(document))
+    older = run_k3diff("report", "old.json", *WHEELS, "repo", "--out", "older", cwd=tmp_path)
+    assert older.exit_code == 1, older.stderr

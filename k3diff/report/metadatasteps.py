@@ -1,0 +1,65 @@
+"""The "Next steps" fix for A122, core metadata PyPI and twine refuse, chosen by its details.
+
+The usual fix is the field's, where the build reads it. A description that fails only as the
+indented ``Description:`` header an old setuptools wrote (six 1.16.0's sdist: every line after
+the first indented by 8 spaces, which twine before 6.1 stripped, and twine 6.1+ and PyPI render
+as written) needs no edit: a current setuptools writes it as the file's body (setupstop76: it
+was told to fix the field where the build reads it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from k3diff.report.refusedsteps import Style
+from k3diff.report.sdiststeps import SDIST_BUILD
+from k3diff.report.stepwords import REBUILD
+from k3diff.wheel.description import INDENTED_HEADER
+
+Fix = Callable[[str, str, Style], str]
+"""A fix's words from the counts of its findings, the artifact as given and the style."""
+
+_SETUPTOOLS = "pip install -U setuptools"
+
+
+def refused_fix(details: Sequence[str]) -> Fix:
+    """The fix for A122 findings of these `details`: the field's, the rebuild with a current
+    setuptools where each says the description is an old setuptools' indented header, or both
+    where some do."""
+    indented = [INDENTED_HEADER in detail for detail in details]
+    if indented and all(indented):
+        return old_setuptools
+    return refused_and_old_setuptools if any(indented) else refused_metadata
+
+
+def refused_metadata(counts: str, artifact: str, code: Style) -> str:
+    """A122, of a wheel's METADATA or an sdist's PKG-INFO: the artifact of that kind rebuilt
+    (newuser75: attrs 24.2.0's sdist was told `python -m build --wheel`, which writes none)."""
+    return (
+        f"{counts}: fix the field its detail names where the build reads it "
+        f"({code('pyproject.toml')}'s {code('[project]')} table, or {code('setup.cfg')}), "
+        f"rebuild ({code(_build(artifact))}) and check with {code('twine check dist/*')} before "
+        "uploading"
+    )
+
+
+def old_setuptools(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{counts}: the description is the indented {code('Description:')} header an old "
+        "setuptools wrote, which twine 6.1+ and PyPI no longer strip, so the text needs no "
+        f"edit: rebuild ({code(_build(artifact))}) with a current setuptools "
+        f"({code(_SETUPTOOLS)}: it writes the description unindented, as the file's body) and "
+        f"check with {code('twine check dist/*')} before uploading"
+    )
+
+
+def refused_and_old_setuptools(counts: str, artifact: str, code: Style) -> str:
+    return (
+        f"{refused_metadata(counts, artifact, code)}; the description, the indented "
+        f"{code('Description:')} header an old setuptools wrote, needs no edit: rebuild with a "
+        f"current setuptools ({code(_SETUPTOOLS)})"
+    )
+
+
+def _build(artifact: str) -> str:
+    return SDIST_BUILD if artifact.lower().endswith(".tar.gz") else REBUILD[0]

@@ -1,0 +1,107 @@
+"""`wheels --source`: a ``setup.py`` naming CMake only as a requirement does not stop the check
+(setupstop76); one that may run it still does.
+
+``setup_requires=["cmake"]``, ``install_requires=["cmake >= 3.26"]`` and the like install PyPI's
+``cmake`` package and run nothing, but any string whose first word was ``cmake`` stopped the
+check, exit 2, as vLLM's ``cmake_build_ext`` does. A string held only as a requirement's data
+(a list, a dict, a name nothing else reads) is now passed over; one that may reach a program's
+command line (a call's argument, a name read elsewhere, a ``requires=`` of another function or
+of the script's own ``setup``) still counts.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from k3diff.provenance.setuppycmake import cmake_line
+
+from .test_provenance_backend_places import REVERTED
+from .test_provenance_cmake_install import _repo, _stopped_at
+from .test_provenance_cmake_unread import _passes_with
+from .test_provenance_setuppy_cmake import CMAKE, SETUPTOOLS
+
+HEAD = b"import os\nimport subprocess\nimport setuptools\nfrom setuptools import setup\n"
+REQUIREMENTS = {
+    "setup_requires": b'setup(name="pkg", setup_requires=["cmake"])\n',
+    "a specifier": b'setup(name="pkg", install_requires=["cmake >= 3.26", "ninja"])\n',
+    "a marker": b'setup(name="pkg", install_requires=["cmake; sys_platform == \'linux\'"])\n',
+    "extras_require": b'setup(name="pkg", extras_require={"cmake": ["cmake"], "b": ["x"]})\n',
+    "a name": b'REQUIRES = ["cmake", "ninja"]\nsetup(name="pkg", install_requires=REQUIRES)\n',
+    "names added to": (
+        b'BUILD = []\nBUILD.append("cmake")\nBUILD += ["cmake3"]\nALL = BUILD + ["ninja"]\n'
+        b'setuptools.setup(name="pkg", setup_requires=ALL if True else [])\n'
+    ),
+}
+RUNS = {
+    "a name read by a call": (
+        b'CMAKE = "cmake"\nsetup(name="pkg", setup_requires=[CMAKE])\n'
+        b'subprocess.check_call([CMAKE, "--install", "."])\n'
+    ),
+    "a list read by a call": (
+        b'REQS = ["cmake"]\nsetup(name="pkg", setup_requires=REQS)\n'
+        b'subprocess.check_call(REQS + ["--install", "."])\n'
+    ),
+    "a list joined": (
+        b'REQS = ["cmake"]\nsetup(name="pkg", setup_requires=REQS)\nos.system(" ".join(REQS))\n'
+    ),
+    "added to a command": b'cmd = []\ncmd.append("cmake")\nsubprocess.check_call(cmd)\n',
+    "another function's requires": (
+        b"def run(requires):\n    subprocess.check_call(requires)\n\n\n"
+        b'run(requires=["cmake", "--install", "."])\n'
+    ),
+    "the script's own setup": (
+        b"def setup(**kw):\n    subprocess.check_call(kw['setup_requires'])\n\n\n"
+        b'setup(setup_requires=["cmake", "--install", "."])\n'
+    ),
+    "run inside a requirement": (
+        b'setup(install_requires=[subprocess.check_call(["cmake", "--install", "."]) and "x"])\n'
+    ),
+    "read by name": b'REQS = ["cmake"]\nsetup(setup_requires=REQS)\nexec("import os")\n',
+    "a requirement beside a run": (
+        b'setup(name="pkg", setup_requires=["cmake"])\n'
+        b'subprocess.check_call(["cmake", "--build", "."])\n'
+    ),
+}
+FIRST = {  # the line of the first string that may run CMake, after HEAD's four
+    "a name read by a call": 5,
+    "a list read by a call": 5,
+    "a list joined": 5,
+    "added to a command": 6,
+    "another function's requires": 9,
+    "the script's own setup": 9,
+    "run inside a requirement": 5,
+    "read by name": 5,
+    "a requirement beside a run": 6,
+}
+
+
+@pytest.mark.parametrize("setup_py", list(REQUIREMENTS.values()), ids=list(REQUIREMENTS))
+def test_cmake_as_a_requirement_names_no_program(setup_py: bytes) -> None:
+    """Each shape stopped the check (a line) before; a requirement runs nothing."""
+    assert cmake_line(ast.parse(HEAD + setup_py)) is None
+
+
+@pytest.mark.parametrize("shape", list(RUNS), ids=list(RUNS))
+def test_cmake_that_may_run_still_counts(shape: str) -> None:
+    """A string a call, a command or an unread ``setup`` may take still names the program."""
+    assert cmake_line(ast.parse(HEAD + RUNS[shape])) == FIRST[shape]
+
+
+def test_a_setup_py_requiring_cmake_checks(tmp_path: Path) -> None:
+    """``setup_requires=["cmake"]`` beside a package the commit holds: exit 0 (it was exit 2,
+    ``setup.py runs CMake (line 5)``)."""
+    setup_py = HEAD + REQUIREMENTS["names added to"]
+    _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.py": setup_py})
+
+
+def test_a_setup_py_running_a_required_cmake_stops(tmp_path: Path) -> None:
+    """The same requirement read by ``subprocess.check_call`` still stops the check."""
+    setup_py = HEAD + RUNS["a list read by a call"]
+    repo = _repo(tmp_path, SETUPTOOLS, CMAKE, **{"setup.py": setup_py})
+
+    said = _stopped_at(tmp_path, repo, REVERTED)
+
+    assert "setup.py runs CMake (line 5), whose CMake installs files" in said
