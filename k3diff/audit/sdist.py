@@ -15,6 +15,7 @@ by the name alone, so a run without an sdist imports neither `tarfile` nor this 
 
 from __future__ import annotations
 
+import io
 import posixpath
 import tarfile
 import tomllib
@@ -42,7 +43,8 @@ _Identity = tuple[NormalizedName, Version]
 _POLYGLOT = (
     "the file reads as a zip archive too (a zip end record in its last 64 KiB, as `zipfile` "
     "finds one): PyPI refuses it (`File is both a zip and a tar file`), and pip unzips it "
-    "instead of untarring it where an index serves it as application/zip (sdist76: it passed)"
+    "instead of untarring it (pip asks `zipfile.is_zipfile` before `tarfile`; sdist76: it "
+    "passed)"
 )
 
 
@@ -63,8 +65,7 @@ def audit_sdist(path: Path) -> SdistAudit:
     read, CapError past a cap."""
     read = read_sdist(path)
     findings = [] if read.problem is None else [Finding(Code.A002, "", read.problem)]
-    if zipfile.is_zipfile(path):
-        findings.append(Finding(Code.A002, "", _POLYGLOT))
+    findings += _zip_too(path)
     named = _file_identity(path.name)
     top = _top(read) if read.members else path.name[: -len(SDIST_SUFFIX)]
     findings += member_findings(read.members, top)
@@ -86,6 +87,24 @@ def audit_sdist(path: Path) -> SdistAudit:
         findings += _pyproject_findings(read, top, named)
     directories = sum(1 for member in read.members if member.isdir())
     return SdistAudit(tuple(findings), len(read.members), directories)
+
+
+def _zip_too(path: Path) -> list[Finding]:
+    """A002 where `zipfile` reads the file as a zip too, or raises on the zip end record it
+    finds (a ZIP64 locator naming several disks: `is_zipfile` raises `BadZipFile` there, from
+    Python 3.8 to 3.13, so pip's unpacking stops with a traceback; review76b: an internal
+    error, exit 2)."""
+    try:
+        if not zipfile.is_zipfile(path):
+            return []
+    except zipfile.BadZipFile as exc:
+        detail = (
+            f"`zipfile` finds a zip end record in the file's last 64 KiB and refuses it ({exc}): "
+            "pip asks `zipfile.is_zipfile` before it untars an sdist, and stops there with a "
+            "traceback"
+        )
+        return [Finding(Code.A002, "", detail)]
+    return [Finding(Code.A002, "", _POLYGLOT)]
 
 
 def _unnormalised(filename: str, named: _Identity) -> list[Finding]:
@@ -128,7 +147,7 @@ def _pkg_info_findings(read: SdistRead, top: str, named: _Identity | str) -> lis
     path = f"{top}/PKG-INFO"
     data = read.top_files.get(path)
     if data is None:
-        last = next((m for m in reversed(read.members) if posixpath.normpath(m.name) == path), None)
+        last = _last_of(read, path)
         if last is None and read.problem is not None:
             return []  # the read stopped before it: A002 says why
         return [Finding(Code.A134, path, _why_unread(last))]
@@ -175,12 +194,22 @@ def _pyproject_findings(read: SdistRead, top: str, named: _Identity) -> list[Fin
     """A135 where `TOP/pyproject.toml`'s `[project]` table states a name or version other than
     the file name's: the build backend writes the wheel's
     metadata from it, and pip compares that with the name and version it asked the index for
-    (pip 26: `inconsistent name: expected 'demo', but metadata has 'other'`). A file that is
+    (pip 26: `inconsistent name: expected 'demo', but metadata has 'other'`). Read as pip,
+    hatchling and flit-core read it: UTF-8 text with universal newlines (a bare CR ends a
+    line). A member k3diff does not read (a link, a sparse file, over `METADATA_LIMIT`) is
+    A135 too, its name and version unchecked (review76b: both passed, exit 0). A file that is
     no TOML, or holds no such table, is not judged here."""
     path = f"{top}/pyproject.toml"
     data = read.top_files.get(path)
+    if data is None:
+        last = _last_of(read, path)
+        if last is None:
+            return []
+        unread = f"{_why_unread(last, 'pyproject.toml')}: the name and version pip builds unchecked"
+        return [Finding(Code.A135, path, unread)]
     try:
-        table = tomllib.loads(data.decode("utf-8")).get("project") if data else None
+        text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").read()
+        table = tomllib.loads(text).get("project")
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         return []
     if not isinstance(table, dict):
@@ -197,6 +226,11 @@ def _pyproject_findings(read: SdistRead, top: str, named: _Identity) -> list[Fin
     return [Finding(Code.A135, path, detail)]
 
 
+def _last_of(read: SdistRead, path: str) -> tarfile.TarInfo | None:
+    """The last member whose normalised name is `path`: the one extraction leaves."""
+    return next((m for m in reversed(read.members) if posixpath.normpath(m.name) == path), None)
+
+
 def _same(stated: tuple[object, object], named: _Identity) -> bool:
     name, version = stated
     if not isinstance(name, str) or not isinstance(version, str):
@@ -207,11 +241,11 @@ def _same(stated: tuple[object, object], named: _Identity) -> bool:
         return False
 
 
-def _why_unread(member: tarfile.TarInfo | None) -> str:
+def _why_unread(member: tarfile.TarInfo | None, name: str = "PKG-INFO") -> str:
     if member is None:
         return "no PKG-INFO in the top directory: pip and PyPI read the sdist's metadata from it"
     if not member.isreg():
-        return "PKG-INFO is not a regular file (a link, directory or special file)"
+        return f"{name} is not a regular file (a link, directory or special file)"
     if member.size > METADATA_LIMIT:
-        return f"PKG-INFO of {member.size:,} bytes, over k3diff's cap of {METADATA_LIMIT:,}"
-    return "PKG-INFO is a sparse member"
+        return f"{name} of {member.size:,} bytes, over k3diff's cap of {METADATA_LIMIT:,}"
+    return f"{name} is a sparse member"

@@ -1,0 +1,83 @@
+"""review76b: shapes the sdist76 checks passed, or crashed on.
+
+A zip end record whose ZIP64 locator names several disks (`zipfile.is_zipfile` raises
+`BadZipFile` there, so pip's unpacking stops; the audit's polyglot check did too: an internal
+error, exit 2), and a `pyproject.toml` naming another project that A135 did not read: written
+with bare CRs (pip, hatchling and flit-core read it as text, universal newlines), a hard link
+to another member, or over 16 MiB (exit 0).
+"""
+
+from __future__ import annotations
+
+import gzip
+import struct
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from audit.helpers import audit_json, codes
+from audit.sdistcraft import PKG_INFO, Member, hardlink, make_sdist, tar_bytes
+
+_FEXTRA = 0x04
+_OTHER = b'[project]\nname = "other"\nversion = "2.0"\n'
+_END = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0, 0, 0, 0, 0)
+_SEVERAL_DISKS = struct.pack("<4sLQL", b"PK\x06\x07", 0, 0, 2)
+
+
+def _with_extra(tmp_path: Path, extra: bytes) -> Path:
+    """demo-1.0.tar.gz, sound but for its gzip header's FEXTRA field holding `extra`."""
+    body = gzip.compress(tar_bytes([Member("demo-1.0/PKG-INFO", PKG_INFO)]), mtime=0)
+    header = body[:3] + bytes([body[3] | _FEXTRA]) + body[4:10]
+    path = tmp_path / "demo-1.0.tar.gz"
+    path.write_bytes(header + struct.pack("<H", len(extra)) + extra + body[10:])
+    return path
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [(_SEVERAL_DISKS + _END, "refuses it (zipfiles that span"), (_END, "as a zip archive too")],
+    ids=["zip64-several-disks", "zip-end-record"],
+)
+def test_a_zip_end_record_in_a_gzip_header_fails(tmp_path: Path, extra: bytes, said: str) -> None:
+    code, report = audit_json(_with_extra(tmp_path, extra))
+    assert (code, codes(report)) == (1, {"A002": 1})
+    assert said in report["artifacts"][0]["findings"][0]["detail"]
+
+
+def test_a_gzip_extra_field_without_a_zip_end_record_passes(tmp_path: Path) -> None:
+    assert audit_json(_with_extra(tmp_path, b"AC\x04\x00k3df"))[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("members", "said"),
+    [
+        ([Member("demo-1.0/pyproject.toml", _OTHER.replace(b"\n", b"\r"))], "says 'other' '2.0'"),
+        (
+            [
+                Member("demo-1.0/x.toml", _OTHER),
+                hardlink("demo-1.0/pyproject.toml", "demo-1.0/x.toml"),
+            ],
+            "pyproject.toml is not a regular file",
+        ),
+        (
+            [Member("demo-1.0/pyproject.toml", _OTHER + b"#" * (17 << 20) + b"\n")],
+            "pyproject.toml of 17,825,834 bytes, over k3diff's cap",
+        ),
+    ],
+    ids=["bare-cr", "hard-link", "over-16-mib"],
+)
+def test_a_pyproject_naming_another_project_unread_fails(
+    tmp_path: Path, members: list[Member], said: str
+) -> None:
+    code, report = audit_json(make_sdist(tmp_path, members))
+    assert (code, codes(report)) == (1, {"A135": 1})
+    (finding,) = report["artifacts"][0]["findings"]
+    assert finding["path"] == "demo-1.0/pyproject.toml"
+    assert said in finding["detail"]
+
+
+def test_a_pyproject_with_crlf_naming_the_project_passes(tmp_path: Path) -> None:
+    ours = b'[project]\r\nname = "demo"\r\nversion = "1.0"\r\n'
+    members = [Member("demo-1.0/pyproject.toml", ours, tarfile.REGTYPE)]
+    assert audit_json(make_sdist(tmp_path, members))[0] == 0
