@@ -81,3 +81,35 @@ def test_a_pyproject_with_crlf_naming_the_project_passes(tmp_path: Path) -> None
     ours = b'[project]\r\nname = "demo"\r\nversion = "1.0"\r\n'
     members = [Member("demo-1.0/pyproject.toml", ours, tarfile.REGTYPE)]
     assert audit_json(make_sdist(tmp_path, members))[0] == 0
+
+
+def _members_after(tmp_path: Path, member: bytes, count: int) -> Path:
+    """demo-1.0.tar.gz, its tar in one gzip member, then `count` copies of `member`."""
+    body = gzip.compress(tar_bytes([Member("demo-1.0/PKG-INFO", PKG_INFO)]), mtime=0)
+    path = tmp_path / "demo-1.0.tar.gz"
+    path.write_bytes(body + member * count)
+    return path
+
+
+_EMPTY = gzip.compress(b"", mtime=0)
+_COMMENTED = _EMPTY[:3] + bytes([_EMPTY[3] | 0x10]) + _EMPTY[4:10] + b"A" * 60_000 + b"\0"
+
+
+@pytest.mark.parametrize(
+    ("member", "count"),
+    [(_COMMENTED + _EMPTY[10:], 60), (_EMPTY, 200_000)],
+    ids=["comments-under-64-kib", "empty-members"],
+)
+def test_megabytes_of_gzip_inflating_to_nothing_fail(
+    tmp_path: Path, member: bytes, count: int
+) -> None:
+    # sdist76 capped one run of one-byte reads: 60 KiB comments, or empty members, passed
+    # (18 MB of comments: 12 s, exit 0)
+    code, report = audit_json(_members_after(tmp_path, member, count))
+    assert (code, codes(report)) == (1, {"A002": 1})
+    detail = report["artifacts"][0]["findings"][0]["detail"]
+    assert "over 1,048,576 bytes of the gzip file past what its tar inflates to" in detail
+
+
+def test_a_few_empty_gzip_members_pass(tmp_path: Path) -> None:
+    assert audit_json(_members_after(tmp_path, _EMPTY, 1000))[0] == 0
