@@ -35,6 +35,7 @@ from packaging.version import InvalidVersion, Version
 from k3diff.audit.sdistmembers import member_findings
 from k3diff.audit.sdistread import SdistRead, read_sdist
 from k3diff.audit.sourcenames import SDIST_SUFFIX
+from k3diff.errors import InputError
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.coremeta import core_metadata_findings, uploaded_license_files
 from k3diff.wheel.metadata import METADATA_LIMIT
@@ -84,7 +85,7 @@ def audit_sdist(path: Path) -> SdistAudit:
             )
     findings += _pkg_info_findings(read, top, named)
     if isinstance(named, tuple):
-        findings += _pyproject_findings(read, top, named)
+        findings += _pyproject_findings(read, top, named, str(path))
     directories = sum(1 for member in read.members if member.isdir())
     return SdistAudit(tuple(findings), len(read.members), directories)
 
@@ -190,7 +191,7 @@ def _missing_license_files(read: SdistRead, top: str, named: list[str]) -> list[
     ]
 
 
-def _pyproject_findings(read: SdistRead, top: str, named: _Identity) -> list[Finding]:
+def _pyproject_findings(read: SdistRead, top: str, named: _Identity, sdist: str) -> list[Finding]:
     """A135 where `TOP/pyproject.toml`'s `[project]` table states a name or version other than
     the file name's: the build backend writes the wheel's
     metadata from it, and pip compares that with the name and version it asked the index for
@@ -198,7 +199,8 @@ def _pyproject_findings(read: SdistRead, top: str, named: _Identity) -> list[Fin
     hatchling and flit-core read it: UTF-8 text with universal newlines (a bare CR ends a
     line). A member k3diff does not read (a link, a sparse file, over `METADATA_LIMIT`) is
     A135 too, its name and version unchecked (review76b: both passed, exit 0). A file that is
-    no TOML, or holds no such table, is not judged here."""
+    no TOML, or holds no such table, is not judged here; one nested past `tomllib`'s recursion
+    (pip's reader too) is InputError, naming `sdist` (review76b: a message naming no file)."""
     path = f"{top}/pyproject.toml"
     data = read.top_files.get(path)
     if data is None:
@@ -212,6 +214,10 @@ def _pyproject_findings(read: SdistRead, top: str, named: _Identity) -> list[Fin
         table = tomllib.loads(text).get("project")
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         return []
+    except RecursionError as exc:
+        raise InputError(
+            f"{sdist}: {path} is nested too deeply for tomllib, which pip reads it with; refused"
+        ) from exc
     if not isinstance(table, dict):
         return []
     # unstated: the name PEP 621 requires, a version the backend computes (`dynamic`)

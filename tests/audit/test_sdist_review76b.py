@@ -15,6 +15,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from cli_support import run_k3diff
 
 from audit.helpers import audit_json, codes
 from audit.sdistcraft import PKG_INFO, Member, hardlink, make_sdist, tar_bytes
@@ -113,3 +114,12 @@ def test_megabytes_of_gzip_inflating_to_nothing_fail(
 
 def test_a_few_empty_gzip_members_pass(tmp_path: Path) -> None:
     assert audit_json(_members_after(tmp_path, _EMPTY, 1000))[0] == 0
+
+
+def test_a_pyproject_nested_past_tomllib_exits_2_naming_the_file(tmp_path: Path) -> None:
+    nested = b"a = " + b"[" * 5000 + b"]" * 5000 + b"\n" + _OTHER
+    path = make_sdist(tmp_path, [Member("demo-1.0/pyproject.toml", nested)])
+    result = run_k3diff("audit", str(path))
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1
+    assert f"{path}: demo-1.0/pyproject.toml is nested too deeply for tomllib" in result.stderr
