@@ -33,7 +33,7 @@ from packaging.utils import (
 from packaging.version import InvalidVersion, Version
 
 from k3diff.audit.sdistmembers import member_findings
-from k3diff.audit.sdistread import SdistRead, read_sdist
+from k3diff.audit.sdistread import SdistRead, is_pyproject, read_sdist
 from k3diff.audit.sourcenames import SDIST_SUFFIX
 from k3diff.errors import InputError
 from k3diff.wheel.codes import Code, Finding
@@ -201,7 +201,7 @@ def _pyproject_findings(read: SdistRead, top: str, named: _Identity, sdist: str)
     A135 too, its name and version unchecked (review76b: both passed, exit 0). A file that is
     no TOML, or holds no such table, is not judged here; one nested past `tomllib`'s recursion
     (pip's reader too) is InputError, naming `sdist` (review76b: a message naming no file)."""
-    path = f"{top}/pyproject.toml"
+    path = _pyproject_path(read, top)
     data = read.top_files.get(path)
     if data is None:
         last = _last_of(read, path)
@@ -229,7 +229,18 @@ def _pyproject_findings(read: SdistRead, top: str, named: _Identity, sdist: str)
         f"{named[0]} {named[1]}: pip builds the project pyproject.toml names, and `pip install "
         f"{named[0]}` from an index refuses the sdist as inconsistent"
     )
+    if not path.endswith("/pyproject.toml"):
+        detail += " (pip finds this name as pyproject.toml on macOS and Windows)"
     return [Finding(Code.A135, path, detail)]
+
+
+def _pyproject_path(read: SdistRead, top: str) -> str:
+    """`TOP/pyproject.toml`, or the name alike but for case that pip finds as it on macOS and
+    Windows, where the sdist holds no member of that exact name (review76b: `PyProject.toml`
+    naming another project passed, exit 0)."""
+    exact = f"{top}/pyproject.toml"
+    alike = [path for m in read.members if is_pyproject(path := posixpath.normpath(m.name), top)]
+    return exact if exact in alike or not alike else alike[-1]
 
 
 def _last_of(read: SdistRead, path: str) -> tarfile.TarInfo | None:

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from k3diff.errors import ArchiveError, CapError, InputError
+from k3diff.wheel.installed import fold
 from k3diff.wheel.metadata import METADATA_LIMIT
 from k3diff.zip.bounds import BOMB_MIN_SIZE, BOMB_RATIO
 from k3diff.zip.directory import MAX_DIRECTORY_BYTES, MAX_ENTRIES
@@ -84,8 +85,8 @@ class SdistRead:
     problem: str | None
     """Why the file is not a sound gzip-compressed tar (A002), or None."""
     top_files: dict[str, bytes]
-    """Content of `TOP/PKG-INFO` and `TOP/pyproject.toml` (TOP: the first member's top
-    directory) by normalised name, each where the last member of that name is a regular file
+    """Content of `TOP/PKG-INFO` and `TOP/pyproject.toml` (or a name alike but for case: see
+    `is_pyproject`; TOP: the first member's top directory) by normalised name, each where the last member of that name is a regular file
     of at most `METADATA_LIMIT` bytes."""
 
 
@@ -300,10 +301,17 @@ def _read_members(
                     f"{name}: over {MAX_NAME_BYTES:,} bytes of member names, k3diff's cap"
                 )
             path = posixpath.normpath(member.name)
-            if path in (f"{top}/PKG-INFO", f"{top}/pyproject.toml"):
+            if path == f"{top}/PKG-INFO" or is_pyproject(path, top):
                 top_files.pop(path, None)  # the last of the name is the one extraction leaves
                 _read_top_file(stream, member, path, top_files)
             member = tar.next()
+
+
+def is_pyproject(path: str, top: str) -> bool:
+    """Whether pip finds the member at (normalised) `path` as `TOP/pyproject.toml`: where it
+    runs on macOS or Windows, a name alike but for case (`PyProject.toml`) too (review76b)."""
+    head, _, tail = path.rpartition("/")
+    return head == top and fold(tail) == "pyproject.toml"
 
 
 def _read_top_file(

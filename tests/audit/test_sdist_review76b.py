@@ -18,7 +18,7 @@ import pytest
 from cli_support import run_k3diff
 
 from audit.helpers import audit_json, codes
-from audit.sdistcraft import PKG_INFO, Member, hardlink, make_sdist, tar_bytes
+from audit.sdistcraft import PKG_INFO, Member, hardlink, link, make_sdist, tar_bytes
 
 _FEXTRA = 0x04
 _OTHER = b'[project]\nname = "other"\nversion = "2.0"\n'
@@ -123,3 +123,33 @@ def test_a_pyproject_nested_past_tomllib_exits_2_naming_the_file(tmp_path: Path)
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1
     assert f"{path}: demo-1.0/pyproject.toml is nested too deeply for tomllib" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("members", "path", "said"),
+    [
+        (
+            [Member("demo-1.0/x.toml", _OTHER), link("demo-1.0/pyproject.toml", "x.toml")],
+            "demo-1.0/pyproject.toml",
+            "pyproject.toml is not a regular file",
+        ),
+        (
+            [Member("demo-1.0/PyProject.toml", _OTHER)],
+            "demo-1.0/PyProject.toml",
+            "pip finds this name as pyproject.toml on macOS and Windows",
+        ),
+    ],
+    ids=["symbolic-link", "case"],
+)
+def test_a_pyproject_pip_finds_otherwise_fails(
+    tmp_path: Path, members: list[Member], path: str, said: str
+) -> None:
+    code, report = audit_json(make_sdist(tmp_path, members))
+    assert (code, codes(report)) == (1, {"A135": 1})
+    (finding,) = report["artifacts"][0]["findings"]
+    assert (finding["path"], said in finding["detail"]) == (path, True)
+
+
+def test_a_pyproject_alike_but_for_case_naming_the_project_passes(tmp_path: Path) -> None:
+    ours = Member("demo-1.0/PyProject.toml", b'[project]\nname = "demo"\nversion = "1.0"\n')
+    assert audit_json(make_sdist(tmp_path, [ours]))[0] == 0
