@@ -15,6 +15,7 @@ by the name alone, so a run without an sdist imports neither `tarfile` nor this 
 
 from __future__ import annotations
 
+import io
 import posixpath
 import tarfile
 import tomllib
@@ -32,8 +33,9 @@ from packaging.utils import (
 from packaging.version import InvalidVersion, Version
 
 from k3diff.audit.sdistmembers import member_findings
-from k3diff.audit.sdistread import SdistRead, read_sdist
+from k3diff.audit.sdistread import SdistRead, is_pyproject, read_sdist
 from k3diff.audit.sourcenames import SDIST_SUFFIX
+from k3diff.errors import InputError
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.coremeta import core_metadata_findings, uploaded_license_files
 from k3diff.wheel.metadata import METADATA_LIMIT
@@ -42,7 +44,8 @@ _Identity = tuple[NormalizedName, Version]
 _POLYGLOT = (
     "the file reads as a zip archive too (a zip end record in its last 64 KiB, as `zipfile` "
     "finds one): PyPI refuses it (`File is both a zip and a tar file`), and pip unzips it "
-    "instead of untarring it where an index serves it as application/zip (sdist76: it passed)"
+    "instead of untarring it (pip asks `zipfile.is_zipfile` before `tarfile`; sdist76: it "
+    "passed)"
 )
 
 
@@ -63,8 +66,7 @@ def audit_sdist(path: Path) -> SdistAudit:
     read, CapError past a cap."""
     read = read_sdist(path)
     findings = [] if read.problem is None else [Finding(Code.A002, "", read.problem)]
-    if zipfile.is_zipfile(path):
-        findings.append(Finding(Code.A002, "", _POLYGLOT))
+    findings += _zip_too(path)
     named = _file_identity(path.name)
     top = _top(read) if read.members else path.name[: -len(SDIST_SUFFIX)]
     findings += member_findings(read.members, top)
@@ -83,9 +85,27 @@ def audit_sdist(path: Path) -> SdistAudit:
             )
     findings += _pkg_info_findings(read, top, named)
     if isinstance(named, tuple):
-        findings += _pyproject_findings(read, top, named)
+        findings += _pyproject_findings(read, top, named, str(path))
     directories = sum(1 for member in read.members if member.isdir())
     return SdistAudit(tuple(findings), len(read.members), directories)
+
+
+def _zip_too(path: Path) -> list[Finding]:
+    """A002 where `zipfile` reads the file as a zip too, or raises on the zip end record it
+    finds (a ZIP64 locator naming several disks: `is_zipfile` raises `BadZipFile` there, from
+    Python 3.8 to 3.13, so pip's unpacking stops with a traceback; review76b: an internal
+    error, exit 2)."""
+    try:
+        if not zipfile.is_zipfile(path):
+            return []
+    except zipfile.BadZipFile as exc:
+        detail = (
+            f"`zipfile` finds a zip end record in the file's last 64 KiB and refuses it ({exc}): "
+            "pip asks `zipfile.is_zipfile` before it untars an sdist, and stops there with a "
+            "traceback"
+        )
+        return [Finding(Code.A002, "", detail)]
+    return [Finding(Code.A002, "", _POLYGLOT)]
 
 
 def _unnormalised(filename: str, named: _Identity) -> list[Finding]:
@@ -128,7 +148,7 @@ def _pkg_info_findings(read: SdistRead, top: str, named: _Identity | str) -> lis
     path = f"{top}/PKG-INFO"
     data = read.top_files.get(path)
     if data is None:
-        last = next((m for m in reversed(read.members) if posixpath.normpath(m.name) == path), None)
+        last = _last_of(read, path)
         if last is None and read.problem is not None:
             return []  # the read stopped before it: A002 says why
         return [Finding(Code.A134, path, _why_unread(last))]
@@ -171,18 +191,33 @@ def _missing_license_files(read: SdistRead, top: str, named: list[str]) -> list[
     ]
 
 
-def _pyproject_findings(read: SdistRead, top: str, named: _Identity) -> list[Finding]:
+def _pyproject_findings(read: SdistRead, top: str, named: _Identity, sdist: str) -> list[Finding]:
     """A135 where `TOP/pyproject.toml`'s `[project]` table states a name or version other than
     the file name's: the build backend writes the wheel's
     metadata from it, and pip compares that with the name and version it asked the index for
-    (pip 26: `inconsistent name: expected 'demo', but metadata has 'other'`). A file that is
-    no TOML, or holds no such table, is not judged here."""
-    path = f"{top}/pyproject.toml"
+    (pip 26: `inconsistent name: expected 'demo', but metadata has 'other'`). Read as pip,
+    hatchling and flit-core read it: UTF-8 text with universal newlines (a bare CR ends a
+    line). A member k3diff does not read (a link, a sparse file, over `METADATA_LIMIT`) is
+    A135 too, its name and version unchecked (review76b: both passed, exit 0). A file that is
+    no TOML, or holds no such table, is not judged here; one nested past `tomllib`'s recursion
+    (pip's reader too) is InputError, naming `sdist` (review76b: a message naming no file)."""
+    path = _pyproject_path(read, top)
     data = read.top_files.get(path)
+    if data is None:
+        last = _last_of(read, path)
+        if last is None:
+            return []
+        unread = f"{_why_unread(last, 'pyproject.toml')}: the name and version pip builds unchecked"
+        return [Finding(Code.A135, path, unread)]
     try:
-        table = tomllib.loads(data.decode("utf-8")).get("project") if data else None
+        text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").read()
+        table = tomllib.loads(text).get("project")
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         return []
+    except RecursionError as exc:
+        raise InputError(
+            f"{sdist}: {path} is nested too deeply for tomllib, which pip reads it with; refused"
+        ) from exc
     if not isinstance(table, dict):
         return []
     # unstated: the name PEP 621 requires, a version the backend computes (`dynamic`)
@@ -194,7 +229,23 @@ def _pyproject_findings(read: SdistRead, top: str, named: _Identity) -> list[Fin
         f"{named[0]} {named[1]}: pip builds the project pyproject.toml names, and `pip install "
         f"{named[0]}` from an index refuses the sdist as inconsistent"
     )
+    if not path.endswith("/pyproject.toml"):
+        detail += " (pip finds this name as pyproject.toml on macOS and Windows)"
     return [Finding(Code.A135, path, detail)]
+
+
+def _pyproject_path(read: SdistRead, top: str) -> str:
+    """`TOP/pyproject.toml`, or the name alike but for case that pip finds as it on macOS and
+    Windows, where the sdist holds no member of that exact name (review76b: `PyProject.toml`
+    naming another project passed, exit 0)."""
+    exact = f"{top}/pyproject.toml"
+    alike = [path for m in read.members if is_pyproject(path := posixpath.normpath(m.name), top)]
+    return exact if exact in alike or not alike else alike[-1]
+
+
+def _last_of(read: SdistRead, path: str) -> tarfile.TarInfo | None:
+    """The last member whose normalised name is `path`: the one extraction leaves."""
+    return next((m for m in reversed(read.members) if posixpath.normpath(m.name) == path), None)
 
 
 def _same(stated: tuple[object, object], named: _Identity) -> bool:
@@ -207,11 +258,11 @@ def _same(stated: tuple[object, object], named: _Identity) -> bool:
         return False
 
 
-def _why_unread(member: tarfile.TarInfo | None) -> str:
+def _why_unread(member: tarfile.TarInfo | None, name: str = "PKG-INFO") -> str:
     if member is None:
         return "no PKG-INFO in the top directory: pip and PyPI read the sdist's metadata from it"
     if not member.isreg():
-        return "PKG-INFO is not a regular file (a link, directory or special file)"
+        return f"{name} is not a regular file (a link, directory or special file)"
     if member.size > METADATA_LIMIT:
-        return f"PKG-INFO of {member.size:,} bytes, over k3diff's cap of {METADATA_LIMIT:,}"
-    return "PKG-INFO is a sparse member"
+        return f"{name} of {member.size:,} bytes, over k3diff's cap of {METADATA_LIMIT:,}"
+    return f"{name} is a sparse member"

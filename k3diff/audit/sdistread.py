@@ -24,7 +24,10 @@ entry of a wheel is: a problem (A002), read no further.
 after a member one byte at a time, in Python: a 20 MB comment took 3 s of `gzip`'s loop, in
 pip's read as in this one (sdist76). No gzip writer puts more than a file name there (FEXTRA,
 read at once, holds at most 64 KiB by its format), so past `MAX_GZIP_FIELD` bytes read one at a
-time the read stops: a problem (A002), as a bomb is, the members after it unchecked.
+time the read stops: a problem (A002), as a bomb is, the members after it unchecked. Fields
+under that cap, or members that inflate to nothing, in their thousands, cost the same (18 MB
+of 60 KiB comments: 12 s; a million empty members: 8 s; review76b), so the bytes of gzip file
+read are capped too, by the tar they inflate to (`MAX_GZIP_OVERHEAD`): past it, A002 likewise.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from k3diff.errors import ArchiveError, CapError, InputError
+from k3diff.wheel.installed import fold
 from k3diff.wheel.metadata import METADATA_LIMIT
 from k3diff.zip.bounds import BOMB_MIN_SIZE, BOMB_RATIO
 from k3diff.zip.directory import MAX_DIRECTORY_BYTES, MAX_ENTRIES
@@ -61,6 +65,11 @@ MAX_INFLATED = 8 << 30
 MAX_GZIP_FIELD = 1 << 16
 """Bytes `gzip` may read one at a time in a row: a header's file name or comment (as FEXTRA's
 format caps that field), or the NULs after a member."""
+MAX_GZIP_OVERHEAD = 1 << 20
+"""Bytes of gzip file one sdist may hold past the tar it inflates to and a 16th of that (more
+than any deflate writer's blocks add: stored blocks add 5 bytes in 65,535): members that
+inflate to nothing, header fields, NUL padding, which `gzip` reads slowly, a member's header a
+byte at a time (review76b: 18 MB of 60 KiB comments, each under `MAX_GZIP_FIELD`, took 12 s)."""
 _CHUNK = 1 << 20
 _PAX_TYPES = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
 _PAX_RECORD_LENGTH = re.compile(rb"([0-9]{1,20}) ")
@@ -76,8 +85,8 @@ class SdistRead:
     problem: str | None
     """Why the file is not a sound gzip-compressed tar (A002), or None."""
     top_files: dict[str, bytes]
-    """Content of `TOP/PKG-INFO` and `TOP/pyproject.toml` (TOP: the first member's top
-    directory) by normalised name, each where the last member of that name is a regular file
+    """Content of `TOP/PKG-INFO` and `TOP/pyproject.toml` (or a name alike but for case: see
+    `is_pyproject`; TOP: the first member's top directory) by normalised name, each where the last member of that name is a regular file
     of at most `METADATA_LIMIT` bytes."""
 
 
@@ -94,15 +103,26 @@ class _LongField(Exception):
         """NULs after a member, not a header's file name or comment."""
 
 
+class _Uninflated(Exception):
+    """The gzip file holds more than `MAX_GZIP_OVERHEAD` bytes past what it inflates to."""
+
+
 class _CappedGzipInput:
-    """The compressed file as `gzip` reads it, its runs of one-byte reads capped."""
+    """The compressed file as `gzip` reads it, its runs of one-byte reads capped, and its bytes
+    read to what the tar they inflate to may take (see `MAX_GZIP_OVERHEAD`)."""
 
     def __init__(self, raw: BinaryIO) -> None:
         self._raw = raw
         self._run = 0
+        self._read = 0
+        self.inflating_to = 0
+        """Bytes of tar the read under way may reach, set by the reader of the tar."""
 
     def read(self, size: int = -1) -> bytes:
         data = self._raw.read(size)
+        self._read += len(data)
+        if self._read > self.inflating_to + self.inflating_to // 16 + MAX_GZIP_OVERHEAD:
+            raise _Uninflated
         if size != 1:
             self._run = 0
             return data
@@ -119,10 +139,11 @@ class _CappedGzipInput:
 class _CappedTar:
     """The inflated tar stream as `tarfile` reads it (read, forward seek, tell), capped."""
 
-    def __init__(self, gz: gzip.GzipFile, path: str, compressed: int) -> None:
+    def __init__(self, source: _CappedGzipInput, gz: gzip.GzipFile, path: str, size: int) -> None:
         self._gz = gz
+        self._source = source
         self._path = path
-        self.bomb_limit = max(BOMB_MIN_SIZE, BOMB_RATIO * compressed)
+        self.bomb_limit = max(BOMB_MIN_SIZE, BOMB_RATIO * size)
         self._pax_next = False
         self._last_read = b""
         self._pax_bytes = 0
@@ -162,6 +183,7 @@ class _CappedTar:
         return self._gz.seek(offset)
 
     def _check(self, position: int) -> None:
+        self._source.inflating_to = position
         if position > MAX_INFLATED:
             raise CapError(f"{self._path}: inflates past k3diff's cap of {MAX_INFLATED:,} bytes")
         if position > self.bomb_limit:
@@ -216,31 +238,47 @@ def read_sdist(path: Path) -> SdistRead:
     members: list[tarfile.TarInfo] = []
     top_files: dict[str, bytes] = {}
     try:
-        with open(path, "rb") as raw, gzip.GzipFile(fileobj=_CappedGzipInput(raw), mode="rb") as gz:
-            stream = _CappedTar(gz, name, os.fstat(raw.fileno()).st_size)
-            try:
-                _read_members(stream, name, members, top_files)
-                if not stream.rest_is_zeros():
-                    problem: str | None = (
-                        "bytes other than NULs after the tar's end-of-archive block (tarfile, "
-                        "and so pip, stops before them; another tool may read them)"
-                    )
-                else:
-                    problem = None
-            except _Bomb:
-                problem = (
-                    f"inflates past {BOMB_RATIO}:1 its compressed size (a compression bomb): "
-                    "not read further"
-                )
-            except _LongField as exc:
-                problem = _long_field_wording(exc)
-            except _GZIP_PROBLEMS as exc:
-                problem = _wording(exc)
+        with open(path, "rb") as raw:
+            source = _CappedGzipInput(raw)
+            with gzip.GzipFile(fileobj=source, mode="rb") as gz:
+                stream = _CappedTar(source, gz, name, os.fstat(raw.fileno()).st_size)
+                problem = _read_all(stream, name, members, top_files)
     except (CapError, InputError):
         raise
     except OSError as exc:
         raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from exc
     return SdistRead(tuple(members), problem, top_files)
+
+
+def _read_all(
+    stream: _CappedTar, name: str, members: list[tarfile.TarInfo], top_files: dict[str, bytes]
+) -> str | None:
+    """Read every member into `members` (see `_read_members`), then the stream to its end: why
+    the file is not a sound gzip-compressed tar, or None."""
+    try:
+        _read_members(stream, name, members, top_files)
+        if stream.rest_is_zeros():
+            return None
+        return (
+            "bytes other than NULs after the tar's end-of-archive block (tarfile, and so pip, "
+            "stops before them; another tool may read them)"
+        )
+    except _Bomb:
+        return (
+            f"inflates past {BOMB_RATIO}:1 its compressed size (a compression bomb): not read "
+            "further"
+        )
+    except _LongField as exc:
+        return _long_field_wording(exc)
+    except _Uninflated:
+        return (
+            f"over {MAX_GZIP_OVERHEAD:,} bytes of the gzip file past what its tar inflates to: "
+            "members that inflate to nothing, header fields or NUL padding, which no gzip writer "
+            "puts there and pip reads slowly (a header a byte at a time); k3diff reads no "
+            "further (the members after are unchecked)"
+        )
+    except _GZIP_PROBLEMS as exc:
+        return _wording(exc)
 
 
 def _read_members(
@@ -263,10 +301,17 @@ def _read_members(
                     f"{name}: over {MAX_NAME_BYTES:,} bytes of member names, k3diff's cap"
                 )
             path = posixpath.normpath(member.name)
-            if path in (f"{top}/PKG-INFO", f"{top}/pyproject.toml"):
+            if path == f"{top}/PKG-INFO" or is_pyproject(path, top):
                 top_files.pop(path, None)  # the last of the name is the one extraction leaves
                 _read_top_file(stream, member, path, top_files)
             member = tar.next()
+
+
+def is_pyproject(path: str, top: str) -> bool:
+    """Whether pip finds the member at (normalised) `path` as `TOP/pyproject.toml`: where it
+    runs on macOS or Windows, a name alike but for case (`PyProject.toml`) too (review76b)."""
+    head, _, tail = path.rpartition("/")
+    return head == top and fold(tail) == "pyproject.toml"
 
 
 def _read_top_file(
