@@ -29,7 +29,7 @@ _PROGRAMS = frozenset({"cmake", "cmake3", "cmake.exe"})
 
 def cmake_line(module: ast.Module | None) -> int | None:
     """The first line of a parsed ``setup.py`` naming CMake as a program to run (a string
-    whose first word is ``cmake``, as in ``["cmake", "--install", …]`` or
+    or bytes whose first word is ``cmake``, as in ``["cmake", "--install", …]`` or
     ``"cmake --build ."``), or importing the ``cmake`` package (PyPI's, which holds the
     program); None where it names none. A ``setup.py`` that does not parse (None) is read
     elsewhere."""
@@ -37,8 +37,10 @@ def cmake_line(module: ast.Module | None) -> int | None:
         return None
     lines = []
     for node in ast.walk(module):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            words = node.value.split(maxsplit=1)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
+            value = node.value  # review76a: ``[b"cmake", …]`` runs it as well
+            text = value.decode("latin-1") if isinstance(value, bytes) else value
+            words = text.split(maxsplit=1)
             if words and words[0].replace("\\", "/").rsplit("/", 1)[-1] in _PROGRAMS:
                 lines.append(node.lineno)
         elif isinstance(node, ast.Import | ast.ImportFrom) and _imports_cmake(node):

@@ -8,8 +8,8 @@ same steps in the same order as `check.check_source` and `check.check_source_ran
 before it (the revision, the commit's tree, the root's build setup): the first stop they
 would raise is raised at once, with the same message; nothing is kept, the check itself reads
 it all again. With `--source-prefix` the check reads the build setup of the project holding
-the given place instead (`lookup.cmake_placed`: a backend not read, CMake it does not read,
-vllm76), and so does this."""
+the given place, and of those above it, instead (`projectstops.cmake_placed`: a backend not
+read, CMake it does not read; vllm76, review76a), and so does this."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from pathlib import Path
 from k3diff.provenance.buildconfig import project_directory, read_package_dirs
 from k3diff.provenance.check import parse_range
 from k3diff.provenance.git import check_revision_syntax, open_repo
-from k3diff.provenance.lookup import cmake_placed
 from k3diff.provenance.prefix import normalize_prefix
+from k3diff.provenance.projectstops import cmake_placed
 from k3diff.provenance.revisions import resolve_revision
 from k3diff.provenance.trees import list_tree
 
