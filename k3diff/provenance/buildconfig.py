@@ -50,6 +50,7 @@ from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, one, plac
 from k3diff.provenance.pdmconfig import from_pdm
 from k3diff.provenance.poetryconfig import from_poetry
 from k3diff.provenance.scikitbuildconfig import cmake_layout, from_scikit_build, install_doubt
+from k3diff.provenance.setuppylocal import imported_cmake
 from k3diff.provenance.setuppyparse import parsed_setup_py
 from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
 from k3diff.provenance.unreadbackends import SETUPTOOLS_BACKENDS, unread_backend
@@ -261,11 +262,9 @@ def cmake_installs_of(
 def stop_cmake_runs(
     git: GitRepo, tree: Mapping[str, str], links: Collection[str], directory: str
 ) -> None:
-    """Stop (`SourceError`) where another backend than scikit-build-core's own, or the
-    ``setup.py``, of the project in `directory` runs CMake (vllm76: with ``--source-prefix``
-    it was not read, and vLLM's tree matched a wheel keeping a file CMake installs over, exit
-    0); also where setuptools builds and its ``setup.py`` is a link, over `CONFIG_CAP` or does
-    not parse: it may run CMake (review76a: without the prefix it was said unread, exit 0)."""
+    """Stop (`SourceError`) where the project in `directory` may run CMake (vllm76, review76a):
+    another backend than scikit-build-core's own, its ``setup.py`` or a module of its own that
+    imports; setuptools building and ``setup.py`` a link, over `CONFIG_CAP` or not Python."""
     document = pyproject_document(git, tree, links, directory) or {}
     builder, path, data = _builder(document), directory + "setup.py", None
     oid = tree.get(path)
@@ -282,6 +281,9 @@ def stop_cmake_runs(
         return directory + name in tree or directory + name in links
 
     stop_other_cmake(git.label, directory, document, builder, data, is_file)
+    module = parsed_setup_py(data, path) if builder is None and data is not None else None
+    if module is not None and (what := imported_cmake(git, tree, links, directory, module)):
+        raise SourceError(f"{git.label}: {what} installs files into the wheel, not read: {ADVICE}")
 
 
 def pyproject_document(
