@@ -31,10 +31,11 @@ from k3diff.provenance.unreadbackends import unread_backend
 _ADVICE = "compare a wheel built from the commit with this one (k3diff wheels BUILT RELEASED)"
 
 
-PROJECTS_CAP = 8
+PROJECTS_CAP = 4
 """Most projects (directories holding a configuration file) read at or above the package's
-place: each reads its configuration and its CMake files (review76a: 100 nested projects, each
-a 256 KiB ``pyproject.toml`` and ``setup.py``, took 9 s; a path may nest 2,000)."""
+place: each reads its configuration, CMake files and the modules its ``setup.py`` imports, a
+second or two where they are large (review76a: 100 nested projects, each a 256 KiB
+``pyproject.toml`` and ``setup.py``, took 9 s; a path may nest 2,000)."""
 
 
 def projects_above(

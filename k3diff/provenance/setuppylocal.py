@@ -17,10 +17,13 @@ from k3diff.provenance.cmakebackends import imports_skbuild
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.setuppycmake import cmake_line
 
-MODULE_CAP = 256 * 1024
-"""Largest imported module read (bytes), as a ``setup.py``; a larger one stops the run."""
+MODULES_BYTES_CAP = 256 * 1024
+"""Most bytes of imported modules read, all together, as of one ``setup.py``; more stop the
+run (review76a: 64 modules of 256 KiB of ``x = 1`` lines each took 135 s, a parse and a walk
+of each about 1 s on a loaded machine, twice a run)."""
 MODULES_CAP = 64
-"""Most imported modules read; more stop the run (each costs a parse of up to 256 KiB)."""
+"""Most imported modules read; more stop the run."""
+_MAY = "may run CMake, whose CMake"
 
 
 def imported_cmake(
@@ -30,27 +33,27 @@ def imported_cmake(
     directory: str,
     module: ast.Module,
 ) -> str | None:
-    """What says the project's modules `module` (the parsed ``setup.py`` of the project in
-    `directory`) imports may run CMake: ``tools/cm.py (line 3), which setup.py imports,``,
-    or why they are not read; None where none does."""
+    """Which module of the project `module` (the parsed ``setup.py`` of the project in
+    `directory`) imports runs CMake (``tools/cm.py, which setup.py imports, runs CMake (line
+    3), whose CMake``), or why they are not read; None where none does."""
     files = sorted({path for name in _imported(module) for path in _files(name, directory)})
     files = [path for path in files if path in tree or path in links]
     if len(files) > MODULES_CAP:
         many = f"{len(files):,} modules of the project"
-        return f"{many}, which setup.py imports, are not read (over {MODULES_CAP}), and"
+        return f"{many}, which setup.py imports, are not read (over {MODULES_CAP}), and {_MAY}"
     if linked := [path for path in files if path in links]:
-        return f"{linked[0]}, which setup.py imports, is a symbolic link, not read, and"
+        return f"{linked[0]}, which setup.py imports, is a symbolic link, not read, and {_MAY}"
     sizes = blob_sizes(git, [tree[path] for path in files])
-    if large := [path for path in files if sizes[tree[path]] > MODULE_CAP]:
-        return (
-            f"{large[0]}, which setup.py imports, is over {MODULE_CAP // 1024} KiB, not read, and"
-        )
+    if sum(sizes[tree[path]] for path in files) > MODULES_BYTES_CAP:
+        many = f"{', '.join(files[:3])}{' …' if len(files) > 3 else ''}"
+        cap = f"{MODULES_BYTES_CAP // 1024} KiB"
+        return f"{many}, which setup.py imports, are over {cap} together, not read, and {_MAY}"
     blobs = dict(iter_blobs(git, sorted({tree[path] for path in files})))
     for path in files:
         try:
             parsed = ast.parse(blobs[tree[path]], path)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return f"{path}, which setup.py imports, is not Python k3diff reads, and"
+            return f"{path}, which setup.py imports, is not Python k3diff reads, and {_MAY}"
         if (line := cmake_line(parsed)) is not None:
             return f"{path}, which setup.py imports, runs CMake (line {line}), whose CMake"
         if imports_skbuild(parsed):
