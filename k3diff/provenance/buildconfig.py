@@ -50,6 +50,7 @@ from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, one, plac
 from k3diff.provenance.pdmconfig import from_pdm
 from k3diff.provenance.poetryconfig import from_poetry
 from k3diff.provenance.scikitbuildconfig import cmake_layout, from_scikit_build, install_doubt
+from k3diff.provenance.setuppylocal import imported_cmake
 from k3diff.provenance.setuppyparse import parsed_setup_py
 from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
 from k3diff.provenance.unreadbackends import SETUPTOOLS_BACKENDS, unread_backend
@@ -81,6 +82,8 @@ def read_package_dirs(
     placed in the repository; `Unread` when one cannot be read, two differ or the backend that
     builds does not read them; None when none states one."""
     names = {directory + name: name for name in _FILES}
+    if configured_directory(tree, links, directory):
+        stop_cmake_runs(git, tree, links, directory)  # review76a: before a link is said unread
     linked = [path for path in names if path in links]
     if linked:
         return Unread(f"{linked[0]} is a symbolic link, not read")
@@ -123,7 +126,6 @@ def read_package_dirs(
     def is_file(path: str) -> bool:
         return directory + path in tree or directory + path in links
 
-    stop_other_cmake(git.label, directory, document, builder, contents.get("setup.py"), is_file)
     if (unread := unread_backend(directory, document)) is not None:
         raise SourceError(f"{git.label}: {unread}")
     if builder is None:
@@ -257,15 +259,12 @@ def cmake_installs_of(
     return read
 
 
-def stop_cmake_given_prefix(
+def stop_cmake_runs(
     git: GitRepo, tree: Mapping[str, str], links: Collection[str], directory: str
 ) -> None:
-    """Stop (`SourceError`) as `read_package_dirs` does where another backend than
-    scikit-build-core's own, or the project's ``setup.py``, runs CMake, for the project in
-    `directory` whose package place was given (``--source-prefix``), which is not read there
-    (vllm76: vLLM's tree with ``--source-prefix ""``: a wheel keeping a file CMake installs
-    over matched, exit 0); also where its ``setup.py`` is a link, over `CONFIG_CAP` or does
-    not parse: it may run CMake."""
+    """Stop (`SourceError`) where the project in `directory` may run CMake (vllm76, review76a):
+    another backend than scikit-build-core's own, its ``setup.py`` or a module of its own that
+    imports; setuptools building and ``setup.py`` a link, over `CONFIG_CAP` or not Python."""
     document = pyproject_document(git, tree, links, directory) or {}
     builder, path, data = _builder(document), directory + "setup.py", None
     oid = tree.get(path)
@@ -282,6 +281,9 @@ def stop_cmake_given_prefix(
         return directory + name in tree or directory + name in links
 
     stop_other_cmake(git.label, directory, document, builder, data, is_file)
+    module = parsed_setup_py(data, path) if builder is None and data is not None else None
+    if module is not None and (what := imported_cmake(git, tree, links, directory, module)):
+        raise SourceError(f"{git.label}: {what} installs files into the wheel, not read: {ADVICE}")
 
 
 def pyproject_document(
@@ -316,11 +318,16 @@ def project_directory(tree: Mapping[str, str], links: Collection[str], place: st
     """The deepest directory at or above `place` (detection's choice, '' or ending in '/'),
     below the repository's root, that holds a configuration file; '' when none does."""
     while place:
-        if any(place + name in tree or place + name in links for name in _FILES):
+        if configured_directory(tree, links, place):
             return place
         place = place[:-1].rpartition("/")[0]
         place = place + "/" if place else ""
     return ""
+
+
+def configured_directory(tree: Mapping[str, str], links: Collection[str], place: str) -> bool:
+    """Whether directory `place` ('' or ending in '/') holds a configuration file."""
+    return any(place + name in tree or place + name in links for name in _FILES)
 
 
 def configuration_files(tree: Collection[str], links: Collection[str]) -> list[str]:

@@ -21,21 +21,17 @@ from k3diff.errors import SourceError
 from k3diff.escape import shortened
 from k3diff.provenance.blobs import WheelFiles, wheel_blob_id
 from k3diff.provenance.buildconfig import (
-    cmake_installs_of,
     configuration_files,
     project_directory,
-    pyproject_document,
     read_package_dirs,
-    scikit_build_document,
-    stop_cmake_given_prefix,
 )
 from k3diff.provenance.git import SHORT_ID_LENGTH, GitRepo
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread
 from k3diff.provenance.prefix import detect_prefix, normalize_prefix
+from k3diff.provenance.projectstops import cmake_placed, stop_between
 from k3diff.provenance.revisions import RepoNote
 from k3diff.provenance.skbuildentries import generated_places
 from k3diff.provenance.trees import CommitTree, link_over
-from k3diff.provenance.unreadbackends import unread_backend
 
 
 @dataclass(frozen=True)
@@ -188,34 +184,6 @@ class Lookup:
         }
 
 
-def cmake_placed(
-    git: GitRepo, tree: Mapping[str, str], links: frozenset[str], project: str
-) -> tuple[tuple[str, str], ...]:
-    """(wheel path, repository path) of each file the CMake of the scikit-build-core project
-    in `project` installs, which stands over the package's file there wherever the package
-    lives (src73: with ``--source-prefix`` none was read, and a wheel reverting a file CMake
-    installs to the package's old copy matched, exit 0); `SourceError` where they are not
-    read, as without it."""
-    unread = unread_backend(project, pyproject_document(git, tree, links, project) or {})
-    if unread is not None:  # it may install any file over the package (backend75)
-        raise SourceError(f"{git.label}: {unread}")
-    stop_cmake_given_prefix(git, tree, links, project)  # vllm76: a setup.py running CMake
-    document = scikit_build_document(git, tree, links, project)
-    if document is None:
-        return ()
-    placed = {}
-    for wheel, source, shown in cmake_installs_of(git, tree, links, project, document):
-        if project + source not in tree:  # a link, a directory or nothing: not followed
-            raise SourceError(
-                f"{git.label}: {project}pyproject.toml builds with scikit-build-core, whose "
-                f"CMake at {shortened(shown, 400)} installs no file of the commit k3diff reads: "
-                "compare a wheel built from the commit with this one (k3diff wheels BUILT "
-                "RELEASED)"
-            )
-        placed[wheel] = project + source
-    return tuple(sorted(placed.items()))
-
-
 def _where_held(held: str, link: str | None, submodule: str | None) -> str:
     """What the commit holds at `held` (`link`, `submodule`: `trees.link_over`'s), said no
     further than k3diff reads: a link is not followed and a submodule not read, so the module is
@@ -271,6 +239,7 @@ def _source_layout(
     project = project_directory(tree, links, found)
     if not project:
         _in_a_project(tree, links, found, label)
+    stop_between(git, tree, links, project)
     stated = read_package_dirs(git, tree, links, project) if project else None
     paths = (*rankings, checked)
     claimed = root is not None and _maps(config, root, paths)

@@ -58,16 +58,18 @@ whose list it is added to), or ("other", {}): anywhere else."""
 
 def cmake_line(module: ast.Module | None) -> int | None:
     """The first line of a parsed ``setup.py`` naming CMake as a program to run (a string
-    whose first word is ``cmake``, as in ``["cmake", "--install", …]`` or ``"cmake --build
-    ."``, that is not a requirement), or importing the ``cmake`` package (PyPI's, which holds
-    the program); None where it names none. A ``setup.py`` that does not parse (None) is read
+    or bytes whose first word is ``cmake``, as in ``["cmake", "--install", …]`` or ``"cmake
+    --build ."``, that is not a requirement), or importing the ``cmake`` package (PyPI's, which
+    holds the program); None where it names none. A ``setup.py`` that does not parse (None) is read
     elsewhere."""
     if module is None:
         return None
     named, lines = [], []
     for node in ast.walk(module):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if _names_cmake(node.value) and not _specifier(node.value):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
+            value = node.value  # review76a: ``[b"cmake", …]`` runs it as well
+            text = value.decode("latin-1") if isinstance(value, bytes) else value
+            if _names_cmake(text) and not _specifier(text):
                 named.append(node)
         elif isinstance(node, ast.Import | ast.ImportFrom) and _imports_cmake(node):
             lines.append(node.lineno)

@@ -10,8 +10,8 @@ opened, each revision resolved, one listing of the commit's tree and one read of
 configuration per run (setupstop76: the check read them all again, a second ``cat-file`` walk of
 every tree of the commit). A check called without a start reads its own, by the same function,
 so the first stop is the same either way. With `--source-prefix` the root's setup is not read: the build setup of the project holding
-the given place is (`lookup.cmake_placed`: a backend not read, CMake it does not read, vllm76),
-and its first stop raised."""
+the given place, and of those above it, is (`projectstops.cmake_placed`: a backend not read,
+CMake it does not read; vllm76, review76a), and its first stop raised."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ from pathlib import Path
 from k3diff.errors import SourceError
 from k3diff.provenance.buildconfig import project_directory, read_package_dirs
 from k3diff.provenance.git import GitRepo, check_revision_syntax, open_repo
-from k3diff.provenance.lookup import cmake_placed
 from k3diff.provenance.packagedirs import Stated
 from k3diff.provenance.prefix import normalize_prefix
+from k3diff.provenance.projectstops import cmake_placed
 from k3diff.provenance.revisions import Revision, resolve_revision
 from k3diff.provenance.trees import CommitTree, list_tree
 

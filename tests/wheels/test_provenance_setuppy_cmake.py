@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import wheelkit
 from cli_support import run_k3diff
+from provenance.repokit import commit
 
 from .test_provenance_backend_places import FILES, REVERTED
 from .test_provenance_cmake_install import TOP, _repo, _stopped_at
@@ -40,6 +41,7 @@ RUNS = {
     "a command line": b'RUN = "cmake --install . --component _C"\n',
     "a path to it": b'RUN = ["/usr/bin/cmake", "--install", "."]\n',
     "the cmake package": b"from cmake import CMAKE_BIN_DIR\nRUN = [CMAKE_BIN_DIR + '/x']\n",
+    "bytes (review76a)": b'RUN = [b"cmake", b"--install", b"."]\n',
 }
 
 
@@ -194,3 +196,95 @@ def test_with_source_prefix_a_setup_py_running_no_cmake_still_checks(tmp_path: P
     assert _given_prefix(tmp_path / "a", SETUP_PY) == (0, "")
     hatch = b'[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
     assert _given_prefix(tmp_path / "b", b"def (\n", hatch)[0] == 0
+
+
+UNREAD_SETUP = {
+    "a symbolic link": b"",
+    "over 256 KiB": b"#" * (257 * 1024) + b"\n",
+    "not Python": b"\0",
+}
+
+
+@pytest.mark.parametrize("tail", list(UNREAD_SETUP.values()), ids=list(UNREAD_SETUP))
+@pytest.mark.parametrize("given", [(), ("--source-prefix", "src/")], ids=["", "prefix"])
+def test_a_setup_py_not_read_stops_the_check_with_or_without_a_prefix(
+    tmp_path: Path, tail: bytes, given: tuple[str, ...]
+) -> None:
+    """review76a: without ``--source-prefix`` a ``setup.py`` running CMake that is a link, over
+    256 KiB or does not parse was said unread, and detection's place checked: a wheel keeping
+    the package's old file matched (exit 0), while with the prefix it stopped (vllm76)."""
+    setup_py = BUILD_EXT + RUNS["a list (vLLM)"] + SETUP + tail
+    repo = _repo(tmp_path, SETUPTOOLS, CMAKE, **{"setup.py" if tail else "real.py": setup_py})
+    if not tail:
+        (repo / "setup.py").symlink_to("real.py")
+        commit(repo, {}, "link")
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD", *given)
+
+    assert result.exit_code == 2, result.stdout
+    assert "setup.py is not read (a symbolic link, over 256 KiB or not Python)" in result.stderr
+
+
+HELPER = b"""import subprocess
+
+
+class CMake:
+    def install(self):
+        subprocess.check_call(["cmake", "--install", ".", "--component", "_C"])
+"""
+IMPORTS = {
+    "from a module (PyTorch)": b"from tools.setup_helpers.cmake import CMake\n",
+    "a module": b"import tools.setup_helpers.cmake\n",
+    "from a package": b"from tools.setup_helpers import cmake\n",
+}
+
+
+@pytest.mark.parametrize("imports", list(IMPORTS.values()), ids=list(IMPORTS))
+@pytest.mark.parametrize("given", [(), ("--source-prefix", "src/")], ids=["", "prefix"])
+def test_a_module_of_the_project_setup_py_imports_running_cmake_stops_the_check(
+    tmp_path: Path, imports: bytes, given: tuple[str, ...]
+) -> None:
+    """review76a: PyTorch's ``setup.py`` runs CMake from ``tools/setup_helpers/cmake.py``;
+    such a module was not read, and a wheel keeping the package's old file matched, exit 0."""
+    more = {
+        "setup.py": b"from setuptools import setup\n" + imports + SETUP_PY,
+        "tools/__init__.py": b"",
+        "tools/setup_helpers/__init__.py": b"",
+        "tools/setup_helpers/cmake.py": HELPER,
+    }
+    repo = _repo(tmp_path, SETUPTOOLS, CMAKE, **more)
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD", *given)
+
+    assert result.exit_code == 2, result.stdout
+    said = "tools/setup_helpers/cmake.py, which setup.py imports, runs CMake (line 6), whose CMake"
+    assert said in result.stderr
+
+
+def test_modules_setup_py_imports_running_no_cmake_leave_the_check_as_it_was(
+    tmp_path: Path,
+) -> None:
+    """A module of the project naming no CMake, and one that is no file of it, change nothing."""
+    imports = b"import os\nfrom tools.version import VERSION\nfrom setuptools import setup\n"
+    more = {"setup.py": imports + SETUP_PY, "tools/version.py": b'VERSION = "1.0"\n'}
+    _passes_with(tmp_path / "a", SETUPTOOLS, **more)
+
+
+@pytest.mark.parametrize("tail", list(UNREAD_SETUP.values()), ids=list(UNREAD_SETUP))
+def test_a_module_setup_py_imports_not_read_stops_the_check(tmp_path: Path, tail: bytes) -> None:
+    """An imported module that is a link, over 256 KiB or not Python may run CMake too."""
+    setup_py = b"from setuptools import setup\nimport tools.cm\n" + SETUP_PY
+    named = "tools/cm.py" if tail else "tools/real.py"
+    repo = _repo(tmp_path, SETUPTOOLS, CMAKE, **{"setup.py": setup_py, named: b"X = 1\n" + tail})
+    if not tail:
+        (repo / "tools" / "cm.py").symlink_to("real.py")
+        commit(repo, {}, "link")
+
+    said = _stopped_at(tmp_path, repo, REVERTED)
+
+    assert "tools/cm.py, which setup.py imports, " in said
+    assert "not read" in said or "is not Python k3diff reads" in said

@@ -1,0 +1,86 @@
+"""The project's own modules a ``setup.py`` imports, read for CMake as ``setup.py`` is.
+
+A ``setup.py`` may run CMake from a module of its project: PyTorch's ``setup.py`` does
+``from tools.setup_helpers.cmake import CMake`` and its command classes call that module's
+``cmake``. ``setup.py``'s directory is first on ``sys.path`` when it runs, so an absolute
+import whose module is a file of the project runs that file (and its packages'
+``__init__.py``). review76a: such a module running ``cmake --install`` over
+``pkg/sub/auth.py`` was not read, and a wheel keeping the old file matched, exit 0.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Collection, Mapping
+
+from k3diff.provenance.cmakebackends import imports_skbuild
+from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
+from k3diff.provenance.setuppycmake import cmake_line
+
+MODULES_BYTES_CAP = 256 * 1024
+"""Most bytes of imported modules read, all together, as of one ``setup.py``; more stop the
+run (review76a: 64 modules of 256 KiB of ``x = 1`` lines each took 135 s, a parse and a walk
+of each about 1 s on a loaded machine, twice a run)."""
+MODULES_CAP = 64
+"""Most imported modules read; more stop the run."""
+_MAY = "may run CMake, whose CMake"
+
+
+def imported_cmake(
+    git: GitRepo,
+    tree: Mapping[str, str],
+    links: Collection[str],
+    directory: str,
+    module: ast.Module,
+) -> str | None:
+    """Which module of the project `module` (the parsed ``setup.py`` of the project in
+    `directory`) imports runs CMake (``tools/cm.py, which setup.py imports, runs CMake (line
+    3), whose CMake``), or why they are not read; None where none does."""
+    files = sorted({path for name in _imported(module) for path in _files(name, directory)})
+    files = [path for path in files if path in tree or path in links]
+    if len(files) > MODULES_CAP:
+        many = f"{len(files):,} modules of the project"
+        return f"{many}, which setup.py imports, are not read (over {MODULES_CAP}), and {_MAY}"
+    if linked := [path for path in files if path in links]:
+        return f"{linked[0]}, which setup.py imports, is a symbolic link, not read, and {_MAY}"
+    sizes = blob_sizes(git, [tree[path] for path in files])
+    if sum(sizes[tree[path]] for path in files) > MODULES_BYTES_CAP:
+        many = f"{', '.join(files[:3])}{' …' if len(files) > 3 else ''}"
+        cap = f"{MODULES_BYTES_CAP // 1024} KiB"
+        return f"{many}, which setup.py imports, are over {cap} together, not read, and {_MAY}"
+    blobs = dict(iter_blobs(git, sorted({tree[path] for path in files})))
+    for path in files:
+        try:
+            parsed = ast.parse(blobs[tree[path]], path)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return f"{path}, which setup.py imports, is not Python k3diff reads, and {_MAY}"
+        if (line := cmake_line(parsed)) is not None:
+            return f"{path}, which setup.py imports, runs CMake (line {line}), whose CMake"
+        if imports_skbuild(parsed):
+            return (
+                f"{path}, which setup.py imports, builds with scikit-build (skbuild), whose CMake"
+            )
+    return None
+
+
+def _imported(module: ast.Module) -> list[str]:
+    """The absolute module names `module` imports, anywhere (``from a.b import c`` names
+    ``a.b`` and ``a.b.c``, which may be a module)."""
+    names = []
+    for node in ast.walk(module):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+    return names
+
+
+def _files(name: str, directory: str) -> list[str]:
+    """The project files importing `name` may run: each package's ``__init__.py`` and the
+    module's own file."""
+    parts = name.split(".")
+    found = []
+    for n in range(1, len(parts) + 1):
+        base = directory + "/".join(parts[:n])
+        found += [base + "/__init__.py", base + ".py"]
+    return found
