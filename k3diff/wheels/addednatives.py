@@ -26,12 +26,7 @@ from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import parse_wheel_filename
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheels.entry import EntryResult
-from k3diff.wheels.nativepaths import (
-    NativeRead,
-    entries_by_name,
-    read_native,
-    search_path_findings,
-)
+from k3diff.wheels.nativeread import NativeRead, entries_by_name, read_native, search_path_findings
 from k3diff.wheels.proof import Status
 from k3diff.zip.archive import ZipArchive
 
@@ -52,7 +47,7 @@ def added_native_findings(
     reads = [
         r
         for e in added
-        if (r := read_native(patch, patch_entries, e.patch_path or e.path)) is not None
+        if (r := e.loader or read_native(patch, patch_entries, e.patch_path or e.path)) is not None
     ]
     if not reads:
         return []

@@ -320,7 +320,7 @@ def _detail(
         return result
     # No comparator read it after all: hash it here.
     assert pair.patch is not None and algorithm is not None
-    return schedule.with_digest(result, patch, pair.patch, algorithm)
+    return schedule.with_digest(result, patch, pair.patch, algorithm, options.policy)
 
 
 def _with_findings(

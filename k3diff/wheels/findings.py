@@ -23,7 +23,7 @@ from k3diff.wheel.record import RECORD_FILES, RecordLine
 from k3diff.wheel.recordhash import digest_mismatch, unverifiable_algorithm
 from k3diff.wheels.entryruns import EntryResults, IdenticalRun
 from k3diff.wheels.model import EntryResult
-from k3diff.wheels.nativepaths import search_path_findings
+from k3diff.wheels.nativeread import search_path_findings
 from k3diff.wheels.proof import How, Status
 
 if TYPE_CHECKING:  # built only when the two wheels' identities differ
