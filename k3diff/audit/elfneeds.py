@@ -235,7 +235,7 @@ class FastTap:
             tag, value = layout.dyn.unpack_from(raw, at)
             if tag == DT_NULL:
                 break
-            values.setdefault(tag, value)
+            values[tag] = value  # the loader's: the last
         ranges = []
         for address_tag, size in ((DT_STRTAB, values.get(DT_STRSZ, 0)), (DT_VERNEED, 64 << 10)):
             if address_tag in values:

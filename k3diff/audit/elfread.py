@@ -167,10 +167,14 @@ def read_needs(view: Regions) -> PlatformNeeds:
     names: list[str] = []
     needed: list[str] = []
     rpath = runpath = soname = None
+    dynamic = False
     for index in range(layout.phnum):
-        kind, offset, _vaddr, filesz = layout.segment(view, index)
+        kind, offset, vaddr, filesz = layout.segment(view, index)
         if kind != _PT_DYNAMIC:
             continue
+        if dynamic or (filesz and layout.file_offset(view, vaddr) != offset):
+            raise Unsure  # a second PT_DYNAMIC, or one the loader reads elsewhere: `_read` says
+        dynamic = True
         table: int | None = None
         verneed: int | None = None
         count = 0
@@ -187,9 +191,9 @@ def read_needs(view: Regions) -> PlatformNeeds:
                     runpath = text
                 elif tag == _DT_SONAME:
                     soname = text
-            elif tag == DT_VERNEED and verneed is None:
+            elif tag == DT_VERNEED:  # the loader's: each tag's last entry
                 verneed = layout.file_offset(view, value)
-            elif tag == _DT_VERNEEDNUM and not count:
+            elif tag == _DT_VERNEEDNUM:
                 count = value
         if verneed is None or not count or table is None:
             continue
@@ -211,15 +215,15 @@ def _tags(layout: Layout, view: Regions, offset: int, filesz: int) -> Iterator[t
 
 
 def _string_table(layout: Layout, view: Regions, dynamic: int) -> int:
-    """The file offset of DT_STRTAB, as `Dynamic._get_stringtable` finds it (its fallback to a
-    section is not modelled: pyelftools' section table is zeroed)."""
+    """The file offset of the last DT_STRTAB, the one the loader reads (`_as_the_loader`)."""
+    last = None
     for tag, value in _tags(layout, view, dynamic, 1):
         if tag == DT_STRTAB:
-            offset = layout.file_offset(view, value)
-            if offset is None:
-                raise Unsure
-            return offset
-    raise Unsure
+            last = value
+    offset = None if last is None else layout.file_offset(view, last)
+    if offset is None:
+        raise Unsure
+    return offset
 
 
 def _version_names(

@@ -164,14 +164,20 @@ def read_needs_from_stream(chunks: Iterable[bytes], size: int) -> PlatformNeeds:
 
 
 def _read(elf: ELFFile) -> PlatformNeeds:
+    """The needs as glibc's loader reads them (`elf/get-dynamic-info.h`): of the one PT_DYNAMIC,
+    each tag's last entry (DT_STRTAB, DT_RPATH, DT_VERNEED ...), strings from the last DT_STRTAB
+    (never a section's: the loader reads none). elf76: the first DT_STRTAB read, or the string
+    section the section table names, was a decoy's, and a RUNPATH of /tmp passed as $ORIGIN."""
     from elftools.elf.dynamic import DynamicSegment
 
     names: list[str] = []
     needed: list[str] = []
     rpath = runpath = soname = None
-    for segment in elf.iter_segments():
-        if not isinstance(segment, DynamicSegment):
-            continue
+    dynamics = [segment for segment in elf.iter_segments() if isinstance(segment, DynamicSegment)]
+    if len(dynamics) > 1:
+        raise PlatformUnknown(f"{len(dynamics)} PT_DYNAMIC segments (the loader reads the last)")
+    for segment in dynamics:
+        _as_the_loader(elf, segment)
         verneed: int | None = None
         count = 0
         for tag in segment.iter_tags():  # one pass: each pass parses every entry again
@@ -184,12 +190,34 @@ def _read(elf: ELFFile) -> PlatformNeeds:
                 runpath = str(getattr(tag, "runpath"))  # noqa: B009
             elif kind == "DT_SONAME":
                 soname = str(getattr(tag, "soname"))  # noqa: B009
-            elif kind == "DT_VERNEED" and verneed is None:
+            elif kind == "DT_VERNEED":
                 verneed = next(elf.address_offsets(int(tag.entry.d_ptr)), None)
-            elif kind == "DT_VERNEEDNUM" and not count:
+            elif kind == "DT_VERNEEDNUM":
                 count = int(tag.entry.d_val)
         names.extend(_version_needs(elf, segment, verneed, count))
     return needs_from(names, needed, rpath, runpath, soname)
+
+
+def _as_the_loader(elf: ELFFile, segment: DynamicSegment) -> None:
+    """Make pyelftools read `segment` as the loader does: its entries where its address loads
+    from (PlatformUnknown when another place), its strings from its last DT_STRTAB."""
+    from elftools.elf.dynamic import _DynamicStringTable
+
+    loaded = next(elf.address_offsets(int(segment["p_vaddr"])), None)
+    if segment["p_filesz"] and loaded != int(segment["p_offset"]):
+        raise PlatformUnknown(
+            "PT_DYNAMIC's file offset is not where its address loads from: the loader reads "
+            "another dynamic table than the one at its offset"
+        )
+    table = None
+    for entry in segment._iter_tags("DT_STRTAB"):  # raw entries: no string is resolved
+        table = int(entry["d_ptr"])
+    if table is None:
+        return
+    offset = next(elf.address_offsets(table), None)
+    if offset is None:
+        raise PlatformUnknown("DT_STRTAB is not in a loaded segment")
+    segment._stringtable = _DynamicStringTable(elf.stream, offset)
 
 
 def _version_needs(
@@ -266,6 +294,16 @@ class ElfTap:
         """The content starts with the ELF magic."""
         return bool(self._elf)
 
+    @property
+    def kept_all(self) -> bool:
+        """Every byte `needs` reads without a second pass has been fed (the kept prefix, the
+        dynamic segment whole): the rest of the content need not be read for it."""
+        if self._elf is False:
+            return True
+        if self._position < min(self.size, KEPT_PREFIX) or self._dynamic is None:
+            return False
+        return self._dynamic[1] <= 0 or len(self._dynamic_bytes) >= self._dynamic[1]
+
     def _reader(self, regions: dict[int, bytes]) -> ELFFile:
         """pyelftools over `regions`, reusing the reader built for the header."""
         if self._view is None or self._parsed is None:
@@ -325,7 +363,7 @@ class ElfTap:
                 dyn = elf.structs.Elf_Dyn.parse(bytes(self._dynamic_bytes[at : at + step]))
                 if dyn["d_tag"] == "DT_NULL":
                     break
-                values.setdefault(str(dyn["d_tag"]), int(dyn["d_val"]))
+                values[str(dyn["d_tag"])] = int(dyn["d_val"])  # the loader's: the last
             ranges = []
             for address_tag, size in (
                 ("DT_STRTAB", values.get("DT_STRSZ", 0)),

@@ -244,11 +244,11 @@ FAILING_BY_DEFAULT = NATIVE_CODES | {
     *(
         code
         for code in AUDIT_CODES
-        if code not in {Code.A116, Code.A120, Code.A121, Code.A127, Code.A138, Code.A140}
+        if code not in {Code.A120, Code.A121, Code.A127, Code.A138, Code.A140}
     ),
 }
 """Codes whose findings fail the run unless an `--allow-*` option relaxes them. Every A code but
-six fails: an ELF whose platform needs could not be read (A116), a long description too long to
+five fails: a long description too long to
 render (A138: PyPI's upload renders it anyway), entry permissions that
 install, but perhaps not as meant (A120, A121: k3diff cannot know whether a file should be
 executable), a `.pth` file's executable lines (A127: setuptools, pywin32 and editable
@@ -256,7 +256,9 @@ installs ship them; `wheels` fails one added or changed, W701), and
 an RPATH naming a build machine's directory only root creates (A140: `/opt/_internal/...`). A signature file (A111) fails, because k3diff cannot verify it and its content is
 the one file RECORD never vouches for, and so does an sdist file name PEP 625 spells otherwise
 (A137: PyPI refuses it on upload since October 2025, where it warned before; setuptools before
-69.3 writes `demo-pkg-1.0.tar.gz`)."""
+69.3 writes `demo-pkg-1.0.tar.gz`), and an ELF whose loader tables k3diff cannot read (A116;
+elf76: a warning before, so a table made unreadable to k3diff but read by the loader hid a
+RUNPATH of /tmp from A139, exit 0)."""
 
 
 class Severity(StrEnum):

@@ -18,36 +18,20 @@ added ELF whose RPATH/RUNPATH another party may plant a library in is W632
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from k3diff.audit.platform import NativeNeeds, platform_findings
-from k3diff.errors import ArchiveError
 from k3diff.lazyre import lazy
-from k3diff.native.platform import ElfTap, PlatformNeeds, PlatformUnknown, version_key
-from k3diff.native.searchpaths import leftover_search_paths, risky_search_paths
-from k3diff.output import first_few
+from k3diff.native.platform import PlatformNeeds, version_key
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import parse_wheel_filename
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheels.entry import EntryResult
+from k3diff.wheels.nativeread import NativeRead, entries_by_name, read_native, search_path_findings
 from k3diff.wheels.proof import Status
 from k3diff.zip.archive import ZipArchive
-from k3diff.zip.directory import ZipEntry
 
 _LIBRARY = lazy(r"^(?P<stem>.+?)(?:-[0-9a-f]{8})?\.so(?:\.[0-9]+)*$")
 """A library's name without auditwheel's hash and its version (`libfoo-1a2b3c4d.so.1.0`: libfoo)."""
-
-
-_EM_CUDA = 190
-
-
-@dataclass(frozen=True)
-class _Read:
-    """One native's needs, or why they could not be read."""
-
-    path: str
-    needs: PlatformNeeds | None
-    problem: str | None
 
 
 def added_native_findings(
@@ -59,16 +43,20 @@ def added_native_findings(
     added = [e for e in entries if e.kind is EntryKind.NATIVE and e.status is Status.ADDED]
     if not added:
         return []
-    patch_entries, base_entries = _by_name(patch), _by_name(base)
+    patch_entries, base_entries = entries_by_name(patch), entries_by_name(base)
     reads = [
-        r for e in added if (r := _needs(patch, patch_entries, e.patch_path or e.path)) is not None
+        r
+        for e in added
+        if (r := e.loader or read_native(patch, patch_entries, e.patch_path or e.path)) is not None
     ]
     if not reads:
         return []
     natives = [e for e in entries if e.kind is EntryKind.NATIVE and e.status is not Status.ADDED]
     removed = [e.base_path or e.path for e in natives if e.status is Status.MISSING]
-    gone = [r for path in removed if (r := _needs(base, base_entries, path)) is not None]
-    floor: list[_Read] | None = None  # every base ELF: read only when an added one pairs with none
+    gone = [r for path in removed if (r := read_native(base, base_entries, path)) is not None]
+    floor: list[NativeRead] | None = (
+        None  # every base ELF: read only when an added one pairs with none
+    )
     findings = []
     for new in reads:
         if new.needs is None:
@@ -82,7 +70,7 @@ def added_native_findings(
         else:
             if floor is None:
                 paths = [e.base_path or e.path for e in natives]
-                floor = [r for p in paths if (r := _needs(base, base_entries, p)) is not None]
+                floor = [r for p in paths if (r := read_native(base, base_entries, p)) is not None]
             # an unreadable base native is left out: a lower floor only fails more
             readable = [old for old in floor if old.needs is not None]
             if floor:
@@ -94,7 +82,7 @@ def added_native_findings(
     return findings
 
 
-def _judged(path: str, needs: PlatformNeeds, olds: list[_Read], what: str) -> Finding | None:
+def _judged(path: str, needs: PlatformNeeds, olds: list[NativeRead], what: str) -> Finding | None:
     """W713 when `needs` raise over the highest need among `olds` (one unreadable: unchecked)."""
     unread = [old.path for old in olds if old.needs is None]
     if unread:
@@ -134,7 +122,7 @@ def _highest(needs: list[PlatformNeeds]) -> PlatformNeeds:
     return PlatformNeeds(top("glibc"), top("glibcxx"), top("cxxabi"), (), None, None, other)
 
 
-def _replaces(old: _Read, new: _Read) -> bool:
+def _replaces(old: NativeRead, new: NativeRead) -> bool:
     """The removed `old` is the library `new` replaces: same folder and name without hash and
     version, or the same DT_SONAME so cut."""
     if _stem(old.path) is not None and _stem(old.path) == _stem(new.path):
@@ -150,51 +138,3 @@ def _stem(path: str) -> str | None:
     head, _, leaf = path.rpartition("/")
     match = _LIBRARY.match(leaf)
     return f"{head}/{match['stem']}" if match else None
-
-
-def _is_cubin(head: bytes) -> bool:
-    """A GPU image (e_machine EM_CUDA): no loader reads it, as `explain_elf` judges none."""
-    machine = head[18:20] if head[5:6] == b"\x01" else head[19:17:-1]  # EI_DATA: LSB or MSB
-    return len(head) >= 20 and int.from_bytes(machine, "little") == _EM_CUDA
-
-
-def _by_name(archive: ZipArchive) -> dict[str, ZipEntry]:
-    """The archive's entries by name: the last of a name given twice, as pip installs it."""
-    return {entry.name: entry for entry in archive.entries}
-
-
-def search_path_findings(
-    path: str, needs: PlatformNeeds, base: tuple[str, PlatformNeeds] | None, lead: str = ""
-) -> list[Finding]:
-    """W632 for each risky RPATH/RUNPATH component of the native at `path`, W633 (a warning)
-    for each build machine's leftover; of a changed one (`base`: its base path and needs),
-    only those the base's own search paths did not already have (review75g: a patch that kept
-    its RPATH failed for it; the base's are `audit`'s business)."""
-    findings = []
-    for code, judge in ((Code.W632, risky_search_paths), (Code.W633, leftover_search_paths)):
-        had = set(judge(*base)) if base is not None else set()
-        new = [why for why in judge(path, needs) if why not in had]
-        if new:
-            findings.append(Finding(code, path, lead + first_few(new, "; ")))
-    return findings
-
-
-def _needs(archive: ZipArchive, entries: dict[str, ZipEntry], path: str) -> _Read | None:
-    """The needs of the ELF entry at `path`; None when it is no ELF (or not in the archive)."""
-    entry = entries.get(path)
-    if entry is None:
-        return None
-    tap, head = ElfTap(entry.size), b""
-    try:
-        for chunk in archive.content_chunks(entry):
-            tap.feed(chunk)
-            head = head if len(head) >= 20 else (head + chunk)[:20]
-            if len(head) >= 4 and not tap.is_elf:
-                return None
-        if not tap.is_elf or _is_cubin(head):
-            return None
-        return _Read(path, tap.needs(lambda: archive.content_chunks(entry)), None)
-    except PlatformUnknown as exc:
-        return _Read(path, None, str(exc))
-    except ArchiveError as exc:
-        return _Read(path, None, f"not read: {exc}")

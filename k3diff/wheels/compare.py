@@ -158,10 +158,11 @@ def compare_wheels(
             patch, pairs, entries, options.file_hash, readers, tally, early.streams
         )
         unsound += [*installs[0].checks, *installs[1].checks]
-        if options.explain and options.policy.allow_native_changes:  # review74a: renamed natives
-            from k3diff.wheels.addednatives import added_native_findings
+        if options.policy.allow_native_changes:  # review74a: renamed; elf76: search paths
+            from k3diff.wheels.nativepaths import allowed_native_findings
 
-            unsound += added_native_findings(entries, base, patch, patch_path.name)
+            name = patch_path.name
+            unsound += allowed_native_findings(entries, base, patch, name, options.explain)
         versions = (facts.base_identity.version, facts.patch_identity.version)
         surfaces = diff_surfaces(*checked.scans, entries, versions)
         sboms = checked.sboms
@@ -322,7 +323,7 @@ def _detail(
         return result
     # No comparator read it after all: hash it here.
     assert pair.patch is not None and algorithm is not None
-    return schedule.with_digest(result, patch, pair.patch, algorithm)
+    return schedule.with_digest(result, patch, pair.patch, algorithm, options.policy)
 
 
 def _with_findings(

@@ -15,6 +15,7 @@ from k3diff.wheels.proof import How, Status
 if TYPE_CHECKING:  # the explainer pulls in pyelftools; import it only when --explain runs
     from k3diff.native import NativeExplanation
     from k3diff.provenance.check import FileSource
+    from k3diff.wheels.nativeread import NativeRead
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,9 @@ class EntryResult:
     moved: bool = False
     """The entry moved inside the archive (root <-> `.data/purelib|platlib`) but installs to
     the same path: an identical one is "identical (moved)"."""
+    loader: NativeRead | None = None
+    """A changed or added ELF native's loader tables, kept from the read that hashed it for
+    RECORD under `--allow-native-changes` (`nativepaths`), so they are not inflated again."""
 
     @property
     def content_identical(self) -> bool:

@@ -21,9 +21,9 @@ from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.modes import mode_findings
 from k3diff.wheel.record import RECORD_FILES, RecordLine
 from k3diff.wheel.recordhash import digest_mismatch, unverifiable_algorithm
-from k3diff.wheels.addednatives import search_path_findings
 from k3diff.wheels.entryruns import EntryResults, IdenticalRun
 from k3diff.wheels.model import EntryResult
+from k3diff.wheels.nativeread import search_path_findings
 from k3diff.wheels.proof import How, Status
 
 if TYPE_CHECKING:  # built only when the two wheels' identities differ

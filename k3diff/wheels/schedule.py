@@ -298,14 +298,21 @@ def _compare_pair(
     if algorithm is None or reads_patch_content(result, hashing.comparators):
         return result  # nothing to hash, or the detail comparator hashes it as it reads
     assert pair.patch is not None
-    return with_digest(result, patch, pair.patch, algorithm)
+    return with_digest(result, patch, pair.patch, algorithm, hashing.policy)
 
 
 def with_digest(
-    result: EntryResult, archive: ZipArchive, entry: ZipEntry, algorithm: str
+    result: EntryResult, archive: ZipArchive, entry: ZipEntry, algorithm: str, policy: Policy
 ) -> EntryResult:
-    """The result with the patch content's hash, or the corruption that reading it found."""
+    """The result with the patch content's hash, or the corruption that reading it found; of
+    a native `--allow-native-changes` lets change, with its loader tables kept on the way
+    (`nativepaths`: its search paths are judged)."""
     try:
+        if policy.allow_native_changes and result.kind is EntryKind.NATIVE:
+            from k3diff.wheels.nativeread import digest_and_loader
+
+            digest, loader = digest_and_loader(archive, entry, algorithm)
+            return replace(result, patch_digest=digest, loader=loader)
         return replace(result, patch_digest=digest_content(archive, entry, algorithm))
     except CorruptEntryError as exc:
         return replace(result, corrupt=f"{corrupt_side(result, 'patch')}: {exc.problem}")
