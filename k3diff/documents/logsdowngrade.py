@@ -19,6 +19,8 @@ error rule of its `rules`, with no more lines than the warning rule counts on th
 
 from __future__ import annotations
 
+from collections import Counter
+
 from k3diff.documents.logs import LogsDocument
 from k3diff.logs.matcher import TEXT_CAP
 from k3diff.logs.normalize import strip_log_prefix, strip_worker_prefix
@@ -56,17 +58,21 @@ def downgrade_problems(view: LogsDocument) -> list[str]:
     counts = {name: {"base": b, "patch": p} for name, b, p, _new in view.rule_counts}
     problems = []
     for side, entries in view.downgraded.items():
+        # review76c: each entry once, in one pass (a rule's lines summed over every entry for
+        # each rule took 2.2 s for 8,000 forged entries, growing with their square)
+        said: Counter[str] = Counter()
         for rule, over, lines in entries:
-            if rule not in warn or over not in errors or lines < 1:
+            said[rule] += lines
+            if (rule not in warn or over not in errors or lines < 1) and len(problems) < 3:
                 problems.append(
                     f"{side}.downgraded names {rule} over {over}, but its rules list no such user "
                     "warning rule and built-in error rule"
                 )
-        for rule in sorted({r for r, _o, _n in entries} & warn):
-            said = sum(n for r, _o, n in entries if r == rule)
-            if said > counts.get(rule, {}).get(side, 0):
+        for rule in sorted(said.keys() & warn):
+            if said[rule] > counts.get(rule, {}).get(side, 0):
                 problems.append(
-                    f"{side}.downgraded counts {said:,} {rule} lines, more than the rule matched"
+                    f"{side}.downgraded counts {said[rule]:,} {rule} lines, more than the rule "
+                    "matched"
                 )
     problems += _unsaid(view, warn, errors)
     return problems[:3]
@@ -74,8 +80,9 @@ def downgrade_problems(view: LogsDocument) -> list[str]:
 
 def _unsaid(view: LogsDocument, warn: set[str], errors: set[str]) -> list[str]:
     problems = []
+    named = {side: {r for r, _o, _n in entries} for side, entries in view.downgraded.items()}
     for f in view.findings:
-        if f.rule not in warn or any(r == f.rule for r, _o, _n in view.downgraded[f.side]):
+        if f.rule not in warn or f.rule in named[f.side]:
             continue
         line = next((t for t in f.texts if len(t) < TEXT_CAP and _an_error(t, errors)), None)
         if line is not None:
