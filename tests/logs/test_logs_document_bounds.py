@@ -119,8 +119,8 @@ def test_a_line_past_the_keywords_is_still_held_to_downgraded(tmp_path: Path) ->
 def test_many_downgraded_entries_are_checked_in_one_pass(tmp_path: Path) -> None:
     """40,000 user warning rules, each named by a `downgraded` entry: each rule's lines were
     summed over every entry, and each finding looked for among them, so the check grew with
-    the entries' square (2.2 s for 8,000; 90 s for 40,000 on a loaded machine, hours at the document cap).
-    Refused (every rule counts fewer lines than said) in one pass over them."""
+    the entries' square (2.2 s for 8,000; 90 s for 40,000 on a loaded machine; hours at the
+    document cap). Refused (every rule counts fewer lines than said) in one pass over them."""
     document = _document(tmp_path)
     rules = [f"w{index}" for index in range(40_000)]
     document["rules"] += [
