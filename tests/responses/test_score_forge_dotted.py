@@ -1,9 +1,10 @@
 """review61b's forgery of a dict-valued inspect_ai score whose key holds a dot (review76c): the
 changed records' scores of `judge.rouge.f1` dropped and its test replaced by the kept samples'
 one. records76 matched a field change `scores.NAME.value.KEY` only where KEY held no dot, so
-`scores.judge.value.rouge.f1` named no metric and the forgery passed (exit 0); every split of
-the path at `.value.` is now a metric it may hold, and the forgery is refused (exit 2), while
-the genuine document is still read."""
+`scores.judge.value.rouge.f1` named no metric and the forgery passed: 30 of 1,500 samples lost
+made 0 lost of 1,470, the gate a pass, `report` exit 0. Every split of the path at `.value.` is
+now a metric it may hold, and the forgery is refused (exit 2), while the genuine document is
+still read."""
 
 from __future__ import annotations
 
@@ -12,14 +13,32 @@ from pathlib import Path
 
 from cli_support import run_k3diff
 
-from .test_score_roundtrip import _document, _forge, _logs
+from .eval_logs import inspect_sample, write_eval_log
+from .test_score_gate_review import GATE, _forge_unchanged, _run
+from .test_score_roundtrip import _document, _logs
 
 BASE, PATCH = {"rouge.f1": 1, "b": 1}, {"rouge.f1": 0, "b": 1}
 
 
 def test_dropping_a_dotted_keys_changed_scores_is_refused(tmp_path: Path) -> None:
-    document = _forge(tmp_path, BASE, PATCH, "judge.rouge.f1")
-    (tmp_path / "f.json").write_text(json.dumps(document))
+    from k3diff.responses.scoretests import mcnemar_mde
+
+    samples = {
+        side: [
+            inspect_sample(i, 1, f"Q{i}", f"{side}{i}", {"judge": {"rouge.f1": int(keep)}})
+            for i, keep in enumerate(side == "base" or i >= 30 for i in range(1500))
+        ]
+        for side in ("base", "patch")
+    }
+    for side, written in samples.items():
+        write_eval_log(tmp_path / f"{side}.eval", written)
+    code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
+    assert code == 1
+    forged = _forge_unchanged(document, 1.0, mcnemar_mde(1470, 0, 0.05, 0.8), n=1470)
+    forged["score_gate"]["decisions"][0].update(n=1470)
+    for record in forged["records"][:30]:
+        del record["scores"]
+    (tmp_path / "f.json").write_text(json.dumps(forged))
     result = run_k3diff("report", "f.json", "--out", "bundle", cwd=tmp_path)
     assert result.exit_code == 2, result.stderr
     assert "a tested score changed (field_changes) between two scores, but the record" in (
