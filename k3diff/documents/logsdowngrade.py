@@ -56,7 +56,7 @@ def downgrade_problems(view: LogsDocument) -> list[str]:
     warn = {n for n, severity, builtin in view.rules if not builtin and severity == "warning"}
     errors = {n for n, severity, builtin in view.rules if builtin and severity == "error"}
     counts = {name: {"base": b, "patch": p} for name, b, p, _new in view.rule_counts}
-    problems = []
+    problems: list[str] = []
     for side, entries in view.downgraded.items():
         # review76c: each entry once, in one pass (a rule's lines summed over every entry for
         # each rule took 2.2 s for 8,000 forged entries, growing with their square)
