@@ -8,21 +8,19 @@ still read."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from cli_support import run_k3diff
 
 from .eval_logs import inspect_sample, write_eval_log
-from .test_score_gate_review import GATE, _forge_unchanged, _run
+from .test_score_forge_partial import report_dropped
+from .test_score_gate_review import GATE, _run
 from .test_score_roundtrip import _document, _logs
 
 BASE, PATCH = {"rouge.f1": 1, "b": 1}, {"rouge.f1": 0, "b": 1}
 
 
 def test_dropping_a_dotted_keys_changed_scores_is_refused(tmp_path: Path) -> None:
-    from k3diff.responses.scoretests import mcnemar_mde
-
     samples = {
         side: [
             inspect_sample(i, 1, f"Q{i}", f"{side}{i}", {"judge": {"rouge.f1": int(keep)}})
@@ -34,12 +32,7 @@ def test_dropping_a_dotted_keys_changed_scores_is_refused(tmp_path: Path) -> Non
         write_eval_log(tmp_path / f"{side}.eval", written)
     code, document = _run(tmp_path, "base.eval", "patch.eval", *GATE)
     assert code == 1
-    forged = _forge_unchanged(document, 1.0, mcnemar_mde(1470, 0, 0.05, 0.8), n=1470)
-    forged["score_gate"]["decisions"][0].update(n=1470)
-    for record in forged["records"][:30]:
-        del record["scores"]
-    (tmp_path / "f.json").write_text(json.dumps(forged))
-    result = run_k3diff("report", "f.json", "--out", "bundle", cwd=tmp_path)
+    result = report_dropped(tmp_path, document)
     assert result.exit_code == 2, result.stderr
     assert "a tested score changed (field_changes) between two scores, but the record" in (
         result.stderr
