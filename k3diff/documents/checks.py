@@ -27,7 +27,7 @@ from k3diff.documents.findingview import FindingView
 from k3diff.documents.logs import LogsDocument, novelty_problems, severity_problems
 from k3diff.documents.logsclaims import rule_list_problems, warning_line_problems
 from k3diff.documents.logsdowngrade import downgrade_problems
-from k3diff.documents.logstally import tally_problems
+from k3diff.documents.logstally import bound_problems, tally_problems
 from k3diff.documents.sourcecheck import source_problems, waiver_list_problems
 from k3diff.documents.surfacecauses import (
     relabel_problems,
@@ -245,6 +245,8 @@ def check_logs(view: LogsDocument, name: str) -> None:
     new = [f for f in findings if f.side == "patch" and f.new is True]
     errors = [f for f in findings if f.severity == "error"]
     new_errors = [f for f in new if f.severity == "error"]
+    # review76c: before the checks that run the built-in rules over every quoted line
+    refuse_disagreement(name, bound_problems(view))
     problems = (
         novelty_problems(findings)
         + severity_problems(view)

@@ -18,6 +18,10 @@ Not checkable without the logs: a base finding whose every count was edited to a
 place names a base file and a line within it says what that line holds, and only the file's
 bytes (the SHA-256 its side records) show whether it does: `report logs.json BASE PATCH` runs
 `logs` again on them.
+
+Held first (`bound_problems`, review76c): no side lists more findings than `logs` keeps
+(`DISTINCT_CAP`) and no finding more places (`EXAMPLES`), so that the checks that run k3diff's
+patterns over each quoted line (about half a millisecond a line) read at most 60,000 of them.
 """
 
 from __future__ import annotations
@@ -25,8 +29,27 @@ from __future__ import annotations
 from collections import Counter
 
 from k3diff.documents.logs import LogsDocument
-from k3diff.logs.matcher import EXAMPLES
+from k3diff.logs.matcher import DISTINCT_CAP, EXAMPLES
 from k3diff.sample.names import SIDES
+
+
+def bound_problems(view: LogsDocument) -> list[str]:
+    """Where the document lists more than `logs` ever writes: a side's findings past
+    `DISTINCT_CAP`, a finding's places past `EXAMPLES` (the first three)."""
+    listed = Counter(f.side for f in view.findings)
+    problems = [
+        f"the {side} lists {count:,} findings, more than the {DISTINCT_CAP:,} distinct messages "
+        "logs keeps a side"
+        for side, count in sorted(listed.items())
+        if count > DISTINCT_CAP
+    ]
+    problems += [
+        f"the {f.side}'s {f.rule} finding {f.message[:80]!r} quotes {len(f.places):,} places, "
+        f"more than the {EXAMPLES} logs keeps"
+        for f in view.findings
+        if len(f.places) > EXAMPLES
+    ][:3]
+    return problems
 
 
 def tally_problems(view: LogsDocument, shown: int = 3) -> list[str]:

@@ -142,16 +142,26 @@ def _from_scores(
     return problems
 
 
-def _scored_metric(path: str) -> str | None:
-    """The inspect_ai metric a field change's path holds the value of: `scores.NAME.value` is
-    NAME's, `scores.NAME.value.KEY` (a score whose value is a dict) `NAME.KEY`'s."""
+def _scored_metrics(path: str) -> set[str]:
+    """The inspect_ai metrics a field change's path may hold the value of: `scores.NAME.value`
+    is NAME's, `scores.NAME.value.KEY` (a score whose value is a dict) `NAME.KEY`'s. A key may
+    hold dots (`scores.judge.value.rouge.f1`, `judge.rouge.f1`: review76c, such a forgery
+    passed), so each split at `.value.` is one, the first `_SPLITS` (a path is the document's:
+    one of 1 MB of `.value` would build a metric at each)."""
     if not path.startswith("scores."):
-        return None
+        return set()
     rest = path.removeprefix("scores.")
-    if rest.endswith(".value"):
-        return rest.removesuffix(".value")
-    name, dot, key = rest.rpartition(".value.")
-    return f"{name}.{key}" if dot and name and key and "." not in key else None
+    found = {rest.removesuffix(".value")} if rest.endswith(".value") else set()
+    at = rest.find(".value.")
+    while at > 0 and len(found) < _SPLITS:
+        if rest[at + len(".value.") :]:
+            found.add(f"{rest[:at]}.{rest[at + len('.value.') :]}")
+        at = rest.find(".value.", at + 1)
+    return found
+
+
+_SPLITS = 16
+"""The most metrics one field change's path is read as."""
 
 
 def _unscored_changes(scores: ScoresView, comparable: Sequence[ResponsesRecord]) -> list[str]:
@@ -169,10 +179,8 @@ def _unscored_changes(scores: ScoresView, comparable: Sequence[ResponsesRecord])
     for record in comparable:
         carried = {metric for metric, _, _, _ in record.scores or ()}
         for path, base, patch in record.changed_values:
-            metric = _scored_metric(path)
             if (
-                metric in tested
-                and metric not in carried
+                _scored_metrics(path) & tested - carried
                 and score_value(base) is not None
                 and score_value(patch) is not None
             ):
