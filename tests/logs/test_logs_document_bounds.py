@@ -10,7 +10,6 @@ first (exit 2), which bounds those checks at 60,000 quoted lines."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -131,9 +130,6 @@ def test_many_downgraded_entries_are_checked_in_one_pass(tmp_path: Path) -> None
     document["patch"]["downgraded"] = [
         {"rule": name, "over": "cuda-error", "lines": 1} for name in rules
     ]
-    started = time.monotonic()
     code, stderr = _report(tmp_path, document)
-    elapsed = time.monotonic() - started
     assert code == 2, stderr
     assert "patch.downgraded counts 1 w0 lines, more than the rule matched" in stderr
-    assert elapsed < 15, f"report took {elapsed:.1f} s"
