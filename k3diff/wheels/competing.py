@@ -150,21 +150,28 @@ def _refuse_project(name: str, candidates: Sequence[_Candidate], compared: _Comp
     for python in found_pythons:
         by_python = [_python_rank(python, c.parts) for c in candidates]
         for machine, platform_ranks in zip(found_machines, by_platform, strict=True):
-            chosen = _chosen(candidates, by_python, platform_ranks)
-            for base in chosen[0]:
-                for patch in chosen[1]:
-                    if compared.refused(base, patch):
-                        _refuse(base, patch, f"{python.name} on {machine.name}", compared)
+            where = f"{python.name} on {machine.name}"
+            for pre, chosen in enumerate(_chosen(candidates, by_python, platform_ranks)):
+                for base in chosen[0]:
+                    for patch in chosen[1]:
+                        if compared.refused(base, patch):
+                            _refuse(base, patch, where + (" (pip --pre)" if pre else ""), compared)
+
+
+_Key = tuple[Version, tuple[int, ...], tuple[int, str] | tuple[()]]
+_Choice = tuple[list[SetWheel], list[SetWheel]]
 
 
 def _chosen(
     candidates: Sequence[_Candidate],
     by_python: Sequence[tuple[int | None, int | None]],
     platform_ranks: Sequence[int | None],
-) -> tuple[list[SetWheel], list[SetWheel]]:
-    """Each release's wheels pip may choose on the interpreter (more than one where they tie)."""
-    best: list[tuple[tuple[Version, tuple[int, ...], tuple[int, str] | tuple[()]], list[SetWheel]]]
-    best = [((Version("0"), (), ()), []), ((Version("0"), (), ()), [])]
+) -> tuple[_Choice, _Choice]:
+    """Each release's wheels pip may choose on the interpreter (more than one where they tie):
+    as pip installs by default (a pre-release only where no final release fits), then with
+    `--pre` (review76d: a `2.0rc1` wheel was taken as chosen where pip installs the 1.1 one,
+    exit 0)."""
+    best: dict[tuple[int, bool], tuple[_Key, list[SetWheel]]] = {}
     for candidate, (group, pure), platform in zip(
         candidates, by_python, platform_ranks, strict=True
     ):
@@ -175,12 +182,17 @@ def _chosen(
         else:
             continue
         key = (candidate.version, rank, candidate.build)
-        held, wheels = best[candidate.side]
-        if not wheels or key > held:
-            best[candidate.side] = key, [candidate.wheel]
-        elif key == held:
-            wheels.append(candidate.wheel)
-    return best[0][1], best[1][1]
+        for final in {False, not candidate.version.is_prerelease}:
+            held = best.get((candidate.side, final))
+            if held is None or key > held[0]:
+                best[candidate.side, final] = key, [candidate.wheel]
+            elif key == held[0]:
+                held[1].append(candidate.wheel)
+
+    def pick(side: int, final: bool) -> list[SetWheel]:
+        return (best.get((side, final)) or best.get((side, False)) or ((), []))[1]
+
+    return (pick(0, True), pick(1, True)), (pick(0, False), pick(1, False))
 
 
 def _refuse(base: SetWheel, patch: SetWheel, where: str, compared: _Compared) -> None:

@@ -214,23 +214,40 @@ def _linux(systems: _Systems, arch: str) -> _Systems:
     return systems
 
 
+_ARCHS = {"armv8l": ("armv8l", "armv7l")}
+"""packaging's `_linux_platforms`: a 32-bit Python on 64-bit Arm takes `armv7l` wheels after
+its own `armv8l` ones (review76d: an `armv8l` wheel added beside compared `armv7l` ones was
+taken as one-sided, exit 0)."""
+
+
 def _glibc_platforms(arch: str, minor: int | None) -> Iterator[str]:
     """packaging's `_linux_platforms` on a glibc `2.minor` (it reads the running system's):
     `linux_ARCH`, then each `manylinux_2_Y` from the newest, its legacy alias after it."""
-    yield f"linux_{arch}"
+    archs = _ARCHS.get(arch, (arch,))
+    yield from (f"linux_{each}" for each in archs)
     oldest = 5 if arch in ("x86_64", "i686") else 17
     aliases = {version: name for name, version in _LEGACY.items()}
-    for glibc in range(minor if minor is not None else -1, oldest - 1, -1):
-        yield f"manylinux_2_{glibc}_{arch}"
-        if glibc in aliases:
-            yield f"{aliases[glibc]}_{arch}"
+    for each in archs:
+        for glibc in range(minor if minor is not None else -1, oldest - 1, -1):
+            yield f"manylinux_2_{glibc}_{each}"
+            if glibc in aliases:
+                yield f"{aliases[glibc]}_{each}"
 
 
 def _musl_platforms(arch: str, minor: int | None) -> Iterator[str]:
     """packaging's `_linux_platforms` on a musl `1.minor`."""
-    yield f"linux_{arch}"
-    for musl in range(minor if minor is not None else -1, -1, -1):
-        yield f"musllinux_1_{musl}_{arch}"
+    archs = _ARCHS.get(arch, (arch,))
+    yield from (f"linux_{each}" for each in archs)
+    for each in archs:
+        for musl in range(minor if minor is not None else -1, -1, -1):
+            yield f"musllinux_1_{musl}_{each}"
+
+
+def _linux_versions(named: dict[str, set[int | None]], arch: str) -> list[int | None]:
+    """The libc versions named for the architecture and those it takes wheels of, oldest
+    first (None: below every named one)."""
+    versions = set().union(*(named.get(each, set()) for each in _ARCHS.get(arch, (arch,))))
+    return sorted(versions, key=lambda v: -1 if v is None else v)
 
 
 def _readable(version: tuple[int, ...]) -> bool:
@@ -238,13 +255,13 @@ def _readable(version: tuple[int, ...]) -> bool:
 
 
 def _machine_lists(systems: _Systems) -> Iterator[tuple[str, Iterable[str]]]:
-    for arch, glibcs in sorted(systems.glibc.items()):
-        for glibc in sorted(glibcs, key=lambda v: -1 if v is None else v):
+    for arch in sorted(systems.glibc):
+        for glibc in _linux_versions(systems.glibc, arch):
             if glibc is None or glibc <= MAX_VERSION:
                 name = f"{arch} Linux, glibc " + ("older" if glibc is None else f"2.{glibc}")
                 yield name, _glibc_platforms(arch, glibc)
-    for arch, musls in sorted(systems.musl.items()):
-        for musl in sorted(musls, key=lambda v: -1 if v is None else v):
+    for arch in sorted(systems.musl):
+        for musl in _linux_versions(systems.musl, arch):
             if musl is None or musl <= MAX_VERSION:
                 name = f"{arch} Linux, musl " + ("older" if musl is None else f"1.{musl}")
                 yield name, _musl_platforms(arch, musl)
