@@ -30,7 +30,8 @@ from k3diff.wheels.interpreters import Machine, Python, machines, pythons, tag_r
 from k3diff.wheels.setpairing import Pairing, SetWheel
 
 MAX_CHECKS = 1_000_000
-"""Checks one project's wheels may take (k3diff's cap, exit 2 past it): each Python times each
+"""Checks the projects' wheels may take in one run, all projects together (k3diff's cap, exit
+2 past it; review76d: a cap per project let 2,000 projects take 23 s): each Python times each
 wheel's Python values and each machine, and each machine times each wheel's platform values. A
 release names a few Pythons and systems (stop 76: 104 wheels a side, for 8 Pythons and 13
 platforms, tell 19 Pythons and 18 machines apart, 79,408 checks, 0.02 s; 13 million checks took
@@ -125,27 +126,56 @@ def refuse_competing(pairing: Pairing, allow_unpaired: bool = True) -> None:
         for wheel in wheels:
             if (candidate := _candidate(wheel, side)) is not None:
                 projects.setdefault(wheel.key_name, []).append(candidate)
+    total = 0
     for name, candidates in sorted(projects.items()):
         if {c.side for c in candidates} == {0, 1}:
-            _refuse_project(name, candidates, compared)
+            plan = _plan(name, candidates)
+            total += plan.work
+            _refuse_cost(plan, total, compared)
+            _refuse_project(plan, compared)
 
 
-def _refuse_project(name: str, candidates: Sequence[_Candidate], compared: _Compared) -> None:
-    """The refusal for the first interpreter where one project's chosen wheels were not
-    compared with each other."""
+@dataclass(frozen=True)
+class _Plan:
+    """One project's wheels, and the interpreters they tell apart."""
+
+    name: str
+    candidates: Sequence[_Candidate]
+    pythons: Sequence[Python]
+    machines: Sequence[Machine]
+    work: int
+    """Checks its choices take (`MAX_CHECKS`)."""
+
+
+def _plan(name: str, candidates: Sequence[_Candidate]) -> _Plan:
     parts = [candidate.parts for candidate in candidates]
     found_pythons, found_machines = pythons(parts), machines(parts)
     work = len(found_pythons) * sum(len(p[0]) + len(found_machines) for p in parts)
     work += len(found_machines) * sum(len(p[2]) for p in parts)
-    if work > MAX_CHECKS:
-        first = next((c for c in candidates if id(c.wheel) not in compared.paired), candidates[0])
-        option = "--allow-unpaired: " if compared.allow_unpaired else ""
-        raise InputError(
-            f"{first.wheel.path.parent}: {option}project {name}: its {len(candidates):,} "
-            f"wheels tell {len(found_pythons):,} Pythons and {len(found_machines):,} machines "
-            f"apart: {work:,} checks of which wheel pip installs, over k3diff's cap of "
-            f"{MAX_CHECKS:,} checks: compare the wheels with --base/--patch"
-        )
+    return _Plan(name, candidates, found_pythons, found_machines, work)
+
+
+def _refuse_cost(plan: _Plan, total: int, compared: _Compared) -> None:
+    """InputError where the checks of the project and those before it pass `MAX_CHECKS`
+    (review76d: 2,000 projects of two empty files, each under the cap alone, took 23 s)."""
+    if total <= MAX_CHECKS:
+        return
+    candidates = plan.candidates
+    first = next((c for c in candidates if id(c.wheel) not in compared.paired), candidates[0])
+    option = "--allow-unpaired: " if compared.allow_unpaired else ""
+    others = f", {total:,} with the projects before it" if total > plan.work else ""
+    raise InputError(
+        f"{first.wheel.path.parent}: {option}project {plan.name}: its {len(candidates):,} "
+        f"wheels tell {len(plan.pythons):,} Pythons and {len(plan.machines):,} machines "
+        f"apart: {plan.work:,} checks of which wheel pip installs{others}, over k3diff's "
+        f"cap of {MAX_CHECKS:,} checks a run: compare fewer wheels at a time (--base/--patch)"
+    )
+
+
+def _refuse_project(plan: _Plan, compared: _Compared) -> None:
+    """The refusal for the first interpreter where one project's chosen wheels were not
+    compared with each other."""
+    candidates, found_pythons, found_machines = plan.candidates, plan.pythons, plan.machines
     by_platform = [[_platform_rank(m, c.parts) for c in candidates] for m in found_machines]
     for python in found_pythons:
         by_python = [_python_rank(python, c.parts) for c in candidates]

@@ -163,6 +163,23 @@ def test_the_checks_are_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert "over k3diff's cap of 1 checks" in allowed.stderr
 
 
+def test_the_cap_holds_for_every_project_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review76d: the cap held one project at a time, so 2,000 projects of two empty files,
+    each under it, took 23 s: 10 checks each here, the second passes a cap of 15."""
+    monkeypatch.setattr("k3diff.wheels.competing.MAX_CHECKS", 15)
+    for name in ("one", "two"):
+        write(tmp_path / "base", name, "1.0", "py3-none-any", _SOLO)
+        write(tmp_path / "patch", name, "1.1", "py3-none-any", _SOLO)
+    refused = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert refused.exit_code == 2, refused.stdout
+    assert refused.stderr.startswith("k3diff: error: base: project two: its 2 wheels ")
+    assert "10 checks of which wheel pip installs, 20 with the projects before it" in (
+        refused.stderr
+    )
+
+
 def test_free_threaded_wheels_added_beside_abi3_ones_are_one_sided(tmp_path: Path) -> None:
     """A free-threaded CPython takes no abi3 wheel (packaging's `_abi3_applies`): cp313t wheels
     added beside the compared cp39-abi3 ones install where nothing did (review75h: refused)."""
