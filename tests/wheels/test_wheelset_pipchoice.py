@@ -195,7 +195,7 @@ def test_a_pre_release_pip_passes_over_is_not_taken_as_its_choice(
     for side, wheels in (("base", base), ("patch", patch)):
         for version, tag in wheels:
             write(tmp_path / side, "engine", version, tag, {"engine/__init__.py": b"X = 1\n"})
-    interpreter = ("3.12", [], _GLIBC_2_17)
+    interpreter: Interpreter = ("3.12", [], _GLIBC_2_17)
     assert _pip_choice(tmp_path / "base", interpreter) == "engine-1.0-py3-none-any.whl"
     chosen = "engine-1.1-cp312-cp312-manylinux_2_17_x86_64.whl"
     assert _pip_choice(tmp_path / "patch", interpreter) == chosen
