@@ -176,7 +176,7 @@ def test_a_wheel_pip_installs_only_where_the_other_release_has_none_is_one_sided
     assert _pip_choice(tmp_path / "patch", one_sided) == f"engine-1.1-{added}.whl"
     assert _pip_choice(tmp_path / "base", both) == f"engine-1.0-{paired}.whl"
     assert _pip_choice(tmp_path / "patch", both) == f"engine-1.1-{paired}.whl"
-    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    result = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
     assert result.exit_code == 0, result.stderr
     assert "1 unpaired (allowed)" in result.stdout
 
