@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from packaging.version import InvalidVersion, Version
 
@@ -129,7 +130,7 @@ def refuse_competing(pairing: Pairing, allow_unpaired: bool = True) -> None:
     total = 0
     for name, candidates in sorted(projects.items()):
         if {c.side for c in candidates} == {0, 1}:
-            plan = _plan(name, candidates)
+            plan = _plan(name, candidates, MAX_CHECKS - total)
             total += plan.work
             _refuse_cost(plan, total, compared)
             _refuse_project(plan, compared)
@@ -145,14 +146,24 @@ class _Plan:
     machines: Sequence[Machine]
     work: int
     """Checks its choices take (`MAX_CHECKS`)."""
+    more: bool
+    """Whether it tells more Pythons apart than `pythons` holds (past the cap)."""
 
 
-def _plan(name: str, candidates: Sequence[_Candidate]) -> _Plan:
+def _plan(name: str, candidates: Sequence[_Candidate], room: int) -> _Plan:
+    """The project's interpreters, made only up to the `room` left under `MAX_CHECKS` (each
+    machine takes a check per platform value of each wheel, each Python one per Python value
+    and machine), so that a plan past the cap is never made whole."""
     parts = [candidate.parts for candidate in candidates]
-    found_pythons, found_machines = pythons(parts), machines(parts)
-    work = len(found_pythons) * sum(len(p[0]) + len(found_machines) for p in parts)
+    most_machines = room // max(1, sum(len(p[2]) for p in parts)) + 1
+    found_machines = list(islice(machines(parts), most_machines + 1))
+    per_python = sum(len(p[0]) + len(found_machines) for p in parts)
+    most_pythons = room // max(1, per_python) + 1
+    found_pythons = list(islice(pythons(parts), most_pythons + 1))
+    work = len(found_pythons) * per_python
     work += len(found_machines) * sum(len(p[2]) for p in parts)
-    return _Plan(name, candidates, found_pythons, found_machines, work)
+    more = len(found_machines) > most_machines or len(found_pythons) > most_pythons
+    return _Plan(name, candidates, found_pythons, found_machines, work, more)
 
 
 def _refuse_cost(plan: _Plan, total: int, compared: _Compared) -> None:
@@ -164,10 +175,11 @@ def _refuse_cost(plan: _Plan, total: int, compared: _Compared) -> None:
     first = next((c for c in candidates if id(c.wheel) not in compared.paired), candidates[0])
     option = "--allow-unpaired: " if compared.allow_unpaired else ""
     others = f", {total:,} with the projects before it" if total > plan.work else ""
+    more = " or more" if plan.more else ""
     raise InputError(
         f"{first.wheel.path.parent}: {option}project {plan.name}: its {len(candidates):,} "
-        f"wheels tell {len(plan.pythons):,} Pythons and {len(plan.machines):,} machines "
-        f"apart: {plan.work:,} checks of which wheel pip installs{others}, over k3diff's "
+        f"wheels tell {len(plan.pythons):,}{more} Pythons and {len(plan.machines):,} machines "
+        f"apart: {plan.work:,}{more} checks of which wheel pip installs{others}, over k3diff's "
         f"cap of {MAX_CHECKS:,} checks a run: compare fewer wheels at a time (--base/--patch)"
     )
 
