@@ -32,7 +32,7 @@ from k3diff.wheels.setpairing import Pairing, SetWheel
 
 MAX_CHECKS = 1_000_000
 """Checks the projects' wheels may take in one run, all projects together (k3diff's cap, exit
-2 past it; review76d: a cap per project let 2,000 projects take 23 s): each Python times each
+2 past it; review76d: a cap per project let 8,000 projects take 27 s): each Python times each
 wheel's Python values and each machine, and each machine times each wheel's platform values. A
 release names a few Pythons and systems (stop 76: 104 wheels a side, for 8 Pythons and 13
 platforms, tell 19 Pythons and 18 machines apart, 79,408 checks, 0.02 s; 13 million checks took
@@ -168,7 +168,7 @@ def _plan(name: str, candidates: Sequence[_Candidate], room: int) -> _Plan:
 
 def _refuse_cost(plan: _Plan, total: int, compared: _Compared) -> None:
     """InputError where the checks of the project and those before it pass `MAX_CHECKS`
-    (review76d: 2,000 projects of two empty files, each under the cap alone, took 23 s)."""
+    (review76d: 8,000 projects of two empty files, each under the cap alone, took 27 s)."""
     if total <= MAX_CHECKS:
         return
     candidates = plan.candidates

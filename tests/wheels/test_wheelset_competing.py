@@ -168,8 +168,8 @@ def test_the_checks_are_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 def test_the_cap_holds_for_every_project_together(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """review76d: the cap held one project at a time, so 2,000 projects of two empty files,
-    each under it, took 23 s: 10 checks each here, the second passes a cap of 15."""
+    """review76d: the cap held one project at a time, so 8,000 projects of two empty files,
+    each under it, took 27 s: 10 checks each here, the second passes a cap of 15."""
     monkeypatch.setattr("k3diff.wheels.competing.MAX_CHECKS", 15)
     for name in ("one", "two"):
         write(tmp_path / "base", name, "1.0", "py3-none-any", _SOLO)
