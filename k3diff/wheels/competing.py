@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from packaging.version import InvalidVersion, Version
 
@@ -30,7 +31,8 @@ from k3diff.wheels.interpreters import Machine, Python, machines, pythons, tag_r
 from k3diff.wheels.setpairing import Pairing, SetWheel
 
 MAX_CHECKS = 1_000_000
-"""Checks one project's wheels may take (k3diff's cap, exit 2 past it): each Python times each
+"""Checks the projects' wheels may take in one run, all projects together (k3diff's cap, exit
+2 past it; review76d: a cap per project let 8,000 projects take 27 s): each Python times each
 wheel's Python values and each machine, and each machine times each wheel's platform values. A
 release names a few Pythons and systems (stop 76: 104 wheels a side, for 8 Pythons and 13
 platforms, tell 19 Pythons and 18 machines apart, 79,408 checks, 0.02 s; 13 million checks took
@@ -125,46 +127,93 @@ def refuse_competing(pairing: Pairing, allow_unpaired: bool = True) -> None:
         for wheel in wheels:
             if (candidate := _candidate(wheel, side)) is not None:
                 projects.setdefault(wheel.key_name, []).append(candidate)
+    total = 0
     for name, candidates in sorted(projects.items()):
         if {c.side for c in candidates} == {0, 1}:
-            _refuse_project(name, candidates, compared)
+            plan = _plan(name, candidates, MAX_CHECKS - total)
+            total += plan.work
+            _refuse_cost(plan, total, compared)
+            _refuse_project(plan, compared)
 
 
-def _refuse_project(name: str, candidates: Sequence[_Candidate], compared: _Compared) -> None:
+@dataclass(frozen=True)
+class _Plan:
+    """One project's wheels, and the interpreters they tell apart."""
+
+    name: str
+    candidates: Sequence[_Candidate]
+    pythons: Sequence[Python]
+    machines: Sequence[Machine]
+    work: int
+    """Checks its choices take (`MAX_CHECKS`)."""
+    more: bool
+    """Whether it tells more Pythons apart than `pythons` holds (past the cap)."""
+
+
+def _plan(name: str, candidates: Sequence[_Candidate], room: int) -> _Plan:
+    """The project's interpreters, made only up to the `room` left under `MAX_CHECKS` (each
+    machine takes a check per platform value of each wheel, each Python one per Python value
+    and machine), so that a plan past the cap is never made whole."""
+    parts = [candidate.parts for candidate in candidates]
+    most_machines = room // max(1, sum(len(p[2]) for p in parts)) + 1
+    found_machines = list(islice(machines(parts), most_machines + 1))
+    per_python = sum(len(p[0]) + len(found_machines) for p in parts)
+    most_pythons = room // max(1, per_python) + 1
+    found_pythons = list(islice(pythons(parts), most_pythons + 1))
+    work = len(found_pythons) * per_python
+    work += len(found_machines) * sum(len(p[2]) for p in parts)
+    more = len(found_machines) > most_machines or len(found_pythons) > most_pythons
+    return _Plan(name, candidates, found_pythons, found_machines, work, more)
+
+
+def _refuse_cost(plan: _Plan, total: int, compared: _Compared) -> None:
+    """InputError where the checks of the project and those before it pass `MAX_CHECKS`
+    (review76d: 8,000 projects of two empty files, each under the cap alone, took 27 s)."""
+    if total <= MAX_CHECKS:
+        return
+    candidates = plan.candidates
+    first = next((c for c in candidates if id(c.wheel) not in compared.paired), candidates[0])
+    option = "--allow-unpaired: " if compared.allow_unpaired else ""
+    others = f", {total:,} with the projects before it" if total > plan.work else ""
+    more = " or more" if plan.more else ""
+    raise InputError(
+        f"{first.wheel.path.parent}: {option}project {plan.name}: its {len(candidates):,} "
+        f"wheels tell {len(plan.pythons):,}{more} Pythons and {len(plan.machines):,} machines "
+        f"apart: {plan.work:,}{more} checks of which wheel pip installs{others}, over k3diff's "
+        f"cap of {MAX_CHECKS:,} checks a run: compare fewer wheels at a time (--base/--patch)"
+    )
+
+
+def _refuse_project(plan: _Plan, compared: _Compared) -> None:
     """The refusal for the first interpreter where one project's chosen wheels were not
     compared with each other."""
-    parts = [candidate.parts for candidate in candidates]
-    found_pythons, found_machines = pythons(parts), machines(parts)
-    work = len(found_pythons) * sum(len(p[0]) + len(found_machines) for p in parts)
-    work += len(found_machines) * sum(len(p[2]) for p in parts)
-    if work > MAX_CHECKS:
-        first = next((c for c in candidates if id(c.wheel) not in compared.paired), candidates[0])
-        option = "--allow-unpaired: " if compared.allow_unpaired else ""
-        raise InputError(
-            f"{first.wheel.path.parent}: {option}project {name}: its {len(candidates):,} "
-            f"wheels tell {len(found_pythons):,} Pythons and {len(found_machines):,} machines "
-            f"apart: {work:,} checks of which wheel pip installs, over k3diff's cap of "
-            f"{MAX_CHECKS:,} checks: compare the wheels with --base/--patch"
-        )
+    candidates, found_pythons, found_machines = plan.candidates, plan.pythons, plan.machines
     by_platform = [[_platform_rank(m, c.parts) for c in candidates] for m in found_machines]
     for python in found_pythons:
         by_python = [_python_rank(python, c.parts) for c in candidates]
         for machine, platform_ranks in zip(found_machines, by_platform, strict=True):
-            chosen = _chosen(candidates, by_python, platform_ranks)
-            for base in chosen[0]:
-                for patch in chosen[1]:
-                    if compared.refused(base, patch):
-                        _refuse(base, patch, f"{python.name} on {machine.name}", compared)
+            where = f"{python.name} on {machine.name}"
+            for pre, chosen in enumerate(_chosen(candidates, by_python, platform_ranks)):
+                for base in chosen[0]:
+                    for patch in chosen[1]:
+                        if compared.refused(base, patch):
+                            _refuse(base, patch, where + (" (pip --pre)" if pre else ""), compared)
+
+
+_Key = tuple[Version, tuple[int, ...], tuple[int, str] | tuple[()]]
+_Choice = tuple[list[SetWheel], list[SetWheel]]
 
 
 def _chosen(
     candidates: Sequence[_Candidate],
     by_python: Sequence[tuple[int | None, int | None]],
     platform_ranks: Sequence[int | None],
-) -> tuple[list[SetWheel], list[SetWheel]]:
-    """Each release's wheels pip may choose on the interpreter (more than one where they tie)."""
-    best: list[tuple[tuple[Version, tuple[int, ...], tuple[int, str] | tuple[()]], list[SetWheel]]]
-    best = [((Version("0"), (), ()), []), ((Version("0"), (), ()), [])]
+) -> tuple[_Choice, _Choice]:
+    """Each release's wheels pip may choose on the interpreter (more than one where they tie):
+    as pip installs by default (a pre-release only where no final release fits), then with
+    `--pre` (review76d: a `2.0rc1` wheel was taken as chosen where pip installs the 1.1 one,
+    exit 0)."""
+    best: dict[tuple[int, bool], tuple[_Key, list[SetWheel]]] = {}
     for candidate, (group, pure), platform in zip(
         candidates, by_python, platform_ranks, strict=True
     ):
@@ -175,12 +224,17 @@ def _chosen(
         else:
             continue
         key = (candidate.version, rank, candidate.build)
-        held, wheels = best[candidate.side]
-        if not wheels or key > held:
-            best[candidate.side] = key, [candidate.wheel]
-        elif key == held:
-            wheels.append(candidate.wheel)
-    return best[0][1], best[1][1]
+        for final in {False, not candidate.version.is_prerelease}:
+            held = best.get((candidate.side, final))
+            if held is None or key > held[0]:
+                best[candidate.side, final] = key, [candidate.wheel]
+            elif key == held[0]:
+                held[1].append(candidate.wheel)
+
+    def pick(side: int, final: bool) -> list[SetWheel]:
+        return (best.get((side, final)) or best.get((side, False)) or ((), []))[1]
+
+    return (pick(0, True), pick(1, True)), (pick(0, False), pick(1, False))
 
 
 def _refuse(base: SetWheel, patch: SetWheel, where: str, compared: _Compared) -> None:

@@ -28,6 +28,10 @@ _GLIBC_2_17 = ["linux_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64"]
 _MAC_10_13 = list(mac_platforms((10, 13), "x86_64"))
 _MAC_14_ARM = list(mac_platforms((14, 0), "arm64"))
 _MAC_14_INTEL = list(mac_platforms((14, 0), "x86_64"))
+_ARMV8L_2_17 = [  # a 32-bit Python on 64-bit Arm, glibc 2.17: packaging's `_linux_platforms`
+    *("linux_armv8l", "linux_armv7l", "manylinux_2_17_armv8l", "manylinux2014_armv8l"),
+    *("manylinux_2_17_armv7l", "manylinux2014_armv7l"),
+]
 
 
 def _pip_choice(directory: Path, interpreter: Interpreter) -> str | None:
@@ -88,8 +92,16 @@ def _releases(root: Path, base: list[str], patch: list[str]) -> None:
             ("3.12", ["cp312d", "cp312"], _GLIBC_2_17),
             ["--allow-unpaired"],
         ),
+        # A 32-bit Python on 64-bit Arm takes armv7l wheels after armv8l ones (review76d:
+        # the added armv8l wheel was one-sided, exit 0).
+        (
+            ["cp312-cp312-manylinux_2_17_armv7l"],
+            ["cp312-cp312-manylinux_2_17_armv7l", "cp312-cp312-manylinux_2_17_armv8l"],
+            ("3.12", [], _ARMV8L_2_17),
+            ["--allow-unpaired"],
+        ),
     ],
-    ids=["macos-universal2-older", "py2-and-cp312", "paired-with-others", "debug-build"],
+    ids=["macos-universal2-older", "py2-and-cp312", "paired-with-others", "debug-build", "armv8l"],
 )
 def test_two_wheels_pip_installs_on_one_interpreter_uncompared_are_refused(
     tmp_path: Path, base: list[str], patch: list[str], interpreter: Interpreter, extra: list[str]
@@ -167,3 +179,38 @@ def test_a_wheel_pip_installs_only_where_the_other_release_has_none_is_one_sided
     result = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
     assert result.exit_code == 0, result.stderr
     assert "1 unpaired (allowed)" in result.stdout
+
+
+@pytest.mark.parametrize("extra", [[], ["--allow-unpaired"]])
+def test_a_pre_release_pip_passes_over_is_not_taken_as_its_choice(
+    tmp_path: Path, extra: list[str]
+) -> None:
+    """pip installs a pre-release only with --pre or where no final release fits: CPython 3.12
+    installs the patch's 1.1 platform wheel, not its 2.0rc1 pure one paired with the base's
+    (review76d: the rc was taken as chosen, exit 0 with no option)."""
+    base = [("1.0", "py3-none-any")]
+    patch = [("2.0rc1", "py3-none-any"), ("1.1", "cp312-cp312-manylinux_2_17_x86_64")]
+    if not extra:  # every wheel paired: the platform wheels of two versions each
+        base.append(("0.9", "cp312-cp312-manylinux_2_17_x86_64"))
+    for side, wheels in (("base", base), ("patch", patch)):
+        for version, tag in wheels:
+            write(tmp_path / side, "engine", version, tag, {"engine/__init__.py": b"X = 1\n"})
+    interpreter: Interpreter = ("3.12", [], _GLIBC_2_17)
+    assert _pip_choice(tmp_path / "base", interpreter) == "engine-1.0-py3-none-any.whl"
+    chosen = "engine-1.1-cp312-cp312-manylinux_2_17_x86_64.whl"
+    assert _pip_choice(tmp_path / "patch", interpreter) == chosen
+    result = run_k3diff("wheels", "base", "patch", *extra, cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert f"--base base/engine-1.0-py3-none-any.whl --patch patch/{chosen}" in result.stderr
+
+
+def test_a_release_of_pre_releases_is_compared_as_pip_installs_it(tmp_path: Path) -> None:
+    """Where no final release fits, pip installs the pre-release: a 1.1rc1 patch release
+    pairs as any other (exit 0)."""
+    write(tmp_path / "base", "engine", "1.0", "py3-none-any", {"engine/__init__.py": b"X\n"})
+    write(tmp_path / "patch", "engine", "1.1rc1", "py3-none-any", {"engine/__init__.py": b"X\n"})
+    assert _pip_choice(tmp_path / "patch", ("3.12", [], _GLIBC_2_17)) == (
+        "engine-1.1rc1-py3-none-any.whl"
+    )
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
