@@ -7,8 +7,8 @@ line a warning: it fails nothing, and the verdict read `no error finding on the 
 nothing said (as `--ignore-rule` did until hunt75). `logs` now counts, per side, each such line
 by the warning rule and the built-in error rule that matches it too, writes them in the side's
 `downgraded` (JSON; only where there are any), and the verdict line, the bundle's runtime-logs
-row and its qualifications say so: `warning rules over error rules (--warn-rule gpu-noise): 1
-patch line cuda-error matches counted as a warning`.
+row and its qualifications say so: `--warn-rule gpu-noise counted as a warning 1 patch line that
+the built-in error rule cuda-error matches (user rules are tried first)`.
 
 Judged alone, a document is held to its own quoted lines, with k3diff's patterns only (a user's
 pattern is never run): a user warning finding quoting a whole line that an active built-in

@@ -81,14 +81,18 @@ def read_downgraded(fields: Fields) -> dict[str, Downgraded]:
 
 
 def downgraded_sentence(downgraded: Downgraded, side: str = "patch") -> str:
-    """'warning rules over error rules (--warn-rule gpu-noise): 1 patch line cuda-error
-    matches counted as a warning'."""
+    """'--warn-rule gpu-noise counted as a warning 1 patch line that the built-in error rule
+    cuda-error matches (user rules are tried first)' (newuser76: it read 'warning rules over
+    error rules (--warn-rule gpu-noise): 1 patch line cuda-error matches counted as a warning',
+    which a new user parsed as a rule named 'warning rules')."""
     rules = sorted({rule for rule, _over, _lines in downgraded})
     over = sorted({o for _rule, o, _lines in downgraded})
     lines = sum(n for _rule, _over, n in downgraded)
-    match = "matches" if len(over) == 1 else "match"
+    match = "rule" if len(over) == 1 else "rules"
+    matches = "matches" if len(over) == 1 else "match"
     counted = "a warning" if lines == 1 else "warnings"
     return (
-        f"warning rules over error rules ({' '.join(f'--warn-rule {r}' for r in rules)}): "
-        f"{plural(lines, f'{side} line')} {', '.join(over)} {match} counted as {counted}"
+        f"{' and '.join(f'--warn-rule {r}' for r in rules)} counted as {counted} "
+        f"{plural(lines, f'{side} line')} that the built-in error {match} {', '.join(over)} "
+        f"{matches} (user rules are tried first)"
     )

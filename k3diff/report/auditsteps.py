@@ -118,7 +118,11 @@ def _said(
     if not waived:
         return lines, ""
     wide = [f.code for f in waived if not f.path]
-    lines.append(waiver_step(code, alone=not lines, wide=wide, artifact=True))
+    kinds = {
+        "wheel" if f.artifact.lower().endswith(".whl") else "sdist" for f in waived if not f.path
+    }
+    whole = kinds.pop() if len(kinds) == 1 else "artifact"
+    lines.append(waiver_step(code, alone=not lines, wide=wide, artifact=True, whole=whole))
     return lines, stanza_block([waiver_stanza(as_finding(f), f.artifact) for f in waived])
 
 

@@ -178,20 +178,22 @@ def waiver_step(
     alone: bool = False,
     wide: Sequence[str] = (),
     artifact: bool = False,
+    whole: str = "wheel",
 ) -> str:
     """The step that introduces the waiver stanzas: the last of the native steps (`or …`), or
     the only one when no native finding fails. `wide`: the codes of the findings among them
     about the wheel as a whole (W605, W630, …), whose path is `""`: a waiver's `path` is a
     glob on the finding's path, so `""` (or `*`) covers them, and `""` no entry's finding.
-    `artifact`: each stanza names its artifact too (`audit`'s)."""
+    `artifact`: each stanza names its artifact too (`audit`'s). `whole`: what those findings
+    are about, `sdist` for an sdist's A137 (newuser76: it read "about the wheel as a whole")."""
     accept = "accept" if alone else "or accept"
     said = "each stanza below names one exact path" + (" and its artifact" if artifact else "")
     if wide:
         codes = list(dict.fromkeys(wide))  # each once, in order
-        whole = "is" if len(codes) == 1 else "are"
+        verb = "is" if len(codes) == 1 else "are"
         empty = code('path = ""')
         said = (
-            f"{said}; {', '.join(codes)}, about the wheel as a whole, {whole} waived by "
+            f"{said}; {', '.join(codes)}, about the {whole} as a whole, {verb} waived by "
             f"{empty}, which covers no entry's finding"
         )
     noun = "finding" if wide else "file"

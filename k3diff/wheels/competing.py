@@ -10,15 +10,18 @@ choose one, the two must be a compared pair. An unpaired wheel chosen there (`cp
 beside the compared `py3-none-any`; `1.2-py3-none-any` beside the compared 1.1 platform wheel;
 `macosx_10_9_universal2` added where the compared pair moved from macOS 10.13 to 11.0), or
 two paired wheels of different pairs, is refused (exit 2) naming the two to compare (stop 76:
-each of these passed, exit 0; wheel-against-wheel rules missed a third wheel). A wheel only
-chosen where the other release chooses none (a `manylinux2014` or `android_21` wheel added
-beside a newer compared one, `cp37-abi3` beside `cp39-abi3`, a pure fallback added beside
-platform wheels) is one-sided.
+each of these passed, exit 0; wheel-against-wheel rules missed a third wheel) with the command
+that compares them, `k3diff wheels BASE PATCH` (newuser76: it advised `--base BASE --patch
+PATCH`, which pairs by shared tags as the set did, so it compared nothing: exit 1, nothing
+paired). A wheel only chosen where the other release chooses none (a `manylinux2014` or
+`android_21` wheel added beside a newer compared one, `cp37-abi3` beside `cp39-abi3`, a pure
+fallback added beside platform wheels) is one-sided.
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -248,6 +251,5 @@ def _refuse(base: SetWheel, patch: SetWheel, where: str, compared: _Compared) ->
     else:
         lead = f"pip installs base wheel {base.path} and patch wheel {patch.path} on {where}"
         lead += ", each paired with another wheel"
-    raise UsageError(
-        f"{lead}, and nothing compared them; compare them: --base {base.path} --patch {patch.path}"
-    )
+    command = shlex.join(["k3diff", "wheels", str(base.path), str(patch.path)])
+    raise UsageError(f"{lead}, and nothing compared them; compare them on their own: {command}")

@@ -205,6 +205,9 @@ def test_a_file_name_pep_625_spells_otherwise_is_told_to_rebuild(tmp_path: Path)
     assert result.exit_code == 1, result.stderr
     (step,) = [line for line in result.stdout.splitlines() if "1 × A137" in line]
     assert "rebuild it with a current build backend" in step and "setuptools 69.3" in step
+    # newuser76: the waiver step called the sdist's A137 "about the wheel as a whole"
+    assert "A137, about the sdist as a whole, is waived by" in result.stdout
+    assert "wheel" not in result.stdout
 
 
 @pytest.mark.parametrize(

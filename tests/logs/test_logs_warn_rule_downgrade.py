@@ -22,8 +22,8 @@ PATCH_LOG = (
 )
 WARN = ("--warn-rule", "gpu-noise=CUDA|cuBLAS")
 SAID = (
-    "warning rules over error rules (--warn-rule gpu-noise): 1 patch line cuda-error matches "
-    "counted as a warning"
+    "--warn-rule gpu-noise counted as a warning 1 patch line that the built-in error rule "
+    "cuda-error matches (user rules are tried first)"
 )
 
 

@@ -3,6 +3,7 @@ instead of a compared one (hunt75b: such a patch wheel, never compared, passed w
 
 from __future__ import annotations
 
+import shlex
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -79,7 +80,26 @@ def test_an_unpaired_wheel_pip_may_install_instead_is_refused(
     assert allowed.stdout == ""
     assert allowed.stderr.count("\n") == 1
     assert f"patch wheel patch/engine-1.1-{patch_tags[1]}.whl is not one-sided" in allowed.stderr
-    assert f"--base base/engine-1.0-{base_tag}.whl --patch patch/engine-1.1-" in allowed.stderr
+    assert f"k3diff wheels base/engine-1.0-{base_tag}.whl patch/engine-1.1-" in allowed.stderr
+
+
+def test_the_refusal_names_a_command_that_compares_the_two(tmp_path: Path) -> None:
+    """The refusal's command compares the two wheels it names (newuser76: it advised
+    `--base A --patch B`, which pairs by shared tags as the set did: orjson 3.10.12's
+    `cp312-none-win_amd64` and 3.10.13's `cp312-cp312-win_amd64` read "nothing paired", exit 1)."""
+    write(tmp_path / "base", "engine", "1.0", "cp312-none-win_amd64", _engine("1.0", LIB))
+    write(tmp_path / "base", "engine", "1.0", CP312, _engine("1.0", LIB))
+    write(tmp_path / "patch", "engine", "1.1", "cp312-cp312-win_amd64", _engine("1.1", LIB))
+    write(tmp_path / "patch", "engine", "1.1", CP312, _engine("1.1", LIB))
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 2, allowed.stdout
+    assert "base wheel base/engine-1.0-cp312-none-win_amd64.whl is not one-sided" in allowed.stderr
+    command = shlex.split(allowed.stderr.split("compare them on their own: ", 1)[1])
+    assert command[:2] == ["k3diff", "wheels"]
+    compared = run_k3diff(*command[1:], cwd=tmp_path)
+    assert compared.exit_code == 0, compared.stdout
+    assert "nothing paired" not in compared.stdout
+    assert "Verdict: OK (exit 0)" in compared.stdout
 
 
 def test_a_base_wheel_the_patch_dropped_for_a_compared_one_is_refused(tmp_path: Path) -> None:
@@ -130,7 +150,7 @@ def test_a_pure_wheel_of_a_later_version_beside_platform_wheels_is_refused(tmp_p
     assert allowed.exit_code == 2, allowed.stdout
     assert "patch wheel patch/engine-1.2-py3-none-any.whl is not one-sided" in allowed.stderr
     assert (
-        f"--base base/engine-1.0-{CP312}.whl --patch patch/engine-1.2-py3-none-any.whl"
+        f"k3diff wheels base/engine-1.0-{CP312}.whl patch/engine-1.2-py3-none-any.whl"
         in allowed.stderr
     )
 
@@ -148,7 +168,7 @@ def test_a_wheel_replaced_by_an_unpaired_one_of_the_other_side_is_refused(
     assert allowed.exit_code == 2
     assert "base wheel base/solo-1.0-py3-none-any.whl is not one-sided" in allowed.stderr
     assert (
-        "--base base/solo-1.0-py3-none-any.whl --patch patch/solo-1.1-cp312-none-any.whl"
+        "k3diff wheels base/solo-1.0-py3-none-any.whl patch/solo-1.1-cp312-none-any.whl"
         in allowed.stderr
     )
 

@@ -114,7 +114,7 @@ def test_two_wheels_pip_installs_on_one_interpreter_uncompared_are_refused(
     result = run_k3diff("wheels", "base", "patch", *extra, cwd=tmp_path)
     assert result.exit_code == 2, result.stdout
     assert result.stderr.count("\n") == 1
-    assert f"--base base/{chosen_base} --patch patch/{chosen_patch}" in result.stderr
+    assert f"k3diff wheels base/{chosen_base} patch/{chosen_patch}" in result.stderr
     assert " on CPython 3.12" in result.stderr
 
 
