@@ -201,7 +201,7 @@ def test_a_pre_release_pip_passes_over_is_not_taken_as_its_choice(
     assert _pip_choice(tmp_path / "patch", interpreter) == chosen
     result = run_k3diff("wheels", "base", "patch", *extra, cwd=tmp_path)
     assert result.exit_code == 2, result.stdout
-    assert f"--base base/engine-1.0-py3-none-any.whl --patch patch/{chosen}" in result.stderr
+    assert f"k3diff wheels base/engine-1.0-py3-none-any.whl patch/{chosen}" in result.stderr
 
 
 def test_a_release_of_pre_releases_is_compared_as_pip_installs_it(tmp_path: Path) -> None:
