@@ -25,7 +25,11 @@ is a pass), except where it is a requirement, which installs a package and runs 
 command line is (``cmake >= 3.26``, ``cmake; sys_platform == "linux"``), or a string held only
 as data (in a list, tuple, set or dict, never through a call) by a requirement argument of a
 call (``install_requires``, ``setup_requires``, ``extras_require`` …), directly or through
-names nothing else reads (``REQUIRES = ["cmake"]``, ``REQUIRES.append("cmake")``).
+names nothing else reads (``REQUIRES = ["cmake"]``, ``REQUIRES.append("cmake")``). Only
+setuptools', distutils' and scikit-build's ``setup`` count, and only in a script that reads
+neither its requirements back (``self.distribution.setup_requires``, ``getattr``) nor its
+variables by a name no `ast.Name` shows (``globals()``, ``sys._getframe().f_globals``):
+review76f, each ran a required ``cmake`` and passed, exit 0.
 """
 
 from __future__ import annotations
@@ -48,8 +52,27 @@ _SPECIFIER_CAP = 1000
 _LIST_METHODS = frozenset({"append", "extend", "insert"})
 """A list's methods that add to it: ``REQUIRES.append("cmake")`` is still a requirement."""
 
-_NAMESPACE_READERS = frozenset({"globals", "locals", "vars", "eval", "exec"})
-"""Calls that read a variable by a name no `ast.Name` shows: no name is then taken as data."""
+_NAMESPACE_READERS = frozenset(
+    {"globals", "locals", "vars", "eval", "exec", "getattr", "attrgetter", "__import__"}
+)
+"""Calls that read a variable or attribute by a name no `ast.Name` shows: no name is then
+taken as data."""
+
+_READ_BACK = _REQUIREMENT_ARGUMENTS | {
+    "get_requires",
+    "f_globals",
+    "f_locals",
+    "__dict__",
+    "__globals__",
+    "__getattribute__",
+    "modules",
+}
+"""Attributes that read a requirement back from setuptools' distribution (a command class's
+``self.distribution.setup_requires``) or a module's variables (a frame's ``f_globals``,
+``sys.modules[__name__]``): a requirement may then be a command line."""
+
+_SETUP_MODULES = frozenset({"setuptools", "distutils", "skbuild", "numpy"})
+"""Packages whose ``setup`` installs requirements and runs none (``numpy.distutils``)."""
 
 _Place = tuple[str, frozenset[str]]
 """Where a data value ends up: ("requirement", {}), ("names", the names it is stored in, or
@@ -127,9 +150,11 @@ def _calls_setup(call: ast.AST | None) -> bool:
     if not isinstance(call, ast.Call):
         return False
     func = call.func
-    return (isinstance(func, ast.Name) and func.id == "setup") or (
-        isinstance(func, ast.Attribute) and func.attr == "setup"
-    )
+    if isinstance(func, ast.Attribute) and func.attr == "setup":
+        while isinstance(func, ast.Attribute):
+            func = func.value  # setuptools.setup, distutils.core.setup
+        return isinstance(func, ast.Name) and func.id in _SETUP_MODULES
+    return isinstance(func, ast.Name) and func.id == "setup"
 
 
 def _holds_as_data(parent: ast.AST, child: ast.AST) -> bool:
@@ -166,13 +191,22 @@ def _data_names(module: ast.Module, parents: dict[ast.AST, ast.AST]) -> set[str]
 
 
 def _unreadable(node: ast.AST) -> bool:
-    """A ``setup`` of the script's own (a function, a class, a name bound or imported as one),
-    whose ``requires=`` may be a command line it runs, or a read of variables by a name no
-    `ast.Name` shows (``globals()``, ``eval`` …)."""
+    """A ``setup`` of the script's own (a function, a class, a name bound or imported as one,
+    or imported from a module other than setuptools'), whose ``requires=`` may be a command
+    line it runs, a read of variables by a name no `ast.Name` shows (``globals()``, ``eval``,
+    a frame's ``f_globals`` …) or of a requirement back (``self.distribution.setup_requires``)."""
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return node.name == "setup"
     if isinstance(node, ast.alias):
         return node.asname == "setup" and node.name != "setup"
+    if isinstance(node, ast.ImportFrom):  # a `setup` (or `*`) from another module
+        source = "" if node.level else (node.module or "").split(".")[0]
+        taken = {alias.asname or alias.name for alias in node.names}
+        return source not in _SETUP_MODULES and bool(taken & {"setup", "*"})
+    if isinstance(node, ast.Import):
+        return any(alias.name == "__main__" for alias in node.names)
+    if isinstance(node, ast.Attribute):
+        return node.attr in _READ_BACK
     if isinstance(node, ast.Name):
         bound = node.id == "setup" and not isinstance(node.ctx, ast.Load)
         return bound or node.id in _NAMESPACE_READERS

@@ -65,6 +65,43 @@ RUNS = {
         b'subprocess.check_call(["cmake", "--build", "."])\n'
     ),
 }
+RUN_BACK = b'subprocess.check_call(%s + ["--install", "."])\n'
+READ_BACK = {  # review76f: each passed (None), exit 0, on setupstop76's merge
+    "a command class reading its requirements back": (
+        b"class B(build_ext):\n    def run(self):\n        "
+        + RUN_BACK % b"self.distribution.setup_requires"
+        + b'\n\nsetup(setup_requires=["cmake"], cmdclass={"build_ext": B})\n'
+    ),
+    "getattr": (
+        b'setup(setup_requires=["cmake"])\n'
+        + RUN_BACK % b'getattr(dist, "setup_" + "requires")'
+    ),
+    "a frame's globals": (
+        b'REQS = ["cmake"]\nsetup(setup_requires=REQS)\n'
+        + RUN_BACK % b'sys._getframe().f_globals["REQS"]'
+    ),
+    "the module's attribute": (
+        b'REQS = ["cmake"]\nsetup(setup_requires=REQS)\n'
+        + RUN_BACK % b"sys.modules[__name__].REQS"
+    ),
+    "a setup imported from the repository": (
+        b'from build_helpers import setup\nsetup(requires=["cmake", "--install", "."])\n'
+    ),
+    "a star import": b'from build_helpers import *\nsetup(requires=["cmake", "--install", "."])\n',
+    "another module's setup": (
+        b'import build_helpers\nbuild_helpers.setup(requires=["cmake", "--install", "."])\n'
+    ),
+}
+READ_FIRST = {  # the line of the `cmake`, after HEAD's four and the two below
+    "a command class reading its requirements back": 12,
+    "getattr": 7,
+    "a frame's globals": 7,
+    "the module's attribute": 7,
+    "a setup imported from the repository": 8,
+    "a star import": 8,
+    "another module's setup": 8,
+}
+READ_HEAD = b"import sys\nfrom setuptools.command.build_ext import build_ext\n"
 FIRST = {  # the line of the first string that may run CMake, after HEAD's four
     "a name read by a call": 5,
     "a list read by a call": 5,
@@ -88,6 +125,25 @@ def test_cmake_as_a_requirement_names_no_program(setup_py: bytes) -> None:
 def test_cmake_that_may_run_still_counts(shape: str) -> None:
     """A string a call, a command or an unread ``setup`` may take still names the program."""
     assert cmake_line(ast.parse(HEAD + RUNS[shape])) == FIRST[shape]
+
+
+@pytest.mark.parametrize("shape", list(READ_BACK), ids=list(READ_BACK))
+def test_cmake_read_back_from_a_requirement_still_counts(shape: str) -> None:
+    """A requirement a command class or the script reads back, or a ``setup`` not
+    setuptools', may be a command line: each passed before (None)."""
+    assert cmake_line(ast.parse(HEAD + READ_HEAD + READ_BACK[shape])) == READ_FIRST[shape]
+
+
+def test_a_setup_py_running_cmake_its_distribution_requires_stops(tmp_path: Path) -> None:
+    """``setup_requires=["cmake"]`` run by a command class through
+    ``self.distribution.setup_requires``: exit 2 (it was exit 0, the fix CMake installs never
+    compared; review76f)."""
+    setup_py = HEAD + READ_HEAD + READ_BACK["a command class reading its requirements back"]
+    repo = _repo(tmp_path, SETUPTOOLS, CMAKE, **{"setup.py": setup_py})
+
+    said = _stopped_at(tmp_path, repo, REVERTED)
+
+    assert "setup.py runs CMake (line 12), whose CMake installs files" in said
 
 
 def test_a_setup_py_requiring_cmake_checks(tmp_path: Path) -> None:
