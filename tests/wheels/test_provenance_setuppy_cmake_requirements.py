@@ -12,6 +12,7 @@ of the script's own ``setup``) still counts.
 from __future__ import annotations
 
 import ast
+import time
 from pathlib import Path
 
 import pytest
@@ -73,16 +74,14 @@ READ_BACK = {  # review76f: each passed (None), exit 0, on setupstop76's merge
         + b'\n\nsetup(setup_requires=["cmake"], cmdclass={"build_ext": B})\n'
     ),
     "getattr": (
-        b'setup(setup_requires=["cmake"])\n'
-        + RUN_BACK % b'getattr(dist, "setup_" + "requires")'
+        b'setup(setup_requires=["cmake"])\n' + RUN_BACK % b'getattr(dist, "setup_" + "requires")'
     ),
     "a frame's globals": (
         b'REQS = ["cmake"]\nsetup(setup_requires=REQS)\n'
         + RUN_BACK % b'sys._getframe().f_globals["REQS"]'
     ),
     "the module's attribute": (
-        b'REQS = ["cmake"]\nsetup(setup_requires=REQS)\n'
-        + RUN_BACK % b"sys.modules[__name__].REQS"
+        b'REQS = ["cmake"]\nsetup(setup_requires=REQS)\n' + RUN_BACK % b"sys.modules[__name__].REQS"
     ),
     "a setup imported from the repository": (
         b'from build_helpers import setup\nsetup(requires=["cmake", "--install", "."])\n'
@@ -161,3 +160,35 @@ def test_a_setup_py_running_a_required_cmake_stops(tmp_path: Path) -> None:
     said = _stopped_at(tmp_path, repo, REVERTED)
 
     assert "setup.py runs CMake (line 5), whose CMake installs files" in said
+
+
+@pytest.mark.parametrize("command", [b"cmake >= 3.26", b"cmake @ native"])
+def test_a_specifier_run_as_a_command_stops(tmp_path: Path, command: bytes) -> None:
+    """``os.system("cmake >= 3.26")`` configures the directory ``3.26``: a specifier outside a
+    requirement may be a command line (review76f: exit 0, the specifier passed over anywhere)."""
+    setup_py = HEAD + b'os.system("' + command + b'")\nsetup(name="pkg")\n'
+    repo = _repo(tmp_path, SETUPTOOLS, CMAKE, **{"setup.py": setup_py})
+
+    said = _stopped_at(tmp_path, repo, REVERTED)
+
+    assert "setup.py runs CMake (line 5), whose CMake installs files" in said
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [f"a{i}=[a{i + 1}]" for i in range(17_500)] + ["print(a17500)"],
+        ["X=[" + "+".join(["a"] * 900) + "]"] * 70,
+    ],
+    ids=["a chain of names", "deep sums"],
+)
+def test_a_hostile_setup_py_is_read_in_linear_time(lines: list[str]) -> None:
+    """256 KiB of names each read into the next took 58 s CPU, 128 KiB of 900-deep ``a+a+…``
+    12 s (a pass per name dropped, a walk up per name): now well under a second or two."""
+    module = ast.parse(
+        "from setuptools import setup\nsetup(setup_requires=['cmake'])\n" + "\n".join(lines)
+    )
+    started = time.process_time()
+
+    assert cmake_line(module) is None
+    assert time.process_time() - started < 5
