@@ -48,20 +48,28 @@ _LIST_METHODS = frozenset({"append", "extend", "insert"})
 """A list's methods that add to it: ``REQUIRES.append("cmake")`` is still a requirement."""
 
 _NAMESPACE_READERS = frozenset(
-    {"globals", "locals", "vars", "eval", "exec", "getattr", "attrgetter", "__import__"}
+    {"globals", "locals", "vars", "eval", "exec", "getattr", "setattr", "attrgetter", "__import__"}
 )
-"""Calls that read a variable or attribute by a name no `ast.Name` shows: no name is then
-taken as data."""
+"""Calls that read (or set) a variable or attribute by a name no `ast.Name` shows: no name is
+then taken as data."""
 
-_READ_BACK = _REQUIREMENT_ARGUMENTS | {
-    "get_requires",
-    "f_globals",
-    "f_locals",
-    "__dict__",
-    "__globals__",
-    "__getattribute__",
-    "modules",
-}
+_HOOKS = frozenset({"fetch_build_eggs", "fetch_build_egg", "_install_setup_requires"})
+"""setuptools' methods that install ``setup_requires``: one the script defines or sets runs
+them as it likes (``class D(Distribution): def fetch_build_eggs(self, requires): …``)."""
+
+_READ_BACK = (
+    _REQUIREMENT_ARGUMENTS
+    | _HOOKS
+    | {
+        "get_requires",
+        "f_globals",
+        "f_locals",
+        "__dict__",
+        "__globals__",
+        "__getattribute__",
+        "modules",
+    }
+)
 """Attributes that read a requirement back from setuptools' distribution (a command class's
 ``self.distribution.setup_requires``) or a module's variables (a frame's ``f_globals``,
 ``sys.modules[__name__]``): a requirement may then be a command line."""
@@ -204,9 +212,13 @@ def _unreadable(node: ast.AST) -> bool:
     """A ``setup`` of the script's own (a function, a class, a name bound or imported as one,
     or imported from a module other than setuptools'), whose ``requires=`` may be a command
     line it runs, a read of variables by a name no `ast.Name` shows (``globals()``, ``eval``,
-    a frame's ``f_globals`` …) or of a requirement back (``self.distribution.setup_requires``)."""
+    a frame's ``f_globals`` …) or of a requirement back (``self.distribution.setup_requires``,
+    ``attrs["setup_requires"]``), or setuptools' own ``setup`` or installing of requirements
+    replaced (``setuptools.setup = …``, a ``fetch_build_eggs`` of the script's)."""
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return node.name == "setup"
+        return node.name == "setup" or node.name in _HOOKS
+    if isinstance(node, ast.Constant):  # attrs["setup_requires"] in a Distribution's __init__
+        return isinstance(node.value, str) and node.value in _REQUIREMENT_ARGUMENTS
     if isinstance(node, ast.alias):
         return node.asname == "setup" and node.name != "setup"
     if isinstance(node, ast.ImportFrom):  # a `setup` (or `*`) from another module
@@ -215,12 +227,15 @@ def _unreadable(node: ast.AST) -> bool:
         return source not in _SETUP_MODULES and bool(taken & {"setup", "*"})
     if isinstance(node, ast.Import):
         return any(alias.name == "__main__" for alias in node.names)
-    if isinstance(node, ast.Attribute):
-        return node.attr in _READ_BACK
+    if isinstance(node, ast.Attribute):  # also `setuptools.setup = …`
+        return node.attr in _READ_BACK or (node.attr == "setup" and _bound(node.ctx))
     if isinstance(node, ast.Name):
-        bound = node.id == "setup" and not isinstance(node.ctx, ast.Load)
-        return bound or node.id in _NAMESPACE_READERS
+        return (node.id == "setup" and _bound(node.ctx)) or node.id in _NAMESPACE_READERS
     return False
+
+
+def _bound(context: ast.expr_context) -> bool:
+    return not isinstance(context, ast.Load)
 
 
 def _read_place(node: ast.Name, tree: _Tree) -> _Place:

@@ -90,6 +90,24 @@ READ_BACK = {  # review76f: each passed (None), exit 0, on setupstop76's merge
     "another module's setup": (
         b'import build_helpers\nbuild_helpers.setup(requires=["cmake", "--install", "."])\n'
     ),
+    "setuptools' setup replaced": (
+        b"setuptools.setup = lambda **kw: subprocess.check_call(kw['requires'])\n"
+        b'setuptools.setup(requires=["cmake", "--install", "."])\n'
+    ),
+    "setattr": (
+        b'setattr(setuptools, "setup", lambda **kw: subprocess.check_call(kw["requires"]))\n'
+        b'setuptools.setup(requires=["cmake", "--install", "."])\n'
+    ),
+    "a distribution installing its requirements": (
+        b"class D(setuptools.Distribution):\n    def fetch_build_eggs(self, requires):\n"
+        b"        subprocess.check_call(requires)\n\n\n"
+        b'setup(distclass=D, setup_requires=["cmake", "--install", "."])\n'
+    ),
+    "a distribution reading its arguments": (
+        b"class D(setuptools.Distribution):\n    def __init__(self, attrs):\n"
+        b'        subprocess.check_call(attrs["install_requires"])\n\n\n'
+        b'setup(distclass=D, install_requires=["cmake", "--install", "."])\n'
+    ),
 }
 READ_FIRST = {  # the line of the `cmake`, after HEAD's four and the two below
     "a command class reading its requirements back": 12,
@@ -99,6 +117,10 @@ READ_FIRST = {  # the line of the `cmake`, after HEAD's four and the two below
     "a setup imported from the repository": 8,
     "a star import": 8,
     "another module's setup": 8,
+    "setuptools' setup replaced": 8,
+    "setattr": 8,
+    "a distribution installing its requirements": 12,
+    "a distribution reading its arguments": 12,
 }
 READ_HEAD = b"import sys\nfrom setuptools.command.build_ext import build_ext\n"
 FIRST = {  # the line of the first string that may run CMake, after HEAD's four
