@@ -48,7 +48,18 @@ _LIST_METHODS = frozenset({"append", "extend", "insert"})
 """A list's methods that add to it: ``REQUIRES.append("cmake")`` is still a requirement."""
 
 _NAMESPACE_READERS = frozenset(
-    {"globals", "locals", "vars", "eval", "exec", "getattr", "setattr", "attrgetter", "__import__"}
+    {
+        "globals",
+        "locals",
+        "vars",
+        "eval",
+        "exec",
+        "getattr",
+        "setattr",
+        "attrgetter",
+        "__import__",
+        "getmembers",
+    }
 )
 """Calls that read (or set) a variable or attribute by a name no `ast.Name` shows: no name is
 then taken as data."""
@@ -227,8 +238,11 @@ def _unreadable(node: ast.AST) -> bool:
         return source not in _SETUP_MODULES and bool(taken & {"setup", "*"})
     if isinstance(node, ast.Import):
         return any(alias.name == "__main__" for alias in node.names)
-    if isinstance(node, ast.Attribute):  # also `setuptools.setup = …`
-        return node.attr in _READ_BACK or (node.attr == "setup" and _bound(node.ctx))
+    if isinstance(node, ast.Attribute):  # also `setuptools.setup = …`, `operator.attrgetter`
+        read = node.attr in _READ_BACK or node.attr in _NAMESPACE_READERS
+        return read or (node.attr == "setup" and _bound(node.ctx))
+    if isinstance(node, ast.keyword):  # a Distribution of its own reads every argument
+        return node.arg == "distclass"
     if isinstance(node, ast.Name):
         return (node.id == "setup" and _bound(node.ctx)) or node.id in _NAMESPACE_READERS
     return False

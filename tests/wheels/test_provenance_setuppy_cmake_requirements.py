@@ -108,6 +108,19 @@ READ_BACK = {  # review76f: each passed (None), exit 0, on setupstop76's merge
         b'        subprocess.check_call(attrs["install_requires"])\n\n\n'
         b'setup(distclass=D, install_requires=["cmake", "--install", "."])\n'
     ),
+    "a distribution reading each argument": (
+        b"class D(setuptools.Distribution):\n    def __init__(self, attrs):\n"
+        b"        [subprocess.check_call(v) for v in attrs.values()]\n\n\n"
+        b'setup(distclass=D, install_requires=["cmake", "--install", "."])\n'
+    ),
+    "inspect.getmembers": (
+        b'setup(setup_requires=["cmake"])\n'
+        + RUN_BACK % b'dict(inspect.getmembers(dist))["setup_" + "requires"]'
+    ),
+    "operator.attrgetter": (
+        b'setup(setup_requires=["cmake"])\n'
+        + RUN_BACK % b'operator.attrgetter("setup_" + "requires")(dist)'
+    ),
 }
 READ_FIRST = {  # the line of the `cmake`, after HEAD's four and the two below
     "a command class reading its requirements back": 12,
@@ -121,6 +134,9 @@ READ_FIRST = {  # the line of the `cmake`, after HEAD's four and the two below
     "setattr": 8,
     "a distribution installing its requirements": 12,
     "a distribution reading its arguments": 12,
+    "a distribution reading each argument": 12,
+    "inspect.getmembers": 7,
+    "operator.attrgetter": 7,
 }
 READ_HEAD = b"import sys\nfrom setuptools.command.build_ext import build_ext\n"
 FIRST = {  # the line of the first string that may run CMake, after HEAD's four
