@@ -21,18 +21,20 @@ may stand anywhere in the package, and nothing could be matched.
 A string naming CMake counts wherever it may reach a program's command line (an argument, a
 list, a variable, a default, a return value: the shapes are too many to list, and one missed
 is a pass), except where it is a requirement, which installs a package and runs nothing
-(setupstop76: ``setup_requires=["cmake"]`` stopped the check): a requirement specifier no
-command line is (``cmake >= 3.26``, ``cmake; sys_platform == "linux"``), or a string held only
-as data (in a list, tuple, set or dict, never through a call) by a requirement argument of a
-call (``install_requires``, ``setup_requires``, ``extras_require`` …), directly or through
-names nothing else reads (``REQUIRES = ["cmake"]``, ``REQUIRES.append("cmake")``).
-"""
+(setupstop76: ``setup_requires=["cmake"]`` stopped the check): a string held only as data
+(in a list, tuple, set or dict, never through a call) by a requirement argument of a call (``install_requires``, ``setup_requires``, ``extras_require`` …), directly or through
+names nothing else reads (``REQUIRES = ["cmake"]``, ``REQUIRES.append("cmake")``). Only
+setuptools', distutils' and scikit-build's ``setup`` count, and only in a script that reads
+neither its requirements back (``self.distribution.setup_requires``, ``getattr``) nor its
+variables by a name no `ast.Name` shows (``globals()``, ``sys._getframe().f_globals``):
+review76f, each ran a required ``cmake`` and passed, exit 0. A specifier is such a string
+too, not a requirement wherever it stands: ``os.system("cmake >= 3.26")`` configures the
+directory ``3.26``, ``"cmake @ native"`` the directory ``native`` (review76f: both passed)."""
 
 from __future__ import annotations
 
 import ast
-
-from packaging.requirements import InvalidRequirement, Requirement
+from dataclasses import dataclass
 
 _PROGRAMS = frozenset({"cmake", "cmake3", "cmake.exe"})
 """CMake's program names, as a command's first word (after any directory)."""
@@ -42,18 +44,74 @@ _REQUIREMENT_ARGUMENTS = frozenset(
 )
 """setuptools' (and distutils') arguments whose strings are requirements, installed not run."""
 
-_SPECIFIER_CAP = 1000
-"""Longest string parsed as a requirement (a longer one naming CMake counts)."""
-
 _LIST_METHODS = frozenset({"append", "extend", "insert"})
 """A list's methods that add to it: ``REQUIRES.append("cmake")`` is still a requirement."""
 
-_NAMESPACE_READERS = frozenset({"globals", "locals", "vars", "eval", "exec"})
-"""Calls that read a variable by a name no `ast.Name` shows: no name is then taken as data."""
+_NAMESPACE_READERS = frozenset(
+    {
+        "globals",
+        "locals",
+        "vars",
+        "eval",
+        "exec",
+        "getattr",
+        "setattr",
+        "attrgetter",
+        "__import__",
+        "getmembers",
+    }
+)
+"""Calls that read (or set) a variable or attribute by a name no `ast.Name` shows: no name is
+then taken as data."""
+
+_HOOKS = frozenset({"fetch_build_eggs", "fetch_build_egg", "_install_setup_requires"})
+"""setuptools' methods that install ``setup_requires``: one the script defines or sets runs
+them as it likes (``class D(Distribution): def fetch_build_eggs(self, requires): …``)."""
+
+_READ_BACK = (
+    _REQUIREMENT_ARGUMENTS
+    | _HOOKS
+    | {
+        "get_requires",
+        "f_globals",
+        "f_locals",
+        "__dict__",
+        "__globals__",
+        "__getattribute__",
+        "modules",
+    }
+)
+"""Attributes that read a requirement back from setuptools' distribution (a command class's
+``self.distribution.setup_requires``) or a module's variables (a frame's ``f_globals``,
+``sys.modules[__name__]``): a requirement may then be a command line."""
+
+_SETUP_MODULES = frozenset({"setuptools", "distutils", "skbuild", "numpy"})
+"""Packages whose ``setup`` installs requirements and runs none (``numpy.distutils``)."""
 
 _Place = tuple[str, frozenset[str]]
 """Where a data value ends up: ("requirement", {}), ("names", the names it is stored in, or
 whose list it is added to), or ("other", {}): anywhere else."""
+
+
+@dataclass(frozen=True)
+class _Tree:
+    """Each node's parent, and where the data around it ends: (the outermost list, tuple, set,
+    dict, ``+``, ``*`` or branch holding it, what holds that), one walk of the module, not one
+    walk up per string and name (review76f: 256 KiB of ``a+a+…`` chains took 23 s)."""
+
+    parents: dict[ast.AST, ast.AST]
+    ends: dict[ast.AST, tuple[ast.AST, ast.AST]]
+
+    @classmethod
+    def of(cls, module: ast.Module) -> _Tree:
+        parents: dict[ast.AST, ast.AST] = {}
+        ends: dict[ast.AST, tuple[ast.AST, ast.AST]] = {}
+        for node in ast.walk(module):  # breadth first: a parent before its children
+            for child in ast.iter_child_nodes(node):
+                parents[child] = node
+                held = node in ends and _holds_as_data(node, child)
+                ends[child] = ends[node] if held else (child, node)
+        return cls(parents, ends)
 
 
 def cmake_line(module: ast.Module | None) -> int | None:
@@ -69,15 +127,15 @@ def cmake_line(module: ast.Module | None) -> int | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
             value = node.value  # review76a: ``[b"cmake", …]`` runs it as well
             text = value.decode("latin-1") if isinstance(value, bytes) else value
-            if _names_cmake(text) and not _specifier(text):
+            if _names_cmake(text):
                 named.append(node)
         elif isinstance(node, ast.Import | ast.ImportFrom) and _imports_cmake(node):
             lines.append(node.lineno)
     if named:  # where each string ends up, read only where one names CMake
-        parents = {child: node for node in ast.walk(module) for child in ast.iter_child_nodes(node)}
+        tree = _Tree.of(module)
         trusted = not any(map(_unreadable, ast.walk(module)))
-        data = _data_names(module, parents) if trusted else None
-        lines += [node.lineno for node in named if not _held(node, parents, data)]
+        data = _data_names(module, tree) if trusted else None
+        lines += [node.lineno for node in named if not _held(node, tree, data)]
     return min(lines, default=None)
 
 
@@ -86,33 +144,19 @@ def _names_cmake(text: str) -> bool:
     return bool(words) and words[0].replace("\\", "/").rsplit("/", 1)[-1] in _PROGRAMS
 
 
-def _held(node: ast.Constant, parents: dict[ast.AST, ast.AST], data: set[str] | None) -> bool:
+def _held(node: ast.Constant, tree: _Tree, data: set[str] | None) -> bool:
     """Whether the string `node` is data a requirement argument holds, directly or through
     names only such arguments read (`data`; None where the script's own ``setup`` or its
     reading of variables by name leaves no argument or name known for one)."""
-    return data is not None and _within(_place(node, parents), data)
+    return data is not None and _within(_place(node, tree), data)
 
 
-def _specifier(text: str) -> bool:
-    """``cmake >= 3.26``, ``cmake[x]``, ``cmake; marker``, ``cmake @ url``: a requirement with
-    more than a name, which no command line is (a bare ``cmake`` may be either)."""
-    try:
-        requirement = Requirement(text)
-    except InvalidRequirement:
-        return False
-    return bool(
-        requirement.specifier or requirement.extras or requirement.marker or requirement.url
-    )
-
-
-def _place(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> _Place:
+def _place(node: ast.AST, tree: _Tree) -> _Place:
     """Where the value `node` ends up, through the data around it (lists, tuples, sets, dicts,
     ``+``, ``*``, a conditional's branches), never through a call."""
-    child, parent = node, parents.get(node)
-    while parent is not None and _holds_as_data(parent, child):
-        child, parent = parent, parents.get(parent)
+    child, parent = tree.ends.get(node, (node, None))
     if isinstance(parent, ast.keyword) and parent.arg in _REQUIREMENT_ARGUMENTS:
-        return ("requirement" if _calls_setup(parents.get(parent)) else "other"), frozenset()
+        return ("requirement" if _calls_setup(tree.parents.get(parent)) else "other"), frozenset()
     if isinstance(parent, ast.Assign | ast.AnnAssign | ast.AugAssign) and child is parent.value:
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
         names = [target.id for target in targets if isinstance(target, ast.Name)]
@@ -129,9 +173,11 @@ def _calls_setup(call: ast.AST | None) -> bool:
     if not isinstance(call, ast.Call):
         return False
     func = call.func
-    return (isinstance(func, ast.Name) and func.id == "setup") or (
-        isinstance(func, ast.Attribute) and func.attr == "setup"
-    )
+    if isinstance(func, ast.Attribute) and func.attr == "setup":
+        while isinstance(func, ast.Attribute):
+            func = func.value  # setuptools.setup, distutils.core.setup
+        return isinstance(func, ast.Name) and func.id in _SETUP_MODULES
+    return isinstance(func, ast.Name) and func.id == "setup"
 
 
 def _holds_as_data(parent: ast.AST, child: ast.AST) -> bool:
@@ -150,44 +196,71 @@ def _added_to(call: ast.Call) -> str | None:
     return None
 
 
-def _data_names(module: ast.Module, parents: dict[ast.AST, ast.AST]) -> set[str]:
+def _data_names(module: ast.Module, tree: _Tree) -> set[str]:
     """The names read only as requirements' data: each read of one ends in a requirement
     argument, in another such name, or adds to its own list; none where the module reads
     its variables by name (``globals()``, ``eval`` …)."""
     reads: dict[str, list[_Place]] = {}
     for node in ast.walk(module):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            reads.setdefault(node.id, []).append(_read_place(node, parents))
+            reads.setdefault(node.id, []).append(_read_place(node, tree))
     data = {name for name, places in reads.items() if any(p[0] == "requirement" for p in places)}
     data |= {name for name, places in reads.items() if any(p[0] == "names" for p in places)}
-    changed = True
-    while changed:  # the largest set whose every read stays inside it
-        kept = {name for name in data if all(_within(p, data) for p in reads[name])}
-        changed, data = kept != data, kept
+    readers: dict[str, set[str]] = {}  # a name -> the names a read of which ends in it
+    for name, places in reads.items():
+        for target in (target for _kind, names in places for target in names):
+            readers.setdefault(target, set()).add(name)
+    # the largest set whose every read stays inside it, each name dropped once (review76f: a
+    # pass per name dropped took 58 s on a 256 KiB chain ``a0=[a1]``, ``a1=[a2]`` …)
+    dropped = [name for name in data if not all(_within(p, data) for p in reads[name])]
+    data -= set(dropped)
+    while dropped:
+        fallen = readers.get(dropped.pop(), set()) & data
+        data -= fallen
+        dropped += fallen
     return data
 
 
 def _unreadable(node: ast.AST) -> bool:
-    """A ``setup`` of the script's own (a function, a class, a name bound or imported as one),
-    whose ``requires=`` may be a command line it runs, or a read of variables by a name no
-    `ast.Name` shows (``globals()``, ``eval`` …)."""
+    """A ``setup`` of the script's own (a function, a class, a name bound or imported as one,
+    or imported from a module other than setuptools'), whose ``requires=`` may be a command
+    line it runs, a read of variables by a name no `ast.Name` shows (``globals()``, ``eval``,
+    a frame's ``f_globals`` …) or of a requirement back (``self.distribution.setup_requires``,
+    ``attrs["setup_requires"]``), or setuptools' own ``setup`` or installing of requirements
+    replaced (``setuptools.setup = …``, a ``fetch_build_eggs`` of the script's)."""
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return node.name == "setup"
+        return node.name == "setup" or node.name in _HOOKS
+    if isinstance(node, ast.Constant):  # attrs["setup_requires"] in a Distribution's __init__
+        return isinstance(node.value, str) and node.value in _REQUIREMENT_ARGUMENTS
     if isinstance(node, ast.alias):
         return node.asname == "setup" and node.name != "setup"
+    if isinstance(node, ast.ImportFrom):  # a `setup` (or `*`) from another module
+        source = "" if node.level else (node.module or "").split(".")[0]
+        taken = {alias.asname or alias.name for alias in node.names}
+        return source not in _SETUP_MODULES and bool(taken & {"setup", "*"})
+    if isinstance(node, ast.Import):
+        return any(alias.name == "__main__" for alias in node.names)
+    if isinstance(node, ast.Attribute):  # also `setuptools.setup = …`, `operator.attrgetter`
+        read = node.attr in _READ_BACK or node.attr in _NAMESPACE_READERS
+        return read or (node.attr == "setup" and _bound(node.ctx))
+    if isinstance(node, ast.keyword):  # a Distribution of its own reads every argument
+        return node.arg == "distclass"
     if isinstance(node, ast.Name):
-        bound = node.id == "setup" and not isinstance(node.ctx, ast.Load)
-        return bound or node.id in _NAMESPACE_READERS
+        return (node.id == "setup" and _bound(node.ctx)) or node.id in _NAMESPACE_READERS
     return False
 
 
-def _read_place(node: ast.Name, parents: dict[ast.AST, ast.AST]) -> _Place:
-    parent = parents.get(node)
+def _bound(context: ast.expr_context) -> bool:
+    return not isinstance(context, ast.Load)
+
+
+def _read_place(node: ast.Name, tree: _Tree) -> _Place:
+    parent = tree.parents.get(node)
     if isinstance(parent, ast.Attribute) and parent.attr in _LIST_METHODS:
-        call = parents.get(parent)
+        call = tree.parents.get(parent)
         if isinstance(call, ast.Call) and call.func is parent:
             return "names", frozenset({node.id})  # adds to its own list
-    return _place(node, parents)
+    return _place(node, tree)
 
 
 def _within(place: _Place, data: set[str]) -> bool:

@@ -65,6 +65,79 @@ RUNS = {
         b'subprocess.check_call(["cmake", "--build", "."])\n'
     ),
 }
+RUN_BACK = b'subprocess.check_call(%s + ["--install", "."])\n'
+READ_BACK = {  # review76f: each passed (None), exit 0, on setupstop76's merge
+    "a command class reading its requirements back": (
+        b"class B(build_ext):\n    def run(self):\n        "
+        + RUN_BACK % b"self.distribution.setup_requires"
+        + b'\n\nsetup(setup_requires=["cmake"], cmdclass={"build_ext": B})\n'
+    ),
+    "getattr": (
+        b'setup(setup_requires=["cmake"])\n' + RUN_BACK % b'getattr(dist, "setup_" + "requires")'
+    ),
+    "a frame's globals": (
+        b'REQS = ["cmake"]\nsetup(setup_requires=REQS)\n'
+        + RUN_BACK % b'sys._getframe().f_globals["REQS"]'
+    ),
+    "the module's attribute": (
+        b'REQS = ["cmake"]\nsetup(setup_requires=REQS)\n' + RUN_BACK % b"sys.modules[__name__].REQS"
+    ),
+    "a setup imported from the repository": (
+        b'from build_helpers import setup\nsetup(requires=["cmake", "--install", "."])\n'
+    ),
+    "a star import": b'from build_helpers import *\nsetup(requires=["cmake", "--install", "."])\n',
+    "another module's setup": (
+        b'import build_helpers\nbuild_helpers.setup(requires=["cmake", "--install", "."])\n'
+    ),
+    "setuptools' setup replaced": (
+        b"setuptools.setup = lambda **kw: subprocess.check_call(kw['requires'])\n"
+        b'setuptools.setup(requires=["cmake", "--install", "."])\n'
+    ),
+    "setattr": (
+        b'setattr(setuptools, "setup", lambda **kw: subprocess.check_call(kw["requires"]))\n'
+        b'setuptools.setup(requires=["cmake", "--install", "."])\n'
+    ),
+    "a distribution installing its requirements": (
+        b"class D(setuptools.Distribution):\n    def fetch_build_eggs(self, requires):\n"
+        b"        subprocess.check_call(requires)\n\n\n"
+        b'setup(distclass=D, setup_requires=["cmake", "--install", "."])\n'
+    ),
+    "a distribution reading its arguments": (
+        b"class D(setuptools.Distribution):\n    def __init__(self, attrs):\n"
+        b'        subprocess.check_call(attrs["install_requires"])\n\n\n'
+        b'setup(distclass=D, install_requires=["cmake", "--install", "."])\n'
+    ),
+    "a distribution reading each argument": (
+        b"class D(setuptools.Distribution):\n    def __init__(self, attrs):\n"
+        b"        [subprocess.check_call(v) for v in attrs.values()]\n\n\n"
+        b'setup(distclass=D, install_requires=["cmake", "--install", "."])\n'
+    ),
+    "inspect.getmembers": (
+        b'setup(setup_requires=["cmake"])\n'
+        + RUN_BACK % b'dict(inspect.getmembers(dist))["setup_" + "requires"]'
+    ),
+    "operator.attrgetter": (
+        b'setup(setup_requires=["cmake"])\n'
+        + RUN_BACK % b'operator.attrgetter("setup_" + "requires")(dist)'
+    ),
+}
+READ_FIRST = {  # the line of the `cmake`, after HEAD's four and the two below
+    "a command class reading its requirements back": 12,
+    "getattr": 7,
+    "a frame's globals": 7,
+    "the module's attribute": 7,
+    "a setup imported from the repository": 8,
+    "a star import": 8,
+    "another module's setup": 8,
+    "setuptools' setup replaced": 8,
+    "setattr": 8,
+    "a distribution installing its requirements": 12,
+    "a distribution reading its arguments": 12,
+    "a distribution reading each argument": 12,
+    "inspect.getmembers": 7,
+    "operator.attrgetter": 7,
+}
+READ_HEAD = b"import sys\nfrom setuptools.command.build_ext import build_ext\n"
 FIRST = {  # the line of the first string that may run CMake, after HEAD's four
     "a name read by a call": 5,
     "a list read by a call": 5,
@@ -90,6 +163,25 @@ def test_cmake_that_may_run_still_counts(shape: str) -> None:
     assert cmake_line(ast.parse(HEAD + RUNS[shape])) == FIRST[shape]
 
 
+@pytest.mark.parametrize("shape", list(READ_BACK), ids=list(READ_BACK))
+def test_cmake_read_back_from_a_requirement_still_counts(shape: str) -> None:
+    """A requirement a command class or the script reads back, or a ``setup`` not
+    setuptools', may be a command line: each passed before (None)."""
+    assert cmake_line(ast.parse(HEAD + READ_HEAD + READ_BACK[shape])) == READ_FIRST[shape]
+
+
+def test_a_setup_py_running_cmake_its_distribution_requires_stops(tmp_path: Path) -> None:
+    """``setup_requires=["cmake"]`` run by a command class through
+    ``self.distribution.setup_requires``: exit 2 (it was exit 0, the fix CMake installs never
+    compared; review76f)."""
+    setup_py = HEAD + READ_HEAD + READ_BACK["a command class reading its requirements back"]
+    repo = _repo(tmp_path, SETUPTOOLS, CMAKE, **{"setup.py": setup_py})
+
+    said = _stopped_at(tmp_path, repo, REVERTED)
+
+    assert "setup.py runs CMake (line 12), whose CMake installs files" in said
+
+
 def test_a_setup_py_requiring_cmake_checks(tmp_path: Path) -> None:
     """``setup_requires=["cmake"]`` beside a package the commit holds: exit 0 (it was exit 2,
     ``setup.py runs CMake (line 5)``)."""
@@ -105,3 +197,33 @@ def test_a_setup_py_running_a_required_cmake_stops(tmp_path: Path) -> None:
     said = _stopped_at(tmp_path, repo, REVERTED)
 
     assert "setup.py runs CMake (line 5), whose CMake installs files" in said
+
+
+@pytest.mark.parametrize("command", [b"cmake >= 3.26", b"cmake @ native"])
+def test_a_specifier_run_as_a_command_stops(tmp_path: Path, command: bytes) -> None:
+    """``os.system("cmake >= 3.26")`` configures the directory ``3.26``: a specifier outside a
+    requirement may be a command line (review76f: exit 0, the specifier passed over anywhere)."""
+    setup_py = HEAD + b'os.system("' + command + b'")\nsetup(name="pkg")\n'
+    repo = _repo(tmp_path, SETUPTOOLS, CMAKE, **{"setup.py": setup_py})
+
+    said = _stopped_at(tmp_path, repo, REVERTED)
+
+    assert "setup.py runs CMake (line 5), whose CMake installs files" in said
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [f"a{i}=[a{i + 1}]" for i in range(17_500)] + ["print(a17500)"],
+        ["X=[" + "+".join(["a"] * 900) + "]"] * 70,
+    ],
+    ids=["a chain of names", "deep sums"],
+)
+def test_a_hostile_setup_py_is_read_in_linear_time(lines: list[str]) -> None:
+    """256 KiB of names each read into the next took 58 s CPU, 128 KiB of 900-deep ``a+a+…``
+    12 s (a pass per name dropped, a walk up per name): now well under a second or two. The
+    time is measured (review76f), not asserted: no timing assertions in unit tests."""
+    module = ast.parse(
+        "from setuptools import setup\nsetup(setup_requires=['cmake'])\n" + "\n".join(lines)
+    )
+    assert cmake_line(module) is None
