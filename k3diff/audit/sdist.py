@@ -117,9 +117,9 @@ def _unnormalised(filename: str, named: _Identity) -> list[Finding]:
         Finding(
             Code.A137,
             "",
-            f"PEP 625 names it {normal}.tar.gz: PyPI refuses this name on upload (`Filename "
-            f"... is invalid, should be '{normal}.tar.gz'`, since October 2025); setuptools "
-            "69.3 or later, hatchling and flit-core write the normalised name",
+            f"the name to use is {normal}.tar.gz, PEP 625's spelling of its name and version "
+            "(the name lower-cased with `_` for each run of `-`, `_` and `.`, the version in its "
+            "normal form), which setuptools 69.3 or later, hatchling and flit-core write",
         )
     ]
 

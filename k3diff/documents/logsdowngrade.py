@@ -20,6 +20,7 @@ error rule of its `rules`, with no more lines than the warning rule counts on th
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 
 from k3diff.documents.logs import LogsDocument
 from k3diff.logs.matcher import TEXT_CAP
@@ -31,9 +32,10 @@ _LINE_ERRORS = tuple(
 )
 
 
-def _an_error(text: str, active: set[str]) -> bool:
-    """Whether `logs` found an active built-in error rule in the quoted line however it read it
-    (the line, or inside a traceback the line without its logger prefix, level rules aside)."""
+def error_rule(text: str, active: Collection[str]) -> str | None:
+    """The first active built-in error rule `logs` found in the quoted line however it read it
+    (the line, or inside a traceback the line without its logger prefix, level rules aside),
+    None where a reading finds none."""
     line = strip_worker_prefix(text)
     # review76c: an ASCII line holds a keyword of each built-in rule that matches it (`KEYWORDS`,
     # what the scanner's prefilter relies on); the patterns, half a millisecond a line, run only
@@ -45,9 +47,9 @@ def _an_error(text: str, active: set[str]) -> bool:
         if r.name in active and (low is None or any(k in low for k in KEYWORDS[r.name]))
     ]
     inner = [r for r in rules if r.name not in LEVEL_RULES]
-    return any(r.pattern.search(line) for r in rules) and any(
-        r.pattern.search(strip_log_prefix(line)) for r in inner
-    )
+    if not any(r.pattern.search(strip_log_prefix(line)) for r in inner):
+        return None
+    return next((r.name for r in rules if r.pattern.search(line)), None)
 
 
 def downgrade_problems(view: LogsDocument) -> list[str]:
@@ -84,7 +86,7 @@ def _unsaid(view: LogsDocument, warn: set[str], errors: set[str]) -> list[str]:
     for f in view.findings:
         if f.rule not in warn or f.rule in named[f.side]:
             continue
-        line = next((t for t in f.texts if len(t) < TEXT_CAP and _an_error(t, errors)), None)
+        line = next((t for t in f.texts if len(t) < TEXT_CAP and error_rule(t, errors)), None)
         if line is not None:
             problems.append(
                 f"the {f.side}'s {f.rule} warning finding quotes the line {line[:120]!r}, which a "

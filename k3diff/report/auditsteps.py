@@ -21,7 +21,7 @@ from k3diff.report.manifeststeps import manifest_steps
 from k3diff.report.markdown import inline_code
 from k3diff.report.metadatasteps import Fix, refused_fix, refused_metadata
 from k3diff.report.refusedsteps import Style, bad_name, dist_info, misnamed, unreadable
-from k3diff.report.sdiststeps import layout, members, other_archive, unsound
+from k3diff.report.sdiststeps import LAYOUT, layout, layout_fix, members, other_archive, unsound
 from k3diff.report.stepwords import (
     REBUILD,
     record_step,
@@ -198,9 +198,16 @@ def _fixes(
 
 
 def _fix_table(found: Sequence[Failing]) -> tuple[tuple[frozenset[Code], Fix], ...]:
-    """`FIXES`, A122's fix chosen by its details (`metadatasteps.refused_fix`)."""
-    fix = refused_fix([f.detail for f in found if f.code == Code.A122.name])
-    return tuple((codes, fix if Code.A122 in codes else step) for codes, step in FIXES)
+    """`FIXES`, A122's fix chosen by its details (`metadatasteps.refused_fix`), an sdist's
+    layout's by the codes found (`sdiststeps.layout_fix`)."""
+    chosen = {
+        Code.A122: refused_fix([f.detail for f in found if f.code == Code.A122.name]),
+        Code.A137: layout_fix([f.code for f in found]),
+    }
+    return tuple(
+        (codes, next((fix for c, fix in chosen.items() if c in codes), step))
+        for codes, step in FIXES
+    )
 
 
 def _counts(found: Sequence[Failing], codes: frozenset[Code], noun: str = "file") -> str | None:
@@ -376,7 +383,7 @@ FIXES: tuple[tuple[frozenset[Code], Fix], ...] = (
     (frozenset({Code.W702}), _customize),
     (frozenset({Code.A122}), refused_metadata),
     (frozenset({Code.A124}), _served_metadata),
-    (frozenset({Code.A133, Code.A134, Code.A135, Code.A137}), layout),
+    (LAYOUT, layout),
     (frozenset({Code.A136}), other_archive),
 )
 """The fixes after the archive's and RECORD's, in the order they are said: the entries and the

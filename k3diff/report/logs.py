@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import assert_never
 
 from tabulate import tabulate
 
 from k3diff import escape
 from k3diff.documents import logs as logs_document
+from k3diff.documents.logsdowngrade import error_rule
 from k3diff.documents.logsparts import downgraded_sentence
 from k3diff.logs.model import Location, LogFinding, LogsReport, SideScan
 from k3diff.output import OutputFormat, plural
@@ -95,10 +97,27 @@ def _consequence(finding: LogFinding) -> str:
     return "" if finding.consequence_of is None else f", consequence of {finding.consequence_of[0]}"
 
 
-def _finding_lines(finding: LogFinding) -> list[str]:
+def _over(finding: LogFinding, side: SideScan) -> str:
+    """', over built-in error rule cuda-error' for a user warning finding that took a line of
+    an error rule its side's `downgraded` names for its rule: the one its quoted line matches,
+    or each named where every line of its rule was taken (polish76: only the verdict line named
+    the error rule, the finding read `gpu-noise (warning, ×1)`)."""
+    taken = [(over, lines) for rule, over, lines in side.downgraded if rule == finding.rule]
+    overs = sorted({over for over, _lines in taken})
+    if not overs:
+        return ""
+    found = next((r for e in finding.examples if (r := error_rule(e.text, overs))), None)
+    if found is None and sum(n for _o, n in taken) < side.count(finding.rule):
+        return ""  # its rule's other lines took them; this one's quoted line matches none
+    named = [found] if found is not None else overs
+    return f", over built-in error {'rule' if len(named) == 1 else 'rules'} {', '.join(named)}"
+
+
+def _finding_lines(finding: LogFinding, side: SideScan) -> list[str]:
+    said = _consequence(finding) + _over(finding, side)
     lines = [
         f"  {finding.rule} ({finding.severity.value}, ×{finding.count}"
-        f"{escape.text(_consequence(finding))}): {escape.text(finding.message)}"
+        f"{escape.text(said)}): {escape.text(finding.message)}"
     ]
     for e in finding.examples:
         lines.append(f"    {escape.text(e.file)}:{e.line}: {escape.text(e.text)}")
@@ -110,6 +129,10 @@ def _finding_lines(finding: LogFinding) -> list[str]:
     return lines
 
 
+def _finding_block(finding: LogFinding, side: SideScan) -> str:
+    return "\n".join(_finding_lines(finding, side))
+
+
 def _text(report: LogsReport) -> str:
     lines = []
     for title, side in (("Base: ", report.base), ("Patch:", report.patch)):
@@ -118,14 +141,13 @@ def _text(report: LogsReport) -> str:
     lines.append("")
     rows = _rule_rows(report)
     lines.append(tabulate(rows, headers=_HEADERS) if rows else "No rule matched on either side.")
-    for title, findings in (
-        ("New on the patch", report.new_on_patch),
-        ("Only on the base", report.gone_on_patch),
+    for title, findings, side in (
+        ("New on the patch", report.new_on_patch, report.patch),
+        ("Only on the base", report.gone_on_patch, report.base),
     ):
         if findings:
             lines += ["", f"{title}:"]
-            for block in capped(findings, SHOWN, lambda f: "\n".join(_finding_lines(f))):
-                lines.append(block)
+            lines += capped(findings, SHOWN, partial(_finding_block, side=side))
     if report.patch.overflow or report.base.overflow:
         lines += [
             "",
@@ -136,10 +158,10 @@ def _text(report: LogsReport) -> str:
     return "\n".join(lines)
 
 
-def _md_finding(finding: LogFinding) -> str:
+def _md_finding(finding: LogFinding, side: SideScan) -> str:
     where = "; ".join(f"{e.file}:{e.line}{_md_context(e)}" for e in finding.examples)
     return (
-        f"| {cell(finding.rule + _consequence(finding))} | {finding.severity.value} | "
+        f"| {cell(finding.rule + _consequence(finding) + _over(finding, side))} | {finding.severity.value} | "
         f"{finding.count} | "
         f"{markdown_cell(inline_code(escape.markdown_code(finding.message)))} | {cell(where)} |"
     )
@@ -162,9 +184,9 @@ def _markdown(report: LogsReport) -> str:
         lines.append(tabulate(rows, headers=_HEADERS, tablefmt="github"))
     else:
         lines.append("No rule matched on either side.")
-    for title, findings in (
-        ("New on the patch", report.new_on_patch),
-        ("Only on the base", report.gone_on_patch),
+    for title, findings, side in (
+        ("New on the patch", report.new_on_patch, report.patch),
+        ("Only on the base", report.gone_on_patch, report.base),
     ):
         if findings:
             lines += [
@@ -174,6 +196,6 @@ def _markdown(report: LogsReport) -> str:
                 "| rule | severity | count | message | first seen |",
                 "|---|---|---|---|---|",
             ]
-            lines += capped(findings, SHOWN, _md_finding)
+            lines += capped(findings, SHOWN, partial(_md_finding, side=side))
     lines += ["", f"**{escape.markdown_prose(verdict_line(report))}**"]
     return "\n".join(lines)

@@ -5,12 +5,17 @@ and the name, as it does a wheel's.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
+
 from k3diff import shellwords
 from k3diff.report.refusedsteps import Style
+from k3diff.wheel.codes import Code
 
 SDIST_BUILD = "python -m build --sdist"
 """How an sdist is built anew from its source tree (the project's build backend)."""
 AUDITED_SDIST = "audit the new sdist"
+LAYOUT = frozenset({Code.A133, Code.A134, Code.A135, Code.A137})
+"""What a current backend writes from one metadata: the top directory, PKG-INFO, the file name."""
 
 
 def unsound(counts: str, artifact: str, code: Style) -> str:
@@ -46,6 +51,26 @@ def layout(counts: str, artifact: str, code: Style) -> str:
         f"rebuild it with a current build backend ({code(SDIST_BUILD)}: setuptools 69.3 or "
         "later, hatchling, flit-core, pdm-backend), which writes all three from the project's "
         f"metadata, rather than renaming or repacking the file, then {AUDITED_SDIST}"
+    )
+
+
+def layout_fix(found: Collection[str]) -> Callable[[str, str, Style], str]:
+    """The fix for the `LAYOUT` codes `found`: `layout` where A133-A135 are among them,
+    `unnormalised` where A137 is the only one (polish76: a misnamed file alone was told it was
+    "not laid out as PEP 625 and PyPI ask (one top directory NAME-VERSION/…)")."""
+    laid_out = {code.name for code in LAYOUT - {Code.A137}}
+    return layout if laid_out & set(found) else unnormalised
+
+
+def unnormalised(counts: str, artifact: str, code: Style) -> str:
+    """A137 alone: the file name, which renaming does not fix for good."""
+    return (
+        f"{counts}: the sdist's file name is not PEP 625's spelling of its name and version (the "
+        "detail names the one to use): renaming the file is not enough (a renamed file keeps the "
+        "top directory the old build wrote, and that backend writes the old name again at the "
+        f"next release): rebuild it with a current build backend ({code(SDIST_BUILD)}: setuptools "
+        "69.3 or later, hatchling, flit-core, pdm-backend), which names the file from the "
+        f"project's metadata, then {AUDITED_SDIST}"
     )
 
 

@@ -196,8 +196,10 @@ def test_a_file_name_pep_625_spells_otherwise_fails(tmp_path: Path, filename: st
     assert code == 1
     (finding,) = report["artifacts"][0]["findings"]
     assert (finding["code"], finding["severity"]) == ("A137", "error")
-    assert "PEP 625 names it demo-1.0" in finding["detail"]
-    assert "PyPI refuses this name" in finding["detail"]
+    # polish76: the detail said "PyPI refuses" a second time after the title, and quoted
+    # PyPI's message as `Filename ... is invalid`; it names the file name to use, once
+    assert finding["detail"].startswith("the name to use is demo-1.0.tar.gz, PEP 625's spelling")
+    assert "PyPI" not in finding["detail"] and "..." not in finding["detail"]
 
 
 def test_a_file_name_pep_625_spells_otherwise_is_told_to_rebuild(tmp_path: Path) -> None:
@@ -205,9 +207,21 @@ def test_a_file_name_pep_625_spells_otherwise_is_told_to_rebuild(tmp_path: Path)
     assert result.exit_code == 1, result.stderr
     (step,) = [line for line in result.stdout.splitlines() if "1 × A137" in line]
     assert "rebuild it with a current build backend" in step and "setuptools 69.3" in step
+    # polish76: A137 alone was told the sdist "is not laid out as PEP 625 and PyPI ask (one top
+    # directory NAME-VERSION/ …)"; only its file name is wrong, which a rename does not fix
+    assert step.startswith("  1 × A137: the sdist's file name is not PEP 625's spelling")
+    assert "renaming the file is not enough" in step and "top directory NAME" not in step
     # newuser76: the waiver step called the sdist's A137 "about the wheel as a whole"
     assert "A137, about the sdist as a whole, is waived by" in result.stdout
     assert "wheel" not in result.stdout
+
+
+def test_a_misnamed_file_with_another_layout_finding_is_told_the_layout(tmp_path: Path) -> None:
+    path = make_sdist(tmp_path, filename="Demo-1.0.tar.gz", top="other-1.0")
+    result = run_k3diff("audit", path)
+    assert result.exit_code == 1, result.stderr
+    (step,) = [line for line in result.stdout.splitlines() if "× A137" in line]
+    assert "A133" in step and "not laid out as PEP 625 and PyPI ask" in step
 
 
 @pytest.mark.parametrize(

@@ -42,6 +42,20 @@ def test_the_verdict_line_says_an_error_a_warn_rule_counted_as_a_warning(tmp_pat
     assert code == 0 and SAID in markdown
 
 
+def test_the_finding_names_the_error_rule_it_took_the_line_of(tmp_path: Path) -> None:
+    """polish76: the finding read `gpu-noise (warning, ×1)`, only the verdict line naming
+    cuda-error; a line of the same rule no error rule matches says nothing more."""
+    patch = PATCH_LOG + "WARNING cuBLAS workspace grown\n"
+    code, text = _logs(tmp_path, *WARN, patch=patch)
+    assert code == 0, text
+    assert "  gpu-noise (warning, ×1, over built-in error rule cuda-error): ERROR <time>" in text
+    assert "  gpu-noise (warning, ×1): WARNING cuBLAS workspace grown" in text
+    code, markdown = _logs(tmp_path, *WARN, "--format", "markdown", patch=patch)
+    assert code == 0
+    assert "| gpu-noise, over built-in error rule cuda-error | warning | 1 | `ERROR" in markdown
+    assert "| gpu-noise | warning | 1 | `WARNING cuBLAS workspace grown` |" in markdown
+
+
 def test_the_document_and_the_bundle_say_it(tmp_path: Path) -> None:
     code, _ = _logs(tmp_path, *WARN, "--format", "json", "-o", "logs.json")
     assert code == 0
