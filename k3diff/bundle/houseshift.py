@@ -39,15 +39,17 @@ def _cleared(record: TriageRecord) -> bool:
 
 
 def house_held(triage: TriageDocument) -> tuple[str, ...]:
-    """The records (named) the document clears only by its laxer `shift` or smaller `power`."""
+    """The records (named) the document clears only by its laxer `shift` or smaller `power`. A
+    document without `power` (which triage has written since before `shift`, and which no
+    sampled non-rejection is read without) states no power its tests' figures hold at."""
     shift = HOUSE_SHIFT if triage.shift is None else triage.shift
-    power = HOUSE_POWER if triage.power is None else triage.power
-    if shift <= HOUSE_SHIFT and power >= HOUSE_POWER:
+    lax_power = triage.power is None or triage.power < HOUSE_POWER
+    if shift <= HOUSE_SHIFT and not lax_power:
         return ()
     return tuple(
         record.name
         for record in triage.records
-        if _cleared(record) and any(_cleared_laxly(m, power < HOUSE_POWER) for m in record.modes)
+        if _cleared(record) and any(_cleared_laxly(m, lax_power) for m in record.modes)
     )
 
 
@@ -61,11 +63,11 @@ def house_held_sentence(triage: TriageDocument, held: tuple[str, ...]) -> str:
     """'at the house --shift 35 % and --power 80 % (the document's 100 % and 80 %), 1 record
     held no-power: p1 (its sampled test could not have detected 35 % of its answers moved)'."""
     shift = HOUSE_SHIFT if triage.shift is None else triage.shift
-    power = HOUSE_POWER if triage.power is None else triage.power
+    power = "no power" if triage.power is None else f"{100 * triage.power:.3g} %"
     names = ", ".join(held[:5]) + (f" and {len(held) - 5:,} more" if len(held) > 5 else "")
     return (
         f"at the house --shift {100 * HOUSE_SHIFT:.3g} % and --power {100 * HOUSE_POWER:.3g} % "
-        f"(the document's {100 * shift:.3g} % and {100 * power:.3g} %), "
+        f"(the document's {100 * shift:.3g} % and {power}), "
         f"{len(held):,} record{'s' if len(held) != 1 else ''} held no-power: {names} (a sampled "
         f"test that did not reject could not have detected {100 * HOUSE_SHIFT:.3g} % of the "
         f"answers moved with {100 * HOUSE_POWER:.3g} % power: sample more, and triage at the defaults)"

@@ -96,3 +96,15 @@ def test_a_lax_shift_where_the_test_had_the_house_power_passes(tmp_path: Path) -
     code, text = _report(tmp_path, "t.json", "cmp.json", "run/samples.jsonl")
     assert code == 0 and "at the house --shift" not in text
     assert "| record-level comparison | explained |" in text
+
+
+def test_a_document_without_its_power_is_held(tmp_path: Path) -> None:
+    """triage writes `power` (since before `shift`): deleted from a --power 0.01 document, its
+    tests' figures at 1 % read as at 80 % (exit 0 alone); given with its inputs it is refused."""
+    assert _triage(tmp_path, "ABCDABCE", "--power", "0.01") == 0
+    doc = json.loads((tmp_path / "t.json").read_text())
+    del doc["power"]
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    code, text = _report(tmp_path, "t.json")
+    assert code == 1
+    assert HELD.format("35 % and no power") in text
