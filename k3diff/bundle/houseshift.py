@@ -11,6 +11,8 @@ from __future__ import annotations
 from k3diff.bundle.housealpha import rejudge
 from k3diff.documents.triage import TriageDocument, TriageRecord
 from k3diff.documents.triagemodes import TriageMode
+from k3diff.numbers import named
+from k3diff.output import plural
 from k3diff.triage.model import HELD_FLAGS
 from k3diff.triage.settings import Settings
 from k3diff.triage.shiftverdict import beyond_shift
@@ -61,14 +63,14 @@ def fails_at_house(name: str, triage: TriageDocument, house: TriageDocument | No
 
 def house_held_sentence(triage: TriageDocument, held: tuple[str, ...]) -> str:
     """'at the house --shift 35 % and --power 80 % (the document's 100 % and 80 %), 1 record
-    held no-power: p1 (its sampled test could not have detected 35 % of its answers moved)'."""
+    held no-power: p1 (a sampled test that did not reject could not have detected 35 % …)'."""
     shift = HOUSE_SHIFT if triage.shift is None else triage.shift
     power = "no power" if triage.power is None else f"{100 * triage.power:.3g} %"
-    names = ", ".join(held[:5]) + (f" and {len(held) - 5:,} more" if len(held) > 5 else "")
+    house = f"{100 * HOUSE_SHIFT:.3g} %"
     return (
-        f"at the house --shift {100 * HOUSE_SHIFT:.3g} % and --power {100 * HOUSE_POWER:.3g} % "
-        f"(the document's {100 * shift:.3g} % and {power}), "
-        f"{len(held):,} record{'s' if len(held) != 1 else ''} held no-power: {names} (a sampled "
-        f"test that did not reject could not have detected {100 * HOUSE_SHIFT:.3g} % of the "
-        f"answers moved with {100 * HOUSE_POWER:.3g} % power: sample more, and triage at the defaults)"
+        f"at the house --shift {house} and --power {100 * HOUSE_POWER:.3g} % (the document's "
+        f"{100 * shift:.3g} % and {power}), {plural(len(held), 'record')} held no-power: "
+        f"{named(held)} (a sampled test that did not reject could not have detected {house} of "
+        f"the answers moved with {100 * HOUSE_POWER:.3g} % power: sample more, and triage at "
+        "the defaults)"
     )
