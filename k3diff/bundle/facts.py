@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from k3diff.bundle.auditfacts import tie_audits, unrecorded_manifest
 from k3diff.bundle.distfacts import untested_nondeterminism
-from k3diff.bundle.housealpha import rejudge
+from k3diff.bundle.houseshift import fails_at_house
 from k3diff.bundle.logsfacts import logs_stage
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status
 from k3diff.bundle.policyfacts import relaxed_policy, source_policy, waived_findings
@@ -364,9 +364,9 @@ nondeterministic record that no distribution test judged (`untested_nondetermini
 
 
 def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document | None:
-    """A triage document that follows from this comparison (`Document.follows_from`), not held
-    for a run of one server its author alone allowed (gate74), classifies exactly its records
-    and accounts for every one that differs as the base's (or both sides') nondeterminism."""
+    """A triage that follows from this comparison (`follows_from`), not held (one server: gate74;
+    the house α, --shift, --power: hunt76), classifying exactly its records and every one that
+    differs as the base's (or both sides') nondeterminism."""
     keys = doc.typed(ResponsesDocument).keys
     for other in documents:
         if other.kind is not Kind.TRIAGE or other.one_server_held:
@@ -374,7 +374,7 @@ def explaining_triage(doc: Document, documents: Sequence[Document]) -> Document 
         triage = other.typed(TriageDocument)
         if (
             other.follows_from == doc.name
-            and not rejudge(other.name, triage, other.house_again)
+            and not fails_at_house(other.name, triage, other.house_again)
             and {r.key for r in triage.records} == keys
             and all(
                 r.category in EXPLAINING_CATEGORIES and not untested_nondeterminism(r)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from k3diff.bundle.aarun import HELD, allowed_line, held_line
 from k3diff.bundle.distfacts import distribution_sentence, untested_nondeterminism
 from k3diff.bundle.housealpha import HOUSE_ALPHA, rejudge
+from k3diff.bundle.houseshift import house_held, house_held_sentence
 from k3diff.bundle.inconclusive import held_sentence, inconclusive_sentences
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.bundle.recordkinds import OUTSIDE_TEXT, TEXT_DIFFERS, other_kinds
@@ -334,6 +335,10 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
             f"undecided, failing: {named(undecided_there)}"
         )
     regressing += [name for name in more if name not in regressing]
+    laxly = house_held(triage)  # hunt76: a lax --shift or --power cleared them
+    if laxly:
+        quals.append(house_held_sentence(triage, laxly).capitalize())
+        headline += f"; {house_held_sentence(triage, laxly)}"
     splits = split_sentence(triage)
     if splits is not None:
         headline += f"; {splits}"
@@ -365,7 +370,7 @@ def triage_stage(doc: Document, documents: Sequence[Document]) -> Stage:
             f"nothing): {', '.join(untested[:5])}"
         )
     quals.extend(_cross_checks(doc, triage, documents))
-    fails = doc.fails or bool(house)
+    fails = doc.fails or bool(house) or bool(laxly)
     held = held_sentence(triage) if fails else None
     if doc.one_server_held:  # gate74: the reviewer's word, not the document's
         headline += f"; {HELD}"

@@ -414,18 +414,19 @@ def test_the_bundle_fails_a_rare_base_output_case_and_explains_nothing(tmp_path:
 def test_the_bundle_carries_a_sampled_pass_with_its_distribution_verdict_and_power(
     tmp_path: Path,
 ) -> None:
-    cmp, log = _sampled_logs(tmp_path, 0, BASE_MASS, "The answer is {}.")
+    # 60 a side: each test detects 35 % (the house --shift) with 80 % power; a pass at a laxer
+    # --shift is held at the house's (tests/bundle/test_house_shift.py, hunt76).
+    cmp, log = _sampled_logs(tmp_path, 0, BASE_MASS, "The answer is {}.", n=60)
     made = run_k3diff(
-        "triage", str(cmp), str(log), "--format", "json", "--shift", "0.5", "-o", "t.json",
-        cwd=tmp_path,
-    )  # fmt: skip
+        "triage", str(cmp), str(log), "--format", "json", "-o", "t.json", cwd=tmp_path
+    )
     assert made.exit_code == 0, made.stdout
     code, summary = _bundle(tmp_path, "cmp.json", "run/samples.jsonl", "t.json")
     assert code == 0
     rows = _matrix(summary)
     assert rows["record-level comparison"]["status"] == "explained"
     finding = rows["nondeterminism follow-up"]["finding"]
-    assert "distribution tests on 3 records (3 sampled, judged at --shift 50 %): none shifted" in (
+    assert "distribution tests on 3 records (3 sampled, judged at --shift 35 %): none shifted" in (
         finding
     )
     assert "the least sensitive test that passed had 80 % power against" in finding
