@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from k3diff.native import platform as native
 from k3diff.native.glibcpromise import LOADER_PRIVATE, is_loader
+from k3diff.native.loadmap import loads_disagree
 from k3diff.native.platform import PlatformNeeds
 
 DT_NULL, _DT_NEEDED, DT_STRTAB, DT_STRSZ = 0, 1, 5, 10
@@ -151,6 +152,14 @@ class Layout:
         self._segments[index] = known
         return known
 
+    def loads(self, view: Regions) -> Iterator[tuple[int, int, int]]:
+        """(p_offset, p_vaddr, p_memsz) of each PT_LOAD (`loadmap.loads_disagree`)."""
+        for index in range(self.phnum):
+            at = self.phoff + index * self.phentsize
+            fields = self.phdr.unpack(view.exact(at, self.phdr.size))
+            if fields[0] == PT_LOAD:
+                yield (fields[2], fields[3], fields[6]) if self.wide else fields[1:3] + fields[5:6]
+
     def file_offset(self, view: Regions, address: int) -> int | None:
         """`ELFFile.address_offsets(address)`'s first answer."""
         for index in range(self.phnum):
@@ -174,6 +183,8 @@ def read_needs(view: Regions) -> PlatformNeeds:
             continue
         if dynamic or (filesz and layout.file_offset(view, vaddr) != offset):
             raise Unsure  # a second PT_DYNAMIC, or one the loader reads elsewhere: `_read` says
+        if loads_disagree(layout.loads(view)) is not None:
+            raise Unsure  # pages the loader reads from elsewhere (review76g): `_read` says
         dynamic = True
         table: int | None = None
         verneed: int | None = None

@@ -16,6 +16,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from k3diff.native.glibcpromise import LOADER_PRIVATE, glibc_floor, is_loader
+from k3diff.native.loadmap import elf_loads, loads_disagree
 from k3diff.native.sparse import Missing, Sparse
 from k3diff.native.syslibs import raised_syslibs
 from k3diff.output import first_few
@@ -203,6 +204,8 @@ def _as_the_loader(elf: ELFFile, segment: DynamicSegment) -> None:
     from (PlatformUnknown when another place), its strings from its last DT_STRTAB."""
     from elftools.elf.dynamic import _DynamicStringTable
 
+    if (disagree := loads_disagree(elf_loads(elf))) is not None:
+        raise PlatformUnknown(disagree)
     loaded = next(elf.address_offsets(int(segment["p_vaddr"])), None)
     if segment["p_filesz"] and loaded != int(segment["p_offset"]):
         raise PlatformUnknown(

@@ -1,0 +1,62 @@
+"""Addresses mapped as the loader maps them (review76g).
+
+glibc maps each PT_LOAD in turn, MAP_FIXED, a page at least: a later PT_LOAD whose pages
+overlap an earlier one's replaces its bytes. k3diff took an address's bytes from the first
+PT_LOAD holding it, so a second PT_LOAD over the first page showed the loader a RUNPATH of
+/tmp where k3diff read `$ORIGIN/...`: `audit` and `wheels --allow-native-changes` passed, exit 0.
+PT_LOAD pages shared from different file places (no linker writes them) are unreadable now:
+A116 (fails), W632 "search paths unchecked" (W713 under `--explain`)."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+from wheel.test_installed_view import audit_code, codes, wheels_json
+
+from audit.test_rpath_hijack import demo_wheel, library
+from audit.test_rpath_loader_reads import ALLOW, EXPLAIN, _helper, _loads_planted, _user
+
+PAGE = 0x1000
+
+
+def _headers(data: bytes | bytearray) -> list[tuple[int, ...]]:
+    phoff = struct.unpack_from("<Q", data, 32)[0]
+    phentsize, phnum = struct.unpack_from("<HH", data, 54)
+    return [struct.unpack_from("<IIQQQQQQ", data, phoff + i * phentsize) for i in range(phnum)]
+
+
+def _overlaid(data: bytes, benign: str, hostile: str) -> bytes:
+    """A second PT_LOAD (in place of a PT_NOTE) mapping, over the first one's page, a copy of
+    it whose RUNPATH string reads `hostile` instead of `benign`."""
+    headers = _headers(data)
+    first = next(h for h in headers if h[0] == 1)
+    note = next(h for h in headers if h[0] == 4)
+    at = (len(data) + PAGE - 1) // PAGE * PAGE
+    evil = (1, 4, at, first[3], first[4], first[5], first[6], PAGE)
+    rest = [h for h in headers if h is not first and h is not note]
+    ordered = [first, evil, *rest]
+    patched = bytearray(data) + bytes(at - len(data))
+    phoff = struct.unpack_from("<Q", data, 32)[0]
+    for index, header in enumerate(ordered):
+        struct.pack_into("<IIQQQQQQ", patched, phoff + index * 56, *header)
+    page = bytearray(patched[first[2] : first[2] + first[5]])
+    where = page.index(benign.encode() + b"\0")
+    page[where : where + len(benign)] = hostile.encode().ljust(len(benign), b"\0")
+    return bytes(patched + page)
+
+
+def test_a_later_load_segment_over_the_first_is_not_read_past(tmp_path: Path) -> None:
+    planted = tmp_path / "planted"  # under /tmp: world-writable
+    helper = _helper(planted)
+    benign = "$ORIGIN/" + "a" * (len(str(planted)) - 8)
+    data = _overlaid(_user(tmp_path, benign, helper), benign, str(planted))
+    trace = _loads_planted(data, tmp_path)  # glibc: the later PT_LOAD's page, RUNPATH = planted
+    assert f"trying file={planted}/libhelper.so" in trace
+    wheel = demo_wheel(tmp_path / "w", "1.0", {"demo/_ext.so": data})
+    assert audit_code(wheel) == (1, {"A116"})
+    base = demo_wheel(tmp_path / "b", "0.9", {"demo/_ext.so": library(tmp_path / "p", None)})
+    for options in (ALLOW, EXPLAIN):
+        exit_code, report = wheels_json(base, wheel, *options)
+        found = codes(report) & {"W632", "W713"}  # --explain: its reading unchecked, W713
+        assert exit_code == 1 and found, (options, report["findings"])
