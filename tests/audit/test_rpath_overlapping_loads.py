@@ -1,4 +1,4 @@
-"""Addresses mapped as the loader maps them (review76g).
+"""Tables read where the loader reads them, and paths the loader opens unsearched (review76g).
 
 glibc maps each PT_LOAD in turn, MAP_FIXED, a page at least: a later PT_LOAD whose pages
 overlap an earlier one's replaces its bytes. k3diff took an address's bytes from the first
@@ -10,12 +10,21 @@ A116 (fails), W632 "search paths unchecked" (W713 under `--explain`)."""
 from __future__ import annotations
 
 import struct
+import subprocess
 from pathlib import Path
 
 from wheel.test_installed_view import audit_code, codes, wheels_json
 
 from audit.test_rpath_hijack import demo_wheel, library
-from audit.test_rpath_loader_reads import ALLOW, EXPLAIN, _helper, _loads_planted, _user
+from audit.test_rpath_loader_reads import (
+    ALLOW,
+    EXPLAIN,
+    PLANTED,
+    USES,
+    _helper,
+    _loads_planted,
+    _user,
+)
 
 PAGE = 0x1000
 
@@ -60,3 +69,41 @@ def test_a_later_load_segment_over_the_first_is_not_read_past(tmp_path: Path) ->
         exit_code, report = wheels_json(base, wheel, *options)
         found = codes(report) & {"W632", "W713"}  # --explain: its reading unchecked, W713
         assert exit_code == 1 and found, (options, report["findings"])
+
+
+def test_a_needed_path_under_tmp_fails(tmp_path: Path) -> None:
+    """A library linked by path against one without DT_SONAME records NEEDED `/tmp/.../libh.so`:
+    glibc opens that path, searching nothing, and runs what another party planted there;
+    `audit` and `wheels --allow-native-changes` (with `--explain` too) passed it, exit 0."""
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (tmp_path / "h.c").write_text(PLANTED)
+    helper = planted / "libh.so"
+    subprocess.run(
+        ["gcc", "-shared", "-fPIC", "-o", str(helper), str(tmp_path / "h.c")],
+        check=True,
+        capture_output=True,
+    )
+    (tmp_path / "m.c").write_text(USES)
+    subprocess.run(
+        [
+            "gcc",
+            "-shared",
+            "-fPIC",
+            "-o",
+            str(tmp_path / "m.so"),
+            str(tmp_path / "m.c"),
+            str(helper),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    data = (tmp_path / "m.so").read_bytes()
+    _loads_planted(data, tmp_path)  # glibc opens the NEEDED path itself
+    wheel = demo_wheel(tmp_path / "w", "1.0", {"demo/_ext.so": data})
+    assert audit_code(wheel) == (1, {"A139"})
+    base = demo_wheel(tmp_path / "b", "0.9", {"demo/_ext.so": library(tmp_path / "p", None)})
+    for options in (ALLOW, EXPLAIN):
+        exit_code, report = wheels_json(base, wheel, *options)
+        (finding,) = (f for f in report["findings"] if f["code"] == "W632")
+        assert exit_code == 1 and finding["detail"].startswith("NEEDED '/tmp/"), options
