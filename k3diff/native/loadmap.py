@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from elftools.elf.dynamic import DynamicSegment
     from elftools.elf.elffile import ELFFile
 
 LOADER_PAGE = 4096
@@ -51,3 +52,28 @@ def elf_loads(elf: ELFFile) -> Iterator[tuple[int, int, int]]:
     for segment in elf.iter_segments():
         if segment["p_type"] == "PT_LOAD":
             yield int(segment["p_offset"]), int(segment["p_vaddr"]), int(segment["p_memsz"])
+
+
+def as_the_loader(elf: ELFFile, segment: DynamicSegment) -> str | None:
+    """Make pyelftools read `segment` as the loader does: its entries where its address loads
+    from, its strings from its last DT_STRTAB (elf76); why it cannot, else None."""
+    from elftools.elf.dynamic import _DynamicStringTable
+
+    if (disagree := loads_disagree(elf_loads(elf))) is not None:
+        return disagree
+    loaded = next(elf.address_offsets(int(segment["p_vaddr"])), None)
+    if segment["p_filesz"] and loaded != int(segment["p_offset"]):
+        return (
+            "PT_DYNAMIC's file offset is not where its address loads from: the loader reads "
+            "another dynamic table than the one at its offset"
+        )
+    table = None
+    for entry in segment._iter_tags("DT_STRTAB"):  # raw entries: no string is resolved
+        table = int(entry["d_ptr"])
+    if table is None:
+        return None
+    offset = next(elf.address_offsets(table), None)
+    if offset is None:
+        return "DT_STRTAB is not in a loaded segment"
+    segment._stringtable = _DynamicStringTable(elf.stream, offset)
+    return None

@@ -19,7 +19,7 @@ splits it, after nothing but `$ORIGIN`:
   path outside `/usr`, `/lib`, `/lib32`, `/lib64` and `/libx32` (`/opt/_internal/...`,
   `/__w/...`, `/root/...`) is a build machine's leftover in a directory only root creates: a
   warning (A140, W633), not a hijack; `auditwheel repair` drops it;
-- a DT_NEEDED name with a `/` in it is no search: the loader opens that path (`$ORIGIN`
+- a DT_NEEDED name (or a DT_AUXILIARY / DT_FILTER filtee's, FILTEE) with a `/` in it is no search: the loader opens that path (`$ORIGIN`
   expanded), from the working directory when relative; its directory is judged as a component
   (review76g: `gcc ... /tmp/x/libh.so` of a library without DT_SONAME writes NEEDED
   `/tmp/x/libh.so`, and glibc loads it from /tmp);
@@ -99,13 +99,16 @@ def _judged(entry: str, needs: PlatformNeeds) -> list[tuple[bool, str]]:
             if judged is not None:
                 shown = component if len(component) <= _SHOWN else component[:_SHOWN] + "..."
                 reasons.append((judged[0], f"{tag} component {shown!r} {judged[1]}"))
-    for name in dict.fromkeys(name for name in needs.needed if "/" in name):
-        # review76g: a DT_NEEDED with a `/` is opened as that path (after `$ORIGIN`), no search
-        # made: its directory is judged as a search path's (`/tmp/x/libh.so` passed, exit 0)
+    paths = [
+        (tag, n) for tag, ns in (("NEEDED", needs.needed), ("FILTEE", needs.filtees)) for n in ns
+    ]
+    for tag, name in dict.fromkeys(path for path in paths if "/" in path[1]):
+        # review76g: a DT_NEEDED (or filtee) with a `/` is opened as that path (after
+        # `$ORIGIN`), no search made: its directory is judged as a search path's
         judged = _why(entry, name.rpartition("/")[0] or "/")
         if judged is not None:
             shown = name if len(name) <= _SHOWN else name[:_SHOWN] + "..."
-            reasons.append((judged[0], f"NEEDED {shown!r} is a path: its directory {judged[1]}"))
+            reasons.append((judged[0], f"{tag} {shown!r} is a path: its directory {judged[1]}"))
     return reasons
 
 

@@ -107,3 +107,28 @@ def test_a_needed_path_under_tmp_fails(tmp_path: Path) -> None:
         exit_code, report = wheels_json(base, wheel, *options)
         (finding,) = (f for f in report["findings"] if f["code"] == "W632")
         assert exit_code == 1 and finding["detail"].startswith("NEEDED '/tmp/"), options
+
+
+def test_an_auxiliary_filtee_under_tmp_fails(tmp_path: Path) -> None:
+    """`-Wl,-f,/tmp/.../libh.so` writes DT_AUXILIARY: glibc opens that path when the library
+    loads, runs what was planted there, and ignores it when absent (no trace); `audit` and
+    `wheels --allow-native-changes` passed it, exit 0. DT_FILTER (`-F`) alike."""
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (tmp_path / "h.c").write_text(PLANTED)
+    helper = planted / "libh.so"
+    subprocess.run(
+        ["gcc", "-shared", "-fPIC", "-o", str(helper), str(tmp_path / "h.c")],
+        check=True,
+        capture_output=True,
+    )
+    for flag in ("-f", "-F"):
+        data = library(tmp_path / flag, None, links=(f"-Wl,{flag},{helper}",))
+        _loads_planted(data, tmp_path)
+        wheel = demo_wheel(tmp_path / f"w{flag}", "1.0", {"demo/_ext.so": data})
+        assert audit_code(wheel) == (1, {"A139"}), flag
+        base = demo_wheel(tmp_path / "b", "0.9", {"demo/_ext.so": library(tmp_path / "p", None)})
+        for options in (ALLOW, EXPLAIN):
+            exit_code, report = wheels_json(base, wheel, *options)
+            (finding,) = (f for f in report["findings"] if f["code"] == "W632")
+            assert exit_code == 1 and finding["detail"].startswith("FILTEE '/tmp/"), options
