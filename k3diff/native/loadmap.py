@@ -9,11 +9,13 @@ and map it from different places of the file, the loader reads other tables than
 (review76g: a second PT_LOAD over the first page showed the loader RUNPATH /tmp where k3diff
 read `$ORIGIN/...`; `audit` passed, exit 0). No linker writes that: it is refused, unreadable.
 Segments sharing a page at the same file-to-address shift (`-z max-page-size` below the page)
-map the same bytes there, and pass."""
+map the same bytes there, and pass, unless their own ranges overlap (the later one's zeroed
+bss would lie over the earlier one's bytes) or they are out of address order."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -34,12 +36,17 @@ def loads_disagree(loads: Iterable[tuple[int, int, int]]) -> str | None:
     for offset, vaddr, memsz in loads:
         if memsz:  # the loader skips an empty PT_LOAD
             start = vaddr // LOADER_PAGE * LOADER_PAGE
-            spans.append((start, -(-(vaddr + memsz) // LOADER_PAGE) * LOADER_PAGE, vaddr - offset))
+            end = -(-(vaddr + memsz) // LOADER_PAGE) * LOADER_PAGE
+            spans.append((start, end, vaddr - offset, vaddr, vaddr + memsz))
     if len(spans) > MOST_LOADS:
         return f"{len(spans)} PT_LOAD segments, more than k3diff maps ({MOST_LOADS})"
-    for index, (start, end, shift) in enumerate(spans):
-        for other_start, other_end, other_shift in spans[:index]:
-            if start < other_end and other_start < end and shift != other_shift:
+    if any(later[3] < earlier[3] for earlier, later in pairwise(spans)):
+        return "PT_LOAD segments out of address order (the ELF format sorts them; linkers do)"
+    for index, (start, end, shift, low, high) in enumerate(spans):
+        for other_start, other_end, other_shift, other_low, other_high in spans[:index]:
+            shared = start < other_end and other_start < end
+            # at one shift only a later segment's bss, zeroed over the earlier's bytes, differs
+            if shared and (shift != other_shift or (low < other_high and other_low < high)):
                 return (
                     "two PT_LOAD segments map one page from different places of the file: the "
                     "loader reads the later one's bytes there, not the ones k3diff would read"

@@ -132,3 +132,18 @@ def test_an_auxiliary_filtee_under_tmp_fails(tmp_path: Path) -> None:
             exit_code, report = wheels_json(base, wheel, *options)
             (finding,) = (f for f in report["findings"] if f["code"] == "W632")
             assert exit_code == 1 and finding["detail"].startswith("FILTEE '/tmp/"), options
+
+
+def test_load_maps_the_loader_reads_alike_pass_and_others_are_refused() -> None:
+    """Real layouts pass (gcc's separate-code, old binutils' 2 MiB shift, segments sharing a
+    page at one shift); a page mapped from elsewhere, out-of-order segments, and overlapping
+    ranges at one shift (the later bss zeroed over the earlier's bytes) are refused."""
+    from k3diff.native.loadmap import loads_disagree
+
+    gcc = [(0, 0, 0x5A0), (0x1000, 0x1000, 0x200), (0x2E10, 0x3E10, 0x300)]
+    assert loads_disagree(gcc) is None
+    assert loads_disagree([(0, 0, 0x7AC), (0xE10, 0x200E10, 0x300)]) is None
+    assert loads_disagree([(0, 0, 0x800), (0x900, 0x900, 0x2000)]) is None
+    assert loads_disagree([(0, 0, 0x5A0), (0x5000, 0, 0x5A0)]) is not None
+    assert loads_disagree([(0x2000, 0x2000, 0x100), (0, 0, 0x100)]) is not None
+    assert loads_disagree([(0, 0, 0x800), (0x400, 0x400, 0x2000)]) is not None
