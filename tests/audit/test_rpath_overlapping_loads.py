@@ -71,19 +71,24 @@ def test_a_later_load_segment_over_the_first_is_not_read_past(tmp_path: Path) ->
         assert exit_code == 1 and found, (options, report["findings"])
 
 
-def test_a_needed_path_under_tmp_fails(tmp_path: Path) -> None:
-    """A library linked by path against one without DT_SONAME records NEEDED `/tmp/.../libh.so`:
-    glibc opens that path, searching nothing, and runs what another party planted there;
-    `audit` and `wheels --allow-native-changes` (with `--explain` too) passed it, exit 0."""
-    planted = tmp_path / "planted"
-    planted.mkdir()
+def _nameless_helper(tmp_path: Path) -> Path:
+    """`planted/libh.so` under /tmp, no DT_SONAME, whose constructor says it ran."""
+    (tmp_path / "planted").mkdir()
     (tmp_path / "h.c").write_text(PLANTED)
-    helper = planted / "libh.so"
+    helper = tmp_path / "planted" / "libh.so"
     subprocess.run(
         ["gcc", "-shared", "-fPIC", "-o", str(helper), str(tmp_path / "h.c")],
         check=True,
         capture_output=True,
     )
+    return helper
+
+
+def test_a_needed_path_under_tmp_fails(tmp_path: Path) -> None:
+    """A library linked by path against one without DT_SONAME records NEEDED `/tmp/.../libh.so`:
+    glibc opens that path, searching nothing, and runs what another party planted there;
+    `audit` and `wheels --allow-native-changes` (with `--explain` too) passed it, exit 0."""
+    helper = _nameless_helper(tmp_path)
     (tmp_path / "m.c").write_text(USES)
     subprocess.run(
         [
@@ -113,15 +118,7 @@ def test_an_auxiliary_filtee_under_tmp_fails(tmp_path: Path) -> None:
     """`-Wl,-f,/tmp/.../libh.so` writes DT_AUXILIARY: glibc opens that path when the library
     loads, runs what was planted there, and ignores it when absent (no trace); `audit` and
     `wheels --allow-native-changes` passed it, exit 0. DT_FILTER (`-F`) alike."""
-    planted = tmp_path / "planted"
-    planted.mkdir()
-    (tmp_path / "h.c").write_text(PLANTED)
-    helper = planted / "libh.so"
-    subprocess.run(
-        ["gcc", "-shared", "-fPIC", "-o", str(helper), str(tmp_path / "h.c")],
-        check=True,
-        capture_output=True,
-    )
+    helper = _nameless_helper(tmp_path)
     for flag in ("-f", "-F"):
         data = library(tmp_path / flag, None, links=(f"-Wl,{flag},{helper}",))
         _loads_planted(data, tmp_path)
