@@ -14,13 +14,18 @@ from collections.abc import Iterator
 
 from k3diff.native import platform as native
 from k3diff.native.glibcpromise import LOADER_PRIVATE, is_loader
+from k3diff.native.loadmap import loads_disagree
 from k3diff.native.platform import PlatformNeeds
 
 DT_NULL, _DT_NEEDED, DT_STRTAB, DT_STRSZ = 0, 1, 5, 10
 _DT_SONAME, _DT_RPATH, _DT_RUNPATH = 14, 15, 29
+_DT_AUXILIARY, _DT_FILTER = 0x7FFFFFFD, 0x7FFFFFFF
 DT_VERNEED, _DT_VERNEEDNUM = 0x6FFFFFFE, 0x6FFFFFFF
-_STRING_TAGS = frozenset((_DT_NEEDED, _DT_SONAME, _DT_RPATH, _DT_RUNPATH))
-"""Tags whose string pyelftools resolves as it reads them (DynamicTag._HANDLED_TAGS)."""
+_STRING_TAGS = frozenset(
+    (_DT_NEEDED, _DT_SONAME, _DT_RPATH, _DT_RUNPATH, _DT_AUXILIARY, _DT_FILTER)
+)
+"""Tags whose string `_read` resolves as it reads them (DynamicTag._HANDLED_TAGS; the filtees
+`_read` itself)."""
 PT_LOAD, _PT_DYNAMIC = 1, 2
 _ELFOSABI_SOLARIS = 6
 _VERSION_ENTRIES = 65536
@@ -151,6 +156,14 @@ class Layout:
         self._segments[index] = known
         return known
 
+    def loads(self, view: Regions) -> Iterator[tuple[int, int, int]]:
+        """(p_offset, p_vaddr, p_memsz) of each PT_LOAD (`loadmap.loads_disagree`)."""
+        for index in range(self.phnum):
+            at = self.phoff + index * self.phentsize
+            fields = self.phdr.unpack(view.exact(at, self.phdr.size))
+            if fields[0] == PT_LOAD:
+                yield (fields[2], fields[3], fields[6]) if self.wide else fields[1:3] + fields[5:6]
+
     def file_offset(self, view: Regions, address: int) -> int | None:
         """`ELFFile.address_offsets(address)`'s first answer."""
         for index in range(self.phnum):
@@ -167,6 +180,7 @@ def read_needs(view: Regions) -> PlatformNeeds:
     names: list[str] = []
     needed: list[str] = []
     rpath = runpath = soname = None
+    filtees: list[str] = []
     dynamic = False
     for index in range(layout.phnum):
         kind, offset, vaddr, filesz = layout.segment(view, index)
@@ -174,6 +188,8 @@ def read_needs(view: Regions) -> PlatformNeeds:
             continue
         if dynamic or (filesz and layout.file_offset(view, vaddr) != offset):
             raise Unsure  # a second PT_DYNAMIC, or one the loader reads elsewhere: `_read` says
+        if loads_disagree(layout.loads(view)) is not None:
+            raise Unsure  # pages the loader reads from elsewhere (review76g): `_read` says
         dynamic = True
         table: int | None = None
         verneed: int | None = None
@@ -191,6 +207,8 @@ def read_needs(view: Regions) -> PlatformNeeds:
                     runpath = text
                 elif tag == _DT_SONAME:
                     soname = text
+                else:
+                    filtees.append(text)
             elif tag == DT_VERNEED:  # the loader's: each tag's last entry
                 verneed = layout.file_offset(view, value)
             elif tag == _DT_VERNEEDNUM:
@@ -198,7 +216,7 @@ def read_needs(view: Regions) -> PlatformNeeds:
         if verneed is None or not count or table is None:
             continue
         names.extend(_version_names(layout, view, table, verneed, count))
-    return native.needs_from(names, needed, rpath, runpath, soname)
+    return native.needs_from(names, needed, rpath, runpath, soname, filtees)
 
 
 def _tags(layout: Layout, view: Regions, offset: int, filesz: int) -> Iterator[tuple[int, int]]:
@@ -215,7 +233,7 @@ def _tags(layout: Layout, view: Regions, offset: int, filesz: int) -> Iterator[t
 
 
 def _string_table(layout: Layout, view: Regions, dynamic: int) -> int:
-    """The file offset of the last DT_STRTAB, the one the loader reads (`_as_the_loader`)."""
+    """The file offset of the last DT_STRTAB, the one the loader reads (`loadmap.as_the_loader`)."""
     last = None
     for tag, value in _tags(layout, view, dynamic, 1):
         if tag == DT_STRTAB:

@@ -16,6 +16,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from k3diff.native.glibcpromise import LOADER_PRIVATE, glibc_floor, is_loader
+from k3diff.native.loadmap import as_the_loader
 from k3diff.native.sparse import Missing, Sparse
 from k3diff.native.syslibs import raised_syslibs
 from k3diff.output import first_few
@@ -74,6 +75,9 @@ class PlatformNeeds:
     (`GLIBC_ABI_DT_RELR`: `glibcpromise`), libgcc_s' `GCC_`, libatomic's, zlib's (`syslibs`)."""
     soname: str | None = None
     """DT_SONAME, None when absent (pairs an added library with the one it replaces)."""
+    filtees: tuple[str, ...] = ()
+    """DT_AUXILIARY and DT_FILTER names in order: libraries the loader opens as it opens a
+    DT_NEEDED one (review76g: AUXILIARY `/tmp/x/libh.so` ran what was planted there)."""
 
     def changes(self, newer: PlatformNeeds) -> list[str]:
         """One line per field that differs from `self` to `newer`."""
@@ -124,6 +128,7 @@ def needs_from(
     rpath: str | None,
     runpath: str | None,
     soname: str | None = None,
+    filtees: Iterable[str] = (),
 ) -> PlatformNeeds:
     """The needs of an ELF whose version-need table names `names` (either reader's answer)."""
     best: dict[str, tuple[int, ...]] = {}
@@ -136,7 +141,9 @@ def needs_from(
             named.add(name)
     glibc, cxx, abi = (".".join(map(str, best[f])) if f in best else None for f in _FAMILIES)
     other = tuple(sorted(named))
-    return PlatformNeeds(glibc, cxx, abi, tuple(needed), rpath, runpath, other, soname)
+    return PlatformNeeds(
+        glibc, cxx, abi, tuple(needed), rpath, runpath, other, soname, tuple(filtees)
+    )
 
 
 def version_key(version: str | None) -> tuple[int, ...]:
@@ -173,11 +180,13 @@ def _read(elf: ELFFile) -> PlatformNeeds:
     names: list[str] = []
     needed: list[str] = []
     rpath = runpath = soname = None
+    filtees: list[str] = []
     dynamics = [segment for segment in elf.iter_segments() if isinstance(segment, DynamicSegment)]
     if len(dynamics) > 1:
         raise PlatformUnknown(f"{len(dynamics)} PT_DYNAMIC segments (the loader reads the last)")
     for segment in dynamics:
-        _as_the_loader(elf, segment)
+        if (problem := as_the_loader(elf, segment)) is not None:
+            raise PlatformUnknown(problem)
         verneed: int | None = None
         count = 0
         for tag in segment.iter_tags():  # one pass: each pass parses every entry again
@@ -190,34 +199,14 @@ def _read(elf: ELFFile) -> PlatformNeeds:
                 runpath = str(getattr(tag, "runpath"))  # noqa: B009
             elif kind == "DT_SONAME":
                 soname = str(getattr(tag, "soname"))  # noqa: B009
+            elif kind in ("DT_AUXILIARY", "DT_FILTER"):  # libraries the loader opens too
+                filtees.append(segment._get_stringtable().get_string(int(tag.entry.d_val)))
             elif kind == "DT_VERNEED":
                 verneed = next(elf.address_offsets(int(tag.entry.d_ptr)), None)
             elif kind == "DT_VERNEEDNUM":
                 count = int(tag.entry.d_val)
         names.extend(_version_needs(elf, segment, verneed, count))
-    return needs_from(names, needed, rpath, runpath, soname)
-
-
-def _as_the_loader(elf: ELFFile, segment: DynamicSegment) -> None:
-    """Make pyelftools read `segment` as the loader does: its entries where its address loads
-    from (PlatformUnknown when another place), its strings from its last DT_STRTAB."""
-    from elftools.elf.dynamic import _DynamicStringTable
-
-    loaded = next(elf.address_offsets(int(segment["p_vaddr"])), None)
-    if segment["p_filesz"] and loaded != int(segment["p_offset"]):
-        raise PlatformUnknown(
-            "PT_DYNAMIC's file offset is not where its address loads from: the loader reads "
-            "another dynamic table than the one at its offset"
-        )
-    table = None
-    for entry in segment._iter_tags("DT_STRTAB"):  # raw entries: no string is resolved
-        table = int(entry["d_ptr"])
-    if table is None:
-        return
-    offset = next(elf.address_offsets(table), None)
-    if offset is None:
-        raise PlatformUnknown("DT_STRTAB is not in a loaded segment")
-    segment._stringtable = _DynamicStringTable(elf.stream, offset)
+    return needs_from(names, needed, rpath, runpath, soname, filtees)
 
 
 def _version_needs(

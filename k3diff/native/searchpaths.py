@@ -19,6 +19,10 @@ splits it, after nothing but `$ORIGIN`:
   path outside `/usr`, `/lib`, `/lib32`, `/lib64` and `/libx32` (`/opt/_internal/...`,
   `/__w/...`, `/root/...`) is a build machine's leftover in a directory only root creates: a
   warning (A140, W633), not a hijack; `auditwheel repair` drops it;
+- a DT_NEEDED name (or a DT_AUXILIARY / DT_FILTER filtee's, FILTEE) with a `/` in it is no search: the loader opens that path (`$ORIGIN`
+  expanded), from the working directory when relative; its directory is judged as a component
+  (review76g: `gcc ... /tmp/x/libh.so` of a library without DT_SONAME writes NEEDED
+  `/tmp/x/libh.so`, and glibc loads it from /tmp);
 - `$ORIGIN` followed by `..` segments that climb out of the environment the wheel installs
   into, above its prefix (site-packages is `PREFIX/lib/pythonX.Y/site-packages`): where it lands
   is wherever the environment was made (a venv in `/tmp`, a project folder), owned by anyone.
@@ -75,7 +79,8 @@ def leftover_search_paths(entry: str, needs: PlatformNeeds) -> list[str]:
 
 
 def _judged(entry: str, needs: PlatformNeeds) -> list[tuple[bool, str]]:
-    """(fails, why) for each component of `needs`' RPATH and RUNPATH not plainly safe."""
+    """(fails, why) for each component of `needs`' RPATH and RUNPATH, and each directory a
+    DT_NEEDED path names, not plainly safe."""
     reasons: list[tuple[bool, str]] = []
     for tag, value in (("RPATH", needs.rpath), ("RUNPATH", needs.runpath)):
         if not value:
@@ -94,6 +99,16 @@ def _judged(entry: str, needs: PlatformNeeds) -> list[tuple[bool, str]]:
             if judged is not None:
                 shown = component if len(component) <= _SHOWN else component[:_SHOWN] + "..."
                 reasons.append((judged[0], f"{tag} component {shown!r} {judged[1]}"))
+    paths = [
+        (tag, n) for tag, ns in (("NEEDED", needs.needed), ("FILTEE", needs.filtees)) for n in ns
+    ]
+    for tag, name in dict.fromkeys(path for path in paths if "/" in path[1]):
+        # review76g: a DT_NEEDED (or filtee) with a `/` is opened as that path (after
+        # `$ORIGIN`), no search made: its directory is judged as a search path's
+        judged = _why(entry, name.rpartition("/")[0] or "/")
+        if judged is not None:
+            shown = name if len(name) <= _SHOWN else name[:_SHOWN] + "..."
+            reasons.append((judged[0], f"{tag} {shown!r} is a path: its directory {judged[1]}"))
     return reasons
 
 
