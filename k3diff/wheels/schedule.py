@@ -353,6 +353,7 @@ def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
             "installed_path": pair.installed_path,
             "base_installed_path": pair.base_installed_path,
             "moved": pair.moved,
+            "loader": None,
         }
     )
 
