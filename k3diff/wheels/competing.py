@@ -23,14 +23,16 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
+from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
 from k3diff.errors import InputError, UsageError
 from k3diff.wheel.tagsharing import Parts, tag_parts
 from k3diff.wheels.interpreters import Machine, Python, machines, pythons, tag_ranks
+from k3diff.wheels.releasesources import SameBytes, SourceArchive, archive_versions
 from k3diff.wheels.setpairing import Pairing, SetWheel
 
 MAX_CHECKS = 1_000_000
@@ -46,14 +48,23 @@ _BUILD = re.compile(r"^(\d+)(.*)$")
 
 @dataclass(frozen=True)
 class _Candidate:
-    """A wheel as pip weighs it."""
+    """A wheel or source archive as pip weighs it."""
 
-    wheel: SetWheel
+    wheel: SetWheel | None
+    """None for a source archive."""
+    path: Path
     side: int
     """0 base, 1 patch."""
-    parts: Parts
+    parts: Parts | None
+    """The wheel's tag set; None for a source archive (it fits every interpreter, below every
+    wheel of its version)."""
     version: Version
     build: tuple[int, str] | tuple[()]
+
+    @property
+    def what(self) -> str:
+        side = ("base", "patch")[self.side]
+        return f"{side} {'wheel' if self.wheel is not None else 'source archive'} {self.path}"
 
 
 def _candidate(wheel: SetWheel, side: int) -> _Candidate | None:
@@ -68,12 +79,14 @@ def _candidate(wheel: SetWheel, side: int) -> _Candidate | None:
         version = Version(wheel.version)
     except (InvalidVersion, ValueError):
         return None
-    return _Candidate(wheel, side, tag_parts(wheel.tag_set), version, build)
+    return _Candidate(wheel, wheel.path, side, tag_parts(wheel.tag_set), version, build)
 
 
-def _python_rank(python: Python, parts: Parts) -> tuple[int | None, int | None]:
+def _python_rank(python: Python, parts: Parts | None) -> tuple[int | None, int | None]:
     """The best group of the interpreter the wheel's platform tags hold, and of its `any`
-    tags."""
+    tags (neither for a source archive)."""
+    if parts is None:
+        return None, None
     pys, abis, platforms = parts
     ranks = tag_ranks(python)
     group = min(
@@ -86,7 +99,9 @@ def _python_rank(python: Python, parts: Parts) -> tuple[int | None, int | None]:
     return group, pure
 
 
-def _platform_rank(machine: Machine, parts: Parts) -> int | None:
+def _platform_rank(machine: Machine, parts: Parts | None) -> int | None:
+    if parts is None:
+        return None
     ranks = machine.platforms
     return min((ranks[value] for value in parts[2] if value in ranks), default=None)
 
@@ -101,19 +116,30 @@ class _Compared:
     """Ids of every paired wheel."""
     allow_unpaired: bool
     """`--allow-unpaired`: else an unpaired wheel fails the set (exit 1) and is not weighed."""
+    same_bytes: SameBytes = field(default_factory=lambda: SameBytes({}))
 
-    def refused(self, base: SetWheel, patch: SetWheel) -> bool:
-        """Whether pip choosing the two on one interpreter is refused here."""
-        if (id(base), id(patch)) in self.pairs:
+    def refused(self, base: _Candidate, patch: _Candidate) -> bool:
+        """Whether pip choosing the two on one interpreter is refused here: a source archive
+        beside anything but the same bytes always (nothing compared what pip builds)."""
+        if base.wheel is None or patch.wheel is None:
+            return base.wheel is not None or patch.wheel is not None or not self.same_bytes(
+                base.path, patch.path
+            )
+        if (id(base.wheel), id(patch.wheel)) in self.pairs:
             return False
-        return self.allow_unpaired or {id(base), id(patch)} <= self.paired
+        return self.allow_unpaired or {id(base.wheel), id(patch.wheel)} <= self.paired
 
 
-def refuse_competing(pairing: Pairing, allow_unpaired: bool = True) -> None:
+def refuse_competing(
+    pairing: Pairing,
+    allow_unpaired: bool = True,
+    sources: tuple[Sequence[SourceArchive], Sequence[SourceArchive]] = ((), ()),
+) -> None:
     """UsageError (exit 2) naming the first two wheels pip installs on one interpreter, one of
     each release, that were not compared with each other (without `allow_unpaired`, only two
     paired wheels of different pairs, and only where every wheel is paired: an unpaired one fails
-    the set already, exit 1); InputError past `MAX_CHECKS`."""
+    the set already, exit 1), or a source archive pip builds there beside anything but the same
+    bytes (or, without `allow_unpaired`, beside nothing); InputError past `MAX_CHECKS`."""
     if not allow_unpaired and (pairing.only_base or pairing.only_patch):
         return
     compared = _Compared(
@@ -130,6 +156,10 @@ def refuse_competing(pairing: Pairing, allow_unpaired: bool = True) -> None:
         for wheel in wheels:
             if (candidate := _candidate(wheel, side)) is not None:
                 projects.setdefault(wheel.key_name, []).append(candidate)
+        for archive in sources[side]:
+            for project, version in archive_versions(archive):
+                source = _Candidate(None, archive.path, side, None, version, ())
+                projects.setdefault(project, []).append(source)
     total = 0
     for name, candidates in sorted(projects.items()):
         if {c.side for c in candidates} == {0, 1}:
@@ -156,17 +186,24 @@ class _Plan:
 def _plan(name: str, candidates: Sequence[_Candidate], room: int) -> _Plan:
     """The project's interpreters, made only up to the `room` left under `MAX_CHECKS` (each
     machine takes a check per platform value of each wheel, each Python one per Python value
-    and machine), so that a plan past the cap is never made whole."""
-    parts = [candidate.parts for candidate in candidates]
+    and machine, and one per machine for each source archive), so that a plan past the cap is
+    never made whole. A project of source archives alone is weighed on one stand-in Python."""
+    parts = [candidate.parts for candidate in candidates if candidate.parts is not None]
+    archives = len(candidates) - len(parts)
     most_machines = room // max(1, sum(len(p[2]) for p in parts)) + 1
     found_machines = list(islice(machines(parts), most_machines + 1))
     per_python = sum(len(p[0]) + len(found_machines) for p in parts)
+    per_python += archives * len(found_machines)
     most_pythons = room // max(1, per_python) + 1
-    found_pythons = list(islice(pythons(parts), most_pythons + 1))
+    found_pythons = list(islice(pythons(parts), most_pythons + 1)) or [_ANY_PYTHON]
     work = len(found_pythons) * per_python
     work += len(found_machines) * sum(len(p[2]) for p in parts)
     more = len(found_machines) > most_machines or len(found_pythons) > most_pythons
     return _Plan(name, candidates, found_pythons, found_machines, work, more)
+
+
+_ANY_PYTHON = Python("any Python", (3, 0), None, ())
+"""The Python a project named by source archives alone is weighed on (each fits every one)."""
 
 
 def _refuse_cost(plan: _Plan, total: int, compared: _Compared) -> None:
@@ -176,11 +213,12 @@ def _refuse_cost(plan: _Plan, total: int, compared: _Compared) -> None:
         return
     candidates = plan.candidates
     first = next((c for c in candidates if id(c.wheel) not in compared.paired), candidates[0])
+    directory = first.path.parent
     option = "--allow-unpaired: " if compared.allow_unpaired else ""
     others = f", {total:,} with the projects before it" if total > plan.work else ""
     more = " or more" if plan.more else ""
     raise InputError(
-        f"{first.wheel.path.parent}: {option}project {plan.name}: its {len(candidates):,} "
+        f"{directory}: {option}project {plan.name}: its {len(candidates):,} "
         f"wheels tell {len(plan.pythons):,}{more} Pythons and {len(plan.machines):,} machines "
         f"apart: {plan.work:,}{more} checks of which wheel pip installs{others}, over k3diff's "
         f"cap of {MAX_CHECKS:,} checks a run: compare fewer wheels at a time (--base/--patch)"
@@ -189,22 +227,30 @@ def _refuse_cost(plan: _Plan, total: int, compared: _Compared) -> None:
 
 def _refuse_project(plan: _Plan, compared: _Compared) -> None:
     """The refusal for the first interpreter where one project's chosen wheels were not
-    compared with each other."""
+    compared with each other, or a chosen source archive is not the other side's."""
     candidates, found_pythons, found_machines = plan.candidates, plan.pythons, plan.machines
     by_platform = [[_platform_rank(m, c.parts) for c in candidates] for m in found_machines]
+    one_sided: UsageError | None = None
     for python in found_pythons:
         by_python = [_python_rank(python, c.parts) for c in candidates]
         for machine, platform_ranks in zip(found_machines, by_platform, strict=True):
             where = f"{python.name} on {machine.name}"
             for pre, chosen in enumerate(_chosen(candidates, by_python, platform_ranks)):
+                where_pre = where + (" (pip --pre)" if pre else "")
                 for base in chosen[0]:
                     for patch in chosen[1]:
                         if compared.refused(base, patch):
-                            _refuse(base, patch, where + (" (pip --pre)" if pre else ""), compared)
+                            _refuse(base, patch, where_pre, compared)
+                if not compared.allow_unpaired and one_sided is None:
+                    one_sided = _one_sided_source(chosen, where_pre)
+    if one_sided is not None:
+        raise one_sided
 
 
 _Key = tuple[Version, tuple[int, ...], tuple[int, str] | tuple[()]]
-_Choice = tuple[list[SetWheel], list[SetWheel]]
+_Choice = tuple[list[_Candidate], list[_Candidate]]
+_SOURCE_RANK = (-2, 0, 0)
+"""A source archive's rank: below every wheel of its version that fits."""
 
 
 def _chosen(
@@ -212,16 +258,18 @@ def _chosen(
     by_python: Sequence[tuple[int | None, int | None]],
     platform_ranks: Sequence[int | None],
 ) -> tuple[_Choice, _Choice]:
-    """Each release's wheels pip may choose on the interpreter (more than one where they tie):
-    as pip installs by default (a pre-release only where no final release fits), then with
-    `--pre` (review76d: a `2.0rc1` wheel was taken as chosen where pip installs the 1.1 one,
-    exit 0)."""
-    best: dict[tuple[int, bool], tuple[_Key, list[SetWheel]]] = {}
+    """Each release's wheels (or source archives) pip may choose on the interpreter (more than
+    one where they tie): as pip installs by default (a pre-release only where no final release
+    fits), then with `--pre` (review76d: a `2.0rc1` wheel was taken as chosen where pip
+    installs the 1.1 one, exit 0)."""
+    best: dict[tuple[int, bool], tuple[_Key, list[_Candidate]]] = {}
     for candidate, (group, pure), platform in zip(
         candidates, by_python, platform_ranks, strict=True
     ):
-        if group is not None and platform is not None:
-            rank: tuple[int, ...] = (0, -group, -platform)
+        if candidate.parts is None:
+            rank: tuple[int, ...] = _SOURCE_RANK
+        elif group is not None and platform is not None:
+            rank = (0, -group, -platform)
         elif pure is not None:
             rank = (-1, -pure, 0)
         else:
@@ -230,22 +278,34 @@ def _chosen(
         for final in {False, not candidate.version.is_prerelease}:
             held = best.get((candidate.side, final))
             if held is None or key > held[0]:
-                best[candidate.side, final] = key, [candidate.wheel]
+                best[candidate.side, final] = key, [candidate]
             elif key == held[0]:
-                held[1].append(candidate.wheel)
+                held[1].append(candidate)
 
-    def pick(side: int, final: bool) -> list[SetWheel]:
+    def pick(side: int, final: bool) -> list[_Candidate]:
         return (best.get((side, final)) or best.get((side, False)) or ((), []))[1]
 
     return (pick(0, True), pick(1, True)), (pick(0, False), pick(1, False))
 
 
-def _refuse(base: SetWheel, patch: SetWheel, where: str, compared: _Compared) -> None:
-    """UsageError naming the two wheels pip installs on `where`, never compared."""
-    if id(base) not in compared.paired:
+_BUILD_IT = (
+    "k3diff compares wheels, not what pip builds from a source archive: build its wheel "
+    "(pip wheel --no-deps ARCHIVE) and compare that, or give the wheels alone (--base/--patch)"
+)
+
+
+def _refuse(base: _Candidate, patch: _Candidate, where: str, compared: _Compared) -> None:
+    """UsageError naming the two wheels (or source archives) pip installs on `where`, never
+    compared."""
+    if base.wheel is None or patch.wheel is None:
+        raise UsageError(
+            f"pip {_takes(base)} and {_takes(patch)} on {where}, and nothing compared them: "
+            f"{_BUILD_IT}"
+        )
+    if id(base.wheel) not in compared.paired:
         lead = f"--allow-unpaired: base wheel {base.path} is not one-sided: pip installs it on "
         lead += f"{where}, where the patch release installs {patch.path}"
-    elif id(patch) not in compared.paired:
+    elif id(patch.wheel) not in compared.paired:
         lead = f"--allow-unpaired: patch wheel {patch.path} is not one-sided: pip installs it on "
         lead += f"{where}, where the base release installed {base.path}"
     else:
@@ -253,3 +313,21 @@ def _refuse(base: SetWheel, patch: SetWheel, where: str, compared: _Compared) ->
         lead += ", each paired with another wheel"
     command = shlex.join(["k3diff", "wheels", str(base.path), str(patch.path)])
     raise UsageError(f"{lead}, and nothing compared them; compare them on their own: {command}")
+
+
+def _takes(candidate: _Candidate) -> str:
+    return f"{'builds' if candidate.wheel is None else 'installs'} {candidate.what}"
+
+
+def _one_sided_source(chosen: _Choice, where: str) -> UsageError | None:
+    """The refusal of a source archive pip builds on `where` where the other release installs
+    nothing: one-sided, which only `--allow-unpaired` accepts (as it does a wheel); raised
+    once no interpreter has two choices nothing compared (that refusal says more)."""
+    for mine, other in ((chosen[0], chosen[1]), (chosen[1], chosen[0])):
+        source = next((c for c in mine if c.wheel is None), None)
+        if source is not None and not other:
+            return UsageError(
+                f"pip {_takes(source)} on {where}, where the other release installs nothing: "
+                f"one-sided, and nothing compared it (--allow-unpaired accepts it); {_BUILD_IT}"
+            )
+    return None

@@ -31,6 +31,7 @@ from k3diff.wheel.refusals import doubled_suffix, filename_refusals, no_wheel_fi
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.competing import refuse_competing
 from k3diff.wheels.model import WheelReport, asked_to_explain
+from k3diff.wheels.releasesources import SourceArchive, source_archive
 from k3diff.wheels.setpairing import Pairing as Pairing
 from k3diff.wheels.setpairing import SetWheel as SetWheel
 from k3diff.wheels.setpairing import pair_wheels as pair_wheels
@@ -81,6 +82,9 @@ class ReleaseSide:
     PyPI takes (`x.whl.whl`): a problem in the release, as `audit` says (A126): they fail the set."""
     given_as_files: bool = False
     """True when the wheels were given one by one (`--base`/`--patch`), not as a directory."""
+    sources: tuple[SourceArchive, ...] = ()
+    """The directories' source archives pip builds from where no wheel fits (listed among the
+    ignored files too; weighed by `wheels.competing`)."""
 
 
 @dataclass(frozen=True)
@@ -197,6 +201,7 @@ def scan_directory(directory: Path, side: Side) -> ReleaseSide:
     wheels: list[SetWheel] = []
     ignored: list[IgnoredFile] = []
     misnamed: list[IgnoredFile] = []
+    sources: list[SourceArchive] = []
     for name in names:
         path = directory / name
         if path.is_dir():
@@ -208,9 +213,13 @@ def scan_directory(directory: Path, side: Side) -> ReleaseSide:
             misnamed.append(IgnoredFile(side, path, misnamed_reason(name)))
         else:
             ignored.append(IgnoredFile(side, path, "not a wheel"))
+            if (archive := source_archive(path)) is not None:
+                sources.append(archive)
     if not wheels:
         raise InputError(f"{directory}: no wheel files (*.whl named by PEP 427) in the {side}")
-    return ReleaseSide((directory,), tuple(wheels), tuple(ignored), tuple(misnamed))
+    return ReleaseSide(
+        (directory,), tuple(wheels), tuple(ignored), tuple(misnamed), sources=tuple(sources)
+    )
 
 
 def given_files(paths: Sequence[Path], side: Side) -> ReleaseSide:
@@ -255,7 +264,7 @@ def compare_release_sets(
     not yet started are cancelled."""
     options = options or WheelOptions()
     pairing = pair_wheels(base.wheels, patch.wheels, base.given_as_files or patch.given_as_files)
-    refuse_competing(pairing, allow_unpaired)
+    refuse_competing(pairing, allow_unpaired, (base.sources, patch.sources))
     for wheel in (*pairing.only_base, *pairing.only_patch):
         ZipArchive.open(wheel.path).close()  # unpaired, yet a wheel that cannot be read is exit 2
     results: list[PairResult | None] = [None] * len(pairing.pairs)
