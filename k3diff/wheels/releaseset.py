@@ -27,9 +27,10 @@ from k3diff.filehash import file_sha256
 from k3diff.output import plural
 from k3diff.releaselinks import refuse_links
 from k3diff.wheel.filename import wheel_filename_parts
+from k3diff.wheel.metadata import read_identity
 from k3diff.wheel.refusals import doubled_suffix, filename_refusals, no_wheel_filename
 from k3diff.wheels.compare import WheelOptions, compare_wheels
-from k3diff.wheels.competing import refuse_competing
+from k3diff.wheels.competing import choice_check
 from k3diff.wheels.model import WheelReport, asked_to_explain
 from k3diff.wheels.releasesources import SourceArchive, source_archive
 from k3diff.wheels.setpairing import Pairing as Pairing
@@ -264,9 +265,11 @@ def compare_release_sets(
     not yet started are cancelled."""
     options = options or WheelOptions()
     pairing = pair_wheels(base.wheels, patch.wheels, base.given_as_files or patch.given_as_files)
-    refuse_competing(pairing, allow_unpaired, (base.sources, patch.sources))
-    for wheel in (*pairing.only_base, *pairing.only_patch):
-        ZipArchive.open(wheel.path).close()  # unpaired, yet a wheel that cannot be read is exit 2
+    choices = choice_check(pairing, allow_unpaired, (base.sources, patch.sources))
+    requires_python = {
+        id(wheel): unpaired_requires_python(wheel.path)
+        for wheel in (*pairing.only_base, *pairing.only_patch)
+    }
     results: list[PairResult | None] = [None] * len(pairing.pairs)
     with ThreadPoolExecutor(
         max_workers=max(1, pair_jobs), thread_name_prefix="k3diff-pair"
@@ -289,6 +292,11 @@ def compare_release_sets(
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
+    for result in results:
+        if result is not None:
+            requires_python[id(result.base)] = result.report.base.identity.requires_python
+            requires_python[id(result.patch)] = result.report.patch.identity.requires_python
+    choices.refuse(requires_python)
     return WheelSetReport(
         base=base,
         patch=patch,
@@ -297,6 +305,16 @@ def compare_release_sets(
         only_patch=_hashed(pairing.only_patch, options.file_hash),
         allow_unpaired=allow_unpaired,
     )
+
+
+def unpaired_requires_python(path: Path) -> str | None:
+    """The Requires-Python of an unpaired wheel's METADATA (pip skips the wheel on a Python it
+    excludes); a wheel that cannot be read is exit 2, unpaired or not."""
+    archive = ZipArchive.open(path)
+    try:
+        return read_identity(archive).requires_python
+    finally:
+        archive.close()
 
 
 def _hashed(wheels: tuple[SetWheel, ...], file_hash: bool) -> tuple[SetWheel, ...]:
