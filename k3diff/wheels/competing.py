@@ -29,7 +29,7 @@ compared (its cap is weighed on the filenames before any wheel is read).
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
 
@@ -107,7 +107,7 @@ class ChoiceCheck:
                 c if c.wheel is None else replace(c, requires=requires_python.get(id(c.wheel)))
                 for c in candidates
             )
-            plan = _plan(name, read, MAX_CHECKS - total)
+            plan = plan_project(name, read, MAX_CHECKS - total)
             total += plan.work
             _refuse_cost(plan, total, self.compared)
             _refuse_project(plan, self.compared)
@@ -148,7 +148,7 @@ def choice_check(
     )
     total = 0
     for name, candidates in both:
-        plan = _plan(name, candidates, MAX_CHECKS - total)
+        plan = plan_project(name, candidates, MAX_CHECKS - total)
         total += plan.work
         _refuse_cost(plan, total, compared)
     return ChoiceCheck(compared, both)
@@ -165,7 +165,7 @@ def refuse_competing(
 
 
 @dataclass(frozen=True)
-class _Plan:
+class Plan:
     """One project's wheels, and the interpreters they tell apart."""
 
     name: str
@@ -178,7 +178,7 @@ class _Plan:
     """Whether it tells more Pythons apart than `pythons` holds (past the cap)."""
 
 
-def _plan(name: str, candidates: Sequence[Candidate], room: int) -> _Plan:
+def plan_project(name: str, candidates: Sequence[Candidate], room: int) -> Plan:
     """The project's interpreters, made only up to the `room` left under `MAX_CHECKS` (each
     machine takes a check per platform value of each wheel, each Python one per Python value
     and machine, and one per machine for each source archive), so that a plan past the cap is
@@ -196,14 +196,14 @@ def _plan(name: str, candidates: Sequence[Candidate], room: int) -> _Plan:
     work = len(found_pythons) * per_python
     work += len(found_machines) * sum(len(p[2]) for p in parts)
     more = len(found_machines) > most_machines or len(found_pythons) > most_pythons
-    return _Plan(name, candidates, found_pythons, found_machines, work, more)
+    return Plan(name, candidates, found_pythons, found_machines, work, more)
 
 
 _ANY_PYTHON = Python("any Python", (3, 0), None, ())
 """The Python a project named by source archives alone is weighed on (each fits every one)."""
 
 
-def _refuse_cost(plan: _Plan, total: int, compared: _Compared) -> None:
+def _refuse_cost(plan: Plan, total: int, compared: _Compared) -> None:
     """InputError where the checks of the project and those before it pass `MAX_CHECKS`
     (review76d: 8,000 projects of two empty files, each under the cap alone, took 27 s)."""
     if total <= MAX_CHECKS:
@@ -222,26 +222,32 @@ def _refuse_cost(plan: _Plan, total: int, compared: _Compared) -> None:
     )
 
 
-def _refuse_project(plan: _Plan, compared: _Compared) -> None:
-    """The refusal for the first interpreter where one project's chosen wheels were not
-    compared with each other, or a chosen source archive is not the other side's."""
-    candidates, found_pythons, found_machines = plan.candidates, plan.pythons, plan.machines
-    by_platform = [[platform_rank(m, c.parts) for c in candidates] for m in found_machines]
-    one_sided: UsageError | None = None
-    for python in found_pythons:
+def each_choice(plan: Plan) -> Iterator[tuple[str, Choice]]:
+    """Each release's choice on each interpreter the project's files tell apart, as pip
+    installs by default and then with `--pre`, with where it is (`CPython 3.12 on ...`)."""
+    candidates = plan.candidates
+    by_platform = [[platform_rank(m, c.parts) for c in candidates] for m in plan.machines]
+    for python in plan.pythons:
         by_python = [python_rank(python, c.parts) for c in candidates]
         admitted = [admits(c.requires, python) for c in candidates]
-        for machine, platform_ranks in zip(found_machines, by_platform, strict=True):
+        for machine, platform_ranks in zip(plan.machines, by_platform, strict=True):
             where = f"{python.name} on {machine.name}"
             choices = choices_on(candidates, by_python, platform_ranks, admitted)
             for pre, chosen in enumerate(choices):
-                where_pre = where + (" (pip --pre)" if pre else "")
-                for base in chosen[0]:
-                    for patch in chosen[1]:
-                        if compared.refused(base, patch):
-                            _refuse(base, patch, where_pre, compared)
-                if not compared.allow_unpaired and one_sided is None:
-                    one_sided = _one_sided_source(chosen, where_pre)
+                yield where + (" (pip --pre)" if pre else ""), chosen
+
+
+def _refuse_project(plan: Plan, compared: _Compared) -> None:
+    """The refusal for the first interpreter where one project's chosen wheels were not
+    compared with each other, or a chosen source archive is not the other side's."""
+    one_sided: UsageError | None = None
+    for where, chosen in each_choice(plan):
+        for base in chosen[0]:
+            for patch in chosen[1]:
+                if compared.refused(base, patch):
+                    _refuse(base, patch, where, compared)
+        if not compared.allow_unpaired and one_sided is None:
+            one_sided = _one_sided_source(chosen, where)
     if one_sided is not None:
         raise one_sided
 

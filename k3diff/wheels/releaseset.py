@@ -29,13 +29,14 @@ from k3diff.releaselinks import refuse_links
 from k3diff.wheel.filename import wheel_filename_parts
 from k3diff.wheel.metadata import read_identity
 from k3diff.wheel.refusals import doubled_suffix, filename_refusals, no_wheel_filename
+from k3diff.wheels.choicepairing import pair_by_choice
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.competing import choice_check
 from k3diff.wheels.model import WheelReport, asked_to_explain
 from k3diff.wheels.releasesources import SourceArchive, source_archive
 from k3diff.wheels.setpairing import Pairing as Pairing
 from k3diff.wheels.setpairing import SetWheel as SetWheel
-from k3diff.wheels.setpairing import pair_wheels as pair_wheels
+from k3diff.wheels.setpairing import pair_wheels as tag_pairing
 from k3diff.zip.archive import ZipArchive
 
 _GIVE_FILES = "give the file it points to with --base/--patch, or replace the link with it"
@@ -172,6 +173,15 @@ def set_failures(
     if failing_pairs:
         reasons.append(f"{failing_pairs} of {pairs} pairs fail")
     return tuple(reasons)
+
+
+def pair_wheels(
+    base: Sequence[SetWheel], patch: Sequence[SetWheel], given_as_files: bool = False
+) -> Pairing:
+    """The pairing `k3diff wheels` and the bundle's re-reading of a set use: by tags, then
+    platform families (`setpairing.pair_wheels`), then pip's choice among the wheels left
+    (`choicepairing`: a tag changed in place)."""
+    return pair_by_choice(tag_pairing(base, patch, given_as_files))
 
 
 def set_wheel(path: Path) -> SetWheel | None:
