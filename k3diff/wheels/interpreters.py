@@ -360,4 +360,23 @@ def machines(parts: Iterable[Parts]) -> Iterator[Machine]:
                 ranks.setdefault(platform, len(ranks))
         listed.update(ranks)
         yield Machine(name, ranks)
+    yield from _pyodides(named)
     yield from (Machine(value, {value: 0}) for value in sorted(named - listed))
+
+
+_PYEMSCRIPTEN = re.compile(r"^pyemscripten_\d+_\d+_wasm32$")
+_EMSCRIPTEN = re.compile(r"^emscripten_\d+_\d+_\d+_wasm32$")
+
+
+def _pyodides(named: set[str]) -> Iterator[Machine]:
+    """Pyodide: packaging's `_emscripten_platforms` lists its `pyemscripten_ABI_wasm32` value,
+    then its Emscripten one (`sysconfig.get_platform()`). Which Emscripten each Pyodide ABI is
+    built with is Pyodide's own table, not read here, so each pair of values named is weighed
+    as one machine, beside each value alone (release77: two machines, so a pyemscripten wheel
+    added beside a compared emscripten one was one-sided, exit 0, where such a Pyodide
+    installs the added one first)."""
+    abis = sorted(value for value in named if _PYEMSCRIPTEN.match(value))
+    systems = sorted(value for value in named if _EMSCRIPTEN.match(value))
+    for abi in abis:
+        for system in systems:
+            yield Machine(f"Pyodide of {abi} on {system}", {abi: 0, system: 1})
