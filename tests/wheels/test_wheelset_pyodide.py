@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cli_support import run_k3diff
 
-from .test_wheelset_pipchoice import _pip_choice
+from .test_wheelset_pipchoice import Interpreter, _pip_choice
 from .wheelset_support import write
 
 _BODY = {"engine/__init__.py": b"X = 1\n"}
@@ -25,7 +25,7 @@ def test_a_pyemscripten_wheel_added_beside_an_emscripten_one_is_refused(tmp_path
     assert f"patch wheel patch/engine-1.1-{_ABI}.whl is not one-sided" in result.stderr
     assert "Pyodide of pyemscripten_2025_0_wasm32 on emscripten_4_0_9_wasm32" in result.stderr
     # pip itself, on that Pyodide's platform values, installs the added wheel.
-    pyodide = ("3.13", [], ["pyemscripten_2025_0_wasm32", "emscripten_4_0_9_wasm32"])
+    pyodide: Interpreter = ("3.13", [], ["pyemscripten_2025_0_wasm32", "emscripten_4_0_9_wasm32"])
     assert _pip_choice(tmp_path / "patch", pyodide) == f"engine-1.1-{_ABI}.whl"
 
 
