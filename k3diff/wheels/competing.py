@@ -254,7 +254,8 @@ def _refuse_project(plan: Plan, compared: _Compared) -> None:
 
 _BUILD_IT = (
     "k3diff compares wheels, not what pip builds from a source archive: build its wheel "
-    "(pip wheel --no-deps ARCHIVE) and compare that, or give the wheels alone (--base/--patch)"
+    "(pip wheel --no-deps ARCHIVE) and compare that, or compare the wheels alone: move the "
+    "source archives out of the directories, or give the wheels with --base/--patch"
 )
 
 
