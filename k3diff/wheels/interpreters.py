@@ -165,7 +165,8 @@ def pythons(parts: Iterable[Parts], requires: Iterable[str] = ()) -> Iterator[Py
         micros = sorted({0, *(p[2] for p in points if p[:2] == its_version)})
         for own in ((), *((abi,) for abi in own_abis)):
             for micro in micros:
-                name = " ".join([interpreter + (f" ({micro})" if micro else ""), *own])
+                release = f" (Python {its_major}.{its_minor}.{micro})" if micro else ""
+                name = " ".join([interpreter + release, *own])
                 yield Python(name, its_version, interpreter, own, micro)
 
 
