@@ -16,22 +16,35 @@ PATCH`, which pairs by shared tags as the set did, so it compared nothing: exit 
 paired). A wheel only chosen where the other release chooses none (a `manylinux2014` or
 `android_21` wheel added beside a newer compared one, `cp37-abi3` beside `cp39-abi3`, a pure
 fallback added beside platform wheels) is one-sided.
+
+pip weighs the directories' source archives too (`wheels.releasesources`): where it builds one
+(no wheel fits, or the archive holds a later version) beside a wheel, or beside the other
+release's archive holding other bytes, nothing compared what it installs, so that is refused
+(exit 2; release77: passed over, exit 0), and an archive built where the other release installs
+nothing is one-sided (only `--allow-unpaired` accepts it). The choice weighs each wheel's
+Requires-Python (`pipchoice`), read by the comparison, so it is made once the pairs are
+compared (its cap is weighed on the filenames before any wheel is read).
 """
 
 from __future__ import annotations
 
-import re
 import shlex
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from itertools import islice
 
-from packaging.version import InvalidVersion, Version
-
 from k3diff.errors import InputError, UsageError
-from k3diff.wheel.tagsharing import Parts, tag_parts
-from k3diff.wheels.interpreters import Machine, Python, machines, pythons, tag_ranks
-from k3diff.wheels.setpairing import Pairing, SetWheel
+from k3diff.wheels.interpreters import Machine, Python, admits, machines, pythons
+from k3diff.wheels.pipchoice import (
+    Candidate,
+    Choice,
+    choices_on,
+    platform_rank,
+    python_rank,
+    wheel_candidate,
+)
+from k3diff.wheels.releasesources import SameBytes, SourceArchive, archive_versions
+from k3diff.wheels.setpairing import Pairing
 
 MAX_CHECKS = 1_000_000
 """Checks the projects' wheels may take in one run, all projects together (k3diff's cap, exit
@@ -40,55 +53,6 @@ wheel's Python values and each machine, and each machine times each wheel's plat
 release names a few Pythons and systems (stop 76: 104 wheels a side, for 8 Pythons and 13
 platforms, tell 19 Pythons and 18 machines apart, 79,408 checks, 0.02 s; 13 million checks took
 10 s, so the cap costs under a second)."""
-
-_BUILD = re.compile(r"^(\d+)(.*)$")
-
-
-@dataclass(frozen=True)
-class _Candidate:
-    """A wheel as pip weighs it."""
-
-    wheel: SetWheel
-    side: int
-    """0 base, 1 patch."""
-    parts: Parts
-    version: Version
-    build: tuple[int, str] | tuple[()]
-
-
-def _candidate(wheel: SetWheel, side: int) -> _Candidate | None:
-    """The wheel, or None where pip reads no version or build tag in its name (it skips it)."""
-    parts = wheel.path.name[: -len(".whl")].split("-")
-    build: tuple[int, str] | tuple[()] = ()
-    if len(parts) == 6:
-        if (found := _BUILD.match(parts[2])) is None:
-            return None
-        build = int(found.group(1)), found.group(2)
-    try:
-        version = Version(wheel.version)
-    except (InvalidVersion, ValueError):
-        return None
-    return _Candidate(wheel, side, tag_parts(wheel.tag_set), version, build)
-
-
-def _python_rank(python: Python, parts: Parts) -> tuple[int | None, int | None]:
-    """The best group of the interpreter the wheel's platform tags hold, and of its `any`
-    tags."""
-    pys, abis, platforms = parts
-    ranks = tag_ranks(python)
-    group = min(
-        (rank for py in pys for abi, rank in ranks.groups.get(py, {}).items() if abi in abis),
-        default=None,
-    )
-    pure = None
-    if "any" in platforms and "none" in abis:
-        pure = min((ranks.pure[py] for py in pys if py in ranks.pure), default=None)
-    return group, pure
-
-
-def _platform_rank(machine: Machine, parts: Parts) -> int | None:
-    ranks = machine.platforms
-    return min((ranks[value] for value in parts[2] if value in ranks), default=None)
 
 
 @dataclass(frozen=True)
@@ -101,50 +65,111 @@ class _Compared:
     """Ids of every paired wheel."""
     allow_unpaired: bool
     """`--allow-unpaired`: else an unpaired wheel fails the set (exit 1) and is not weighed."""
+    same_bytes: SameBytes = field(default_factory=lambda: SameBytes({}))
 
-    def refused(self, base: SetWheel, patch: SetWheel) -> bool:
-        """Whether pip choosing the two on one interpreter is refused here."""
-        if (id(base), id(patch)) in self.pairs:
+    def refused(self, base: Candidate, patch: Candidate) -> bool:
+        """Whether pip choosing the two on one interpreter is refused here: a source archive
+        beside anything but the same bytes always (nothing compared what pip builds)."""
+        if base.wheel is None or patch.wheel is None:
+            return (
+                base.wheel is not None
+                or patch.wheel is not None
+                or not self.same_bytes(base.path, patch.path)
+            )
+        if (id(base.wheel), id(patch.wheel)) in self.pairs:
             return False
-        return self.allow_unpaired or {id(base), id(patch)} <= self.paired
+        return self.allow_unpaired or {id(base.wheel), id(patch.wheel)} <= self.paired
 
 
-def refuse_competing(pairing: Pairing, allow_unpaired: bool = True) -> None:
-    """UsageError (exit 2) naming the first two wheels pip installs on one interpreter, one of
-    each release, that were not compared with each other (without `allow_unpaired`, only two
-    paired wheels of different pairs, and only where every wheel is paired: an unpaired one fails
-    the set already, exit 1); InputError past `MAX_CHECKS`."""
-    if not allow_unpaired and (pairing.only_base or pairing.only_patch):
-        return
+RequiresPython = Mapping[int, str | None]
+"""Id of a wheel -> the Requires-Python of its METADATA (the comparison reads a pair's, the run
+an unpaired wheel's as it opens it), None where it states none."""
+
+
+@dataclass(frozen=True)
+class ChoiceCheck:
+    """Each project's wheels and source archives, both releases', to weigh once the wheels'
+    Requires-Python are read."""
+
+    compared: _Compared
+    projects: tuple[tuple[str, tuple[Candidate, ...]], ...]
+    """Each project both releases hold (name, its candidates), by name."""
+
+    def refuse(self, requires_python: RequiresPython) -> None:
+        """UsageError (exit 2) naming the first two wheels pip installs on one interpreter, one
+        of each release, that were not compared with each other, or a source archive pip builds
+        there beside anything but the same bytes (or, without `--allow-unpaired`, beside
+        nothing); where the chosen file's Requires-Python excludes the Python, pip goes on to
+        the next version (`pipchoice.choices_on`). InputError past `MAX_CHECKS`."""
+        total = 0
+        for name, candidates in self.projects:
+            read = tuple(
+                c if c.wheel is None else replace(c, requires=requires_python.get(id(c.wheel)))
+                for c in candidates
+            )
+            plan = plan_project(name, read, MAX_CHECKS - total)
+            total += plan.work
+            _refuse_cost(plan, total, self.compared)
+            _refuse_project(plan, self.compared)
+
+
+def choice_check(
+    pairing: Pairing,
+    allow_unpaired: bool = True,
+    sources: tuple[Sequence[SourceArchive], Sequence[SourceArchive]] = ((), ()),
+) -> ChoiceCheck:
+    """What to weigh (nothing without `allow_unpaired` where a wheel is unpaired: it fails the
+    set already, exit 1); InputError at once where the filenames alone pass `MAX_CHECKS`, before
+    any wheel is read."""
     compared = _Compared(
         frozenset((id(base), id(patch)) for base, patch in pairing.pairs),
         frozenset(id(wheel) for pair in pairing.pairs for wheel in pair),
         allow_unpaired,
     )
-    projects: dict[str, list[_Candidate]] = {}
+    if not allow_unpaired and (pairing.only_base or pairing.only_patch):
+        return ChoiceCheck(compared, ())
+    projects: dict[str, list[Candidate]] = {}
     sides = (
         (*(base for base, _ in pairing.pairs), *pairing.only_base),
         (*(patch for _, patch in pairing.pairs), *pairing.only_patch),
     )
     for side, wheels in enumerate(sides):
         for wheel in wheels:
-            if (candidate := _candidate(wheel, side)) is not None:
+            if (candidate := wheel_candidate(wheel, side)) is not None:
                 projects.setdefault(wheel.key_name, []).append(candidate)
+        for archive in sources[side]:
+            for project, version in archive_versions(archive):
+                source = Candidate(None, archive.path, side, None, version, ())
+                projects.setdefault(project, []).append(source)
+    both = tuple(
+        (name, tuple(candidates))
+        for name, candidates in sorted(projects.items())
+        if {c.side for c in candidates} == {0, 1}
+    )
     total = 0
-    for name, candidates in sorted(projects.items()):
-        if {c.side for c in candidates} == {0, 1}:
-            plan = _plan(name, candidates, MAX_CHECKS - total)
-            total += plan.work
-            _refuse_cost(plan, total, compared)
-            _refuse_project(plan, compared)
+    for name, candidates in both:
+        plan = plan_project(name, candidates, MAX_CHECKS - total)
+        total += plan.work
+        _refuse_cost(plan, total, compared)
+    return ChoiceCheck(compared, both)
+
+
+def refuse_competing(
+    pairing: Pairing,
+    allow_unpaired: bool = True,
+    sources: tuple[Sequence[SourceArchive], Sequence[SourceArchive]] = ((), ()),
+    requires_python: RequiresPython | None = None,
+) -> None:
+    """`choice_check(...).refuse(requires_python)`: the whole check at once."""
+    choice_check(pairing, allow_unpaired, sources).refuse(requires_python or {})
 
 
 @dataclass(frozen=True)
-class _Plan:
+class Plan:
     """One project's wheels, and the interpreters they tell apart."""
 
     name: str
-    candidates: Sequence[_Candidate]
+    candidates: Sequence[Candidate]
     pythons: Sequence[Python]
     machines: Sequence[Machine]
     work: int
@@ -153,99 +178,99 @@ class _Plan:
     """Whether it tells more Pythons apart than `pythons` holds (past the cap)."""
 
 
-def _plan(name: str, candidates: Sequence[_Candidate], room: int) -> _Plan:
+def plan_project(name: str, candidates: Sequence[Candidate], room: int) -> Plan:
     """The project's interpreters, made only up to the `room` left under `MAX_CHECKS` (each
     machine takes a check per platform value of each wheel, each Python one per Python value
-    and machine), so that a plan past the cap is never made whole."""
-    parts = [candidate.parts for candidate in candidates]
+    and machine, and one per machine for each source archive), so that a plan past the cap is
+    never made whole. A project of source archives alone is weighed on one stand-in Python."""
+    parts = [candidate.parts for candidate in candidates if candidate.parts is not None]
+    archives = len(candidates) - len(parts)
     most_machines = room // max(1, sum(len(p[2]) for p in parts)) + 1
     found_machines = list(islice(machines(parts), most_machines + 1))
     per_python = sum(len(p[0]) + len(found_machines) for p in parts)
+    per_python += archives * len(found_machines)
+    stated = [c.requires for c in candidates if c.requires]
+    per_python += sum(text.count(",") + 1 for text in stated)
     most_pythons = room // max(1, per_python) + 1
-    found_pythons = list(islice(pythons(parts), most_pythons + 1))
+    found_pythons = list(islice(pythons(parts, stated), most_pythons + 1)) or [_ANY_PYTHON]
     work = len(found_pythons) * per_python
     work += len(found_machines) * sum(len(p[2]) for p in parts)
     more = len(found_machines) > most_machines or len(found_pythons) > most_pythons
-    return _Plan(name, candidates, found_pythons, found_machines, work, more)
+    return Plan(name, candidates, found_pythons, found_machines, work, more)
 
 
-def _refuse_cost(plan: _Plan, total: int, compared: _Compared) -> None:
+_ANY_PYTHON = Python("any Python", (3, 0), None, ())
+"""The Python a project named by source archives alone is weighed on (each fits every one)."""
+
+
+def _refuse_cost(plan: Plan, total: int, compared: _Compared) -> None:
     """InputError where the checks of the project and those before it pass `MAX_CHECKS`
     (review76d: 8,000 projects of two empty files, each under the cap alone, took 27 s)."""
     if total <= MAX_CHECKS:
         return
     candidates = plan.candidates
     first = next((c for c in candidates if id(c.wheel) not in compared.paired), candidates[0])
+    directory = first.path.parent
     option = "--allow-unpaired: " if compared.allow_unpaired else ""
     others = f", {total:,} with the projects before it" if total > plan.work else ""
     more = " or more" if plan.more else ""
     raise InputError(
-        f"{first.wheel.path.parent}: {option}project {plan.name}: its {len(candidates):,} "
+        f"{directory}: {option}project {plan.name}: its {len(candidates):,} "
         f"wheels tell {len(plan.pythons):,}{more} Pythons and {len(plan.machines):,} machines "
         f"apart: {plan.work:,}{more} checks of which wheel pip installs{others}, over k3diff's "
         f"cap of {MAX_CHECKS:,} checks a run: compare fewer wheels at a time (--base/--patch)"
     )
 
 
-def _refuse_project(plan: _Plan, compared: _Compared) -> None:
-    """The refusal for the first interpreter where one project's chosen wheels were not
-    compared with each other."""
-    candidates, found_pythons, found_machines = plan.candidates, plan.pythons, plan.machines
-    by_platform = [[_platform_rank(m, c.parts) for c in candidates] for m in found_machines]
-    for python in found_pythons:
-        by_python = [_python_rank(python, c.parts) for c in candidates]
-        for machine, platform_ranks in zip(found_machines, by_platform, strict=True):
+def each_choice(plan: Plan) -> Iterator[tuple[str, Choice]]:
+    """Each release's choice on each interpreter the project's files tell apart, as pip
+    installs by default and then with `--pre`, with where it is (`CPython 3.12 on ...`)."""
+    candidates = plan.candidates
+    by_platform = [[platform_rank(m, c.parts) for c in candidates] for m in plan.machines]
+    for python in plan.pythons:
+        by_python = [python_rank(python, c.parts) for c in candidates]
+        admitted = [admits(c.requires, python) for c in candidates]
+        for machine, platform_ranks in zip(plan.machines, by_platform, strict=True):
             where = f"{python.name} on {machine.name}"
-            for pre, chosen in enumerate(_chosen(candidates, by_python, platform_ranks)):
-                for base in chosen[0]:
-                    for patch in chosen[1]:
-                        if compared.refused(base, patch):
-                            _refuse(base, patch, where + (" (pip --pre)" if pre else ""), compared)
+            choices = choices_on(candidates, by_python, platform_ranks, admitted)
+            for pre, chosen in enumerate(choices):
+                yield where + (" (pip --pre)" if pre else ""), chosen
 
 
-_Key = tuple[Version, tuple[int, ...], tuple[int, str] | tuple[()]]
-_Choice = tuple[list[SetWheel], list[SetWheel]]
+def _refuse_project(plan: Plan, compared: _Compared) -> None:
+    """The refusal for the first interpreter where one project's chosen wheels were not
+    compared with each other, or a chosen source archive is not the other side's."""
+    one_sided: UsageError | None = None
+    for where, chosen in each_choice(plan):
+        for base in chosen[0]:
+            for patch in chosen[1]:
+                if compared.refused(base, patch):
+                    _refuse(base, patch, where, compared)
+        if not compared.allow_unpaired and one_sided is None:
+            one_sided = _one_sided_source(chosen, where)
+    if one_sided is not None:
+        raise one_sided
 
 
-def _chosen(
-    candidates: Sequence[_Candidate],
-    by_python: Sequence[tuple[int | None, int | None]],
-    platform_ranks: Sequence[int | None],
-) -> tuple[_Choice, _Choice]:
-    """Each release's wheels pip may choose on the interpreter (more than one where they tie):
-    as pip installs by default (a pre-release only where no final release fits), then with
-    `--pre` (review76d: a `2.0rc1` wheel was taken as chosen where pip installs the 1.1 one,
-    exit 0)."""
-    best: dict[tuple[int, bool], tuple[_Key, list[SetWheel]]] = {}
-    for candidate, (group, pure), platform in zip(
-        candidates, by_python, platform_ranks, strict=True
-    ):
-        if group is not None and platform is not None:
-            rank: tuple[int, ...] = (0, -group, -platform)
-        elif pure is not None:
-            rank = (-1, -pure, 0)
-        else:
-            continue
-        key = (candidate.version, rank, candidate.build)
-        for final in {False, not candidate.version.is_prerelease}:
-            held = best.get((candidate.side, final))
-            if held is None or key > held[0]:
-                best[candidate.side, final] = key, [candidate.wheel]
-            elif key == held[0]:
-                held[1].append(candidate.wheel)
-
-    def pick(side: int, final: bool) -> list[SetWheel]:
-        return (best.get((side, final)) or best.get((side, False)) or ((), []))[1]
-
-    return (pick(0, True), pick(1, True)), (pick(0, False), pick(1, False))
+_BUILD_IT = (
+    "k3diff compares wheels, not what pip builds from a source archive: build its wheel "
+    "(pip wheel --no-deps ARCHIVE) and compare that, or compare the wheels alone: move the "
+    "source archives out of the directories, or give the wheels with --base/--patch"
+)
 
 
-def _refuse(base: SetWheel, patch: SetWheel, where: str, compared: _Compared) -> None:
-    """UsageError naming the two wheels pip installs on `where`, never compared."""
-    if id(base) not in compared.paired:
+def _refuse(base: Candidate, patch: Candidate, where: str, compared: _Compared) -> None:
+    """UsageError naming the two wheels (or source archives) pip installs on `where`, never
+    compared."""
+    if base.wheel is None or patch.wheel is None:
+        raise UsageError(
+            f"pip {_takes(base)} and {_takes(patch)} on {where}, and nothing compared them: "
+            f"{_BUILD_IT}"
+        )
+    if id(base.wheel) not in compared.paired:
         lead = f"--allow-unpaired: base wheel {base.path} is not one-sided: pip installs it on "
         lead += f"{where}, where the patch release installs {patch.path}"
-    elif id(patch) not in compared.paired:
+    elif id(patch.wheel) not in compared.paired:
         lead = f"--allow-unpaired: patch wheel {patch.path} is not one-sided: pip installs it on "
         lead += f"{where}, where the base release installed {base.path}"
     else:
@@ -253,3 +278,21 @@ def _refuse(base: SetWheel, patch: SetWheel, where: str, compared: _Compared) ->
         lead += ", each paired with another wheel"
     command = shlex.join(["k3diff", "wheels", str(base.path), str(patch.path)])
     raise UsageError(f"{lead}, and nothing compared them; compare them on their own: {command}")
+
+
+def _takes(candidate: Candidate) -> str:
+    return f"{'builds' if candidate.wheel is None else 'installs'} {candidate.what}"
+
+
+def _one_sided_source(chosen: Choice, where: str) -> UsageError | None:
+    """The refusal of a source archive pip builds on `where` where the other release installs
+    nothing: one-sided, which only `--allow-unpaired` accepts (as it does a wheel); raised
+    once no interpreter has two choices nothing compared (that refusal says more)."""
+    for mine, other in ((chosen[0], chosen[1]), (chosen[1], chosen[0])):
+        source = next((c for c in mine if c.wheel is None), None)
+        if source is not None and not other:
+            return UsageError(
+                f"pip {_takes(source)} on {where}, where the other release installs nothing: "
+                f"one-sided, and nothing compared it (--allow-unpaired accepts it); {_BUILD_IT}"
+            )
+    return None

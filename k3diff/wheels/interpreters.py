@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.tags import (
     Tag,
     android_platforms,
@@ -29,6 +30,7 @@ from packaging.tags import (
     ios_platforms,
     mac_platforms,
 )
+from packaging.version import InvalidVersion, Version
 
 from k3diff.wheel.tagsharing import Parts
 
@@ -56,6 +58,8 @@ class Python:
     """`cp312`, `pp310`; None for a Python of no named implementation (its `py` tags only)."""
     abis: tuple[str, ...]
     """The ABI values it takes besides `none` and the stable ABI packaging adds."""
+    micro: int = 0
+    """Its micro release, as a wheel's Requires-Python reads it (`admits`)."""
 
 
 @dataclass(frozen=True)
@@ -119,41 +123,95 @@ def _debug(abi: str) -> tuple[str, ...]:
     return abi, abi.replace("d", "")
 
 
-def pythons(parts: Iterable[Parts]) -> Iterator[Python]:
-    """The Pythons the tag sets tell apart: CPython (GIL, free-threaded, each named ABI of its
-    version), a Python of no named implementation, at each named minor, the minor after it and
-    minor 0 of each named major, and each other named implementation at its named version, with
-    each ABI value named for no CPython; made one at a time, as asked for (review76d: 60 empty
-    files a side naming 1,560 implementations and 1,560 ABIs made 2.4 million, 2.2 GB, before
-    any was weighed)."""
+def pythons(parts: Iterable[Parts], requires: Iterable[str] = ()) -> Iterator[Python]:
+    """The Pythons the tag sets and Requires-Python values tell apart: CPython (GIL,
+    free-threaded, each named ABI of its version), a Python of no named implementation, at each
+    named minor, the minor after it and minor 0 of each named major, and at each release where
+    a Requires-Python may change its answer (`release_points`), and each other named
+    implementation at its named version (and those releases of it), with each ABI value named
+    for no CPython; made one at a time, as asked for (review76d: 60 empty files a side naming
+    1,560 implementations and 1,560 ABIs made 2.4 million, 2.2 GB, before any was weighed)."""
     python_values = {value for part in parts for value in part[0]}
     abi_values = {value for part in parts for value in part[1]}
     named = list(_versions(python_values | abi_values))
     minors = {(major, minor) for _, major, minor in named if minor is not None}
+    points = release_points(requires, {major for _, major, _ in named})
     versions = sorted(
-        {*minors, *((major, minor + 1) for major, minor in minors)}
-        | {(major, 0) for _, major, _ in named}
+        {(*each, 0) for each in minors}
+        | {(major, minor + 1, 0) for major, minor in minors}
+        | {(major, 0, 0) for _, major, _ in named}
+        | points
     )
     cp_abis: dict[str, set[str]] = {}
     for value in abi_values:
         if (cp := _CP_ABI.match(value)) is not None:
             cp_abis.setdefault(cp.group(1), set()).add(value)
-    for major, minor in versions:
+    for major, minor, micro in versions:
         nodot, version = f"{major}{minor}", (major, minor)
-        abis = {f"cp{nodot}m" if version < (3, 8) else f"cp{nodot}": f"CPython {major}.{minor}"}
+        said = f"{major}.{minor}" + (f".{micro}" if micro else "")
+        abis = {f"cp{nodot}m" if version < (3, 8) else f"cp{nodot}": f"CPython {said}"}
         if version >= (3, 13):
-            abis[f"cp{nodot}t"] = f"free-threaded CPython {major}.{minor}"
+            abis[f"cp{nodot}t"] = f"free-threaded CPython {said}"
         for abi in sorted(cp_abis.get(nodot, ())):
-            abis.setdefault(abi, f"CPython {major}.{minor} ({abi})")
-        yield from (Python(name, version, f"cp{nodot}", _debug(abi)) for abi, name in abis.items())
-        yield Python(f"Python {major}.{minor} of another implementation", version, None, ())
+            abis.setdefault(abi, f"CPython {said} ({abi})")
+        for abi, name in abis.items():
+            yield Python(name, version, f"cp{nodot}", _debug(abi), micro)
+        yield Python(f"Python {said} of another implementation", version, None, (), micro)
     own_abis = sorted(abi_values - _GENERIC_ABIS - set().union(*cp_abis.values()))
     others = {item for item in _versions(python_values) if item[0] not in ("cp", "py")}
     for implementation, its_major, its_minor in sorted(others, key=str):
         interpreter = f"{implementation}{its_major}{'' if its_minor is None else its_minor}"
         its_version = (its_major,) if its_minor is None else (its_major, its_minor)
+        micros = sorted({0, *(p[2] for p in points if p[:2] == its_version)})
         for own in ((), *((abi,) for abi in own_abis)):
-            yield Python(" ".join([interpreter, *own]), its_version, interpreter, own)
+            for micro in micros:
+                release = f" (Python {its_major}.{its_minor}.{micro})" if micro else ""
+                name = " ".join([interpreter + release, *own])
+                yield Python(name, its_version, interpreter, own, micro)
+
+
+def release_points(requires: Iterable[str], majors: set[int]) -> set[tuple[int, int, int]]:
+    """The Python releases (of the majors named) at which a Requires-Python may change its
+    answer: each clause's release, the micro either side of it, and the next minor and major
+    (where a wildcard or `~=` ends); a specifier packaging cannot read is none (pip warns and
+    installs the wheel)."""
+    points: set[tuple[int, int, int]] = set()
+    for text in set(requires):
+        if (specifier := _specifier(text)) is None:
+            continue
+        for clause in specifier:
+            try:
+                release = Version(clause.version.removesuffix(".*")).release
+            except InvalidVersion:  # `===` takes any string
+                continue
+            major, minor, micro = (*release, 0, 0)[:3]
+            near = ((minor, micro), (minor, micro + 1), (minor, max(0, micro - 1)), (minor + 1, 0))
+            points.update((major, *each) for each in near if each[0] <= MAX_VERSION)
+            points.add((major + 1, 0, 0))
+    return {point for point in points if point[0] in majors}
+
+
+@lru_cache(maxsize=256)
+def _specifier(text: str) -> SpecifierSet | None:
+    try:
+        return SpecifierSet(text)
+    except InvalidSpecifier:
+        return None
+
+
+def admits(requires: str | None, python: Python) -> bool:
+    """Whether a wheel's Requires-Python admits the Python (pip's `check_requires_python`:
+    its X.Y.Z in the specifier; pip goes on to the next version otherwise). A
+    Python known by its major alone is admitted (its minor is not named)."""
+    if requires is None or len(python.version) < 2:
+        return True
+    return _contains(requires, (*python.version[:2], python.micro))
+
+
+@lru_cache(maxsize=4096)
+def _contains(requires: str, release: tuple[int, ...]) -> bool:
+    specifier = _specifier(requires)
+    return specifier is None or Version(".".join(map(str, release))) in specifier
 
 
 _GLIBC = re.compile(r"^manylinux_2_(\d+)_(.+)$")
@@ -303,4 +361,23 @@ def machines(parts: Iterable[Parts]) -> Iterator[Machine]:
                 ranks.setdefault(platform, len(ranks))
         listed.update(ranks)
         yield Machine(name, ranks)
+    yield from _pyodides(named)
     yield from (Machine(value, {value: 0}) for value in sorted(named - listed))
+
+
+_PYEMSCRIPTEN = re.compile(r"^pyemscripten_\d+_\d+_wasm32$")
+_EMSCRIPTEN = re.compile(r"^emscripten_\d+_\d+_\d+_wasm32$")
+
+
+def _pyodides(named: set[str]) -> Iterator[Machine]:
+    """Pyodide: packaging's `_emscripten_platforms` lists its `pyemscripten_ABI_wasm32` value,
+    then its Emscripten one (`sysconfig.get_platform()`). Which Emscripten each Pyodide ABI is
+    built with is Pyodide's own table, not read here, so each pair of values named is weighed
+    as one machine, beside each value alone (release77: two machines, so a pyemscripten wheel
+    added beside a compared emscripten one was one-sided, exit 0, where such a Pyodide
+    installs the added one first)."""
+    abis = sorted(value for value in named if _PYEMSCRIPTEN.match(value))
+    systems = sorted(value for value in named if _EMSCRIPTEN.match(value))
+    for abi in abis:
+        for system in systems:
+            yield Machine(f"Pyodide of {abi} on {system}", {abi: 0, system: 1})

@@ -27,13 +27,16 @@ from k3diff.filehash import file_sha256
 from k3diff.output import plural
 from k3diff.releaselinks import refuse_links
 from k3diff.wheel.filename import wheel_filename_parts
+from k3diff.wheel.metadata import read_identity
 from k3diff.wheel.refusals import doubled_suffix, filename_refusals, no_wheel_filename
+from k3diff.wheels.choicepairing import pair_by_choice
 from k3diff.wheels.compare import WheelOptions, compare_wheels
-from k3diff.wheels.competing import refuse_competing
+from k3diff.wheels.competing import choice_check
 from k3diff.wheels.model import WheelReport, asked_to_explain
+from k3diff.wheels.releasesources import SourceArchive, source_archive
 from k3diff.wheels.setpairing import Pairing as Pairing
 from k3diff.wheels.setpairing import SetWheel as SetWheel
-from k3diff.wheels.setpairing import pair_wheels as pair_wheels
+from k3diff.wheels.setpairing import pair_wheels as tag_pairing
 from k3diff.zip.archive import ZipArchive
 
 _GIVE_FILES = "give the file it points to with --base/--patch, or replace the link with it"
@@ -81,6 +84,9 @@ class ReleaseSide:
     PyPI takes (`x.whl.whl`): a problem in the release, as `audit` says (A126): they fail the set."""
     given_as_files: bool = False
     """True when the wheels were given one by one (`--base`/`--patch`), not as a directory."""
+    sources: tuple[SourceArchive, ...] = ()
+    """The directories' source archives pip builds from where no wheel fits (listed among the
+    ignored files too; weighed by `wheels.competing`)."""
 
 
 @dataclass(frozen=True)
@@ -169,6 +175,15 @@ def set_failures(
     return tuple(reasons)
 
 
+def pair_wheels(
+    base: Sequence[SetWheel], patch: Sequence[SetWheel], given_as_files: bool = False
+) -> Pairing:
+    """The pairing `k3diff wheels` and the bundle's re-reading of a set use: by tags, then
+    platform families (`setpairing.pair_wheels`), then pip's choice among the wheels left
+    (`choicepairing`: a tag changed in place)."""
+    return pair_by_choice(tag_pairing(base, patch, given_as_files))
+
+
 def set_wheel(path: Path) -> SetWheel | None:
     """The wheel `path` names, or None when its name is no PEP 427 wheel filename it pairs."""
     parts = wheel_filename_parts(path.name)
@@ -197,6 +212,7 @@ def scan_directory(directory: Path, side: Side) -> ReleaseSide:
     wheels: list[SetWheel] = []
     ignored: list[IgnoredFile] = []
     misnamed: list[IgnoredFile] = []
+    sources: list[SourceArchive] = []
     for name in names:
         path = directory / name
         if path.is_dir():
@@ -208,9 +224,13 @@ def scan_directory(directory: Path, side: Side) -> ReleaseSide:
             misnamed.append(IgnoredFile(side, path, misnamed_reason(name)))
         else:
             ignored.append(IgnoredFile(side, path, "not a wheel"))
+            if (archive := source_archive(path)) is not None:
+                sources.append(archive)
     if not wheels:
         raise InputError(f"{directory}: no wheel files (*.whl named by PEP 427) in the {side}")
-    return ReleaseSide((directory,), tuple(wheels), tuple(ignored), tuple(misnamed))
+    return ReleaseSide(
+        (directory,), tuple(wheels), tuple(ignored), tuple(misnamed), sources=tuple(sources)
+    )
 
 
 def given_files(paths: Sequence[Path], side: Side) -> ReleaseSide:
@@ -255,9 +275,11 @@ def compare_release_sets(
     not yet started are cancelled."""
     options = options or WheelOptions()
     pairing = pair_wheels(base.wheels, patch.wheels, base.given_as_files or patch.given_as_files)
-    refuse_competing(pairing, allow_unpaired)
-    for wheel in (*pairing.only_base, *pairing.only_patch):
-        ZipArchive.open(wheel.path).close()  # unpaired, yet a wheel that cannot be read is exit 2
+    choices = choice_check(pairing, allow_unpaired, (base.sources, patch.sources))
+    requires_python = {
+        id(wheel): unpaired_requires_python(wheel.path)
+        for wheel in (*pairing.only_base, *pairing.only_patch)
+    }
     results: list[PairResult | None] = [None] * len(pairing.pairs)
     with ThreadPoolExecutor(
         max_workers=max(1, pair_jobs), thread_name_prefix="k3diff-pair"
@@ -280,6 +302,11 @@ def compare_release_sets(
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
+    for result in results:
+        if result is not None:
+            requires_python[id(result.base)] = result.report.base.identity.requires_python
+            requires_python[id(result.patch)] = result.report.patch.identity.requires_python
+    choices.refuse(requires_python)
     return WheelSetReport(
         base=base,
         patch=patch,
@@ -288,6 +315,16 @@ def compare_release_sets(
         only_patch=_hashed(pairing.only_patch, options.file_hash),
         allow_unpaired=allow_unpaired,
     )
+
+
+def unpaired_requires_python(path: Path) -> str | None:
+    """The Requires-Python of an unpaired wheel's METADATA (pip skips the wheel on a Python it
+    excludes); a wheel that cannot be read is exit 2, unpaired or not."""
+    archive = ZipArchive.open(path)
+    try:
+        return read_identity(archive).requires_python
+    finally:
+        archive.close()
 
 
 def _hashed(wheels: tuple[SetWheel, ...], file_hash: bool) -> tuple[SetWheel, ...]:

@@ -22,7 +22,8 @@ from wheelkit import make_wheel
 from k3diff.errors import UsageError
 from k3diff.numbers import named
 from k3diff.wheel.tags import expand
-from k3diff.wheels.releaseset import Pairing, SetWheel, pair_wheels, set_wheel
+from k3diff.wheels.releaseset import Pairing, SetWheel, set_wheel
+from k3diff.wheels.setpairing import pair_wheels
 
 _GLIBC = re.compile(r"^(manylinux|musllinux)(?:1|2010|2014|_\d+_\d+)_(.+)$")
 _MACOS = re.compile(r"^macosx_\d+_\d+_(.+)$")

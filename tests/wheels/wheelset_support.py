@@ -23,11 +23,20 @@ def _engine(version: str, lib: bytes) -> dict[str, bytes]:
     }
 
 
-def write(directory: Path, name: str, version: str, tag: str, files: dict[str, bytes]) -> Path:
-    """A wheel named by PEP 427 in `directory`."""
+def write(
+    directory: Path,
+    name: str,
+    version: str,
+    tag: str,
+    files: dict[str, bytes],
+    requires_python: str | None = None,
+) -> Path:
+    """A wheel named by PEP 427 in `directory` (its METADATA stating `requires_python`)."""
     directory.mkdir(parents=True, exist_ok=True)
     entries = {**files, **wheelkit.dist_info_files(name, version, tag)}
     dist_info = f"{name.replace('-', '_')}-{version}.dist-info"
+    if requires_python is not None:
+        entries[f"{dist_info}/METADATA"] += f"Requires-Python: {requires_python}\n".encode()
     # WHEEL lists a compressed tag set expanded, one Tag line each, as bdist_wheel writes it.
     python, abi, platform = tag.split("-")
     tags = [

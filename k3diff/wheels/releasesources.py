@@ -1,0 +1,84 @@
+"""The source archives in a release directory, as pip weighs them beside the wheels: where no
+wheel of a project fits an interpreter, or a source archive holds a later version, pip builds
+the archive (`wheels.competing` takes each release's choice with them).
+
+pip takes a file of a `--find-links` directory as a source archive of a project by its suffix
+(`.tar.gz`, `.zip`, `.tar`, `.tgz`, `.tar.bz2`, `.tar.xz`, ...: `pip._internal.utils.filetypes`;
+matched here in any case, so that no spelling pip might take passes unweighed) and its stem:
+the first `-` whose prefix is the project's name (PEP 503-normalised) ends the name, and the
+rest is the version (`_find_name_version_sep`); a version packaging cannot read is skipped.
+Among candidates pip ranks the version first and, within one version, every wheel that fits
+above the source archive (`CandidateEvaluator._sort_key`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from k3diff.audit.sourcenames import OTHER_SOURCE_SUFFIXES, SDIST_SUFFIX
+from k3diff.filehash import file_sha256
+from k3diff.wheel.filename import normalized_name
+
+SOURCE_SUFFIXES = (SDIST_SUFFIX, *OTHER_SOURCE_SUFFIXES)
+"""Every archive suffix pip builds a project from."""
+
+
+@dataclass(frozen=True)
+class SourceArchive:
+    """A source archive of a release directory, read by its name."""
+
+    path: Path
+    stem: str
+    """The name without its archive suffix (`demo_pkg-1.0`)."""
+
+
+def source_archive(path: Path) -> SourceArchive | None:
+    """The file as a source archive pip builds from, or None (its suffix is none of pip's)."""
+    lower = path.name.lower()
+    suffix = next((s for s in SOURCE_SUFFIXES if lower.endswith(s)), None)
+    if suffix is None or len(path.name) == len(suffix):
+        return None
+    return SourceArchive(path, path.name[: -len(suffix)])
+
+
+def archive_versions(archive: SourceArchive) -> Iterator[tuple[str, Version]]:
+    """Each project (PEP 503-normalised) pip would take the archive for, with its version: the
+    first `-` of each prefix naming a project, where the rest is a version (`a-1-2` is project
+    `a` at 1.post2 and project `a-1` at 2)."""
+    seen: set[str] = set()
+    stem = archive.stem
+    for index, char in enumerate(stem):
+        if char != "-":
+            continue
+        project = normalized_name(stem[:index])
+        if project in seen or not project:
+            continue
+        seen.add(project)
+        try:
+            yield project, Version(stem[index + 1 :])
+        except InvalidVersion:
+            continue
+
+
+@dataclass
+class SameBytes:
+    """Whether two archives hold the same bytes (size, then SHA-256), each file hashed once."""
+
+    hashes: dict[Path, str]
+
+    def __call__(self, left: Path, right: Path) -> bool:
+        try:
+            if left.stat().st_size != right.stat().st_size:
+                return False
+        except OSError:
+            return False
+        return self._hash(left) == self._hash(right)
+
+    def _hash(self, path: Path) -> str:
+        if path not in self.hashes:
+            self.hashes[path] = file_sha256(path)[0]
+        return self.hashes[path]

@@ -1,0 +1,134 @@
+"""Source archives in release directories, as pip weighs them beside the wheels: where no wheel
+fits an interpreter, or the archive holds a later version, pip builds it (release77: every
+archive was listed as "not a wheel" and passed over, so a patch directory whose sdist pip
+builds everywhere, or where the patch dropped a compared wheel, passed with exit 0)."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+from cli_support import run_k3diff
+
+from .wheelset_support import CP312, LIB, _engine, write
+
+_WINDOWS = "cp312-cp312-win_amd64"
+
+
+def _sdist(directory: Path, name: str, version: str, body: bytes = b"X = 1\n") -> Path:
+    """A real sdist (`NAME-VERSION.tar.gz`: PKG-INFO, pyproject.toml, the package)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    stem = f"{name}-{version}"
+    members = {
+        f"{stem}/PKG-INFO": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
+        f"{stem}/pyproject.toml": b'[build-system]\nrequires = ["setuptools"]\n',
+        f"{stem}/{name}/__init__.py": body,
+    }
+    path = directory / f"{stem}.tar.gz"
+    with tarfile.open(path, "w:gz") as archive:
+        for member, data in members.items():
+            info = tarfile.TarInfo(member)
+            info.size, info.mtime = len(data), 0
+            archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+def _wheels(root: Path, base: list[str], patch: list[str]) -> None:
+    for side, version, tags in (("base", "1.0", base), ("patch", "1.1", patch)):
+        for tag in tags:
+            write(root / side, "engine", version, tag, _engine(version, LIB))
+
+
+def test_a_later_sdist_beside_compared_wheels_is_refused(tmp_path: Path) -> None:
+    """pip ranks the version first: a 1.2 sdist beside the compared 1.1 wheels is what pip
+    builds on every interpreter (release77: exit 0, the sdist passed over)."""
+    _wheels(tmp_path, [CP312], [CP312])
+    _sdist(tmp_path / "patch", "engine", "1.2")
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert f"pip installs base wheel base/engine-1.0-{CP312}.whl and builds patch source " in (
+        result.stderr
+    )
+    assert "archive patch/engine-1.2.tar.gz on CPython" in result.stderr
+    assert "nothing compared them" in result.stderr
+
+
+def test_a_wheel_dropped_for_an_sdist_is_refused(tmp_path: Path) -> None:
+    """The patch dropped its Windows wheel and ships an sdist: a Windows CPython 3.12 installed
+    the base's wheel and now builds the sdist (release77: one-sided, exit 0)."""
+    _wheels(tmp_path, [CP312, _WINDOWS], [CP312])
+    _sdist(tmp_path / "patch", "engine", "1.1")
+    result = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert f"pip installs base wheel base/engine-1.0-{_WINDOWS}.whl and builds patch" in (
+        result.stderr
+    )
+    assert "on CPython 3.12 on win_amd64" in result.stderr
+
+
+def test_two_sdists_pip_builds_are_refused(tmp_path: Path) -> None:
+    """Where no wheel fits (a system none installs on), pip builds each release's sdist, and
+    nothing compared them (release77: exit 0)."""
+    _wheels(tmp_path, [CP312], [CP312])
+    _sdist(tmp_path / "base", "engine", "1.0")
+    _sdist(tmp_path / "patch", "engine", "1.1", b"X = 2\n")
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert "pip builds base source archive base/engine-1.0.tar.gz and builds patch source " in (
+        result.stderr
+    )
+    assert "pip wheel --no-deps ARCHIVE" in result.stderr
+
+
+def test_the_same_sdist_on_both_sides_is_not_refused(tmp_path: Path) -> None:
+    _wheels(tmp_path, [CP312], [CP312])
+    (tmp_path / "patch").mkdir(exist_ok=True)
+    data = _sdist(tmp_path / "base", "engine", "1.0").read_bytes()
+    (tmp_path / "patch" / "engine-1.0.tar.gz").write_bytes(data)
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
+
+
+def test_a_pure_wheel_beside_sdists_is_what_pip_installs(tmp_path: Path) -> None:
+    """A `py3-none-any` wheel fits every Python 3 interpreter: pip never builds the sdists."""
+    _wheels(tmp_path, ["py3-none-any"], ["py3-none-any"])
+    _sdist(tmp_path / "base", "engine", "1.0")
+    _sdist(tmp_path / "patch", "engine", "1.1", b"X = 2\n")
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
+
+
+def test_a_one_sided_sdist_needs_allow_unpaired(tmp_path: Path) -> None:
+    """An sdist added where the base installs nothing is one-sided, as an added wheel is: only
+    `--allow-unpaired` accepts it (release77: exit 0 without it)."""
+    _wheels(tmp_path, [CP312], [CP312])
+    _sdist(tmp_path / "patch", "engine", "1.1")
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert "pip builds patch source archive patch/engine-1.1.tar.gz on " in result.stderr
+    assert "where the other release installs nothing: one-sided" in result.stderr
+    allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert allowed.exit_code == 0, allowed.stderr
+
+
+@pytest.mark.parametrize("name", ["engine-1.2.zip", "Engine-1.2.TAR.GZ", "engine-1.2.tar.bz2"])
+def test_every_archive_pip_builds_from_is_weighed(tmp_path: Path, name: str) -> None:
+    _wheels(tmp_path, [CP312], [CP312])
+    with zipfile.ZipFile(tmp_path / "patch" / name, "w") as archive:
+        archive.writestr("engine-1.2/PKG-INFO", "Metadata-Version: 2.1\nName: engine\n")
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert f"patch source archive patch/{name}" in result.stderr
+
+
+def test_an_sdist_of_another_project_or_no_version_is_passed_over(tmp_path: Path) -> None:
+    _wheels(tmp_path, [CP312], [CP312])
+    _sdist(tmp_path / "patch", "engine-tools", "1.2")
+    (tmp_path / "patch" / "engine-latest.tar.gz").write_bytes(b"")
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
