@@ -5,6 +5,7 @@ inputs.py    reads the documents the other commands wrote, recognised by their `
              triage), found among the files given (givenfiles.py: by SHA-256), compared by
              difference.py, and refused by runagain.py with the command that brings it up to date
 facts.py     the bottom line, evidence matrix and qualifications, derived from the verdicts
+             (each kind's rows from its own *facts.py: wheelfacts.py, auditfacts.py, ...)
 summary.py   `summary.json` (`k3diff.report/2`): every number the Markdown and HTML show
 plots.py     matplotlib figures as inline SVG
 markdown.py  REPORT.md

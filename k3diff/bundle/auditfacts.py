@@ -1,4 +1,6 @@
-"""An audit speaks for the patch only where it audited the patch: each audit document is tied
+"""The audit row, from `k3diff.audit/2` (`audit_stages`), and the artifacts it hashed.
+
+An audit speaks for the patch only where it audited the patch: each audit document is tied
 to the wheels compared beside it (by SHA-256, or, where the comparison ran with
 `--no-file-hash` and recorded none, by file name and size only, and said so).
 
@@ -17,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import PurePath
 
 from k3diff.bundle.model import Artifact, Evidence, Stage, Status
+from k3diff.bundle.policyfacts import waived_findings
 from k3diff.docbody import Kind
 from k3diff.documents.audit import AuditArtifact, AuditDocument
 from k3diff.documents.read import Document
@@ -145,3 +148,28 @@ def _not_audited(wheel: Artifact, audits: list[str]) -> Stage:
             "hashes to tie an audit to the patch)"
         )
     return Stage(Evidence.AUDIT, audits[0], Status.FAIL, headline, (), {"not_audited": 1})
+
+
+def audit_stages(doc: Document) -> tuple[Stage, list[Artifact]]:
+    """Audit from `k3diff.audit/2`, and the artifacts it hashed."""
+    audit = doc.typed(AuditDocument)
+    codes = Counter(f.code for f in audit.all_findings())
+    artifacts = plural(len(audit.artifacts), "artifact")
+    headline = f"audit: {artifacts}, {plural(codes.total(), 'finding')}"
+    if codes:
+        headline += " (" + ", ".join(f"{n:,} × {c}" for c, n in sorted(codes.items())) + ")"
+    manifest = audit.manifest
+    quals = waived_findings(audit.all_findings(), doc.name)
+    if manifest is not None:
+        counts = {k: getattr(manifest, k) for k in ("matched", "mismatched", "missing", "extra")}
+        headline += f"; manifest: {', '.join(f'{n:,} {k}' for k, n in counts.items())}"
+        if manifest.sha256 is None:  # written before audit recorded it (lmrep68)
+            quals.append(unrecorded_manifest(doc.name, manifest.path))
+    else:
+        quals.append(
+            "the audit checked no pinned manifest: artifact hashes are recorded, not verified"
+        )
+    hashed = [Artifact("audited", a.path, a.sha256, a.size, doc.name) for a in audit.artifacts]
+    status = Status.of_verdict(audit.ok, audit.exit_code)
+    stage = Stage(Evidence.AUDIT, doc.name, status, headline, tuple(quals), dict(codes))
+    return stage, hashed

@@ -22,9 +22,9 @@ import matplotlib
 from matplotlib.figure import Figure
 
 from k3diff import escape
-from k3diff.bundle.facts import wheel_documents
 from k3diff.bundle.splitfacts import split_branches
 from k3diff.bundle.summary import latencies
+from k3diff.bundle.wheelfacts import wheel_documents
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument

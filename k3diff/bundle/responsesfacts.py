@@ -15,10 +15,11 @@ from k3diff.bundle.recordkinds import (
 from k3diff.documents.read import Document
 from k3diff.numbers import named
 from k3diff.responses.beams import beams_qualification
-from k3diff.responses.document import ResponsesDocument, ResponsesRecord
+from k3diff.responses.document import ResponsesDocument
 from k3diff.responses.gateview import gate_headline
 from k3diff.responses.ignore import ignored_qualification
 from k3diff.responses.lmevalinputs import INPUT_WORDS
+from k3diff.responses.recordview import ResponsesRecord
 
 
 def responses_stage(doc: Document) -> Stage:

@@ -9,12 +9,14 @@ from typing import Any
 
 from k3diff.bundle.aarun import aa_run
 from k3diff.bundle.alphanotes import alpha_notes
-from k3diff.bundle.facts import explaining_triage, stages_of, wheel_documents
+from k3diff.bundle.explained import explaining_triage
+from k3diff.bundle.facts import stages_of
 from k3diff.bundle.housealpha import define_house_alpha
 from k3diff.bundle.model import MAKES, Evidence, Stage, Status
 from k3diff.bundle.nextsteps import next_steps
 from k3diff.bundle.recordtables import record_tables
 from k3diff.bundle.triagetable import triage_rows
+from k3diff.bundle.wheelfacts import wheel_documents
 from k3diff.docbody import Kind
 from k3diff.documents.read import RERUN_KINDS, Document
 from k3diff.documents.report import SCHEMA

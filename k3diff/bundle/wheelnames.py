@@ -47,3 +47,34 @@ def named_copies(
         "(W605, W616, W630), so it is run again only on wheels named as it records them; give "
         "them so named, or make the document again on the wheels as they are named"
     )
+
+
+def digests_given(body: dict[str, Any], given: dict[str, tuple[Path, int]]) -> list[str] | None:
+    """The SHA-256 of the base and patch wheels the document records, where both are `given`
+    (by SHA-256; for a `--no-file-hash` document, by file name and size); None otherwise."""
+    sides = [body.get(side) for side in ("base", "patch")]
+    digests = [s.get("sha256") if isinstance(s, dict) else None for s in sides]
+    if digests == [None, None] and isinstance(body.get("rerun"), dict):
+        return _by_name_and_size(sides, given)
+    if not all(isinstance(d, str) and d in given for d in digests):
+        return None
+    return [str(d) for d in digests]
+
+
+def _by_name_and_size(sides: list[Any], given: dict[str, tuple[Path, int]]) -> list[str] | None:
+    """A `--no-file-hash` document names no SHA-256: each side is the one wheel given whose
+    file name and size are the ones the document records (the path as recorded decides between
+    two such). Sound only because `wheels` then runs again on them and must reproduce the
+    document whole: it follows from those wheels, whoever they are (forge62)."""
+    chosen = []
+    for side in sides:
+        if not isinstance(side, dict) or not isinstance(side.get("path"), str):
+            return None
+        name, size = Path(side["path"]).name, side.get("size")
+        fits = [d for d, (path, n) in given.items() if path.name == name and n == size]
+        exact = [d for d in fits if str(given[d][0]) == side["path"]]
+        if len(fits) == 1 or len(exact) == 1:
+            chosen.append(fits[0] if len(fits) == 1 else exact[0])
+        else:
+            return None
+    return chosen if chosen[0] != chosen[1] else None

@@ -4,8 +4,9 @@ on them with the document's own settings, writes the same document (forge61, for
 A `k3diff.wheels/1` document is checked against itself (`k3diff.documents.checks`), but what it
 does not hold (the wheels' RECORD, their contents) cannot be re-derived from it: a W302 deleted, or
 relabelled W501, with the verdict edited to pass, agrees with itself (review61a). Where both wheels
-the document names (by SHA-256) are among `report`'s inputs, `wheels` runs again on them and the
-two documents are compared whole, naming the first field that differs (exit 2). The settings are
+the document names (by SHA-256) are among `report`'s inputs, `wheels` runs again on them
+(`wheelsrerun`) and the two documents are compared whole, naming the first field that differs
+(exit 2). The settings are
 the ones the document records in `rerun` (forge62: the policy, the waivers as parsed and the day
 they were judged on, the protected commands, `--explain`, `--file-hash`, and the source check's
 commits by full id), under the wheels' names as the document gives them (a waiver's `artifact` glob
@@ -22,9 +23,7 @@ judged from itself alone, and the bundle says so (`alone_qualification`)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -33,10 +32,11 @@ from k3diff.bundle.changedinputs import changed_unpaired, changed_wheels
 from k3diff.bundle.difference import first_difference, older_lacks
 from k3diff.bundle.givenfiles import Copies, inputs_read
 from k3diff.bundle.stale import problem
-from k3diff.bundle.wheelnames import named_copies, recorded_names
+from k3diff.bundle.wheelnames import digests_given, named_copies
+from k3diff.bundle.wheelsrerun import wheels_again
 from k3diff.docbody import Kind
 from k3diff.documents.read import Document
-from k3diff.errors import InputError, K3diffError
+from k3diff.errors import InputError
 
 OLDER = frozenset({"rerun"})
 """What a document written before forge62 lacks that `wheels` writes today: its settings,
@@ -49,118 +49,9 @@ ADDED = (
 """Fields added since `rerun`, in order (claim67: each wheel's stated commits; w408b: values in
 a commit's place that are none; prov69: where the build configuration placed the package;
 setupstop76: the clone's HEAD); a document lacking them is older (`older_lacks`)."""
-NATIVE_INFO_CODES = frozenset({"W101", "W102", "W103", "W708", "W628"})
-"""Codes `--allow-native-changes` reports at info (W708/W628 only about native code)."""
-
 
 WheelRead = tuple[str, str, int]
 """A wheel `report` ran `wheels` again on: its name as given, SHA-256 and size in bytes."""
-
-
-def _inferred_options(body: dict[str, Any], name: str) -> Any:
-    """The settings a document written before `rerun` shows by its findings."""
-    from k3diff.wheel.codes import Code
-    from k3diff.wheel.policy import Policy
-    from k3diff.wheels.compare import WheelOptions
-
-    if "waivers" in body or any("waiver" in f for f in body.get("findings", [])):
-        raise InputError(
-            f"{name}: findings waived (--waivers), and the waiver file is not in the document "
-            "(written before documents recorded their settings), so k3diff wheels cannot be run "
-            "again on the wheels given with it: re-run k3diff wheels, or give report the "
-            "document without its wheels (it is then judged from the document alone)"
-        )
-    if "provenance" in body:
-        raise InputError(
-            f"{name}: checked against a --source repository whose commit the document does not "
-            "record (written before documents recorded their settings), so k3diff wheels cannot "
-            "be run again on the wheels given with it: re-run k3diff wheels, or give report the "
-            "document without its wheels (it is then judged from the document alone)"
-        )
-    quiet = {f.get("code") for f in body.get("findings", []) if f.get("severity") == "info"}
-    verdict = body.get("verdict", {})
-    ignore = {f.get("code") for f in verdict.get("filtered", []) if isinstance(f, dict)}
-    policy = Policy(
-        allow_native_changes=bool(quiet & NATIVE_INFO_CODES),
-        allow_bytecode="W405" in quiet,
-        ignore=frozenset(Code[c] for c in ignore if isinstance(c, str) and c in Code.__members__),
-    )
-    return WheelOptions(policy=policy, explain=body.get("explain") is True)
-
-
-class Again(NamedTuple):
-    """`wheels` run again for a document: what it wrote, and where the source was checked."""
-
-    document: dict[str, Any] | str
-    """The document it wrote, or why none."""
-    repository: Path | None
-    """The directory the recorded commit was checked in; None without a source check."""
-    source_alone: bool
-    """The document checked `--source` and no directory given holds its commit: run again
-    without it, its source claims judged from the document alone."""
-
-
-def _again(
-    body: dict[str, Any], base: Path, patch: Path, name: str, repos: Sequence[Path]
-) -> Again:
-    """The document `wheels` writes on the two wheels with the document's settings."""
-    from k3diff.documents import wheels as wheels_document
-    from k3diff.wheels.compare import compare_wheels
-    from k3diff.wheels.model import asked_to_explain
-    from k3diff.wheels.rerunoptions import rerun_options
-
-    repo = None
-    if "rerun" in body:
-        options, source = rerun_options(body["rerun"], name)
-        repo = None if source is None else wheelsource.repository_for(source, repos)
-        if source is not None and repo is not None:
-            options = wheelsource.with_source(options, repo, source)
-        alone = source is not None and repo is None
-    else:
-        options, alone = _inferred_options(body, name), False
-    try:
-        report = asked_to_explain(compare_wheels(base, patch, options), options.explain)
-    except K3diffError as exc:
-        return Again(f"wheels refuses them: {exc}", repo, alone)
-    # Under the names the document gives the wheels: a waiver's `artifact` glob matches them.
-    names = recorded_names(body)
-    if all(isinstance(n, str) for n in names):
-        report = replace(
-            report,
-            base=replace(report.base, path=str(names[0])),
-            patch=replace(report.patch, path=str(names[1])),
-        )
-    again: dict[str, Any] = json.loads(wheels_document.write(report))
-    return Again(wheelsource.named_as_given(body, again), repo, alone)
-
-
-def _digests(body: dict[str, Any], given: dict[str, tuple[Path, int]]) -> list[str] | None:
-    sides = [body.get(side) for side in ("base", "patch")]
-    digests = [s.get("sha256") if isinstance(s, dict) else None for s in sides]
-    if digests == [None, None] and isinstance(body.get("rerun"), dict):
-        return _by_name_and_size(sides, given)
-    if not all(isinstance(d, str) and d in given for d in digests):
-        return None
-    return [str(d) for d in digests]
-
-
-def _by_name_and_size(sides: list[Any], given: dict[str, tuple[Path, int]]) -> list[str] | None:
-    """A `--no-file-hash` document names no SHA-256: each side is the one wheel given whose
-    file name and size are the ones the document records (the path as recorded decides between
-    two such). Sound only because `wheels` then runs again on them and must reproduce the
-    document whole: it follows from those wheels, whoever they are (forge62)."""
-    chosen = []
-    for side in sides:
-        if not isinstance(side, dict) or not isinstance(side.get("path"), str):
-            return None
-        name, size = Path(side["path"]).name, side.get("size")
-        fits = [d for d, (path, n) in given.items() if path.name == name and n == size]
-        exact = [d for d in fits if str(given[d][0]) == side["path"]]
-        if len(fits) == 1 or len(exact) == 1:
-            chosen.append(fits[0] if len(fits) == 1 else exact[0])
-        else:
-            return None
-    return chosen if chosen[0] != chosen[1] else None
 
 
 class Checked(NamedTuple):
@@ -196,7 +87,7 @@ def _check_one(
     again (a pair's: `whole`, its release set's name, body and sides as given to `report`:
     `runagain.given_sides`). None: its wheels are not given. `copies`: every wheel given of
     each SHA-256 (`givenfiles.Copies`), the one of the file name recorded run again on."""
-    digests = _digests(body, given)
+    digests = digests_given(body, given)
     if digests is None or whole is not None:  # a wheel changed since (report67), or none given
         # (a pair of a set's directories: a side's wheel the other side holds, changed in its own)
         changed = changed_wheels(name, body, given, stale, whole, claimed, repos)
@@ -212,7 +103,7 @@ def _check_one(
         stale.append(runagain.StaleDocument(f"{name}: {paths}", document, files))
         return Checked((), None, False), set(files)
     tied = set(paths)
-    again = _again(body, *paths, name, repos)
+    again = wheels_again(body, *paths, name, repos)
     if again.repository is not None:
         tied.add(again.repository)
     stated, found, recorded, now = wheelsource.compared(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from k3diff.responses.document import UNEXPLAINED
+from k3diff.responses.recordview import UNEXPLAINED
 
 if TYPE_CHECKING:
     from k3diff.documents.triage import TriageDocument, TriageRecord

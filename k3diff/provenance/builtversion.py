@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from packaging.version import Version
 
 from k3diff.escape import shortened
-from k3diff.provenance.buildconfig import (
+from k3diff.provenance.configdocuments import (
     HATCH_FILE,
     hatch_document,
     toml_document,

@@ -22,7 +22,7 @@ the selected ones, the later copy winning: each is mapped from its own place (`_
 A build hook (``[tool.hatch.build.hooks.<name>]``, the wheel target's ``hooks``) other than
 hatch-vcs' version file runs code that may ship files the configuration does not say: the
 settings are `Unread`. hatchling reads ``hatch.toml`` beside ``pyproject.toml`` over
-``[tool.hatch]`` (`buildconfig` merges it before this reader).
+``[tool.hatch]`` (`configdocuments.hatch_document` merges it before this reader).
 """
 
 from __future__ import annotations

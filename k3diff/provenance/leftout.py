@@ -26,7 +26,7 @@ import posixpath
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from k3diff.provenance.buildconfig import CONFIG_CAP, HATCH_FILE, hatch_document, toml_document
+from k3diff.provenance.configdocuments import CONFIG_CAP, HATCH_FILE, hatch_document, toml_document
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.hatchconfig import build_hook, exclude_first
 from k3diff.provenance.ignorepatterns import Patterns, compiled

@@ -20,11 +20,8 @@ from dataclasses import dataclass
 from k3diff.errors import SourceError
 from k3diff.escape import shortened
 from k3diff.provenance.blobs import WheelFiles, wheel_blob_id
-from k3diff.provenance.buildconfig import (
-    configuration_files,
-    project_directory,
-    read_package_dirs,
-)
+from k3diff.provenance.buildconfig import read_package_dirs
+from k3diff.provenance.configdocuments import configuration_files, project_directory
 from k3diff.provenance.git import SHORT_ID_LENGTH, GitRepo
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread
 from k3diff.provenance.prefix import detect_prefix, normalize_prefix

@@ -8,7 +8,7 @@ import posixpath
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
-from k3diff.provenance.buildconfig import CONFIG_CAP
+from k3diff.provenance.configdocuments import CONFIG_CAP
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.versionsources import Said
 

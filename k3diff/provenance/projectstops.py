@@ -18,12 +18,11 @@ from collections.abc import Mapping
 
 from k3diff.errors import SourceError
 from k3diff.escape import shortened
-from k3diff.provenance.buildconfig import (
-    cmake_installs_of,
+from k3diff.provenance.cmakeruns import cmake_installs_of, stop_cmake_runs
+from k3diff.provenance.configdocuments import (
     configured_directory,
     pyproject_document,
     scikit_build_document,
-    stop_cmake_runs,
 )
 from k3diff.provenance.git import GitRepo
 from k3diff.provenance.unreadbackends import unread_backend

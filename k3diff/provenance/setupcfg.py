@@ -21,7 +21,7 @@ expanded size is bounded from the raw values before any value is got: a file pas
 `EXPANDED_CAP` is not read. Every section holds every ``[DEFAULT]`` option too, so a file of
 many sections and many defaults has a number of values their product (review75c: 128 KiB of
 each, 2.8 × 10⁸ values, ran past two minutes; 316 of each took 1.7 s): past `VALUES_CAP` it is
-not read. The callers read the file capped (`buildconfig.CONFIG_CAP`) and
+not read. The callers read the file capped (`configdocuments.CONFIG_CAP`) and
 refuse a symbolic link.
 """
 

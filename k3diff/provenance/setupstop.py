@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from k3diff.errors import SourceError
-from k3diff.provenance.buildconfig import project_directory, read_package_dirs
+from k3diff.provenance.buildconfig import read_package_dirs
+from k3diff.provenance.configdocuments import project_directory
 from k3diff.provenance.git import GitRepo, check_revision_syntax, open_repo
 from k3diff.provenance.packagedirs import Stated
 from k3diff.provenance.prefix import normalize_prefix

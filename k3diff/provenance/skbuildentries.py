@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from k3diff.errors import SourceError
 from k3diff.escape import shortened
-from k3diff.provenance.buildconfig import scikit_build_document
+from k3diff.provenance.configdocuments import scikit_build_document
 from k3diff.provenance.git import GitRepo
 
 _LOCATIONS = frozenset({"install", "build", "source"})

@@ -30,7 +30,7 @@ from packaging.version import InvalidVersion, Version
 
 from k3diff.escape import shortened
 from k3diff.provenance.blobs import WheelFiles
-from k3diff.provenance.buildconfig import CONFIG_CAP, scikit_build_document
+from k3diff.provenance.configdocuments import CONFIG_CAP, scikit_build_document
 from k3diff.provenance.generated import Generated
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.lookup import Lookup

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from k3diff.provenance.buildconfig import (
+from k3diff.provenance.configdocuments import (
     CONFIG_CAP,
     HATCH_FILE,
     hatch_document,
@@ -157,7 +157,7 @@ def _hatch_vcs(document: Mapping[str, object], label: str, directory: str) -> li
     target's `hooks.vcs` where it has one, in place of the build's (not beside it), and none
     where `enable-by-default` is false (the hook runs only where the build's environment asks
     for it: review70c, both were read as written); `document` is pyproject.toml's with
-    ``hatch.toml``'s tables in place of ``[tool.hatch]``'s (`buildconfig.hatch_document`;
+    ``hatch.toml``'s tables in place of ``[tool.hatch]``'s (`configdocuments.hatch_document`;
     src72: a ``[build.hooks.vcs]`` of ``hatch.toml`` was not read, and the module it writes
     failed W402)."""
     tool = document.get("tool")

@@ -4,7 +4,7 @@ Each reader takes the file's bytes and returns the version text it yields, or wh
 had without running code (a `Said`). Nothing here runs the file: a module is parsed by `ast`,
 a text file searched with the backend's own default pattern (a pattern the project sets is a
 regular expression from the input: not run), a ``Cargo.toml`` parsed as the
-layout's reader parses TOML (`buildconfig.toml_document`, its dotted keys capped).
+layout's reader parses TOML (`configdocuments.toml_document`, its dotted keys capped).
 
 * setuptools' ``attr:`` (`setuptools.config.expand.StaticModule`): the first top-level
   assignment to the name, ``ast.literal_eval``-ed; a tuple or list is joined with dots

@@ -12,11 +12,12 @@ from typing import Any
 from k3diff.docbody import Kind, parse_body
 from k3diff.errors import InputError
 from k3diff.exitcodes import verdict_problems
-from k3diff.responses.document import ONE_SIDED, ResponsesDocument, ResponsesRecord, read
+from k3diff.responses.document import ResponsesDocument, read
 from k3diff.responses.epochs import EPOCH_KEY_FIELD
 from k3diff.responses.gateview import gate_problems
 from k3diff.responses.ignore import why_deciding
 from k3diff.responses.lmeval import LmEvalShape
+from k3diff.responses.recordview import ONE_SIDED, ResponsesRecord
 from k3diff.responses.results import DIFFERING, Status
 from k3diff.responses.scorecount import recount_problems
 from k3diff.responses.scoresview import score_problems

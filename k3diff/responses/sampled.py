@@ -111,7 +111,7 @@ def judged_params(params: object) -> tuple[bool, bool, float | None]:
 
 def read_sampled(document: Fields, records: Iterable[Any]) -> SampledNote | None:
     """A comparison's `sampled` note as its records give it (`records`: its
-    `document.ResponsesRecord`s, each side's request `condition.params` judged where both
+    `recordview.ResponsesRecord`s, each side's request `condition.params` judged where both
     sides are there), None where none sampled; InputError where the
     document's `sampled` is no note `SampledCounter` writes (no record, more than were paired,
     more seeded than sampled, temperatures not positive numbers in ascending order) or not the
@@ -133,7 +133,7 @@ def read_sampled(document: Fields, records: Iterable[Any]) -> SampledNote | None
 
 
 def _side(side: Any) -> tuple[bool, bool, float | None]:
-    """A `document.RecordSide` judged by its request's recorded `params`."""
+    """A `recordview.RecordSide` judged by its request's recorded `params`."""
     return judged_params(None if side.condition is None else side.condition.params)
 
 

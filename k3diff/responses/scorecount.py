@@ -24,8 +24,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from k3diff.responses.document import ResponsesRecord
 from k3diff.responses.model import score_number
+from k3diff.responses.recordview import ResponsesRecord
 from k3diff.responses.scores import LOWER_IS_BETTER, ScoreKind, ScoreTest
 from k3diff.responses.scoresview import ScoresView
 

@@ -32,7 +32,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
-from k3diff.responses.document import ResponsesRecord
+from k3diff.responses.recordview import ResponsesRecord
 from k3diff.responses.results import Status
 from k3diff.sample.names import Mode
 from k3diff.triage import distribution as dist

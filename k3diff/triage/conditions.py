@@ -27,7 +27,8 @@ from typing import Any
 
 from k3diff.errors import UsageError
 from k3diff.requestvalues import same_value
-from k3diff.responses.document import CapturedCondition, ResponsesDocument, ResponsesRecord
+from k3diff.responses.document import ResponsesDocument
+from k3diff.responses.recordview import CapturedCondition, ResponsesRecord
 from k3diff.triage.classify import CLEARING
 from k3diff.triage.model import Category, Flag, RecordVerdict
 from k3diff.triage.samples import Sample, SampleLogs

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from k3diff.responses.document import ResponsesRecord
+from k3diff.responses.recordview import ResponsesRecord
 from k3diff.responses.results import Status
 from k3diff.triage.flags import Flag
 from k3diff.triage.model import RecordVerdict

@@ -4,8 +4,8 @@ differs: the captured prompts, or the lm-eval document, gold target or request a
 
 from __future__ import annotations
 
-from k3diff.responses.document import ResponsesRecord
 from k3diff.responses.lmevalinputs import INPUT_WORDS
+from k3diff.responses.recordview import ResponsesRecord
 from k3diff.responses.results import Status
 from k3diff.triage.flags import Flag
 from k3diff.triage.model import RecordVerdict

@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Iterable
 
 from k3diff.numbers import all_of
-from k3diff.responses.document import UNEXPLAINED, ResponsesRecord
+from k3diff.responses.recordview import UNEXPLAINED, ResponsesRecord
 from k3diff.sample.names import SAMPLING_MODES, Mode
 from k3diff.triage import classify, stats
 from k3diff.triage.classify import CLEARING

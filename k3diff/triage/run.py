@@ -12,8 +12,9 @@ from pathlib import Path
 
 from k3diff.errors import UsageError
 from k3diff.responses.beams import beams_qualification
-from k3diff.responses.document import ResponsesDocument, ResponsesRecord
+from k3diff.responses.document import ResponsesDocument
 from k3diff.responses.ignore import ignored_qualification
+from k3diff.responses.recordview import ResponsesRecord
 from k3diff.sample.control import control_outcome, vacuous_sides
 from k3diff.sample.names import SIDES, Mode, is_cold
 from k3diff.sample.proof import batch_overlap

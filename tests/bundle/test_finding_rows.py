@@ -17,8 +17,8 @@ import wheelkit
 from cli_support import run_k3diff
 from provenance.repokit import make_repo
 
-from k3diff.bundle.facts import wheels_stages, wheelset_stages
 from k3diff.bundle.model import Evidence, Status
+from k3diff.bundle.wheelfacts import wheels_stages, wheelset_stages
 from k3diff.bundle.wheelrows import SOURCE_FAILING, row_of
 from k3diff.documents.findingview import FindingView
 from k3diff.documents.wheelset import WheelsetDocument, WheelsetPair

@@ -14,7 +14,7 @@ import pytest
 from cli_support import CliResult, run_k3diff
 from sample.support import sample, write_prompts
 
-from k3diff.responses.document import CapturedCondition, RecordSide, ResponsesRecord
+from k3diff.responses.recordview import CapturedCondition, RecordSide, ResponsesRecord
 from k3diff.sample.lines import SampleLine
 from k3diff.triage.conditions import _differences
 from k3diff.triage.samples import Sample

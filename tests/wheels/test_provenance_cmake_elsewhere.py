@@ -202,7 +202,7 @@ def test_cmake_files_over_the_bytes_cap_in_all_stop_the_check(
 ) -> None:
     """Each file within the per-file cap, but together past the total one (2,000 files of
     256 KiB would take the reader about 7 minutes): not read, exit 2."""
-    monkeypatch.setattr("k3diff.provenance.buildconfig.CMAKE_BYTES_CAP", 1_000, raising=False)
+    monkeypatch.setattr("k3diff.provenance.cmakeruns.CMAKE_BYTES_CAP", 1_000, raising=False)
     padding = b"# " + b"x" * 600 + b"\n"
     more = {"cmake/a.cmake": padding, "cmake/b.cmake": padding}
 
