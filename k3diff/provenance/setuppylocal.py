@@ -37,29 +37,36 @@ def imported_cmake(
     `directory`) imports runs CMake (``tools/cm.py, which setup.py imports, runs CMake (line
     3), whose CMake``), or why they are not read; None where none does."""
     files = sorted({path for name in _imported(module) for path in _files(name, directory)})
-    files = [path for path in files if path in tree or path in links]
+    return modules_cmake(git, tree, links, files, "which setup.py imports")
+
+
+def modules_cmake(
+    git: GitRepo, tree: Mapping[str, str], links: Collection[str], paths: list[str], how: str
+) -> str | None:
+    """Which of the modules at `paths` (those the commit holds, sorted; `how` the build runs
+    them: ``which setup.py imports``) runs CMake, or why they are not read; None where none
+    does."""
+    files = [path for path in paths if path in tree or path in links]
     if len(files) > MODULES_CAP:
         many = f"{len(files):,} modules of the project"
-        return f"{many}, which setup.py imports, are not read (over {MODULES_CAP}), and {_MAY}"
+        return f"{many}, {how}, are not read (over {MODULES_CAP}), and {_MAY}"
     if linked := [path for path in files if path in links]:
-        return f"{linked[0]}, which setup.py imports, is a symbolic link, not read, and {_MAY}"
+        return f"{linked[0]}, {how}, is a symbolic link, not read, and {_MAY}"
     sizes = blob_sizes(git, [tree[path] for path in files])
     if sum(sizes[tree[path]] for path in files) > MODULES_BYTES_CAP:
         many = f"{', '.join(files[:3])}{' …' if len(files) > 3 else ''}"
         cap = f"{MODULES_BYTES_CAP // 1024} KiB"
-        return f"{many}, which setup.py imports, are over {cap} together, not read, and {_MAY}"
+        return f"{many}, {how}, are over {cap} together, not read, and {_MAY}"
     blobs = dict(iter_blobs(git, sorted({tree[path] for path in files})))
     for path in files:
         try:
             parsed = ast.parse(blobs[tree[path]], path)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return f"{path}, which setup.py imports, is not Python k3diff reads, and {_MAY}"
+            return f"{path}, {how}, is not Python k3diff reads, and {_MAY}"
         if (line := cmake_line(parsed)) is not None:
-            return f"{path}, which setup.py imports, runs CMake (line {line}), whose CMake"
+            return f"{path}, {how}, runs CMake (line {line}), whose CMake"
         if imports_skbuild(parsed):
-            return (
-                f"{path}, which setup.py imports, builds with scikit-build (skbuild), whose CMake"
-            )
+            return f"{path}, {how}, builds with scikit-build (skbuild), whose CMake"
     return None
 
 
