@@ -191,7 +191,8 @@ def _setup_names(module: ast.Module) -> frozenset[str]:
     setuptools as st``, ``import distutils.core``, ``from distutils import core``) or its
     ``setup`` under another name; none bound another way too (``import helpers as
     setuptools``, ``st = …``, a function's argument): a ``setup`` there is not setuptools'."""
-    good, bad = set(), set()
+    good: set[str] = set()
+    bad: set[str] = set()
     for node in ast.walk(module):
         if isinstance(node, ast.Import):
             for alias in node.names:

@@ -5,7 +5,9 @@ A ``setup.py`` may run CMake from a module of its project: PyTorch's ``setup.py`
 ``cmake``. ``setup.py``'s directory is first on ``sys.path`` when it runs, so an absolute
 import whose module is a file of the project runs that file (and its packages'
 ``__init__.py``). review76a: such a module running ``cmake --install`` over
-``pkg/sub/auth.py`` was not read, and a wheel keeping the old file matched, exit 0.
+``pkg/sub/auth.py`` was not read, and a wheel keeping the old file matched, exit 0. So are
+those it finds under a directory it puts on ``sys.path`` (`setuppypaths`: grpcio's
+``src/python/grpcio/commands.py``, cmake77).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Collection, Mapping
 from k3diff.provenance.cmakebackends import imports_skbuild
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.setuppycmake import cmake_line
+from k3diff.provenance.setuppypaths import path_entries
 
 MODULES_BYTES_CAP = 256 * 1024
 """Most bytes of imported modules read, all together, as of one ``setup.py``; more stop the
@@ -36,7 +39,12 @@ def imported_cmake(
     """Which module of the project `module` (the parsed ``setup.py`` of the project in
     `directory`) imports runs CMake (``tools/cm.py, which setup.py imports, runs CMake (line
     3), whose CMake``), or why they are not read; None where none does."""
-    files = sorted({path for name in _imported(module) for path in _files(name, directory)})
+    entries = path_entries(module, directory)
+    if isinstance(entries, str):
+        return f"{entries} not read, and {_MAY}"
+    places = [directory, *entries]  # setup.py's directory first on sys.path, then its own
+    imported = _imported(module)
+    files = sorted({path for name in imported for at in places for path in _files(name, at)})
     return modules_cmake(git, tree, links, files, "which setup.py imports")
 
 
