@@ -33,7 +33,7 @@ from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.packagedirs import PackageDirs, Unread
 from k3diff.provenance.setupcfg import SetupCfg, read_setup_cfg
 from k3diff.provenance.setuppylocal import modules_cmake
-from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg
+from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
 from k3diff.provenance.unreadbackends import ADVICE, SETUPTOOLS_BACKENDS
 
 _QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", re.ASCII)
@@ -64,12 +64,20 @@ def stop_unread_config(
     config = read_setup_cfg(setup_cfg, directory + "setup.cfg") if setup_cfg else None
     if isinstance(config, str) and config.endswith("not read"):  # setuptools reads it
         _stop_unread(git, config)
-    stated = from_pyproject(document, directory + "pyproject.toml")
-    _stop_cmdclass(git, tree, links, directory, _pyproject_classes(document), stated, "pyproject")
+    pyproject_classes = _pyproject_classes(document)
+    cfg_classes = _setup_cfg_classes(config) if isinstance(config, SetupCfg) else []
+    if not pyproject_classes and not cfg_classes:
+        return
+    stated = [from_pyproject(document, directory + "pyproject.toml")]
     if isinstance(config, SetupCfg):
-        stated = from_setup_cfg(setup_cfg or b"", directory + "setup.cfg")
-        classes = _setup_cfg_classes(config)
-        _stop_cmdclass(git, tree, links, directory, classes, stated, "setup.cfg")
+        stated.append(from_setup_cfg(setup_cfg or b"", directory + "setup.cfg"))
+    setup_py = directory + "setup.py"
+    oid = None if setup_py in links else tree.get(setup_py)
+    if oid is not None and blob_sizes(git, [oid])[oid] <= CONFIG_CAP:  # else `stop_cmake_runs`
+        stated.append(from_setup_py(dict(iter_blobs(git, [oid]))[oid], setup_py))
+    dirs = [pair for one in stated if isinstance(one, PackageDirs) for pair in one.dirs]
+    _stop_cmdclass(git, tree, links, directory, pyproject_classes, dirs, "pyproject.toml")
+    _stop_cmdclass(git, tree, links, directory, cfg_classes, dirs, "setup.cfg")
 
 
 def _read(git: GitRepo, tree: Mapping[str, str], links: Collection[str], path: str) -> bytes | None:
@@ -130,17 +138,15 @@ def _stop_cmdclass(
     links: Collection[str],
     directory: str,
     classes: list[object],
-    stated: object,
+    dirs: list[tuple[str, str]],
     where: str,
 ) -> None:
-    """Stop where a command class of `classes` (named in `where`, with its `package_dir`
-    `stated`) is not read, or its module of the project runs CMake."""
-    setting = (
-        f"{directory}setup.cfg [options] cmdclass"
-        if where == "setup.cfg"
-        else f"{directory}pyproject.toml [tool.setuptools] cmdclass"
+    """Stop where a command class of `classes` (named in `where`; `dirs`: the project's
+    ``package_dir`` as its three files state it) is not read, or its module of the project
+    runs CMake."""
+    setting = f"{directory}{where} " + (
+        "[options] cmdclass" if where == "setup.cfg" else "[tool.setuptools] cmdclass"
     )
-    dirs = stated.dirs if isinstance(stated, PackageDirs) else ()
     if len(classes) > CLASSES_CAP:
         _stop_unread(git, f"{setting} names {len(classes):,} classes, over {CLASSES_CAP}, not read")
     paths: set[str] = set()

@@ -115,20 +115,24 @@ class CMakeBuild(build_ext):
         subprocess.check_call(["cmake", "--install", ".", "--prefix", self.build_lib])
 """
 SETUP_CFG = b"[metadata]\nname = pkg\n\n[options]\npackage_dir =\n    =src\npackages = find:\n"
-CMDCLASS = {
+TOOL = b'[tool.setuptools.cmdclass]\nbuild_ext = "tools.cm.CMakeBuild"\n'
+CMDCLASS = {  # where setuptools loads the module from, as a real build did (cmake77)
     "setup.cfg": (
-        {"setup.cfg": SETUP_CFG + b"cmdclass =\n    build_ext = tools.cm.CMakeBuild\n"},
+        {"setup.cfg": SETUP_CFG + b"cmdclass =\n    build_py = tools.cm.CMakeBuild\n"},
+        "src/tools/cm.py",
         "setup.cfg [options] cmdclass",
     ),
-    "setup.cfg, under package_dir": (
-        {"setup.cfg": SETUP_CFG + b"cmdclass = build_ext = helpers.CMakeBuild\n"},
+    "setup.cfg, a package's own directory": (
+        {
+            "setup.cfg": SETUP_CFG.replace(b"=src\n", b"=src\n    helpers = build/helpers\n")
+            + b"cmdclass = build_ext = helpers.cm.CMakeBuild\n"
+        },
+        "build/helpers/cm.py",
         "setup.cfg [options] cmdclass",
     ),
     "[tool.setuptools] cmdclass": (
-        {
-            "pyproject.toml": SETUPTOOLS
-            + b'[tool.setuptools.cmdclass]\nbuild_ext = "tools.cm.CMakeBuild"\n'
-        },
+        {"pyproject.toml": SETUPTOOLS + TOOL},
+        "src/tools/cm.py",
         "pyproject.toml [tool.setuptools] cmdclass",
     ),
 }
@@ -139,11 +143,12 @@ CMDCLASS = {
 def test_a_command_class_running_cmake_stops_the_check(
     tmp_path: Path, case: str, given: tuple[str, ...]
 ) -> None:
-    """setuptools loads ``tools/cm.py`` (``src/helpers.py`` under ``package_dir = =src``) and
-    runs its ``build_ext`` after ``build_py``: CMake's fix went over the package's old file,
-    which k3diff compared, and the wheel keeping it matched, exit 0."""
-    files, setting = CMDCLASS[case]
-    module = "src/helpers.py" if "package_dir" in case else "tools/cm.py"
+    """setuptools loads the module from under ``package_dir``'s directory (``=src``: a real
+    build, setuptools from build isolation and CMake 3.25.1, of ``build_py = tools.cm.CMakeBuild``
+    running ``cmake --install`` into ``build_lib`` shipped the fix from ``src/tools/cm.py``)
+    and runs the command: CMake's fix went over the package's old file, which k3diff compared,
+    and the wheel keeping it matched, exit 0."""
+    files, module, setting = CMDCLASS[case]
     more = {module: CM, "setup.py": b"from setuptools import setup\n" + SETUP_PY}
     repo = _repo(tmp_path, SETUPTOOLS, CMAKE, **more, **files)
     base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
@@ -160,13 +165,13 @@ def test_a_command_class_not_read_stops_the_check(tmp_path: Path) -> None:
     """A module that is a link, as one ``setup.py`` imports; a setup.cfg that is a link, which
     setuptools follows, may name one."""
     cfg = SETUP_CFG + b"cmdclass =\n    build_ext = tools.cm.CMakeBuild\n"
-    repo = _repo(tmp_path / "a", SETUPTOOLS, CMAKE, **{"setup.cfg": cfg, "tools/real.py": CM})
-    (repo / "tools" / "cm.py").symlink_to("real.py")
+    repo = _repo(tmp_path / "a", SETUPTOOLS, CMAKE, **{"setup.cfg": cfg, "src/tools/real.py": CM})
+    (repo / "src" / "tools" / "cm.py").symlink_to("real.py")
     commit(repo, {}, "link")
 
     said = _stopped_at(tmp_path / "a", repo, REVERTED)
 
-    assert "tools/cm.py, which setup.cfg [options] cmdclass names, is a symbolic link" in said
+    assert "src/tools/cm.py, which setup.cfg [options] cmdclass names, is a symbolic link" in said
     repo = _repo(tmp_path / "b", SETUPTOOLS, CMAKE, **{"real.cfg": cfg, "tools/cm.py": CM})
     (repo / "setup.cfg").symlink_to("real.cfg")
     commit(repo, {}, "link")
@@ -181,7 +186,7 @@ def test_a_command_class_running_no_cmake_leaves_the_check_as_it_was(tmp_path: P
     package's), and a cmdclass under another backend, which never reads it, change nothing."""
     quiet = CM.replace(b'"cmake"', b'"ninja"')
     cfg = SETUP_CFG + b"cmdclass =\n    build_ext = tools.cm.CMakeBuild\n    sdist = other.Sdist\n"
-    _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.cfg": cfg, "tools/cm.py": quiet})
+    _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.cfg": cfg, "src/tools/cm.py": quiet})
     hatch = b'[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
     hatch += b'[tool.hatch.build.targets.wheel]\npackages = ["src/pkg"]\n'
-    _passes_with(tmp_path / "b", hatch, **{"setup.cfg": cfg, "tools/cm.py": CM})
+    _passes_with(tmp_path / "b", hatch, **{"setup.cfg": cfg, "src/tools/cm.py": CM})
