@@ -51,8 +51,11 @@ def stop_unread_config(
     """Stop (`SourceError`) where the project in `directory` ('' or ending in '/') has a
     ``pyproject.toml`` k3diff does not read, or setuptools builds it and its ``setup.cfg`` is
     not read or a command class either names runs CMake (or is not read)."""
-    pyproject = _read(git, tree, links, directory + "pyproject.toml")
+    files = _read(git, tree, links, directory + "pyproject.toml", directory + "setup.cfg")
+    pyproject, setup_cfg = files
     document: Mapping[str, object] = {}
+    if isinstance(pyproject, str):
+        _stop_unread(git, pyproject)
     if pyproject is not None:
         parsed = toml_document(pyproject, directory + "pyproject.toml")
         if isinstance(parsed, Unread):
@@ -60,7 +63,8 @@ def stop_unread_config(
         document = parsed
     if not _setuptools_builds(document):
         return  # another backend never reads setup.cfg nor [tool.setuptools]
-    setup_cfg = _read(git, tree, links, directory + "setup.cfg")
+    if isinstance(setup_cfg, str):
+        _stop_unread(git, setup_cfg)
     config = read_setup_cfg(setup_cfg, directory + "setup.cfg") if setup_cfg else None
     if isinstance(config, str) and config.endswith("not read"):  # setuptools reads it
         _stop_unread(git, config)
@@ -80,17 +84,26 @@ def stop_unread_config(
     _stop_cmdclass(git, tree, links, directory, cfg_classes, dirs, "setup.cfg")
 
 
-def _read(git: GitRepo, tree: Mapping[str, str], links: Collection[str], path: str) -> bytes | None:
-    """The file at `path`, None where the commit holds none; `SourceError` for a link or one
-    over `CONFIG_CAP`."""
-    if path in links:
-        _stop_unread(git, f"{path} is a symbolic link, not read")
-    oid = tree.get(path)
-    if oid is None:
-        return None
-    if blob_sizes(git, [oid])[oid] > CONFIG_CAP:
-        _stop_unread(git, f"{path} is over {CONFIG_CAP // 1024} KiB, not read")
-    return dict(iter_blobs(git, [oid]))[oid]
+def _read(
+    git: GitRepo, tree: Mapping[str, str], links: Collection[str], *paths: str
+) -> list[bytes | str | None]:
+    """Each file of `paths`: its bytes, None where the commit holds none, or why it is not read
+    (a link, over `CONFIG_CAP`); one size check and one read for all (each git call costs some
+    5 ms, and the root's are read on every run)."""
+    held = {path: tree[path] for path in paths if path in tree and path not in links}
+    sizes = blob_sizes(git, held.values())
+    small = sorted({oid for oid in held.values() if sizes[oid] <= CONFIG_CAP})
+    blobs = dict(iter_blobs(git, small))
+    found: list[bytes | str | None] = []
+    for path in paths:
+        if path in links:
+            found.append(f"{path} is a symbolic link, not read")
+        elif path not in held:
+            found.append(None)
+        else:
+            over = f"{path} is over {CONFIG_CAP // 1024} KiB, not read"
+            found.append(blobs.get(held[path], over))
+    return found
 
 
 def _stop_unread(git: GitRepo, reason: str) -> NoReturn:
