@@ -21,8 +21,10 @@ Those modules are read as the ones ``setup.py`` imports (`setuppylocal`, the sam
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import NoReturn
 
 from k3diff.errors import SourceError
@@ -163,6 +165,7 @@ def _stop_cmdclass(
     if len(classes) > CLASSES_CAP:
         _stop_unread(git, f"{setting} names {len(classes):,} classes, over {CLASSES_CAP}, not read")
     paths: set[str] = set()
+    ordered = functools.cache(lambda: sorted({*tree, *links}))
     for name in classes:
         if not isinstance(name, str) or len(name) > _NAME_CAP or not _QUALIFIED.fullmatch(name):
             shown = shortened(repr(name), 200)
@@ -173,7 +176,7 @@ def _stop_cmdclass(
                 f"{git.label}: {setting} names scikit-build's {shortened(str(name), 200)}, whose "
                 f"CMake installs files into the wheel, not read: {CMAKE_ADVICE}"
             )
-        paths |= _module_files(tree, links, directory, module, dirs)
+        paths |= _module_files(tree, links, directory, module, dirs, ordered)
     what = modules_cmake(git, tree, links, sorted(paths), f"which {setting} names")
     if what is not None:
         raise SourceError(
@@ -187,11 +190,13 @@ def _module_files(
     directory: str,
     module: str,
     dirs: Iterable[tuple[str, str]],
+    ordered: Callable[[], list[str]],
 ) -> set[str]:
     """The files of the project setuptools may load as `module`: under the directory
     `package_dir` (`dirs`: wheel directory, project directory) gives its package or every
     package, under ``src/`` (found by discovery) or the project's own, ``NAME.py`` or
-    ``NAME/__init__.py``, else any ``NAME.*`` (``iglob``)."""
+    ``NAME/__init__.py``, else any ``NAME.*`` (``iglob``), looked up in the commit's paths
+    sorted (`ordered`), never scanned per name."""
     path = module.replace(".", "/")
     bases = {directory + path, directory + "src/" + path}
     for wheel, repo in dirs:
@@ -200,9 +205,11 @@ def _module_files(
     found = set()
     for base in bases:
         own = {p for p in (base + ".py", base + "/__init__.py") if p in tree or p in links}
-        found |= own or {p for p in (*tree, *links) if _globbed(p, base)}
+        if not own:
+            paths = ordered()
+            at = bisect.bisect_left(paths, base + ".")
+            while at < len(paths) and paths[at].startswith(base + "."):
+                own |= {paths[at]} if "/" not in paths[at][len(base) + 1 :] else set()
+                at += 1
+        found |= own
     return found
-
-
-def _globbed(path: str, base: str) -> bool:
-    return path.startswith(base + ".") and "/" not in path[len(base) + 1 :]
