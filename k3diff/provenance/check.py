@@ -199,7 +199,9 @@ def check_source(
     compared (`setupstop.read_start`), else read here."""
     start = start or read_start(repo, rev, None, prefix)
     git, (revision,), commit = start.git, start.revisions, start.commit
-    lookup = Lookup.build(git, commit, start.listing, start.config, files, prefix, layout)
+    lookup = Lookup.build(
+        git, commit, start.listing, start.config, files, prefix, layout, start.placed
+    )
     matches = lookup.matching(commit)
     written = generated_files(git, lookup, files, set(files) - set(matches), version, {commit})
     written |= _replaced(generated_by_skbuild(git, lookup, files, version), matches)
@@ -251,7 +253,9 @@ def check_source_range(
     start = start or read_start(repo, None, commits, prefix)
     git, (old_end, new_end) = start.git, start.revisions
     new, old = new_end.commit, old_end.commit
-    lookup = Lookup.build(git, new, start.listing, start.config, files, prefix, layout)
+    lookup = Lookup.build(
+        git, new, start.listing, start.config, files, prefix, layout, start.placed
+    )
     history = range_commits(git, old, new)
     if not history and old != new:
         raise SourceError(f"{repo}: range {commits!r} holds no commits (NEW is an ancestor of OLD)")

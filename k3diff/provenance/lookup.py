@@ -22,6 +22,7 @@ from k3diff.escape import shortened
 from k3diff.provenance.blobs import WheelFiles, wheel_blob_id
 from k3diff.provenance.buildconfig import read_package_dirs
 from k3diff.provenance.configdocuments import configuration_files, project_directory
+from k3diff.provenance.configstops import stop_unread_config
 from k3diff.provenance.git import SHORT_ID_LENGTH, GitRepo
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread
 from k3diff.provenance.prefix import detect_prefix, normalize_prefix
@@ -137,16 +138,18 @@ class Lookup:
         files: WheelFiles,
         prefix: str | None,
         rankings: Sequence[Collection[str]],
+        placed: tuple[tuple[str, str], ...] | None = None,
     ) -> Lookup:
         """`listing`: the commit's tree; `config`: the root's build configuration there (read
         once per run, `setupstop.read_start`; not read with a `prefix`); `rankings`: the wheel
-        paths that say where the package lives, most trusted first."""
+        paths that say where the package lives, most trusted first; `placed`: with a `prefix`,
+        the files CMake installs over the package as `read_start` read them (else read here)."""
         tree, links = listing.files, listing.links
         wheel_blobs = {path: wheel_blob_id(data, git.object_format) for path, data in files.items()}
         if prefix is not None:
             place = normalize_prefix(prefix)
             project = project_directory(tree, links, place)
-            over = cmake_placed(git, tree, links, project)
+            over = cmake_placed(git, tree, links, project) if placed is None else placed
             given = SourceLayout(place, over, "given", project=project)
             return cls(tree, links, wheel_blobs, given, listing.submodules)
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
@@ -237,6 +240,8 @@ def _source_layout(
     if not project:
         _in_a_project(tree, links, found, label)
     stop_between(git, tree, links, project)
+    if project:  # the root's was read with it (`setupstop.read_start`)
+        stop_unread_config(git, tree, links, project)
     stated = read_package_dirs(git, tree, links, project) if project else None
     paths = (*rankings, checked)
     claimed = root is not None and _maps(config, root, paths)

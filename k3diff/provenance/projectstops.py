@@ -24,6 +24,7 @@ from k3diff.provenance.configdocuments import (
     pyproject_document,
     scikit_build_document,
 )
+from k3diff.provenance.configstops import stop_unread_config
 from k3diff.provenance.git import GitRepo
 from k3diff.provenance.unreadbackends import unread_backend
 
@@ -97,6 +98,7 @@ def _placed_by(
     git: GitRepo, tree: Mapping[str, str], links: frozenset[str], project: str
 ) -> tuple[tuple[str, str], ...]:
     """`cmake_placed` of the one project in `project`."""
+    stop_unread_config(git, tree, links, project)
     unread = unread_backend(project, pyproject_document(git, tree, links, project) or {})
     if unread is not None:  # it may install any file over the package (backend75)
         raise SourceError(f"{git.label}: {unread}")

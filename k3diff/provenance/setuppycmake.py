@@ -101,6 +101,10 @@ class _Tree:
 
     parents: dict[ast.AST, ast.AST]
     ends: dict[ast.AST, tuple[ast.AST, ast.AST]]
+    setups: frozenset[str] = frozenset()
+    """Names bound only by an import of `_SETUP_MODULES` (``import setuptools as st``), or of
+    their ``setup`` (``from setuptools import setup as build``): ``st.setup(…)`` and
+    ``build(…)`` call setuptools' ``setup`` (cmake77: they stopped the check)."""
 
     @classmethod
     def of(cls, module: ast.Module) -> _Tree:
@@ -111,7 +115,7 @@ class _Tree:
                 parents[child] = node
                 held = node in ends and _holds_as_data(node, child)
                 ends[child] = ends[node] if held else (child, node)
-        return cls(parents, ends)
+        return cls(parents, ends, _setup_names(module))
 
 
 def cmake_line(module: ast.Module | None) -> int | None:
@@ -156,7 +160,8 @@ def _place(node: ast.AST, tree: _Tree) -> _Place:
     ``+``, ``*``, a conditional's branches), never through a call."""
     child, parent = tree.ends.get(node, (node, None))
     if isinstance(parent, ast.keyword) and parent.arg in _REQUIREMENT_ARGUMENTS:
-        return ("requirement" if _calls_setup(tree.parents.get(parent)) else "other"), frozenset()
+        calls = _calls_setup(tree.parents.get(parent), tree.setups)
+        return ("requirement" if calls else "other"), frozenset()
     if isinstance(parent, ast.Assign | ast.AnnAssign | ast.AugAssign) and child is parent.value:
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
         names = [target.id for target in targets if isinstance(target, ast.Name)]
@@ -167,17 +172,51 @@ def _place(node: ast.AST, tree: _Tree) -> _Place:
     return "other", frozenset()
 
 
-def _calls_setup(call: ast.AST | None) -> bool:
-    """Whether `call` calls ``setup(…)`` or ``….setup(…)``: another function's ``requires=``
-    may be a command line it runs."""
+def _calls_setup(call: ast.AST | None, setups: frozenset[str]) -> bool:
+    """Whether `call` calls ``setup(…)`` or ``….setup(…)`` of a module `setups` names (or
+    ``setup`` by a name it holds): another function's ``requires=`` may be a command line it
+    runs."""
     if not isinstance(call, ast.Call):
         return False
     func = call.func
     if isinstance(func, ast.Attribute) and func.attr == "setup":
         while isinstance(func, ast.Attribute):
-            func = func.value  # setuptools.setup, distutils.core.setup
-        return isinstance(func, ast.Name) and func.id in _SETUP_MODULES
-    return isinstance(func, ast.Name) and func.id == "setup"
+            func = func.value  # setuptools.setup, distutils.core.setup, st.setup
+        return isinstance(func, ast.Name) and func.id in setups
+    return isinstance(func, ast.Name) and (func.id == "setup" or func.id in setups)
+
+
+def _setup_names(module: ast.Module) -> frozenset[str]:
+    """The names `module` binds only by importing a module of `_SETUP_MODULES` (``import
+    setuptools as st``, ``import distutils.core``, ``from distutils import core``) or its
+    ``setup`` under another name; none bound another way too (``import helpers as
+    setuptools``, ``st = …``, a function's argument): a ``setup`` there is not setuptools'."""
+    good: set[str] = set()
+    bad: set[str] = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                ours = alias.name.split(".")[0] in _SETUP_MODULES
+                (good if ours else bad).add(bound)
+        elif isinstance(node, ast.ImportFrom):
+            ours = not node.level and (node.module or "").split(".")[0] in _SETUP_MODULES
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                (good if ours and (alias.name == "setup" or alias.name == "core") else bad).add(
+                    bound
+                )
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bad.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bad.add(node.name)
+        elif isinstance(node, ast.arg):
+            bad.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            bad.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            bad.add(node.rest)
+    return frozenset(good - bad)
 
 
 def _holds_as_data(parent: ast.AST, child: ast.AST) -> bool:

@@ -5,7 +5,9 @@ A ``setup.py`` may run CMake from a module of its project: PyTorch's ``setup.py`
 ``cmake``. ``setup.py``'s directory is first on ``sys.path`` when it runs, so an absolute
 import whose module is a file of the project runs that file (and its packages'
 ``__init__.py``). review76a: such a module running ``cmake --install`` over
-``pkg/sub/auth.py`` was not read, and a wheel keeping the old file matched, exit 0.
+``pkg/sub/auth.py`` was not read, and a wheel keeping the old file matched, exit 0. So are
+those it finds under a directory it puts on ``sys.path`` (`setuppypaths`: grpcio's
+``src/python/grpcio/commands.py``, cmake77).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Collection, Mapping
 from k3diff.provenance.cmakebackends import imports_skbuild
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.setuppycmake import cmake_line
+from k3diff.provenance.setuppypaths import path_entries
 
 MODULES_BYTES_CAP = 256 * 1024
 """Most bytes of imported modules read, all together, as of one ``setup.py``; more stop the
@@ -36,30 +39,42 @@ def imported_cmake(
     """Which module of the project `module` (the parsed ``setup.py`` of the project in
     `directory`) imports runs CMake (``tools/cm.py, which setup.py imports, runs CMake (line
     3), whose CMake``), or why they are not read; None where none does."""
-    files = sorted({path for name in _imported(module) for path in _files(name, directory)})
-    files = [path for path in files if path in tree or path in links]
+    entries = path_entries(module, directory)
+    if isinstance(entries, str):
+        return f"{entries} not read, and {_MAY}"
+    places = [directory, *entries]  # setup.py's directory first on sys.path, then its own
+    imported = _imported(module)
+    files = sorted({path for name in imported for at in places for path in _files(name, at)})
+    return modules_cmake(git, tree, links, files, "which setup.py imports")
+
+
+def modules_cmake(
+    git: GitRepo, tree: Mapping[str, str], links: Collection[str], paths: list[str], how: str
+) -> str | None:
+    """Which of the modules at `paths` (those the commit holds, sorted; `how` the build runs
+    them: ``which setup.py imports``) runs CMake, or why they are not read; None where none
+    does."""
+    files = [path for path in paths if path in tree or path in links]
     if len(files) > MODULES_CAP:
         many = f"{len(files):,} modules of the project"
-        return f"{many}, which setup.py imports, are not read (over {MODULES_CAP}), and {_MAY}"
+        return f"{many}, {how}, are not read (over {MODULES_CAP}), and {_MAY}"
     if linked := [path for path in files if path in links]:
-        return f"{linked[0]}, which setup.py imports, is a symbolic link, not read, and {_MAY}"
+        return f"{linked[0]}, {how}, is a symbolic link, not read, and {_MAY}"
     sizes = blob_sizes(git, [tree[path] for path in files])
     if sum(sizes[tree[path]] for path in files) > MODULES_BYTES_CAP:
         many = f"{', '.join(files[:3])}{' …' if len(files) > 3 else ''}"
         cap = f"{MODULES_BYTES_CAP // 1024} KiB"
-        return f"{many}, which setup.py imports, are over {cap} together, not read, and {_MAY}"
+        return f"{many}, {how}, are over {cap} together, not read, and {_MAY}"
     blobs = dict(iter_blobs(git, sorted({tree[path] for path in files})))
     for path in files:
         try:
             parsed = ast.parse(blobs[tree[path]], path)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return f"{path}, which setup.py imports, is not Python k3diff reads, and {_MAY}"
+            return f"{path}, {how}, is not Python k3diff reads, and {_MAY}"
         if (line := cmake_line(parsed)) is not None:
-            return f"{path}, which setup.py imports, runs CMake (line {line}), whose CMake"
+            return f"{path}, {how}, runs CMake (line {line}), whose CMake"
         if imports_skbuild(parsed):
-            return (
-                f"{path}, which setup.py imports, builds with scikit-build (skbuild), whose CMake"
-            )
+            return f"{path}, {how}, builds with scikit-build (skbuild), whose CMake"
     return None
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from k3diff.errors import SourceError
 from k3diff.provenance.buildconfig import read_package_dirs
 from k3diff.provenance.configdocuments import project_directory
+from k3diff.provenance.configstops import stop_unread_config
 from k3diff.provenance.git import GitRepo, check_revision_syntax, open_repo
 from k3diff.provenance.packagedirs import Stated
 from k3diff.provenance.prefix import normalize_prefix
@@ -45,6 +46,10 @@ class SourceStart:
     head: str | None = None
     """The repository's HEAD commit, for a single revision; None for a range, or where HEAD
     names no commit (setupstop76: the W401 step's ``REV..HEAD`` is empty where REV is it)."""
+    placed: tuple[tuple[str, str], ...] | None = None
+    """With `--source-prefix`, (wheel path, repository path) of each file a scikit-build-core
+    CMake at or above the place installs (`projectstops.cmake_placed`), for `lookup.Lookup`
+    not to read them again (cmake77); None without it."""
 
     @property
     def commit(self) -> str:
@@ -70,13 +75,14 @@ def read_start(
         old_end = resolve_revision(git, old_rev)
         revisions, head = (old_end, resolve_revision(git, new_rev)), None
     listing = list_tree(git, revisions[-1].commit)
+    tree, links = listing.files, listing.links
     if prefix is None:
-        config = read_package_dirs(git, listing.files, listing.links)
+        stop_unread_config(git, tree, links, "")
+        config, placed = read_package_dirs(git, tree, links), None
     else:
-        tree, links = listing.files, listing.links
-        cmake_placed(git, tree, links, project_directory(tree, links, normalize_prefix(prefix)))
-        config = None
-    return SourceStart(git, revisions, listing, config, head)
+        project = project_directory(tree, links, normalize_prefix(prefix))
+        config, placed = None, cmake_placed(git, tree, links, project)
+    return SourceStart(git, revisions, listing, config, head, placed)
 
 
 def head_commit(git: GitRepo) -> str | None:

@@ -19,6 +19,7 @@ from cli_support import run_k3diff
 from provenance.repokit import make_repo
 
 import k3diff.provenance.buildconfig as buildconfig
+import k3diff.provenance.projectstops as projectstops
 import k3diff.provenance.trees as trees
 
 from .test_provenance_backend_places import FILES
@@ -76,3 +77,31 @@ def test_a_run_reads_the_repository_and_its_root_once(
     assert resolved and max(resolved.values()) == 1, resolved
     assert listed and len(listed) == len(set(listed)), listed
     assert roots == [""]
+
+
+def test_a_prefix_run_reads_the_builds_above_the_place_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``--source-prefix`` the build setups of the projects at and above the place were
+    read before the wheels were compared (the stops) and again in the source check (the files
+    CMake installs over the package): a few ``cat-file`` reads of each project's build files,
+    twice. Once now, and the run passes as before."""
+    tree: dict[str, bytes | None] = {"src/" + path: data for path, data in FILES.items()}
+    make_repo(tmp_path / "repo", [tree | {"pyproject.toml": PACKAGE_DIR}])
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", {**FILES, "pkg/util.py": b""})
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", FILES)
+    projects: list[str] = []
+    placed = projectstops.cmake_placed
+
+    def counted(git: Any, tree: Any, links: Any, project: str) -> Any:
+        projects.append(project)
+        return placed(git, tree, links, project)
+
+    for module in ("lookup", "setupstop"):
+        monkeypatch.setattr(f"k3diff.provenance.{module}.cmake_placed", counted)
+    given = ("--commit", "HEAD", "--source-prefix", "src/")
+
+    result = run_k3diff("wheels", base, patch, "--source", tmp_path / "repo", *given)
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert projects == [""]

@@ -288,3 +288,39 @@ def test_a_module_setup_py_imports_not_read_stops_the_check(tmp_path: Path, tail
 
     assert "tools/cm.py, which setup.py imports, " in said
     assert "not read" in said or "is not Python k3diff reads" in said
+
+
+PATH_ENTRIES = {
+    "grpcio's": (
+        b'PYTHON_STEM = os.path.join("src", "python", "grpcio")\n'
+        b"sys.path.insert(0, os.path.abspath(PYTHON_STEM))\n",
+        "src/python/grpcio/commands.py",
+    ),
+    "beside setup.py": (
+        b"HERE = os.path.dirname(os.path.abspath(__file__))\n"
+        b'sys.path.append(os.path.join(HERE, "build_tools"))\n',
+        "build_tools/commands.py",
+    ),
+}
+
+
+@pytest.mark.parametrize("entry", list(PATH_ENTRIES), ids=list(PATH_ENTRIES))
+@pytest.mark.parametrize("given", [(), ("--source-prefix", "src/")], ids=["", "prefix"])
+def test_a_module_found_through_a_sys_path_entry_running_cmake_stops_the_check(
+    tmp_path: Path, entry: str, given: tuple[str, ...]
+) -> None:
+    """grpcio's ``setup.py`` puts ``src/python/grpcio`` on ``sys.path`` and imports
+    ``commands`` from there: such a module running ``cmake --install`` was looked for at the
+    project's root alone, not read, and a wheel keeping the package's old file matched, exit 0
+    (cmake77)."""
+    adds, module = PATH_ENTRIES[entry]
+    setup_py = b"import os\nimport sys\nfrom setuptools import setup\n" + adds
+    setup_py += b"import commands\n" + SETUP_PY
+    repo = _repo(tmp_path, SETUPTOOLS, CMAKE, **{"setup.py": setup_py, module: HELPER})
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD", *given)
+
+    assert (result.exit_code, result.stdout) == (2, ""), result.stderr
+    assert f"{module}, which setup.py imports, runs CMake (line 6), whose CMake" in result.stderr

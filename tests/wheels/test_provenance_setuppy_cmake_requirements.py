@@ -227,3 +227,50 @@ def test_a_hostile_setup_py_is_read_in_linear_time(lines: list[str]) -> None:
         "from setuptools import setup\nsetup(setup_requires=['cmake'])\n" + "\n".join(lines)
     )
     assert cmake_line(module) is None
+
+
+ALIASED = {
+    "a module alias": b'import setuptools as st\nst.setup(name="pkg", setup_requires=["cmake"])\n',
+    "distutils' core": (
+        b'from distutils import core\ncore.setup(name="pkg", requires=["cmake >= 3.26"])\n'
+    ),
+    "setup by another name": (
+        b'from setuptools import setup as build\nbuild(name="pkg", setup_requires=["cmake"])\n'
+    ),
+}
+NOT_SETUPTOOLS = {
+    "another module as setuptools": (
+        b'import build_helpers as setuptools\nsetuptools.setup(requires=["cmake", "--install"])\n'
+    ),
+    "an alias bound again": (
+        b'import setuptools as st\nimport build_helpers as st\nst.setup(requires=["cmake"])\n'
+    ),
+    "an alias assigned": (
+        b'import setuptools as st\nst = build_helpers\nst.setup(requires=["cmake", "--install"])\n'
+    ),
+    "another module's setup by another name": (
+        b'from build_helpers import setup as build\nbuild(requires=["cmake", "--install"])\n'
+    ),
+}
+
+
+@pytest.mark.parametrize("setup_py", list(ALIASED.values()), ids=list(ALIASED))
+def test_setuptools_setup_by_an_alias_requiring_cmake_checks(
+    tmp_path: Path, setup_py: bytes
+) -> None:
+    """``import setuptools as st; st.setup(setup_requires=["cmake"])`` is setuptools' ``setup``:
+    exit 0 (it was exit 2, ``setup.py runs CMake (line 2)``: only ``setuptools.setup`` and
+    ``setup`` were read as setuptools')."""
+    _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.py": setup_py})
+
+
+@pytest.mark.parametrize("setup_py", list(NOT_SETUPTOOLS.values()), ids=list(NOT_SETUPTOOLS))
+def test_a_setup_not_setuptools_by_its_name_still_stops(tmp_path: Path, setup_py: bytes) -> None:
+    """A module imported as ``setuptools``, or a name bound to another module too, may run
+    its ``requires=``: ``import build_helpers as setuptools`` passed (exit 0) before."""
+    repo = _repo(tmp_path, SETUPTOOLS, CMAKE, **{"setup.py": setup_py})
+
+    said = _stopped_at(tmp_path, repo, REVERTED)
+
+    line = setup_py.count(b"\n")
+    assert f"setup.py runs CMake (line {line}), whose CMake installs files" in said

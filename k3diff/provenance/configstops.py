@@ -1,0 +1,215 @@
+"""A project's configuration files read for how it builds before its layout is: one k3diff
+cannot read, and the command classes they name, stop the source check.
+
+``pyproject.toml`` names the backend that builds the project. One k3diff does not read (a
+symbolic link, over `CONFIG_CAP`, a line of over `DOTS_CAP` dots, not TOML) was "not read"
+and detection decided (cmake77): where it named py-build-cmake with a ``cmake`` table,
+scikit-build-core or a backend of the project's own (``backend-path``), CMake or the
+project's code installed a fixed ``fixes/auth.py`` over the package's old
+``src/pkg/sub/auth.py``, k3diff compared the old file and a wheel keeping it matched, exit 0.
+Which backend builds is not known then, so the run stops. So does a ``setup.cfg`` setuptools
+reads and k3diff does not (a link, over the cap, past `setupcfg`'s caps: one setuptools fails
+on builds nothing, and stays said as not read).
+
+setuptools runs the command classes ``setup.cfg``'s ``[options] cmdclass`` or
+``pyproject.toml``'s ``[tool.setuptools] cmdclass`` names (``build_ext = tools.cm.CMakeBuild``)
+from the project's files (``expand.resolve_class``: the module under ``package_dir``'s
+directory for its package, or the project's, as ``NAME.py``, ``NAME/__init__.py`` or another
+``NAME.*``); one running ``cmake --install`` over the package was not read, exit 0 (cmake77).
+Those modules are read as the ones ``setup.py`` imports (`setuppylocal`, the same caps).
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping
+from typing import NoReturn
+
+from k3diff.errors import SourceError
+from k3diff.escape import shortened
+from k3diff.provenance.cmakebackends import ADVICE as CMAKE_ADVICE
+from k3diff.provenance.configdocuments import CONFIG_CAP, toml_document
+from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
+from k3diff.provenance.packagedirs import PackageDirs, Unread
+from k3diff.provenance.setupcfg import SetupCfg, read_setup_cfg
+from k3diff.provenance.setuppylocal import modules_cmake
+from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
+from k3diff.provenance.unreadbackends import ADVICE, SETUPTOOLS_BACKENDS
+
+_QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", re.ASCII)
+"""A command class's qualified name setuptools resolves within the project (``a.b.Class``)."""
+_NAME_CAP = 1024
+"""Longest command class name read."""
+CLASSES_CAP = 64
+"""Most command classes read of one setting; more stop the run (each is looked up in the
+commit's files)."""
+
+
+def stop_unread_config(
+    git: GitRepo, tree: Mapping[str, str], links: Collection[str], directory: str
+) -> None:
+    """Stop (`SourceError`) where the project in `directory` ('' or ending in '/') has a
+    ``pyproject.toml`` k3diff does not read, or setuptools builds it and its ``setup.cfg`` is
+    not read or a command class either names runs CMake (or is not read)."""
+    files = _read(git, tree, links, directory + "pyproject.toml", directory + "setup.cfg")
+    pyproject, setup_cfg = files
+    document: Mapping[str, object] = {}
+    if isinstance(pyproject, str):
+        _stop_unread(git, pyproject)
+    if pyproject is not None:
+        parsed = toml_document(pyproject, directory + "pyproject.toml")
+        if isinstance(parsed, Unread):
+            _stop_unread(git, parsed.reason)
+        document = parsed
+    if not _setuptools_builds(document):
+        return  # another backend never reads setup.cfg nor [tool.setuptools]
+    if isinstance(setup_cfg, str):
+        _stop_unread(git, setup_cfg)
+    config = read_setup_cfg(setup_cfg, directory + "setup.cfg") if setup_cfg else None
+    if isinstance(config, str) and config.endswith("not read"):  # setuptools reads it
+        _stop_unread(git, config)
+    pyproject_classes = _pyproject_classes(document)
+    cfg_classes = _setup_cfg_classes(config) if isinstance(config, SetupCfg) else []
+    if not pyproject_classes and not cfg_classes:
+        return
+    stated = [from_pyproject(document, directory + "pyproject.toml")]
+    if isinstance(config, SetupCfg):
+        stated.append(from_setup_cfg(setup_cfg or b"", directory + "setup.cfg"))
+    setup_py = directory + "setup.py"
+    oid = None if setup_py in links else tree.get(setup_py)
+    if oid is not None and blob_sizes(git, [oid])[oid] <= CONFIG_CAP:  # else `stop_cmake_runs`
+        stated.append(from_setup_py(dict(iter_blobs(git, [oid]))[oid], setup_py))
+    dirs = [pair for one in stated if isinstance(one, PackageDirs) for pair in one.dirs]
+    _stop_cmdclass(git, tree, links, directory, pyproject_classes, dirs, "pyproject.toml")
+    _stop_cmdclass(git, tree, links, directory, cfg_classes, dirs, "setup.cfg")
+
+
+def _read(
+    git: GitRepo, tree: Mapping[str, str], links: Collection[str], *paths: str
+) -> list[bytes | str | None]:
+    """Each file of `paths`: its bytes, None where the commit holds none, or why it is not read
+    (a link, over `CONFIG_CAP`); one size check and one read for all (each git call costs some
+    5 ms, and the root's are read on every run)."""
+    held = {path: tree[path] for path in paths if path in tree and path not in links}
+    sizes = blob_sizes(git, held.values())
+    small = sorted({oid for oid in held.values() if sizes[oid] <= CONFIG_CAP})
+    blobs = dict(iter_blobs(git, small))
+    found: list[bytes | str | None] = []
+    for path in paths:
+        if path in links:
+            found.append(f"{path} is a symbolic link, not read")
+        elif path not in held:
+            found.append(None)
+        else:
+            over = f"{path} is over {CONFIG_CAP // 1024} KiB, not read"
+            found.append(blobs.get(held[path], over))
+    return found
+
+
+def _stop_unread(git: GitRepo, reason: str) -> NoReturn:
+    raise SourceError(
+        f"{git.label}: {reason}: how the project builds is not known (the backend or a "
+        f"command class it names may run CMake or code of the project's): {ADVICE}"
+    )
+
+
+def _setuptools_builds(document: Mapping[str, object]) -> bool:
+    """Whether setuptools builds the project of `document` (no backend named, or one of
+    setuptools', not the project's own)."""
+    system = document.get("build-system")
+    if not isinstance(system, dict):
+        return "build-system" not in document
+    backend = system.get("build-backend")
+    if "backend-path" in system or not isinstance(backend, str | None):
+        return False  # a frontend does not build with a list (fuzz70)
+    return backend is None or backend in SETUPTOOLS_BACKENDS
+
+
+def _pyproject_classes(document: Mapping[str, object]) -> list[object]:
+    """The values of ``[tool.setuptools] cmdclass`` (a table of strings; else the table)."""
+    tool = document.get("tool")
+    setuptools = tool.get("setuptools") if isinstance(tool, dict) else None
+    table = setuptools.get("cmdclass") if isinstance(setuptools, dict) else None
+    if table is None:
+        return []
+    return list(table.values()) if isinstance(table, dict) else [table]
+
+
+def _setup_cfg_classes(config: SetupCfg) -> list[object]:
+    """The values of ``[options] cmdclass`` (``NAME = a.b.Class`` a line, or comma-separated
+    on one: setuptools' ``_parse_dict``)."""
+    value = config.get("options", "cmdclass")
+    if value is None:
+        return []
+    items = value.splitlines() if "\n" in value else value.split(",")
+    return [item.partition("=")[2].strip() for item in items if item.strip()]
+
+
+def _stop_cmdclass(
+    git: GitRepo,
+    tree: Mapping[str, str],
+    links: Collection[str],
+    directory: str,
+    classes: list[object],
+    dirs: list[tuple[str, str]],
+    where: str,
+) -> None:
+    """Stop where a command class of `classes` (named in `where`; `dirs`: the project's
+    ``package_dir`` as its three files state it) is not read, or its module of the project
+    runs CMake."""
+    setting = f"{directory}{where} " + (
+        "[options] cmdclass" if where == "setup.cfg" else "[tool.setuptools] cmdclass"
+    )
+    if len(classes) > CLASSES_CAP:
+        _stop_unread(git, f"{setting} names {len(classes):,} classes, over {CLASSES_CAP}, not read")
+    paths: set[str] = set()
+    ordered = functools.cache(lambda: sorted({*tree, *links}))
+    for name in classes:
+        if not isinstance(name, str) or len(name) > _NAME_CAP or not _QUALIFIED.fullmatch(name):
+            shown = shortened(repr(name), 200)
+            _stop_unread(git, f"{setting} names {shown}, which k3diff does not resolve")
+        module = str(name).rpartition(".")[0]
+        if module.split(".")[0] == "skbuild":
+            raise SourceError(
+                f"{git.label}: {setting} names scikit-build's {shortened(str(name), 200)}, whose "
+                f"CMake installs files into the wheel, not read: {CMAKE_ADVICE}"
+            )
+        paths |= _module_files(tree, links, directory, module, dirs, ordered)
+    what = modules_cmake(git, tree, links, sorted(paths), f"which {setting} names")
+    if what is not None:
+        raise SourceError(
+            f"{git.label}: {what} installs files into the wheel, not read: {CMAKE_ADVICE}"
+        )
+
+
+def _module_files(
+    tree: Mapping[str, str],
+    links: Collection[str],
+    directory: str,
+    module: str,
+    dirs: Iterable[tuple[str, str]],
+    ordered: Callable[[], list[str]],
+) -> set[str]:
+    """The files of the project setuptools may load as `module`: under the directory
+    `package_dir` (`dirs`: wheel directory, project directory) gives its package or every
+    package, under ``src/`` (found by discovery) or the project's own, ``NAME.py`` or
+    ``NAME/__init__.py``, else any ``NAME.*`` (``iglob``), looked up in the commit's paths
+    sorted (`ordered`), never scanned per name."""
+    path = module.replace(".", "/")
+    bases = {directory + path, directory + "src/" + path}
+    for wheel, repo in dirs:
+        if not wheel or (path + "/").startswith(wheel):
+            bases.add((directory + repo + (path + "/")[len(wheel) :]).rstrip("/"))
+    found = set()
+    for base in bases:
+        own = {p for p in (base + ".py", base + "/__init__.py") if p in tree or p in links}
+        if not own:
+            paths = ordered()
+            at = bisect.bisect_left(paths, base + ".")
+            while at < len(paths) and paths[at].startswith(base + "."):
+                own |= {paths[at]} if "/" not in paths[at][len(base) + 1 :] else set()
+                at += 1
+        found |= own
+    return found
