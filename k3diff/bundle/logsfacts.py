@@ -32,13 +32,33 @@ def _rules(new: list[LogsFinding]) -> str:
     )
 
 
+HELD_WHY = (
+    "the bundle judges logs by k3diff's own error rules (a document's rules are its author's "
+    "word): run k3diff logs without that --warn-rule, or narrow its pattern"
+)
+"""Why a downgrade the verdict counts holds the row (docs77)."""
+
+
+def held_downgrades(logs: LogsDocument) -> dict[str, str]:
+    """Per side whose errors the verdict counts (the patch; the base too under `--strict`), the
+    error lines its user warning rules counted as warnings, said (docs77: the row passed with a
+    qualification, so a document whose own `rerun.rules` held a `--warn-rule` over the patch's
+    new CUDA error passed, judged alone or run again on its logs)."""
+    return {
+        side: downgraded_sentence(downgraded, side)
+        for side, downgraded in logs.downgraded.items()
+        if downgraded and (side == "patch" or logs.strict)
+    }
+
+
 def logs_stage(doc: Document) -> Stage:
     """Runtime logs from `k3diff.logs/1`, counted from its findings: the row fails when the
     patch has an error finding the base does not (or, for a `--strict` scan, any error
     finding), and wherever the document's verdict fails besides (review63b: a patch file
     skipped as binary, or patch error lines past the distinct-message cap, failed `logs` and
     the exit code, while the row and the bottom line read pass), and wherever an entry was not
-    read (logs64: a link out of a side's directory, a FIFO; whatever its verdict says). It counts matches, as `logs`
+    read (logs64: a link out of a side's directory, a FIFO; whatever its verdict says), and
+    wherever a user warning rule took error lines the verdict counts (`held_downgrades`). It counts matches, as `logs`
     does, not ERROR lines: a traceback logged as 13 ERROR lines is one match (newuser63b)."""
     logs = doc.typed(LogsDocument)
     errors = [f for f in logs.findings if f.severity == "error"]
@@ -66,6 +86,10 @@ def logs_stage(doc: Document) -> Stage:
         # before logs failed on them, or edited): a side read in part could hide anything.
         fail = True
         headline += f"; {plural(unread, 'entry', 'entries')} not read as logs (named below)"
+    held = held_downgrades(logs)
+    if held:  # docs77
+        fail = True
+        headline += f"; held: {'; '.join(held.values())}; {HELD_WHY}"
     quals = []
     if not new and errors_by_side["patch"]:
         quals.append(
@@ -83,7 +107,7 @@ def logs_stage(doc: Document) -> Stage:
         said = ignored_sentence(logs.ignored)
         quals.append(f"{doc.name}: {said}, so an error only they match is not judged")
     for side, downgraded in logs.downgraded.items():  # records76
-        if downgraded:
+        if downgraded and side not in held:
             said = downgraded_sentence(downgraded, side)
             quals.append(f"{doc.name}: {said}, so not judged as errors")
     for side, skipped in logs.skipped.items():  # review63b: not read, so not judged
