@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from k3diff.bundle.logsheld import held_by_rules
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.documents.logs import LogsDocument, LogsFinding, ignored_sentence
 from k3diff.documents.logsparts import downgraded_sentence
@@ -32,25 +33,6 @@ def _rules(new: list[LogsFinding]) -> str:
     )
 
 
-HELD_WHY = (
-    "the bundle judges logs by k3diff's own error rules (a document's rules are its author's "
-    "word): run k3diff logs without that --warn-rule, or narrow its pattern"
-)
-"""Why a downgrade the verdict counts holds the row (docs77)."""
-
-
-def held_downgrades(logs: LogsDocument) -> dict[str, str]:
-    """Per side whose errors the verdict counts (the patch; the base too under `--strict`), the
-    error lines its user warning rules counted as warnings, said (docs77: the row passed with a
-    qualification, so a document whose own `rerun.rules` held a `--warn-rule` over the patch's
-    new CUDA error passed, judged alone or run again on its logs)."""
-    return {
-        side: downgraded_sentence(downgraded, side)
-        for side, downgraded in logs.downgraded.items()
-        if downgraded and (side == "patch" or logs.strict)
-    }
-
-
 def logs_stage(doc: Document) -> Stage:
     """Runtime logs from `k3diff.logs/1`, counted from its findings: the row fails when the
     patch has an error finding the base does not (or, for a `--strict` scan, any error
@@ -58,7 +40,8 @@ def logs_stage(doc: Document) -> Stage:
     skipped as binary, or patch error lines past the distinct-message cap, failed `logs` and
     the exit code, while the row and the bottom line read pass), and wherever an entry was not
     read (logs64: a link out of a side's directory, a FIFO; whatever its verdict says), and
-    wherever a user warning rule took error lines the verdict counts (`held_downgrades`). It counts matches, as `logs`
+    wherever the document's own rules left a built-in error rule out of what its verdict
+    counts (`k3diff.bundle.logsheld`). It counts matches, as `logs`
     does, not ERROR lines: a traceback logged as 13 ERROR lines is one match (newuser63b)."""
     logs = doc.typed(LogsDocument)
     errors = [f for f in logs.findings if f.severity == "error"]
@@ -86,10 +69,10 @@ def logs_stage(doc: Document) -> Stage:
         # before logs failed on them, or edited): a side read in part could hide anything.
         fail = True
         headline += f"; {plural(unread, 'entry', 'entries')} not read as logs (named below)"
-    held = held_downgrades(logs)
-    if held:  # docs77
+    held = held_by_rules(logs)
+    if held.reasons:  # docs77
         fail = True
-        headline += f"; held: {'; '.join(held.values())}; {HELD_WHY}"
+        headline += f"; held: {'; '.join(held.reasons)}"
     quals = []
     if not new and errors_by_side["patch"]:
         quals.append(
@@ -103,11 +86,11 @@ def logs_stage(doc: Document) -> Stage:
                 else ""
             )
         )
-    if logs.ignored:  # hunt75
-        said = ignored_sentence(logs.ignored)
+    if held.ignored_warnings:  # hunt75
+        said = ignored_sentence(held.ignored_warnings)
         quals.append(f"{doc.name}: {said}, so an error only they match is not judged")
     for side, downgraded in logs.downgraded.items():  # records76
-        if downgraded and side not in held:
+        if downgraded and side not in held.downgraded_sides:
             said = downgraded_sentence(downgraded, side)
             quals.append(f"{doc.name}: {said}, so not judged as errors")
     for side, skipped in logs.skipped.items():  # review63b: not read, so not judged

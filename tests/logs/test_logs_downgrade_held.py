@@ -1,4 +1,5 @@
-"""A `--warn-rule` over a built-in error rule holds the bundle's runtime-logs row (docs77).
+"""A `--warn-rule` over a built-in error rule, or a built-in error rule left out with
+`--ignore-rule`, holds the bundle's runtime-logs row (docs77).
 
 `logs` keeps the user's exit code and says the downgrade (records76); the bundle said it too,
 as a qualification, and passed. But a document's rules are its author's word: a `--warn-rule
@@ -6,8 +7,9 @@ gpu-noise=CUDA` written into `rerun.rules` made the patch's new CUDA error a war
 bundle passed, judged alone or run again on its logs (which `logs` then reads with that rule
 too). The bundle judges by k3diff's own error rules, as it judges triage at the house α and
 `--shift`: where a side whose errors the verdict counts (the patch; the base too under
-`--strict`) had error lines counted as warnings, the row fails (exit 1). A document stating
-fewer `downgraded` lines than its findings quote is refused (exit 2)."""
+`--strict`) had error lines counted as warnings, or where a built-in error rule was not scanned
+for, the row fails (exit 1). A document stating fewer `downgraded` lines than its findings quote
+is refused (exit 2)."""
 
 from __future__ import annotations
 
@@ -81,3 +83,27 @@ def test_a_document_understating_its_downgraded_lines_is_refused(tmp_path: Path)
         "patch.downgraded counts 1 gpu-noise lines, but its gpu-noise findings quote 2 lines a "
         "built-in error rule matches" in text
     )
+
+
+def test_a_built_in_error_rule_ignored_holds_the_row(tmp_path: Path) -> None:
+    """The same shape with `--ignore-rule`: `cuda-error` written into `rerun.ignored` left the
+    patch's new CUDA error unscanned, and the bundle passed with a qualification, judged alone
+    or run again on its logs (hunt75 made `logs` say it)."""
+    patch = "INFO start\nRuntimeError: CUDA error: an illegal memory access\n"
+    assert _document(tmp_path, BASE_LOG, patch, "--ignore-rule", "cuda-error") == 0
+    for given in ((), ("base.log", "patch.log")):
+        code, text = _report(tmp_path, *given)
+        assert code == 1, text
+        assert (
+            "; held: built-in error rules ignored (--ignore-rule cuda-error): not scanned for; "
+            "the bundle judges logs by k3diff's own error rules (a document's rules are its "
+            "author's word): run k3diff logs without that --ignore-rule" in text
+        )
+
+
+def test_a_built_in_warning_rule_ignored_is_said_not_held(tmp_path: Path) -> None:
+    patch = "INFO start\nWARNING slow step\n"
+    assert _document(tmp_path, BASE_LOG, patch, "--ignore-rule", "engine-warning") == 0
+    code, text = _report(tmp_path)
+    assert code == 0, text
+    assert "- logs.json: rules ignored (--ignore-rule engine-warning): not scanned for" in text
