@@ -32,7 +32,7 @@ from packaging.utils import (
 from packaging.version import InvalidVersion, Version
 
 from k3diff.audit.sdistmembers import member_findings
-from k3diff.audit.sdistread import SdistRead, is_pyproject, read_sdist
+from k3diff.audit.sdistread import SdistRead, is_pyproject, last_of, read_sdist
 from k3diff.audit.sdistsetup import Identity, Pyproject, same_identity, setuptools_findings
 from k3diff.audit.sourcenames import SDIST_SUFFIX
 from k3diff.errors import InputError
@@ -40,7 +40,6 @@ from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.coremeta import core_metadata_findings, uploaded_license_files
 from k3diff.wheel.metadata import METADATA_LIMIT
 
-_Identity = Identity
 _POLYGLOT = (
     "the file reads as a zip archive too (a zip end record in its last 64 KiB, as `zipfile` "
     "finds one): PyPI refuses it (`File is both a zip and a tar file`), and pip unzips it "
@@ -109,7 +108,7 @@ def _zip_too(path: Path) -> list[Finding]:
     return [Finding(Code.A002, "", _POLYGLOT)]
 
 
-def _unnormalised(filename: str, named: _Identity) -> list[Finding]:
+def _unnormalised(filename: str, named: Identity) -> list[Finding]:
     """A137 where the file name is not PEP 625's spelling of its own name and version."""
     normal = f"{named[0].replace('-', '_')}-{named[1]}"
     if filename == normal + SDIST_SUFFIX:
@@ -129,7 +128,7 @@ def _top(read: SdistRead) -> str:
     return posixpath.normpath(read.members[0].name).partition("/")[0]
 
 
-def _file_identity(filename: str) -> _Identity | str:
+def _file_identity(filename: str) -> Identity | str:
     """The file name's project and version, or why it is no PEP 625 sdist name."""
     try:
         return parse_sdist_filename(filename[: -len(SDIST_SUFFIX)] + SDIST_SUFFIX)
@@ -137,7 +136,7 @@ def _file_identity(filename: str) -> _Identity | str:
         return f"not an sdist file name NAME-VERSION.tar.gz (PEP 625): {exc}"
 
 
-def _identity(stem: str) -> _Identity | None:
+def _identity(stem: str) -> Identity | None:
     name, _, version = stem.rpartition("-")
     try:
         return canonicalize_name(name), Version(version)
@@ -145,11 +144,11 @@ def _identity(stem: str) -> _Identity | None:
         return None
 
 
-def _pkg_info_findings(read: SdistRead, top: str, named: _Identity | str) -> list[Finding]:
+def _pkg_info_findings(read: SdistRead, top: str, named: Identity | str) -> list[Finding]:
     path = f"{top}/PKG-INFO"
     data = read.top_files.get(path)
     if data is None:
-        last = _last_of(read, path)
+        last = last_of(read, path)
         if last is None and read.problem is not None:
             return []  # the read stopped before it: A002 says why
         return [Finding(Code.A134, path, _why_unread(last))]
@@ -193,7 +192,7 @@ def _missing_license_files(read: SdistRead, top: str, named: list[str]) -> list[
 
 
 def _pyproject_findings(
-    read: SdistRead, top: str, named: _Identity, sdist: str
+    read: SdistRead, top: str, named: Identity, sdist: str
 ) -> tuple[list[Finding], Pyproject]:
     """A135 where `TOP/pyproject.toml`'s `[project]` table states a name or version other than
     the file name's: the build backend writes the wheel's
@@ -208,7 +207,7 @@ def _pyproject_findings(
     path = _pyproject_path(read, top)
     data = read.top_files.get(path)
     if data is None:
-        last = _last_of(read, path)
+        last = last_of(read, path)
         if last is None:
             return [], {}
         unread = f"{_why_unread(last, 'pyproject.toml')}: the name and version pip builds unchecked"
@@ -246,11 +245,6 @@ def _pyproject_path(read: SdistRead, top: str) -> str:
     exact = f"{top}/pyproject.toml"
     alike = [path for m in read.members if is_pyproject(path := posixpath.normpath(m.name), top)]
     return exact if exact in alike or not alike else alike[-1]
-
-
-def _last_of(read: SdistRead, path: str) -> tarfile.TarInfo | None:
-    """The last member whose normalised name is `path`: the one extraction leaves."""
-    return next((m for m in reversed(read.members) if posixpath.normpath(m.name) == path), None)
 
 
 def _why_unread(member: tarfile.TarInfo | None, name: str = "PKG-INFO") -> str:

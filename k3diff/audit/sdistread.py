@@ -311,6 +311,11 @@ def _read_members(
             member = tar.next()
 
 
+def last_of(read: SdistRead, path: str) -> tarfile.TarInfo | None:
+    """The last member whose normalised name is `path`: the one extraction leaves."""
+    return next((m for m in reversed(read.members) if posixpath.normpath(m.name) == path), None)
+
+
 def is_pyproject(path: str, top: str) -> bool:
     """Whether pip finds the member at (normalised) `path` as `TOP/pyproject.toml`: where it
     runs on macOS or Windows, a name alike but for case (`PyProject.toml`) too (review76b)."""

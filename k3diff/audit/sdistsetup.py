@@ -24,13 +24,12 @@ from __future__ import annotations
 
 import ast
 import configparser
-import posixpath
 from collections.abc import Mapping
 
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from k3diff.audit.sdistread import SdistRead
+from k3diff.audit.sdistread import SdistRead, last_of
 from k3diff.wheel.codes import Code, Finding
 
 Identity = tuple[NormalizedName, Version]
@@ -128,7 +127,7 @@ def _member(read: SdistRead, path: str, found: list[Finding]) -> bytes | None:
     data = read.top_files.get(path)
     if data is not None and len(data) <= SETUP_CAP:
         return data
-    last = next((m for m in reversed(read.members) if posixpath.normpath(m.name) == path), None)
+    last = last_of(read, path)
     if last is None:
         return None
     if last.isreg() and not last.issparse():
