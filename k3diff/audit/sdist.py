@@ -26,21 +26,20 @@ from pathlib import Path
 from packaging.metadata import parse_email
 from packaging.utils import (
     InvalidSdistFilename,
-    NormalizedName,
     canonicalize_name,
     parse_sdist_filename,
 )
 from packaging.version import InvalidVersion, Version
 
 from k3diff.audit.sdistmembers import member_findings
-from k3diff.audit.sdistread import SdistRead, is_pyproject, read_sdist
+from k3diff.audit.sdistread import SdistRead, is_pyproject, last_of, read_sdist
+from k3diff.audit.sdistsetup import Identity, Pyproject, same_identity, setuptools_findings
 from k3diff.audit.sourcenames import SDIST_SUFFIX
 from k3diff.errors import InputError
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.coremeta import core_metadata_findings, uploaded_license_files
 from k3diff.wheel.metadata import METADATA_LIMIT
 
-_Identity = tuple[NormalizedName, Version]
 _POLYGLOT = (
     "the file reads as a zip archive too (a zip end record in its last 64 KiB, as `zipfile` "
     "finds one): PyPI refuses it (`File is both a zip and a tar file`), and pip unzips it "
@@ -85,7 +84,8 @@ def audit_sdist(path: Path) -> SdistAudit:
             )
     findings += _pkg_info_findings(read, top, named)
     if isinstance(named, tuple):
-        findings += _pyproject_findings(read, top, named, str(path))
+        found, pyproject = _pyproject_findings(read, top, named, str(path))
+        findings += found + setuptools_findings(read, top, named, pyproject)
     directories = sum(1 for member in read.members if member.isdir())
     return SdistAudit(tuple(findings), len(read.members), directories)
 
@@ -108,7 +108,7 @@ def _zip_too(path: Path) -> list[Finding]:
     return [Finding(Code.A002, "", _POLYGLOT)]
 
 
-def _unnormalised(filename: str, named: _Identity) -> list[Finding]:
+def _unnormalised(filename: str, named: Identity) -> list[Finding]:
     """A137 where the file name is not PEP 625's spelling of its own name and version."""
     normal = f"{named[0].replace('-', '_')}-{named[1]}"
     if filename == normal + SDIST_SUFFIX:
@@ -128,7 +128,7 @@ def _top(read: SdistRead) -> str:
     return posixpath.normpath(read.members[0].name).partition("/")[0]
 
 
-def _file_identity(filename: str) -> _Identity | str:
+def _file_identity(filename: str) -> Identity | str:
     """The file name's project and version, or why it is no PEP 625 sdist name."""
     try:
         return parse_sdist_filename(filename[: -len(SDIST_SUFFIX)] + SDIST_SUFFIX)
@@ -136,7 +136,7 @@ def _file_identity(filename: str) -> _Identity | str:
         return f"not an sdist file name NAME-VERSION.tar.gz (PEP 625): {exc}"
 
 
-def _identity(stem: str) -> _Identity | None:
+def _identity(stem: str) -> Identity | None:
     name, _, version = stem.rpartition("-")
     try:
         return canonicalize_name(name), Version(version)
@@ -144,11 +144,11 @@ def _identity(stem: str) -> _Identity | None:
         return None
 
 
-def _pkg_info_findings(read: SdistRead, top: str, named: _Identity | str) -> list[Finding]:
+def _pkg_info_findings(read: SdistRead, top: str, named: Identity | str) -> list[Finding]:
     path = f"{top}/PKG-INFO"
     data = read.top_files.get(path)
     if data is None:
-        last = _last_of(read, path)
+        last = last_of(read, path)
         if last is None and read.problem is not None:
             return []  # the read stopped before it: A002 says why
         return [Finding(Code.A134, path, _why_unread(last))]
@@ -160,7 +160,7 @@ def _pkg_info_findings(read: SdistRead, top: str, named: _Identity | str) -> lis
     raw, _ = parse_email(text)
     found += _missing_license_files(read, top, uploaded_license_files(raw))
     stated = (raw.get("name"), raw.get("version"))
-    if isinstance(named, tuple) and not _same(stated, named):
+    if isinstance(named, tuple) and not same_identity(stated, named):
         found.append(
             Finding(
                 Code.A135,
@@ -191,7 +191,9 @@ def _missing_license_files(read: SdistRead, top: str, named: list[str]) -> list[
     ]
 
 
-def _pyproject_findings(read: SdistRead, top: str, named: _Identity, sdist: str) -> list[Finding]:
+def _pyproject_findings(
+    read: SdistRead, top: str, named: Identity, sdist: str
+) -> tuple[list[Finding], Pyproject]:
     """A135 where `TOP/pyproject.toml`'s `[project]` table states a name or version other than
     the file name's: the build backend writes the wheel's
     metadata from it, and pip compares that with the name and version it asked the index for
@@ -200,30 +202,32 @@ def _pyproject_findings(read: SdistRead, top: str, named: _Identity, sdist: str)
     line). A member k3diff does not read (a link, a sparse file, over `METADATA_LIMIT`) is
     A135 too, its name and version unchecked (review76b: both passed, exit 0). A file that is
     no TOML, or holds no such table, is not judged here; one nested past `tomllib`'s recursion
-    (pip's reader too) is InputError, naming `sdist` (review76b: a message naming no file)."""
+    (pip's reader too) is InputError, naming `sdist` (review76b: a message naming no file).
+    Also the document read (`Pyproject`: `{}` where there is none), for `sdistsetup`."""
     path = _pyproject_path(read, top)
     data = read.top_files.get(path)
     if data is None:
-        last = _last_of(read, path)
+        last = last_of(read, path)
         if last is None:
-            return []
+            return [], {}
         unread = f"{_why_unread(last, 'pyproject.toml')}: the name and version pip builds unchecked"
-        return [Finding(Code.A135, path, unread)]
+        return [Finding(Code.A135, path, unread)], None
     try:
         text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").read()
-        table = tomllib.loads(text).get("project")
+        document = tomllib.loads(text)
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return []
+        return [], None
     except RecursionError as exc:
         raise InputError(
             f"{sdist}: {path} is nested too deeply for tomllib, which pip reads it with; refused"
         ) from exc
+    table = document.get("project")
     if not isinstance(table, dict):
-        return []
+        return [], document
     # unstated: the name PEP 621 requires, a version the backend computes (`dynamic`)
     stated = (table.get("name", str(named[0])), table.get("version", str(named[1])))
-    if _same(stated, named):
-        return []
+    if same_identity(stated, named):
+        return [], document
     detail = (
         f"pyproject.toml's [project] says {stated[0]!r} {stated[1]!r}, the file name "
         f"{named[0]} {named[1]}: pip builds the project pyproject.toml names, and `pip install "
@@ -231,7 +235,7 @@ def _pyproject_findings(read: SdistRead, top: str, named: _Identity, sdist: str)
     )
     if not path.endswith("/pyproject.toml"):
         detail += " (pip finds this name as pyproject.toml on macOS and Windows)"
-    return [Finding(Code.A135, path, detail)]
+    return [Finding(Code.A135, path, detail)], document
 
 
 def _pyproject_path(read: SdistRead, top: str) -> str:
@@ -241,21 +245,6 @@ def _pyproject_path(read: SdistRead, top: str) -> str:
     exact = f"{top}/pyproject.toml"
     alike = [path for m in read.members if is_pyproject(path := posixpath.normpath(m.name), top)]
     return exact if exact in alike or not alike else alike[-1]
-
-
-def _last_of(read: SdistRead, path: str) -> tarfile.TarInfo | None:
-    """The last member whose normalised name is `path`: the one extraction leaves."""
-    return next((m for m in reversed(read.members) if posixpath.normpath(m.name) == path), None)
-
-
-def _same(stated: tuple[object, object], named: _Identity) -> bool:
-    name, version = stated
-    if not isinstance(name, str) or not isinstance(version, str):
-        return False
-    try:
-        return canonicalize_name(name) == named[0] and Version(version) == named[1]
-    except InvalidVersion:
-        return False
 
 
 def _why_unread(member: tarfile.TarInfo | None, name: str = "PKG-INFO") -> str:

@@ -16,7 +16,8 @@ directory is A132 (extraction writes each in turn: the last wins), as are names 
 are one file where pip runs on macOS or Windows (`pkg/Mod.py` and `pkg/mod.py`, NFC and NFD of
 one name: case-insensitive, normalising file systems; a trailing dot, which Windows drops; the
 wheel's W615 rule, `wheel.installed.fold`), and a file where other
-members need a directory of its name, and a member outside the one
+members need a directory of its name, or of a name one with it there (`pkg/Data` beside
+`pkg/data/`), and a member outside the one
 top directory `NAME-VERSION/` is A133 (PEP 625; pip then strips no directory at all), as is a
 directory above it that pip strips instead (`./demo-1.0/...`: pip then finds no project).
 """
@@ -229,6 +230,7 @@ def _duplicates(members: Sequence[tarfile.TarInfo]) -> list[Finding]:
         ]
         + _files_over_directories(named)
         + _alike(named)
+        + _alike_directories(named)
     )
 
 
@@ -255,6 +257,38 @@ def _alike(named: dict[str, list[tarfile.TarInfo]]) -> list[Finding]:
             f"turn, the last ({_kind(last)}) is what pip builds from"
         )
         found.append(Finding(Code.A132, last.name, detail))
+    return found
+
+
+def _alike_directories(named: dict[str, list[tarfile.TarInfo]]) -> list[Finding]:
+    """A132 per name written by a file (link, device) that differs from a directory's name (a
+    directory member's, or one other members lie under) but is one name on macOS or Windows:
+    `pkg/Data` beside `pkg/data/`; extraction there cannot write both (docs77: it passed,
+    exit 0, where `_files_over_directories` sees the same name only)."""
+    directories = {name for name, same in named.items() if all(m.isdir() for m in same)}
+    for name in named:
+        parent = posixpath.dirname(name)
+        while parent and parent not in directories:
+            directories.add(parent)
+            parent = posixpath.dirname(parent)
+    files = [name for name in named if name not in directories]
+    if not files or not directories:
+        return []
+    shown = sorted(directories)
+    keys = windows_keys([fold(name) for name in (*files, *shown)])
+    by_key = dict(zip(keys[len(files) :], shown, strict=True))
+    found = []
+    for name, key in zip(files, keys[: len(files)], strict=True):
+        directory = by_key.get(key)
+        if directory is None or directory == name:
+            continue
+        kind = kind_of({name, directory}, {fold(name), fold(directory)})
+        detail = (
+            f"{_kind(named[name][-1])} named {name!r} beside the directory {directory!r}: one "
+            f"name{where_one_file(kind)}, where extraction cannot write both (pip stops, or "
+            "one of them is lost)"
+        )
+        found.append(Finding(Code.A132, named[name][-1].name, detail))
     return found
 
 

@@ -6,7 +6,8 @@ The gzip stream is read whole, to its end, though `tarfile` stops at the tar's e
 block: a stream cut short, a failed CRC-32 or length check, and bytes after the last gzip member
 are what `gzip` raises for them; bytes other than NULs after the tar's end (a second archive
 hidden past where `tarfile` stops) are found by the same read. Every member header is read, its
-data skipped; only a `PKG-INFO` at the depth of a top directory is read (the last of its name,
+data skipped; only a `PKG-INFO` (and `pyproject.toml`, `setup.py`, `setup.cfg`) at the depth
+of a top directory is read (the last of its name,
 as extraction leaves it), at most `METADATA_LIMIT` bytes.
 
 Caps: `MAX_MEMBERS` members, `MAX_HEADER_READ` bytes for one header (a pax header or GNU long
@@ -85,8 +86,9 @@ class SdistRead:
     problem: str | None
     """Why the file is not a sound gzip-compressed tar (A002), or None."""
     top_files: dict[str, bytes]
-    """Content of `TOP/PKG-INFO` and `TOP/pyproject.toml` (or a name alike but for case: see
-    `is_pyproject`; TOP: the first member's top directory) by normalised name, each where the last member of that name is a regular file
+    """Content of `TOP/PKG-INFO`, `TOP/setup.py`, `TOP/setup.cfg` and `TOP/pyproject.toml` (or a
+    name alike but for case: see `is_pyproject`; TOP: the first member's top directory) by
+    normalised name, each where the last member of that name is a regular file
     of at most `METADATA_LIMIT` bytes."""
 
 
@@ -301,10 +303,17 @@ def _read_members(
                     f"{name}: over {MAX_NAME_BYTES:,} bytes of member names, k3diff's cap"
                 )
             path = posixpath.normpath(member.name)
-            if path == f"{top}/PKG-INFO" or is_pyproject(path, top):
+            if path in (f"{top}/PKG-INFO", f"{top}/setup.py", f"{top}/setup.cfg") or is_pyproject(
+                path, top
+            ):
                 top_files.pop(path, None)  # the last of the name is the one extraction leaves
                 _read_top_file(stream, member, path, top_files)
             member = tar.next()
+
+
+def last_of(read: SdistRead, path: str) -> tarfile.TarInfo | None:
+    """The last member whose normalised name is `path`: the one extraction leaves."""
+    return next((m for m in reversed(read.members) if posixpath.normpath(m.name) == path), None)
 
 
 def is_pyproject(path: str, top: str) -> bool:

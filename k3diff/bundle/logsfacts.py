@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from k3diff.bundle.logsheld import held_by_rules
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.documents.logs import LogsDocument, LogsFinding, ignored_sentence
 from k3diff.documents.logsparts import downgraded_sentence
@@ -38,7 +39,9 @@ def logs_stage(doc: Document) -> Stage:
     finding), and wherever the document's verdict fails besides (review63b: a patch file
     skipped as binary, or patch error lines past the distinct-message cap, failed `logs` and
     the exit code, while the row and the bottom line read pass), and wherever an entry was not
-    read (logs64: a link out of a side's directory, a FIFO; whatever its verdict says). It counts matches, as `logs`
+    read (logs64: a link out of a side's directory, a FIFO; whatever its verdict says), and
+    wherever the document's own rules left a built-in error rule out of what its verdict
+    counts (`k3diff.bundle.logsheld`). It counts matches, as `logs`
     does, not ERROR lines: a traceback logged as 13 ERROR lines is one match (newuser63b)."""
     logs = doc.typed(LogsDocument)
     errors = [f for f in logs.findings if f.severity == "error"]
@@ -66,6 +69,10 @@ def logs_stage(doc: Document) -> Stage:
         # before logs failed on them, or edited): a side read in part could hide anything.
         fail = True
         headline += f"; {plural(unread, 'entry', 'entries')} not read as logs (named below)"
+    held = held_by_rules(logs)
+    if held.reasons:  # docs77
+        fail = True
+        headline += f"; held: {'; '.join(held.reasons)}"
     quals = []
     if not new and errors_by_side["patch"]:
         quals.append(
@@ -79,11 +86,11 @@ def logs_stage(doc: Document) -> Stage:
                 else ""
             )
         )
-    if logs.ignored:  # hunt75
-        said = ignored_sentence(logs.ignored)
+    if held.ignored_warnings:  # hunt75
+        said = ignored_sentence(held.ignored_warnings)
         quals.append(f"{doc.name}: {said}, so an error only they match is not judged")
     for side, downgraded in logs.downgraded.items():  # records76
-        if downgraded:
+        if downgraded and side not in held.downgraded_sides:
             said = downgraded_sentence(downgraded, side)
             quals.append(f"{doc.name}: {said}, so not judged as errors")
     for side, skipped in logs.skipped.items():  # review63b: not read, so not judged

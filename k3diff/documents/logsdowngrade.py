@@ -14,7 +14,13 @@ Judged alone, a document is held to its own quoted lines, with k3diff's patterns
 pattern is never run): a user warning finding quoting a whole line that an active built-in
 error rule matches however `logs` read it (with and without its logger prefix) must be listed in
 its side's `downgraded`, and every entry there must name a user warning rule and a built-in
-error rule of its `rules`, with no more lines than the warning rule counts on that side.
+error rule of its `rules`, with no more lines than the warning rule counts on that side and
+no fewer than its findings quote lines a built-in error rule matches (docs77).
+
+The bundle holds the runtime-logs row wherever such lines are ones its verdict counts (the
+patch's; the base's too under `--strict`: `k3diff.bundle.logsfacts.held_downgrades`): a
+document's rules are its author's word, so a `--warn-rule` written into `rerun.rules` passed
+with a qualification, judged alone or run again on its logs (docs77).
 """
 
 from __future__ import annotations
@@ -81,15 +87,29 @@ def downgrade_problems(view: LogsDocument) -> list[str]:
 
 
 def _unsaid(view: LogsDocument, warn: set[str], errors: set[str]) -> list[str]:
+    """A user warning finding quoting an error line its side's `downgraded` does not name, and
+    a rule whose `downgraded` lines are fewer than the error lines its findings quote (docs77:
+    `lines` edited down from 3 to 1 was read; each quoted place is a line of its own)."""
     problems = []
-    named = {side: {r for r, _o, _n in entries} for side, entries in view.downgraded.items()}
+    named: dict[str, Counter[str]] = {side: Counter() for side in view.downgraded}
+    for side, entries in view.downgraded.items():
+        for rule, _over, lines in entries:
+            named[side][rule] += lines
+    quoted: Counter[tuple[str, str]] = Counter()
     for f in view.findings:
-        if f.rule not in warn or f.rule in named[f.side]:
+        if f.rule not in warn:
             continue
-        line = next((t for t in f.texts if len(t) < TEXT_CAP and error_rule(t, errors)), None)
-        if line is not None:
+        quotes = [t for t in f.texts if len(t) < TEXT_CAP and error_rule(t, errors)]
+        quoted[f.side, f.rule] += len(quotes)
+        if quotes and f.rule not in named[f.side]:
             problems.append(
-                f"the {f.side}'s {f.rule} warning finding quotes the line {line[:120]!r}, which a "
-                f"built-in error rule matches, but {f.side}.downgraded does not list it"
+                f"the {f.side}'s {f.rule} warning finding quotes the line {quotes[0][:120]!r}, "
+                f"which a built-in error rule matches, but {f.side}.downgraded does not list it"
             )
+    problems += [
+        f"{side}.downgraded counts {named[side][rule]:,} {rule} lines, but its {rule} findings "
+        f"quote {count:,} lines a built-in error rule matches"
+        for (side, rule), count in sorted(quoted.items())
+        if rule in named[side] and named[side][rule] < count
+    ]
     return problems

@@ -155,7 +155,10 @@ class Code(Enum):
     )
     A133 = "sdist member outside its one top directory NAME-VERSION/"
     A134 = "sdist has no readable PKG-INFO in its top directory"
-    A135 = "sdist PKG-INFO or pyproject.toml name or version is not the file name's (PEP 625)"
+    A135 = (
+        "sdist PKG-INFO, pyproject.toml, setup.py or setup.cfg name or version is not the file "
+        "name's (PEP 625)"
+    )
     A136 = "source archive PyPI does not take (only .tar.gz sdists): not read"
     A137 = "sdist file name not normalised as PEP 625 asks (PyPI refuses it on upload)"
     A138 = "long description too long for k3diff to render as twine check does: unchecked"

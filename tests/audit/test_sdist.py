@@ -128,7 +128,8 @@ def test_a_link_to_a_link_inside_the_tree_passes(tmp_path: Path) -> None:
 
 def test_a_name_given_twice_says_which_one_pip_builds_from(tmp_path: Path) -> None:
     _, report = audit_json(make_sdist(tmp_path, [link("demo-1.0/setup.py", "other.py")]))
-    (finding,) = report["artifacts"][0]["findings"]
+    # docs77: the link setuptools would run is unread, its name and version unchecked (A135)
+    (finding,) = [f for f in report["artifacts"][0]["findings"] if f["code"] != "A135"]
     assert finding["code"] == "A132"
     assert "2 members write it" in finding["detail"]
     assert "the last (a symbolic link to 'other.py')" in finding["detail"]

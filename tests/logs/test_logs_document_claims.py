@@ -125,9 +125,12 @@ def test_rules_left_out_are_said_wherever_the_verdict_is(tmp_path: Path) -> None
     )
     assert f"; {said}**" in markdown.stdout
     bundle = run_k3diff("report", "logs.json", "--out", "bundle", cwd=tmp_path)
-    assert bundle.exit_code == 0, bundle.stderr
+    # docs77: held, no longer passed with a qualification (tests/logs/test_logs_downgrade_held)
+    assert bundle.exit_code == 1, bundle.stderr
     report = (tmp_path / "bundle" / "REPORT.md").read_text()
     assert (
-        "- logs.json: rules ignored (--ignore-rule cuda-error --ignore-rule traceback): not "
-        "scanned for, so an error only they match is not judged\n"
+        "; held: built-in error rules ignored (--ignore-rule cuda-error --ignore-rule "
+        "traceback): not scanned for; the bundle judges logs by k3diff's own error rules (a "
+        "document's rules are its author's word): run k3diff logs without those --ignore-rule "
+        "options"
     ) in report, report

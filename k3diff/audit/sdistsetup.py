@@ -1,0 +1,200 @@
+"""A135 from setuptools' own statements of an sdist's name and version: `setup.cfg`'s
+`[metadata]` and the keywords of `setup.py`'s `setup(...)` call (docs77: an sdist whose
+`setup.py` said `setup(name="other")`, or whose `setup.cfg` did, passed, exit 0, where pip builds
+"other" and `pip install NAME` from an index refuses the sdist as inconsistent).
+
+Read only where setuptools builds the sdist (no `pyproject.toml`, none naming a backend, or one
+naming `setuptools.build_meta`) and only for what setuptools takes from them: a name
+`[project]` states decides (setuptools ignores the others'), as does a version it states; one it
+lists in `dynamic` is the others' to give, unless `[tool.setuptools.dynamic]` computes it.
+Between the two, a keyword given to `setup(...)` wins over `setup.cfg`'s (setuptools fills the
+metadata from `setup.cfg` only where the call left it unset).
+
+Nothing is run. `setup.py` is parsed by `ast` (at most `SETUP_CAP` bytes: 16 MiB of Python took
+41 s and 10 GB to parse) and only a keyword of a call to a function named `setup` whose value is a
+string literal is compared; a computed one (`version=get_version()`, `**kwargs`) is not, and
+leaves `setup.cfg`'s unread too, since it may set the field. `setup.cfg` is read as setuptools
+reads it (`configparser`, UTF-8, `%(…)s` interpolation); `attr:` and `file:` values are
+computed, not compared; a file that does not parse is not judged (setuptools stops on it). A
+member k3diff does not read (a link, a sparse file, over the cap) where its value would decide
+is A135 too, unchecked, as an unread `pyproject.toml` is.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+from collections.abc import Mapping
+
+from packaging.utils import NormalizedName, canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from k3diff.audit.sdistread import SdistRead, last_of
+from k3diff.wheel.codes import Code, Finding
+
+Identity = tuple[NormalizedName, Version]
+"""A project name (PEP 503) and version (PEP 440), normalised."""
+
+Pyproject = Mapping[str, object] | None
+"""The sdist's `pyproject.toml` as `tomllib` reads it (`{}`: none), None where it is unread or
+not TOML (pip stops on it there)."""
+
+SETUP_CAP = 128 * 1024
+"""Largest `setup.py` or `setup.cfg` read: 5× vLLM 0.10.1's `setup.py` (25 KB, the largest of 14
+real sdists read), half `--source`'s `CONFIG_CAP`, as `ast` takes about 700 bytes of memory a
+byte of Python (an sdist whose `setup.py` is 256 KiB of `a=1` lines: `audit` peaked at 189 MB;
+at 128 KiB, 110 MB and 0.3 s of CPU; 29 MB before it was read)."""
+
+FIELDS = ("name", "version")
+_COMPUTED = ("attr:", "file:")
+
+
+def same_identity(stated: tuple[object, object], named: Identity) -> bool:
+    """Whether a stated (name, version) is `named`, both normalised."""
+    name, version = stated
+    if not isinstance(name, str) or not isinstance(version, str):
+        return False
+    try:
+        return canonicalize_name(name) == named[0] and Version(version) == named[1]
+    except InvalidVersion:
+        return False
+
+
+def setuptools_findings(
+    read: SdistRead, top: str, named: Identity, pyproject: Pyproject
+) -> list[Finding]:
+    """A135 per value `setup.py` or `setup.cfg` gives setuptools for a field setuptools takes
+    from them (`_left_to_setuptools`) otherwise than the file name."""
+    wanted = _left_to_setuptools(pyproject)
+    if not wanted:
+        return []
+    found: list[Finding] = []
+    given = _setup_py_keywords(read, f"{top}/setup.py", wanted, found)
+    rest = tuple(field for field in wanted if field not in given)
+    if rest:
+        given |= _setup_cfg_metadata(read, f"{top}/setup.cfg", rest, found)
+    for field, (path, values) in given.items():
+        for value in dict.fromkeys(v for v in values if v is not None):  # computed: not compared
+            stated = (value, str(named[1])) if field == "name" else (str(named[0]), value)
+            if same_identity(stated, named):
+                continue
+            shown = named[0] if field == "name" else named[1]
+            found.append(
+                Finding(
+                    Code.A135,
+                    path,
+                    f"{_base(path)} gives setuptools {field} {value!r}, the file name {shown}: "
+                    f"pip builds that {field}, and `pip install {named[0]}` from an index "
+                    "refuses the sdist as inconsistent",
+                )
+            )
+    return found
+
+
+def _left_to_setuptools(pyproject: Pyproject) -> tuple[str, ...]:
+    """The fields setuptools takes from `setup.py`/`setup.cfg` (none where it does not build)."""
+    if pyproject is None:
+        return ()
+    system = pyproject.get("build-system")
+    backend = system.get("build-backend") if isinstance(system, dict) else None
+    if backend is not None and not (
+        isinstance(backend, str) and backend.split(":")[0].strip() == "setuptools.build_meta"
+    ):
+        return ()
+    project = pyproject.get("project")
+    if not isinstance(project, dict):
+        return FIELDS
+    dynamic = project.get("dynamic", [])
+    tool = pyproject.get("tool")
+    setuptools = tool.get("setuptools") if isinstance(tool, dict) else None
+    computed = setuptools.get("dynamic") if isinstance(setuptools, dict) else None
+    if (
+        "version" not in project
+        and isinstance(dynamic, list)
+        and "version" in dynamic
+        and not (isinstance(computed, dict) and "version" in computed)
+    ):
+        return ("version",)
+    return ()
+
+
+Given = dict[str, tuple[str, tuple[str | None, ...]]]
+"""Per field given, the member that gives it and each value it gives (None: computed)."""
+
+
+def _member(read: SdistRead, path: str, found: list[Finding]) -> bytes | None:
+    """The member's bytes; None, with an A135 (unchecked), where it is there but not read."""
+    data = read.top_files.get(path)
+    if data is not None and len(data) <= SETUP_CAP:
+        return data
+    last = last_of(read, path)
+    if last is None:
+        return None
+    if last.isreg() and not last.issparse():
+        why = f"{_base(path)} of {last.size:,} bytes, over k3diff's cap of {SETUP_CAP:,}"
+    else:
+        why = f"{_base(path)} is not a regular file (a link, directory or special file)"
+    found.append(Finding(Code.A135, path, f"{why}: the name and version pip builds unchecked"))
+    return None
+
+
+def _base(path: str) -> str:
+    return path.rpartition("/")[2]
+
+
+def _setup_py_keywords(
+    read: SdistRead, path: str, wanted: tuple[str, ...], found: list[Finding]
+) -> Given:
+    """The wanted fields the `setup(...)` calls of `setup.py` give (a `**` splat: each,
+    computed)."""
+    data = _member(read, path, found)
+    if data is None:
+        return {}
+    try:
+        tree = ast.parse(data, path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}  # setuptools cannot run it either
+    values: dict[str, list[str | None]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or _called(node.func) != "setup":
+            continue
+        for keyword in node.keywords:
+            if keyword.arg is None:  # **kwargs may hold any field
+                for field in wanted:
+                    values.setdefault(field, []).append(None)
+            elif keyword.arg in wanted:
+                value = keyword.value
+                literal = value.value if isinstance(value, ast.Constant) else None
+                values.setdefault(keyword.arg, []).append(
+                    literal if isinstance(literal, str) else None
+                )
+    return {field: (path, tuple(given)) for field, given in values.items()}
+
+
+def _called(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _setup_cfg_metadata(
+    read: SdistRead, path: str, wanted: tuple[str, ...], found: list[Finding]
+) -> Given:
+    """The wanted fields `setup.cfg`'s `[metadata]` gives, as setuptools reads it."""
+    data = _member(read, path, found)
+    if data is None:
+        return {}
+    parser = configparser.ConfigParser()
+    try:
+        parser.read_string(data.decode("utf-8"), path)
+        values = {
+            field: parser.get("metadata", field).strip()
+            for field in wanted
+            if parser.has_option("metadata", field)
+        }
+    except (UnicodeDecodeError, configparser.Error):
+        return {}  # setuptools stops on it
+    return {
+        field: (path, (None if value.startswith(_COMPUTED) else value,))
+        for field, value in values.items()
+    }
