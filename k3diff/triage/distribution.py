@@ -11,7 +11,8 @@ Two tests, one per kind of evidence (docs/statistics.md states what each claims)
   however often the base gave it once.
 - `mmd_tests`, where requests sample (every output new): a permutation two-sample test of the
   maximum mean discrepancy with the kernel of `kernel` (Hamming on the head, the tail and the
-  first 1,024 characters, and the cosine of the whole text's hashed 3-gram counts), per record
+  first 1,024 characters, and the cosines of the whole text's hashed 3-gram counts, unplaced
+  and placed in 32 parts), per record
   and summed over records, side labels permuted within each record.
 
 numpy and scipy are imported inside the functions (the `--help` path never loads them).

@@ -1,7 +1,8 @@
 """A triage document whose MMD test names another kernel (the three Hamming kernels before
 kernel73 added the 3-gram cosine; kernel73's, whose 3-gram counts stopped at character 65,536
-before mmd74 counted every character) is not re-derived with today's kernel: `report` refuses
-it, exit 2, one line naming both kernels; triage run again on the same evidence is believed."""
+before mmd74 counted every character; mmd74's, before mmd77 added the placed 3-gram counts) is
+not re-derived with today's kernel: `report` refuses it, exit 2, one line naming both kernels;
+triage run again on the same evidence is believed."""
 
 from __future__ import annotations
 
@@ -20,10 +21,14 @@ KERNEL73 = (
     "mean of hamming on first 20, last 20 and first 1,024 characters and cosine of hashed"
     " 3-gram counts of first 65,536 characters (xxh64 seed 0x6b3d, 4,096 buckets)"
 )
+KERNEL74 = (
+    "mean of hamming on first 20, last 20 and first 1,024 characters and cosine of hashed"
+    " 3-gram counts of all characters (splitmix64, 4,096 buckets)"
+)
 EVIDENCE = ("cmp.json", "run/samples.jsonl", "triage.json")
 
 
-@pytest.mark.parametrize("old", [OLD, KERNEL73])
+@pytest.mark.parametrize("old", [OLD, KERNEL73, KERNEL74])
 def test_a_triage_of_an_older_kernel_is_refused_naming_it(tmp_path: Path, old: str) -> None:
     where = tmp_path / "sampled"
     shutil.copytree(SAMPLED, where)

@@ -218,7 +218,8 @@ WIDER = dataclasses.replace(SETTINGS, shift=0.5)
 def hand_kernel(x: str, y: str) -> float:
     """The MMD kernel by hand: the mean of Hamming on the first 20 characters (padded: past both
     ends agrees), on the last 20 (right-aligned), and on the first 1,024 with an end mark, over
-    the geometric mean of the positions each text has; and the cosine of hashed 3-gram counts."""
+    the geometric mean of the positions each text has; and the cosines of hashed 3-gram counts,
+    unplaced and placed in 32 parts."""
 
     def agree(a: list[str | None], b: list[str | None]) -> int:
         return sum(ca == cb for ca, cb in zip(a, b, strict=False))
@@ -231,22 +232,32 @@ def hand_kernel(x: str, y: str) -> float:
     wx: list[str | None] = [*x[:1024], None][:1024]  # None: the end of a shorter text
     wy: list[str | None] = [*y[:1024], None][:1024]
     whole = agree(wx, wy) / math.sqrt(len(wx) * len(wy))
-    gx, gy = hand_grams(x), hand_grams(y)
-    grams = sum(c * gy.get(b, 0) for b, c in gx.items()) / math.sqrt(
+    grams = _cosine(hand_grams(x), hand_grams(y))
+    placed = _cosine(hand_grams(x, True), hand_grams(y, True))
+    return (head / 20 + tail / 20 + whole + grams + placed) / 5
+
+
+def _cosine(gx: dict[int, int], gy: dict[int, int]) -> float:
+    return sum(c * gy.get(b, 0) for b, c in gx.items()) / math.sqrt(
         sum(c * c for c in gx.values()) * sum(c * c for c in gy.values())
     )
-    return (head / 20 + tail / 20 + whole + grams) / 4
 
 
-def hand_grams(text: str) -> dict[int, int]:
+def hand_grams(text: str, placed: bool = False) -> dict[int, int]:
     """Bucket -> count of the 3-grams of the whole text framed by two start marks (0x110000) and
     two end marks (0x110001); a gram's bucket is the SplitMix64 finalizer of its code points
-    packed 21 bits each (first highest), mod 4,096."""
+    packed 21 bits each (first highest), mod 4,096. `placed`: gram i of g is in part i × 32 //
+    max(g, 1,024), its bucket the finalizer of (the finalizer of its key + its part) mod 2**64,
+    mod 4,096."""
     points = [0x110000] * 2 + [ord(ch) for ch in text] + [0x110001] * 2
     counts: dict[int, int] = {}
-    for i in range(len(points) - 2):
+    grams = len(points) - 2
+    for i in range(grams):
         a, b, c = points[i : i + 3]
-        bucket = splitmix64((a << 42) | (b << 21) | c) % 4_096
+        key = splitmix64((a << 42) | (b << 21) | c)
+        if placed:
+            key = splitmix64((key + i * 32 // max(grams, 1_024)) % 2**64)
+        bucket = key % 4_096
         counts[bucket] = counts.get(bucket, 0) + 1
     return counts
 
@@ -282,8 +293,9 @@ def test_reworded_answers_at_temperature_1_are_a_distribution_shift(tmp_path: Pa
         test = record["modes"][0]["distribution"]
         assert test["test"] == "mmd" and test["sampled"] is True
         assert test["kernel"] == (
-            "mean of hamming on first 20, last 20 and first 1,024 characters and cosine of hashed"
-            " 3-gram counts of all characters (splitmix64, 4,096 buckets)"
+            "mean of hamming on first 20, last 20 and first 1,024 characters and cosines of hashed"
+            " 3-gram counts of all characters, unplaced and placed in 32 equal parts of the text"
+            " or of 1,024 grams, the longer (splitmix64, 4,096 buckets)"
         )
         mine = [t["text"] for t in texts if t["key"] == key and t["side"] == "patch"]
         theirs = [t["text"] for t in texts if t["key"] == key and t["side"] == "base"]

@@ -54,14 +54,15 @@ def test_counts_are_the_hand_counts(text: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with np.errstate(all="raise"):
-            (row,) = kernel._counts([text])
-    expected = np.zeros(kernel.BUCKETS)
-    for bucket, count in hand_grams(text).items():
-        expected[bucket] = count
-    assert np.array_equal(row, expected)
-    assert row.sum() == len(text) + kernel.GRAM - 1  # each gram once, none lost at a chunk edge
+            (free,), (placed,) = kernel._counts([text])
+    for row, where in ((free, False), (placed, True)):  # placed: each gram's part, chunk or not
+        expected = np.zeros(kernel.BUCKETS)
+        for bucket, count in hand_grams(text, where).items():
+            expected[bucket] = count
+        assert np.array_equal(row, expected)
+        assert row.sum() == len(text) + kernel.GRAM - 1  # each gram once, none lost at an edge
 
 
 def test_a_surrogate_pair_string_is_not_its_code_point() -> None:
-    split, whole = kernel._counts(["\ud800\udc00", "\U00010000"])
+    (split, whole), _ = kernel._counts(["\ud800\udc00", "\U00010000"])
     assert not np.array_equal(split, whole)
