@@ -111,3 +111,20 @@ def test_pip_takes_the_next_version_past_an_excluded_tie(tmp_path: Path) -> None
     _tie_past_requires_python(tmp_path)
     found = _pip_choice(tmp_path / "patch", ("3.12", [], ["win_amd64"]))
     assert found == "engine-1.0.9-py3-none-win_amd64.whl"
+
+
+def test_a_requires_python_past_the_cap_is_refused(tmp_path: Path) -> None:
+    """A one-sided py2 wheel's Requires-Python of 2,000 clauses: exit 2 naming the wheel and the
+    cap, in the set and in `audit` (review77a: the set read and parsed it whole, one of a
+    million clauses took 8.5 s and 390 MB more; `audit` 21 s and 551 MB)."""
+    write(tmp_path / "base", "engine", "1.0", "py3-none-any", _BODY)
+    write(tmp_path / "patch", "engine", "1.0", "py3-none-any", _BODY)
+    wheel = write(tmp_path / "patch", "engine", "1.1", "py2-none-any", _BODY, "<4," * 2000)
+    result = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    expected = f"{wheel.relative_to(tmp_path)}: engine-1.1.dist-info/METADATA Requires-Python "
+    assert expected in result.stderr
+    assert "over k3diff's cap of 1,000" in result.stderr
+    audited = run_k3diff("audit", str(wheel.relative_to(tmp_path)), cwd=tmp_path)
+    assert audited.exit_code == 2, audited.stdout
+    assert "over k3diff's cap of 1,000" in audited.stderr
