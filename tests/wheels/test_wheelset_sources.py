@@ -132,3 +132,30 @@ def test_an_sdist_of_another_project_or_no_version_is_passed_over(tmp_path: Path
     (tmp_path / "patch" / "engine-latest.tar.gz").write_bytes(b"")
     result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
     assert result.exit_code == 0, result.stderr
+
+
+def _linked_from_a_page(root: Path) -> None:
+    """The patch directory's `notes.html` links a wheel in a subdirectory."""
+    write(root / "base", "engine", "1.0", "py3-none-any", {"engine/__init__.py": b"X = 1\n"})
+    write(root / "patch", "engine", "1.0", "py3-none-any", {"engine/__init__.py": b"X = 1\n"})
+    write(root / "patch" / "extra", "engine", "2.0", "py3-none-any", {"engine/__init__.py": b""})
+    page = '<html><body><a href="extra/engine-2.0-py3-none-any.whl">2.0</a></body></html>'
+    (root / "patch" / "notes.html").write_text(page)
+
+
+def test_an_html_page_in_a_release_directory_is_refused(tmp_path: Path) -> None:
+    """pip reads it as a page of links and installs the 2.0 wheel it links (review77a: exit 0,
+    the page listed as a file that is not a wheel)."""
+    _linked_from_a_page(tmp_path)
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr.startswith("k3diff: error: patch/notes.html: an HTML file in a release")
+
+
+def test_pip_installs_what_a_page_in_the_directory_links(tmp_path: Path) -> None:
+    """pip 26 itself, on CPython 3.12 on glibc 2.17 x86_64, from that patch directory."""
+    from .test_wheelset_pipchoice import _GLIBC_2_17, _pip_choice
+
+    _linked_from_a_page(tmp_path)
+    found = _pip_choice(tmp_path / "patch", ("3.12", [], _GLIBC_2_17))
+    assert found == "engine-2.0-py3-none-any.whl"
