@@ -98,3 +98,15 @@ def refuse_index_page(path: Path) -> None:
             "of links to more files (in other directories or on other hosts), which k3diff does "
             "not weigh; move it out of the directory"
         )
+
+
+def refuse_source_directory(path: Path) -> None:
+    """InputError for a directory named as a source archive or a wheel (`engine-2.0.tar.gz/`):
+    pip --find-links lists it by its name and builds it as a project (review77a: such a
+    directory, passed over as a directory, was what pip 26 built everywhere, exit 0)."""
+    if source_archive(path) is not None or path.name.lower().endswith(".whl"):
+        raise InputError(
+            f"{path}: a directory named as a source archive or a wheel in a release directory: "
+            "pip --find-links takes it by its name and builds it as a project, which k3diff "
+            "does not weigh; move it out of the directory"
+        )

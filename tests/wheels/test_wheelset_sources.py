@@ -159,3 +159,17 @@ def test_pip_installs_what_a_page_in_the_directory_links(tmp_path: Path) -> None
     _linked_from_a_page(tmp_path)
     found = _pip_choice(tmp_path / "patch", ("3.12", [], _GLIBC_2_17))
     assert found == "engine-2.0-py3-none-any.whl"
+
+
+@pytest.mark.parametrize("name", ["engine-2.0.tar.gz", "engine-2.0-py3-none-any.whl"])
+def test_a_directory_named_as_an_archive_is_refused(tmp_path: Path, name: str) -> None:
+    """pip --find-links lists `engine-2.0.tar.gz/` by its name and builds it as a project
+    (pip 26: `Processing ./patch/engine-2.0.tar.gz`; review77a: passed over, exit 0)."""
+    write(tmp_path / "base", "engine", "1.0", "py3-none-any", {"engine/__init__.py": b"X = 1\n"})
+    write(tmp_path / "patch", "engine", "1.0", "py3-none-any", {"engine/__init__.py": b"X = 1\n"})
+    project = tmp_path / "patch" / name
+    (project / "engine").mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[project]\nname = "engine"\nversion = "2.0"\n')
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr.startswith(f"k3diff: error: patch/{name}: a directory named as a")
