@@ -173,3 +173,18 @@ def test_a_directory_named_as_an_archive_is_refused(tmp_path: Path, name: str) -
     result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
     assert result.exit_code == 2, result.stdout
     assert result.stderr.startswith(f"k3diff: error: patch/{name}: a directory named as a")
+
+
+def test_the_same_sdist_named_as_another_version_is_refused(tmp_path: Path) -> None:
+    """The base's 1.0 sdist copied into the patch as `engine-1.1.tar.gz`: pip builds it on
+    CPython 3.11, finds version 1.0, discards it and installs the patch's 1.0.5 wheel, never
+    compared (pip 26: `Discarding ... engine-1.1.tar.gz`; review77a: same bytes, exit 0)."""
+    write(tmp_path / "base", "engine", "1.0", CP312, _engine("1.0", LIB))
+    sdist = _sdist(tmp_path / "base", "engine", "1.0")
+    write(tmp_path / "patch", "engine", "1.1", CP312, _engine("1.1", LIB))
+    (tmp_path / "patch" / "engine-1.1.tar.gz").write_bytes(sdist.read_bytes())
+    write(tmp_path / "patch", "engine", "1.0.5", "py3-none-any", {"engine/__init__.py": b""})
+    result = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    expected = "builds base source archive base/engine-1.0.tar.gz and builds patch source "
+    assert expected + "archive patch/engine-1.1.tar.gz" in result.stderr
