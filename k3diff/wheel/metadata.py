@@ -29,6 +29,12 @@ MAX_HEADER_LINES = 20_000
 email parser costs about 800 bytes a line (500,000 `Requires-Dist` lines took 404 MB); real
 METADATA has at most a few thousand."""
 
+MAX_REQUIRES_PYTHON = 1_000
+"""Longest METADATA `Requires-Python` (characters) k3diff reads: real ones are under 100
+(`>=2.7, !=3.0.*, ..., !=3.7.*`); packaging parses one of a million clauses (6 MB) in seconds
+into hundreds of MB, and the commands weigh it against many Pythons (review77a: `audit` took
+21 s and 551 MB on one such wheel, a release set 33 s)."""
+
 
 @dataclass(frozen=True)
 class WheelIdentity:
@@ -89,8 +95,19 @@ def read_identity(archive: ZipArchive) -> WheelIdentity:
         requires_dist=tuple(
             sorted(" ".join(r.split()) for r in metadata.get_all("Requires-Dist") or ())
         ),
-        requires_python=_single(metadata, "Requires-Python"),
+        requires_python=_requires_python(archive, dist_info, metadata),
     )
+
+
+def _requires_python(archive: ZipArchive, dist_info: str, metadata: Message) -> str | None:
+    """The Requires-Python; CapError past `MAX_REQUIRES_PYTHON`."""
+    value = _single(metadata, "Requires-Python")
+    if value is not None and len(value) > MAX_REQUIRES_PYTHON:
+        raise CapError(
+            f"{archive.path}: {dist_info}/METADATA Requires-Python is {len(value):,} characters, "
+            f"over k3diff's cap of {MAX_REQUIRES_PYTHON:,}"
+        )
+    return value
 
 
 def _headers(archive: ZipArchive, name: str) -> Message:

@@ -69,11 +69,16 @@ class _Compared:
 
     def refused(self, base: Candidate, patch: Candidate) -> bool:
         """Whether pip choosing the two on one interpreter is refused here: a source archive
-        beside anything but the same bytes always (nothing compared what pip builds)."""
+        beside anything but the same bytes named as the same version always (nothing compared
+        what pip builds; where the version its name states is not the one it builds, pip
+        discards it and goes on to the next version: review77a, the base's sdist copied as
+        the patch's `engine-1.1.tar.gz` passed, exit 0, and pip 26 installed an older,
+        uncompared wheel)."""
         if base.wheel is None or patch.wheel is None:
             return (
                 base.wheel is not None
                 or patch.wheel is not None
+                or base.version != patch.version
                 or not self.same_bytes(base.path, patch.path)
             )
         if (id(base.wheel), id(patch.wheel)) in self.pairs:

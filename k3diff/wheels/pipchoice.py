@@ -86,6 +86,19 @@ def platform_rank(machine: Machine, parts: Parts | None) -> int | None:
 
 
 _Key = tuple[tuple[int, ...], tuple[int, str] | tuple[()]]
+
+
+@dataclass
+class _Best:
+    """A version's best-ranked files, as `choices_on` gathers them."""
+
+    key: _Key
+    admitted: list[Candidate]
+    """Those whose Requires-Python admits the Python."""
+    excluded: bool
+    """Whether one of them is excluded (pip may weigh it, and go on to the next version)."""
+
+
 Choice = tuple[list[Candidate], list[Candidate]]
 _SOURCE_RANK = (-2, 0, 0)
 """A source archive's rank: below every wheel of its version that fits."""
@@ -102,8 +115,11 @@ def choices_on(
     fits), then with `--pre` (review76d: a `2.0rc1` wheel was taken as chosen where pip
     installs the 1.1 one, exit 0). pip weighs one file a version, the best-ranked; where its
     Requires-Python excludes the Python, pip goes on to the next version, never to another
-    file of that one (pip 26: `requires a different Python`, or the older version's file)."""
-    versions: tuple[dict[Version, tuple[_Key, list[Candidate]]], ...] = ({}, {})
+    file of that one (pip 26: `requires a different Python`, or the older version's file).
+    Among files that tie, pip weighs the one its URL order puts first, so where one of them
+    is excluded the next version's choice is possible too (review77a: the admitted one was
+    taken as chosen, exit 0, where pip 26 installed the next version's uncompared wheel)."""
+    versions: tuple[dict[Version, _Best], ...] = ({}, {})
     for candidate, (group, pure), platform, admits_it in zip(
         candidates, by_python, platform_ranks, admitted, strict=True
     ):
@@ -116,17 +132,22 @@ def choices_on(
         else:
             continue
         key, held = (rank, candidate.build), versions[candidate.side].get(candidate.version)
-        if held is None or key > held[0]:
-            versions[candidate.side][candidate.version] = key, [candidate] if admits_it else []
-        elif key == held[0] and admits_it:
-            held[1].append(candidate)
+        if held is None or key > held.key:
+            held = versions[candidate.side][candidate.version] = _Best(key, [], False)
+        if key == held.key:
+            held.admitted += [candidate] if admits_it else []
+            held.excluded |= not admits_it
 
     def pick(side: int, pre: bool) -> list[Candidate]:
         found = versions[side]
         finals = not pre and any(not version.is_prerelease for version in found)
+        chosen: list[Candidate] = []
         for version in sorted(found, reverse=True):
-            if not (finals and version.is_prerelease) and found[version][1]:
-                return found[version][1]
-        return []
+            if finals and version.is_prerelease:
+                continue
+            chosen += found[version].admitted
+            if chosen and not found[version].excluded:
+                break
+        return chosen
 
     return (pick(0, False), pick(1, False)), (pick(0, True), pick(1, True))

@@ -33,7 +33,12 @@ from k3diff.wheels.choicepairing import pair_by_choice
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.competing import choice_check
 from k3diff.wheels.model import WheelReport, asked_to_explain
-from k3diff.wheels.releasesources import SourceArchive, source_archive
+from k3diff.wheels.releasesources import (
+    SourceArchive,
+    refuse_index_page,
+    refuse_source_directory,
+    source_archive,
+)
 from k3diff.wheels.setpairing import Pairing as Pairing
 from k3diff.wheels.setpairing import SetWheel as SetWheel
 from k3diff.wheels.setpairing import pair_wheels as tag_pairing
@@ -215,7 +220,9 @@ def scan_directory(directory: Path, side: Side) -> ReleaseSide:
     sources: list[SourceArchive] = []
     for name in names:
         path = directory / name
+        refuse_index_page(path)
         if path.is_dir():
+            refuse_source_directory(path)
             continue
         wheel = set_wheel(path)
         if wheel is not None:

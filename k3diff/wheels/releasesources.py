@@ -13,6 +13,7 @@ above the source archive (`CandidateEvaluator._sort_key`).
 
 from __future__ import annotations
 
+import mimetypes
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from k3diff.audit.sourcenames import OTHER_SOURCE_SUFFIXES, SDIST_SUFFIX
+from k3diff.errors import InputError
 from k3diff.filehash import file_sha256
 from k3diff.wheel.filename import normalized_name
 
@@ -82,3 +84,29 @@ class SameBytes:
         if path not in self.hashes:
             self.hashes[path] = file_sha256(path)[0]
         return self.hashes[path]
+
+
+def refuse_index_page(path: Path) -> None:
+    """InputError where pip reads the file as an HTML page of links (`--find-links DIR` takes
+    every file whose name `mimetypes` calls `text/html` as an index page: pip 26's
+    `_FlatDirectoryToUrls`), which may point to wheels in other directories or on other hosts
+    that pip weighs beside the directory's own (review77a: a `notes.html` linking
+    `extra/engine-2.0-py3-none-any.whl` made pip install that wheel, never compared, exit 0)."""
+    if mimetypes.guess_type(path.absolute().as_uri(), strict=False)[0] == "text/html":
+        raise InputError(
+            f"{path}: an HTML file in a release directory: pip --find-links reads it as a page "
+            "of links to more files (in other directories or on other hosts), which k3diff does "
+            "not weigh; move it out of the directory"
+        )
+
+
+def refuse_source_directory(path: Path) -> None:
+    """InputError for a directory named as a source archive or a wheel (`engine-2.0.tar.gz/`):
+    pip --find-links lists it by its name and builds it as a project (review77a: such a
+    directory, passed over as a directory, was what pip 26 built everywhere, exit 0)."""
+    if source_archive(path) is not None or path.name.lower().endswith(".whl"):
+        raise InputError(
+            f"{path}: a directory named as a source archive or a wheel in a release directory: "
+            "pip --find-links takes it by its name and builds it as a project, which k3diff "
+            "does not weigh; move it out of the directory"
+        )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cli_support import run_k3diff
 
 from .test_wheelset_pipchoice import _GLIBC_2_17, _pip_choice
@@ -83,3 +84,50 @@ def test_pip_takes_the_next_version_past_requires_python(tmp_path: Path) -> None
     for version, chosen in (("3.9.0", f"1.0.1-{_ABI3_38}"), ("3.9.1", f"1.1-{_ABI3_39}")):
         found = _pip_choice(tmp_path / "patch", (version, [], _GLIBC_2_17))
         assert found == f"engine-{chosen}.whl"
+
+
+def _tie_past_requires_python(root: Path) -> None:
+    """The patch's 1.1.0 `py3-none-any.win_amd64` wheel is paired with the base's `py3-none-any`
+    one; on Windows it ties with 1.1's `py3-none-win_amd64` wheel, which requires Python 2."""
+    write(root / "base", "engine", "1.0", "py3-none-any", _BODY)
+    write(root / "patch", "engine", "1.1.0", "py3-none-any.win_amd64", _BODY)
+    write(root / "patch", "engine", "1.1", "py3-none-win_amd64", _BODY, "<3")
+    write(root / "patch", "engine", "1.0.9", "py3-none-win_amd64", {"engine/__init__.py": b""})
+
+
+def test_a_tie_with_an_excluded_wheel_may_take_the_next_version(tmp_path: Path) -> None:
+    """pip weighs the tied file its URL order puts first: the excluded 1.1 one, so CPython
+    3.12 on Windows installs the 1.0.9 wheel, never compared (review77a: the admitted tied
+    wheel was taken as chosen, exit 0)."""
+    _tie_past_requires_python(tmp_path)
+    result = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert "patch wheel patch/engine-1.0.9-py3-none-win_amd64.whl is not one-sided" in (
+        result.stderr
+    )
+
+
+def test_pip_takes_the_next_version_past_an_excluded_tie(tmp_path: Path) -> None:
+    """pip 26 itself, on CPython 3.12 on Windows, from that patch directory."""
+    _tie_past_requires_python(tmp_path)
+    found = _pip_choice(tmp_path / "patch", ("3.12", [], ["win_amd64"]))
+    assert found == "engine-1.0.9-py3-none-win_amd64.whl"
+
+
+@pytest.mark.parametrize("spec", ["<4," * 2000, ">=3.9." + "1" * 5000])
+def test_a_requires_python_past_the_cap_is_refused(tmp_path: Path, spec: str) -> None:
+    """A one-sided py2 wheel's Requires-Python of 2,000 clauses, or of a 5,000-digit version:
+    exit 2 naming the wheel and the cap, in the set and in `audit` (review77a: the set read and
+    parsed it whole, one of a million clauses took 8.5 s and 390 MB more, `audit` 21 s and
+    551 MB; the long version was an internal error, `ValueError: Exceeds the limit`)."""
+    write(tmp_path / "base", "engine", "1.0", "py3-none-any", _BODY)
+    write(tmp_path / "patch", "engine", "1.0", "py3-none-any", _BODY)
+    wheel = write(tmp_path / "patch", "engine", "1.1", "py2-none-any", _BODY, spec)
+    result = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    expected = f"{wheel.relative_to(tmp_path)}: engine-1.1.dist-info/METADATA Requires-Python "
+    assert expected in result.stderr
+    assert "over k3diff's cap of 1,000" in result.stderr
+    audited = run_k3diff("audit", str(wheel.relative_to(tmp_path)), cwd=tmp_path)
+    assert audited.exit_code == 2, audited.stdout
+    assert "over k3diff's cap of 1,000" in audited.stderr

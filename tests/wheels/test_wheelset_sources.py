@@ -132,3 +132,59 @@ def test_an_sdist_of_another_project_or_no_version_is_passed_over(tmp_path: Path
     (tmp_path / "patch" / "engine-latest.tar.gz").write_bytes(b"")
     result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
     assert result.exit_code == 0, result.stderr
+
+
+def _linked_from_a_page(root: Path) -> None:
+    """The patch directory's `notes.html` links a wheel in a subdirectory."""
+    write(root / "base", "engine", "1.0", "py3-none-any", {"engine/__init__.py": b"X = 1\n"})
+    write(root / "patch", "engine", "1.0", "py3-none-any", {"engine/__init__.py": b"X = 1\n"})
+    write(root / "patch" / "extra", "engine", "2.0", "py3-none-any", {"engine/__init__.py": b""})
+    page = '<html><body><a href="extra/engine-2.0-py3-none-any.whl">2.0</a></body></html>'
+    (root / "patch" / "notes.html").write_text(page)
+
+
+def test_an_html_page_in_a_release_directory_is_refused(tmp_path: Path) -> None:
+    """pip reads it as a page of links and installs the 2.0 wheel it links (review77a: exit 0,
+    the page listed as a file that is not a wheel)."""
+    _linked_from_a_page(tmp_path)
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr.startswith("k3diff: error: patch/notes.html: an HTML file in a release")
+
+
+def test_pip_installs_what_a_page_in_the_directory_links(tmp_path: Path) -> None:
+    """pip 26 itself, on CPython 3.12 on glibc 2.17 x86_64, from that patch directory."""
+    from .test_wheelset_pipchoice import _GLIBC_2_17, _pip_choice
+
+    _linked_from_a_page(tmp_path)
+    found = _pip_choice(tmp_path / "patch", ("3.12", [], _GLIBC_2_17))
+    assert found == "engine-2.0-py3-none-any.whl"
+
+
+@pytest.mark.parametrize("name", ["engine-2.0.tar.gz", "engine-2.0-py3-none-any.whl"])
+def test_a_directory_named_as_an_archive_is_refused(tmp_path: Path, name: str) -> None:
+    """pip --find-links lists `engine-2.0.tar.gz/` by its name and builds it as a project
+    (pip 26: `Processing ./patch/engine-2.0.tar.gz`; review77a: passed over, exit 0)."""
+    write(tmp_path / "base", "engine", "1.0", "py3-none-any", {"engine/__init__.py": b"X = 1\n"})
+    write(tmp_path / "patch", "engine", "1.0", "py3-none-any", {"engine/__init__.py": b"X = 1\n"})
+    project = tmp_path / "patch" / name
+    (project / "engine").mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[project]\nname = "engine"\nversion = "2.0"\n')
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr.startswith(f"k3diff: error: patch/{name}: a directory named as a")
+
+
+def test_the_same_sdist_named_as_another_version_is_refused(tmp_path: Path) -> None:
+    """The base's 1.0 sdist copied into the patch as `engine-1.1.tar.gz`: pip builds it on
+    CPython 3.11, finds version 1.0, discards it and installs the patch's 1.0.5 wheel, never
+    compared (pip 26: `Discarding ... engine-1.1.tar.gz`; review77a: same bytes, exit 0)."""
+    write(tmp_path / "base", "engine", "1.0", CP312, _engine("1.0", LIB))
+    sdist = _sdist(tmp_path / "base", "engine", "1.0")
+    write(tmp_path / "patch", "engine", "1.1", CP312, _engine("1.1", LIB))
+    (tmp_path / "patch" / "engine-1.1.tar.gz").write_bytes(sdist.read_bytes())
+    write(tmp_path / "patch", "engine", "1.0.5", "py3-none-any", {"engine/__init__.py": b""})
+    result = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    expected = "builds base source archive base/engine-1.0.tar.gz and builds patch source "
+    assert expected + "archive patch/engine-1.1.tar.gz" in result.stderr
