@@ -196,9 +196,19 @@ def _family_problems(view: TriageDocument) -> list[str]:
             problems.append(
                 f"records[{index}].modes[{number}].distribution.level is {level:g}, "
                 f"{over_text(test.sampled)}{judged / level:.4g}, but the document's family "
-                f"holds {family:,} distribution tests"
+                f"holds {family:,} distribution tests{_before_aa77(test.sampled, view.alpha / level, family)}"
             )
     return problems
+
+
+def _before_aa77(sampled: bool, tests: float, family: int) -> str:
+    """A sampled test at α over its family: the level a triage before aa77 wrote."""
+    if not sampled or not math.isclose(tests, family, rel_tol=1e-9):
+        return ""
+    return (
+        " (α over them, as triage wrote a sampled test before aa77 judged it at α / 2: "
+        "run triage again)"
+    )
 
 
 def _requests_text(requests: Mapping[str, tuple[RequestFields, ...]]) -> str:
