@@ -159,7 +159,9 @@ def aa_outcome(base: list[str], patch: list[str], alpha: float = 0.05) -> Outcom
     )
 
 
-def shifted(draw: Callable[[np.random.Generator, int], list[str]], share: float, new: str):
+def shifted(
+    draw: Callable[[np.random.Generator, int], list[str]], share: float, new: str
+) -> Callable[[np.random.Generator, int], list[str]]:
     """`draw` with each answer moved to `new` (an answer the base never gives) with chance
     `share`: the patch of a power run."""
 
