@@ -38,6 +38,7 @@ from k3diff.documents.triagewritten import mode_candidate
 from k3diff.responses.document import ResponsesDocument
 from k3diff.responses.scores import DEFAULT_ALPHA as SCORES_HOUSE
 from k3diff.responses.scores import ScoreKind, ScoreTest
+from k3diff.triage.sampledlevel import alpha_text, judged_at
 from k3diff.triage.settings import DEFAULT_ALPHA as HOUSE_ALPHA
 
 __all__ = [
@@ -87,20 +88,29 @@ def _house_test(mode: TriageMode) -> str | None:
         return None
     outside = mode.novelty is not None and mode.novelty > 0
     p = mode.novelty_p_adjusted
+    judged = judged_at(HOUSE_ALPHA, bool(mode.sampled))  # a sampled mode's: α / 2
     if outside and p is None:
         # Triage tests novelty wherever a patch output lies outside the base's (two samples a
         # side): a document without its p (the field deleted, which the run again does not
         # compare) cannot be cleared at the house α (review61b).
         return f"patch outputs the base never gave ({MISSING.format('novelty_p_adjusted')})"
-    if outside and p is not None and p <= HOUSE_ALPHA:
+    if outside and p is not None and p <= judged:
         return (
-            f"patch outputs the base never gave (novelty p_adjusted {p:.3g}) ≤ α = {HOUSE_ALPHA:g}"
+            f"patch outputs the base never gave (novelty p_adjusted {p:.3g}) ≤ "
+            f"{alpha_text(HOUSE_ALPHA, bool(mode.sampled))}"
         )
+    if mode.sampled:  # the Fisher test is supporting evidence in a sampled mode
+        return _distribution_test(mode)
     p = mode.p_adjusted
     if mode.base.distinct == 1 and mode.patch.distinct > 1 and p is None:
         return f"patch less stable than the base ({MISSING.format('p_adjusted')})"
     if mode.base.distinct == 1 and mode.patch.distinct > 1 and p is not None and p <= HOUSE_ALPHA:
         return f"patch less stable than the base (Fisher p_adjusted {p:.3g}) ≤ α = {HOUSE_ALPHA:g}"
+    return _distribution_test(mode)
+
+
+def _distribution_test(mode: TriageMode) -> str | None:
+    """The distribution test that rejects at the house α (its own judged level), if any."""
     test = mode.distribution
     if test is None or not dataclasses.replace(test, alpha=HOUSE_ALPHA).rejects:
         return None
@@ -111,7 +121,7 @@ def _house_test(mode: TriageMode) -> str | None:
         return None
     return (
         f"the output distribution moved ({test.test} p_adjusted {test.p_adjusted:.3g}) "
-        f"≤ α = {HOUSE_ALPHA:g}"
+        f"≤ {alpha_text(HOUSE_ALPHA, test.sampled)}"
     )
 
 

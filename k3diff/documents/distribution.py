@@ -13,6 +13,7 @@ from k3diff.sample.names import SIDES
 from k3diff.triage.distribution import SEED, DistributionTest, Moved, pooled_rejects
 from k3diff.triage.firstverdict import FirstTokenTest, FitTest
 from k3diff.triage.kernel import DESCRIPTION as KERNEL
+from k3diff.triage.sampledlevel import judged_at
 
 
 def distribution_json(test: DistributionTest) -> dict[str, Any]:
@@ -135,10 +136,12 @@ class TriageDistribution:
     @property
     def rejects(self) -> bool:
         """The record's test, its first-token test, or its mode's pooled test (where the
-        record's term of the pooled statistic is above 0), rejects."""
-        token = any(p <= self.alpha for p in self.first_token_p)
+        record's term of the pooled statistic is above 0), rejects, at the level triage judges
+        it at (`sampledlevel.judged_at`: a sampled mode's α is shared with its novelty test)."""
+        alpha = judged_at(self.alpha, self.sampled)
+        token = any(p <= alpha for p in self.first_token_p)
         term = self.statistic if self.pooled_statistic is None else self.pooled_statistic
-        return token or pooled_rejects(self.p_adjusted, self.pooled_p_adjusted, term, self.alpha)
+        return token or pooled_rejects(self.p_adjusted, self.pooled_p_adjusted, term, alpha)
 
 
 def read_distribution(fields: Fields, alpha: float) -> TriageDistribution | None:

@@ -24,6 +24,7 @@ from k3diff.documents.triage import TriageDocument, TriageRecord
 from k3diff.documents.triagemodes import TriageMode, TriageSide
 from k3diff.sampling_params import RequestFields
 from k3diff.triage.distribution import MMD_SAMPLES
+from k3diff.triage.sampledlevel import judged_at, over_text
 
 SIDES = ("base", "patch")
 
@@ -190,13 +191,24 @@ def _family_problems(view: TriageDocument) -> list[str]:
             if level is not None:
                 problems.append(f"records[{index}].modes[{number}].distribution.level is {level!r}")
             continue
-        if not math.isclose(view.alpha / level, family, rel_tol=1e-9):
+        judged = judged_at(view.alpha, test.sampled)
+        if not math.isclose(judged / level, family, rel_tol=1e-9):
             problems.append(
-                f"records[{index}].modes[{number}].distribution.level is {level:g}, α / "
-                f"{view.alpha / level:.4g}, but the document's family holds {family:,} "
-                "distribution tests"
+                f"records[{index}].modes[{number}].distribution.level is {level:g}, "
+                f"{over_text(test.sampled)}{judged / level:.4g}, but the document's family "
+                f"holds {family:,} distribution tests{_before_aa77(test.sampled, view.alpha / level, family)}"
             )
     return problems
+
+
+def _before_aa77(sampled: bool, tests: float, family: int) -> str:
+    """A sampled test at α over its family: the level a triage before aa77 wrote."""
+    if not sampled or not math.isclose(tests, family, rel_tol=1e-9):
+        return ""
+    return (
+        " (α over them, as triage wrote a sampled test before aa77 judged it at α / 2: "
+        "run triage again)"
+    )
 
 
 def _requests_text(requests: Mapping[str, tuple[RequestFields, ...]]) -> str:

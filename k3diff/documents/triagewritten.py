@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from k3diff.documents.triage import TriageRecord
 from k3diff.documents.triagemodes import TriageMode
+from k3diff.triage.sampledlevel import judged_at
 
 CANDIDATE_CATEGORIES = frozenset({"deterministic-divergence", "patch-outside-base"}) | {
     "distribution-shift"
@@ -27,11 +28,15 @@ SIDES = ("base", "patch")
 def mode_candidate(mode: TriageMode, alpha: float) -> bool:
     """Whether triage makes the mode a regression candidate, from its category and corrected
     p-values: a divergence, a patch outside the base's outputs, a distribution shift, or a
-    patch-nondeterminism whose Fisher or novelty test rejects after correction."""
+    patch-nondeterminism whose Fisher or novelty test rejects after correction (a sampled
+    mode's novelty test at α / 2, its Fisher test never: `sampledlevel`)."""
     if mode.category in CANDIDATE_CATEGORIES:
         return True
     if mode.category != "patch-nondeterminism":
         return False
+    if mode.sampled:
+        novelty = mode.novelty_p_adjusted
+        return novelty is not None and novelty <= judged_at(alpha, True)
     return any(p is not None and p <= alpha for p in (mode.p_adjusted, mode.novelty_p_adjusted))
 
 

@@ -148,8 +148,8 @@ def _category(ev: ModeEvidence, novel: bool) -> Category:
 
 def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerdict:
     """The mode's verdict, once its corrected p-values are known."""
-    significant = adjusted.fisher is not None and adjusted.fisher <= settings.alpha
-    novel = ev.outside and adjusted.novelty is not None and adjusted.novelty <= settings.alpha
+    significant = adjusted.significant(settings.alpha)
+    novel = adjusted.novel(settings.alpha, ev.outside)
     category = _category(ev, novel)
     if category is Category.PATCH_NONDETERMINISM and not (significant or novel):
         # Less stable on this evidence, but neither test can say so yet: undecided, so the
@@ -171,7 +171,7 @@ def decide(ev: ModeEvidence, adjusted: Adjusted, settings: Settings) -> ModeVerd
     # Its novelty count neither (newuser67: an unproven mode of new answers asked for "4 more").
     undecided = category is Category.INCONCLUSIVE and ev.outside and not (unexercised or unknown)
     if undecided and min(ev.base.n, ev.patch.n) >= 2:
-        level = settings.alpha / max(1, adjusted.novelty_tests)
+        level = adjusted.novelty_alpha(settings.alpha) / max(1, adjusted.novelty_tests)
         more = stats.novelty_samples_to_decide(ev.patch_outputs, ev.base_outputs, ev.known, level)
     return ModeVerdict(
         mode=ev.mode,

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from k3diff.triage import kernel as text_kernel
 from k3diff.triage.firstverdict import FirstTokenTest
+from k3diff.triage.sampledlevel import judged_at
 
 if TYPE_CHECKING:
     import numpy as np
@@ -344,7 +345,8 @@ class DistributionTest:
         """This record's test, its first-token test, or its mode's pooled test rejects after
         correction (the pooled rejection only for a record whose own statistic is above 0: an
         MMD² of 0, or no patch sample off the base's mode, added nothing to the pooled
-        statistic)."""
+        statistic). A sampled mode's test is judged at `sampledlevel.judged_at`."""
+        alpha = judged_at(alpha, self.sampled)
         token = self.first_token is not None and self.first_token.rejects(alpha)
         term = self.statistic if self.pooled_statistic is None else self.pooled_statistic
         return token or pooled_rejects(self.p_adjusted, self.pooled_p_adjusted, term, alpha)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from k3diff.sample.proof import Overlap
 from k3diff.triage import stats
 from k3diff.triage.model import Flag
+from k3diff.triage.sampledlevel import judged_at
 from k3diff.triage.sides import CacheCounts, SideStats
 
 
@@ -88,3 +89,18 @@ class Adjusted:
     """The novelty p, corrected."""
     novelty_tests: int = 1
     """Size of the novelty family (the level a follow-up must reach is α over it)."""
+    sampled: bool = False
+    """The mode's requests sampled: its novelty test shares α with its distribution test and
+    the Fisher test is supporting evidence only (`sampledlevel`)."""
+
+    def novelty_alpha(self, alpha: float) -> float:
+        """The α the novelty test is judged at."""
+        return judged_at(alpha, self.sampled)
+
+    def significant(self, alpha: float) -> bool:
+        """The Fisher test makes the mode a candidate (never a sampled one)."""
+        return not self.sampled and self.fisher is not None and self.fisher <= alpha
+
+    def novel(self, alpha: float, outside: bool) -> bool:
+        """The novelty test rejects, at its judged α, on patch outputs the base never gave."""
+        return outside and self.novelty is not None and self.novelty <= self.novelty_alpha(alpha)

@@ -10,6 +10,7 @@ from k3diff.sample.names import Mode
 from k3diff.triage import stats
 from k3diff.triage.model import Category, Settings
 from k3diff.triage.observations import Adjusted, ModeEvidence
+from k3diff.triage.sampledlevel import alpha_text
 from k3diff.triage.sides import SideStats
 
 
@@ -37,6 +38,17 @@ def _caveat(name: str, side: SideStats, more: int | None, settings: Settings) ->
         f"caveat: {_count(side)} agreeing {name} observations bound its non-modal mass only by "
         f"{side.nonmodal_bound:.2f} at α = {settings.alpha:g}; {more} more per side "
         f"would bound it by {settings.bound:g}"
+    )
+
+
+def _judged(adjusted: Adjusted, settings: Settings) -> str:
+    """'α = 0.05', or for a sampled mode 'α / 2 = 0.025 (the novelty test shares α with the
+    distribution test; the Fisher test is supporting evidence)'."""
+    if not adjusted.sampled:
+        return alpha_text(settings.alpha, False)
+    return (
+        f"{alpha_text(settings.alpha, True)} (the novelty test shares α with the distribution "
+        "test; the Fisher test is supporting evidence)"
     )
 
 
@@ -190,7 +202,7 @@ def _undecided(ev: ModeEvidence, adjusted: Adjusted, more: int | None, settings:
     return (
         f"undecided: the base gave {_side_text(ev.base)} identical requests and the patch "
         f"{_side_text(ev.patch)}; {_novel_count(ev)} the base never gave, but that is not "
-        f"significant ({tests} > α = {settings.alpha:g}): {follow_up}{caveat}"
+        f"significant ({tests} > {_judged(adjusted, settings)}): {follow_up}{caveat}"
     )
 
 
@@ -220,7 +232,7 @@ def _outside_base(
     return (
         f"regression candidate: the base gave {_side_text(ev.base)} identical requests and the "
         f"patch {_side_text(ev.patch)}; {_novel_count(ev)} the base never gave "
-        f"({_novelty_text(ev, adjusted, settings)} ≤ α = {settings.alpha:g})"
+        f"({_novelty_text(ev, adjusted, settings)} ≤ {_judged(adjusted, settings)})"
     )
 
 
@@ -243,12 +255,10 @@ def _patch_nondeterminism(
     p_text = "" if ev.p is None else f"Fisher p = {ev.p:.3g}"
     if ev.p is not None and adjusted.fisher is not None:
         p_text += f", {settings.correction.value} {adjusted.fisher:.3g}"
-    significant = adjusted.fisher is not None and adjusted.fisher <= settings.alpha
-    novel = adjusted.novelty is not None and adjusted.novelty <= settings.alpha and ev.outside
-    if significant or novel:
+    if adjusted.significant(settings.alpha) or adjusted.novel(settings.alpha, ev.outside):
         verdict = "regression candidate: significant"
     else:
-        verdict = f"not significant at α = {settings.alpha:g}, more samples needed"
+        verdict = f"not significant at {_judged(adjusted, settings)}, more samples needed"
     if ev.outside:
         p_text += f"; {_novelty_text(ev, adjusted, settings)}"
     return (

@@ -191,11 +191,10 @@ class _Corrected:
     requests: shift.Requests = dataclasses.field(default_factory=dict)
     """(key, mode) -> side -> the sampling fields its requests sent (`shift.requests`)."""
 
-    def adjusted(self, key: str, index: int) -> Adjusted:
-        """One mode's corrected p-values (its index among the record's modes)."""
-        return Adjusted(
-            self.fisher.get((key, index)), self.novelty.get((key, index)), len(self.novelty)
-        )
+    def adjusted(self, key: str, index: int, mode: str) -> Adjusted:
+        """One mode's corrected p-values (its index among the record's modes), `sampled`."""
+        fisher, novelty = self.fisher.get((key, index)), self.novelty.get((key, index))
+        return Adjusted(fisher, novelty, len(self.novelty), (key, mode) in self.sampled)
 
 
 def _unknown_keys(
@@ -276,7 +275,7 @@ def _mode_verdict(
     """One mode's verdict: decided on its corrected p-values, then its distribution test (with
     the base's stable serial output, `shiftverdict.apply`'s `oracle`), each unstable side's split tree
     and (sweep mode) its curve added."""
-    decided = classify.decide(evidence, corrected.adjusted(key, index), settings)
+    decided = classify.decide(evidence, corrected.adjusted(key, index, evidence.mode), settings)
     test = corrected.shifts.get((key, evidence.mode))
     tested = shiftverdict.apply(decided, test, settings, oracle)
     # A mode a log's header asked the record in holds no request where its lines are missing.

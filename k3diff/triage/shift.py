@@ -25,6 +25,7 @@ from k3diff.triage import firsttoken, pooled_counts, power
 from k3diff.triage.distribution import DistributionTest, MmdResult
 from k3diff.triage.firstverdict import FirstTokenTest, Pooled
 from k3diff.triage.plan import pooled_tests, test_kind
+from k3diff.triage.sampledlevel import judged_at
 from k3diff.triage.samples import Sample, SampleLogs
 from k3diff.triage.settings import Settings
 from k3diff.triage.streams import record_stream
@@ -246,7 +247,7 @@ def distribution_tests(
     for (pair, name), value in zip(token_ps, adjusted[start : start + len(token_ps)], strict=True):
         ran.tests[pair][name] = dataclasses.replace(ran.tests[pair][name], p_adjusted=value)
     token_pooled = dict(zip(ran.pooled, adjusted[start + len(token_ps) :], strict=True))
-    level = settings.alpha / max(1, len(family))
+    tests = max(1, len(family))
     terms = {
         (item.key, item.mode): (
             raw[(item.key, item.mode)][0]
@@ -261,6 +262,8 @@ def distribution_tests(
     for item in planned:
         statistic, p, exact = raw[(item.key, item.mode)]
         pool = (item.kind, item.mode)
+        # A sampled mode's test shares α with its novelty test (`sampledlevel`).
+        level = judged_at(settings.alpha, item.sampled) / tests
         found[(item.key, item.mode)] = DistributionTest(
             kind=item.kind,
             sampled=item.sampled,

@@ -12,123 +12,16 @@ import dataclasses
 
 from k3diff.triage import distribution as dist
 from k3diff.triage import firsttext, moresamples
-from k3diff.triage import kernel as text_kernel
 from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.model import Category, Flag, ModeVerdict, Settings
-
-
-def _test_text(test: DistributionTest, settings: Settings) -> str:
-    """'MMD test (`kernel.PROSE`, 9,999 label permutations, seed 0): MMD² = 0.21, p = 0.0001,
-    holm 0.0004; pooled over 3 records p = 0.0001, holm 0.0004'."""
-    name = settings.correction.value
-    if test.kind == "mmd":
-        # A rounding error of the kernel sums, never a negative MMD² (-5.55e-17 read as one).
-        mmd = 0.0 if abs(test.statistic) <= dist.MMD_ZERO else test.statistic
-        head = (
-            f"MMD test ({text_kernel.PROSE}, "
-            f"{test.permutations or 0:,} label permutations, seed {dist.SEED}): MMD² = "
-            f"{mmd:.3g}, p = {test.p:.3g}, {name} {test.p_adjusted:.3g}"
-        )
-    else:
-        how = (
-            "exact" if test.exact else f"{test.permutations or 0:,} permutations, seed {dist.SEED}"
-        )
-        head = (
-            f"count test ({how}): {test.statistic:.0f} patch samples are not the base's most "
-            f"common output, p = {test.p:.3g}, {name} {test.p_adjusted:.3g}"
-        )
-    if test.pooled_p is not None and test.pooled_p_adjusted is not None:
-        how = "labels permuted within each"
-        if test.kind == "counts":
-            how = (
-                "count statistics summed; exact, the records' laws convolved"
-                if test.pooled_exact
-                else f"count statistics summed; {how}, {test.permutations or 0:,} times"
-            )
-        head += (
-            f"; pooled over {test.pooled_records:,} records ({how}) "
-            f"p = {test.pooled_p:.3g}, {name} {test.pooled_p_adjusted:.3g}"
-        )
-        if test.pooled_not_its_own and test.pooled_p_adjusted <= settings.alpha:
-            own = (
-                "its patch gave only the base's most common output (on a tie, one of them)"
-                if test.kind == "counts"
-                else "this record's MMD² is 0, its sides agree"
-            )
-            head += f" (another record's shift: {own})"
-    if test.first_token is not None and test.first_token.used:
-        head += "; " + firsttext.tested_text(test.first_token, name, settings.alpha)
-    return head
-
-
-def pooled_only_text(test: DistributionTest, settings: Settings) -> str:
-    """'; this rejection is the mode's pooled test's alone (...): ... most of the pooled MMD²
-    from p1 (78 %), p2 (11 %)' for a record its own tests do not reject, flagged because its
-    mode's pooled test does (stop 61); "" otherwise."""
-    alpha = settings.alpha
-    token = test.first_token is not None and test.first_token.rejects(alpha)
-    pooled = test.pooled_p_adjusted
-    if token or test.p_adjusted <= alpha or pooled is None or pooled > alpha:
-        return ""
-    statistic = "MMD²" if test.kind == "mmd" else "count statistic"
-    leaders = ", ".join(f"{key} ({100 * share:.2g} %)" for key, share in test.pooled_leaders)
-    most = f"; most of the pooled {statistic} from {leaders}" if leaders else ""
-    return (
-        f"; this rejection is the mode's pooled test's alone (this record's own test: "
-        f"{settings.correction.value} {test.p_adjusted:.3g} > α = {alpha:g}): the pooled test "
-        f"says some record of the {test.pooled_records:,} moved, not which{most}"
-    )
-
-
-def _token_notes(test: DistributionTest, settings: Settings) -> tuple[str, str]:
-    """(what the first-token test saw moved, or "", why it was not used, or "")."""
-    token = test.first_token
-    if token is None:
-        return "", ""
-    if not token.used:
-        return "", f"; {firsttext.tested_text(token, settings.correction.value, settings.alpha)}"
-    return firsttext.moved_text(token, settings.alpha), ""
-
-
-def power_text(test: DistributionTest, settings: Settings) -> str:
-    """What the test could have detected at this n."""
-    how = f"({_level_text(test, settings)})"
-    if test.detectable_shift is None:
-        text = (
-            f"at this n it had less than {100 * settings.power:.3g} % power against any shift of "
-            f"the answers to a new answer, however large {how}"
-        )
-    else:
-        text = (
-            f"it had {100 * settings.power:.3g} % power against {100 * test.detectable_shift:.3g}"
-            f" % of the patch's answers moved to one answer the base does not give {how}"
-        )
-    token = (
-        "" if test.first_token is None else firsttext.power_text(test.first_token, settings.power)
-    )
-    return f"{text}; {token}" if token else text
-
-
-def _level_text(test: DistributionTest, settings: Settings) -> str:
-    """'at α / 4 tests = 0.0125; the permutation test itself on 500 simulated patches ...'."""
-    return f"at α / {_tests(test, settings)} = {test.level:.3g}; {_simulated(test)}"
-
-
-def _simulated(test: DistributionTest) -> str:
-    """How the stated power was found (`power.detectable_shift`)."""
-    draws = f"{dist.SIMULATIONS:,} simulated patches per size"
-    if test.kind == "counts":
-        return f"the count test itself on {draws} drawn from the base's own samples"
-    return (
-        f"the permutation test itself on {draws} drawn from the base's own samples (a bootstrap"
-        " of the MMD² from the pooled law where that is too costly), the new answer as like the"
-        " base's answers under the test's kernel, on average, as the most typical of them is"
-        " like the others (one closer, a smaller rewording, is detected less often)"
-    )
-
-
-def _tests(test: DistributionTest, settings: Settings) -> str:
-    return f"{round(settings.alpha / test.level):,} tests"
+from k3diff.triage.sampledlevel import alpha_text, judged_at
+from k3diff.triage.testtext import (
+    level_text,
+    pooled_only_text,
+    power_text,
+    test_text,
+    token_notes,
+)
 
 
 def apply(
@@ -148,13 +41,14 @@ def apply(
     regression"). A sampled mode keeps its test: there a patch that stopped varying is news."""
     if test is None:
         return verdict
-    token_moved, not_used = _token_notes(test, settings)
+    token_moved, not_used = token_notes(test, settings)
     moved = "; ".join(m for m in (token_moved, dist.moved_text(test.moved)) if m)
-    tested = _test_text(test, settings)
+    tested = test_text(test, settings)
+    judged = alpha_text(settings.alpha, test.sampled)
     if test.rejects(settings.alpha) and _settled_on_oracle(verdict, test, oracle):
         text = (
             f"{verdict.reason}; distribution: the patch settled on the base's serial answer "
-            f"where the base's own outputs vary ({moved}; {tested} ≤ α = {settings.alpha:g}): "
+            f"where the base's own outputs vary ({moved}; {tested} ≤ {judged}): "
             "more stable than the base, on the base's batch-1 output, so not a regression"
         )
         return dataclasses.replace(verdict, reason=text, distribution=test)
@@ -168,7 +62,7 @@ def apply(
             return dataclasses.replace(verdict, reason=text, distribution=test)
         text = (
             f"regression candidate: the patch's outputs do not follow the base's distribution "
-            f"({moved}; {tested} ≤ α = {settings.alpha:g}){pooled}; base {verdict.base.n} "
+            f"({moved}; {tested} ≤ {judged}){pooled}; base {verdict.base.n} "
             f"samples with {verdict.base.distinct} distinct outputs, patch {verdict.patch.n} "
             f"with {verdict.patch.distinct}{not_used}"
         )
@@ -180,11 +74,11 @@ def apply(
             distribution=test,
         )
     if _underpowered(verdict, test, settings):
-        return _held_underpowered(verdict, test, settings, f"{tested} > α = {settings.alpha:g}")
+        return _held_underpowered(verdict, test, settings, f"{tested} > {judged}")
     sampled = "the requests sampled; " if test.sampled else ""
     text = (
-        f"{verdict.reason}; distribution: {sampled}no shift detected ({tested} > α = "
-        f"{settings.alpha:g}){not_used}; {power_text(test, settings)}"
+        f"{verdict.reason}; distribution: {sampled}no shift detected ({tested} > {judged})"
+        f"{not_used}; {power_text(test, settings)}"
     )
     return dataclasses.replace(verdict, reason=text, distribution=test)
 
@@ -192,22 +86,25 @@ def apply(
 def untested(verdict: ModeVerdict, settings: Settings) -> ModeVerdict:
     """A sampled mode no distribution test ran on (a side with fewer than 2 answers): nothing
     could have seen a shift, so it clears nothing (`Flag.NO_POWER`), as `_underpowered`. Its
-    `more_samples` is the plan's exact Fisher figure for `--shift` at the run's α, less the
+    `more_samples` is the plan's exact Fisher figure for `--shift` at the α its test would be
+    judged at (α / 2, shared with the novelty test: `sampledlevel`), less the
     smaller side's n: a least figure, as the run's correction lowers each test's level (it
     kept the greedy bound's figure, 59 more where a sampled run needs 17)."""
     if verdict.regression_candidate or verdict.category is Category.MATCH:
         return verdict
     n = min(verdict.base.n, verdict.patch.n)
-    needed = moresamples.plan_figure(settings.shift, settings.alpha, settings.power)
+    judged = judged_at(settings.alpha, True)
+    needed = moresamples.plan_figure(settings.shift, judged, settings.power)
     more = None if needed is None else max(1, needed - n)
     shift = f"{100 * settings.shift:.3g} %"
     decide = (
         ""
         if more is None
         else f"; at least {more:,} more sample{'s' if more != 1 else ''} a side decide it "
-        f"({needed:,} a side, the plan's exact Fisher figure for {shift} at α = "
-        f"{settings.alpha:g}, before the correction over the run's tests: triage --plan "
-        f"--shift {settings.shift:g} --alpha {settings.alpha:g} --power {settings.power:g})"
+        f"({needed:,} a side, the plan's exact Fisher figure for {shift} at "
+        f"{alpha_text(settings.alpha, True)}, before the correction over the run's tests: "
+        f"triage --plan --shift {settings.shift:g} --alpha {judged:g} --power "
+        f"{settings.power:g})"
     )
     why = (
         "no distribution test ran (a side has fewer than 2 answers), so nothing could have "
@@ -355,7 +252,7 @@ def _held_underpowered(
 ) -> ModeVerdict:
     """`verdict` held `no-power`: what its test could detect, against --shift, and how many
     more samples a side the plan's exact Fisher figure asks for (`more_samples`)."""
-    _, not_used = _token_notes(test, settings)
+    _, not_used = token_notes(test, settings)
     shift = f"{100 * settings.shift:.3g} %"
     if test.detectable_shift is None:
         what = (
@@ -374,7 +271,7 @@ def _held_underpowered(
             f"at this n its distribution test had {100 * settings.power:.3g} % power only "
             f"against {100 * test.detectable_shift:.3g} % of the patch's answers moved to one "
             f"answer the base does not give, above --shift {shift} ({judged}; "
-            f"{_level_text(test, settings)}{powers})"
+            f"{level_text(test, settings)}{powers})"
         )
         tail = f"as a patch that moves {shift} of its answers could pass the same way"
     n = min(verdict.base.n, verdict.patch.n)

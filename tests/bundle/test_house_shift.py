@@ -20,8 +20,8 @@ HELD = (
 )
 
 
-def _triage(tmp_path: Path, patch: str, *options: str, base: str = "ABCDABCD") -> int:
-    """p1 sampled at temperature 1: the base gives `base`, the patch `patch`; the capture pair
+def _triage(tmp_path: Path, patch: str, *options: str, base: str = "ABCDABCDAB") -> int:
+    """10 a side (8 until aa77, whose test at α / 2 had 1 % power only against 36 %). p1 sampled at temperature 1: the base gives `base`, the patch `patch`; the capture pair
     differs (A, D). Writes t.json; returns triage's exit code."""
     compare_texts(tmp_path, {"p1": ("A", "D")})
     samples = [S("base", "p1", text) for text in base]
@@ -52,8 +52,8 @@ def _report(tmp_path: Path, *inputs: str) -> tuple[int, str]:
 def test_a_lax_shift_or_power_clears_nothing(
     tmp_path: Path, options: tuple[str, ...], settings: str
 ) -> None:
-    assert _triage(tmp_path, "ABCDABCE") == 1  # held no-power at the defaults
-    assert _triage(tmp_path, "ABCDABCE", *options) == 0  # its own reading passes
+    assert _triage(tmp_path, "ABCDABCDAE") == 1  # held no-power at the defaults
+    assert _triage(tmp_path, "ABCDABCDAE", *options) == 0  # its own reading passes
     for inputs in (("t.json",), ("t.json", "cmp.json", "run/samples.jsonl")):
         code, text = _report(tmp_path, *inputs)
         assert code == 1, inputs
@@ -65,7 +65,7 @@ def test_a_lax_shift_or_power_clears_nothing(
 
 def test_a_document_edited_to_a_lax_shift_is_held(tmp_path: Path) -> None:
     """The held record relabelled as triage at --shift 1 writes it: it agrees with itself."""
-    assert _triage(tmp_path, "ABCDABCE") == 1
+    assert _triage(tmp_path, "ABCDABCDAE") == 1
     doc = json.loads((tmp_path / "t.json").read_text())
     doc["shift"] = 1.0
     record, summary = doc["records"][0], doc["summary"]
@@ -89,8 +89,9 @@ def test_the_defaults_and_stricter_settings_are_unchanged(tmp_path: Path) -> Non
 
 
 def test_a_lax_shift_where_the_test_had_the_house_power_passes(tmp_path: Path) -> None:
-    """60 a side: the test could detect 35 % at 80 % power, so --shift 1 changes nothing."""
-    assert _triage(tmp_path, "ABCD" * 15, "--shift", "1", base="ABCD" * 15) == 0
+    """72 a side: the test could detect 35 % at 80 % power, so --shift 1 changes nothing (60 a
+    side did at α; at the α / 2 a sampled test is judged at since aa77, 72)."""
+    assert _triage(tmp_path, "ABCD" * 18, "--shift", "1", base="ABCD" * 18) == 0
     doc = json.loads((tmp_path / "t.json").read_text())
     assert doc["records"][0]["modes"][0]["distribution"]["detectable_shift"] <= 0.35
     code, text = _report(tmp_path, "t.json", "cmp.json", "run/samples.jsonl")
@@ -101,7 +102,7 @@ def test_a_lax_shift_where_the_test_had_the_house_power_passes(tmp_path: Path) -
 def test_a_document_without_its_power_is_held(tmp_path: Path) -> None:
     """triage writes `power` (since before `shift`): deleted from a --power 0.01 document, its
     tests' figures at 1 % read as at 80 % (exit 0 alone); given with its inputs it is refused."""
-    assert _triage(tmp_path, "ABCDABCE", "--power", "0.01") == 0
+    assert _triage(tmp_path, "ABCDABCDAE", "--power", "0.01") == 0
     doc = json.loads((tmp_path / "t.json").read_text())
     del doc["power"]
     (tmp_path / "t.json").write_text(json.dumps(doc))

@@ -112,6 +112,10 @@ class Outcome:
     """Held `no-power` (the distribution test could not have detected --shift)."""
     seconds: float
     """triage's own time (files written before it)."""
+    eligible: tuple[tuple[str, float], ...] = ()
+    """(family, corrected p) of each test that could make the mode a candidate before aa77
+    (each family at α): the distribution test; the novelty test where the patch gave an
+    output the base never gave; the Fisher test where the base was stable and the patch not."""
 
 
 def settings(alpha: float = 0.05) -> Settings:
@@ -138,13 +142,34 @@ def aa_outcome(base: list[str], patch: list[str], alpha: float = 0.05) -> Outcom
         families.append("novelty")
     if mode.p_adjusted is not None and mode.p_adjusted <= alpha:
         families.append("fisher")
+    eligible = []
+    if mode.distribution is not None:
+        eligible.append(("distribution", mode.distribution.p_adjusted))
+    if mode.novelty and mode.novelty_p_adjusted is not None:
+        eligible.append(("novelty", mode.novelty_p_adjusted))
+    if mode.base.stable and mode.patch.unstable and mode.p_adjusted is not None:
+        eligible.append(("fisher", mode.p_adjusted))
     return Outcome(
         exit_code=int(result.exit_code),
         regression=record.regression_candidate,
         families=tuple(families),
         no_power=Flag.NO_POWER in record.flags,
         seconds=seconds,
+        eligible=tuple(eligible),
     )
+
+
+def shifted(
+    draw: Callable[[np.random.Generator, int], list[str]], share: float, new: str
+) -> Callable[[np.random.Generator, int], list[str]]:
+    """`draw` with each answer moved to `new` (an answer the base never gives) with chance
+    `share`: the patch of a power run."""
+
+    def moved(rng: np.random.Generator, n: int) -> list[str]:
+        answers = draw(rng, n)
+        return [new if rng.random() < share else answer for answer in answers]
+
+    return moved
 
 
 def _captures(tmp: Path, base: str, patch: str) -> None:

@@ -196,8 +196,9 @@ def test_a_patch_sampling_the_bases_distribution_passes_and_says_what_it_could_d
         # (mmdpower75's honest figure; 55 % before), held no-power at --shift 0.35: this test is
         # about the first-token test, so the run is judged at --shift 0.9 (at 36 a side, which
         # passes at 0.35, the base's premise check voids the first-token test of a record by
-        # chance in these seeds).
-        result = triage(cmp, (log,), dataclasses.replace(SETTINGS, shift=0.9))
+        # chance in these seeds). Since aa77 the record's test is judged at α / 2 (shared with
+        # the novelty test), where some records' tests detect only 94 %: judged at 0.95.
+        result = triage(cmp, (log,), dataclasses.replace(SETTINGS, shift=0.95))
         passed += int(result.exit_code) == 0
         for record in result.records:
             if record.regression_candidate:

@@ -82,6 +82,7 @@ def test_relabelling_a_held_sampled_mode_greedy_clears_nothing(tmp_path: Path) -
         for mode in record["modes"]:
             mode["sampled"] = False
             mode["distribution"]["sampled"] = False
+            mode["distribution"]["level"] *= 2  # a greedy test's: α over the family (aa77)
     result = _report(tmp_path, document)
     assert result.exit_code == 2, result.stdout
     assert "(novel-undecided) but not held" in result.stderr

@@ -9,7 +9,7 @@ import pytest
 
 from k3diff.triage import Correction, Settings
 from k3diff.triage import distribution as dist
-from k3diff.triage.shiftverdict import _test_text
+from k3diff.triage.testtext import test_text as _test_text
 
 SETTINGS = Settings(alpha=0.05, bound=0.05, near_tie=0.1, correction=Correction.HOLM)
 

@@ -27,8 +27,9 @@ from k3diff.triage.model import HELD_FLAGS, Category, Correction, Flag, Settings
 from k3diff.triage.observations import Adjusted, SideObservations
 from triage.test_distribution import BASE_MASS, PROMPTS, _sampled_logs
 
-FEW = 5
-"""Samples a side: the MMD test has 80 % power only against every answer moved (its permutation
+FEW = 6
+"""Samples a side (5 until aa77, whose α / 2 / 4 no permutation of 5 a side reaches, 2 / C(10, 5)
+= 0.0079 > 0.00625): the MMD test has 80 % power only against every answer moved (its permutation
 test at 0.0125 rejects only all 5 patch answers new; the bootstrap alone said 55-62 % until
 newuser74, and a patch moving 60 % of its answers was rejected 1 time in 10; the stated figure
 was about 94 % until mmdpower75)."""
@@ -83,8 +84,9 @@ def test_a_sampled_non_rejection_that_could_not_detect_the_shift_fails(tmp_path:
         assert record["category"] == "inconclusive" and "no-power" in record["flags"], record
         level = test["level"]
         figure = _plan_figure(0.35, level, 0.8)
-        assert level == pytest.approx(0.05 / 4)  # 3 records and the pooled test
-        assert figure == 22
+        # 3 records and the pooled test, at α / 2 (shared with the novelty test, aa77)
+        assert level == pytest.approx(0.05 / 2 / 4)
+        assert figure == 25
         # n scaled by (detectable / shift)², above the plan's figure (`moresamples.to_detect`)
         grown = math.ceil(FEW * (test["detectable_shift"] / 0.35) ** 2)
         assert grown > figure
@@ -100,12 +102,12 @@ def test_a_sampled_non_rejection_that_could_not_detect_the_shift_fails(tmp_path:
             in reason
         )
         assert (
-            "the plan's exact Fisher figure for 35 % at its level α = 0.0125: triage --plan "
-            f"--shift 0.35 --alpha 0.0125 --power 0.8, gives {figure}) would detect 35 %" in reason
+            "the plan's exact Fisher figure for 35 % at its level α = 0.00625: triage --plan "
+            f"--shift 0.35 --alpha 0.00625 --power 0.8, gives {figure}) would detect 35 %" in reason
         )
     # The figure is what `triage --plan` answers at that level.
-    plan = run_k3diff("triage", "--plan", "--shift", "0.35", "--alpha", "0.0125")
-    assert "needs 22 samples per side per prompt" in plan.stdout
+    plan = run_k3diff("triage", "--plan", "--shift", "0.35", "--alpha", "0.00625")
+    assert "needs 25 samples per side per prompt" in plan.stdout
     text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
     assert text.exit_code == 1
     assert "sampled records whose test could not have detected --shift 35 % (no-power)" in (

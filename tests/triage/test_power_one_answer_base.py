@@ -37,7 +37,10 @@ def _needed(level: float) -> int:
 def test_one_new_answer_in_12_is_held_no_power_not_cleared(tmp_path: Path) -> None:
     code, record = _triage(tmp_path)
     test = record["modes"][0]["distribution"]
-    assert _needed(test["level"]) == 5
+    # The test is judged at α / 2 (shared with the novelty test, aa77): 6 new answers of 12
+    # (5 at α before).
+    assert test["level"] == 0.025
+    assert _needed(test["level"]) == 6
     assert test["detectable_shift"] is None or test["detectable_shift"] > 0.35, test
     assert "no-power" in record["flags"], record["reason"]
     assert code == 1, record["reason"]

@@ -114,10 +114,25 @@ def test_a_family_count_that_disagrees_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_level_of_another_family_is_refused(tmp_path: Path) -> None:
-    # A test pasted from a run of four tests: its level is α / 4, this document's family is 1.
+    # A test pasted from a run of four tests: its level is α / 2 / 4 (a sampled test shares α
+    # with the novelty test, aa77), this document's family is 1.
     document = _moved_fixed(_with_sampling_requests(_forge(tmp_path)))
-    document["records"][0]["modes"][0]["distribution"]["level"] = 0.0125
+    document["records"][0]["modes"][0]["distribution"]["level"] = 0.00625
     result = _report(tmp_path, document)
     assert result.exit_code == 2, result.stdout + result.stderr
     (line,) = result.stderr.strip().splitlines()
-    assert "distribution.level is 0.0125, α / 4, but the document's family holds 1" in line, line
+    assert "distribution.level is 0.00625, α / 2 / 4, but the document's family holds 1" in line
+
+
+def test_a_sampled_test_claiming_the_whole_alpha_is_refused(tmp_path: Path) -> None:
+    # aa77: a sampled mode's test is judged at α / 2 over its family (the novelty test has the
+    # other half); a document stating α over the family (its power, detectable_shift, computed
+    # there) claims more power than its test had. Passed before (exit 0: the level of stop 76).
+    document = _moved_fixed(_with_sampling_requests(_forge(tmp_path)))
+    test = document["records"][0]["modes"][0]["distribution"]
+    assert test["level"] == 0.025, test["level"]
+    test["level"] = 0.05
+    result = _report(tmp_path, document)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert "distribution.level is 0.05, α / 2 / 0.5, but the document's family holds 1" in line
