@@ -29,26 +29,44 @@ def short_names(keys: list[str]) -> list[str]:
     """`keys` with each component that is an 8.3 short name replaced by a long name in the same
     directory that NTFS may give it (a volume that makes short names: a system drive's, by
     default), so that the two group as one file; the first such name in sorted order where
-    several may be. A component under a replaced one is looked for beside the long name."""
-    children: dict[str, set[str]] = {}
-    for key in keys:
-        parts = key.split("/")
-        for depth, part in enumerate(parts):
-            children.setdefault("/".join(parts[:depth]), set()).add(part)
-    forms: dict[str, _Forms] = {}
+    several may be. A component under a replaced one is looked for in the long name's directory
+    (none where the long name is a file alone)."""
+    directories, children = _tree(keys)
+    forms: dict[int, _Forms] = {}
     found = []
     for key in keys:
         parts = key.split("/")
+        at: int | None = 0  # the directory read so far (replacements applied); None: no such one
         for depth, part in enumerate(parts):
+            if at is None:
+                break
             short = _SHORT.fullmatch(part)
-            if short is None:
-                continue
-            parent = "/".join(parts[:depth])
-            if parent not in forms:
-                forms[parent] = _forms_of(children.get(parent, set()))
-            parts[depth] = _long_name(short, forms[parent]) or part
+            if short is not None:
+                if at not in forms:
+                    forms[at] = _forms_of(children[at])
+                parts[depth] = _long_name(short, forms[at]) or part
+            at = directories.get((at, parts[depth]))
         found.append("/".join(parts))
     return found
+
+
+def _tree(keys: list[str]) -> tuple[dict[tuple[int, str], int], list[set[str]]]:
+    """The directories `keys` lie in, each a number (0 the root's): the number of each by its
+    parent's and its name, and each one's entries' names. A path's depth costs once, not once a
+    level (a path of 30,000 components took 3 s)."""
+    directories: dict[tuple[int, str], int] = {}
+    children: list[set[str]] = [set()]
+    for key in keys:
+        parts = key.split("/")
+        at = 0
+        for part in parts[:-1]:
+            children[at].add(part)
+            below = directories.setdefault((at, part), len(children))
+            if below == len(children):
+                children.append(set())
+            at = below
+        children[at].add(parts[-1])
+    return directories, children
 
 
 def _long_name(short: re.Match[str], forms: _Forms) -> str | None:
