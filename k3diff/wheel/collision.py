@@ -33,52 +33,11 @@ def windows_keys(folded: list[str]) -> list[str]:
     """Each folded path (`installed.fold`) as Windows names its file: `windows_fold`, then an
     8.3 short name component (`mypack~1`) as the long name beside it that it may abbreviate."""
     keys = [windows_fold(key) for key in folded]
-    return _short_names(keys) if any("~" in key for key in keys) else keys
+    if not any("~" in key for key in keys):
+        return keys
+    from k3diff.wheel.shortnames import short_names  # only when a name may be one
 
-
-def _short_names(keys: list[str]) -> list[str]:
-    """`keys` with each component that is an 8.3 short name replaced by a long name in the same
-    directory that NTFS may give it (a volume that makes short names: a system drive's, by
-    default), so that the two group as one file."""
-    children: dict[str, set[str]] = {}
-    for key in keys:
-        parts = key.split("/")
-        for depth, part in enumerate(parts):
-            children.setdefault("/".join(parts[:depth]), set()).add(part)
-    found = []
-    for key in keys:
-        parts = key.split("/")
-        for depth, part in enumerate(parts):
-            short = _SHORT.fullmatch(part)
-            if short is None:
-                continue
-            siblings = sorted(children["/".join(parts[:depth])] - {part})
-            parts[depth] = next((n for n in siblings if _abbreviates(short, n)), part)
-        found.append("/".join(parts))
-    return found
-
-
-_SHORT = re.compile(r"([^~/.]{1,6})~[1-9]\d{0,5}(?:\.([^./]{1,3}))?")
-"""An 8.3 short name as NTFS makes one (folded: lower case): up to six characters, `~N`, and
-up to three of the extension."""
-_NOT_8_3 = re.compile(r"[^a-z0-9_^$~!#%&'(){}@`-]")
-"""A character no 8.3 name holds (folded: lower case): a name with one has a short name."""
-
-
-def _abbreviates(short: re.Match[str], name: str) -> bool:
-    """NTFS may give `name` (folded) the short name `short`: `name` is no 8.3 name itself and
-    its stem (spaces and dots dropped, other characters 8.3 lacks as `_`) starts with the
-    short name's first characters (all six, or two before a hash past `~4`), its extension
-    with the short one's."""
-    stem, dot, extension = name.rpartition(".")
-    if not dot:
-        stem, extension = name, ""
-    if len(stem) <= 8 and len(extension) <= 3 and not _NOT_8_3.search(stem + extension):
-        return False  # its own short name
-    clean = _NOT_8_3.sub("_", stem.replace(" ", "").replace(".", ""))
-    prefix, wanted = short.group(1), short.group(2) or ""
-    same_start = clean.startswith(prefix) or (len(prefix) == 6 and clean[:2] == prefix[:2])
-    return same_start and _NOT_8_3.sub("_", extension.replace(" ", ""))[:3] == wanted
+    return short_names(keys)
 
 
 _DIRECTORY_STREAM = re.compile(r":(?:\$i30)?:\$index_allocation$")

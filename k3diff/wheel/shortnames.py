@@ -1,0 +1,109 @@
+"""8.3 short names (`LONGMO~1.PY`) read as the long name beside them that NTFS may give them, for
+W615 and A132 (`collision.windows_keys`). Each directory's long names are indexed by the short
+forms they may take, so that a short name is checked against those alone: a directory of
+100,000 hostile `~` names costs one pass, where trying each sibling took about an hour
+(shortnames77)."""
+
+from __future__ import annotations
+
+import re
+
+_SHORT = re.compile(r"([^~/.]{1,6})~[1-9]\d{0,5}(?:\.([^./]{1,3}))?")
+"""An 8.3 short name as NTFS makes one (folded: lower case): up to six characters, `~N`, and
+up to three of the extension."""
+_NOT_8_3 = re.compile(r"[^a-z0-9_^$~!#%&'(){}@`-]")
+"""A character no 8.3 name holds (folded: lower case): a name with one has a short name."""
+_HASHED_FROM = 6
+"""A short name's prefix of six characters may be a hashed one (past `~4`, NTFS keeps two
+characters, then four hex digits of a hash): only its first two need match the long name."""
+_KEPT = 2
+"""Long names kept per short form: the first two in sorted order, so that one remains when the
+short name itself (a name 8.3 lacks, `ab+cde~1`) is among them."""
+
+_Forms = dict[tuple[str, str], list[str]]
+"""A directory's long names by short form (a prefix of one to five characters, the extension's
+first three), each list the first `_KEPT` in sorted order."""
+
+
+def short_names(keys: list[str]) -> list[str]:
+    """`keys` with each component that is an 8.3 short name replaced by a long name in the same
+    directory that NTFS may give it (a volume that makes short names: a system drive's, by
+    default), so that the two group as one file; the first such name in sorted order where
+    several may be. A component under a replaced one is looked for in the long name's directory
+    (none where the long name is a file alone)."""
+    directories, children = _tree(keys)
+    forms: dict[int, _Forms] = {}
+    found = []
+    for key in keys:
+        parts = key.split("/")
+        at: int | None = 0  # the directory read so far (replacements applied); None: no such one
+        for depth, part in enumerate(parts):
+            if at is None:
+                break
+            short = _SHORT.fullmatch(part)
+            if short is not None:
+                if at not in forms:
+                    forms[at] = _forms_of(children[at])
+                parts[depth] = _long_name(short, forms[at]) or part
+            at = directories.get((at, parts[depth]))
+        found.append("/".join(parts))
+    return found
+
+
+def _tree(keys: list[str]) -> tuple[dict[tuple[int, str], int], list[set[str]]]:
+    """The directories `keys` lie in, each a number (0 the root's): the number of each by its
+    parent's and its name, and each one's entries' names. A path's depth costs once, not once a
+    level (a path of 30,000 components took 3 s)."""
+    directories: dict[tuple[int, str], int] = {}
+    children: list[set[str]] = [set()]
+    for key in keys:
+        parts = key.split("/")
+        at = 0
+        for part in parts[:-1]:
+            children[at].add(part)
+            below = directories.setdefault((at, part), len(children))
+            if below == len(children):
+                children.append(set())
+            at = below
+        children[at].add(parts[-1])
+    return directories, children
+
+
+def _long_name(short: re.Match[str], forms: _Forms) -> str | None:
+    """The first long name (in sorted order) of `forms` that NTFS may give `short`, itself
+    aside: its stem (cleaned as `_form`) starts with the short name's prefix, or with its first
+    two characters where the prefix has six (a hashed one), its extension with the short one's."""
+    prefix, wanted = short.group(1), short.group(2) or ""
+    if len(prefix) >= _HASHED_FROM:
+        prefix = prefix[:2]
+    names = forms.get((prefix, wanted), ())
+    return next((name for name in names if name != short.string), None)
+
+
+def _forms_of(names: set[str]) -> _Forms:
+    """`names` (one directory's, folded) that are no 8.3 names themselves, by each short form
+    they may take: every prefix of one to five characters of their cleaned stem, with their
+    cleaned extension's first three."""
+    forms: _Forms = {}
+    for name in sorted(names):
+        form = _form(name)
+        if form is None:
+            continue
+        clean, extension = form
+        for length in range(1, min(len(clean), _HASHED_FROM - 1) + 1):
+            kept = forms.setdefault((clean[:length], extension), [])
+            if len(kept) < _KEPT:
+                kept.append(name)
+    return forms
+
+
+def _form(name: str) -> tuple[str, str] | None:
+    """`name`'s stem and extension (its first three characters) as NTFS shortens them: spaces
+    and dots dropped, other characters 8.3 lacks as `_`. None: `name` is an 8.3 name itself."""
+    stem, dot, extension = name.rpartition(".")
+    if not dot:
+        stem, extension = name, ""
+    if len(stem) <= 8 and len(extension) <= 3 and not _NOT_8_3.search(stem + extension):
+        return None  # its own short name
+    clean = _NOT_8_3.sub("_", stem.replace(" ", "").replace(".", ""))
+    return clean, _NOT_8_3.sub("_", extension.replace(" ", ""))[:3]

@@ -1,0 +1,149 @@
+"""8.3 short names (`LONGMO~1.PY`) are read as the long name beside them that NTFS may give them
+(W615 in `wheels`/`audit`, A132 for sdists) by an index of each directory's long names by the
+short forms they may take: the verdicts of trying every sibling, in one pass (shortnames77: a
+directory of 3,000 hostile `~` names took 3 s, 6,000 took 14 s, the 100,000-entry cap about an
+hour)."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from audit.helpers import audit_json
+from audit.helpers import codes as audit_codes
+from audit.sdistcraft import Member, make_sdist
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from k3diff.wheel.collision import windows_fold, windows_keys
+from k3diff.wheel.shortnames import short_names
+from wheel.test_installed_view import BASE_FILES, EVIL, audit_code, codes, wheels_json
+from wheel.tricks import build
+
+_SHORT = re.compile(r"([^~/.]{1,6})~[1-9]\d{0,5}(?:\.([^./]{1,3}))?")
+_NOT_8_3 = re.compile(r"[^a-z0-9_^$~!#%&'(){}@`-]")
+
+
+def _old_short_names(keys: list[str]) -> list[str]:
+    """The check before shortnames77, every sibling tried (quadratic), its one change: a parent
+    no entry lies under (a short name read as a file's long name) has no siblings, where it
+    raised KeyError (an internal error, exit 2)."""
+    children: dict[str, set[str]] = {}
+    for key in keys:
+        parts = key.split("/")
+        for depth, part in enumerate(parts):
+            children.setdefault("/".join(parts[:depth]), set()).add(part)
+    found = []
+    for key in keys:
+        parts = key.split("/")
+        for depth, part in enumerate(parts):
+            short = _SHORT.fullmatch(part)
+            if short is None:
+                continue
+            siblings = sorted(children.get("/".join(parts[:depth]), set()) - {part})
+            parts[depth] = next((n for n in siblings if _old_abbreviates(short, n)), part)
+        found.append("/".join(parts))
+    return found
+
+
+def _old_abbreviates(short: re.Match[str], name: str) -> bool:
+    stem, dot, extension = name.rpartition(".")
+    if not dot:
+        stem, extension = name, ""
+    if len(stem) <= 8 and len(extension) <= 3 and not _NOT_8_3.search(stem + extension):
+        return False
+    clean = _NOT_8_3.sub("_", stem.replace(" ", "").replace(".", ""))
+    prefix, wanted = short.group(1), short.group(2) or ""
+    same_start = clean.startswith(prefix) or (len(prefix) == 6 and clean[:2] == prefix[:2])
+    return same_start and _NOT_8_3.sub("_", extension.replace(" ", ""))[:3] == wanted
+
+
+def _short() -> st.SearchStrategy[str]:
+    prefix = st.text("ab1+ ~.A", min_size=1, max_size=7)
+    extension = st.one_of(st.just(""), st.text("pyb+ .", max_size=4).map(".{}".format))
+    number = st.sampled_from(["1", "2", "5", "10", "0", "1234567"])
+    return st.builds("{}~{}{}".format, prefix, number, extension)
+
+
+def _long() -> st.SearchStrategy[str]:
+    return st.text("ab1+ .~_p\u00e9", min_size=1, max_size=12)
+
+
+def _keys() -> st.SearchStrategy[list[str]]:
+    top = st.sampled_from(["d", "abcdefghi", "abcdef~1", "ab+cde~1", "abcdefghi.py", "ab~1.py"])
+    below = st.lists(st.one_of(_short(), _long()), max_size=2)
+    return st.lists(st.builds(lambda t, b: "/".join([t, *b]), top, below), max_size=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_keys())
+def test_the_index_reads_short_names_as_trying_every_sibling_did(keys: list[str]) -> None:
+    assert short_names(keys) == _old_short_names(keys)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(_short(), _long()), max_size=14))
+def test_one_directory_reads_as_trying_every_sibling_did(names: list[str]) -> None:
+    keys = [windows_fold(f"pkg/{name}") for name in names]
+    assert short_names(keys) == _old_short_names(keys)
+
+
+def test_a_hashed_short_name_and_the_first_long_name_in_order() -> None:
+    """Past `~4` NTFS keeps two characters and four hex digits: `ab12f3~5` may be any `ab…`."""
+    keys = ["d/abzzzzzzzz.py", "d/abcdefghij.py", "d/ab12f3~5.py", "d/ab+cde~1", "d/ab+cdefg"]
+    assert windows_keys(keys) == [*keys[:2], "d/abcdefghij.py", "d/ab+cdefg", "d/ab+cdefg"]
+
+
+def test_a_short_directory_read_as_a_file_is_no_internal_error(tmp_path: Path) -> None:
+    """`demo/abcdef~1.txt/x~1` beside the file `demo/abcdefghi.txt`: reading the directory as
+    the file's long name looked for siblings under a file (KeyError, exit 2 before)."""
+    base = build(tmp_path / "b", "1.0", BASE_FILES)
+    extra = {"demo/abcdefghi.txt": b"", "demo/abcdef~1.txt/x~1": EVIL}
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, **extra})
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 0 and "W615" not in codes(report)
+    assert audit_code(patch) == (0, set())
+
+
+def test_deep_paths_are_read_once() -> None:
+    """Each directory is numbered by its parent's number and name: a path of 30,000 components
+    costs its length, where joining every prefix again took 3 s a path (half a gigabyte)."""
+    deep = "/".join(["a"] * 30_000)
+    keys = [f"{deep}/longmodule{i}.py" for i in range(50)] + [
+        f"{deep}/longmo~{i}.py" for i in range(1, 51)
+    ]
+    started = time.process_time()
+    found = windows_keys(keys)
+    print(f"100 paths of 30,000 components: {time.process_time() - started:.2f} s CPU")
+    assert found == [*keys[:50], *[f"{deep}/longmodule0.py"] * 50]
+
+
+_MANY = 99_990
+"""Hostile `~` names in one directory: the wheel's other entries make the 100,000-entry cap."""
+
+
+def _hostile(count: int) -> list[str]:
+    return [f"a{i:05d}~{1 + i % 9}.py" for i in range(count)]
+
+
+def test_a_wheel_of_100_000_short_names_is_checked(tmp_path: Path) -> None:
+    """One 8.3 name's long name among them is still W615; the time is printed, not asserted."""
+    files = {f"demo/{name}": b"" for name in _hostile(_MANY)}
+    files |= {"demo/a00000abcdef.py": b"", "demo/__init__.py": b""}
+    wheel = build(tmp_path, "1.0", files)
+    started = time.perf_counter()
+    exit_code, found = audit_code(wheel)
+    print(f"audit, {_MANY:,} short names in one directory: {time.perf_counter() - started:.1f} s")
+    assert (exit_code, found) == (1, {"W615"})
+
+
+def test_an_sdist_of_100_000_short_names_is_checked(tmp_path: Path) -> None:
+    """A132 (names alike, a file beside a directory alike) over the 100,000-member cap."""
+    members = [Member(f"demo-1.0/pkg/{name}") for name in _hostile(_MANY)]
+    members += [Member("demo-1.0/pkg/a00000abcdef.py"), Member("demo-1.0/pkg/a00001~1/x")]
+    sdist = make_sdist(tmp_path, members)
+    started = time.perf_counter()
+    exit_code, report = audit_json(sdist)
+    print(f"audit, {_MANY:,} sdist members alike: {time.perf_counter() - started:.1f} s")
+    assert exit_code == 1 and audit_codes(report)["A132"] >= 1
