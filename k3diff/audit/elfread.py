@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from k3diff.native import platform as native
 from k3diff.native.glibcpromise import LOADER_PRIVATE, is_loader
-from k3diff.native.loadmap import loads_disagree
+from k3diff.native.loadmap import loader_page, loads_disagree
 from k3diff.native.platform import PlatformNeeds
 
 DT_NULL, _DT_NEEDED, DT_STRTAB, DT_STRSZ = 0, 1, 5, 10
@@ -124,6 +124,8 @@ class Layout:
             raise Unsure
         self.wide = head[4] == 2
         order = "<" if head[5] == 1 else ">"
+        self.page = loader_page(struct.unpack_from(order + "H", head, 18)[0])
+        """The largest page its machine's kernels map with (`loadmap.loader_page`)."""
         if self.wide:
             self.phoff, self.phentsize, self.phnum = struct.unpack_from(order + "Q14xHH", head, 32)
             self.phdr = struct.Struct(order + "II6Q")
@@ -186,9 +188,9 @@ def read_needs(view: Regions) -> PlatformNeeds:
         kind, offset, vaddr, filesz = layout.segment(view, index)
         if kind != _PT_DYNAMIC:
             continue
-        if dynamic or (filesz and layout.file_offset(view, vaddr) != offset):
+        if dynamic or layout.file_offset(view, vaddr) != (offset if filesz else None):
             raise Unsure  # a second PT_DYNAMIC, or one the loader reads elsewhere: `_read` says
-        if loads_disagree(layout.loads(view)) is not None:
+        if loads_disagree(layout.loads(view), layout.page) is not None:
             raise Unsure  # pages the loader reads from elsewhere (review76g): `_read` says
         dynamic = True
         table: int | None = None

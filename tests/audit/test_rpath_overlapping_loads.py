@@ -138,9 +138,9 @@ def test_load_maps_the_loader_reads_alike_pass_and_others_are_refused() -> None:
     from k3diff.native.loadmap import loads_disagree
 
     gcc = [(0, 0, 0x5A0), (0x1000, 0x1000, 0x200), (0x2E10, 0x3E10, 0x300)]
-    assert loads_disagree(gcc) is None
-    assert loads_disagree([(0, 0, 0x7AC), (0xE10, 0x200E10, 0x300)]) is None
-    assert loads_disagree([(0, 0, 0x800), (0x900, 0x900, 0x2000)]) is None
-    assert loads_disagree([(0, 0, 0x5A0), (0x5000, 0, 0x5A0)]) is not None
-    assert loads_disagree([(0x2000, 0x2000, 0x100), (0, 0, 0x100)]) is not None
-    assert loads_disagree([(0, 0, 0x800), (0x400, 0x400, 0x2000)]) is not None
+    assert loads_disagree(gcc, PAGE) is None
+    assert loads_disagree([(0, 0, 0x7AC), (0xE10, 0x200E10, 0x300)], PAGE) is None
+    assert loads_disagree([(0, 0, 0x800), (0x900, 0x900, 0x2000)], PAGE) is None
+    assert loads_disagree([(0, 0, 0x5A0), (0x5000, 0, 0x5A0)], PAGE) is not None
+    assert loads_disagree([(0x2000, 0x2000, 0x100), (0, 0, 0x100)], PAGE) is not None
+    assert loads_disagree([(0, 0, 0x800), (0x400, 0x400, 0x2000)], PAGE) is not None
