@@ -42,6 +42,7 @@ _LARGEST_PAGES |= {183: 64 * _KIB, 21: 64 * _KIB, 43: 8 * _KIB, 20: 256 * _KIB}
 (8 KiB), EM_PPC (44x kernels: 256 KiB)."""
 OTHER_PAGE = 64 * _KIB
 """Any other machine (MIPS, LoongArch, IA-64 ...): 64 KiB, the largest their ABIs allow."""
+_PT_LOAD = 1
 MOST_LOADS = 64
 """More PT_LOAD segments than this are refused (real objects: 2-5, patchelf adds one or two):
 the check is pairwise."""
@@ -103,8 +104,6 @@ def as_the_loader(elf: ELFFile, segment: DynamicSegment) -> str | None:
     of no file size is read as none (glibc 2.35 on skips it, BZ #22101), unless its address
     loads from the file: older glibc (manylinux2014's 2.17, RHEL 8's 2.28) and musl read a
     table there (elf77: RUNPATH `/tmp/...` passed `audit`, exit 0)."""
-    from elftools.elf.dynamic import _DynamicStringTable
-
     page = loader_page(elf["e_machine"])
     if (disagree := loads_disagree(elf_loads(elf), page)) is not None:
         return disagree
@@ -124,8 +123,56 @@ def as_the_loader(elf: ELFFile, segment: DynamicSegment) -> str | None:
         table = int(entry["d_ptr"])
     if table is None:
         return None
-    offset = next(elf.address_offsets(table), None)
-    if offset is None:
+    place = table_place(elf_segments(elf), table)
+    if place is None:
         return "DT_STRTAB is not in a loaded segment"
-    segment._stringtable = _DynamicStringTable(elf.stream, offset)
+    segment._stringtable = LoadedStrings(elf.stream, *place)
     return None
+
+
+def elf_segments(elf: ELFFile) -> Iterator[tuple[int, int, int, int]]:
+    """(p_type, p_offset, p_vaddr, p_filesz) of each program header pyelftools reads."""
+    for segment in elf.iter_segments():
+        kind = segment["p_type"]
+        yield (
+            _PT_LOAD if kind == "PT_LOAD" else -1,
+            int(segment["p_offset"]),
+            int(segment["p_vaddr"]),
+            int(segment["p_filesz"]),
+        )
+
+
+def table_place(
+    segments: Iterable[tuple[int, int, int, int]], address: int
+) -> tuple[int, int] | None:
+    """The file offset of `address` in the first PT_LOAD whose file bytes hold it (as
+    `ELFFile.address_offsets`), and the end of those bytes; None when none does."""
+    for kind, offset, vaddr, filesz in segments:
+        if kind == _PT_LOAD and vaddr <= address < vaddr + filesz:
+            return address - vaddr + offset, offset + filesz
+    return None
+
+
+PAST_SEGMENT = (
+    "a DT_STRTAB string runs past the file bytes its PT_LOAD maps: the loader reads the zeros "
+    "it lays after them (or the next page's bytes) there, not the file's"
+)
+
+
+class LoadedStrings:
+    """DT_STRTAB's strings, each from the file bytes of the PT_LOAD that maps the table; one
+    running past them is refused (ValueError): glibc zeroes a segment's memory past its
+    p_filesz, so a RUNPATH `$ORIGIN:/usr/lib` cut there reads `$ORIGIN:`, an empty component
+    (elf77: k3diff read on in the file and passed it)."""
+
+    def __init__(self, stream: object, offset: int, end: int) -> None:
+        self._stream, self._offset, self._end = stream, offset, end
+
+    def get_string(self, index: int) -> str:
+        """`_DynamicStringTable.get_string`, within the segment's file bytes."""
+        from elftools.common.utils import parse_cstring_from_stream
+
+        raw = parse_cstring_from_stream(self._stream, self._offset + index)  # type: ignore[arg-type]
+        if raw is None or self._offset + index + len(raw) >= self._end:
+            raise ValueError(PAST_SEGMENT)
+        return raw.decode("utf-8")
