@@ -251,8 +251,8 @@ def _string_table(layout: Layout, view: Regions, dynamic: int) -> tuple[int, int
 def _loaded_string(view: Regions, start: int, end: int) -> str:
     """`view.cstring(start)`; Unsure where it runs past `end` (`loadmap.LoadedStrings`)."""
     text = view.cstring(start)
-    if start + len(text.encode()) >= end:
-        raise Unsure
+    if start + len(text.encode()) >= end or (not text and view.read(start, 1) != b"\x00"):
+        raise Unsure  # past the segment, or to the file's end (`cstring` answers "")
     return text
 
 

@@ -161,9 +161,10 @@ PAST_SEGMENT = (
 
 class LoadedStrings:
     """DT_STRTAB's strings, each from the file bytes of the PT_LOAD that maps the table; one
-    running past them is refused (ValueError): glibc zeroes a segment's memory past its
-    p_filesz, so a RUNPATH `$ORIGIN:/usr/lib` cut there reads `$ORIGIN:`, an empty component
-    (elf77: k3diff read on in the file and passed it)."""
+    running past them, or to the file's end (pyelftools read that as empty), is refused
+    (ValueError): glibc zeroes a segment's memory past its p_filesz, so a RUNPATH
+    `$ORIGIN:/usr/lib` cut there reads `$ORIGIN:`, an empty component (elf77: k3diff read on
+    in the file and passed it)."""
 
     def __init__(self, stream: object, offset: int, end: int) -> None:
         self._stream, self._offset, self._end = stream, offset, end
