@@ -14,10 +14,9 @@ import struct
 from pathlib import Path
 
 import pytest
-from wheel.test_installed_view import audit_code, codes, wheels_json
 
-from audit.test_rpath_hijack import demo_wheel, library
-from audit.test_rpath_loader_reads import ALLOW, EXPLAIN
+from audit.test_rpath_hijack import library
+from audit.test_rpath_overlapping_loads import assert_unreadable
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler")
 
@@ -37,10 +36,4 @@ def _no_dynamic_size(data: bytes) -> bytes:
 def test_a_dynamic_segment_of_no_file_size_is_unreadable(tmp_path: Path) -> None:
     risky = library(tmp_path / "r", str(tmp_path / "planted"), runpath=True)
     data = _no_dynamic_size(risky)
-    wheel = demo_wheel(tmp_path / "w", "1.0", {"demo/_ext.so": data})
-    assert audit_code(wheel) == (1, {"A116"})
-    base = demo_wheel(tmp_path / "b", "0.9", {"demo/_ext.so": library(tmp_path / "p", None)})
-    for options in (ALLOW, EXPLAIN):
-        exit_code, report = wheels_json(base, wheel, *options)
-        found = codes(report) & {"W632", "W713"}  # --explain: its reading unchecked, W713
-        assert exit_code == 1 and found, (options, report["findings"])
+    assert_unreadable(tmp_path, data)
