@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from k3diff.native import platform as native
 from k3diff.native.glibcpromise import LOADER_PRIVATE, is_loader
-from k3diff.native.loadmap import loads_disagree
+from k3diff.native.loadmap import loader_page, loads_disagree, table_place
 from k3diff.native.platform import PlatformNeeds
 
 DT_NULL, _DT_NEEDED, DT_STRTAB, DT_STRSZ = 0, 1, 5, 10
@@ -124,6 +124,8 @@ class Layout:
             raise Unsure
         self.wide = head[4] == 2
         order = "<" if head[5] == 1 else ">"
+        self.page = loader_page(struct.unpack_from(order + "H", head, 18)[0])
+        """The largest page its machine's kernels map with (`loadmap.loader_page`)."""
         if self.wide:
             self.phoff, self.phentsize, self.phnum = struct.unpack_from(order + "Q14xHH", head, 32)
             self.phdr = struct.Struct(order + "II6Q")
@@ -186,9 +188,9 @@ def read_needs(view: Regions) -> PlatformNeeds:
         kind, offset, vaddr, filesz = layout.segment(view, index)
         if kind != _PT_DYNAMIC:
             continue
-        if dynamic or (filesz and layout.file_offset(view, vaddr) != offset):
+        if dynamic or layout.file_offset(view, vaddr) != (offset if filesz else None):
             raise Unsure  # a second PT_DYNAMIC, or one the loader reads elsewhere: `_read` says
-        if loads_disagree(layout.loads(view)) is not None:
+        if loads_disagree(layout.loads(view), layout.page) is not None:
             raise Unsure  # pages the loader reads from elsewhere (review76g): `_read` says
         dynamic = True
         table: int | None = None
@@ -196,9 +198,9 @@ def read_needs(view: Regions) -> PlatformNeeds:
         count = 0
         for tag, value in _tags(layout, view, offset, filesz):
             if table is None:  # pyelftools finds the string table at the first tag, any tag
-                table = _string_table(layout, view, offset)
+                table, end = _string_table(layout, view, offset)
             if tag in _STRING_TAGS:
-                text = view.cstring(table + value)
+                text = _loaded_string(view, table + value, end)
                 if tag == _DT_NEEDED:
                     needed.append(text)
                 elif tag == _DT_RPATH:
@@ -215,7 +217,7 @@ def read_needs(view: Regions) -> PlatformNeeds:
                 count = value
         if verneed is None or not count or table is None:
             continue
-        names.extend(_version_names(layout, view, table, verneed, count))
+        names.extend(_version_names(layout, view, (table, end), verneed, count))
     return native.needs_from(names, needed, rpath, runpath, soname, filtees)
 
 
@@ -232,22 +234,33 @@ def _tags(layout: Layout, view: Regions, offset: int, filesz: int) -> Iterator[t
         offset += step
 
 
-def _string_table(layout: Layout, view: Regions, dynamic: int) -> int:
-    """The file offset of the last DT_STRTAB, the one the loader reads (`loadmap.as_the_loader`)."""
+def _string_table(layout: Layout, view: Regions, dynamic: int) -> tuple[int, int]:
+    """The file offset of the last DT_STRTAB, the one the loader reads (`loadmap.as_the_loader`),
+    and the end of the file bytes its PT_LOAD maps (`loadmap.LoadedStrings`)."""
     last = None
     for tag, value in _tags(layout, view, dynamic, 1):
         if tag == DT_STRTAB:
             last = value
-    offset = None if last is None else layout.file_offset(view, last)
-    if offset is None:
+    segments = (layout.segment(view, index) for index in range(layout.phnum))
+    place = None if last is None else table_place(segments, last)
+    if place is None:
         raise Unsure
-    return offset
+    return place
+
+
+def _loaded_string(view: Regions, start: int, end: int) -> str:
+    """`view.cstring(start)`; Unsure where it runs past `end` (`loadmap.LoadedStrings`)."""
+    text = view.cstring(start)
+    if start + len(text.encode()) >= end or (not text and view.read(start, 1) != b"\x00"):
+        raise Unsure  # past the segment, or to the file's end (`cstring` answers "")
+    return text
 
 
 def _version_names(
-    layout: Layout, view: Regions, table: int, offset: int, count: int
+    layout: Layout, view: Regions, strings: tuple[int, int], offset: int, count: int
 ) -> Iterator[str]:
     """`_version_needs` of `k3diff.native.platform`."""
+    table, end = strings
     budget = _VERSION_ENTRIES
     for _ in range(min(count, _VERSION_ENTRIES)):
         _v, cnt, file, aux, following = layout.verneed.unpack(view.exact(offset, 16))
@@ -255,8 +268,8 @@ def _version_names(
         for _ in range(min(cnt, budget)):
             budget -= 1
             _h, _fl, _o, name, aux_next = layout.vernaux.unpack(view.exact(aux_offset, 16))
-            text = view.cstring(table + name)
-            if text != LOADER_PRIVATE or not is_loader(view.cstring(table + file)):
+            text = _loaded_string(view, table + name, end)
+            if text != LOADER_PRIVATE or not is_loader(_loaded_string(view, table + file, end)):
                 yield text
             if not aux_next:
                 break

@@ -10,7 +10,18 @@ and map it from different places of the file, the loader reads other tables than
 read `$ORIGIN/...`; `audit` passed, exit 0). No linker writes that: it is refused, unreadable.
 Segments sharing a page at the same file-to-address shift (`-z max-page-size` below the page)
 map the same bytes there, and pass, unless their own ranges overlap (the later one's zeroed
-bss would lie over the earlier one's bytes) or they are out of address order."""
+bss would lie over the earlier one's bytes) or they are out of address order.
+
+The page is the largest a kernel of the ELF's machine maps with (`loader_page`): aarch64 and
+ppc64(le) kernels run with 64 KiB pages (RHEL's did), and there segments that share no 4 KiB
+page share a 64 KiB one (elf77: a PT_LOAD in the last 4 KiB of the first 64 KiB, from the
+file's end, replaced the first page and its RUNPATH on such a loader; a 4 KiB rule passed it).
+Sharing only grows with the page, so the largest decides. A segment whose file-to-address shift
+is no multiple of that page is refused too: glibc refuses to load it there ("ELF load command
+address/offset not properly aligned"), musl maps it anyway from the page-aligned offset, so
+every address reads bytes from another place of the file than k3diff's. `p_align` is no
+stronger statement: no loader maps with it (glibc maps with the kernel's page and only refuses
+a `p_align` that is not a multiple of it; musl ignores it)."""
 
 from __future__ import annotations
 
@@ -22,21 +33,46 @@ if TYPE_CHECKING:
     from elftools.elf.dynamic import DynamicSegment
     from elftools.elf.elffile import ELFFile
 
-LOADER_PAGE = 4096
-"""The smallest page a loader maps (x86-64's; a larger one only makes more segments share)."""
+_KIB = 1024
+_LARGEST_PAGES = {3: 4 * _KIB, 62: 4 * _KIB, 22: 4 * _KIB, 40: 4 * _KIB, 243: 4 * _KIB}
+"""Machines whose Linux kernels map 4 KiB pages only: EM_386, EM_X86_64, EM_S390 (s390x),
+EM_ARM (armv7l; LPAE too), EM_RISCV (its base page); and those with larger ones:"""
+_LARGEST_PAGES |= {183: 64 * _KIB, 21: 64 * _KIB, 43: 8 * _KIB, 20: 256 * _KIB}
+"""EM_AARCH64 (4, 16 or 64 KiB), EM_PPC64 (ppc64le: 64 KiB on RHEL, SUSE, Ubuntu), EM_SPARCV9
+(8 KiB), EM_PPC (44x kernels: 256 KiB)."""
+OTHER_PAGE = 64 * _KIB
+"""Any other machine (MIPS, LoongArch, IA-64 ...): 64 KiB, the largest their ABIs allow."""
+_PT_LOAD = 1
 MOST_LOADS = 64
 """More PT_LOAD segments than this are refused (real objects: 2-5, patchelf adds one or two):
 the check is pairwise."""
 
 
-def loads_disagree(loads: Iterable[tuple[int, int, int]]) -> str | None:
+def loader_page(machine: int | str) -> int:
+    """The largest page a Linux kernel of ELF machine `machine` (e_machine, or pyelftools'
+    name for it) maps with."""
+    if isinstance(machine, str):
+        from elftools.elf.enums import ENUM_E_MACHINE
+
+        machine = ENUM_E_MACHINE.get(machine, -1)
+    return _LARGEST_PAGES.get(machine, OTHER_PAGE)
+
+
+def loads_disagree(loads: Iterable[tuple[int, int, int]], page: int) -> str | None:
     """Why the loader would read some address from another place of the file than its first
-    PT_LOAD does, given each PT_LOAD's (p_offset, p_vaddr, p_memsz); None when it would not."""
+    PT_LOAD does, given each PT_LOAD's (p_offset, p_vaddr, p_memsz) and the largest page its
+    machine's kernels map (`loader_page`); None when it would not."""
     spans = []
     for offset, vaddr, memsz in loads:
         if memsz:  # the loader skips an empty PT_LOAD
-            start = vaddr // LOADER_PAGE * LOADER_PAGE
-            end = -(-(vaddr + memsz) // LOADER_PAGE) * LOADER_PAGE
+            if (vaddr - offset) % page:
+                return (
+                    f"a PT_LOAD segment's address and file offset differ by no multiple of "
+                    f"the {page // _KIB} KiB page its machine's loader may map: it reads other "
+                    "bytes there, or refuses the file"
+                )
+            start = vaddr // page * page
+            end = -(-(vaddr + memsz) // page) * page
             spans.append((start, end, vaddr - offset, vaddr, vaddr + memsz))
     if len(spans) > MOST_LOADS:
         return f"{len(spans)} PT_LOAD segments, more than k3diff maps ({MOST_LOADS})"
@@ -48,8 +84,9 @@ def loads_disagree(loads: Iterable[tuple[int, int, int]]) -> str | None:
             # at one shift only a later segment's bss, zeroed over the earlier's bytes, differs
             if shared and (shift != other_shift or (low < other_high and other_low < high)):
                 return (
-                    "two PT_LOAD segments map one page from different places of the file: the "
-                    "loader reads the later one's bytes there, not the ones k3diff would read"
+                    f"two PT_LOAD segments map one {page // _KIB} KiB page from different places "
+                    "of the file: the loader reads the later one's bytes there, not the ones "
+                    "k3diff would read"
                 )
     return None
 
@@ -63,10 +100,12 @@ def elf_loads(elf: ELFFile) -> Iterator[tuple[int, int, int]]:
 
 def as_the_loader(elf: ELFFile, segment: DynamicSegment) -> str | None:
     """Make pyelftools read `segment` as the loader does: its entries where its address loads
-    from, its strings from its last DT_STRTAB (elf76); why it cannot, else None."""
-    from elftools.elf.dynamic import _DynamicStringTable
-
-    if (disagree := loads_disagree(elf_loads(elf))) is not None:
+    from, its strings from its last DT_STRTAB (elf76); why it cannot, else None. A PT_DYNAMIC
+    of no file size is read as none (glibc 2.35 on skips it, BZ #22101), unless its address
+    loads from the file: older glibc (manylinux2014's 2.17, RHEL 8's 2.28) and musl read a
+    table there (elf77: RUNPATH `/tmp/...` passed `audit`, exit 0)."""
+    page = loader_page(elf["e_machine"])
+    if (disagree := loads_disagree(elf_loads(elf), page)) is not None:
         return disagree
     loaded = next(elf.address_offsets(int(segment["p_vaddr"])), None)
     if segment["p_filesz"] and loaded != int(segment["p_offset"]):
@@ -74,13 +113,67 @@ def as_the_loader(elf: ELFFile, segment: DynamicSegment) -> str | None:
             "PT_DYNAMIC's file offset is not where its address loads from: the loader reads "
             "another dynamic table than the one at its offset"
         )
+    if not segment["p_filesz"] and loaded is not None:  # k3diff reads no entry of it
+        return (
+            "PT_DYNAMIC of no file size at an address the file's bytes load to: glibc before "
+            "2.35 and musl read a dynamic table there"
+        )
     table = None
     for entry in segment._iter_tags("DT_STRTAB"):  # raw entries: no string is resolved
         table = int(entry["d_ptr"])
     if table is None:
         return None
-    offset = next(elf.address_offsets(table), None)
-    if offset is None:
+    place = table_place(elf_segments(elf), table)
+    if place is None:
         return "DT_STRTAB is not in a loaded segment"
-    segment._stringtable = _DynamicStringTable(elf.stream, offset)
+    segment._stringtable = LoadedStrings(elf.stream, *place)
     return None
+
+
+def elf_segments(elf: ELFFile) -> Iterator[tuple[int, int, int, int]]:
+    """(p_type, p_offset, p_vaddr, p_filesz) of each program header pyelftools reads."""
+    for segment in elf.iter_segments():
+        kind = segment["p_type"]
+        yield (
+            _PT_LOAD if kind == "PT_LOAD" else -1,
+            int(segment["p_offset"]),
+            int(segment["p_vaddr"]),
+            int(segment["p_filesz"]),
+        )
+
+
+def table_place(
+    segments: Iterable[tuple[int, int, int, int]], address: int
+) -> tuple[int, int] | None:
+    """The file offset of `address` in the first PT_LOAD whose file bytes hold it (as
+    `ELFFile.address_offsets`), and the end of those bytes; None when none does."""
+    for kind, offset, vaddr, filesz in segments:
+        if kind == _PT_LOAD and vaddr <= address < vaddr + filesz:
+            return address - vaddr + offset, offset + filesz
+    return None
+
+
+PAST_SEGMENT = (
+    "a DT_STRTAB string runs past the file bytes its PT_LOAD maps: the loader reads the zeros "
+    "it lays after them (or the next page's bytes) there, not the file's"
+)
+
+
+class LoadedStrings:
+    """DT_STRTAB's strings, each from the file bytes of the PT_LOAD that maps the table; one
+    running past them, or to the file's end (pyelftools read that as empty), is refused
+    (ValueError): glibc zeroes a segment's memory past its p_filesz, so a RUNPATH
+    `$ORIGIN:/usr/lib` cut there reads `$ORIGIN:`, an empty component (elf77: k3diff read on
+    in the file and passed it)."""
+
+    def __init__(self, stream: object, offset: int, end: int) -> None:
+        self._stream, self._offset, self._end = stream, offset, end
+
+    def get_string(self, index: int) -> str:
+        """`_DynamicStringTable.get_string`, within the segment's file bytes."""
+        from elftools.common.utils import parse_cstring_from_stream
+
+        raw = parse_cstring_from_stream(self._stream, self._offset + index)  # type: ignore[arg-type]
+        if raw is None or self._offset + index + len(raw) >= self._end:
+            raise ValueError(PAST_SEGMENT)
+        return raw.decode("utf-8")

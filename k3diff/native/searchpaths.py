@@ -78,11 +78,24 @@ def leftover_search_paths(entry: str, needs: PlatformNeeds) -> list[str]:
     return [why for fails, why in _judged(entry, needs) if not fails]
 
 
+def searched(needs: PlatformNeeds) -> tuple[tuple[str, str | None], ...]:
+    """The (tag, value) whose directories the loader searches for the object's own DT_NEEDED:
+    its DT_RUNPATH where it has one, even an empty one, else its DT_RPATH. glibc drops DT_RPATH
+    beside DT_RUNPATH as it reads the tables (`elf/get-dynamic-info.h`), and musl reads DT_RUNPATH
+    in its place (`decode_dyn`): a RUNPATH dropped from a rebuilt native makes its old RPATH the
+    one searched (elf77: RUNPATH `$ORIGIN` beside RPATH `/tmp/x`, then RPATH `/tmp/x` alone,
+    passed as nothing new, exit 0). The executable's own RPATH, which glibc also searches for a
+    library without RUNPATH, is the environment's, not the wheel's: not judged."""
+    if needs.runpath is not None:
+        return (("RUNPATH", needs.runpath),)
+    return (("RPATH", needs.rpath),)
+
+
 def _judged(entry: str, needs: PlatformNeeds) -> list[tuple[bool, str]]:
-    """(fails, why) for each component of `needs`' RPATH and RUNPATH, and each directory a
+    """(fails, why) for each component of the RPATH or RUNPATH `needs`' loader searches, and each directory a
     DT_NEEDED path names, not plainly safe."""
     reasons: list[tuple[bool, str]] = []
-    for tag, value in (("RPATH", needs.rpath), ("RUNPATH", needs.runpath)):
+    for tag, value in searched(needs):
         if not value:
             continue  # absent, or wholly empty: the loader ignores it
         if len(value) > JUDGED_LENGTH:  # an input decides the length: held, not split

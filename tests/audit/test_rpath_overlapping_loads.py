@@ -55,13 +55,9 @@ def _overlaid(data: bytes, benign: str, hostile: str) -> bytes:
     return bytes(patched + page)
 
 
-def test_a_later_load_segment_over_the_first_is_not_read_past(tmp_path: Path) -> None:
-    planted = tmp_path / "planted"  # under /tmp: world-writable
-    helper = _helper(planted)
-    benign = "$ORIGIN/" + "a" * (len(str(planted)) - 8)
-    data = _overlaid(_user(tmp_path, benign, helper), benign, str(planted))
-    trace = _loads_planted(data, tmp_path)  # glibc: the later PT_LOAD's page, RUNPATH = planted
-    assert f"trying file={planted}/libhelper.so" in trace
+def assert_unreadable(tmp_path: Path, data: bytes) -> None:
+    """A wheel holding `data` fails `audit` (A116 alone) and, as a changed native,
+    `wheels --allow-native-changes` with or without `--explain` (W632; W713 under `--explain`)."""
     wheel = demo_wheel(tmp_path / "w", "1.0", {"demo/_ext.so": data})
     assert audit_code(wheel) == (1, {"A116"})
     base = demo_wheel(tmp_path / "b", "0.9", {"demo/_ext.so": library(tmp_path / "p", None)})
@@ -69,6 +65,16 @@ def test_a_later_load_segment_over_the_first_is_not_read_past(tmp_path: Path) ->
         exit_code, report = wheels_json(base, wheel, *options)
         found = codes(report) & {"W632", "W713"}  # --explain: its reading unchecked, W713
         assert exit_code == 1 and found, (options, report["findings"])
+
+
+def test_a_later_load_segment_over_the_first_is_not_read_past(tmp_path: Path) -> None:
+    planted = tmp_path / "planted"  # under /tmp: world-writable
+    helper = _helper(planted)
+    benign = "$ORIGIN/" + "a" * (len(str(planted)) - 8)
+    data = _overlaid(_user(tmp_path, benign, helper), benign, str(planted))
+    trace = _loads_planted(data, tmp_path)  # glibc: the later PT_LOAD's page, RUNPATH = planted
+    assert f"trying file={planted}/libhelper.so" in trace
+    assert_unreadable(tmp_path, data)
 
 
 def _nameless_helper(tmp_path: Path) -> Path:
@@ -138,9 +144,9 @@ def test_load_maps_the_loader_reads_alike_pass_and_others_are_refused() -> None:
     from k3diff.native.loadmap import loads_disagree
 
     gcc = [(0, 0, 0x5A0), (0x1000, 0x1000, 0x200), (0x2E10, 0x3E10, 0x300)]
-    assert loads_disagree(gcc) is None
-    assert loads_disagree([(0, 0, 0x7AC), (0xE10, 0x200E10, 0x300)]) is None
-    assert loads_disagree([(0, 0, 0x800), (0x900, 0x900, 0x2000)]) is None
-    assert loads_disagree([(0, 0, 0x5A0), (0x5000, 0, 0x5A0)]) is not None
-    assert loads_disagree([(0x2000, 0x2000, 0x100), (0, 0, 0x100)]) is not None
-    assert loads_disagree([(0, 0, 0x800), (0x400, 0x400, 0x2000)]) is not None
+    assert loads_disagree(gcc, PAGE) is None
+    assert loads_disagree([(0, 0, 0x7AC), (0xE10, 0x200E10, 0x300)], PAGE) is None
+    assert loads_disagree([(0, 0, 0x800), (0x900, 0x900, 0x2000)], PAGE) is None
+    assert loads_disagree([(0, 0, 0x5A0), (0x5000, 0, 0x5A0)], PAGE) is not None
+    assert loads_disagree([(0x2000, 0x2000, 0x100), (0, 0, 0x100)], PAGE) is not None
+    assert loads_disagree([(0, 0, 0x800), (0x400, 0x400, 0x2000)], PAGE) is not None
