@@ -11,25 +11,29 @@ Between the two, a keyword given to `setup(...)` wins over `setup.cfg`'s (setupt
 metadata from `setup.cfg` only where the call left it unset).
 
 Nothing is run. `setup.py` is parsed by `ast` (at most `SETUP_CAP` bytes: 16 MiB of Python took
-41 s and 10 GB to parse) and only a keyword of a call to a function named `setup` whose value is a
-string literal is compared; a computed one (`version=get_version()`, `**kwargs`) is not, and
-leaves `setup.cfg`'s unread too, since it may set the field. `setup.cfg` is read as setuptools
-reads it (`configparser`, UTF-8, `%(…)s` interpolation); `attr:` and `file:` values are
-computed, not compared; a file that does not parse is not judged (setuptools stops on it). A
-member k3diff does not read (a link, a sparse file, over the cap) where its value would decide
-is A135 too, unchecked, as an unread `pyproject.toml` is.
+41 s and 10 GB to parse) and only a keyword of a call to a function named `setup` (or setuptools'
+`setup` imported under another name) whose value is a string literal is compared; a computed one
+(`version=get_version()`, `**kwargs`) is not, and leaves `setup.cfg`'s unread too, since it may
+set the field; a file that does not parse is not judged (setuptools stops on it). `setup.cfg` is
+read as setuptools reads it, by `--source`'s reader (`k3diff.provenance.setupcfg`: option names
+as setuptools names them, the later winning; its interpolation bounded); `attr:` and `file:`
+values are computed, not compared; a file that reader refuses is A135, unchecked. A member
+k3diff does not read (a link, a sparse file, over the cap) where its value would decide is A135
+too, unchecked, as an unread `pyproject.toml` is.
 """
 
 from __future__ import annotations
 
 import ast
-import configparser
 from collections.abc import Mapping
 
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from k3diff.audit.sdistread import SdistRead, last_of
+from k3diff.escape import shortened
+from k3diff.provenance.setupcfg import read_setup_cfg
+from k3diff.provenance.setuptoolsconfig import names_setup, setup_names
 from k3diff.wheel.codes import Code, Finding
 
 Identity = tuple[NormalizedName, Version]
@@ -83,9 +87,9 @@ def setuptools_findings(
                 Finding(
                     Code.A135,
                     path,
-                    f"{_base(path)} gives setuptools {field} {value!r}, the file name {shown}: "
-                    f"pip builds that {field}, and `pip install {named[0]}` from an index "
-                    "refuses the sdist as inconsistent",
+                    f"{_base(path)} gives setuptools {field} {shortened(repr(value), 200)}, the "
+                    f"file name {shown}: pip builds that {field}, and `pip install {named[0]}` "
+                    "from an index refuses the sdist as inconsistent",
                 )
             )
     return found
@@ -155,8 +159,11 @@ def _setup_py_keywords(
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}  # setuptools cannot run it either
     values: dict[str, list[str | None]] = {}
+    names, modules = setup_names(tree)  # review77c: `from setuptools import setup as s` passed
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or _called(node.func) != "setup":
+        if not isinstance(node, ast.Call) or not (
+            _called(node.func) == "setup" or names_setup(node.func, names, modules)
+        ):
             continue
         for keyword in node.keywords:
             if keyword.arg is None:  # **kwargs may hold any field
@@ -180,21 +187,23 @@ def _called(func: ast.expr) -> str | None:
 def _setup_cfg_metadata(
     read: SdistRead, path: str, wanted: tuple[str, ...], found: list[Finding]
 ) -> Given:
-    """The wanted fields `setup.cfg`'s `[metadata]` gives, as setuptools reads it."""
+    """The wanted fields `setup.cfg`'s `[metadata]` gives, as setuptools reads it
+    (`read_setup_cfg`: review77c, the `configparser` defaults read `Name = other` beside
+    `name = demo` as a duplicate, a file of bare CR line endings as one line, and expanded
+    `%(…)s` without bound: each passed, exit 0, or a 4 KiB file ran 5 minutes); one it cannot
+    read is A135, unchecked (setuptools fails on it, or k3diff's caps leave it unread)."""
     data = _member(read, path, found)
     if data is None:
         return {}
-    parser = configparser.ConfigParser()
-    try:
-        parser.read_string(data.decode("utf-8"), path)
-        values = {
-            field: parser.get("metadata", field).strip()
-            for field in wanted
-            if parser.has_option("metadata", field)
-        }
-    except (UnicodeDecodeError, configparser.Error):
-        return {}  # setuptools stops on it
+    config = read_setup_cfg(data, _base(path))
+    if isinstance(config, str):
+        found.append(
+            Finding(Code.A135, path, f"{config}: the name and version pip builds unchecked")
+        )
+        return {}
+    values = {field: config.get("metadata", field) for field in wanted}
     return {
-        field: (path, (None if value.startswith(_COMPUTED) else value,))
+        field: (path, (None if value.strip().startswith(_COMPUTED) else value.strip(),))
         for field, value in values.items()
+        if value is not None
     }

@@ -200,10 +200,12 @@ class FileMatcher:
         tried = self.line_rules if rules is None else rules
         rule = first_rule(tried, line)
         if rule is not None and not rule.builtin and rule.severity is Severity.WARNING:
-            over = first_rule(
-                tuple(r for r in tried if r.builtin and r.severity is Severity.ERROR), line
-            )
-            if over is not None:
+            # The built-in rule the line was left to, had no user rule matched: an error line
+            # counted as a warning only where that rule is an error rule (review77c: a
+            # `[TRT-LLM] [W] … ERROR …` line, trtllm-warning's before engine-error's, was
+            # counted, and the bundle held a warning rule over warnings)
+            over = first_rule(tuple(r for r in tried if r.builtin), line)
+            if over is not None and over.severity is Severity.ERROR:
                 key = (rule.name, over.name)
                 self.collector.downgraded[key] = self.collector.downgraded.get(key, 0) + 1
         if rule is not None:

@@ -71,11 +71,11 @@ def from_setup_py(data: bytes, label: str) -> Stated:
     module = parsed_setup_py(data, label)
     if module is None:
         return Unread(f"{label} cannot be parsed")
-    names, modules = _setup_names(module)
+    names, modules = setup_names(module)
     found: list[PackageDirs | Unread] = []
     calls = 0
     for node in ast.walk(module):
-        if not (isinstance(node, ast.Call) and _names_setup(node.func, names, modules)):
+        if not (isinstance(node, ast.Call) and names_setup(node.func, names, modules)):
             continue
         calls += 1
         given = [k for k in node.keywords if k.arg == "package_dir"]
@@ -92,7 +92,7 @@ def from_setup_py(data: bytes, label: str) -> Stated:
     return one(found)
 
 
-def _setup_names(module: ast.Module) -> tuple[set[str], set[str]]:
+def setup_names(module: ast.Module) -> tuple[set[str], set[str]]:
     """The names `setup` is called by (``from setuptools import setup as build``: ``build``),
     and those of the modules it is an attribute of (``import setuptools as st``: ``st``)."""
     names, modules = {"setup"}, {"setuptools", "distutils.core", "core"}
@@ -110,7 +110,7 @@ def _setup_names(module: ast.Module) -> tuple[set[str], set[str]]:
     return names, modules
 
 
-def _names_setup(func: ast.expr, names: Collection[str], modules: Collection[str]) -> bool:
+def names_setup(func: ast.expr, names: Collection[str], modules: Collection[str]) -> bool:
     """A call of setuptools' (or distutils') `setup`, by a name or as a module's attribute."""
     if isinstance(func, ast.Name):
         return func.id in names

@@ -105,3 +105,40 @@ def test_a_setup_py_not_read_fails_unchecked(tmp_path: Path) -> None:
     assert "unchecked" in finding["detail"]
     code, report = audit_json(_sdist(tmp_path, link("demo-1.0/setup.py", "../x.py")))
     assert codes(report)["A135"] == 1
+
+
+@pytest.mark.parametrize(
+    ("members", "path", "said"),
+    [
+        ((_setup_cfg("name = demo\nName = other"),), "setup.cfg", "name 'other'"),
+        ((_setup_cfg("version = 1.0\nVERSION = 2.0"),), "setup.cfg", "version '2.0'"),
+        ((_setup_cfg("Name = demo\n[DEFAULT]\nname = other"),), "setup.cfg", "name 'other'"),
+        ((Member("demo-1.0/setup.cfg", b"[metadata]\rname = other\r"),), "setup.cfg", "'other'"),
+        ((Member("demo-1.0/setup.py", b"from setuptools import setup as s\ns(name='other')"),),
+         "setup.py", "name 'other'"),
+    ],
+    ids=["cfg-case-twice", "cfg-upper-version", "cfg-default-later", "cfg-cr-lines", "py-alias"],
+)  # fmt: skip
+def test_what_setuptools_reads_as_setuptools_reads_it_fails(
+    tmp_path: Path, members: tuple[Member, ...], path: str, said: str
+) -> None:
+    """review77c: setuptools (84, a real build) made `other` 1.0 / `demo` 2.0 of each; k3diff's
+    own `configparser` read refused `Name` beside `name` (a duplicate to its lower-casing
+    parser: not judged), kept `[metadata]`'s `Name` over a later `[DEFAULT]` `name`, read bare
+    CR endings as one line, and knew `setup` by that name only: each passed, exit 0."""
+    code, report = audit_json(_sdist(tmp_path, *members))
+    assert (code, codes(report)) == (1, {"A135": 1}), report
+    (finding,) = report["artifacts"][0]["findings"]
+    assert finding["path"] == f"demo-1.0/{path}"
+    assert said in finding["detail"], finding
+
+
+def test_a_setup_cfg_interpolation_bomb_is_unchecked_in_time(tmp_path: Path) -> None:
+    """review77c: 3 KiB of `%(a)s` references five levels deep ran `audit` 5 minutes, then out of
+    memory, exit 2; now not read past `read_setup_cfg`'s cap: A135, unchecked."""
+    lines = ["a0 = " + "x" * 1000] + [f"a{i} = " + f"%(a{i - 1})s" * 100 for i in range(1, 5)]
+    bomb = _setup_cfg("\n".join([*lines, "name = %(a4)s"]))
+    code, report = audit_json(_sdist(tmp_path, bomb))
+    assert (code, codes(report)) == (1, {"A135": 1})
+    (finding,) = report["artifacts"][0]["findings"]
+    assert "interpolation expands past" in finding["detail"] and "unchecked" in finding["detail"]

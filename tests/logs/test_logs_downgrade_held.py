@@ -107,3 +107,16 @@ def test_a_built_in_warning_rule_ignored_is_said_not_held(tmp_path: Path) -> Non
     code, text = _report(tmp_path)
     assert code == 0, text
     assert "- logs.json: rules ignored (--ignore-rule engine-warning): not scanned for" in text
+
+
+def test_a_warn_rule_over_a_built_in_warning_rule_passes(tmp_path: Path) -> None:
+    """review77c: a `--warn-rule` over TensorRT-LLM's warnings took `[TRT-LLM] [W] … ERROR …`,
+    which trtllm-warning takes before engine-error without it (a warning either way), and `logs`
+    counted it as an engine-error line made a warning: the bundle held the row, exit 1."""
+    patch = "INFO start\n[TRT-LLM] [W] request 7 failed: ERROR status from client, retrying\n"
+    assert _document(tmp_path, BASE_LOG, patch) == 0
+    assert _document(tmp_path, BASE_LOG, patch, "--warn-rule", r"trt-noise=\[TRT-LLM\] \[W\]") == 0
+    assert "downgraded" not in json.loads((tmp_path / "logs.json").read_text())["patch"]
+    for given in ((), ("base.log", "patch.log")):
+        code, text = _report(tmp_path, *given)
+        assert code == 0 and "held" not in text and "counted as a warning" not in text, text
