@@ -35,6 +35,9 @@ from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.packagedirs import PackageDirs, Unread
 from k3diff.provenance.setupcfg import SetupCfg, read_setup_cfg
 from k3diff.provenance.setuppylocal import modules_cmake
+from k3diff.provenance.setuppyparse import parsed_setup_py
+from k3diff.provenance.setuppypaths import import_places
+from k3diff.provenance.trees import link_over
 from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
 from k3diff.provenance.unreadbackends import ADVICE, SETUPTOOLS_BACKENDS
 
@@ -79,11 +82,39 @@ def stop_unread_config(
         stated.append(from_setup_cfg(setup_cfg or b"", directory + "setup.cfg"))
     setup_py = directory + "setup.py"
     oid = None if setup_py in links else tree.get(setup_py)
+    places: list[str] = []
     if oid is not None and blob_sizes(git, [oid])[oid] <= CONFIG_CAP:  # else `stop_cmake_runs`
-        stated.append(from_setup_py(dict(iter_blobs(git, [oid]))[oid], setup_py))
+        data = dict(iter_blobs(git, [oid]))[oid]
+        stated.append(from_setup_py(data, setup_py))
+        places = _setup_py_places(
+            git, tree, links, directory, data, pyproject_classes + cfg_classes
+        )
     dirs = [pair for one in stated if isinstance(one, PackageDirs) for pair in one.dirs]
-    _stop_cmdclass(git, tree, links, directory, pyproject_classes, dirs, "pyproject.toml")
-    _stop_cmdclass(git, tree, links, directory, cfg_classes, dirs, "setup.cfg")
+    found = (directory, dirs, places)
+    _stop_cmdclass(git, tree, links, found, pyproject_classes, "pyproject.toml")
+    _stop_cmdclass(git, tree, links, found, cfg_classes, "setup.cfg")
+
+
+def _setup_py_places(
+    git: GitRepo,
+    tree: Mapping[str, str],
+    links: Collection[str],
+    directory: str,
+    data: bytes,
+    classes: list[object],
+) -> list[str]:
+    """The directories ``setup.py`` (`data`) puts on ``sys.path`` before setuptools resolves
+    the command classes: one not found where setuptools looks first is imported from there
+    (``importlib.util.find_spec``; review77b: ``commands.CMakeBuild`` from ``build_tools/``,
+    which ``setup.py`` inserted, passed, exit 0)."""
+    module = parsed_setup_py(data, directory + "setup.py")
+    if module is None:
+        return []  # `stop_cmake_runs` stops on it
+    names = [str(name).rpartition(".")[0] for name in classes]
+    places = import_places(module, directory, (*tree, *links), names)
+    if isinstance(places, str):
+        _stop_unread(git, f"{places} not read")
+    return places
 
 
 def _read(
@@ -151,14 +182,14 @@ def _stop_cmdclass(
     git: GitRepo,
     tree: Mapping[str, str],
     links: Collection[str],
-    directory: str,
+    found: tuple[str, list[tuple[str, str]], list[str]],
     classes: list[object],
-    dirs: list[tuple[str, str]],
     where: str,
 ) -> None:
-    """Stop where a command class of `classes` (named in `where`; `dirs`: the project's
-    ``package_dir`` as its three files state it) is not read, or its module of the project
-    runs CMake."""
+    """Stop where a command class of `classes` (named in `where`; `found`: the project's
+    directory, its ``package_dir`` as its three files state it and the ``sys.path`` entries
+    its ``setup.py`` adds) is not read, or its module of the project runs CMake."""
+    directory, dirs, places = found
     setting = f"{directory}{where} " + (
         "[options] cmdclass" if where == "setup.cfg" else "[tool.setuptools] cmdclass"
     )
@@ -177,6 +208,10 @@ def _stop_cmdclass(
                 f"CMake installs files into the wheel, not read: {CMAKE_ADVICE}"
             )
         paths |= _module_files(tree, links, directory, module, dirs, ordered)
+        parts = module.split(".")
+        for at in range(1, len(parts) + 1):  # each package's __init__.py, the module's file
+            base = "/".join(parts[:at])
+            paths |= {place + base + end for place in places for end in (".py", "/__init__.py")}
     what = modules_cmake(git, tree, links, sorted(paths), f"which {setting} names")
     if what is not None:
         raise SourceError(
@@ -205,6 +240,8 @@ def _module_files(
     found = set()
     for base in bases:
         own = {p for p in (base + ".py", base + "/__init__.py") if p in tree or p in links}
+        if link_over(frozenset(links), base + ".py") not in (None, base + ".py"):
+            own.add(base + ".py")  # under a linked directory: `modules_cmake` says so
         if not own:
             paths = ordered()
             at = bisect.bisect_left(paths, base + ".")
