@@ -54,9 +54,9 @@ def modules_cmake(
     """Which of the modules at `paths` (those the commit holds, sorted; `how` the build runs
     them: ``which setup.py imports``) runs CMake, or why they are not read; None where none
     does."""
-    linked = frozenset(links)
+    every_link = frozenset(links)
     for path in paths:  # review77b: `tools/` a link to a directory holding `cm.py`
-        if path not in tree and (over := link_over(linked, path)) not in (None, path):
+        if path not in tree and (over := link_over(every_link, path)) not in (None, path):
             return f"{path}, {how}, is under the symbolic link {over}, not read, and {_MAY}"
     files = [path for path in paths if path in tree or path in links]
     if len(files) > MODULES_CAP:

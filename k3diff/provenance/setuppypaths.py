@@ -107,9 +107,10 @@ def unread_change(module: ast.Module) -> int | None:
         elif isinstance(node, ast.ImportFrom) and node.module == "sys" and not node.level:
             if any(a.name in ("path", "*") for a in node.names):
                 lines.append(node.lineno)
-        elif isinstance(node, ast.Name | ast.Attribute | ast.alias):
-            if _name_of(node) == "addsitedir":
-                lines.append(getattr(node, "lineno", 0))
+        elif isinstance(node, ast.Name | ast.Attribute | ast.alias) and (
+            _name_of(node) == "addsitedir"
+        ):
+            lines.append(getattr(node, "lineno", 0))
     for node in ast.walk(module):
         if (
             isinstance(node, ast.Attribute)

@@ -113,3 +113,34 @@ def test_a_command_class_from_a_sys_path_entry_of_setup_py_stops_the_check(
     said = _stopped_at(tmp_path, repo, REVERTED)
 
     assert "build_tools/commands.py, which setup.cfg [options] cmdclass names, runs CMake" in said
+
+
+RUNS = b'import subprocess\nsubprocess.check_call(["cmake", "--install", "b", "--prefix", "src"])\n'
+ATTR = {
+    "setup.cfg": {
+        "setup.cfg": SETUP_CFG.replace(b"pkg\n", b"pkg\nversion = attr: tools.cm.VERSION\n", 1)
+    },
+    "[tool.setuptools.dynamic]": {
+        "pyproject.toml": SETUPTOOLS
+        + b'[project]\nname = "pkg"\ndynamic = ["version"]\n'
+        + b'[tool.setuptools.dynamic]\nversion = {attr = "tools.cm.VERSION"}\n'
+    },
+}
+
+
+@pytest.mark.parametrize("where", list(ATTR), ids=list(ATTR))
+def test_an_attr_version_setuptools_imports_running_cmake_stops_the_check(
+    tmp_path: Path, where: str
+) -> None:
+    """``VERSION`` no literal: setuptools' ``StaticModule`` fails and it imports
+    ``tools/cm.py``, whose CMake ran unread (review77b: exit 0). A literal is read statically,
+    and nothing is imported."""
+    files = {"tools/cm.py": RUNS + b"VERSION = str(1.0)\n", **ATTR[where]}
+    repo = _repo(tmp_path, SETUPTOOLS, CMAKE, **files)
+
+    said = _stopped_at(tmp_path, repo, REVERTED)
+
+    assert "tools/cm.py, which " in said
+    assert " version imports, runs CMake (line 2)" in said
+    static = {"tools/cm.py": RUNS + b'VERSION = "1.0"\n', **ATTR[where]}
+    _passes_with(tmp_path / "a", SETUPTOOLS, **static)
