@@ -144,3 +144,33 @@ def test_an_attr_version_setuptools_imports_running_cmake_stops_the_check(
     assert " version imports, runs CMake (line 2)" in said
     static = {"tools/cm.py": RUNS + b'VERSION = "1.0"\n', **ATTR[where]}
     _passes_with(tmp_path / "a", SETUPTOOLS, **static)
+
+
+RUN = b"run = lambda **given: subprocess.check_call(given.popitem()[1])\n"
+REPLACED = {
+    "an alias's attribute": b"import setuptools as st, subprocess, types\n"
+    + RUN
+    + b"st.x = types.SimpleNamespace(setup=run)\n"
+    + b'st.x.setup(setup_requires=["cmake", "--install", "b"])\n',
+    "setuptools' attribute": b"import setuptools, subprocess, types\n"
+    + RUN
+    + b"setuptools.x = types.SimpleNamespace(setup=run)\n"
+    + b'setuptools.x.setup(setup_requires=["cmake", "--install", "b"])\n',
+    "distutils' core set": b"import distutils, subprocess, types\n"
+    + RUN
+    + b"x = distutils\nx.core = types.SimpleNamespace(setup=run)\n"
+    + b'from distutils import core\ncore.setup(setup_requires=["cmake", "--install", "b"])\n',
+}
+
+
+@pytest.mark.parametrize("setup_py", list(REPLACED.values()), ids=list(REPLACED))
+def test_a_setup_set_on_a_setuptools_module_still_stops(tmp_path: Path, setup_py: bytes) -> None:
+    """``st.x = SimpleNamespace(setup=run)`` then ``st.x.setup(setup_requires=[…])`` runs
+    the list (a real run of ``setuptools.x.setup`` did): review77b, taken as setuptools'
+    ``setup``, exit 0 (the first and third stopped before cmake77)."""
+    repo = _repo(tmp_path, SETUPTOOLS, CMAKE, **{"setup.py": setup_py})
+
+    said = _stopped_at(tmp_path, repo, REVERTED)
+
+    line = setup_py.count(b"\n")
+    assert f"setup.py runs CMake (line {line}), whose CMake installs files" in said
