@@ -34,9 +34,13 @@ from k3diff.provenance.configdocuments import CONFIG_CAP, toml_document
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.packagedirs import PackageDirs, Unread
 from k3diff.provenance.setupcfg import SetupCfg, read_setup_cfg
-from k3diff.provenance.setuppylocal import modules_cmake
+from k3diff.provenance.setuppylocal import MODULES_BYTES_CAP, modules_cmake
+from k3diff.provenance.setuppyparse import parsed_setup_py
+from k3diff.provenance.setuppypaths import import_places
 from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
+from k3diff.provenance.trees import link_over
 from k3diff.provenance.unreadbackends import ADVICE, SETUPTOOLS_BACKENDS
+from k3diff.provenance.versionsources import Said, module_attribute
 
 _QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", re.ASCII)
 """A command class's qualified name setuptools resolves within the project (``a.b.Class``)."""
@@ -72,18 +76,49 @@ def stop_unread_config(
         _stop_unread(git, config)
     pyproject_classes = _pyproject_classes(document)
     cfg_classes = _setup_cfg_classes(config) if isinstance(config, SetupCfg) else []
-    if not pyproject_classes and not cfg_classes:
+    attrs = _version_attrs(document, config, directory)
+    if not pyproject_classes and not cfg_classes and not attrs:
         return
     stated = [from_pyproject(document, directory + "pyproject.toml")]
     if isinstance(config, SetupCfg):
         stated.append(from_setup_cfg(setup_cfg or b"", directory + "setup.cfg"))
     setup_py = directory + "setup.py"
     oid = None if setup_py in links else tree.get(setup_py)
+    places: list[str] = []
     if oid is not None and blob_sizes(git, [oid])[oid] <= CONFIG_CAP:  # else `stop_cmake_runs`
-        stated.append(from_setup_py(dict(iter_blobs(git, [oid]))[oid], setup_py))
+        data = dict(iter_blobs(git, [oid]))[oid]
+        stated.append(from_setup_py(data, setup_py))
+        places = _setup_py_places(
+            git, tree, links, directory, data, [*pyproject_classes, *cfg_classes, *attrs.values()]
+        )
     dirs = [pair for one in stated if isinstance(one, PackageDirs) for pair in one.dirs]
-    _stop_cmdclass(git, tree, links, directory, pyproject_classes, dirs, "pyproject.toml")
-    _stop_cmdclass(git, tree, links, directory, cfg_classes, dirs, "setup.cfg")
+    found = (directory, dirs, places)
+    _stop_cmdclass(git, tree, links, found, pyproject_classes, "pyproject.toml")
+    _stop_cmdclass(git, tree, links, found, cfg_classes, "setup.cfg")
+    for setting, value in attrs.items():
+        _stop_version_attr(git, tree, links, found, setting, value)
+
+
+def _setup_py_places(
+    git: GitRepo,
+    tree: Mapping[str, str],
+    links: Collection[str],
+    directory: str,
+    data: bytes,
+    classes: list[object],
+) -> list[str]:
+    """The directories ``setup.py`` (`data`) puts on ``sys.path`` before setuptools resolves
+    the command classes: one not found where setuptools looks first is imported from there
+    (``importlib.util.find_spec``; review77b: ``commands.CMakeBuild`` from ``build_tools/``,
+    which ``setup.py`` inserted, passed, exit 0)."""
+    module = parsed_setup_py(data, directory + "setup.py")
+    if module is None:
+        return []  # `stop_cmake_runs` stops on it
+    names = [str(name).rpartition(".")[0] for name in classes]
+    places = import_places(module, directory, (*tree, *links), names)
+    if isinstance(places, str):
+        _stop_unread(git, f"{places} not read")
+    return places
 
 
 def _read(
@@ -151,14 +186,14 @@ def _stop_cmdclass(
     git: GitRepo,
     tree: Mapping[str, str],
     links: Collection[str],
-    directory: str,
+    found: tuple[str, list[tuple[str, str]], list[str]],
     classes: list[object],
-    dirs: list[tuple[str, str]],
     where: str,
 ) -> None:
-    """Stop where a command class of `classes` (named in `where`; `dirs`: the project's
-    ``package_dir`` as its three files state it) is not read, or its module of the project
-    runs CMake."""
+    """Stop where a command class of `classes` (named in `where`; `found`: the project's
+    directory, its ``package_dir`` as its three files state it and the ``sys.path`` entries
+    its ``setup.py`` adds) is not read, or its module of the project runs CMake."""
+    directory = found[0]
     setting = f"{directory}{where} " + (
         "[options] cmdclass" if where == "setup.cfg" else "[tool.setuptools] cmdclass"
     )
@@ -176,12 +211,81 @@ def _stop_cmdclass(
                 f"{git.label}: {setting} names scikit-build's {shortened(str(name), 200)}, whose "
                 f"CMake installs files into the wheel, not read: {CMAKE_ADVICE}"
             )
-        paths |= _module_files(tree, links, directory, module, dirs, ordered)
+        paths |= _class_files(tree, links, found, module, ordered)
     what = modules_cmake(git, tree, links, sorted(paths), f"which {setting} names")
     if what is not None:
         raise SourceError(
             f"{git.label}: {what} installs files into the wheel, not read: {CMAKE_ADVICE}"
         )
+
+
+def _version_attrs(
+    document: Mapping[str, object], config: SetupCfg | str | None, directory: str
+) -> dict[str, str]:
+    """Setting -> ``pkg.mod.NAME`` of each ``attr:`` version setuptools may read
+    (``[tool.setuptools.dynamic] version``, ``setup.cfg``'s ``[metadata] version``)."""
+    found = {}
+    tool = document.get("tool")
+    setuptools = tool.get("setuptools") if isinstance(tool, dict) else None
+    dynamic = setuptools.get("dynamic") if isinstance(setuptools, dict) else None
+    version = dynamic.get("version") if isinstance(dynamic, dict) else None
+    attr = version.get("attr") if isinstance(version, dict) else None
+    if isinstance(attr, str):
+        found[f"{directory}pyproject.toml [tool.setuptools.dynamic] version"] = attr.strip()
+    stated = config.get("metadata", "version") if isinstance(config, SetupCfg) else None
+    if stated is not None and stated.strip().startswith("attr:"):
+        found[f"{directory}setup.cfg [metadata] version"] = stated.strip()[5:].strip()
+    return found
+
+
+def _stop_version_attr(
+    git: GitRepo,
+    tree: Mapping[str, str],
+    links: Collection[str],
+    found: tuple[str, list[tuple[str, str]], list[str]],
+    setting: str,
+    value: str,
+) -> None:
+    """Stop where setuptools imports the module of the ``attr:`` version `value` (review77b:
+    its ``NAME`` no literal, so `StaticModule` fails and the module runs) and it runs CMake
+    or is not read; a module setting it to a literal is not imported. A name that is no
+    dotted Python name is said where the version is read."""
+    if len(value) > _NAME_CAP or not _QUALIFIED.fullmatch(value):
+        return
+    module, _, name = value.rpartition(".")
+    ordered = functools.cache(lambda: sorted({*tree, *links}))
+    paths = sorted(_class_files(tree, links, found, module, ordered))
+    own = module.replace(".", "/")
+    held = [p for p in paths if p in tree and p.endswith((f"{own}.py", f"{own}/__init__.py"))]
+    sizes = blob_sizes(git, [tree[path] for path in held])
+    small = sorted({tree[p] for p in held if sizes[tree[p]] <= MODULES_BYTES_CAP})
+    for data in dict(iter_blobs(git, small)).values():
+        if not isinstance(module_attribute(data, name), Said):
+            return  # read statically (`StaticModule`): nothing imported
+    what = modules_cmake(git, tree, links, paths, f"which {setting} imports")
+    if what is not None:
+        raise SourceError(
+            f"{git.label}: {what} installs files into the wheel, not read: {CMAKE_ADVICE}"
+        )
+
+
+def _class_files(
+    tree: Mapping[str, str],
+    links: Collection[str],
+    found: tuple[str, list[tuple[str, str]], list[str]],
+    module: str,
+    ordered: Callable[[], list[str]],
+) -> set[str]:
+    """The files setuptools may load as `module` (`_module_files`), or import from a
+    ``sys.path`` entry ``setup.py`` adds (`found`'s places), with each package's
+    ``__init__.py``."""
+    directory, dirs, places = found
+    paths = _module_files(tree, links, directory, module, dirs, ordered)
+    parts = module.split(".")
+    for at in range(1, len(parts) + 1):
+        base = "/".join(parts[:at])
+        paths |= {place + base + end for place in places for end in (".py", "/__init__.py")}
+    return paths
 
 
 def _module_files(
@@ -205,6 +309,8 @@ def _module_files(
     found = set()
     for base in bases:
         own = {p for p in (base + ".py", base + "/__init__.py") if p in tree or p in links}
+        if link_over(frozenset(links), base + ".py") not in (None, base + ".py"):
+            own.add(base + ".py")  # under a linked directory: `modules_cmake` says so
         if not own:
             paths = ordered()
             at = bisect.bisect_left(paths, base + ".")

@@ -88,6 +88,9 @@ _READ_BACK = (
 _SETUP_MODULES = frozenset({"setuptools", "distutils", "skbuild", "numpy"})
 """Packages whose ``setup`` installs requirements and runs none (``numpy.distutils``)."""
 
+_SUBMODULES = frozenset({"core", "distutils"})
+"""The modules between a package of `_SETUP_MODULES` and its ``setup`` (``distutils.core``)."""
+
 _Place = tuple[str, frozenset[str]]
 """Where a data value ends up: ("requirement", {}), ("names", the names it is stored in, or
 whose list it is added to), or ("other", {}): anywhere else."""
@@ -180,8 +183,9 @@ def _calls_setup(call: ast.AST | None, setups: frozenset[str]) -> bool:
         return False
     func = call.func
     if isinstance(func, ast.Attribute) and func.attr == "setup":
-        while isinstance(func, ast.Attribute):
-            func = func.value  # setuptools.setup, distutils.core.setup, st.setup
+        func = func.value  # setuptools.setup, st.setup
+        while isinstance(func, ast.Attribute) and func.attr in _SUBMODULES:
+            func = func.value  # distutils.core.setup, numpy.distutils.core.setup
         return isinstance(func, ast.Name) and func.id in setups
     return isinstance(func, ast.Name) and (func.id == "setup" or func.id in setups)
 
@@ -193,7 +197,14 @@ def _setup_names(module: ast.Module) -> frozenset[str]:
     setuptools``, ``st = …``, a function's argument): a ``setup`` there is not setuptools'."""
     good: set[str] = set()
     bad: set[str] = set()
+    stored: set[str] = set()  # st.x = …: what ``st.x.setup`` or ``from st import x`` gets
     for node in ast.walk(module):
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            base = node.value
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            stored |= {base.id} if isinstance(base, ast.Name) else set()
+            stored |= {node.attr} & _SUBMODULES  # x = distutils; x.core = …
         if isinstance(node, ast.Import):
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
@@ -216,6 +227,8 @@ def _setup_names(module: ast.Module) -> frozenset[str]:
             bad.add(node.name)
         elif isinstance(node, ast.MatchMapping) and node.rest:
             bad.add(node.rest)
+    if stored & (good | _SUBMODULES):  # review77b: ``st.x = SimpleNamespace(setup=run)``
+        return frozenset()
     return frozenset(good - bad)
 
 

@@ -18,7 +18,8 @@ from collections.abc import Collection, Mapping
 from k3diff.provenance.cmakebackends import imports_skbuild
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.setuppycmake import cmake_line
-from k3diff.provenance.setuppypaths import path_entries
+from k3diff.provenance.setuppypaths import import_places
+from k3diff.provenance.trees import link_over
 
 MODULES_BYTES_CAP = 256 * 1024
 """Most bytes of imported modules read, all together, as of one ``setup.py``; more stop the
@@ -39,11 +40,10 @@ def imported_cmake(
     """Which module of the project `module` (the parsed ``setup.py`` of the project in
     `directory`) imports runs CMake (``tools/cm.py, which setup.py imports, runs CMake (line
     3), whose CMake``), or why they are not read; None where none does."""
-    entries = path_entries(module, directory)
-    if isinstance(entries, str):
-        return f"{entries} not read, and {_MAY}"
-    places = [directory, *entries]  # setup.py's directory first on sys.path, then its own
     imported = _imported(module)
+    places = import_places(module, directory, (*tree, *links), imported)
+    if isinstance(places, str):
+        return f"{places} not read, and {_MAY}"
     files = sorted({path for name in imported for at in places for path in _files(name, at)})
     return modules_cmake(git, tree, links, files, "which setup.py imports")
 
@@ -54,6 +54,10 @@ def modules_cmake(
     """Which of the modules at `paths` (those the commit holds, sorted; `how` the build runs
     them: ``which setup.py imports``) runs CMake, or why they are not read; None where none
     does."""
+    every_link = frozenset(links)
+    for path in paths:  # review77b: `tools/` a link to a directory holding `cm.py`
+        if path not in tree and (over := link_over(every_link, path)) not in (None, path):
+            return f"{path}, {how}, is under the symbolic link {over}, not read, and {_MAY}"
     files = [path for path in paths if path in tree or path in links]
     if len(files) > MODULES_CAP:
         many = f"{len(files):,} modules of the project"
