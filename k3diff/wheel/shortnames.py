@@ -29,44 +29,33 @@ def short_names(keys: list[str]) -> list[str]:
     """`keys` with each component that is an 8.3 short name replaced by a long name in the same
     directory that NTFS may give it (a volume that makes short names: a system drive's, by
     default), so that the two group as one file; the first such name in sorted order where
-    several may be. A component under a replaced one is looked for in the long name's directory
-    (none where the long name is a file alone)."""
-    directories, children = _tree(keys)
-    forms: dict[int, _Forms] = {}
-    found = []
-    for key in keys:
-        parts = key.split("/")
-        at: int | None = 0  # the directory read so far (replacements applied); None: no such one
-        for depth, part in enumerate(parts):
-            if at is None:
-                break
+    several may be. A directory is the one its path names once its short names are replaced:
+    `longpa~1/` and `longpackage/` are one, and `longmo~1.py` in either is read against the
+    names in both (review77f: `longpa~1/longmodule.py` beside `longpackage/longmo~1.py`, or two
+    names alike under a short directory whose long name is another's, passed, exit 0)."""
+    paths = [key.split("/") for key in keys]
+    found = [list(parts) for parts in paths]
+    at = [0] * len(keys)  # each key's directory so far (0 the root), by its replaced path
+    numbers: dict[tuple[int, str], int] = {}
+    live, depth = list(range(len(keys))), 0
+    while live:  # one level of every path at a time: a path's depth costs once
+        names: dict[int, set[str]] = {}
+        for row in live:
+            names.setdefault(at[row], set()).add(paths[row][depth])
+        forms: dict[int, _Forms] = {}
+        deeper = []
+        for row in live:
+            part, directory = paths[row][depth], at[row]
             short = _SHORT.fullmatch(part)
             if short is not None:
-                if at not in forms:
-                    forms[at] = _forms_of(children[at])
-                parts[depth] = _long_name(short, forms[at]) or part
-            at = directories.get((at, parts[depth]))
-        found.append("/".join(parts))
-    return found
-
-
-def _tree(keys: list[str]) -> tuple[dict[tuple[int, str], int], list[set[str]]]:
-    """The directories `keys` lie in, each a number (0 the root's): the number of each by its
-    parent's and its name, and each one's entries' names. A path's depth costs once, not once a
-    level (a path of 30,000 components took 3 s)."""
-    directories: dict[tuple[int, str], int] = {}
-    children: list[set[str]] = [set()]
-    for key in keys:
-        parts = key.split("/")
-        at = 0
-        for part in parts[:-1]:
-            children[at].add(part)
-            below = directories.setdefault((at, part), len(children))
-            if below == len(children):
-                children.append(set())
-            at = below
-        children[at].add(parts[-1])
-    return directories, children
+                if directory not in forms:
+                    forms[directory] = _forms_of(names[directory])
+                found[row][depth] = _long_name(short, forms[directory]) or part
+            if depth + 1 < len(paths[row]):
+                at[row] = numbers.setdefault((directory, found[row][depth]), len(numbers) + 1)
+                deeper.append(row)
+        live, depth = deeper, depth + 1
+    return ["/".join(parts) for parts in found]
 
 
 def _long_name(short: re.Match[str], forms: _Forms) -> str | None:

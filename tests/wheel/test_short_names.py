@@ -10,6 +10,7 @@ import re
 import time
 from pathlib import Path
 
+import pytest
 from audit.helpers import audit_json
 from audit.helpers import codes as audit_codes
 from audit.sdistcraft import Member, make_sdist
@@ -26,25 +27,26 @@ _NOT_8_3 = re.compile(r"[^a-z0-9_^$~!#%&'(){}@`-]")
 
 
 def _old_short_names(keys: list[str]) -> list[str]:
-    """The check before shortnames77, every sibling tried (quadratic), its one change: a parent
-    no entry lies under (a short name read as a file's long name) has no siblings, where it
+    """The check before shortnames77, every sibling tried (quadratic), with two changes: a
+    directory is the one its replaced path names, its entries those of every path that names it
+    (review77f: `longpa~1/` and `longpackage/` are one; each directory was its literal path's,
+    so `longpa~1/longmodule.py` beside `longpackage/longmo~1.py` passed), so a parent no entry
+    lies under (a short name read as a file's long name) has its own entries only, where it
     raised KeyError (an internal error, exit 2)."""
-    children: dict[str, set[str]] = {}
-    for key in keys:
-        parts = key.split("/")
-        for depth, part in enumerate(parts):
-            children.setdefault("/".join(parts[:depth]), set()).add(part)
-    found = []
-    for key in keys:
-        parts = key.split("/")
-        for depth, part in enumerate(parts):
-            short = _SHORT.fullmatch(part)
+    paths = [key.split("/") for key in keys]
+    found = [list(parts) for parts in paths]
+    for depth in range(max((len(parts) for parts in paths), default=0)):
+        children: dict[str, set[str]] = {}
+        for raw, parts in zip(paths, found, strict=True):
+            if depth < len(raw):
+                children.setdefault("/".join(parts[:depth]), set()).add(raw[depth])
+        for raw, parts in zip(paths, found, strict=True):
+            short = _SHORT.fullmatch(raw[depth]) if depth < len(raw) else None
             if short is None:
                 continue
-            siblings = sorted(children.get("/".join(parts[:depth]), set()) - {part})
-            parts[depth] = next((n for n in siblings if _old_abbreviates(short, n)), part)
-        found.append("/".join(parts))
-    return found
+            siblings = sorted(children["/".join(parts[:depth])] - {raw[depth]})
+            parts[depth] = next((n for n in siblings if _old_abbreviates(short, n)), raw[depth])
+    return ["/".join(parts) for parts in found]
 
 
 def _old_abbreviates(short: re.Match[str], name: str) -> bool:
@@ -104,6 +106,27 @@ def test_a_short_directory_read_as_a_file_is_no_internal_error(tmp_path: Path) -
     exit_code, report = wheels_json(base, patch)
     assert exit_code == 0 and "W615" not in codes(report)
     assert audit_code(patch) == (0, set())
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"demo/longpa~1/longmodule.py": EVIL, "demo/longpackage/longmo~1.py": b""},
+        {"demo/longpa~1/sub/longmodule.py": EVIL, "demo/longpa~1/sub/longmo~1.py": b""}
+        | {"demo/longpackage/other.py": b""},
+        {"demo/abcdef~1.txt/longmodule.py": EVIL, "demo/abcdef~1.txt/longmo~1.py": b""}
+        | {"demo/abcdefghi.txt": b""},
+    ],
+)
+def test_a_directory_named_short_and_long_is_one(tmp_path: Path, extra: dict[str, bytes]) -> None:
+    """`longpa~1/` is `longpackage/` on Windows: a short name in either is read against the
+    names in both, and names alike under the short one collide whether or not the long one has
+    them (each directory was its literal path's: W615 missed, exit 0, review77f)."""
+    base = build(tmp_path / "b", "1.0", BASE_FILES)
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, **extra})
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 1 and "W615" in codes(report)
+    assert audit_code(patch) == (1, {"W615"})
 
 
 def test_deep_paths_are_read_once() -> None:
