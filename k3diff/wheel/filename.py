@@ -10,8 +10,8 @@ any filename tag that changes nothing pip 26 does: pip installs by the filename'
 only `pip check` reads WHEEL's (it says a project is unsupported when none of them is), so a
 tag WHEEL covers with one supported wherever it is (`manylinux2014_x86_64` named,
 `linux_x86_64` or, for the `none` ABI, `any` declared), or a Python 2 tag pip 26 never
-selects, is not one. A patch whose tags install on fewer systems than the base's is W630
-(`narrowing_findings`, decided by `k3diff.wheel.systems`).
+selects, is not one. A patch whose tags or Requires-Python install it on fewer systems than
+the base's is W630 (`narrowing_findings`, decided by `k3diff.wheel.systems`).
 """
 
 from __future__ import annotations
