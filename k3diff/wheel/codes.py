@@ -87,7 +87,10 @@ class Code(Enum):
     W627 = "data file that is site-packages on some of the wheel's Pythons or platforms only"
     W628 = "module shadowed or unshadowed: a file no longer runs, or one that never ran now does"
     W629 = "extension not importable on some Python its tags install it on"
-    W630 = "patch installs on fewer systems than the base (its tags drop Pythons or platforms)"
+    W630 = (
+        "patch installs on fewer systems than the base (its tags drop Pythons or platforms, "
+        "or its Requires-Python Pythons)"
+    )
     W631 = "patch's long description too long for k3diff to render as twine does: unchecked"
     W632 = (
         "added or changed native whose RPATH/RUNPATH lets another party plant a library it "

@@ -10,8 +10,8 @@ any filename tag that changes nothing pip 26 does: pip installs by the filename'
 only `pip check` reads WHEEL's (it says a project is unsupported when none of them is), so a
 tag WHEEL covers with one supported wherever it is (`manylinux2014_x86_64` named,
 `linux_x86_64` or, for the `none` ABI, `any` declared), or a Python 2 tag pip 26 never
-selects, is not one. A patch whose tags install on fewer systems than the base's is W630
-(`narrowing_findings`, decided by `k3diff.wheel.systems`).
+selects, is not one. A patch whose tags or Requires-Python install it on fewer systems than
+the base's is W630 (`narrowing_findings`, decided by `k3diff.wheel.systems`).
 """
 
 from __future__ import annotations
@@ -249,22 +249,29 @@ def installing_tags(path: str, tag_lines: Sequence[str]) -> InstallingTags:
 
 
 def narrowing_findings(base: NamedWheel, patch: NamedWheel) -> Iterator[Finding]:
-    """W630 when some system the base's tags install on is not one the patch's do
-    (`k3diff.wheel.systems`); a patch whose tags hold every base tag only widens. The tags are
-    said as the filename (or WHEEL) writes them, in its order."""
+    """W630 when some system the base's tags and Requires-Python install on is not one the
+    patch's do (`k3diff.wheel.systems`); a patch whose tags hold every base tag and whose
+    Requires-Python is the base's only widens. The tags are said as the filename (or WHEEL)
+    writes them, in its order, each side's Requires-Python where they differ (narrow77: a
+    narrowed one passed, exit 0)."""
     (base_tags, source, base_text), (patch_tags, patch_source, patch_text) = (
         installing_tags(side.path, side.identity.tags) for side in (base, patch)
     )
-    if not base_tags or not patch_tags or base_tags <= patch_tags:
+    base_python, patch_python = base.identity.requires_python, patch.identity.requires_python
+    same_python = (base_python or "") == (patch_python or "")
+    if not base_tags or not patch_tags or (base_tags <= patch_tags and same_python):
         return
-    from k3diff.wheel.systems import dropped  # only for a pair whose tags differ
+    from k3diff.wheel.systems import dropped  # only for a pair whose tags or Pythons differ
     from k3diff.wheel.systemtext import describe
 
-    lost = dropped(base_tags, patch_tags, base.identity.requires_python)
+    lost = dropped(base_tags, patch_tags, base_python, patch_python)
     if lost.systems:
         read = source
         if source != patch_source:
             read = f"base's {source}, the patch's {patch_source}"
+        if not same_python:
+            base_text += f"; Requires-Python {base_python or 'none'}"
+            patch_text += f"; Requires-Python {patch_python or 'none'}"
         yield Finding(
             Code.W630,
             "",

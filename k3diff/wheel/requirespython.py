@@ -24,15 +24,48 @@ judged as its tags say (no system has one)."""
 
 def python_admits(requires_python: str | None) -> Callable[[int], bool]:
     """Whether `requires_python` admits CPython 3.Y, by minor version Y."""
-    if not requires_python:
+    admits = _micro_admits(requires_python)
+    if admits is None:
         return lambda minor: True
+    contains, named = admits
+    # Once per minor version: a pair's systems are many, each asks of its own.
+    return cache(
+        lambda minor: any(contains(minor, m) for m in {0, LATE_MICRO, *named.get(minor, ())})
+    )
+
+
+def python_lost(base: str | None, patch: str | None) -> Callable[[int], bool]:
+    """Whether some release of CPython 3.Y the `base` specifier admits is one the `patch`'s
+    does not (`>=3.9` → `>=3.9.1`: 3.9, for 3.9.0), by minor version Y: each release either
+    side's clauses name is weighed, with the first and a late one."""
+    patch_admits = _micro_admits(patch)
+    if patch_admits is None:
+        return lambda minor: False
+    base_admits = _micro_admits(base) or (lambda minor, micro: True, {})
+    (base_contains, base_named), (patch_contains, patch_named) = base_admits, patch_admits
+
+    def lost(minor: int) -> bool:
+        micros = {0, LATE_MICRO, *base_named.get(minor, ()), *patch_named.get(minor, ())}
+        return any(base_contains(minor, m) and not patch_contains(minor, m) for m in micros)
+
+    return cache(lost)  # once per minor version, as `python_admits`
+
+
+def _micro_admits(
+    requires_python: str | None,
+) -> tuple[Callable[[int, int], bool], dict[int, set[int]]] | None:
+    """Whether `requires_python` admits CPython 3.Y.Z, and the micro releases its clauses
+    name (either side of each) by minor; None where it admits every version (none, or one
+    packaging cannot read: pip 26 warns and installs the wheel)."""
+    if not requires_python:
+        return None
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
     from packaging.version import InvalidVersion, Version
 
     try:
         specifier = SpecifierSet(requires_python)
     except InvalidSpecifier:
-        return lambda minor: True
+        return None
     named: dict[int, set[int]] = {}
     for clause in specifier:
         try:
@@ -43,12 +76,7 @@ def python_admits(requires_python: str | None) -> Callable[[int], bool]:
             named.setdefault(release[1], set()).update(
                 range(max(0, release[2] - 1), release[2] + 2)
             )
-
-    def admits(minor: int) -> bool:
-        micros = {0, LATE_MICRO, *named.get(minor, ())}
-        return any(specifier.contains(f"3.{minor}.{micro}") for micro in micros)
-
-    return admits
+    return (lambda minor, micro: specifier.contains(f"3.{minor}.{micro}")), named
 
 
 @cache

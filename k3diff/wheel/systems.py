@@ -38,7 +38,7 @@ from typing import NamedTuple
 from packaging.tags import compatible_tags, cpython_tags, generic_tags
 
 from k3diff.lazyre import lazy
-from k3diff.wheel.requirespython import open_from, python_admits
+from k3diff.wheel.requirespython import open_from, python_admits, python_lost
 from k3diff.wheel.tagplatforms import (
     NEWEST,
     Platform,
@@ -101,20 +101,32 @@ class Dropped(NamedTuple):
 
 
 def dropped(
-    base: Iterable[str], patch: Iterable[str], requires_python: str | None = None
+    base: Iterable[str],
+    patch: Iterable[str],
+    requires_python: str | None = None,
+    patch_requires_python: str | None = None,
 ) -> Dropped:
     """The systems the `base` tags install on and the `patch` tags do not (expanded tags).
-    A Python the base's `requires_python` excludes is not one pip installs the base on (a
-    version is admitted as `requirespython.python_admits` reads it; a specifier packaging
-    cannot read excludes nothing); the patch is judged by its tags alone."""
+    A Python the base's `requires_python` excludes is not one pip installs the base on, and
+    one the patch's `patch_requires_python` excludes is one pip does not install the patch on
+    (narrow77: a narrowed Requires-Python passed); a version is admitted as
+    `requirespython.python_admits` reads it, and a specifier packaging cannot read excludes
+    nothing, as pip 26 ignores it with a warning."""
     base_tags, patch_tags = frozenset(base), frozenset(patch)
     parsed = [parts for parts in (t.split("-") for t in base_tags | patch_tags) if len(parts) == 3]
     newest = _Newest.of({python for python, _, _ in parsed})  # each part read once
-    if requires_python:  # judged up to where the base's specifier stops admitting (left67)
-        newest = newest._replace(horizon=open_from(requires_python, newest.horizon))
+    # Judged up to where either side's specifier stops changing its answer (left67).
+    horizon = max(
+        open_from(text, newest.horizon) if text else newest.horizon
+        for text in (requires_python, patch_requires_python)
+    )
+    newest = newest._replace(horizon=horizon)
     tops = family_tops({platform for _, _, platform in parsed})
     checked, unchecked = _systems(base_tags, newest, tops)
-    admitted = python_admits(requires_python)
+    admitted, python_gone = (
+        python_admits(requires_python),
+        python_lost(requires_python, patch_requires_python),
+    )
     base_installs, patch_installs = _Installs(base_tags), _Installs(patch_tags)
     by_platform: dict[Platform, list[System]] = defaultdict(list)
     for system in checked:
@@ -127,7 +139,7 @@ def dropped(
             for s in systems
             if admitted(minor_of(s.interpreter))
             and base_installs(s, names)
-            and not patch_installs(s, names)
+            and (python_gone(minor_of(s.interpreter)) or not patch_installs(s, names))
         ]
     return Dropped(sorted(lost), newest.horizon, tops, unchecked)
 
