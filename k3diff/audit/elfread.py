@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from k3diff.native import platform as native
 from k3diff.native.glibcpromise import LOADER_PRIVATE, is_loader
-from k3diff.native.loadmap import loader_page, loads_disagree, table_place
+from k3diff.native.loadmap import file_mapped, loader_page, loads_disagree, table_place
 from k3diff.native.platform import PlatformNeeds
 
 DT_NULL, _DT_NEEDED, DT_STRTAB, DT_STRSZ = 0, 1, 5, 10
@@ -188,12 +188,14 @@ def read_needs(view: Regions) -> PlatformNeeds:
         kind, offset, vaddr, filesz = layout.segment(view, index)
         if kind != _PT_DYNAMIC:
             continue
+        segments = [layout.segment(view, index) for index in range(layout.phnum)]
         if dynamic or layout.file_offset(view, vaddr) != (offset if filesz else None):
             raise Unsure  # a second PT_DYNAMIC, or one the loader reads elsewhere: `_read` says
+        if not filesz and file_mapped(segments, vaddr, layout.page):
+            raise Unsure  # a table the loader reads from the file's pages: `_read` says
         if loads_disagree(layout.loads(view), layout.page) is not None:
             raise Unsure  # pages the loader reads from elsewhere (review76g): `_read` says
         dynamic = True
-        segments = (layout.segment(view, index) for index in range(layout.phnum))
         held = table_place(segments, vaddr)
         limit = held[1] if filesz and held is not None else None
         table: int | None = None

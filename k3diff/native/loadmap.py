@@ -113,7 +113,7 @@ def as_the_loader(elf: ELFFile, segment: DynamicSegment) -> str | None:
             "PT_DYNAMIC's file offset is not where its address loads from: the loader reads "
             "another dynamic table than the one at its offset"
         )
-    if not segment["p_filesz"] and loaded is not None:  # k3diff reads no entry of it
+    if not segment["p_filesz"] and file_mapped(elf_segments(elf), segment["p_vaddr"], page):
         return (
             "PT_DYNAMIC of no file size at an address the file's bytes load to: glibc before "
             "2.35 and musl read a dynamic table there"
@@ -156,6 +156,18 @@ def table_place(
         if kind == _PT_LOAD and vaddr <= address < vaddr + filesz:
             return address - vaddr + offset, offset + filesz
     return None
+
+
+def file_mapped(segments: Iterable[tuple[int, int, int, int]], address: int, page: int) -> bool:
+    """Whether the loader maps file bytes to `address`: some PT_LOAD's (p_type, p_offset,
+    p_vaddr, p_filesz) own, or the rest of their first and last pages, which it maps whole
+    (review77e: a PT_DYNAMIC of no file size just below its PT_LOAD's start, on its page)."""
+    return any(
+        kind == _PT_LOAD
+        and filesz
+        and vaddr // page * page <= address < -(-(vaddr + filesz) // page) * page
+        for kind, _offset, vaddr, filesz in segments
+    )
 
 
 PAST_LOAD = (
