@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from k3diff.native import platform as native
 from k3diff.native.glibcpromise import LOADER_PRIVATE, is_loader
-from k3diff.native.loadmap import loader_page, loads_disagree, table_place
+from k3diff.native.loadmap import file_mapped, loader_page, loads_disagree, table_place
 from k3diff.native.platform import PlatformNeeds
 
 DT_NULL, _DT_NEEDED, DT_STRTAB, DT_STRSZ = 0, 1, 5, 10
@@ -188,17 +188,22 @@ def read_needs(view: Regions) -> PlatformNeeds:
         kind, offset, vaddr, filesz = layout.segment(view, index)
         if kind != _PT_DYNAMIC:
             continue
+        segments = [layout.segment(view, index) for index in range(layout.phnum)]
         if dynamic or layout.file_offset(view, vaddr) != (offset if filesz else None):
             raise Unsure  # a second PT_DYNAMIC, or one the loader reads elsewhere: `_read` says
+        if not filesz and file_mapped(segments, vaddr, layout.page):
+            raise Unsure  # a table the loader reads from the file's pages: `_read` says
         if loads_disagree(layout.loads(view), layout.page) is not None:
             raise Unsure  # pages the loader reads from elsewhere (review76g): `_read` says
         dynamic = True
+        held = table_place(segments, vaddr)
+        limit = held[1] if filesz and held is not None else None
         table: int | None = None
         verneed: int | None = None
         count = 0
-        for tag, value in _tags(layout, view, offset, filesz):
+        for tag, value in _tags(layout, view, offset, limit):
             if table is None:  # pyelftools finds the string table at the first tag, any tag
-                table, end = _string_table(layout, view, offset)
+                table, end = _string_table(layout, view, offset, limit)
             if tag in _STRING_TAGS:
                 text = _loaded_string(view, table + value, end)
                 if tag == _DT_NEEDED:
@@ -221,12 +226,18 @@ def read_needs(view: Regions) -> PlatformNeeds:
     return native.needs_from(names, needed, rpath, runpath, soname, filtees)
 
 
-def _tags(layout: Layout, view: Regions, offset: int, filesz: int) -> Iterator[tuple[int, int]]:
-    """(d_tag, d_val) of each dynamic entry up to and with DT_NULL (none when p_filesz is 0)."""
-    if filesz == 0:
+def _tags(
+    layout: Layout, view: Regions, offset: int, limit: int | None
+) -> Iterator[tuple[int, int]]:
+    """(d_tag, d_val) of each dynamic entry up to and with DT_NULL (none when `limit`, the end
+    of the file bytes its PT_LOAD maps, is None: p_filesz 0); Unsure past `limit`
+    (`loadmap.PAST_LOAD`)."""
+    if limit is None:
         return
     step = layout.dyn.size
     while True:
+        if offset + step > limit:
+            raise Unsure  # the loader reads zeros or other bytes there: `_read` says
         tag, value = layout.dyn.unpack(view.exact(offset, step))
         yield tag, value
         if tag == DT_NULL:
@@ -234,11 +245,13 @@ def _tags(layout: Layout, view: Regions, offset: int, filesz: int) -> Iterator[t
         offset += step
 
 
-def _string_table(layout: Layout, view: Regions, dynamic: int) -> tuple[int, int]:
+def _string_table(
+    layout: Layout, view: Regions, dynamic: int, limit: int | None
+) -> tuple[int, int]:
     """The file offset of the last DT_STRTAB, the one the loader reads (`loadmap.as_the_loader`),
     and the end of the file bytes its PT_LOAD maps (`loadmap.LoadedStrings`)."""
     last = None
-    for tag, value in _tags(layout, view, dynamic, 1):
+    for tag, value in _tags(layout, view, dynamic, limit):
         if tag == DT_STRTAB:
             last = value
     segments = (layout.segment(view, index) for index in range(layout.phnum))

@@ -113,14 +113,19 @@ def as_the_loader(elf: ELFFile, segment: DynamicSegment) -> str | None:
             "PT_DYNAMIC's file offset is not where its address loads from: the loader reads "
             "another dynamic table than the one at its offset"
         )
-    if not segment["p_filesz"] and loaded is not None:  # k3diff reads no entry of it
+    if not segment["p_filesz"] and file_mapped(elf_segments(elf), segment["p_vaddr"], page):
         return (
             "PT_DYNAMIC of no file size at an address the file's bytes load to: glibc before "
             "2.35 and musl read a dynamic table there"
         )
-    table = None
-    for entry in segment._iter_tags("DT_STRTAB"):  # raw entries: no string is resolved
-        table = int(entry["d_ptr"])
+    table, count = None, 0
+    for entry in segment._iter_tags():  # raw entries: no string is resolved
+        count += 1
+        if entry["d_tag"] == "DT_STRTAB":
+            table = int(entry["d_ptr"])
+    held = table_place(elf_segments(elf), int(segment["p_vaddr"]))
+    if segment["p_filesz"] and (held is None or held[0] + count * segment._tagsize > held[1]):
+        return PAST_LOAD
     if table is None:
         return None
     place = table_place(elf_segments(elf), table)
@@ -152,6 +157,26 @@ def table_place(
             return address - vaddr + offset, offset + filesz
     return None
 
+
+def file_mapped(segments: Iterable[tuple[int, int, int, int]], address: int, page: int) -> bool:
+    """Whether the loader maps file bytes to `address`: some PT_LOAD's (p_type, p_offset,
+    p_vaddr, p_filesz) own, or the rest of their first and last pages, which it maps whole
+    (review77e: a PT_DYNAMIC of no file size just below its PT_LOAD's start, on its page)."""
+    return any(
+        kind == _PT_LOAD
+        and filesz
+        and vaddr // page * page <= address < -(-(vaddr + filesz) // page) * page
+        for kind, _offset, vaddr, filesz in segments
+    )
+
+
+PAST_LOAD = (
+    "the dynamic table runs past the file bytes its PT_LOAD maps: the loader reads the zeros "
+    "it lays after them (a DT_NULL) or other bytes there, not the file's entries"
+)
+"""review77e: RPATH `/tmp/...` and then, past the segment's file bytes, RUNPATH `$ORIGIN`:
+k3diff read the RUNPATH, which hides the RPATH, and passed; the loader, reading zeros there,
+searched `/tmp/...` and ran the library planted in it."""
 
 PAST_SEGMENT = (
     "a DT_STRTAB string runs past the file bytes its PT_LOAD maps: the loader reads the zeros "

@@ -37,3 +37,34 @@ def test_a_dynamic_segment_of_no_file_size_is_unreadable(tmp_path: Path) -> None
     risky = library(tmp_path / "r", str(tmp_path / "planted"), runpath=True)
     data = _no_dynamic_size(risky)
     assert_unreadable(tmp_path, data)
+
+
+def _load_moved_past_dynamic(data: bytes) -> bytes:
+    """`data` with its PT_DYNAMIC's p_filesz 0 and the PT_LOAD holding it starting just past
+    it, on the same page: the loader maps that page from the file, table and all, though no
+    PT_LOAD's file bytes hold the table's address (review77e)."""
+    patched = bytearray(_no_dynamic_size(data))
+    phoff = struct.unpack_from("<Q", data, 32)[0]
+    phentsize, phnum = struct.unpack_from("<HH", data, 54)
+    headers = [
+        (at, struct.unpack_from("<IIQQQQQQ", data, at))
+        for at in range(phoff, phoff + phnum * phentsize, phentsize)
+    ]
+    dynamic = next(header for _at, header in headers if header[0] == 2)
+    end = dynamic[3] + dynamic[5]
+    for at, (kind, flags, offset, vaddr, paddr, filesz, memsz, align) in headers:
+        if kind == 1 and vaddr <= dynamic[3] < vaddr + filesz:
+            assert end // 4096 == vaddr // 4096  # one page: the table stays mapped
+            shift = end - vaddr
+            moved = (offset + shift, end, paddr + shift, filesz - shift, memsz - shift, align)
+            struct.pack_into("<IIQQQQQQ", patched, at, kind, flags, *moved)
+    return bytes(patched)
+
+
+def test_a_dynamic_segment_of_no_file_size_on_a_loaded_page_is_unreadable(
+    tmp_path: Path,
+) -> None:
+    """Its address before the PT_LOAD's own, on the page the loader maps from the file: k3diff
+    read no table there and passed RUNPATH `/tmp/...`, exit 0."""
+    risky = library(tmp_path / "r", str(tmp_path / "planted"), runpath=True)
+    assert_unreadable(tmp_path, _load_moved_past_dynamic(risky))
