@@ -144,16 +144,16 @@ class Lookup:
         once per run, `setupstop.read_start`; not read with a `prefix`); `rankings`: the wheel
         paths that say where the package lives, most trusted first; `placed`: with a `prefix`,
         the files CMake installs over the package as `read_start` read them (else read here)."""
-        tree, links = listing.files, listing.links
+        tree, links, unread = listing.files, listing.links, listing.unfollowed
         wheel_blobs = {path: wheel_blob_id(data, git.object_format) for path, data in files.items()}
         if prefix is not None:
             place = normalize_prefix(prefix)
             project = project_directory(tree, links, place)
-            over = cmake_placed(git, tree, links, project) if placed is None else placed
+            over = cmake_placed(git, tree, unread, project) if placed is None else placed
             given = SourceLayout(place, over, "given", project=project)
             return cls(tree, links, wheel_blobs, given, listing.submodules)
         label = f"{git.label}: commit {commit[:SHORT_ID_LENGTH]}"
-        layout = _source_layout(git, tree, links, config, wheel_blobs, rankings, label)
+        layout = _source_layout(git, tree, links, unread, config, wheel_blobs, rankings, label)
         return cls(tree, links, wheel_blobs, layout, listing.submodules)
 
     def repo_path(self, path: str) -> str:
@@ -214,6 +214,7 @@ def _source_layout(
     git: GitRepo,
     tree: Mapping[str, str],
     links: frozenset[str],
+    unfollowed: frozenset[str],
     config: Stated,
     checked: Mapping[str, str],
     rankings: Sequence[Collection[str]],
@@ -225,7 +226,8 @@ def _source_layout(
     detection places them in a project of its own and the root's configuration builds another
     package; where it maps this wheel's package, only a project whose own configuration maps
     it too may stand (review70a: a stray ``setup.py`` beside a legacy copy made the copy the
-    package, and a file reverted to it matched, exit 0)."""
+    package, and a file reverted to it matched, exit 0). `unfollowed`: the commit's links and
+    submodules, for the readers of what a project's build runs (`trees.CommitTree.unfollowed`)."""
     root = configured_layout(config) if isinstance(config, PackageDirs) else None
     generated = functools.cache(functools.partial(generated_places, git, tree, links))
     if root is not None and _shortfall(root, tree, links, checked, rankings, generated) is None:
@@ -239,10 +241,10 @@ def _source_layout(
     project = project_directory(tree, links, found)
     if not project:
         _in_a_project(tree, links, found, label)
-    stop_between(git, tree, links, project)
+    stop_between(git, tree, unfollowed, project)  # submod77: a submodule's modules unread
     if project:  # the root's was read with it (`setupstop.read_start`)
-        stop_unread_config(git, tree, links, project)
-    stated = read_package_dirs(git, tree, links, project) if project else None
+        stop_unread_config(git, tree, unfollowed, project)
+    stated = read_package_dirs(git, tree, unfollowed, project) if project else None
     paths = (*rankings, checked)
     claimed = root is not None and _maps(config, root, paths)
     if isinstance(stated, PackageDirs):

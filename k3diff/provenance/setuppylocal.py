@@ -55,15 +55,16 @@ def modules_cmake(
     them: ``which setup.py imports``) runs CMake, or why they are not read; None where none
     does."""
     every_link = frozenset(links)
-    for path in paths:  # review77b: `tools/` a link to a directory holding `cm.py`
+    for path in paths:  # review77b, submod77: `tools/` a link or a submodule holding `cm.py`
         if path not in tree and (over := link_over(every_link, path)) not in (None, path):
-            return f"{path}, {how}, is under the symbolic link {over}, not read, and {_MAY}"
+            under = f"is under the symbolic link or submodule {over}"
+            return f"{path}, {how}, {under}, not read, and {_MAY}"
     files = [path for path in paths if path in tree or path in links]
     if len(files) > MODULES_CAP:
         many = f"{len(files):,} modules of the project"
         return f"{many}, {how}, are not read (over {MODULES_CAP}), and {_MAY}"
     if linked := [path for path in files if path in links]:
-        return f"{linked[0]}, {how}, is a symbolic link, not read, and {_MAY}"
+        return f"{linked[0]}, {how}, is a symbolic link or submodule, not read, and {_MAY}"
     sizes = blob_sizes(git, [tree[path] for path in files])
     if sum(sizes[tree[path]] for path in files) > MODULES_BYTES_CAP:
         many = f"{', '.join(files[:3])}{' …' if len(files) > 3 else ''}"

@@ -75,7 +75,7 @@ def read_start(
         old_end = resolve_revision(git, old_rev)
         revisions, head = (old_end, resolve_revision(git, new_rev)), None
     listing = list_tree(git, revisions[-1].commit)
-    tree, links = listing.files, listing.links
+    tree, links = listing.files, listing.unfollowed  # submod77: a submodule's files unread
     if prefix is None:
         stop_unread_config(git, tree, links, "")
         config, placed = read_package_dirs(git, tree, links), None

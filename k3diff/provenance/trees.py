@@ -59,6 +59,14 @@ class CommitTree:
     but a recursive checkout (and a build from it) holds them there (review69: a patch dropping
     a module the commit keeps in a submodule passed)."""
 
+    @property
+    def unfollowed(self) -> frozenset[str]:
+        """Every link's and submodule's path: what the build reads there k3diff does not, so
+        the readers of what a build runs (`cmakeruns`, `configstops`, `setuppylocal`) stop on
+        a module at or under one (submod77: ``tools`` a submodule holding ``cm.py``, which
+        ``setup.py`` imports, passed, exit 0, where a link there stopped)."""
+        return self.links | self.submodules
+
 
 def link_over(links: frozenset[str], path: str) -> str | None:
     """The symbolic link (of `links`, `CommitTree.links`) at `path` or at a directory above it

@@ -69,3 +69,13 @@ def make_repo(path: Path, history: list[Tree], object_format: str = "sha1") -> l
     path.mkdir(parents=True)
     git(path, "init", "-q", "-b", "main", f"--object-format={object_format}")
     return [commit(path, edits, f"commit {n}") for n, edits in enumerate(history)]
+
+
+def commit_gitlink(repo: Path, path: str) -> str:
+    """Commit a submodule (a gitlink, mode 160000) at `path` pinned to HEAD, with no
+    ``.gitmodules`` and nothing checked out there; the commit id."""
+    pinned = git(repo, "rev-parse", "HEAD")
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{pinned},{path}")
+    tick = int(git(repo, "rev-list", "--all", "--count"))
+    git(repo, "commit", "-q", "-m", f"submodule {path}", tick=tick)
+    return git(repo, "rev-parse", "HEAD")

@@ -17,14 +17,16 @@ from pathlib import Path
 import pytest
 import wheelkit
 from cli_support import run_json, run_k3diff
-from provenance.repokit import make_repo
+from provenance.repokit import commit_gitlink, make_repo
 
 from .test_provenance_backend_places import FILES, REVERTED, SAFE
 from .test_provenance_backends import HATCHLING, _placed, _sources
 from .test_provenance_cmake_install import INSTALL_FIX, SKBUILD, TOP
+from .test_provenance_cmake_unread import SETUP_PY as SRC_SETUP_PY
 from .test_provenance_setuppy_cmake import BUILD_EXT, CMAKE, RUNS, SETUP, SETUPTOOLS
 
 RUNS_CMAKE = BUILD_EXT + RUNS["a list (vLLM)"] + SETUP
+SETUP_PY = SRC_SETUP_PY.replace(b'{"": "src"}', b'{"": "b"}')
 STRAY = {
     "a setup.cfg of a linter": ("setup.cfg", b"[flake8]\nmax-line-length = 100\n"),
     "a pyproject.toml of tool settings": ("pyproject.toml", b"[tool.ruff]\nline-length = 100\n"),
@@ -112,6 +114,31 @@ def test_a_project_between_the_root_and_the_packages_running_cmake_stops_the_che
 
     assert code == 2
     assert "a/setup.py runs CMake (line 11), whose CMake installs files" in said
+
+
+@pytest.mark.parametrize("given", [(), ("--source-prefix", "a/b/")], ids=["", "prefix"])
+def test_a_project_between_importing_a_module_of_a_submodule_stops_the_check(
+    tmp_path: Path, given: tuple[str, ...]
+) -> None:
+    """``a/setup.py`` imports ``tools.cm``, ``a/tools`` a submodule (gitlink) whose files
+    k3diff does not read (submod77: exit 0 without the prefix)."""
+    tree = {
+        **_placed(REVERTED, "a/b/pkg/"),
+        "a/setup.py": b"from setuptools import setup\nimport tools.cm\n" + SETUP_PY,
+        "a/CMakeLists.txt": CMAKE,
+        "a/b/setup.cfg": STRAY["a setup.cfg of a linter"][1],
+    }
+    make_repo(tmp_path / "repo", [tree])
+    commit_gitlink(tmp_path / "repo", "a/tools")
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
+    args = ("--commit", "HEAD", "--source-all", *given)
+
+    result = run_k3diff("wheels", base, patch, "--source", tmp_path / "repo", *args)
+
+    assert (result.exit_code, result.stdout) == (2, ""), result.stdout
+    said = "a/tools/__init__.py, which setup.py imports, is under the symbolic link or submodule"
+    assert f"{said} a/tools, not read" in result.stderr
 
 
 def test_too_many_projects_above_the_package_stop_the_check(tmp_path: Path) -> None:

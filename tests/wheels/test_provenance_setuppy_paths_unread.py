@@ -14,9 +14,11 @@ import os
 from pathlib import Path
 
 import pytest
-from provenance.repokit import commit
+import wheelkit
+from cli_support import run_k3diff
+from provenance.repokit import commit, commit_gitlink
 
-from .test_provenance_backend_places import REVERTED
+from .test_provenance_backend_places import FILES, REVERTED
 from .test_provenance_cmake_install import _repo, _stopped_at
 from .test_provenance_cmake_unread import SETUP_PY, _passes_with
 from .test_provenance_config_stops import CM, SETUP_CFG
@@ -97,7 +99,38 @@ def test_a_module_under_a_linked_directory_stops_the_check(tmp_path: Path, case:
 
     said = _stopped_at(tmp_path, repo, REVERTED)
 
-    assert f", which {how}, is under the symbolic link tools, not read" in said
+    assert f", which {how}, is under the symbolic link or submodule tools, not read" in said
+
+
+SUBMODULE = {
+    **LINKED,
+    "setup.cfg's version attr": (
+        HEAD + SETUP_PY,
+        {"setup.cfg": SETUP_CFG.replace(b"pkg\n", b"pkg\nversion = attr: tools.cm.V\n", 1)},
+        "setup.cfg [metadata] version imports",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(SUBMODULE), ids=list(SUBMODULE))
+@pytest.mark.parametrize("given", [(), ("--source-prefix", "src/")], ids=["", "prefix"])
+def test_a_module_in_a_submodule_stops_the_check(
+    tmp_path: Path, case: str, given: tuple[str, ...]
+) -> None:
+    """``tools`` a submodule (a gitlink, mode 160000): a recursive checkout holds its
+    ``cm.py``, which the build imports and k3diff does not read (submod77: exit 0, "1 match",
+    where a link there stopped)."""
+    setup_py, more, how = SUBMODULE[case]
+    repo = _repo(tmp_path, SETUPTOOLS, CMAKE, **{"setup.py": setup_py, **more})
+    commit_gitlink(repo, "tools")
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", REVERTED)
+
+    result = run_k3diff("wheels", base, patch, "--source", repo, "--commit", "HEAD", *given)
+
+    assert (result.exit_code, result.stdout, len(result.stderr.splitlines())) == (2, "", 1)
+    said = f", which {how}, is under the symbolic link or submodule tools, not read, and may"
+    assert said in result.stderr
 
 
 def test_a_command_class_from_a_sys_path_entry_of_setup_py_stops_the_check(
