@@ -227,12 +227,19 @@ def _refuse_cost(plan: Plan, total: int, compared: _Compared) -> None:
     )
 
 
+PIP_RUNS_FROM = (3, 10)
+"""The oldest Python pip 26 runs on (its Requires-Python): `each_choice` weighs the Pythons from
+it on first, so that a refusal names an interpreter a user runs (newuser77: two releases'
+MarkupSafe sdists were refused "on CPython 3.0", where no pip runs, not on CPython 3.11)."""
+
+
 def each_choice(plan: Plan) -> Iterator[tuple[str, Choice]]:
     """Each release's choice on each interpreter the project's files tell apart, as pip
-    installs by default and then with `--pre`, with where it is (`CPython 3.12 on ...`)."""
+    installs by default and then with `--pre`, with where it is (`CPython 3.12 on ...`): the
+    Pythons pip 26 runs on first (`PIP_RUNS_FROM`), then the older ones, each in plan order."""
     candidates = plan.candidates
     by_platform = [[platform_rank(m, c.parts) for c in candidates] for m in plan.machines]
-    for python in plan.pythons:
+    for python in sorted(plan.pythons, key=lambda python: python.version < PIP_RUNS_FROM):
         by_python = [python_rank(python, c.parts) for c in candidates]
         admitted = [admits(c.requires, python) for c in candidates]
         for machine, platform_ranks in zip(plan.machines, by_platform, strict=True):

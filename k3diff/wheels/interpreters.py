@@ -352,7 +352,7 @@ def machines(parts: Iterable[Parts]) -> Iterator[Machine]:
     systems = _Systems({}, {}, {}, {}, {})
     for value in sorted(named):
         _named(value, systems)
-    yield Machine("a system none of its platform wheels installs on", {})
+    yield Machine("a system none of the project's platform wheels installs on", {})
     listed: set[str] = set()
     for name, platforms in _machine_lists(systems):
         ranks: dict[str, int] = {}

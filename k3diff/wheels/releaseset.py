@@ -74,6 +74,14 @@ class IgnoredFile:
     """Why it was left out."""
 
 
+_SOURCE_ARCHIVE = (
+    "not a wheel: a source archive, weighed as pip weighs it beside the wheels, its contents "
+    "not compared"
+)
+"""An archive's reason (newuser77: "not a wheel" alone read as passed over, where an sdist
+`--allow-unpaired` accepted as one-sided was listed so)."""
+
+
 @dataclass(frozen=True)
 class ReleaseSide:
     """What one side of the comparison holds."""
@@ -229,10 +237,11 @@ def scan_directory(directory: Path, side: Side) -> ReleaseSide:
             wheels.append(wheel)
         elif name.lower().endswith(".whl"):
             misnamed.append(IgnoredFile(side, path, misnamed_reason(name)))
+        elif (archive := source_archive(path)) is not None:
+            ignored.append(IgnoredFile(side, path, _SOURCE_ARCHIVE))
+            sources.append(archive)
         else:
             ignored.append(IgnoredFile(side, path, "not a wheel"))
-            if (archive := source_archive(path)) is not None:
-                sources.append(archive)
     if not wheels:
         raise InputError(f"{directory}: no wheel files (*.whl named by PEP 427) in the {side}")
     return ReleaseSide(

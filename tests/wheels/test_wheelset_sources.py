@@ -83,6 +83,10 @@ def test_two_sdists_pip_builds_are_refused(tmp_path: Path) -> None:
         result.stderr
     )
     assert "pip wheel --no-deps ARCHIVE" in result.stderr
+    # named on a Python pip runs on, not the first Python the tags tell apart (newuser77: real
+    # MarkupSafe and PyYAML release directories were refused "on CPython 3.0")
+    where = " on CPython 3.12 on a system none of the project's platform wheels installs on, "
+    assert where in result.stderr
 
 
 def test_the_same_sdist_on_both_sides_is_not_refused(tmp_path: Path) -> None:
@@ -114,6 +118,9 @@ def test_a_one_sided_sdist_needs_allow_unpaired(tmp_path: Path) -> None:
     assert "where the other release installs nothing: one-sided" in result.stderr
     allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
     assert allowed.exit_code == 0, allowed.stderr
+    # listed as weighed, not as passed over (newuser77: "(patch: not a wheel)" alone)
+    weighed = "- patch/engine-1.1.tar.gz (patch: not a wheel: a source archive, weighed as pip "
+    assert weighed + "weighs it beside the wheels" in allowed.stdout
 
 
 @pytest.mark.parametrize("name", ["engine-1.2.zip", "Engine-1.2.TAR.GZ", "engine-1.2.tar.bz2"])
