@@ -105,7 +105,8 @@ _UNIT = FiniteFloatRange(min=0.0, max=1.0, min_open=True, max_open=True)
     type=click.IntRange(min=1),
     default=None,
     help="--plan: the prompts of the sampled run; its samples per side per prompt are sized at "
-    "the level triage judges each test at, α over the run's distribution tests (default: one).",
+    "the level triage judges each test at, α / 2 over the run's distribution tests (default: "
+    "one).",
 )
 @click.option(
     "--modes",

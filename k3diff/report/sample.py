@@ -26,7 +26,7 @@ from k3diff.report.sampletook import took_clause
 from k3diff.sample.gaugeadvice import header_advice
 from k3diff.sample.model import RecordStats, SampleResult
 from k3diff.sample.names import Mode
-from k3diff.triage.plan import sampled_figure, test_kind
+from k3diff.triage.plan import plan_alpha, sampled_figure, test_kind
 
 KEY_WIDTH = 40
 _HEADERS = ["record", "side", "mode", "n", "errors", "distinct", "most common share"]
@@ -177,16 +177,16 @@ ERROR_CHARS = 200
 
 def _sampled_text(result: SampleResult) -> str:
     """'; the requests sampled (base, patch): triage judges ...' for a sampled run, with the
-    samples a side triage will require of the records it tests by distribution
-    (`triage.plan.sampled_figure`, the figure a no-power hold asks for): its sampled records
-    and the greedy ones whose outputs vary, never a greedy record that repeated one output.
-    Records that sent a fixed seed and repeated one output a side are one draw, judged as
-    greedy: they need no distribution test, and a run of only those is said to be one."""
+    samples a side triage requires of the records it tests by distribution, at its level
+    (`triage.plan.sampled_figure`, a no-power hold's figure): its sampled records and the greedy
+    ones whose outputs vary. Records that sent a fixed seed and repeated one output a side are
+    one draw, judged as greedy (no distribution test; a run of only those is said to be one)."""
     if not result.sampled:
         return ""
     draws = _seeded_draws(result)
     kinds = _tested(result, draws)
-    figure = sampled_figure(kinds, PLAN_ALPHA, PLAN_SHIFT, PLAN_POWER)
+    sampled = any(key in result.sampled_keys for key, _mode in kinds.keys() - draws)
+    figure = sampled_figure(kinds, PLAN_ALPHA, PLAN_SHIFT, PLAN_POWER, sampled)
     if figure is None or not any(kind == "mmd" for kind in kinds.values()):
         if not draws:
             return ""
@@ -215,15 +215,15 @@ def _sampled_text(result: SampleResult) -> str:
         command += f" --modes {figure.modes}" if figure.modes != 1 else ""
     else:
         command = (
-            f"{program()} triage --plan --shift {PLAN_SHIFT:g} --alpha {figure.level:.6g} "
-            f"--power {PLAN_POWER:g}"
+            f"{program()} triage --plan --shift {PLAN_SHIFT:g} "
+            f"--alpha {plan_alpha(figure.level):.6g} --power {PLAN_POWER:g}"
         )
     return (
         f"; the requests sampled ({', '.join(result.sampled)}): every output may be new, so "
         "triage judges them by their output distribution (MMD test); moving "
         f"{100 * PLAN_SHIFT:.3g} % of the answers to one new answer is seen with "
         f"{100 * PLAN_POWER:.3g} % power at "
-        f"{level_clause(PLAN_ALPHA, figure.records, figure.pooled)} from "
+        f"{level_clause(PLAN_ALPHA, figure.level, figure.records, figure.pooled, sampled)} from "
         f"{needed} samples per side per prompt (exact power of the one-sided Fisher test on that "
         f"answer's count; fewer are held no-power, and the MMD test on real answers can need "
         f"more: a held mode's reason says how many){took}; {SIZE}{command}"

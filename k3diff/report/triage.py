@@ -81,7 +81,7 @@ def render_plan(plan: Plan, fmt: OutputFormat) -> str:
         run = ""
         assumed = (
             "; that is one prompt in one mode: triage judges each of P prompts' tests at "
-            "α / (P + 1), with their pooled test; give --prompts P (and --modes M)"
+            "α / 2 / (P + 1), with their pooled test; give --prompts P (and --modes M)"
         )
     else:
         modes = f" in {plan.modes:,} modes" if plan.modes != 1 else ""
@@ -95,7 +95,8 @@ def render_plan(plan: Plan, fmt: OutputFormat) -> str:
         f"a sampled run (temperature > 0){run} needs {plan.per_prompt:,} samples per side per "
         f"prompt to detect {100 * plan.shift:.3g} % of the answers moved to one new answer with "
         f"{100 * plan.power:.3g} % power at "
-        f"{level_clause(plan.alpha, records, plan.tests - records)} (exact power of the "
+        f"{level_clause(plan.alpha, plan.level, records, plan.tests - records, True)} (exact "
+        "power of the "
         f"one-sided Fisher test on that answer's count, at n and up to 2n{assumed})"
     )
     if fmt is OutputFormat.MARKDOWN:

@@ -15,6 +15,7 @@ from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.flags import HELD_FLAGS as HELD_FLAGS  # importable from here, as before
 from k3diff.triage.flags import Flag as Flag
 from k3diff.triage.nextstep import MoreSamples
+from k3diff.triage.sampledlevel import judged_at
 from k3diff.triage.settings import DEFAULT_ALPHA as DEFAULT_ALPHA  # importable from here
 from k3diff.triage.settings import Correction as Correction
 from k3diff.triage.settings import Settings as Settings
@@ -353,8 +354,9 @@ class Plan:
 
     @property
     def level(self) -> float:
-        """The level triage judges each sampled test at: α over `tests`."""
-        return self.alpha / self.tests
+        """The level triage judges each sampled test at: α / 2 (shared with the novelty test,
+        `sampledlevel.judged_at`) over `tests`."""
+        return judged_at(self.alpha, True) / self.tests
 
     @property
     def exit_code(self) -> ExitCode:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import math
 
-from k3diff.triage.plan import MOST_PER_PROMPT, samples_for_shift
+from k3diff.triage.plan import MOST_PER_PROMPT, plan_alpha, samples_for_shift
 from k3diff.triage.settings import Settings
 
 
@@ -25,7 +25,8 @@ def to_detect(
     plan's limit does."""
     shift = f"{100 * settings.shift:.3g} %"
     command = (
-        f"triage --plan --shift {settings.shift:g} --alpha {level:.3g} --power {settings.power:g}"
+        f"triage --plan --shift {settings.shift:g} --alpha {plan_alpha(level):.3g} "
+        f"--power {settings.power:g}"
     )
     needed = plan_figure(settings.shift, level, settings.power)
     if needed is None:

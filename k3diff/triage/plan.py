@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from k3diff.errors import UsageError
 from k3diff.triage import stats
 from k3diff.triage.model import Plan
+from k3diff.triage.sampledlevel import SAMPLED_FAMILIES, judged_at
 
 MOST_PER_PROMPT = 1_000_000
 """The largest figure `samples_for_shift` searches (a shift that needs more is refused)."""
@@ -100,8 +101,8 @@ def plan(
     """Observations per side whose unanimous agreement bounds the non-modal mass by `bound`,
     and, for a sampled run, samples per side per prompt that detect `shift` of the answers
     moved to one new answer with `power` at the level triage judges a run of `prompts`
-    prompts in `modes` modes at (`distribution_tests`; None: one prompt in one mode, at
-    `alpha`)."""
+    prompts in `modes` modes at (`Plan.level`: α / 2 over `distribution_tests`; None: one
+    prompt in one mode, at α / 2)."""
     for name, value in (("--bound", bound), ("--alpha", alpha), ("--power", power)):
         if not 0.0 < value < 1.0:
             raise UsageError(f"{name} must lie strictly between 0 and 1 (got {value:g})")
@@ -115,7 +116,7 @@ def plan(
         raise UsageError(f"--modes must be at least 1 (got {modes})")
     tests = distribution_tests(prompts or 1, modes)
     try:
-        per_prompt = samples_for_shift(shift, alpha / tests, power)
+        per_prompt = samples_for_shift(shift, judged_at(alpha, True) / tests, power)
     except ValueError as error:
         raise UsageError(f"--shift {shift:g}: {error}") from None
     return Plan(
@@ -162,34 +163,52 @@ class SampledFigure:
     """Their pooled tests."""
     prompts: int
     modes: int
+    sampled: bool
+    """A sampled record among them: the level is halved (`sampledlevel.judged_at`)."""
     level: float
-    """α over `records` + `pooled` (first-token tests, where the samples carry logprobs, add
-    to triage's family)."""
+    """α (α / 2 where `sampled`) over `records` + `pooled`: the level triage judges them at
+    (first-token tests, where the samples carry logprobs, add to triage's family)."""
     per_prompt: int
 
     @property
     def grid(self) -> bool:
-        """Every prompt tested in every mode, alike: `triage --plan --prompts --modes` says it."""
-        return self.records + self.pooled == distribution_tests(self.prompts, self.modes) and (
-            self.records == self.prompts * self.modes
+        """Every prompt tested in every mode, alike, and sampled: `triage --plan --prompts
+        --modes` says it."""
+        return (
+            self.sampled
+            and self.records + self.pooled == distribution_tests(self.prompts, self.modes)
+            and self.records == self.prompts * self.modes
         )
 
 
 def sampled_figure(
-    kinds: Mapping[tuple[str, str], str], alpha: float, shift: float, power: float
+    kinds: Mapping[tuple[str, str], str],
+    alpha: float,
+    shift: float,
+    power: float,
+    sampled: bool = True,
 ) -> SampledFigure | None:
-    """`samples_for_shift` at α over the distribution tests of `kinds` ((key, mode) ->
-    `test_kind`), as triage counts them: what `sample`'s summary advises and what a no-power
-    hold asks for (`moresamples.to_detect`), one figure (None: no record tested)."""
+    """`samples_for_shift` at the level triage judges the distribution tests of `kinds`
+    ((key, mode) -> `test_kind`) at, `sampled` ones at α / 2 (`sampledlevel.judged_at`) over
+    their count: what `sample`'s summary advises and what a no-power hold asks for
+    (`moresamples.to_detect`), one figure (None: no record tested)."""
     if not kinds:
         return None
     pooled = len(pooled_tests(kinds))
-    level = alpha / (len(kinds) + pooled)
+    level = judged_at(alpha, sampled) / (len(kinds) + pooled)
     return SampledFigure(
         records=len(kinds),
         pooled=pooled,
         prompts=len({key for key, _mode in kinds}),
         modes=len({mode for _key, mode in kinds}),
+        sampled=sampled,
         level=level,
         per_prompt=samples_for_shift(shift, level, power),
     )
+
+
+def plan_alpha(level: float) -> float:
+    """The `--alpha` at which `triage --plan --shift` (one prompt in one mode, a sampled test
+    judged at α / 2: `Plan.level`) sizes a run at `level`: what a command naming a test's own
+    level passes."""
+    return level * SAMPLED_FAMILIES

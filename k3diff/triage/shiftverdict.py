@@ -103,7 +103,7 @@ def untested(verdict: ModeVerdict, settings: Settings) -> ModeVerdict:
         else f"; at least {more:,} more sample{'s' if more != 1 else ''} a side decide it "
         f"({needed:,} a side, the plan's exact Fisher figure for {shift} at "
         f"{alpha_text(settings.alpha, True)}, before the correction over the run's tests: "
-        f"triage --plan --shift {settings.shift:g} --alpha {judged:g} --power "
+        f"triage --plan --shift {settings.shift:g} --alpha {settings.alpha:g} --power "
         f"{settings.power:g})"
     )
     why = (

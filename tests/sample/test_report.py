@@ -204,9 +204,10 @@ def test_the_text_headline_is_one_clause_a_line_and_markdown_keeps_one_line() ->
 
 
 def test_a_sampled_runs_advice_is_the_figure_triage_will_require() -> None:
-    """3 prompts in one sampled mode: triage judges each test at α / 4 (3 records and their
-    pooled test) and holds a mode of 18 a side no-power; the summary advised 18 (the figure at
-    α). It now states triage's figure for the run's prompts, 22, and the level it assumes."""
+    """3 prompts in one sampled mode: triage judges each test at α / 2 / 4 (3 records and
+    their pooled test, the novelty test having the other half) and holds a mode of 18 a side
+    no-power; the summary advised 18 (the figure at α), then 22 (at α / 4, plan77). It states
+    triage's figure for the run's prompts, 25, and the level it assumes."""
     rows = tuple(
         RecordStats(key, side, "serial", 18, 0, 18, 1 / 18)
         for key in ("q1", "q2", "q3")
@@ -217,15 +218,16 @@ def test_a_sampled_runs_advice_is_the_figure_triage_will_require() -> None:
         sampled_keys=("q1", "q2", "q3"),
     )  # fmt: skip
     text = flat(render(result, OutputFormat.TEXT))
-    assert "from 22 samples per side per prompt" in text, text
-    assert "at α / 4 distribution tests = 0.0125 (3 records and their pooled test" in text
+    assert "from 25 samples per side per prompt" in text, text
+    assert "at α / 2 / 4 distribution tests = 0.00625 (3 records and their pooled test" in text
     assert "this run took 18 or more per record and side" in text
     assert "size a run with: k3diff triage --plan --shift 0.35 --prompts 3" in text
     two_modes = dataclasses.replace(
         result, records=rows + tuple(dataclasses.replace(r, mode="concurrent") for r in rows)
     )
     text = flat(render(two_modes, OutputFormat.TEXT))
-    assert "at α / 8 distribution tests = 0.00625 (6 records and 2 pooled tests" in text, text
+    assert "at α / 2 / 8 distribution tests = 0.00313 (6 records and 2 pooled tests" in text, text
+    assert "from 28 samples per side per prompt" in text, text
     assert text.rstrip().endswith("--prompts 3 --modes 2"), text
 
 

@@ -69,6 +69,14 @@ def test_the_summary_and_triage_need_the_same_samples(
     assert held, triage.stdout
     for record in held:
         assert int(found.group(1)) == 3 + record["more_samples"], (summary, record)
+    # The hint's plan (`--prompts`, or `--alpha` where the tests are not a grid) answers the
+    # summary's figure at the level triage judges at (plan77: the plan halves α as triage does).
+    command = summary.split("size a run with: ")[1].split()
+    assert command[:3] == ["k3diff", "triage", "--plan"], summary
+    plan = json.loads(run_k3diff(*command[1:], "--format", "json").stdout)["plan"]
+    assert plan["per_prompt"] == int(found.group(1)), (summary, plan)
+    levels = [r["modes"][0]["distribution"]["level"] for r in doc["records"] if r["key"] != "g"]
+    assert levels == [pytest.approx(plan["level"])] * len(levels), (levels, plan)
 
 
 def test_the_sizing_hint_prints_a_command_to_paste_as_it_stands(

@@ -517,17 +517,20 @@ def test_no_power_is_claimed_where_the_permutation_test_cannot_reject() -> None:
 
 
 def test_the_plan_says_which_alpha_a_run_of_several_prompts_is_judged_at() -> None:
-    """Triage judges P sampled prompts at α over P + 1 distribution tests (the pooled test): 2
-    prompts at α / 3, where the plan's figure is 22 a side. The plan said "use α over the
-    number of prompts", α / 2, whose figure (18) a run following it was held no-power at."""
-    assert samples_for_shift(0.35, 0.05 / 3, 0.8) == 22 > samples_for_shift(0.35, 0.05 / 2, 0.8)
+    """Triage judges P sampled prompts at α / 2 over P + 1 distribution tests (the pooled
+    test; the novelty test has the other half of α): 2 prompts at α / 2 / 3, where the plan's
+    figure is 25 a side. The plan said "use α over the number of prompts", α / 2, whose figure
+    (18) a run following it was held no-power at; then α / 3 (22, plan77)."""
+    assert samples_for_shift(0.35, 0.025 / 3, 0.8) == 25 > samples_for_shift(0.35, 0.05 / 3, 0.8)
     result = run_k3diff("triage", "--plan", "--shift", "0.35", "--prompts", "2")
     assert result.exit_code == 0
     text = " ".join(result.stdout.split())
     assert "over the number of prompts for" not in text
     assert (
-        "a sampled run (temperature > 0) of 2 prompts needs 22 samples per side per prompt" in text
+        "a sampled run (temperature > 0) of 2 prompts needs 25 samples per side per prompt" in text
     )
-    assert "at α / 3 distribution tests = 0.0167 (2 records and their pooled test" in text
+    assert "at α / 2 / 3 distribution tests = 0.00833 (2 records and their pooled test" in text
     alone = " ".join(run_k3diff("triage", "--plan", "--shift", "0.35").stdout.split())
-    assert "triage judges each of P prompts' tests at α / (P + 1), with their pooled test" in alone
+    assert (
+        "triage judges each of P prompts' tests at α / 2 / (P + 1), with their pooled test" in alone
+    )

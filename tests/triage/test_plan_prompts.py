@@ -1,5 +1,6 @@
 """`triage --plan --prompts P [--modes M]` sizes a sampled run at the level triage judges it at:
-each sampled record's test at α over the run's distribution tests (P × M records and, per mode
+each sampled record's test at α / 2 (aa77: the novelty test has the other half; plan77: the plan
+sized at α) over the run's distribution tests (P × M records and, per mode
 of two or more records, its pooled test), the level a no-power hold's `more_samples` uses.
 
 Found in review (stop 59): the plan and `k3diff sample`'s end summary advised 18 samples a side
@@ -31,17 +32,17 @@ def test_the_family_is_the_records_and_each_modes_pooled_test(
 def test_the_plan_for_3_prompts_is_triages_figure() -> None:
     text = run_k3diff("triage", "--plan", "--shift", "0.35", "--prompts", "3")
     assert text.exit_code == 0, text.stderr
-    assert "a sampled run (temperature > 0) of 3 prompts needs 22 samples per side per prompt" in (
+    assert "a sampled run (temperature > 0) of 3 prompts needs 25 samples per side per prompt" in (
         text.stdout
     )
-    assert "at α / 4 distribution tests = 0.0125" in text.stdout
+    assert "at α / 2 / 4 distribution tests = 0.00625" in text.stdout
     document = json.loads(
         run_k3diff("triage", "--plan", "--prompts", "3", "--modes", "2", "--format", "json").stdout
     )
     plan = document["plan"]
     assert plan["prompts"] == 3 and plan["modes"] == 2 and plan["tests"] == 8
-    assert plan["level"] == pytest.approx(0.05 / 8)
-    assert plan["per_prompt"] == samples_for_shift(0.35, 0.05 / 8, 0.8)
+    assert plan["level"] == pytest.approx(0.05 / 2 / 8)
+    assert plan["per_prompt"] == samples_for_shift(0.35, 0.05 / 2 / 8, 0.8) == 28
 
 
 def test_without_prompts_the_plan_says_what_it_assumes() -> None:
@@ -49,7 +50,8 @@ def test_without_prompts_the_plan_says_what_it_assumes() -> None:
     assert "needs 18 samples per side per prompt" in text
     assert "one prompt in one mode" in text and "--prompts P" in text
     document = json.loads(run_k3diff("triage", "--plan", "--format", "json").stdout)
-    assert document["plan"]["tests"] == 1 and document["plan"]["level"] == 0.05
+    assert "at α / 2 = 0.025 (1 record" in text
+    assert document["plan"]["tests"] == 1 and document["plan"]["level"] == 0.025
 
 
 def test_a_held_modes_more_samples_reach_the_plans_figure(tmp_path: Path) -> None:
@@ -61,5 +63,5 @@ def test_a_held_modes_more_samples_reach_the_plans_figure(tmp_path: Path) -> Non
     assert made.exit_code == 1
     plan = json.loads(run_k3diff("triage", "--plan", "--prompts", "3", "--format", "json").stdout)
     for record in json.loads(made.stdout)["records"]:
-        assert plan["plan"]["per_prompt"] == 22
-        assert record["more_samples"] + 5 >= 22
+        assert plan["plan"]["per_prompt"] == 25
+        assert record["more_samples"] + 5 >= 25

@@ -103,11 +103,12 @@ def test_a_sampled_non_rejection_that_could_not_detect_the_shift_fails(tmp_path:
         )
         assert (
             "the plan's exact Fisher figure for 35 % at its level α = 0.00625: triage --plan "
-            f"--shift 0.35 --alpha 0.00625 --power 0.8, gives {figure}) would detect 35 %" in reason
+            f"--shift 0.35 --alpha 0.0125 --power 0.8, gives {figure}) would detect 35 %" in reason
         )
     # The figure is what `triage --plan` answers at that level.
-    plan = run_k3diff("triage", "--plan", "--shift", "0.35", "--alpha", "0.00625")
+    plan = run_k3diff("triage", "--plan", "--shift", "0.35", "--alpha", "0.0125")
     assert "needs 25 samples per side per prompt" in plan.stdout
+    assert "at α / 2 = 0.00625" in plan.stdout
     text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
     assert text.exit_code == 1
     assert "sampled records whose test could not have detected --shift 35 % (no-power)" in (
