@@ -15,6 +15,14 @@ from cli_support import run_k3diff
 from triage.helpers import S, compare_texts, write_samples
 
 
+def report_passed(where: Path, document: dict[str, Any]) -> Any:
+    """`k3diff report` on `document` with its verdict edited to a pass."""
+    document["verdict"] = {"ok": True, "exit_code": 0}
+    forged = where / "forged.json"
+    forged.write_text(json.dumps(document))
+    return run_k3diff("report", str(forged), "--out", str(where / "bundle"), cwd=where)
+
+
 def _triaged(tmp_path: Path) -> dict[str, Any]:
     """Base answers 0, 1, 2 and patch 3, 4, 5 at temperature 1, 20 a side: a candidate."""
     cmp = compare_texts(tmp_path, {"q": ("The answer is 0.", "The answer is 3.")})
@@ -45,10 +53,7 @@ def test_a_candidate_relabelled_by_its_category_is_refused(tmp_path: Path, test:
     summary[was] -= 1
     summary["both-nondeterministic"] += 1
     summary["regression_candidates"] = 0
-    document["verdict"] = {"ok": True, "exit_code": 0}
-    forged = tmp_path / "forged.json"
-    forged.write_text(json.dumps(document))
-    out = run_k3diff("report", str(forged), "--out", str(tmp_path / "bundle"), cwd=tmp_path)
+    out = report_passed(tmp_path, document)
     assert out.exit_code == 2, out.stdout + out.stderr
     assert (
         "records[0].modes[0].regression_candidate is false but its category both-nondeterministic"

@@ -13,6 +13,7 @@ from typing import Any
 from cli_support import run_k3diff
 
 from triage.helpers import S, compare_texts, write_samples
+from triage.test_relabelled_candidate import report_passed
 
 
 def test_a_detectable_shift_claimed_below_half_alpha_is_refused(tmp_path: Path) -> None:
@@ -29,10 +30,7 @@ def test_a_detectable_shift_claimed_below_half_alpha_is_refused(tmp_path: Path) 
     for item in (record, mode):
         item["flags"] = [f for f in item["flags"] if f != "no-power"]
     document["summary"]["held"] = 0
-    document["verdict"] = {"ok": True, "exit_code": 0}
-    forged = tmp_path / "forged.json"
-    forged.write_text(json.dumps(document))
-    out = run_k3diff("report", str(forged), "--out", str(tmp_path / "bundle"), cwd=tmp_path)
+    out = report_passed(tmp_path, document)
     assert out.exit_code == 2, out.stdout + out.stderr
     assert (
         "records[0].modes[0].distribution.detectable_shift is 0.3 but no test of 3 and 3 "
