@@ -34,7 +34,7 @@ from typing import Any
 
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.triagemodes import TriageMode
-from k3diff.documents.triagewritten import mode_candidate
+from k3diff.documents.triagewritten import mode_candidate, settled_greedy, unproven
 from k3diff.responses.document import ResponsesDocument
 from k3diff.responses.scores import DEFAULT_ALPHA as SCORES_HOUSE
 from k3diff.responses.scores import ScoreKind, ScoreTest
@@ -78,10 +78,6 @@ MISSING = "no {} in the document, which triage writes here: not cleared"
 """A test the house α needs whose corrected p the document lacks (review61b)."""
 
 
-def _unproven(mode: TriageMode) -> bool:
-    return any(flag in ("not-exercised", "unproven") for flag in mode.flags)
-
-
 def _house_test(mode: TriageMode) -> str | None:
     """The test that makes the mode a regression candidate at the house α (None: none)."""
     if min(mode.base.n, mode.patch.n) < 2:
@@ -114,10 +110,7 @@ def _distribution_test(mode: TriageMode) -> str | None:
     test = mode.distribution
     if test is None or not dataclasses.replace(test, alpha=HOUSE_ALPHA).rejects:
         return None
-    # A greedy patch settled on one output in a batched mode may be the base's batch-1 answer
-    # (`shiftverdict._settled_on_oracle`: never a regression); the document cannot say which.
-    settled = not test.sampled and mode.patch.distinct == 1 and mode.mode != "serial"
-    if settled or _unproven(mode):
+    if settled_greedy(mode) or unproven(mode):
         return None
     return (
         f"the output distribution moved ({test.test} p_adjusted {test.p_adjusted:.3g}) "
@@ -129,7 +122,7 @@ def _premise_held(mode: TriageMode, alpha: float) -> str | None:
     """A first-token test the document's α voided by its premise that the house α would have
     run (None: none). Its result is not in the document: not cleared."""
     test = mode.distribution
-    if test is None or test.premise_p is None or test.premise_p <= HOUSE_ALPHA or _unproven(mode):
+    if test is None or test.premise_p is None or test.premise_p <= HOUSE_ALPHA or unproven(mode):
         return None
     return (
         f"the first-token test, voided at α = {alpha:g} by its premise (the base's own first "

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from k3diff.documents.distribution import TriageDistribution
 from k3diff.documents.triage import TriageDocument, TriageRecord
 from k3diff.documents.triagemodes import TriageMode
 from k3diff.documents.triagerules import fields_unjudged, unanswered_records, unsampled_records
@@ -21,6 +22,7 @@ from k3diff.errors import InputError
 from k3diff.exitcodes import verdict_problems
 from k3diff.responses.doccheck import refuse_disagreement
 from k3diff.triage.model import HELD_FLAGS, Category
+from k3diff.triage.sampledlevel import judged_at
 from k3diff.triage.shiftverdict import beyond_shift, greedy_unpowered
 
 
@@ -266,24 +268,36 @@ def _sampled_problems(records: Sequence[TriageRecord]) -> list[str]:
 def _power_problems(records: Sequence[TriageRecord]) -> list[str]:
     """A distribution test said to detect a shift at sample sizes where no test of the side
     labels can reject: its p is never below 1/C(m + n, n) (the observed labelling is one of
-    them; `power.smallest_permutation_p`, without the MMD's tie), so above α nothing is
-    detectable and `detectable_shift` is None (`power.detectable_shift`). A document that
-    claims power there was edited to clear a no-power hold."""
+    them; `power.smallest_permutation_p`, without the MMD's tie), so above the level the test
+    is judged at nothing is detectable and `detectable_shift` is None (`power.detectable_shift`).
+    A document that claims power there was edited to clear a no-power hold. The level: the
+    test's `level` (α over its family, `_family_problems` checks it), else the α it is judged
+    at (a sampled mode's α / 2, `sampledlevel`: review77d, 3 a side reach 1/20 = α but not α / 2)."""
     problems = []
     for index, record in enumerate(records):
         for number, mode in enumerate(record.modes):
             test = mode.distribution
             if test is None or test.detectable_shift is None or not 0 < test.alpha < 1:
                 continue
-            labellings = _labellings(mode.base.n, mode.patch.n, math.ceil(1 / test.alpha))
-            if 1 / labellings > test.alpha:
+            level = _power_level(test)
+            labellings = _labellings(mode.base.n, mode.patch.n, math.ceil(1 / level))
+            if 1 / labellings > level:
                 problems.append(
                     f"records[{index}].modes[{number}].distribution.detectable_shift is "
                     f"{test.detectable_shift:g} but no test of {mode.base.n:,} and "
-                    f"{mode.patch.n:,} samples reaches p ≤ {test.alpha:g} (its smallest p is "
+                    f"{mode.patch.n:,} samples reaches p ≤ {level:g} (its smallest p is "
                     f"1/{labellings:,})"
                 )
     return problems
+
+
+def _power_level(test: TriageDistribution) -> float:
+    """The level a test's stated power was computed at: its `level` where the document gives
+    one in (0, the α it is judged at], else that α (`sampledlevel.judged_at`)."""
+    judged = judged_at(test.alpha, test.sampled)
+    if test.level is not None and 0 < test.level <= judged:
+        return test.level
+    return judged
 
 
 def _labellings(m: int, n: int, cap: int) -> int:

@@ -8,6 +8,7 @@ only running triage again checks, which `report` does when given the comparison 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 
 from k3diff.documents.triage import TriageRecord
@@ -29,8 +30,9 @@ def mode_candidate(mode: TriageMode, alpha: float) -> bool:
     """Whether triage makes the mode a regression candidate, from its category and corrected
     p-values: a divergence, a patch outside the base's outputs, a distribution shift, or a
     patch-nondeterminism whose Fisher or novelty test rejects after correction (a sampled
-    mode's novelty test at α / 2, its Fisher test never: `sampledlevel`)."""
-    if mode.category in CANDIDATE_CATEGORIES:
+    mode's novelty test at α / 2, its Fisher test never: `sampledlevel`), whatever the category
+    where the numbers make it one (`numbers_candidate`)."""
+    if mode.category in CANDIDATE_CATEGORIES or numbers_candidate(mode, alpha):
         return True
     if mode.category != "patch-nondeterminism":
         return False
@@ -38,6 +40,35 @@ def mode_candidate(mode: TriageMode, alpha: float) -> bool:
         novelty = mode.novelty_p_adjusted
         return novelty is not None and novelty <= judged_at(alpha, True)
     return any(p is not None and p <= alpha for p in (mode.p_adjusted, mode.novelty_p_adjusted))
+
+
+def numbers_candidate(mode: TriageMode, alpha: float) -> bool:
+    """A mode triage makes a regression candidate whatever its category says (review77d: a
+    sampled shift relabelled `both-nondeterministic`, its distribution p_adjusted 0.0005, passed
+    report with exit 0): a novelty test that rejects on patch outputs the base never gave
+    (`classify.decide`), or a distribution test that rejects (`shiftverdict.apply`), other than
+    a greedy batched patch settled on one output (`settled_greedy`) or a mode not exercised or
+    unproven (held whatever it is). Both at the level triage judges them at (`sampledlevel`)."""
+    novelty = mode.novelty_p_adjusted
+    if mode.novelty and novelty is not None and novelty <= judged_at(alpha, bool(mode.sampled)):
+        return True
+    test = mode.distribution
+    if test is None or settled_greedy(mode) or unproven(mode):
+        return False
+    return dataclasses.replace(test, alpha=alpha).rejects
+
+
+def settled_greedy(mode: TriageMode) -> bool:
+    """A greedy patch settled on one output in a batched mode: it may be the base's batch-1
+    answer (`shiftverdict._settled_on_oracle`: never a regression); the document cannot say."""
+    test = mode.distribution
+    sampled = mode.sampled if mode.sampled is not None else test is not None and test.sampled
+    return not sampled and mode.patch.distinct == 1 and mode.mode != "serial"
+
+
+def unproven(mode: TriageMode) -> bool:
+    """A mode flagged not exercised or unproven."""
+    return any(flag in ("not-exercised", "unproven") for flag in mode.flags)
 
 
 def written_problems(

@@ -119,7 +119,7 @@ def test_a_divergence_relabelled_a_match_is_refused(tmp_path: Path) -> None:
 
 def test_a_detectable_shift_no_test_of_its_sizes_can_have_is_refused(tmp_path: Path) -> None:
     """2 samples a side: no permutation test of the labels gives p below 1/C(4, 2) = 1/6, so
-    no shift is detectable at α = 0.05. A document claiming one (`detectable_shift` 0.9) with
+    no shift is detectable at α / 2 = 0.025. A document claiming one (`detectable_shift` 0.9) with
     the no-power hold dropped passed report with exit 0."""
     cmp = compare_texts(tmp_path, {"q": ("A", "Z")})
     samples = [S("base", "q", "A"), S("base", "q", "B"), S("patch", "q", "Z"), S("patch", "q", "Y")]
@@ -138,7 +138,7 @@ def test_a_detectable_shift_no_test_of_its_sizes_can_have_is_refused(tmp_path: P
     assert out.exit_code == 2, out.stdout + out.stderr
     assert (
         "records[0].modes[0].distribution.detectable_shift is 0.9 but no test of 2 and 2 "
-        "samples reaches p ≤ 0.05 (its smallest p is 1/6)"
+        "samples reaches p ≤ 0.025 (its smallest p is 1/6)"
     ) in out.stderr, out.stderr
 
 
