@@ -215,19 +215,25 @@ def test_the_top_k_patch_at_few_samples_is_held_no_power(
             assert record["category"] == "inconclusive", record["reason"]
             assert "no-power" in record["flags"], record["reason"]
             (mode,) = record["modes"]
-            assert mode["distribution"]["detectable_shift"] > 0.35, mode["distribution"]
-            assert "above --shift 35 %" in mode["reason"], mode["reason"]
-            # The larger of the plan's exact Fisher figure at the test's level (22 a side at
-            # 0.05 / 4) and n scaled by (detectable / shift)² (the least shift the MMD test
-            # detects falls about as 1/√n): at 5 a side detecting ~92 %, about 35 a side.
-            assert mode["distribution"]["level"] == 0.0125
+            # At α / 2 / 4 (aa77) the MMD test at 5 a side may detect no shift at all
+            # (`detectable_shift` null): the hold is the same, with nothing to scale.
             detectable = mode["distribution"]["detectable_shift"]
-            scaled = math.ceil(FEW * (detectable / 0.35) ** 2 - 1e-9)
-            assert record["more_samples"] == max(22, scaled, FEW + 1) - FEW, record
+            assert detectable is None or detectable > 0.35, mode["distribution"]
+            held_why = "above --shift 35 %" if detectable else "less than 80 % power against any"
+            assert held_why in mode["reason"], mode["reason"]
+            # The larger of the plan's exact Fisher figure at the test's level (25 a side at
+            # 0.05 / 2 / 4: aa77 judges a sampled test at α / 2, the novelty test having the
+            # other half) and n scaled by (detectable / shift)² (the least shift the MMD test
+            # detects falls about as 1/√n): at 5 a side detecting ~92 %, about 35 a side.
+            assert mode["distribution"]["level"] == 0.00625
+            scaled = 0 if detectable is None else math.ceil(FEW * (detectable / 0.35) ** 2 - 1e-9)
+            assert record["more_samples"] == max(25, scaled, FEW + 1) - FEW, record
         if len(held) == len(triage["records"]):
-            # What it did before: judged at a shift its test could detect, the same logs pass.
-            again = run_k3diff(
-                "triage", where / "cmp.json", where / "run" / "samples.jsonl", "--shift", "1"
-            )
-            assert again.exit_code == 0, again.stdout
+            # What it did before: judged at a shift its test could detect, the same logs pass
+            # (where each test could detect some shift: at α / 2 / 4 one may detect none).
+            if all(r["modes"][0]["distribution"]["detectable_shift"] for r in held):
+                again = run_k3diff(
+                    "triage", where / "cmp.json", where / "run" / "samples.jsonl", "--shift", "1"
+                )
+                assert again.exit_code == 0, again.stdout
             break
