@@ -89,9 +89,10 @@ def test_the_defaults_and_stricter_settings_are_unchanged(tmp_path: Path) -> Non
 
 
 def test_a_lax_shift_where_the_test_had_the_house_power_passes(tmp_path: Path) -> None:
-    """72 a side: the test could detect 35 % at 80 % power, so --shift 1 changes nothing (60 a
-    side did at α; at the α / 2 a sampled test is judged at since aa77, 72)."""
-    assert _triage(tmp_path, "ABCD" * 18, "--shift", "1", base="ABCD" * 18) == 0
+    """80 a side: the test could detect 35 % at 80 % power, so --shift 1 changes nothing (60 a
+    side did at α; at the α / 2 a sampled test is judged at since aa77, 72; with the new answer
+    a rewording of the most typical one since power77, 72 and 76 state 36 %, 80 states 34 %)."""
+    assert _triage(tmp_path, "ABCD" * 20, "--shift", "1", base="ABCD" * 20) == 0
     doc = json.loads((tmp_path / "t.json").read_text())
     assert doc["records"][0]["modes"][0]["distribution"]["detectable_shift"] <= 0.35
     code, text = _report(tmp_path, "t.json", "cmp.json", "run/samples.jsonl")
