@@ -27,7 +27,8 @@ from k3diff.telemetry.engines import (
     server_count,
     trtllm_requests,
 )
-from k3diff.telemetry.model import KvReuse, Preemptions, SideUnits
+from k3diff.telemetry.gatemodel import SideUnits
+from k3diff.telemetry.model import KvReuse, Preemptions
 from k3diff.telemetry.windows import INVALID, CounterReset
 
 SOURCE_ORDER = (SOURCE_TRTLLM, SOURCE_VLLM, SOURCE_SGLANG)
