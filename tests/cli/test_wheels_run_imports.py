@@ -4,9 +4,9 @@ only what it uses (issue 41, the imports round of case e): `importlib.metadata` 
 `entry_points.txt` (`wheel.entrypoints`), the waivers section's renderer only with `--waivers`,
 the JSON documents' typed readers (`documents.wheelsview`, `documents.findingview`) only where a
 document is read, never where one is written, the loader tables' reader and judge
-(`wheels.nativeread`, `native.platform` and the modules they import: ≈ 2.5 ms) only for a
-changed native whose loader tables were read (`wheels.findings`: W632/W633), and the module-level patterns a run may never
-match stay uncompiled (`k3diff.lazyre`: the paths of a build-specific name, the RECORD blank-line
+(`wheels.nativeread`, `native.platform` and the modules they import: ≈ 2.2 ms of CPU) only for
+a changed native whose loader tables were read (`wheels.findings`: W632/W633), and the
+module-level patterns a run may never match stay uncompiled (`k3diff.lazyre`: the paths of a build-specific name, the RECORD blank-line
 and entry-point grammars, the row-by-row RECORD digest check, the name checks' control
 characters, the non-ASCII escapes).
 
