@@ -10,8 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import wheelkit
+from cli_support import run_k3diff
+from provenance.repokit import make_repo
 
-from .test_provenance_backend_places import REVERTED
+from .test_provenance_backend_places import FILES, REVERTED
 from .test_provenance_cmake_install import _repo, _stopped_at
 from .test_provenance_cmake_unread import _passes_with
 from .test_provenance_config_stops import CM
@@ -54,3 +57,23 @@ def test_a_setup_cfg_past_the_scan_stops_the_check(tmp_path: Path) -> None:
     said = _stopped_at(tmp_path, repo, REVERTED)
 
     assert ": setup.cfg is over 256 KiB, not read: how the project builds is not known" in said
+
+
+def test_a_large_setup_cfg_of_linters_between_the_root_and_the_package(tmp_path: Path) -> None:
+    """``python/setup.cfg`` of linters' settings under a root ``setup.py`` that builds
+    ``python/pkg/`` (review76a's shape), read with ``--source-prefix python/``: it stopped the
+    check, exit 2; setuptools never reads it (only the root's)."""
+    setup_py = (
+        b"from setuptools import setup\nsetup(package_dir={'': 'python'}, packages=['pkg'])\n"
+    )
+    tree: dict[str, bytes | None] = {"python/" + path: data for path, data in FILES.items()}
+    make_repo(tmp_path / "repo", [{**tree, "setup.py": setup_py, "python/setup.cfg": LINTERS}])
+    base = wheelkit.make_wheel(tmp_path / "b", "pkg", "1.0", FILES)
+    patch = wheelkit.make_wheel(tmp_path / "p", "pkg", "1.0", FILES)
+
+    for given in [(), ("--source-prefix", "python/")]:
+        result = run_k3diff(
+            "wheels", base, patch, "--source", tmp_path / "repo", "--commit", "HEAD", *given
+        )
+
+        assert result.exit_code == 0, result.stderr
