@@ -2,7 +2,7 @@
 (holds78). setuptools reads every section of it, and keeps a section's options for the command
 of its name; k3diff reads ``[metadata]``, ``[options…]`` and ``[versioneer]``. A 300 KiB
 ``[flake8]``/``[tool:pytest]`` file, which setuptools 84 built the wheel with, stopped the check
-(exit 2) as "over 256 KiB, not read"; its section headers are now scanned (to 4 MiB), and one
+(exit 2) as "over 256 KiB, not read"; its section headers are now scanned (to 1 MiB), and one
 k3diff reads, or a file past the scan, still stops it."""
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ def test_a_large_setup_cfg_naming_a_section_k3diff_reads_stops_the_check(
 
 
 def test_a_setup_cfg_past_the_scan_stops_the_check(tmp_path: Path) -> None:
-    """Past 4 MiB its headers are not scanned either."""
-    cfg = b"[flake8]\n" + b"# padding\n" * (420 * 1024)
+    """Past 1 MiB its headers are not scanned either."""
+    cfg = b"[flake8]\n" + b"# padding\n" * (110 * 1024)
     repo = _repo(tmp_path, SETUPTOOLS, CMAKE, **{"setup.cfg": cfg})
 
     said = _stopped_at(tmp_path, repo, REVERTED)
