@@ -30,6 +30,7 @@ from typing import NoReturn
 from k3diff.errors import SourceError
 from k3diff.escape import shortened
 from k3diff.provenance.cmakebackends import ADVICE as CMAKE_ADVICE
+from k3diff.provenance.commandpackages import command_packages
 from k3diff.provenance.configdocuments import project_config
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.packagedirs import PackageDirs, Unread
@@ -73,6 +74,8 @@ def stop_unread_config(
         _stop_unread(git, setup_cfg)  # a link; over the cap, naming a section k3diff reads
     if isinstance(config, str) and config.endswith("not read"):  # setuptools reads it
         _stop_unread(git, config)
+    if isinstance(config, SetupCfg) and (why := command_packages(config, directory + "setup.cfg")):
+        _stop_unread(git, why)
     pyproject_classes = _pyproject_classes(document)
     cfg_classes = _setup_cfg_classes(config) if isinstance(config, SetupCfg) else []
     attrs = _version_attrs(document, config, directory)

@@ -39,9 +39,9 @@ from k3diff.escape import shortened
 SCAN_CAP = 1024 * 1024
 """Largest ``setup.cfg`` whose section headers are scanned where it is too large to read
 (`names_read_sections`: 1 MiB of ``\r`` takes some 0.15 s, 4 MiB 0.6 s)."""
-READ_SECTIONS = ("metadata", "options", "versioneer")
-"""The sections of ``setup.cfg`` k3diff reads (``options.…`` too): setuptools' own, and
-versioneer's."""
+READ_SECTIONS = ("metadata", "options", "global", "versioneer")
+"""The sections of ``setup.cfg`` k3diff reads (``options.…`` too): setuptools' own (``[global]``
+for `commandpackages`), and versioneer's."""
 EXPANDED_CAP = 1024 * 1024
 """Most characters all of a file's values may expand to, together, by interpolation."""
 VALUES_CAP = 20_000
