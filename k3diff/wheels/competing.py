@@ -194,6 +194,7 @@ def plan_project(name: str, candidates: Sequence[Candidate], room: int) -> Plan:
     found_machines = list(islice(machines(parts), most_machines + 1))
     per_python = sum(len(p[0]) + len(found_machines) for p in parts)
     per_python += archives * len(found_machines)
+    per_python *= 1 + len({c.version for c in candidates if c.parts is None})
     stated = [c.requires for c in candidates if c.requires]
     per_python += sum(text.count(",") + 1 for text in stated)
     most_pythons = room // max(1, per_python) + 1
@@ -236,17 +237,48 @@ MarkupSafe sdists were refused "on CPython 3.0", where no pip runs, not on CPyth
 def each_choice(plan: Plan) -> Iterator[tuple[str, Choice]]:
     """Each release's choice on each interpreter the project's files tell apart, as pip
     installs by default and then with `--pre`, with where it is (`CPython 3.12 on ...`): the
-    Pythons pip 26 runs on first (`PIP_RUNS_FROM`), then the older ones, each in plan order."""
+    Pythons pip 26 runs on first (`PIP_RUNS_FROM`), then the older ones, each in plan order;
+    on each, as pip builds the source archives and, past each of their versions, as their
+    builds exclude the Python (`source_scenarios`)."""
     candidates = plan.candidates
     by_platform = [[platform_rank(m, c.parts) for c in candidates] for m in plan.machines]
+    scenarios = source_scenarios(candidates)
     for python in sorted(plan.pythons, key=lambda python: python.version < PIP_RUNS_FROM):
         by_python = [python_rank(python, c.parts) for c in candidates]
-        admitted = [admits(c.requires, python) for c in candidates]
+        stated = [admits(c.requires, python) for c in candidates]
         for machine, platform_ranks in zip(plan.machines, by_platform, strict=True):
             where = f"{python.name} on {machine.name}"
-            choices = choices_on(candidates, by_python, platform_ranks, admitted)
-            for pre, chosen in enumerate(choices):
-                yield where + (" (pip --pre)" if pre else ""), chosen
+            for past, said in scenarios:
+                admitted = stated if past is None else _both(stated, past)
+                choices = choices_on(candidates, by_python, platform_ranks, admitted)
+                for pre, chosen in enumerate(choices):
+                    yield where + said + (" (pip --pre)" if pre else ""), chosen
+
+
+def _both(stated: Sequence[bool], past: Sequence[bool]) -> list[bool]:
+    return [a and b for a, b in zip(stated, past, strict=True)]
+
+
+def source_scenarios(
+    candidates: Sequence[Candidate],
+) -> list[tuple[list[bool] | None, str]]:
+    """How the project's source archives may answer the Python: built (their Requires-Python
+    admits it), then, for each version of them from the highest, excluding it from that
+    version up (each candidate: whether it stays admitted), with the words that say so. pip
+    26 learns an archive's Requires-Python only by building its metadata (never from its
+    PKG-INFO), and where it excludes the Python goes on to the next version (checked with pip
+    26.3: an sdist whose build requires Python 3.13 beside the same sdist in the base made
+    pip on 3.11 install the patch's older, uncompared wheel; k3diff took the archive as
+    fitting every Python, exit 0). k3diff runs no build, so each answer is weighed; the same
+    bytes named as one version build alike in both releases, so the releases' archives of a
+    version are weighed as answering together."""
+    versions = sorted({c.version for c in candidates if c.wheel is None}, reverse=True)
+    scenarios: list[tuple[list[bool] | None, str]] = [(None, "")]
+    for version in versions:
+        past = [c.wheel is not None or c.version < version for c in candidates]
+        said = f" (if what pip builds from the {version} source archives requires another Python)"
+        scenarios.append((past, said))
+    return scenarios
 
 
 def _refuse_project(plan: Plan, compared: _Compared) -> None:

@@ -195,3 +195,28 @@ def test_the_same_sdist_named_as_another_version_is_refused(tmp_path: Path) -> N
     assert result.exit_code == 2, result.stdout
     expected = "builds base source archive base/engine-1.0.tar.gz and builds patch source "
     assert expected + "archive patch/engine-1.1.tar.gz" in result.stderr
+
+
+def test_pip_goes_on_past_an_sdist_whose_build_excludes_the_python(tmp_path: Path) -> None:
+    """pip 26 learns an sdist's Requires-Python only by building it, and where it excludes the
+    Python goes on to the next version: the same 2.0 sdist in both releases, built requiring
+    3.13, sends pip on CPython 3.12 to the 1.0 wheels, where the patch installs its added
+    platform wheel in place of the base's compared pure one (checked with pip 26.3 on 3.11;
+    release78: the sdist was taken as fitting every Python, so the added wheel was one-sided,
+    exit 0)."""
+    pure = {"engine/__init__.py": b""}
+    write(tmp_path / "base", "engine", "1.0", "py3-none-any", pure)
+    write(tmp_path / "patch", "engine", "1.0", "py3-none-any", pure)
+    write(tmp_path / "patch", "engine", "1.0", CP312, _engine("1.0", LIB))
+    sdist = _sdist(tmp_path / "base", "engine", "2.0")
+    (tmp_path / "patch" / sdist.name).write_bytes(sdist.read_bytes())
+    result = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    added = f"--allow-unpaired: patch wheel patch/engine-1.0-{CP312}.whl is not one-sided: "
+    assert result.stderr.startswith(f"k3diff: error: {added}pip installs it on CPython 3.12 on")
+    past = " (if what pip builds from the 2.0 source archives requires another Python), where "
+    assert past + "the base release installed base/engine-1.0-py3-none-any.whl" in result.stderr
+    # the sdist built, the patch's wheel is never chosen; past it, the pure wheels pair alone
+    (tmp_path / "patch" / f"engine-1.0-{CP312}.whl").unlink()
+    alone = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert alone.exit_code == 0, alone.stderr
