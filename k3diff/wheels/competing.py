@@ -37,7 +37,12 @@ from k3diff.errors import InputError, UsageError
 from k3diff.wheels.choicememo import ChoiceMemo
 from k3diff.wheels.interpreters import Machine, Python, admits
 from k3diff.wheels.pipchoice import Candidate, Choice, choices_on, wheel_candidate
-from k3diff.wheels.releasesources import SameBytes, SourceArchive, archive_versions
+from k3diff.wheels.releasesources import (
+    SameBytes,
+    SourceArchive,
+    archive_versions,
+    refuse_many_readings,
+)
 from k3diff.wheels.setpairing import Pairing
 
 MAX_CHECKS = 1_000_000
@@ -131,6 +136,7 @@ def choice_check(
     )
     if not allow_unpaired and (pairing.only_base or pairing.only_patch):
         return ChoiceCheck(compared, (), memo)
+    refuse_many_readings((*sources[0], *sources[1]))
     projects: dict[str, list[Candidate]] = {}
     sides = (
         (*(base for base, _ in pairing.pairs), *pairing.only_base),
