@@ -70,7 +70,7 @@ MAX_NAME_READINGS = 100_000
 """Readings of source archives' names a run may take, both directories together (k3diff's cap,
 exit 2 past it): each `-` of a name is a project pip may take the archive for, read with a
 name normalisation and a version parse (release78: 10,000 names of 116 `-` a side, 2.3 million
-readings, took 26 s before any was weighed; a release's sdists hold a few)."""
+readings, took 10 s before any was weighed; a release's sdists hold a few)."""
 
 
 def refuse_many_readings(archives: Sequence[SourceArchive]) -> None:
