@@ -21,7 +21,10 @@ pip weighs the directories' source archives too (`wheels.releasesources`): where
 (no wheel fits, or the archive holds a later version) beside a wheel, or beside the other
 release's archive holding other bytes, nothing compared what it installs, so that is refused
 (exit 2; release77: passed over, exit 0), and an archive built where the other release installs
-nothing is one-sided (only `--allow-unpaired` accepts it). The choice weighs each wheel's
+nothing is one-sided (only `--allow-unpaired` accepts it); where what pip builds from an
+archive requires another Python, pip goes on to the next version, so that is weighed too
+(`source_scenarios`; release78: exit 0 where pip 26.3 installed an uncompared wheel). The
+choice weighs each wheel's
 Requires-Python (`pipchoice`), read by the comparison, so it is made once the pairs are
 compared (its cap is weighed on the filenames before any wheel is read).
 """
