@@ -222,6 +222,25 @@ def test_pip_goes_on_past_an_sdist_whose_build_excludes_the_python(tmp_path: Pat
     assert alone.exit_code == 0, alone.stderr
 
 
+def test_past_the_same_sdist_pip_builds_the_next_versions_sdists(tmp_path: Path) -> None:
+    """Where the same 3.0 sdist's build excludes the Python, pip builds each release's 2.0
+    sdist, other bytes (pip 26.3 on 3.11: `engine-2.0.tar.gz` of each directory; release78:
+    the 3.0 archives taken as built everywhere, exit 0)."""
+    pure = {"engine/__init__.py": b""}
+    for side in ("base", "patch"):
+        write(tmp_path / side, "engine", "1.0", "py3-none-any", pure)
+        _sdist(tmp_path / side, "engine", "2.0", f"SIDE = {side!r}\n".encode())
+    sdist = _sdist(tmp_path / "base", "engine", "3.0")
+    (tmp_path / "patch" / sdist.name).write_bytes(sdist.read_bytes())
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    built = "pip builds base source archive base/engine-2.0.tar.gz and builds patch source "
+    assert result.stderr.startswith(f"k3diff: error: {built}archive patch/engine-2.0.tar.gz on ")
+    assert "(if what pip builds from the 3.0 source archives requires another Python)" in (
+        result.stderr
+    )
+
+
 def test_the_readings_of_archive_names_are_capped(tmp_path: Path) -> None:
     """Each `-` of an archive's name is a project pip may take it for, read with a version
     parse: 1,000 names of 60 `-` a side pass k3diff's cap of 100,000 readings, refused before
