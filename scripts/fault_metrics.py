@@ -10,14 +10,15 @@ from spec_counters import SpecCounters
 
 KINDS = (
     "vllm", "vllm-spec", "sglang", "tgi", "trtllm", "garbage", "huge", "bulky", "slow", "flaky",
-    "wide", "restarting",
+    "wide", "restarting", "vllm-dp",
 )  # fmt: skip
 """What `--metrics` takes (`slow`, `flaky` and `restarting` are the handler's: a stall, then
 `vllm` once and `garbage` after, and `vllm-spec` whose speculation counters go back to zero at
 every 4th read from the 6th (reads 1-4 are `sample`'s probes), a server restarting; `flaky` has no speculation counters, so it never gives
 `telemetry` a counter-reset: `restarting` does, every 2nd serial window; `bulky` is `vllm` with 1.5 MiB of histogram buckets beside it, a large
 data-parallel server's body, under the cap; `wide` is `vllm` after a 100 KiB comment line, a
-line prometheus_client's parser takes quadratic time over)."""
+line prometheus_client's parser takes quadratic time over; `vllm-dp` is a data-parallel vLLM
+that puts each running request on an engine of its own, a series per engine, each reading 1)."""
 
 
 def trtllm_stats(running: int) -> list[dict[str, Any]]:
@@ -44,6 +45,8 @@ def metrics_text(
     if kind == "wide":
         body, content_type = metrics_text("vllm", running, hits, spec, handled)
         return b"# " + b" " * (100 << 10) + b"x\n" + body, content_type
+    if kind == "vllm-dp":
+        return _data_parallel(running), "text/plain; version=0.0.4"
     series = {
         "vllm": [
             "# HELP vllm:num_requests_running Number of requests in model execution batches.",
@@ -69,6 +72,17 @@ def metrics_text(
     }[kind]
     series += spec_lines
     return ("\n".join(series) + "\n").encode(), "text/plain; version=0.0.4"
+
+
+def _data_parallel(running: int) -> bytes:
+    """vLLM's gauge as a data-parallel server writes it, `running` requests on as many engines
+    (one each; engine 0 reads 0 while none runs)."""
+    lines = ["# TYPE vllm:num_requests_running gauge"] + [
+        f'vllm:num_requests_running{{engine="{engine}",model_name="fault"}} '
+        f"{1.0 if engine < running else 0.0}"
+        for engine in range(max(running, 1))
+    ]
+    return ("\n".join(lines) + "\n").encode()
 
 
 def _buckets(size: int) -> list[str]:

@@ -18,7 +18,7 @@ from k3diff.responses.compare import (
     SideInfo,
     Summary,
 )
-from k3diff.responses.diff import DIGITS, SIMILARITY_METHOD
+from k3diff.responses.diff import SIMILARITY_METHOD
 from k3diff.responses.lmeval import LmEvalDiff
 from k3diff.responses.results import (
     Divergence,
@@ -30,6 +30,7 @@ from k3diff.responses.results import (
     SideSummary,
     Status,
 )
+from k3diff.responses.similarity import DIGITS
 
 __all__ = ["chunks", "overview_json", "record_line"]
 

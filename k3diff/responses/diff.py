@@ -11,9 +11,7 @@ with deepdiff, volatile fields having been left out at load time unless asked fo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
-from rapidfuzz import fuzz
+from dataclasses import dataclass, field, replace
 
 from k3diff.responses.divergence import (
     codepoints_at,
@@ -40,11 +38,9 @@ from k3diff.responses.results import (
     SideSummary,
     Status,
 )
+from k3diff.responses.similarity import SimilarityBudget
 
 SIMILARITY_METHOD = "rapidfuzz.fuzz.ratio/100"
-DIGITS = 6
-BELOW_ONE = 1 - 10**-DIGITS
-"""The highest similarity of two texts that differ."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +55,8 @@ class DiffOptions:
     """`--logprob-tol`: the largest |Δ logprob| over the common token prefix that still agrees."""
     near_tie: float = 0.1
     """`--near-tie`: the largest gap (nats) at a divergence that is called a near tie."""
+    budget: SimilarityBudget = field(default_factory=SimilarityBudget, compare=False)
+    """What the run has left to spend on similarities (`k3diff.responses.similarity`)."""
 
 
 def summarize(record: ResponseRecord, display: str) -> SideSummary:
@@ -110,14 +108,6 @@ def _uncompared(
         divergence=None,
         field_changes=(),
     )
-
-
-def similarity(base_text: str, patch_text: str) -> float:
-    """rapidfuzz.fuzz.ratio/100, rounded; 1.0 only for equal texts."""
-    if base_text == patch_text:
-        return 1.0
-    ratio: float = fuzz.ratio(base_text, patch_text)
-    return float(min(round(ratio / 100, DIGITS), BELOW_ONE))
 
 
 def evidence_missing(base: ResponseRecord, patch: ResponseRecord) -> tuple[str, ...]:
@@ -245,6 +235,8 @@ def _output_pair(
     elif changes:
         status = Status.FIELDS_DIFFER
     text_match = base.text == patch.text
+    similarity, skipped = options.budget.similarity(base_text, patch_text)
+    notes = evidence_missing(base, patch) + ((fields_note,) if fields_note else ())
     return RecordDiff(
         key=key,
         status=status,
@@ -255,11 +247,11 @@ def _output_pair(
         text_match=text_match,
         normalized_match=compared_equal and not text_match,
         token_match=token_match,
-        similarity=similarity(base_text, patch_text),
+        similarity=similarity,
         divergence=divergence,
         field_changes=changes,
         logprobs=logprobs,
-        notes=evidence_missing(base, patch) + ((fields_note,) if fields_note else ()),
+        notes=notes + ((skipped,) if skipped else ()),
     )
 
 

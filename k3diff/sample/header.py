@@ -34,10 +34,12 @@ readers check the log against (`REQUIRED`: the records asked, modes, repeats, si
 so a header that states it and lacks one was edited (samples71). A log without it (format 1,
 written before samples71) cannot show every line its run owed was logged. Format 3 (samples72)
 adds `server_identity` (`REQUIRED_3`)."""
-REQUIRED = ("run_id", "servers", "modes", "repeats", "keys", "connects_to")
+REQUIRED = ("run_id", "servers", "modes", "repeats", "keys", "connects_to", "endpoint", "stream")
 """The `run` fields a header stating `log_format` carries, each read below (`connects_to`:
 review71c, a header whose record of where each side connected was deleted read two spellings
-of one server, `http://127.1:8000` and `http://127.0.0.1:8000`, as two)."""
+of one server, `http://127.1:8000` and `http://127.0.0.1:8000`, as two; `endpoint` and
+`stream`, which every `sample` has written: hunt78, a header whose `stream` was deleted had
+streamed samples clear a whole answer's capture unchecked, triage's condition check silent)."""
 NO_CHECK = "the log's header records no such check"
 """Why a log of an older format is unchecked (`RunHeader.identity_note`)."""
 NO_CHECKS = (NO_CHECK, NO_CHECK_RESUMED)

@@ -7,7 +7,9 @@ concurrent from there. Its running-requests gauge says what it really did:
 
 - vLLM `vllm:num_requests_running`, SGLang `sglang:num_running_reqs`, TGI
   `tgi_batch_current_size` (Prometheus text, read with `prometheus_client`'s parser: label
-  escaping, comments and exposition quirks are the field library's to get right);
+  escaping, comments and exposition quirks are the field library's to get right); where the
+  gauge has several label sets (vLLM's `engine` label, one series per data-parallel engine),
+  the largest counts: requests on two engines share no batch, so their sum proves nothing;
 - TensorRT-LLM's `trtllm-serve` `/metrics` is JSON instead, a list of the iterations since the
   last read (drained on read), each with `numActiveRequests`: the largest counts.
 
@@ -77,7 +79,8 @@ class Reading:
     """What one `/metrics` body says."""
 
     running: int | None
-    """The running-requests gauge (summed over its label sets), None when absent."""
+    """The running-requests gauge: its largest value over its label sets (the most requests
+    one engine of a data-parallel server runs together), None when absent."""
     running_name: str | None
     """The series it came from."""
     cache: int | None
@@ -117,7 +120,10 @@ def parse_metrics(data: bytes) -> Reading:
     for sample in prometheus_samples(data):
         name = sample.name.removesuffix("_total")
         if sample.name in RUNNING_GAUGES:
-            running[sample.name] = running.get(sample.name, 0.0) + sample.value
+            # The most one engine runs, never the sum: a data-parallel vLLM writes a series
+            # per engine, whose requests share no batch (hunt78: two requests, one on each
+            # engine, read 2 and the batch "exercised").
+            running[sample.name] = max(running.get(sample.name, 0.0), _count(sample.value))
         elif name in CACHE_COUNTERS and sample.name.endswith("_total"):
             cache[name] = cache.get(name, 0.0) + sample.value
     found_running = _first(running, RUNNING_GAUGES)

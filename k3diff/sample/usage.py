@@ -15,11 +15,35 @@ def checked_usage(value: Any) -> tuple[dict[str, Any] | None, str | None]:
     invalid usage is recorded as invalid, never silently kept or dropped."""
     if value is None:
         return None, None
-    problem = _usage_problem(value, "usage")
+    problem = _usage_problem(value, "usage") or _cached_past_prompt(value)
     if problem is not None:
         return None, problem
     assert isinstance(value, dict)
     return value, None
+
+
+_CACHED_PLACES = (("prompt_tokens_details", "cached_tokens"), ("cached_tokens",))
+"""Where a usage holds its cached prompt tokens (OpenAI's, then SGLang's top-level one)."""
+
+
+def _cached_past_prompt(usage: dict[str, Any]) -> str | None:
+    """Why a usage that counts more cached prompt tokens than its prompt holds is no usage, or
+    None: a cache serves part of the prompt at most, so such a count is a server's invention,
+    and `--expect cache-reuse` read it as reuse (hunt78: 1,000 cached of a 1-token prompt,
+    exit 0)."""
+    prompt = usage.get("prompt_tokens")
+    if not is_count(prompt):
+        return None
+    for place in _CACHED_PLACES:
+        value: Any = usage
+        for name in place:
+            value = value.get(name) if isinstance(value, dict) else None
+        if is_count(value) and value > prompt:
+            return (
+                f"usage.{'.'.join(place)} is {value}, more than the prompt's "
+                f"{prompt} tokens (usage.prompt_tokens)"
+            )
+    return None
 
 
 def _usage_problem(value: Any, where: str) -> str | None:

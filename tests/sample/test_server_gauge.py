@@ -90,6 +90,24 @@ def test_a_server_that_queues_behind_a_lock_is_not_exercised_though_the_client_s
     assert verdict["modes"][0]["patch"]["batches_server_one_at_a_time"] == 1
 
 
+def test_a_data_parallel_server_running_one_request_per_engine_is_not_exercised(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """hunt78: a data-parallel vLLM writes its running gauge per engine; four requests on four
+    engines, one each, share no batch. The gauge was summed over its series (4: exercised, the
+    record `match`, triage exit 0); the most one engine ran is 1: one at a time."""
+    out, summary, _ = _concurrent(fault_server, tmp_path, "--metrics", "vllm-dp")
+    _, lines = read_samples(out)
+    assert {line["server_running"] for line in lines} == {1}
+    assert {r["batches_server_one_at_a_time"] for r in summary["records"]} == {1}
+    comparison = compare_texts(tmp_path, {"k0": ("echo:p0", "echo:p0")})
+    result = run_k3diff("triage", str(comparison), str(out / "samples.jsonl"), "--format", "json")
+    assert result.exit_code == 1, result.stdout
+    verdict = json.loads(result.stdout)["records"][0]
+    assert verdict["category"] == "inconclusive" and "not-exercised" in verdict["flags"]
+    assert "not-exercised: the server handled them one at a time" in verdict["reason"]
+
+
 def test_a_queueing_server_whose_first_chunk_is_empty_is_not_exercised_without_a_gauge(
     fault_server: Any, tmp_path: Path
 ) -> None:
@@ -285,7 +303,8 @@ def test_each_engines_running_gauge_is_read() -> None:
         b'vllm:prefix_cache_hits_created{engine="0",model_name="m"} 1.7e9\n'
     )
     reading = parse_metrics(vllm)
-    assert (reading.running, reading.running_name) == (5, "vllm:num_requests_running")
+    # The most one engine runs (engine 0's 3), not the sum: two engines share no batch.
+    assert (reading.running, reading.running_name) == (3, "vllm:num_requests_running")
     assert (reading.cache, reading.cache_name) == (128, "vllm:prefix_cache_hits")
     assert parse_metrics(b'sglang:num_running_reqs{model_name="m"} 7\n').running == 7
     assert parse_metrics(b"tgi_batch_current_size 4\n").running == 4

@@ -1,0 +1,78 @@
+"""hunt78: a server whose usage counts more cached prompt tokens than its prompt holds is
+making the count up (a prefix cache serves part of the prompt at most). `k3diff sample` records
+such a usage as invalid (`usage_invalid`), so `telemetry --expect cache-reuse` does not read it
+as reuse; before, 1,000 cached tokens of a 1-token prompt in every sample passed, exit 0
+(`every side exercised cache-reuse`). A log line that holds such a usage (written before, or
+edited) is refused, exit 2, as every other usage that is no counts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import run_k3diff, run_telemetry
+
+from .support import read_samples, sample, write_prompts
+
+REPEATS = 3
+
+
+def _usage(cached: dict[str, Any]) -> dict[str, Any]:
+    return {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3, **cached}
+
+
+def _run(fault_server: Any, tmp_path: Path, usage: dict[str, Any]) -> Path:
+    base, patch = fault_server(), fault_server()
+    prompts = write_prompts(
+        tmp_path / "p.jsonl", [{"key": "a", "prompt": "a", "fault": {"usage": usage}}]
+    )
+    out = tmp_path / "out"
+    result = sample(
+        "--base", base.url, "--patch", patch.url, "--prompts", prompts,
+        "--repeats", str(REPEATS), "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    return out
+
+
+@pytest.mark.parametrize(
+    ("cached", "named"),
+    [
+        ({"prompt_tokens_details": {"cached_tokens": 1000}}, "prompt_tokens_details.cached_tokens"),
+        ({"cached_tokens": 2}, "cached_tokens"),  # SGLang's top-level count
+    ],
+)
+def test_more_cached_tokens_than_the_prompt_is_no_cache_reuse(
+    fault_server: Any, tmp_path: Path, cached: dict[str, Any], named: str
+) -> None:
+    out = _run(fault_server, tmp_path, _usage(cached))
+    _, samples = read_samples(out)
+    assert samples and all(s["usage"] is None for s in samples)
+    why = samples[0]["usage_invalid"]
+    assert why.startswith(f"usage.{named} is ") and "more than the prompt's 1 tokens" in why
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 1, text
+    assert {n["side"] for n in doc["not_exercised"]} == {"base", "patch"}
+    assert "every side exercised cache-reuse" not in text
+
+
+def test_a_log_line_holding_such_a_usage_is_refused(fault_server: Any, tmp_path: Path) -> None:
+    out = _run(fault_server, tmp_path, _usage({"prompt_tokens_details": {"cached_tokens": 1}}))
+    log = out / "samples.jsonl"
+    assert run_telemetry(log, "--expect", "cache-reuse")[0] == 0  # 1 of 1 cached: a count
+    lines = log.read_text().splitlines()
+    edited = []
+    for text in lines:
+        line = json.loads(text)
+        if line.get("usage"):
+            line["usage"]["prompt_tokens_details"]["cached_tokens"] = 5
+        edited.append(json.dumps(line))
+    log.write_text("\n".join(edited) + "\n")
+    refused = run_k3diff("telemetry", log, "--expect", "cache-reuse")
+    assert refused.exit_code == 2, refused.stdout
+    assert "usage.prompt_tokens_details.cached_tokens is 5, more than the prompt's 1" in (
+        refused.stderr
+    )
+    assert refused.stderr.count("\n") == 1
