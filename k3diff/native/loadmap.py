@@ -110,7 +110,8 @@ def as_the_loader(elf: ELFFile, segment: DynamicSegment) -> str | None:
     page = loader_page(elf["e_machine"])
     if (disagree := loads_disagree(elf_loads(elf), page)) is not None:
         return disagree
-    held = loaded_place(list(elf_loads_with_files(elf)), int(segment["p_vaddr"]), page)
+    loads = list(elf_loads_with_files(elf))
+    held = loaded_place(loads, int(segment["p_vaddr"]), page)
     if segment["p_filesz"] and (held is None or held[0] != int(segment["p_offset"])):
         return (
             "PT_DYNAMIC's file offset is not where its address loads from: the loader reads "
@@ -130,7 +131,7 @@ def as_the_loader(elf: ELFFile, segment: DynamicSegment) -> str | None:
         return PAST_LOAD
     if table is None:
         return None
-    place = loaded_place(list(elf_loads_with_files(elf)), table, page)
+    place = loaded_place(loads, table, page)
     if place is None:
         return "DT_STRTAB is not in a loaded segment"
     segment._stringtable = LoadedStrings(elf.stream, *place)
@@ -237,7 +238,8 @@ PAST_SEGMENT = (
 
 
 class LoadedStrings:
-    """DT_STRTAB's strings, each from the file bytes of the PT_LOAD that maps the table; one
+    """DT_STRTAB's strings, each from the file bytes of the PT_LOAD that maps the table (on
+    to its last page's end where no loader zeroes it: `loaded_place`); one
     running past them, or to the file's end (pyelftools read that as empty), is refused
     (ValueError): glibc zeroes a segment's memory past its p_filesz, so a RUNPATH
     `$ORIGIN:/usr/lib` cut there reads `$ORIGIN:`, an empty component (elf77: k3diff read on
