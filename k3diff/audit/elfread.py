@@ -231,7 +231,7 @@ def _tags(
 ) -> Iterator[tuple[int, int]]:
     """(d_tag, d_val) of each dynamic entry up to and with DT_NULL (none when `limit`, the end
     of the file bytes its PT_LOAD maps, is None: p_filesz 0); Unsure past `limit`
-    (`loadmap.PAST_LOAD`)."""
+    (`loadmap.PAST_LOAD`, or the rest of the page `loadmap.loaded_place` reads: `_read` says)."""
     if limit is None:
         return
     step = layout.dyn.size

@@ -25,7 +25,7 @@ a `p_align` that is not a multiple of it; musl ignores it)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -42,6 +42,9 @@ _LARGEST_PAGES |= {183: 64 * _KIB, 21: 64 * _KIB, 43: 8 * _KIB, 20: 256 * _KIB}
 (8 KiB), EM_PPC (44x kernels: 256 KiB)."""
 OTHER_PAGE = 64 * _KIB
 """Any other machine (MIPS, LoongArch, IA-64 ...): 64 KiB, the largest their ABIs allow."""
+SMALLEST_PAGE = 4 * _KIB
+"""The smallest page a Linux kernel of any machine maps with: a PT_LOAD's last page holds at
+least the file's bytes up to the next multiple of it (`loaded_place`)."""
 _PT_LOAD = 1
 MOST_LOADS = 64
 """More PT_LOAD segments than this are refused (real objects: 2-5, patchelf adds one or two):
@@ -107,8 +110,9 @@ def as_the_loader(elf: ELFFile, segment: DynamicSegment) -> str | None:
     page = loader_page(elf["e_machine"])
     if (disagree := loads_disagree(elf_loads(elf), page)) is not None:
         return disagree
-    loaded = next(elf.address_offsets(int(segment["p_vaddr"])), None)
-    if segment["p_filesz"] and loaded != int(segment["p_offset"]):
+    loads = list(elf_loads_with_files(elf))
+    held = loaded_place(loads, int(segment["p_vaddr"]), page)
+    if segment["p_filesz"] and (held is None or held[0] != int(segment["p_offset"])):
         return (
             "PT_DYNAMIC's file offset is not where its address loads from: the loader reads "
             "another dynamic table than the one at its offset"
@@ -123,16 +127,65 @@ def as_the_loader(elf: ELFFile, segment: DynamicSegment) -> str | None:
         count += 1
         if entry["d_tag"] == "DT_STRTAB":
             table = int(entry["d_ptr"])
-    held = table_place(elf_segments(elf), int(segment["p_vaddr"]))
     if segment["p_filesz"] and (held is None or held[0] + count * segment._tagsize > held[1]):
         return PAST_LOAD
     if table is None:
         return None
-    place = table_place(elf_segments(elf), table)
+    place = loaded_place(loads, table, page)
     if place is None:
         return "DT_STRTAB is not in a loaded segment"
     segment._stringtable = LoadedStrings(elf.stream, *place)
     return None
+
+
+def elf_loads_with_files(elf: ELFFile) -> Iterator[tuple[int, int, int, int]]:
+    """(p_offset, p_vaddr, p_filesz, p_memsz) of each PT_LOAD pyelftools reads."""
+    for segment in elf.iter_segments():
+        if segment["p_type"] == "PT_LOAD":
+            yield (
+                int(segment["p_offset"]),
+                int(segment["p_vaddr"]),
+                int(segment["p_filesz"]),
+                int(segment["p_memsz"]),
+            )
+
+
+def loaded_place(
+    loads: Sequence[tuple[int, int, int, int]], address: int, page: int
+) -> tuple[int, int] | None:
+    """The file offset the loader reads `address` from, and the end of the file bytes it reads
+    on from there, given each PT_LOAD's (p_offset, p_vaddr, p_filesz, p_memsz) and the largest
+    page its machine's kernels map (`loader_page`); None where it reads none of the file's.
+
+    A PT_LOAD's own file bytes (`table_place`), or the rest of its last page (elf78). Every
+    loader maps a segment's file bytes whole pages at a time (glibc's `_dl_map_segments`, musl's
+    `map_library`, the kernel's for an executable) and zeroes memory past p_filesz only where
+    p_memsz is larger (glibc up to p_memsz in that page, musl and the kernel to its end: they
+    disagree, so such bytes stay unread). Where p_memsz is p_filesz none zeroes anything, and
+    the rest of that last page holds the file's next bytes on every loader: up to a 4 KiB
+    boundary (`SMALLEST_PAGE`), where no other PT_LOAD's pages (at `page`) reach. patchelf
+    writes such tables (casadi 3.7.2's `cbc`: PT_DYNAMIC just past its PT_LOAD's p_filesz,
+    read by glibc 2.36 from the file, `LD_DEBUG=libs`; A116 before)."""
+    for index, (offset, vaddr, filesz, memsz) in enumerate(loads):
+        if not filesz:
+            continue
+        end = vaddr + filesz
+        tail = -(-end // SMALLEST_PAGE) * SMALLEST_PAGE
+        others = (load for at, load in enumerate(loads) if at != index)
+        if memsz == filesz and not any(_pages_reach(other, end, tail, page) for other in others):
+            end = tail
+        if vaddr <= address < end:
+            return address - vaddr + offset, end - vaddr + offset
+    return None
+
+
+def _pages_reach(load: tuple[int, int, int, int], low: int, high: int, page: int) -> bool:
+    """Whether the pages a loader may map for `load` (p_offset, p_vaddr, p_filesz, p_memsz),
+    file bytes or zeroes, at pages of `page` bytes, reach into [low, high)."""
+    _offset, vaddr, filesz, memsz = load
+    start = vaddr // page * page
+    stop = -(-(vaddr + max(filesz, memsz)) // page) * page
+    return start < stop and start < high and low < stop
 
 
 def elf_segments(elf: ELFFile) -> Iterator[tuple[int, int, int, int]]:
@@ -185,7 +238,8 @@ PAST_SEGMENT = (
 
 
 class LoadedStrings:
-    """DT_STRTAB's strings, each from the file bytes of the PT_LOAD that maps the table; one
+    """DT_STRTAB's strings, each from the file bytes of the PT_LOAD that maps the table (on
+    to its last page's end where no loader zeroes it: `loaded_place`); one
     running past them, or to the file's end (pyelftools read that as empty), is refused
     (ValueError): glibc zeroes a segment's memory past its p_filesz, so a RUNPATH
     `$ORIGIN:/usr/lib` cut there reads `$ORIGIN:`, an empty component (elf77: k3diff read on

@@ -36,6 +36,8 @@ splits it, after nothing but `$ORIGIN`:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from k3diff.lazyre import lazy
 from k3diff.native.platform import PlatformNeeds
 
@@ -66,16 +68,43 @@ _DATA_SCHEME = lazy(r"^[^/]+\.data/[^/]+/")
 """`NAME-VERSION.data/SCHEME/`: the entry installs under that scheme's directory."""
 
 
+@dataclass(frozen=True)
+class Judged:
+    """One search-path component (or DT_NEEDED path) not plainly safe, and why."""
+
+    fails: bool
+    """Another party may place a library there (a hijack), not only a build's leftover."""
+    tag: str
+    """`RPATH`, `RUNPATH`, `NEEDED` or `FILTEE`: where the object names it."""
+    why: str
+    """The component, quoted, and why it is judged so (after the tag)."""
+
+    @property
+    def detail(self) -> str:
+        """The finding's words: the tag, the component, why."""
+        return f"{self.tag} {self.why}"
+
+    def searched_as_widely_by(self, other: Judged) -> bool:
+        """Whether `other` (of another build of the object) makes the loader search the same
+        directory for every library this one does (elf78): the same component and tag, or an
+        RPATH where this is a RUNPATH. glibc searches an object's RPATH for its own libraries
+        and for those they need in turn (but for one with a RUNPATH of its own), its RUNPATH
+        for its own only: an RPATH made a RUNPATH of the same directory finds no library the
+        RPATH did not (`LD_DEBUG=libs`), its reverse searches the directory for more."""
+        widest = other.tag == "RPATH" and self.tag == "RUNPATH"
+        return self.why == other.why and (self.tag == other.tag or widest)
+
+
 def risky_search_paths(entry: str, needs: PlatformNeeds) -> list[str]:
     """Why each risky component of `needs`' RPATH and RUNPATH is one, for the ELF the wheel
     holds at archive path `entry` (empty when none is)."""
-    return [why for fails, why in _judged(entry, needs) if fails]
+    return [judged.detail for judged in judged_search_paths(entry, needs) if judged.fails]
 
 
 def leftover_search_paths(entry: str, needs: PlatformNeeds) -> list[str]:
     """Why each absolute component outside the system's trees that only root may create is a
     build machine's leftover (a warning, not a hijack)."""
-    return [why for fails, why in _judged(entry, needs) if not fails]
+    return [judged.detail for judged in judged_search_paths(entry, needs) if not judged.fails]
 
 
 def searched(needs: PlatformNeeds) -> tuple[tuple[str, str | None], ...]:
@@ -91,18 +120,19 @@ def searched(needs: PlatformNeeds) -> tuple[tuple[str, str | None], ...]:
     return (("RPATH", needs.rpath),)
 
 
-def _judged(entry: str, needs: PlatformNeeds) -> list[tuple[bool, str]]:
-    """(fails, why) for each component of the RPATH or RUNPATH `needs`' loader searches, and each directory a
-    DT_NEEDED path names, not plainly safe."""
-    reasons: list[tuple[bool, str]] = []
+def judged_search_paths(entry: str, needs: PlatformNeeds) -> list[Judged]:
+    """Each component of the RPATH or RUNPATH `needs`' loader searches, and each directory a
+    DT_NEEDED path names, not plainly safe, for the ELF at archive path `entry`."""
+    reasons: list[Judged] = []
     for tag, value in searched(needs):
         if not value:
             continue  # absent, or wholly empty: the loader ignores it
         if len(value) > JUDGED_LENGTH:  # an input decides the length: held, not split
             reasons.append(
-                (
+                Judged(
                     True,
-                    f"{tag} of {len(value):,} characters, more than k3diff judges "
+                    tag,
+                    f"of {len(value):,} characters, more than k3diff judges "
                     f"({JUDGED_LENGTH:,}): its components are unchecked",
                 )
             )
@@ -111,7 +141,7 @@ def _judged(entry: str, needs: PlatformNeeds) -> list[tuple[bool, str]]:
             judged = _why(entry, component)
             if judged is not None:
                 shown = component if len(component) <= _SHOWN else component[:_SHOWN] + "..."
-                reasons.append((judged[0], f"{tag} component {shown!r} {judged[1]}"))
+                reasons.append(Judged(judged[0], tag, f"component {shown!r} {judged[1]}"))
     paths = [
         (tag, n) for tag, ns in (("NEEDED", needs.needed), ("FILTEE", needs.filtees)) for n in ns
     ]
@@ -121,7 +151,9 @@ def _judged(entry: str, needs: PlatformNeeds) -> list[tuple[bool, str]]:
         judged = _why(entry, name.rpartition("/")[0] or "/")
         if judged is not None:
             shown = name if len(name) <= _SHOWN else name[:_SHOWN] + "..."
-            reasons.append((judged[0], f"{tag} {shown!r} is a path: its directory {judged[1]}"))
+            reasons.append(
+                Judged(judged[0], tag, f"{shown!r} is a path: its directory {judged[1]}")
+            )
     return reasons
 
 

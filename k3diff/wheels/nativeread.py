@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from k3diff.errors import ArchiveError
 from k3diff.native.platform import ElfTap, PlatformNeeds, PlatformUnknown
-from k3diff.native.searchpaths import leftover_search_paths, risky_search_paths
+from k3diff.native.searchpaths import judged_search_paths
 from k3diff.output import first_few
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.recordhash import new_hasher, record_form
@@ -111,11 +111,14 @@ def search_path_findings(
     """W632 for each risky RPATH/RUNPATH component of the native at `path`, W633 (a warning)
     for each build machine's leftover; of a changed one (`base`: its base path and needs),
     only those the base's own search paths did not already have (review75g: a patch that kept
-    its RPATH failed for it; the base's are `audit`'s business)."""
+    its RPATH failed for it; the base's are `audit`'s business), an RPATH made a RUNPATH of
+    the same directory included (elf78: it searches there for fewer libraries, never more)."""
+    had = judged_search_paths(*base) if base is not None else []
+    judged = judged_search_paths(path, needs)
+    new = [j for j in judged if not any(j.searched_as_widely_by(old) for old in had)]
     findings = []
-    for code, judge in ((Code.W632, risky_search_paths), (Code.W633, leftover_search_paths)):
-        had = set(judge(*base)) if base is not None else set()
-        new = [why for why in judge(path, needs) if why not in had]
-        if new:
-            findings.append(Finding(code, path, lead + first_few(new, "; ")))
+    for code, fails in ((Code.W632, True), (Code.W633, False)):
+        details = [j.detail for j in new if j.fails is fails]
+        if details:
+            findings.append(Finding(code, path, lead + first_few(details, "; ")))
     return findings
