@@ -24,6 +24,7 @@ from wheel.tricks import build
 
 _SHORT = re.compile(r"([^~/.]{1,6})~[1-9]\d{0,5}(?:\.([^./]{1,3}))?")
 _NOT_8_3 = re.compile(r"[^a-z0-9_^$~!#%&'(){}@`-]")
+_NOT_8_3_ASCII = re.compile(r"[\x00-\x7f](?<![a-z0-9_^$~!#%&'(){}@`-])")
 
 
 def _old_short_names(keys: list[str]) -> list[str]:
@@ -55,15 +56,20 @@ def _old_abbreviates(short: re.Match[str], name: str) -> bool:
         stem, extension = name, ""
     if len(stem) <= 8 and len(extension) <= 3 and not _NOT_8_3.search(stem + extension):
         return False
-    clean = _NOT_8_3.sub("_", stem.replace(" ", "").replace(".", ""))
+    stem, extension = stem.replace(" ", "").replace(".", ""), extension.replace(" ", "")
     prefix, wanted = short.group(1), short.group(2) or ""
-    same_start = clean.startswith(prefix) or (len(prefix) == 6 and clean[:2] == prefix[:2])
-    return same_start and _NOT_8_3.sub("_", extension.replace(" ", ""))[:3] == wanted
+    # names78: a character past ASCII is `_` or kept, as the volume's OEM code page has it
+    for sub in (_NOT_8_3.sub, _NOT_8_3_ASCII.sub):
+        clean = sub("_", stem)
+        same_start = clean.startswith(prefix) or (len(prefix) == 6 and clean[:2] == prefix[:2])
+        if same_start and sub("_", extension)[:3] == wanted:
+            return True
+    return False
 
 
 def _short() -> st.SearchStrategy[str]:
-    prefix = st.text("ab1+ ~.A", min_size=1, max_size=7)
-    extension = st.one_of(st.just(""), st.text("pyb+ .", max_size=4).map(".{}".format))
+    prefix = st.text("ab1+ ~.A\u00e9_", min_size=1, max_size=7)
+    extension = st.one_of(st.just(""), st.text("pyb+ .\u00e9_", max_size=4).map(".{}".format))
     number = st.sampled_from(["1", "2", "5", "10", "0", "1234567"])
     return st.builds("{}~{}{}".format, prefix, number, extension)
 
@@ -172,3 +178,21 @@ def test_an_sdist_of_100_000_short_names_is_checked(tmp_path: Path) -> None:
     exit_code, report = audit_json(sdist)
     print(f"audit, {_MANY:,} sdist members alike: {time.perf_counter() - started:.1f} s")
     assert exit_code == 1 and audit_codes(report)["A132"] >= 1
+
+
+@pytest.mark.parametrize(
+    ("extra", "alike"),
+    [
+        ({"demo/\u00e9t\u00e9long.py": EVIL, "demo/\u00c9T\u00c9LO~1.PY": b""}, True),
+        ({"demo/\u00e9t\u00e9long.py": EVIL, "demo/_T_LO~1.PY": b""}, True),
+        ({"demo/caf\u00e9.module": EVIL, "demo/CAF\u00c9MO~1.MOD": b""}, True),
+        ({"demo/\u00e9t\u00e9long.py": EVIL, "demo/ETELO~1.PY": b""}, False),
+        ({"demo/\u00e9t\u00e9long.py": EVIL, "demo/\u00c8T\u00c8LO~1.PY": b""}, False),
+    ],
+)
+def test_a_short_name_past_ascii(tmp_path: Path, extra: dict[str, bytes], alike: bool) -> None:
+    """NTFS keeps a character past ASCII in a short name, upper-cased, where the volume's OEM
+    code page has it, else writes `_`: `ÉTÉLO~1.PY` or `_T_LO~1.PY` may be `étélong.py`'s
+    (the first passed, exit 0, names78); `ETELO~1.PY` and `ÈTÈLO~1.PY` may not."""
+    wheel = build(tmp_path, "1.0", {**BASE_FILES, **extra})
+    assert audit_code(wheel) == ((1, {"W615"}) if alike else (0, set()))
