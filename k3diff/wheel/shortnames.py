@@ -17,13 +17,17 @@ _NOT_8_3_ASCII = re.compile(r"[\x00-\x7f](?<![a-z0-9_^$~!#%&'(){}@`-])")
 """An ASCII character no 8.3 name holds: NTFS writes it as `_` whatever the code page."""
 _HASHED_FROM = 6
 """A short name's prefix of six characters may be a hashed one (past `~4`, NTFS keeps two
-characters, then four hex digits of a hash): only its first two need match the long name."""
+characters, then four hex digits of a hash): only its first two need match the long name (one
+of five, a long name's one character and the hash)."""
+_HASH = re.compile(r"[0-9a-f]{4}")
+"""A hashed prefix's last four characters (folded): a prefix whose aren't is no hashed one
+(names78: `longpa~1` was read as any `lo…` name)."""
 _KEPT = 2
 """Long names kept per short form: the first two in sorted order, so that one remains when the
 short name itself (a name 8.3 lacks, `ab+cde~1`) is among them."""
 
 _Forms = dict[tuple[str, str], list[str]]
-"""A directory's long names by short form (a prefix of one to five characters, the extension's
+"""A directory's long names by short form (a prefix of one to six characters, the extension's
 first three), each list the first `_KEPT` in sorted order."""
 
 
@@ -63,22 +67,23 @@ def short_names(keys: list[str]) -> list[str]:
 def _long_name(short: re.Match[str], forms: _Forms) -> str | None:
     """The first long name (in sorted order) of `forms` that NTFS may give `short`, itself
     aside: its stem (cleaned as `_forms`) starts with the short name's prefix, or with its first
-    two characters where the prefix has six (a hashed one), its extension with the short one's."""
+    characters before four hex digits ending a prefix of five or six (a hashed one), its
+    extension with the short one's."""
     prefix, wanted = short.group(1), short.group(2) or ""
-    if len(prefix) >= _HASHED_FROM:
-        prefix = prefix[:2]
-    names = forms.get((prefix, wanted), ())
-    return next((name for name in names if name != short.string), None)
+    names = [*forms.get((prefix, wanted), ())]
+    if len(prefix) >= _HASHED_FROM - 1 and _HASH.fullmatch(prefix, len(prefix) - 4):
+        names += forms.get((prefix[:-4], wanted), ())
+    return min((name for name in names if name != short.string), default=None)
 
 
 def _forms_of(names: set[str]) -> _Forms:
     """`names` (one directory's, folded) that are no 8.3 names themselves, by each short form
-    they may take: every prefix of one to five characters of their cleaned stem, with their
+    they may take: every prefix of one to six characters of their cleaned stem, with their
     cleaned extension's first three (`_forms`)."""
     forms: _Forms = {}
     for name in sorted(names):
         for clean, extension in _forms(name):
-            for length in range(1, min(len(clean), _HASHED_FROM - 1) + 1):
+            for length in range(1, min(len(clean), _HASHED_FROM) + 1):
                 kept = forms.setdefault((clean[:length], extension), [])
                 if len(kept) < _KEPT and name not in kept:
                     kept.append(name)

@@ -61,14 +61,17 @@ def _old_abbreviates(short: re.Match[str], name: str) -> bool:
     # names78: a character past ASCII is `_` or kept, as the volume's OEM code page has it
     for sub in (_NOT_8_3.sub, _NOT_8_3_ASCII.sub):
         clean = sub("_", stem)
-        same_start = clean.startswith(prefix) or (len(prefix) == 6 and clean[:2] == prefix[:2])
+        hashed = len(prefix) >= 5 and re.fullmatch("[0-9a-f]{4}", prefix[-4:]) is not None
+        same_start = clean.startswith(prefix) or (hashed and clean.startswith(prefix[:-4]))
         if same_start and sub("_", extension)[:3] == wanted:
             return True
     return False
 
 
 def _short() -> st.SearchStrategy[str]:
-    prefix = st.text("ab1+ ~.A\u00e9_", min_size=1, max_size=7)
+    prefix = st.text("ab1+ ~.A\u00e9_", min_size=1, max_size=7) | st.sampled_from(
+        ["ab12f3", "a1b2c"]
+    )
     extension = st.one_of(st.just(""), st.text("pyb+ .\u00e9_", max_size=4).map(".{}".format))
     number = st.sampled_from(["1", "2", "5", "10", "0", "1234567"])
     return st.builds("{}~{}{}".format, prefix, number, extension)
@@ -98,9 +101,12 @@ def test_one_directory_reads_as_trying_every_sibling_did(names: list[str]) -> No
 
 
 def test_a_hashed_short_name_and_the_first_long_name_in_order() -> None:
-    """Past `~4` NTFS keeps two characters and four hex digits: `ab12f3~5` may be any `ab…`."""
+    """Past `~4` NTFS keeps two characters and four hex digits: `ab12f3~5` may be any `ab…`;
+    `ab_cde~1` only an `ab_cde…` (`+` is `_`), and `ab+cde~1`, which holds a character no
+    short name does, none (it was read as any `ab…`, names78)."""
     keys = ["d/abzzzzzzzz.py", "d/abcdefghij.py", "d/ab12f3~5.py", "d/ab+cde~1", "d/ab+cdefg"]
-    assert windows_keys(keys) == [*keys[:2], "d/abcdefghij.py", "d/ab+cdefg", "d/ab+cdefg"]
+    assert windows_keys(keys) == [*keys[:2], "d/abcdefghij.py", "d/ab+cde~1", "d/ab+cdefg"]
+    assert windows_keys(["d/ab+cdefg", "d/ab_cde~1"]) == ["d/ab+cdefg"] * 2
 
 
 def test_a_short_directory_read_as_a_file_is_no_internal_error(tmp_path: Path) -> None:
@@ -185,14 +191,22 @@ def test_an_sdist_of_100_000_short_names_is_checked(tmp_path: Path) -> None:
     [
         ({"demo/\u00e9t\u00e9long.py": EVIL, "demo/\u00c9T\u00c9LO~1.PY": b""}, True),
         ({"demo/\u00e9t\u00e9long.py": EVIL, "demo/_T_LO~1.PY": b""}, True),
-        ({"demo/caf\u00e9.module": EVIL, "demo/CAF\u00c9MO~1.MOD": b""}, True),
+        ({"demo/caf\u00e9module.py": EVIL, "demo/CAF\u00c9MO~1.PY": b""}, True),
+        ({"demo/caf\u00e9.module": EVIL, "demo/CAF\u00c9MO~1.MOD": b""}, False),
+        ({"demo/longpackage.py": EVIL, "demo/LONGPA~1.PY": b""}, True),
+        ({"demo/lozzzzzzzz.py": EVIL, "demo/LONGPA~1.PY": b""}, False),
+        ({"demo/lozzzzzzzz.py": EVIL, "demo/LO12AF~7.PY": b""}, True),
         ({"demo/\u00e9t\u00e9long.py": EVIL, "demo/ETELO~1.PY": b""}, False),
         ({"demo/\u00e9t\u00e9long.py": EVIL, "demo/\u00c8T\u00c8LO~1.PY": b""}, False),
     ],
 )
-def test_a_short_name_past_ascii(tmp_path: Path, extra: dict[str, bytes], alike: bool) -> None:
+def test_a_short_name_past_ascii_or_of_six(
+    tmp_path: Path, extra: dict[str, bytes], alike: bool
+) -> None:
     """NTFS keeps a character past ASCII in a short name, upper-cased, where the volume's OEM
     code page has it, else writes `_`: `ÉTÉLO~1.PY` or `_T_LO~1.PY` may be `étélong.py`'s
-    (the first passed, exit 0, names78); `ETELO~1.PY` and `ÈTÈLO~1.PY` may not."""
+    (the first passed, exit 0, names78); `ETELO~1.PY` and `ÈTÈLO~1.PY` may not. A prefix of
+    six is a hashed one (any `lo…`) only where its last four are hex digits: `LONGPA~1.PY` is
+    no `lozzzzzzzz.py`'s, nor `CAFÉMO~1.MOD` the stem `café`'s (both W615 before)."""
     wheel = build(tmp_path, "1.0", {**BASE_FILES, **extra})
     assert audit_code(wheel) == ((1, {"W615"}) if alike else (0, set()))
