@@ -8,7 +8,8 @@ system (names78: each passed, exit 0).
 `installed._view` asks it of every view with each path's key (`installed.fold`, then
 `collision.windows_keys` where a name may be read as another); the common case (no key is a
 directory another key needs) is told by set operations in C, one level of directories at a
-time.
+time, and a path's directories are then cut out only at the lengths of the keys found alike
+(a path of 30,000 components costs its length).
 """
 
 from __future__ import annotations
@@ -38,16 +39,16 @@ def alike_directories(
             break
         needed |= heads
         level = heads
-    if needed.isdisjoint(keys):
+    alike = needed.intersection(keys)
+    if not alike:
         return  # the common case
+    lengths = set(map(len, alike))  # a directory's key is cut out only at one of these
     directories: dict[str, tuple[str, str]] = {}  # a directory's key: its path, who needs it
     for file, path, key in zip(files, paths, keys, strict=True):
         cut, raw = key.rfind("/"), path.rfind("/")
         while cut > 0 and raw > 0:  # keys keep a path's components: one cut each
-            head = key[:cut]
-            if head in directories:
-                break
-            directories[head] = (path[:raw], file.entry)
+            if cut in lengths and (head := key[:cut]) in alike and head not in directories:
+                directories[head] = (path[:raw], file.entry)
             cut, raw = key.rfind("/", 0, cut), path.rfind("/", 0, raw)
     from k3diff.wheel.collision import kind_of, where_one_file
     from k3diff.wheel.installed import fold
