@@ -15,7 +15,7 @@ time, and a path's directories are then cut out only at the lengths of the keys 
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import repeat
 
 from k3diff.wheel.fileconflicts import _File
@@ -24,11 +24,11 @@ _HEAD = operator.itemgetter(0)
 
 
 def alike_directories(
-    files: Sequence[_File], paths: list[str], keys: list[str]
+    files: Sequence[_File], paths: list[str], keys: list[str], fold: Callable[[str], str]
 ) -> Iterable[tuple[str, str]]:
     """(installed path, reason) per file whose key (`keys`, one a path of `paths`) is the key
     of a directory another file needs, where the two paths differ (the same path is
-    `fileconflicts`'s, on every system)."""
+    `fileconflicts`'s, on every system); `fold`: `installed.fold`, which imports this."""
     needed: set[str] = set()
     level: Iterable[str] = keys
     while True:
@@ -51,7 +51,6 @@ def alike_directories(
                 directories[head] = (path[:raw], file.entry)
             cut, raw = key.rfind("/", 0, cut), path.rfind("/", 0, raw)
     from k3diff.wheel.collision import kind_of, where_one_file
-    from k3diff.wheel.installed import fold
 
     for path, key in zip(paths, keys, strict=True):
         found = directories.get(key)

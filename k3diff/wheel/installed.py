@@ -256,7 +256,7 @@ def _view(
     )
     conflicts = tuple(file_directory_conflicts(files, paths))
     collisions, keys = _collisions(files, paths)
-    alike = tuple(alike_directories(files, paths, keys))
+    alike = tuple(alike_directories(files, paths, keys, fold))
     plain = collisions is None and not conflicts and not alike
     found = (*problems, *conflicts)
     return InstalledView(files, collisions or (), found, skipped, partial, plain, alike)
