@@ -198,6 +198,7 @@ def install_check(
         # whatever the tags, as W619 (`--platform manylinux…` onto NTFS, APFS: review69d)
         if not apart_on_windows(collision, view.files)
     ]
+    checks += [Finding(Code.W615, path, f"in the {side} wheel: {why}") for path, why in view.alike]
     maybe = may_hold_windows_names(joined) if screens is None else screens.windows_names
     checks += [
         Finding(Code.W619, path, f"in the {side} wheel, installed as {installed}: {why}")

@@ -32,6 +32,7 @@ from operator import add
 from typing import TYPE_CHECKING, NamedTuple
 
 from k3diff.lazyre import lazy
+from k3diff.wheel.alikedirectories import alike_directories
 from k3diff.wheel.fileconflicts import file_directory_conflicts
 from k3diff.wheel.targets import ANY, TargetPythons, version_number
 from k3diff.zip.directory import ZipEntry
@@ -121,6 +122,8 @@ class InstalledView:
     plain_keys: bool = False
     """No two paths are one file anywhere, each keyed by its fold alone (no name Windows may
     read as another's), and no file is where a directory is needed (`installedbeside`)."""
+    alike: tuple[tuple[str, str], ...] = ()
+    """(path, reason): files named as a needed directory on Windows/macOS (W615)."""
 
     def overwritten(self) -> frozenset[str]:
         """Entries whose file a later write of the same path replaces on every system."""
@@ -252,9 +255,11 @@ def _view(
         )
     )
     conflicts = tuple(file_directory_conflicts(files, paths))
-    collisions = _collisions(files, paths)
-    plain = collisions is None and not conflicts
-    return InstalledView(files, collisions or (), (*problems, *conflicts), skipped, partial, plain)
+    collisions, keys = _collisions(files, paths)
+    alike = tuple(alike_directories(files, paths, keys, fold))
+    plain = collisions is None and not conflicts and not alike
+    found = (*problems, *conflicts)
+    return InstalledView(files, collisions or (), found, skipped, partial, plain, alike)
 
 
 def _has_data_directory(names: list[str], joined: str) -> bool:
@@ -357,8 +362,10 @@ def fold(path: str) -> str:
     return unicodedata.normalize("NFC", path).casefold()
 
 
-def _collisions(files: tuple[InstalledFile, ...], paths: list[str]) -> tuple[Collision, ...] | None:
-    """`paths`: each file's installed path. None: no two alike, each keyed by its fold alone."""
+def _collisions(
+    files: tuple[InstalledFile, ...], paths: list[str]
+) -> tuple[tuple[Collision, ...] | None, list[str]]:
+    """(None: no two `paths` alike, each keyed by its fold alone; each path's key)."""
     joined = "\0".join(paths)
     if joined.isascii() and joined.count("\0") == len(paths) - 1:
         folded = joined.lower().split("\0") if paths else []  # `fold` of each, in one call
@@ -370,7 +377,7 @@ def _collisions(files: tuple[InstalledFile, ...], paths: list[str]) -> tuple[Col
 
         folded = windows_keys(folded)
     if len(set(folded)) == len(folded):  # the common case: no two paths are one file anywhere
-        return None if folded is plain else ()
+        return (None if folded is plain else ()), folded
     by_path: dict[str, list[InstalledFile]] = defaultdict(list)
     by_fold: dict[str, list[tuple[InstalledFile, str]]] = defaultdict(list)
     for file, key, own in zip(files, folded, plain, strict=True):
@@ -390,4 +397,4 @@ def _collisions(files: tuple[InstalledFile, ...], paths: list[str]) -> tuple[Col
             continue
         kind = kind_of(paths_of, {own for _, own in pairs})
         found.append(Collision(group[-1].path, kind, tuple(f.entry for f in group)))
-    return tuple(sorted(found, key=lambda collision: collision.path))
+    return tuple(sorted(found, key=lambda collision: collision.path)), folded

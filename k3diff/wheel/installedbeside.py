@@ -103,15 +103,17 @@ def view_beside(
 
 def _apart(prefix: list[str], others: list[str]) -> bool:
     """Whether no path of `others` is one file with a path of `prefix` on a case-blind file
-    system, a directory a path of `prefix` needs, or under a path of `prefix` (all ASCII)."""
+    system, a directory a path of `prefix` needs, or under a path of `prefix` there (all
+    ASCII)."""
     joined = "\0" + "\0".join(prefix) + "\0"
     if not joined.isascii() or not "".join(others).isascii():
         return False
-    folded, paths = joined.lower(), frozenset(prefix)
-    for path in others:
-        if f"\0{path.lower()}\0" in folded or f"\0{path}/" in joined:
+    folded, paths = joined.lower(), frozenset[str]()
+    for path in map(str.lower, others):
+        if f"\0{path}\0" in folded or f"\0{path}/" in folded:
             return False
         cut = path.rfind("/")
+        paths = paths or frozenset(folded.split("\0"))  # names78: `pkg/A` under `pkg/a/`
         while cut > 0:
             if path[:cut] in paths:
                 return False

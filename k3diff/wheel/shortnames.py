@@ -13,15 +13,21 @@ _SHORT = re.compile(r"([^~/.]{1,6})~[1-9]\d{0,5}(?:\.([^./]{1,3}))?")
 up to three of the extension."""
 _NOT_8_3 = re.compile(r"[^a-z0-9_^$~!#%&'(){}@`-]")
 """A character no 8.3 name holds (folded: lower case): a name with one has a short name."""
+_NOT_8_3_ASCII = re.compile(r"[\x00-\x7f](?<![a-z0-9_^$~!#%&'(){}@`-])")
+"""An ASCII character no 8.3 name holds: NTFS writes it as `_` whatever the code page."""
 _HASHED_FROM = 6
 """A short name's prefix of six characters may be a hashed one (past `~4`, NTFS keeps two
-characters, then four hex digits of a hash): only its first two need match the long name."""
+characters, then four hex digits of a hash): only its first two need match the long name (one
+of five, a long name's one character and the hash)."""
+_HASH = re.compile(r"[0-9a-f]{4}")
+"""A hashed prefix's last four characters (folded): a prefix whose aren't is no hashed one
+(names78: `longpa~1` was read as any `lo…` name)."""
 _KEPT = 2
 """Long names kept per short form: the first two in sorted order, so that one remains when the
 short name itself (a name 8.3 lacks, `ab+cde~1`) is among them."""
 
 _Forms = dict[tuple[str, str], list[str]]
-"""A directory's long names by short form (a prefix of one to five characters, the extension's
+"""A directory's long names by short form (a prefix of one to six characters, the extension's
 first three), each list the first `_KEPT` in sorted order."""
 
 
@@ -60,39 +66,43 @@ def short_names(keys: list[str]) -> list[str]:
 
 def _long_name(short: re.Match[str], forms: _Forms) -> str | None:
     """The first long name (in sorted order) of `forms` that NTFS may give `short`, itself
-    aside: its stem (cleaned as `_form`) starts with the short name's prefix, or with its first
-    two characters where the prefix has six (a hashed one), its extension with the short one's."""
+    aside: its stem (cleaned as `_forms`) starts with the short name's prefix, or with its first
+    characters before four hex digits ending a prefix of five or six (a hashed one), its
+    extension with the short one's."""
     prefix, wanted = short.group(1), short.group(2) or ""
-    if len(prefix) >= _HASHED_FROM:
-        prefix = prefix[:2]
-    names = forms.get((prefix, wanted), ())
-    return next((name for name in names if name != short.string), None)
+    names = [*forms.get((prefix, wanted), ())]
+    if len(prefix) >= _HASHED_FROM - 1 and _HASH.fullmatch(prefix, len(prefix) - 4):
+        names += forms.get((prefix[:-4], wanted), ())
+    return min((name for name in names if name != short.string), default=None)
 
 
 def _forms_of(names: set[str]) -> _Forms:
     """`names` (one directory's, folded) that are no 8.3 names themselves, by each short form
-    they may take: every prefix of one to five characters of their cleaned stem, with their
-    cleaned extension's first three."""
+    they may take: every prefix of one to six characters of their cleaned stem, with their
+    cleaned extension's first three (`_forms`)."""
     forms: _Forms = {}
     for name in sorted(names):
-        form = _form(name)
-        if form is None:
-            continue
-        clean, extension = form
-        for length in range(1, min(len(clean), _HASHED_FROM - 1) + 1):
-            kept = forms.setdefault((clean[:length], extension), [])
-            if len(kept) < _KEPT:
-                kept.append(name)
+        for clean, extension in _forms(name):
+            for length in range(1, min(len(clean), _HASHED_FROM) + 1):
+                kept = forms.setdefault((clean[:length], extension), [])
+                if len(kept) < _KEPT and name not in kept:
+                    kept.append(name)
     return forms
 
 
-def _form(name: str) -> tuple[str, str] | None:
+def _forms(name: str) -> tuple[tuple[str, str], ...]:
     """`name`'s stem and extension (its first three characters) as NTFS shortens them: spaces
-    and dots dropped, other characters 8.3 lacks as `_`. None: `name` is an 8.3 name itself."""
+    and dots dropped, other ASCII characters 8.3 lacks as `_`, and characters past ASCII as
+    `_` (not in the volume's OEM code page) or kept (in it: NTFS keeps such a character,
+    upper-cased, where it maps to the code page and back; names78: `ÉTÉLO~1.PY` beside
+    `étélong.py` passed); both forms where they differ. None where `name` is an 8.3 name itself."""
     stem, dot, extension = name.rpartition(".")
     if not dot:
         stem, extension = name, ""
     if len(stem) <= 8 and len(extension) <= 3 and not _NOT_8_3.search(stem + extension):
-        return None  # its own short name
-    clean = _NOT_8_3.sub("_", stem.replace(" ", "").replace(".", ""))
-    return clean, _NOT_8_3.sub("_", extension.replace(" ", ""))[:3]
+        return ()  # its own short name
+    stem, extension = stem.replace(" ", "").replace(".", ""), extension.replace(" ", "")
+    clean = _NOT_8_3.sub("_", stem), _NOT_8_3.sub("_", extension)[:3]
+    if (stem + extension).isascii():
+        return (clean,)
+    return clean, (_NOT_8_3_ASCII.sub("_", stem), _NOT_8_3_ASCII.sub("_", extension)[:3])

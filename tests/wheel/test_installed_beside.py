@@ -122,3 +122,15 @@ def test_a_base_of_the_other_root_scheme_shares_nothing() -> None:
     alone = installed_view(_entries(patch), root_is_purelib=True, dist_name="pkg")
     assert _beside(patch, base) == alone
     assert {file.scheme for file in alone.files} == {"purelib"}
+
+
+def test_a_new_file_named_as_a_shared_directory_in_another_case_is_found() -> None:
+    """`pkg/A` added beside the base's `pkg/a/b.py`, or `pkg/a/b.py` beside its `pkg/A`: one
+    name on Windows and macOS (W615), which the shared view missed (names78)."""
+    names = [f"pkg/m{index}.py" for index in range(40)]
+    for shared, new in (("pkg/a/b.py", "pkg/A"), ("pkg/A", "pkg/a/b.py")):
+        base = installed_view(_entries([*names, shared]), root_is_purelib=True, dist_name="pkg")
+        patch = [*names, shared, new]
+        alone = installed_view(_entries(patch), root_is_purelib=True, dist_name="pkg")
+        assert alone.alike and not alone.plain_keys
+        assert _beside(patch, base) == alone

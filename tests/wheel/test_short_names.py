@@ -24,6 +24,7 @@ from wheel.tricks import build
 
 _SHORT = re.compile(r"([^~/.]{1,6})~[1-9]\d{0,5}(?:\.([^./]{1,3}))?")
 _NOT_8_3 = re.compile(r"[^a-z0-9_^$~!#%&'(){}@`-]")
+_NOT_8_3_ASCII = re.compile(r"[\x00-\x7f](?<![a-z0-9_^$~!#%&'(){}@`-])")
 
 
 def _old_short_names(keys: list[str]) -> list[str]:
@@ -55,15 +56,23 @@ def _old_abbreviates(short: re.Match[str], name: str) -> bool:
         stem, extension = name, ""
     if len(stem) <= 8 and len(extension) <= 3 and not _NOT_8_3.search(stem + extension):
         return False
-    clean = _NOT_8_3.sub("_", stem.replace(" ", "").replace(".", ""))
+    stem, extension = stem.replace(" ", "").replace(".", ""), extension.replace(" ", "")
     prefix, wanted = short.group(1), short.group(2) or ""
-    same_start = clean.startswith(prefix) or (len(prefix) == 6 and clean[:2] == prefix[:2])
-    return same_start and _NOT_8_3.sub("_", extension.replace(" ", ""))[:3] == wanted
+    # names78: a character past ASCII is `_` or kept, as the volume's OEM code page has it
+    for sub in (_NOT_8_3.sub, _NOT_8_3_ASCII.sub):
+        clean = sub("_", stem)
+        hashed = len(prefix) >= 5 and re.fullmatch("[0-9a-f]{4}", prefix[-4:]) is not None
+        same_start = clean.startswith(prefix) or (hashed and clean.startswith(prefix[:-4]))
+        if same_start and sub("_", extension)[:3] == wanted:
+            return True
+    return False
 
 
 def _short() -> st.SearchStrategy[str]:
-    prefix = st.text("ab1+ ~.A", min_size=1, max_size=7)
-    extension = st.one_of(st.just(""), st.text("pyb+ .", max_size=4).map(".{}".format))
+    prefix = st.text("ab1+ ~.A\u00e9_", min_size=1, max_size=7) | st.sampled_from(
+        ["ab12f3", "a1b2c"]
+    )
+    extension = st.one_of(st.just(""), st.text("pyb+ .\u00e9_", max_size=4).map(".{}".format))
     number = st.sampled_from(["1", "2", "5", "10", "0", "1234567"])
     return st.builds("{}~{}{}".format, prefix, number, extension)
 
@@ -92,20 +101,25 @@ def test_one_directory_reads_as_trying_every_sibling_did(names: list[str]) -> No
 
 
 def test_a_hashed_short_name_and_the_first_long_name_in_order() -> None:
-    """Past `~4` NTFS keeps two characters and four hex digits: `ab12f3~5` may be any `ab…`."""
+    """Past `~4` NTFS keeps two characters and four hex digits: `ab12f3~5` may be any `ab…`;
+    `ab_cde~1` only an `ab_cde…` (`+` is `_`), and `ab+cde~1`, which holds a character no
+    short name does, none (it was read as any `ab…`, names78)."""
     keys = ["d/abzzzzzzzz.py", "d/abcdefghij.py", "d/ab12f3~5.py", "d/ab+cde~1", "d/ab+cdefg"]
-    assert windows_keys(keys) == [*keys[:2], "d/abcdefghij.py", "d/ab+cdefg", "d/ab+cdefg"]
+    assert windows_keys(keys) == [*keys[:2], "d/abcdefghij.py", "d/ab+cde~1", "d/ab+cdefg"]
+    assert windows_keys(["d/ab+cdefg", "d/ab_cde~1"]) == ["d/ab+cdefg"] * 2
 
 
 def test_a_short_directory_read_as_a_file_is_no_internal_error(tmp_path: Path) -> None:
     """`demo/abcdef~1.txt/x~1` beside the file `demo/abcdefghi.txt`: reading the directory as
-    the file's long name looked for siblings under a file (KeyError, exit 2 before)."""
+    the file's long name looked for siblings under a file (KeyError, exit 2 before). The
+    directory is the file's short name on an 8.3 volume, where pip cannot make it once the
+    file is written: W615 (names78; exit 0 before)."""
     base = build(tmp_path / "b", "1.0", BASE_FILES)
     extra = {"demo/abcdefghi.txt": b"", "demo/abcdef~1.txt/x~1": EVIL}
     patch = build(tmp_path / "p", "2.0", {**BASE_FILES, **extra})
     exit_code, report = wheels_json(base, patch)
-    assert exit_code == 0 and "W615" not in codes(report)
-    assert audit_code(patch) == (0, set())
+    assert exit_code == 1 and "W615" in codes(report)
+    assert audit_code(patch) == (1, {"W615"})
 
 
 @pytest.mark.parametrize(
@@ -170,3 +184,29 @@ def test_an_sdist_of_100_000_short_names_is_checked(tmp_path: Path) -> None:
     exit_code, report = audit_json(sdist)
     print(f"audit, {_MANY:,} sdist members alike: {time.perf_counter() - started:.1f} s")
     assert exit_code == 1 and audit_codes(report)["A132"] >= 1
+
+
+@pytest.mark.parametrize(
+    ("extra", "alike"),
+    [
+        ({"demo/\u00e9t\u00e9long.py": EVIL, "demo/\u00c9T\u00c9LO~1.PY": b""}, True),
+        ({"demo/\u00e9t\u00e9long.py": EVIL, "demo/_T_LO~1.PY": b""}, True),
+        ({"demo/caf\u00e9module.py": EVIL, "demo/CAF\u00c9MO~1.PY": b""}, True),
+        ({"demo/caf\u00e9.module": EVIL, "demo/CAF\u00c9MO~1.MOD": b""}, False),
+        ({"demo/longpackage.py": EVIL, "demo/LONGPA~1.PY": b""}, True),
+        ({"demo/lozzzzzzzz.py": EVIL, "demo/LONGPA~1.PY": b""}, False),
+        ({"demo/lozzzzzzzz.py": EVIL, "demo/LO12AF~7.PY": b""}, True),
+        ({"demo/\u00e9t\u00e9long.py": EVIL, "demo/ETELO~1.PY": b""}, False),
+        ({"demo/\u00e9t\u00e9long.py": EVIL, "demo/\u00c8T\u00c8LO~1.PY": b""}, False),
+    ],
+)
+def test_a_short_name_past_ascii_or_of_six(
+    tmp_path: Path, extra: dict[str, bytes], alike: bool
+) -> None:
+    """NTFS keeps a character past ASCII in a short name, upper-cased, where the volume's OEM
+    code page has it, else writes `_`: `ÉTÉLO~1.PY` or `_T_LO~1.PY` may be `étélong.py`'s
+    (the first passed, exit 0, names78); `ETELO~1.PY` and `ÈTÈLO~1.PY` may not. A prefix of
+    six is a hashed one (any `lo…`) only where its last four are hex digits: `LONGPA~1.PY` is
+    no `lozzzzzzzz.py`'s, nor `CAFÉMO~1.MOD` the stem `café`'s (both W615 before)."""
+    wheel = build(tmp_path, "1.0", {**BASE_FILES, **extra})
+    assert audit_code(wheel) == ((1, {"W615"}) if alike else (0, set()))
