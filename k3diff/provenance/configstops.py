@@ -212,7 +212,8 @@ def _stop_cmdclass(
                 f"CMake installs files into the wheel, not read: {CMAKE_ADVICE}"
             )
         paths |= _class_files(tree, links, found, module, ordered)
-    what = modules_cmake(git, tree, links, sorted(paths), f"which {setting} names")
+    places = [directory, *found[2]]  # where the modules it imports in turn are found
+    what = modules_cmake(git, tree, links, sorted(paths), f"which {setting} names", places)
     if what is not None:
         raise SourceError(
             f"{git.label}: {what} installs files into the wheel, not read: {CMAKE_ADVICE}"
@@ -262,7 +263,8 @@ def _stop_version_attr(
     for data in dict(iter_blobs(git, small)).values():
         if not isinstance(module_attribute(data, name), Said):
             return  # read statically (`StaticModule`): nothing imported
-    what = modules_cmake(git, tree, links, paths, f"which {setting} imports")
+    places = [found[0], *found[2]]
+    what = modules_cmake(git, tree, links, paths, f"which {setting} imports", places)
     if what is not None:
         raise SourceError(
             f"{git.label}: {what} installs files into the wheel, not read: {CMAKE_ADVICE}"
