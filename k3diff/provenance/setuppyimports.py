@@ -20,6 +20,19 @@ from collections.abc import Iterator, Sequence
 IMPORT_DEPTH_CAP = 8
 """Most imports followed one inside another from what ``setup.py`` imports; a module deeper
 stops the run (each level is one batch of git reads)."""
+FOLLOWED_CAP = 128
+"""Most modules read as of one ``setup.py`` (or command class), those imported in turn
+included; more stop the run."""
+FOLLOWED_BYTES_CAP = 1024 * 1024
+"""Most bytes of those modules, all together; more stop the run. Parsing is what costs:
+255 modules of 16 KiB of 60-term sums (4 MiB) took 14 s of CPU (19 s to parse alone on a
+loaded machine), so 1 MiB: about 4 s at worst. Cython 3.3.2's ``setup.py`` imports its own
+compiler (``from Cython import __version__``, ``Cython.Distutils``): 82 modules, 3.4 MiB,
+over it, so its check stops (source78: a known wrong hold, docs/wheels.md)."""
+NAMES_CAP = 8192
+"""Most module names those modules import, all together; more stop the run (source78: 255
+modules of 16 KiB of ``import a1, a2, …`` lines, 431,432 names looked up at 16 ``sys.path``
+entries, took 19 s of CPU)."""
 _LOADERS = frozenset({"import_module", "__import__"})
 
 
@@ -48,19 +61,50 @@ def module_files(name: str, directory: str) -> list[str]:
     return found
 
 
-def followed_files(module: ast.Module, path: str, places: Sequence[str]) -> set[str]:
-    """The files of the commit the parsed module at repository path `path` may run by its
-    imports: absolute names at each of `places`, relative ones from its own package."""
-    found = {f for name in imported_names(module) for at in places for f in module_files(name, at)}
-    package = posixpath.dirname(path)
-    for level, name in _relative(module):
-        parts = package.split("/") if package else []
+def followed_files(
+    module: ast.Module, package: str | None, places: Sequence[str], known: set[str]
+) -> dict[str, str | None]:
+    """The files of the commit the parsed `module` may run by its imports, each with its
+    package's directory (`package_of`): absolute names at each of `places`, relative ones from
+    `package` (the module's package directory; None for a top-level module, whose relative
+    imports fail: psutil's ``setup.py`` imports ``_common`` from ``psutil/``, whose ``from .
+    import _ntuples`` it never reaches). A name of `known` (those looked up already) is not
+    looked up again; each new one is added to it."""
+    found: dict[str, str | None] = {}
+    for name in dict.fromkeys(imported_names(module)):
+        if name in known:
+            continue
+        known.add(name)
+        for at in places:
+            for file in module_files(name, at):
+                found.setdefault(file, package_of(file, at))
+    parts = package.split("/") if package else []
+    for level, name in () if package is None else _relative(module):
         if level - 1 > len(parts):
             continue  # above the repository: an ImportError when it runs
         base = "/".join(parts[: len(parts) - (level - 1)])
-        found |= set(module_files(name, base + "/" if base else "")) if name else set()
-        found |= {f"{base}/__init__.py" if base else "__init__.py"}
+        at = base + "/" if base else ""
+        for file in [*(module_files(name, at) if name else []), f"{at}__init__.py"]:
+            found.setdefault(file, posixpath.dirname(file))
     return found
+
+
+def package_of(file: str, place: str) -> str | None:
+    """The package directory of `file` imported from the ``sys.path`` entry `place` ('' or
+    ending in '/'): its directory, None where it is a top-level module (``place/NAME.py``)."""
+    directory = posixpath.dirname(file)
+    return None if (directory + "/" if directory else "") == place else directory
+
+
+def own_package(path: str, places: Sequence[str]) -> str | None:
+    """The package directory of the module at `path` where nothing says how it was imported
+    (a command class ``setup.cfg`` names): its directory, None where that is one of
+    `places` (a top-level module)."""
+    return min(
+        (package_of(path, at) for at in places),
+        key=lambda p: p is not None,
+        default=posixpath.dirname(path),
+    )
 
 
 def _relative(module: ast.Module) -> Iterator[tuple[int, str]]:

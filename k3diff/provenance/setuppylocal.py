@@ -19,10 +19,14 @@ from k3diff.provenance.cmakebackends import imports_skbuild
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.setuppycmake import cmake_line
 from k3diff.provenance.setuppyimports import (
+    FOLLOWED_BYTES_CAP,
+    FOLLOWED_CAP,
     IMPORT_DEPTH_CAP,
+    NAMES_CAP,
     followed_files,
     imported_names,
     module_files,
+    own_package,
 )
 from k3diff.provenance.setuppypaths import import_places
 from k3diff.provenance.trees import link_over
@@ -66,11 +70,13 @@ def modules_cmake(
     """Which of the modules at `paths` (those the commit holds, sorted; `how` the build runs
     them: ``which setup.py imports``), or of those they import in turn (absolute names found at
     `places`, `setuppyimports`), runs CMake, or why they are not read; None where none does.
-    All together: at most `MODULES_CAP` modules, `MODULES_BYTES_CAP` bytes and
-    `IMPORT_DEPTH_CAP` imports deep."""
+    Those at `paths` at most `MODULES_CAP` modules and `MODULES_BYTES_CAP` bytes, with those
+    imported in turn `FOLLOWED_CAP` and `FOLLOWED_BYTES_CAP`, `IMPORT_DEPTH_CAP` imports deep."""
     every_link = frozenset(links)
     seen: set[str] = set()
     level, why = paths, dict.fromkeys(paths, how)
+    packages = {path: own_package(path, places) for path in paths}
+    known: set[str] = set()
     total = 0
     for depth in range(IMPORT_DEPTH_CAP + 1):
         them = how if depth == 0 else f"{how} or they import"
@@ -80,16 +86,17 @@ def modules_cmake(
                 return f"{path}, {why[path]}, {under}, not read, and {_MAY}"
         files = [path for path in level if path in tree or path in links]
         seen |= set(files)
-        if len(seen) > MODULES_CAP:
+        if len(seen) > (MODULES_CAP if depth == 0 else FOLLOWED_CAP):
             many = f"{len(seen):,} modules of the project"
-            return f"{many}, {them}, are not read (over {MODULES_CAP}), and {_MAY}"
+            most = MODULES_CAP if depth == 0 else FOLLOWED_CAP
+            return f"{many}, {them}, are not read (over {most}), and {_MAY}"
         if linked := [path for path in files if path in links]:
             return f"{linked[0]}, {why[linked[0]]}, is a symbolic link or submodule, not read, and {_MAY}"
         sizes = blob_sizes(git, [tree[path] for path in files])
         total += sum(sizes[tree[path]] for path in files)
-        if total > MODULES_BYTES_CAP:
+        if total > (limit := MODULES_BYTES_CAP if depth == 0 else FOLLOWED_BYTES_CAP):
             many = f"{', '.join(files[:3])}{' …' if len(files) > 3 else ''}"
-            cap = f"{MODULES_BYTES_CAP // 1024} KiB"
+            cap = f"{limit // 1024} KiB"
             return f"{many}, {them}, are over {cap} together, not read, and {_MAY}"
         blobs = dict(iter_blobs(git, sorted({tree[path] for path in files})))
         following: dict[str, str] = {}
@@ -102,9 +109,16 @@ def modules_cmake(
                 return f"{path}, {why[path]}, runs CMake (line {line}), whose CMake"
             if imports_skbuild(parsed):
                 return f"{path}, {why[path]}, builds with scikit-build (skbuild), whose CMake"
-            for found in sorted(followed_files(parsed, path, places) - seen):
+            followed = followed_files(parsed, packages[path], places, known)
+            if len(known) > NAMES_CAP:
+                many = f"{len(known):,} module names"
+                return f"{path}, {why[path]}, and those before it import {many} (over {NAMES_CAP}), not read, and {_MAY}"
+            for found, package in sorted(followed.items()):
+                if found in seen or found in following:
+                    continue
                 if found in tree or found in links or link_over(every_link, found) is not None:
-                    following.setdefault(found, f"which {path} imports")
+                    following[found] = f"which {path} imports"
+                    packages.setdefault(found, package)
         level = sorted(following)
         why = following
         if not level:
