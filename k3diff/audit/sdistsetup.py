@@ -172,6 +172,8 @@ def _setup_py_keywords(
             elif keyword.arg in wanted:
                 value = keyword.value
                 literal = value.value if isinstance(value, ast.Constant) else None
+                if _no_name(keyword.arg, literal):
+                    continue  # no name: setuptools names it (`_no_name`)
                 values.setdefault(keyword.arg, []).append(
                     literal if isinstance(literal, str) else None
                 )
@@ -205,5 +207,15 @@ def _setup_cfg_metadata(
     return {
         field: (path, (None if value.strip().startswith(_COMPUTED) else value.strip(),))
         for field, value in values.items()
-        if value is not None
+        if value is not None and not _no_name(field, value.strip())
     }
+
+
+def _no_name(field: str, value: object) -> bool:
+    """Whether `value` of `field` is no name to setuptools: an empty one (``setup(name="")``,
+    ``name =``) is as none given, and setuptools names the project from its packages or
+    modules (``ConfigDiscovery.analyse_name``: the one package or module, or their common
+    parent; else ``UNKNOWN``), which A135 does not check where no name is given either
+    (holds78: A135 said ``''`` against the file name, where setuptools 84 built ``pkg-1.0``
+    from ``setup(name="", packages=["pkg"])``). setup.cfg's name is read then."""
+    return field == "name" and value == ""

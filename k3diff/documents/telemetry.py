@@ -17,17 +17,14 @@ from k3diff.fields import POSITIVE, SHARE, Fields, words
 from k3diff.ids import TELEMETRY as SCHEMA
 from k3diff.sample.names import SIDES, Mode
 from k3diff.sample.stopline import LogStop
+from k3diff.telemetry.gatemodel import GATE_STATISTIC, AcceptanceGate, GateTest, SideUnits
 from k3diff.telemetry.model import (
-    GATE_STATISTIC,
-    AcceptanceGate,
     Expectation,
     Gate,
-    GateTest,
     ModeTelemetry,
     NotExercised,
     PositionRate,
     PositionTest,
-    SideUnits,
     Speculation,
     TelemetryReport,
 )

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from math import comb, isclose
 
 from k3diff.fields import POSITIVE, SHARE, Fields, Within
-from k3diff.telemetry.model import ACCEPTANCE_UNDECIDED, UNREPORTED_PREFIX, Gate
+from k3diff.telemetry.gatemodel import ACCEPTANCE_UNDECIDED, UNREPORTED_PREFIX
+from k3diff.telemetry.model import Gate
 
 DROP = Gate.ACCEPTANCE_DROP.value
 GATE_FINDINGS = (DROP, ACCEPTANCE_UNDECIDED)

@@ -22,7 +22,7 @@ from k3diff.documents.telemetrygate import (
 )
 from k3diff.errors import InputError
 from k3diff.telemetry.engines import SOURCE_SGLANG
-from k3diff.telemetry.model import AcceptanceGate, SideUnits
+from k3diff.telemetry.gatemodel import AcceptanceGate, SideUnits
 
 SIDES = ("base", "patch")
 RERUN = "the gate run again on acceptance_units"

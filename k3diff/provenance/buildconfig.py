@@ -41,24 +41,24 @@ from collections.abc import Callable, Collection, Mapping
 from k3diff.errors import SourceError
 from k3diff.provenance.cmakeruns import cmake_installs_of, stop_cmake_runs
 from k3diff.provenance.configdocuments import (
-    CONFIG_CAP,
     CONFIG_FILES,
     HATCH_FILE,
     SCIKIT_BUILD,
     builder_of,
     configured_directory,
     hatch_document,
-    toml_document,
+    project_config,
 )
 from k3diff.provenance.flitconfig import from_flit
-from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
+from k3diff.provenance.git import GitRepo
 from k3diff.provenance.hatchconfig import from_hatch
 from k3diff.provenance.maturinconfig import from_maturin
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, one, placed
 from k3diff.provenance.pdmconfig import from_pdm
 from k3diff.provenance.poetryconfig import from_poetry
 from k3diff.provenance.scikitbuildconfig import from_scikit_build
-from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
+from k3diff.provenance.setupcfg import SetupCfg
+from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_config, from_setup_py
 from k3diff.provenance.unreadbackends import unread_backend
 
 
@@ -75,40 +75,29 @@ def read_package_dirs(
     linked = [path for path in names if path in links]
     if linked:
         return Unread(f"{linked[0]} is a symbolic link, not read")
-    present = {names[path]: tree[path] for path in names if path in tree}
-    if not present:
+    if not any(path in tree for path in names):
         return None
-    hatch_file = directory + HATCH_FILE
-    if hatch_file in tree:
-        present[HATCH_FILE] = tree[hatch_file]
-    sizes = blob_sizes(git, present.values())
-    found: list[PackageDirs | Unread] = []
-    readable = {}
-    for name, oid in present.items():
-        if sizes[oid] > CONFIG_CAP and name == HATCH_FILE:
-            continue  # said by the hatchling reader alone (`hatch_document`)
-        if sizes[oid] > CONFIG_CAP:
-            found.append(Unread(f"{directory}{name} is over {CONFIG_CAP // 1024} KiB, not read"))
-        else:
-            readable[oid] = name
-    contents = {readable[oid]: data for oid, data in iter_blobs(git, sorted(readable))}
+    read = project_config(git, tree, links, directory)
+    found: list[Stated] = [
+        Unread(held)
+        for name, held in read.files.items()
+        if isinstance(held, str)
+        and name in CONFIG_FILES
+        and not (name == "setup.cfg" and isinstance(read.setup_cfg, SetupCfg))
+    ]
+    contents = {name: held for name, held in read.files.items() if isinstance(held, bytes)}
     label = f"{directory}pyproject.toml"
     document: Mapping[str, object] = {}
-    for name in CONFIG_FILES:
-        if name not in contents:
-            continue
-        if name == "pyproject.toml":
-            parsed = toml_document(contents[name], label)
-            if isinstance(parsed, Unread):
-                found.append(parsed)
-                continue
-            document = parsed
-            stated = from_pyproject(document, label)
-        else:
-            stated = _SETUPTOOLS_READERS[name](contents[name], directory + name)
-        if stated is not None:
-            found.append(stated)
-    setuptools = one(found)
+    if isinstance(read.pyproject, Unread):
+        found.append(read.pyproject)
+    elif read.pyproject is not None:
+        document = read.pyproject
+        found.append(from_pyproject(document, label))
+    if read.setup_cfg is not None:
+        found.append(from_setup_config(read.setup_cfg, directory + "setup.cfg"))
+    if "setup.py" in contents:
+        found.append(from_setup_py(contents["setup.py"], directory + "setup.py"))
+    setuptools = one([stated for stated in found if stated is not None])
     builder = builder_of(document)
 
     def is_file(path: str) -> bool:
@@ -144,9 +133,8 @@ def read_package_dirs(
             at += 1
         return found
 
-    hatch = hatch_document(
-        document, contents, directory, hatch_file in links, HATCH_FILE in present
-    )
+    hatch_file = directory + HATCH_FILE
+    hatch = hatch_document(document, contents, directory, hatch_file in links, hatch_file in tree)
     system = document.get("build-system")
     own_backend = system.get("build-backend") if isinstance(system, dict) else None
     installs = []
@@ -197,6 +185,3 @@ def _readers(
             lambda: from_scikit_build(document, label, is_file, is_dir, files_under, installs),
         ),
     }
-
-
-_SETUPTOOLS_READERS = {"setup.cfg": from_setup_cfg, "setup.py": from_setup_py}

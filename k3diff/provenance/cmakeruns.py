@@ -12,7 +12,7 @@ from k3diff.errors import SourceError
 from k3diff.escape import shortened
 from k3diff.provenance.cmakebackends import ADVICE, stop_other_cmake
 from k3diff.provenance.cmakeinstall import Unreadable, cmake_installs
-from k3diff.provenance.configdocuments import CONFIG_CAP, builder_of, pyproject_document
+from k3diff.provenance.configdocuments import CONFIG_CAP, builder_of, project_config
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.scikitbuildconfig import cmake_layout, install_doubt
 from k3diff.provenance.setuppylocal import imported_cmake
@@ -80,11 +80,10 @@ def stop_cmake_runs(
     """Stop (`SourceError`) where the project in `directory` may run CMake (vllm76, review76a):
     another backend than scikit-build-core's own, its ``setup.py`` or a module of its own that
     imports; setuptools building and ``setup.py`` a link, over `CONFIG_CAP` or not Python."""
-    document = pyproject_document(git, tree, links, directory) or {}
-    builder, path, data = builder_of(document), directory + "setup.py", None
-    oid = tree.get(path)
-    if oid is not None and path not in links and blob_sizes(git, [oid])[oid] <= CONFIG_CAP:
-        data = dict(iter_blobs(git, [oid]))[oid]
+    read = project_config(git, tree, links, directory)
+    document = read.pyproject if isinstance(read.pyproject, Mapping) else {}
+    builder, path, setup_py = builder_of(document), directory + "setup.py", read.files["setup.py"]
+    data = setup_py if isinstance(setup_py, bytes) else None
     held = path in tree or path in links
     if builder is None and held and (data is None or parsed_setup_py(data, path) is None):
         raise SourceError(

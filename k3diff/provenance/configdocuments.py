@@ -5,16 +5,25 @@ hatchling reads it with a ``hatch.toml`` beside it, and which backend builds the
 
 Read statically from the commit's own blobs: nothing of the repository runs. A file that is a
 symbolic link, past `CONFIG_CAP` or not TOML is not read; the layout's readers (`buildconfig`)
-say so."""
+say so.
+
+A project's files are read, and its ``pyproject.toml`` and ``setup.cfg`` parsed, once for every
+reader (`project_config`: the stops of `configstops` and `cmakeruns`, the layout of
+`buildconfig`, scikit-build-core's of `projectstops`): each read them again before holds78,
+some eight git calls a project where two do."""
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 
 from k3diff.escape import shortened
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.packagedirs import Unread
+from k3diff.provenance.setupcfg import SCAN_CAP, SetupCfg, names_read_sections, read_setup_cfg
 from k3diff.provenance.unreadbackends import SETUPTOOLS_BACKENDS
 
 CONFIG_CAP = 256 * 1024
@@ -32,16 +41,75 @@ SCIKIT_BUILD = "scikit_build_core.build"
 """scikit-build-core's ``build-backend``."""
 
 
+@dataclass(frozen=True)
+class ProjectConfig:
+    """The configuration files of one project at a commit, read and parsed once."""
+
+    files: Mapping[str, bytes | str | None]
+    """Per name of `CONFIG_FILES` and `HATCH_FILE`: its bytes; None where the commit holds
+    none; why it is not read where it is a symbolic link or over `CONFIG_CAP` (a sentence
+    naming its repository path)."""
+    pyproject: Mapping[str, object] | Unread | None
+    """The ``pyproject.toml`` parsed (`toml_document`); None where it is not read as bytes."""
+    setup_cfg: SetupCfg | str | None
+    """The ``setup.cfg`` read as setuptools reads it (`read_setup_cfg`), or why it is not;
+    one over `CONFIG_CAP` (up to `SCAN_CAP`) holding no section k3diff reads as none
+    (`names_read_sections`); None where it is not read."""
+
+
+def project_config(
+    git: GitRepo, tree: Mapping[str, str], links: Collection[str], directory: str
+) -> ProjectConfig:
+    """The configuration files of the project in `directory` ('' or ending in '/') at the
+    commit whose files are `tree` (`links`: its symbolic links): one size check and one read
+    for all, kept for the next reader of the same blobs (a blob's bytes are its id's)."""
+    entries = tuple(
+        (name, tree.get(directory + name), directory + name in links)
+        for name in (*CONFIG_FILES, HATCH_FILE)
+    )
+    return _project_config(git, directory, entries)
+
+
+@functools.lru_cache(maxsize=8)
+def _project_config(
+    git: GitRepo, directory: str, entries: tuple[tuple[str, str | None, bool], ...]
+) -> ProjectConfig:
+    """`project_config` of the files `entries` (name, blob id or None, whether a link)."""
+    held = {name: oid for name, oid, linked in entries if oid is not None and not linked}
+    sizes = blob_sizes(git, held.values())
+    cfg = held.get("setup.cfg")
+    scanned = cfg if cfg is not None and CONFIG_CAP < sizes[cfg] <= SCAN_CAP else None
+    small = {oid for oid in held.values() if sizes[oid] <= CONFIG_CAP}
+    blobs = dict(iter_blobs(git, sorted(small | ({scanned} if scanned else set()))))
+    files: dict[str, bytes | str | None] = {}
+    for name, _oid, linked in entries:
+        path = directory + name
+        if linked:
+            files[name] = f"{path} is a symbolic link, not read"
+        elif name not in held:
+            files[name] = None
+        elif held[name] not in small:
+            files[name] = f"{path} is over {CONFIG_CAP // 1024} KiB, not read"
+        else:
+            files[name] = blobs[held[name]]
+    pyproject, setup_cfg = files["pyproject.toml"], files["setup.cfg"]
+    config: SetupCfg | str | None = None
+    if isinstance(setup_cfg, bytes):
+        config = read_setup_cfg(setup_cfg, directory + "setup.cfg")
+    elif scanned is not None and not names_read_sections(blobs[scanned]):
+        config = SetupCfg({})  # other tools' sections (flake8's …): nothing k3diff reads
+    document = None
+    if isinstance(pyproject, bytes):
+        document = toml_document(pyproject, directory + "pyproject.toml")
+    return ProjectConfig(MappingProxyType(files), document, config)
+
+
 def pyproject_document(
     git: GitRepo, tree: Mapping[str, str], links: Collection[str], directory: str
 ) -> Mapping[str, object] | None:
     """The pyproject.toml of the project in `directory`, parsed; None where there is none, or
     it is a link, over `CONFIG_CAP` or not TOML (the layout's reader says so)."""
-    label = f"{directory}pyproject.toml"
-    oid = tree.get(label)
-    if oid is None or label in links or blob_sizes(git, [oid])[oid] > CONFIG_CAP:
-        return None
-    document = toml_document(dict(iter_blobs(git, [oid]))[oid], label)
+    document = project_config(git, tree, links, directory).pyproject
     return None if isinstance(document, Unread) else document
 
 

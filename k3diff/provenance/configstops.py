@@ -30,14 +30,15 @@ from typing import NoReturn
 from k3diff.errors import SourceError
 from k3diff.escape import shortened
 from k3diff.provenance.cmakebackends import ADVICE as CMAKE_ADVICE
-from k3diff.provenance.configdocuments import CONFIG_CAP, toml_document
+from k3diff.provenance.commandpackages import command_packages
+from k3diff.provenance.configdocuments import project_config
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.packagedirs import PackageDirs, Unread
-from k3diff.provenance.setupcfg import SetupCfg, read_setup_cfg
+from k3diff.provenance.setupcfg import SetupCfg
 from k3diff.provenance.setuppylocal import MODULES_BYTES_CAP, modules_cmake
 from k3diff.provenance.setuppyparse import parsed_setup_py
 from k3diff.provenance.setuppypaths import import_places
-from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_cfg, from_setup_py
+from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_config, from_setup_py
 from k3diff.provenance.trees import link_over
 from k3diff.provenance.unreadbackends import ADVICE, SETUPTOOLS_BACKENDS
 from k3diff.provenance.versionsources import Said, module_attribute
@@ -57,23 +58,24 @@ def stop_unread_config(
     """Stop (`SourceError`) where the project in `directory` ('' or ending in '/') has a
     ``pyproject.toml`` k3diff does not read, or setuptools builds it and its ``setup.cfg`` is
     not read or a command class either names runs CMake (or is not read)."""
-    files = _read(git, tree, links, directory + "pyproject.toml", directory + "setup.cfg")
-    pyproject, setup_cfg = files
+    read = project_config(git, tree, links, directory)
+    pyproject, setup_cfg = read.files["pyproject.toml"], read.files["setup.cfg"]
     document: Mapping[str, object] = {}
     if isinstance(pyproject, str):
         _stop_unread(git, pyproject)
-    if pyproject is not None:
-        parsed = toml_document(pyproject, directory + "pyproject.toml")
-        if isinstance(parsed, Unread):
-            _stop_unread(git, parsed.reason)
-        document = parsed
+    if isinstance(read.pyproject, Unread):
+        _stop_unread(git, read.pyproject.reason)
+    if read.pyproject is not None:
+        document = read.pyproject
     if not _setuptools_builds(document):
         return  # another backend never reads setup.cfg nor [tool.setuptools]
-    if isinstance(setup_cfg, str):
-        _stop_unread(git, setup_cfg)
-    config = read_setup_cfg(setup_cfg, directory + "setup.cfg") if setup_cfg else None
+    config = read.setup_cfg
+    if isinstance(setup_cfg, str) and not isinstance(config, SetupCfg):
+        _stop_unread(git, setup_cfg)  # a link; over the cap, naming a section k3diff reads
     if isinstance(config, str) and config.endswith("not read"):  # setuptools reads it
         _stop_unread(git, config)
+    if isinstance(config, SetupCfg) and (why := command_packages(config, directory + "setup.cfg")):
+        _stop_unread(git, why)
     pyproject_classes = _pyproject_classes(document)
     cfg_classes = _setup_cfg_classes(config) if isinstance(config, SetupCfg) else []
     attrs = _version_attrs(document, config, directory)
@@ -81,13 +83,11 @@ def stop_unread_config(
         return
     stated = [from_pyproject(document, directory + "pyproject.toml")]
     if isinstance(config, SetupCfg):
-        stated.append(from_setup_cfg(setup_cfg or b"", directory + "setup.cfg"))
-    setup_py = directory + "setup.py"
-    oid = None if setup_py in links else tree.get(setup_py)
+        stated.append(from_setup_config(config, directory + "setup.cfg"))
+    data = read.files["setup.py"]
     places: list[str] = []
-    if oid is not None and blob_sizes(git, [oid])[oid] <= CONFIG_CAP:  # else `stop_cmake_runs`
-        data = dict(iter_blobs(git, [oid]))[oid]
-        stated.append(from_setup_py(data, setup_py))
+    if isinstance(data, bytes):  # else `stop_cmake_runs`
+        stated.append(from_setup_py(data, directory + "setup.py"))
         places = _setup_py_places(
             git, tree, links, directory, data, [*pyproject_classes, *cfg_classes, *attrs.values()]
         )
@@ -119,28 +119,6 @@ def _setup_py_places(
     if isinstance(places, str):
         _stop_unread(git, f"{places} not read")
     return places
-
-
-def _read(
-    git: GitRepo, tree: Mapping[str, str], links: Collection[str], *paths: str
-) -> list[bytes | str | None]:
-    """Each file of `paths`: its bytes, None where the commit holds none, or why it is not read
-    (a link, over `CONFIG_CAP`); one size check and one read for all (each git call costs some
-    5 ms, and the root's are read on every run)."""
-    held = {path: tree[path] for path in paths if path in tree and path not in links}
-    sizes = blob_sizes(git, held.values())
-    small = sorted({oid for oid in held.values() if sizes[oid] <= CONFIG_CAP})
-    blobs = dict(iter_blobs(git, small))
-    found: list[bytes | str | None] = []
-    for path in paths:
-        if path in links:
-            found.append(f"{path} is a symbolic link, not read")
-        elif path not in held:
-            found.append(None)
-        else:
-            over = f"{path} is over {CONFIG_CAP // 1024} KiB, not read"
-            found.append(blobs.get(held[path], over))
-    return found
 
 
 def _stop_unread(git: GitRepo, reason: str) -> NoReturn:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Collection, Mapping
 
+from k3diff.provenance import setupcfg
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, checked_dirs, one
 from k3diff.provenance.setupcfg import read_setup_cfg
 from k3diff.provenance.setuppykeywords import setup_keywords
@@ -42,7 +43,11 @@ def from_pyproject(document: Mapping[str, object], label: str) -> Stated:
 
 def from_setup_cfg(data: bytes, label: str) -> Stated:
     """`[options] package_dir`, or `[options.packages.find] where` under `find:`."""
-    config = read_setup_cfg(data, label)
+    return from_setup_config(read_setup_cfg(data, label), label)
+
+
+def from_setup_config(config: setupcfg.SetupCfg | str, label: str) -> Stated:
+    """`from_setup_cfg` of the file read (`read_setup_cfg`), or why it is not."""
     if isinstance(config, str):
         return Unread(config)
     value = config.get("options", "package_dir")

@@ -11,7 +11,13 @@ as ``pkg/sub/auth.py`` left the old ``src/pkg/sub/auth.py`` compared, and a whee
 it matched, exit 0. Only a build says what such a backend installs (meson-python's is meson's
 install plan, known once ``meson setup`` has run), so the run stops with the advice to compare
 a wheel built from the commit. So does the project's own backend (``backend-path``): its code,
-at the commit, builds the wheel, whatever backend it wraps, and none of it runs here.
+at the commit, builds the wheel, whatever backend it wraps, and none of it runs here. holds78
+read PyYAML 6.0.2's ``packaging/_pyyaml_pep517.py``: it re-exports each hook of
+``setuptools.build_meta`` through a wrapper that hands ``config_settings`` to ``setup.py``, and
+writes nothing itself; a repository of its sdist with ``setuptools.build_meta`` named instead
+passes. The stop stays: that the module only delegates is known by reading its code, which
+any line of the commit may change (a hook writing ``pkg/auth.py`` before delegating ships
+it), and the message says so rather than "whose layout k3diff does not read".
 """
 
 from __future__ import annotations
@@ -53,9 +59,11 @@ def unread_backend(directory: str, document: Mapping[str, object]) -> str | None
     label = f"{directory}pyproject.toml"
     name = shortened(repr(backend), 200)
     if "backend-path" in system:
+        paths = shortened(repr(system["backend-path"]), 200)
         return (
-            f"{label} builds with its own backend {name} (backend-path), whose layout "
-            f"k3diff does not read: {ADVICE}"
+            f"{label} builds with its own backend {name} (backend-path {paths}): code of the "
+            "commit, which the build imports and runs, and which may write or change any file "
+            f"the wheel ships, whatever backend it wraps; k3diff runs none of it: {ADVICE}"
         )
     if backend in READ_BACKENDS:
         return None

@@ -26,13 +26,8 @@ from k3diff.telemetry.coverage import (
     kv_lost,
 )
 from k3diff.telemetry.gate import SAME_SERVER_PREFIX
-from k3diff.telemetry.model import (
-    COUNTER_RESET,
-    PREEMPTION_NEW,
-    UNREPORTED_PREFIX,
-    Expectation,
-    TelemetryReport,
-)
+from k3diff.telemetry.gatemodel import UNREPORTED_PREFIX
+from k3diff.telemetry.model import COUNTER_RESET, PREEMPTION_NEW, Expectation, TelemetryReport
 from k3diff.telemetry.power import could_detect
 from k3diff.telemetry.windows import grouped, lost_to, lost_units, side_lost
 

@@ -12,8 +12,17 @@ from k3diff.report.entries import entries_phrase
 from k3diff.report.markdown import capped_lines, cell, escape_inline, fenced, inline_code
 from k3diff.report.policyclauses import policy_clauses
 from k3diff.report.wheelsections import DIFF_LINES, DIFFS_SHOWN, EXTRA_SECTIONS
+from k3diff.report.wheeltables import (
+    ENTRY_ALIGN,
+    ENTRY_HEADERS,
+    SUMMARY_ALIGN,
+    SUMMARY_HEADERS,
+    differing_entries,
+    entry_rows,
+    metadata_rows,
+    summary_rows,
+)
 from k3diff.wheel.codes import Finding
-from k3diff.wheel.kinds import EntryKind
 from k3diff.wheels.model import EntryResult, WheelReport, WheelSide
 from k3diff.wheels.proof import Status
 
@@ -53,92 +62,6 @@ def _side_line(label: str, side: WheelSide) -> str:
     stated = [f"  states commit {commit.describe()}" for commit in side.stated_commits]
     stated += [f"  states {value.describe()}" for value in side.not_commits]
     return "\n".join(escape.text(text) for text in (line, *stated))
-
-
-def _summary_rows(report: WheelReport) -> list[list[object]]:
-    rows: list[list[object]] = []
-    for kind in EntryKind:
-        counts = report.summary[kind]
-        rows.append(
-            [
-                kind.value,
-                f"{counts.total:,}",
-                f"{counts.identical:,}",
-                f"{counts.changed:,}",
-                f"{counts.missing:,}",
-                f"{counts.added:,}",
-            ]
-        )
-    return rows
-
-
-_SUMMARY_HEADERS = ["kind", "total", "identical", "changed", "missing", "added"]
-_SUMMARY_ALIGN = ("left", "right", "right", "right", "right", "right")
-# words73: "base size" and "patch size" printed numbers without their unit
-_ENTRY_HEADERS = ["path", "kind", "status", "how", "base bytes", "patch bytes", "lines"]
-_ENTRY_ALIGN = ("left", "left", "left", "left", "right", "right", "left")
-_KIND_ORDER = {kind: index for index, kind in enumerate(EntryKind)}
-
-
-def _differing(report: WheelReport) -> list[EntryResult]:
-    entries = [e for e in report.notable if e.status is not Status.IDENTICAL]
-    return sorted(entries, key=lambda e: (_KIND_ORDER[e.kind], e.path))
-
-
-def _entry_rows(entries: list[EntryResult]) -> list[list[object]]:
-    rows: list[list[object]] = []
-    for entry in entries:
-        lines = _lines_cell(entry)
-        if entry.base_path and entry.patch_path and entry.base_path != entry.patch_path:
-            path = f"{entry.patch_path} (was {entry.base_path})"
-        else:
-            path = entry.path
-        rows.append(
-            [
-                path,
-                entry.kind.value,
-                f"{entry.status.value} (moved)" if entry.moved else entry.status.value,
-                entry.how.value,
-                _size(entry.base_size),
-                _size(entry.patch_size),
-                lines,
-            ]
-        )
-    return rows
-
-
-def _lines_cell(entry: EntryResult) -> str:
-    """The diff's line counts, and the mode change when pip installs the sides differently."""
-    change = entry.mode_change
-    mode = change.summary() if change is not None and change.installed else ""
-    if entry.diff is None:
-        return mode
-    if entry.diff.binary is not None:
-        lines = "binary"
-    elif entry.diff.line_endings_only:
-        lines = "line endings only"
-    else:
-        lines = f"+{entry.diff.added} -{entry.diff.removed}"
-    return f"{lines}; {mode}" if mode else lines
-
-
-def _metadata_rows(report: WheelReport) -> list[list[object]]:
-    """One row per scalar change; list fields (requirements, tags) as a -/+ set diff, one
-    item per row, instead of the whole joined list on each side."""
-    rows: list[list[object]] = []
-    for change in report.metadata_changes:
-        if change.added is None or change.removed is None:
-            rows.append([change.field, change.base, change.patch])
-            continue
-        rows.extend([change.field, f"- {item}", ""] for item in change.removed)
-        rows.extend([change.field, "", f"+ {item}"] for item in change.added)
-        if not change.added and not change.removed:
-            rows.append([change.field, "(same items, other order)", ""])
-    return rows
-
-
-def _size(value: int | None) -> str:
-    return "-" if value is None else f"{value:,}"
 
 
 def _recompressed_note(report: WheelReport) -> str:
@@ -205,7 +128,7 @@ def _capped_diff(unified: str) -> str:
 
 
 def _diffed(report: WheelReport) -> list[EntryResult]:
-    return [e for e in _differing(report) if e.diff is not None and e.diff.unified]
+    return [e for e in differing_entries(report) if e.diff is not None and e.diff.unified]
 
 
 def _failing(report: WheelReport) -> list[Finding]:
@@ -266,17 +189,17 @@ def _sections(report: WheelReport, style: _Style, in_set: Sequence[str] | None =
         _distributions_headline(report, markdown),
         style.section(  # words73: "Summary" did not say what the totals count
             "Entries by kind",
-            style.table(_summary_rows(report), _SUMMARY_HEADERS, _SUMMARY_ALIGN),
+            style.table(summary_rows(report), SUMMARY_HEADERS, SUMMARY_ALIGN),
         ),
     ]
     if report.metadata_changes:
-        rows = _metadata_rows(report)
+        rows = metadata_rows(report)
         sections.append(
             style.section("Metadata changes", style.table(rows, ["field", "base", "patch"]))
         )
-    differing = _differing(report)
+    differing = differing_entries(report)
     if differing:
-        table = style.table(_entry_rows(differing), _ENTRY_HEADERS, _ENTRY_ALIGN)
+        table = style.table(entry_rows(differing), ENTRY_HEADERS, ENTRY_ALIGN)
         title = f"Differences ({plural(len(differing), 'entry')})"
         sections.append(style.section(title, table))
     else:

@@ -16,7 +16,8 @@ from k3diff.sample.log import PerfLog
 from k3diff.sample.names import SIDES, Mode
 from k3diff.sample.perfdrain import ERROR
 from k3diff.sample.reader import SamplesLog
-from k3diff.telemetry.colddrains import Drain, cold_drains
+from k3diff.telemetry.colddrains import cold_drains
+from k3diff.telemetry.drainplace import Drain
 from k3diff.telemetry.engines import (
     SOURCE_SGLANG,
     SOURCE_TRTLLM,
@@ -26,7 +27,8 @@ from k3diff.telemetry.engines import (
     server_count,
     trtllm_requests,
 )
-from k3diff.telemetry.model import KvReuse, Preemptions, SideUnits
+from k3diff.telemetry.gatemodel import SideUnits
+from k3diff.telemetry.model import KvReuse, Preemptions
 from k3diff.telemetry.windows import INVALID, CounterReset
 
 SOURCE_ORDER = (SOURCE_TRTLLM, SOURCE_VLLM, SOURCE_SGLANG)

@@ -24,7 +24,7 @@ from dataclasses import replace
 from math import ceil
 
 from k3diff.telemetry.gate import compared_positions, gate_work
-from k3diff.telemetry.model import GATE_MAX_UNITS, GATE_MAX_WORK, SideUnits
+from k3diff.telemetry.gatemodel import GATE_MAX_UNITS, GATE_MAX_WORK, SideUnits
 
 Lengths = Mapping[str, tuple[int, int]]
 """Per side: (token units, position units) before blocking."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from k3diff.telemetry.engines import SOURCE_SGLANG
-from k3diff.telemetry.model import (
+from k3diff.telemetry.gatemodel import (
     ACCEPTANCE_UNDECIDED,
     GATE_EXACT_SPLITS,
     GATE_RESAMPLES,

@@ -19,7 +19,7 @@ from itertools import combinations
 from math import comb
 from typing import Any
 
-from k3diff.telemetry.model import GATE_EXACT_SPLITS, GATE_RESAMPLES
+from k3diff.telemetry.gatemodel import GATE_EXACT_SPLITS, GATE_RESAMPLES
 
 SEED = 20261205
 """The Monte Carlo generator's seed: the same logs give the same p."""

@@ -31,7 +31,7 @@ import math
 from collections.abc import Mapping
 
 from k3diff.telemetry.gate import pooled_units
-from k3diff.telemetry.model import GATE_EXACT_SPLITS, GATE_RESAMPLES, SideUnits
+from k3diff.telemetry.gatemodel import GATE_EXACT_SPLITS, GATE_RESAMPLES, SideUnits
 
 POWER = 0.8
 """The power the stated drop is found with."""

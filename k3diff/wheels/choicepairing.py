@@ -21,14 +21,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from k3diff.wheels.choicememo import ChoiceMemo
 from k3diff.wheels.competing import MAX_CHECKS, Plan, each_choice, plan_project
 from k3diff.wheels.pipchoice import Candidate, wheel_candidate
 from k3diff.wheels.setpairing import Pairing, SetWheel
 
 
-def pair_by_choice(pairing: Pairing) -> Pairing:
+def pair_by_choice(pairing: Pairing, memo: ChoiceMemo | None = None) -> Pairing:
     """`pairing` with each base and patch wheel left unpaired that pip installs in each
-    other's place, and only there, paired."""
+    other's place, and only there, paired (`memo`: the run's, `choicememo`)."""
+    memo = memo or ChoiceMemo()
     both = {w.key_name for w in pairing.only_base} & {w.key_name for w in pairing.only_patch}
     if not both:
         return pairing
@@ -45,11 +47,11 @@ def pair_by_choice(pairing: Pairing) -> Pairing:
     added: list[tuple[SetWheel, SetWheel]] = []
     total = 0
     for name, candidates in sorted(projects.items()):
-        plan = plan_project(name, candidates, MAX_CHECKS - total)
+        plan = plan_project(name, candidates, MAX_CHECKS - total, memo)
         total += plan.work
         if total > MAX_CHECKS:
             break
-        added += _in_each_others_place(plan, unpaired)
+        added += _in_each_others_place(plan, unpaired, memo)
     if not added:
         return pairing
     paired = {id(wheel) for pair in added for wheel in pair}
@@ -61,12 +63,12 @@ def pair_by_choice(pairing: Pairing) -> Pairing:
 
 
 def _in_each_others_place(
-    plan: Plan, unpaired: dict[int, SetWheel]
+    plan: Plan, unpaired: dict[int, SetWheel], memo: ChoiceMemo
 ) -> list[tuple[SetWheel, SetWheel]]:
     """The unpaired base and patch wheels of the project that face each other alone wherever
     pip installs either and the other release installs anything."""
     facing: dict[int, set[int]] = {}
-    for _where, (base, patch) in each_choice(plan):
+    for _where, (base, patch) in each_choice(plan, memo):
         if base and patch:
             _face(facing, base, patch)
             _face(facing, patch, base)

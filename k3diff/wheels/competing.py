@@ -21,7 +21,10 @@ pip weighs the directories' source archives too (`wheels.releasesources`): where
 (no wheel fits, or the archive holds a later version) beside a wheel, or beside the other
 release's archive holding other bytes, nothing compared what it installs, so that is refused
 (exit 2; release77: passed over, exit 0), and an archive built where the other release installs
-nothing is one-sided (only `--allow-unpaired` accepts it). The choice weighs each wheel's
+nothing is one-sided (only `--allow-unpaired` accepts it); where what pip builds from an
+archive requires another Python, pip goes on to the next version, so that is weighed too
+(`source_scenarios`; release78: exit 0 where pip 26.3 installed an uncompared wheel). The
+choice weighs each wheel's
 Requires-Python (`pipchoice`), read by the comparison, so it is made once the pairs are
 compared (its cap is weighed on the filenames before any wheel is read).
 """
@@ -31,19 +34,18 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import islice
+from functools import partial
 
 from k3diff.errors import InputError, UsageError
-from k3diff.wheels.interpreters import Machine, Python, admits, machines, pythons
-from k3diff.wheels.pipchoice import (
-    Candidate,
-    Choice,
-    choices_on,
-    platform_rank,
-    python_rank,
-    wheel_candidate,
+from k3diff.wheels.choicememo import ChoiceMemo
+from k3diff.wheels.interpreters import Machine, Python, admits
+from k3diff.wheels.pipchoice import Candidate, Choice, choices_on, wheel_candidate
+from k3diff.wheels.releasesources import (
+    SameBytes,
+    SourceArchive,
+    archive_versions,
+    refuse_many_readings,
 )
-from k3diff.wheels.releasesources import SameBytes, SourceArchive, archive_versions
 from k3diff.wheels.setpairing import Pairing
 
 MAX_CHECKS = 1_000_000
@@ -99,6 +101,8 @@ class ChoiceCheck:
     compared: _Compared
     projects: tuple[tuple[str, tuple[Candidate, ...]], ...]
     """Each project both releases hold (name, its candidates), by name."""
+    memo: ChoiceMemo = field(default_factory=ChoiceMemo)
+    """What the run's earlier weighings made (`choicememo`)."""
 
     def refuse(self, requires_python: RequiresPython) -> None:
         """UsageError (exit 2) naming the first two wheels pip installs on one interpreter, one
@@ -112,27 +116,30 @@ class ChoiceCheck:
                 c if c.wheel is None else replace(c, requires=requires_python.get(id(c.wheel)))
                 for c in candidates
             )
-            plan = plan_project(name, read, MAX_CHECKS - total)
+            plan = plan_project(name, read, MAX_CHECKS - total, self.memo)
             total += plan.work
             _refuse_cost(plan, total, self.compared)
-            _refuse_project(plan, self.compared)
+            _refuse_project(plan, self.compared, self.memo)
 
 
 def choice_check(
     pairing: Pairing,
     allow_unpaired: bool = True,
     sources: tuple[Sequence[SourceArchive], Sequence[SourceArchive]] = ((), ()),
+    memo: ChoiceMemo | None = None,
 ) -> ChoiceCheck:
     """What to weigh (nothing without `allow_unpaired` where a wheel is unpaired: it fails the
     set already, exit 1); InputError at once where the filenames alone pass `MAX_CHECKS`, before
-    any wheel is read."""
+    any wheel is read. `memo`: the run's (`choicememo`), handed on to the final check."""
+    memo = memo or ChoiceMemo()
     compared = _Compared(
         frozenset((id(base), id(patch)) for base, patch in pairing.pairs),
         frozenset(id(wheel) for pair in pairing.pairs for wheel in pair),
         allow_unpaired,
     )
     if not allow_unpaired and (pairing.only_base or pairing.only_patch):
-        return ChoiceCheck(compared, ())
+        return ChoiceCheck(compared, (), memo)
+    refuse_many_readings((*sources[0], *sources[1]))
     projects: dict[str, list[Candidate]] = {}
     sides = (
         (*(base for base, _ in pairing.pairs), *pairing.only_base),
@@ -153,10 +160,10 @@ def choice_check(
     )
     total = 0
     for name, candidates in both:
-        plan = plan_project(name, candidates, MAX_CHECKS - total)
+        plan = plan_project(name, candidates, MAX_CHECKS - total, memo)
         total += plan.work
         _refuse_cost(plan, total, compared)
-    return ChoiceCheck(compared, both)
+    return ChoiceCheck(compared, both, memo)
 
 
 def refuse_competing(
@@ -183,7 +190,9 @@ class Plan:
     """Whether it tells more Pythons apart than `pythons` holds (past the cap)."""
 
 
-def plan_project(name: str, candidates: Sequence[Candidate], room: int) -> Plan:
+def plan_project(
+    name: str, candidates: Sequence[Candidate], room: int, memo: ChoiceMemo | None = None
+) -> Plan:
     """The project's interpreters, made only up to the `room` left under `MAX_CHECKS` (each
     machine takes a check per platform value of each wheel, each Python one per Python value
     and machine, and one per machine for each source archive), so that a plan past the cap is
@@ -191,13 +200,15 @@ def plan_project(name: str, candidates: Sequence[Candidate], room: int) -> Plan:
     parts = [candidate.parts for candidate in candidates if candidate.parts is not None]
     archives = len(candidates) - len(parts)
     most_machines = room // max(1, sum(len(p[2]) for p in parts)) + 1
-    found_machines = list(islice(machines(parts), most_machines + 1))
+    memo = memo or ChoiceMemo()
+    found_machines = memo.machines(parts, most_machines + 1)
     per_python = sum(len(p[0]) + len(found_machines) for p in parts)
     per_python += archives * len(found_machines)
+    per_python *= 1 + len({c.version for c in candidates if c.parts is None})
     stated = [c.requires for c in candidates if c.requires]
     per_python += sum(text.count(",") + 1 for text in stated)
     most_pythons = room // max(1, per_python) + 1
-    found_pythons = list(islice(pythons(parts, stated), most_pythons + 1)) or [_ANY_PYTHON]
+    found_pythons = memo.pythons(parts, stated, most_pythons + 1) or [_ANY_PYTHON]
     work = len(found_pythons) * per_python
     work += len(found_machines) * sum(len(p[2]) for p in parts)
     more = len(found_machines) > most_machines or len(found_pythons) > most_pythons
@@ -233,27 +244,75 @@ it on first, so that a refusal names an interpreter a user runs (newuser77: two 
 MarkupSafe sdists were refused "on CPython 3.0", where no pip runs, not on CPython 3.11)."""
 
 
-def each_choice(plan: Plan) -> Iterator[tuple[str, Choice]]:
+def each_choice(plan: Plan, memo: ChoiceMemo | None = None) -> Iterator[tuple[str, Choice]]:
     """Each release's choice on each interpreter the project's files tell apart, as pip
     installs by default and then with `--pre`, with where it is (`CPython 3.12 on ...`): the
-    Pythons pip 26 runs on first (`PIP_RUNS_FROM`), then the older ones, each in plan order."""
+    Pythons pip 26 runs on first (`PIP_RUNS_FROM`), then the older ones, each in plan order;
+    on each, as pip builds the source archives and, past each of their versions, as their
+    builds exclude the Python (`source_scenarios`). Each choice is made once a run (`memo`:
+    the same files, interpreter and answers of their Requires-Python)."""
+    memo = memo or ChoiceMemo()
     candidates = plan.candidates
-    by_platform = [[platform_rank(m, c.parts) for c in candidates] for m in plan.machines]
+    files = memo.files(plan.name, candidates)
+    by_platform = [memo.by_platform(m, candidates) for m in plan.machines]
+    scenarios = source_scenarios(candidates)
     for python in sorted(plan.pythons, key=lambda python: python.version < PIP_RUNS_FROM):
-        by_python = [python_rank(python, c.parts) for c in candidates]
-        admitted = [admits(c.requires, python) for c in candidates]
+        ranks, python_key = memo.by_python(python, candidates), memo.intern(python)
+        # the files that may fit the Python (`choices_on` passes over the others)
+        fits = [n for n, c in enumerate(candidates) if c.parts is None or ranks[n] != _NEITHER]
+        fitting, by_python = [candidates[n] for n in fits], [ranks[n] for n in fits]
+        stated = [admits(c.requires, python) for c in fitting]
+        admitted = [
+            stated if p is None else _both(stated, [p[n] for n in fits]) for p, _ in scenarios
+        ]
+        kept = sorted(range(len(fits)), key=lambda at: files.place[id(fitting[at])])
+        answers = [memo.intern(tuple(each[at] for at in kept)) for each in admitted]
         for machine, platform_ranks in zip(plan.machines, by_platform, strict=True):
             where = f"{python.name} on {machine.name}"
-            choices = choices_on(candidates, by_python, platform_ranks, admitted)
-            for pre, chosen in enumerate(choices):
-                yield where + (" (pip --pre)" if pre else ""), chosen
+            machine_key = memo.machine_key(machine)
+            on_platform = [platform_ranks[n] for n in fits]
+            for (_, said), answer, each in zip(scenarios, answers, admitted, strict=True):
+                make = partial(choices_on, fitting, by_python, on_platform, each)
+                choices = memo.choice(files, (python_key, machine_key, answer), make)
+                for pre, chosen in enumerate(choices):
+                    yield where + said + (" (pip --pre)" if pre else ""), chosen
 
 
-def _refuse_project(plan: Plan, compared: _Compared) -> None:
+_NEITHER = (None, None)
+"""`pipchoice.python_rank` of a wheel the Python takes none of the tags of."""
+
+
+def _both(stated: Sequence[bool], past: Sequence[bool]) -> list[bool]:
+    return [a and b for a, b in zip(stated, past, strict=True)]
+
+
+def source_scenarios(
+    candidates: Sequence[Candidate],
+) -> list[tuple[list[bool] | None, str]]:
+    """How the project's source archives may answer the Python: built (their Requires-Python
+    admits it), then, for each version of them from the highest, excluding it from that
+    version up (each candidate: whether it stays admitted), with the words that say so. pip
+    26 learns an archive's Requires-Python only by building its metadata (never from its
+    PKG-INFO), and where it excludes the Python goes on to the next version (checked with pip
+    26.3: an sdist whose build requires Python 3.13 beside the same sdist in the base made
+    pip on 3.11 install the patch's older, uncompared wheel; k3diff took the archive as
+    fitting every Python, exit 0). k3diff runs no build, so each answer is weighed; the same
+    bytes named as one version build alike in both releases, so the releases' archives of a
+    version are weighed as answering together."""
+    versions = sorted({c.version for c in candidates if c.wheel is None}, reverse=True)
+    scenarios: list[tuple[list[bool] | None, str]] = [(None, "")]
+    for version in versions:
+        past = [c.wheel is not None or c.version < version for c in candidates]
+        said = f" (if what pip builds from the {version} source archives requires another Python)"
+        scenarios.append((past, said))
+    return scenarios
+
+
+def _refuse_project(plan: Plan, compared: _Compared, memo: ChoiceMemo) -> None:
     """The refusal for the first interpreter where one project's chosen wheels were not
     compared with each other, or a chosen source archive is not the other side's."""
     one_sided: UsageError | None = None
-    for where, chosen in each_choice(plan):
+    for where, chosen in each_choice(plan, memo):
         for base in chosen[0]:
             for patch in chosen[1]:
                 if compared.refused(base, patch):

@@ -23,7 +23,6 @@ from k3diff.wheel.record import RECORD_FILES, RecordLine
 from k3diff.wheel.recordhash import digest_mismatch, unverifiable_algorithm
 from k3diff.wheels.entryruns import EntryResults, IdenticalRun
 from k3diff.wheels.model import EntryResult
-from k3diff.wheels.nativeread import search_path_findings
 from k3diff.wheels.proof import How, Status
 
 if TYPE_CHECKING:  # built only when the two wheels' identities differ
@@ -213,6 +212,8 @@ def _entry_findings(entry: EntryResult) -> Iterator[Finding]:
         changes = base.raised_changes(patch)
         if changes:
             yield Finding(Code.W713, entry.path, "; ".join(changes))
+        from k3diff.wheels.nativeread import search_path_findings  # a native whose needs moved
+
         base_path = entry.base_path or entry.path
         for finding in search_path_findings(
             entry.patch_path or entry.path, patch, (base_path, base)

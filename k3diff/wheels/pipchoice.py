@@ -37,8 +37,8 @@ class Candidate:
     version: Version
     build: tuple[int, str] | tuple[()]
     requires: str | None = None
-    """The wheel's Requires-Python, once read (a source archive's is not read: it is taken
-    as fitting every Python, what pip builds from it unknown)."""
+    """The wheel's Requires-Python, once read (a source archive's is what pip builds from
+    it, unknown here: `competing.source_scenarios` weighs it admitting and excluding)."""
 
     @property
     def what(self) -> str:

@@ -29,6 +29,7 @@ from k3diff.releaselinks import refuse_links
 from k3diff.wheel.filename import wheel_filename_parts
 from k3diff.wheel.metadata import read_identity
 from k3diff.wheel.refusals import doubled_suffix, filename_refusals, no_wheel_filename
+from k3diff.wheels.choicememo import ChoiceMemo
 from k3diff.wheels.choicepairing import pair_by_choice
 from k3diff.wheels.compare import WheelOptions, compare_wheels
 from k3diff.wheels.competing import choice_check
@@ -189,12 +190,15 @@ def set_failures(
 
 
 def pair_wheels(
-    base: Sequence[SetWheel], patch: Sequence[SetWheel], given_as_files: bool = False
+    base: Sequence[SetWheel],
+    patch: Sequence[SetWheel],
+    given_as_files: bool = False,
+    memo: ChoiceMemo | None = None,
 ) -> Pairing:
     """The pairing `k3diff wheels` and the bundle's re-reading of a set use: by tags, then
     platform families (`setpairing.pair_wheels`), then pip's choice among the wheels left
-    (`choicepairing`: a tag changed in place)."""
-    return pair_by_choice(tag_pairing(base, patch, given_as_files))
+    (`choicepairing`: a tag changed in place; `memo`: the run's, `choicememo`)."""
+    return pair_by_choice(tag_pairing(base, patch, given_as_files), memo)
 
 
 def set_wheel(path: Path) -> SetWheel | None:
@@ -290,8 +294,10 @@ def compare_release_sets(
     The first pair that cannot be compared (unreadable, corrupt) raises its error; the pairs
     not yet started are cancelled."""
     options = options or WheelOptions()
-    pairing = pair_wheels(base.wheels, patch.wheels, base.given_as_files or patch.given_as_files)
-    choices = choice_check(pairing, allow_unpaired, (base.sources, patch.sources))
+    memo = ChoiceMemo()
+    given_as_files = base.given_as_files or patch.given_as_files
+    pairing = pair_wheels(base.wheels, patch.wheels, given_as_files, memo)
+    choices = choice_check(pairing, allow_unpaired, (base.sources, patch.sources), memo)
     requires_python = {
         id(wheel): unpaired_requires_python(wheel.path)
         for wheel in (*pairing.only_base, *pairing.only_patch)

@@ -14,7 +14,7 @@ above the source archive (`CandidateEvaluator._sort_key`).
 from __future__ import annotations
 
 import mimetypes
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,6 +64,28 @@ def archive_versions(archive: SourceArchive) -> Iterator[tuple[str, Version]]:
             yield project, Version(stem[index + 1 :])
         except InvalidVersion:
             continue
+
+
+MAX_NAME_READINGS = 100_000
+"""Readings of source archives' names a run may take, both directories together (k3diff's cap,
+exit 2 past it): each `-` of a name is a project pip may take the archive for, read with a
+name normalisation and a version parse (release78: 10,000 names of 116 `-` a side, 2.3 million
+readings, took 10 s before any was weighed; a release's sdists hold a few)."""
+
+
+def refuse_many_readings(archives: Sequence[SourceArchive]) -> None:
+    """InputError where reading the archives' names (`archive_versions`) passes
+    `MAX_NAME_READINGS`, before any is read."""
+    total = 0
+    for archive in archives:
+        total += archive.stem.count("-")
+        if total > MAX_NAME_READINGS:
+            raise InputError(
+                f"{archive.path.parent}: the source archives' names hold more `-` than "
+                f"k3diff's cap of {MAX_NAME_READINGS:,} a run (each `-` a project pip may take "
+                "an archive for): move the source archives out of the directories, or give "
+                "the wheels with --base/--patch"
+            )
 
 
 @dataclass

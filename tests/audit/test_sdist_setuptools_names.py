@@ -142,3 +142,31 @@ def test_a_setup_cfg_interpolation_bomb_is_unchecked_in_time(tmp_path: Path) -> 
     assert (code, codes(report)) == (1, {"A135": 1})
     (finding,) = report["artifacts"][0]["findings"]
     assert "interpolation expands past" in finding["detail"] and "unchecked" in finding["detail"]
+
+
+@pytest.mark.parametrize(
+    "members",
+    [
+        (_setup_py('setup(name="", version="1.0", packages=["demo"])'),),
+        (_setup_py('setup(version="1.0", packages=["demo"])'), _setup_cfg("name =")),
+    ],
+    ids=["py-empty", "cfg-empty"],
+)
+def test_an_empty_name_is_no_name_to_setuptools(
+    tmp_path: Path, members: tuple[Member, ...]
+) -> None:
+    """setuptools takes an empty name for none and names the project from its packages
+    (setuptools 84 built ``pkg-1.0`` from ``setup(name="", packages=["pkg"])``): A135 said
+    ``''`` against the file name, exit 1 (holds78)."""
+    code, report = audit_json(_sdist(tmp_path, *members))
+    assert (code, codes(report)) == (0, {}), report
+
+
+def test_an_empty_name_leaves_setup_cfg_s_name_to_setuptools(tmp_path: Path) -> None:
+    """``setup(name="")`` beside ``[metadata] name = other``: setuptools 84 builds ``other``
+    (a name ``setup.py`` gives wins over setup.cfg's; an empty one does not)."""
+    members = (_setup_py('setup(name="", version="1.0")'), _setup_cfg("name = other"))
+    code, report = audit_json(_sdist(tmp_path, *members))
+    assert (code, codes(report)) == (1, {"A135": 1}), report
+    (finding,) = report["artifacts"][0]["findings"]
+    assert finding["path"] == "demo-1.0/setup.cfg" and "'other'" in finding["detail"]

@@ -22,7 +22,7 @@ import wheelkit
 from cli_support import CliResult, run_k3diff, twin
 from peakrss import run_with_peak_rss
 
-from k3diff import bounded
+from k3diff import strictjson
 
 PEAK_LIMIT_MB = 300
 """The issue's bound for a 500 MB line."""
@@ -140,8 +140,8 @@ def test_memory_running_out_while_decoding_is_one_line(
 
         raw_decode = scan_once = decode
 
-    monkeypatch.setattr(bounded, "_DECODER", Exhausted())
-    monkeypatch.setattr(bounded, "_WRITTEN", Exhausted())  # k3diff's own documents and logs
+    monkeypatch.setattr(strictjson, "_DECODER", Exhausted())
+    monkeypatch.setattr(strictjson, "_WRITTEN", Exhausted())  # k3diff's own documents and logs
     line = _refused(run_k3diff(*args), "out of memory decoding JSON")
     assert "bad.jsonl" in line or "cmp.json" in line  # triage reads its comparison first
 

@@ -3,8 +3,10 @@ only what it uses (issue 41, the imports round of case e): `importlib.metadata` 
 `zipfile`, `shutil`, `tempfile` and `importlib.resources` it imports) only for a wheel with an
 `entry_points.txt` (`wheel.entrypoints`), the waivers section's renderer only with `--waivers`,
 the JSON documents' typed readers (`documents.wheelsview`, `documents.findingview`) only where a
-document is read, never where one is written, and the module-level patterns a run may never
-match stay uncompiled (`k3diff.lazyre`: the paths of a build-specific name, the RECORD blank-line
+document is read, never where one is written, the loader tables' reader and judge
+(`wheels.nativeread`, `native.platform` and the modules they import: ≈ 2.2 ms of CPU) only for
+a changed native whose loader tables were read (`wheels.findings`: W632/W633), and the
+module-level patterns a run may never match stay uncompiled (`k3diff.lazyre`: the paths of a build-specific name, the RECORD blank-line
 and entry-point grammars, the row-by-row RECORD digest check, the name checks' control
 characters, the non-ASCII escapes).
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -36,6 +39,8 @@ WATCHED = (
     "k3diff.documents.wheelsview",
     "k3diff.documents.findingview",
     "k3diff.fields",
+    "k3diff.wheels.nativeread",
+    "k3diff.native.platform",
 )
 """Modules the probe reports when loaded (exactly these names)."""
 
@@ -195,3 +200,23 @@ def test_a_record_row_the_plain_path_does_not_take_compiles_the_row_check(
     )
     _, _, compiled = _run("wheels", base, odd, "--format", "json")
     assert "k3diff.wheel.record._URLSAFE_B64" in compiled, sorted(compiled)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler")
+def test_a_changed_native_read_for_its_loader_tables_loads_their_judge(tmp_path: Path) -> None:
+    # the other side of the plain pairs' `k3diff.wheels.nativeread`: a changed native whose
+    # loader tables are read (a real shared object) is judged for its search paths (W632/W633)
+    made = []
+    for side, body in (("base", "1"), ("patch", "2")):
+        source = tmp_path / f"{side}.c"
+        source.write_text(f"int go(void) {{ return {body}; }}\n")
+        library = tmp_path / f"{side}.so"
+        command = ["gcc", "-shared", "-fPIC", "-O1", "-o", str(library), str(source)]
+        subprocess.run(command, check=True)
+        files = {"engine/__init__.py": b"", "engine/_C.so": library.read_bytes()}
+        wheel_dir = tmp_path / side
+        tag = "cp311-cp311-manylinux_2_28_x86_64"
+        made.append(wheelkit.make_wheel(wheel_dir, "engine", "1.0", files, tag=tag))
+    code, loaded, _ = _run("wheels", *made, "--allow-native-changes", "--format", "json")
+    assert code == 0
+    assert {"k3diff.wheels.nativeread", "k3diff.native.platform"} <= loaded, sorted(loaded)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from k3diff import bounded
+from k3diff import bounded, strictjson
 from k3diff.errors import InputError
 from k3diff.responses.tokenbytes import token_id_bytes
 
@@ -112,5 +112,5 @@ def test_braces_in_strings_leave_a_line_on_the_shortcut() -> None:
 def test_a_line_read_before_any_document_is_decoded(monkeypatch: pytest.MonkeyPatch) -> None:
     # the strict decoder is made by the first read: a fresh process whose first JSON is a
     # responses line must not find it missing (was AttributeError on None, a traceback)
-    monkeypatch.setattr(bounded, "_DECODER", None)
+    monkeypatch.setattr(strictjson, "_DECODER", None)
     assert bounded.loads_line('{"id": 1}\n') == {"id": 1}

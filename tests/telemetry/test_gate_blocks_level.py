@@ -12,7 +12,7 @@ from fractions import Fraction
 import pytest
 
 from k3diff.telemetry import blocks, gate
-from k3diff.telemetry.model import SideUnits
+from k3diff.telemetry.gatemodel import SideUnits
 from k3diff.telemetry.permutation import permuted
 
 ALPHA = 0.05

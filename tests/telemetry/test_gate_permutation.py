@@ -13,7 +13,7 @@ import pytest
 from scipy.stats import permutation_test
 
 from k3diff.telemetry import permutation
-from k3diff.telemetry.model import GATE_EXACT_SPLITS, GATE_RESAMPLES
+from k3diff.telemetry.gatemodel import GATE_EXACT_SPLITS, GATE_RESAMPLES
 
 Units = list[tuple[int, int]]
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from cli_support import run_k3diff, run_telemetry
 
-from k3diff.telemetry.model import SideUnits
+from k3diff.telemetry.gatemodel import SideUnits
 from k3diff.telemetry.permutation import permuted
 from k3diff.telemetry.power import (
     MIN_UNITS_FOR_SIZE,

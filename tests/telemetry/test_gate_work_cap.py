@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from k3diff.telemetry.model import GATE_MAX_WORK
+from k3diff.telemetry.gatemodel import GATE_MAX_WORK
 
 from .test_gate_forged import _broken, _refused, _report, servers
 

@@ -95,7 +95,9 @@ def test_the_projects_own_backend_stops(tmp_path: Path, case: str) -> None:
 
     said = _stopped_at(tmp_path, repo, REVERTED)
 
-    assert f"builds with its own backend {backend!r} (backend-path), whose layout" in said
+    shown = path.partition(" = ")[2].strip().replace('"', "'")
+    assert f"builds with its own backend {backend!r} (backend-path {shown}): code of" in said
+    assert "the build imports and runs, and which may write or change any file" in said
 
 
 def test_a_project_in_a_subdirectory_is_named(tmp_path: Path) -> None:

@@ -195,3 +195,62 @@ def test_the_same_sdist_named_as_another_version_is_refused(tmp_path: Path) -> N
     assert result.exit_code == 2, result.stdout
     expected = "builds base source archive base/engine-1.0.tar.gz and builds patch source "
     assert expected + "archive patch/engine-1.1.tar.gz" in result.stderr
+
+
+def test_pip_goes_on_past_an_sdist_whose_build_excludes_the_python(tmp_path: Path) -> None:
+    """pip 26 learns an sdist's Requires-Python only by building it, and where it excludes the
+    Python goes on to the next version: the same 2.0 sdist in both releases, built requiring
+    3.13, sends pip on CPython 3.12 to the 1.0 wheels, where the patch installs its added
+    platform wheel in place of the base's compared pure one (checked with pip 26.3 on 3.11;
+    release78: the sdist was taken as fitting every Python, so the added wheel was one-sided,
+    exit 0)."""
+    pure = {"engine/__init__.py": b""}
+    write(tmp_path / "base", "engine", "1.0", "py3-none-any", pure)
+    write(tmp_path / "patch", "engine", "1.0", "py3-none-any", pure)
+    write(tmp_path / "patch", "engine", "1.0", CP312, _engine("1.0", LIB))
+    sdist = _sdist(tmp_path / "base", "engine", "2.0")
+    (tmp_path / "patch" / sdist.name).write_bytes(sdist.read_bytes())
+    result = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    added = f"--allow-unpaired: patch wheel patch/engine-1.0-{CP312}.whl is not one-sided: "
+    assert result.stderr.startswith(f"k3diff: error: {added}pip installs it on CPython 3.12 on")
+    past = " (if what pip builds from the 2.0 source archives requires another Python), where "
+    assert past + "the base release installed base/engine-1.0-py3-none-any.whl" in result.stderr
+    # the sdist built, the patch's wheel is never chosen; past it, the pure wheels pair alone
+    (tmp_path / "patch" / f"engine-1.0-{CP312}.whl").unlink()
+    alone = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert alone.exit_code == 0, alone.stderr
+
+
+def test_past_the_same_sdist_pip_builds_the_next_versions_sdists(tmp_path: Path) -> None:
+    """Where the same 3.0 sdist's build excludes the Python, pip builds each release's 2.0
+    sdist, other bytes (pip 26.3 on 3.11: `engine-2.0.tar.gz` of each directory; release78:
+    the 3.0 archives taken as built everywhere, exit 0)."""
+    pure = {"engine/__init__.py": b""}
+    for side in ("base", "patch"):
+        write(tmp_path / side, "engine", "1.0", "py3-none-any", pure)
+        _sdist(tmp_path / side, "engine", "2.0", f"SIDE = {side!r}\n".encode())
+    sdist = _sdist(tmp_path / "base", "engine", "3.0")
+    (tmp_path / "patch" / sdist.name).write_bytes(sdist.read_bytes())
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    built = "pip builds base source archive base/engine-2.0.tar.gz and builds patch source "
+    assert result.stderr.startswith(f"k3diff: error: {built}archive patch/engine-2.0.tar.gz on ")
+    assert "(if what pip builds from the 3.0 source archives requires another Python)" in (
+        result.stderr
+    )
+
+
+def test_the_readings_of_archive_names_are_capped(tmp_path: Path) -> None:
+    """Each `-` of an archive's name is a project pip may take it for, read with a version
+    parse: 1,000 names of 60 `-` a side pass k3diff's cap of 100,000 readings, refused before
+    any is read (release78: 10,000 names of 116 `-` a side took 10 s, exit 0)."""
+    _wheels(tmp_path, [CP312], [CP312])
+    for side in ("base", "patch"):
+        for n in range(1_000):
+            (tmp_path / side / f"x{n}-{'-'.join(['1'] * 60)}.tar.gz").write_bytes(b"")
+    result = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.startswith("k3diff: error: patch: the source archives' names hold more")
+    assert "than k3diff's cap of 100,000 a run" in result.stderr

@@ -7,9 +7,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_support import run_k3diff
+
+from k3diff.wheel.tagsharing import Parts
+from k3diff.wheels.interpreters import Python
+from k3diff.wheels.pipchoice import Choice
+from k3diff.wheels.releaseset import Side, pair_wheels, scan_directory
 
 from .wheelset_support import CP312, LIB, _engine, write
 
@@ -63,3 +69,33 @@ def test_report_lists_and_pairs_the_directories_again_alike(tmp_path: Path) -> N
     assert made.exit_code == 0, made.stderr
     result = run_k3diff("report", "set.json", "base", "patch", "--out", "bundle", cwd=tmp_path)
     assert result.exit_code == 0, result.stdout + result.stderr
+
+
+def test_pips_choice_is_made_once_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The choice pairing and the final check weigh the same files on the same interpreters:
+    each file's rank on each Python is made once a run, and each choice once for the same
+    interpreter and answers of Requires-Python (release78: both weighings made every one)."""
+    from k3diff.wheels import choicememo, competing, pipchoice
+
+    ranked: list[tuple[Python, Parts | None]] = []
+    chosen = [0]
+
+    def rank(python: Python, parts: Parts | None) -> tuple[int | None, int | None]:
+        ranked.append((python, parts))
+        return pipchoice.python_rank(python, parts)
+
+    def choices(*args: Any) -> tuple[Choice, Choice]:
+        chosen[0] += 1
+        return pipchoice.choices_on(*args)
+
+    monkeypatch.setattr(choicememo, "python_rank", rank)
+    monkeypatch.setattr(competing, "choices_on", choices)
+    _orjson_shape(tmp_path)
+    result = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
+    assert ranked and len(ranked) == len(set(ranked))
+    # no Requires-Python and no source archive: the final check asks what the pairing made
+    in_run, chosen[0] = chosen[0], 0
+    base, patch = (scan_directory(tmp_path / side, Side(side)) for side in ("base", "patch"))
+    pair_wheels(base.wheels, patch.wheels)
+    assert in_run == chosen[0] > 0
