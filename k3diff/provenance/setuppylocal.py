@@ -28,6 +28,7 @@ from k3diff.provenance.setuppyimports import (
     module_files,
     own_package,
 )
+from k3diff.provenance.setuppyinstalled import installed_command
 from k3diff.provenance.setuppypaths import import_places
 from k3diff.provenance.trees import link_over
 
@@ -56,7 +57,15 @@ def imported_cmake(
     if isinstance(places, str):
         return f"{places} not read, and {_MAY}"
     files = sorted({path for name in imported for at in places for path in module_files(name, at)})
-    return modules_cmake(git, tree, links, files, "which setup.py imports", places)
+    what = modules_cmake(git, tree, links, files, "which setup.py imports", places)
+    if what is not None:
+        return what
+
+    def held(name: str) -> bool:
+        return any(f in tree or f in links for at in places for f in module_files(name, at))
+
+    installed = installed_command(module, held)  # source78: cmake-build-extension's build_ext
+    return None if installed is None else f"{installed}, not read, and {_MAY}"
 
 
 def modules_cmake(

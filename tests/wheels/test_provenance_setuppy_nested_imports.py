@@ -131,3 +131,43 @@ def test_imports_too_deep_stop_the_check(tmp_path: Path) -> None:
     stopped = _stopped_at(tmp_path, _repo(tmp_path, files), REVERTED)
 
     assert "m9.py, which m8.py imports, imported 9 imports deep (over 8), not read" in stopped
+
+
+INSTALLED = {
+    "from import": b"from cmake_build_extension import BuildExtension, CMakeExtension\n"
+    b'setup(name="pkg", packages=["pkg", "pkg.sub"], package_dir={"": "src"},\n'
+    b'      cmdclass={"build_ext": BuildExtension})\n',
+    "a module's attribute, dict()": b"import cmake_build_extension as cbe\n"
+    b'setup(name="pkg", packages=["pkg", "pkg.sub"], package_dir={"": "src"},\n'
+    b"      cmdclass=dict(build_ext=cbe.BuildExtension))\n",
+    "a ** mapping": b"from setuptools_cmake import Build\n"
+    b'OPTIONS = {"cmdclass": {"build_ext": Build}}\n'
+    b'setup(name="pkg", packages=["pkg", "pkg.sub"], package_dir={"": "src"}, **OPTIONS)\n',
+}
+
+
+@pytest.mark.parametrize("shape", list(INSTALLED), ids=list(INSTALLED))
+def test_a_command_class_of_an_installed_package_stops_the_check(
+    tmp_path: Path, shape: str
+) -> None:
+    """cmake-build-extension's ``BuildExtension`` runs CMake from code the commit does not
+    hold (installed by ``[build-system] requires``)."""
+    files = {"setup.py": HEAD + INSTALLED[shape]}
+
+    stopped = _stopped_at(tmp_path, _repo(tmp_path, files), REVERTED)
+
+    assert "a package the commit does not hold (installed when it builds), not read" in stopped
+    assert "cmdclass build_ext is " in stopped
+
+
+def test_known_command_classes_and_the_project_s_own_still_check(tmp_path: Path) -> None:
+    """setuptools', Cython's and pybind11's ``build_ext``, and one of the project's modules
+    running no CMake."""
+    setup_py = HEAD + (
+        b"from Cython.Distutils import build_ext\nfrom pybind11.setup_helpers import build_ext"
+        b" as b2\nfrom helpers import Quiet\nfrom setuptools.command.sdist import sdist\n"
+        b'setup(name="pkg", packages=["pkg", "pkg.sub"], package_dir={"": "src"},\n'
+        b'      cmdclass={"build_ext": build_ext, "b2": b2, "q": Quiet, "sdist": sdist})\n'
+    )
+    quiet = {"setup.py": setup_py, "helpers.py": b"class Quiet:\n    pass\n"}
+    _passes_with(tmp_path / "a", SETUPTOOLS, **quiet)
