@@ -8,7 +8,7 @@ itself was recognised as such an import, and a wheel keeping the package's old f
 exit 0 (source78). A command class of ``setup(cmdclass=…)`` (a literal mapping, `setuppykeywords`)
 imported from a module the commit holds no file of stops the run, unless that package's is
 known to run no CMake (`_KNOWN`: setuptools' and distutils' own, Cython's, pybind11's,
-numpy's, wheel's, setuptools-rust's, PyTorch's C++ extension builder).
+numpy's, wheel's, setuptools-rust's, PyTorch's C++ extension builder, Sphinx's and Babel's).
 """
 
 from __future__ import annotations
@@ -21,9 +21,21 @@ from k3diff.provenance.setuppykeywords import setup_keywords
 from k3diff.provenance.setuptoolsconfig import names_setup, setup_names
 
 _KNOWN = frozenset(
-    {"setuptools", "distutils", "Cython", "pybind11", "numpy", "wheel", "setuptools_rust", "torch"}
+    {
+        "setuptools",
+        "distutils",
+        "Cython",
+        "pybind11",
+        "numpy",
+        "wheel",
+        "setuptools_rust",
+        "torch",
+        "sphinx",
+        "babel",
+    }
 )
-"""Top-level packages whose command classes build extensions without CMake."""
+"""Top-level packages whose command classes run no CMake (build extensions, documents or
+message catalogs)."""
 
 
 def installed_command(module: ast.Module, held: Callable[[str], bool]) -> str | None:
