@@ -14,7 +14,7 @@ numpy's, wheel's, setuptools-rust's, PyTorch's C++ extension builder, Sphinx's a
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from k3diff.escape import shortened
 from k3diff.provenance.setuppykeywords import setup_keywords
@@ -89,3 +89,19 @@ def _imported_from(module: ast.Module) -> dict[str, str]:
                 bound = alias.asname or alias.name.split(".")[0]
                 found[bound] = alias.name if alias.asname else alias.name.split(".")[0]
     return found
+
+
+def installed_class(
+    setting: str, name: str, files: Iterable[str], held: Callable[[str], bool]
+) -> str | None:
+    """Why the command class `name` a ``cmdclass`` `setting` names (``setup.cfg [options]
+    cmdclass``) is an installed package's: none of the `files` setuptools may load it from is
+    `held` by the commit, and its package is not of `_KNOWN`; None where it is not (source78:
+    ``build_ext = cmake_build_extension.BuildExtension`` passed, exit 0)."""
+    module = name.rpartition(".")[0]
+    if not module or module.split(".")[0] in _KNOWN or any(map(held, files)):
+        return None
+    return (
+        f"{setting} names {shortened(name, 200)}, from {shortened(module, 200)}, a package the "
+        "commit does not hold (installed when it builds)"
+    )

@@ -171,3 +171,33 @@ def test_known_command_classes_and_the_project_s_own_still_check(tmp_path: Path)
     )
     quiet = {"setup.py": setup_py, "helpers.py": b"class Quiet:\n    pass\n"}
     _passes_with(tmp_path / "a", SETUPTOOLS, **quiet)
+
+
+CONFIGURED = {
+    "setup.cfg": (
+        {"setup.cfg": SETUP_CFG + b"cmdclass =\n    build_ext = cmake_build_extension.Build\n"},
+        "setup.cfg [options] cmdclass names cmake_build_extension.Build, from",
+    ),
+    "pyproject.toml": (
+        {"pyproject.toml": SETUPTOOLS + b'[tool.setuptools.cmdclass]\nbuild_ext = "cbe.x.Build"\n'},
+        "pyproject.toml [tool.setuptools] cmdclass names cbe.x.Build, from cbe.x, a package",
+    ),
+}
+
+
+@pytest.mark.parametrize("where", list(CONFIGURED), ids=list(CONFIGURED))
+def test_a_configured_command_class_of_an_installed_package_stops_the_check(
+    tmp_path: Path, where: str
+) -> None:
+    more, said = CONFIGURED[where]
+    files = {"setup.py": HEAD + SETUP_PY, **more}
+
+    stopped = _stopped_at(tmp_path, _repo(tmp_path, files), REVERTED)
+
+    assert said in stopped
+    assert "the commit does not hold (installed when it builds), not read, and may run" in stopped
+
+
+def test_a_configured_known_command_class_still_checks(tmp_path: Path) -> None:
+    cfg = SETUP_CFG + b"cmdclass =\n    build_ext = Cython.Distutils.build_ext\n"
+    _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.py": HEAD + SETUP_PY, "setup.cfg": cfg})
