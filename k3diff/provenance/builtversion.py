@@ -78,10 +78,13 @@ def version_notes(
     said only where that version is not read (`Unchecked`); none where they agree."""
     if version is None:
         return ()
-    files = ProjectFiles(git, lookup.tree, lookup.links, lookup.layout.project)
+    project = lookup.layout.project
+    files = ProjectFiles(git, lookup.tree, lookup.links, project, lookup.submodules)
     files.prefetch([f"{files.directory}{name}" for name in _CONFIGURATION])
     built = built_version(files, lookup)
     short = commit[:SHORT_ID_LENGTH]
+    if isinstance(built, Unchecked) and files.in_submodules:
+        return (RepoNote(VERSION_CODE, _in_submodule(files.in_submodules, version, short)),)
     if isinstance(built, Unchecked):
         said = f"the patch wheel's METADATA Version {shortened(version, 200)} is not checked"
         return (RepoNote("", f"{said} against the version commit {short} builds: {built.reason}"),)
@@ -92,6 +95,18 @@ def version_notes(
         f"builds {shortened(built.version, 200)} ({built.origin})"
     )
     return (RepoNote(VERSION_CODE, message),)
+
+
+def _in_submodule(paths: Mapping[str, str], version: str, short: str) -> str:
+    """W413's message where the version the commit builds is read from a file in a submodule:
+    the commit pins another repository's commit there, whose files k3diff does not read (no
+    fetch), so the version it builds is not proven (source78: said "not checked", exit 0)."""
+    path, submodule = next(iter(paths.items()))
+    return (
+        f"the patch wheel's METADATA Version {shortened(version, 200)} is not proven: commit "
+        f"{short} builds the version {path} states, which is in the submodule {submodule} "
+        "(another repository, pinned by the commit, whose files k3diff does not read)"
+    )
 
 
 def _same(built: str, version: str) -> bool:

@@ -35,6 +35,7 @@ from k3diff.provenance.configdocuments import project_config
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.packagedirs import PackageDirs, Unread
 from k3diff.provenance.setupcfg import SetupCfg
+from k3diff.provenance.setuppyinstalled import installed_class
 from k3diff.provenance.setuppylocal import MODULES_BYTES_CAP, modules_cmake
 from k3diff.provenance.setuppyparse import parsed_setup_py
 from k3diff.provenance.setuppypaths import import_places
@@ -42,6 +43,8 @@ from k3diff.provenance.setuptoolsconfig import from_pyproject, from_setup_config
 from k3diff.provenance.trees import link_over
 from k3diff.provenance.unreadbackends import ADVICE, SETUPTOOLS_BACKENDS
 from k3diff.provenance.versionsources import Said, module_attribute
+
+_MAY = "may run CMake, whose CMake installs files into the wheel, not read"
 
 _QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", re.ASCII)
 """A command class's qualified name setuptools resolves within the project (``a.b.Class``)."""
@@ -179,6 +182,11 @@ def _stop_cmdclass(
         _stop_unread(git, f"{setting} names {len(classes):,} classes, over {CLASSES_CAP}, not read")
     paths: set[str] = set()
     ordered = functools.cache(lambda: sorted({*tree, *links}))
+    every_link = frozenset(links)
+
+    def held(path: str) -> bool:
+        return path in tree or path in links or link_over(every_link, path) is not None
+
     for name in classes:
         if not isinstance(name, str) or len(name) > _NAME_CAP or not _QUALIFIED.fullmatch(name):
             shown = shortened(repr(name), 200)
@@ -189,8 +197,12 @@ def _stop_cmdclass(
                 f"{git.label}: {setting} names scikit-build's {shortened(str(name), 200)}, whose "
                 f"CMake installs files into the wheel, not read: {CMAKE_ADVICE}"
             )
-        paths |= _class_files(tree, links, found, module, ordered)
-    what = modules_cmake(git, tree, links, sorted(paths), f"which {setting} names")
+        files = _class_files(tree, links, found, module, ordered)
+        if said := installed_class(setting, str(name), files, held):  # source78
+            raise SourceError(f"{git.label}: {said}, not read, and {_MAY}: {CMAKE_ADVICE}")
+        paths |= files
+    places = [directory, *found[2]]  # where the modules it imports in turn are found
+    what = modules_cmake(git, tree, links, sorted(paths), f"which {setting} names", places)
     if what is not None:
         raise SourceError(
             f"{git.label}: {what} installs files into the wheel, not read: {CMAKE_ADVICE}"
@@ -240,7 +252,8 @@ def _stop_version_attr(
     for data in dict(iter_blobs(git, small)).values():
         if not isinstance(module_attribute(data, name), Said):
             return  # read statically (`StaticModule`): nothing imported
-    what = modules_cmake(git, tree, links, paths, f"which {setting} imports")
+    places = [found[0], *found[2]]
+    what = modules_cmake(git, tree, links, paths, f"which {setting} imports", places)
     if what is not None:
         raise SourceError(
             f"{git.label}: {what} installs files into the wheel, not read: {CMAKE_ADVICE}"

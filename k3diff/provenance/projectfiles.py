@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from k3diff.provenance.configdocuments import CONFIG_CAP
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
+from k3diff.provenance.trees import link_over
 from k3diff.provenance.versionsources import Said
 
 
@@ -32,8 +33,14 @@ class ProjectFiles:
     links: Collection[str]
     directory: str
     """The project's directory ('' or ending in '/')."""
+    submodules: frozenset[str] = frozenset()
+    """Every submodule's path in the commit (`trees.CommitTree.submodules`)."""
     _read: dict[str, bytes | Said] = field(default_factory=dict, compare=False, repr=False)
     """What `read` and `prefetch` read, by path."""
+    in_submodules: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    """Path -> submodule of each file `read` was asked for that lies in a submodule: a
+    recursive checkout holds another repository's file there, which k3diff does not read
+    (source78: a version read from one was said "not checked", exit 0)."""
 
     def path(self, relative: object) -> str | None:
         """`relative` (a string) as a repository path under the project; None for no string,
@@ -50,6 +57,11 @@ class ProjectFiles:
         if path in self.links:
             return Said(f"{path} is a symbolic link, not read")
         if path not in self.tree:
+            if (submodule := link_over(self.submodules, path)) is not None:
+                self.in_submodules[path] = submodule
+                return Said(
+                    f"{path} is in the submodule {submodule}, whose files k3diff does not read"
+                )
             return Said(f"the commit holds no file {path}")
         if path not in self._read:
             self.prefetch([path])

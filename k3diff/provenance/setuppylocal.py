@@ -13,11 +13,22 @@ those it finds under a directory it puts on ``sys.path`` (`setuppypaths`: grpcio
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
 from k3diff.provenance.cmakebackends import imports_skbuild
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.setuppycmake import cmake_line
+from k3diff.provenance.setuppyimports import (
+    FOLLOWED_BYTES_CAP,
+    FOLLOWED_CAP,
+    IMPORT_DEPTH_CAP,
+    NAMES_CAP,
+    followed_files,
+    imported_names,
+    module_files,
+    own_package,
+)
+from k3diff.provenance.setuppyinstalled import installed_command
 from k3diff.provenance.setuppypaths import import_places
 from k3diff.provenance.trees import link_over
 
@@ -38,69 +49,88 @@ def imported_cmake(
     module: ast.Module,
 ) -> str | None:
     """Which module of the project `module` (the parsed ``setup.py`` of the project in
-    `directory`) imports runs CMake (``tools/cm.py, which setup.py imports, runs CMake (line
-    3), whose CMake``), or why they are not read; None where none does."""
-    imported = _imported(module)
+    `directory`) imports, or a module of it imports in turn, runs CMake (``tools/cm.py, which
+    setup.py imports, runs CMake (line 3), whose CMake``), or why they are not read; None
+    where none does."""
+    imported = imported_names(module)
     places = import_places(module, directory, (*tree, *links), imported)
     if isinstance(places, str):
         return f"{places} not read, and {_MAY}"
-    files = sorted({path for name in imported for at in places for path in _files(name, at)})
-    return modules_cmake(git, tree, links, files, "which setup.py imports")
+    files = sorted({path for name in imported for at in places for path in module_files(name, at)})
+    what = modules_cmake(git, tree, links, files, "which setup.py imports", places)
+    if what is not None:
+        return what
+
+    def held(name: str) -> bool:
+        return any(f in tree or f in links for at in places for f in module_files(name, at))
+
+    installed = installed_command(module, held)  # source78: cmake-build-extension's build_ext
+    return None if installed is None else f"{installed}, not read, and {_MAY}"
 
 
 def modules_cmake(
-    git: GitRepo, tree: Mapping[str, str], links: Collection[str], paths: list[str], how: str
+    git: GitRepo,
+    tree: Mapping[str, str],
+    links: Collection[str],
+    paths: list[str],
+    how: str,
+    places: Sequence[str],
 ) -> str | None:
     """Which of the modules at `paths` (those the commit holds, sorted; `how` the build runs
-    them: ``which setup.py imports``) runs CMake, or why they are not read; None where none
-    does."""
+    them: ``which setup.py imports``), or of those they import in turn (absolute names found at
+    `places`, `setuppyimports`), runs CMake, or why they are not read; None where none does.
+    Those at `paths` at most `MODULES_CAP` modules and `MODULES_BYTES_CAP` bytes, with those
+    imported in turn `FOLLOWED_CAP` and `FOLLOWED_BYTES_CAP`, `IMPORT_DEPTH_CAP` imports deep."""
     every_link = frozenset(links)
-    for path in paths:  # review77b, submod77: `tools/` a link or a submodule holding `cm.py`
-        if path not in tree and (over := link_over(every_link, path)) not in (None, path):
-            under = f"is under the symbolic link or submodule {over}"
-            return f"{path}, {how}, {under}, not read, and {_MAY}"
-    files = [path for path in paths if path in tree or path in links]
-    if len(files) > MODULES_CAP:
-        many = f"{len(files):,} modules of the project"
-        return f"{many}, {how}, are not read (over {MODULES_CAP}), and {_MAY}"
-    if linked := [path for path in files if path in links]:
-        return f"{linked[0]}, {how}, is a symbolic link or submodule, not read, and {_MAY}"
-    sizes = blob_sizes(git, [tree[path] for path in files])
-    if sum(sizes[tree[path]] for path in files) > MODULES_BYTES_CAP:
-        many = f"{', '.join(files[:3])}{' …' if len(files) > 3 else ''}"
-        cap = f"{MODULES_BYTES_CAP // 1024} KiB"
-        return f"{many}, {how}, are over {cap} together, not read, and {_MAY}"
-    blobs = dict(iter_blobs(git, sorted({tree[path] for path in files})))
-    for path in files:
-        try:
-            parsed = ast.parse(blobs[tree[path]], path)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return f"{path}, {how}, is not Python k3diff reads, and {_MAY}"
-        if (line := cmake_line(parsed)) is not None:
-            return f"{path}, {how}, runs CMake (line {line}), whose CMake"
-        if imports_skbuild(parsed):
-            return f"{path}, {how}, builds with scikit-build (skbuild), whose CMake"
-    return None
-
-
-def _imported(module: ast.Module) -> list[str]:
-    """The absolute module names `module` imports, anywhere (``from a.b import c`` names
-    ``a.b`` and ``a.b.c``, which may be a module)."""
-    names = []
-    for node in ast.walk(module):
-        if isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            names += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-    return names
-
-
-def _files(name: str, directory: str) -> list[str]:
-    """The project files importing `name` may run: each package's ``__init__.py`` and the
-    module's own file."""
-    parts = name.split(".")
-    found = []
-    for n in range(1, len(parts) + 1):
-        base = directory + "/".join(parts[:n])
-        found += [base + "/__init__.py", base + ".py"]
-    return found
+    seen: set[str] = set()
+    level, why = paths, dict.fromkeys(paths, how)
+    packages = {path: own_package(path, places) for path in paths}
+    known: set[str] = set()
+    total = 0
+    for depth in range(IMPORT_DEPTH_CAP + 1):
+        them = how if depth == 0 else f"{how} or they import"
+        for path in level:  # review77b, submod77: `tools/` a link or a submodule holding `cm.py`
+            if path not in tree and (over := link_over(every_link, path)) not in (None, path):
+                under = f"is under the symbolic link or submodule {over}"
+                return f"{path}, {why[path]}, {under}, not read, and {_MAY}"
+        files = [path for path in level if path in tree or path in links]
+        seen |= set(files)
+        if len(seen) > (MODULES_CAP if depth == 0 else FOLLOWED_CAP):
+            many = f"{len(seen):,} modules of the project"
+            most = MODULES_CAP if depth == 0 else FOLLOWED_CAP
+            return f"{many}, {them}, are not read (over {most}), and {_MAY}"
+        if linked := [path for path in files if path in links]:
+            return f"{linked[0]}, {why[linked[0]]}, is a symbolic link or submodule, not read, and {_MAY}"
+        sizes = blob_sizes(git, [tree[path] for path in files])
+        total += sum(sizes[tree[path]] for path in files)
+        if total > (limit := MODULES_BYTES_CAP if depth == 0 else FOLLOWED_BYTES_CAP):
+            many = f"{', '.join(files[:3])}{' …' if len(files) > 3 else ''}"
+            cap = f"{limit // 1024} KiB"
+            return f"{many}, {them}, are over {cap} together, not read, and {_MAY}"
+        blobs = dict(iter_blobs(git, sorted({tree[path] for path in files})))
+        following: dict[str, str] = {}
+        for path in files:
+            try:
+                parsed = ast.parse(blobs[tree[path]], path)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return f"{path}, {why[path]}, is not Python k3diff reads, and {_MAY}"
+            if (line := cmake_line(parsed)) is not None:
+                return f"{path}, {why[path]}, runs CMake (line {line}), whose CMake"
+            if imports_skbuild(parsed):
+                return f"{path}, {why[path]}, builds with scikit-build (skbuild), whose CMake"
+            followed = followed_files(parsed, packages[path], places, known)
+            if len(known) > NAMES_CAP:
+                many = f"{len(known):,} module names"
+                return f"{path}, {why[path]}, and those before it import {many} (over {NAMES_CAP}), not read, and {_MAY}"
+            for found, package in sorted(followed.items()):
+                if found in seen or found in following:
+                    continue
+                if found in tree or found in links or link_over(every_link, found) is not None:
+                    following[found] = f"which {path} imports"
+                    packages.setdefault(found, package)
+        level = sorted(following)
+        why = following
+        if not level:
+            return None
+    deep = f"imported {IMPORT_DEPTH_CAP + 1} imports deep"
+    return f"{level[0]}, {why[level[0]]}, {deep} (over {IMPORT_DEPTH_CAP}), not read, and {_MAY}"

@@ -21,6 +21,7 @@ from collections.abc import Collection, Mapping
 from k3diff.provenance import setupcfg
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, checked_dirs, one
 from k3diff.provenance.setupcfg import read_setup_cfg
+from k3diff.provenance.setuppykeywords import setup_keywords
 from k3diff.provenance.setuppyparse import parsed_setup_py
 
 
@@ -83,15 +84,17 @@ def from_setup_py(data: bytes, label: str) -> Stated:
         if not (isinstance(node, ast.Call) and names_setup(node.func, names, modules)):
             continue
         calls += 1
-        given = [k for k in node.keywords if k.arg == "package_dir"]
-        if given:
+        keywords = setup_keywords(node, module)  # source78: setup(**{…}) read where literal
+        if keywords is None:  # package_dir= beside a ** mapping: the mapping cannot hold one
+            keywords = {k.arg: k.value for k in node.keywords if k.arg == "package_dir"} or None
+        if keywords is None:  # setup(**options) may carry one
+            found.append(Unread(f"{label} passes setup() a ** mapping, which may hold package_dir"))
+        elif "package_dir" in keywords:
             try:
-                value = ast.literal_eval(given[0].value)
+                value = ast.literal_eval(keywords["package_dir"])
             except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                 value = None
             found.append(checked_dirs(value, label, "setup(package_dir=…)"))
-        elif any(k.arg is None for k in node.keywords):  # setup(**options) may carry one
-            found.append(Unread(f"{label} passes setup() a ** mapping, which may hold package_dir"))
     if found and calls > len(found):  # one call states none: which runs is not read (review69b)
         return Unread(f"{label} calls setup() {calls} times, not all with package_dir")
     return one(found)

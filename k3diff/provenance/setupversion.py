@@ -24,6 +24,7 @@ from k3diff.escape import shortened
 from k3diff.provenance.lookup import Lookup
 from k3diff.provenance.projectfiles import Built, ProjectFiles
 from k3diff.provenance.setupcfg import read_setup_cfg
+from k3diff.provenance.setuppykeywords import setup_keywords
 from k3diff.provenance.setuppyparse import parsed_setup_py
 from k3diff.provenance.versionconfig import SETUPTOOLS_SCM
 from k3diff.provenance.versionsources import Said, module_attribute
@@ -76,8 +77,8 @@ def _setup_py(files: ProjectFiles) -> Built | Said | None:
     for node in ast.walk(module):
         if not isinstance(node, ast.Call) or _name(node.func) != "setup":
             continue
-        keywords = {k.arg: k.value for k in node.keywords}
-        if None in keywords or "use_scm_version" in keywords:
+        keywords = setup_keywords(node, module)  # source78: setup(**{"version": …})
+        if keywords is None or "use_scm_version" in keywords:
             found.append(Said(f"{path} line {node.lineno}: setup() may set it by code"))
         elif "version" in keywords:
             value = keywords["version"]

@@ -185,10 +185,13 @@ def test_a_command_class_not_read_stops_the_check(tmp_path: Path) -> None:
 
 
 def test_a_command_class_running_no_cmake_leaves_the_check_as_it_was(tmp_path: Path) -> None:
-    """A command class of the project naming no CMake, one of no file of it (an installed
-    package's), and a cmdclass under another backend, which never reads it, change nothing."""
+    """A command class of the project naming no CMake, one of an installed package known to
+    run none (setuptools'; source78: one of another installed package stops,
+    test_provenance_setuppy_nested_imports), and a cmdclass under another backend, which never
+    reads it, change nothing."""
     quiet = CM.replace(b'"cmake"', b'"ninja"')
-    cfg = SETUP_CFG + b"cmdclass =\n    build_ext = tools.cm.CMakeBuild\n    sdist = other.Sdist\n"
+    cfg = SETUP_CFG + b"cmdclass =\n    build_ext = tools.cm.CMakeBuild\n"
+    cfg += b"    sdist = setuptools.command.sdist.sdist\n"
     _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.cfg": cfg, "src/tools/cm.py": quiet})
     hatch = b'[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
     hatch += b'[tool.hatch.build.targets.wheel]\npackages = ["src/pkg"]\n'

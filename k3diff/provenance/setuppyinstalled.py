@@ -1,0 +1,107 @@
+"""A ``setup.py`` command class from an installed package: code the commit does not hold.
+
+``from cmake_build_extension import BuildExtension`` and ``setup(cmdclass={"build_ext":
+BuildExtension}, …)``: the package is installed when the project builds (its
+``[build-system] requires``), so its ``build_ext`` runs code k3diff never sees, and
+cmake-build-extension's runs CMake, whose ``install()`` writes into the wheel. Only ``cmake``
+itself was recognised as such an import, and a wheel keeping the package's old file passed,
+exit 0 (source78). A command class of ``setup(cmdclass=…)`` (a literal mapping, `setuppykeywords`)
+imported from a module the commit holds no file of stops the run, unless that package's is
+known to run no CMake (`_KNOWN`: setuptools' and distutils' own, Cython's, pybind11's,
+numpy's, wheel's, setuptools-rust's, PyTorch's C++ extension builder, Sphinx's and Babel's).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+
+from k3diff.escape import shortened
+from k3diff.provenance.setuppykeywords import setup_keywords
+from k3diff.provenance.setuptoolsconfig import names_setup, setup_names
+
+_KNOWN = frozenset(
+    {
+        "setuptools",
+        "distutils",
+        "Cython",
+        "pybind11",
+        "numpy",
+        "wheel",
+        "setuptools_rust",
+        "torch",
+        "sphinx",
+        "babel",
+    }
+)
+"""Top-level packages whose command classes run no CMake (build extensions, documents or
+message catalogs)."""
+
+
+def installed_command(module: ast.Module, held: Callable[[str], bool]) -> str | None:
+    """The first command class the parsed ``setup.py`` passes ``setup(cmdclass=…)`` from an
+    installed package (a module `held` says the commit holds no file of, not of `_KNOWN`),
+    said as ``setup.py line 9: cmdclass build_ext is BuildExtension from
+    cmake_build_extension, a package the commit does not hold (installed when it builds)``;
+    None where there is none."""
+    origins = _imported_from(module)
+    names, modules = setup_names(module)
+    for node in ast.walk(module):
+        if not (isinstance(node, ast.Call) and names_setup(node.func, names, modules)):
+            continue
+        keywords = setup_keywords(node, module) or {}
+        classes = keywords.get("cmdclass")
+        for key, value in _entries(classes, module):
+            base = value
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            origin = origins.get(base.id) if isinstance(base, ast.Name) else None
+            if origin is None or origin.split(".")[0] in _KNOWN or held(origin):
+                continue
+            shown = shortened(ast.unparse(value), 100)
+            return (
+                f"setup.py line {node.lineno}: cmdclass {shortened(key, 100)} is {shown} from "
+                f"{shortened(origin, 100)}, a package the commit does not hold (installed when "
+                "it builds)"
+            )
+    return None
+
+
+def _entries(classes: ast.expr | None, module: ast.Module) -> list[tuple[str, ast.expr]]:
+    """(command, class) of a ``cmdclass`` mapping that is literal (`setuppykeywords`)."""
+    if classes is None:
+        return []
+    call = ast.Call(ast.Name("setup", ast.Load()), [], [ast.keyword(None, classes)])
+    read = setup_keywords(call, module)
+    return list(read.items()) if read is not None else []
+
+
+def _imported_from(module: ast.Module) -> dict[str, str]:
+    """Name -> the module it is imported from (``from a.b import C as D``: D -> ``a.b``;
+    ``import a.b as m``: m -> ``a.b``; ``import a.b``: a -> ``a``), relative imports aside."""
+    found: dict[str, str] = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for alias in node.names:
+                found[alias.asname or alias.name] = node.module
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                found[bound] = alias.name if alias.asname else alias.name.split(".")[0]
+    return found
+
+
+def installed_class(
+    setting: str, name: str, files: Iterable[str], held: Callable[[str], bool]
+) -> str | None:
+    """Why the command class `name` a ``cmdclass`` `setting` names (``setup.cfg [options]
+    cmdclass``) is an installed package's: none of the `files` setuptools may load it from is
+    `held` by the commit, and its package is not of `_KNOWN`; None where it is not (source78:
+    ``build_ext = cmake_build_extension.BuildExtension`` passed, exit 0)."""
+    module = name.rpartition(".")[0]
+    if not module or module.split(".")[0] in _KNOWN or any(map(held, files)):
+        return None
+    return (
+        f"{setting} names {shortened(name, 200)}, from {shortened(module, 200)}, a package the "
+        "commit does not hold (installed when it builds)"
+    )
