@@ -198,11 +198,13 @@ def _enumerate(pooled: list[int], size: int) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(len(rows), len(pooled))
 
 
-def permutations_for(tests: int, alpha: float) -> int:
+def permutations_for(tests: int, level: float) -> int:
     """Permutations whose smallest p, 1 / (1 + B), is at most a twentieth of the level a record
-    needs when it is the only rejection (α over the `tests` of the family), within
-    `PERMUTATIONS` and `MOST_PERMUTATIONS`."""
-    wanted = math.ceil(20 * max(1, tests) / alpha) - 1
+    needs when it is the only rejection (`level` over the `tests` of the family; `level` the α
+    the family is judged at, α / 2 where a sampled mode is in it: `sampledlevel.judged_at`),
+    within `PERMUTATIONS` and `MOST_PERMUTATIONS` (past it, 20 × tests / level > 100,000, the
+    smallest p is 1 / 100,000)."""
+    wanted = math.ceil(20 * max(1, tests) / level - 1e-9) - 1
     return max(PERMUTATIONS, min(MOST_PERMUTATIONS, wanted))
 
 

@@ -209,7 +209,9 @@ def distribution_tests(
     ready = [pair for pair, f in firsts.items() if isinstance(f, firsttoken.Prepared)]
     tokens = sum(f.tests for f in firsts.values() if isinstance(f, firsttoken.Prepared))
     tokens += 2 * sum(1 for m in {p[1] for p in ready} if sum(p[1] == m for p in ready) >= 2)
-    permutations = dist.permutations_for(len(planned) + len(pools) + tokens, settings.alpha)
+    # B is sized at the level the tests are judged at: α / 2 where a sampled mode is among them.
+    judged = judged_at(settings.alpha, any(item.sampled for item in planned))
+    permutations = dist.permutations_for(len(planned) + len(pools) + tokens, judged)
     for item in planned:
         if item.kind == "counts":
             counted, p, exact = dist.count_test(item.patch, item.base, permutations)

@@ -300,10 +300,10 @@ def test_reworded_answers_at_temperature_1_are_a_distribution_shift(tmp_path: Pa
         mine = [t["text"] for t in texts if t["key"] == key and t["side"] == "patch"]
         theirs = [t["text"] for t in texts if t["key"] == key and t["side"] == "base"]
         assert test["statistic"] == pytest.approx(_v_statistic(mine, theirs))
-        # No permutation scores as high: p = 1 / (1 + B), B = 1,999 (the smallest allowed; 20 / (α /
-        # 4 tests) = 1,600 would do).
-        assert test["permutations"] == 1_999
-        assert test["p"] == pytest.approx(1 / 2_000)
+        # No permutation scores as high: p = 1 / (1 + B), B = 20 / (α / 2 / 4 tests) − 1 = 3,199
+        # (sized at the level the sampled tests are judged at, aa78; 1,999 at α / 4 before).
+        assert test["permutations"] == 3_199
+        assert test["p"] == pytest.approx(1 / 3_200)
         assert test["pooled_records"] == 3 and test["pooled_p_adjusted"] <= ALPHA
         assert "patch: 'ANSWER=' in 36 of 36, base: 0 of 36" in record["reason"]
         assert "base: 'The answer is ' in 36 of 36, patch: 0 of 36" in record["reason"]
