@@ -17,14 +17,16 @@ from __future__ import annotations
 from k3diff.errors import InputError
 
 MAX_RECORDS = 2_000_000
-"""Records one side of `responses` reads at most (each choice of n > 1 counts as one)."""
+"""Records one side of `responses` reads at most (each choice of n > 1 counts as one); also
+the requests of a prompts file `sample` reads."""
 
 
-def past_side_cap(display: str, where: str) -> InputError:
-    """The refusal of a side's record past `MAX_RECORDS` (`where`: its line)."""
+def past_side_cap(display: str, where: str, noun: str = "records") -> InputError:
+    """The refusal of a side's record past `MAX_RECORDS` (`where`: its line; `noun`: what the
+    file holds, `prompts` for a prompts file of `sample`)."""
     return InputError(
-        f"{display}: more than {MAX_RECORDS:,} records (the cap of records a side); refused "
-        f"at record {MAX_RECORDS + 1:,} ({where}): split the capture"
+        f"{display}: more than {MAX_RECORDS:,} {noun} (the cap of {noun} a side); refused "
+        f"at {noun[:-1]} {MAX_RECORDS + 1:,} ({where}): split the file"
     )
 
 

@@ -75,5 +75,16 @@ def test_sample_prompts_from_a_responses_file_past_the_cap_are_refused(
     tmp_path: Path, small_cap: int
 ) -> None:
     capture = _capture(tmp_path / "responses.jsonl", small_cap + 1)
-    with pytest.raises(InputError, match=r"more than 5 records .*refused at record 6 \(line 6\)"):
+    with pytest.raises(
+        InputError, match=r"more than 5 records .*refused at record 6 \(line 6\): split the file"
+    ):
         read_prompts(capture)
+
+
+def test_a_prompts_file_past_the_cap_is_refused(tmp_path: Path, small_cap: int) -> None:
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text("".join(json.dumps({"prompt": f"p{n}"}) + "\n" for n in range(7)))
+    with pytest.raises(InputError, match=r"more than 5 prompts \(the cap of prompts a side\); "):
+        read_prompts(prompts)
+    prompts.write_text("".join(json.dumps({"prompt": f"p{n}"}) + "\n" for n in range(5)))
+    assert len(read_prompts(prompts)) == 5
