@@ -19,6 +19,7 @@ from typing import Any
 from k3diff.fields import NONNEGATIVE, Fields, is_number
 from k3diff.responses.beams import BeamNote, read_beams
 from k3diff.responses.gateview import GateView, read_gate
+from k3diff.responses.recordcap import document_cap
 from k3diff.responses.recordscores import check_total
 from k3diff.responses.recordview import ResponsesRecord, read_record
 from k3diff.responses.sampled import SampledNote, read_sampled
@@ -95,6 +96,7 @@ def read(body: object, name: str) -> ResponsesDocument:
     verdict = fields.object("verdict")
     noise = fields.optional_object("noise")
     pairing = fields.optional_object("pairing")
+    _check_count(fields, body)
     records = fields.each("records", read_record)
     check_total(fields, sum(len(r.scores or ()) for r in records))
     _held(fields)
@@ -124,6 +126,18 @@ def read(body: object, name: str) -> ResponsesDocument:
         beams=read_beams(fields.optional_object("beams")),
         sampled=read_sampled(fields, records),
     )
+
+
+def _check_count(fields: Fields, body: object) -> None:
+    """Refuse more records than a run of `responses` writes (`document_cap`), before each is
+    read into its typed view."""
+    raw = body.get("records") if isinstance(body, dict) else None
+    if isinstance(raw, list) and len(raw) > document_cap():
+        raise fields.fail(
+            "records",
+            f"holds {len(raw):,} records, past {document_cap():,} (twice the cap of records a "
+            "side k3diff responses reads)",
+        )
 
 
 def _held(fields: Fields) -> None:

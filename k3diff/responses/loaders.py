@@ -40,6 +40,7 @@ from typing import Any, TypeVar
 from k3diff import bounded
 from k3diff.bounded import loads_line
 from k3diff.errors import InputError, ResponseFormatError
+from k3diff.responses import recordcap
 from k3diff.responses.fastshape import FastReader
 from k3diff.responses.inspect_log import (
     eval_zip_records,
@@ -212,4 +213,9 @@ def _at_least_one(records: Iterator[_T], display: str) -> Iterator[_T]:
 def load_side(path: Path, display: str, options: LoadOptions) -> LoadedSide:
     """Read every record of one responses file with the loader that claims it."""
     name, records = open_side(path, display, options)
-    return LoadedSide(display=display, format=name, records=list(records))
+    kept: list[ResponseRecord] = []
+    for record in records:
+        if len(kept) >= recordcap.MAX_RECORDS:
+            raise recordcap.past_side_cap(display, f"line {record.line}")
+        kept.append(record)
+    return LoadedSide(display=display, format=name, records=kept)

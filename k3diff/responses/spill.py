@@ -20,6 +20,7 @@ from operator import itemgetter
 from pathlib import Path
 
 from k3diff.closeable import Closeable
+from k3diff.responses import recordcap
 from k3diff.responses.ignore import drop_ignored
 from k3diff.responses.loaders import open_side_packed
 from k3diff.responses.model import LoadOptions, ResponseRecord
@@ -184,8 +185,12 @@ def spill_side(path: Path, display: str, options: LoadOptions) -> SpilledSide:
     fmt, records = open_side_packed(path, display, options)
     side = SpilledSide(display, fmt, by_field=options.key_path is not None)
     ignored = options.ignore_fields
+    cap = recordcap.MAX_RECORDS
+    lines = side.lines
     try:
         for packed in records:
+            if len(lines) >= cap:  # checked before the record is kept: memory stops with it
+                raise recordcap.past_side_cap(display, f"line {packed[LINE]}")
             side.add_packed(packed if not ignored else drop_ignored(packed, ignored))
     except BaseException:
         side.close()

@@ -19,6 +19,7 @@ from typing import Any
 
 from k3diff import bounded
 from k3diff.errors import InputError, ResponseFormatError
+from k3diff.responses import recordcap
 from k3diff.responses.lmevalinputs import first_context
 from k3diff.responses.loaders import load_side, pick_loader, read_head
 from k3diff.responses.model import LoadOptions, record_label, text_digest
@@ -193,6 +194,8 @@ def _request_lines(path: Path, display: str) -> list[PromptRecord]:
         if not raw.strip():
             continue
         where = f"{display}:{lineno}"
+        if len(bodies) >= recordcap.MAX_RECORDS:  # before the request is kept
+            raise recordcap.past_side_cap(display, f"line {lineno}", "prompts")
         obj = _loads(raw.removeprefix(UTF8_BOM) if lineno == 1 else raw, where)
         if "body" in obj and "url" in obj:
             obj = _batch_request(obj, where)
