@@ -162,8 +162,8 @@ def loaded_place(
     A PT_LOAD's own file bytes (`table_place`), or the rest of its last page (elf78). Every
     loader maps a segment's file bytes whole pages at a time (glibc's `_dl_map_segments`, musl's
     `map_library`, the kernel's for an executable) and zeroes memory past p_filesz only where
-    p_memsz is larger (glibc up to p_memsz in that page, musl and the kernel to its end: they
-    disagree, so such bytes stay unread). Where p_memsz is p_filesz none zeroes anything, and
+    p_memsz is larger (glibc up to p_memsz in that page, the kernel to its end, musl to its end
+    in a PF_W segment and not at all in another: they disagree, so such bytes stay unread). Where p_memsz is p_filesz none zeroes anything, and
     the rest of that last page holds the file's next bytes on every loader: up to a 4 KiB
     boundary (`SMALLEST_PAGE`), where no other PT_LOAD's pages (at `page`) reach. patchelf
     writes such tables (casadi 3.7.2's `cbc`: PT_DYNAMIC just past its PT_LOAD's p_filesz,
