@@ -158,13 +158,17 @@ class Layout:
         self._segments[index] = known
         return known
 
-    def loads(self, view: Regions) -> Iterator[tuple[int, int, int]]:
-        """(p_offset, p_vaddr, p_memsz) of each PT_LOAD (`loadmap.loads_disagree`)."""
+    def loads(self, view: Regions) -> Iterator[tuple[int, int, int, int]]:
+        """(p_offset, p_vaddr, p_filesz, p_memsz) of each PT_LOAD (`loadmap.loads_disagree`)."""
         for index in range(self.phnum):
             at = self.phoff + index * self.phentsize
             fields = self.phdr.unpack(view.exact(at, self.phdr.size))
             if fields[0] == PT_LOAD:
-                yield (fields[2], fields[3], fields[6]) if self.wide else fields[1:3] + fields[5:6]
+                yield (
+                    (fields[2], fields[3], fields[5], fields[6])
+                    if self.wide
+                    else fields[1:3] + fields[4:6]
+                )
 
     def file_offset(self, view: Regions, address: int) -> int | None:
         """`ELFFile.address_offsets(address)`'s first answer."""

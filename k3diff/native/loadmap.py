@@ -46,6 +46,13 @@ SMALLEST_PAGE = 4 * _KIB
 """The smallest page a Linux kernel of any machine maps with: a PT_LOAD's last page holds at
 least the file's bytes up to the next multiple of it (`loaded_place`)."""
 _PT_LOAD = 1
+MEMSZ_SHORT = (
+    "a PT_LOAD segment's p_filesz is larger than its p_memsz (no linker writes one): glibc "
+    "maps its file bytes all the same, over other segments' pages, musl only p_memsz's"
+)
+"""review78d: a PT_LOAD of p_memsz 0 was skipped as empty, while glibc 2.36 mapped its file
+pages over the first PT_LOAD's, RUNPATH `/tmp/...` where k3diff read `$ORIGIN/...`: `audit`
+and `wheels --allow-native-changes` passed, exit 0, and the planted library ran."""
 MOST_LOADS = 64
 """More PT_LOAD segments than this are refused (real objects: 2-5, patchelf adds one or two):
 the check is pairwise."""
@@ -61,13 +68,15 @@ def loader_page(machine: int | str) -> int:
     return _LARGEST_PAGES.get(machine, OTHER_PAGE)
 
 
-def loads_disagree(loads: Iterable[tuple[int, int, int]], page: int) -> str | None:
+def loads_disagree(loads: Iterable[tuple[int, int, int, int]], page: int) -> str | None:
     """Why the loader would read some address from another place of the file than its first
-    PT_LOAD does, given each PT_LOAD's (p_offset, p_vaddr, p_memsz) and the largest page its
-    machine's kernels map (`loader_page`); None when it would not."""
+    PT_LOAD does, given each PT_LOAD's (p_offset, p_vaddr, p_filesz, p_memsz) and the largest
+    page its machine's kernels map (`loader_page`); None when it would not."""
     spans = []
-    for offset, vaddr, memsz in loads:
-        if memsz:  # the loader skips an empty PT_LOAD
+    for offset, vaddr, filesz, memsz in loads:
+        if filesz > memsz:  # review78d: p_memsz 0 was skipped, its file pages read nowhere
+            return MEMSZ_SHORT
+        if memsz:  # nothing to map: neither file bytes nor zeroes
             if (vaddr - offset) % page:
                 return (
                     f"a PT_LOAD segment's address and file offset differ by no multiple of "
@@ -94,13 +103,6 @@ def loads_disagree(loads: Iterable[tuple[int, int, int]], page: int) -> str | No
     return None
 
 
-def elf_loads(elf: ELFFile) -> Iterator[tuple[int, int, int]]:
-    """(p_offset, p_vaddr, p_memsz) of each PT_LOAD pyelftools reads."""
-    for segment in elf.iter_segments():
-        if segment["p_type"] == "PT_LOAD":
-            yield int(segment["p_offset"]), int(segment["p_vaddr"]), int(segment["p_memsz"])
-
-
 def as_the_loader(elf: ELFFile, segment: DynamicSegment) -> str | None:
     """Make pyelftools read `segment` as the loader does: its entries where its address loads
     from, its strings from its last DT_STRTAB (elf76); why it cannot, else None. A PT_DYNAMIC
@@ -108,9 +110,9 @@ def as_the_loader(elf: ELFFile, segment: DynamicSegment) -> str | None:
     loads from the file: older glibc (manylinux2014's 2.17, RHEL 8's 2.28) and musl read a
     table there (elf77: RUNPATH `/tmp/...` passed `audit`, exit 0)."""
     page = loader_page(elf["e_machine"])
-    if (disagree := loads_disagree(elf_loads(elf), page)) is not None:
+    loads = list(elf_loads(elf))
+    if (disagree := loads_disagree(loads, page)) is not None:
         return disagree
-    loads = list(elf_loads_with_files(elf))
     held = loaded_place(loads, int(segment["p_vaddr"]), page)
     if segment["p_filesz"] and (held is None or held[0] != int(segment["p_offset"])):
         return (
@@ -138,7 +140,7 @@ def as_the_loader(elf: ELFFile, segment: DynamicSegment) -> str | None:
     return None
 
 
-def elf_loads_with_files(elf: ELFFile) -> Iterator[tuple[int, int, int, int]]:
+def elf_loads(elf: ELFFile) -> Iterator[tuple[int, int, int, int]]:
     """(p_offset, p_vaddr, p_filesz, p_memsz) of each PT_LOAD pyelftools reads."""
     for segment in elf.iter_segments():
         if segment["p_type"] == "PT_LOAD":
@@ -160,8 +162,8 @@ def loaded_place(
     A PT_LOAD's own file bytes (`table_place`), or the rest of its last page (elf78). Every
     loader maps a segment's file bytes whole pages at a time (glibc's `_dl_map_segments`, musl's
     `map_library`, the kernel's for an executable) and zeroes memory past p_filesz only where
-    p_memsz is larger (glibc up to p_memsz in that page, musl and the kernel to its end: they
-    disagree, so such bytes stay unread). Where p_memsz is p_filesz none zeroes anything, and
+    p_memsz is larger (glibc up to p_memsz in that page, the kernel to its end, musl to its end
+    in a PF_W segment and not at all in another: they disagree, so such bytes stay unread). Where p_memsz is p_filesz none zeroes anything, and
     the rest of that last page holds the file's next bytes on every loader: up to a 4 KiB
     boundary (`SMALLEST_PAGE`), where no other PT_LOAD's pages (at `page`) reach. patchelf
     writes such tables (casadi 3.7.2's `cbc`: PT_DYNAMIC just past its PT_LOAD's p_filesz,

@@ -36,6 +36,7 @@ splits it, after nothing but `$ORIGIN`:
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from k3diff.lazyre import lazy
@@ -78,21 +79,32 @@ class Judged:
     """`RPATH`, `RUNPATH`, `NEEDED` or `FILTEE`: where the object names it."""
     why: str
     """The component, quoted, and why it is judged so (after the tag)."""
+    named: str
+    """What the object names: the component, the DT_NEEDED path, or the whole over-long
+    search path (`why` quotes 160 characters, an over-long one by its length alone)."""
 
     @property
     def detail(self) -> str:
         """The finding's words: the tag, the component, why."""
         return f"{self.tag} {self.why}"
 
-    def searched_as_widely_by(self, other: Judged) -> bool:
-        """Whether `other` (of another build of the object) makes the loader search the same
-        directory for every library this one does (elf78): the same component and tag, or an
-        RPATH where this is a RUNPATH. glibc searches an object's RPATH for its own libraries
-        and for those they need in turn (but for one with a RUNPATH of its own), its RUNPATH
-        for its own only: an RPATH made a RUNPATH of the same directory finds no library the
-        RPATH did not (`LD_DEBUG=libs`), its reverse searches the directory for more."""
-        widest = other.tag == "RPATH" and self.tag == "RUNPATH"
-        return self.why == other.why and (self.tag == other.tag or widest)
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """(tag, named, why): what `searched_in` looks up."""
+        return self.tag, self.named, self.why
+
+    def searched_in(self, had: AbstractSet[tuple[str, str, str]]) -> bool:
+        """Whether another build of the object, whose judged search paths' `key`s are `had`,
+        makes the loader search the same directory for every library this one does (elf78):
+        the same component and tag, or an RPATH where this is a RUNPATH. glibc searches an
+        object's RPATH for its own libraries and for those they need in turn (but for one with
+        a RUNPATH of its own), its RUNPATH for its own only: an RPATH made a RUNPATH of the same
+        directory finds no library the RPATH did not (`LD_DEBUG=libs`), its reverse searches
+        the directory for more. Matched by what the object names, not the words (review78d: a
+        component cut alike at 160 characters passed), in a set (review78d: pairwise, 16,000
+        components a side took minutes)."""
+        tags = (self.tag, "RPATH") if self.tag == "RUNPATH" else (self.tag,)
+        return any((tag, self.named, self.why) in had for tag in tags)
 
 
 def risky_search_paths(entry: str, needs: PlatformNeeds) -> list[str]:
@@ -134,6 +146,7 @@ def judged_search_paths(entry: str, needs: PlatformNeeds) -> list[Judged]:
                     tag,
                     f"of {len(value):,} characters, more than k3diff judges "
                     f"({JUDGED_LENGTH:,}): its components are unchecked",
+                    value,
                 )
             )
             continue
@@ -141,7 +154,8 @@ def judged_search_paths(entry: str, needs: PlatformNeeds) -> list[Judged]:
             judged = _why(entry, component)
             if judged is not None:
                 shown = component if len(component) <= _SHOWN else component[:_SHOWN] + "..."
-                reasons.append(Judged(judged[0], tag, f"component {shown!r} {judged[1]}"))
+                why = f"component {shown!r} {judged[1]}"
+                reasons.append(Judged(judged[0], tag, why, component))
     paths = [
         (tag, n) for tag, ns in (("NEEDED", needs.needed), ("FILTEE", needs.filtees)) for n in ns
     ]
@@ -152,7 +166,7 @@ def judged_search_paths(entry: str, needs: PlatformNeeds) -> list[Judged]:
         if judged is not None:
             shown = name if len(name) <= _SHOWN else name[:_SHOWN] + "..."
             reasons.append(
-                Judged(judged[0], tag, f"{shown!r} is a path: its directory {judged[1]}")
+                Judged(judged[0], tag, f"{shown!r} is a path: its directory {judged[1]}", name)
             )
     return reasons
 

@@ -113,9 +113,8 @@ def search_path_findings(
     only those the base's own search paths did not already have (review75g: a patch that kept
     its RPATH failed for it; the base's are `audit`'s business), an RPATH made a RUNPATH of
     the same directory included (elf78: it searches there for fewer libraries, never more)."""
-    had = judged_search_paths(*base) if base is not None else []
-    judged = judged_search_paths(path, needs)
-    new = [j for j in judged if not any(j.searched_as_widely_by(old) for old in had)]
+    had = {j.key for j in judged_search_paths(*base)} if base is not None else set()
+    new = [j for j in judged_search_paths(path, needs) if not j.searched_in(had)]
     findings = []
     for code, fails in ((Code.W632, True), (Code.W633, False)):
         details = [j.detail for j in new if j.fails is fails]

@@ -143,10 +143,13 @@ def test_load_maps_the_loader_reads_alike_pass_and_others_are_refused() -> None:
     ranges at one shift (the later bss zeroed over the earlier's bytes) are refused."""
     from k3diff.native.loadmap import loads_disagree
 
-    gcc = [(0, 0, 0x5A0), (0x1000, 0x1000, 0x200), (0x2E10, 0x3E10, 0x300)]
+    gcc = [(0, 0, 0x5A0, 0x5A0), (0x1000, 0x1000, 0x200, 0x200), (0x2E10, 0x3E10, 0x300, 0x300)]
     assert loads_disagree(gcc, PAGE) is None
-    assert loads_disagree([(0, 0, 0x7AC), (0xE10, 0x200E10, 0x300)], PAGE) is None
-    assert loads_disagree([(0, 0, 0x800), (0x900, 0x900, 0x2000)], PAGE) is None
-    assert loads_disagree([(0, 0, 0x5A0), (0x5000, 0, 0x5A0)], PAGE) is not None
-    assert loads_disagree([(0x2000, 0x2000, 0x100), (0, 0, 0x100)], PAGE) is not None
-    assert loads_disagree([(0, 0, 0x800), (0x400, 0x400, 0x2000)], PAGE) is not None
+    assert loads_disagree([(0, 0, 0x7AC, 0x7AC), (0xE10, 0x200E10, 0x300, 0x300)], PAGE) is None
+    assert loads_disagree([(0, 0, 0x800, 0x800), (0x900, 0x900, 0x2000, 0x2000)], PAGE) is None
+    assert loads_disagree([(0, 0, 0x5A0, 0x5A0), (0x5000, 0, 0x5A0, 0x5A0)], PAGE) is not None
+    assert loads_disagree([(0x2000, 0x2000, 0x100, 0x100), (0, 0, 0x100, 0x100)], PAGE) is not None
+    assert loads_disagree([(0, 0, 0x800, 0x800), (0x400, 0x400, 0x2000, 0x2000)], PAGE) is not None
+    # review78d: p_memsz 0 (or below p_filesz) is no empty segment: glibc maps its file bytes
+    assert loads_disagree([(0, 0, 0x5A0, 0x5A0), (0x5000, 0, 0x5A0, 0)], PAGE) is not None
+    assert loads_disagree([(0, 0, 0x5A0, 0x5A0), (0x1000, 0x1000, 0, 0)], PAGE) is None
