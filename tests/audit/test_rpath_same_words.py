@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import shutil
 import string
-import time
 from pathlib import Path
 
 import pytest
@@ -54,16 +53,15 @@ def _components(letters: str, count: int) -> str:
     )
 
 
-def test_many_components_are_matched_in_time(tmp_path: Path) -> None:
+def test_many_components_are_each_judged(tmp_path: Path) -> None:
     """16,000 components a side, none the base's: elf78 matched them pairwise (2.6e8 matches,
-    half a minute a native, and a wheel holds many); a set now."""
+    half a minute a native, and a wheel holds many); a set now (under a second). No timing is
+    asserted here (the house keeps timings in scripts/ benchmarks): the verdict is."""
     old, new = (
         _components(string.ascii_lowercase, 16_000),
         _components(string.ascii_uppercase, 16_000),
     )
     base = demo_wheel(tmp_path / "b", "1.0", {"demo/_ext.so": library(tmp_path / "o", old)})
     patch = demo_wheel(tmp_path / "p", "2.0", {"demo/_ext.so": library(tmp_path / "n", new)})
-    started = time.monotonic()
     exit_code, report = wheels_json(base, patch, *ALLOW)
     assert exit_code == 1 and "W632" in codes(report), report["findings"]
-    assert time.monotonic() - started < 15  # 32 s before (under nice, on two shared cores)
