@@ -32,6 +32,7 @@ from k3diff.escape import shortened
 from k3diff.provenance.cmakebackends import ADVICE as CMAKE_ADVICE
 from k3diff.provenance.commandpackages import command_packages, setup_py_command_packages
 from k3diff.provenance.configdocuments import project_config
+from k3diff.provenance.entrypointstops import build_entry_points
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.packagedirs import PackageDirs, Unread
 from k3diff.provenance.setupcfg import SetupCfg
@@ -79,6 +80,8 @@ def stop_unread_config(
     data = read.files["setup.py"]
     module = parsed_setup_py(data, directory + "setup.py") if isinstance(data, bytes) else None
     if module is not None and (why := setup_py_command_packages(module, directory + "setup.py")):
+        _stop_unread(git, why)
+    if why := build_entry_points(git, tree, links, directory):
         _stop_unread(git, why)
     pyproject_classes = _pyproject_classes(document)
     cfg_classes = _setup_cfg_classes(config) if isinstance(config, SetupCfg) else []
