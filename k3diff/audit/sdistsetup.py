@@ -25,6 +25,7 @@ too, unchecked, as an unread `pyproject.toml` is.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Mapping
 
 from packaging.utils import NormalizedName, canonicalize_name
@@ -77,6 +78,8 @@ def setuptools_findings(
     rest = tuple(field for field in wanted if field not in given)
     if rest:
         given |= _setup_cfg_metadata(read, f"{top}/setup.cfg", rest, found)
+    if "name" in wanted and "name" not in given:  # setuptools names it (`derived_names`)
+        given |= derived_names(read, top)
     for field, (path, values) in given.items():
         for value in dict.fromkeys(v for v in values if v is not None):  # computed: not compared
             stated = (value, str(named[1])) if field == "name" else (str(named[0]), value)
@@ -154,16 +157,13 @@ def _setup_py_keywords(
     data = _member(read, path, found)
     if data is None:
         return {}
-    try:
-        tree = ast.parse(data, path)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _parsed(data, path)
+    if tree is None:
         return {}  # setuptools cannot run it either
     values: dict[str, list[str | None]] = {}
     names, modules = setup_names(tree)  # review77c: `from setuptools import setup as s` passed
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not (
-            _called(node.func) == "setup" or names_setup(node.func, names, modules)
-        ):
+        if not isinstance(node, ast.Call) or not _is_setup(node.func, names, modules):
             continue
         for keyword in node.keywords:
             if keyword.arg is None:  # **kwargs may hold any field
@@ -178,6 +178,10 @@ def _setup_py_keywords(
                     literal if isinstance(literal, str) else None
                 )
     return {field: (path, tuple(given)) for field, given in values.items()}
+
+
+def _is_setup(func: ast.expr, names: set[str], modules: set[str]) -> bool:
+    return _called(func) == "setup" or names_setup(func, names, modules)
 
 
 def _called(func: ast.expr) -> str | None:
@@ -211,11 +215,88 @@ def _setup_cfg_metadata(
     }
 
 
+def derived_names(read: SdistRead, top: str) -> Given:
+    """The name setuptools gives a project whose ``setup.py`` and ``setup.cfg`` give none,
+    or an empty one (``ConfigDiscovery.analyse_name``): its one package, else its one module,
+    where ``setup()``'s ``packages``/``py_modules`` list them literally (a call giving neither,
+    or an empty list, leaves them to ``setup.cfg``'s ``[options]``). Several packages (their
+    common parent, where it has an ``__init__.py``), a computed list (``find_packages()``,
+    ``find:``) or none (discovery) are not read. review78a: ``setup(name="",
+    packages=["other"])`` in ``demo-1.0.tar.gz`` passed after holds78, exit 0, where
+    setuptools 84 built ``other-1.0``; so did the call without ``name``."""
+    path, calls = f"{top}/setup.py", [ast.Call(ast.Name("setup"), [], [])]  # no setup.py
+    data = read.top_files.get(path)
+    if data is not None and len(data) <= SETUP_CAP:
+        tree = _parsed(data, path)
+        names, modules = setup_names(tree) if tree else (set(), set())
+        calls = [
+            node
+            for node in ast.walk(tree or ast.Module([], []))
+            if isinstance(node, ast.Call) and _is_setup(node.func, names, modules)
+        ]
+    elif path in read.top_files or last_of(read, path) is not None:
+        return {}  # not read: said by `_member`
+    derived: list[str] = []
+    for call in calls:
+        keywords = {k.arg: k.value for k in call.keywords}
+        lists = [_literal_list(keywords[f]) if f in keywords else [] for f in _MODULES]
+        lists = [
+            _cfg_list(read, f"{top}/setup.cfg", f) if one == [] else one
+            for one, f in zip(lists, _MODULES, strict=True)
+        ]
+        for one in lists:
+            if one is None or None in keywords:
+                break  # computed, or a ** mapping: not known
+            if len(one) == 1:
+                derived.append(one[0])
+                break
+    where = path if data is not None else f"{top}/setup.cfg"
+    return {"name": (where, tuple(derived))} if derived else {}
+
+
+_MODULES = ("packages", "py_modules")
+
+
+@functools.lru_cache(maxsize=1)
+def _parsed(data: bytes, path: str) -> ast.Module | None:
+    """`setup.py` parsed once for `_setup_py_keywords` and `derived_names`; None where it
+    does not parse."""
+    try:
+        return ast.parse(data, path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _literal_list(node: ast.expr) -> list[str] | None:
+    """A ``setup()`` keyword's list (tuple) of strings; None where it is computed."""
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return None
+    ok = isinstance(value, list | tuple) and all(isinstance(one, str) for one in value)
+    return list(value) if ok else None
+
+
+def _cfg_list(read: SdistRead, path: str, field: str) -> list[str] | None:
+    """``setup.cfg``'s ``[options]`` `field` split as setuptools' ``_parse_list`` splits it;
+    None where it is computed (``find:``) or the file is not read ([] where it has none)."""
+    data = read.top_files.get(path)
+    if data is None or len(data) > SETUP_CAP:
+        return None if last_of(read, path) is not None else []
+    config = read_setup_cfg(data, _base(path))
+    value = config.get("options", field) if not isinstance(config, str) else "find:"
+    if value is None:
+        return []
+    if value.strip().startswith(("find:", "find_namespace:")):
+        return None
+    items = value.splitlines() if "\n" in value else value.split(",")
+    return [item.strip() for item in items if item.strip()]
+
+
 def _no_name(field: str, value: object) -> bool:
     """Whether `value` of `field` is no name to setuptools: an empty one (``setup(name="")``,
     ``name =``) is as none given, and setuptools names the project from its packages or
-    modules (``ConfigDiscovery.analyse_name``: the one package or module, or their common
-    parent; else ``UNKNOWN``), which A135 does not check where no name is given either
-    (holds78: A135 said ``''`` against the file name, where setuptools 84 built ``pkg-1.0``
-    from ``setup(name="", packages=["pkg"])``). setup.cfg's name is read then."""
+    modules (`derived_names`; holds78: A135 said ``''`` against the file name, where
+    setuptools 84 built ``pkg-1.0`` from ``setup(name="", packages=["pkg"])``). setup.cfg's
+    name is read then."""
     return field == "name" and value == ""

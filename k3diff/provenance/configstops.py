@@ -30,8 +30,9 @@ from typing import NoReturn
 from k3diff.errors import SourceError
 from k3diff.escape import shortened
 from k3diff.provenance.cmakebackends import ADVICE as CMAKE_ADVICE
-from k3diff.provenance.commandpackages import command_packages
+from k3diff.provenance.commandpackages import command_packages, setup_py_command_packages
 from k3diff.provenance.configdocuments import project_config
+from k3diff.provenance.entrypointstops import build_entry_points
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.packagedirs import PackageDirs, Unread
 from k3diff.provenance.setupcfg import SetupCfg
@@ -79,6 +80,12 @@ def stop_unread_config(
         _stop_unread(git, config)
     if isinstance(config, SetupCfg) and (why := command_packages(config, directory + "setup.cfg")):
         _stop_unread(git, why)
+    data = read.files["setup.py"]
+    module = parsed_setup_py(data, directory + "setup.py") if isinstance(data, bytes) else None
+    if module is not None and (why := setup_py_command_packages(module, directory + "setup.py")):
+        _stop_unread(git, why)
+    if why := build_entry_points(git, tree, links, directory):
+        _stop_unread(git, why)
     pyproject_classes = _pyproject_classes(document)
     cfg_classes = _setup_cfg_classes(config) if isinstance(config, SetupCfg) else []
     attrs = _version_attrs(document, config, directory)
@@ -87,7 +94,6 @@ def stop_unread_config(
     stated = [from_pyproject(document, directory + "pyproject.toml")]
     if isinstance(config, SetupCfg):
         stated.append(from_setup_config(config, directory + "setup.cfg"))
-    data = read.files["setup.py"]
     places: list[str] = []
     if isinstance(data, bytes):  # else `stop_cmake_runs`
         stated.append(from_setup_py(data, directory + "setup.py"))

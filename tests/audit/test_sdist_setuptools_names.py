@@ -170,3 +170,47 @@ def test_an_empty_name_leaves_setup_cfg_s_name_to_setuptools(tmp_path: Path) -> 
     assert (code, codes(report)) == (1, {"A135": 1}), report
     (finding,) = report["artifacts"][0]["findings"]
     assert finding["path"] == "demo-1.0/setup.cfg" and "'other'" in finding["detail"]
+
+
+@pytest.mark.parametrize(
+    "members",
+    [
+        (_setup_py('setup(name="", version="1.0", packages=["other"])'),),
+        (_setup_py('setup(version="1.0", packages=["other"])'),),
+        (_setup_py('setup(name="", version="1.0", py_modules=["other"])'),),
+        (_setup_py('setup(version="1.0", packages=["a", "b"], py_modules=["other"])'),),
+        (_setup_py('setup(version="1.0", packages=["other"])'), _setup_cfg("name =")),
+        (_setup_py('setup(version="1.0", packages=[])'), _setup_cfg("name =\n[options]\npackages = other")),
+        (
+            Member("demo-1.0/pyproject.toml", SETUPTOOLS),
+            Member("demo-1.0/setup.cfg", b"[metadata]\nversion = 1.0\n[options]\npackages = other\n"),
+        ),
+    ],
+    ids=["py-empty", "py-none", "py-module", "py-module-after-packages", "cfg-empty", "cfg-packages", "no-setup-py"],
+)  # fmt: skip
+def test_the_name_setuptools_gives_a_project_naming_none_is_compared(
+    tmp_path: Path, members: tuple[Member, ...]
+) -> None:
+    """No name, or an empty one: setuptools names the project from its one package, else its
+    one module (setuptools 84 built ``other-1.0`` from each); review78a: after holds78 each
+    passed, exit 0 (the first, third and fifth were A135 before it, the others never)."""
+    code, report = audit_json(_sdist(tmp_path, *members))
+    assert (code, codes(report)) == (1, {"A135": 1}), report
+    (finding,) = report["artifacts"][0]["findings"]
+    assert "name 'other'" in finding["detail"]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        'setup(version="1.0", packages=find_packages())',
+        'setup(version="1.0", packages=["a", "b"])',
+        'setup(version="1.0", packages=["demo"])',
+        'setup(version="1.0", packages=pkgs, py_modules=["other"])',
+    ],
+    ids=["computed", "several", "the file's", "computed before a module"],
+)
+def test_a_name_setuptools_derives_otherwise_is_not_compared(tmp_path: Path, call: str) -> None:
+    """A computed list or several packages (their common parent, not read): unchecked."""
+    code, report = audit_json(_sdist(tmp_path, _setup_py(call)))
+    assert (code, codes(report)) == (0, {}), report

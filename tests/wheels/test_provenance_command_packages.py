@@ -63,3 +63,42 @@ def test_aliases_and_other_global_options_leave_the_check_as_it_was(tmp_path: Pa
     """``[aliases] test = pytest`` (commands setuptools knows) and ``[global] verbose``."""
     cfg = b"[global]\nverbose = 1\n\n[aliases]\ntest = pytest\n"
     _passes_with(tmp_path / "a", b"", **{"setup.py": SETUP_PY, "setup.cfg": cfg})
+
+
+@pytest.mark.parametrize(
+    ("given", "aliases"),
+    [
+        (", command_packages='tools'", ALIASES),
+        (", options={'global': {'command_packages': 'tools'}}", ALIASES),
+        (
+            ", options={'global': {'command_packages': 'tools'},"
+            " 'aliases': {'bdist_wheel': 'cmakeinstall bdist_wheel'}}",
+            b"",
+        ),
+        (", command_packages='tools'", b"[flake8]\n" + b"# padding\n" * (30 * 1024) + ALIASES),
+    ],
+    ids=["keyword", "options", "options with aliases", "keyword, setup.cfg over the cap"],
+)
+def test_command_packages_setup_py_sets_stop_the_check(
+    tmp_path: Path, given: str, aliases: bytes
+) -> None:
+    """``setup.py`` setting ``command_packages`` (review78a: setuptools 84 ran
+    ``tools/cmakeinstall.py`` for each, and the check passed, exit 0; the last, a 300 KiB
+    ``setup.cfg`` of linters' settings holding the ``[aliases]``, stopped before holds78)."""
+    setup_py = SETUP_PY.replace(b"])\n", b"]" + given.encode() + b")\n")
+    more = {"setup.py": setup_py, "tools/__init__.py": b"", "tools/cmakeinstall.py": COMMAND}
+    if aliases:
+        more["setup.cfg"] = aliases
+    repo = _repo(tmp_path, b"", CMAKE, **more)
+
+    said = _stopped_at(tmp_path, repo, REVERTED)
+
+    assert ": setup.py sets command_packages in setup() (line 2), packages whose" in said
+
+
+def test_other_setup_py_options_leave_the_check_as_it_was(tmp_path: Path) -> None:
+    """``options={'bdist_wheel': …, 'global': {'verbose': 1}}`` (real projects' shape)."""
+    setup_py = SETUP_PY.replace(
+        b"])\n", b"], options={'bdist_wheel': {'universal': 1}, 'global': {'verbose': 1}})\n"
+    )
+    _passes_with(tmp_path / "a", b"", **{"setup.py": setup_py, "setup.cfg": ALIASES})
