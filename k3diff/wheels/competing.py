@@ -256,10 +256,13 @@ def each_choice(plan: Plan, memo: ChoiceMemo | None = None) -> Iterator[tuple[st
     files = memo.files(plan.name, candidates)
     by_platform = [memo.by_platform(m, candidates) for m in plan.machines]
     scenarios = source_scenarios(candidates)
+    # highest version first (in plan order within one), so that `choices_on` finds each
+    # release's versions in order: sorting them is one pass, not a sort on each choice
+    by_version = sorted(range(len(candidates)), key=lambda n: candidates[n].version, reverse=True)
     for python in sorted(plan.pythons, key=lambda python: python.version < PIP_RUNS_FROM):
         ranks, python_key = memo.by_python(python, candidates), memo.intern(python)
         # the files that may fit the Python (`choices_on` passes over the others)
-        fits = [n for n, c in enumerate(candidates) if c.parts is None or ranks[n] != _NEITHER]
+        fits = [n for n in by_version if candidates[n].parts is None or ranks[n] != _NEITHER]
         fitting, by_python = [candidates[n] for n in fits], [ranks[n] for n in fits]
         stated = [admits(c.requires, python) for c in fitting]
         admitted = [

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import run_k3diff
+from packaging.version import Version
 
 from .wheelset_support import CP312, LIB, _engine, write
 
@@ -254,3 +255,32 @@ def test_the_readings_of_archive_names_are_capped(tmp_path: Path) -> None:
     assert result.stderr.count("\n") == 1
     assert result.stderr.startswith("k3diff: error: patch: the source archives' names hold more")
     assert "than k3diff's cap of 100,000 a run" in result.stderr
+
+
+def test_each_choice_finds_the_versions_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each version of source archives weighs the project again, and each choice walks each
+    release's versions from the highest: they are listed highest first, so that finding their
+    order is one pass a choice, not a sort (review78b: 490 sdist versions a side, named by
+    versions of 110 parts, took 7.4 s CPU under the checks' cap, exit 0, 0.2 s before
+    release78; a sort of the versions on each of 982 choices made 10.5 million comparisons)."""
+    pure = {"engine/__init__.py": b""}
+    for side in ("base", "patch"):
+        write(tmp_path / side, "engine", "1.0", "py3-none-any", pure)
+    for version in range(2, 102):
+        sdist = _sdist(tmp_path / "base", "engine", f"{version}.0")
+        (tmp_path / "patch" / sdist.name).write_bytes(sdist.read_bytes())
+    compared = [0]
+    less = Version.__lt__
+
+    def counted(self: Version, other: Version) -> bool:
+        compared[0] += 1
+        return less(self, other)
+
+    monkeypatch.setattr(Version, "__lt__", counted)
+    result = run_k3diff("wheels", "base", "patch", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
+    # 101 ways the archives answer, on 2 Pythons, each 4 walks over 101 versions: 102,472
+    # comparisons in all (a sort of the versions on each walk: 401,097)
+    assert compared[0] < 150_000, compared[0]
