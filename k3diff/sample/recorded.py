@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from k3diff.errors import InputError, UsageError
-from k3diff.sample.names import SIDES
+from k3diff.sample.names import SIDES, Endpoint
 from k3diff.sample.options import parse_levels, parse_params
 from k3diff.sample.usage import shown
 
@@ -73,8 +73,6 @@ def check_command(run: Mapping[str, Any], where: str, marker: bool = False) -> N
 def check_transport(run: Mapping[str, Any], where: str) -> None:
     """InputError where the header's `stream` is no bool, its `endpoint` no route, or either
     is not what its recorded command gave (`--stream`, `--endpoint`)."""
-    from k3diff.sample.model import Endpoint  # it imports the line reader, which imports this
-
     stream, endpoint = run.get("stream"), run.get("endpoint")
     if not isinstance(stream, bool):
         _edited_field(where, f"header 'run.stream' is {shown(stream)}, not true or false")
