@@ -7,7 +7,9 @@ decides nothing (a record's status comes from its hashes), so where it would cos
 run has left of `PAIR_BUDGET` it is not computed: the record says so in a note and its
 similarity is null. A common prefix and suffix are cut first: they change neither the distance
 nor the ratio (rapidfuzz cuts them too), so an answer that differs in one place costs little
-whatever its length.
+whatever its length. A pair where a differing part holds a character past U+00FF costs
+`WIDE_WEIGHT` times as much: rapidfuzz finds those in a hash map, not a table (review78c: the
+budget's "about 10 s" was about 100 s for two texts of CJK characters that differ throughout).
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ PAIR_BUDGET = 1 << 37
 """Character pairs (the product of the two texts' lengths past their common prefix and
 suffix) the similarities of one run may cost in all: about 10 s at the 1.2 × 10^10 pairs a
 second measured (100,000 pairs of 1 KiB answers that all differ fit in it)."""
+WIDE_WEIGHT = 16
+"""What a character pair costs, in pairs of the budget, where a differing part holds a
+character past U+00FF (review78c, two 120,000-character texts that differ throughout: of 3,000
+CJK characters 8.8 s, of 20,000 10.5 s, of 8 ASCII letters 0.87 s; 10 to 12 times)."""
 
 
 class SimilarityBudget:
@@ -35,25 +41,40 @@ class SimilarityBudget:
         would cost more than is left, (None, the note that says it was not computed)."""
         if base_text == patch_text:
             return 1.0, None
-        base_rest, patch_rest = _differing_lengths(base_text, patch_text)
-        cost = base_rest * patch_rest
+        base_rest, patch_rest = _differing(base_text, patch_text)
+        wide = _wide(base_rest) or _wide(patch_rest)
+        cost = len(base_rest) * len(patch_rest) * (WIDE_WEIGHT if wide else 1)
         if cost > self.left:
+            weighed = f", each pair weighing {WIDE_WEIGHT} (characters past U+00FF)" if wide else ""
             return None, (
-                f"similarity not computed: the texts differ over {base_rest:,} and "
-                f"{patch_rest:,} characters, past what is left of the run's budget of "
-                f"{PAIR_BUDGET:,} character pairs (rapidfuzz's time grows with their product)"
+                f"similarity not computed: the texts differ over {len(base_rest):,} and "
+                f"{len(patch_rest):,} characters{weighed}, past what is left of the run's budget "
+                f"of {PAIR_BUDGET:,} character pairs (rapidfuzz's time grows with their product)"
             )
         self.left -= cost
         ratio: float = fuzz.ratio(base_text, patch_text)  # cuts the same affixes itself
         return float(min(round(ratio / 100, DIGITS), BELOW_ONE)), None
 
 
-def _differing_lengths(first: str, second: str) -> tuple[int, int]:
-    """The lengths of both texts past their common prefix and suffix."""
+def _differing(first: str, second: str) -> tuple[str, str]:
+    """Both texts past their common prefix and suffix."""
     shorter = min(len(first), len(second))
     start = _common_prefix(first, second, shorter)
     end = _common_prefix(first[start:][::-1], second[start:][::-1], shorter - start)
-    return len(first) - start - end, len(second) - start - end
+    return first[start : len(first) - end], second[start : len(second) - end]
+
+
+def _wide(text: str) -> bool:
+    """The text holds a character past U+00FF (one rapidfuzz looks up in a hash map). Told by
+    encoding it as Latin-1, which stops at the first such character (`max(text)` took 2 s for
+    64 Mi characters, the encoding 0.09 s)."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _common_prefix(first: str, second: str, limit: int) -> int:

@@ -24,7 +24,7 @@ from k3diff.sample.oneserver import (
     normalised,
     one_server,
 )
-from k3diff.sample.recorded import check_command
+from k3diff.sample.recorded import check_command, check_transport
 from k3diff.sample.sidefields import sides_differ
 from k3diff.sample.usage import shown
 
@@ -253,6 +253,7 @@ def _log_format(run: Mapping[str, Any], where: str) -> int | None:
             )
     _check_connects(run, where)
     check_command(run, where)
+    check_transport(run, where)
     return found
 
 

@@ -5,26 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from k3diff.exitcodes import ExitCode
+from k3diff.sample.names import Endpoint as Endpoint  # defined there: the header reads it
 from k3diff.sample.names import Mode
 from k3diff.sample.served import ServedModels
 from k3diff.sample.sidefields import FieldDifference
-
-
-class Endpoint(StrEnum):
-    """Which OpenAI-compatible route the requests go to."""
-
-    COMPLETIONS = "completions"
-    CHAT = "chat"
-
-    @property
-    def path(self) -> str:
-        """The route under the server URL."""
-        return "/v1/completions" if self is Endpoint.COMPLETIONS else "/v1/chat/completions"
 
 
 @dataclass(frozen=True)

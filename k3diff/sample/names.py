@@ -1,5 +1,5 @@
-"""The names a run's samples are filed under, defined once: the two sides and the sampling
-modes. Every module that compares a side or a mode compares against these."""
+"""The names a run's samples are filed under, defined once: the two sides, the sampling
+modes and the routes. Every module that compares a side or a mode compares against these."""
 
 from __future__ import annotations
 
@@ -56,3 +56,15 @@ SAMPLING_MODES = tuple(mode.value for mode in Mode if mode is not Mode.CONTROL)
 """The modes `--mode` offers (the control is asked for with `--control`)."""
 CO_BATCHED = frozenset({Mode.LOADED.value, Mode.NEEDLE.value, Mode.MIXED.value})
 """Modes whose target is logged alone, the requests overlapping it are not (load, fillers)."""
+
+
+class Endpoint(StrEnum):
+    """Which OpenAI-compatible route the requests go to (the header's `run.endpoint`)."""
+
+    COMPLETIONS = "completions"
+    CHAT = "chat"
+
+    @property
+    def path(self) -> str:
+        """The route under the server URL."""
+        return "/v1/completions" if self is Endpoint.COMPLETIONS else "/v1/chat/completions"

@@ -9,7 +9,11 @@ Before (review71c), a header whose `repeats` was lowered from 3 to 2, every side
 deleted, owed the lines left and passed (a patch output the base never gave, on a deleted line,
 went unseen); one given `adaptive: true`, every record's rounds after two base outputs deleted,
 read each as stopped by `--adaptive`'s rule; and `concurrency` lowered made a batch cut short
-read as whole. A header whose command is unknown (empty: `sample` invoked outside the `k3diff`
+read as whole. `stream` (`--stream`) and `endpoint` (`--endpoint`, where given) are the route
+and stream triage compares with the captured request: each must be of its type whatever the
+command (review78c: `"stream": "false"` was present, so not refused as missing, and skipped the
+check as a deleted one did) and as the command gave it (`"stream": false` of a `--stream` run
+cleared streamed samples against a whole answer's capture, exit 0). A header whose command is unknown (empty: `sample` invoked outside the `k3diff`
 group) is checked by nothing here; one whose command was edited alike is not told from a run
 that asked it."""
 
@@ -19,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from k3diff.errors import InputError, UsageError
-from k3diff.sample.names import SIDES
+from k3diff.sample.names import SIDES, Endpoint
 from k3diff.sample.options import parse_levels, parse_params
 from k3diff.sample.usage import shown
 
@@ -66,6 +70,30 @@ def check_command(run: Mapping[str, Any], where: str, marker: bool = False) -> N
         _edited(where, f"header 'run.adaptive' is {shown(run.get('adaptive'))}", ran)
 
 
+def check_transport(run: Mapping[str, Any], where: str) -> None:
+    """InputError where the header's `stream` is no bool, its `endpoint` no route, or either
+    is not what its recorded command gave (`--stream`, `--endpoint`)."""
+    stream, endpoint = run.get("stream"), run.get("endpoint")
+    if not isinstance(stream, bool):
+        _edited_field(where, f"header 'run.stream' is {shown(stream)}, not true or false")
+    routes = tuple(route.value for route in Endpoint)
+    if endpoint not in routes:
+        _edited_field(
+            where, f"header 'run.endpoint' is {shown(endpoint)}, not one of {', '.join(routes)}"
+        )
+    command = run.get("command")
+    if not isinstance(command, list) or not all(isinstance(arg, str) for arg in command):
+        return
+    if "sample" not in command:
+        return
+    if ("--stream" in command) != stream:
+        ran = "--stream" if stream is False else "no --stream"
+        _edited(where, f"header 'run.stream' is {shown(stream)}", ran)
+    given = _value(command, "--endpoint")
+    if given in routes and given != endpoint:
+        _edited(where, f"header 'run.endpoint' is {shown(endpoint)}", f"--endpoint {given}")
+
+
 def _check_side_params(run: Mapping[str, Any], command: Sequence[str], where: str) -> None:
     """`side_params` as `--base-param`/`--patch-param` gave them: a header given them of a run
     of one server (review71c) read as an A/B of request fields, and passed."""
@@ -97,6 +125,10 @@ def _values(command: Sequence[str], option: str) -> tuple[str, ...]:
         elif arg.startswith(option + "="):
             found.append(arg.partition("=")[2])
     return tuple(found)
+
+
+def _edited_field(where: str, problem: str) -> None:
+    raise InputError(f"{where}: {problem}: the log was edited; give the log as sample wrote it")
 
 
 def _edited(where: str, field: str, ran: str) -> None:
