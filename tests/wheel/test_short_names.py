@@ -252,3 +252,15 @@ def test_short_names_ntfs_makes_by_default_fail_both_commands(
     exit_code, report = wheels_json(base, patch)
     assert exit_code == 1 and "W615" in codes(report)
     assert audit_code(patch) == (1, {"W615"})
+
+
+@pytest.mark.parametrize(
+    "names", [["pkg/s\u00e9lecteur.py", "pkg/SLECTE~1.PY"], ["pkg/.gitignore", "pkg/GITIGN~1"]]
+)
+def test_an_sdist_of_short_names_ntfs_makes_by_default_fails(
+    tmp_path: Path, names: list[str]
+) -> None:
+    """A132 reads short names as W615 does (review78e: exit 0 before)."""
+    sdist = make_sdist(tmp_path, [Member(f"demo-1.0/{name}") for name in names])
+    exit_code, report = audit_json(sdist)
+    assert exit_code == 1 and audit_codes(report)["A132"] == 1
