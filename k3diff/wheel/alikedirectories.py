@@ -18,6 +18,7 @@ import operator
 from collections.abc import Callable, Iterable, Sequence
 from itertools import repeat
 
+from k3diff.wheel.directorytrie import heavy, needed_by
 from k3diff.wheel.fileconflicts import _File
 
 _HEAD = operator.itemgetter(0)
@@ -29,6 +30,11 @@ def alike_directories(
     """(installed path, reason) per file whose key (`keys`, one a path of `paths`) is the key
     of a directory another file needs, where the two paths differ (the same path is
     `fileconflicts`'s, on every system); `fold`: `installed.fold`, which imports this."""
+    if heavy(keys):  # review78e: deep paths, numbered rather than cut out
+        for index, (other, directory) in needed_by(keys, paths).items():
+            if directory != paths[index]:
+                yield _alike(paths[index], directory, files[other].entry, fold)
+        return
     needed: set[str] = set()
     level: Iterable[str] = keys
     while True:
@@ -50,17 +56,20 @@ def alike_directories(
             if cut in lengths and (head := key[:cut]) in alike and head not in directories:
                 directories[head] = (path[:raw], file.entry)
             cut, raw = key.rfind("/", 0, cut), path.rfind("/", 0, raw)
-    from k3diff.wheel.collision import kind_of, where_one_file
-
     for path, key in zip(paths, keys, strict=True):
         found = directories.get(key)
-        if found is None or found[0] == path:
-            continue
-        directory, other = found
-        kind = kind_of({path, directory}, {fold(path), fold(directory)})
-        yield (
-            path,
-            f"installs the file {path}, where {other!r} needs the directory {directory}: one "
-            f"name{where_one_file(kind)}, where pip cannot write both (its install stops "
-            "half-way)",
-        )
+        if found is not None and found[0] != path:
+            yield _alike(path, *found, fold)
+
+
+def _alike(path: str, directory: str, other: str, fold: Callable[[str], str]) -> tuple[str, str]:
+    """(path, reason): the file `path` is named as `directory`, which the entry `other` needs."""
+    from k3diff.wheel.collision import kind_of, where_one_file
+
+    kind = kind_of({path, directory}, {fold(path), fold(directory)})
+    return (
+        path,
+        f"installs the file {path}, where {other!r} needs the directory {directory}: one "
+        f"name{where_one_file(kind)}, where pip cannot write both (its install stops "
+        "half-way)",
+    )

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Sequence
 from itertools import repeat
 from typing import Protocol
 
+from k3diff.wheel.directorytrie import heavy, needed_by
+
 _HEAD = operator.itemgetter(0)
 
 
@@ -26,6 +28,10 @@ class _File(Protocol):
 
 def file_directory_conflicts(files: Sequence[_File], paths: list[str]) -> Iterable[tuple[str, str]]:
     """A file where another entry needs a directory: pip's write fails (`paths`: installed)."""
+    if heavy(paths):  # review78e: deep paths, numbered rather than cut out
+        for index, (needer, _) in needed_by(paths, paths).items():
+            yield _conflict(files[index], files[needer].entry)
+        return
     needed: set[str] = set()  # every directory some path needs, a level at a time, in C
     level: Iterable[str] = paths
     while True:
@@ -51,7 +57,9 @@ def file_directory_conflicts(files: Sequence[_File], paths: list[str]) -> Iterab
     for file in files:
         other = directories.get(file.path)
         if other is not None:
-            yield (
-                file.entry,
-                f"installs the file {file.path}, where {other!r} needs a directory",
-            )
+            yield _conflict(file, other)
+
+
+def _conflict(file: _File, other: str) -> tuple[str, str]:
+    """(entry, reason): `file` installed where the entry `other` needs a directory."""
+    return file.entry, f"installs the file {file.path}, where {other!r} needs a directory"

@@ -15,10 +15,14 @@ _NOT_8_3 = re.compile(r"[^a-z0-9_^$~!#%&'(){}@`-]")
 """A character no 8.3 name holds (folded: lower case): a name with one has a short name."""
 _NOT_8_3_ASCII = re.compile(r"[\x00-\x7f](?<![a-z0-9_^$~!#%&'(){}@`-])")
 """An ASCII character no 8.3 name holds: NTFS writes it as `_` whatever the code page."""
+_PAST_ASCII = re.compile(r"[^\x00-\x7f]")
+"""A character NTFS leaves out of a short name by default (`RtlGenerate8dot3Name` without
+extended characters, `fsutil behavior allowextchar` off: `Menu Démarrer` is `MENUDM~1`)."""
 _HASHED_FROM = 6
 """A short name's prefix of six characters may be a hashed one (past `~4`, NTFS keeps two
 characters, then four hex digits of a hash): only its first two need match the long name (one
-of five, a long name's one character and the hash)."""
+of five, a long name's one character and the hash; four, a long name with none left, `5C2D~1.TXT`
+for `éèàùç.txt`)."""
 _HASH = re.compile(r"[0-9a-f]{4}")
 """A hashed prefix's last four characters (folded): a prefix whose aren't is no hashed one
 (names78: `longpa~1` was read as any `lo…` name)."""
@@ -71,7 +75,7 @@ def _long_name(short: re.Match[str], forms: _Forms) -> str | None:
     extension with the short one's."""
     prefix, wanted = short.group(1), short.group(2) or ""
     names = [*forms.get((prefix, wanted), ())]
-    if len(prefix) >= _HASHED_FROM - 1 and _HASH.fullmatch(prefix, len(prefix) - 4):
+    if len(prefix) >= _HASHED_FROM - 2 and _HASH.fullmatch(prefix, len(prefix) - 4):
         names += forms.get((prefix[:-4], wanted), ())
     return min((name for name in names if name != short.string), default=None)
 
@@ -83,7 +87,7 @@ def _forms_of(names: set[str]) -> _Forms:
     forms: _Forms = {}
     for name in sorted(names):
         for clean, extension in _forms(name):
-            for length in range(1, min(len(clean), _HASHED_FROM) + 1):
+            for length in range(0 if not clean else 1, min(len(clean), _HASHED_FROM) + 1):
                 kept = forms.setdefault((clean[:length], extension), [])
                 if len(kept) < _KEPT and name not in kept:
                     kept.append(name)
@@ -91,18 +95,28 @@ def _forms_of(names: set[str]) -> _Forms:
 
 
 def _forms(name: str) -> tuple[tuple[str, str], ...]:
-    """`name`'s stem and extension (its first three characters) as NTFS shortens them: spaces
-    and dots dropped, other ASCII characters 8.3 lacks as `_`, and characters past ASCII as
-    `_` (not in the volume's OEM code page) or kept (in it: NTFS keeps such a character,
-    upper-cased, where it maps to the code page and back; names78: `ÉTÉLO~1.PY` beside
-    `étélong.py` passed); both forms where they differ. None where `name` is an 8.3 name itself."""
+    """`name`'s stem and extension (its first three characters) as NTFS shortens them: leading
+    dots skipped or not (`RtlGenerate8dot3Name` skips them: `.gitignore` is `GITIGN~1`), spaces
+    and dots dropped, other ASCII characters 8.3 lacks as `_`, and characters past ASCII left
+    out (NTFS's default: review78e, `SLECTE~1.PY` beside `sélecteur.py` passed, exit 0), `_`,
+    or kept (a volume allowing extended characters keeps one, upper-cased, where it maps to the
+    OEM code page and back; names78: `ÉTÉLO~1.PY` beside `étélong.py` passed). An empty stem
+    (`HHHH~1.TXT`) stays. None where `name` is an 8.3 name itself (`.abc` is none)."""
     stem, dot, extension = name.rpartition(".")
     if not dot:
         stem, extension = name, ""
-    if len(stem) <= 8 and len(extension) <= 3 and not _NOT_8_3.search(stem + extension):
+    # `.abc` is no 8.3 name: `ABC~1` or `HHHH~1.ABC` (review78e)
+    if stem and len(stem) <= 8 and len(extension) <= 3 and not _NOT_8_3.search(stem + extension):
         return ()  # its own short name
-    stem, extension = stem.replace(" ", "").replace(".", ""), extension.replace(" ", "")
-    clean = _NOT_8_3.sub("_", stem), _NOT_8_3.sub("_", extension)[:3]
-    if (stem + extension).isascii():
-        return (clean,)
-    return clean, (_NOT_8_3_ASCII.sub("_", stem), _NOT_8_3_ASCII.sub("_", extension)[:3])
+    found: dict[tuple[str, str], None] = {}
+    for long in dict.fromkeys((name, name.lstrip("."))):
+        stem, dot, extension = long.rpartition(".")
+        if not dot:
+            stem, extension = long, ""
+        stem, extension = stem.replace(" ", "").replace(".", ""), extension.replace(" ", "")
+        found[_NOT_8_3.sub("_", stem), _NOT_8_3.sub("_", extension)[:3]] = None
+        if not (stem + extension).isascii():
+            kept = _NOT_8_3_ASCII.sub("_", stem), _NOT_8_3_ASCII.sub("_", extension)[:3]
+            stem, extension = _PAST_ASCII.sub("", stem), _PAST_ASCII.sub("", extension)
+            found[kept] = found[_NOT_8_3.sub("_", stem), _NOT_8_3.sub("_", extension)[:3]] = None
+    return tuple(found)

@@ -6,6 +6,7 @@ hour)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from pathlib import Path
@@ -25,6 +26,7 @@ from wheel.tricks import build
 _SHORT = re.compile(r"([^~/.]{1,6})~[1-9]\d{0,5}(?:\.([^./]{1,3}))?")
 _NOT_8_3 = re.compile(r"[^a-z0-9_^$~!#%&'(){}@`-]")
 _NOT_8_3_ASCII = re.compile(r"[\x00-\x7f](?<![a-z0-9_^$~!#%&'(){}@`-])")
+_PAST_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def _old_short_names(keys: list[str]) -> list[str]:
@@ -54,23 +56,34 @@ def _old_abbreviates(short: re.Match[str], name: str) -> bool:
     stem, dot, extension = name.rpartition(".")
     if not dot:
         stem, extension = name, ""
-    if len(stem) <= 8 and len(extension) <= 3 and not _NOT_8_3.search(stem + extension):
+    if len(stem) <= 8 and len(extension) <= 3 and not _NOT_8_3.search(stem + extension) and stem:
         return False
-    stem, extension = stem.replace(" ", "").replace(".", ""), extension.replace(" ", "")
     prefix, wanted = short.group(1), short.group(2) or ""
-    # names78: a character past ASCII is `_` or kept, as the volume's OEM code page has it
-    for sub in (_NOT_8_3.sub, _NOT_8_3_ASCII.sub):
-        clean = sub("_", stem)
-        hashed = len(prefix) >= 5 and re.fullmatch("[0-9a-f]{4}", prefix[-4:]) is not None
-        same_start = clean.startswith(prefix) or (hashed and clean.startswith(prefix[:-4]))
-        if same_start and sub("_", extension)[:3] == wanted:
-            return True
+    hashed = len(prefix) >= 4 and re.fullmatch("[0-9a-f]{4}", prefix[-4:]) is not None
+    for long in (name, name.lstrip(".")):  # review78e: NTFS skips leading dots
+        stem, dot, extension = long.rpartition(".")
+        if not dot:
+            stem, extension = long, ""
+        stem, extension = stem.replace(" ", "").replace(".", ""), extension.replace(" ", "")
+        # names78: a character past ASCII is `_` or kept, as the volume's OEM code page has it;
+        # review78e: or left out (NTFS's default), where the stem may be left empty
+        dropped = _PAST_ASCII.sub("", stem), _PAST_ASCII.sub("", extension)
+        for sub, (kept_stem, kept_extension) in itertools.product(
+            (_NOT_8_3.sub, _NOT_8_3_ASCII.sub), ((stem, extension), dropped)
+        ):
+            clean = sub("_", kept_stem)
+            head = prefix[:-4]
+            same_start = clean.startswith(prefix) or (
+                hashed and (clean.startswith(head) if head else not clean)
+            )
+            if same_start and sub("_", kept_extension)[:3] == wanted:
+                return True
     return False
 
 
 def _short() -> st.SearchStrategy[str]:
     prefix = st.text("ab1+ ~.A\u00e9_", min_size=1, max_size=7) | st.sampled_from(
-        ["ab12f3", "a1b2c"]
+        ["ab12f3", "a1b2c", "5c2d", "ab", "b"]
     )
     extension = st.one_of(st.just(""), st.text("pyb+ .\u00e9_", max_size=4).map(".{}".format))
     number = st.sampled_from(["1", "2", "5", "10", "0", "1234567"])
@@ -78,7 +91,7 @@ def _short() -> st.SearchStrategy[str]:
 
 
 def _long() -> st.SearchStrategy[str]:
-    return st.text("ab1+ .~_p\u00e9", min_size=1, max_size=12)
+    return st.text("ab1+ .~_p\u00e9\u00e8", min_size=1, max_size=12)
 
 
 def _keys() -> st.SearchStrategy[list[str]]:
@@ -210,3 +223,44 @@ def test_a_short_name_past_ascii_or_of_six(
     no `lozzzzzzzz.py`'s, nor `CAFÉMO~1.MOD` the stem `café`'s (both W615 before)."""
     wheel = build(tmp_path, "1.0", {**BASE_FILES, **extra})
     assert audit_code(wheel) == ((1, {"W615"}) if alike else (0, set()))
+
+
+DEFAULT_NTFS = {
+    "past ASCII left out": {"demo/s\u00e9lecteur.py": EVIL, "demo/SLECTE~1.PY": b""},
+    "a directory": {"demo/menu d\u00e9marrer/x.py": EVIL, "demo/MENUDM~1/x.py": b""},
+    "no stem left, hashed": {
+        "demo/\u00e9\u00e8\u00e0\u00f9\u00e7.txt": EVIL,
+        "demo/5C2D~1.TXT": b"",
+    },
+    "the extension's left out": {"demo/test.\u00e9x\u00e8": EVIL, "demo/TEST~1.X": b""},
+    "a leading dot skipped": {"demo/.gitignore": EVIL, "demo/GITIGN~1": b""},
+    "a leading dot, no stem": {"demo/.abc": EVIL, "demo/ABC~1": b""},
+}
+
+
+@pytest.mark.parametrize("extra", DEFAULT_NTFS.values(), ids=DEFAULT_NTFS.keys())
+def test_short_names_ntfs_makes_by_default_fail_both_commands(
+    tmp_path: Path, extra: dict[str, bytes]
+) -> None:
+    """NTFS's default (`RtlGenerate8dot3Name` without extended characters, Microsoft's results
+    as ReactOS's tests of it record them) leaves a character past ASCII out of a short name
+    (`Menu Démarrer` is `MENUDM~1`, `test.éxè` `TEST~1.X`), hashes a stem left empty or of two
+    characters at once (`éèàùç.txt` is `5C2D~1.TXT`), and skips leading dots (`.gitignore` is
+    `GITIGN~1`): each was read as no long name's (exit 0, review78e)."""
+    base = build(tmp_path / "b", "1.0", BASE_FILES)
+    patch = build(tmp_path / "p", "2.0", {**BASE_FILES, **extra})
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 1 and "W615" in codes(report)
+    assert audit_code(patch) == (1, {"W615"})
+
+
+@pytest.mark.parametrize(
+    "names", [["pkg/s\u00e9lecteur.py", "pkg/SLECTE~1.PY"], ["pkg/.gitignore", "pkg/GITIGN~1"]]
+)
+def test_an_sdist_of_short_names_ntfs_makes_by_default_fails(
+    tmp_path: Path, names: list[str]
+) -> None:
+    """A132 reads short names as W615 does (review78e: exit 0 before)."""
+    sdist = make_sdist(tmp_path, [Member(f"demo-1.0/{name}") for name in names])
+    exit_code, report = audit_json(sdist)
+    assert exit_code == 1 and audit_codes(report)["A132"] == 1
