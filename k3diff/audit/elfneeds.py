@@ -22,6 +22,7 @@ from k3diff.audit.elfread import (
     DT_STRTAB,
     DT_VERNEED,
     PT_LOAD,
+    STRING_TAGS,
     Layout,
     Miss,
     Regions,
@@ -31,7 +32,9 @@ from k3diff.audit.elfread import (
 )
 from k3diff.audit.tablecapture import EARLY_MIN_SIZE, TableCapture
 from k3diff.native import platform as native
-from k3diff.native.platform import KEPT_PREFIX, PREFIX_CAP, ElfTap, PlatformNeeds
+from k3diff.native.platform import KEPT_PREFIX, ElfTap, PlatformNeeds
+from k3diff.native.sparse import collect
+from k3diff.native.tablestrings import PastCap, past_cap
 
 
 def _capture_for(
@@ -216,7 +219,7 @@ class FastTap:
                 kept, wanted = self._capture.split(wanted)
             if wanted:
                 with native._SECOND_PASS:  # one second pass at a time, ElfTap's and this one's
-                    kept.update(native._collect(reread(), wanted))
+                    kept.update(collect(reread(), wanted))
             regions.update(kept)
             return read_needs(Regions(regions, self.size))
         except Exception:  # `ElfTap` meets the same turn and says it its own way
@@ -229,6 +232,7 @@ class FastTap:
         view = Regions(regions, self.size)
         layout = Layout(view.exact(0, 64))
         values: dict[int, int] = {}
+        strings: list[int] = []
         step = layout.dyn.size
         raw = bytes(self._dynamic_bytes)
         for at in range(0, len(raw) - step + 1, step):
@@ -236,13 +240,18 @@ class FastTap:
             if tag == DT_NULL:
                 break
             values[tag] = value  # the loader's: the last
+            if tag in STRING_TAGS:
+                strings.append(value)
         ranges = []
+        past = PastCap((), "")
         for address_tag, size in ((DT_STRTAB, values.get(DT_STRSZ, 0)), (DT_VERNEED, 64 << 10)):
             if address_tag in values:
                 offset = layout.file_offset(view, values[address_tag])
                 if offset is not None:
-                    ranges.append((offset, min(size, PREFIX_CAP)))
-        return ranges
+                    ranges.append((offset, min(size, native.PREFIX_CAP)))
+                if offset is not None and address_tag == DT_STRTAB:
+                    past = past_cap(offset, size, strings, native.PREFIX_CAP)
+        return past.after(ranges)
 
     def _fallback(self, reread: Callable[[], Iterator[bytes]]) -> PlatformNeeds:
         """`ElfTap` over a re-read of the content: the exact old answer, or its PlatformUnknown."""

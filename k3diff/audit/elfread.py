@@ -21,9 +21,7 @@ DT_NULL, _DT_NEEDED, DT_STRTAB, DT_STRSZ = 0, 1, 5, 10
 _DT_SONAME, _DT_RPATH, _DT_RUNPATH = 14, 15, 29
 _DT_AUXILIARY, _DT_FILTER = 0x7FFFFFFD, 0x7FFFFFFF
 DT_VERNEED, _DT_VERNEEDNUM = 0x6FFFFFFE, 0x6FFFFFFF
-_STRING_TAGS = frozenset(
-    (_DT_NEEDED, _DT_SONAME, _DT_RPATH, _DT_RUNPATH, _DT_AUXILIARY, _DT_FILTER)
-)
+STRING_TAGS = frozenset((_DT_NEEDED, _DT_SONAME, _DT_RPATH, _DT_RUNPATH, _DT_AUXILIARY, _DT_FILTER))
 """Tags whose string `_read` resolves as it reads them (DynamicTag._HANDLED_TAGS; the filtees
 `_read` itself)."""
 PT_LOAD, _PT_DYNAMIC = 1, 2
@@ -208,7 +206,7 @@ def read_needs(view: Regions) -> PlatformNeeds:
         for tag, value in _tags(layout, view, offset, limit):
             if table is None:  # pyelftools finds the string table at the first tag, any tag
                 table, end = _string_table(layout, view, offset, limit)
-            if tag in _STRING_TAGS:
+            if tag in STRING_TAGS:
                 text = _loaded_string(view, table + value, end)
                 if tag == _DT_NEEDED:
                     needed.append(text)

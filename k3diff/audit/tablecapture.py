@@ -18,7 +18,7 @@ So three kinds of range are kept as they stream past (`TableCapture`):
   range that still lies ahead.
 A second pass then reads only the ranges that lay behind (typically the version-need table, a
 few MB in) and stops there. The bytes served are exactly what that pass
-(`k3diff.native.platform._collect`) would return for the same ranges. They come out of one
+(`k3diff.native.sparse.collect`) would return for the same ranges. They come out of one
 shared reservation (`CAPTURE_BYTES`; the early stretches have their own, `EARLY_CAPTURE_BYTES`,
 so they never take the room of patchelf's tables), so memory stays bounded however many threads
 read ELFs; a range that does not fit is left to the second pass.
@@ -164,7 +164,7 @@ class TableCapture:
         _MAIN.release(self._held)
         _EARLY.release(self._early_held)
         self._held = self._early_held = 0
-        if len(set(offsets)) != len(offsets):  # `_collect` merges ranges at one offset
+        if len(set(offsets)) != len(offsets):  # `collect` merges ranges at one offset
             self.wanted = None
             return
         for first, _count, early in speculative:
@@ -172,7 +172,7 @@ class TableCapture:
             reserve = _EARLY.reserve if early else _MAIN.reserve
             for offset, length in wanted:
                 # Kept in order from `first` on: a range wholly inside what it holds is exactly
-                # the content `_collect` would return for it.
+                # the content `collect` would return for it.
                 if offset in self._served or offset < first:
                     continue
                 if offset + length <= first + data.length:
@@ -198,7 +198,7 @@ class TableCapture:
         self, wanted: list[tuple[int, int]]
     ) -> tuple[dict[int, bytes], list[tuple[int, int]]]:
         """For the ranges a second pass wants (the content having been read to its end):
-        those kept here, as `_collect` would return them, and those still to read."""
+        those kept here, as `collect` would return them, and those still to read."""
         if self.wanted is None or wanted != self.wanted:
             return {}, list(wanted)
         kept = {offset: data.cut(0, data.length) for offset, data in self._kept.items()}

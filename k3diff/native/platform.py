@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING
 from k3diff.native.glibcpromise import LOADER_PRIVATE, glibc_floor, is_loader
 from k3diff.native.loadmap import as_the_loader
 from k3diff.native.sparse import Missing, Sparse
+from k3diff.native.sparse import collect as _collect
 from k3diff.native.syslibs import raised_syslibs
+from k3diff.native.tablestrings import PastCap, past_cap
 from k3diff.output import first_few
 
 # pyelftools (≈ 50 ms of imports) is imported where an ELF is parsed with it (audit: elfneeds).
@@ -35,6 +37,8 @@ _SECOND_PASS = threading.BoundedSemaphore(1)
 """One second pass at a time: its kept tables are the one large allocation, so memory stays
 bounded however many threads verify entries."""
 
+_LOADER_STRINGS = ("DT_NEEDED", "DT_RPATH", "DT_RUNPATH", "DT_SONAME", "DT_AUXILIARY", "DT_FILTER")
+"""Tags whose string `_read` reads (kept past the cap too: `tablestrings`)."""
 _FAMILIES = ("GLIBC", "GLIBCXX", "CXXABI")
 _OTHER = ("GLIBC_", "GCC_", "LIBATOMIC_", "ZLIB_")
 _VERSION = re.compile(r"^(GLIBC|GLIBCXX|CXXABI)_(?:(?<=[XI]_)(?:LDBL|IEEE128)_)?(\d+(?:\.\d+)*)$")
@@ -258,6 +262,8 @@ class ElfTap:
         self._view: Sparse | None = None
         self._parsed: ELFFile | None = None
         """pyelftools' reader over `_view`, built once (its struct tables are not cheap)."""
+        self._cap_note = ""
+        """What a refusal says of the caps, when the string table is longer than kept."""
 
     def feed(self, chunk: bytes | memoryview) -> None:
         """The next chunk of content."""
@@ -336,7 +342,8 @@ class ElfTap:
                     return _read(self._reader(regions))
             except _errors(Missing) as exc:
                 if verneed_bytes == VERNEED_BYTES or self._view is None or not self._view.missed:
-                    raise PlatformUnknown(f"{type(exc).__name__}: {exc}") from exc
+                    note = f" ({self._cap_note})" if self._cap_note and self._view else ""
+                    raise PlatformUnknown(f"{type(exc).__name__}: {exc}{note}") from exc
         raise AssertionError("unreachable")
 
     def _table_ranges(self, regions: dict[int, bytes], verneed_bytes: int) -> list[tuple[int, int]]:
@@ -346,6 +353,8 @@ class ElfTap:
         if not self._dynamic or not self._dynamic_bytes:
             raise PlatformUnknown("no dynamic segment")
         values: dict[str, int] = {}
+        strings: list[int] = []
+        past = PastCap((), "")
         step = elf.structs.Elf_Dyn.sizeof()
         try:
             for at in range(0, len(self._dynamic_bytes) - step + 1, step):
@@ -353,6 +362,8 @@ class ElfTap:
                 if dyn["d_tag"] == "DT_NULL":
                     break
                 values[str(dyn["d_tag"])] = int(dyn["d_val"])  # the loader's: the last
+                if dyn["d_tag"] in _LOADER_STRINGS:
+                    strings.append(int(dyn["d_val"]))
             ranges = []
             for address_tag, size in (
                 ("DT_STRTAB", values.get("DT_STRSZ", 0)),
@@ -362,23 +373,9 @@ class ElfTap:
                     offset = next(elf.address_offsets(values[address_tag]), None)
                     if offset is not None:
                         ranges.append((offset, min(size, PREFIX_CAP)))
+                    if offset is not None and address_tag == "DT_STRTAB":
+                        past = past_cap(offset, size, strings, PREFIX_CAP)
         except _errors(Missing) as exc:
             raise PlatformUnknown(f"unreadable dynamic segment: {exc}") from exc
-        return ranges
-
-
-def _collect(chunks: Iterator[bytes], wanted: list[tuple[int, int]]) -> dict[int, bytes]:
-    """The bytes of each (offset, length) range, kept while the content streams past; stops
-    after the last range."""
-    kept = {offset: bytearray() for offset, _ in wanted}
-    last = max((offset + length for offset, length in wanted), default=0)
-    position = 0
-    for chunk in chunks:
-        start, position = position, position + len(chunk)
-        for offset, length in wanted:
-            low, high = max(start, offset), min(position, offset + length)
-            if low < high:
-                kept[offset] += chunk[low - start : high - start]
-        if position >= last:
-            break
-    return {offset: bytes(data) for offset, data in kept.items()}
+        self._cap_note = past.note
+        return past.after(ranges)

@@ -4,6 +4,7 @@ a read outside them raises `Missing`, so the tap knows to fetch the tables in a 
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 
 
 class Missing(Exception):
@@ -72,3 +73,26 @@ class Sparse(io.RawIOBase):
                 return len(piece)
         self.missed = True
         raise Missing(f"bytes {start}-{end}")
+
+
+def collect(chunks: Iterator[bytes], wanted: list[tuple[int, int]]) -> dict[int, bytes]:
+    """The bytes of each (offset, length) range, kept while the content streams past; stops
+    after the last range."""
+    kept = {offset: bytearray() for offset, _ in wanted}
+    last = max((offset + length for offset, length in wanted), default=0)
+    ordered = sorted(wanted)
+    first = 0  # ranges before it have ended: a chunk looks at those it may meet (tf78: 257)
+    position = 0
+    for chunk in chunks:
+        start, position = position, position + len(chunk)
+        while first < len(ordered) and sum(ordered[first]) <= start:
+            first += 1
+        for offset, length in ordered[first:]:
+            if offset >= position:
+                break
+            low, high = max(start, offset), min(position, offset + length)
+            if low < high:
+                kept[offset] += chunk[low - start : high - start]
+        if position >= last:
+            break
+    return {offset: bytes(data) for offset, data in kept.items()}
