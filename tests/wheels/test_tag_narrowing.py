@@ -474,8 +474,7 @@ def test_graalpy_is_a_python_a_py3_tag_installs_on(tmp_path: Path) -> None:
     exit_code, report = _wheels(base, patch)
     assert exit_code == 1
     assert [d.partition(") on ")[2] for d in _w630(report)] == [
-        "GraalPy 3.12 on every platform (both wheels' tags say 'any') (tags read from the "
-        "filename)"
+        "GraalPy 3.12 on every platform (both wheels' tags say 'any') (tags read from the filename)"
     ]
 
 
