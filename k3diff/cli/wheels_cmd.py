@@ -18,6 +18,7 @@ from k3diff.cli.common import (
     refuse_output_over_input,
     waivers_option,
 )
+from k3diff.cli.notwheel import refuse_source_archive
 from k3diff.cli.samefile import refuse_same_file
 from k3diff.cli.sourceoptions import source_spec
 from k3diff.cli.summaries import SUMMARIES
@@ -288,6 +289,8 @@ def wheels(
         )
     if allow_unpaired:
         raise UsageError("--allow-unpaired applies to release sets (directories or --base/--patch)")
+    for given in (base, patch):
+        refuse_source_archive(given)
     progress = TerminalProgress("wheels")
     quickexit.keep_working_objects()  # one comparison: its working set goes with the process
     try:

@@ -276,5 +276,11 @@ def narrowing_findings(base: NamedWheel, patch: NamedWheel) -> Iterator[Finding]
             Code.W630,
             "",
             f"pip installs the base ({base_text}) and not the patch ({patch_text}) on "
-            f"{describe(lost)} (tags read from the {read})",
+            f"{describe(lost, tags_name_no_platform=_platformless(base_tags | patch_tags))} "
+            f"(tags read from the {read})",
         )
+
+
+def _platformless(tags: Iterable[str]) -> bool:
+    """Whether no tag names a platform (each ends `-any`): then `any` is every platform."""
+    return all(tag.rpartition("-")[2] == "any" for tag in tags)

@@ -11,12 +11,13 @@ from k3diff.wheel.systems import INTERPRETER, MAX_SYSTEMS, Dropped, minor_of
 from k3diff.wheel.tagplatforms import Platform, next_ios_release, next_mac_release
 
 
-def describe(found: Dropped, limit: int = 6) -> str:
+def describe(found: Dropped, limit: int = 6, *, tags_name_no_platform: bool = False) -> str:
     """The dropped systems said compactly, `CPython 3.9-3.10, 3.12+ on glibc 2.17+ x86_64`:
     the versions of each interpreter kind on one platform (`CPython 3.8, PyPy 3.8 on …`), and
     runs of a platform's versions that drop the same ones; `+` when a run reaches the newest version checked, which stands
     for every later one. Past `limit` parts, how many more; and how many systems went
-    unchecked (`MAX_SYSTEMS`)."""
+    unchecked (`MAX_SYSTEMS`). Where `tags_name_no_platform` (both wheels' tags say `any`),
+    the `any` systems are every platform, and said so."""
     minors: dict[tuple[str, Platform], set[int]] = defaultdict(set)
     for system in found.systems:
         kind = kind_of(system.interpreter, system.abi)
@@ -33,9 +34,10 @@ def describe(found: Dropped, limit: int = 6) -> str:
             else:
                 runs.append((text, [platform.version]))
         for text, run in runs:
-            by_platform.setdefault(_platform_text(family, arch, run, top), []).append(
-                f"{kind} {text}"
-            )
+            where = _platform_text(family, arch, run, top)
+            if family == "any" and tags_name_no_platform:
+                where = "every platform (both wheels' tags say 'any')"
+            by_platform.setdefault(where, []).append(f"{kind} {text}")
     said = [f"{', '.join(kinds)} on {platform}" for platform, kinds in by_platform.items()]
     if len(said) > limit:
         said = [*said[:limit], f"and {len(said) - limit} more"]

@@ -286,7 +286,7 @@ def test_a_release_set_pair_that_shares_a_tag_but_drops_a_platform_fails(
     ("requires_python", "dropped"),
     [
         (">=3.9", None),
-        (">=3.8", "CPython 3.8, PyPy 3.8 on platforms no tag names (the base's 'any')"),
+        (">=3.8", "CPython 3.8, PyPy 3.8 on every platform (both wheels' tags say 'any')"),
     ],
 )
 def test_pythons_the_bases_requires_python_excludes_are_not_lost(
@@ -303,6 +303,26 @@ def test_pythons_the_bases_requires_python_excludes_are_not_lost(
         assert (exit_code, said) == (0, [])
     else:
         assert (exit_code, said) == (1, [f"{dropped} (tags read from the filename)"])
+
+
+def test_a_pure_wheel_narrowing_its_requires_python_is_said_to_lose_every_platform(
+    tmp_path: Path,
+) -> None:
+    """packaging 24.0 → 24.1 (both `py3-none-any`, Requires-Python >=3.7 → >=3.8) loses
+    Python 3.7 on every platform: said so, not as "platforms no tag names" (newuser78)."""
+    base_meta = metadata("demo", "1.0", "Requires-Python: >=3.7")
+    patch_meta = metadata("demo", "1.1", "Requires-Python: >=3.8")
+    base = write_wheel(tmp_path / "b", "demo", "1.0", FILES, tag="py3-none-any", meta=base_meta)
+    patch = write_wheel(tmp_path / "p", "demo", "1.1", FILES, tag="py3-none-any", meta=patch_meta)
+    exit_code, report = _wheels(base, patch)
+    assert (exit_code, _w630(report)) == (
+        1,
+        [
+            "pip installs the base (py3-none-any; Requires-Python >=3.7) and not the patch "
+            "(py3-none-any; Requires-Python >=3.8) on CPython 3.7, PyPy 3.7 on every platform "
+            "(both wheels' tags say 'any') (tags read from the filename)"
+        ],
+    )
 
 
 def test_hostile_version_numbers_are_judged_in_bounded_work(tmp_path: Path) -> None:
@@ -326,8 +346,7 @@ def test_hostile_version_numbers_are_judged_in_bounded_work(tmp_path: Path) -> N
     assert exit_code == 1
     assert [d.partition(") on ")[2] for d in _w630(report)] == [
         "CPython 3.0+, free-threaded CPython 3.13+, GraalPy 3.10-3.12, PyPy 3.6-3.11 on "
-        "platforms no tag names "
-        "(the base's 'any') (tags read from the WHEEL Tag lines)"
+        "every platform (both wheels' tags say 'any') (tags read from the WHEEL Tag lines)"
     ]
 
 
@@ -455,7 +474,7 @@ def test_graalpy_is_a_python_a_py3_tag_installs_on(tmp_path: Path) -> None:
     exit_code, report = _wheels(base, patch)
     assert exit_code == 1
     assert [d.partition(") on ")[2] for d in _w630(report)] == [
-        "GraalPy 3.12 on platforms no tag names (the base's 'any') (tags read from the filename)"
+        "GraalPy 3.12 on every platform (both wheels' tags say 'any') (tags read from the filename)"
     ]
 
 
