@@ -16,7 +16,7 @@ exit 0 (cmake75). Their install places are not read here: the source check stops
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
@@ -128,9 +128,12 @@ def imports_skbuild(module: ast.Module | None) -> bool:
     """Whether a parsed ``setup.py`` imports scikit-build's ``skbuild`` (or a module of it),
     anywhere: its ``setup()`` runs CMake and installs what CMake installs. A ``setup.py``
     that does not parse (None) is read elsewhere."""
-    if module is None:
-        return False
-    for node in ast.walk(module):
+    return module is not None and skbuild_imported(ast.walk(module))
+
+
+def skbuild_imported(nodes: Iterable[ast.AST]) -> bool:
+    """Whether any of `nodes` is an import of ``skbuild`` or a module of it."""
+    for node in nodes:
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and not node.level:

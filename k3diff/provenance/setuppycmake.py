@@ -131,11 +131,8 @@ def cmake_line(module: ast.Module | None) -> int | None:
         return None
     named, lines = [], []
     for node in ast.walk(module):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
-            value = node.value  # review76a: ``[b"cmake", …]`` runs it as well
-            text = value.decode("latin-1") if isinstance(value, bytes) else value
-            if _names_cmake(text):
-                named.append(node)
+        if isinstance(node, ast.Constant) and _constant_names_cmake(node):
+            named.append(node)
         elif isinstance(node, ast.Import | ast.ImportFrom) and _imports_cmake(node):
             lines.append(node.lineno)
     if named:  # where each string ends up, read only where one names CMake
@@ -144,6 +141,22 @@ def cmake_line(module: ast.Module | None) -> int | None:
         data = _data_names(module, tree) if trusted else None
         lines += [node.lineno for node in named if not _held(node, tree, data)]
     return min(lines, default=None)
+
+
+def may_name_cmake(node: ast.AST) -> bool:
+    """Whether `node` is what `cmake_line` reads further: a string or bytes whose first word
+    is CMake's program, or an import of the ``cmake`` package. A module with none has no line
+    (cython78: one walk of an imported module decides, not `cmake_line`'s own)."""
+    if isinstance(node, ast.Constant):
+        return _constant_names_cmake(node)
+    return isinstance(node, ast.Import | ast.ImportFrom) and _imports_cmake(node)
+
+
+def _constant_names_cmake(node: ast.Constant) -> bool:
+    value = node.value  # review76a: ``[b"cmake", …]`` runs it as well
+    if not isinstance(value, str | bytes):
+        return False
+    return _names_cmake(value.decode("latin-1") if isinstance(value, bytes) else value)
 
 
 def _names_cmake(text: str) -> bool:

@@ -15,7 +15,11 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from k3diff.provenance.setuppycmake import may_name_cmake
 
 IMPORT_DEPTH_CAP = 8
 """Most imports followed one inside another from what ``setup.py`` imports; a module deeper
@@ -23,31 +27,69 @@ stops the run (each level is one batch of git reads)."""
 FOLLOWED_CAP = 128
 """Most modules read as of one ``setup.py`` (or command class), those imported in turn
 included; more stop the run."""
-FOLLOWED_BYTES_CAP = 1024 * 1024
-"""Most bytes of those modules, all together; more stop the run. Parsing is what costs:
-255 modules of 16 KiB of 60-term sums (4 MiB) took 14 s of CPU (19 s to parse alone on a
-loaded machine), so 1 MiB: about 4 s at worst. Cython 3.3.2's ``setup.py`` imports its own
-compiler (``from Cython import __version__``, ``Cython.Distutils``): 82 modules, 3.4 MiB,
-over it, so its check stops (source78: a known wrong hold, docs/wheels.md)."""
+FOLLOWED_BYTES_CAP = 8 * 1024 * 1024
+"""Most bytes of those modules, all together; more stop the run (what is read and counted
+before `FOLLOWED_WORDS_CAP`). Cython 3.3.2's ``setup.py`` imports its own compiler (``from
+Cython import __version__``, ``Cython.Distutils``): 3.4 MiB, which stopped its check over
+source78's 1 MiB (cython78)."""
+FOLLOWED_WORDS_CAP = 1_000_000
+"""Most words and marks (`word_count`) of those modules, all together, counted before they are
+parsed; more stop the run. Parsing is what costs, by the word, not the byte: 1 MiB of
+``a+a+…`` (a million words) took 3 s to parse and 1 s to walk once, Cython's 3.4 MiB (624,000
+words, its docstrings included) 1.3 s (cython78)."""
 NAMES_CAP = 8192
 """Most module names those modules import, all together; more stop the run (source78: 255
 modules of 16 KiB of ``import a1, a2, …`` lines, 431,432 names looked up at 16 ``sys.path``
 entries, took 19 s of CPU)."""
 _LOADERS = frozenset({"import_module", "__import__"})
+_WORDS = re.compile(rb"\w+|[^\w\s]")
 
 
-def imported_names(module: ast.Module) -> list[str]:
-    """The absolute module names `module` imports, anywhere (``from a.b import c`` names
-    ``a.b`` and ``a.b.c``, which may be a module), literal ``import_module`` names included."""
-    names = []
+@dataclass(frozen=True)
+class ModuleScan:
+    """What one walk of a parsed module finds for the readers of what it imports (source78
+    walked each module three times, then once more where it imported nothing relative)."""
+
+    imports: tuple[ast.Import | ast.ImportFrom, ...]
+    loaded: tuple[str, ...]
+    """The literal names of its ``import_module`` / ``__import__`` calls (`_loaded`)."""
+    cmake: bool
+    """Whether a node is one `cmake_line` reads further (`may_name_cmake`)."""
+
+
+def scan_module(module: ast.Module) -> ModuleScan:
+    """`module`'s imports, loaded names and whether it may name CMake, in one walk."""
+    imports: list[ast.Import | ast.ImportFrom] = []
+    loaded: list[str] = []
+    cmake = False
     for node in ast.walk(module):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            imports.append(node)
+            cmake = cmake or may_name_cmake(node)
+        elif isinstance(node, ast.Constant):
+            cmake = cmake or may_name_cmake(node)
+        elif (name := _loaded(node)) is not None:
+            loaded.append(name)
+    return ModuleScan(tuple(imports), tuple(loaded), cmake)
+
+
+def word_count(data: bytes) -> int:
+    """How many words (a run of letters, digits, ``_``) and marks (any other character not
+    space) `data` holds: a bound on the tokens, and so on the nodes, parsing it makes."""
+    return _WORDS.subn(b"", data)[1]
+
+
+def imported_names(scan: ModuleScan) -> list[str]:
+    """The absolute module names the scanned module imports, anywhere (``from a.b import c``
+    names ``a.b`` and ``a.b.c``, which may be a module), literal ``import_module`` names
+    included."""
+    names = []
+    for node in scan.imports:
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+        elif not node.level and node.module:
             names += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-        elif (name := _loaded(node)) is not None and not name.startswith("."):
-            names.append(name)
-    return names
+    return names + [name for name in scan.loaded if not name.startswith(".")]
 
 
 def module_files(name: str, directory: str) -> list[str]:
@@ -62,16 +104,16 @@ def module_files(name: str, directory: str) -> list[str]:
 
 
 def followed_files(
-    module: ast.Module, package: str | None, places: Sequence[str], known: set[str]
+    scan: ModuleScan, package: str | None, places: Sequence[str], known: set[str]
 ) -> dict[str, str | None]:
-    """The files of the commit the parsed `module` may run by its imports, each with its
+    """The files of the commit the scanned module may run by its imports, each with its
     package's directory (`package_of`): absolute names at each of `places`, relative ones from
     `package` (the module's package directory; None for a top-level module, whose relative
     imports fail: psutil's ``setup.py`` imports ``_common`` from ``psutil/``, whose ``from .
     import _ntuples`` it never reaches). A name of `known` (those looked up already) is not
     looked up again; each new one is added to it."""
     found: dict[str, str | None] = {}
-    for name in dict.fromkeys(imported_names(module)):
+    for name in dict.fromkeys(imported_names(scan)):
         if name in known:
             continue
         known.add(name)
@@ -79,7 +121,7 @@ def followed_files(
             for file in module_files(name, at):
                 found.setdefault(file, package_of(file, at))
     parts = package.split("/") if package else []
-    for level, name in () if package is None else _relative(module):
+    for level, name in () if package is None else _relative(scan):
         if level - 1 > len(parts):
             continue  # above the repository: an ImportError when it runs
         base = "/".join(parts[: len(parts) - (level - 1)])
@@ -107,10 +149,10 @@ def own_package(path: str, places: Sequence[str]) -> str | None:
     )
 
 
-def _relative(module: ast.Module) -> Iterator[tuple[int, str]]:
+def _relative(scan: ModuleScan) -> Iterator[tuple[int, str]]:
     """(level, dotted name under that package) of each relative import (``from ..a import b``:
     (2, ``a``) and (2, ``a.b``); ``from . import x``: (1, ``x``))."""
-    for node in ast.walk(module):
+    for node in scan.imports:
         if isinstance(node, ast.ImportFrom) and node.level:
             head = node.module or ""
             yield node.level, head

@@ -15,18 +15,21 @@ from __future__ import annotations
 import ast
 from collections.abc import Collection, Mapping, Sequence
 
-from k3diff.provenance.cmakebackends import imports_skbuild
+from k3diff.provenance.cmakebackends import skbuild_imported
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
 from k3diff.provenance.setuppycmake import cmake_line
 from k3diff.provenance.setuppyimports import (
     FOLLOWED_BYTES_CAP,
     FOLLOWED_CAP,
+    FOLLOWED_WORDS_CAP,
     IMPORT_DEPTH_CAP,
     NAMES_CAP,
     followed_files,
     imported_names,
     module_files,
     own_package,
+    scan_module,
+    word_count,
 )
 from k3diff.provenance.setuppyinstalled import installed_command
 from k3diff.provenance.setuppypaths import import_places
@@ -52,7 +55,7 @@ def imported_cmake(
     `directory`) imports, or a module of it imports in turn, runs CMake (``tools/cm.py, which
     setup.py imports, runs CMake (line 3), whose CMake``), or why they are not read; None
     where none does."""
-    imported = imported_names(module)
+    imported = imported_names(scan_module(module))
     places = import_places(module, directory, (*tree, *links), imported)
     if isinstance(places, str):
         return f"{places} not read, and {_MAY}"
@@ -80,13 +83,14 @@ def modules_cmake(
     them: ``which setup.py imports``), or of those they import in turn (absolute names found at
     `places`, `setuppyimports`), runs CMake, or why they are not read; None where none does.
     Those at `paths` at most `MODULES_CAP` modules and `MODULES_BYTES_CAP` bytes, with those
-    imported in turn `FOLLOWED_CAP` and `FOLLOWED_BYTES_CAP`, `IMPORT_DEPTH_CAP` imports deep."""
+    imported in turn `FOLLOWED_CAP`, `FOLLOWED_BYTES_CAP` and `FOLLOWED_WORDS_CAP` (all of
+    them), `IMPORT_DEPTH_CAP` imports deep."""
     every_link = frozenset(links)
     seen: set[str] = set()
     level, why = paths, dict.fromkeys(paths, how)
     packages = {path: own_package(path, places) for path in paths}
     known: set[str] = set()
-    total = 0
+    total = words = 0
     for depth in range(IMPORT_DEPTH_CAP + 1):
         them = how if depth == 0 else f"{how} or they import"
         for path in level:  # review77b, submod77: `tools/` a link or a submodule holding `cm.py`
@@ -108,17 +112,22 @@ def modules_cmake(
             cap = f"{limit // 1024} KiB"
             return f"{many}, {them}, are over {cap} together, not read, and {_MAY}"
         blobs = dict(iter_blobs(git, sorted({tree[path] for path in files})))
+        words += sum(word_count(blobs[tree[path]]) for path in files)
+        if words > FOLLOWED_WORDS_CAP:  # cython78: parsing costs by the word
+            many = f"{', '.join(files[:3])}{' …' if len(files) > 3 else ''}"
+            return f"{many}, {them}, are over {FOLLOWED_WORDS_CAP:,} words together, not read, and {_MAY}"
         following: dict[str, str] = {}
         for path in files:
             try:
                 parsed = ast.parse(blobs[tree[path]], path)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return f"{path}, {why[path]}, is not Python k3diff reads, and {_MAY}"
-            if (line := cmake_line(parsed)) is not None:
+            scan = scan_module(parsed)  # cython78: one walk, `cmake_line` only where it may
+            if scan.cmake and (line := cmake_line(parsed)) is not None:
                 return f"{path}, {why[path]}, runs CMake (line {line}), whose CMake"
-            if imports_skbuild(parsed):
+            if skbuild_imported(scan.imports):
                 return f"{path}, {why[path]}, builds with scikit-build (skbuild), whose CMake"
-            followed = followed_files(parsed, packages[path], places, known)
+            followed = followed_files(scan, packages[path], places, known)
             if len(known) > NAMES_CAP:
                 many = f"{len(known):,} module names"
                 return f"{path}, {why[path]}, and those before it import {many} (over {NAMES_CAP}), not read, and {_MAY}"

@@ -201,3 +201,40 @@ def test_a_configured_command_class_of_an_installed_package_stops_the_check(
 def test_a_configured_known_command_class_still_checks(tmp_path: Path) -> None:
     cfg = SETUP_CFG + b"cmdclass =\n    build_ext = Cython.Distutils.build_ext\n"
     _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.py": HEAD + SETUP_PY, "setup.cfg": cfg})
+
+
+def _many(count: int, body: bytes) -> dict[str, bytes]:
+    """``setup.py`` importing ``m0``, which imports ``m1`` … ``m{count}``, each `body`."""
+    names = ", ".join(f"m{n}" for n in range(1, count + 1)).encode()
+    modules = {f"m{n}.py": body for n in range(1, count + 1)}
+    setup_py = HEAD + b"import m0\n" + SETUP_PY
+    return {"setup.py": setup_py, "m0.py": b"import " + names + b"\n"} | modules
+
+
+def test_modules_imported_over_1_mib_in_all_still_check(tmp_path: Path) -> None:
+    """Cython's ``setup.py`` imports its compiler, 3.4 MiB: over source78's 1 MiB, it stopped
+    (exit 2); 1.6 MiB of documented modules running no CMake now check (cython78)."""
+    prose = b'"""' + b"The compiler reads the module and writes its C. " * 800 + b'"""\n'
+    body = prose + b"def run(x):\n    return x + 1\n"
+
+    _passes_with(tmp_path / "a", SETUPTOOLS, **_many(40, body))
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (b"x = " + b"+".join([b"a"] * 60_000) + b"\n", "are over 1,000,000 words together"),
+        ((b"#" + b" " * 80 + b"\n") * 1100, "are over 8192 KiB"),
+    ],
+    ids=["words", "bytes"],
+)
+def test_modules_imported_past_the_caps_stop_the_check(
+    tmp_path: Path, body: bytes, said: str
+) -> None:
+    """120,000 words a module (``a+a+…``, a million of them parses in some 3 s) in 10, or
+    90 KiB of comment lines in 100."""
+    count = 10 if said.endswith("together") else 100
+
+    stopped = _stopped_at(tmp_path, _repo(tmp_path, _many(count, body)), REVERTED)
+
+    assert said in stopped
