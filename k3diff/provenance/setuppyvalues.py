@@ -1,0 +1,75 @@
+"""Names a module the build runs imports from an installed package and passes on as values.
+
+A command class of an installed package reaches ``setup(cmdclass=…)`` by more than a literal
+mapping naming it (`setuppyinstalled`): ``class Build(BuildExtension)`` of ``setup.py``, a
+mapping bound to a name (``CMDS = {…}; setup(cmdclass=CMDS)``), ``cmds["build_ext"] = …``,
+``from cmake_build_extension import *``, or a module of the project importing it for
+``setup.py`` or ``setup.cfg`` to name (``helpers.py``: ``from cmake_build_extension import
+BuildExtension``). Each passed, exit 0 (review78f). So a name that ``setup.py`` or a module
+it imports in turn imports from a package the commit holds no file of (neither the standard
+library nor a package known to run no CMake) stops the run where it is used other than by
+calling it (``Version(v)``, ``tomli.load(f)``): a base class, a value, an argument, or not at
+all (which another module may import from it).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Callable
+
+from k3diff.escape import shortened
+from k3diff.provenance.setuppyinstalled import KNOWN
+
+
+def installed_value(module: ast.Module, path: str, held: Callable[[str], bool]) -> str | None:
+    """Why the parsed `module` (at `path`) may pass on a class of an installed package (one
+    `held` says the commit holds no file of): ``helpers.py line 1: BuildExtension, from
+    cmake_build_extension, a package the commit does not hold (installed when it builds), is
+    used other than by a call``; None where every such name is only called."""
+    bound: dict[str, tuple[str, int]] = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            if not _installed(node.module, held):
+                continue
+            for alias in node.names:
+                if alias.name == "*":
+                    return _said(path, node.lineno, "*", node.module, "is imported entirely")
+                bound[alias.asname or alias.name] = (node.module, node.lineno)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if _installed(alias.name, held):
+                    bound[alias.asname or alias.name.split(".")[0]] = (alias.name, node.lineno)
+    if not bound:
+        return None
+    callees = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.Call):
+            func = node.func
+            while isinstance(func, ast.Attribute):
+                func = func.value
+            callees.add(id(func))
+    used = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.Name) and node.id in bound and isinstance(node.ctx, ast.Load):
+            used.add(node.id)
+            if id(node) not in callees:
+                package, _ = bound[node.id]
+                return _said(path, node.lineno, node.id, package, "is used other than by a call")
+    for name, (package, line) in bound.items():
+        if name not in used:
+            return _said(path, line, name, package, "is imported and not used (another module may)")
+    return None
+
+
+def _installed(name: str, held: Callable[[str], bool]) -> bool:
+    """Whether the module `name` is an installed package's that may provide a command class."""
+    top = name.split(".")[0]
+    return top not in KNOWN and top not in sys.stdlib_module_names and not held(name)
+
+
+def _said(path: str, line: int, name: str, package: str, how: str) -> str:
+    return (
+        f"{path} line {line}: {shortened(name, 100)}, from {shortened(package, 100)}, a package "
+        f"the commit does not hold (installed when it builds), {how}"
+    )
