@@ -8,8 +8,9 @@ mapping bound to a name (``CMDS = {…}; setup(cmdclass=CMDS)``), ``cmds["build_
 BuildExtension``). Each passed, exit 0 (review78f). So a name that ``setup.py`` or a module
 it imports in turn imports from a package the commit holds no file of (neither the standard
 library nor a package known to run no CMake) stops the run where it is used other than by
-calling it (``Version(v)``, ``tomli.load(f)``): a base class, a value, an argument, or not at
-all (which another module may import from it).
+calling, comparing or testing it, or reading a dunder of it (``Version(v)``, ``tomli.load(f)``,
+``if cffi:``, ``cffi.__version__``): a base class, a value, an argument, or not at all (which
+another module may import from it).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ def installed_value(module: ast.Module, path: str, held: Callable[[str], bool]) 
     """Why the parsed `module` (at `path`) may pass on a class of an installed package (one
     `held` says the commit holds no file of): ``helpers.py line 1: BuildExtension, from
     cmake_build_extension, a package the commit does not hold (installed when it builds), is
-    used other than by a call``; None where every such name is only called."""
+    used as a value, not only called``; None where every such name is only called, compared or
+    tested."""
     bound: dict[str, tuple[str, int]] = {}
     for node in ast.walk(module):
         if isinstance(node, ast.ImportFrom) and not node.level and node.module:
@@ -42,24 +44,52 @@ def installed_value(module: ast.Module, path: str, held: Callable[[str], bool]) 
                     bound[alias.asname or alias.name.split(".")[0]] = (alias.name, node.lineno)
     if not bound:
         return None
-    callees = set()
-    for node in ast.walk(module):
-        if isinstance(node, ast.Call):
-            func = node.func
-            while isinstance(func, ast.Attribute):
-                func = func.value
-            callees.add(id(func))
+    callees = _not_passed_on(module)
     used = set()
     for node in ast.walk(module):
         if isinstance(node, ast.Name) and node.id in bound and isinstance(node.ctx, ast.Load):
             used.add(node.id)
             if id(node) not in callees:
                 package, _ = bound[node.id]
-                return _said(path, node.lineno, node.id, package, "is used other than by a call")
+                return _said(
+                    path, node.lineno, node.id, package, "is used as a value, not only called"
+                )
     for name, (package, line) in bound.items():
         if name not in used:
             return _said(path, line, name, package, "is imported and not used (another module may)")
     return None
+
+
+def _not_passed_on(module: ast.Module) -> set[int]:
+    """Ids of the names `module` uses without passing their value on: called (the root of
+    ``a.b(…)`` too), compared (``x is None``), tested (``if cffi:``, ``not x``, ``a and b`` of
+    a test: zstandard's ``if CFFI_BACKEND and cffi:`` of an optional import), or whose dunder
+    attribute is read (zstandard's ``cffi.__version__``)."""
+    found: set[int] = set()
+    tests: list[ast.expr] = []
+    for node in ast.walk(module):
+        if isinstance(node, ast.Call):
+            func = node.func
+            while isinstance(func, ast.Attribute):
+                func = func.value
+            found.add(id(func))
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("__"):
+            base = node.value  # `cffi.__version__`: the package's metadata, no class
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            found.add(id(base))
+        elif isinstance(node, ast.Compare):
+            found |= {id(operand) for operand in (node.left, *node.comparators)}
+        elif isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
+            tests.append(node.test)
+    while tests:
+        test = tests.pop()
+        found.add(id(test))
+        if isinstance(test, ast.BoolOp):
+            tests += test.values
+        elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            tests.append(test.operand)
+    return found
 
 
 def _installed(name: str, held: Callable[[str], bool]) -> bool:

@@ -71,7 +71,7 @@ SHAPES = {
             b"    pass\n",
         },
         "helpers.py line 2: c, from cmake_build_extension, a package the commit does not hold "
-        "(installed when it builds), is used other than by a call",
+        "(installed when it builds), is used as a value, not only called",
     ),
 }
 
@@ -88,11 +88,15 @@ def test_an_installed_command_class_passed_on_stops_the_check(tmp_path: Path, sh
 
 def test_installed_packages_called_or_known_still_check(tmp_path: Path) -> None:
     """A function or class of an installed package called (``Version(…)``, ``tomli.loads``),
-    the standard library's names as values, and versioneer's subclass of cx_Freeze's
+    an optional one tested (zstandard's ``if CFFI_BACKEND and cffi:``,
+    ``cffi.__version__``), the standard
+    library's names as values, and versioneer's subclass of cx_Freeze's
     ``build_exe`` (llvmlite's ``versioneer.py``)."""
     setup_py = HEAD + (
         b"import tomli\nfrom packaging.version import Version\nfrom os import path\n"
         b"import versioneer\nassert Version('1.0') and tomli.loads('') == {}\nP = path\n"
+        b"try:\n    import cffi, pythran\nexcept ImportError:\n    cffi = pythran = None\n"
+        b"if os and cffi and not pythran is None:\n    print(str(cffi.__version__))\n"
         b"C = versioneer.get_cmdclass()\n" + CALL % b"C"
     )
     versioneer = (
