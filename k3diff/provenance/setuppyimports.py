@@ -45,7 +45,7 @@ def imported_names(module: ast.Module) -> list[str]:
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
             names += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-        elif (name := _loaded(node)) is not None and not name.startswith("."):
+        elif (name := loaded_name(node)) is not None and not name.startswith("."):
             names.append(name)
     return names
 
@@ -118,7 +118,7 @@ def _relative(module: ast.Module) -> Iterator[tuple[int, str]]:
                 yield node.level, f"{head}.{alias.name}" if head else alias.name
 
 
-def _loaded(node: ast.AST) -> str | None:
+def loaded_name(node: ast.AST) -> str | None:
     """``NAME`` of ``importlib.import_module("NAME")`` or ``__import__("NAME")``."""
     if not isinstance(node, ast.Call) or not node.args:
         return None

@@ -3,7 +3,7 @@
 A command class of an installed package reaches ``setup(cmdclass=…)`` by more than a literal
 mapping naming it (`setuppyinstalled`): ``class Build(BuildExtension)`` of ``setup.py``, a
 mapping bound to a name (``CMDS = {…}; setup(cmdclass=CMDS)``), ``cmds["build_ext"] = …``,
-``from cmake_build_extension import *``, or a module of the project importing it for
+``from cmake_build_extension import *``, ``__import__("cmake_build_extension")``, or a module of the project importing it for
 ``setup.py`` or ``setup.cfg`` to name (``helpers.py``: ``from cmake_build_extension import
 BuildExtension``). Each passed, exit 0 (review78f). So a name that ``setup.py`` or a module
 it imports in turn imports from a package the commit holds no file of (neither the standard
@@ -20,6 +20,7 @@ import sys
 from collections.abc import Callable
 
 from k3diff.escape import shortened
+from k3diff.provenance.setuppyimports import loaded_name
 from k3diff.provenance.setuppyinstalled import KNOWN
 
 
@@ -38,6 +39,9 @@ def installed_value(module: ast.Module, path: str, held: Callable[[str], bool]) 
                 if alias.name == "*":
                     return _said(path, node.lineno, "*", node.module, "is imported entirely")
                 bound[alias.asname or alias.name] = (node.module, node.lineno)
+        elif (name := loaded_name(node)) is not None and _installed(name, held):
+            line = getattr(node, "lineno", 0)  # `__import__("cbe").BuildExtension`: any use
+            return _said(path, line, name, name, "is imported by name")
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if _installed(alias.name, held):

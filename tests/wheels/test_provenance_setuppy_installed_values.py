@@ -40,6 +40,11 @@ SHAPES = {
         {"setup.py": HEAD + b"from cmake_build_extension import *\n" + CALL % b"{'b': B}"},
         "setup.py line 3: *, from cmake_build_extension, a package the commit does not hold",
     ),
+    "__import__": (
+        {"setup.py": HEAD + b"B = __import__('cmake_build_extension').B\n" + CALL % b"{'b': B}"},
+        "setup.py line 3: cmake_build_extension, from cmake_build_extension, a package the "
+        "commit does not hold (installed when it builds), is imported by name",
+    ),
     "a module importing it": (
         {
             "setup.py": HEAD + b"from helpers import BuildExtension as B\n" + CALL % b"{'b': B}",
