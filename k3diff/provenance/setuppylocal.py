@@ -65,7 +65,7 @@ def imported_cmake(
     held = _held(tree, links, places)
     installed = installed_command(module, held)  # source78: cmake-build-extension's build_ext
     if installed is None:  # review78f: a subclass of it, a mapping by name, import *
-        installed = installed_value(module, "setup.py", held)
+        installed = installed_value(module, "setup.py", held, imported=False)
     return None if installed is None else f"{installed}, not read, and {_MAY}"
 
 

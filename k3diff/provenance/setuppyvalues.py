@@ -24,12 +24,15 @@ from k3diff.provenance.setuppyimports import loaded_name
 from k3diff.provenance.setuppyinstalled import KNOWN
 
 
-def installed_value(module: ast.Module, path: str, held: Callable[[str], bool]) -> str | None:
+def installed_value(
+    module: ast.Module, path: str, held: Callable[[str], bool], imported: bool = True
+) -> str | None:
     """Why the parsed `module` (at `path`) may pass on a class of an installed package (one
     `held` says the commit holds no file of): ``helpers.py line 1: BuildExtension, from
     cmake_build_extension, a package the commit does not hold (installed when it builds), is
     used as a value, not only called``; None where every such name is only called, compared or
-    tested."""
+    tested. A name imported and not used counts only where the module is `imported` (not
+    ``setup.py``, which runs as ``__main__``: no module imports a name from it)."""
     bound: dict[str, tuple[str, int]] = {}
     for node in ast.walk(module):
         if isinstance(node, ast.ImportFrom) and not node.level and node.module:
@@ -58,7 +61,7 @@ def installed_value(module: ast.Module, path: str, held: Callable[[str], bool]) 
                 return _said(
                     path, node.lineno, node.id, package, "is used as a value, not only called"
                 )
-    for name, (package, line) in bound.items():
+    for name, (package, line) in bound.items() if imported else ():
         if name not in used:
             return _said(path, line, name, package, "is imported and not used (another module may)")
     return None
