@@ -52,6 +52,13 @@ class ProjectFiles:
         joined = posixpath.normpath(self.directory + relative.strip())
         return None if joined == ".." or joined.startswith(("../", "/")) else joined
 
+    def holds(self, path: str) -> bool:
+        """Whether a checkout of the commit has a file at `path`: a blob, a link, or one in a
+        submodule (another repository's, which `read` says is not read)."""
+        return (
+            path in self.tree or path in self.links or link_over(self.submodules, path) is not None
+        )
+
     def read(self, path: str) -> bytes | Said:
         """The file at repository path `path`, or why it is not read."""
         if path in self.links:

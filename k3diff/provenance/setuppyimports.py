@@ -52,7 +52,7 @@ class ModuleScan:
 
     imports: tuple[ast.Import | ast.ImportFrom, ...]
     loaded: tuple[str, ...]
-    """The literal names of its ``import_module`` / ``__import__`` calls (`_loaded`)."""
+    """The literal names of its ``import_module`` / ``__import__`` calls (`loaded_name`)."""
     cmake: bool
     """Whether a node is one `cmake_line` reads further (`may_name_cmake`)."""
 
@@ -68,7 +68,7 @@ def scan_module(module: ast.Module) -> ModuleScan:
             cmake = cmake or may_name_cmake(node)
         elif isinstance(node, ast.Constant):
             cmake = cmake or may_name_cmake(node)
-        elif (name := _loaded(node)) is not None:
+        elif (name := loaded_name(node)) is not None:
             loaded.append(name)
     return ModuleScan(tuple(imports), tuple(loaded), cmake)
 
@@ -160,7 +160,7 @@ def _relative(scan: ModuleScan) -> Iterator[tuple[int, str]]:
                 yield node.level, f"{head}.{alias.name}" if head else alias.name
 
 
-def _loaded(node: ast.AST) -> str | None:
+def loaded_name(node: ast.AST) -> str | None:
     """``NAME`` of ``importlib.import_module("NAME")`` or ``__import__("NAME")``."""
     if not isinstance(node, ast.Call) or not node.args:
         return None

@@ -7,8 +7,10 @@ cmake-build-extension's runs CMake, whose ``install()`` writes into the wheel. O
 itself was recognised as such an import, and a wheel keeping the package's old file passed,
 exit 0 (source78). A command class of ``setup(cmdclass=…)`` (a literal mapping, `setuppykeywords`)
 imported from a module the commit holds no file of stops the run, unless that package's is
-known to run no CMake (`_KNOWN`: setuptools' and distutils' own, Cython's, pybind11's,
-numpy's, wheel's, setuptools-rust's, PyTorch's C++ extension builder, Sphinx's and Babel's).
+known to run no CMake (`KNOWN`: setuptools' (pkg_resources too) and distutils' own, Cython's,
+pybind11's, numpy's, wheel's, setuptools-rust's, PyTorch's C++ extension builder, Sphinx's,
+Babel's, and the freezers cx_Freeze and py2exe, whose classes versioneer's ``setup.py`` helper
+subclasses where they are imported: review78f, llvmlite).
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from k3diff.escape import shortened
 from k3diff.provenance.setuppykeywords import setup_keywords
 from k3diff.provenance.setuptoolsconfig import names_setup, setup_names
 
-_KNOWN = frozenset(
+KNOWN = frozenset(
     {
         "setuptools",
+        "pkg_resources",
         "distutils",
         "Cython",
         "pybind11",
@@ -32,15 +35,17 @@ _KNOWN = frozenset(
         "torch",
         "sphinx",
         "babel",
+        "cx_Freeze",
+        "py2exe",
     }
 )
-"""Top-level packages whose command classes run no CMake (build extensions, documents or
-message catalogs)."""
+"""Top-level packages whose command classes run no CMake (build extensions, documents, message
+catalogs or frozen executables)."""
 
 
 def installed_command(module: ast.Module, held: Callable[[str], bool]) -> str | None:
     """The first command class the parsed ``setup.py`` passes ``setup(cmdclass=…)`` from an
-    installed package (a module `held` says the commit holds no file of, not of `_KNOWN`),
+    installed package (a module `held` says the commit holds no file of, not of `KNOWN`),
     said as ``setup.py line 9: cmdclass build_ext is BuildExtension from
     cmake_build_extension, a package the commit does not hold (installed when it builds)``;
     None where there is none."""
@@ -56,7 +61,7 @@ def installed_command(module: ast.Module, held: Callable[[str], bool]) -> str | 
             while isinstance(base, ast.Attribute):
                 base = base.value
             origin = origins.get(base.id) if isinstance(base, ast.Name) else None
-            if origin is None or origin.split(".")[0] in _KNOWN or held(origin):
+            if origin is None or origin.split(".")[0] in KNOWN or held(origin):
                 continue
             shown = shortened(ast.unparse(value), 100)
             return (
@@ -96,10 +101,10 @@ def installed_class(
 ) -> str | None:
     """Why the command class `name` a ``cmdclass`` `setting` names (``setup.cfg [options]
     cmdclass``) is an installed package's: none of the `files` setuptools may load it from is
-    `held` by the commit, and its package is not of `_KNOWN`; None where it is not (source78:
+    `held` by the commit, and its package is not of `KNOWN`; None where it is not (source78:
     ``build_ext = cmake_build_extension.BuildExtension`` passed, exit 0)."""
     module = name.rpartition(".")[0]
-    if not module or module.split(".")[0] in _KNOWN or any(map(held, files)):
+    if not module or module.split(".")[0] in KNOWN or any(map(held, files)):
         return None
     return (
         f"{setting} names {shortened(name, 200)}, from {shortened(module, 200)}, a package the "

@@ -7,7 +7,9 @@ so a 9.9 wheel of a commit building 2.3.0 passed, exit 0 (source78). A mapping i
 is a dict display with string keys (``{"version": "2.3.0", **{…}}`` nested too), ``dict(k=v,
 …)``, or a name bound once at the module's top to one of those and read nowhere but as the
 ``**`` of ``setup`` calls (so nothing adds to it: ``options["version"] = …``,
-``options.update(…)``); any other (a call, a name changed or read elsewhere) is not read.
+``options.update(…)``, a ``match`` capture); any other (a call, a name changed or read
+elsewhere, any in a module using ``globals``, ``vars``, ``locals``, ``exec`` or ``eval``) is
+not read.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from collections.abc import Mapping
 
 _REBOUND = "dict()"
 """The key `_mappings` holds where the module binds ``dict`` itself (no name is spelt so)."""
+_BY_CODE = frozenset({"globals", "vars", "locals", "exec", "eval"})
+"""Names whose use may bind a module's names (``dict`` too) by code: no mapping is read by name
+then (review78f: ``globals()["OPTIONS"] = {"version": "9.9"}`` was read as the literal)."""
 _DEPTH_CAP = 16
 """Most mappings followed inside one another (``{**{**{…}}}``, a name for another)."""
 
@@ -103,6 +108,8 @@ def _mappings(module: ast.Module) -> dict[str, ast.expr]:
         elif isinstance(node, ast.Dict):
             spread |= {id(v) for k, v in zip(node.keys, node.values, strict=True) if k is None}
     for node in ast.walk(module):
+        if isinstance(node, ast.Name) and node.id in _BY_CODE:  # review78f: globals()[…] = …
+            return {_REBOUND: ast.Constant(None)}
         if isinstance(node, ast.Name) and node.id in top:
             counted = isinstance(node.ctx, ast.Load) and id(node) in spread
             uses[node.id] = uses.get(node.id, 0) + (0 if counted else 1)
@@ -116,7 +123,8 @@ def _mappings(module: ast.Module) -> dict[str, ast.expr]:
 
 def _bound_otherwise(node: ast.AST) -> list[str]:
     """The names `node` binds or declares other than by assigning a name (a function, class,
-    argument, import, ``except … as``, ``global``), and ``dict`` where it assigns that."""
+    argument, import, ``except … as``, a ``match`` capture, ``global``), and ``dict`` where it
+    assigns that."""
     if isinstance(node, ast.Name):
         return ["dict"] if node.id == "dict" and not isinstance(node.ctx, ast.Load) else []
     if isinstance(node, ast.Global | ast.Nonlocal):
@@ -127,4 +135,8 @@ def _bound_otherwise(node: ast.AST) -> list[str]:
         return [node.arg]
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return [node.name]
+    if isinstance(node, ast.MatchMapping):  # review78f: `case {**NAME}` binds NAME
+        return [node.rest] if node.rest else []
+    if isinstance(node, ast.MatchAs | ast.MatchStar):  # `case NAME:`, `case [*NAME]`
+        return [node.name] if node.name else []
     return [node.name] if isinstance(node, ast.ExceptHandler) and node.name else []

@@ -13,7 +13,7 @@ those it finds under a directory it puts on ``sys.path`` (`setuppypaths`: grpcio
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from k3diff.provenance.cmakebackends import skbuild_imported
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
@@ -33,6 +33,7 @@ from k3diff.provenance.setuppyimports import (
 )
 from k3diff.provenance.setuppyinstalled import installed_command
 from k3diff.provenance.setuppypaths import import_places
+from k3diff.provenance.setuppyvalues import installed_value
 from k3diff.provenance.trees import link_over
 
 MODULES_BYTES_CAP = 256 * 1024
@@ -64,11 +65,22 @@ def imported_cmake(
     if what is not None:
         return what
 
+    held = _held(tree, links, places)
+    installed = installed_command(module, held)  # source78: cmake-build-extension's build_ext
+    if installed is None:  # review78f: a subclass of it, a mapping by name, import *
+        installed = installed_value(module, "setup.py", held, imported=False)
+    return None if installed is None else f"{installed}, not read, and {_MAY}"
+
+
+def _held(
+    tree: Mapping[str, str], links: Collection[str], places: Sequence[str]
+) -> Callable[[str], bool]:
+    """Whether the commit holds a file importing a module name runs (at one of `places`)."""
+
     def held(name: str) -> bool:
         return any(f in tree or f in links for at in places for f in module_files(name, at))
 
-    installed = installed_command(module, held)  # source78: cmake-build-extension's build_ext
-    return None if installed is None else f"{installed}, not read, and {_MAY}"
+    return held
 
 
 def modules_cmake(
@@ -90,6 +102,7 @@ def modules_cmake(
     level, why = paths, dict.fromkeys(paths, how)
     packages = {path: own_package(path, places) for path in paths}
     known: set[str] = set()
+    held = _held(tree, links, places)
     total = words = 0
     for depth in range(IMPORT_DEPTH_CAP + 1):
         them = how if depth == 0 else f"{how} or they import"
@@ -127,6 +140,8 @@ def modules_cmake(
                 return f"{path}, {why[path]}, runs CMake (line {line}), whose CMake"
             if skbuild_imported(scan.imports):
                 return f"{path}, {why[path]}, builds with scikit-build (skbuild), whose CMake"
+            if said := installed_value(parsed, path, held):  # review78f: a class passed on
+                return f"{said}, {why[path]}, not read, and {_MAY}"
             followed = followed_files(scan, packages[path], places, known)
             if len(known) > NAMES_CAP:
                 many = f"{len(known):,} module names"

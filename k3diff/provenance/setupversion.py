@@ -137,7 +137,7 @@ def _attr(files: ProjectFiles, lookup: Lookup, value: object, setting: str) -> B
     for repo_path in (_place(files, lookup, p) for p in wheel_paths):
         if repo_path is None:
             return Said(f"{setting}: the project and its src/ both hold {'.'.join(module)}")
-        if repo_path in files.tree or repo_path in files.links:
+        if files.holds(repo_path):  # review78f: one in a submodule is not proven (W413)
             data = files.read(repo_path)
             if isinstance(data, Said):
                 return data
@@ -157,7 +157,7 @@ def _place(files: ProjectFiles, lookup: Lookup, wheel_path: str) -> str | None:
     if lookup.layout.origin != "detected":
         return lookup.repo_path(wheel_path)
     places = [f"{files.directory}{wheel_path}", f"{files.directory}src/{wheel_path}"]
-    held = [place for place in places if place in files.tree or place in files.links]
+    held = [place for place in places if files.holds(place)]
     if len(held) == 2:
         return None
     return held[0] if held else places[0]

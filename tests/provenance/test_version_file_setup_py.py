@@ -196,7 +196,9 @@ def test_a_pyproject_version_file_is_not_extended(tmp_path: Path) -> None:
     [
         SETUP_PY.replace(b'write_to="vllm/_version.py"', b"write_to=os.path.join('vllm', 'v')"),
         SETUP_PY.replace(b'write_to="vllm/_version.py"', b"**{'write_to': 'vllm/_version.py'}"),
-        SETUP_PY.replace(b"from setuptools_scm import get_version", b"from mytools import *"),
+        SETUP_PY.replace(
+            b"from setuptools_scm import get_version", b"from mytools import get_version"
+        ),
         SETUP_PY.replace(b'write_to="vllm', b'relative_to="x/y.py", write_to="vllm'),
         SETUP_PY.replace(b'write_to="vllm/_version.py"', b'version_file="vllm/_version.py"'),
         SETUP_PY.replace(b'write_to="vllm/_version.py"', b'"..", write_to="vllm/_version.py"'),

@@ -33,6 +33,15 @@ NOT_READ = {
     b'setup(name="engine", packages=["engine"], **OPTIONS)\n',
     "dict rebound": b"dict = lambda **k: {'version': '9.9'}\n"
     b'setup(name="engine", packages=["engine"], **dict(version="2.3.0"))\n',
+    # review78f: each was read as the literal 2.3.0 (a 9.9 wheel W413, a 2.3.0 one "checked")
+    "a match capture": b'OPTIONS = {"version": "2.3.0"}\nmatch {"version": "9.9"}:\n'
+    b'    case OPTIONS:\n        pass\nsetup(name="engine", packages=["engine"], **OPTIONS)\n',
+    "a match mapping's rest": b'OPTIONS = {"version": "2.3.0"}\nmatch {"version": "9.9"}:\n'
+    b'    case {**OPTIONS}:\n        pass\nsetup(name="engine", packages=["engine"], **OPTIONS)\n',
+    "globals()": b'OPTIONS = {"version": "2.3.0"}\nglobals()["OPTIONS"] = {"version": "9.9"}\n'
+    b'setup(name="engine", packages=["engine"], **OPTIONS)\n',
+    "exec": b'OPTIONS = {"version": "2.3.0"}\nexec("OPTIONS = {\'version\': \'9.9\'}")\n'
+    b'setup(name="engine", packages=["engine"], **OPTIONS)\n',
 }
 
 

@@ -1,0 +1,115 @@
+"""`wheels --source`: a command class of an installed package reaching ``setup`` by more than
+a literal ``cmdclass`` mapping naming it.
+
+A ``setup.py`` subclassing cmake-build-extension's ``BuildExtension``, binding its mapping to a
+name or setting an item, importing ``*`` of it, or a module of the project importing it for
+``setup.py`` or ``setup.cfg`` to name: each passed a wheel keeping the file its CMake installs
+over, exit 0 (review78f). Each now stops, exit 2, naming the module, its line and the package.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .test_provenance_backend_places import REVERTED
+from .test_provenance_cmake_install import _stopped_at
+from .test_provenance_cmake_unread import SETUP_PY, _passes_with
+from .test_provenance_config_stops import SETUP_CFG
+from .test_provenance_setuppy_cmake import SETUPTOOLS
+from .test_provenance_setuppy_nested_imports import HEAD, _repo
+
+CBE = b"from cmake_build_extension import BuildExtension\n"
+CALL = b'setup(name="pkg", packages=["pkg", "pkg.sub"], package_dir={"": "src"}, cmdclass=%s)\n'
+NAMED = SETUP_CFG + b"cmdclass =\n    build_ext = helpers.Build\n"
+SHAPES = {
+    "a subclass": (
+        {"setup.py": HEAD + CBE + b"class B(BuildExtension):\n    pass\n" + CALL % b"{'b': B}"},
+        "setup.py line 4: BuildExtension, from cmake_build_extension, a package the commit",
+    ),
+    "a mapping by name": (
+        {"setup.py": HEAD + CBE + b"CMDS = {'build_ext': BuildExtension}\n" + CALL % b"CMDS"},
+        "setup.py line 4: BuildExtension, from cmake_build_extension, a package the commit",
+    ),
+    "an item set": (
+        {"setup.py": HEAD + CBE + b"c = {}\nc['build_ext'] = BuildExtension\n" + CALL % b"c"},
+        "setup.py line 5: BuildExtension, from cmake_build_extension, a package the commit",
+    ),
+    "import *": (
+        {"setup.py": HEAD + b"from cmake_build_extension import *\n" + CALL % b"{'b': B}"},
+        "setup.py line 3: *, from cmake_build_extension, a package the commit does not hold",
+    ),
+    "__import__": (
+        {"setup.py": HEAD + b"B = __import__('cmake_build_extension').B\n" + CALL % b"{'b': B}"},
+        "setup.py line 3: cmake_build_extension, from cmake_build_extension, a package the "
+        "commit does not hold (installed when it builds), is imported by name",
+    ),
+    "a module importing it": (
+        {
+            "setup.py": HEAD + b"from helpers import BuildExtension as B\n" + CALL % b"{'b': B}",
+            "helpers.py": CBE,
+        },
+        "helpers.py line 1: BuildExtension, from cmake_build_extension, a package the commit "
+        "does not hold (installed when it builds), is imported and not used (another module "
+        "may), which setup.py imports, not read",
+    ),
+    "a module named numpy": (
+        {
+            "setup.py": HEAD + b"from numpy.x import B\n" + CALL % b"{'b': B}",
+            "numpy/__init__.py": b"",
+            "numpy/x.py": b"from cmake_build_extension import BuildExtension as B\n",
+        },
+        "numpy/x.py line 1: B, from cmake_build_extension, a package the commit does not hold",
+    ),
+    "setup.cfg's, imported": (
+        {"setup.py": HEAD + SETUP_PY, "setup.cfg": NAMED, "helpers.py": CBE},
+        "helpers.py line 1: BuildExtension, from cmake_build_extension, a package the commit "
+        "does not hold (installed when it builds), is imported and not used (another module "
+        "may), which setup.cfg [options] cmdclass names, not read",
+    ),
+    "setup.cfg's, a subclass": (
+        {
+            "setup.py": HEAD + SETUP_PY,
+            "setup.cfg": NAMED,
+            "helpers.py": b"import cmake_build_extension as c\nclass Build(c.BuildExtension):\n"
+            b"    pass\n",
+        },
+        "helpers.py line 2: c, from cmake_build_extension, a package the commit does not hold "
+        "(installed when it builds), is used as a value, not only called",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", list(SHAPES), ids=list(SHAPES))
+def test_an_installed_command_class_passed_on_stops_the_check(tmp_path: Path, shape: str) -> None:
+    files, said = SHAPES[shape]
+
+    stopped = _stopped_at(tmp_path, _repo(tmp_path, files), REVERTED)
+
+    assert said in stopped
+    assert "not read, and may run CMake, whose CMake installs files into the wheel" in stopped
+
+
+def test_installed_packages_called_or_known_still_check(tmp_path: Path) -> None:
+    """A function or class of an installed package called (``Version(…)``, ``tomli.loads``),
+    an optional one tested (zstandard's ``if CFFI_BACKEND and cffi:``,
+    ``cffi.__version__``), the standard
+    library's names as values, and versioneer's subclass of cx_Freeze's
+    ``build_exe`` (llvmlite's ``versioneer.py``)."""
+    setup_py = HEAD + (
+        b"import tomli\nfrom packaging.version import Version\nfrom os import path\n"
+        b"import versioneer\nassert Version('1.0') and tomli.loads('') == {}\nP = path\n"
+        b"try:\n    import cffi, pythran\nexcept ImportError:\n    cffi = pythran = None\n"
+        b"if os and cffi and not pythran is None:\n    print(str(cffi.__version__))\n"
+        b"C = versioneer.get_cmdclass()\n" + CALL % b"C"
+    )
+    versioneer = (
+        b"import sys\nfrom setuptools.command.build_py import build_py\n"
+        b"def get_cmdclass():\n    cmds = {'build_py': build_py}\n"
+        b"    if 'cx_Freeze' in sys.modules:\n"
+        b"        from cx_Freeze.dist import build_exe as _build_exe\n"
+        b"        class cmd_build_exe(_build_exe):\n            pass\n"
+        b"        cmds['build_exe'] = cmd_build_exe\n    return cmds\n"
+    )
+    _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.py": setup_py, "versioneer.py": versioneer})
