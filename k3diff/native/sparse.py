@@ -77,10 +77,16 @@ class Sparse(io.RawIOBase):
 
 def collect(chunks: Iterator[bytes], wanted: list[tuple[int, int]]) -> dict[int, bytes]:
     """The bytes of each (offset, length) range, kept while the content streams past; stops
-    after the last range."""
-    kept = {offset: bytearray() for offset, _ in wanted}
-    last = max((offset + length for offset, length in wanted), default=0)
-    ordered = sorted(wanted)
+    after the last range. Ranges at one offset are kept as the longest of them (review78h: kept
+    one after the other, the bytes past the shorter were the file's from the offset again, and
+    a decoy dynamic table planted where that copy put the real one was read: RUNPATH /tmp
+    passed as $ORIGIN)."""
+    longest: dict[int, int] = {}
+    for offset, length in wanted:
+        longest[offset] = max(length, longest.get(offset, 0))
+    kept = {offset: bytearray() for offset in longest}
+    last = max((offset + length for offset, length in longest.items()), default=0)
+    ordered = sorted(longest.items())
     first = 0  # ranges before it have ended: a chunk looks at those it may meet (tf78: 257)
     position = 0
     for chunk in chunks:
