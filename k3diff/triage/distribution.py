@@ -203,9 +203,9 @@ def permutations_for(tests: int, level: float) -> int:
     needs when it is the only rejection (`level` over the `tests` of the family; `level` the α
     the family is judged at, α / 2 where a sampled mode is in it: `sampledlevel.judged_at`),
     within `PERMUTATIONS` and `MOST_PERMUTATIONS` (past it, 20 × tests / level > 100,000, the
-    smallest p is 1 / 100,000)."""
-    wanted = math.ceil(20 * max(1, tests) / level - 1e-9) - 1
-    return max(PERMUTATIONS, min(MOST_PERMUTATIONS, wanted))
+    smallest p is 1 / 100,000; a level of 1e-308 or below, whose ratio overflows, too)."""
+    wanted = min(20 * max(1, tests) / level, 1e9) if level > 0 else 1e9  # 20 / 1e-308 is inf
+    return max(PERMUTATIONS, min(MOST_PERMUTATIONS, math.ceil(wanted - 1e-9) - 1))
 
 
 def _mmd(kernel: np.ndarray, labels: np.ndarray) -> np.ndarray:
