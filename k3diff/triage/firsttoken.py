@@ -274,10 +274,11 @@ def run_all(
     # The null draws summed per mode as each used record is tested: B kept a mode's test, not
     # B a record's (review78g).
     sums: dict[tuple[str, str], tuple[float, np.ndarray, int]] = {}
+    kept = set(used)
     for pair, got in prepared.items():
         found, nulls = run(got, draws, pair, False)
         tests[pair].update(found)
-        for name in nulls if pair in used else ():
+        for name in nulls if pair in kept else ():
             total = sums.get((pair[1], name))
             sums[(pair[1], name)] = (
                 (found[name].statistic, nulls[name], 1)
@@ -287,9 +288,10 @@ def run_all(
     pooled = {}
     for mode in dict.fromkeys(pair[1] for pair in used):
         for name in ("cross", "patch_own"):
-            if (mode, name) in sums and (total := sums[(mode, name)])[2] >= 2:
-                hits = int((total[1] >= _at_least(total[0])).sum())
-                pooled[(mode, name)] = (total[0], (1 + hits) / (1 + draws), total[2])
+            observed, summed, records = sums.get((mode, name), (0.0, None, 0))
+            if summed is not None and records >= 2:
+                hits = int((summed >= _at_least(observed)).sum())
+                pooled[(mode, name)] = (observed, (1 + hits) / (1 + draws), records)
     return Ran(tests, pooled, used)
 
 
