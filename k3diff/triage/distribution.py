@@ -203,9 +203,9 @@ def permutations_for(tests: int, level: float) -> int:
     needs when it is the only rejection (`level` over the `tests` of the family; `level` the α
     the family is judged at, α / 2 where a sampled mode is in it: `sampledlevel.judged_at`),
     within `PERMUTATIONS` and `MOST_PERMUTATIONS` (past it, 20 × tests / level > 100,000, the
-    smallest p is 1 / 100,000)."""
-    wanted = math.ceil(20 * max(1, tests) / level - 1e-9) - 1
-    return max(PERMUTATIONS, min(MOST_PERMUTATIONS, wanted))
+    smallest p is 1 / 100,000; a level of 1e-308 or below, whose ratio overflows, too)."""
+    wanted = min(20 * max(1, tests) / level, 1e9) if level > 0 else 1e9  # 20 / 1e-308 is inf
+    return max(PERMUTATIONS, min(MOST_PERMUTATIONS, math.ceil(wanted - 1e-9) - 1))
 
 
 def _mmd(kernel: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -254,14 +254,39 @@ def mmd_test(
     return MmdResult(observed, (1 + hits) / (1 + permutations), tuple(scores.tolist()))
 
 
-def pooled_p(results: Sequence[MmdResult]) -> float:
-    """The pooled test: the sum of the records' MMD² against the sums of their within-record
-    permutations (each record's labels permuted independently, the same count each)."""
+@dataclass(frozen=True)
+class PooledSum:
+    """A mode's pooled MMD test so far: its records' MMD² and permuted statistics, summed as each
+    record is tested (B floats a mode, not B a record as until review78g: 200 records, 1.2 GB)."""
+
+    records: int
+    statistic: float
+    permuted: np.ndarray
+
+
+def pooled_add(total: PooledSum | None, result: MmdResult) -> PooledSum:
+    """`total` with one more record's test added (in record order, as `pooled_p` sums)."""
     import numpy as np
 
-    observed = sum(r.statistic for r in results)
-    summed = np.sum([np.array(r.permuted) for r in results], axis=0)
-    return float((1 + int((summed >= observed - 1e-12).sum())) / (1 + len(summed)))
+    permuted = np.asarray(result.permuted, dtype=np.float64)
+    if total is None:
+        return PooledSum(1, result.statistic, permuted)
+    summed = total.permuted + permuted
+    return PooledSum(total.records + 1, total.statistic + result.statistic, summed)
+
+
+def summed_p(total: PooledSum) -> float:
+    """The pooled test's p: the summed MMD² against the sums of the records' own permutations."""
+    hits = int((total.permuted >= total.statistic - 1e-12).sum())
+    return float((1 + hits) / (1 + len(total.permuted)))
+
+
+def pooled_p(results: Sequence[MmdResult]) -> float:
+    """`summed_p` of the records' tests (one or more)."""
+    total = pooled_add(None, results[0])
+    for result in results[1:]:
+        total = pooled_add(total, result)
+    return summed_p(total)
 
 
 def moved(patch: Sequence[str], base: Sequence[str]) -> tuple[Moved, ...]:

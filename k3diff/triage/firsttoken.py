@@ -217,13 +217,14 @@ def _at_least(observed: float | np.ndarray) -> float | np.ndarray:
 
 
 def run(
-    prepared: Prepared, draws: int, pair: Pair
+    prepared: Prepared, draws: int, pair: Pair, premise: bool
 ) -> tuple[dict[str, FitTest], dict[str, np.ndarray]]:
-    """The three fit tests (p not yet corrected: p_adjusted = p) of one record and mode, and
-    each one's null draws; patch_own only where the patch's condition allows it. Each test
-    draws from the record's own stream (`streams.record_stream`)."""
-    plan = [("base_own", "base", prepared.base), ("cross", "patch", prepared.base)]
-    if prepared.patch.problem is None:
+    """The fit tests (p not yet corrected: p_adjusted = p) of one record and mode, and each
+    one's null draws: base_own (`premise`), else cross and patch_own (only where the patch's
+    condition allows it). Each test draws from the record's own stream
+    (`streams.record_stream`), so which run first changes nothing."""
+    plan = [("base_own", "base", prepared.base)] if premise else [("cross", "patch", prepared.base)]
+    if not premise and prepared.patch.problem is None:
         plan.append(("patch_own", "patch", prepared.patch))
     found, nulls = {}, {}
     for name, side, against in plan:
@@ -264,27 +265,33 @@ def run_all(
     check (`correct`ed among the premise checks alone, at α); and, per mode with two or more
     used records, run the pooled tests: the sum of the records' G against the sums of their
     null draws."""
-    import numpy as np
-
-    tests: dict[Pair, dict[str, FitTest]] = {}
-    nulls: dict[Pair, dict[str, np.ndarray]] = {}
-    for pair, prepared in firsts.items():
-        if isinstance(prepared, Prepared):
-            tests[pair], nulls[pair] = run(prepared, draws, pair)
+    prepared = {pair: got for pair, got in firsts.items() if isinstance(got, Prepared)}
+    tests = {pair: run(got, draws, pair, True)[0] for pair, got in prepared.items()}
     premises = correct([found["base_own"].p for found in tests.values()]) if tests else []
     for pair, adjusted in zip(list(tests), premises, strict=True):
         tests[pair]["base_own"] = dataclasses.replace(tests[pair]["base_own"], p_adjusted=adjusted)
     used = tuple(pair for pair, found in tests.items() if found["base_own"].p_adjusted > alpha)
+    # The null draws summed per mode as each used record is tested: B kept a mode's test, not
+    # B a record's (review78g).
+    sums: dict[tuple[str, str], tuple[float, np.ndarray, int]] = {}
+    kept = set(used)
+    for pair, got in prepared.items():
+        found, nulls = run(got, draws, pair, False)
+        tests[pair].update(found)
+        for name in nulls if pair in kept else ():
+            total = sums.get((pair[1], name))
+            sums[(pair[1], name)] = (
+                (found[name].statistic, nulls[name], 1)
+                if total is None
+                else (total[0] + found[name].statistic, total[1] + nulls[name], total[2] + 1)
+            )
     pooled = {}
     for mode in dict.fromkeys(pair[1] for pair in used):
         for name in ("cross", "patch_own"):
-            pairs = [pair for pair in used if pair[1] == mode and name in tests[pair]]
-            if len(pairs) < 2:
-                continue
-            observed = sum(tests[pair][name].statistic for pair in pairs)
-            summed = np.sum([nulls[pair][name] for pair in pairs], axis=0)
-            hits = int((summed >= _at_least(observed)).sum())
-            pooled[(mode, name)] = (observed, (1 + hits) / (1 + draws), len(pairs))
+            observed, summed, records = sums.get((mode, name), (0.0, None, 0))
+            if summed is not None and records >= 2:
+                hits = int((summed >= _at_least(observed)).sum())
+                pooled[(mode, name)] = (observed, (1 + hits) / (1 + draws), records)
     return Ran(tests, pooled, used)
 
 

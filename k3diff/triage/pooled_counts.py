@@ -127,6 +127,8 @@ def pooled_count_test(
         return total, min(1.0, float(summed[total:].sum())), True
     if streams is None:
         streams = [np.random.default_rng(dist.SEED) for _ in records]
-    relabelled = [_relabelled(r, rng, resamples) for r, rng in zip(records, streams, strict=True)]
-    sums = np.sum(relabelled, axis=0)
+    # Summed record by record: B statistics kept, not B a record (review78g).
+    sums = np.zeros(resamples, dtype=np.int64)
+    for record, rng in zip(records, streams, strict=True):
+        sums += _relabelled(record, rng, resamples)
     return total, (1 + int((sums >= total).sum())) / (1 + resamples), False

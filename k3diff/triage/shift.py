@@ -22,7 +22,7 @@ from k3diff.sampling_params import (
 )
 from k3diff.triage import distribution as dist
 from k3diff.triage import firsttoken, pooled_counts, power
-from k3diff.triage.distribution import DistributionTest, MmdResult
+from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.firstverdict import FirstTokenTest, Pooled
 from k3diff.triage.plan import pooled_tests, test_kind
 from k3diff.triage.sampledlevel import judged_at
@@ -193,7 +193,7 @@ def distribution_tests(
         if (planned_one := _plan(key, mode, sides, (key, mode) in sampled_pairs)) is not None
     ]
     raw: dict[tuple[str, str], tuple[float, float, bool]] = {}
-    mmd: dict[str, list[tuple[str, MmdResult]]] = {}
+    mmd: dict[str, dist.PooledSum] = {}
     mmd_modes = list(dict.fromkeys(item.mode for item in planned if item.kind == "mmd"))
     # (kind, mode) pairs with two or more records: each gets a pooled test in the family.
     pools = pooled_tests({(item.key, item.mode): item.kind for item in planned})
@@ -221,12 +221,13 @@ def distribution_tests(
             if item.kind == "mmd" and item.mode == mode:
                 rng = record_stream(item.key, mode, "mmd")
                 result = dist.mmd_test(item.patch, item.base, rng, permutations)
-                mmd.setdefault(mode, []).append((item.key, result))
+                # Summed as it goes: a mode keeps B permuted statistics, not B a record.
+                mmd[mode] = dist.pooled_add(mmd.get(mode), result)
                 raw[(item.key, item.mode)] = (result.statistic, result.p, False)
     pooled = {
-        ("mmd", mode): (dist.pooled_p([r for _, r in results]), False)
-        for mode, results in mmd.items()
-        if len(results) >= 2
+        ("mmd", mode): (dist.summed_p(total), False)
+        for mode, total in mmd.items()
+        if total.records >= 2
     }
     for kind, mode in pools:
         if kind == "counts":

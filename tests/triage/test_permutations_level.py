@@ -53,6 +53,9 @@ def _tests(where: Path, prompts: int, alpha: str, params: dict[str, Any] | None)
         ("0.001", 3, True, 99_999),
         # a greedy mode keeps α: ⌈20 / 0.002⌉ − 1
         ("0.002", 1, False, 9_999),
+        # 20 / (1e-308 / 2) overflows to infinity: the ceiling, not an internal error (review78g)
+        ("1e-308", 1, True, 99_999),
+        ("1e-308", 1, False, 99_999),
     ],
 )
 def test_permutations_are_sized_at_the_judged_level(
