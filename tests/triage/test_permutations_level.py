@@ -69,3 +69,16 @@ def test_permutations_are_sized_at_the_judged_level(
         assert test["permutations"] == permutations, test
         if permutations < 99_999:
             assert 1 / (1 + permutations) <= level / 20, test
+
+
+def test_a_level_too_small_for_a_float_is_a_usage_error(tmp_path: Path) -> None:
+    """α = 5e-324 halves to 0 (a sampled test's level): an internal error (ZeroDivisionError)
+    until the option's range refused it; now exit 2 and a line naming the range."""
+    compare_texts(tmp_path, {"p0": ("The answer is 0.", "The answer is 0.")})
+    samples = [S(side, "p0", f"The answer is {i}.") for side in ("base", "patch") for i in range(3)]
+    write_samples(tmp_path / "run" / "samples.jsonl", samples, params={"temperature": 1})
+    result = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--alpha", "5e-324", cwd=tmp_path
+    )
+    assert result.exit_code == 2, result.stderr
+    assert "internal error" not in result.stderr and "--alpha" in result.stderr, result.stderr
