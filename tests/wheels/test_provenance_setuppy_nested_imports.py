@@ -10,6 +10,7 @@ of the project (``from .cm import CMakeBuild`` in ``tools/helpers.py``), an
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
@@ -250,3 +251,18 @@ def test_modules_naming_cmake_past_their_words_cap_stop_the_check(tmp_path: Path
     stopped = _stopped_at(tmp_path, _repo(tmp_path, files), REVERTED)
 
     assert "m2.py, which m0.py imports, names CMake (over 200,000 words" in stopped
+
+
+def test_modules_in_utf_7_are_counted_by_their_text(tmp_path: Path) -> None:
+    """``# coding: utf-7`` holds a line of tokens in one base64 run, a single word as bytes:
+    120 modules of 20,000 words each (2.4 million) passed the words cap and checked, exit 0
+    (4.4 s of CPU; 21.5 s each holding ``install_requires=["cmake"]``). Their text counts now
+    (review78i)."""
+    text = ("x = " + "+".join(["a"] * 60) + "\n") * 1000  # 124,000 words
+    utf_7 = b"+" + base64.b64encode(text.encode("utf-16-be")).rstrip(b"=") + b"-\n"
+
+    stopped = _stopped_at(
+        tmp_path, _repo(tmp_path, _many(9, b"# coding: utf-7\n" + utf_7)), REVERTED
+    )
+
+    assert "are over 1,000,000 words together" in stopped
