@@ -42,6 +42,11 @@ run (review76a: 64 modules of 256 KiB of ``x = 1`` lines each took 135 s, a pars
 of each about 1 s on a loaded machine, twice a run)."""
 MODULES_CAP = 64
 """Most imported modules read; more stop the run."""
+NAMED_WORDS_CAP = 200_000
+"""Most words (`word_count`) of the modules naming CMake (`ModuleScan.cmake`), all together,
+read further by `cmake_line`, some five walks of each: more stop the run before it reads them.
+review78i: 120 modules of ``x=a+a+…`` lines each holding ``setup(install_requires=["cmake"])``,
+a million words, took 9.4 s of CPU (10.9 s before cython78), one of them 11.6 s and 640 MB."""
 _MAY = "may run CMake, whose CMake"
 
 
@@ -103,7 +108,7 @@ def modules_cmake(
     packages = {path: own_package(path, places) for path in paths}
     known: set[str] = set()
     held = _held(tree, links, places)
-    total = words = 0
+    total = words = named = 0
     for depth in range(IMPORT_DEPTH_CAP + 1):
         them = how if depth == 0 else f"{how} or they import"
         for path in level:  # review77b, submod77: `tools/` a link or a submodule holding `cm.py`
@@ -125,7 +130,8 @@ def modules_cmake(
             cap = f"{limit // 1024} KiB"
             return f"{many}, {them}, are over {cap} together, not read, and {_MAY}"
         blobs = dict(iter_blobs(git, sorted({tree[path] for path in files})))
-        words += sum(word_count(blobs[tree[path]]) for path in files)
+        counts = {path: word_count(blobs[tree[path]]) for path in files}
+        words += sum(counts.values())
         if words > FOLLOWED_WORDS_CAP:  # cython78: parsing costs by the word
             many = f"{', '.join(files[:3])}{' …' if len(files) > 3 else ''}"
             return f"{many}, {them}, are over {FOLLOWED_WORDS_CAP:,} words together, not read, and {_MAY}"
@@ -136,6 +142,10 @@ def modules_cmake(
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return f"{path}, {why[path]}, is not Python k3diff reads, and {_MAY}"
             scan = scan_module(parsed)  # cython78: one walk, `cmake_line` only where it may
+            named += counts[path] if scan.cmake else 0
+            if named > NAMED_WORDS_CAP:  # review78i: `cmake_line` costs five walks
+                over = f"over {NAMED_WORDS_CAP:,} words with those before it that do"
+                return f"{path}, {why[path]}, names CMake ({over}), not read, and {_MAY}"
             if scan.cmake and (line := cmake_line(parsed)) is not None:
                 return f"{path}, {why[path]}, runs CMake (line {line}), whose CMake"
             if skbuild_imported(scan.imports):

@@ -10,6 +10,7 @@ of the project (``from .cm import CMakeBuild`` in ``tools/helpers.py``), an
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
@@ -238,3 +239,30 @@ def test_modules_imported_past_the_caps_stop_the_check(
     stopped = _stopped_at(tmp_path, _repo(tmp_path, _many(count, body)), REVERTED)
 
     assert said in stopped
+
+
+def test_modules_naming_cmake_past_their_words_cap_stop_the_check(tmp_path: Path) -> None:
+    """Each module holding ``setup(install_requires=["cmake"])`` is read further, some five
+    walks: 120 of them of ``x=a+a+…`` lines, a million words, took 9.4 s of CPU and checked,
+    exit 0; over 200,000 words of them now stop before they are read (review78i)."""
+    held = b"from setuptools import setup\nsetup(install_requires=['cmake'])\n"
+    files = _many(2, held + (b"x = " + b"+".join([b"a"] * 60) + b"\n") * 900)  # 112,000 words
+
+    stopped = _stopped_at(tmp_path, _repo(tmp_path, files), REVERTED)
+
+    assert "m2.py, which m0.py imports, names CMake (over 200,000 words" in stopped
+
+
+def test_modules_in_utf_7_are_counted_by_their_text(tmp_path: Path) -> None:
+    """``# coding: utf-7`` holds a line of tokens in one base64 run, a single word as bytes:
+    120 modules of 20,000 words each (2.4 million) passed the words cap and checked, exit 0
+    (4.4 s of CPU; 21.5 s each holding ``install_requires=["cmake"]``). Their text counts now
+    (review78i)."""
+    text = ("x = " + "+".join(["a"] * 60) + "\n") * 1000  # 124,000 words
+    utf_7 = b"+" + base64.b64encode(text.encode("utf-16-be")).rstrip(b"=") + b"-\n"
+
+    stopped = _stopped_at(
+        tmp_path, _repo(tmp_path, _many(9, b"# coding: utf-7\n" + utf_7)), REVERTED
+    )
+
+    assert "are over 1,000,000 words together" in stopped
