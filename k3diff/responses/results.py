@@ -242,5 +242,11 @@ DIFFERING = frozenset(
 
 
 def worst_first_key(record: RecordDiff) -> tuple[int, float, str]:
-    """Sort key of the worst-first order: status, then lowest similarity, then key."""
-    return (record.status.rank, 1.0 if record.similarity is None else record.similarity, record.key)
+    """Sort key of the worst-first order: status, then lowest similarity, then key. A record
+    whose similarity was not computed (the run's budget spent) may be the least similar, so it
+    comes first within its status (review78c: it sorted as 1.0, last)."""
+    return (
+        record.status.rank,
+        -1.0 if record.similarity is None else record.similarity,
+        record.key,
+    )

@@ -115,6 +115,11 @@ def _cache_debt(coverage: Coverage, side: str) -> str | None:
             if reported
             else "the server reported no cached-token count in any sample"
         )
+        if unchecked := sum(m.cache_unchecked for m in rows):
+            parts.append(
+                f"{unchecked} sample{'s' if unchecked != 1 else ''} reported cached prompt "
+                "tokens without usage.prompt_tokens to check them against, not counted"
+            )
         if kv is not None:
             parts.append(
                 f"no request reused a KV block ({kv.requests - kv.cold_hits} report "

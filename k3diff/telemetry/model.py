@@ -76,6 +76,10 @@ class ModeTelemetry:
     """cold-warm: cold requests that failed (left67c), or whose usage was not valid
     (`usage_invalid`) and whose cached count nothing else reports: whether they missed the cache cannot be read (as `KvReuse`'s
     `invalid_cold`; left67)."""
+    cache_unchecked: int = 0
+    """Samples whose usage counts cached prompt tokens but no `prompt_tokens` to check them
+    against, and that nothing else reports a cached count for: not counted in `cache_reported`
+    (review78c)."""
     spec_accepted: int | None = None
     spec_drafted: int | None = None
     """Draft tokens accepted and proposed in this side and mode, from the side's speculation

@@ -55,9 +55,26 @@ class TelemetryOptions:
 
 def cached_tokens(usage: Mapping[str, Any] | None) -> int | None:
     """Cached prompt tokens of one sample's usage (OpenAI's `prompt_tokens_details`, or a
-    top-level `cached_tokens` as SGLang and others write it); None when not reported."""
-    if not isinstance(usage, Mapping):
+    top-level `cached_tokens` as SGLang and others write it); None when not reported, or when
+    the usage holds no `prompt_tokens` count to check them against (`cache_unchecked`)."""
+    if not isinstance(usage, Mapping) or server_count(usage.get("prompt_tokens")) is None:
         return None
+    return _reported_cached(usage)
+
+
+def cache_unchecked(usage: Mapping[str, Any] | None) -> bool:
+    """Whether a usage counts cached prompt tokens but no `prompt_tokens`: sampling checks a
+    cached count against the prompt's (hunt78), which such a usage skips, so its count is no
+    evidence of reuse (review78c: 1,000 cached tokens and no prompt count passed
+    `--expect cache-reuse`, exit 0)."""
+    return (
+        isinstance(usage, Mapping)
+        and server_count(usage.get("prompt_tokens")) is None
+        and _reported_cached(usage) is not None
+    )
+
+
+def _reported_cached(usage: Mapping[str, Any]) -> int | None:
     details = usage.get("prompt_tokens_details")
     if isinstance(details, Mapping) and "cached_tokens" in details:
         return server_count(details["cached_tokens"])
@@ -93,6 +110,9 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
     for (side, mode), group in sorted(groups.items()):
         latencies = [float(s.latency_s) for s in group]
         cached = [_cached(s) for s in group]
+        unchecked = [
+            cache_unchecked(s.usage) and c is None for s, c in zip(group, cached, strict=True)
+        ]
         reported = [c for c in cached if c is not None]
         prompt = [server_count(s.usage.get("prompt_tokens")) for s in group if s.usage is not None]
         # A cold-warm record's cold request: its hit is no reuse (telem67).
@@ -125,7 +145,12 @@ def _modes(samples: list[SampleLine]) -> tuple[ModeTelemetry, ...]:
                 cache_hits=sum(1 for c in reported if c > 0),
                 cold_hits=sum(1 for _, c in cold if c),
                 cold_unread=failed
-                + sum(1 for s, c in cold if c is None and s.usage_invalid is not None),
+                + sum(
+                    1
+                    for s, c in cold
+                    if c is None and (s.usage_invalid is not None or cache_unchecked(s.usage))
+                ),
+                cache_unchecked=sum(unchecked),
             )
         )
     return tuple(result)

@@ -231,11 +231,21 @@ def _refuse_cost(plan: Plan, total: int, compared: _Compared) -> None:
     others = f", {total:,} with the projects before it" if total > plan.work else ""
     more = " or more" if plan.more else ""
     raise InputError(
-        f"{directory}: {option}project {plan.name}: its {len(candidates):,} "
-        f"wheels tell {len(plan.pythons):,}{more} Pythons and {len(plan.machines):,} machines "
+        f"{directory}: {option}project {plan.name}: its {_files(candidates)} "
+        f"tell {len(plan.pythons):,}{more} Pythons and {len(plan.machines):,} machines "
         f"apart: {plan.work:,}{more} checks of which wheel pip installs{others}, over k3diff's "
         f"cap of {MAX_CHECKS:,} checks a run: compare fewer wheels at a time (--base/--patch)"
     )
+
+
+def _files(candidates: Sequence[Candidate]) -> str:
+    """`12 wheels`, or where some are source archives `12 archives (2 wheels, 10 source
+    archives)` (newuser78: "its 12 wheels" where most were sdists)."""
+    sources = sum(1 for c in candidates if c.wheel is None)
+    if not sources:
+        return f"{len(candidates):,} wheels"
+    wheels = len(candidates) - sources
+    return f"{len(candidates):,} archives ({wheels:,} wheels, {sources:,} source archives)"
 
 
 PIP_RUNS_FROM = (3, 10)

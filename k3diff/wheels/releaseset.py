@@ -76,11 +76,12 @@ class IgnoredFile:
 
 
 _SOURCE_ARCHIVE = (
-    "not a wheel: a source archive, weighed as pip weighs it beside the wheels, its contents "
-    "not compared"
+    "not a wheel: a source archive (sdist); k3diff checks where pip would build it instead of "
+    "installing a wheel, but does not compare the files inside it"
 )
 """An archive's reason (newuser77: "not a wheel" alone read as passed over, where an sdist
-`--allow-unpaired` accepted as one-sided was listed so)."""
+`--allow-unpaired` accepted as one-sided was listed so; newuser78: "weighed as pip weighs it"
+was jargon)."""
 
 
 @dataclass(frozen=True)
@@ -247,7 +248,7 @@ def scan_directory(directory: Path, side: Side) -> ReleaseSide:
         else:
             ignored.append(IgnoredFile(side, path, "not a wheel"))
     if not wheels:
-        raise InputError(f"{directory}: no wheel files (*.whl named by PEP 427) in the {side}")
+        raise InputError(_no_wheels(directory, side, sources))
     return ReleaseSide(
         (directory,), tuple(wheels), tuple(ignored), tuple(misnamed), sources=tuple(sources)
     )
@@ -354,3 +355,17 @@ def _hashed(wheels: tuple[SetWheel, ...], file_hash: bool) -> tuple[SetWheel, ..
     if not file_hash:
         return wheels
     return tuple(replace(wheel, sha256=file_sha256(wheel.path)[0]) for wheel in wheels)
+
+
+def _no_wheels(directory: Path, side: Side, sources: list[SourceArchive]) -> str:
+    """Why a release directory without wheels is refused; where it holds source archives, what
+    to do with them (newuser78: a directory of an sdist only named no next step)."""
+    problem = f"{directory}: no wheel files (*.whl named by PEP 427) in the {side}"
+    if not sources:
+        return problem
+    first = min(s.path for s in sources)
+    count = f"{len(sources):,} source archives" if len(sources) != 1 else "a source archive"
+    return (
+        f"{problem}, only {count}: k3diff wheels compares built wheels; build them first "
+        f"(python -m build --wheel), or check the sdist with k3diff audit {first}"
+    )

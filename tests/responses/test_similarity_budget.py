@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from cli_support import run_json
+from cli_support import run_json, run_k3diff
 
 SIZE = 3 << 19
 """1.5 MiB a text: 2.4 × 10^12 pairs, past the run's budget of 2^37 (before: about 150 s of
@@ -70,3 +70,23 @@ def test_a_long_answer_that_differs_in_one_place_keeps_its_similarity(tmp_path: 
     assert code == 1
     record = doc["records"][0]
     assert record["similarity"] == 0.999999 and record["notes"] == []
+
+
+def test_a_record_of_unknown_similarity_is_listed_first_within_its_status(
+    tmp_path: Path,
+) -> None:
+    """review78c: a record whose similarity was not computed sorted as 1.0, so it was listed
+    last within its status; it may be the least similar, so it comes first."""
+    wide = 100_000  # CJK characters differing throughout: 1.6 × 10^11 weighed pairs, past 2^37
+    one = _write(tmp_path / "base.jsonl", [("a-short", "a cat sat"), ("z-long", "一" * wide)])
+    two = _write(tmp_path / "patch.jsonl", [("a-short", "a dog ran"), ("z-long", "二" * wide)])
+    code, doc = run_json("responses", one, two)
+    assert code == 1
+    records = {r["key"]: (r["status"], r["similarity"]) for r in doc["records"]}
+    assert records == {"z-long": ("text-differs", None), "a-short": ("text-differs", 0.444444)}
+    for form in ("text", "markdown"):
+        shown = run_k3diff("responses", one, two, "--format", form)
+        assert shown.exit_code == 1
+        assert shown.stdout.index("z-long") < shown.stdout.index("a-short"), shown.stdout
+    limited = run_k3diff("responses", one, two, "--limit", "1")  # the worst one is kept
+    assert "z-long" in limited.stdout and "a-short" not in limited.stdout, limited.stdout

@@ -76,3 +76,27 @@ def test_a_log_line_holding_such_a_usage_is_refused(fault_server: Any, tmp_path:
         refused.stderr
     )
     assert refused.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("cached", "prompt"),
+    [
+        ({"prompt_tokens_details": {"cached_tokens": 1000}}, {}),
+        ({"cached_tokens": 1000}, {}),  # SGLang's top-level count
+        ({"prompt_tokens_details": {"cached_tokens": 1000}}, {"prompt_tokens": None}),
+    ],
+)
+def test_cached_tokens_with_no_prompt_count_are_no_cache_reuse(
+    fault_server: Any, tmp_path: Path, cached: dict[str, Any], prompt: dict[str, Any]
+) -> None:
+    """review78c: with no `prompt_tokens` the cached-past-prompt check cannot run, so the
+    count is no evidence of reuse; before, 1,000 cached tokens passed (exit 0)."""
+    usage = {"completion_tokens": 2, "total_tokens": 3, **prompt, **cached}
+    out = _run(fault_server, tmp_path, usage)
+    code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 1, text
+    details = {n["side"]: n["detail"] for n in doc["not_exercised"]}
+    assert set(details) == {"base", "patch"}
+    said = f"{REPEATS} samples reported cached prompt tokens without usage.prompt_tokens"
+    assert said in details["base"] and said in details["patch"]
+    assert "every side exercised cache-reuse" not in text

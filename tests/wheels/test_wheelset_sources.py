@@ -120,8 +120,11 @@ def test_a_one_sided_sdist_needs_allow_unpaired(tmp_path: Path) -> None:
     allowed = run_k3diff("wheels", "base", "patch", "--allow-unpaired", cwd=tmp_path)
     assert allowed.exit_code == 0, allowed.stderr
     # listed as weighed, not as passed over (newuser77: "(patch: not a wheel)" alone)
-    weighed = "- patch/engine-1.1.tar.gz (patch: not a wheel: a source archive, weighed as pip "
-    assert weighed + "weighs it beside the wheels" in allowed.stdout
+    # newuser78: "weighed as pip weighs it beside the wheels" was jargon
+    listed = "- patch/engine-1.1.tar.gz (patch: not a wheel: a source archive (sdist); k3diff "
+    assert listed + "checks where pip would build it instead of installing a wheel" in (
+        allowed.stdout
+    )
 
 
 @pytest.mark.parametrize("name", ["engine-1.2.zip", "Engine-1.2.TAR.GZ", "engine-1.2.tar.bz2"])
