@@ -113,3 +113,25 @@ def test_installed_packages_called_or_known_still_check(tmp_path: Path) -> None:
         b"        cmds['build_exe'] = cmd_build_exe\n    return cmds\n"
     )
     _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.py": setup_py, "versioneer.py": versioneer})
+
+
+def test_python_2_fallbacks_still_check(tmp_path: Path) -> None:
+    """Python 2 standard-library modules a module imports where Python 3 never runs it: six's
+    ``else: import StringIO`` of ``if PY3:`` (six.py, which ``setup.py`` imports for its
+    version), pytz's ``except ImportError: from UserDict import DictMixin`` and old
+    versioneer's ``import ConfigParser as configparser``. Each stopped the run (exit 2), a false
+    hold on six 1.17.0, pytz 2025.2 and toolz 1.0.0 (newuser78b)."""
+    setup_py = HEAD + b"import helpers\nimport versioneer\n" + CALL % b"{}"
+    helpers = (
+        b"import sys\nPY3 = sys.version_info[0] == 3\nif PY3:\n    import io as StringIO\n"
+        b"else:\n    import StringIO\nBuffer = StringIO.StringIO\n"
+        b"try:\n    from collections.abc import Mapping as DictMixin\n"
+        b"except ImportError:\n    from UserDict import DictMixin\n"
+        b"class Lazy(DictMixin):\n    pass\n"
+    )
+    versioneer = (
+        b"try:\n    import configparser\nexcept ImportError:\n"
+        b"    import ConfigParser as configparser\nP = configparser.ConfigParser\n"
+    )
+    files = {"setup.py": setup_py, "helpers.py": helpers, "versioneer.py": versioneer}
+    _passes_with(tmp_path / "a", SETUPTOOLS, **files)
