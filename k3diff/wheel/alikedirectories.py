@@ -14,14 +14,10 @@ time, and a path's directories are then cut out only at the lengths of the keys 
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Iterable, Sequence
-from itertools import repeat
 
-from k3diff.wheel.directorytrie import heavy, needed_by
+from k3diff.wheel.directorytrie import heavy, needed_by, needed_directories
 from k3diff.wheel.fileconflicts import _File
-
-_HEAD = operator.itemgetter(0)
 
 
 def alike_directories(
@@ -35,16 +31,7 @@ def alike_directories(
             if directory != paths[index]:
                 yield _alike(paths[index], directory, files[other].entry, fold)
         return
-    needed: set[str] = set()
-    level: Iterable[str] = keys
-    while True:
-        heads = set(map(_HEAD, map(str.rpartition, level, repeat("/"))))
-        heads.discard("")
-        heads -= needed
-        if not heads:
-            break
-        needed |= heads
-        level = heads
+    needed = needed_directories(keys)
     alike = needed.intersection(keys)
     if not alike:
         return  # the common case

@@ -9,12 +9,29 @@ wheel of ten such names took 20 s and 10 GB, one of a hundred was killed for its
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import repeat
+
+_HEAD = operator.itemgetter(0)
 
 PREFIX_BUDGET = 1 << 26
 """Characters of directory paths the set operations may cut out (each path's slashes times its
 length bounds its own); past them `needed_by` numbers the directories instead."""
+
+
+def needed_directories(paths: Iterable[str]) -> set[str]:
+    """Every directory some path of `paths` needs, a level at a time, in C (`fileconflicts` on
+    installed paths, `alikedirectories` on their keys)."""
+    needed: set[str] = set()
+    level = paths
+    while True:
+        heads = set(map(_HEAD, map(str.rpartition, level, repeat("/"))))
+        heads.discard("")  # no slash (or only a leading one): no directory needed
+        heads -= needed
+        if not heads:
+            return needed
+        needed |= heads
+        level = heads
 
 
 def heavy(paths: list[str]) -> bool:

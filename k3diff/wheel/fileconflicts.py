@@ -6,14 +6,10 @@ is told by set operations in C, one level of directories at a time.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterable, Sequence
-from itertools import repeat
 from typing import Protocol
 
-from k3diff.wheel.directorytrie import heavy, needed_by
-
-_HEAD = operator.itemgetter(0)
+from k3diff.wheel.directorytrie import heavy, needed_by, needed_directories
 
 
 class _File(Protocol):
@@ -32,16 +28,7 @@ def file_directory_conflicts(files: Sequence[_File], paths: list[str]) -> Iterab
         for index, (needer, _) in needed_by(paths, paths).items():
             yield _conflict(files[index], files[needer].entry)
         return
-    needed: set[str] = set()  # every directory some path needs, a level at a time, in C
-    level: Iterable[str] = paths
-    while True:
-        heads = set(map(_HEAD, map(str.rpartition, level, repeat("/"))))
-        heads.discard("")  # no slash (or only a leading one): no directory needed
-        heads -= needed
-        if not heads:
-            break
-        needed |= heads
-        level = heads
+    needed = needed_directories(paths)
     if needed.isdisjoint(paths):
         return  # the common case: no file where a directory must be; the loop says who needs it
     directories: dict[str, str] = {}
