@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from cli_support import run_k3diff
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from k3diff.errors import InputError
@@ -131,6 +131,9 @@ _VALUES = st.one_of(_SCALARS, st.dictionaries(st.sampled_from(["a", "b"]), _SCAL
     epochs=st.sampled_from([1, 2]),
     eval_zip=st.booleans(),
 )
+# stop 78's CI draw: numpy's mean of the differences (1e100 - 1, -1e100 - 1) was 0, so the
+# direction read "unchanged" while the stated means moved 1 -> 0.
+@example(values=[("yes", 1e100), ("yes", -1e100)], epochs=1, eval_zip=False)
 def test_report_never_refuses_a_document_responses_wrote(
     tmp_path_factory: pytest.TempPathFactory,
     values: list[tuple[Any, Any]],
@@ -154,3 +157,19 @@ def test_report_never_refuses_a_document_responses_wrote(
         parse_comparison((tmp / "d.json").read_bytes(), tmp / "d.json")
     except InputError as error:
         pytest.fail(f"report refuses the document responses wrote: {error}")
+
+
+def test_direction_follows_the_means_beside_a_score_at_the_magnitude_cap(tmp_path: Path) -> None:
+    """The mean paired difference is -1 (1 -> 1e100 and 1 -> -1e100): `responses` says the
+    patch is worse, as its stated means show, and `report` reads the document it wrote."""
+    base = [inspect_sample(i, 1, f"q{i}", "42", {"judge": "yes"}) for i in range(2)]
+    patch = [
+        inspect_sample(i, 1, f"q{i}", "42", {"judge": v}) for i, v in enumerate([1e100, -1e100])
+    ]
+    write_json_log(tmp_path / "b.json", base)
+    write_json_log(tmp_path / "p.json", patch)
+    document = _document(tmp_path, tmp_path / "b.json", tmp_path / "p.json")
+    [test] = document["summary"]["scores"]["tests"]
+    assert (test["base_mean"], test["patch_mean"], test["direction"]) == (1.0, 0.0, "worse")
+    result = run_k3diff("report", "d.json", "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
