@@ -91,17 +91,18 @@ def _segment_imports(elf: Any, segment: Any) -> Iterable[str]:
     `nchain` of 1 hid every import)."""
     from elftools.common.exceptions import ELFError
 
-    from k3diff.native.relocsymbols import last_tag, relocated_count
+    from k3diff.native.relocsymbols import last_tags, relocated_count
 
-    symbols, strings = (last_tag(segment, name) for name in ("DT_SYMTAB", "DT_STRTAB"))
+    tags = last_tags(segment)
+    symbols, strings = tags.get("DT_SYMTAB"), tags.get("DT_STRTAB")
     symbols_at, strings_at = (
         None if value is None else next(elf.address_offsets(value), None)
         for value in (symbols, strings)
     )
     if symbols_at is None or strings_at is None:
         raise ELFError("the dynamic segment names no DT_SYMTAB or DT_STRTAB in the file")
-    count = max(segment.num_symbols(), relocated_count(elf, segment))
-    return _python_undefined(elf, symbols_at, count, strings_at, last_tag(segment, "DT_STRSZ"))
+    count = max(segment.num_symbols(), relocated_count(elf, tags))
+    return _python_undefined(elf, symbols_at, count, strings_at, tags.get("DT_STRSZ"))
 
 
 def _section_imports(elf: Any, section: Any) -> Iterable[str]:
