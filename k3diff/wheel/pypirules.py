@@ -47,7 +47,8 @@ def pypi_problems(raw: RawMetadata) -> list[tuple[str, str]]:
         for text in values or []:
             problems += _direct(field, text, parsed_only=False)
     for text in raw.get("requires_dist") or []:
-        problems += _direct("requires-dist", text, parsed_only=True)
+        if "@" in text:  # a URL requirement names one after `@` (packaging parsed the rest)
+            problems += _direct("requires-dist", text, parsed_only=True)
     return [(field, f"{message} {PYPI_ONLY}") for field, message in problems]
 
 
