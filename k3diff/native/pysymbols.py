@@ -83,16 +83,26 @@ def libpython_needed(path: Path) -> tuple[str, ...]:
 
 
 def _segment_imports(elf: Any, segment: Any) -> Iterable[str]:
-    """The table the loader reads: `DT_SYMTAB`, as many entries as the hash tables say, named
-    in `DT_STRTAB` (`DT_STRSZ` bytes)."""
+    """The table the loader reads: `DT_SYMTAB`, named in `DT_STRTAB` (`DT_STRSZ` bytes), each
+    the tag's last entry as glibc's `elf_get_dynamic_info` keeps it (hunt79: a decoy
+    `DT_STRTAB` before the real one hid a private import; pyelftools reads the first). As many
+    entries as the hash tables say, or more where a relocation names a later one: the loader
+    binds whatever index a relocation names and never reads `DT_HASH`'s `nchain` (hunt79: a
+    `nchain` of 1 hid every import)."""
     from elftools.common.exceptions import ELFError
 
-    _, symbols = segment.get_table_offset("DT_SYMTAB")
-    _, strings = segment.get_table_offset("DT_STRTAB")
-    if symbols is None or strings is None:
+    from k3diff.native.relocsymbols import last_tags, relocated_count
+
+    tags = last_tags(segment)
+    symbols, strings = tags.get("DT_SYMTAB"), tags.get("DT_STRTAB")
+    symbols_at, strings_at = (
+        None if value is None else next(elf.address_offsets(value), None)
+        for value in (symbols, strings)
+    )
+    if symbols_at is None or strings_at is None:
         raise ELFError("the dynamic segment names no DT_SYMTAB or DT_STRTAB in the file")
-    size = next((tag["d_val"] for tag in segment.iter_tags("DT_STRSZ")), None)
-    return _python_undefined(elf, symbols, segment.num_symbols(), strings, size)
+    count = max(segment.num_symbols(), relocated_count(elf, tags))
+    return _python_undefined(elf, symbols_at, count, strings_at, tags.get("DT_STRSZ"))
 
 
 def _section_imports(elf: Any, section: Any) -> Iterable[str]:

@@ -28,13 +28,15 @@ from k3diff.wheel.description import (
     indented_header,
 )
 from k3diff.wheel.metadata import METADATA_LIMIT
+from k3diff.wheel.pypirules import PYPI_ONLY, pypi_problems
 from k3diff.zip.archive import ZipArchive
 
 
 def core_metadata_problems(text: str) -> tuple[tuple[str, str], ...]:
     """Every problem twine 6.1+ raises for this METADATA, in its order: each field
     `packaging.metadata.parse_email` cannot read ("unrecognized or malformed field"), then
-    every error of `Metadata.from_raw(..., validate=True)`, then the description's
+    every error of `Metadata.from_raw(..., validate=True)`, then PyPI's own upload rules
+    (`pypi_problems`: twine check does not check them), then the description's
     (`description_problems`: twine check renders it after those). Each is (field, message): the field
     in the email header spelling packaging reports (`license-expression`; '' when it names
     none) and packaging's sentence; plain pairs, since almost no run finds one and a frozen
@@ -54,6 +56,7 @@ def core_metadata_problems(text: str) -> tuple[tuple[str, str], ...]:
         problems.append(_problem(exc))
     except ValueError as exc:  # raised past validation: a number over int()'s 4,300 digits
         problems.append(("", f"packaging cannot read it: {exc}"))  # (fuzz71: internal error)
+    problems += pypi_problems(raw)
     description = raw.get("description")
     said = description_problems(description, raw.get("description_content_type"))
     if said and description and indented_header(text, description):
@@ -98,6 +101,8 @@ def core_metadata_findings(path: str, text: str, code: Code, side: str = "") -> 
     return [
         Finding(UNCHECKED_CODES[code], path, f"{where}{field}: {message}")
         if message.endswith(UNCHECKED)
+        else Finding(code, path, f"{where}{field or 'METADATA'}: {message}")
+        if message.endswith(PYPI_ONLY)
         else Finding(code, path, f"{where}{field or 'METADATA'}: {message} ({REFUSED})")
         for field, message in core_metadata_problems(text)
     ]

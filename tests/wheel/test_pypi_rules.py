@@ -1,0 +1,60 @@
+"""Core metadata PyPI's upload refuses though `packaging.metadata` and `twine check` accept it
+(warehouse's `forklift/metadata.py`, hunt79): each passed `audit`, exit 0. twine, where
+installed, is held to accepting them (so the finding names PyPI alone), pip to installing them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_support import run_k3diff
+
+from wheel.pipinstall import pip_install
+from wheel.rawwheel import metadata, write_wheel
+from wheel.test_core_metadata import FILES, twine_refuses
+from wheel.test_installed_view import audit_code, codes, wheels_json
+
+REFUSED = {
+    "direct dependency": (
+        "Requires-Dist: helper @ https://example.invalid/helper-1.0.tar.gz",
+        "Can't have direct dependency",
+    ),
+    "Provides-Dist naming a URL": (
+        "Provides-Dist: helper @ https://example.invalid/helper-1.0.tar.gz",
+        "Can't have direct dependency",
+    ),
+    "Obsoletes-Dist that is no requirement": ("Obsoletes-Dist: helper >=", "is invalid"),
+    "Summary over 512 characters": ("Summary: " + "s" * 513, "512 characters or less"),
+    "Project-URL label over 32 characters": (
+        "Project-URL: " + "l" * 33 + ", https://example.invalid/",
+        "32 characters or less",
+    ),
+    "Project-URL with no label": ("Project-URL: , https://example.invalid/", "Must have a label"),
+}
+ACCEPTED = (
+    "Requires-Dist: helper >=1.0",
+    "Summary: " + "s" * 512,
+    "Project-URL: " + "l" * 32 + ", https://example.invalid/",
+    "Provides-Dist: helper",
+)
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_metadata_pypi_refuses_fails_audit_and_is_listed_by_wheels(
+    tmp_path: Path, case: str
+) -> None:
+    line, said = REFUSED[case]
+    patch = write_wheel(tmp_path / "p", "demo", "2.0", FILES, meta=metadata("demo", "2.0", line))
+    assert twine_refuses(patch, tmp_path) in (False, None)
+    assert pip_install(patch, tmp_path / "target").ok
+    assert audit_code(patch) == (1, {"A122"})
+    shown = run_k3diff("audit", patch).stdout
+    assert said in shown and "PyPI refuses it on upload; twine check does not check it" in shown
+    base = write_wheel(tmp_path / "b", "demo", "1.0", FILES)
+    exit_code, report = wheels_json(base, patch)
+    assert exit_code == 0 and "W624" in codes(report)
+
+
+def test_metadata_within_pypis_limits_passes(tmp_path: Path) -> None:
+    wheel = write_wheel(tmp_path, "demo", "2.0", FILES, meta=metadata("demo", "2.0", *ACCEPTED))
+    assert audit_code(wheel) == (0, set())
