@@ -10,11 +10,10 @@ import click
 from k3diff.cli.common import (
     finding_output_options,
     load_waiver_file,
-    refuse_archive_target,
-    refuse_output_over_input,
     waivers_option,
 )
 from k3diff.cli.gcthreshold import freeze_at_exit
+from k3diff.cli.outputtargets import refuse_archive_target, refuse_output_over_input
 from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import UsageError
 from k3diff.output import say

@@ -9,7 +9,8 @@ from typing import Any
 import click
 
 from k3diff.bundle.model import Evidence
-from k3diff.cli.common import input_cap_options, refuse_output_over_input
+from k3diff.cli.common import input_cap_options
+from k3diff.cli.outputtargets import refuse_output_over_input
 from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import UsageError
 from k3diff.output import plural, say

@@ -15,10 +15,10 @@ from k3diff.cli.common import (
     InputPath,
     finding_output_options,
     load_waiver_file,
-    refuse_output_over_input,
     waivers_option,
 )
 from k3diff.cli.notwheel import refuse_source_archive
+from k3diff.cli.outputtargets import refuse_output_over_input
 from k3diff.cli.samefile import refuse_same_file
 from k3diff.cli.sourceoptions import source_spec
 from k3diff.cli.summaries import SUMMARIES
