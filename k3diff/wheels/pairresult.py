@@ -4,12 +4,7 @@ sniffed only where it decides a finding) and every field `entry_result_from` nee
 
 from __future__ import annotations
 
-from k3diff.wheel.kinds import (
-    SNIFF_BYTES,
-    EntryKind,
-    is_native_magic,
-    kind_from_path,
-)
+from k3diff.wheel.kinds import SNIFF_BYTES, EntryKind, is_native_magic, kind_from_path
 from k3diff.wheel.modes import mode_change
 from k3diff.wheels.model import EntryResult, entry_result_from
 from k3diff.wheels.pairing import EntryPair
