@@ -21,7 +21,6 @@ from k3diff.report.triage_lines import (
     gauge_lines,
     held_text,
     held_why,
-    next_step_line,
     same_server_text,
     shared_caveats,
     shows_captures,
@@ -29,6 +28,7 @@ from k3diff.report.triage_lines import (
     would_have_cleared,
 )
 from k3diff.report.triagelevel import run_level_line
+from k3diff.report.triagesteps import next_step_line
 from k3diff.sample.runs import unlisted_note
 from k3diff.triage.flags import flag_label
 from k3diff.triage.model import (
