@@ -13,11 +13,6 @@ import click
 
 from k3diff import bounded, escape
 from k3diff.cli.gcthreshold import raise_gc_threshold, thaw
-from k3diff.cli.outputtargets import (
-    refuse_archive_target,
-    refuse_output_in_evidence,
-    refuse_output_over_input,
-)
 from k3diff.errors import ErrorBlock, K3diffError
 from k3diff.exitcodes import ExitCode
 from k3diff.output import CiFormat, OutputFormat, StdoutClosed, say
@@ -94,6 +89,12 @@ def _output_options(func: F, choices: list[str]) -> F:
     def guarded(*args: Any, **kwargs: Any) -> Any:
         output = kwargs.get("output")
         if output is not None:
+            from k3diff.cli.outputtargets import (  # only when --output is given
+                refuse_archive_target,
+                refuse_output_in_evidence,
+                refuse_output_over_input,
+            )
+
             ctx = click.get_current_context()
             refuse_output_over_input(output, _input_paths(ctx))
             refuse_archive_target("--output", output, _inputs_noun(ctx))

@@ -18,7 +18,6 @@ from k3diff.cli.common import (
     waivers_option,
 )
 from k3diff.cli.notwheel import refuse_source_archive
-from k3diff.cli.outputtargets import refuse_output_over_input
 from k3diff.cli.samefile import refuse_same_file
 from k3diff.cli.sourceoptions import source_spec
 from k3diff.cli.summaries import SUMMARIES
@@ -341,6 +340,7 @@ def _release_set(
 ) -> int:
     """Compare every pair of two release sets and render the set's report."""
     from k3diff.cli.ci import emit_findings
+    from k3diff.cli.outputtargets import refuse_output_over_input
     from k3diff.cli.progress import TerminalProgress
     from k3diff.report.wheelset import render_chunks
     from k3diff.report.wheelset import verdict_text as set_verdict_text
