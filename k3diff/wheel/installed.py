@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from k3diff.lazyre import lazy
 from k3diff.wheel.alikedirectories import alike_directories
+from k3diff.wheel.directorytrie import lowered, needed
 from k3diff.wheel.fileconflicts import file_directory_conflicts
 from k3diff.wheel.schemepaths import scheme_path
 from k3diff.wheel.targets import ANY, TargetPythons
@@ -242,9 +243,11 @@ def _view(
             zip(names, schemes, paths, count(), made, strict=False),  # count() is endless
         )
     )
-    conflicts = tuple(file_directory_conflicts(files, paths))
-    collisions, keys = _collisions(files, paths)
-    alike = tuple(alike_directories(files, paths, keys, fold))
+    needed_paths = needed(paths)
+    conflicts = tuple(file_directory_conflicts(files, paths, needed_paths))
+    collisions, keys, lower = _collisions(files, paths)
+    needed_keys = lowered(needed_paths) if lower else needed(keys)
+    alike = tuple(alike_directories(files, paths, keys, needed_keys, fold))
     plain = collisions is None and not conflicts and not alike
     found = (*problems, *conflicts)
     return InstalledView(files, collisions or (), found, skipped, partial, plain, alike)
@@ -297,10 +300,12 @@ def fold(path: str) -> str:
 
 def _collisions(
     files: tuple[InstalledFile, ...], paths: list[str]
-) -> tuple[tuple[Collision, ...] | None, list[str]]:
-    """(None: no two `paths` alike, each keyed by its fold alone; each path's key)."""
+) -> tuple[tuple[Collision, ...] | None, list[str], bool]:
+    """(None: no two `paths` alike, each keyed by its fold alone; each path's key; whether
+    each key is its path in lower case, the paths ASCII without a NUL: `directorytrie.lowered`)."""
     joined = "\0".join(paths)
-    if joined.isascii() and joined.count("\0") == len(paths) - 1:
+    lower = joined.isascii() and joined.count("\0") == len(paths) - 1
+    if lower:
         folded = joined.lower().split("\0") if paths else []  # `fold` of each, in one call
     else:
         folded = [fold(path) for path in paths]
@@ -309,8 +314,9 @@ def _collisions(
         from k3diff.wheel.collision import windows_keys  # names Windows reads as another
 
         folded = windows_keys(folded)
+        lower = lower and folded == plain  # a key Windows' rules changed is more than lowered
     if len(set(folded)) == len(folded):  # the common case: no two paths are one file anywhere
-        return (None if folded is plain else ()), folded
+        return (None if folded is plain else ()), folded, lower
     by_path: dict[str, list[InstalledFile]] = defaultdict(list)
     by_fold: dict[str, list[tuple[InstalledFile, str]]] = defaultdict(list)
     for file, key, own in zip(files, folded, plain, strict=True):
@@ -330,4 +336,4 @@ def _collisions(
             continue
         kind = kind_of(paths_of, {own for _, own in pairs})
         found.append(Collision(group[-1].path, kind, tuple(f.entry for f in group)))
-    return tuple(sorted(found, key=lambda collision: collision.path)), folded
+    return tuple(sorted(found, key=lambda collision: collision.path)), folded, lower
