@@ -11,7 +11,7 @@ never invented; none when every row passes or is explained.
   (newuser64b: a W717 Jupyter config was left out);
 * a release set with unpaired wheels not allowed: `--allow-unpaired`, as `wheels` says it;
 * a triage whose inconclusive records more samples would decide: triage's `next:` line
-  (`report.triage_lines.more_samples_step`), with bare `k3diff` and `RUN_DIR` for the run's
+  (`report.triagesteps.more_samples_step`), with bare `k3diff` and `RUN_DIR` for the run's
   directory, the run's repeats from its samples log where the bundle holds it;
 * runtime logs with new error findings: where each is first, as the logs report lists it under
   "New on the patch", a crash's before its consequences.
@@ -49,7 +49,7 @@ from k3diff.numbers import named
 from k3diff.report import auditsteps
 from k3diff.report.refusedsteps import sided_renames
 from k3diff.report.stepwords import record_step, unwaivable_step, waiver_step, waivers_inline
-from k3diff.report.triage_lines import more_samples_step
+from k3diff.report.triagesteps import more_samples_step
 from k3diff.report.wheelfailing import (
     is_native_named,
     left_out_step,

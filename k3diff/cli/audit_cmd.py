@@ -10,8 +10,6 @@ import click
 from k3diff.cli.common import (
     finding_output_options,
     load_waiver_file,
-    refuse_archive_target,
-    refuse_output_over_input,
     waivers_option,
 )
 from k3diff.cli.gcthreshold import freeze_at_exit
@@ -94,6 +92,7 @@ def audit_command(
         )
     if write_manifest is not None:
         from k3diff.audit.manifest import is_manifest
+        from k3diff.cli.outputtargets import refuse_archive_target
 
         # The previous manifest, given again by a glob (`dist/* --write-manifest
         # dist/SHA256SUMS`), is replaced and not audited; any other artifact is never written.
@@ -155,6 +154,8 @@ def audit_command(
 
 
 def _same_file(path: Path, other: Path) -> bool:
+    from k3diff.cli.outputtargets import refuse_output_over_input
+
     try:
         refuse_output_over_input(other, [path])
     except UsageError:
@@ -164,6 +165,8 @@ def _same_file(path: Path, other: Path) -> bool:
 
 def _refuse_overwrite(option: str, target: Path, what: str, inputs: list[Path]) -> None:
     """Raise UsageError naming `option` when writing `target` would replace one of `inputs`."""
+    from k3diff.cli.outputtargets import refuse_output_over_input
+
     for source in inputs:
         try:
             refuse_output_over_input(target, [source])

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from k3diff.bundle.model import Evidence
-from k3diff.cli.common import input_cap_options, refuse_output_over_input
+from k3diff.cli.common import input_cap_options
 from k3diff.cli.summaries import SUMMARIES
 from k3diff.errors import UsageError
 from k3diff.output import plural, say
@@ -100,6 +100,7 @@ def report_command(
         raise UsageError("--out -: give a DIRECTORY (the bundle is three files, not a stream)")
     # Imported here: `--help` does not load every document reader and the triage it re-runs.
     from k3diff.bundle.write import build_bundle
+    from k3diff.cli.outputtargets import refuse_output_over_input
 
     for result in results:
         refuse_output_over_input(out / "summary.json", [result])

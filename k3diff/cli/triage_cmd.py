@@ -189,7 +189,8 @@ def triage_command(
       k3diff triage --plan --bound 0.05 --alpha 0.05 --shift 0.2 --power 0.9 --prompts 3
     """
     # Imported here: `--help` does not load the statistics, readers and renderers.
-    from k3diff.report.triage import render, render_plan, verdict_text
+    from k3diff.report.triage import render, verdict_text
+    from k3diff.report.triageplan import render_plan
     from k3diff.triage.plan import plan
     from k3diff.triage.run import triage
 

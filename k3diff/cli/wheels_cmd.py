@@ -15,7 +15,6 @@ from k3diff.cli.common import (
     InputPath,
     finding_output_options,
     load_waiver_file,
-    refuse_output_over_input,
     waivers_option,
 )
 from k3diff.cli.notwheel import refuse_source_archive
@@ -341,6 +340,7 @@ def _release_set(
 ) -> int:
     """Compare every pair of two release sets and render the set's report."""
     from k3diff.cli.ci import emit_findings
+    from k3diff.cli.outputtargets import refuse_output_over_input
     from k3diff.cli.progress import TerminalProgress
     from k3diff.report.wheelset import render_chunks
     from k3diff.report.wheelset import verdict_text as set_verdict_text

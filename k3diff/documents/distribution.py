@@ -10,9 +10,10 @@ from typing import Any
 from k3diff.documents.triagewords import TESTS
 from k3diff.fields import LEVEL, SHARE, Fields
 from k3diff.sample.names import SIDES
-from k3diff.triage.distribution import SEED, DistributionTest, Moved, pooled_rejects
+from k3diff.triage.distribution import SEED, DistributionTest, pooled_rejects
 from k3diff.triage.firstverdict import FirstTokenTest, FitTest
 from k3diff.triage.kernel import DESCRIPTION as KERNEL
+from k3diff.triage.prefixes import Moved
 from k3diff.triage.sampledlevel import judged_at
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from k3diff.counts import MAX_COUNT
 from k3diff.fields import Fields
-from k3diff.sample.lines import MAX_SPEC_POSITIONS
+from k3diff.sample.linevalues import MAX_SPEC_POSITIONS
 from k3diff.telemetry.blocks import block_problem
 from k3diff.telemetry.gate import gate_work
 from k3diff.telemetry.gatemodel import GATE_MAX_UNITS, GATE_MAX_WORK, SideUnits

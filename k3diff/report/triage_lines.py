@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from k3diff import shellwords
 from k3diff.numbers import named, one_of
 from k3diff.output import plural
-from k3diff.program import program
 from k3diff.report.clauses import clause_lines, split_clauses
 from k3diff.report.serialparity import lacking
 from k3diff.triage.flags import cause_flags
@@ -21,7 +19,6 @@ from k3diff.triage.model import (
     SideStats,
     TriageResult,
 )
-from k3diff.triage.nextstep import MoreSamples, command_line, hidden_values
 from k3diff.triage.splits import SplitTree
 
 
@@ -157,93 +154,6 @@ def caveat_text(names: str, caveat: str) -> str:
     """A shared caveat for a terminal: 'caveat for q0, q1:' then each of its clauses on a line
     of its own, indented, wrapped (`k3diff.report.clauses`)."""
     return "\n".join([f"caveat for {names}:", *clause_lines(split_clauses(caveat))])
-
-
-def next_step_line(result: TriageResult) -> str | None:
-    """The command that takes the samples the inconclusive records ask for: the triaged run
-    grown in place (`sample --resume` with a larger `--repeats`), or, for a sweep, a new run
-    pooled with `--pool-runs`."""
-    step = result.more_samples_run
-    if step is None:
-        return None
-    return "next: " + more_samples_step(step, program(), step.out, logged=True)
-
-
-def more_samples_step(step: MoreSamples, k3diff: str, out: str, logged: bool) -> str:
-    """`next_step_line`'s step: `k3diff` the program named, `out` the run's directory; the run's
-    own command where its log records it and `logged` (shell-quoted by `k3diff.shellwords`,
-    runnable as printed), else a placeholder for its options (the bundle's, which names no
-    machine's path). A run of one server (`MoreSamples.one_server`) says first that more of its
-    samples clear nothing."""
-    said = _step(step, k3diff, out, logged)
-    if step.one_server is None:
-        return said
-    return (
-        f"base and patch were sampled from one server ({step.one_server}), so more samples of "
-        "this run clear nothing: sample the patched build on a server of its own, in a new "
-        f"--out, and triage that; only for an A/A calibration run (triage --allow-same-server), "
-        f"{said}"
-    )
-
-
-def _step(step: MoreSamples, k3diff: str, out: str, logged: bool) -> str:
-    more = f"{step.more:,} more sample{'s' if step.more != 1 else ''} a side"
-    if step.stopped is not None:
-        return (
-            f"the {more} the inconclusive records ask for cannot be taken by resuming this "
-            f"run: {step.stopped}, in a new --out, then run this triage again with its "
-            "samples.jsonl"
-        )
-    if step.refused is not None:
-        return (
-            f"the {more} the inconclusive records ask for cannot be taken as this run took "
-            f"its samples: {step.refused}, and the same requests fail the same way; change "
-            f"what the server refused or answered (its --param, --stream, --endpoint, the "
-            "server itself) and sample in a new "
-            "--out, then run this triage again with its samples.jsonl"
-        )
-    first = ""
-    if step.failing is not None:
-        first = (
-            f"{step.failing}: make that server answer first (its own log says why), since "
-            "the same requests fail until it does; then, "
-        )
-    return first + _take_more(step, more, k3diff, out, logged)
-
-
-def _take_more(step: MoreSamples, more: str, k3diff: str, out: str, logged: bool) -> str:
-    placeholder = f"{k3diff} sample <its options, as before>"
-    kinds = hidden_values(step) if logged else ()
-    hidden = f" (each {' and '.join(kinds)} the log hides as *** given again)" if kinds else ""
-    if step.growable:
-        total = step.grown_to
-        if total is None and step.repeats is not None:
-            total = step.repeats + step.more
-        logged_command = command_line(step, out, total, resume=True) if logged and total else None
-        repeats = f"{total}" if total is not None else f"<its repeats + {step.more:,}>"
-        command = logged_command or (
-            f"{placeholder} --out {shellwords.quote(out)} --resume --repeats {repeats}"
-        )
-        if total is not None and total == step.repeats:
-            # A run stopped part-way: its own repeats, taken to the end, hold them.
-            how = (
-                f"finish the run (it stopped part-way; its {total:,} repeats, taken to the "
-                "end, hold them)"
-            )
-        else:
-            how = "grow the run"
-        return (
-            f"to take the {more} the inconclusive records ask for, {how}: "
-            f"{command}{hidden} (only --repeats may grow; the samples logged are "
-            "kept), then run this triage again"
-        )
-    logged_command = command_line(step, "NEW_DIR", step.more, resume=False) if logged else None
-    command = logged_command or f"{placeholder} --out NEW_DIR --repeats {step.more:,}"
-    return (
-        f"to take the {more} the inconclusive records ask for (this run's repeats "
-        f"cannot grow): {command}{hidden}, then run this triage again with "
-        "NEW_DIR/samples.jsonl added and --pool-runs"
-    )
 
 
 UNSAMPLED_CAUSE = "captures that differ on a record never sampled"

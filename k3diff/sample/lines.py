@@ -8,18 +8,14 @@ resume markers, a torn last line, a repeated sample) is `k3diff.sample.header`'s
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
 from k3diff.errors import InputError
-from k3diff.responses.model import text_digest
 from k3diff.sample import linevalues
 from k3diff.sample.header import RunHeader, json_line
 from k3diff.sample.names import MODES, SIDES, Mode
-from k3diff.sample.proof import PROOFS
-from k3diff.sample.usage import checked_usage, is_count, shown
 
 
 @dataclass(frozen=True)
@@ -168,30 +164,9 @@ def encode_line(sample: SampleLine) -> bytes:
     return json_line(line_dict(sample))
 
 
-def _string(value: Mapping[str, Any], name: str, where: str) -> str:
-    item = value.get(name)
-    if not isinstance(item, str) or not item:
-        raise InputError(f"{where}: '{name}' is missing or not a non-empty string")
-    return item
-
-
-def _cold(value: Mapping[str, Any], mode: str, where: str) -> bool | None:
-    cold = value.get("cold")
-    if cold is not None and (cold is not True or mode != Mode.COLD_WARM.value):
-        raise InputError(f"{where}: 'cold' is written only as true, on a cold-warm sample")
-    return cold
-
-
-def _nullable(value: Mapping[str, Any], name: str, kind: type, where: str) -> Any:
-    item = value.get(name)
-    if item is not None and (not isinstance(item, kind) or isinstance(item, bool)):
-        raise InputError(f"{where}: '{name}' is neither null nor a {kind.__name__}")
-    return item
-
-
 def read_line(value: Mapping[str, Any], where: str, header: RunHeader) -> SampleLine:
     """One sample line's object checked against the run's header (`where` is `FILE:LINE`)."""
-    side = _string(value, "side", where)
+    side = linevalues.required_string(value, "side", where)
     if side not in SIDES:
         raise InputError(f"{where}: 'side' is {side!r}, expected base or patch")
     if header.sides is not None and side not in header.sides:
@@ -200,7 +175,7 @@ def read_line(value: Mapping[str, Any], where: str, header: RunHeader) -> Sample
     if not isinstance(key, str):
         raise InputError(f"{where}: 'key' is missing or not a string")
     header.check_asked(key, where)
-    mode = _string(value, "mode", where)
+    mode = linevalues.required_string(value, "mode", where)
     if mode not in MODES:
         raise InputError(f"{where}: 'mode' is {mode!r}; known modes: {', '.join(MODES)}")
     if header.modes is not None and mode not in header.modes:
@@ -220,28 +195,28 @@ def read_line(value: Mapping[str, Any], where: str, header: RunHeader) -> Sample
         raise InputError(
             f"{where}: repeat {repeat}, but the run takes {limit} per record, side and mode"
         )
-    error = _nullable(value, "error", str, where)
-    text = _nullable(value, "text", str, where)
-    digest = None if error is not None else _checked_digest(value, text, where)
-    usage, usage_invalid = _usage(value, where)
+    error = linevalues.nullable(value, "error", str, where)
+    text = linevalues.nullable(value, "text", str, where)
+    digest = None if error is not None else linevalues.checked_digest(value, text, where)
+    usage, usage_invalid = linevalues.usage(value, where)
     return SampleLine(
         side=side,
         key=key,
         mode=mode,
         repeat=repeat,
-        request_sha256=_string(value, "request_sha256", where),
+        request_sha256=linevalues.required_string(value, "request_sha256", where),
         status=linevalues.status(value, where, error is not None),
         text=text,
         text_xxh3=digest,
-        token_ids_xxh3=_nullable(value, "token_ids_xxh3", str, where),
-        finish_reason=_nullable(value, "finish_reason", str, where),
+        token_ids_xxh3=linevalues.nullable(value, "token_ids_xxh3", str, where),
+        finish_reason=linevalues.nullable(value, "finish_reason", str, where),
         usage=usage,
-        latency_s=_latency(value, where),
-        fingerprint=_nullable(value, "fingerprint", str, where),
-        model=_nullable(value, "model", str, where),
+        latency_s=linevalues.latency(value, where),
+        fingerprint=linevalues.nullable(value, "fingerprint", str, where),
+        model=linevalues.nullable(value, "model", str, where),
         stream_models=linevalues.strings(value, "stream_models", where),
         error=error,
-        attempts=_attempts(value, where),
+        attempts=linevalues.attempts(value, where),
         out_of_step=linevalues.optional_count(value, "out_of_step", where),
         started=value.get("started")
         if isinstance(value.get("started"), int | float | str)
@@ -252,105 +227,25 @@ def read_line(value: Mapping[str, Any], where: str, header: RunHeader) -> Sample
         first_byte=linevalues.time(value, "first_byte", where),
         first_token=linevalues.time(value, "first_token", where),
         ended=linevalues.time(value, "ended", where),
-        batch=_nullable(value, "batch", str, where),
+        batch=linevalues.nullable(value, "batch", str, where),
         level=linevalues.level(value, where),
         in_flight=linevalues.in_flight(value, where),
         server_running=linevalues.optional_count(value, "server_running", where),
         server_cache_hits=linevalues.optional_count(value, "server_cache_hits", where),
         streams_overlapped=linevalues.optional_count(value, "streams_overlapped", where),
-        overlap_proof=_proof(value, where),
-        prompt_xxh3=_nullable(value, "prompt_xxh3", str, where),
-        prompt_preview=_nullable(value, "prompt_preview", str, where),
-        request_params=_params(value, where),
-        server_spec=_spec_counts(value, "server_spec", where),
-        server_reset=_nullable(value, "server_reset", str, where),
-        spec_meta=_spec_counts(value, "spec_meta", where),
-        spec_meta_invalid=_nullable(value, "spec_meta_invalid", str, where),
+        overlap_proof=linevalues.overlap_proof(value, where),
+        prompt_xxh3=linevalues.nullable(value, "prompt_xxh3", str, where),
+        prompt_preview=linevalues.nullable(value, "prompt_preview", str, where),
+        request_params=linevalues.request_params(value, where),
+        server_spec=linevalues.spec_counts(value, "server_spec", where),
+        server_reset=linevalues.nullable(value, "server_reset", str, where),
+        spec_meta=linevalues.spec_counts(value, "spec_meta", where),
+        spec_meta_invalid=linevalues.nullable(value, "spec_meta_invalid", str, where),
         load_ended=linevalues.optional_count(value, "load_ended", where),
         load_failed=linevalues.optional_count(value, "load_failed", where),
-        load_error=_nullable(value, "load_error", str, where),
-        cold=_cold(value, mode, where),
+        load_error=linevalues.nullable(value, "load_error", str, where),
+        cold=linevalues.cold(value, mode, where),
     )
-
-
-def _proof(value: Mapping[str, Any], where: str) -> str | None:
-    item = value.get("overlap_proof")
-    if item is not None and item not in PROOFS:
-        raise InputError(
-            f"{where}: 'overlap_proof' is {shown(item)}; expected one of {', '.join(PROOFS)}"
-        )
-    return item
-
-
-def _params(value: Mapping[str, Any], where: str) -> Mapping[str, Any] | None:
-    item = value.get("request_params")
-    if item is not None and not isinstance(item, dict):
-        raise InputError(f"{where}: 'request_params' is neither null nor an object")
-    return item
-
-
-UNREAD = "/metrics not read"
-"""`server_reset` of a vLLM window whose `/metrics` reading before or after it failed (its
-counts are lost, as across a restart)."""
-MAX_SPEC_POSITIONS = 64
-"""Longest per-position list a `server_spec` or `spec_meta` field holds."""
-
-
-def _spec_counts(value: Mapping[str, Any], name: str, where: str) -> Mapping[str, Any] | None:
-    """An object of server counts: each value a count or a list of at most
-    MAX_SPEC_POSITIONS counts."""
-    item = value.get(name)
-    if item is None:
-        return None
-    if not isinstance(item, dict):
-        raise InputError(f"{where}: '{name}' is not an object")
-    for field, count in item.items():
-        counts = count if isinstance(count, list) else [count]
-        if len(counts) > MAX_SPEC_POSITIONS or not all(is_count(c) for c in counts):
-            raise InputError(
-                f"{where}: '{name}.{field}' is neither a non-negative integer nor a list of "
-                f"at most {MAX_SPEC_POSITIONS}"
-            )
-    return item
-
-
-def _checked_digest(value: Mapping[str, Any], text: str | None, where: str) -> str:
-    """The text's digest of a successful sample, checked against the text when present."""
-    digest = value.get("text_xxh3")
-    if not isinstance(digest, str):
-        raise InputError(f"{where}: a successful sample ('error': null) without 'text_xxh3'")
-    if text is not None and text_digest(text) != digest:
-        raise InputError(f"{where}: 'text_xxh3' is not the xxh3-128 of 'text'")
-    return digest
-
-
-def _usage(value: Mapping[str, Any], where: str) -> tuple[Mapping[str, Any] | None, str | None]:
-    invalid = _nullable(value, "usage_invalid", str, where)
-    usage = value.get("usage")
-    if invalid is not None and usage is not None:
-        raise InputError(f"{where}: 'usage' recorded although 'usage_invalid' says it was not")
-    kept, problem = checked_usage(usage)
-    if problem is not None:
-        raise InputError(f"{where}: {problem}")
-    return kept, invalid
-
-
-def _latency(value: Mapping[str, Any], where: str) -> float:
-    latency = value.get("latency_s", 0.0)
-    if (
-        isinstance(latency, bool)
-        or not isinstance(latency, int | float)
-        or not 0 <= latency < math.inf
-    ):
-        raise InputError(f"{where}: 'latency_s' is not a non-negative number: {latency!r}")
-    return float(latency)
-
-
-def _attempts(value: Mapping[str, Any], where: str) -> int:
-    attempts = value.get("attempts", 1)
-    if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 1:
-        raise InputError(f"{where}: 'attempts' is not a positive integer: {attempts!r}")
-    return attempts
 
 
 _LINE_FIELDS = tuple(f.name for f in fields(SampleLine))

@@ -1,6 +1,6 @@
-"""Readers of one optional field of a `samples.jsonl` line (`k3diff.sample.lines.read_line`):
-each returns the field's value, None when absent or null, or raises InputError naming the line
-and the field."""
+"""Readers of one field of a `samples.jsonl` line (`k3diff.sample.lines.read_line`): each
+returns the field's value (an optional one's None when absent or null), or raises InputError
+naming the line and the field."""
 
 from __future__ import annotations
 
@@ -9,9 +9,32 @@ from collections.abc import Mapping
 from typing import Any
 
 from k3diff.errors import InputError
-from k3diff.sample.usage import is_count, shown
+from k3diff.responses.model import text_digest
+from k3diff.sample.names import Mode
+from k3diff.sample.proof import PROOFS
+from k3diff.sample.usage import checked_usage, is_count, shown
 
-__all__ = ["in_flight", "level", "optional_count", "status", "strings", "time", "trace"]
+__all__ = [
+    "MAX_SPEC_POSITIONS",
+    "UNREAD",
+    "attempts",
+    "checked_digest",
+    "cold",
+    "in_flight",
+    "latency",
+    "level",
+    "nullable",
+    "optional_count",
+    "overlap_proof",
+    "request_params",
+    "required_string",
+    "spec_counts",
+    "status",
+    "strings",
+    "time",
+    "trace",
+    "usage",
+]
 
 
 def optional_count(value: Mapping[str, Any], name: str, where: str) -> int | None:
@@ -78,3 +101,104 @@ def strings(value: Mapping[str, Any], name: str, where: str) -> list[str] | None
     if item is not None and not (isinstance(item, list) and all(isinstance(s, str) for s in item)):
         raise InputError(f"{where}: '{name}' is neither null nor a list of strings")
     return item
+
+
+def required_string(value: Mapping[str, Any], name: str, where: str) -> str:
+    item = value.get(name)
+    if not isinstance(item, str) or not item:
+        raise InputError(f"{where}: '{name}' is missing or not a non-empty string")
+    return item
+
+
+def cold(value: Mapping[str, Any], mode: str, where: str) -> bool | None:
+    cold = value.get("cold")
+    if cold is not None and (cold is not True or mode != Mode.COLD_WARM.value):
+        raise InputError(f"{where}: 'cold' is written only as true, on a cold-warm sample")
+    return cold
+
+
+def nullable(value: Mapping[str, Any], name: str, kind: type, where: str) -> Any:
+    item = value.get(name)
+    if item is not None and (not isinstance(item, kind) or isinstance(item, bool)):
+        raise InputError(f"{where}: '{name}' is neither null nor a {kind.__name__}")
+    return item
+
+
+def overlap_proof(value: Mapping[str, Any], where: str) -> str | None:
+    item = value.get("overlap_proof")
+    if item is not None and item not in PROOFS:
+        raise InputError(
+            f"{where}: 'overlap_proof' is {shown(item)}; expected one of {', '.join(PROOFS)}"
+        )
+    return item
+
+
+def request_params(value: Mapping[str, Any], where: str) -> Mapping[str, Any] | None:
+    item = value.get("request_params")
+    if item is not None and not isinstance(item, dict):
+        raise InputError(f"{where}: 'request_params' is neither null nor an object")
+    return item
+
+
+UNREAD = "/metrics not read"
+"""`server_reset` of a vLLM window whose `/metrics` reading before or after it failed (its
+counts are lost, as across a restart)."""
+MAX_SPEC_POSITIONS = 64
+"""Longest per-position list a `server_spec` or `spec_meta` field holds."""
+
+
+def spec_counts(value: Mapping[str, Any], name: str, where: str) -> Mapping[str, Any] | None:
+    """An object of server counts: each value a count or a list of at most
+    MAX_SPEC_POSITIONS counts."""
+    item = value.get(name)
+    if item is None:
+        return None
+    if not isinstance(item, dict):
+        raise InputError(f"{where}: '{name}' is not an object")
+    for field, count in item.items():
+        counts = count if isinstance(count, list) else [count]
+        if len(counts) > MAX_SPEC_POSITIONS or not all(is_count(c) for c in counts):
+            raise InputError(
+                f"{where}: '{name}.{field}' is neither a non-negative integer nor a list of "
+                f"at most {MAX_SPEC_POSITIONS}"
+            )
+    return item
+
+
+def checked_digest(value: Mapping[str, Any], text: str | None, where: str) -> str:
+    """The text's digest of a successful sample, checked against the text when present."""
+    digest = value.get("text_xxh3")
+    if not isinstance(digest, str):
+        raise InputError(f"{where}: a successful sample ('error': null) without 'text_xxh3'")
+    if text is not None and text_digest(text) != digest:
+        raise InputError(f"{where}: 'text_xxh3' is not the xxh3-128 of 'text'")
+    return digest
+
+
+def usage(value: Mapping[str, Any], where: str) -> tuple[Mapping[str, Any] | None, str | None]:
+    invalid = nullable(value, "usage_invalid", str, where)
+    usage = value.get("usage")
+    if invalid is not None and usage is not None:
+        raise InputError(f"{where}: 'usage' recorded although 'usage_invalid' says it was not")
+    kept, problem = checked_usage(usage)
+    if problem is not None:
+        raise InputError(f"{where}: {problem}")
+    return kept, invalid
+
+
+def latency(value: Mapping[str, Any], where: str) -> float:
+    latency = value.get("latency_s", 0.0)
+    if (
+        isinstance(latency, bool)
+        or not isinstance(latency, int | float)
+        or not 0 <= latency < math.inf
+    ):
+        raise InputError(f"{where}: 'latency_s' is not a non-negative number: {latency!r}")
+    return float(latency)
+
+
+def attempts(value: Mapping[str, Any], where: str) -> int:
+    attempts = value.get("attempts", 1)
+    if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 1:
+        raise InputError(f"{where}: 'attempts' is not a positive integer: {attempts!r}")
+    return attempts

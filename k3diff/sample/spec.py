@@ -42,7 +42,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from k3diff.sample.lines import UNREAD
+from k3diff.sample.linevalues import UNREAD
 from k3diff.sample.metrics import Fetch, MetricsProblem, prometheus_samples, read_body
 from k3diff.sample.usage import server_count
 

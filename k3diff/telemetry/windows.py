@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from k3diff.sample.lines import UNREAD
+from k3diff.sample.linevalues import UNREAD
 from k3diff.telemetry.engines import SOURCE_SGLANG, SOURCE_TRTLLM, SOURCE_VLLM
 
 INVALID = "counts not valid"

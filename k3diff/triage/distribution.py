@@ -21,20 +21,18 @@ numpy and scipy are imported inside the functions (the `--help` path never loads
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from k3diff.triage import kernel as text_kernel
 from k3diff.triage.firstverdict import FirstTokenTest
+from k3diff.triage.prefixes import Moved
 from k3diff.triage.sampledlevel import judged_at
 
 if TYPE_CHECKING:
     import numpy as np
 
-PREFIX = 20
-"""Characters of the prefixes `moved` names (and of the power simulation's head kernel)."""
 PERMUTATIONS = 1_999
 """Label permutations of the MMD test at least (its p is at least 1 / 2,000); more where the
 family needs it (`permutations_for`)."""
@@ -52,24 +50,6 @@ SIMULATIONS = 500
 """Draws per shift size of the power simulations."""
 SHIFT_GRID = tuple(step / 50 for step in range(1, 51))
 """Shift sizes the power simulation tries (0.02 to 1)."""
-
-
-@dataclass(frozen=True)
-class Moved:
-    """A prefix one side gives more often than the other."""
-
-    side: str
-    """The side that gives it more often."""
-    prefix: str
-    """The prefix (at most `PREFIX` characters)."""
-    count: int
-    """Samples of `side` that begin with it."""
-    n: int
-    """Samples of `side`."""
-    other: int
-    """Samples of the other side that begin with it."""
-    other_n: int
-    """Samples of the other side."""
 
 
 def off_mode(patch: np.ndarray, base: np.ndarray) -> np.ndarray:
@@ -287,36 +267,6 @@ def pooled_p(results: Sequence[MmdResult]) -> float:
     for result in results[1:]:
         total = pooled_add(total, result)
     return summed_p(total)
-
-
-def moved(patch: Sequence[str], base: Sequence[str]) -> tuple[Moved, ...]:
-    """Per side, the prefix (of at most `PREFIX` characters) it gives most over the other side's
-    share; among equal gaps the longest. Empty for a side that over-represents none."""
-    found = []
-    for side, mine, theirs in (("patch", patch, base), ("base", base, patch)):
-        own = Counter(t[:length] for t in mine for length in range(1, min(len(t), PREFIX) + 1))
-        other = Counter(t[:length] for t in theirs for length in range(1, min(len(t), PREFIX) + 1))
-        best: tuple[float, int, str] | None = None
-        for prefix, count in own.items():
-            gap = count / len(mine) - other[prefix] / len(theirs)
-            key = (round(gap, 12), len(prefix), prefix)
-            if gap > 0 and (best is None or key[:2] > best[:2]):
-                best = key
-        if best is not None:
-            prefix = best[2]
-            found.append(Moved(side, prefix, own[prefix], len(mine), other[prefix], len(theirs)))
-    return tuple(found)
-
-
-def moved_text(found: Sequence[Moved]) -> str:
-    """ "patch: 'ANSWER=' in 12 of 12, base: 0 of 12; base: 'The answer is ' in 12 of 12,
-    patch: 0 of 12"."""
-    parts = [
-        f"{m.side}: {m.prefix!r} in {m.count} of {m.n}, "
-        f"{'base' if m.side == 'patch' else 'patch'}: {m.other} of {m.other_n}"
-        for m in found
-    ]
-    return "; ".join(parts) if parts else "no prefix is more common on either side"
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,7 @@ from k3diff.responses.document import ResponsesDocument
 from k3diff.responses.ignore import ignored_qualification
 from k3diff.responses.recordview import ResponsesRecord
 from k3diff.sample.control import control_outcome, vacuous_sides
-from k3diff.sample.names import SIDES, Mode, is_cold
-from k3diff.sample.proof import batch_overlap
+from k3diff.sample.names import SIDES, Mode
 from k3diff.sample.runs import run_infos
 from k3diff.triage import classify, conditions, shift, shiftverdict, stats
 from k3diff.triage.asked import asked_slots
@@ -28,6 +27,7 @@ from k3diff.triage.fieldholds import hold_fields_differ
 from k3diff.triage.gauges import gaugeless, gauges, given_404, given_no_gauge
 from k3diff.triage.inputs import read_comparison
 from k3diff.triage.keys import unmatched_keys_hint
+from k3diff.triage.modeevidence import mode_evidence
 from k3diff.triage.model import (
     Correction,
     Flag,
@@ -38,22 +38,19 @@ from k3diff.triage.model import (
 )
 from k3diff.triage.nextstep import asked_more, more_samples
 from k3diff.triage.notcomparable import hold_not_comparable
-from k3diff.triage.observations import Adjusted, ModeEvidence, SideObservations
+from k3diff.triage.observations import Adjusted, ModeEvidence
 from k3diff.triage.oneserver import described, hold_same_server, same_server_logs
 from k3diff.triage.pooling import check_identical_requests
 from k3diff.triage.rollup import (
-    captured_outputs,
     held_by_vacuous_control,
     hold_unexplained,
     hold_unsampled,
-    ordered_modes,
     record_verdict,
     with_finish_reasons,
 )
 from k3diff.triage.samples import Sample, SampleLogs, not_counted, read_samples
 from k3diff.triage.servedmodel import ModelCheck, check_models
 from k3diff.triage.sidefields import hold_sides_differ, side_differences
-from k3diff.triage.sides import CacheCounts
 from k3diff.triage.splits import split_tree
 from k3diff.triage.sweep import with_sweep
 from k3diff.triage.unanswered import hold_unanswered
@@ -97,7 +94,7 @@ def triage(
     for key, mode in asked_slots(logs.logs, {record.key for record in comparison.records}):
         grouped[key].setdefault(mode, {"base": [], "patch": []})  # asked, lines or none
     evidences = {
-        record.key: _mode_evidence(record, grouped.get(record.key, {}), settings)
+        record.key: mode_evidence(record, grouped.get(record.key, {}), settings)
         for record in comparison.records
     }
     corrected = _correct_families(comparison, logs, grouped, evidences, settings)
@@ -344,55 +341,3 @@ def _group(samples: tuple[Sample, ...]) -> _Grouped:
 
 def _correct(pvalues: list[float], settings: Settings) -> list[float]:
     return stats.corrected(pvalues, settings.correction == Correction.HOLM)
-
-
-def _mode_evidence(
-    record: ResponsesRecord, modes: dict[str, dict[str, list[Sample]]], settings: Settings
-) -> list[ModeEvidence]:
-    """Per mode, both sides' samples; the captures count only in `--capture-mode`'s mode, and
-    the base's outputs in its other modes are handed on (they are the base's outputs too)."""
-    base_captured, patch_captured = captured_outputs(record)
-    counted = settings.capture_mode
-    base_obs = {
-        mode: SideObservations(
-            _sequence(sides["base"]),
-            base_captured if mode == counted else None,
-            batch_overlap(sides["base"]),
-            _cache(mode, sides["base"]),
-        )
-        for mode, sides in modes.items()
-    }
-    found = []
-    for mode in ordered_modes(modes):
-        elsewhere = frozenset(
-            output for other, obs in base_obs.items() if other != mode for output in obs.outputs
-        )
-        patch = SideObservations(
-            _sequence(modes[mode]["patch"]),
-            patch_captured if mode == counted else None,
-            batch_overlap(modes[mode]["patch"]),
-            _cache(mode, modes[mode]["patch"]),
-        )
-        found.append(classify.evidence(mode, base_obs[mode], patch, settings, elsewhere))
-    return found
-
-
-def _cache(mode: str, samples: list[Sample]) -> CacheCounts:
-    """cold-warm: the warm samples, their cache hits, and the cold samples already cached."""
-    if mode != Mode.COLD_WARM.value:
-        return CacheCounts()
-    # A resumed run's first repeat of a record is cold too (`cold` on its line: left67).
-    ok = [s for s in samples if s.error is None]
-    cold = [s for s in ok if is_cold(mode, s.repeat, s.line.cold)]
-    warm = [s for s in ok if not is_cold(mode, s.repeat, s.line.cold)]
-    return CacheCounts(
-        len(warm),
-        sum(1 for s in warm if (s.cached_tokens or 0) > 0),
-        sum(1 for s in cold if (s.cached_tokens or 0) > 0),
-        frozenset(s.text_xxh3 for s in cold if s.text_xxh3 is not None),
-        frozenset(s.text_xxh3 for s in warm if s.text_xxh3 is not None),
-    )
-
-
-def _sequence(samples: list[Sample]) -> tuple[str | None, ...]:
-    return tuple(sample.text_xxh3 for sample in sorted(samples, key=lambda s: s.order))

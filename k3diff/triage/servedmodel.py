@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from k3diff.errors import UsageError
 from k3diff.responses.document import ResponsesDocument
 from k3diff.sample.served import listed_models, shown_model
-from k3diff.triage.conditions import ConditionCheck, Mismatch
+from k3diff.triage.conditions import ConditionCheck
+from k3diff.triage.mismatches import Mismatch
 from k3diff.triage.model import RecordVerdict
 from k3diff.triage.samples import SampleLogs
 

@@ -21,7 +21,7 @@ from k3diff.sampling_params import (
     samples_sampled,
 )
 from k3diff.triage import distribution as dist
-from k3diff.triage import firsttoken, pooled_counts, power
+from k3diff.triage import firsttoken, pooled_counts, power, prefixes
 from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.firstverdict import FirstTokenTest, Pooled
 from k3diff.triage.plan import pooled_tests, test_kind
@@ -274,7 +274,7 @@ def distribution_tests(
             p=p,
             p_adjusted=by_record[(item.key, item.mode)],
             exact=exact,
-            moved=dist.moved(item.patch_texts, item.base_texts),
+            moved=prefixes.moved(item.patch_texts, item.base_texts),
             detectable_shift=power.detectable_shift(
                 item.base,
                 (len(item.patch), len(item.base)),

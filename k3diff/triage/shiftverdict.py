@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from k3diff.triage import distribution as dist
-from k3diff.triage import firsttext, moresamples
+from k3diff.triage import firsttext, moresamples, prefixes
 from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.model import Category, Flag, ModeVerdict, Settings
 from k3diff.triage.sampledlevel import alpha_text, judged_at
@@ -42,7 +41,7 @@ def apply(
     if test is None:
         return verdict
     token_moved, not_used = token_notes(test, settings)
-    moved = "; ".join(m for m in (token_moved, dist.moved_text(test.moved)) if m)
+    moved = "; ".join(m for m in (token_moved, prefixes.moved_text(test.moved)) if m)
     tested = test_text(test, settings)
     judged = alpha_text(settings.alpha, test.sampled)
     if test.rejects(settings.alpha) and _settled_on_oracle(verdict, test, oracle):

@@ -16,23 +16,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from k3diff.wheel.directorytrie import heavy, needed_by, needed_directories
+from k3diff.wheel.directorytrie import Needed, needed_by
 from k3diff.wheel.fileconflicts import _File
 
 
 def alike_directories(
-    files: Sequence[_File], paths: list[str], keys: list[str], fold: Callable[[str], str]
+    files: Sequence[_File],
+    paths: list[str],
+    keys: list[str],
+    needed: Needed,
+    fold: Callable[[str], str],
 ) -> Iterable[tuple[str, str]]:
     """(installed path, reason) per file whose key (`keys`, one a path of `paths`) is the key
     of a directory another file needs, where the two paths differ (the same path is
-    `fileconflicts`'s, on every system); `fold`: `installed.fold`, which imports this."""
-    if heavy(keys):  # review78e: deep paths, numbered rather than cut out
+    `fileconflicts`'s, on every system); `needed`: `directorytrie.needed` of `keys`; `fold`:
+    `installed.fold`, which imports this."""
+    if needed.deep:  # review78e: deep paths, numbered rather than cut out
         for index, (other, directory) in needed_by(keys, paths).items():
             if directory != paths[index]:
                 yield _alike(paths[index], directory, files[other].entry, fold)
         return
-    needed = needed_directories(keys)
-    alike = needed.intersection(keys)
+    alike = needed.directories.intersection(keys)
     if not alike:
         return  # the common case
     lengths = set(map(len, alike))  # a directory's key is cut out only at one of these

@@ -4,6 +4,8 @@ components costs its length. `fileconflicts` and `alikedirectories` keep their s
 in C where the directories they would cut out are few (`heavy`); past that, they ask `needed_by`
 (review78e: both kept every directory's path, about 1 GB for one name of 32,000 components; a
 wheel of ten such names took 20 s and 10 GB, one of a hundred was killed for its memory).
+`installed._view` asks `needed` once of the installed paths, for both, and of their keys only
+where a key is more than the path in lower case (`lowered`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Sequence
 from itertools import repeat
+from typing import NamedTuple
 
 _HEAD = operator.itemgetter(0)
 
@@ -39,6 +42,30 @@ def heavy(paths: list[str]) -> bool:
     slashes = map(str.count, paths, repeat("/"))
     cut: int = sum(map(operator.mul, slashes, map(len, paths)))
     return cut > PREFIX_BUDGET
+
+
+class Needed(NamedTuple):
+    """The directories some path of a list needs, or how they are told."""
+
+    deep: bool
+    """`heavy`: cutting them out may pass `PREFIX_BUDGET`; `needed_by` numbers them instead."""
+    directories: set[str]
+    """`needed_directories` of the paths (empty where `deep`)."""
+
+
+def needed(paths: list[str]) -> Needed:
+    """Whether `paths` are `heavy`, and else the directories they need."""
+    deep = heavy(paths)
+    return Needed(deep, set() if deep else needed_directories(paths))
+
+
+def lowered(found: Needed) -> Needed:
+    """`needed` of the paths `found` was of, each in lower case, where they are ASCII (without
+    a NUL): lowering keeps each path's length and slashes, so `heavy` says the same, and each
+    directory needed is one needed lowered (one C call, not another walk of every path)."""
+    if found.deep or not found.directories:
+        return found
+    return Needed(False, set("\0".join(found.directories).lower().split("\0")))
 
 
 def needed_by(keys: Sequence[str], paths: Sequence[str]) -> dict[int, tuple[int, str]]:

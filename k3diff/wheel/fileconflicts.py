@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from k3diff.wheel.directorytrie import heavy, needed_by, needed_directories
+from k3diff.wheel.directorytrie import Needed, needed_by
 
 
 class _File(Protocol):
@@ -22,14 +22,16 @@ class _File(Protocol):
     def path(self) -> str: ...
 
 
-def file_directory_conflicts(files: Sequence[_File], paths: list[str]) -> Iterable[tuple[str, str]]:
-    """A file where another entry needs a directory: pip's write fails (`paths`: installed)."""
-    if heavy(paths):  # review78e: deep paths, numbered rather than cut out
+def file_directory_conflicts(
+    files: Sequence[_File], paths: list[str], needed: Needed
+) -> Iterable[tuple[str, str]]:
+    """A file where another entry needs a directory: pip's write fails (`paths`: installed;
+    `needed`: `directorytrie.needed` of them)."""
+    if needed.deep:  # review78e: deep paths, numbered rather than cut out
         for index, (needer, _) in needed_by(paths, paths).items():
             yield _conflict(files[index], files[needer].entry)
         return
-    needed = needed_directories(paths)
-    if needed.isdisjoint(paths):
+    if needed.directories.isdisjoint(paths):
         return  # the common case: no file where a directory must be; the loop says who needs it
     directories: dict[str, str] = {}
     for file in files:

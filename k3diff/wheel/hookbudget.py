@@ -8,7 +8,8 @@ import re
 from dataclasses import dataclass
 from itertools import islice
 
-from k3diff.wheel.hookimports import NODES, Imports, line_modules
+from k3diff.wheel.hookimports import NODES, line_modules
+from k3diff.wheel.importnames import Imports
 
 TOKENS = 1 << 17
 """Tokens (words and punctuation, counted before parsing) of reached modules' sources parsed in

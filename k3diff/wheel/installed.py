@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import operator
 import posixpath
-import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -33,8 +32,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from k3diff.lazyre import lazy
 from k3diff.wheel.alikedirectories import alike_directories
+from k3diff.wheel.directorytrie import lowered, needed
 from k3diff.wheel.fileconflicts import file_directory_conflicts
-from k3diff.wheel.targets import ANY, TargetPythons, version_number
+from k3diff.wheel.schemepaths import scheme_path
+from k3diff.wheel.targets import ANY, TargetPythons
 from k3diff.zip.directory import ZipEntry
 
 if TYPE_CHECKING:  # built only when two entries end as one file
@@ -43,18 +44,6 @@ if TYPE_CHECKING:  # built only when two entries end as one file
 SCHEMES = ("purelib", "platlib", "headers", "scripts", "data")
 """The `.data/` subdirectories pip knows (`pip._internal.models.scheme.SCHEME_KEYS`)."""
 
-_DATA_SITE_PACKAGES = lazy(r"^lib/python(\d+)\.(\d+)t?/site-packages/")
-_WINDOWS_SITE_PACKAGES = lazy(r"^lib/site-packages/", re.IGNORECASE)
-_OTHER_SITE_PACKAGES = lazy(
-    r"^(?:(python3(\d+)t?(?:-32|-arm64)?)|lib/python(?:3\.(\d+)t?)?)/site-packages/", re.IGNORECASE
-)
-"""Site-packages under the prefix on some installs alone: `nt_user`'s (`pip install --user` on
-Windows: `Python311/site-packages`), `osx_framework_user`'s (`lib/python/site-packages`), and a
-venv's in another case, which APFS opens as it (`LIB/python3.11/Site-Packages`)."""
-_DEBIAN_SITE_PACKAGES = lazy(r"^(?:local/)?lib/python3(?:\.(\d+))?/dist-packages/")
-"""Debian's and Ubuntu's site-packages under the data directory (pip 26.3 and Debian's Python
-3.11.2, hooks72): `lib/python3.Y/dist-packages/` under pip's default `posix_local` (`/usr/local`),
-and with `--prefix /usr` also `lib/python3/dist-packages/` and `local/lib/python3.Y/...`."""
 _WRAPPER_SUFFIXES = (".exe", "-script.py", ".pya")
 _NAME = operator.itemgetter(0)
 _HEAD = operator.itemgetter(0)
@@ -200,7 +189,7 @@ def installed_view(
                 (name, f"unknown .data scheme {scheme!r} (pip knows {', '.join(SCHEMES)})")
             )
             continue
-        path, reason = _scheme_path(scheme, rest, dist_name, targets)
+        path, reason = scheme_path(scheme, rest, dist_name, targets)
         if reason is not None:
             partial.append((name, reason))
         file = (name, scheme, path)
@@ -254,9 +243,11 @@ def _view(
             zip(names, schemes, paths, count(), made, strict=False),  # count() is endless
         )
     )
-    conflicts = tuple(file_directory_conflicts(files, paths))
-    collisions, keys = _collisions(files, paths)
-    alike = tuple(alike_directories(files, paths, keys, fold))
+    needed_paths = needed(paths)
+    conflicts = tuple(file_directory_conflicts(files, paths, needed_paths))
+    collisions, keys, lower = _collisions(files, paths)
+    needed_keys = lowered(needed_paths) if lower else needed(keys)
+    alike = tuple(alike_directories(files, paths, keys, needed_keys, fold))
     plain = collisions is None and not conflicts and not alike
     found = (*problems, *conflicts)
     return InstalledView(files, collisions or (), found, skipped, partial, plain, alike)
@@ -291,61 +282,6 @@ def _norm(path: str) -> str:
     return path
 
 
-def _scheme_path(
-    scheme: str, rest: str, dist_name: str | None, targets: TargetPythons
-) -> tuple[str, str | None]:
-    """The installed path, and why it is site-packages on some Pythons only (or on none)."""
-    if scheme in ("purelib", "platlib"):
-        return f"site-packages/{rest}", None
-    if scheme == "scripts":
-        return f"bin/{rest}", None
-    if scheme == "headers":
-        return f"include/site/python{targets.version_text()}/{dist_name or 'UNKNOWN'}/{rest}", None
-    site = _DATA_SITE_PACKAGES.match(rest)
-    if site:
-        version = (version_number(site.group(1)), version_number(site.group(2)))
-        shown = f"Python {version[0]}.{version[1]}"
-        pythons = targets.describe()
-        if not targets.admits(version):
-            return rest, (
-                f"installs into {shown}'s site-packages, and the wheel's tags admit only "
-                f"{pythons}: the file reaches site-packages on none of them"
-            )
-        reason = None
-        if targets.several:
-            reason = (
-                f"is a site-packages file on {shown} only, of the Pythons the wheel's tags "
-                f"admit ({pythons}); elsewhere it lands in lib/python{version[0]}.{version[1]}/"
-            )
-        return f"site-packages/{rest[site.end() :]}", reason
-    windows = _WINDOWS_SITE_PACKAGES.match(rest)
-    if windows:
-        if not targets.windows:
-            return rest, (
-                "is Windows' site-packages (Lib/site-packages), and the wheel installs on no "
-                "Windows: the file reaches site-packages on none of its platforms"
-            )
-        reason = None
-        if targets.elsewhere:
-            reason = "is a site-packages file on Windows only (Lib/site-packages under the prefix)"
-        return f"site-packages/{rest[windows.end() :]}", reason
-    other = _OTHER_SITE_PACKAGES.match(rest)
-    minor = other and (other.group(2) or other.group(3))
-    if other and (minor is None or targets.admits((3, version_number(minor)))):
-        if other.group(1) and targets.windows:
-            return rest, "is site-packages for a `pip install --user` on Windows alone"
-        if not other.group(1) and targets.mac:  # review70b: each passed, exit 0
-            return (
-                rest,
-                "is site-packages on macOS alone (`--user` on a framework build, or APFS's case)",
-            )
-    debian = _DEBIAN_SITE_PACKAGES.match(rest)
-    minor = debian and debian.group(1)
-    if debian and targets.linux and (minor is None or targets.admits((3, version_number(minor)))):
-        return rest, "is site-packages on Debian and Ubuntu alone (`dist-packages`)"
-    return rest, None
-
-
 def _wrapper_name(name: str) -> str:
     """The entry-point name a setuptools-made wrapper script stands for (pip's rule)."""
     lowered = name.lower()
@@ -364,10 +300,12 @@ def fold(path: str) -> str:
 
 def _collisions(
     files: tuple[InstalledFile, ...], paths: list[str]
-) -> tuple[tuple[Collision, ...] | None, list[str]]:
-    """(None: no two `paths` alike, each keyed by its fold alone; each path's key)."""
+) -> tuple[tuple[Collision, ...] | None, list[str], bool]:
+    """(None: no two `paths` alike, each keyed by its fold alone; each path's key; whether
+    each key is its path in lower case, the paths ASCII without a NUL: `directorytrie.lowered`)."""
     joined = "\0".join(paths)
-    if joined.isascii() and joined.count("\0") == len(paths) - 1:
+    lower = joined.isascii() and joined.count("\0") == len(paths) - 1
+    if lower:
         folded = joined.lower().split("\0") if paths else []  # `fold` of each, in one call
     else:
         folded = [fold(path) for path in paths]
@@ -376,8 +314,9 @@ def _collisions(
         from k3diff.wheel.collision import windows_keys  # names Windows reads as another
 
         folded = windows_keys(folded)
+        lower = lower and folded == plain  # a key Windows' rules changed is more than lowered
     if len(set(folded)) == len(folded):  # the common case: no two paths are one file anywhere
-        return (None if folded is plain else ()), folded
+        return (None if folded is plain else ()), folded, lower
     by_path: dict[str, list[InstalledFile]] = defaultdict(list)
     by_fold: dict[str, list[tuple[InstalledFile, str]]] = defaultdict(list)
     for file, key, own in zip(files, folded, plain, strict=True):
@@ -397,4 +336,4 @@ def _collisions(
             continue
         kind = kind_of(paths_of, {own for _, own in pairs})
         found.append(Collision(group[-1].path, kind, tuple(f.entry for f in group)))
-    return tuple(sorted(found, key=lambda collision: collision.path)), folded
+    return tuple(sorted(found, key=lambda collision: collision.path)), folded, lower

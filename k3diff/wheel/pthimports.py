@@ -38,8 +38,9 @@ from k3diff.wheel.extplatforms import CaseRule
 from k3diff.wheel.finders import METHODS, asked_at_start, finder_requests
 from k3diff.wheel.hookbudget import TOKENS, token_count
 from k3diff.wheel.hookbudget import Budget as Budget  # `audit`'s start-up surfaces read by it
-from k3diff.wheel.hookimports import Imports, Named, module_imports
+from k3diff.wheel.hookimports import module_imports
 from k3diff.wheel.hookwords import CHANGED, Spelt
+from k3diff.wheel.importnames import Imports, Named
 from k3diff.wheel.installed import InstalledFile
 from k3diff.wheel.pth import PthLine, line_numbers
 from k3diff.wheel.pthpaths import Place, places_of

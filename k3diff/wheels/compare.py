@@ -15,18 +15,14 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import repeat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from k3diff import keepalive
 from k3diff.progress import ProgressCallback, Tally
 from k3diff.wheel.codes import Code, Finding
 from k3diff.wheel.filename import filename_findings, loaded_formats
-from k3diff.wheel.installable import WheelInstall
-from k3diff.wheel.installed import NameScreens
 from k3diff.wheel.layout import layout_findings
-from k3diff.wheel.metadata import WheelIdentity, identity_changes
 from k3diff.wheel.namescreens import screen_pair
 from k3diff.wheel.policy import Policy
 from k3diff.wheel.soundness import soundness_findings
@@ -42,30 +38,30 @@ from k3diff.wheels.entrydetails import (
     add_details,
 )
 from k3diff.wheels.facts import WheelFacts, install_checks, read_facts
-from k3diff.wheels.findings import collect_findings
 from k3diff.wheels.installedpairs import installed_entries, pair_installed
-from k3diff.wheels.model import EntryResult, WheelReport, WheelSide, filtered_counts
+from k3diff.wheels.model import EntryResult, WheelReport
 from k3diff.wheels.pairing import EntryPair, pair_weights
 from k3diff.wheels.proof import Status
 from k3diff.wheels.recordplan import Records, wanted_algorithm
+from k3diff.wheels.reportparts import wheel_side, with_findings
 from k3diff.wheels.rerunsettings import rerun_settings
 from k3diff.wheels.shadowing import shadowed_modules
 from k3diff.wheels.sniffchild import SniffChild, screened_heads
-from k3diff.wheels.statedcommit import DirtyBuild, NotACommit, StatedCommit, statements
 from k3diff.wheels.surfaces import (
     COMMON_COMMANDS,
-    SurfaceReport,
     diff_surfaces,
     surface_findings,
 )
 from k3diff.zip.archive import ZipArchive
 
 if TYPE_CHECKING:
-    from k3diff.provenance.check import ProvenanceReport
     from k3diff.provenance.setupstop import SourceStart
-    from k3diff.wheel.sbomdoc import SbomReport
     from k3diff.wheels.headstart import HeadStart
     from k3diff.wheels.sources import SourceSpec
+
+
+_NAME = operator.itemgetter(0)
+"""`ZipEntry.name`, as a C-level getter."""
 
 
 @dataclass(frozen=True)
@@ -174,7 +170,7 @@ def compare_wheels(
         )
         unsound += shadowed_modules(entries, installs[1].case, installs[0].case)
         base_side, patch_side = (
-            _side(archive, digest.result()[0] if digest else None, identity, screen)
+            wheel_side(archive, digest.result()[0] if digest else None, identity, screen)
             for archive, digest, identity, screen in zip(
                 (base, patch), digests, (facts.base_identity, facts.patch_identity), screens,
                 strict=True,
@@ -200,7 +196,7 @@ def compare_wheels(
         # RECORD read from elsewhere would only be wrong findings beside it.
         unsound += filename_findings(base_side, patch_side)
     keepalive.keep(base, patch, facts, installs, pairs, weights, tally, checked)
-    return _with_findings(
+    return with_findings(
         base=base_side,
         patch=patch_side,
         entries=entries,
@@ -324,75 +320,3 @@ def _detail(
     # No comparator read it after all: hash it here.
     assert pair.patch is not None and algorithm is not None
     return schedule.with_digest(result, patch, pair.patch, algorithm, options.policy)
-
-
-def _with_findings(
-    *,
-    base: WheelSide,
-    patch: WheelSide,
-    entries: Sequence[EntryResult],
-    facts: WheelFacts,
-    unsound: list[Finding],
-    provenance: ProvenanceReport | None,
-    policy: Policy,
-    settings: dict[str, Any],
-    installs: tuple[WheelInstall, WheelInstall],
-    surfaces: SurfaceReport,
-    sboms: SbomReport | None,
-    patch_names: frozenset[str],
-    unverified: int = 0,
-    verified: int = 0,
-) -> WheelReport:
-    """Phase findings: collected unfiltered, then filtered, so the report says what was hidden."""
-    changes = identity_changes(base.identity, patch.identity)
-    refused = installs[1].unusable_dist_info
-    every = collect_findings(
-        entries,
-        changes,
-        base_record=facts.base_record,
-        patch_record=facts.patch_record,
-        archive_findings=unsound,
-        patch_names=patch_names,
-    )
-    if refused:  # "no RECORD" is not the patch's problem: it has no .dist-info pip would read
-        every = [f for f in every if not (f.code is Code.W302 and f.path == "")]
-    return WheelReport(
-        base=base,
-        patch=patch,
-        entries=entries,
-        metadata_changes=tuple(changes),
-        findings=policy.kept(every),
-        policy=policy,
-        settings=settings,
-        provenance=provenance,
-        filtered=filtered_counts(every, policy),
-        installed=(installs[0].view, installs[1].view),
-        surfaces=surfaces,
-        sboms=sboms,
-        unverified_streams=unverified,
-        verified_streams=verified,
-    )
-
-
-_NAME = operator.itemgetter(0)
-"""`ZipEntry.name`, as a C-level getter."""
-
-
-def _side(
-    archive: ZipArchive, sha256: str | None, identity: WheelIdentity, screens: NameScreens
-) -> WheelSide:
-    """`screens`: the archive's names screened (`wheel.namescreens`): no directory entry to
-    count in most wheels."""
-    names = map(_NAME, archive.entries)
-    stated = statements(archive, identity)
-    return WheelSide(
-        path=str(archive.path),
-        sha256=sha256,
-        size=archive.file_size,
-        identity=identity,
-        entry_count=len(archive.entries),
-        directory_count=sum(map(str.endswith, names, repeat("/"))) if screens.has_directory else 0,
-        stated_commits=tuple(s for s in stated if isinstance(s, StatedCommit)),
-        not_commits=tuple(s for s in stated if isinstance(s, NotACommit)),
-        dirty_builds=tuple(s for s in stated if isinstance(s, DirtyBuild)),
-    )

@@ -35,7 +35,7 @@ until `identical_result` sets them)."""
 
 def identical_result(pair: EntryPair, kind: EntryKind) -> EntryResult:
     """The result of a pair proven identical by its raw bytes whose two entries have the same
-    mode: the fields of `schedule._result(pair, IDENTICAL_RAW, kind)`, built in place (a copy
+    mode: the fields of `pairresult.pair_result(pair, IDENTICAL_RAW, kind)`, built in place (a copy
     of the constant fields and the pair's own: cheaper than a 21-key display)."""
     base_entry, patch_entry, installed, base_installed, moved = pair
     assert base_entry is not None and patch_entry is not None

@@ -22,21 +22,18 @@ from typing import NamedTuple
 from k3diff.batches import mixed_sized
 from k3diff.errors import CorruptEntryError
 from k3diff.wheel.kinds import (
-    SNIFF_BYTES,
     EntryKind,
-    is_native_magic,
-    kind_from_path,
     kinds_from_paths,
 )
-from k3diff.wheel.modes import mode_change
 from k3diff.wheel.policy import Policy
 from k3diff.wheel.recordhash import digest_content
 from k3diff.wheels import smallpairs
 from k3diff.wheels.early import EarlyRaw, RawAnswer
 from k3diff.wheels.entrydetails import DetailComparator, reads_patch_content, worker_may_detail
 from k3diff.wheels.entryruns import IdenticalRun, split_run
-from k3diff.wheels.model import EntryResult, entry_result_from
+from k3diff.wheels.model import EntryResult
 from k3diff.wheels.pairing import EntryPair
+from k3diff.wheels.pairresult import entry_kind, pair_result
 from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status, prove_reading
 from k3diff.wheels.recordplan import (
     Records,
@@ -49,7 +46,6 @@ from k3diff.wheels.spans import Span, equal_records, plan_spans, read_span, span
 from k3diff.wheels.streamcheck import corrupt_side
 from k3diff.zip.archive import ZipArchive
 from k3diff.zip.directory import ZipEntry
-from k3diff.zip.inflate import head_from_data
 
 
 class Hashing(NamedTuple):
@@ -175,7 +171,7 @@ def _identical(
     maps (`kinds_from_paths`, `span_natives`). Nearly every entry of a rebuilt wheel passes here:
     a pair installed with the same mode on both sides, at one path whose RECORD row needs no
     hash, gets no result of its own but joins the span's `IdenticalRun` (its result, built when
-    read, is `_result(pair, IDENTICAL_RAW, kind)`'s); the others are built by `_result`."""
+    read, is `pair_result(pair, IDENTICAL_RAW, kind)`'s); the others are built by `pair_result`."""
     if not indices:
         return Finished([], [], [])
     chosen = list(map(pairs.__getitem__, indices))
@@ -207,7 +203,7 @@ def _identical(
     for number in others:
         kind = kinds[number]
         assert kind is not None
-        result = _result(chosen[number], IDENTICAL_RAW, kind)
+        result = pair_result(chosen[number], IDENTICAL_RAW, kind)
         (final if _is_final(result, hashing) else pending).append((indices[number], result))
     return Finished(final, pending, [run] if run is not None else [])
 
@@ -292,8 +288,8 @@ def _compare_pair(
     # Identical content has one kind: sniff the patch side only.
     base_entry = None if proof.status is Status.IDENTICAL else pair.base
     differs = proof.status is not Status.IDENTICAL
-    kind = _kind(base, base_entry, patch, pair.patch, differs, patch_raw, patch_head)
-    result = _result(pair, proof, kind)
+    kind = entry_kind(base, base_entry, patch, pair.patch, differs, patch_raw, patch_head)
+    result = pair_result(pair, proof, kind)
     algorithm = wanted_algorithm(result, hashing.records, hashing.policy)
     if algorithm is None or reads_patch_content(result, hashing.comparators):
         return result  # nothing to hash, or the detail comparator hashes it as it reads
@@ -316,84 +312,3 @@ def with_digest(
         return replace(result, patch_digest=digest_content(archive, entry, algorithm))
     except CorruptEntryError as exc:
         return replace(result, corrupt=f"{corrupt_side(result, 'patch')}: {exc.problem}")
-
-
-def _result(pair: EntryPair, proof: Proof, kind: EntryKind) -> EntryResult:
-    """The entry's result; identical content that pip installs with another exec bit or file
-    type is a change (how: mode)."""
-    status, how = proof.status, proof.how
-    base_entry, patch_entry = pair.base, pair.patch
-    base_mode = base_entry.external_attr >> 16 if base_entry is not None else None
-    patch_mode = patch_entry.external_attr >> 16 if patch_entry is not None else None
-    if status is Status.IDENTICAL and base_mode != patch_mode:  # rare: checked in full only then
-        change = mode_change(base_entry, patch_entry)
-        if change is not None and change.installed:
-            status, how = Status.CHANGED, How.MODE
-    # Every field, as `entry_result_from` needs: one of these per entry.
-    return entry_result_from(
-        {
-            "path": pair.path,
-            "base_path": base_entry.name if base_entry else None,
-            "patch_path": patch_entry.name if patch_entry else None,
-            "kind": kind,
-            "status": status,
-            "how": how,
-            "recompressed": proof.recompressed,
-            "base_size": base_entry.size if base_entry else None,
-            "patch_size": patch_entry.size if patch_entry else None,
-            "base_crc32": base_entry.crc32 if base_entry else None,
-            "patch_crc32": patch_entry.crc32 if patch_entry else None,
-            "diff": None,
-            "source": None,
-            "native": None,
-            "corrupt": proof.corrupt,
-            "patch_digest": proof.patch_digest,
-            "base_mode": base_mode,
-            "patch_mode": patch_mode,
-            "installed_path": pair.installed_path,
-            "base_installed_path": pair.base_installed_path,
-            "moved": pair.moved,
-            "loader": None,
-        }
-    )
-
-
-_SNIFFED_WHEN_CHANGED = (EntryKind.PYTHON, EntryKind.METADATA)
-"""Kinds a path gives that content magic overrides for an entry that differs."""
-
-
-def _kind(
-    base: ZipArchive,
-    base_entry: ZipEntry | None,
-    patch: ZipArchive,
-    patch_entry: ZipEntry | None,
-    differs: bool,
-    patch_raw: bytes | None = None,
-    patch_head: bytes | None = None,
-) -> EntryKind:
-    """Native when either side is native: a library replaced by a stub still counts as native.
-
-    Content magic decides before the extension: an ELF named `.py` is native, and so is one
-    under `.dist-info/` (pip installs it all the same). A Python or metadata file is sniffed
-    only when it `differs` (changed, added or missing): an identical entry's kind decides no
-    finding, and a wheel's twelve thousand sources need not be read for it.
-    `patch_raw`: the patch entry's compressed bytes when the proof read them whole, sniffed
-    from there instead of read again; `patch_head`: its first content bytes, when the proof
-    inflated it whole."""
-    entry = patch_entry if patch_entry is not None else base_entry
-    assert entry is not None
-    by_path = kind_from_path(entry.name)
-    if by_path is not None and not (differs and by_path in _SNIFFED_WHEN_CHANGED):
-        return by_path
-    if (patch_raw is not None or patch_head is not None) and base_entry is None:
-        assert patch_entry is not None
-        if patch_head is None:
-            assert patch_raw is not None
-            patch_head = head_from_data(patch_entry, patch_raw, SNIFF_BYTES)
-        native = is_native_magic(patch_head)
-        return EntryKind.NATIVE if native else (by_path or EntryKind.OTHER)
-    sides = ((patch, patch_entry), (base, base_entry))
-    for archive, side_entry in sides:
-        if side_entry is not None and is_native_magic(archive.head(side_entry, SNIFF_BYTES)):
-            return EntryKind.NATIVE
-    return by_path or EntryKind.OTHER

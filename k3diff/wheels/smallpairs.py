@@ -49,7 +49,7 @@ def identical_small(
     and it is kept only when the base stream inflates whole with its declared CRC-32 and the
     patch stream to the same bytes (`ZipArchive.small_content_crc` and `small_content`, as the
     generic path reads them). The kind is the path's, else sniffed from the content, as
-    `schedule._kind` does for identical content."""
+    `pairresult.entry_kind` does for identical content."""
     done: Results = []
     rest: list[int] = []
     base_read, patch_read = base.small_content_crc, patch.small_content

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from k3diff.cli.common import is_zip_archive
+from k3diff.cli.outputtargets import is_zip_archive
 
 END = b"PK\x05\x06"
 SEARCH = (1 << 16) + 22
@@ -63,7 +63,7 @@ def test_a_report_overwritten_does_not_import_zipfile(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     report.write_bytes(CASES["json report"])
     code = (
-        "import sys\nfrom pathlib import Path\nfrom k3diff.cli.common import is_zip_archive\n"
+        "import sys\nfrom pathlib import Path\nfrom k3diff.cli.outputtargets import is_zip_archive\n"
         f"assert not is_zip_archive(Path({str(report)!r}))\n"
         "print('zipfile' in sys.modules)"
     )

@@ -16,7 +16,7 @@ from sample.support import sample, write_prompts
 
 from k3diff.responses.recordview import CapturedCondition, RecordSide, ResponsesRecord
 from k3diff.sample.lines import SampleLine
-from k3diff.triage.conditions import _differences
+from k3diff.triage.mismatches import differences
 from k3diff.triage.samples import Sample
 
 from .helpers import S, besides_counters, completion, write_samples
@@ -231,14 +231,14 @@ def test_the_route_is_part_of_the_condition() -> None:
     captured = CapturedCondition("chat", False, {"temperature": 0}, True)
     record = ResponsesRecord("k", "match", base=RecordSide("a", None, captured))
     one = _serial({"temperature": 0})
-    found = _differences(record, captured, one, "completions", False, "log")
+    found = differences(record, captured, one, "completions", False, "log")
     assert [(m.field, m.captured, m.sampled) for m in found] == [
         ("route", '"chat"', '"completions"')
     ]
-    same = _differences(record, captured, one, "chat", False, "log")
+    same = differences(record, captured, one, "chat", False, "log")
     assert same == []
     boolean = _serial({"temperature": False})
-    assert [m.field for m in _differences(record, captured, boolean, "chat", False, "log")] == [
+    assert [m.field for m in differences(record, captured, boolean, "chat", False, "log")] == [
         "temperature"
     ]
 
@@ -325,10 +325,10 @@ def test_the_refusal_names_the_option_a_mismatch_of_transport_needs(
     # --stream (and the route from --endpoint), never from the capture, so the remedy names them.
     from types import SimpleNamespace
 
-    from k3diff.triage.conditions import Mismatch, _refusal
+    from k3diff.triage.mismatches import Mismatch, refusal
 
     found = Mismatch("k0", "base", field, captured, sampled, "run/samples.jsonl")
     comparison: Any = SimpleNamespace(name="cmp.json")
-    message = _refusal(comparison, {"k0": [found]})
+    message = refusal(comparison, {"k0": [found]})
     assert f"k3diff sample --prompts CAPTURE {named}" in message, message
     assert message.count("\n") == 0

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from k3diff.wheel.kinds import EntryKind
-from k3diff.wheels import schedule
+from k3diff.wheels import pairresult
 from k3diff.wheels.model import EntryResult, entry_result_from
 from k3diff.wheels.pairing import EntryPair
 from k3diff.wheels.proof import IDENTICAL_RAW, How, Proof, Status
@@ -44,7 +44,7 @@ def _entry(name: str, position: int, mode: int) -> ZipEntry:
 def test_the_schedule_result_is_the_dataclass_built_by_its_init(
     pair: EntryPair, proof: Proof
 ) -> None:
-    fast = schedule._result(pair, proof, EntryKind.OTHER)
+    fast = pairresult.pair_result(pair, proof, EntryKind.OTHER)
     assert sorted(vars(fast)) == sorted(FIELDS)  # every field given, none left to a default
     slow = EntryResult(**{name: getattr(fast, name) for name in FIELDS})
     assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)

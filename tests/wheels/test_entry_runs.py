@@ -1,7 +1,7 @@
 """Raw-identical runs kept as columns (`wheels.entryruns`) read as the results they stand for.
 
 An `EntryResults` holding some pairs as `IdenticalRun`s is equal to the tuple of every pair's
-result built one by one (`identical_result`, field for field `schedule._result`'s), and every
+result built one by one (`identical_result`, field for field `pairresult.pair_result`'s), and every
 consumer that reads the runs' columns instead of results says what it says of that tuple: the
 summary counts, the notable entries, the findings (RECORD rows present, absent, hashless, with
 another size or the base's other digest), the unchecked streams (stored, deflated, encrypted,
@@ -21,7 +21,7 @@ from k3diff.documents.wheelentries import ENTRY_SEPARATOR, entries_blocks, entri
 from k3diff.wheel.kinds import EntryKind
 from k3diff.wheel.record import RecordLine
 from k3diff.wheels import findings as findings_module
-from k3diff.wheels import schedule, streamcheck
+from k3diff.wheels import pairresult, streamcheck
 from k3diff.wheels.entryruns import EntryResults, IdenticalRun, identical_result, split_run
 from k3diff.wheels.model import EntryResult, count_by_kind, is_notable
 from k3diff.wheels.pairing import EntryPair
@@ -180,7 +180,7 @@ def test_runs_leave_the_same_streams_unchecked(drawn: list[tuple[EntryPair, Entr
 def test_a_run_holds_exactly_the_pairs_whose_results_need_nothing(
     drawn: list[tuple[EntryPair, EntryKind]], data: st.DataObject
 ) -> None:
-    """`split_run` keeps a pair in the run only when `schedule._result` would build exactly its
+    """`split_run` keeps a pair in the run only when `pairresult.pair_result` would build exactly its
     `identical_result` (modes equal, DOS bits aside) and its row needs no hash; a pair renamed
     across the sides or with another mode is left out."""
     pairs = []
@@ -207,7 +207,7 @@ def test_a_run_holds_exactly_the_pairs_whose_results_need_nothing(
             assert run is not None
             at = run.pairs.index(pair)
             assert run.indices[at] == indices[number] and run.kinds[at] is kind
-            assert run.result(at) == schedule._result(pair, IDENTICAL_RAW, kind)
+            assert run.result(at) == pairresult.pair_result(pair, IDENTICAL_RAW, kind)
 
 
 def test_a_run_result_names_every_field() -> None:
