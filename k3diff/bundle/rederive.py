@@ -20,7 +20,6 @@ reported, but it explains nothing.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from typing import Any
 from k3diff.bundle import runagain
 from k3diff.bundle.difference import first_difference as first_difference  # as before
 from k3diff.bundle.difference import older_lacks as older_lacks  # importable from here
+from k3diff.bundle.drawnhint import drawn_hint
 from k3diff.bundle.housealpha import HOUSE_ALPHA
 from k3diff.bundle.stale import StaleDocument
 from k3diff.docbody import Kind
@@ -78,9 +78,12 @@ def derived_comparisons(
         if not comparisons or not logs:
             continue
         stated = doc.body_again("triage document")
-        differences = []
+        differences, again = [], []
         for comparison in comparisons:
-            difference = _difference(stated, _recomputed(doc, comparison, logs))
+            recomputed = _recomputed(doc, comparison, logs)
+            difference = _difference(stated, recomputed)
+            if isinstance(recomputed, Mapping):
+                again.append(recomputed)
             if difference is None:
                 linked[doc.name] = comparison.name
                 break
@@ -98,7 +101,7 @@ def derived_comparisons(
                     f"triage run again on {', '.join(d.name for d in logs)}",
                     "; ".join(differences),
                     f"give the comparison and logs it was made from, or "
-                    f"{runagain.again(command, doc.name, 'triage')}{_drawn_hint(differences)}",
+                    f"{runagain.again(command, doc.name, 'triage')}{drawn_hint(differences, stated, again)}",
                 )
             )
     return linked
@@ -144,22 +147,6 @@ def _made_from(stated: Mapping[str, Any], comparisons: Sequence[Document]) -> Do
             if found:
                 return found[0]
     return comparisons[0]
-
-
-_DRAWN_P = re.compile(r"\.distribution\.(\S+\.)?(pooled_)?p(_adjusted)?: ")
-"""A difference in a Monte Carlo p of the distribution or first-token tests."""
-
-
-def _drawn_hint(differences: Sequence[str]) -> str:
-    """Where a Monte Carlo p differs: a triage written before stats64b drew every record's
-    permutations from one stream per mode shared in record order (`triage.streams`), so its
-    sampled records' p-values are not today's; the evidence may be the same."""
-    if not any(_DRAWN_P.search(d) for d in differences):
-        return ""
-    return (
-        " (a triage written before stats64b drew its sampled records' permutations from one "
-        "stream per mode, each record's own since: run triage again on them)"
-    )
 
 
 def _logs_of(doc: Document, documents: Sequence[Document]) -> list[Document]:

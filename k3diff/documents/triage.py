@@ -131,6 +131,7 @@ def write_plan(plan: Plan) -> str:
             "modes": plan.modes,
             "tests": plan.tests,
             "level": plan.level,
+            "per_prompt_mmd": plan.per_prompt_mmd,
         },
         "verdict": {"ok": plan.exit_code == 0, "exit_code": int(plan.exit_code)},
     }

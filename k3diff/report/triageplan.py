@@ -9,6 +9,7 @@ from typing import assert_never
 
 from k3diff.documents import triage as triage_document
 from k3diff.output import OutputFormat
+from k3diff.report.planmmd import mmd_clause
 from k3diff.report.sampledlevel import level_clause
 from k3diff.triage.model import Plan
 
@@ -45,7 +46,7 @@ def render_plan(plan: Plan, fmt: OutputFormat) -> str:
         f"{level_clause(plan.alpha, plan.level, records, plan.tests - records, True)} (exact "
         "power of the "
         f"one-sided Fisher test on that answer's count, at n and up to 2n{assumed})"
-    )
+    ) + mmd_clause(plan)
     if fmt is OutputFormat.MARKDOWN:
         return f"## k3diff triage --plan\n\n{line}.\n"
     if fmt is OutputFormat.TEXT:

@@ -24,7 +24,7 @@ from k3diff.sample.oneserver import (
     normalised,
     one_server,
 )
-from k3diff.sample.recorded import check_command, check_transport
+from k3diff.sample.recorded import check_header, check_marker
 from k3diff.sample.sidefields import sides_differ
 from k3diff.sample.usage import shown
 
@@ -252,8 +252,7 @@ def _log_format(run: Mapping[str, Any], where: str) -> int | None:
                 "wrote it"
             )
     _check_connects(run, where)
-    check_command(run, where)
-    check_transport(run, where)
+    check_header(run, where)
     return found
 
 
@@ -345,7 +344,7 @@ def read_marker(value: Mapping[str, Any], where: str, header: RunHeader) -> int 
     repeats = value["repeats"]
     if isinstance(repeats, bool) or not isinstance(repeats, int) or header.repeats is None:
         raise InputError(f"{where}: resume marker 'repeats' is not an integer grown from the run's")
-    check_command({"command": value.get("command"), "repeats": repeats}, where, marker=True)
+    check_marker({"command": value.get("command"), "repeats": repeats}, where)
     if repeats <= header.repeats:
         raise InputError(
             f"{where}: resume marker 'repeats' is {repeats}, not more than the run's "

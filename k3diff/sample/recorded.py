@@ -37,15 +37,40 @@ ADAPTIVE_ONLY = frozenset({"concurrency"})
 """Fields that decide what a run owed only under `--adaptive` (a batch it stops between)."""
 
 
-def check_command(run: Mapping[str, Any], where: str, marker: bool = False) -> None:
-    """InputError where the header's recorded command gave an option of `OPTIONS` or
-    `--adaptive` otherwise than the header's field says; a resume `marker`'s, its `--repeats`
-    (review71c: a marker's repeats lowered, the last repeat's lines deleted, passed)."""
+def check_header(run: Mapping[str, Any], where: str) -> None:
+    """InputError where the header's fields disagree with its recorded command (`OPTIONS`,
+    `--adaptive`, the side params), or its `stream`/`endpoint` are not well-typed or not what
+    the command gave (`--stream`, `--endpoint`): the command read once (`recorded_command`),
+    every check of it here."""
+    command = recorded_command(run)
+    if command is not None:
+        _check_options(run, command, where, marker=False)
+        _check_side_params(run, command, where)
+        _check_adaptive(run, command, where)
+    _check_transport(run, command, where)
+
+
+def check_marker(marker: Mapping[str, Any], where: str) -> None:
+    """InputError where a resume marker's `--repeats` is not its `repeats` (review71c: a
+    marker's repeats lowered, the last repeat's lines deleted, passed)."""
+    command = recorded_command(marker)
+    if command is not None:
+        _check_options(marker, command, where, marker=True)
+
+
+def recorded_command(run: Mapping[str, Any]) -> Sequence[str] | None:
+    """The recorded `k3diff sample` command line, or None where there is none to check
+    against (not a list of strings, or `sample` invoked outside the `k3diff` group)."""
     command = run.get("command")
     if not isinstance(command, list) or not all(isinstance(arg, str) for arg in command):
-        return
-    if "sample" not in command:
-        return
+        return None
+    return command if "sample" in command else None
+
+
+def _check_options(
+    run: Mapping[str, Any], command: Sequence[str], where: str, marker: bool
+) -> None:
+    """Each option of `OPTIONS` (a marker's `--repeats` alone) as the command gave it."""
     for option, field, read, default in OPTIONS[:1] if marker else OPTIONS:
         text = _value(command, option) or default
         if (
@@ -61,18 +86,18 @@ def check_command(run: Mapping[str, Any], where: str, marker: bool = False) -> N
         if given != run[field]:
             name = "resume marker 'repeats'" if marker else f"header 'run.{field}'"
             _edited(where, f"{name} is {shown(run[field])}", f"{option} {text}")
-    if marker:
-        return
-    _check_side_params(run, command, where)
+
+
+def _check_adaptive(run: Mapping[str, Any], command: Sequence[str], where: str) -> None:
     adaptive = "--adaptive" in command
     if adaptive != (run.get("adaptive") is True):
         ran = "--adaptive" if adaptive else "no --adaptive"
         _edited(where, f"header 'run.adaptive' is {shown(run.get('adaptive'))}", ran)
 
 
-def check_transport(run: Mapping[str, Any], where: str) -> None:
-    """InputError where the header's `stream` is no bool, its `endpoint` no route, or either
-    is not what its recorded command gave (`--stream`, `--endpoint`)."""
+def _check_transport(run: Mapping[str, Any], command: Sequence[str] | None, where: str) -> None:
+    """The header's `stream` a bool and its `endpoint` a route, each as its recorded command
+    gave it (`--stream`, `--endpoint`) where there is one."""
     stream, endpoint = run.get("stream"), run.get("endpoint")
     if not isinstance(stream, bool):
         _edited_field(where, f"header 'run.stream' is {shown(stream)}, not true or false")
@@ -81,10 +106,7 @@ def check_transport(run: Mapping[str, Any], where: str) -> None:
         _edited_field(
             where, f"header 'run.endpoint' is {shown(endpoint)}, not one of {', '.join(routes)}"
         )
-    command = run.get("command")
-    if not isinstance(command, list) or not all(isinstance(arg, str) for arg in command):
-        return
-    if "sample" not in command:
+    if command is None:
         return
     if ("--stream" in command) != stream:
         ran = "--stream" if stream is False else "no --stream"

@@ -27,7 +27,7 @@ from k3diff.sample.perfdrain import drained
 from k3diff.sample.prompts import prompt_digest
 from k3diff.sample.proof import line_proof
 from k3diff.sample.spec import SpecWindow, probe_spec
-from k3diff.sample.usage import checked_usage
+from k3diff.sample.usage import sampled_usage
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -327,7 +327,7 @@ def sample_line(
     """The `k3diff.samples/1` line of one sample; a server's invalid `usage` is recorded as
     invalid (`usage_invalid`), never kept as if it were counts; `trace` only when the server
     sent token ids or logprobs."""
-    usage, usage_invalid = checked_usage(outcome.usage)
+    usage, usage_invalid = sampled_usage(outcome.usage)
     return SampleLine(
         side=side,
         key=key,

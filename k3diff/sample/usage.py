@@ -5,6 +5,7 @@ reported (`server_count`) or recorded as invalid (`checked_usage`)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from k3diff.counts import MAX_COUNT
@@ -22,8 +23,51 @@ def checked_usage(value: Any) -> tuple[dict[str, Any] | None, str | None]:
     return value, None
 
 
+def sampled_usage(value: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """`checked_usage` of a usage as `sample` writes it: one that counts cached prompt tokens
+    but no `prompt_tokens` is recorded as invalid too. Its cached count cannot be checked
+    against the prompt's, so `telemetry` and `triage` count none of it (small78); the log says
+    the same, so that no reader, of this version or another, takes it as evidence of reuse
+    (small79: it was written as a valid usage). A log written before keeps being read."""
+    usage, problem = checked_usage(value)
+    if usage is None or is_count(usage.get("prompt_tokens")):
+        return usage, problem
+    place = _cached_place(usage)
+    if place is None:
+        return usage, None
+    return None, (
+        f"usage.{'.'.join(place)} is {_at(usage, place)} with no usage.prompt_tokens to check "
+        "it against (a cache serves part of the prompt at most)"
+    )
+
+
+def reported_cached(usage: Mapping[str, Any] | None) -> int | None:
+    """The cached prompt tokens a usage reports (OpenAI's `prompt_tokens_details`, else
+    SGLang's top-level `cached_tokens`), unchecked; None when it reports none."""
+    if not isinstance(usage, Mapping):
+        return None
+    place = _cached_place(usage)
+    return None if place is None else server_count(_at(usage, place))
+
+
 _CACHED_PLACES = (("prompt_tokens_details", "cached_tokens"), ("cached_tokens",))
 """Where a usage holds its cached prompt tokens (OpenAI's, then SGLang's top-level one)."""
+
+
+def _at(usage: Mapping[str, Any], place: tuple[str, ...]) -> Any:
+    value: Any = usage
+    for name in place:
+        value = value.get(name) if isinstance(value, Mapping) else None
+    return value
+
+
+def _cached_place(usage: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """Where the usage's cached count is: the first place holding one (a details object that
+    names `cached_tokens` is the place even when its value is not a count), else None."""
+    details = usage.get("prompt_tokens_details")
+    if isinstance(details, Mapping) and "cached_tokens" in details:
+        return _CACHED_PLACES[0]
+    return _CACHED_PLACES[1] if "cached_tokens" in usage else None
 
 
 def _cached_past_prompt(usage: dict[str, Any]) -> str | None:
@@ -35,9 +79,7 @@ def _cached_past_prompt(usage: dict[str, Any]) -> str | None:
     if not is_count(prompt):
         return None
     for place in _CACHED_PLACES:
-        value: Any = usage
-        for name in place:
-            value = value.get(name) if isinstance(value, dict) else None
+        value = _at(usage, place)
         if is_count(value) and value > prompt:
             return (
                 f"usage.{'.'.join(place)} is {value}, more than the prompt's "

@@ -16,6 +16,7 @@ from k3diff.sample.names import is_cold
 from k3diff.sample.reader import SamplesLog, read_samples_log
 from k3diff.sample.runs import check_pooled
 from k3diff.sample.stopline import LogStop, stop_said
+from k3diff.sample.usage import reported_cached
 from k3diff.telemetry.accounting import Accounts, account
 from k3diff.telemetry.blocks import within_caps
 from k3diff.telemetry.coldsent import shared_server
@@ -59,7 +60,7 @@ def cached_tokens(usage: Mapping[str, Any] | None) -> int | None:
     the usage holds no `prompt_tokens` count to check them against (`cache_unchecked`)."""
     if not isinstance(usage, Mapping) or server_count(usage.get("prompt_tokens")) is None:
         return None
-    return _reported_cached(usage)
+    return reported_cached(usage)
 
 
 def cache_unchecked(usage: Mapping[str, Any] | None) -> bool:
@@ -70,17 +71,8 @@ def cache_unchecked(usage: Mapping[str, Any] | None) -> bool:
     return (
         isinstance(usage, Mapping)
         and server_count(usage.get("prompt_tokens")) is None
-        and _reported_cached(usage) is not None
+        and reported_cached(usage) is not None
     )
-
-
-def _reported_cached(usage: Mapping[str, Any]) -> int | None:
-    details = usage.get("prompt_tokens_details")
-    if isinstance(details, Mapping) and "cached_tokens" in details:
-        return server_count(details["cached_tokens"])
-    if "cached_tokens" in usage:
-        return server_count(usage["cached_tokens"])
-    return None
 
 
 def _cached(sample: SampleLine) -> int | None:

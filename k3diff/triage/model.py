@@ -351,6 +351,11 @@ class Plan:
     """Sampled runs: the sampled modes the plan is for (`--modes`)."""
     tests: int = 1
     """Sampled runs: the tests triage corrects over (`plan.distribution_tests`)."""
+    per_prompt_mmd: int | None = None
+    """Sampled runs: samples per side per prompt at which the MMD test itself (the test of a
+    run whose texts are logged) detects `shift` with `power` at `level`, where the base gives
+    one answer (`mmdplan`); None where it cannot be stated. A base whose answers vary needs
+    more: not covered."""
 
     @property
     def level(self) -> float:

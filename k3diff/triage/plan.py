@@ -18,13 +18,11 @@ from dataclasses import dataclass
 
 from k3diff.errors import UsageError
 from k3diff.triage import stats
+from k3diff.triage.mmdplan import mmd_samples_for_shift
 from k3diff.triage.model import Plan
 from k3diff.triage.sampledlevel import SAMPLED_FAMILIES, judged_at
-
-MOST_PER_PROMPT = 1_000_000
-"""The largest figure `samples_for_shift` searches (a shift that needs more is refused)."""
-PLAN_HORIZON = 2
-"""The power must stay at or above the target from the figure up to this many times it."""
+from k3diff.triage.steadyn import MOST_PER_PROMPT as MOST_PER_PROMPT  # importable from here
+from k3diff.triage.steadyn import least_steady_n
 
 
 def rejecting_count(n: int, alpha: float) -> int | None:
@@ -64,19 +62,7 @@ def samples_for_shift(shift: float, alpha: float, power: float) -> int:
     (`exact_powers`) reaches `power` and stays there up to `PLAN_HORIZON` * n."""
     if not 0.0 < shift <= 1.0:
         raise ValueError("shift must lie in (0, 1]")
-    last = 64
-    while last <= PLAN_HORIZON * MOST_PER_PROMPT:
-        powers = exact_powers(2, last, shift, alpha)
-        # failing[i]: the last n <= 2 + i whose power is below the target (1: none).
-        failing, below = [], 1
-        for offset, value in enumerate(powers):
-            below = 2 + offset if value < power else below
-            failing.append(below)
-        for n in range(2, last // PLAN_HORIZON + 1):
-            if failing[PLAN_HORIZON * n - 2] < n:
-                return n
-        last *= 2
-    raise ValueError(f"more than {MOST_PER_PROMPT:,} samples per prompt would be needed")
+    return least_steady_n(lambda first, last: exact_powers(first, last, shift, alpha), power)
 
 
 def distribution_tests(prompts: int, modes: int = 1) -> int:
@@ -119,6 +105,12 @@ def plan(
         per_prompt = samples_for_shift(shift, judged_at(alpha, True) / tests, power)
     except ValueError as error:
         raise UsageError(f"--shift {shift:g}: {error}") from None
+    try:
+        per_prompt_mmd: int | None = mmd_samples_for_shift(
+            shift, judged_at(alpha, True), power, tests
+        )
+    except ValueError:
+        per_prompt_mmd = None
     return Plan(
         bound=bound,
         alpha=alpha,
@@ -130,6 +122,7 @@ def plan(
         prompts=prompts,
         modes=modes,
         tests=tests,
+        per_prompt_mmd=per_prompt_mmd,
     )
 
 

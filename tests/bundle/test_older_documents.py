@@ -144,3 +144,24 @@ def test_a_triage_drawn_from_shared_streams_is_refused_and_triage_again_explains
     (where / "triage.json").write_text(again.stdout)
     result = run_k3diff("report", *evidence, "--out", "bundle-again", cwd=where)
     assert result.exit_code in (0, 1), result.stderr
+
+
+def test_a_triage_drawn_at_the_older_permutation_count_is_refused_naming_it(
+    tmp_path: Path,
+) -> None:
+    """aa78 sized the permutation count at the level a sampled test is judged at, so a
+    document written before it (b682bc2b) states p-values from 4,799 permutations where triage
+    draws 9,599. It is refused (exit 2, one line), and the line names the permutation count as
+    why, not stats64b's streams (small79: it blamed stats64b, which the document postdates)."""
+    where = tmp_path / "sampled"
+    shutil.copytree(SAMPLED, where)
+    shutil.copy(Path(__file__).parent / "data" / "triage_b682bc2b" / "triage.json", where)
+    result = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "triage.json", "--out", "bundle", cwd=where
+    )
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "triage.json: does not follow from the evidence" in result.stderr
+    assert "before aa78 drew 4,799 permutations" in result.stderr
+    assert "where triage draws 9,599 today" in result.stderr
+    assert "stats64b" not in result.stderr

@@ -78,22 +78,57 @@ def test_a_log_line_holding_such_a_usage_is_refused(fault_server: Any, tmp_path:
     assert refused.stderr.count("\n") == 1
 
 
-@pytest.mark.parametrize(
-    ("cached", "prompt"),
-    [
-        ({"prompt_tokens_details": {"cached_tokens": 1000}}, {}),
-        ({"cached_tokens": 1000}, {}),  # SGLang's top-level count
-        ({"prompt_tokens_details": {"cached_tokens": 1000}}, {"prompt_tokens": None}),
-    ],
-)
-def test_cached_tokens_with_no_prompt_count_are_no_cache_reuse(
-    fault_server: Any, tmp_path: Path, cached: dict[str, Any], prompt: dict[str, Any]
+_NO_PROMPT = [
+    ({"prompt_tokens_details": {"cached_tokens": 1000}}, {}, "prompt_tokens_details.cached_tokens"),
+    ({"cached_tokens": 1000}, {}, "cached_tokens"),  # SGLang's top-level count
+    (
+        {"prompt_tokens_details": {"cached_tokens": 1000}},
+        {"prompt_tokens": None},
+        "prompt_tokens_details.cached_tokens",
+    ),
+]
+
+
+@pytest.mark.parametrize(("cached", "prompt", "named"), _NO_PROMPT)
+def test_cached_tokens_with_no_prompt_count_are_written_as_no_usage(
+    fault_server: Any, tmp_path: Path, cached: dict[str, Any], prompt: dict[str, Any], named: str
 ) -> None:
-    """review78c: with no `prompt_tokens` the cached-past-prompt check cannot run, so the
-    count is no evidence of reuse; before, 1,000 cached tokens passed (exit 0)."""
+    """small79: with no `prompt_tokens` the cached-past-prompt check cannot run, so the count
+    is no evidence of reuse (review78c, small78: the readers count none of it); the log says so
+    too (`usage_invalid`), so that no reader takes it as evidence. Before, `sample` wrote the
+    usage as valid."""
     usage = {"completion_tokens": 2, "total_tokens": 3, **prompt, **cached}
     out = _run(fault_server, tmp_path, usage)
+    _, samples = read_samples(out)
+    assert samples and all(s["usage"] is None for s in samples)
+    assert {s["usage_invalid"] for s in samples} == {
+        f"usage.{named} is 1000 with no usage.prompt_tokens to check it against (a cache "
+        "serves part of the prompt at most)"
+    }
     code, doc, text = run_telemetry(out / "samples.jsonl", "--expect", "cache-reuse")
+    assert code == 1, text
+    assert {n["side"] for n in doc["not_exercised"]} == {"base", "patch"}
+    assert "every side exercised cache-reuse" not in text
+
+
+@pytest.mark.parametrize(("cached", "prompt", "named"), _NO_PROMPT)
+def test_a_log_written_before_with_such_a_usage_is_read_and_not_counted(
+    fault_server: Any, tmp_path: Path, cached: dict[str, Any], prompt: dict[str, Any], named: str
+) -> None:
+    """review78c: a log written before small79 holds such a usage as valid; it is read, and
+    its cached count is no reuse (before review78c, 1,000 cached tokens passed, exit 0)."""
+    usage = {"completion_tokens": 2, "total_tokens": 3, **prompt, **cached}
+    out = _run(fault_server, tmp_path, usage)
+    log = out / "samples.jsonl"
+    lines = []
+    for text in log.read_text().splitlines():
+        line = json.loads(text)
+        if line.get("usage_invalid"):
+            del line["usage_invalid"]
+            line["usage"] = usage
+        lines.append(json.dumps(line))
+    log.write_text("\n".join(lines) + "\n")
+    code, doc, text = run_telemetry(log, "--expect", "cache-reuse")
     assert code == 1, text
     details = {n["side"]: n["detail"] for n in doc["not_exercised"]}
     assert set(details) == {"base", "patch"}

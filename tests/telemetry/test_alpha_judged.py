@@ -95,3 +95,20 @@ def test_an_alpha_outside_0_1_is_refused(
     assert result.exit_code == 2, result.stdout + result.stderr
     (line,) = result.stderr.strip().splitlines()
     assert "t.json: field 'alpha' must be a number strictly between 0 and 1" in line, line
+
+
+def test_extreme_alphas_are_refused_or_judged_undecided(servers: Any, tmp_path: Path) -> None:
+    """small79 (after aa78's triage overflow at a tiny α): telemetry's `--alpha` at the edges
+    of a float is either refused (exit 2, one line naming the option) or judged; a level no
+    permutation of the units can reach is acceptance-undecided (exit 1), never a pass and never
+    an internal error; the JSON document stays JSON (no Infinity/NaN)."""
+    log = _sample(tmp_path, servers(BASE_RATES, MODERATE_RATES), repeats=10)
+    for alpha in ("0", "1", "nan", "inf", "-0.1", "-inf", "1e400"):
+        result = run_k3diff("telemetry", log, "--fail-on", "acceptance-drop", "--alpha", alpha)
+        assert result.exit_code == 2, (alpha, result.stderr)
+        assert result.stderr.count("\n") == 1 and "--alpha" in result.stderr, result.stderr
+    for alpha in ("5e-324", "1e-320", "1e-308", "1e-17"):
+        code, doc, text = run_telemetry(log, "--fail-on", "acceptance-drop", "--alpha", alpha)
+        assert code == 1, (alpha, text)
+        assert [f["name"] for f in doc["acceptance_gate"]["findings"]] == ["acceptance-undecided"]
+        assert "Infinity" not in json.dumps(doc) and "NaN" not in json.dumps(doc)
