@@ -5,7 +5,10 @@ This is the first half of reading every JSON document k3diff writes, shared by e
 that reads one (`k3diff.documents.read.read_document` for `report`, the comparison reader
 `k3diff.responses.document.read_comparison` for `triage`), so that one edited file is refused
 with the same line by each. It sits below the library packages (it imports only `bounded`,
-`errors` and `ids`); the typed reader of each kind does the second half.
+`errors`, `ids` and `jsonmembers`); the typed reader of each kind does the second half. The
+object is read member by member (`k3diff.jsonmembers`), and the long array a reader names
+(`Streams`: a comparison's `records`) item by item into that reader's typed items, so that the
+document is never held as its raw dicts beside its typed view (stream79).
 """
 
 from __future__ import annotations
