@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from k3diff import bounded
-from k3diff.docbody import Kind, decode, parse_body, read_bytes
+from k3diff.docbody import Kind, Streams, decode, parse_body, read_bytes
 from k3diff.documents import audit, logs, telemetry, triage, wheelset, wheelsview
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.checks import check_document
@@ -31,7 +31,7 @@ from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.errors import InputError
-from k3diff.jsonmembers import Streamed
+from k3diff.jsonmembers import Items, Streamed
 from k3diff.responses import document as responses
 from k3diff.responses.document import ResponsesDocument, records_read
 from k3diff.sample.lines import SampleLine
@@ -258,8 +258,20 @@ class Document:
         data = bounded.read_document(Path(self.name), self.name, what)
         if hashlib.sha256(data).hexdigest() != self.sha256:
             raise InputError(f"{self.name}: changed while k3diff report read it")
-        body: dict[str, Any] = bounded.loads(data, self.name, written=True)
+        text = decode(data, Path(self.name))
+        del data
+        _, body = parse_body(text, Path(self.name), _RECORDS_AS_WRITTEN)
+        for key, value in body.items():  # as written: the records' dicts, for a comparison
+            if isinstance(value, Streamed):
+                body[key] = list(value.items)
         return body
+
+
+_RECORDS_AS_WRITTEN: Streams = {
+    Kind.RESPONSES: ("records", Items(lambda item, where: item, 1 << 62))
+}
+"""A responses document's records read whole again (`body_again`), each checked for its nesting
+as it is decoded rather than the whole text at once (stream79: that pass copied it five times)."""
 
 
 def read_document(path: Path) -> Document:
