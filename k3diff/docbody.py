@@ -5,7 +5,10 @@ This is the first half of reading every JSON document k3diff writes, shared by e
 that reads one (`k3diff.documents.read.read_document` for `report`, the comparison reader
 `k3diff.responses.document.read_comparison` for `triage`), so that one edited file is refused
 with the same line by each. It sits below the library packages (it imports only `bounded`,
-`errors` and `ids`); the typed reader of each kind does the second half.
+`errors`, `ids` and `jsonmembers`); the typed reader of each kind does the second half. The
+object is read member by member (`k3diff.jsonmembers`), and the long array a reader names
+(`Streams`: a comparison's `records`) item by item into that reader's typed items, so that the
+document is never held as its raw dicts beside its typed view (stream79).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 
 from k3diff import bounded, ids
 from k3diff.errors import InputError
+from k3diff.jsonmembers import Items, read_object
 
 WHAT = "k3diff JSON document"
 """How the capped reader names the file in its refusals (too large, not a regular file)."""
@@ -65,14 +69,28 @@ def read_bytes(path: Path) -> bytes:
     return bounded.read_document(path, str(path), WHAT)
 
 
-def parse_body(data: bytes, path: Path) -> tuple[Kind, dict[str, Any]]:
-    """The document's kind and its top-level object; InputError naming the file when it is not
-    UTF-8, not JSON, not an object, of no schema k3diff reads, or without a required key."""
+Streams = Mapping[Kind, tuple[str, Items]]
+"""Per kind, the array member its reader reads item by item as the document is decoded (a
+comparison's `records`), and how: the member is then a `jsonmembers.Streamed`."""
+
+
+def decode(data: bytes, path: Path) -> str:
+    """The document's text; InputError naming the file when it is not UTF-8."""
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
-    body = _parse(path, text)
+
+
+def parse_body(
+    data: bytes | str, path: Path, streams: Streams | None = None
+) -> tuple[Kind, dict[str, Any]]:
+    """The document's kind and its top-level object; InputError naming the file when it is not
+    UTF-8, not JSON, not an object, of no schema k3diff reads, or without a required key. The
+    array member `streams` names for its kind is read item by item (`jsonmembers`). Given the
+    text (`decode`), the caller need not hold the bytes while it is parsed."""
+    text = data if isinstance(data, str) else decode(data, path)
+    body = _parse(path, text, streams or {})
     kind = _kind(path, body.get("schema"))
     missing = [key for key in REQUIRED[kind] if key not in body]
     if missing:
@@ -80,9 +98,15 @@ def parse_body(data: bytes, path: Path) -> tuple[Kind, dict[str, Any]]:
     return kind, body
 
 
-def _parse(path: Path, text: str) -> dict[str, Any]:
+def _parse(path: Path, text: str, streams: Streams) -> dict[str, Any]:
+    def chosen(members: Mapping[str, Any]) -> Mapping[str, Items]:
+        kind = _known(members.get("schema"))
+        stream = None if kind is None else streams.get(kind)
+        return {} if stream is None else {stream[0]: stream[1]}
+
+    arrays = {key for key, _ in streams.values()}
     try:
-        value = bounded.loads(text, str(path), written=True)
+        value = read_object(text, str(path), chosen, arrays)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{path}: not a k3diff JSON document (line {exc.lineno}: {exc.msg})"
@@ -92,6 +116,14 @@ def _parse(path: Path, text: str) -> dict[str, Any]:
     if value.get("schema") == Kind.SAMPLES.value:
         raise InputError(f"{path}: a {Kind.SAMPLES.value} log must start with its header line")
     return value
+
+
+def _known(schema: object) -> Kind | None:
+    """The kind a `schema` value names, None for any other value."""
+    return Kind(schema) if isinstance(schema, str) and schema in _SCHEMAS else None
+
+
+_SCHEMAS = frozenset(kind.value for kind in Kind)
 
 
 def _kind(path: Path, schema: object) -> Kind:

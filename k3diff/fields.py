@@ -27,6 +27,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from k3diff.errors import InputError
+from k3diff.jsonmembers import Streamed
 
 T = TypeVar("T")
 
@@ -279,6 +280,17 @@ class Fields:
     def each(self, key: str, read: Callable[[Fields], T]) -> tuple[T, ...]:
         """`read` applied to each object of a list of objects."""
         return tuple(read(item) for item in self.objects(key))
+
+    def streamed(self, key: str, read: Callable[[Fields], T]) -> tuple[T, ...]:
+        """`each`, or what `read` made of each object as the document was decoded (a
+        `jsonmembers.Streamed` member: its first refusal raised here, as `each` raises it)."""
+        value = self._data.get(key)
+        if not isinstance(value, Streamed):
+            return self.each(key, read)
+        if value.error is not None:
+            raise value.error
+        items: tuple[T, ...] = value.items
+        return items
 
     def counts(self, key: str) -> dict[str, int]:
         """An object of integer counts, in its order."""

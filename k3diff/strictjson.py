@@ -159,14 +159,15 @@ _JSON_STRING = lazy(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _INNERMOST = lazy(r"\[[^\[\]{}]*\]|\{[^\[\]{}]*\}")
 
 
-def _check_depth(text: str, where: str) -> None:
-    """InputError when `text` (valid JSON) nests deeper than MAX_JSON_DEPTH. Text with fewer
-    brackets than that cannot, and costs two counts; otherwise each pass of a C regex removes
-    the innermost level, so the work is one pass per level actually present."""
-    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+def _check_depth(text: str, where: str, levels: int = MAX_JSON_DEPTH) -> None:
+    """InputError when `text` (valid JSON) nests deeper than MAX_JSON_DEPTH (`levels` of it
+    left, for a value inside others). Text with fewer brackets than that cannot, and costs two
+    counts; otherwise each pass of a C regex removes the innermost level, so the work is one
+    pass per level actually present."""
+    if text.count("[") + text.count("{") <= levels:
         return
     bare = _JSON_STRING.sub("", text)
-    for _level in range(MAX_JSON_DEPTH):
+    for _level in range(levels):
         bare, removed = _INNERMOST.subn("", bare)
         if not removed:
             return
@@ -182,10 +183,7 @@ def _decoding(where: str) -> Iterator[None]:
     try:
         yield
     except DuplicateKeyError as exc:
-        raise InputError(
-            f"{where}: a JSON object repeats the key {exc.key!r}; refused (parsers disagree "
-            "on which value counts)"
-        ) from exc
+        raise repeated_key(exc.key, where) from exc
     except RecursionError as exc:
         raise InputError(f"{where}: JSON nested too deeply; refused") from exc
     except MemoryError as exc:
@@ -199,6 +197,31 @@ def _decoding(where: str) -> Iterator[None]:
             limit = f"{sys.get_int_max_str_digits():,}"
             raise InputError(f"{where}: an integer of more than {limit} digits; refused") from exc
         raise InputError(f"{where}: unusable JSON value: {exc}") from exc
+
+
+def decode_at(text: str, pos: int, where: str, levels: int) -> tuple[Any, int]:
+    """One JSON value of `text` k3diff wrote, starting at `pos`, and where it ends: decoded as
+    `loads(..., written=True)` decodes it (its errors, at their places in `text`), nesting at
+    most `levels` (what `MAX_JSON_DEPTH` leaves where it sits: `jsonmembers`)."""
+    try:
+        value, end = (_WRITTEN or _strict(True)).raw_decode(text, pos)
+    except _NotWritten as exc:
+        from k3diff.jsontext import unwritten
+
+        raise unwritten(str(exc), text) from None
+    except (ValueError, RecursionError, MemoryError):
+        with _decoding(where):
+            raise
+    _check_depth(text[pos:end], where, levels)
+    return value, end
+
+
+def repeated_key(key: str, where: str) -> InputError:
+    """The refusal of an object that names `key` twice."""
+    return InputError(
+        f"{where}: a JSON object repeats the key {key!r}; refused (parsers disagree on which "
+        "value counts)"
+    )
 
 
 def raw_decode(text: str, pos: int, where: str) -> tuple[Any, int]:

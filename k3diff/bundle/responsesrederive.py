@@ -27,9 +27,10 @@ from k3diff.bundle import changedinputs, runagain
 from k3diff.bundle.changedinputs import Recorded
 from k3diff.bundle.difference import first_difference
 from k3diff.bundle.givenfiles import Copies, pick_copies
-from k3diff.docbody import Kind, parse_body, read_bytes
+from k3diff.docbody import Kind, Streams, decode, parse_body, read_bytes
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
+from k3diff.jsonmembers import Items
 from k3diff.sample.reader import looks_like_samples_log
 
 
@@ -43,10 +44,24 @@ def own_document(path: Path) -> bool:
     if looks_like_samples_log(data):
         return True
     try:
-        parse_body(data, path)
+        text = decode(data, path)
+        del data  # as `read_document` reads it: the text, its long arrays counted (stream79)
+        parse_body(text, path, COUNTED)
     except InputError:
         return False
     return True
+
+
+COUNTED: Streams = {
+    kind: (key, Items(lambda item, where: None, 0))
+    for kind, key in (
+        (Kind.RESPONSES, "records"),
+        (Kind.TRIAGE, "records"),
+        (Kind.WHEELS, "entries"),
+    )
+}
+"""The long arrays `own_document` counts without holding them: a document is recognised by its
+schema and top-level keys, whatever its records hold."""
 
 
 def side_digests(body: dict[str, Any]) -> tuple[str, str] | None:
@@ -153,7 +168,8 @@ def check_responses_again(
             stale.extend(said)
             continue
         again = _again(body, *paths, doc.name)
-        difference = again if isinstance(again, str) else first_difference(body, again)
+        whole = None if isinstance(again, str) else doc.body_again("responses document", True)
+        difference = again if isinstance(again, str) else first_difference(whole, again)
         if difference is not None:
             stale.append(
                 runagain.refusal(

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from k3diff import bounded
-from k3diff.docbody import Kind, parse_body, read_bytes
+from k3diff.docbody import Kind, Streams, decode, parse_body, read_bytes
 from k3diff.documents import audit, logs, telemetry, triage, wheelset, wheelsview
 from k3diff.documents.audit import AuditDocument
 from k3diff.documents.checks import check_document
@@ -30,8 +31,9 @@ from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.errors import InputError
+from k3diff.jsonmembers import Items, Streamed
 from k3diff.responses import document as responses
-from k3diff.responses.document import ResponsesDocument
+from k3diff.responses.document import ResponsesDocument, records_read
 from k3diff.sample.lines import SampleLine
 from k3diff.sample.reader import SamplesLog, looks_like_samples_log, parse_samples_log
 
@@ -243,19 +245,33 @@ class Document:
             raise TypeError(f"{self.name}: a {self.kind.value} document has no {view.__name__}")
         return self.view
 
-    def body_again(self, what: str) -> dict[str, Any]:
+    def body_again(self, what: str, whole: bool = False) -> dict[str, Any]:
         """The JSON document as written, read again for a rerun to compare with (InputError
         if it changed since it was read: its SHA-256 is what the bundle names). `what`
         names it in a refusal ("wheels document"). A body kept from the first read (`kept`)
-        is returned as it is, parsed from the bytes hashed: callers never change it."""
-        if "body" in self.kept:
+        is returned as it is, parsed from the bytes hashed: callers never change it; a
+        responses document's is every member but its `records` (`KEPT`), so a caller that
+        compares the records asks for the `whole` document, read again."""
+        if "body" in self.kept and not whole:
             kept: dict[str, Any] = self.kept["body"]
             return kept
         data = bounded.read_document(Path(self.name), self.name, what)
         if hashlib.sha256(data).hexdigest() != self.sha256:
             raise InputError(f"{self.name}: changed while k3diff report read it")
-        body: dict[str, Any] = bounded.loads(data, self.name, written=True)
+        text = decode(data, Path(self.name))
+        del data
+        _, body = parse_body(text, Path(self.name), _RECORDS_AS_WRITTEN)
+        for key, value in body.items():  # as written: the records' dicts, for a comparison
+            if isinstance(value, Streamed):
+                body[key] = list(value.items)
         return body
+
+
+_RECORDS_AS_WRITTEN: Streams = {
+    Kind.RESPONSES: ("records", Items(lambda item, where: item, 1 << 62))
+}
+"""A responses document's records read whole again (`body_again`), each checked for its nesting
+as it is decoded rather than the whole text at once (stream79: that pass copied it five times)."""
 
 
 def read_document(path: Path) -> Document:
@@ -266,25 +282,43 @@ def read_document(path: Path) -> Document:
         log = parse_samples_log(data, path)
         run_ids = (log.header.identity,)
         return Document(str(path), Kind.SAMPLES, digest, len(data), log, True, run_ids)
-    kind, body = parse_body(data, path)
+    size, text = len(data), decode(data, path)
+    del data  # the text is all the reader needs: not both at once (stream79)
+    kind, body = parse_body(text, path, {Kind.RESPONSES: records_read(str(path))})
+    del text
     reader = READERS.get(kind)
     view = None if reader is None else reader(body, str(path))
     checked = check_document(view, str(path))
     read_runs = view.run_ids if isinstance(view, TriageDocument) else ()
-    document = Document(str(path), kind, digest, len(data), None, checked, read_runs, view)
+    document = Document(str(path), kind, digest, size, None, checked, read_runs, view)
     if kind in KEPT and isinstance(body, dict):
-        document.kept["body"] = body
+        document.kept["body"] = _kept(body)
     return document
 
 
-KEPT = frozenset({Kind.WHEELSET, Kind.LOGS})
-"""The kinds whose body `report` reads several times (rerun63): kept from the first read."""
+KEPT = frozenset({Kind.WHEELSET, Kind.LOGS, Kind.RESPONSES})
+"""The kinds whose body `report` reads several times (rerun63): kept from the first read. A
+responses document's records are its typed view's alone (read one by one: stream79); its other
+members are kept (`report` read the whole document three times more for its sides' paths and
+digests: 3 × 3.5 s CPU and ≈ 1 GB at its peak on 100,000 records)."""
+
+
+def _kept(body: dict[str, Any]) -> dict[str, Any]:
+    """`body` without the members read item by item (`jsonmembers.Streamed`)."""
+    return {key: value for key, value in body.items() if not isinstance(value, Streamed)}
 
 
 def forget_bodies(documents: Sequence[Document]) -> None:
-    """Drop the bodies kept for the reruns (`Document.kept`): the bundle reads the views."""
+    """Drop the bodies kept for the reruns (`Document.kept`): the bundle reads the views. A
+    responses document's members but its records stay (the bundle's qualification of one
+    judged alone names its inputs from them: read again, the whole document was)."""
     for document in documents:
-        document.kept.clear()
+        if document.kind is not Kind.RESPONSES:
+            document.kept.clear()
+
+
+_NOT_BLANK = re.compile(rb"\S")
+"""What `bytes.strip` does not strip (ASCII whitespace)."""
 
 
 def _json_lines(data: bytes) -> bool:
@@ -292,9 +326,10 @@ def _json_lines(data: bytes) -> bool:
     The samples log is the only such document k3diff reads, so its reader names what is wrong
     with it (a header of another version, or none), as it does for `triage`, `telemetry` and
     `sample --resume`, rather than "not a k3diff JSON document (Extra data)"."""
-    first, _, rest = data.partition(b"\n")
-    if not rest.strip():
+    end = data.find(b"\n")
+    if end < 0 or _NOT_BLANK.search(data, end + 1) is None:  # no copy of the rest (stream79)
         return False
+    first = data[:end]
     try:
         value = bounded.loads(first, "first line")
     except (json.JSONDecodeError, UnicodeDecodeError, InputError):

@@ -12,7 +12,7 @@ from typing import Any
 from k3diff.docbody import Kind, parse_body
 from k3diff.errors import InputError
 from k3diff.exitcodes import verdict_problems
-from k3diff.responses.document import ResponsesDocument, read
+from k3diff.responses.document import ResponsesDocument, read, records_read
 from k3diff.responses.epochs import EPOCH_KEY_FIELD
 from k3diff.responses.gateview import gate_problems
 from k3diff.responses.ignore import why_deciding
@@ -23,10 +23,11 @@ from k3diff.responses.scorecount import recount_problems
 from k3diff.responses.scoresview import score_problems
 
 
-def parse_comparison(data: bytes, path: Path) -> ResponsesDocument:
-    """A comparison's bytes, parsed (`k3diff.docbody`), read and checked against itself, as
+def parse_comparison(data: bytes | str, path: Path) -> ResponsesDocument:
+    """A comparison's bytes (or text), parsed (`k3diff.docbody`), its records read one by one
+    (`records_read`), read and checked against itself, as
     `k3diff.documents.read.read_document` reads one; another kind of document is refused."""
-    kind, body = parse_body(data, path)
+    kind, body = parse_body(data, path, {Kind.RESPONSES: records_read(str(path))})
     if kind is not Kind.RESPONSES:
         raise InputError(
             f"{path}: a {kind.value} document, not a {Kind.RESPONSES.value} comparison (give "

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.fields import NONNEGATIVE, Fields, is_number
+from k3diff.jsonmembers import Items, Streamed
 from k3diff.responses.beams import BeamNote, read_beams
 from k3diff.responses.gateview import GateView, read_gate
 from k3diff.responses.recordcap import document_cap
@@ -97,7 +98,7 @@ def read(body: object, name: str) -> ResponsesDocument:
     noise = fields.optional_object("noise")
     pairing = fields.optional_object("pairing")
     _check_count(fields, body)
-    records = fields.each("records", read_record)
+    records = fields.streamed("records", read_record)
     check_total(fields, sum(len(r.scores or ()) for r in records))
     _held(fields)
     return ResponsesDocument(
@@ -128,14 +129,23 @@ def read(body: object, name: str) -> ResponsesDocument:
     )
 
 
+def records_read(name: str) -> tuple[str, Items]:
+    """How the document's `records` are read as it is decoded (`docbody.Streams`): each into
+    its typed view at once, its dicts dropped (stream79), none past `document_cap`."""
+    return "records", Items(
+        lambda item, where: read_record(Fields(item, name, where)), document_cap()
+    )
+
+
 def _check_count(fields: Fields, body: object) -> None:
     """Refuse more records than a run of `responses` writes (`document_cap`), before each is
-    read into its typed view."""
+    read into its typed view (those read as the document was decoded: none past the cap)."""
     raw = body.get("records") if isinstance(body, dict) else None
-    if isinstance(raw, list) and len(raw) > document_cap():
+    count = raw.count if isinstance(raw, Streamed) else len(raw) if isinstance(raw, list) else 0
+    if count > document_cap():
         raise fields.fail(
             "records",
-            f"holds {len(raw):,} records, past {document_cap():,} (twice the cap of records a "
+            f"holds {count:,} records, past {document_cap():,} (twice the cap of records a "
             "side k3diff responses reads)",
         )
 

@@ -25,7 +25,7 @@ differs, a failed request, a side without the record), with the words triage say
 record never sampled on a side fails triage (`unsampled`)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CapturedCondition:
     """A captured request's condition, as far as the record shows it (`base.request`)."""
 
@@ -39,7 +39,7 @@ class CapturedCondition:
     """The whole request body was recorded: a field absent from `params` was not sent."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RecordSide:
     """One side of a record: what the comparison kept of its captured answer."""
 
@@ -56,7 +56,7 @@ class RecordSide:
     """xxh3-128 of the captured token ids (None: the capture has none)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ResponsesRecord:
     """One record's comparison."""
 

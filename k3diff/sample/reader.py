@@ -224,7 +224,8 @@ def _refuse_other_document(data: bytes, first: bytes, path: Path) -> None:
 
 def looks_like_samples_log(data: bytes) -> bool:
     """The first line is a `k3diff.samples/1` header (how readers of several kinds tell a log)."""
-    first = data.split(b"\n", 1)[0]
+    end = data.find(b"\n")
+    first = data if end < 0 else data[:end]  # not a copy of the rest (stream79)
     try:
         value = bounded.loads(first, "first line")
     except (json.JSONDecodeError, UnicodeDecodeError, InputError):

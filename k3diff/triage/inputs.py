@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from k3diff.docbody import read_bytes
+from k3diff.docbody import decode, read_bytes
 from k3diff.errors import InputError
 from k3diff.ids import RESPONSES as COMPARISON_SCHEMA
 from k3diff.responses.doccheck import parse_comparison
@@ -24,4 +24,6 @@ def read_comparison(path: Path) -> ResponsesDocument:
             f"{path}: a k3diff.samples/1 log, not a {COMPARISON_SCHEMA} document: give the "
             "comparison first (k3diff responses --format json), then the samples logs"
         )
-    return parse_comparison(data, path)
+    text = decode(data, path)
+    del data  # the text is all the reader needs: not both at once (stream79)
+    return parse_comparison(text, path)
