@@ -28,9 +28,9 @@ from k3diff.provenance.setuppyimports import (
     own_package,
     scan_module,
 )
-from k3diff.provenance.setuppyreadings import NAMED_WORDS_CAP, module_readings
 from k3diff.provenance.setuppyinstalled import installed_command
 from k3diff.provenance.setuppypaths import import_places
+from k3diff.provenance.setuppyreadings import NAMED_WORDS_CAP, module_readings
 from k3diff.provenance.setuppyvalues import first_installed, installed_value
 from k3diff.provenance.trees import link_over
 

@@ -84,19 +84,19 @@ class ModuleReadings:
             try:
                 parsed = ast.parse(data, path)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
-                kept = self.read[oid] = ModuleReading(None, None, False, None)
-        scan = kept.scan if kept is not None else scan_module(parsed)  # type: ignore[arg-type]
+                parsed = None
+        scan = kept.scan if kept is not None else None if parsed is None else scan_module(parsed)
         if scan is None:
-            return kept, False  # type: ignore[return-value]
+            return self.read.setdefault(oid, ModuleReading(None, None, False, None)), False
         if scan.cmake and path not in self.named:
             self.named.add(path)
             self.named_words += self.counts[oid]
         over = scan.cmake and self.named_words > NAMED_WORDS_CAP
-        if kept is None:
-            assert parsed is not None
+        if parsed is not None:  # its first reading
             line = cmake_line(parsed) if scan.cmake and not over else None
             uses = None if over else value_uses(parsed)
             kept = self.read[oid] = ModuleReading(scan, line, skbuild_imported(scan.imports), uses)
+        assert kept is not None
         return kept, over
 
 

@@ -70,7 +70,9 @@ def first_installed(uses: ValueUses, path: str, held: Callable[[str], bool]) -> 
     for name, package, line, how in uses.direct:
         if _installed(package, held):
             return _said(path, line, name, package, how)
-    bound = {name: (package, line) for name, package, line in uses.bindings if _installed(package, held)}
+    bound = {
+        name: (package, line) for name, package, line in uses.bindings if _installed(package, held)
+    }
     for name, line in uses.passed:
         if name in bound:
             return _said(path, line, name, bound[name][0], "is used as a value, not only called")

@@ -92,7 +92,10 @@ def test_an_installed_command_class_passed_on_stops_the_check(tmp_path: Path, sh
     stopped = _stopped_at(tmp_path, _repo(tmp_path, files), REVERTED)
 
     assert said in stopped
-    assert "(installed when the project builds), so k3diff reads none of its code, which may run" in stopped
+    assert (
+        "(installed when the project builds), so k3diff reads none of its code, which may run"
+        in stopped
+    )
     assert "CMake that installs files into the wheel: " in stopped
     assert "not read, and may run CMake" not in stopped  # stop 78's line, read as the module unread
 

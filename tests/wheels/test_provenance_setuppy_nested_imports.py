@@ -197,7 +197,10 @@ def test_a_configured_command_class_of_an_installed_package_stops_the_check(
     stopped = _stopped_at(tmp_path, _repo(tmp_path, files), REVERTED)
 
     assert said in stopped
-    assert "is a package the commit holds no file of (installed when the project builds), so" in stopped
+    assert (
+        "is a package the commit holds no file of (installed when the project builds), so"
+        in stopped
+    )
 
 
 def test_a_configured_known_command_class_still_checks(tmp_path: Path) -> None:
