@@ -124,7 +124,7 @@ def modules_cmake(
             cap = f"{limit // 1024} KiB"
             return f"{many}, {them}, are over {cap} together, not read, and {_MAY}"
         memo = module_readings(git)
-        blobs = dict(iter_blobs(git, sorted({tree[path] for path in files} - memo.counts.keys())))
+        blobs = dict(iter_blobs(git, sorted({tree[path] for path in files} - memo.read.keys())))
         if memo.count({path: tree[path] for path in files}, blobs) > FOLLOWED_WORDS_CAP:
             many = f"{', '.join(files[:3])}{' …' if len(files) > 3 else ''}"
             over = f"over {FOLLOWED_WORDS_CAP:,} words together with those read before them"

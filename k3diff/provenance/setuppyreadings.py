@@ -64,9 +64,11 @@ class ModuleReadings:
 
     def count(self, paths: dict[str, str], blobs: dict[str, bytes]) -> int:
         """Count, once a run, the words of the module `paths` (path -> blob id) not counted
-        yet (`blobs`: the bytes of each blob not read yet); the run's words so far."""
+        yet (`blobs`: the bytes of each blob not read yet, `reading` reads them); the run's
+        words so far."""
         for oid, data in blobs.items():
-            self.counts.setdefault(oid, word_count(data))
+            if oid not in self.counts:
+                self.counts[oid] = word_count(data)
         for path, oid in paths.items():
             if path not in self.counted:
                 self.counted.add(path)
