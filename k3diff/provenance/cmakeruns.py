@@ -97,4 +97,4 @@ def stop_cmake_runs(
     stop_other_cmake(git.label, directory, document, builder, data, is_file)
     module = parsed_setup_py(data, path) if builder is None and data is not None else None
     if module is not None and (what := imported_cmake(git, tree, links, directory, module)):
-        raise SourceError(f"{git.label}: {what} installs files into the wheel, not read: {ADVICE}")
+        raise SourceError(f"{git.label}: {what}: {ADVICE}")

@@ -45,8 +45,6 @@ from k3diff.provenance.trees import link_over
 from k3diff.provenance.unreadbackends import ADVICE, SETUPTOOLS_BACKENDS
 from k3diff.provenance.versionsources import Said, module_attribute
 
-_MAY = "may run CMake, whose CMake installs files into the wheel, not read"
-
 _QUALIFIED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", re.ASCII)
 """A command class's qualified name setuptools resolves within the project (``a.b.Class``)."""
 _NAME_CAP = 1024
@@ -205,14 +203,12 @@ def _stop_cmdclass(
             )
         files = _class_files(tree, links, found, module, ordered)
         if said := installed_class(setting, str(name), files, held):  # source78
-            raise SourceError(f"{git.label}: {said}, not read, and {_MAY}: {CMAKE_ADVICE}")
+            raise SourceError(f"{git.label}: {said}: {CMAKE_ADVICE}")
         paths |= files
     places = [directory, *found[2]]  # where the modules it imports in turn are found
     what = modules_cmake(git, tree, links, sorted(paths), f"which {setting} names", places)
     if what is not None:
-        raise SourceError(
-            f"{git.label}: {what} installs files into the wheel, not read: {CMAKE_ADVICE}"
-        )
+        raise SourceError(f"{git.label}: {what}: {CMAKE_ADVICE}")
 
 
 def _version_attrs(
@@ -261,9 +257,7 @@ def _stop_version_attr(
     places = [found[0], *found[2]]
     what = modules_cmake(git, tree, links, paths, f"which {setting} imports", places)
     if what is not None:
-        raise SourceError(
-            f"{git.label}: {what} installs files into the wheel, not read: {CMAKE_ADVICE}"
-        )
+        raise SourceError(f"{git.label}: {what}: {CMAKE_ADVICE}")
 
 
 def _class_files(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -56,6 +56,9 @@ class GitRepo:
     """Its object directory and those it borrows from through ``objects/info/alternates``."""
     overrides: tuple[tuple[str, str], ...] = ()
     """Overrides for the driver-style keys its configuration names (see `gitrun`)."""
+    memo: dict[str, object] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    """What readers derive from its blobs during this run, kept for the run's next reader
+    (`setuppyreadings`: each module a build imports read once, under one budget)."""
 
     def run(self, args: Sequence[str], *, stdin: bytes | None = None) -> tuple[int, bytes, bytes]:
         """Run one hardened git command here: (exit status, stdout, stderr)."""

@@ -46,8 +46,8 @@ catalogs or frozen executables)."""
 def installed_command(module: ast.Module, held: Callable[[str], bool]) -> str | None:
     """The first command class the parsed ``setup.py`` passes ``setup(cmdclass=…)`` from an
     installed package (a module `held` says the commit holds no file of, not of `KNOWN`),
-    said as ``setup.py line 9: cmdclass build_ext is BuildExtension from
-    cmake_build_extension, a package the commit does not hold (installed when it builds)``;
+    said as ``setup.py line 9: cmdclass build_ext is BuildExtension, from
+    cmake_build_extension; cmake_build_extension is a package …`` (`unread_package`);
     None where there is none."""
     origins = _imported_from(module)
     names, modules = setup_names(module)
@@ -64,12 +64,24 @@ def installed_command(module: ast.Module, held: Callable[[str], bool]) -> str | 
             if origin is None or origin.split(".")[0] in KNOWN or held(origin):
                 continue
             shown = shortened(ast.unparse(value), 100)
-            return (
-                f"setup.py line {node.lineno}: cmdclass {shortened(key, 100)} is {shown} from "
-                f"{shortened(origin, 100)}, a package the commit does not hold (installed when "
-                "it builds)"
-            )
+            fact = f"setup.py line {node.lineno}: cmdclass {shortened(key, 100)} is {shown}"
+            return unread_package(f"{fact}, from {shortened(origin, 100)}", origin)
     return None
+
+
+def unread_package(fact: str, module: str) -> str:
+    """`fact` (where a file of the commit takes a name from the module `module`) and why what
+    the build does with it is not proven: ``…; cmake_build_extension is a package the commit
+    holds no file of (installed when the project builds), so k3diff reads none of its code,
+    which may run CMake that installs files into the wheel``. stop 78's ``…, a package the
+    commit does not hold (installed when it builds), …, not read, and may run CMake`` read as
+    if the project's module were unread and it ran CMake (newuser78b)."""
+    top = shortened(module.split(".")[0], 100)
+    return (
+        f"{fact}; {top} is a package the commit holds no file of (installed when the project "
+        "builds), so k3diff reads none of its code, which may run CMake that installs files "
+        "into the wheel"
+    )
 
 
 def _entries(classes: ast.expr | None, module: ast.Module) -> list[tuple[str, ast.expr]]:
@@ -106,7 +118,6 @@ def installed_class(
     module = name.rpartition(".")[0]
     if not module or module.split(".")[0] in KNOWN or any(map(held, files)):
         return None
-    return (
-        f"{setting} names {shortened(name, 200)}, from {shortened(module, 200)}, a package the "
-        "commit does not hold (installed when it builds)"
+    return unread_package(
+        f"{setting} names {shortened(name, 200)}, from {shortened(module, 200)}", module
     )

@@ -15,9 +15,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from k3diff.provenance.cmakebackends import skbuild_imported
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
-from k3diff.provenance.setuppycmake import cmake_line
 from k3diff.provenance.setuppyimports import (
     FOLLOWED_BYTES_CAP,
     FOLLOWED_CAP,
@@ -29,11 +27,11 @@ from k3diff.provenance.setuppyimports import (
     module_files,
     own_package,
     scan_module,
-    word_count,
 )
 from k3diff.provenance.setuppyinstalled import installed_command
 from k3diff.provenance.setuppypaths import import_places
-from k3diff.provenance.setuppyvalues import installed_value
+from k3diff.provenance.setuppyreadings import NAMED_WORDS_CAP, module_readings
+from k3diff.provenance.setuppyvalues import first_installed, installed_value
 from k3diff.provenance.trees import link_over
 
 MODULES_BYTES_CAP = 256 * 1024
@@ -42,12 +40,8 @@ run (review76a: 64 modules of 256 KiB of ``x = 1`` lines each took 135 s, a pars
 of each about 1 s on a loaded machine, twice a run)."""
 MODULES_CAP = 64
 """Most imported modules read; more stop the run."""
-NAMED_WORDS_CAP = 200_000
-"""Most words (`word_count`) of the modules naming CMake (`ModuleScan.cmake`), all together,
-read further by `cmake_line`, some five walks of each: more stop the run before it reads them.
-review78i: 120 modules of ``x=a+a+…`` lines each holding ``setup(install_requires=["cmake"])``,
-a million words, took 9.4 s of CPU (10.9 s before cython78), one of them 11.6 s and 640 MB."""
-_MAY = "may run CMake, whose CMake"
+_MAY = "may run CMake, whose CMake installs files into the wheel, not read"
+_RUNS = "whose CMake installs files into the wheel, not read"
 
 
 def imported_cmake(
@@ -59,8 +53,8 @@ def imported_cmake(
 ) -> str | None:
     """Which module of the project `module` (the parsed ``setup.py`` of the project in
     `directory`) imports, or a module of it imports in turn, runs CMake (``tools/cm.py, which
-    setup.py imports, runs CMake (line 3), whose CMake``), or why they are not read; None
-    where none does."""
+    setup.py imports, runs CMake (line 3), whose CMake installs files into the wheel, not
+    read``), or why they are not read; None where none does."""
     imported = imported_names(scan_module(module))
     places = import_places(module, directory, (*tree, *links), imported)
     if isinstance(places, str):
@@ -74,7 +68,7 @@ def imported_cmake(
     installed = installed_command(module, held)  # source78: cmake-build-extension's build_ext
     if installed is None:  # review78f: a subclass of it, a mapping by name, import *
         installed = installed_value(module, "setup.py", held, imported=False)
-    return None if installed is None else f"{installed}, not read, and {_MAY}"
+    return installed
 
 
 def _held(
@@ -108,7 +102,7 @@ def modules_cmake(
     packages = {path: own_package(path, places) for path in paths}
     known: set[str] = set()
     held = _held(tree, links, places)
-    total = words = named = 0
+    total = 0
     for depth in range(IMPORT_DEPTH_CAP + 1):
         them = how if depth == 0 else f"{how} or they import"
         for path in level:  # review77b, submod77: `tools/` a link or a submodule holding `cm.py`
@@ -129,29 +123,28 @@ def modules_cmake(
             many = f"{', '.join(files[:3])}{' …' if len(files) > 3 else ''}"
             cap = f"{limit // 1024} KiB"
             return f"{many}, {them}, are over {cap} together, not read, and {_MAY}"
-        blobs = dict(iter_blobs(git, sorted({tree[path] for path in files})))
-        counts = {path: word_count(blobs[tree[path]]) for path in files}
-        words += sum(counts.values())
-        if words > FOLLOWED_WORDS_CAP:  # cython78: parsing costs by the word
+        memo = module_readings(git)
+        blobs = dict(iter_blobs(git, sorted({tree[path] for path in files} - memo.read.keys())))
+        if memo.count({path: tree[path] for path in files}, blobs) > FOLLOWED_WORDS_CAP:
             many = f"{', '.join(files[:3])}{' …' if len(files) > 3 else ''}"
-            return f"{many}, {them}, are over {FOLLOWED_WORDS_CAP:,} words together, not read, and {_MAY}"
+            over = f"over {FOLLOWED_WORDS_CAP:,} words together with those read before them"
+            return f"{many}, {them}, are {over}, not read, and {_MAY}"  # cython78: by the word
         following: dict[str, str] = {}
-        for path in files:
-            try:
-                parsed = ast.parse(blobs[tree[path]], path)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
+        for path in files:  # each module read once a run (`setuppyreadings`)
+            read, over_named = memo.reading(path, tree[path], blobs.get(tree[path], b""))
+            if read.scan is None:
                 return f"{path}, {why[path]}, is not Python k3diff reads, and {_MAY}"
-            scan = scan_module(parsed)  # cython78: one walk, `cmake_line` only where it may
-            named += counts[path] if scan.cmake else 0
-            if named > NAMED_WORDS_CAP:  # review78i: `cmake_line` costs five walks
+            if over_named:  # review78i: `cmake_line` costs five walks
                 over = f"over {NAMED_WORDS_CAP:,} words with those before it that do"
                 return f"{path}, {why[path]}, names CMake ({over}), not read, and {_MAY}"
-            if scan.cmake and (line := cmake_line(parsed)) is not None:
-                return f"{path}, {why[path]}, runs CMake (line {line}), whose CMake"
-            if skbuild_imported(scan.imports):
-                return f"{path}, {why[path]}, builds with scikit-build (skbuild), whose CMake"
-            if said := installed_value(parsed, path, held):  # review78f: a class passed on
-                return f"{said}, {why[path]}, not read, and {_MAY}"
+            if read.cmake is not None:
+                return f"{path}, {why[path]}, runs CMake (line {read.cmake}), {_RUNS}"
+            if read.skbuild:
+                return f"{path}, {why[path]}, builds with scikit-build (skbuild), {_RUNS}"
+            uses = read.uses  # review78f: a class passed on
+            if uses is not None and (said := first_installed(uses, f"{path} ({why[path]})", held)):
+                return said
+            scan = read.scan
             followed = followed_files(scan, packages[path], places, known)
             if len(known) > NAMES_CAP:
                 many = f"{len(known):,} module names"

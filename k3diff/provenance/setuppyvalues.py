@@ -26,10 +26,30 @@ from __future__ import annotations
 import ast
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from k3diff.escape import shortened
 from k3diff.provenance.setuppyimports import loaded_name
-from k3diff.provenance.setuppyinstalled import KNOWN
+from k3diff.provenance.setuppyinstalled import KNOWN, unread_package
+
+
+@dataclass(frozen=True)
+class ValueUses:
+    """What one walk of a parsed module finds of the names it imports from packages outside
+    the standard library and `KNOWN`, whichever the commit holds (`installed_value` asks)."""
+
+    direct: tuple[tuple[str, str, int, str], ...]
+    """(name, module, line, how) of each ``import *`` and literal ``import_module`` /
+    ``__import__``, which pass on whatever the package holds, in the walk's order."""
+    bindings: tuple[tuple[str, str, int], ...]
+    """(name bound, module, line) of each other import, in the walk's order."""
+    passed: tuple[tuple[str, int], ...]
+    """(name, line) of the first use of each bound name other than calling, comparing, testing
+    it or reading a dunder of it (`_not_passed_on`), in the walk's order."""
+    used: frozenset[str]
+    """The bound names used at all."""
+    imported: bool
+    """Whether a name imported and not used counts (a module imported, not ``setup.py``)."""
 
 
 def installed_value(
@@ -37,66 +57,95 @@ def installed_value(
 ) -> str | None:
     """Why the parsed `module` (at `path`) may pass on a class of an installed package (one
     `held` says the commit holds no file of): ``helpers.py line 1: BuildExtension, from
-    cmake_build_extension, a package the commit does not hold (installed when it builds), is
-    used as a value, not only called``; None where every such name is only called, compared or
-    tested. A name imported and not used counts only where the module is `imported` (not
-    ``setup.py``, which runs as ``__main__``: no module imports a name from it)."""
-    bound: dict[str, tuple[str, int]] = {}
-    for node in ast.walk(module):
-        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            if not _installed(node.module, held):
-                continue
-            for alias in node.names:
-                if alias.name == "*":
-                    return _said(path, node.lineno, "*", node.module, "is imported entirely")
-                bound[alias.asname or alias.name] = (node.module, node.lineno)
-        elif (name := loaded_name(node)) is not None and _installed(name, held):
-            line = getattr(node, "lineno", 0)  # `__import__("cbe").BuildExtension`: any use
-            return _said(path, line, name, name, "is imported by name")
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if _installed(alias.name, held):
-                    bound[alias.asname or alias.name.split(".")[0]] = (alias.name, node.lineno)
-    if not bound:
-        return None
-    callees = _not_passed_on(module)
-    used = set()
-    for node in ast.walk(module):
-        if isinstance(node, ast.Name) and node.id in bound and isinstance(node.ctx, ast.Load):
-            used.add(node.id)
-            if id(node) not in callees:
-                package, _ = bound[node.id]
-                return _said(
-                    path, node.lineno, node.id, package, "is used as a value, not only called"
-                )
-    for name, (package, line) in bound.items() if imported else ():
-        if name not in used:
+    cmake_build_extension, is used as a value, not only called; cmake_build_extension is a
+    package the commit holds no file of …`` (`unread_package`); None where every such name is
+    only called, compared or tested. A name imported and not used counts only where the module
+    is `imported` (not ``setup.py``, which runs as ``__main__``: no module imports a name from
+    it)."""
+    return first_installed(value_uses(module, imported), path, held)
+
+
+def first_installed(uses: ValueUses, path: str, held: Callable[[str], bool]) -> str | None:
+    """`installed_value` of the module whose `uses` are read, at `path`."""
+    for name, package, line, how in uses.direct:
+        if _installed(package, held):
+            return _said(path, line, name, package, how)
+    bound = {
+        name: (package, line) for name, package, line in uses.bindings if _installed(package, held)
+    }
+    for name, line in uses.passed:
+        if name in bound:
+            return _said(path, line, name, bound[name][0], "is used as a value, not only called")
+    for name, (package, line) in bound.items() if uses.imported else ():
+        if name not in uses.used:
             return _said(path, line, name, package, "is imported and not used (another module may)")
     return None
 
 
-def _not_passed_on(module: ast.Module) -> set[int]:
-    """Ids of the names `module` uses without passing their value on: called (the root of
-    ``a.b(…)`` too), compared (``x is None``), tested (``if cffi:``, ``not x``, ``a and b`` of
-    a test: zstandard's ``if CFFI_BACKEND and cffi:`` of an optional import), or whose dunder
-    attribute is read (zstandard's ``cffi.__version__``)."""
+def value_uses(module: ast.Module, imported: bool = True) -> ValueUses:
+    """The `ValueUses` of the parsed `module`, in one walk (review78f's rule walked it three
+    times, after `setuppyimports.scan_module`'s own)."""
+    direct: list[tuple[str, str, int, str]] = []
+    bindings: list[tuple[str, str, int]] = []
+    loads: list[ast.Name] = []
     found: set[int] = set()
     tests: list[ast.expr] = []
     for node in ast.walk(module):
-        if isinstance(node, ast.Call):
-            func = node.func
-            while isinstance(func, ast.Attribute):
-                func = func.value
-            found.add(id(func))
-        elif isinstance(node, ast.Attribute) and node.attr.startswith("__"):
-            base = node.value  # `cffi.__version__`: the package's metadata, no class
-            while isinstance(base, ast.Attribute):
-                base = base.value
-            found.add(id(base))
-        elif isinstance(node, ast.Compare):
-            found |= {id(operand) for operand in (node.left, *node.comparators)}
-        elif isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
-            tests.append(node.test)
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                loads.append(node)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            if _outside(node.module):
+                for alias in node.names:
+                    if alias.name == "*":
+                        direct.append(("*", node.module, node.lineno, "is imported entirely"))
+                    else:
+                        bindings.append((alias.asname or alias.name, node.module, node.lineno))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if _outside(alias.name):
+                    bound = alias.asname or alias.name.split(".")[0]
+                    bindings.append((bound, alias.name, node.lineno))
+        else:
+            if (name := loaded_name(node)) is not None and _outside(name):
+                line = getattr(node, "lineno", 0)  # `__import__("cbe").BuildExtension`: any use
+                direct.append((name, name, line, "is imported by name"))
+            _not_passed_on(node, found, tests)
+    _tested(tests, found)
+    names = {name for name, _package, _line in bindings}
+    named = [node for node in loads if node.id in names]
+    first: dict[str, int] = {}  # the first use of each name decides: `first_installed`
+    for node in named:
+        if id(node) not in found:
+            first.setdefault(node.id, node.lineno)
+    passed = tuple(first.items())
+    used = frozenset(node.id for node in named)
+    return ValueUses(tuple(direct), tuple(bindings), passed, used, imported)
+
+
+def _not_passed_on(node: ast.AST, found: set[int], tests: list[ast.expr]) -> None:
+    """Add to `found` the ids of the names `node` uses without passing their value on: called
+    (the root of ``a.b(…)`` too), compared (``x is None``), or whose dunder attribute is read
+    (zstandard's ``cffi.__version__``); add to `tests` what it tests (`_tested`)."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        while isinstance(func, ast.Attribute):
+            func = func.value
+        found.add(id(func))
+    elif isinstance(node, ast.Attribute) and node.attr.startswith("__"):
+        base = node.value  # `cffi.__version__`: the package's metadata, no class
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        found.add(id(base))
+    elif isinstance(node, ast.Compare):
+        found |= {id(operand) for operand in (node.left, *node.comparators)}
+    elif isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
+        tests.append(node.test)
+
+
+def _tested(tests: list[ast.expr], found: set[int]) -> None:
+    """Add to `found` the ids of what `tests` test (``if cffi:``, ``not x``, ``a and b`` of a
+    test: zstandard's ``if CFFI_BACKEND and cffi:`` of an optional import)."""
     while tests:
         test = tests.pop()
         found.add(id(test))
@@ -104,7 +153,6 @@ def _not_passed_on(module: ast.Module) -> set[int]:
             tests += test.values
         elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             tests.append(test.operand)
-    return found
 
 
 PYTHON2_STDLIB = frozenset(
@@ -122,15 +170,18 @@ PYTHON2_STDLIB = frozenset(
 """Top-level modules of Python 2's standard library that Python 3 has not (PEP 3108's)."""
 
 
+def _outside(name: str) -> bool:
+    """Whether the module `name` is neither the standard library's (Python 2's included) nor
+    of a package known to run no CMake (`KNOWN`)."""
+    top = name.split(".")[0]
+    return top not in KNOWN and top not in sys.stdlib_module_names and top not in PYTHON2_STDLIB
+
+
 def _installed(name: str, held: Callable[[str], bool]) -> bool:
     """Whether the module `name` is an installed package's that may provide a command class."""
-    top = name.split(".")[0]
-    stdlib = top in sys.stdlib_module_names or top in PYTHON2_STDLIB
-    return top not in KNOWN and not stdlib and not held(name)
+    return _outside(name) and not held(name)
 
 
 def _said(path: str, line: int, name: str, package: str, how: str) -> str:
-    return (
-        f"{path} line {line}: {shortened(name, 100)}, from {shortened(package, 100)}, a package "
-        f"the commit does not hold (installed when it builds), {how}"
-    )
+    fact = f"{path} line {line}: {shortened(name, 100)}, from {shortened(package, 100)}, {how}"
+    return unread_package(fact, package)

@@ -26,33 +26,36 @@ NAMED = SETUP_CFG + b"cmdclass =\n    build_ext = helpers.Build\n"
 SHAPES = {
     "a subclass": (
         {"setup.py": HEAD + CBE + b"class B(BuildExtension):\n    pass\n" + CALL % b"{'b': B}"},
-        "setup.py line 4: BuildExtension, from cmake_build_extension, a package the commit",
+        "setup.py line 4: BuildExtension, from cmake_build_extension, is used as a value, not "
+        "only called; cmake_build_extension is a package the commit holds no file of",
     ),
     "a mapping by name": (
         {"setup.py": HEAD + CBE + b"CMDS = {'build_ext': BuildExtension}\n" + CALL % b"CMDS"},
-        "setup.py line 4: BuildExtension, from cmake_build_extension, a package the commit",
+        "setup.py line 4: BuildExtension, from cmake_build_extension, is used as a value",
     ),
     "an item set": (
         {"setup.py": HEAD + CBE + b"c = {}\nc['build_ext'] = BuildExtension\n" + CALL % b"c"},
-        "setup.py line 5: BuildExtension, from cmake_build_extension, a package the commit",
+        "setup.py line 5: BuildExtension, from cmake_build_extension, is used as a value",
     ),
     "import *": (
         {"setup.py": HEAD + b"from cmake_build_extension import *\n" + CALL % b"{'b': B}"},
-        "setup.py line 3: *, from cmake_build_extension, a package the commit does not hold",
+        "setup.py line 3: *, from cmake_build_extension, is imported entirely; "
+        "cmake_build_extension is a package the commit holds no file of",
     ),
     "__import__": (
         {"setup.py": HEAD + b"B = __import__('cmake_build_extension').B\n" + CALL % b"{'b': B}"},
-        "setup.py line 3: cmake_build_extension, from cmake_build_extension, a package the "
-        "commit does not hold (installed when it builds), is imported by name",
+        "setup.py line 3: cmake_build_extension, from cmake_build_extension, is imported by "
+        "name; cmake_build_extension is a package the commit holds no file of (installed when "
+        "the project builds)",
     ),
     "a module importing it": (
         {
             "setup.py": HEAD + b"from helpers import BuildExtension as B\n" + CALL % b"{'b': B}",
             "helpers.py": CBE,
         },
-        "helpers.py line 1: BuildExtension, from cmake_build_extension, a package the commit "
-        "does not hold (installed when it builds), is imported and not used (another module "
-        "may), which setup.py imports, not read",
+        "helpers.py (which setup.py imports) line 1: BuildExtension, from "
+        "cmake_build_extension, is imported and not used (another module may); "
+        "cmake_build_extension is a package the commit holds no file of",
     ),
     "a module named numpy": (
         {
@@ -60,13 +63,13 @@ SHAPES = {
             "numpy/__init__.py": b"",
             "numpy/x.py": b"from cmake_build_extension import BuildExtension as B\n",
         },
-        "numpy/x.py line 1: B, from cmake_build_extension, a package the commit does not hold",
+        "numpy/x.py (which setup.py imports) line 1: B, from cmake_build_extension, is",
     ),
     "setup.cfg's, imported": (
         {"setup.py": HEAD + SETUP_PY, "setup.cfg": NAMED, "helpers.py": CBE},
-        "helpers.py line 1: BuildExtension, from cmake_build_extension, a package the commit "
-        "does not hold (installed when it builds), is imported and not used (another module "
-        "may), which setup.cfg [options] cmdclass names, not read",
+        "helpers.py (which setup.cfg [options] cmdclass names) line 1: BuildExtension, from "
+        "cmake_build_extension, is imported and not used (another module may); "
+        "cmake_build_extension is a package the commit holds no file of",
     ),
     "setup.cfg's, a subclass": (
         {
@@ -75,8 +78,9 @@ SHAPES = {
             "helpers.py": b"import cmake_build_extension as c\nclass Build(c.BuildExtension):\n"
             b"    pass\n",
         },
-        "helpers.py line 2: c, from cmake_build_extension, a package the commit does not hold "
-        "(installed when it builds), is used as a value, not only called",
+        "helpers.py (which setup.cfg [options] cmdclass names) line 2: c, from "
+        "cmake_build_extension, is used as a value, not only called; cmake_build_extension is "
+        "a package the commit holds no file of",
     ),
 }
 
@@ -88,7 +92,12 @@ def test_an_installed_command_class_passed_on_stops_the_check(tmp_path: Path, sh
     stopped = _stopped_at(tmp_path, _repo(tmp_path, files), REVERTED)
 
     assert said in stopped
-    assert "not read, and may run CMake, whose CMake installs files into the wheel" in stopped
+    assert (
+        "(installed when the project builds), so k3diff reads none of its code, which may run"
+        in stopped
+    )
+    assert "CMake that installs files into the wheel: " in stopped
+    assert "not read, and may run CMake" not in stopped  # stop 78's line, read as the module unread
 
 
 def test_installed_packages_called_or_known_still_check(tmp_path: Path) -> None:
