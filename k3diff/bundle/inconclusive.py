@@ -106,14 +106,14 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
                 "request is a regression the texts compared do not show; a patch server that "
                 "answers them would decide them"
             )
-        elif "no-power" in record.flags:
+        elif "no-power" in record.flags and not more_of_no_use(record):
             shift = "--shift" if triage.shift is None else f"--shift {100 * triage.shift:.3g} %"
             cause = (
                 "their requests sample and, at their n, the distribution test could not have "
                 f"detected {shift} of the answers moved to one new answer, only a larger shift "
                 "or none (no-power): more samples a side would decide them"
             )
-        elif "novel-undecided" in record.flags:
+        elif "novel-undecided" in record.flags and not more_of_no_use(record):
             cause = (
                 "the patch gave an output the base never gave and no test could decide it at "
                 "their n (novel-undecided): more samples a side would decide them"
@@ -176,7 +176,19 @@ HELD_WORDS = (
 )
 """Each held flag as the headline words it, in `inconclusive_sentences`' order of causes."""
 DECIDED_BY_MORE = frozenset({"no-power", "novel-undecided"})
-"""Holds that more samples of the same run decide (each record's `more_samples`)."""
+"""Holds that more samples of the same run decide (each record's `more_samples`), unless the
+record is held as well for what more of them cannot lift (`more_of_no_use`)."""
+NOT_DECIDED_BY_MORE = frozenset({"not-exercised", "unproven", "samples-of-another-condition"})
+"""Holds that more samples of the same run leave as they are: batches the server did not
+overlap or no gauge proved, samples of another condition."""
+
+
+def more_of_no_use(record: TriageRecord) -> bool:
+    """A record held for what more samples of its run cannot lift (`NOT_DECIDED_BY_MORE`): said by
+    that cause, never "more samples would decide it" (newuser79: a concurrent mode at temperature
+    1 on a server without a gauge, held no-power and unproven, read both "more samples a side
+    would decide them" and "more samples would not decide them")."""
+    return bool(NOT_DECIDED_BY_MORE & set(record.flags))
 
 
 def held_sentence(triage: TriageDocument) -> str | None:
@@ -190,6 +202,8 @@ def held_sentence(triage: TriageDocument) -> str | None:
             continue
         flags = set(record.flags) | ({"unsampled"} if record.key in never else set())
         flags |= {"unanswered"} if record.key in silent else set()
+        if more_of_no_use(record):
+            flags -= DECIDED_BY_MORE
         flag = next((flag for flag, _ in HELD_WORDS if flag in flags), None)
         if flag == "unsampled" and record.comparison_status in ("only-base", "only-patch"):
             flag = "unsampled-lacking"  # newuser68: nothing differs, a capture has none

@@ -239,8 +239,10 @@ class SamplerClient:
         finally:
             await response.aclose()
 
-    async def probe(self, base_url: str) -> Any:
-        """GET /v1/models: its JSON (or None when not offered); ServerError when unreachable."""
+    async def probe(self, base_url: str, side: str) -> Any:
+        """GET /v1/models: its JSON (or None when not offered); ServerError when unreachable,
+        naming the option that gave `side`'s URL and what to do (newuser79: a wrong port said
+        only `cannot reach the server`)."""
         url = f"{base_url}/v1/models"
         for attempt in range(1, self._retries + 2):
             try:
@@ -248,7 +250,8 @@ class SamplerClient:
             except httpx.TransportError as exc:
                 if attempt > self._retries:
                     raise ServerError(
-                        f"{base_url}: cannot reach the server: {describe(exc)}"
+                        f"{base_url}: cannot reach the server given as --{side}: "
+                        f"{describe(exc)}; start it, or correct the URL's host and port"
                     ) from exc
                 await asyncio.sleep(self.delay(attempt, None))
                 continue

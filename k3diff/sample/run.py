@@ -234,7 +234,7 @@ async def _sample(
         finished=FINISHED | set(options.finish_reasons),
     )
     try:
-        models = {side: await client.probe(url) for side, url in urls.items()}
+        models = {side: await client.probe(url, side) for side, url in urls.items()}
         run = {**run, "request_template": request_template(options, endpoint, models)}
         found = await _probe_metrics(options, client, urls)
         if found:

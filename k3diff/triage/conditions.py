@@ -79,7 +79,10 @@ class ConditionCheck:
                     f"samples of another condition ({differences}): they clear nothing; {reason}"
                 )
         ordered = tuple(flag for flag in Flag if flag in flags)
-        return dataclasses.replace(record, category=category, reason=reason, flags=ordered)
+        more = None if found and category is Category.INCONCLUSIVE else record.more_samples
+        return dataclasses.replace(
+            record, category=category, reason=reason, flags=ordered, more_samples=more
+        )
 
     def qualification(self) -> str | None:
         """The sentence the triage and the bundle state when something could not be checked."""

@@ -94,7 +94,7 @@ def untested(verdict: ModeVerdict, settings: Settings) -> ModeVerdict:
     n = min(verdict.base.n, verdict.patch.n)
     judged = judged_at(settings.alpha, True)
     needed = moresamples.plan_figure(settings.shift, judged, settings.power)
-    more = None if needed is None else max(1, needed - n)
+    more = None if needed is None or unbatched(verdict) else max(1, needed - n)
     shift = f"{100 * settings.shift:.3g} %"
     decide = (
         ""
@@ -110,6 +110,20 @@ def untested(verdict: ModeVerdict, settings: Settings) -> ModeVerdict:
         f"seen a shift: it clears nothing{decide}"
     )
     return _no_power(dataclasses.replace(verdict, more_samples=more), why)
+
+
+UNBATCHED = frozenset({Flag.NOT_EXERCISED, Flag.UNPROVEN})
+"""Mode flags no number of samples of the same run lifts: only a run whose batches the server
+overlaps, and its gauge proves, decides such a mode (`classify.decide` asks for none)."""
+UNBATCHED_TEXT = "more samples of this run, whose batches are not, decide nothing"
+
+
+def unbatched(verdict: ModeVerdict) -> bool:
+    """A mode held not-exercised or unproven: a no-power hold on it asks for no more samples
+    (`more_samples` None), as more of them would leave it held (newuser79: a concurrent mode at
+    temperature 1 on a server without a gauge asked for 45 more a side, and `next:` told the
+    user to grow the run, after which it was as unproven as before)."""
+    return bool(UNBATCHED & set(verdict.flags))
 
 
 ALREADY_HELD = frozenset({Flag.NOT_EXERCISED, Flag.UNPROVEN, Flag.NO_POWER})
@@ -275,6 +289,9 @@ def _held_underpowered(
         tail = f"as a patch that moves {shift} of its answers could pass the same way"
     n = min(verdict.base.n, verdict.patch.n)
     more, decide = moresamples.to_detect(settings, test.level, n, test.detectable_shift)
+    if unbatched(verdict):
+        more = None
+        decide = f"{decide} in a run whose batches are proven to overlap ({UNBATCHED_TEXT})"
     why = f"{what}{not_used}: its non-rejection clears nothing, {tail}; {decide}"
     held = dataclasses.replace(verdict, distribution=test, more_samples=more)
     return _no_power(held, why)

@@ -74,7 +74,11 @@ def hold_sides_differ(verdict: RecordVerdict, differences: Mapping[str, str]) ->
             f"{_renamed_hint(found)}; {reason}"
         )
     ordered = tuple(flag for flag in Flag if flag in flags)
-    return dataclasses.replace(verdict, category=category, reason=reason, flags=ordered)
+    # More samples of sides that send other fields clear nothing either: no `next:` for them.
+    more = None if category is Category.INCONCLUSIVE else verdict.more_samples
+    return dataclasses.replace(
+        verdict, category=category, reason=reason, flags=ordered, more_samples=more
+    )
 
 
 def _renamed_hint(found: str) -> str:

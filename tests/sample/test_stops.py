@@ -106,6 +106,24 @@ def test_a_problem_before_the_log_is_opened_says_nothing_of_one(tmp_path: Path) 
     assert not (out / "samples.jsonl").exists()
 
 
+def test_an_unreachable_patch_is_named_by_its_option_with_what_to_do(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """newuser79: a patch server given at a wrong port said only `URL: cannot reach the
+    server: ConnectError: ...`, naming neither side nor what to do."""
+    out = tmp_path / "out"
+    wrong = _closed_port()
+    result = sample(
+        "--base", fault_server().url, "--patch", wrong, "--prompts", _prompts(tmp_path),
+        "--repeats", "1", "--retries", "0", "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"k3diff: error: {wrong}: cannot reach the server given as --patch: ")
+    assert line.endswith("; start it, or correct the URL's host and port"), line
+    assert not (out / "samples.jsonl").exists()
+
+
 def test_a_log_that_cannot_be_resumed_is_refused_as_before(
     fault_server: Any, tmp_path: Path
 ) -> None:

@@ -101,6 +101,8 @@ def test_a_base_sampled_with_other_fields_than_the_patch_clears_nothing(tmp_path
         "the base's and the patch's samples were sent with other request fields "
         "(temperature: base 1, patch 0): they clear nothing; "
     )
+    # More of such samples clear nothing either, so none is asked for (newuser79).
+    assert record["more_samples"] is None, record
     # The qualification names both conditions, not the first sample's alone (the other: the
     # flat captures name no model).
     qualification, model = besides_counters(json.loads(result.stdout)["qualifications"])
