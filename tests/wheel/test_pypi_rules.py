@@ -65,3 +65,15 @@ def test_metadata_within_pypis_limits_passes(tmp_path: Path) -> None:
     meta = metadata("demo", "2.0", *ACCEPTED, metadata_version="2.4")
     wheel = write_wheel(tmp_path, "demo", "2.0", FILES, meta=meta)
     assert audit_code(wheel) == (0, set())
+
+
+def test_next_steps_do_not_leave_a_pypi_rule_to_twine_check(tmp_path: Path) -> None:
+    """The fix said for a rule twine check does not apply asks for the audit again, and names
+    the waiver for a wheel another index serves (review79a: it said only "check with twine
+    check dist/*", which passes the rebuilt wheel whatever its Requires-Dist)."""
+    line, _ = REFUSED["direct dependency"]
+    meta = metadata("demo", "2.0", line, metadata_version="2.4")
+    wheel = write_wheel(tmp_path / "p", "demo", "2.0", FILES, meta=meta)
+    steps = run_k3diff("audit", wheel).stdout.split("Next steps", 1)[1]
+    assert "twine check does not apply the PyPI upload rules" in steps
+    assert "audit the rebuilt wheel again" in steps and "can be waived" in steps
