@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-_PREFIXES = ("Py", "_Py")
+_PREFIXES = (b"Py", b"_Py")
 LIBPYTHON = re.compile(r"^libpython\d+\.\d+[a-z]*\.so(?:\.[0-9.]+)?$")
 """One CPython version's shared library (`libpython3.11.so.1.0`, `libpython3.13t.so`,
 `libpython2.7.so.1.0`: review74a, it passed), as auditwheel matches it; `libpython3.so`, the
@@ -27,6 +27,16 @@ stable ABI's, names no version."""
 NAME_LIMIT = 4096
 """The bytes of a symbol's name read (a longer `Py*` name, in no CPython's table, is judged by
 them: outside the stable ABI)."""
+NAMES_LIMIT = 65_536
+"""The most distinct `Py*` names one table may import: CPython's whole C API is a few thousand;
+a table naming more is unreadable (review79a: a 1.9 MB wheel's million undefined `PyPy…`
+symbols, each kept as a 4 KiB name, took 4 GB and 20 s, and a larger one more than the host
+had)."""
+_HEAD = 64
+"""The bytes of a name read first: a name not starting with `Py` or `_Py` is read no further."""
+_STRINGS_HELD = 16 << 20
+"""A string table of at most this many bytes is read once and names are taken from it (a
+million undefined symbols read one name at a time took 13 s)."""
 
 
 class UnreadableSymbols(ValueError):
@@ -134,7 +144,11 @@ def _python_undefined(
     if entry < record.size or count < 0:
         raise ValueError(f"symbol entries of {entry} bytes")
     stream = elf.stream
-    found: list[str] = []
+    found: set[str] = set()
+    held = None
+    if size is not None and size <= _STRINGS_HELD:
+        stream.seek(strings)
+        held = stream.read(size + NAME_LIMIT)  # a last name runs past `size` as before
     step = max(1, (1 << 20) // entry)
     for first in range(0, count, step):
         stream.seek(offset + first * entry)
@@ -148,15 +162,30 @@ def _python_undefined(
                 continue
             if size is not None and name >= size:
                 raise ValueError("a symbol's name lies past its string table")
-            text = _name(stream, strings + name)
-            if text.startswith(_PREFIXES):
-                found.append(text)
+            text = _python_name(stream, strings + name) if held is None else _held(held, name)
+            if text is not None:
+                found.add(text)
+                if len(found) > NAMES_LIMIT:
+                    raise ValueError(f"more than {NAMES_LIMIT:,} distinct Py* symbols")
     return found
 
 
-def _name(stream: Any, at: int) -> str:
-    """The NUL-terminated name at `at` (its first `NAME_LIMIT` bytes)."""
+def _held(table: bytes, at: int) -> str | None:
+    """`_python_name` of a string table read whole."""
+    if not table.startswith(_PREFIXES, at):
+        return None
+    end = table.find(b"\0", at, at + NAME_LIMIT)
+    return table[at : end if end >= 0 else at + NAME_LIMIT].decode("utf-8", "replace")
+
+
+def _python_name(stream: Any, at: int) -> str | None:
+    """The NUL-terminated name at `at` (its first `NAME_LIMIT` bytes) where it starts with
+    `Py` or `_Py`, else None (read no further than its first `_HEAD` bytes)."""
     stream.seek(at)
-    head: bytes = stream.read(NAME_LIMIT)
+    head: bytes = stream.read(_HEAD)
+    if not head.startswith(_PREFIXES):
+        return None
+    if b"\0" not in head:
+        head += stream.read(NAME_LIMIT - _HEAD)
     end = head.find(b"\0")
     return head[: end if end >= 0 else len(head)].decode("utf-8", "replace")
