@@ -73,23 +73,39 @@ def python_imports(path: Path) -> tuple[str, ...]:
 
 def libpython_needed(path: Path) -> tuple[str, ...]:
     """The DT_NEEDED entries of the ELF at `path` naming one CPython version's libpython (the
-    loader reads them through `PT_DYNAMIC`, as `python_imports` reads the symbols)."""
+    loader reads them through `PT_DYNAMIC`, as `python_imports` reads the symbols), each named
+    in the last `DT_STRTAB`, the loader's, and in pyelftools' first (the union: review79a, a
+    decoy `DT_STRTAB` before the real one hid `libpython3.11.so.1.0`, which glibc loaded)."""
     from elftools.common.exceptions import ELFError
     from elftools.elf.dynamic import DynamicSegment
     from elftools.elf.elffile import ELFFile
 
+    from k3diff.native.relocsymbols import last_tags
+
     try:
         with open(path, "rb") as handle:
             elf = ELFFile(handle)
-            needed = {
-                str(getattr(tag, "needed"))  # noqa: B009 (untyped attribute)
-                for segment in elf.iter_segments("PT_DYNAMIC")
-                if isinstance(segment, DynamicSegment)
-                for tag in segment.iter_tags("DT_NEEDED")
-            }
+            needed: set[str] = set()
+            for segment in elf.iter_segments("PT_DYNAMIC"):
+                if not isinstance(segment, DynamicSegment):
+                    continue
+                strings = last_tags(segment).get("DT_STRTAB")
+                at = None if strings is None else next(elf.address_offsets(strings), None)
+                for tag in segment.iter_tags("DT_NEEDED"):
+                    needed.add(str(getattr(tag, "needed")))  # noqa: B009 (untyped attribute)
+                    if at is not None:
+                        needed.add(_string(elf.stream, at + tag["d_val"]))
     except (ELFError, ValueError, KeyError, IndexError, OSError, AssertionError) as exc:
         raise UnreadableSymbols(f"{type(exc).__name__}: {exc}") from exc
     return tuple(sorted(name for name in needed if LIBPYTHON.match(name)))
+
+
+def _string(stream: Any, at: int) -> str:
+    """The NUL-terminated string at `at` (its first `NAME_LIMIT` bytes)."""
+    stream.seek(at)
+    head: bytes = stream.read(NAME_LIMIT)
+    end = head.find(b"\0")
+    return head[: end if end >= 0 else len(head)].decode("utf-8", "replace")
 
 
 def _segment_imports(elf: Any, segment: Any) -> Iterable[str]:
