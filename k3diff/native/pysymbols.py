@@ -127,7 +127,15 @@ def _segment_imports(elf: Any, segment: Any) -> Iterable[str]:
     )
     if symbols_at is None or strings_at is None:
         raise ELFError("the dynamic segment names no DT_SYMTAB or DT_STRTAB in the file")
-    count = max(segment.num_symbols(), relocated_count(elf, tags))
+    reach = relocated_count(elf, tags)
+    if (
+        reach
+        and next(elf.address_offsets(symbols, reach * elf.structs.Elf_Sym.sizeof()), None) is None
+    ):
+        # The loader reads that entry where its address maps (another segment, zeros), not
+        # the file's next bytes (review79a).
+        raise ELFError("a relocation names a symbol past the file bytes of DT_SYMTAB's segment")
+    count = max(segment.num_symbols(), reach)
     return _python_undefined(elf, symbols_at, count, strings_at, tags.get("DT_STRSZ"))
 
 

@@ -222,21 +222,27 @@ def test_relocations_past_their_segment_leave_the_extension_unchecked(tmp_path: 
 
 
 def undefined_python_names(so: bytes, count: int, distinct: int, width: int) -> bytes:
-    """`count` undefined global symbols appended, with `DT_SYMTAB`, `DT_STRTAB`, `DT_STRSZ` and
-    `DT_HASH`'s `nchain` naming them, each a name at one of `distinct` offsets into a string
-    table `Py…Py…` of `width` bytes each (`Py`: one name of 4 KiB a start, `Py` and digits: a
-    distinct one each), the last PT_LOAD extended over them."""
+    """`count` undefined global symbols appended (`appended_table`), each a name at one of
+    `distinct` offsets into a string table `Py…Py…` of `width` bytes each (`Py`: one name of
+    4 KiB a start, `Py` and digits: a distinct one each)."""
+    digits = [b"%0*d" % (width - 2, i) if width > 2 else b"" for i in range(distinct)]
+    strings = b"\0" + b"".join(b"Py" + tail for tail in digits) + b"\0"
+    symbol = struct.Struct("<IBBHQQ")
+    symbols = b"".join(
+        symbol.pack(1 + width * (i % distinct), 0x10, 0, 0, 0, 0) for i in range(count)
+    )
+    return appended_table(so, strings, symbols)
+
+
+def appended_table(so: bytes, strings: bytes, symbols: bytes, unmapped: int = 0) -> bytes:
+    """`strings` then `symbols` appended, with `DT_STRTAB`, `DT_STRSZ`, `DT_SYMTAB` and
+    `DT_HASH`'s `nchain` naming them, the last PT_LOAD extended over all but the last
+    `unmapped` bytes, the section table stripped."""
     patched = bytearray(_without_section_headers(so))
     dynamic, entries, offset_of = _dynamic(patched)
     patched += bytes(-len(patched) % 0x1000)
     start = len(patched)
-    digits = [b"%0*d" % (width - 2, i) if width > 2 else b"" for i in range(distinct)]
-    strings = b"\0" + b"".join(b"Py" + tail for tail in digits) + b"\0"
-    symbol = struct.Struct("<IBBHQQ")
-    patched += b"".join(
-        symbol.pack(1 + width * (i % distinct), 0x10, 0, 0, 0, 0) for i in range(count)
-    )
-    patched += strings
+    patched += strings + bytes(-len(strings) % 8) + symbols
     phoff = struct.unpack_from("<Q", patched, 0x20)[0]
     size, headers = struct.unpack_from("<HH", patched, 0x36)
     loads = [
@@ -246,14 +252,15 @@ def undefined_python_names(so: bytes, count: int, distinct: int, width: int) -> 
     ]
     last = max(loads, key=lambda at: struct.unpack_from("<Q", patched, at + 8)[0])
     offset, address = struct.unpack_from("<QQ", patched, last + 8)
-    struct.pack_into("<QQ", patched, last + 32, len(patched) - offset, len(patched) - offset)
-    moved = {DT_SYMTAB: start, DT_STRTAB: start + count * symbol.size}
+    mapped = len(patched) - unmapped - offset
+    struct.pack_into("<QQ", patched, last + 32, mapped, mapped)
+    moved = {DT_STRTAB: start, DT_SYMTAB: len(patched) - len(symbols)}
     for index, (tag, value) in enumerate(entries):
         if tag in moved or tag == DT_STRSZ:
             new = moved[tag] + address - offset if tag in moved else len(strings)
             struct.pack_into("<qQ", patched, dynamic + 16 * index, tag, new)
         if tag == DT_HASH:
-            struct.pack_into("<I", patched, offset_of(value) + 4, count)
+            struct.pack_into("<I", patched, offset_of(value) + 4, len(symbols) // ENTRY)
     return bytes(patched)
 
 
@@ -284,3 +291,21 @@ def test_python_names_by_the_hundred_thousand_are_read_in_bounded_memory(
     assert done.returncode == 1, done.stderr[-2000:]
     (artifact,) = json.loads(done.stdout)["artifacts"]
     assert {finding["code"] for finding in artifact["findings"]} == {"A123"}
+
+
+def test_a_relocation_naming_a_symbol_past_its_segment_leaves_it_unchecked(
+    tmp_path: Path,
+) -> None:
+    """A relocation naming a `DT_SYMTAB` entry past the file bytes of the PT_LOAD the table
+    starts in: the loader reads that entry where its address maps (another segment's bytes,
+    zeros), not the file's next bytes, which k3diff read (review79a: benign bytes there passed,
+    exit 0, whatever the loader bound)."""
+    source = "extern void *PyLong_FromLong(); void *PyInit__ext(void) { return PyLong_FromLong(); }"
+    patched = bytearray(
+        appended_table(_build(tmp_path / "c", source, *SYSV), b"\0", bytes(16 * ENTRY), 8 * ENTRY)
+    )
+    _, entries, offset_of = _dynamic(patched)
+    tags = dict(entries)
+    struct.pack_into("<Q", patched, offset_of(tags[DT_RELA]) + 8, 12 << 32 | 6)  # GLOB_DAT of 12
+    wheel = abi3_wheel(tmp_path / "p", "2.0", TAG, "_ext.abi3.so", bytes(patched))
+    assert audit_code(wheel) == (1, {"A123"})
