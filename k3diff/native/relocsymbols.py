@@ -28,8 +28,8 @@ def last_tags(segment: Any) -> dict[str, int]:
 
 def relocated_count(elf: Any, tags: dict[str, int]) -> int:
     """One past the highest symbol index a relocation of `DT_RELA`, `DT_REL` or `DT_JMPREL`
-    (as `DT_PLTREL` says) names; 0 where there are none. A table that runs past the file is a
-    `ValueError` (unreadable, never a shorter count)."""
+    (as `DT_PLTREL` says) names; 0 where there are none. A table that runs past the file bytes
+    of the PT_LOAD it starts in is a `ValueError` (unreadable, never a shorter count)."""
     tables = list(_TABLES)
     plt = tags.get("DT_PLTREL")
     tables.append(("DT_JMPREL", "DT_PLTRELSZ", plt == _DT_RELA if plt else elf.elfclass == 64))
@@ -38,23 +38,24 @@ def relocated_count(elf: Any, tags: dict[str, int]) -> int:
         address, size = tags.get(address_tag), tags.get(size_tag)
         if address is None or not size:
             continue
-        at = next(elf.address_offsets(address), None)
+        stride = (3 if rela else 2) * (8 if elf.elfclass == 64 else 4)  # Elf*_Rela, Elf*_Rel
+        count = -(-size // stride)  # glibc's `r < end` takes a last entry `size` cuts short
+        at = next(elf.address_offsets(address, count * stride), None)
         if at is None:
-            raise ValueError(f"{address_tag} lies outside the file's loaded segments")
-        highest = max(highest, _highest_symbol(elf, at, size, rela))
+            raise ValueError(f"{address_tag} runs past the file bytes of its loaded segment")
+        highest = max(highest, _highest_symbol(elf, at, count, rela))
     return highest
 
 
-def _highest_symbol(elf: Any, at: int, size: int, rela: bool) -> int:
-    """One past the highest symbol index among `size` bytes of relocations at file offset `at`
-    (only `r_info` is read, a megabyte of entries at a time, as machine words: the `struct`
-    loop took 7 ms for cryptography's 36,785)."""
+def _highest_symbol(elf: Any, at: int, count: int, rela: bool) -> int:
+    """One past the highest symbol index among `count` relocations at file offset `at` (only
+    `r_info` is read, a megabyte of entries at a time, as machine words: the `struct` loop
+    took 7 ms for cryptography's 36,785)."""
     wide = elf.elfclass == 64
     words = array.array("Q" if wide else "I")
     width = 2 if rela else 1  # words after r_info to the next entry's
     stride = (width + 1) * words.itemsize
     shift = 32 if wide else 8
-    count = size // stride
     step = _CHUNK // stride
     swap = elf.little_endian != (sys.byteorder == "little")
     stream = elf.stream

@@ -15,6 +15,7 @@ from k3diff.report.refusedsteps import Style
 from k3diff.report.sdiststeps import SDIST_BUILD
 from k3diff.report.stepwords import REBUILD
 from k3diff.wheel.description import INDENTED_HEADER
+from k3diff.wheel.pypirules import PYPI_ONLY
 
 Fix = Callable[[str, str, Style], str]
 """A fix's words from the counts of its findings, the artifact as given and the style."""
@@ -28,8 +29,25 @@ def refused_fix(details: Sequence[str]) -> Fix:
     where some do."""
     indented = [INDENTED_HEADER in detail for detail in details]
     if indented and all(indented):
-        return old_setuptools
-    return refused_and_old_setuptools if any(indented) else refused_metadata
+        fix = old_setuptools
+    else:
+        fix = refused_and_old_setuptools if any(indented) else refused_metadata
+    return _pypi_rules(fix) if any(PYPI_ONLY in detail for detail in details) else fix
+
+
+def _pypi_rules(fix: Fix) -> Fix:
+    """`fix`, then what twine check cannot confirm: a rule of PyPI's own upload (review79a: it
+    was told to check with twine check, which passes such metadata)."""
+
+    def said(counts: str, artifact: str, code: Style) -> str:
+        return (
+            f"{fix(counts, artifact, code)}; twine check does not apply the PyPI upload rules "
+            f"the details end with, so audit the rebuilt {_kind(artifact)} again (an artifact "
+            "served by another index, which may take a direct URL requirement, can be waived "
+            "instead)"
+        )
+
+    return said
 
 
 def refused_metadata(counts: str, artifact: str, code: Style) -> str:
@@ -59,6 +77,10 @@ def refused_and_old_setuptools(counts: str, artifact: str, code: Style) -> str:
         f"{code('Description:')} header an old setuptools wrote, needs no edit: rebuild with a "
         f"current setuptools ({code(_SETUPTOOLS)})"
     )
+
+
+def _kind(artifact: str) -> str:
+    return "sdist" if artifact.lower().endswith(".tar.gz") else "wheel"
 
 
 def _build(artifact: str) -> str:

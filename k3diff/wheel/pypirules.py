@@ -6,7 +6,9 @@ passed `audit`, exit 0, and `twine check`):
 * a `Requires-Dist` naming a URL (`foo @ https://…`): "Can't have direct dependency";
 * a `Provides-Dist` or `Obsoletes-Dist` that is not a PEP 508 requirement, or names a URL;
 * a `Summary` over 512 characters;
-* a `Project-URL` with no label, a label over 32 characters, or no URL.
+* a `Project-URL` with no label, a label over 32 characters, or no URL;
+* a `License` beside a `License-Expression` (PEP 639 deprecates the first for the second;
+  warehouse's current `_validate_metadata`; review79a: it passed, exit 0).
 
 Not checked here: classifiers (PyPI checks them against `trove-classifiers`), author and
 maintainer addresses (`email-validator`), whether a URL is well formed (warehouse's own URI
@@ -49,6 +51,8 @@ def pypi_problems(raw: RawMetadata) -> list[tuple[str, str]]:
     for text in raw.get("requires_dist") or []:
         if "@" in text:  # a URL requirement names one after `@` (packaging parsed the rest)
             problems += _direct("requires-dist", text, parsed_only=True)
+    if raw.get("license") and raw.get("license_expression"):
+        problems.append(("license", "License is deprecated when License-Expression is present"))
     return [(field, f"{message} {PYPI_ONLY}") for field, message in problems]
 
 

@@ -95,3 +95,26 @@ def test_a_manylinux_extension_linked_against_libpython_fails_audit(tmp_path: Pa
     plain = "cp311-cp311-linux_x86_64"
     wheel = abi3_wheel(tmp_path / plain, "2.0", plain, "_ext.cpython-311-x86_64-linux-gnu.so", so)
     assert audit_code(wheel) == (0, set())
+
+
+def test_a_decoy_string_table_does_not_hide_the_libpython_the_loader_loads(
+    tmp_path: Path,
+) -> None:
+    """A `DT_STRTAB` two bytes into the real one, placed before it (pyelftools names DT_NEEDED
+    from the first, glibc from the last): the loader still looks for the other version's
+    library (review79a: `bpython3.X.so.1.0` was read, and `audit` passed, exit 0)."""
+    from wheel.test_abi3_loader_tables import decoy_strtab
+
+    other = f"libpython3.{sys.version_info.minor + 1}.so.1.0"
+    so = decoy_strtab(linked(tmp_path / "c", other))
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "_ext.abi3.so").write_bytes(so)
+    tried = subprocess.run(
+        [sys.executable, "-c", "import _ext"], cwd=tmp_path / "run", capture_output=True, text=True
+    )
+    assert tried.returncode != 0 and f"{other}: cannot open shared object file" in tried.stderr
+    # A plain linux tag: a manylinux one fails as well for the library its policy lacks (A115).
+    wheel = abi3_wheel(tmp_path / "p", "2.0", "cp38-abi3-linux_x86_64", "_ext.abi3.so", so)
+    assert audit_code(wheel) == (1, {"A123"})
+    detail = run_k3diff("audit", wheel).stdout
+    assert f"linked against {other}" in detail

@@ -30,12 +30,17 @@ REFUSED = {
         "32 characters or less",
     ),
     "Project-URL with no label": ("Project-URL: , https://example.invalid/", "Must have a label"),
+    "License beside License-Expression": (
+        "License: MIT\nLicense-Expression: MIT",
+        "License is deprecated when License-Expression is present",
+    ),
 }
 ACCEPTED = (
     "Requires-Dist: helper >=1.0",
     "Summary: " + "s" * 512,
     "Project-URL: " + "l" * 32 + ", https://example.invalid/",
     "Provides-Dist: helper",
+    "License-Expression: MIT",
 )
 
 
@@ -44,7 +49,8 @@ def test_metadata_pypi_refuses_fails_audit_and_is_listed_by_wheels(
     tmp_path: Path, case: str
 ) -> None:
     line, said = REFUSED[case]
-    patch = write_wheel(tmp_path / "p", "demo", "2.0", FILES, meta=metadata("demo", "2.0", line))
+    meta = metadata("demo", "2.0", line, metadata_version="2.4")
+    patch = write_wheel(tmp_path / "p", "demo", "2.0", FILES, meta=meta)
     assert twine_refuses(patch, tmp_path) in (False, None)
     assert pip_install(patch, tmp_path / "target").ok
     assert audit_code(patch) == (1, {"A122"})
@@ -56,5 +62,18 @@ def test_metadata_pypi_refuses_fails_audit_and_is_listed_by_wheels(
 
 
 def test_metadata_within_pypis_limits_passes(tmp_path: Path) -> None:
-    wheel = write_wheel(tmp_path, "demo", "2.0", FILES, meta=metadata("demo", "2.0", *ACCEPTED))
+    meta = metadata("demo", "2.0", *ACCEPTED, metadata_version="2.4")
+    wheel = write_wheel(tmp_path, "demo", "2.0", FILES, meta=meta)
     assert audit_code(wheel) == (0, set())
+
+
+def test_next_steps_do_not_leave_a_pypi_rule_to_twine_check(tmp_path: Path) -> None:
+    """The fix said for a rule twine check does not apply asks for the audit again, and names
+    the waiver for a wheel another index serves (review79a: it said only "check with twine
+    check dist/*", which passes the rebuilt wheel whatever its Requires-Dist)."""
+    line, _ = REFUSED["direct dependency"]
+    meta = metadata("demo", "2.0", line, metadata_version="2.4")
+    wheel = write_wheel(tmp_path / "p", "demo", "2.0", FILES, meta=meta)
+    steps = run_k3diff("audit", wheel).stdout.split("Next steps", 1)[1]
+    assert "twine check does not apply the PyPI upload rules" in steps
+    assert "audit the rebuilt wheel again" in steps and "can be waived" in steps
