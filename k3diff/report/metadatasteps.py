@@ -1,4 +1,4 @@
-"""The "Next steps" fix for A122, core metadata PyPI and twine refuse, chosen by its details.
+"""The "Next steps" fix for A122, core metadata PyPI refuses on upload, chosen by its details.
 
 The usual fix is the field's, where the build reads it. A description that fails only as the
 indented ``Description:`` header an old setuptools wrote (six 1.16.0's sdist: every line after
