@@ -136,7 +136,10 @@ def _from_scores(
         ]
     for label, test in stated.items():
         again = derived[label]
-        for name in ("kind", "n", "lost", "gained", "records", "epochs", "binary_epochs"):
+        # The direction and significance the gate and the verdict read, exactly: the stated
+        # means' tolerance (`scoresview`, 1e-9 of their scale) let a forged `better` clear a
+        # significant loss of 1 beside means of 1e12 (flake79: report exit 0 on the forgery).
+        for name in _EXACT:
             if getattr(test, name) != getattr(again, name):
                 problems.append(
                     f"scores {label!r}: {name} {getattr(test, name)} but its records' scores "
@@ -149,6 +152,20 @@ def _from_scores(
                     f"give {getattr(again, name)}"
                 )
     return problems
+
+
+_EXACT = (
+    "kind",
+    "n",
+    "lost",
+    "gained",
+    "direction",
+    "significant",
+    "records",
+    "epochs",
+    "binary_epochs",
+)
+"""The fields of a score test its records' scores give exactly."""
 
 
 def _scored_metrics(path: str) -> set[str]:
