@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import chain
 
 from k3diff.responses.model import score_number
 from k3diff.responses.recordview import ResponsesRecord
@@ -38,18 +39,20 @@ def _close(a: float | None, b: float | None) -> bool:
     return math.isclose(a, b, rel_tol=_CLOSE, abs_tol=1e-12)
 
 
-def _differences(
-    comparable: Sequence[ResponsesRecord],
-) -> dict[tuple[str, str | None], list[float]]:
-    """patch − base per (metric, group), from every record's lm-eval metric changes (values
+Change = tuple[float, float]
+"""One item's (base, patch) score, the two differing."""
+
+
+def _changes(comparable: Sequence[ResponsesRecord]) -> dict[tuple[str, str | None], list[Change]]:
+    """(base, patch) per (metric, group), from every record's lm-eval metric changes (values
     that are no score on either side, NaN or a string, are not items: skipped as `responses`
     skips them)."""
-    moved: dict[tuple[str, str | None], list[float]] = {}
+    moved: dict[tuple[str, str | None], list[Change]] = {}
     for record in comparable:
         for metric, group, base, patch in record.metric_changes or ():
             before, after = score_number(base), score_number(patch)
             if before is not None and after is not None and after != before:
-                moved.setdefault((metric, group), []).append(after - before)
+                moved.setdefault((metric, group), []).append((before, after))
     return moved
 
 
@@ -61,12 +64,13 @@ def _items(test: ScoreTest, comparable: Sequence[ResponsesRecord], lm_eval: bool
 
 
 def _recounted(
-    test: ScoreTest, moved: list[float], alpha: float, power: float
+    test: ScoreTest, changes: list[Change], alpha: float, power: float
 ) -> tuple[list[str], float]:
     """Where `test` disagrees with its records' changes; and its p from them."""
     from k3diff.responses.scoretests import wilcoxon_mde, wilcoxon_signed_rank
 
     where = f"scores {test.label!r}"
+    moved = [after - before for before, after in changes]
     higher = test.metric not in LOWER_IS_BETTER
     gained = sum(1 for d in moved if (d > 0) == higher)
     lost = len(moved) - gained
@@ -81,7 +85,12 @@ def _recounted(
             problems.append(f"{where}: binary, but its records' metric changes are not 0 or 1")
         return problems, test.p
     p = wilcoxon_signed_rank(moved)
-    mean = math.fsum(moved) / test.n if test.n else 0.0
+    # Σpatch − Σbase over the items that moved, rounded once, as `responses` states the means
+    # (`math.fsum` of the scores, not of the rounded differences: 1 → 1e100 beside 1e100 → 0
+    # rounds each difference to ±1e100, whose sum 0 hid the 1 lost; flake79, a genuine
+    # document refused).
+    total = math.fsum(chain.from_iterable((after, -before) for before, after in changes))
+    mean = total / test.n if test.n else 0.0
     scale = max(1.0, abs(test.base_mean), abs(test.patch_mean))
     if not math.isclose(test.difference, mean, rel_tol=1e-6, abs_tol=_CLOSE * scale):
         problems.append(
@@ -127,7 +136,10 @@ def _from_scores(
         ]
     for label, test in stated.items():
         again = derived[label]
-        for name in ("kind", "n", "lost", "gained", "records", "epochs", "binary_epochs"):
+        # The direction and significance the gate and the verdict read, exactly: the stated
+        # means' tolerance (`scoresview`, 1e-9 of their scale) let a forged `better` clear a
+        # significant loss of 1 beside means of 1e12 (flake79: report exit 0 on the forgery).
+        for name in _EXACT:
             if getattr(test, name) != getattr(again, name):
                 problems.append(
                     f"scores {label!r}: {name} {getattr(test, name)} but its records' scores "
@@ -140,6 +152,20 @@ def _from_scores(
                     f"give {getattr(again, name)}"
                 )
     return problems
+
+
+_EXACT = (
+    "kind",
+    "n",
+    "lost",
+    "gained",
+    "direction",
+    "significant",
+    "records",
+    "epochs",
+    "binary_epochs",
+)
+"""The fields of a score test its records' scores give exactly."""
 
 
 def _scored_metrics(path: str) -> set[str]:
@@ -209,7 +235,7 @@ def recount_problems(
     from k3diff.correction import holm
     from k3diff.responses.scoretests import mcnemar_exact, mcnemar_mde, signed_rank_can_reject
 
-    moved = _differences(comparable) if lm_eval else {}
+    moved = _changes(comparable) if lm_eval else {}
     problems: list[str] = []
     ps = []
     for test in scores.tests:

@@ -127,3 +127,16 @@ def lm_eval_sample(doc_id: int, prompt: str, response: str, filt: str = "none") 
         "metrics": ["exact_match"],
         "exact_match": 1.0,
     }
+
+
+def assert_report_reads(path: Path) -> None:
+    """`report`'s check of a `responses` document accepts it (the one `responses` wrote)."""
+    import pytest
+
+    from k3diff.errors import InputError
+    from k3diff.responses.doccheck import parse_comparison
+
+    try:
+        parse_comparison(path.read_bytes(), path)
+    except InputError as error:
+        pytest.fail(f"report refuses the document responses wrote: {error}")

@@ -103,3 +103,12 @@ def loglikelihood_old(
         "filtered_resps": [[ll, greedy] for ll, greedy in choices],
         "acc": acc,
     }
+
+
+def bleu_row(doc_id: int, bleu: float) -> dict[str, Any]:
+    """A generate_until sample scored by a continuous metric (`bleu`) alone."""
+    row = generate_current(doc_id, f"Translate sentence {doc_id}.", ["Bonjour."], "x", "none", 0.0)
+    del row["exact_match"]
+    row["metrics"] = ["bleu"]
+    row["bleu"] = bleu
+    return row

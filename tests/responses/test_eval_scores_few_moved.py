@@ -7,28 +7,19 @@ from __future__ import annotations
 import itertools
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from cli_support import run_k3diff
 
 from .fixtures import write_jsonl
-from .lm_eval_logs import generate_current
-
-
-def _bleu_row(doc_id: int, bleu: float) -> dict[str, Any]:
-    row = generate_current(doc_id, f"Translate sentence {doc_id}.", ["Bonjour."], "x", "none", 0.0)
-    del row["exact_match"]
-    row["metrics"] = ["bleu"]
-    row["bleu"] = bleu
-    return row
+from .lm_eval_logs import bleu_row
 
 
 def _sides(tmp_path: Path, drops: list[float], n: int = 200) -> None:
     base = [30.0 + i % 7 for i in range(n)]
     patch = [b - (drops[i] if i < len(drops) else 0.0) for i, b in enumerate(base)]
-    write_jsonl(tmp_path / "base.jsonl", [_bleu_row(i, s) for i, s in enumerate(base)])
-    write_jsonl(tmp_path / "patch.jsonl", [_bleu_row(i, s) for i, s in enumerate(patch)])
+    write_jsonl(tmp_path / "base.jsonl", [bleu_row(i, s) for i, s in enumerate(base)])
+    write_jsonl(tmp_path / "patch.jsonl", [bleu_row(i, s) for i, s in enumerate(patch)])
 
 
 def _exact_sign_flip_p(differences: list[float]) -> float:
