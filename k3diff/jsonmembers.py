@@ -58,6 +58,10 @@ class Items:
     """Each item's reader."""
     most: int
     """Items read at most: past them the array is counted, not read (its reader refuses it)."""
+    past: Callable[[], Exception] | None = None
+    """The refusal of an array of more than `most` items, raised once item `most + 1` is
+    decoded, the rest left unread (review79c: counted to its end, 20,000,000 items of `0` cost
+    38 s of CPU in a 60 MB document); None: counted to the end."""
 
 
 Streams = Callable[[Mapping[str, Any]], Mapping[str, Items]]
@@ -152,6 +156,8 @@ def _items(
         return Streamed((), 0, None), pos + 1
     while True:
         item, pos = decode_at(text, pos, where, levels)
+        if how is not None and how.past is not None and count >= how.most:
+            raise how.past()
         if how is not None and error is None and count < how.most:
             try:
                 items.append(how.read(item, f"{key}[{count}]"))

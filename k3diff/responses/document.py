@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from k3diff.errors import InputError
 from k3diff.fields import NONNEGATIVE, Fields, is_number
 from k3diff.jsonmembers import Items, Streamed
 from k3diff.responses.beams import BeamNote, read_beams
@@ -131,9 +132,16 @@ def read(body: object, name: str) -> ResponsesDocument:
 
 def records_read(name: str) -> tuple[str, Items]:
     """How the document's `records` are read as it is decoded (`docbody.Streams`): each into
-    its typed view at once, its dicts dropped (stream79), none past `document_cap`."""
+    its typed view at once, its dicts dropped (stream79), refused at the record past
+    `document_cap`, the rest of the document unread."""
+    cap = document_cap()
     return "records", Items(
-        lambda item, where: read_record(Fields(item, name, where)), document_cap()
+        lambda item, where: read_record(Fields(item, name, where)),
+        cap,
+        lambda: InputError(
+            f"{name}: field 'records' holds more than {cap:,} records (twice the cap of records "
+            f"a side k3diff responses reads); refused at record {cap + 1:,}"
+        ),
     )
 
 
