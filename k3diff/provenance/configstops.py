@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import posixpath
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import NoReturn
@@ -184,7 +185,7 @@ def _stop_cmdclass(
     )
     if len(classes) > CLASSES_CAP:
         _stop_unread(git, f"{setting} names {len(classes):,} classes, over {CLASSES_CAP}, not read")
-    paths: set[str] = set()
+    paths: dict[str, set[str | None]] = {}
     ordered = functools.cache(lambda: sorted({*tree, *links}))
     every_link = frozenset(links)
 
@@ -204,9 +205,10 @@ def _stop_cmdclass(
         files = _class_files(tree, links, found, module, ordered)
         if said := installed_class(setting, str(name), files, held):  # source78
             raise SourceError(f"{git.label}: {said}: {CMAKE_ADVICE}")
-        paths |= files
+        for path in files:
+            paths.setdefault(path, set()).add(_loaded_package(path, module))
     places = [directory, *found[2]]  # where the modules it imports in turn are found
-    what = modules_cmake(git, tree, links, sorted(paths), f"which {setting} names", places)
+    what = modules_cmake(git, tree, links, sorted(paths), f"which {setting} names", places, paths)
     if what is not None:
         raise SourceError(f"{git.label}: {what}: {CMAKE_ADVICE}")
 
@@ -255,9 +257,20 @@ def _stop_version_attr(
         if not isinstance(module_attribute(data, name), Said):
             return  # read statically (`StaticModule`): nothing imported
     places = [found[0], *found[2]]
-    what = modules_cmake(git, tree, links, paths, f"which {setting} imports", places)
+    named = {path: {_loaded_package(path, module)} for path in paths}
+    what = modules_cmake(git, tree, links, paths, f"which {setting} imports", places, named)
     if what is not None:
         raise SourceError(f"{git.label}: {what}: {CMAKE_ADVICE}")
+
+
+def _loaded_package(path: str, module: str) -> str | None:
+    """The package directory of the file at `path` setuptools loads as (a package above)
+    `module`: its directory for a dotted name or a package's ``__init__.py``, whose relative
+    imports resolve there, whichever ``sys.path`` entry also holds it as a top-level module
+    (review79d: ``tools/`` on ``sys.path`` made ``tools.m``'s ``from . import cm`` unread)."""
+    if "." in module or path.endswith("__init__.py"):
+        return posixpath.dirname(path) or None
+    return None
 
 
 def _class_files(

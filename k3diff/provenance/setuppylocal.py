@@ -26,6 +26,7 @@ from k3diff.provenance.setuppyimports import (
     imported_names,
     module_files,
     own_package,
+    package_of,
     scan_module,
 )
 from k3diff.provenance.setuppyinstalled import installed_command
@@ -59,8 +60,12 @@ def imported_cmake(
     places = import_places(module, directory, (*tree, *links), imported)
     if isinstance(places, str):
         return f"{places} not read, and {_MAY}"
-    files = sorted({path for name in imported for at in places for path in module_files(name, at)})
-    what = modules_cmake(git, tree, links, files, "which setup.py imports", places)
+    named: dict[str, set[str | None]] = {}  # review79d: each package an import names it in
+    for name in imported:
+        for at in places:
+            for path in module_files(name, at):
+                named.setdefault(path, set()).add(package_of(path, at))
+    what = modules_cmake(git, tree, links, sorted(named), "which setup.py imports", places, named)
     if what is not None:
         return what
 
@@ -89,17 +94,23 @@ def modules_cmake(
     paths: list[str],
     how: str,
     places: Sequence[str],
+    named: Mapping[str, Collection[str | None]] | None = None,
 ) -> str | None:
     """Which of the modules at `paths` (those the commit holds, sorted; `how` the build runs
     them: ``which setup.py imports``), or of those they import in turn (absolute names found at
     `places`, `setuppyimports`), runs CMake, or why they are not read; None where none does.
     Those at `paths` at most `MODULES_CAP` modules and `MODULES_BYTES_CAP` bytes, with those
     imported in turn `FOLLOWED_CAP`, `FOLLOWED_BYTES_CAP` and `FOLLOWED_WORDS_CAP` (all of
-    them), `IMPORT_DEPTH_CAP` imports deep."""
+    them), `IMPORT_DEPTH_CAP` imports deep. `named`: the packages each of `paths` is imported
+    as (None: a top-level module), whose relative imports are followed from each; where it
+    does not say, `own_package`'s."""
     every_link = frozenset(links)
     seen: set[str] = set()
     level, why = paths, dict.fromkeys(paths, how)
-    packages = {path: own_package(path, places) for path in paths}
+    packages = {
+        path: set(named[path]) if named and path in named else {own_package(path, places)}
+        for path in paths
+    }
     known: set[str] = set()
     held = _held(tree, links, places)
     total = 0
@@ -145,16 +156,19 @@ def modules_cmake(
             if uses is not None and (said := first_installed(uses, f"{path} ({why[path]})", held)):
                 return said
             scan = read.scan
-            followed = followed_files(scan, packages[path], places, known)
+            followed: dict[str, str | None] = {}
+            for package in sorted(packages[path], key=lambda p: p or ""):
+                for found, owner in followed_files(scan, package, places, known).items():
+                    followed.setdefault(found, owner)
             if len(known) > NAMES_CAP:
                 many = f"{len(known):,} module names"
                 return f"{path}, {why[path]}, and those before it import {many} (over {NAMES_CAP}), not read, and {_MAY}"
-            for found, package in sorted(followed.items()):
+            for found, owner in sorted(followed.items()):
                 if found in seen or found in following:
                     continue
                 if found in tree or found in links or link_over(every_link, found) is not None:
                     following[found] = f"which {path} imports"
-                    packages.setdefault(found, package)
+                    packages.setdefault(found, {owner})
         level = sorted(following)
         why = following
         if not level:
