@@ -138,7 +138,12 @@ def test_a_log_written_before_with_such_a_usage_is_read_and_not_counted(
 
 
 @pytest.mark.parametrize(
-    "cached", [{"prompt_tokens_details": {"cached_tokens": None}}, {"cached_tokens": None}]
+    "cached",
+    [
+        {"prompt_tokens_details": {"cached_tokens": None}},
+        {"cached_tokens": None},
+        {"prompt_tokens_details": {"cached_tokens": {"tokens": 1000}}},  # no count either
+    ],
 )
 def test_a_null_cached_count_with_no_prompt_count_keeps_the_usage(
     fault_server: Any, tmp_path: Path, cached: dict[str, Any]
