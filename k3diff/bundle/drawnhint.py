@@ -8,13 +8,16 @@ it, not a tenth: a sampled record at α = 0.05 over three records drew 4,799 lab
 and draws 9,599 since). A document states its counts (`distribution.permutations`,
 `first_token.draws`), so a count triage no longer draws is named as the reason; only where the
 counts agree can the streams be why (small79: every such refusal blamed stats64b, a document
-written between stats64b and aa78 too)."""
+written between stats64b and aa78 too). A stated count that is no count (edited: a string, a
+list, past 2^53 - 1) is named as no reason and never echoed (review79b)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
+
+from k3diff.counts import MAX_COUNT
 
 _DRAWN_P = re.compile(r"\.distribution\.(\S+\.)?(pooled_)?p(_adjusted)?: ")
 """A difference in a Monte Carlo p of the distribution or first-token tests."""
@@ -29,7 +32,7 @@ def drawn_hint(
         return ""
     for document in again:
         for (place, then), (_, now) in zip(_counts(stated), _counts(document), strict=False):
-            if then != now:
+            if _is_count(then) and _is_count(now) and then != now:
                 return (
                     f" (a triage written before aa78 drew {_count(then)} permutations "
                     f"({place}) where triage draws {_count(now)} today, sized since at the "
@@ -58,5 +61,12 @@ def _counts(document: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
                 yield f"{where}.first_token.draws", first.get("draws")
 
 
-def _count(value: Any) -> str:
-    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else repr(value)
+def _is_count(value: Any) -> bool:
+    """A permutation count a triage could have drawn: a positive integer in JSON's exact range
+    (review79b: a document's `permutations` was echoed whatever it held, a string of 1 MB into
+    the refusal's line, and named as a count triage once drew)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_COUNT
+
+
+def _count(value: int) -> str:
+    return f"{value:,}"

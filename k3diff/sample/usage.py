@@ -28,15 +28,19 @@ def sampled_usage(value: Any) -> tuple[dict[str, Any] | None, str | None]:
     but no `prompt_tokens` is recorded as invalid too. Its cached count cannot be checked
     against the prompt's, so `telemetry` and `triage` count none of it (small78); the log says
     the same, so that no reader, of this version or another, takes it as evidence of reuse
-    (small79: it was written as a valid usage). A log written before keeps being read."""
+    (small79: it was written as a valid usage). A log written before keeps being read. A
+    cached count of null (or an object of counts) reports none, so it leaves the usage valid (review79b: it was written
+    as invalid, its other counts lost); a count in either place is checked (a null OpenAI one
+    does not hide SGLang's)."""
     usage, problem = checked_usage(value)
     if usage is None or is_count(usage.get("prompt_tokens")):
         return usage, problem
-    place = _cached_place(usage)
-    if place is None:
+    counted = [place for place in _CACHED_PLACES if is_count(_at(usage, place))]
+    if not counted:  # none, or null (or an object): no cached count reported
         return usage, None
+    place = counted[0]
     return None, (
-        f"usage.{'.'.join(place)} is {_at(usage, place)} with no usage.prompt_tokens to check "
+        f"usage.{'.'.join(place)} is {shown(_at(usage, place))} with no usage.prompt_tokens to check "
         "it against (a cache serves part of the prompt at most)"
     )
 

@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cli_support import run_k3diff
 
 from .helpers import current_header
@@ -165,3 +166,34 @@ def test_a_triage_drawn_at_the_older_permutation_count_is_refused_naming_it(
     assert "before aa78 drew 4,799 permutations" in result.stderr
     assert "where triage draws 9,599 today" in result.stderr
     assert "stats64b" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "count", ["x" * 1_000_000, [4_799] * 100_000, 2**60, True, 0, -4_799, 4_799.5]
+)
+def test_a_stated_permutation_count_that_is_no_count_is_not_echoed(
+    tmp_path: Path, count: Any
+) -> None:
+    """review79b: the refusal's hint named a document's `permutations` whatever it held: a
+        string of 1,000,000 characters made a 1 MB line ("drew 'xxx…' permutations"), a list 300 KB,
+        each called a count an older triage drew. A count that is no count is named by no hint (the
+    fixture's first-token draws, real counts, still are)."""
+    where = tmp_path / "sampled"
+    shutil.copytree(SAMPLED, where)
+    shutil.copy(Path(__file__).parent / "data" / "triage_b682bc2b" / "triage.json", where)
+    document = json.loads((where / "triage.json").read_text())
+    for record in document["records"]:
+        record["modes"][0]["distribution"]["permutations"] = count
+    (where / "triage.json").write_text(json.dumps(document))
+    result = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "triage.json", "--out", "bundle", cwd=where
+    )
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "triage.json: does not follow from the evidence" in result.stderr
+    assert ".distribution.permutations) where triage draws" not in result.stderr
+    assert len(result.stderr) < 2_000
+    # the first-token draws, a count, still name the reason (written before aa78)
+    assert "drew 4,799 permutations (records[0].modes[0].distribution.first_token.draws)" in (
+        result.stderr
+    )

@@ -135,3 +135,45 @@ def test_a_log_written_before_with_such_a_usage_is_read_and_not_counted(
     said = f"{REPEATS} samples reported cached prompt tokens without usage.prompt_tokens"
     assert said in details["base"] and said in details["patch"]
     assert "every side exercised cache-reuse" not in text
+
+
+@pytest.mark.parametrize(
+    "cached",
+    [
+        {"prompt_tokens_details": {"cached_tokens": None}},
+        {"cached_tokens": None},
+        {"prompt_tokens_details": {"cached_tokens": {"tokens": 1000}}},  # no count either
+    ],
+)
+def test_a_null_cached_count_with_no_prompt_count_keeps_the_usage(
+    fault_server: Any, tmp_path: Path, cached: dict[str, Any]
+) -> None:
+    """review79b: a cached count of null reports no cached tokens (the readers count it as
+    none reported, not as unchecked), so there is nothing to check against the prompt: the
+    usage is kept. small79 wrote it as invalid ("… is None with no usage.prompt_tokens"),
+    losing its completion count and making a cold-warm cold request read as unread."""
+    usage = {"completion_tokens": 2, "total_tokens": 3, **cached}
+    out = _run(fault_server, tmp_path, usage)
+    _, samples = read_samples(out)
+    assert samples and all(s["usage"] == usage for s in samples)
+    assert not any("usage_invalid" in s for s in samples)
+
+
+def test_a_null_openai_cached_count_does_not_hide_sglangs(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """review79b: with `prompt_tokens_details.cached_tokens` null beside a top-level
+    `cached_tokens` count and no prompt count, the count is still unchecked: no usage."""
+    usage = {
+        "completion_tokens": 2,
+        "total_tokens": 3,
+        "prompt_tokens_details": {"cached_tokens": None},
+        "cached_tokens": 1000,
+    }
+    out = _run(fault_server, tmp_path, usage)
+    _, samples = read_samples(out)
+    assert samples and all(s["usage"] is None for s in samples)
+    assert {s["usage_invalid"] for s in samples} == {
+        "usage.cached_tokens is 1000 with no usage.prompt_tokens to check it against (a cache "
+        "serves part of the prompt at most)"
+    }
