@@ -130,3 +130,21 @@ def test_a_serial_mode_beside_an_unproven_one_asks_the_record_for_no_more(tmp_pa
     text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
     assert text.exit_code == 1, text.stderr
     assert "next:" not in text.stdout and "--resume" not in text.stdout, text.stdout
+
+
+def test_a_triage_written_before_asks_the_bundle_for_no_more(tmp_path: Path) -> None:
+    """review79e: a triage written by stop 78 gave the unproven mode and its record 50 more a
+    side; judged alone, the bundle said to grow the run beside "more samples would not decide
+    them". It now asks nothing of a record held for what more samples cannot lift."""
+    _unproven_sampled_run(tmp_path)
+    out = run_k3diff("triage", "cmp.json", "run/samples.jsonl", "--format", "json", cwd=tmp_path)
+    assert out.exit_code == 1, out.stderr
+    document = json.loads(out.stdout)
+    (record,) = document["records"]
+    record["more_samples"] = record["modes"][0]["more_samples"] = 50  # as stop 78 wrote it
+    (tmp_path / "older.json").write_text(json.dumps(document))
+    report = run_k3diff("report", "cmp.json", "older.json", "--out", "bundle", cwd=tmp_path)
+    assert report.exit_code == 1, report.stderr
+    text = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "more samples would not decide them" in text, text
+    assert "grow the run" not in text and "--resume" not in text, text
