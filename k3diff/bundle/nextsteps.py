@@ -36,6 +36,7 @@ from typing import NamedTuple
 
 from k3diff import shellwords
 from k3diff.bundle.aarun import step_line
+from k3diff.bundle.inconclusive import more_of_no_use
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.bundle.wheelrows import row_of
 from k3diff.docbody import Kind
@@ -268,9 +269,11 @@ def _audit_steps(audit: AuditDocument) -> Iterator[Step]:
 def _more_samples(doc: Document, documents: Sequence[Document]) -> MoreSamples | None:
     """The samples a triage's inconclusive records ask for, as triage reckons them
     (`triage.nextstep.more_samples`) from its run's samples logs given beside it; where none
-    is, the run's repeats are unknown and the step says so."""
+    is, the run's repeats are unknown and the step says so. A record held for what more samples
+    cannot lift asks for none, even where a triage written before stop 79 gave it a count
+    (review79e: the bundle said to grow the run beside "more samples would not decide them")."""
     triage = doc.typed(TriageDocument)
-    asked = asked_more(triage.records)
+    asked = asked_more(r for r in triage.records if not more_of_no_use(r))
     if not asked:
         return None
     runs = set(doc.run_ids)

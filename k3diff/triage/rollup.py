@@ -22,6 +22,7 @@ from k3diff.triage.model import (
     Settings,
 )
 from k3diff.triage.samples import Sample
+from k3diff.triage.shiftverdict import unbatched
 
 PASSING = CLEARING | {Category.BOTH_NONDETERMINISTIC}
 """Categories that pass a record: a patch capture the samples do not explain keeps it from them
@@ -248,8 +249,12 @@ def _more_samples(
 ) -> int | None:
     """Further observations per side that would make the record decisive: the deciding mode's
     count, else (no samples) a stable side's, less the capture where it counts; None when
-    samples cannot help."""
+    samples cannot help: among them a mode held inconclusive that only a run the server batches
+    decides (review79e: a serial mode held no-power beside an unproven concurrent one asked for
+    the serial mode's 53 more, and `next:` said to grow the run, which left the record held)."""
     if deciding is not None:
+        if any(m.category is Category.INCONCLUSIVE and unbatched(m) for m in ordered):
+            return None
         return ordered[0].more_samples
     if _unusable(record) is not None:
         return None

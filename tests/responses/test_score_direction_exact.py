@@ -16,6 +16,8 @@ from typing import Any
 from cli_support import run_k3diff
 
 from .eval_logs import inspect_sample, write_json_log
+from .fixtures import write_jsonl
+from .lm_eval_logs import bleu_row
 
 ITEMS = 40
 
@@ -62,3 +64,39 @@ def test_a_loss_relabelled_a_gain_inside_the_means_rounding_is_refused(tmp_path:
     result = run_k3diff("report", forged.name, "--out", "bundle", cwd=tmp_path)
     assert result.exit_code == 2, result.stderr
     assert "direction better but its records' scores give worse" in result.stderr
+
+
+# BLEU of one decimal on 40 items, the patch exchanging 5 items' scores: Σpatch = Σbase, and
+# numpy's mean of the rounded differences (the writer before cbaa67c8) is a hair above 0.
+OLDER_BASE = [
+    29.6, 33.7, 41.0, 25.8, 51.9, 39.9, 39.4, 36.9, 59.2, 59.4, 52.0, 32.7, 30.6, 36.2, 12.3,
+    15.4, 59.8, 16.4, 56.9, 44.0, 55.8, 13.9, 25.3, 49.9, 10.4, 15.3, 27.5, 18.7, 17.3, 43.5,
+    14.6, 58.6, 42.5, 12.5, 54.9, 22.1, 34.1, 37.9, 16.9, 35.1,
+]  # fmt: skip
+OLDER_PATCH = {3: 12.5, 12: 25.8, 33: 30.6, 34: 35.1, 39: 54.9}
+
+
+def test_a_tie_written_by_an_older_k3diff_is_read(tmp_path: Path) -> None:
+    """review79e: the writer before cbaa67c8 stated this tie `better` (numpy's mean of the
+    differences), the current one `worse` (the counts, 2 gained and 3 lost); the test is not
+    significant, so neither decides anything, and `report` refused the genuine older document
+    (exit 2) since flake79. It reads it again (exit 1: records differ); a significant test's
+    direction stays exact (above)."""
+    patch = [OLDER_PATCH.get(i, score) for i, score in enumerate(OLDER_BASE)]
+    write_jsonl(tmp_path / "b.jsonl", [bleu_row(i, s) for i, s in enumerate(OLDER_BASE)])
+    write_jsonl(tmp_path / "p.jsonl", [bleu_row(i, s) for i, s in enumerate(patch)])
+    result = run_k3diff(
+        "responses", "b.jsonl", "p.jsonl", "--format", "json", "-o", "d.json", cwd=tmp_path
+    )
+    assert result.exit_code == 1, result.stderr
+    document = json.loads((tmp_path / "d.json").read_text())
+    [test] = document["summary"]["scores"]["tests"]
+    assert (test["direction"], test["significant"]) == ("worse", False)
+    test["direction"] = "better"  # as the older writer stated it
+    (tmp_path / "older.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "older.json", "--out", "bundle", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    test["direction"] = "unchanged"  # no writer stated that
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+    result = run_k3diff("report", "forged.json", "--out", "bundle2", cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr

@@ -100,3 +100,51 @@ def test_samples_of_another_condition_ask_for_no_more(fault_server: Any, tmp_pat
     assert record["more_samples"] is None, record
     plain = run_k3diff(*args, cwd=tmp_path)
     assert "next:" not in plain.stdout, plain.stdout
+
+
+def test_a_serial_mode_beside_an_unproven_one_asks_the_record_for_no_more(tmp_path: Path) -> None:
+    """review79e: the serial mode held no-power gave the record its 53 more a side, and `next:`
+    said to grow the run, after which the concurrent mode was as unproven as before and the
+    record as held; the bundle said both "grow the run" and "more samples would not decide
+    them". The serial mode still states its own count."""
+    compare_texts(tmp_path, {"q": ("the same answer 0", "the same answer 1")})
+    samples = [
+        S(side, "q", f"the same answer {2 * n + (side == 'patch')}", mode)
+        for mode in ("serial", "concurrent")
+        for side in ("base", "patch")
+        for n in range(1, 9)
+    ]
+    write_samples(
+        tmp_path / "run" / "samples.jsonl",
+        samples,
+        modes=("serial", "concurrent"),
+        params={"temperature": 1},
+    )
+    out = run_k3diff("triage", "cmp.json", "run/samples.jsonl", "--format", "json", cwd=tmp_path)
+    assert out.exit_code == 1, out.stderr
+    (record,) = json.loads(out.stdout)["records"]
+    serial, concurrent = record["modes"]
+    assert "unproven" in concurrent["flags"] and concurrent["more_samples"] is None
+    assert "no-power" in serial["flags"] and serial["more_samples"], serial
+    assert record["more_samples"] is None, record
+    text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert text.exit_code == 1, text.stderr
+    assert "next:" not in text.stdout and "--resume" not in text.stdout, text.stdout
+
+
+def test_a_triage_written_before_asks_the_bundle_for_no_more(tmp_path: Path) -> None:
+    """review79e: a triage written by stop 78 gave the unproven mode and its record 50 more a
+    side; judged alone, the bundle said to grow the run beside "more samples would not decide
+    them". It now asks nothing of a record held for what more samples cannot lift."""
+    _unproven_sampled_run(tmp_path)
+    out = run_k3diff("triage", "cmp.json", "run/samples.jsonl", "--format", "json", cwd=tmp_path)
+    assert out.exit_code == 1, out.stderr
+    document = json.loads(out.stdout)
+    (record,) = document["records"]
+    record["more_samples"] = record["modes"][0]["more_samples"] = 50  # as stop 78 wrote it
+    (tmp_path / "older.json").write_text(json.dumps(document))
+    report = run_k3diff("report", "cmp.json", "older.json", "--out", "bundle", cwd=tmp_path)
+    assert report.exit_code == 1, report.stderr
+    text = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "more samples would not decide them" in text, text
+    assert "grow the run" not in text and "--resume" not in text, text
