@@ -120,9 +120,7 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         lines += table(data["columns"], rows[:ROWS_SHOWN])
         if (legend := column_legend(data["columns"])) is not None:
             lines += ["", escape_inline(legend)]
-        hidden = len(rows) - min(len(rows), ROWS_SHOWN) + int(data["rows_omitted"])
-        if hidden:
-            lines += ["", f"… {hidden:,} more rows in summary.json (`tables.{name}`)."]
+        lines += _hidden_rows(name, len(rows) - min(len(rows), ROWS_SHOWN), data["rows_omitted"])
     lines += ["", "## Inputs", ""]
     lines += table(
         ["input", "schema", "sha256", "bytes", "run", "cross-checked"],
@@ -139,3 +137,12 @@ def render_markdown(summary: Mapping[str, Any]) -> str:
         ],
     )
     return "\n".join(lines) + "\n"
+
+
+def _hidden_rows(name: str, in_summary: int, left_out: int) -> list[str]:
+    """Where a table's rows past those shown are: summary.json keeps some, the bundle none of
+    the rest (newuser79b: "99,950 more rows in summary.json" for a file holding 950 of them)."""
+    parts = [f"{in_summary:,} more rows in summary.json (`tables.{name}`)"] if in_summary else []
+    if left_out:
+        parts.append(f"{left_out:,} more left out of the bundle, in the documents given")
+    return ["", f"… {'; '.join(parts)}."] if parts else []
