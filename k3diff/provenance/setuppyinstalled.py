@@ -72,15 +72,15 @@ def installed_command(module: ast.Module, held: Callable[[str], bool]) -> str | 
 def unread_package(fact: str, module: str) -> str:
     """`fact` (where a file of the commit takes a name from the module `module`) and why what
     the build does with it is not proven: ``…; cmake_build_extension is a package the commit
-    holds no file of (installed when the project builds), so k3diff reads none of its code,
-    which may run CMake that installs files into the wheel``. stop 78's ``…, a package the
+    holds no file of (it comes from the build's environment, if there at all), so k3diff reads
+    none of its code, which may run CMake that installs files into the wheel``. stop 78's ``…, a package the
     commit does not hold (installed when it builds), …, not read, and may run CMake`` read as
     if the project's module were unread and it ran CMake (newuser78b)."""
     top = shortened(module.split(".")[0], 100)
     return (
-        f"{fact}; {top} is a package the commit holds no file of (installed when the project "
-        "builds), so k3diff reads none of its code, which may run CMake that installs files "
-        "into the wheel"
+        f"{fact}; {top} is a package the commit holds no file of (it comes from the build's "
+        "environment, if there at all), so k3diff reads none of its code, which may run CMake "
+        "that installs files into the wheel"
     )
 
 

@@ -45,8 +45,8 @@ SHAPES = {
     "__import__": (
         {"setup.py": HEAD + b"B = __import__('cmake_build_extension').B\n" + CALL % b"{'b': B}"},
         "setup.py line 3: cmake_build_extension, from cmake_build_extension, is imported by "
-        "name; cmake_build_extension is a package the commit holds no file of (installed when "
-        "the project builds)",
+        "name; cmake_build_extension is a package the commit holds no file of (it comes from "
+        "the build's environment, if there at all)",
     ),
     "a module importing it": (
         {
@@ -93,7 +93,7 @@ def test_an_installed_command_class_passed_on_stops_the_check(tmp_path: Path, sh
 
     assert said in stopped
     assert (
-        "(installed when the project builds), so k3diff reads none of its code, which may run"
+        "(it comes from the build's environment, if there at all), so k3diff reads none of its code, which may run"
         in stopped
     )
     assert "CMake that installs files into the wheel: " in stopped

@@ -157,7 +157,7 @@ def test_a_command_class_of_an_installed_package_stops_the_check(
 
     stopped = _stopped_at(tmp_path, _repo(tmp_path, files), REVERTED)
 
-    said = "is a package the commit holds no file of (installed when the project builds), so"
+    said = "is a package the commit holds no file of (it comes from the build's environment, if there at all), so"
     assert said in stopped
     assert "cmdclass build_ext is " in stopped
 
@@ -198,7 +198,7 @@ def test_a_configured_command_class_of_an_installed_package_stops_the_check(
 
     assert said in stopped
     assert (
-        "is a package the commit holds no file of (installed when the project builds), so"
+        "is a package the commit holds no file of (it comes from the build's environment, if there at all), so"
         in stopped
     )
 
