@@ -7,8 +7,7 @@ cmake-build-extension's ``setup(**c.kwargs())``, or ``setup`` itself imported fr
 package (``from cmake_setup import setup``). The command classes they return may run CMake
 that installs over a file of the package; a wheel keeping the old file passed, exit 0
 (review79d). So the run stops where the ``setup`` called is imported from an installed package
-(a module the commit holds no file of, neither the standard library's nor of `KNOWN`, nor
-scikit-build's ``skbuild``, whose ``setup`` is read as building with CMake), or where a
+(a module the commit holds no file of, neither the standard library's nor of `MODELLED`), or where a
 ``cmdclass=`` value, one of its entries, or a ``**`` mapping given to ``setup`` is what calling
 such a package's name returns (directly, or by a name the module binds to it). What a call
 gives other keywords (``version=get_version()``, ``ext_modules=mypycify(…)``) is not asked.
@@ -24,8 +23,11 @@ from k3diff.provenance.setuppyinstalled import KNOWN, unread_package
 from k3diff.provenance.setuppykeywords import setup_keywords
 from k3diff.provenance.setuppyvalues import installed_package
 
-SETUP_PACKAGES = KNOWN | {"skbuild"}
-"""Top-level packages whose ``setup`` k3diff reads (``skbuild.setup`` as CMake's)."""
+MODELLED = KNOWN | {"skbuild", "versioneer"}
+"""Top-level packages whose ``setup`` or command classes k3diff reads or knows: scikit-build's
+``skbuild.setup`` is read as building with CMake, and versioneer's ``get_cmdclass()`` (a build
+requirement, not a ``versioneer.py`` of the commit) writes the ``_version.py`` its settings name,
+read as versioneer's (`versionconfig`)."""
 
 
 def installed_factory(module: ast.Module, held: Callable[[str], bool]) -> str | None:
@@ -37,11 +39,11 @@ def installed_factory(module: ast.Module, held: Callable[[str], bool]) -> str | 
     assigned = _assigned(module)
     for call in _calls(module, origins):
         for origin in _setup_origins(call.func, origins):
-            if origin.split(".")[0] not in SETUP_PACKAGES and installed_package(origin, held):
+            if origin.split(".")[0] not in MODELLED and installed_package(origin, held):
                 fact = f"setup.py line {call.lineno}: setup is called, from {origin}"
                 return unread_package(fact, origin)
         for what, value in _given(call, module):
-            for made in (value, *assigned.get(getattr(value, "id", ""), ())):
+            for made in _parts(value, assigned):
                 said = _made_by(made, origins, held)
                 if said is not None:
                     shown = shortened(ast.unparse(made), 100)
@@ -75,18 +77,46 @@ def _setup_origins(func: ast.expr, origins: dict[str, set[str]]) -> set[str]:
 
 
 def _given(call: ast.Call, module: ast.Module) -> Iterator[tuple[str, ast.expr]]:
-    """What `call` gives ``setup`` as command classes: ``cmdclass``, its entries where it is a
-    literal mapping, and each ``**`` mapping."""
+    """What `call` gives ``setup`` as command classes: each ``**`` mapping, and ``cmdclass``
+    (given by name, or in a literal ``**`` mapping)."""
     for keyword in call.keywords:
         if keyword.arg is None:
             yield "a ** mapping of setup", keyword.value
-    classes = (setup_keywords(call, module) or {}).get("cmdclass")
-    if classes is None:
-        return
-    yield "cmdclass", classes
-    wrapped = ast.Call(ast.Name("setup", ast.Load()), [], [ast.keyword(None, classes)])
-    for key, value in (setup_keywords(wrapped, module) or {}).items():
-        yield f"cmdclass {shortened(key, 100)}", value
+        elif keyword.arg == "cmdclass":
+            yield "cmdclass", keyword.value
+    read = setup_keywords(call, module) or {}
+    if "cmdclass" in read and all(k.arg != "cmdclass" for k in call.keywords):
+        yield "cmdclass", read["cmdclass"]
+
+
+def _parts(value: ast.expr, assigned: dict[str, list[ast.expr]]) -> Iterator[ast.expr]:
+    """`value` and what its mapping is made of, each once: a dict display's values and ``**``
+    mappings, ``dict(…)``'s arguments, both sides of ``a | b`` or ``x if c else y``, ``a or
+    b``'s, and for a name what the module assigns, sets as an item or ``update``s it with."""
+    seen: set[int] = set()
+    todo = [value]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        if isinstance(node, ast.Dict):
+            todo += node.values
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "dict"
+        ):
+            todo += [*node.args, *(keyword.value for keyword in node.keywords)]
+        elif isinstance(node, ast.BinOp):
+            todo += [node.left, node.right]
+        elif isinstance(node, ast.IfExp):
+            todo += [node.body, node.orelse]
+        elif isinstance(node, ast.BoolOp):
+            todo += node.values
+        elif isinstance(node, ast.Name):
+            todo += assigned.get(node.id, ())
 
 
 def _made_by(
@@ -101,18 +131,32 @@ def _made_by(
         base = base.func if isinstance(base, ast.Call) else base.value
     if not isinstance(base, ast.Name):
         return None
-    return next((m for m in sorted(origins.get(base.id, ())) if installed_package(m, held)), None)
+    found = sorted(origins.get(base.id, ()))
+    return next(
+        (m for m in found if m.split(".")[0] not in MODELLED and installed_package(m, held)), None
+    )
 
 
 def _assigned(module: ast.Module) -> dict[str, list[ast.expr]]:
-    """Name -> each value assigned to it anywhere in `module` (``cmds = create_cmdclass()``)."""
+    """Name -> each value the module assigns to it anywhere (``cmds = create_cmdclass()``),
+    sets as an item of it (``cmds["develop"] = …``) or ``update``s it with."""
     found: dict[str, list[ast.expr]] = {}
     for node in ast.walk(module):
-        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign) and node.value:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
+                if isinstance(target, ast.Subscript):
+                    target = target.value
                 if isinstance(target, ast.Name):
                     found.setdefault(target.id, []).append(node.value)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("update", "setdefault")
+            and isinstance(node.func.value, ast.Name)
+        ):
+            values = [*node.args, *(keyword.value for keyword in node.keywords)]
+            found.setdefault(node.func.value.id, []).extend(values)
     return found
 
 

@@ -38,7 +38,19 @@ SHAPES = {
     ),
     "an entry": (
         HEAD + JP + b"setup(" + KW + b", cmdclass={'develop': wrap_installers()})\n",
-        "setup.py line 4: cmdclass develop is wrap_installers(), made by jupyter_packaging;",
+        "setup.py line 4: cmdclass is wrap_installers(), made by jupyter_packaging;",
+    ),
+    "inside a mapping": (
+        HEAD + JP + b"setup(" + KW + b", cmdclass={**create_cmdclass('js'), 'x': dict})\n",
+        "setup.py line 4: cmdclass is create_cmdclass('js'), made by jupyter_packaging;",
+    ),
+    "a branch": (
+        HEAD + JP + b"setup(" + KW + b", cmdclass=create_cmdclass() if os.name else {})\n",
+        "setup.py line 4: cmdclass is create_cmdclass(), made by jupyter_packaging;",
+    ),
+    "an update": (
+        HEAD + JP + b"c = {}\nc.update(create_cmdclass())\nsetup(" + KW + b", cmdclass=c)\n",
+        "setup.py line 5: cmdclass is create_cmdclass(), made by jupyter_packaging;",
     ),
     "setup from an installed package": (
         b"from cmake_setup import setup\nsetup(" + KW + b")\n",
@@ -71,15 +83,16 @@ def test_setup_or_command_classes_an_installed_package_makes_stop(
 
 def test_calls_giving_other_keywords_or_known_setups_still_check(tmp_path: Path) -> None:
     """``version=get_version()``, ``ext_modules=mypycify(…)``, ``find_packages()``,
-    setuptools-scm's keyword, ``setup`` of setuptools or distutils by any spelling, and a
-    ``cmdclass`` a module of the project makes (versioneer's ``get_cmdclass()``)."""
+    setuptools-scm's keyword, ``setup`` of setuptools or distutils by any spelling, a
+    ``cmdclass`` a module of the project makes, and versioneer's ``get_cmdclass()`` of an
+    installed versioneer (no ``versioneer.py`` in the commit)."""
     setup_py = (
         b"import setuptools\nimport distutils.core\nfrom setuptools import find_packages\n"
         b"from mypyc.build import mypycify\nfrom pkg_version import get_version\n"
-        b"import versioneer\nif 0:\n    distutils.core.setup()\n"
+        b"import versioneer\nfrom helpers import cmds\nif 0:\n    distutils.core.setup()\n"
         b"setuptools.setup(" + KW + b", version=get_version(), ext_modules=mypycify([]),\n"
-        b"    use_scm_version=True, cmdclass=versioneer.get_cmdclass(),\n"
+        b"    use_scm_version=True, cmdclass={**versioneer.get_cmdclass(), **cmds()},\n"
         b"    install_requires=find_packages())\n"
     )
-    versioneer = b"def get_cmdclass():\n    return {}\n"
-    _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.py": setup_py, "versioneer.py": versioneer})
+    helpers = b"def cmds():\n    return {}\n"
+    _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.py": setup_py, "helpers.py": helpers})
