@@ -6,11 +6,11 @@ An installed package's name that a ``setup.py`` only calls goes through (`setupp
 cmake-build-extension's ``setup(**c.kwargs())``, or ``setup`` itself imported from such a
 package (``from cmake_setup import setup``). The command classes they return may run CMake
 that installs over a file of the package; a wheel keeping the old file passed, exit 0
-(review79d). So the run stops where the ``setup`` called is imported from an installed package
-(a module the commit holds no file of, neither the standard library's nor of `MODELLED`), or where a
-``cmdclass=`` value, one of its entries, or a ``**`` mapping given to ``setup`` is what calling
-such a package's name returns (directly, or by a name the module binds to it). What a call
-gives other keywords (``version=get_version()``, ``ext_modules=mypycify(…)``) is not asked.
+(review79d). So the run stops where the ``setup`` called is imported from an installed
+package (a module the commit holds no file of, neither the standard library's nor of
+`MODELLED`), or where a ``cmdclass=`` value or a ``**`` mapping given to ``setup``, or a part
+it is made of (`_parts`), is what calling such a package's name returns. What a call gives
+other keywords (``version=get_version()``, ``ext_modules=mypycify(…)``) is not asked.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterator
 
 from k3diff.escape import shortened
 from k3diff.provenance.setuppyinstalled import KNOWN, unread_package
-from k3diff.provenance.setuppykeywords import setup_keywords
 from k3diff.provenance.setuppyvalues import installed_package
 
 MODELLED = KNOWN | {"skbuild", "versioneer"}
@@ -37,13 +36,14 @@ def installed_factory(module: ast.Module, held: Callable[[str], bool]) -> str | 
     where it does neither."""
     origins = _origins(module)
     assigned = _assigned(module)
+    seen: set[object] = set()  # a part's verdict is its own: asked once, whatever the calls
     for call in _calls(module, origins):
         for origin in _setup_origins(call.func, origins):
             if origin.split(".")[0] not in MODELLED and installed_package(origin, held):
                 fact = f"setup.py line {call.lineno}: setup is called, from {origin}"
                 return unread_package(fact, origin)
-        for what, value in _given(call, module):
-            for made in _parts(value, assigned):
+        for what, given in _given(call):
+            for made in _parts(given, assigned, seen):
                 said = _made_by(made, origins, held)
                 if said is not None:
                     shown = shortened(ast.unparse(made), 100)
@@ -76,47 +76,64 @@ def _setup_origins(func: ast.expr, origins: dict[str, set[str]]) -> set[str]:
     return origins.get(base.id, set()) if isinstance(base, ast.Name) else set()
 
 
-def _given(call: ast.Call, module: ast.Module) -> Iterator[tuple[str, ast.expr]]:
-    """What `call` gives ``setup`` as command classes: each ``**`` mapping, and ``cmdclass``
-    (given by name, or in a literal ``**`` mapping)."""
+_Part = tuple[ast.expr, bool]
+"""A value, and whether it is a mapping of command classes (else of ``setup``'s keywords)."""
+
+
+def _given(call: ast.Call) -> Iterator[tuple[str, _Part]]:
+    """What `call` gives ``setup``: each ``**`` mapping, and ``cmdclass``."""
     for keyword in call.keywords:
         if keyword.arg is None:
-            yield "a ** mapping of setup", keyword.value
+            yield "a ** mapping of setup", (keyword.value, False)
         elif keyword.arg == "cmdclass":
-            yield "cmdclass", keyword.value
-    read = setup_keywords(call, module) or {}
-    if "cmdclass" in read and all(k.arg != "cmdclass" for k in call.keywords):
-        yield "cmdclass", read["cmdclass"]
+            yield "cmdclass", (keyword.value, True)
 
 
-def _parts(value: ast.expr, assigned: dict[str, list[ast.expr]]) -> Iterator[ast.expr]:
-    """`value` and what its mapping is made of, each once: a dict display's values and ``**``
-    mappings, ``dict(…)``'s arguments, both sides of ``a | b`` or ``x if c else y``, ``a or
-    b``'s, and for a name what the module assigns, sets as an item or ``update``s it with."""
-    seen: set[int] = set()
-    todo = [value]
+def _parts(
+    given: _Part, assigned: dict[str, list[tuple[str | None, ast.expr]]], seen: set[object]
+) -> Iterator[ast.expr]:
+    """The value `given` and what it is made of, each once: a mapping's ``**`` and (of a
+    keywords mapping, only its ``cmdclass``) its values, ``dict(…)``'s arguments, both sides of
+    ``a | b`` or ``x if c else y``, ``a or b``'s, and for a name what the module assigns, sets as
+    an item or ``update``s it with; none of those in `seen` (each part and name once, however
+    often it is used: a hostile ``setup.py`` of many calls), to which each is added."""
+    todo = [given]
     while todo:
-        node = todo.pop()
-        if id(node) in seen:
+        node, classes = todo.pop()
+        if (id(node), classes) in seen:
             continue
-        seen.add(id(node))
+        seen.add((id(node), classes))
         yield node
         if isinstance(node, ast.Dict):
-            todo += node.values
+            for key, value in zip(node.keys, node.values, strict=True):
+                if key is None or classes:
+                    todo.append((value, classes))
+                elif isinstance(key, ast.Constant) and key.value == "cmdclass":
+                    todo.append((value, True))
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
             and node.func.id == "dict"
         ):
-            todo += [*node.args, *(keyword.value for keyword in node.keywords)]
+            todo += [(arg, classes) for arg in node.args]
+            todo += [
+                (k.value, classes or k.arg in (None, "cmdclass"))
+                for k in node.keywords
+                if classes or k.arg in (None, "cmdclass")
+            ]
         elif isinstance(node, ast.BinOp):
-            todo += [node.left, node.right]
+            todo += [(node.left, classes), (node.right, classes)]
         elif isinstance(node, ast.IfExp):
-            todo += [node.body, node.orelse]
+            todo += [(node.body, classes), (node.orelse, classes)]
         elif isinstance(node, ast.BoolOp):
-            todo += node.values
-        elif isinstance(node, ast.Name):
-            todo += assigned.get(node.id, ())
+            todo += [(value, classes) for value in node.values]
+        elif isinstance(node, ast.Name) and (node.id, classes) not in seen:
+            seen.add((node.id, classes))
+            for item, value in assigned.get(node.id, ()):
+                if classes or item is None:
+                    todo.append((value, classes))
+                elif item == "cmdclass":
+                    todo.append((value, True))
 
 
 def _made_by(
@@ -137,27 +154,37 @@ def _made_by(
     )
 
 
-def _assigned(module: ast.Module) -> dict[str, list[ast.expr]]:
-    """Name -> each value the module assigns to it anywhere (``cmds = create_cmdclass()``),
-    sets as an item of it (``cmds["develop"] = …``) or ``update``s it with."""
-    found: dict[str, list[ast.expr]] = {}
+def _assigned(module: ast.Module) -> dict[str, list[tuple[str | None, ast.expr]]]:
+    """Name -> (None, each value the module assigns to it anywhere: ``cmds =
+    create_cmdclass()``, or ``update``s it with), and (the key, or "" where not a literal
+    string, each value it sets as an item: ``cmds["develop"] = …``)."""
+    found: dict[str, list[tuple[str | None, ast.expr]]] = {}
     for node in ast.walk(module):
         if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign) and node.value:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
+                key: str | None = None
                 if isinstance(target, ast.Subscript):
+                    key = _key(target.slice)
                     target = target.value
                 if isinstance(target, ast.Name):
-                    found.setdefault(target.id, []).append(node.value)
+                    found.setdefault(target.id, []).append((key, node.value))
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("update", "setdefault")
+            and node.func.attr == "update"
             and isinstance(node.func.value, ast.Name)
         ):
-            values = [*node.args, *(keyword.value for keyword in node.keywords)]
-            found.setdefault(node.func.value.id, []).extend(values)
+            pairs: list[tuple[str | None, ast.expr]] = [(None, arg) for arg in node.args]
+            pairs += [(keyword.arg, keyword.value) for keyword in node.keywords]
+            found.setdefault(node.func.value.id, []).extend(pairs)
     return found
+
+
+def _key(index: ast.expr) -> str:
+    """An item's key: the literal string, or "" where it is not one."""
+    literal = isinstance(index, ast.Constant) and isinstance(index.value, str)
+    return index.value if literal else ""  # type: ignore[attr-defined]
 
 
 def _origins(module: ast.Module) -> dict[str, set[str]]:

@@ -52,6 +52,10 @@ SHAPES = {
         HEAD + JP + b"c = {}\nc.update(create_cmdclass())\nsetup(" + KW + b", cmdclass=c)\n",
         "setup.py line 5: cmdclass is create_cmdclass(), made by jupyter_packaging;",
     ),
+    "in a ** mapping": (
+        HEAD + JP + b"setup(" + KW + b", **{'version': '1', 'cmdclass': create_cmdclass()})\n",
+        "setup.py line 4: a ** mapping of setup is create_cmdclass(), made by jupyter_packaging;",
+    ),
     "setup from an installed package": (
         b"from cmake_setup import setup\nsetup(" + KW + b")\n",
         "setup.py line 2: setup is called, from cmake_setup; cmake_setup is a package the "
@@ -89,10 +93,10 @@ def test_calls_giving_other_keywords_or_known_setups_still_check(tmp_path: Path)
     setup_py = (
         b"import setuptools\nimport distutils.core\nfrom setuptools import find_packages\n"
         b"from mypyc.build import mypycify\nfrom pkg_version import get_version\n"
-        b"import versioneer\nfrom helpers import cmds\nif 0:\n    distutils.core.setup()\n"
+        b"import versioneer\nfrom helpers import cmds\nfrom jupyter_packaging import describe\nif 0:\n    distutils.core.setup()\n"
         b"setuptools.setup(" + KW + b", version=get_version(), ext_modules=mypycify([]),\n"
         b"    use_scm_version=True, cmdclass={**versioneer.get_cmdclass(), **cmds()},\n"
-        b"    install_requires=find_packages())\n"
+        b"    install_requires=find_packages(), **{'description': describe()})\n"
     )
     helpers = b"def cmds():\n    return {}\n"
     _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.py": setup_py, "helpers.py": helpers})
