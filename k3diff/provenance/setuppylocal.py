@@ -16,6 +16,7 @@ import ast
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from k3diff.provenance.git import GitRepo, blob_sizes, iter_blobs
+from k3diff.provenance.setuppyfactories import installed_factory
 from k3diff.provenance.setuppyimports import (
     FOLLOWED_BYTES_CAP,
     FOLLOWED_CAP,
@@ -73,7 +74,7 @@ def imported_cmake(
     installed = installed_command(module, held)  # source78: cmake-build-extension's build_ext
     if installed is None:  # review78f: a subclass of it, a mapping by name, import *
         installed = installed_value(module, "setup.py", held, imported=False)
-    return installed
+    return installed or installed_factory(module, held)  # review79d: create_cmdclass("js")
 
 
 def _held(

@@ -68,10 +68,12 @@ def installed_value(
 def first_installed(uses: ValueUses, path: str, held: Callable[[str], bool]) -> str | None:
     """`installed_value` of the module whose `uses` are read, at `path`."""
     for name, package, line, how in uses.direct:
-        if _installed(package, held):
+        if installed_package(package, held):
             return _said(path, line, name, package, how)
     bound = {
-        name: (package, line) for name, package, line in uses.bindings if _installed(package, held)
+        name: (package, line)
+        for name, package, line in uses.bindings
+        if installed_package(package, held)
     }
     for name, line in uses.passed:
         if name in bound:
@@ -177,7 +179,7 @@ def _outside(name: str) -> bool:
     return top not in KNOWN and top not in sys.stdlib_module_names and top not in PYTHON2_STDLIB
 
 
-def _installed(name: str, held: Callable[[str], bool]) -> bool:
+def installed_package(name: str, held: Callable[[str], bool]) -> bool:
     """Whether the module `name` is an installed package's that may provide a command class."""
     return _outside(name) and not held(name)
 

@@ -1,0 +1,102 @@
+"""`wheels --source`: a ``setup`` an installed package makes, or command classes it returns.
+
+jupyter_packaging's ``setup(cmdclass=create_cmdclass("js"))`` and
+``cmdclass=wrap_installers(post_develop=npm_builder())``, ``from cmake_setup import setup`` and
+cmake-build-extension's ``setup(**c.kwargs())`` each passed a wheel keeping the file the
+package's CMake installs over, exit 0 (review79d: the names are only called). Each now stops,
+exit 2, naming ``setup.py``, its line and the package.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .test_provenance_backend_places import REVERTED
+from .test_provenance_cmake_install import _stopped_at
+from .test_provenance_cmake_unread import _passes_with
+from .test_provenance_setuppy_cmake import SETUPTOOLS
+from .test_provenance_setuppy_nested_imports import HEAD, _repo
+
+KW = b'name="pkg", packages=["pkg", "pkg.sub"], package_dir={"": "src"}'
+JP = b"from jupyter_packaging import create_cmdclass, wrap_installers, npm_builder\n"
+SHAPES = {
+    "create_cmdclass": (
+        HEAD + JP + b"setup(" + KW + b", cmdclass=create_cmdclass('js'))\n",
+        "setup.py line 4: cmdclass is create_cmdclass('js'), made by jupyter_packaging; "
+        "jupyter_packaging is a package the commit holds no file of",
+    ),
+    "wrap_installers": (
+        HEAD + JP + b"setup(" + KW + b", cmdclass=wrap_installers(post_develop=npm_builder()))\n",
+        "setup.py line 4: cmdclass is wrap_installers(post_develop=npm_builder()), made by "
+        "jupyter_packaging;",
+    ),
+    "a mapping by name": (
+        HEAD + JP + b"cmds = create_cmdclass('js')\nsetup(" + KW + b", cmdclass=cmds)\n",
+        "setup.py line 4: cmdclass is create_cmdclass('js'), made by jupyter_packaging;",
+    ),
+    "an entry": (
+        HEAD + JP + b"setup(" + KW + b", cmdclass={'develop': wrap_installers()})\n",
+        "setup.py line 4: cmdclass is wrap_installers(), made by jupyter_packaging;",
+    ),
+    "inside a mapping": (
+        HEAD + JP + b"setup(" + KW + b", cmdclass={**create_cmdclass('js'), 'x': dict})\n",
+        "setup.py line 4: cmdclass is create_cmdclass('js'), made by jupyter_packaging;",
+    ),
+    "a branch": (
+        HEAD + JP + b"setup(" + KW + b", cmdclass=create_cmdclass() if os.name else {})\n",
+        "setup.py line 4: cmdclass is create_cmdclass(), made by jupyter_packaging;",
+    ),
+    "an update": (
+        HEAD + JP + b"c = {}\nc.update(create_cmdclass())\nsetup(" + KW + b", cmdclass=c)\n",
+        "setup.py line 5: cmdclass is create_cmdclass(), made by jupyter_packaging;",
+    ),
+    "in a ** mapping": (
+        HEAD + JP + b"setup(" + KW + b", **{'version': '1', 'cmdclass': create_cmdclass()})\n",
+        "setup.py line 4: a ** mapping of setup is create_cmdclass(), made by jupyter_packaging;",
+    ),
+    "setup from an installed package": (
+        b"from cmake_setup import setup\nsetup(" + KW + b")\n",
+        "setup.py line 2: setup is called, from cmake_setup; cmake_setup is a package the "
+        "commit holds no file of",
+    ),
+    "its setup as an attribute": (
+        b"import cmake_setup as cs\ncs.setup(" + KW + b")\n",
+        "setup.py line 2: setup is called, from cmake_setup;",
+    ),
+    "a ** mapping": (
+        HEAD + b"import cmake_build_extension as c\nsetup(**c.kwargs())\n",
+        "setup.py line 4: a ** mapping of setup is c.kwargs(), made by cmake_build_extension; "
+        "cmake_build_extension is a package the commit holds no file of",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", list(SHAPES), ids=list(SHAPES))
+def test_setup_or_command_classes_an_installed_package_makes_stop(
+    tmp_path: Path, shape: str
+) -> None:
+    setup_py, said = SHAPES[shape]
+
+    stopped = _stopped_at(tmp_path, _repo(tmp_path, {"setup.py": setup_py}), REVERTED)
+
+    assert said in stopped
+    assert "(installed when the project builds), so k3diff reads none of its code" in stopped
+
+
+def test_calls_giving_other_keywords_or_known_setups_still_check(tmp_path: Path) -> None:
+    """``version=get_version()``, ``ext_modules=mypycify(…)``, ``find_packages()``,
+    setuptools-scm's keyword, ``setup`` of setuptools or distutils by any spelling, a
+    ``cmdclass`` a module of the project makes, and versioneer's ``get_cmdclass()`` of an
+    installed versioneer (no ``versioneer.py`` in the commit)."""
+    setup_py = (
+        b"import setuptools\nimport distutils.core\nfrom setuptools import find_packages\n"
+        b"from mypyc.build import mypycify\nfrom pkg_version import get_version\n"
+        b"import versioneer\nfrom helpers import cmds\nfrom jupyter_packaging import describe\nif 0:\n    distutils.core.setup()\n"
+        b"setuptools.setup(" + KW + b", version=get_version(), ext_modules=mypycify([]),\n"
+        b"    use_scm_version=True, cmdclass={**versioneer.get_cmdclass(), **cmds()},\n"
+        b"    install_requires=find_packages(), **{'description': describe()})\n"
+    )
+    helpers = b"def cmds():\n    return {}\n"
+    _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.py": setup_py, "helpers.py": helpers})
