@@ -19,7 +19,7 @@ import ast
 from collections.abc import Callable, Iterator
 
 from k3diff.escape import shortened
-from k3diff.provenance.setuppyinstalled import KNOWN, unread_package
+from k3diff.provenance.setuppyinstalled import KNOWN, import_origins, unread_package
 from k3diff.provenance.setuppyvalues import installed_package
 
 MODELLED = KNOWN | {"skbuild", "versioneer"}
@@ -34,7 +34,7 @@ def installed_factory(module: ast.Module, held: Callable[[str], bool]) -> str | 
     says the commit holds no file of) makes or gives command classes to: ``setup.py line 5:
     setup is called, from cmake_setup; cmake_setup is a package …`` (`unread_package`); None
     where it does neither."""
-    origins = _origins(module)
+    origins = import_origins(module)
     assigned = _assigned(module)
     seen: set[object] = set()  # a part's verdict is its own: asked once, whatever the calls
     for call in _calls(module, origins):
@@ -185,22 +185,3 @@ def _key(index: ast.expr) -> str:
     """An item's key: the literal string, or "" where it is not one."""
     literal = isinstance(index, ast.Constant) and isinstance(index.value, str)
     return index.value if literal else ""  # type: ignore[attr-defined]
-
-
-def _origins(module: ast.Module) -> dict[str, set[str]]:
-    """Name -> every module it is imported from (``from a.b import C as D``: D -> ``a.b``;
-    ``import a.b as m``: m -> ``a.b``; ``import a.b``: a -> ``a``), and ``NAME=setup`` ->
-    the modules ``setup`` is imported from as NAME; relative imports aside."""
-    found: dict[str, set[str]] = {}
-    for node in ast.walk(module):
-        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            for alias in node.names:
-                bound = alias.asname or alias.name
-                found.setdefault(bound, set()).add(node.module)
-                if alias.name == "setup":
-                    found.setdefault(f"{bound}=setup", set()).add(node.module)
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                bound = alias.asname or alias.name.split(".")[0]
-                found.setdefault(bound, set()).add(alias.name if alias.asname else bound)
-    return found

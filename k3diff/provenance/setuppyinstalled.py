@@ -49,7 +49,7 @@ def installed_command(module: ast.Module, held: Callable[[str], bool]) -> str | 
     said as ``setup.py line 9: cmdclass build_ext is BuildExtension, from
     cmake_build_extension; cmake_build_extension is a package …`` (`unread_package`);
     None where there is none."""
-    origins = _imported_from(module)
+    origins = import_origins(module)
     names, modules = setup_names(module)
     for node in ast.walk(module):
         if not (isinstance(node, ast.Call) and names_setup(node.func, names, modules)):
@@ -60,8 +60,9 @@ def installed_command(module: ast.Module, held: Callable[[str], bool]) -> str | 
             base = value
             while isinstance(base, ast.Attribute):
                 base = base.value
-            origin = origins.get(base.id) if isinstance(base, ast.Name) else None
-            if origin is None or origin.split(".")[0] in KNOWN or held(origin):
+            found = sorted(origins.get(base.id, ())) if isinstance(base, ast.Name) else []
+            origin = next((m for m in found if m.split(".")[0] not in KNOWN and not held(m)), None)
+            if origin is None:
                 continue
             shown = shortened(ast.unparse(value), 100)
             fact = f"setup.py line {node.lineno}: cmdclass {shortened(key, 100)} is {shown}"
@@ -73,9 +74,9 @@ def unread_package(fact: str, module: str) -> str:
     """`fact` (where a file of the commit takes a name from the module `module`) and why what
     the build does with it is not proven: ``…; cmake_build_extension is a package the commit
     holds no file of (it comes from the build's environment, if there at all), so k3diff reads
-    none of its code, which may run CMake that installs files into the wheel``. stop 78's ``…, a package the
-    commit does not hold (installed when it builds), …, not read, and may run CMake`` read as
-    if the project's module were unread and it ran CMake (newuser78b)."""
+    none of its code, which may run CMake that installs files into the wheel``. stop 78's ``…,
+    a package the commit does not hold (installed when it builds), …, not read, and may run
+    CMake`` read as if the project's module were unread and it ran CMake (newuser78b)."""
     top = shortened(module.split(".")[0], 100)
     return (
         f"{fact}; {top} is a package the commit holds no file of (it comes from the build's "
@@ -93,18 +94,23 @@ def _entries(classes: ast.expr | None, module: ast.Module) -> list[tuple[str, as
     return list(read.items()) if read is not None else []
 
 
-def _imported_from(module: ast.Module) -> dict[str, str]:
-    """Name -> the module it is imported from (``from a.b import C as D``: D -> ``a.b``;
-    ``import a.b as m``: m -> ``a.b``; ``import a.b``: a -> ``a``), relative imports aside."""
-    found: dict[str, str] = {}
+def import_origins(module: ast.Module) -> dict[str, set[str]]:
+    """Name -> every module it is imported from (``from a.b import C as D``: D -> ``a.b``;
+    ``import a.b as m``: m -> ``a.b``; ``import a.b``: a -> ``a``), and ``NAME=setup`` ->
+    the modules ``setup`` is imported from as NAME; relative imports aside. The one reading
+    of a ``setup.py``'s imports for its command classes and factories (`setuppyfactories`)."""
+    found: dict[str, set[str]] = {}
     for node in ast.walk(module):
         if isinstance(node, ast.ImportFrom) and not node.level and node.module:
             for alias in node.names:
-                found[alias.asname or alias.name] = node.module
+                bound = alias.asname or alias.name
+                found.setdefault(bound, set()).add(node.module)
+                if alias.name == "setup":
+                    found.setdefault(f"{bound}=setup", set()).add(node.module)
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
-                found[bound] = alias.name if alias.asname else alias.name.split(".")[0]
+                found.setdefault(bound, set()).add(alias.name if alias.asname else bound)
     return found
 
 
