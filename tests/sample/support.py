@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +105,8 @@ def report_exit(tmp_path: Path, out: Path) -> int:
     )  # fmt: skip
     return bundle.exit_code
 
+
+def resumes(*args: str | Path, program: str = "k3diff") -> str:
+    """How a resumable stop of `PROGRAM sample ARGS` ends its line: '(--resume continues:
+    k3diff sample ARGS --resume)', the run's own command to paste (more80)."""
+    return f"(--resume continues: {program} sample {shlex.join(map(str, args))} --resume)"

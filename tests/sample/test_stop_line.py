@@ -133,7 +133,7 @@ def test_a_stop_resume_gets_past_keeps_its_resume_step(fault_server: Any, tmp_pa
     assert result.exit_code == 2, result.stdout
     *_, stop = _lines(out)
     assert (stop["reason"], stop["resumable"]) == ("flush-failed", True) and "side" not in stop
-    assert result.stderr.rstrip().endswith("(--resume continues)")
+    assert result.stderr.rstrip().endswith(" --flush-url " + flush + " --retries 0 --resume)")
     line, step = _next_steps(tmp_path, out)
     assert "grow the run" in line and "--resume --repeats" in line
     assert "--resume --repeats" in step
