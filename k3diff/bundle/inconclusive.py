@@ -130,17 +130,19 @@ def inconclusive_sentences(triage: TriageDocument, undecided: Sequence[TriageRec
                 "their batches are unproven: more samples would not decide them (the unproven "
                 "records' qualification says what would)"
             )
+        elif "samples-of-another-condition" in record.flags:
+            cause = (
+                "their samples are of another request condition than their capture "
+                "(--allow-condition-mismatch), or their base's than their patch's, or were "
+                "answered as another model: more samples of this run are of it too and would "
+                "not decide them; samples of the captured condition would (triage's next: "
+                "step names the sample options)"
+            )
         elif "capture-unexplained" in record.flags:
             cause = (
                 "the samples never reproduce the patch's captured output and the base never "
                 "gave it (capture-unexplained), so they do not explain the difference the "
                 "comparison found"
-            )
-        elif "samples-of-another-condition" in record.flags:
-            cause = (
-                "their samples are of another request condition or were answered as another "
-                "model (--allow-condition-mismatch): samples of the captured condition would "
-                "decide them"
             )
         else:
             cause = "too few samples: more samples would decide them"
@@ -171,8 +173,8 @@ HELD_WORDS = (
     ("novel-undecided", "a patch output the base never gave, undecided at this n"),
     ("not-exercised", "batches the server never overlapped"),
     ("unproven", "batches unproven"),
-    ("capture-unexplained", "a patch capture the samples do not explain"),
     ("samples-of-another-condition", "samples of another condition"),
+    ("capture-unexplained", "a patch capture the samples do not explain"),
 )
 """Each held flag as the headline words it, in `inconclusive_sentences`' order of causes."""
 DECIDED_BY_MORE = frozenset({"no-power", "novel-undecided"})
@@ -180,7 +182,9 @@ DECIDED_BY_MORE = frozenset({"no-power", "novel-undecided"})
 record is held as well for what more of them cannot lift (`more_of_no_use`)."""
 NOT_DECIDED_BY_MORE = frozenset({"not-exercised", "unproven", "samples-of-another-condition"})
 """Holds that more samples of the same run leave as they are: batches the server did not
-overlap or no gauge proved, samples of another condition."""
+overlap or no gauge proved, samples of another condition. Triage asks such a record for no
+`more_samples` (null); one written before stop 80 may still give a samples-of-another-condition
+record its mode's count, which is read and asks for nothing (`more_of_no_use`)."""
 
 
 def more_of_no_use(record: TriageRecord) -> bool:
@@ -226,3 +230,24 @@ def held_sentence(triage: TriageDocument) -> str | None:
         parts.append(part + ")")
     total = sum(len(records) for records in causes.values())
     return f"{plural(total, 'record')} held: {'; '.join(parts)}"
+
+
+def resample_sentence(triage: TriageDocument) -> str | None:
+    """The bundle's step for records held for samples of another condition, as triage's
+    `next:` line words it (`k3diff.report.triagesteps.resample_step`), without the run's
+    options, which the document does not hold (None: none is held so)."""
+    held = [
+        r.name
+        for r in triage.records
+        if r.category == "inconclusive" and "samples-of-another-condition" in r.flags
+    ]
+    if not held:
+        return None
+    ask = "asks" if len(held) == 1 else "ask"
+    return (
+        f"{plural(len(held), 'record')} held for samples of another condition ({named(held)}) "
+        f"{ask} for no more samples of this run, which are of that condition too: sample under "
+        "the captured condition (each record's reason names what differs; triage's next: line "
+        "gives the sample options), in a new --out, then run the triage with its samples.jsonl "
+        "in place of this run's"
+    )

@@ -36,6 +36,7 @@ from typing import NamedTuple
 
 from k3diff import shellwords
 from k3diff.bundle.aarun import step_line
+from k3diff.bundle.inconclusive import more_of_no_use, resample_sentence
 from k3diff.bundle.model import Evidence, Stage, Status
 from k3diff.bundle.wheelrows import row_of
 from k3diff.docbody import Kind
@@ -62,9 +63,6 @@ from k3diff.triage.nextstep import MoreSamples, asked_more, more_samples
 from k3diff.wheel.codes import NO_PYTHON, UNWAIVABLE, Code, Finding
 from k3diff.wheel.findingorder import Named
 from k3diff.wheel.kinds import EntryKind
-
-UNBATCHED = frozenset({"not-exercised", "unproven"})
-"""Flags of a mode only a run the server batches decides (`triage.shiftverdict.unbatched`)."""
 
 PROGRAM = "k3diff"
 """How a step names k3diff (`model.MAKES`: bare, whatever program made the bundle)."""
@@ -133,6 +131,9 @@ def _steps(doc: Document, documents: Sequence[Document]) -> Iterator[Step]:
         if asking is not None:
             step = more_samples_step(asking, PROGRAM, RUN_DIR, logged=False)
             yield Step((Evidence.FOLLOW_UP,), step)
+        resample = resample_sentence(doc.typed(TriageDocument))
+        if resample is not None:
+            yield Step((Evidence.FOLLOW_UP,), resample)
     elif doc.kind is Kind.AUDIT:
         yield from _audit_steps(doc.typed(AuditDocument))
     elif doc.kind is Kind.LOGS:
@@ -275,10 +276,10 @@ def _more_samples(doc: Document, documents: Sequence[Document]) -> MoreSamples |
     cannot lift asks for none, even where a triage written before stop 79 gave it a count
     (review79e: the bundle said to grow the run beside "more samples would not decide them"):
     a mode whose batches no gauge proved or the run never overlapped, as triage's rollup holds
-    them today. Samples of another condition are left to triage's count (where its rollup
-    still asks for more, its `next:` line does too, and the bundle says what it says)."""
+    them today, or samples of another condition, for which triage asks none since stop 80
+    and names the condition to sample under (`resample_sentence`)."""
     triage = doc.typed(TriageDocument)
-    asked = asked_more(r for r in triage.records if not UNBATCHED & set(r.flags))
+    asked = asked_more(r for r in triage.records if not more_of_no_use(r))
     if not asked:
         return None
     runs = set(doc.run_ids)

@@ -21,6 +21,7 @@ from k3diff.report.sampleconditions import (
     side_fields_text,
 )
 from k3diff.report.sampledfigure import SIZE, sampled_text
+from k3diff.report.sampleresult import result_line
 from k3diff.sample.gaugeadvice import header_advice
 from k3diff.sample.model import RecordStats, SampleResult
 from k3diff.sample.names import Mode
@@ -295,10 +296,12 @@ def _gauge_text(result: SampleResult) -> str:
 def _text(result: SampleResult) -> str:
     rows = [[escape.text(str(value)) for value in row] for row in _rows(result)]
     table = tabulate(rows, headers=_HEADERS, tablefmt="simple", disable_numparse=True)
-    return f"{table}\n\n{_headline_lines(result)}\n"
+    last = escape.text(result_line(result, bool(_unproven_ok(result))))
+    return f"{table}\n\n{_headline_lines(result)}\n{last}\n"
 
 
 def _markdown(result: SampleResult) -> str:
     rows = [[cell(str(value)) for value in row] for row in _rows(result)]
     table = tabulate(rows, headers=_HEADERS, tablefmt="github", disable_numparse=True)
-    return f"# k3diff sample\n\n{table}\n\n{escape_inline(_headline(result))}\n"
+    last = escape_inline(result_line(result, bool(_unproven_ok(result))))
+    return f"# k3diff sample\n\n{table}\n\n{escape_inline(_headline(result))}\n\n{last}\n"

@@ -27,7 +27,7 @@ from k3diff.report.triage_lines import (
     would_have_cleared,
 )
 from k3diff.report.triagelevel import run_level_line
-from k3diff.report.triagesteps import next_step_line
+from k3diff.report.triagesteps import next_step_lines
 from k3diff.sample.runs import unlisted_note
 from k3diff.triage.flags import flag_label
 from k3diff.triage.model import (
@@ -252,7 +252,7 @@ def _text(result: TriageResult) -> str:
         for mode in r.modes
         for tree in mode.splits
     ]
-    step = [line for line in [next_step_line(result)] if line is not None]
+    step = next_step_lines(result)
     lines = [parity_line(result), _counts_line(result), *_loud_lines(result), *step]
     lines.append(verdict_text(result))
     gauges = gauge_lines(result)
@@ -345,7 +345,7 @@ def _markdown(result: TriageResult) -> str:
         + _counts_line(result)
         + "."
         + "".join(f"\n\n**{escape_inline(line)}**" for line in _loud_lines(result))
-        + "".join(f"\n\n{escape_inline(line)}" for line in [next_step_line(result)] if line),
+        + "".join(f"\n\n{escape_inline(line)}" for line in next_step_lines(result)),
         "\n".join(arguments),
         "\n".join(f"- {escape_inline(line)}" for line in gauge_lines(result)),
         tabulate(rows, headers=_HEADERS, tablefmt="github", disable_numparse=True),

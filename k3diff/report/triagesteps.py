@@ -1,29 +1,66 @@
 """The next step triage prints for the samples its inconclusive records ask for: the triaged run
 grown in place (`sample --resume` with a larger `--repeats`), a new run pooled with
-`--pool-runs`, or why neither can take them (`next_step_line`; the bundle's steps call
+`--pool-runs`, or why neither can take them, and a run under the right condition for records
+held for samples of another (`next_step_lines`; the bundle's steps call
 `more_samples_step`).
 """
 
 from __future__ import annotations
 
-from k3diff import shellwords
+from k3diff import escape, shellwords
 from k3diff.program import program
 from k3diff.triage.model import TriageResult
-from k3diff.triage.nextstep import MoreSamples, command_line, hidden_values
+from k3diff.triage.nextstep import KEYS_SHOWN, MoreSamples, command_line, hidden_values
+from k3diff.triage.resample import NEW_DIR, Resample
 
 
-def next_step_line(result: TriageResult) -> str | None:
-    """The command that takes the samples the inconclusive records ask for: the triaged run
+def next_step_lines(result: TriageResult) -> list[str]:
+    """The commands that take the samples the inconclusive records ask for: the triaged run
     grown in place (`sample --resume` with a larger `--repeats`), or, for a sweep, a new run
-    pooled with `--pool-runs`."""
+    pooled with `--pool-runs`; and, for records held for samples of another condition, a run
+    under the right one (`resample_step`)."""
+    lines = []
     step = result.more_samples_run
-    if step is None:
-        return None
-    return "next: " + more_samples_step(step, program(), step.out, logged=True)
+    if step is not None:
+        lines.append("next: " + more_samples_step(step, program(), step.out, logged=True))
+    if result.resample_run is not None:
+        lines.append("next: " + resample_step(result.resample_run, program()))
+    return lines
+
+
+def resample_step(step: Resample, k3diff: str) -> str:
+    """'1 record held for samples of another condition (k0) asks for no more samples of this
+    run ...: sample under the captured condition: COMMAND, then ...'."""
+    count = len(step.names)
+    records = f"{count:,} record{'s' if count != 1 else ''}"
+    ask = "asks" if count == 1 else "ask"
+    shown = ", ".join(escape.text(name) for name in step.names[:KEYS_SHOWN]) + (
+        f" and {count - KEYS_SHOWN:,} more" if count > KEYS_SHOWN else ""
+    )
+    return (
+        f"{records} held for samples of another condition ({shown}) {ask} for no more samples "
+        f"of this run, which are of that condition too ({escape.text('; '.join(step.differences))}): "
+        f"{_under(step)}, in a new --out: {step.command_line(k3diff)}"
+        f"{_notes(step)}, then run this triage with {NEW_DIR}/samples.jsonl in place of this "
+        "run's"
+    )
+
+
+def _under(step: Resample) -> str:
+    return (
+        "sample under the captured condition"
+        if step.captured
+        else "sample base and patch under one condition"
+    )
+
+
+def _notes(step: Resample) -> str:
+    """' (with a patch server that answers as "m"; ...)': what no option gives."""
+    return f" (with {escape.text('; '.join(step.notes))})" if step.notes else ""
 
 
 def more_samples_step(step: MoreSamples, k3diff: str, out: str, logged: bool) -> str:
-    """`next_step_line`'s step: `k3diff` the program named, `out` the run's directory; the run's
+    """`next_step_lines`' first step: `k3diff` the program named, `out` the run's directory; the run's
     own command where its log records it and `logged` (shell-quoted by `k3diff.shellwords`,
     runnable as printed), else a placeholder for its options (the bundle's, which names no
     machine's path). A run of one server (`MoreSamples.one_server`) says first that more of its

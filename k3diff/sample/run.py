@@ -245,6 +245,7 @@ async def _sample(
         log, resumed = _open_log(options, run, Sent(bodies, options.control))
         heard.check_one_server(run, options, resumed)
         kept.log = log
+        kept.command = tuple(options.command)
         kept.name_sides({side: url + endpoint.path for side, url in urls.items()})
         done, tally = _from_log(resumed)
         total = len(records) * len(urls) * len(options.modes) * options.repeats

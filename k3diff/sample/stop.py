@@ -6,7 +6,8 @@ completion server or does not stream (`k3diff.sample.unstreamed`), one that stop
 stops the run as Ctrl-C does instead of killing it without a word). Whatever stopped it, the samples already written stay in the log
 and `--resume` takes only the missing ones; so every such stop is one line that says what
 stopped the run and how many samples the log keeps (`RunStopped`: '...; stopped, 37 samples kept
-in out/samples.jsonl (--resume continues)'), counted from the log itself (`SampleLog.samples`:
+in out/samples.jsonl (--resume continues: k3diff sample ... --resume)', the run's own command,
+`resume_command`), counted from the log itself (`SampleLog.samples`:
 the lines of a resumed log and every line appended since), not from the requests sent; where
 the server answers the same requests the same way (one that does not stream, a 404:
 `StopReason.resumable`), `--resume` is not offered. The log then ends with the stop's line
@@ -36,7 +37,9 @@ from typing import Any, TypeVar
 
 import httpx
 
+from k3diff import shellwords
 from k3diff.errors import K3diffError, OutputError, RunStopped
+from k3diff.program import program
 from k3diff.sample.log import SampleLog
 from k3diff.sample.stopline import ServerStop, StopLine, StopReason, now
 
@@ -87,6 +90,9 @@ class Kept:
         self.sides: dict[str, str] = {}
         """The URL each side's samples are sent to -> the side (its stop line's `side`), where
         the sides' URLs differ."""
+        self.command: tuple[str, ...] = ()
+        """The run's command line as its log's header records it (`options.redacted_command`;
+        empty where unknown): a resumable stop names it with `--resume`."""
 
     def name_sides(self, routes: Mapping[str, str]) -> None:
         """Know each side by the URL its samples go to (`routes`: side -> URL), where the
@@ -138,7 +144,7 @@ class Kept:
         count = self.log.samples
         requests = "stream requests" if reason is StopReason.NOT_STREAMED else "requests"
         then = (
-            "(--resume continues)"
+            f"(--resume continues{resume_command(self.command)})"
             if reason.resumable
             else f"(--resume sends the same {requests} and stops the same way)"
         )
@@ -177,6 +183,23 @@ class Kept:
         finally:
             if self.log is not None:
                 self.log.close()
+
+
+HIDDEN = (("--header value", ":***"), ("URL user:password", "://***@"))
+"""What the recorded command hides, by how it reads there (`options.redacted_command`)."""
+
+
+def resume_command(command: tuple[str, ...]) -> str:
+    """': k3diff sample --base URL --prompts p.jsonl --out run --resume', the run's own command
+    line with `--resume` (once), shell-quoted and started by the k3diff the user ran, and what
+    the record hides said to be given again; '' where the command is unknown (more80: the stop
+    said only "--resume continues")."""
+    if command[:2] != ("k3diff", "sample"):
+        return ""
+    words = [*command[1:], *(() if "--resume" in command else ("--resume",))]
+    hidden = [kind for kind, mark in HIDDEN if any(mark in word for word in words)]
+    again = f", each {' and '.join(hidden)} hidden as *** given again" if hidden else ""
+    return f": {program()} {shellwords.join(words)}{again}"
 
 
 def stop_reason(cause: BaseException) -> StopReason:

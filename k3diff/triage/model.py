@@ -15,6 +15,7 @@ from k3diff.triage.distribution import DistributionTest
 from k3diff.triage.flags import HELD_FLAGS as HELD_FLAGS  # importable from here, as before
 from k3diff.triage.flags import Flag as Flag
 from k3diff.triage.nextstep import MoreSamples
+from k3diff.triage.resample import Resample
 from k3diff.triage.sampledlevel import judged_at
 from k3diff.triage.settings import DEFAULT_ALPHA as DEFAULT_ALPHA  # importable from here
 from k3diff.triage.settings import Correction as Correction
@@ -234,6 +235,9 @@ class TriageResult:
     requests, so the samples' condition could not be checked against them)."""
     more_samples_run: MoreSamples | None = None
     """How to take the samples the inconclusive records ask for (None: none asks)."""
+    resample_run: Resample | None = None
+    """How to take the samples that decide the records held for samples of another condition
+    (None: none is held so)."""
 
     def count(self, category: Category) -> int:
         """Records in one category."""

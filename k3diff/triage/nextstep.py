@@ -103,7 +103,7 @@ def more_samples(
     sweep = isinstance(levels, list) and len(levels) > 1
     repeats = log.header.repeats
     growable = not sweep and repeats is not None
-    command = _command(log.header.fields)
+    command = logged_command(log.header.fields)
     return MoreSamples(
         log.path,
         max(more for _, more in wanted),
@@ -254,7 +254,9 @@ HIDDEN = ":***"
 """How the log records a `--header`'s value (`k3diff.sample.options.redacted_command`)."""
 
 
-def _command(run: Any) -> tuple[str, ...] | None:
+def logged_command(run: Any) -> tuple[str, ...] | None:
+    """The run's `k3diff sample` command line as its header's fields record it (None where
+    they record none, or not as one)."""
     command = run.get("command")
     if (
         not isinstance(command, list)

@@ -41,6 +41,7 @@ from k3diff.triage.notcomparable import hold_not_comparable
 from k3diff.triage.observations import Adjusted, ModeEvidence
 from k3diff.triage.oneserver import described, hold_same_server, same_server_logs
 from k3diff.triage.pooling import check_identical_requests
+from k3diff.triage.rightcondition import ask_none, resample
 from k3diff.triage.rollup import (
     held_by_vacuous_control,
     hold_unexplained,
@@ -50,7 +51,7 @@ from k3diff.triage.rollup import (
 )
 from k3diff.triage.samples import Sample, SampleLogs, not_counted, read_samples
 from k3diff.triage.servedmodel import ModelCheck, check_models
-from k3diff.triage.sidefields import hold_sides_differ, side_differences
+from k3diff.triage.sidefields import hold_sides_differ, side_differences, side_field_names
 from k3diff.triage.splits import split_tree
 from k3diff.triage.sweep import with_sweep
 from k3diff.triage.unanswered import hold_unanswered
@@ -134,6 +135,15 @@ def triage(
         records = tuple(held_by_vacuous_control(record, vacuous, control) for record in records)
     one_server = () if settings.allow_same_server else same_server_logs(logs.logs)
     records = tuple(hold_same_server(record, one_server) for record in records)
+    # Samples of another condition: more of them decide nothing, samples of the right one do.
+    records = tuple(ask_none(record) for record in records)
+    mismatched = {
+        key: (*checked.mismatched.get(key, ()), *served.mismatched.get(key, ()))
+        for key in {*checked.mismatched, *served.mismatched}
+    }
+    names = side_field_names(logs)
+    sides_said = {key: (text, names.get(key, ())) for key, text in differing.items()}
+    resampled = resample(records, mismatched, sides_said, logs.logs)
     notes = (log.header.same_server_note(log.path, settings.allow_same_server) for log in logs.logs)
     one_server_notes = tuple(note for note in notes if note is not None)
     unchecked_servers = (log.header.identity_note(log.path) for log in logs.logs)
@@ -168,6 +178,7 @@ def triage(
             if q is not None
         ),
         more_samples_run=more_samples(asked_more(records), logs.logs, settings.allow_same_server),
+        resample_run=resampled,
     )
 
 

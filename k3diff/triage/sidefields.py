@@ -36,27 +36,47 @@ def side_differences(logs: SampleLogs, models: bool = True) -> dict[str, str]:
     """Per record key whose two sides' samples sent different request fields (or, with
     `models`, were answered as different models), those differences in words ('temperature:
     base 1, patch 0; model: base "a", patch "b"')."""
+    found: dict[str, str] = {}
+    missing = object()
+    for key, (base, patch, names) in _sides_sent(logs).items():
+        found[key] = "; ".join(
+            f"{name}: base {_shown(base.get(name, missing), missing)}, "
+            f"patch {_shown(patch.get(name, missing), missing)}"
+            for name in names
+        )
+    for key, said in (side_models(logs) if models else {}).items():
+        found[key] = f"{found[key]}; {said}" if key in found else said
+    return found
+
+
+def side_field_names(logs: SampleLogs) -> dict[str, tuple[str, ...]]:
+    """Per record key whose two sides' samples sent different request fields, those fields'
+    names (`k3diff.triage.rightcondition` leaves their `--base-param`/`--patch-param` out)."""
+    return {key: names for key, (_, _, names) in _sides_sent(logs).items()}
+
+
+_Sent = tuple[Mapping[str, Any], Mapping[str, Any], tuple[str, ...]]
+
+
+def _sides_sent(logs: SampleLogs) -> dict[str, _Sent]:
+    """Per record key whose sides sent different fields: (the base's, the patch's, the names
+    of the fields that differ, sorted)."""
     sent: dict[tuple[str, str], Mapping[str, Any] | None] = {}
     for sample in logs.samples:
         sent.setdefault((sample.key, sample.side), _fields(logs, sample))
-    found: dict[str, str] = {}
+    found: dict[str, _Sent] = {}
+    missing = object()
     for (key, which), base in sent.items():
-        if which != "base" or (key, "patch") not in sent:
-            continue
-        patch = sent[(key, "patch")]
+        patch = sent.get((key, "patch")) if which == "base" else None
         if base is None or patch is None:
             continue
-        missing = object()
-        differing = [
-            f"{name}: base {_shown(base.get(name, missing), missing)}, "
-            f"patch {_shown(patch.get(name, missing), missing)}"
+        names = tuple(
+            name
             for name in sorted((set(base) | set(patch)) - IGNORED)
             if not same_value(base.get(name, missing), patch.get(name, missing))
-        ]
-        if differing:
-            found[key] = "; ".join(differing)
-    for key, said in (side_models(logs) if models else {}).items():
-        found[key] = f"{found[key]}; {said}" if key in found else said
+        )
+        if names:
+            found[key] = (base, patch, names)
     return found
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +26,15 @@ def flat(text: str) -> str:
 
 
 def headline(stdout: str) -> str:
-    """The text summary's headline (after the table), on one line."""
-    return flat(stdout.split("\n\n")[-1])
+    """The text summary's headline (after the table, before its `result:` line), on one
+    line."""
+    return flat(without_result(stdout.split("\n\n")[-1]))
+
+
+def without_result(text: str) -> str:
+    """`text` less the summary's last line, `result: ... (exit N)`, where it ends with it."""
+    lines = text.rstrip("\n").splitlines()
+    return "\n".join(lines[:-1]) if lines and lines[-1].startswith("result: ") else text
 
 
 def inference(server: FaultServer) -> list[dict[str, Any]]:
@@ -96,3 +104,9 @@ def report_exit(tmp_path: Path, out: Path) -> int:
         cwd=tmp_path,
     )  # fmt: skip
     return bundle.exit_code
+
+
+def resumes(*args: str | Path, program: str = "k3diff") -> str:
+    """How a resumable stop of `PROGRAM sample ARGS` ends its line: '(--resume continues:
+    k3diff sample ARGS --resume)', the run's own command to paste (more80)."""
+    return f"(--resume continues: {program} sample {shlex.join(map(str, args))} --resume)"

@@ -20,7 +20,7 @@ import pytest
 from k3diff.sample.alive import DEAD_AFTER
 from k3diff.sample.log import SampleLog
 
-from .support import read_samples, sample, write_prompts
+from .support import read_samples, resumes, sample, write_prompts
 
 
 def _wait_refused(url: str) -> None:
@@ -56,10 +56,11 @@ def test_a_server_killed_mid_run_stops_it_with_the_samples_kept(
 
     monkeypatch.setattr(SampleLog, "_write", kill_the_patch_after_four)
     started = time.monotonic()
-    result = sample(
+    args = (
         "--base", base.url, "--patch", patch.url, "--prompts", prompts, "--repeats", "200",
         "--retries", "1", "--out", out,
     )  # fmt: skip
+    result = sample(*args)
     assert result.exit_code == 2, result.stdout
     assert time.monotonic() - started < 60
     _, lines = read_samples(out)
@@ -67,7 +68,7 @@ def test_a_server_killed_mid_run_stops_it_with_the_samples_kept(
     assert line.startswith(f"k3diff: error: {patch.url}/v1/completions: {DEAD_AFTER} requests ")
     assert "in a row got no answer" in line and "connection error" in line
     assert line.endswith(
-        f"; stopped, {len(lines)} samples kept in {out}/samples.jsonl (--resume continues)"
+        f"; stopped, {len(lines)} samples kept in {out}/samples.jsonl {resumes(*args)}"
     )
     failed = [s for s in lines if s["error"] is not None]
     # The Kth failure stops the run before it is logged: --resume sends that request again.

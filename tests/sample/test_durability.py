@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -186,10 +187,10 @@ def test_ctrl_c_keeps_the_samples_taken_and_a_second_writer_is_refused(
     *_, last = data.splitlines()
     assert json.loads(last)["reason"] == "interrupted"  # the log says how the run stopped
     kept = data.count(b"\n") - 2
-    assert stderr.strip() == (  # the count read from the log, lines written after the stop too
-        f"k3diff: error: aborted (Ctrl-C); stopped, {kept} samples kept in {log} "
-        "(--resume continues)"
-    ), stderr
+    # The count read from the log, lines written after the stop too; the run's own command.
+    said, command = stderr.strip().split(" (--resume continues: ")
+    assert said == f"k3diff: error: aborted (Ctrl-C); stopped, {kept} samples kept in {log}"
+    assert command.endswith(f" sample {shlex.join(args)} --resume)"), stderr
     result = sample(*args, "--resume", "--format", "json")
     assert result.exit_code == 0, result.stderr
     assert log.read_bytes().startswith(data)

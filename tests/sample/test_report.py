@@ -11,7 +11,7 @@ from k3diff.output import OutputFormat
 from k3diff.report.sample import render
 from k3diff.sample.model import LoadSummary, RecordStats, SampleResult
 
-from .support import flat
+from .support import flat, without_result
 
 
 def _result(failed: int, taken: int) -> SampleResult:
@@ -118,7 +118,7 @@ def test_batches_and_loaded_targets_are_counted_apart() -> None:
     )
     result = SampleResult(Path("out"), rows, 16, 16, 0, 16, False, 0)
     assert result.exit_code == 0
-    text = flat(render(result, OutputFormat.TEXT).split("\n\n")[-1])
+    text = flat(without_result(render(result, OutputFormat.TEXT).split("\n\n")[-1]))
     assert text.startswith("CONCURRENCY NOT PROVEN (0 of 2 batches and 1 of 8 loaded targets ")
     assert "overlap: 0 of 2 batches and 1 of 8 loaded targets exercised (decided by gauge 1" in text
     assert "OK" not in text.split(": ")[0]
@@ -161,7 +161,7 @@ def test_an_ok_run_whose_load_failed_does_not_claim_the_load_held() -> None:
         _result(0, 6), records=(row,), planned=3, taken=3,
         load=LoadSummary(requests=7, failed=7, common_error="out: answered a page"),
     )  # fmt: skip
-    text = flat(render(result, OutputFormat.TEXT).split("\n\n")[-1])
+    text = flat(without_result(render(result, OutputFormat.TEXT).split("\n\n")[-1]))
     assert text.startswith(
         "CONCURRENCY NOT PROVEN (0 of 3 loaded targets exercised; 3 whose background load failed)"
     )
@@ -188,8 +188,8 @@ def test_the_text_headline_is_one_clause_a_line_and_markdown_keeps_one_line() ->
         common_error=("URL: answered (it begins 'page " + "word " * 80, 2), sampled=("base",),
         sampled_keys=("q1",),
     )  # fmt: skip
-    text = render(result, OutputFormat.TEXT).split("\n\n")[-1].rstrip("\n")
-    markdown = render(result, OutputFormat.MARKDOWN).split("\n\n")[-1].rstrip("\n")
+    text = without_result(render(result, OutputFormat.TEXT).split("\n\n")[-1]).rstrip("\n")
+    markdown = render(result, OutputFormat.MARKDOWN).split("\n\n")[-2].rstrip("\n")
     lines = text.splitlines()
     assert lines[0].startswith("FAILED: 16 of 16 planned samples taken")
     assert all(len(line) <= 100 for line in lines), lines
@@ -225,7 +225,7 @@ def test_a_sampled_runs_advice_is_the_figure_triage_will_require() -> None:
     two_modes = dataclasses.replace(
         result, records=rows + tuple(dataclasses.replace(r, mode="concurrent") for r in rows)
     )
-    text = flat(render(two_modes, OutputFormat.TEXT))
+    text = flat(without_result(render(two_modes, OutputFormat.TEXT)))
     assert "at α / 2 / 8 distribution tests = 0.00313 (6 records and 2 pooled tests" in text, text
     assert "from 28 samples per side per prompt" in text, text
     assert text.rstrip().endswith("--prompts 3 --modes 2"), text

@@ -48,13 +48,18 @@ def _comparison(tmp_path: Path, patch_text: str) -> Path:
     return compare_texts(tmp_path, {"k0": ("echo:p0", patch_text)})
 
 
-def _pair(servers: tuple[Any, Any], tmp_path: Path, patch_fault: dict[str, Any], *args: str) -> Any:
-    """`k3diff sample` of k0 against the two fault servers, the patch's told `patch_fault`."""
+def _pair(
+    servers: tuple[Any, Any], tmp_path: Path, patch_fault: dict[str, Any] | None, *args: str
+) -> Any:
+    """`k3diff sample` of k0 against the two fault servers, the patch's told `patch_fault` (a
+    field the base is not sent: triage holds the record for samples of another condition, and
+    its next step names no `--resume`; None: none, the server's own `--faults` fail it)."""
     base, patch = servers
     prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0"}])
+    told = () if patch_fault is None else ("--patch-param", f"fault={json.dumps(patch_fault)}")
     return sample(
         "--base", base.url, "--patch", patch.url, "--prompts", prompts, "--repeats", "3",
-        "--patch-param", f"fault={json.dumps(patch_fault)}", "--out", tmp_path / "out", *args,
+        *told, "--out", tmp_path / "out", *args,
     )  # fmt: skip
 
 
@@ -96,8 +101,9 @@ def test_a_404_stops_without_a_resume_step_until_a_resume_takes_the_run_up_again
     """The patch answers 404 once (a model not loaded yet): the run stops, and the next step
     says the server refused; once a resume got past it, the stop is history and the run grows."""
     out = tmp_path / "out"
-    servers = fault_server(), fault_server()
-    result = _pair(servers, tmp_path, {"status": 404, "times": 1})
+    # The patch server's own fault: sides sent alike, so more samples of the run decide k0.
+    servers = fault_server(), fault_server("--faults", '{"p0": {"status": 404, "times": 1}}')
+    result = _pair(servers, tmp_path, None)
     assert result.exit_code == 2, result.stdout
     *_, stop = _lines(out)
     assert (stop["reason"], stop["resumable"], stop["side"]) == ("refused", False, "patch")
@@ -106,7 +112,7 @@ def test_a_404_stops_without_a_resume_step_until_a_resume_takes_the_run_up_again
         assert "the patch server refused a request as it refuses every one (" in said_next
         assert "answered HTTP 404" in said_next and "grow the run" not in said_next
 
-    resumed = _pair(servers, tmp_path, {"status": 404, "times": 1}, "--resume")
+    resumed = _pair(servers, tmp_path, None, "--resume")
     assert resumed.exit_code in (0, 1), resumed.stderr
     lines = _lines(out)
     assert sum("stopped" in x for x in lines) == 1 and "stopped" not in lines[-1]
@@ -127,7 +133,7 @@ def test_a_stop_resume_gets_past_keeps_its_resume_step(fault_server: Any, tmp_pa
     assert result.exit_code == 2, result.stdout
     *_, stop = _lines(out)
     assert (stop["reason"], stop["resumable"]) == ("flush-failed", True) and "side" not in stop
-    assert result.stderr.rstrip().endswith("(--resume continues)")
+    assert result.stderr.rstrip().endswith(" --flush-url " + flush + " --retries 0 --resume)")
     line, step = _next_steps(tmp_path, out)
     assert "grow the run" in line and "--resume --repeats" in line
     assert "--resume --repeats" in step

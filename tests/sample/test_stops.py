@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -22,7 +23,7 @@ from k3diff.errors import OutputError, RunStopped
 from k3diff.sample.log import SampleLog, read_log
 from k3diff.sample.stop import Kept, Terminated
 
-from .support import read_samples, sample, write_prompts
+from .support import read_samples, resumes, sample, write_prompts
 
 
 def _prompts(tmp_path: Path) -> Path:
@@ -63,7 +64,7 @@ def test_a_disk_that_fills_mid_run_stops_it_with_the_samples_kept(
     assert result.exit_code == 2, result.stdout
     assert result.stderr.splitlines() == [
         f"k3diff: error: {out}/samples.jsonl: cannot append: No space left on device; stopped, "
-        f"2 samples kept in {out}/samples.jsonl (--resume continues)"
+        f"2 samples kept in {out}/samples.jsonl {resumes(*args)}"
     ]
     assert len(read_samples(out)[1]) == 2
     assert _stop(out) is None  # the log could not be written: nothing more was tried
@@ -78,19 +79,20 @@ def test_a_flush_that_keeps_failing_stops_the_run_with_the_samples_kept(
 ) -> None:
     server = fault_server()
     out = tmp_path / "out"
-    result = sample(
+    args = (
         "--base", server.url, "--prompts", _prompts(tmp_path), "--repeats", "1", "--out", out,
         "--flush-url", f"{_closed_port()}/flush", "--retries", "0",
     )  # fmt: skip
+    result = sample(*args)
     assert result.exit_code == 2, result.stdout
     [line] = result.stderr.splitlines()
     assert "/flush: the cache flush failed: " in line
-    assert line.endswith(f"; stopped, 0 samples kept in {out}/samples.jsonl (--resume continues)")
+    assert line.endswith(f"; stopped, 0 samples kept in {out}/samples.jsonl {resumes(*args)}")
     stop = _stop(out)
     assert stop is not None and (stop["reason"], stop["resumable"]) == ("flush-failed", True)
     assert (
-        line
-        == f"k3diff: error: {stop['message']}; stopped, 0 samples kept in {out}/samples.jsonl (--resume continues)"
+        line == f"k3diff: error: {stop['message']}; stopped, 0 samples kept in {out}/samples.jsonl "
+        f"{resumes(*args)}"
     )
 
 
@@ -225,10 +227,10 @@ def test_sigterm_stops_the_run_as_ctrl_c_does(fault_server: Any, tmp_path: Path)
     stop = _stop(out)
     assert stop is not None and stop["reason"] == "terminated" and stop["resumable"] is True
     assert 0 < kept < 100
-    assert stderr.strip() == (
-        f"k3diff: error: terminated (SIGTERM); stopped, {kept} samples kept in {log} "
-        "(--resume continues)"
-    ), stderr
+    # The run's own command with --resume, started as this process started it.
+    said, command = stderr.strip().split(" (--resume continues: ")
+    assert said == f"k3diff: error: terminated (SIGTERM); stopped, {kept} samples kept in {log}"
+    assert command.endswith(f" sample {shlex.join(args)} --resume)"), stderr
     result = sample(*args, "--resume", "--format", "json")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["summary"]["taken_now"] == 100 - kept
@@ -292,7 +294,7 @@ def test_sigterm_at_any_point_says_one_line_and_the_log_count(
     assert proc.returncode == 2, proc.stderr
     stop = _stop(out)
     assert stop is not None and stop["message"] == "terminated (SIGTERM)"
-    assert proc.stderr.splitlines() == [
-        f"k3diff: error: terminated (SIGTERM); stopped, {kept} samples kept in {log} "
-        "(--resume continues)"
-    ], proc.stderr
+    [line] = proc.stderr.splitlines()
+    said, command = line.split(" (--resume continues: ")
+    assert said == f"k3diff: error: terminated (SIGTERM); stopped, {kept} samples kept in {log}"
+    assert command.endswith(" --resume)") and f" --mode {mode} --out " in command, line

@@ -135,10 +135,11 @@ def test_a_body_neither_events_nor_json_stops_the_run_and_keeps_the_samples(
         "that is neither an event stream nor JSON (it begins '"
     )
     assert "\x1b" not in result.stderr
-    assert lines[0].endswith(
+    assert (
         f"not an OpenAI-compatible endpoint; stopped, 2 samples kept in {out}/samples.jsonl "
-        "(--resume continues)"
-    )
+        f"(--resume continues: k3diff sample --base {hostile_server} --prompts "
+    ) in lines[0]
+    assert lines[0].endswith(f" --stream --out {out} --retries 3 --resume)"), lines[0]
     _, samples = read_samples(out)
     assert [(s["key"], s["error"], s["text"]) for s in samples] == [("good", None, "ok")] * 2
     assert len(read_log(out / "samples.jsonl").samples) == 2  # as --resume reads it

@@ -99,7 +99,12 @@ def test_samples_of_another_condition_ask_for_no_more(fault_server: Any, tmp_pat
     assert "samples-of-another-condition" in record["flags"], record
     assert record["more_samples"] is None, record
     plain = run_k3diff(*args, cwd=tmp_path)
-    assert "next:" not in plain.stdout, plain.stdout
+    (step,) = [x for x in plain.stdout.splitlines() if x.startswith("next: ")]
+    # more80: no more of this run, whose samples are at temperature 1; the captured condition.
+    assert "grow the run" not in step and "--resume" not in step, step
+    assert "temperature: captured 0, sampled 1" in step, step
+    assert "--param temperature=0 --out NEW_DIR (with fault left out of the prompts' own" in step
+    assert "temperature=1" not in step, step
 
 
 def test_a_serial_mode_beside_an_unproven_one_asks_the_record_for_no_more(tmp_path: Path) -> None:

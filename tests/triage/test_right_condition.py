@@ -1,0 +1,151 @@
+"""A record held for samples of another condition asks for no more samples of its run: more of
+them are of the same wrong condition and decide nothing. Its `next:` step names the condition to
+sample under instead, as `k3diff sample` options, and the bundle says the same (more80: a patch
+sampled with a field the base was not sent, its capture never reproduced, kept its mode's
+count, and `next:` said to grow the run, which left the record held)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+from cli_support import run_k3diff
+from sample.support import sample, write_prompts
+
+from .helpers import compare_texts
+
+
+def _sides_sent_otherwise(fault_server: Any, tmp_path: Path) -> None:
+    """Captures of k0 that differ (the patch's never reproduced), and a run whose patch alone
+    was sent `max_tokens` (the servers answer `echo:p0` to both)."""
+    compare_texts(tmp_path, {"k0": ("echo:p0", "other")})
+    prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0"}])
+    base, patch = fault_server(), fault_server()
+    taken = sample(
+        "--base", base.url, "--patch", patch.url, "--prompts", prompts, "--repeats", "3",
+        "--patch-param", "max_tokens=64", "--out", tmp_path / "run",
+    )  # fmt: skip
+    assert taken.exit_code == 0, taken.stderr
+
+
+def test_sides_sent_otherwise_ask_for_no_more_and_name_the_options(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    _sides_sent_otherwise(fault_server, tmp_path)
+    shown = run_k3diff("triage", "cmp.json", "run/samples.jsonl", "--format", "json", cwd=tmp_path)
+    assert shown.exit_code == 1, shown.stderr
+    (record,) = json.loads(shown.stdout)["records"]
+    assert record["category"] == "inconclusive"
+    assert {"samples-of-another-condition", "capture-unexplained"} <= set(record["flags"])
+    assert record["more_samples"] is None, record
+    text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert text.exit_code == 1, text.stderr
+    (line,) = [x for x in text.stdout.splitlines() if x.startswith("next: ")]
+    assert "grow the run" not in line and "--resume" not in line, line
+    assert line.startswith(
+        "next: 1 record held for samples of another condition (k0) asks for no more samples "
+        "of this run, which are of that condition too (max_tokens: base unset, patch 64): "
+        "sample base and patch under one condition, in a new --out: "
+    ), line
+    command = line.split("in a new --out: ", 1)[1].split(", then run this triage", 1)[0]
+    words = shlex.split(command)
+    assert words[:2] == ["k3diff", "sample"] and words[-2:] == ["--out", "NEW_DIR"], words
+    assert "--patch-param" not in words and "max_tokens=64" not in words, words
+    assert words.count("--repeats") == 1 and "--prompts" in words, words
+
+
+def test_the_bundle_asks_no_more_of_samples_of_another_condition(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    _sides_sent_otherwise(fault_server, tmp_path)
+    written = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "triage.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert written.exit_code == 1, written.stderr
+    bundle = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "triage.json", "--out", "bundle", cwd=tmp_path
+    )
+    assert bundle.exit_code == 1, bundle.stderr
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    steps = [s["step"] for s in summary["next_steps"] if s["source"].endswith("triage.json")]
+    assert not any("grow the run" in s or "--resume" in s for s in steps), steps
+    assert any("sample under the captured condition" in s for s in steps), steps
+    report = (tmp_path / "bundle" / "REPORT.md").read_text()
+    assert "1 record held: samples of another condition (k0)" in report, report
+    assert "samples of the captured condition would" in report, report
+    assert any("sample under the captured condition" in s for s in steps), steps
+    assert "more samples would decide" not in report, report
+
+
+def test_a_triage_written_before_asks_the_bundle_for_no_more_of_them(
+    fault_server: Any, tmp_path: Path
+) -> None:
+    """A triage written by stop 79 gave such a record its mode's count: judged alone (given
+    with its logs, the bundle runs triage again and refuses it as out of date), the document
+    is still read (an integer where null is written now), and the bundle asks no more of the
+    record."""
+    _sides_sent_otherwise(fault_server, tmp_path)
+    out = run_k3diff("triage", "cmp.json", "run/samples.jsonl", "--format", "json", cwd=tmp_path)
+    document = json.loads(out.stdout)
+    (record,) = document["records"]
+    record["more_samples"] = 4  # as stop 79 wrote it: the match mode's count
+    (tmp_path / "older.json").write_text(json.dumps(document))
+    report = run_k3diff("report", "cmp.json", "older.json", "--out", "bundle", cwd=tmp_path)
+    assert report.exit_code == 1, report.stderr
+    summary = json.loads((tmp_path / "bundle" / "summary.json").read_text())
+    steps = [s["step"] for s in summary["next_steps"] if s["source"].endswith("older.json")]
+    assert not any("grow the run" in s or "--resume" in s for s in steps), steps
+    assert any("sample under the captured condition" in s for s in steps), steps
+
+
+def test_the_step_sets_stream_route_and_fields_as_the_capture_sent_them() -> None:
+    """Each option of the wrong condition is left out of the run's logged command, in either
+    spelling (`--param x=1`, `--param=x=1`), and the captured condition's given."""
+    from k3diff.triage.mismatches import Mismatch
+    from k3diff.triage.model import Category, Flag
+    from k3diff.triage.rightcondition import resample
+
+    def found(field: str, captured: str, sampled: str) -> Mismatch:
+        return Mismatch("k0", "base", field, captured, sampled, "run/samples.jsonl")
+
+    record: Any = _Held("k0", Category.INCONCLUSIVE, (Flag.OTHER_CONDITION,))
+    mismatched = {
+        "k0": [
+            found("stream", "true", "false"),
+            found("route", '"chat"', '"completions"'),
+            found("temperature", "0", "1"),
+            found("seed", "unset", "7"),
+        ]
+    }
+    logged = ["k3diff", "sample", "--base", "http://h", "--endpoint", "completions"]
+    logged += ["--param=temperature=1", "--param", "seed=7", "--param", "top_p=0.5"]
+    logged += ["--out", "run", "--resume", "--repeats", "3"]
+    log: Any = _Log(_Header({"command": logged}))
+    step = resample([record], mismatched, {}, [log])
+    assert step is not None and step.names == ("k0",)
+    assert step.command_line("k3diff") == (
+        "k3diff sample --base http://h --param top_p=0.5 --repeats 3 --stream --endpoint chat "
+        "--param temperature=0 --out NEW_DIR"
+    )
+    assert step.notes == ("seed left out of the prompts' own fields where they hold it",)
+    none: Any = _Held("k0", Category.MATCH, (Flag.OTHER_CONDITION,))
+    assert resample([none], mismatched, {}, [log]) is None
+
+
+class _Held:
+    def __init__(self, key: str, category: Any, flags: tuple[Any, ...]) -> None:
+        self.key = self.name = key
+        self.category, self.flags = category, flags
+
+
+class _Header:
+    def __init__(self, fields: dict[str, Any]) -> None:
+        self.fields = fields
+
+
+class _Log:
+    def __init__(self, header: _Header) -> None:
+        self.header = header
