@@ -17,6 +17,7 @@ from k3diff.wheel.filename import contradictions
 from k3diff.wheel.installable import install_check
 from k3diff.wheel.layout import layout_findings
 from k3diff.wheel.metadata import WheelIdentity, read_identity
+from k3diff.wheel.pypinames import pypi_name_problems
 from k3diff.wheel.soundness import soundness_findings
 from k3diff.wheel.surfacekinds import Surface
 from k3diff.wheel.surfaces import environment_shadowing, scan_surfaces
@@ -55,6 +56,8 @@ def structure_findings(archive: ZipArchive) -> tuple[list[Finding], tuple[Surfac
             *installable,
         )
     ]
+    held = {entry.name for entry in archive.entries}
+    found += [Finding(Code.A141, "", s) for s in pypi_name_problems(archive.path.name, held)]
     if identity is None:
         return found, surfaces
     found += [

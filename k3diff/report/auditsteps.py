@@ -19,7 +19,7 @@ from k3diff import shellwords
 from k3diff.output import OutputFormat, plural
 from k3diff.report.manifeststeps import manifest_steps
 from k3diff.report.markdown import inline_code
-from k3diff.report.metadatasteps import Fix, refused_fix, refused_metadata
+from k3diff.report.metadatasteps import Fix, pypi_name, refused_fix, refused_metadata
 from k3diff.report.refusedsteps import Style, bad_name, dist_info, misnamed, unreadable
 from k3diff.report.sdiststeps import LAYOUT, layout, layout_fix, members, other_archive, unsound
 from k3diff.report.stepwords import (
@@ -382,6 +382,7 @@ FIXES: tuple[tuple[frozenset[Code], Fix], ...] = (
     (frozenset({Code.W629}), _unimportable),
     (frozenset({Code.W702}), _customize),
     (frozenset({Code.A122}), refused_metadata),
+    (frozenset({Code.A141}), pypi_name),
     (frozenset({Code.A124}), _served_metadata),
     (LAYOUT, layout),
     (frozenset({Code.A136}), other_archive),

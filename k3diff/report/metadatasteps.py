@@ -85,3 +85,17 @@ def _kind(artifact: str) -> str:
 
 def _build(artifact: str) -> str:
     return SDIST_BUILD if artifact.lower().endswith(".tar.gz") else REBUILD[0]
+
+
+def pypi_name(counts: str, artifact: str, code: Style) -> str:
+    """A141, a wheel file name or platform tag PyPI refuses: built anew, or repaired, where the
+    build names the file; or served by another index and waived (hunt80)."""
+    return (
+        f"{counts}: build the wheel anew with a current build backend "
+        f"({code('python -m build --wheel')}), which names the file with the normalised "
+        f"project name and the version its .dist-info spells; a {code('linux_*')} wheel is "
+        f"repaired into a manylinux one ({code('auditwheel repair FILE')}) in the manylinux "
+        "image of the tag to promise; then audit the new wheel (pip and twine check take such "
+        "a name: only the upload refuses it); a wheel served by another index, which takes "
+        "the name, can be waived instead"
+    )

@@ -170,6 +170,7 @@ class Code(Enum):
         "outside the system's directories, or above site-packages)"
     )
     A140 = "native's RPATH/RUNPATH names a build machine's directory only root creates (a leftover)"
+    A141 = "wheel file name or platform tag PyPI refuses on upload"
     A201 = "artifact SHA-256 does not match the manifest"
     A202 = "manifest names an artifact that was not audited"
     A203 = "artifact not in the manifest"

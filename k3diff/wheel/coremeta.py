@@ -56,7 +56,8 @@ def core_metadata_problems(text: str) -> tuple[tuple[str, str], ...]:
         problems.append(_problem(exc))
     except ValueError as exc:  # raised past validation: a number over int()'s 4,300 digits
         problems.append(("", f"packaging cannot read it: {exc}"))  # (fuzz71: internal error)
-    problems += pypi_problems(raw)
+    version_said = any(field == "metadata-version" for field, _ in problems)
+    problems += [p for p in pypi_problems(raw) if not (version_said and p[0] == "metadata-version")]
     description = raw.get("description")
     said = description_problems(description, raw.get("description_content_type"))
     if said and description and indented_header(text, description):

@@ -34,7 +34,12 @@ REFUSED = {
         "License: MIT\nLicense-Expression: MIT",
         "License is deprecated when License-Expression is present",
     ),
+    "Dynamic naming Dynamic": ("Dynamic: Dynamic", "is not a valid dynamic field"),
 }
+VERSIONS = {"Metadata-Version 2.6": "2.6"}
+"""Cases whose line is the Metadata-Version itself: packaging 26 reads 2.6 (twine check passes
+it), warehouse's SUPPORTED_METADATA_VERSIONS stops at 2.5 (hunt80: it passed, exit 0)."""
+REFUSED["Metadata-Version 2.6"] = ("", "'2.6' is not a valid metadata version")
 ACCEPTED = (
     "Requires-Dist: helper >=1.0",
     "Summary: " + "s" * 512,
@@ -49,7 +54,8 @@ def test_metadata_pypi_refuses_fails_audit_and_is_listed_by_wheels(
     tmp_path: Path, case: str
 ) -> None:
     line, said = REFUSED[case]
-    meta = metadata("demo", "2.0", line, metadata_version="2.4")
+    lines = (line,) if line else ()
+    meta = metadata("demo", "2.0", *lines, metadata_version=VERSIONS.get(case, "2.4"))
     patch = write_wheel(tmp_path / "p", "demo", "2.0", FILES, meta=meta)
     assert twine_refuses(patch, tmp_path) in (False, None)
     assert pip_install(patch, tmp_path / "target").ok
@@ -65,6 +71,26 @@ def test_metadata_within_pypis_limits_passes(tmp_path: Path) -> None:
     meta = metadata("demo", "2.0", *ACCEPTED, metadata_version="2.4")
     wheel = write_wheel(tmp_path, "demo", "2.0", FILES, meta=meta)
     assert audit_code(wheel) == (0, set())
+
+
+def test_metadata_version_2_5_import_names_pass(tmp_path: Path) -> None:
+    """PEP 794's Import-Name and Import-Namespace under Metadata-Version 2.5, the newest PyPI
+    takes: twine check and pip take them, and so does audit (a Dynamic naming one too)."""
+    lines = ("Import-Name: demo", "Import-Namespace: demo_ns", "Dynamic: Import-Name")
+    meta = metadata("demo", "2.0", *lines, metadata_version="2.5")
+    wheel = write_wheel(tmp_path, "demo", "2.0", FILES, meta=meta)
+    assert twine_refuses(wheel, tmp_path) in (False, None)
+    assert pip_install(wheel, tmp_path / "target").ok
+    assert audit_code(wheel) == (0, set())
+
+
+def test_import_name_under_2_4_fails_once(tmp_path: Path) -> None:
+    """A 2.5 field under 2.4 is packaging's refusal (twine check's too), said once."""
+    meta = metadata("demo", "2.0", "Import-Name: demo", metadata_version="2.4")
+    wheel = write_wheel(tmp_path, "demo", "2.0", FILES, meta=meta)
+    assert twine_refuses(wheel, tmp_path) in (True, None)
+    shown = run_k3diff("audit", wheel).stdout
+    assert shown.count("import-name introduced in metadata version 2.5, not 2.4") == 1
 
 
 def test_next_steps_do_not_leave_a_pypi_rule_to_twine_check(tmp_path: Path) -> None:

@@ -1,0 +1,99 @@
+"""A wheel file name or platform tag PyPI's upload refuses though pip 26 installs the wheel and
+twine check passes it (warehouse's `forklift/legacy.py`: `_valid_platform_tag`, the normalised
+name, `NAME-VERSION.dist-info/WHEEL` read at the path the file name spells; hunt80: each
+passed `audit`, exit 0). A141 fails the audit; a waiver takes it for a wheel another index
+serves."""
+
+from __future__ import annotations
+
+import platform
+from pathlib import Path
+
+import pytest
+from cli_support import run_k3diff
+from wheel.pipinstall import pip_install
+from wheel.rawwheel import metadata, write_wheel
+from wheel.test_core_metadata import twine_refuses
+from wheel.test_installed_view import audit_code
+
+FILES = {"demo_pkg/__init__.py": b"x = 1\n"}
+
+REFUSED = {
+    "linux_x86_64": ("demo_pkg", "1.0", "py3-none-linux_x86_64", None, "'linux_x86_64'"),
+    "linux tag in a compressed set": (
+        "demo_pkg",
+        "1.0",
+        "py3-none-manylinux_2_17_x86_64.linux_x86_64",
+        None,
+        "platform tag 'linux_x86_64', which PyPI does not take",
+    ),
+    "macOS 11 with a minor": ("demo_pkg", "1.0", "py3-none-macosx_11_1_arm64", None, "macosx_11_1"),
+    "manylinux of an unknown architecture": (
+        "demo_pkg",
+        "1.0",
+        "py3-none-manylinux_2_17_mips64",
+        None,
+        "'manylinux_2_17_mips64'",
+    ),
+    "capitals in the name": ("Demo_Pkg", "1.0", "py3-none-any", None, "'demo_pkg'"),
+    "a dot in the name": ("demo.pkg", "1.0", "py3-none-any", None, "'demo_pkg'"),
+    ".dist-info spelt with another version": (
+        "demo_pkg",
+        "1.0.0",
+        "py3-none-any",
+        "demo_pkg-1.0.dist-info",
+        "no demo_pkg-1.0.0.dist-info/WHEEL or demo_pkg-1.0.0.dist-info/METADATA: the .dist-info",
+    ),
+}
+TAKEN = (
+    "py3-none-any",
+    "cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64",
+    "cp311-cp311-musllinux_1_2_aarch64",
+    "cp39-abi3-macosx_10_9_x86_64",
+    "cp39-abi3-macosx_11_0_arm64",
+    "cp311-cp311-win_amd64",
+    "cp313-cp313-ios_13_0_arm64_iphoneos",
+    "cp313-cp313-android_24_arm64_v8a",
+    "py3-none-linux_armv7l",
+)
+_HERE = {"x86_64": "x86_64", "AMD64": "x86_64"}.get(platform.machine(), "")
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_name_pypi_refuses_fails_audit(tmp_path: Path, case: str) -> None:
+    name, version, tag, dist_info, said = REFUSED[case]
+    meta = metadata(name, version, metadata_version="2.4")
+    wheel = write_wheel(tmp_path, name, version, FILES, tag=tag, meta=meta, dist_info=dist_info)
+    assert twine_refuses(wheel, tmp_path) in (False, None)
+    if tag.endswith("-any") or (_HERE and tag.endswith(_HERE)):  # pip installs here what it runs on
+        assert pip_install(wheel, tmp_path / "target").ok
+    assert audit_code(wheel) == (1, {"A141"})
+    shown = run_k3diff("audit", wheel).stdout
+    assert said in shown and "PyPI refuses it on upload today" in shown
+    assert "1 × A141: build the wheel anew" in shown
+
+
+@pytest.mark.parametrize("tag", TAKEN)
+def test_names_pypi_takes_pass(tmp_path: Path, tag: str) -> None:
+    meta = metadata("demo_pkg", "1.0", metadata_version="2.4")
+    wheel = write_wheel(tmp_path, "demo_pkg", "1.0", FILES, tag=tag, meta=meta)
+    assert audit_code(wheel) == (0, set())
+
+
+def test_build_number_and_waiver(tmp_path: Path) -> None:
+    """A build number is no part of the name PyPI reads; a waiver takes A141 for a wheel another
+    index serves (path "", the wheel as a whole)."""
+    meta = metadata("demo_pkg", "1.0", metadata_version="2.4")
+    built = write_wheel(
+        tmp_path / "b", "demo_pkg", "1.0", FILES, filename="demo_pkg-1.0-1-py3-none-any.whl",
+        meta=meta,
+    )  # fmt: skip
+    assert audit_code(built) == (0, set())
+    wheel = write_wheel(tmp_path, "demo_pkg", "1.0", FILES, tag="py3-none-linux_x86_64", meta=meta)
+    waivers = tmp_path / "waivers.toml"
+    waivers.write_text(
+        '[[waiver]]\ncode = "A141"\npath = ""\nartifact = "demo_pkg-1.0-py3-none-linux_x86_64.whl"'
+        '\nreason = "served by the internal index, which takes linux tags"\n'
+    )
+    result = run_k3diff("audit", wheel, "--waivers", waivers)
+    assert result.exit_code == 0 and "1 finding waived: A141" in result.stdout
