@@ -36,6 +36,7 @@ def installed_factory(module: ast.Module, held: Callable[[str], bool]) -> str | 
     where it does neither."""
     origins = import_origins(module)
     assigned = _assigned(module)
+    defined = _returned(module)
     seen: set[object] = set()  # a part's verdict is its own: asked once, whatever the calls
     for call in _calls(module, origins):
         for origin in _setup_origins(call.func, origins):
@@ -43,7 +44,7 @@ def installed_factory(module: ast.Module, held: Callable[[str], bool]) -> str | 
                 fact = f"setup.py line {call.lineno}: setup is called, from {origin}"
                 return unread_package(fact, origin)
         for what, given in _given(call):
-            for made in _parts(given, assigned, seen):
+            for made in _parts(given, assigned, defined, seen):
                 said = _made_by(made, origins, held)
                 if said is not None:
                     shown = shortened(ast.unparse(made), 100)
@@ -90,13 +91,19 @@ def _given(call: ast.Call) -> Iterator[tuple[str, _Part]]:
 
 
 def _parts(
-    given: _Part, assigned: dict[str, list[tuple[str | None, ast.expr]]], seen: set[object]
+    given: _Part,
+    assigned: dict[str, list[tuple[str | None, ast.expr]]],
+    defined: dict[str, list[ast.expr]],
+    seen: set[object],
 ) -> Iterator[ast.expr]:
     """The value `given` and what it is made of, each once: a mapping's ``**`` and (of a
     keywords mapping, only its ``cmdclass``) its values, ``dict(…)``'s arguments, both sides of
     ``a | b`` or ``x if c else y``, ``a or b``'s, and for a name what the module assigns, sets as
-    an item or ``update``s it with; none of those in `seen` (each part and name once, however
-    often it is used: a hostile ``setup.py`` of many calls), to which each is added."""
+    an item or ``update``s it with, and for a call of a function ``setup.py`` defines what it
+    returns (`defined`: ``def kwargs(): return {"cmdclass": create_cmdclass("js")}``,
+    ``setup(**kwargs())``; cython80: it passed, exit 0); none of those in `seen` (each part
+    and name once, however often it is used: a hostile ``setup.py`` of many calls), to which
+    each is added."""
     todo = [given]
     while todo:
         node, classes = todo.pop()
@@ -121,6 +128,10 @@ def _parts(
                 for k in node.keywords
                 if classes or k.arg in (None, "cmdclass")
             ]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if (f"{node.func.id}()", classes) not in seen:
+                seen.add((f"{node.func.id}()", classes))
+                todo += [(value, classes) for value in defined.get(node.func.id, ())]
         elif isinstance(node, ast.BinOp):
             todo += [(node.left, classes), (node.right, classes)]
         elif isinstance(node, ast.IfExp):
@@ -178,6 +189,21 @@ def _assigned(module: ast.Module) -> dict[str, list[tuple[str | None, ast.expr]]
             pairs: list[tuple[str | None, ast.expr]] = [(None, arg) for arg in node.args]
             pairs += [(keyword.arg, keyword.value) for keyword in node.keywords]
             found.setdefault(node.func.value.id, []).extend(pairs)
+    return found
+
+
+def _returned(module: ast.Module) -> dict[str, list[ast.expr]]:
+    """Name -> what each function of that name (anywhere in `module`) returns; one walk, no
+    recursion (a hostile ``setup.py`` nests deep)."""
+    found: dict[str, list[ast.expr]] = {}
+    todo: list[tuple[ast.AST, str | None]] = [(module, None)]
+    while todo:
+        node, function = todo.pop()
+        if isinstance(node, ast.Return) and node.value is not None and function is not None:
+            found.setdefault(function, []).append(node.value)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            function = node.name
+        todo += [(child, function) for child in ast.iter_child_nodes(node)]
     return found
 
 

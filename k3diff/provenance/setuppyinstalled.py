@@ -9,7 +9,7 @@ exit 0 (source78). A command class of ``setup(cmdclass=…)`` (a literal mapping
 imported from a module the commit holds no file of stops the run, unless that package's is
 known to run no CMake (`KNOWN`: setuptools' (pkg_resources too) and distutils' own, Cython's,
 pybind11's, numpy's, wheel's, setuptools-rust's, PyTorch's C++ extension builder, Sphinx's,
-Babel's, and the freezers cx_Freeze and py2exe, whose classes versioneer's ``setup.py`` helper
+Babel's, Pythran's, IPython's (none), and the freezers cx_Freeze and py2exe, whose classes versioneer's ``setup.py`` helper
 subclasses where they are imported: review78f, llvmlite).
 """
 
@@ -37,10 +37,16 @@ KNOWN = frozenset(
         "babel",
         "cx_Freeze",
         "py2exe",
+        "pythran",
+        "IPython",
     }
 )
 """Top-level packages whose command classes run no CMake (build extensions, documents, message
-catalogs or frozen executables)."""
+catalogs or frozen executables), or which hold none: Pythran's ``PythranBuildExt`` compiles
+with setuptools' compiler, IPython has no command class (its ``Magics`` are shell commands);
+pythran 0.19.0's and IPython 9.19.1's wheels hold no module naming CMake. Cython 3.2.1's
+compiler imports both (``pythran.config.make_extension()`` for its ``np_pythran`` directive,
+IPython's ``Magics`` for its ``%%cython``), which stopped its check (cython80)."""
 
 
 def installed_command(module: ast.Module, held: Callable[[str], bool]) -> str | None:

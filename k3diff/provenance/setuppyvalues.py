@@ -171,12 +171,35 @@ PYTHON2_STDLIB = frozenset(
 )
 """Top-level modules of Python 2's standard library that Python 3 has not (PEP 3108's)."""
 
+OTHER_STDLIB = frozenset(
+    {
+        *("aifc", "asynchat", "asyncore", "audioop", "cgi", "cgitb", "chunk", "crypt"),
+        *("distutils", "imghdr", "imp", "lib2to3", "mailcap", "msilib", "nis", "nntplib"),
+        *("ossaudiodev", "pipes", "smtpd", "sndhdr", "spwd", "sunau", "telnetlib", "uu"),
+        *("xdrlib", "_bootsubprocess", "_crypt", "_msi", "_sha256", "_sha512"),
+        *("_android_support", "_colorize", "_interpchannels", "_interpqueues", "_interpreters"),
+        *("_ios_support", "_opcode_metadata", "_pydatetime", "_pylong", "_pyrepl", "_sha2"),
+        *("_suggestions", "_sysconfig", "_wmi"),
+        *("annotationlib", "compression", "_zstd", "_hmac", "_remote_debugging"),
+        "__main__",
+    }
+)
+"""Top-level modules of the standard library of a Python 3.11 to 3.14 that the one k3diff runs
+on may lack from its ``sys.stdlib_module_names``: those 3.12 and 3.13 removed (``imp``,
+``asyncore``, ``cgi`` …) and those 3.12 to 3.14 added (3.14's ``compression``). Which Python
+ran k3diff decided the verdict: Cython 3.2.1's ``Cython/Compiler/Code.py`` does ``from
+compression.zstd import compress as zstd_compress`` (3.14's, in ``try:``) and passes it to
+``partial``, which stopped the run under Python 3.11 as an installed package's (cython80). And
+``__main__``, the script running (``setup.py``, the commit's): Cython's
+``pyximport/pyximport.py`` does ``import __main__``."""
+
 
 def _outside(name: str) -> bool:
-    """Whether the module `name` is neither the standard library's (Python 2's included) nor
-    of a package known to run no CMake (`KNOWN`)."""
+    """Whether the module `name` is neither the standard library's (of any Python 3.11 to
+    3.14, `OTHER_STDLIB`, and Python 2's) nor of a package known to run no CMake (`KNOWN`)."""
     top = name.split(".")[0]
-    return top not in KNOWN and top not in sys.stdlib_module_names and top not in PYTHON2_STDLIB
+    stdlib = top in sys.stdlib_module_names or top in OTHER_STDLIB or top in PYTHON2_STDLIB
+    return top not in KNOWN and not stdlib
 
 
 def installed_package(name: str, held: Callable[[str], bool]) -> bool:

@@ -100,3 +100,49 @@ def test_calls_giving_other_keywords_or_known_setups_still_check(tmp_path: Path)
     )
     helpers = b"def cmds():\n    return {}\n"
     _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.py": setup_py, "helpers.py": helpers})
+
+
+FACTORIES = {
+    "a ** mapping a function of setup.py returns": (
+        HEAD + JP + b"def kwargs():\n    return {'cmdclass': create_cmdclass('js')}\n"
+        b"setup(" + KW + b", **kwargs())\n",
+        "setup.py line 5: a ** mapping of setup is create_cmdclass('js'), made by "
+        "jupyter_packaging;",
+    ),
+    "cmdclass a function returns by a name": (
+        HEAD + JP + b"def cmds():\n    c = wrap_installers()\n    return c\n"
+        b"setup(" + KW + b", cmdclass=cmds())\n",
+        "setup.py line 5: cmdclass is wrap_installers(), made by jupyter_packaging;",
+    ),
+    "a function calling a function": (
+        HEAD + JP + b"def inner():\n    return create_cmdclass()\n"
+        b"def outer():\n    return dict(inner())\nsetup(" + KW + b", cmdclass=outer())\n",
+        "setup.py line 5: cmdclass is create_cmdclass(), made by jupyter_packaging;",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", list(FACTORIES), ids=list(FACTORIES))
+def test_what_a_function_of_setup_py_returns_is_read(tmp_path: Path, shape: str) -> None:
+    """``setup(**kwargs())`` or ``cmdclass=cmds()`` of a function ``setup.py`` defines, which
+    returns what an installed package's factory makes: each passed, exit 0, the call of the
+    project's own function not read (cython80)."""
+    setup_py, said = FACTORIES[shape]
+
+    stopped = _stopped_at(tmp_path, _repo(tmp_path, {"setup.py": setup_py}), REVERTED)
+
+    assert said in stopped
+
+
+def test_a_function_of_setup_py_returning_known_classes_still_checks(tmp_path: Path) -> None:
+    """Cython 3.2.1's shape: a function of ``setup.py`` building ``setup``'s keywords from
+    setuptools' classes and the project's own, recursion included."""
+    setup_py = HEAD + (
+        b"from setuptools.command.sdist import sdist\n"
+        b"def cmds(n=0):\n    if n:\n        return cmds(n - 1)\n"
+        b"    return {'sdist': sdist}\n"
+        b"def kwargs():\n    return {'cmdclass': cmds(2), 'version': describe()}\n"
+        b"def describe():\n    return '1.0'\n"
+        b"setup(" + KW + b", **kwargs())\n"
+    )
+    _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.py": setup_py})

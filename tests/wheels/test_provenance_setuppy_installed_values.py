@@ -9,6 +9,7 @@ over, exit 0 (review78f). Each now stops, exit 2, naming the module, its line an
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,41 @@ def test_python_2_fallbacks_still_check(tmp_path: Path) -> None:
     )
     files = {"setup.py": setup_py, "helpers.py": helpers, "versioneer.py": versioneer}
     _passes_with(tmp_path / "a", SETUPTOOLS, **files)
+
+
+def test_cython_3_2_1_shapes_still_check(tmp_path: Path) -> None:
+    """What Cython 3.2.1's ``setup.py`` imports of its own compiler passes on: 3.14's
+    ``compression.zstd`` (``partial(zstd_compress, …)``, in ``try:``; a standard library
+    module the Python running k3diff may lack), ``import __main__`` (pyximport), IPython's
+    ``Magics`` subclassed (``Cython/Build/IpythonMagic.py``) and ``pythran.tables.MODULES``.
+    Each stopped the run (exit 2), a false hold on Cython 3.2.1's sdist and wheels
+    (cython80)."""
+    setup_py = HEAD + b"import helpers\n" + CALL % b"{}"
+    helpers = (
+        b"from functools import partial\n"
+        b"try:\n    from compression.zstd import compress as zstd_compress\n"
+        b"except ImportError:\n    zstd_compress = None\n"
+        b"else:\n    zstd_compress = partial(zstd_compress, options={})\n"
+        b"import __main__\nMAIN = __main__\n"
+        b"from IPython.core.magic import Magics\nclass CythonMagics(Magics):\n    pass\n"
+        b"try:\n    import pythran\nexcept ImportError:\n    pythran = None\n"
+        b"def supported():\n    return pythran.tables.MODULES['numpy']\n"
+    )
+    _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.py": setup_py, "helpers.py": helpers})
+
+
+@pytest.mark.parametrize("module", ["compression", "__main__", "IPython", "pythran", "imp"])
+def test_each_cython_shape_stopped_before(
+    tmp_path: Path, module: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each of those names alone, as a value: a package the commit holds no file of would stop
+    (``tools_cmake`` below, the control), these do not (`OTHER_STDLIB`, `KNOWN`); ``imp``, which
+    Python 3.12 removed, is the standard library's whichever Python runs k3diff (run here as
+    a Python without it, whose ``sys.stdlib_module_names`` lacks it)."""
+    monkeypatch.setattr(sys, "stdlib_module_names", sys.stdlib_module_names - {"imp"})
+    helpers = b"import %s as m\nM = m\n" % module.encode()
+    setup_py = HEAD + b"import helpers\n" + CALL % b"{}"
+    _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.py": setup_py, "helpers.py": helpers})
+    control = {"setup.py": setup_py, "helpers.py": b"import tools_cmake as m\nM = m\n"}
+    stopped = _stopped_at(tmp_path / "b", _repo(tmp_path / "b", control), REVERTED)
+    assert "helpers.py (which setup.py imports) line 2: m, from tools_cmake, is used" in stopped
