@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from cli_support import run_k3diff
-
 from triage.helpers import S, compare_texts, write_samples
 
 N = 20
@@ -89,7 +88,8 @@ def _forged(document: dict[str, Any], adjusted: float) -> dict[str, Any]:
 
 
 def test_a_corrected_p_raised_above_alpha_is_refused(tmp_path: Path) -> None:
-    # Before: report exit 0 on this forgery (a regression candidate read as a pass).
+    # Before: refused only by the novel-undecided rule (a greedy mode); now the recount names
+    # the corrected p itself.
     out = _report(tmp_path, _forged(_triage(tmp_path), 0.2))
     assert out.exit_code == 2, out.stdout + out.stderr
     assert "records[0].modes[0].p_adjusted is 0.2 but the recount gives" in out.stderr
@@ -138,3 +138,40 @@ def test_the_recount_rule(written: float, recounted: float, refused: bool) -> No
 
     why = recount_disagreement(written, recounted, (0.05, 0.025))
     assert (why is not None) == refused, why
+
+
+def test_a_sampled_shift_relabelled_with_its_corrected_p_raised_is_refused(
+    tmp_path: Path,
+) -> None:
+    # A third of the answer mass moved to a new answer at temperature 1, 80 samples a side:
+    # every record's MMD test and the pooled one reject. The forgery relabels the records
+    # both-nondeterministic and raises each corrected p to 0.2, leaving the raw p's (their
+    # power, 0.26-0.28 of the answers moved, is within the house shift 0.35). Before: report
+    # exit 0 (the corrected p's were read as written).
+    from triage.test_distribution import _sampled_logs
+
+    moved = {"3": 0.2, "5": 0.3, "8": 0.2, "9": 0.3}
+    cmp, log = _sampled_logs(tmp_path, 3, moved, "The answer is {}.", n=80)
+    result = run_k3diff("triage", str(cmp), str(log), "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    document = json.loads(result.stdout)
+    tests = [mode["distribution"] for r in document["records"] for mode in r["modes"]]
+    family = [t["p"] for t in tests] + [tests[0]["pooled_p"]]
+    assert document["distribution_tests"] == len(family) == 4
+    for test, expected in zip(tests, _holm(family), strict=False):
+        assert test["p_adjusted"] == expected
+    for record in document["records"]:
+        for view in (record, *record["modes"]):
+            view["category"] = "both-nondeterministic"
+            view["flags"] = [f for f in view["flags"] if f != "patch-output-outside-base-set"]
+            view["regression_candidate"] = False
+        for mode in record["modes"]:
+            mode["distribution"]["p_adjusted"] = mode["distribution"]["pooled_p_adjusted"] = 0.2
+    summary = document["summary"]
+    summary["both-nondeterministic"], summary["distribution-shift"] = 3, 0
+    summary["regression_candidates"] = 0
+    document["verdict"] = {"ok": True, "exit_code": 0}
+    out = _report(tmp_path, document)
+    assert out.exit_code == 2, out.stdout + out.stderr
+    assert "records[0].modes[0].distribution.p_adjusted is 0.2 but the recount gives" in out.stderr
+    assert "Holm's correction of the document's 4 distribution p-values" in out.stderr
