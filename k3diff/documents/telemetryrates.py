@@ -26,10 +26,12 @@ class StatedRate:
     """The Clopper-Pearson interval at 1 - α (None: nothing drafted)."""
 
 
-def read_rate(fields: Fields) -> StatedRate | None:
-    """`rate` and `ci` where the document writes them (None: an older one without both)."""
-    if not (fields.has("rate") and fields.has("ci")):
-        return None
+def read_rate(fields: Fields) -> StatedRate:
+    """`rate` and `ci`, which `telemetry` has written since it first wrote rates (a document
+    without one had it removed: refused, as its schema does)."""
+    for key in ("rate", "ci"):
+        if not fields.has(key):
+            raise fields.fail(key, "is missing")
     bounds = fields.raw("ci")
     ci = None
     if bounds is not None:

@@ -60,8 +60,9 @@ def test_the_genuine_document_is_its_own_recount(genuine: dict[str, Any], tmp_pa
             lambda d: d["position_tests"][-1].update(p_adjusted=1.0),
             "position_tests[{last}].p_adjusted is 1.0",
         ),
+        (lambda d: d["positions"][0].pop("ci"), "ci' is missing"),
     ],
-    ids=["rate", "ci", "speculation-rate", "fisher-p", "holm"],
+    ids=["rate", "ci", "speculation-rate", "fisher-p", "holm", "ci-removed"],
 )
 def test_one_edited_number_is_refused(
     genuine: dict[str, Any], tmp_path: Path, edit: Any, said: str
