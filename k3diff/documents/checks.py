@@ -36,6 +36,7 @@ from k3diff.documents.surfacecauses import (
 )
 from k3diff.documents.telemetry import TelemetryDocument
 from k3diff.documents.telemetrygate import gate_problems
+from k3diff.documents.telemetryrates import position_test_problems, rate_problems
 from k3diff.documents.telemetryrerun import rerun_problems
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.triagecheck import check_triage, compare_summary
@@ -323,8 +324,22 @@ def check_telemetry(view: TelemetryDocument, name: str) -> None:
                     f"the {spec.side} side drafted 0 tokens but speculation is not listed as "
                     "not exercised on it"
                 )
-    problems += _draft_length_problems(view, listed)
+    problems += _draft_length_problems(view, listed) + _rate_problems(view)
     refuse_disagreement(name, problems)
+
+
+def _rate_problems(view: TelemetryDocument) -> list[str]:
+    """The rates, intervals and position tests recounted from their counts (`telemetryrates`)."""
+    counted = [
+        (f"speculation[{i}]", s.accepted, s.drafted, s.stated)
+        for i, s in enumerate(view.speculation)
+    ]
+    counted += [
+        (f"positions[{i}]", p.accepted, p.drafts, p.stated) for i, p in enumerate(view.positions)
+    ]
+    positions = [(p.side, p.position, p.accepted, p.drafts) for p in view.positions]
+    tests = [(t.position, t.p, t.p_adjusted) for t in view.position_tests]
+    return rate_problems(counted, view.alpha) + position_test_problems(positions, tests, view.alpha)
 
 
 def _draft_length_problems(view: TelemetryDocument, listed: set[tuple[str, str]]) -> list[str]:

@@ -96,6 +96,18 @@ def _fit_json(test: FitTest | None) -> dict[str, Any] | None:
 
 
 @dataclass(frozen=True)
+class TokenMember:
+    """One first-token test in the distribution family, as written (`triagefamilies`)."""
+
+    name: str
+    """`cross`, `patch_own` (a used test's own), or `pooled:NAME` (its mode's pooled test)."""
+    p: float
+    """Its p before correction."""
+    p_adjusted: float
+    """Its p corrected across the family."""
+
+
+@dataclass(frozen=True)
 class TriageDistribution:
     """A mode's output-distribution test (what the bundle shows of it)."""
 
@@ -133,6 +145,10 @@ class TriageDistribution:
     (`first_token.used` false with a `base_own`: its premise failed at the document's α; the
     premise checks are corrected among themselves, so the p does not depend on α); None:
     the test was used, or not for another reason."""
+    p: float | None = None
+    """The record's test's p before correction (None: read from no document)."""
+    token_members: tuple[TokenMember, ...] = ()
+    """The first-token tests of the record in the family (`family_tests`), with their p."""
 
     @property
     def rejects(self) -> bool:
@@ -150,7 +166,6 @@ def read_distribution(fields: Fields, alpha: float) -> TriageDistribution | None
     found = fields.optional_object("distribution")
     if found is None:
         return None
-    found.hold_numbers(SHARE, "p")
     return TriageDistribution(
         test=found.string("test", TESTS),
         sampled=found.boolean("sampled"),
@@ -166,7 +181,26 @@ def read_distribution(fields: Fields, alpha: float) -> TriageDistribution | None
         family_tests=_family_tests(found.optional_object("first_token")),
         moved=found.each("moved", _moved) if found.has("moved") else (),
         premise_p=_premise_p(found.optional_object("first_token")),
+        p=found.number("p", SHARE),
+        token_members=_token_members(found.optional_object("first_token")),
     )
+
+
+def _token_members(found: Fields | None) -> tuple[TokenMember, ...]:
+    """The members `_family_tests` names, each with its p and corrected p."""
+    if found is None:
+        return ()
+
+    def member(name: str, test: Fields) -> TokenMember:
+        return TokenMember(name, test.number("p", SHARE), test.number("p_adjusted", SHARE))
+
+    own: tuple[TokenMember, ...] = ()
+    if found.boolean("used"):
+        tests = ((name, found.optional_object(name)) for name in ("cross", "patch_own"))
+        own = tuple(member(name, test) for name, test in tests if test is not None)
+    if not found.has("pooled"):
+        return own
+    return own + found.each("pooled", lambda p: member(f"pooled:{p.string('test')}", p))
 
 
 def _premise_p(found: Fields | None) -> float | None:

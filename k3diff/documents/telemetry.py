@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.telemetrygate import TelemetryGate, read_gate, read_one_server
 from k3diff.documents.telemetrykv import TelemetryKv, kv_json, part_of, read_kv
+from k3diff.documents.telemetryrates import StatedRate, read_rate
 from k3diff.documents.telemetrystops import read_stops
 from k3diff.documents.telemetryunits import read_units, units_json
 from k3diff.documents.telemetryvllm import TelemetryVllm, read_vllm, vllm_json
@@ -203,6 +204,8 @@ class TelemetrySpeculation:
     """Draft tokens accepted."""
     drafted: int
     """Draft tokens proposed."""
+    stated: StatedRate | None = None
+    """`rate` and `ci` as written (None: a document without them), recounted on reading."""
 
 
 @dataclass(frozen=True)
@@ -217,6 +220,8 @@ class TelemetryPosition:
     """Drafts with at least `position` tokens accepted."""
     drafts: int
     """Drafts."""
+    stated: StatedRate | None = None
+    """`rate` and `ci` as written (None: a document without them), recounted on reading."""
 
 
 @dataclass(frozen=True)
@@ -313,6 +318,7 @@ def _speculation(fields: Fields) -> TelemetrySpeculation:
         side=fields.string("side", SIDES),
         accepted=fields.integer("accepted"),
         drafted=fields.integer("drafted"),
+        stated=read_rate(fields),
     )
 
 
@@ -325,6 +331,7 @@ def _position(fields: Fields) -> TelemetryPosition:
         position=fields.integer("position", POSITIVE),
         accepted=accepted,
         drafts=drafts,
+        stated=read_rate(fields),
     )
 
 

@@ -121,7 +121,9 @@ def _holm(pvalues: list[float]) -> list[float]:
     return holm(pvalues)
 
 
-def _test_problems(gate: TelemetryGate) -> list[str]:
+def _test_problems(gate: TelemetryGate, alpha: float) -> list[str]:
+    from k3diff.correction import recount_disagreement
+
     problems = []
     for test, holm in zip(gate.tests, _holm([t.p for t in gate.tests]), strict=True):
         splits = comb(test.base_units + test.patch_units, test.base_units)
@@ -137,7 +139,9 @@ def _test_problems(gate: TelemetryGate) -> list[str]:
                 f"acceptance gate, {_where(test.position)}: p {test.p:.3g} is below the least "
                 f"p its units allow ({least:.3g})"
             )
-        if not isclose(test.p_adjusted, holm, rel_tol=1e-9, abs_tol=1e-15):
+        # Within 1e-9 of Holm's, read toward rejecting at α (`recount_disagreement`): a
+        # p_adjusted a hair above α where Holm's is at or below it is refused (recount80).
+        if recount_disagreement(test.p_adjusted, holm, (alpha,)) is not None:
             problems.append(
                 f"acceptance gate, {_where(test.position)}: p_adjusted {test.p_adjusted:.3g} is "
                 f"not Holm's of the tests' p's ({holm:.3g})"
@@ -154,7 +158,7 @@ def gate_problems(
         missing = [f"fail_on names {DROP} but acceptance_gate is null"] if DROP in fail_on else []
         return [], missing
     problems = [] if DROP in fail_on else [f"acceptance_gate present but fail_on lacks {DROP}"]
-    problems += _test_problems(gate)
+    problems += _test_problems(gate, alpha)
     failing = [f"{DROP} at {_where(t.position)}" for t in gate.tests if t.p_adjusted <= alpha]
     smallest = len(gate.tests) * min((t.p_min for t in gate.tests), default=1.0)
     held = one_server and not gate.allow_same_server

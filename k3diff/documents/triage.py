@@ -260,6 +260,10 @@ class TriageDocument:
     metrics_url_no_gauge: tuple[str, ...] | None = None
     """The sides whose `--metrics-url` given answered without a running-requests gauge: a URL to
     check, not a server no `--metrics-url` can help (None: written before left69)."""
+    tests: int | None = None
+    """The Fisher tests in their family (None: a document that does not say)."""
+    novelty_tests: int | None = None
+    """The novelty tests in their family (None: a document that does not say)."""
 
 
 def _record(fields: Fields, alpha: float) -> TriageRecord:
@@ -317,7 +321,6 @@ def read(body: object, name: str) -> TriageDocument:
     fields = Fields(body, name)
     verdict = fields.object("verdict")
     alpha = fields.level("alpha")
-    fields.hold_counts("tests", "novelty_tests")
     return TriageDocument(
         comparison=fields.optional_string("comparison"),
         samples=fields.strings("samples"),
@@ -344,6 +347,8 @@ def read(body: object, name: str) -> TriageDocument:
         ok=verdict.boolean("ok"),
         exit_code=verdict.integer("exit_code"),
         distribution_tests=fields.optional_integer("distribution_tests"),
+        tests=fields.optional_integer("tests"),
+        novelty_tests=fields.optional_integer("novelty_tests"),
         gaugeless=_sides(fields, "gaugeless"),
         metrics_url_404=_sides(fields, "metrics_url_404"),
         metrics_url_no_gauge=_sides(fields, "metrics_url_no_gauge"),

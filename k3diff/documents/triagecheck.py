@@ -13,6 +13,7 @@ from typing import Any
 
 from k3diff.documents.distribution import TriageDistribution
 from k3diff.documents.triage import TriageDocument, TriageRecord
+from k3diff.documents.triagefamilies import family_problems
 from k3diff.documents.triagemodes import TriageMode
 from k3diff.documents.triagerules import fields_unjudged, unanswered_records, unsampled_records
 from k3diff.documents.triagesampled import sampled_problems
@@ -47,6 +48,7 @@ def check_triage(view: TriageDocument, name: str) -> None:
     problems += _match_problems(records) + _power_problems(records) + _novelty_problems(records)
     problems += written_problems(records, view.alpha, view.capture_mode)
     problems += _shift_problems(records, shift) + sampled_problems(view)
+    problems += family_problems(view)
     compare_summary(problems, summary, "records", len(records))
     compare_summary(problems, summary, "regression_candidates", candidates)
     for category in Category:

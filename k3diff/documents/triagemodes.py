@@ -187,6 +187,11 @@ class TriageMode:
     unpromised: tuple[str, ...] = ()
     """The fields every mode triage writes promises (`PROMISED`) that this one lacks or holds
     null: `report` refuses the document read alone (`triagesampled.unpromised`)."""
+    p: float | None = None
+    """The Fisher p before correction (None when no test ran): `triagefamilies` recounts
+    `p_adjusted` from the family of them."""
+    novelty_p: float | None = None
+    """The novelty p before correction (None when no test ran), as `p`."""
 
 
 def _side(fields: Fields) -> TriageSide:
@@ -277,7 +282,7 @@ def _unpromised(fields: Fields) -> tuple[str, ...]:
 
 
 def read_mode(fields: Fields, alpha: float) -> TriageMode:
-    fields.hold_numbers(SHARE, "p", "novelty_p", "detectable")
+    fields.hold_numbers(SHARE, "detectable")
     return TriageMode(
         mode=fields.string("mode", MODES),
         category=fields.string("category", CATEGORIES),
@@ -296,4 +301,6 @@ def read_mode(fields: Fields, alpha: float) -> TriageMode:
         requests=_requests(fields),
         errors=_errors(fields),
         unpromised=_unpromised(fields),
+        p=fields.optional_number("p", SHARE),
+        novelty_p=fields.optional_number("novelty_p", SHARE),
     )

@@ -150,6 +150,8 @@ def _from_scores(
         for name in _EXACT:
             if name == "direction" and not again.significant and test.direction == older[label]:
                 continue  # as a k3diff before cbaa67c8 wrote it: see `_older_directions`
+            if name == "significant" and _significance_read(test, again, scores.alpha):
+                continue
             if getattr(test, name) != getattr(again, name):
                 problems.append(
                     f"scores {label!r}: {name} {getattr(test, name)} but its records' scores "
@@ -162,6 +164,19 @@ def _from_scores(
                     f"give {getattr(again, name)}"
                 )
     return problems
+
+
+def _significance_read(test: ScoreTest, again: ScoreTest, alpha: float) -> bool:
+    """Whether a `significant` other than the recount's is read: its p_adjusted is the
+    recount's by `correction.recount_disagreement` (within 1e-9, read toward rejecting), so
+    a test written significant whose recount falls short of α by the last digits another
+    scipy's signed-rank or binomial p gives is read; one written not significant where the
+    recount rejects is refused, whatever the digits (the band a forger could use is the
+    passing one; a genuine document there is refused, exit 2, never read as a pass)."""
+    from k3diff.correction import recount_disagreement
+
+    written = test.significant and test.p_adjusted <= alpha
+    return written and recount_disagreement(test.p_adjusted, again.p_adjusted, (alpha,)) is None
 
 
 def _older_directions(collector: ScoreCollector) -> dict[str, Direction]:

@@ -1,0 +1,72 @@
+"""A telemetry document's acceptance rates, Clopper-Pearson intervals and per-position Fisher
+tests are recounted from the counts they state on reading (`documents.telemetryrates`): one
+edited number is refused, exit 2, one line naming the field; the genuine document reads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import run_k3diff, run_telemetry
+from scipy.stats import beta
+
+from .test_acceptance_gate import BASE_RATES, BROKEN_RATES, _sample, servers
+
+__all__ = ["servers"]
+
+
+@pytest.fixture
+def genuine(servers: Any, tmp_path: Path) -> dict[str, Any]:
+    log = _sample(tmp_path, servers(BASE_RATES, BROKEN_RATES), repeats=4)
+    code, doc, _ = run_telemetry(log)
+    assert code == 0
+    assert doc["positions"] and doc["position_tests"]
+    return doc
+
+
+def _report(tmp_path: Path, doc: dict[str, Any]) -> Any:
+    (tmp_path / "t.json").write_text(json.dumps(doc))
+    return run_k3diff("report", "t.json", "--out", "bundle", cwd=tmp_path)
+
+
+def _refused(result: Any) -> str:
+    assert result.exit_code == 2, result.stdout + result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    return str(line)
+
+
+def test_the_genuine_document_is_its_own_recount(genuine: dict[str, Any], tmp_path: Path) -> None:
+    alpha = genuine["alpha"]
+    for row in genuine["positions"] + genuine["speculation"]:
+        k, n = row["accepted"], row.get("drafts", row.get("drafted"))
+        # Clopper-Pearson by its closed form in beta quantiles.
+        low = 0.0 if k == 0 else beta.ppf(alpha / 2, k, n - k + 1)
+        high = 1.0 if k == n else beta.ppf(1 - alpha / 2, k + 1, n - k)
+        assert row["rate"] == k / n
+        assert row["ci"] == pytest.approx([low, high], rel=1e-9)
+    assert _report(tmp_path, genuine).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (lambda d: d["positions"][1].update(rate=0.99), "positions[1].rate is 0.99"),
+        (lambda d: d["positions"][0]["ci"].__setitem__(0, 0.5), "positions[0].ci low is 0.5"),
+        (lambda d: d["speculation"][1].update(rate=0.99), "speculation[1].rate is 0.99"),
+        (lambda d: d["position_tests"][0].update(p=1.0), "position_tests[0].p is 1.0"),
+        (
+            lambda d: d["position_tests"][-1].update(p_adjusted=1.0),
+            "position_tests[{last}].p_adjusted is 1.0",
+        ),
+        (lambda d: d["positions"][0].pop("ci"), "ci' is missing"),
+    ],
+    ids=["rate", "ci", "speculation-rate", "fisher-p", "holm", "ci-removed"],
+)
+def test_one_edited_number_is_refused(
+    genuine: dict[str, Any], tmp_path: Path, edit: Any, said: str
+) -> None:
+    edit(genuine)
+    line = _refused(_report(tmp_path, genuine))
+    assert said.format(last=len(genuine["position_tests"]) - 1) in line, line
