@@ -3,7 +3,7 @@ it writes record by record, as both are read (rerun80).
 
 `report` compared the two documents whole: the run again's records encoded, joined and decoded
 into dicts, the document's read again into dicts beside them (≈ 8× the file between them: a
-peak of 1.69 GB on a 104 MB document of 100,000 records). Now the run again's records are
+peak of 1,686 MB on a 104 MB document of 100,000 records, 436 MB now). Now the run again's records are
 written, one JSON line each, to an anonymous temporary file as `responses` makes them (its own
 memory stays bounded: `k3diff.responses.spill`), and the document is then read again with its
 `records` handed one by one (`Document.read_again`) to a reader that compares each with the
