@@ -45,21 +45,10 @@ def first_difference(
     indices written `[]` (`records[].modes[].requests`), is in `may_lack`: fields an older
     k3diff did not write, which the caller allows only for a document that says it is older."""
     if isinstance(left, dict) and isinstance(right, dict):
-        for key in sorted(left.keys() | right.keys()):
-            field = f"{where}{'.' if where else ''}{key}"
-            if key not in left:
-                if _INDEX.sub("[]", field) in may_lack:
-                    continue  # added within the version after the document was written
-                return f"{field}: absent from the document, run again {_short(right[key])}"
-            if key not in right:
-                return f"{field}: only in the document"
-            found = first_difference(left[key], right[key], field, may_lack)
-            if found is not None:
-                return found
-        return None
+        return _members(left, right, where, may_lack, {})
     if isinstance(left, list) and isinstance(right, list):
         if len(left) != len(right):
-            return f"{where}: {len(left)} items, run again {len(right)}"
+            return count_difference(where, len(left), len(right))
         for index, (a, b) in enumerate(zip(left, right, strict=True)):
             found = first_difference(a, b, f"{where}[{index}]", may_lack)
             if found is not None:
@@ -67,6 +56,46 @@ def first_difference(
         return None
     if left != right or type(left) is not type(right):
         return f"{where}: {_short(left)}, run again {_short(right)}"
+    return None
+
+
+def first_difference_apart(
+    left: dict[str, Any], right: dict[str, Any], apart: Mapping[str, str | None]
+) -> str | None:
+    """`first_difference` of two documents of which each member of `apart` that both hold was
+    compared apart, item by item as it was read (`k3diff.bundle.responsesagain`), its first
+    difference given (None: none): said where the whole comparison would say it, in the
+    order of the members' names."""
+    return _members(left, right, "", frozenset(), apart)
+
+
+def count_difference(where: str, left: int, right: int) -> str:
+    """Two arrays of different lengths, as `first_difference` says it."""
+    return f"{where}: {left} items, run again {right}"
+
+
+def _members(
+    left: dict[str, Any],
+    right: dict[str, Any],
+    where: str,
+    may_lack: frozenset[str],
+    apart: Mapping[str, str | None],
+) -> str | None:
+    """The first difference of two objects, member by member in the order of their names."""
+    for key in sorted(left.keys() | right.keys()):
+        field = f"{where}{'.' if where else ''}{key}"
+        if key not in left:
+            if _INDEX.sub("[]", field) in may_lack:
+                continue  # added within the version after the document was written
+            return f"{field}: absent from the document, run again {_short(right[key])}"
+        if key not in right:
+            return f"{field}: only in the document"
+        if key in apart:
+            found = apart[key]
+        else:
+            found = first_difference(left[key], right[key], field, may_lack)
+        if found is not None:
+            return found
     return None
 
 

@@ -10,26 +10,25 @@ is one a responses document given records for a side; every other file is read a
 samples log, a k3diff document), so an lm-eval `samples_*.jsonl` and a `k3diff.samples/1` log
 cannot be mistaken for each other by name or shape. Where both inputs are given, `responses`
 runs again on them under the document's recorded paths (so every `location` compares) and the
-two documents are compared whole, naming the first field that differs (exit 2). An input given
+two documents are compared, record by record as both are read (`responsesagain`, rerun80),
+naming the first field that differs (exit 2). An input given
 under the name the document records but changed since, or one not given beside the other, is
 named with every other (`changedinputs`, report67). A document read without its inputs is judged from itself alone, and the bundle says so
 (`alone_qualification`)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from k3diff import bounded, jsontext
 from k3diff.bundle import changedinputs, runagain
 from k3diff.bundle.changedinputs import Recorded
-from k3diff.bundle.difference import first_difference
 from k3diff.bundle.givenfiles import Copies, pick_copies
+from k3diff.bundle.responsesagain import difference_again
 from k3diff.docbody import Kind, Streams, decode, parse_body, read_bytes
 from k3diff.documents.read import Document
-from k3diff.errors import InputError, K3diffError
+from k3diff.errors import InputError
 from k3diff.jsonmembers import Items
 from k3diff.sample.reader import looks_like_samples_log
 
@@ -81,38 +80,6 @@ def side_digests(body: dict[str, Any]) -> tuple[str, str] | None:
     if all(isinstance(d, str) for d in digests):
         return str(digests[0]), str(digests[1])
     return None
-
-
-def _again(body: dict[str, Any], base: Path, patch: Path, name: str) -> dict[str, Any] | str:
-    """The document `responses` writes on the two inputs with the document's settings and
-    paths, or why none."""
-    from k3diff.documents import responses as responses_document
-    from k3diff.responses import compare_streaming
-    from k3diff.responses.rerunsettings import rerun_options
-
-    if body.get("noise") is not None:
-        raise InputError(
-            f"{name}: compared with a --base-rerun the document does not tie by SHA-256, so "
-            "k3diff responses cannot be run again on the inputs given with it: give report the "
-            "document without its inputs (it is then judged from the document alone)"
-        )
-    options, caps = rerun_options(body.get("rerun"), name)
-    records: list[str] = []
-    displays = (str(body["base"].get("path")), str(body["patch"].get("path")))
-    try:
-        with bounded.caps(caps.record_bytes, caps.document_bytes):
-            overview = compare_streaming(
-                base,
-                patch,
-                options,
-                # As the document was written: a NaN score is the string "NaN" (`jsontext`).
-                lambda diff: records.append(jsontext.dumps(responses_document.record_line(diff))),
-                displays=displays,
-            )
-    except K3diffError as exc:
-        return f"responses refuses them: {exc}"
-    again: dict[str, Any] = json.loads("".join(responses_document.chunks(overview, records)))
-    return again
 
 
 SIDES = ("base", "patch")
@@ -178,9 +145,7 @@ def check_responses_again(
             )
             stale.extend(said)
             continue
-        again = _again(body, *paths, doc.name)
-        whole = None if isinstance(again, str) else doc.body_again("responses document", True)
-        difference = again if isinstance(again, str) else first_difference(whole, again)
+        difference = difference_again(doc, body, *paths)
         if difference is not None:
             stale.append(
                 runagain.refusal(

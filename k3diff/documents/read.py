@@ -31,7 +31,7 @@ from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.documents.wheelsview import WheelsDocument
 from k3diff.errors import InputError
-from k3diff.jsonmembers import Items, Streamed
+from k3diff.jsonmembers import Streamed
 from k3diff.responses import document as responses
 from k3diff.responses.document import ResponsesDocument, records_read
 from k3diff.sample.lines import SampleLine
@@ -245,33 +245,29 @@ class Document:
             raise TypeError(f"{self.name}: a {self.kind.value} document has no {view.__name__}")
         return self.view
 
-    def body_again(self, what: str, whole: bool = False) -> dict[str, Any]:
+    def body_again(self, what: str) -> dict[str, Any]:
         """The JSON document as written, read again for a rerun to compare with (InputError
         if it changed since it was read: its SHA-256 is what the bundle names). `what`
         names it in a refusal ("wheels document"). A body kept from the first read (`kept`)
         is returned as it is, parsed from the bytes hashed: callers never change it; a
-        responses document's is every member but its `records` (`KEPT`), so a caller that
-        compares the records asks for the `whole` document, read again."""
-        if "body" in self.kept and not whole:
+        responses document's is every member but its `records` (`KEPT`), which a caller that
+        compares them reads again one by one (`read_again`)."""
+        if "body" in self.kept:
             kept: dict[str, Any] = self.kept["body"]
             return kept
+        return self.read_again(what, {})
+
+    def read_again(self, what: str, streams: Streams) -> dict[str, Any]:
+        """The JSON document read again from its file (InputError if it changed since it was
+        read), the array member `streams` names for its kind handed item by item to its
+        reader as it is decoded (a `jsonmembers.Streamed`): rerun80, where a responses
+        document's records were read whole again as dicts (≈ 4× the file) to be compared."""
         data = bounded.read_document(Path(self.name), self.name, what)
         if hashlib.sha256(data).hexdigest() != self.sha256:
             raise InputError(f"{self.name}: changed while k3diff report read it")
         text = decode(data, Path(self.name))
         del data
-        _, body = parse_body(text, Path(self.name), _RECORDS_AS_WRITTEN)
-        for key, value in body.items():  # as written: the records' dicts, for a comparison
-            if isinstance(value, Streamed):
-                body[key] = list(value.items)
-        return body
-
-
-_RECORDS_AS_WRITTEN: Streams = {
-    Kind.RESPONSES: ("records", Items(lambda item, where: item, 1 << 62))
-}
-"""A responses document's records read whole again (`body_again`), each checked for its nesting
-as it is decoded rather than the whole text at once (stream79: that pass copied it five times)."""
+        return parse_body(text, Path(self.name), streams)[1]
 
 
 def read_document(path: Path) -> Document:
