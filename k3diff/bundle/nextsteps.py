@@ -46,6 +46,7 @@ from k3diff.documents.read import Document
 from k3diff.documents.triage import TriageDocument
 from k3diff.documents.wheelset import WheelsetDocument
 from k3diff.documents.wheelsview import WheelsDocument
+from k3diff.logs.model import place
 from k3diff.numbers import named
 from k3diff.report import auditsteps
 from k3diff.report.refusedsteps import sided_renames
@@ -307,7 +308,7 @@ def _logs_step(logs: LogsDocument) -> str | None:
     # Causes first, then consequences; each in the order the log shows them (newuser64c: the
     # announcing line at :7 came after the crash lines at :12, :8, :9).
     new.sort(key=lambda f: (f.consequence_of is not None, f.first or ("", 0)))
-    where = [f.rule + ("" if f.first is None else f" at {f.first[0]}:{f.first[1]}") for f in new]
+    where = [f.rule + ("" if f.first is None else f" at {place(*f.first)}") for f in new]
     return (
         "read the patch's new error findings where the logs report lists them (New on the "
         f"patch), the first line of each: {named(where)}"

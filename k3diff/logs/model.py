@@ -39,11 +39,23 @@ class Location:
     """The log file as given (or relative to the directory given)."""
     line: int
     """1-based line number (a traceback's exception line; its `Traceback` line where it has
-    none: cut off at the end of the file)."""
+    none: cut off at the end of the file); `WHOLE_LOG` for a finding about the log as a whole."""
     text: str
     """The raw line (capped)."""
     context: tuple[Context, ...] = ()
     """For a traceback: the line that announced it, if any, and its `Traceback` line."""
+
+
+WHOLE_LOG = 0
+"""The line of a finding about a log as a whole, which no one line holds: a restart, its start
+announcements counted over the whole log (and its rotated pieces)."""
+
+
+def place(file: str, line: int) -> str:
+    """'server.log:12', or 'server.log (the whole log)' for a finding at `WHOLE_LOG`
+    (newuser80: a restart read `server.log:0:`, a line no file has, in the report, the bundle's
+    next step and the CI annotations)."""
+    return f"{file} (the whole log)" if line == WHOLE_LOG else f"{file}:{line}"
 
 
 @dataclass(frozen=True)

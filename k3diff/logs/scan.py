@@ -37,7 +37,7 @@ from k3diff.logs.files import (
     stream_of,
 )
 from k3diff.logs.matcher import TEXT_CAP, Collector, FileMatcher
-from k3diff.logs.model import FileScan, Location, Severity, SideScan, Skipped
+from k3diff.logs.model import WHOLE_LOG, FileScan, Location, Severity, SideScan, Skipped
 from k3diff.logs.normalize import strip_terminal_codes
 from k3diff.logs.rules import PREFILTER, Rule
 from k3diff.logs.tail import TailSearch
@@ -86,7 +86,7 @@ class _Restarts:
             message = text = f"server started {started} times in one log"
             if len(names) > 1:
                 text = f"{message}: {', '.join(names)} (rotated)"[:TEXT_CAP]
-            collector.add(self.rule, message, Location(names[-1], 0, text))
+            collector.add(self.rule, message, Location(names[-1], WHOLE_LOG, text))
 
 
 def _scan_block(block: bytes, first: int, matcher: FileMatcher, every_line: bool) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
 from k3diff.exitcodes import ExitCode
-from k3diff.logs.model import LogFinding, LogsReport, unread_phrase
+from k3diff.logs.model import WHOLE_LOG, LogFinding, LogsReport, unread_phrase
 from k3diff.logs.model import Severity as LogSeverity
 from k3diff.wheel.codes import FAILING_BY_DEFAULT, Code, Finding, Severity
 from k3diff.wheel.policy import Policy
@@ -332,7 +332,8 @@ def _log_result(finding: LogFinding, side: str, failing: bool) -> CiResult:
         detail=f"{finding.message} (×{finding.count})",
         artifact=where.file if where is not None else "",
         member="",
-        line=where.line if where is not None else None,
+        # A finding about the whole log (a restart) has no line to annotate.
+        line=where.line if where is not None and where.line != WHOLE_LOG else None,
         failing=failing,
         identity=f"{side}\0{finding.message}",
     )

@@ -11,7 +11,7 @@ from k3diff import escape
 from k3diff.documents import logs as logs_document
 from k3diff.documents.logsdowngrade import error_rule
 from k3diff.documents.logsparts import downgraded_sentence
-from k3diff.logs.model import Location, LogFinding, LogsReport, SideScan
+from k3diff.logs.model import Location, LogFinding, LogsReport, SideScan, place
 from k3diff.output import OutputFormat, plural
 from k3diff.report.markdown import capped, cell, inline_code, markdown_cell
 
@@ -120,7 +120,7 @@ def _finding_lines(finding: LogFinding, side: SideScan) -> list[str]:
         f"{escape.text(said)}): {escape.text(finding.message)}"
     ]
     for e in finding.examples:
-        lines.append(f"    {escape.text(e.file)}:{e.line}: {escape.text(e.text)}")
+        lines.append(f"    {place(escape.text(e.file), e.line)}: {escape.text(e.text)}")
         # A traceback's own lines, under the exception line it is located at (polish63)
         lines += [
             f"      {CONTEXT_WORDS.get(c.role, c.role)} line {c.line}: {escape.text(c.text)}"
@@ -159,7 +159,7 @@ def _text(report: LogsReport) -> str:
 
 
 def _md_finding(finding: LogFinding, side: SideScan) -> str:
-    where = "; ".join(f"{e.file}:{e.line}{_md_context(e)}" for e in finding.examples)
+    where = "; ".join(f"{place(e.file, e.line)}{_md_context(e)}" for e in finding.examples)
     return (
         f"| {cell(finding.rule + _consequence(finding) + _over(finding, side))} | {finding.severity.value} | "
         f"{finding.count} | "

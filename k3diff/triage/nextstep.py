@@ -48,8 +48,9 @@ class MoreSamples:
     """What failed where a side of the run has no successful sample and every request it
     logged failed otherwise (a 5xx, a 429, no answer): more requests may get past once the
     server answers, so the next step says to make it answer first (newuser68: 60 more samples
-    were asked of a server that answered HTTP 500 to every one), or where a side logged
-    requests for a record asking for more, none successful (`_failing_records`)."""
+    were asked of a server that answered HTTP 500 to every one), or where the log ends in a
+    stop for a server that stopped answering (`_went_away`), or where a side logged requests
+    for a record asking for more, none successful (`_failing_records`)."""
     grown_to: int | None = None
     """The `--repeats` a resume takes every wanted sample with: each inconclusive record's
     repeats logged (the fewest of any side and mode) plus the samples it asks for, at least
@@ -161,13 +162,26 @@ def _stopped(stop: StopLine | None) -> str | None:
     server = f"the {stop.side} server" if stop.side is not None else "a server"
     did, change = _STOPS.get(stop.reason, ("stopped the run", "change what stopped it"))
     flag = f"--{stop.side}" if stop.side is not None else "--base or --patch"
-    message = escape.text(stop.message)
-    if len(message) > STOP_SHOWN:
-        message = message[: STOP_SHOWN - 1] + "…"
     return (
-        f"{server} {did} ({message}), so --resume sends the same requests and stops the same "
-        f"way: {change.format(flag=flag)}"
+        f"{server} {did} ({_stop_message(stop)}), so --resume sends the same requests and "
+        f"stops the same way: {change.format(flag=flag)}"
     )
+
+
+def _stop_message(stop: StopLine) -> str:
+    message = escape.text(stop.message)
+    return message if len(message) <= STOP_SHOWN else message[: STOP_SHOWN - 1] + "…"
+
+
+def _went_away(stop: StopLine | None) -> str | None:
+    """'the run stopped part-way: the patch server stopped answering (MESSAGE)' where the log
+    ends in a `no-answer` stop: `--resume` gets past it only once that server answers again
+    (newuser80: a run stopped by a killed patch server was told only to grow the run, whose
+    resume would have stopped the same way at once)."""
+    if stop is None or stop.reason != StopReason.NO_ANSWER.value:
+        return None
+    server = f"the {stop.side} server" if stop.side is not None else "a server"
+    return f"the run stopped part-way: {server} stopped answering ({_stop_message(stop)})"
 
 
 REFUSED_SHOWN = 200
@@ -192,7 +206,7 @@ def _failing(log: SamplesLog, keys: Sequence[str]) -> str | None:
         return None
     for which, lines in _all_failed(log):
         return f"every {which} request the run logged failed ({_first_error(lines)})"
-    return _failing_records(log, keys)
+    return _went_away(log.stop) or _failing_records(log, keys)
 
 
 KEYS_SHOWN = 3

@@ -329,3 +329,54 @@ def test_a_url_whose_password_the_log_hides_is_said_to_be_given_again(tmp_path: 
     (line,) = [line for line in text.splitlines() if line.startswith("next: ")]
     assert "--patch 'http://***@127.0.0.1:2'" in line
     assert "(each URL user:password the log hides as *** given again)" in line
+
+
+def test_a_run_whose_server_stopped_answering_says_to_start_it_first(tmp_path: Path) -> None:
+    """newuser80: a run stopped because the patch server was killed (`no-answer`, resumable)
+    was told only to grow the run; that resume stops again at once until the server answers.
+    The step now says so first, and still names the command (the bundle's step too)."""
+    _, _, doc = _triage(tmp_path, ["a", "a", "a"], ["a", "b", "a"])
+    log = tmp_path / "run" / "samples.jsonl"
+    message = (
+        "http://127.0.0.1:1/v1/completions: 5 requests in a row got no answer (the last: "
+        "connection error: ConnectError: All connection attempts failed), each after --retries "
+        "3: the server is down or unreachable"
+    )
+    stop = {
+        "schema": "k3diff.samples/1",
+        "stopped": "2025-01-01T00:01:00Z",
+        "reason": "no-answer",
+        "resumable": True,
+        "message": message,
+        "side": "patch",
+    }
+    log.write_text(log.read_text() + json.dumps(stop) + "\n")
+    text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path).stdout
+    (line,) = [line for line in text.splitlines() if line.startswith("next: ")]
+    more = doc["records"][0]["more_samples"]
+    assert line.startswith(
+        f"next: the run stopped part-way: the patch server stopped answering ({message}): make "
+        "that server answer first (its own log says why), since the same requests fail until "
+        f"it does; then, to take the {more} more samples a side the inconclusive records ask "
+        "for, grow the run: k3diff sample --base http://127.0.0.1:1 --out run --resume "
+        f"--repeats {3 + more} ("
+    ), line
+    made = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--format", "json", "-o", "t.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert made.exit_code == 1, made.stderr
+    bundle = run_k3diff(
+        "report", "cmp.json", "run/samples.jsonl", "t.json", "--out", "b", cwd=tmp_path
+    )
+    assert bundle.exit_code == 1, bundle.stderr
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    (step,) = [s["step"] for s in summary["next_steps"] if s["source"] == "t.json"]
+    assert step.startswith("the run stopped part-way: the patch server stopped answering ("), step
+    assert "--out RUN_DIR --resume --repeats" in step
+
+
+def test_a_run_interrupted_by_ctrl_c_names_no_server_to_start(tmp_path: Path) -> None:
+    """Only a server that stopped answering is named: a Ctrl-C leaves the step as it was."""
+    line, _ = _stopped_part_way(tmp_path, planned=40)
+    assert "stopped answering" not in line and "answer first" not in line
