@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from cli_support import run_k3diff
 
+from k3diff import strictjson
+from k3diff.documents.read import read_document
 from k3diff.errors import InputError
 from k3diff.jsonmembers import MAX_ITEMS_UNNAMED
 from k3diff.triage.inputs import read_comparison
@@ -77,3 +79,17 @@ def test_an_array_at_the_cap_is_read_on(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.stderr
     assert "before the document's 'schema'" not in result.stderr
     assert "k3diff.triage/1 document without alpha" in result.stderr
+
+
+def test_a_one_line_document_is_decoded_once(tmp_path: Path) -> None:
+    # Its first line was decoded whole (to ask whether it is a samples log's header), uncapped,
+    # before its reader counted the array: 4,000,000 items of `{}` took 6 s and 500 MB more.
+    path = tmp_path / "doc.json"
+    count = MAX_ITEMS_UNNAMED + 1
+    path.write_text('{"records": [' + ",".join(["{}"] * count) + '], "schema": "k3diff.triage/1"}')
+    made = next(strictjson._OBJECTS_MADE)
+    with pytest.raises(InputError) as caught:
+        read_document(path)
+    made = next(strictjson._OBJECTS_MADE) - made - 1
+    assert str(caught.value) == _cap_line(path, "member 'records'")
+    assert made == count  # each item decoded once, the last one past the cap
