@@ -104,9 +104,8 @@ def _parse(path: Path, text: str, streams: Streams) -> dict[str, Any]:
         stream = None if kind is None else streams.get(kind)
         return {} if stream is None else {stream[0]: stream[1]}
 
-    arrays = {key for key, _ in streams.values()}
     try:
-        value = read_object(text, str(path), chosen, arrays)
+        value = read_object(text, str(path), chosen)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{path}: not a k3diff JSON document (line {exc.lineno}: {exc.msg})"

@@ -21,7 +21,7 @@ file is held as more than its text.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,21 +67,50 @@ class Items:
 Streams = Callable[[Mapping[str, Any]], Mapping[str, Items]]
 """Given the members read so far (its `schema`), the array members to stream and how."""
 
+SCHEMA = "schema"
+"""The member that says how the others are read: k3diff writes it first."""
 
-def read_object(text: str, where: str, streams: Streams, streamable: Collection[str]) -> object:
+MAX_ITEMS_UNNAMED = 200_000
+"""Most items an array holds where it is read before any `schema` member (a document sorted by
+`jq -S`, or naming none), and a top-level list: its items are decoded one by one to count them
+(about 2 µs each) before anything knows what they are (caps80: 4,000,000 items of `0`, a 12 MB
+document, cost 14 s of CPU in `report` before its refusal; a 1 GiB one, some 20 minutes)."""
+
+
+def _unnamed(where: str, key: str) -> Items:
+    """How an array read before the schema is counted: its items dropped, refused past
+    `MAX_ITEMS_UNNAMED` (exit 2 naming the file, the member and the cap)."""
+    member = f"member {key!r}" if key else "top-level list"
+
+    def past() -> InputError:
+        return InputError(
+            f"{where}: {member} holds more than {MAX_ITEMS_UNNAMED:,} items before the "
+            f"document's {SCHEMA!r} member (the cap of items read before it; k3diff writes it "
+            "first); refused: put the schema first"
+        )
+
+    return Items(_dropped, MAX_ITEMS_UNNAMED, past)
+
+
+def _dropped(item: object, where: str) -> None:
+    """An item counted, not kept."""
+
+
+def read_object(text: str, where: str, streams: Streams) -> object:
     """The JSON value of `text` (a document k3diff wrote), each array member `streams` names
-    read into a `Streamed`; every other member as `loads` reads it. A member of `streamable`
-    before the members that say how to read it (the `schema`) is counted first and read once
-    they are known (a document k3diff wrote names its schema first). A top-level list is
-    read item by item and given back empty (what it held is no document)."""
+    read into a `Streamed`; every other member as `loads` reads it. An array member before the
+    member that says how to read it (the `schema`) is counted first, at most
+    `MAX_ITEMS_UNNAMED` items, and read once it is known (a document k3diff wrote names its
+    schema first). A top-level list is read item by item, at most as many, and given back
+    empty (what it held is no document)."""
     start = _space(text, 0)
     members: dict[str, Any] = {}
     later: dict[str, int] = {}
     if text.startswith("{", start):
-        end = _members(text, start + 1, where, members, streams, streamable, later)
+        end = _members(text, start + 1, where, members, streams, later)
         value: object = members
     elif text.startswith("[", start):
-        end, value = _items(text, start, where, None, 1)[1], []
+        end, value = _items(text, start, where, _unnamed(where, ""), 1)[1], []
     else:  # a number, a string, no JSON at all: as `loads` reads (and words) it
         return loads(text, where, written=True)
     end = _space(text, end)
@@ -108,7 +137,6 @@ def _members(
     where: str,
     members: dict[str, Any],
     streams: Streams,
-    streamable: Collection[str],
     later: dict[str, int],
 ) -> int:
     """Read the object's members from `pos` (past its `{`) into `members`; where it ends."""
@@ -130,8 +158,8 @@ def _members(
         how = streams(members).get(key)
         if text.startswith("[", pos) and how is not None:
             members[key], pos = _items(text, pos, where, how, 2, key)
-        elif text.startswith("[", pos) and key in streamable:  # read once the schema is known
-            later[key], pos = pos, _items(text, pos, where, None, 2, key)[1]
+        elif text.startswith("[", pos) and SCHEMA not in members:  # read once it is known
+            later[key], pos = pos, _items(text, pos, where, _unnamed(where, key), 2, key)[1]
         else:
             members[key], pos = decode_at(text, pos, where, MAX_JSON_DEPTH - 1)
         pos = _space(text, pos)
@@ -158,7 +186,7 @@ def _items(
         item, pos = decode_at(text, pos, where, levels)
         if how is not None and how.past is not None and count >= how.most:
             raise how.past()
-        if how is not None and error is None and count < how.most:
+        if how is not None and error is None and count < how.most and how.read is not _dropped:
             try:
                 items.append(how.read(item, f"{key}[{count}]"))
             except InputError as exc:

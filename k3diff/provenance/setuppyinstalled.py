@@ -19,7 +19,7 @@ import ast
 from collections.abc import Callable, Iterable
 
 from k3diff.escape import shortened
-from k3diff.provenance.setuppykeywords import setup_keywords
+from k3diff.provenance.setuppykeywords import SETUP_CALLS_CAP, calls_capped, setup_keywords
 from k3diff.provenance.setuptoolsconfig import names_setup, setup_names
 
 KNOWN = frozenset(
@@ -57,9 +57,14 @@ def installed_command(module: ast.Module, held: Callable[[str], bool]) -> str | 
     None where there is none."""
     origins = import_origins(module)
     names, modules = setup_names(module)
+    calls = 0
     for node in ast.walk(module):
         if not (isinstance(node, ast.Call) and names_setup(node.func, names, modules)):
             continue
+        calls += 1
+        if calls > SETUP_CALLS_CAP:  # caps80: each call's ** mapping read again
+            capped = calls_capped("setup.py")
+            return f"{capped}, so a cmdclass from an installed package is not ruled out"
         keywords = setup_keywords(node, module) or {}
         classes = keywords.get("cmdclass")
         for key, value in _entries(classes, module):

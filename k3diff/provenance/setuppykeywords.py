@@ -25,6 +25,19 @@ _BY_CODE = frozenset({"globals", "vars", "locals", "exec", "eval"})
 then (review78f: ``globals()["OPTIONS"] = {"version": "9.9"}`` was read as the literal)."""
 _DEPTH_CAP = 16
 """Most mappings followed inside one another (``{**{**{…}}}``, a name for another)."""
+SETUP_CALLS_CAP = 64
+"""Most ``setup(…)`` calls of one ``setup.py`` whose keywords are read; past them its readers
+stop (`calls_capped`). Each call's ``**`` mapping is expanded again (a name bound once may be
+spread by every call), so the work was the calls times the mapping's keys (caps80: 10,000 calls
+of ``setup(**O)``, ``O`` of 10,000 keys, a 238 KB ``setup.py``, took 60 s of CPU a reader)."""
+
+
+def calls_capped(path: str) -> str:
+    """Why a ``setup.py`` of more than `SETUP_CALLS_CAP` ``setup`` calls is not read."""
+    return (
+        f"{path} calls setup() more than {SETUP_CALLS_CAP} times; k3diff reads the keywords of "
+        f"at most {SETUP_CALLS_CAP}"
+    )
 
 
 def setup_keywords(call: ast.Call, module: ast.Module) -> dict[str, ast.expr] | None:

@@ -21,7 +21,7 @@ from collections.abc import Collection, Mapping
 from k3diff.provenance import setupcfg
 from k3diff.provenance.packagedirs import PackageDirs, Stated, Unread, checked_dirs, one
 from k3diff.provenance.setupcfg import read_setup_cfg
-from k3diff.provenance.setuppykeywords import setup_keywords
+from k3diff.provenance.setuppykeywords import SETUP_CALLS_CAP, calls_capped, setup_keywords
 from k3diff.provenance.setuppyparse import parsed_setup_py
 
 
@@ -84,6 +84,8 @@ def from_setup_py(data: bytes, label: str) -> Stated:
         if not (isinstance(node, ast.Call) and names_setup(node.func, names, modules)):
             continue
         calls += 1
+        if calls > SETUP_CALLS_CAP:  # caps80: each call's ** mapping read again
+            return Unread(calls_capped(label))
         keywords = setup_keywords(node, module)  # source78: setup(**{…}) read where literal
         if keywords is None:  # package_dir= beside a ** mapping: the mapping cannot hold one
             keywords = {k.arg: k.value for k in node.keywords if k.arg == "package_dir"} or None

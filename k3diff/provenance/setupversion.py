@@ -24,7 +24,7 @@ from k3diff.escape import shortened
 from k3diff.provenance.lookup import Lookup
 from k3diff.provenance.projectfiles import Built, ProjectFiles
 from k3diff.provenance.setupcfg import read_setup_cfg
-from k3diff.provenance.setuppykeywords import setup_keywords
+from k3diff.provenance.setuppykeywords import SETUP_CALLS_CAP, calls_capped, setup_keywords
 from k3diff.provenance.setuppyparse import parsed_setup_py
 from k3diff.provenance.versionconfig import SETUPTOOLS_SCM
 from k3diff.provenance.versionsources import Said, module_attribute
@@ -74,9 +74,13 @@ def _setup_py(files: ProjectFiles) -> Built | Said | None:
     if module is None:
         return Said(f"{path} does not parse")
     found: list[Built | Said] = []
+    calls = 0
     for node in ast.walk(module):
         if not isinstance(node, ast.Call) or _name(node.func) != "setup":
             continue
+        calls += 1
+        if calls > SETUP_CALLS_CAP:  # caps80: each call's ** mapping read again
+            return Said(calls_capped(path))
         keywords = setup_keywords(node, module)  # source78: setup(**{"version": …})
         if keywords is None or "use_scm_version" in keywords:
             found.append(Said(f"{path} line {node.lineno}: setup() may set it by code"))

@@ -227,10 +227,17 @@ def _refuse_other_document(data: bytes, first: bytes, path: Path) -> None:
     )
 
 
+_NAMED = SCHEMA.encode()
+"""What a header's first line holds unless it spells its schema with an escape: a line holding
+neither (a document written on one line) is no header, and is not decoded to say so."""
+
+
 def looks_like_samples_log(data: bytes) -> bool:
     """The first line is a `k3diff.samples/1` header (how readers of several kinds tell a log)."""
     end = data.find(b"\n")
     first = data if end < 0 else data[:end]  # not a copy of the rest (stream79)
+    if _NAMED not in first and b"\\" not in first:
+        return False  # caps80: a one-line document was decoded whole here, uncapped
     try:
         value = bounded.loads(first, "first line")
     except (json.JSONDecodeError, UnicodeDecodeError, InputError):
