@@ -18,6 +18,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 
 from k3diff import shellwords
+from k3diff.sample.names import Endpoint
 from k3diff.sample.reader import SamplesLog
 from k3diff.triage.mismatches import Mismatch
 from k3diff.triage.model import Category, Flag, RecordVerdict
@@ -76,6 +77,12 @@ def resample(
     )
 
 
+ROUTES = {json.dumps(route.value): route.value for route in Endpoint}
+"""A route mismatch's captured value (JSON) -> its `--endpoint`; any other value of a field
+named `route` is a request field's, given as `--param` (review80a: a long one, cut at 60
+characters, was read as JSON for `--endpoint`, an internal error)."""
+
+
 def _said(text: str, sides: set[str]) -> str:
     """'temperature: captured 0, sampled 1', led by its side where only one side's was."""
     return f"{next(iter(sides))} {text}" if len(sides) == 1 else text
@@ -89,8 +96,8 @@ def _options(
     field, captured = mismatch.field, mismatch.captured
     if field == "stream":
         (give if captured == "true" else drop).setdefault("--stream")
-    elif field == "route":
-        give.setdefault(f"--endpoint {shellwords.quote(str(json.loads(captured)))}")
+    elif field == "route" and captured in ROUTES:
+        give.setdefault(f"--endpoint {ROUTES[captured]}")
     elif field == "model":
         # The server answers as a model: no request field of `sample` chooses it.
         notes.setdefault(f"a {mismatch.side} server that answers as {captured}")
