@@ -14,7 +14,9 @@ from typing import Any
 from cli_support import run_k3diff
 from sample.support import sample, write_prompts
 
-from .helpers import compare_texts
+from k3diff.sample.prompts import prompt_digest
+
+from .helpers import S, compare, compare_texts, completion, write_samples
 
 
 def _sides_sent_otherwise(fault_server: Any, tmp_path: Path) -> None:
@@ -155,11 +157,9 @@ class _Log:
 
 def _wrapped_capture_sampled_without(tmp_path: Path, fields: dict[str, Any]) -> Any:
     """A capture of k0 whose requests hold `fields` besides the prompt (base A, patch B), a
-    run that sent none of them, and its triage under --allow-condition-mismatch (text)."""
-    from k3diff.sample.prompts import prompt_digest
-
-    from .helpers import S, completion, compare, write_samples
-
+    run that sent none of them and gave A on both sides (the patch's capture never reproduced),
+    and its triage under --allow-condition-mismatch (text)."""
+    tmp_path.mkdir(exist_ok=True)
     request = {"prompt": "p0", **fields}
     compare(
         tmp_path,
@@ -194,9 +194,7 @@ def test_a_request_field_named_route_is_a_param_not_the_endpoint(tmp_path: Path)
     (line,) = [x for x in shown.stdout.splitlines() if x.startswith("next: ")]
     assert "--endpoint" not in line, line
     assert "--param 'route=<the captured value>'" in line, line
-    short = _wrapped_capture_sampled_without(tmp_path / "short", {"route": "x"}) if (
-        (tmp_path / "short").mkdir() is None
-    ) else None
-    assert short is not None and short.exit_code == 1, short
+    short = _wrapped_capture_sampled_without(tmp_path / "short", {"route": "x"})
+    assert short.exit_code == 1, short.stderr
     (line,) = [x for x in short.stdout.splitlines() if x.startswith("next: ")]
     assert "--endpoint" not in line and "--param 'route=\"x\"'" in line, line
