@@ -198,3 +198,12 @@ def test_a_request_field_named_route_is_a_param_not_the_endpoint(tmp_path: Path)
     assert short.exit_code == 1, short.stderr
     (line,) = [x for x in short.stdout.splitlines() if x.startswith("next: ")]
     assert "--endpoint" not in line and "--param 'route=\"x\"'" in line, line
+    # Held for another condition and capture-unexplained: more of this run decide nothing.
+    shown = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--allow-condition-mismatch", "--format",
+        "json", cwd=tmp_path / "short",
+    )  # fmt: skip
+    (record,) = json.loads(shown.stdout)["records"]
+    assert "samples-of-another-condition" in record["flags"], record
+    assert record["more_samples"] is None, record
+    assert not [x for x in short.stdout.splitlines() if "grow the run" in x], short.stdout
