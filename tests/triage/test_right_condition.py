@@ -19,15 +19,15 @@ from k3diff.sample.prompts import prompt_digest
 from .helpers import S, compare, compare_texts, completion, write_samples
 
 
-def _sides_sent_otherwise(fault_server: Any, tmp_path: Path) -> None:
+def _sides_sent_otherwise(fault_server: Any, tmp_path: Path, *more: str) -> None:
     """Captures of k0 that differ (the patch's never reproduced), and a run whose patch alone
-    was sent `max_tokens` (the servers answer `echo:p0` to both)."""
+    was sent `max_tokens` (the servers answer `echo:p0` to both), given `more` options."""
     compare_texts(tmp_path, {"k0": ("echo:p0", "other")})
     prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0"}])
     base, patch = fault_server(), fault_server()
     taken = sample(
         "--base", base.url, "--patch", patch.url, "--prompts", prompts, "--repeats", "3",
-        "--patch-param", "max_tokens=64", "--out", tmp_path / "run",
+        "--patch-param", "max_tokens=64", "--out", tmp_path / "run", *more,
     )  # fmt: skip
     assert taken.exit_code == 0, taken.stderr
 
@@ -207,3 +207,19 @@ def test_a_request_field_named_route_is_a_param_not_the_endpoint(tmp_path: Path)
     assert "samples-of-another-condition" in record["flags"], record
     assert record["more_samples"] is None, record
     assert not [x for x in short.stdout.splitlines() if "grow the run" in x], short.stdout
+
+
+def test_the_step_says_to_give_again_what_the_log_hides(fault_server: Any, tmp_path: Path) -> None:
+    """The run's command as its log records it hides a `--header` value (`Authorization:***`):
+    pasted as printed, it sends `***`. The step says to give it again, as the grow step does
+    (review80a: it said nothing)."""
+    _sides_sent_otherwise(fault_server, tmp_path, "--header", "Authorization: Bearer s3cret")
+    text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert text.exit_code == 1, text.stderr
+    (line,) = [x for x in text.stdout.splitlines() if x.startswith("next: ")]
+    assert "s3cret" not in text.stdout, line
+    assert "'Authorization:***'" in line, line
+    assert (
+        "--out NEW_DIR (each --header value the log hides as *** given again), then run this "
+        "triage with NEW_DIR/samples.jsonl in place of this run's"
+    ) in line, line
