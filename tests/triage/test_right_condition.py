@@ -223,3 +223,33 @@ def test_the_step_says_to_give_again_what_the_log_hides(fault_server: Any, tmp_p
         "--out NEW_DIR (each --header value the log hides as *** given again), then run this "
         "triage with NEW_DIR/samples.jsonl in place of this run's"
     ) in line, line
+
+
+def test_sides_sent_otherwise_keep_the_field_both_were_given() -> None:
+    """Base 0 and patch 1 by `--param temperature=0 --patch-param temperature=1`: the step
+    leaves out the patch's own and keeps the one both sides were given, as the docs say (was:
+    both left out, so both sides would be sent the server's default temperature); and a field
+    whose name the shell quotes by its codes has its old option left out too (was: kept beside
+    the new one, a side's own overriding it)."""
+    from k3diff.triage.mismatches import Mismatch
+    from k3diff.triage.model import Category, Flag
+    from k3diff.triage.rightcondition import resample
+
+    record: Any = _Held("k0", Category.INCONCLUSIVE, (Flag.OTHER_CONDITION,))
+    logged = ["k3diff", "sample", "--base", "http://h", "--patch", "http://p"]
+    logged += ["--param", "temperature=0", "--patch-param", "temperature=1", "--out", "run"]
+    log: Any = _Log(_Header({"command": logged}))
+    sides = {"k0": ("temperature: base 0, patch 1", ("temperature",))}
+    step = resample([record], {}, sides, [log])
+    assert step is not None
+    assert step.command_line("k3diff") == (
+        "k3diff sample --base http://h --patch http://p --param temperature=0 --out NEW_DIR"
+    )
+    odd = "a  b"  # two spaces: quoted as $'a\x20\x20b'
+    logged = ["k3diff", "sample", "--base", "http://h", "--base-param", f"{odd}=1", "--out", "r"]
+    log = _Log(_Header({"command": logged}))
+    mismatch = Mismatch("k0", "base", odd, "0", "1", "run/samples.jsonl")
+    step = resample([record], {"k0": [mismatch]}, {}, [log])
+    assert step is not None
+    words = step.command_line("k3diff")
+    assert words == "k3diff sample --base http://h --param $'a\\x20\\x20b=0' --out NEW_DIR", words
