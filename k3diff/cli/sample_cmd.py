@@ -352,7 +352,7 @@ def sample(
         )
     if result.torn_line_dropped:
         say(f"k3diff: note: {out}/samples.jsonl: dropped a torn last line (a killed run)")
-    # The summary's headline names no exit code: the short verdict is what -o repeats.
+    # Where -o takes the summary (its last line, `result: ... (exit N)`), stdout says the short verdict.
     emit(render(result, OutputFormat(output_format)), output, short_verdict(result.exit_code))
     return int(result.exit_code)
 

@@ -40,7 +40,7 @@ def resample_step(step: Resample, k3diff: str) -> str:
     return (
         f"{records} held for samples of another condition ({shown}) {ask} for no more samples "
         f"of this run, which are of that condition too ({escape.text('; '.join(step.differences))}): "
-        f"{_under(step)}, in a new --out: {step.command_line(k3diff)}"
+        f"{_under(step)}, in a new --out: {step.command_line(k3diff)}{_hidden(step)}"
         f"{_notes(step)}, then run this triage with {NEW_DIR}/samples.jsonl in place of this "
         "run's"
     )
@@ -52,6 +52,12 @@ def _under(step: Resample) -> str:
         if step.captured
         else "sample base and patch under one condition"
     )
+
+
+def _hidden(step: Resample) -> str:
+    """' (each --header value the log hides as *** given again)', where the command hides one."""
+    kinds = hidden_values(step.command)
+    return f" (each {' and '.join(kinds)} the log hides as *** given again)" if kinds else ""
 
 
 def _notes(step: Resample) -> str:
@@ -103,7 +109,7 @@ def _step(step: MoreSamples, k3diff: str, out: str, logged: bool) -> str:
 
 def _take_more(step: MoreSamples, more: str, k3diff: str, out: str, logged: bool) -> str:
     placeholder = f"{k3diff} sample <its options, as before>"
-    kinds = hidden_values(step) if logged else ()
+    kinds = hidden_values(step.command) if logged else ()
     hidden = f" (each {' and '.join(kinds)} the log hides as *** given again)" if kinds else ""
     if step.growable:
         total = step.grown_to

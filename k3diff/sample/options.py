@@ -75,20 +75,37 @@ def redacted_command(argv: list[str]) -> tuple[str, ...]:
     (`--base`, `--patch`, `--proxy`, `--metrics-url`, `--flush-url`) hidden."""
     command = ["k3diff"]
     hide_next: str | None = None
+    side_url = False
     for arg in argv:
         if hide_next is not None:
             arg = arg.partition(":")[0] + ":***"
+        elif side_url:
+            arg = _side_url(arg)
         else:
             option, equals, value = arg.partition("=")
             if equals and option in SECRET_OPTIONS:
                 arg = f"{option}={value.partition(':')[0]}:***"
+            elif equals and option == SIDE_URL_OPTION:
+                arg = f"{option}={_side_url(value)}"
             elif equals and option.startswith("--"):
                 arg = f"{option}={redacted_url(value)}"
             else:
                 arg = redacted_url(arg)
         hide_next = arg if arg in SECRET_OPTIONS else None
+        side_url = hide_next is None and arg == SIDE_URL_OPTION
         command.append(arg)
     return tuple(command)
+
+
+SIDE_URL_OPTION = "--metrics-url"
+"""The option whose value is `SIDE=URL`: no URL to `redacted_url` as a whole (review80a: the
+log's command, and a resumable stop's resume command, kept `base=http://user:pw@host`)."""
+
+
+def _side_url(value: str) -> str:
+    """`base=http://***@host/metrics` of `base=http://user:pw@host/metrics`."""
+    side, equals, url = value.partition("=")
+    return f"{side}={redacted_url(url)}" if equals else redacted_url(value)
 
 
 NEW_MODES = frozenset({Mode.COLD_WARM.value, Mode.SWEEP.value, Mode.NEEDLE.value, Mode.MIXED.value})

@@ -301,10 +301,11 @@ def command_line(step: MoreSamples, out: str, repeats: int, resume: bool) -> str
     return f"{program()} {shellwords.join([*kept[1:], *tail])}"  # the k3diff the user ran
 
 
-def hidden_values(step: MoreSamples) -> tuple[str, ...]:
-    """What the logged command hides (a `--header` value; a URL's user:password, review71c),
-    which the line says to give again."""
-    command = step.command or ()
+def hidden_values(command: Sequence[str] | None) -> tuple[str, ...]:
+    """What the logged `command` hides (a `--header` value; a URL's user:password, review71c),
+    which a step that prints it says to give again (review80a: the step for samples of another
+    condition printed `--header 'Authorization:***'` and said nothing)."""
+    command = command or ()
     kinds = (
         ("--header value", any(arg.endswith(HIDDEN) for arg in command)),
         ("URL user:password", any("://***@" in arg for arg in command)),

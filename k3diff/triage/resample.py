@@ -35,6 +35,12 @@ class Resample:
     notes: tuple[str, ...] = ()
     """What the right condition needs that no option gives ('a patch server that answers as
     "m"', 'fault left out of the prompts' own fields where they hold it')."""
+    left_out: tuple[tuple[str, str], ...] = ()
+    """(field option, field name) pairs the run's command loses ('--patch-param',
+    'max_tokens'): every field option of a field `give` sets or the capture did not send, only
+    a side's own where the sides were sent otherwise (review80a: matched by the names parsed
+    back out of `give` and `drop`, a `--param` both sides were given was left out with them,
+    and a name the shell quotes by its codes matched nothing)."""
 
     def command_line(self, program: str) -> str:
         """The run's command with `drop` left out, `give` added and `--out NEW_DIR` (its own
@@ -54,10 +60,7 @@ class Resample:
 
 def _kept(args: Sequence[str], step: Resample) -> list[str]:
     """`args` less `--out`, `--resume`, `--stream` and `--endpoint` where the step sets them,
-    and every field option of a field the step gives or leaves out."""
-    named = {
-        _field(option.split(" ", 1)[1]) for option in (*step.give, *step.drop) if "param" in option
-    }
+    and the field options `step.left_out` names."""
     flags = {option.split(" ", 1)[0] for option in (*step.give, *step.drop)}
     kept: list[str] = []
     skip = False
@@ -73,13 +76,8 @@ def _kept(args: Sequence[str], step: Resample) -> list[str]:
             continue
         if option in PARAMS:
             value = inline or (args[index + 1] if index + 1 < len(args) else "")
-            if _field(value) in named:
+            if (option, value.partition("=")[0]) in step.left_out:
                 skip = not inline
                 continue
         kept.append(arg)
     return kept
-
-
-def _field(value: str) -> str:
-    """'temperature' of 'temperature=0' (or of a quoted one, as `shellwords.quote` gives it)."""
-    return value.strip("'\"").partition("=")[0]

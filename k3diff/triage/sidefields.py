@@ -9,7 +9,9 @@ check. Sides sent with different fields (the requested model aside, which the fi
 out), or answered as different models (`k3diff.triage.servedmodel.side_models`: the model each
 answer names, unless the comparison left `model` out with `--ignore-field model`), keep their
 records from clearing: base-nondeterminism and both-nondeterministic become inconclusive, said
-first in the reason (a match or a regression candidate stays one).
+first in the reason, and so does a match where the comparison found the captures differing (the
+sides agreeing under two requests explain no difference between them); a match of captures that
+agree, or a regression candidate, stays one.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from k3diff.requestvalues import same_value
+from k3diff.responses.recordview import UNEXPLAINED
 from k3diff.sample.served import IGNORE_MODEL_COMMAND
 from k3diff.triage.flags import Flag
 from k3diff.triage.model import Category, RecordVerdict
@@ -81,13 +84,17 @@ def _sides_sent(logs: SampleLogs) -> dict[str, _Sent]:
 
 
 def hold_sides_differ(verdict: RecordVerdict, differences: Mapping[str, str]) -> RecordVerdict:
-    """`verdict` with its base's spread excusing nothing where its sides sent other fields."""
+    """`verdict` with its base's spread excusing nothing where its sides sent other fields, nor
+    its sides' agreement a difference the comparison found (`UNEXPLAINED`: review80a, a base
+    sent without the capture's `stop` ran on as the patch that ignores it does, and the
+    captured difference passed as a `match`)."""
     found = differences.get(verdict.key)
     if found is None:
         return verdict
     flags = set(verdict.flags) | {Flag.OTHER_CONDITION}
     category, reason = verdict.category, verdict.reason
-    if category in EXCUSING or category is Category.INCONCLUSIVE:
+    explains = category is Category.MATCH and verdict.comparison_status in UNEXPLAINED
+    if category in EXCUSING or category is Category.INCONCLUSIVE or explains:
         category = Category.INCONCLUSIVE
         reason = (
             f"the base's and the patch's samples {_how(found)} ({found}): they clear nothing"

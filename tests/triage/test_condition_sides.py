@@ -41,14 +41,14 @@ def _log(tmp_path: Path, sent: dict[str, dict[str, Any]], base: list[str]) -> Pa
     return log
 
 
-def _compare(tmp_path: Path, base: dict[str, Any], patch: dict[str, Any]) -> None:
+def _compare(tmp_path: Path, base: dict[str, Any], patch: dict[str, Any], code: int = 1) -> None:
     for name, line in (("base", base), ("patch", patch)):
         (tmp_path / f"{name}.jsonl").write_text(json.dumps(line) + "\n")
     result = run_k3diff(
         "responses", "base.jsonl", "patch.jsonl", "--key", "custom_id", "--format", "json",
         "-o", "cmp.json", cwd=tmp_path,
     )  # fmt: skip
-    assert result.exit_code == 1, result.stderr
+    assert result.exit_code == code, result.stderr
 
 
 def _triage(tmp_path: Path, *args: str) -> Any:
@@ -162,3 +162,43 @@ def test_samples_that_do_not_log_their_prompt_say_so(tmp_path: Path) -> None:
         "prompts could not be checked"
     )
     assert old == log
+
+
+def test_a_match_of_sides_sent_other_fields_explains_no_captured_difference(
+    tmp_path: Path,
+) -> None:
+    """The patch ignores its `stop` (the regression): captured, the base stopped at A and the
+    patch ran on to B. Sampled, the patch was sent the capture's stop and the base was not, so
+    both ran on to B: the base's samples are of another request than the patch's and do not
+    say that the base gives B for the captured one. Was `match`, exit 0, the captured
+    difference cleared by a base sent other fields (review80a)."""
+    _compare(
+        tmp_path,
+        {"custom_id": "k0", "prompt": "p0", "text": "A"},
+        {"custom_id": "k0", "prompt": "p0", "text": "B"},
+    )
+    _log(tmp_path, {"base": GREEDY, "patch": {**GREEDY, "stop": ["\n"]}}, ["B"] * 6)
+    result = _triage(tmp_path)
+    (record,) = json.loads(result.stdout)["records"]
+    assert record["category"] == "inconclusive", record
+    assert "samples-of-another-condition" in record["flags"]
+    assert record["reason"].startswith(
+        "the base's and the patch's samples were sent with other request fields "
+        '(stop: base unset, patch ["\\n"]): they clear nothing; '
+    ), record["reason"]
+    assert record["more_samples"] is None, record
+    assert result.exit_code == 1, result.stdout
+
+
+def test_a_match_of_sides_sent_other_fields_stays_where_the_captures_agree(
+    tmp_path: Path,
+) -> None:
+    """Captures that agree leave nothing for the samples to explain: a match stays one."""
+    line = {"custom_id": "k0", "prompt": "p0", "text": "B"}
+    _compare(tmp_path, line, line, code=0)
+    _log(tmp_path, {"base": GREEDY, "patch": {**GREEDY, "stop": ["\n"]}}, ["B"] * 6)
+    result = _triage(tmp_path)
+    (record,) = json.loads(result.stdout)["records"]
+    assert record["category"] == "match", record
+    assert "samples-of-another-condition" in record["flags"]
+    assert result.exit_code == 0, result.stdout

@@ -14,18 +14,20 @@ from typing import Any
 from cli_support import run_k3diff
 from sample.support import sample, write_prompts
 
-from .helpers import compare_texts
+from k3diff.sample.prompts import prompt_digest
+
+from .helpers import S, compare, compare_texts, completion, write_samples
 
 
-def _sides_sent_otherwise(fault_server: Any, tmp_path: Path) -> None:
+def _sides_sent_otherwise(fault_server: Any, tmp_path: Path, *more: str) -> None:
     """Captures of k0 that differ (the patch's never reproduced), and a run whose patch alone
-    was sent `max_tokens` (the servers answer `echo:p0` to both)."""
+    was sent `max_tokens` (the servers answer `echo:p0` to both), given `more` options."""
     compare_texts(tmp_path, {"k0": ("echo:p0", "other")})
     prompts = write_prompts(tmp_path / "p.jsonl", [{"key": "k0", "prompt": "p0"}])
     base, patch = fault_server(), fault_server()
     taken = sample(
         "--base", base.url, "--patch", patch.url, "--prompts", prompts, "--repeats", "3",
-        "--patch-param", "max_tokens=64", "--out", tmp_path / "run",
+        "--patch-param", "max_tokens=64", "--out", tmp_path / "run", *more,
     )  # fmt: skip
     assert taken.exit_code == 0, taken.stderr
 
@@ -38,7 +40,9 @@ def test_sides_sent_otherwise_ask_for_no_more_and_name_the_options(
     assert shown.exit_code == 1, shown.stderr
     (record,) = json.loads(shown.stdout)["records"]
     assert record["category"] == "inconclusive"
-    assert {"samples-of-another-condition", "capture-unexplained"} <= set(record["flags"])
+    # A match of sides sent other fields explains no captured difference (review80a): held
+    # for that before the capture-unexplained check, which holds only what would pass.
+    assert "samples-of-another-condition" in record["flags"], record
     assert record["more_samples"] is None, record
     text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
     assert text.exit_code == 1, text.stderr
@@ -149,3 +153,103 @@ class _Header:
 class _Log:
     def __init__(self, header: _Header) -> None:
         self.header = header
+
+
+def _wrapped_capture_sampled_without(tmp_path: Path, fields: dict[str, Any]) -> Any:
+    """A capture of k0 whose requests hold `fields` besides the prompt (base A, patch B), a
+    run that sent none of them and gave A on both sides (the patch's capture never reproduced),
+    and its triage under --allow-condition-mismatch (text)."""
+    tmp_path.mkdir(exist_ok=True)
+    request = {"prompt": "p0", **fields}
+    compare(
+        tmp_path,
+        [{"custom_id": "k0", "request": request, "response": completion("r", "A")}],
+        [{"custom_id": "k0", "request": request, "response": completion("r", "B")}],
+    )
+    log = write_samples(
+        tmp_path / "run" / "samples.jsonl",
+        [S(side, "k0", "A") for side in ("base", "patch") for _ in range(3)],
+        params={},
+    )
+    header, *lines = log.read_text().splitlines()
+    rows = [
+        {**json.loads(line), "prompt_xxh3": prompt_digest("p0"), "prompt_preview": "p0"}
+        for line in lines
+    ]
+    rows = [{**row, "request_params": {}} for row in rows]
+    log.write_text("\n".join([header, *map(json.dumps, rows)]) + "\n")
+    return run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--allow-condition-mismatch", cwd=tmp_path
+    )
+
+
+def test_a_request_field_named_route_is_a_param_not_the_endpoint(tmp_path: Path) -> None:
+    """A capture's request field `route` (no transport: that is `endpoint`, completions or
+    chat) is given back as `--param`; a long one (shown cut at 60 characters) was read as JSON
+    for `--endpoint`, a traceback (review80a)."""
+    long = "x" * 80
+    shown = _wrapped_capture_sampled_without(tmp_path, {"route": long})
+    assert shown.exit_code == 1, shown.stderr
+    assert "Traceback" not in shown.stderr, shown.stderr
+    (line,) = [x for x in shown.stdout.splitlines() if x.startswith("next: ")]
+    assert "--endpoint" not in line, line
+    assert "--param 'route=<the captured value>'" in line, line
+    short = _wrapped_capture_sampled_without(tmp_path / "short", {"route": "x"})
+    assert short.exit_code == 1, short.stderr
+    (line,) = [x for x in short.stdout.splitlines() if x.startswith("next: ")]
+    assert "--endpoint" not in line and "--param 'route=\"x\"'" in line, line
+    # Held for another condition and capture-unexplained: more of this run decide nothing.
+    shown = run_k3diff(
+        "triage", "cmp.json", "run/samples.jsonl", "--allow-condition-mismatch", "--format",
+        "json", cwd=tmp_path / "short",
+    )  # fmt: skip
+    (record,) = json.loads(shown.stdout)["records"]
+    assert "samples-of-another-condition" in record["flags"], record
+    assert record["more_samples"] is None, record
+    assert not [x for x in short.stdout.splitlines() if "grow the run" in x], short.stdout
+
+
+def test_the_step_says_to_give_again_what_the_log_hides(fault_server: Any, tmp_path: Path) -> None:
+    """The run's command as its log records it hides a `--header` value (`Authorization:***`):
+    pasted as printed, it sends `***`. The step says to give it again, as the grow step does
+    (review80a: it said nothing)."""
+    _sides_sent_otherwise(fault_server, tmp_path, "--header", "Authorization: Bearer s3cret")
+    text = run_k3diff("triage", "cmp.json", "run/samples.jsonl", cwd=tmp_path)
+    assert text.exit_code == 1, text.stderr
+    (line,) = [x for x in text.stdout.splitlines() if x.startswith("next: ")]
+    assert "s3cret" not in text.stdout, line
+    assert "'Authorization:***'" in line, line
+    assert (
+        "--out NEW_DIR (each --header value the log hides as *** given again), then run this "
+        "triage with NEW_DIR/samples.jsonl in place of this run's"
+    ) in line, line
+
+
+def test_sides_sent_otherwise_keep_the_field_both_were_given() -> None:
+    """Base 0 and patch 1 by `--param temperature=0 --patch-param temperature=1`: the step
+    leaves out the patch's own and keeps the one both sides were given, as the docs say (was:
+    both left out, so both sides would be sent the server's default temperature); and a field
+    whose name the shell quotes by its codes has its old option left out too (was: kept beside
+    the new one, a side's own overriding it)."""
+    from k3diff.triage.mismatches import Mismatch
+    from k3diff.triage.model import Category, Flag
+    from k3diff.triage.rightcondition import resample
+
+    record: Any = _Held("k0", Category.INCONCLUSIVE, (Flag.OTHER_CONDITION,))
+    logged = ["k3diff", "sample", "--base", "http://h", "--patch", "http://p"]
+    logged += ["--param", "temperature=0", "--patch-param", "temperature=1", "--out", "run"]
+    log: Any = _Log(_Header({"command": logged}))
+    sides = {"k0": ("temperature: base 0, patch 1", ("temperature",))}
+    step = resample([record], {}, sides, [log])
+    assert step is not None
+    assert step.command_line("k3diff") == (
+        "k3diff sample --base http://h --patch http://p --param temperature=0 --out NEW_DIR"
+    )
+    odd = "a  b"  # two spaces: quoted as $'a\x20\x20b'
+    logged = ["k3diff", "sample", "--base", "http://h", "--base-param", f"{odd}=1", "--out", "r"]
+    log = _Log(_Header({"command": logged}))
+    mismatch = Mismatch("k0", "base", odd, "0", "1", "run/samples.jsonl")
+    step = resample([record], {"k0": [mismatch]}, {}, [log])
+    assert step is not None
+    words = step.command_line("k3diff")
+    assert words == "k3diff sample --base http://h --param $'a\\x20\\x20b=0' --out NEW_DIR", words
