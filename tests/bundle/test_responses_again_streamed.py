@@ -148,3 +148,34 @@ def test_a_reordered_document_is_refused_by_report(tmp_path: Path) -> None:
         'and p.jsonl: records[4].base.location: "b.jsonl:8", run again "b.jsonl:5")'
     ) in result.stderr
     assert not (tmp_path / "b").exists()
+
+
+def test_a_full_disk_under_the_spool_is_one_line_and_no_bug(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review80e: the run again's records go to a temporary file ($TMPDIR); on a full disk
+    `report` said `internal error (a bug in k3diff; please report it): OSError: [Errno 28] No
+    space left on device at responsesagain.py:108` (exit 2, but a bug it is not, and it named
+    neither the temporary directory nor what to do). `responses`'s own spools said the same."""
+    import errno
+    import io
+    import os
+    import tempfile
+    import types
+
+    from k3diff.bundle import responsesagain
+
+    class _Full(io.BytesIO):
+        def write(self, data: Any) -> int:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(responsesagain, "tempfile", types.SimpleNamespace(TemporaryFile=_Full))
+    _captures(tmp_path, 20, 4)
+    result = run_k3diff("report", "d.json", "b.jsonl", "p.jsonl", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr == (
+        "k3diff: error: a write failed (No space left on device): "
+        f"k3diff's temporary files go to {tempfile.gettempdir()} ($TMPDIR), its output where "
+        "it was asked; free space there or point TMPDIR at a larger disk\n"
+    )
+    assert not (tmp_path / "b").exists()
