@@ -163,14 +163,18 @@ def test_a_full_disk_under_the_spool_is_one_line_and_no_bug(
     import tempfile
     import types
 
-    from k3diff.bundle import responsesagain
+    from k3diff.responses import collect
 
     class _Full(io.BytesIO):
+        def __init__(self, **_: Any) -> None:
+            super().__init__()
+
         def write(self, data: Any) -> int:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(responsesagain, "tempfile", types.SimpleNamespace(TemporaryFile=_Full))
     _captures(tmp_path, 20, 4)
+    # The spool of the run again's records (the run again's own spools are `spill`'s).
+    monkeypatch.setattr(collect, "tempfile", types.SimpleNamespace(TemporaryFile=_Full))
     result = run_k3diff("report", "d.json", "b.jsonl", "p.jsonl", "--out", "b", cwd=tmp_path)
     assert result.exit_code == 2, result.stderr
     assert result.stderr == (
