@@ -329,11 +329,15 @@ def _no_space(exc: OSError) -> str:
     comparison, review80e) and its output. A writer that knows its file says so itself."""
     import tempfile
 
+    try:
+        directory = tempfile.gettempdir()
+    except OSError:  # a full disk refuses its probe file in each candidate too
+        directory = "the temporary directory"
     written = f"{exc.filename}: " if exc.filename else ""
     return (
         f"{written}a write failed ({exc.strerror or exc}): k3diff's temporary files go to "
-        f"{tempfile.gettempdir()} ($TMPDIR), its output where it was asked; free space there "
-        "or point TMPDIR at a larger disk"
+        f"{directory} ($TMPDIR), its output where it was asked; free space there or point "
+        "TMPDIR at a larger disk"
     )
 
 
