@@ -4,7 +4,8 @@ it writes record by record, as both are read (rerun80).
 `report` compared the two documents whole: the run again's records encoded, joined and decoded
 into dicts, the document's read again into dicts beside them (≈ 8× the file between them: a
 peak of 1,686 MB on a 104 MB document of 100,000 records, 436 MB now). Now the run again's records are
-written, one JSON line each, to an anonymous temporary file as `responses` makes them (its own
+written, one JSON line each, to an anonymous temporary file as `responses` makes them
+(`responses.collect.RecordSpool`, review80e: it was written again here; its own
 memory stays bounded: `k3diff.responses.spill`), and the document is then read again with its
 `records` handed one by one (`Document.read_again`) to a reader that compares each with the
 line of the same index, so at most one record of each is held as dicts, beside the document's
@@ -23,9 +24,9 @@ a member whose name sorts before `records` (`base`, `pairing`, …) first, then 
 from __future__ import annotations
 
 import json
-import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from k3diff import bounded, jsontext
 from k3diff.bundle.difference import count_difference, first_difference, first_difference_apart
@@ -33,6 +34,7 @@ from k3diff.docbody import Kind
 from k3diff.documents.read import Document
 from k3diff.errors import InputError, K3diffError
 from k3diff.jsonmembers import Items, Streamed
+from k3diff.responses.collect import RecordSpool
 
 RECORDS = "records"
 """The member compared record by record."""
@@ -45,19 +47,17 @@ def difference_again(doc: Document, body: dict[str, Any], base: Path, patch: Pat
     """The first field in which the document (`body`: its members but its records) differs
     from the one `responses` writes on `base` and `patch` with the document's settings and
     paths, or why `responses` writes none ("responses refuses them: …"); None: the same."""
-    with tempfile.TemporaryFile() as spool:
+    with RecordSpool() as spool:
         again = _again(body, base, patch, doc.name, spool)
         if isinstance(again, str):
             return again
         written, count = again
-        spool.seek(0)
-        records = _Records(spool)
+        records = _Records(spool.lines())
         streams = {Kind.RESPONSES: (RECORDS, Items(records.read, _EVERY))}
         stated = doc.read_again("responses document", streams)
         read = stated.get(RECORDS)
         if not isinstance(read, Streamed):  # no array: its reader refused it when first read
-            spool.seek(0)
-            written[RECORDS] = [json.loads(line) for line in spool]
+            written[RECORDS] = [json.loads(line) for line in spool.lines()]
             return first_difference(stated, written)
         found = records.found
         if read.count != count:
@@ -69,8 +69,8 @@ class _Records:
     """Compares each record of the document, as it is read, with the run again's of the same
     index (a line of the temporary file), keeping the first difference."""
 
-    def __init__(self, spool: IO[bytes]) -> None:
-        self._lines = iter(spool)
+    def __init__(self, lines: Iterator[str]) -> None:
+        self._lines = lines
         self.found: str | None = None
         """The first difference of a record from the run again's (None: none yet)."""
 
@@ -82,7 +82,7 @@ class _Records:
 
 
 def _again(
-    body: dict[str, Any], base: Path, patch: Path, name: str, spool: IO[bytes]
+    body: dict[str, Any], base: Path, patch: Path, name: str, spool: RecordSpool
 ) -> tuple[dict[str, Any], int] | str:
     """The document `responses` writes on the two inputs with the document's settings and
     paths, but its records, which go to `spool` one JSON line each, and their count; or why
@@ -104,8 +104,7 @@ def _again(
         nonlocal count
         # As the document was written: a NaN score is the string "NaN" (`jsontext`); one line
         # a record, the JSON escaping every newline (and, ASCII, every other character).
-        line = jsontext.dumps(responses_document.record_line(diff))
-        spool.write(line.encode("utf-8") + b"\n")
+        spool.add_text(jsontext.dumps(responses_document.record_line(diff)))
         count += 1
 
     displays = (str(body["base"].get("path")), str(body["patch"].get("path")))

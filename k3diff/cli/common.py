@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import math
 import sys
@@ -301,15 +302,43 @@ def _run_group(group: click.Group, argv: list[str] | None) -> int:
         return fail("an input nested too deeply to process")
     except (BrokenPipeError, StdoutClosed):  # stdout's reader gone: nothing left to say
         return int(ExitCode.ERROR)
+    except OSError as exc:
+        return fail(_no_space(exc) if exc.errno in _NO_SPACE else _internal(exc))
     except Exception as exc:  # the last line of defence, said as one line
-        # A bug in k3diff, never a verdict: exit 2 ("could not do its job"), not click's exit 1
-        # (which reads as "differences found") and not a traceback. The line names where it
-        # broke, enough for a report.
-        return fail(f"internal error (a bug in k3diff; please report it): {_where(exc)}")
+        return fail(_internal(exc))
     if not isinstance(result, int):
         # A command that returned no exit code is a bug: it must never pass as exit 0.
         raise TypeError(f"the command returned {result!r}, not its exit code")
     return int(result)
+
+
+def _internal(exc: BaseException) -> str:
+    """A bug in k3diff, never a verdict: exit 2 ("could not do its job"), not click's exit 1
+    (which reads as "differences found") and not a traceback. The line names where it broke,
+    enough for a report."""
+    return f"internal error (a bug in k3diff; please report it): {_where(exc)}"
+
+
+_NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+"""A write refused for want of room (a full disk, a quota, a file size limit): no bug."""
+
+
+def _no_space(exc: OSError) -> str:
+    """'a write failed (No space left on device): ...', naming where k3diff writes: its
+    temporary files (anonymous, in $TMPDIR: `responses`'s spools, `report`'s run again of a
+    comparison, review80e) and its output. A writer that knows its file says so itself."""
+    import tempfile
+
+    try:
+        directory = tempfile.gettempdir()
+    except OSError:  # a full disk refuses its probe file in each candidate too
+        directory = "the temporary directory"
+    written = f"{exc.filename}: " if exc.filename else ""
+    return (
+        f"{written}a write failed ({exc.strerror or exc}): k3diff's temporary files go to "
+        f"{directory} ($TMPDIR), its output where it was asked; free space there or point "
+        "TMPDIR at a larger disk"
+    )
 
 
 def _where(exc: BaseException) -> str:

@@ -10,9 +10,14 @@ after)."""
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
+import io
 import json
+import os
+import tempfile
 import tracemalloc
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,6 +31,7 @@ from k3diff.bundle.responsesrederive import check_responses_again
 from k3diff.bundle.runagain import StaleDocument
 from k3diff.documents.read import read_document
 from k3diff.errors import InputError
+from k3diff.responses import collect
 
 
 def _captures(tmp_path: Path, records: int, words: int) -> dict[str, Any]:
@@ -148,3 +154,64 @@ def test_a_reordered_document_is_refused_by_report(tmp_path: Path) -> None:
         'and p.jsonl: records[4].base.location: "b.jsonl:8", run again "b.jsonl:5")'
     ) in result.stderr
     assert not (tmp_path / "b").exists()
+
+
+class _Full(io.BytesIO):
+    """A temporary file on a full disk: every write refused (ENOSPC)."""
+
+    def __init__(self, **_: Any) -> None:
+        super().__init__()
+
+    filled = False
+    """Whether a write was refused: the disk is full from then on."""
+
+    def write(self, data: Any) -> int:
+        _Full.filled = True
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def _report_on_a_full_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """`report`'s stderr on d.json and its captures, the run again's spool on a full disk
+    (`responses`'s own spools are `spill`'s: the captures' comparison is made beforehand)."""
+    _captures(tmp_path, 20, 4)
+    monkeypatch.setattr(_Full, "filled", False)
+    monkeypatch.setattr(collect, "tempfile", types.SimpleNamespace(TemporaryFile=_Full))
+    result = run_k3diff("report", "d.json", "b.jsonl", "p.jsonl", "--out", "b", cwd=tmp_path)
+    assert result.exit_code == 2, result.stderr
+    assert not (tmp_path / "b").exists()
+    return result.stderr
+
+
+def test_a_full_disk_under_the_spool_is_one_line_and_no_bug(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review80e: the run again's records go to a temporary file ($TMPDIR); on a full disk
+    `report` said `internal error (a bug in k3diff; please report it): OSError: [Errno 28] No
+    space left on device at responsesagain.py:108` (exit 2, but a bug it is not, and it named
+    neither the temporary directory nor what to do). `responses`'s own spools said the same."""
+    assert _report_on_a_full_disk(tmp_path, monkeypatch) == (
+        "k3diff: error: a write failed (No space left on device): "
+        f"k3diff's temporary files go to {tempfile.gettempdir()} ($TMPDIR), its output where "
+        "it was asked; free space there or point TMPDIR at a larger disk\n"
+    )
+
+
+def test_a_disk_too_full_to_find_a_temporary_directory_is_said_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """review80e: on a full disk `tempfile.gettempdir` may fail itself (it writes a probe file
+    in each candidate directory): the line names the directory without it, no traceback."""
+
+    found = tempfile.gettempdir
+
+    def _none_once_full() -> str:
+        if _Full.filled:
+            raise FileNotFoundError(errno.ENOENT, "No usable temporary directory found")
+        return found()
+
+    monkeypatch.setattr(tempfile, "gettempdir", _none_once_full)
+    assert _report_on_a_full_disk(tmp_path, monkeypatch) == (
+        "k3diff: error: a write failed (No space left on device): k3diff's temporary files go "
+        "to the temporary directory ($TMPDIR), its output where it was asked; free space there "
+        "or point TMPDIR at a larger disk\n"
+    )
