@@ -13,7 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from k3diff.correction import holm, recount_disagreement
-from k3diff.fields import SHARE, Fields, is_number
+from k3diff.counts import MAX_COUNT
+from k3diff.fields import SHARE, Fields, Within, is_number
+
+SERVER_COUNT = Within(0, MAX_COUNT)
+"""A speculation or position count: `telemetry` sums servers' counts up to `MAX_COUNT`
+(`counts.checked_total`); a larger one reached scipy's `binomtest` and `fisher_exact` here as an
+internal error (review80d: 10^20 drafted, TypeError; base80 refused it in one line)."""
 
 
 @dataclass(frozen=True)

@@ -70,3 +70,29 @@ def test_one_edited_number_is_refused(
     edit(genuine)
     line = _refused(_report(tmp_path, genuine))
     assert said.format(last=len(genuine["position_tests"]) - 1) in line, line
+
+
+def _huge_positions(doc: dict[str, Any]) -> None:
+    for row in doc["positions"]:
+        row["accepted"], row["drafts"] = row["accepted"] * 10**20, row["drafts"] * 10**20
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (_huge_positions, "field 'positions[0].accepted' must be an integer from 0 to"),
+        (
+            lambda d: d["speculation"][0].update(accepted=d["speculation"][0]["drafted"] + 1),
+            "field 'speculation[0].accepted' must be between 0 and drafted",
+        ),
+    ],
+    ids=["counts-past-2^53", "accepted-over-drafted"],
+)
+def test_counts_the_recount_cannot_take_are_refused_in_one_line(
+    genuine: dict[str, Any], tmp_path: Path, edit: Any, said: str
+) -> None:
+    # Before (review80d): an internal error from scipy's binomtest (TypeError past int64,
+    # ValueError where accepted > drafted), not one line naming the document.
+    edit(genuine)
+    line = _refused(_report(tmp_path, genuine))
+    assert f"t.json: {said}" in line, line
