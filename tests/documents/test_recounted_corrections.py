@@ -175,3 +175,29 @@ def test_a_sampled_shift_relabelled_with_its_corrected_p_raised_is_refused(
     assert out.exit_code == 2, out.stdout + out.stderr
     assert "records[0].modes[0].distribution.p_adjusted is 0.2 but the recount gives" in out.stderr
     assert "Holm's correction of the document's 4 distribution p-values" in out.stderr
+
+
+def test_a_genuine_bh_document_is_recounted_by_bh_not_holm(tmp_path: Path) -> None:
+    # Two records whose patch gives a second answer (10 and 5 of 20), one match: Holm and BH
+    # differ on the two Fisher p's, so a reader that recounted a BH document by Holm refuses
+    # the genuine one (review80d: the recount's correction was not told apart by any test, the
+    # first test's family [p, 1, 1] is the same by both).
+    cmp = compare_texts(tmp_path, {"a": ("A", "A9"), "b": ("B", "B9"), "c": ("C", "C")})
+    samples = [S("base", key, key.upper()) for key in "abc" for _ in range(N)]
+    samples += [S("patch", "a", "A")] * 10 + [S("patch", "a", "A9")] * 10
+    samples += [S("patch", "b", "B")] * 15 + [S("patch", "b", "B9")] * 5
+    samples += [S("patch", "c", "C")] * N
+    log = write_samples(tmp_path / "run" / "samples.jsonl", samples)
+    result = run_k3diff(
+        "triage", str(cmp), str(log), "--format", "json", "--correction", "bh", cwd=tmp_path
+    )
+    assert result.exit_code == 1, result.stderr
+    document = json.loads(result.stdout)
+    modes = [mode for record in document["records"] for mode in record["modes"]]
+    fisher = [mode["p"] for mode in modes]
+    assert fisher[2] == 1.0 and fisher[0] < fisher[1] < 0.05
+    assert _bh(fisher)[1] != pytest.approx(_holm(fisher)[1], rel=1e-6)
+    for mode, expected in zip(modes, _bh(fisher), strict=True):
+        assert mode["p_adjusted"] == pytest.approx(expected, rel=1e-12)
+    out = _report(tmp_path, document)
+    assert out.exit_code == 1, out.stderr
