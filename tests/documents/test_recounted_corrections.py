@@ -201,3 +201,29 @@ def test_a_genuine_bh_document_is_recounted_by_bh_not_holm(tmp_path: Path) -> No
         assert mode["p_adjusted"] == pytest.approx(expected, rel=1e-12)
     out = _report(tmp_path, document)
     assert out.exit_code == 1, out.stderr
+
+
+def test_a_pooled_test_written_otherwise_in_one_record_of_its_pool_is_refused(
+    tmp_path: Path,
+) -> None:
+    # The pooled MMD test is one member of the family, written in every record of its pool:
+    # the recount takes the first record's, so another record's copy must be alike (review80d:
+    # no test held this check).
+    from triage.test_distribution import _sampled_logs
+
+    moved = {"3": 0.2, "5": 0.3, "8": 0.2, "9": 0.3}
+    cmp, log = _sampled_logs(tmp_path, 3, moved, "The answer is {}.", n=80)
+    result = run_k3diff("triage", str(cmp), str(log), "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    document = json.loads(result.stdout)
+    test = document["records"][2]["modes"][0]["distribution"]
+    assert test["pooled_p_adjusted"] <= 0.025  # rejects at α / 2
+    test["pooled_p_adjusted"] = 0.2
+    out = _report(tmp_path, document)
+    assert out.exit_code == 2, out.stdout + out.stderr
+    assert "records[2].modes[0].distribution.pooled_p_adjusted is 0.2 of p " in out.stderr, (
+        out.stderr
+    )
+    assert "records[0].modes[0].distribution.pooled_p_adjusted of the same pooled test" in (
+        out.stderr
+    )
