@@ -140,6 +140,19 @@ def test_the_recount_rule(written: float, recounted: float, refused: bool) -> No
     assert (why is not None) == refused, why
 
 
+def _shifted(tmp_path: Path) -> dict[str, Any]:
+    """The real command on a third of the answer mass moved to a new answer at temperature 1,
+    80 samples a side of three records: every record's MMD test and the pooled one reject."""
+    from triage.test_distribution import _sampled_logs
+
+    moved = {"3": 0.2, "5": 0.3, "8": 0.2, "9": 0.3}
+    cmp, log = _sampled_logs(tmp_path, 3, moved, "The answer is {}.", n=80)
+    result = run_k3diff("triage", str(cmp), str(log), "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    document: dict[str, Any] = json.loads(result.stdout)
+    return document
+
+
 def test_a_sampled_shift_relabelled_with_its_corrected_p_raised_is_refused(
     tmp_path: Path,
 ) -> None:
@@ -148,13 +161,7 @@ def test_a_sampled_shift_relabelled_with_its_corrected_p_raised_is_refused(
     # both-nondeterministic and raises each corrected p to 0.2, leaving the raw p's (their
     # power, 0.26-0.28 of the answers moved, is within the house shift 0.35). Before: report
     # exit 0 (the corrected p's were read as written).
-    from triage.test_distribution import _sampled_logs
-
-    moved = {"3": 0.2, "5": 0.3, "8": 0.2, "9": 0.3}
-    cmp, log = _sampled_logs(tmp_path, 3, moved, "The answer is {}.", n=80)
-    result = run_k3diff("triage", str(cmp), str(log), "--format", "json", cwd=tmp_path)
-    assert result.exit_code == 1, result.stderr
-    document = json.loads(result.stdout)
+    document = _shifted(tmp_path)
     tests = [mode["distribution"] for r in document["records"] for mode in r["modes"]]
     family = [t["p"] for t in tests] + [tests[0]["pooled_p"]]
     assert document["distribution_tests"] == len(family) == 4
@@ -209,13 +216,7 @@ def test_a_pooled_test_written_otherwise_in_one_record_of_its_pool_is_refused(
     # The pooled MMD test is one member of the family, written in every record of its pool:
     # the recount takes the first record's, so another record's copy must be alike (review80d:
     # no test held this check).
-    from triage.test_distribution import _sampled_logs
-
-    moved = {"3": 0.2, "5": 0.3, "8": 0.2, "9": 0.3}
-    cmp, log = _sampled_logs(tmp_path, 3, moved, "The answer is {}.", n=80)
-    result = run_k3diff("triage", str(cmp), str(log), "--format", "json", cwd=tmp_path)
-    assert result.exit_code == 1, result.stderr
-    document = json.loads(result.stdout)
+    document = _shifted(tmp_path)
     test = document["records"][2]["modes"][0]["distribution"]
     assert test["pooled_p_adjusted"] <= 0.025  # rejects at α / 2
     test["pooled_p_adjusted"] = 0.2
