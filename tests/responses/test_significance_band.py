@@ -63,11 +63,14 @@ def test_a_significant_rise_the_recount_does_not_hold_is_refused() -> None:
     # A significant rise passes the score gate (`scoregate`: `better`) where one not
     # significant is undecided without power: for a rise, significance is the passing
     # direction, so the band read toward rejecting must not read it (review80d: read before).
-    from k3diff.responses.scoregate import Decision, GateOptions, decide
+    from k3diff.responses.gatedecision import Decision
+    from k3diff.responses.scoregate import GateOptions, decide
 
-    rose = {"metric": "f1", "patch_mean": 31.0, "lost": 10, "gained": 30}  # a known direction
-    rise = dataclasses.replace(_test(ALPHA, Direction.BETTER), **rose)
-    recount = dataclasses.replace(_test(ABOVE, Direction.BETTER), **rose)
+    def rose(p_adjusted: float) -> ScoreTest:  # f1: a metric whose direction k3diff knows
+        test = _test(p_adjusted, Direction.BETTER)
+        return dataclasses.replace(test, metric="f1", patch_mean=31.0, lost=10, gained=30)
+
+    rise, recount = rose(ALPHA), rose(ABOVE)
     options = GateOptions(tolerances=(("f1", 0.5),))  # mde 1.0 > 0.5: no power to pass
     decided = [decide([t], ALPHA, 0.8, 0, options).decisions[0].decision for t in (rise, recount)]
     assert decided == [Decision.PASS, Decision.UNDECIDED]
