@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 from cli_support import run_k3diff
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from triage.helpers import S, compare_texts, write_samples
 
 N = 20
@@ -228,3 +230,30 @@ def test_a_pooled_test_written_otherwise_in_one_record_of_its_pool_is_refused(
     assert "records[0].modes[0].distribution.pooled_p_adjusted of the same pooled test" in (
         out.stderr
     )
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(
+    drawn=st.floats(0.0, 1.0),
+    at=st.sampled_from([None, 1.0, 0.5]),
+    ulps=st.integers(-8, 8),
+    alpha=st.sampled_from([0.05, 0.01, 0.1, 0.2, 1e-6]),
+)
+def test_the_rule_reads_no_pass_the_recount_rejects(
+    drawn: float, at: float | None, ulps: int, alpha: float
+) -> None:
+    # Any written value a few floats from the recount (another scipy's last digits), the
+    # recount drawn or exactly at a level: read unless it passes a level (alpha or alpha / 2)
+    # the recount rejects at, p <= level; never read if so.
+    from k3diff.correction import recount_disagreement
+
+    recounted = drawn if at is None else alpha * at
+    written = recounted
+    for _ in range(abs(ulps)):
+        written = math.nextafter(written, 2.0 if ulps > 0 else -1.0)
+    written = min(max(written, 0.0), 1.0)
+    levels = (alpha, alpha / 2)
+    why = recount_disagreement(written, recounted, levels)
+    crosses = any(written > level >= recounted for level in levels)
+    far = not math.isclose(written, recounted, rel_tol=1e-9)
+    assert (why is not None) == (crosses or far), why
