@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from k3diff.documents.jsondoc import json_document
 from k3diff.documents.telemetrygate import TelemetryGate, read_gate, read_one_server
 from k3diff.documents.telemetrykv import TelemetryKv, kv_json, part_of, read_kv
-from k3diff.documents.telemetryrates import StatedRate, read_rate
+from k3diff.documents.telemetryrates import SERVER_COUNT, StatedRate, read_rate
 from k3diff.documents.telemetrystops import read_stops
 from k3diff.documents.telemetryunits import read_units, units_json
 from k3diff.documents.telemetryvllm import TelemetryVllm, read_vllm, vllm_json
@@ -314,16 +314,23 @@ def _mode(fields: Fields) -> TelemetryMode:
 
 
 def _speculation(fields: Fields) -> TelemetrySpeculation:
+    accepted = fields.integer("accepted", SERVER_COUNT)
+    drafted = fields.integer("drafted", SERVER_COUNT)
+    if accepted > drafted:  # binomtest's ValueError (review80d), as `_position` refuses
+        raise fields.fail("accepted", f"must be between 0 and drafted ({drafted})")
     return TelemetrySpeculation(
         side=fields.string("side", SIDES),
-        accepted=fields.integer("accepted"),
-        drafted=fields.integer("drafted"),
+        accepted=accepted,
+        drafted=drafted,
         stated=read_rate(fields),
     )
 
 
 def _position(fields: Fields) -> TelemetryPosition:
-    accepted, drafts = fields.integer("accepted"), fields.integer("drafts")
+    accepted, drafts = (
+        fields.integer("accepted", SERVER_COUNT),
+        fields.integer("drafts", SERVER_COUNT),
+    )
     if not 0 <= accepted <= drafts:
         raise fields.fail("accepted", f"must be between 0 and drafts ({drafts})")
     return TelemetryPosition(

@@ -172,10 +172,14 @@ def _significance_read(test: ScoreTest, again: ScoreTest, alpha: float) -> bool:
     a test written significant whose recount falls short of α by the last digits another
     scipy's signed-rank or binomial p gives is read; one written not significant where the
     recount rejects is refused, whatever the digits (the band a forger could use is the
-    passing one; a genuine document there is refused, exit 2, never read as a pass)."""
+    passing one; a genuine document there is refused, exit 2, never read as a pass). Only a
+    test in the worse direction: a significant rise is a pass, so one is compared exactly."""
     from k3diff.correction import recount_disagreement
 
-    written = test.significant and test.p_adjusted <= alpha
+    # Significance rejects only in the worse direction (`ScoreTest.fails`): a significant rise
+    # passes the score gate (`scoregate`: `better`), so there "toward rejecting" is toward not
+    # significant, and a significant BETTER the recount does not hold is refused (review80d).
+    written = test.significant and test.p_adjusted <= alpha and test.direction is Direction.WORSE
     return written and recount_disagreement(test.p_adjusted, again.p_adjusted, (alpha,)) is None
 
 

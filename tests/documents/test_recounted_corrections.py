@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 from cli_support import run_k3diff
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from triage.helpers import S, compare_texts, write_samples
 
 N = 20
@@ -140,6 +142,19 @@ def test_the_recount_rule(written: float, recounted: float, refused: bool) -> No
     assert (why is not None) == refused, why
 
 
+def _shifted(tmp_path: Path) -> dict[str, Any]:
+    """The real command on a third of the answer mass moved to a new answer at temperature 1,
+    80 samples a side of three records: every record's MMD test and the pooled one reject."""
+    from triage.test_distribution import _sampled_logs
+
+    moved = {"3": 0.2, "5": 0.3, "8": 0.2, "9": 0.3}
+    cmp, log = _sampled_logs(tmp_path, 3, moved, "The answer is {}.", n=80)
+    result = run_k3diff("triage", str(cmp), str(log), "--format", "json", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    document: dict[str, Any] = json.loads(result.stdout)
+    return document
+
+
 def test_a_sampled_shift_relabelled_with_its_corrected_p_raised_is_refused(
     tmp_path: Path,
 ) -> None:
@@ -148,13 +163,7 @@ def test_a_sampled_shift_relabelled_with_its_corrected_p_raised_is_refused(
     # both-nondeterministic and raises each corrected p to 0.2, leaving the raw p's (their
     # power, 0.26-0.28 of the answers moved, is within the house shift 0.35). Before: report
     # exit 0 (the corrected p's were read as written).
-    from triage.test_distribution import _sampled_logs
-
-    moved = {"3": 0.2, "5": 0.3, "8": 0.2, "9": 0.3}
-    cmp, log = _sampled_logs(tmp_path, 3, moved, "The answer is {}.", n=80)
-    result = run_k3diff("triage", str(cmp), str(log), "--format", "json", cwd=tmp_path)
-    assert result.exit_code == 1, result.stderr
-    document = json.loads(result.stdout)
+    document = _shifted(tmp_path)
     tests = [mode["distribution"] for r in document["records"] for mode in r["modes"]]
     family = [t["p"] for t in tests] + [tests[0]["pooled_p"]]
     assert document["distribution_tests"] == len(family) == 4
@@ -175,3 +184,76 @@ def test_a_sampled_shift_relabelled_with_its_corrected_p_raised_is_refused(
     assert out.exit_code == 2, out.stdout + out.stderr
     assert "records[0].modes[0].distribution.p_adjusted is 0.2 but the recount gives" in out.stderr
     assert "Holm's correction of the document's 4 distribution p-values" in out.stderr
+
+
+def test_a_genuine_bh_document_is_recounted_by_bh_not_holm(tmp_path: Path) -> None:
+    # Two records whose patch gives a second answer (10 and 5 of 20), one match: Holm and BH
+    # differ on the two Fisher p's, so a reader that recounted a BH document by Holm refuses
+    # the genuine one (review80d: the recount's correction was not told apart by any test, the
+    # first test's family [p, 1, 1] is the same by both).
+    cmp = compare_texts(tmp_path, {"a": ("A", "A9"), "b": ("B", "B9"), "c": ("C", "C")})
+    samples = [S("base", key, key.upper()) for key in "abc" for _ in range(N)]
+    samples += [S("patch", "a", "A")] * 10 + [S("patch", "a", "A9")] * 10
+    samples += [S("patch", "b", "B")] * 15 + [S("patch", "b", "B9")] * 5
+    samples += [S("patch", "c", "C")] * N
+    log = write_samples(tmp_path / "run" / "samples.jsonl", samples)
+    result = run_k3diff(
+        "triage", str(cmp), str(log), "--format", "json", "--correction", "bh", cwd=tmp_path
+    )
+    assert result.exit_code == 1, result.stderr
+    document = json.loads(result.stdout)
+    modes = [mode for record in document["records"] for mode in record["modes"]]
+    fisher = [mode["p"] for mode in modes]
+    assert fisher[2] == 1.0 and fisher[0] < fisher[1] < 0.05
+    assert _bh(fisher)[1] != pytest.approx(_holm(fisher)[1], rel=1e-6)
+    for mode, expected in zip(modes, _bh(fisher), strict=True):
+        assert mode["p_adjusted"] == pytest.approx(expected, rel=1e-12)
+    out = _report(tmp_path, document)
+    assert out.exit_code == 1, out.stderr
+
+
+def test_a_pooled_test_written_otherwise_in_one_record_of_its_pool_is_refused(
+    tmp_path: Path,
+) -> None:
+    # The pooled MMD test is one member of the family, written in every record of its pool:
+    # the recount takes the first record's, so another record's copy must be alike (review80d:
+    # no test held this check).
+    document = _shifted(tmp_path)
+    test = document["records"][2]["modes"][0]["distribution"]
+    assert test["pooled_p_adjusted"] <= 0.025  # rejects at α / 2
+    test["pooled_p_adjusted"] = 0.2
+    out = _report(tmp_path, document)
+    assert out.exit_code == 2, out.stdout + out.stderr
+    assert "records[2].modes[0].distribution.pooled_p_adjusted is 0.2 of p " in out.stderr, (
+        out.stderr
+    )
+    assert "records[0].modes[0].distribution.pooled_p_adjusted of the same pooled test" in (
+        out.stderr
+    )
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(
+    drawn=st.floats(0.0, 1.0),
+    at=st.sampled_from([None, 1.0, 0.5]),
+    ulps=st.integers(-8, 8),
+    alpha=st.sampled_from([0.05, 0.01, 0.1, 0.2, 1e-6]),
+)
+def test_the_rule_reads_no_pass_the_recount_rejects(
+    drawn: float, at: float | None, ulps: int, alpha: float
+) -> None:
+    # Any written value a few floats from the recount (another scipy's last digits), the
+    # recount drawn or exactly at a level: read unless it passes a level (alpha or alpha / 2)
+    # the recount rejects at, p <= level; never read if so.
+    from k3diff.correction import recount_disagreement
+
+    recounted = drawn if at is None else alpha * at
+    written = recounted
+    for _ in range(abs(ulps)):
+        written = math.nextafter(written, 2.0 if ulps > 0 else -1.0)
+    written = min(max(written, 0.0), 1.0)
+    levels = (alpha, alpha / 2)
+    why = recount_disagreement(written, recounted, levels)
+    crosses = any(written > level >= recounted for level in levels)
+    far = not math.isclose(written, recounted, rel_tol=1e-9)
+    assert (why is not None) == (crosses or far), why

@@ -70,3 +70,64 @@ def test_one_edited_number_is_refused(
     edit(genuine)
     line = _refused(_report(tmp_path, genuine))
     assert said.format(last=len(genuine["position_tests"]) - 1) in line, line
+
+
+def _huge_positions(doc: dict[str, Any]) -> None:
+    for row in doc["positions"]:
+        row["accepted"], row["drafts"] = row["accepted"] * 10**20, row["drafts"] * 10**20
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (_huge_positions, "field 'positions[0].accepted' must be an integer from 0 to"),
+        (
+            lambda d: d["speculation"][0].update(accepted=d["speculation"][0]["drafted"] + 1),
+            "field 'speculation[0].accepted' must be between 0 and drafted",
+        ),
+    ],
+    ids=["counts-past-2^53", "accepted-over-drafted"],
+)
+def test_counts_the_recount_cannot_take_are_refused_in_one_line(
+    genuine: dict[str, Any], tmp_path: Path, edit: Any, said: str
+) -> None:
+    # Before (review80d): an internal error from scipy's binomtest (TypeError past int64,
+    # ValueError where accepted > drafted), not one line naming the document.
+    edit(genuine)
+    line = _refused(_report(tmp_path, genuine))
+    assert f"t.json: {said}" in line, line
+
+
+def test_a_position_past_the_fisher_cap_is_not_recounted(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Fisher's exact test of [[n/2, n/2], [n/2 + 1, n/2 - 1]] at n = 10^15 ran past 100 s:
+    # report's recount of a document's position counts is bounded as telemetry's acceptance_p
+    # is (review80d: before, scipy was handed the table). The cheap position is still recounted.
+    import scipy.stats
+
+    from k3diff.counts import FISHER_MAX_TOTAL
+    from k3diff.documents.telemetryrates import position_test_problems
+
+    tables: list[Any] = []
+    real = scipy.stats.fisher_exact
+
+    def counted(table: Any) -> Any:
+        tables.append(table)
+        assert sum(map(sum, table)) <= FISHER_MAX_TOTAL, table  # else minutes, not an answer
+        return real(table)
+
+    monkeypatch.setattr(scipy.stats, "fisher_exact", counted)
+    half = 5 * 10**14
+    positions = [
+        ("base", 1, 30, 40),
+        ("patch", 1, 20, 40),
+        ("base", 2, half, 2 * half),
+        ("patch", 2, half + 1, 2 * half),
+    ]
+    p_one = real([[30, 10], [20, 20]]).pvalue
+    tests = [(1, p_one, min(1.0, 2 * p_one)), (2, 1.0, 1.0)]
+    assert position_test_problems(positions, tests, 0.05) == []
+    assert tables == [[[30, 10], [20, 20]]]
+    assert 4 * half > FISHER_MAX_TOTAL
+    forged = [(1, 0.9, tests[0][2]), (2, 1.0, 1.0)]
+    (why,) = position_test_problems(positions, forged, 0.05)
+    assert why.startswith("position_tests[0].p is 0.9 but the recount gives"), why
