@@ -1,0 +1,103 @@
+"""The modules whose names a value ``setup.py`` gives ``setup`` is read in: its own, and the
+project's modules it takes a function or a name from.
+
+``from helpers import kwargs; setup(**kwargs())`` with ``helpers.py`` returning
+``{"cmdclass": create_cmdclass("js")}`` (jupyter_packaging's command classes, which may run
+CMake over a file of the wheel) passed, exit 0: what a function of ``setup.py`` returns was
+read, not what one of a module of the project does (cython80's left pass, review80c). A call
+or a name ``setup.py`` (or a module read so) takes from a module the commit holds is read in
+that module (`Scope`), its relative imports resolved; a call of it that is no function that
+module defines or imports stops the run (`calls`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from k3diff.provenance.setuppyinstalled import import_origins
+
+Project = Callable[[str], "tuple[str, ast.Module] | str | None"]
+"""Module name -> (its path, parsed) where the commit holds its file, why it is not read (over
+a cap, not Python, a link), or None where the commit holds no file of it."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """A module names are read in: ``setup.py`` or a module of the project."""
+
+    path: str
+    module: ast.Module
+    origins: dict[str, set[str]]
+    """Name -> the modules it is imported from (`import_origins`, relative ones resolved)."""
+    lines: dict[str, int]
+    """Name -> the line of its first import."""
+    via: str
+    """`` (kwargs(), which setup.py line 4 gives setup)`` for a module of the project, where
+    ``setup.py`` leaves itself; "" for ``setup.py``."""
+    assigned: dict[str, list[tuple[str | None, ast.expr]]]
+    defined: dict[str, list[ast.expr]]
+
+
+def scope_of(
+    path: str,
+    module: ast.Module,
+    package: str | None,
+    via: str,
+    tables: Callable[
+        [ast.Module], tuple[dict[str, list[tuple[str | None, ast.expr]]], dict[str, list[ast.expr]]]
+    ],
+) -> Scope:
+    """The `Scope` of the parsed `module` at `path` of the package `package` (None: a top-level
+    module, whose relative imports fail); `tables` gives its assigned names and returns."""
+    origins = import_origins(module)
+    lines: dict[str, int] = {}
+    for node in ast.walk(module):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            source = _relative(node, package) if isinstance(node, ast.ImportFrom) else None
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                lines.setdefault(bound, node.lineno)
+                if source is not None and alias.name != "*":
+                    origins.setdefault(bound, set()).add(source)
+    assigned, defined = tables(module)
+    return Scope(path, module, origins, lines, via, assigned, defined)
+
+
+def _relative(node: ast.ImportFrom, package: str | None) -> str | None:
+    """The absolute module of a relative ``from`` import in `package`; None where absolute or
+    above the top."""
+    if not node.level or package is None:
+        return None
+    parts = package.split(".")
+    if node.level - 1 >= len(parts):
+        return None
+    base = parts[: len(parts) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def targets(func: ast.expr, scope: Scope, held: Callable[[str], bool]) -> list[tuple[str, str]]:
+    """(module, name) each of the project's modules `func` (a name or ``a.b.name``) may be
+    taken from: ``from M import f`` (M, f); ``import M as m``, ``m.x.f`` (M.x, f), and
+    ``from M import m``, ``m.f`` (M.m, f); [] where its first name is not imported from a
+    module the commit holds (`held`)."""
+    chain: list[str] = []
+    node = func
+    while isinstance(node, ast.Attribute):
+        chain.insert(0, node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return []
+    chain.insert(0, node.id)
+    found: list[tuple[str, str]] = []
+    for origin in sorted(scope.origins.get(chain[0], ())):
+        if not held(origin):
+            continue
+        if len(chain) == 1:
+            found.append((origin, chain[0]))
+        else:
+            middle = chain[1:-1]
+            found.append((".".join([origin, *middle]), chain[-1]))
+            found.append((".".join([origin, chain[0], *middle]), chain[-1]))
+    return found
