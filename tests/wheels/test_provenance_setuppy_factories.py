@@ -153,7 +153,8 @@ PROJECT = {
     "a function of a project module by name": (
         {
             "setup.py": HEAD + b"from helpers import kwargs\nsetup(" + KW + b", **kwargs())\n",
-            "helpers.py": HELPER + b"def kwargs():\n    return {'cmdclass': create_cmdclass('js')}\n",
+            "helpers.py": HELPER
+            + b"def kwargs():\n    return {'cmdclass': create_cmdclass('js')}\n",
         },
         "helpers.py line 3 (kwargs(), which setup.py line 4 gives setup): a ** mapping of setup "
         "is create_cmdclass('js'), made by jupyter_packaging; jupyter_packaging is a package "

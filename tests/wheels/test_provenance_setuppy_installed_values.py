@@ -203,3 +203,19 @@ def test_a_module_of_the_commit_of_a_standard_library_name_is_read(
 
     assert f"{file} (which setup.py imports) line 2: BuildExtension, from " in stopped
     assert "cmake_build_extension, is used as a value, not only called;" in stopped
+
+
+def test_an_exception_class_an_except_clause_names_still_checks(tmp_path: Path) -> None:
+    """versioneer 0.29's vendored ``versioneer.py``: ``import tomli as tomllib`` (Python before
+    3.11) and ``except (tomllib.TOMLDecodeError, KeyError) as e:``; a class an ``except``
+    clause names is matched against, not passed on. It stopped the run, exit 2 (review80c: a
+    false hold on every project vendoring it, whose ``get_cmdclass()`` is read)."""
+    setup_py = HEAD + b"import versioneer\n" + CALL % b"versioneer.get_cmdclass()"
+    versioneer = (
+        b"try:\n    import tomllib\nexcept ImportError:\n    import tomli as tomllib\n"
+        b"def get_cmdclass():\n    try:\n        pp = tomllib.load(open('pyproject.toml', 'rb'))\n"
+        b"    except (tomllib.TOMLDecodeError, KeyError) as e:\n        pass\n"
+        b"    except tomllib.TOMLDecodeError:\n        pass\n    return {}\n"
+    )
+    files = {"setup.py": setup_py, "versioneer.py": versioneer}
+    _passes_with(tmp_path / "a", SETUPTOOLS, **files)
