@@ -191,7 +191,11 @@ class _Walk:
         project is, read in that module: its function's returns, or the name; why not read
         where it is a call none of its modules defines or imports (``which the project's
         helpers returns: kwargs is no function it defines or imports``)."""
-        pairs = targets(func, scope, self.held) if self.project is not None else []
+        if self.project is None:
+            return []
+        if call and (computed := self._computed(func, scope)) is not None:
+            return f"which the project's {shortened(computed, 100)} gives by a computed name"
+        pairs = targets(func, scope, self.held)
         found: list[tuple[ast.expr, bool, Scope]] = []
         why: list[str] = []
         read = False  # read before: what it gives is walked already
@@ -222,6 +226,22 @@ class _Walk:
             return found
         said = why[0] if why else "no file of the commit holds it"
         return f"which the project's {shortened(pairs[0][0], 100)} returns: {said}"
+
+    def _computed(self, func: ast.expr, scope: Scope) -> str | None:
+        """The module of the project a call of `func` takes what it calls from where that is no
+        name or ``a.b.name`` (``getattr(helpers, "kwargs")()``, ``helpers.Config().kwargs()``,
+        ``helpers.table["k"]()``: review80c); None where it is one, or names no such module."""
+        base = func
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if isinstance(base, ast.Name):
+            return None
+        for node in ast.walk(func):
+            if isinstance(node, ast.Name):
+                held = sorted(m for m in scope.origins.get(node.id, ()) if self.held(m))
+                if held:
+                    return held[0]
+        return None
 
     def _scope(self, module: str, node: ast.expr, scope: Scope) -> Scope | str | None:
         """The scope of the project's `module` (left for by `node` of `scope`), read once; why
@@ -294,8 +314,8 @@ def _assigned(module: ast.Module) -> dict[str, list[tuple[str | None, ast.expr]]
 
 
 def _returned(module: ast.Module) -> dict[str, list[ast.expr]]:
-    """Name -> what each function of that name (anywhere in `module`) returns; one walk, no
-    recursion (a hostile ``setup.py`` nests deep)."""
+    """Name -> what each function of that name (anywhere in `module`, a lambda bound to it
+    too) returns; one walk, no recursion (a hostile ``setup.py`` nests deep)."""
     found: dict[str, list[ast.expr]] = {}
     todo: list[tuple[ast.AST, str | None]] = [(module, None)]
     while todo:
@@ -304,6 +324,10 @@ def _returned(module: ast.Module) -> dict[str, list[ast.expr]]:
             found.setdefault(function, []).append(node.value)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             function = node.name
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+            for target in node.targets:  # review80c: `kwargs = lambda: {…}` passed, exit 0
+                if isinstance(target, ast.Name):
+                    found.setdefault(target.id, []).append(node.value.body)
         todo += [(child, function) for child in ast.iter_child_nodes(node)]
     return found
 

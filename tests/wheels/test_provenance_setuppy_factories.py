@@ -182,10 +182,35 @@ PROJECT = {
     "a function it does not define": (
         {
             "setup.py": HEAD + b"import helpers\nsetup(" + KW + b", **helpers.kwargs())\n",
-            "helpers.py": HELPER + b"kwargs = lambda: {'cmdclass': create_cmdclass('js')}\n",
+            "helpers.py": HELPER + b"from functools import partial\n"
+            b"def make(n):\n    return {'cmdclass': create_cmdclass(n)}\nkwargs = partial(make, 'js')\n",
         },
         "setup.py line 4: a ** mapping of setup is helpers.kwargs(), which the project's "
         "helpers returns: kwargs is no function it defines or imports, not read, and may",
+    ),
+    "a lambda it binds": (
+        {
+            "setup.py": HEAD + b"import helpers\nsetup(" + KW + b", **helpers.kwargs())\n",
+            "helpers.py": HELPER + b"kwargs = lambda: {'cmdclass': create_cmdclass('js')}\n",
+        },
+        "helpers.py line 2 (helpers.kwargs(), which setup.py line 4 gives setup): a ** mapping "
+        "of setup is create_cmdclass('js'), made by jupyter_packaging;",
+    ),
+    "a lambda of setup.py": (
+        {
+            "setup.py": HEAD + HELPER + b"kwargs = lambda: {'cmdclass': create_cmdclass('js')}\n"
+            b"setup(" + KW + b", **kwargs())\n",
+        },
+        "setup.py line 4: a ** mapping of setup is create_cmdclass('js'), made by "
+        "jupyter_packaging;",
+    ),
+    "a computed name": (
+        {
+            "setup.py": HEAD + b"import helpers\nsetup(" + KW + b", **getattr(helpers, 'kw')())\n",
+            "helpers.py": HELPER + b"def kw():\n    return {'cmdclass': create_cmdclass('js')}\n",
+        },
+        "setup.py line 4: a ** mapping of setup is getattr(helpers, 'kw')(), which the "
+        "project's helpers gives by a computed name, not read, and may",
     ),
 }
 
