@@ -39,7 +39,7 @@ def installed_factory(
     where it does neither. A call or a name it takes from a module of the project is read in
     that module, which `project` gives (`setuppyscopes`; None: not read)."""
     origins = import_origins(module)
-    top = scope_of("setup.py", module, None, "", _tables)
+    top = scope_of("setup.py", module, None, "")
     seen: set[object] = set()  # a part's verdict is its own: asked once, whatever the calls
     walk = _Walk(top, held, project, seen, [])
     for call in _calls(module, origins):
@@ -257,15 +257,9 @@ class _Walk:
         via = scope.via or (
             f" ({shortened(ast.unparse(node), 100)}, which setup.py line {node.lineno} gives setup)"
         )
-        made = scope_of(path, parsed, package or None, via, _tables)
+        made = scope_of(path, parsed, package or None, via)
         self.scopes[module] = made
         return made
-
-
-def _tables(
-    module: ast.Module,
-) -> tuple[dict[str, list[tuple[str | None, ast.expr]]], dict[str, list[ast.expr]]]:
-    return _assigned(module), _returned(module)
 
 
 def _made_by(
@@ -284,55 +278,3 @@ def _made_by(
     return next(
         (m for m in found if m.split(".")[0] not in MODELLED and installed_package(m, held)), None
     )
-
-
-def _assigned(module: ast.Module) -> dict[str, list[tuple[str | None, ast.expr]]]:
-    """Name -> (None, each value the module assigns to it anywhere: ``cmds =
-    create_cmdclass()``, or ``update``s it with), and (the key, or "" where not a literal
-    string, each value it sets as an item: ``cmds["develop"] = …``)."""
-    found: dict[str, list[tuple[str | None, ast.expr]]] = {}
-    for node in ast.walk(module):
-        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign) and node.value:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                key: str | None = None
-                if isinstance(target, ast.Subscript):
-                    key = _key(target.slice)
-                    target = target.value
-                if isinstance(target, ast.Name):
-                    found.setdefault(target.id, []).append((key, node.value))
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "update"
-            and isinstance(node.func.value, ast.Name)
-        ):
-            pairs: list[tuple[str | None, ast.expr]] = [(None, arg) for arg in node.args]
-            pairs += [(keyword.arg, keyword.value) for keyword in node.keywords]
-            found.setdefault(node.func.value.id, []).extend(pairs)
-    return found
-
-
-def _returned(module: ast.Module) -> dict[str, list[ast.expr]]:
-    """Name -> what each function of that name (anywhere in `module`, a lambda bound to it
-    too) returns; one walk, no recursion (a hostile ``setup.py`` nests deep)."""
-    found: dict[str, list[ast.expr]] = {}
-    todo: list[tuple[ast.AST, str | None]] = [(module, None)]
-    while todo:
-        node, function = todo.pop()
-        if isinstance(node, ast.Return) and node.value is not None and function is not None:
-            found.setdefault(function, []).append(node.value)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            function = node.name
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
-            for target in node.targets:  # review80c: `kwargs = lambda: {…}` passed, exit 0
-                if isinstance(target, ast.Name):
-                    found.setdefault(target.id, []).append(node.value.body)
-        todo += [(child, function) for child in ast.iter_child_nodes(node)]
-    return found
-
-
-def _key(index: ast.expr) -> str:
-    """An item's key: the literal string, or "" where it is not one."""
-    literal = isinstance(index, ast.Constant) and isinstance(index.value, str)
-    return index.value if literal else ""  # type: ignore[attr-defined]

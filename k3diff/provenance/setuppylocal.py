@@ -88,7 +88,7 @@ def _project(
     `MODULES_CAP` of them and `FOLLOWED_WORDS_CAP` words together (each was read by
     `modules_cmake` before, within its caps: a second parse at most)."""
     parsed: dict[str, tuple[str, ast.Module] | str | None] = {}
-    words = [0]
+    counts = [0, 0]  # words, modules parsed
 
     def project(name: str) -> tuple[str, ast.Module] | str | None:
         if name in parsed:
@@ -99,14 +99,15 @@ def _project(
         if path is None or path in links:
             found = None if path is None else f"{path} is a symbolic link or submodule"
             return parsed.setdefault(name, found)
-        if len(parsed) >= MODULES_CAP:
+        if counts[1] >= MODULES_CAP:
             return f"{path} is over {MODULES_CAP} modules read for what they return"
         size = blob_sizes(git, [tree[path]]).get(tree[path], FOLLOWED_BYTES_CAP + 1)
         if size > FOLLOWED_BYTES_CAP:
             return parsed.setdefault(name, f"{path} is over {FOLLOWED_BYTES_CAP:,} bytes")
         data = dict(iter_blobs(git, [tree[path]])).get(tree[path], b"")
-        words[0] += word_count(data)
-        if words[0] > FOLLOWED_WORDS_CAP:
+        counts[0] += word_count(data)
+        counts[1] += 1
+        if counts[0] > FOLLOWED_WORDS_CAP:
             over = f"over {FOLLOWED_WORDS_CAP:,} words with those read before it"
             return parsed.setdefault(name, f"{path} is {over}")
         try:

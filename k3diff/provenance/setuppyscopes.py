@@ -16,7 +16,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from k3diff.provenance.setuppyinstalled import import_origins
+from k3diff.provenance.setuppyinstalled import note_import
 
 Project = Callable[[str], "tuple[str, ast.Module] | str | None"]
 """Module name -> (its path, parsed) where the commit holds its file, why it is not read (over
@@ -40,29 +40,77 @@ class Scope:
     defined: dict[str, list[ast.expr]]
 
 
-def scope_of(
-    path: str,
-    module: ast.Module,
-    package: str | None,
-    via: str,
-    tables: Callable[
-        [ast.Module], tuple[dict[str, list[tuple[str | None, ast.expr]]], dict[str, list[ast.expr]]]
-    ],
-) -> Scope:
+def scope_of(path: str, module: ast.Module, package: str | None, via: str) -> Scope:
     """The `Scope` of the parsed `module` at `path` of the package `package` (None: a top-level
-    module, whose relative imports fail); `tables` gives its assigned names and returns."""
-    origins = import_origins(module)
+    module, whose relative imports fail), in one walk of it (review80c: four walks of each
+    module a hostile ``setup.py`` names took ~5 s of 900,000 words), no recursion (a hostile
+    ``setup.py`` nests deep)."""
+    origins: dict[str, set[str]] = {}
     lines: dict[str, int] = {}
-    for node in ast.walk(module):
+    assigned: dict[str, list[tuple[str | None, ast.expr]]] = {}
+    defined: dict[str, list[ast.expr]] = {}
+    todo: list[tuple[ast.AST, str | None]] = [(module, None)]
+    while todo:
+        node, function = todo.pop()
         if isinstance(node, ast.Import | ast.ImportFrom):
+            note_import(node, origins)
             source = _relative(node, package) if isinstance(node, ast.ImportFrom) else None
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
                 lines.setdefault(bound, node.lineno)
                 if source is not None and alias.name != "*":
                     origins.setdefault(bound, set()).add(source)
-    assigned, defined = tables(module)
+        elif isinstance(node, ast.Return) and node.value is not None and function is not None:
+            defined.setdefault(function, []).append(node.value)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            function = node.name
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign) and node.value:
+            _assigned(node, node.value, assigned, defined)
+        elif isinstance(node, ast.Call):
+            _updated(node, assigned)
+        todo += [(child, function) for child in ast.iter_child_nodes(node)]
     return Scope(path, module, origins, lines, via, assigned, defined)
+
+
+def _assigned(
+    node: ast.Assign | ast.AnnAssign | ast.AugAssign,
+    value: ast.expr,
+    assigned: dict[str, list[tuple[str | None, ast.expr]]],
+    defined: dict[str, list[ast.expr]],
+) -> None:
+    """Add to `assigned` (None, each value the module assigns to a name: ``cmds =
+    create_cmdclass()``), and (the key, or "" where not a literal string, each value it sets as
+    an item: ``cmds["develop"] = …``); to `defined` the body of a lambda bound to a name
+    (review80c: ``kwargs = lambda: {…}``, ``setup(**kwargs())`` passed, exit 0)."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    for target in targets:
+        key: str | None = None
+        if isinstance(target, ast.Subscript):
+            key = _key(target.slice)
+            target = target.value
+        if isinstance(target, ast.Name):
+            assigned.setdefault(target.id, []).append((key, value))
+            if key is None and isinstance(value, ast.Lambda):
+                defined.setdefault(target.id, []).append(value.body)
+
+
+def _updated(node: ast.Call, assigned: dict[str, list[tuple[str | None, ast.expr]]]) -> None:
+    """Add to `assigned` what ``name.update(…)`` `node` updates a name with."""
+    func = node.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr == "update"
+        and isinstance(func.value, ast.Name)
+    ):
+        pairs: list[tuple[str | None, ast.expr]] = [(None, arg) for arg in node.args]
+        pairs += [(keyword.arg, keyword.value) for keyword in node.keywords]
+        assigned.setdefault(func.value.id, []).extend(pairs)
+
+
+def _key(index: ast.expr) -> str:
+    """An item's key: the literal string, or "" where it is not one."""
+    literal = isinstance(index, ast.Constant) and isinstance(index.value, str)
+    return index.value if literal else ""  # type: ignore[attr-defined]
 
 
 def _relative(node: ast.ImportFrom, package: str | None) -> str | None:
