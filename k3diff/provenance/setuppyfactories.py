@@ -16,6 +16,7 @@ other keywords (``version=get_version()``, ``ext_modules=mypycify(…)``) is not
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Callable, Iterator
 
 from k3diff.escape import shortened
@@ -85,6 +86,9 @@ def _setup_origins(func: ast.expr, origins: dict[str, set[str]]) -> set[str]:
     return origins.get(base.id, set()) if isinstance(base, ast.Name) else set()
 
 
+BUILTINS = frozenset(vars(builtins))
+"""Python's builtin names: a call of one no module ``import *`` takes from defines is the
+builtin's."""
 _MAY = (
     "may be command classes an installed package makes, which may run CMake that installs "
     "files into the wheel"
@@ -198,8 +202,8 @@ class _Walk:
         pairs = targets(func, scope, self.held)
         found: list[tuple[ast.expr, bool, Scope]] = []
         why: list[str] = []
-        read = False  # read before: what it gives is walked already
-        for module, name in pairs:
+        read = False  # read before (what it gives is walked already), or a builtin
+        for module, name, star in pairs:
             key = ("from", module, name, call, classes)
             if key in self.seen:
                 read = True
@@ -213,13 +217,15 @@ class _Walk:
             if call and name in target.defined:
                 self.seen.add(key)
                 found += [(value, classes, target) for value in target.defined[name]]
-            elif name in target.origins or (not call and name in target.assigned):
+            elif {name, "*"} & target.origins.keys() or (not call and name in target.assigned):
                 self.seen.add(key)
                 made: ast.expr = ast.Name(name, ast.Load())
                 made = ast.Call(made, [], []) if call else made
                 made.lineno = made.end_lineno = target.lines.get(name, 0)
                 self.keep.append(made)  # `seen` holds its id
                 found.append((made, classes, target))
+            elif star and name in BUILTINS:  # `from helpers import *` and `sorted(…)`
+                read = True
             elif call:
                 why.append(f"{shortened(name, 100)} is no function it defines or imports")
         if found or read or not call or not pairs:

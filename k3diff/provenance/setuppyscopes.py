@@ -58,7 +58,7 @@ def scope_of(path: str, module: ast.Module, package: str | None, via: str) -> Sc
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
                 lines.setdefault(bound, node.lineno)
-                if source is not None and alias.name != "*":
+                if source is not None:  # `from .impl import *`: "*"
                     origins.setdefault(bound, set()).add(source)
         elif isinstance(node, ast.Return) and node.value is not None and function is not None:
             defined.setdefault(function, []).append(node.value)
@@ -125,11 +125,14 @@ def _relative(node: ast.ImportFrom, package: str | None) -> str | None:
     return ".".join([*base, *([node.module] if node.module else [])])
 
 
-def targets(func: ast.expr, scope: Scope, held: Callable[[str], bool]) -> list[tuple[str, str]]:
-    """(module, name) each of the project's modules `func` (a name or ``a.b.name``) may be
-    taken from: ``from M import f`` (M, f); ``import M as m``, ``m.x.f`` (M.x, f), and
-    ``from M import m``, ``m.f`` (M.m, f); [] where its first name is not imported from a
-    module the commit holds (`held`)."""
+def targets(
+    func: ast.expr, scope: Scope, held: Callable[[str], bool]
+) -> list[tuple[str, str, bool]]:
+    """(module, name, whether by ``import *``) each of the project's modules `func` (a name or
+    ``a.b.name``) may be taken from: ``from M import f`` (M, f); ``import M as m``, ``m.x.f``
+    (M.x, f), and ``from M import m``, ``m.f`` (M.m, f); a name imported by none, from each
+    module ``from M import *`` imports (review80c: it passed, exit 0); [] where its first name
+    is not imported from a module the commit holds (`held`)."""
     chain: list[str] = []
     node = func
     while isinstance(node, ast.Attribute):
@@ -138,14 +141,15 @@ def targets(func: ast.expr, scope: Scope, held: Callable[[str], bool]) -> list[t
     if not isinstance(node, ast.Name):
         return []
     chain.insert(0, node.id)
-    found: list[tuple[str, str]] = []
-    for origin in sorted(scope.origins.get(chain[0], ())):
+    found: list[tuple[str, str, bool]] = []
+    named = scope.origins.get(chain[0], set())
+    for origin in sorted(named or (scope.origins.get("*", set()) if len(chain) == 1 else ())):
         if not held(origin):
             continue
         if len(chain) == 1:
-            found.append((origin, chain[0]))
+            found.append((origin, chain[0], not named))
         else:
             middle = chain[1:-1]
-            found.append((".".join([origin, *middle]), chain[-1]))
-            found.append((".".join([origin, chain[0], *middle]), chain[-1]))
+            found.append((".".join([origin, *middle]), chain[-1], False))
+            found.append((".".join([origin, chain[0], *middle]), chain[-1], False))
     return found

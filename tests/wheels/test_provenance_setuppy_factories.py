@@ -204,6 +204,16 @@ PROJECT = {
         "setup.py line 4: a ** mapping of setup is create_cmdclass('js'), made by "
         "jupyter_packaging;",
     ),
+    "import *": (
+        {
+            "setup.py": HEAD + b"from helpers import *\nsetup(" + KW + b", **kwargs())\n",
+            "helpers/__init__.py": b"from .impl import *\n",
+            "helpers/impl.py": HELPER
+            + b"def kwargs():\n    return {'cmdclass': create_cmdclass()}\n",
+        },
+        "helpers/impl.py line 3 (kwargs(), which setup.py line 4 gives setup): a ** mapping of "
+        "setup is create_cmdclass(), made by jupyter_packaging;",
+    ),
     "a computed name": (
         {
             "setup.py": HEAD + b"import helpers\nsetup(" + KW + b", **getattr(helpers, 'kw')())\n",
@@ -229,15 +239,18 @@ def test_what_a_project_module_returns_or_binds_is_read(tmp_path: Path, shape: s
 
 def test_what_a_project_module_returns_of_known_classes_still_checks(tmp_path: Path) -> None:
     """A project module's function returning setuptools' classes, its own, another module's
-    (a relative import, a re-export) and an installed package's values of other keywords."""
+    (a relative import, a re-export, ``import *`` of one, a builtin ``import *`` leaves alone)
+    and an installed package's values of other keywords."""
     files = {
-        "setup.py": HEAD + b"import tools.helpers as h\nfrom tools import kwargs\n"
-        b"setup(" + KW + b", cmdclass=h.cmds(), **kwargs())\n",
+        "setup.py": HEAD
+        + b"import tools.helpers as h\nfrom tools import kwargs\nfrom star import *\n"
+        b"setup(" + KW + b", cmdclass=h.cmds(), **kwargs(), **dict(sorted({})), **more())\n",
         "tools/__init__.py": b"from .helpers import kwargs\n",
         "tools/helpers.py": b"from setuptools.command.sdist import sdist\n"
         b"from jupyter_packaging import describe\nfrom .more import more\n"
         b"def cmds():\n    return {'sdist': sdist, **more()}\n"
         b"def kwargs():\n    return {'cmdclass': cmds(), 'version': describe()}\n",
         "tools/more.py": b"class Mine:\n    pass\ndef more():\n    return {'mine': Mine}\n",
+        "star.py": b"from tools.more import *\n",
     }
     _passes_with(tmp_path / "a", SETUPTOOLS, **files)
