@@ -199,6 +199,8 @@ class _Walk:
             return []
         if call and (computed := self._computed(func, scope)) is not None:
             return f"which the project's {shortened(computed, 100)} gives by a computed name"
+        if call and (starred := self._starred(node, func, scope, classes)) is not None:
+            return starred
         pairs = targets(func, scope, self.held)
         found: list[tuple[ast.expr, bool, Scope]] = []
         why: list[str] = []
@@ -232,6 +234,39 @@ class _Walk:
             return found
         said = why[0] if why else "no file of the commit holds it"
         return f"which the project's {shortened(pairs[0][0], 100)} returns: {said}"
+
+    def _starred(
+        self, node: ast.expr, func: ast.expr, scope: Scope, classes: bool
+    ) -> list[tuple[ast.expr, bool, Scope]] | str | None:
+        """``a.b()`` whose ``a`` `scope` binds only by ``from helpers import *`` of the
+        project: the call read in each such module binding ``a`` (review80c: ``jp`` of
+        ``helpers.py``'s ``import jupyter_packaging as jp``, ``setup(**jp.create_cmdclass())``
+        passed, exit 0); why not read where none binds it; None where it is no such call."""
+        base = func
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if func is base or not isinstance(base, ast.Name) or base.id in BUILTINS:
+            return None
+        name = base.id
+        if name in scope.origins or name in scope.assigned or name in scope.defined:
+            return None
+        stars = sorted(m for m in scope.origins.get("*", ()) if self.held(m))
+        found: list[tuple[ast.expr, bool, Scope]] = []
+        for module in stars:
+            target = self._scope(module, node, scope)
+            if not isinstance(target, Scope):
+                continue
+            bound = target.origins.keys() | target.assigned.keys() | target.defined.keys()
+            if name in bound or "*" in bound:
+                made = ast.Call(func, [], [])
+                made.lineno = made.end_lineno = target.lines.get(name, 0)
+                self.keep.append(made)  # `seen` holds its id
+                found.append((made, classes, target))
+        if found or not stars:
+            return found or None
+        return (
+            f"which the project's {shortened(stars[0], 100)} gives by import *, not binding {name}"
+        )
 
     def _computed(self, func: ast.expr, scope: Scope) -> str | None:
         """The module of the project a call of `func` takes what it calls from where that is no

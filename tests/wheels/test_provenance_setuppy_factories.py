@@ -214,6 +214,17 @@ PROJECT = {
         "helpers/impl.py line 3 (kwargs(), which setup.py line 4 gives setup): a ** mapping of "
         "setup is create_cmdclass(), made by jupyter_packaging;",
     ),
+    "a module import * binds": (
+        {
+            "setup.py": HEAD
+            + b"from helpers import *\nsetup("
+            + KW
+            + b", **jp.create_cmdclass())\n",
+            "helpers.py": b"import jupyter_packaging as jp\nVERSION = jp.describe()\n",
+        },
+        "helpers.py line 1 (jp.create_cmdclass(), which setup.py line 4 gives setup): a ** "
+        "mapping of setup is jp.create_cmdclass(), made by jupyter_packaging;",
+    ),
     "a computed name": (
         {
             "setup.py": HEAD + b"import helpers\nsetup(" + KW + b", **getattr(helpers, 'kw')())\n",
