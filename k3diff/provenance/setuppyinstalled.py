@@ -112,17 +112,23 @@ def import_origins(module: ast.Module) -> dict[str, set[str]]:
     of a ``setup.py``'s imports for its command classes and factories (`setuppyfactories`)."""
     found: dict[str, set[str]] = {}
     for node in ast.walk(module):
-        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            for alias in node.names:
-                bound = alias.asname or alias.name
-                found.setdefault(bound, set()).add(node.module)
-                if alias.name == "setup":
-                    found.setdefault(f"{bound}=setup", set()).add(node.module)
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                bound = alias.asname or alias.name.split(".")[0]
-                found.setdefault(bound, set()).add(alias.name if alias.asname else bound)
+        note_import(node, found)
     return found
+
+
+def note_import(node: ast.AST, found: dict[str, set[str]]) -> None:
+    """Add to `found` what the import `node` binds (`import_origins`); nothing where it is
+    no import."""
+    if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+        for alias in node.names:
+            bound = alias.asname or alias.name
+            found.setdefault(bound, set()).add(node.module)
+            if alias.name == "setup":
+                found.setdefault(f"{bound}=setup", set()).add(node.module)
+    elif isinstance(node, ast.Import):
+        for alias in node.names:
+            bound = alias.asname or alias.name.split(".")[0]
+            found.setdefault(bound, set()).add(alias.name if alias.asname else bound)
 
 
 def installed_class(

@@ -29,10 +29,12 @@ from k3diff.provenance.setuppyimports import (
     own_package,
     package_of,
     scan_module,
+    word_count,
 )
 from k3diff.provenance.setuppyinstalled import installed_command
 from k3diff.provenance.setuppypaths import import_places
 from k3diff.provenance.setuppyreadings import NAMED_WORDS_CAP, module_readings
+from k3diff.provenance.setuppyscopes import Project
 from k3diff.provenance.setuppyvalues import first_installed, installed_value
 from k3diff.provenance.trees import link_over
 
@@ -74,7 +76,46 @@ def imported_cmake(
     installed = installed_command(module, held)  # source78: cmake-build-extension's build_ext
     if installed is None:  # review78f: a subclass of it, a mapping by name, import *
         installed = installed_value(module, "setup.py", held, imported=False)
-    return installed or installed_factory(module, held)  # review79d: create_cmdclass("js")
+    project = _project(git, tree, links, places)  # review80c: `from helpers import kwargs`
+    return installed or installed_factory(module, held, project)  # review79d: create_cmdclass
+
+
+def _project(
+    git: GitRepo, tree: Mapping[str, str], links: Collection[str], places: Sequence[str]
+) -> Project:
+    """The project's modules by name, parsed once each (`Project`): the file importing it runs
+    at the first of `places` holding one (a package's ``__init__.py`` before a module), at most
+    `MODULES_CAP` of them and `FOLLOWED_WORDS_CAP` words together (each was read by
+    `modules_cmake` before, within its caps: a second parse at most)."""
+    parsed: dict[str, tuple[str, ast.Module] | str | None] = {}
+    counts = [0, 0]  # words, modules parsed
+
+    def project(name: str) -> tuple[str, ast.Module] | str | None:
+        if name in parsed:
+            return parsed[name]
+        base = name.replace(".", "/")
+        files = [at + base + end for at in places for end in ("/__init__.py", ".py")]
+        path = next((f for f in files if f in tree or f in links), None)
+        if path is None or path in links:
+            found = None if path is None else f"{path} is a symbolic link or submodule"
+            return parsed.setdefault(name, found)
+        if counts[1] >= MODULES_CAP:
+            return f"{path} is over {MODULES_CAP} modules read for what they return"
+        size = blob_sizes(git, [tree[path]]).get(tree[path], FOLLOWED_BYTES_CAP + 1)
+        if size > FOLLOWED_BYTES_CAP:
+            return parsed.setdefault(name, f"{path} is over {FOLLOWED_BYTES_CAP:,} bytes")
+        data = dict(iter_blobs(git, [tree[path]])).get(tree[path], b"")
+        counts[0] += word_count(data)
+        counts[1] += 1
+        if counts[0] > FOLLOWED_WORDS_CAP:
+            over = f"over {FOLLOWED_WORDS_CAP:,} words with those read before it"
+            return parsed.setdefault(name, f"{path} is {over}")
+        try:
+            return parsed.setdefault(name, (path, ast.parse(data, path)))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return parsed.setdefault(name, f"{path} is not Python k3diff reads")
+
+    return project
 
 
 def _held(

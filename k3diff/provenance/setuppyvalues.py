@@ -8,8 +8,9 @@ mapping bound to a name (``CMDS = {…}; setup(cmdclass=CMDS)``), ``cmds["build_
 BuildExtension``). Each passed, exit 0 (review78f). So a name that ``setup.py`` or a module
 it imports in turn imports from a package the commit holds no file of (neither the standard
 library nor a package known to run no CMake) stops the run where it is used other than by
-calling, comparing or testing it, or reading a dunder of it (``Version(v)``, ``tomli.load(f)``,
-``if cffi:``, ``cffi.__version__``): a base class, a value, an argument, or not at all (which
+calling, comparing or testing it, reading a dunder of it or naming it in an ``except`` clause
+(``Version(v)``, ``tomli.load(f)``, ``if cffi:``, ``cffi.__version__``, ``except
+tomllib.TOMLDecodeError``): a base class, a value, an argument, or not at all (which
 another module may import from it).
 
 Python 2's standard-library modules that Python 3 removed or renamed (``StringIO``,
@@ -128,8 +129,16 @@ def value_uses(module: ast.Module, imported: bool = True) -> ValueUses:
 def _not_passed_on(node: ast.AST, found: set[int], tests: list[ast.expr]) -> None:
     """Add to `found` the ids of the names `node` uses without passing their value on: called
     (the root of ``a.b(…)`` too), compared (``x is None``), or whose dunder attribute is read
-    (zstandard's ``cffi.__version__``); add to `tests` what it tests (`_tested`)."""
-    if isinstance(node, ast.Call):
+    (zstandard's ``cffi.__version__``), or an ``except`` clause matches (versioneer 0.29's
+    ``except (tomllib.TOMLDecodeError, KeyError)``, review80c); add to `tests` what it tests
+    (`_tested`)."""
+    if isinstance(node, ast.ExceptHandler) and node.type is not None:
+        caught = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
+        for base in caught:
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            found.add(id(base))
+    elif isinstance(node, ast.Call):
         func = node.func
         while isinstance(func, ast.Attribute):
             func = func.value

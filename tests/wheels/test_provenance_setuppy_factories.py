@@ -146,3 +146,122 @@ def test_a_function_of_setup_py_returning_known_classes_still_checks(tmp_path: P
         b"setup(" + KW + b", **kwargs())\n"
     )
     _passes_with(tmp_path / "a", SETUPTOOLS, **{"setup.py": setup_py})
+
+
+HELPER = b"from jupyter_packaging import create_cmdclass\n"
+PROJECT = {
+    "a function of a project module by name": (
+        {
+            "setup.py": HEAD + b"from helpers import kwargs\nsetup(" + KW + b", **kwargs())\n",
+            "helpers.py": HELPER
+            + b"def kwargs():\n    return {'cmdclass': create_cmdclass('js')}\n",
+        },
+        "helpers.py line 3 (kwargs(), which setup.py line 4 gives setup): a ** mapping of setup "
+        "is create_cmdclass('js'), made by jupyter_packaging; jupyter_packaging is a package "
+        "the commit holds no file of",
+    ),
+    "an attribute of a module of a package": (
+        {
+            "setup.py": HEAD + b"from tools import helpers\nsetup(" + KW + b", "
+            b"cmdclass=helpers.cmds())\n",
+            "tools/__init__.py": b"",
+            "tools/helpers.py": b"from . import made\ndef cmds():\n    return made.cmds()\n",
+            "tools/made.py": HELPER + b"C = create_cmdclass('js')\ndef cmds():\n    return C\n",
+        },
+        "tools/made.py line 2 (helpers.cmds(), which setup.py line 4 gives setup): cmdclass is "
+        "create_cmdclass('js'), made by jupyter_packaging;",
+    ),
+    "a mapping a project module binds": (
+        {
+            "setup.py": HEAD + b"import helpers\nsetup(" + KW + b", cmdclass=helpers.CMDS)\n",
+            "helpers.py": HELPER + b"CMDS = create_cmdclass('js')\n",
+        },
+        "helpers.py line 2 (helpers.CMDS, which setup.py line 4 gives setup): cmdclass is "
+        "create_cmdclass('js'), made by jupyter_packaging;",
+    ),
+    "a function it does not define": (
+        {
+            "setup.py": HEAD + b"import helpers\nsetup(" + KW + b", **helpers.kwargs())\n",
+            "helpers.py": HELPER + b"from functools import partial\n"
+            b"def make(n):\n    return {'cmdclass': create_cmdclass(n)}\nkwargs = partial(make, 'js')\n",
+        },
+        "setup.py line 4: a ** mapping of setup is helpers.kwargs(), which the project's "
+        "helpers returns: kwargs is no function it defines or imports, not read, and may",
+    ),
+    "a lambda it binds": (
+        {
+            "setup.py": HEAD + b"import helpers\nsetup(" + KW + b", **helpers.kwargs())\n",
+            "helpers.py": HELPER + b"kwargs = lambda: {'cmdclass': create_cmdclass('js')}\n",
+        },
+        "helpers.py line 2 (helpers.kwargs(), which setup.py line 4 gives setup): a ** mapping "
+        "of setup is create_cmdclass('js'), made by jupyter_packaging;",
+    ),
+    "a lambda of setup.py": (
+        {
+            "setup.py": HEAD + HELPER + b"kwargs = lambda: {'cmdclass': create_cmdclass('js')}\n"
+            b"setup(" + KW + b", **kwargs())\n",
+        },
+        "setup.py line 4: a ** mapping of setup is create_cmdclass('js'), made by "
+        "jupyter_packaging;",
+    ),
+    "import *": (
+        {
+            "setup.py": HEAD + b"from helpers import *\nsetup(" + KW + b", **kwargs())\n",
+            "helpers/__init__.py": b"from .impl import *\n",
+            "helpers/impl.py": HELPER
+            + b"def kwargs():\n    return {'cmdclass': create_cmdclass()}\n",
+        },
+        "helpers/impl.py line 3 (kwargs(), which setup.py line 4 gives setup): a ** mapping of "
+        "setup is create_cmdclass(), made by jupyter_packaging;",
+    ),
+    "a module import * binds": (
+        {
+            "setup.py": HEAD
+            + b"from helpers import *\nsetup("
+            + KW
+            + b", **jp.create_cmdclass())\n",
+            "helpers.py": b"import jupyter_packaging as jp\nVERSION = jp.describe()\n",
+        },
+        "helpers.py line 1 (jp.create_cmdclass(), which setup.py line 4 gives setup): a ** "
+        "mapping of setup is jp.create_cmdclass(), made by jupyter_packaging;",
+    ),
+    "a computed name": (
+        {
+            "setup.py": HEAD + b"import helpers\nsetup(" + KW + b", **getattr(helpers, 'kw')())\n",
+            "helpers.py": HELPER + b"def kw():\n    return {'cmdclass': create_cmdclass('js')}\n",
+        },
+        "setup.py line 4: a ** mapping of setup is getattr(helpers, 'kw')(), which the "
+        "project's helpers gives by a computed name, not read, and may",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", list(PROJECT), ids=list(PROJECT))
+def test_what_a_project_module_returns_or_binds_is_read(tmp_path: Path, shape: str) -> None:
+    """``from helpers import kwargs; setup(**kwargs())`` with ``helpers.py`` returning
+    ``{"cmdclass": create_cmdclass("js")}``, and its shapes: each passed, exit 0 (cython80's
+    left pass, review80c); a call of the project's module not read stops."""
+    files, said = PROJECT[shape]
+
+    stopped = _stopped_at(tmp_path, _repo(tmp_path, files), REVERTED)
+
+    assert said in stopped
+
+
+def test_what_a_project_module_returns_of_known_classes_still_checks(tmp_path: Path) -> None:
+    """A project module's function returning setuptools' classes, its own, another module's
+    (a relative import, a re-export, ``import *`` of one, a builtin ``import *`` leaves alone)
+    and an installed package's values of other keywords."""
+    files = {
+        "setup.py": HEAD
+        + b"import tools.helpers as h\nfrom tools import kwargs\nfrom star import *\n"
+        b"setup(" + KW + b", cmdclass=h.cmds(), **kwargs(), **dict(sorted({})), **more())\n",
+        "tools/__init__.py": b"from .helpers import kwargs\n",
+        "tools/helpers.py": b"from setuptools.command.sdist import sdist\n"
+        b"from jupyter_packaging import describe\nfrom .more import more\n"
+        b"def cmds():\n    return {'sdist': sdist, **more()}\n"
+        b"def kwargs():\n    return {'cmdclass': cmds(), 'version': describe()}\n",
+        "tools/more.py": b"class Mine:\n    pass\ndef more():\n    return {'mine': Mine}\n",
+        "star.py": b"from tools.more import *\n",
+    }
+    _passes_with(tmp_path / "a", SETUPTOOLS, **files)

@@ -183,3 +183,39 @@ def test_each_cython_shape_stopped_before(
     control = {"setup.py": setup_py, "helpers.py": b"import tools_cmake as m\nM = m\n"}
     stopped = _stopped_at(tmp_path / "b", _repo(tmp_path / "b", control), REVERTED)
     assert "helpers.py (which setup.py imports) line 2: m, from tools_cmake, is used" in stopped
+
+
+@pytest.mark.parametrize("name", ["compression", "imp", "json"])
+def test_a_module_of_the_commit_of_a_standard_library_name_is_read(
+    tmp_path: Path, name: str
+) -> None:
+    """A repository's own ``compression/`` (3.14's standard library), ``imp.py`` (3.12 removed
+    it) or ``json.py``: ``setup.py``'s directory is first on ``sys.path``, so the commit's file
+    runs, and it is read as the project's, whatever the standard library holds (review80c:
+    `OTHER_STDLIB` names no module the commit holds)."""
+    file = f"{name}/__init__.py" if name == "compression" else f"{name}.py"
+    files = {
+        "setup.py": HEAD + b"from %s import B\n" % name.encode() + CALL % b"{'build_ext': B}",
+        file: CBE + b"B = BuildExtension\n",
+    }
+
+    stopped = _stopped_at(tmp_path, _repo(tmp_path, files), REVERTED)
+
+    assert f"{file} (which setup.py imports) line 2: BuildExtension, from " in stopped
+    assert "cmake_build_extension, is used as a value, not only called;" in stopped
+
+
+def test_an_exception_class_an_except_clause_names_still_checks(tmp_path: Path) -> None:
+    """versioneer 0.29's vendored ``versioneer.py``: ``import tomli as tomllib`` (Python before
+    3.11) and ``except (tomllib.TOMLDecodeError, KeyError) as e:``; a class an ``except``
+    clause names is matched against, not passed on. It stopped the run, exit 2 (review80c: a
+    false hold on every project vendoring it, whose ``get_cmdclass()`` is read)."""
+    setup_py = HEAD + b"import versioneer\n" + CALL % b"versioneer.get_cmdclass()"
+    versioneer = (
+        b"try:\n    import tomllib\nexcept ImportError:\n    import tomli as tomllib\n"
+        b"def get_cmdclass():\n    try:\n        pp = tomllib.load(open('pyproject.toml', 'rb'))\n"
+        b"    except (tomllib.TOMLDecodeError, KeyError) as e:\n        pass\n"
+        b"    except tomllib.TOMLDecodeError:\n        pass\n    return {}\n"
+    )
+    files = {"setup.py": setup_py, "versioneer.py": versioneer}
+    _passes_with(tmp_path / "a", SETUPTOOLS, **files)
