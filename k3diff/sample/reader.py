@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -210,14 +211,31 @@ def header_finishing(header: RunHeader, where: str) -> frozenset[str]:
         raise InputError(f"{where}: 'finish_reasons': {exc}") from exc
 
 
+OTHER_VALUES = 1_000_000
+"""Most JSON values of a document given where a log is wanted decoded to name it (review80f: it
+was decoded whole, uncapped: 4,000,000 lines of `{},` after a `{` line, 12 MB, peaked at
+696 MB in `telemetry`, a 1 GiB one some 60 GB); past them it is named by what it has shown."""
+
+
 def _refuse_other_document(data: bytes, first: bytes, path: Path) -> None:
     """A whole JSON document (another command's output) given where a log is wanted is named
-    as what it is, not reported as a line that is "not JSON"."""
+    as what it is, not reported as a line that is "not JSON": read member by member up to
+    `OTHER_VALUES` values (a k3diff document names its schema first)."""
     if first.strip() not in (b"{", b"[") and not first.lstrip().startswith(b"{\n"):
         return
+    from k3diff.jsonmembers import read_object
+
+    shown: dict[str, Any] = {}
+
+    def caps(members: Mapping[str, Any]) -> tuple[str, int]:
+        shown.update(members)  # what was read before the cap, if it is reached
+        return "k3diff", OTHER_VALUES
+
     try:
-        value = bounded.loads(data, str(path))
-    except (json.JSONDecodeError, UnicodeDecodeError, InputError):
+        value: object = read_object(data.decode("utf-8"), str(path), lambda _: {}, caps)
+    except InputError:
+        value = shown  # more values than are read to name it: a JSON document so far
+    except (json.JSONDecodeError, UnicodeDecodeError):
         return
     schema = value.get("schema") if isinstance(value, dict) else None
     what = f"a {schema} document" if isinstance(schema, str) else "a JSON document"
