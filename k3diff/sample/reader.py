@@ -33,6 +33,7 @@ from typing import Any
 from k3diff import bounded
 from k3diff.errors import InputError
 from k3diff.ids import SAMPLES as SCHEMA
+from k3diff.lazyre import lazy
 from k3diff.sample.finish import finishing, problem
 from k3diff.sample.header import RunHeader, extended, read_header, read_marker
 from k3diff.sample.identityread import resumed_fields
@@ -245,6 +246,8 @@ def _refuse_other_document(data: bytes, first: bytes, path: Path) -> None:
     )
 
 
+_HEADER = lazy(rb'\{\s*"schema"\s*:\s*"' + SCHEMA.encode().replace(b".", rb"\.") + rb'"')
+"""How a header's first line starts (`json.dumps` with or without spaces)."""
 _NAMED = SCHEMA.encode()
 """What a header's first line holds unless it spells its schema with an escape: a line holding
 neither (a document written on one line) is no header, and is not decoded to say so."""
@@ -256,6 +259,8 @@ def looks_like_samples_log(data: bytes) -> bool:
     first = data if end < 0 else data[:end]  # not a copy of the rest (stream79)
     if _NAMED not in first and b"\\" not in first:
         return False  # caps80: a one-line document was decoded whole here, uncapped
+    if _held(first) > MAX_LINE_VALUES:  # review80f: not decoded; `_parse` refuses it
+        return _HEADER.match(first) is not None  # a log's, by how it starts
     try:
         value = bounded.loads(first, "first line")
     except (json.JSONDecodeError, UnicodeDecodeError, InputError):
@@ -274,7 +279,25 @@ def _read_bytes(path: Path) -> bytes:
     return data
 
 
+MAX_LINE_VALUES = 4_000_000
+"""Most JSON values a log's line holds, counted before it is decoded (`_held`): `k3diff sample`
+writes tens (a trace four a token: a million tokens' trace fits). review80f: each line was
+decoded whole up to the 64 MiB record cap, so a line of `{},` repeated made 22 million dicts
+(about 1.5 GB and 10 s) before its reader refused it; now at most 2 million."""
+
+
+def _held(line: bytes) -> int:
+    """At most how many JSON values `line` holds: its commas and brackets, plus one (those
+    inside strings too, so never short; as `jsonvalues.held`)."""
+    return line.count(b",") + line.count(b"[") + line.count(b"{") + 1
+
+
 def _parse(line: bytes, path: Path, number: int) -> dict[str, Any]:
+    if _held(line) > MAX_LINE_VALUES:
+        raise InputError(
+            f"{path}:{number}: more than {MAX_LINE_VALUES:,} JSON values on one line (its "
+            "commas and brackets counted), more than k3diff sample writes; refused"
+        )
     try:
         value = bounded.loads(line, f"{path}:{number}", written=True)
     except UnicodeDecodeError as exc:
