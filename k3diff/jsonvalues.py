@@ -25,10 +25,10 @@ from k3diff.strictjson import decode_at
 
 _BLOCK = 1 << 16
 """Characters counted at a time (`_sweep`): a piece ends at most this far past the cap."""
-_FIRST = (1 << 12, 1 << 20)
-"""Least and most characters of the first piece a value is decoded from (four times the last
-value's length between them: a record like the one before it is decoded once, copying four
-times its text)."""
+_FIRST = (1 << 12, 1 << 24)
+"""Least and most characters of the first piece a value is decoded from (twice the last value's
+length between them: a record like the one before it is decoded once, copying twice its text);
+each piece after it twice as long as the one before."""
 _TAIL = 16
 """Characters at a piece's end where a syntax error may be the cut, not the text (`fals`, a
 `\\u` escape, `-Infinit`): a value failing there is read further."""
@@ -68,34 +68,46 @@ def decode_capped(
     value not kept (`keep` false: an item its reader reads and drops), else what the document's
     earlier values left of it, which this one then takes."""
     left = budget.most - budget.kept if keep else budget.most
-    size = len(text)
-    first = min(size, pos + min(_FIRST[1], max(_FIRST[0], 4 * budget.span)))
-    got = _attempt(text, pos, first, where, levels)
-    if got is None:  # it runs past its first piece: count what the rest holds
-        stop = _sweep(text, pos, left)
+    length = min(_FIRST[1], max(_FIRST[0], 2 * budget.span))
+    counted = _Counted(pos, 0)
+    while True:  # pieces twice as long each, each holding at most `left` + `_TAIL` values
+        limit = min(len(text), pos + length)
+        # a piece of no more characters than `left` holds no more values: counted past them
+        stop = limit if limit - pos <= left else _sweep(text, counted, limit, left + _TAIL)
         got = _attempt(text, pos, stop, where, levels)
-        if got is None:  # runs past a piece holding more than `left` + `_TAIL`
+        if got is not None:
+            break
+        if counted.count > left + _TAIL:  # it runs past a piece holding more than `left`
             raise budget.refuse(key, budget.most)
+        length *= 2
     value, end = got
-    count = held(text, pos, end)
-    if count > left:
-        raise budget.refuse(key, budget.most)
-    if keep:
-        budget.kept += count
+    if keep or end - pos >= left:  # no shorter text holds more values than `left`
+        count = held(text, pos, end)
+        if count > left:
+            raise budget.refuse(key, budget.most)
+        budget.kept += count if keep else 0
     budget.span = end - pos
     return value, end
 
 
-def _sweep(text: str, pos: int, left: int) -> int:
-    """Where a piece from `pos` holding at most `left` values ends: the text's end, or the first
-    block boundary past which the piece holds more than `left` + `_TAIL`."""
-    size = len(text)
-    stop, count = pos, 0
-    while stop < size and count <= left + _TAIL:
-        nxt = min(size, stop + _BLOCK)
-        count += held(text, stop, nxt) - 1
-        stop = nxt
-    return stop
+@dataclass
+class _Counted:
+    """How far from a value's start its text is counted, and the commas and brackets there."""
+
+    stop: int
+    count: int
+
+
+def _sweep(text: str, counted: _Counted, limit: int, most: int) -> int:
+    """Count on from `counted.stop` a block at a time up to `limit`, stopping past the block
+    where the count passes `most`; where it stopped. Each character is counted once for a
+    value however many pieces it is tried in (review80f: counting to the text's end for each
+    member past its first piece made a thousand members of 1 MiB strings cost minutes)."""
+    while counted.stop < limit and counted.count <= most:
+        nxt = min(limit, counted.stop + _BLOCK)
+        counted.count += held(text, counted.stop, nxt) - 1
+        counted.stop = nxt
+    return counted.stop
 
 
 def _attempt(text: str, pos: int, stop: int, where: str, levels: int) -> tuple[Any, int] | None:
