@@ -52,6 +52,19 @@ REQUIRED: Mapping[Kind, tuple[str, ...]] = {
 }
 """Top-level keys each document must carry to be read."""
 
+MOST_VALUES = 16_000_000
+"""Most JSON values a document of a kind not in `VALUES` holds outside the items of its streamed
+array (`jsonvalues.held`: commas and brackets counted), and each such item: about 1.2 GB of
+dicts and lists at the most (review80f: `{"schema": "k3diff.triage/1", "records": [{}, ...]}`
+of 4,000,000 items took 18.9 s and 828 MB, a 1 GiB one tens of GB). Genuine documents hold far
+fewer: a responses document 89 outside its records (100,000 records a side), a record about 50."""
+
+VALUES: Mapping[Kind, int] = {
+    Kind.WHEELS: MOST_VALUES,  # 12,249 entries: 184,242 (15 an entry); 200,000 entries: 3M
+    Kind.TRIAGE: 40_000_000,  # 118 to 350 a record: 100,000 records about 35M
+}
+"""Per kind, most JSON values a document holds where it is more than `MOST_VALUES`."""
+
 _HINTS = {
     ids.SAMPLE.partition("/")[0]: (
         "it is `k3diff sample`'s end-of-run summary; give its samples.jsonl log"
@@ -104,8 +117,14 @@ def _parse(path: Path, text: str, streams: Streams) -> dict[str, Any]:
         stream = None if kind is None else streams.get(kind)
         return {} if stream is None else {stream[0]: stream[1]}
 
+    def caps(members: Mapping[str, Any]) -> tuple[str, int]:
+        kind = _known(members.get("schema"))
+        if kind is None:  # not yet known (or none): the most any kind holds
+            return "k3diff", max(MOST_VALUES, *VALUES.values())
+        return kind.value, VALUES.get(kind, MOST_VALUES)
+
     try:
-        value = read_object(text, str(path), chosen)
+        value = read_object(text, str(path), chosen, caps)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{path}: not a k3diff JSON document (line {exc.lineno}: {exc.msg})"

@@ -8,6 +8,7 @@ its reader made the typed view: a peak of ≈ 12× the file. Read here, the text
 k3diff writes ASCII) and the typed view are what is held, with one item's dicts at a time.
 
 Each member's value, and each item of a streamed array, is decoded by `strictjson.decode_at`
+under its kind's cap of JSON values (`jsonvalues.decode_capped`, review80f)
 (the strict decoder of JSON k3diff wrote: a repeated key, a bare `NaN`, an integer too long
 refused as `loads` refuses them) and its nesting held to what `MAX_JSON_DEPTH` leaves at its
 place (the object is one level, the array another). The object's own syntax is read as `json`
@@ -26,8 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from k3diff.errors import InputError
+from k3diff.jsonvalues import Budget, decode_capped
 from k3diff.lazyre import lazy
-from k3diff.strictjson import MAX_JSON_DEPTH, decode_at, loads, repeated_key
+from k3diff.strictjson import MAX_JSON_DEPTH, loads, repeated_key
 
 _SPACE = lazy(r"[ \t\n\r]*")
 """JSON's whitespace, as `json.decoder.WHITESPACE`."""
@@ -67,6 +69,11 @@ class Items:
 Streams = Callable[[Mapping[str, Any]], Mapping[str, Items]]
 """Given the members read so far (its `schema`), the array members to stream and how."""
 
+Caps = Callable[[Mapping[str, Any]], tuple[str, int]]
+"""Given the members read so far (its `schema`), what the document is (its schema, or
+"k3diff") and the most JSON values it holds outside the items of a streamed array
+(`jsonvalues.held`), each such item holding at most as many."""
+
 SCHEMA = "schema"
 """The member that says how the others are read: k3diff writes it first."""
 
@@ -96,21 +103,24 @@ def _dropped(item: object, where: str) -> None:
     """An item counted, not kept."""
 
 
-def read_object(text: str, where: str, streams: Streams) -> object:
+def read_object(text: str, where: str, streams: Streams, caps: Caps) -> object:
     """The JSON value of `text` (a document k3diff wrote), each array member `streams` names
     read into a `Streamed`; every other member as `loads` reads it. An array member before the
     member that says how to read it (the `schema`) is counted first, at most
     `MAX_ITEMS_UNNAMED` items, and read once it is known (a document k3diff wrote names its
     schema first). A top-level list is read item by item, at most as many, and given back
-    empty (what it held is no document)."""
+    empty (what it held is no document). Every value is decoded under `caps`
+    (`jsonvalues.decode_capped`): exit 2 naming the member once the document holds more values
+    than its kind's cap (review80f)."""
     start = _space(text, 0)
     members: dict[str, Any] = {}
     later: dict[str, int] = {}
+    budget = _budget(where, caps, members)
     if text.startswith("{", start):
-        end = _members(text, start + 1, where, members, streams, later)
+        end = _members(text, start + 1, where, members, streams, later, (caps, budget))
         value: object = members
     elif text.startswith("[", start):
-        end, value = _items(text, start, where, _unnamed(where, ""), 1)[1], []
+        end, value = _items(text, start, where, _unnamed(where, ""), 1, budget)[1], []
     else:  # a number, a string, no JSON at all: as `loads` reads (and words) it
         return loads(text, where, written=True)
     end = _space(text, end)
@@ -120,10 +130,23 @@ def read_object(text: str, where: str, streams: Streams) -> object:
     for key, at in later.items():
         how = chosen.get(key)
         if how is None:  # no reader streams it after all: read as any other member
-            members[key] = decode_at(text, at, where, MAX_JSON_DEPTH - 1)[0]
+            members[key] = decode_capped(text, at, where, MAX_JSON_DEPTH - 1, budget, key)[0]
         else:
-            members[key] = _items(text, at, where, how, 2, key)[0]
+            members[key] = _items(text, at, where, how, 2, budget, key)[0]
     return value
+
+
+def _budget(where: str, caps: Caps, members: Mapping[str, Any]) -> Budget:
+    """The values the document may hold, as `caps` says for the members read so far."""
+
+    def refuse(key: str, most: int) -> InputError:
+        what = caps(members)[0]
+        return InputError(
+            f"{where}: member {key!r} takes the document past {most:,} JSON values (its "
+            f"commas and brackets counted), the most a {what} document holds; refused"
+        )
+
+    return Budget(caps(members)[1], refuse)
 
 
 def _space(text: str, pos: int) -> int:
@@ -138,8 +161,11 @@ def _members(
     members: dict[str, Any],
     streams: Streams,
     later: dict[str, int],
+    capped: tuple[Caps, Budget],
 ) -> int:
-    """Read the object's members from `pos` (past its `{`) into `members`; where it ends."""
+    """Read the object's members from `pos` (past its `{`) into `members`, each under the
+    budget `capped` keeps (its cap set by `caps` once the schema is read); where it ends."""
+    caps, budget = capped
     pos = _space(text, pos)
     if text.startswith("}", pos):
         return pos + 1
@@ -157,11 +183,14 @@ def _members(
             raise repeated_key(key, where)
         how = streams(members).get(key)
         if text.startswith("[", pos) and how is not None:
-            members[key], pos = _items(text, pos, where, how, 2, key)
+            members[key], pos = _items(text, pos, where, how, 2, budget, key)
         elif text.startswith("[", pos) and SCHEMA not in members:  # read once it is known
-            later[key], pos = pos, _items(text, pos, where, _unnamed(where, key), 2, key)[1]
+            unnamed = _unnamed(where, key)
+            later[key], pos = pos, _items(text, pos, where, unnamed, 2, budget, key)[1]
         else:
-            members[key], pos = decode_at(text, pos, where, MAX_JSON_DEPTH - 1)
+            members[key], pos = decode_capped(text, pos, where, MAX_JSON_DEPTH - 1, budget, key)
+            if key == SCHEMA:
+                budget.most = caps(members)[1]
         pos = _space(text, pos)
         if text.startswith("}", pos):
             return pos + 1
@@ -171,10 +200,11 @@ def _members(
 
 
 def _items(
-    text: str, pos: int, where: str, how: Items | None, depth: int, key: str = ""
+    text: str, pos: int, where: str, how: Items, depth: int, budget: Budget, key: str = ""
 ) -> tuple[Streamed, int]:
     """The array at `pos` (its `[`) read item by item at nesting `depth`, each item given to
-    `how` (None: counted and dropped) while it reads them; the `Streamed` and where it ends."""
+    `how` while it reads them, none holding more values than `budget.most`; the `Streamed` and
+    where it ends."""
     items: list[Any] = []
     error: InputError | None = None
     count = 0
@@ -183,12 +213,13 @@ def _items(
     if text.startswith("]", pos):
         return Streamed((), 0, None), pos + 1
     while True:
-        item, pos = decode_at(text, pos, where, levels)
-        if how is not None and how.past is not None and count >= how.most:
+        path = f"{key}[{count}]"
+        item, pos = decode_capped(text, pos, where, levels, budget, path, keep=False)
+        if how.past is not None and count >= how.most:
             raise how.past()
-        if how is not None and error is None and count < how.most and how.read is not _dropped:
+        if error is None and count < how.most and how.read is not _dropped:
             try:
-                items.append(how.read(item, f"{key}[{count}]"))
+                items.append(how.read(item, path))
             except InputError as exc:
                 error = exc
         del item

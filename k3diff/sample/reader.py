@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from typing import Any
 from k3diff import bounded
 from k3diff.errors import InputError
 from k3diff.ids import SAMPLES as SCHEMA
+from k3diff.lazyre import lazy
 from k3diff.sample.finish import finishing, problem
 from k3diff.sample.header import RunHeader, extended, read_header, read_marker
 from k3diff.sample.identityread import resumed_fields
@@ -210,14 +212,31 @@ def header_finishing(header: RunHeader, where: str) -> frozenset[str]:
         raise InputError(f"{where}: 'finish_reasons': {exc}") from exc
 
 
+OTHER_VALUES = 1_000_000
+"""Most JSON values of a document given where a log is wanted decoded to name it (review80f: it
+was decoded whole, uncapped: 4,000,000 lines of `{},` after a `{` line, 12 MB, peaked at
+696 MB in `telemetry`, a 1 GiB one some 60 GB); past them it is named by what it has shown."""
+
+
 def _refuse_other_document(data: bytes, first: bytes, path: Path) -> None:
     """A whole JSON document (another command's output) given where a log is wanted is named
-    as what it is, not reported as a line that is "not JSON"."""
+    as what it is, not reported as a line that is "not JSON": read member by member up to
+    `OTHER_VALUES` values (a k3diff document names its schema first)."""
     if first.strip() not in (b"{", b"[") and not first.lstrip().startswith(b"{\n"):
         return
+    from k3diff.jsonmembers import read_object
+
+    shown: dict[str, Any] = {}
+
+    def caps(members: Mapping[str, Any]) -> tuple[str, int]:
+        shown.update(members)  # what was read before the cap, if it is reached
+        return "k3diff", OTHER_VALUES
+
     try:
-        value = bounded.loads(data, str(path))
-    except (json.JSONDecodeError, UnicodeDecodeError, InputError):
+        value: object = read_object(data.decode("utf-8"), str(path), lambda _: {}, caps)
+    except InputError:
+        value = shown  # more values than are read to name it: a JSON document so far
+    except (json.JSONDecodeError, UnicodeDecodeError):
         return
     schema = value.get("schema") if isinstance(value, dict) else None
     what = f"a {schema} document" if isinstance(schema, str) else "a JSON document"
@@ -227,6 +246,8 @@ def _refuse_other_document(data: bytes, first: bytes, path: Path) -> None:
     )
 
 
+_HEADER = lazy(rb'\{\s*"schema"\s*:\s*"' + SCHEMA.encode().replace(b".", rb"\.") + rb'"')
+"""How a header's first line starts (`json.dumps` with or without spaces)."""
 _NAMED = SCHEMA.encode()
 """What a header's first line holds unless it spells its schema with an escape: a line holding
 neither (a document written on one line) is no header, and is not decoded to say so."""
@@ -238,6 +259,8 @@ def looks_like_samples_log(data: bytes) -> bool:
     first = data if end < 0 else data[:end]  # not a copy of the rest (stream79)
     if _NAMED not in first and b"\\" not in first:
         return False  # caps80: a one-line document was decoded whole here, uncapped
+    if _held(first) > MAX_LINE_VALUES:  # review80f: not decoded; `_parse` refuses it
+        return _HEADER.match(first) is not None  # a log's, by how it starts
     try:
         value = bounded.loads(first, "first line")
     except (json.JSONDecodeError, UnicodeDecodeError, InputError):
@@ -256,7 +279,25 @@ def _read_bytes(path: Path) -> bytes:
     return data
 
 
+MAX_LINE_VALUES = 4_000_000
+"""Most JSON values a log's line holds, counted before it is decoded (`_held`): `k3diff sample`
+writes tens (a trace four a token: a million tokens' trace fits). review80f: each line was
+decoded whole up to the 64 MiB record cap, so a line of `{},` repeated made 22 million dicts
+(about 1.5 GB and 10 s) before its reader refused it; now at most 2 million."""
+
+
+def _held(line: bytes) -> int:
+    """At most how many JSON values `line` holds: its commas and brackets, plus one (those
+    inside strings too, so never short; as `jsonvalues.held`)."""
+    return line.count(b",") + line.count(b"[") + line.count(b"{") + 1
+
+
 def _parse(line: bytes, path: Path, number: int) -> dict[str, Any]:
+    if _held(line) > MAX_LINE_VALUES:
+        raise InputError(
+            f"{path}:{number}: more than {MAX_LINE_VALUES:,} JSON values on one line (its "
+            "commas and brackets counted), more than k3diff sample writes; refused"
+        )
     try:
         value = bounded.loads(line, f"{path}:{number}", written=True)
     except UnicodeDecodeError as exc:

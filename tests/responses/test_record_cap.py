@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cli_support import run_k3diff
 
-from k3diff import jsonmembers
+from k3diff import jsonvalues
 from k3diff.errors import InputError
 from k3diff.responses import recordcap
 from k3diff.sample.prompts import read_prompts
@@ -94,7 +94,7 @@ def test_a_document_is_read_no_further_than_the_record_past_the_cap(
         decoded.append(pos)
         return decode_at(text, pos, where, levels)
 
-    monkeypatch.setattr(jsonmembers, "decode_at", counted)
+    monkeypatch.setattr(jsonvalues, "decode_at", counted)
     monkeypatch.setattr(recordcap, "MAX_RECORDS", 1)  # a document holds at most 2
     report = run_k3diff("report", document, "--out", tmp_path / "bundle")
     assert report.exit_code == 2, report.stdout
