@@ -4,7 +4,8 @@
 
 * a platform tag outside warehouse's `_valid_platform_tag`: `linux_x86_64` (a wheel not
   repaired by auditwheel), `macosx_11_1_arm64` (from macOS 11 the minor is 0), an unknown
-  architecture; every tag of a compressed set counts ("Binary wheel ... has an unsupported
+  architecture (read in lower case, as packaging reads tags; PEP 783's `pyemscripten_X_Y_wasm32`
+  passes); every tag of a compressed set counts ("Binary wheel ... has an unsupported
   platform tag");
 * a name part that is not the project's normalised name with `_` (`Demo-1.0-...`,
   `demo.pkg-1.0-...`: "Filename ... should contain the normalized project name");
@@ -20,7 +21,7 @@ import re
 from collections.abc import Collection
 
 from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 TAKEN_ELSEWHERE = (
     "PyPI refuses it on upload today, files uploaded before are still served; pip 26 installs "
@@ -62,11 +63,15 @@ _ANDROID = re.compile(r"android_(\d+)_(?P<arch>.*)")
 _ANDROID_ARCHES = frozenset({"armeabi_v7a", "arm64_v8a", "x86", "x86_64"})
 _LINUX = re.compile(r"(?P<libc>(many|musl))linux_(\d+)_(\d+)_(?P<arch>.*)")
 _LINUX_ARCHES = frozenset({"x86_64", "i686", "aarch64", "armv7l", "ppc64le", "s390x", "riscv64"})
+_PYEMSCRIPTEN = re.compile(r"pyemscripten_\d+_\d+_wasm32")
+"""PEP 783's Pyodide tag (warehouse since April 2026; review80b: A141 failed it)."""
 
 
 def pypi_platform(tag: str) -> bool:
     """Whether PyPI's upload takes the platform tag (warehouse's `_valid_platform_tag`, with
-    its `re.match` prefix matches)."""
+    its `re.match` prefix matches), read in lower case as `packaging` reads a file name's tags
+    (review80b: `MANYLINUX2014_X86_64` failed A141, and PyPI takes it)."""
+    tag = tag.lower()
     if tag in _ALLOWED:
         return True
     macos = _MACOS.match(tag)
@@ -76,7 +81,9 @@ def pypi_platform(tag: str) -> bool:
         return m["arch"] in _LINUX_ARCHES | ({"ppc64"} if m["libc"] == "many" else set())
     if (m := _IOS.match(tag)) and m["arch"] in _IOS_ARCHES:
         return True
-    return bool((m := _ANDROID.match(tag)) and m["arch"] in _ANDROID_ARCHES)
+    if (m := _ANDROID.match(tag)) and m["arch"] in _ANDROID_ARCHES:
+        return True
+    return bool(_PYEMSCRIPTEN.match(tag))
 
 
 def pypi_name_problems(filename: str, held: Collection[str]) -> list[str]:
@@ -126,7 +133,9 @@ def _spelt_otherwise(literal: str, held: Collection[str]) -> bool:
 
 
 def _same(one: str, other: str) -> bool:
+    """Whether two versions are one as pip reads them; a number past `int()`'s 4,300 digits is
+    none (review80b: a `.dist-info` named so was an internal error, exit 2)."""
     try:
         return Version(one) == Version(other)
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or int() refusing a number over 4,300 digits
         return False

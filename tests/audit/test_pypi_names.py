@@ -55,6 +55,10 @@ TAKEN = (
     "cp313-cp313-ios_13_0_arm64_iphoneos",
     "cp313-cp313-android_24_arm64_v8a",
     "py3-none-linux_armv7l",
+    # review80b: both failed A141, and PyPI takes them: PEP 783's Pyodide tag (warehouse since
+    # April 2026), and a tag in capitals, which packaging (and so warehouse) reads lower-cased
+    "cp313-cp313-pyemscripten_2025_0_wasm32",
+    "py3-none-MANYLINUX2014_X86_64",
 )
 _HERE = {"x86_64": "x86_64", "AMD64": "x86_64"}.get(platform.machine(), "")
 
@@ -97,3 +101,15 @@ def test_build_number_and_waiver(tmp_path: Path) -> None:
     )
     result = run_k3diff("audit", wheel, "--waivers", waivers)
     assert result.exit_code == 0 and "1 finding waived: A141" in result.stdout
+
+
+def test_a_dist_info_version_past_int_digits_is_no_internal_error(tmp_path: Path) -> None:
+    """A `.dist-info` whose version has more digits than `int()` converts is no version of the
+    file name's (review80b: reading it so raised past `InvalidVersion`, an internal error, exit
+    2): the wheel fails on what it is, a `.dist-info` of another version (W605), with no A141."""
+    meta = metadata("demo_pkg", "1.0", metadata_version="2.4")
+    wide = "demo_pkg-" + "1" * 5000 + ".dist-info"
+    wheel = write_wheel(tmp_path, "demo_pkg", "1.0", FILES, meta=meta, dist_info=wide)
+    result = run_k3diff("audit", wheel)
+    assert result.exit_code == 1 and "internal error" not in result.stderr, result.stderr
+    assert audit_code(wheel) == (1, {"W605"})
