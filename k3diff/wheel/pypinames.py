@@ -86,9 +86,10 @@ def pypi_platform(tag: str) -> bool:
     return bool(_PYEMSCRIPTEN.match(tag))
 
 
-def pypi_name_problems(filename: str, held: Collection[str]) -> list[str]:
+def pypi_name_problems(filename: str, held: Collection[str] | None) -> list[str]:
     """One sentence per rule of PyPI's upload the wheel's file name breaks; `held` is the
-    archive's entry names. A name with fewer than four dashes, or ending in `.whl` twice, is no
+    archive's entry names, None for the rules of the name alone (`report` holds a document to
+    those: review80b). A name with fewer than four dashes, or ending in `.whl` twice, is no
     wheel filename PyPI takes (A126 says so)."""
     stem = filename.removesuffix(".whl")
     parts = stem.split("-")
@@ -103,7 +104,7 @@ def pypi_name_problems(filename: str, held: Collection[str]) -> list[str]:
             f"{normal!r} there"
         )
     literal = f"{name}-{version}.dist-info"
-    if _spelt_otherwise(literal, held):
+    if held is not None and _spelt_otherwise(literal, held):
         problems.append(
             f"no {literal}/WHEEL or {literal}/METADATA: the .dist-info pip reads is spelt "
             "otherwise, and PyPI reads them at the path the file name spells"
