@@ -118,7 +118,7 @@ def pypi_name_problems(filename: str, held: Collection[str] | None) -> list[str]
 
 def _spelt_otherwise(literal: str, held: Collection[str]) -> bool:
     """Whether the archive lacks `literal`'s WHEEL or METADATA while a `.dist-info` pip reads as
-    the same name and version holds both (`demo-1.0.dist-info` for `demo-1.0.0`): one of
+    the same name and version (or one naming no version) holds WHEEL (`demo-1.0.dist-info` for `demo-1.0.0`): one of
     another name or version is the filename's contradiction (W605), said there."""
     if all(f"{literal}/{file}" in held for file in ("WHEEL", "METADATA")):
         return False
@@ -128,7 +128,11 @@ def _spelt_otherwise(literal: str, held: Collection[str]) -> bool:
         if file != "WHEEL" or not directory.endswith(".dist-info") or directory == literal:
             continue
         other, _, other_version = directory.removesuffix(".dist-info").partition("-")
-        if canonicalize_name(other) == canonicalize_name(name) and _same(other_version, version):
+        if canonicalize_name(other) != canonicalize_name(name):
+            continue
+        # no version (`demo.dist-info`, `demo-.dist-info`): pip reads METADATA's, which W605
+        # holds to the file name's (review80b: such a wheel passed, exit 0, PyPI refuses it)
+        if not other_version or _same(other_version, version):
             return True
     return False
 

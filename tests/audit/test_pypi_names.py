@@ -46,6 +46,13 @@ REFUSED = {
         "demo_pkg-1.0.dist-info",
         "no demo_pkg-1.0.0.dist-info/WHEEL or demo_pkg-1.0.0.dist-info/METADATA: the .dist-info",
     ),
+    ".dist-info naming no version": (  # review80b: passed, exit 0 (pip reads METADATA's)
+        "demo_pkg",
+        "1.0",
+        "py3-none-any",
+        "demo_pkg.dist-info",
+        "no demo_pkg-1.0.dist-info/WHEEL or demo_pkg-1.0.dist-info/METADATA: the .dist-info",
+    ),
 }
 TAKEN = (
     "py3-none-any",
