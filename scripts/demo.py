@@ -44,7 +44,7 @@ import scripted_server
 
 from k3diff import shellwords
 
-WHEEL = "engine-1.0-cp311-cp311-linux_x86_64.whl"
+WHEEL = "engine-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"
 MEANING = {
     "wheels": ("nothing fails the policy", "findings that fail the policy"),
     "audit": ("no finding of error severity", "findings of error severity"),

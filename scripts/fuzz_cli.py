@@ -45,7 +45,7 @@ from fuzz_targets71 import prepare71
 from fuzz_targets72 import prepare72
 
 K3DIFF = Path(sys.executable).parent / "k3diff"
-WHEEL = "engine-1.0-cp311-cp311-linux_x86_64.whl"
+WHEEL = "engine-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"
 SECONDS_CAP = 10.0
 RSS_CAP_KB = 500 * 1024
 

@@ -48,7 +48,7 @@ from k3diff.logs.normalize import TERMINAL_CODES
 from k3diff.logs.rules import BUILTIN_RULES, MULTILINE_RULES
 from k3diff.provenance.ignorepatterns import compiled
 
-WHEEL = "engine-1.0-cp311-cp311-linux_x86_64.whl"
+WHEEL = "engine-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"
 OLD = b"def check(token, secret):\n    return token == secret\n"
 SAFE = b"import hmac\n\ndef check(token, secret):\n    return hmac.compare_digest(token, secret)\n"
 SKBUILD = (

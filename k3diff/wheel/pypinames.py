@@ -4,7 +4,8 @@
 
 * a platform tag outside warehouse's `_valid_platform_tag`: `linux_x86_64` (a wheel not
   repaired by auditwheel), `macosx_11_1_arm64` (from macOS 11 the minor is 0), an unknown
-  architecture; every tag of a compressed set counts ("Binary wheel ... has an unsupported
+  architecture (read in lower case, as packaging reads tags; PEP 783's `pyemscripten_X_Y_wasm32`
+  passes); every tag of a compressed set counts ("Binary wheel ... has an unsupported
   platform tag");
 * a name part that is not the project's normalised name with `_` (`Demo-1.0-...`,
   `demo.pkg-1.0-...`: "Filename ... should contain the normalized project name");
@@ -20,7 +21,7 @@ import re
 from collections.abc import Collection
 
 from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 TAKEN_ELSEWHERE = (
     "PyPI refuses it on upload today, files uploaded before are still served; pip 26 installs "
@@ -62,11 +63,15 @@ _ANDROID = re.compile(r"android_(\d+)_(?P<arch>.*)")
 _ANDROID_ARCHES = frozenset({"armeabi_v7a", "arm64_v8a", "x86", "x86_64"})
 _LINUX = re.compile(r"(?P<libc>(many|musl))linux_(\d+)_(\d+)_(?P<arch>.*)")
 _LINUX_ARCHES = frozenset({"x86_64", "i686", "aarch64", "armv7l", "ppc64le", "s390x", "riscv64"})
+_PYEMSCRIPTEN = re.compile(r"pyemscripten_\d+_\d+_wasm32")
+"""PEP 783's Pyodide tag (warehouse since April 2026; review80b: A141 failed it)."""
 
 
 def pypi_platform(tag: str) -> bool:
     """Whether PyPI's upload takes the platform tag (warehouse's `_valid_platform_tag`, with
-    its `re.match` prefix matches)."""
+    its `re.match` prefix matches), read in lower case as `packaging` reads a file name's tags
+    (review80b: `MANYLINUX2014_X86_64` failed A141, and PyPI takes it)."""
+    tag = tag.lower()
     if tag in _ALLOWED:
         return True
     macos = _MACOS.match(tag)
@@ -76,12 +81,15 @@ def pypi_platform(tag: str) -> bool:
         return m["arch"] in _LINUX_ARCHES | ({"ppc64"} if m["libc"] == "many" else set())
     if (m := _IOS.match(tag)) and m["arch"] in _IOS_ARCHES:
         return True
-    return bool((m := _ANDROID.match(tag)) and m["arch"] in _ANDROID_ARCHES)
+    if (m := _ANDROID.match(tag)) and m["arch"] in _ANDROID_ARCHES:
+        return True
+    return bool(_PYEMSCRIPTEN.match(tag))
 
 
-def pypi_name_problems(filename: str, held: Collection[str]) -> list[str]:
+def pypi_name_problems(filename: str, held: Collection[str] | None) -> list[str]:
     """One sentence per rule of PyPI's upload the wheel's file name breaks; `held` is the
-    archive's entry names. A name with fewer than four dashes, or ending in `.whl` twice, is no
+    archive's entry names, None for the rules of the name alone (`report` holds a document to
+    those: review80b). A name with fewer than four dashes, or ending in `.whl` twice, is no
     wheel filename PyPI takes (A126 says so)."""
     stem = filename.removesuffix(".whl")
     parts = stem.split("-")
@@ -96,7 +104,7 @@ def pypi_name_problems(filename: str, held: Collection[str]) -> list[str]:
             f"{normal!r} there"
         )
     literal = f"{name}-{version}.dist-info"
-    if _spelt_otherwise(literal, held):
+    if held is not None and _spelt_otherwise(literal, held):
         problems.append(
             f"no {literal}/WHEEL or {literal}/METADATA: the .dist-info pip reads is spelt "
             "otherwise, and PyPI reads them at the path the file name spells"
@@ -110,7 +118,7 @@ def pypi_name_problems(filename: str, held: Collection[str]) -> list[str]:
 
 def _spelt_otherwise(literal: str, held: Collection[str]) -> bool:
     """Whether the archive lacks `literal`'s WHEEL or METADATA while a `.dist-info` pip reads as
-    the same name and version holds both (`demo-1.0.dist-info` for `demo-1.0.0`): one of
+    the same name and version (or one naming no version) holds WHEEL (`demo-1.0.dist-info` for `demo-1.0.0`): one of
     another name or version is the filename's contradiction (W605), said there."""
     if all(f"{literal}/{file}" in held for file in ("WHEEL", "METADATA")):
         return False
@@ -120,13 +128,19 @@ def _spelt_otherwise(literal: str, held: Collection[str]) -> bool:
         if file != "WHEEL" or not directory.endswith(".dist-info") or directory == literal:
             continue
         other, _, other_version = directory.removesuffix(".dist-info").partition("-")
-        if canonicalize_name(other) == canonicalize_name(name) and _same(other_version, version):
+        if canonicalize_name(other) != canonicalize_name(name):
+            continue
+        # no version (`demo.dist-info`, `demo-.dist-info`): pip reads METADATA's, which W605
+        # holds to the file name's (review80b: such a wheel passed, exit 0, PyPI refuses it)
+        if not other_version or _same(other_version, version):
             return True
     return False
 
 
 def _same(one: str, other: str) -> bool:
+    """Whether two versions are one as pip reads them; a number past `int()`'s 4,300 digits is
+    none (review80b: a `.dist-info` named so was an internal error, exit 2)."""
     try:
         return Version(one) == Version(other)
-    except InvalidVersion:
+    except ValueError:  # InvalidVersion, or int() refusing a number over 4,300 digits
         return False

@@ -63,7 +63,8 @@ def test_an_elf_matching_its_tag_passes(tmp_path: Path, arch: str) -> None:
     exit_code, report = audit_json(
         wheel_with(tmp_path, tiny_elf(*MACHINES[arch]), f"manylinux_2_31_{arch}")
     )
-    assert a125(report) == [] and exit_code == 0, codes(report)
+    refused = arch == "loongarch64"  # no manylinux architecture of PyPI's: A141 (hunt80)
+    assert a125(report) == [] and exit_code == int(refused), codes(report)
     assert [n["entry"] for n in report["artifacts"][0]["natives"]] == ["demo/_lib.so"]
 
 

@@ -6,11 +6,13 @@ serves."""
 
 from __future__ import annotations
 
+import json
 import platform
 from pathlib import Path
+from typing import Any
 
 import pytest
-from cli_support import run_k3diff
+from cli_support import CliResult, run_k3diff
 from wheel.pipinstall import pip_install
 from wheel.rawwheel import metadata, write_wheel
 from wheel.test_core_metadata import twine_refuses
@@ -44,6 +46,13 @@ REFUSED = {
         "demo_pkg-1.0.dist-info",
         "no demo_pkg-1.0.0.dist-info/WHEEL or demo_pkg-1.0.0.dist-info/METADATA: the .dist-info",
     ),
+    ".dist-info naming no version": (  # review80b: passed, exit 0 (pip reads METADATA's)
+        "demo_pkg",
+        "1.0",
+        "py3-none-any",
+        "demo_pkg.dist-info",
+        "no demo_pkg-1.0.dist-info/WHEEL or demo_pkg-1.0.dist-info/METADATA: the .dist-info",
+    ),
 }
 TAKEN = (
     "py3-none-any",
@@ -55,6 +64,10 @@ TAKEN = (
     "cp313-cp313-ios_13_0_arm64_iphoneos",
     "cp313-cp313-android_24_arm64_v8a",
     "py3-none-linux_armv7l",
+    # review80b: both failed A141, and PyPI takes them: PEP 783's Pyodide tag (warehouse since
+    # April 2026), and a tag in capitals, which packaging (and so warehouse) reads lower-cased
+    "cp313-cp313-pyemscripten_2025_0_wasm32",
+    "py3-none-MANYLINUX2014_X86_64",
 )
 _HERE = {"x86_64": "x86_64", "AMD64": "x86_64"}.get(platform.machine(), "")
 
@@ -97,3 +110,54 @@ def test_build_number_and_waiver(tmp_path: Path) -> None:
     )
     result = run_k3diff("audit", wheel, "--waivers", waivers)
     assert result.exit_code == 0 and "1 finding waived: A141" in result.stdout
+
+
+def test_a_dist_info_version_past_int_digits_is_no_internal_error(tmp_path: Path) -> None:
+    """A `.dist-info` whose version has more digits than `int()` converts is no version of the
+    file name's (review80b: reading it so raised past `InvalidVersion`, an internal error, exit
+    2): the wheel fails on what it is, a `.dist-info` of another version (W605), with no A141."""
+    meta = metadata("demo_pkg", "1.0", metadata_version="2.4")
+    wide = "demo_pkg-" + "1" * 5000 + ".dist-info"
+    wheel = write_wheel(tmp_path, "demo_pkg", "1.0", FILES, meta=meta, dist_info=wide)
+    result = run_k3diff("audit", wheel)
+    assert result.exit_code == 1 and "internal error" not in result.stderr, result.stderr
+    assert audit_code(wheel) == (1, {"W605"})
+
+
+def _report(tmp_path: Path, document: dict[str, Any]) -> CliResult:
+    (tmp_path / "edited.json").write_text(json.dumps(document))
+    return run_k3diff("report", "edited.json", "--out", "bundle", cwd=tmp_path)
+
+
+def test_an_a141_deleted_is_refused_by_report(tmp_path: Path) -> None:
+    """A141 of a name or platform tag follows from the artifact's recorded name, so `report`
+    holds the document to it (review80b: deleted with the verdict's counts, the audit of a
+    `linux_x86_64` wheel passed `report`, exit 0). Waived, it is still listed and passes; a file
+    `audit` could not read as a zip (A001) was never checked so, and is held to nothing."""
+    meta = metadata("demo_pkg", "1.0", metadata_version="2.4")
+    write_wheel(tmp_path / "dist", "demo_pkg", "1.0", FILES, tag="py3-none-linux_x86_64", meta=meta)
+    (tmp_path / "dist" / "demo_pkg-1.0-py3-none-win_mips.whl").write_bytes(b"not a zip")
+    (tmp_path / "waivers.toml").write_text(
+        '[[waiver]]\ncode = "A141"\npath = ""\nartifact = "demo_pkg-1.0-py3-none-linux_x86_64.whl"'
+        '\nreason = "served by the internal index"\n'
+    )
+    made = run_k3diff("audit", "dist", "--format", "json", "-o", "a.json", cwd=tmp_path)
+    assert made.exit_code == 1, made.stderr
+    document = json.loads((tmp_path / "a.json").read_text())
+    listed = [[f["code"] for f in a["findings"]] for a in document["artifacts"]]
+    assert listed == [["A141"], ["A001"]]
+    assert _report(tmp_path, document).exit_code == 1
+    document["artifacts"][0]["findings"] = []
+    document["verdict"] = {"ok": False, "exit_code": 1, "errors": 1, "warnings": 0}
+    edited = _report(tmp_path, document)
+    assert edited.exit_code == 2, edited.stdout + edited.stderr
+    assert (
+        "(dist/demo_pkg-1.0-py3-none-linux_x86_64.whl lists no A141 finding, which its name "
+        "gives)" in edited.stderr
+    )
+    waived = run_k3diff(
+        "audit", "dist/demo_pkg-1.0-py3-none-linux_x86_64.whl", "--waivers", "waivers.toml",
+        "--format", "json", "-o", "w.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert waived.exit_code == 0, waived.stderr
+    assert _report(tmp_path, json.loads((tmp_path / "w.json").read_text())).exit_code == 0

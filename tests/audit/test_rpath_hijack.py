@@ -20,7 +20,7 @@ from wheel.test_installed_view import audit_code, codes, wheels_json
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="needs a C compiler")
 
-TAG = "py3-none-linux_x86_64"
+TAG = "py3-none-manylinux_2_17_x86_64"
 
 
 def library(

@@ -83,7 +83,10 @@ def test_names_pip_reads_alike_fail_the_audit(tmp_path: Path, names: tuple[str, 
         ("demo-1.0-py3-none-any.whl", "demo-1.1-py3-none-any.whl"),  # two versions
         ("demo-1.0-1-py3-none-any.whl", "demo-1.0-2-py3-none-any.whl"),  # a rebuild
         ("demo-1.0-py3-none-any.whl", "demo-1.0-1-py3-none-any.whl"),
-        ("demo-1.0-cp312-cp312-linux_x86_64.whl", "demo-1.0-cp313-cp313-linux_x86_64.whl"),
+        (
+            "demo-1.0-cp312-cp312-manylinux_2_17_x86_64.whl",
+            "demo-1.0-cp313-cp313-manylinux_2_17_x86_64.whl",
+        ),
         ("demo-1.0-py3-none-any.whl", "other-1.0-py3-none-any.whl"),
     ],
 )

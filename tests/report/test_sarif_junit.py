@@ -21,7 +21,7 @@ FILES = {
     "engine/__init__.py": b"VERSION = '1.0'\n",
     "engine/_C.cpython-311-x86_64-linux-gnu.so": SO,
 }
-TAG = "cp311-cp311-linux_x86_64"
+TAG = "cp311-cp311-manylinux_2_17_x86_64"
 
 
 def _pair(tmp_path: Path, version: str = "1.1") -> tuple[Path, Path]:

@@ -77,8 +77,8 @@ def test_the_stable_abis_own_libpython3_names_no_version(tmp_path: Path) -> None
     (review74a: on no policy's list, and absent where CPython has no shared library)."""
     so = linked(tmp_path / "c", "libpython3.so")
     assert audit_code(abi3_wheel(tmp_path / "p", "2.0", TAG, "_ext.abi3.so", so)) == (1, {"A115"})
-    plain = "cp38-abi3-linux_x86_64"
-    assert audit_code(abi3_wheel(tmp_path / "l", "2.0", plain, "_ext.abi3.so", so)) == (0, set())
+    plain = "cp38-abi3-linux_x86_64"  # no A115; A141: PyPI refuses the tag (hunt80)
+    assert audit_code(abi3_wheel(tmp_path / "l", "2.0", plain, "_ext.abi3.so", so)) == (1, {"A141"})
 
 
 def test_a_manylinux_extension_linked_against_libpython_fails_audit(tmp_path: Path) -> None:
@@ -94,7 +94,7 @@ def test_a_manylinux_extension_linked_against_libpython_fails_audit(tmp_path: Pa
         assert "needs libpython3.11.so.1.0, which manylinux and musllinux forbid" in detail
     plain = "cp311-cp311-linux_x86_64"
     wheel = abi3_wheel(tmp_path / plain, "2.0", plain, "_ext.cpython-311-x86_64-linux-gnu.so", so)
-    assert audit_code(wheel) == (0, set())
+    assert audit_code(wheel) == (1, {"A141"})  # A141: PyPI refuses the tag (hunt80)
 
 
 def test_a_decoy_string_table_does_not_hide_the_libpython_the_loader_loads(
@@ -115,6 +115,6 @@ def test_a_decoy_string_table_does_not_hide_the_libpython_the_loader_loads(
     assert tried.returncode != 0 and f"{other}: cannot open shared object file" in tried.stderr
     # A plain linux tag: a manylinux one fails as well for the library its policy lacks (A115).
     wheel = abi3_wheel(tmp_path / "p", "2.0", "cp38-abi3-linux_x86_64", "_ext.abi3.so", so)
-    assert audit_code(wheel) == (1, {"A123"})
+    assert audit_code(wheel) == (1, {"A123", "A141"})  # A141: PyPI refuses the tag (hunt80)
     detail = run_k3diff("audit", wheel).stdout
     assert f"linked against {other}" in detail

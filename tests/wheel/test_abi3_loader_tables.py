@@ -32,7 +32,7 @@ from wheel.test_installed_view import audit_code, codes, wheels_json
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc builds the extensions")
 
-TAG = "cp38-abi3-linux_x86_64"
+TAG = "cp38-abi3-manylinux_2_17_x86_64"
 DT_NULL, DT_PLTRELSZ, DT_HASH, DT_STRTAB, DT_SYMTAB, DT_RELA, DT_RELASZ = 0, 2, 4, 5, 6, 7, 8
 DT_STRSZ, DT_JMPREL, DT_VERSYM = 10, 23, 0x6FFFFFF0
 ENTRY = 24  # an Elf64_Sym, an Elf64_Rela

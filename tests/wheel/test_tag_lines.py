@@ -100,7 +100,8 @@ def test_w605_on_tag_lines_is_what_pip_check_reports(
     )
     assert _pip_check_says_unsupported(wheel, tmp_path) is w605
     code, details = _w605("audit", wheel)
-    assert (code, bool(details)) == (int(w605), w605), details
+    refused = filename_tag.endswith(f"-linux_{ARCH}")  # A141: PyPI refuses the tag (hunt80)
+    assert (code, bool(details)) == (int(w605 or refused), w605), details
     copy = tmp_path / "copy" / wheel.name
     copy.parent.mkdir()
     copy.write_bytes(wheel.read_bytes())

@@ -53,7 +53,7 @@ def test_the_one_pythons_own_site_packages_is_site_packages(tmp_path: Path) -> N
     files = {"demo/__init__.py": b"", extra: b"X = 1\n"}
     tag = f"{TAG_HERE}-{TAG_HERE}-linux_x86_64"
     wheel = write_wheel(tmp_path, "demo", "2.0", files, tag=tag)
-    assert audit_code(wheel) == (0, set())
+    assert audit_code(wheel) == (1, {"A141"})  # A141: PyPI refuses the tag (hunt80)
     installed = pip_install(wheel, tmp_path / "ip", prefix=True)
     assert installed.ok and "site-packages/demo/extra.py" in installed.tree
 

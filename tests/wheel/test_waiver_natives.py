@@ -17,7 +17,7 @@ from k3diff.documents.catalog import load_schema
 
 SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 512)
 SO_CHANGED = wheelkit.elf_bytes(b"\x31\xc0\xc3\x90" * 512)
-TAG = "cp311-cp311-linux_x86_64"
+TAG = "cp311-cp311-manylinux_2_17_x86_64"
 REASON = "reviewed"
 
 

@@ -10,7 +10,7 @@ import make_example_wheels
 import pytest
 from cli_support import run_json
 
-WHEEL = "engine-1.0-cp311-cp311-linux_x86_64.whl"
+WHEEL = "engine-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"
 
 
 @pytest.fixture(scope="module")
