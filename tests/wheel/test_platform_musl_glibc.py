@@ -1,11 +1,13 @@
 """musl80: a `GLIBC_` version needed of a library that is not glibc's, under a musllinux tag.
 
-Every musllinux numpy (2.5.5, aarch64 and x86_64) failed `audit` with A115 "needs GLIBC_2.0 but
-the wheel is tagged musllinux" on its bundled libstdc++ and its extensions, where `auditwheel
-show` says the wheel is consistent with its musllinux tag: musl toolchains' libgcc_s defines the
-version GLIBC_2.0 (`__register_frame_info`, `__deregister_frame_info`), so `readelf -V` shows
-`File: libgcc_s-2d945d6c.so.1 ... Name: GLIBC_2.0` among the needs, of the libgcc_s the wheel
-carries in `numpy.libs/`, never of a glibc. These ELFs are built the same way: a stub
+Every aarch64 musllinux wheel seen with a C++ or Rust native (numpy 2.5.5, ujson 6.1.0,
+cryptography 51.0.1, pydantic_core 2.50.5) failed `audit` with A115 "needs GLIBC_2.0 but the
+wheel is tagged musllinux", numpy on its bundled libstdc++ and its extensions, where `auditwheel
+show` says the wheel is consistent with its musllinux tag: the aarch64 musl toolchain's libgcc_s
+defines the version GLIBC_2.0 (`__register_frame_info`, `__deregister_frame_info`), so `readelf
+-V` shows `File: libgcc_s-2d945d6c.so.1 ... Name: GLIBC_2.0` among the needs, of the libgcc_s
+the wheel carries in `numpy.libs/`, never of a glibc (x86_64's libgcc_s defines no GLIBC_).
+These ELFs are built the same way: a stub
 `libgcc_s` defining GLIBC_2.0, and a native calling it."""
 
 from __future__ import annotations
