@@ -83,9 +83,8 @@ class PlatformNeeds:
     """DT_AUXILIARY and DT_FILTER names in order: libraries the loader opens as it opens a
     DT_NEEDED one (review76g: AUXILIARY `/tmp/x/libh.so` ran what was planted there)."""
     glibc_of: tuple[str, ...] = ()
-    """The libraries (vn_file) a numbered `GLIBC_` version is needed of, sorted: glibc's own, or
-    one defining such a version too (musl toolchains' libgcc_s: `__register_frame_info@GLIBC_2.0`,
-    which musl's loader never checks; musl80)."""
+    """The libraries (vn_file) a numbered `GLIBC_` version is needed of, sorted: glibc's, or one
+    defining it too (aarch64 musl's libgcc_s: `__register_frame_info@GLIBC_2.0`; musl80)."""
 
     def changes(self, newer: PlatformNeeds) -> list[str]:
         """One line per field that differs from `self` to `newer`."""
