@@ -181,7 +181,7 @@ def read_needs(view: Regions) -> PlatformNeeds:
     """`k3diff.native.platform._read` over `view`; Miss or Unsure where it would not answer
     the same."""
     layout = Layout(view.exact(0, 64))
-    names: list[str] = []
+    names: list[tuple[str, str]] = []
     needed: list[str] = []
     rpath = runpath = soname = None
     filtees: list[str] = []
@@ -273,7 +273,7 @@ def _loaded_string(view: Regions, start: int, end: int) -> str:
 
 def _version_names(
     layout: Layout, view: Regions, strings: tuple[int, int], offset: int, count: int
-) -> Iterator[str]:
+) -> Iterator[tuple[str, str]]:
     """`_version_needs` of `k3diff.native.platform`."""
     table, end = strings
     budget = _VERSION_ENTRIES
@@ -284,8 +284,9 @@ def _version_names(
             budget -= 1
             _h, _fl, _o, name, aux_next = layout.vernaux.unpack(view.exact(aux_offset, 16))
             text = _loaded_string(view, table + name, end)
-            if text != LOADER_PRIVATE or not is_loader(_loaded_string(view, table + file, end)):
-                yield text
+            library = _loaded_string(view, table + file, end)
+            if text != LOADER_PRIVATE or not is_loader(library):
+                yield library, text
             if not aux_next:
                 break
             aux_offset += aux_next

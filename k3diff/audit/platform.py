@@ -119,7 +119,7 @@ def _glibc_reasons(needs: PlatformNeeds, promise: tuple[int, ...] | None) -> lis
     if needs.glibc is None:
         return named
     if promise == ():
-        return [f"needs GLIBC_{needs.glibc} but the wheel is tagged musllinux", *named]
+        return [*_musl_glibc_reasons(needs), *named]
     if version_key(needs.glibc) > promise:
         claimed = ".".join(map(str, promise))
         return [
@@ -127,6 +127,21 @@ def _glibc_reasons(needs: PlatformNeeds, promise: tuple[int, ...] | None) -> lis
             *named,
         ]
     return named
+
+
+def _musl_glibc_reasons(needs: PlatformNeeds) -> list[str]:
+    """A numbered `GLIBC_` version needed of glibc's own libraries under a musllinux tag. One
+    needed of another library is no glibc (musl80: musl toolchains' libgcc_s defines GLIBC_2.0
+    for `__register_frame_info`, and every musllinux numpy, C++ extensions and bundled libstdc++
+    alike, needs it of the libgcc_s the wheel carries; musl's loader checks no version, and
+    auditwheel judges no symbol version under a musllinux policy)."""
+    glibcs = [file for file in needs.glibc_of if file in GLIBC_LIBRARIES or is_loader(file)]
+    if not glibcs:
+        return []
+    return [
+        f"needs GLIBC_{needs.glibc} of {first_few(glibcs, ', ')}, glibc's, but the wheel is "
+        "tagged musllinux"
+    ]
 
 
 def _libstdcxx_reasons(needs: PlatformNeeds, promise: Promise | None) -> list[str]:

@@ -82,6 +82,9 @@ class PlatformNeeds:
     filtees: tuple[str, ...] = ()
     """DT_AUXILIARY and DT_FILTER names in order: libraries the loader opens as it opens a
     DT_NEEDED one (review76g: AUXILIARY `/tmp/x/libh.so` ran what was planted there)."""
+    glibc_of: tuple[str, ...] = ()
+    """The libraries (vn_file) a numbered `GLIBC_` version is needed of, sorted: glibc's, or one
+    defining it too (aarch64 musl's libgcc_s: `__register_frame_info@GLIBC_2.0`; musl80)."""
 
     def changes(self, newer: PlatformNeeds) -> list[str]:
         """One line per field that differs from `self` to `newer`."""
@@ -127,26 +130,39 @@ class PlatformNeeds:
 
 
 def needs_from(
-    names: Iterable[str],
+    names: Iterable[tuple[str, str]],
     needed: list[str],
     rpath: str | None,
     runpath: str | None,
     soname: str | None = None,
     filtees: Iterable[str] = (),
 ) -> PlatformNeeds:
-    """The needs of an ELF whose version-need table names `names` (either reader's answer)."""
+    """The needs of an ELF whose version-need table names `names`, (library, version) pairs
+    (either reader's answer)."""
     best: dict[str, tuple[int, ...]] = {}
     named: set[str] = set()
-    for name in names:
+    glibc_of: set[str] = set()
+    for file, name in names:
         match = _VERSION.match(name)
         if match:
             best[match[1]] = max(best.get(match[1], ()), version_key(match[2]))
+            if match[1] == "GLIBC":
+                glibc_of.add(file)
         elif name.startswith(_OTHER):
             named.add(name)
     glibc, cxx, abi = (".".join(map(str, best[f])) if f in best else None for f in _FAMILIES)
     other = tuple(sorted(named))
     return PlatformNeeds(
-        glibc, cxx, abi, tuple(needed), rpath, runpath, other, soname, tuple(filtees)
+        glibc,
+        cxx,
+        abi,
+        tuple(needed),
+        rpath,
+        runpath,
+        other,
+        soname,
+        tuple(filtees),
+        tuple(sorted(glibc_of)),
     )
 
 
@@ -181,7 +197,7 @@ def _read(elf: ELFFile) -> PlatformNeeds:
     section the section table names, was a decoy's, and a RUNPATH of /tmp passed as $ORIGIN."""
     from elftools.elf.dynamic import DynamicSegment
 
-    names: list[str] = []
+    names: list[tuple[str, str]] = []
     needed: list[str] = []
     rpath = runpath = soname = None
     filtees: list[str] = []
@@ -215,9 +231,9 @@ def _read(elf: ELFFile) -> PlatformNeeds:
 
 def _version_needs(
     elf: ELFFile, segment: DynamicSegment, offset: int | None, count: int
-) -> Iterator[str]:
-    """Every version name of the DT_VERNEED table (Elf_Verneed / Elf_Vernaux chains) at file
-    `offset`, `count` (DT_VERNEEDNUM) entries long."""
+) -> Iterator[tuple[str, str]]:
+    """Every (library, version name) of the DT_VERNEED table (Elf_Verneed / Elf_Vernaux chains)
+    at file `offset`, `count` (DT_VERNEEDNUM) entries long."""
     if offset is None or not count:
         return
     from elftools.common.utils import struct_parse
@@ -232,8 +248,9 @@ def _version_needs(
             budget -= 1
             aux = struct_parse(structs.Elf_Vernaux, elf.stream, aux_offset)
             name = strings.get_string(int(aux["vna_name"]))
-            if name != LOADER_PRIVATE or not is_loader(strings.get_string(int(need["vn_file"]))):
-                yield name
+            file = strings.get_string(int(need["vn_file"]))
+            if name != LOADER_PRIVATE or not is_loader(file):
+                yield file, name
             if not aux["vna_next"]:
                 break
             aux_offset += int(aux["vna_next"])

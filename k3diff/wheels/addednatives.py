@@ -119,7 +119,10 @@ def _highest(needs: list[PlatformNeeds]) -> PlatformNeeds:
         return max(found, key=version_key, default=None)
 
     other = tuple(sorted({name for n in needs for name in n.other_versions}))
-    return PlatformNeeds(top("glibc"), top("glibcxx"), top("cxxabi"), (), None, None, other)
+    glibc_of = tuple(sorted({file for n in needs for file in n.glibc_of}))
+    return PlatformNeeds(
+        top("glibc"), top("glibcxx"), top("cxxabi"), (), None, None, other, glibc_of=glibc_of
+    )
 
 
 def _replaces(old: NativeRead, new: NativeRead) -> bool:
