@@ -16,11 +16,7 @@ def result_line(result: SampleResult, unproven: bool) -> str:
     does not clear (triage holds those modes)."""
     code = int(result.exit_code)
     if result.ok:
-        held = (
-            "; batches not proven to overlap fail no sample run, and triage holds their modes"
-            if unproven
-            else ""
-        )
+        held = "; triage holds the unproven batches' modes" if unproven else ""
         return f"result: every planned sample taken, none failed{held} (exit {code})"
     causes = []
     if result.failed:

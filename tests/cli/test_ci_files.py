@@ -23,7 +23,7 @@ BIN = Path(sys.executable).parent
 SCHEMA = json.loads((ROOT / "tests/report/data/sarif-2.1.0.schema.json").read_text())
 SO = wheelkit.elf_bytes(b"\x55\x48\x89\xe5" * 512)
 SO_CHANGED = wheelkit.elf_bytes(b"\x31\xc0\xc3\x90" * 512)
-TAG = "cp311-cp311-linux_x86_64"
+TAG = "cp311-cp311-manylinux_2_17_x86_64"  # a tag PyPI takes (A141 holds linux_x86_64)
 
 
 def _env(**extra: str) -> dict[str, str]:

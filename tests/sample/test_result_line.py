@@ -49,8 +49,8 @@ def test_exit_0_of_unproven_batches_says_triage_holds_them_and_exit_1_names_each
     unproven = SampleResult(Path("out"), rows, 8, 8, 0, 8, False, 0)
     text = render(unproven, OutputFormat.TEXT).rstrip("\n").splitlines()
     assert text[-1] == (
-        "result: every planned sample taken, none failed; batches not proven to overlap fail no "
-        "sample run, and triage holds their modes (exit 0)"
+        "result: every planned sample taken, none failed; triage holds the unproven batches' "
+        "modes (exit 0)"
     )
     short = dataclasses.replace(unproven, planned=10, failed=2, vacuous=("patch",))
     text = render(short, OutputFormat.TEXT).rstrip("\n").splitlines()

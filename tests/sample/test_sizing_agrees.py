@@ -71,7 +71,7 @@ def test_the_summary_and_triage_need_the_same_samples(
         assert int(found.group(1)) == 3 + record["more_samples"], (summary, record)
     # The hint's plan (`--prompts`, or `--alpha` where the tests are not a grid) answers the
     # summary's figure at the level triage judges at (plan77: the plan halves α as triage does).
-    command = summary.split("size a run with: ")[1].split()
+    command = summary.split("size a run with: ")[1].split(" result: ")[0].split()
     assert command[:3] == ["k3diff", "triage", "--plan"], summary
     plan = json.loads(run_k3diff(*command[1:], "--format", "json").stdout)["plan"]
     assert plan["per_prompt"] == int(found.group(1)), (summary, plan)
