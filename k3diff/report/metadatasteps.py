@@ -1,6 +1,7 @@
 """The "Next steps" fix for A122, core metadata PyPI refuses on upload, chosen by its details.
 
-The usual fix is the field's, where the build reads it. A description that fails only as the
+The usual fix is the field's, where the build reads it; a Metadata-Version PyPI does not take
+is the build backend's, so its release is pinned instead. A description that fails only as the
 indented ``Description:`` header an old setuptools wrote (six 1.16.0's sdist: every line after
 the first indented by 8 spaces, which twine before 6.1 stripped, and twine 6.1+ and PyPI render
 as written) needs no edit: a current setuptools writes it as the file's body (setupstop76: it
@@ -28,11 +29,33 @@ def refused_fix(details: Sequence[str]) -> Fix:
     setuptools where each says the description is an old setuptools' indented header, or both
     where some do."""
     indented = [INDENTED_HEADER in detail for detail in details]
+    fix: Fix
     if indented and all(indented):
         fix = old_setuptools
     else:
         fix = refused_and_old_setuptools if any(indented) else refused_metadata
-    return _pypi_rules(fix) if any(PYPI_ONLY in detail for detail in details) else fix
+    fix = _pypi_rules(fix) if any(PYPI_ONLY in detail for detail in details) else fix
+    return _backend_version(fix) if any(d.startswith(_VERSION) for d in details) else fix
+
+
+_VERSION = "metadata-version:"
+"""How a detail about the Metadata-Version itself starts (`pypirules`, packaging)."""
+
+
+def _backend_version(fix: Fix) -> Fix:
+    """`fix`, then where a Metadata-Version comes from: the build backend writes it, no field of
+    `pyproject.toml` or `setup.cfg` names it (newuser80b: a 2.6 wheel was told only to fix the
+    field where the build reads it)."""
+
+    def said(counts: str, artifact: str, code: Style) -> str:
+        return (
+            f"{fix(counts, artifact, code)}; the Metadata-Version is the build backend's, "
+            f"written by no field of {code('pyproject.toml')}: pin a backend release that "
+            f"writes 2.5 or older (PyPI takes 1.0 to 2.5) in {code('[build-system]')} "
+            f"{code('requires')}, then rebuild"
+        )
+
+    return said
 
 
 def _pypi_rules(fix: Fix) -> Fix:
