@@ -10,6 +10,7 @@ was told to fix the field where the build reads it).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from k3diff.report.refusedsteps import Style
@@ -110,15 +111,37 @@ def _build(artifact: str) -> str:
     return SDIST_BUILD if artifact.lower().endswith(".tar.gz") else REBUILD[0]
 
 
+def pypi_name_fix(details: Sequence[str]) -> Fix:
+    """The fix for A141 findings of these `details`: the `linux_*` repair said only where a
+    detail names such a platform tag (newuser80b: MarkupSafe 2.1.5's musllinux wheel, refused
+    for its capitals alone, was told how to repair a linux_* wheel)."""
+    linux = any(_LINUX_TAG.match(detail) for detail in details)
+    return pypi_name if linux or not details else _pypi_name_only
+
+
+_LINUX_TAG = re.compile(r"platform tag .*'linux_")
+"""A detail naming a `linux_*` platform tag (`pypinames.pypi_name_problems`)."""
+
+
 def pypi_name(counts: str, artifact: str, code: Style) -> str:
     """A141, a wheel file name or platform tag PyPI refuses: built anew, or repaired, where the
     build names the file; or served by another index and waived (hunt80)."""
+    return _pypi_name(counts, code, linux=True)
+
+
+def _pypi_name_only(counts: str, artifact: str, code: Style) -> str:
+    return _pypi_name(counts, code, linux=False)
+
+
+def _pypi_name(counts: str, code: Style, *, linux: bool) -> str:
+    repair = (
+        f"; a {code('linux_*')} wheel is repaired into a manylinux one "
+        f"({code('auditwheel repair FILE')}) in the manylinux image of the tag to promise"
+    )
     return (
         f"{counts}: build the wheel anew with a current build backend "
         f"({code('python -m build --wheel')}), which names the file with the normalised "
-        f"project name and the version its .dist-info spells; a {code('linux_*')} wheel is "
-        f"repaired into a manylinux one ({code('auditwheel repair FILE')}) in the manylinux "
-        "image of the tag to promise; then audit the new wheel (pip and twine check take such "
-        "a name: only the upload refuses it); a wheel served by another index, which takes "
-        "the name, can be waived instead"
+        f"project name and the version its .dist-info spells{repair if linux else ''}; then "
+        "audit the new wheel (pip and twine check take such a name: only the upload refuses "
+        "it); a wheel served by another index, which takes the name, can be waived instead"
     )
