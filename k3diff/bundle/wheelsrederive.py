@@ -262,13 +262,14 @@ def check_wheels_again(
                     )
                 )
             )
+    audit = any(doc.kind is Kind.AUDIT for doc in documents)
     for repo in repos:
         if repo not in tied and not given:
             raise InputError(
                 f"{repo}: a directory, read only as the --source repository of a wheels "
                 "document, and used only with the two wheels of a document that checked "
                 "against it: no wheels were given (give the wheels document made with --source "
-                "and its two wheels)"
+                f"and its two wheels){_audited_files(repo, audit)}"
             )
         if repo not in tied:
             raise InputError(
@@ -276,9 +277,21 @@ def check_wheels_again(
                 "given with both its wheels, or as a side of a release set given (holding every "
                 "wheel its pairs name on that side), and none given was checked against a "
                 "commit it holds (give the wheels document made with --source and its two "
-                "wheels)"
+                f"wheels){_audited_files(repo, audit)}"
             )
     return checked
+
+
+def _audited_files(repo: Path, audit: bool) -> str:
+    """Where an audit document is given, how its artifacts are: each as a file, not their
+    directory (newuser80b: `report audit.json dist/`, dist/ as audited, was told only of
+    --source)."""
+    if not audit:
+        return ""
+    return (
+        f"; an audit document's artifacts are given each as a file ({repo}/*), not as their "
+        "directory"
+    )
 
 
 def alone_qualification(doc: Document) -> str:

@@ -131,11 +131,6 @@ def audit_command(
     finally:
         progress.close()
     line = verdict_text(report)
-    if write_manifest is not None and report.written_manifest is None:
-        say(
-            f"k3diff: note: {write_manifest} not written: the audit failed, and a manifest never "
-            "pins a failing artifact (an existing file is left as it was)"
-        )
 
     def ci_run() -> CiRun:
         from k3diff.report.cifindings import from_audit
@@ -150,6 +145,13 @@ def audit_command(
         verdict=lambda fmt: line,
         exit_code=report.exit_code,
     )
+    # After the report, where the verdict is read (newuser80b: said before it, a long report
+    # scrolled the note away)
+    if write_manifest is not None and report.written_manifest is None:
+        say(
+            f"k3diff: note: {write_manifest} not written: the audit failed, and a manifest never "
+            "pins a failing artifact (an existing file is left as it was)"
+        )
     return int(report.exit_code)
 
 

@@ -19,7 +19,13 @@ from k3diff import shellwords
 from k3diff.output import OutputFormat, plural
 from k3diff.report.manifeststeps import manifest_steps
 from k3diff.report.markdown import inline_code
-from k3diff.report.metadatasteps import Fix, pypi_name, refused_fix, refused_metadata
+from k3diff.report.metadatasteps import (
+    Fix,
+    pypi_name,
+    pypi_name_fix,
+    refused_fix,
+    refused_metadata,
+)
 from k3diff.report.refusedsteps import Style, bad_name, dist_info, misnamed, unreadable
 from k3diff.report.sdiststeps import LAYOUT, layout, layout_fix, members, other_archive, unsound
 from k3diff.report.stepwords import (
@@ -198,11 +204,12 @@ def _fixes(
 
 
 def _fix_table(found: Sequence[Failing]) -> tuple[tuple[frozenset[Code], Fix], ...]:
-    """`FIXES`, A122's fix chosen by its details (`metadatasteps.refused_fix`), an sdist's
+    """`FIXES`, A122's and A141's fixes chosen by their details (`metadatasteps`), an sdist's
     layout's by the codes found (`sdiststeps.layout_fix`)."""
     chosen = {
         Code.A122: refused_fix([f.detail for f in found if f.code == Code.A122.name]),
         Code.A137: layout_fix([f.code for f in found]),
+        Code.A141: pypi_name_fix([f.detail for f in found if f.code == Code.A141.name]),
     }
     return tuple(
         (codes, next((fix for c, fix in chosen.items() if c in codes), step))

@@ -71,6 +71,10 @@ def test_a_failing_audit_writes_no_manifest_and_says_so(tmp_path: Path) -> None:
     import json
 
     assert json.loads(result.stdout)["written_manifest"] is None
+    written = run_k3diff(
+        "audit", *names, bad.name, "--write-manifest", "SHA256SUMS", "-o", "a.txt", cwd=tmp_path
+    )  # newuser80b: the note came before the report, scrolled away above a long one
+    assert written.stderr.index("report written to a.txt") < written.stderr.index("not written")
     (tmp_path / "SHA256SUMS").unlink()
     passing = run_k3diff("audit", *names, "--write-manifest", "SHA256SUMS", cwd=tmp_path)
     assert passing.exit_code == 0 and (tmp_path / "SHA256SUMS").exists()

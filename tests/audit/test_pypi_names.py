@@ -84,6 +84,8 @@ def test_name_pypi_refuses_fails_audit(tmp_path: Path, case: str) -> None:
     shown = run_k3diff("audit", wheel).stdout
     assert said in shown and "PyPI refuses it on upload today" in shown
     assert "1 × A141: build the wheel anew" in shown
+    # newuser80b: every A141 was told how to repair a linux_* wheel, a name in capitals too
+    assert ("auditwheel repair FILE" in shown) == ("'linux_" in said), shown
 
 
 @pytest.mark.parametrize("tag", TAKEN)

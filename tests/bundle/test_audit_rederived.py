@@ -98,3 +98,25 @@ def test_a_genuine_audit_run_again_lists_its_wheel_and_its_manifest(
     assert [d["label"] for d in _audit_row(tmp_path)["documents"]] == [
         "m.json (cross-checked; audit run again)"
     ]
+
+
+def test_an_audited_directory_given_to_report_says_to_give_its_files(tmp_path: Path) -> None:
+    """`report audit.json dist/`, the directory as it was audited, is refused (exit 2) with the
+    way to give an audit's artifacts: each as a file (newuser80b: it was told only to give a
+    wheels document made with --source); with no audit document the line says nothing of one."""
+    dist = tmp_path / "dist"
+    wheelkit.make_wheel(dist, "demo", "1.0", {"demo/__init__.py": b""}, tool="zip")
+    made = run_k3diff("audit", "dist", "--format", "json", "-o", "a.json", cwd=tmp_path)
+    assert made.exit_code == 0, made.stderr
+    refused = _report(tmp_path, "a.json", "dist")
+    assert refused.exit_code == 2 and len(refused.stderr.strip().splitlines()) == 1
+    assert "an audit document's artifacts are given each as a file (dist/*)" in refused.stderr
+    other = wheelkit.make_wheel(tmp_path / "old", "demo", "0.9", {"demo/__init__.py": b""})
+    (wheel,) = dist.glob("*.whl")
+    made = run_k3diff("wheels", other, wheel, "--format", "json", "-o", "w.json", cwd=tmp_path)
+    assert made.exit_code == 0, made.stderr
+    alone = _report(tmp_path, "w.json", "dist")
+    assert alone.exit_code == 2 and "dist: a directory, read only as" in alone.stderr
+    assert "audit document" not in alone.stderr, alone.stderr
+    files = [str(p.relative_to(tmp_path)) for p in dist.glob("*.whl")]
+    assert _report(tmp_path, "a.json", *files).exit_code == 0

@@ -103,3 +103,18 @@ def test_next_steps_do_not_leave_a_pypi_rule_to_twine_check(tmp_path: Path) -> N
     steps = run_k3diff("audit", wheel).stdout.split("Next steps", 1)[1]
     assert "twine check does not apply the PyPI upload rules" in steps
     assert "audit the rebuilt wheel again" in steps and "can be waived" in steps
+
+
+def test_next_steps_say_the_backend_writes_the_metadata_version(tmp_path: Path) -> None:
+    """A Metadata-Version PyPI does not take is fixed by the backend release, which writes it:
+    no field of pyproject.toml names it (newuser80b: a 2.6 wheel was told only to fix the field
+    where the build reads it); a Summary over the limit is told nothing of the backend."""
+    meta = metadata("demo", "2.0", metadata_version="2.6")
+    wheel = write_wheel(tmp_path / "v", "demo", "2.0", FILES, meta=meta)
+    steps = run_k3diff("audit", wheel).stdout.split("Next steps", 1)[1]
+    assert "the Metadata-Version is the build backend's" in steps
+    assert "pin a backend release that writes 2.5 or older" in steps
+    line, _ = REFUSED["Summary over 512 characters"]
+    long = metadata("demo", "2.0", line, metadata_version="2.4")
+    other = write_wheel(tmp_path / "s", "demo", "2.0", FILES, meta=long)
+    assert "build backend's" not in run_k3diff("audit", other).stdout
